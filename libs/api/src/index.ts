@@ -1,0 +1,5 @@
+export * from './types.js';
+export * from './row.js';
+export * from './options.js';
+export * from './plugin.js';
+export * from './type-parser.js';

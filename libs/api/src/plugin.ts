@@ -1,0 +1,174 @@
+import type { CatalogTable, Row } from './row.js';
+import type { PluginOptions, PluginSpec } from './options.js';
+
+/**
+ * The connector API, after SeaTunnel's: a Source has a SplitEnumerator (runs on the
+ * coordinator) and SourceReaders (one per parallel subtask, on workers); a Sink has
+ * SinkWriters, and optionally a SinkCommitter / SinkAggregatedCommitter for two-phase commit.
+ *
+ * Delivery: readers emit rows in batches through a Collector; writers get batches. Splits,
+ * reader state and commit infos must be plain data (structured-clone and JSON safe, bigint
+ * allowed): they cross threads, processes and checkpoint storage.
+ */
+
+export type JobMode = 'BATCH' | 'STREAMING';
+export type Boundedness = 'BOUNDED' | 'UNBOUNDED';
+
+/** What every plugin factory gets. */
+export interface PluginContext {
+  readonly jobId: string;
+  readonly jobMode: JobMode;
+  /** Parallelism of this plugin (its own `parallelism` option or env.parallelism). */
+  readonly parallelism: number;
+  readonly options: PluginOptions;
+  /** Tables this plugin receives (empty for sources), in plugin_input order. */
+  readonly inputTables: readonly CatalogTable[];
+}
+
+// ---------------------------------------------------------------- sources
+
+export interface SourceSplit {
+  /** Unique within the source. */
+  readonly splitId: string;
+}
+
+export interface Collector {
+  /** Emits one row. Rows are buffered into batches by the runtime. */
+  collect(row: Row): void;
+  /** Emits many rows at once. */
+  collectBatch(rows: readonly Row[]): void;
+}
+
+export interface SplitEnumeratorContext<S extends SourceSplit> {
+  readonly parallelism: number;
+  /** Subtask indexes of readers that have registered. */
+  registeredReaders(): number[];
+  assignSplits(subtask: number, splits: S[]): void;
+  /** Tells a reader no more splits will come. */
+  signalNoMoreSplits(subtask: number): void;
+}
+
+export interface SplitEnumerator<S extends SourceSplit, State = unknown> {
+  open(): Promise<void> | void;
+  /** Called once after open: discover splits, assign to readers that registered. */
+  run(): Promise<void> | void;
+  /** A reader came up (or came back): assign it work. */
+  registerReader(subtask: number): void;
+  /** A reader asks for more work. */
+  handleSplitRequest(subtask: number): void;
+  /** Splits handed to a reader that failed before checkpointing them come back. */
+  addSplitsBack(splits: S[], subtask: number): void;
+  snapshotState(checkpointId: number): State;
+  notifyCheckpointComplete?(checkpointId: number): Promise<void> | void;
+  close(): Promise<void> | void;
+}
+
+export interface SourceReaderContext {
+  readonly subtaskIndex: number;
+  readonly parallelism: number;
+  readonly boundedness: Boundedness;
+  /** A bounded reader calls this when it has emitted everything: the task then finishes. */
+  signalNoMoreElement(): void;
+  /** Asks the enumerator for a split. */
+  sendSplitRequest(): void;
+}
+
+export interface SourceReader<S extends SourceSplit> {
+  open(): Promise<void> | void;
+  /**
+   * Emits what is available now (at most a few thousand rows) and returns. The runtime calls
+   * it in a loop between barriers; return without emitting when idle (the runtime backs off).
+   */
+  pollNext(output: Collector): Promise<void> | void;
+  addSplits(splits: S[]): void;
+  handleNoMoreSplits(): void;
+  /** The splits this reader still owns, with their progress. */
+  snapshotState(checkpointId: number): S[];
+  notifyCheckpointComplete?(checkpointId: number): Promise<void> | void;
+  close(): Promise<void> | void;
+}
+
+export interface Source<S extends SourceSplit = SourceSplit, EnumState = unknown> {
+  boundedness(): Boundedness;
+  /** The tables this source produces (known before anything runs). */
+  catalogTables(): CatalogTable[];
+  createEnumerator(ctx: SplitEnumeratorContext<S>, restored?: EnumState): SplitEnumerator<S, EnumState>;
+  createReader(ctx: SourceReaderContext): SourceReader<S>;
+}
+
+// ---------------------------------------------------------------- transforms
+
+export interface Transform {
+  /** The tables this transform outputs, inferred from its input tables. */
+  outputTables(): CatalogTable[];
+  /** Maps a batch; returns the output rows (may be fewer or more). */
+  transform(rows: readonly Row[]): Row[];
+  close?(): void;
+}
+
+// ---------------------------------------------------------------- sinks
+
+export interface SinkWriterContext {
+  readonly subtaskIndex: number;
+  readonly parallelism: number;
+}
+
+export interface SinkWriter<CommitInfo = unknown, State = unknown> {
+  /** Writes a batch. */
+  write(rows: readonly Row[]): Promise<void> | void;
+  /** Two-phase commit, phase 1: called at a checkpoint barrier; returns what the committer commits. */
+  prepareCommit?(checkpointId: number): Promise<CommitInfo | undefined> | CommitInfo | undefined;
+  /** State to restore the writer with (e.g. open transaction ids). */
+  snapshotState?(checkpointId: number): State[];
+  /** Drops prepared work after a failure. */
+  abortPrepare?(): Promise<void> | void;
+  close(): Promise<void> | void;
+}
+
+export interface SinkCommitter<CommitInfo> {
+  /** Commits; returns the infos that must be retried. Must be idempotent. */
+  commit(infos: CommitInfo[]): Promise<CommitInfo[]> | CommitInfo[];
+  abort(infos: CommitInfo[]): Promise<void> | void;
+}
+
+export interface SinkAggregatedCommitter<CommitInfo, AggInfo> {
+  combine(infos: CommitInfo[]): AggInfo;
+  /** Must be idempotent; returns the infos that must be retried. */
+  commit(infos: AggInfo[]): Promise<AggInfo[]> | AggInfo[];
+  abort(infos: AggInfo[]): Promise<void> | void;
+  close?(): Promise<void> | void;
+}
+
+export interface Sink<CommitInfo = unknown, AggInfo = unknown, State = unknown> {
+  createWriter(ctx: SinkWriterContext, restored?: State[]): SinkWriter<CommitInfo, State>;
+  createCommitter?(): SinkCommitter<CommitInfo>;
+  createAggregatedCommitter?(): SinkAggregatedCommitter<CommitInfo, AggInfo>;
+}
+
+// ---------------------------------------------------------------- factories
+
+interface FactoryBase {
+  /** SeaTunnel's plugin name, e.g. `FakeSource`, `Console`, `Sql`. Matched case-insensitively. */
+  readonly name: string;
+  /** One paragraph for `tideway describe` and the generated docs. */
+  readonly description: string;
+  readonly spec: PluginSpec;
+}
+
+export interface SourceFactory extends FactoryBase {
+  readonly type: 'source';
+  create(ctx: PluginContext): Source;
+}
+
+export interface TransformFactory extends FactoryBase {
+  readonly type: 'transform';
+  create(ctx: PluginContext): Transform;
+}
+
+export interface SinkFactory extends FactoryBase {
+  readonly type: 'sink';
+  create(ctx: PluginContext): Sink;
+}
+
+export type PluginFactory = SourceFactory | TransformFactory | SinkFactory;
+export type PluginType = PluginFactory['type'];

@@ -1,0 +1,5 @@
+export * from './errors.js';
+export * from './logger.js';
+export * from './ids.js';
+export * from './backoff.js';
+export * from './state-machine.js';

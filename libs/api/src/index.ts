@@ -3,3 +3,4 @@ export * from './row.js';
 export * from './options.js';
 export * from './plugin.js';
 export * from './type-parser.js';
+export * from './resolved-options.js';

@@ -136,6 +136,11 @@ export interface SinkAggregatedCommitter<CommitInfo, AggInfo> {
   /** Must be idempotent; returns the infos that must be retried. */
   commit(infos: AggInfo[]): Promise<AggInfo[]> | AggInfo[];
   abort(infos: AggInfo[]): Promise<void> | void;
+  /**
+   * Called once on the coordinator when the pipeline has finished successfully (after the
+   * final checkpoint's commit). An error thrown here fails the job (Assert's row-count
+   * rules use this).
+   */
   close?(): Promise<void> | void;
 }
 

@@ -41,6 +41,12 @@ export const ErrorCode = {
   CANCELLED: 'TW-JOB-002',
   /** An RPC from a coordinator whose leader epoch is stale. */
   STALE_EPOCH: 'TW-HA-001',
+  /** Checkpoint storage could not be read or written (I/O, permissions, network). */
+  CHECKPOINT_STORAGE: 'TW-CKPT-001',
+  /** A stored checkpoint failed its checksum or could not be decoded. */
+  CHECKPOINT_CORRUPT: 'TW-CKPT-002',
+  /** A connector's I/O against its external system failed (file, object store, database). */
+  CONNECTOR_IO: 'TW-CONN-001',
   /** Anything else: a bug. */
   INTERNAL: 'TW-INTERNAL-001',
 } as const;

@@ -1,0 +1,52 @@
+import * as grpc from '@grpc/grpc-js';
+import { ErrorCode, TidewayError, serializeError } from '@tideway/common';
+
+const CODE_HEADER = 'x-tideway-error-code';
+const RETRYABLE_HEADER = 'x-tideway-retryable';
+
+function statusFor(code: string): grpc.status {
+  switch (code) {
+    case ErrorCode.NOT_FOUND:
+      return grpc.status.NOT_FOUND;
+    case ErrorCode.NO_ENOUGH_RESOURCE:
+      return grpc.status.RESOURCE_EXHAUSTED;
+    case ErrorCode.STALE_EPOCH:
+    case ErrorCode.ILLEGAL_TRANSITION:
+      return grpc.status.FAILED_PRECONDITION;
+    case ErrorCode.INTERNAL:
+      return grpc.status.INTERNAL;
+    default:
+      return code.startsWith('TW-CONFIG') || code.startsWith('TW-SQL') || code.startsWith('TW-SCHEMA')
+        ? grpc.status.INVALID_ARGUMENT
+        : grpc.status.UNKNOWN;
+  }
+}
+
+/** Turns anything thrown in a handler into a gRPC error carrying Tideway's code. */
+export function toServiceError(err: unknown): Partial<grpc.StatusObject> {
+  const e = serializeError(err);
+  const metadata = new grpc.Metadata();
+  metadata.set(CODE_HEADER, e.code);
+  metadata.set(RETRYABLE_HEADER, String(e.retryable));
+  return { code: statusFor(e.code), details: e.message, metadata };
+}
+
+/** Turns a gRPC client error back into a TidewayError (keeping the code when the peer sent one). */
+export function fromServiceError(err: unknown): TidewayError {
+  if (err instanceof TidewayError) return err;
+  const se = err as grpc.ServiceError;
+  if (se && typeof se.code === 'number' && se.metadata) {
+    const code = se.metadata.get(CODE_HEADER)[0];
+    const retryable = se.metadata.get(RETRYABLE_HEADER)[0] === 'true';
+    if (typeof code === 'string') return new TidewayError(code as ErrorCode, se.details, { retryable });
+    const unreachable = se.code === grpc.status.UNAVAILABLE || se.code === grpc.status.DEADLINE_EXCEEDED;
+    return new TidewayError(ErrorCode.INTERNAL, se.details || se.message, { retryable: unreachable, details: { grpcCode: se.code } });
+  }
+  return new TidewayError(ErrorCode.INTERNAL, err instanceof Error ? err.message : String(err));
+}
+
+/** Whether a client error means the peer could not be reached (retry elsewhere or later). */
+export function isUnavailable(err: unknown): boolean {
+  const code = (err as grpc.ServiceError)?.code;
+  return code === grpc.status.UNAVAILABLE || code === grpc.status.DEADLINE_EXCEEDED;
+}

@@ -1,0 +1,5 @@
+export * from './server.js';
+export * from './errors.js';
+export * from './handlers.js';
+export * from './client.js';
+export * from './epoch.js';

@@ -1,0 +1,9 @@
+/**
+ * Private test servers: PostgreSQL, MariaDB and Redis started from the Debian binaries on free
+ * 127.0.0.1 ports in temp folders, never the machine's own services.
+ */
+export { startPostgres, postgresBinDir, type PostgresOptions } from './postgres.js';
+export { startMariaDb, type MariaDbOptions } from './mariadb.js';
+export { startRedis, type RedisOptions } from './redis.js';
+export { freePort } from './free-port.js';
+export type { TestServer, TestDatabaseServer } from './test-server.js';

@@ -1,0 +1,3 @@
+export * from './slot-allocator.js';
+export * from './resource-manager.js';
+export * from './server.js';

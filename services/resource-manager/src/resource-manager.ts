@@ -1,0 +1,144 @@
+import { randomUUID } from 'node:crypto';
+import { logger } from '@tideway/common';
+import type { SlotProfile, WorkerProfile } from '@tideway/contracts';
+import { allocateSlots, type SlotAllocateStrategy, type WorkerCapacity } from './slot-allocator.js';
+
+const log = logger('resource-manager');
+
+export interface ResourceManagerOptions {
+  strategy: SlotAllocateStrategy;
+  /** A worker silent for this long is declared lost. */
+  heartbeatTimeoutMs: number;
+  /** How often workers should heartbeat. */
+  heartbeatIntervalMs: number;
+  /** Told when a worker is declared lost. */
+  onWorkerLost?: (worker: WorkerProfile, reason: string) => void;
+}
+
+interface WorkerEntry {
+  profile: WorkerProfile;
+  lastHeartbeat: number;
+  /** Slots granted on this worker, by slot id. */
+  slots: Map<string, SlotProfile>;
+}
+
+/**
+ * The resource manager's registry: workers, their slots, and who holds them. Stateless
+ * across restarts by design: workers re-register and report the slots they hold, and the
+ * registry is rebuilt from that.
+ */
+export class ResourceManager {
+  private readonly workers = new Map<string, WorkerEntry>();
+  private sweeper?: NodeJS.Timeout;
+
+  constructor(private readonly options: ResourceManagerOptions) {}
+
+  start(): void {
+    this.sweeper = setInterval(() => this.sweep(), Math.max(100, Math.floor(this.options.heartbeatTimeoutMs / 4)));
+    this.sweeper.unref();
+  }
+
+  stop(): void {
+    if (this.sweeper) clearInterval(this.sweeper);
+  }
+
+  get heartbeatIntervalMs(): number {
+    return this.options.heartbeatIntervalMs;
+  }
+
+  register(profile: WorkerProfile): void {
+    const existing = this.workers.get(profile.workerId);
+    const entry: WorkerEntry = existing ?? { profile, lastHeartbeat: Date.now(), slots: new Map() };
+    entry.profile = profile;
+    entry.lastHeartbeat = Date.now();
+    // The worker's own report of the slots it holds wins: it owns them.
+    for (const slot of profile.assignedSlots) entry.slots.set(slot.slotId, slot);
+    this.workers.set(profile.workerId, entry);
+    if (!existing) log.info({ workerId: profile.workerId, address: profile.address, slots: profile.assignedSlots.length }, 'worker registered');
+  }
+
+  /** Returns false when the worker is unknown (it must register again). */
+  heartbeat(profile: WorkerProfile): boolean {
+    const entry = this.workers.get(profile.workerId);
+    if (!entry) return false;
+    entry.profile = profile;
+    entry.lastHeartbeat = Date.now();
+    for (const slot of profile.assignedSlots) if (!entry.slots.has(slot.slotId)) entry.slots.set(slot.slotId, slot);
+    return true;
+  }
+
+  /** Grants `slotCount` slots to a job, all or nothing (NoEnoughResourceError otherwise). */
+  apply(req: { jobId: string; slotCount: number; cpuPerSlot: number; memoryMbPerSlot: number; tagFilter: Record<string, string>; owners: string[] }): SlotProfile[] {
+    const capacities = [...this.workers.values()].map((w) => this.capacity(w));
+    const grants = allocateSlots(capacities, req, this.options.strategy);
+    // Allocation above is synchronous, so concurrent requests cannot be granted one slot twice.
+    return grants.map((g, i) => {
+      const entry = this.workers.get(g.workerId)!;
+      const slot: SlotProfile = {
+        slotId: randomUUID(),
+        workerId: g.workerId,
+        workerAddress: entry.profile.address,
+        jobId: req.jobId,
+        cpu: req.cpuPerSlot,
+        memoryMb: req.memoryMbPerSlot,
+        owner: req.owners[i] ?? '',
+      };
+      entry.slots.set(slot.slotId, slot);
+      return slot;
+    });
+  }
+
+  /** Releases the given slots of a job, or all of its slots when `slotIds` is empty. */
+  release(jobId: string, slotIds: string[]): number {
+    let released = 0;
+    const only = new Set(slotIds);
+    for (const entry of this.workers.values()) {
+      for (const [id, slot] of entry.slots) {
+        if (slot.jobId === jobId && (only.size === 0 || only.has(id))) {
+          entry.slots.delete(id);
+          released++;
+        }
+      }
+    }
+    return released;
+  }
+
+  listWorkers(): WorkerProfile[] {
+    return [...this.workers.values()].map((w) => ({ ...w.profile, assignedSlots: [...w.slots.values()] }));
+  }
+
+  private capacity(w: WorkerEntry): WorkerCapacity {
+    let usedCpu = 0;
+    let usedMemoryMb = 0;
+    for (const s of w.slots.values()) {
+      usedCpu += s.cpu;
+      usedMemoryMb += s.memoryMb;
+    }
+    return {
+      workerId: w.profile.workerId,
+      address: w.profile.address,
+      attributes: w.profile.attributes,
+      dynamicSlot: w.profile.dynamicSlot,
+      slotNum: w.profile.slotNum,
+      cpuCores: w.profile.cpuCores,
+      memoryMb: w.profile.memoryMb,
+      systemLoad: w.profile.systemLoad,
+      usedSlots: w.slots.size,
+      usedCpu,
+      usedMemoryMb,
+    };
+  }
+
+  private sweep(): void {
+    const now = Date.now();
+    for (const [id, entry] of this.workers) {
+      const silentMs = now - entry.lastHeartbeat;
+      if (silentMs > this.options.heartbeatTimeoutMs) {
+        this.workers.delete(id);
+        const reason = `no heartbeat for ${silentMs} ms (timeout ${this.options.heartbeatTimeoutMs} ms)`;
+        log.warn({ workerId: id, address: entry.profile.address, silentMs }, 'worker lost');
+        this.options.onWorkerLost?.(entry.profile, reason);
+      }
+    }
+  }
+}

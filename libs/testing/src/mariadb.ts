@@ -26,7 +26,7 @@ function findBinary(candidates: readonly string[], what: string): string {
  * Starts a private MariaDB on a free 127.0.0.1 port, in a temp folder, with the binlog in ROW
  * format and full row images (what binlog CDC needs), and waits until it accepts connections.
  * `root` logs in over TCP with the password; the server runs with skip-name-resolve, so TCP
- * logins match `root'@'%'` only.
+ * logins match `root'@'127.0.0.1'`.
  */
 export async function startMariaDb(opts: MariaDbOptions = {}): Promise<TestDatabaseServer> {
   const installDb = findBinary(['/usr/bin/mariadb-install-db', '/usr/bin/mysql_install_db'], 'mariadb-install-db');
@@ -47,13 +47,15 @@ export async function startMariaDb(opts: MariaDbOptions = {}): Promise<TestDatab
     const stderr = (err as { stderr?: Buffer }).stderr?.toString() ?? String(err);
     throw new Error(`mariadb-install-db failed in ${dir}: ${stderr.trim()}`);
   }
-  // Runs at every start with full privileges: the TCP root login and the caller's database.
+  // Runs at every start with full privileges, one statement per line: the TCP root login
+  // (mariadb-install-db creates root@127.0.0.1 without a password) and the caller's database.
   const initFile = join(dir, 'init.sql');
   writeFileSync(
     initFile,
     [
-      `CREATE USER IF NOT EXISTS 'root'@'%' IDENTIFIED BY '${password}';`,
-      `GRANT ALL PRIVILEGES ON *.* TO 'root'@'%' WITH GRANT OPTION;`,
+      `CREATE USER IF NOT EXISTS 'root'@'127.0.0.1';`,
+      `ALTER USER 'root'@'127.0.0.1' IDENTIFIED BY '${password}';`,
+      `GRANT ALL PRIVILEGES ON *.* TO 'root'@'127.0.0.1' WITH GRANT OPTION;`,
       `CREATE DATABASE IF NOT EXISTS \`${database.replace(/`/g, '``')}\`;`,
     ].join('\n'),
   );

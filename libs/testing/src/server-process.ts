@@ -106,9 +106,10 @@ export class ServerProcess {
         lastError = err;
       }
       if (Date.now() > deadline) {
+        const tail = this.logTail();
         await this.stop();
         const why = lastError instanceof Error ? lastError.message : String(lastError);
-        throw new Error(`${this.opts.name} did not accept connections within ${timeoutMs} ms (${why}):\n${this.logTail()}`);
+        throw new Error(`${this.opts.name} did not accept connections within ${timeoutMs} ms (${why}):\n${tail}`);
       }
       await new Promise((r) => setTimeout(r, 100));
     }

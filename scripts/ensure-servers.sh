@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs the database servers the test harness (libs/testing) starts privately, but only the
+# ones whose binaries are missing: PostgreSQL (15 where Debian has it), MariaDB and Redis.
+# Nothing is started or enabled here; the harness runs its own servers on free ports.
+set -euo pipefail
+
+missing=()
+pg_found=no
+for d in /usr/lib/postgresql/*/bin; do
+  if [ -x "$d/postgres" ] && [ -x "$d/initdb" ]; then pg_found=yes; fi
+done
+if [ "$pg_found" = no ]; then
+  if apt-cache show postgresql-15 >/dev/null 2>&1; then missing+=(postgresql-15); else missing+=(postgresql); fi
+fi
+if ! command -v mariadbd >/dev/null 2>&1 && [ ! -x /usr/sbin/mariadbd ] || ! command -v mariadb-install-db >/dev/null 2>&1; then
+  missing+=(mariadb-server)
+fi
+if ! command -v redis-server >/dev/null 2>&1; then missing+=(redis-server); fi
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "ensure-servers: PostgreSQL, MariaDB and Redis binaries are present"
+  exit 0
+fi
+
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+echo "ensure-servers: installing ${missing[*]}"
+$sudo apt-get update -q
+# The packages may start their own services on the usual ports; the harness never uses those.
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y --no-install-recommends "${missing[@]}"

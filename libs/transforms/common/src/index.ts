@@ -4,3 +4,5 @@ export { TableEntryOptions, coerceOption } from './entry-options.js';
 export { multiTableTransform, tableName, type TableStage, type TableStageBuilder } from './multi-table-transform.js';
 export { requireColumn, keysWithin, deriveTable, addColumns, type AddedColumns } from './schema.js';
 export { describeValue, rowValueError } from './value-error.js';
+export { projectionStage } from './projection.js';
+export { transformTestContext } from './test-context.js';

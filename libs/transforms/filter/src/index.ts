@@ -1,1 +1,1 @@
-export {};
+export { filterTransformFactory, filterSpec } from './filter-transform.js';

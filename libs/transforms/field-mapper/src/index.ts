@@ -1,1 +1,1 @@
-export {};
+export { fieldMapperTransformFactory, fieldMapperSpec } from './field-mapper-transform.js';

@@ -13,4 +13,8 @@ export interface BlobStore {
   list(prefix: string): Promise<string[]>;
   /** Deletes the keys; a key that does not exist is not an error. */
   delete(keys: readonly string[]): Promise<void>;
+  /** Deletes every key under a folder-like prefix (ending in '/'). */
+  deletePrefix(prefix: string): Promise<void>;
+  /** Releases connections. */
+  close(): Promise<void> | void;
 }

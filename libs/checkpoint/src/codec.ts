@@ -27,7 +27,7 @@ export const ContentKind = { CHECKPOINT: 1, POINTER: 2 } as const;
 export type ContentKind = (typeof ContentKind)[keyof typeof ContentKind];
 
 // bigint stays bigint, Map stays Map, Uint8Array stays bytes: the state codecs of connectors rely on it.
-const packr = new Packr({ useRecords: true, mapsAsObjects: false, useBigInt64: true, moreTypes: true });
+const packr = new Packr({ useRecords: true, mapsAsObjects: false, int64AsType: 'bigint', useBigIntExtension: true, moreTypes: true });
 
 /** A stored file that fails its header or checksum check. */
 export class CorruptCheckpointError extends TidewayError {

@@ -63,6 +63,12 @@ export class LocalBlobStore implements BlobStore {
   }
 
   async delete(keys: readonly string[]): Promise<void> {
-    for (const key of keys) await rm(join(this.root, key), { force: true, recursive: true });
+    for (const key of keys) await rm(join(this.root, key), { force: true });
   }
+
+  async deletePrefix(prefix: string): Promise<void> {
+    await rm(join(this.root, prefix), { force: true, recursive: true });
+  }
+
+  close(): void {}
 }

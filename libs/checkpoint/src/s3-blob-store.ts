@@ -84,6 +84,10 @@ export class S3BlobStore implements BlobStore {
     await Promise.all(Array.from({ length: Math.min(8, queue.length) }, worker));
   }
 
+  async deletePrefix(prefix: string): Promise<void> {
+    await this.delete(await this.list(prefix));
+  }
+
   /** Releases the client's sockets. */
   close(): void {
     this.client.destroy();

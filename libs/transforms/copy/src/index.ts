@@ -1,1 +1,1 @@
-export {};
+export { copyTransformFactory, copySpec } from './copy-transform.js';

@@ -1,0 +1,32 @@
+import type { Boundedness, CatalogTable, PluginContext, Source, SourceReader, SourceReaderContext, SplitEnumerator, SplitEnumeratorContext } from '@tideway/api';
+import type { FakeTableConfig } from './fake-config.js';
+import { buildFakeConfigs } from './fake-config.js';
+import type { FakeEnumeratorState } from './enumerator.js';
+import { FakeSplitEnumerator } from './enumerator.js';
+import { FakeSourceReader } from './reader.js';
+import type { FakeSplit } from './splits.js';
+
+/** FakeSource: bounded in BATCH jobs, unbounded (keeps running after its rows) in STREAMING. */
+export class FakeSource implements Source<FakeSplit, FakeEnumeratorState> {
+  readonly tables: readonly FakeTableConfig[];
+
+  constructor(private readonly ctx: PluginContext) {
+    this.tables = buildFakeConfigs(ctx.options);
+  }
+
+  boundedness(): Boundedness {
+    return this.ctx.jobMode === 'BATCH' ? 'BOUNDED' : 'UNBOUNDED';
+  }
+
+  catalogTables(): CatalogTable[] {
+    return this.tables.map((t) => t.table);
+  }
+
+  createEnumerator(ctx: SplitEnumeratorContext<FakeSplit>, restored?: FakeEnumeratorState): SplitEnumerator<FakeSplit, FakeEnumeratorState> {
+    return new FakeSplitEnumerator(ctx, this.tables, restored);
+  }
+
+  createReader(ctx: SourceReaderContext): SourceReader<FakeSplit> {
+    return new FakeSourceReader(ctx, this.tables);
+  }
+}

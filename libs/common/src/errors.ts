@@ -47,6 +47,10 @@ export const ErrorCode = {
   CHECKPOINT_CORRUPT: 'TW-CKPT-002',
   /** A connector's I/O against its external system failed (file, object store, database). */
   CONNECTOR_IO: 'TW-CONN-001',
+  /** An external system (database, queue, store) refused or failed an operation: connection, login, SQL. */
+  EXTERNAL_SYSTEM: 'TW-EXT-001',
+  /** A column type that a connector cannot read or write. */
+  UNSUPPORTED_TYPE: 'TW-EXT-002',
   /** Anything else: a bug. */
   INTERNAL: 'TW-INTERNAL-001',
 } as const;

@@ -1,1 +1,1 @@
-export {};
+export { filterRowKindTransformFactory, filterRowKindSpec } from './filter-rowkind-transform.js';

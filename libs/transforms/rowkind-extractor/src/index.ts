@@ -1,1 +1,1 @@
-export {};
+export { rowKindExtractorTransformFactory, rowKindExtractorSpec } from './rowkind-extractor-transform.js';

@@ -90,7 +90,13 @@ export interface SourceReader<S extends SourceSplit> {
 
 export interface Source<S extends SourceSplit = SourceSplit, EnumState = unknown> {
   boundedness(): Boundedness;
-  /** The tables this source produces (known before anything runs). */
+  /**
+   * Optional I/O a source needs before catalogTables() can answer, e.g. reading a database's
+   * schema (Jdbc). The engine awaits it once, on the coordinator, before catalogTables(); a
+   * rejection fails the job at submission with its message.
+   */
+  prepare?(): Promise<void>;
+  /** The tables this source produces (known before anything runs; after prepare() if any). */
   catalogTables(): CatalogTable[];
   createEnumerator(ctx: SplitEnumeratorContext<S>, restored?: EnumState): SplitEnumerator<S, EnumState>;
   createReader(ctx: SourceReaderContext): SourceReader<S>;
@@ -145,6 +151,12 @@ export interface SinkAggregatedCommitter<CommitInfo, AggInfo> {
 }
 
 export interface Sink<CommitInfo = unknown, AggInfo = unknown, State = unknown> {
+  /**
+   * Optional one-time set-up before any writer is created (on the coordinator, not on a restore
+   * from a checkpoint): SeaTunnel's schema_save_mode / data_save_mode (create, drop or empty
+   * the target table). The engine awaits it; a rejection fails the job with its message.
+   */
+  prepare?(): Promise<void>;
   createWriter(ctx: SinkWriterContext, restored?: State[]): SinkWriter<CommitInfo, State>;
   createCommitter?(): SinkCommitter<CommitInfo>;
   createAggregatedCommitter?(): SinkAggregatedCommitter<CommitInfo, AggInfo>;

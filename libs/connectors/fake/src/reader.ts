@@ -24,9 +24,10 @@ export class FakeSourceReader implements SourceReader<FakeSplit> {
   constructor(
     private readonly ctx: SourceReaderContext,
     tables: readonly FakeTableConfig[],
+    producers: readonly RowProducer[] = tables.map((t) => new RowProducer(t)),
     private readonly now: () => number = Date.now,
   ) {
-    this.producers = new Map(tables.map((t) => [t.table.tableId, new RowProducer(t)]));
+    this.producers = new Map(producers.map((p) => [p.tableId, p]));
     this.readInterval = Math.min(...tables.map((t) => t.splitReadInterval));
   }
 

@@ -4,14 +4,18 @@ import { buildFakeConfigs } from './fake-config.js';
 import type { FakeEnumeratorState } from './enumerator.js';
 import { FakeSplitEnumerator } from './enumerator.js';
 import { FakeSourceReader } from './reader.js';
+import { RowProducer } from './row-producer.js';
 import type { FakeSplit } from './splits.js';
 
 /** FakeSource: bounded in BATCH jobs, unbounded (keeps running after its rows) in STREAMING. */
 export class FakeSource implements Source<FakeSplit, FakeEnumeratorState> {
   readonly tables: readonly FakeTableConfig[];
+  /** Built here so bad explicit rows or default values fail when the job is checked, not when it runs. */
+  private readonly producers: readonly RowProducer[];
 
   constructor(private readonly ctx: PluginContext) {
     this.tables = buildFakeConfigs(ctx.options);
+    this.producers = this.tables.map((t) => new RowProducer(t));
   }
 
   boundedness(): Boundedness {
@@ -27,6 +31,6 @@ export class FakeSource implements Source<FakeSplit, FakeEnumeratorState> {
   }
 
   createReader(ctx: SourceReaderContext): SourceReader<FakeSplit> {
-    return new FakeSourceReader(ctx, this.tables);
+    return new FakeSourceReader(ctx, this.tables, this.producers);
   }
 }

@@ -6,3 +6,4 @@ export { requireColumn, keysWithin, deriveTable, addColumns, type AddedColumns }
 export { describeValue, rowValueError } from './value-error.js';
 export { projectionStage } from './projection.js';
 export { transformTestContext } from './test-context.js';
+export { compileJavaRegex, compileJavaReplacement } from './java-regex.js';

@@ -1,1 +1,1 @@
-export {};
+export { replaceTransformFactory, replaceSpec } from './replace-transform.js';

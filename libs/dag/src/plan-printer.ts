@@ -69,7 +69,7 @@ export function formatPlan(plan: JobPlan, options: FormatPlanOptions = {}): stri
     for (const e of p.edges) out.push(`  ${name(e.from)} -> ${name(e.to)}  ${quote(e.table)}`);
     for (const s of phys.stages) {
       const groups = phys.taskGroups.filter((g) => g.stageId === s.id).map((g) => g.id);
-      out.push(`  stage ${s.id}: ${s.parallelism} task group${s.parallelism === 1 ? '' : 's'} [${groups.join(', ')}], one slot each`);
+      out.push(`  stage ${s.id}: ${s.parallelism} task group${s.parallelism === 1 ? '' : 's'} [${groups.join(', ')}], ${s.parallelism} slot${s.parallelism === 1 ? '' : 's'}`);
       out.push(`    tasks: ${formatTasks(s.tasks, name)}`);
     }
     for (const sh of phys.shuffles) {

@@ -1,1 +1,1 @@
-export {};
+export { splitTransformFactory, splitSpec } from './split-transform.js';

@@ -43,4 +43,9 @@ export interface ParseOptions {
   format?: 'hocon' | 'json';
   /** `-i key=value` job variables. */
   variables?: Record<string, string>;
+  /**
+   * Environment variables for `${NAME}` substitutions that no job variable or config path
+   * resolves. Default: `process.env`.
+   */
+  env?: Readonly<Record<string, string | undefined>>;
 }

@@ -104,7 +104,7 @@ export function validateEnv(env: PlainObject, envLines: Readonly<Record<string, 
 function collectEngineSpecific(obj: PlainObject, prefix: string, out: Record<string, unknown>): void {
   for (const [k, v] of Object.entries(obj)) {
     const path = prefix ? `${prefix}.${k}` : k;
-    if (ENGINE_SPECIFIC_ENV_KEYS.some((p) => p.test(path))) out[path] = v;
-    else if (typeof v === 'object' && v !== null && !Array.isArray(v)) collectEngineSpecific(v, path, out);
+    if (typeof v === 'object' && v !== null && !Array.isArray(v)) collectEngineSpecific(v, path, out);
+    else if (ENGINE_SPECIFIC_ENV_KEYS.some((p) => p.test(path))) out[path] = v;
   }
 }

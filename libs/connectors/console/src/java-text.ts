@@ -1,0 +1,88 @@
+/**
+ * Values as text the way SeaTunnel's Java objects print them (String.valueOf), so Console
+ * output matches SeaTunnel's: doubles as Double.toString ("1.0", "1.0E7"), floats as
+ * Float.toString of the float32 value, decimals as BigDecimal.toString, times as
+ * LocalTime.toString ("12:34" when the seconds are zero), offsets as OffsetDateTime ("Z").
+ */
+
+/** Java's Double.toString layout for the shortest digits of `v`. */
+function javaFloating(v: number): string {
+  if (Number.isNaN(v)) return 'NaN';
+  if (v === Infinity) return 'Infinity';
+  if (v === -Infinity) return '-Infinity';
+  if (v === 0) return Object.is(v, -0) ? '-0.0' : '0.0';
+  const abs = Math.abs(v);
+  if (abs >= 1e-3 && abs < 1e7) {
+    const s = String(v);
+    return s.includes('.') ? s : `${s}.0`;
+  }
+  const [mant, exp] = v.toExponential().split('e') as [string, string];
+  return `${mant.includes('.') ? mant : `${mant}.0`}E${exp.startsWith('+') ? exp.slice(1) : exp}`;
+}
+
+/** Double.toString. */
+export function javaDouble(v: number): string {
+  return javaFloating(v);
+}
+
+/** Float.toString of the float32 nearest to `v`: the fewest digits that read back as that float. */
+export function javaFloat(v: number): string {
+  const f = Math.fround(v);
+  if (!Number.isFinite(f) || f === 0) return javaFloating(f);
+  for (let p = 1; p <= 9; p++) {
+    const shortest = Number(f.toPrecision(p));
+    if (Math.fround(shortest) === f) return javaFloating(shortest);
+  }
+  return javaFloating(f);
+}
+
+/** BigDecimal.toString of a decimal text: plain, or scientific when the adjusted exponent is below -6. */
+export function javaDecimal(text: string): string {
+  const neg = text.startsWith('-');
+  const body = neg || text.startsWith('+') ? text.slice(1) : text;
+  const dot = body.indexOf('.');
+  const scale = dot < 0 ? 0 : body.length - dot - 1;
+  const unscaled = body.replace('.', '').replace(/^0+(?=\d)/, '');
+  const adjusted = unscaled.length - 1 - scale;
+  if (adjusted >= -6) return text;
+  const mant = unscaled.length > 1 ? `${unscaled[0]}.${unscaled.slice(1)}` : unscaled;
+  return `${neg ? '-' : ''}${mant}E${adjusted}`;
+}
+
+const TIME_RE = /^(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?$/;
+
+/** LocalTime.toString of 'HH:mm:ss[.fraction]'. */
+export function javaTime(text: string): string {
+  const m = TIME_RE.exec(text);
+  if (!m) return text;
+  const nanos = m[4] === undefined ? 0 : Number(m[4].padEnd(9, '0'));
+  const sec = m[3] === undefined ? 0 : Number(m[3]);
+  let out = `${m[1]}:${m[2]}`;
+  if (sec > 0 || nanos > 0) out += `:${m[3]}`;
+  if (nanos > 0) {
+    const nano9 = String(nanos).padStart(9, '0');
+    out += nanos % 1_000_000 === 0 ? `.${nano9.slice(0, 3)}` : nanos % 1000 === 0 ? `.${nano9.slice(0, 6)}` : `.${nano9}`;
+  }
+  return out;
+}
+
+/** LocalDateTime.toString of 'YYYY-MM-DDTHH:mm:ss[.f]'. */
+export function javaTimestamp(text: string): string {
+  const t = text.indexOf('T') >= 0 ? text.indexOf('T') : text.indexOf(' ');
+  return t < 0 ? text : `${text.slice(0, t)}T${javaTime(text.slice(t + 1))}`;
+}
+
+/** OffsetDateTime.toString of an ISO text with offset ('+00:00' prints as 'Z'). */
+export function javaTimestampTz(text: string): string {
+  const m = /(Z|[+-]\d{2}:?\d{2})$/.exec(text);
+  if (!m) return javaTimestamp(text);
+  const offset = m[1] === 'Z' || /^[+-]00:?00$/.test(m[1]!) ? 'Z' : m[1]!;
+  return javaTimestamp(text.slice(0, m.index)) + offset;
+}
+
+/** A byte[] as SeaTunnel's Console lists it: signed Java bytes, "[98, -1]". */
+export function javaBytes(b: Uint8Array): string {
+  let s = '[';
+  for (let i = 0; i < b.length; i++) s += (i > 0 ? ', ' : '') + ((b[i]! << 24) >> 24);
+  return `${s}]`;
+}

@@ -20,11 +20,19 @@ export function lineColumn(sql: string, pos: number): { line: number; column: nu
 export class SqlError extends TidewayError {
   override readonly name = 'SqlError';
   readonly pos: number;
+  /** The message without position and place. */
+  readonly reason: string;
 
   constructor(message: string, sql: string, pos: number, place?: Place) {
     const { line, column } = lineColumn(sql, pos);
     const near = sql.slice(pos, pos + 24).replace(/\s+/g, ' ');
     super(ErrorCode.SQL, `${message} at line ${line}, column ${column} of the query${near ? ` (near '${near}')` : ''}`, { place, details: { pos, line, column } });
     this.pos = pos;
+    this.reason = message;
+  }
+
+  /** The same error, placed in the job config (file:line, plugin, option). */
+  at(sql: string, place: Place): SqlError {
+    return new SqlError(this.reason, sql, this.pos, place);
   }
 }

@@ -1,0 +1,58 @@
+import { ErrorCode, TidewayError, type Place } from '@tideway/common';
+
+interface DriverError {
+  code?: string | number;
+  errno?: number;
+  message?: string;
+  address?: string;
+  port?: number;
+}
+
+/** Error codes of a connection that failed or dropped: a retry may succeed. */
+const RETRYABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'PROTOCOL_CONNECTION_LOST', '57P01', '08006', '08001', '40001', '40P01']);
+
+/** One sentence for a driver error, naming what the database refused. */
+export function describeDbError(err: unknown, login?: { user?: string; host?: string; port?: number }): string {
+  const e = (err ?? {}) as DriverError;
+  const code = e.code === undefined ? undefined : String(e.code);
+  const msg = (e.message ?? String(err)).split('\n')[0];
+  switch (code) {
+    case '28P01':
+    case '28000':
+    case 'ER_ACCESS_DENIED_ERROR':
+    case 'ER_DBACCESS_DENIED_ERROR':
+      return `the database refused the login of user '${login?.user ?? ''}' (wrong user or password): ${msg}`;
+    case '42P01':
+    case 'ER_NO_SUCH_TABLE':
+      return `a table does not exist: ${msg}`;
+    case '3D000':
+    case 'ER_BAD_DB_ERROR':
+      return `the database does not exist: ${msg}`;
+    case 'ECONNREFUSED':
+      return `nothing accepts connections at ${login?.host ?? e.address}:${login?.port ?? e.port}`;
+    case 'ETIMEDOUT':
+      return `connecting to ${login?.host}:${login?.port} timed out`;
+    default:
+      return code ? `${msg} (${code})` : msg;
+  }
+}
+
+/** Wraps a driver error as a TidewayError: `<what> failed: <reason>`, with the place. */
+export function externalError(what: string, err: unknown, place: Place, login?: { user?: string; host?: string; port?: number }): TidewayError {
+  if (err instanceof TidewayError) return err;
+  const code = String((err as DriverError)?.code ?? '');
+  return new TidewayError(ErrorCode.EXTERNAL_SYSTEM, `${what} failed: ${describeDbError(err, login)}`, {
+    place,
+    cause: err,
+    retryable: RETRYABLE.has(code),
+    details: { driverCode: code },
+  });
+}
+
+/** Whether an error says an XA / prepared transaction id is unknown (already committed or rolled back). */
+export function isUnknownXid(err: unknown): boolean {
+  const e = (err ?? {}) as DriverError;
+  // PostgreSQL: 42704 "prepared transaction with identifier ... does not exist";
+  // MySQL/MariaDB: 1397 XAER_NOTA "Unknown XID".
+  return e.code === '42704' || e.errno === 1397 || e.code === 'ER_XAER_NOTA';
+}

@@ -1,0 +1,82 @@
+import { ConfigError, ErrorCode, type Place } from '@tideway/common';
+
+/** The databases this connector speaks to. MariaDB uses the MySQL dialect. */
+export type DialectName = 'postgresql' | 'mysql';
+
+/** A JDBC URL taken apart: where to connect and the driver parameters after `?`. */
+export interface JdbcTarget {
+  readonly dialect: DialectName;
+  /** `postgresql`, `mysql` or `mariadb`, as written after `jdbc:`. */
+  readonly subprotocol: string;
+  readonly host: string;
+  readonly port: number;
+  /** The database in the URL path, when there is one. */
+  readonly database?: string;
+  /** URL parameters in order of appearance, values percent-decoded. */
+  readonly params: ReadonlyMap<string, string>;
+}
+
+const DEFAULT_PORTS: Record<string, number> = { postgresql: 5432, mysql: 3306, mariadb: 3306 };
+
+/** Driver class names that fit each dialect (SeaTunnel's docs and the drivers' own names). */
+const DRIVERS: Record<DialectName, readonly string[]> = {
+  postgresql: ['org.postgresql.Driver'],
+  mysql: ['com.mysql.cj.jdbc.Driver', 'com.mysql.jdbc.Driver', 'org.mariadb.jdbc.Driver'],
+};
+
+/** XA data source classes that fit each dialect (sink `xa_data_source_class_name`). */
+const XA_DATA_SOURCES: Record<DialectName, readonly string[]> = {
+  postgresql: ['org.postgresql.xa.PGXADataSource'],
+  mysql: ['com.mysql.cj.jdbc.MysqlXADataSource', 'org.mariadb.jdbc.MariaDbDataSource', 'org.mariadb.jdbc.MariaXaResource'],
+};
+
+const URL_SHAPE = /^jdbc:(postgresql|mysql|mariadb):\/\/(\[[^\]]+\]|[^/:?,]*)(?::(\d+))?(?:\/([^?]*))?(?:\?(.*))?$/i;
+
+/**
+ * Parses `jdbc:postgresql://host:port/db?k=v`, `jdbc:mysql://…` and `jdbc:mariadb://…`
+ * (one host; the port defaults to the database's usual one).
+ */
+export function parseJdbcUrl(url: string, place: Place): JdbcTarget {
+  const m = URL_SHAPE.exec(url.trim());
+  if (!m) {
+    const kind = /^jdbc:([a-z0-9]+)[:]/i.exec(url)?.[1];
+    const why = kind && !['postgresql', 'mysql', 'mariadb'].includes(kind.toLowerCase())
+      ? `the ${kind} database is not supported (use jdbc:postgresql://, jdbc:mysql:// or jdbc:mariadb://)`
+      : 'expected jdbc:postgresql://host[:port]/database, jdbc:mysql://host[:port]/database or jdbc:mariadb://…';
+    throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `url '${url}' cannot be used: ${why}`, { place });
+  }
+  const subprotocol = m[1].toLowerCase();
+  const host = (m[2] || 'localhost').replace(/^\[|\]$/g, '');
+  const port = m[3] ? Number(m[3]) : DEFAULT_PORTS[subprotocol];
+  const params = new Map<string, string>();
+  for (const pair of (m[5] ?? '').split('&')) {
+    if (pair === '') continue;
+    const eq = pair.indexOf('=');
+    const key = decodeURIComponent(eq < 0 ? pair : pair.slice(0, eq));
+    params.set(key, eq < 0 ? '' : decodeURIComponent(pair.slice(eq + 1)));
+  }
+  const database = m[4] ? decodeURIComponent(m[4]) : undefined;
+  return { dialect: subprotocol === 'postgresql' ? 'postgresql' : 'mysql', subprotocol, host, port, database: database || undefined, params };
+}
+
+/** Checks that `driver` is a driver class of the URL's database. */
+export function checkDriver(target: JdbcTarget, driver: string, place: Place): void {
+  if (!DRIVERS[target.dialect].includes(driver.trim())) {
+    throw new ConfigError(
+      ErrorCode.CONFIG_BAD_VALUE,
+      `driver '${driver}' does not fit url jdbc:${target.subprotocol}:// (use ${DRIVERS[target.dialect].join(' or ')})`,
+      { place },
+    );
+  }
+}
+
+/** Checks that `className` is an XA data source of the URL's database. */
+export function checkXaDataSource(target: JdbcTarget, className: string, place: Place): void {
+  if (!XA_DATA_SOURCES[target.dialect].includes(className.trim())) {
+    throw new ConfigError(
+      ErrorCode.CONFIG_BAD_VALUE,
+      `xa_data_source_class_name '${className}' does not fit url jdbc:${target.subprotocol}:// (use ${XA_DATA_SOURCES[target.dialect].join(' or ')})`,
+      { place },
+    );
+  }
+}

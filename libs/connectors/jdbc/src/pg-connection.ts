@@ -1,0 +1,165 @@
+import pg from 'pg';
+import Cursor from 'pg-cursor';
+import { from as copyFrom } from 'pg-copy-streams';
+import { pipeline } from 'node:stream/promises';
+import { Readable } from 'node:stream';
+import type { DataType } from '@tideway/api';
+import type { ConnectionSettings } from './connection-settings.js';
+import { decodeRows, decodersOf } from './decode-rows.js';
+import type { JdbcConnection, ResultColumn, RowBatchStream, TableRef } from './jdbc-connection.js';
+import { pgColumnReading, pgColumnType, UnsupportedPgType, type PgTypeInfo } from './pg-types.js';
+import { UnsupportedColumnType } from './unsupported-type.js';
+
+/** Every value arrives as PostgreSQL's text form; decoders turn it into SeaTunnel values exactly. */
+const RAW_TEXT = { getTypeParser: () => (v: string) => v } as unknown as pg.CustomTypesConfig;
+
+const TYPE_INFO_SQL = `WITH RECURSIVE t AS (
+  SELECT oid, typname, typtype, typcategory, typelem, typbasetype FROM pg_type WHERE oid = ANY($1::oid[])
+  UNION
+  SELECT p.oid, p.typname, p.typtype, p.typcategory, p.typelem, p.typbasetype FROM pg_type p JOIN t ON p.oid = t.typelem OR p.oid = t.typbasetype
+) SELECT oid, typname, typtype, typcategory, typelem, typbasetype FROM t`;
+
+/** Strips a trailing semicolon so a query can be wrapped as a subquery. */
+export function bareQuery(sql: string): string {
+  return sql.trim().replace(/;+\s*$/, '');
+}
+
+/** Joins COPY lines into ~64 KB chunks: one stream write per line would cost more than the rows. */
+function* inChunks(lines: readonly string[]): Generator<string> {
+  let chunk = '';
+  for (const line of lines) {
+    chunk += line;
+    if (chunk.length >= 65_536) {
+      yield chunk;
+      chunk = '';
+    }
+  }
+  if (chunk !== '') yield chunk;
+}
+
+/** A PostgreSQL session (pg). Timestamps print in ISO style and UTC, so values are stable text. */
+export class PgConnection implements JdbcConnection {
+  readonly dialect = 'postgresql' as const;
+
+  private constructor(readonly client: pg.Client) {}
+
+  static async open(s: ConnectionSettings): Promise<PgConnection> {
+    const client = new pg.Client({
+      host: s.host,
+      port: s.port,
+      user: s.user,
+      password: s.password ?? '',
+      database: s.database,
+      ssl: s.ssl,
+      connectionTimeoutMillis: s.connectTimeoutMs,
+      keepAlive: s.keepAlive,
+      application_name: s.applicationName ?? 'tideway',
+      types: RAW_TEXT,
+    });
+    // An idle client's socket error would otherwise crash the process; the next query reports it.
+    client.on('error', () => undefined);
+    await client.connect();
+    const conn = new PgConnection(client);
+    try {
+      await client.query("SET DateStyle = 'ISO, YMD'; SET TimeZone = 'UTC'; SET IntervalStyle = 'iso_8601'; SET bytea_output = 'hex'");
+      for (const sql of s.sessionSql) await client.query(sql);
+    } catch (err) {
+      await conn.close();
+      throw err;
+    }
+    return conn;
+  }
+
+  quote(identifier: string): string {
+    return `"${identifier.replace(/"/g, '""')}"`;
+  }
+
+  tableSql(ref: TableRef): string {
+    return `${this.quote(ref.schema ?? 'public')}.${this.quote(ref.table)}`;
+  }
+
+  placeholder(i: number): string {
+    return `$${i + 1}`;
+  }
+
+  columnType(type: DataType): string {
+    return pgColumnType(type);
+  }
+
+  async execute(sql: string, params: readonly unknown[] = []): Promise<{ rows: unknown[][]; rowCount: number }> {
+    const res = await this.client.query({ text: sql, values: params as unknown[], rowMode: 'array' });
+    // A multi-statement string returns one result per statement; callers want the last.
+    const last = Array.isArray(res) ? res[res.length - 1] : res;
+    return { rows: (last?.rows ?? []) as unknown[][], rowCount: last?.rowCount ?? 0 };
+  }
+
+  async describe(sql: string): Promise<ResultColumn[]> {
+    const res = await this.client.query({ text: `SELECT * FROM (${bareQuery(sql)}) AS tw_described LIMIT 0`, rowMode: 'array' });
+    const fields = res.fields;
+    const oids = [...new Set(fields.map((f) => f.dataTypeID))];
+    const typeRows = await this.execute(TYPE_INFO_SQL, [oids]);
+    const types = new Map<number, PgTypeInfo>();
+    for (const r of typeRows.rows) {
+      const oid = Number(r[0]);
+      types.set(oid, { oid, name: String(r[1]), typtype: String(r[2]), category: String(r[3]), elem: Number(r[4]), baseType: Number(r[5]) });
+    }
+    const notNull = new Set<string>();
+    const tableCols = fields.filter((f) => f.tableID !== 0);
+    if (tableCols.length > 0) {
+      const nn = await this.execute(
+        'SELECT attrelid, attnum FROM pg_attribute WHERE attnotnull AND attrelid = ANY($1::oid[]) AND attnum > 0',
+        [[...new Set(tableCols.map((f) => f.tableID))]],
+      );
+      for (const r of nn.rows) notNull.add(`${r[0]}:${r[1]}`);
+    }
+    return fields.map((f) => {
+      let reading;
+      try {
+        reading = pgColumnReading(f.dataTypeID, f.dataTypeModifier, types);
+      } catch (err) {
+        if (err instanceof UnsupportedPgType) throw new UnsupportedColumnType(f.name, err.typeName, 'PostgreSQL');
+        throw err;
+      }
+      return {
+        name: f.name,
+        type: reading.type,
+        nullable: !notNull.has(`${f.tableID}:${f.columnID}`),
+        nativeType: types.get(f.dataTypeID)?.name ?? String(f.dataTypeID),
+        decode: reading.decode,
+      };
+    });
+  }
+
+  async primaryKey(ref: TableRef): Promise<string[]> {
+    const res = await this.execute(
+      `SELECT a.attname FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey)
+       WHERE i.indrelid = to_regclass($1) AND i.indisprimary ORDER BY array_position(i.indkey::int2[], a.attnum)`,
+      [this.tableSql(ref)],
+    );
+    return res.rows.map((r) => String(r[0]));
+  }
+
+  async tableExists(ref: TableRef): Promise<boolean> {
+    const res = await this.execute('SELECT to_regclass($1) IS NOT NULL', [this.tableSql(ref)]);
+    return res.rows[0]?.[0] === 't';
+  }
+
+  async stream(sql: string, params: readonly unknown[], columns: readonly ResultColumn[], fetchSize: number): Promise<RowBatchStream> {
+    const cursor = this.client.query(new Cursor(sql, params as unknown[], { rowMode: 'array', types: RAW_TEXT }));
+    const decoders = decodersOf(columns);
+    return {
+      read: async (max) => decodeRows((await cursor.read(Math.min(max, fetchSize))) as unknown as unknown[][], decoders),
+      close: () => cursor.close(),
+    };
+  }
+
+  /** COPY ... FROM STDIN in text format: `lines` are complete rows ending in \n. */
+  async copyIn(table: string, columns: readonly string[], lines: readonly string[]): Promise<void> {
+    const sql = `COPY ${table} (${columns.map((c) => this.quote(c)).join(', ')}) FROM STDIN`;
+    await pipeline(Readable.from(inChunks(lines)), this.client.query(copyFrom(sql)));
+  }
+
+  async close(): Promise<void> {
+    await this.client.end().catch(() => undefined);
+  }
+}

@@ -1,0 +1,50 @@
+import type { DataType } from '@tideway/api';
+
+/** Turns one non-null value as the driver returns it into a SeaTunnel value (types.ts). */
+export type ValueDecoder = (raw: any) => unknown;
+
+/** Turns one non-null SeaTunnel value into what the driver sends. */
+export type ValueEncoder = (value: any) => unknown;
+
+const identity: ValueDecoder = (v) => v;
+export { identity as keepValue };
+
+/** Canonical JSON text for map and row values (maps become objects, bigint becomes a number literal). */
+export function jsonText(value: unknown): string {
+  return JSON.stringify(toJsonValue(value));
+}
+
+function toJsonValue(value: unknown): unknown {
+  if (value instanceof Map) {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of value) out[String(k)] = toJsonValue(v);
+    return out;
+  }
+  if (Array.isArray(value)) return value.map(toJsonValue);
+  // Node 20 has no JSON.rawJSON: a bigint beyond 2^53 would lose digits as a number, so it
+  // becomes a string there; within range it stays a number.
+  if (typeof value === 'bigint') return Number.isSafeInteger(Number(value)) ? Number(value) : value.toString();
+  if (value instanceof Uint8Array) return Buffer.from(value).toString('base64');
+  return value;
+}
+
+/**
+ * A timestamp_tz value ('2024-01-02T03:04:05.123456+08:00') as UTC wall-clock text
+ * ('2024-01-02 19:04:05.123456' style), keeping the fraction digits exactly: for databases
+ * whose timestamp columns hold no offset.
+ */
+export function timestampTzToUtc(value: string): string {
+  const m = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}:\d{2})(\.\d+)?(Z|[+-]\d{2}(?::?\d{2})?)?$/.exec(value);
+  if (!m) return value;
+  const offset = m[4] && m[4] !== 'Z' ? m[4] : '+00:00';
+  const normalized = /^[+-]\d{2}$/.test(offset) ? `${offset}:00` : offset.length === 5 ? `${offset.slice(0, 3)}:${offset.slice(3)}` : offset;
+  const ms = Date.parse(`${m[1]}T${m[2]}${normalized}`);
+  if (Number.isNaN(ms)) return value;
+  const iso = new Date(ms).toISOString(); // YYYY-MM-DDTHH:mm:ss.sssZ
+  return `${iso.slice(0, 10)} ${iso.slice(11, 19)}${m[3] ?? ''}`;
+}
+
+/** Whether a type is held as text in JS and sent as text unchanged. */
+export function isTextual(t: DataType): boolean {
+  return t.kind === 'string' || t.kind === 'decimal' || t.kind === 'date' || t.kind === 'time' || t.kind === 'timestamp';
+}

@@ -1,8 +1,8 @@
 import { Types, formatType, type DataType } from '@tideway/api';
 import { Decimal } from 'decimal.js';
 import type { CastType } from './ast.js';
-import { SqlValueError } from './compiled.js';
-import { fromEpochMillis, formatDate, formatTime, formatTimestamp, parseDateTime, parseTime, utc } from './temporal.js';
+import { SqlValueError, type Compiled, type Evaluator } from './compiled.js';
+import { fromEpochMillis, formatDate, formatTime, formatTimestamp, parseDateTime, parseTime } from './temporal.js';
 import { typedText } from './value-text.js';
 
 /** SeaTunnel's CAST type names (its docs plus every type of its type system). */
@@ -69,8 +69,6 @@ function wholeNumber(v: unknown): bigint | undefined {
   if (typeof v === 'boolean') return v ? 1n : 0n;
   const s = String(v).trim();
   if (/^[+-]?\d+$/.test(s)) return BigInt(s);
-  // a decimal text (from a decimal column) truncates toward zero
-  if (/^[+-]?\d+\.\d*$/.test(s) && typeof v === 'string' && s === v) return undefined;
   return undefined;
 }
 
@@ -182,7 +180,11 @@ export function castFunction(from: DataType, to: DataType): (v: unknown) => unkn
   }
 }
 
-/** Midnight of a date, used by DATE -> TIMESTAMP conversions. */
-export function dateStartMs(y: number, m1: number, d: number): number {
-  return utc(y, m1 - 1, d);
+/** A CAST of a compiled value to a type, for CASE branches and COALESCE (SeaTunnel casts them to the common type). */
+export function coerce(c: Compiled, to: DataType): Evaluator {
+  if (c.type.kind === to.kind && (to.kind !== 'decimal' || JSON.stringify(c.type) === JSON.stringify(to))) return c.ev;
+  if (c.type.kind === 'null') return () => null;
+  const conv = castFunction(c.type, to);
+  const ev = c.ev;
+  return (f) => { const x = ev(f); return x == null ? null : conv(x); };
 }

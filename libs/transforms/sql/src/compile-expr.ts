@@ -234,12 +234,3 @@ function compileIndex(e: Extract<Expr, { kind: 'index' }>, s: CompileScope, text
   }
   throw new SqlError(`${formatType(t.type)} cannot be indexed`, s.sql, e.pos);
 }
-
-/** A CAST of a compiled value to a type, for CASE branches and COALESCE (SeaTunnel casts them to the common type). */
-export function coerce(c: Compiled, to: DataType): Evaluator {
-  if (c.type.kind === to.kind && (to.kind !== 'decimal' || JSON.stringify(c.type) === JSON.stringify(to))) return c.ev;
-  if (isNull(c.type)) return () => null;
-  const conv = castFunction(c.type, to);
-  const ev = c.ev;
-  return (f) => { const x = ev(f); return x == null ? null : conv(x); };
-}

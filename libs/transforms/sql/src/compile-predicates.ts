@@ -2,7 +2,8 @@ import { Types, formatType, type DataType } from '@tideway/api';
 import type { Expr } from './ast.js';
 import { comparatorFor } from './compare.js';
 import { SqlValueError, type Compiled, type Evaluator } from './compiled.js';
-import { coerce, compileExpr, type CompileScope } from './compile-expr.js';
+import { coerce } from './cast.js';
+import { compileExpr, type CompileScope } from './compile-expr.js';
 import { memo } from './functions/registry.js';
 import { SqlError } from './sql-error.js';
 import { commonType, comparable } from './sql-types.js';
@@ -63,7 +64,7 @@ export function compileLike(e: Extract<Expr, { kind: 'like' }>, s: CompileScope,
     }
   });
   if (p.constant && typeof p.constant.value === 'string') toRegex(p.constant.value); // bad constant patterns fail on the first row; valid ones are cached
-  const [ev, ep, not, regexp] = [v.ev, p.ev, e.not, e.regexp];
+  const [ev, ep, not] = [v.ev, p.ev, e.not];
   return {
     type: Types.BOOLEAN,
     nullable: false,
@@ -73,7 +74,7 @@ export function compileLike(e: Extract<Expr, { kind: 'like' }>, s: CompileScope,
       const pat = ep(f);
       if (pat == null) return false;
       const hit = toRegex(pat as string).test(valueText(x));
-      return regexp ? hit !== not : hit !== not;
+      return hit !== not;
     },
     text,
   };

@@ -1,7 +1,7 @@
 import { formatType } from '@tideway/api';
 import type { Compiled } from '../compiled.js';
 import { comparatorFor } from '../compare.js';
-import { coerce } from '../compile-expr.js';
+import { coerce } from '../cast.js';
 import { commonType } from '../sql-types.js';
 import type { SqlFunction } from './registry.js';
 

@@ -1,1 +1,1 @@
-export {};
+export { jsonPathTransformFactory, jsonPathSpec } from './json-path-transform.js';

@@ -6,3 +6,6 @@ export { suggestName, editDistance } from './suggest-name.js';
 export { ENV_OPTIONS, ENGINE_SPECIFIC_ENV_KEYS, validateEnv, type EnvConfig } from './env-options.js';
 export * as hocon from './hocon/index.js';
 export { loadHocon, type HoconLoadOptions } from './hocon/index.js';
+export { loadEngineConfig, checkScalar, type LoadEngineConfigOptions } from './engine/load-engine-config.js';
+export { compileEngineConfig, type EngineConfig, type EngineConfigInput, type Endpoint } from './engine/engine-config.js';
+export { SEATUNNEL_ENGINE_SETTINGS, TIDEWAY_SETTINGS, type EngineSetting } from './engine/engine-settings.js';

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, ErrorCode } from '@tideway/common';
-import { loadJobConfigFile, parseJobConfig } from './index.js';
+import { loadJobConfigFile, parseJobConfig, validateEnv } from './index.js';
 
 const CASES = '/work/shared/conformance/seatunnel/cases';
 
@@ -98,6 +98,8 @@ describe('conformance configs', () => {
       expect(job.sources.length).toBeGreaterThan(0);
       expect(job.sinks.length).toBeGreaterThan(0);
       for (const p of [...job.sources, ...job.transforms, ...job.sinks]) expect(p.line).toBeGreaterThan(0);
+      const env = validateEnv(job.env, job.envLines, job.file);
+      expect(['BATCH', 'STREAMING']).toContain(env.jobMode);
     });
   }
 

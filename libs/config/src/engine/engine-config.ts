@@ -1,0 +1,105 @@
+import { ConfigError, ErrorCode } from '@tideway/common';
+import { SEATUNNEL_ENGINE_SETTINGS, TIDEWAY_SETTINGS, type EngineSetting } from './engine-settings.js';
+
+/**
+ * Engine settings as written (seatunnel.yaml shape, kebab-case keys, all optional). Values are
+ * checked by loadEngineConfig; compileEngineConfig applies defaults and cross-setting rules.
+ */
+export interface EngineConfigInput {
+  seatunnel?: { engine?: Record<string, unknown> };
+  tideway?: Record<string, unknown>;
+}
+
+export interface Endpoint {
+  readonly host: string;
+  readonly port: number;
+}
+
+/** Engine settings, typed, with defaults applied; frozen. Times are as SeaTunnel names them. */
+export interface EngineConfig {
+  readonly backupCount: number;
+  readonly queueType: 'BLOCKINGQUEUE' | 'DISRUPTOR';
+  /** Seconds. */
+  readonly printExecutionInfoInterval: number;
+  /** Seconds. */
+  readonly printJobMetricsInfoInterval: number;
+  /** Seconds. */
+  readonly jobMetricsBackupInterval: number;
+  readonly classloaderCacheMode: boolean;
+  readonly historyJobExpireMinutes: number;
+  /** Always REJECT when slotService.dynamicSlot is true (SeaTunnel forces it). */
+  readonly jobScheduleStrategy: 'WAIT' | 'REJECT';
+  readonly slotService: {
+    readonly dynamicSlot: boolean;
+    readonly slotNum: number;
+    readonly slotAllocateStrategy: 'RANDOM' | 'SLOT_RATIO' | 'SYSTEM_LOAD';
+  };
+  readonly checkpoint: {
+    /** Milliseconds. */
+    readonly interval: number;
+    /** Milliseconds. */
+    readonly timeout: number;
+    readonly storage: {
+      readonly type: 'localfile' | 'hdfs' | 's3';
+      readonly maxRetained: number;
+      /** Keys as written (`fs.s3a.endpoint`); known keys typed, defaults applied. */
+      readonly pluginConfig: Readonly<Record<string, string | number | boolean>>;
+    };
+  };
+  readonly tideway: {
+    readonly coordinator: Endpoint;
+    readonly resourceManager: Endpoint;
+    readonly worker: Endpoint & { readonly attributes: Readonly<Record<string, string | number | boolean>> };
+    /** Milliseconds. */
+    readonly heartbeat: { readonly interval: number; readonly timeout: number };
+    readonly stateStore: { readonly type: 'memory' | 'redis'; readonly redis: { readonly nodes: readonly string[] } };
+  };
+}
+
+/** `slot-allocate-strategy` -> `slotAllocateStrategy`. */
+function camel(key: string): string {
+  return key.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+}
+
+function compileSection(fields: Readonly<Record<string, EngineSetting>>, input: Record<string, unknown> | undefined): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, setting] of Object.entries(fields)) out[camel(key)] = compileSetting(setting, input?.[key]);
+  return Object.freeze(out);
+}
+
+function compileSetting(setting: EngineSetting, value: unknown): unknown {
+  if (setting.type === 'section') return compileSection(setting.fields, value as Record<string, unknown> | undefined);
+  if (setting.type === 'map') {
+    const out: Record<string, unknown> = {};
+    for (const [k, s] of Object.entries(setting.known ?? {})) if (s.type !== 'section' && s.type !== 'map' && s.default !== '') out[k] = s.default;
+    Object.assign(out, value as Record<string, unknown> | undefined);
+    return Object.freeze(out);
+  }
+  const v = value ?? setting.default;
+  return Array.isArray(v) ? Object.freeze([...v]) : v;
+}
+
+/**
+ * Applies defaults and the rules that span settings, and returns the frozen EngineConfig:
+ * dynamic slots force job-schedule-strategy REJECT (SeaTunnel docs: WAIT means nothing without
+ * a fixed slot count); a redis state store needs nodes; a heartbeat timeout must exceed the
+ * interval; S3 checkpoint storage needs a bucket.
+ */
+export function compileEngineConfig(input: EngineConfigInput): EngineConfig {
+  const engine = compileSection(SEATUNNEL_ENGINE_SETTINGS, input.seatunnel?.engine) as Record<string, unknown>;
+  const tideway = compileSection(TIDEWAY_SETTINGS, input.tideway);
+  const config = { ...engine, tideway } as unknown as EngineConfig;
+  const fail = (message: string): never => {
+    throw new ConfigError(ErrorCode.ENGINE_CONFIG, message);
+  };
+  if (config.tideway.stateStore.type === 'redis' && config.tideway.stateStore.redis.nodes.length === 0) {
+    fail("tideway.state-store.type is redis but tideway.state-store.redis.nodes lists no host:port");
+  }
+  if (config.tideway.heartbeat.timeout <= config.tideway.heartbeat.interval) {
+    fail(`tideway.heartbeat.timeout (${config.tideway.heartbeat.timeout} ms) must be longer than tideway.heartbeat.interval (${config.tideway.heartbeat.interval} ms)`);
+  }
+  const storage = config.checkpoint.storage;
+  if (storage.type === 's3' && !storage.pluginConfig['s3.bucket']) fail('seatunnel.engine.checkpoint.storage.type is s3 but plugin-config has no s3.bucket');
+  const strategy = config.slotService.dynamicSlot ? 'REJECT' : config.jobScheduleStrategy;
+  return Object.freeze({ ...config, jobScheduleStrategy: strategy });
+}

@@ -1,0 +1,122 @@
+/**
+ * Every engine setting, with SeaTunnel's names (seatunnel.yaml, docs/en/seatunnel-engine) and
+ * defaults (ServerConfigOptions), plus Tideway's own `tideway:` block. One tree drives
+ * validation, defaults and docs; deploy/seatunnel.yaml mirrors it (a test keeps them equal).
+ */
+
+export type EngineSetting =
+  | { readonly type: 'int'; readonly default: number; readonly min?: number; readonly description: string }
+  | { readonly type: 'boolean'; readonly default: boolean; readonly description: string }
+  | { readonly type: 'string'; readonly default: string; readonly description: string }
+  | { readonly type: 'enum'; readonly values: readonly string[]; readonly default: string; readonly description: string }
+  | { readonly type: 'string-list'; readonly default: readonly string[]; readonly description: string }
+  | { readonly type: 'section'; readonly fields: Readonly<Record<string, EngineSetting>>; readonly description: string }
+  /**
+   * A free map of scalars whose keys are literal (they may contain dots, e.g. `fs.s3a.endpoint`);
+   * `known` keys are type-checked, others pass through as written.
+   */
+  | { readonly type: 'map'; readonly known?: Readonly<Record<string, EngineSetting>>; readonly description: string };
+
+const CHECKPOINT_PLUGIN_CONFIG: Record<string, EngineSetting> = {
+  namespace: { type: 'string', default: '/tmp/seatunnel/checkpoint_snapshot/', description: 'Folder (or key prefix in a bucket) of checkpoint files.' },
+  'storage.type': { type: 'string', default: '', description: 'For type hdfs: the backing file system (hdfs, s3, oss).' },
+  's3.bucket': { type: 'string', default: '', description: 'Bucket URI for S3 storage, e.g. s3a://seatunnel-checkpoint.' },
+  'fs.s3a.endpoint': { type: 'string', default: '', description: 'S3 endpoint URL.' },
+  'fs.s3a.access.key': { type: 'string', default: '', description: 'S3 access key.' },
+  'fs.s3a.secret.key': { type: 'string', default: '', description: 'S3 secret key.' },
+  'fs.s3a.path.style.access': { type: 'boolean', default: false, description: 'Path-style S3 URLs (needed by most S3-compatible servers).' },
+  'fs.s3a.aws.credentials.provider': { type: 'string', default: '', description: 'Credential provider class name (accepted for SeaTunnel configs).' },
+  'fs.defaultFS': { type: 'string', default: '', description: 'File system URI for hdfs storage, e.g. file:/// or hdfs://namenode:9000.' },
+};
+
+const endpoint = (port: number, what: string): EngineSetting => ({
+  type: 'section',
+  description: `Where the ${what} listens.`,
+  fields: {
+    host: { type: 'string', default: '127.0.0.1', description: `Address the ${what} binds to.` },
+    port: { type: 'int', default: port, min: 0, description: `Port of the ${what} (0 picks a free one).` },
+  },
+});
+
+/** The settings under `seatunnel.engine`. */
+export const SEATUNNEL_ENGINE_SETTINGS: Readonly<Record<string, EngineSetting>> = {
+  'backup-count': { type: 'int', default: 1, min: 0, description: 'Synchronous backups of engine state.' },
+  'queue-type': { type: 'enum', values: ['BLOCKINGQUEUE', 'DISRUPTOR'], default: 'BLOCKINGQUEUE', description: 'Queue between tasks of a task group.' },
+  'print-execution-info-interval': { type: 'int', default: 60, min: 1, description: 'Seconds between job execution summaries in the log.' },
+  'print-job-metrics-info-interval': { type: 'int', default: 60, min: 1, description: 'Seconds between job metrics summaries in the log.' },
+  'job-metrics-backup-interval': { type: 'int', default: 10, min: 1, description: 'Seconds between metrics snapshots to the state store.' },
+  'classloader-cache-mode': { type: 'boolean', default: false, description: 'Reuse plugin class loaders across jobs (SeaTunnel); kept for config compatibility.' },
+  'history-job-expire-minutes': { type: 'int', default: 1440, min: 1, description: 'Minutes a finished job stays in the job list.' },
+  'job-schedule-strategy': {
+    type: 'enum',
+    values: ['WAIT', 'REJECT'],
+    default: 'REJECT',
+    description: 'When slots are short: WAIT queues the job, REJECT fails it. With dynamic-slot true it is always REJECT.',
+  },
+  'slot-service': {
+    type: 'section',
+    description: 'How workers offer slots.',
+    fields: {
+      'dynamic-slot': { type: 'boolean', default: true, description: 'Slots without a fixed count (limited by resources) instead of slot-num.' },
+      'slot-num': { type: 'int', default: 2, min: 1, description: 'Slots per worker when dynamic-slot is false.' },
+      'slot-allocate-strategy': {
+        type: 'enum',
+        values: ['RANDOM', 'SLOT_RATIO', 'SYSTEM_LOAD'],
+        default: 'RANDOM',
+        description: 'Which worker gets a slot: random, the lowest used-slot ratio, or the lowest CPU/memory load.',
+      },
+    },
+  },
+  checkpoint: {
+    type: 'section',
+    description: 'Checkpoint defaults; a job env may override interval and timeout.',
+    fields: {
+      interval: { type: 'int', default: 300000, min: 1, description: 'Milliseconds between checkpoints of STREAMING jobs without checkpoint.interval.' },
+      timeout: { type: 'int', default: 30000, min: 1, description: 'Milliseconds a checkpoint may take.' },
+      storage: {
+        type: 'section',
+        description: 'Where completed checkpoints are written.',
+        fields: {
+          type: { type: 'enum', values: ['localfile', 'hdfs', 's3'], default: 'localfile', description: 'Storage plugin.' },
+          'max-retained': { type: 'int', default: 20, min: 1, description: 'Completed checkpoints kept per pipeline.' },
+          'plugin-config': { type: 'map', known: CHECKPOINT_PLUGIN_CONFIG, description: 'Settings of the storage plugin.' },
+        },
+      },
+    },
+  },
+};
+
+/** Tideway's own block, at the top level beside `seatunnel:`. */
+export const TIDEWAY_SETTINGS: Readonly<Record<string, EngineSetting>> = {
+  coordinator: endpoint(5801, 'coordinator'),
+  'resource-manager': endpoint(5802, 'resource manager'),
+  worker: {
+    type: 'section',
+    description: 'This worker process.',
+    fields: {
+      host: { type: 'string', default: '127.0.0.1', description: 'Address the worker binds to.' },
+      port: { type: 'int', default: 5803, min: 0, description: 'Port of the worker (0 picks a free one).' },
+      attributes: { type: 'map', description: 'Tags of this worker, matched by a job env tag_filter.' },
+    },
+  },
+  heartbeat: {
+    type: 'section',
+    description: 'Worker liveness.',
+    fields: {
+      interval: { type: 'int', default: 3000, min: 1, description: 'Milliseconds between worker heartbeats.' },
+      timeout: { type: 'int', default: 30000, min: 1, description: 'Milliseconds without a heartbeat before a worker is declared dead.' },
+    },
+  },
+  'state-store': {
+    type: 'section',
+    description: 'Where coordinators keep job state.',
+    fields: {
+      type: { type: 'enum', values: ['memory', 'redis'], default: 'memory', description: 'memory (one coordinator, state lost on exit) or redis (HA).' },
+      redis: {
+        type: 'section',
+        description: 'Redis servers for type redis.',
+        fields: { nodes: { type: 'string-list', default: [], description: 'host:port of each Redis node (Redlock needs a majority).' } },
+      },
+    },
+  },
+};

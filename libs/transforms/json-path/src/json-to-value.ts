@@ -78,7 +78,7 @@ function decimal(precision: number, scale: number, type: DataType): JsonConverte
     const t = textOf(v).trim();
     const m = /^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/.exec(t);
     if (m === null || (m[2] === '' && (m[3] ?? '') === '')) fail(v, type);
-    const digits = `${m[2]}${m[3] ?? ''}`.replace(/^0+(?=\d)/, '');
+    const digits = `${m[2]}${m[3] ?? ''}`;
     let point = m[2].length + Number(m[4] ?? 0); // digits before the decimal point
     let all = digits;
     if (point < 0) { all = '0'.repeat(-point) + all; point = 0; }

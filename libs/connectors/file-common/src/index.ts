@@ -1,1 +1,17 @@
-export {};
+export type { FileSystemAdapter, FileEntry, FileOutput } from './file-system.js';
+export { LocalFileSystem } from './local-file-system.js';
+export { FileSink } from './file-sink.js';
+export { FileSinkWriter, type FileSinkWriterConfig } from './file-sink-writer.js';
+export { FileAggregatedCommitter, commitTransaction, abortTransaction } from './file-committer.js';
+export type { FileCommitInfo, FileAggregatedCommitInfo, FileSinkState } from './sink-types.js';
+export { FileSource } from './file-source.js';
+export { FileSourceReader, FILE_READ_BATCH_ROWS } from './file-source-reader.js';
+export { FileSplitEnumerator, ownerOf, type FileSplit, type FileEnumeratorState } from './file-split-enumerator.js';
+export { fileSinkSpec, FILE_SINK_OPTIONS, FILE_FORMATS, FORMAT_SUFFIX, type FileFormat } from './sink-options.js';
+export { fileSourceSpec, FILE_SOURCE_OPTIONS } from './source-options.js';
+export { compileTextLineWriter, compileTextFieldParsers, splitCsvLine, NESTED_SEPARATORS } from './text-format.js';
+export { compileJsonLineWriter, compileJsonLineParser } from './json-format.js';
+export { javaDoubleText, javaFloatText, isoTemporalText } from './java-text.js';
+export { FileNamer, compileTimePattern, substituteVariables } from './file-name.js';
+export { applySaveModes, type SchemaSaveMode, type DataSaveMode } from './save-mode.js';
+export { readLines } from './line-reader.js';

@@ -1,0 +1,199 @@
+import { randomBytes } from 'node:crypto';
+import type { Row, SinkWriter, SinkWriterContext } from '@tideway/api';
+import { ErrorCode, TidewayError } from '@tideway/common';
+import { abortTransaction, commitTransaction } from './file-committer.js';
+import type { FileNamer } from './file-name.js';
+import type { FileOutput, FileSystemAdapter } from './file-system.js';
+import type { FileCommitInfo, FileSinkState } from './sink-types.js';
+import type { TableLayout } from './table-layout.js';
+
+/** What a file sink writer needs besides its context. */
+export interface FileSinkWriterConfig {
+  readonly plugin: string;
+  readonly jobId: string;
+  readonly fs: FileSystemAdapter;
+  /** Layouts by tableId. */
+  readonly layouts: ReadonlyMap<string, TableLayout>;
+  readonly namer: FileNamer;
+  readonly tmpPath: string;
+  readonly transactional: boolean;
+  readonly batchSize: number;
+}
+
+const NON_PARTITION = 'NON_PARTITION';
+
+/** One file being written, with the lines of the current batch not yet handed to it. */
+interface OpenFile {
+  readonly output: Promise<FileOutput>;
+  readonly path: string;
+  readonly finalPath: string;
+  readonly layout: TableLayout;
+  pending: string;
+  wroteRows: boolean;
+}
+
+/**
+ * Writes rows into files, one set of files per transaction (SeaTunnel's AbstractWriteStrategy):
+ * transaction `T_<job>_<uuidPrefix>_<subtask>_<checkpointId>` writes under
+ * `<tmp_path>/seatunnel/<job>/<uuidPrefix>/<transaction>/`; prepareCommit closes its files and
+ * returns the temp -> final moves; the aggregated committer moves them. Without transactions,
+ * files are written in place and a checkpoint only closes them.
+ */
+export class FileSinkWriter implements SinkWriter<FileCommitInfo, FileSinkState> {
+  private readonly uuidPrefix: string;
+  private checkpointId: number;
+  private transactionId = '';
+  private transactionDir = '';
+  private part = 0;
+  private rowsInPart = 0;
+  private readonly open = new Map<string, OpenFile>();
+  private moves: [string, string][] = [];
+  private prepared: { transactionId: string; checkpointId: number; commit?: FileCommitInfo } | undefined;
+  private readonly ready: Promise<void>;
+
+  constructor(
+    private readonly cfg: FileSinkWriterConfig,
+    private readonly ctx: SinkWriterContext,
+    restored?: FileSinkState[],
+  ) {
+    const states = restored ?? [];
+    this.uuidPrefix = states[0]?.uuidPrefix ?? randomBytes(5).toString('hex');
+    this.checkpointId = states.length > 0 ? Math.max(...states.map((s) => s.checkpointId)) + 1 : 1;
+    this.beginTransaction();
+    this.ready = cfg.transactional ? this.recover(states) : Promise.resolve();
+    this.ready.catch(() => undefined); // surfaced by the first write/prepareCommit
+  }
+
+  /** Folder of every transaction of this writer. */
+  private get prefixDir(): string {
+    return `${this.cfg.tmpPath.replace(/\/+$/, '')}/seatunnel/${this.cfg.jobId}/${this.uuidPrefix}`;
+  }
+
+  private beginTransaction(): void {
+    this.transactionId = `T_${this.cfg.jobId}_${this.uuidPrefix}_${this.ctx.subtaskIndex}_${this.checkpointId}`;
+    this.transactionDir = `${this.prefixDir}/${this.transactionId}`;
+    this.moves = [];
+    this.part = 0;
+    this.rowsInPart = 0;
+  }
+
+  /**
+   * After a restore: commits the transactions the checkpoint holds (idempotent: the engine may
+   * commit them too) and deletes every other temp folder of this writer, left by the failed run.
+   */
+  private async recover(states: FileSinkState[]): Promise<void> {
+    if (states.length === 0) return;
+    const keep = new Set<string>();
+    for (const s of states) {
+      if (s.commit) {
+        await commitTransaction(this.cfg.fs, s.commit, this.cfg.plugin);
+        keep.add(s.commit.transactionDir);
+      }
+    }
+    const prefix = `${this.prefixDir}/`;
+    const leftovers = new Set<string>();
+    for (const f of await this.cfg.fs.listFiles(this.prefixDir)) {
+      const rest = f.path.startsWith(prefix) ? f.path.slice(prefix.length) : undefined;
+      if (rest === undefined) continue;
+      const dir = prefix + rest.split('/')[0];
+      if (!keep.has(dir)) leftovers.add(dir);
+    }
+    for (const dir of leftovers) await this.cfg.fs.delete(dir);
+  }
+
+  async write(rows: readonly Row[]): Promise<void> {
+    await this.ready;
+    const touched = new Set<OpenFile>();
+    for (const row of rows) {
+      if (this.rowsInPart >= this.cfg.batchSize) {
+        await this.flush(touched);
+        await this.closeFiles();
+        this.part++;
+        this.rowsInPart = 0;
+      }
+      this.rowsInPart++;
+      const layout = this.cfg.layouts.get(row.tableId) ?? this.unknownTable(row.tableId);
+      const partition = layout.partitionDir(row.fields);
+      const key = `${layout.tableId}\u0000${partition}`;
+      let file = this.open.get(key);
+      if (!file) {
+        file = this.openFile(layout, partition);
+        this.open.set(key, file);
+      }
+      if (file.wroteRows) file.pending += layout.rowDelimiter;
+      file.pending += layout.line(row.fields);
+      file.wroteRows = true;
+      touched.add(file);
+    }
+    await this.flush(touched);
+  }
+
+  private unknownTable(tableId: string): never {
+    throw new TidewayError(ErrorCode.INTERNAL, `${this.cfg.plugin}: a row of table '${tableId}' reached the sink, which was planned for ${[...this.cfg.layouts.keys()].join(', ')}.`);
+  }
+
+  private openFile(layout: TableLayout, partition: string): OpenFile {
+    const name = this.cfg.namer.name(this.transactionId, this.part);
+    const finalPath = `${layout.path === '/' ? '' : layout.path}/${partition === '' ? '' : `${partition}/`}${name}`;
+    const tableIndex = [...this.cfg.layouts.keys()].indexOf(layout.tableId);
+    const path = this.cfg.transactional ? `${this.transactionDir}/${tableIndex}/${partition === '' ? NON_PARTITION : partition}/${name}` : finalPath;
+    const output = this.cfg.fs.create(path);
+    output.catch(() => undefined); // awaited in flush
+    const file: OpenFile = { output, path, finalPath, layout, pending: '', wroteRows: false };
+    if (layout.header !== undefined) file.pending = layout.header + layout.rowDelimiter;
+    return file;
+  }
+
+  private async flush(files: Iterable<OpenFile>): Promise<void> {
+    for (const file of files) {
+      if (file.pending === '') continue;
+      const chunk = Buffer.from(file.pending, file.layout.encoding);
+      file.pending = '';
+      await (await file.output).write(chunk);
+    }
+  }
+
+  /** Closes every open file and records its move. */
+  private async closeFiles(): Promise<void> {
+    const files = [...this.open.values()];
+    this.open.clear();
+    await this.flush(files);
+    for (const file of files) {
+      await (await file.output).close();
+      if (this.cfg.transactional) this.moves.push([file.path, file.finalPath]);
+    }
+  }
+
+  async prepareCommit(checkpointId: number): Promise<FileCommitInfo | undefined> {
+    await this.ready;
+    await this.closeFiles();
+    const commit = this.cfg.transactional && this.moves.length > 0 ? { transactionDir: this.transactionDir, moves: this.moves } : undefined;
+    this.prepared = { transactionId: this.transactionId, checkpointId, commit };
+    this.checkpointId = checkpointId + 1;
+    this.beginTransaction();
+    return commit;
+  }
+
+  snapshotState(checkpointId: number): FileSinkState[] {
+    const p = this.prepared;
+    if (p && p.checkpointId === checkpointId) {
+      return [{ uuidPrefix: this.uuidPrefix, checkpointId, transactionId: p.transactionId, commit: p.commit }];
+    }
+    return [{ uuidPrefix: this.uuidPrefix, checkpointId, transactionId: '' }];
+  }
+
+  async abortPrepare(): Promise<void> {
+    const p = this.prepared;
+    this.prepared = undefined;
+    if (p?.commit) await abortTransaction(this.cfg.fs, p.commit);
+  }
+
+  async close(): Promise<void> {
+    const files = [...this.open.values()];
+    this.open.clear();
+    await this.flush(files);
+    for (const file of files) await (await file.output).close();
+    // Rows after the last prepareCommit belong to no checkpoint: their temp files can never be committed.
+    if (this.cfg.transactional) await this.cfg.fs.delete(this.transactionDir);
+  }
+}

@@ -1,0 +1,61 @@
+import type { PluginContext, Sink, SinkAggregatedCommitter, SinkWriter, SinkWriterContext } from '@tideway/api';
+import { ConfigError, ErrorCode } from '@tideway/common';
+import { FileAggregatedCommitter } from './file-committer.js';
+import { FileNamer } from './file-name.js';
+import { FileSinkWriter } from './file-sink-writer.js';
+import type { FileSystemAdapter } from './file-system.js';
+import { applySaveModes, type DataSaveMode, type SchemaSaveMode } from './save-mode.js';
+import type { FileAggregatedCommitInfo, FileCommitInfo, FileSinkState } from './sink-types.js';
+import { buildTableLayout, type TableLayout } from './table-layout.js';
+
+/**
+ * A file sink (LocalFile, S3File) over a FileSystemAdapter. Exactly-once with
+ * is_enable_transaction (the default): files appear in `path` only when their checkpoint
+ * commits, and a replayed commit is a no-op.
+ */
+export class FileSink implements Sink<FileCommitInfo, FileAggregatedCommitInfo, FileSinkState> {
+  private readonly layouts = new Map<string, TableLayout>();
+
+  constructor(
+    private readonly ctx: PluginContext,
+    private readonly fs: FileSystemAdapter,
+    private readonly plugin: string,
+  ) {
+    if (ctx.inputTables.length === 0) {
+      throw new ConfigError(ErrorCode.CONFIG_WIRING, `${plugin} sink has no input table.`, { place: ctx.options.place() });
+    }
+    for (const table of ctx.inputTables) this.layouts.set(table.tableId, buildTableLayout(ctx.options, table, plugin));
+  }
+
+  /** schema_save_mode, then data_save_mode, for each target folder. */
+  async prepare(): Promise<void> {
+    const o = this.ctx.options;
+    const folders = new Set([...this.layouts.values()].map((l) => l.path));
+    for (const folder of folders) {
+      await applySaveModes(this.fs, folder, o.get<SchemaSaveMode>('schema_save_mode'), o.get<DataSaveMode>('data_save_mode'), this.plugin);
+    }
+  }
+
+  createWriter(ctx: SinkWriterContext, restored?: FileSinkState[]): SinkWriter<FileCommitInfo, FileSinkState> {
+    const o = this.ctx.options;
+    const first = this.layouts.values().next().value as TableLayout;
+    return new FileSinkWriter(
+      {
+        plugin: this.plugin,
+        jobId: this.ctx.jobId,
+        fs: this.fs,
+        layouts: this.layouts,
+        namer: new FileNamer(String(o.get('file_name_expression')), String(o.get('filename_time_format')), first.suffix),
+        tmpPath: String(o.get('tmp_path')),
+        transactional: o.get<boolean>('is_enable_transaction'),
+        batchSize: o.get<number>('batch_size'),
+      },
+      ctx,
+      restored,
+    );
+  }
+
+  createAggregatedCommitter(): SinkAggregatedCommitter<FileCommitInfo, FileAggregatedCommitInfo> {
+    return new FileAggregatedCommitter(this.fs, this.plugin);
+  }
+}

@@ -1,0 +1,71 @@
+import type { SplitEnumerator, SplitEnumeratorContext, SourceSplit } from '@tideway/api';
+
+/** One file to read; `offset` is how many lines after the skipped header were consumed. */
+export interface FileSplit extends SourceSplit {
+  readonly path: string;
+  readonly offset: number;
+}
+
+/** The enumerator's checkpointed state: files not yet handed to a reader. */
+export interface FileEnumeratorState {
+  readonly pending: readonly FileSplit[];
+}
+
+/**
+ * Hands every file to one reader (SeaTunnel assigns by the split id's hash modulo the
+ * parallelism, so the same file always goes to the same reader), then tells readers no more
+ * splits will come: the file list is fixed when the job starts.
+ */
+export class FileSplitEnumerator implements SplitEnumerator<FileSplit, FileEnumeratorState> {
+  private readonly pending: FileSplit[];
+
+  constructor(
+    private readonly ctx: SplitEnumeratorContext<FileSplit>,
+    files: readonly string[],
+    restored?: FileEnumeratorState,
+  ) {
+    this.pending = restored ? [...restored.pending] : files.map((path) => ({ splitId: path, path, offset: 0 }));
+  }
+
+  open(): void {}
+
+  run(): void {
+    for (const subtask of this.ctx.registeredReaders()) this.assign(subtask);
+  }
+
+  registerReader(subtask: number): void {
+    this.assign(subtask);
+  }
+
+  handleSplitRequest(subtask: number): void {
+    this.assign(subtask);
+  }
+
+  addSplitsBack(splits: FileSplit[]): void {
+    this.pending.push(...splits);
+    for (const subtask of this.ctx.registeredReaders()) this.assign(subtask);
+  }
+
+  private assign(subtask: number): void {
+    const mine = this.pending.filter((s) => ownerOf(s.splitId, this.ctx.parallelism) === subtask);
+    if (mine.length > 0) {
+      const ids = new Set(mine.map((s) => s.splitId));
+      for (let i = this.pending.length - 1; i >= 0; i--) if (ids.has(this.pending[i].splitId)) this.pending.splice(i, 1);
+      this.ctx.assignSplits(subtask, mine);
+    }
+    this.ctx.signalNoMoreSplits(subtask);
+  }
+
+  snapshotState(): FileEnumeratorState {
+    return { pending: [...this.pending] };
+  }
+
+  close(): void {}
+}
+
+/** Java's String.hashCode modulo the parallelism (non-negative). */
+export function ownerOf(splitId: string, parallelism: number): number {
+  let h = 0;
+  for (let i = 0; i < splitId.length; i++) h = (Math.imul(31, h) + splitId.charCodeAt(i)) | 0;
+  return ((h % parallelism) + parallelism) % parallelism;
+}

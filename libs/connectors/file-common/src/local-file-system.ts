@@ -1,0 +1,71 @@
+import { createReadStream } from 'node:fs';
+import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import type { FileEntry, FileOutput, FileSystemAdapter } from './file-system.js';
+
+/** The machine's own file system. */
+export class LocalFileSystem implements FileSystemAdapter {
+  readonly description = 'local file system';
+
+  async create(path: string): Promise<FileOutput> {
+    await mkdir(dirname(path), { recursive: true });
+    const handle = await open(path, 'w');
+    return {
+      write: async (chunk) => {
+        await handle.write(chunk);
+      },
+      close: async () => {
+        try {
+          await handle.sync();
+        } finally {
+          await handle.close();
+        }
+      },
+    };
+  }
+
+  async rename(from: string, to: string): Promise<void> {
+    await mkdir(dirname(to), { recursive: true });
+    await rename(from, to);
+  }
+
+  async exists(path: string): Promise<boolean> {
+    try {
+      await stat(path);
+      return true;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
+      throw err;
+    }
+  }
+
+  async delete(path: string): Promise<void> {
+    await rm(path, { recursive: true, force: true });
+  }
+
+  async mkdirs(path: string): Promise<void> {
+    await mkdir(path, { recursive: true });
+  }
+
+  async listFiles(path: string): Promise<FileEntry[]> {
+    let info;
+    try {
+      info = await stat(path);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw err;
+    }
+    if (info.isFile()) return [{ path, size: info.size }];
+    const out: FileEntry[] = [];
+    for (const entry of await readdir(path, { recursive: true, withFileTypes: true })) {
+      if (!entry.isFile()) continue;
+      const full = join(entry.parentPath ?? entry.path, entry.name);
+      out.push({ path: full, size: (await stat(full)).size });
+    }
+    return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  }
+
+  read(path: string): AsyncIterable<Uint8Array> {
+    return createReadStream(path);
+  }
+}

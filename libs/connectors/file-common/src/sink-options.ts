@@ -1,0 +1,76 @@
+import type { OptionDef, PluginOptions, PluginSpec } from '@tideway/api';
+import { DATE_FORMATS, DATETIME_FORMATS, TIME_FORMATS } from './temporal-formats.js';
+
+/** File formats Tideway reads and writes; SeaTunnel's others (parquet, orc, excel, xml, binary) are refused. */
+export const FILE_FORMATS = ['text', 'csv', 'json'] as const;
+export type FileFormat = (typeof FILE_FORMATS)[number];
+const SEATUNNEL_ONLY_FORMATS = ['parquet', 'orc', 'excel', 'xml', 'binary'];
+
+/** The file name suffix SeaTunnel gives each format. */
+export const FORMAT_SUFFIX: Record<FileFormat, string> = { text: '.txt', csv: '.csv', json: '.json' };
+
+/** Encodings Node can both write and read without extra libraries. */
+export const WRITE_ENCODINGS: Record<string, BufferEncoding> = {
+  'utf-8': 'utf8',
+  utf8: 'utf8',
+  'iso-8859-1': 'latin1',
+  latin1: 'latin1',
+  'us-ascii': 'ascii',
+  ascii: 'ascii',
+  'utf-16le': 'utf16le',
+};
+
+export const SCHEMA_SAVE_MODES = ['RECREATE_SCHEMA', 'CREATE_SCHEMA_WHEN_NOT_EXIST', 'ERROR_WHEN_SCHEMA_NOT_EXIST', 'IGNORE'] as const;
+export const DATA_SAVE_MODES = ['DROP_DATA', 'APPEND_DATA', 'ERROR_WHEN_DATA_EXISTS'] as const;
+
+/** Options of SeaTunnel's file sinks (BaseSinkConfig) that Tideway implements, with its defaults. */
+export const FILE_SINK_OPTIONS: readonly OptionDef[] = [
+  { name: 'path', type: 'string', required: true, description: 'Target folder; ${database_name}, ${schema_name} and ${table_name} are replaced from the upstream table.' },
+  { name: 'tmp_path', type: 'string', default: '/tmp/seatunnel', description: 'Where transaction files are written before the commit moves them into path.' },
+  { name: 'custom_filename', type: 'boolean', default: false, description: 'Accepted for compatibility: like SeaTunnel, file_name_expression and filename_time_format apply whether or not it is set.' },
+  { name: 'file_name_expression', type: 'string', default: '${transactionId}', description: 'File name before "_<part>" and the suffix: ${transactionId}, ${now} (filename_time_format) and ${uuid} are replaced. Must contain ${transactionId} when is_enable_transaction is true.' },
+  { name: 'filename_time_format', type: 'string', default: 'yyyy.MM.dd', description: 'Java-style pattern for ${now} in file_name_expression (y, M, d, H, m, s, S).' },
+  { name: 'file_format_type', type: 'enum', values: [...FILE_FORMATS, ...SEATUNNEL_ONLY_FORMATS], default: 'csv', description: 'text, csv or json (parquet, orc, excel, xml and binary are not implemented by Tideway).' },
+  { name: 'field_delimiter', type: 'string', default: '\u0001', description: 'Separator between fields of the text format (csv always uses ",").' },
+  { name: 'row_delimiter', type: 'string', default: '\n', description: 'Separator between rows of the text, csv and json formats.' },
+  { name: 'have_partition', type: 'boolean', default: false, description: 'Whether rows go to partition folders built from partition_by.' },
+  { name: 'partition_by', type: 'list', description: 'Partition fields, used when have_partition is true.' },
+  { name: 'partition_dir_expression', type: 'string', description: 'Partition folder, with ${kN}/${vN} for the N-th partition field name/value; default k0=v0/k1=v1/...' },
+  { name: 'is_partition_field_write_in_file', type: 'boolean', default: false, description: 'Whether partition fields are also written into the files.' },
+  { name: 'sink_columns', type: 'list', description: 'Columns to write, in this order (matched case-insensitively); all columns when empty.' },
+  { name: 'is_enable_transaction', type: 'boolean', default: true, description: 'Write to tmp_path and move files into path on checkpoint commit (exactly-once); false writes straight into path.' },
+  { name: 'batch_size', type: 'int', default: 1_000_000, min: 1, description: 'Maximum rows per file; a checkpoint also starts new files.' },
+  { name: 'compress_codec', type: 'string', default: 'none', description: 'Only none is implemented (SeaTunnel also offers lzo for text, csv and json).' },
+  { name: 'encoding', type: 'string', default: 'UTF-8', description: 'Charset of written files: UTF-8, ISO-8859-1, US-ASCII or UTF-16LE.' },
+  { name: 'enable_header_write', type: 'boolean', default: false, description: 'Write the column names as the first line of text and csv files.' },
+  { name: 'date_format', type: 'enum', values: DATE_FORMATS, default: 'yyyy-MM-dd', description: 'How text and csv files spell dates.' },
+  { name: 'datetime_format', type: 'enum', values: DATETIME_FORMATS, default: 'yyyy-MM-dd HH:mm:ss', description: 'How text and csv files spell timestamps.' },
+  { name: 'time_format', type: 'enum', values: TIME_FORMATS, default: 'HH:mm:ss', description: 'How text and csv files spell times.' },
+  { name: 'schema_save_mode', type: 'enum', values: SCHEMA_SAVE_MODES, default: 'CREATE_SCHEMA_WHEN_NOT_EXIST', description: 'What to do with the target folder before the job writes: recreate, create when missing, fail when missing, or nothing.' },
+  { name: 'data_save_mode', type: 'enum', values: DATA_SAVE_MODES, default: 'APPEND_DATA', description: 'What to do with files already in the target folder: delete them, keep them, or fail.' },
+];
+
+/** Cross-option rules of the file sinks. */
+export function validateFileSinkOptions(o: PluginOptions): string | undefined {
+  const format = String(o.get('file_format_type')).toLowerCase();
+  if (SEATUNNEL_ONLY_FORMATS.includes(format)) return `Option 'file_format_type': Tideway does not implement the ${format} format; use text, csv or json.`;
+  if (String(o.get('compress_codec')).toLowerCase() !== 'none') {
+    return `Option 'compress_codec': only none is implemented, got '${o.get('compress_codec')}'.`;
+  }
+  if (!(String(o.get('encoding')).toLowerCase() in WRITE_ENCODINGS)) {
+    return `Option 'encoding': writing '${o.get('encoding')}' is not supported; use UTF-8, ISO-8859-1, US-ASCII or UTF-16LE.`;
+  }
+  if (o.get<boolean>('is_enable_transaction') && !String(o.get('file_name_expression')).includes('${transactionId}')) {
+    return "Option 'file_name_expression' must contain ${transactionId} when is_enable_transaction is true.";
+  }
+  const partitionBy = o.get<string[] | undefined>('partition_by') ?? [];
+  if (o.get<boolean>('have_partition') && partitionBy.length === 0) return "Option 'partition_by' is required when have_partition is true.";
+  if (!o.get<boolean>('have_partition') && partitionBy.length > 0) return "Option 'partition_by' is set but have_partition is false.";
+  if (String(o.get('row_delimiter')) === '') return "Option 'row_delimiter' must not be empty.";
+  return undefined;
+}
+
+/** The spec both LocalFile and S3File sinks start from. */
+export function fileSinkSpec(extra: readonly OptionDef[] = []): PluginSpec {
+  return { options: [...FILE_SINK_OPTIONS, ...extra], validate: validateFileSinkOptions };
+}

@@ -1,0 +1,44 @@
+import type { OptionDef, PluginOptions, PluginSpec } from '@tideway/api';
+import { DATE_FORMATS, DATETIME_FORMATS, TIME_FORMATS } from './temporal-formats.js';
+import { FILE_FORMATS } from './sink-options.js';
+
+/** Options of SeaTunnel's file sources (BaseSourceConfigOptions) that Tideway implements. */
+export const FILE_SOURCE_OPTIONS: readonly OptionDef[] = [
+  { name: 'path', type: 'string', required: true, description: 'A file, or a folder read recursively (files named _SUCCESS, starting with "." or empty are skipped).' },
+  { name: 'file_format_type', type: 'enum', required: true, values: [...FILE_FORMATS, 'parquet', 'orc', 'excel', 'xml', 'binary'], description: 'text, csv or json (parquet, orc, excel, xml and binary are not implemented by Tideway).' },
+  { name: 'schema', type: 'object', description: 'The columns in the files (required for json; text and csv without it read each line into one string column `content`).' },
+  { name: 'read_columns', type: 'list', description: 'Columns of the schema to emit, in this order (partition columns are appended after them).' },
+  { name: 'field_delimiter', type: 'string', default: '\u0001', fallbackNames: ['delimiter'], description: 'Separator between fields of text files (csv uses "," unless set).' },
+  { name: 'parse_partition_from_path', type: 'boolean', default: true, description: 'Add a string column per `key=value` folder between path and the file.' },
+  { name: 'skip_header_row_number', type: 'long', default: 0, min: 0, description: 'Lines to skip at the start of every text or csv file.' },
+  { name: 'file_filter_pattern', type: 'string', description: 'Regular expression a file name must match as a whole to be read.' },
+  { name: 'compress_codec', type: 'string', default: 'none', description: 'Only none is implemented (SeaTunnel also reads lzo text, csv and json).' },
+  { name: 'encoding', type: 'string', default: 'UTF-8', description: 'Charset of the files: any the WHATWG Encoding standard names (UTF-8, GBK, ISO-8859-1, ...).' },
+  { name: 'date_format', type: 'enum', values: DATE_FORMATS, default: 'yyyy-MM-dd', description: 'Accepted for compatibility: like SeaTunnel, dates in yyyy-MM-dd, yyyy.MM.dd, yyyy/MM/dd and yyyyMMdd are all recognised.' },
+  { name: 'datetime_format', type: 'enum', values: DATETIME_FORMATS, default: 'yyyy-MM-dd HH:mm:ss', description: 'Accepted for compatibility: like SeaTunnel, every documented datetime spelling (and ISO with T) is recognised.' },
+  { name: 'time_format', type: 'enum', values: TIME_FORMATS, default: 'HH:mm:ss', description: 'Accepted for compatibility: times HH:mm:ss with an optional fraction are recognised.' },
+];
+
+export function validateFileSourceOptions(o: PluginOptions): string | undefined {
+  const format = String(o.get('file_format_type')).toLowerCase();
+  if (!(FILE_FORMATS as readonly string[]).includes(format)) return `Option 'file_format_type': Tideway does not implement the ${format} format; use text, csv or json.`;
+  if (format === 'json' && !o.has('schema')) return "Option 'schema' is required when file_format_type is json.";
+  if (String(o.get('compress_codec')).toLowerCase() !== 'none') return `Option 'compress_codec': only none is implemented, got '${o.get('compress_codec')}'.`;
+  try {
+    new TextDecoder(String(o.get('encoding')));
+  } catch {
+    return `Option 'encoding': '${o.get('encoding')}' is not a charset Tideway can read.`;
+  }
+  if (o.has('file_filter_pattern')) {
+    try {
+      new RegExp(String(o.get('file_filter_pattern')));
+    } catch (err) {
+      return `Option 'file_filter_pattern' is not a valid regular expression: ${(err as Error).message}.`;
+    }
+  }
+  return undefined;
+}
+
+export function fileSourceSpec(extra: readonly OptionDef[] = []): PluginSpec {
+  return { options: [...FILE_SOURCE_OPTIONS, ...extra], validate: validateFileSourceOptions };
+}

@@ -1,0 +1,141 @@
+import { formatType, type CatalogTable, type DataType, type PluginOptions } from '@tideway/api';
+import { ConfigError, ErrorCode, ValueConversionError } from '@tideway/common';
+import { javaDoubleText, javaFloatText, isoTemporalText } from './java-text.js';
+import { compileJsonLineWriter } from './json-format.js';
+import { substituteVariables } from './file-name.js';
+import { FORMAT_SUFFIX, WRITE_ENCODINGS, type FileFormat } from './sink-options.js';
+import { compileTextLineWriter } from './text-format.js';
+import type { DateFormat, DateTimeFormat, TimeFormat } from './temporal-formats.js';
+
+/**
+ * How one upstream table is written: target folder, the columns that go into files, the
+ * partition fields and the line encoder. Built once per table; the per-row work is only
+ * `line(fields)` and `partitionDir(fields)`.
+ */
+export interface TableLayout {
+  readonly tableId: string;
+  /** Target folder with ${table_name} etc. replaced, without a trailing '/'. */
+  readonly path: string;
+  readonly format: FileFormat;
+  readonly suffix: string;
+  /** Encodes the written columns of a row (full upstream fields in, one line out). */
+  line(fields: readonly unknown[]): string;
+  /** The partition folder of a row ('' when not partitioned). */
+  partitionDir(fields: readonly unknown[]): string;
+  /** The first line of each file, when enable_header_write is set. */
+  readonly header?: string;
+  readonly rowDelimiter: string;
+  readonly encoding: BufferEncoding;
+}
+
+/** A partition value as Java's toString spells it (folder names must match SeaTunnel's). */
+function partitionText(type: DataType): (v: unknown) => string {
+  switch (type.kind) {
+    case 'float':
+      return (v) => javaFloatText(v as number);
+    case 'double':
+      return (v) => javaDoubleText(v as number);
+    case 'time':
+    case 'timestamp':
+      return (v) => isoTemporalText(v as string);
+    case 'string':
+    case 'boolean':
+    case 'tinyint':
+    case 'smallint':
+    case 'int':
+    case 'bigint':
+    case 'decimal':
+    case 'date':
+    case 'timestamp_tz':
+      return (v) => String(v);
+    default:
+      throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `A ${formatType(type)} field cannot be a partition field.`);
+  }
+}
+
+/** Builds the layout of `table` from the sink's options. */
+export function buildTableLayout(o: PluginOptions, table: CatalogTable, plugin: string): TableLayout {
+  const names = table.columns.map((c) => c.name.toLowerCase());
+  const indexOf = (name: string, option: string): number => {
+    const i = names.indexOf(name.toLowerCase());
+    if (i < 0) {
+      throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `Column '${name}' of option '${option}' is not in table ${table.tableId} (${table.columns.map((c) => c.name).join(', ')}).`, {
+        place: o.place(option),
+      });
+    }
+    return i;
+  };
+  const sinkColumns = o.get<string[] | undefined>('sink_columns') ?? [];
+  let written = sinkColumns.length > 0 ? sinkColumns.map((c) => indexOf(c, 'sink_columns')) : table.columns.map((_, i) => i);
+  const partitionBy = o.get<boolean>('have_partition') ? (o.get<string[] | undefined>('partition_by') ?? []) : [];
+  const partitionIdx = partitionBy.map((c) => indexOf(c, 'partition_by'));
+  for (const p of partitionIdx) {
+    if (!written.includes(p)) {
+      throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `Partition field '${table.columns[p].name}' must be one of the sink columns.`, { place: o.place('partition_by') });
+    }
+  }
+  if (partitionIdx.length > 0 && !o.get<boolean>('is_partition_field_write_in_file')) written = written.filter((i) => !partitionIdx.includes(i));
+  if (written.length === 0) throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `No column of table ${table.tableId} is left to write into files.`, { place: o.place('sink_columns') });
+
+  const format = String(o.get('file_format_type')).toLowerCase() as FileFormat;
+  const columns = written.map((i) => table.columns[i]);
+  const fieldDelimiter = format === 'csv' ? ',' : String(o.get('field_delimiter'));
+  const encodeColumns =
+    format === 'json'
+      ? compileJsonLineWriter(columns)
+      : compileTextLineWriter(
+          columns.map((c) => c.type),
+          {
+            fieldDelimiter,
+            dateFormat: o.get<DateFormat>('date_format'),
+            dateTimeFormat: o.get<DateTimeFormat>('datetime_format'),
+            timeFormat: o.get<TimeFormat>('time_format'),
+          },
+        );
+  const picked: unknown[] = new Array(written.length);
+  const line = (fields: readonly unknown[]): string => {
+    for (let i = 0; i < written.length; i++) picked[i] = fields[written[i]];
+    return encodeColumns(picked);
+  };
+
+  const partitionNames = partitionIdx.map((i) => table.columns[i].name);
+  const partitionTexts = partitionIdx.map((i) => partitionText(table.columns[i].type));
+  const expression = o.has('partition_dir_expression') && String(o.get('partition_dir_expression')).trim() !== '' ? String(o.get('partition_dir_expression')) : undefined;
+  const partitionDir = (fields: readonly unknown[]): string => {
+    if (partitionIdx.length === 0) return '';
+    const values = partitionIdx.map((idx, k) => {
+      const v = fields[idx];
+      if (v === null || v === undefined) {
+        throw new ValueConversionError(ErrorCode.VALUE_CONVERSION, `${plugin}: partition field '${partitionNames[k]}' is null in a row of ${table.tableId}; a partition folder needs a value.`);
+      }
+      return partitionTexts[k](v);
+    });
+    if (expression === undefined) return partitionNames.map((n, k) => `${n}=${values[k]}`).join('/');
+    const vars: Record<string, string> = {};
+    partitionNames.forEach((n, k) => {
+      vars[`k${k}`] = n;
+      vars[`v${k}`] = values[k];
+    });
+    return substituteVariables(expression, vars).replace(/^\/+|\/+$/g, '');
+  };
+
+  const path = substituteVariables(String(o.get('path')), {
+    database_name: table.path.database ?? '',
+    schema_name: table.path.schema ?? '',
+    table_name: table.path.table,
+  }).replace(/\/+$/, '');
+  const rowDelimiter = String(o.get('row_delimiter'));
+  const header =
+    o.get<boolean>('enable_header_write') && format !== 'json' ? columns.map((c) => c.name).join(fieldDelimiter) : undefined;
+  return {
+    tableId: table.tableId,
+    path: path === '' ? '/' : path,
+    format,
+    suffix: FORMAT_SUFFIX[format],
+    line,
+    partitionDir,
+    header,
+    rowDelimiter,
+    encoding: WRITE_ENCODINGS[String(o.get('encoding')).toLowerCase()],
+  };
+}

@@ -29,14 +29,12 @@ const CHECKPOINT_PLUGIN_CONFIG: Record<string, EngineSetting> = {
   'fs.defaultFS': { type: 'string', default: '', description: 'File system URI for hdfs storage, e.g. file:/// or hdfs://namenode:9000.' },
 };
 
-const endpoint = (port: number, what: string): EngineSetting => ({
-  type: 'section',
-  description: `Where the ${what} listens.`,
-  fields: {
-    host: { type: 'string', default: '127.0.0.1', description: `Address the ${what} binds to.` },
-    port: { type: 'int', default: port, min: 0, description: `Port of the ${what} (0 picks a free one).` },
-  },
+const endpointFields = (port: number, what: string): Record<string, EngineSetting> => ({
+  host: { type: 'string', default: '127.0.0.1', description: `Address the ${what} binds to.` },
+  port: { type: 'int', default: port, min: 0, description: `Port of the ${what} (0 picks a free one).` },
 });
+
+const endpoint = (port: number, what: string): EngineSetting => ({ type: 'section', description: `Where the ${what} listens.`, fields: endpointFields(port, what) });
 
 /** The settings under `seatunnel.engine`. */
 export const SEATUNNEL_ENGINE_SETTINGS: Readonly<Record<string, EngineSetting>> = {
@@ -94,8 +92,7 @@ export const TIDEWAY_SETTINGS: Readonly<Record<string, EngineSetting>> = {
     type: 'section',
     description: 'This worker process.',
     fields: {
-      host: { type: 'string', default: '127.0.0.1', description: 'Address the worker binds to.' },
-      port: { type: 'int', default: 5803, min: 0, description: 'Port of the worker (0 picks a free one).' },
+      ...endpointFields(5803, 'worker'),
       attributes: { type: 'map', description: 'Tags of this worker, matched by a job env tag_filter.' },
     },
   },

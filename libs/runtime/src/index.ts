@@ -1,1 +1,4 @@
-export {};
+export * from './descriptor.js';
+export * from './protocol.js';
+export * from './metrics.js';
+export * from './task-group-thread.js';

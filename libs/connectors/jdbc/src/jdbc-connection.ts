@@ -17,6 +17,8 @@ export interface ResultColumn {
   /** The database's own type name, for messages. */
   readonly nativeType: string;
   readonly decode: ValueDecoder;
+  /** The table the column comes from, when the database says (plain columns of one table). */
+  readonly origin?: TableRef;
 }
 
 /** Rows of a running query, read in batches. */

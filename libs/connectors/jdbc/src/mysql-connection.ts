@@ -142,7 +142,8 @@ export class MySqlConnection implements JdbcConnection {
       };
       const reading = mysqlColumnReading(meta, this.tinyInt1isBit);
       if (!reading) throw new UnsupportedColumnType(f.name, `code ${meta.columnType}`, 'MySQL');
-      return { name: f.name, type: reading.type, nullable: (meta.flags & NOT_NULL_FLAG) === 0, nativeType: reading.nativeType, decode: reading.decode };
+      return { name: f.name, type: reading.type, nullable: (meta.flags & NOT_NULL_FLAG) === 0, nativeType: reading.nativeType, decode: reading.decode,
+        origin: f.orgTable ? { database: f.db || undefined, table: f.orgTable } : undefined };
     });
   }
 

@@ -112,6 +112,15 @@ export class PgConnection implements JdbcConnection {
       );
       for (const r of nn.rows) notNull.add(`${r[0]}:${r[1]}`);
     }
+    const origins = new Map<number, TableRef>();
+    const firstTable = fields[0]?.tableID ?? 0;
+    if (firstTable !== 0) {
+      const o = await this.execute(
+        'SELECT current_database(), n.nspname, c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = $1',
+        [firstTable],
+      );
+      if (o.rows[0]) origins.set(firstTable, { database: String(o.rows[0][0]), schema: String(o.rows[0][1]), table: String(o.rows[0][2]) });
+    }
     return fields.map((f) => {
       let reading;
       try {
@@ -126,6 +135,7 @@ export class PgConnection implements JdbcConnection {
         nullable: !notNull.has(`${f.tableID}:${f.columnID}`),
         nativeType: types.get(f.dataTypeID)?.name ?? String(f.dataTypeID),
         decode: reading.decode,
+        origin: origins.get(f.tableID),
       };
     });
   }

@@ -1,0 +1,331 @@
+import type {
+  Boundedness,
+  Collector,
+  Row,
+  Sink,
+  SinkCommitter,
+  SinkWriter,
+  Source,
+  SourceReader,
+  SourceSplit,
+  Transform,
+} from '@tideway/api';
+import { serializeError } from '@tideway/common';
+import { createSink, createSource, createTransform } from '@tideway/plugins';
+import type { ChainNode, CommitInfos, TaskGroupDescriptor, TaskGroupState } from './descriptor.js';
+import { TaskGroupCounters } from './metrics.js';
+import type { CheckpointKind, FromTaskGroup, ToTaskGroup } from './protocol.js';
+
+/** How long a task group's loop runs before it yields to receive control messages. */
+const SLICE_MS = 5;
+/** Longest sleep when the source has nothing to emit. */
+const MAX_IDLE_MS = 20;
+const METRICS_INTERVAL_MS = 500;
+
+type Push = (rows: Row[]) => void | Promise<void>;
+
+interface SinkInstance {
+  vertexId: number;
+  writer: SinkWriter;
+  committer?: SinkCommitter<unknown>;
+}
+
+/**
+ * Runs one task group inside its worker thread: a source reader feeding a fused tree of
+ * transforms and sink writers by function call. Between polls it handles control messages
+ * (splits, checkpoint barriers, commits, cancel). A checkpoint barrier is taken between two
+ * polls, so every row emitted before it has reached every sink of the chain: the fused
+ * chain's snapshot is consistent without alignment.
+ */
+export class TaskGroupRunner {
+  private readonly inbox: ToTaskGroup[] = [];
+  private wake?: () => void;
+  private readonly counters = new TaskGroupCounters();
+  private source!: Source;
+  private reader!: SourceReader<SourceSplit>;
+  private push!: Push;
+  private readonly sinks: SinkInstance[] = [];
+  private readonly transforms: Transform[] = [];
+  private readerDone = false;
+  private noMoreElementSignaled = false;
+  private ending: 'none' | 'closing' | 'cancel' = 'none';
+  private endingCheckpoint = -1;
+  /** Commit infos prepared per checkpoint, per sink vertex, awaiting completion. */
+  private readonly pendingCommits = new Map<number, CommitInfos>();
+  private lastMetrics = 0;
+  private emittedSinceYield = 0;
+
+  constructor(
+    private readonly descriptor: TaskGroupDescriptor,
+    private readonly restored: TaskGroupState | undefined,
+    private readonly send: (msg: FromTaskGroup) => void,
+  ) {}
+
+  /** Delivers a control message (called from the thread's message handler). */
+  deliver(msg: ToTaskGroup): void {
+    this.inbox.push(msg);
+    const w = this.wake;
+    this.wake = undefined;
+    w?.();
+  }
+
+  async run(): Promise<void> {
+    try {
+      await this.open();
+      this.send({ type: 'state', state: 'RUNNING' });
+      await this.loop();
+    } catch (err) {
+      await this.closeQuietly(true);
+      this.sendMetrics();
+      this.send({ type: 'state', state: 'FAILED', error: serializeError(err) });
+    }
+  }
+
+  private get sourceVertexId(): number {
+    return this.descriptor.root.vertexId;
+  }
+
+  private async open(): Promise<void> {
+    const d = this.descriptor;
+    const root = d.root;
+    this.source = createSource(root.plugin, { jobId: d.jobId, jobMode: d.jobMode, parallelism: root.parallelism, inputTables: [] });
+    const boundedness: Boundedness = this.source.boundedness();
+    this.reader = this.source.createReader({
+      subtaskIndex: d.subtaskIndex,
+      parallelism: root.parallelism,
+      boundedness,
+      signalNoMoreElement: () => {
+        this.noMoreElementSignaled = true;
+      },
+      sendSplitRequest: () => this.send({ type: 'split-request', sourceVertexId: this.sourceVertexId, register: false }),
+    });
+    this.push = this.compileChildren(root.children);
+    await this.reader.open();
+    const restoredSplits = this.restored?.readerSplits[this.sourceVertexId];
+    if (restoredSplits && restoredSplits.length > 0) this.reader.addSplits(restoredSplits as SourceSplit[]);
+    this.send({ type: 'split-request', sourceVertexId: this.sourceVertexId, register: true });
+  }
+
+  /** Compiles the fused subtree below a vertex into one push function. */
+  private compileChildren(children: ChainNode[]): Push {
+    const pushes = children.map((c) => this.compileNode(c));
+    if (pushes.length === 0) return () => undefined;
+    if (pushes.length === 1) return pushes[0]!;
+    return async (rows) => {
+      for (const p of pushes) await p(rows);
+    };
+  }
+
+  private compileNode(node: ChainNode): Push {
+    const d = this.descriptor;
+    const ctx = { jobId: d.jobId, jobMode: d.jobMode, parallelism: node.parallelism, inputTables: node.inputTables };
+    if (node.plugin.type === 'transform') {
+      const t = createTransform(node.plugin, ctx);
+      this.transforms.push(t);
+      const next = this.compileChildren(node.children);
+      return (rows) => {
+        const out = t.transform(rows);
+        return out.length > 0 ? next(out) : undefined;
+      };
+    }
+    if (node.plugin.type === 'sink') {
+      const sink: Sink = createSink(node.plugin, ctx);
+      const restoredStates = this.restored?.writerStates[node.vertexId];
+      const writer = sink.createWriter({ subtaskIndex: d.subtaskIndex, parallelism: node.parallelism }, restoredStates);
+      const committer = sink.createCommitter?.();
+      this.sinks.push({ vertexId: node.vertexId, writer, committer });
+      const counters = this.counters;
+      return (rows) => {
+        const r = writer.write(rows);
+        if (r instanceof Promise) return r.then(() => counters.countSink(rows));
+        counters.countSink(rows);
+      };
+    }
+    throw new Error(`a ${node.plugin.type} cannot sit inside a task group's chain`);
+  }
+
+  private async loop(): Promise<void> {
+    const batch: Row[] = [];
+    const collector: Collector = {
+      collect: (row) => {
+        batch.push(row);
+      },
+      collectBatch: (rows) => {
+        for (let i = 0; i < rows.length; i++) batch.push(rows[i]!);
+      },
+    };
+    let sliceStart = Date.now();
+    let idleMs = 1;
+    for (;;) {
+      if (this.inbox.length > 0 && (await this.handleInbox())) return;
+      if (this.readerDone || this.ending !== 'none') {
+        await this.waitForMessage(MAX_IDLE_MS);
+        this.maybeSendMetrics();
+        continue;
+      }
+      const p = this.reader.pollNext(collector);
+      if (p instanceof Promise) await p;
+      if (batch.length > 0) {
+        const rows = batch.splice(0, batch.length);
+        this.counters.countSource(rows);
+        const r = this.push(rows);
+        if (r instanceof Promise) await r;
+        this.emittedSinceYield += rows.length;
+        idleMs = 1;
+      } else if (!this.noMoreElementSignaled) {
+        // Nothing to read now: back off a little, but wake for control messages at once.
+        await this.waitForMessage(idleMs);
+        idleMs = Math.min(MAX_IDLE_MS, idleMs * 2);
+        sliceStart = Date.now();
+      }
+      if (this.noMoreElementSignaled && !this.readerDone) {
+        this.readerDone = true;
+        this.sendMetrics();
+        this.send({ type: 'state', state: 'PREPARE_CLOSE' });
+      }
+      const now = Date.now();
+      if (now - sliceStart >= SLICE_MS) {
+        await new Promise<void>((r) => setImmediate(r));
+        sliceStart = Date.now();
+        this.maybeSendMetrics(sliceStart);
+      }
+    }
+  }
+
+  private waitForMessage(ms: number): Promise<void> {
+    if (this.inbox.length > 0) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const t = setTimeout(() => {
+        this.wake = undefined;
+        resolve();
+      }, ms);
+      this.wake = () => {
+        clearTimeout(t);
+        resolve();
+      };
+    });
+  }
+
+  /** Handles queued control messages; returns true when the task group has ended. */
+  private async handleInbox(): Promise<boolean> {
+    while (this.inbox.length > 0) {
+      const msg = this.inbox.shift()!;
+      switch (msg.type) {
+        case 'splits':
+          if (msg.splits.length > 0) this.reader.addSplits(msg.splits as SourceSplit[]);
+          if (msg.noMoreSplits) this.reader.handleNoMoreSplits();
+          break;
+        case 'trigger-checkpoint':
+          await this.checkpoint(msg.checkpointId, msg.kind);
+          break;
+        case 'checkpoint-complete':
+          if (await this.complete(msg.checkpointId, msg.kind)) return true;
+          break;
+        case 'checkpoint-aborted':
+          await this.abortCheckpoint(msg.checkpointId);
+          break;
+        case 'cancel':
+          this.ending = 'cancel';
+          await this.closeQuietly(true);
+          this.sendMetrics();
+          this.send({ type: 'state', state: 'CANCELED' });
+          return true;
+        case 'start':
+          break;
+      }
+    }
+    return false;
+  }
+
+  private async checkpoint(checkpointId: number, kind: CheckpointKind): Promise<void> {
+    try {
+      const state: TaskGroupState = { readerSplits: {}, writerStates: {} };
+      state.readerSplits[this.sourceVertexId] = this.reader.snapshotState(checkpointId);
+      const commitInfos: CommitInfos = {};
+      for (const s of this.sinks) {
+        const info = s.writer.prepareCommit ? await s.writer.prepareCommit(checkpointId) : undefined;
+        if (info !== undefined) commitInfos[s.vertexId] = [info];
+        state.writerStates[s.vertexId] = s.writer.snapshotState?.(checkpointId) ?? [];
+      }
+      this.pendingCommits.set(checkpointId, commitInfos);
+      if (kind !== 'CHECKPOINT') {
+        // After a final barrier nothing more is read: the task group waits for the commit.
+        this.ending = 'closing';
+        this.endingCheckpoint = checkpointId;
+      }
+      this.sendMetrics();
+      this.send({ type: 'checkpoint-ack', checkpointId, state, commitInfos });
+    } catch (err) {
+      this.send({ type: 'checkpoint-failed', checkpointId, error: serializeError(err) });
+    }
+  }
+
+  /** Commits what was prepared up to `checkpointId`; returns true when the task group ended. */
+  private async complete(checkpointId: number, kind: CheckpointKind): Promise<boolean> {
+    for (const [id, infos] of [...this.pendingCommits]) {
+      if (id > checkpointId) continue;
+      this.pendingCommits.delete(id);
+      for (const s of this.sinks) {
+        const own = infos[s.vertexId];
+        if (s.committer && own && own.length > 0) {
+          const retry = await s.committer.commit(own);
+          if (retry.length > 0) throw new Error(`sink vertex ${s.vertexId} could not commit ${retry.length} prepared transaction(s) of checkpoint ${id}`);
+        }
+      }
+    }
+    await this.reader.notifyCheckpointComplete?.(checkpointId);
+    if (kind !== 'CHECKPOINT' && checkpointId >= this.endingCheckpoint && this.ending === 'closing') {
+      await this.closeAll();
+      this.sendMetrics();
+      this.send({ type: 'state', state: 'FINISHED' });
+      return true;
+    }
+    return false;
+  }
+
+  private async abortCheckpoint(checkpointId: number): Promise<void> {
+    const infos = this.pendingCommits.get(checkpointId);
+    this.pendingCommits.delete(checkpointId);
+    for (const s of this.sinks) {
+      const own = infos?.[s.vertexId];
+      if (s.committer && own && own.length > 0) await s.committer.abort(own);
+    }
+    if (this.ending === 'closing' && checkpointId === this.endingCheckpoint) {
+      // The final checkpoint failed: go back to waiting for the next final barrier.
+      this.ending = 'none';
+      this.endingCheckpoint = -1;
+    }
+  }
+
+  private async closeAll(): Promise<void> {
+    await this.reader.close();
+    for (const t of this.transforms) t.close?.();
+    for (const s of this.sinks) await s.writer.close();
+  }
+
+  private async closeQuietly(abort: boolean): Promise<void> {
+    const steps: Array<() => unknown> = [];
+    if (this.reader) steps.push(() => this.reader.close());
+    for (const t of this.transforms) steps.push(() => t.close?.());
+    for (const s of this.sinks) {
+      if (abort) steps.push(() => s.writer.abortPrepare?.());
+      steps.push(() => s.writer.close());
+    }
+    for (const step of steps) {
+      try {
+        await step();
+      } catch {
+        // Closing after a failure or cancel: the first error is what gets reported.
+      }
+    }
+  }
+
+  private maybeSendMetrics(now = Date.now()): void {
+    if (now - this.lastMetrics >= METRICS_INTERVAL_MS) this.sendMetrics(now);
+  }
+
+  private sendMetrics(now = Date.now()): void {
+    this.lastMetrics = now;
+    this.send({ type: 'metrics', metrics: this.counters.snapshot() });
+  }
+}

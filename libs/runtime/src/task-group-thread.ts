@@ -1,0 +1,55 @@
+import { Worker } from 'node:worker_threads';
+import { fileURLToPath } from 'node:url';
+import type { TaskGroupDescriptor, TaskGroupState } from './descriptor.js';
+import type { FromTaskGroup, ToTaskGroup } from './protocol.js';
+
+const entryTs = new URL('./thread-entry.ts', import.meta.url).href;
+const bootstrap = fileURLToPath(new URL('./thread-bootstrap.mjs', import.meta.url));
+const entryJs = fileURLToPath(new URL('./thread-entry.js', import.meta.url));
+
+/**
+ * The main-thread handle of a task group running in its own worker thread (one slot = one
+ * thread, so parallelism N uses N cores).
+ */
+export class TaskGroupThread {
+  private readonly worker: Worker;
+  private exited = false;
+
+  constructor(
+    descriptor: TaskGroupDescriptor,
+    restored: TaskGroupState | undefined,
+    onMessage: (msg: FromTaskGroup) => void,
+    onExit: (code: number, error?: Error) => void,
+  ) {
+    const fromSource = import.meta.url.endsWith('.ts');
+    // Running from sources (tsx), the thread needs the same loader and conditions.
+    this.worker = new Worker(fromSource ? bootstrap : entryJs, {
+      execArgv: fromSource ? ['--conditions=source'] : [],
+      workerData: { entry: entryTs },
+      name: `tg-${descriptor.jobId}-${descriptor.pipelineId}-${descriptor.taskGroupIndex}`,
+    });
+    let lastError: Error | undefined;
+    this.worker.on('message', onMessage);
+    this.worker.on('error', (err) => {
+      lastError = err;
+    });
+    this.worker.on('exit', (code) => {
+      this.exited = true;
+      onExit(code, lastError);
+    });
+    this.post({ type: 'start', descriptor, restored });
+  }
+
+  post(msg: ToTaskGroup): void {
+    if (!this.exited) this.worker.postMessage(msg);
+  }
+
+  get threadId(): number {
+    return this.worker.threadId;
+  }
+
+  /** Kills the thread at once (used when a cancel does not end it in time). */
+  async terminate(): Promise<void> {
+    if (!this.exited) await this.worker.terminate();
+  }
+}

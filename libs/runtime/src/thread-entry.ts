@@ -1,0 +1,22 @@
+/**
+ * Entry point of a task group's worker thread: receives `start`, runs the TaskGroupRunner,
+ * forwards control messages to it and its reports to the main thread.
+ */
+import { parentPort } from 'node:worker_threads';
+import type { FromTaskGroup, ToTaskGroup } from './protocol.js';
+import { TaskGroupRunner } from './task-group-runner.js';
+
+const port = parentPort;
+if (!port) throw new Error('thread-entry must run in a worker thread');
+
+let runner: TaskGroupRunner | undefined;
+const send = (msg: FromTaskGroup): void => port.postMessage(msg);
+
+port.on('message', (msg: ToTaskGroup) => {
+  if (msg.type === 'start') {
+    runner = new TaskGroupRunner(msg.descriptor, msg.restored, send);
+    void runner.run().finally(() => port.close());
+  } else {
+    runner?.deliver(msg);
+  }
+});

@@ -1,0 +1,136 @@
+import type { Command } from 'commander';
+import { jobStatusToJSON, executionStateToJSON, type JobInfo } from '@tideway/contracts';
+import { readJobInput } from '../config-input.js';
+import { JobClient } from '../job-client.js';
+import { collect, engineConfig } from './options.js';
+import { followJob } from './follow.js';
+
+interface AddressOpts {
+  address?: string;
+  engineConfig?: string;
+  set?: string[];
+}
+
+/** The coordinator to talk to: --address, else TIDEWAY_ADDRESS, else the engine config's. */
+function address(opts: AddressOpts): string {
+  if (opts.address) return opts.address;
+  if (process.env.TIDEWAY_ADDRESS) return process.env.TIDEWAY_ADDRESS;
+  const c = engineConfig(opts).tideway.coordinator;
+  return `${c.host}:${c.port}`;
+}
+
+function withClient<T extends AddressOpts>(fn: (client: JobClient, opts: T, args: string[]) => Promise<void>) {
+  return async (...params: unknown[]) => {
+    const cmd = params[params.length - 1] as Command;
+    const opts = cmd.opts<T>();
+    const client = new JobClient(address(opts));
+    try {
+      await fn(client, opts, cmd.args);
+    } finally {
+      client.close();
+    }
+  };
+}
+
+function addressOptions(c: Command): Command {
+  return c
+    .option('--address <host:port>', 'coordinator address (default: TIDEWAY_ADDRESS or the engine config)')
+    .option('--engine-config <file>', 'engine config in seatunnel.yaml shape');
+}
+
+function time(ms: number): string {
+  return ms ? new Date(ms).toISOString().replace('T', ' ').slice(0, 19) : '';
+}
+
+function listTable(jobs: JobInfo[]): string {
+  const rows = [['Job ID', 'Job Name', 'Job Status', 'Submit Time', 'Finished Time']];
+  for (const j of jobs) rows.push([j.jobId, j.jobName, jobStatusToJSON(j.status), time(j.submitTimeMs), time(j.finishTimeMs)]);
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  return rows.map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n');
+}
+
+/** JobInfo as JSON with enum names instead of numbers. */
+function jobJson(j: JobInfo): unknown {
+  return {
+    ...j,
+    status: jobStatusToJSON(j.status),
+    pipelines: j.pipelines.map((p) => ({ ...p, taskGroups: p.taskGroups.map((t) => ({ ...t, state: executionStateToJSON(t.state) })) })),
+  };
+}
+
+export function registerJobCommands(program: Command): void {
+  addressOptions(
+    program
+      .command('submit')
+      .description('submit a job to a cluster; without --async, follow it until it ends')
+      .requiredOption('-c, --config <file>', 'job config')
+      .option('-i, --variable <key=value>', 'job variable (repeatable)', collect, [])
+      .option('-n, --name <name>', 'job name')
+      .option('--async', 'return once the job is queued, printing its id')
+      .option('--set-job-id <id>', 'use this job id'),
+  ).action(
+    withClient<AddressOpts & { config: string; variable: string[]; name?: string; async?: boolean; setJobId?: string }>(async (client, opts) => {
+      const input = readJobInput(opts.config, opts.variable);
+      const res = await client.submit({ ...input, jobName: opts.name ?? '', jobId: opts.setJobId ?? '' });
+      if (opts.async) {
+        process.stdout.write(`${res.jobId}\n`);
+        return;
+      }
+      process.stderr.write(`tideway: job ${res.jobId} submitted\n`);
+      process.exitCode = await followJob(client, res.jobId, 60_000);
+    }),
+  );
+
+  addressOptions(program.command('list').alias('-l').description('list jobs (running, and ended ones until their history expires)').option('--json', 'as JSON')).action(
+    withClient<AddressOpts & { json?: boolean }>(async (client, opts) => {
+      const { jobs } = await client.list();
+      process.stdout.write(opts.json ? `${JSON.stringify(jobs.map(jobJson), null, 2)}\n` : `${listTable(jobs)}\n`);
+    }),
+  );
+
+  addressOptions(program.command('status').description("a job's state as JSON").argument('<jobId>')).action(
+    withClient(async (client, _opts, args) => {
+      process.stdout.write(`${JSON.stringify(jobJson(await client.get(args[0]!)), null, 2)}\n`);
+    }),
+  );
+
+  addressOptions(program.command('metrics').description("a job's metrics as JSON (SourceReceivedCount, SinkWriteCount, ... per table)").argument('<jobId>')).action(
+    withClient(async (client, _opts, args) => {
+      const m = await client.metrics(args[0]!);
+      const perTable = Object.fromEntries(m.tables.map((t) => [t.table, t]));
+      const out = {
+        SourceReceivedCount: m.sourceReceivedCount,
+        SourceReceivedQPS: m.sourceReceivedQps,
+        SourceReceivedBytes: m.sourceReceivedBytes,
+        SinkWriteCount: m.sinkWriteCount,
+        SinkWriteQPS: m.sinkWriteQps,
+        SinkWriteBytes: m.sinkWriteBytes,
+        TableSourceReceivedCount: Object.fromEntries(Object.entries(perTable).map(([k, t]) => [k, t.sourceReceivedCount])),
+        TableSinkWriteCount: Object.fromEntries(Object.entries(perTable).map(([k, t]) => [k, t.sinkWriteCount])),
+      };
+      process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
+    }),
+  );
+
+  addressOptions(program.command('cancel').description('cancel jobs; every task stops and every slot is freed').argument('<jobId...>')).action(
+    withClient(async (client, _opts, args) => {
+      for (const id of args) {
+        const res = await client.cancel(id);
+        process.stdout.write(`${id} ${jobStatusToJSON(res.job!.status)}\n`);
+      }
+    }),
+  );
+
+  addressOptions(program.command('overview').description('workers, slots and job counts')).action(
+    withClient(async (client) => {
+      process.stdout.write(`${JSON.stringify(await client.overview(), null, 2)}\n`);
+    }),
+  );
+
+  addressOptions(program.command('savepoint').description('stop a job with a savepoint').argument('<jobId>')).action(
+    withClient(async (client, _opts, args) => {
+      const res = await client.savepoint(args[0]!);
+      process.stdout.write(`${args[0]} ${jobStatusToJSON(res.job!.status)} checkpoint ${res.checkpointId}\n`);
+    }),
+  );
+}

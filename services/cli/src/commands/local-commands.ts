@@ -1,0 +1,73 @@
+import type { Command } from 'commander';
+import { ConfigError, ErrorCode, newJobId } from '@tideway/common';
+import { describePlan, planJobText } from '@tideway/planner';
+import { registry } from '@tideway/plugins';
+import { readJobInput } from '../config-input.js';
+import { JobClient } from '../job-client.js';
+import { startLocalCluster } from '../local-cluster.js';
+import { collect, engineConfig } from './options.js';
+import { followJob } from './follow.js';
+
+export function registerLocalCommands(program: Command): void {
+  program
+    .command('run')
+    .description('run a job in local mode: coordinator, resource manager and a worker in this process, over gRPC on loopback')
+    .requiredOption('-c, --config <file>', 'job config (HOCON, or JSON when it ends in .json)')
+    .option('-i, --variable <key=value>', 'job variable for ${key} in the config (repeatable)', collect, [])
+    .option('-n, --name <name>', 'job name (overrides env job.name)')
+    .option('--set <key=value>', 'engine setting under seatunnel.engine, e.g. slot-service.slot-num=2 (repeatable)', collect, [])
+    .option('--engine-config <file>', 'engine config in seatunnel.yaml shape (default deploy/seatunnel.yaml)')
+    .option('--set-job-id <id>', 'use this job id')
+    .action(async (opts: { config: string; variable: string[]; name?: string; set: string[]; engineConfig?: string; setJobId?: string }) => {
+      const input = readJobInput(opts.config, opts.variable);
+      const engine = engineConfig(opts);
+      const cluster = await startLocalCluster(engine);
+      const client = new JobClient(cluster.coordinatorAddress);
+      try {
+        const res = await client.submit({ ...input, jobName: opts.name ?? '', jobId: opts.setJobId ?? '' });
+        process.exitCode = await followJob(client, res.jobId, engine.printJobMetricsInfoInterval * 1000);
+      } finally {
+        client.close();
+        await cluster.stop();
+      }
+    });
+
+  program
+    .command('plan')
+    .description('print the logical DAG, pipelines and task groups of a job without running it')
+    .requiredOption('-c, --config <file>', 'job config')
+    .option('-i, --variable <key=value>', 'job variable (repeatable)', collect, [])
+    .option('--check', 'only validate the config; print nothing but errors')
+    .option('--json', 'print the plan as JSON')
+    .action((opts: { config: string; variable: string[]; check?: boolean; json?: boolean }) => {
+      const input = readJobInput(opts.config, opts.variable);
+      const job = planJobText(input.configText, { jobId: newJobId(), file: input.configFile, format: input.format as 'hocon' | 'json', variables: input.variables });
+      if (opts.check) {
+        process.stdout.write(`${opts.config}: config is valid (${job.pipelines.length} pipeline(s), ${job.slots} slot(s))\n`);
+        return;
+      }
+      const plan = describePlan(job);
+      process.stdout.write(`${opts.json ? plan.json : plan.text}\n`);
+    });
+
+  program
+    .command('describe')
+    .description('list the plugins, or show the options of one plugin')
+    .argument('[plugin]', 'plugin name, e.g. FakeSource')
+    .action((name?: string) => {
+      if (!name) {
+        for (const f of registry.list()) process.stdout.write(`${f.type.padEnd(10)} ${f.name}\n`);
+        return;
+      }
+      const matches = registry.list().filter((f) => f.name.toLowerCase() === name.toLowerCase());
+      if (matches.length === 0) throw new ConfigError(ErrorCode.CONFIG_UNKNOWN_PLUGIN, `unknown plugin '${name}'; run 'tideway describe' for the list`);
+      for (const f of matches) {
+        process.stdout.write(`${f.name} (${f.type})\n\n${f.description}\n\nOptions:\n`);
+        for (const o of f.spec.options) {
+          const bits = [o.type + (o.values ? ` ${o.values.join('|')}` : ''), o.required ? 'required' : `default ${JSON.stringify(o.default ?? null)}`];
+          process.stdout.write(`  ${o.name}  (${bits.join(', ')})\n      ${o.description}\n`);
+        }
+        process.stdout.write('\n');
+      }
+    });
+}

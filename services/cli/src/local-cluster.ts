@@ -1,0 +1,62 @@
+import { CoordinatorServer } from '@tideway/coordinator';
+import { ResourceManagerService } from '@tideway/resource-manager';
+import { WorkerServer } from '@tideway/worker';
+import type { EngineConfig } from '@tideway/config';
+
+/** The three services of local mode, in one process, talking gRPC over loopback. */
+export interface LocalCluster {
+  coordinatorAddress: string;
+  coordinator: CoordinatorServer;
+  resourceManager: ResourceManagerService;
+  worker: WorkerServer;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts a resource manager, a coordinator and one worker on free loopback ports. The worker
+ * offers the engine config's slots (dynamic by default) and its attributes (tags).
+ */
+export async function startLocalCluster(engine: EngineConfig): Promise<LocalCluster> {
+  const host = '127.0.0.1';
+  const resourceManager = new ResourceManagerService({
+    host,
+    port: 0,
+    strategy: engine.slotService.slotAllocateStrategy,
+    heartbeatIntervalMs: engine.tideway.heartbeat.interval,
+    heartbeatTimeoutMs: engine.tideway.heartbeat.timeout,
+  });
+  const rmAddress = await resourceManager.start();
+  const coordinator = new CoordinatorServer({
+    host,
+    port: 0,
+    resourceManagerAddress: rmAddress,
+    jobScheduleStrategy: engine.jobScheduleStrategy,
+    historyExpireMs: engine.historyJobExpireMinutes * 60_000,
+    checkpoint: { intervalMs: engine.checkpoint.interval, timeoutMs: engine.checkpoint.timeout, minPauseMs: 0 },
+  });
+  const coordinatorAddress = await coordinator.start();
+  resourceManager.setCoordinator(coordinatorAddress);
+  const worker = new WorkerServer({
+    host,
+    port: 0,
+    resourceManagerAddress: rmAddress,
+    coordinatorAddress,
+    dynamicSlot: engine.slotService.dynamicSlot,
+    slotNum: engine.slotService.slotNum,
+    attributes: Object.fromEntries(Object.entries(engine.tideway.worker.attributes).map(([k, v]) => [k, String(v)])),
+    heartbeatIntervalMs: engine.tideway.heartbeat.interval,
+  });
+  await worker.start();
+  await worker.waitRegistered();
+  return {
+    coordinatorAddress,
+    coordinator,
+    resourceManager,
+    worker,
+    async stop() {
+      await worker.stop();
+      await coordinator.stop();
+      await resourceManager.stop();
+    },
+  };
+}

@@ -1,0 +1,37 @@
+#!/usr/bin/env node
+import { Command, Option } from 'commander';
+import { TidewayError } from '@tideway/common';
+import { translateSeaTunnelArgv } from './seatunnel-argv.js';
+import { registerJobCommands } from './commands/job-commands.js';
+import { registerLocalCommands } from './commands/local-commands.js';
+import { registerClusterCommands } from './commands/cluster-commands.js';
+
+const program = new Command('tideway')
+  .description(
+    'Tideway: a data-integration engine (batch, streaming, CDC) that runs Apache SeaTunnel job configs.\n' +
+      "SeaTunnel's flags work too: tideway -c job.conf -m local, -can <id>, -l, -j <id>, --metrics <id>, -s <id>, -r <id>.",
+  )
+  .version('0.1.0')
+  .showHelpAfterError(false)
+  .configureOutput({ outputError: (str, write) => write(str) });
+
+registerLocalCommands(program);
+registerJobCommands(program);
+registerClusterCommands(program);
+program.addOption(new Option('--log-level <level>', 'pino log level (default warn; or TIDEWAY_LOG_LEVEL)').hideHelp());
+
+/** One line on stderr, the place first; a non-zero exit code. */
+export function reportError(err: unknown): number {
+  if (err instanceof TidewayError) {
+    process.stderr.write(`tideway: ${err.message} [${err.code}]\n`);
+    return err.code.startsWith('TW-CONFIG') || err.code.startsWith('TW-SQL') || err.code.startsWith('TW-SCHEMA') ? 2 : 1;
+  }
+  process.stderr.write(`tideway: ${err instanceof Error ? err.message : String(err)}\n`);
+  if (process.env.TIDEWAY_DEBUG && err instanceof Error) process.stderr.write(`${err.stack}\n`);
+  return 1;
+}
+
+program
+  .parseAsync(translateSeaTunnelArgv(process.argv.slice(2)), { from: 'user' })
+  .then(() => process.exit(process.exitCode ?? 0))
+  .catch((err: unknown) => process.exit(reportError(err)));

@@ -1,0 +1,76 @@
+/**
+ * SeaTunnel's command line (`seatunnel.sh -c job.conf -m local -i k=v -can id ...`) mapped
+ * onto Tideway's subcommands, so scripts written for SeaTunnel work unchanged.
+ *
+ * | SeaTunnel                  | Tideway                       |
+ * |----------------------------|-------------------------------|
+ * | -c F -m local              | run -c F                      |
+ * | -c F [-m cluster]          | submit -c F                   |
+ * | -c F --check               | plan -c F --check             |
+ * | -r ID -c F                 | restore ID -c F               |
+ * | -s ID                      | savepoint ID                  |
+ * | -can ID...                 | cancel ID...                  |
+ * | -l                         | list                          |
+ * | -j ID                      | status ID                     |
+ * | --metrics ID               | metrics ID                    |
+ */
+const SUBCOMMANDS = new Set(['run', 'submit', 'plan', 'list', 'status', 'cancel', 'metrics', 'overview', 'savepoint', 'restore', 'describe', 'cluster', 'help']);
+
+export function translateSeaTunnelArgv(argv: string[]): string[] {
+  if (argv.length === 0 || SUBCOMMANDS.has(argv[0]!) || argv[0] === '--help' || argv[0] === '-h' || argv[0] === '--version' || argv[0] === '-V') return argv;
+  const rest: string[] = [];
+  let command: string | undefined;
+  const ids: string[] = [];
+  let mode: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    const take = () => argv[++i] ?? '';
+    switch (a) {
+      case '-m':
+      case '--master':
+        mode = take();
+        break;
+      case '-e':
+      case '--deploy-mode':
+        take();
+        break;
+      case '--check':
+        command = 'plan';
+        rest.push('--check');
+        break;
+      case '-can':
+      case '--cancel-job':
+        command = 'cancel';
+        while (argv[i + 1] && !argv[i + 1]!.startsWith('-')) ids.push(argv[++i]!);
+        break;
+      case '-l':
+      case '--list':
+        command = 'list';
+        break;
+      case '-j':
+      case '--get_running_job_status':
+        command = 'status';
+        ids.push(take());
+        break;
+      case '--metrics':
+      case '--get_running_job_metrics':
+        command = 'metrics';
+        ids.push(take());
+        break;
+      case '-s':
+      case '--savepoint':
+        command = 'savepoint';
+        ids.push(take());
+        break;
+      case '-r':
+      case '--restore':
+        command = 'restore';
+        ids.push(take());
+        break;
+      default:
+        rest.push(a);
+    }
+  }
+  if (!command) command = mode === 'local' ? 'run' : 'submit';
+  return [command, ...ids, ...rest];
+}

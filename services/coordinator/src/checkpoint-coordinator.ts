@@ -1,0 +1,203 @@
+import { logger, type SerializedError } from '@tideway/common';
+import type { CheckpointKind, CommitInfos, TaskGroupState } from '@tideway/runtime';
+
+const log = logger('checkpoint');
+
+/** A checkpoint every task group has acknowledged. */
+export interface CompletedCheckpoint {
+  checkpointId: number;
+  kind: CheckpointKind;
+  timestamp: number;
+  /** Task group states by task group index. */
+  taskStates: Record<number, TaskGroupState>;
+  /** Enumerator state by source vertex id. */
+  enumeratorStates: Record<number, unknown>;
+  /** Commit infos by sink vertex id, from every task group. */
+  commitInfos: CommitInfos;
+}
+
+/** What the checkpoint coordinator asks of its pipeline. */
+export interface CheckpointParticipants {
+  /** Task group indexes that must acknowledge. */
+  taskGroups(): number[];
+  trigger(taskGroup: number, checkpointId: number, kind: CheckpointKind): Promise<void>;
+  snapshotEnumerators(checkpointId: number): Promise<Record<number, unknown>>;
+  /** Commits on the coordinator (aggregated committers) and persists; throws to abort. */
+  complete(checkpoint: CompletedCheckpoint): Promise<void>;
+  notifyComplete(taskGroup: number, checkpointId: number, kind: CheckpointKind): Promise<void>;
+  notifyAborted(taskGroup: number, checkpointId: number): Promise<void>;
+}
+
+export interface CheckpointSettings {
+  /** 0 disables periodic checkpoints. */
+  intervalMs: number;
+  timeoutMs: number;
+  minPauseMs: number;
+}
+
+interface PendingCheckpoint {
+  id: number;
+  kind: CheckpointKind;
+  startedAt: number;
+  waiting: Set<number>;
+  states: Record<number, TaskGroupState>;
+  commitInfos: CommitInfos;
+  enumeratorStates: Record<number, unknown>;
+  timer: NodeJS.Timeout;
+  done: (ok: boolean) => void;
+  finished: Promise<boolean>;
+}
+
+/**
+ * SeaTunnel's CheckpointCoordinator, one per pipeline: triggers checkpoints (periodic, final,
+ * savepoint), collects the Barrier ACKs, completes when every task group has acknowledged,
+ * aborts on failure or timeout. A failed checkpoint never stops later ones; one checkpoint
+ * is in flight at a time.
+ */
+export class CheckpointCoordinator {
+  private nextId: number;
+  private pending?: PendingCheckpoint;
+  private timer?: NodeJS.Timeout;
+  private lastCompletedAt = 0;
+  private stopped = false;
+  private completedCount = 0;
+  latestCompleted?: CompletedCheckpoint;
+
+  constructor(
+    private readonly pipelineId: number,
+    private readonly settings: CheckpointSettings,
+    private readonly participants: CheckpointParticipants,
+    startAfterId = 0,
+  ) {
+    this.nextId = startAfterId + 1;
+  }
+
+  get completed(): number {
+    return this.completedCount;
+  }
+
+  start(): void {
+    if (this.settings.intervalMs > 0) this.schedule(this.settings.intervalMs);
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    if (this.pending) {
+      clearTimeout(this.pending.timer);
+      this.pending.done(false);
+      this.pending = undefined;
+    }
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.stopped) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.trigger('CHECKPOINT'), delayMs);
+    this.timer.unref();
+  }
+
+  /**
+   * Triggers a checkpoint of the given kind; resolves true when it completed. A final or
+   * savepoint trigger waits for a checkpoint in flight first.
+   */
+  async trigger(kind: CheckpointKind): Promise<boolean> {
+    if (this.stopped) return false;
+    if (this.pending) {
+      if (kind === 'CHECKPOINT') return false; // periodic: skip, the next interval tries again
+      await this.pending.finished;
+      if (this.stopped) return false;
+    }
+    if (kind === 'CHECKPOINT') {
+      const sinceLast = Date.now() - this.lastCompletedAt;
+      if (sinceLast < this.settings.minPauseMs) {
+        this.schedule(this.settings.minPauseMs - sinceLast);
+        return false;
+      }
+    }
+    const id = this.nextId++;
+    let done!: (ok: boolean) => void;
+    const finished = new Promise<boolean>((r) => (done = r));
+    const pending: PendingCheckpoint = {
+      id,
+      kind,
+      startedAt: Date.now(),
+      waiting: new Set(this.participants.taskGroups()),
+      states: {},
+      commitInfos: {},
+      enumeratorStates: {},
+      timer: setTimeout(() => void this.abort(id, `timed out after ${this.settings.timeoutMs} ms`), this.settings.timeoutMs),
+      done,
+      finished,
+    };
+    pending.timer.unref();
+    this.pending = pending;
+    log.debug({ pipelineId: this.pipelineId, checkpointId: id, kind }, 'checkpoint triggered');
+    try {
+      pending.enumeratorStates = await this.participants.snapshotEnumerators(id);
+      await Promise.all([...pending.waiting].map((tg) => this.participants.trigger(tg, id, kind)));
+    } catch (err) {
+      await this.abort(id, `could not trigger: ${(err as Error).message}`);
+    }
+    return finished;
+  }
+
+  /** A task group's Barrier ACK (or its failure to snapshot). */
+  async acknowledge(taskGroup: number, checkpointId: number, state: TaskGroupState | undefined, commitInfos: CommitInfos | undefined, error?: SerializedError): Promise<void> {
+    const p = this.pending;
+    if (!p || p.id !== checkpointId || !p.waiting.has(taskGroup)) return; // late or duplicate ACK
+    if (error) {
+      await this.abort(checkpointId, `task group ${taskGroup} failed to snapshot: ${error.message}`);
+      return;
+    }
+    p.waiting.delete(taskGroup);
+    p.states[taskGroup] = state!;
+    for (const [vertex, infos] of Object.entries(commitInfos ?? {})) {
+      const v = Number(vertex);
+      (p.commitInfos[v] ??= []).push(...infos);
+    }
+    if (p.waiting.size === 0) await this.completePending(p);
+  }
+
+  private async completePending(p: PendingCheckpoint): Promise<void> {
+    clearTimeout(p.timer);
+    const checkpoint: CompletedCheckpoint = {
+      checkpointId: p.id,
+      kind: p.kind,
+      timestamp: Date.now(),
+      taskStates: p.states,
+      enumeratorStates: p.enumeratorStates,
+      commitInfos: p.commitInfos,
+    };
+    try {
+      await this.participants.complete(checkpoint);
+    } catch (err) {
+      await this.abort(p.id, `could not complete: ${(err as Error).message}`);
+      return;
+    }
+    this.pending = undefined;
+    this.latestCompleted = checkpoint;
+    this.completedCount++;
+    this.lastCompletedAt = Date.now();
+    log.debug({ pipelineId: this.pipelineId, checkpointId: p.id, ms: Date.now() - p.startedAt }, 'checkpoint completed');
+    await Promise.all(
+      this.participants.taskGroups().map((tg) =>
+        this.participants.notifyComplete(tg, p.id, p.kind).catch((err: unknown) => log.warn({ err, taskGroup: tg }, 'could not notify checkpoint completion')),
+      ),
+    );
+    p.done(true);
+    if (p.kind === 'CHECKPOINT' && this.settings.intervalMs > 0) this.schedule(this.settings.intervalMs);
+  }
+
+  private async abort(checkpointId: number, reason: string): Promise<void> {
+    const p = this.pending;
+    if (!p || p.id !== checkpointId) return;
+    clearTimeout(p.timer);
+    this.pending = undefined;
+    log.warn({ pipelineId: this.pipelineId, checkpointId, reason }, 'checkpoint aborted');
+    await Promise.all(this.participants.taskGroups().map((tg) => this.participants.notifyAborted(tg, checkpointId).catch(() => undefined)));
+    p.done(false);
+    // A failed checkpoint never stops later ones.
+    if (this.settings.intervalMs > 0) this.schedule(this.settings.intervalMs);
+  }
+}

@@ -1,0 +1,90 @@
+import type { Source, SourceSplit, SplitEnumerator, SplitEnumeratorContext } from '@tideway/api';
+
+interface ReaderMailbox {
+  splits: SourceSplit[];
+  noMoreSplits: boolean;
+  registered: boolean;
+}
+
+/**
+ * Hosts one source's SplitEnumerator on the coordinator. Assignments are kept in a mailbox per
+ * reader subtask; readers collect them through RequestSplits (which also registers them and
+ * asks for more). Calls into the enumerator are serialized.
+ */
+export class EnumeratorHost {
+  private enumerator!: SplitEnumerator<SourceSplit>;
+  private readonly mailboxes = new Map<number, ReaderMailbox>();
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly source: Source,
+    private readonly parallelism: number,
+  ) {}
+
+  private mailbox(subtask: number): ReaderMailbox {
+    let m = this.mailboxes.get(subtask);
+    if (!m) {
+      m = { splits: [], noMoreSplits: false, registered: false };
+      this.mailboxes.set(subtask, m);
+    }
+    return m;
+  }
+
+  async open(restoredState?: unknown): Promise<void> {
+    const ctx: SplitEnumeratorContext<SourceSplit> = {
+      parallelism: this.parallelism,
+      registeredReaders: () => [...this.mailboxes].filter(([, m]) => m.registered).map(([s]) => s),
+      assignSplits: (subtask, splits) => {
+        if (subtask < 0 || subtask >= this.parallelism) throw new Error(`split assigned to reader ${subtask}, but the source has ${this.parallelism} reader(s)`);
+        this.mailbox(subtask).splits.push(...splits);
+      },
+      signalNoMoreSplits: (subtask) => {
+        this.mailbox(subtask).noMoreSplits = true;
+      },
+    };
+    this.enumerator = this.source.createEnumerator(ctx, restoredState);
+    await this.enumerator.open();
+    await this.enumerator.run();
+  }
+
+  private serialize<T>(fn: () => T | Promise<T>): Promise<T> {
+    const next = this.queue.then(fn, fn);
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  /** Registers and/or asks for work, then drains what the reader has been assigned. */
+  request(subtask: number, register: boolean, request: boolean): Promise<{ splits: SourceSplit[]; noMoreSplits: boolean }> {
+    return this.serialize(async () => {
+      const m = this.mailbox(subtask);
+      if (register) {
+        m.registered = true;
+        await this.enumerator.registerReader(subtask);
+      }
+      if (request) await this.enumerator.handleSplitRequest(subtask);
+      const splits = m.splits.splice(0, m.splits.length);
+      return { splits, noMoreSplits: m.noMoreSplits && m.splits.length === 0 };
+    });
+  }
+
+  /** Splits of a reader that failed come back to be assigned again. */
+  addSplitsBack(splits: SourceSplit[], subtask: number): Promise<void> {
+    return this.serialize(() => this.enumerator.addSplitsBack(splits, subtask));
+  }
+
+  snapshot(checkpointId: number): Promise<unknown> {
+    return this.serialize(() => this.enumerator.snapshotState(checkpointId));
+  }
+
+  notifyCheckpointComplete(checkpointId: number): Promise<void> {
+    return this.serialize(async () => {
+      await this.enumerator.notifyCheckpointComplete?.(checkpointId);
+    });
+  }
+
+  close(): Promise<void> {
+    return this.serialize(async () => {
+      await this.enumerator?.close();
+    });
+  }
+}

@@ -1,0 +1,17 @@
+import type { SlotProfile, TaskGroupLocation } from '@tideway/contracts';
+import type { CheckpointKind } from '@tideway/runtime';
+
+/** The coordinator's view of the workers: the WorkerService RPCs it sends (with its epoch). */
+export interface WorkerGateway {
+  deploy(address: string, location: TaskGroupLocation, slot: SlotProfile, descriptor: Buffer): Promise<void>;
+  trigger(address: string, location: TaskGroupLocation, checkpointId: number, kind: CheckpointKind): Promise<void>;
+  notifyComplete(address: string, location: TaskGroupLocation, checkpointId: number, kind: CheckpointKind): Promise<void>;
+  notifyAborted(address: string, location: TaskGroupLocation, checkpointId: number): Promise<void>;
+  cancel(address: string, location: TaskGroupLocation, reason: string): Promise<void>;
+}
+
+/** The coordinator's view of the resource manager. */
+export interface ResourceGateway {
+  apply(jobId: string, owners: string[], tagFilter: Record<string, string>): Promise<SlotProfile[]>;
+  release(jobId: string, slotIds: string[]): Promise<void>;
+}

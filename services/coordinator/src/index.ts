@@ -1,0 +1,6 @@
+export * from './server.js';
+export * from './job-master.js';
+export * from './pipeline-master.js';
+export * from './checkpoint-coordinator.js';
+export * from './scheduler.js';
+export * from './gateways.js';

@@ -1,0 +1,87 @@
+import { ExecutionState as WireState, JobStatus as WireJobStatus, type JobInfo, type JobMetrics } from '@tideway/contracts';
+import type { ExecutionState, JobStatus } from '@tideway/dag';
+import type { JobMaster } from './job-master.js';
+import type { RateTracker } from './rate-tracker.js';
+
+const JOB_STATUS_TO_WIRE: Record<JobStatus, WireJobStatus> = {
+  CREATED: WireJobStatus.CREATED,
+  PENDING: WireJobStatus.PENDING,
+  SCHEDULED: WireJobStatus.SCHEDULED,
+  RUNNING: WireJobStatus.RUNNING,
+  FAILING: WireJobStatus.FAILING,
+  FAILED: WireJobStatus.FAILED,
+  DOING_SAVEPOINT: WireJobStatus.DOING_SAVEPOINT,
+  SAVEPOINT_DONE: WireJobStatus.SAVEPOINT_DONE,
+  CANCELING: WireJobStatus.CANCELING,
+  CANCELED: WireJobStatus.CANCELED,
+  FINISHED: WireJobStatus.FINISHED,
+};
+
+const EXEC_TO_WIRE: Record<ExecutionState, WireState> = {
+  INITIALIZING: WireState.INIT,
+  CREATED: WireState.INIT,
+  DEPLOYING: WireState.DEPLOYING,
+  RUNNING: WireState.EXEC_RUNNING,
+  FINISHED: WireState.EXEC_FINISHED,
+  CANCELING: WireState.CANCELLING,
+  CANCELED: WireState.EXEC_CANCELED,
+  FAILING: WireState.EXEC_FAILED,
+  FAILED: WireState.EXEC_FAILED,
+};
+
+/** The wire view of a job. */
+export function jobInfo(job: JobMaster): JobInfo {
+  let lastCheckpoint = 0;
+  let completed = 0;
+  for (const p of job.pipelines) {
+    completed += p.checkpoints.completed;
+    lastCheckpoint = Math.max(lastCheckpoint, p.checkpoints.latestCompleted?.timestamp ?? 0);
+  }
+  return {
+    jobId: job.jobId,
+    jobName: job.job.jobName,
+    status: JOB_STATUS_TO_WIRE[job.status],
+    jobMode: job.job.jobMode,
+    submitTimeMs: job.submitTime,
+    startTimeMs: job.startTime,
+    finishTimeMs: job.finishTime,
+    error: job.error ? { code: job.error.code, message: job.error.message, retryable: job.error.retryable } : undefined,
+    pipelines: job.pipelines.map((p) => ({
+      pipelineId: p.pipelineId,
+      status: p.status,
+      attempt: p.attempt,
+      taskGroups: p.taskGroups.map((t) => ({
+        index: t.index,
+        state: t.readyToClose && t.state === 'RUNNING' ? WireState.PREPARE_CLOSE : EXEC_TO_WIRE[t.state],
+        workerAddress: t.slot?.workerAddress ?? '',
+        error: t.error ? { code: t.error.code, message: t.error.message, retryable: t.error.retryable } : undefined,
+        description: describeChain(p.plan.taskGroups[t.index]?.descriptor.root),
+      })),
+    })),
+    lastCheckpointTimeMs: lastCheckpoint,
+    completedCheckpoints: completed,
+  };
+}
+
+function describeChain(node: { plugin: { name: string }; children: Array<{ plugin: { name: string }; children: unknown[] }> } | undefined): string {
+  if (!node) return '';
+  const kids = node.children.map((c) => describeChain(c as never));
+  return kids.length === 0 ? node.plugin.name : kids.length === 1 ? `${node.plugin.name} -> ${kids[0]}` : `${node.plugin.name} -> [${kids.join(', ')}]`;
+}
+
+/** The wire view of a job's counters. */
+export function jobMetrics(job: JobMaster, rates?: RateTracker): JobMetrics {
+  const c = job.counters();
+  const r = rates?.rates() ?? { sourceQps: 0, sinkQps: 0 };
+  return {
+    jobId: job.jobId,
+    sourceReceivedCount: c.sourceReceivedCount,
+    sinkWriteCount: c.sinkWriteCount,
+    sourceReceivedBytes: c.sourceReceivedBytes,
+    sinkWriteBytes: c.sinkWriteBytes,
+    sourceReceivedQps: r.sourceQps,
+    sinkWriteQps: r.sinkQps,
+    failedCount: 0,
+    tables: [...c.tables].map(([table, t]) => ({ table, ...t })),
+  };
+}

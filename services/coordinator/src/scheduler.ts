@@ -1,0 +1,93 @@
+import { ErrorCode, TidewayError, logger, serializeError } from '@tideway/common';
+import type { ResourceGateway } from './gateways.js';
+import type { JobMaster } from './job-master.js';
+
+const log = logger('scheduler');
+
+/** SeaTunnel's job-schedule-strategy. */
+export type JobScheduleStrategy = 'WAIT' | 'REJECT';
+
+/**
+ * The pending queue: jobs wait here for slots, in submission order. With REJECT a job that
+ * cannot get its slots fails with NoEnoughResource; with WAIT it stays PENDING and is tried
+ * again when slots are released (and on a timer, for workers that join).
+ */
+export class Scheduler {
+  private readonly queue: JobMaster[] = [];
+  private running = false;
+  private again = false;
+  private timer?: NodeJS.Timeout;
+
+  constructor(
+    private readonly resources: ResourceGateway,
+    private readonly strategy: JobScheduleStrategy,
+    private readonly retryMs = 2000,
+  ) {}
+
+  submit(job: JobMaster): void {
+    job.enqueue();
+    this.queue.push(job);
+    this.kick();
+  }
+
+  pendingCount(): number {
+    return this.queue.length;
+  }
+
+  /** Asks the scheduler to look at the queue again (slots were released, a worker joined). */
+  kick(): void {
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    void this.drain();
+  }
+
+  stop(): void {
+    if (this.timer) clearTimeout(this.timer);
+  }
+
+  private async drain(): Promise<void> {
+    this.running = true;
+    try {
+      do {
+        this.again = false;
+        while (this.queue.length > 0) {
+          const job = this.queue[0]!;
+          if (job.isEnded()) {
+            this.queue.shift();
+            continue;
+          }
+          const owners = job.pipelines.flatMap((p) => p.taskGroups.map((t) => `${p.pipelineId}/${t.index}`));
+          try {
+            const slots = await this.resources.apply(job.jobId, owners, job.job.env.tagFilter ?? {});
+            this.queue.shift();
+            if (job.isEnded()) {
+              // Cancelled while its slots were being granted.
+              await this.resources.release(job.jobId, slots.map((s) => s.slotId));
+              continue;
+            }
+            void job.run(slots).catch((err: unknown) => log.error({ err, jobId: job.jobId }, 'job run failed'));
+          } catch (err) {
+            const e = err instanceof TidewayError ? err : new TidewayError(ErrorCode.INTERNAL, String((err as Error).message ?? err));
+            if (e.code === ErrorCode.NO_ENOUGH_RESOURCE && this.strategy === 'WAIT') {
+              log.info({ jobId: job.jobId, reason: e.message }, 'job waits for slots');
+              this.retryLater();
+              return;
+            }
+            this.queue.shift();
+            if (!job.isEnded()) job.reject(serializeError(e));
+          }
+        }
+      } while (this.again);
+    } finally {
+      this.running = false;
+    }
+  }
+
+  private retryLater(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.kick(), this.retryMs);
+    this.timer.unref();
+  }
+}

@@ -1,0 +1,302 @@
+import { EventEmitter } from 'node:events';
+import { deserialize } from 'node:v8';
+import type * as grpc from '@grpc/grpc-js';
+import {
+  CoordinatorServiceService,
+  ExecutionState as WireState,
+  JobServiceService,
+  type Ack,
+  type AcknowledgeCheckpointRequest,
+  type CancelJobRequest,
+  type CancelJobResponse,
+  type ClusterOverview,
+  type GetJobMetricsRequest,
+  type GetJobRequest,
+  type JobEvent,
+  type JobInfo,
+  type JobMetrics,
+  type ListJobsResponse,
+  type PlanJobResponse,
+  type ReportMetricsRequest,
+  type ReportTaskStateRequest,
+  type RequestSplitsRequest,
+  type RequestSplitsResponse,
+  type SavepointJobRequest,
+  type SavepointJobResponse,
+  type SubmitJobRequest,
+  type SubmitJobResponse,
+  type WatchJobRequest,
+  type WorkerLostRequest,
+} from '@tideway/contracts';
+import { ErrorCode, TidewayError, logger, newJobId } from '@tideway/common';
+import { TidewayServer, toServiceError, unaryHandler } from '@tideway/rpc';
+import { describePlan, planJobText, type PlanRequest } from '@tideway/planner';
+import type { CommitInfos, TaskGroupState } from '@tideway/runtime';
+import type { ExecutionState } from '@tideway/dag';
+import { serialize } from 'node:v8';
+import type { CheckpointSettings } from './checkpoint-coordinator.js';
+import { JobMaster } from './job-master.js';
+import { jobInfo, jobMetrics } from './job-info.js';
+import { RateTracker } from './rate-tracker.js';
+import { RemoteResourceManager, RemoteWorkers } from './remote-gateways.js';
+import { Scheduler, type JobScheduleStrategy } from './scheduler.js';
+
+const log = logger('coordinator');
+const OK: Ack = { ok: true, error: undefined };
+
+export interface CoordinatorOptions {
+  host: string;
+  port: number;
+  resourceManagerAddress: string;
+  jobScheduleStrategy: JobScheduleStrategy;
+  /** Ended jobs stay listed this long (history-job-expire-minutes). */
+  historyExpireMs: number;
+  /** Engine-level checkpoint defaults (seatunnel.engine.checkpoint). */
+  checkpoint: { intervalMs: number; timeoutMs: number; minPauseMs: number };
+  /** Leader epoch sent with every RPC (1 for a single coordinator). */
+  epoch?: () => number;
+}
+
+const WIRE_TO_EXEC: Partial<Record<WireState, ExecutionState | 'PREPARE_CLOSE'>> = {
+  [WireState.EXEC_RUNNING]: 'RUNNING',
+  [WireState.PREPARE_CLOSE]: 'PREPARE_CLOSE',
+  [WireState.EXEC_FINISHED]: 'FINISHED',
+  [WireState.EXEC_FAILED]: 'FAILED',
+  [WireState.EXEC_CANCELED]: 'CANCELED',
+};
+
+/**
+ * The coordinator process: JobService for clients, CoordinatorService for workers and the
+ * resource manager, a JobMaster per job, the Scheduler and its pending queue.
+ */
+export class CoordinatorServer {
+  private readonly server = new TidewayServer();
+  private readonly jobs = new Map<string, JobMaster>();
+  private readonly rates = new Map<string, RateTracker>();
+  private readonly events = new EventEmitter();
+  readonly rm: RemoteResourceManager;
+  private readonly workers: RemoteWorkers;
+  private readonly scheduler: Scheduler;
+  private ticker?: NodeJS.Timeout;
+  port = 0;
+
+  constructor(private readonly options: CoordinatorOptions) {
+    const epoch = options.epoch ?? (() => 1);
+    this.rm = new RemoteResourceManager(options.resourceManagerAddress, epoch);
+    this.workers = new RemoteWorkers(epoch);
+    this.scheduler = new Scheduler(this.rm, options.jobScheduleStrategy);
+    this.events.setMaxListeners(0);
+  }
+
+  get address(): string {
+    return `${this.options.host}:${this.port}`;
+  }
+
+  async start(): Promise<string> {
+    this.server.add('tideway.v1.JobService', JobServiceService, this.jobService());
+    this.server.add('tideway.v1.CoordinatorService', CoordinatorServiceService, this.coordinatorService());
+    this.port = await this.server.listen(this.options.host, this.options.port);
+    this.ticker = setInterval(() => this.tick(), 1000);
+    this.ticker.unref();
+    log.info({ address: this.address }, 'coordinator listening');
+    return this.address;
+  }
+
+  async stop(): Promise<void> {
+    if (this.ticker) clearInterval(this.ticker);
+    this.scheduler.stop();
+    for (const j of this.jobs.values()) for (const p of j.pipelines) p.checkpoints.stop();
+    this.rm.close();
+    this.workers.close();
+    await this.server.close(500);
+  }
+
+  /** Samples rates and forgets ended jobs older than the history expiry. */
+  private tick(): void {
+    const now = Date.now();
+    for (const [id, job] of this.jobs) {
+      if (!job.isEnded()) {
+        const c = job.counters();
+        this.rates.get(id)?.sample(c.sourceReceivedCount, c.sinkWriteCount, now);
+      } else if (now - job.finishTime > this.options.historyExpireMs) {
+        this.jobs.delete(id);
+        this.rates.delete(id);
+      }
+    }
+  }
+
+  private job(jobId: string): JobMaster {
+    const j = this.jobs.get(jobId);
+    if (!j) throw new TidewayError(ErrorCode.NOT_FOUND, `job ${jobId} does not exist (or its history expired)`, { jobId });
+    return j;
+  }
+
+  private checkpointSettings(job: JobMaster['job']): CheckpointSettings {
+    const env = job.env;
+    const d = this.options.checkpoint;
+    // SeaTunnel: STREAMING jobs checkpoint by default; BATCH jobs only when the env sets an interval.
+    const intervalMs = env.checkpointInterval ?? (job.jobMode === 'STREAMING' ? d.intervalMs : 0);
+    return { intervalMs, timeoutMs: env.checkpointTimeout ?? d.timeoutMs, minPauseMs: d.minPauseMs };
+  }
+
+  plan(req: SubmitJobRequest, jobId: string) {
+    const planReq: PlanRequest = {
+      jobId,
+      jobName: req.jobName || undefined,
+      file: req.configFile || '<config>',
+      format: req.format === 'json' ? 'json' : req.format === 'hocon' ? 'hocon' : undefined,
+      variables: req.variables,
+    };
+    return planJobText(req.configText, planReq);
+  }
+
+  submit(req: SubmitJobRequest): JobMaster {
+    const jobId = req.jobId || newJobId();
+    if (this.jobs.has(jobId)) throw new TidewayError(ErrorCode.CONFIG_BAD_VALUE, `job id ${jobId} is already in use`, { jobId });
+    const planned = this.plan(req, jobId);
+    const job = new JobMaster(
+      planned,
+      this.workers,
+      {
+        onJobStatus: (j) => this.events.emit(j.jobId, j),
+        onPipelineEnded: (j, slotIds) => {
+          if (slotIds.length === 0) return;
+          this.rm
+            .release(j.jobId, slotIds)
+            .catch((err: unknown) => log.warn({ err, jobId: j.jobId }, 'could not release slots'))
+            .finally(() => this.scheduler.kick());
+        },
+      },
+      this.checkpointSettings(planned),
+    );
+    this.jobs.set(jobId, job);
+    this.rates.set(jobId, new RateTracker());
+    this.scheduler.submit(job);
+    log.info({ jobId, jobName: planned.jobName }, 'job submitted');
+    return job;
+  }
+
+  private jobService(): grpc.UntypedServiceImplementation {
+    return {
+      submitJob: unaryHandler<SubmitJobRequest, SubmitJobResponse>((req) => {
+        const job = this.submit(req);
+        return { jobId: job.jobId, job: jobInfo(job) };
+      }),
+      planJob: unaryHandler<SubmitJobRequest, PlanJobResponse>((req) => describePlan(this.plan(req, req.jobId || 'plan'))),
+      getJob: unaryHandler<GetJobRequest, JobInfo>((req) => jobInfo(this.job(req.jobId))),
+      listJobs: unaryHandler<object, ListJobsResponse>(() => ({ jobs: [...this.jobs.values()].map(jobInfo) })),
+      cancelJob: unaryHandler<CancelJobRequest, CancelJobResponse>((req) => {
+        const job = this.job(req.jobId);
+        job.cancel();
+        return { job: jobInfo(job) };
+      }),
+      savepointJob: unaryHandler<SavepointJobRequest, SavepointJobResponse>((req) => {
+        this.job(req.jobId);
+        throw new TidewayError(ErrorCode.INTERNAL, `savepoints are not available yet (job ${req.jobId})`, { jobId: req.jobId });
+      }),
+      getJobMetrics: unaryHandler<GetJobMetricsRequest, JobMetrics>((req) => jobMetrics(this.job(req.jobId), this.rates.get(req.jobId))),
+      getClusterOverview: unaryHandler<object, ClusterOverview>(async () => {
+        const { workers } = await this.rm.listWorkers();
+        const jobs = [...this.jobs.values()];
+        const count = (s: string) => jobs.filter((j) => j.status === s).length;
+        const totalSlots = workers.reduce((n, w) => n + (w.dynamicSlot ? 0 : w.slotNum), 0);
+        const used = workers.reduce((n, w) => n + w.assignedSlots.length, 0);
+        return {
+          workers: workers.map((w) => ({
+            workerId: w.workerId,
+            address: w.address,
+            attributes: w.attributes,
+            totalSlots: w.dynamicSlot ? 0 : w.slotNum,
+            freeSlots: w.dynamicSlot ? 0 : Math.max(0, w.slotNum - w.assignedSlots.length),
+            cpuCores: w.cpuCores,
+            memoryMb: w.memoryMb,
+            systemLoad: w.systemLoad,
+            lastHeartbeatMs: 0,
+          })),
+          totalSlots,
+          freeSlots: Math.max(0, totalSlots - used),
+          runningJobs: count('RUNNING'),
+          pendingJobs: count('PENDING'),
+          finishedJobs: count('FINISHED'),
+          failedJobs: count('FAILED'),
+          canceledJobs: count('CANCELED'),
+          leaderAddress: this.address,
+        };
+      }),
+      watchJob: (call: grpc.ServerWritableStream<WatchJobRequest, JobEvent>) => this.watch(call),
+    };
+  }
+
+  private watch(call: grpc.ServerWritableStream<WatchJobRequest, JobEvent>): void {
+    const jobId = call.request.jobId;
+    let job: JobMaster;
+    try {
+      job = this.job(jobId);
+    } catch (err) {
+      call.destroy(Object.assign(new Error((err as Error).message), toServiceError(err)));
+      return;
+    }
+    const interval = call.request.intervalMs || 1000;
+    let closed = false;
+    const send = () => {
+      if (closed) return;
+      call.write({ job: jobInfo(job), metrics: jobMetrics(job, this.rates.get(jobId)) });
+      if (job.isEnded()) finish();
+    };
+    const onChange = () => send();
+    const timer = setInterval(send, interval);
+    const finish = () => {
+      if (closed) return;
+      closed = true;
+      clearInterval(timer);
+      this.events.off(jobId, onChange);
+      call.end();
+    };
+    this.events.on(jobId, onChange);
+    call.on('cancelled', finish);
+    call.on('error', finish);
+    send();
+  }
+
+  private coordinatorService(): grpc.UntypedServiceImplementation {
+    return {
+      reportTaskState: unaryHandler<ReportTaskStateRequest, Ack>((req) => {
+        const loc = req.location!;
+        const p = this.jobs.get(loc.jobId)?.pipeline(loc.pipelineId);
+        const state = WIRE_TO_EXEC[req.state];
+        if (p && state) {
+          if (req.error && p.taskGroups[loc.taskGroupIndex]) p.taskGroups[loc.taskGroupIndex]!.error = req.error;
+          p.onTaskState(loc.taskGroupIndex, loc.attempt, state, req.error);
+        }
+        return OK;
+      }),
+      acknowledgeCheckpoint: unaryHandler<AcknowledgeCheckpointRequest, Ack>(async (req) => {
+        const loc = req.location!;
+        const p = this.jobs.get(loc.jobId)?.pipeline(loc.pipelineId);
+        if (p) {
+          const state = req.state.length > 0 ? (deserialize(req.state) as TaskGroupState) : undefined;
+          const infos = req.commitInfos.length > 0 ? (deserialize(req.commitInfos) as CommitInfos) : undefined;
+          await p.onAck(loc.taskGroupIndex, loc.attempt, req.checkpointId, state, infos, req.error);
+        }
+        return OK;
+      }),
+      reportMetrics: unaryHandler<ReportMetricsRequest, Ack>((req) => {
+        const loc = req.location!;
+        this.jobs.get(loc.jobId)?.pipeline(loc.pipelineId)?.onMetrics(loc.taskGroupIndex, loc.attempt, { tables: req.tables });
+        return OK;
+      }),
+      requestSplits: unaryHandler<RequestSplitsRequest, RequestSplitsResponse>(async (req) => {
+        const loc = req.location!;
+        const p = this.jobs.get(loc.jobId)?.pipeline(loc.pipelineId);
+        if (!p) throw new TidewayError(ErrorCode.NOT_FOUND, `pipeline ${loc.jobId}/${loc.pipelineId} is not running`);
+        const res = await p.requestSplits(req.subtaskIndex, loc.attempt, req.register, req.request);
+        return { splits: res.splits.map((s) => serialize(s)), noMoreSplits: res.noMoreSplits };
+      }),
+      workerLost: unaryHandler<WorkerLostRequest, Ack>((req) => {
+        log.warn({ worker: req.address, reason: req.reason }, 'worker lost');
+        for (const j of this.jobs.values()) if (!j.isEnded()) j.onWorkerLost(req.address);
+        return OK;
+      }),
+    };
+  }
+}

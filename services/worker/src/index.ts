@@ -1,0 +1,2 @@
+export * from './task-execution-service.js';
+export * from './server.js';

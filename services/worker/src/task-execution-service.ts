@@ -1,0 +1,268 @@
+import { serialize, deserialize } from 'node:v8';
+import * as grpc from '@grpc/grpc-js';
+import {
+  CheckpointType,
+  CoordinatorServiceClient,
+  ExecutionState,
+  type SlotProfile,
+  type TaskGroupLocation,
+} from '@tideway/contracts';
+import { logger, serializeError, type SerializedError, backoffDelay, sleep } from '@tideway/common';
+import { call, clientOptions, insecure } from '@tideway/rpc';
+import {
+  TaskGroupThread,
+  type CheckpointKind,
+  type FromTaskGroup,
+  type TaskGroupDescriptor,
+  type TaskGroupExecutionState,
+  type TaskGroupState,
+} from '@tideway/runtime';
+
+const log = logger('worker');
+
+const STATE_TO_WIRE: Record<TaskGroupExecutionState, ExecutionState> = {
+  RUNNING: ExecutionState.EXEC_RUNNING,
+  PREPARE_CLOSE: ExecutionState.PREPARE_CLOSE,
+  FINISHED: ExecutionState.EXEC_FINISHED,
+  FAILED: ExecutionState.EXEC_FAILED,
+  CANCELED: ExecutionState.EXEC_CANCELED,
+};
+
+export function checkpointKind(t: CheckpointType): CheckpointKind {
+  return t === CheckpointType.SAVEPOINT ? 'SAVEPOINT' : t === CheckpointType.COMPLETED_POINT ? 'COMPLETED_POINT' : 'CHECKPOINT';
+}
+
+interface RunningTaskGroup {
+  location: TaskGroupLocation;
+  slot: SlotProfile;
+  thread: TaskGroupThread;
+  /** Whether its reader still waits for splits (then split assignments are polled). */
+  awaitingSplits: Map<number, boolean>;
+  ended: boolean;
+  /** Reports to the coordinator go out in order, one at a time. */
+  reports: Promise<void>;
+  epochMetadata: () => grpc.Metadata;
+}
+
+export function locationKey(l: TaskGroupLocation): string {
+  return `${l.jobId}/${l.pipelineId}/${l.taskGroupIndex}`;
+}
+
+/**
+ * SeaTunnel's TaskExecutionService: runs the task groups deployed to this worker, each in its
+ * own worker thread, and relays their reports to the coordinator that deployed them.
+ */
+export class TaskExecutionService {
+  private readonly groups = new Map<string, RunningTaskGroup>();
+  private readonly coordinators = new Map<string, CoordinatorServiceClient>();
+  private splitPoller?: NodeJS.Timeout;
+
+  constructor(private readonly coordinatorAddress: () => string) {}
+
+  start(): void {
+    this.splitPoller = setInterval(() => this.pollSplits(), 200);
+    this.splitPoller.unref();
+  }
+
+  /** Slots this worker holds for running task groups (reported in heartbeats). */
+  heldSlots(): SlotProfile[] {
+    return [...this.groups.values()].filter((g) => !g.ended).map((g) => g.slot);
+  }
+
+  runningCount(): number {
+    return [...this.groups.values()].filter((g) => !g.ended).length;
+  }
+
+  private coordinator(): CoordinatorServiceClient {
+    const address = this.coordinatorAddress();
+    let c = this.coordinators.get(address);
+    if (!c) {
+      c = new CoordinatorServiceClient(address, insecure, clientOptions);
+      this.coordinators.set(address, c);
+    }
+    return c;
+  }
+
+  deploy(location: TaskGroupLocation, slot: SlotProfile, descriptorBytes: Buffer, restored: TaskGroupState | undefined, epochMetadata: () => grpc.Metadata): void {
+    const key = locationKey(location);
+    const existing = this.groups.get(key);
+    if (existing && !existing.ended) {
+      if (existing.location.attempt >= location.attempt) throw new Error(`task group ${key} attempt ${existing.location.attempt} is already running`);
+      existing.thread.post({ type: 'cancel', reason: 'superseded by a newer attempt' });
+    }
+    const descriptor = deserialize(descriptorBytes) as TaskGroupDescriptor;
+    const group: RunningTaskGroup = {
+      location,
+      slot,
+      awaitingSplits: new Map(),
+      ended: false,
+      reports: Promise.resolve(),
+      epochMetadata,
+      thread: undefined as unknown as TaskGroupThread,
+    };
+    group.thread = new TaskGroupThread(
+      descriptor,
+      restored,
+      (msg) => this.onThreadMessage(group, msg),
+      (code, error) => {
+        if (!group.ended) {
+          // The thread died without reporting an end (a crash, or terminate()).
+          group.ended = true;
+          const err: SerializedError = serializeError(error ?? new Error(`task group thread exited with code ${code}`));
+          this.report(group, () => this.reportState(group, ExecutionState.EXEC_FAILED, err));
+        }
+      },
+    );
+    this.groups.set(key, group);
+    log.debug({ key, slot: slot.slotId }, 'task group deployed');
+  }
+
+  private onThreadMessage(group: RunningTaskGroup, msg: FromTaskGroup): void {
+    switch (msg.type) {
+      case 'state': {
+        if (msg.state === 'FINISHED' || msg.state === 'FAILED' || msg.state === 'CANCELED') group.ended = true;
+        const state = STATE_TO_WIRE[msg.state];
+        this.report(group, () => this.reportState(group, state, msg.error));
+        break;
+      }
+      case 'split-request':
+        group.awaitingSplits.set(msg.sourceVertexId, true);
+        void this.requestSplits(group, msg.sourceVertexId, msg.register, !msg.register);
+        break;
+      case 'metrics':
+        this.report(group, () =>
+          call(this.coordinator().reportMetrics, this.coordinator(), { location: group.location, tables: msg.metrics.tables }, { metadata: group.epochMetadata(), deadlineMs: 10_000 }).then(
+            () => undefined,
+          ),
+        );
+        break;
+      case 'checkpoint-ack':
+        this.report(group, () =>
+          call(
+            this.coordinator().acknowledgeCheckpoint,
+            this.coordinator(),
+            {
+              location: group.location,
+              checkpointId: msg.checkpointId,
+              state: serialize(msg.state),
+              commitInfos: serialize(msg.commitInfos),
+              error: undefined,
+            },
+            { metadata: group.epochMetadata(), deadlineMs: 30_000 },
+          ).then(() => undefined),
+        );
+        break;
+      case 'checkpoint-failed':
+        this.report(group, () =>
+          call(
+            this.coordinator().acknowledgeCheckpoint,
+            this.coordinator(),
+            { location: group.location, checkpointId: msg.checkpointId, state: Buffer.alloc(0), commitInfos: Buffer.alloc(0), error: msg.error },
+            { metadata: group.epochMetadata(), deadlineMs: 30_000 },
+          ).then(() => undefined),
+        );
+        break;
+    }
+  }
+
+  /** Queues a report so they reach the coordinator in order; retries while it is unreachable. */
+  private report(group: RunningTaskGroup, send: () => Promise<void>): void {
+    group.reports = group.reports.then(async () => {
+      for (let attempt = 0; attempt < 20; attempt++) {
+        try {
+          await send();
+          return;
+        } catch (err) {
+          const retryable = (err as { retryable?: boolean }).retryable;
+          if (!retryable) {
+            log.warn({ err, key: locationKey(group.location) }, 'report to coordinator rejected');
+            return;
+          }
+          await sleep(backoffDelay(attempt, 100, 3000));
+        }
+      }
+    });
+  }
+
+  private async reportState(group: RunningTaskGroup, state: ExecutionState, error?: SerializedError): Promise<void> {
+    await call(
+      this.coordinator().reportTaskState,
+      this.coordinator(),
+      { location: group.location, state, error: error ? { code: error.code, message: error.message, retryable: error.retryable } : undefined },
+      { metadata: group.epochMetadata(), deadlineMs: 10_000 },
+    );
+  }
+
+  private async requestSplits(group: RunningTaskGroup, sourceVertexId: number, register: boolean, request: boolean): Promise<void> {
+    try {
+      const res = await call(
+        this.coordinator().requestSplits,
+        this.coordinator(),
+        { location: group.location, sourceVertexId, subtaskIndex: group.location.taskGroupIndex, register, request },
+        { metadata: group.epochMetadata(), deadlineMs: 10_000 },
+      );
+      if (res.noMoreSplits) group.awaitingSplits.set(sourceVertexId, false);
+      if (res.splits.length > 0 || res.noMoreSplits) {
+        group.thread.post({ type: 'splits', sourceVertexId, splits: res.splits.map((b) => deserialize(b)), noMoreSplits: res.noMoreSplits });
+      }
+    } catch (err) {
+      log.debug({ err }, 'split request failed; polled again');
+    }
+  }
+
+  /** Readers that have not been told "no more splits" get assignments made since by polling. */
+  private pollSplits(): void {
+    for (const g of this.groups.values()) {
+      if (g.ended) continue;
+      for (const [vertex, waiting] of g.awaitingSplits) if (waiting) void this.requestSplits(g, vertex, false, false);
+    }
+  }
+
+  get(location: TaskGroupLocation): RunningTaskGroup | undefined {
+    const g = this.groups.get(locationKey(location));
+    return g && g.location.attempt === location.attempt ? g : undefined;
+  }
+
+  triggerCheckpoint(location: TaskGroupLocation, checkpointId: number, kind: CheckpointKind): void {
+    this.require(location).thread.post({ type: 'trigger-checkpoint', checkpointId, kind });
+  }
+
+  notifyComplete(location: TaskGroupLocation, checkpointId: number, kind: CheckpointKind): void {
+    this.require(location).thread.post({ type: 'checkpoint-complete', checkpointId, kind });
+  }
+
+  notifyAborted(location: TaskGroupLocation, checkpointId: number): void {
+    this.require(location).thread.post({ type: 'checkpoint-aborted', checkpointId });
+  }
+
+  /** Cancels a task group; kills its thread if it has not ended within `graceMs`. */
+  cancel(location: TaskGroupLocation, reason: string, graceMs = 10_000): void {
+    const g = this.groups.get(locationKey(location));
+    if (!g || g.ended) return;
+    g.thread.post({ type: 'cancel', reason });
+    setTimeout(() => {
+      if (!g.ended) {
+        log.warn({ key: locationKey(location) }, 'task group did not stop after cancel; terminating its thread');
+        g.ended = true;
+        void g.thread.terminate().then(() => this.report(g, () => this.reportState(g, ExecutionState.EXEC_CANCELED)));
+      }
+    }, graceMs).unref();
+  }
+
+  private require(location: TaskGroupLocation): RunningTaskGroup {
+    const g = this.get(location);
+    if (!g || g.ended) throw new Error(`task group ${locationKey(location)} attempt ${location.attempt} is not running on this worker`);
+    return g;
+  }
+
+  async stop(): Promise<void> {
+    if (this.splitPoller) clearInterval(this.splitPoller);
+    await Promise.all([...this.groups.values()].map((g) => g.thread.terminate()));
+    for (const c of this.coordinators.values()) c.close();
+  }
+
+  /** Forgets ended task groups (keeps memory flat over many jobs). */
+  prune(): void {
+    for (const [k, g] of this.groups) if (g.ended) this.groups.delete(k);
+  }
+}

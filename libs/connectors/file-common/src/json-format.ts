@@ -178,6 +178,57 @@ function compileRead(type: DataType, field: string): Read {
   }
 }
 
+const NUMBER_START = /[-0-9]/;
+
+/**
+ * Quotes the JSON number literals that a JS number would change (a fraction or exponent, or
+ * more than 15 digits), so bigint and decimal fields get their exact text. Strings are untouched.
+ */
+export function quoteInexactNumbers(line: string): string {
+  let out = '';
+  let from = 0;
+  for (let i = 0; i < line.length; i++) {
+    const c = line.charCodeAt(i);
+    if (c === 34) {
+      // skip a string literal
+      for (i++; i < line.length && line.charCodeAt(i) !== 34; i++) if (line.charCodeAt(i) === 92) i++;
+      continue;
+    }
+    if (!NUMBER_START.test(line[i])) continue;
+    let j = i + 1;
+    let exact = true;
+    let digits = c === 45 ? 0 : 1;
+    for (; j < line.length; j++) {
+      const d = line.charCodeAt(j);
+      if (d >= 48 && d <= 57) digits++;
+      else if (d === 46 || d === 101 || d === 69 || d === 43 || d === 45) exact = false;
+      else break;
+    }
+    if (!exact || digits > 15) {
+      out += `${line.slice(from, i)}"${line.slice(i, j)}"`;
+      from = j;
+    }
+    i = j - 1;
+  }
+  return from === 0 ? line : out + line.slice(from);
+}
+
+function needsExactNumbers(type: DataType): boolean {
+  switch (type.kind) {
+    case 'bigint':
+    case 'decimal':
+      return true;
+    case 'array':
+      return needsExactNumbers(type.element);
+    case 'map':
+      return needsExactNumbers(type.value);
+    case 'row':
+      return type.fields.some((f) => needsExactNumbers(f.type));
+    default:
+      return false;
+  }
+}
+
 /** Compiles a parser of one JSON line into the fields of `columns` (missing keys are null). */
 export function compileJsonLineParser(columns: readonly { name: string; type: DataType }[]): (line: string) => unknown[] {
   const readers = columns.map((c) => {
@@ -185,10 +236,11 @@ export function compileJsonLineParser(columns: readonly { name: string; type: Da
     return (v: unknown) => (v === null || v === undefined ? null : r(v));
   });
   const names = columns.map((c) => c.name);
+  const exact = columns.some((c) => needsExactNumbers(c.type));
   return (line) => {
     let o: unknown;
     try {
-      o = JSON.parse(line);
+      o = JSON.parse(exact ? quoteInexactNumbers(line) : line);
     } catch (err) {
       throw new ValueConversionError(ErrorCode.VALUE_CONVERSION, `A line is not valid JSON (${(err as Error).message}): ${line.slice(0, 200)}`);
     }

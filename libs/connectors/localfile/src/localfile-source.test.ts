@@ -1,0 +1,124 @@
+import { mkdtempSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { SourceReaderContext } from '@tideway/api';
+import { FILE_READ_BATCH_ROWS, type FileSplit } from '@tideway/connector-file-common';
+import { ListCollector, readAll, sourceOf } from './test-harness.js';
+
+const root = mkdtempSync(join(tmpdir(), 'tideway-localfile-src-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+describe('LocalFile source', () => {
+  it('resumes a checkpointed split at its line offset', async () => {
+    const dir = join(root, 'resume');
+    mkdirSync(dir);
+    const total = FILE_READ_BATCH_ROWS * 2 + 17;
+    writeFileSync(join(dir, 'data.csv'), 'id,name\n' + Array.from({ length: total }, (_, i) => `${i},n${i}`).join('\r\n') + '\n');
+    const options = { path: dir, file_format_type: 'csv', skip_header_row_number: 1, schema: { fields: { id: 'int', name: 'string' } } };
+    const ctx = (): SourceReaderContext => ({ subtaskIndex: 0, parallelism: 1, boundedness: 'BOUNDED', signalNoMoreElement: () => {}, sendSplitRequest: () => {} });
+
+    const source = sourceOf(options);
+    await source.prepare!();
+    const splits: FileSplit[] = [];
+    const enumerator = source.createEnumerator({ parallelism: 1, registeredReaders: () => [0], assignSplits: (_s, sp) => splits.push(...(sp as FileSplit[])), signalNoMoreSplits: () => {} });
+    await enumerator.run();
+    expect(splits).toEqual([{ splitId: join(dir, 'data.csv'), path: join(dir, 'data.csv'), offset: 0 }]);
+    expect(enumerator.snapshotState(1)).toEqual({ pending: [] });
+
+    const first = source.createReader(ctx());
+    first.addSplits(splits);
+    const seen = new ListCollector();
+    await first.pollNext(seen);
+    const state = first.snapshotState(1);
+    expect(state).toEqual([{ ...splits[0], offset: FILE_READ_BATCH_ROWS }]);
+    await first.close();
+
+    let done = false;
+    const second = source.createReader({ ...ctx(), signalNoMoreElement: () => (done = true) });
+    second.addSplits(state as FileSplit[]);
+    second.handleNoMoreSplits();
+    for (let i = 0; !done && i < 100; i++) await second.pollNext(seen);
+    expect(done).toBe(true);
+    expect(seen.rows.map((r) => r.fields[0])).toEqual(Array.from({ length: total }, (_, i) => i));
+    expect(seen.rows[0]).toEqual({ kind: '+I', tableId: 'default.default.default', fields: [0, 'n0'] });
+  });
+
+  it('reads whole lines into `content` without a schema, skipping hidden, empty and unmatched files', async () => {
+    const dir = join(root, 'plain');
+    mkdirSync(join(dir, 'sub'), { recursive: true });
+    writeFileSync(join(dir, 'a.txt'), 'x#1\ny#2');
+    writeFileSync(join(dir, 'sub', 'b.txt'), 'z#3\n');
+    writeFileSync(join(dir, 'c.log'), 'skip me');
+    writeFileSync(join(dir, '.hidden.txt'), 'skip me');
+    writeFileSync(join(dir, 'empty.txt'), '');
+    const { rows, table } = await readAll({ path: dir, file_format_type: 'text', file_filter_pattern: '.*\\.txt' });
+    expect(table.columns.map((c) => c.name)).toEqual(['content']);
+    expect(rows.map((r) => r.fields)).toEqual([['x#1'], ['y#2'], ['z#3']]);
+  });
+
+  it('splits text by field_delimiter, projects read_columns, and reads quoted csv', async () => {
+    const dir = join(root, 'cols');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'a.txt'), 'tyrantlucifer#26#male');
+    const { rows, table } = await readAll({ path: dir, file_format_type: 'text', field_delimiter: '#', read_columns: ['gender', 'name'], schema: { fields: { name: 'string', age: 'int', gender: 'string' } } });
+    expect(table.columns.map((c) => c.name)).toEqual(['gender', 'name']);
+    expect(rows.map((r) => r.fields)).toEqual([['male', 'tyrantlucifer']]);
+
+    const csv = join(root, 'quoted');
+    mkdirSync(csv);
+    writeFileSync(join(csv, 'q.csv'), '"a,b",1\n"say ""hi""",2');
+    const q = await readAll({ path: csv, file_format_type: 'csv', schema: { fields: { s: 'string', n: 'int' } } });
+    expect(q.rows.map((r) => r.fields)).toEqual([['a,b', 1], ['say "hi"', 2]]);
+  });
+
+  it('reads another encoding and names the line of a bad value', async () => {
+    const dir = join(root, 'enc');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'a.txt'), Buffer.from('caf\xe9\u00011', 'latin1'));
+    const { rows } = await readAll({ path: dir, file_format_type: 'text', encoding: 'ISO-8859-1', schema: { fields: { s: 'string', n: 'int' } } });
+    expect(rows.map((r) => r.fields)).toEqual([['café', 1]]);
+    writeFileSync(join(dir, 'a.txt'), 'ok\u00011\nbad\u0001x1');
+    await expect(readAll({ path: dir, file_format_type: 'text', schema: { fields: { s: 'string', n: 'int' } } })).rejects.toThrow(/a\.txt line 2: Field 'n': 'x1' is not a valid int/);
+  });
+
+  it('reads json lines, exact bigint and decimal included', async () => {
+    const dir = join(root, 'json');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'a.json'), '{"code": 200, "data": "get success", "success": true, "big": 12345678901234567, "dec": 1.10}\n{"code": 300, "data": "get failed", "success": false}');
+    const { rows } = await readAll({ path: dir, file_format_type: 'json', schema: { fields: { code: 'int', data: 'string', success: 'boolean', big: 'bigint', dec: 'decimal(5, 2)' } } });
+    expect(rows.map((r) => r.fields)).toEqual([
+      [200, 'get success', true, 12345678901234567n, '1.10'],
+      [300, 'get failed', false, null, null],
+    ]);
+  });
+});
+
+describe('the conformance cases that use LocalFile', () => {
+  const casesDir = '/work/shared/conformance/seatunnel/cases';
+  const cases = readdirSync(casesDir).filter((f) => /checkpoint.*localfile.*\.conf$/.test(f));
+
+  it.each(cases)('%s: every sink option validates and the file names follow file_name_expression', async (file) => {
+    const { parseJobConfig, validatePluginOptions } = await import('@tideway/config');
+    const { localFileSinkFactory } = await import('./index.js');
+    const { sinkOf, tableOf } = await import('./test-harness.js');
+    const job = parseJobConfig(readFileSync(join(casesDir, file), 'utf8'), { file });
+    const sinkConfig = job.sinks.find((s) => s.name === 'LocalFile')!;
+    const options = validatePluginOptions(localFileSinkFactory.spec, sinkConfig);
+    expect(localFileSinkFactory.spec.validate!(options)).toBeUndefined();
+    // write into a temp folder instead of the case's /tmp/seatunnel/... path
+    const out = mkdtempSync(join(root, 'case-'));
+    const redirected = { get: (n: string) => (n === 'path' ? out : n === 'tmp_path' ? join(out, '.tmp') : options.get(n)), has: (n: string) => options.has(n), raw: options.raw, place: (o?: string) => options.place(o) };
+    const sink = sinkOf(redirected, tableOf([['id', 'int'], ['name', 'string'], ['age', 'int']], 'fake'));
+    await sink.prepare?.();
+    const writer = sink.createWriter({ subtaskIndex: 0, parallelism: 1 });
+    await writer.write([{ kind: '+I', tableId: 'fake', fields: [1, 'a', 20] }]);
+    const info = await writer.prepareCommit!(1);
+    const committer = sink.createAggregatedCommitter!();
+    await committer.commit([committer.combine([info])]);
+    await writer.close();
+    const names = readdirSync(out).filter((n) => n !== '.tmp');
+    expect(names).toEqual([expect.stringMatching(/^T_job1_[0-9a-f]{10}_0_1_\d{4}\.\d{2}\.\d{2}_0\.txt$/)]);
+    expect(readFileSync(join(out, names[0]), 'utf8')).toBe('1\u0001a\u000120');
+  });
+});

@@ -1,0 +1,59 @@
+import type { SourceSplit } from '@tideway/api';
+import type { JdbcConnection } from './jdbc-connection.js';
+import { bareQuery } from './pg-connection.js';
+
+/** A numeric range of the split column: `lower <= c < upper` (or `<= upper`), open where absent. */
+export interface SplitRange {
+  readonly column: string;
+  readonly lower?: string;
+  readonly upper?: string;
+  readonly upperInclusive: boolean;
+  /** Rows whose split column is NULL belong to this split (the first one). */
+  readonly includeNull: boolean;
+}
+
+/**
+ * A part of one table to read. Plain data (crosses threads and checkpoints). Progress: with an
+ * `orderKey` (a one-column primary key) rows come in key order and a restored split resumes
+ * after `lastKey`; otherwise it skips the `rowsRead` rows it already emitted, which is exact
+ * when the database returns the rows in the same order again (an unchanged table).
+ */
+export interface JdbcSplit extends SourceSplit {
+  readonly splitId: string;
+  readonly tableId: string;
+  readonly query: string;
+  readonly range?: SplitRange;
+  readonly orderKey?: string;
+  /** Index of the order key in the table's columns. */
+  readonly orderKeyIndex?: number;
+  lastKey?: string | number | bigint | null;
+  rowsRead: number;
+}
+
+/** The statement that reads what is left of a split. */
+export function splitStatement(conn: JdbcConnection, split: JdbcSplit): { sql: string; params: unknown[] } {
+  const conds: string[] = [];
+  const params: unknown[] = [];
+  const param = (v: unknown) => {
+    params.push(v);
+    return conn.placeholder(params.length - 1);
+  };
+  if (split.range) {
+    const c = conn.quote(split.range.column);
+    const parts: string[] = [];
+    if (split.range.lower !== undefined) parts.push(`${c} >= ${param(split.range.lower)}`);
+    if (split.range.upper !== undefined) parts.push(`${c} ${split.range.upperInclusive ? '<=' : '<'} ${param(split.range.upper)}`);
+    const inRange = parts.join(' AND ');
+    if (split.range.includeNull) conds.push(inRange ? `(${inRange} OR ${c} IS NULL)` : `${c} IS NULL`);
+    else if (inRange) conds.push(inRange);
+  }
+  const resumeAfterKey = split.orderKey !== undefined && split.lastKey !== undefined && split.lastKey !== null;
+  if (resumeAfterKey) conds.push(`${conn.quote(split.orderKey!)} > ${param(String(split.lastKey))}`);
+  let sql = `SELECT * FROM (${bareQuery(split.query)}) tw_split`;
+  if (conds.length > 0) sql += ` WHERE ${conds.join(' AND ')}`;
+  if (split.orderKey !== undefined) sql += ` ORDER BY ${conn.quote(split.orderKey)}`;
+  else if (split.rowsRead > 0) {
+    sql += conn.dialect === 'postgresql' ? ` OFFSET ${split.rowsRead}` : ` LIMIT 18446744073709551615 OFFSET ${split.rowsRead}`;
+  }
+  return { sql, params };
+}

@@ -47,7 +47,7 @@ export interface PlanRequest extends ParseOptions {
  * infer each vertex's tables by creating its plugin (sources report their tables, transforms
  * infer theirs). Any problem is a ConfigError naming file:line and the option.
  */
-export function planJobText(text: string, req: PlanRequest): PlannedJob {
+export async function planJobText(text: string, req: PlanRequest): Promise<PlannedJob> {
   const config = parseJobConfig(text, req);
   const env = validateEnv(config.env, config.envLines, config.file);
   const optionsByBlock = new Map<PluginBlock, PluginOptions>();
@@ -55,7 +55,9 @@ export function planJobText(text: string, req: PlanRequest): PlannedJob {
   const plan = planJobConfig(config, (b) => optionsByBlock.get(b)!);
   const jobMode = env.jobMode;
   const schemas = new Map<number, CatalogTable[]>();
-  const pipelines = plan.pipelines.map((p) => planPipeline(p, plan, { jobId: req.jobId, jobMode, jobName: req.jobName ?? env.jobName, rowsPerSecond: env.readLimitRowsPerSecond ?? 0 }, config, schemas));
+  const pipelines: PlannedPipeline[] = [];
+  const facts = { jobId: req.jobId, jobMode, jobName: req.jobName ?? env.jobName, rowsPerSecond: env.readLimitRowsPerSecond ?? 0 };
+  for (const p of plan.pipelines) pipelines.push(await planPipeline(p, plan, facts, config, schemas));
   return {
     jobId: req.jobId,
     jobName: req.jobName ?? env.jobName,
@@ -88,7 +90,7 @@ interface JobFacts {
   rowsPerSecond: number;
 }
 
-function planPipeline(p: Pipeline, plan: JobPlan, job: JobFacts, config: JobConfig, schemas: Map<number, CatalogTable[]>): PlannedPipeline {
+async function planPipeline(p: Pipeline, plan: JobPlan, job: JobFacts, config: JobConfig, schemas: Map<number, CatalogTable[]>): Promise<PlannedPipeline> {
   const physical = plan.physical.pipelines.find((x) => x.pipelineId === p.id)!;
   if (physical.stages.length > 1) {
     const shuffle = physical.shuffles[0]!;
@@ -112,7 +114,12 @@ function planPipeline(p: Pipeline, plan: JobPlan, job: JobFacts, config: JobConf
     const inputs = v.plugin.type === 'source' ? [] : outTables.get(parentOf.get(v.id)!) ?? [];
     inTables.set(v.id, inputs);
     const ctx = { jobId: job.jobId, jobMode: job.jobMode, parallelism: v.parallelism, inputTables: inputs };
-    if (v.plugin.type === 'source') outTables.set(v.id, createSource(plugin, ctx).catalogTables());
+    if (v.plugin.type === 'source') {
+      const source = createSource(plugin, ctx);
+      // Sources that must look at an external system first (Jdbc reads table schemas).
+      await source.prepare?.();
+      outTables.set(v.id, source.catalogTables());
+    }
     else if (v.plugin.type === 'transform') outTables.set(v.id, createTransform(plugin, ctx).outputTables());
     else createSink(plugin, ctx); // validates the sink against its input tables now, not on a worker
     if (v.plugin.type !== 'sink' && !schemas.has(v.logicalId)) schemas.set(v.logicalId, outTables.get(v.id)!);

@@ -16,6 +16,7 @@ import { splitTransformFactory } from '@tideway/transform-split';
 import { filterRowKindTransformFactory } from '@tideway/transform-filter-rowkind';
 import { rowKindExtractorTransformFactory } from '@tideway/transform-rowkind-extractor';
 import { jsonPathTransformFactory } from '@tideway/transform-json-path';
+import { localFileSinkFactory, localFileSourceFactory } from '@tideway/connector-localfile';
 
 export class PluginRegistry {
   private readonly byKey = new Map<string, PluginFactory>();
@@ -56,6 +57,8 @@ export const builtinPlugins: readonly PluginFactory[] = [
   filterRowKindTransformFactory,
   rowKindExtractorTransformFactory,
   jsonPathTransformFactory,
+  localFileSinkFactory,
+  localFileSourceFactory,
 ];
 
 export const registry = new PluginRegistry(builtinPlugins);

@@ -98,10 +98,13 @@ export class PipelineMaster {
     try {
       const ctx = { jobId: this.job.jobId, jobMode: this.job.jobMode, parallelism: this.plan.source.parallelism, inputTables: [] };
       const source = createSource(this.plan.source.plugin, ctx);
+      await source.prepare?.();
       this.enumerator = new EnumeratorHost(source, this.plan.source.parallelism);
       await this.enumerator.open();
       for (const s of this.plan.sinks) {
         const sink = createSink(s.plugin, { jobId: this.job.jobId, jobMode: this.job.jobMode, parallelism: s.parallelism, inputTables: s.inputTables });
+        // Save modes (create/drop/truncate the target) run once, before any writer starts.
+        if (this.attempt === 0) await sink.prepare?.();
         const committer = sink.createAggregatedCommitter?.();
         if (committer) this.committers.set(s.vertexId, committer);
       }

@@ -150,10 +150,10 @@ export class CoordinatorServer {
     return planJobText(req.configText, planReq);
   }
 
-  submit(req: SubmitJobRequest): JobMaster {
+  async submit(req: SubmitJobRequest): Promise<JobMaster> {
     const jobId = req.jobId || newJobId();
     if (this.jobs.has(jobId)) throw new TidewayError(ErrorCode.CONFIG_BAD_VALUE, `job id ${jobId} is already in use`, { jobId });
-    const planned = this.plan(req, jobId);
+    const planned = await this.plan(req, jobId);
     const job = new JobMaster(
       planned,
       this.workers,
@@ -178,11 +178,11 @@ export class CoordinatorServer {
 
   private jobService(): grpc.UntypedServiceImplementation {
     return {
-      submitJob: unaryHandler<SubmitJobRequest, SubmitJobResponse>((req) => {
-        const job = this.submit(req);
+      submitJob: unaryHandler<SubmitJobRequest, SubmitJobResponse>(async (req) => {
+        const job = await this.submit(req);
         return { jobId: job.jobId, job: jobInfo(job) };
       }),
-      planJob: unaryHandler<SubmitJobRequest, PlanJobResponse>((req) => describePlan(this.plan(req, req.jobId || 'plan'))),
+      planJob: unaryHandler<SubmitJobRequest, PlanJobResponse>(async (req) => describePlan(await this.plan(req, req.jobId || 'plan'))),
       getJob: unaryHandler<GetJobRequest, JobInfo>((req) => jobInfo(this.job(req.jobId))),
       listJobs: unaryHandler<object, ListJobsResponse>(() => ({ jobs: [...this.jobs.values()].map(jobInfo) })),
       cancelJob: unaryHandler<CancelJobRequest, CancelJobResponse>((req) => {

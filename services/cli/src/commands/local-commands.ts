@@ -39,9 +39,9 @@ export function registerLocalCommands(program: Command): void {
     .option('-i, --variable <key=value>', 'job variable (repeatable)', collect, [])
     .option('--check', 'only validate the config; print nothing but errors')
     .option('--json', 'print the plan as JSON')
-    .action((opts: { config: string; variable: string[]; check?: boolean; json?: boolean }) => {
+    .action(async (opts: { config: string; variable: string[]; check?: boolean; json?: boolean }) => {
       const input = readJobInput(opts.config, opts.variable);
-      const job = planJobText(input.configText, { jobId: newJobId(), file: input.configFile, format: input.format as 'hocon' | 'json', variables: input.variables });
+      const job = await planJobText(input.configText, { jobId: newJobId(), file: input.configFile, format: input.format as 'hocon' | 'json', variables: input.variables });
       if (opts.check) {
         process.stdout.write(`${opts.config}: config is valid (${job.pipelines.length} pipeline(s), ${job.slots} slot(s))\n`);
         return;

@@ -1,0 +1,167 @@
+import type { Row } from '@tideway/api';
+import type { JdbcConnection } from './jdbc-connection.js';
+import { mysqlEncoder } from './mysql-types.js';
+import { PgConnection } from './pg-connection.js';
+import { pgTextEncoder } from './pg-types.js';
+import type { SinkTarget } from './sink-target.js';
+import type { ValueEncoder } from './value-codec.js';
+
+/** PostgreSQL accepts at most 65535 parameters per statement. */
+const PG_MAX_PARAMS = 65_535;
+
+const COPY_SPECIAL = /[\\\n\r\t]/g;
+const COPY_ESCAPES: Record<string, string> = { '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+const escapeCopyChar = (c: string) => COPY_ESCAPES[c];
+
+/** A value in COPY's text format (tab-separated, backslash escapes). */
+function copyField(text: string): string {
+  COPY_SPECIAL.lastIndex = 0;
+  return COPY_SPECIAL.test(text) ? text.replace(COPY_SPECIAL, escapeCopyChar) : text;
+}
+
+/**
+ * Writes batches of rows of one input table into its target table: COPY or multi-row INSERT,
+ * upserts (ON CONFLICT / ON DUPLICATE KEY UPDATE), deletes by key, update-then-insert by key,
+ * or the user's own statement per row.
+ */
+export class TableWriter {
+  private readonly encoders: (ValueEncoder | undefined)[];
+  private readonly table: string;
+  private readonly cols: string;
+  private readonly keyCols: string[];
+  private readonly pg: boolean;
+
+  constructor(
+    private readonly conn: JdbcConnection,
+    readonly target: SinkTarget,
+  ) {
+    this.pg = conn.dialect === 'postgresql';
+    this.encoders = target.types.map((t) => (this.pg ? pgTextEncoder(t) : mysqlEncoder(t)));
+    this.table = target.ref ? conn.tableSql(target.ref) : '';
+    this.cols = target.columns.map((c) => conn.quote(c)).join(', ');
+    this.keyCols = target.keyIndexes.map((i) => conn.quote(target.columns[i]));
+  }
+
+  private encode(fields: readonly unknown[]): unknown[] {
+    const n = this.encoders.length;
+    const out = new Array(n);
+    for (let i = 0; i < n; i++) {
+      const v = fields[i];
+      const enc = this.encoders[i];
+      out[i] = v === null || v === undefined ? null : enc ? enc(v) : v;
+    }
+    return out;
+  }
+
+  /** Plain inserts: COPY FROM STDIN on PostgreSQL, multi-row INSERT on MySQL. */
+  async insert(rows: readonly Row[]): Promise<void> {
+    if (rows.length === 0) return;
+    if (this.conn instanceof PgConnection) {
+      const lines = new Array<string>(rows.length);
+      for (let r = 0; r < rows.length; r++) {
+        const values = this.encode(rows[r].fields);
+        let line = '';
+        for (let i = 0; i < values.length; i++) {
+          const v = values[i];
+          line += (i === 0 ? '' : '\t') + (v === null ? '\\N' : copyField(String(v)));
+        }
+        lines[r] = `${line}\n`;
+      }
+      await this.conn.copyIn(this.table, this.target.columns, lines);
+      return;
+    }
+    await this.conn.execute(`INSERT INTO ${this.table} (${this.cols}) VALUES ?`, [rows.map((r) => this.encode(r.fields))]);
+  }
+
+  /** Inserts, or updates the non-key columns of rows whose key exists. */
+  async upsert(rows: readonly Row[]): Promise<void> {
+    if (rows.length === 0) return;
+    const nonKey = this.target.columns.map((c, i) => (this.target.keyIndexes.includes(i) ? undefined : this.conn.quote(c))).filter((c): c is string => c !== undefined);
+    if (this.pg) {
+      const action = nonKey.length === 0 ? 'DO NOTHING' : `DO UPDATE SET ${nonKey.map((c) => `${c} = EXCLUDED.${c}`).join(', ')}`;
+      for (const chunk of this.pgChunks(rows)) {
+        const { values, params } = this.pgValues(chunk);
+        await this.conn.execute(`INSERT INTO ${this.table} (${this.cols}) VALUES ${values} ON CONFLICT (${this.keyCols.join(', ')}) ${action}`, params);
+      }
+      return;
+    }
+    const update = (nonKey.length === 0 ? [this.keyCols[0]] : nonKey).map((c) => `${c} = VALUES(${c})`).join(', ');
+    await this.conn.execute(`INSERT INTO ${this.table} (${this.cols}) VALUES ? ON DUPLICATE KEY UPDATE ${update}`, [rows.map((r) => this.encode(r.fields))]);
+  }
+
+  /** Deletes the rows with these rows' keys. */
+  async delete(rows: readonly Row[]): Promise<void> {
+    if (rows.length === 0) return;
+    const keyIdx = this.target.keyIndexes;
+    const keyList = keyIdx.length === 1 ? this.keyCols[0] : `(${this.keyCols.join(', ')})`;
+    if (this.pg) {
+      const per = keyIdx.length;
+      const chunkSize = Math.floor(PG_MAX_PARAMS / per);
+      for (let start = 0; start < rows.length; start += chunkSize) {
+        const chunk = rows.slice(start, start + chunkSize);
+        const params: unknown[] = [];
+        const tuples = chunk.map((r) => {
+          const enc = this.encode(r.fields);
+          const ph = keyIdx.map((i) => {
+            params.push(enc[i]);
+            return `$${params.length}`;
+          });
+          return per === 1 ? ph[0] : `(${ph.join(', ')})`;
+        });
+        await this.conn.execute(`DELETE FROM ${this.table} WHERE ${keyList} IN (${tuples.join(', ')})`, params);
+      }
+      return;
+    }
+    const keys = rows.map((r) => {
+      const enc = this.encode(r.fields);
+      return keyIdx.map((i) => enc[i]);
+    });
+    await this.conn.execute(`DELETE FROM ${this.table} WHERE ${keyList} IN (?)`, [keyIdx.length === 1 ? keys.map((k) => k[0]) : keys]);
+  }
+
+  /** SeaTunnel's upsert by query: update by key, insert when no row had the key (one statement per row). */
+  async updateOrInsert(rows: readonly Row[]): Promise<void> {
+    const keyIdx = this.target.keyIndexes;
+    const nonKeyIdx = this.target.columns.map((_, i) => i).filter((i) => !keyIdx.includes(i));
+    const ph = (i: number) => this.conn.placeholder(i);
+    const set = nonKeyIdx.map((i, n) => `${this.conn.quote(this.target.columns[i])} = ${ph(n)}`).join(', ');
+    const where = keyIdx.map((i, n) => `${this.conn.quote(this.target.columns[i])} = ${ph(nonKeyIdx.length + n)}`).join(' AND ');
+    const update = nonKeyIdx.length > 0 ? `UPDATE ${this.table} SET ${set} WHERE ${where}` : `SELECT 1 FROM ${this.table} WHERE ${where.replaceAll(/\$(\d+)/g, (_, d) => `$${Number(d) - nonKeyIdx.length}`)}`;
+    const insert = `INSERT INTO ${this.table} (${this.cols}) VALUES (${this.target.columns.map((_, i) => ph(i)).join(', ')})`;
+    for (const row of rows) {
+      const enc = this.encode(row.fields);
+      const res = nonKeyIdx.length > 0
+        ? await this.conn.execute(update, [...nonKeyIdx.map((i) => enc[i]), ...keyIdx.map((i) => enc[i])])
+        : await this.conn.execute(update, keyIdx.map((i) => enc[i]));
+      if (res.rowCount === 0) await this.conn.execute(insert, enc);
+    }
+  }
+
+  /** Runs the user's statement once per row, with the row's fields as parameters in order. */
+  async runQuery(sql: string, rows: readonly Row[]): Promise<void> {
+    let n = 0;
+    // JDBC statements use `?`; PostgreSQL's protocol numbers its parameters.
+    const statement = this.pg ? sql.replace(/\?/g, () => `$${++n}`) : sql;
+    for (const row of rows) await this.conn.execute(statement, this.encode(row.fields));
+  }
+
+  private *pgChunks(rows: readonly Row[]): Generator<readonly Row[]> {
+    const size = Math.max(1, Math.floor(PG_MAX_PARAMS / Math.max(1, this.target.columns.length)));
+    for (let start = 0; start < rows.length; start += size) yield rows.slice(start, start + size);
+  }
+
+  private pgValues(rows: readonly Row[]): { values: string; params: unknown[] } {
+    const params: unknown[] = [];
+    const tuples = new Array<string>(rows.length);
+    for (let r = 0; r < rows.length; r++) {
+      const enc = this.encode(rows[r].fields);
+      const ph = new Array<string>(enc.length);
+      for (let i = 0; i < enc.length; i++) {
+        params.push(enc[i]);
+        ph[i] = `$${params.length}`;
+      }
+      tuples[r] = `(${ph.join(', ')})`;
+    }
+    return { values: tuples.join(', '), params };
+  }
+}

@@ -1,1 +1,15 @@
-export {};
+/**
+ * SeaTunnel's Jdbc connector for PostgreSQL and MySQL/MariaDB: `jdbcSourceFactory`,
+ * `jdbcSinkFactory`, and the pieces other connectors (CDC) may reuse.
+ */
+export { jdbcSourceFactory, JdbcSource } from './jdbc-source.js';
+export { jdbcSinkFactory, JdbcSink } from './jdbc-sink.js';
+export { parseJdbcUrl, checkDriver, type JdbcTarget, type DialectName } from './jdbc-url.js';
+export { connectionSettings, type ConnectionSettings } from './connection-settings.js';
+export { openConnection } from './open-connection.js';
+export type { JdbcConnection, ResultColumn, TableRef, RowBatchStream } from './jdbc-connection.js';
+export type { JdbcSplit } from './jdbc-split.js';
+export type { JdbcEnumeratorState } from './split-enumerator.js';
+export type { JdbcCommitInfo } from './xa-transactions.js';
+export type { JdbcWriterState } from './sink-writer.js';
+export { UnsupportedColumnType } from './unsupported-type.js';

@@ -126,7 +126,7 @@ export class TableWriter {
     const ph = (i: number) => this.conn.placeholder(i);
     const set = nonKeyIdx.map((i, n) => `${this.conn.quote(this.target.columns[i])} = ${ph(n)}`).join(', ');
     const where = keyIdx.map((i, n) => `${this.conn.quote(this.target.columns[i])} = ${ph(nonKeyIdx.length + n)}`).join(' AND ');
-    const update = nonKeyIdx.length > 0 ? `UPDATE ${this.table} SET ${set} WHERE ${where}` : `SELECT 1 FROM ${this.table} WHERE ${where.replaceAll(/\$(\d+)/g, (_, d) => `$${Number(d) - nonKeyIdx.length}`)}`;
+    const update = nonKeyIdx.length > 0 ? `UPDATE ${this.table} SET ${set} WHERE ${where}` : `SELECT 1 FROM ${this.table} WHERE ${where}`;
     const insert = `INSERT INTO ${this.table} (${this.cols}) VALUES (${this.target.columns.map((_, i) => ph(i)).join(', ')})`;
     for (const row of rows) {
       const enc = this.encode(row.fields);

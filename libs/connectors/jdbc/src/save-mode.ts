@@ -1,0 +1,97 @@
+import { ConfigError, ErrorCode, type Place } from '@tideway/common';
+import { externalError } from './db-errors.js';
+import type { JdbcConnection, TableRef } from './jdbc-connection.js';
+import type { SinkConfig } from './sink-options.js';
+import type { SinkTarget } from './sink-target.js';
+
+/** CREATE TABLE for a target: columns from the input schema, primary key (and unique keys) when create_index. */
+export function createTableSql(conn: JdbcConnection, target: SinkTarget, createIndex: boolean): string[] {
+  const keySet = new Set(target.keyIndexes);
+  const cols = target.columns.map((name, i) => {
+    const input = target.input.columns[i];
+    const notNull = !input.nullable || keySet.has(i) ? ' NOT NULL' : '';
+    return `${conn.quote(name)} ${conn.columnType(target.types[i], keySet.has(i))}${notNull}`;
+  });
+  if (createIndex && target.keyIndexes.length > 0) {
+    cols.push(`PRIMARY KEY (${target.keyIndexes.map((i) => conn.quote(target.columns[i])).join(', ')})`);
+  }
+  const table = conn.tableSql(target.ref!);
+  const out = [`CREATE TABLE ${table} (${cols.join(', ')})`];
+  if (createIndex) {
+    const byName = new Map(target.input.columns.map((c, i) => [c.name, target.columns[i]]));
+    for (const key of target.input.constraintKeys ?? []) {
+      if (key.type === 'FOREIGN_KEY') continue;
+      const keyCols = key.columns.map((c) => byName.get(c)).filter((c): c is string => c !== undefined);
+      if (keyCols.length !== key.columns.length) continue;
+      const unique = key.type === 'UNIQUE_KEY' ? 'UNIQUE ' : '';
+      const name = conn.quote(`${target.ref!.table}_${key.name}`.slice(0, 60));
+      out.push(`CREATE ${unique}INDEX ${name} ON ${table} (${keyCols.map((c) => conn.quote(c)).join(', ')})`);
+    }
+  }
+  return out;
+}
+
+async function ensureNamespace(conn: JdbcConnection, ref: TableRef): Promise<void> {
+  if (conn.dialect === 'postgresql') await conn.execute(`CREATE SCHEMA IF NOT EXISTS ${conn.quote(ref.schema ?? 'public')}`);
+  else if (ref.database) await conn.execute(`CREATE DATABASE IF NOT EXISTS ${conn.quote(ref.database)}`);
+}
+
+/**
+ * SeaTunnel's save modes, run once before the writers start. schema_save_mode: RECREATE_SCHEMA
+ * drops and creates, CREATE_SCHEMA_WHEN_NOT_EXIST creates a missing table,
+ * ERROR_WHEN_SCHEMA_NOT_EXIST fails on a missing one, IGNORE does nothing. data_save_mode:
+ * DROP_DATA empties the table, APPEND_DATA keeps rows, CUSTOM_PROCESSING runs custom_sql,
+ * ERROR_WHEN_DATA_EXISTS fails when the table has rows.
+ */
+export async function applySaveModes(conn: JdbcConnection, cfg: SinkConfig, targets: readonly SinkTarget[], place: Place): Promise<void> {
+  for (const target of targets) {
+    const ref = target.ref;
+    if (!ref) continue;
+    const table = conn.tableSql(ref);
+    const name = [ref.database, ref.schema, ref.table].filter(Boolean).join('.');
+    try {
+      let exists = await conn.tableExists(ref);
+      let created = false;
+      switch (cfg.schemaSaveMode) {
+        case 'RECREATE_SCHEMA':
+          if (exists) await conn.execute(`DROP TABLE ${table}`);
+          exists = false;
+        // falls through: create it again
+        case 'CREATE_SCHEMA_WHEN_NOT_EXIST':
+          if (!exists) {
+            await ensureNamespace(conn, ref);
+            for (const sql of createTableSql(conn, target, cfg.createIndex)) await conn.execute(sql);
+            created = true;
+          }
+          break;
+        case 'ERROR_WHEN_SCHEMA_NOT_EXIST':
+          if (!exists) throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `table ${name} does not exist (schema_save_mode = ERROR_WHEN_SCHEMA_NOT_EXIST)`, { place });
+          break;
+        case 'IGNORE':
+          break;
+      }
+      if (created || (!exists && cfg.schemaSaveMode === 'IGNORE')) {
+        if (cfg.dataSaveMode === 'CUSTOM_PROCESSING') await conn.execute(cfg.customSql!);
+        continue;
+      }
+      switch (cfg.dataSaveMode) {
+        case 'DROP_DATA':
+          await conn.execute(`TRUNCATE TABLE ${table}`);
+          break;
+        case 'APPEND_DATA':
+          break;
+        case 'CUSTOM_PROCESSING':
+          await conn.execute(cfg.customSql!);
+          break;
+        case 'ERROR_WHEN_DATA_EXISTS': {
+          const res = await conn.execute(`SELECT 1 FROM ${table} LIMIT 1`);
+          if (res.rows.length > 0) throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `table ${name} has rows (data_save_mode = ERROR_WHEN_DATA_EXISTS)`, { place });
+          break;
+        }
+      }
+    } catch (err) {
+      if (err instanceof ConfigError) throw err;
+      throw externalError(`preparing table ${name} (schema_save_mode ${cfg.schemaSaveMode}, data_save_mode ${cfg.dataSaveMode})`, err, place);
+    }
+  }
+}

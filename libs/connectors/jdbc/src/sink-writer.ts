@@ -1,0 +1,210 @@
+import type { Row, SinkWriter } from '@tideway/api';
+import { ErrorCode, TidewayError, type Place } from '@tideway/common';
+import { externalError } from './db-errors.js';
+import type { JdbcConnection } from './jdbc-connection.js';
+import { RowBuffer } from './row-buffer.js';
+import type { SinkConfig } from './sink-options.js';
+import type { SinkTarget } from './sink-target.js';
+import { TableWriter } from './table-writer.js';
+import { attemptTag, beginXa, commitXa, prepareXa, preparedXids, rollbackOpenXa, rollbackXa, type JdbcCommitInfo } from './xa-transactions.js';
+
+/** A writer's checkpointed state: prepared transactions that may not be committed yet. */
+export interface JdbcWriterState {
+  readonly preparedXids: string[];
+}
+
+interface TableSlot {
+  readonly target: SinkTarget;
+  readonly buffer: RowBuffer;
+  writer?: TableWriter;
+}
+
+/**
+ * Buffers rows per table (batch_size in all) and writes them. Transactions: with auto_commit
+ * each batch commits on its own (and is retried max_retries times on a new connection); with
+ * auto_commit = false one transaction runs from checkpoint to checkpoint; with is_exactly_once
+ * that transaction is prepared at prepareCommit (PREPARE TRANSACTION / XA PREPARE) and committed
+ * by the committer. A restored writer commits the prepared ids in its state (their checkpoint
+ * completed) and rolls back its other prepared ids (their checkpoint never completed).
+ */
+export class JdbcSinkWriter implements SinkWriter<JdbcCommitInfo, JdbcWriterState> {
+  private conn: JdbcConnection | undefined;
+  private readonly slots = new Map<string, TableSlot>();
+  private buffered = 0;
+  private inTransaction = false;
+  private currentXid: string | undefined;
+  private seq = 0;
+  private prepared: string[] = [];
+  private recovered = false;
+  private readonly tag = attemptTag();
+
+  constructor(
+    private readonly cfg: SinkConfig,
+    targets: readonly SinkTarget[],
+    private readonly connect: () => Promise<JdbcConnection>,
+    private readonly xidPrefix: string,
+    private readonly place: Place,
+    private readonly restoredXids: readonly string[] = [],
+  ) {
+    for (const t of targets) {
+      const keys = cfg.query !== undefined || cfg.useCopy ? [] : t.keyIndexes;
+      this.slots.set(t.input.tableId, { target: t, buffer: new RowBuffer(keys) });
+    }
+  }
+
+  async write(rows: readonly Row[]): Promise<void> {
+    for (const row of rows) {
+      const slot = this.slots.get(row.tableId);
+      if (!slot) {
+        throw new TidewayError(ErrorCode.INTERNAL, `the Jdbc sink got a row of table ${row.tableId}, which is not one of its input tables`, { place: this.place });
+      }
+      slot.buffer.add(row);
+      this.buffered++;
+    }
+    if (this.buffered >= this.cfg.batchSize) await this.flush();
+  }
+
+  async prepareCommit(): Promise<JdbcCommitInfo | undefined> {
+    await this.flush();
+    if (!this.inTransaction) return undefined;
+    const conn = this.conn!;
+    try {
+      if (this.cfg.exactlyOnce) {
+        const xid = this.currentXid!;
+        await prepareXa(conn, xid);
+        this.inTransaction = false;
+        this.currentXid = undefined;
+        // Keep earlier ids only while they are still prepared (not yet committed).
+        const still = new Set(await preparedXids(conn, this.xidPrefix));
+        this.prepared = [...this.prepared.filter((x) => still.has(x)), xid];
+        return { xid };
+      }
+      await conn.execute('COMMIT');
+      this.inTransaction = false;
+      return undefined;
+    } catch (err) {
+      throw externalError('preparing the commit', err, this.place);
+    }
+  }
+
+  snapshotState(): JdbcWriterState[] {
+    return [{ preparedXids: [...this.prepared] }];
+  }
+
+  async abortPrepare(): Promise<void> {
+    if (!this.conn) return;
+    if (this.inTransaction) await this.rollbackOpen();
+    for (const xid of this.prepared) await rollbackXa(this.conn, xid);
+    this.prepared = [];
+  }
+
+  async close(): Promise<void> {
+    try {
+      await this.flush();
+      if (this.inTransaction && this.conn) {
+        // Exactly-once work not prepared at a checkpoint is replayed after a restore: drop it.
+        if (this.cfg.exactlyOnce) await this.rollbackOpen();
+        else {
+          await this.conn.execute('COMMIT');
+          this.inTransaction = false;
+        }
+      }
+    } finally {
+      await this.conn?.close();
+      this.conn = undefined;
+    }
+  }
+
+  /** Writes every buffered row. */
+  async flush(): Promise<void> {
+    if (this.buffered === 0) return;
+    const explicit = this.cfg.exactlyOnce || !this.cfg.autoCommit;
+    for (let attempt = 0; ; attempt++) {
+      const conn = await this.session();
+      try {
+        if (explicit) {
+          await this.ensureTransaction(conn);
+          await this.writeBuffers(conn);
+        } else {
+          await conn.execute('BEGIN');
+          try {
+            await this.writeBuffers(conn);
+            await conn.execute('COMMIT');
+          } catch (err) {
+            await conn.execute('ROLLBACK').catch(() => undefined);
+            throw err;
+          }
+        }
+        break;
+      } catch (err) {
+        if (explicit || attempt >= this.cfg.maxRetries) throw externalError('writing a batch', err, this.place);
+        await this.conn?.close();
+        this.conn = undefined;
+        await new Promise((r) => setTimeout(r, Math.min(1000 * 2 ** attempt, 10_000)));
+      }
+    }
+    for (const slot of this.slots.values()) slot.buffer.clear();
+    this.buffered = 0;
+  }
+
+  private async writeBuffers(conn: JdbcConnection): Promise<void> {
+    for (const slot of this.slots.values()) {
+      if (slot.buffer.size === 0) continue;
+      const w = (slot.writer ??= new TableWriter(conn, slot.target));
+      if (this.cfg.query !== undefined) await w.runQuery(this.cfg.query, slot.buffer.rows());
+      else if (slot.target.keyIndexes.length === 0 || this.cfg.useCopy) await w.insert(slot.buffer.rows());
+      else {
+        const { upserts, deletes } = slot.buffer.changes();
+        await w.delete(deletes);
+        if (this.cfg.enableUpsert && !this.cfg.upsertByQuery) await w.upsert(upserts);
+        else await w.updateOrInsert(upserts);
+      }
+    }
+  }
+
+  private async ensureTransaction(conn: JdbcConnection): Promise<void> {
+    if (this.inTransaction) return;
+    if (this.cfg.exactlyOnce) {
+      this.currentXid = `${this.xidPrefix}${this.tag}-${++this.seq}`;
+      await beginXa(conn, this.currentXid);
+    } else {
+      await conn.execute('BEGIN');
+    }
+    this.inTransaction = true;
+  }
+
+  private async rollbackOpen(): Promise<void> {
+    if (this.cfg.exactlyOnce) await rollbackOpenXa(this.conn!, this.currentXid!);
+    else await this.conn!.execute('ROLLBACK');
+    this.inTransaction = false;
+    this.currentXid = undefined;
+  }
+
+  /** The connection, opened (and, once, recovered from a restore) on first use. */
+  private async session(): Promise<JdbcConnection> {
+    if (this.conn) return this.conn;
+    const conn = await this.connect();
+    // Table writers hold the connection they were made with.
+    for (const slot of this.slots.values()) slot.writer = undefined;
+    try {
+      if (this.cfg.transactionTimeoutSec > 0) {
+        await conn.execute(
+          conn.dialect === 'postgresql'
+            ? `SET idle_in_transaction_session_timeout = ${this.cfg.transactionTimeoutSec * 1000}`
+            : `SET SESSION idle_write_transaction_timeout = ${this.cfg.transactionTimeoutSec}`,
+        );
+      }
+      if (this.cfg.exactlyOnce && !this.recovered) {
+        const restored = new Set(this.restoredXids);
+        for (const xid of this.restoredXids) await commitXa(conn, xid);
+        for (const xid of await preparedXids(conn, this.xidPrefix)) if (!restored.has(xid)) await rollbackXa(conn, xid);
+        this.recovered = true;
+      }
+    } catch (err) {
+      await conn.close();
+      throw externalError('setting up the sink session', err, this.place);
+    }
+    this.conn = conn;
+    return conn;
+  }
+}

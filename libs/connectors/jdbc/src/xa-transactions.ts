@@ -1,0 +1,81 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { isUnknownXid } from './db-errors.js';
+import type { JdbcConnection } from './jdbc-connection.js';
+
+/** What a writer's prepareCommit hands to the committer: one prepared transaction. */
+export interface JdbcCommitInfo {
+  readonly xid: string;
+}
+
+/**
+ * The id prefix of one sink subtask's transactions: stable across restarts of the job, so a
+ * restored writer can find what its earlier attempt prepared. Letters, digits and dashes only:
+ * safe to inline in SQL, and short enough for MySQL's 64-byte gtrid.
+ */
+export function xidPrefix(jobId: string, subtask: number): string {
+  return `tw-${createHash('sha1').update(jobId).digest('hex').slice(0, 12)}-${subtask}-`;
+}
+
+/** A fresh per-attempt tag, so ids never repeat across restarts. */
+export function attemptTag(): string {
+  return randomBytes(4).toString('hex');
+}
+
+function literal(xid: string): string {
+  if (!/^[A-Za-z0-9_-]+$/.test(xid)) throw new Error(`transaction id '${xid}' has characters other than letters, digits, '-' and '_'`);
+  return `'${xid}'`;
+}
+
+/** Starts the transaction that will be prepared under `xid`. */
+export async function beginXa(conn: JdbcConnection, xid: string): Promise<void> {
+  await conn.execute(conn.dialect === 'postgresql' ? 'BEGIN' : `XA START ${literal(xid)}`);
+}
+
+/** Ends and prepares the open transaction: it survives disconnects and restarts until committed or rolled back. */
+export async function prepareXa(conn: JdbcConnection, xid: string): Promise<void> {
+  if (conn.dialect === 'postgresql') {
+    await conn.execute(`PREPARE TRANSACTION ${literal(xid)}`);
+  } else {
+    await conn.execute(`XA END ${literal(xid)}`);
+    await conn.execute(`XA PREPARE ${literal(xid)}`);
+  }
+}
+
+/** Rolls back the open (not yet prepared) transaction. */
+export async function rollbackOpenXa(conn: JdbcConnection, xid: string): Promise<void> {
+  if (conn.dialect === 'postgresql') {
+    await conn.execute('ROLLBACK');
+  } else {
+    await conn.execute(`XA END ${literal(xid)}`).catch(() => undefined);
+    await conn.execute(`XA ROLLBACK ${literal(xid)}`);
+  }
+}
+
+/** Commits a prepared transaction. Idempotent: an id the database no longer knows was committed already. */
+export async function commitXa(conn: JdbcConnection, xid: string): Promise<void> {
+  try {
+    await conn.execute(conn.dialect === 'postgresql' ? `COMMIT PREPARED ${literal(xid)}` : `XA COMMIT ${literal(xid)}`);
+  } catch (err) {
+    if (!isUnknownXid(err)) throw err;
+  }
+}
+
+/** Rolls back a prepared transaction; an unknown id is fine (already gone). */
+export async function rollbackXa(conn: JdbcConnection, xid: string): Promise<void> {
+  try {
+    await conn.execute(conn.dialect === 'postgresql' ? `ROLLBACK PREPARED ${literal(xid)}` : `XA ROLLBACK ${literal(xid)}`);
+  } catch (err) {
+    if (!isUnknownXid(err)) throw err;
+  }
+}
+
+/** Prepared transactions whose id starts with `prefix`. */
+export async function preparedXids(conn: JdbcConnection, prefix: string): Promise<string[]> {
+  if (conn.dialect === 'postgresql') {
+    const res = await conn.execute('SELECT gid FROM pg_prepared_xacts WHERE database = current_database() AND starts_with(gid, $1)', [prefix]);
+    return res.rows.map((r) => String(r[0]));
+  }
+  const res = await conn.execute('XA RECOVER');
+  // Rows: formatID, gtrid_length, bqual_length, data (gtrid followed by bqual).
+  return res.rows.map((r) => String(r[3]).slice(0, Number(r[1]))).filter((x) => x.startsWith(prefix));
+}

@@ -52,11 +52,12 @@ export async function applySaveModes(conn: JdbcConnection, cfg: SinkConfig, targ
     try {
       let exists = await conn.tableExists(ref);
       let created = false;
+      if (cfg.schemaSaveMode === 'RECREATE_SCHEMA' && exists) {
+        await conn.execute(`DROP TABLE ${table}`);
+        exists = false;
+      }
       switch (cfg.schemaSaveMode) {
         case 'RECREATE_SCHEMA':
-          if (exists) await conn.execute(`DROP TABLE ${table}`);
-          exists = false;
-        // falls through: create it again
         case 'CREATE_SCHEMA_WHEN_NOT_EXIST':
           if (!exists) {
             await ensureNamespace(conn, ref);

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# The whole test suite on a fresh machine: installs pnpm and packages, the Debian database
+# servers the tests start privately (PostgreSQL, MariaDB, Redis) when missing, type-checks,
+# then runs every test. Tests start their own servers on free ports and stop them.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+bash scripts/ensure-servers.sh
+pnpm -s build
+report=$(mktemp --suffix=.json)
+status=0
+pnpm -s exec vitest run --reporter=default --reporter=json --outputFile.json="$report" "$@" || status=$?
+[ -s "$report" ] && node scripts/test-summary.mjs "$report"
+rm -f "$report"
+exit $status

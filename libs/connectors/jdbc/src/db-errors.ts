@@ -2,6 +2,9 @@ import { ErrorCode, TidewayError, type Place } from '@tideway/common';
 
 interface DriverError {
   code?: string | number;
+  /** PostgreSQL: more about the error, and where (e.g. the COPY line and column). */
+  detail?: string;
+  where?: string;
   errno?: number;
   message?: string;
   address?: string;
@@ -32,8 +35,10 @@ export function describeDbError(err: unknown, login?: { user?: string; host?: st
       return `nothing accepts connections at ${login?.host ?? e.address}:${login?.port ?? e.port}`;
     case 'ETIMEDOUT':
       return `connecting to ${login?.host}:${login?.port} timed out`;
-    default:
-      return code ? `${msg} (${code})` : msg;
+    default: {
+      const more = [e.detail, e.where].filter((x) => x !== undefined && x !== '').join('; ');
+      return `${msg}${more ? ` (${more})` : ''}${code ? ` [${code}]` : ''}`;
+    }
   }
 }
 

@@ -5,6 +5,7 @@ import type { JdbcConnection, ResultColumn, TableRef } from './jdbc-connection.j
 import { bareQuery } from './pg-connection.js';
 import type { SourceConfig, SourceTableConfig } from './source-options.js';
 import { resolveTableRef, tablePathOf } from './table-ref.js';
+import { UnsupportedColumnType } from './unsupported-type.js';
 
 /** A table the source reads: its schema and the SQL whose rows it is. */
 export interface SourceTable {
@@ -46,8 +47,8 @@ export async function discoverTables(conn: JdbcConnection, cfg: SourceConfig): P
       if (ref) pk = await conn.primaryKey(ref);
     } catch (err) {
       if (err instanceof ConfigError) throw err;
-      const e = externalError(what, err, t.place);
-      throw e;
+      if (err instanceof UnsupportedColumnType) throw new UnsupportedColumnType(err.column, err.nativeType, err.database, t.place, what);
+      throw externalError(what, err, t.place);
     }
     const names = new Set(columns.map((c) => c.name));
     pk = pk.every((k) => names.has(k)) ? pk : [];

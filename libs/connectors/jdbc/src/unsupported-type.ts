@@ -1,4 +1,4 @@
-import { ErrorCode, TidewayError } from '@tideway/common';
+import { ErrorCode, TidewayError, type Place } from '@tideway/common';
 
 /** A result column whose database type has no SeaTunnel mapping. */
 export class UnsupportedColumnType extends TidewayError {
@@ -6,8 +6,15 @@ export class UnsupportedColumnType extends TidewayError {
   constructor(
     readonly column: string,
     readonly nativeType: string,
-    database: string,
+    readonly database: string,
+    place?: Place,
+    /** What was being done, e.g. `reading the columns of table public.t`. */
+    doing?: string,
   ) {
-    super(ErrorCode.UNSUPPORTED_TYPE, `column '${column}' has ${database} type ${nativeType}, which has no SeaTunnel type`);
+    super(
+      ErrorCode.UNSUPPORTED_TYPE,
+      `${doing ? `${doing}: ` : ''}column '${column}' has ${database} type ${nativeType}, which has no SeaTunnel type`,
+      { place },
+    );
   }
 }

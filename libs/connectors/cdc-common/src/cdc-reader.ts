@@ -1,0 +1,177 @@
+import { RowKind, type Collector, type Row, type SourceReader } from '@tideway/api';
+import type { CdcSplit, FinishedChunk, SnapshotSplit, StreamSplit } from './cdc-splits.js';
+import type { CdcDialect, ChangeItem, ChangeStream, ChangeTxn } from './change-stream.js';
+import { ChunkIndex } from './chunk-index.js';
+
+/** Where the reader stands in the stream: the split's position and skip count. */
+interface StreamPoint<P> {
+  position: P;
+  skip: number;
+}
+
+/** How long one poll waits for changes before returning to the runtime. */
+const POLL_WAIT_MS = 100;
+
+/**
+ * Reads the snapshot chunks one by one (each chunk whole, in one poll, so that no checkpoint
+ * falls inside a chunk), then streams changes from the stream split's position. A change a
+ * chunk's snapshot already holds is dropped (by its key's chunk watermark) until the stream is
+ * past every watermark. Positions checkpointed with a checkpoint are confirmed to the database
+ * only when that checkpoint completes.
+ */
+export class CdcSourceReader<P, W> implements SourceReader<CdcSplit<P, W>> {
+  private readonly chunks: SnapshotSplit[] = [];
+  private streamSplit: StreamSplit<P, W> | undefined;
+  private finishedChunks: FinishedChunk<W>[] = [];
+  private stream: ChangeStream<P> | undefined;
+  private point: StreamPoint<P> | undefined;
+  private skipRemaining = 0;
+  private index: ChunkIndex<W> | undefined;
+  private txn: ChangeTxn<P> | undefined;
+  private txnCount = 0;
+  private txnPast = false;
+  private readonly toConfirm = new Map<number, P>();
+
+  constructor(
+    private readonly dialect: CdcDialect<P, W>,
+    /** Position of each table's key column, by tableId (-1: no integer key). */
+    private readonly keyIndexes: ReadonlyMap<string, number>,
+    private readonly fetchSize: number,
+  ) {}
+
+  open(): void {}
+
+  addSplits(splits: CdcSplit<P, W>[]): void {
+    for (const s of splits) {
+      if (s.kind === 'stream') {
+        this.streamSplit = s;
+        this.finishedChunks = [...s.chunks];
+      } else this.chunks.push(s);
+    }
+  }
+
+  handleNoMoreSplits(): void {}
+
+  async pollNext(output: Collector): Promise<void> {
+    const chunk = this.chunks[0];
+    if (chunk) {
+      await this.readChunk(chunk, output);
+      return;
+    }
+    if (!this.streamSplit) return;
+    if (!this.stream) await this.startStream(this.streamSplit);
+    await this.pollStream(output);
+  }
+
+  snapshotState(checkpointId: number): CdcSplit<P, W>[] {
+    const out: CdcSplit<P, W>[] = this.chunks.map((c) => ({ ...c }));
+    if (this.streamSplit) {
+      const point = this.point ?? { position: this.streamSplit.position, skip: this.streamSplit.skip };
+      const chunks = this.index === undefined && this.stream ? [] : this.finishedChunks;
+      out.push({ splitId: 'stream', kind: 'stream', position: point.position, skip: point.skip, chunks: [...chunks] });
+      if (this.stream) this.toConfirm.set(checkpointId, point.position);
+    }
+    return out;
+  }
+
+  async notifyCheckpointComplete(checkpointId: number): Promise<void> {
+    let position: P | undefined;
+    for (const [id, p] of this.toConfirm) {
+      if (id <= checkpointId) {
+        position = p;
+        this.toConfirm.delete(id);
+      }
+    }
+    if (position !== undefined && this.stream) await this.stream.confirm(position);
+  }
+
+  async close(): Promise<void> {
+    await this.stream?.close();
+    this.stream = undefined;
+    await this.dialect.close();
+  }
+
+  private async readChunk(split: SnapshotSplit, output: Collector): Promise<void> {
+    const { rows, watermark } = await this.dialect.readChunk(split);
+    const batch: Row[] = new Array(rows.length);
+    const tableId = split.tableId;
+    for (let i = 0; i < rows.length; i++) batch[i] = { kind: RowKind.INSERT, tableId, fields: rows[i] };
+    this.chunks.shift();
+    this.finishedChunks.push({
+      tableId,
+      keyIndex: split.keyColumn === undefined ? -1 : (this.keyIndexes.get(tableId) ?? -1),
+      lower: split.lower,
+      upper: split.upper,
+      watermark,
+    });
+    if (batch.length > 0) output.collectBatch(batch);
+  }
+
+  private async startStream(split: StreamSplit<P, W>): Promise<void> {
+    this.point = { position: split.position, skip: split.skip };
+    this.skipRemaining = split.skip;
+    this.index = this.finishedChunks.length > 0 ? new ChunkIndex(this.finishedChunks) : undefined;
+    this.stream = await this.dialect.openStream(split.position);
+  }
+
+  private async pollStream(output: Collector): Promise<void> {
+    const items = await this.stream!.poll(this.fetchSize, POLL_WAIT_MS);
+    if (items.length === 0) return;
+    const batch: Row[] = [];
+    const point = this.point!;
+    for (const item of items) {
+      if (item.type === 'commit') {
+        point.position = item.next;
+        point.skip = 0;
+        this.txn = undefined;
+        this.skipRemaining = 0;
+        continue;
+      }
+      if (item.txn !== this.txn) this.beginTxn(item.txn);
+      this.txnCount++;
+      point.position = item.txn.resume;
+      point.skip = this.txnCount;
+      if (this.skipRemaining > 0) {
+        this.skipRemaining--;
+        continue;
+      }
+      this.emit(item, batch);
+    }
+    if (batch.length > 0) output.collectBatch(batch);
+  }
+
+  private beginTxn(txn: ChangeTxn<P>): void {
+    this.txn = txn;
+    this.txnCount = 0;
+    this.txnPast = false;
+    if (this.index && this.index.watermarks().every((w) => this.dialect.streamPast(w, txn))) {
+      // Every later transaction is after every chunk: de-duplication is over.
+      this.index = undefined;
+      this.finishedChunks = [];
+      this.txnPast = true;
+    }
+  }
+
+  /** Whether the chunk holding `row` already contains this transaction's change. */
+  private inSnapshot(tableId: string, row: readonly unknown[], txn: ChangeTxn<P>): boolean {
+    if (!this.index || this.txnPast || this.keyIndexes.get(tableId) === undefined) return false;
+    const w = this.index.watermarkOf(tableId, row);
+    return w !== undefined && this.dialect.snapshotHas(w, txn);
+  }
+
+  private emit(item: ChangeItem<P>, batch: Row[]): void {
+    const { tableId, before, after, txn } = item;
+    switch (item.op) {
+      case 'insert':
+        if (after && !this.inSnapshot(tableId, after, txn)) batch.push({ kind: RowKind.INSERT, tableId, fields: after });
+        return;
+      case 'delete':
+        if (before && !this.inSnapshot(tableId, before, txn)) batch.push({ kind: RowKind.DELETE, tableId, fields: before });
+        return;
+      case 'update':
+        if (before && !this.inSnapshot(tableId, before, txn)) batch.push({ kind: RowKind.UPDATE_BEFORE, tableId, fields: before });
+        if (after && !this.inSnapshot(tableId, after, txn)) batch.push({ kind: RowKind.UPDATE_AFTER, tableId, fields: after });
+        return;
+    }
+  }
+}

@@ -1,0 +1,48 @@
+/**
+ * The splits of a CDC source (plain data: they are checkpointed). A table's initial snapshot is
+ * cut into chunks by an integer primary key; the stream split carries the position to resume
+ * the change stream from and, until the stream has passed them, the watermarks of the chunks
+ * read, so that changes a chunk already contains are not emitted twice.
+ */
+
+/** One chunk of a table's snapshot: rows with lower <= key < upper (bounds absent: open). */
+export interface SnapshotSplit {
+  readonly splitId: string;
+  readonly kind: 'snapshot';
+  readonly tableId: string;
+  /** The integer key column the table is chunked by; absent when one chunk holds the table. */
+  readonly keyColumn?: string;
+  /** Inclusive lower bound, decimal text (bigint-safe); absent: unbounded. */
+  readonly lower?: string;
+  /** Exclusive upper bound, decimal text; absent: unbounded. */
+  readonly upper?: string;
+}
+
+/** A chunk that was read, with the database's watermark of the moment it was read. */
+export interface FinishedChunk<W> {
+  readonly tableId: string;
+  /** Position of the key column in the table's rows; -1 when one chunk holds the table. */
+  readonly keyIndex: number;
+  readonly lower?: string;
+  readonly upper?: string;
+  readonly watermark: W;
+}
+
+/** The change stream: where to resume, and what the snapshot already covered. */
+export interface StreamSplit<P, W> {
+  readonly splitId: 'stream';
+  readonly kind: 'stream';
+  /** Where streaming (re)starts: it replays the transaction in progress from its beginning. */
+  readonly position: P;
+  /** Changes of the transaction at `position` that were already emitted (skipped on resume). */
+  readonly skip: number;
+  /** Chunks read, for de-duplication; emptied once the stream is past every watermark. */
+  readonly chunks: readonly FinishedChunk<W>[];
+}
+
+export type CdcSplit<P = unknown, W = unknown> = SnapshotSplit | StreamSplit<P, W>;
+
+/** Whether a split is the stream split. */
+export function isStreamSplit<P, W>(s: CdcSplit<P, W>): s is StreamSplit<P, W> {
+  return s.kind === 'stream';
+}

@@ -1,0 +1,58 @@
+import type { SnapshotSplit } from './cdc-splits.js';
+
+/** The transaction a change belongs to. All changes of one transaction share one object. */
+export interface ChangeTxn<P> {
+  /** Where streaming restarts to replay this transaction from its first change. */
+  readonly resume: P;
+  /** What the dialect needs to compare the transaction with chunk watermarks (xid, position). */
+  readonly dedup: unknown;
+}
+
+/** A row change of a captured table, with positional values in the table's column order. */
+export interface ChangeItem<P> {
+  readonly type: 'change';
+  readonly txn: ChangeTxn<P>;
+  readonly tableId: string;
+  readonly op: 'insert' | 'update' | 'delete';
+  /** The old row (update, delete), when the database logs it. */
+  readonly before: unknown[] | null;
+  /** The new row (insert, update). */
+  readonly after: unknown[] | null;
+}
+
+/** Everything before `next` is delivered: a restart from `next` repeats nothing. */
+export interface CommitItem<P> {
+  readonly type: 'commit';
+  readonly next: P;
+}
+
+export type StreamItem<P> = ChangeItem<P> | CommitItem<P>;
+
+/** A running change stream (logical replication, binlog), read in batches. */
+export interface ChangeStream<P> {
+  /** Up to `max` items received so far, in order; waits at most `waitMs` when there are none. */
+  poll(max: number, waitMs: number): Promise<StreamItem<P>[]>;
+  /** Tells the database that everything before `position` is durably processed (after a checkpoint). */
+  confirm(position: P): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** One chunk read with a consistent snapshot, and the watermark of that snapshot. */
+export interface ChunkRead<W> {
+  readonly rows: unknown[][];
+  readonly watermark: W;
+}
+
+/**
+ * What a database contributes to CDC: consistent chunk reads with watermarks, a change stream
+ * from a position, and the comparison of a transaction with a watermark.
+ */
+export interface CdcDialect<P, W> {
+  readChunk(split: SnapshotSplit): Promise<ChunkRead<W>>;
+  openStream(position: P): Promise<ChangeStream<P>>;
+  /** Whether the snapshot with watermark `w` already contains the effects of `txn`. */
+  snapshotHas(w: W, txn: ChangeTxn<P>): boolean;
+  /** Whether `txn` and every later transaction are certainly not contained in watermark `w`. */
+  streamPast(w: W, txn: ChangeTxn<P>): boolean;
+  close(): Promise<void>;
+}

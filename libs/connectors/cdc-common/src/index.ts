@@ -1,0 +1,12 @@
+/**
+ * What the CDC sources (Postgres-CDC, MySQL-CDC) share: splits, chunk planning, the reader that
+ * reads snapshot chunks then streams with de-duplication, the enumerator, and common options.
+ */
+export type { SnapshotSplit, StreamSplit, FinishedChunk, CdcSplit } from './cdc-splits.js';
+export { isStreamSplit } from './cdc-splits.js';
+export type { CdcDialect, ChangeStream, StreamItem, ChangeItem, CommitItem, ChangeTxn, ChunkRead } from './change-stream.js';
+export { ChunkIndex } from './chunk-index.js';
+export { planChunks, type KeyQueries, type ChunkingOptions } from './chunk-planner.js';
+export { CdcSourceReader } from './cdc-reader.js';
+export { CdcSplitEnumerator, type CdcEnumeratorState } from './cdc-enumerator.js';
+export { CDC_COMMON_OPTIONS, compileCdcCommon, withRetries, type CdcCommonConfig, type TableOverride } from './cdc-options.js';

@@ -23,8 +23,8 @@ export class JdbcSinkCommitter implements SinkCommitter<JdbcCommitInfo> {
       for (const info of infos) {
         for (let attempt = 1; ; attempt++) {
           try {
-            await commitXa(conn, info.xid);
-            break;
+            if (await commitXa(conn, info.xid)) break;
+            throw new Error(`the database still holds ${info.xid} in the session that prepared it`);
           } catch (err) {
             if (attempt >= this.maxAttempts) {
               throw new TidewayError(
@@ -34,6 +34,7 @@ export class JdbcSinkCommitter implements SinkCommitter<JdbcCommitInfo> {
               );
             }
             await conn.close();
+            await new Promise((r) => setTimeout(r, Math.min(100 * 2 ** attempt, 5000)));
             conn = await this.connect();
           }
         }

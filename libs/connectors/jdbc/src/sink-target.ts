@@ -35,7 +35,10 @@ export function sinkTarget(cfg: SinkConfig, dialect: DialectName, input: Catalog
   const types = input.columns.map((c) => c.type);
   if (cfg.table === undefined) return { input, columns, types, keyIndexes: [] };
   const database = cfg.database !== undefined ? substitute(cfg.database, input) : cfg.connection.target.database;
-  const tableText = applyIde(substitute(cfg.table, input), cfg.fieldIde);
+  // field_ide changes the table's own name, not the database or schema it lives in.
+  const substituted = substitute(cfg.table, input);
+  const dot = substituted.lastIndexOf('.');
+  const tableText = dot < 0 ? applyIde(substituted, cfg.fieldIde) : `${substituted.slice(0, dot + 1)}${applyIde(substituted.slice(dot + 1), cfg.fieldIde)}`;
   let ref: TableRef;
   if (dialect === 'postgresql') {
     const parts = tableText.split('.');

@@ -6,7 +6,7 @@ import { RowBuffer } from './row-buffer.js';
 import type { SinkConfig } from './sink-options.js';
 import type { SinkTarget } from './sink-target.js';
 import { TableWriter } from './table-writer.js';
-import { attemptTag, beginXa, commitXa, prepareXa, preparedXids, rollbackOpenXa, rollbackXa, type JdbcCommitInfo } from './xa-transactions.js';
+import { attemptTag, beginXa, commitXaWhenDetached, prepareXa, preparedXids, rollbackOpenXa, rollbackXa, type JdbcCommitInfo } from './xa-transactions.js';
 
 /** A writer's checkpointed state: prepared transactions that may not be committed yet. */
 export interface JdbcWriterState {
@@ -77,6 +77,12 @@ export class JdbcSinkWriter implements SinkWriter<JdbcCommitInfo, JdbcWriterStat
         // Keep earlier ids only while they are still prepared (not yet committed).
         const still = new Set(await preparedXids(conn, this.xidPrefix));
         this.prepared = [...this.prepared.filter((x) => still.has(x)), xid];
+        if (conn.dialect === 'mysql') {
+          // MariaDB lets another session commit a prepared XA transaction only after the
+          // preparing session has ended; the next batch opens a new session.
+          await conn.close();
+          this.conn = undefined;
+        }
         return { xid };
       }
       await conn.execute('COMMIT');
@@ -196,7 +202,7 @@ export class JdbcSinkWriter implements SinkWriter<JdbcCommitInfo, JdbcWriterStat
       }
       if (this.cfg.exactlyOnce && !this.recovered) {
         const restored = new Set(this.restoredXids);
-        for (const xid of this.restoredXids) await commitXa(conn, xid);
+        for (const xid of this.restoredXids) await commitXaWhenDetached(conn, xid, 8);
         for (const xid of await preparedXids(conn, this.xidPrefix)) if (!restored.has(xid)) await rollbackXa(conn, xid);
         this.recovered = true;
       }

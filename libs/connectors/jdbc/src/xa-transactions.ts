@@ -51,12 +51,28 @@ export async function rollbackOpenXa(conn: JdbcConnection, xid: string): Promise
   }
 }
 
-/** Commits a prepared transaction. Idempotent: an id the database no longer knows was committed already. */
-export async function commitXa(conn: JdbcConnection, xid: string): Promise<void> {
+/**
+ * Commits a prepared transaction. Idempotent: an id the database no longer has was committed
+ * already (true). False when the database still lists the id but will not commit it yet:
+ * MariaDB keeps a prepared XA transaction attached to the session that prepared it until that
+ * session ends, and answers "unknown XID" meanwhile, so "unknown" alone does not mean done.
+ */
+export async function commitXa(conn: JdbcConnection, xid: string): Promise<boolean> {
   try {
     await conn.execute(conn.dialect === 'postgresql' ? `COMMIT PREPARED ${literal(xid)}` : `XA COMMIT ${literal(xid)}`);
+    return true;
   } catch (err) {
     if (!isUnknownXid(err)) throw err;
+    return !(await preparedXids(conn, xid)).includes(xid);
+  }
+}
+
+/** commitXa, waiting (up to `attempts` tries) while the id is still attached to an ending session. */
+export async function commitXaWhenDetached(conn: JdbcConnection, xid: string, attempts: number): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    if (await commitXa(conn, xid)) return;
+    if (attempt >= attempts) throw new Error(`prepared transaction ${xid} is still held by another session`);
+    await new Promise((r) => setTimeout(r, Math.min(50 * 2 ** attempt, 2000)));
   }
 }
 

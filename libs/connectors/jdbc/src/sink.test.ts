@@ -1,0 +1,194 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newCatalogTable, RowKind, Types, type CatalogTable, type Row } from '@tideway/api';
+import { startMariaDb, startPostgres, type TestDatabaseServer } from '@tideway/testing';
+import { openConnection } from './open-connection.js';
+import { compileConnection } from './connection-options.js';
+import { optionsOf } from '@tideway/api';
+import type { JdbcConnection } from './jdbc-connection.js';
+import { makeSink, writeAll, type JdbcCommitInfo } from './test/wiring.js';
+import { jdbcSinkFactory } from './jdbc-sink.js';
+import { preparedXids, xidPrefix } from './xa-transactions.js';
+
+let pgServer: TestDatabaseServer;
+let myServer: TestDatabaseServer;
+
+beforeAll(async () => {
+  [pgServer, myServer] = await Promise.all([startPostgres(), startMariaDb()]);
+});
+afterAll(async () => {
+  await Promise.all([pgServer?.stop(), myServer?.stop()]);
+});
+
+const users: CatalogTable = newCatalogTable({ database: 'src', table: 'users' }, [
+  { name: 'id', type: Types.INT, nullable: false },
+  { name: 'name', type: Types.STRING, nullable: true },
+  { name: 'score', type: Types.decimal(10, 2), nullable: true },
+], { primaryKey: { name: 'pk', columns: ['id'] } });
+
+const row = (kind: Row['kind'], id: number, name: string | null, score: string | null): Row => ({ kind, tableId: users.tableId, fields: [id, name, score] });
+
+const databases = () => [
+  { name: 'PostgreSQL', conn: { url: pgServer.jdbcUrl, driver: 'org.postgresql.Driver', user: pgServer.user, password: pgServer.password }, db: pgServer.database, xa: 'org.postgresql.xa.PGXADataSource', table: (t: string) => `public.${t}` },
+  { name: 'MariaDB', conn: { url: myServer.jdbcUrl, driver: 'com.mysql.cj.jdbc.Driver', user: myServer.user, password: myServer.password }, db: myServer.database, xa: 'com.mysql.cj.jdbc.MysqlXADataSource', table: (t: string) => t },
+];
+
+async function session(conn: Record<string, unknown>): Promise<JdbcConnection> {
+  const options = optionsOf(conn, jdbcSinkFactory.spec);
+  return openConnection(compileConnection(options).settings, {});
+}
+
+async function contents(c: JdbcConnection, table: string): Promise<unknown[][]> {
+  const res = await c.execute(`SELECT id, name, score FROM ${table} ORDER BY id`);
+  return res.rows.map((r) => [Number(r[0]), r[1], r[2]]);
+}
+
+describe.each(['PostgreSQL', 'MariaDB'])('Jdbc sink on %s', (dbName) => {
+  const d = () => databases().find((x) => x.name === dbName)!;
+  const gen = (table: string, extra: Record<string, unknown> = {}) => ({ ...d().conn, generate_sink_sql: true, database: d().db, table: d().table(table), ...extra });
+
+  it('applies a changelog (+I, -U, +U, -D) in order by primary key, across batches', async () => {
+    const sink = await makeSink(gen('cl', { primary_keys: ['id'], batch_size: 3 }), [users]);
+    await writeAll(sink, [
+      row('+I', 1, 'a', '1.00'), row('+I', 2, 'b', '2.00'), row('+I', 3, 'c', '3.00'),
+      row('-U', 1, 'a', '1.00'), row('+U', 1, 'a2', '1.50'),
+      row('-D', 2, 'b', '2.00'),
+      row('+I', 4, 'd', null), row('-D', 4, 'd', null), row('+I', 4, 'd2', '4.25'),
+      row('+I', 5, 'e', '5.00'), row('-U', 5, 'e', '5.00'), row('+U', 5, 'e2', '5.50'), row('-D', 3, 'c', '3.00'),
+    ], 2);
+    const c = await session(d().conn);
+    expect(await contents(c, d().table('cl'))).toEqual([[1, 'a2', '1.50'], [4, 'd2', '4.25'], [5, 'e2', '5.50']]);
+    await c.close();
+  });
+
+  it('upserts by query when enable_upsert is false', async () => {
+    const sink = await makeSink(gen('byquery', { primary_keys: ['id'], enable_upsert: false }), [users]);
+    await writeAll(sink, [row('+I', 1, 'a', '1.00'), row('+I', 2, 'b', null)]);
+    await writeAll(sink, [row('+U', 1, 'a', '1.00'), row('+U', 2, 'b2', '2.00'), row('+I', 3, 'c', '3.00')]);
+    const c = await session(d().conn);
+    expect(await contents(c, d().table('byquery'))).toEqual([[1, 'a', '1.00'], [2, 'b2', '2.00'], [3, 'c', '3.00']]);
+    await c.close();
+  });
+
+  it('runs the user query per row; field_ide names created columns', async () => {
+    const c = await session(d().conn);
+    await c.execute(`CREATE TABLE ${d().table('q')} (id int, name text, score decimal(10, 2))`);
+    const sink = await makeSink({ ...d().conn, query: `insert into ${d().table('q')} (score, name, id) values (?, ?, ?)` }, [
+      newCatalogTable({ table: 'x' }, [
+        { name: 'score', type: Types.decimal(10, 2), nullable: true },
+        { name: 'name', type: Types.STRING, nullable: true },
+        { name: 'id', type: Types.INT, nullable: true },
+      ]),
+    ]);
+    await writeAll(sink, [{ kind: '+I', tableId: 'x', fields: ['9.99', 'q', 7] }]);
+    expect(await contents(c, d().table('q'))).toEqual([[7, 'q', '9.99']]);
+    const upper = await makeSink(gen('ide', { field_ide: 'UPPERCASE' }), [users]);
+    await writeAll(upper, [row('+I', 1, 'x', null)]);
+    const ideTable = dbName === 'PostgreSQL' ? c.tableSql({ schema: 'public', table: 'IDE' }) : c.quote('IDE');
+    const res = await c.execute(`SELECT ${c.quote('ID')}, ${c.quote('NAME')} FROM ${ideTable}`);
+    expect(res.rows.map((r) => [Number(r[0]), r[1]])).toEqual([[1, 'x']]);
+    await c.close();
+  });
+
+  it('save modes: ERROR_WHEN_SCHEMA_NOT_EXIST, DROP_DATA, ERROR_WHEN_DATA_EXISTS, CUSTOM_PROCESSING, RECREATE_SCHEMA', async () => {
+    await expect(makeSink(gen('sm', { schema_save_mode: 'ERROR_WHEN_SCHEMA_NOT_EXIST' }), [users])).rejects.toThrow(
+      /table \S*sm does not exist \(schema_save_mode = ERROR_WHEN_SCHEMA_NOT_EXIST\)/,
+    );
+    await writeAll(await makeSink(gen('sm'), [users]), [row('+I', 1, 'a', null), row('+I', 2, 'b', null)]);
+    await expect(makeSink(gen('sm', { data_save_mode: 'ERROR_WHEN_DATA_EXISTS' }), [users])).rejects.toThrow(/has rows \(data_save_mode = ERROR_WHEN_DATA_EXISTS\)/);
+    const c = await session(d().conn);
+    await makeSink(gen('sm', { data_save_mode: 'CUSTOM_PROCESSING', custom_sql: `DELETE FROM ${d().table('sm')} WHERE id = 1` }), [users]);
+    expect(await contents(c, d().table('sm'))).toEqual([[2, 'b', null]]);
+    await makeSink(gen('sm', { data_save_mode: 'DROP_DATA' }), [users]);
+    expect(await contents(c, d().table('sm'))).toEqual([]);
+    await c.execute(`ALTER TABLE ${d().table('sm')} ADD COLUMN extra int`);
+    await makeSink(gen('sm', { schema_save_mode: 'RECREATE_SCHEMA' }), [users]);
+    const cols = await c.describe(`SELECT * FROM ${d().table('sm')}`);
+    expect(cols.map((x) => x.name)).toEqual(['id', 'name', 'score']);
+    await c.close();
+  });
+
+  it('auto_commit = false commits at the checkpoint, not before', async () => {
+    const sink = await makeSink(gen('ac', { auto_commit: false, batch_size: 1 }), [users]);
+    const writer = sink.createWriter({ subtaskIndex: 0, parallelism: 1 });
+    await writer.write([row('+I', 1, 'a', null), row('+I', 2, 'b', null)]);
+    const c = await session(d().conn);
+    expect(await contents(c, d().table('ac'))).toEqual([]);
+    await writer.prepareCommit?.(1);
+    expect((await contents(c, d().table('ac'))).length).toBe(2);
+    await writer.close();
+    await c.close();
+  });
+
+  describe('exactly-once', () => {
+    const xa = (table: string, jobId: string) => ({ opts: gen(table, { primary_keys: ['id'], is_exactly_once: true, xa_data_source_class_name: d().xa, batch_size: 1 }), jobId });
+
+    it('prepare then commit makes rows visible; replaying the commit is a no-op success', async () => {
+      const { opts, jobId } = xa('xa1', 'job-commit');
+      const sink = await makeSink(opts, [users], jobId);
+      const writer = sink.createWriter({ subtaskIndex: 0, parallelism: 1 });
+      await writer.write([row('+I', 1, 'a', '1.00'), row('+I', 2, 'b', '2.00')]);
+      const info = (await writer.prepareCommit!(1)) as JdbcCommitInfo;
+      expect(info.xid).toMatch(/^tw-[0-9a-f]{12}-0-/);
+      const c = await session(d().conn);
+      expect(await contents(c, d().table('xa1'))).toEqual([]);
+      const committer = sink.createCommitter();
+      expect(await committer.commit([info])).toEqual([]);
+      expect((await contents(c, d().table('xa1'))).length).toBe(2);
+      expect(await committer.commit([info])).toEqual([]);
+      expect((await contents(c, d().table('xa1'))).length).toBe(2);
+      await writer.close();
+      await c.close();
+    });
+
+    it('prepare then abort leaves nothing', async () => {
+      const { opts, jobId } = xa('xa2', 'job-abort');
+      const sink = await makeSink(opts, [users], jobId);
+      const writer = sink.createWriter({ subtaskIndex: 0, parallelism: 1 });
+      await writer.write([row('+I', 1, 'a', '1.00')]);
+      const info = (await writer.prepareCommit!(1)) as JdbcCommitInfo;
+      await sink.createCommitter().abort([info]);
+      await sink.createCommitter().abort([info]);
+      await writer.close();
+      const c = await session(d().conn);
+      expect(await contents(c, d().table('xa2'))).toEqual([]);
+      await c.close();
+    });
+
+    it('a restored writer commits the prepared ids in its state and rolls back later ones', async () => {
+      const { opts, jobId } = xa('xa3', 'job-restore');
+      const sink = await makeSink(opts, [users], jobId);
+      const w1 = sink.createWriter({ subtaskIndex: 0, parallelism: 1 });
+      await w1.write([row('+I', 1, 'cp1', null)]);
+      await w1.prepareCommit!(1);
+      const state = w1.snapshotState!(1);
+      await w1.write([row('+I', 2, 'cp2-never-completed', null)]);
+      await w1.prepareCommit!(2);
+      await w1.write([row('+I', 3, 'never-prepared', null)]);
+      // The process dies here: no commit, no close. Its session ends, its prepared transactions stay.
+      const w1conn = (w1 as unknown as { conn?: JdbcConnection }).conn;
+      expect(w1conn).toBeDefined();
+      await w1conn!.close();
+      const w2 = sink.createWriter({ subtaskIndex: 0, parallelism: 1 }, state);
+      await w2.write([row('+I', 4, 'after-restore', null)]);
+      const info = (await w2.prepareCommit!(3)) as JdbcCommitInfo;
+      await sink.createCommitter().commit([info]);
+      await w2.close();
+      const c = await session(d().conn);
+      expect(await contents(c, d().table('xa3'))).toEqual([[1, 'cp1', null], [4, 'after-restore', null]]);
+      // The transaction of checkpoint 2 (never completed) was rolled back, not left prepared.
+      expect(await preparedXids(c, xidPrefix(jobId, 0))).toEqual([]);
+      await c.close();
+    });
+  });
+
+  it('bad credentials and a bad driver give one sentence each', async () => {
+    const sink = await makeSink({ ...d().conn, password: 'wrong', query: 'insert into t values (?)' }, [users]);
+    const writer = sink.createWriter({ subtaskIndex: 0, parallelism: 1 });
+    const err = await writer.write(Array.from({ length: 1000 }, (_, i) => row('+I', i, 'x', null))).catch((e) => e);
+    expect(err.message).toMatch(/^plugin test, option 'url': connecting to \w+ at 127\.0\.0\.1:\d+ failed: the database refused the login/);
+    await writer.close().catch(() => undefined);
+    await expect(makeSink({ ...d().conn, driver: 'oracle.jdbc.OracleDriver', query: 'x' }, [users])).rejects.toThrow(
+      /^plugin test, option 'driver': driver 'oracle\.jdbc\.OracleDriver' does not fit url jdbc:(postgresql|mysql):\/\//,
+    );
+  });
+});

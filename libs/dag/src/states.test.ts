@@ -29,7 +29,7 @@ const EXPECTED: Record<string, { spec: StateMachineSpec<string>; legal: string[]
       'SCHEDULED>DEPLOYING,FAILING,CANCELING',
       'DEPLOYING>RUNNING,FAILING,CANCELING',
       'RUNNING>FINISHED,FAILING,CANCELING',
-      'FAILING>FAILED',
+      'FAILING>FAILED,INITIALIZING',
       'CANCELING>CANCELED',
     ],
     terminal: ['FINISHED', 'FAILED', 'CANCELED'],

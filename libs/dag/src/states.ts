@@ -60,8 +60,8 @@ export const JOB_STATUS = new StateMachineSpec<JobStatus>(
  *       └──────────────┴────────────┴─────────────┴────────────┴──> CANCELING ──> CANCELED
  * ```
  * INITIALIZING: restoring the last valid state before a (re)start. Terminal: FINISHED, FAILED,
- * CANCELED. A failover does not leave a terminal state: it starts a new attempt of the
- * pipeline at INITIALIZING (from a checkpoint) or CREATED.
+ * CANCELED. A failover does not leave a terminal state: once the failed attempt has stopped,
+ * FAILING goes to INITIALIZING and a new attempt restores from the latest checkpoint.
  */
 export const PipelineStatus = {
   INITIALIZING: 'INITIALIZING',
@@ -85,7 +85,8 @@ export const PIPELINE_STATUS = new StateMachineSpec<PipelineStatus>(
     SCHEDULED: ['DEPLOYING', 'FAILING', 'CANCELING'],
     DEPLOYING: ['RUNNING', 'FAILING', 'CANCELING'],
     RUNNING: ['FINISHED', 'FAILING', 'CANCELING'],
-    FAILING: ['FAILED'],
+    // A failover: the failed attempt has stopped and a new one restores from a checkpoint.
+    FAILING: ['FAILED', 'INITIALIZING'],
     CANCELING: ['CANCELED'],
     FINISHED: [],
     FAILED: [],

@@ -19,6 +19,8 @@ export interface TaskGroupDescriptor {
   root: ChainNode;
   /** Rows per second the source may read (env read_limit.rows_per_second), 0 = unlimited. */
   rowsPerSecond: number;
+  /** The state to start from when the pipeline restores from a checkpoint. */
+  restored?: TaskGroupState;
 }
 
 export interface ChainNode {
@@ -38,6 +40,11 @@ export interface TaskGroupState {
   readerSplits: Record<number, unknown[]>;
   /** Sink writer states by sink vertex id. */
   writerStates: Record<number, unknown[]>;
+  /**
+   * Commit infos this task group prepared for the checkpoint, by sink vertex id: committed
+   * again (idempotently) by the sinks' committers when the task group restores from it.
+   */
+  pendingCommits?: CommitInfos;
 }
 
 /** Commit infos prepared at a checkpoint, by sink vertex id. */

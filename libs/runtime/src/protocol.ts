@@ -1,6 +1,7 @@
 import type { SerializedError } from '@tideway/common';
 import type { CommitInfos, TaskGroupDescriptor, TaskGroupMetrics, TaskGroupState } from './descriptor.js';
 
+
 /**
  * Messages between a worker's main thread and a task group's worker thread. Structured
  * clone carries them, so bigint, Map and Uint8Array survive.
@@ -10,7 +11,7 @@ export type CheckpointKind = 'CHECKPOINT' | 'SAVEPOINT' | 'COMPLETED_POINT';
 
 /** Main thread -> task group thread. */
 export type ToTaskGroup =
-  | { type: 'start'; descriptor: TaskGroupDescriptor; restored?: TaskGroupState }
+  | { type: 'start'; descriptor: TaskGroupDescriptor }
   | { type: 'splits'; sourceVertexId: number; splits: unknown[]; noMoreSplits: boolean }
   | { type: 'trigger-checkpoint'; checkpointId: number; kind: CheckpointKind }
   | { type: 'checkpoint-complete'; checkpointId: number; kind: CheckpointKind }

@@ -57,7 +57,6 @@ export class TaskGroupRunner {
 
   constructor(
     private readonly descriptor: TaskGroupDescriptor,
-    private readonly restored: TaskGroupState | undefined,
     private readonly send: (msg: FromTaskGroup) => void,
   ) {}
 
@@ -101,9 +100,26 @@ export class TaskGroupRunner {
     });
     this.push = this.compileChildren(root.children);
     await this.reader.open();
-    const restoredSplits = this.restored?.readerSplits[this.sourceVertexId];
+    await this.recommitRestored();
+    const restoredSplits = this.descriptor.restored?.readerSplits[this.sourceVertexId];
     if (restoredSplits && restoredSplits.length > 0) this.reader.addSplits(restoredSplits as SourceSplit[]);
     this.send({ type: 'split-request', sourceVertexId: this.sourceVertexId, register: true });
+  }
+
+  /**
+   * A restored task group commits again what it had prepared for the checkpoint it restores
+   * from: the crash may have come between the checkpoint's completion and the commit.
+   * Committers are idempotent, so a commit that did happen changes nothing.
+   */
+  private async recommitRestored(): Promise<void> {
+    const pending = this.descriptor.restored?.pendingCommits;
+    if (!pending) return;
+    for (const s of this.sinks) {
+      const infos = pending[s.vertexId];
+      if (!s.committer || !infos || infos.length === 0) continue;
+      const retry = await s.committer.commit(infos);
+      if (retry.length > 0) throw new Error(`sink vertex ${s.vertexId} could not re-commit ${retry.length} transaction(s) after restore`);
+    }
   }
 
   /** Compiles the fused subtree below a vertex into one push function. */
@@ -130,7 +146,7 @@ export class TaskGroupRunner {
     }
     if (node.plugin.type === 'sink') {
       const sink: Sink = createSink(node.plugin, ctx);
-      const restoredStates = this.restored?.writerStates[node.vertexId];
+      const restoredStates = this.descriptor.restored?.writerStates[node.vertexId];
       const writer = sink.createWriter({ subtaskIndex: d.subtaskIndex, parallelism: node.parallelism }, restoredStates);
       const committer = sink.createCommitter?.();
       this.sinks.push({ vertexId: node.vertexId, writer, committer });
@@ -248,6 +264,7 @@ export class TaskGroupRunner {
         state.writerStates[s.vertexId] = s.writer.snapshotState?.(checkpointId) ?? [];
       }
       this.pendingCommits.set(checkpointId, commitInfos);
+      state.pendingCommits = commitInfos;
       if (kind !== 'CHECKPOINT') {
         // After a final barrier nothing more is read: the task group waits for the commit.
         this.ending = 'closing';

@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';
-import type { TaskGroupDescriptor, TaskGroupState } from './descriptor.js';
+import type { TaskGroupDescriptor } from './descriptor.js';
 import type { FromTaskGroup, ToTaskGroup } from './protocol.js';
 
 const entryTs = new URL('./thread-entry.ts', import.meta.url).href;
@@ -17,7 +17,6 @@ export class TaskGroupThread {
 
   constructor(
     descriptor: TaskGroupDescriptor,
-    restored: TaskGroupState | undefined,
     onMessage: (msg: FromTaskGroup) => void,
     onExit: (code: number, error?: Error) => void,
   ) {
@@ -37,7 +36,7 @@ export class TaskGroupThread {
       this.exited = true;
       onExit(code, lastError);
     });
-    this.post({ type: 'start', descriptor, restored });
+    this.post({ type: 'start', descriptor });
   }
 
   post(msg: ToTaskGroup): void {

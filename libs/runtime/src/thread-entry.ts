@@ -14,7 +14,7 @@ const send = (msg: FromTaskGroup): void => port.postMessage(msg);
 
 port.on('message', (msg: ToTaskGroup) => {
   if (msg.type === 'start') {
-    runner = new TaskGroupRunner(msg.descriptor, msg.restored, send);
+    runner = new TaskGroupRunner(msg.descriptor, send);
     void runner.run().finally(() => port.close());
   } else {
     runner?.deliver(msg);

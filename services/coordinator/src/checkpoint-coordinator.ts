@@ -26,6 +26,10 @@ export interface CheckpointParticipants {
   complete(checkpoint: CompletedCheckpoint): Promise<void>;
   notifyComplete(taskGroup: number, checkpointId: number, kind: CheckpointKind): Promise<void>;
   notifyAborted(taskGroup: number, checkpointId: number): Promise<void>;
+  /** After a checkpoint completed and its task groups were notified. */
+  onCompleted?(checkpoint: CompletedCheckpoint): void;
+  /** After a checkpoint was aborted. */
+  onAborted?(checkpointId: number, reason: string): void;
 }
 
 export interface CheckpointSettings {
@@ -61,6 +65,7 @@ export class CheckpointCoordinator {
   private lastCompletedAt = 0;
   private stopped = false;
   private completedCount = 0;
+  private failedCount = 0;
   latestCompleted?: CompletedCheckpoint;
 
   constructor(
@@ -74,6 +79,15 @@ export class CheckpointCoordinator {
 
   get completed(): number {
     return this.completedCount;
+  }
+
+  /** The id of the last checkpoint triggered (0 if none). */
+  get lastId(): number {
+    return this.nextId - 1;
+  }
+
+  get failed(): number {
+    return this.failedCount;
   }
 
   start(): void {
@@ -185,6 +199,7 @@ export class CheckpointCoordinator {
         this.participants.notifyComplete(tg, p.id, p.kind).catch((err: unknown) => log.warn({ err, taskGroup: tg }, 'could not notify checkpoint completion')),
       ),
     );
+    this.participants.onCompleted?.(checkpoint);
     p.done(true);
     if (p.kind === 'CHECKPOINT' && this.settings.intervalMs > 0) this.schedule(this.settings.intervalMs);
   }
@@ -196,6 +211,8 @@ export class CheckpointCoordinator {
     this.pending = undefined;
     log.warn({ pipelineId: this.pipelineId, checkpointId, reason }, 'checkpoint aborted');
     await Promise.all(this.participants.taskGroups().map((tg) => this.participants.notifyAborted(tg, checkpointId).catch(() => undefined)));
+    this.failedCount++;
+    this.participants.onAborted?.(checkpointId, reason);
     p.done(false);
     // A failed checkpoint never stops later ones.
     if (this.settings.intervalMs > 0) this.schedule(this.settings.intervalMs);

@@ -15,6 +15,11 @@ export class EnumeratorHost {
   private enumerator!: SplitEnumerator<SourceSplit>;
   private readonly mailboxes = new Map<number, ReaderMailbox>();
   private queue: Promise<unknown> = Promise.resolve();
+  /**
+   * While a checkpoint is in flight, assignments stay in the mailboxes: a split handed to a
+   * reader after the enumerator's snapshot but before the reader's would be in neither.
+   */
+  private frozen = false;
 
   constructor(
     private readonly source: Source,
@@ -31,6 +36,7 @@ export class EnumeratorHost {
   }
 
   async open(restoredState?: unknown): Promise<void> {
+    this.frozen = false;
     const ctx: SplitEnumeratorContext<SourceSplit> = {
       parallelism: this.parallelism,
       registeredReaders: () => [...this.mailboxes].filter(([, m]) => m.registered).map(([s]) => s),
@@ -62,6 +68,7 @@ export class EnumeratorHost {
         await this.enumerator.registerReader(subtask);
       }
       if (request) await this.enumerator.handleSplitRequest(subtask);
+      if (this.frozen) return { splits: [], noMoreSplits: false };
       const splits = m.splits.splice(0, m.splits.length);
       return { splits, noMoreSplits: m.noMoreSplits && m.splits.length === 0 };
     });
@@ -72,8 +79,23 @@ export class EnumeratorHost {
     return this.serialize(() => this.enumerator.addSplitsBack(splits, subtask));
   }
 
-  snapshot(checkpointId: number): Promise<unknown> {
-    return this.serialize(() => this.enumerator.snapshotState(checkpointId));
+  /**
+   * Snapshots the enumerator and the splits assigned but not yet delivered (they belong to
+   * their reader's restored state), then holds deliveries until `thaw()`.
+   */
+  snapshot(checkpointId: number): Promise<{ state: unknown; undelivered: Record<number, SourceSplit[]> }> {
+    return this.serialize(async () => {
+      this.frozen = true;
+      const state = await this.enumerator.snapshotState(checkpointId);
+      const undelivered: Record<number, SourceSplit[]> = {};
+      for (const [subtask, m] of this.mailboxes) if (m.splits.length > 0) undelivered[subtask] = [...m.splits];
+      return { state, undelivered };
+    });
+  }
+
+  /** The checkpoint completed or was aborted: deliveries resume. */
+  thaw(): void {
+    this.frozen = false;
   }
 
   notifyCheckpointComplete(checkpointId: number): Promise<void> {

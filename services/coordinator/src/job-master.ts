@@ -1,17 +1,16 @@
-import { logger, type SerializedError } from '@tideway/common';
+import { ErrorCode, TidewayError, logger, type SerializedError } from '@tideway/common';
 import type { SlotProfile } from '@tideway/contracts';
 import { JOB_STATUS, type JobStatus } from '@tideway/dag';
 import type { PlannedJob } from '@tideway/planner';
 import type { TaskGroupMetrics } from '@tideway/runtime';
-import type { CheckpointSettings } from './checkpoint-coordinator.js';
-import type { WorkerGateway } from './gateways.js';
-import { PipelineMaster } from './pipeline-master.js';
+import type { RestorePoint } from './checkpoint-records.js';
+import { PipelineMaster, type PipelineDeps, type PipelineSettings } from './pipeline-master.js';
 
 const log = logger('job-master');
 
 export interface JobListener {
   onJobStatus(job: JobMaster): void;
-  /** Slots of a pipeline that ended (every path: finish, fail, cancel). */
+  /** Slots of a pipeline that ended (every path: finish, fail, cancel, savepoint). */
   onPipelineEnded(job: JobMaster, slotIds: string[]): void;
 }
 
@@ -25,8 +24,10 @@ export interface JobCounters {
 }
 
 /**
- * SeaTunnel's JobMaster: owns one job's state machine and its pipelines. The job fails when a
- * pipeline fails (the others are cancelled), finishes when every pipeline finished.
+ * SeaTunnel's JobMaster: owns one job's state machine and its pipelines. A pipeline restarts
+ * by itself on failure while its retries last; the job fails when a pipeline has failed for
+ * good (the others are cancelled), finishes when every pipeline finished, and ends
+ * SAVEPOINT_DONE when a stop-with-savepoint took every pipeline down.
  */
 export class JobMaster {
   status: JobStatus = 'CREATED';
@@ -36,14 +37,18 @@ export class JobMaster {
   finishTime = 0;
   error?: SerializedError;
   private cancelRequested = false;
+  private savepointRequested = false;
 
   constructor(
     readonly job: PlannedJob,
-    workers: WorkerGateway,
+    deps: Omit<PipelineDeps, 'listener'>,
     private readonly listener: JobListener,
-    checkpointSettings: CheckpointSettings,
+    settings: PipelineSettings,
+    restorePoints: Map<number, RestorePoint> = new Map(),
   ) {
-    this.pipelines = job.pipelines.map((p) => new PipelineMaster(job, p, workers, { onStatus: (pm) => this.onPipelineStatus(pm) }, checkpointSettings));
+    this.pipelines = job.pipelines.map(
+      (p) => new PipelineMaster(job, p, { ...deps, listener: { onStatus: (pm) => this.onPipelineStatus(pm) } }, settings, restorePoints.get(p.pipelineId)),
+    );
   }
 
   get jobId(): string {
@@ -68,20 +73,15 @@ export class JobMaster {
     this.setStatus('PENDING');
   }
 
-  /** Refused before running (no enough resource with REJECT, or planning failed late). */
+  /** Refused before running (no enough resource with REJECT). */
   reject(error: SerializedError): void {
     this.error = error;
     this.setStatus('FAILED');
   }
 
-  get wantsCancel(): boolean {
-    return this.cancelRequested;
-  }
-
   /** Deploys every pipeline into the granted slots (in task group order). */
   async run(slots: SlotProfile[]): Promise<void> {
     if (this.cancelRequested) {
-      this.setStatus('CANCELING');
       this.listener.onPipelineEnded(this, slots.map((s) => s.slotId));
       this.setStatus('CANCELED');
       return;
@@ -112,6 +112,25 @@ export class JobMaster {
     this.maybeEnd();
   }
 
+  /**
+   * Stop-with-savepoint: every running pipeline takes a savepoint and stops. Resolves with the
+   * savepoint ids; if one fails the job goes back to RUNNING and the call fails (never stuck
+   * in DOING_SAVEPOINT: checkpoints time out).
+   */
+  async savepoint(): Promise<number[]> {
+    if (this.status !== 'RUNNING') {
+      throw new TidewayError(ErrorCode.ILLEGAL_TRANSITION, `job ${this.jobId} is ${this.status}; only a RUNNING job can take a savepoint`, { jobId: this.jobId });
+    }
+    this.savepointRequested = true;
+    this.setStatus('DOING_SAVEPOINT');
+    const running = this.pipelines.filter((p) => !p.isEnded());
+    const results = await Promise.all(running.map((p) => p.savepoint()));
+    if (results.every(Boolean)) return running.map((p) => p.checkpoints.lastId);
+    this.savepointRequested = false;
+    if ((this.status as JobStatus) === 'DOING_SAVEPOINT') this.setStatus('RUNNING');
+    throw new TidewayError(ErrorCode.TASK_FAILED, `the savepoint of job ${this.jobId} failed; the job keeps running`, { jobId: this.jobId, retryable: true });
+  }
+
   pipeline(id: number): PipelineMaster | undefined {
     return this.pipelines.find((p) => p.pipelineId === id);
   }
@@ -121,17 +140,14 @@ export class JobMaster {
   }
 
   private onPipelineStatus(p: PipelineMaster): void {
-    if (p.status === 'FAILING' && !this.isEnded() && this.status !== 'FAILING' && this.status !== 'CANCELING') {
-      this.error ??= p.error;
-      this.setStatus('FAILING');
-      for (const other of this.pipelines) if (other !== p) other.cancel();
-    }
     if (p.isEnded()) {
-      if (p.status === 'FAILED') this.error ??= p.error;
       this.listener.onPipelineEnded(this, p.slotIds());
-      if (p.status === 'FAILED' && this.status === 'RUNNING') {
-        this.setStatus('FAILING');
-        for (const other of this.pipelines) if (other !== p) other.cancel();
+      if (p.status === 'FAILED') {
+        this.error ??= p.error;
+        if (this.status === 'RUNNING' || this.status === 'DOING_SAVEPOINT') {
+          this.setStatus('FAILING');
+          for (const other of this.pipelines) if (other !== p) other.cancel();
+        }
       }
     }
     this.maybeEnd();
@@ -141,7 +157,7 @@ export class JobMaster {
     if (this.isEnded() || !this.pipelines.every((p) => p.isEnded())) return;
     if (this.status === 'FAILING') this.setStatus('FAILED');
     else if (this.status === 'CANCELING') this.setStatus('CANCELED');
-    else if (this.pipelines.every((p) => p.status === 'FINISHED')) this.setStatus('FINISHED');
+    else if (this.pipelines.every((p) => p.status === 'FINISHED')) this.setStatus(this.savepointRequested && this.status === 'DOING_SAVEPOINT' ? 'SAVEPOINT_DONE' : 'FINISHED');
     else {
       this.setStatus('FAILING');
       this.setStatus('FAILED');
@@ -150,9 +166,7 @@ export class JobMaster {
 
   counters(): JobCounters {
     const c: JobCounters = { tables: new Map(), sourceReceivedCount: 0, sinkWriteCount: 0, sourceReceivedBytes: 0, sinkWriteBytes: 0 };
-    for (const p of this.pipelines) {
-      for (const t of p.taskGroups) add(c, t.metrics);
-    }
+    for (const p of this.pipelines) for (const t of p.taskGroups) add(c, p.metricsOf(t));
     return c;
   }
 }

@@ -1,14 +1,17 @@
 import { serialize } from 'node:v8';
-import type { SinkAggregatedCommitter } from '@tideway/api';
-import { logger, type SerializedError } from '@tideway/common';
+import type { SinkAggregatedCommitter, SourceSplit } from '@tideway/api';
+import type { CheckpointStorage } from '@tideway/checkpoint';
+import { logger, sleep, type SerializedError } from '@tideway/common';
 import type { SlotProfile, TaskGroupLocation } from '@tideway/contracts';
 import { EXECUTION_STATE, PIPELINE_STATUS, type ExecutionState, type PipelineStatus } from '@tideway/dag';
 import type { PlannedJob, PlannedPipeline } from '@tideway/planner';
 import { createSink, createSource } from '@tideway/plugins';
 import type { CheckpointKind, CommitInfos, TaskGroupDescriptor, TaskGroupMetrics, TaskGroupState } from '@tideway/runtime';
 import { CheckpointCoordinator, type CheckpointSettings, type CompletedCheckpoint } from './checkpoint-coordinator.js';
+import { restorePointOf, toStored, type RestorePoint } from './checkpoint-records.js';
 import { EnumeratorHost } from './enumerator-host.js';
-import type { WorkerGateway } from './gateways.js';
+import { shouldRestart, type RetrySettings } from './failover-policy.js';
+import type { ResourceGateway, WorkerGateway } from './gateways.js';
 
 const log = logger('pipeline');
 
@@ -22,43 +25,61 @@ export interface TaskGroupTrack {
   readyToClose: boolean;
   error?: SerializedError;
   metrics?: TaskGroupMetrics;
+  /** Counters of earlier attempts, so a restart does not make the job's metrics go back. */
+  previousMetrics?: TaskGroupMetrics;
 }
 
-/** What a pipeline tells its job. */
 export interface PipelineListener {
   onStatus(pipeline: PipelineMaster): void;
 }
 
+export interface PipelineSettings extends RetrySettings {
+  checkpoint: CheckpointSettings;
+}
+
+export interface PipelineDeps {
+  workers: WorkerGateway;
+  resources: ResourceGateway;
+  storage: CheckpointStorage;
+  listener: PipelineListener;
+}
+
 /**
  * Drives one pipeline: its split enumerator and aggregated committers on the coordinator, its
- * task groups on workers, and its checkpoint coordinator.
+ * task groups on workers, its checkpoint coordinator, and its failover: a failed task group
+ * restarts the whole pipeline from the latest completed checkpoint, up to job.retry.times
+ * times since the last completed checkpoint.
  */
 export class PipelineMaster {
   status: PipelineStatus = 'CREATED';
   readonly taskGroups: TaskGroupTrack[];
   error?: SerializedError;
   attempt = 0;
+  /** Restarts so far (all attempts). */
+  restarts = 0;
+  checkpoints: CheckpointCoordinator;
   private enumerator?: EnumeratorHost;
-  private readonly committers = new Map<number, SinkAggregatedCommitter<unknown, unknown>>();
-  readonly checkpoints: CheckpointCoordinator;
+  private committers = new Map<number, SinkAggregatedCommitter<unknown, unknown>>();
   private finalTriggered = false;
+  private failuresSinceCheckpoint = 0;
+  private restarting = false;
+  private ending = false;
+  private readonly lostWorkers = new Set<string>();
+  private undelivered: Record<number, SourceSplit[]> = {};
+  /** The checkpoint the next attempt starts from (a restore, or the latest completed). */
+  private restorePoint?: RestorePoint;
+  private lastStored?: RestorePoint;
 
   constructor(
     private readonly job: PlannedJob,
     readonly plan: PlannedPipeline,
-    private readonly workers: WorkerGateway,
-    private readonly listener: PipelineListener,
-    checkpointSettings: CheckpointSettings,
+    private readonly deps: PipelineDeps,
+    private readonly settings: PipelineSettings,
+    restoreFrom?: RestorePoint,
   ) {
     this.taskGroups = plan.taskGroups.map((tg) => ({ index: tg.index, state: 'CREATED', readyToClose: false }));
-    this.checkpoints = new CheckpointCoordinator(plan.pipelineId, checkpointSettings, {
-      taskGroups: () => this.taskGroups.filter((t) => !EXECUTION_STATE.isTerminal(t.state)).map((t) => t.index),
-      trigger: (tg, id, kind) => this.workers.trigger(this.address(tg), this.location(tg), id, kind),
-      snapshotEnumerators: async (id) => ({ [this.plan.source.vertexId]: await this.enumerator?.snapshot(id) }),
-      complete: (cp) => this.commitAggregated(cp),
-      notifyComplete: (tg, id, kind) => this.workers.notifyComplete(this.address(tg), this.location(tg), id, kind),
-      notifyAborted: (tg, id) => this.workers.notifyAborted(this.address(tg), this.location(tg), id),
-    });
+    this.restorePoint = restoreFrom;
+    this.checkpoints = this.newCheckpointCoordinator(restoreFrom?.checkpointId ?? 0);
   }
 
   get pipelineId(): number {
@@ -73,11 +94,39 @@ export class PipelineMaster {
     return this.taskGroups[index]!.slot!.workerAddress;
   }
 
+  private newCheckpointCoordinator(startAfterId: number): CheckpointCoordinator {
+    const w = this.deps.workers;
+    return new CheckpointCoordinator(
+      this.pipelineId,
+      this.settings.checkpoint,
+      {
+        taskGroups: () => this.taskGroups.filter((t) => !EXECUTION_STATE.isTerminal(t.state)).map((t) => t.index),
+        trigger: (tg, id, kind) => w.trigger(this.address(tg), this.location(tg), id, kind),
+        snapshotEnumerators: async (id) => {
+          const snap = await this.enumerator!.snapshot(id);
+          this.undelivered = snap.undelivered;
+          return { [this.plan.source.vertexId]: snap.state };
+        },
+        complete: (cp) => this.persistAndCommit(cp),
+        notifyComplete: (tg, id, kind) => w.notifyComplete(this.address(tg), this.location(tg), id, kind),
+        notifyAborted: (tg, id) => w.notifyAborted(this.address(tg), this.location(tg), id),
+        onCompleted: (cp) => {
+          this.enumerator?.thaw();
+          void this.enumerator?.notifyCheckpointComplete(cp.checkpointId);
+          // A completed checkpoint proves progress: the restart budget starts again.
+          this.failuresSinceCheckpoint = 0;
+        },
+        onAborted: () => this.enumerator?.thaw(),
+      },
+      startAfterId,
+    );
+  }
+
   private setStatus(to: PipelineStatus): void {
     if (this.status === to) return;
     this.status = PIPELINE_STATUS.transition(this.status, to);
-    log.debug({ jobId: this.job.jobId, pipelineId: this.pipelineId, status: to }, 'pipeline status');
-    this.listener.onStatus(this);
+    log.debug({ jobId: this.job.jobId, pipelineId: this.pipelineId, status: to, attempt: this.attempt }, 'pipeline status');
+    this.deps.listener.onStatus(this);
   }
 
   private setTaskState(t: TaskGroupTrack, to: ExecutionState): void {
@@ -90,34 +139,53 @@ export class PipelineMaster {
     return PIPELINE_STATUS.isTerminal(this.status);
   }
 
-  /** Opens the coordinator-side parts and deploys every task group to its slot. */
+  /** Starts the first attempt in the granted slots (one per task group). */
   async deploy(slots: SlotProfile[]): Promise<void> {
-    this.setStatus('SCHEDULED');
     this.taskGroups.forEach((t, i) => (t.slot = slots[i]));
+    await this.startAttempt();
+  }
+
+  private async startAttempt(): Promise<void> {
+    this.setStatus('SCHEDULED');
     this.setStatus('DEPLOYING');
     try {
-      const ctx = { jobId: this.job.jobId, jobMode: this.job.jobMode, parallelism: this.plan.source.parallelism, inputTables: [] };
-      const source = createSource(this.plan.source.plugin, ctx);
+      const job = this.job;
+      const restore = this.restorePoint;
+      const source = createSource(this.plan.source.plugin, { jobId: job.jobId, jobMode: job.jobMode, parallelism: this.plan.source.parallelism, inputTables: [] });
       await source.prepare?.();
       this.enumerator = new EnumeratorHost(source, this.plan.source.parallelism);
-      await this.enumerator.open();
+      await this.enumerator.open(restore?.enumeratorStates.get(this.plan.source.vertexId));
+      this.committers = new Map();
       for (const s of this.plan.sinks) {
-        const sink = createSink(s.plugin, { jobId: this.job.jobId, jobMode: this.job.jobMode, parallelism: s.parallelism, inputTables: s.inputTables });
-        // Save modes (create/drop/truncate the target) run once, before any writer starts.
-        if (this.attempt === 0) await sink.prepare?.();
+        const sink = createSink(s.plugin, { jobId: job.jobId, jobMode: job.jobMode, parallelism: s.parallelism, inputTables: s.inputTables });
+        // Save modes (create/drop/truncate the target) run once, before the first writer starts.
+        if (this.attempt === 0 && !restore) await sink.prepare?.();
         const committer = sink.createAggregatedCommitter?.();
         if (committer) this.committers.set(s.vertexId, committer);
       }
+      if (restore) await this.recommit(restore);
       await Promise.all(
         this.plan.taskGroups.map(async (tg) => {
           const track = this.taskGroups[tg.index]!;
-          const descriptor: TaskGroupDescriptor = { ...tg.descriptor, attempt: this.attempt };
+          const descriptor: TaskGroupDescriptor = { ...tg.descriptor, attempt: this.attempt, restored: restore?.taskStates.get(tg.index) };
           this.setTaskState(track, 'DEPLOYING');
-          await this.workers.deploy(track.slot!.workerAddress, this.location(tg.index), track.slot!, serialize(descriptor));
+          await this.deps.workers.deploy(track.slot!.workerAddress, this.location(tg.index), track.slot!, serialize(descriptor));
         }),
       );
     } catch (err) {
-      this.fail({ code: (err as { code?: string }).code ?? 'TW-INTERNAL-001', message: `could not deploy pipeline ${this.pipelineId}: ${(err as Error).message}`, retryable: false });
+      this.onFailure({
+        code: (err as { code?: string }).code ?? 'TW-INTERNAL-001',
+        message: `could not deploy pipeline ${this.pipelineId}: ${(err as Error).message}`,
+        retryable: true,
+      });
+    }
+  }
+
+  /** Commits a restored checkpoint's prepared work again: committers are idempotent. */
+  private async recommit(restore: RestorePoint): Promise<void> {
+    for (const [vertexId, committer] of this.committers) {
+      const infos = restore.pendingCommits.get(vertexId);
+      if (infos && infos.length > 0) await this.commitWithRetries(vertexId, committer, infos, restore.checkpointId);
     }
   }
 
@@ -131,14 +199,16 @@ export class PipelineMaster {
       return;
     }
     if (state === 'RUNNING' && t.state !== 'DEPLOYING') return;
+    if (error) t.error = error;
     this.setTaskState(t, state);
     if (state === 'RUNNING') {
-      if (this.taskGroups.every((x) => x.state === 'RUNNING' || EXECUTION_STATE.isTerminal(x.state)) && this.status === 'DEPLOYING') {
+      if (this.status === 'DEPLOYING' && this.taskGroups.every((x) => x.state === 'RUNNING' || EXECUTION_STATE.isTerminal(x.state))) {
         this.setStatus('RUNNING');
         this.checkpoints.start();
+        this.maybeTriggerFinal();
       }
     } else if (state === 'FAILED') {
-      this.fail(error ?? { code: 'TW-TASK-001', message: `task group ${index} failed`, retryable: false });
+      this.onFailure(error ?? { code: 'TW-TASK-001', message: `task group ${index} failed`, retryable: true });
     }
     this.maybeEnd();
   }
@@ -154,8 +224,14 @@ export class PipelineMaster {
   }
 
   requestSplits(index: number, attempt: number, register: boolean, request: boolean) {
-    if (attempt !== this.attempt || !this.enumerator) return Promise.resolve({ splits: [], noMoreSplits: false });
+    if (attempt !== this.attempt || !this.enumerator || this.status !== 'RUNNING' && this.status !== 'DEPLOYING') return Promise.resolve({ splits: [], noMoreSplits: false });
     return this.enumerator.request(index, register, request);
+  }
+
+  /** Stop-with-savepoint: resolves true once the savepoint completed (task groups then end). */
+  async savepoint(): Promise<boolean> {
+    if (this.status !== 'RUNNING') return false;
+    return this.checkpoints.trigger('SAVEPOINT');
   }
 
   /** Bounded pipelines end with a final checkpoint once every reader is done. */
@@ -167,38 +243,66 @@ export class PipelineMaster {
   }
 
   private async triggerFinal(): Promise<void> {
-    for (let attempt = 0; !this.isEnded() && this.status === 'RUNNING'; attempt++) {
+    const attempt = this.attempt;
+    for (let i = 0; !this.isEnded() && this.status === 'RUNNING' && this.attempt === attempt; i++) {
       if (await this.checkpoints.trigger('COMPLETED_POINT')) return;
-      await new Promise((r) => setTimeout(r, Math.min(5000, 200 * 2 ** attempt)));
+      await sleep(Math.min(5000, 200 * 2 ** i));
     }
   }
 
-  private async commitAggregated(cp: CompletedCheckpoint): Promise<void> {
+  /**
+   * Completes a checkpoint on the coordinator: the data goes to storage first (so a restore
+   * finds what was committed), then the aggregated committers commit.
+   */
+  private async persistAndCommit(cp: CompletedCheckpoint): Promise<void> {
+    const stored = toStored(this.job.jobId, this.pipelineId, cp, this.plan.source.vertexId, this.undelivered);
+    await this.deps.storage.write(stored);
+    this.lastStored = restorePointOf(stored);
     for (const [vertexId, committer] of this.committers) {
       const infos = cp.commitInfos[vertexId];
-      if (!infos || infos.length === 0) continue;
-      let pending = [committer.combine(infos)];
-      for (let i = 0; pending.length > 0; i++) {
-        if (i === COMMIT_ATTEMPTS) throw new Error(`sink vertex ${vertexId} could not commit checkpoint ${cp.checkpointId} after ${COMMIT_ATTEMPTS} attempts`);
-        pending = await committer.commit(pending);
-      }
+      if (infos && infos.length > 0) await this.commitWithRetries(vertexId, committer, infos, cp.checkpointId);
     }
   }
 
-  /** Fails the pipeline: remembers the first error and cancels the task groups still running. */
-  fail(error: SerializedError): void {
-    if (this.isEnded() || this.status === 'FAILING') return;
-    this.error ??= error;
+  private async commitWithRetries(vertexId: number, committer: SinkAggregatedCommitter<unknown, unknown>, infos: unknown[], checkpointId: number): Promise<void> {
+    let pending = [committer.combine(infos)];
+    for (let i = 0; pending.length > 0; i++) {
+      if (i === COMMIT_ATTEMPTS) throw new Error(`sink vertex ${vertexId} could not commit checkpoint ${checkpointId} after ${COMMIT_ATTEMPTS} attempts`);
+      pending = await committer.commit(pending);
+    }
+  }
+
+  /** A task group failed (or deploying failed): restart from the latest checkpoint, or fail. */
+  private onFailure(error: SerializedError): void {
+    if (this.isEnded() || this.status === 'FAILING' || this.status === 'CANCELING') {
+      this.error ??= error;
+      return;
+    }
+    this.error = error;
+    this.restarting = shouldRestart(error, this.failuresSinceCheckpoint, this.settings);
+    this.failuresSinceCheckpoint++;
+    log.warn({ jobId: this.job.jobId, pipelineId: this.pipelineId, attempt: this.attempt, restart: this.restarting, error: error.message }, 'pipeline failed');
     this.checkpoints.stop();
-    if (this.status === 'CANCELING') return;
     this.setStatus('FAILING');
     this.cancelTaskGroups(`pipeline ${this.pipelineId} failed: ${error.message}`);
     this.maybeEnd();
   }
 
+  /** Public entry for a failure found outside the task groups. */
+  fail(error: SerializedError): void {
+    this.onFailure(error);
+  }
+
   cancel(): void {
-    if (this.isEnded() || this.status === 'CANCELING' || this.status === 'FAILING') return;
+    if (this.isEnded() || this.status === 'CANCELING') return;
+    this.restarting = false;
     this.checkpoints.stop();
+    if (this.status === 'FAILING') return; // already stopping; it will end FAILED
+    if (this.status === 'INITIALIZING') {
+      this.setStatus('CANCELING');
+      this.maybeEnd();
+      return;
+    }
     this.setStatus('CANCELING');
     this.cancelTaskGroups('job cancelled');
     this.maybeEnd();
@@ -208,22 +312,23 @@ export class PipelineMaster {
     for (const t of this.taskGroups) {
       if (EXECUTION_STATE.isTerminal(t.state)) continue;
       if (t.state === 'CREATED' || !t.slot) {
-        // Never deployed: nothing runs.
         t.state = EXECUTION_STATE.transition(t.state, 'CANCELING');
         t.state = EXECUTION_STATE.transition(t.state, 'CANCELED');
         continue;
       }
       if (t.state !== 'CANCELING' && t.state !== 'FAILING') t.state = EXECUTION_STATE.transition(t.state, 'CANCELING');
-      this.workers.cancel(t.slot.workerAddress, this.location(t.index), reason).catch((err: unknown) => {
-        // The worker is gone or never got the task group: it is not running there.
-        log.warn({ err, jobId: this.job.jobId, taskGroup: t.index }, 'cancel not delivered; treating the task group as cancelled');
-        this.onTaskState(t.index, this.attempt, 'CANCELED');
+      const attempt = this.attempt;
+      this.deps.workers.cancel(t.slot.workerAddress, this.location(t.index), reason).catch((err: unknown) => {
+        // The worker is gone or never got the task group: nothing of it runs there.
+        log.warn({ err: (err as Error).message, jobId: this.job.jobId, taskGroup: t.index }, 'cancel not delivered; the task group counts as cancelled');
+        this.onTaskState(t.index, attempt, 'CANCELED');
       });
     }
   }
 
-  /** Declares task groups on a lost worker failed. */
+  /** Task groups on a lost worker have failed; their slots must be replaced on restart. */
   onWorkerLost(address: string): void {
+    this.lostWorkers.add(address);
     for (const t of this.taskGroups) {
       if (t.slot?.workerAddress === address && !EXECUTION_STATE.isTerminal(t.state)) {
         this.onTaskState(t.index, this.attempt, 'FAILED', { code: 'TW-TASK-001', message: `worker ${address} was lost`, retryable: true });
@@ -232,37 +337,119 @@ export class PipelineMaster {
   }
 
   private maybeEnd(): void {
-    if (this.isEnded()) return;
-    const all = this.taskGroups.every((t) => EXECUTION_STATE.isTerminal(t.state));
-    if (!all) return;
+    if (this.isEnded() || this.ending) return;
+    if (this.status === 'INITIALIZING' && this.restarting) return;
+    if (!this.taskGroups.every((t) => EXECUTION_STATE.isTerminal(t.state))) return;
     void this.end();
   }
 
-  private ending = false;
-
   private async end(): Promise<void> {
-    if (this.ending) return;
     this.ending = true;
-    this.checkpoints.stop();
-    if (this.status === 'FAILING' || this.status === 'CANCELING') {
-      for (const [, c] of this.committers) await Promise.resolve(c.close?.()).catch(() => undefined);
-      await this.enumerator?.close().catch(() => undefined);
-      this.setStatus(this.status === 'FAILING' ? 'FAILED' : 'CANCELED');
-      return;
-    }
-    // Every task group finished: the committers see the end (Assert checks its row counts here).
     try {
-      for (const [, c] of this.committers) await c.close?.();
-      await this.enumerator?.close();
+      this.checkpoints.stop();
+      await this.closeCoordinatorParts(this.status === 'RUNNING');
+      if (this.status === 'FAILING' && this.restarting) {
+        await this.restart();
+        return;
+      }
+      if (this.status === 'FAILING' || this.status === 'CANCELING' || this.status === 'INITIALIZING') {
+        if (this.status === 'INITIALIZING') this.setStatus('CANCELING');
+        this.setStatus(this.status === 'FAILING' ? 'FAILED' : 'CANCELED');
+        return;
+      }
       this.setStatus('FINISHED');
     } catch (err) {
       this.error ??= { code: (err as { code?: string }).code ?? 'TW-TASK-001', message: (err as Error).message, retryable: false };
-      this.setStatus('FAILING');
+      if (this.status !== 'FAILING') this.setStatus('FAILING');
       this.setStatus('FAILED');
+    } finally {
+      this.ending = false;
     }
+  }
+
+  /**
+   * Closes the enumerator and committers. After a successful run the committers' close() is
+   * the end-of-job hook (Assert checks its row counts there) and its error fails the job.
+   */
+  private async closeCoordinatorParts(success: boolean): Promise<void> {
+    const committers = [...this.committers.values()];
+    this.committers = new Map();
+    if (success) {
+      for (const c of committers) await c.close?.();
+      await this.enumerator?.close();
+      return;
+    }
+    for (const c of committers) await Promise.resolve(c.close?.()).catch(() => undefined);
+    await this.enumerator?.close().catch(() => undefined);
+  }
+
+  /** The failover: a new attempt from the latest completed checkpoint. */
+  private async restart(): Promise<void> {
+    this.restarts++;
+    this.attempt++;
+    this.setStatus('INITIALIZING');
+    await sleep(this.settings.retryIntervalMs);
+    if (this.status !== 'INITIALIZING') return; // cancelled while waiting
+    this.restorePoint = this.lastStored ?? (await this.readLatestStored());
+    await this.replaceLostSlots();
+    if ((this.status as PipelineStatus) !== 'INITIALIZING') return;
+    for (const t of this.taskGroups) {
+      if (t.metrics) t.previousMetrics = mergeMetrics(t.previousMetrics, t.metrics);
+      t.metrics = undefined;
+      t.state = 'CREATED';
+      t.readyToClose = false;
+      t.error = undefined;
+    }
+    this.finalTriggered = false;
+    this.restarting = false;
+    this.checkpoints = this.newCheckpointCoordinator(this.restorePoint?.checkpointId ?? this.checkpoints.lastId);
+    log.info({ jobId: this.job.jobId, pipelineId: this.pipelineId, attempt: this.attempt, checkpoint: this.restorePoint?.checkpointId ?? 0 }, 'pipeline restarting');
+    this.setStatus('CREATED');
+    await this.startAttempt();
+  }
+
+  private async readLatestStored(): Promise<RestorePoint | undefined> {
+    const latest = await this.deps.storage.readLatest(this.job.jobId, this.pipelineId);
+    if (latest?.warning) log.warn({ jobId: this.job.jobId, pipelineId: this.pipelineId }, latest.warning);
+    return latest ? restorePointOf(latest.checkpoint) : undefined;
+  }
+
+  private async replaceLostSlots(): Promise<void> {
+    const lost = this.taskGroups.filter((t) => t.slot && this.lostWorkers.has(t.slot.workerAddress));
+    if (lost.length === 0) return;
+    const fresh = await this.deps.resources.apply(
+      this.job.jobId,
+      lost.map((t) => `${this.pipelineId}/${t.index}`),
+      this.job.env.tagFilter ?? {},
+    );
+    lost.forEach((t, i) => (t.slot = fresh[i]));
   }
 
   slotIds(): string[] {
     return this.taskGroups.map((t) => t.slot?.slotId).filter((s): s is string => s !== undefined);
   }
+
+  /** Counters of every attempt of a task group. */
+  metricsOf(t: TaskGroupTrack): TaskGroupMetrics | undefined {
+    return t.previousMetrics ? mergeMetrics(t.previousMetrics, t.metrics) : t.metrics;
+  }
 }
+
+function mergeMetrics(a: TaskGroupMetrics | undefined, b: TaskGroupMetrics | undefined): TaskGroupMetrics {
+  const byTable = new Map<string, TaskGroupMetrics['tables'][number]>();
+  for (const m of [a, b]) {
+    for (const t of m?.tables ?? []) {
+      const e = byTable.get(t.table);
+      if (!e) byTable.set(t.table, { ...t });
+      else {
+        e.sourceReceivedCount += t.sourceReceivedCount;
+        e.sinkWriteCount += t.sinkWriteCount;
+        e.sourceReceivedBytes += t.sourceReceivedBytes;
+        e.sinkWriteBytes += t.sinkWriteBytes;
+      }
+    }
+  }
+  return { tables: [...byTable.values()] };
+}
+
+export type { CheckpointKind };

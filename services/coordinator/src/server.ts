@@ -34,7 +34,9 @@ import { describePlan, planJobText, type PlanRequest } from '@tideway/planner';
 import type { CommitInfos, TaskGroupState } from '@tideway/runtime';
 import type { ExecutionState } from '@tideway/dag';
 import { serialize } from 'node:v8';
-import type { CheckpointSettings } from './checkpoint-coordinator.js';
+import type { CheckpointStorage } from '@tideway/checkpoint';
+import type { PipelineSettings } from './pipeline-master.js';
+import { restorePointOf, type RestorePoint } from './checkpoint-records.js';
 import { JobMaster } from './job-master.js';
 import { jobInfo, jobMetrics } from './job-info.js';
 import { RateTracker } from './rate-tracker.js';
@@ -53,6 +55,8 @@ export interface CoordinatorOptions {
   historyExpireMs: number;
   /** Engine-level checkpoint defaults (seatunnel.engine.checkpoint). */
   checkpoint: { intervalMs: number; timeoutMs: number; minPauseMs: number };
+  /** Where completed checkpoints and savepoints go (local directory or S3). */
+  checkpointStorage: CheckpointStorage;
   /** Leader epoch sent with every RPC (1 for a single coordinator). */
   epoch?: () => number;
 }
@@ -106,6 +110,7 @@ export class CoordinatorServer {
     if (this.ticker) clearInterval(this.ticker);
     this.scheduler.stop();
     for (const j of this.jobs.values()) for (const p of j.pipelines) p.checkpoints.stop();
+    await this.options.checkpointStorage.close();
     this.rm.close();
     this.workers.close();
     await this.server.close(500);
@@ -131,12 +136,34 @@ export class CoordinatorServer {
     return j;
   }
 
-  private checkpointSettings(job: JobMaster['job']): CheckpointSettings {
+  private pipelineSettings(job: JobMaster['job']): PipelineSettings {
     const env = job.env;
     const d = this.options.checkpoint;
     // SeaTunnel: STREAMING jobs checkpoint by default; BATCH jobs only when the env sets an interval.
     const intervalMs = env.checkpointInterval ?? (job.jobMode === 'STREAMING' ? d.intervalMs : 0);
-    return { intervalMs, timeoutMs: env.checkpointTimeout ?? d.timeoutMs, minPauseMs: d.minPauseMs };
+    return {
+      checkpoint: { intervalMs, timeoutMs: env.checkpointTimeout ?? d.timeoutMs, minPauseMs: d.minPauseMs },
+      retryTimes: env.jobRetryTimes,
+      retryIntervalMs: env.jobRetryIntervalSeconds * 1000,
+    };
+  }
+
+  /** The latest checkpoint or savepoint of each pipeline of a job being restored (-r). */
+  private async restorePoints(jobId: string): Promise<Map<number, RestorePoint>> {
+    const storage = this.options.checkpointStorage;
+    const refs = await storage.listCheckpoints(jobId);
+    const pipelines = [...new Set(refs.map((r) => r.pipelineId))];
+    const points = new Map<number, RestorePoint>();
+    for (const pid of pipelines) {
+      const latest = await storage.readLatest(jobId, pid);
+      if (!latest) continue;
+      if (latest.warning) log.warn({ jobId, pipelineId: pid }, latest.warning);
+      points.set(pid, restorePointOf(latest.checkpoint));
+    }
+    if (points.size === 0) {
+      throw new TidewayError(ErrorCode.NOT_FOUND, `job ${jobId} has no checkpoint or savepoint to restore from in ${storage.description}`, { jobId });
+    }
+    return points;
   }
 
   plan(req: SubmitJobRequest, jobId: string) {
@@ -151,14 +178,25 @@ export class CoordinatorServer {
   }
 
   async submit(req: SubmitJobRequest): Promise<JobMaster> {
-    const jobId = req.jobId || newJobId();
-    if (this.jobs.has(jobId)) throw new TidewayError(ErrorCode.CONFIG_BAD_VALUE, `job id ${jobId} is already in use`, { jobId });
+    const jobId = req.restoreJobId || req.jobId || newJobId();
+    const existing = this.jobs.get(jobId);
+    if (existing && !(req.restoreJobId && existing.isEnded())) {
+      throw new TidewayError(ErrorCode.CONFIG_BAD_VALUE, `job id ${jobId} is already in use (${existing.status})`, { jobId });
+    }
     const planned = await this.plan(req, jobId);
+    const restore = req.restoreJobId ? await this.restorePoints(jobId) : new Map<number, RestorePoint>();
     const job = new JobMaster(
       planned,
-      this.workers,
+      { workers: this.workers, resources: this.rm, storage: this.options.checkpointStorage },
       {
-        onJobStatus: (j) => this.events.emit(j.jobId, j),
+        onJobStatus: (j) => {
+          this.events.emit(j.jobId, j);
+          // As in SeaTunnel: a cancelled or finished job's checkpoints go; a failed job keeps
+          // them (it can be restored with -r), and so does a savepoint.
+          if (j.status === 'CANCELED' || j.status === 'FINISHED') {
+            this.options.checkpointStorage.deleteJob(j.jobId).catch((err: unknown) => log.warn({ err, jobId: j.jobId }, 'could not delete checkpoints'));
+          }
+        },
         onPipelineEnded: (j, slotIds) => {
           if (slotIds.length === 0) return;
           this.rm
@@ -167,13 +205,31 @@ export class CoordinatorServer {
             .finally(() => this.scheduler.kick());
         },
       },
-      this.checkpointSettings(planned),
+      this.pipelineSettings(planned),
+      restore,
     );
     this.jobs.set(jobId, job);
     this.rates.set(jobId, new RateTracker());
     this.scheduler.submit(job);
     log.info({ jobId, jobName: planned.jobName }, 'job submitted');
     return job;
+  }
+
+  private waitEnded(job: JobMaster, timeoutMs: number): Promise<void> {
+    if (job.isEnded()) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        if (!job.isEnded()) return;
+        clearTimeout(timer);
+        this.events.off(job.jobId, done);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        this.events.off(job.jobId, done);
+        resolve();
+      }, timeoutMs);
+      this.events.on(job.jobId, done);
+    });
   }
 
   private jobService(): grpc.UntypedServiceImplementation {
@@ -190,9 +246,12 @@ export class CoordinatorServer {
         job.cancel();
         return { job: jobInfo(job) };
       }),
-      savepointJob: unaryHandler<SavepointJobRequest, SavepointJobResponse>((req) => {
-        this.job(req.jobId);
-        throw new TidewayError(ErrorCode.INTERNAL, `savepoints are not available yet (job ${req.jobId})`, { jobId: req.jobId });
+      savepointJob: unaryHandler<SavepointJobRequest, SavepointJobResponse>(async (req) => {
+        const job = this.job(req.jobId);
+        const ids = await job.savepoint();
+        // The task groups stop after the savepoint completed; answer once the job has ended.
+        await this.waitEnded(job, 60_000);
+        return { job: jobInfo(job), checkpointId: Math.max(0, ...ids) };
       }),
       getJobMetrics: unaryHandler<GetJobMetricsRequest, JobMetrics>((req) => jobMetrics(this.job(req.jobId), this.rates.get(req.jobId))),
       getClusterOverview: unaryHandler<object, ClusterOverview>(async () => {

@@ -64,7 +64,7 @@ export class WorkerServer {
       deployTask: unaryHandler<DeployTaskRequest, Ack>((req, c) => {
         this.epochs.check(c.metadata);
         const epoch = this.epochs.current;
-        t.deploy(req.location!, req.slot!, req.descriptor, undefined, () => epochMetadata(epoch));
+        t.deploy(req.location!, req.slot!, req.descriptor, () => epochMetadata(epoch));
         return OK;
       }),
       notifyTaskRestore: unaryHandler<NotifyTaskRestoreRequest, Ack>((req, c) => {

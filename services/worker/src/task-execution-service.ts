@@ -15,7 +15,6 @@ import {
   type FromTaskGroup,
   type TaskGroupDescriptor,
   type TaskGroupExecutionState,
-  type TaskGroupState,
 } from '@tideway/runtime';
 
 const log = logger('worker');
@@ -83,7 +82,7 @@ export class TaskExecutionService {
     return c;
   }
 
-  deploy(location: TaskGroupLocation, slot: SlotProfile, descriptorBytes: Buffer, restored: TaskGroupState | undefined, epochMetadata: () => grpc.Metadata): void {
+  deploy(location: TaskGroupLocation, slot: SlotProfile, descriptorBytes: Buffer, epochMetadata: () => grpc.Metadata): void {
     const key = locationKey(location);
     const existing = this.groups.get(key);
     if (existing && !existing.ended) {
@@ -102,7 +101,6 @@ export class TaskExecutionService {
     };
     group.thread = new TaskGroupThread(
       descriptor,
-      restored,
       (msg) => this.onThreadMessage(group, msg),
       (code, error) => {
         if (!group.ended) {

@@ -34,8 +34,6 @@ export class CdcSourceReader<P, W> implements SourceReader<CdcSplit<P, W>> {
 
   constructor(
     private readonly dialect: CdcDialect<P, W>,
-    /** Position of each table's key column, by tableId (-1: no integer key). */
-    private readonly keyIndexes: ReadonlyMap<string, number>,
     private readonly fetchSize: number,
   ) {}
 
@@ -99,7 +97,7 @@ export class CdcSourceReader<P, W> implements SourceReader<CdcSplit<P, W>> {
     this.chunks.shift();
     this.finishedChunks.push({
       tableId,
-      keyIndex: split.keyColumn === undefined ? -1 : (this.keyIndexes.get(tableId) ?? -1),
+      keyIndex: split.keyIndex ?? -1,
       lower: split.lower,
       upper: split.upper,
       watermark,
@@ -154,7 +152,7 @@ export class CdcSourceReader<P, W> implements SourceReader<CdcSplit<P, W>> {
 
   /** Whether the chunk holding `row` already contains this transaction's change. */
   private inSnapshot(tableId: string, row: readonly unknown[], txn: ChangeTxn<P>): boolean {
-    if (!this.index || this.txnPast || this.keyIndexes.get(tableId) === undefined) return false;
+    if (!this.index || this.txnPast) return false;
     const w = this.index.watermarkOf(tableId, row);
     return w !== undefined && this.dialect.snapshotHas(w, txn);
   }

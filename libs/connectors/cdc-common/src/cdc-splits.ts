@@ -12,6 +12,8 @@ export interface SnapshotSplit {
   readonly tableId: string;
   /** The integer key column the table is chunked by; absent when one chunk holds the table. */
   readonly keyColumn?: string;
+  /** Position of `keyColumn` in the table's rows. */
+  readonly keyIndex?: number;
   /** Inclusive lower bound, decimal text (bigint-safe); absent: unbounded. */
   readonly lower?: string;
   /** Exclusive upper bound, decimal text; absent: unbounded. */

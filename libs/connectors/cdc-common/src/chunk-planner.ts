@@ -19,7 +19,7 @@ export interface ChunkingOptions {
   readonly samplingRate: number;
 }
 
-function splitsOf(tableId: string, keyColumn: string, bounds: bigint[]): SnapshotSplit[] {
+function splitsOf(tableId: string, keyColumn: string, keyIndex: number, bounds: bigint[]): SnapshotSplit[] {
   // The first chunk has no lower bound and the last no upper bound, so keys inserted later
   // beyond the snapshot's extremes still fall into a chunk.
   const out: SnapshotSplit[] = [];
@@ -29,6 +29,7 @@ function splitsOf(tableId: string, keyColumn: string, bounds: bigint[]): Snapsho
       kind: 'snapshot',
       tableId,
       keyColumn,
+      keyIndex,
       ...(i > 0 ? { lower: bounds[i - 1].toString() } : {}),
       ...(i < bounds.length ? { upper: bounds[i].toString() } : {}),
     });
@@ -41,9 +42,9 @@ function splitsOf(tableId: string, keyColumn: string, bounds: bigint[]): Snapsho
  * key steps when keys are evenly spread ((max - min + 1) / rows within the bounds), boundaries
  * from a sample when they are not and the table is large, exact row-count boundaries otherwise.
  */
-export async function planChunks(tableId: string, keyColumn: string, q: KeyQueries, o: ChunkingOptions): Promise<SnapshotSplit[]> {
+export async function planChunks(tableId: string, keyColumn: string, keyIndex: number, q: KeyQueries, o: ChunkingOptions): Promise<SnapshotSplit[]> {
   const { min, max, count } = await q.stats();
-  if (min === null || max === null || count <= o.splitSize) return splitsOf(tableId, keyColumn, []);
+  if (min === null || max === null || count <= o.splitSize) return splitsOf(tableId, keyColumn, keyIndex, []);
   const factor = Number(max - min + 1n) / count;
   const bounds: bigint[] = [];
   if (factor >= o.evenLower && factor <= o.evenUpper) {
@@ -62,5 +63,10 @@ export async function planChunks(tableId: string, keyColumn: string, q: KeyQueri
       from = next;
     }
   }
-  return splitsOf(tableId, keyColumn, bounds);
+  return splitsOf(tableId, keyColumn, keyIndex, bounds);
+}
+
+/** One chunk holding the whole table (no integer key to cut it by). */
+export function wholeTableSplit(tableId: string): SnapshotSplit {
+  return { splitId: `${tableId}:0`, kind: 'snapshot', tableId };
 }

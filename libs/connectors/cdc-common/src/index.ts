@@ -6,7 +6,7 @@ export type { SnapshotSplit, StreamSplit, FinishedChunk, CdcSplit } from './cdc-
 export { isStreamSplit } from './cdc-splits.js';
 export type { CdcDialect, ChangeStream, StreamItem, ChangeItem, CommitItem, ChangeTxn, ChunkRead } from './change-stream.js';
 export { ChunkIndex } from './chunk-index.js';
-export { planChunks, type KeyQueries, type ChunkingOptions } from './chunk-planner.js';
+export { planChunks, wholeTableSplit, type KeyQueries, type ChunkingOptions } from './chunk-planner.js';
 export { CdcSourceReader } from './cdc-reader.js';
 export { CdcSplitEnumerator, type CdcEnumeratorState } from './cdc-enumerator.js';
 export { CDC_COMMON_OPTIONS, compileCdcCommon, withRetries, type CdcCommonConfig, type TableOverride } from './cdc-options.js';

@@ -3,7 +3,7 @@ import { ConfigError, ErrorCode } from '@tideway/common';
 import { CoordinatorServer } from '@tideway/coordinator';
 import { ResourceManagerService } from '@tideway/resource-manager';
 import { WorkerServer } from '@tideway/worker';
-import { collect, engineConfig } from './options.js';
+import { checkpointStorageOf, collect, engineConfig } from './options.js';
 
 const ROLES = ['coordinator', 'resource-manager', 'worker', 'all'] as const;
 type Role = (typeof ROLES)[number];
@@ -45,6 +45,7 @@ export function registerClusterCommands(program: Command): void {
           jobScheduleStrategy: engine.jobScheduleStrategy,
           historyExpireMs: engine.historyJobExpireMinutes * 60_000,
           checkpoint: { intervalMs: engine.checkpoint.interval, timeoutMs: engine.checkpoint.timeout, minPauseMs: 0 },
+    checkpointStorage: checkpointStorageOf(engine),
         });
         process.stderr.write(`tideway: coordinator listening on ${await c.start()}\n`);
         stops.push(() => c.stop());

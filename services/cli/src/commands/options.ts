@@ -1,4 +1,5 @@
 import { loadEngineConfig, type EngineConfig } from '@tideway/config';
+import { checkpointStorageFromConfig, type CheckpointStorage } from '@tideway/checkpoint';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
@@ -11,4 +12,10 @@ export const DEFAULT_ENGINE_CONFIG = fileURLToPath(new URL('../../../../deploy/s
 export function engineConfig(opts: { engineConfig?: string; set?: string[] }): EngineConfig {
   const file = opts.engineConfig ?? (existsSync(DEFAULT_ENGINE_CONFIG) ? DEFAULT_ENGINE_CONFIG : undefined);
   return loadEngineConfig({ file, sets: opts.set ?? [] });
+}
+
+/** The checkpoint storage of seatunnel.engine.checkpoint.storage. */
+export function checkpointStorageOf(engine: EngineConfig): CheckpointStorage {
+  const s = engine.checkpoint.storage;
+  return checkpointStorageFromConfig({ type: s.type, 'max-retained': s.maxRetained, 'plugin-config': s.pluginConfig });
 }

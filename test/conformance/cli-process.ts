@@ -1,0 +1,44 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { repoRoot } from './conformance-files.js';
+
+/** What a finished CLI process left: its exit code (or signal) and its output. */
+export interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** The real CLI, run from the repository root as a user would (no build: sources via tsx). */
+export function spawnCli(args: string[], env: NodeJS.ProcessEnv = {}): ChildProcess {
+  return spawn(process.execPath, ['--import', 'tsx', '--conditions=source', 'services/cli/src/main.ts', ...args], {
+    cwd: repoRoot,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
+/** Collects a child's output and resolves when it exits. */
+export function waitForExit(child: ChildProcess): Promise<CliResult> {
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.setEncoding('utf8').on('data', (s: string) => (stdout += s));
+  child.stderr!.setEncoding('utf8').on('data', (s: string) => (stderr += s));
+  return new Promise((resolveExit, reject) => {
+    child.on('error', reject);
+    child.on('close', (code, signal) => resolveExit({ code, signal, stdout, stderr }));
+  });
+}
+
+/** Runs the CLI to its end; kills it (and fails) after `timeoutMs`. */
+export async function runCli(args: string[], timeoutMs = 120_000): Promise<CliResult> {
+  const child = spawnCli(args);
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+  try {
+    const res = await waitForExit(child);
+    if (res.signal === 'SIGKILL') throw new Error(`tideway ${args.join(' ')} did not end within ${timeoutMs} ms\n${res.stderr}`);
+    return res;
+  } finally {
+    clearTimeout(timer);
+  }
+}

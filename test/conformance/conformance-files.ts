@@ -1,0 +1,50 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The checkout root: two folders above this file (test/conformance). */
+export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+/**
+ * The shared SeaTunnel conformance folder. It lives outside the repository, in `shared/` beside
+ * the checkout (CI lays a copy of shared/ beside its clone), so it is found relative to the root.
+ * TIDEWAY_SHARED_DIR overrides the location of `shared/`.
+ */
+export function sharedConformanceDir(): string {
+  const shared = process.env.TIDEWAY_SHARED_DIR ?? resolve(repoRoot, '..', 'shared');
+  const dir = join(shared, 'conformance', 'seatunnel');
+  if (!existsSync(join(dir, 'MANIFEST.tsv'))) {
+    throw new Error(
+      `SeaTunnel conformance cases not found: expected ${join(dir, 'MANIFEST.tsv')} (shared/ beside the checkout at ${repoRoot}; set TIDEWAY_SHARED_DIR to its location)`,
+    );
+  }
+  return dir;
+}
+
+/** One line of a MANIFEST.tsv: a job config and what must happen when the CLI runs it. */
+export interface ManifestCase {
+  file: string;
+  /** finished | failed:WORD | streaming | unsupported:REASON */
+  expect: string;
+  /** Extra CLI arguments (`-i k=v`, `--set k=v`), split on spaces. */
+  args: string[];
+  what: string;
+}
+
+/** Reads a tab-separated MANIFEST (header line first: file, expect, args, what). */
+export function readManifest(path: string): ManifestCase[] {
+  const lines = readFileSync(path, 'utf8').split('\n').filter((l) => l.trim() !== '');
+  const [header, ...rows] = lines;
+  const cols = header!.split('\t');
+  const at = (name: string) => {
+    const i = cols.findIndex((col) => col === name || col.startsWith(`${name} `));
+    if (i < 0) throw new Error(`${path}: header has no '${name}' column`);
+    return i;
+  };
+  const [fi, ei, ai, wi] = [at('file'), at('expect'), at('args'), at('what')];
+  return rows.map((line, n) => {
+    const c = line.split('\t');
+    if (!c[fi] || !c[ei]) throw new Error(`${path}:${n + 2}: a case needs a file and an expectation`);
+    return { file: c[fi]!, expect: c[ei]!, args: (c[ai] ?? '').split(' ').filter(Boolean), what: c[wi] ?? '' };
+  });
+}

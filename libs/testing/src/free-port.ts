@@ -1,4 +1,4 @@
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 
 /**
  * A TCP port on 127.0.0.1 that nothing listens on right now. The kernel picks it from the
@@ -16,5 +16,17 @@ export function freePort(): Promise<number> {
       const port = typeof addr === 'object' && addr !== null ? addr.port : 0;
       srv.close(() => (port > 0 ? resolve(port) : reject(new Error('the kernel gave no free port on 127.0.0.1'))));
     });
+  });
+}
+
+/** Whether something accepts TCP connections on 127.0.0.1:`port` (e.g. a server that should be gone). */
+export function isListening(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = connect({ host: '127.0.0.1', port });
+    s.once('connect', () => {
+      s.destroy();
+      resolve(true);
+    });
+    s.once('error', () => resolve(false));
   });
 }

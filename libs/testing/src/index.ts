@@ -5,5 +5,5 @@
 export { startPostgres, postgresBinDir, type PostgresOptions } from './postgres.js';
 export { startMariaDb, type MariaDbOptions } from './mariadb.js';
 export { startRedis, type RedisOptions } from './redis.js';
-export { freePort } from './free-port.js';
+export { freePort, isListening } from './free-port.js';
 export type { TestServer, TestDatabaseServer } from './test-server.js';

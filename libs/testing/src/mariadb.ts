@@ -2,9 +2,8 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import mysql from 'mysql2/promise';
-import { freePort } from './free-port.js';
-import { ServerProcess } from './server-process.js';
-import { makeServerDir, portWasTaken, randomPassword, runningAsRoot, type TestDatabaseServer } from './test-server.js';
+import { ServerProcess, startOnFreePort } from './server-process.js';
+import { makeServerDir, randomPassword, runningAsRoot, type TestDatabaseServer } from './test-server.js';
 
 export interface MariaDbOptions {
   /** Database created for the caller (default `tideway`). */
@@ -75,45 +74,40 @@ export async function startMariaDb(opts: MariaDbOptions = {}): Promise<TestDatab
     ...opts.settings,
   };
 
-  for (let attempt = 1; ; attempt++) {
-    const port = await freePort();
-    const args = [
-      '--no-defaults',
-      `--datadir=${dataDir}`,
-      `--port=${port}`,
-      `--socket=${join(dir, 'mysqld.sock')}`,
-      `--pid-file=${join(dir, 'mysqld.pid')}`,
-      `--tmpdir=${dir}`,
-      `--init-file=${initFile}`,
-      '--skip-name-resolve',
-      ...(asRoot ? ['--user=root'] : []),
-    ];
-    for (const [k, v] of Object.entries(settings)) args.push(`--${k}=${v}`);
-    const server = ServerProcess.start({ name: 'MariaDB', command: mariadbd, args, dir, logFile: join(dir, 'mariadb.log'), stopSignal: 'SIGKILL' });
-    try {
-      await server.waitReady(async () => {
-        const conn = await mysql.createConnection({ host: '127.0.0.1', port, user, password, database, connectTimeout: 2000 });
-        try {
-          await conn.query('SELECT 1');
-        } finally {
-          await conn.end().catch(() => undefined);
-        }
-      });
-    } catch (err) {
-      if (attempt < 3 && server.hasExited() && portWasTaken(server.logTail())) continue;
-      await server.stop();
-      throw err;
-    }
-    return {
-      host: '127.0.0.1',
-      port,
-      user,
-      password,
-      database,
-      dir,
-      url: `mysql://${user}:${encodeURIComponent(password)}@127.0.0.1:${port}/${encodeURIComponent(database)}`,
-      jdbcUrl: `jdbc:mysql://127.0.0.1:${port}/${database}`,
-      stop: () => server.stop(),
-    };
-  }
+  const { port, server } = await startOnFreePort(
+    (port) => {
+      const args = [
+        '--no-defaults',
+        `--datadir=${dataDir}`,
+        `--port=${port}`,
+        `--socket=${join(dir, 'mysqld.sock')}`,
+        `--pid-file=${join(dir, 'mysqld.pid')}`,
+        `--tmpdir=${dir}`,
+        `--init-file=${initFile}`,
+        '--skip-name-resolve',
+        ...(asRoot ? ['--user=root'] : []),
+      ];
+      for (const [k, v] of Object.entries(settings)) args.push(`--${k}=${v}`);
+      return ServerProcess.start({ name: 'MariaDB', command: mariadbd, args, dir, logFile: join(dir, 'mariadb.log'), stopSignal: 'SIGKILL' });
+    },
+    async (port) => {
+      const conn = await mysql.createConnection({ host: '127.0.0.1', port, user, password, database, connectTimeout: 2000 });
+      try {
+        await conn.query('SELECT 1');
+      } finally {
+        await conn.end().catch(() => undefined);
+      }
+    },
+  );
+  return {
+    host: '127.0.0.1',
+    port,
+    user,
+    password,
+    database,
+    dir,
+    url: `mysql://${user}:${encodeURIComponent(password)}@127.0.0.1:${port}/${encodeURIComponent(database)}`,
+    jdbcUrl: `jdbc:mysql://127.0.0.1:${port}/${database}`,
+    stop: () => server.stop(),
+  };
 }

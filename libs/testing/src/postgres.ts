@@ -2,9 +2,8 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, writeFileSync, chownSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
-import { freePort } from './free-port.js';
-import { ServerProcess } from './server-process.js';
-import { makeServerDir, portWasTaken, randomPassword, runningAsRoot, systemUser, type TestDatabaseServer } from './test-server.js';
+import { ServerProcess, startOnFreePort } from './server-process.js';
+import { makeServerDir, randomPassword, runningAsRoot, systemUser, type TestDatabaseServer } from './test-server.js';
 
 export interface PostgresOptions {
   /** wal_level=logical with replication slots and WAL senders, for CDC tests. */
@@ -66,55 +65,50 @@ export async function startPostgres(opts: PostgresOptions = {}): Promise<TestDat
     ...opts.settings,
   };
 
-  for (let attempt = 1; ; attempt++) {
-    const port = await freePort();
-    const args = ['-D', dataDir, '-p', String(port), '-k', dir];
-    for (const [k, v] of Object.entries(settings)) args.push('-c', `${k}=${v}`);
-    const server = ServerProcess.start({
-      name: 'PostgreSQL',
-      command: join(bin, 'postgres'),
-      args,
-      dir,
-      logFile: join(dir, 'postgres.log'),
-      uid: owner?.uid,
-      gid: owner?.gid,
-      stopSignal: 'SIGQUIT',
-    });
-    const connect = { host: '127.0.0.1', port, user, password, database: 'postgres' };
-    try {
-      await server.waitReady(async () => {
-        const client = new pg.Client({ ...connect, connectionTimeoutMillis: 2000 });
-        try {
-          await client.connect();
-          await client.query('SELECT 1');
-        } finally {
-          await client.end().catch(() => undefined);
-        }
+  const { port, server } = await startOnFreePort(
+    (port) => {
+      const args = ['-D', dataDir, '-p', String(port), '-k', dir];
+      for (const [k, v] of Object.entries(settings)) args.push('-c', `${k}=${v}`);
+      return ServerProcess.start({
+        name: 'PostgreSQL',
+        command: join(bin, 'postgres'),
+        args,
+        dir,
+        logFile: join(dir, 'postgres.log'),
+        uid: owner?.uid,
+        gid: owner?.gid,
+        stopSignal: 'SIGQUIT',
       });
-    } catch (err) {
-      if (attempt < 3 && server.hasExited() && portWasTaken(server.logTail())) continue;
-      await server.stop();
-      throw err;
-    }
-    if (database !== 'postgres') {
-      const client = new pg.Client(connect);
-      await client.connect();
+    },
+    async (port) => {
+      const client = new pg.Client({ host: '127.0.0.1', port, user, password, database: 'postgres', connectionTimeoutMillis: 2000 });
       try {
-        await client.query(`CREATE DATABASE "${database.replace(/"/g, '""')}"`);
+        await client.connect();
+        await client.query('SELECT 1');
       } finally {
-        await client.end();
+        await client.end().catch(() => undefined);
       }
+    },
+  );
+  const connect = { host: '127.0.0.1', port, user, password, database: 'postgres' };
+  if (database !== 'postgres') {
+    const client = new pg.Client(connect);
+    await client.connect();
+    try {
+      await client.query(`CREATE DATABASE "${database.replace(/"/g, '""')}"`);
+    } finally {
+      await client.end();
     }
-    return {
-      host: '127.0.0.1',
-      port,
-      user,
-      password,
-      database,
-      dir,
-      url: `postgres://${user}:${encodeURIComponent(password)}@127.0.0.1:${port}/${encodeURIComponent(database)}`,
-      jdbcUrl: `jdbc:postgresql://127.0.0.1:${port}/${database}`,
-      stop: () => server.stop(),
-    };
   }
+  return {
+    host: '127.0.0.1',
+    port,
+    user,
+    password,
+    database,
+    dir,
+    url: `postgres://${user}:${encodeURIComponent(password)}@127.0.0.1:${port}/${encodeURIComponent(database)}`,
+    jdbcUrl: `jdbc:postgresql://127.0.0.1:${port}/${database}`,
+    stop: () => server.stop(),
+  };
 }

@@ -1,9 +1,8 @@
 import { existsSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
-import { freePort } from './free-port.js';
-import { ServerProcess } from './server-process.js';
-import { makeServerDir, portWasTaken, type TestServer } from './test-server.js';
+import { ServerProcess, startOnFreePort } from './server-process.js';
+import { makeServerDir, type TestServer } from './test-server.js';
 
 export interface RedisOptions {
   /** requirepass for the `default` user (default: none). */
@@ -43,28 +42,23 @@ export async function startRedis(opts: RedisOptions = {}): Promise<TestServer> {
   if (!command) throw new Error('redis-server is not installed: run scripts/ensure-servers.sh');
   const dir = makeServerDir('redis');
   const password = opts.password ?? '';
-  for (let attempt = 1; ; attempt++) {
-    const port = await freePort();
-    const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--daemonize', 'no'];
-    if (password) args.push('--requirepass', password);
-    const server = ServerProcess.start({ name: 'Redis', command, args, dir, logFile: join(dir, 'redis.log'), stopSignal: 'SIGTERM' });
-    try {
-      await server.waitReady(() => ping(port, password));
-    } catch (err) {
-      if (attempt < 3 && server.hasExited() && portWasTaken(server.logTail())) continue;
-      await server.stop();
-      throw err;
-    }
-    const auth = password ? `:${encodeURIComponent(password)}@` : '';
-    return {
-      host: '127.0.0.1',
-      port,
-      user: 'default',
-      password,
-      database: '0',
-      dir,
-      url: `redis://${auth}127.0.0.1:${port}/0`,
-      stop: () => server.stop(),
-    };
-  }
+  const { port, server } = await startOnFreePort(
+    (port) => {
+      const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--daemonize', 'no'];
+      if (password) args.push('--requirepass', password);
+      return ServerProcess.start({ name: 'Redis', command, args, dir, logFile: join(dir, 'redis.log'), stopSignal: 'SIGTERM' });
+    },
+    (port) => ping(port, password),
+  );
+  const auth = password ? `:${encodeURIComponent(password)}@` : '';
+  return {
+    host: '127.0.0.1',
+    port,
+    user: 'default',
+    password,
+    database: '0',
+    dir,
+    url: `redis://${auth}127.0.0.1:${port}/0`,
+    stop: () => server.stop(),
+  };
 }

@@ -1,5 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { freePort } from './free-port.js';
+import { portWasTaken } from './test-server.js';
 
 /** How to run one private server process. */
 export interface ServerProcessOptions {
@@ -150,5 +152,28 @@ export class ServerProcess {
       stdio: 'ignore',
     });
     dog.unref();
+  }
+}
+
+/**
+ * Starts a server on a free port and waits until `probe` succeeds. When the server dies because
+ * another process took the port first (the port was free a moment earlier), tries a new port,
+ * three times in all.
+ */
+export async function startOnFreePort(
+  spawnOn: (port: number) => ServerProcess,
+  probe: (port: number) => Promise<void>,
+): Promise<{ port: number; server: ServerProcess }> {
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    const server = spawnOn(port);
+    try {
+      await server.waitReady(() => probe(port));
+      return { port, server };
+    } catch (err) {
+      if (attempt < 3 && server.hasExited() && portWasTaken(server.logTail())) continue;
+      await server.stop();
+      throw err;
+    }
   }
 }

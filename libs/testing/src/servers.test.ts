@@ -3,20 +3,9 @@ import { connect } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import mysql from 'mysql2/promise';
-import { startMariaDb, startPostgres, startRedis, type TestServer } from './index.js';
+import { isListening, startMariaDb, startPostgres, startRedis, type TestServer } from './index.js';
 
 const MACHINE_PORTS = [5432, 3306, 6379];
-
-function isListening(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const s = connect({ host: '127.0.0.1', port });
-    s.once('connect', () => {
-      s.destroy();
-      resolve(true);
-    });
-    s.once('error', () => resolve(false));
-  });
-}
 
 const started: TestServer[] = [];
 afterAll(async () => {

@@ -184,9 +184,9 @@ describe.each(['PostgreSQL', 'MariaDB'])('Jdbc sink on %s', (dbName) => {
   it('bad credentials and a bad driver give one sentence each', async () => {
     const sink = await makeSink({ ...d().conn, password: 'wrong', query: 'insert into t values (?)' }, [users]);
     const writer = sink.createWriter({ subtaskIndex: 0, parallelism: 1 });
-    const err = await writer.write(Array.from({ length: 1000 }, (_, i) => row('+I', i, 'x', null))).catch((e) => e);
+    const err = (await Promise.resolve(writer.write(Array.from({ length: 1000 }, (_, i) => row('+I', i, 'x', null)))).catch((e: Error) => e)) as Error;
     expect(err.message).toMatch(/^plugin test, option 'url': connecting to \w+ at 127\.0\.0\.1:\d+ failed: the database refused the login/);
-    await writer.close().catch(() => undefined);
+    await Promise.resolve(writer.close()).catch(() => undefined);
     await expect(makeSink({ ...d().conn, driver: 'oracle.jdbc.OracleDriver', query: 'x' }, [users])).rejects.toThrow(
       /^plugin test, option 'driver': driver 'oracle\.jdbc\.OracleDriver' does not fit url jdbc:(postgresql|mysql):\/\//,
     );

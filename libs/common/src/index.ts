@@ -3,3 +3,4 @@ export * from './logger.js';
 export * from './ids.js';
 export * from './backoff.js';
 export * from './state-machine.js';
+export * from './fault-budget.js';

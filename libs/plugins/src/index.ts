@@ -17,6 +17,8 @@ import { filterRowKindTransformFactory } from '@tideway/transform-filter-rowkind
 import { rowKindExtractorTransformFactory } from '@tideway/transform-rowkind-extractor';
 import { jsonPathTransformFactory } from '@tideway/transform-json-path';
 import { localFileSinkFactory, localFileSourceFactory } from '@tideway/connector-localfile';
+import { sequenceSourceFactory } from '@tideway/connector-sequence';
+import { faultInjectorTransformFactory } from '@tideway/transform-fault-injector';
 
 export class PluginRegistry {
   private readonly byKey = new Map<string, PluginFactory>();
@@ -59,6 +61,8 @@ export const builtinPlugins: readonly PluginFactory[] = [
   jsonPathTransformFactory,
   localFileSinkFactory,
   localFileSourceFactory,
+  sequenceSourceFactory,
+  faultInjectorTransformFactory,
 ];
 
 export const registry = new PluginRegistry(builtinPlugins);

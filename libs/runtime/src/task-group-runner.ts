@@ -50,7 +50,7 @@ export class TaskGroupRunner {
   private noMoreElementSignaled = false;
   private ending: 'none' | 'closing' | 'cancel' = 'none';
   private endingCheckpoint = -1;
-  /** Commit infos prepared per checkpoint, per sink vertex, awaiting completion. */
+  /** Commit infos prepared per checkpoint, per sink vertex, not yet committed. */
   private readonly pendingCommits = new Map<number, CommitInfos>();
   private lastMetrics = 0;
   private emittedSinceYield = 0;
@@ -238,7 +238,7 @@ export class TaskGroupRunner {
           if (await this.complete(msg.checkpointId, msg.kind)) return true;
           break;
         case 'checkpoint-aborted':
-          await this.abortCheckpoint(msg.checkpointId);
+          this.abortCheckpoint(msg.checkpointId);
           break;
         case 'cancel':
           this.ending = 'cancel';
@@ -253,17 +253,24 @@ export class TaskGroupRunner {
     return false;
   }
 
+  /**
+   * Snapshots the chain at a barrier and prepares the sinks' commits. The ACK carries every
+   * commit info not yet committed, including those of earlier checkpoints that were aborted:
+   * an aborted checkpoint does not throw prepared data away, the next completed one commits it
+   * (committers are idempotent).
+   */
   private async checkpoint(checkpointId: number, kind: CheckpointKind): Promise<void> {
     try {
       const state: TaskGroupState = { readerSplits: {}, writerStates: {} };
       state.readerSplits[this.sourceVertexId] = this.reader.snapshotState(checkpointId);
-      const commitInfos: CommitInfos = {};
+      const prepared: CommitInfos = {};
       for (const s of this.sinks) {
         const info = s.writer.prepareCommit ? await s.writer.prepareCommit(checkpointId) : undefined;
-        if (info !== undefined) commitInfos[s.vertexId] = [info];
+        if (info !== undefined) prepared[s.vertexId] = [info];
         state.writerStates[s.vertexId] = s.writer.snapshotState?.(checkpointId) ?? [];
       }
-      this.pendingCommits.set(checkpointId, commitInfos);
+      this.pendingCommits.set(checkpointId, prepared);
+      const commitInfos = this.uncommitted(checkpointId);
       state.pendingCommits = commitInfos;
       if (kind !== 'CHECKPOINT') {
         // After a final barrier nothing more is read: the task group waits for the commit.
@@ -277,17 +284,25 @@ export class TaskGroupRunner {
     }
   }
 
+  /** Every commit info prepared up to `checkpointId` and not yet committed, by sink vertex. */
+  private uncommitted(checkpointId: number): CommitInfos {
+    const all: CommitInfos = {};
+    for (const [id, infos] of this.pendingCommits) {
+      if (id > checkpointId) continue;
+      for (const [vertex, list] of Object.entries(infos)) (all[Number(vertex)] ??= []).push(...list);
+    }
+    return all;
+  }
+
   /** Commits what was prepared up to `checkpointId`; returns true when the task group ended. */
   private async complete(checkpointId: number, kind: CheckpointKind): Promise<boolean> {
-    for (const [id, infos] of [...this.pendingCommits]) {
-      if (id > checkpointId) continue;
-      this.pendingCommits.delete(id);
-      for (const s of this.sinks) {
-        const own = infos[s.vertexId];
-        if (s.committer && own && own.length > 0) {
-          const retry = await s.committer.commit(own);
-          if (retry.length > 0) throw new Error(`sink vertex ${s.vertexId} could not commit ${retry.length} prepared transaction(s) of checkpoint ${id}`);
-        }
+    const infos = this.uncommitted(checkpointId);
+    for (const id of [...this.pendingCommits.keys()]) if (id <= checkpointId) this.pendingCommits.delete(id);
+    for (const s of this.sinks) {
+      const own = infos[s.vertexId];
+      if (s.committer && own && own.length > 0) {
+        const retry = await s.committer.commit(own);
+        if (retry.length > 0) throw new Error(`sink vertex ${s.vertexId} could not commit ${retry.length} prepared transaction(s) of checkpoint ${checkpointId}`);
       }
     }
     await this.reader.notifyCheckpointComplete?.(checkpointId);
@@ -300,15 +315,10 @@ export class TaskGroupRunner {
     return false;
   }
 
-  private async abortCheckpoint(checkpointId: number): Promise<void> {
-    const infos = this.pendingCommits.get(checkpointId);
-    this.pendingCommits.delete(checkpointId);
-    for (const s of this.sinks) {
-      const own = infos?.[s.vertexId];
-      if (s.committer && own && own.length > 0) await s.committer.abort(own);
-    }
+  /** A checkpoint was aborted: its prepared commits wait for the next completed checkpoint. */
+  private abortCheckpoint(checkpointId: number): void {
     if (this.ending === 'closing' && checkpointId === this.endingCheckpoint) {
-      // The final checkpoint failed: go back to waiting for the next final barrier.
+      // The final checkpoint failed: wait for the coordinator's next final barrier.
       this.ending = 'none';
       this.endingCheckpoint = -1;
     }

@@ -1,0 +1,74 @@
+import type { OptionDef, PluginOptions, PluginSpec } from '@tideway/api';
+import { ConfigError, ErrorCode, type Place } from '@tideway/common';
+import { CDC_COMMON_OPTIONS, compileCdcCommon, type CdcCommonConfig } from '@tideway/connector-cdc-common';
+import { connectionSettings, parseJdbcUrl, resolveTableRef, type ConnectionSettings, type TableRef } from '@tideway/connector-jdbc';
+
+/** Postgres-CDC's options, after SeaTunnel's docs/en/connector-v2/source/PostgreSQL-CDC.md. */
+export const PG_CDC_OPTIONS: readonly OptionDef[] = [
+  ...CDC_COMMON_OPTIONS,
+  { name: 'schema-names', type: 'list', description: 'Schemas to capture; every table-names entry must lie in one of them.' },
+  { name: 'slot.name', type: 'string', default: 'seatunnel', description: 'Logical replication slot to stream from; created when missing.' },
+  { name: 'decoding.plugin.name', type: 'string', default: 'pgoutput', description: 'Logical decoding plugin; only pgoutput (built into PostgreSQL 10+) is supported.' },
+];
+
+export const PG_CDC_SPEC: PluginSpec = { options: PG_CDC_OPTIONS };
+
+/** Debezium properties with a meaning here. */
+const DEBEZIUM_KEYS = ['publication.name'];
+
+/** Postgres-CDC's options, checked. */
+export interface PgCdcConfig extends CdcCommonConfig {
+  readonly settings: ConnectionSettings;
+  readonly database: string;
+  readonly tables: readonly (TableRef & { schema: string; text: string })[];
+  readonly slot: string;
+  readonly publication: string;
+  readonly place: Place;
+}
+
+export function compilePgCdcOptions(options: PluginOptions): PgCdcConfig {
+  const common = compileCdcCommon(options, 'Postgres-CDC', DEBEZIUM_KEYS);
+  const place = options.place();
+  const target = parseJdbcUrl(options.get<string>('base-url'), options.place('base-url'));
+  if (target.dialect !== 'postgresql') {
+    throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `base-url must be a jdbc:postgresql:// URL for Postgres-CDC, not jdbc:${target.subprotocol}://`, { place: options.place('base-url') });
+  }
+  const plugin = options.get<string>('decoding.plugin.name');
+  if (plugin !== 'pgoutput') {
+    throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `decoding.plugin.name '${plugin}' is not supported: Postgres-CDC decodes pgoutput, which PostgreSQL 10+ has built in`, { place: options.place('decoding.plugin.name') });
+  }
+  if (common.startupMode === 'specific' || common.startupMode === 'timestamp') {
+    throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `startup.mode ${common.startupMode} is not supported by Postgres-CDC (use initial, earliest or latest)`, { place: options.place('startup.mode') });
+  }
+  const database = target.database ?? common.databaseNames?.[0];
+  if (database === undefined) {
+    throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, 'base-url names no database and database-names is empty: Postgres-CDC needs the database to capture', { place: options.place('base-url') });
+  }
+  if (common.databaseNames && !common.databaseNames.includes(database)) {
+    throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `database-names [${common.databaseNames.join(', ')}] does not include the database of base-url, '${database}'`, { place: options.place('database-names') });
+  }
+  const schemas = options.has('schema-names') ? options.get<string[]>('schema-names') : undefined;
+  const tables = common.tableNames.map((text) => {
+    const ref = resolveTableRef('postgresql', text, database, options.place('table-names'));
+    const schema = ref.schema ?? 'public';
+    if (schemas && !schemas.includes(schema)) {
+      throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `table ${text} is in schema '${schema}', which schema-names [${schemas.join(', ')}] does not include`, { place: options.place('table-names') });
+    }
+    return { ...ref, schema, database, text };
+  });
+  const tz = common.serverTimeZone.replace(/'/g, "''");
+  const settings = connectionSettings({ ...target, database }, { user: common.username, password: common.password }, undefined, 30, options.place('base-url'));
+  const slot = options.get<string>('slot.name');
+  if (!/^[a-z0-9_]{1,63}$/.test(slot)) {
+    throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `slot.name '${slot}' is not a valid replication slot name (lower-case letters, digits and underscores, at most 63)`, { place: options.place('slot.name') });
+  }
+  return {
+    ...common,
+    settings: { ...settings, connectTimeoutMs: common.connectTimeoutMs, sessionSql: [...settings.sessionSql, `SET TimeZone = '${tz}'`] },
+    database,
+    tables,
+    slot,
+    publication: common.debezium['publication.name'] ?? `${slot}_publication`,
+    place,
+  };
+}

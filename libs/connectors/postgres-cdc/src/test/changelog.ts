@@ -1,0 +1,63 @@
+import type { Collector, Row, SourceReader, SplitEnumeratorContext } from '@tideway/api';
+import type { CdcSplit } from '@tideway/connector-cdc-common';
+
+/** Collects emitted rows. */
+export class ListCollector implements Collector {
+  readonly rows: Row[] = [];
+  collect(row: Row): void {
+    this.rows.push(row);
+  }
+  collectBatch(rows: readonly Row[]): void {
+    this.rows.push(...rows);
+  }
+}
+
+/** An enumerator context that records assignments. */
+export function enumeratorContext(assigned: CdcSplit[]): SplitEnumeratorContext<CdcSplit> {
+  return {
+    parallelism: 1,
+    registeredReaders: () => [0],
+    assignSplits: (_s, splits) => assigned.push(...splits),
+    signalNoMoreSplits: () => undefined,
+  };
+}
+
+/**
+ * Applies a change log to a keyed table strictly: an insert of a present key, or an update or
+ * delete of an absent one, means a change was repeated or lost.
+ */
+export function applyStrictly(state: Map<string, unknown[]>, rows: readonly Row[], keyIndex = 0): void {
+  for (const r of rows) {
+    const key = `${r.tableId}:${String(r.fields[keyIndex])}`;
+    switch (r.kind) {
+      case '+I':
+        if (state.has(key)) throw new Error(`insert of present key ${key}`);
+        state.set(key, r.fields);
+        break;
+      case '-U':
+      case '-D':
+        if (!state.has(key)) throw new Error(`${r.kind} of absent key ${key}`);
+        state.delete(key);
+        break;
+      case '+U':
+        if (state.has(key)) throw new Error(`+U of present key ${key} (no -U before it)`);
+        state.set(key, r.fields);
+        break;
+    }
+  }
+}
+
+/** Polls until `done` holds or the time is up. */
+export async function pollUntil(reader: SourceReader<CdcSplit>, out: ListCollector, done: () => boolean, ms = 10_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!done()) {
+    if (Date.now() > end) throw new Error(`timed out; ${out.rows.length} rows so far`);
+    await reader.pollNext(out);
+  }
+}
+
+/** Keeps polling for a while, so that anything emitted twice would show. */
+export async function settle(reader: SourceReader<CdcSplit>, out: ListCollector, ms = 400): Promise<void> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) await reader.pollNext(out);
+}

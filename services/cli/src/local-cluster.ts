@@ -17,7 +17,7 @@ export interface LocalCluster {
  * Starts a resource manager, a coordinator and one worker on free loopback ports. The worker
  * offers the engine config's slots (dynamic by default) and its attributes (tags).
  */
-export async function startLocalCluster(engine: EngineConfig): Promise<LocalCluster> {
+export async function startLocalCluster(engine: EngineConfig, coordinatorPort = 0): Promise<LocalCluster> {
   const host = '127.0.0.1';
   const resourceManager = new ResourceManagerService({
     host,
@@ -29,7 +29,7 @@ export async function startLocalCluster(engine: EngineConfig): Promise<LocalClus
   const rmAddress = await resourceManager.start();
   const coordinator = new CoordinatorServer({
     host,
-    port: 0,
+    port: coordinatorPort,
     resourceManagerAddress: rmAddress,
     jobScheduleStrategy: engine.jobScheduleStrategy,
     historyExpireMs: engine.historyJobExpireMinutes * 60_000,

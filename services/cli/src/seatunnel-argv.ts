@@ -72,5 +72,7 @@ export function translateSeaTunnelArgv(argv: string[]): string[] {
     }
   }
   if (!command) command = mode === 'local' ? 'run' : 'submit';
+  // Local mode restores in this process: `run -r <id>`.
+  if (command === 'restore' && mode === 'local') return ['run', '-r', ...ids, ...rest];
   return [command, ...ids, ...rest];
 }

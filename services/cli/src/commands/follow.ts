@@ -6,7 +6,7 @@ import { ProgressReporter, statisticsBlock } from '../progress.js';
 /**
  * Follows a job with WatchJob until it ends: live progress, Ctrl-C cancels it (a second
  * Ctrl-C leaves at once), SeaTunnel's statistics block at the end. Returns the exit code:
- * 0 FINISHED, 1 FAILED, 130 CANCELED by Ctrl-C, 1 otherwise.
+ * 0 FINISHED or SAVEPOINT_DONE, 1 FAILED, 130 CANCELED by Ctrl-C, 1 otherwise.
  */
 export async function followJob(client: JobClient, jobId: string, printEveryMs: number): Promise<number> {
   const progress = new ProgressReporter(process.stderr, printEveryMs);
@@ -29,6 +29,10 @@ export async function followJob(client: JobClient, jobId: string, printEveryMs: 
   const job = last.job!;
   process.stdout.write(`${statisticsBlock(last)}\n`);
   if (job.status === JobStatus.FINISHED) return 0;
+  if (job.status === JobStatus.SAVEPOINT_DONE) {
+    process.stderr.write(`tideway: job ${jobId} stopped with a savepoint; resume it with -r ${jobId}\n`);
+    return 0;
+  }
   const status = jobStatusToJSON(job.status);
   if (job.status === JobStatus.CANCELED) {
     process.stderr.write(`tideway: job ${jobId} ${status}\n`);

@@ -127,6 +127,26 @@ export function registerJobCommands(program: Command): void {
     }),
   );
 
+  addressOptions(
+    program
+      .command('restore')
+      .description('resume a job from its savepoint or latest checkpoint (same job id); follows it unless --async')
+      .argument('<jobId>')
+      .requiredOption('-c, --config <file>', 'job config')
+      .option('-i, --variable <key=value>', 'job variable (repeatable)', collect, [])
+      .option('--async', 'return once the job is queued'),
+  ).action(
+    withClient<AddressOpts & { config: string; variable: string[]; async?: boolean }>(async (client, opts, args) => {
+      const input = readJobInput(opts.config, opts.variable);
+      const res = await client.submit({ ...input, restoreJobId: args[0]! });
+      if (opts.async) {
+        process.stdout.write(`${res.jobId}\n`);
+        return;
+      }
+      process.exitCode = await followJob(client, res.jobId, 60_000);
+    }),
+  );
+
   addressOptions(program.command('savepoint').description('stop a job with a savepoint').argument('<jobId>')).action(
     withClient(async (client, _opts, args) => {
       const res = await client.savepoint(args[0]!);

@@ -18,13 +18,17 @@ export function registerLocalCommands(program: Command): void {
     .option('--set <key=value>', 'engine setting under seatunnel.engine, e.g. slot-service.slot-num=2 (repeatable)', collect, [])
     .option('--engine-config <file>', 'engine config in seatunnel.yaml shape (default deploy/seatunnel.yaml)')
     .option('--set-job-id <id>', 'use this job id')
-    .action(async (opts: { config: string; variable: string[]; name?: string; set: string[]; engineConfig?: string; setJobId?: string }) => {
+    .option('-r, --restore <jobId>', 'restore this job from its savepoint or latest checkpoint (same job id)')
+    .option('--coordinator-port <port>', 'serve JobService on this loopback port (default: a free one), e.g. for `tideway savepoint --address`', '0')
+    .action(async (opts: { config: string; variable: string[]; name?: string; set: string[]; engineConfig?: string; setJobId?: string; restore?: string; coordinatorPort: string }) => {
       const input = readJobInput(opts.config, opts.variable);
       const engine = engineConfig(opts);
-      const cluster = await startLocalCluster(engine);
+      const port = Number(opts.coordinatorPort);
+      if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `--coordinator-port ${opts.coordinatorPort}: expected a port number`);
+      const cluster = await startLocalCluster(engine, port);
       const client = new JobClient(cluster.coordinatorAddress);
       try {
-        const res = await client.submit({ ...input, jobName: opts.name ?? '', jobId: opts.setJobId ?? '' });
+        const res = await client.submit({ ...input, jobName: opts.name ?? '', jobId: opts.setJobId ?? '', restoreJobId: opts.restore ?? '' });
         process.exitCode = await followJob(client, res.jobId, engine.printJobMetricsInfoInterval * 1000);
       } finally {
         client.close();

@@ -1,6 +1,6 @@
 import type { SourceSplit } from '@tideway/api';
 import type { JdbcConnection } from './jdbc-connection.js';
-import { bareQuery } from './pg-connection.js';
+import { bareQuery } from './sql-text.js';
 
 /** A numeric range of the split column: `lower <= c < upper` (or `<= upper`), open where absent. */
 export interface SplitRange {

@@ -6,7 +6,7 @@ import type { ConnectionSettings } from './connection-settings.js';
 import { decodeRows, decodersOf } from './decode-rows.js';
 import type { JdbcConnection, ResultColumn, RowBatchStream, TableRef } from './jdbc-connection.js';
 import { mysqlColumnReading, mysqlColumnType } from './mysql-types.js';
-import { bareQuery } from './pg-connection.js';
+import { bareQuery } from './sql-text.js';
 import { UnsupportedColumnType } from './unsupported-type.js';
 import type { ValueDecoder } from './value-codec.js';
 

@@ -6,6 +6,7 @@ import { Readable } from 'node:stream';
 import type { DataType } from '@tideway/api';
 import type { ConnectionSettings } from './connection-settings.js';
 import { decodeRows, decodersOf } from './decode-rows.js';
+import { bareQuery } from './sql-text.js';
 import type { JdbcConnection, ResultColumn, RowBatchStream, TableRef } from './jdbc-connection.js';
 import { pgColumnReading, pgColumnType, UnsupportedPgType, type PgTypeInfo } from './pg-types.js';
 import { UnsupportedColumnType } from './unsupported-type.js';
@@ -18,11 +19,6 @@ const TYPE_INFO_SQL = `WITH RECURSIVE t AS (
   UNION
   SELECT p.oid, p.typname, p.typtype, p.typcategory, p.typelem, p.typbasetype FROM pg_type p JOIN t ON p.oid = t.typelem OR p.oid = t.typbasetype
 ) SELECT oid, typname, typtype, typcategory, typelem, typbasetype FROM t`;
-
-/** Strips a trailing semicolon so a query can be wrapped as a subquery. */
-export function bareQuery(sql: string): string {
-  return sql.trim().replace(/;+\s*$/, '');
-}
 
 /** Joins COPY lines into ~64 KB chunks: one stream write per line would cost more than the rows. */
 function* inChunks(lines: readonly string[]): Generator<string> {

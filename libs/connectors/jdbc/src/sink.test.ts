@@ -107,6 +107,16 @@ describe.each(['PostgreSQL', 'MariaDB'])('Jdbc sink on %s', (dbName) => {
     await c.close();
   });
 
+  it('writes several input tables each to its own table (${table_name}, ${primary_key})', async () => {
+    const other = newCatalogTable({ database: 'src', table: 'others' }, users.columns, { primaryKey: { name: 'pk', columns: ['id'] } });
+    const sink = await makeSink(gen('${table_name}_copy', { primary_keys: ['${primary_key}'] }), [users, other]);
+    await writeAll(sink, [row('+I', 1, 'u', null), { kind: '+I', tableId: other.tableId, fields: [2, 'o', '2.00'] }, row('+U', 1, 'u2', null)]);
+    const c = await session(d().conn);
+    expect(await contents(c, d().table('users_copy'))).toEqual([[1, 'u2', null]]);
+    expect(await contents(c, d().table('others_copy'))).toEqual([[2, 'o', '2.00']]);
+    await c.close();
+  });
+
   it('auto_commit = false commits at the checkpoint, not before', async () => {
     const sink = await makeSink(gen('ac', { auto_commit: false, batch_size: 1 }), [users]);
     const writer = sink.createWriter({ subtaskIndex: 0, parallelism: 1 });

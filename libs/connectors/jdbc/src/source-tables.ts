@@ -2,7 +2,7 @@ import { newCatalogTable, type CatalogTable, type DataType } from '@tideway/api'
 import { ConfigError, ErrorCode } from '@tideway/common';
 import { externalError } from './db-errors.js';
 import type { JdbcConnection, ResultColumn, TableRef } from './jdbc-connection.js';
-import { bareQuery } from './pg-connection.js';
+import { bareQuery } from './sql-text.js';
 import type { SourceConfig, SourceTableConfig } from './source-options.js';
 import { resolveTableRef, tablePathOf } from './table-ref.js';
 import { UnsupportedColumnType } from './unsupported-type.js';

@@ -1,7 +1,7 @@
 import { externalError } from './db-errors.js';
 import type { JdbcConnection } from './jdbc-connection.js';
 import type { JdbcSplit, SplitRange } from './jdbc-split.js';
-import { bareQuery } from './pg-connection.js';
+import { bareQuery } from './sql-text.js';
 import type { SourceConfig } from './source-options.js';
 import type { SourceTable } from './source-tables.js';
 

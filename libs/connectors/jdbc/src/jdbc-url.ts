@@ -59,24 +59,22 @@ export function parseJdbcUrl(url: string, place: Place): JdbcTarget {
   return { dialect: subprotocol === 'postgresql' ? 'postgresql' : 'mysql', subprotocol, host, port, database: database || undefined, params };
 }
 
-/** Checks that `driver` is a driver class of the URL's database. */
-export function checkDriver(target: JdbcTarget, driver: string, place: Place): void {
-  if (!DRIVERS[target.dialect].includes(driver.trim())) {
+function checkClassFits(option: string, allowed: Record<DialectName, readonly string[]>, target: JdbcTarget, className: string, place: Place): void {
+  if (!allowed[target.dialect].includes(className.trim())) {
     throw new ConfigError(
       ErrorCode.CONFIG_BAD_VALUE,
-      `driver '${driver}' does not fit url jdbc:${target.subprotocol}:// (use ${DRIVERS[target.dialect].join(' or ')})`,
+      `${option} '${className}' does not fit url jdbc:${target.subprotocol}:// (use ${allowed[target.dialect].join(' or ')})`,
       { place },
     );
   }
 }
 
+/** Checks that `driver` is a driver class of the URL's database. */
+export function checkDriver(target: JdbcTarget, driver: string, place: Place): void {
+  checkClassFits('driver', DRIVERS, target, driver, place);
+}
+
 /** Checks that `className` is an XA data source of the URL's database. */
 export function checkXaDataSource(target: JdbcTarget, className: string, place: Place): void {
-  if (!XA_DATA_SOURCES[target.dialect].includes(className.trim())) {
-    throw new ConfigError(
-      ErrorCode.CONFIG_BAD_VALUE,
-      `xa_data_source_class_name '${className}' does not fit url jdbc:${target.subprotocol}:// (use ${XA_DATA_SOURCES[target.dialect].join(' or ')})`,
-      { place },
-    );
-  }
+  checkClassFits('xa_data_source_class_name', XA_DATA_SOURCES, target, className, place);
 }

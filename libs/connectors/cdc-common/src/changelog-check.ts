@@ -1,5 +1,6 @@
+/** Helpers for testing CDC sources: collect rows, apply a change log strictly, poll until done. */
 import type { Collector, Row, SourceReader, SplitEnumeratorContext } from '@tideway/api';
-import type { CdcSplit } from '@tideway/connector-cdc-common';
+import type { CdcSplit } from './cdc-splits.js';
 
 /** Collects emitted rows. */
 export class ListCollector implements Collector {

@@ -1,11 +1,5 @@
-import type { CatalogTable } from '@tideway/api';
+import type { CapturedTable as Captured } from '@tideway/connector-cdc-common';
 import type { ResultColumn, TableRef } from '@tideway/connector-jdbc';
 
-/** A table the source captures: its schema, where it lives, and how its values decode. */
-export interface CapturedTable {
-  readonly ref: TableRef & { schema: string };
-  readonly catalog: CatalogTable;
-  readonly columns: readonly ResultColumn[];
-  /** The integer key column the snapshot is chunked by, if any. */
-  readonly chunkKey?: string;
-}
+/** A captured PostgreSQL table (its ref always has a schema). */
+export type CapturedTable = Captured<TableRef & { schema: string }, ResultColumn>;

@@ -5,7 +5,7 @@ import type { CdcEnumeratorState, CdcSplit } from '@tideway/connector-cdc-common
 import { startPostgres, type TestDatabaseServer } from '@tideway/testing';
 import { PG_CDC_SPEC } from './pg-cdc-options.js';
 import { PgCdcSource } from './pg-cdc-source.js';
-import { applyStrictly, enumeratorContext, ListCollector, pollUntil, settle } from './test/changelog.js';
+import { applyStrictly, enumeratorContext, ListCollector, pollUntil, settle } from '@tideway/connector-cdc-common';
 
 let server: TestDatabaseServer;
 let admin: pg.Client;

@@ -1,0 +1,197 @@
+import ZongJi from '@vlasky/zongji';
+import { ErrorCode, TidewayError, type Place } from '@tideway/common';
+import type { ChangeStream, ChangeTxn, StreamItem } from '@tideway/connector-cdc-common';
+import { externalError, type ConnectionSettings } from '@tideway/connector-jdbc';
+import type { BinlogPosition } from './binlog-position.js';
+import { binlogConverter, type BinlogValueConverter } from './binlog-values.js';
+import type { MySqlCapturedTable } from './mysql-catalog.js';
+
+interface TableDecoding {
+  readonly table: MySqlCapturedTable;
+  readonly names: readonly string[];
+  readonly converters: readonly BinlogValueConverter[];
+}
+
+const HIGH_WATER = 20_000;
+
+interface ZEvent {
+  getEventName(): string;
+  nextPosition: number;
+  size: number;
+  binlogName?: string;
+  query?: string;
+  tableId?: number;
+  tableMap?: Record<number, { parentSchema: string; tableName: string }>;
+  rows?: Record<string, unknown>[] | { before: Record<string, unknown>; after: Record<string, unknown> }[];
+}
+
+/**
+ * The binlog (ROW format) through zongji, as a change stream. A transaction starts at its GTID
+ * (or BEGIN) event; that event's position is where a restart replays it. Commits (XID, COMMIT)
+ * and DDL statements end one. The binlog is never "confirmed": the position lives in checkpoints.
+ */
+export class BinlogStream implements ChangeStream<BinlogPosition> {
+  private readonly items: StreamItem<BinlogPosition>[] = [];
+  private wake: (() => void) | undefined;
+  private error: unknown;
+  private file: string;
+  private txn: ChangeTxn<BinlogPosition> | undefined;
+  private paused = false;
+  private readonly zongji: ZongJi;
+  private readonly decodings = new Map<string, TableDecoding>();
+
+  constructor(settings: ConnectionSettings, tables: readonly MySqlCapturedTable[], serverId: number, start: BinlogPosition, private readonly place: Place) {
+    this.file = start.file;
+    for (const t of tables) {
+      this.decodings.set(`${t.ref.database}.${t.ref.table}`, {
+        table: t,
+        names: t.catalog.columns.map((c) => c.name),
+        converters: t.catalog.columns.map((c) => binlogConverter(c.type)),
+      });
+    }
+    this.zongji = new ZongJi({
+      host: settings.host,
+      port: settings.port,
+      user: settings.user,
+      password: settings.password,
+      connectTimeout: settings.connectTimeoutMs,
+      dateStrings: true,
+      supportBigNumbers: true,
+      bigNumberStrings: true,
+      jsonStrings: true,
+      timezone: 'Z',
+    });
+    this.zongji.on('binlog', (e: unknown) => this.onEvent(e as ZEvent));
+    this.zongji.on('error', (err: Error) => this.fail(externalError('reading the binlog', err, place, settings)));
+    const includeSchema: Record<string, string[]> = {};
+    for (const t of tables) (includeSchema[t.ref.database] ??= []).push(t.ref.table);
+    this.zongji.start({
+      serverId,
+      filename: start.file,
+      position: start.pos,
+      includeEvents: ['rotate', 'tablemap', 'writerows', 'updaterows', 'deleterows', 'xid', 'query', 'gtid', 'mariadbgtid'],
+      includeSchema,
+    });
+  }
+
+  async poll(max: number, waitMs: number): Promise<StreamItem<BinlogPosition>[]> {
+    if (this.items.length === 0 && this.error === undefined) {
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, waitMs);
+        this.wake = () => {
+          clearTimeout(t);
+          resolve();
+        };
+      });
+      this.wake = undefined;
+    }
+    if (this.error !== undefined) throw this.error;
+    const out = this.items.length <= max ? this.items.splice(0) : this.items.splice(0, max);
+    if (this.paused && this.items.length < HIGH_WATER / 2) {
+      this.paused = false;
+      this.zongji.connection?.resume();
+    }
+    return out;
+  }
+
+  /** The binlog keeps no consumer position; checkpoints hold it. */
+  async confirm(): Promise<void> {}
+
+  async close(): Promise<void> {
+    this.error ??= new TidewayError(ErrorCode.INTERNAL, 'the binlog stream is closed');
+    await new Promise<void>((resolve) => {
+      const t = setTimeout(resolve, 2000);
+      this.zongji.once('stopped', () => {
+        clearTimeout(t);
+        resolve();
+      });
+      this.zongji.stop();
+    });
+  }
+
+  private fail(err: unknown): void {
+    this.error ??= err;
+    this.wake?.();
+  }
+
+  private push(item: StreamItem<BinlogPosition>): void {
+    this.items.push(item);
+    if (!this.paused && this.items.length >= HIGH_WATER) {
+      this.paused = true;
+      this.zongji.connection?.pause();
+    }
+    this.wake?.();
+  }
+
+  private onEvent(e: ZEvent): void {
+    try {
+      switch (e.getEventName()) {
+        case 'rotate':
+          this.file = e.binlogName!;
+          return;
+        case 'gtid':
+        case 'mariadbgtid':
+          this.begin(e);
+          return;
+        case 'query': {
+          const q = (e.query ?? '').trim().toUpperCase();
+          if (q === 'BEGIN') this.begin(e);
+          else this.commit(e); // COMMIT of a non-transactional group, or a DDL statement
+          return;
+        }
+        case 'xid':
+          this.commit(e);
+          return;
+        case 'writerows':
+        case 'updaterows':
+        case 'deleterows':
+          this.rows(e);
+          return;
+        default:
+          return;
+      }
+    } catch (err) {
+      this.fail(err);
+    }
+  }
+
+  private begin(e: ZEvent): void {
+    if (this.txn) return; // MySQL: GTID event, then BEGIN
+    const start = { file: this.file, pos: e.nextPosition - e.size };
+    this.txn = { resume: start, dedup: start };
+  }
+
+  private commit(e: ZEvent): void {
+    this.txn = undefined;
+    this.push({ type: 'commit', next: { file: this.file, pos: e.nextPosition } });
+  }
+
+  private rows(e: ZEvent): void {
+    const map = e.tableMap![e.tableId!];
+    const d = this.decodings.get(`${map.parentSchema}.${map.tableName}`);
+    if (!d || !this.txn) return;
+    const txn = this.txn;
+    const tableId = d.table.catalog.tableId;
+    const name = e.getEventName();
+    for (const r of e.rows!) {
+      if (name === 'writerows') this.push({ type: 'change', txn, tableId, op: 'insert', before: null, after: this.row(d, r as Record<string, unknown>) });
+      else if (name === 'deleterows') this.push({ type: 'change', txn, tableId, op: 'delete', before: this.row(d, r as Record<string, unknown>), after: null });
+      else {
+        const u = r as { before: Record<string, unknown>; after: Record<string, unknown> };
+        this.push({ type: 'change', txn, tableId, op: 'update', before: this.row(d, u.before), after: this.row(d, u.after) });
+      }
+    }
+  }
+
+  private row(d: TableDecoding, values: Record<string, unknown>): unknown[] {
+    const out = new Array<unknown>(d.names.length);
+    for (let i = 0; i < d.names.length; i++) {
+      const v = values[d.names[i]];
+      if (v === undefined && !(d.names[i] in values)) {
+        throw new TidewayError(ErrorCode.EXTERNAL_SYSTEM, `a binlog row of table ${d.table.catalog.tableId} has no column '${d.names[i]}': the table changed while captured (schema changes are not supported) or binlog_row_image is not FULL`, { place: this.place });
+      }
+      out[i] = v === null || v === undefined ? null : d.converters[i](v);
+    }
+    return out;
+  }
+}

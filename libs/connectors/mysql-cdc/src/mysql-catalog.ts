@@ -1,0 +1,34 @@
+import { ErrorCode, TidewayError } from '@tideway/common';
+import { discoverCapturedTables, withRetries, type CapturedTable } from '@tideway/connector-cdc-common';
+import { externalError, openConnection, tablePathOf, type JdbcConnection, type MySqlConnection, type ResultColumn, type TableRef } from '@tideway/connector-jdbc';
+import type { MySqlCdcConfig } from './mysql-cdc-options.js';
+
+/** A captured MySQL/MariaDB table (its ref always names the database). */
+export type MySqlCapturedTable = CapturedTable<TableRef & { database: string }, ResultColumn>;
+
+export async function connectMySql(cfg: MySqlCdcConfig): Promise<MySqlConnection> {
+  return (await withRetries(cfg.connectRetries, () => openConnection(cfg.settings, cfg.place), (e) => e instanceof TidewayError && e.retryable)) as MySqlConnection;
+}
+
+export function discoverMySqlTables(conn: JdbcConnection, cfg: MySqlCdcConfig): Promise<MySqlCapturedTable[]> {
+  return discoverCapturedTables(
+    conn,
+    cfg.tables.map((ref) => ({ ref, text: ref.text, path: tablePathOf(ref) })),
+    cfg.overrides,
+    'mysql',
+    cfg.place,
+    (what, err) => externalError(what, err, cfg.place),
+  ) as Promise<MySqlCapturedTable[]>;
+}
+
+/** Fails with one sentence unless the binlog is on, in ROW format with full row images. */
+export async function checkBinlog(conn: JdbcConnection, cfg: MySqlCdcConfig): Promise<void> {
+  const r = (await conn.execute('SELECT @@log_bin, @@binlog_format, @@binlog_row_image')).rows[0].map(String);
+  const where = `${cfg.settings.host}:${cfg.settings.port}`;
+  if (r[0] !== '1' && r[0].toUpperCase() !== 'ON') {
+    throw new TidewayError(ErrorCode.EXTERNAL_SYSTEM, `the binlog is off on ${where}; MySQL-CDC needs log_bin, binlog_format=ROW and binlog_row_image=FULL (set them and restart the server)`, { place: cfg.place });
+  }
+  if (r[1].toUpperCase() !== 'ROW' || r[2].toUpperCase() !== 'FULL') {
+    throw new TidewayError(ErrorCode.EXTERNAL_SYSTEM, `${where} has binlog_format=${r[1]} and binlog_row_image=${r[2]}; MySQL-CDC needs binlog_format=ROW and binlog_row_image=FULL`, { place: cfg.place });
+  }
+}

@@ -1,0 +1,74 @@
+import type { OptionDef, PluginOptions, PluginSpec } from '@tideway/api';
+import { ConfigError, ErrorCode, type Place } from '@tideway/common';
+import { CDC_COMMON_OPTIONS, compileCdcCommon, type CdcCommonConfig } from '@tideway/connector-cdc-common';
+import { connectionSettings, parseJdbcUrl, resolveTableRef, type ConnectionSettings, type TableRef } from '@tideway/connector-jdbc';
+
+/** MySQL-CDC's options, after SeaTunnel's docs/en/connector-v2/source/MySQL-CDC.md. */
+export const MYSQL_CDC_OPTIONS: readonly OptionDef[] = [
+  ...CDC_COMMON_OPTIONS,
+  { name: 'server-id', type: 'string', description: "Replica server id of this client ('5400'), or a range ('5400-5408') whose first id is used; default: random in 6500..2147483647." },
+  { name: 'startup.specific-offset.file', type: 'string', description: 'Binlog file to start from (startup.mode = specific).' },
+  { name: 'startup.specific-offset.pos', type: 'long', min: 4, description: 'Binlog position to start from (startup.mode = specific).' },
+  { name: 'startup.timestamp', type: 'long', description: 'Start time in epoch milliseconds (startup.mode = timestamp; not supported).' },
+  { name: 'stop.mode', type: 'enum', values: ['never', 'latest', 'specific', 'timestamp'], default: 'never', description: 'When to stop; only never is supported (the source is unbounded).' },
+  { name: 'stop.specific-offset.file', type: 'string', description: 'Binlog file to stop at (stop.mode = specific; not supported).' },
+  { name: 'stop.specific-offset.pos', type: 'long', description: 'Binlog position to stop at (stop.mode = specific; not supported).' },
+  { name: 'stop.timestamp', type: 'long', description: 'Stop time (stop.mode = timestamp; not supported).' },
+  { name: 'schema-changes.enabled', type: 'boolean', default: false, description: 'Schema evolution; not supported (a changed table fails the job).' },
+];
+
+export const MYSQL_CDC_SPEC: PluginSpec = { options: MYSQL_CDC_OPTIONS };
+
+export interface MySqlCdcConfig extends CdcCommonConfig {
+  readonly settings: ConnectionSettings;
+  readonly tables: readonly (TableRef & { database: string; text: string })[];
+  readonly serverId: number;
+  readonly specific?: { file: string; pos: number };
+  readonly place: Place;
+}
+
+function unsupported(options: PluginOptions, name: string, why: string): ConfigError {
+  return new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `${name} ${why}`, { place: options.place(name) });
+}
+
+export function compileMySqlCdcOptions(options: PluginOptions): MySqlCdcConfig {
+  const common = compileCdcCommon(options, 'MySQL-CDC', []);
+  const target = parseJdbcUrl(options.get<string>('base-url'), options.place('base-url'));
+  if (target.dialect !== 'mysql') throw unsupported(options, 'base-url', `must be a jdbc:mysql:// or jdbc:mariadb:// URL for MySQL-CDC, not jdbc:${target.subprotocol}://`);
+  if (common.startupMode === 'timestamp') throw unsupported(options, 'startup.mode', 'timestamp is not supported by MySQL-CDC (use initial, earliest, latest or specific)');
+  if (options.get<string>('stop.mode') !== 'never') throw unsupported(options, 'stop.mode', `${options.get<string>('stop.mode')} is not supported: MySQL-CDC streams until the job is cancelled (stop.mode = never)`);
+  if (options.get<boolean>('schema-changes.enabled')) throw unsupported(options, 'schema-changes.enabled', 'cannot be true: schema evolution is not supported');
+  let specific: MySqlCdcConfig['specific'];
+  if (common.startupMode === 'specific') {
+    if (!options.has('startup.specific-offset.file') || !options.has('startup.specific-offset.pos')) {
+      throw unsupported(options, 'startup.mode', 'specific needs startup.specific-offset.file and startup.specific-offset.pos');
+    }
+    specific = { file: options.get<string>('startup.specific-offset.file'), pos: Number(options.get('startup.specific-offset.pos')) };
+  }
+  let serverId = 6500 + Math.floor(Math.random() * (2_147_483_647 - 6500));
+  if (options.has('server-id')) {
+    const m = /^\s*(\d+)\s*(?:-\s*(\d+)\s*)?$/.exec(options.get<string>('server-id'));
+    if (!m || Number(m[1]) < 1 || Number(m[1]) > 4_294_967_295 || (m[2] !== undefined && Number(m[2]) < Number(m[1]))) {
+      throw unsupported(options, 'server-id', `'${options.get<string>('server-id')}' is not a server id (1..4294967295) or a range like 5400-5408`);
+    }
+    serverId = Number(m[1]);
+  }
+  const tables = common.tableNames.map((text) => {
+    const ref = resolveTableRef('mysql', text, target.database, options.place('table-names'));
+    const database = ref.database!;
+    if (common.databaseNames && !common.databaseNames.includes(database)) {
+      throw unsupported(options, 'table-names', `names ${text}, whose database '${database}' is not in database-names [${common.databaseNames.join(', ')}]`);
+    }
+    return { ...ref, database, text };
+  });
+  const tz = common.serverTimeZone.trim().toUpperCase() === 'UTC' ? '+00:00' : common.serverTimeZone;
+  const settings = connectionSettings(target, { user: common.username, password: common.password }, undefined, 30, options.place('base-url'));
+  return {
+    ...common,
+    settings: { ...settings, connectTimeoutMs: common.connectTimeoutMs, sessionSql: [...settings.sessionSql, `SET time_zone = '${tz.replace(/'/g, "''")}'`] },
+    tables,
+    serverId,
+    specific,
+    place: options.place(),
+  };
+}

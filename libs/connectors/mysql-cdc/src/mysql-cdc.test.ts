@@ -1,0 +1,138 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import mysql from 'mysql2/promise';
+import { optionsOf, type PluginContext, type SourceReader } from '@tideway/api';
+import { applyStrictly, enumeratorContext, ListCollector, pollUntil, settle, type CdcSplit } from '@tideway/connector-cdc-common';
+import { startMariaDb, type TestDatabaseServer } from '@tideway/testing';
+import { MYSQL_CDC_SPEC } from './mysql-cdc-options.js';
+import { MySqlCdcSource } from './mysql-cdc-source.js';
+
+let server: TestDatabaseServer;
+let admin: mysql.Connection;
+const readerCtx = { subtaskIndex: 0, parallelism: 1, boundedness: 'UNBOUNDED' as const, signalNoMoreElement: () => {}, sendSplitRequest: () => {} };
+
+function source(extra: Record<string, unknown> = {}, url?: string): MySqlCdcSource {
+  const options = optionsOf(
+    { 'base-url': url ?? server.jdbcUrl, username: server.user, password: server.password, 'table-names': ['tideway.orders', 'tideway.notes'], 'snapshot.split.size': 10, 'server-id': '5400-5408', ...extra },
+    MYSQL_CDC_SPEC,
+  );
+  const ctx: PluginContext = { jobId: 'j', jobMode: 'STREAMING', parallelism: 1, options, inputTables: [] };
+  return new MySqlCdcSource(ctx);
+}
+
+async function plan(src: MySqlCdcSource): Promise<CdcSplit[]> {
+  await src.prepare();
+  const assigned: CdcSplit[] = [];
+  const e = src.createEnumerator(enumeratorContext(assigned));
+  await e.run();
+  return assigned;
+}
+
+async function tableState(): Promise<Map<string, unknown[]>> {
+  const src = source();
+  const splits = await plan(src);
+  const reader = src.createReader(readerCtx);
+  reader.addSplits(splits.filter((s) => s.kind === 'snapshot'));
+  const out = new ListCollector();
+  for (let i = 0; i < splits.length - 1; i++) await reader.pollNext(out);
+  await reader.close();
+  const state = new Map<string, unknown[]>();
+  applyStrictly(state, out.rows);
+  return state;
+}
+
+beforeAll(async () => {
+  server = await startMariaDb();
+  admin = await mysql.createConnection({ host: server.host, port: server.port, user: server.user, password: server.password, database: server.database });
+  await admin.query(`CREATE TABLE orders (id bigint PRIMARY KEY, name varchar(64), amount decimal(12,2), at datetime(6), day date, flag tinyint(1), data json, raw varbinary(16), ratio double, big bigint unsigned, t time(3))`);
+  await admin.query(`CREATE TABLE notes (code varchar(8) PRIMARY KEY, body text)`);
+  for (let i = 1; i <= 45; i++) {
+    await admin.query(`INSERT INTO orders VALUES (?, ?, ?, '2024-01-02 03:04:05.123456', '2024-02-29', ?, '{"k": 1}', x'00ff', 0.1, 18446744073709551615, '12:34:56.789')`, [i, `n${i}`, (i * 1.25).toFixed(2), i % 2]);
+  }
+  await admin.query(`INSERT INTO notes VALUES ('a', 'x'), ('b', 'y')`);
+}, 60_000);
+
+afterAll(async () => {
+  await admin?.end();
+  await server?.stop();
+});
+
+describe('MySQL-CDC on MariaDB', () => {
+  it('reads the snapshot in chunks, then binlog changes in order, each once, across a restore', async () => {
+    const src = source();
+    const splits = await plan(src);
+    expect(splits.filter((s) => s.kind === 'snapshot').length).toBeGreaterThan(3);
+    let reader: SourceReader<CdcSplit> = src.createReader(readerCtx);
+    reader.addSplits(splits);
+    const out = new ListCollector();
+    await reader.pollNext(out);
+    await reader.pollNext(out);
+    await admin.query(`UPDATE orders SET name = 'early' WHERE id = 3`);
+    await admin.query(`UPDATE orders SET name = 'late' WHERE id = 40`);
+    await admin.query(`DELETE FROM orders WHERE id = 41`);
+    await admin.query(`INSERT INTO orders (id, name) VALUES (100, 'new')`);
+    await admin.query(`INSERT INTO notes VALUES ('c', 'z')`);
+    const state = new Map<string, unknown[]>();
+    await pollUntil(reader, out, () => out.rows.some((r) => r.fields[0] === 3n && r.kind === '+U'));
+    await settle(reader, out);
+    applyStrictly(state, out.rows);
+    expect(out.rows.filter((r) => r.fields[0] === 40n && r.kind !== '+I')).toEqual([]);
+    expect(out.rows.filter((r) => r.fields[0] === 3n).map((r) => r.kind)).toEqual(['+I', '-U', '+U']);
+
+    await admin.query('BEGIN');
+    await admin.query(`UPDATE orders SET amount = 99.99 WHERE id = 5`);
+    await admin.query(`DELETE FROM orders WHERE id = 6`);
+    await admin.query(`INSERT INTO orders (id, name) VALUES (101, 'x')`);
+    await admin.query('COMMIT');
+    let seen = out.rows.length;
+    await pollUntil(reader, out, () => out.rows.some((r) => r.fields[0] === 101n));
+    await settle(reader, out);
+    applyStrictly(state, out.rows.slice(seen));
+    const saved = reader.snapshotState(1);
+    await reader.notifyCheckpointComplete?.(1);
+    await admin.query(`UPDATE orders SET name = 'after-checkpoint' WHERE id = 7`);
+    await reader.close();
+
+    reader = src.createReader(readerCtx);
+    reader.addSplits(saved);
+    seen = out.rows.length;
+    await admin.query(`INSERT INTO orders (id, name) VALUES (102, 'y')`);
+    await pollUntil(reader, out, () => out.rows.some((r) => r.fields[0] === 102n));
+    await settle(reader, out);
+    applyStrictly(state, out.rows.slice(seen));
+    expect(out.rows.slice(seen).map((r) => `${r.kind}${String(r.fields[0])}`)).toEqual(['-U7', '+U7', '+I102']);
+    await reader.close();
+    expect(state).toEqual(await tableState());
+  }, 60_000);
+
+  it('gives binlog values the same SeaTunnel values as the snapshot', async () => {
+    const src = source({ 'table-names': ['tideway.orders'], 'startup.mode': 'latest' });
+    const splits = await plan(src);
+    const reader = src.createReader(readerCtx);
+    reader.addSplits(splits);
+    const out = new ListCollector();
+    await reader.pollNext(out);
+    await admin.query(`INSERT INTO orders VALUES (500, 'ü', 12345678.91, '2024-01-02 03:04:05.123456', '2024-02-29', 1, '{"k": [1, 2]}', x'00ff10', 0.1, 18446744073709551615, '12:34:56.789')`);
+    await pollUntil(reader, out, () => out.rows.length > 0);
+    await reader.close();
+    const streamed = out.rows[0].fields;
+    const snap = (await tableState()).get('tideway.orders:500');
+    expect(streamed).toEqual(snap);
+    expect(streamed).toEqual([500n, 'ü', '12345678.91', '2024-01-02T03:04:05.123456', '2024-02-29', true, '{"k": [1, 2]}', Buffer.from([0, 255, 16]), 0.1, '18446744073709551615', '12:34:56.789']);
+  }, 30_000);
+
+  it('names the problem in one sentence: bad login, missing table, binlog off, bad options', async () => {
+    await expect(plan(source({ password: 'wrong' }))).rejects.toThrow(/refused the login of user 'root'/);
+    await expect(plan(source({ 'table-names': ['tideway.nope'] }))).rejects.toThrow(/table tideway.nope does not exist/);
+    expect(() => source({ 'stop.mode': 'latest' })).toThrow(/stop.mode latest is not supported/);
+    expect(() => source({ 'server-id': 'abc' })).toThrow(/server-id 'abc' is not a server id/);
+    expect(() => source({ 'startup.mode': 'specific' })).toThrow(/specific needs startup.specific-offset.file/);
+    const off = await startMariaDb({ settings: { 'skip-log-bin': 1 } });
+    try {
+      const options = optionsOf({ 'base-url': off.jdbcUrl, username: off.user, password: off.password, 'table-names': ['tideway.t'] }, MYSQL_CDC_SPEC);
+      const src = new MySqlCdcSource({ jobId: 'j', jobMode: 'STREAMING', parallelism: 1, options, inputTables: [] });
+      await expect(src.prepare()).rejects.toThrow(/the binlog is off/);
+    } finally {
+      await off.stop();
+    }
+  }, 60_000);
+});

@@ -1,0 +1,94 @@
+import { TidewayError } from '@tideway/common';
+import type { CdcDialect, ChangeTxn, ChunkRead, SnapshotSplit } from '@tideway/connector-cdc-common';
+import { externalError, type MySqlConnection } from '@tideway/connector-jdbc';
+import { compareBinlog, type BinlogPosition } from './binlog-position.js';
+import { BinlogStream } from './binlog-stream.js';
+import { connectMySql, discoverMySqlTables, type MySqlCapturedTable } from './mysql-catalog.js';
+import type { MySqlCdcConfig } from './mysql-cdc-options.js';
+
+/**
+ * MySQL/MariaDB's part of CDC. A chunk is read in a consistent-snapshot transaction whose binlog
+ * position is its watermark (MariaDB: Binlog_snapshot_file/position, without locks; MySQL: under
+ * a brief FLUSH TABLES WITH READ LOCK). A streamed transaction is in the chunk exactly when it
+ * starts before that position.
+ */
+export class MySqlCdcDialect implements CdcDialect<BinlogPosition, BinlogPosition> {
+  private conn: MySqlConnection | undefined;
+  private tables: Map<string, MySqlCapturedTable> | undefined;
+  private mariadb = false;
+
+  constructor(private readonly cfg: MySqlCdcConfig) {}
+
+  async readChunk(split: SnapshotSplit): Promise<ChunkRead<BinlogPosition>> {
+    const { conn, tables } = await this.session();
+    const table = tables.get(split.tableId)!;
+    const where: string[] = [];
+    const params: unknown[] = [];
+    if (split.keyColumn !== undefined && split.lower !== undefined) where.push(`${conn.quote(split.keyColumn)} >= ${split.lower}`);
+    if (split.keyColumn !== undefined && split.upper !== undefined) where.push(`${conn.quote(split.keyColumn)} < ${split.upper}`);
+    const sql = `SELECT * FROM ${conn.tableSql(table.ref)}${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''}`;
+    try {
+      const watermark = await this.beginSnapshot(conn);
+      try {
+        const stream = await conn.stream(sql, params, table.columns, this.cfg.fetchSize);
+        const rows: unknown[][] = [];
+        for (;;) {
+          const batch = await stream.read(this.cfg.fetchSize);
+          if (batch.length === 0) break;
+          for (const r of batch) rows.push(r);
+        }
+        await stream.close();
+        await conn.execute('COMMIT');
+        return { rows, watermark };
+      } catch (err) {
+        await conn.execute('ROLLBACK').catch(() => undefined);
+        throw err;
+      }
+    } catch (err) {
+      throw err instanceof TidewayError ? err : externalError(`reading snapshot chunk ${split.splitId}`, err, this.cfg.place);
+    }
+  }
+
+  async openStream(position: BinlogPosition): Promise<BinlogStream> {
+    const { tables } = await this.session();
+    return new BinlogStream(this.cfg.settings, [...tables.values()], this.cfg.serverId, position, this.cfg.place);
+  }
+
+  snapshotHas(w: BinlogPosition, txn: ChangeTxn<BinlogPosition>): boolean {
+    return compareBinlog(txn.dedup as BinlogPosition, w) < 0;
+  }
+
+  streamPast(w: BinlogPosition, txn: ChangeTxn<BinlogPosition>): boolean {
+    return compareBinlog(txn.dedup as BinlogPosition, w) >= 0;
+  }
+
+  async close(): Promise<void> {
+    await this.conn?.close();
+    this.conn = undefined;
+  }
+
+  private async beginSnapshot(conn: MySqlConnection): Promise<BinlogPosition> {
+    if (this.mariadb) {
+      await conn.execute('START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY');
+      const status = new Map((await conn.execute("SHOW STATUS LIKE 'binlog_snapshot_%'")).rows.map((r) => [String(r[0]).toLowerCase(), String(r[1])]));
+      return { file: status.get('binlog_snapshot_file')!, pos: Number(status.get('binlog_snapshot_position')) };
+    }
+    await conn.execute('FLUSH TABLES WITH READ LOCK');
+    try {
+      await conn.execute('START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY');
+      const r = (await conn.execute('SHOW MASTER STATUS')).rows[0];
+      return { file: String(r[0]), pos: Number(r[1]) };
+    } finally {
+      await conn.execute('UNLOCK TABLES');
+    }
+  }
+
+  private async session(): Promise<{ conn: MySqlConnection; tables: Map<string, MySqlCapturedTable> }> {
+    if (!this.conn) {
+      this.conn = await connectMySql(this.cfg);
+      this.mariadb = /mariadb/i.test(String((await this.conn.execute('SELECT VERSION()')).rows[0][0]));
+    }
+    this.tables ??= new Map((await discoverMySqlTables(this.conn, this.cfg)).map((t) => [t.catalog.tableId, t]));
+    return { conn: this.conn, tables: this.tables };
+  }
+}

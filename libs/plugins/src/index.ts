@@ -18,7 +18,10 @@ import { rowKindExtractorTransformFactory } from '@tideway/transform-rowkind-ext
 import { jsonPathTransformFactory } from '@tideway/transform-json-path';
 import { localFileSinkFactory, localFileSourceFactory } from '@tideway/connector-localfile';
 import { sequenceSourceFactory } from '@tideway/connector-sequence';
+import { jdbcSinkFactory, jdbcSourceFactory } from '@tideway/connector-jdbc';
 import { faultInjectorTransformFactory } from '@tideway/transform-fault-injector';
+import { postgresCdcSourceFactory } from '@tideway/connector-postgres-cdc';
+import { mysqlCdcSourceFactory } from '@tideway/connector-mysql-cdc';
 
 export class PluginRegistry {
   private readonly byKey = new Map<string, PluginFactory>();
@@ -62,7 +65,11 @@ export const builtinPlugins: readonly PluginFactory[] = [
   localFileSinkFactory,
   localFileSourceFactory,
   sequenceSourceFactory,
+  jdbcSourceFactory,
+  jdbcSinkFactory,
   faultInjectorTransformFactory,
+  postgresCdcSourceFactory,
+  mysqlCdcSourceFactory,
 ];
 
 export const registry = new PluginRegistry(builtinPlugins);

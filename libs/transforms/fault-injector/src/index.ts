@@ -6,6 +6,7 @@ export const faultInjectorSpec: PluginSpec = {
   options: [
     { name: 'probability', type: 'double', default: 0.01, min: 0, max: 1, description: 'Chance, per batch, of injecting a fault while the budget lasts.' },
     { name: 'max', type: 'int', required: true, min: 0, description: 'Fault budget: at most this many faults in the whole run (shared through dir).' },
+    { name: 'min.rows', type: 'long', default: 0, min: 0, description: 'No fault before this many rows have passed through the task group.' },
     { name: 'dir', type: 'string', required: true, description: 'Directory holding the fault budget, shared by every task group and restart.' },
     {
       name: 'kinds',
@@ -35,10 +36,13 @@ export const faultInjectorTransformFactory: TransformFactory = {
     const budget = new FaultBudget(o.get<string>('dir'), o.get<number>('max'));
     const probability = o.get<number>('probability');
     const kinds = o.get<string[]>('kinds');
+    const minRows = o.get<number>('min.rows');
+    let passed = 0;
     return {
       outputTables: () => [...ctx.inputTables],
       transform(rows: readonly Row[]): Row[] {
-        if (Math.random() < probability && budget.claim()) {
+        passed += rows.length;
+        if (passed > minRows && Math.random() < probability && budget.claim()) {
           const kind = kinds[Math.floor(Math.random() * kinds.length)];
           // Ending the process from a worker thread ends only that thread: a task group crash.
           if (kind === 'thread-exit' && !isMainThread) process.exit(17);

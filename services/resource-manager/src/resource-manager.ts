@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { logger } from '@tideway/common';
+import { ErrorCode, TidewayError, logger } from '@tideway/common';
 import type { SlotProfile, WorkerProfile } from '@tideway/contracts';
 import { allocateSlots, type SlotAllocateStrategy, type WorkerCapacity } from './slot-allocator.js';
 
@@ -13,6 +13,13 @@ export interface ResourceManagerOptions {
   heartbeatIntervalMs: number;
   /** Told when a worker is declared lost. */
   onWorkerLost?: (worker: WorkerProfile, reason: string) => void;
+  /**
+   * After a start, no slot is granted for this long, so that workers of a running cluster can
+   * re-register with the slots they hold before any of those slots could be handed out again
+   * (a restarted resource manager rebuilds its registry from heartbeats). 0 in local mode,
+   * where the registry starts empty by construction.
+   */
+  registryRebuildMs?: number;
 }
 
 interface WorkerEntry {
@@ -30,10 +37,16 @@ interface WorkerEntry {
 export class ResourceManager {
   private readonly workers = new Map<string, WorkerEntry>();
   private sweeper?: NodeJS.Timeout;
+  private grantsFrom = 0;
+  /** Workers declared lost since the start (exported as a Prometheus counter). */
+  lostWorkers = 0;
 
   constructor(private readonly options: ResourceManagerOptions) {}
 
   start(): void {
+    const rebuildMs = this.options.registryRebuildMs ?? 0;
+    this.grantsFrom = Date.now() + rebuildMs;
+    if (rebuildMs > 0) log.info({ rebuildMs }, 'rebuilding the slot registry from worker heartbeats before granting slots');
     this.sweeper = setInterval(() => this.sweep(), Math.max(100, Math.floor(this.options.heartbeatTimeoutMs / 4)));
     this.sweeper.unref();
   }
@@ -69,6 +82,13 @@ export class ResourceManager {
 
   /** Grants `slotCount` slots to a job, all or nothing (NoEnoughResourceError otherwise). */
   apply(req: { jobId: string; slotCount: number; cpuPerSlot: number; memoryMbPerSlot: number; tagFilter: Record<string, string>; owners: string[] }): SlotProfile[] {
+    const wait = this.grantsFrom - Date.now();
+    if (wait > 0) {
+      throw new TidewayError(ErrorCode.INTERNAL, `the resource manager is rebuilding its slot registry from worker heartbeats; it grants slots in ${wait} ms`, {
+        jobId: req.jobId,
+        retryable: true,
+      });
+    }
     const capacities = [...this.workers.values()].map((w) => this.capacity(w));
     const grants = allocateSlots(capacities, req, this.options.strategy);
     // Allocation above is synchronous, so concurrent requests cannot be granted one slot twice.
@@ -135,6 +155,7 @@ export class ResourceManager {
       const silentMs = now - entry.lastHeartbeat;
       if (silentMs > this.options.heartbeatTimeoutMs) {
         this.workers.delete(id);
+        this.lostWorkers++;
         const reason = `no heartbeat for ${silentMs} ms (timeout ${this.options.heartbeatTimeoutMs} ms)`;
         log.warn({ workerId: id, address: entry.profile.address, silentMs }, 'worker lost');
         this.options.onWorkerLost?.(entry.profile, reason);

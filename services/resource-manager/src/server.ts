@@ -12,7 +12,7 @@ import {
   type ReleaseResourcesRequest,
 } from '@tideway/contracts';
 import { EpochGuard, TidewayServer, call, clientOptions, insecure, unaryHandler } from '@tideway/rpc';
-import { logger } from '@tideway/common';
+import { backoffDelay, logger, sleep } from '@tideway/common';
 import { ResourceManager, type ResourceManagerOptions } from './resource-manager.js';
 
 const log = logger('resource-manager');
@@ -33,7 +33,7 @@ export class ResourceManagerService {
   port = 0;
 
   constructor(private readonly options: ResourceManagerServiceOptions) {
-    this.manager = new ResourceManager({ ...options, onWorkerLost: (w, reason) => this.tellWorkerLost(w.workerId, w.address, reason) });
+    this.manager = new ResourceManager({ ...options, onWorkerLost: (w, reason) => void this.tellWorkerLost(w.workerId, w.address, reason) });
     if (options.coordinatorAddress) this.setCoordinator(options.coordinatorAddress);
   }
 
@@ -85,11 +85,19 @@ export class ResourceManagerService {
     await this.server.close();
   }
 
-  private tellWorkerLost(workerId: string, address: string, reason: string): void {
-    const client = this.coordinator;
-    if (!client) return;
-    call(client.workerLost, client, { workerId, address, reason }, { deadlineMs: 5000 }).catch((err: unknown) =>
-      log.warn({ err, workerId }, 'could not tell the coordinator about a lost worker'),
-    );
+  /** Tells the coordinator, retrying with backoff while it is unreachable (it may be restarting). */
+  private async tellWorkerLost(workerId: string, address: string, reason: string): Promise<void> {
+    for (let attempt = 0; attempt < 12; attempt++) {
+      const client = this.coordinator;
+      if (!client) return;
+      try {
+        await call(client.workerLost, client, { workerId, address, reason }, { deadlineMs: 5000 });
+        return;
+      } catch (err) {
+        if (attempt === 0) log.warn({ err: (err as Error).message, workerId, coordinator: this.options.coordinatorAddress }, 'waiting for the coordinator to tell it a worker was lost');
+        await sleep(backoffDelay(attempt, 200, 5000));
+      }
+    }
+    log.warn({ workerId, address }, 'gave up telling the coordinator about a lost worker');
   }
 }

@@ -1,0 +1,54 @@
+import { Counter, Gauge, type Registry } from 'prom-client';
+import type { ResourceManager } from './resource-manager.js';
+
+/**
+ * The resource manager's Prometheus metrics, read from its registry at scrape time:
+ * registered workers, slots (total, used, free) and workers declared lost. Workers with
+ * dynamic slots have no fixed total: they add their used slots to `used` only, and nothing
+ * to `total` or `free`.
+ */
+export function registerResourceManagerMetrics(registry: Registry, manager: ResourceManager): void {
+  new Gauge({
+    name: 'tideway_workers',
+    help: 'Workers registered with the resource manager.',
+    registers: [registry],
+    collect() {
+      this.set(manager.listWorkers().length);
+    },
+  });
+  const slots = (help: string, name: string, pick: (s: { total: number; used: number; free: number }) => number) =>
+    new Gauge({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        this.set(pick(slotCounts(manager)));
+      },
+    });
+  slots('Fixed slots offered by all workers (dynamic-slot workers count none).', 'tideway_slots_total', (s) => s.total);
+  slots('Slots granted to jobs.', 'tideway_slots_used', (s) => s.used);
+  slots('Fixed slots not granted to any job.', 'tideway_slots_free', (s) => s.free);
+  new Counter({
+    name: 'tideway_workers_lost_total',
+    help: 'Workers declared lost after missing heartbeats.',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(manager.lostWorkers);
+    },
+  });
+}
+
+/** Slot totals over every registered worker. */
+export function slotCounts(manager: ResourceManager): { total: number; used: number; free: number } {
+  let total = 0;
+  let used = 0;
+  let free = 0;
+  for (const w of manager.listWorkers()) {
+    used += w.assignedSlots.length;
+    if (w.dynamicSlot) continue;
+    total += w.slotNum;
+    free += Math.max(0, w.slotNum - w.assignedSlots.length);
+  }
+  return { total, used, free };
+}

@@ -4,3 +4,4 @@ export * from './pipeline-master.js';
 export * from './checkpoint-coordinator.js';
 export * from './scheduler.js';
 export * from './gateways.js';
+export * from './metrics.js';

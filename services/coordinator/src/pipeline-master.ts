@@ -164,12 +164,19 @@ export class PipelineMaster {
         if (committer) this.committers.set(s.vertexId, committer);
       }
       if (restore) await this.recommit(restore);
+      if (this.status !== 'DEPLOYING') {
+        // Cancelled while the enumerator and committers opened: close them again, deploy nothing.
+        await this.closeCoordinatorParts(false);
+        return;
+      }
       await Promise.all(
         this.plan.taskGroups.map(async (tg) => {
           const track = this.taskGroups[tg.index]!;
           const descriptor: TaskGroupDescriptor = { ...tg.descriptor, attempt: this.attempt, restored: restore?.taskStates.get(tg.index) };
+          // Cancelled or failed meanwhile: nothing more goes out (its track was cancelled already).
+          if (this.status !== 'DEPLOYING') return;
           this.setTaskState(track, 'DEPLOYING');
-          await this.deps.workers.deploy(track.slot!.workerAddress, this.location(tg.index), track.slot!, serialize(descriptor));
+          await this.deployOrCancel(track, serialize(descriptor));
         }),
       );
     } catch (err) {
@@ -179,6 +186,28 @@ export class PipelineMaster {
         retryable: true,
       });
     }
+  }
+
+  /**
+   * Deploys one task group. A cancel that reached the worker before this deploy found nothing
+   * to stop there, so it is sent again once the deploy is acknowledged; a deploy that fails
+   * while the pipeline is already stopping leaves nothing running, so the task group counts
+   * as cancelled.
+   */
+  private async deployOrCancel(track: TaskGroupTrack, descriptor: Buffer): Promise<void> {
+    const attempt = this.attempt;
+    const stopping = () => this.attempt === attempt && (this.status === 'CANCELING' || this.status === 'FAILING');
+    try {
+      await this.deps.workers.deploy(track.slot!.workerAddress, this.location(track.index), track.slot!, descriptor);
+    } catch (err) {
+      if (!stopping()) throw err;
+      this.onTaskState(track.index, attempt, 'CANCELED');
+      return;
+    }
+    if (!stopping() || EXECUTION_STATE.isTerminal(track.state)) return;
+    this.deps.workers
+      .cancel(track.slot!.workerAddress, this.location(track.index), 'cancelled while deploying')
+      .catch(() => this.onTaskState(track.index, attempt, 'CANCELED'));
   }
 
   /** Commits a restored checkpoint's prepared work again: committers are idempotent. */

@@ -6,6 +6,7 @@ import {
   type SlotProfile,
   type TaskGroupLocation,
 } from '@tideway/contracts';
+import { backoffDelay, sleep, type TidewayError } from '@tideway/common';
 import { call, clientOptions, epochMetadata, insecure } from '@tideway/rpc';
 import type { CheckpointKind } from '@tideway/runtime';
 import type { ResourceGateway, WorkerGateway } from './gateways.js';
@@ -86,8 +87,21 @@ export class RemoteResourceManager implements ResourceGateway {
     return res.slots;
   }
 
+  /**
+   * Releases slots, retrying with backoff for about a minute while the resource manager is
+   * unreachable: a slot must never stay granted to an ended job. (A resource manager that
+   * restarts meanwhile forgets the slots anyway: workers report only what they still hold.)
+   */
   async release(jobId: string, slotIds: string[]): Promise<void> {
-    await call(this.client.releaseResources, this.client, { jobId, slotIds }, { metadata: epochMetadata(this.epoch()), deadlineMs: 30_000 });
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await call(this.client.releaseResources, this.client, { jobId, slotIds }, { metadata: epochMetadata(this.epoch()), deadlineMs: 10_000 });
+        return;
+      } catch (err) {
+        if (!(err as TidewayError).retryable || attempt === 15) throw err;
+        await sleep(backoffDelay(attempt, 200, 5000));
+      }
+    }
   }
 
   async listWorkers() {

@@ -1,4 +1,4 @@
-import { ErrorCode, TidewayError, logger, serializeError } from '@tideway/common';
+import { ErrorCode, TidewayError, backoffDelay, logger, serializeError } from '@tideway/common';
 import type { ResourceGateway } from './gateways.js';
 import type { JobMaster } from './job-master.js';
 
@@ -10,13 +10,17 @@ export type JobScheduleStrategy = 'WAIT' | 'REJECT';
 /**
  * The pending queue: jobs wait here for slots, in submission order. With REJECT a job that
  * cannot get its slots fails with NoEnoughResource; with WAIT it stays PENDING and is tried
- * again when slots are released (and on a timer, for workers that join).
+ * again when slots are released (and on a timer, for workers that join). While the resource
+ * manager cannot be reached (not started yet, restarting, rebuilding its registry) every job
+ * waits whatever the strategy, retried with backoff; that wait is logged once.
  */
 export class Scheduler {
   private readonly queue: JobMaster[] = [];
   private running = false;
   private again = false;
   private timer?: NodeJS.Timeout;
+  /** Consecutive attempts that found the resource manager unavailable (0: it answered). */
+  private unavailableAttempts = 0;
 
   constructor(
     private readonly resources: ResourceGateway,
@@ -61,6 +65,7 @@ export class Scheduler {
           const owners = job.pipelines.flatMap((p) => p.taskGroups.map((t) => `${p.pipelineId}/${t.index}`));
           try {
             const slots = await this.resources.apply(job.jobId, owners, job.job.env.tagFilter ?? {});
+            this.resourcesAnswered();
             this.queue.shift();
             if (job.isEnded()) {
               // Cancelled while its slots were being granted.
@@ -70,6 +75,11 @@ export class Scheduler {
             void job.run(slots).catch((err: unknown) => log.error({ err, jobId: job.jobId }, 'job run failed'));
           } catch (err) {
             const e = err instanceof TidewayError ? err : new TidewayError(ErrorCode.INTERNAL, String((err as Error).message ?? err));
+            if (e.code !== ErrorCode.NO_ENOUGH_RESOURCE && e.retryable) {
+              this.waitForResources(e);
+              return;
+            }
+            this.resourcesAnswered();
             if (e.code === ErrorCode.NO_ENOUGH_RESOURCE && this.strategy === 'WAIT') {
               log.info({ jobId: job.jobId, reason: e.message }, 'job waits for slots');
               this.retryLater();
@@ -85,9 +95,19 @@ export class Scheduler {
     }
   }
 
-  private retryLater(): void {
+  private retryLater(delayMs = this.retryMs): void {
     if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => this.kick(), this.retryMs);
+    this.timer = setTimeout(() => this.kick(), delayMs);
     this.timer.unref();
+  }
+
+  private waitForResources(e: TidewayError): void {
+    if (this.unavailableAttempts === 0) log.warn({ reason: e.message }, 'waiting for the resource manager before scheduling jobs');
+    this.retryLater(Math.max(50, backoffDelay(this.unavailableAttempts++, 200, this.retryMs)));
+  }
+
+  private resourcesAnswered(): void {
+    if (this.unavailableAttempts > 0) log.info('the resource manager answers again; scheduling resumes');
+    this.unavailableAttempts = 0;
   }
 }

@@ -82,6 +82,8 @@ export class CoordinatorServer {
   private readonly workers: RemoteWorkers;
   private readonly scheduler: Scheduler;
   private ticker?: NodeJS.Timeout;
+  /** Workers the resource manager reported lost since the start (a Prometheus counter). */
+  workersLost = 0;
   port = 0;
 
   constructor(private readonly options: CoordinatorOptions) {
@@ -128,6 +130,11 @@ export class CoordinatorServer {
         this.rates.delete(id);
       }
     }
+  }
+
+  /** Every job known here: running ones, and ended ones until their history expires. */
+  jobMasters(): Iterable<JobMaster> {
+    return this.jobs.values();
   }
 
   private job(jobId: string): JobMaster {
@@ -353,6 +360,7 @@ export class CoordinatorServer {
       }),
       workerLost: unaryHandler<WorkerLostRequest, Ack>((req) => {
         log.warn({ worker: req.address, reason: req.reason }, 'worker lost');
+        this.workersLost++;
         for (const j of this.jobs.values()) if (!j.isEnded()) j.onWorkerLost(req.address);
         return OK;
       }),

@@ -1,0 +1,78 @@
+import { Counter, Gauge, type Registry } from 'prom-client';
+import { JOB_STATUS, type JobStatus } from '@tideway/dag';
+import type { JobMaster } from './job-master.js';
+
+/** What the coordinator's metrics read at scrape time. */
+export interface CoordinatorMetricsSource {
+  /** Every job the coordinator knows: running ones, and ended ones until their history expires. */
+  jobMasters(): Iterable<JobMaster>;
+  /** Workers the resource manager reported lost since the start. */
+  readonly workersLost: number;
+}
+
+const STATUSES: readonly JobStatus[] = JOB_STATUS.states();
+
+/**
+ * The coordinator's Prometheus metrics, computed from its JobMasters at scrape time (nothing
+ * on the hot path): jobs by status, running task groups, and per job rows and bytes read and
+ * written and checkpoints completed and failed. Per-job series disappear with the job's history.
+ */
+export function registerCoordinatorMetrics(registry: Registry, source: CoordinatorMetricsSource): void {
+  new Gauge({
+    name: 'tideway_jobs',
+    help: 'Jobs known to the coordinator, by status (ended jobs until history-job-expire-minutes).',
+    labelNames: ['status'],
+    registers: [registry],
+    collect() {
+      const counts = new Map<string, number>(STATUSES.map((s) => [s, 0]));
+      for (const j of source.jobMasters()) counts.set(j.status, (counts.get(j.status) ?? 0) + 1);
+      for (const [status, n] of counts) this.set({ status }, n);
+    },
+  });
+  new Gauge({
+    name: 'tideway_task_groups_running',
+    help: 'Task groups in state RUNNING, over every job.',
+    registers: [registry],
+    collect() {
+      let n = 0;
+      for (const j of source.jobMasters()) for (const p of j.pipelines) for (const t of p.taskGroups) if (t.state === 'RUNNING') n++;
+      this.set(n);
+    },
+  });
+  perJob(registry, source, 'tideway_job_rows_read_total', 'Rows read by the sources of a job (SourceReceivedCount).', (j) => j.counters().sourceReceivedCount);
+  perJob(registry, source, 'tideway_job_rows_written_total', 'Rows written by the sinks of a job (SinkWriteCount).', (j) => j.counters().sinkWriteCount);
+  perJob(registry, source, 'tideway_job_bytes_read_total', 'Bytes read by the sources of a job (SourceReceivedBytes).', (j) => j.counters().sourceReceivedBytes);
+  perJob(registry, source, 'tideway_job_bytes_written_total', 'Bytes written by the sinks of a job (SinkWriteBytes).', (j) => j.counters().sinkWriteBytes);
+  perJob(registry, source, 'tideway_job_checkpoints_completed_total', 'Checkpoints of a job that completed.', (j) => sum(j, (p) => p.checkpoints.completed));
+  perJob(registry, source, 'tideway_job_checkpoints_failed_total', 'Checkpoints of a job that failed or timed out.', (j) => sum(j, (p) => p.checkpoints.failed));
+  new Counter({
+    name: 'tideway_workers_lost_total',
+    help: 'Workers the resource manager declared lost and told this coordinator about.',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(source.workersLost);
+    },
+  });
+}
+
+function sum(job: JobMaster, of: (p: JobMaster['pipelines'][number]) => number): number {
+  let n = 0;
+  for (const p of job.pipelines) n += of(p);
+  return n;
+}
+
+/** A counter per job, labelled job_id and job_name, re-read from the jobs at each scrape. */
+function perJob(registry: Registry, source: CoordinatorMetricsSource, name: string, help: string, value: (j: JobMaster) => number): void {
+  new Counter({
+    name,
+    help,
+    labelNames: ['job_id', 'job_name'],
+    registers: [registry],
+    collect() {
+      // Reset first so that expired jobs leave the output.
+      this.reset();
+      for (const j of source.jobMasters()) this.inc({ job_id: j.jobId, job_name: j.job.jobName }, value(j));
+    },
+  });
+}

@@ -1,2 +1,3 @@
 export * from './task-execution-service.js';
 export * from './server.js';
+export * from './metrics.js';

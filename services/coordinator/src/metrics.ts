@@ -46,7 +46,7 @@ export function registerCoordinatorMetrics(registry: Registry, source: Coordinat
   perJob(registry, source, 'tideway_job_checkpoints_completed_total', 'Checkpoints of a job that completed.', (j) => sum(j, (p) => p.checkpoints.completed));
   perJob(registry, source, 'tideway_job_checkpoints_failed_total', 'Checkpoints of a job that failed or timed out.', (j) => sum(j, (p) => p.checkpoints.failed));
   new Counter({
-    name: 'tideway_workers_lost_total',
+    name: 'tideway_coordinator_workers_lost_total',
     help: 'Workers the resource manager declared lost and told this coordinator about.',
     registers: [registry],
     collect() {

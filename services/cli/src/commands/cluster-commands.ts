@@ -1,12 +1,27 @@
 import type { Command } from 'commander';
 import { ConfigError, ErrorCode } from '@tideway/common';
-import { CoordinatorServer } from '@tideway/coordinator';
-import { ResourceManagerService } from '@tideway/resource-manager';
-import { WorkerServer } from '@tideway/worker';
+import { CoordinatorServer, registerCoordinatorMetrics } from '@tideway/coordinator';
+import { ResourceManagerService, registerResourceManagerMetrics } from '@tideway/resource-manager';
+import { WorkerServer, registerWorkerMetrics } from '@tideway/worker';
+import { newMetricsRegistry, startMetricsEndpoint } from '../metrics-endpoint.js';
 import { checkpointStorageOf, collect, engineConfig } from './options.js';
 
 const ROLES = ['coordinator', 'resource-manager', 'worker', 'all'] as const;
 type Role = (typeof ROLES)[number];
+
+interface StartOptions {
+  role: string;
+  engineConfig?: string;
+  set: string[];
+  metricsPort?: string;
+  metricsHost?: string;
+}
+
+function metricsPortOf(text: string): number {
+  const port = Number(text);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `--metrics-port ${text}: expected a port number (0 picks a free one)`);
+  return port;
+}
 
 /** `tideway cluster start --role ...`: one service per process (or all in one with `all`). */
 export function registerClusterCommands(program: Command): void {
@@ -17,13 +32,17 @@ export function registerClusterCommands(program: Command): void {
     .requiredOption('--role <role>', `one of ${ROLES.join(', ')}`)
     .option('--engine-config <file>', 'engine config in seatunnel.yaml shape (default deploy/seatunnel.yaml)')
     .option('--set <key=value>', 'engine setting under seatunnel.engine (repeatable)', collect, [])
-    .action(async (opts: { role: string; engineConfig?: string; set: string[] }) => {
+    .option('--metrics-port <port>', 'serve Prometheus metrics at http://<host>:<port>/metrics (0 picks a free port; default: no endpoint)')
+    .option('--metrics-host <host>', "address the metrics endpoint binds to (default: the role's host from the engine config)")
+    .action(async (opts: StartOptions) => {
       if (!ROLES.includes(opts.role as Role)) throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `--role ${opts.role}: expected one of ${ROLES.join(', ')}`);
       const role = opts.role as Role;
+      const metricsPort = opts.metricsPort === undefined ? undefined : metricsPortOf(opts.metricsPort);
       const engine = engineConfig(opts);
       const t = engine.tideway;
       const rmAddress = `${t.resourceManager.host}:${t.resourceManager.port}`;
       const coordinatorAddress = `${t.coordinator.host}:${t.coordinator.port}`;
+      const registry = newMetricsRegistry();
       const stops: Array<() => Promise<void>> = [];
       if (role === 'resource-manager' || role === 'all') {
         const rm = new ResourceManagerService({
@@ -32,9 +51,13 @@ export function registerClusterCommands(program: Command): void {
           strategy: engine.slotService.slotAllocateStrategy,
           heartbeatIntervalMs: t.heartbeat.interval,
           heartbeatTimeoutMs: t.heartbeat.timeout,
+          // A separate resource manager may be a restarted one: workers of a running cluster
+          // get two heartbeats to re-register with the slots they hold before slots are granted.
+          registryRebuildMs: role === 'all' ? 0 : 2 * t.heartbeat.interval + 500,
           coordinatorAddress,
         });
         process.stderr.write(`tideway: resource manager listening on ${await rm.start()}\n`);
+        registerResourceManagerMetrics(registry, rm.manager);
         stops.push(() => rm.stop());
       }
       if (role === 'coordinator' || role === 'all') {
@@ -45,9 +68,10 @@ export function registerClusterCommands(program: Command): void {
           jobScheduleStrategy: engine.jobScheduleStrategy,
           historyExpireMs: engine.historyJobExpireMinutes * 60_000,
           checkpoint: { intervalMs: engine.checkpoint.interval, timeoutMs: engine.checkpoint.timeout, minPauseMs: 0 },
-    checkpointStorage: checkpointStorageOf(engine),
+          checkpointStorage: checkpointStorageOf(engine),
         });
         process.stderr.write(`tideway: coordinator listening on ${await c.start()}\n`);
+        registerCoordinatorMetrics(registry, c);
         stops.push(() => c.stop());
       }
       if (role === 'worker' || role === 'all') {
@@ -62,7 +86,14 @@ export function registerClusterCommands(program: Command): void {
           heartbeatIntervalMs: t.heartbeat.interval,
         });
         process.stderr.write(`tideway: worker listening on ${await w.start()}\n`);
+        registerWorkerMetrics(registry, w);
         stops.push(() => w.stop());
+      }
+      if (metricsPort !== undefined) {
+        const host = opts.metricsHost ?? (role === 'worker' ? t.worker.host : role === 'resource-manager' ? t.resourceManager.host : t.coordinator.host);
+        const endpoint = await startMetricsEndpoint(registry, host, metricsPort);
+        process.stderr.write(`tideway: metrics at ${endpoint.url}\n`);
+        stops.push(() => endpoint.close());
       }
       await new Promise<void>((resolve) => {
         const stop = () => resolve();

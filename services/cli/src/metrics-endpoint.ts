@@ -1,0 +1,45 @@
+import { createServer, type Server } from 'node:http';
+import { collectDefaultMetrics, Registry } from 'prom-client';
+
+/** A running Prometheus endpoint. */
+export interface MetricsEndpoint {
+  /** `http://host:port/metrics` */
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * A fresh registry with the process metrics (CPU, memory, event loop lag, GC) under the
+ * `tideway_process_` / `tideway_nodejs_` prefix; services add their own metrics to it.
+ */
+export function newMetricsRegistry(): Registry {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'tideway_' });
+  return registry;
+}
+
+/**
+ * Serves `registry` in Prometheus text format at GET /metrics on host:port (port 0 picks a
+ * free one). Every other path answers 404, so a probe cannot mistake it for something else.
+ */
+export async function startMetricsEndpoint(registry: Registry, host: string, port: number): Promise<MetricsEndpoint> {
+  const server: Server = createServer((req, res) => {
+    if (req.method !== 'GET' || (req.url ?? '').split('?')[0] !== '/metrics') {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found: metrics are at GET /metrics\n');
+      return;
+    }
+    registry.metrics().then(
+      (text) => res.writeHead(200, { 'content-type': registry.contentType }).end(text),
+      (err: unknown) => res.writeHead(500, { 'content-type': 'text/plain' }).end(`${(err as Error).message}\n`),
+    );
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (err) => reject(new Error(`cannot serve metrics on ${host}:${port}: ${err.message}`)));
+    server.listen(port, host, resolve);
+  });
+  const bound = (server.address() as { port: number }).port;
+  return {
+    url: `http://${host.includes(':') ? `[${host}]` : host}:${bound}/metrics`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}

@@ -27,6 +27,8 @@ afterAll(() => {
 
 interface SequenceJob {
   mode: 'BATCH' | 'STREAMING';
+  /** The FaultInjector's own parallelism: when it differs from 2, rows cross a shuffle. */
+  chainParallelism?: number;
   keys: number;
   rowsPerKey: number;
   rowsPerSecond: number;
@@ -57,6 +59,7 @@ transform {
   FaultInjector {
     plugin_input = "seq"
     plugin_output = "out"
+    ${j.chainParallelism ? `parallelism = ${j.chainParallelism}` : ''}
     ${j.chain ?? 'max = 0\n    dir = "' + j.out + '-budget"'}
   }
 }
@@ -107,6 +110,32 @@ describe('exactly-once with the LocalFile sink', () => {
     console.log(`fault injection: ${faults} faults; rows expected ${report.expected}, seen ${report.seen}, lost ${report.lost}, duplicated ${report.duplicated}`);
     expect(faults).toBeGreaterThanOrEqual(10);
     expect(report, report.examples.join('; ')).toMatchObject({ lost: 0, duplicated: 0, seen: 32000 });
+  }, 180_000);
+
+  it('shuffles rows between stages of different parallelism (2 -> 3) exactly once, through faults', async () => {
+    const dir = tempDir();
+    const out = join(dir, 'out');
+    const conf = join(dir, 'job.conf');
+    writeFileSync(
+      conf,
+      sequenceJob({
+        mode: 'BATCH',
+        keys: 9,
+        rowsPerKey: 2000,
+        rowsPerSecond: 4000,
+        out,
+        chainParallelism: 3,
+        env: 'job.retry.times = 20\n  job.retry.interval.seconds = 0',
+        chain: `probability = 0.1\n    max = 4\n    dir = "${join(dir, 'chain-faults')}"`,
+      }),
+    );
+    const plan = await runCli(['plan', '-c', conf]);
+    expect(plan.stdout).toMatch(/shuffle 1: Sequence#1 \(stage 1, x2\) => FaultInjector#2 \(stage 2, x3\)/);
+    const res = await runCli(['run', '-c', conf], 170_000);
+    expect(res.code, res.stderr).toBe(0);
+    const report = checkSequenceOutput(out, 9, 2000);
+    console.log(`shuffle: ${readdirSync(join(dir, 'chain-faults')).length} faults; rows expected ${report.expected}, seen ${report.seen}, lost ${report.lost}, duplicated ${report.duplicated}`);
+    expect(report, report.examples.join('; ')).toMatchObject({ lost: 0, duplicated: 0, seen: 18000 });
   }, 180_000);
 
   it('stops a streaming job with a savepoint and restores it: every row once', async () => {

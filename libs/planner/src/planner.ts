@@ -1,5 +1,4 @@
 import type { CatalogTable, JobMode, PluginOptions } from '@tideway/api';
-import { ConfigError, ErrorCode } from '@tideway/common';
 import { parseJobConfig, validateEnv, type EnvConfig, type JobConfig, type ParseOptions, type PluginConfig } from '@tideway/config';
 import { planJobConfig, formatPlan, planToJson, type JobPlan, type Pipeline, type PipelineVertex, type PluginBlock } from '@tideway/dag';
 import { createSource, createTransform, createSink, resolveOptions, registry } from '@tideway/plugins';
@@ -8,6 +7,8 @@ import type { ChainNode, TaskGroupDescriptor } from '@tideway/runtime';
 /** A task group ready to deploy (attempt and restore state are added at deploy time). */
 export interface PlannedTaskGroup {
   index: number;
+  /** Whether it runs a source reader (checkpoints are triggered there; others get barriers in-band). */
+  isSource: boolean;
   descriptor: Omit<TaskGroupDescriptor, 'attempt'>;
 }
 
@@ -92,15 +93,6 @@ interface JobFacts {
 
 async function planPipeline(p: Pipeline, plan: JobPlan, job: JobFacts, config: JobConfig, schemas: Map<number, CatalogTable[]>): Promise<PlannedPipeline> {
   const physical = plan.physical.pipelines.find((x) => x.pipelineId === p.id)!;
-  if (physical.stages.length > 1) {
-    const shuffle = physical.shuffles[0]!;
-    const v = p.vertices.find((x) => x.id === shuffle.downstream.vertexId)!;
-    throw new ConfigError(
-      ErrorCode.CONFIG_BAD_VALUE,
-      `parallelism ${v.parallelism} differs from its input's ${shuffle.upstream.parallelism}; running a shuffle between different parallelisms is not supported yet: give the plugins of one pipeline the same parallelism`,
-      { place: { file: v.plugin.file, line: v.plugin.line, plugin: v.plugin.name, option: 'parallelism' } },
-    );
-  }
   const byId = new Map(p.vertices.map((v) => [v.id, v]));
   const children = new Map<number, number[]>();
   for (const e of p.edges) children.set(e.from, [...(children.get(e.from) ?? []), e.to]);
@@ -125,11 +117,33 @@ async function planPipeline(p: Pipeline, plan: JobPlan, job: JobFacts, config: J
     if (v.plugin.type !== 'sink' && !schemas.has(v.logicalId)) schemas.set(v.logicalId, outTables.get(v.id)!);
   }
 
+  // Each stage is a fused tree; an edge into another stage becomes a shuffle output.
+  const stageOf = new Map<number, number>();
+  for (const st of physical.stages) for (const v of st.vertexIds) stageOf.set(v, st.id);
+  const indexesOf = (ids: readonly number[]) => ids.map((id) => physical.taskGroups.findIndex((tg) => tg.id === id));
   const chain = (id: number): ChainNode => {
     const v = byId.get(id)!;
-    return { vertexId: v.id, plugin: blockOf(config, v), parallelism: v.parallelism, inputTables: inTables.get(v.id)!, children: (children.get(id) ?? []).map(chain) };
+    const kids = children.get(id) ?? [];
+    const shuffles = physical.shuffles
+      .filter((sh) => sh.upstream.vertexId === id)
+      .map((sh) => ({
+        shuffleId: sh.id,
+        targets: indexesOf(sh.downstream.taskGroupIds),
+        keyIndexes: primaryKeyIndexes(outTables.get(id) ?? []),
+      }));
+    return {
+      vertexId: v.id,
+      plugin: blockOf(config, v),
+      parallelism: v.parallelism,
+      inputTables: inTables.get(v.id)!,
+      children: kids.filter((k) => stageOf.get(k) === stageOf.get(id)).map(chain),
+      ...(shuffles.length > 0 ? { shuffles } : {}),
+    };
   };
-  const root = chain(p.sourceVertexId);
+  const stageRoots = new Map(physical.stages.map((st) => [st.id, chain(st.vertexIds[0]!)]));
+  const inputOf = new Map(
+    physical.shuffles.map((sh) => [sh.downstream.stageId, { shuffleId: sh.id, upstreamTaskGroups: indexesOf(sh.upstream.taskGroupIds) }]),
+  );
   const source = byId.get(p.sourceVertexId)!;
   return {
     pipelineId: p.id,
@@ -139,6 +153,7 @@ async function planPipeline(p: Pipeline, plan: JobPlan, job: JobFacts, config: J
       .map((v) => ({ vertexId: v.id, plugin: blockOf(config, v), parallelism: v.parallelism, inputTables: inTables.get(v.id)! })),
     taskGroups: physical.taskGroups.map((tg, i) => ({
       index: i,
+      isSource: tg.stageId === 1,
       descriptor: {
         jobId: job.jobId,
         jobName: job.jobName,
@@ -146,9 +161,20 @@ async function planPipeline(p: Pipeline, plan: JobPlan, job: JobFacts, config: J
         pipelineId: p.id,
         taskGroupIndex: i,
         subtaskIndex: tg.subtaskIndex,
-        root,
+        root: stageRoots.get(tg.stageId)!,
+        ...(inputOf.has(tg.stageId) ? { input: inputOf.get(tg.stageId)! } : {}),
         rowsPerSecond: job.rowsPerSecond,
       },
     })),
   };
+}
+
+/** Primary key column indexes of each table, for hash partitioning at a shuffle. */
+function primaryKeyIndexes(tables: readonly CatalogTable[]): Record<string, number[]> {
+  const out: Record<string, number[]> = {};
+  for (const t of tables) {
+    const pk = t.primaryKey?.columns.map((c) => t.columns.findIndex((col) => col.name === c)) ?? [];
+    if (pk.length > 0 && pk.every((i) => i >= 0)) out[t.tableId] = pk;
+  }
+  return out;
 }

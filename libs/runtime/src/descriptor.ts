@@ -15,8 +15,15 @@ export interface TaskGroupDescriptor {
   attempt: number;
   /** The parallel index of this task group (the subtask index of each task in it). */
   subtaskIndex: number;
-  /** The fused chain, rooted at the source. */
+  /**
+   * The fused chain. In a source stage it is rooted at the source; in a stage fed by a
+   * shuffle (`input` set) it is rooted at the first vertex after the shuffle.
+   */
   root: ChainNode;
+  /** Set when rows come from upstream task groups through a shuffle, not from a source. */
+  input?: ShuffleInput;
+  /** Worker address of every task group of the pipeline, by index (filled at deploy). */
+  peers?: Record<number, string>;
   /** Rows per second the source may read (env read_limit.rows_per_second), 0 = unlimited. */
   rowsPerSecond: number;
   /** The state to start from when the pipeline restores from a checkpoint. */
@@ -32,6 +39,23 @@ export interface ChainNode {
   inputTables: CatalogTable[];
   /** Downstream vertices fused into the same task group. */
   children: ChainNode[];
+  /** Shuffles this vertex's output feeds (downstream vertices of another parallelism). */
+  shuffles?: ShuffleOutput[];
+}
+
+/** An outgoing shuffle edge: rows partitioned over the downstream stage's task groups. */
+export interface ShuffleOutput {
+  shuffleId: number;
+  /** Downstream task group indexes, by partition. */
+  targets: number[];
+  /** Primary key column indexes by table id (hash partitioning); round-robin otherwise. */
+  keyIndexes: Record<string, number[]>;
+}
+
+/** The incoming side of a shuffle: one channel from each upstream task group. */
+export interface ShuffleInput {
+  shuffleId: number;
+  upstreamTaskGroups: number[];
 }
 
 /** The snapshot of one task group for a checkpoint. */

@@ -16,7 +16,12 @@ export type ToTaskGroup =
   | { type: 'trigger-checkpoint'; checkpointId: number; kind: CheckpointKind }
   | { type: 'checkpoint-complete'; checkpointId: number; kind: CheckpointKind }
   | { type: 'checkpoint-aborted'; checkpointId: number }
-  | { type: 'cancel'; reason: string };
+  | { type: 'cancel'; reason: string }
+  /** A batch that arrived on a shuffle channel from upstream task group `channel`. */
+  | { type: 'exchange-batch'; channel: number; rows: Uint8Array }
+  | { type: 'exchange-barrier'; channel: number; checkpointId: number; kind: CheckpointKind }
+  /** Upstream task group `channel` will send no more rows (barriers may still follow). */
+  | { type: 'exchange-end'; channel: number };
 
 /** Execution states a task group reports (SeaTunnel's names). */
 export type TaskGroupExecutionState = 'RUNNING' | 'PREPARE_CLOSE' | 'FINISHED' | 'FAILED' | 'CANCELED';
@@ -27,4 +32,6 @@ export type FromTaskGroup =
   | { type: 'split-request'; sourceVertexId: number; register: boolean }
   | { type: 'checkpoint-ack'; checkpointId: number; state: TaskGroupState; commitInfos: CommitInfos }
   | { type: 'checkpoint-failed'; checkpointId: number; error: SerializedError }
-  | { type: 'metrics'; metrics: TaskGroupMetrics };
+  | { type: 'metrics'; metrics: TaskGroupMetrics }
+  /** Grants upstream task group `channel` more batches (it processed some). */
+  | { type: 'exchange-credit'; channel: number; batches: number };

@@ -15,6 +15,9 @@ import { createSink, createSource, createTransform } from '@tideway/plugins';
 import type { ChainNode, CommitInfos, TaskGroupDescriptor, TaskGroupState } from './descriptor.js';
 import { TaskGroupCounters } from './metrics.js';
 import type { CheckpointKind, FromTaskGroup, ToTaskGroup } from './protocol.js';
+import { InputGate } from './exchange/input-gate.js';
+import { ShuffleWriter } from './exchange/shuffle-writer.js';
+import { decodeRows } from './exchange/row-codec.js';
 
 /** How long a task group's loop runs before it yields to receive control messages. */
 const SLICE_MS = 5;
@@ -31,18 +34,21 @@ interface SinkInstance {
 }
 
 /**
- * Runs one task group inside its worker thread: a source reader feeding a fused tree of
- * transforms and sink writers by function call. Between polls it handles control messages
- * (splits, checkpoint barriers, commits, cancel). A checkpoint barrier is taken between two
- * polls, so every row emitted before it has reached every sink of the chain: the fused
- * chain's snapshot is consistent without alignment.
+ * Runs one task group inside its worker thread: a source reader (or the input side of a
+ * shuffle) feeding a fused tree of transforms, sink writers and shuffle writers by function
+ * call. Between polls it handles control messages (splits, checkpoint barriers, commits,
+ * cancel). At a source, a barrier is taken between two polls, so every row emitted before it
+ * has reached every sink of the chain; it then travels down each shuffle after the rows. A
+ * shuffle-fed task group aligns the barriers of all its input channels before it snapshots.
  */
 export class TaskGroupRunner {
   private readonly inbox: ToTaskGroup[] = [];
   private wake?: () => void;
   private readonly counters = new TaskGroupCounters();
-  private source!: Source;
-  private reader!: SourceReader<SourceSplit>;
+  private source?: Source;
+  private reader?: SourceReader<SourceSplit>;
+  private gate?: InputGate;
+  private readonly shuffles: ShuffleWriter[] = [];
   private push!: Push;
   private readonly sinks: SinkInstance[] = [];
   private readonly transforms: Transform[] = [];
@@ -87,6 +93,13 @@ export class TaskGroupRunner {
   private async open(): Promise<void> {
     const d = this.descriptor;
     const root = d.root;
+    if (d.input) {
+      // Fed by a shuffle: the chain starts at the root vertex; rows arrive on channels.
+      this.gate = new InputGate(d.input.upstreamTaskGroups);
+      this.push = this.compileNode(root);
+      await this.recommitRestored();
+      return;
+    }
     this.source = createSource(root.plugin, { jobId: d.jobId, jobMode: d.jobMode, parallelism: root.parallelism, inputTables: [] });
     const boundedness: Boundedness = this.source.boundedness();
     this.reader = this.source.createReader({
@@ -98,7 +111,7 @@ export class TaskGroupRunner {
       },
       sendSplitRequest: () => this.send({ type: 'split-request', sourceVertexId: this.sourceVertexId, register: false }),
     });
-    this.push = this.compileChildren(root.children);
+    this.push = this.withShuffles(root, this.compileChildren(root.children));
     await this.reader.open();
     await this.recommitRestored();
     const restoredSplits = this.descriptor.restored?.readerSplits[this.sourceVertexId];
@@ -132,13 +145,24 @@ export class TaskGroupRunner {
     };
   }
 
+  /** Adds the vertex's outgoing shuffles after its fused children. */
+  private withShuffles(node: ChainNode, next: Push): Push {
+    if (!node.shuffles || node.shuffles.length === 0) return next;
+    const writers = node.shuffles.map((o) => new ShuffleWriter(this.descriptor, o));
+    this.shuffles.push(...writers);
+    return async (rows) => {
+      await next(rows);
+      for (const w of writers) await w.write(rows);
+    };
+  }
+
   private compileNode(node: ChainNode): Push {
     const d = this.descriptor;
     const ctx = { jobId: d.jobId, jobMode: d.jobMode, parallelism: node.parallelism, inputTables: node.inputTables };
     if (node.plugin.type === 'transform') {
       const t = createTransform(node.plugin, ctx);
       this.transforms.push(t);
-      const next = this.compileChildren(node.children);
+      const next = this.withShuffles(node, this.compileChildren(node.children));
       return (rows) => {
         const out = t.transform(rows);
         return out.length > 0 ? next(out) : undefined;
@@ -174,7 +198,7 @@ export class TaskGroupRunner {
     let idleMs = 1;
     for (;;) {
       if (this.inbox.length > 0 && (await this.handleInbox())) return;
-      if (this.readerDone || this.ending !== 'none') {
+      if (!this.reader || this.readerDone || this.ending !== 'none') {
         await this.waitForMessage(MAX_IDLE_MS);
         this.maybeSendMetrics();
         continue;
@@ -194,11 +218,7 @@ export class TaskGroupRunner {
         idleMs = Math.min(MAX_IDLE_MS, idleMs * 2);
         sliceStart = Date.now();
       }
-      if (this.noMoreElementSignaled && !this.readerDone) {
-        this.readerDone = true;
-        this.sendMetrics();
-        this.send({ type: 'state', state: 'PREPARE_CLOSE' });
-      }
+      if (this.noMoreElementSignaled && !this.readerDone) await this.endOfData();
       const now = Date.now();
       if (now - sliceStart >= SLICE_MS) {
         await new Promise<void>((r) => setImmediate(r));
@@ -222,14 +242,44 @@ export class TaskGroupRunner {
     });
   }
 
+  /** No more rows will come: tell the shuffles' receivers, then the coordinator. */
+  private async endOfData(): Promise<void> {
+    this.readerDone = true;
+    for (const w of this.shuffles) await w.end();
+    this.sendMetrics();
+    this.send({ type: 'state', state: 'PREPARE_CLOSE' });
+  }
+
+  /** Processes a batch that came through a shuffle, then grants its channel a new credit. */
+  private async processExchanged(channel: number, bytes: Uint8Array): Promise<void> {
+    const rows = decodeRows(bytes);
+    const r = this.push(rows);
+    if (r instanceof Promise) await r;
+    this.send({ type: 'exchange-credit', channel, batches: 1 });
+  }
+
   /** Handles queued control messages; returns true when the task group has ended. */
   private async handleInbox(): Promise<boolean> {
     while (this.inbox.length > 0) {
       const msg = this.inbox.shift()!;
       switch (msg.type) {
         case 'splits':
-          if (msg.splits.length > 0) this.reader.addSplits(msg.splits as SourceSplit[]);
-          if (msg.noMoreSplits) this.reader.handleNoMoreSplits();
+          if (msg.splits.length > 0) this.reader?.addSplits(msg.splits as SourceSplit[]);
+          if (msg.noMoreSplits) this.reader?.handleNoMoreSplits();
+          break;
+        case 'exchange-batch':
+          if (this.gate!.offer(msg.channel, msg.rows)) await this.processExchanged(msg.channel, msg.rows);
+          break;
+        case 'exchange-barrier': {
+          const aligned = this.gate!.onBarrier(msg.channel, msg.checkpointId, msg.kind);
+          if (aligned) {
+            await this.checkpoint(aligned.checkpointId, aligned.kind);
+            for (const held of this.gate!.release()) await this.processExchanged(held.channel, held.rows);
+          }
+          break;
+        }
+        case 'exchange-end':
+          if (this.gate!.onEnd(msg.channel)) await this.endOfData();
           break;
         case 'trigger-checkpoint':
           await this.checkpoint(msg.checkpointId, msg.kind);
@@ -262,7 +312,7 @@ export class TaskGroupRunner {
   private async checkpoint(checkpointId: number, kind: CheckpointKind): Promise<void> {
     try {
       const state: TaskGroupState = { readerSplits: {}, writerStates: {} };
-      state.readerSplits[this.sourceVertexId] = this.reader.snapshotState(checkpointId);
+      if (this.reader) state.readerSplits[this.sourceVertexId] = this.reader.snapshotState(checkpointId);
       const prepared: CommitInfos = {};
       for (const s of this.sinks) {
         const info = s.writer.prepareCommit ? await s.writer.prepareCommit(checkpointId) : undefined;
@@ -277,6 +327,8 @@ export class TaskGroupRunner {
         this.ending = 'closing';
         this.endingCheckpoint = checkpointId;
       }
+      // The barrier goes down every shuffle after the rows before it.
+      for (const w of this.shuffles) await w.barrier(checkpointId, kind);
       this.sendMetrics();
       this.send({ type: 'checkpoint-ack', checkpointId, state, commitInfos });
     } catch (err) {
@@ -305,7 +357,7 @@ export class TaskGroupRunner {
         if (retry.length > 0) throw new Error(`sink vertex ${s.vertexId} could not commit ${retry.length} prepared transaction(s) of checkpoint ${checkpointId}`);
       }
     }
-    await this.reader.notifyCheckpointComplete?.(checkpointId);
+    await this.reader?.notifyCheckpointComplete?.(checkpointId);
     if (kind !== 'CHECKPOINT' && checkpointId >= this.endingCheckpoint && this.ending === 'closing') {
       await this.closeAll();
       this.sendMetrics();
@@ -325,14 +377,16 @@ export class TaskGroupRunner {
   }
 
   private async closeAll(): Promise<void> {
-    await this.reader.close();
+    for (const w of this.shuffles) w.close();
+    await this.reader?.close();
     for (const t of this.transforms) t.close?.();
     for (const s of this.sinks) await s.writer.close();
   }
 
   private async closeQuietly(abort: boolean): Promise<void> {
     const steps: Array<() => unknown> = [];
-    if (this.reader) steps.push(() => this.reader.close());
+    for (const w of this.shuffles) steps.push(() => w.close());
+    if (this.reader) steps.push(() => this.reader?.close());
     for (const t of this.transforms) steps.push(() => t.close?.());
     for (const s of this.sinks) {
       if (abort) steps.push(() => s.writer.abortPrepare?.());

@@ -39,8 +39,9 @@ export class TaskGroupThread {
     this.post({ type: 'start', descriptor });
   }
 
-  post(msg: ToTaskGroup): void {
-    if (!this.exited) this.worker.postMessage(msg);
+  /** Sends a message; buffers in `transfer` move to the thread without a copy. */
+  post(msg: ToTaskGroup, transfer?: ArrayBuffer[]): void {
+    if (!this.exited) this.worker.postMessage(msg, transfer);
   }
 
   get threadId(): number {

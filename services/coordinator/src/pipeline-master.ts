@@ -101,7 +101,10 @@ export class PipelineMaster {
       this.settings.checkpoint,
       {
         taskGroups: () => this.taskGroups.filter((t) => !EXECUTION_STATE.isTerminal(t.state)).map((t) => t.index),
-        trigger: (tg, id, kind) => w.trigger(this.address(tg), this.location(tg), id, kind),
+        // Barriers start at the sources; task groups behind a shuffle get them in-band.
+        trigger: async (tg, id, kind) => {
+          if (this.plan.taskGroups[tg]!.isSource) await w.trigger(this.address(tg), this.location(tg), id, kind);
+        },
         snapshotEnumerators: async (id) => {
           const snap = await this.enumerator!.snapshot(id);
           this.undelivered = snap.undelivered;
@@ -169,10 +172,11 @@ export class PipelineMaster {
         await this.closeCoordinatorParts(false);
         return;
       }
+      const peers = Object.fromEntries(this.taskGroups.map((t) => [t.index, t.slot!.workerAddress]));
       await Promise.all(
         this.plan.taskGroups.map(async (tg) => {
           const track = this.taskGroups[tg.index]!;
-          const descriptor: TaskGroupDescriptor = { ...tg.descriptor, attempt: this.attempt, restored: restore?.taskStates.get(tg.index) };
+          const descriptor: TaskGroupDescriptor = { ...tg.descriptor, attempt: this.attempt, peers, restored: restore?.taskStates.get(tg.index) };
           // Cancelled or failed meanwhile: nothing more goes out (its track was cancelled already).
           if (this.status !== 'DEPLOYING') return;
           this.setTaskState(track, 'DEPLOYING');
@@ -254,7 +258,7 @@ export class PipelineMaster {
 
   requestSplits(index: number, attempt: number, register: boolean, request: boolean) {
     if (attempt !== this.attempt || !this.enumerator || this.status !== 'RUNNING' && this.status !== 'DEPLOYING') return Promise.resolve({ splits: [], noMoreSplits: false });
-    return this.enumerator.request(index, register, request);
+    return this.enumerator.request(this.plan.taskGroups[index]!.descriptor.subtaskIndex, register, request);
   }
 
   /** Stop-with-savepoint: resolves true once the savepoint completed (task groups then end). */

@@ -355,7 +355,7 @@ export class CoordinatorServer {
         const loc = req.location!;
         const p = this.jobs.get(loc.jobId)?.pipeline(loc.pipelineId);
         if (!p) throw new TidewayError(ErrorCode.NOT_FOUND, `pipeline ${loc.jobId}/${loc.pipelineId} is not running`);
-        const res = await p.requestSplits(req.subtaskIndex, loc.attempt, req.register, req.request);
+        const res = await p.requestSplits(loc.taskGroupIndex, loc.attempt, req.register, req.request);
         return { splits: res.splits.map((s) => serialize(s)), noMoreSplits: res.noMoreSplits };
       }),
       workerLost: unaryHandler<WorkerLostRequest, Ack>((req) => {

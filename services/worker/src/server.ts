@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { cpus, freemem, loadavg, totalmem } from 'node:os';
 import { deserialize } from 'node:v8';
 import {
+  DataExchangeService,
   ResourceManagerServiceClient,
   WorkerServiceService,
   type Ack,
@@ -16,6 +17,7 @@ import { backoffDelay, logger, sleep } from '@tideway/common';
 import { EpochGuard, TidewayServer, call, clientOptions, epochMetadata, insecure, unaryHandler } from '@tideway/rpc';
 import type { TaskGroupState } from '@tideway/runtime';
 import { TaskExecutionService, checkpointKind } from './task-execution-service.js';
+import { dataExchangeHandlers } from './data-exchange-service.js';
 
 const log = logger('worker');
 const OK: Ack = { ok: true, error: undefined };
@@ -97,9 +99,18 @@ export class WorkerServer {
         return OK;
       }),
     });
+    this.server.add('tideway.v1.DataExchange', DataExchangeService, dataExchangeHandlers(t));
     this.port = await this.server.listen(this.options.host, this.options.port);
     t.start();
-    this.rm = new ResourceManagerServiceClient(this.options.resourceManagerAddress, insecure, clientOptions);
+    // Reconnect at least once per heartbeat: a restarted resource manager must hear from this
+    // worker (and the slots it holds) within its registry-rebuild window, whatever gRPC's
+    // default reconnect backoff (up to two minutes) would say.
+    const reconnectMs = Math.max(100, this.options.heartbeatIntervalMs);
+    this.rm = new ResourceManagerServiceClient(this.options.resourceManagerAddress, insecure, {
+      ...clientOptions,
+      'grpc.initial_reconnect_backoff_ms': Math.min(1000, reconnectMs),
+      'grpc.max_reconnect_backoff_ms': reconnectMs,
+    });
     void this.registerLoop();
     return this.address;
   }

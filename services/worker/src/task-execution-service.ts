@@ -31,7 +31,7 @@ export function checkpointKind(t: CheckpointType): CheckpointKind {
   return t === CheckpointType.SAVEPOINT ? 'SAVEPOINT' : t === CheckpointType.COMPLETED_POINT ? 'COMPLETED_POINT' : 'CHECKPOINT';
 }
 
-interface RunningTaskGroup {
+export interface RunningTaskGroup {
   location: TaskGroupLocation;
   slot: SlotProfile;
   thread: TaskGroupThread;
@@ -41,6 +41,8 @@ interface RunningTaskGroup {
   /** Reports to the coordinator go out in order, one at a time. */
   reports: Promise<void>;
   epochMetadata: () => grpc.Metadata;
+  /** Incoming shuffle channels, by upstream task group index: credits go back on them. */
+  channels: Map<number, { grantCredits(batches: number): void }>;
 }
 
 export function locationKey(l: TaskGroupLocation): string {
@@ -97,6 +99,7 @@ export class TaskExecutionService {
       ended: false,
       reports: Promise.resolve(),
       epochMetadata,
+      channels: new Map(),
       thread: undefined as unknown as TaskGroupThread,
     };
     group.thread = new TaskGroupThread(
@@ -126,6 +129,9 @@ export class TaskExecutionService {
       case 'split-request':
         group.awaitingSplits.set(msg.sourceVertexId, true);
         void this.requestSplits(group, msg.sourceVertexId, msg.register, !msg.register);
+        break;
+      case 'exchange-credit':
+        group.channels.get(msg.channel)?.grantCredits(msg.batches);
         break;
       case 'metrics':
         this.report(group, () =>
@@ -213,6 +219,17 @@ export class TaskExecutionService {
     for (const g of this.groups.values()) {
       if (g.ended) continue;
       for (const [vertex, waiting] of g.awaitingSplits) if (waiting) void this.requestSplits(g, vertex, false, false);
+    }
+  }
+
+  /** The running task group a shuffle channel is for, waiting a little while it deploys. */
+  async awaitRunning(location: TaskGroupLocation, timeoutMs: number): Promise<RunningTaskGroup | undefined> {
+    const until = Date.now() + timeoutMs;
+    for (;;) {
+      const g = this.get(location);
+      if (g && !g.ended) return g;
+      if (Date.now() > until || (g && g.ended)) return undefined;
+      await sleep(20);
     }
   }
 

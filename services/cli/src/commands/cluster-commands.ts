@@ -52,8 +52,8 @@ export function registerClusterCommands(program: Command): void {
           heartbeatIntervalMs: t.heartbeat.interval,
           heartbeatTimeoutMs: t.heartbeat.timeout,
           // A separate resource manager may be a restarted one: workers of a running cluster
-          // get two heartbeats to re-register with the slots they hold before slots are granted.
-          registryRebuildMs: role === 'all' ? 0 : 2 * t.heartbeat.interval + 500,
+          // get three heartbeats to re-register with the slots they hold before slots are granted.
+          registryRebuildMs: role === 'all' ? 0 : 3 * t.heartbeat.interval + 500,
           coordinatorAddress,
         });
         process.stderr.write(`tideway: resource manager listening on ${await rm.start()}\n`);

@@ -1,0 +1,133 @@
+import type * as grpc from '@grpc/grpc-js';
+import { DataExchangeClient, type ExchangeMessage, type OpenChannel } from '@tideway/contracts';
+import { backoffDelay, sleep } from '@tideway/common';
+import { clientOptions, insecure } from '@tideway/rpc';
+import type { Row } from '@tideway/api';
+import type { CheckpointKind } from '../protocol.js';
+import { encodeRows } from './row-codec.js';
+
+export const BARRIER_KIND: Record<CheckpointKind, number> = { CHECKPOINT: 1, SAVEPOINT: 2, COMPLETED_POINT: 3 };
+export const KIND_OF_BARRIER: Record<number, CheckpointKind> = { 1: 'CHECKPOINT', 2: 'SAVEPOINT', 3: 'COMPLETED_POINT' };
+
+/** Opening a channel is retried this long: the receiving task group may still be deploying. */
+const OPEN_DEADLINE_MS = 30_000;
+
+const clients = new Map<string, DataExchangeClient>();
+function clientFor(address: string): DataExchangeClient {
+  let c = clients.get(address);
+  if (!c) {
+    c = new DataExchangeClient(address, insecure, clientOptions);
+    clients.set(address, c);
+  }
+  return c;
+}
+
+/**
+ * One outgoing edge of a shuffle: a DataExchange bidi stream from this task group to one
+ * downstream task group. Batches go only while the receiver has granted credits (it grants
+ * one per batch it has processed), so a slow consumer slows the producer and memory stays
+ * bounded. Barriers and the end-of-data marker travel in order after the batches.
+ */
+export class ChannelSender {
+  private stream?: grpc.ClientDuplexStream<ExchangeMessage, ExchangeMessage>;
+  private credits = 0;
+  private waiter?: () => void;
+  private failure?: Error;
+  private readonly opened: Promise<void>;
+  private closed = false;
+
+  constructor(
+    private readonly address: string,
+    private readonly open: OpenChannel,
+  ) {
+    this.opened = this.connect();
+    this.opened.catch(() => undefined);
+  }
+
+  private describe(): string {
+    return `channel ${this.open.fromTaskGroup}->${this.open.toTaskGroup} of shuffle ${this.open.edgeId} (job ${this.open.jobId}, pipeline ${this.open.pipelineId})`;
+  }
+
+  private async connect(): Promise<void> {
+    const until = Date.now() + OPEN_DEADLINE_MS;
+    for (let attempt = 0; ; attempt++) {
+      if (this.closed) throw new Error(`${this.describe()} closed`);
+      try {
+        await this.tryOpen();
+        return;
+      } catch (err) {
+        if (Date.now() > until) throw new Error(`${this.describe()} could not open at ${this.address}: ${(err as Error).message}`);
+        await sleep(backoffDelay(attempt, 20, 500));
+      }
+    }
+  }
+
+  /** Opens the stream; resolves when the receiver grants its first credits (it accepted). */
+  private tryOpen(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const stream = clientFor(this.address).exchange();
+      let accepted = false;
+      stream.on('data', (m: ExchangeMessage) => {
+        if (m.body?.$case !== 'credit') return;
+        this.credits += m.body.value.batches;
+        if (!accepted) {
+          accepted = true;
+          this.stream = stream;
+          resolve();
+        }
+        this.wake();
+      });
+      stream.on('error', (err: Error) => {
+        if (!accepted) reject(err);
+        else this.fail(err);
+      });
+      stream.on('end', () => {
+        if (!accepted) reject(new Error('the receiver closed the channel'));
+        else if (!this.closed) this.fail(new Error('the receiver closed the channel'));
+      });
+      stream.write({ body: { $case: 'open', value: this.open } });
+    });
+  }
+
+  private fail(err: Error): void {
+    this.failure ??= new Error(`${this.describe()} broke: ${err.message}`);
+    this.wake();
+  }
+
+  private wake(): void {
+    const w = this.waiter;
+    this.waiter = undefined;
+    w?.();
+  }
+
+  private async ready(): Promise<grpc.ClientDuplexStream<ExchangeMessage, ExchangeMessage>> {
+    await this.opened;
+    if (this.failure) throw this.failure;
+    return this.stream!;
+  }
+
+  async sendRows(rows: readonly Row[]): Promise<void> {
+    const stream = await this.ready();
+    while (this.credits === 0) {
+      await new Promise<void>((r) => (this.waiter = r));
+      if (this.failure) throw this.failure;
+    }
+    this.credits--;
+    stream.write({ body: { $case: 'batch', value: { rowCount: rows.length, rows: encodeRows(rows) as Buffer } } });
+  }
+
+  async sendBarrier(checkpointId: number, kind: CheckpointKind): Promise<void> {
+    const stream = await this.ready();
+    stream.write({ body: { $case: 'barrier', value: { checkpointId, type: BARRIER_KIND[kind], timestampMs: Date.now() } } });
+  }
+
+  async sendEnd(): Promise<void> {
+    const stream = await this.ready();
+    stream.write({ body: { $case: 'end', value: {} } });
+  }
+
+  close(): void {
+    this.closed = true;
+    this.stream?.end();
+  }
+}

@@ -1,0 +1,47 @@
+import type { Row } from '@tideway/api';
+import type { ShuffleOutput, TaskGroupDescriptor } from '../descriptor.js';
+import type { CheckpointKind } from '../protocol.js';
+import { ChannelSender } from './channel-sender.js';
+import { Partitioner } from './partitioner.js';
+
+/**
+ * The sending side of one shuffle edge in a task group: partitions each batch over the
+ * downstream task groups and sends each part on its channel.
+ */
+export class ShuffleWriter {
+  private readonly partitioner: Partitioner;
+  private readonly senders: ChannelSender[];
+
+  constructor(descriptor: TaskGroupDescriptor, output: ShuffleOutput) {
+    this.partitioner = new Partitioner(output.targets.length, output.keyIndexes);
+    this.senders = output.targets.map((target) => {
+      const address = descriptor.peers?.[target];
+      if (!address) throw new Error(`shuffle ${output.shuffleId}: no worker address for task group ${target}`);
+      return new ChannelSender(address, {
+        jobId: descriptor.jobId,
+        pipelineId: descriptor.pipelineId,
+        attempt: descriptor.attempt,
+        edgeId: output.shuffleId,
+        fromTaskGroup: descriptor.taskGroupIndex,
+        toTaskGroup: target,
+      });
+    });
+  }
+
+  async write(rows: readonly Row[]): Promise<void> {
+    const parts = this.partitioner.split(rows);
+    for (let i = 0; i < parts.length; i++) if (parts[i]!.length > 0) await this.senders[i]!.sendRows(parts[i]!);
+  }
+
+  async barrier(checkpointId: number, kind: CheckpointKind): Promise<void> {
+    await Promise.all(this.senders.map((s) => s.sendBarrier(checkpointId, kind)));
+  }
+
+  async end(): Promise<void> {
+    await Promise.all(this.senders.map((s) => s.sendEnd()));
+  }
+
+  close(): void {
+    for (const s of this.senders) s.close();
+  }
+}

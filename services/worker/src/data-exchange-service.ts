@@ -1,0 +1,66 @@
+import * as grpc from '@grpc/grpc-js';
+import type { ExchangeMessage, OpenChannel } from '@tideway/contracts';
+import { logger } from '@tideway/common';
+import { KIND_OF_BARRIER } from '@tideway/runtime';
+import type { TaskExecutionService } from './task-execution-service.js';
+
+const log = logger('data-exchange');
+
+/** Batches a new channel may send before the receiving task group has processed any. */
+export const INITIAL_CREDITS = 16;
+
+/**
+ * The receiving end of shuffle channels on this worker: each DataExchange stream carries one
+ * edge from an upstream task group to a task group running here. Batches, barriers and the end
+ * marker go to the task group's thread in order (batches moved, not copied twice); credits the
+ * thread grants go back on the stream.
+ */
+export function dataExchangeHandlers(tasks: TaskExecutionService): grpc.UntypedServiceImplementation {
+  return {
+    exchange: (call: grpc.ServerDuplexStream<ExchangeMessage, ExchangeMessage>) => {
+      let channel: OpenChannel | undefined;
+      let deliver: ((m: ExchangeMessage) => void) | undefined;
+      const early: ExchangeMessage[] = [];
+      call.on('data', (m: ExchangeMessage) => {
+        if (deliver) return deliver(m);
+        if (channel) return void early.push(m);
+        if (m.body?.$case !== 'open') {
+          call.destroy(Object.assign(new Error('a DataExchange stream must start with OpenChannel'), { code: grpc.status.INVALID_ARGUMENT }));
+          return;
+        }
+        channel = m.body.value;
+        const open = channel;
+        const location = { jobId: open.jobId, pipelineId: open.pipelineId, taskGroupIndex: open.toTaskGroup, attempt: open.attempt };
+        void tasks.awaitRunning(location, 5000).then((group) => {
+          if (!group) {
+            call.destroy(
+              Object.assign(new Error(`task group ${open.jobId}/${open.pipelineId}/${open.toTaskGroup} attempt ${open.attempt} is not running here`), {
+                code: grpc.status.NOT_FOUND,
+              }),
+            );
+            return;
+          }
+          const from = open.fromTaskGroup;
+          group.channels.set(from, { grantCredits: (batches) => call.write({ body: { $case: 'credit', value: { batches } } }) });
+          deliver = (msg) => {
+            const body = msg.body;
+            if (!body) return;
+            if (body.$case === 'batch') {
+              // A copy in a buffer of its own, moved to the thread without another copy.
+              const rows = new Uint8Array(body.value.rows);
+              group.thread.post({ type: 'exchange-batch', channel: from, rows }, [rows.buffer as ArrayBuffer]);
+            } else if (body.$case === 'barrier') {
+              group.thread.post({ type: 'exchange-barrier', channel: from, checkpointId: body.value.checkpointId, kind: KIND_OF_BARRIER[body.value.type] ?? 'CHECKPOINT' });
+            } else if (body.$case === 'end') {
+              group.thread.post({ type: 'exchange-end', channel: from });
+            }
+          };
+          for (const m2 of early.splice(0)) deliver(m2);
+          call.write({ body: { $case: 'credit', value: { batches: INITIAL_CREDITS } } });
+        });
+      });
+      call.on('end', () => call.end());
+      call.on('error', (err) => log.debug({ err: err.message, channel }, 'exchange stream error'));
+    },
+  };
+}

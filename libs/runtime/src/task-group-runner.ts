@@ -220,10 +220,10 @@ export class TaskGroupRunner {
       }
       if (this.noMoreElementSignaled && !this.readerDone) await this.endOfData();
       const now = Date.now();
+      this.maybeSendMetrics(now);
       if (now - sliceStart >= SLICE_MS) {
         await new Promise<void>((r) => setImmediate(r));
         sliceStart = Date.now();
-        this.maybeSendMetrics(sliceStart);
       }
     }
   }

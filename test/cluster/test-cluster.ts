@@ -1,0 +1,237 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
+import { JobServiceClient, ResourceManagerServiceClient, type JobInfo, type WorkerProfile } from '@tideway/contracts';
+import { call, clientOptions, insecure } from '@tideway/rpc';
+import { runCli, spawnCli, type CliResult } from '../conformance/cli-process.js';
+import { freePort } from '../e2e/free-port.js';
+
+/** One worker of a test cluster: its tags (env.tag_filter matches them). */
+export interface TestWorker {
+  attributes: Record<string, string>;
+}
+
+export interface TestClusterOptions {
+  workers: TestWorker[];
+  /** Fixed slots per worker (dynamic-slot false). */
+  slotNum: number;
+  jobScheduleStrategy: 'WAIT' | 'REJECT';
+  heartbeatMs?: number;
+  heartbeatTimeoutMs?: number;
+}
+
+export type ProcessName = 'coordinator' | 'resource-manager' | `worker-${number}`;
+
+/**
+ * A real cluster on loopback for tests: a coordinator, a resource manager and workers, each a
+ * CLI process (`tideway cluster start --role ...`) with its own generated engine config, on
+ * free ports, with a Prometheus endpoint each. `stop()` kills whatever is left.
+ */
+export class TestCluster {
+  readonly processes = new Map<ProcessName, ChildProcess>();
+  readonly logs = new Map<ProcessName, string>();
+  readonly metricsPorts = new Map<ProcessName, number>();
+  readonly grpcPorts = new Map<ProcessName, number>();
+  private jobClient?: JobServiceClient;
+  private rmClient?: ResourceManagerServiceClient;
+
+  private constructor(
+    readonly dir: string,
+    readonly options: TestClusterOptions,
+    readonly coordinatorPort: number,
+    readonly rmPort: number,
+  ) {}
+
+  static async start(options: TestClusterOptions): Promise<TestCluster> {
+    const dir = mkdtempSync(join(tmpdir(), 'tideway-cluster-'));
+    const cluster = new TestCluster(dir, options, await freePort(), await freePort());
+    try {
+      cluster.grpcPorts.set('coordinator', cluster.coordinatorPort);
+      cluster.grpcPorts.set('resource-manager', cluster.rmPort);
+      for (let i = 1; i <= options.workers.length; i++) cluster.grpcPorts.set(`worker-${i}`, await freePort());
+      for (const name of cluster.grpcPorts.keys()) {
+        cluster.metricsPorts.set(name, await freePort());
+        cluster.writeConfig(name);
+      }
+      await Promise.all([...cluster.grpcPorts.keys()].map((name) => cluster.startProcess(name)));
+      await cluster.until('every worker registered', async () => (await cluster.workers()).length === options.workers.length);
+    } catch (err) {
+      await cluster.stop();
+      throw err;
+    }
+    return cluster;
+  }
+
+  get address(): string {
+    return `127.0.0.1:${this.coordinatorPort}`;
+  }
+
+  private configFile(name: ProcessName): string {
+    return join(this.dir, `${name}.yaml`);
+  }
+
+  private writeConfig(name: ProcessName): void {
+    const o = this.options;
+    const index = name.startsWith('worker-') ? Number(name.slice('worker-'.length)) - 1 : 0;
+    const attributes = o.workers[index]?.attributes ?? {};
+    const yaml = [
+      'seatunnel:',
+      '  engine:',
+      `    job-schedule-strategy: ${o.jobScheduleStrategy}`,
+      '    slot-service:',
+      '      dynamic-slot: false',
+      `      slot-num: ${o.slotNum}`,
+      '    checkpoint:',
+      '      storage:',
+      '        plugin-config:',
+      `          namespace: ${join(this.dir, 'checkpoints')}/`,
+      'tideway:',
+      `  coordinator: { host: 127.0.0.1, port: ${this.coordinatorPort} }`,
+      `  resource-manager: { host: 127.0.0.1, port: ${this.rmPort} }`,
+      '  worker:',
+      '    host: 127.0.0.1',
+      `    port: ${name.startsWith('worker-') ? this.grpcPorts.get(name) : 0}`,
+      `    attributes: ${JSON.stringify(attributes)}`,
+      `  heartbeat: { interval: ${o.heartbeatMs ?? 300}, timeout: ${o.heartbeatTimeoutMs ?? 3000} }`,
+      '',
+    ].join('\n');
+    writeFileSync(this.configFile(name), yaml);
+  }
+
+  /** Starts (or restarts) one process and resolves once its gRPC server listens. */
+  async startProcess(name: ProcessName): Promise<void> {
+    const role = name.startsWith('worker-') ? 'worker' : name;
+    const child = spawnCli(
+      ['cluster', 'start', '--role', role, '--engine-config', this.configFile(name), '--metrics-port', String(this.metricsPorts.get(name))],
+      { TIDEWAY_LOG_LEVEL: 'info' },
+    );
+    this.processes.set(name, child);
+    let log = '';
+    const append = (s: string) => {
+      log += s;
+      this.logs.set(name, (this.logs.get(name) ?? '') + s);
+    };
+    child.stdout!.setEncoding('utf8').on('data', append);
+    child.stderr!.setEncoding('utf8').on('data', append);
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`${name} did not start within 60 s:\n${log}`)), 60_000);
+      const check = () => {
+        if (/metrics at http/.test(log)) {
+          clearTimeout(timer);
+          resolve();
+        }
+      };
+      child.stderr!.on('data', check);
+      child.once('exit', (code, signal) => {
+        clearTimeout(timer);
+        reject(new Error(`${name} exited (${code ?? signal}) while starting:\n${log}`));
+      });
+    });
+  }
+
+  /** Sends a signal to one process and waits for it to exit. */
+  async kill(name: ProcessName, signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
+    const child = this.processes.get(name);
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill(signal);
+    await exited;
+    this.processes.delete(name);
+  }
+
+  /** Stops every process: SIGTERM, then SIGKILL for any still running after 5 s. */
+  async stop(): Promise<void> {
+    this.jobClient?.close();
+    this.rmClient?.close();
+    await Promise.all(
+      [...this.processes.keys()].map(async (name) => {
+        const child = this.processes.get(name)!;
+        const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+        await this.kill(name, 'SIGTERM');
+        clearTimeout(timer);
+      }),
+    );
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+
+  /** The CLI against this cluster's coordinator. */
+  cli(args: string[], timeoutMs = 120_000): Promise<CliResult> {
+    return runCli([...args, '--address', this.address], timeoutMs);
+  }
+
+  get jobs(): JobServiceClient {
+    this.jobClient ??= new JobServiceClient(this.address, insecure, clientOptions);
+    return this.jobClient;
+  }
+
+  async job(jobId: string): Promise<JobInfo> {
+    return call(this.jobs.getJob, this.jobs, { jobId }, { deadlineMs: 10_000 });
+  }
+
+  /** The resource manager's registry (fails while it is down). */
+  async workers(): Promise<WorkerProfile[]> {
+    this.rmClient ??= new ResourceManagerServiceClient(`127.0.0.1:${this.rmPort}`, insecure, clientOptions);
+    return (await call(this.rmClient.listWorkers, this.rmClient, {}, { deadlineMs: 5000 })).workers;
+  }
+
+  /** The Prometheus text of one process. */
+  async metrics(name: ProcessName): Promise<string> {
+    const res = await fetch(`http://127.0.0.1:${this.metricsPorts.get(name)}/metrics`);
+    if (!res.ok) throw new Error(`metrics of ${name}: HTTP ${res.status}`);
+    return res.text();
+  }
+
+  /** One sample's value from a process's metrics (`name{labels}` as printed), or undefined. */
+  async metric(name: ProcessName, sample: string): Promise<number | undefined> {
+    const text = await this.metrics(name);
+    const line = text.split('\n').find((l) => l.startsWith(`${sample} `));
+    return line === undefined ? undefined : Number(line.slice(sample.length + 1));
+  }
+
+  /** Polls `check` until it holds; fails with `what` and the logs after `timeoutMs`. */
+  async until(what: string, check: () => Promise<boolean> | boolean, timeoutMs = 60_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    let last: unknown;
+    while (Date.now() < deadline) {
+      try {
+        if (await check()) return;
+      } catch (err) {
+        last = err;
+      }
+      await new Promise((r) => setTimeout(r, 150));
+    }
+    const tails = [...this.logs].map(([n, l]) => `--- ${n}\n${l.split('\n').slice(-15).join('\n')}`).join('\n');
+    throw new Error(`timed out waiting for: ${what}${last ? ` (last error: ${(last as Error).message})` : ''}\n${tails}`);
+  }
+}
+
+/** Writes a job config into the cluster's folder and returns its path. */
+export function jobFile(cluster: TestCluster, name: string, text: string): string {
+  const file = join(cluster.dir, name);
+  writeFileSync(file, text);
+  return file;
+}
+
+/** A FakeSource -> Console job (quiet Console: it prints nothing per row when log level is warn). */
+export function fakeJob(opts: { mode: 'BATCH' | 'STREAMING'; parallelism: number; rowNum: number; readIntervalMs?: number; name?: string; tagFilter?: Record<string, string> }): string {
+  const tags = opts.tagFilter ? `  tag_filter { ${Object.entries(opts.tagFilter).map(([k, v]) => `${k} = "${v}"`).join(', ')} }\n` : '';
+  return `env {
+  job.mode = "${opts.mode}"
+  parallelism = ${opts.parallelism}
+${opts.name ? `  job.name = "${opts.name}"\n` : ''}${tags}  checkpoint.interval = 2000
+}
+source {
+  FakeSource {
+    plugin_output = "fake"
+    row.num = ${opts.rowNum}
+    split.num = ${opts.parallelism}
+    split.read-interval = ${opts.readIntervalMs ?? 100}
+    schema = { fields { id = "int", name = "string" } }
+  }
+}
+sink {
+  Console { plugin_input = "fake", log.print.data = false }
+}
+`;
+}

@@ -14,6 +14,21 @@ interface DriverError {
 /** Error codes of a connection that failed or dropped: a retry may succeed. */
 const RETRYABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'PROTOCOL_CONNECTION_LOST', '57P01', '08006', '08001', '40001', '40P01']);
 
+/**
+ * Driver error codes that the same job meets again after a restart: a refused login, a missing
+ * database or table. They carry a configuration or schema code, so that failover fails the job
+ * at once with the cause instead of restarting it (job.retry.times) into the same error.
+ */
+const CONFIG_CODES = new Set(['28P01', '28000', 'ER_ACCESS_DENIED_ERROR', 'ER_DBACCESS_DENIED_ERROR', '3D000', 'ER_BAD_DB_ERROR']);
+const SCHEMA_CODES = new Set(['42P01', 'ER_NO_SUCH_TABLE']);
+
+/** The error code a driver error is reported under. */
+export function errorCodeOf(driverCode: string): ErrorCode {
+  if (CONFIG_CODES.has(driverCode)) return ErrorCode.CONFIG_BAD_VALUE;
+  if (SCHEMA_CODES.has(driverCode)) return ErrorCode.SCHEMA;
+  return ErrorCode.EXTERNAL_SYSTEM;
+}
+
 /** One sentence for a driver error, naming what the database refused. */
 export function describeDbError(err: unknown, login?: { user?: string; host?: string; port?: number }): string {
   const e = (err ?? {}) as DriverError;
@@ -46,7 +61,7 @@ export function describeDbError(err: unknown, login?: { user?: string; host?: st
 export function externalError(what: string, err: unknown, place: Place, login?: { user?: string; host?: string; port?: number }): TidewayError {
   if (err instanceof TidewayError) return err;
   const code = String((err as DriverError)?.code ?? '');
-  return new TidewayError(ErrorCode.EXTERNAL_SYSTEM, `${what} failed: ${describeDbError(err, login)}`, {
+  return new TidewayError(errorCodeOf(code), `${what} failed: ${describeDbError(err, login)}`, {
     place,
     cause: err,
     retryable: RETRYABLE.has(code),

@@ -1,0 +1,170 @@
+/**
+ * Database sync benchmark (issue 6), in one run on the same data and servers:
+ * - PostgreSQL -> PostgreSQL: `tideway run` (Jdbc source -> Jdbc sink with COPY) against the
+ *   psql `\copy` out | `\copy` in pipe;
+ * - MariaDB -> PostgreSQL: `tideway run` against pgloader;
+ * each at 500,000 and 2,000,000 rows of shared/bench's `orders` table, with the peak RSS of
+ * every command (/usr/bin/time -v: the Tideway process includes its worker threads).
+ * Private servers tuned as stack.md's setup. Prints a Markdown section for bench/RESULTS.md.
+ *
+ * usage: node --import tsx --conditions=source bench/jdbc-sync.ts [rows ...]
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { startMariaDb, startPostgres, type TestDatabaseServer } from '@tideway/testing';
+
+const repo = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const shared = process.env.TIDEWAY_SHARED_DIR ?? resolve(repo, '..', 'shared');
+const sizes = process.argv.slice(2).map(Number).filter((n) => n > 0);
+const ROWS = sizes.length > 0 ? sizes : [500_000, 2_000_000];
+const work = mkdtempSync(join(tmpdir(), 'tideway-bench-jdbc-'));
+
+interface Measured {
+  seconds: number;
+  peakRssMb: number;
+}
+
+/** Runs a command under /usr/bin/time -v; returns wall seconds and peak RSS. */
+function timed(label: string, command: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<Measured> {
+  return new Promise((resolvePromise, reject) => {
+    const started = performance.now();
+    const child = spawn('/usr/bin/time', ['-v', command, ...args], { cwd: repo, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    let stdout = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('close', (code) => {
+      const seconds = (performance.now() - started) / 1000;
+      if (code !== 0) return reject(new Error(`${label} exited ${code}\n${stdout.slice(-2000)}\n${stderr.slice(-4000)}`));
+      const rss = /Maximum resident set size \(kbytes\): (\d+)/.exec(stderr);
+      resolvePromise({ seconds, peakRssMb: rss ? Number(rss[1]) / 1024 : NaN });
+    });
+  });
+}
+
+function psqlEnv(s: TestDatabaseServer): NodeJS.ProcessEnv {
+  return { PGHOST: s.host, PGPORT: String(s.port), PGUSER: s.user, PGPASSWORD: s.password };
+}
+
+async function pgCount(s: TestDatabaseServer, db: string): Promise<number> {
+  const c = new pg.Client({ host: s.host, port: s.port, user: s.user, password: s.password, database: db });
+  await c.connect();
+  try {
+    return Number((await c.query('SELECT count(*) AS n FROM orders')).rows[0].n);
+  } finally {
+    await c.end();
+  }
+}
+
+async function pgRun(s: TestDatabaseServer, db: string, sql: string): Promise<void> {
+  const c = new pg.Client({ host: s.host, port: s.port, user: s.user, password: s.password, database: db });
+  await c.connect();
+  try {
+    await c.query(sql);
+  } finally {
+    await c.end();
+  }
+}
+
+function jobConf(name: string, source: string, sink: string): string {
+  const file = join(work, `${name}.conf`);
+  writeFileSync(file, `env {\n  job.mode = "BATCH"\n  parallelism = 1\n}\nsource {\n  Jdbc {\n${source}\n  }\n}\nsink {\n  Jdbc {\n${sink}\n  }\n}\n`);
+  return file;
+}
+
+const pgSrv = await startPostgres({ settings: { shared_buffers: '1GB', max_wal_size: '8GB' } });
+const mySrv = await startMariaDb({ settings: { 'innodb-buffer-pool-size': '1G' } });
+const cli = ['--import', 'tsx', '--conditions=source', 'services/cli/src/main.ts', 'run', '-c'];
+const results: Array<{ rows: number; tool: string; flow: string; m: Measured }> = [];
+
+try {
+  await pgRun(pgSrv, pgSrv.database, 'CREATE DATABASE src');
+  const pgSink = [
+    `    url = "${pgSrv.jdbcUrl}"`,
+    '    driver = "org.postgresql.Driver"',
+    `    user = "${pgSrv.user}"`,
+    `    password = "${pgSrv.password}"`,
+    '    generate_sink_sql = true',
+    `    database = "${pgSrv.database}"`,
+    '    table = "public.orders"',
+    '    use_copy_statement = true',
+  ].join('\n');
+  const pgToPg = jobConf(
+    'pg-to-pg',
+    [`    url = "jdbc:postgresql://${pgSrv.host}:${pgSrv.port}/src"`, '    driver = "org.postgresql.Driver"', `    user = "${pgSrv.user}"`, `    password = "${pgSrv.password}"`, '    table_path = "src.public.orders"'].join('\n'),
+    pgSink,
+  );
+  const mariaToPg = jobConf(
+    'maria-to-pg',
+    [`    url = "${mySrv.jdbcUrl.replace('jdbc:mysql:', 'jdbc:mariadb:')}"`, '    driver = "org.mariadb.jdbc.Driver"', `    user = "${mySrv.user}"`, `    password = "${mySrv.password}"`, `    table_path = "${mySrv.database}.orders"`].join('\n'),
+    pgSink,
+  );
+  const pgloaderFile = join(work, 'maria-to-pg.load');
+  writeFileSync(
+    pgloaderFile,
+    [
+      'LOAD DATABASE',
+      `  FROM mysql://${mySrv.user}:${mySrv.password}@${mySrv.host}:${mySrv.port}/${mySrv.database}`,
+      `  INTO postgresql://${pgSrv.user}:${pgSrv.password}@${pgSrv.host}:${pgSrv.port}/${pgSrv.database}`,
+      'WITH data only, truncate',
+      "INCLUDING ONLY TABLE NAMES MATCHING 'orders'",
+      `ALTER SCHEMA '${mySrv.database}' RENAME TO 'public';`,
+      '',
+    ].join('\n'),
+  );
+  const pgEnv = psqlEnv(pgSrv);
+  const target = async (rows: number, flow: string) => {
+    const n = await pgCount(pgSrv, pgSrv.database);
+    if (n !== rows) throw new Error(`${flow}: the target has ${n} rows, not ${rows}`);
+    await pgRun(pgSrv, pgSrv.database, 'TRUNCATE orders; CHECKPOINT');
+  };
+
+  for (const rows of ROWS) {
+    console.error(`loading ${rows} rows into PostgreSQL and MariaDB ...`);
+    execFileSync('psql', ['-q', '-v', `rows=${rows}`, '-v', 'ON_ERROR_STOP=1', '-f', join(shared, 'bench', 'orders-postgres.sql'), 'src'], { env: { ...process.env, ...pgEnv } });
+    execFileSync('psql', ['-q', '-v', 'rows=0', '-v', 'ON_ERROR_STOP=1', '-f', join(shared, 'bench', 'orders-postgres.sql'), pgSrv.database], { env: { ...process.env, ...pgEnv } });
+    execFileSync('mariadb', ['-h', mySrv.host, '-P', String(mySrv.port), '-u', mySrv.user, `-p${mySrv.password}`, '-e', `SET @rows=${rows}; SOURCE ${join(shared, 'bench', 'orders-mariadb.sql')};`, mySrv.database]);
+    await pgRun(pgSrv, 'src', 'CHECKPOINT');
+
+    console.error(`${rows}: psql \\copy pipe ...`);
+    const pipe = `psql -q -d src -c "\\copy orders to stdout" | psql -q -d ${pgSrv.database} -c "\\copy orders from stdin"`;
+    results.push({ rows, tool: 'psql \\copy out, piped to psql \\copy in', flow: 'PG->PG', m: await timed('psql pipe', 'bash', ['-o', 'pipefail', '-c', pipe], pgEnv) });
+    await target(rows, 'psql pipe');
+
+    console.error(`${rows}: tideway PG->PG ...`);
+    results.push({ rows, tool: 'tideway run (Jdbc -> Jdbc, COPY)', flow: 'PG->PG', m: await timed('tideway PG->PG', process.execPath, [...cli, pgToPg]) });
+    await target(rows, 'tideway PG->PG');
+
+    console.error(`${rows}: pgloader MariaDB->PG ...`);
+    results.push({ rows, tool: 'pgloader --dynamic-space-size 8192 (data only)', flow: 'MariaDB->PG', m: await timed('pgloader', 'pgloader', ['--dynamic-space-size', '8192', pgloaderFile]) });
+    await target(rows, 'pgloader');
+
+    console.error(`${rows}: tideway MariaDB->PG ...`);
+    results.push({ rows, tool: 'tideway run (Jdbc -> Jdbc, COPY)', flow: 'MariaDB->PG', m: await timed('tideway MariaDB->PG', process.execPath, [...cli, mariaToPg]) });
+    await target(rows, 'tideway MariaDB->PG');
+  }
+} finally {
+  await Promise.all([pgSrv.stop(), mySrv.stop()]);
+}
+
+const rate = (r: { rows: number; m: Measured }) => r.rows / r.m.seconds;
+const find = (rows: number, flow: string, tool: RegExp) => results.find((r) => r.rows === rows && r.flow === flow && tool.test(r.tool))!;
+const lines: string[] = [];
+lines.push(`## Jdbc sync (bench/jdbc-sync.ts), ${new Date().toISOString().slice(0, 10)}`, '');
+lines.push(`Machine: ${cpus().length} x ${cpus()[0]?.model ?? '?'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}; PostgreSQL ${execFileSync('psql', ['--version']).toString().trim().split(' ')[2]}, ${readFileSync('/proc/version', 'utf8').split(' ').slice(0, 3).join(' ')}.`);
+lines.push('Servers: private, on 127.0.0.1 (libs/testing; fsync off), PostgreSQL shared_buffers=1GB, max_wal_size=8GB; MariaDB innodb_buffer_pool_size=1G.');
+lines.push('Data: shared/bench orders (12 columns, primary key on the target). Wall time of each whole command (Tideway: CLI start, local cluster, job, exit); peak RSS from /usr/bin/time -v.', '');
+lines.push('| rows | flow | tool | seconds | rows/s | peak RSS MB |', '|---|---|---|---|---|---|');
+for (const r of results) lines.push(`| ${r.rows.toLocaleString('en')} | ${r.flow} | ${r.tool} | ${r.m.seconds.toFixed(1)} | ${Math.round(rate(r)).toLocaleString('en')} | ${Math.round(r.m.peakRssMb)} |`);
+lines.push('');
+for (const rows of ROWS) {
+  const pgRatio = rate(find(rows, 'PG->PG', /tideway/)) / rate(find(rows, 'PG->PG', /psql/));
+  const myRatio = rate(find(rows, 'MariaDB->PG', /tideway/)) / rate(find(rows, 'MariaDB->PG', /pgloader/));
+  lines.push(`- ${rows.toLocaleString('en')} rows: PG->PG at ${(pgRatio * 100).toFixed(0)}% of the psql pipe (target >= 70%); MariaDB->PG at ${myRatio.toFixed(2)}x pgloader (target >= 1.5x).`);
+}
+console.log(lines.join('\n'));
+rmSync(work, { recursive: true, force: true });

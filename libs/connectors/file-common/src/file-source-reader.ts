@@ -103,13 +103,13 @@ export class FileSourceReader implements SourceReader<FileSplit> {
       });
     }
     const found = this.cfg.parsePartitions ? new Map(partitionsOf(this.cfg.basePath, split.path)) : new Map<string, string>();
-    const partitionValues = this.cfg.decoder.partitionKeys.map((k) => found.get(k) ?? null);
+    const partitionValues = (split.partitionKeys ?? this.cfg.decoder.partitionKeys).map((k) => found.get(k) ?? null);
     return { split, lines, offset: split.offset, partitionValues };
   }
 
   snapshotState(): FileSplit[] {
     const out: FileSplit[] = [];
-    if (this.current) out.push({ splitId: this.current.split.splitId, path: this.current.split.path, offset: this.current.offset });
+    if (this.current) out.push({ ...this.current.split, offset: this.current.offset });
     out.push(...this.queue);
     return out;
   }

@@ -57,7 +57,7 @@ export class FileSource implements Source<FileSplit, FileEnumeratorState> {
 
   createEnumerator(ctx: SplitEnumeratorContext<FileSplit>, restored?: FileEnumeratorState): SplitEnumerator<FileSplit, FileEnumeratorState> {
     if (!this.files && !restored) throw new TidewayError(ErrorCode.INTERNAL, `${this.plugin}: prepare() must list the files before the enumerator starts.`);
-    return new FileSplitEnumerator(ctx, this.files ?? [], restored);
+    return new FileSplitEnumerator(ctx, this.files ?? [], restored, this.decoder.partitionKeys);
   }
 
   createReader(ctx: SourceReaderContext): SourceReader<FileSplit> {

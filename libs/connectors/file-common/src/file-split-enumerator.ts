@@ -4,6 +4,12 @@ import type { SplitEnumerator, SplitEnumeratorContext, SourceSplit } from '@tide
 export interface FileSplit extends SourceSplit {
   readonly path: string;
   readonly offset: number;
+  /**
+   * The table's partition columns (parse_partition_from_path), in order. They travel with the
+   * split because readers run in workers where the source was not prepared (no file listing),
+   * so their own table has no partition columns; absent in states written before this field.
+   */
+  readonly partitionKeys?: readonly string[];
 }
 
 /** The enumerator's checkpointed state: files not yet handed to a reader. */
@@ -23,8 +29,9 @@ export class FileSplitEnumerator implements SplitEnumerator<FileSplit, FileEnume
     private readonly ctx: SplitEnumeratorContext<FileSplit>,
     files: readonly string[],
     restored?: FileEnumeratorState,
+    partitionKeys: readonly string[] = [],
   ) {
-    this.pending = restored ? [...restored.pending] : files.map((path) => ({ splitId: path, path, offset: 0 }));
+    this.pending = restored ? [...restored.pending] : files.map((path) => ({ splitId: path, path, offset: 0, partitionKeys }));
   }
 
   open(): void {}

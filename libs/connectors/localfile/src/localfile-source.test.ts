@@ -23,7 +23,7 @@ describe('LocalFile source', () => {
     const splits: FileSplit[] = [];
     const enumerator = source.createEnumerator({ parallelism: 1, registeredReaders: () => [0], assignSplits: (_s, sp) => splits.push(...(sp as FileSplit[])), signalNoMoreSplits: () => {} });
     await enumerator.run();
-    expect(splits).toEqual([{ splitId: join(dir, 'data.csv'), path: join(dir, 'data.csv'), offset: 0 }]);
+    expect(splits).toEqual([{ splitId: join(dir, 'data.csv'), path: join(dir, 'data.csv'), offset: 0, partitionKeys: [] }]);
     expect(enumerator.snapshotState(1)).toEqual({ pending: [] });
 
     const first = source.createReader(ctx());
@@ -42,6 +42,30 @@ describe('LocalFile source', () => {
     expect(done).toBe(true);
     expect(seen.rows.map((r) => r.fields[0])).toEqual(Array.from({ length: total }, (_, i) => i));
     expect(seen.rows[0]).toEqual({ kind: '+I', tableId: 'default.default.default', fields: [0, 'n0'] });
+  });
+
+  it('fills partition columns in a reader whose source was not prepared, as in a worker', async () => {
+    const dir = join(root, 'partitioned');
+    mkdirSync(join(dir, 'name=tyrantlucifer', 'hobby=coding'), { recursive: true });
+    writeFileSync(join(dir, 'name=tyrantlucifer', 'hobby=coding', 'e2e.txt'), '1\n2\n');
+    const options = { path: dir, file_format_type: 'text', schema: { fields: { id: 'int' } } };
+    const planned = sourceOf(options);
+    await planned.prepare!();
+    expect(planned.catalogTables()[0].columns.map((c) => c.name)).toEqual(['id', 'name', 'hobby']);
+    const splits: FileSplit[] = [];
+    const enumerator = planned.createEnumerator({ parallelism: 1, registeredReaders: () => [0], assignSplits: (_s, sp) => splits.push(...(sp as FileSplit[])), signalNoMoreSplits: () => {} });
+    await enumerator.run();
+
+    let done = false;
+    const reader = sourceOf(options).createReader({ subtaskIndex: 0, parallelism: 1, boundedness: 'BOUNDED', signalNoMoreElement: () => (done = true), sendSplitRequest: () => {} });
+    reader.addSplits(splits);
+    reader.handleNoMoreSplits();
+    const out = new ListCollector();
+    for (let i = 0; !done && i < 100; i++) await reader.pollNext(out);
+    expect(out.rows.map((r) => r.fields)).toEqual([
+      [1, 'tyrantlucifer', 'coding'],
+      [2, 'tyrantlucifer', 'coding'],
+    ]);
   });
 
   it('reads whole lines into `content` without a schema, skipping hidden, empty and unmatched files', async () => {

@@ -107,13 +107,13 @@ async function planPipeline(p: Pipeline, plan: JobPlan, job: JobFacts, config: J
     inTables.set(v.id, inputs);
     const ctx = { jobId: job.jobId, jobMode: job.jobMode, parallelism: v.parallelism, inputTables: inputs };
     if (v.plugin.type === 'source') {
-      const source = createSource(plugin, ctx);
+      const source = createSource(plugin, ctx, registry);
       // Sources that must look at an external system first (Jdbc reads table schemas).
       await source.prepare?.();
       outTables.set(v.id, source.catalogTables());
     }
-    else if (v.plugin.type === 'transform') outTables.set(v.id, createTransform(plugin, ctx).outputTables());
-    else createSink(plugin, ctx); // validates the sink against its input tables now, not on a worker
+    else if (v.plugin.type === 'transform') outTables.set(v.id, createTransform(plugin, ctx, registry).outputTables());
+    else createSink(plugin, ctx, registry); // validates the sink against its input tables now, not on a worker
     if (v.plugin.type !== 'sink' && !schemas.has(v.logicalId)) schemas.set(v.logicalId, outTables.get(v.id)!);
   }
 

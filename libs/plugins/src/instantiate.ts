@@ -1,6 +1,6 @@
 import type { CatalogTable, JobMode, PluginContext, PluginOptions, Sink, Source, Transform } from '@tideway/api';
 import { validatePluginOptions, type PluginConfig } from '@tideway/config';
-import { registry as defaultRegistry, type PluginRegistry } from './index.js';
+import type { PluginRegistry } from './plugin-registry.js';
 
 export interface InstantiateContext {
   jobId: string;
@@ -10,7 +10,7 @@ export interface InstantiateContext {
 }
 
 /** Validates a plugin's options against its spec (ConfigError with file:line on failure). */
-export function resolveOptions(plugin: PluginConfig, registry: PluginRegistry = defaultRegistry): PluginOptions {
+export function resolveOptions(plugin: PluginConfig, registry: PluginRegistry): PluginOptions {
   const factory = registry.get(plugin.type, plugin.name, { file: plugin.file, line: plugin.line });
   return validatePluginOptions(factory.spec, plugin);
 }
@@ -19,19 +19,19 @@ function context(plugin: PluginConfig, ctx: InstantiateContext, registry: Plugin
   return { jobId: ctx.jobId, jobMode: ctx.jobMode, parallelism: ctx.parallelism, inputTables: ctx.inputTables, options: resolveOptions(plugin, registry) };
 }
 
-export function createSource(plugin: PluginConfig, ctx: InstantiateContext, registry: PluginRegistry = defaultRegistry): Source {
+export function createSource(plugin: PluginConfig, ctx: InstantiateContext, registry: PluginRegistry): Source {
   const f = registry.get('source', plugin.name, { file: plugin.file, line: plugin.line });
   if (f.type !== 'source') throw new Error(`${plugin.name} is not a source`);
   return f.create(context(plugin, ctx, registry));
 }
 
-export function createTransform(plugin: PluginConfig, ctx: InstantiateContext, registry: PluginRegistry = defaultRegistry): Transform {
+export function createTransform(plugin: PluginConfig, ctx: InstantiateContext, registry: PluginRegistry): Transform {
   const f = registry.get('transform', plugin.name, { file: plugin.file, line: plugin.line });
   if (f.type !== 'transform') throw new Error(`${plugin.name} is not a transform`);
   return f.create(context(plugin, ctx, registry));
 }
 
-export function createSink(plugin: PluginConfig, ctx: InstantiateContext, registry: PluginRegistry = defaultRegistry): Sink {
+export function createSink(plugin: PluginConfig, ctx: InstantiateContext, registry: PluginRegistry): Sink {
   const f = registry.get('sink', plugin.name, { file: plugin.file, line: plugin.line });
   if (f.type !== 'sink') throw new Error(`${plugin.name} is not a sink`);
   return f.create(context(plugin, ctx, registry));

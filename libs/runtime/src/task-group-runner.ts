@@ -11,8 +11,8 @@ import type {
   Transform,
 } from '@tideway/api';
 import { serializeError } from '@tideway/common';
-import { createSink, createSource, createTransform } from '@tideway/plugins';
-import type { ChainNode, CommitInfos, TaskGroupDescriptor, TaskGroupState } from './descriptor.js';
+import { createSink, createSource, createTransform, loadPluginsFor, type PluginRegistry } from '@tideway/plugins/lazy';
+import { chainNodes, type ChainNode, type CommitInfos, type TaskGroupDescriptor, type TaskGroupState } from './descriptor.js';
 import { TaskGroupCounters } from './metrics.js';
 import type { CheckpointKind, FromTaskGroup, ToTaskGroup } from './protocol.js';
 import { InputGate } from './exchange/input-gate.js';
@@ -48,6 +48,7 @@ export class TaskGroupRunner {
   private source?: Source;
   private reader?: SourceReader<SourceSplit>;
   private gate?: InputGate;
+  private plugins!: PluginRegistry;
   private readonly shuffles: ShuffleWriter[] = [];
   private push!: Push;
   private readonly sinks: SinkInstance[] = [];
@@ -93,6 +94,7 @@ export class TaskGroupRunner {
   private async open(): Promise<void> {
     const d = this.descriptor;
     const root = d.root;
+    this.plugins = await loadPluginsFor([...chainNodes(root)].map((n) => ({ type: n.plugin.type, name: n.plugin.name })));
     if (d.input) {
       // Fed by a shuffle: the chain starts at the root vertex; rows arrive on channels.
       this.gate = new InputGate(d.input.upstreamTaskGroups);
@@ -100,7 +102,7 @@ export class TaskGroupRunner {
       await this.recommitRestored();
       return;
     }
-    this.source = createSource(root.plugin, { jobId: d.jobId, jobMode: d.jobMode, parallelism: root.parallelism, inputTables: [] });
+    this.source = createSource(root.plugin, { jobId: d.jobId, jobMode: d.jobMode, parallelism: root.parallelism, inputTables: [] }, this.plugins);
     const boundedness: Boundedness = this.source.boundedness();
     this.reader = this.source.createReader({
       subtaskIndex: d.subtaskIndex,
@@ -160,7 +162,7 @@ export class TaskGroupRunner {
     const d = this.descriptor;
     const ctx = { jobId: d.jobId, jobMode: d.jobMode, parallelism: node.parallelism, inputTables: node.inputTables };
     if (node.plugin.type === 'transform') {
-      const t = createTransform(node.plugin, ctx);
+      const t = createTransform(node.plugin, ctx, this.plugins);
       this.transforms.push(t);
       const next = this.withShuffles(node, this.compileChildren(node.children));
       return (rows) => {
@@ -169,7 +171,7 @@ export class TaskGroupRunner {
       };
     }
     if (node.plugin.type === 'sink') {
-      const sink: Sink = createSink(node.plugin, ctx);
+      const sink: Sink = createSink(node.plugin, ctx, this.plugins);
       const restoredStates = this.descriptor.restored?.writerStates[node.vertexId];
       const writer = sink.createWriter({ subtaskIndex: d.subtaskIndex, parallelism: node.parallelism }, restoredStates);
       const committer = sink.createCommitter?.();

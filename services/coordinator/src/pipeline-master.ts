@@ -5,7 +5,7 @@ import { logger, sleep, type SerializedError } from '@tideway/common';
 import type { SlotProfile, TaskGroupLocation } from '@tideway/contracts';
 import { EXECUTION_STATE, PIPELINE_STATUS, type ExecutionState, type PipelineStatus } from '@tideway/dag';
 import type { PlannedJob, PlannedPipeline } from '@tideway/planner';
-import { createSink, createSource } from '@tideway/plugins';
+import { createSink, createSource, registry } from '@tideway/plugins';
 import type { CheckpointKind, CommitInfos, TaskGroupDescriptor, TaskGroupMetrics, TaskGroupState } from '@tideway/runtime';
 import { CheckpointCoordinator, type CheckpointSettings, type CompletedCheckpoint } from './checkpoint-coordinator.js';
 import { restorePointOf, toStored, type RestorePoint } from './checkpoint-records.js';
@@ -154,13 +154,13 @@ export class PipelineMaster {
     try {
       const job = this.job;
       const restore = this.restorePoint;
-      const source = createSource(this.plan.source.plugin, { jobId: job.jobId, jobMode: job.jobMode, parallelism: this.plan.source.parallelism, inputTables: [] });
+      const source = createSource(this.plan.source.plugin, { jobId: job.jobId, jobMode: job.jobMode, parallelism: this.plan.source.parallelism, inputTables: [] }, registry);
       await source.prepare?.();
       this.enumerator = new EnumeratorHost(source, this.plan.source.parallelism);
       await this.enumerator.open(restore?.enumeratorStates.get(this.plan.source.vertexId));
       this.committers = new Map();
       for (const s of this.plan.sinks) {
-        const sink = createSink(s.plugin, { jobId: job.jobId, jobMode: job.jobMode, parallelism: s.parallelism, inputTables: s.inputTables });
+        const sink = createSink(s.plugin, { jobId: job.jobId, jobMode: job.jobMode, parallelism: s.parallelism, inputTables: s.inputTables }, registry);
         // Save modes (create/drop/truncate the target) run once, before the first writer starts.
         if (this.attempt === 0 && !restore) await sink.prepare?.();
         const committer = sink.createAggregatedCommitter?.();

@@ -1,0 +1,7 @@
+/**
+ * The lazy side of the plugin registry, for worker threads: load only the plugins a task group
+ * runs. Importing this module loads no connector.
+ */
+export { PluginRegistry } from './plugin-registry.js';
+export { PLUGIN_CATALOG, loadPluginsFor, type CatalogEntry } from './catalog.js';
+export * from './instantiate.js';

@@ -3,6 +3,7 @@ import { ConfigError, ErrorCode } from '@tideway/common';
 import type { FileFormat } from './sink-options.js';
 import { compileJsonLineParser } from './json-format.js';
 import { compileTextFieldParsers, splitCsvLine } from './text-format.js';
+import { javaLineSplitter } from './java-line-split.js';
 
 /** How a file source turns lines into rows; built once from the options and the partition keys. */
 export interface SourceDecoder {
@@ -58,7 +59,7 @@ export function buildSourceDecoder(o: PluginOptions, plugin: string, partitionKe
   } else {
     const delimiter = format === 'csv' && !o.has('field_delimiter') ? ',' : String(o.get('field_delimiter'));
     const parsers = compileTextFieldParsers(schemaColumns, delimiter);
-    const split = format === 'csv' ? (l: string) => splitCsvLine(l, delimiter) : (l: string) => l.split(delimiter);
+    const split = format === 'csv' ? (l: string) => splitCsvLine(l, delimiter) : javaLineSplitter(delimiter);
     parseAll = (line) => {
       const parts = split(line);
       const out = new Array<unknown>(parsers.length);

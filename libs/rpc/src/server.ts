@@ -1,3 +1,5 @@
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { ReflectionService } from '@grpc/reflection';
@@ -16,9 +18,19 @@ export const CHANNEL_OPTIONS: grpc.ChannelOptions = {
 
 let packageDefinition: protoLoader.PackageDefinition | undefined;
 
-/** The proto descriptors, loaded once, for server reflection. */
+/** health.proto as grpc-health-check ships it (beside its build/src/health.js). */
+const HEALTH_PROTO = join(dirname(createRequire(import.meta.url).resolve('grpc-health-check')), '..', '..', 'proto', 'health', 'v1', 'health.proto');
+
+/**
+ * The proto descriptors, loaded once, for server reflection: Tideway's contracts and the
+ * standard health service (without its descriptor reflection would not list it, and grpcurl
+ * could not call grpc.health.v1.Health/Check).
+ */
 function descriptors(): protoLoader.PackageDefinition {
-  packageDefinition ??= protoLoader.loadSync(PROTO_FILES, { includeDirs: [PROTO_ROOT], keepCase: true });
+  packageDefinition ??= {
+    ...protoLoader.loadSync(PROTO_FILES, { includeDirs: [PROTO_ROOT], keepCase: true }),
+    ...protoLoader.loadSync(HEALTH_PROTO, { keepCase: true }),
+  };
   return packageDefinition;
 }
 

@@ -1,0 +1,78 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { jobStatusToJSON } from '@tideway/contracts';
+import { call } from '@tideway/rpc';
+import { TestCluster, fakeJob } from './test-cluster.js';
+
+/**
+ * Process failures that must not disturb running jobs: the resource manager killed with
+ * SIGKILL and restarted rebuilds its registry from worker heartbeats (the slots they hold);
+ * a worker that stops heartbeating is declared lost and the coordinator is told.
+ */
+let cluster: TestCluster;
+
+beforeAll(async () => {
+  cluster = await TestCluster.start({
+    workers: [{ attributes: {} }, { attributes: {} }],
+    slotNum: 2,
+    jobScheduleStrategy: 'WAIT',
+    heartbeatMs: 300,
+    heartbeatTimeoutMs: 2500,
+  });
+});
+
+afterAll(async () => {
+  await cluster?.stop();
+});
+
+const submit = async (text: string) =>
+  (await call(cluster.jobs.submitJob, cluster.jobs, { configText: text, configFile: 'job.conf', format: 'hocon', variables: {}, jobName: '', jobId: '', restoreJobId: '' })).jobId;
+
+const rowsRead = async (jobId: string) => (await call(cluster.jobs.getJobMetrics, cluster.jobs, { jobId })).sourceReceivedCount;
+
+describe('resource manager restart and lost workers', () => {
+  it('a resource manager killed with SIGKILL and restarted does not disturb a running streaming job, and never grants a held slot again', { timeout: 120_000 }, async () => {
+    const streaming = await submit(fakeJob({ mode: 'STREAMING', parallelism: 2, rowNum: 10, readIntervalMs: 100 }));
+    await cluster.until('job running', async () => jobStatusToJSON((await cluster.job(streaming)).status) === 'RUNNING');
+    await cluster.until('rows read', async () => (await rowsRead(streaming)) > 0);
+    const held = (await cluster.workers()).flatMap((w) => w.assignedSlots.map((s) => s.slotId)).sort();
+    expect(held).toHaveLength(2);
+
+    await cluster.kill('resource-manager', 'SIGKILL');
+    const beforeRestart = await rowsRead(streaming);
+    await cluster.startProcess('resource-manager');
+
+    // The registry is rebuilt from heartbeats: both workers, with the job's slots.
+    await cluster.until('registry rebuilt', async () => {
+      const workers = await cluster.workers();
+      return workers.length === 2 && workers.flatMap((w) => w.assignedSlots.map((s) => s.slotId)).sort().join() === held.join();
+    });
+    // A job that wants every slot gets only the two free ones: it waits, the running job's
+    // slots are not handed out twice.
+    const greedy = await submit(fakeJob({ mode: 'BATCH', parallelism: 3, rowNum: 10 }));
+    const small = await submit(fakeJob({ mode: 'BATCH', parallelism: 1, rowNum: 10 }));
+    // The scheduler retries every 2 s: by then it has asked the rebuilt registry at least once.
+    await new Promise((r) => setTimeout(r, 3000));
+    expect(jobStatusToJSON((await cluster.job(greedy)).status)).toBe('PENDING');
+    // WAIT keeps submission order: the small job queues behind the greedy one.
+    expect(jobStatusToJSON((await cluster.job(small)).status)).toBe('PENDING');
+
+    const job = await cluster.job(streaming);
+    expect(jobStatusToJSON(job.status)).toBe('RUNNING');
+    expect(job.pipelines.every((p) => p.attempt === 0)).toBe(true);
+    await cluster.until('metrics keep growing', async () => (await rowsRead(streaming)) > beforeRestart);
+
+    await call(cluster.jobs.cancelJob, cluster.jobs, { jobId: greedy });
+    await cluster.until('small job finished', async () => jobStatusToJSON((await cluster.job(small)).status) === 'FINISHED');
+    await call(cluster.jobs.cancelJob, cluster.jobs, { jobId: streaming });
+    await cluster.until('streaming job cancelled', async () => jobStatusToJSON((await cluster.job(streaming)).status) === 'CANCELED');
+    await cluster.until('all slots free', async () => (await cluster.metric('resource-manager', 'tideway_slots_used')) === 0);
+  });
+
+  it('a worker that misses heartbeats is declared lost and the coordinator is told', async () => {
+    await cluster.kill('worker-2', 'SIGKILL');
+    await cluster.until('worker declared lost', async () => (await cluster.metric('resource-manager', 'tideway_workers_lost_total')) === 1);
+    await cluster.until('coordinator told', async () => (await cluster.metric('coordinator', 'tideway_coordinator_workers_lost_total')) === 1);
+    expect(await cluster.metric('resource-manager', 'tideway_workers')).toBe(1);
+    expect(cluster.logs.get('coordinator')).toMatch(/"msg":"worker lost"/);
+  });
+});

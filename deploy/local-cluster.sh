@@ -16,7 +16,7 @@ set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 command=${1:-}
 [ -n "$command" ] && shift
-dir=${TIDEWAY_CLUSTER_DIR:-$repo/.local-cluster}
+dir=${TIDEWAY_CLUSTER_DIR:-${TMPDIR:-/tmp}/tideway-local-cluster}
 base_port=5801
 metrics_base_port=9101
 sets=()

@@ -29,6 +29,10 @@ export interface ManifestCase {
   /** Extra CLI arguments (`-i k=v`, `--set k=v`), split on spaces. */
   args: string[];
   what: string;
+  /** Optional (seatunnel-extra): `run:<file>` runs that config first; `files` lays the fixtures. */
+  setup: string;
+  /** Optional (seatunnel-extra): rows that must end up committed under the LocalFile sink path. */
+  rows?: number;
 }
 
 /** Reads a tab-separated MANIFEST (header line first: file, expect, args, what). */
@@ -42,9 +46,11 @@ export function readManifest(path: string): ManifestCase[] {
     return i;
   };
   const [fi, ei, ai, wi] = [at('file'), at('expect'), at('args'), at('what')];
+  const [si, ri] = [cols.indexOf('setup'), cols.indexOf('rows')];
   return rows.map((line, n) => {
     const c = line.split('\t');
     if (!c[fi] || !c[ei]) throw new Error(`${path}:${n + 2}: a case needs a file and an expectation`);
-    return { file: c[fi]!, expect: c[ei]!, args: (c[ai] ?? '').split(' ').filter(Boolean), what: c[wi] ?? '' };
+    const rows = ri >= 0 && c[ri] ? Number(c[ri]) : undefined;
+    return { file: c[fi]!, expect: c[ei]!, args: (c[ai] ?? '').split(' ').filter(Boolean), what: c[wi] ?? '', setup: si >= 0 ? (c[si] ?? '') : '', rows };
   });
 }

@@ -1,1 +1,3 @@
-export {};
+/** Local mode and the job client as a library: for in-process benchmarks and tests. */
+export { startLocalCluster, type LocalCluster } from './local-cluster.js';
+export { JobClient } from './job-client.js';

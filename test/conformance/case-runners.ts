@@ -1,0 +1,101 @@
+import { readFileSync } from 'node:fs';
+import { expect } from 'vitest';
+import { newJobId } from '@tideway/common';
+import { runCli, spawnCli, waitForExit } from './cli-process.js';
+import { checkOutcome } from './expectation.js';
+import { clean, localFileSinkPath, textRowsUnder, transactionDir } from './local-file-output.js';
+
+/** One job config to run through the CLI and what must come of it. */
+export interface CaseRun {
+  config: string;
+  expect: string;
+  args: string[];
+  /**
+   * For a job into a LocalFile sink: the rows that must end up in committed files under the
+   * sink path (cleaned before the run), with none left in the job's transaction files.
+   */
+  committedRows?: number;
+}
+
+/** Runs a case as its expectation says: to its end, or (streaming) until Ctrl-C. */
+export async function runCase(c: CaseRun): Promise<void> {
+  if (c.expect === 'streaming') {
+    await (c.committedRows === undefined ? streamingUntilCancelled(c) : streamingLocalFile(c, c.committedRows));
+  } else if (c.committedRows !== undefined) {
+    await batchLocalFile(c, c.committedRows);
+  } else {
+    checkOutcome(c.expect, await runCli(['run', '-c', c.config, ...c.args]));
+  }
+}
+
+/** The LocalFile sink path of a case, with its `-i` variables filled in. */
+function sinkPathOf(c: CaseRun): string {
+  const vars = new Map<string, string>();
+  for (let i = 0; i < c.args.length - 1; i++) {
+    if (c.args[i] !== '-i') continue;
+    const kv = c.args[i + 1]!;
+    vars.set(kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1));
+  }
+  return localFileSinkPath(readFileSync(c.config, 'utf8')).replace(/\$\{(\w+)\}/g, (m, k: string) => vars.get(k) ?? m);
+}
+
+/** A BATCH job into a transactional LocalFile sink: committed rows only, none left in temp files. */
+async function batchLocalFile(c: CaseRun, rows: number): Promise<void> {
+  const sinkPath = sinkPathOf(c);
+  clean(sinkPath);
+  const jobId = newJobId();
+  checkOutcome(c.expect, await runCli(['run', '-c', c.config, '--set-job-id', jobId, ...c.args]));
+  expect(textRowsUnder(sinkPath), `rows committed under ${sinkPath}`).toBe(rows);
+  expect(textRowsUnder(transactionDir(jobId)), 'rows left in transaction files').toBe(0);
+}
+
+/** Sends Ctrl-C to a running CLI and checks it cancels the job: exit 130, the job CANCELED. */
+async function interrupt(child: ReturnType<typeof spawnCli>, exited: ReturnType<typeof waitForExit>, jobId: string): Promise<void> {
+  child.kill('SIGINT');
+  const res = await exited;
+  expect(res.code, res.stderr).toBe(130);
+  expect(res.stderr).toContain(`job ${jobId} CANCELED`);
+}
+
+/**
+ * A STREAMING job into a transactional LocalFile sink, in local mode: it never ends by itself, so
+ * this waits until the committed files hold all the rows, waits one more checkpoint (the count
+ * must not grow: no duplicate commit), then sends Ctrl-C.
+ */
+async function streamingLocalFile(c: CaseRun, rows: number): Promise<void> {
+  const sinkPath = sinkPathOf(c);
+  clean(sinkPath);
+  const jobId = newJobId();
+  const child = spawnCli(['run', '-c', c.config, '--set-job-id', jobId, ...c.args]);
+  const exited = waitForExit(child);
+  let ended = false;
+  void exited.then(() => (ended = true));
+  const deadline = Date.now() + 120_000;
+  let seen = 0;
+  while (!ended && Date.now() < deadline) {
+    seen = textRowsUnder(sinkPath);
+    if (seen >= rows) break;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  if (ended) {
+    const res = await exited;
+    throw new Error(`the streaming job ended by itself (exit ${res.code}) with ${seen} rows committed\n${res.stderr}`);
+  }
+  if (seen < rows) child.kill('SIGKILL');
+  expect(seen, `rows committed under ${sinkPath} within 120 s`).toBe(rows);
+  await new Promise((r) => setTimeout(r, 3_500));
+  expect(textRowsUnder(sinkPath), 'rows committed after one more checkpoint').toBe(rows);
+  await interrupt(child, exited, jobId);
+  expect(textRowsUnder(sinkPath)).toBe(rows);
+  expect(textRowsUnder(transactionDir(jobId)), 'rows left in transaction files').toBe(0);
+}
+
+/** A STREAMING job that must still run after a few seconds, then end CANCELED on Ctrl-C. */
+async function streamingUntilCancelled(c: CaseRun): Promise<void> {
+  const jobId = newJobId();
+  const child = spawnCli(['run', '-c', c.config, '--set-job-id', jobId, ...c.args]);
+  const exited = waitForExit(child);
+  const early = await Promise.race([exited, new Promise<undefined>((r) => setTimeout(() => r(undefined), 6_000))]);
+  if (early) throw new Error(`the streaming job ended by itself (exit ${early.code})\n${early.stderr}`);
+  await interrupt(child, exited, jobId);
+}

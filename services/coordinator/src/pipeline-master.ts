@@ -353,7 +353,7 @@ export class PipelineMaster {
       const attempt = this.attempt;
       this.deps.workers.cancel(t.slot.workerAddress, this.location(t.index), reason).catch((err: unknown) => {
         // The worker is gone or never got the task group: nothing of it runs there.
-        log.warn({ err: (err as Error).message, jobId: this.job.jobId, taskGroup: t.index }, 'cancel not delivered; the task group counts as cancelled');
+        log.warn({ err: (err as Error).message, jobId: this.job.jobId, pipelineId: this.pipelineId, taskGroup: t.index, attempt }, 'cancel not delivered; the task group counts as cancelled');
         this.onTaskState(t.index, attempt, 'CANCELED');
       });
     }

@@ -19,6 +19,8 @@ export class Scheduler {
   private running = false;
   private again = false;
   private timer?: NodeJS.Timeout;
+  /** Jobs whose wait for slots was logged (cleared when they leave the queue). */
+  private readonly told = new Set<string>();
   /** Consecutive attempts that found the resource manager unavailable (0: it answered). */
   private unavailableAttempts = 0;
 
@@ -59,14 +61,14 @@ export class Scheduler {
         while (this.queue.length > 0) {
           const job = this.queue[0]!;
           if (job.isEnded()) {
-            this.queue.shift();
+            this.told.delete(this.queue.shift()!.jobId);
             continue;
           }
           const owners = job.pipelines.flatMap((p) => p.taskGroups.map((t) => `${p.pipelineId}/${t.index}`));
           try {
             const slots = await this.resources.apply(job.jobId, owners, job.job.env.tagFilter ?? {});
             this.resourcesAnswered();
-            this.queue.shift();
+            this.told.delete(this.queue.shift()!.jobId);
             if (job.isEnded()) {
               // Cancelled while its slots were being granted.
               await this.resources.release(job.jobId, slots.map((s) => s.slotId));
@@ -81,11 +83,13 @@ export class Scheduler {
             }
             this.resourcesAnswered();
             if (e.code === ErrorCode.NO_ENOUGH_RESOURCE && this.strategy === 'WAIT') {
-              log.info({ jobId: job.jobId, reason: e.message }, 'job waits for slots');
+              // Said once per job, not at every retry.
+              if (!this.told.has(job.jobId)) log.info({ jobId: job.jobId, reason: e.message }, 'job waits for slots');
+              this.told.add(job.jobId);
               this.retryLater();
               return;
             }
-            this.queue.shift();
+            this.told.delete(this.queue.shift()!.jobId);
             if (!job.isEnded()) job.reject(serializeError(e));
           }
         }

@@ -45,6 +45,11 @@ export interface RunningTaskGroup {
   channels: Map<number, { grantCredits(batches: number): void }>;
 }
 
+/** The ids a log line about a task group carries, as the coordinator's lines name them. */
+export function logFields(l: TaskGroupLocation): { jobId: string; pipelineId: number; taskGroup: number; attempt: number } {
+  return { jobId: l.jobId, pipelineId: l.pipelineId, taskGroup: l.taskGroupIndex, attempt: l.attempt };
+}
+
 export function locationKey(l: TaskGroupLocation): string {
   return `${l.jobId}/${l.pipelineId}/${l.taskGroupIndex}`;
 }
@@ -115,7 +120,7 @@ export class TaskExecutionService {
       },
     );
     this.groups.set(key, group);
-    log.debug({ key, slot: slot.slotId }, 'task group deployed');
+    log.debug({ ...logFields(location), slot: slot.slotId }, 'task group deployed');
   }
 
   private onThreadMessage(group: RunningTaskGroup, msg: FromTaskGroup): void {
@@ -179,7 +184,7 @@ export class TaskExecutionService {
         } catch (err) {
           const retryable = (err as { retryable?: boolean }).retryable;
           if (!retryable) {
-            log.warn({ err, key: locationKey(group.location) }, 'report to coordinator rejected');
+            log.warn({ err, ...logFields(group.location) }, 'report to coordinator rejected');
             return;
           }
           await sleep(backoffDelay(attempt, 100, 3000));
@@ -210,7 +215,7 @@ export class TaskExecutionService {
         group.thread.post({ type: 'splits', sourceVertexId, splits: res.splits.map((b) => deserialize(b)), noMoreSplits: res.noMoreSplits });
       }
     } catch (err) {
-      log.debug({ err }, 'split request failed; polled again');
+      log.debug({ err, ...logFields(group.location) }, 'split request failed; polled again');
     }
   }
 
@@ -257,7 +262,7 @@ export class TaskExecutionService {
     g.thread.post({ type: 'cancel', reason });
     setTimeout(() => {
       if (!g.ended) {
-        log.warn({ key: locationKey(location) }, 'task group did not stop after cancel; terminating its thread');
+        log.warn(logFields(location), 'task group did not stop after cancel; terminating its thread');
         g.ended = true;
         void g.thread.terminate().then(() => this.report(g, () => this.reportState(g, ExecutionState.EXEC_CANCELED)));
       }

@@ -62,9 +62,13 @@ export class TaskGroupRunner {
   private lastMetrics = 0;
   private emittedSinceYield = 0;
 
+  /**
+   * @param loadPlugins loads the factories of the chain's plugins (tests pass their own fakes).
+   */
   constructor(
     private readonly descriptor: TaskGroupDescriptor,
     private readonly send: (msg: FromTaskGroup) => void,
+    private readonly loadPlugins: typeof loadPluginsFor = loadPluginsFor,
   ) {}
 
   /** Delivers a control message (called from the thread's message handler). */
@@ -94,7 +98,7 @@ export class TaskGroupRunner {
   private async open(): Promise<void> {
     const d = this.descriptor;
     const root = d.root;
-    this.plugins = await loadPluginsFor([...chainNodes(root)].map((n) => ({ type: n.plugin.type, name: n.plugin.name })));
+    this.plugins = await this.loadPlugins([...chainNodes(root)].map((n) => ({ type: n.plugin.type, name: n.plugin.name })));
     if (d.input) {
       // Fed by a shuffle: the chain starts at the root vertex; rows arrive on channels.
       this.gate = new InputGate(d.input.upstreamTaskGroups);
@@ -211,7 +215,7 @@ export class TaskGroupRunner {
         const rows = batch.splice(0, batch.length);
         this.counters.countSource(rows);
         const r = this.push(rows);
-        if (r instanceof Promise) await r;
+        if (r instanceof Promise) await this.awaitPush(r);
         this.emittedSinceYield += rows.length;
         idleMs = 1;
       } else if (!this.noMoreElementSignaled) {
@@ -227,6 +231,35 @@ export class TaskGroupRunner {
         await new Promise<void>((r) => setImmediate(r));
         sliceStart = Date.now();
       }
+    }
+  }
+
+  /**
+   * Waits for a push while completing the checkpoints whose completion arrives meanwhile. A
+   * sink writing its next transaction can block on row locks held by the transaction it
+   * prepared for the previous checkpoint (XA upserts of the same keys, as CDC makes them); only
+   * that checkpoint's commit releases them, so it must not queue behind the write. SeaTunnel
+   * commits from another thread for the same reason. Savepoints and final checkpoints end the
+   * task group: they wait for the push.
+   */
+  private async awaitPush(push: Promise<void>): Promise<void> {
+    let settled = false;
+    const done = push.finally(() => {
+      settled = true;
+    });
+    for (;;) {
+      const i = this.inbox.findIndex((m) => m.type === 'checkpoint-complete' && m.kind === 'CHECKPOINT');
+      if (i >= 0) {
+        const msg = this.inbox.splice(i, 1)[0] as Extract<ToTaskGroup, { type: 'checkpoint-complete' }>;
+        await this.complete(msg.checkpointId, msg.kind);
+        continue;
+      }
+      const arrived = new Promise<void>((resolve) => {
+        this.wake = resolve;
+      });
+      await Promise.race([done, arrived]);
+      this.wake = undefined;
+      if (settled) return done;
     }
   }
 

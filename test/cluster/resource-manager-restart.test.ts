@@ -31,7 +31,8 @@ const rowsRead = async (jobId: string) => (await call(cluster.jobs.getJobMetrics
 
 describe('resource manager restart and lost workers', () => {
   it('a resource manager killed with SIGKILL and restarted does not disturb a running streaming job, and never grants a held slot again', { timeout: 120_000 }, async () => {
-    const streaming = await submit(fakeJob({ mode: 'STREAMING', parallelism: 2, rowNum: 10, readIntervalMs: 100 }));
+    // 400 splits of 100 rows, one per 250 ms per reader: rows keep coming for about 50 s.
+    const streaming = await submit(fakeJob({ mode: 'STREAMING', parallelism: 2, rowNum: 40_000, splitNum: 400, readIntervalMs: 250 }));
     await cluster.until('job running', async () => jobStatusToJSON((await cluster.job(streaming)).status) === 'RUNNING');
     await cluster.until('rows read', async () => (await rowsRead(streaming)) > 0);
     const held = (await cluster.workers()).flatMap((w) => w.assignedSlots.map((s) => s.slotId)).sort();

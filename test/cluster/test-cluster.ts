@@ -213,8 +213,20 @@ export function jobFile(cluster: TestCluster, name: string, text: string): strin
   return file;
 }
 
-/** A FakeSource -> Console job (quiet Console: it prints nothing per row when log level is warn). */
-export function fakeJob(opts: { mode: 'BATCH' | 'STREAMING'; parallelism: number; rowNum: number; readIntervalMs?: number; name?: string; tagFilter?: Record<string, string> }): string {
+/**
+ * A FakeSource -> Console job that prints no rows. FakeSource reads one split per
+ * `readIntervalMs` per reader; a STREAMING one then idles without ending, so a job whose rows
+ * must keep growing needs many splits (`splitNum`, default one per reader).
+ */
+export function fakeJob(opts: {
+  mode: 'BATCH' | 'STREAMING';
+  parallelism: number;
+  rowNum: number;
+  splitNum?: number;
+  readIntervalMs?: number;
+  name?: string;
+  tagFilter?: Record<string, string>;
+}): string {
   const tags = opts.tagFilter ? `  tag_filter { ${Object.entries(opts.tagFilter).map(([k, v]) => `${k} = "${v}"`).join(', ')} }\n` : '';
   return `env {
   job.mode = "${opts.mode}"
@@ -225,7 +237,7 @@ source {
   FakeSource {
     plugin_output = "fake"
     row.num = ${opts.rowNum}
-    split.num = ${opts.parallelism}
+    split.num = ${opts.splitNum ?? opts.parallelism}
     split.read-interval = ${opts.readIntervalMs ?? 100}
     schema = { fields { id = "int", name = "string" } }
   }

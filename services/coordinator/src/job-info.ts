@@ -29,6 +29,30 @@ const EXEC_TO_WIRE: Record<ExecutionState, WireState> = {
   FAILED: WireState.EXEC_FAILED,
 };
 
+/** A submitted job still being planned: it has no JobMaster yet, and may be cancelled already. */
+export interface PlanningJob {
+  readonly jobName: string;
+  readonly submitTimeMs: number;
+  cancelRequested: boolean;
+}
+
+/** The wire view of a job being planned: CREATED, or CANCELING once a cancel came in. */
+export function planningJobInfo(jobId: string, p: PlanningJob): JobInfo {
+  return {
+    jobId,
+    jobName: p.jobName,
+    status: p.cancelRequested ? WireJobStatus.CANCELING : WireJobStatus.CREATED,
+    jobMode: '',
+    submitTimeMs: p.submitTimeMs,
+    startTimeMs: 0,
+    finishTimeMs: 0,
+    error: undefined,
+    pipelines: [],
+    lastCheckpointTimeMs: 0,
+    completedCheckpoints: 0,
+  };
+}
+
 /** The wire view of a job. */
 export function jobInfo(job: JobMaster): JobInfo {
   let lastCheckpoint = 0;

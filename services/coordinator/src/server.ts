@@ -38,7 +38,7 @@ import type { CheckpointStorage } from '@tideway/checkpoint';
 import type { PipelineSettings } from './pipeline-master.js';
 import { restorePointOf, type RestorePoint } from './checkpoint-records.js';
 import { JobMaster } from './job-master.js';
-import { jobInfo, jobMetrics } from './job-info.js';
+import { jobInfo, jobMetrics, planningJobInfo, type PlanningJob } from './job-info.js';
 import { RateTracker } from './rate-tracker.js';
 import { RemoteResourceManager, RemoteWorkers } from './remote-gateways.js';
 import { Scheduler, type JobScheduleStrategy } from './scheduler.js';
@@ -76,6 +76,8 @@ const WIRE_TO_EXEC: Partial<Record<WireState, ExecutionState | 'PREPARE_CLOSE'>>
 export class CoordinatorServer {
   private readonly server = new TidewayServer();
   private readonly jobs = new Map<string, JobMaster>();
+  /** Jobs submitted and still being planned (no JobMaster yet), by id. */
+  private readonly planning = new Map<string, PlanningJob>();
   private readonly rates = new Map<string, RateTracker>();
   private readonly events = new EventEmitter();
   readonly rm: RemoteResourceManager;
@@ -190,8 +192,19 @@ export class CoordinatorServer {
     if (existing && !(req.restoreJobId && existing.isEnded())) {
       throw new TidewayError(ErrorCode.CONFIG_BAD_VALUE, `job id ${jobId} is already in use (${existing.status})`, { jobId });
     }
-    const planned = await this.plan(req, jobId);
-    const restore = req.restoreJobId ? await this.restorePoints(jobId) : new Map<number, RestorePoint>();
+    if (this.planning.has(jobId)) throw new TidewayError(ErrorCode.CONFIG_BAD_VALUE, `job id ${jobId} is already in use (being planned)`, { jobId });
+    // Planning may take long (sources read schemas from their systems): the job can be seen
+    // and cancelled meanwhile.
+    const init: PlanningJob = { jobName: req.jobName, submitTimeMs: Date.now(), cancelRequested: false };
+    this.planning.set(jobId, init);
+    let planned: Awaited<ReturnType<CoordinatorServer['plan']>>;
+    let restore: Map<number, RestorePoint>;
+    try {
+      planned = await this.plan(req, jobId);
+      restore = req.restoreJobId ? await this.restorePoints(jobId) : new Map<number, RestorePoint>();
+    } finally {
+      this.planning.delete(jobId);
+    }
     const job = new JobMaster(
       planned,
       { workers: this.workers, resources: this.rm, storage: this.options.checkpointStorage },
@@ -217,6 +230,12 @@ export class CoordinatorServer {
     );
     this.jobs.set(jobId, job);
     this.rates.set(jobId, new RateTracker());
+    if (init.cancelRequested) {
+      // Cancelled while it was being planned: it ends CANCELED without asking for a slot.
+      job.cancel();
+      log.info({ jobId, jobName: planned.jobName }, 'job cancelled while it was being planned');
+      return job;
+    }
     this.scheduler.submit(job);
     log.info({ jobId, jobName: planned.jobName }, 'job submitted');
     return job;
@@ -246,9 +265,19 @@ export class CoordinatorServer {
         return { jobId: job.jobId, job: jobInfo(job) };
       }),
       planJob: unaryHandler<SubmitJobRequest, PlanJobResponse>(async (req) => describePlan(await this.plan(req, req.jobId || 'plan'))),
-      getJob: unaryHandler<GetJobRequest, JobInfo>((req) => jobInfo(this.job(req.jobId))),
-      listJobs: unaryHandler<object, ListJobsResponse>(() => ({ jobs: [...this.jobs.values()].map(jobInfo) })),
+      getJob: unaryHandler<GetJobRequest, JobInfo>((req) => {
+        const init = this.planning.get(req.jobId);
+        return init ? planningJobInfo(req.jobId, init) : jobInfo(this.job(req.jobId));
+      }),
+      listJobs: unaryHandler<object, ListJobsResponse>(() => ({
+        jobs: [...[...this.planning].map(([id, init]) => planningJobInfo(id, init)), ...[...this.jobs.values()].map(jobInfo)],
+      })),
       cancelJob: unaryHandler<CancelJobRequest, CancelJobResponse>((req) => {
+        const init = this.planning.get(req.jobId);
+        if (init) {
+          init.cancelRequested = true;
+          return { job: planningJobInfo(req.jobId, init) };
+        }
         const job = this.job(req.jobId);
         job.cancel();
         return { job: jobInfo(job) };

@@ -1,0 +1,124 @@
+/**
+ * A streaming job run through the real CLI (`tideway run`), with its own checkpoint directory
+ * and coordinator port, so a test can watch its checkpoints, SIGKILL it and restore it.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runCli, spawnCli, waitForExit, type CliResult } from '../conformance/cli-process.js';
+import { freePort } from '../e2e/free-port.js';
+
+/** Polls `fn` every 200 ms until it returns a value other than undefined; fails after `timeoutMs`. */
+export async function until<T>(what: string, fn: () => Promise<T | undefined> | T | undefined, timeoutMs = 60_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v !== undefined) return v;
+    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** A temp folder removed by `cleanup()`. */
+export class TempDirs {
+  private readonly dirs: string[] = [];
+  make(prefix = 'tideway-cdc-'): string {
+    const d = mkdtempSync(join(tmpdir(), prefix));
+    this.dirs.push(d);
+    return d;
+  }
+  cleanup(): void {
+    for (const d of this.dirs) rmSync(d, { recursive: true, force: true });
+  }
+}
+
+const started = new Set<ChildProcess>();
+
+/** SIGKILLs every CLI process these tests started that is still running (for afterAll). */
+export function killStartedJobs(): void {
+  for (const c of started) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  started.clear();
+}
+
+/** One running `tideway run` process of a job. */
+export interface RunningCli {
+  readonly child: ChildProcess;
+  readonly exit: Promise<CliResult>;
+  readonly address: string;
+  /** The last 8 kB of its stderr so far (for failure messages). */
+  stderrTail(): string;
+}
+
+/**
+ * A job config, its engine config (local checkpoint storage in a private folder) and its id:
+ * `start()` runs it, `restore()` runs it again from its latest checkpoint (`run -r`).
+ */
+export class CliJob {
+  readonly jobId = `${Date.now()}${Math.floor(Math.random() * 1000)}`;
+  readonly conf: string;
+  readonly engine: string;
+  readonly checkpoints: string;
+
+  constructor(dir: string, jobConfig: string) {
+    this.conf = join(dir, 'job.conf');
+    this.engine = join(dir, 'seatunnel.yaml');
+    this.checkpoints = join(dir, 'checkpoints');
+    writeFileSync(this.conf, jobConfig);
+    writeFileSync(
+      this.engine,
+      ['seatunnel:', '  engine:', '    checkpoint:', '      storage:', '        type: localfile', '        plugin-config:', `          namespace: ${this.checkpoints}/`, ''].join('\n'),
+    );
+  }
+
+  /** `tideway run -c job.conf --set-job-id <id>`. */
+  start(): Promise<RunningCli> {
+    return this.spawn(['--set-job-id', this.jobId]);
+  }
+
+  /** `tideway run -r <id> -c job.conf`: same job id, from its latest checkpoint. */
+  restore(): Promise<RunningCli> {
+    return this.spawn(['-r', this.jobId]);
+  }
+
+  private async spawn(extra: string[]): Promise<RunningCli> {
+    const port = await freePort();
+    const child = spawnCli(['run', '-c', this.conf, '--engine-config', this.engine, '--coordinator-port', String(port), ...extra]);
+    const exit = waitForExit(child);
+    started.add(child);
+    let tail = '';
+    child.stderr!.on('data', (s: string) => (tail = (tail + s).slice(-8192)));
+    return { child, exit, address: `127.0.0.1:${port}`, stderrTail: () => tail };
+  }
+
+  /** `tideway status <id> --address`: the job as JSON, or undefined while it cannot answer. */
+  async status(cli: RunningCli): Promise<{ status: string; completedCheckpoints?: number } | undefined> {
+    const res = await runCli(['status', this.jobId, '--address', cli.address], 30_000);
+    return res.code === 0 ? JSON.parse(res.stdout) : undefined;
+  }
+
+  /** `tideway metrics <id> --address` as JSON. */
+  async metrics(cli: RunningCli): Promise<Record<string, unknown> | undefined> {
+    const res = await runCli(['metrics', this.jobId, '--address', cli.address], 30_000);
+    return res.code === 0 ? JSON.parse(res.stdout) : undefined;
+  }
+
+  /** Waits until this run has completed at least `n` checkpoints (per `tideway status`). */
+  async checkpointsCompleted(cli: RunningCli, n: number, timeoutMs = 60_000): Promise<number> {
+    let last: unknown;
+    return until(
+      `${n} completed checkpoint(s) of job ${this.jobId}`,
+      async () => {
+        const exited = await Promise.race([cli.exit.then((r) => r), new Promise<undefined>((r) => setTimeout(() => r(undefined), 0))]);
+        if (exited) throw new Error(`job ${this.jobId} ended (code ${exited.code}) before ${n} checkpoint(s):\n${exited.stderr}`);
+        const s = await this.status(cli);
+        last = s;
+        const done = s?.completedCheckpoints ?? 0;
+        return done >= n ? done : undefined;
+      },
+      timeoutMs,
+    ).catch((err: Error) => {
+      throw new Error(`${err.message}; last status ${JSON.stringify(last)}; stderr:\n${cli.stderrTail()}`);
+    });
+  }
+}

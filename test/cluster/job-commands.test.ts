@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobStatusToJSON, type JobInfo } from '@tideway/contracts';
 import { call } from '@tideway/rpc';
+import { startPostgres } from '@tideway/testing';
+import pg from 'pg';
+import { HeldProxy } from './held-proxy.js';
 import { casesDir } from './conformance-cases.js';
 import { TestCluster, fakeJob, jobFile } from './test-cluster.js';
 
@@ -168,6 +171,41 @@ describe('cluster job commands', () => {
     }
     for (const id of ids) await untilStatus(id, 'CANCELED');
     await untilAllSlotsFree();
+  });
+
+  it('cancel while the job is still being planned (its Jdbc source reads the schema): listed CREATED, ends CANCELED, never asks for a slot', async () => {
+    const pgs = await startPostgres();
+    const proxy = await HeldProxy.start({ host: pgs.host, port: pgs.port });
+    try {
+      const db = new pg.Client({ connectionString: pgs.url });
+      await db.connect();
+      await db.query('CREATE TABLE planned (id int PRIMARY KEY, name text); INSERT INTO planned VALUES (1, $$a$$), (2, $$b$$)');
+      await db.end();
+      // The schema read goes through the proxy, which holds it: planning cannot finish.
+      const url = pgs.jdbcUrl.replace(`:${pgs.port}/`, `:${proxy.port}/`);
+      const text = `env { job.mode = "BATCH" }
+source { Jdbc { url = "${url}", driver = "org.postgresql.Driver", user = "${pgs.user}", password = "${pgs.password}", table_path = "${pgs.database}.public.planned", plugin_output = "src" } }
+sink { Console { plugin_input = "src", log.print.data = false } }`;
+      const jobId = String(Date.now());
+      const submitted = call(cluster.jobs.submitJob, cluster.jobs, { configText: text, configFile: 'planned.conf', format: 'hocon', variables: {}, jobName: '', jobId, restoreJobId: '' });
+      await cluster.until('planning holds on the schema read', () => proxy.held > 0);
+      expect(status(await cluster.job(jobId))).toBe('CREATED');
+      expect((await cluster.cli(['-l'])).stdout).toMatch(new RegExp(`${jobId}\\s+CREATED`));
+
+      const cancel = await cluster.cli(['-can', jobId]);
+      expect(cancel.stdout.trim()).toBe(`${jobId} CANCELING`);
+      proxy.release();
+      const res = await submitted;
+      expect(status(res.job!)).toBe('CANCELED');
+      const job = await cluster.job(jobId);
+      expect(status(job)).toBe('CANCELED');
+      expect(job.startTimeMs).toBe(0);
+      expect(job.pipelines.flatMap((p) => p.taskGroups.map((t) => t.workerAddress)).filter(Boolean)).toEqual([]);
+      await untilAllSlotsFree();
+    } finally {
+      await proxy.stop();
+      await pgs.stop();
+    }
   });
 
   it('serves Prometheus metrics on every process', async () => {

@@ -12,3 +12,4 @@ export * from './instantiate.js';
 
 /** Every plugin Tideway ships, loaded. */
 export const registry = await loadAllPlugins();
+export * from './reference-docs.js';

@@ -16,9 +16,15 @@ if ! command -v mariadbd >/dev/null 2>&1 && [ ! -x /usr/sbin/mariadbd ] || ! com
   missing+=(mariadb-server)
 fi
 if ! command -v redis-server >/dev/null 2>&1; then missing+=(redis-server); fi
+# PostGIS: SeaTunnel's PostgreSQL Jdbc e2e configs (test/jdbc/seatunnel-configs) read geometry columns.
+if ! ls /usr/share/postgresql/*/extension/postgis.control >/dev/null 2>&1; then
+  pg_major=15
+  for d in /usr/lib/postgresql/*/bin; do [ -x "$d/postgres" ] && pg_major=$(basename "$(dirname "$d")"); done
+  missing+=("postgresql-${pg_major}-postgis-3")
+fi
 
 if [ ${#missing[@]} -eq 0 ]; then
-  echo "ensure-servers: PostgreSQL, MariaDB and Redis binaries are present"
+  echo "ensure-servers: PostgreSQL (with PostGIS), MariaDB and Redis binaries are present"
   exit 0
 fi
 

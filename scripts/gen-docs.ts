@@ -1,4 +1,4 @@
-// `pnpm docs`: writes docs/connectors/ from the plugin specs (the same specs that validate
+// `pnpm gen:docs`: writes docs/connectors/ from the plugin specs (the same specs that validate
 // configs and drive `tideway describe`). A test fails when the committed pages are stale.
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

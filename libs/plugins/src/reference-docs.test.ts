@@ -8,7 +8,7 @@ import { pluginReference, referenceFileName, referenceIndex } from './reference-
 const docs = fileURLToPath(new URL('../../../docs/connectors', import.meta.url));
 
 describe('docs/connectors', () => {
-  it('is what the plugin specs generate (run `pnpm docs` after changing a spec)', () => {
+  it('is what the plugin specs generate (run `pnpm gen:docs` after changing a spec)', () => {
     const plugins = registry.list();
     const expected = new Map(plugins.map((p) => [referenceFileName(p), pluginReference(p)]));
     expected.set('README.md', referenceIndex(plugins));

@@ -23,7 +23,7 @@ export function pluginReference(f: PluginFactory): string {
   return [
     `# ${f.name} (${f.type})`,
     '',
-    '<!-- Generated from the plugin spec by `pnpm docs`; do not edit by hand. -->',
+    '<!-- Generated from the plugin spec by `pnpm gen:docs`; do not edit by hand. -->',
     '',
     f.description,
     '',
@@ -46,7 +46,7 @@ export function referenceIndex(plugins: readonly PluginFactory[]): string {
   return [
     '# Connectors and transforms',
     '',
-    '<!-- Generated from the plugin specs by `pnpm docs`; do not edit by hand. -->',
+    '<!-- Generated from the plugin specs by `pnpm gen:docs`; do not edit by hand. -->',
     '',
     '| plugin | kind | |',
     '|---|---|---|',

@@ -398,6 +398,8 @@ export class PipelineMaster {
     } finally {
       this.ending = false;
     }
+    // Reports that came in meanwhile (a restarted attempt that failed at once) are looked at now.
+    this.maybeEnd();
   }
 
   /**

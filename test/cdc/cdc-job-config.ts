@@ -16,6 +16,8 @@ export interface CdcJobOptions {
   /** The PostgreSQL target and its database. */
   readonly target: TestDatabaseServer;
   readonly targetDatabase: string;
+  /** Replaces the sink block (default: the XA PostgreSQL sink above). */
+  readonly sink?: string;
 }
 
 const quote = (s: string) => JSON.stringify(s);
@@ -38,7 +40,13 @@ source {
   }
 }
 sink {
-  Jdbc {
+  ${o.sink ?? xaPostgresSink(o)}
+}
+`;
+}
+
+function xaPostgresSink(o: CdcJobOptions): string {
+  return `Jdbc {
     plugin_input = "cdc"
     url = ${quote(`jdbc:postgresql://${o.target.host}:${o.target.port}/${o.targetDatabase}`)}
     driver = "org.postgresql.Driver"
@@ -52,7 +60,5 @@ sink {
     batch_size = 5
     is_exactly_once = true
     xa_data_source_class_name = "org.postgresql.xa.PGXADataSource"
-  }
-}
-`;
+  }`;
 }

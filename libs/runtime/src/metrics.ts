@@ -1,9 +1,71 @@
-import type { Row } from '@tideway/api';
+import type { CatalogTable, DataType, Row } from '@tideway/api';
 import type { TaskGroupMetrics } from './descriptor.js';
 
 /**
- * Approximate serialized size of a row's fields, as SeaTunnel's SeaTunnelRow#getBytesSize
- * does: fixed widths for numbers, length for strings and bytes, recursion for containers.
+ * Bytes of a row as SeaTunnel's SeaTunnelRow#getBytesSize(rowType) counts them, by declared
+ * type: 1 for boolean/tinyint, 2 smallint, 4 int/float, 8 bigint/double, 36 decimal, 24 date,
+ * 12 time, 48 timestamp, the length of strings and bytes, the sum over arrays, maps and rows.
+ */
+export function rowBytesOf(types: readonly DataType[], fields: readonly unknown[]): number {
+  let n = 0;
+  const count = Math.min(types.length, fields.length);
+  for (let i = 0; i < count; i++) n += typedValueBytes(types[i]!, fields[i]);
+  return n;
+}
+
+function typedValueBytes(type: DataType, v: unknown): number {
+  if (v === null || v === undefined) return 0;
+  switch (type.kind) {
+    case 'string':
+      return typeof v === 'string' ? v.length : 0;
+    case 'boolean':
+    case 'tinyint':
+      return 1;
+    case 'smallint':
+      return 2;
+    case 'int':
+    case 'float':
+      return 4;
+    case 'bigint':
+    case 'double':
+      return 8;
+    case 'decimal':
+      return 36;
+    case 'null':
+      return 0;
+    case 'bytes':
+      return v instanceof Uint8Array ? v.byteLength : 0;
+    case 'date':
+      return 24;
+    case 'time':
+      return 12;
+    case 'timestamp':
+    case 'timestamp_tz':
+      return 48;
+    case 'array': {
+      if (!Array.isArray(v)) return 0;
+      let n = 0;
+      for (const x of v) n += typedValueBytes(type.element, x);
+      return n;
+    }
+    case 'map': {
+      if (!(v instanceof Map)) return 0;
+      let n = 0;
+      for (const [k, x] of v) n += typedValueBytes(type.key, k) + typedValueBytes(type.value, x);
+      return n;
+    }
+    case 'row': {
+      if (!Array.isArray(v)) return 0;
+      let n = 0;
+      for (let i = 0; i < type.fields.length && i < v.length; i++) n += typedValueBytes(type.fields[i]!.type, v[i]);
+      return n;
+    }
+  }
+}
+
+/**
+ * Approximate size of a row's fields when its table's schema is not known here: 8 bytes per
+ * number, length for strings and bytes, recursion for containers.
  */
 export function rowBytes(fields: readonly unknown[]): number {
   let n = 0;
@@ -46,6 +108,19 @@ interface TableCounters {
 /** Per-table row and byte counters of one task group. */
 export class TaskGroupCounters {
   private readonly tables = new Map<string, TableCounters>();
+  /** Column types by table id, of the rows sources emit and of the rows sinks receive. */
+  private readonly sourceTypes = new Map<string, readonly DataType[]>();
+  private readonly sinkTypes = new Map<string, readonly DataType[]>();
+
+  /** The schemas of the tables the source emits: their bytes are counted by declared type. */
+  registerSourceTables(tables: readonly CatalogTable[]): void {
+    for (const t of tables) this.sourceTypes.set(t.tableId, t.columns.map((c) => c.type));
+  }
+
+  /** The schemas of the tables a sink receives (after transforms, which may change them). */
+  registerSinkTables(tables: readonly CatalogTable[]): void {
+    for (const t of tables) this.sinkTypes.set(t.tableId, t.columns.map((c) => c.type));
+  }
 
   private table(id: string): TableCounters {
     let t = this.tables.get(id);
@@ -68,13 +143,16 @@ export class TaskGroupCounters {
   private count(rows: readonly Row[], source: boolean): void {
     let current: TableCounters | undefined;
     let currentId: string | undefined;
+    let types: readonly DataType[] | undefined;
+    const schemas = source ? this.sourceTypes : this.sinkTypes;
     for (let i = 0; i < rows.length; i++) {
       const r = rows[i]!;
       if (r.tableId !== currentId) {
         currentId = r.tableId;
         current = this.table(currentId);
+        types = schemas.get(currentId);
       }
-      const bytes = rowBytes(r.fields);
+      const bytes = types ? rowBytesOf(types, r.fields) : rowBytes(r.fields);
       if (source) {
         current!.sourceReceivedCount++;
         current!.sourceReceivedBytes += bytes;

@@ -118,6 +118,9 @@ export class TaskGroupRunner {
       sendSplitRequest: () => this.send({ type: 'split-request', sourceVertexId: this.sourceVertexId, register: false }),
     });
     this.push = this.withShuffles(root, this.compileChildren(root.children));
+    // What the source emits is what its fused children receive (catalogTables() may need a
+    // prepare() that only the coordinator runs).
+    this.counters.registerSourceTables(root.children.flatMap((c) => c.inputTables));
     await this.reader.open();
     await this.recommitRestored();
     const restoredSplits = this.descriptor.restored?.readerSplits[this.sourceVertexId];
@@ -181,6 +184,7 @@ export class TaskGroupRunner {
       const committer = sink.createCommitter?.();
       this.sinks.push({ vertexId: node.vertexId, writer, committer });
       const counters = this.counters;
+      counters.registerSinkTables(node.inputTables);
       return (rows) => {
         const r = writer.write(rows);
         if (r instanceof Promise) return r.then(() => counters.countSink(rows));

@@ -64,7 +64,12 @@ describe('cluster job commands', () => {
     const read = async () => JSON.parse((await cluster.cli(['--metrics', id])).stdout) as Record<string, unknown>;
     let first: Record<string, unknown> = {};
     await cluster.until('rows read', async () => ((first = await read()).SourceReceivedCount as number) > 0);
-    expect(first).toMatchObject({ TableSourceReceivedCount: { fake: first.SourceReceivedCount } });
+    // Bytes as SeaTunnel counts them by declared type: id int (4) + name string (5 chars) + age int (4).
+    expect(first).toMatchObject({
+      TableSourceReceivedCount: { fake: first.SourceReceivedCount },
+      SourceReceivedBytes: (first.SourceReceivedCount as number) * 13,
+      TableSourceReceivedBytes: { fake: (first.SourceReceivedCount as number) * 13 },
+    });
     await cluster.until('metrics grow', async () => ((await read()).SourceReceivedCount as number) > (first.SourceReceivedCount as number));
     expect(await cluster.metric('coordinator', `tideway_job_rows_read_total{job_id="${id}",job_name="SeaTunnel_Job"}`)).toBeGreaterThan(0);
     expect(await usedSlots()).toBe(1);

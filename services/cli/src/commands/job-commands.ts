@@ -107,6 +107,8 @@ export function registerJobCommands(program: Command): void {
         SinkWriteBytes: m.sinkWriteBytes,
         TableSourceReceivedCount: Object.fromEntries(Object.entries(perTable).map(([k, t]) => [k, t.sourceReceivedCount])),
         TableSinkWriteCount: Object.fromEntries(Object.entries(perTable).map(([k, t]) => [k, t.sinkWriteCount])),
+        TableSourceReceivedBytes: Object.fromEntries(Object.entries(perTable).map(([k, t]) => [k, t.sourceReceivedBytes])),
+        TableSinkWriteBytes: Object.fromEntries(Object.entries(perTable).map(([k, t]) => [k, t.sinkWriteBytes])),
       };
       process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
     }),

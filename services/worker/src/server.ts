@@ -49,6 +49,8 @@ export class WorkerServer {
   private heartbeatTimer?: NodeJS.Timeout;
   private stopped = false;
   private registered = false;
+  /** Whether the last heartbeat failed (the resource manager is away). */
+  private heartbeatLost = false;
   port = 0;
 
   constructor(private readonly options: WorkerOptions) {
@@ -166,10 +168,16 @@ export class WorkerServer {
       const res = await call(this.rm!.heartbeat, this.rm!, { profile: this.profile() }, { deadlineMs: 5000 });
       if (!res.known) {
         // The resource manager restarted: register again, reporting the slots held here.
-        await call(this.rm!.registerWorker, this.rm!, { profile: this.profile() }, { deadlineMs: 5000 });
+        const profile = this.profile();
+        await call(this.rm!.registerWorker, this.rm!, { profile }, { deadlineMs: 5000 });
+        log.info({ rm: this.options.resourceManagerAddress, heldSlots: profile.assignedSlots.length }, 'registered again with the resource manager');
       }
+      if (this.heartbeatLost) log.info({ rm: this.options.resourceManagerAddress }, 'the resource manager answers heartbeats again');
+      this.heartbeatLost = false;
     } catch (err) {
-      log.debug({ err }, 'heartbeat failed');
+      // Said once per outage; heartbeats go on every interval meanwhile.
+      if (!this.heartbeatLost) log.warn({ rm: this.options.resourceManagerAddress, err: (err as Error).message }, 'waiting for the resource manager: heartbeats fail');
+      this.heartbeatLost = true;
     }
     if (!this.stopped) this.scheduleHeartbeat();
   }

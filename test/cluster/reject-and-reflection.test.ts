@@ -12,11 +12,25 @@ import { TestCluster, type ProcessName } from './test-cluster.js';
 let cluster: TestCluster;
 
 beforeAll(async () => {
-  cluster = await TestCluster.start({ workers: [{ attributes: { group: 'platform' } }], slotNum: 2, jobScheduleStrategy: 'REJECT' });
+  // Started in the worst order: the worker first (it waits for the resource manager), the
+  // resource manager last.
+  cluster = await TestCluster.start({
+    workers: [{ attributes: { group: 'platform' } }],
+    slotNum: 2,
+    jobScheduleStrategy: 'REJECT',
+    startOrder: ['worker-1', 'coordinator', 'resource-manager'],
+  });
 });
 
 afterAll(async () => {
   await cluster?.stop();
+});
+
+describe('start in any order', () => {
+  it('a worker started before the resource manager says once that it waits, then registers', async () => {
+    expect(cluster.logLines('worker-1', 'waiting for the resource manager')).toBe(1);
+    expect(await cluster.metric('resource-manager', 'tideway_workers')).toBe(1);
+  });
 });
 
 describe('REJECT at slot exhaustion', () => {

@@ -19,6 +19,8 @@ export interface TestClusterOptions {
   jobScheduleStrategy: 'WAIT' | 'REJECT';
   heartbeatMs?: number;
   heartbeatTimeoutMs?: number;
+  /** Start the processes one after the other in this order (default: all at once). */
+  startOrder?: ProcessName[];
 }
 
 export type ProcessName = 'coordinator' | 'resource-manager' | `worker-${number}`;
@@ -54,7 +56,8 @@ export class TestCluster {
         cluster.metricsPorts.set(name, await freePort());
         cluster.writeConfig(name);
       }
-      await Promise.all([...cluster.grpcPorts.keys()].map((name) => cluster.startProcess(name)));
+      if (options.startOrder) for (const name of options.startOrder) await cluster.startProcess(name);
+      else await Promise.all([...cluster.grpcPorts.keys()].map((name) => cluster.startProcess(name)));
       await cluster.until('every worker registered', async () => (await cluster.workers()).length === options.workers.length);
     } catch (err) {
       await cluster.stop();
@@ -128,6 +131,11 @@ export class TestCluster {
         reject(new Error(`${name} exited (${code ?? signal}) while starting:\n${log}`));
       });
     });
+  }
+
+  /** How many lines of a process's output contain `text`. */
+  logLines(name: ProcessName, text: string): number {
+    return (this.logs.get(name) ?? '').split('\n').filter((l) => l.includes(text)).length;
   }
 
   /** Sends a signal to one process and waits for it to exit. */

@@ -26,6 +26,17 @@ export async function pgExec(server: TestDatabaseServer, sql: string, params: un
   }
 }
 
+/** Rows of one PostgreSQL query as arrays: columns by position, as JDBC's getObject(i) reads them. */
+export async function pgRowArrays(server: TestDatabaseServer, sql: string): Promise<unknown[][]> {
+  const client = new pg.Client({ connectionString: server.url });
+  await client.connect();
+  try {
+    return (await client.query({ text: sql, rowMode: 'array' })).rows as unknown[][];
+  } finally {
+    await client.end();
+  }
+}
+
 /** Runs one or more statements on MariaDB (several separated by `;`); returns the rows of the last. */
 export async function myExec(server: TestDatabaseServer, sql: string, params: unknown[] = [], database = server.database): Promise<Record<string, unknown>[]> {
   const conn = await mysql.createConnection({

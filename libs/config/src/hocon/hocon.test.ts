@@ -32,6 +32,16 @@ describe('HOCON syntax', () => {
     expect(plain('row.num = 1\n"a.b" = 2\nx."y.z" = 3')).toEqual({ row: { num: 1 }, 'a.b': 2, x: { 'y.z': 3 } });
   });
 
+  it('keeps integers past 2^53 exact, as their text (Java reads them as exact longs)', () => {
+    expect(plain('lo = 2844674407371055000\nhi = 2844674407371055099\nneg = -9223372036854775808\nsafe = 9007199254740991\nf = 1.5e300')).toEqual({
+      lo: '2844674407371055000',
+      hi: '2844674407371055099',
+      neg: '-9223372036854775808',
+      safe: 9007199254740991,
+      f: 1.5e300,
+    });
+  });
+
   it('reads unquoted strings, numbers, booleans and null', () => {
     expect(plain('m = BATCH\nk = MAX_ROW\nr = a20261129\ni = 10\nf = -1.5e3\nt = true\nn = null\nz = 1g')).toEqual({
       m: 'BATCH',

@@ -315,7 +315,13 @@ function unquotedScalar(t: Token): HValue {
   const text = t.text;
   if (text === 'true' || text === 'false') return { kind: 'scalar', value: text === 'true', raw: text, line: t.line };
   if (text === 'null') return { kind: 'scalar', value: null, raw: text, line: t.line };
-  if (NUMBER.test(text)) return { kind: 'scalar', value: Number(text), raw: text, line: t.line };
+  if (NUMBER.test(text)) {
+    // An integer past 2^53 would lose digits as a JS number (SeaTunnel reads it as an exact
+    // Java long): keep its text, which options coerce exactly (e.g. partition bounds, bigint values).
+    const n = Number(text);
+    const exactText = Number.isInteger(n) && !Number.isSafeInteger(n) && /^[+-]?\d+$/.test(text);
+    return { kind: 'scalar', value: exactText ? text : n, raw: text, line: t.line };
+  }
   return { kind: 'scalar', value: text, raw: text, line: t.line };
 }
 

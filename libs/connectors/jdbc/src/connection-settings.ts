@@ -29,6 +29,7 @@ const NO_EFFECT: Record<DialectName, Record<string, string>> = {
     stringtype: 'parameters are always sent as untyped text',
     prepareThreshold: 'statements are not prepared server-side',
     binaryTransfer: 'values are read as text to keep exact precision',
+    loggerLevel: "PgJDBC's own logging; the Node driver writes no log",
   },
   mysql: {
     useUnicode: 'the connection always uses utf8mb4',

@@ -30,6 +30,9 @@ export interface JdbcSplit extends SourceSplit {
   rowsRead: number;
 }
 
+/** A plain decimal number: safe to put into SQL as a literal. */
+const NUMERIC_TEXT = /^-?\d+(\.\d+)?$/;
+
 /** The statement that reads what is left of a split. */
 export function splitStatement(conn: JdbcConnection, split: JdbcSplit): { sql: string; params: unknown[] } {
   const conds: string[] = [];
@@ -38,17 +41,23 @@ export function splitStatement(conn: JdbcConnection, split: JdbcSplit): { sql: s
     params.push(v);
     return conn.placeholder(params.length - 1);
   };
+  // Numbers go into the SQL as literals: MySQL compares a string parameter with a BIGINT or
+  // DECIMAL column as DOUBLE, which loses digits past 2^53 (keys then fall out of every split).
+  const bound = (v: string) => (NUMERIC_TEXT.test(v) ? v : param(v));
   if (split.range) {
     const c = conn.quote(split.range.column);
     const parts: string[] = [];
-    if (split.range.lower !== undefined) parts.push(`${c} >= ${param(split.range.lower)}`);
-    if (split.range.upper !== undefined) parts.push(`${c} ${split.range.upperInclusive ? '<=' : '<'} ${param(split.range.upper)}`);
+    if (split.range.lower !== undefined) parts.push(`${c} >= ${bound(split.range.lower)}`);
+    if (split.range.upper !== undefined) parts.push(`${c} ${split.range.upperInclusive ? '<=' : '<'} ${bound(split.range.upper)}`);
     const inRange = parts.join(' AND ');
     if (split.range.includeNull) conds.push(inRange ? `(${inRange} OR ${c} IS NULL)` : `${c} IS NULL`);
     else if (inRange) conds.push(inRange);
   }
   const resumeAfterKey = split.orderKey !== undefined && split.lastKey !== undefined && split.lastKey !== null;
-  if (resumeAfterKey) conds.push(`${conn.quote(split.orderKey!)} > ${param(String(split.lastKey))}`);
+  if (resumeAfterKey) {
+    const last = split.lastKey!;
+    conds.push(`${conn.quote(split.orderKey!)} > ${typeof last === 'bigint' || typeof last === 'number' ? bound(String(last)) : param(String(last))}`);
+  }
   let sql = `SELECT * FROM (${bareQuery(split.query)}) tw_split`;
   if (conds.length > 0) sql += ` WHERE ${conds.join(' AND ')}`;
   if (split.orderKey !== undefined) sql += ` ORDER BY ${conn.quote(split.orderKey)}`;

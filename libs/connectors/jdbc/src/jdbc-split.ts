@@ -13,6 +13,18 @@ export interface SplitRange {
 }
 
 /**
+ * One hash bucket of a text split column (SeaTunnel splits string columns by hash modulo the
+ * partition count): rows whose column hashes to `remainder` modulo `modulus`.
+ */
+export interface SplitBucket {
+  readonly column: string;
+  readonly modulus: number;
+  readonly remainder: number;
+  /** Rows whose split column is NULL (they hash to nothing) belong to this bucket (the first one). */
+  readonly includeNull: boolean;
+}
+
+/**
  * A part of one table to read. Plain data (crosses threads and checkpoints). Progress: with an
  * `orderKey` (a one-column primary key) rows come in key order and a restored split resumes
  * after `lastKey`; otherwise it skips the `rowsRead` rows it already emitted, which is exact
@@ -22,6 +34,7 @@ export interface JdbcSplit extends SourceSplit {
   readonly splitId: string;
   readonly tableId: string;
   readonly query: string;
+  readonly bucket?: SplitBucket;
   readonly range?: SplitRange;
   readonly orderKey?: string;
   /** Index of the order key in the table's columns. */
@@ -32,6 +45,11 @@ export interface JdbcSplit extends SourceSplit {
 
 /** A plain decimal number: safe to put into SQL as a literal. */
 const NUMERIC_TEXT = /^-?\d+(\.\d+)?$/;
+
+/** 0..modulus-1 from a text column: hashtext (an int4, maybe negative) on PostgreSQL, CRC32 on MySQL. */
+function hashBucket(conn: JdbcConnection, column: string, modulus: number): string {
+  return conn.dialect === 'postgresql' ? `mod(mod(hashtext(${column}::text), ${modulus}) + ${modulus}, ${modulus})` : `MOD(CRC32(${column}), ${modulus})`;
+}
 
 /** The statement that reads what is left of a split. */
 export function splitStatement(conn: JdbcConnection, split: JdbcSplit): { sql: string; params: unknown[] } {
@@ -52,6 +70,11 @@ export function splitStatement(conn: JdbcConnection, split: JdbcSplit): { sql: s
     const inRange = parts.join(' AND ');
     if (split.range.includeNull) conds.push(inRange ? `(${inRange} OR ${c} IS NULL)` : `${c} IS NULL`);
     else if (inRange) conds.push(inRange);
+  }
+  if (split.bucket) {
+    const c = conn.quote(split.bucket.column);
+    const inBucket = `${hashBucket(conn, c, split.bucket.modulus)} = ${split.bucket.remainder}`;
+    conds.push(split.bucket.includeNull ? `(${inBucket} OR ${c} IS NULL)` : inBucket);
   }
   const resumeAfterKey = split.orderKey !== undefined && split.lastKey !== undefined && split.lastKey !== null;
   if (resumeAfterKey) {

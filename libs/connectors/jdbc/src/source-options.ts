@@ -9,7 +9,7 @@ export const SOURCE_OPTIONS: readonly OptionDef[] = [
   { name: 'table_path', type: 'string', description: 'Table to read instead of a query: db.table (MySQL), db.schema.table or schema.table (PostgreSQL).' },
   { name: 'table_list', type: 'object-list', description: 'Several tables to read: entries with table_path and optionally query, partition_column, partition_num, split.size.' },
   { name: 'where_condition', type: 'string', description: 'Row filter for every table or query, starting with `where`, e.g. `where id > 100`.' },
-  { name: 'partition_column', type: 'string', description: 'Numeric column to split the reading by.' },
+  { name: 'partition_column', type: 'string', description: 'Column to split the reading by: numeric (ranges) or text (hash buckets, partition_num of them).' },
   { name: 'partition_lower_bound', type: 'any', description: 'Smallest partition_column value to read (default: the column minimum).' },
   { name: 'partition_upper_bound', type: 'any', description: 'Largest partition_column value to read (default: the column maximum).' },
   { name: 'partition_num', type: 'int', min: 1, description: 'Number of splits; default: split.size decides for tables, job parallelism for queries.' },

@@ -64,8 +64,8 @@ export async function discoverTables(conn: JdbcConnection, cfg: SourceConfig): P
       if (!col) {
         throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `partition_column '${t.partitionColumn}' is not a column of ${t.tablePath ?? 'the query'} (columns: ${[...names].join(', ')})`, { place: t.place });
       }
-      if (!isNumericType(col.type)) {
-        throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `partition_column '${col.name}' is ${col.nativeType}; only numeric columns can split the reading`, { place: t.place });
+      if (!isNumericType(col.type) && col.type.kind !== 'string') {
+        throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `partition_column '${col.name}' is ${col.nativeType}; only numeric and text columns can split the reading`, { place: t.place });
       }
       splitKey = { name: col.name, type: col.type, nullable: col.nullable, explicit: true };
     } else if (ref) {

@@ -24,8 +24,8 @@ function ceilDiv(a: bigint, b: bigint): bigint {
 }
 
 /**
- * Splits tables into parts that readers can take in parallel. A table without a numeric split
- * key is one split. With one: `partition_num` even ranges when set; for tables otherwise
+ * Splits tables into parts that readers can take in parallel. A table without a split key is
+ * one split; a text partition_column gives `partition_num` hash buckets. With one: `partition_num` even ranges when set; for tables otherwise
  * SeaTunnel's dynamic chunking by `split.size` (even steps when (max - min + 1) / rows lies within
  * the even-distribution bounds, sampled boundaries when the key is skewed and the split count
  * would pass `split.sample-sharding.threshold`, boundaries found by querying otherwise); for
@@ -57,6 +57,11 @@ async function planTable(conn: JdbcConnection, table: SourceTable, cfg: SourceCo
   });
   const key = table.splitKey;
   if (!key) return [make(0)];
+  if (key.type.kind === 'string') {
+    // Text keys have no ranges: SeaTunnel's fixed hash buckets, partition_num (or parallelism) of them.
+    const modulus = table.config.partitionNum ?? parallelism;
+    return Array.from({ length: modulus }, (_, i) => ({ ...make(i), bucket: { column: key.name, modulus, remainder: i, includeNull: i === 0 && key.nullable } }));
+  }
   const q = bareQuery(table.query);
   const k = conn.quote(key.name);
   const explicitBounds = key.explicit && (cfg.lowerBound !== undefined || cfg.upperBound !== undefined);

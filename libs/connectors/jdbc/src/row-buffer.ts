@@ -3,8 +3,9 @@ import { RowKind, type Row } from '@tideway/api';
 /**
  * Rows of one table waiting to be written. Without keys every row is kept in order (SeaTunnel
  * writes them all with the insert or user statement). With keys the buffer keeps only the last
- * change per key, as SeaTunnel's buffer-reduced executor does: +I/+U become an upsert, -D a
- * delete, -U is dropped (its +U follows).
+ * change per key, as SeaTunnel's buffer-reduced executor does: +I/+U become an upsert, -D and
+ * -U a delete of their key. A -U followed by the +U of the same key leaves the upsert; an
+ * update that changes the key deletes the old key and upserts the new one.
  */
 export class RowBuffer {
   private readonly plain: Row[] = [];
@@ -21,7 +22,6 @@ export class RowBuffer {
       this.plain.push(row);
       return;
     }
-    if (row.kind === RowKind.UPDATE_BEFORE) return;
     const key = this.keyOf(row.fields);
     // Delete-then-insert re-orders the map entry so the latest change wins.
     this.byKey.delete(key);
@@ -37,7 +37,7 @@ export class RowBuffer {
   changes(): { upserts: Row[]; deletes: Row[] } {
     const upserts: Row[] = [];
     const deletes: Row[] = [];
-    for (const row of this.byKey.values()) (row.kind === RowKind.DELETE ? deletes : upserts).push(row);
+    for (const row of this.byKey.values()) (row.kind === RowKind.DELETE || row.kind === RowKind.UPDATE_BEFORE ? deletes : upserts).push(row);
     return { upserts, deletes };
   }
 

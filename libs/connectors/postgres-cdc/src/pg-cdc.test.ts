@@ -129,6 +129,27 @@ describe('Postgres-CDC', () => {
     await reader.close();
   }, 30_000);
 
+  it('turns a key change under the default replica identity into a delete of the old key and an insert', async () => {
+    await admin.query(`CREATE TABLE renames (k text PRIMARY KEY, v text)`);
+    await admin.query(`INSERT INTO renames VALUES ('a', 'x')`);
+    const src = source({ 'table-names': ['tideway.public.renames'], 'startup.mode': 'latest', 'slot.name': 'renames' });
+    const splits = await plan(src);
+    const reader = src.createReader({ subtaskIndex: 0, parallelism: 1, boundedness: 'UNBOUNDED', signalNoMoreElement: () => {}, sendSplitRequest: () => {} });
+    reader.addSplits(splits);
+    const out = new ListCollector();
+    await reader.pollNext(out); // opens the stream
+    await admin.query(`UPDATE renames SET v = 'y' WHERE k = 'a'`); // no old tuple: +U only
+    await admin.query(`UPDATE renames SET k = 'b' WHERE k = 'a'`); // old key only ('K')
+    await pollUntil(reader, out, () => out.rows.length >= 3);
+    await settle(reader, out);
+    expect(out.rows.map((r) => [r.kind, ...r.fields])).toEqual([
+      ['+U', 'a', 'y'],
+      ['-D', 'a', null],
+      ['+I', 'b', 'y'],
+    ]);
+    await reader.close();
+  }, 30_000);
+
   it('names the problem in one sentence: bad login, missing table, batch mode, bad options', async () => {
     await expect(plan(source({ password: 'wrong' }))).rejects.toThrow(/refused the login of user 'postgres'/);
     await expect(plan(source({ 'table-names': ['tideway.public.nope'] }))).rejects.toThrow(/table tideway.public.nope does not exist/);

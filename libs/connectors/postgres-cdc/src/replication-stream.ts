@@ -196,8 +196,15 @@ export class PgReplicationStream implements ChangeStream<string> {
         const r = this.relations.get(m.oid);
         if (!r) return;
         const before = m.before ? this.row(r, m.before, null) : null;
-        const after = this.row(r, m.after, before);
-        this.push({ type: 'change', txn: this.txn!, tableId: r.table.catalog.tableId, op: 'update', before: m.keyOnly ? null : before, after });
+        const tableId = r.table.catalog.tableId;
+        if (before !== null && m.keyOnly) {
+          // Only the old key (default replica identity), sent because the key changed: as in
+          // Debezium, the old key is deleted and the new row inserted, or the old row would stay.
+          this.push({ type: 'change', txn: this.txn!, tableId, op: 'delete', before, after: null });
+          this.push({ type: 'change', txn: this.txn!, tableId, op: 'insert', before: null, after: this.row(r, m.after, null) });
+          return;
+        }
+        this.push({ type: 'change', txn: this.txn!, tableId, op: 'update', before, after: this.row(r, m.after, before) });
         return;
       }
       case 'delete': {

@@ -1,6 +1,6 @@
 /**
- * The stream of changes CDC tests capture: inserts, updates and deletes on several keys of
- * `accounts` and `items`, and an insert-only `audit` table, in transactions of one to three
+ * The stream of changes CDC tests capture: inserts, updates (some of the key itself) and
+ * deletes on several keys of `accounts` and `items`, and an insert-only `audit` table, in transactions of one to three
  * statements. Every written row carries `version`, a counter that grows with every change, so a
  * target that applies a change twice, or an old change after a newer one, shows it (see
  * write-log.ts). The writer is the only one writing, so it knows which keys exist.
@@ -114,12 +114,31 @@ export class ChangeWriter {
       const id = this.pick(free);
       return id === undefined ? [] : [this.insertAccount(id), this.insertAudit(id, 0)];
     }
+    if (r < 0.6) {
+      // A key change: the old key must go (UPDATE_BEFORE) and the new one appear.
+      const id = this.pick(this.accounts);
+      const to = this.pick([...Array(ACCOUNT_IDS).keys()].map((i) => i + 1).filter((k) => !this.accounts.has(k)));
+      if (id === undefined || to === undefined) return [];
+      this.accounts.delete(id);
+      this.accounts.add(to);
+      this.changes++;
+      return [`UPDATE accounts SET id = ${to}, version = ${++this.version} WHERE id = ${id}`];
+    }
     if (r < 0.65) {
       const id = this.pick(this.accounts);
       if (id === undefined) return [];
       this.accounts.delete(id);
       this.changes++;
       return [`DELETE FROM accounts WHERE id = ${id}`];
+    }
+    if (r < 0.7) {
+      const sku = this.pick(this.items);
+      const to = `sku-${1 + Math.floor(this.rnd() * SKUS)}`;
+      if (sku === undefined || this.items.has(to)) return [];
+      this.items.delete(sku);
+      this.items.add(to);
+      this.changes++;
+      return [`UPDATE items SET sku = '${to}', version = ${++this.version} WHERE sku = '${sku}'`];
     }
     if (r < 0.88) {
       const sku = `sku-${1 + Math.floor(this.rnd() * SKUS)}`;

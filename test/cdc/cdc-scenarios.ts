@@ -2,7 +2,8 @@
  * The two CDC proofs, for any source database, into a PostgreSQL target whose triggers log
  * every write (write-log.ts):
  * - killMidStream: a stream of changes on accounts, items and audit; the CLI is SIGKILLed after
- *   two checkpoints and restored with `run -r` while the writer goes on;
+ *   two checkpoints and restored with `run -r` while the writer goes on, killed again after the
+ *   restored run's first checkpoint and restored again;
  * - killMidSnapshot: the CLI is SIGKILLed after the first checkpoint of a 50,000-row snapshot
  *   read in 1,000-row chunks, with updates running meanwhile, and restored.
  * Both then wait until the target equals the source, check that no change was applied twice
@@ -73,9 +74,13 @@ export async function killMidStream(dirs: TempDirs, source: CdcSource, target: C
   await killed(first);
   const atKill = writer.transactions;
 
+  // Killed again soon after its first checkpoint: the next restore starts from the restored run's checkpoint.
   const second = await job.restore();
+  await job.checkpointsCompleted(second, 1);
+  await killed(second);
+  const third = await job.restore();
   try {
-    await job.checkpointsCompleted(second, 2);
+    await job.checkpointsCompleted(third, 2);
     await writer.stop();
     expect(writer.transactions - atKill, 'transactions while the job was down or restored').toBeGreaterThan(10);
     for (const t of ['accounts', 'items', 'audit'] as const) {
@@ -88,7 +93,7 @@ export async function killMidStream(dirs: TempDirs, source: CdcSource, target: C
     expect(log.repeated).toEqual([]);
     expect(log.auditRewrites).toEqual([]);
 
-    const metrics = await job.metrics(second);
+    const metrics = await job.metrics(third);
     const received = metrics?.TableSourceReceivedCount as Record<string, number>;
     const written = metrics?.TableSinkWriteCount as Record<string, number>;
     for (const t of tables) {
@@ -96,7 +101,7 @@ export async function killMidStream(dirs: TempDirs, source: CdcSource, target: C
       expect(written[t], `TableSinkWriteCount of ${t}: ${JSON.stringify(metrics)}`).toBeGreaterThan(0);
     }
   } finally {
-    await sigintEnds(second);
+    await sigintEnds(third);
   }
 }
 

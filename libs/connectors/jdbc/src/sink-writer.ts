@@ -97,11 +97,16 @@ export class JdbcSinkWriter implements SinkWriter<JdbcCommitInfo, JdbcWriterStat
     return [{ preparedXids: [...this.prepared] }];
   }
 
+  /**
+   * After a failure: rolls back the open transaction only. A prepared transaction may belong to
+   * a checkpoint that is completing right now (stored, its commit under way): rolling it back
+   * here would lose its rows while the restored source resumes after them. Its fate is the
+   * checkpoint's: the committer commits it if the checkpoint completed, and the restored
+   * writer rolls it back if not.
+   */
   async abortPrepare(): Promise<void> {
     if (!this.conn) return;
     if (this.inTransaction) await this.rollbackOpen();
-    for (const xid of this.prepared) await rollbackXa(this.conn, xid);
-    this.prepared = [];
   }
 
   async close(): Promise<void> {

@@ -164,6 +164,22 @@ describe.each(['PostgreSQL', 'MariaDB'])('Jdbc sink on %s', (dbName) => {
       await c.close();
     });
 
+    it('abortPrepare after a failure keeps prepared transactions for their checkpoint: the committer still commits them', async () => {
+      const { opts, jobId } = xa('xa4', 'job-abort-prepared');
+      const sink = await makeSink(opts, [users], jobId);
+      const writer = sink.createWriter({ subtaskIndex: 0, parallelism: 1 });
+      await writer.write([row('+I', 1, 'prepared', null)]);
+      const info = (await writer.prepareCommit!(1)) as JdbcCommitInfo;
+      await writer.write([row('+I', 2, 'open', null)]);
+      // The task group fails while checkpoint 1 completes on the coordinator.
+      await writer.abortPrepare!();
+      await writer.close();
+      expect(await sink.createCommitter().commit([info])).toEqual([]);
+      const c = await session(d().conn);
+      expect(await contents(c, d().table('xa4'))).toEqual([[1, 'prepared', null]]);
+      await c.close();
+    });
+
     it('a restored writer commits the prepared ids in its state and rolls back later ones', async () => {
       const { opts, jobId } = xa('xa3', 'job-restore');
       const sink = await makeSink(opts, [users], jobId);

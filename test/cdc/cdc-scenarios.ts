@@ -136,11 +136,16 @@ export async function killMidSnapshot(dirs: TempDirs, source: CdcSource, target:
   let second: RunningCli | undefined;
   try {
     const first = await job.start();
-    await job.checkpointsCompleted(first, 1);
-    const atKill = await until('the first snapshot rows committed', async () => {
-      const n = (await target.client.query('SELECT count(*)::int AS n FROM bulk')).rows[0].n as number;
-      return n > 0 ? n : undefined;
-    });
+    await job.checkpointStored();
+    const atKill = await until(
+      'the first snapshot rows committed',
+      async () => {
+        const n = (await target.client.query('SELECT count(*)::int AS n FROM bulk')).rows[0].n as number;
+        return n > 0 ? n : undefined;
+      },
+      30_000,
+      20,
+    );
     await killed(first);
     console.log(`${source.plugin} snapshot: killed with ${atKill} of ${rows} rows in the target`);
     expect(atKill, 'the kill came after the snapshot ended').toBeLessThan(rows);

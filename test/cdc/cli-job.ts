@@ -6,17 +6,18 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { LocalFileCheckpointStorage } from '@tideway/checkpoint';
 import { runCli, spawnCli, waitForExit, type CliResult } from '../conformance/cli-process.js';
 import { freePort } from '../e2e/free-port.js';
 
-/** Polls `fn` every 200 ms until it returns a value other than undefined; fails after `timeoutMs`. */
-export async function until<T>(what: string, fn: () => Promise<T | undefined> | T | undefined, timeoutMs = 60_000): Promise<T> {
+/** Polls `fn` every `everyMs` until it returns a value other than undefined; fails after `timeoutMs`. */
+export async function until<T>(what: string, fn: () => Promise<T | undefined> | T | undefined, timeoutMs = 60_000, everyMs = 200): Promise<T> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     const v = await fn();
     if (v !== undefined) return v;
     if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
+    await new Promise((r) => setTimeout(r, everyMs));
   }
 }
 
@@ -101,6 +102,19 @@ export class CliJob {
   async metrics(cli: RunningCli): Promise<Record<string, unknown> | undefined> {
     const res = await runCli(['metrics', this.jobId, '--address', cli.address], 30_000);
     return res.code === 0 ? JSON.parse(res.stdout) : undefined;
+  }
+
+  /**
+   * Waits until the checkpoint directory holds a completed checkpoint of this job, polling
+   * every 50 ms: faster than `tideway status` (a process start per poll) where timing matters.
+   */
+  async checkpointStored(timeoutMs = 60_000): Promise<void> {
+    const storage = new LocalFileCheckpointStorage({ directory: this.checkpoints });
+    try {
+      await until(`a checkpoint of job ${this.jobId} in ${this.checkpoints}`, async () => ((await storage.listCheckpoints(this.jobId)).length > 0 ? true : undefined), timeoutMs, 50);
+    } finally {
+      await storage.close();
+    }
   }
 
   /** Waits until this run has completed at least `n` checkpoints (per `tideway status`). */

@@ -153,9 +153,31 @@ export class PgConnection implements JdbcConnection {
   async stream(sql: string, params: readonly unknown[], columns: readonly ResultColumn[], fetchSize: number): Promise<RowBatchStream> {
     const cursor = this.client.query(new Cursor(sql, params as unknown[], { rowMode: 'array', types: RAW_TEXT }));
     const decoders = decodersOf(columns);
+    // One fetch always runs ahead: the database reads the next rows while the task group
+    // converts and writes these (source and sink share one thread; waiting in turn halves the rate).
+    const fetch = (): Promise<unknown[][]> => {
+      const p = cursor.read(fetchSize) as unknown as Promise<unknown[][]>;
+      p.catch(() => undefined); // surfaces at the read that awaits it
+      return p;
+    };
+    let ahead: Promise<unknown[][]> | undefined = fetch();
+    let rest: unknown[][] = [];
     return {
-      read: async (max) => decodeRows((await cursor.read(Math.min(max, fetchSize))) as unknown as unknown[][], decoders),
-      close: () => cursor.close(),
+      read: async (max) => {
+        if (rest.length === 0) {
+          if (!ahead) return [];
+          rest = await ahead;
+          ahead = rest.length > 0 ? fetch() : undefined;
+        }
+        const raw = rest.length <= max ? rest : rest.slice(0, max);
+        rest = rest.length <= max ? [] : rest.slice(max);
+        return decodeRows(raw, decoders);
+      },
+      close: async () => {
+        await ahead?.catch(() => undefined);
+        ahead = undefined;
+        await cursor.close();
+      },
     };
   }
 

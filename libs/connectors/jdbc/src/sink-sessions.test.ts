@@ -3,7 +3,7 @@ import pg from 'pg';
 import { newCatalogTable, Types, type Row } from '@tideway/api';
 import { startPostgres, type TestDatabaseServer } from '@tideway/testing';
 import type { JdbcConnection } from './jdbc-connection.js';
-import { makeSink } from './test/wiring.js';
+import { flushed, makeSink } from './test/wiring.js';
 
 let server: TestDatabaseServer;
 let admin: pg.Client;
@@ -37,6 +37,7 @@ describe('Jdbc sink sessions on PostgreSQL', () => {
     const sink = await makeSink({ ...conn(), table: 'public.retry', max_retries: 2, batch_size: 10 }, [table]);
     const w = sink.createWriter({ subtaskIndex: 0, parallelism: 1 });
     await w.write(rows(1, 10));
+    await flushed(w);
     await killSessionOf(w);
     await w.write(rows(11, 10));
     await w.close();
@@ -45,8 +46,12 @@ describe('Jdbc sink sessions on PostgreSQL', () => {
     const noRetry = await makeSink({ ...conn(), table: 'public.noretry', batch_size: 10 }, [table]);
     const w2 = noRetry.createWriter({ subtaskIndex: 0, parallelism: 1 });
     await w2.write(rows(1, 10));
+    await flushed(w2);
     await killSessionOf(w2);
-    const err = (await Promise.resolve(w2.write(rows(11, 10))).catch((e: Error) => e)) as Error;
+    // The batch is written in the background: its failure surfaces at the next flush.
+    const err = (await Promise.resolve(w2.write(rows(11, 10)))
+      .then(() => flushed(w2))
+      .catch((e: Error) => e)) as Error;
     expect(err.message).toMatch(/^plugin test: writing a batch failed: /);
     await Promise.resolve(w2.close()).catch(() => undefined);
   });
@@ -63,6 +68,7 @@ describe('Jdbc sink sessions on PostgreSQL', () => {
     const sink = await makeSink({ ...conn(), table: 'public.tt', auto_commit: false, transaction_timeout_sec: 7, batch_size: 1 }, [table]);
     const w = sink.createWriter({ subtaskIndex: 0, parallelism: 1 });
     await w.write(rows(1, 1));
+    await flushed(w);
     const c = (w as unknown as { conn: JdbcConnection }).conn;
     expect((await c.execute('SHOW idle_in_transaction_session_timeout')).rows[0][0]).toBe('7s');
     await w.prepareCommit?.(1);

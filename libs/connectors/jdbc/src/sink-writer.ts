@@ -15,8 +15,15 @@ export interface JdbcWriterState {
 
 interface TableSlot {
   readonly target: SinkTarget;
-  readonly buffer: RowBuffer;
+  readonly keys: readonly number[];
+  buffer: RowBuffer;
   writer?: TableWriter;
+}
+
+/** Rows taken out of a slot's buffer to be written. */
+interface TakenBatch {
+  readonly slot: TableSlot;
+  readonly buffer: RowBuffer;
 }
 
 /**
@@ -37,6 +44,8 @@ export class JdbcSinkWriter implements SinkWriter<JdbcCommitInfo, JdbcWriterStat
   private prepared: string[] = [];
   private recovered = false;
   private readonly tag = attemptTag();
+  /** The batch being written while new rows fill fresh buffers: at most one at a time. */
+  private inflight: Promise<void> | undefined;
 
   constructor(
     private readonly cfg: SinkConfig,
@@ -48,7 +57,7 @@ export class JdbcSinkWriter implements SinkWriter<JdbcCommitInfo, JdbcWriterStat
   ) {
     for (const t of targets) {
       const keys = cfg.query !== undefined || cfg.useCopy ? [] : t.keyIndexes;
-      this.slots.set(t.input.tableId, { target: t, buffer: new RowBuffer(keys) });
+      this.slots.set(t.input.tableId, { target: t, keys, buffer: new RowBuffer(keys) });
     }
   }
 
@@ -61,7 +70,34 @@ export class JdbcSinkWriter implements SinkWriter<JdbcCommitInfo, JdbcWriterStat
       slot.buffer.add(row);
       this.buffered++;
     }
-    if (this.buffered >= this.cfg.batchSize) await this.flush();
+    if (this.buffered >= this.cfg.batchSize) {
+      // Written in the background: the task group reads and converts the next rows meanwhile
+      // (source and sink share its thread). Waiting for the previous batch first keeps batches
+      // in order, bounds memory to two batches, and surfaces its error here.
+      await this.settle();
+      const writing = this.writeOut(this.takeBuffers());
+      writing.catch(() => undefined);
+      this.inflight = writing;
+    }
+  }
+
+  /** Waits for the batch being written (its error, if any, is thrown here). */
+  private async settle(): Promise<void> {
+    const p = this.inflight;
+    this.inflight = undefined;
+    await p;
+  }
+
+  /** Takes every non-empty buffer, leaving fresh ones for the rows that follow. */
+  private takeBuffers(): TakenBatch[] {
+    const taken: TakenBatch[] = [];
+    for (const slot of this.slots.values()) {
+      if (slot.buffer.size === 0) continue;
+      taken.push({ slot, buffer: slot.buffer });
+      slot.buffer = new RowBuffer(slot.keys);
+    }
+    this.buffered = 0;
+    return taken;
   }
 
   async prepareCommit(): Promise<JdbcCommitInfo | undefined> {
@@ -105,6 +141,7 @@ export class JdbcSinkWriter implements SinkWriter<JdbcCommitInfo, JdbcWriterStat
    * writer rolls it back if not.
    */
   async abortPrepare(): Promise<void> {
+    await this.settle().catch(() => undefined);
     if (!this.conn) return;
     if (this.inTransaction) await this.rollbackOpen();
   }
@@ -126,20 +163,26 @@ export class JdbcSinkWriter implements SinkWriter<JdbcCommitInfo, JdbcWriterStat
     }
   }
 
-  /** Writes every buffered row. */
+  /** Writes every buffered row, and waits for the batch being written. */
   async flush(): Promise<void> {
+    await this.settle();
     if (this.buffered === 0) return;
+    await this.writeOut(this.takeBuffers());
+  }
+
+  /** Writes taken batches in one transaction (retried max_retries times outside explicit transactions). */
+  private async writeOut(batches: readonly TakenBatch[]): Promise<void> {
     const explicit = this.cfg.exactlyOnce || !this.cfg.autoCommit;
     for (let attempt = 0; ; attempt++) {
       const conn = await this.session();
       try {
         if (explicit) {
           await this.ensureTransaction(conn);
-          await this.writeBuffers(conn);
+          await this.writeBuffers(conn, batches);
         } else {
           await conn.execute('BEGIN');
           try {
-            await this.writeBuffers(conn);
+            await this.writeBuffers(conn, batches);
             await conn.execute('COMMIT');
           } catch (err) {
             await conn.execute('ROLLBACK').catch(() => undefined);
@@ -154,18 +197,15 @@ export class JdbcSinkWriter implements SinkWriter<JdbcCommitInfo, JdbcWriterStat
         await new Promise((r) => setTimeout(r, Math.min(1000 * 2 ** attempt, 10_000)));
       }
     }
-    for (const slot of this.slots.values()) slot.buffer.clear();
-    this.buffered = 0;
   }
 
-  private async writeBuffers(conn: JdbcConnection): Promise<void> {
-    for (const slot of this.slots.values()) {
-      if (slot.buffer.size === 0) continue;
+  private async writeBuffers(conn: JdbcConnection, batches: readonly TakenBatch[]): Promise<void> {
+    for (const { slot, buffer } of batches) {
       const w = (slot.writer ??= new TableWriter(conn, slot.target));
-      if (this.cfg.query !== undefined) await w.runQuery(this.cfg.query, slot.buffer.rows());
-      else if (slot.target.keyIndexes.length === 0 || this.cfg.useCopy) await w.insert(slot.buffer.rows());
+      if (this.cfg.query !== undefined) await w.runQuery(this.cfg.query, buffer.rows());
+      else if (slot.target.keyIndexes.length === 0 || this.cfg.useCopy) await w.insert(buffer.rows());
       else {
-        const { upserts, deletes } = slot.buffer.changes();
+        const { upserts, deletes } = buffer.changes();
         await w.delete(deletes);
         if (this.cfg.enableUpsert && !this.cfg.upsertByQuery) await w.upsert(upserts);
         else await w.updateOrInsert(upserts);

@@ -5,7 +5,7 @@ import { openConnection } from './open-connection.js';
 import { compileConnection } from './connection-options.js';
 import { optionsOf } from '@tideway/api';
 import type { JdbcConnection } from './jdbc-connection.js';
-import { makeSink, writeAll, type JdbcCommitInfo } from './test/wiring.js';
+import { flushed, makeSink, writeAll, type JdbcCommitInfo } from './test/wiring.js';
 import { jdbcSinkFactory } from './jdbc-sink.js';
 import { preparedXids, xidPrefix } from './xa-transactions.js';
 
@@ -190,6 +190,7 @@ describe.each(['PostgreSQL', 'MariaDB'])('Jdbc sink on %s', (dbName) => {
       await w1.write([row('+I', 2, 'cp2-never-completed', null)]);
       await w1.prepareCommit!(2);
       await w1.write([row('+I', 3, 'never-prepared', null)]);
+      await flushed(w1);
       // The process dies here: no commit, no close. Its session ends, its prepared transactions stay.
       const w1conn = (w1 as unknown as { conn?: JdbcConnection }).conn;
       expect(w1conn).toBeDefined();
@@ -210,7 +211,9 @@ describe.each(['PostgreSQL', 'MariaDB'])('Jdbc sink on %s', (dbName) => {
   it('bad credentials and a bad driver give one sentence each', async () => {
     const sink = await makeSink({ ...d().conn, password: 'wrong', query: 'insert into t values (?)' }, [users]);
     const writer = sink.createWriter({ subtaskIndex: 0, parallelism: 1 });
-    const err = (await Promise.resolve(writer.write(Array.from({ length: 1000 }, (_, i) => row('+I', i, 'x', null)))).catch((e: Error) => e)) as Error;
+    const err = (await Promise.resolve(writer.write(Array.from({ length: 1000 }, (_, i) => row('+I', i, 'x', null))))
+      .then(() => flushed(writer))
+      .catch((e: Error) => e)) as Error;
     expect(err.message).toMatch(/^plugin test, option 'url': connecting to \w+ at 127\.0\.0\.1:\d+ failed: the database refused the login/);
     await Promise.resolve(writer.close()).catch(() => undefined);
     await expect(makeSink({ ...d().conn, driver: 'oracle.jdbc.OracleDriver', query: 'x' }, [users])).rejects.toThrow(

@@ -102,4 +102,12 @@ export async function writeAll(sink: JdbcSink, rows: Row[], batch = 100): Promis
   await writer.close();
 }
 
+/**
+ * Waits until a writer's full batches are written: the Jdbc writer writes them in the
+ * background (their errors surface at the next write, flush, prepareCommit or close).
+ */
+export async function flushed(writer: unknown): Promise<void> {
+  await (writer as { flush(): Promise<void> }).flush();
+}
+
 export type { JdbcCommitInfo, JdbcWriterState };

@@ -93,19 +93,42 @@ function describeChain(node: { plugin: { name: string }; children: Array<{ plugi
   return kids.length === 0 ? node.plugin.name : kids.length === 1 ? `${node.plugin.name} -> ${kids[0]}` : `${node.plugin.name} -> [${kids.join(', ')}]`;
 }
 
-/** The wire view of a job's counters. */
+/** The counters a job's rates are computed from, by name (job totals and `table:<id>:...`). */
+export function rateCounters(job: JobMaster): Map<string, number> {
+  const c = job.counters();
+  const m = new Map<string, number>([
+    ['source', c.sourceReceivedCount],
+    ['sink', c.sinkWriteCount],
+    ['sourceBytes', c.sourceReceivedBytes],
+    ['sinkBytes', c.sinkWriteBytes],
+  ]);
+  for (const [table, t] of c.tables) {
+    m.set(`table:${table}:source`, t.sourceReceivedCount);
+    m.set(`table:${table}:sink`, t.sinkWriteCount);
+  }
+  return m;
+}
+
+/** The wire view of a job's counters, with rates over the tracker's window. */
 export function jobMetrics(job: JobMaster, rates?: RateTracker): JobMetrics {
   const c = job.counters();
-  const r = rates?.rates() ?? { sourceQps: 0, sinkQps: 0 };
+  const rate = (name: string) => rates?.rate(name) ?? 0;
   return {
     jobId: job.jobId,
     sourceReceivedCount: c.sourceReceivedCount,
     sinkWriteCount: c.sinkWriteCount,
     sourceReceivedBytes: c.sourceReceivedBytes,
     sinkWriteBytes: c.sinkWriteBytes,
-    sourceReceivedQps: r.sourceQps,
-    sinkWriteQps: r.sinkQps,
+    sourceReceivedQps: rate('source'),
+    sinkWriteQps: rate('sink'),
+    sourceReceivedBytesPerSecond: rate('sourceBytes'),
+    sinkWriteBytesPerSecond: rate('sinkBytes'),
     failedCount: 0,
-    tables: [...c.tables].map(([table, t]) => ({ table, ...t })),
+    tables: [...c.tables].map(([table, t]) => ({
+      table,
+      ...t,
+      sourceReceivedQps: rate(`table:${table}:source`),
+      sinkWriteQps: rate(`table:${table}:sink`),
+    })),
   };
 }

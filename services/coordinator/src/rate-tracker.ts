@@ -1,20 +1,24 @@
-/** Rows per second over a sliding window, from periodic samples of a growing counter. */
+/**
+ * Per-second rates over a sliding window, from periodic samples of growing counters (rows and
+ * bytes, of the job and of each table), keyed by name.
+ */
 export class RateTracker {
-  private readonly samples: Array<{ t: number; source: number; sink: number }> = [];
+  private readonly samples: Array<{ t: number; values: ReadonlyMap<string, number> }> = [];
 
   constructor(private readonly windowMs = 5000) {}
 
-  sample(source: number, sink: number, now = Date.now()): void {
-    this.samples.push({ t: now, source, sink });
+  sample(values: ReadonlyMap<string, number>, now = Date.now()): void {
+    this.samples.push({ t: now, values });
     while (this.samples.length > 2 && now - this.samples[0]!.t > this.windowMs) this.samples.shift();
   }
 
-  rates(): { sourceQps: number; sinkQps: number } {
-    if (this.samples.length < 2) return { sourceQps: 0, sinkQps: 0 };
+  /** The rate of one counter per second over the window (0 until there are two samples). */
+  rate(name: string): number {
+    if (this.samples.length < 2) return 0;
     const a = this.samples[0]!;
     const b = this.samples[this.samples.length - 1]!;
     const s = (b.t - a.t) / 1000;
-    if (s <= 0) return { sourceQps: 0, sinkQps: 0 };
-    return { sourceQps: (b.source - a.source) / s, sinkQps: (b.sink - a.sink) / s };
+    if (s <= 0) return 0;
+    return ((b.values.get(name) ?? 0) - (a.values.get(name) ?? 0)) / s;
   }
 }

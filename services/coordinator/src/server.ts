@@ -38,7 +38,7 @@ import type { CheckpointStorage } from '@tideway/checkpoint';
 import type { PipelineSettings } from './pipeline-master.js';
 import { restorePointOf, type RestorePoint } from './checkpoint-records.js';
 import { JobMaster } from './job-master.js';
-import { jobInfo, jobMetrics, planningJobInfo, type PlanningJob } from './job-info.js';
+import { jobInfo, jobMetrics, planningJobInfo, rateCounters, type PlanningJob } from './job-info.js';
 import { RateTracker } from './rate-tracker.js';
 import { RemoteResourceManager, RemoteWorkers } from './remote-gateways.js';
 import { Scheduler, type JobScheduleStrategy } from './scheduler.js';
@@ -125,8 +125,7 @@ export class CoordinatorServer {
     const now = Date.now();
     for (const [id, job] of this.jobs) {
       if (!job.isEnded()) {
-        const c = job.counters();
-        this.rates.get(id)?.sample(c.sourceReceivedCount, c.sinkWriteCount, now);
+        this.rates.get(id)?.sample(rateCounters(job), now);
       } else if (now - job.finishTime > this.options.historyExpireMs) {
         this.jobs.delete(id);
         this.rates.delete(id);

@@ -140,7 +140,7 @@ export class TaskExecutionService {
         break;
       case 'metrics':
         this.report(group, () =>
-          call(this.coordinator().reportMetrics, this.coordinator(), { location: group.location, tables: msg.metrics.tables }, { metadata: group.epochMetadata(), deadlineMs: 10_000 }).then(
+          call(this.coordinator().reportMetrics, this.coordinator(), { location: group.location, tables: msg.metrics.tables.map((t) => ({ ...t, sourceReceivedQps: 0, sinkWriteQps: 0 })) }, { metadata: group.epochMetadata(), deadlineMs: 10_000 }).then(
             () => undefined,
           ),
         );

@@ -102,13 +102,17 @@ export function registerJobCommands(program: Command): void {
         SourceReceivedCount: m.sourceReceivedCount,
         SourceReceivedQPS: m.sourceReceivedQps,
         SourceReceivedBytes: m.sourceReceivedBytes,
+        SourceReceivedBytesPerSeconds: m.sourceReceivedBytesPerSecond,
         SinkWriteCount: m.sinkWriteCount,
         SinkWriteQPS: m.sinkWriteQps,
         SinkWriteBytes: m.sinkWriteBytes,
+        SinkWriteBytesPerSeconds: m.sinkWriteBytesPerSecond,
         TableSourceReceivedCount: Object.fromEntries(Object.entries(perTable).map(([k, t]) => [k, t.sourceReceivedCount])),
         TableSinkWriteCount: Object.fromEntries(Object.entries(perTable).map(([k, t]) => [k, t.sinkWriteCount])),
         TableSourceReceivedBytes: Object.fromEntries(Object.entries(perTable).map(([k, t]) => [k, t.sourceReceivedBytes])),
         TableSinkWriteBytes: Object.fromEntries(Object.entries(perTable).map(([k, t]) => [k, t.sinkWriteBytes])),
+        TableSourceReceivedQPS: Object.fromEntries(Object.entries(perTable).map(([k, t]) => [k, t.sourceReceivedQps])),
+        TableSinkWriteQPS: Object.fromEntries(Object.entries(perTable).map(([k, t]) => [k, t.sinkWriteQps])),
       };
       process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
     }),

@@ -288,6 +288,9 @@ export interface TableMetrics {
   sinkWriteCount: number;
   sourceReceivedBytes: number;
   sinkWriteBytes: number;
+  /** Rows per second over the last seconds. */
+  sourceReceivedQps: number;
+  sinkWriteQps: number;
 }
 
 function createBaseErrorInfo(): ErrorInfo {
@@ -793,7 +796,15 @@ export const SlotProfile: MessageFns<SlotProfile> = {
 };
 
 function createBaseTableMetrics(): TableMetrics {
-  return { table: "", sourceReceivedCount: 0, sinkWriteCount: 0, sourceReceivedBytes: 0, sinkWriteBytes: 0 };
+  return {
+    table: "",
+    sourceReceivedCount: 0,
+    sinkWriteCount: 0,
+    sourceReceivedBytes: 0,
+    sinkWriteBytes: 0,
+    sourceReceivedQps: 0,
+    sinkWriteQps: 0,
+  };
 }
 
 export const TableMetrics: MessageFns<TableMetrics> = {
@@ -812,6 +823,12 @@ export const TableMetrics: MessageFns<TableMetrics> = {
     }
     if (message.sinkWriteBytes !== 0) {
       writer.uint32(40).uint64(message.sinkWriteBytes);
+    }
+    if (message.sourceReceivedQps !== 0) {
+      writer.uint32(49).double(message.sourceReceivedQps);
+    }
+    if (message.sinkWriteQps !== 0) {
+      writer.uint32(57).double(message.sinkWriteQps);
     }
     return writer;
   },
@@ -869,6 +886,22 @@ export const TableMetrics: MessageFns<TableMetrics> = {
             message.sinkWriteBytes = longToNumber(reader.uint64());
             continue;
           }
+          case 6: {
+            if (tag !== 49) {
+              break;
+            }
+
+            message.sourceReceivedQps = reader.double();
+            continue;
+          }
+          case 7: {
+            if (tag !== 57) {
+              break;
+            }
+
+            message.sinkWriteQps = reader.double();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -904,6 +937,16 @@ export const TableMetrics: MessageFns<TableMetrics> = {
         : isSet(object.sink_write_bytes)
         ? globalThis.Number(object.sink_write_bytes)
         : 0,
+      sourceReceivedQps: isSet(object.sourceReceivedQps)
+        ? globalThis.Number(object.sourceReceivedQps)
+        : isSet(object.source_received_qps)
+        ? globalThis.Number(object.source_received_qps)
+        : 0,
+      sinkWriteQps: isSet(object.sinkWriteQps)
+        ? globalThis.Number(object.sinkWriteQps)
+        : isSet(object.sink_write_qps)
+        ? globalThis.Number(object.sink_write_qps)
+        : 0,
     };
   },
 
@@ -924,6 +967,12 @@ export const TableMetrics: MessageFns<TableMetrics> = {
     if (message.sinkWriteBytes !== 0) {
       obj.sinkWriteBytes = Math.round(message.sinkWriteBytes);
     }
+    if (message.sourceReceivedQps !== 0) {
+      obj.sourceReceivedQps = floatToJson(message.sourceReceivedQps);
+    }
+    if (message.sinkWriteQps !== 0) {
+      obj.sinkWriteQps = floatToJson(message.sinkWriteQps);
+    }
     return obj;
   },
 
@@ -937,6 +986,8 @@ export const TableMetrics: MessageFns<TableMetrics> = {
     message.sinkWriteCount = object.sinkWriteCount ?? 0;
     message.sourceReceivedBytes = object.sourceReceivedBytes ?? 0;
     message.sinkWriteBytes = object.sinkWriteBytes ?? 0;
+    message.sourceReceivedQps = object.sourceReceivedQps ?? 0;
+    message.sinkWriteQps = object.sinkWriteQps ?? 0;
     return message;
   },
 };

@@ -151,6 +151,8 @@ export interface JobMetrics {
   sinkWriteQps: number;
   tables: TableMetrics[];
   failedCount: number;
+  sourceReceivedBytesPerSecond: number;
+  sinkWriteBytesPerSecond: number;
 }
 
 export interface WorkerInfo {
@@ -2009,6 +2011,8 @@ function createBaseJobMetrics(): JobMetrics {
     sinkWriteQps: 0,
     tables: [],
     failedCount: 0,
+    sourceReceivedBytesPerSecond: 0,
+    sinkWriteBytesPerSecond: 0,
   };
 }
 
@@ -2040,6 +2044,12 @@ export const JobMetrics: MessageFns<JobMetrics> = {
     }
     if (message.failedCount !== 0) {
       writer.uint32(72).uint64(message.failedCount);
+    }
+    if (message.sourceReceivedBytesPerSecond !== 0) {
+      writer.uint32(81).double(message.sourceReceivedBytesPerSecond);
+    }
+    if (message.sinkWriteBytesPerSecond !== 0) {
+      writer.uint32(89).double(message.sinkWriteBytesPerSecond);
     }
     return writer;
   },
@@ -2129,6 +2139,22 @@ export const JobMetrics: MessageFns<JobMetrics> = {
             message.failedCount = longToNumber(reader.uint64());
             continue;
           }
+          case 10: {
+            if (tag !== 81) {
+              break;
+            }
+
+            message.sourceReceivedBytesPerSecond = reader.double();
+            continue;
+          }
+          case 11: {
+            if (tag !== 89) {
+              break;
+            }
+
+            message.sinkWriteBytesPerSecond = reader.double();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2186,6 +2212,16 @@ export const JobMetrics: MessageFns<JobMetrics> = {
         : isSet(object.failed_count)
         ? globalThis.Number(object.failed_count)
         : 0,
+      sourceReceivedBytesPerSecond: isSet(object.sourceReceivedBytesPerSecond)
+        ? globalThis.Number(object.sourceReceivedBytesPerSecond)
+        : isSet(object.source_received_bytes_per_second)
+        ? globalThis.Number(object.source_received_bytes_per_second)
+        : 0,
+      sinkWriteBytesPerSecond: isSet(object.sinkWriteBytesPerSecond)
+        ? globalThis.Number(object.sinkWriteBytesPerSecond)
+        : isSet(object.sink_write_bytes_per_second)
+        ? globalThis.Number(object.sink_write_bytes_per_second)
+        : 0,
     };
   },
 
@@ -2218,6 +2254,12 @@ export const JobMetrics: MessageFns<JobMetrics> = {
     if (message.failedCount !== 0) {
       obj.failedCount = Math.round(message.failedCount);
     }
+    if (message.sourceReceivedBytesPerSecond !== 0) {
+      obj.sourceReceivedBytesPerSecond = floatToJson(message.sourceReceivedBytesPerSecond);
+    }
+    if (message.sinkWriteBytesPerSecond !== 0) {
+      obj.sinkWriteBytesPerSecond = floatToJson(message.sinkWriteBytesPerSecond);
+    }
     return obj;
   },
 
@@ -2235,6 +2277,8 @@ export const JobMetrics: MessageFns<JobMetrics> = {
     message.sinkWriteQps = object.sinkWriteQps ?? 0;
     message.tables = object.tables?.map((e) => TableMetrics.fromPartial(e)) || [];
     message.failedCount = object.failedCount ?? 0;
+    message.sourceReceivedBytesPerSecond = object.sourceReceivedBytesPerSecond ?? 0;
+    message.sinkWriteBytesPerSecond = object.sinkWriteBytesPerSecond ?? 0;
     return message;
   },
 };

@@ -1,0 +1,199 @@
+import type { S3Client } from '@aws-sdk/client-s3';
+import { CopyObjectCommand, HeadObjectCommand } from '@aws-sdk/client-s3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Row, SinkAggregatedCommitter } from '@tideway/api';
+import type { FileAggregatedCommitInfo, FileCommitInfo, FileSinkState } from '@tideway/connector-file-common';
+import { startS3rver, type TestS3Server } from '@tideway/checkpoint/testing';
+import { createS3Client, keyOf } from './index.js';
+import { getText, keysUnder, putText, readAll, s3OptionsOf, sinkOf, tableOf } from './test-harness.js';
+
+let s3: TestS3Server;
+let client: S3Client;
+let conn: Record<string, unknown>;
+beforeAll(async () => {
+  s3 = await startS3rver(['tideway']);
+  client = createS3Client({ bucket: 'tideway', endpoint: s3.endpoint, region: 'us-east-1', forcePathStyle: true, partSize: 5 << 20, credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey } });
+  conn = s3OptionsOf(s3);
+}, 30_000);
+afterAll(async () => {
+  client?.destroy();
+  await s3?.stop();
+});
+
+let n = 0;
+const fresh = (): { out: string; tmp: string } => {
+  n++;
+  return { out: `/out${n}`, tmp: `/tmp${n}` };
+};
+
+const ALL_TYPES: [string, string][] = [
+  ['id', 'int'], ['s', 'string'], ['b', 'boolean'], ['ti', 'tinyint'], ['si', 'smallint'], ['bi', 'bigint'], ['f', 'float'], ['d', 'double'],
+  ['dec', 'decimal(10, 2)'], ['by', 'bytes'], ['dt', 'date'], ['tm', 'time'], ['ts', 'timestamp'], ['arr', 'array<int>'], ['m', 'map<string, int>'], ['r', 'row<a int, b string>'],
+];
+const FULL: unknown[] = [
+  1, 'héllo world', true, -8, 300, 9007199254740993n, 1.5, 1e7, '-12.50', Buffer.from('bytes!'), '2024-02-29', '10:11:12.123',
+  '2024-01-02T03:04:05.123456', [1, 2, 3], new Map([['k1', 1], ['k2', 2]]), [7, 'seven'],
+];
+const NULLS: unknown[] = [2, ...new Array(ALL_TYPES.length - 1).fill(null)];
+const rowsOf = (...fields: unknown[][]): Row[] => fields.map((f) => ({ kind: '+I', tableId: 'db.t', fields: f }));
+const table = tableOf([['id', 'int'], ['name', 'string']]);
+const some = rowsOf([1, 'a'], [2, 'b']);
+type Committer = SinkAggregatedCommitter<FileCommitInfo, FileAggregatedCommitInfo>;
+
+async function writeAndCommit(options: Record<string, unknown>, rows: Row[], t = tableOf(ALL_TYPES)) {
+  const sink = sinkOf({ ...conn, ...options }, t);
+  await sink.prepare?.();
+  const writer = sink.createWriter({ subtaskIndex: 0, parallelism: 1 });
+  await writer.write(rows);
+  const info = (await writer.prepareCommit!(1)) as FileCommitInfo | undefined;
+  await writer.close();
+  const committer = sink.createAggregatedCommitter!() as Committer;
+  if (info) expect(await committer.commit([committer.combine([info])])).toEqual([]);
+  return { sink, info, committer };
+}
+
+describe('S3File sink and source: formats', () => {
+  for (const format of ['text', 'csv', 'json']) {
+    it(`writes every type as ${format} and the source reads it back`, async () => {
+      const { out, tmp } = fresh();
+      const common = { ...conn, path: out, file_format_type: format, datetime_format: 'yyyy-MM-dd HH:mm:ss.SSSSSS', time_format: 'HH:mm:ss.SSS' };
+      await writeAndCommit({ ...common, tmp_path: tmp }, rowsOf(FULL, NULLS));
+      const keys = (await keysUnder(client, `${keyOf(out)}/`)).filter((k) => !k.endsWith('/'));
+      expect(keys).toEqual([expect.stringMatching(new RegExp(`^out${n}/T_job1_[0-9a-f]{10}_0_1_0\\.${format === 'text' ? 'txt' : format}$`))]);
+      expect(await keysUnder(client, `${keyOf(tmp)}/`)).toEqual([]);
+      const { rows } = await readAll({ ...common, schema: { fields: Object.fromEntries(ALL_TYPES) } });
+      expect(rows.map((r) => r.fields)).toEqual([FULL, NULLS]);
+    });
+  }
+
+  it('writes partition folders; the source reads them back as columns', async () => {
+    const { out, tmp } = fresh();
+    const t = tableOf([['name', 'string'], ['age', 'int']]);
+    await writeAndCommit({ path: out, tmp_path: tmp, file_format_type: 'text', have_partition: true, partition_by: ['age'] }, rowsOf(['a', 20], ['b', 30], ['c', 20]), t);
+    const keys = (await keysUnder(client, `${keyOf(out)}/`)).filter((k) => !k.endsWith('/'));
+    expect(keys.map((k) => k.split('/')[1])).toEqual(['age=20', 'age=30']);
+    const { rows, table: read } = await readAll({ ...conn, path: out, file_format_type: 'text', schema: { fields: { name: 'string' } } });
+    expect(read.columns.map((c) => c.name)).toEqual(['name', 'age']);
+    expect(rows.map((r) => r.fields)).toEqual([['a', '20'], ['c', '20'], ['b', '30']]);
+  });
+
+  it('uploads a file larger than fs.s3a.multipart.size in parts', async () => {
+    const { out, tmp } = fresh();
+    const big = 'x'.repeat(1000);
+    const rows = Array.from({ length: 12_000 }, (_, i) => ({ kind: '+I' as const, tableId: 'db.t', fields: [i, big] }));
+    const options = { path: out, tmp_path: tmp, file_format_type: 'csv', hadoop_s3_properties: { 'fs.s3a.path.style.access': 'true', 'fs.s3a.multipart.size': '5M' } };
+    const sink = sinkOf({ ...conn, ...options }, table);
+    const writer = sink.createWriter({ subtaskIndex: 0, parallelism: 1 });
+    for (let i = 0; i < rows.length; i += 1000) await writer.write(rows.slice(i, i + 1000));
+    const info = (await writer.prepareCommit!(1)) as FileCommitInfo;
+    await writer.close();
+    const committer = sink.createAggregatedCommitter!() as Committer;
+    expect(await committer.commit([committer.combine([info])])).toEqual([]);
+    const keys = await keysUnder(client, `${keyOf(out)}/`);
+    const head = await client.send(new HeadObjectCommand({ Bucket: 'tideway', Key: keys[0] }));
+    expect(head.ETag).toMatch(/-3"$/); // a multipart object's ETag counts its parts
+    const text = await getText(client, keys[0]);
+    expect(text.length).toBeGreaterThan(10 << 20);
+    const lines = text.split('\n');
+    expect(lines).toHaveLength(12_000);
+    expect(lines[11_999]).toBe(`11999,${big}`);
+  }, 60_000);
+});
+
+describe('S3File sink: two-phase commit (copy + delete)', () => {
+  it('keeps objects under tmp_path until commit; commit copies and deletes; a replayed commit changes nothing', async () => {
+    const { out, tmp } = fresh();
+    const sink = sinkOf({ ...conn, path: out, tmp_path: tmp, file_format_type: 'text' }, table);
+    const writer = sink.createWriter({ subtaskIndex: 3, parallelism: 4 });
+    await writer.write(some);
+    const info = (await writer.prepareCommit!(7)) as FileCommitInfo;
+    expect(await keysUnder(client, `${keyOf(out)}/`)).toEqual([]);
+    expect(await keysUnder(client, `${keyOf(tmp)}/`)).toEqual([keyOf(info.moves[0][0])]);
+    expect(info.transactionDir).toMatch(new RegExp(`^${tmp}/seatunnel/job1/[0-9a-f]{10}/T_job1_[0-9a-f]{10}_3_1$`));
+    const committer = sink.createAggregatedCommitter!() as Committer;
+    const agg = committer.combine([info]);
+    expect(await committer.commit([agg])).toEqual([]);
+    const finalKey = keyOf(info.moves[0][1]);
+    expect(await keysUnder(client, `${keyOf(out)}/`)).toEqual([finalKey]);
+    expect(await getText(client, finalKey)).toBe('1\u0001a\n2\u0001b');
+    expect(await keysUnder(client, `${keyOf(tmp)}/`)).toEqual([]);
+    expect(await committer.commit([agg])).toEqual([]);
+    expect(await keysUnder(client, `${keyOf(out)}/`)).toEqual([finalKey]);
+    expect(await getText(client, finalKey)).toBe('1\u0001a\n2\u0001b');
+    await writer.close();
+  });
+
+  it('a commit that died between copy and delete is completed by the replay', async () => {
+    const { out, tmp } = fresh();
+    const sink = sinkOf({ ...conn, path: out, tmp_path: tmp, file_format_type: 'text' }, table);
+    const writer = sink.createWriter({ subtaskIndex: 0, parallelism: 1 });
+    await writer.write(some);
+    const info = (await writer.prepareCommit!(1)) as FileCommitInfo;
+    const [temp, final] = info.moves[0].map(keyOf);
+    await client.send(new CopyObjectCommand({ Bucket: 'tideway', Key: final, CopySource: `tideway/${temp}` })); // the copy happened, then the committer died
+    const committer = sink.createAggregatedCommitter!() as Committer;
+    expect(await committer.commit([committer.combine([info])])).toEqual([]);
+    expect(await keysUnder(client, `${keyOf(out)}/`)).toEqual([final]);
+    expect(await getText(client, final)).toBe('1\u0001a\n2\u0001b');
+    expect(await keysUnder(client, `${keyOf(tmp)}/`)).toEqual([]);
+    await writer.close();
+  });
+
+  it('abort deletes the temp objects and never writes a final one', async () => {
+    const { out, tmp } = fresh();
+    const sink = sinkOf({ ...conn, path: out, tmp_path: tmp, file_format_type: 'text' }, table);
+    const writer = sink.createWriter({ subtaskIndex: 0, parallelism: 1 });
+    await writer.write(some);
+    const info = (await writer.prepareCommit!(1)) as FileCommitInfo;
+    const committer = sink.createAggregatedCommitter!() as Committer;
+    await committer.abort([committer.combine([info])]);
+    expect(await keysUnder(client, `${keyOf(out)}/`)).toEqual([]);
+    expect(await keysUnder(client, `${keyOf(tmp)}/`)).toEqual([]);
+    await expect(committer.commit([committer.combine([info])])).rejects.toThrow(/temp file .* is gone and the final file does not exist/);
+    await writer.close();
+  });
+
+  it('a restored writer commits its checkpointed transaction and deletes the dead run\'s leftovers', async () => {
+    const { out, tmp } = fresh();
+    const sink = sinkOf({ ...conn, path: out, tmp_path: tmp, file_format_type: 'text' }, table);
+    const w1 = sink.createWriter({ subtaskIndex: 0, parallelism: 1 });
+    await w1.write(some);
+    const prepared = (await w1.prepareCommit!(1)) as FileCommitInfo;
+    const state = w1.snapshotState!(1) as FileSinkState[];
+    // transaction 2 closed a file (batch_size rolled over) and then the task died
+    const leftover = `${keyOf(prepared.transactionDir).replace(/_1$/, '_2')}/0/NON_PARTITION/T_leftover_0.txt`;
+    await putText(client, leftover, '3\u0001c');
+    const w2 = sink.createWriter({ subtaskIndex: 0, parallelism: 1 }, state);
+    await w2.write(rowsOf([4, 'd']));
+    const committed = await keysUnder(client, `${keyOf(out)}/`);
+    expect(committed).toEqual([keyOf(prepared.moves[0][1])]);
+    expect(await getText(client, committed[0])).toBe('1\u0001a\n2\u0001b');
+    expect(await keysUnder(client, `${keyOf(tmp)}/`)).toEqual([]);
+    const next = (await w2.prepareCommit!(2)) as FileCommitInfo;
+    expect(next.transactionDir).toMatch(/T_job1_[0-9a-f]{10}_0_2$/);
+    await w2.close();
+  });
+
+  it('without transactions writes straight into path', async () => {
+    const { out, tmp } = fresh();
+    const { info } = await writeAndCommit({ path: out, tmp_path: tmp, file_format_type: 'json', is_enable_transaction: false, file_name_expression: 'part_${uuid}' }, some, table);
+    expect(info).toBeUndefined();
+    const keys = await keysUnder(client, `${keyOf(out)}/`);
+    expect(keys.filter((k) => !k.endsWith('/'))).toEqual([expect.stringMatching(/\/part_[0-9a-f-]{36}_0\.json$/)]);
+    expect(await getText(client, keys.find((k) => !k.endsWith('/'))!)).toBe('{"id":1,"name":"a"}\n{"id":2,"name":"b"}');
+  });
+
+  it('applies schema_save_mode and data_save_mode to the key prefix', async () => {
+    const { out, tmp } = fresh();
+    await expect(writeAndCommit({ path: out, tmp_path: tmp, schema_save_mode: 'ERROR_WHEN_SCHEMA_NOT_EXIST' }, [], table)).rejects.toThrow(/does not exist/);
+    await writeAndCommit({ path: out, tmp_path: tmp }, some, table);
+    expect(await keysUnder(client, `${keyOf(out)}/`)).toHaveLength(2); // the folder marker and the file
+    await expect(writeAndCommit({ path: out, tmp_path: tmp, data_save_mode: 'ERROR_WHEN_DATA_EXISTS' }, [], table)).rejects.toThrow(/already holds 1 file\(s\)/);
+    await writeAndCommit({ path: out, tmp_path: tmp, data_save_mode: 'DROP_DATA' }, rowsOf([3, 'c']), table);
+    const keys = (await keysUnder(client, `${keyOf(out)}/`)).filter((k) => !k.endsWith('/'));
+    expect(keys).toHaveLength(1);
+    expect(await getText(client, keys[0])).toBe('3,c');
+    await writeAndCommit({ path: out, tmp_path: tmp, schema_save_mode: 'RECREATE_SCHEMA' }, [], table);
+    expect(await keysUnder(client, `${keyOf(out)}/`)).toEqual([`${keyOf(out)}/`]);
+  });
+});

@@ -1,10 +1,11 @@
 import type { S3Client } from '@aws-sdk/client-s3';
-import { CopyObjectCommand, HeadObjectCommand } from '@aws-sdk/client-s3';
+import { CopyObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Row, SinkAggregatedCommitter } from '@tideway/api';
 import type { FileAggregatedCommitInfo, FileCommitInfo, FileSinkState } from '@tideway/connector-file-common';
 import { startS3rver, type TestS3Server } from '@tideway/checkpoint/testing';
 import { createS3Client, keyOf } from './index.js';
+import { S3Upload } from './s3-upload.js';
 import { getText, keysUnder, putText, readAll, s3OptionsOf, sinkOf, tableOf } from './test-harness.js';
 
 let s3: TestS3Server;
@@ -78,25 +79,20 @@ describe('S3File sink and source: formats', () => {
   });
 
   it('uploads a file larger than fs.s3a.multipart.size in parts', async () => {
-    const { out, tmp } = fresh();
-    const big = 'x'.repeat(1000);
-    const rows = Array.from({ length: 12_000 }, (_, i) => ({ kind: '+I' as const, tableId: 'db.t', fields: [i, big] }));
-    const options = { path: out, tmp_path: tmp, file_format_type: 'csv', hadoop_s3_properties: { 'fs.s3a.path.style.access': 'true', 'fs.s3a.multipart.size': '5M' } };
-    const sink = sinkOf({ ...conn, ...options }, table);
-    const writer = sink.createWriter({ subtaskIndex: 0, parallelism: 1 });
-    for (let i = 0; i < rows.length; i += 1000) await writer.write(rows.slice(i, i + 1000));
-    const info = (await writer.prepareCommit!(1)) as FileCommitInfo;
-    await writer.close();
-    const committer = sink.createAggregatedCommitter!() as Committer;
-    expect(await committer.commit([committer.combine([info])])).toEqual([]);
-    const keys = await keysUnder(client, `${keyOf(out)}/`);
-    const head = await client.send(new HeadObjectCommand({ Bucket: 'tideway', Key: keys[0] }));
-    expect(head.ETag).toMatch(/-3"$/); // a multipart object's ETag counts its parts
-    const text = await getText(client, keys[0]);
-    expect(text.length).toBeGreaterThan(10 << 20);
-    const lines = text.split('\n');
-    expect(lines).toHaveLength(12_000);
-    expect(lines[11_999]).toBe(`11999,${big}`);
+    const counting = createS3Client({ bucket: 'tideway', endpoint: s3.endpoint, region: 'us-east-1', forcePathStyle: true, partSize: 5 << 20, credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey } });
+    const commands: string[] = [];
+    counting.middlewareStack.add((next, context) => async (args) => {
+      commands.push(String(context.commandName));
+      return next(args);
+    }, { step: 'initialize' });
+    const line = `${'x'.repeat(1023)}\n`;
+    const upload = new S3Upload(counting, 'tideway', 'big/file.txt', 5 << 20, (err) => err as Error);
+    for (let i = 0; i < 12 * 1024; i++) await upload.write(Buffer.from(line));
+    await upload.close();
+    counting.destroy();
+    expect(commands).toEqual(['CreateMultipartUploadCommand', 'UploadPartCommand', 'UploadPartCommand', 'UploadPartCommand', 'CompleteMultipartUploadCommand']);
+    const text = await getText(client, 'big/file.txt');
+    expect(text).toBe(line.repeat(12 * 1024));
   }, 60_000);
 });
 

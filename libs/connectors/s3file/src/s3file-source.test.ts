@@ -1,0 +1,69 @@
+import type { S3Client } from '@aws-sdk/client-s3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FILE_READ_BATCH_ROWS, type FileSplit } from '@tideway/connector-file-common';
+import { startS3rver, type TestS3Server } from '@tideway/checkpoint/testing';
+import { createS3Client } from './index.js';
+import { ListCollector, putText, readAll, readerContext, s3OptionsOf, splitsOf } from './test-harness.js';
+
+let s3: TestS3Server;
+let client: S3Client;
+let conn: Record<string, unknown>;
+beforeAll(async () => {
+  s3 = await startS3rver(['tideway']);
+  client = createS3Client({ bucket: 'tideway', endpoint: s3.endpoint, region: 'us-east-1', forcePathStyle: true, partSize: 5 << 20, credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey } });
+  conn = s3OptionsOf(s3);
+}, 30_000);
+afterAll(async () => {
+  client?.destroy();
+  await s3?.stop();
+});
+
+describe('S3File source', () => {
+  it('resumes a restored split at its checkpointed line offset', async () => {
+    const total = FILE_READ_BATCH_ROWS * 2 + 17;
+    await putText(client, 'resume/data.csv', 'id,name\n' + Array.from({ length: total }, (_, i) => `${i},n${i}`).join('\r\n') + '\n');
+    const options = { ...conn, path: '/resume', file_format_type: 'csv', skip_header_row_number: 1, schema: { fields: { id: 'int', name: 'string' } } };
+    const { source, splits } = await splitsOf(options);
+    expect(splits).toEqual([{ splitId: '/resume/data.csv', path: '/resume/data.csv', offset: 0, partitionKeys: [] }]);
+
+    const first = source.createReader(readerContext());
+    first.addSplits(splits);
+    const seen = new ListCollector();
+    await first.pollNext(seen);
+    const state = first.snapshotState(1);
+    expect(state).toEqual([{ ...splits[0], offset: FILE_READ_BATCH_ROWS }]);
+    await first.close();
+
+    let done = false;
+    const second = source.createReader(readerContext(() => (done = true)));
+    second.addSplits(state as FileSplit[]);
+    second.handleNoMoreSplits();
+    for (let i = 0; !done && i < 100; i++) await second.pollNext(seen);
+    expect(done).toBe(true);
+    expect(seen.rows.map((r) => r.fields[0])).toEqual(Array.from({ length: total }, (_, i) => i));
+  });
+
+  it('lists more objects than one page (continuation tokens): one split per object', async () => {
+    const count = 1_050; // s3rver, like S3, pages at 1000 keys
+    for (let i = 0; i < count; i += 50) {
+      await Promise.all(Array.from({ length: 50 }, (_, j) => putText(client, `many/f${String(i + j).padStart(5, '0')}.txt`, `${i + j}\n`)));
+    }
+    const { splits } = await splitsOf({ ...conn, path: '/many', file_format_type: 'text', schema: { fields: { v: 'int' } } });
+    expect(splits).toHaveLength(count);
+    const { rows } = await readAll({ ...conn, path: '/many', file_format_type: 'text', schema: { fields: { v: 'int' } } });
+    expect(rows.map((r) => r.fields[0])).toEqual(Array.from({ length: count }, (_, i) => i));
+  }, 60_000);
+
+  it('reads a single object named by path, and skips folder markers, hidden and empty objects', async () => {
+    await putText(client, 'single/a.txt', 'one\ntwo');
+    await putText(client, 'single/.hidden', 'no');
+    await putText(client, 'single/empty.txt', '');
+    await putText(client, 'single/sub/', '');
+    expect((await readAll({ ...conn, path: '/single/a.txt', file_format_type: 'text' })).rows.map((r) => r.fields)).toEqual([['one'], ['two']]);
+    expect((await readAll({ ...conn, path: 'single', file_format_type: 'text' })).rows.map((r) => r.fields)).toEqual([['one'], ['two']]);
+  });
+
+  it('reads nothing from a missing prefix', async () => {
+    expect((await readAll({ ...conn, path: '/nothing/here', file_format_type: 'text' })).rows).toEqual([]);
+  });
+});

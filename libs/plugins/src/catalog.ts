@@ -27,6 +27,8 @@ export const PLUGIN_CATALOG: readonly CatalogEntry[] = [
   { type: 'transform', name: 'JsonPath', factory: 'jsonPathTransformFactory', load: () => import('@tideway/transform-json-path').then((m) => m.jsonPathTransformFactory) },
   { type: 'sink', name: 'LocalFile', factory: 'localFileSinkFactory', load: () => import('@tideway/connector-localfile').then((m) => m.localFileSinkFactory) },
   { type: 'source', name: 'LocalFile', factory: 'localFileSourceFactory', load: () => import('@tideway/connector-localfile').then((m) => m.localFileSourceFactory) },
+  { type: 'sink', name: 'S3File', factory: 's3FileSinkFactory', load: () => import('@tideway/connector-s3file').then((m) => m.s3FileSinkFactory) },
+  { type: 'source', name: 'S3File', factory: 's3FileSourceFactory', load: () => import('@tideway/connector-s3file').then((m) => m.s3FileSourceFactory) },
   { type: 'source', name: 'Sequence', factory: 'sequenceSourceFactory', load: () => import('@tideway/connector-sequence').then((m) => m.sequenceSourceFactory) },
   { type: 'sink', name: 'Jdbc', factory: 'jdbcSinkFactory', load: () => import('@tideway/connector-jdbc').then((m) => m.jdbcSinkFactory) },
   { type: 'source', name: 'Jdbc', factory: 'jdbcSourceFactory', load: () => import('@tideway/connector-jdbc').then((m) => m.jdbcSourceFactory) },

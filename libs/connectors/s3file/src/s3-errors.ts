@@ -10,12 +10,14 @@ export class S3AccessError extends Error {
     /** The S3 error code (NoSuchBucket, InvalidAccessKeyId...) or the socket error code. */
     readonly code: string | undefined,
     options?: { cause?: unknown },
+    /** The option the user should look at. */
+    readonly option = 'fs.s3a.endpoint',
   ) {
     super(message, options);
   }
 }
 
-const CREDENTIAL_CODES = new Set(['InvalidAccessKeyId', 'SignatureDoesNotMatch', 'AccessDenied', 'InvalidToken', 'ExpiredToken', 'CredentialsProviderError']);
+const CREDENTIAL_CODES = new Set(['InvalidAccessKeyId', 'SignatureDoesNotMatch', 'AccessDenied', 'InvalidToken', 'ExpiredToken']);
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'TimeoutError']);
 
 /** The socket error code hidden in an SDK error (possibly inside an AggregateError). */
@@ -39,15 +41,24 @@ export function describeS3Error(err: unknown, what: string, endpoint: string, bu
   }
   const e = err as { name?: string; message?: string; $metadata?: { httpStatusCode?: number } };
   const code = e.name;
+  if (code === 'CredentialsProviderError') {
+    return new S3AccessError(
+      `cannot ${what}: the AWS default credential chain found no credentials; set fs.s3a.aws.credentials.provider = org.apache.hadoop.fs.s3a.SimpleAWSCredentialsProvider with access_key and secret_key, or provide AWS credentials to the process.`,
+      code,
+      { cause: err },
+      'fs.s3a.aws.credentials.provider',
+    );
+  }
   if (code && CREDENTIAL_CODES.has(code)) {
     return new S3AccessError(
       `cannot ${what}: ${endpoint} rejected the credentials (${code}); check access_key, secret_key and fs.s3a.aws.credentials.provider.`,
       code,
       { cause: err },
+      'access_key',
     );
   }
   if (code === 'NoSuchBucket') {
-    return new S3AccessError(`cannot ${what}: bucket '${bucket}' does not exist at ${endpoint}; check the bucket option.`, code, { cause: err });
+    return new S3AccessError(`cannot ${what}: bucket '${bucket}' does not exist at ${endpoint}; check the bucket option.`, code, { cause: err }, 'bucket');
   }
   const status = e.$metadata?.httpStatusCode;
   const detail = e.message && e.message !== 'UnknownError' ? e.message : `HTTP ${status ?? '?'}`;

@@ -34,7 +34,7 @@ async function checkBucket(fs: S3FileSystem, options: PluginOptions): Promise<vo
   try {
     await fs.check();
   } catch (err) {
-    const option = err instanceof S3AccessError && err.code === 'NoSuchBucket' ? 'bucket' : 'fs.s3a.endpoint';
+    const option = err instanceof S3AccessError ? err.option : 'fs.s3a.endpoint';
     throw new TidewayError(ErrorCode.CONNECTOR_IO, `${PLUGIN}: ${(err as Error).message}`, { place: options.place(option), cause: err });
   }
 }

@@ -6,6 +6,10 @@ import { registerJobCommands } from './commands/job-commands.js';
 import { registerLocalCommands } from './commands/local-commands.js';
 import { registerClusterCommands } from './commands/cluster-commands.js';
 
+// The AWS SDK warns on every run under Node 20 that its releases after January 2027 will need
+// Node 22; Tideway pins its SDK version (stack.md), so the notice is only noise for users.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
 const program = new Command('tideway')
   .description(
     'Tideway: a data-integration engine (batch, streaming, CDC) that runs Apache SeaTunnel job configs.\n' +

@@ -1,8 +1,7 @@
 import pg from 'pg';
 import Cursor from 'pg-cursor';
 import { from as copyFrom } from 'pg-copy-streams';
-import { pipeline } from 'node:stream/promises';
-import { Readable } from 'node:stream';
+import { finished } from 'node:stream/promises';
 import type { DataType } from '@tideway/api';
 import type { ConnectionSettings } from './connection-settings.js';
 import { decodeRows, decodersOf } from './decode-rows.js';
@@ -19,19 +18,6 @@ const TYPE_INFO_SQL = `WITH RECURSIVE t AS (
   UNION
   SELECT p.oid, p.typname, p.typtype, p.typcategory, p.typelem, p.typbasetype FROM pg_type p JOIN t ON p.oid = t.typelem OR p.oid = t.typbasetype
 ) SELECT oid, typname, typtype, typcategory, typelem, typbasetype FROM t`;
-
-/** Joins COPY lines into ~64 KB chunks: one stream write per line would cost more than the rows. */
-function* inChunks(lines: readonly string[]): Generator<string> {
-  let chunk = '';
-  for (const line of lines) {
-    chunk += line;
-    if (chunk.length >= 65_536) {
-      yield chunk;
-      chunk = '';
-    }
-  }
-  if (chunk !== '') yield chunk;
-}
 
 /** A PostgreSQL session (pg). Timestamps print in ISO style and UTC, so values are stable text. */
 export class PgConnection implements JdbcConnection {
@@ -181,10 +167,12 @@ export class PgConnection implements JdbcConnection {
     };
   }
 
-  /** COPY ... FROM STDIN in text format: `lines` are complete rows ending in \n. */
-  async copyIn(table: string, columns: readonly string[], lines: readonly string[]): Promise<void> {
+  /** COPY ... FROM STDIN in text format: `text` is complete rows, each ending in \n. */
+  async copyIn(table: string, columns: readonly string[], text: string): Promise<void> {
     const sql = `COPY ${table} (${columns.map((c) => this.quote(c)).join(', ')}) FROM STDIN`;
-    await pipeline(Readable.from(inChunks(lines)), this.client.query(copyFrom(sql)));
+    const copy = this.client.query(copyFrom(sql));
+    copy.end(Buffer.from(text, 'utf8'));
+    await finished(copy);
   }
 
   async close(): Promise<void> {

@@ -1,4 +1,4 @@
-import type { Row } from '@tideway/api';
+import type { DataType, Row } from '@tideway/api';
 import type { JdbcConnection } from './jdbc-connection.js';
 import { mysqlEncoder } from './mysql-types.js';
 import { PgConnection } from './pg-connection.js';
@@ -19,6 +19,9 @@ function copyField(text: string): string {
   return COPY_SPECIAL.test(text) ? text.replace(COPY_SPECIAL, escapeCopyChar) : text;
 }
 
+/** Types whose text (numbers, booleans, ISO dates and times) never holds a tab, newline or backslash. */
+const PLAIN_TEXT_KINDS = new Set<DataType['kind']>(['boolean', 'tinyint', 'smallint', 'int', 'bigint', 'float', 'double', 'decimal', 'date', 'time', 'timestamp', 'timestamp_tz']);
+
 /**
  * Writes batches of rows of one input table into its target table: COPY or multi-row INSERT,
  * upserts (ON CONFLICT / ON DUPLICATE KEY UPDATE), deletes by key, update-then-insert by key,
@@ -30,6 +33,8 @@ export class TableWriter {
   private readonly cols: string;
   private readonly keyCols: string[];
   private readonly pg: boolean;
+  /** Per column: whether its text can hold characters COPY escapes (text, JSON, bytes' \\x, arrays). */
+  private readonly copyEscapes: boolean[];
 
   constructor(
     private readonly conn: JdbcConnection,
@@ -37,6 +42,7 @@ export class TableWriter {
   ) {
     this.pg = conn.dialect === 'postgresql';
     this.encoders = target.types.map((t) => (this.pg ? pgTextEncoder(t) : mysqlEncoder(t)));
+    this.copyEscapes = target.types.map((t) => !PLAIN_TEXT_KINDS.has(t.kind));
     this.table = target.ref ? conn.tableSql(target.ref) : '';
     this.cols = target.columns.map((c) => conn.quote(c)).join(', ');
     this.keyCols = target.keyIndexes.map((i) => conn.quote(target.columns[i]));
@@ -69,7 +75,8 @@ export class TableWriter {
           if (v === null || v === undefined) cells[i] = '\\N';
           else {
             const enc = this.encoders[i];
-            cells[i] = copyField(String(enc ? enc(v) : v));
+            const text = String(enc ? enc(v) : v);
+            cells[i] = this.copyEscapes[i] ? copyField(text) : text;
           }
         }
         lines[r] = cells.join('\t');

@@ -86,7 +86,9 @@ export async function killMidStream(dirs: TempDirs, source: CdcSource, target: C
     for (const t of ['accounts', 'items', 'audit'] as const) {
       const want = await tableLines(source.rows, t);
       await until(`target ${t} equal to the source`, async () => ((await tableLines(rowsOf(target.client), t)).join('\n') === want.join('\n') ? true : undefined), 60_000).catch(() => undefined);
-      expect(await tableLines(rowsOf(target.client), t), `target ${t}`).toEqual(want);
+      const got = await tableLines(rowsOf(target.client), t);
+      if (got.join('\n') !== want.join('\n')) console.log(await explainDifference(target.client, writer, t, got, want));
+      expect(got, `target ${t}`).toEqual(want);
     }
     const log = await checkWriteLog(target.client);
     console.log(`${source.plugin} stream: ${writer.transactions} transactions, ${writer.changes} changes, ${log.writes} target writes, ${log.repeated.length} repeated`);
@@ -176,4 +178,17 @@ async function bulkLines(rows: QueryRows): Promise<string> {
     .sort((a, b) => a[0] - b[0])
     .map((e) => e[1])
     .join('\n');
+}
+
+/** For a failed comparison: the writer's statements and the target's writes of each differing key. */
+async function explainDifference(target: pg.Client, writer: ChangeWriter, table: string, got: string[], want: string[]): Promise<string> {
+  const keyOf = (line: string) => /(?:^| )(?:id|sku)=(\S+)/.exec(line)?.[1] ?? line;
+  const differing = new Set([...got.filter((l) => !want.includes(l)), ...want.filter((l) => !got.includes(l))].map(keyOf));
+  const out: string[] = [`${table} differs at keys ${[...differing].join(', ')}`];
+  for (const k of differing) {
+    out.push(`-- source statements about ${k}:`, ...writer.statementsAbout(k));
+    const log = await target.query('SELECT seq, op, version FROM write_log WHERE tbl = $1 AND k = $2 ORDER BY seq', [table, k]);
+    out.push(`-- target writes of ${k}:`, ...log.rows.map((r) => `${r.seq} ${r.op} v${r.version}`));
+  }
+  return out.join('\n');
 }

@@ -46,6 +46,8 @@ export class ChangeWriter {
   transactions = 0;
   /** Changes (rows inserted, updated or deleted) committed so far. */
   changes = 0;
+  /** Every committed transaction's statements, in order (for failure messages). */
+  readonly history: string[][] = [];
 
   constructor(
     private readonly run: RunTransaction,
@@ -61,13 +63,16 @@ export class ChangeWriter {
     for (let i = 1; i <= SKUS / 2; i++) statements.push(this.insertItem(`sku-${i}`));
     for (let i = 0; i < 5; i++) statements.push(this.insertAudit(1 + i, 10 * i));
     await this.run(statements);
+    this.history.push(statements);
   }
 
   /** Starts writing one transaction every `pauseMs` until stop(). */
   start(pauseMs: number): void {
     this.running = (async () => {
       while (!this.stopping) {
-        await this.run(this.nextTransaction());
+        const t = this.nextTransaction();
+        await this.run(t);
+        this.history.push(t);
         this.transactions++;
         await new Promise((r) => setTimeout(r, pauseMs));
       }
@@ -77,7 +82,9 @@ export class ChangeWriter {
   /** Writes `n` transactions now. */
   async burst(n: number): Promise<void> {
     for (let i = 0; i < n; i++) {
-      await this.run(this.nextTransaction());
+      const t = this.nextTransaction();
+      await this.run(t);
+      this.history.push(t);
       this.transactions++;
     }
   }
@@ -86,6 +93,15 @@ export class ChangeWriter {
   async stop(): Promise<void> {
     this.stopping = true;
     await this.running;
+  }
+
+  /** The committed statements that name `key` (e.g. `sku-20` or `id = 7`), with their transaction's index. */
+  statementsAbout(key: string): string[] {
+    const out: string[] = [];
+    this.history.forEach((t, i) => {
+      for (const st of t) if (st.includes(`'${key}'`) || st.includes(`(${key},`) || st.includes(`id = ${key} `) || st.endsWith(`id = ${key}`)) out.push(`#${i}: ${st}`);
+    });
+    return out;
   }
 
   private pick<T>(values: Iterable<T>): T | undefined {

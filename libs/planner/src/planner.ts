@@ -57,7 +57,7 @@ export async function planJobText(text: string, req: PlanRequest): Promise<Plann
   const jobMode = env.jobMode;
   const schemas = new Map<number, CatalogTable[]>();
   const pipelines: PlannedPipeline[] = [];
-  const facts = { jobId: req.jobId, jobMode, jobName: req.jobName ?? env.jobName, rowsPerSecond: env.readLimitRowsPerSecond ?? 0 };
+  const facts = { jobId: req.jobId, jobMode, jobName: req.jobName ?? env.jobName, rowsPerSecond: env.readLimitRowsPerSecond ?? 0, bytesPerSecond: env.readLimitBytesPerSecond ?? 0 };
   for (const p of plan.pipelines) pipelines.push(await planPipeline(p, plan, facts, config, schemas));
   return {
     jobId: req.jobId,
@@ -89,6 +89,7 @@ interface JobFacts {
   jobName: string;
   jobMode: JobMode;
   rowsPerSecond: number;
+  bytesPerSecond: number;
 }
 
 async function planPipeline(p: Pipeline, plan: JobPlan, job: JobFacts, config: JobConfig, schemas: Map<number, CatalogTable[]>): Promise<PlannedPipeline> {
@@ -164,6 +165,7 @@ async function planPipeline(p: Pipeline, plan: JobPlan, job: JobFacts, config: J
         root: stageRoots.get(tg.stageId)!,
         ...(inputOf.has(tg.stageId) ? { input: inputOf.get(tg.stageId)! } : {}),
         rowsPerSecond: job.rowsPerSecond,
+        bytesPerSecond: job.bytesPerSecond,
       },
     })),
   };

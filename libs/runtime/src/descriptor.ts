@@ -24,8 +24,10 @@ export interface TaskGroupDescriptor {
   input?: ShuffleInput;
   /** Worker address of every task group of the pipeline, by index (filled at deploy). */
   peers?: Record<number, string>;
-  /** Rows per second the source may read (env read_limit.rows_per_second), 0 = unlimited. */
+  /** Rows per second the source reader may read (env read_limit.rows_per_second), 0 = unlimited. */
   rowsPerSecond: number;
+  /** Bytes per second the source reader may read (env read_limit.bytes_per_second), 0 = unlimited. */
+  bytesPerSecond?: number;
   /** The state to start from when the pipeline restores from a checkpoint. */
   restored?: TaskGroupState;
 }

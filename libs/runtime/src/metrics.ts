@@ -131,16 +131,17 @@ export class TaskGroupCounters {
     return t;
   }
 
-  /** Counts rows a source emitted. Consecutive rows of one table are counted together. */
-  countSource(rows: readonly Row[]): void {
-    this.count(rows, true);
+  /** Counts rows a source emitted; returns their bytes. Consecutive rows of one table are counted together. */
+  countSource(rows: readonly Row[]): number {
+    return this.count(rows, true);
   }
 
-  countSink(rows: readonly Row[]): void {
-    this.count(rows, false);
+  countSink(rows: readonly Row[]): number {
+    return this.count(rows, false);
   }
 
-  private count(rows: readonly Row[], source: boolean): void {
+  private count(rows: readonly Row[], source: boolean): number {
+    let total = 0;
     let current: TableCounters | undefined;
     let currentId: string | undefined;
     let types: readonly DataType[] | undefined;
@@ -153,6 +154,7 @@ export class TaskGroupCounters {
         types = schemas.get(currentId);
       }
       const bytes = types ? rowBytesOf(types, r.fields) : rowBytes(r.fields);
+      total += bytes;
       if (source) {
         current!.sourceReceivedCount++;
         current!.sourceReceivedBytes += bytes;
@@ -161,6 +163,7 @@ export class TaskGroupCounters {
         current!.sinkWriteBytes += bytes;
       }
     }
+    return total;
   }
 
   snapshot(): TaskGroupMetrics {

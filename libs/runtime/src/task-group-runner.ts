@@ -18,6 +18,7 @@ import type { CheckpointKind, FromTaskGroup, ToTaskGroup } from './protocol.js';
 import { InputGate } from './exchange/input-gate.js';
 import { ShuffleWriter } from './exchange/shuffle-writer.js';
 import { decodeRows } from './exchange/row-codec.js';
+import { ReadLimiter } from './read-limiter.js';
 
 /** How long a task group's loop runs before it yields to receive control messages. */
 const SLICE_MS = 5;
@@ -49,6 +50,7 @@ export class TaskGroupRunner {
   private reader?: SourceReader<SourceSplit>;
   private gate?: InputGate;
   private plugins!: PluginRegistry;
+  private readonly limiter: ReadLimiter;
   private readonly shuffles: ShuffleWriter[] = [];
   private push!: Push;
   private readonly sinks: SinkInstance[] = [];
@@ -69,7 +71,9 @@ export class TaskGroupRunner {
     private readonly descriptor: TaskGroupDescriptor,
     private readonly send: (msg: FromTaskGroup) => void,
     private readonly loadPlugins: typeof loadPluginsFor = loadPluginsFor,
-  ) {}
+  ) {
+    this.limiter = new ReadLimiter(descriptor.rowsPerSecond, descriptor.bytesPerSecond ?? 0);
+  }
 
   /** Delivers a control message (called from the thread's message handler). */
   deliver(msg: ToTaskGroup): void {
@@ -187,7 +191,11 @@ export class TaskGroupRunner {
       counters.registerSinkTables(node.inputTables);
       return (rows) => {
         const r = writer.write(rows);
-        if (r instanceof Promise) return r.then(() => counters.countSink(rows));
+        if (r instanceof Promise) {
+          return r.then(() => {
+            counters.countSink(rows);
+          });
+        }
         counters.countSink(rows);
       };
     }
@@ -217,11 +225,16 @@ export class TaskGroupRunner {
       if (p instanceof Promise) await p;
       if (batch.length > 0) {
         const rows = batch.splice(0, batch.length);
-        this.counters.countSource(rows);
+        const bytes = this.counters.countSource(rows);
         const r = this.push(rows);
         if (r instanceof Promise) await this.awaitPush(r);
         this.emittedSinceYield += rows.length;
         idleMs = 1;
+        if (this.limiter.active) {
+          // read_limit: wait out the excess, still answering barriers and commits meanwhile.
+          const wait = this.limiter.delayMs(rows.length, bytes);
+          if (wait > 0) await this.waitForMessage(wait);
+        }
       } else if (!this.noMoreElementSignaled) {
         // Nothing to read now: back off a little, but wake for control messages at once.
         await this.waitForMessage(idleMs);
@@ -293,7 +306,7 @@ export class TaskGroupRunner {
   private async processExchanged(channel: number, bytes: Uint8Array): Promise<void> {
     const rows = decodeRows(bytes);
     const r = this.push(rows);
-    if (r instanceof Promise) await r;
+    if (r instanceof Promise) await this.awaitPush(r);
     this.send({ type: 'exchange-credit', channel, batches: 1 });
   }
 

@@ -116,6 +116,12 @@ try {
       '',
     ].join('\n'),
   );
+  // shared/bench/orders-postgres.sql computes (g * 7919) in integer, which overflows past
+  // 271,000 rows; the same value in bigint gives the intended data (MariaDB's seq is bigint).
+  const ordersPg = join(work, 'orders-postgres.sql');
+  const sharedSql = readFileSync(join(shared, 'bench', 'orders-postgres.sql'), 'utf8');
+  if (!sharedSql.includes('(g * 7919)')) throw new Error('orders-postgres.sql changed: check the integer overflow fix in bench/jdbc-sync.ts');
+  writeFileSync(ordersPg, sharedSql.replace('(g * 7919)', '(g::bigint * 7919)'));
   const pgEnv = psqlEnv(pgSrv);
   const target = async (rows: number, flow: string) => {
     const n = await pgCount(pgSrv, pgSrv.database);
@@ -125,8 +131,8 @@ try {
 
   for (const rows of ROWS) {
     console.error(`loading ${rows} rows into PostgreSQL and MariaDB ...`);
-    execFileSync('psql', ['-q', '-v', `rows=${rows}`, '-v', 'ON_ERROR_STOP=1', '-f', join(shared, 'bench', 'orders-postgres.sql'), 'src'], { env: { ...process.env, ...pgEnv } });
-    execFileSync('psql', ['-q', '-v', 'rows=0', '-v', 'ON_ERROR_STOP=1', '-f', join(shared, 'bench', 'orders-postgres.sql'), pgSrv.database], { env: { ...process.env, ...pgEnv } });
+    execFileSync('psql', ['-q', '-v', `rows=${rows}`, '-v', 'ON_ERROR_STOP=1', '-f', ordersPg, 'src'], { env: { ...process.env, ...pgEnv } });
+    execFileSync('psql', ['-q', '-v', 'rows=0', '-v', 'ON_ERROR_STOP=1', '-f', ordersPg, pgSrv.database], { env: { ...process.env, ...pgEnv } });
     execFileSync('mariadb', ['-h', mySrv.host, '-P', String(mySrv.port), '-u', mySrv.user, `-p${mySrv.password}`, '-e', `SET @rows=${rows}; SOURCE ${join(shared, 'bench', 'orders-mariadb.sql')};`, mySrv.database]);
     await pgRun(pgSrv, 'src', 'CHECKPOINT');
 

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMariaDb, startPostgres, type TestDatabaseServer } from '@tideway/testing';
 import { runCli } from '../conformance/cli-process.js';
-import { JobFolder, jdbcConnection, myExec, pgExec } from './databases.js';
+import { JobFolder, dbExec, jdbcConnection, myExec, pgExec, type DbKind } from './databases.js';
 import { MARIA_ALL_TYPES_DDL, PG_ALL_TYPES_DDL, commonTypesDdl, commonTypesSelect, comparableCommonRows } from './type-tables.js';
 
 let pgs: TestDatabaseServer;
@@ -111,50 +111,32 @@ sink {
     expect(await myExec(maria, 'SELECT * FROM all_types_copy ORDER BY id')).toEqual(source);
   });
 
-  it('MariaDB -> PostgreSQL into a table the sink creates: values equal', async () => {
+  // One reads a query, the other a table_path; each sink creates its table from the mapped types.
+  it.each([
+    { from: 'maria' as DbKind, to: 'pg' as DbKind, read: 'query = "select * from common_types"', target: 'from_maria' },
+    { from: 'pg' as DbKind, to: 'maria' as DbKind, read: '', target: 'from_pg' },
+  ])('$from -> $to into a table the sink creates: values equal', async ({ from, to, read, target }) => {
+    const server = (k: DbKind) => (k === 'pg' ? pgs : maria);
     await run(`
 env { job.mode = "BATCH", parallelism = 1 }
 source {
   Jdbc {
-    ${jdbcConnection('maria', maria)}
-    query = "select * from common_types"
+    ${jdbcConnection(from, server(from))}
+    ${read || `table_path = "${pgs.database}.public.common_types"`}
   }
 }
 sink {
   Jdbc {
-    ${jdbcConnection('pg', pgs)}
+    ${jdbcConnection(to, server(to))}
     generate_sink_sql = true
-    database = "${pgs.database}"
-    table = "public.from_maria"
+    database = "${server(to).database}"
+    table = "${to === 'pg' ? `public.${target}` : target}"
     primary_keys = ["id"]
   }
 }`);
-    const source = comparableCommonRows(await myExec(maria, commonTypesSelect('maria', 'common_types')));
+    const source = comparableCommonRows(await dbExec(from, server(from), commonTypesSelect(from, 'common_types')));
     expect(source).toHaveLength(3);
-    expect(comparableCommonRows(await pgExec(pgs, commonTypesSelect('pg', 'from_maria')))).toEqual(source);
-  });
-
-  it('PostgreSQL -> MariaDB into a table the sink creates: values equal', async () => {
-    await run(`
-env { job.mode = "BATCH", parallelism = 1 }
-source {
-  Jdbc {
-    ${jdbcConnection('pg', pgs)}
-    table_path = "${pgs.database}.public.common_types"
-  }
-}
-sink {
-  Jdbc {
-    ${jdbcConnection('maria', maria)}
-    generate_sink_sql = true
-    database = "${maria.database}"
-    table = "from_pg"
-    primary_keys = ["id"]
-  }
-}`);
-    const source = comparableCommonRows(await pgExec(pgs, commonTypesSelect('pg', 'common_types')));
-    expect(source).toHaveLength(3);
-    expect(comparableCommonRows(await myExec(maria, commonTypesSelect('maria', 'from_pg')))).toEqual(source);
+    expect(comparableCommonRows(await dbExec(to, server(to), commonTypesSelect(to, target)))).toEqual(source);
   });
 });
 

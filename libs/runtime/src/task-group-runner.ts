@@ -384,7 +384,11 @@ export class TaskGroupRunner {
       this.sendMetrics();
       this.send({ type: 'checkpoint-ack', checkpointId, state, commitInfos });
     } catch (err) {
+      // A snapshot or prepareCommit that throws leaves the task group in an unknown state: the
+      // checkpoint is aborted and the task group fails, so the pipeline restarts from the last
+      // completed checkpoint (retrying the same barrier forever would hang a bounded job).
       this.send({ type: 'checkpoint-failed', checkpointId, error: serializeError(err) });
+      throw err;
     }
   }
 

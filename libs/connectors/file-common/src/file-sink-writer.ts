@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Row, SinkWriter, SinkWriterContext } from '@tideway/api';
 import { ErrorCode, TidewayError } from '@tideway/common';
-import { abortTransaction, commitTransaction } from './file-committer.js';
+import { commitTransaction } from './file-committer.js';
 import type { FileNamer } from './file-name.js';
 import type { FileOutput, FileSystemAdapter } from './file-system.js';
 import type { FileCommitInfo, FileSinkState } from './sink-types.js';
@@ -182,10 +182,17 @@ export class FileSinkWriter implements SinkWriter<FileCommitInfo, FileSinkState>
     return [{ uuidPrefix: this.uuidPrefix, checkpointId, transactionId: '' }];
   }
 
+  /**
+   * After a failure: drops the open transaction only. The last prepared one may still be
+   * committed (its checkpoint can complete after this failure, and a restore re-commits what its
+   * checkpoint holds); a restored writer deletes what no checkpoint kept.
+   */
   async abortPrepare(): Promise<void> {
-    const p = this.prepared;
     this.prepared = undefined;
-    if (p?.commit) await abortTransaction(this.cfg.fs, p.commit);
+    const files = [...this.open.values()];
+    this.open.clear();
+    for (const file of files) await (await file.output).close().catch(() => undefined);
+    if (this.cfg.transactional) await this.cfg.fs.delete(this.transactionDir);
   }
 
   async close(): Promise<void> {

@@ -6,6 +6,7 @@ import { RowBuffer } from './row-buffer.js';
 import type { SinkConfig } from './sink-options.js';
 import type { SinkTarget } from './sink-target.js';
 import { TableWriter } from './table-writer.js';
+import { DEFAULT_PRIOR_COMMIT_WAIT_SEC, waitUntilNotPrepared } from './prior-commit-wait.js';
 import { attemptTag, beginXa, commitXaWhenDetached, prepareXa, preparedXids, rollbackOpenXa, rollbackXa, type JdbcCommitInfo } from './xa-transactions.js';
 
 /** A writer's checkpointed state: prepared transactions that may not be committed yet. */
@@ -33,6 +34,13 @@ interface TakenBatch {
  * that transaction is prepared at prepareCommit (PREPARE TRANSACTION / XA PREPARE) and committed
  * by the committer. A restored writer commits the prepared ids in its state (their checkpoint
  * completed) and rolls back its other prepared ids (their checkpoint never completed).
+ *
+ * On PostgreSQL a transaction does not see, nor wait for, rows of a transaction that is still
+ * prepared: a delete or upsert of a row the previous checkpoint inserted would miss it. So an
+ * exactly-once writer starts its next transaction only once its earlier prepared transactions
+ * are committed (the engine runs the committer while a write waits), up to
+ * transaction_timeout_sec (default 60 s); then it fails the write, retryably, and failover
+ * commits or rolls them back. MariaDB needs no wait: it blocks on the prepared rows' locks.
  */
 export class JdbcSinkWriter implements SinkWriter<JdbcCommitInfo, JdbcWriterState> {
   private conn: JdbcConnection | undefined;
@@ -43,6 +51,12 @@ export class JdbcSinkWriter implements SinkWriter<JdbcCommitInfo, JdbcWriterStat
   private seq = 0;
   private prepared: string[] = [];
   private recovered = false;
+  /** Prepared ids the next transaction must see committed before it changes anything (PostgreSQL). */
+  private awaitBeforeNext: string[] = [];
+  /** Every write is a plain INSERT (no keys, no user query): it cannot miss a prepared row. */
+  private readonly insertOnly: boolean;
+  /** Set by abortPrepare and close: a waiting transaction start gives up at once. */
+  private stopping = false;
   private readonly tag = attemptTag();
   /** The batch being written while new rows fill fresh buffers: at most one at a time. */
   private inflight: Promise<void> | undefined;
@@ -59,6 +73,7 @@ export class JdbcSinkWriter implements SinkWriter<JdbcCommitInfo, JdbcWriterStat
       const keys = cfg.query !== undefined || cfg.useCopy ? [] : t.keyIndexes;
       this.slots.set(t.input.tableId, { target: t, keys, buffer: new RowBuffer(keys) });
     }
+    this.insertOnly = cfg.query === undefined && [...this.slots.values()].every((s) => s.keys.length === 0);
   }
 
   async write(rows: readonly Row[]): Promise<void> {
@@ -113,6 +128,7 @@ export class JdbcSinkWriter implements SinkWriter<JdbcCommitInfo, JdbcWriterStat
         // Keep earlier ids only while they are still prepared (not yet committed).
         const still = new Set(await preparedXids(conn, this.xidPrefix));
         this.prepared = [...this.prepared.filter((x) => still.has(x)), xid];
+        if (conn.dialect === 'postgresql' && !this.insertOnly) this.awaitBeforeNext = [...this.prepared];
         if (conn.dialect === 'mysql') {
           // MariaDB lets another session commit a prepared XA transaction only after the
           // preparing session has ended; the next batch opens a new session.
@@ -141,6 +157,7 @@ export class JdbcSinkWriter implements SinkWriter<JdbcCommitInfo, JdbcWriterStat
    * writer rolls it back if not.
    */
   async abortPrepare(): Promise<void> {
+    this.stopping = true;
     await this.settle().catch(() => undefined);
     if (!this.conn) return;
     if (this.inTransaction) await this.rollbackOpen();
@@ -148,11 +165,16 @@ export class JdbcSinkWriter implements SinkWriter<JdbcCommitInfo, JdbcWriterStat
 
   async close(): Promise<void> {
     try {
-      await this.flush();
-      if (this.inTransaction && this.conn) {
-        // Exactly-once work not prepared at a checkpoint is replayed after a restore: drop it.
-        if (this.cfg.exactlyOnce) await this.rollbackOpen();
-        else {
+      if (this.cfg.exactlyOnce) {
+        // Work not prepared at a checkpoint is replayed after a restore: drop it unwritten (a
+        // batch being written is rolled back below, so its error does not matter either).
+        this.stopping = true;
+        await this.settle().catch(() => undefined);
+        this.takeBuffers();
+        if (this.inTransaction && this.conn) await this.rollbackOpen();
+      } else {
+        await this.flush();
+        if (this.inTransaction && this.conn) {
           await this.conn.execute('COMMIT');
           this.inTransaction = false;
         }
@@ -216,12 +238,33 @@ export class JdbcSinkWriter implements SinkWriter<JdbcCommitInfo, JdbcWriterStat
   private async ensureTransaction(conn: JdbcConnection): Promise<void> {
     if (this.inTransaction) return;
     if (this.cfg.exactlyOnce) {
+      await this.awaitPriorCommits(conn);
       this.currentXid = `${this.xidPrefix}${this.tag}-${++this.seq}`;
       await beginXa(conn, this.currentXid);
     } else {
       await conn.execute('BEGIN');
     }
     this.inTransaction = true;
+  }
+
+  /**
+   * Waits (before BEGIN, so the new transaction's snapshot includes them) until the previous
+   * prepared transactions are committed or rolled back; fails retryably after the bound.
+   */
+  private async awaitPriorCommits(conn: JdbcConnection): Promise<void> {
+    if (this.awaitBeforeNext.length === 0) return;
+    const sec = this.cfg.transactionTimeoutSec > 0 ? this.cfg.transactionTimeoutSec : DEFAULT_PRIOR_COMMIT_WAIT_SEC;
+    const still = await waitUntilNotPrepared(conn, this.awaitBeforeNext, sec * 1000, () => this.stopping);
+    if (still.length > 0) {
+      throw new TidewayError(
+        ErrorCode.EXTERNAL_SYSTEM,
+        this.stopping
+          ? `the Jdbc sink stopped waiting for prepared transaction(s) ${still.join(', ')} to be committed: the writer is closing`
+          : `the Jdbc sink's next transaction waited ${sec} s (transaction_timeout_sec, or ${DEFAULT_PRIOR_COMMIT_WAIT_SEC} s when unset) for prepared transaction(s) ${still.join(', ')} of an earlier checkpoint to be committed, and they were not (was that checkpoint aborted?); failing over commits or rolls them back`,
+        { place: this.place, retryable: true },
+      );
+    }
+    this.awaitBeforeNext = [];
   }
 
   private async rollbackOpen(): Promise<void> {

@@ -180,29 +180,47 @@ describe.each(['PostgreSQL', 'MariaDB'])('Jdbc sink on %s', (dbName) => {
       await c.close();
     });
 
-    it('a restored writer commits the prepared ids in its state and rolls back later ones', async () => {
+    it('a restored writer commits the prepared ids in its state (the process died before the commit)', async () => {
       const { opts, jobId } = xa('xa3', 'job-restore');
       const sink = await makeSink(opts, [users], jobId);
       const w1 = sink.createWriter({ subtaskIndex: 0, parallelism: 1 });
       await w1.write([row('+I', 1, 'cp1', null)]);
       await w1.prepareCommit!(1);
       const state = w1.snapshotState!(1);
-      await w1.write([row('+I', 2, 'cp2-never-completed', null)]);
-      await w1.prepareCommit!(2);
-      await w1.write([row('+I', 3, 'never-prepared', null)]);
-      await flushed(w1);
-      // The process dies here: no commit, no close. Its session ends, its prepared transactions stay.
-      const w1conn = (w1 as unknown as { conn?: JdbcConnection }).conn;
-      expect(w1conn).toBeDefined();
-      await w1conn!.close();
+      // Checkpoint 1 completes on the coordinator, but the process dies before its commit:
+      // no commit, no close. Its session ends, its prepared transaction stays.
+      await (w1 as unknown as { conn?: JdbcConnection }).conn?.close();
       const w2 = sink.createWriter({ subtaskIndex: 0, parallelism: 1 }, state);
       await w2.write([row('+I', 4, 'after-restore', null)]);
-      const info = (await w2.prepareCommit!(3)) as JdbcCommitInfo;
+      const info = (await w2.prepareCommit!(2)) as JdbcCommitInfo;
       await sink.createCommitter().commit([info]);
       await w2.close();
       const c = await session(d().conn);
       expect(await contents(c, d().table('xa3'))).toEqual([[1, 'cp1', null], [4, 'after-restore', null]]);
-      // The transaction of checkpoint 2 (never completed) was rolled back, not left prepared.
+      expect(await preparedXids(c, xidPrefix(jobId, 0))).toEqual([]);
+      await c.close();
+    });
+
+    it('a restored writer rolls back prepared ids its state does not have (their checkpoint never completed)', async () => {
+      const { opts, jobId } = xa('xa5', 'job-restore-rollback');
+      const sink = await makeSink(opts, [users], jobId);
+      const w1 = sink.createWriter({ subtaskIndex: 0, parallelism: 1 });
+      await w1.write([row('+I', 1, 'cp1', null)]);
+      const info1 = (await w1.prepareCommit!(1)) as JdbcCommitInfo;
+      const state = w1.snapshotState!(1);
+      await sink.createCommitter().commit([info1]);
+      await w1.write([row('+I', 2, 'cp2-never-completed', null), row('-D', 1, 'cp1', null)]);
+      const info2 = (await w1.prepareCommit!(2)) as JdbcCommitInfo;
+      expect(w1.snapshotState!(2)[0].preparedXids).toEqual([info2.xid]);
+      // The process dies before checkpoint 2 completes.
+      await (w1 as unknown as { conn?: JdbcConnection }).conn?.close();
+      const w2 = sink.createWriter({ subtaskIndex: 0, parallelism: 1 }, state);
+      await w2.write([row('+I', 4, 'after-restore', null)]);
+      const info = (await w2.prepareCommit!(2)) as JdbcCommitInfo;
+      await sink.createCommitter().commit([info]);
+      await w2.close();
+      const c = await session(d().conn);
+      expect(await contents(c, d().table('xa5'))).toEqual([[1, 'cp1', null], [4, 'after-restore', null]]);
       expect(await preparedXids(c, xidPrefix(jobId, 0))).toEqual([]);
       await c.close();
     });

@@ -6,10 +6,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 bash scripts/ensure-servers.sh
-pnpm -s build
+pnpm build
 report=$(mktemp --suffix=.json)
 status=0
-pnpm -s exec vitest run --reporter=default --reporter=json --outputFile.json="$report" "$@" || status=$?
+pnpm exec vitest run --reporter=default --reporter=json --outputFile.json="$report" "$@" || status=$?
 [ -s "$report" ] && node scripts/test-summary.mjs "$report"
 rm -f "$report"
 exit $status

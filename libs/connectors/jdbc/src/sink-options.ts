@@ -25,7 +25,7 @@ export const SINK_OPTIONS: readonly OptionDef[] = [
   { name: 'is_exactly_once', type: 'boolean', default: false, description: 'Write in XA / prepared transactions committed at checkpoints.' },
   { name: 'xa_data_source_class_name', type: 'string', description: 'XA data source class; required with is_exactly_once and checked against the url.' },
   { name: 'max_commit_attempts', type: 'int', default: 3, min: 1, description: 'Attempts to commit a prepared transaction.' },
-  { name: 'transaction_timeout_sec', type: 'int', default: -1, description: 'Seconds an open transaction may stay idle before the database ends it; -1 never.' },
+  { name: 'transaction_timeout_sec', type: 'int', default: -1, description: 'Seconds an open transaction may stay idle before the database ends it; -1 never. With is_exactly_once on PostgreSQL also how long a new transaction waits for the previous checkpoint\'s commit (60 s when -1).' },
   { name: 'field_ide', type: 'enum', values: ['ORIGINAL', 'UPPERCASE', 'LOWERCASE'], description: 'Case of generated table and column names.' },
   { name: 'schema_save_mode', type: 'enum', values: SCHEMA_SAVE_MODES, default: 'CREATE_SCHEMA_WHEN_NOT_EXIST', description: 'What to do about the target table before the job starts.' },
   { name: 'data_save_mode', type: 'enum', values: DATA_SAVE_MODES, default: 'APPEND_DATA', description: 'What to do about existing rows before the job starts.' },

@@ -15,7 +15,7 @@ export const FILE_SOURCE_OPTIONS: readonly OptionDef[] = [
   { name: 'compress_codec', type: 'string', default: 'none', description: 'Only none is implemented (SeaTunnel also reads lzo text, csv and json).' },
   { name: 'encoding', type: 'string', default: 'UTF-8', description: 'Charset of the files: any the WHATWG Encoding standard names (UTF-8, GBK, ISO-8859-1, ...).' },
   { name: 'date_format', type: 'enum', values: DATE_FORMATS, default: 'yyyy-MM-dd', description: 'Accepted for compatibility: like SeaTunnel, dates in yyyy-MM-dd, yyyy.MM.dd, yyyy/MM/dd and yyyyMMdd are all recognised.' },
-  { name: 'datetime_format', type: 'enum', values: DATETIME_FORMATS, default: 'yyyy-MM-dd HH:mm:ss', description: 'Accepted for compatibility: like SeaTunnel, every documented datetime spelling (and ISO with T) is recognised.' },
+  { name: 'datetime_format', type: 'enum', values: DATETIME_FORMATS, default: 'yyyy-MM-dd HH:mm:ss', description: 'Accepted for compatibility: like SeaTunnel, timestamps in any of these spellings (ISO with T and 1 to 9 fraction digits too) are recognised whichever is set.' },
   { name: 'time_format', type: 'enum', values: TIME_FORMATS, default: 'HH:mm:ss', description: 'Accepted for compatibility: times HH:mm:ss with an optional fraction are recognised.' },
 ];
 

@@ -4,6 +4,11 @@ import { ConfigError, ErrorCode, ValueConversionError } from '@tideway/common';
  * The date, datetime and time formats SeaTunnel's file connectors accept (DateUtils,
  * DateTimeUtils and TimeUtils Formatter enums), and conversions between them and the held
  * forms of libs/api/src/types.ts ('YYYY-MM-DD', 'YYYY-MM-DDTHH:mm:ss[.f]', 'HH:mm:ss[.f]').
+ *
+ * The connector docs list five datetime spellings; SeaTunnel's option parser
+ * (DateTimeUtils.Formatter.parse) also takes the four ISO-8601 ones, written as Java
+ * DateTimeFormatter patterns with the quoted literal 'T'. Jobs use them (e.g. SeaTunnel's own
+ * text_local_file_time_format e2e config), so they are accepted here too.
  */
 export const DATE_FORMATS = ['yyyy-MM-dd', 'yyyy.MM.dd', 'yyyy/MM/dd'] as const;
 export const DATETIME_FORMATS = [
@@ -12,6 +17,10 @@ export const DATETIME_FORMATS = [
   'yyyy.MM.dd HH:mm:ss',
   'yyyy/MM/dd HH:mm:ss',
   'yyyyMMddHHmmss',
+  "yyyy-MM-dd'T'HH:mm:ss",
+  "yyyy-MM-dd'T'HH:mm:ss.SSS",
+  "yyyy-MM-dd'T'HH:mm:ss.SSSSSS",
+  "yyyy-MM-dd'T'HH:mm:ss.SSSSSSSSS",
 ] as const;
 export const TIME_FORMATS = ['HH:mm:ss', 'HH:mm:ss.SSS'] as const;
 
@@ -57,6 +66,14 @@ export function formatDateTime(held: string, format: DateTimeFormat): string {
       return `${formatDate(date, 'yyyy/MM/dd')} ${time}`;
     case 'yyyyMMddHHmmss':
       return date.replace(/-/g, '') + time.replace(/:/g, '');
+    case "yyyy-MM-dd'T'HH:mm:ss":
+      return `${date}T${time}`;
+    case "yyyy-MM-dd'T'HH:mm:ss.SSS":
+      return `${date}T${time}.${fraction(held, 19, 3)}`;
+    case "yyyy-MM-dd'T'HH:mm:ss.SSSSSS":
+      return `${date}T${time}.${fraction(held, 19, 6)}`;
+    case "yyyy-MM-dd'T'HH:mm:ss.SSSSSSSSS":
+      return `${date}T${time}.${fraction(held, 19, 9)}`;
   }
 }
 

@@ -101,6 +101,15 @@ describe('LocalFile sink: formats', () => {
     const { rows } = await readAll({ path: out, file_format_type: 'csv', skip_header_row_number: 1, schema: { fields: { name: 'string', day: 'date' } } });
     expect(rows.map((r) => r.fields)).toEqual([['a', '2024-01-05'], ['b', '2024-12-31']]);
   });
+  it("writes ISO-8601 datetime_format (yyyy-MM-dd'T'HH:mm:ss.SSS) and the source reads it back under that option", async () => {
+    const { out, tmp } = fresh();
+    const table = tableOf([['name', 'string'], ['ts', 'timestamp']]);
+    const iso = { path: out, file_format_type: 'csv', datetime_format: "yyyy-MM-dd'T'HH:mm:ss.SSS" };
+    await writeAndCommit({ ...iso, tmp_path: tmp }, rowsOf('db.t', ['a', '2024-01-02T03:04:05.123456'], ['b', '2024-12-31T23:59:59']), table);
+    expect(readFileSync(join(out, filesUnder(out)[0]), 'utf8')).toBe('a,2024-01-02T03:04:05.123\nb,2024-12-31T23:59:59.000');
+    const { rows } = await readAll({ ...iso, schema: { fields: { name: 'string', ts: 'timestamp' } } });
+    expect(rows.map((r) => r.fields)).toEqual([['a', '2024-01-02T03:04:05.123'], ['b', '2024-12-31T23:59:59.000']]);
+  });
 });
 
 describe('LocalFile sink: two-phase commit', () => {

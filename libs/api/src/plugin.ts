@@ -158,6 +158,14 @@ export interface Sink<CommitInfo = unknown, AggInfo = unknown, State = unknown> 
    */
   prepare?(): Promise<void>;
   createWriter(ctx: SinkWriterContext, restored?: State[]): SinkWriter<CommitInfo, State>;
+  /**
+   * Optional: the job was cancelled: drop everything not committed, prepared transactions
+   * included (no restore can commit them: a cancelled job's checkpoints are deleted). Called
+   * once on the coordinator, after every writer of the pipeline has stopped and before the
+   * job reports CANCELED; never after a failure, whose prepared work a restore may still
+   * commit. Must be idempotent. A rejection is logged; the job still ends CANCELED.
+   */
+  abandon?(): Promise<void>;
   createCommitter?(): SinkCommitter<CommitInfo>;
   createAggregatedCommitter?(): SinkAggregatedCommitter<CommitInfo, AggInfo>;
 }

@@ -108,7 +108,7 @@ export class JobMaster {
     }
     if (this.status === 'FAILING' || this.status === 'CANCELING') return;
     this.setStatus('CANCELING');
-    for (const p of this.pipelines) p.cancel();
+    for (const p of this.pipelines) p.cancel(true);
     this.maybeEnd();
   }
 

@@ -1,5 +1,5 @@
 import { serialize } from 'node:v8';
-import type { SinkAggregatedCommitter, SourceSplit } from '@tideway/api';
+import type { Sink, SinkAggregatedCommitter, SourceSplit } from '@tideway/api';
 import type { CheckpointStorage } from '@tideway/checkpoint';
 import { logger, sleep, type SerializedError } from '@tideway/common';
 import type { SlotProfile, TaskGroupLocation } from '@tideway/contracts';
@@ -60,6 +60,10 @@ export class PipelineMaster {
   checkpoints: CheckpointCoordinator;
   private enumerator?: EnumeratorHost;
   private committers = new Map<number, SinkAggregatedCommitter<unknown, unknown>>();
+  /** The sinks of the current attempt, for abandon() when the job is cancelled. */
+  private sinks: Sink[] = [];
+  /** The job was cancelled: its sinks roll back what was prepared but never committed. */
+  private abandonOnEnd = false;
   private finalTriggered = false;
   private failuresSinceCheckpoint = 0;
   private restarting = false;
@@ -159,8 +163,10 @@ export class PipelineMaster {
       this.enumerator = new EnumeratorHost(source, this.plan.source.parallelism);
       await this.enumerator.open(restore?.enumeratorStates.get(this.plan.source.vertexId));
       this.committers = new Map();
+      this.sinks = [];
       for (const s of this.plan.sinks) {
         const sink = createSink(s.plugin, { jobId: job.jobId, jobMode: job.jobMode, parallelism: s.parallelism, inputTables: s.inputTables }, registry);
+        this.sinks.push(sink);
         // Save modes (create/drop/truncate the target) run once, before the first writer starts.
         if (this.attempt === 0 && !restore) await sink.prepare?.();
         const committer = sink.createAggregatedCommitter?.();
@@ -326,8 +332,14 @@ export class PipelineMaster {
     this.onFailure(error);
   }
 
-  cancel(): void {
-    if (this.isEnded() || this.status === 'CANCELING') return;
+  /**
+   * Stops the pipeline. `abandon` (the job itself was cancelled, not another pipeline failed):
+   * once every task group has stopped, the sinks drop what was prepared and never committed.
+   */
+  cancel(abandon = false): void {
+    if (this.isEnded()) return;
+    if (abandon) this.abandonOnEnd = true;
+    if (this.status === 'CANCELING') return;
     this.restarting = false;
     this.checkpoints.stop();
     if (this.status === 'FAILING') return; // already stopping; it will end FAILED
@@ -387,6 +399,7 @@ export class PipelineMaster {
       }
       if (this.status === 'FAILING' || this.status === 'CANCELING' || this.status === 'INITIALIZING') {
         if (this.status === 'INITIALIZING') this.setStatus('CANCELING');
+        if (this.abandonOnEnd) await this.abandonSinks();
         this.setStatus(this.status === 'FAILING' ? 'FAILED' : 'CANCELED');
         return;
       }
@@ -400,6 +413,17 @@ export class PipelineMaster {
     }
     // Reports that came in meanwhile (a restarted attempt that failed at once) are looked at now.
     this.maybeEnd();
+  }
+
+  /** Sink.abandon of every sink (before the job reports CANCELED, so a CLI exiting then waits for it). */
+  private async abandonSinks(): Promise<void> {
+    for (const sink of this.sinks) {
+      try {
+        await sink.abandon?.();
+      } catch (err) {
+        log.warn({ err: (err as Error).message, jobId: this.job.jobId, pipelineId: this.pipelineId }, 'a sink could not drop the uncommitted work of the cancelled job');
+      }
+    }
   }
 
   /**

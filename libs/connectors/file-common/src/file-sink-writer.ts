@@ -22,6 +22,11 @@ export interface FileSinkWriterConfig {
 
 const NON_PARTITION = 'NON_PARTITION';
 
+/** The folder under tmp_path holding every transaction of a job (all writers, all attempts). */
+export function jobTempDir(tmpPath: string, jobId: string): string {
+  return `${tmpPath.replace(/\/+$/, '')}/seatunnel/${jobId}`;
+}
+
 /** One file being written, with the lines of the current batch not yet handed to it. */
 interface OpenFile {
   readonly output: Promise<FileOutput>;
@@ -66,7 +71,7 @@ export class FileSinkWriter implements SinkWriter<FileCommitInfo, FileSinkState>
 
   /** Folder of every transaction of this writer. */
   private get prefixDir(): string {
-    return `${this.cfg.tmpPath.replace(/\/+$/, '')}/seatunnel/${this.cfg.jobId}/${this.uuidPrefix}`;
+    return `${jobTempDir(this.cfg.tmpPath, this.cfg.jobId)}/${this.uuidPrefix}`;
   }
 
   private beginTransaction(): void {

@@ -2,7 +2,7 @@ import type { PluginContext, Sink, SinkAggregatedCommitter, SinkWriter, SinkWrit
 import { ConfigError, ErrorCode } from '@tideway/common';
 import { FileAggregatedCommitter } from './file-committer.js';
 import { FileNamer } from './file-name.js';
-import { FileSinkWriter } from './file-sink-writer.js';
+import { FileSinkWriter, jobTempDir } from './file-sink-writer.js';
 import type { FileSystemAdapter } from './file-system.js';
 import { applySaveModes, type DataSaveMode, type SchemaSaveMode } from './save-mode.js';
 import type { FileAggregatedCommitInfo, FileCommitInfo, FileSinkState } from './sink-types.js';
@@ -53,6 +53,15 @@ export class FileSink implements Sink<FileCommitInfo, FileAggregatedCommitInfo, 
       ctx,
       restored,
     );
+  }
+
+  /**
+   * The job was cancelled: deletes its temp folder, prepared transactions included (their
+   * files never reach `path`: no restore can commit them once the job's checkpoints are gone).
+   */
+  async abandon(): Promise<void> {
+    if (!this.ctx.options.get<boolean>('is_enable_transaction')) return;
+    await this.fs.delete(jobTempDir(String(this.ctx.options.get('tmp_path')), this.ctx.jobId));
   }
 
   createAggregatedCommitter(): SinkAggregatedCommitter<FileCommitInfo, FileAggregatedCommitInfo> {

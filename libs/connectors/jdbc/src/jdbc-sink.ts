@@ -1,5 +1,6 @@
 import type { PluginContext, Sink, SinkCommitter, SinkFactory, SinkWriter, SinkWriterContext } from '@tideway/api';
-import { ConfigError, ErrorCode } from '@tideway/common';
+import { ConfigError, ErrorCode, TidewayError } from '@tideway/common';
+import { describeDbError } from './db-errors.js';
 import { compileConnection } from './connection-options.js';
 import type { ConnectionSettings } from './connection-settings.js';
 import type { JdbcConnection } from './jdbc-connection.js';
@@ -9,7 +10,10 @@ import { JdbcSinkCommitter } from './sink-committer.js';
 import { compileSinkOptions, SINK_SPEC, type SinkConfig } from './sink-options.js';
 import { sinkTarget, type SinkTarget } from './sink-target.js';
 import { JdbcSinkWriter, type JdbcWriterState } from './sink-writer.js';
-import { xidPrefix, type JdbcCommitInfo } from './xa-transactions.js';
+import { jobXidPrefix, rollbackAllPrepared, xidPrefix, type JdbcCommitInfo } from './xa-transactions.js';
+
+/** Tries to roll back a cancelled job's prepared transactions while MariaDB still detaches them (about 10 s). */
+const ABANDON_ATTEMPTS = 10;
 
 /** The Jdbc sink: writes rows and changelogs to PostgreSQL and MySQL/MariaDB. */
 export class JdbcSink implements Sink<JdbcCommitInfo, unknown, JdbcWriterState> {
@@ -50,6 +54,26 @@ export class JdbcSink implements Sink<JdbcCommitInfo, unknown, JdbcWriterState> 
   createWriter(ctx: SinkWriterContext, restored?: JdbcWriterState[]): SinkWriter<JdbcCommitInfo, JdbcWriterState> {
     const restoredXids = (restored ?? []).flatMap((s) => s.preparedXids);
     return new JdbcSinkWriter(this.config, this.targets, () => this.connect(), xidPrefix(this.ctx.jobId, ctx.subtaskIndex), this.ctx.options.place(), restoredXids);
+  }
+
+  /**
+   * The job was cancelled: rolls back every transaction its writers prepared and no checkpoint
+   * committed (ROLLBACK PREPARED / XA ROLLBACK of the job's ids), which would otherwise hold
+   * their locks forever. Without is_exactly_once nothing is ever left prepared.
+   */
+  async abandon(): Promise<void> {
+    if (!this.config.exactlyOnce) return;
+    const place = this.ctx.options.place();
+    try {
+      const conn = await this.connect();
+      try {
+        await rollbackAllPrepared(conn, jobXidPrefix(this.ctx.jobId), ABANDON_ATTEMPTS);
+      } finally {
+        await conn.close();
+      }
+    } catch (err) {
+      throw new TidewayError(ErrorCode.EXTERNAL_SYSTEM, `rolling back the prepared transactions of cancelled job ${this.ctx.jobId} failed: ${describeDbError(err)}`, { place, cause: err });
+    }
   }
 
   createCommitter(): SinkCommitter<JdbcCommitInfo> {

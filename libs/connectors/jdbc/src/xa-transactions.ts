@@ -13,7 +13,12 @@ export interface JdbcCommitInfo {
  * safe to inline in SQL, and short enough for MySQL's 64-byte gtrid.
  */
 export function xidPrefix(jobId: string, subtask: number): string {
-  return `tw-${createHash('sha1').update(jobId).digest('hex').slice(0, 12)}-${subtask}-`;
+  return `${jobXidPrefix(jobId)}${subtask}-`;
+}
+
+/** The id prefix shared by every transaction of a job (all subtasks, all attempts). */
+export function jobXidPrefix(jobId: string): string {
+  return `tw-${createHash('sha1').update(jobId).digest('hex').slice(0, 12)}-`;
 }
 
 /** A fresh per-attempt tag, so ids never repeat across restarts. */
@@ -94,4 +99,19 @@ export async function preparedXids(conn: JdbcConnection, prefix: string): Promis
   const res = await conn.execute('XA RECOVER');
   // Rows: formatID, gtrid_length, bqual_length, data (gtrid followed by bqual).
   return res.rows.map((r) => String(r[3]).slice(0, Number(r[1]))).filter((x) => x.startsWith(prefix));
+}
+
+/**
+ * Rolls back every prepared transaction whose id starts with `prefix`, waiting (up to
+ * `attempts` tries) on MariaDB while an id is still attached to the session that prepared it
+ * (it answers "unknown XID" until that session has ended). Idempotent.
+ */
+export async function rollbackAllPrepared(conn: JdbcConnection, prefix: string, attempts: number): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    const left = await preparedXids(conn, prefix);
+    if (left.length === 0) return;
+    if (attempt > attempts) throw new Error(`prepared transaction(s) ${left.join(', ')} are still held by other sessions`);
+    for (const xid of left) await rollbackXa(conn, xid);
+    if (attempt > 1) await new Promise((r) => setTimeout(r, Math.min(50 * 2 ** attempt, 2000)));
+  }
 }

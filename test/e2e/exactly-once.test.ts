@@ -6,7 +6,7 @@
  * - stop-with-savepoint of a STREAMING job, then restore: every row once;
  * - checkpoints in S3 (s3rver): a job fails for good, is restored from S3, every row once.
  */
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -174,6 +174,24 @@ describe('exactly-once with the LocalFile sink', () => {
     console.log(`savepoint/restore: rows expected ${report.expected}, seen ${report.seen}, lost ${report.lost}, duplicated ${report.duplicated}`);
     expect(report, report.examples.join('; ')).toMatchObject({ lost: 0, duplicated: 0 });
   }, 180_000);
+
+  it('a cancelled job (Ctrl-C) leaves no temporary transaction files behind', async () => {
+    const dir = tempDir();
+    const out = join(dir, 'out');
+    const tmp = join(dir, 'tmp');
+    const conf = join(dir, 'job.conf');
+    writeFileSync(conf, sequenceJob({ mode: 'STREAMING', keys: 4, rowsPerKey: 0, rowsPerSecond: 2000, out }).replace('is_enable_transaction = true', `is_enable_transaction = true\n    tmp_path = "${tmp}"`));
+    const jobId = String(Date.now());
+    const child = spawnCli(['run', '-c', conf, '--set-job-id', jobId]);
+    const exit = waitForExit(child);
+    await until('a committed checkpoint', () => (existsSync(out) && checkSequenceOutput(out, 4, 1).seen > 0 ? true : undefined));
+    expect(existsSync(join(tmp, 'seatunnel', jobId))).toBe(true); // the open transaction's files
+    child.kill('SIGINT');
+    const res = await exit;
+    expect(res.code, res.stderr).toBe(130);
+    expect(res.stderr).toContain('CANCELED');
+    expect(existsSync(join(tmp, 'seatunnel', jobId))).toBe(false);
+  }, 120_000);
 
   describe('with checkpoints in S3', () => {
     let s3: TestS3Server;

@@ -231,7 +231,7 @@ describe('exactly-once with the LocalFile sink', () => {
           rowsPerSecond: 2000,
           out,
           env: 'job.retry.times = 0',
-          chain: `probability = 1\n    max = 1\n    min.rows = 3000\n    dir = "${join(dir, 'faults')}"`,
+          chain: `probability = 1\n    max = 1\n    min.rows = 3000\n    kinds = ["exception"]\n    dir = "${join(dir, 'faults')}"`,
         }),
       );
       const jobId = String(Date.now());

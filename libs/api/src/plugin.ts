@@ -159,11 +159,13 @@ export interface Sink<CommitInfo = unknown, AggInfo = unknown, State = unknown> 
   prepare?(): Promise<void>;
   createWriter(ctx: SinkWriterContext, restored?: State[]): SinkWriter<CommitInfo, State>;
   /**
-   * Optional: the job was cancelled: drop everything not committed, prepared transactions
-   * included (no restore can commit them: a cancelled job's checkpoints are deleted). Called
-   * once on the coordinator, after every writer of the pipeline has stopped and before the
-   * job reports CANCELED; never after a failure, whose prepared work a restore may still
-   * commit. Must be idempotent. A rejection is logged; the job still ends CANCELED.
+   * Optional: nothing of this job will be committed any more: drop everything not committed,
+   * prepared transactions included. Called once on the coordinator, after every writer of the
+   * pipeline has stopped: when the job was cancelled (its checkpoints are deleted, no restore
+   * can commit them) and when the pipeline finished (every checkpoint is committed; what is
+   * left are leftovers of failed attempts). Never after a failure, whose prepared work a
+   * restore may still commit. Must be idempotent (a restore from a savepoint re-commits, which
+   * must then find nothing to undo). A rejection is logged; the job still ends as it would.
    */
   abandon?(): Promise<void>;
   createCommitter?(): SinkCommitter<CommitInfo>;

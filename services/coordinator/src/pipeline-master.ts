@@ -403,6 +403,9 @@ export class PipelineMaster {
         this.setStatus(this.status === 'FAILING' ? 'FAILED' : 'CANCELED');
         return;
       }
+      // Every checkpoint is committed: what a sink still holds uncommitted (leftovers of failed
+      // attempts that no checkpoint kept) can never be committed; drop it as a cancel does.
+      await this.abandonSinks();
       this.setStatus('FINISHED');
     } catch (err) {
       this.error ??= { code: (err as { code?: string }).code ?? 'TW-TASK-001', message: (err as Error).message, retryable: false };
@@ -415,13 +418,13 @@ export class PipelineMaster {
     this.maybeEnd();
   }
 
-  /** Sink.abandon of every sink (before the job reports CANCELED, so a CLI exiting then waits for it). */
+  /** Sink.abandon of every sink (before the job reports its end, so a CLI exiting then waits for it). */
   private async abandonSinks(): Promise<void> {
     for (const sink of this.sinks) {
       try {
         await sink.abandon?.();
       } catch (err) {
-        log.warn({ err: (err as Error).message, jobId: this.job.jobId, pipelineId: this.pipelineId }, 'a sink could not drop the uncommitted work of the cancelled job');
+        log.warn({ err: (err as Error).message, jobId: this.job.jobId, pipelineId: this.pipelineId }, 'a sink could not drop uncommitted work of an ended job');
       }
     }
   }

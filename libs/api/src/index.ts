@@ -6,3 +6,4 @@ export * from './type-parser.js';
 export * from './resolved-options.js';
 export * from './schema-config.js';
 export * from './config-value.js';
+export * from './java-text.js';

@@ -5,36 +5,9 @@
  * LocalTime.toString ("12:34" when the seconds are zero), offsets as OffsetDateTime ("Z").
  */
 
-/** Java's Double.toString layout for the shortest digits of `v`. */
-function javaFloating(v: number): string {
-  if (Number.isNaN(v)) return 'NaN';
-  if (v === Infinity) return 'Infinity';
-  if (v === -Infinity) return '-Infinity';
-  if (v === 0) return Object.is(v, -0) ? '-0.0' : '0.0';
-  const abs = Math.abs(v);
-  if (abs >= 1e-3 && abs < 1e7) {
-    const s = String(v);
-    return s.includes('.') ? s : `${s}.0`;
-  }
-  const [mant, exp] = v.toExponential().split('e') as [string, string];
-  return `${mant.includes('.') ? mant : `${mant}.0`}E${exp.startsWith('+') ? exp.slice(1) : exp}`;
-}
+import { javaDouble, javaFloat } from '@tideway/api';
 
-/** Double.toString. */
-export function javaDouble(v: number): string {
-  return javaFloating(v);
-}
-
-/** Float.toString of the float32 nearest to `v`: the fewest digits that read back as that float. */
-export function javaFloat(v: number): string {
-  const f = Math.fround(v);
-  if (!Number.isFinite(f) || f === 0) return javaFloating(f);
-  for (let p = 1; p <= 9; p++) {
-    const shortest = Number(f.toPrecision(p));
-    if (Math.fround(shortest) === f) return javaFloating(shortest);
-  }
-  return javaFloating(f);
-}
+export { javaDouble, javaFloat };
 
 /** BigDecimal.toString of a decimal text: plain, or scientific when the adjusted exponent is below -6. */
 export function javaDecimal(text: string): string {

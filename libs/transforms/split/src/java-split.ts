@@ -23,16 +23,5 @@ export function javaSplit(text: string, regex: RegExp, limit: number): string[] 
   return pieces;
 }
 
-/** Java's Double.toString / Float.toString for the values SeaTunnel prints: `1.0`, `1.0E10`, `NaN`. */
-export function javaDoubleText(n: number): string {
-  if (Number.isNaN(n)) return 'NaN';
-  if (!Number.isFinite(n)) return n > 0 ? 'Infinity' : '-Infinity';
-  if (n === 0) return Object.is(n, -0) ? '-0.0' : '0.0';
-  const abs = Math.abs(n);
-  if (abs >= 1e-3 && abs < 1e7) {
-    const s = String(n);
-    return s.includes('.') ? s : `${s}.0`;
-  }
-  const [mantissa, exp] = n.toExponential().split('e');
-  return `${mantissa.includes('.') ? mantissa : `${mantissa}.0`}E${Number(exp)}`;
-}
+/** Java's Double.toString (SeaTunnel splits the text of non-string fields). */
+export { javaDouble as javaDoubleText } from '@tideway/api';

@@ -1,4 +1,4 @@
-import type { DataType } from '@tideway/api';
+import { javaDouble, type DataType } from '@tideway/api';
 
 /**
  * How a value reads as text inside SQL functions (CONCAT, ||, CAST AS STRING, TO_CHAR): the
@@ -18,18 +18,4 @@ export function valueText(v: unknown): string {
 export function typedText(v: unknown, type: DataType): string {
   if (typeof v === 'number' && (type.kind === 'double' || type.kind === 'float')) return javaDouble(v);
   return valueText(v);
-}
-
-/** Java's Double.toString: `3.0`, `0.001`, `1.0E-4`, `1.2345678E7`. */
-export function javaDouble(v: number): string {
-  if (Number.isNaN(v)) return 'NaN';
-  if (!Number.isFinite(v)) return v > 0 ? 'Infinity' : '-Infinity';
-  if (v === 0) return Object.is(v, -0) ? '-0.0' : '0.0';
-  const abs = Math.abs(v);
-  if (abs >= 1e-3 && abs < 1e7) {
-    const s = String(v);
-    return s.includes('.') ? s : `${s}.0`;
-  }
-  const [mant, exp] = v.toExponential().split('e') as [string, string];
-  return `${mant.includes('.') ? mant : `${mant}.0`}E${exp.startsWith('+') ? exp.slice(1) : exp}`;
 }

@@ -1,4 +1,4 @@
-import type { CatalogTable, JobMode, PluginOptions } from '@tideway/api';
+import type { CatalogTable, JobMode, PluginOptions, Source } from '@tideway/api';
 import { parseJobConfig, validateEnv, type EnvConfig, type JobConfig, type ParseOptions, type PluginConfig } from '@tideway/config';
 import { planJobConfig, formatPlan, planToJson, type JobPlan, type Pipeline, type PipelineVertex, type PluginBlock } from '@tideway/dag';
 import { createSource, createTransform, createSink, resolveOptions, registry } from '@tideway/plugins';
@@ -15,7 +15,16 @@ export interface PlannedTaskGroup {
 export interface PlannedPipeline {
   pipelineId: number;
   /** The source vertex (each pipeline is a tree rooted at one source). */
-  source: { vertexId: number; plugin: PluginConfig; parallelism: number };
+  source: {
+    vertexId: number;
+    plugin: PluginConfig;
+    parallelism: number;
+    /**
+     * The source instance planning created and prepared (its schema read); the coordinator's
+     * first attempt opens its split enumerator on it instead of reading the schema again.
+     */
+    prepared: Source;
+  };
   /** Sinks of the pipeline, with the tables they receive (for aggregated committers). */
   sinks: Array<{ vertexId: number; plugin: PluginConfig; parallelism: number; inputTables: CatalogTable[] }>;
   taskGroups: PlannedTaskGroup[];
@@ -102,6 +111,7 @@ async function planPipeline(p: Pipeline, plan: JobPlan, job: JobFacts, config: J
   // Infer tables parents first (vertices are listed parents first).
   const outTables = new Map<number, CatalogTable[]>();
   const inTables = new Map<number, CatalogTable[]>();
+  let prepared: Source | undefined;
   for (const v of p.vertices) {
     const plugin = blockOf(config, v);
     const inputs = v.plugin.type === 'source' ? [] : outTables.get(parentOf.get(v.id)!) ?? [];
@@ -112,6 +122,7 @@ async function planPipeline(p: Pipeline, plan: JobPlan, job: JobFacts, config: J
       // Sources that must look at an external system first (Jdbc reads table schemas).
       await source.prepare?.();
       outTables.set(v.id, source.catalogTables());
+      if (v.id === p.sourceVertexId) prepared = source;
     }
     else if (v.plugin.type === 'transform') outTables.set(v.id, createTransform(plugin, ctx, registry).outputTables());
     else createSink(plugin, ctx, registry); // validates the sink against its input tables now, not on a worker
@@ -148,7 +159,7 @@ async function planPipeline(p: Pipeline, plan: JobPlan, job: JobFacts, config: J
   const source = byId.get(p.sourceVertexId)!;
   return {
     pipelineId: p.id,
-    source: { vertexId: source.id, plugin: blockOf(config, source), parallelism: source.parallelism },
+    source: { vertexId: source.id, plugin: blockOf(config, source), parallelism: source.parallelism, prepared: prepared! },
     sinks: p.vertices
       .filter((v) => v.plugin.type === 'sink')
       .map((v) => ({ vertexId: v.id, plugin: blockOf(config, v), parallelism: v.parallelism, inputTables: inTables.get(v.id)! })),

@@ -158,8 +158,12 @@ export class PipelineMaster {
     try {
       const job = this.job;
       const restore = this.restorePoint;
-      const source = createSource(this.plan.source.plugin, { jobId: job.jobId, jobMode: job.jobMode, parallelism: this.plan.source.parallelism, inputTables: [] }, registry);
-      await source.prepare?.();
+      // The first attempt reuses the source planning prepared; a restart reads its schema afresh.
+      let source = this.plan.source.prepared;
+      if (this.attempt > 0) {
+        source = createSource(this.plan.source.plugin, { jobId: job.jobId, jobMode: job.jobMode, parallelism: this.plan.source.parallelism, inputTables: [] }, registry);
+        await source.prepare?.();
+      }
       this.enumerator = new EnumeratorHost(source, this.plan.source.parallelism);
       await this.enumerator.open(restore?.enumeratorStates.get(this.plan.source.vertexId));
       this.committers = new Map();

@@ -62,7 +62,6 @@ export class TaskGroupRunner {
   /** Commit infos prepared per checkpoint, per sink vertex, not yet committed. */
   private readonly pendingCommits = new Map<number, CommitInfos>();
   private lastMetrics = 0;
-  private emittedSinceYield = 0;
 
   /**
    * @param loadPlugins loads the factories of the chain's plugins (tests pass their own fakes).
@@ -228,7 +227,6 @@ export class TaskGroupRunner {
         const bytes = this.counters.countSource(rows);
         const r = this.push(rows);
         if (r instanceof Promise) await this.awaitPush(r);
-        this.emittedSinceYield += rows.length;
         idleMs = 1;
         if (this.limiter.active) {
           // read_limit: wait out the excess, still answering barriers and commits meanwhile.

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { Command, Option } from 'commander';
+import { Command } from 'commander';
 import { TidewayError } from '@tideway/common';
 import { translateSeaTunnelArgv } from './seatunnel-argv.js';
 import { registerJobCommands } from './commands/job-commands.js';
@@ -22,7 +22,6 @@ const program = new Command('tideway')
 registerLocalCommands(program);
 registerJobCommands(program);
 registerClusterCommands(program);
-program.addOption(new Option('--log-level <level>', 'pino log level (default warn; or TIDEWAY_LOG_LEVEL)').hideHelp());
 
 /** One line on stderr, the place first; a non-zero exit code. */
 export function reportError(err: unknown): number {

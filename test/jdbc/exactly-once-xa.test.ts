@@ -184,8 +184,10 @@ describe.each<DbKind>(['pg', 'maria'])('XA sink on %s', (kind) => {
         if ((await probe.count()) > 0) {
           // Freeze the whole process (worker threads included) and look again: only a
           // transaction still prepared while nothing runs proves the kill lands between
-          // prepare and commit.
+          // prepare and commit. A COMMIT the process sent just before it froze may still be
+          // running in the server: give it time to land before looking.
           child.kill('SIGSTOP');
+          await new Promise((r) => setTimeout(r, 300));
           if ((await probe.count()) > 0 && committedBefore > 0) {
             child.kill('SIGKILL');
             killedWithPrepared = true;

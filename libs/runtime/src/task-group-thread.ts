@@ -6,6 +6,12 @@ import type { FromTaskGroup, ToTaskGroup } from './protocol.js';
 const entryTs = new URL('./thread-entry.ts', import.meta.url).href;
 const bootstrap = fileURLToPath(new URL('./thread-bootstrap.mjs', import.meta.url));
 const entryJs = fileURLToPath(new URL('./thread-entry.js', import.meta.url));
+/**
+ * TIDEWAY_THREAD_CPU_PROF=dir writes a V8 CPU profile of every task-group thread into dir (the
+ * threads run the data path; `node --cpu-prof` alone profiles only the main thread).
+ */
+const profileDir = process.env.TIDEWAY_THREAD_CPU_PROF;
+const profiling = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
 
 /**
  * The main-thread handle of a task group running in its own worker thread (one slot = one
@@ -23,7 +29,7 @@ export class TaskGroupThread {
     const fromSource = import.meta.url.endsWith('.ts');
     // Running from sources (tsx), the thread needs the same loader and conditions.
     this.worker = new Worker(fromSource ? bootstrap : entryJs, {
-      execArgv: fromSource ? ['--conditions=source'] : [],
+      execArgv: [...(fromSource ? ['--conditions=source'] : []), ...profiling],
       workerData: { entry: entryTs },
       name: `tg-${descriptor.jobId}-${descriptor.pipelineId}-${descriptor.taskGroupIndex}`,
     });

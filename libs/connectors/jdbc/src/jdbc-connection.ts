@@ -50,10 +50,12 @@ export interface JdbcConnection {
   /** Primary key column names of a table, in key order (empty when it has none). */
   primaryKey(ref: TableRef): Promise<string[]>;
   tableExists(ref: TableRef): Promise<boolean>;
-  /** Streams a query's rows decoded per `columns`, `fetchSize` rows per round trip. */
-  stream(sql: string, params: readonly unknown[], columns: readonly ResultColumn[], fetchSize: number): Promise<RowBatchStream>;
+  /** Streams a query's rows decoded per `columns`, reading ahead about `fetchSize` rows. */
+  stream(sql: string, columns: readonly ResultColumn[], fetchSize: number): Promise<RowBatchStream>;
   /** A parameter placeholder for position `i` (0-based): `$1` or `?`. */
   placeholder(i: number): string;
+  /** A string as an SQL literal, quoted and escaped for this connection. */
+  literal(text: string): string;
   /** The column type to create for a SeaTunnel type (`key`: part of the primary key). */
   columnType(type: DataType, key: boolean): string;
   close(): Promise<void>;

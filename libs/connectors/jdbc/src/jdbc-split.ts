@@ -51,17 +51,15 @@ function hashBucket(conn: JdbcConnection, column: string, modulus: number): stri
   return conn.dialect === 'postgresql' ? `mod(mod(hashtext(${column}::text), ${modulus}) + ${modulus}, ${modulus})` : `MOD(CRC32(${column}), ${modulus})`;
 }
 
-/** The statement that reads what is left of a split. */
-export function splitStatement(conn: JdbcConnection, split: JdbcSplit): { sql: string; params: unknown[] } {
+/**
+ * The statement that reads what is left of a split. Bounds and resume keys are literals in the
+ * text (PostgreSQL's COPY takes no parameters): numbers as numeric literals, since MySQL compares
+ * a string with a BIGINT or DECIMAL column as DOUBLE, which loses digits past 2^53 (keys would
+ * then fall out of every split); other values as quoted strings the database converts.
+ */
+export function splitStatement(conn: JdbcConnection, split: JdbcSplit): string {
   const conds: string[] = [];
-  const params: unknown[] = [];
-  const param = (v: unknown) => {
-    params.push(v);
-    return conn.placeholder(params.length - 1);
-  };
-  // Numbers go into the SQL as literals: MySQL compares a string parameter with a BIGINT or
-  // DECIMAL column as DOUBLE, which loses digits past 2^53 (keys then fall out of every split).
-  const bound = (v: string) => (NUMERIC_TEXT.test(v) ? v : param(v));
+  const bound = (v: string) => (NUMERIC_TEXT.test(v) ? v : conn.literal(v));
   if (split.range) {
     const c = conn.quote(split.range.column);
     const parts: string[] = [];
@@ -79,7 +77,7 @@ export function splitStatement(conn: JdbcConnection, split: JdbcSplit): { sql: s
   const resumeAfterKey = split.orderKey !== undefined && split.lastKey !== undefined && split.lastKey !== null;
   if (resumeAfterKey) {
     const last = split.lastKey!;
-    conds.push(`${conn.quote(split.orderKey!)} > ${typeof last === 'bigint' || typeof last === 'number' ? bound(String(last)) : param(String(last))}`);
+    conds.push(`${conn.quote(split.orderKey!)} > ${typeof last === 'bigint' || typeof last === 'number' ? bound(String(last)) : conn.literal(String(last))}`);
   }
   let sql = `SELECT * FROM (${bareQuery(split.query)}) tw_split`;
   if (conds.length > 0) sql += ` WHERE ${conds.join(' AND ')}`;
@@ -87,5 +85,5 @@ export function splitStatement(conn: JdbcConnection, split: JdbcSplit): { sql: s
   else if (split.rowsRead > 0) {
     sql += conn.dialect === 'postgresql' ? ` OFFSET ${split.rowsRead}` : ` LIMIT 18446744073709551615 OFFSET ${split.rowsRead}`;
   }
-  return { sql, params };
+  return sql;
 }

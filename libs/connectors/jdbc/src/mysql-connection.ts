@@ -164,9 +164,13 @@ export class MySqlConnection implements JdbcConnection {
     return Number(res.rows[0]?.[0]) > 0;
   }
 
-  async stream(sql: string, params: readonly unknown[], columns: readonly ResultColumn[], fetchSize: number): Promise<RowBatchStream> {
+  literal(text: string): string {
+    return this.conn.escape(text);
+  }
+
+  async stream(sql: string, columns: readonly ResultColumn[], fetchSize: number): Promise<RowBatchStream> {
     const core = (this.conn as unknown as { connection: CoreConnection }).connection;
-    const rows = core.query({ sql, values: params as unknown[], rowsAsArray: true }).stream({ highWaterMark: fetchSize });
+    const rows = core.query({ sql, rowsAsArray: true }).stream({ highWaterMark: fetchSize });
     return new MySqlRowStream(rows, decodersOf(columns), fetchSize);
   }
 

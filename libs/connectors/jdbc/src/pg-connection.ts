@@ -1,10 +1,10 @@
 import pg from 'pg';
-import Cursor from 'pg-cursor';
-import { from as copyFrom } from 'pg-copy-streams';
-import { finished } from 'node:stream/promises';
 import type { DataType } from '@tideway/api';
 import type { ConnectionSettings } from './connection-settings.js';
-import { decodeRows, decodersOf } from './decode-rows.js';
+import { decodersOf } from './decode-rows.js';
+import { cancelRunningStatement } from './pg-cancel.js';
+import { CopyIn } from './pg-copy-in.js';
+import { PgCopyRowStream } from './pg-copy-reader.js';
 import { bareQuery } from './sql-text.js';
 import type { JdbcConnection, ResultColumn, RowBatchStream, TableRef } from './jdbc-connection.js';
 import { pgColumnReading, pgColumnType, UnsupportedPgType, type PgTypeInfo } from './pg-types.js';
@@ -23,7 +23,11 @@ const TYPE_INFO_SQL = `WITH RECURSIVE t AS (
 export class PgConnection implements JdbcConnection {
   readonly dialect = 'postgresql' as const;
 
-  private constructor(readonly client: pg.Client) {}
+  private constructor(
+    readonly client: pg.Client,
+    private readonly host: string,
+    private readonly port: number,
+  ) {}
 
   static async open(s: ConnectionSettings): Promise<PgConnection> {
     const client = new pg.Client({
@@ -41,7 +45,7 @@ export class PgConnection implements JdbcConnection {
     // An idle client's socket error would otherwise crash the process; the next query reports it.
     client.on('error', () => undefined);
     await client.connect();
-    const conn = new PgConnection(client);
+    const conn = new PgConnection(client, s.host, s.port);
     try {
       await client.query("SET DateStyle = 'ISO, YMD'; SET TimeZone = 'UTC'; SET IntervalStyle = 'iso_8601'; SET bytea_output = 'hex'");
       for (const sql of s.sessionSql) await client.query(sql);
@@ -62,6 +66,10 @@ export class PgConnection implements JdbcConnection {
 
   placeholder(i: number): string {
     return `$${i + 1}`;
+  }
+
+  literal(text: string): string {
+    return this.client.escapeLiteral(text);
   }
 
   columnType(type: DataType): string {
@@ -136,43 +144,23 @@ export class PgConnection implements JdbcConnection {
     return res.rows[0]?.[0] === 't';
   }
 
-  async stream(sql: string, params: readonly unknown[], columns: readonly ResultColumn[], fetchSize: number): Promise<RowBatchStream> {
-    const cursor = this.client.query(new Cursor(sql, params as unknown[], { rowMode: 'array', types: RAW_TEXT }));
-    const decoders = decodersOf(columns);
-    // One fetch always runs ahead: the database reads the next rows while the task group
-    // converts and writes these (source and sink share one thread; waiting in turn halves the rate).
-    const fetch = (): Promise<unknown[][]> => {
-      const p = cursor.read(fetchSize) as unknown as Promise<unknown[][]>;
-      p.catch(() => undefined); // surfaces at the read that awaits it
-      return p;
-    };
-    let ahead: Promise<unknown[][]> | undefined = fetch();
-    let rest: unknown[][] = [];
-    return {
-      read: async (max) => {
-        if (rest.length === 0) {
-          if (!ahead) return [];
-          rest = await ahead;
-          ahead = rest.length > 0 ? fetch() : undefined;
-        }
-        const raw = rest.length <= max ? rest : rest.slice(0, max);
-        rest = rest.length <= max ? [] : rest.slice(max);
-        return decodeRows(raw, decoders);
-      },
-      close: async () => {
-        await ahead?.catch(() => undefined);
-        ahead = undefined;
-        await cursor.close();
-      },
-    };
+  /** Streams with `COPY (query) TO STDOUT` (see PgCopyRowStream); a premature close cancels it. */
+  async stream(sql: string, columns: readonly ResultColumn[]): Promise<RowBatchStream> {
+    const cancel = () => cancelRunningStatement(this.client, this.host, this.port);
+    return new PgCopyRowStream(this.client, sql, decodersOf(columns), cancel);
   }
 
-  /** COPY ... FROM STDIN in text format: `text` is complete rows, each ending in \n. */
-  async copyIn(table: string, columns: readonly string[], text: string): Promise<void> {
-    const sql = `COPY ${table} (${columns.map((c) => this.quote(c)).join(', ')}) FROM STDIN`;
-    const copy = this.client.query(copyFrom(sql));
-    copy.end(Buffer.from(text, 'utf8'));
-    await finished(copy);
+  /** The type oid of each named column of a table, in the order given (undefined when absent). */
+  async columnTypeOids(table: string, columns: readonly string[]): Promise<(number | undefined)[]> {
+    const res = await this.client.query({ text: `SELECT * FROM ${table} LIMIT 0`, rowMode: 'array' });
+    const byName = new Map(res.fields.map((f) => [f.name, f.dataTypeID]));
+    return columns.map((c) => byName.get(c));
+  }
+
+  /** Opens `COPY table (columns) FROM STDIN` for batches to be streamed into (see CopyIn). */
+  openCopyIn(table: string, columns: readonly string[], format: 'text' | 'binary'): Promise<CopyIn> {
+    const sql = `COPY ${table} (${columns.map((c) => this.quote(c)).join(', ')}) FROM STDIN${format === 'binary' ? ' (FORMAT binary)' : ''}`;
+    return CopyIn.open(this.client, sql, format);
   }
 
   async close(): Promise<void> {

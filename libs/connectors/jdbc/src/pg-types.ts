@@ -149,6 +149,8 @@ function pgArrayLiteral(values: readonly unknown[], encodeElement: ValueEncoder)
 const bytesHex: ValueEncoder = (v: Uint8Array) => `\\x${Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('hex')}`;
 const boolText: ValueEncoder = (v: boolean) => (v ? 't' : 'f');
 const asString: ValueEncoder = (v) => String(v);
+/** String(-0) is '0': negative zero keeps its sign, as binary transfer and JDBC's setDouble keep it. */
+const floatText: ValueEncoder = (v: number) => (Object.is(v, -0) ? '-0' : String(v));
 
 /**
  * The text form PostgreSQL accepts for a SeaTunnel value of type `t` (used for COPY text and as
@@ -162,7 +164,7 @@ export function pgTextEncoder(t: DataType): ValueEncoder {
       return bytesHex;
     case 'float':
     case 'double':
-      return asString;
+      return floatText;
     case 'array': {
       if (pgColumnType(t) === 'jsonb') return jsonText;
       const element = pgTextEncoder(t.element);

@@ -1,36 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import pg from 'pg';
+import { describe, expect, it } from 'vitest';
 import { newCatalogTable, Types, type Row } from '@tideway/api';
-import { startPostgres, type TestDatabaseServer } from '@tideway/testing';
-import type { JdbcConnection } from './jdbc-connection.js';
 import { flushed, makeSink } from './test/wiring.js';
+import { usePgFixture } from './test/pg-admin.js';
+import type { JdbcConnection } from './jdbc-connection.js';
 
-let server: TestDatabaseServer;
-let admin: pg.Client;
-
-beforeAll(async () => {
-  server = await startPostgres();
-  admin = new pg.Client({ connectionString: server.url });
-  await admin.connect();
-});
-afterAll(async () => {
-  await admin?.end();
-  await server?.stop();
-});
+const db = usePgFixture();
 
 const table = newCatalogTable({ table: 'in' }, [
   { name: 'id', type: Types.INT, nullable: false },
   { name: 'v', type: Types.STRING, nullable: true },
 ], { primaryKey: { name: 'pk', columns: ['id'] } });
 const rows = (from: number, n: number, kind: Row['kind'] = '+I'): Row[] => Array.from({ length: n }, (_, i) => ({ kind, tableId: 'in', fields: [from + i, `v${from + i}`] }));
-const conn = () => ({ url: server.jdbcUrl, driver: 'org.postgresql.Driver', user: server.user, password: server.password, generate_sink_sql: true, database: server.database });
-
-/** Ends the writer's database session from outside, as a network failure or server restart would. */
-async function killSessionOf(writer: unknown): Promise<void> {
-  const c = (writer as { conn: JdbcConnection & { client: pg.Client } }).conn;
-  const pid = (c.client as unknown as { processID: number }).processID;
-  await admin.query('SELECT pg_terminate_backend($1)', [pid]);
-}
+const conn = () => db.sinkConnection();
 
 describe('Jdbc sink sessions on PostgreSQL', () => {
   it('max_retries retries a failed batch on a new session; without retries the failure is one sentence', async () => {
@@ -38,16 +19,16 @@ describe('Jdbc sink sessions on PostgreSQL', () => {
     const w = sink.createWriter({ subtaskIndex: 0, parallelism: 1 });
     await w.write(rows(1, 10));
     await flushed(w);
-    await killSessionOf(w);
+    await db.killSessionOf(w);
     await w.write(rows(11, 10));
     await w.close();
-    expect((await admin.query('SELECT count(*)::int AS n FROM public.retry')).rows[0].n).toBe(20);
+    expect((await db.admin.query('SELECT count(*)::int AS n FROM public.retry')).rows[0].n).toBe(20);
 
     const noRetry = await makeSink({ ...conn(), table: 'public.noretry', batch_size: 10 }, [table]);
     const w2 = noRetry.createWriter({ subtaskIndex: 0, parallelism: 1 });
     await w2.write(rows(1, 10));
     await flushed(w2);
-    await killSessionOf(w2);
+    await db.killSessionOf(w2);
     // The batch is written in the background: its failure surfaces at the next flush.
     const err = (await Promise.resolve(w2.write(rows(11, 10)))
       .then(() => flushed(w2))
@@ -61,7 +42,7 @@ describe('Jdbc sink sessions on PostgreSQL', () => {
     const w = sink.createWriter({ subtaskIndex: 0, parallelism: 1 });
     await w.write([...rows(1, 3), ...rows(1, 1, '-D')]);
     await w.close();
-    expect((await admin.query('SELECT count(*)::int AS n FROM public.copied')).rows[0].n).toBe(4);
+    expect((await db.admin.query('SELECT count(*)::int AS n FROM public.copied')).rows[0].n).toBe(4);
   });
 
   it('transaction_timeout_sec bounds how long an open transaction may idle', async () => {

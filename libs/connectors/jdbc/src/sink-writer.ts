@@ -6,6 +6,8 @@ import { RowBuffer } from './row-buffer.js';
 import type { SinkConfig } from './sink-options.js';
 import type { SinkTarget } from './sink-target.js';
 import { TableWriter } from './table-writer.js';
+import { CopyEncoder, type CopyData } from './copy-encoder.js';
+import { CopyRuns } from './copy-runs.js';
 import { DEFAULT_PRIOR_COMMIT_WAIT_SEC, waitUntilNotPrepared } from './prior-commit-wait.js';
 import { attemptTag, beginXa, commitXaWhenDetached, prepareXa, preparedXids, rollbackOpenXa, rollbackXa, type JdbcCommitInfo } from './xa-transactions.js';
 
@@ -17,6 +19,10 @@ export interface JdbcWriterState {
 interface TableSlot {
   readonly target: SinkTarget;
   readonly keys: readonly number[];
+  /** Whether its rows are plain inserts: COPY on PostgreSQL, one multi-row INSERT on MySQL. */
+  readonly inserts: boolean;
+  /** PostgreSQL: encodes its COPY batches. */
+  readonly copy?: CopyEncoder;
   buffer: RowBuffer;
   writer?: TableWriter;
 }
@@ -25,6 +31,8 @@ interface TableSlot {
 interface TakenBatch {
   readonly slot: TableSlot;
   readonly buffer: RowBuffer;
+  /** The rows already encoded for COPY (encoded before the previous batch finished writing). */
+  copy?: CopyData;
 }
 
 /**
@@ -60,6 +68,10 @@ export class JdbcSinkWriter implements SinkWriter<JdbcCommitInfo, JdbcWriterStat
   private readonly tag = attemptTag();
   /** The batch being written while new rows fill fresh buffers: at most one at a time. */
   private inflight: Promise<void> | undefined;
+  /** PostgreSQL: the COPY that plain inserts stream into across batches. */
+  private readonly runs: CopyRuns;
+  /** Whether each batch (auto-commit) or each checkpoint's transaction (explicit) commits. */
+  private readonly explicit: boolean;
 
   constructor(
     private readonly cfg: SinkConfig,
@@ -69,11 +81,15 @@ export class JdbcSinkWriter implements SinkWriter<JdbcCommitInfo, JdbcWriterStat
     private readonly place: Place,
     private readonly restoredXids: readonly string[] = [],
   ) {
+    const pg = cfg.connection.target.dialect === 'postgresql';
     for (const t of targets) {
       const keys = cfg.query !== undefined || cfg.useCopy ? [] : t.keyIndexes;
-      this.slots.set(t.input.tableId, { target: t, keys, buffer: new RowBuffer(keys) });
+      const inserts = cfg.query === undefined && (t.keyIndexes.length === 0 || cfg.useCopy);
+      this.slots.set(t.input.tableId, { target: t, keys, inserts, copy: pg && inserts ? new CopyEncoder(t) : undefined, buffer: new RowBuffer(keys) });
     }
     this.insertOnly = cfg.query === undefined && [...this.slots.values()].every((s) => s.keys.length === 0);
+    this.explicit = cfg.exactlyOnce || !cfg.autoCommit;
+    this.runs = new CopyRuns(!this.explicit && cfg.maxRetries > 0);
   }
 
   async write(rows: readonly Row[]): Promise<void> {
@@ -87,10 +103,13 @@ export class JdbcSinkWriter implements SinkWriter<JdbcCommitInfo, JdbcWriterStat
     }
     if (this.buffered >= this.cfg.batchSize) {
       // Written in the background: the task group reads and converts the next rows meanwhile
-      // (source and sink share its thread). Waiting for the previous batch first keeps batches
-      // in order, bounds memory to two batches, and surfaces its error here.
+      // (source and sink share its thread). The batch is encoded first, so the database gets it
+      // as soon as the previous one is done; waiting for that one keeps batches in order,
+      // bounds memory to three batches, and surfaces its error here.
+      const batches = this.takeBuffers();
+      for (const b of batches) if (b.slot.copy?.ready) b.copy = b.slot.copy.encode(b.buffer.rows());
       await this.settle();
-      const writing = this.writeOut(this.takeBuffers());
+      const writing = this.writeOut(batches);
       writing.catch(() => undefined);
       this.inflight = writing;
     }
@@ -159,6 +178,7 @@ export class JdbcSinkWriter implements SinkWriter<JdbcCommitInfo, JdbcWriterStat
   async abortPrepare(): Promise<void> {
     this.stopping = true;
     await this.settle().catch(() => undefined);
+    await this.runs.drop();
     if (!this.conn) return;
     if (this.inTransaction) await this.rollbackOpen();
   }
@@ -171,6 +191,7 @@ export class JdbcSinkWriter implements SinkWriter<JdbcCommitInfo, JdbcWriterStat
         this.stopping = true;
         await this.settle().catch(() => undefined);
         this.takeBuffers();
+        await this.runs.drop();
         if (this.inTransaction && this.conn) await this.rollbackOpen();
       } else {
         await this.flush();
@@ -185,21 +206,33 @@ export class JdbcSinkWriter implements SinkWriter<JdbcCommitInfo, JdbcWriterStat
     }
   }
 
-  /** Writes every buffered row, and waits for the batch being written. */
+  /** Writes every buffered row, waits for the batch being written, and ends the open COPY. */
   async flush(): Promise<void> {
     await this.settle();
-    if (this.buffered === 0) return;
-    await this.writeOut(this.takeBuffers());
+    if (this.buffered > 0) await this.writeOut(this.takeBuffers());
+    await this.endRun();
   }
 
-  /** Writes taken batches in one transaction (retried max_retries times outside explicit transactions). */
+  /**
+   * Writes taken batches. PostgreSQL plain inserts stream into the open COPY (see CopyRuns);
+   * anything else first ends that COPY, then runs in one transaction (retried max_retries times
+   * outside explicit transactions). A lone multi-row INSERT is atomic by itself: it needs no
+   * BEGIN and COMMIT around it.
+   */
   private async writeOut(batches: readonly TakenBatch[]): Promise<void> {
-    const explicit = this.cfg.exactlyOnce || !this.cfg.autoCommit;
+    if (batches.every((b) => b.slot.copy !== undefined)) {
+      for (const b of batches) await this.streamCopy(b);
+      return;
+    }
+    await this.endRun();
+    const oneStatement = batches.length === 1 && batches[0]!.slot.inserts;
     for (let attempt = 0; ; attempt++) {
       const conn = await this.session();
       try {
-        if (explicit) {
+        if (this.explicit) {
           await this.ensureTransaction(conn);
+          await this.writeBuffers(conn, batches);
+        } else if (oneStatement) {
           await this.writeBuffers(conn, batches);
         } else {
           await conn.execute('BEGIN');
@@ -213,19 +246,66 @@ export class JdbcSinkWriter implements SinkWriter<JdbcCommitInfo, JdbcWriterStat
         }
         break;
       } catch (err) {
-        if (explicit || attempt >= this.cfg.maxRetries) throw externalError('writing a batch', err, this.place);
-        await this.conn?.close();
-        this.conn = undefined;
-        await new Promise((r) => setTimeout(r, Math.min(1000 * 2 ** attempt, 10_000)));
+        if (this.explicit || attempt >= this.cfg.maxRetries) throw externalError('writing a batch', err, this.place);
+        await this.retryPause(attempt);
+      }
+    }
+  }
+
+  /** Closes the session after a failed attempt and waits before the next (1 s, 2 s, ... 10 s). */
+  private async retryPause(attempt: number): Promise<void> {
+    await this.conn?.close();
+    this.conn = undefined;
+    await new Promise((r) => setTimeout(r, Math.min(1000 * 2 ** attempt, 10_000)));
+  }
+
+  /** Streams a PostgreSQL insert batch into the COPY of its table (ending a COPY of another table or format first). */
+  private async streamCopy(batch: TakenBatch): Promise<void> {
+    let data = batch.copy;
+    if (!data) {
+      const conn = await this.session();
+      const writer = (batch.slot.writer ??= new TableWriter(conn, batch.slot.target, batch.slot.copy));
+      data = (await writer.prepareCopy()).encode(batch.buffer.rows());
+    }
+    if (this.runs.isOpen() && !this.runs.isOpen(batch.slot, data.format)) await this.endRun();
+    await this.copyRun(batch.slot, data, false);
+  }
+
+  /** Ends the open COPY, if any: its rows are inserted (and, in auto-commit mode, committed). */
+  private async endRun(): Promise<void> {
+    const open = this.runs.current;
+    if (open) await this.copyRun(open.key as TableSlot, { data: Buffer.alloc(0), format: open.format }, true);
+  }
+
+  /**
+   * Writes `data` into the COPY of `slot`, opening one, and ends it when asked (or, in
+   * auto-commit mode, when it is due). In auto-commit mode a failed COPY is written again whole
+   * on a new session, up to max_retries times: none of its rows were inserted.
+   */
+  private async copyRun(slot: TableSlot, data: CopyData, end: boolean): Promise<void> {
+    let pending: Buffer[] = data.data.length > 0 ? [data.data] : [];
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const conn = await this.session();
+        if (this.explicit) await this.ensureTransaction(conn);
+        const writer = (slot.writer ??= new TableWriter(conn, slot.target, slot.copy));
+        while (pending.length > 0) await this.runs.write(writer, slot, data.format, pending.shift()!);
+        if (end || (!this.explicit && this.runs.due)) await this.runs.end();
+        return;
+      } catch (err) {
+        const held = await this.runs.drop();
+        if (this.explicit || attempt >= this.cfg.maxRetries) throw externalError('writing a batch', err, this.place);
+        pending = [...held, ...pending];
+        await this.retryPause(attempt);
       }
     }
   }
 
   private async writeBuffers(conn: JdbcConnection, batches: readonly TakenBatch[]): Promise<void> {
     for (const { slot, buffer } of batches) {
-      const w = (slot.writer ??= new TableWriter(conn, slot.target));
+      const w = (slot.writer ??= new TableWriter(conn, slot.target, slot.copy));
       if (this.cfg.query !== undefined) await w.runQuery(this.cfg.query, buffer.rows());
-      else if (slot.target.keyIndexes.length === 0 || this.cfg.useCopy) await w.insert(buffer.rows());
+      else if (slot.inserts) await w.insert(buffer.rows());
       else {
         const { upserts, deletes } = buffer.changes();
         await w.delete(deletes);

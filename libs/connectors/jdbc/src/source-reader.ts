@@ -5,8 +5,8 @@ import type { JdbcConnection, ResultColumn, RowBatchStream } from './jdbc-connec
 import { splitStatement, type JdbcSplit } from './jdbc-split.js';
 
 /**
- * Reads its splits one after another over one connection, `fetchSize` rows per poll, with a
- * server-side cursor (PostgreSQL) or a streamed result (MySQL). Progress is kept in the split, so
+ * Reads its splits one after another over one connection, up to `fetchSize` rows per poll,
+ * streamed: COPY TO STDOUT on PostgreSQL, a streamed result on MySQL. Progress is kept in the split, so
  * snapshotState() returns splits that resume where the reading stopped.
  */
 export class JdbcSourceReader implements SourceReader<JdbcSplit> {
@@ -89,8 +89,7 @@ export class JdbcSourceReader implements SourceReader<JdbcSplit> {
         columns = await conn.describe(split.query);
         this.columnsByTable.set(split.tableId, columns);
       }
-      const { sql, params } = splitStatement(conn, split);
-      return await conn.stream(sql, params, columns, this.fetchSize);
+      return await conn.stream(splitStatement(conn, split), columns, this.fetchSize);
     } catch (err) {
       throw externalError(`reading split ${split.splitId}`, err, this.place);
     }

@@ -3,24 +3,13 @@ import type { JdbcConnection } from './jdbc-connection.js';
 import { mysqlEncoder } from './mysql-types.js';
 import { PgConnection } from './pg-connection.js';
 import { pgTextEncoder } from './pg-types.js';
+import type { CopyEncoder } from './copy-encoder.js';
+import type { CopyIn } from './pg-copy-in.js';
 import type { SinkTarget } from './sink-target.js';
 import type { ValueEncoder } from './value-codec.js';
 
 /** PostgreSQL accepts at most 65535 parameters per statement. */
 const PG_MAX_PARAMS = 65_535;
-
-const COPY_SPECIAL = /[\\\n\r\t]/g;
-const COPY_ESCAPES: Record<string, string> = { '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
-const escapeCopyChar = (c: string) => COPY_ESCAPES[c];
-
-/** A value in COPY's text format (tab-separated, backslash escapes). */
-function copyField(text: string): string {
-  COPY_SPECIAL.lastIndex = 0;
-  return COPY_SPECIAL.test(text) ? text.replace(COPY_SPECIAL, escapeCopyChar) : text;
-}
-
-/** Types whose text (numbers, booleans, ISO dates and times) never holds a tab, newline or backslash. */
-const PLAIN_TEXT_KINDS = new Set<DataType['kind']>(['boolean', 'tinyint', 'smallint', 'int', 'bigint', 'float', 'double', 'decimal', 'date', 'time', 'timestamp', 'timestamp_tz']);
 
 /**
  * Writes batches of rows of one input table into its target table: COPY or multi-row INSERT,
@@ -33,16 +22,15 @@ export class TableWriter {
   private readonly cols: string;
   private readonly keyCols: string[];
   private readonly pg: boolean;
-  /** Per column: whether its text can hold characters COPY escapes (text, JSON, bytes' \\x, arrays). */
-  private readonly copyEscapes: boolean[];
 
+  /** @param copy encodes this table's COPY batches (PostgreSQL); it outlives the connection. */
   constructor(
     private readonly conn: JdbcConnection,
     readonly target: SinkTarget,
+    private readonly copy?: CopyEncoder,
   ) {
     this.pg = conn.dialect === 'postgresql';
     this.encoders = target.types.map((t) => (this.pg ? pgTextEncoder(t) : mysqlEncoder(t)));
-    this.copyEscapes = target.types.map((t) => !PLAIN_TEXT_KINDS.has(t.kind));
     this.table = target.ref ? conn.tableSql(target.ref) : '';
     this.cols = target.columns.map((c) => conn.quote(c)).join(', ');
     this.keyCols = target.keyIndexes.map((i) => conn.quote(target.columns[i]));
@@ -59,33 +47,23 @@ export class TableWriter {
     return out;
   }
 
-  /** Plain inserts: COPY FROM STDIN on PostgreSQL, multi-row INSERT on MySQL. */
+  /** Plain inserts as one multi-row INSERT (MySQL; PostgreSQL's plain inserts stream into a COPY). */
   async insert(rows: readonly Row[]): Promise<void> {
     if (rows.length === 0) return;
-    if (this.conn instanceof PgConnection) {
-      // One flat string per batch, joined from arrays: appending to a string builds a rope
-      // that the socket write must flatten again, and the garbage dominated the CPU profile.
-      const n = this.encoders.length;
-      const lines = new Array<string>(rows.length + 1);
-      const cells = new Array<string>(n);
-      for (let r = 0; r < rows.length; r++) {
-        const fields = rows[r].fields;
-        for (let i = 0; i < n; i++) {
-          const v = fields[i];
-          if (v === null || v === undefined) cells[i] = '\\N';
-          else {
-            const enc = this.encoders[i];
-            const text = String(enc ? enc(v) : v);
-            cells[i] = this.copyEscapes[i] ? copyField(text) : text;
-          }
-        }
-        lines[r] = cells.join('\t');
-      }
-      lines[rows.length] = '';
-      await this.conn.copyIn(this.table, this.target.columns, lines.join('\n'));
-      return;
-    }
     await this.conn.execute(`INSERT INTO ${this.table} (${this.cols}) VALUES ?`, [rows.map((r) => this.encode(r.fields))]);
+  }
+
+  /** Opens a COPY into this table for its CopyEncoder's batches (PostgreSQL). */
+  async openCopy(format: 'text' | 'binary'): Promise<CopyIn> {
+    const conn = this.conn as PgConnection;
+    return conn.openCopyIn(this.table, this.target.columns, format);
+  }
+
+  /** Makes sure the COPY encoder knows the target's column types. */
+  async prepareCopy(): Promise<CopyEncoder> {
+    const copy = this.copy!;
+    await copy.prepare(this.conn as PgConnection, this.table);
+    return copy;
   }
 
   /** Inserts, or updates the non-key columns of rows whose key exists. */

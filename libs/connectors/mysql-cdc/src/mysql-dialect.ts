@@ -23,14 +23,13 @@ export class MySqlCdcDialect implements CdcDialect<BinlogPosition, BinlogPositio
     const { conn, tables } = await this.session();
     const table = tables.get(split.tableId)!;
     const where: string[] = [];
-    const params: unknown[] = [];
     if (split.keyColumn !== undefined && split.lower !== undefined) where.push(`${conn.quote(split.keyColumn)} >= ${split.lower}`);
     if (split.keyColumn !== undefined && split.upper !== undefined) where.push(`${conn.quote(split.keyColumn)} < ${split.upper}`);
     const sql = `SELECT * FROM ${conn.tableSql(table.ref)}${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''}`;
     try {
       const watermark = await this.beginSnapshot(conn);
       try {
-        const stream = await conn.stream(sql, params, table.columns, this.cfg.fetchSize);
+        const stream = await conn.stream(sql, table.columns, this.cfg.fetchSize);
         const rows: unknown[][] = [];
         for (;;) {
           const batch = await stream.read(this.cfg.fetchSize);

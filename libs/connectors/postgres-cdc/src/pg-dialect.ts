@@ -38,9 +38,8 @@ export class PgCdcDialect implements CdcDialect<string, PgWatermark> {
     const { conn, tables } = await this.session();
     const table = tables.get(split.tableId)!;
     const where: string[] = [];
-    const params: unknown[] = [];
-    if (split.keyColumn !== undefined && split.lower !== undefined) where.push(`${conn.quote(split.keyColumn)} >= $${params.push(split.lower)}`);
-    if (split.keyColumn !== undefined && split.upper !== undefined) where.push(`${conn.quote(split.keyColumn)} < $${params.push(split.upper)}`);
+    if (split.keyColumn !== undefined && split.lower !== undefined) where.push(`${conn.quote(split.keyColumn)} >= ${split.lower}`);
+    if (split.keyColumn !== undefined && split.upper !== undefined) where.push(`${conn.quote(split.keyColumn)} < ${split.upper}`);
     const sql = `SELECT * FROM ${conn.tableSql(table.ref)}${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''}`;
     try {
       await conn.execute('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
@@ -48,7 +47,7 @@ export class PgCdcDialect implements CdcDialect<string, PgWatermark> {
         // The first statement takes the transaction's snapshot; the WAL position is read after it.
         const snap = String((await conn.execute('SELECT pg_current_snapshot()::text')).rows[0][0]);
         const hw = String((await conn.execute('SELECT pg_current_wal_insert_lsn()::text')).rows[0][0]);
-        const stream = await conn.stream(sql, params, table.columns, this.cfg.fetchSize);
+        const stream = await conn.stream(sql, table.columns);
         const rows: unknown[][] = [];
         for (;;) {
           const batch = await stream.read(this.cfg.fetchSize);

@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import { newCatalogTable, Types, type Row } from '@tideway/api';
+import { MAX_RUN_MS } from './copy-runs.js';
+import { flushed, makeSink } from './test/wiring.js';
+import { usePgFixture } from './test/pg-admin.js';
+
+const db = usePgFixture();
+
+const table = newCatalogTable({ table: 'in' }, [
+  { name: 'id', type: Types.INT, nullable: false },
+  { name: 'v', type: Types.STRING, nullable: true },
+]);
+const rows = (from: number, n: number): Row[] => Array.from({ length: n }, (_, i) => ({ kind: '+I', tableId: 'in', fields: [from + i, `v${from + i}`] }));
+const conn = () => db.sinkConnection();
+const count = async (t: string) => (await db.admin.query(`SELECT count(*)::int AS n, count(DISTINCT id)::int AS d FROM public.${t}`)).rows[0] as { n: number; d: number };
+
+describe('Jdbc sink on PostgreSQL: plain inserts stream into one COPY', () => {
+  it('keeps one COPY open across batches and ends it (auto-commit: commits it) at the flush', async () => {
+    const sink = await makeSink({ ...conn(), table: 'public.streamed', batch_size: 10 }, [table]);
+    const w = sink.createWriter({ subtaskIndex: 0, parallelism: 1 });
+    for (let i = 0; i < 5; i++) await w.write(rows(1 + i * 10, 10));
+    const open = (await db.admin.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE query LIKE 'COPY%streamed%FROM STDIN%'")).rows[0].n;
+    expect(open).toBe(1);
+    expect((await count('streamed')).n).toBe(0);
+    await flushed(w);
+    expect(await count('streamed')).toEqual({ n: 50, d: 50 });
+    await w.close();
+  });
+
+  it('in auto-commit mode ends a COPY that has been open for a second when the next batch comes', async () => {
+    const sink = await makeSink({ ...conn(), table: 'public.aged', batch_size: 10 }, [table]);
+    const w = sink.createWriter({ subtaskIndex: 0, parallelism: 1 });
+    await w.write(rows(1, 10));
+    await new Promise((r) => setTimeout(r, MAX_RUN_MS + 100));
+    await w.write(rows(11, 10)); // written into the aged COPY, which then ends
+    await w.write(rows(21, 10)); // waits for the previous batch: the aged COPY has committed
+    expect((await count('aged')).n).toBe(20);
+    await w.close();
+    expect(await count('aged')).toEqual({ n: 30, d: 30 });
+  });
+
+  it('with max_retries writes a failed COPY again whole on a new session: every row once', async () => {
+    const sink = await makeSink({ ...conn(), table: 'public.replayed', batch_size: 10, max_retries: 2 }, [table]);
+    const w = sink.createWriter({ subtaskIndex: 0, parallelism: 1 });
+    await w.write(rows(1, 10));
+    await w.write(rows(11, 10));
+    await w.write(rows(21, 10));
+    await db.killSessionOf(w);
+    await w.write(rows(31, 10));
+    await w.write(rows(41, 10));
+    await w.close();
+    expect(await count('replayed')).toEqual({ n: 50, d: 50 });
+  });
+
+  it('a row the table refuses fails the write in one sentence and inserts nothing of that COPY', async () => {
+    await db.admin.query('CREATE TABLE public.keyed (id int PRIMARY KEY, v text)');
+    const sink = await makeSink({ ...conn(), table: 'public.keyed', batch_size: 10 }, [table]);
+    const w = sink.createWriter({ subtaskIndex: 0, parallelism: 1 });
+    await w.write(rows(1, 10));
+    await w.write(rows(5, 10));
+    const err = (await flushed(w).catch((e: Error) => e)) as Error;
+    expect(err.message).toMatch(/^plugin test: writing a batch failed: .*duplicate key value violates unique constraint "keyed_pkey"/);
+    expect(err.message.split('\n')).toHaveLength(1);
+    expect((await count('keyed')).n).toBe(0);
+    await Promise.resolve(w.close()).catch(() => undefined);
+  });
+});

@@ -16,6 +16,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { startMariaDb, startPostgres, type TestDatabaseServer } from '@tideway/testing';
+import { cliNodeArgs } from '../scripts/cli-entry.mjs';
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const shared = process.env.TIDEWAY_SHARED_DIR ?? resolve(repo, '..', 'shared');
@@ -78,7 +79,7 @@ function jobConf(name: string, source: string, sink: string): string {
 
 const pgSrv = await startPostgres({ settings: { shared_buffers: '1GB', max_wal_size: '8GB' } });
 const mySrv = await startMariaDb({ settings: { 'innodb-buffer-pool-size': '1G' } });
-const cli = ['--import', 'tsx', '--conditions=source', 'services/cli/src/main.ts', 'run', '-c'];
+const cli = [...cliNodeArgs(), 'run', '-c'];
 const results: Array<{ rows: number; tool: string; flow: string; m: Measured }> = [];
 
 try {

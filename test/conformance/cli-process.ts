@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { repoRoot } from './conformance-files.js';
+import { cliNodeArgs } from '../../scripts/cli-entry.mjs';
 
 /** What a finished CLI process left: its exit code (or signal) and its output. */
 export interface CliResult {
@@ -9,9 +10,14 @@ export interface CliResult {
   stderr: string;
 }
 
-/** The real CLI, run from the repository root as a user would (no build: sources via tsx). */
+/**
+ * The real CLI, run from the repository root as ./tideway runs it: the compiled build when it is
+ * current (scripts/test.sh builds first), the sources through tsx otherwise.
+ */
+const cliArgs = cliNodeArgs();
+
 export function spawnCli(args: string[], env: NodeJS.ProcessEnv = {}): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', '--conditions=source', 'services/cli/src/main.ts', ...args], {
+  return spawn(process.execPath, [...cliArgs, ...args], {
     cwd: repoRoot,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

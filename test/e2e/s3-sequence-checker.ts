@@ -1,4 +1,5 @@
-import { S3BlobStore, type S3Location } from '@tideway/checkpoint';
+import type { S3Location } from '@tideway/checkpoint';
+import { S3BlobStore } from '@tideway/checkpoint/s3';
 import { SequenceTally, type SequenceReport } from './sequence-checker.js';
 
 /**

@@ -1,6 +1,7 @@
 import { BlobCheckpointStorage } from './checkpoint-storage.js';
 import { LocalBlobStore } from './local-blob-store.js';
-import { S3BlobStore, type S3Location } from './s3-blob-store.js';
+import { LazyS3BlobStore } from './lazy-s3-blob-store.js';
+import type { S3Location } from './s3-blob-store.js';
 
 /** SeaTunnel's default max-retained when seatunnel.yaml does not set it. */
 export const DEFAULT_MAX_RETAINED = 20;
@@ -15,6 +16,6 @@ export class LocalFileCheckpointStorage extends BlobCheckpointStorage {
 /** Checkpoints as objects in an S3 bucket (SeaTunnel's hdfs storage with storage.type s3). */
 export class S3CheckpointStorage extends BlobCheckpointStorage {
   constructor(options: S3Location & { maxRetained?: number }) {
-    super(new S3BlobStore(options), options.maxRetained ?? DEFAULT_MAX_RETAINED);
+    super(new LazyS3BlobStore(options), options.maxRetained ?? DEFAULT_MAX_RETAINED);
   }
 }

@@ -1,7 +1,7 @@
 import type { CatalogTable, JobMode, PluginOptions, Source } from '@tideway/api';
 import { parseJobConfig, validateEnv, type EnvConfig, type JobConfig, type ParseOptions, type PluginConfig } from '@tideway/config';
 import { planJobConfig, formatPlan, planToJson, type JobPlan, type Pipeline, type PipelineVertex, type PluginBlock } from '@tideway/dag';
-import { createSource, createTransform, createSink, resolveOptions, registry } from '@tideway/plugins';
+import { createSource, createTransform, createSink, loadPluginsFor, resolveOptions, type PluginRegistry } from '@tideway/plugins/lazy';
 import type { ChainNode, TaskGroupDescriptor } from '@tideway/runtime';
 
 /** A task group ready to deploy (attempt and restore state are added at deploy time). */
@@ -43,6 +43,8 @@ export interface PlannedJob {
   schemas: Map<number, CatalogTable[]>;
   /** Total slots the job needs. */
   slots: number;
+  /** The job's plugins, loaded. */
+  registry: PluginRegistry;
 }
 
 export interface PlanRequest extends ParseOptions {
@@ -60,14 +62,16 @@ export interface PlanRequest extends ParseOptions {
 export async function planJobText(text: string, req: PlanRequest): Promise<PlannedJob> {
   const config = parseJobConfig(text, req);
   const env = validateEnv(config.env, config.envLines, config.file);
+  const blocks = [...config.sources, ...config.transforms, ...config.sinks];
+  const registry = await loadPluginsFor(blocks);
   const optionsByBlock = new Map<PluginBlock, PluginOptions>();
-  for (const block of [...config.sources, ...config.transforms, ...config.sinks]) optionsByBlock.set(block, resolveOptions(block, registry));
+  for (const block of blocks) optionsByBlock.set(block, resolveOptions(block, registry));
   const plan = planJobConfig(config, (b) => optionsByBlock.get(b)!);
   const jobMode = env.jobMode;
   const schemas = new Map<number, CatalogTable[]>();
   const pipelines: PlannedPipeline[] = [];
   const facts = { jobId: req.jobId, jobMode, jobName: req.jobName ?? env.jobName, rowsPerSecond: env.readLimitRowsPerSecond ?? 0, bytesPerSecond: env.readLimitBytesPerSecond ?? 0 };
-  for (const p of plan.pipelines) pipelines.push(await planPipeline(p, plan, facts, config, schemas));
+  for (const p of plan.pipelines) pipelines.push(await planPipeline(p, plan, facts, config, schemas, registry));
   return {
     jobId: req.jobId,
     jobName: req.jobName ?? env.jobName,
@@ -78,6 +82,7 @@ export async function planJobText(text: string, req: PlanRequest): Promise<Plann
     pipelines,
     schemas,
     slots: pipelines.reduce((n, p) => n + p.taskGroups.length, 0),
+    registry,
   };
 }
 
@@ -101,7 +106,14 @@ interface JobFacts {
   bytesPerSecond: number;
 }
 
-async function planPipeline(p: Pipeline, plan: JobPlan, job: JobFacts, config: JobConfig, schemas: Map<number, CatalogTable[]>): Promise<PlannedPipeline> {
+async function planPipeline(
+  p: Pipeline,
+  plan: JobPlan,
+  job: JobFacts,
+  config: JobConfig,
+  schemas: Map<number, CatalogTable[]>,
+  registry: PluginRegistry,
+): Promise<PlannedPipeline> {
   const physical = plan.physical.pipelines.find((x) => x.pipelineId === p.id)!;
   const byId = new Map(p.vertices.map((v) => [v.id, v]));
   const children = new Map<number, number[]>();

@@ -43,11 +43,12 @@ export async function loadAllPlugins(): Promise<PluginRegistry> {
 }
 
 /**
- * A registry of just the plugins a task group needs, loading only their packages: a worker
- * thread starts faster and uses less memory than with every connector's dependencies.
+ * A registry of just the plugins a job or task group names, loading only their packages: the
+ * coordinator plans and a worker thread starts faster, with less memory, than with every
+ * connector's dependencies. Names it does not know are reported against the whole catalog.
  */
 export async function loadPluginsFor(wanted: ReadonlyArray<{ type: PluginType; name: string }>): Promise<PluginRegistry> {
   const keys = new Set(wanted.map((w) => `${w.type}:${w.name.toLowerCase()}`));
   const entries = PLUGIN_CATALOG.filter((e) => keys.has(`${e.type}:${e.name.toLowerCase()}`));
-  return new PluginRegistry(await Promise.all(entries.map((e) => e.load())));
+  return new PluginRegistry(await Promise.all(entries.map((e) => e.load())), PLUGIN_CATALOG);
 }

@@ -5,7 +5,14 @@ import type { PluginFactory, PluginType } from '@tideway/api';
 export class PluginRegistry {
   private readonly byKey = new Map<string, PluginFactory>();
 
-  constructor(factories: readonly PluginFactory[]) {
+  /**
+   * @param known every plugin that exists, loaded here or not, for the message about an unknown
+   *   name (a registry of a job's plugins holds just those); the factories when absent.
+   */
+  constructor(
+    factories: readonly PluginFactory[],
+    private readonly known: ReadonlyArray<{ readonly type: PluginType; readonly name: string }> = factories,
+  ) {
     for (const f of factories) this.byKey.set(`${f.type}:${f.name.toLowerCase()}`, f);
   }
 
@@ -18,7 +25,7 @@ export class PluginRegistry {
   get(type: PluginType, name: string, place?: Place): PluginFactory {
     const f = this.find(type, name);
     if (f) return f;
-    const known = this.list(type).map((p) => p.name);
+    const known = this.known.filter((p) => p.type === type).map((p) => p.name).sort((a, b) => a.localeCompare(b));
     throw new ConfigError(ErrorCode.CONFIG_UNKNOWN_PLUGIN, `unknown ${type} plugin '${name}'; known ${type}s: ${known.join(', ')}`, { place });
   }
 

@@ -7,10 +7,7 @@ import type { TaskGroupMetrics } from './descriptor.js';
  * 12 time, 48 timestamp, the length of strings and bytes, the sum over arrays, maps and rows.
  */
 export function rowBytesOf(types: readonly DataType[], fields: readonly unknown[]): number {
-  let n = 0;
-  const count = Math.min(types.length, fields.length);
-  for (let i = 0; i < count; i++) n += typedValueBytes(types[i]!, fields[i]);
-  return n;
+  return new RowSizer(types).bytes(fields);
 }
 
 function typedValueBytes(type: DataType, v: unknown): number {
@@ -63,6 +60,53 @@ function typedValueBytes(type: DataType, v: unknown): number {
   }
 }
 
+/** Column sizes for RowSizer: a byte count, or how to measure the value. */
+const MEASURE_STRING = -1;
+const MEASURE_BYTES = -2;
+const MEASURE_NESTED = -3;
+
+/**
+ * rowBytesOf for one schema, prepared once: fixed-size columns add their size from a table, so
+ * only strings, bytes and containers are looked at (counting runs for every row twice, at the
+ * source and at each sink).
+ */
+export class RowSizer {
+  private readonly sizes: Int32Array;
+
+  constructor(private readonly types: readonly DataType[]) {
+    this.sizes = Int32Array.from(types, (t) => {
+      switch (t.kind) {
+        case 'string':
+          return MEASURE_STRING;
+        case 'bytes':
+          return MEASURE_BYTES;
+        case 'array':
+        case 'map':
+        case 'row':
+          return MEASURE_NESTED;
+        default:
+          return typedValueBytes(t, 0);
+      }
+    });
+  }
+
+  bytes(fields: readonly unknown[]): number {
+    const sizes = this.sizes;
+    const count = Math.min(sizes.length, fields.length);
+    let n = 0;
+    for (let i = 0; i < count; i++) {
+      const v = fields[i];
+      if (v === null || v === undefined) continue;
+      const size = sizes[i]!;
+      if (size >= 0) n += size;
+      else if (size === MEASURE_STRING) n += typeof v === 'string' ? v.length : 0;
+      else if (size === MEASURE_BYTES) n += v instanceof Uint8Array ? v.byteLength : 0;
+      else n += typedValueBytes(this.types[i]!, v);
+    }
+    return n;
+  }
+}
+
 /**
  * Approximate size of a row's fields when its table's schema is not known here: 8 bytes per
  * number, length for strings and bytes, recursion for containers.
@@ -108,18 +152,18 @@ interface TableCounters {
 /** Per-table row and byte counters of one task group. */
 export class TaskGroupCounters {
   private readonly tables = new Map<string, TableCounters>();
-  /** Column types by table id, of the rows sources emit and of the rows sinks receive. */
-  private readonly sourceTypes = new Map<string, readonly DataType[]>();
-  private readonly sinkTypes = new Map<string, readonly DataType[]>();
+  /** Row sizers by table id, of the rows sources emit and of the rows sinks receive. */
+  private readonly sourceTypes = new Map<string, RowSizer>();
+  private readonly sinkTypes = new Map<string, RowSizer>();
 
   /** The schemas of the tables the source emits: their bytes are counted by declared type. */
   registerSourceTables(tables: readonly CatalogTable[]): void {
-    for (const t of tables) this.sourceTypes.set(t.tableId, t.columns.map((c) => c.type));
+    for (const t of tables) this.sourceTypes.set(t.tableId, new RowSizer(t.columns.map((c) => c.type)));
   }
 
   /** The schemas of the tables a sink receives (after transforms, which may change them). */
   registerSinkTables(tables: readonly CatalogTable[]): void {
-    for (const t of tables) this.sinkTypes.set(t.tableId, t.columns.map((c) => c.type));
+    for (const t of tables) this.sinkTypes.set(t.tableId, new RowSizer(t.columns.map((c) => c.type)));
   }
 
   private table(id: string): TableCounters {
@@ -144,16 +188,16 @@ export class TaskGroupCounters {
     let total = 0;
     let current: TableCounters | undefined;
     let currentId: string | undefined;
-    let types: readonly DataType[] | undefined;
+    let sizer: RowSizer | undefined;
     const schemas = source ? this.sourceTypes : this.sinkTypes;
     for (let i = 0; i < rows.length; i++) {
       const r = rows[i]!;
       if (r.tableId !== currentId) {
         currentId = r.tableId;
         current = this.table(currentId);
-        types = schemas.get(currentId);
+        sizer = schemas.get(currentId);
       }
-      const bytes = types ? rowBytesOf(types, r.fields) : rowBytes(r.fields);
+      const bytes = sizer ? sizer.bytes(r.fields) : rowBytes(r.fields);
       total += bytes;
       if (source) {
         current!.sourceReceivedCount++;

@@ -15,9 +15,8 @@ import { createSink, createSource, createTransform, loadPluginsFor, type PluginR
 import { chainNodes, type ChainNode, type CommitInfos, type TaskGroupDescriptor, type TaskGroupState } from './descriptor.js';
 import { TaskGroupCounters } from './metrics.js';
 import type { CheckpointKind, FromTaskGroup, ToTaskGroup } from './protocol.js';
-import { InputGate } from './exchange/input-gate.js';
-import { ShuffleWriter } from './exchange/shuffle-writer.js';
-import { decodeRows } from './exchange/row-codec.js';
+import type { InputGate } from './exchange/input-gate.js';
+import type { ShuffleWriter } from './exchange/shuffle-writer.js';
 import { ReadLimiter } from './read-limiter.js';
 
 /** How long a task group's loop runs before it yields to receive control messages. */
@@ -52,6 +51,11 @@ export class TaskGroupRunner {
   private plugins!: PluginRegistry;
   private readonly limiter: ReadLimiter;
   private readonly shuffles: ShuffleWriter[] = [];
+  /**
+   * The shuffle side (gRPC channels, the row codec), loaded only by task groups that have a
+   * shuffle: a fused task group's thread starts without it.
+   */
+  private exchange?: typeof import('./exchange/exchange.js');
   private push!: Push;
   private readonly sinks: SinkInstance[] = [];
   private readonly transforms: Transform[] = [];
@@ -101,10 +105,12 @@ export class TaskGroupRunner {
   private async open(): Promise<void> {
     const d = this.descriptor;
     const root = d.root;
-    this.plugins = await this.loadPlugins([...chainNodes(root)].map((n) => ({ type: n.plugin.type, name: n.plugin.name })));
+    const nodes = [...chainNodes(root)];
+    this.plugins = await this.loadPlugins(nodes.map((n) => ({ type: n.plugin.type, name: n.plugin.name })));
+    if (d.input || nodes.some((n) => (n.shuffles?.length ?? 0) > 0)) this.exchange = await import('./exchange/exchange.js');
     if (d.input) {
       // Fed by a shuffle: the chain starts at the root vertex; rows arrive on channels.
-      this.gate = new InputGate(d.input.upstreamTaskGroups);
+      this.gate = new this.exchange!.InputGate(d.input.upstreamTaskGroups);
       this.push = this.compileNode(root);
       await this.recommitRestored();
       return;
@@ -160,7 +166,7 @@ export class TaskGroupRunner {
   /** Adds the vertex's outgoing shuffles after its fused children. */
   private withShuffles(node: ChainNode, next: Push): Push {
     if (!node.shuffles || node.shuffles.length === 0) return next;
-    const writers = node.shuffles.map((o) => new ShuffleWriter(this.descriptor, o));
+    const writers = node.shuffles.map((o) => new this.exchange!.ShuffleWriter(this.descriptor, o));
     this.shuffles.push(...writers);
     return async (rows) => {
       await next(rows);
@@ -302,7 +308,7 @@ export class TaskGroupRunner {
 
   /** Processes a batch that came through a shuffle, then grants its channel a new credit. */
   private async processExchanged(channel: number, bytes: Uint8Array): Promise<void> {
-    const rows = decodeRows(bytes);
+    const rows = this.exchange!.decodeRows(bytes);
     const r = this.push(rows);
     if (r instanceof Promise) await this.awaitPush(r);
     this.send({ type: 'exchange-credit', channel, batches: 1 });

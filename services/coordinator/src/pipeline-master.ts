@@ -5,7 +5,7 @@ import { logger, sleep, type SerializedError } from '@tideway/common';
 import type { SlotProfile, TaskGroupLocation } from '@tideway/contracts';
 import { EXECUTION_STATE, PIPELINE_STATUS, type ExecutionState, type PipelineStatus } from '@tideway/dag';
 import type { PlannedJob, PlannedPipeline } from '@tideway/planner';
-import { createSink, createSource, registry } from '@tideway/plugins';
+import { createSink, createSource } from '@tideway/plugins/lazy';
 import type { CheckpointKind, CommitInfos, TaskGroupDescriptor, TaskGroupMetrics, TaskGroupState } from '@tideway/runtime';
 import { CheckpointCoordinator, type CheckpointSettings, type CompletedCheckpoint } from './checkpoint-coordinator.js';
 import { restorePointOf, toStored, type RestorePoint } from './checkpoint-records.js';
@@ -161,7 +161,7 @@ export class PipelineMaster {
       // The first attempt reuses the source planning prepared; a restart reads its schema afresh.
       let source = this.plan.source.prepared;
       if (this.attempt > 0) {
-        source = createSource(this.plan.source.plugin, { jobId: job.jobId, jobMode: job.jobMode, parallelism: this.plan.source.parallelism, inputTables: [] }, registry);
+        source = createSource(this.plan.source.plugin, { jobId: job.jobId, jobMode: job.jobMode, parallelism: this.plan.source.parallelism, inputTables: [] }, job.registry);
         await source.prepare?.();
       }
       this.enumerator = new EnumeratorHost(source, this.plan.source.parallelism);
@@ -169,7 +169,7 @@ export class PipelineMaster {
       this.committers = new Map();
       this.sinks = [];
       for (const s of this.plan.sinks) {
-        const sink = createSink(s.plugin, { jobId: job.jobId, jobMode: job.jobMode, parallelism: s.parallelism, inputTables: s.inputTables }, registry);
+        const sink = createSink(s.plugin, { jobId: job.jobId, jobMode: job.jobMode, parallelism: s.parallelism, inputTables: s.inputTables }, job.registry);
         this.sinks.push(sink);
         // Save modes (create/drop/truncate the target) run once, before the first writer starts.
         if (this.attempt === 0 && !restore) await sink.prepare?.();

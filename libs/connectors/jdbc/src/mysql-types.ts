@@ -1,5 +1,5 @@
 import { Types, type DataType } from '@tideway/api';
-import { jsonText, keepValue, timestampTzToUtc, type ValueDecoder, type ValueEncoder } from './value-codec.js';
+import { bigintOfText, jsonText, keepValue, timestampTzToUtc, type ValueDecoder, type ValueEncoder } from './value-codec.js';
 
 /** MySQL protocol column type codes (include/mysql_com.h, enum_field_types). */
 export const MySqlType = {
@@ -30,7 +30,6 @@ export interface MySqlColumnReading {
   readonly nativeType: string;
 }
 
-const toBigInt: ValueDecoder = (s: string) => BigInt(s);
 const nonZero: ValueDecoder = (n: number) => n !== 0;
 const firstBitSet: ValueDecoder = (b: Buffer) => b.length > 0 && b[b.length - 1] !== 0;
 const toTimestamp: ValueDecoder = (s: string) => (s.charCodeAt(10) === 32 ? `${s.slice(0, 10)}T${s.slice(11)}` : s);
@@ -53,13 +52,13 @@ export function mysqlColumnReading(f: MySqlFieldMeta, tinyInt1isBit: boolean): M
     case MySqlType.INT24:
       return { type: Types.INT, decode: keepValue, nativeType: 'MEDIUMINT' };
     case MySqlType.LONG:
-      return unsigned ? { type: Types.BIGINT, decode: toBigInt, nativeType: 'INT UNSIGNED' } : { type: Types.INT, decode: keepValue, nativeType: 'INT' };
+      return unsigned ? { type: Types.BIGINT, decode: bigintOfText, nativeType: 'INT UNSIGNED' } : { type: Types.INT, decode: keepValue, nativeType: 'INT' };
     case MySqlType.YEAR:
       return { type: Types.INT, decode: keepValue, nativeType: 'YEAR' };
     case MySqlType.LONGLONG:
       return unsigned
         ? { type: Types.decimal(20, 0), decode: String, nativeType: 'BIGINT UNSIGNED' }
-        : { type: Types.BIGINT, decode: toBigInt, nativeType: 'BIGINT' };
+        : { type: Types.BIGINT, decode: bigintOfText, nativeType: 'BIGINT' };
     case MySqlType.FLOAT:
       return { type: Types.FLOAT, decode: keepValue, nativeType: 'FLOAT' };
     case MySqlType.DOUBLE:

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newCatalogTable, Types, type DataType, type Row } from '@tideway/api';
 import { startPostgres, type TestDatabaseServer } from '@tideway/testing';
 import { CopyEncoder } from './copy-encoder.js';
+import { CopyBinaryEncoder, PgOid, binaryFieldWriter } from './pg-copy-binary.js';
 import { PgConnection } from './pg-connection.js';
 import type { SinkTarget } from './sink-target.js';
 
@@ -48,6 +49,9 @@ const VALUES: unknown[][] = [
     Buffer.from([92, 110]), '2000-01-01', '12:30:00.5', '2000-01-01 00:00:00', '2024-06-01T12:00:00+0530'],
   [5, null, null, null, null, null, null, null, '100000000', '+7.25', null, null, null, null, null, null, null, '1999-12-31', '00:00:00.000001',
     '1970-01-01T00:00:00', '2024-06-01T12:00:00-08'],
+  [6, null, null, null, 12345678901234n, 5, null, null, '00012.0100', '.5', null, null, null, null, null, null, null, null, null, null, null],
+  [7, null, null, null, null, null, null, null, '-0.000100', '10000', null, null, null, null, null, null, null, null, null, null, null],
+  [8, null, null, null, null, null, null, null, '5.', '-00000', null, null, null, null, null, null, null, null, null, null, null],
 ];
 
 function target(table: string): SinkTarget {
@@ -114,5 +118,34 @@ describe('COPY in binary format', () => {
     const tooLong = VALUES.slice(0, 1).map((r) => [...r]);
     tooLong[0]![11] = 'x'.repeat(21);
     await expect(copyInto('via_binary', rowsOf(tooLong), true)).rejects.toThrow(/value too long for type character varying\(20\)/);
+  });
+});
+
+describe('binary field writers', () => {
+  const encodes = (type: DataType, oid: number, value: unknown) => new CopyBinaryEncoder([binaryFieldWriter(type, oid)!]).encode(rowsOf([[value]])) !== undefined;
+
+  it('take plain decimal text only: anything else goes as text', () => {
+    for (const ok of ['0', '-0', '.5', '5.', '+1', '007.10', '123456789012345678901234567890.12345678']) expect(encodes(Types.decimal(38, 8), PgOid.NUMERIC, ok), ok).toBe(true);
+    for (const bad of ['', '-', '.', '+', '1e5', 'NaN', 'Infinity', '1.2.3', ' 1', '1 ', '--1']) expect(encodes(Types.decimal(38, 8), PgOid.NUMERIC, bad), bad).toBe(false);
+  });
+
+  it('take dates and times of the exact ISO shape, within range', () => {
+    for (const bad of ['2024-02-30', '2023-02-29', '2024-13-01', '0000-01-01', '2024-1-01', '10000-01-01']) expect(encodes(Types.DATE, PgOid.DATE, bad), bad).toBe(false);
+    for (const bad of ['24:00:01', '12:60:00', '12:00:00.1234567', '12:00', '12:00:00.']) expect(encodes(Types.TIME, PgOid.TIME, bad), bad).toBe(false);
+    for (const bad of ['2024-01-01T00:00:00+16:00', '2024-01-01T00:00:00', '2024-01-01T00:00:00+05:3']) expect(encodes(Types.TIMESTAMP_TZ, PgOid.TIMESTAMPTZ, bad), bad).toBe(false);
+  });
+
+  it('leave integers out of the column range to the text format (PostgreSQL then rejects them)', () => {
+    expect(encodes(Types.SMALLINT, PgOid.INT2, 32768)).toBe(false);
+    expect(encodes(Types.INT, PgOid.INT4, 2147483648)).toBe(false);
+    expect(encodes(Types.BIGINT, PgOid.INT8, 2n ** 63n)).toBe(false);
+    expect(encodes(Types.BIGINT, PgOid.INT8, -(2n ** 63n))).toBe(true);
+  });
+
+  it('have no writer for a value type the column would have to convert', () => {
+    expect(binaryFieldWriter(Types.STRING, PgOid.INT4)).toBeUndefined();
+    expect(binaryFieldWriter(Types.DOUBLE, PgOid.FLOAT4)).toBeUndefined();
+    expect(binaryFieldWriter(Types.TIMESTAMP_TZ, PgOid.TIMESTAMP)).toBeUndefined();
+    expect(binaryFieldWriter(Types.array(Types.INT), 1007)).toBeUndefined();
   });
 });

@@ -121,6 +121,10 @@ const writeBool: FieldWriter = (out, v) => {
   return true;
 };
 
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+const INT64_MAX = 0x7fffffffffffffffn;
+const INT64_MIN = -0x8000000000000000n;
+
 function intWriter(bytes: 2 | 4 | 8): FieldWriter {
   const max = bytes === 2 ? 32767 : bytes === 4 ? 2147483647 : Number.MAX_SAFE_INTEGER;
   return (out, v) => {
@@ -129,8 +133,8 @@ function intWriter(bytes: 2 | 4 | 8): FieldWriter {
       if (!Number.isInteger(v)) return false;
       n = v;
     } else if (typeof v === 'bigint') {
-      if (bytes === 8 && (v > BigInt(Number.MAX_SAFE_INTEGER) || v < -BigInt(Number.MAX_SAFE_INTEGER))) {
-        if (v > 0x7fffffffffffffffn || v < -0x8000000000000000n) return false;
+      if (bytes === 8 && (v > MAX_SAFE || v < -MAX_SAFE)) {
+        if (v > INT64_MAX || v < INT64_MIN) return false;
         out.ensure(12);
         out.int32(8);
         out.bigint64(v);
@@ -289,22 +293,23 @@ const writeTime: FieldWriter = (out, v) => {
   return true;
 };
 
-/** The date and time parts of 'YYYY-MM-DD[T ]HH:MM:SS[.f]' up to `end`: [days, micros] or undefined. */
-function dateTime(s: string, end: number): [number, number] | undefined {
-  if (s.length < 19) return undefined;
+/** What dateTime() parsed (module scratch: no allocation per value). */
+let parsedDays = 0;
+let parsedMicros = 0;
+
+/** Parses 'YYYY-MM-DD[T ]HH:MM:SS[.f]' up to `end` into parsedDays and parsedMicros; false when it is not one. */
+function dateTime(s: string, end: number): boolean {
+  if (s.length < 19) return false;
   const sep = s.charCodeAt(10);
-  if (sep !== 84 && sep !== 32) return undefined;
-  const days = pgDays(s);
-  const micros = timeMicros(s, 11, end);
-  if (Number.isNaN(days) || Number.isNaN(micros)) return undefined;
-  return [days, micros];
+  if (sep !== 84 && sep !== 32) return false;
+  parsedDays = pgDays(s);
+  parsedMicros = timeMicros(s, 11, end);
+  return !Number.isNaN(parsedDays) && !Number.isNaN(parsedMicros);
 }
 
 const writeTimestamp: FieldWriter = (out, v) => {
-  if (typeof v !== 'string') return false;
-  const dt = dateTime(v, v.length);
-  if (!dt) return false;
-  writeMicros(out, dt[0], dt[1]);
+  if (typeof v !== 'string' || !dateTime(v, v.length)) return false;
+  writeMicros(out, parsedDays, parsedMicros);
   return true;
 };
 
@@ -332,55 +337,76 @@ function zoneOffset(s: string): { start: number; minutes: number } | undefined {
 const writeTimestampTz: FieldWriter = (out, v) => {
   if (typeof v !== 'string') return false;
   const zone = zoneOffset(v);
-  if (!zone) return false;
-  const dt = dateTime(v, zone.start);
-  if (!dt) return false;
-  writeMicros(out, dt[0], dt[1] - zone.minutes * 60_000_000);
+  if (!zone || !dateTime(v, zone.start)) return false;
+  writeMicros(out, parsedDays, parsedMicros - zone.minutes * 60_000_000);
   return true;
 };
 
-const PLAIN_DECIMAL = /^([+-]?)(\d*)(?:\.(\d*))?$/;
+/** Base-10000 digit groups of the numeric being written (scratch; longer numbers go as text). */
+const groups = new Uint16Array(64);
 
 /**
- * numeric's binary form: base-10000 digits with a weight (position of the first digit group
- * relative to the decimal point), a sign and the display scale.
+ * numeric's binary form: base-10000 digit groups with a weight (the first group's position
+ * relative to the decimal point, in groups), a sign and the display scale. Reads plain decimal
+ * text ('-12.50', '.5', '+7'); anything else (exponents, NaN) returns false.
  */
 const writeNumeric: FieldWriter = (out, v) => {
   const s = typeof v === 'string' ? v : typeof v === 'bigint' ? v.toString() : typeof v === 'number' && Number.isFinite(v) ? String(v) : undefined;
   if (s === undefined) return false;
-  const m = PLAIN_DECIMAL.exec(s);
-  if (!m) return false;
-  let int = m[2]!;
-  const frac = m[3] ?? '';
-  if (int.length === 0 && frac.length === 0) return false;
-  const dscale = frac.length;
-  if (dscale > 0x3fff) return false;
-  let lead = 0;
-  while (lead < int.length && int.charCodeAt(lead) === 48) lead++;
-  int = int.slice(lead);
-  // Pad the integer part on the left and the fraction on the right to whole groups of four.
-  const intPad = (4 - (int.length % 4)) % 4;
-  const fracPad = (4 - (frac.length % 4)) % 4;
-  const all = '0'.repeat(intPad) + int + frac + '0'.repeat(fracPad);
-  const intGroups = (intPad + int.length) / 4;
-  const groups = all.length / 4;
-  let first = 0;
-  while (first < groups && all.startsWith('0000', first * 4)) first++;
-  let last = groups;
-  while (last > first && all.startsWith('0000', (last - 1) * 4)) last--;
-  const ndigits = last - first;
+  const len = s.length;
+  const first = s.charCodeAt(0);
+  const negative = first === 45;
+  const digitsStart = negative || first === 43 ? 1 : 0;
+  let i = digitsStart;
+  while (i < len && s.charCodeAt(i) === 48) i++; // leading zeros
+  const intStart = i;
+  while (i < len && isDigit(s.charCodeAt(i))) i++;
+  const intLen = i - intStart;
+  let fracStart = i;
+  let fracLen = 0;
+  if (i < len && s.charCodeAt(i) === 46) {
+    fracStart = ++i;
+    while (i < len && isDigit(s.charCodeAt(i))) i++;
+    fracLen = i - fracStart;
+  }
+  // Something besides digits, or no digit at all ('', '-', '.').
+  const anyDigit = intStart > digitsStart || intLen > 0 || fracLen > 0;
+  if (i !== len || !anyDigit) return false;
+  if (fracLen > 0x3fff) return false;
+  // Digits as one run padded to whole groups: zeros before the integer part, after the fraction.
+  const pad = (4 - (intLen % 4)) % 4;
+  const intGroups = (pad + intLen) / 4;
+  const total = intGroups + Math.ceil(fracLen / 4);
+  if (total > groups.length) return false;
+  for (let g = 0; g < total; g++) {
+    let value = 0;
+    for (let k = 0; k < 4; k++) {
+      const p = g * 4 + k - pad; // position in the integer digits, then the fraction's
+      let d = 0;
+      if (p >= 0 && p < intLen) d = s.charCodeAt(intStart + p) - 48;
+      else if (p >= intLen && p - intLen < fracLen) d = s.charCodeAt(fracStart + p - intLen) - 48;
+      value = value * 10 + d;
+    }
+    groups[g] = value;
+  }
+  let lo = 0;
+  while (lo < total && groups[lo] === 0) lo++;
+  let hi = total;
+  while (hi > lo && groups[hi - 1] === 0) hi--;
+  const ndigits = hi - lo;
   out.ensure(12 + ndigits * 2);
   out.int32(8 + ndigits * 2);
   out.int16(ndigits);
-  out.int16(ndigits === 0 ? 0 : intGroups - 1 - first);
-  out.int16(ndigits > 0 && m[1] === '-' ? 0x4000 : 0);
-  out.int16(dscale);
-  for (let g = first; g < last; g++) {
-    const o = g * 4;
-    out.int16((all.charCodeAt(o) - 48) * 1000 + (all.charCodeAt(o + 1) - 48) * 100 + (all.charCodeAt(o + 2) - 48) * 10 + (all.charCodeAt(o + 3) - 48));
-  }
+  out.int16(ndigits === 0 ? 0 : intGroups - 1 - lo);
+  out.int16(ndigits > 0 && negative ? 0x4000 : 0);
+  out.int16(fracLen);
+  for (let g = lo; g < hi; g++) out.int16(groups[g]!);
   return true;
 };
+
+function isDigit(c: number): boolean {
+  return c >= 48 && c <= 57;
+}
 
 /**
  * The binary writer for a value of SeaTunnel type `t` going into a column of type `oid`, or

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CopyTextRowParser, unescapeCopyText } from './pg-copy-text.js';
+import { bigintOfText, integerOfText } from './value-codec.js';
 
 const keep = (v: string) => v;
 
@@ -51,5 +52,15 @@ describe('COPY text output parser', () => {
     expect(() => parseChunks([Buffer.from('a\tb\n')], 3)).toThrow('COPY output has a row of 2 fields where 3 columns were expected');
     expect(() => parseChunks([Buffer.from('a\tb\tc\td\n')], 3)).toThrow('COPY output has a row of 4 fields where 3 columns were expected');
     expect(() => parseChunks([Buffer.from('a\tb\tc\nx\t')], 3)).toThrow('COPY output ended in the middle of a row');
+  });
+});
+
+describe('integer texts', () => {
+  it('parse as Number() does', () => {
+    for (const s of ['0', '-0', '7', '-2147483648', '2147483647', '999999999999999', '-99999999999999', '0012', '1e3', '-', '', '1.5', ' 1', '9007199254740993']) {
+      expect(Object.is(integerOfText(s), Number(s)), s).toBe(true);
+    }
+    expect(bigintOfText('-9223372036854775808')).toBe(-9223372036854775808n);
+    expect(bigintOfText('123456789012345')).toBe(123456789012345n);
   });
 });

@@ -1,6 +1,6 @@
 import { Types, formatType, type DataType } from '@tideway/api';
 import { parse as parsePgArray } from 'postgres-array';
-import { jsonText, keepValue, type ValueDecoder, type ValueEncoder } from './value-codec.js';
+import { bigintOfText, integerOfText, jsonText, keepValue, type ValueDecoder, type ValueEncoder } from './value-codec.js';
 
 /** A row of pg_type, enough to map a column. */
 export interface PgTypeInfo {
@@ -19,8 +19,7 @@ export interface PgColumnReading {
   readonly decode: ValueDecoder;
 }
 
-const toInt: ValueDecoder = (s: string) => Number(s);
-const toBigInt: ValueDecoder = (s: string) => BigInt(s);
+const toNumber: ValueDecoder = (s: string) => Number(s);
 const toBool: ValueDecoder = (s: string) => s === 't';
 const toBytes: ValueDecoder = (s: string) => Buffer.from(s.slice(2), 'hex');
 const toTimestamp: ValueDecoder = (s: string) => (s.charCodeAt(10) === 32 ? `${s.slice(0, 10)}T${s.slice(11)}` : s);
@@ -33,12 +32,12 @@ const toTimestampTz: ValueDecoder = (s: string) => {
 /** Scalar base types by pg_type.typname. */
 const BASE: Record<string, PgColumnReading> = {
   bool: { type: Types.BOOLEAN, decode: toBool },
-  int2: { type: Types.SMALLINT, decode: toInt },
-  int4: { type: Types.INT, decode: toInt },
-  int8: { type: Types.BIGINT, decode: toBigInt },
-  oid: { type: Types.BIGINT, decode: toBigInt },
-  float4: { type: Types.FLOAT, decode: toInt },
-  float8: { type: Types.DOUBLE, decode: toInt },
+  int2: { type: Types.SMALLINT, decode: integerOfText },
+  int4: { type: Types.INT, decode: integerOfText },
+  int8: { type: Types.BIGINT, decode: bigintOfText },
+  oid: { type: Types.BIGINT, decode: bigintOfText },
+  float4: { type: Types.FLOAT, decode: toNumber },
+  float8: { type: Types.DOUBLE, decode: toNumber },
   bytea: { type: Types.BYTES, decode: toBytes },
   date: { type: Types.DATE, decode: keepValue },
   time: { type: Types.TIME, decode: keepValue },

@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
 import { ConfigError, ErrorCode, newJobId } from '@tideway/common';
 import { describePlan, planJobText } from '@tideway/planner';
-import { registry } from '@tideway/plugins';
 import { readJobInput } from '../config-input.js';
 import { JobClient } from '../job-client.js';
 import { startLocalCluster } from '../local-cluster.js';
@@ -58,7 +57,9 @@ export function registerLocalCommands(program: Command): void {
     .command('describe')
     .description('list the plugins, or show the options of one plugin')
     .argument('[plugin]', 'plugin name, e.g. FakeSource')
-    .action((name?: string) => {
+    .action(async (name?: string) => {
+      // Every plugin's package is loaded only here: `run` and `plan` load just the job's.
+      const { registry } = await import('@tideway/plugins');
       if (!name) {
         for (const f of registry.list()) process.stdout.write(`${f.type.padEnd(10)} ${f.name}\n`);
         return;

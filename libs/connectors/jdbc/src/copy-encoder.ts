@@ -52,8 +52,8 @@ export class CopyEncoder {
   async prepare(conn: PgConnection, table: string): Promise<void> {
     if (this.binary !== undefined) return;
     const oids = await conn.columnTypeOids(table, this.target.columns);
-    const writers = this.target.types.map((t, i) => (oids[i] === undefined ? undefined : binaryFieldWriter(t, oids[i]!)));
-    this.binary = writers.every((w) => w !== undefined) ? new CopyBinaryEncoder(writers as NonNullable<(typeof writers)[number]>[]) : null;
+    const kinds = this.target.types.map((t, i) => (oids[i] === undefined ? undefined : binaryFieldWriter(t, oids[i]!)));
+    this.binary = kinds.every((k) => k !== undefined) ? new CopyBinaryEncoder(kinds as number[]) : null;
   }
 
   encode(rows: readonly Row[]): CopyData {

@@ -1,5 +1,5 @@
 import { Types, type DataType } from '@tideway/api';
-import { bigintOfText, jsonText, keepValue, timestampTzToUtc, type ValueDecoder, type ValueEncoder } from './value-codec.js';
+import { bigintOfText, isoTimestamp, jsonText, keepValue, timestampTzToUtc, type ValueDecoder, type ValueEncoder } from './value-codec.js';
 
 /** MySQL protocol column type codes (include/mysql_com.h, enum_field_types). */
 export const MySqlType = {
@@ -32,7 +32,6 @@ export interface MySqlColumnReading {
 
 const nonZero: ValueDecoder = (n: number) => n !== 0;
 const firstBitSet: ValueDecoder = (b: Buffer) => b.length > 0 && b[b.length - 1] !== 0;
-const toTimestamp: ValueDecoder = (s: string) => (s.charCodeAt(10) === 32 ? `${s.slice(0, 10)}T${s.slice(11)}` : s);
 
 /**
  * Maps a result column to SeaTunnel after SeaTunnel's MySQL table: TINYINT(1) and BIT(1) are
@@ -76,9 +75,9 @@ export function mysqlColumnReading(f: MySqlFieldMeta, tinyInt1isBit: boolean): M
     case MySqlType.TIME:
       return { type: Types.TIME, decode: keepValue, nativeType: 'TIME' };
     case MySqlType.DATETIME:
-      return { type: Types.TIMESTAMP, decode: toTimestamp, nativeType: 'DATETIME' };
+      return { type: Types.TIMESTAMP, decode: isoTimestamp, nativeType: 'DATETIME' };
     case MySqlType.TIMESTAMP:
-      return { type: Types.TIMESTAMP, decode: toTimestamp, nativeType: 'TIMESTAMP' };
+      return { type: Types.TIMESTAMP, decode: isoTimestamp, nativeType: 'TIMESTAMP' };
     case MySqlType.BIT:
       return f.columnLength === 1 ? { type: Types.BOOLEAN, decode: firstBitSet, nativeType: 'BIT(1)' } : { type: Types.BYTES, decode: keepValue, nativeType: `BIT(${f.columnLength})` };
     case MySqlType.JSON:

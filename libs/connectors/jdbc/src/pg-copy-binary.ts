@@ -21,7 +21,7 @@ export const COPY_BINARY_HEADER = Buffer.concat([Buffer.from('PGCOPY\n\xff\r\n\0
 export const COPY_BINARY_TRAILER = Buffer.from([0xff, 0xff]);
 const TWO_32 = 4294967296;
 /** Text up to this many UTF-16 units is tried as ASCII in JavaScript before the native encoder. */
-const SHORT_TEXT = 48;
+const SHORT_TEXT = 24;
 const MICROS_PER_DAY = 86_400_000_000;
 /** Days from 1970-01-01 to PostgreSQL's epoch, 2000-01-01. */
 const PG_EPOCH_DAYS = 10_957;
@@ -31,20 +31,24 @@ class ByteSink {
   buf: Buffer;
   view: DataView;
   pos = 0;
+  /** buf.length, kept as a plain field: read before every write. */
+  private capacity: number;
 
   constructor(size: number) {
     this.buf = Buffer.allocUnsafe(size);
     this.view = new DataView(this.buf.buffer, this.buf.byteOffset, this.buf.byteLength);
+    this.capacity = size;
   }
 
   ensure(n: number): void {
-    if (this.pos + n <= this.buf.length) return;
+    if (this.pos + n <= this.capacity) return;
     let size = this.buf.length * 2;
     while (size < this.pos + n) size *= 2;
     const next = Buffer.allocUnsafe(size);
     this.buf.copy(next, 0, 0, this.pos);
     this.buf = next;
     this.view = new DataView(next.buffer, next.byteOffset, next.byteLength);
+    this.capacity = size;
   }
 
   int16(v: number): void {
@@ -409,72 +413,124 @@ function isDigit(c: number): boolean {
 }
 
 /**
- * The binary writer for a value of SeaTunnel type `t` going into a column of type `oid`, or
- * undefined when that pair is left to the text format (the table is then copied as text).
+ * How the encoder writes a column: one case of its switch, so every writer call is direct (a
+ * const enum inlines to number literals; outside this file a kind is an opaque number).
  */
-export function binaryFieldWriter(t: DataType, oid: number): FieldWriter | undefined {
+const enum FieldKind {
+  BOOL, INT2, INT4, INT8, FLOAT4, FLOAT8, NUMERIC, TEXT, JSONB, UUID, BYTEA, DATE, TIME, TIMESTAMP, TIMESTAMPTZ,
+}
+
+/**
+ * How a value of SeaTunnel type `t` is written into a column of type `oid`, or undefined when
+ * that pair is left to the text format (the table is then copied as text).
+ */
+export function binaryFieldWriter(t: DataType, oid: number): number | undefined {
+  const k = t.kind;
+  const smallInt = k === 'tinyint' || k === 'smallint';
   switch (oid) {
     case PgOid.BOOL:
-      return t.kind === 'boolean' ? writeBool : undefined;
+      return k === 'boolean' ? FieldKind.BOOL : undefined;
     case PgOid.INT2:
-      return t.kind === 'tinyint' || t.kind === 'smallint' ? intWriter(2) : undefined;
+      return smallInt ? FieldKind.INT2 : undefined;
     case PgOid.INT4:
-      return t.kind === 'tinyint' || t.kind === 'smallint' || t.kind === 'int' ? intWriter(4) : undefined;
+      return smallInt || k === 'int' ? FieldKind.INT4 : undefined;
     case PgOid.INT8:
-      return t.kind === 'tinyint' || t.kind === 'smallint' || t.kind === 'int' || t.kind === 'bigint' ? intWriter(8) : undefined;
+      return smallInt || k === 'int' || k === 'bigint' ? FieldKind.INT8 : undefined;
     case PgOid.FLOAT4:
-      return t.kind === 'float' ? writeFloat4 : undefined;
+      return k === 'float' ? FieldKind.FLOAT4 : undefined;
     case PgOid.FLOAT8:
-      return t.kind === 'float' || t.kind === 'double' ? writeFloat8 : undefined;
+      return k === 'float' || k === 'double' ? FieldKind.FLOAT8 : undefined;
     case PgOid.NUMERIC:
-      return t.kind === 'decimal' ? writeNumeric : undefined;
+      return k === 'decimal' ? FieldKind.NUMERIC : undefined;
     case PgOid.TEXT:
     case PgOid.VARCHAR:
     case PgOid.BPCHAR:
     case PgOid.NAME:
     case PgOid.JSON:
-      return t.kind === 'string' ? writeText : undefined;
+      return k === 'string' ? FieldKind.TEXT : undefined;
     case PgOid.JSONB:
-      return t.kind === 'string' ? writeJsonb : undefined;
+      return k === 'string' ? FieldKind.JSONB : undefined;
     case PgOid.UUID:
-      return t.kind === 'string' ? writeUuid : undefined;
+      return k === 'string' ? FieldKind.UUID : undefined;
     case PgOid.BYTEA:
-      return t.kind === 'bytes' ? writeBytea : undefined;
+      return k === 'bytes' ? FieldKind.BYTEA : undefined;
     case PgOid.DATE:
-      return t.kind === 'date' ? writeDate : undefined;
+      return k === 'date' ? FieldKind.DATE : undefined;
     case PgOid.TIME:
-      return t.kind === 'time' ? writeTime : undefined;
+      return k === 'time' ? FieldKind.TIME : undefined;
     case PgOid.TIMESTAMP:
-      return t.kind === 'timestamp' ? writeTimestamp : undefined;
+      return k === 'timestamp' ? FieldKind.TIMESTAMP : undefined;
     case PgOid.TIMESTAMPTZ:
-      return t.kind === 'timestamp_tz' ? writeTimestampTz : undefined;
+      return k === 'timestamp_tz' ? FieldKind.TIMESTAMPTZ : undefined;
     default:
       return undefined;
+  }
+}
+
+const writeInt2 = intWriter(2);
+const writeInt4 = intWriter(4);
+const writeInt8 = intWriter(8);
+
+/** Writes one non-null value of a column (false: it has no exact binary form here). */
+function writeField(out: ByteSink, kind: FieldKind, v: unknown): boolean {
+  switch (kind) {
+    case FieldKind.BOOL:
+      return writeBool(out, v);
+    case FieldKind.INT2:
+      return writeInt2(out, v);
+    case FieldKind.INT4:
+      return writeInt4(out, v);
+    case FieldKind.INT8:
+      return writeInt8(out, v);
+    case FieldKind.FLOAT4:
+      return writeFloat4(out, v);
+    case FieldKind.FLOAT8:
+      return writeFloat8(out, v);
+    case FieldKind.NUMERIC:
+      return writeNumeric(out, v);
+    case FieldKind.TEXT:
+      return writeText(out, v);
+    case FieldKind.JSONB:
+      return writeJsonb(out, v);
+    case FieldKind.UUID:
+      return writeUuid(out, v);
+    case FieldKind.BYTEA:
+      return writeBytea(out, v);
+    case FieldKind.DATE:
+      return writeDate(out, v);
+    case FieldKind.TIME:
+      return writeTime(out, v);
+    case FieldKind.TIMESTAMP:
+      return writeTimestamp(out, v);
+    case FieldKind.TIMESTAMPTZ:
+      return writeTimestampTz(out, v);
   }
 }
 
 /** Encodes batches of rows as binary COPY tuples (the stream's header and trailer are CopyIn's). */
 export class CopyBinaryEncoder {
   private readonly out = new ByteSink(1 << 16);
+  private readonly kinds: Uint8Array;
 
-  constructor(private readonly writers: readonly FieldWriter[]) {}
+  /** @param kinds binaryFieldWriter's answer for each column. */
+  constructor(kinds: readonly number[]) {
+    this.kinds = Uint8Array.from(kinds);
+  }
 
   /** The tuples of `rows`, or undefined when a value has no binary form here. */
   encode(rows: readonly Row[]): Buffer | undefined {
     const out = this.out;
-    const writers = this.writers;
-    const n = writers.length;
+    const kinds = this.kinds;
+    const n = kinds.length;
     out.pos = 0;
     for (let r = 0; r < rows.length; r++) {
       const fields = rows[r]!.fields;
-      out.ensure(2);
+      out.ensure(2 + 4 * n);
       out.int16(n);
       for (let i = 0; i < n; i++) {
         const v = fields[i];
-        if (v === null || v === undefined) {
-          out.ensure(4);
-          out.int32(-1);
-        } else if (!writers[i]!(out, v)) return undefined;
+        if (v === null || v === undefined) out.int32(-1);
+        else if (!writeField(out, kinds[i] as FieldKind, v)) return undefined;
       }
     }
     // A copy: the next batch reuses the buffer while this one may still be on its way.

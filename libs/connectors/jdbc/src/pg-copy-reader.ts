@@ -1,66 +1,143 @@
 import type pg from 'pg';
-import type { Readable } from 'node:stream';
-import { to as copyTo } from 'pg-copy-streams';
 import type { RowBatchStream } from './jdbc-connection.js';
 import { CopyTextRowParser } from './pg-copy-text.js';
 import type { ValueDecoder } from './value-codec.js';
 
-/** Bytes of COPY output read ahead of the rows handed out: PostgreSQL keeps sending meanwhile. */
-const READ_AHEAD_BYTES = 1 << 20;
+/** Protocol message types this reader looks at (PostgreSQL's protocol, message formats). */
+const COPY_DATA = 0x64; // 'd'
+const COPY_DONE = 0x63; // 'c'
+const ERROR_RESPONSE = 0x45; // 'E'
+
+/** Rows parsed ahead of the consumer before the socket is paused (PostgreSQL then waits). */
+const READ_AHEAD_ROWS = 8192;
+
+/** What this reader needs of pg's connection (pg has no typings for it). */
+interface PgWire {
+  readonly stream: {
+    listeners(event: 'data'): Array<(chunk: Buffer) => void>;
+    removeListener(event: 'data', fn: (chunk: Buffer) => void): void;
+    on(event: 'data', fn: (chunk: Buffer) => void): void;
+    pause(): void;
+    resume(): void;
+  };
+  query(text: string): void;
+}
 
 /**
  * The rows of `COPY (query) TO STDOUT`, in batches. PostgreSQL streams the whole result without
- * waiting for round trips, and its text output is parsed per chunk (pg-copy-text.ts): about half
- * the client CPU of a cursor, whose every row is a protocol message decoded field by field.
- * Back-pressure is the socket's: when nobody reads, the read-ahead buffer fills and pg stops
- * reading, and PostgreSQL waits on its send buffer.
+ * round trips, one CopyData message per row. This reader is a pg "submittable" query that takes
+ * the socket's bytes while the COPY runs (as pg-copy-streams does) and strips the message frames
+ * itself: payloads are copied into one buffer, decoded to text once per socket chunk and parsed
+ * per field (pg-copy-text.ts). Per row that is a fraction of the work of pg-copy-streams (a
+ * buffer object per message) and of a cursor (a message object and a string per field). Once
+ * the COPY ends, or PostgreSQL reports an error, the rest of the bytes go back to pg.
+ *
+ * Back-pressure: past READ_AHEAD_ROWS parsed rows the socket is paused, so PostgreSQL blocks
+ * on its send buffer until the consumer catches up.
  */
 export class PgCopyRowStream implements RowBatchStream {
-  private readonly copy: Readable;
+  /** The query text pg's Client#query sees (it is sent by submit()). */
+  readonly text: string;
   private readonly parser: CopyTextRowParser;
+  private wire: PgWire | undefined;
+  private pgOnData: ((chunk: Buffer) => void) | undefined;
+  /** Unparsed CopyData payload bytes: rows not yet complete. */
+  private acc = Buffer.allocUnsafe(1 << 16);
+  private accLen = 0;
+  /** The message being read: its type and the payload bytes still to come. */
+  private code = -1;
+  private remaining = 0;
+  /** Header bytes of a message split across socket chunks. */
+  private readonly header = Buffer.alloc(5);
+  private headerLen = 0;
   private rows: unknown[][] = [];
-  private ended = false;
+  private paused = false;
+  private discard = false;
+  private copyDone = false;
+  private finished = false;
   private error: unknown;
   private wake: (() => void) | undefined;
-  private readonly notify = (): void => {
-    const w = this.wake;
-    this.wake = undefined;
-    w?.();
-  };
+  private readonly onData = (chunk: Buffer): void => this.consume(chunk);
 
   constructor(
-    private readonly client: pg.Client,
+    client: pg.Client,
     sql: string,
     decoders: readonly ValueDecoder[],
     private readonly cancel: () => Promise<void>,
   ) {
+    this.text = `COPY (${sql}) TO STDOUT`;
     this.parser = new CopyTextRowParser(decoders);
-    this.copy = client.query(copyTo(`COPY (${sql}) TO STDOUT`, { highWaterMark: READ_AHEAD_BYTES }));
-    const notify = this.notify;
-    this.copy.on('readable', notify);
-    this.copy.on('end', () => {
-      this.ended = true;
-      notify();
-    });
-    this.copy.on('error', (err) => {
-      this.error ??= err;
-      notify();
-    });
+    // pg queues the query and calls submit() when the session is free.
+    void client.query(this as unknown as pg.Submittable);
+  }
+
+  /** pg: the session is ours; send the statement and take the socket's bytes. */
+  submit(connection: unknown): void {
+    const wire = connection as PgWire;
+    this.wire = wire;
+    const handlers = wire.stream.listeners('data');
+    if (handlers.length !== 1) throw new Error(`pg's connection has ${handlers.length} data listeners, expected 1`);
+    this.pgOnData = handlers[0];
+    wire.stream.removeListener('data', this.pgOnData!);
+    wire.stream.on('data', this.onData);
+    wire.query(this.text);
+  }
+
+  /** pg: the COPY's CommandComplete (after CopyDone). */
+  handleCommandComplete(): void {}
+
+  /** pg: the session is free again. */
+  handleReadyForQuery(): void {
+    this.finished = true;
+    this.notify();
+  }
+
+  /** pg: PostgreSQL reported an error (the session is freed right after). */
+  handleError(err: unknown): void {
+    this.error ??= err;
+    this.finished = true;
+    this.notify();
   }
 
   async read(max: number): Promise<unknown[][]> {
     for (;;) {
-      // Parse what has arrived, up to a batch; hand out what there is rather than wait for more.
-      let chunk: Buffer | null;
-      while (this.rows.length < max && (chunk = this.copy.read() as Buffer | null) !== null) this.parser.push(chunk, this.rows);
       if (this.error !== undefined) throw this.error;
-      if (this.rows.length > 0) return this.take(max);
-      if (this.ended) {
-        this.parser.end();
+      if (this.rows.length > 0) {
+        const out = this.take(max);
+        if (this.paused && this.rows.length < READ_AHEAD_ROWS) {
+          this.paused = false;
+          this.wire!.stream.resume();
+        }
+        return out;
+      }
+      if (this.finished) {
+        if (this.accLen > 0) throw new Error('COPY output ended in the middle of a row');
         return [];
       }
       await new Promise<void>((resolve) => (this.wake = resolve));
     }
+  }
+
+  /** Stops a COPY still running (a cancel request) and waits until the session is free again. */
+  async close(): Promise<void> {
+    if (this.finished) return;
+    this.discard = true;
+    this.rows = [];
+    if (this.paused) {
+      this.paused = false;
+      this.wire?.stream.resume();
+    }
+    // Waiting for the cancel request too keeps it from reaching the session's next statement.
+    const cancelled = this.cancel();
+    while (!this.finished) await new Promise<void>((resolve) => (this.wake = resolve));
+    await cancelled;
+    this.error = undefined;
+  }
+
+  private notify(): void {
+    const w = this.wake;
+    this.wake = undefined;
+    w?.();
   }
 
   private take(max: number): unknown[][] {
@@ -74,21 +151,92 @@ export class PgCopyRowStream implements RowBatchStream {
     return out;
   }
 
-  /** Stops a COPY still running (a cancel request), and waits until the session is free again. */
-  async close(): Promise<void> {
-    if (this.ended || this.error !== undefined) return;
-    const done = new Promise<void>((resolve) => {
-      this.copy.once('end', resolve);
-      this.copy.once('error', () => resolve());
-      this.copy.once('close', resolve);
-    });
-    const cancelled = this.cancel();
-    // Drain until PostgreSQL reports the cancel (or the end, had it just finished); a stream
-    // with a 'readable' listener does not flow. Waiting for the cancel request too keeps it from
-    // reaching the session's next statement.
-    this.copy.removeListener('readable', this.notify);
-    this.copy.resume();
-    await Promise.all([cancelled, done]);
-    this.rows = [];
+  /** Strips the frames of one socket chunk, keeps CopyData payloads, parses the complete rows. */
+  private consume(chunk: Buffer): void {
+    let i = 0;
+    const len = chunk.length;
+    while (i < len) {
+      if (this.remaining > 0) {
+        const n = Math.min(this.remaining, len - i);
+        if (this.code === COPY_DATA && !this.discard) this.append(chunk, i, i + n);
+        this.remaining -= n;
+        i += n;
+        continue;
+      }
+      // A message header: type byte, then a length that counts itself but not the type.
+      let code: number;
+      let size: number;
+      let split = false;
+      if (this.headerLen > 0 || len - i < 5) {
+        const n = Math.min(5 - this.headerLen, len - i);
+        chunk.copy(this.header, this.headerLen, i, i + n);
+        this.headerLen += n;
+        i += n;
+        if (this.headerLen < 5) break;
+        this.headerLen = 0;
+        split = true;
+        code = this.header[0]!;
+        size = this.header.readUInt32BE(1) - 4;
+      } else {
+        code = chunk[i]!;
+        size = chunk.readUInt32BE(i + 1) - 4;
+        i += 5;
+      }
+      if (code === COPY_DONE || code === ERROR_RESPONSE) {
+        // The COPY's data ends here. After CopyDone come CommandComplete and ReadyForQuery; an
+        // ErrorResponse, header included, is pg's to read.
+        this.copyDone = true;
+        this.parseComplete();
+        if (code === COPY_DONE) this.handBack(chunk.subarray(i + size));
+        else this.handBack(split ? Buffer.concat([this.header, chunk.subarray(i)]) : chunk.subarray(i - 5));
+        return;
+      }
+      // CopyData; or CopyOutResponse, NoticeResponse, ParameterStatus: skipped.
+      this.code = code;
+      this.remaining = size;
+    }
+    this.parseComplete();
+  }
+
+  private append(chunk: Buffer, from: number, to: number): void {
+    const n = to - from;
+    if (this.accLen + n > this.acc.length) {
+      const bigger = Buffer.allocUnsafe(Math.max(this.acc.length * 2, this.accLen + n));
+      this.acc.copy(bigger, 0, 0, this.accLen);
+      this.acc = bigger;
+    }
+    chunk.copy(this.acc, this.accLen, from, to);
+    this.accLen += n;
+  }
+
+  /** Parses the complete rows gathered so far; keeps a partial row's bytes for the next chunk. */
+  private parseComplete(): void {
+    if (this.accLen === 0) return;
+    const last = this.acc.lastIndexOf(0x0a, this.accLen - 1);
+    if (last < 0) return;
+    try {
+      this.parser.parseText(this.acc.toString('utf8', 0, last + 1), this.rows);
+    } catch (err) {
+      this.error ??= err;
+    }
+    this.acc.copy(this.acc, 0, last + 1, this.accLen);
+    this.accLen -= last + 1;
+    this.notify();
+    if (!this.paused && !this.copyDone && this.rows.length >= READ_AHEAD_ROWS) {
+      this.paused = true;
+      this.wire!.stream.pause();
+    }
+  }
+
+  /** Gives the socket back to pg, with the bytes it has to read first. */
+  private handBack(rest: Buffer): void {
+    const wire = this.wire!;
+    wire.stream.removeListener('data', this.onData);
+    wire.stream.on('data', this.pgOnData!);
+    if (this.paused) {
+      this.paused = false;
+      wire.stream.resume();
+    }
+    if (rest.length > 0) this.pgOnData!(rest);
   }
 }

@@ -63,7 +63,7 @@ export class CopyTextRowParser {
       return;
     }
     if (last < buf.length - 1) this.pending = Buffer.from(buf.subarray(last + 1));
-    this.parseLines(buf.toString('utf8', 0, last + 1), out);
+    this.parseText(buf.toString('utf8', 0, last + 1), out);
   }
 
   /** Throws when the data ended inside a row. */
@@ -71,7 +71,8 @@ export class CopyTextRowParser {
     if (this.pending && this.pending.length > 0) throw new Error('COPY output ended in the middle of a row');
   }
 
-  private parseLines(text: string, out: unknown[][]): void {
+  /** Parses complete lines (`text` ends with a newline) into `out`. */
+  parseText(text: string, out: unknown[][]): void {
     const decoders = this.decoders;
     const n = decoders.length;
     const lastCol = n - 1;

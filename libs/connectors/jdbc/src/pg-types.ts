@@ -1,6 +1,6 @@
 import { Types, formatType, type DataType } from '@tideway/api';
 import { parse as parsePgArray } from 'postgres-array';
-import { bigintOfText, integerOfText, jsonText, keepValue, type ValueDecoder, type ValueEncoder } from './value-codec.js';
+import { bigintOfText, isoTimestamp, integerOfText, jsonText, keepValue, type ValueDecoder, type ValueEncoder } from './value-codec.js';
 
 /** A row of pg_type, enough to map a column. */
 export interface PgTypeInfo {
@@ -22,11 +22,10 @@ export interface PgColumnReading {
 const toNumber: ValueDecoder = (s: string) => Number(s);
 const toBool: ValueDecoder = (s: string) => s === 't';
 const toBytes: ValueDecoder = (s: string) => Buffer.from(s.slice(2), 'hex');
-const toTimestamp: ValueDecoder = (s: string) => (s.charCodeAt(10) === 32 ? `${s.slice(0, 10)}T${s.slice(11)}` : s);
 /** '2024-01-02 03:04:05.5+08' -> '2024-01-02T03:04:05.5+08:00' (ISO-8601 with a full offset). */
 const toTimestampTz: ValueDecoder = (s: string) => {
-  const t = toTimestamp(s) as string;
-  return /[+-]\d{2}$/.test(t) ? `${t}:00` : t;
+  const t = isoTimestamp(s) as string;
+  return /[+-]\d{2}$/.test(t) ? [t, ':00'].join('') : t;
 };
 
 /** Scalar base types by pg_type.typname. */
@@ -41,7 +40,7 @@ const BASE: Record<string, PgColumnReading> = {
   bytea: { type: Types.BYTES, decode: toBytes },
   date: { type: Types.DATE, decode: keepValue },
   time: { type: Types.TIME, decode: keepValue },
-  timestamp: { type: Types.TIMESTAMP, decode: toTimestamp },
+  timestamp: { type: Types.TIMESTAMP, decode: isoTimestamp },
   timestamptz: { type: Types.TIMESTAMP_TZ, decode: toTimestampTz },
 };
 

@@ -28,6 +28,13 @@ export function integerOfText(s: string): number {
   return negative ? -v : v;
 }
 
+/**
+ * A database's 'YYYY-MM-DD HH:MM:SS[.f]' as SeaTunnel's 'YYYY-MM-DDTHH:MM:SS[.f]'. Joined from
+ * an array, the result is one flat string: concatenation would build a rope that every later
+ * character access (the COPY encoder parses it) has to flatten first, twice the cost per value.
+ */
+export const isoTimestamp: ValueDecoder = (s: string) => (s.charCodeAt(10) === 32 ? [s.slice(0, 10), s.slice(11)].join('T') : s);
+
 /** A 64-bit integer's decimal text as a bigint; short ones through a number (twice as fast as BigInt's parsing). */
 export const bigintOfText: ValueDecoder = (s: string) => (s.length <= 15 ? BigInt(integerOfText(s)) : BigInt(s));
 export { identity as keepValue };

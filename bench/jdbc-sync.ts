@@ -4,10 +4,12 @@
  *   psql `\copy` out | `\copy` in pipe;
  * - MariaDB -> PostgreSQL: `tideway run` against pgloader;
  * each at 500,000 and 2,000,000 rows of shared/bench's `orders` table, with the peak RSS of
- * every command (/usr/bin/time -v: the Tideway process includes its worker threads).
- * Private servers tuned as stack.md's setup. Prints a Markdown section for bench/RESULTS.md.
+ * every command (/usr/bin/time -v: the Tideway process includes its worker threads). Each size
+ * runs the four commands BENCH_REPEAT times (default 3) in turn, so machine noise spreads over
+ * all of them; medians are reported. Private servers tuned as stack.md's setup. Prints a
+ * Markdown section for bench/RESULTS.md.
  *
- * usage: node --import tsx --conditions=source bench/jdbc-sync.ts [rows ...]
+ * usage: pnpm bench:jdbc [rows ...]   (builds first, so `tideway run` is the compiled CLI)
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -23,6 +25,7 @@ const shared = process.env.TIDEWAY_SHARED_DIR ?? resolve(repo, '..', 'shared');
 const sizes = process.argv.slice(2).map(Number).filter((n) => n > 0);
 const ROWS = sizes.length > 0 ? sizes : [500_000, 2_000_000];
 const work = mkdtempSync(join(tmpdir(), 'tideway-bench-jdbc-'));
+const REPEAT = Number(process.env.BENCH_REPEAT ?? 3);
 
 interface Measured {
   seconds: number;
@@ -80,7 +83,9 @@ function jobConf(name: string, source: string, sink: string): string {
 const pgSrv = await startPostgres({ settings: { shared_buffers: '1GB', max_wal_size: '8GB' } });
 const mySrv = await startMariaDb({ settings: { 'innodb-buffer-pool-size': '1G' } });
 const cli = [...cliNodeArgs(), 'run', '-c'];
-const results: Array<{ rows: number; tool: string; flow: string; m: Measured }> = [];
+const TIDEWAY = 'tideway run (Jdbc -> Jdbc, COPY)';
+const results: Array<{ rows: number; tool: string; flow: string; m: Measured; all: number[] }> = [];
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 try {
   await pgRun(pgSrv, pgSrv.database, 'CREATE DATABASE src');
@@ -137,22 +142,25 @@ try {
     execFileSync('mariadb', ['-h', mySrv.host, '-P', String(mySrv.port), '-u', mySrv.user, `-p${mySrv.password}`, '-e', `SET @rows=${rows}; SOURCE ${join(shared, 'bench', 'orders-mariadb.sql')};`, mySrv.database]);
     await pgRun(pgSrv, 'src', 'CHECKPOINT');
 
-    console.error(`${rows}: psql \\copy pipe ...`);
     const pipe = `psql -q -d src -c "\\copy orders to stdout" | psql -q -d ${pgSrv.database} -c "\\copy orders from stdin"`;
-    results.push({ rows, tool: 'psql \\copy out, piped to psql \\copy in', flow: 'PG->PG', m: await timed('psql pipe', 'bash', ['-o', 'pipefail', '-c', pipe], pgEnv) });
-    await target(rows, 'psql pipe');
-
-    console.error(`${rows}: tideway PG->PG ...`);
-    results.push({ rows, tool: 'tideway run (Jdbc -> Jdbc, COPY)', flow: 'PG->PG', m: await timed('tideway PG->PG', process.execPath, [...cli, pgToPg]) });
-    await target(rows, 'tideway PG->PG');
-
-    console.error(`${rows}: pgloader MariaDB->PG ...`);
-    results.push({ rows, tool: 'pgloader --dynamic-space-size 8192 (data only)', flow: 'MariaDB->PG', m: await timed('pgloader', 'pgloader', ['--dynamic-space-size', '8192', pgloaderFile]) });
-    await target(rows, 'pgloader');
-
-    console.error(`${rows}: tideway MariaDB->PG ...`);
-    results.push({ rows, tool: 'tideway run (Jdbc -> Jdbc, COPY)', flow: 'MariaDB->PG', m: await timed('tideway MariaDB->PG', process.execPath, [...cli, mariaToPg]) });
-    await target(rows, 'tideway MariaDB->PG');
+    const commands: Array<{ flow: string; tool: string; run: () => Promise<Measured> }> = [
+      { flow: 'PG->PG', tool: 'psql \\copy out, piped to psql \\copy in', run: () => timed('psql pipe', 'bash', ['-o', 'pipefail', '-c', pipe], pgEnv) },
+      { flow: 'PG->PG', tool: TIDEWAY, run: () => timed('tideway PG->PG', process.execPath, [...cli, pgToPg]) },
+      { flow: 'MariaDB->PG', tool: 'pgloader --dynamic-space-size 8192 (data only)', run: () => timed('pgloader', 'pgloader', ['--dynamic-space-size', '8192', pgloaderFile]) },
+      { flow: 'MariaDB->PG', tool: TIDEWAY, run: () => timed('tideway MariaDB->PG', process.execPath, [...cli, mariaToPg]) },
+    ];
+    const runs = commands.map(() => [] as Measured[]);
+    for (let rep = 1; rep <= REPEAT; rep++) {
+      for (const [i, c] of commands.entries()) {
+        console.error(`${rows} rows, run ${rep}/${REPEAT}: ${c.flow} ${c.tool} ...`);
+        runs[i]!.push(await c.run());
+        await target(rows, `${c.flow} ${c.tool}`);
+      }
+    }
+    for (const [i, c] of commands.entries()) {
+      const ms = runs[i]!;
+      results.push({ rows, tool: c.tool, flow: c.flow, m: { seconds: median(ms.map((m) => m.seconds)), peakRssMb: Math.max(...ms.map((m) => m.peakRssMb)) }, all: ms.map((m) => m.seconds) });
+    }
   }
 } finally {
   await Promise.all([pgSrv.stop(), mySrv.stop()]);
@@ -164,9 +172,9 @@ const lines: string[] = [];
 lines.push(`## Jdbc sync (bench/jdbc-sync.ts), ${new Date().toISOString().slice(0, 10)}`, '');
 lines.push(`Machine: ${cpus().length} x ${cpus()[0]?.model ?? '?'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}; PostgreSQL ${execFileSync('psql', ['--version']).toString().trim().split(' ')[2]}, ${readFileSync('/proc/version', 'utf8').split(' ').slice(0, 3).join(' ')}.`);
 lines.push('Servers: private, on 127.0.0.1 (libs/testing; fsync off), PostgreSQL shared_buffers=1GB, max_wal_size=8GB; MariaDB innodb_buffer_pool_size=1G.');
-lines.push('Data: shared/bench orders (12 columns, primary key on the target). Wall time of each whole command (Tideway: CLI start, local cluster, job, exit); peak RSS from /usr/bin/time -v.', '');
-lines.push('| rows | flow | tool | seconds | rows/s | peak RSS MB |', '|---|---|---|---|---|---|');
-for (const r of results) lines.push(`| ${r.rows.toLocaleString('en')} | ${r.flow} | ${r.tool} | ${r.m.seconds.toFixed(1)} | ${Math.round(rate(r)).toLocaleString('en')} | ${Math.round(r.m.peakRssMb)} |`);
+lines.push(`Data: shared/bench orders (12 columns, primary key on the target). Wall time of each whole command (Tideway: CLI start, local cluster, job, exit), median of ${REPEAT} runs taken in turn; peak RSS (the largest of the runs) from /usr/bin/time -v. Tideway ran as \`${cli.slice(0, -2).map((a) => a.replace(repo + '/', '')).join(' ')}\`.`, '');
+lines.push('| rows | flow | tool | seconds (median) | every run | rows/s | peak RSS MB |', '|---|---|---|---|---|---|---|');
+for (const r of results) lines.push(`| ${r.rows.toLocaleString('en')} | ${r.flow} | ${r.tool} | ${r.m.seconds.toFixed(1)} | ${r.all.map((x) => x.toFixed(1)).join(', ')} | ${Math.round(rate(r)).toLocaleString('en')} | ${Math.round(r.m.peakRssMb)} |`);
 lines.push('');
 for (const rows of ROWS) {
   const pgRatio = rate(find(rows, 'PG->PG', /tideway/)) / rate(find(rows, 'PG->PG', /psql/));

@@ -90,7 +90,7 @@ export const jdbcSinkFactory: SinkFactory = {
   name: 'Jdbc',
   type: 'sink',
   description:
-    'Writes to PostgreSQL and MySQL/MariaDB: COPY or multi-row inserts, upserts and deletes by primary key for changelogs, table creation (save modes), and exactly-once through prepared (XA) transactions.',
+    'Writes to PostgreSQL and MySQL/MariaDB: COPY or multi-row inserts, upserts and deletes by primary key for changelogs, table creation (save modes), and exactly-once through prepared (XA) transactions. On PostgreSQL plain inserts stream into a COPY in the binary format when every column type allows it (text otherwise).',
   spec: SINK_SPEC,
   create: (ctx: PluginContext) => new JdbcSink(ctx) as unknown as Sink,
 };

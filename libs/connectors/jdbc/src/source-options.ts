@@ -13,7 +13,7 @@ export const SOURCE_OPTIONS: readonly OptionDef[] = [
   { name: 'partition_lower_bound', type: 'any', description: 'Smallest partition_column value to read (default: the column minimum).' },
   { name: 'partition_upper_bound', type: 'any', description: 'Largest partition_column value to read (default: the column maximum).' },
   { name: 'partition_num', type: 'int', min: 1, description: 'Number of splits; default: split.size decides for tables, job parallelism for queries.' },
-  { name: 'fetch_size', type: 'int', default: 0, min: 0, description: 'Rows per round trip to the database; 0 means 1024.' },
+  { name: 'fetch_size', type: 'int', default: 0, min: 0, description: 'Rows per batch a reader hands on (on MySQL also the rows buffered from the result stream; PostgreSQL streams with COPY); 0 means 1024.' },
   { name: 'split.size', type: 'int', default: 8096, min: 1, description: 'Rows per split when tables are split automatically.' },
   { name: 'split.even-distribution.factor.lower-bound', type: 'double', default: 0.05, description: 'Lowest (max - min + 1) / rows for which the key counts as evenly distributed.' },
   { name: 'split.even-distribution.factor.upper-bound', type: 'double', default: 100, description: 'Highest (max - min + 1) / rows for which the key counts as evenly distributed.' },

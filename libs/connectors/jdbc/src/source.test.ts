@@ -145,3 +145,30 @@ describe('Jdbc source on PostgreSQL: unsupported types', () => {
     );
   });
 });
+
+describe('Jdbc source on PostgreSQL: the COPY stream', () => {
+  const conn = () => ({ url: pgServer.jdbcUrl, driver: 'org.postgresql.Driver', user: pgServer.user, password: pgServer.password });
+
+  it('fails the read in one sentence when the session dies mid-COPY, instead of waiting forever', async () => {
+    const source = await makeSource({ ...conn(), query: 'select g, repeat(md5(g::text), 20) from generate_series(1, 2000000) g', fetch_size: 100 });
+    const splits = (await assignedSplits(source, 1)).get(0)!;
+    const admin = new pg.Client({ connectionString: pgServer.url });
+    await admin.connect();
+    try {
+      let killed = false;
+      const reading = readSplits(source, splits, {
+        onRows: async (n) => {
+          if (n < 100 || killed) return;
+          killed = true;
+          await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE 'COPY (SELECT * FROM (select g, repeat%'");
+        },
+      });
+      const err = (await reading.catch((e: Error) => e)) as Error;
+      expect(err).toBeInstanceOf(Error);
+      expect(err.message).toMatch(/^plugin test: reading split .*#0 failed: /);
+      expect(err.message.split('\n')).toHaveLength(1);
+    } finally {
+      await admin.end();
+    }
+  });
+});

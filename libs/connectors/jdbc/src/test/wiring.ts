@@ -43,7 +43,7 @@ export async function assignedSplits(source: JdbcSource, parallelism: number): P
 export async function readSplits(
   source: JdbcSource,
   splits: JdbcSplit[],
-  opts: { subtask?: number; parallelism?: number; stopAfterRows?: number } = {},
+  opts: { subtask?: number; parallelism?: number; stopAfterRows?: number; onRows?: (rowsSoFar: number) => Promise<void> } = {},
 ): Promise<{ rows: Row[]; state: JdbcSplit[] }> {
   let finished = false;
   const ctx: SourceReaderContext = {
@@ -62,6 +62,7 @@ export async function readSplits(
   try {
     while (!finished) {
       await reader.pollNext(out);
+      await opts.onRows?.(rows.length);
       if (opts.stopAfterRows !== undefined && rows.length >= opts.stopAfterRows) break;
     }
     return { rows, state: reader.snapshotState(1) };

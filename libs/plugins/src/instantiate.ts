@@ -1,5 +1,8 @@
 import type { CatalogTable, JobMode, PluginContext, PluginOptions, Sink, Source, Transform } from '@tideway/api';
-import { validatePluginOptions, type PluginConfig } from '@tideway/config';
+// The options validator alone: the package's index also loads the engine config's YAML parser,
+// which a task-group thread has no use for.
+import { validatePluginOptions } from '@tideway/config/options';
+import type { PluginConfig } from '@tideway/config';
 import type { PluginRegistry } from './plugin-registry.js';
 
 export interface InstantiateContext {

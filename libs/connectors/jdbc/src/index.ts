@@ -13,9 +13,10 @@ export type { JdbcEnumeratorState } from './split-enumerator.js';
 export type { JdbcCommitInfo } from './xa-transactions.js';
 export type { JdbcWriterState } from './sink-writer.js';
 export { UnsupportedColumnType } from './unsupported-type.js';
-// Also used by the CDC connectors (Postgres-CDC, MySQL-CDC).
-export { PgConnection } from './pg-connection.js';
-export { MySqlConnection } from './mysql-connection.js';
+// Also used by the CDC connectors (Postgres-CDC, MySQL-CDC). Types only: openConnection loads
+// the driver of the dialect a job uses, not both.
+export type { PgConnection } from './pg-connection.js';
+export type { MySqlConnection } from './mysql-connection.js';
 export { resolveTableRef, tablePathOf } from './table-ref.js';
 export { externalError, describeDbError } from './db-errors.js';
 export type { ValueDecoder } from './value-codec.js';

@@ -2,13 +2,15 @@ import type { Place } from '@tideway/common';
 import type { ConnectionSettings } from './connection-settings.js';
 import { externalError } from './db-errors.js';
 import type { JdbcConnection } from './jdbc-connection.js';
-import { MySqlConnection } from './mysql-connection.js';
-import { PgConnection } from './pg-connection.js';
 
-/** Opens a session for the settings' dialect; a refusal becomes one sentence with the place. */
+/**
+ * Opens a session for the settings' dialect; a refusal becomes one sentence with the place. The
+ * dialect's driver (pg or mysql2) is imported here, on first use: a job loads only its own.
+ */
 export async function openConnection(s: ConnectionSettings, place: Place): Promise<JdbcConnection> {
   try {
-    return s.dialect === 'postgresql' ? await PgConnection.open(s) : await MySqlConnection.open(s);
+    if (s.dialect === 'postgresql') return await (await import('./pg-connection.js')).PgConnection.open(s);
+    return await (await import('./mysql-connection.js')).MySqlConnection.open(s);
   } catch (err) {
     throw externalError(`connecting to ${s.dialect === 'postgresql' ? 'PostgreSQL' : 'MySQL'} at ${s.host}:${s.port}`, err, place, s);
   }

@@ -1,7 +1,7 @@
 import type { DataType, Row } from '@tideway/api';
 import type { JdbcConnection } from './jdbc-connection.js';
 import { mysqlEncoder } from './mysql-types.js';
-import { PgConnection } from './pg-connection.js';
+import type { PgConnection } from './pg-connection.js';
 import { pgTextEncoder } from './pg-types.js';
 import type { CopyEncoder } from './copy-encoder.js';
 import type { CopyIn } from './pg-copy-in.js';

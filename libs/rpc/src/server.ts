@@ -27,11 +27,29 @@ const HEALTH_PROTO = join(dirname(createRequire(import.meta.url).resolve('grpc-h
  * could not call grpc.health.v1.Health/Check).
  */
 function descriptors(): protoLoader.PackageDefinition {
-  packageDefinition ??= {
+  packageDefinition ??= oneEntryPerFileSet({
     ...protoLoader.loadSync(PROTO_FILES, { includeDirs: [PROTO_ROOT], keepCase: true }),
     ...protoLoader.loadSync(HEALTH_PROTO, { keepCase: true }),
-  };
+  });
   return packageDefinition;
+}
+
+/**
+ * proto-loader gives every message and service an entry carrying the same file descriptors, and
+ * ReflectionService decodes the descriptors of every entry: 60 times over for Tideway's
+ * contracts, a sixth of a second per server at start-up. Reflection reads nothing else from the
+ * entries, so one entry per distinct set of descriptors describes the same files.
+ */
+function oneEntryPerFileSet(pkg: protoLoader.PackageDefinition): protoLoader.PackageDefinition {
+  const seen = new Set<unknown>();
+  const out: protoLoader.PackageDefinition = {};
+  for (const [name, def] of Object.entries(pkg)) {
+    const files = (def as { fileDescriptorProtos?: unknown }).fileDescriptorProtos;
+    if (seen.has(files)) continue;
+    seen.add(files);
+    out[name] = def;
+  }
+  return out;
 }
 
 /**

@@ -18,19 +18,20 @@ function fakeSession() {
   const handedBack: Buffer[] = [];
   const listeners: Array<(b: Buffer) => void> = [(b) => handedBack.push(b)];
   const sent: string[] = [];
+  const flow: string[] = [];
   const connection = {
     stream: {
       listeners: () => [...listeners],
       removeListener: (_: string, fn: (b: Buffer) => void) => listeners.splice(listeners.indexOf(fn), 1),
       on: (_: string, fn: (b: Buffer) => void) => listeners.push(fn),
-      pause: () => undefined,
-      resume: () => undefined,
+      pause: () => flow.push('pause'),
+      resume: () => flow.push('resume'),
     },
     query: (text: string) => sent.push(text),
   };
   const client = { query: (q: { submit(c: unknown): void }) => q.submit(connection) } as unknown as pg.Client;
   const feed = (bytes: Buffer) => listeners[0]!(bytes);
-  return { client, feed, handedBack, sent };
+  return { client, feed, handedBack, sent, flow };
 }
 
 const copyOut = Buffer.concat([
@@ -75,5 +76,21 @@ describe('COPY TO STDOUT reader', () => {
       stream.handleError(new Error('canceling statement'));
       await expect(stream.read(10)).rejects.toThrow('canceling statement');
     }
+  });
+
+  it('pauses the socket once the rows waiting for the consumer reach the read-ahead, counted in bytes for wide rows', async () => {
+    const s = fakeSession();
+    const stream = new PgCopyRowStream(s.client, 'select 1', [keep], async () => undefined);
+    s.feed(message('H', Buffer.from([0, 0, 1, 0, 0])));
+    const wide = message('d', `${'x'.repeat(1 << 20)}\n`);
+    let fed = 0;
+    while (!s.flow.includes('pause') && fed < 100) {
+      s.feed(wide);
+      fed++;
+    }
+    // 16 MiB of read-ahead: 16 rows of 1 MiB, not the 8192 narrow rows it allows.
+    expect(fed).toBe(16);
+    expect((await stream.read(4)).length).toBe(4);
+    expect(s.flow).toEqual(['pause', 'resume']);
   });
 });

@@ -8,8 +8,13 @@ const COPY_DATA = 0x64; // 'd'
 const COPY_DONE = 0x63; // 'c'
 const ERROR_RESPONSE = 0x45; // 'E'
 
-/** Rows parsed ahead of the consumer before the socket is paused (PostgreSQL then waits). */
+/**
+ * Rows parsed ahead of the consumer before the socket is paused (PostgreSQL then waits): at most
+ * this many, and at most about READ_AHEAD_BYTES of row text, whichever comes first, so wide rows
+ * do not pile up in memory.
+ */
 const READ_AHEAD_ROWS = 8192;
+const READ_AHEAD_BYTES = 16 << 20;
 
 /** What this reader needs of pg's connection (pg has no typings for it). */
 interface PgWire {
@@ -32,8 +37,8 @@ interface PgWire {
  * buffer object per message) and of a cursor (a message object and a string per field). Once
  * the COPY ends, or PostgreSQL reports an error, the rest of the bytes go back to pg.
  *
- * Back-pressure: past READ_AHEAD_ROWS parsed rows the socket is paused, so PostgreSQL blocks
- * on its send buffer until the consumer catches up.
+ * Back-pressure: past the read-ahead (rows, bounded by bytes) the socket is paused, so
+ * PostgreSQL blocks on its send buffer until the consumer catches up.
  */
 export class PgCopyRowStream implements RowBatchStream {
   /** The query text pg's Client#query sees (it is sent by submit()). */
@@ -51,6 +56,10 @@ export class PgCopyRowStream implements RowBatchStream {
   private readonly header = Buffer.alloc(5);
   private headerLen = 0;
   private rows: unknown[][] = [];
+  /** How many parsed rows may wait for the consumer (READ_AHEAD_*, by the rows' mean width). */
+  private readAhead = READ_AHEAD_ROWS;
+  private parsedRows = 0;
+  private parsedBytes = 0;
   private paused = false;
   private discard = false;
   private copyDone = false;
@@ -104,7 +113,7 @@ export class PgCopyRowStream implements RowBatchStream {
       if (this.error !== undefined) throw this.error;
       if (this.rows.length > 0) {
         const out = this.take(max);
-        if (this.paused && this.rows.length < READ_AHEAD_ROWS) {
+        if (this.paused && this.rows.length < this.readAhead) {
           this.paused = false;
           this.wire!.stream.resume();
         }
@@ -214,15 +223,19 @@ export class PgCopyRowStream implements RowBatchStream {
     if (this.accLen === 0) return;
     const last = this.acc.lastIndexOf(0x0a, this.accLen - 1);
     if (last < 0) return;
+    const before = this.rows.length;
     try {
       this.parser.parseText(this.acc.toString('utf8', 0, last + 1), this.rows);
     } catch (err) {
       this.error ??= err;
     }
+    this.parsedRows += this.rows.length - before;
+    this.parsedBytes += last + 1;
+    if (this.parsedRows > 0) this.readAhead = Math.max(16, Math.min(READ_AHEAD_ROWS, Math.floor(READ_AHEAD_BYTES / (this.parsedBytes / this.parsedRows))));
     this.acc.copy(this.acc, 0, last + 1, this.accLen);
     this.accLen -= last + 1;
     this.notify();
-    if (!this.paused && !this.copyDone && this.rows.length >= READ_AHEAD_ROWS) {
+    if (!this.paused && !this.copyDone && this.rows.length >= this.readAhead) {
       this.paused = true;
       this.wire!.stream.pause();
     }

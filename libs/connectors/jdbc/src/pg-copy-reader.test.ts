@@ -93,4 +93,19 @@ describe('COPY TO STDOUT reader', () => {
     expect((await stream.read(4)).length).toBe(4);
     expect(s.flow).toEqual(['pause', 'resume']);
   });
+
+  it('closed before pg submitted it, it is refused when its turn comes and cancels nothing', async () => {
+    let submit: (() => unknown) | undefined;
+    const client = { query: (q: { submit(c: unknown): unknown }) => (submit = () => q.submit({})) } as unknown as pg.Client;
+    let cancels = 0;
+    const stream = new PgCopyRowStream(client, 'select 1', [keep], async () => {
+      cancels++;
+    });
+    const closing = stream.close();
+    const refused = submit!() as Error;
+    expect(refused.message).toBe('the COPY was closed before it started');
+    stream.handleError(refused); // what pg does with an error submit() returns
+    await closing;
+    expect(cancels).toBe(0);
+  });
 });

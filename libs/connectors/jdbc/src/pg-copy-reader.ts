@@ -80,16 +80,18 @@ export class PgCopyRowStream implements RowBatchStream {
     void client.query(this as unknown as pg.Submittable);
   }
 
-  /** pg: the session is ours; send the statement and take the socket's bytes. */
-  submit(connection: unknown): void {
+  /** pg: the session is ours; send the statement and take the socket's bytes (an Error returned fails the query). */
+  submit(connection: unknown): Error | undefined {
+    if (this.discard) return new Error('the COPY was closed before it started');
     const wire = connection as PgWire;
     this.wire = wire;
     const handlers = wire.stream.listeners('data');
-    if (handlers.length !== 1) throw new Error(`pg's connection has ${handlers.length} data listeners, expected 1`);
+    if (handlers.length !== 1) return new Error(`pg's connection has ${handlers.length} data listeners where this reader expects 1: has pg changed how it reads its socket?`);
     this.pgOnData = handlers[0];
     wire.stream.removeListener('data', this.pgOnData!);
     wire.stream.on('data', this.onData);
     wire.query(this.text);
+    return undefined;
   }
 
   /** pg: the COPY's CommandComplete (after CopyDone). */
@@ -136,8 +138,9 @@ export class PgCopyRowStream implements RowBatchStream {
       this.paused = false;
       this.wire?.stream.resume();
     }
-    // Waiting for the cancel request too keeps it from reaching the session's next statement.
-    const cancelled = this.cancel();
+    // Not sent yet (queued behind another statement): submit() refuses it, nothing to cancel.
+    // Waiting for a cancel request too keeps it from reaching the session's next statement.
+    const cancelled = this.wire ? this.cancel() : Promise.resolve();
     while (!this.finished) await new Promise<void>((resolve) => (this.wake = resolve));
     await cancelled;
     this.error = undefined;

@@ -108,4 +108,13 @@ describe('COPY TO STDOUT reader', () => {
     await closing;
     expect(cancels).toBe(0);
   });
+
+  it('fails the read when the COPY data ends inside a row', async () => {
+    const s = fakeSession();
+    const stream = new PgCopyRowStream(s.client, 'select 1', [keep], async () => undefined);
+    s.feed(Buffer.concat([message('H', Buffer.from([0, 0, 1, 0, 0])), message('d', 'a\n'), message('d', 'half'), message('c', ''), after]));
+    stream.handleReadyForQuery();
+    expect(await stream.read(10)).toEqual([['a']]);
+    await expect(stream.read(10)).rejects.toThrow('COPY output ended in the middle of a row');
+  });
 });

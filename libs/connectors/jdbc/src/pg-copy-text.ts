@@ -1,6 +1,5 @@
 import type { ValueDecoder } from './value-codec.js';
 
-const NEWLINE = 10;
 const BACKSLASH = 92;
 
 /** The characters COPY's text format writes after a backslash (besides octal and \x escapes). */
@@ -39,37 +38,13 @@ export function unescapeCopyText(s: string): string {
 }
 
 /**
- * Turns the byte stream of `COPY ... TO STDOUT` (text format) into decoded rows. Chunks may end
- * anywhere: bytes after the last newline wait for the next chunk. Lines end in a single \n byte,
- * which never occurs inside a UTF-8 sequence, so each run of complete lines decodes on its own.
- * One string per chunk and slices of it per field: far less work per value than a driver that
- * decodes every field of every row message separately.
+ * Turns COPY's text format (`COPY ... TO STDOUT`) into decoded rows: the caller hands it runs
+ * of complete lines decoded once (pg-copy-reader.ts does so per socket chunk), and fields are
+ * slices of that one string. Far less work per value than a driver that decodes every field of
+ * every row message separately.
  */
 export class CopyTextRowParser {
-  private pending: Buffer | undefined;
-
   constructor(private readonly decoders: readonly ValueDecoder[]) {}
-
-  /** Parses the complete lines that `chunk` ends (with bytes held back before it) into `out`. */
-  push(chunk: Buffer, out: unknown[][]): void {
-    let buf = chunk;
-    if (this.pending) {
-      buf = Buffer.concat([this.pending, chunk]);
-      this.pending = undefined;
-    }
-    const last = buf.lastIndexOf(NEWLINE);
-    if (last < 0) {
-      this.pending = buf;
-      return;
-    }
-    if (last < buf.length - 1) this.pending = Buffer.from(buf.subarray(last + 1));
-    this.parseText(buf.toString('utf8', 0, last + 1), out);
-  }
-
-  /** Throws when the data ended inside a row. */
-  end(): void {
-    if (this.pending && this.pending.length > 0) throw new Error('COPY output ended in the middle of a row');
-  }
 
   /** Parses complete lines (`text` ends with a newline) into `out`. */
   parseText(text: string, out: unknown[][]): void {

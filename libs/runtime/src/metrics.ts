@@ -85,6 +85,7 @@ export class RowSizer {
         case 'row':
           return MEASURE_NESTED;
         default:
+          // A fixed-size type: any non-null value gives its size.
           return typedValueBytes(t, 0);
       }
     });

@@ -45,6 +45,15 @@ export class ByteSink {
     this.pos += 8;
   }
 
+  /** A float4 or float8 field, length prefix included. */
+  float(v: number, bytes: 4 | 8): void {
+    this.ensure(4 + bytes);
+    this.int32(bytes);
+    if (bytes === 4) this.view.setFloat32(this.pos, v);
+    else this.view.setFloat64(this.pos, v);
+    this.pos += bytes;
+  }
+
   bigint64(v: bigint): void {
     this.view.setBigInt64(this.pos, v);
     this.pos += 8;

@@ -64,19 +64,13 @@ function intWriter(bytes: 2 | 4 | 8): FieldWriter {
 
 const writeFloat4: FieldWriter = (out, v) => {
   if (typeof v !== 'number') return false;
-  out.ensure(8);
-  out.int32(4);
-  out.view.setFloat32(out.pos, v);
-  out.pos += 4;
+  out.float(v, 4);
   return true;
 };
 
 const writeFloat8: FieldWriter = (out, v) => {
   if (typeof v !== 'number') return false;
-  out.ensure(12);
-  out.int32(8);
-  out.view.setFloat64(out.pos, v);
-  out.pos += 8;
+  out.float(v, 8);
   return true;
 };
 

@@ -264,17 +264,16 @@ export class JdbcSinkWriter implements SinkWriter<JdbcCommitInfo, JdbcWriterStat
     let data = batch.copy;
     if (!data) {
       const conn = await this.session();
-      const writer = (batch.slot.writer ??= new TableWriter(conn, batch.slot.target, batch.slot.copy));
-      data = (await writer.prepareCopy()).encode(batch.buffer.rows());
+      data = (await this.writerFor(batch.slot, conn).prepareCopy()).encode(batch.buffer.rows());
     }
     if (this.runs.isOpen() && !this.runs.isOpen(batch.slot, data.format)) await this.endRun();
-    await this.copyRun(batch.slot, data, false);
+    await this.copyRun(batch.slot, data.format, data.data, false);
   }
 
   /** Ends the open COPY, if any: its rows are inserted (and, in auto-commit mode, committed). */
   private async endRun(): Promise<void> {
     const open = this.runs.current;
-    if (open) await this.copyRun(open.key as TableSlot, { data: Buffer.alloc(0), format: open.format }, true);
+    if (open) await this.copyRun(open.key as TableSlot, open.format, undefined, true);
   }
 
   /**
@@ -282,14 +281,14 @@ export class JdbcSinkWriter implements SinkWriter<JdbcCommitInfo, JdbcWriterStat
    * auto-commit mode, when it is due). In auto-commit mode a failed COPY is written again whole
    * on a new session, up to max_retries times: none of its rows were inserted.
    */
-  private async copyRun(slot: TableSlot, data: CopyData, end: boolean): Promise<void> {
-    let pending: Buffer[] = data.data.length > 0 ? [data.data] : [];
+  private async copyRun(slot: TableSlot, format: CopyData['format'], data: Buffer | undefined, end: boolean): Promise<void> {
+    let pending: Buffer[] = data ? [data] : [];
     for (let attempt = 0; ; attempt++) {
       try {
         const conn = await this.session();
         if (this.explicit) await this.ensureTransaction(conn);
-        const writer = (slot.writer ??= new TableWriter(conn, slot.target, slot.copy));
-        while (pending.length > 0) await this.runs.write(writer, slot, data.format, pending.shift()!);
+        const writer = this.writerFor(slot, conn);
+        while (pending.length > 0) await this.runs.write(writer, slot, format, pending.shift()!);
         if (end || (!this.explicit && this.runs.due)) await this.runs.end();
         return;
       } catch (err) {
@@ -301,9 +300,14 @@ export class JdbcSinkWriter implements SinkWriter<JdbcCommitInfo, JdbcWriterStat
     }
   }
 
+  /** The slot's table writer on this session (session() drops them when it opens a new one). */
+  private writerFor(slot: TableSlot, conn: JdbcConnection): TableWriter {
+    return (slot.writer ??= new TableWriter(conn, slot.target, slot.copy));
+  }
+
   private async writeBuffers(conn: JdbcConnection, batches: readonly TakenBatch[]): Promise<void> {
     for (const { slot, buffer } of batches) {
-      const w = (slot.writer ??= new TableWriter(conn, slot.target, slot.copy));
+      const w = this.writerFor(slot, conn);
       if (this.cfg.query !== undefined) await w.runQuery(this.cfg.query, buffer.rows());
       else if (slot.inserts) await w.insert(buffer.rows());
       else {

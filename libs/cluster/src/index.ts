@@ -1,0 +1,3 @@
+export * from './state-store.js';
+export { MemoryStateStore } from './memory-state-store.js';
+export * from './leader-election.js';

@@ -20,8 +20,12 @@ export interface CheckpointStorage {
   readonly maxRetained: number;
   /** Stores a completed checkpoint; throws CheckpointWriteError (outcome unknown) on failure. */
   write(checkpoint: CompletedCheckpoint): Promise<CheckpointRef>;
-  /** The newest readable checkpoint of a pipeline, or undefined when it has none. */
-  readLatest(jobId: string, pipelineId: number): Promise<LatestCheckpoint | undefined>;
+  /**
+   * The newest readable checkpoint of a pipeline, or undefined when it has none. `confirmed`
+   * (the pointer a state store recorded) replaces the storage's own latest pointer: only that
+   * checkpoint or an older one is restored from, since newer data was never confirmed.
+   */
+  readLatest(jobId: string, pipelineId: number, confirmed?: ConfirmedCheckpoint): Promise<LatestCheckpoint | undefined>;
   /** Reads one listed checkpoint; throws CorruptCheckpointError when it fails its checksum. */
   read(ref: CheckpointRef): Promise<CompletedCheckpoint>;
   /** Stored checkpoints of a job (of one pipeline when given), by pipeline then id ascending. */
@@ -50,6 +54,12 @@ interface Pointer {
   key: string;
   checkpointId: number;
   timestamp: number;
+}
+
+/** A checkpoint a state store confirmed as the latest completed one of its pipeline. */
+export interface ConfirmedCheckpoint {
+  checkpointId: number;
+  key: string;
 }
 
 const log = logger('checkpoint-storage');
@@ -98,13 +108,15 @@ export class BlobCheckpointStorage implements CheckpointStorage {
     return next;
   }
 
-  async readLatest(jobId: string, pipelineId: number): Promise<LatestCheckpoint | undefined> {
+  async readLatest(jobId: string, pipelineId: number, confirmed?: ConfirmedCheckpoint): Promise<LatestCheckpoint | undefined> {
     const dir = pipelineDir(jobId, pipelineId);
     const skipped: string[] = [];
     const reasons: string[] = [];
     let pointer: Pointer | undefined;
-    const pointerBytes = await this.getOrFail(dir + POINTER_NAME, jobId);
-    if (pointerBytes === undefined) {
+    const pointerBytes = confirmed ? undefined : await this.getOrFail(dir + POINTER_NAME, jobId);
+    if (confirmed) {
+      pointer = { ...confirmed, timestamp: 0 };
+    } else if (pointerBytes === undefined) {
       skipped.push(dir + POINTER_NAME);
       reasons.push(`the latest pointer ${dir + POINTER_NAME} is missing`);
     } else {
@@ -124,7 +136,7 @@ export class BlobCheckpointStorage implements CheckpointStorage {
     let candidates = (await this.listCheckpoints(jobId, pipelineId)).reverse();
     // With a readable pointer, newer data was never confirmed complete: do not restore from it.
     if (pointer) candidates = candidates.filter((r) => r.checkpointId < pointer.checkpointId);
-    if (pointerBytes === undefined && candidates.length === 0) return undefined;
+    if (!pointer && pointerBytes === undefined && candidates.length === 0) return undefined;
     for (const ref of candidates) {
       const found = await this.tryRead(ref.key, jobId);
       if ('checkpoint' in found) {

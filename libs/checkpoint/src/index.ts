@@ -3,7 +3,7 @@ export { ContentKind, CorruptCheckpointError, FORMAT_VERSION, decodeStored, enco
 export type { BlobStore } from './blob-store.js';
 export { LocalBlobStore } from './local-blob-store.js';
 export type { S3Location } from './s3-blob-store.js';
-export { BlobCheckpointStorage, CheckpointWriteError, type CheckpointStorage } from './checkpoint-storage.js';
+export { BlobCheckpointStorage, CheckpointWriteError, type CheckpointStorage, type ConfirmedCheckpoint } from './checkpoint-storage.js';
 export { DEFAULT_MAX_RETAINED, LocalFileCheckpointStorage, S3CheckpointStorage } from './storages.js';
 export {
   checkpointStorageFromConfig,

@@ -41,6 +41,8 @@ export const ErrorCode = {
   CANCELLED: 'TW-JOB-002',
   /** An RPC from a coordinator whose leader epoch is stale. */
   STALE_EPOCH: 'TW-HA-001',
+  /** A call that only the leader coordinator serves reached a follower (or no leader is elected yet). */
+  NOT_LEADER: 'TW-HA-002',
   /** Checkpoint storage could not be read or written (I/O, permissions, network). */
   CHECKPOINT_STORAGE: 'TW-CKPT-001',
   /** A stored checkpoint failed its checksum or could not be decoded. */

@@ -1,5 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
 import { ErrorCode, TidewayError, serializeError } from '@tideway/common';
+import { LEADER_HEADER } from './epoch.js';
 
 const CODE_HEADER = 'x-tideway-error-code';
 const RETRYABLE_HEADER = 'x-tideway-retryable';
@@ -15,6 +16,8 @@ function statusFor(code: string): grpc.status {
       return grpc.status.FAILED_PRECONDITION;
     case ErrorCode.INTERNAL:
       return grpc.status.INTERNAL;
+    case ErrorCode.NOT_LEADER:
+      return grpc.status.UNAVAILABLE;
     default:
       return code.startsWith('TW-CONFIG') || code.startsWith('TW-SQL') || code.startsWith('TW-SCHEMA')
         ? grpc.status.INVALID_ARGUMENT
@@ -28,6 +31,8 @@ export function toServiceError(err: unknown): Partial<grpc.StatusObject> {
   const metadata = new grpc.Metadata();
   metadata.set(CODE_HEADER, e.code);
   metadata.set(RETRYABLE_HEADER, String(e.retryable));
+  const leader = leaderOf(err);
+  if (leader) metadata.set(LEADER_HEADER, leader);
   return { code: statusFor(e.code), details: e.message, metadata };
 }
 
@@ -38,7 +43,10 @@ export function fromServiceError(err: unknown): TidewayError {
   if (se && typeof se.code === 'number' && se.metadata) {
     const code = se.metadata.get(CODE_HEADER)[0];
     const retryable = se.metadata.get(RETRYABLE_HEADER)[0] === 'true';
-    if (typeof code === 'string') return new TidewayError(code as ErrorCode, se.details, { retryable });
+    const leader = se.metadata.get(LEADER_HEADER)[0];
+    if (typeof code === 'string') {
+      return new TidewayError(code as ErrorCode, se.details, { retryable, details: typeof leader === 'string' && leader ? { leaderAddress: leader } : undefined });
+    }
     const unreachable = se.code === grpc.status.UNAVAILABLE || se.code === grpc.status.DEADLINE_EXCEEDED;
     return new TidewayError(ErrorCode.INTERNAL, se.details || se.message, { retryable: unreachable, details: { grpcCode: se.code } });
   }
@@ -49,4 +57,29 @@ export function fromServiceError(err: unknown): TidewayError {
 export function isUnavailable(err: unknown): boolean {
   const code = (err as grpc.ServiceError)?.code;
   return code === grpc.status.UNAVAILABLE || code === grpc.status.DEADLINE_EXCEEDED;
+}
+
+/**
+ * A call only the leader serves reached a follower: UNAVAILABLE on the wire, with the leader's
+ * address (when one is known) in the trailers, so that callers go there.
+ */
+export class NotLeaderError extends TidewayError {
+  override readonly name = 'NotLeaderError';
+
+  constructor(
+    readonly self: string,
+    readonly leaderAddress: string | undefined,
+  ) {
+    super(
+      ErrorCode.NOT_LEADER,
+      leaderAddress ? `the coordinator at ${self} is a follower; the leader is ${leaderAddress}` : `the coordinator at ${self} is a follower and no leader is elected yet`,
+      { retryable: true, details: leaderAddress ? { leaderAddress } : undefined },
+    );
+  }
+}
+
+/** The leader address a NotLeader error carries (sent or received), if any. */
+export function leaderOf(err: unknown): string | undefined {
+  const d = (err as TidewayError | undefined)?.details as { leaderAddress?: unknown } | undefined;
+  return typeof d?.leaderAddress === 'string' && d.leaderAddress ? d.leaderAddress : undefined;
 }

@@ -3,3 +3,4 @@ export * from './errors.js';
 export * from './handlers.js';
 export * from './client.js';
 export * from './epoch.js';
+export * from './leader-caller.js';

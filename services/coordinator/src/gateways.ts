@@ -14,4 +14,9 @@ export interface WorkerGateway {
 export interface ResourceGateway {
   apply(jobId: string, owners: string[], tagFilter: Record<string, string>): Promise<SlotProfile[]>;
   release(jobId: string, slotIds: string[]): Promise<void>;
+  /**
+   * Checks now whether a worker answers; one refusing connections is declared lost. Without
+   * it (unit-test fakes), every worker counts as alive.
+   */
+  probe?(address: string): Promise<{ alive: boolean; lost: boolean; reason: string }>;
 }

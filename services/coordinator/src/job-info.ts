@@ -1,4 +1,5 @@
-import { ExecutionState as WireState, JobStatus as WireJobStatus, type JobInfo, type JobMetrics } from '@tideway/contracts';
+import { ExecutionState as WireState, JobStatus as WireJobStatus, type FailoverInfo, type JobInfo, type JobMetrics } from '@tideway/contracts';
+import type { StoredFailover, StoredJob } from '@tideway/cluster';
 import type { ExecutionState, JobStatus } from '@tideway/dag';
 import type { JobMaster } from './job-master.js';
 import type { RateTracker } from './rate-tracker.js';
@@ -50,6 +51,74 @@ export function planningJobInfo(jobId: string, p: PlanningJob): JobInfo {
     pipelines: [],
     lastCheckpointTimeMs: 0,
     completedCheckpoints: 0,
+    failovers: [],
+  };
+}
+
+function failoverInfos(f: readonly StoredFailover[]): FailoverInfo[] {
+  return f.map((x) => ({ timeMs: x.timeMs, pipelineId: x.pipelineId, reason: x.reason, epoch: x.epoch }));
+}
+
+/**
+ * The wire view of a job known only from the state store: an ended job (of this leader or an
+ * earlier one), or an active one not yet taken over.
+ */
+export function storedJobInfo(stored: StoredJob): JobInfo {
+  const s = stored.state;
+  return {
+    jobId: stored.info.jobId,
+    jobName: stored.info.jobName,
+    status: WireJobStatus[s.status as keyof typeof WireJobStatus] ?? WireJobStatus.JOB_STATUS_UNSPECIFIED,
+    jobMode: s.jobMode,
+    submitTimeMs: stored.info.submitTimeMs,
+    startTimeMs: s.startTimeMs,
+    finishTimeMs: s.finishTimeMs,
+    error: s.error,
+    pipelines: s.pipelines.map((p) => ({
+      pipelineId: p.pipelineId,
+      status: p.status,
+      attempt: p.attempt,
+      taskGroups: p.taskGroups.map((t) => ({
+        index: t.index,
+        state: EXEC_TO_WIRE[t.state as ExecutionState] ?? WireState.EXECUTION_STATE_UNSPECIFIED,
+        workerAddress: t.slot?.workerAddress ?? '',
+        error: t.error,
+        description: '',
+      })),
+    })),
+    lastCheckpointTimeMs: Math.max(0, ...s.pipelines.map((p) => p.lastCheckpointTimeMs)),
+    completedCheckpoints: s.pipelines.reduce((n, p) => n + p.completedCheckpoints, 0),
+    failovers: failoverInfos(s.failovers),
+  };
+}
+
+/** The counters of a job known only from the state store (rates are 0: it is not running here). */
+export function storedJobMetrics(stored: StoredJob): JobMetrics {
+  const tables = new Map<string, JobMetrics['tables'][number]>();
+  for (const p of stored.state.pipelines) {
+    for (const c of p.counters) {
+      const t = tables.get(c.table) ?? { table: c.table, sourceReceivedCount: 0, sinkWriteCount: 0, sourceReceivedBytes: 0, sinkWriteBytes: 0, sourceReceivedQps: 0, sinkWriteQps: 0 };
+      t.sourceReceivedCount += c.sourceReceivedCount;
+      t.sinkWriteCount += c.sinkWriteCount;
+      t.sourceReceivedBytes += c.sourceReceivedBytes;
+      t.sinkWriteBytes += c.sinkWriteBytes;
+      tables.set(c.table, t);
+    }
+  }
+  const all = [...tables.values()];
+  const sum = (k: 'sourceReceivedCount' | 'sinkWriteCount' | 'sourceReceivedBytes' | 'sinkWriteBytes') => all.reduce((n, t) => n + t[k], 0);
+  return {
+    jobId: stored.info.jobId,
+    sourceReceivedCount: sum('sourceReceivedCount'),
+    sinkWriteCount: sum('sinkWriteCount'),
+    sourceReceivedBytes: sum('sourceReceivedBytes'),
+    sinkWriteBytes: sum('sinkWriteBytes'),
+    sourceReceivedQps: 0,
+    sinkWriteQps: 0,
+    sourceReceivedBytesPerSecond: 0,
+    sinkWriteBytesPerSecond: 0,
+    failedCount: 0,
+    tables: all,
   };
 }
 
@@ -58,8 +127,8 @@ export function jobInfo(job: JobMaster): JobInfo {
   let lastCheckpoint = 0;
   let completed = 0;
   for (const p of job.pipelines) {
-    completed += p.checkpoints.completed;
-    lastCheckpoint = Math.max(lastCheckpoint, p.checkpoints.latestCompleted?.timestamp ?? 0);
+    completed += p.completedCheckpoints;
+    lastCheckpoint = Math.max(lastCheckpoint, p.lastCheckpointTime);
   }
   return {
     jobId: job.jobId,
@@ -84,6 +153,7 @@ export function jobInfo(job: JobMaster): JobInfo {
     })),
     lastCheckpointTimeMs: lastCheckpoint,
     completedCheckpoints: completed,
+    failovers: failoverInfos(job.failovers),
   };
 }
 

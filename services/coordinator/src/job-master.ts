@@ -1,12 +1,19 @@
 import { ErrorCode, TidewayError, logger, type SerializedError } from '@tideway/common';
 import type { SlotProfile } from '@tideway/contracts';
-import { JOB_STATUS, type JobStatus } from '@tideway/dag';
+import type { StoredFailover, StoredJobState, StoredPipeline } from '@tideway/cluster';
+import { JOB_STATUS, PIPELINE_STATUS, type JobStatus, type PipelineStatus } from '@tideway/dag';
 import type { PlannedJob } from '@tideway/planner';
 import type { TaskGroupMetrics } from '@tideway/runtime';
 import type { RestorePoint } from './checkpoint-records.js';
-import { PipelineMaster, type PipelineDeps, type PipelineSettings } from './pipeline-master.js';
+import { PipelineMaster, type PipelineDeps, type PipelineRecords, type PipelineSettings } from './pipeline-master.js';
 
 const log = logger('job-master');
+
+/** What a job records in the state store (its pipelines' records, and its own changes). */
+export interface JobRecords extends PipelineRecords {
+  /** The job's state changed: write it soon. */
+  changed(): void;
+}
 
 export interface JobListener {
   onJobStatus(job: JobMaster): void;
@@ -32,22 +39,42 @@ export interface JobCounters {
 export class JobMaster {
   status: JobStatus = 'CREATED';
   readonly pipelines: PipelineMaster[];
-  readonly submitTime = Date.now();
+  readonly submitTime: number;
+  /** Fail-overs and take-overs of its pipelines, oldest first. */
+  readonly failovers: StoredFailover[] = [];
   startTime = 0;
   finishTime = 0;
   error?: SerializedError;
   private cancelRequested = false;
   private savepointRequested = false;
 
+  private readonly records?: JobRecords;
+
   constructor(
     readonly job: PlannedJob,
-    deps: Omit<PipelineDeps, 'listener'>,
+    deps: Omit<PipelineDeps, 'listener' | 'records'> & { records?: JobRecords; submitTime?: number; epoch?: () => number },
     private readonly listener: JobListener,
     settings: PipelineSettings,
     restorePoints: Map<number, RestorePoint> = new Map(),
   ) {
+    this.records = deps.records;
+    this.submitTime = deps.submitTime ?? Date.now();
+    const epoch = deps.epoch ?? (() => 0);
     this.pipelines = job.pipelines.map(
-      (p) => new PipelineMaster(job, p, { ...deps, listener: { onStatus: (pm) => this.onPipelineStatus(pm) } }, settings, restorePoints.get(p.pipelineId)),
+      (p) =>
+        new PipelineMaster(
+          job,
+          p,
+          {
+            ...deps,
+            listener: {
+              onStatus: (pm) => this.onPipelineStatus(pm),
+              onFailover: (pm, reason) => this.failovers.push({ timeMs: Date.now(), pipelineId: pm.pipelineId, reason, epoch: epoch() }),
+            },
+          },
+          settings,
+          restorePoints.get(p.pipelineId),
+        ),
     );
   }
 
@@ -65,7 +92,34 @@ export class JobMaster {
     if (to === 'RUNNING') this.startTime ||= Date.now();
     if (JOB_STATUS.isTerminal(to)) this.finishTime = Date.now();
     log.debug({ jobId: this.jobId, status: to }, 'job status');
+    this.records?.changed();
     this.listener.onJobStatus(this);
+  }
+
+  /**
+   * A new leader takes the job over from its recorded state: a running job's unfinished
+   * pipelines restore from their latest recorded checkpoint (into `slotsOf`'s slots where the
+   * workers still hold them); a job that was being cancelled or failing ends so.
+   */
+  async resume(state: StoredJobState, epoch: number, slotsOf: (p: StoredPipeline) => Array<SlotProfile | undefined>): Promise<void> {
+    this.startTime = state.startTimeMs;
+    this.failovers.push(...state.failovers);
+    if (state.error) this.error = state.error;
+    const stopping = state.status === 'CANCELING' || state.status === 'FAILING';
+    this.status = stopping ? (state.status as JobStatus) : 'RUNNING';
+    if (state.status === 'CANCELING') this.cancelRequested = true;
+    await Promise.all(
+      this.pipelines.map(async (p) => {
+        const sp = state.pipelines.find((x) => x.pipelineId === p.pipelineId);
+        const recorded = sp?.status as PipelineStatus | undefined;
+        if (recorded && PIPELINE_STATUS.isTerminal(recorded)) return p.markEnded(recorded, sp?.taskGroups.find((t) => t.error)?.error);
+        if (stopping || !sp) return p.markEnded(state.status === 'CANCELING' ? 'CANCELED' : 'FAILED', this.error);
+        this.failovers.push({ timeMs: Date.now(), pipelineId: p.pipelineId, reason: `taken over by a new leader (epoch ${epoch})`, epoch });
+        await p.resume({ stored: sp, slots: slotsOf(sp) });
+      }),
+    );
+    this.records?.changed();
+    this.maybeEnd();
   }
 
   /** Queued for slots. */
@@ -140,6 +194,7 @@ export class JobMaster {
   }
 
   private onPipelineStatus(p: PipelineMaster): void {
+    this.records?.changed();
     if (p.isEnded()) {
       this.listener.onPipelineEnded(this, p.slotIds());
       if (p.status === 'FAILED') {

@@ -8,6 +8,9 @@ export interface CoordinatorMetricsSource {
   jobMasters(): Iterable<JobMaster>;
   /** Workers the resource manager reported lost since the start. */
   readonly workersLost: number;
+  /** Whether this coordinator leads now, and with which epoch. */
+  readonly leading: boolean;
+  readonly epoch: number;
 }
 
 const STATUSES: readonly JobStatus[] = JOB_STATUS.states();
@@ -43,8 +46,24 @@ export function registerCoordinatorMetrics(registry: Registry, source: Coordinat
   perJob(registry, source, 'tideway_job_rows_written_total', 'Rows written by the sinks of a job (SinkWriteCount).', (j) => j.counters().sinkWriteCount);
   perJob(registry, source, 'tideway_job_bytes_read_total', 'Bytes read by the sources of a job (SourceReceivedBytes).', (j) => j.counters().sourceReceivedBytes);
   perJob(registry, source, 'tideway_job_bytes_written_total', 'Bytes written by the sinks of a job (SinkWriteBytes).', (j) => j.counters().sinkWriteBytes);
-  perJob(registry, source, 'tideway_job_checkpoints_completed_total', 'Checkpoints of a job that completed.', (j) => sum(j, (p) => p.checkpoints.completed));
-  perJob(registry, source, 'tideway_job_checkpoints_failed_total', 'Checkpoints of a job that failed or timed out.', (j) => sum(j, (p) => p.checkpoints.failed));
+  perJob(registry, source, 'tideway_job_checkpoints_completed_total', 'Checkpoints of a job that completed.', (j) => sum(j, (p) => p.completedCheckpoints));
+  perJob(registry, source, 'tideway_job_checkpoints_failed_total', 'Checkpoints of a job that failed or timed out.', (j) => sum(j, (p) => p.failedCheckpoints));
+  new Gauge({
+    name: 'tideway_coordinator_leader',
+    help: '1 while this coordinator leads the cluster, 0 while it follows.',
+    registers: [registry],
+    collect() {
+      this.set(source.leading ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: 'tideway_coordinator_epoch',
+    help: 'The fencing epoch this coordinator leads with (0 while it follows).',
+    registers: [registry],
+    collect() {
+      this.set(source.leading ? source.epoch : 0);
+    },
+  });
   new Counter({
     name: 'tideway_coordinator_workers_lost_total',
     help: 'Workers the resource manager declared lost and told this coordinator about.',

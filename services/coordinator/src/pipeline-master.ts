@@ -1,7 +1,8 @@
 import { serialize } from 'node:v8';
 import type { Sink, SinkAggregatedCommitter, SourceSplit } from '@tideway/api';
 import type { CheckpointStorage } from '@tideway/checkpoint';
-import { logger, sleep, type SerializedError } from '@tideway/common';
+import { ErrorCode, backoffDelay, logger, sleep, type SerializedError } from '@tideway/common';
+import type { CheckpointPointer, StoredPipeline } from '@tideway/cluster';
 import type { SlotProfile, TaskGroupLocation } from '@tideway/contracts';
 import { EXECUTION_STATE, PIPELINE_STATUS, type ExecutionState, type PipelineStatus } from '@tideway/dag';
 import type { PlannedJob, PlannedPipeline } from '@tideway/planner';
@@ -31,6 +32,8 @@ export interface TaskGroupTrack {
 
 export interface PipelineListener {
   onStatus(pipeline: PipelineMaster): void;
+  /** A failure is making the pipeline restart (or fail). */
+  onFailover?(pipeline: PipelineMaster, reason: string): void;
 }
 
 export interface PipelineSettings extends RetrySettings {
@@ -42,6 +45,30 @@ export interface PipelineDeps {
   resources: ResourceGateway;
   storage: CheckpointStorage;
   listener: PipelineListener;
+  /** Where the pipeline's progress is recorded (the state store); none in unit tests. */
+  records?: PipelineRecords;
+}
+
+/** What a pipeline records in the coordinators' state store, through its job. */
+export interface PipelineRecords {
+  /** Moves the latest-checkpoint pointer (fenced: throws, aborting the checkpoint, unless leading). */
+  checkpointCompleted(pipelineId: number, pointer: CheckpointPointer): Promise<void>;
+  /** The pointer of the pipeline's latest completed checkpoint, if one is recorded. */
+  latestPointer(pipelineId: number): CheckpointPointer | undefined;
+  /** Writes the job's state now (resolves once stored). */
+  persist(): Promise<void>;
+  /**
+   * Throws unless this coordinator still leads (checked against the store): called before
+   * effects that are not RPCs (commits on the coordinator, save modes, dropping uncommitted work).
+   */
+  fence(): Promise<void>;
+}
+
+/** How a new leader resumes a pipeline that an earlier leader was running. */
+export interface PipelineResume {
+  stored: StoredPipeline;
+  /** Where each task group restarts: the slots it held when the worker still holds them. */
+  slots: Array<SlotProfile | undefined>;
 }
 
 /**
@@ -58,6 +85,11 @@ export class PipelineMaster {
   /** Restarts so far (all attempts). */
   restarts = 0;
   checkpoints: CheckpointCoordinator;
+  /** Checkpoints completed and failed by earlier attempts (and earlier leaders). */
+  private completedBefore = 0;
+  private failedBefore = 0;
+  /** Whether the sinks' save modes ran (a restart or take-over never runs them again). */
+  sinksPrepared = false;
   private enumerator?: EnumeratorHost;
   private committers = new Map<number, SinkAggregatedCommitter<unknown, unknown>>();
   /** The sinks of the current attempt, for abandon() when the job is cancelled. */
@@ -136,6 +168,57 @@ export class PipelineMaster {
     this.deps.listener.onStatus(this);
   }
 
+  /**
+   * A pipeline recorded as ended (or that a take-over ends, its job being cancelled or failing):
+   * it takes that status without running anything; its task groups count as stopped.
+   */
+  markEnded(status: PipelineStatus, error?: SerializedError): void {
+    for (const t of this.taskGroups) {
+      t.state = status === 'FINISHED' ? 'FINISHED' : status === 'FAILED' ? 'FAILED' : 'CANCELED';
+      t.slot = undefined;
+    }
+    if (error) this.error ??= error;
+    this.checkpoints.stop();
+    this.status = status;
+    this.deps.listener.onStatus(this);
+  }
+
+  /** Checkpoints completed over every attempt. */
+  get completedCheckpoints(): number {
+    return this.completedBefore + this.checkpoints.completed;
+  }
+
+  get failedCheckpoints(): number {
+    return this.failedBefore + this.checkpoints.failed;
+  }
+
+  /** Time of the latest completed checkpoint (ms since epoch, 0 if none). */
+  lastCheckpointTime = 0;
+
+  /**
+   * A new leader takes the pipeline over: the next attempt restores from the latest recorded
+   * checkpoint into the slots its task groups still hold (fresh ones for the others), and its
+   * counters go on from the recorded ones.
+   */
+  async resume(r: PipelineResume): Promise<void> {
+    const s = r.stored;
+    this.attempt = s.attempt + 1;
+    this.restarts = s.restarts;
+    this.completedBefore = s.completedCheckpoints;
+    this.failedBefore = s.failedCheckpoints;
+    this.lastCheckpointTime = s.lastCheckpointTimeMs;
+    this.sinksPrepared = s.sinksPrepared;
+    this.taskGroups.forEach((t, i) => {
+      t.slot = r.slots[i];
+      t.previousMetrics = i === 0 && s.counters.length > 0 ? { tables: s.counters.map((c) => ({ ...c })) } : undefined;
+    });
+    this.restorePoint = await this.readLatestStored();
+    this.checkpoints = this.newCheckpointCoordinator(this.restorePoint?.checkpointId ?? 0);
+    if (!(await this.acquireMissingSlots())) return;
+    log.info({ jobId: this.job.jobId, pipelineId: this.pipelineId, attempt: this.attempt, checkpoint: this.restorePoint?.checkpointId ?? 0 }, 'pipeline taken over');
+    await this.startAttempt();
+  }
+
   private setTaskState(t: TaskGroupTrack, to: ExecutionState): void {
     if (t.state === to) return;
     if (!EXECUTION_STATE.canTransition(t.state, to) && to === 'FAILED') t.state = EXECUTION_STATE.transition(t.state, 'FAILING');
@@ -172,9 +255,17 @@ export class PipelineMaster {
         const sink = createSink(s.plugin, { jobId: job.jobId, jobMode: job.jobMode, parallelism: s.parallelism, inputTables: s.inputTables }, job.registry);
         this.sinks.push(sink);
         // Save modes (create/drop/truncate the target) run once, before the first writer starts.
-        if (this.attempt === 0 && !restore) await sink.prepare?.();
+        if (!this.sinksPrepared && !restore && sink.prepare) {
+          await this.deps.records?.fence();
+          await sink.prepare();
+        }
         const committer = sink.createAggregatedCommitter?.();
         if (committer) this.committers.set(s.vertexId, committer);
+      }
+      if (!this.sinksPrepared) {
+        this.sinksPrepared = true;
+        // Recorded before any writer starts, so that no later leader runs the save modes again.
+        await this.deps.records?.persist();
       }
       if (restore) await this.recommit(restore);
       if (this.status !== 'DEPLOYING') {
@@ -226,6 +317,7 @@ export class PipelineMaster {
 
   /** Commits a restored checkpoint's prepared work again: committers are idempotent. */
   private async recommit(restore: RestorePoint): Promise<void> {
+    if (this.committers.size > 0) await this.deps.records?.fence();
     for (const [vertexId, committer] of this.committers) {
       const infos = restore.pendingCommits.get(vertexId);
       if (infos && infos.length > 0) await this.commitWithRetries(vertexId, committer, infos, restore.checkpointId);
@@ -299,8 +391,12 @@ export class PipelineMaster {
    */
   private async persistAndCommit(cp: CompletedCheckpoint): Promise<void> {
     const stored = toStored(this.job.jobId, this.pipelineId, cp, this.plan.source.vertexId, this.undelivered);
-    await this.deps.storage.write(stored);
+    const ref = await this.deps.storage.write(stored);
+    // The pointer in the state store is what makes the checkpoint complete: it is fenced, so a
+    // leader that lost its place can never commit (its pointer write fails first).
+    await this.deps.records?.checkpointCompleted(this.pipelineId, { pipelineId: this.pipelineId, checkpointId: cp.checkpointId, key: ref.key, timestamp: cp.timestamp, kind: cp.kind });
     this.lastStored = restorePointOf(stored);
+    this.lastCheckpointTime = cp.timestamp;
     for (const [vertexId, committer] of this.committers) {
       const infos = cp.commitInfos[vertexId];
       if (infos && infos.length > 0) await this.commitWithRetries(vertexId, committer, infos, cp.checkpointId);
@@ -325,6 +421,7 @@ export class PipelineMaster {
     this.restarting = shouldRestart(error, this.failuresSinceCheckpoint, this.settings);
     this.failuresSinceCheckpoint++;
     log.warn({ jobId: this.job.jobId, pipelineId: this.pipelineId, attempt: this.attempt, restart: this.restarting, error: error.message }, 'pipeline failed');
+    this.deps.listener.onFailover?.(this, error.message);
     this.checkpoints.stop();
     this.setStatus('FAILING');
     this.cancelTaskGroups(`pipeline ${this.pipelineId} failed: ${error.message}`);
@@ -424,6 +521,7 @@ export class PipelineMaster {
 
   /** Sink.abandon of every sink (before the job reports its end, so a CLI exiting then waits for it). */
   private async abandonSinks(): Promise<void> {
+    if (this.sinks.some((s) => s.abandon)) await this.deps.records?.fence();
     for (const sink of this.sinks) {
       try {
         await sink.abandon?.();
@@ -458,6 +556,7 @@ export class PipelineMaster {
     if (this.status !== 'INITIALIZING') return; // cancelled while waiting
     this.restorePoint = this.lastStored ?? (await this.readLatestStored());
     await this.replaceLostSlots();
+    if (!(await this.acquireMissingSlots())) return;
     if ((this.status as PipelineStatus) !== 'INITIALIZING') return;
     for (const t of this.taskGroups) {
       if (t.metrics) t.previousMetrics = mergeMetrics(t.previousMetrics, t.metrics);
@@ -468,6 +567,8 @@ export class PipelineMaster {
     }
     this.finalTriggered = false;
     this.restarting = false;
+    this.completedBefore += this.checkpoints.completed;
+    this.failedBefore += this.checkpoints.failed;
     this.checkpoints = this.newCheckpointCoordinator(this.restorePoint?.checkpointId ?? this.checkpoints.lastId);
     log.info({ jobId: this.job.jobId, pipelineId: this.pipelineId, attempt: this.attempt, checkpoint: this.restorePoint?.checkpointId ?? 0 }, 'pipeline restarting');
     this.setStatus('CREATED');
@@ -475,20 +576,67 @@ export class PipelineMaster {
   }
 
   private async readLatestStored(): Promise<RestorePoint | undefined> {
-    const latest = await this.deps.storage.readLatest(this.job.jobId, this.pipelineId);
+    const pointer = this.deps.records?.latestPointer(this.pipelineId);
+    // With a state store, only a checkpoint whose pointer was recorded counts as completed:
+    // data a deposed leader wrote later was never confirmed.
+    if (this.deps.records && !pointer) return undefined;
+    const latest = await this.deps.storage.readLatest(this.job.jobId, this.pipelineId, pointer && { checkpointId: pointer.checkpointId, key: pointer.key });
     if (latest?.warning) log.warn({ jobId: this.job.jobId, pipelineId: this.pipelineId }, latest.warning);
     return latest ? restorePointOf(latest.checkpoint) : undefined;
   }
 
+  /**
+   * Before a restart deploys anything: every worker the task groups sit on is checked now (a
+   * dead worker refuses connections long before its heartbeats time out), and task groups on
+   * workers that are lost or do not answer lose their slots, to be replaced.
+   */
   private async replaceLostSlots(): Promise<void> {
-    const lost = this.taskGroups.filter((t) => t.slot && this.lostWorkers.has(t.slot.workerAddress));
-    if (lost.length === 0) return;
-    const fresh = await this.deps.resources.apply(
-      this.job.jobId,
-      lost.map((t) => `${this.pipelineId}/${t.index}`),
-      this.job.env.tagFilter ?? {},
-    );
-    lost.forEach((t, i) => (t.slot = fresh[i]));
+    const probe = this.deps.resources.probe?.bind(this.deps.resources);
+    const addresses = [...new Set(this.taskGroups.map((t) => t.slot?.workerAddress).filter((a): a is string => a !== undefined))];
+    for (const address of addresses) {
+      if (this.lostWorkers.has(address) || !probe) continue;
+      const r = await probe(address).catch(() => ({ alive: true, lost: false, reason: '' }));
+      if (!r.alive) {
+        log.warn({ jobId: this.job.jobId, pipelineId: this.pipelineId, worker: address, reason: r.reason }, 'not restarting on a worker that does not answer');
+        this.lostWorkers.add(address);
+      }
+    }
+    const gone = this.taskGroups.filter((t) => t.slot && this.lostWorkers.has(t.slot.workerAddress));
+    if (gone.length === 0) return;
+    const ids = gone.map((t) => t.slot!.slotId);
+    for (const t of gone) t.slot = undefined;
+    // The slots on a worker that is only unresponsive would otherwise stay granted.
+    await this.deps.resources.release(this.job.jobId, ids).catch((err: unknown) => log.warn({ err: (err as Error).message, jobId: this.job.jobId }, 'could not release the slots of a lost worker'));
+  }
+
+  /**
+   * Gets slots for task groups without one, all at once. While none are free (or the resource
+   * manager is away) it waits with backoff instead of failing: a restart that finds no slot
+   * does not spend the job's retries. Returns false when the pipeline stopped meanwhile.
+   */
+  private async acquireMissingSlots(): Promise<boolean> {
+    const status = this.status;
+    for (let attempt = 0; ; attempt++) {
+      const missing = this.taskGroups.filter((t) => !t.slot);
+      if (missing.length === 0) return true;
+      try {
+        const fresh = await this.deps.resources.apply(
+          this.job.jobId,
+          missing.map((t) => `${this.pipelineId}/${t.index}`),
+          this.job.env.tagFilter ?? {},
+        );
+        missing.forEach((t, i) => (t.slot = fresh[i]));
+        this.lostWorkers.clear();
+        void this.deps.records?.persist().catch(() => undefined);
+        return true;
+      } catch (err) {
+        const e = err as { code?: string; retryable?: boolean; message: string };
+        if (e.code === ErrorCode.NOT_LEADER || (e.code !== ErrorCode.NO_ENOUGH_RESOURCE && !e.retryable)) throw err;
+        if (attempt === 0) log.warn({ jobId: this.job.jobId, pipelineId: this.pipelineId, reason: e.message }, 'restart waits for free slots');
+        await sleep(backoffDelay(attempt, 250, 5000) + 100);
+        if (this.status !== status) return false;
+      }
+    }
   }
 
   slotIds(): string[] {

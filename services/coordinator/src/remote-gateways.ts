@@ -3,13 +3,16 @@ import {
   CheckpointType,
   ResourceManagerServiceClient,
   WorkerServiceClient,
+  type RunningTaskGroup,
   type SlotProfile,
   type TaskGroupLocation,
+  type WorkerProfile,
 } from '@tideway/contracts';
-import { backoffDelay, sleep, type TidewayError } from '@tideway/common';
-import { call, clientOptions, epochMetadata, insecure } from '@tideway/rpc';
+import { ErrorCode, backoffDelay, sleep, type TidewayError } from '@tideway/common';
+import { call, clientOptions, insecure } from '@tideway/rpc';
 import type { CheckpointKind } from '@tideway/runtime';
 import type { ResourceGateway, WorkerGateway } from './gateways.js';
+import type { Leadership } from './leadership.js';
 
 const KIND_TO_WIRE: Record<CheckpointKind, CheckpointType> = {
   CHECKPOINT: CheckpointType.CHECKPOINT,
@@ -17,11 +20,14 @@ const KIND_TO_WIRE: Record<CheckpointKind, CheckpointType> = {
   COMPLETED_POINT: CheckpointType.COMPLETED_POINT,
 };
 
-/** WorkerService over gRPC, one client per worker address, every call carrying the epoch. */
+/**
+ * WorkerService over gRPC, one client per worker address. Every call passes the leadership
+ * fence (refused once this coordinator stops leading) and carries the epoch.
+ */
 export class RemoteWorkers implements WorkerGateway {
   private readonly clients = new Map<string, WorkerServiceClient>();
 
-  constructor(private readonly epoch: () => number) {}
+  constructor(private readonly fence: Leadership) {}
 
   private client(address: string): WorkerServiceClient {
     let c = this.clients.get(address);
@@ -32,33 +38,39 @@ export class RemoteWorkers implements WorkerGateway {
     return c;
   }
 
-  private meta(): grpc.Metadata {
-    return epochMetadata(this.epoch());
+  /** One fenced call: refused before it leaves when not leading; a stale-epoch answer steps down. */
+  private send<Req, Res>(address: string, method: (c: WorkerServiceClient) => Parameters<typeof call<Req, Res>>[0], req: Req, deadlineMs: number): Promise<Res> {
+    const c = this.client(address);
+    return this.fence.run(() => call(method(c), c, req, { metadata: this.fence.metadata(), deadlineMs }));
   }
 
   async deploy(address: string, location: TaskGroupLocation, slot: SlotProfile, descriptor: Buffer): Promise<void> {
-    const c = this.client(address);
-    await call(c.deployTask, c, { location, slot, descriptor, restoreCheckpointId: 0 }, { metadata: this.meta(), deadlineMs: 30_000 });
+    await this.send(address, (c) => c.deployTask, { location, slot, descriptor, restoreCheckpointId: 0 }, 30_000);
+  }
+
+  async restore(address: string, location: TaskGroupLocation, checkpointId: number, state: Buffer): Promise<void> {
+    await this.send(address, (c) => c.notifyTaskRestore, { location, checkpointId, state }, 30_000);
   }
 
   async trigger(address: string, location: TaskGroupLocation, checkpointId: number, kind: CheckpointKind): Promise<void> {
-    const c = this.client(address);
-    await call(c.triggerCheckpoint, c, { location, checkpointId, type: KIND_TO_WIRE[kind], timestampMs: Date.now() }, { metadata: this.meta(), deadlineMs: 10_000 });
+    await this.send(address, (c) => c.triggerCheckpoint, { location, checkpointId, type: KIND_TO_WIRE[kind], timestampMs: Date.now() }, 10_000);
   }
 
   async notifyComplete(address: string, location: TaskGroupLocation, checkpointId: number, kind: CheckpointKind): Promise<void> {
-    const c = this.client(address);
-    await call(c.notifyCheckpointComplete, c, { location, checkpointId, type: KIND_TO_WIRE[kind] }, { metadata: this.meta(), deadlineMs: 10_000 });
+    await this.send(address, (c) => c.notifyCheckpointComplete, { location, checkpointId, type: KIND_TO_WIRE[kind] }, 10_000);
   }
 
   async notifyAborted(address: string, location: TaskGroupLocation, checkpointId: number): Promise<void> {
-    const c = this.client(address);
-    await call(c.notifyCheckpointAborted, c, { location, checkpointId, type: CheckpointType.CHECKPOINT }, { metadata: this.meta(), deadlineMs: 10_000 });
+    await this.send(address, (c) => c.notifyCheckpointAborted, { location, checkpointId, type: CheckpointType.CHECKPOINT }, 10_000);
   }
 
   async cancel(address: string, location: TaskGroupLocation, reason: string): Promise<void> {
-    const c = this.client(address);
-    await call(c.cancelTask, c, { location, reason }, { metadata: this.meta(), deadlineMs: 10_000 });
+    await this.send(address, (c) => c.cancelTask, { location, reason }, 10_000);
+  }
+
+  /** The task groups a worker runs (the call also tells it, by its epoch, who leads now). */
+  async listTaskGroups(address: string): Promise<RunningTaskGroup[]> {
+    return (await this.send(address, (c) => c.listTaskGroups, {}, 5000)).taskGroups;
   }
 
   close(): void {
@@ -72,19 +84,28 @@ export class RemoteResourceManager implements ResourceGateway {
 
   constructor(
     address: string,
-    private readonly epoch: () => number,
+    private readonly fence: Leadership,
   ) {
     this.client = new ResourceManagerServiceClient(address, insecure, clientOptions);
   }
 
+  private send<Req, Res>(method: Parameters<typeof call<Req, Res>>[0], req: Req, deadlineMs: number): Promise<Res> {
+    return this.fence.run(() => call(method, this.client, req, { metadata: this.fence.metadata(), deadlineMs }));
+  }
+
   async apply(jobId: string, owners: string[], tagFilter: Record<string, string>): Promise<SlotProfile[]> {
-    const res = await call(
-      this.client.applyResources,
-      this.client,
-      { jobId, slotCount: owners.length, cpuPerSlot: 0, memoryMbPerSlot: 0, tagFilter, owners },
-      { metadata: epochMetadata(this.epoch()), deadlineMs: 30_000 },
-    );
+    const res = await this.send(this.client.applyResources, { jobId, slotCount: owners.length, cpuPerSlot: 0, memoryMbPerSlot: 0, tagFilter, owners }, 30_000);
     return res.slots;
+  }
+
+  /** Asks the resource manager to check a worker now; a worker refusing connections is lost. */
+  async probe(address: string): Promise<{ alive: boolean; lost: boolean; reason: string }> {
+    return this.send(this.client.probeWorker, { address }, 10_000);
+  }
+
+  /** Frees every granted slot that no job of this leader holds (after a take-over). */
+  async syncSlots(heldSlotIds: string[]): Promise<void> {
+    await this.send(this.client.syncSlots, { heldSlotIds }, 10_000);
   }
 
   /**
@@ -95,16 +116,16 @@ export class RemoteResourceManager implements ResourceGateway {
   async release(jobId: string, slotIds: string[]): Promise<void> {
     for (let attempt = 0; ; attempt++) {
       try {
-        await call(this.client.releaseResources, this.client, { jobId, slotIds }, { metadata: epochMetadata(this.epoch()), deadlineMs: 10_000 });
+        await this.send(this.client.releaseResources, { jobId, slotIds }, 10_000);
         return;
       } catch (err) {
-        if (!(err as TidewayError).retryable || attempt === 15) throw err;
+        if (!(err as TidewayError).retryable || (err as TidewayError).code === ErrorCode.NOT_LEADER || attempt === 15) throw err;
         await sleep(backoffDelay(attempt, 200, 5000));
       }
     }
   }
 
-  async listWorkers() {
+  async listWorkers(): Promise<{ workers: WorkerProfile[]; nowMs: number }> {
     return call(this.client.listWorkers, this.client, {}, { deadlineMs: 10_000 });
   }
 

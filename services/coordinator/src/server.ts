@@ -1,54 +1,51 @@
 import { EventEmitter } from 'node:events';
-import { deserialize } from 'node:v8';
+import { deserialize, serialize } from 'node:v8';
 import type * as grpc from '@grpc/grpc-js';
 import {
   CoordinatorServiceService,
   ExecutionState as WireState,
-  JobServiceService,
   type Ack,
   type AcknowledgeCheckpointRequest,
-  type CancelJobRequest,
-  type CancelJobResponse,
-  type ClusterOverview,
-  type GetJobMetricsRequest,
-  type GetJobRequest,
-  type JobEvent,
-  type JobInfo,
-  type JobMetrics,
-  type ListJobsResponse,
-  type PlanJobResponse,
   type ReportMetricsRequest,
+  type ReportTaskGroupsRequest,
   type ReportTaskStateRequest,
   type RequestSplitsRequest,
   type RequestSplitsResponse,
-  type SavepointJobRequest,
-  type SavepointJobResponse,
+  type SlotProfile,
   type SubmitJobRequest,
-  type SubmitJobResponse,
-  type WatchJobRequest,
   type WorkerLostRequest,
 } from '@tideway/contracts';
-import { ErrorCode, TidewayError, logger, newJobId } from '@tideway/common';
-import { TidewayServer, toServiceError, unaryHandler } from '@tideway/rpc';
-import { describePlan, planJobText, type PlanRequest } from '@tideway/planner';
+import { ErrorCode, TidewayError, logger, newJobId, serializeError } from '@tideway/common';
+import { JobServiceService } from '@tideway/contracts';
+import { TidewayServer, unaryHandler } from '@tideway/rpc';
+import { planJobText, type PlanRequest } from '@tideway/planner';
+import { MemoryStateStore, SoleLeaderElection, type LeaderElection, type StateStore, type StoredJob, type StoredJobInfo } from '@tideway/cluster';
 import type { CommitInfos, TaskGroupState } from '@tideway/runtime';
 import type { ExecutionState } from '@tideway/dag';
-import { serialize } from 'node:v8';
 import type { CheckpointStorage } from '@tideway/checkpoint';
 import type { PipelineSettings } from './pipeline-master.js';
 import { restorePointOf, type RestorePoint } from './checkpoint-records.js';
 import { JobMaster } from './job-master.js';
-import { jobInfo, jobMetrics, planningJobInfo, rateCounters, type PlanningJob } from './job-info.js';
+import { JobRecorder } from './job-recorder.js';
+import { jobServiceHandlers } from './job-service.js';
+import type { PlanningJob } from './job-info.js';
+import { rateCounters } from './job-info.js';
+import { Leadership } from './leadership.js';
 import { RateTracker } from './rate-tracker.js';
 import { RemoteResourceManager, RemoteWorkers } from './remote-gateways.js';
 import { Scheduler, type JobScheduleStrategy } from './scheduler.js';
+import { reconcileWorkers, reusableSlots } from './take-over.js';
 
 const log = logger('coordinator');
 const OK: Ack = { ok: true, error: undefined };
+/** Ended jobs stay in memory this long (for watchers); their history lives in the state store. */
+const ENDED_IN_MEMORY_MS = 60_000;
 
 export interface CoordinatorOptions {
   host: string;
   port: number;
+  /** The address others reach this coordinator at (default host:port). */
+  advertisedAddress?: string;
   resourceManagerAddress: string;
   jobScheduleStrategy: JobScheduleStrategy;
   /** Ended jobs stay listed this long (history-job-expire-minutes). */
@@ -57,8 +54,12 @@ export interface CoordinatorOptions {
   checkpoint: { intervalMs: number; timeoutMs: number; minPauseMs: number };
   /** Where completed checkpoints and savepoints go (local directory or S3). */
   checkpointStorage: CheckpointStorage;
-  /** Leader epoch sent with every RPC (1 for a single coordinator). */
-  epoch?: () => number;
+  /** The coordinators' shared state (default: in memory, for a single coordinator). */
+  store?: StateStore;
+  /** Leader election (default: this coordinator is the sole leader). */
+  election?: (address: string, store: StateStore) => LeaderElection;
+  /** How often running jobs' counters are written to the store (job-metrics-backup-interval). */
+  metricsBackupIntervalMs?: number;
 }
 
 const WIRE_TO_EXEC: Partial<Record<WireState, ExecutionState | 'PREPARE_CLOSE'>> = {
@@ -71,77 +72,212 @@ const WIRE_TO_EXEC: Partial<Record<WireState, ExecutionState | 'PREPARE_CLOSE'>>
 
 /**
  * The coordinator process: JobService for clients, CoordinatorService for workers and the
- * resource manager, a JobMaster per job, the Scheduler and its pending queue.
+ * resource manager. Every coordinator serves both; only the leader acts (a follower answers
+ * UNAVAILABLE with the leader's address). The leader runs a JobMaster per job, the Scheduler
+ * and its pending queue, and records every job in the state store, so that a new leader can
+ * take every job over.
  */
 export class CoordinatorServer {
   private readonly server = new TidewayServer();
-  private readonly jobs = new Map<string, JobMaster>();
+  /** Jobs of this leadership: running ones, and ended ones for a minute. */
+  readonly jobs = new Map<string, JobMaster>();
+  readonly recorders = new Map<string, JobRecorder>();
   /** Jobs submitted and still being planned (no JobMaster yet), by id. */
-  private readonly planning = new Map<string, PlanningJob>();
-  private readonly rates = new Map<string, RateTracker>();
-  private readonly events = new EventEmitter();
+  readonly planning = new Map<string, PlanningJob>();
+  readonly rates = new Map<string, RateTracker>();
+  readonly events = new EventEmitter();
+  readonly store: StateStore;
+  readonly fence: Leadership;
   readonly rm: RemoteResourceManager;
-  private readonly workers: RemoteWorkers;
-  private readonly scheduler: Scheduler;
+  readonly workers: RemoteWorkers;
+  private scheduler: Scheduler;
+  private election?: LeaderElection;
   private ticker?: NodeJS.Timeout;
+  private lastMetricsBackup = 0;
+  /** The epoch this coordinator took the lease with; 0 while following. */
+  private leadingEpoch = 0;
+  /** The take-over in progress: client calls wait for it. */
+  private takingOver?: Promise<void>;
+  private stopped = false;
   /** Workers the resource manager reported lost since the start (a Prometheus counter). */
   workersLost = 0;
   port = 0;
 
   constructor(private readonly options: CoordinatorOptions) {
-    const epoch = options.epoch ?? (() => 1);
-    this.rm = new RemoteResourceManager(options.resourceManagerAddress, epoch);
-    this.workers = new RemoteWorkers(epoch);
+    this.store = options.store ?? new MemoryStateStore();
+    this.fence = new Leadership(
+      '',
+      () => this.election?.leading ?? false,
+      (reason) => void this.stepDown(reason, true),
+    );
+    this.rm = new RemoteResourceManager(options.resourceManagerAddress, this.fence);
+    this.workers = new RemoteWorkers(this.fence);
     this.scheduler = new Scheduler(this.rm, options.jobScheduleStrategy);
     this.events.setMaxListeners(0);
   }
 
   get address(): string {
-    return `${this.options.host}:${this.port}`;
+    return this.options.advertisedAddress ?? `${this.options.host}:${this.port}`;
   }
 
-  async start(): Promise<string> {
-    this.server.add('tideway.v1.JobService', JobServiceService, this.jobService());
+  get leading(): boolean {
+    return this.fence.leading;
+  }
+
+  get epoch(): number {
+    return this.fence.epoch;
+  }
+
+  /**
+   * Listens, then contends for leadership. With `waitForLeadership` (a sole coordinator) it
+   * resolves once this coordinator leads and has taken the recorded jobs over.
+   */
+  async start(opts: { waitForLeadership?: boolean } = {}): Promise<string> {
+    await this.store.open();
+    this.server.add('tideway.v1.JobService', JobServiceService, jobServiceHandlers(this));
     this.server.add('tideway.v1.CoordinatorService', CoordinatorServiceService, this.coordinatorService());
     this.port = await this.server.listen(this.options.host, this.options.port);
-    this.ticker = setInterval(() => this.tick(), 1000);
+    (this.fence as { address: string }).address = this.address;
+    const make = this.options.election ?? ((address, store) => new SoleLeaderElection(store, address));
+    this.election = make(this.address, this.store);
+    let elected!: () => void;
+    const firstLead = new Promise<void>((r) => (elected = r));
+    this.election.start({
+      onElected: async (epoch) => {
+        await this.lead(epoch);
+        elected();
+      },
+      onLost: (reason) => void this.stepDown(reason, false),
+    });
+    this.ticker = setInterval(() => void this.tick(), 1000);
     this.ticker.unref();
-    log.info({ address: this.address }, 'coordinator listening');
+    void this.tick();
+    log.info({ address: this.address, election: this.election.description }, 'coordinator listening');
+    if (opts.waitForLeadership) await firstLead;
     return this.address;
   }
 
   async stop(): Promise<void> {
+    this.stopped = true;
     if (this.ticker) clearInterval(this.ticker);
     this.scheduler.stop();
     for (const j of this.jobs.values()) for (const p of j.pipelines) p.checkpoints.stop();
+    await this.election?.stop();
     await this.options.checkpointStorage.close();
     this.rm.close();
     this.workers.close();
     await this.server.close(500);
+    await this.store.close();
   }
 
-  /** Samples rates and forgets ended jobs older than the history expiry. */
-  private tick(): void {
-    const now = Date.now();
-    for (const [id, job] of this.jobs) {
-      if (!job.isEnded()) {
-        this.rates.get(id)?.sample(rateCounters(job), now);
-      } else if (now - job.finishTime > this.options.historyExpireMs) {
-        this.jobs.delete(id);
-        this.rates.delete(id);
+  /** Waits for a take-over in progress; throws NotLeader unless this coordinator leads. */
+  async ready(): Promise<void> {
+    if (this.takingOver) await this.takingOver.catch(() => undefined);
+    this.fence.check();
+  }
+
+  /** This coordinator now holds the lease with `epoch`: it takes every recorded job over. */
+  private async lead(epoch: number): Promise<void> {
+    this.fence.begin(epoch);
+    this.leadingEpoch = epoch;
+    this.scheduler = new Scheduler(this.rm, this.options.jobScheduleStrategy);
+    log.info({ address: this.address, epoch }, 'leading the cluster');
+    const run = this.takeOver(epoch);
+    this.takingOver = run;
+    try {
+      await run;
+    } catch (err) {
+      log.error({ err, epoch }, 'take-over failed');
+    } finally {
+      if (this.takingOver === run) this.takingOver = undefined;
+    }
+  }
+
+  private async takeOver(epoch: number): Promise<void> {
+    const stored = (await this.store.activeJobs()).sort((a, b) => a.info.submitTimeMs - b.info.submitTimeMs);
+    const snapshot = await reconcileWorkers(this.fence, this.rm, this.workers);
+    for (const job of stored) {
+      this.fence.check();
+      await this.adopt(job, epoch, snapshot.slots);
+    }
+    // Slots granted to jobs this leader does not run (they ended, or were never recorded) go back.
+    const held = [...this.jobs.values()].flatMap((j) => j.pipelines.flatMap((p) => p.slotIds()));
+    await this.rm.syncSlots(held).catch((err: unknown) => log.warn({ err: (err as Error).message }, 'could not sync the slot table after the take-over'));
+    if (stored.length > 0) log.info({ epoch, jobs: stored.length }, 'take-over done');
+  }
+
+  /** Takes one recorded job over: re-planned from its config, then resumed or queued again. */
+  private async adopt(stored: StoredJob, epoch: number, slots: Map<string, SlotProfile>): Promise<void> {
+    const { info, state } = stored;
+    const recorder = new JobRecorder(this.store, this.fence, info, this.options.historyExpireMs, stored.checkpoints);
+    let job: JobMaster;
+    try {
+      const planned = await this.plan(requestOf(info), info.jobId);
+      job = this.newJobMaster(planned, recorder, info.submitTimeMs, new Map());
+    } catch (err) {
+      const e = serializeError(err);
+      log.warn({ jobId: info.jobId, err: e.message }, 'take-over: the job could not be planned again; it fails');
+      const failed = { ...state, status: 'FAILED', finishTimeMs: Date.now(), error: { ...e, message: `taken over by a new leader but could not be planned again: ${e.message}` } };
+      await this.fence.run((ep) => this.store.endJob(ep, info.jobId, failed, this.options.historyExpireMs)).catch(() => undefined);
+      return;
+    }
+    this.register(job, recorder);
+    if (state.status === 'CREATED' || state.status === 'PENDING') {
+      this.scheduler.submit(job);
+      log.info({ jobId: info.jobId }, 'take-over: job queued again');
+      return;
+    }
+    await job.resume(state, epoch, (p) => reusableSlots(stored, p.pipelineId, slots));
+    log.info({ jobId: info.jobId, status: job.status }, 'take-over: job resumed');
+  }
+
+  /** The leadership is gone: stop acting at once and forget the jobs (the next leader resumes them). */
+  private async stepDown(reason: string, resign: boolean): Promise<void> {
+    const wasLeading = this.leadingEpoch > 0;
+    this.leadingEpoch = 0;
+    this.fence.end();
+    this.scheduler.stop();
+    for (const j of this.jobs.values()) for (const p of j.pipelines) p.checkpoints.stop();
+    this.jobs.clear();
+    this.recorders.clear();
+    this.planning.clear();
+    this.rates.clear();
+    this.events.emit('step-down');
+    if (wasLeading && !this.stopped) log.warn({ address: this.address, reason }, 'following: this coordinator stopped leading');
+    if (resign && !this.stopped && this.election) {
+      // Our epoch is stale although the lease may still look held: give it up and contend again.
+      const election = this.election;
+      await election.stop();
+      if (!this.stopped) {
+        election.start({
+          onElected: (epoch) => this.lead(epoch),
+          onLost: (r) => void this.stepDown(r, false),
+        });
       }
     }
   }
 
-  /** Every job known here: running ones, and ended ones until their history expires. */
-  jobMasters(): Iterable<JobMaster> {
-    return this.jobs.values();
-  }
-
-  private job(jobId: string): JobMaster {
-    const j = this.jobs.get(jobId);
-    if (!j) throw new TidewayError(ErrorCode.NOT_FOUND, `job ${jobId} does not exist (or its history expired)`, { jobId });
-    return j;
+  /** Samples rates, forgets ended jobs, backs metrics up, and says this coordinator is alive. */
+  private async tick(): Promise<void> {
+    const now = Date.now();
+    await this.store.announceCoordinator(this.address, 5000).catch(() => undefined);
+    if (!this.fence.leading) {
+      const leader = await this.store.leader().catch(() => undefined);
+      this.fence.knownLeader = leader?.address ?? '';
+      return;
+    }
+    const backup = now - this.lastMetricsBackup >= (this.options.metricsBackupIntervalMs ?? 10_000);
+    if (backup) this.lastMetricsBackup = now;
+    for (const [id, job] of this.jobs) {
+      if (!job.isEnded()) {
+        this.rates.get(id)?.sample(rateCounters(job), now);
+        if (backup) this.recorders.get(id)?.changed();
+      } else if (now - job.finishTime > ENDED_IN_MEMORY_MS) {
+        this.jobs.delete(id);
+        this.rates.delete(id);
+        this.recorders.delete(id);
+      }
+    }
   }
 
   private pipelineSettings(job: JobMaster['job']): PipelineSettings {
@@ -156,14 +292,19 @@ export class CoordinatorServer {
     };
   }
 
-  /** The latest checkpoint or savepoint of each pipeline of a job being restored (-r). */
+  /**
+   * The latest checkpoint or savepoint of each pipeline of a job being restored (-r): the
+   * pointers the state store recorded when it knows the job, the storage's own otherwise.
+   */
   private async restorePoints(jobId: string): Promise<Map<number, RestorePoint>> {
     const storage = this.options.checkpointStorage;
+    const recorded = (await this.store.job(jobId))?.checkpoints ?? {};
     const refs = await storage.listCheckpoints(jobId);
-    const pipelines = [...new Set(refs.map((r) => r.pipelineId))];
+    const pipelines = [...new Set([...refs.map((r) => r.pipelineId), ...Object.keys(recorded).map(Number)])];
     const points = new Map<number, RestorePoint>();
     for (const pid of pipelines) {
-      const latest = await storage.readLatest(jobId, pid);
+      const pointer = recorded[pid];
+      const latest = await storage.readLatest(jobId, pid, pointer && { checkpointId: pointer.checkpointId, key: pointer.key });
       if (!latest) continue;
       if (latest.warning) log.warn({ jobId, pipelineId: pid }, latest.warning);
       points.set(pid, restorePointOf(latest.checkpoint));
@@ -185,31 +326,15 @@ export class CoordinatorServer {
     return planJobText(req.configText, planReq);
   }
 
-  async submit(req: SubmitJobRequest): Promise<JobMaster> {
-    const jobId = req.restoreJobId || req.jobId || newJobId();
-    const existing = this.jobs.get(jobId);
-    if (existing && !(req.restoreJobId && existing.isEnded())) {
-      throw new TidewayError(ErrorCode.CONFIG_BAD_VALUE, `job id ${jobId} is already in use (${existing.status})`, { jobId });
-    }
-    if (this.planning.has(jobId)) throw new TidewayError(ErrorCode.CONFIG_BAD_VALUE, `job id ${jobId} is already in use (being planned)`, { jobId });
-    // Planning may take long (sources read schemas from their systems): the job can be seen
-    // and cancelled meanwhile.
-    const init: PlanningJob = { jobName: req.jobName, submitTimeMs: Date.now(), cancelRequested: false };
-    this.planning.set(jobId, init);
-    let planned: Awaited<ReturnType<CoordinatorServer['plan']>>;
-    let restore: Map<number, RestorePoint>;
-    try {
-      planned = await this.plan(req, jobId);
-      restore = req.restoreJobId ? await this.restorePoints(jobId) : new Map<number, RestorePoint>();
-    } finally {
-      this.planning.delete(jobId);
-    }
+  private newJobMaster(planned: Awaited<ReturnType<CoordinatorServer['plan']>>, recorder: JobRecorder, submitTime: number, restore: Map<number, RestorePoint>): JobMaster {
     const job = new JobMaster(
       planned,
-      { workers: this.workers, resources: this.rm, storage: this.options.checkpointStorage },
+      { workers: this.workers, resources: this.rm, storage: this.options.checkpointStorage, records: recorder, submitTime, epoch: () => this.fence.epoch },
       {
         onJobStatus: (j) => {
           this.events.emit(j.jobId, j);
+          if (!j.isEnded()) return;
+          void recorder.end();
           // As in SeaTunnel: a cancelled or finished job's checkpoints go; a failed job keeps
           // them (it can be restored with -r), and so does a savepoint.
           if (j.status === 'CANCELED' || j.status === 'FINISHED') {
@@ -220,15 +345,64 @@ export class CoordinatorServer {
           if (slotIds.length === 0) return;
           this.rm
             .release(j.jobId, slotIds)
-            .catch((err: unknown) => log.warn({ err, jobId: j.jobId }, 'could not release slots'))
+            .catch((err: unknown) => log.warn({ err: (err as Error).message, jobId: j.jobId }, 'could not release slots'))
             .finally(() => this.scheduler.kick());
         },
       },
       this.pipelineSettings(planned),
       restore,
     );
-    this.jobs.set(jobId, job);
-    this.rates.set(jobId, new RateTracker());
+    recorder.attach(job);
+    return job;
+  }
+
+  private register(job: JobMaster, recorder: JobRecorder): void {
+    this.jobs.set(job.jobId, job);
+    this.recorders.set(job.jobId, recorder);
+    this.rates.set(job.jobId, new RateTracker());
+  }
+
+  /**
+   * Submits a job: planned (parsed, validated, schemas read) first, so a bad config changes
+   * nothing; then recorded in the state store, then queued. A submit repeated with the same id
+   * and config (a client retrying across a fail-over) answers with the job already there.
+   */
+  async submit(req: SubmitJobRequest): Promise<JobMaster> {
+    const jobId = req.restoreJobId || req.jobId || newJobId();
+    const existing = this.jobs.get(jobId);
+    if (existing && this.recorders.get(jobId)?.info.configText === req.configText && !existing.isEnded()) return existing;
+    if (existing && !(req.restoreJobId && existing.isEnded())) {
+      throw new TidewayError(ErrorCode.CONFIG_BAD_VALUE, `job id ${jobId} is already in use (${existing.status})`, { jobId });
+    }
+    if (this.planning.has(jobId)) throw new TidewayError(ErrorCode.CONFIG_BAD_VALUE, `job id ${jobId} is already in use (being planned)`, { jobId });
+    // Planning may take long (sources read schemas from their systems): the job can be seen
+    // and cancelled meanwhile.
+    const init: PlanningJob = { jobName: req.jobName, submitTimeMs: Date.now(), cancelRequested: false };
+    this.planning.set(jobId, init);
+    let planned: Awaited<ReturnType<CoordinatorServer['plan']>>;
+    let restore: Map<number, RestorePoint>;
+    let recorder: JobRecorder;
+    try {
+      planned = await this.plan(req, jobId);
+      restore = req.restoreJobId ? await this.restorePoints(jobId) : new Map<number, RestorePoint>();
+      const info: StoredJobInfo = {
+        jobId,
+        jobName: planned.jobName,
+        configText: req.configText,
+        configFile: req.configFile,
+        format: req.format,
+        variables: { ...req.variables },
+        restoreJobId: req.restoreJobId,
+        submitTimeMs: init.submitTimeMs,
+        planJson: '',
+      };
+      recorder = new JobRecorder(this.store, this.fence, info, this.options.historyExpireMs);
+      await recorder.submit();
+    } finally {
+      this.planning.delete(jobId);
+    }
+    const job = this.newJobMaster(planned, recorder, init.submitTimeMs, restore);
+    this.register(job, recorder);
     if (init.cancelRequested) {
       // Cancelled while it was being planned: it ends CANCELED without asking for a slot.
       job.cancel();
@@ -240,131 +414,36 @@ export class CoordinatorServer {
     return job;
   }
 
-  private waitEnded(job: JobMaster, timeoutMs: number): Promise<void> {
-    if (job.isEnded()) return Promise.resolve();
-    return new Promise((resolve) => {
-      const done = () => {
-        if (!job.isEnded()) return;
-        clearTimeout(timer);
-        this.events.off(job.jobId, done);
-        resolve();
-      };
-      const timer = setTimeout(() => {
-        this.events.off(job.jobId, done);
-        resolve();
-      }, timeoutMs);
-      this.events.on(job.jobId, done);
+  /** Every job known here: running ones, and ended ones for a while. */
+  jobMasters(): Iterable<JobMaster> {
+    return this.jobs.values();
+  }
+
+  pendingCount(): number {
+    return this.scheduler.pendingCount();
+  }
+
+  /** Workers call the leader only: a follower redirects them. */
+  private leaderOnly<Req>(fn: (req: Req) => Promise<Ack> | Ack): grpc.handleUnaryCall<Req, Ack> {
+    return unaryHandler<Req, Ack>(async (req) => {
+      this.fence.check();
+      return fn(req);
     });
-  }
-
-  private jobService(): grpc.UntypedServiceImplementation {
-    return {
-      submitJob: unaryHandler<SubmitJobRequest, SubmitJobResponse>(async (req) => {
-        const job = await this.submit(req);
-        return { jobId: job.jobId, job: jobInfo(job) };
-      }),
-      planJob: unaryHandler<SubmitJobRequest, PlanJobResponse>(async (req) => describePlan(await this.plan(req, req.jobId || 'plan'))),
-      getJob: unaryHandler<GetJobRequest, JobInfo>((req) => {
-        const init = this.planning.get(req.jobId);
-        return init ? planningJobInfo(req.jobId, init) : jobInfo(this.job(req.jobId));
-      }),
-      listJobs: unaryHandler<object, ListJobsResponse>(() => ({
-        jobs: [...[...this.planning].map(([id, init]) => planningJobInfo(id, init)), ...[...this.jobs.values()].map(jobInfo)],
-      })),
-      cancelJob: unaryHandler<CancelJobRequest, CancelJobResponse>((req) => {
-        const init = this.planning.get(req.jobId);
-        if (init) {
-          init.cancelRequested = true;
-          return { job: planningJobInfo(req.jobId, init) };
-        }
-        const job = this.job(req.jobId);
-        job.cancel();
-        return { job: jobInfo(job) };
-      }),
-      savepointJob: unaryHandler<SavepointJobRequest, SavepointJobResponse>(async (req) => {
-        const job = this.job(req.jobId);
-        const ids = await job.savepoint();
-        // The task groups stop after the savepoint completed; answer once the job has ended.
-        await this.waitEnded(job, 60_000);
-        return { job: jobInfo(job), checkpointId: Math.max(0, ...ids) };
-      }),
-      getJobMetrics: unaryHandler<GetJobMetricsRequest, JobMetrics>((req) => jobMetrics(this.job(req.jobId), this.rates.get(req.jobId))),
-      getClusterOverview: unaryHandler<object, ClusterOverview>(async () => {
-        const { workers } = await this.rm.listWorkers();
-        const jobs = [...this.jobs.values()];
-        const count = (s: string) => jobs.filter((j) => j.status === s).length;
-        const totalSlots = workers.reduce((n, w) => n + (w.dynamicSlot ? 0 : w.slotNum), 0);
-        const used = workers.reduce((n, w) => n + w.assignedSlots.length, 0);
-        return {
-          workers: workers.map((w) => ({
-            workerId: w.workerId,
-            address: w.address,
-            attributes: w.attributes,
-            totalSlots: w.dynamicSlot ? 0 : w.slotNum,
-            freeSlots: w.dynamicSlot ? 0 : Math.max(0, w.slotNum - w.assignedSlots.length),
-            cpuCores: w.cpuCores,
-            memoryMb: w.memoryMb,
-            systemLoad: w.systemLoad,
-            lastHeartbeatMs: 0,
-          })),
-          totalSlots,
-          freeSlots: Math.max(0, totalSlots - used),
-          runningJobs: count('RUNNING'),
-          pendingJobs: count('PENDING'),
-          finishedJobs: count('FINISHED'),
-          failedJobs: count('FAILED'),
-          canceledJobs: count('CANCELED'),
-          leaderAddress: this.address,
-        };
-      }),
-      watchJob: (call: grpc.ServerWritableStream<WatchJobRequest, JobEvent>) => this.watch(call),
-    };
-  }
-
-  private watch(call: grpc.ServerWritableStream<WatchJobRequest, JobEvent>): void {
-    const jobId = call.request.jobId;
-    let job: JobMaster;
-    try {
-      job = this.job(jobId);
-    } catch (err) {
-      call.destroy(Object.assign(new Error((err as Error).message), toServiceError(err)));
-      return;
-    }
-    const interval = call.request.intervalMs || 1000;
-    let closed = false;
-    const send = () => {
-      if (closed) return;
-      call.write({ job: jobInfo(job), metrics: jobMetrics(job, this.rates.get(jobId)) });
-      if (job.isEnded()) finish();
-    };
-    const onChange = () => send();
-    const timer = setInterval(send, interval);
-    const finish = () => {
-      if (closed) return;
-      closed = true;
-      clearInterval(timer);
-      this.events.off(jobId, onChange);
-      call.end();
-    };
-    this.events.on(jobId, onChange);
-    call.on('cancelled', finish);
-    call.on('error', finish);
-    send();
   }
 
   private coordinatorService(): grpc.UntypedServiceImplementation {
     return {
-      reportTaskState: unaryHandler<ReportTaskStateRequest, Ack>((req) => {
+      reportTaskState: this.leaderOnly<ReportTaskStateRequest>((req) => {
         const loc = req.location!;
         const p = this.jobs.get(loc.jobId)?.pipeline(loc.pipelineId);
         const state = WIRE_TO_EXEC[req.state];
         if (p && state) {
-          if (req.error && p.taskGroups[loc.taskGroupIndex]) p.taskGroups[loc.taskGroupIndex]!.error = req.error;
+          if (req.error && p.taskGroups[loc.taskGroupIndex] && loc.attempt === p.attempt) p.taskGroups[loc.taskGroupIndex]!.error = req.error;
           p.onTaskState(loc.taskGroupIndex, loc.attempt, state, req.error);
         }
         return OK;
       }),
-      acknowledgeCheckpoint: unaryHandler<AcknowledgeCheckpointRequest, Ack>(async (req) => {
+      acknowledgeCheckpoint: this.leaderOnly<AcknowledgeCheckpointRequest>(async (req) => {
         const loc = req.location!;
         const p = this.jobs.get(loc.jobId)?.pipeline(loc.pipelineId);
         if (p) {
@@ -374,24 +453,50 @@ export class CoordinatorServer {
         }
         return OK;
       }),
-      reportMetrics: unaryHandler<ReportMetricsRequest, Ack>((req) => {
+      reportMetrics: this.leaderOnly<ReportMetricsRequest>((req) => {
         const loc = req.location!;
         this.jobs.get(loc.jobId)?.pipeline(loc.pipelineId)?.onMetrics(loc.taskGroupIndex, loc.attempt, { tables: req.tables });
         return OK;
       }),
       requestSplits: unaryHandler<RequestSplitsRequest, RequestSplitsResponse>(async (req) => {
+        this.fence.check();
         const loc = req.location!;
         const p = this.jobs.get(loc.jobId)?.pipeline(loc.pipelineId);
         if (!p) throw new TidewayError(ErrorCode.NOT_FOUND, `pipeline ${loc.jobId}/${loc.pipelineId} is not running`);
         const res = await p.requestSplits(loc.taskGroupIndex, loc.attempt, req.register, req.request);
         return { splits: res.splits.map((s) => serialize(s)), noMoreSplits: res.noMoreSplits };
       }),
-      workerLost: unaryHandler<WorkerLostRequest, Ack>((req) => {
+      workerLost: this.leaderOnly<WorkerLostRequest>((req) => {
         log.warn({ worker: req.address, reason: req.reason }, 'worker lost');
         this.workersLost++;
         for (const j of this.jobs.values()) if (!j.isEnded()) j.onWorkerLost(req.address);
         return OK;
       }),
+      reportTaskGroups: this.leaderOnly<ReportTaskGroupsRequest>((req) => {
+        if (this.takingOver) return OK; // the take-over reconciles them itself
+        for (const g of req.taskGroups) {
+          const loc = g.location!;
+          const p = this.jobs.get(loc.jobId)?.pipeline(loc.pipelineId);
+          if (p && !p.isEnded() && p.attempt === loc.attempt) continue;
+          // No job of this leader runs it: an orphan of an earlier leader or attempt.
+          log.warn({ jobId: loc.jobId, pipelineId: loc.pipelineId, taskGroup: loc.taskGroupIndex, attempt: loc.attempt, worker: req.workerAddress }, 'cancelling an orphaned task group');
+          void this.workers.cancel(req.workerAddress, loc, 'no job of the leader runs this task group').catch(() => undefined);
+        }
+        return OK;
+      }),
     };
   }
+}
+
+/** A stored job's submit request, for planning it again on a take-over. */
+function requestOf(info: StoredJobInfo): SubmitJobRequest {
+  return {
+    configText: info.configText,
+    configFile: info.configFile,
+    format: info.format,
+    variables: info.variables,
+    jobName: info.jobName,
+    jobId: info.jobId,
+    restoreJobId: '',
+  };
 }

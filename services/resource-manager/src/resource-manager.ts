@@ -20,13 +20,28 @@ export interface ResourceManagerOptions {
    * where the registry starts empty by construction.
    */
   registryRebuildMs?: number;
+  /**
+   * Checks a worker that missed heartbeats: resolves 'refused' when its port refuses
+   * connections (the process is gone: it is declared lost at once, long before the timeout),
+   * 'alive' when it answers, 'silent' otherwise (paused or overloaded: the timeout decides).
+   */
+  probe?: (address: string) => Promise<ProbeResult>;
 }
+
+export type ProbeResult = 'alive' | 'refused' | 'silent';
+
+/** Slots granted this recently are never freed by a leader's sync (its list may predate them). */
+const SYNC_GRACE_MS = 10_000;
 
 interface WorkerEntry {
   profile: WorkerProfile;
   lastHeartbeat: number;
   /** Slots granted on this worker, by slot id. */
   slots: Map<string, SlotProfile>;
+  /** When each slot was granted here (ms since epoch). */
+  grantedAt: Map<string, number>;
+  /** A probe of this worker is in flight. */
+  probing: boolean;
 }
 
 /**
@@ -61,7 +76,7 @@ export class ResourceManager {
 
   register(profile: WorkerProfile): void {
     const existing = this.workers.get(profile.workerId);
-    const entry: WorkerEntry = existing ?? { profile, lastHeartbeat: Date.now(), slots: new Map() };
+    const entry: WorkerEntry = existing ?? { profile, lastHeartbeat: Date.now(), slots: new Map(), grantedAt: new Map(), probing: false };
     entry.profile = profile;
     entry.lastHeartbeat = Date.now();
     // The worker's own report of the slots it holds wins: it owns them.
@@ -104,8 +119,49 @@ export class ResourceManager {
         owner: req.owners[i] ?? '',
       };
       entry.slots.set(slot.slotId, slot);
+      entry.grantedAt.set(slot.slotId, Date.now());
       return slot;
     });
+  }
+
+  /**
+   * The leader's list of every slot its jobs hold: other granted slots (of jobs that ended or
+   * that an earlier leader lost track of) are free again, unless granted in the last seconds.
+   * Returns how many were freed.
+   */
+  sync(heldSlotIds: readonly string[]): number {
+    const held = new Set(heldSlotIds);
+    const before = Date.now() - SYNC_GRACE_MS;
+    let freed = 0;
+    for (const entry of this.workers.values()) {
+      for (const id of [...entry.slots.keys()]) {
+        if (held.has(id) || (entry.grantedAt.get(id) ?? 0) > before) continue;
+        entry.slots.delete(id);
+        entry.grantedAt.delete(id);
+        freed++;
+      }
+    }
+    if (freed > 0) log.info({ freed }, 'freed slots no job of the leader holds');
+    return freed;
+  }
+
+  /** The worker registered at an address, if any. */
+  workerAt(address: string): WorkerProfile | undefined {
+    for (const w of this.workers.values()) if (w.profile.address === address) return w.profile;
+    return undefined;
+  }
+
+  /** Declares the worker at an address lost now (a probe found its port closed). */
+  declareLost(address: string, reason: string): boolean {
+    for (const [id, entry] of this.workers) {
+      if (entry.profile.address !== address) continue;
+      this.workers.delete(id);
+      this.lostWorkers++;
+      log.warn({ workerId: id, address, reason }, 'worker lost');
+      this.options.onWorkerLost?.(entry.profile, reason);
+      return true;
+    }
+    return false;
   }
 
   /** Releases the given slots of a job, or all of its slots when `slotIds` is empty. */
@@ -116,6 +172,7 @@ export class ResourceManager {
       for (const [id, slot] of entry.slots) {
         if (slot.jobId === jobId && (only.size === 0 || only.has(id))) {
           entry.slots.delete(id);
+          entry.grantedAt.delete(id);
           released++;
         }
       }
@@ -153,6 +210,17 @@ export class ResourceManager {
     const now = Date.now();
     for (const [id, entry] of this.workers) {
       const silentMs = now - entry.lastHeartbeat;
+      if (silentMs > 2 * this.options.heartbeatIntervalMs && silentMs <= this.options.heartbeatTimeoutMs && this.options.probe && !entry.probing) {
+        entry.probing = true;
+        void this.options
+          .probe(entry.profile.address)
+          .then((r) => {
+            if (r === 'refused' && this.workers.get(id) === entry && Date.now() - entry.lastHeartbeat > 2 * this.options.heartbeatIntervalMs) {
+              this.declareLost(entry.profile.address, `no heartbeat for ${Date.now() - entry.lastHeartbeat} ms and its port refuses connections`);
+            }
+          })
+          .finally(() => (entry.probing = false));
+      }
       if (silentMs > this.options.heartbeatTimeoutMs) {
         this.workers.delete(id);
         this.lostWorkers++;

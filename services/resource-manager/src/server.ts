@@ -1,6 +1,11 @@
+import * as grpc from '@grpc/grpc-js';
 import {
   CoordinatorServiceClient,
   ResourceManagerServiceService,
+  WorkerServiceClient,
+  type ProbeWorkerRequest,
+  type ProbeWorkerResponse,
+  type SyncSlotsRequest,
   type ApplyResourcesRequest,
   type ApplyResourcesResponse,
   type Ack,
@@ -11,35 +16,39 @@ import {
   type RegisterWorkerResponse,
   type ReleaseResourcesRequest,
 } from '@tideway/contracts';
-import { EpochGuard, TidewayServer, call, clientOptions, insecure, unaryHandler } from '@tideway/rpc';
+import { EpochGuard, LeaderCaller, TidewayServer, call, clientOptions, insecure, unaryHandler } from '@tideway/rpc';
 import { backoffDelay, logger, sleep } from '@tideway/common';
-import { ResourceManager, type ResourceManagerOptions } from './resource-manager.js';
+import { ResourceManager, type ProbeResult, type ResourceManagerOptions } from './resource-manager.js';
 
 const log = logger('resource-manager');
 
-export interface ResourceManagerServiceOptions extends Omit<ResourceManagerOptions, 'onWorkerLost'> {
+export interface ResourceManagerServiceOptions extends Omit<ResourceManagerOptions, 'onWorkerLost' | 'probe'> {
   host: string;
   port: number;
-  /** Where to tell about lost workers (the coordinator); may be set later. */
-  coordinatorAddress?: string;
+  /** The coordinators, told about lost workers (the leader among them); may be set later. */
+  coordinatorAddresses?: readonly string[];
 }
 
 /** The resource manager as a gRPC service. */
 export class ResourceManagerService {
   readonly manager: ResourceManager;
   private readonly server = new TidewayServer();
-  private readonly epochs = new EpochGuard();
-  private coordinator?: CoordinatorServiceClient;
+  private readonly epochs = new EpochGuard((_epoch, address) => this.coordinators?.noteLeader(address));
+  private coordinators?: LeaderCaller<CoordinatorServiceClient>;
   port = 0;
 
   constructor(private readonly options: ResourceManagerServiceOptions) {
-    this.manager = new ResourceManager({ ...options, onWorkerLost: (w, reason) => void this.tellWorkerLost(w.workerId, w.address, reason) });
-    if (options.coordinatorAddress) this.setCoordinator(options.coordinatorAddress);
+    this.manager = new ResourceManager({
+      ...options,
+      onWorkerLost: (w, reason) => void this.tellWorkerLost(w.workerId, w.address, reason),
+      probe: (address) => probeWorker(address, Math.max(500, options.heartbeatIntervalMs)),
+    });
+    if (options.coordinatorAddresses?.length) this.setCoordinators(options.coordinatorAddresses);
   }
 
-  setCoordinator(address: string): void {
-    this.coordinator?.close();
-    this.coordinator = new CoordinatorServiceClient(address, insecure, clientOptions);
+  setCoordinators(addresses: readonly string[]): void {
+    this.coordinators?.close();
+    this.coordinators = new LeaderCaller(addresses, (a) => new CoordinatorServiceClient(a, insecure, clientOptions));
   }
 
   get address(): string {
@@ -72,6 +81,22 @@ export class ResourceManagerService {
         return { ok: true, error: undefined };
       }),
       listWorkers: unaryHandler<object, ListWorkersResponse>(() => ({ workers: m.listWorkers(), nowMs: Date.now() })),
+      probeWorker: unaryHandler<ProbeWorkerRequest, ProbeWorkerResponse>(async (req, callCtx) => {
+        this.epochs.check(callCtx.metadata);
+        const known = m.workerAt(req.address) !== undefined;
+        const r = await probeWorker(req.address, 2000);
+        if (r === 'alive') return { alive: true, lost: false, reason: '' };
+        if (r === 'refused') {
+          if (known) m.declareLost(req.address, 'its port refuses connections (probed before a restart)');
+          return { alive: false, lost: true, reason: 'its port refuses connections' };
+        }
+        return { alive: false, lost: !known, reason: known ? 'it does not answer' : 'it is not registered' };
+      }),
+      syncSlots: unaryHandler<SyncSlotsRequest, Ack>((req, callCtx) => {
+        this.epochs.check(callCtx.metadata);
+        m.sync(req.heldSlotIds);
+        return { ok: true, error: undefined };
+      }),
     });
     this.port = await this.server.listen(this.options.host, this.options.port);
     m.start();
@@ -81,23 +106,41 @@ export class ResourceManagerService {
 
   async stop(): Promise<void> {
     this.manager.stop();
-    this.coordinator?.close();
+    this.coordinators?.close();
     await this.server.close();
   }
 
-  /** Tells the coordinator, retrying with backoff while it is unreachable (it may be restarting). */
+  /** Tells the leader, following it across fail-overs and retrying while none answers. */
   private async tellWorkerLost(workerId: string, address: string, reason: string): Promise<void> {
     for (let attempt = 0; attempt < 12; attempt++) {
-      const client = this.coordinator;
-      if (!client) return;
+      const leader = this.coordinators;
+      if (!leader) return;
       try {
-        await call(client.workerLost, client, { workerId, address, reason }, { deadlineMs: 5000 });
+        await leader.call((c) => call(c.workerLost, c, { workerId, address, reason }, { deadlineMs: 5000 }), 10_000);
         return;
       } catch (err) {
-        if (attempt === 0) log.warn({ err: (err as Error).message, workerId, coordinator: this.options.coordinatorAddress }, 'waiting for the coordinator to tell it a worker was lost');
+        if (attempt === 0) log.warn({ err: (err as Error).message, workerId, coordinators: leader.known }, 'waiting for the leader coordinator to tell it a worker was lost');
         await sleep(backoffDelay(attempt, 200, 5000));
       }
     }
     log.warn({ workerId, address }, 'gave up telling the coordinator about a lost worker');
+  }
+}
+
+/**
+ * One call to a worker (ListTaskGroups, which needs no epoch): 'refused' when the connection
+ * is refused (the process is gone), 'silent' when it does not answer in time.
+ */
+export async function probeWorker(address: string, timeoutMs: number): Promise<ProbeResult> {
+  const client = new WorkerServiceClient(address, insecure, { ...clientOptions, 'grpc.initial_reconnect_backoff_ms': 100, 'grpc.max_reconnect_backoff_ms': 200 });
+  try {
+    await call(client.listTaskGroups, client, {}, { deadlineMs: timeoutMs });
+    return 'alive';
+  } catch (err) {
+    const e = err as { details?: { grpcCode?: number }; message?: string };
+    const refused = e.details?.grpcCode === grpc.status.UNAVAILABLE && /ECONNREFUSED|connection refused|No connection established/i.test(e.message ?? '');
+    return refused ? 'refused' : 'silent';
+  } finally {
+    client.close();
   }
 }

@@ -9,6 +9,7 @@ import {
   type CancelTaskRequest,
   type CheckpointNotification,
   type DeployTaskRequest,
+  type ListTaskGroupsResponse,
   type NotifyTaskRestoreRequest,
   type TriggerCheckpointRequest,
   type WorkerProfile,
@@ -28,12 +29,19 @@ export interface WorkerOptions {
   /** Address other processes use to reach this worker (defaults to host:port). */
   advertisedAddress?: string;
   resourceManagerAddress: string;
-  coordinatorAddress: string;
+  /** Every coordinator's address: reports go to the leader among them. */
+  coordinatorAddresses: readonly string[];
   workerId?: string;
   dynamicSlot: boolean;
   slotNum: number;
   attributes: Record<string, string>;
   heartbeatIntervalMs: number;
+  /**
+   * With task groups running and no word from a leader for this long, the worker cancels them
+   * and frees their slots (tideway.worker.leader-loss-timeout): a cluster whose coordinators
+   * all died stops cleanly instead of running orphans. 0 never does.
+   */
+  leaderLossTimeoutMs?: number;
 }
 
 /**
@@ -44,9 +52,14 @@ export class WorkerServer {
   readonly workerId: string;
   readonly tasks: TaskExecutionService;
   private readonly server = new TidewayServer();
-  private readonly epochs = new EpochGuard();
+  private readonly epochs: EpochGuard;
   private rm?: ResourceManagerServiceClient;
   private heartbeatTimer?: NodeJS.Timeout;
+  private leaderTimer?: NodeJS.Timeout;
+  /** When a leader last answered or called (ms since epoch). */
+  private lastLeaderContact = Date.now();
+  /** Whether the last report of the task groups to a leader failed. */
+  private leaderLost = false;
   private stopped = false;
   private registered = false;
   /** Whether the last heartbeat failed (the resource manager is away). */
@@ -55,7 +68,11 @@ export class WorkerServer {
 
   constructor(private readonly options: WorkerOptions) {
     this.workerId = options.workerId ?? randomUUID();
-    this.tasks = new TaskExecutionService(() => this.options.coordinatorAddress);
+    this.tasks = new TaskExecutionService(options.coordinatorAddresses);
+    this.epochs = new EpochGuard((epoch, address) => {
+      log.info({ epoch, leader: address }, 'a new leader coordinator');
+      this.tasks.leader.noteLeader(address);
+    });
   }
 
   get address(): string {
@@ -68,8 +85,12 @@ export class WorkerServer {
       deployTask: unaryHandler<DeployTaskRequest, Ack>((req, c) => {
         this.epochs.check(c.metadata);
         const epoch = this.epochs.current;
-        t.deploy(req.location!, req.slot!, req.descriptor, () => epochMetadata(epoch));
+        t.deploy(req.location!, req.slot!, req.descriptor, () => epochMetadata(epoch), epoch);
         return OK;
+      }),
+      listTaskGroups: unaryHandler<object, ListTaskGroupsResponse>((_req, c) => {
+        this.epochs.check(c.metadata);
+        return { workerId: this.workerId, taskGroups: t.running() };
       }),
       notifyTaskRestore: unaryHandler<NotifyTaskRestoreRequest, Ack>((req, c) => {
         this.epochs.check(c.metadata);
@@ -114,7 +135,48 @@ export class WorkerServer {
       'grpc.max_reconnect_backoff_ms': reconnectMs,
     });
     void this.registerLoop();
+    this.scheduleLeaderReport();
     return this.address;
+  }
+
+  private scheduleLeaderReport(): void {
+    this.leaderTimer = setTimeout(() => void this.reportToLeader(), this.options.heartbeatIntervalMs);
+    this.leaderTimer.unref();
+  }
+
+  /**
+   * While task groups run: tells the leader which (it cancels orphans of earlier leaders), and
+   * stops them all when no leader has been heard from for leader-loss-timeout.
+   */
+  private async reportToLeader(): Promise<void> {
+    if (this.stopped) return;
+    const running = this.tasks.running();
+    const now = Date.now();
+    if (running.length === 0) {
+      this.lastLeaderContact = now;
+    } else {
+      try {
+        const c = this.tasks.leader;
+        await c.call(
+          (client) => call(client.reportTaskGroups, client, { workerId: this.workerId, workerAddress: this.address, taskGroups: running }, { deadlineMs: Math.max(1000, this.options.heartbeatIntervalMs) }),
+          Math.max(1000, this.options.heartbeatIntervalMs),
+        );
+        if (this.leaderLost) log.info({ leader: c.leader }, 'a leader coordinator answers again');
+        this.leaderLost = false;
+        this.lastLeaderContact = Date.now();
+      } catch (err) {
+        if (!this.leaderLost) log.warn({ err: (err as Error).message, coordinators: this.tasks.leader.known }, 'no leader coordinator answers');
+        this.leaderLost = true;
+      }
+      const silentMs = Date.now() - Math.max(this.lastLeaderContact, this.epochs.lastLeaderCallMs);
+      const limit = this.options.leaderLossTimeoutMs ?? 0;
+      if (limit > 0 && silentMs > limit) {
+        const n = this.tasks.cancelAll(`no leader coordinator for ${silentMs} ms (tideway.worker.leader-loss-timeout ${limit} ms)`);
+        log.warn({ taskGroups: n, silentMs, limit }, 'no leader coordinator: cancelled every task group and freed their slots');
+        this.lastLeaderContact = Date.now();
+      }
+    }
+    if (!this.stopped) this.scheduleLeaderReport();
   }
 
   /** Resolves once the resource manager has accepted this worker. */
@@ -185,6 +247,7 @@ export class WorkerServer {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.heartbeatTimer) clearTimeout(this.heartbeatTimer);
+    if (this.leaderTimer) clearTimeout(this.leaderTimer);
     await this.tasks.stop();
     this.rm?.close();
     await this.server.close(500);

@@ -4,11 +4,12 @@ import {
   CheckpointType,
   CoordinatorServiceClient,
   ExecutionState,
+  type RunningTaskGroup as WireRunningTaskGroup,
   type SlotProfile,
   type TaskGroupLocation,
 } from '@tideway/contracts';
 import { logger, serializeError, type SerializedError, backoffDelay, sleep } from '@tideway/common';
-import { call, clientOptions, insecure } from '@tideway/rpc';
+import { LeaderCaller, call, clientOptions, insecure } from '@tideway/rpc';
 import {
   TaskGroupThread,
   type CheckpointKind,
@@ -41,6 +42,8 @@ export interface RunningTaskGroup {
   /** Reports to the coordinator go out in order, one at a time. */
   reports: Promise<void>;
   epochMetadata: () => grpc.Metadata;
+  /** The leader epoch of the coordinator that deployed it. */
+  epoch: number;
   /** Incoming shuffle channels, by upstream task group index: credits go back on them. */
   channels: Map<number, { grantCredits(batches: number): void }>;
 }
@@ -60,10 +63,13 @@ export function locationKey(l: TaskGroupLocation): string {
  */
 export class TaskExecutionService {
   private readonly groups = new Map<string, RunningTaskGroup>();
-  private readonly coordinators = new Map<string, CoordinatorServiceClient>();
+  /** Reports go to the leader among the coordinators, following redirects across fail-overs. */
+  readonly leader: LeaderCaller<CoordinatorServiceClient>;
   private splitPoller?: NodeJS.Timeout;
 
-  constructor(private readonly coordinatorAddress: () => string) {}
+  constructor(coordinatorAddresses: readonly string[]) {
+    this.leader = new LeaderCaller(coordinatorAddresses, (a) => new CoordinatorServiceClient(a, insecure, clientOptions));
+  }
 
   start(): void {
     this.splitPoller = setInterval(() => this.pollSplits(), 200);
@@ -79,17 +85,21 @@ export class TaskExecutionService {
     return [...this.groups.values()].filter((g) => !g.ended).length;
   }
 
-  private coordinator(): CoordinatorServiceClient {
-    const address = this.coordinatorAddress();
-    let c = this.coordinators.get(address);
-    if (!c) {
-      c = new CoordinatorServiceClient(address, insecure, clientOptions);
-      this.coordinators.set(address, c);
-    }
-    return c;
+  /** The running task groups, as a new leader asks for them. */
+  running(): WireRunningTaskGroup[] {
+    return [...this.groups.values()]
+      .filter((g) => !g.ended)
+      .map((g) => ({ location: g.location, slot: g.slot, state: ExecutionState.EXEC_RUNNING, epoch: g.epoch }));
   }
 
-  deploy(location: TaskGroupLocation, slot: SlotProfile, descriptorBytes: Buffer, epochMetadata: () => grpc.Metadata): void {
+  /** Cancels every running task group (no leader was heard from for too long). */
+  cancelAll(reason: string): number {
+    const running = [...this.groups.values()].filter((g) => !g.ended);
+    for (const g of running) this.cancel(g.location, reason);
+    return running.length;
+  }
+
+  deploy(location: TaskGroupLocation, slot: SlotProfile, descriptorBytes: Buffer, epochMetadata: () => grpc.Metadata, epoch = 0): void {
     const key = locationKey(location);
     const existing = this.groups.get(key);
     if (existing && !existing.ended) {
@@ -104,6 +114,7 @@ export class TaskExecutionService {
       ended: false,
       reports: Promise.resolve(),
       epochMetadata,
+      epoch,
       channels: new Map(),
       thread: undefined as unknown as TaskGroupThread,
     };
@@ -115,7 +126,7 @@ export class TaskExecutionService {
           // The thread died without reporting an end (a crash, or terminate()).
           group.ended = true;
           const err: SerializedError = serializeError(error ?? new Error(`task group thread exited with code ${code}`));
-          this.report(group, () => this.reportState(group, ExecutionState.EXEC_FAILED, err));
+          this.report(group, (c) => this.sendState(c, group, ExecutionState.EXEC_FAILED, err));
         }
       },
     );
@@ -128,7 +139,7 @@ export class TaskExecutionService {
       case 'state': {
         if (msg.state === 'FINISHED' || msg.state === 'FAILED' || msg.state === 'CANCELED') group.ended = true;
         const state = STATE_TO_WIRE[msg.state];
-        this.report(group, () => this.reportState(group, state, msg.error));
+        this.report(group, (c) => this.sendState(c, group, state, msg.error));
         break;
       }
       case 'split-request':
@@ -139,17 +150,15 @@ export class TaskExecutionService {
         group.channels.get(msg.channel)?.grantCredits(msg.batches);
         break;
       case 'metrics':
-        this.report(group, () =>
-          call(this.coordinator().reportMetrics, this.coordinator(), { location: group.location, tables: msg.metrics.tables.map((t) => ({ ...t, sourceReceivedQps: 0, sinkWriteQps: 0 })) }, { metadata: group.epochMetadata(), deadlineMs: 10_000 }).then(
-            () => undefined,
-          ),
+        this.report(group, (c) =>
+          call(c.reportMetrics, c, { location: group.location, tables: msg.metrics.tables.map((t) => ({ ...t, sourceReceivedQps: 0, sinkWriteQps: 0 })) }, { metadata: group.epochMetadata(), deadlineMs: 10_000 }).then(() => undefined),
         );
         break;
       case 'checkpoint-ack':
-        this.report(group, () =>
+        this.report(group, (c) =>
           call(
-            this.coordinator().acknowledgeCheckpoint,
-            this.coordinator(),
+            c.acknowledgeCheckpoint,
+            c,
             {
               location: group.location,
               checkpointId: msg.checkpointId,
@@ -162,10 +171,10 @@ export class TaskExecutionService {
         );
         break;
       case 'checkpoint-failed':
-        this.report(group, () =>
+        this.report(group, (c) =>
           call(
-            this.coordinator().acknowledgeCheckpoint,
-            this.coordinator(),
+            c.acknowledgeCheckpoint,
+            c,
             { location: group.location, checkpointId: msg.checkpointId, state: Buffer.alloc(0), commitInfos: Buffer.alloc(0), error: msg.error },
             { metadata: group.epochMetadata(), deadlineMs: 30_000 },
           ).then(() => undefined),
@@ -174,12 +183,16 @@ export class TaskExecutionService {
     }
   }
 
-  /** Queues a report so they reach the coordinator in order; retries while it is unreachable. */
-  private report(group: RunningTaskGroup, send: () => Promise<void>): void {
+  /**
+   * Queues a report so they reach the leader in order. It follows the leader across a
+   * fail-over and retries while no coordinator answers; a report finally given up is logged,
+   * never dropped silently.
+   */
+  private report(group: RunningTaskGroup, send: (c: CoordinatorServiceClient) => Promise<void>): void {
     group.reports = group.reports.then(async () => {
-      for (let attempt = 0; attempt < 20; attempt++) {
+      for (let attempt = 0; attempt < 10; attempt++) {
         try {
-          await send();
+          await this.leader.call((c) => send(c), 30_000);
           return;
         } catch (err) {
           const retryable = (err as { retryable?: boolean }).retryable;
@@ -190,13 +203,14 @@ export class TaskExecutionService {
           await sleep(backoffDelay(attempt, 100, 3000));
         }
       }
+      log.warn({ ...logFields(group.location), coordinators: this.leader.known }, 'gave up a report: no coordinator answered for minutes');
     });
   }
 
-  private async reportState(group: RunningTaskGroup, state: ExecutionState, error?: SerializedError): Promise<void> {
+  private async sendState(c: CoordinatorServiceClient, group: RunningTaskGroup, state: ExecutionState, error?: SerializedError): Promise<void> {
     await call(
-      this.coordinator().reportTaskState,
-      this.coordinator(),
+      c.reportTaskState,
+      c,
       { location: group.location, state, error: error ? { code: error.code, message: error.message, retryable: error.retryable } : undefined },
       { metadata: group.epochMetadata(), deadlineMs: 10_000 },
     );
@@ -204,11 +218,15 @@ export class TaskExecutionService {
 
   private async requestSplits(group: RunningTaskGroup, sourceVertexId: number, register: boolean, request: boolean): Promise<void> {
     try {
-      const res = await call(
-        this.coordinator().requestSplits,
-        this.coordinator(),
-        { location: group.location, sourceVertexId, subtaskIndex: group.location.taskGroupIndex, register, request },
-        { metadata: group.epochMetadata(), deadlineMs: 10_000 },
+      const res = await this.leader.call(
+        (c) =>
+          call(
+            c.requestSplits,
+            c,
+            { location: group.location, sourceVertexId, subtaskIndex: group.location.taskGroupIndex, register, request },
+            { metadata: group.epochMetadata(), deadlineMs: 10_000 },
+          ),
+        5000,
       );
       if (res.noMoreSplits) group.awaitingSplits.set(sourceVertexId, false);
       if (res.splits.length > 0 || res.noMoreSplits) {
@@ -264,7 +282,7 @@ export class TaskExecutionService {
       if (!g.ended) {
         log.warn(logFields(location), 'task group did not stop after cancel; terminating its thread');
         g.ended = true;
-        void g.thread.terminate().then(() => this.report(g, () => this.reportState(g, ExecutionState.EXEC_CANCELED)));
+        void g.thread.terminate().then(() => this.report(g, (c) => this.sendState(c, g, ExecutionState.EXEC_CANCELED)));
       }
     }, graceMs).unref();
   }
@@ -278,7 +296,7 @@ export class TaskExecutionService {
   async stop(): Promise<void> {
     if (this.splitPoller) clearInterval(this.splitPoller);
     await Promise.all([...this.groups.values()].map((g) => g.thread.terminate()));
-    for (const c of this.coordinators.values()) c.close();
+    this.leader.close();
   }
 
   /** Forgets ended task groups (keeps memory flat over many jobs). */

@@ -293,6 +293,15 @@ export interface TableMetrics {
   sinkWriteQps: number;
 }
 
+/** A task group a worker runs, as it reports it to a (new) leader. */
+export interface RunningTaskGroup {
+  location: TaskGroupLocation | undefined;
+  slot: SlotProfile | undefined;
+  state: ExecutionState;
+  /** The leader epoch of the coordinator that deployed it. */
+  epoch: number;
+}
+
 function createBaseErrorInfo(): ErrorInfo {
   return { code: "", message: "", retryable: false };
 }
@@ -988,6 +997,127 @@ export const TableMetrics: MessageFns<TableMetrics> = {
     message.sinkWriteBytes = object.sinkWriteBytes ?? 0;
     message.sourceReceivedQps = object.sourceReceivedQps ?? 0;
     message.sinkWriteQps = object.sinkWriteQps ?? 0;
+    return message;
+  },
+};
+
+function createBaseRunningTaskGroup(): RunningTaskGroup {
+  return { location: undefined, slot: undefined, state: 0, epoch: 0 };
+}
+
+export const RunningTaskGroup: MessageFns<RunningTaskGroup> = {
+  encode(message: RunningTaskGroup, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.location !== undefined) {
+      TaskGroupLocation.encode(message.location, writer.uint32(10).fork()).join();
+    }
+    if (message.slot !== undefined) {
+      SlotProfile.encode(message.slot, writer.uint32(18).fork()).join();
+    }
+    if (message.state !== 0) {
+      writer.uint32(24).int32(message.state);
+    }
+    if (message.epoch !== 0) {
+      writer.uint32(32).uint64(message.epoch);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RunningTaskGroup {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRunningTaskGroup();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.location = TaskGroupLocation.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.slot = SlotProfile.decode(reader, reader.uint32());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.state = reader.int32() as any;
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.epoch = longToNumber(reader.uint64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RunningTaskGroup {
+    return {
+      location: isSet(object.location) ? TaskGroupLocation.fromJSON(object.location) : undefined,
+      slot: isSet(object.slot) ? SlotProfile.fromJSON(object.slot) : undefined,
+      state: isSet(object.state) ? executionStateFromJSON(object.state) : 0,
+      epoch: isSet(object.epoch) ? globalThis.Number(object.epoch) : 0,
+    };
+  },
+
+  toJSON(message: RunningTaskGroup): unknown {
+    const obj: any = {};
+    if (message.location !== undefined) {
+      obj.location = TaskGroupLocation.toJSON(message.location);
+    }
+    if (message.slot !== undefined) {
+      obj.slot = SlotProfile.toJSON(message.slot);
+    }
+    if (message.state !== 0) {
+      obj.state = executionStateToJSON(message.state);
+    }
+    if (message.epoch !== 0) {
+      obj.epoch = Math.round(message.epoch);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RunningTaskGroup>, I>>(base?: I): RunningTaskGroup {
+    return RunningTaskGroup.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RunningTaskGroup>, I>>(object: I): RunningTaskGroup {
+    const message = createBaseRunningTaskGroup();
+    message.location = (object.location !== undefined && object.location !== null)
+      ? TaskGroupLocation.fromPartial(object.location)
+      : undefined;
+    message.slot = (object.slot !== undefined && object.slot !== null)
+      ? SlotProfile.fromPartial(object.slot)
+      : undefined;
+    message.state = object.state ?? 0;
+    message.epoch = object.epoch ?? 0;
     return message;
   },
 };

@@ -24,6 +24,7 @@ import {
   ExecutionState,
   executionStateFromJSON,
   executionStateToJSON,
+  RunningTaskGroup,
   TableMetrics,
   TaskGroupLocation,
 } from "./common.pb.js";
@@ -70,6 +71,12 @@ export interface WorkerLostRequest {
   workerId: string;
   address: string;
   reason: string;
+}
+
+export interface ReportTaskGroupsRequest {
+  workerId: string;
+  workerAddress: string;
+  taskGroups: RunningTaskGroup[];
 }
 
 function createBaseReportTaskStateRequest(): ReportTaskStateRequest {
@@ -754,6 +761,119 @@ export const WorkerLostRequest: MessageFns<WorkerLostRequest> = {
   },
 };
 
+function createBaseReportTaskGroupsRequest(): ReportTaskGroupsRequest {
+  return { workerId: "", workerAddress: "", taskGroups: [] };
+}
+
+export const ReportTaskGroupsRequest: MessageFns<ReportTaskGroupsRequest> = {
+  encode(message: ReportTaskGroupsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.workerId !== "") {
+      writer.uint32(10).string(message.workerId);
+    }
+    if (message.workerAddress !== "") {
+      writer.uint32(18).string(message.workerAddress);
+    }
+    for (const v of message.taskGroups) {
+      RunningTaskGroup.encode(v!, writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReportTaskGroupsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReportTaskGroupsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.workerId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.workerAddress = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.taskGroups.push(RunningTaskGroup.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ReportTaskGroupsRequest {
+    return {
+      workerId: isSet(object.workerId)
+        ? globalThis.String(object.workerId)
+        : isSet(object.worker_id)
+        ? globalThis.String(object.worker_id)
+        : "",
+      workerAddress: isSet(object.workerAddress)
+        ? globalThis.String(object.workerAddress)
+        : isSet(object.worker_address)
+        ? globalThis.String(object.worker_address)
+        : "",
+      taskGroups: globalThis.Array.isArray(object?.taskGroups)
+        ? object.taskGroups.map((e: any) => RunningTaskGroup.fromJSON(e))
+        : globalThis.Array.isArray(object?.task_groups)
+        ? object.task_groups.map((e: any) => RunningTaskGroup.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: ReportTaskGroupsRequest): unknown {
+    const obj: any = {};
+    if (message.workerId !== "") {
+      obj.workerId = message.workerId;
+    }
+    if (message.workerAddress !== "") {
+      obj.workerAddress = message.workerAddress;
+    }
+    if (message.taskGroups?.length) {
+      obj.taskGroups = message.taskGroups.map((e) => RunningTaskGroup.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ReportTaskGroupsRequest>, I>>(base?: I): ReportTaskGroupsRequest {
+    return ReportTaskGroupsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ReportTaskGroupsRequest>, I>>(object: I): ReportTaskGroupsRequest {
+    const message = createBaseReportTaskGroupsRequest();
+    message.workerId = object.workerId ?? "";
+    message.workerAddress = object.workerAddress ?? "";
+    message.taskGroups = object.taskGroups?.map((e) => RunningTaskGroup.fromPartial(e)) || [];
+    return message;
+  },
+};
+
 /** Workers and the resource manager report to the leader coordinator through this service. */
 export type CoordinatorServiceService = typeof CoordinatorServiceService;
 export const CoordinatorServiceService = {
@@ -813,6 +933,21 @@ export const CoordinatorServiceService = {
     responseSerialize: (value: Ack): Buffer => Buffer.from(Ack.encode(value).finish()),
     responseDeserialize: (value: Buffer): Ack => Ack.decode(value),
   },
+  /**
+   * A worker's task groups, every heartbeat interval while it runs any: the leader cancels
+   * those no job of its own runs (orphans of an earlier leader), and the worker knows the
+   * leader is alive. A follower answers UNAVAILABLE with the leader's address.
+   */
+  reportTaskGroups: {
+    path: "/tideway.v1.CoordinatorService/ReportTaskGroups" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ReportTaskGroupsRequest): Buffer =>
+      Buffer.from(ReportTaskGroupsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ReportTaskGroupsRequest => ReportTaskGroupsRequest.decode(value),
+    responseSerialize: (value: Ack): Buffer => Buffer.from(Ack.encode(value).finish()),
+    responseDeserialize: (value: Buffer): Ack => Ack.decode(value),
+  },
 } as const;
 
 export interface CoordinatorServiceServer extends UntypedServiceImplementation {
@@ -829,6 +964,12 @@ export interface CoordinatorServiceServer extends UntypedServiceImplementation {
   requestSplits: handleUnaryCall<RequestSplitsRequest, RequestSplitsResponse>;
   /** The resource manager declares a worker lost. */
   workerLost: handleUnaryCall<WorkerLostRequest, Ack>;
+  /**
+   * A worker's task groups, every heartbeat interval while it runs any: the leader cancels
+   * those no job of its own runs (orphans of an earlier leader), and the worker knows the
+   * leader is alive. A follower answers UNAVAILABLE with the leader's address.
+   */
+  reportTaskGroups: handleUnaryCall<ReportTaskGroupsRequest, Ack>;
 }
 
 export interface CoordinatorServiceClient extends Client {
@@ -911,6 +1052,26 @@ export interface CoordinatorServiceClient extends Client {
   ): ClientUnaryCall;
   workerLost(
     request: WorkerLostRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: Ack) => void,
+  ): ClientUnaryCall;
+  /**
+   * A worker's task groups, every heartbeat interval while it runs any: the leader cancels
+   * those no job of its own runs (orphans of an earlier leader), and the worker knows the
+   * leader is alive. A follower answers UNAVAILABLE with the leader's address.
+   */
+  reportTaskGroups(
+    request: ReportTaskGroupsRequest,
+    callback: (error: ServiceError | null, response: Ack) => void,
+  ): ClientUnaryCall;
+  reportTaskGroups(
+    request: ReportTaskGroupsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: Ack) => void,
+  ): ClientUnaryCall;
+  reportTaskGroups(
+    request: ReportTaskGroupsRequest,
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: Ack) => void,

@@ -119,6 +119,15 @@ export interface JobInfo {
   /** Milliseconds since epoch of the last completed checkpoint, 0 if none. */
   lastCheckpointTimeMs: number;
   completedCheckpoints: number;
+  /** Fail-overs and take-overs of the job's pipelines, oldest first (bounded). */
+  failovers: FailoverInfo[];
+}
+
+export interface FailoverInfo {
+  timeMs: number;
+  pipelineId: number;
+  reason: string;
+  epoch: number;
 }
 
 export interface PipelineInfo {
@@ -182,6 +191,16 @@ export interface ClusterOverview {
   failedJobs: number;
   canceledJobs: number;
   leaderAddress: string;
+  /** Every coordinator heard from recently, the leader among them. */
+  coordinators: CoordinatorInfo[];
+  /** The leader's fencing epoch. */
+  epoch: number;
+}
+
+export interface CoordinatorInfo {
+  address: string;
+  leader: boolean;
+  lastSeenMs: number;
 }
 
 function createBaseSubmitJobRequest(): SubmitJobRequest {
@@ -1385,6 +1404,7 @@ function createBaseJobInfo(): JobInfo {
     pipelines: [],
     lastCheckpointTimeMs: 0,
     completedCheckpoints: 0,
+    failovers: [],
   };
 }
 
@@ -1422,6 +1442,9 @@ export const JobInfo: MessageFns<JobInfo> = {
     }
     if (message.completedCheckpoints !== 0) {
       writer.uint32(88).uint32(message.completedCheckpoints);
+    }
+    for (const v of message.failovers) {
+      FailoverInfo.encode(v!, writer.uint32(98).fork()).join();
     }
     return writer;
   },
@@ -1527,6 +1550,14 @@ export const JobInfo: MessageFns<JobInfo> = {
             message.completedCheckpoints = reader.uint32();
             continue;
           }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.failovers.push(FailoverInfo.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1586,6 +1617,9 @@ export const JobInfo: MessageFns<JobInfo> = {
         : isSet(object.completed_checkpoints)
         ? globalThis.Number(object.completed_checkpoints)
         : 0,
+      failovers: globalThis.Array.isArray(object?.failovers)
+        ? object.failovers.map((e: any) => FailoverInfo.fromJSON(e))
+        : [],
     };
   },
 
@@ -1624,6 +1658,9 @@ export const JobInfo: MessageFns<JobInfo> = {
     if (message.completedCheckpoints !== 0) {
       obj.completedCheckpoints = Math.round(message.completedCheckpoints);
     }
+    if (message.failovers?.length) {
+      obj.failovers = message.failovers.map((e) => FailoverInfo.toJSON(e));
+    }
     return obj;
   },
 
@@ -1645,6 +1682,132 @@ export const JobInfo: MessageFns<JobInfo> = {
     message.pipelines = object.pipelines?.map((e) => PipelineInfo.fromPartial(e)) || [];
     message.lastCheckpointTimeMs = object.lastCheckpointTimeMs ?? 0;
     message.completedCheckpoints = object.completedCheckpoints ?? 0;
+    message.failovers = object.failovers?.map((e) => FailoverInfo.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseFailoverInfo(): FailoverInfo {
+  return { timeMs: 0, pipelineId: 0, reason: "", epoch: 0 };
+}
+
+export const FailoverInfo: MessageFns<FailoverInfo> = {
+  encode(message: FailoverInfo, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.timeMs !== 0) {
+      writer.uint32(9).double(message.timeMs);
+    }
+    if (message.pipelineId !== 0) {
+      writer.uint32(16).uint32(message.pipelineId);
+    }
+    if (message.reason !== "") {
+      writer.uint32(26).string(message.reason);
+    }
+    if (message.epoch !== 0) {
+      writer.uint32(32).uint64(message.epoch);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): FailoverInfo {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseFailoverInfo();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 9) {
+              break;
+            }
+
+            message.timeMs = reader.double();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.pipelineId = reader.uint32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.epoch = longToNumber(reader.uint64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): FailoverInfo {
+    return {
+      timeMs: isSet(object.timeMs)
+        ? globalThis.Number(object.timeMs)
+        : isSet(object.time_ms)
+        ? globalThis.Number(object.time_ms)
+        : 0,
+      pipelineId: isSet(object.pipelineId)
+        ? globalThis.Number(object.pipelineId)
+        : isSet(object.pipeline_id)
+        ? globalThis.Number(object.pipeline_id)
+        : 0,
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
+      epoch: isSet(object.epoch) ? globalThis.Number(object.epoch) : 0,
+    };
+  },
+
+  toJSON(message: FailoverInfo): unknown {
+    const obj: any = {};
+    if (message.timeMs !== 0) {
+      obj.timeMs = floatToJson(message.timeMs);
+    }
+    if (message.pipelineId !== 0) {
+      obj.pipelineId = Math.round(message.pipelineId);
+    }
+    if (message.reason !== "") {
+      obj.reason = message.reason;
+    }
+    if (message.epoch !== 0) {
+      obj.epoch = Math.round(message.epoch);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<FailoverInfo>, I>>(base?: I): FailoverInfo {
+    return FailoverInfo.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<FailoverInfo>, I>>(object: I): FailoverInfo {
+    const message = createBaseFailoverInfo();
+    message.timeMs = object.timeMs ?? 0;
+    message.pipelineId = object.pipelineId ?? 0;
+    message.reason = object.reason ?? "";
+    message.epoch = object.epoch ?? 0;
     return message;
   },
 };
@@ -2644,6 +2807,8 @@ function createBaseClusterOverview(): ClusterOverview {
     failedJobs: 0,
     canceledJobs: 0,
     leaderAddress: "",
+    coordinators: [],
+    epoch: 0,
   };
 }
 
@@ -2675,6 +2840,12 @@ export const ClusterOverview: MessageFns<ClusterOverview> = {
     }
     if (message.leaderAddress !== "") {
       writer.uint32(74).string(message.leaderAddress);
+    }
+    for (const v of message.coordinators) {
+      CoordinatorInfo.encode(v!, writer.uint32(82).fork()).join();
+    }
+    if (message.epoch !== 0) {
+      writer.uint32(88).uint64(message.epoch);
     }
     return writer;
   },
@@ -2764,6 +2935,22 @@ export const ClusterOverview: MessageFns<ClusterOverview> = {
             message.leaderAddress = reader.string();
             continue;
           }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.coordinators.push(CoordinatorInfo.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 11: {
+            if (tag !== 88) {
+              break;
+            }
+
+            message.epoch = longToNumber(reader.uint64());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2819,6 +3006,10 @@ export const ClusterOverview: MessageFns<ClusterOverview> = {
         : isSet(object.leader_address)
         ? globalThis.String(object.leader_address)
         : "",
+      coordinators: globalThis.Array.isArray(object?.coordinators)
+        ? object.coordinators.map((e: any) => CoordinatorInfo.fromJSON(e))
+        : [],
+      epoch: isSet(object.epoch) ? globalThis.Number(object.epoch) : 0,
     };
   },
 
@@ -2851,6 +3042,12 @@ export const ClusterOverview: MessageFns<ClusterOverview> = {
     if (message.leaderAddress !== "") {
       obj.leaderAddress = message.leaderAddress;
     }
+    if (message.coordinators?.length) {
+      obj.coordinators = message.coordinators.map((e) => CoordinatorInfo.toJSON(e));
+    }
+    if (message.epoch !== 0) {
+      obj.epoch = Math.round(message.epoch);
+    }
     return obj;
   },
 
@@ -2868,13 +3065,121 @@ export const ClusterOverview: MessageFns<ClusterOverview> = {
     message.failedJobs = object.failedJobs ?? 0;
     message.canceledJobs = object.canceledJobs ?? 0;
     message.leaderAddress = object.leaderAddress ?? "";
+    message.coordinators = object.coordinators?.map((e) => CoordinatorInfo.fromPartial(e)) || [];
+    message.epoch = object.epoch ?? 0;
+    return message;
+  },
+};
+
+function createBaseCoordinatorInfo(): CoordinatorInfo {
+  return { address: "", leader: false, lastSeenMs: 0 };
+}
+
+export const CoordinatorInfo: MessageFns<CoordinatorInfo> = {
+  encode(message: CoordinatorInfo, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.address !== "") {
+      writer.uint32(10).string(message.address);
+    }
+    if (message.leader !== false) {
+      writer.uint32(16).bool(message.leader);
+    }
+    if (message.lastSeenMs !== 0) {
+      writer.uint32(25).double(message.lastSeenMs);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CoordinatorInfo {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCoordinatorInfo();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.address = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.leader = reader.bool();
+            continue;
+          }
+          case 3: {
+            if (tag !== 25) {
+              break;
+            }
+
+            message.lastSeenMs = reader.double();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CoordinatorInfo {
+    return {
+      address: isSet(object.address) ? globalThis.String(object.address) : "",
+      leader: isSet(object.leader) ? globalThis.Boolean(object.leader) : false,
+      lastSeenMs: isSet(object.lastSeenMs)
+        ? globalThis.Number(object.lastSeenMs)
+        : isSet(object.last_seen_ms)
+        ? globalThis.Number(object.last_seen_ms)
+        : 0,
+    };
+  },
+
+  toJSON(message: CoordinatorInfo): unknown {
+    const obj: any = {};
+    if (message.address !== "") {
+      obj.address = message.address;
+    }
+    if (message.leader !== false) {
+      obj.leader = message.leader;
+    }
+    if (message.lastSeenMs !== 0) {
+      obj.lastSeenMs = floatToJson(message.lastSeenMs);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CoordinatorInfo>, I>>(base?: I): CoordinatorInfo {
+    return CoordinatorInfo.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CoordinatorInfo>, I>>(object: I): CoordinatorInfo {
+    const message = createBaseCoordinatorInfo();
+    message.address = object.address ?? "";
+    message.leader = object.leader ?? false;
+    message.lastSeenMs = object.lastSeenMs ?? 0;
     return message;
   },
 };
 
 /**
  * The client-facing API: the CLI, grpcurl and any gRPC SDK use it. Served by the leader
- * coordinator; followers answer UNAVAILABLE with the leader's address in the message.
+ * coordinator; followers answer UNAVAILABLE with the leader's address in the trailer
+ * x-tideway-leader (and in the message).
  */
 export type JobServiceService = typeof JobServiceService;
 export const JobServiceService = {

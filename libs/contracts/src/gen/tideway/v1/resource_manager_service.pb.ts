@@ -91,6 +91,22 @@ export interface ListWorkersResponse {
   nowMs: number;
 }
 
+export interface ProbeWorkerRequest {
+  address: string;
+}
+
+export interface ProbeWorkerResponse {
+  /** True when the worker answered its health check. */
+  alive: boolean;
+  /** True when the worker is (now) declared lost. */
+  lost: boolean;
+  reason: string;
+}
+
+export interface SyncSlotsRequest {
+  heldSlotIds: string[];
+}
+
 function createBaseWorkerProfile(): WorkerProfile {
   return {
     workerId: "",
@@ -1346,6 +1362,247 @@ export const ListWorkersResponse: MessageFns<ListWorkersResponse> = {
   },
 };
 
+function createBaseProbeWorkerRequest(): ProbeWorkerRequest {
+  return { address: "" };
+}
+
+export const ProbeWorkerRequest: MessageFns<ProbeWorkerRequest> = {
+  encode(message: ProbeWorkerRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.address !== "") {
+      writer.uint32(10).string(message.address);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ProbeWorkerRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseProbeWorkerRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.address = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ProbeWorkerRequest {
+    return { address: isSet(object.address) ? globalThis.String(object.address) : "" };
+  },
+
+  toJSON(message: ProbeWorkerRequest): unknown {
+    const obj: any = {};
+    if (message.address !== "") {
+      obj.address = message.address;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ProbeWorkerRequest>, I>>(base?: I): ProbeWorkerRequest {
+    return ProbeWorkerRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ProbeWorkerRequest>, I>>(object: I): ProbeWorkerRequest {
+    const message = createBaseProbeWorkerRequest();
+    message.address = object.address ?? "";
+    return message;
+  },
+};
+
+function createBaseProbeWorkerResponse(): ProbeWorkerResponse {
+  return { alive: false, lost: false, reason: "" };
+}
+
+export const ProbeWorkerResponse: MessageFns<ProbeWorkerResponse> = {
+  encode(message: ProbeWorkerResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.alive !== false) {
+      writer.uint32(8).bool(message.alive);
+    }
+    if (message.lost !== false) {
+      writer.uint32(16).bool(message.lost);
+    }
+    if (message.reason !== "") {
+      writer.uint32(26).string(message.reason);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ProbeWorkerResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseProbeWorkerResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.alive = reader.bool();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.lost = reader.bool();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ProbeWorkerResponse {
+    return {
+      alive: isSet(object.alive) ? globalThis.Boolean(object.alive) : false,
+      lost: isSet(object.lost) ? globalThis.Boolean(object.lost) : false,
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
+    };
+  },
+
+  toJSON(message: ProbeWorkerResponse): unknown {
+    const obj: any = {};
+    if (message.alive !== false) {
+      obj.alive = message.alive;
+    }
+    if (message.lost !== false) {
+      obj.lost = message.lost;
+    }
+    if (message.reason !== "") {
+      obj.reason = message.reason;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ProbeWorkerResponse>, I>>(base?: I): ProbeWorkerResponse {
+    return ProbeWorkerResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ProbeWorkerResponse>, I>>(object: I): ProbeWorkerResponse {
+    const message = createBaseProbeWorkerResponse();
+    message.alive = object.alive ?? false;
+    message.lost = object.lost ?? false;
+    message.reason = object.reason ?? "";
+    return message;
+  },
+};
+
+function createBaseSyncSlotsRequest(): SyncSlotsRequest {
+  return { heldSlotIds: [] };
+}
+
+export const SyncSlotsRequest: MessageFns<SyncSlotsRequest> = {
+  encode(message: SyncSlotsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.heldSlotIds) {
+      writer.uint32(10).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SyncSlotsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSyncSlotsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.heldSlotIds.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SyncSlotsRequest {
+    return {
+      heldSlotIds: globalThis.Array.isArray(object?.heldSlotIds)
+        ? object.heldSlotIds.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.held_slot_ids)
+        ? object.held_slot_ids.map((e: any) => globalThis.String(e))
+        : [],
+    };
+  },
+
+  toJSON(message: SyncSlotsRequest): unknown {
+    const obj: any = {};
+    if (message.heldSlotIds?.length) {
+      obj.heldSlotIds = message.heldSlotIds;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SyncSlotsRequest>, I>>(base?: I): SyncSlotsRequest {
+    return SyncSlotsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SyncSlotsRequest>, I>>(object: I): SyncSlotsRequest {
+    const message = createBaseSyncSlotsRequest();
+    message.heldSlotIds = object.heldSlotIds?.map((e) => e) || [];
+    return message;
+  },
+};
+
 /** The resource manager: stateless, rebuilt from worker heartbeats; slots are owned by workers. */
 export type ResourceManagerServiceService = typeof ResourceManagerServiceService;
 export const ResourceManagerServiceService = {
@@ -1400,6 +1657,32 @@ export const ResourceManagerServiceService = {
     responseSerialize: (value: ListWorkersResponse): Buffer => Buffer.from(ListWorkersResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListWorkersResponse => ListWorkersResponse.decode(value),
   },
+  /**
+   * Checks now whether a worker answers (before a restore deploys onto it); a worker that
+   * refuses connections is declared lost at once.
+   */
+  probeWorker: {
+    path: "/tideway.v1.ResourceManagerService/ProbeWorker" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ProbeWorkerRequest): Buffer => Buffer.from(ProbeWorkerRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ProbeWorkerRequest => ProbeWorkerRequest.decode(value),
+    responseSerialize: (value: ProbeWorkerResponse): Buffer => Buffer.from(ProbeWorkerResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ProbeWorkerResponse => ProbeWorkerResponse.decode(value),
+  },
+  /**
+   * The leader's list of every slot its jobs hold: granted slots not in it (and not granted
+   * in the last seconds) are free again.
+   */
+  syncSlots: {
+    path: "/tideway.v1.ResourceManagerService/SyncSlots" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SyncSlotsRequest): Buffer => Buffer.from(SyncSlotsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SyncSlotsRequest => SyncSlotsRequest.decode(value),
+    responseSerialize: (value: Ack): Buffer => Buffer.from(Ack.encode(value).finish()),
+    responseDeserialize: (value: Buffer): Ack => Ack.decode(value),
+  },
 } as const;
 
 export interface ResourceManagerServiceServer extends UntypedServiceImplementation {
@@ -1409,6 +1692,16 @@ export interface ResourceManagerServiceServer extends UntypedServiceImplementati
   applyResources: handleUnaryCall<ApplyResourcesRequest, ApplyResourcesResponse>;
   releaseResources: handleUnaryCall<ReleaseResourcesRequest, Ack>;
   listWorkers: handleUnaryCall<ListWorkersRequest, ListWorkersResponse>;
+  /**
+   * Checks now whether a worker answers (before a restore deploys onto it); a worker that
+   * refuses connections is declared lost at once.
+   */
+  probeWorker: handleUnaryCall<ProbeWorkerRequest, ProbeWorkerResponse>;
+  /**
+   * The leader's list of every slot its jobs hold: granted slots not in it (and not granted
+   * in the last seconds) are free again.
+   */
+  syncSlots: handleUnaryCall<SyncSlotsRequest, Ack>;
 }
 
 export interface ResourceManagerServiceClient extends Client {
@@ -1487,6 +1780,41 @@ export interface ResourceManagerServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListWorkersResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Checks now whether a worker answers (before a restore deploys onto it); a worker that
+   * refuses connections is declared lost at once.
+   */
+  probeWorker(
+    request: ProbeWorkerRequest,
+    callback: (error: ServiceError | null, response: ProbeWorkerResponse) => void,
+  ): ClientUnaryCall;
+  probeWorker(
+    request: ProbeWorkerRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ProbeWorkerResponse) => void,
+  ): ClientUnaryCall;
+  probeWorker(
+    request: ProbeWorkerRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ProbeWorkerResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The leader's list of every slot its jobs hold: granted slots not in it (and not granted
+   * in the last seconds) are free again.
+   */
+  syncSlots(request: SyncSlotsRequest, callback: (error: ServiceError | null, response: Ack) => void): ClientUnaryCall;
+  syncSlots(
+    request: SyncSlotsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: Ack) => void,
+  ): ClientUnaryCall;
+  syncSlots(
+    request: SyncSlotsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: Ack) => void,
   ): ClientUnaryCall;
 }
 

@@ -23,6 +23,7 @@ import {
   CheckpointType,
   checkpointTypeFromJSON,
   checkpointTypeToJSON,
+  RunningTaskGroup,
   SlotProfile,
   TaskGroupLocation,
 } from "./common.pb.js";
@@ -61,6 +62,14 @@ export interface CheckpointNotification {
 export interface CancelTaskRequest {
   location: TaskGroupLocation | undefined;
   reason: string;
+}
+
+export interface ListTaskGroupsRequest {
+}
+
+export interface ListTaskGroupsResponse {
+  workerId: string;
+  taskGroups: RunningTaskGroup[];
 }
 
 function createBaseDeployTaskRequest(): DeployTaskRequest {
@@ -616,6 +625,151 @@ export const CancelTaskRequest: MessageFns<CancelTaskRequest> = {
   },
 };
 
+function createBaseListTaskGroupsRequest(): ListTaskGroupsRequest {
+  return {};
+}
+
+export const ListTaskGroupsRequest: MessageFns<ListTaskGroupsRequest> = {
+  encode(_: ListTaskGroupsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListTaskGroupsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListTaskGroupsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): ListTaskGroupsRequest {
+    return {};
+  },
+
+  toJSON(_: ListTaskGroupsRequest): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListTaskGroupsRequest>, I>>(base?: I): ListTaskGroupsRequest {
+    return ListTaskGroupsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListTaskGroupsRequest>, I>>(_: I): ListTaskGroupsRequest {
+    const message = createBaseListTaskGroupsRequest();
+    return message;
+  },
+};
+
+function createBaseListTaskGroupsResponse(): ListTaskGroupsResponse {
+  return { workerId: "", taskGroups: [] };
+}
+
+export const ListTaskGroupsResponse: MessageFns<ListTaskGroupsResponse> = {
+  encode(message: ListTaskGroupsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.workerId !== "") {
+      writer.uint32(10).string(message.workerId);
+    }
+    for (const v of message.taskGroups) {
+      RunningTaskGroup.encode(v!, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListTaskGroupsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListTaskGroupsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.workerId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.taskGroups.push(RunningTaskGroup.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListTaskGroupsResponse {
+    return {
+      workerId: isSet(object.workerId)
+        ? globalThis.String(object.workerId)
+        : isSet(object.worker_id)
+        ? globalThis.String(object.worker_id)
+        : "",
+      taskGroups: globalThis.Array.isArray(object?.taskGroups)
+        ? object.taskGroups.map((e: any) => RunningTaskGroup.fromJSON(e))
+        : globalThis.Array.isArray(object?.task_groups)
+        ? object.task_groups.map((e: any) => RunningTaskGroup.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: ListTaskGroupsResponse): unknown {
+    const obj: any = {};
+    if (message.workerId !== "") {
+      obj.workerId = message.workerId;
+    }
+    if (message.taskGroups?.length) {
+      obj.taskGroups = message.taskGroups.map((e) => RunningTaskGroup.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListTaskGroupsResponse>, I>>(base?: I): ListTaskGroupsResponse {
+    return ListTaskGroupsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListTaskGroupsResponse>, I>>(object: I): ListTaskGroupsResponse {
+    const message = createBaseListTaskGroupsResponse();
+    message.workerId = object.workerId ?? "";
+    message.taskGroups = object.taskGroups?.map((e) => RunningTaskGroup.fromPartial(e)) || [];
+    return message;
+  },
+};
+
 /** A worker runs task groups, each in its own worker thread (a slot is a thread). */
 export type WorkerServiceService = typeof WorkerServiceService;
 export const WorkerServiceService = {
@@ -680,6 +834,18 @@ export const WorkerServiceService = {
     responseSerialize: (value: Ack): Buffer => Buffer.from(Ack.encode(value).finish()),
     responseDeserialize: (value: Buffer): Ack => Ack.decode(value),
   },
+  /** The task groups running here (a new leader reconciles them before it redeploys). */
+  listTaskGroups: {
+    path: "/tideway.v1.WorkerService/ListTaskGroups" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListTaskGroupsRequest): Buffer =>
+      Buffer.from(ListTaskGroupsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListTaskGroupsRequest => ListTaskGroupsRequest.decode(value),
+    responseSerialize: (value: ListTaskGroupsResponse): Buffer =>
+      Buffer.from(ListTaskGroupsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListTaskGroupsResponse => ListTaskGroupsResponse.decode(value),
+  },
 } as const;
 
 export interface WorkerServiceServer extends UntypedServiceImplementation {
@@ -692,6 +858,8 @@ export interface WorkerServiceServer extends UntypedServiceImplementation {
   notifyCheckpointComplete: handleUnaryCall<CheckpointNotification, Ack>;
   notifyCheckpointAborted: handleUnaryCall<CheckpointNotification, Ack>;
   cancelTask: handleUnaryCall<CancelTaskRequest, Ack>;
+  /** The task groups running here (a new leader reconciles them before it redeploys). */
+  listTaskGroups: handleUnaryCall<ListTaskGroupsRequest, ListTaskGroupsResponse>;
 }
 
 export interface WorkerServiceClient extends Client {
@@ -787,6 +955,22 @@ export interface WorkerServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: Ack) => void,
+  ): ClientUnaryCall;
+  /** The task groups running here (a new leader reconciles them before it redeploys). */
+  listTaskGroups(
+    request: ListTaskGroupsRequest,
+    callback: (error: ServiceError | null, response: ListTaskGroupsResponse) => void,
+  ): ClientUnaryCall;
+  listTaskGroups(
+    request: ListTaskGroupsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListTaskGroupsResponse) => void,
+  ): ClientUnaryCall;
+  listTaskGroups(
+    request: ListTaskGroupsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListTaskGroupsResponse) => void,
   ): ClientUnaryCall;
 }
 

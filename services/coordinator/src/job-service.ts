@@ -1,0 +1,213 @@
+import * as grpc from '@grpc/grpc-js';
+import type {
+  CancelJobRequest,
+  CancelJobResponse,
+  ClusterOverview,
+  GetJobMetricsRequest,
+  GetJobRequest,
+  JobEvent,
+  JobInfo,
+  JobMetrics,
+  ListJobsResponse,
+  PlanJobResponse,
+  SavepointJobRequest,
+  SavepointJobResponse,
+  SubmitJobRequest,
+  SubmitJobResponse,
+  WatchJobRequest,
+} from '@tideway/contracts';
+import { JobStatus as WireJobStatus } from '@tideway/contracts';
+import { ErrorCode, TidewayError } from '@tideway/common';
+import { NotLeaderError, toServiceError, unaryHandler } from '@tideway/rpc';
+import { describePlan } from '@tideway/planner';
+import type { StoredJob } from '@tideway/cluster';
+import { jobInfo, jobMetrics, planningJobInfo, storedJobInfo, storedJobMetrics } from './job-info.js';
+import type { JobMaster } from './job-master.js';
+import type { CoordinatorServer } from './server.js';
+
+/** A job as the API sees it: running here (live), or known from the state store only. */
+type JobView = { live: JobMaster } | { stored: StoredJob };
+
+async function findJob(c: CoordinatorServer, jobId: string): Promise<JobView> {
+  const live = c.jobs.get(jobId);
+  if (live) return { live };
+  const stored = await c.store.job(jobId);
+  if (stored) return { stored };
+  throw new TidewayError(ErrorCode.NOT_FOUND, `job ${jobId} does not exist (or its history expired)`, { jobId });
+}
+
+const infoOf = (v: JobView): JobInfo => ('live' in v ? jobInfo(v.live) : storedJobInfo(v.stored));
+
+function live(c: CoordinatorServer, v: JobView, jobId: string): JobMaster {
+  if ('live' in v) return v.live;
+  // Recorded as active but not taken over by this leader (yet): nothing to act on here.
+  throw new TidewayError(ErrorCode.ILLEGAL_TRANSITION, `job ${jobId} is ${v.stored.state.status} and not running on this coordinator`, { jobId });
+}
+
+/** Waits until a job has ended (or the timeout passed). */
+function waitEnded(c: CoordinatorServer, job: JobMaster, timeoutMs: number): Promise<void> {
+  if (job.isEnded()) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      if (!job.isEnded()) return;
+      clearTimeout(timer);
+      c.events.off(job.jobId, done);
+      resolve();
+    };
+    const timer = setTimeout(() => {
+      c.events.off(job.jobId, done);
+      resolve();
+    }, timeoutMs);
+    c.events.on(job.jobId, done);
+  });
+}
+
+/**
+ * JobService, the client API. Only the leader answers; a follower (or a leader still taking
+ * over) answers UNAVAILABLE with the leader's address, which the CLI follows by itself. Jobs
+ * running here answer from their JobMaster; ended jobs (of any leader) from the state store.
+ */
+export function jobServiceHandlers(c: CoordinatorServer): grpc.UntypedServiceImplementation {
+  const leaderUnary = <Req, Res>(fn: (req: Req) => Promise<Res> | Res) =>
+    unaryHandler<Req, Res>(async (req) => {
+      await c.ready();
+      return fn(req);
+    });
+  return {
+    submitJob: leaderUnary<SubmitJobRequest, SubmitJobResponse>(async (req) => {
+      const job = await c.submit(req);
+      return { jobId: job.jobId, job: jobInfo(job) };
+    }),
+    // Planning changes nothing: any coordinator answers.
+    planJob: unaryHandler<SubmitJobRequest, PlanJobResponse>(async (req) => describePlan(await c.plan(req, req.jobId || 'plan'))),
+    getJob: leaderUnary<GetJobRequest, JobInfo>(async (req) => {
+      const init = c.planning.get(req.jobId);
+      return init ? planningJobInfo(req.jobId, init) : infoOf(await findJob(c, req.jobId));
+    }),
+    listJobs: leaderUnary<object, ListJobsResponse>(async () => {
+      const running = [...c.jobs.values()];
+      const here = new Set(running.map((j) => j.jobId));
+      const ended = (await c.store.endedJobs()).filter((s) => !here.has(s.info.jobId));
+      return {
+        jobs: [...[...c.planning].map(([id, init]) => planningJobInfo(id, init)), ...running.map(jobInfo), ...ended.map(storedJobInfo)].sort(
+          (a, b) => a.submitTimeMs - b.submitTimeMs,
+        ),
+      };
+    }),
+    cancelJob: leaderUnary<CancelJobRequest, CancelJobResponse>(async (req) => {
+      const init = c.planning.get(req.jobId);
+      if (init) {
+        init.cancelRequested = true;
+        return { job: planningJobInfo(req.jobId, init) };
+      }
+      const view = await findJob(c, req.jobId);
+      if ('stored' in view) return { job: storedJobInfo(view.stored) }; // ended already: nothing to do
+      view.live.cancel();
+      return { job: jobInfo(view.live) };
+    }),
+    savepointJob: leaderUnary<SavepointJobRequest, SavepointJobResponse>(async (req) => {
+      const job = live(c, await findJob(c, req.jobId), req.jobId);
+      const ids = await job.savepoint();
+      // The task groups stop after the savepoint completed; answer once the job has ended.
+      await waitEnded(c, job, 60_000);
+      return { job: jobInfo(job), checkpointId: Math.max(0, ...ids) };
+    }),
+    getJobMetrics: leaderUnary<GetJobMetricsRequest, JobMetrics>(async (req) => {
+      const view = await findJob(c, req.jobId);
+      return 'live' in view ? jobMetrics(view.live, c.rates.get(req.jobId)) : storedJobMetrics(view.stored);
+    }),
+    getClusterOverview: leaderUnary<object, ClusterOverview>(async () => overview(c)),
+    watchJob: (call: grpc.ServerWritableStream<WatchJobRequest, JobEvent>) => void watch(c, call),
+  };
+}
+
+async function overview(c: CoordinatorServer): Promise<ClusterOverview> {
+  const [{ workers }, ended, coordinators] = await Promise.all([c.rm.listWorkers(), c.store.endedJobs(), c.store.coordinators()]);
+  const statuses = [...[...c.jobs.values()].map((j) => j.status as string), ...ended.filter((s) => !c.jobs.has(s.info.jobId)).map((s) => s.state.status)];
+  const count = (s: string) => statuses.filter((x) => x === s).length;
+  const totalSlots = workers.reduce((n, w) => n + (w.dynamicSlot ? 0 : w.slotNum), 0);
+  const used = workers.reduce((n, w) => n + w.assignedSlots.length, 0);
+  if (!coordinators.some((x) => x.address === c.address)) coordinators.push({ address: c.address, lastSeenMs: Date.now() });
+  return {
+    workers: workers.map((w) => ({
+      workerId: w.workerId,
+      address: w.address,
+      attributes: w.attributes,
+      totalSlots: w.dynamicSlot ? 0 : w.slotNum,
+      freeSlots: w.dynamicSlot ? 0 : Math.max(0, w.slotNum - w.assignedSlots.length),
+      cpuCores: w.cpuCores,
+      memoryMb: w.memoryMb,
+      systemLoad: w.systemLoad,
+      lastHeartbeatMs: 0,
+    })),
+    totalSlots,
+    freeSlots: Math.max(0, totalSlots - used),
+    runningJobs: count('RUNNING'),
+    pendingJobs: count('PENDING'),
+    finishedJobs: count('FINISHED'),
+    failedJobs: count('FAILED'),
+    canceledJobs: count('CANCELED'),
+    leaderAddress: c.address,
+    coordinators: coordinators.map((x) => ({ address: x.address, leader: x.address === c.address, lastSeenMs: x.lastSeenMs })),
+    epoch: c.epoch,
+  };
+}
+
+/**
+ * Streams a job's state and metrics until it ends. When this coordinator stops leading the
+ * stream fails with UNAVAILABLE and the leader's address, and the client watches there.
+ */
+async function watch(c: CoordinatorServer, call: grpc.ServerWritableStream<WatchJobRequest, JobEvent>): Promise<void> {
+  const jobId = call.request.jobId;
+  let view: JobView;
+  try {
+    await c.ready();
+    view = await findJob(c, jobId);
+  } catch (err) {
+    call.destroy(Object.assign(new Error((err as Error).message), toServiceError(err)));
+    return;
+  }
+  if ('stored' in view) {
+    call.write({ job: storedJobInfo(view.stored), metrics: storedJobMetrics(view.stored) });
+    if (view.stored.state.status && isEndedStatus(view.stored)) call.end();
+    else call.destroy(Object.assign(new Error(`job ${jobId} is not running on this coordinator`), { code: grpc.status.UNAVAILABLE }));
+    return;
+  }
+  const job = view.live;
+  const interval = call.request.intervalMs || 1000;
+  let closed = false;
+  const send = () => {
+    if (closed) return;
+    call.write({ job: jobInfo(job), metrics: jobMetrics(job, c.rates.get(jobId)) });
+    if (job.isEnded()) finish();
+  };
+  const onChange = () => send();
+  const timer = setInterval(send, interval);
+  const cleanup = () => {
+    closed = true;
+    clearInterval(timer);
+    c.events.off(jobId, onChange);
+    c.events.off('step-down', onStepDown);
+  };
+  const finish = () => {
+    if (closed) return;
+    cleanup();
+    call.end();
+  };
+  const onStepDown = () => {
+    if (closed) return;
+    cleanup();
+    const err = new NotLeaderError(c.address, c.fence.knownLeader || undefined);
+    call.destroy(Object.assign(new Error(err.message), toServiceError(err)));
+  };
+  c.events.on(jobId, onChange);
+  c.events.on('step-down', onStepDown);
+  call.on('cancelled', finish);
+  call.on('error', finish);
+  send();
+}
+
+function isEndedStatus(s: StoredJob): boolean {
+  const st = WireJobStatus[s.state.status as keyof typeof WireJobStatus];
+  return st === WireJobStatus.FINISHED || st === WireJobStatus.FAILED || st === WireJobStatus.CANCELED || st === WireJobStatus.SAVEPOINT_DONE;
+}

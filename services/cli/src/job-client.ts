@@ -1,61 +1,113 @@
-import { JobServiceClient, type JobEvent, type SubmitJobRequest } from '@tideway/contracts';
-import { call, clientOptions, fromServiceError, insecure } from '@tideway/rpc';
+import { JobServiceClient, JobStatus, jobStatusToJSON, type JobEvent, type SubmitJobRequest } from '@tideway/contracts';
+import { ErrorCode, backoffDelay, newJobId, sleep, type TidewayError } from '@tideway/common';
+import { LeaderCaller, call, clientOptions, fromServiceError, insecure, isUnreachable, leaderOf } from '@tideway/rpc';
 
-/** A thin promise API over JobService. */
+const ENDED = new Set([JobStatus.FINISHED, JobStatus.FAILED, JobStatus.CANCELED, JobStatus.SAVEPOINT_DONE]);
+
+/** How long a call may spend finding the leader (a fail-over takes about a lease). */
+const FIND_LEADER_MS = 30_000;
+
+/**
+ * A promise API over JobService that talks to the leader among the coordinators given: it
+ * follows a follower's redirect, tries the others when one is down, and keeps a WatchJob
+ * going across a fail-over. Submits carry a job id made here, so a submit retried on the new
+ * leader finds the job instead of starting it twice.
+ */
 export class JobClient {
-  readonly raw: JobServiceClient;
+  private readonly leader: LeaderCaller<JobServiceClient>;
 
-  constructor(address: string) {
-    this.raw = new JobServiceClient(address, insecure, clientOptions);
+  constructor(addresses: string | readonly string[]) {
+    this.leader = new LeaderCaller(typeof addresses === 'string' ? [addresses] : addresses, (a) => new JobServiceClient(a, insecure, clientOptions));
+  }
+
+  /** The coordinator believed to lead. */
+  get address(): string {
+    return this.leader.leader;
+  }
+
+  private unary<Res>(fn: (c: JobServiceClient) => Promise<Res>): Promise<Res> {
+    return this.leader.call((c) => fn(c), FIND_LEADER_MS);
   }
 
   submit(req: Partial<SubmitJobRequest> & { configText: string }) {
-    return call(this.raw.submitJob, this.raw, { configFile: '', format: '', variables: {}, jobName: '', jobId: '', restoreJobId: '', ...req }, { deadlineMs: 120_000 });
+    const full: SubmitJobRequest = { configFile: '', format: '', variables: {}, jobName: '', jobId: '', restoreJobId: '', ...req };
+    if (!full.jobId && !full.restoreJobId) full.jobId = newJobId();
+    return this.unary((c) => call(c.submitJob, c, full, { deadlineMs: 120_000 }));
   }
 
   plan(req: Partial<SubmitJobRequest> & { configText: string }) {
-    return call(this.raw.planJob, this.raw, { configFile: '', format: '', variables: {}, jobName: '', jobId: '', restoreJobId: '', ...req }, { deadlineMs: 120_000 });
+    return this.unary((c) => call(c.planJob, c, { configFile: '', format: '', variables: {}, jobName: '', jobId: '', restoreJobId: '', ...req }, { deadlineMs: 120_000 }));
   }
 
   get(jobId: string) {
-    return call(this.raw.getJob, this.raw, { jobId }, { deadlineMs: 10_000 });
+    return this.unary((c) => call(c.getJob, c, { jobId }, { deadlineMs: 10_000 }));
   }
 
   list() {
-    return call(this.raw.listJobs, this.raw, {}, { deadlineMs: 10_000 });
+    return this.unary((c) => call(c.listJobs, c, {}, { deadlineMs: 10_000 }));
   }
 
   cancel(jobId: string) {
-    return call(this.raw.cancelJob, this.raw, { jobId }, { deadlineMs: 10_000 });
+    return this.unary((c) => call(c.cancelJob, c, { jobId }, { deadlineMs: 10_000 }));
   }
 
   savepoint(jobId: string) {
-    return call(this.raw.savepointJob, this.raw, { jobId }, { deadlineMs: 600_000 });
+    return this.unary((c) => call(c.savepointJob, c, { jobId }, { deadlineMs: 600_000 }));
   }
 
   metrics(jobId: string) {
-    return call(this.raw.getJobMetrics, this.raw, { jobId }, { deadlineMs: 10_000 });
+    return this.unary((c) => call(c.getJobMetrics, c, { jobId }, { deadlineMs: 10_000 }));
   }
 
   overview() {
-    return call(this.raw.getClusterOverview, this.raw, {}, { deadlineMs: 10_000 });
+    return this.unary((c) => call(c.getClusterOverview, c, {}, { deadlineMs: 10_000 }));
   }
 
-  /** Follows a job until it ends; `onEvent` sees every event; resolves with the last one. */
-  watch(jobId: string, onEvent: (e: JobEvent) => void, intervalMs = 1000): Promise<JobEvent> {
+  /**
+   * Follows a job until it ends; `onEvent` sees every event; resolves with the last one. When
+   * the coordinator dies or steps down mid-watch, the watch goes on at the new leader.
+   */
+  async watch(jobId: string, onEvent: (e: JobEvent) => void, intervalMs = 1000): Promise<JobEvent> {
+    let last: JobEvent | undefined;
+    const deadline = () => Date.now() + FIND_LEADER_MS;
+    let giveUpAt = deadline();
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.watchOnce(jobId, intervalMs, (e) => {
+          last = e;
+          giveUpAt = deadline();
+          onEvent(e);
+        });
+        if (!last) throw new Error(`the watch of job ${jobId} ended without news`);
+        if (ENDED.has(last.job?.status ?? JobStatus.JOB_STATUS_UNSPECIFIED)) return last;
+        // The stream ended before the job did (its coordinator shut down): watch again.
+        if (Date.now() > giveUpAt) throw new Error(`the watch of job ${jobId} ended while the job was still ${jobStatusToJSON(last.job!.status)}`);
+      } catch (err) {
+        const e = err as TidewayError;
+        const moved = e.code === ErrorCode.NOT_LEADER || isUnreachable(e) || (last !== undefined && e.code === ErrorCode.INTERNAL && e.retryable);
+        if (!moved || Date.now() > giveUpAt) throw err;
+        const redirect = leaderOf(e);
+        if (redirect) this.leader.noteLeader(redirect);
+        else {
+          // Find the leader the ordinary way (GetJob follows redirects and tries every address).
+          await sleep(backoffDelay(attempt, 100, 1000));
+          await this.get(jobId).catch(() => undefined);
+        }
+      }
+    }
+  }
+
+  /** One WatchJob stream, until it ends or fails. */
+  private watchOnce(jobId: string, intervalMs: number, onEvent: (e: JobEvent) => void): Promise<void> {
     return new Promise((resolve, reject) => {
-      let last: JobEvent | undefined;
-      const stream = this.raw.watchJob({ jobId, intervalMs });
-      stream.on('data', (e: JobEvent) => {
-        last = e;
-        onEvent(e);
-      });
+      const stream = this.leader.client(this.leader.leader).watchJob({ jobId, intervalMs });
+      stream.on('data', onEvent);
       stream.on('error', (err) => reject(fromServiceError(err)));
-      stream.on('end', () => (last ? resolve(last) : reject(new Error(`the watch of job ${jobId} ended without news`))));
+      stream.on('end', () => resolve());
     });
   }
 
   close(): void {
-    this.raw.close();
+    this.leader.close();
   }
 }

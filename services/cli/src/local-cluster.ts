@@ -36,13 +36,13 @@ export async function startLocalCluster(engine: EngineConfig, coordinatorPort = 
     checkpoint: { intervalMs: engine.checkpoint.interval, timeoutMs: engine.checkpoint.timeout, minPauseMs: 0 },
     checkpointStorage: checkpointStorageOf(engine),
   });
-  const coordinatorAddress = await coordinator.start();
-  resourceManager.setCoordinator(coordinatorAddress);
+  const coordinatorAddress = await coordinator.start({ waitForLeadership: true });
+  resourceManager.setCoordinators([coordinatorAddress]);
   const worker = new WorkerServer({
     host,
     port: 0,
     resourceManagerAddress: rmAddress,
-    coordinatorAddress,
+    coordinatorAddresses: [coordinatorAddress],
     dynamicSlot: engine.slotService.dynamicSlot,
     slotNum: engine.slotService.slotNum,
     attributes: Object.fromEntries(Object.entries(engine.tideway.worker.attributes).map(([k, v]) => [k, String(v)])),

@@ -4,7 +4,8 @@ import { CoordinatorServer, registerCoordinatorMetrics } from '@tideway/coordina
 import { ResourceManagerService, registerResourceManagerMetrics } from '@tideway/resource-manager';
 import { WorkerServer, registerWorkerMetrics } from '@tideway/worker';
 import { newMetricsRegistry, startMetricsEndpoint } from '../metrics-endpoint.js';
-import { checkpointStorageOf, collect, engineConfig } from './options.js';
+import { checkpointStorageOf, collect, coordinatorAddresses, engineConfig } from './options.js';
+import { electionFromConfig, stateStoreFromConfig } from '@tideway/cluster';
 
 const ROLES = ['coordinator', 'resource-manager', 'worker', 'all'] as const;
 type Role = (typeof ROLES)[number];
@@ -41,7 +42,7 @@ export function registerClusterCommands(program: Command): void {
       const engine = engineConfig(opts);
       const t = engine.tideway;
       const rmAddress = `${t.resourceManager.host}:${t.resourceManager.port}`;
-      const coordinatorAddress = `${t.coordinator.host}:${t.coordinator.port}`;
+      const coordinators = coordinatorAddresses(engine);
       const registry = newMetricsRegistry();
       const stops: Array<() => Promise<void>> = [];
       if (role === 'resource-manager' || role === 'all') {
@@ -54,13 +55,15 @@ export function registerClusterCommands(program: Command): void {
           // A separate resource manager may be a restarted one: workers of a running cluster
           // get three heartbeats to re-register with the slots they hold before slots are granted.
           registryRebuildMs: role === 'all' ? 0 : 3 * t.heartbeat.interval + 500,
-          coordinatorAddress,
+          coordinatorAddresses: coordinators,
         });
         process.stderr.write(`tideway: resource manager listening on ${await rm.start()}\n`);
         registerResourceManagerMetrics(registry, rm.manager);
         stops.push(() => rm.stop());
       }
       if (role === 'coordinator' || role === 'all') {
+        const store = stateStoreFromConfig(engine);
+        const ha = engine.tideway.stateStore.type === 'redis';
         const c = new CoordinatorServer({
           host: t.coordinator.host,
           port: t.coordinator.port,
@@ -69,6 +72,9 @@ export function registerClusterCommands(program: Command): void {
           historyExpireMs: engine.historyJobExpireMinutes * 60_000,
           checkpoint: { intervalMs: engine.checkpoint.interval, timeoutMs: engine.checkpoint.timeout, minPauseMs: 0 },
           checkpointStorage: checkpointStorageOf(engine),
+          store,
+          election: ha ? (address, s) => electionFromConfig(engine, s, address) : undefined,
+          metricsBackupIntervalMs: engine.jobMetricsBackupInterval * 1000,
         });
         process.stderr.write(`tideway: coordinator listening on ${await c.start()}\n`);
         registerCoordinatorMetrics(registry, c);
@@ -79,7 +85,8 @@ export function registerClusterCommands(program: Command): void {
           host: t.worker.host,
           port: t.worker.port,
           resourceManagerAddress: rmAddress,
-          coordinatorAddress,
+          coordinatorAddresses: coordinators,
+          leaderLossTimeoutMs: t.worker.leaderLossTimeout,
           dynamicSlot: engine.slotService.dynamicSlot,
           slotNum: engine.slotService.slotNum,
           attributes: Object.fromEntries(Object.entries(t.worker.attributes).map(([k, v]) => [k, String(v)])),

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { jobStatusToJSON, executionStateToJSON, type JobInfo } from '@tideway/contracts';
 import { readJobInput } from '../config-input.js';
 import { JobClient } from '../job-client.js';
-import { collect, engineConfig } from './options.js';
+import { collect, coordinatorAddresses, engineConfig } from './options.js';
 import { followJob } from './follow.js';
 
 interface AddressOpts {
@@ -11,19 +11,21 @@ interface AddressOpts {
   set?: string[];
 }
 
-/** The coordinator to talk to: --address, else TIDEWAY_ADDRESS, else the engine config's. */
-function address(opts: AddressOpts): string {
-  if (opts.address) return opts.address;
-  if (process.env.TIDEWAY_ADDRESS) return process.env.TIDEWAY_ADDRESS;
-  const c = engineConfig(opts).tideway.coordinator;
-  return `${c.host}:${c.port}`;
+/**
+ * The coordinators to talk to (the client finds the leader among them): --address a,b,c, else
+ * TIDEWAY_ADDRESS (the same form), else the engine config's tideway.coordinator.addresses.
+ */
+function addresses(opts: AddressOpts): string[] {
+  const list = opts.address ?? process.env.TIDEWAY_ADDRESS;
+  if (list) return list.split(',').map((a) => a.trim()).filter((a) => a.length > 0);
+  return coordinatorAddresses(engineConfig(opts));
 }
 
 function withClient<T extends AddressOpts>(fn: (client: JobClient, opts: T, args: string[]) => Promise<void>) {
   return async (...params: unknown[]) => {
     const cmd = params[params.length - 1] as Command;
     const opts = cmd.opts<T>();
-    const client = new JobClient(address(opts));
+    const client = new JobClient(addresses(opts));
     try {
       await fn(client, opts, cmd.args);
     } finally {
@@ -34,7 +36,7 @@ function withClient<T extends AddressOpts>(fn: (client: JobClient, opts: T, args
 
 function addressOptions(c: Command): Command {
   return c
-    .option('--address <host:port>', 'coordinator address (default: TIDEWAY_ADDRESS or the engine config)')
+    .option('--address <host:port,...>', 'coordinator address(es); the leader among them is found (default: TIDEWAY_ADDRESS or the engine config)')
     .option('--engine-config <file>', 'engine config in seatunnel.yaml shape');
 }
 

@@ -19,3 +19,9 @@ export function checkpointStorageOf(engine: EngineConfig): CheckpointStorage {
   const s = engine.checkpoint.storage;
   return checkpointStorageFromConfig({ type: s.type, 'max-retained': s.maxRetained, 'plugin-config': s.pluginConfig });
 }
+
+/** Every coordinator's address: tideway.coordinator.addresses, or this config's own coordinator. */
+export function coordinatorAddresses(engine: EngineConfig): string[] {
+  const c = engine.tideway.coordinator;
+  return c.addresses.length > 0 ? [...c.addresses] : [`${c.host}:${c.port}`];
+}

@@ -26,7 +26,13 @@ describe('loadEngineConfig', () => {
       jobScheduleStrategy: 'REJECT',
       slotService: { dynamicSlot: true, slotNum: 2, slotAllocateStrategy: 'RANDOM' },
       checkpoint: { interval: 300000, timeout: 30000, storage: { type: 'localfile', maxRetained: 20 } },
-      tideway: { stateStore: { type: 'memory', redis: { nodes: [] } }, heartbeat: { interval: 3000, timeout: 30000 } },
+      tideway: {
+        coordinator: { host: '127.0.0.1', port: 5801, addresses: ['127.0.0.1:5801'] },
+        worker: { leaderLossTimeout: 30000 },
+        stateStore: { type: 'memory', redis: { address: '', password: '', keyPrefix: 'tideway:', waitReplicas: 0, waitTimeout: 1000 } },
+        ha: { lockNodes: [], leaseTtl: 5000, retryInterval: 500 },
+        heartbeat: { interval: 3000, timeout: 30000 },
+      },
     });
     expect(Object.isFrozen(c)).toBe(true);
     expect(Object.isFrozen(c.slotService)).toBe(true);
@@ -57,7 +63,7 @@ tideway:
     attributes: { group: g1 }
   state-store:
     type: redis
-    redis: { nodes: ["127.0.0.1:6379"] }
+    redis: { address: "127.0.0.1:6379", wait-replicas: 1 }
 `;
     const c = loadEngineConfig({ file: 'engine.yaml', text });
     expect(c.queueType).toBe('DISRUPTOR');
@@ -65,7 +71,8 @@ tideway:
     expect(c.jobScheduleStrategy).toBe('WAIT');
     expect(c.checkpoint.storage.pluginConfig).toMatchObject({ 's3.bucket': 's3a://cp', 'fs.s3a.path.style.access': true, 'fs.s3a.connection.maximum': 10 });
     expect(c.tideway.worker.attributes).toEqual({ group: 'g1' });
-    expect(c.tideway.stateStore.redis.nodes).toEqual(['127.0.0.1:6379']);
+    expect(c.tideway.stateStore.redis).toEqual({ address: '127.0.0.1:6379', password: '', keyPrefix: 'tideway:', waitReplicas: 1, waitTimeout: 1000 });
+    expect(c.tideway.ha.lockNodes).toEqual(['127.0.0.1:6379']);
   });
 
   it('forces REJECT with dynamic slots, as SeaTunnel does', () => {
@@ -98,7 +105,62 @@ tideway:
   });
 
   it('checks rules across settings', () => {
-    expect(failure(() => loadEngineConfig({ file: 'e.yaml', text: 'tideway:\n  state-store:\n    type: redis\n' })).message).toMatch(/redis.nodes lists no host:port/);
     expect(failure(() => loadEngineConfig({ sets: ['checkpoint.storage.type=s3'] })).message).toMatch(/no s3\.bucket/);
+  });
+});
+
+/** An engine config whose tideway block is `tideway` (YAML flow text per key). */
+function ha(tideway: string): ReturnType<typeof loadEngineConfig> {
+  return loadEngineConfig({ file: 'e.yaml', text: `tideway:\n${tideway}` });
+}
+const REDIS = '  state-store: { type: redis, redis: { address: "10.0.0.1:6379" } }\n';
+
+describe('HA settings', () => {
+  it('defaults the lock nodes to the state Redis and the coordinators to this one', () => {
+    const c = ha(REDIS + '  coordinator: { host: 10.0.0.9, port: 6000 }\n');
+    expect(c.tideway.ha.lockNodes).toEqual(['10.0.0.1:6379']);
+    expect(c.tideway.coordinator.addresses).toEqual(['10.0.0.9:6000']);
+    expect(ha('  coordinator: { port: 0 }\n').tideway.coordinator.addresses).toEqual([]);
+    const listed = ha(REDIS + '  ha: { lock-nodes: [a:1, b:2, "[::1]:3"], lease-ttl: 9000, retry-interval: 100 }\n  coordinator: { addresses: [c1:5801, c2:5801] }\n');
+    expect(listed.tideway.ha).toEqual({ lockNodes: ['a:1', 'b:2', '[::1]:3'], leaseTtl: 9000, retryInterval: 100 });
+    expect(listed.tideway.coordinator.addresses).toEqual(['c1:5801', 'c2:5801']);
+    expect(Object.isFrozen(listed.tideway.ha.lockNodes)).toBe(true);
+  });
+
+  it('refuses a redis store without its address, and redis-only settings with the memory store', () => {
+    expect(failure(() => ha('  state-store:\n    type: redis\n')).message).toBe(
+      'tideway.state-store.redis.address is empty but tideway.state-store.type is redis: set it to the host:port of the Redis that holds the state',
+    );
+    expect(failure(() => ha('  state-store: { redis: { address: "a:1" } }\n')).message).toMatch(/^tideway\.state-store\.redis\.address is set \(a:1\) but tideway\.state-store\.type is memory/);
+    expect(failure(() => ha('  ha: { lock-nodes: [a:1] }\n')).message).toMatch(/^tideway\.ha\.lock-nodes is set but tideway\.state-store\.type is memory/);
+  });
+
+  it('refuses addresses that do not parse or repeat, naming the key and entry', () => {
+    expect(failure(() => ha('  state-store: { type: redis, redis: { address: "redis" } }\n')).message).toBe(
+      "tideway.state-store.redis.address 'redis' is not host:port (e.g. 127.0.0.1:6379)",
+    );
+    expect(failure(() => ha(REDIS + '  ha: { lock-nodes: [a:1, "b:99999", c:3] }\n')).message).toBe("tideway.ha.lock-nodes[1] 'b:99999' is not host:port (e.g. 127.0.0.1:6379)");
+    expect(failure(() => ha(REDIS + '  ha: { lock-nodes: [a:1, b:2, A:1] }\n')).message).toBe('tideway.ha.lock-nodes lists A:1 twice: each entry must be a different server');
+    expect(failure(() => ha('  coordinator: { addresses: [c1:5801, "c2"] }\n')).message).toMatch(/^tideway\.coordinator\.addresses\[1\] 'c2' is not host:port/);
+  });
+
+  it('refuses an even number of lock nodes, saying why', () => {
+    expect(failure(() => ha(REDIS + '  ha: { lock-nodes: [a:1, b:2] }\n')).message).toMatch(/^tideway\.ha\.lock-nodes lists 2 nodes: use an odd count \(1, 3, 5\): a lease needs a majority/);
+    expect(ha(REDIS + '  ha: { lock-nodes: [a:1, b:2, c:3, d:4, e:5] }\n').tideway.ha.lockNodes).toHaveLength(5);
+  });
+
+  it('refuses timings that cannot work together', () => {
+    expect(failure(() => ha(REDIS + '  ha: { lease-ttl: 3000 }\n')).message).toBe('tideway.ha.lease-ttl (3000 ms) must be longer than tideway.heartbeat.interval (3000 ms)');
+    expect(failure(() => ha(REDIS + '  ha: { retry-interval: 5000 }\n')).message).toMatch(/^tideway\.ha\.retry-interval \(5000 ms\) must be shorter than tideway\.ha\.lease-ttl \(5000 ms\)/);
+    expect(failure(() => ha(REDIS + '  worker: { leader-loss-timeout: 5000 }\n')).message).toMatch(/^tideway\.worker\.leader-loss-timeout \(5000 ms\) must be longer than tideway\.ha\.lease-ttl \(5000 ms\)/);
+    expect(failure(() => ha('  state-store: { type: redis, redis: { address: "a:1", wait-timeout: 0 } }\n')).message).toMatch(/wait-timeout' must be at least 1/);
+    // The memory store has no lease: its timings are not held against one.
+    expect(ha('  heartbeat: { interval: 8000 }\n').tideway.heartbeat.interval).toBe(8000);
+  });
+
+  it('names the keys that replaced the old state-store.redis.nodes', () => {
+    expect(failure(() => ha('  state-store:\n    redis:\n      nodes: [a:1]\n')).message).toBe(
+      "e.yaml:4: 'tideway.state-store.redis.nodes' is no longer read: use tideway.state-store.redis.address (the Redis holding the state) and tideway.ha.lock-nodes (the Redlock nodes)",
+    );
   });
 });

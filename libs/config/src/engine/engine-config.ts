@@ -1,5 +1,6 @@
 import { ConfigError, ErrorCode } from '@tideway/common';
 import { SEATUNNEL_ENGINE_SETTINGS, TIDEWAY_SETTINGS, type EngineSetting } from './engine-settings.js';
+import { checkHaSettings, resolveHaAddresses } from './ha-settings.js';
 
 /**
  * Engine settings as written (seatunnel.yaml shape, kebab-case keys, all optional). Values are
@@ -47,12 +48,39 @@ export interface EngineConfig {
     };
   };
   readonly tideway: {
-    readonly coordinator: Endpoint;
+    readonly coordinator: Endpoint & {
+      /** host:port of every coordinator; `[host:port]` of this one when the file lists none (and its port is not 0). */
+      readonly addresses: readonly string[];
+    };
     readonly resourceManager: Endpoint;
-    readonly worker: Endpoint & { readonly attributes: Readonly<Record<string, string | number | boolean>> };
+    readonly worker: Endpoint & {
+      readonly attributes: Readonly<Record<string, string | number | boolean>>;
+      /** Milliseconds without a leader before the worker cancels its task groups. */
+      readonly leaderLossTimeout: number;
+    };
     /** Milliseconds. */
     readonly heartbeat: { readonly interval: number; readonly timeout: number };
-    readonly stateStore: { readonly type: 'memory' | 'redis'; readonly redis: { readonly nodes: readonly string[] } };
+    readonly stateStore: {
+      readonly type: 'memory' | 'redis';
+      readonly redis: {
+        /** host:port, '' when not set (then type is memory). */
+        readonly address: string;
+        /** '' for none. */
+        readonly password: string;
+        readonly keyPrefix: string;
+        readonly waitReplicas: number;
+        /** Milliseconds. */
+        readonly waitTimeout: number;
+      };
+    };
+    readonly ha: {
+      /** host:port of each Redlock node; `[stateStore.redis.address]` when the file lists none (type redis). */
+      readonly lockNodes: readonly string[];
+      /** Milliseconds. */
+      readonly leaseTtl: number;
+      /** Milliseconds. */
+      readonly retryInterval: number;
+    };
   };
 }
 
@@ -82,19 +110,17 @@ function compileSetting(setting: EngineSetting, value: unknown): unknown {
 /**
  * Applies defaults and the rules that span settings, and returns the frozen EngineConfig:
  * dynamic slots force job-schedule-strategy REJECT (SeaTunnel docs: WAIT means nothing without
- * a fixed slot count); a redis state store needs nodes; a heartbeat timeout must exceed the
- * interval; S3 checkpoint storage needs a bucket.
+ * a fixed slot count); a heartbeat timeout must exceed the interval; S3 checkpoint storage needs
+ * a bucket; the HA settings' rules (ha-settings.ts). Empty address lists become their defaults.
  */
 export function compileEngineConfig(input: EngineConfigInput): EngineConfig {
   const engine = compileSection(SEATUNNEL_ENGINE_SETTINGS, input.seatunnel?.engine) as Record<string, unknown>;
   const tideway = compileSection(TIDEWAY_SETTINGS, input.tideway);
-  const config = { ...engine, tideway } as unknown as EngineConfig;
+  const config = { ...engine, tideway: resolveHaAddresses(tideway as unknown as EngineConfig['tideway']) } as unknown as EngineConfig;
   const fail = (message: string): never => {
     throw new ConfigError(ErrorCode.ENGINE_CONFIG, message);
   };
-  if (config.tideway.stateStore.type === 'redis' && config.tideway.stateStore.redis.nodes.length === 0) {
-    fail("tideway.state-store.type is redis but tideway.state-store.redis.nodes lists no host:port");
-  }
+  checkHaSettings(config.tideway, fail);
   if (config.tideway.heartbeat.timeout <= config.tideway.heartbeat.interval) {
     fail(`tideway.heartbeat.timeout (${config.tideway.heartbeat.timeout} ms) must be longer than tideway.heartbeat.interval (${config.tideway.heartbeat.interval} ms)`);
   }

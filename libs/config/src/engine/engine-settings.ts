@@ -86,7 +86,18 @@ export const SEATUNNEL_ENGINE_SETTINGS: Readonly<Record<string, EngineSetting>> 
 
 /** Tideway's own block, at the top level beside `seatunnel:`. */
 export const TIDEWAY_SETTINGS: Readonly<Record<string, EngineSetting>> = {
-  coordinator: endpoint(5801, 'coordinator'),
+  coordinator: {
+    type: 'section',
+    description: 'Where the coordinator listens, and where every coordinator of the cluster is.',
+    fields: {
+      ...endpointFields(5801, 'coordinator'),
+      addresses: {
+        type: 'string-list',
+        default: [],
+        description: "host:port of every coordinator, for workers, the resource manager and the CLI to find the leader (empty: this coordinator's host:port).",
+      },
+    },
+  },
   'resource-manager': endpoint(5802, 'resource manager'),
   worker: {
     type: 'section',
@@ -94,6 +105,12 @@ export const TIDEWAY_SETTINGS: Readonly<Record<string, EngineSetting>> = {
     fields: {
       ...endpointFields(5803, 'worker'),
       attributes: { type: 'map', description: 'Tags of this worker, matched by a job env tag_filter.' },
+      'leader-loss-timeout': {
+        type: 'int',
+        default: 30000,
+        min: 1,
+        description: 'Milliseconds a worker runs on without hearing from any leader before it cancels its task groups and frees their slots.',
+      },
     },
   },
   heartbeat: {
@@ -111,9 +128,33 @@ export const TIDEWAY_SETTINGS: Readonly<Record<string, EngineSetting>> = {
       type: { type: 'enum', values: ['memory', 'redis'], default: 'memory', description: 'memory (one coordinator, state lost on exit) or redis (HA).' },
       redis: {
         type: 'section',
-        description: 'Redis servers for type redis.',
-        fields: { nodes: { type: 'string-list', default: [], description: 'host:port of each Redis node (Redlock needs a majority).' } },
+        description: 'The Redis holding the state, for type redis.',
+        fields: {
+          address: { type: 'string', default: '', description: 'host:port of the Redis that holds the state (required for type redis).' },
+          password: { type: 'string', default: '', description: 'Password of its default user (also used for the lock nodes); empty for none.' },
+          'key-prefix': { type: 'string', default: 'tideway:', description: 'Prefix of every key Tideway writes (several clusters can share one Redis).' },
+          'wait-replicas': {
+            type: 'int',
+            default: 0,
+            min: 0,
+            description: 'Replicas that must acknowledge a critical write (epoch, submit, checkpoint pointer, job end) before it counts (Redis WAIT); 0 waits for none.',
+          },
+          'wait-timeout': { type: 'int', default: 1000, min: 1, description: 'Milliseconds a critical write waits for its replicas before it goes on with a warning.' },
+        },
       },
+    },
+  },
+  ha: {
+    type: 'section',
+    description: 'Leader election among coordinators (Redlock lease plus fencing epoch), for state-store type redis.',
+    fields: {
+      'lock-nodes': {
+        type: 'string-list',
+        default: [],
+        description: 'host:port of each independent Redis node of the Redlock lease, an odd count (1, 3, 5); empty: the state-store Redis alone.',
+      },
+      'lease-ttl': { type: 'int', default: 5000, min: 1, description: 'Milliseconds a leader lease lasts unless extended; a dead leader is replaced after about this long.' },
+      'retry-interval': { type: 'int', default: 500, min: 1, description: 'Milliseconds between attempts of a follower to take the lease.' },
     },
   },
 };

@@ -70,6 +70,11 @@ function readYaml(file: string, given?: string): EngineConfigInput {
   return out;
 }
 
+/** Keys earlier versions accepted, and what replaced them (named in the error instead of "unknown"). */
+const REPLACED_KEYS: Readonly<Record<string, string>> = {
+  'tideway.state-store.redis.nodes': 'tideway.state-store.redis.address (the Redis holding the state) and tideway.ha.lock-nodes (the Redlock nodes)',
+};
+
 type Fail = (node: Node | null | undefined, message: string) => never;
 
 function readSection(fields: Readonly<Record<string, EngineSetting>>, node: Node | null, path: string, fail: Fail): Record<string, unknown> {
@@ -80,7 +85,10 @@ function readSection(fields: Readonly<Record<string, EngineSetting>>, node: Node
     const key = isScalar(pair.key) ? String(pair.key.value) : '';
     const setting = fields[key];
     const keyPath = `${path}.${key}`;
-    if (!setting) return fail(pair.key as Node, unknownKeyMessage(keyPath, Object.keys(fields)));
+    if (!setting) {
+      const replacement = REPLACED_KEYS[keyPath];
+      return fail(pair.key as Node, replacement ? `'${keyPath}' is no longer read: use ${replacement}` : unknownKeyMessage(keyPath, Object.keys(fields)));
+    }
     out[key] = readSetting(setting, pair.value as Node | null, keyPath, fail);
   }
   return out;

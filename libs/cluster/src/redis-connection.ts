@@ -99,10 +99,26 @@ export class RedisConnection {
     }
   }
 
-  /** Starts connecting in the background (a lock node: the election's loop copes with it being down). */
-  connectInBackground(): void {
-    this.client.connect().catch(() => {
-      // Reported by the 'error' listener, once per outage; the client keeps reconnecting.
+  /**
+   * Starts connecting in the background (a lock node: the election's loop copes with it being
+   * down). Resolves true once the server is ready, false at the first failure or after `timeoutMs`.
+   */
+  connectInBackground(timeoutMs: number): Promise<boolean> {
+    return new Promise((resolve) => {
+      const settle = (ok: boolean) => {
+        clearTimeout(timer);
+        this.client.off('ready', onReady);
+        this.client.off('error', onError);
+        resolve(ok);
+      };
+      const onReady = () => settle(true);
+      const onError = () => settle(false);
+      const timer = setTimeout(() => settle(false), timeoutMs);
+      this.client.once('ready', onReady);
+      this.client.once('error', onError);
+      this.client.connect().catch(() => {
+        // Reported by the 'error' listener, once per outage; the client keeps reconnecting.
+      });
     });
   }
 

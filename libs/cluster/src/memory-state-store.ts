@@ -34,8 +34,8 @@ export class MemoryStateStore implements StateStore {
 
   async close(): Promise<void> {}
 
-  async claimEpoch(leaderAddress: string): Promise<number> {
-    this.epoch++;
+  async claimEpoch(leaderAddress: string, atLeast = 0): Promise<number> {
+    this.epoch = Math.max(this.epoch, atLeast) + 1;
     this.leaderRecord = { address: leaderAddress, epoch: this.epoch, sinceMs: this.now() };
     return this.epoch;
   }
@@ -48,8 +48,10 @@ export class MemoryStateStore implements StateStore {
     this.fence(epoch);
   }
 
+  /** As in Redis: a stale writer is refused; a writer ahead of the count raises it (never handed out again). */
   private fence(epoch: number): void {
     if (epoch < this.epoch) throw new StaleEpochError(epoch, this.epoch);
+    this.epoch = epoch;
   }
 
   async submitJob(epoch: number, info: StoredJobInfo, state: StoredJobState): Promise<void> {
@@ -96,7 +98,7 @@ export class MemoryStateStore implements StateStore {
     this.expire();
     const ended = [...this.jobs.values()]
       .filter((e) => e.expiresAt !== undefined)
-      .sort((a, b) => b.job.state.finishTimeMs - a.job.state.finishTimeMs || (a.job.info.jobId < b.job.info.jobId ? 1 : -1));
+      .sort((a, b) => b.expiresAt! - a.expiresAt! || (a.job.info.jobId < b.job.info.jobId ? 1 : -1));
     const slice = page ? ended.slice(page.offset, page.offset + page.limit) : ended;
     return slice.map((e) => structuredClone(e.job));
   }

@@ -21,8 +21,10 @@ export interface StateStore {
   /**
    * Takes the next fencing epoch for a new leader at `leaderAddress` and records it as the
    * leader, atomically. Called by the lease holder right after it acquired the lease.
+   * `atLeast` (optional): the highest epoch the caller has seen elsewhere (a worker's refusal of a
+   * stale epoch); the epoch claimed is higher, even when the store lost its count.
    */
-  claimEpoch(leaderAddress: string): Promise<number>;
+  claimEpoch(leaderAddress: string, atLeast?: number): Promise<number>;
   /** The latest leader record (the highest epoch claimed), or undefined before any. */
   leader(): Promise<LeaderRecord | undefined>;
   /** Throws StaleEpochError unless `epoch` is still the highest claimed. */
@@ -48,7 +50,10 @@ export interface StateStore {
   activeJobs(): Promise<StoredJob[]>;
   /** One job, active or ended and not yet expired. */
   job(jobId: string): Promise<StoredJob | undefined>;
-  /** Ended jobs not yet expired, most recently ended first. */
+  /**
+   * Ended jobs not yet expired, most recently ended first (by expiry time, which with one
+   * retention for all is the order they ended; ties by job id, descending).
+   */
   endedJobs(page?: { offset: number; limit: number }): Promise<StoredJob[]>;
 
   /** Every coordinator says it is alive every few seconds (not fenced: followers too). */

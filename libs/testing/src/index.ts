@@ -4,6 +4,6 @@
  */
 export { startPostgres, postgresBinDir, type PostgresOptions } from './postgres.js';
 export { startMariaDb, type MariaDbOptions } from './mariadb.js';
-export { startRedis, type RedisOptions } from './redis.js';
+export { startRedis, type RedisOptions, type RedisServer } from './redis.js';
 export { freePort, isListening } from './free-port.js';
 export type { TestServer, TestDatabaseServer } from './test-server.js';

@@ -5,8 +5,26 @@ import { ServerProcess, startOnFreePort } from './server-process.js';
 import { makeServerDir, type TestServer } from './test-server.js';
 
 export interface RedisOptions {
-  /** requirepass for the `default` user (default: none). */
+  /** requirepass for the `default` user (default: none); also the masterauth of a replica. */
   readonly password?: string;
+  /**
+   * Append-only file on (`appendonly yes`, fsync on every write), so that restart() brings the
+   * data back; off by default (nothing on disk).
+   */
+  readonly appendOnly?: boolean;
+  /** Starts the server as a replica of this one (`--replicaof host port`). */
+  readonly replicaOf?: { readonly host: string; readonly port: number };
+}
+
+/** A private redis-server that can also be restarted in place. */
+export interface RedisServer extends TestServer {
+  /**
+   * Stops the server (SIGTERM) and starts it again on the same port and folder: with
+   * appendOnly its data comes back, without it the server starts empty.
+   */
+  restart(): Promise<void>;
+  /** The server process id (for SIGSTOP / SIGCONT in tests). */
+  readonly pid: number | undefined;
 }
 
 /** Sends PING (after AUTH when a password is set) and resolves on +PONG. */
@@ -34,22 +52,26 @@ function ping(port: number, password: string): Promise<void> {
 }
 
 /**
- * Starts a private redis-server on a free 127.0.0.1 port without persistence, in a temp folder,
- * and waits until it answers PING.
+ * Starts a private redis-server on a free 127.0.0.1 port in a temp folder (without persistence
+ * unless `appendOnly`) and waits until it answers PING.
  */
-export async function startRedis(opts: RedisOptions = {}): Promise<TestServer> {
+export async function startRedis(opts: RedisOptions = {}): Promise<RedisServer> {
   const command = ['/usr/bin/redis-server', '/usr/local/bin/redis-server'].find((c) => existsSync(c));
   if (!command) throw new Error('redis-server is not installed: run scripts/ensure-servers.sh');
   const dir = makeServerDir('redis');
   const password = opts.password ?? '';
-  const { port, server } = await startOnFreePort(
-    (port) => {
-      const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--daemonize', 'no'];
-      if (password) args.push('--requirepass', password);
-      return ServerProcess.start({ name: 'Redis', command, args, dir, logFile: join(dir, 'redis.log'), stopSignal: 'SIGTERM' });
-    },
-    (port) => ping(port, password),
-  );
+  const spawnOn = (port: number): ServerProcess => {
+    // A replica's first sync starts at once instead of after the default 5 s batching delay.
+    const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--dir', dir, '--daemonize', 'no', '--repl-diskless-sync-delay', '0'];
+    args.push(...(opts.appendOnly ? ['--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no']));
+    if (password) args.push('--requirepass', password);
+    if (opts.replicaOf) args.push('--replicaof', opts.replicaOf.host, String(opts.replicaOf.port));
+    if (password && opts.replicaOf) args.push('--masterauth', password);
+    return ServerProcess.start({ name: 'Redis', command, args, dir, logFile: join(dir, 'redis.log'), stopSignal: 'SIGTERM' });
+  };
+  const started = await startOnFreePort(spawnOn, (port) => ping(port, password));
+  const port = started.port;
+  let server = started.server;
   const auth = password ? `:${encodeURIComponent(password)}@` : '';
   return {
     host: '127.0.0.1',
@@ -59,6 +81,14 @@ export async function startRedis(opts: RedisOptions = {}): Promise<TestServer> {
     database: '0',
     dir,
     url: `redis://${auth}127.0.0.1:${port}/0`,
+    get pid() {
+      return server.pid;
+    },
     stop: () => server.stop(),
+    async restart() {
+      await server.stop({ keepDir: true });
+      server = spawnOn(port);
+      await server.waitReady(() => ping(port, password));
+    },
   };
 }

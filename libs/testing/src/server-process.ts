@@ -122,8 +122,11 @@ export class ServerProcess {
     return this.exitCode !== undefined;
   }
 
-  /** Ends the server, waits for it to exit (SIGKILL after 10 s) and removes its folder. */
-  async stop(): Promise<void> {
+  /**
+   * Ends the server, waits for it to exit (SIGKILL after 10 s) and removes its folder, unless
+   * `keepDir` (a restart on the same data follows).
+   */
+  async stop(opts: { keepDir?: boolean } = {}): Promise<void> {
     if (this.stopped) return this.exited.then(() => undefined);
     this.stopped = true;
     if (this.exitCode === undefined) {
@@ -132,7 +135,7 @@ export class ServerProcess {
       await this.exited;
       clearTimeout(timer);
     }
-    rmSync(this.opts.dir, { recursive: true, force: true });
+    if (!opts.keepDir) rmSync(this.opts.dir, { recursive: true, force: true });
   }
 
   /** Synchronous end for the exit hook: signal, then remove the folder. */

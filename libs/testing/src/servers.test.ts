@@ -98,4 +98,31 @@ describe('startRedis', () => {
     expect(await isListening(open.port)).toBe(false);
     expect(existsSync(open.dir)).toBe(false);
   });
+
+  it('restarts on the same port, with its data back only when the append-only file is on', async () => {
+    const durable = await startRedis({ appendOnly: true });
+    const volatile = await startRedis();
+    started.push(durable, volatile);
+    for (const server of [durable, volatile]) expect(await redisSay(server.port, 'SET k v')).toBe('+OK');
+    const pid = durable.pid;
+    await Promise.all([durable.restart(), volatile.restart()]);
+    expect(durable.pid).not.toBe(pid);
+    expect(await redisSay(durable.port, 'GET k')).toBe('$1\r\nv');
+    expect(await redisSay(volatile.port, 'GET k')).toBe('$-1');
+    await durable.stop();
+    expect(existsSync(durable.dir)).toBe(false);
+  });
 });
+
+/** Sends one inline command and resolves with the reply, trimmed. */
+function redisSay(port: number, command: string): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    const s = connect({ host: '127.0.0.1', port });
+    s.on('error', reject);
+    s.on('connect', () => s.write(`${command}\r\n`));
+    s.on('data', (d) => {
+      s.destroy();
+      resolve(d.toString().trim());
+    });
+  });
+}

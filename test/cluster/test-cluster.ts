@@ -1,9 +1,10 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { JobServiceClient, ResourceManagerServiceClient, type JobInfo, type WorkerProfile } from '@tideway/contracts';
-import { call, clientOptions, insecure } from '@tideway/rpc';
+import { LeaderCaller, call, clientOptions, insecure } from '@tideway/rpc';
+import type { TestServer } from '@tideway/testing';
 import { runCli, spawnCli, type CliResult } from '../conformance/cli-process.js';
 import { freePort } from '../e2e/free-port.js';
 
@@ -21,9 +22,24 @@ export interface TestClusterOptions {
   heartbeatTimeoutMs?: number;
   /** Start the processes one after the other in this order (default: all at once). */
   startOrder?: ProcessName[];
+  /** How many coordinators (default 1); the first is `coordinator`, the others `coordinator-N`. */
+  coordinators?: number;
+  /** High availability: the state store in Redis and the leader lease on Redlock nodes. */
+  ha?: {
+    state: TestServer;
+    /** Redlock nodes (default: the state Redis). */
+    lockNodes?: TestServer[];
+    leaseTtlMs?: number;
+    retryIntervalMs?: number;
+  };
+  leaderLossTimeoutMs?: number;
+  /** Extra engine settings under seatunnel.engine, as YAML lines indented by 4. */
+  engineYaml?: string[];
 }
 
-export type ProcessName = 'coordinator' | 'resource-manager' | `worker-${number}`;
+export type ProcessName = 'coordinator' | `coordinator-${number}` | 'resource-manager' | `worker-${number}`;
+
+const isCoordinator = (n: ProcessName) => n === 'coordinator' || n.startsWith('coordinator-');
 
 /**
  * A real cluster on loopback for tests: a coordinator, a resource manager and workers, each a
@@ -37,6 +53,7 @@ export class TestCluster {
   readonly grpcPorts = new Map<ProcessName, number>();
   private jobClient?: JobServiceClient;
   private rmClient?: ResourceManagerServiceClient;
+  private leaderCaller?: LeaderCaller<JobServiceClient>;
 
   private constructor(
     readonly dir: string,
@@ -50,6 +67,7 @@ export class TestCluster {
     const cluster = new TestCluster(dir, options, await freePort(), await freePort());
     try {
       cluster.grpcPorts.set('coordinator', cluster.coordinatorPort);
+      for (let i = 2; i <= (options.coordinators ?? 1); i++) cluster.grpcPorts.set(`coordinator-${i}`, await freePort());
       cluster.grpcPorts.set('resource-manager', cluster.rmPort);
       for (let i = 1; i <= options.workers.length; i++) cluster.grpcPorts.set(`worker-${i}`, await freePort());
       for (const name of cluster.grpcPorts.keys()) {
@@ -66,8 +84,17 @@ export class TestCluster {
     return cluster;
   }
 
+  /** Every coordinator's address, comma-separated (as --address takes them). */
   get address(): string {
-    return `127.0.0.1:${this.coordinatorPort}`;
+    return this.coordinatorAddresses.join(',');
+  }
+
+  get coordinatorAddresses(): string[] {
+    return [...this.grpcPorts].filter(([n]) => isCoordinator(n)).map(([, port]) => `127.0.0.1:${port}`);
+  }
+
+  coordinatorNames(): ProcessName[] {
+    return [...this.grpcPorts.keys()].filter(isCoordinator);
   }
 
   private configFile(name: ProcessName): string {
@@ -78,10 +105,24 @@ export class TestCluster {
     const o = this.options;
     const index = name.startsWith('worker-') ? Number(name.slice('worker-'.length)) - 1 : 0;
     const attributes = o.workers[index]?.attributes ?? {};
+    const coordinatorPort = isCoordinator(name) ? this.grpcPorts.get(name)! : this.coordinatorPort;
+    const ha = o.ha;
+    const haYaml = ha
+      ? [
+          '  state-store:',
+          '    type: redis',
+          `    redis: { address: "127.0.0.1:${ha.state.port}" }`,
+          '  ha:',
+          `    lock-nodes: [${(ha.lockNodes ?? [ha.state]).map((n) => `"127.0.0.1:${n.port}"`).join(', ')}]`,
+          `    lease-ttl: ${ha.leaseTtlMs ?? 2000}`,
+          `    retry-interval: ${ha.retryIntervalMs ?? 200}`,
+        ]
+      : [];
     const yaml = [
       'seatunnel:',
       '  engine:',
       `    job-schedule-strategy: ${o.jobScheduleStrategy}`,
+      ...(o.engineYaml ?? []),
       '    slot-service:',
       '      dynamic-slot: false',
       `      slot-num: ${o.slotNum}`,
@@ -90,13 +131,15 @@ export class TestCluster {
       '        plugin-config:',
       `          namespace: ${join(this.dir, 'checkpoints')}/`,
       'tideway:',
-      `  coordinator: { host: 127.0.0.1, port: ${this.coordinatorPort} }`,
+      `  coordinator: { host: 127.0.0.1, port: ${coordinatorPort}, addresses: [${this.coordinatorAddresses.map((a) => `"${a}"`).join(', ')}] }`,
       `  resource-manager: { host: 127.0.0.1, port: ${this.rmPort} }`,
       '  worker:',
       '    host: 127.0.0.1',
       `    port: ${name.startsWith('worker-') ? this.grpcPorts.get(name) : 0}`,
       `    attributes: ${JSON.stringify(attributes)}`,
+      `    leader-loss-timeout: ${o.leaderLossTimeoutMs ?? 30_000}`,
       `  heartbeat: { interval: ${o.heartbeatMs ?? 300}, timeout: ${o.heartbeatTimeoutMs ?? 3000} }`,
+      ...haYaml,
       '',
     ].join('\n');
     writeFileSync(this.configFile(name), yaml);
@@ -104,7 +147,7 @@ export class TestCluster {
 
   /** Starts (or restarts) one process and resolves once its gRPC server listens. */
   async startProcess(name: ProcessName): Promise<void> {
-    const role = name.startsWith('worker-') ? 'worker' : name;
+    const role = name.startsWith('worker-') ? 'worker' : isCoordinator(name) ? 'coordinator' : name;
     const child = spawnCli(
       ['cluster', 'start', '--role', role, '--engine-config', this.configFile(name), '--metrics-port', String(this.metricsPorts.get(name))],
       { TIDEWAY_LOG_LEVEL: 'info' },
@@ -138,6 +181,11 @@ export class TestCluster {
     return (this.logs.get(name) ?? '').split('\n').filter((l) => l.includes(text)).length;
   }
 
+  /** Pauses (SIGSTOP) or resumes (SIGCONT) a process. */
+  signal(name: ProcessName, signal: 'SIGSTOP' | 'SIGCONT'): void {
+    this.processes.get(name)?.kill(signal);
+  }
+
   /** Sends a signal to one process and waits for it to exit. */
   async kill(name: ProcessName, signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
     const child = this.processes.get(name);
@@ -150,11 +198,19 @@ export class TestCluster {
 
   /** Stops every process: SIGTERM, then SIGKILL for any still running after 5 s. */
   async stop(): Promise<void> {
+    // TIDEWAY_TEST_LOGS=<dir> keeps every process's output there (for debugging a failure).
+    const keep = process.env.TIDEWAY_TEST_LOGS;
+    if (keep) {
+      mkdirSync(keep, { recursive: true });
+      for (const [name, text] of this.logs) writeFileSync(join(keep, `${name}.log`), text);
+    }
     this.jobClient?.close();
     this.rmClient?.close();
+    this.leaderCaller?.close();
     await Promise.all(
       [...this.processes.keys()].map(async (name) => {
         const child = this.processes.get(name)!;
+        child.kill('SIGCONT');
         const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
         await this.kill(name, 'SIGTERM');
         clearTimeout(timer);
@@ -168,13 +224,29 @@ export class TestCluster {
     return runCli([...args, '--address', this.address], timeoutMs);
   }
 
+  /** JobService of the first coordinator. */
   get jobs(): JobServiceClient {
-    this.jobClient ??= new JobServiceClient(this.address, insecure, clientOptions);
+    this.jobClient ??= new JobServiceClient(`127.0.0.1:${this.coordinatorPort}`, insecure, clientOptions);
     return this.jobClient;
   }
 
+  /** Calls JobService at whichever coordinator leads (following redirects, as the CLI does). */
+  leader<Res>(fn: (c: JobServiceClient) => Promise<Res>, budgetMs = 30_000): Promise<Res> {
+    this.leaderCaller ??= new LeaderCaller(this.coordinatorAddresses, (a) => new JobServiceClient(a, insecure, clientOptions));
+    return this.leaderCaller.call(fn, budgetMs);
+  }
+
   async job(jobId: string): Promise<JobInfo> {
-    return call(this.jobs.getJob, this.jobs, { jobId }, { deadlineMs: 10_000 });
+    return this.leader((c) => call(c.getJob, c, { jobId }, { deadlineMs: 10_000 }));
+  }
+
+  /** Which coordinator leads now (by its metrics), or undefined. */
+  async leaderName(): Promise<ProcessName | undefined> {
+    for (const name of this.coordinatorNames()) {
+      if (!this.processes.has(name)) continue;
+      if ((await this.metric(name, 'tideway_coordinator_leader').catch(() => undefined)) === 1) return name;
+    }
+    return undefined;
   }
 
   /** The resource manager's registry (fails while it is down). */

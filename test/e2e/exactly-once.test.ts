@@ -13,6 +13,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { startS3rver, type TestS3Server } from '@tideway/checkpoint/testing';
 import { runCli, spawnCli, waitForExit } from '../conformance/cli-process.js';
 import { checkSequenceOutput } from './sequence-checker.js';
+import { sequenceJob } from './sequence-job.js';
 import { freePort } from './free-port.js';
 
 const dirs: string[] = [];
@@ -24,56 +25,6 @@ function tempDir(): string {
 afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
-
-interface SequenceJob {
-  mode: 'BATCH' | 'STREAMING';
-  /** The FaultInjector's own parallelism: when it differs from 2, rows cross a shuffle. */
-  chainParallelism?: number;
-  keys: number;
-  rowsPerKey: number;
-  rowsPerSecond: number;
-  out: string;
-  source?: string;
-  chain?: string;
-  env?: string;
-}
-
-function sequenceJob(j: SequenceJob): string {
-  return `
-env {
-  job.mode = "${j.mode}"
-  parallelism = 2
-  checkpoint.interval = 500
-  ${j.env ?? ''}
-}
-source {
-  Sequence {
-    plugin_output = "seq"
-    keys = ${j.keys}
-    rows.per.key = ${j.rowsPerKey}
-    rows.per.second = ${j.rowsPerSecond}
-    ${j.source ?? ''}
-  }
-}
-transform {
-  FaultInjector {
-    plugin_input = "seq"
-    plugin_output = "out"
-    ${j.chainParallelism ? `parallelism = ${j.chainParallelism}` : ''}
-    ${j.chain ?? 'max = 0\n    dir = "' + j.out + '-budget"'}
-  }
-}
-sink {
-  LocalFile {
-    plugin_input = "out"
-    path = "${j.out}"
-    file_format_type = "text"
-    field_delimiter = ","
-    is_enable_transaction = true
-  }
-}
-`;
-}
 
 async function until<T>(what: string, fn: () => Promise<T | undefined> | T | undefined, timeoutMs = 60_000): Promise<T> {
   const end = Date.now() + timeoutMs;

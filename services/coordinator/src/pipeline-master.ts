@@ -334,6 +334,12 @@ export class PipelineMaster {
       return;
     }
     if (state === 'RUNNING' && t.state !== 'DEPLOYING') return;
+    if (state === 'CANCELED' && (this.status === 'RUNNING' || this.status === 'DEPLOYING') && t.state !== 'CANCELING') {
+      // Cancelled on its worker without this pipeline asking (the worker lost its leader, or
+      // an operator): its rows since the last checkpoint are gone, so the pipeline restarts.
+      state = 'FAILED';
+      error ??= { code: 'TW-TASK-001', message: `task group ${index} was cancelled on its worker`, retryable: true };
+    }
     if (error) t.error = error;
     this.setTaskState(t, state);
     if (state === 'RUNNING') {

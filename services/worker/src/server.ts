@@ -82,10 +82,10 @@ export class WorkerServer {
   async start(): Promise<string> {
     const t = this.tasks;
     this.server.add('tideway.v1.WorkerService', WorkerServiceService, {
-      deployTask: unaryHandler<DeployTaskRequest, Ack>((req, c) => {
+      deployTask: unaryHandler<DeployTaskRequest, Ack>(async (req, c) => {
         this.epochs.check(c.metadata);
         const epoch = this.epochs.current;
-        t.deploy(req.location!, req.slot!, req.descriptor, () => epochMetadata(epoch), epoch);
+        await t.deploy(req.location!, req.slot!, req.descriptor, () => epochMetadata(epoch), epoch);
         return OK;
       }),
       listTaskGroups: unaryHandler<object, ListTaskGroupsResponse>((_req, c) => {

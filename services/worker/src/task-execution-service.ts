@@ -99,12 +99,19 @@ export class TaskExecutionService {
     return running.length;
   }
 
-  deploy(location: TaskGroupLocation, slot: SlotProfile, descriptorBytes: Buffer, epochMetadata: () => grpc.Metadata, epoch = 0): void {
+  /**
+   * Starts a task group. An older attempt of it still running here (its coordinator died before
+   * it could cancel it) is cancelled first, and the new one starts only once the old one has
+   * stopped, so that the two never write side by side.
+   */
+  async deploy(location: TaskGroupLocation, slot: SlotProfile, descriptorBytes: Buffer, epochMetadata: () => grpc.Metadata, epoch = 0): Promise<void> {
     const key = locationKey(location);
     const existing = this.groups.get(key);
     if (existing && !existing.ended) {
       if (existing.location.attempt >= location.attempt) throw new Error(`task group ${key} attempt ${existing.location.attempt} is already running`);
-      existing.thread.post({ type: 'cancel', reason: 'superseded by a newer attempt' });
+      this.cancel(existing.location, 'superseded by a newer attempt', 5000);
+      for (const until = Date.now() + 6000; !existing.ended && Date.now() < until; ) await sleep(20);
+      if (this.groups.get(key) !== existing) throw new Error(`task group ${key} was deployed again meanwhile`);
     }
     const descriptor = deserialize(descriptorBytes) as TaskGroupDescriptor;
     const group: RunningTaskGroup = {
@@ -276,7 +283,8 @@ export class TaskExecutionService {
   /** Cancels a task group; kills its thread if it has not ended within `graceMs`. */
   cancel(location: TaskGroupLocation, reason: string, graceMs = 10_000): void {
     const g = this.groups.get(locationKey(location));
-    if (!g || g.ended) return;
+    // A cancel names its attempt: a late one for an older attempt never stops a newer one.
+    if (!g || g.ended || g.location.attempt !== location.attempt) return;
     g.thread.post({ type: 'cancel', reason });
     setTimeout(() => {
       if (!g.ended) {

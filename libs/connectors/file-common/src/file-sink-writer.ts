@@ -46,6 +46,7 @@ interface OpenFile {
  */
 export class FileSinkWriter implements SinkWriter<FileCommitInfo, FileSinkState> {
   private readonly uuidPrefix: string;
+  private readonly nonce = randomBytes(4).toString('hex');
   private checkpointId: number;
   private transactionId = '';
   private transactionDir = '';
@@ -76,7 +77,9 @@ export class FileSinkWriter implements SinkWriter<FileCommitInfo, FileSinkState>
 
   private beginTransaction(): void {
     this.transactionId = `T_${this.cfg.jobId}_${this.uuidPrefix}_${this.ctx.subtaskIndex}_${this.checkpointId}`;
-    this.transactionDir = `${this.prefixDir}/${this.transactionId}`;
+    // The folder also carries this writer's own nonce: a writer of an earlier attempt that is
+    // still being cancelled (after a leader fail-over) drops its folder, never this one's.
+    this.transactionDir = `${this.prefixDir}/${this.transactionId}-${this.nonce}`;
     this.moves = [];
     this.part = 0;
     this.rowsInPart = 0;

@@ -47,11 +47,11 @@ interface Candidate {
 }
 
 /** An in-process coordinator stand-in: its own store client and election, over this test's nodes. */
-async function candidate(address: string): Promise<Candidate> {
+async function candidate(address: string, epochFloor?: () => number): Promise<Candidate> {
   const store = new RedisStateStore({ address: `127.0.0.1:${state.port}`, keyPrefix: prefix });
   await store.open();
   const { logger, lines } = recordingLogger();
-  const election = new RedlockElection({ nodes: nodeAddresses(), key: `${prefix}leader-lease`, leaseTtlMs: TTL, retryIntervalMs: RETRY, store, address, logger });
+  const election = new RedlockElection({ nodes: nodeAddresses(), key: `${prefix}leader-lease`, leaseTtlMs: TTL, retryIntervalMs: RETRY, store, address, logger, epochFloor });
   const c: Candidate = { election, store, elected: [], lost: [], leadingAtLoss: [], logs: lines };
   election.start({
     onElected: (epoch) => void c.elected.push(epoch),
@@ -117,6 +117,12 @@ describe('RedlockElection over 3 Redis nodes', () => {
     expect(follower.elected).toEqual([]);
     expect(leader.lost).toEqual([]);
     expect(await leader.store.leader()).toMatchObject({ address: leader === a ? 'a:5801' : 'b:5801', epoch: leader.elected[0] });
+  });
+
+  it('claims an epoch above the highest one seen elsewhere, when told it', async () => {
+    const a = await candidate('a:5801', () => 41);
+    await until('a to lead', () => a.election.leading);
+    expect(a.elected).toEqual([42]);
   });
 
   it('stop() releases the lease: the other takes over at once, with a higher epoch', async () => {

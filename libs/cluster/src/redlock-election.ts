@@ -21,6 +21,11 @@ export interface RedlockElectionOptions {
   readonly store: StateStore;
   /** This coordinator's address, recorded as the leader's. */
   readonly address: string;
+  /**
+   * The highest epoch this coordinator has seen elsewhere (e.g. in a worker's refusal of a stale
+   * one); each claim is above it, even when the state Redis lost its count (default: 0).
+   */
+  readonly epochFloor?: () => number;
   /** Default: the `leader-election` component logger. */
   readonly logger?: Logger;
 }
@@ -164,7 +169,7 @@ export class RedlockElection implements LeaderElection {
     }
     let epoch: number;
     try {
-      epoch = await this.options.store.claimEpoch(this.options.address);
+      epoch = await this.options.store.claimEpoch(this.options.address, this.options.epochFloor?.() ?? 0);
       if (this.storeDown) this.log.info(`the state store (${this.options.store.description}) answers again`);
       this.storeDown = false;
     } catch (err) {

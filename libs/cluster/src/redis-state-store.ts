@@ -225,12 +225,19 @@ export class RedisStateStore implements StateStore {
   }
 
   /**
-   * WAIT for the configured replicas after a critical write. Too few in time is a warning, not an
-   * error: the primary has the write, and refusing it would not undo it.
+   * WAIT for the configured replicas after a critical write. Too few in time, or a WAIT that
+   * failed, is a warning, not an error: the primary has the write, and an error would make the
+   * caller believe it did not happen (a repeated submit would then be refused as a duplicate).
    */
   private async waitForReplicas(op: string, jobId?: string): Promise<void> {
     if (this.waitReplicas <= 0) return;
-    const acked = await this.read(`${op} (WAIT)`, () => this.connection.client.wait(this.waitReplicas, this.waitTimeoutMs));
+    let acked: number;
+    try {
+      acked = await this.connection.client.wait(this.waitReplicas, this.waitTimeoutMs);
+    } catch (err) {
+      this.log.warn({ op, jobId, reason: (err as Error).message }, `${op} was written, but waiting for its Redis replicas failed: ${(err as Error).message}`);
+      return;
+    }
     if (acked < this.waitReplicas) {
       this.log.warn(
         { op, jobId, acked, wanted: this.waitReplicas },

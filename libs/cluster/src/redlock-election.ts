@@ -1,5 +1,7 @@
 import { Redlock, type Lock } from '@sesamecare-oss/redlock';
+import type { Redis } from 'ioredis';
 import { logger, type Logger } from '@tideway/common';
+import { extendLease } from './lease-extension.js';
 import { RedisConnection } from './redis-connection.js';
 import type { LeaderElection, LeadershipHandlers } from './leader-election.js';
 import type { StateStore } from './state-store.js';
@@ -19,6 +21,11 @@ export interface RedlockElectionOptions {
   readonly store: StateStore;
   /** This coordinator's address, recorded as the leader's. */
   readonly address: string;
+  /**
+   * The highest epoch this coordinator has seen elsewhere (e.g. in a worker's refusal of a stale
+   * one); each claim is above it, even when the state Redis lost its count (default: 0).
+   */
+  readonly epochFloor?: () => number;
   /** Default: the `leader-election` component logger. */
   readonly logger?: Logger;
 }
@@ -34,10 +41,12 @@ interface HeldLease {
  * Leader election over a Redlock lease on N independent Redis nodes
  * (@sesamecare-oss/redlock), with the fencing epoch claimed from the state store on every win.
  *
- * The lease is held by this class's own extend loop rather than Redlock's `using`: it extends
- * every ttl/3 with a single attempt per try (no hidden retry window that could outlast the
- * lease), retries a failed extension every retry interval until the lease's own expiration, and
- * checks the wall clock against that expiration before every extension, so a process that was
+ * Redlock takes (`acquire`, one attempt per try) and releases the lease; this class holds it
+ * with its own extend loop rather than Redlock's `using`: it extends every ttl/3 with a single
+ * attempt per try (no hidden retry window that could outlast the lease), retries a failed
+ * extension every retry interval until the lease's own expiration, takes the lease on nodes that
+ * lack it (lease-extension.ts: a node down at acquisition would otherwise never hold it), and
+ * checks the wall clock against the expiration before every extension, so a process that was
  * paused (SIGSTOP, a blocked event loop) never extends, or believes in, a lease that ran out
  * meanwhile. `leading` compares the clock with the expiration at every read: it is false as soon
  * as the lease ran out, even before any timer has run. On a loss `leading` turns false first,
@@ -51,6 +60,7 @@ interface HeldLease {
 export class RedlockElection implements LeaderElection {
   readonly description: string;
   private readonly connections: RedisConnection[];
+  private readonly clients: Redis[];
   private readonly redlock: Redlock;
   private readonly key: string;
   private readonly ttl: number;
@@ -85,10 +95,8 @@ export class RedlockElection implements LeaderElection {
           log: this.log,
         }),
     );
-    this.redlock = new Redlock(
-      this.connections.map((c) => c.client),
-      { retryCount: 0, driftFactor: 0.01 },
-    );
+    this.clients = this.connections.map((c) => c.client);
+    this.redlock = new Redlock(this.clients, { retryCount: 0, driftFactor: 0.01 });
   }
 
   /** Whether the lease is held and its expiration has not passed, read from the clock now. */
@@ -161,7 +169,7 @@ export class RedlockElection implements LeaderElection {
     }
     let epoch: number;
     try {
-      epoch = await this.options.store.claimEpoch(this.options.address);
+      epoch = await this.options.store.claimEpoch(this.options.address, this.options.epochFloor?.() ?? 0);
       if (this.storeDown) this.log.info(`the state store (${this.options.store.description}) answers again`);
       this.storeDown = false;
     } catch (err) {
@@ -207,13 +215,12 @@ export class RedlockElection implements LeaderElection {
         await this.sleep(Math.min(nextExtend, lease.expiresAt) - now);
         continue;
       }
-      try {
-        const extended = await lease.lock.extend(this.ttl);
-        lease.lock = extended;
-        lease.expiresAt = extended.expiration;
+      const expiresAt = await extendLease(this.clients, this.key, lease.lock.value, this.ttl);
+      if (expiresAt !== undefined) {
+        lease.expiresAt = expiresAt;
         nextExtend = Date.now() + this.ttl / 3;
-      } catch {
-        // Too few nodes took the extension (or the lease ran out): try again soon, while it lasts.
+      } else {
+        // Too few nodes took the extension: try again soon, while the lease lasts.
         nextExtend = Date.now() + Math.min(this.retryInterval, this.ttl / 3);
       }
     }

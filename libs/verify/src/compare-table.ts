@@ -80,8 +80,9 @@ export async function compareTable(pair: TablePair, maxKeys: number): Promise<Ta
   const keyIndexes = pair.keyColumns.map((k) => a.findIndex((c) => c.name === k));
   if (keyIndexes.length === 0 || keyIndexes.some((i) => i < 0)) return fail(`${srcName} has no primary key (and the sink names none): rows cannot be matched by key`);
   const modes = a.map((x, i) => compareMode(x, b[i]!, pair.source.facts, pair.sink.facts));
-  const src = new SideSql({ ...pair.source, columns: a }, modes, keyIndexes);
-  const dst = new SideSql({ ...pair.sink, columns: b }, modes, keyIndexes);
+  const pgPair = pair.source.facts.dialect === 'postgresql' && pair.sink.facts.dialect === 'postgresql';
+  const src = new SideSql({ ...pair.source, columns: a }, modes, keyIndexes, pgPair);
+  const dst = new SideSql({ ...pair.sink, columns: b }, modes, keyIndexes, pgPair);
 
   const integerKey = keyIndexes.length === 1 && a[keyIndexes[0]!]!.cls === 'integer' && b[keyIndexes[0]!]!.cls === 'integer';
   const [ss, ts] = await Promise.all([pair.source.conn.execute(src.statsSql(integerKey)), pair.sink.conn.execute(dst.statsSql(integerKey))]);

@@ -1,5 +1,5 @@
 import type { JdbcConnection, TableRef } from '@tideway/connector-jdbc';
-import { canonicalSql, hashBucketSql, hashSql, isClientMode, rowTextSql, type CompareMode, type SideFacts } from './canonical.js';
+import { canonicalSql, hashBucketSql, hashSql, isClientMode, pgPairHashSql, rowTextSql, type CompareMode, type SideFacts } from './canonical.js';
 import type { ColumnInfo } from './column-info.js';
 
 /** One side of a compared table: its session, table, and the columns paired with the other side's. */
@@ -28,6 +28,8 @@ export class SideSql {
     private readonly modes: readonly CompareMode[],
     /** Indexes (into the pairs) of the key columns. */
     private readonly keyIndexes: readonly number[],
+    /** Both sides are PostgreSQL: rows hash with PostgreSQL's own function (pgPairHashSql). */
+    private readonly pgPair = false,
   ) {
     const c = side.conn;
     this.from = c.tableSql(side.ref);
@@ -47,7 +49,7 @@ export class SideSql {
   /** Per range: its number, row count and the sum of row hashes (client-compared columns left out). */
   checksumSql(b: Bucketing): string {
     const hashed = this.raws.map((raw, i) => ({ raw, text: this.texts[i]! })).filter((_, i) => !isClientMode(this.modes[i]!));
-    const hash = hashSql(this.side.conn.dialect, rowTextSql(this.side.conn.dialect, hashed));
+    const hash = this.pgPair ? pgPairHashSql(hashed.map((p) => p.text)) : hashSql(this.side.conn.dialect, rowTextSql(this.side.conn.dialect, hashed));
     const sum = this.side.conn.dialect === 'postgresql' ? `sum(h)::text` : `CAST(SUM(h) AS CHAR)`;
     return `SELECT b, count(*), ${sum} FROM (SELECT ${this.bucketSql(b)} AS b, ${hash} AS h FROM ${this.from}) tw_ranges GROUP BY b`;
   }

@@ -11,84 +11,25 @@
  *
  * usage: pnpm bench:jdbc [rows ...]   (builds first, so `tideway run` is the compiled CLI)
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import pg from 'pg';
-import { startMariaDb, startPostgres, type TestDatabaseServer } from '@tideway/testing';
+import { join } from 'node:path';
 import { cliNodeArgs } from '../scripts/cli-entry.mjs';
+import { jobConf as writeJob, loadOrders, mariaConnection, median, pgConnection, pgCount, pgRun, psqlEnv, repo, startOrdersServers, timed, type Measured } from './orders-servers.js';
 
-const repo = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const shared = process.env.TIDEWAY_SHARED_DIR ?? resolve(repo, '..', 'shared');
 const sizes = process.argv.slice(2).map(Number).filter((n) => n > 0);
 const ROWS = sizes.length > 0 ? sizes : [500_000, 2_000_000];
 const work = mkdtempSync(join(tmpdir(), 'tideway-bench-jdbc-'));
 const REPEAT = Number(process.env.BENCH_REPEAT ?? 3);
+const jobConf = (name: string, source: string, sink: string) => writeJob(work, name, source, sink);
 
-interface Measured {
-  seconds: number;
-  peakRssMb: number;
-}
-
-/** Runs a command under /usr/bin/time -v; returns wall seconds and peak RSS. */
-function timed(label: string, command: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<Measured> {
-  return new Promise((resolvePromise, reject) => {
-    const started = performance.now();
-    const child = spawn('/usr/bin/time', ['-v', command, ...args], { cwd: repo, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stderr = '';
-    let stdout = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('close', (code) => {
-      const seconds = (performance.now() - started) / 1000;
-      if (code !== 0) return reject(new Error(`${label} exited ${code}\n${stdout.slice(-2000)}\n${stderr.slice(-4000)}`));
-      const rss = /Maximum resident set size \(kbytes\): (\d+)/.exec(stderr);
-      resolvePromise({ seconds, peakRssMb: rss ? Number(rss[1]) / 1024 : NaN });
-    });
-  });
-}
-
-function psqlEnv(s: TestDatabaseServer): NodeJS.ProcessEnv {
-  return { PGHOST: s.host, PGPORT: String(s.port), PGUSER: s.user, PGPASSWORD: s.password };
-}
-
-async function pgCount(s: TestDatabaseServer, db: string): Promise<number> {
-  const c = new pg.Client({ host: s.host, port: s.port, user: s.user, password: s.password, database: db });
-  await c.connect();
-  try {
-    return Number((await c.query('SELECT count(*) AS n FROM orders')).rows[0].n);
-  } finally {
-    await c.end();
-  }
-}
-
-async function pgRun(s: TestDatabaseServer, db: string, sql: string): Promise<void> {
-  const c = new pg.Client({ host: s.host, port: s.port, user: s.user, password: s.password, database: db });
-  await c.connect();
-  try {
-    await c.query(sql);
-  } finally {
-    await c.end();
-  }
-}
-
-function jobConf(name: string, source: string, sink: string): string {
-  const file = join(work, `${name}.conf`);
-  writeFileSync(file, `env {\n  job.mode = "BATCH"\n  parallelism = 1\n}\nsource {\n  Jdbc {\n${source}\n  }\n}\nsink {\n  Jdbc {\n${sink}\n  }\n}\n`);
-  return file;
-}
-
-const pgSrv = await startPostgres({ settings: { shared_buffers: '1GB', max_wal_size: '8GB' } });
-const mySrv = await startMariaDb({ settings: { 'innodb-buffer-pool-size': '1G' } });
+const { pgSrv, mySrv } = await startOrdersServers();
 const cli = [...cliNodeArgs(), 'run', '-c'];
 const TIDEWAY = 'tideway run (Jdbc -> Jdbc, COPY)';
 const results: Array<{ rows: number; tool: string; flow: string; m: Measured; all: number[] }> = [];
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 try {
-  await pgRun(pgSrv, pgSrv.database, 'CREATE DATABASE src');
   const pgSink = [
     `    url = "${pgSrv.jdbcUrl}"`,
     '    driver = "org.postgresql.Driver"',
@@ -101,12 +42,12 @@ try {
   ].join('\n');
   const pgToPg = jobConf(
     'pg-to-pg',
-    [`    url = "jdbc:postgresql://${pgSrv.host}:${pgSrv.port}/src"`, '    driver = "org.postgresql.Driver"', `    user = "${pgSrv.user}"`, `    password = "${pgSrv.password}"`, '    table_path = "src.public.orders"'].join('\n'),
+    [...pgConnection(pgSrv, 'src'), '    table_path = "src.public.orders"'].join('\n'),
     pgSink,
   );
   const mariaToPg = jobConf(
     'maria-to-pg',
-    [`    url = "${mySrv.jdbcUrl.replace('jdbc:mysql:', 'jdbc:mariadb:')}"`, '    driver = "org.mariadb.jdbc.Driver"', `    user = "${mySrv.user}"`, `    password = "${mySrv.password}"`, `    table_path = "${mySrv.database}.orders"`].join('\n'),
+    [...mariaConnection(mySrv), `    table_path = "${mySrv.database}.orders"`].join('\n'),
     pgSink,
   );
   const pgloaderFile = join(work, 'maria-to-pg.load');
@@ -122,12 +63,6 @@ try {
       '',
     ].join('\n'),
   );
-  // shared/bench/orders-postgres.sql computes (g * 7919) in integer, which overflows past
-  // 271,000 rows; the same value in bigint gives the intended data (MariaDB's seq is bigint).
-  const ordersPg = join(work, 'orders-postgres.sql');
-  const sharedSql = readFileSync(join(shared, 'bench', 'orders-postgres.sql'), 'utf8');
-  if (!sharedSql.includes('(g * 7919)')) throw new Error('orders-postgres.sql changed: check the integer overflow fix in bench/jdbc-sync.ts');
-  writeFileSync(ordersPg, sharedSql.replace('(g * 7919)', '(g::bigint * 7919)'));
   const pgEnv = psqlEnv(pgSrv);
   const target = async (rows: number, flow: string) => {
     const n = await pgCount(pgSrv, pgSrv.database);
@@ -137,10 +72,7 @@ try {
 
   for (const rows of ROWS) {
     console.error(`loading ${rows} rows into PostgreSQL and MariaDB ...`);
-    execFileSync('psql', ['-q', '-v', `rows=${rows}`, '-v', 'ON_ERROR_STOP=1', '-f', ordersPg, 'src'], { env: { ...process.env, ...pgEnv } });
-    execFileSync('psql', ['-q', '-v', 'rows=0', '-v', 'ON_ERROR_STOP=1', '-f', ordersPg, pgSrv.database], { env: { ...process.env, ...pgEnv } });
-    execFileSync('mariadb', ['-h', mySrv.host, '-P', String(mySrv.port), '-u', mySrv.user, `-p${mySrv.password}`, '-e', `SET @rows=${rows}; SOURCE ${join(shared, 'bench', 'orders-mariadb.sql')};`, mySrv.database]);
-    await pgRun(pgSrv, 'src', 'CHECKPOINT');
+    await loadOrders(work, pgSrv, mySrv, rows);
 
     const pipe = `psql -q -d src -c "\\copy orders to stdout" | psql -q -d ${pgSrv.database} -c "\\copy orders from stdin"`;
     const commands: Array<{ flow: string; tool: string; run: () => Promise<Measured> }> = [

@@ -6,8 +6,9 @@
  *   restored run's first checkpoint and restored again;
  * - killMidSnapshot: the CLI is SIGKILLed after the first checkpoint of a 50,000-row snapshot
  *   read in 1,000-row chunks, with updates running meanwhile, and restored.
- * Both then wait until the target equals the source, check that no change was applied twice
- * and that SIGINT ends the restored job with exit code 130.
+ * Both then wait until the target equals the source, check that no change was applied twice,
+ * that `tideway verify` reports the tables equal, and that SIGINT ends the restored job with
+ * exit code 130.
  */
 import { expect } from 'vitest';
 import type pg from 'pg';
@@ -95,6 +96,8 @@ export async function killMidStream(dirs: TempDirs, source: CdcSource, target: C
     expect(log.repeated).toEqual([]);
     expect(log.auditRewrites).toEqual([]);
 
+    await job.verifyEqual();
+
     const metrics = await job.metrics(third);
     const received = metrics?.TableSourceReceivedCount as Record<string, number>;
     const written = metrics?.TableSinkWriteCount as Record<string, number>;
@@ -162,6 +165,7 @@ export async function killMidSnapshot(dirs: TempDirs, source: CdcSource, target:
     const want = await bulkLines(source.rows);
     await until('target bulk equal to the source', async () => ((await bulkLines(rowsOf(target.client))) === want ? true : undefined), 60_000).catch(() => undefined);
     expect(await bulkLines(rowsOf(target.client))).toBe(want);
+    await job.verifyEqual();
     const log = await checkWriteLog(target.client);
     console.log(`${source.plugin} snapshot: ${version - rows} updates during the run, ${log.writes} target writes, ${log.repeated.length} repeated`);
     expect(log.repeated).toEqual([]);

@@ -92,6 +92,15 @@ export class CliJob {
     return { child, exit, address: `127.0.0.1:${port}`, stderrTail: () => tail };
   }
 
+  /**
+   * `tideway verify` of this job while it runs: waits for its sink to pass the source log
+   * position of now, then compares every table; fails the test unless it reports equal.
+   */
+  async verifyEqual(): Promise<void> {
+    const res = await runCli(['verify', '-c', this.conf, '--engine-config', this.engine, '--job-id', this.jobId, '--timeout', '60'], 90_000);
+    if (res.code !== 0) throw new Error(`tideway verify of job ${this.jobId} exited with ${res.code}:\n${res.stdout}\n${res.stderr}`);
+  }
+
   /** `tideway status <id> --address`: the job as JSON, or undefined while it cannot answer. */
   async status(cli: RunningCli): Promise<{ status: string; completedCheckpoints?: number } | undefined> {
     const res = await runCli(['status', this.jobId, '--address', cli.address], 30_000);

@@ -125,6 +125,7 @@ describe('MySQL-CDC (MariaDB) -> Jdbc (PostgreSQL) through the CLI', () => {
         await until(`multi_copy.${t} equal to multi.${t}`, async () => ((await tableLines(copyRows, t).catch(() => [])).join('\n') === want.join('\n') ? true : undefined), 60_000).catch(() => undefined);
         expect(await tableLines(copyRows, t), `multi_copy.${t}`).toEqual(want);
       }
+      await job.verifyEqual();
       const metrics = await job.metrics(cli);
       const received = metrics?.TableSourceReceivedCount as Record<string, number>;
       const written = metrics?.TableSinkWriteCount as Record<string, number>;

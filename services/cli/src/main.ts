@@ -5,6 +5,7 @@ import { translateSeaTunnelArgv } from './seatunnel-argv.js';
 import { registerJobCommands } from './commands/job-commands.js';
 import { registerLocalCommands } from './commands/local-commands.js';
 import { registerClusterCommands } from './commands/cluster-commands.js';
+import { registerVerifyCommand } from './commands/verify-command.js';
 
 // The AWS SDK warns on every run under Node 20 that its releases after January 2027 will need
 // Node 22; Tideway pins its SDK version (stack.md), so the notice is only noise for users.
@@ -22,6 +23,7 @@ const program = new Command('tideway')
 registerLocalCommands(program);
 registerJobCommands(program);
 registerClusterCommands(program);
+registerVerifyCommand(program);
 
 /** One line on stderr, the place first; a non-zero exit code. */
 export function reportError(err: unknown): number {

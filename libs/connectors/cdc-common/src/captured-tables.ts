@@ -59,3 +59,8 @@ export async function discoverCapturedTables<R, C extends Column>(
   }
   return out;
 }
+
+/** The captured tables as `tideway verify` compares them (whole tables, by their key). */
+export function comparedCapturedTables<R, C extends Column>(tables: readonly CapturedTable<R, C>[] | undefined): Array<{ tableId: string; ref: R; columns: string[]; keyColumns: readonly string[] }> {
+  return (tables ?? []).map((t) => ({ tableId: t.catalog.tableId, ref: t.ref, columns: t.catalog.columns.map((c) => c.name), keyColumns: t.catalog.primaryKey?.columns ?? [] }));
+}

@@ -10,5 +10,6 @@ export { planChunks, wholeTableSplit, type KeyQueries, type ChunkingOptions } fr
 export { CdcSourceReader } from './cdc-reader.js';
 export { CdcSplitEnumerator, type CdcEnumeratorState } from './cdc-enumerator.js';
 export { CDC_COMMON_OPTIONS, compileCdcCommon, withRetries, type CdcCommonConfig, type TableOverride } from './cdc-options.js';
-export { discoverCapturedTables, type CapturedTable, type SchemaSession } from './captured-tables.js';
+export { discoverCapturedTables, comparedCapturedTables, type CapturedTable, type SchemaSession } from './captured-tables.js';
 export { ListCollector, enumeratorContext, applyStrictly, pollUntil, settle } from './changelog-check.js';
+export { hasChangePositions, checkpointedStreamPosition, type ChangePositions } from './change-positions.js';

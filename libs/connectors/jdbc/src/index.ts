@@ -20,3 +20,4 @@ export type { MySqlConnection } from './mysql-connection.js';
 export { resolveTableRef, tablePathOf } from './table-ref.js';
 export { externalError, describeDbError } from './db-errors.js';
 export type { ValueDecoder } from './value-codec.js';
+export { isComparable, type ComparableTables, type ComparedTable } from './compared-tables.js';

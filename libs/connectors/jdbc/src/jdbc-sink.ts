@@ -1,5 +1,6 @@
 import type { PluginContext, Sink, SinkCommitter, SinkFactory, SinkWriter, SinkWriterContext } from '@tideway/api';
 import { ConfigError, ErrorCode, TidewayError } from '@tideway/common';
+import type { ComparableTables, ComparedTable } from './compared-tables.js';
 import { describeDbError } from './db-errors.js';
 import { compileConnection } from './connection-options.js';
 import type { ConnectionSettings } from './connection-settings.js';
@@ -16,7 +17,7 @@ import { jobXidPrefix, rollbackAllPrepared, xidPrefix, type JdbcCommitInfo } fro
 const ABANDON_ATTEMPTS = 10;
 
 /** The Jdbc sink: writes rows and changelogs to PostgreSQL and MySQL/MariaDB. */
-export class JdbcSink implements Sink<JdbcCommitInfo, unknown, JdbcWriterState> {
+export class JdbcSink implements Sink<JdbcCommitInfo, unknown, JdbcWriterState>, ComparableTables {
   readonly config: SinkConfig;
   readonly targets: SinkTarget[];
   private readonly settings: ConnectionSettings;
@@ -78,6 +79,21 @@ export class JdbcSink implements Sink<JdbcCommitInfo, unknown, JdbcWriterState> 
 
   createCommitter(): SinkCommitter<JdbcCommitInfo> {
     return new JdbcSinkCommitter(() => this.connect(), this.config.maxCommitAttempts, this.ctx.options.place());
+  }
+
+  openComparisonSession(): Promise<JdbcConnection> {
+    return this.connect();
+  }
+
+  /** The target tables, for `tideway verify` (not in query mode: the statement could write anywhere). */
+  comparedTables(): ComparedTable[] | string {
+    if (this.config.table === undefined) return 'the Jdbc sink writes with its own query; only sinks that generate their SQL (generate_sink_sql, table) can be compared';
+    return this.targets.map((t) => ({
+      tableId: t.input.tableId,
+      ref: t.ref!,
+      columns: t.columns,
+      keyColumns: t.keyIndexes.map((i) => t.columns[i]!),
+    }));
   }
 
   private connect(): Promise<JdbcConnection> {

@@ -1,5 +1,6 @@
 import type { CatalogTable, PluginContext, Source, SourceFactory, SourceReader, SplitEnumerator } from '@tideway/api';
 import { ErrorCode, TidewayError } from '@tideway/common';
+import type { ComparableTables, ComparedTable } from './compared-tables.js';
 import type { JdbcConnection } from './jdbc-connection.js';
 import type { JdbcSplit } from './jdbc-split.js';
 import { openConnection } from './open-connection.js';
@@ -8,9 +9,10 @@ import { compileSourceOptions, SOURCE_SPEC, type SourceConfig } from './source-o
 import { discoverTables, type SourceTable } from './source-tables.js';
 import { JdbcSplitEnumerator, type JdbcEnumeratorState } from './split-enumerator.js';
 import { planSplits } from './split-planner.js';
+import { resolveTableRef } from './table-ref.js';
 
 /** The Jdbc source: bounded reads of tables or queries from PostgreSQL and MySQL/MariaDB. */
-export class JdbcSource implements Source<JdbcSplit, JdbcEnumeratorState> {
+export class JdbcSource implements Source<JdbcSplit, JdbcEnumeratorState>, ComparableTables {
   private tables: SourceTable[] | undefined;
   readonly config: SourceConfig;
 
@@ -52,6 +54,24 @@ export class JdbcSource implements Source<JdbcSplit, JdbcEnumeratorState> {
 
   createReader(ctx: Parameters<Source<JdbcSplit>['createReader']>[0]): SourceReader<JdbcSplit> {
     return new JdbcSourceReader(ctx, () => this.connect(), this.config.fetchSize, this.ctx.options.place());
+  }
+
+  openComparisonSession(): Promise<JdbcConnection> {
+    return this.connect();
+  }
+
+  /** The tables read whole (table_path without query or where_condition), for `tideway verify`. */
+  comparedTables(): ComparedTable[] | string {
+    const out: ComparedTable[] = [];
+    for (const t of this.tables ?? []) {
+      const c = t.config;
+      if (c.tablePath === undefined || c.query !== undefined || this.config.whereCondition !== undefined) {
+        return `the Jdbc source reads ${c.tablePath === undefined ? `the query '${c.query}'` : `table ${c.tablePath} through a query or where_condition`}; only whole tables (table_path) can be compared`;
+      }
+      const ref = resolveTableRef(this.config.connection.target.dialect, c.tablePath, this.config.connection.target.database, c.place);
+      out.push({ tableId: t.catalog.tableId, ref, columns: t.catalog.columns.map((col) => col.name), keyColumns: t.catalog.primaryKey?.columns ?? [] });
+    }
+    return out;
   }
 
   private connect(): Promise<JdbcConnection> {

@@ -1,14 +1,14 @@
 import type { CatalogTable, PluginContext, Source, SourceFactory, SourceReader, SourceReaderContext, SplitEnumerator, SplitEnumeratorContext } from '@tideway/api';
 import { ConfigError, ErrorCode, TidewayError } from '@tideway/common';
-import { CdcSourceReader, CdcSplitEnumerator, planChunks, wholeTableSplit, type CdcEnumeratorState, type CdcSplit } from '@tideway/connector-cdc-common';
-import { externalError, type MySqlConnection } from '@tideway/connector-jdbc';
-import type { BinlogPosition } from './binlog-position.js';
+import { CdcSourceReader, CdcSplitEnumerator, comparedCapturedTables, planChunks, wholeTableSplit, type CdcEnumeratorState, type CdcSplit, type ChangePositions } from '@tideway/connector-cdc-common';
+import { externalError, type ComparableTables, type ComparedTable, type JdbcConnection, type MySqlConnection } from '@tideway/connector-jdbc';
+import { compareBinlog, type BinlogPosition } from './binlog-position.js';
 import { checkBinlog, connectMySql, discoverMySqlTables, type MySqlCapturedTable } from './mysql-catalog.js';
 import { compileMySqlCdcOptions, MYSQL_CDC_SPEC, type MySqlCdcConfig } from './mysql-cdc-options.js';
 import { MySqlCdcDialect } from './mysql-dialect.js';
 
 /** MySQL-CDC: snapshot chunks, then the ROW binlog, for MySQL and MariaDB. */
-export class MySqlCdcSource implements Source<CdcSplit<BinlogPosition, BinlogPosition>, CdcEnumeratorState> {
+export class MySqlCdcSource implements Source<CdcSplit<BinlogPosition, BinlogPosition>, CdcEnumeratorState>, ComparableTables, ChangePositions {
   readonly config: MySqlCdcConfig;
   private tables: MySqlCapturedTable[] | undefined;
 
@@ -44,6 +44,37 @@ export class MySqlCdcSource implements Source<CdcSplit<BinlogPosition, BinlogPos
 
   createReader(_ctx: SourceReaderContext): SourceReader<CdcSplit<BinlogPosition, BinlogPosition>> {
     return new CdcSourceReader(new MySqlCdcDialect(this.config), this.config.fetchSize);
+  }
+
+  openComparisonSession(): Promise<JdbcConnection> {
+    return connectMySql(this.config);
+  }
+
+  /** The captured tables, for `tideway verify`. */
+  comparedTables(): ComparedTable[] {
+    return comparedCapturedTables(this.tables);
+  }
+
+  /** SHOW MASTER STATUS: the end of the binlog now. */
+  async currentChangePosition(): Promise<BinlogPosition> {
+    const conn = await connectMySql(this.config);
+    try {
+      const r = (await conn.execute('SHOW MASTER STATUS')).rows[0];
+      return { file: String(r[0]), pos: Number(r[1]) };
+    } catch (err) {
+      throw externalError('reading the binlog position (the user needs REPLICATION CLIENT)', err, this.config.place);
+    } finally {
+      await conn.close();
+    }
+  }
+
+  changePositionReached(checkpointed: unknown, recorded: unknown): boolean {
+    return compareBinlog(checkpointed as BinlogPosition, recorded as BinlogPosition) >= 0;
+  }
+
+  formatChangePosition(position: unknown): string {
+    const p = position as BinlogPosition;
+    return `${p.file}:${p.pos}`;
   }
 
   /** Takes the start position before any chunk is read, then cuts the tables into chunks. */

@@ -2,21 +2,24 @@ import type { CatalogTable, PluginContext, Source, SourceFactory, SourceReader, 
 import { ConfigError, ErrorCode, TidewayError } from '@tideway/common';
 import {
   CdcSourceReader,
+  comparedCapturedTables,
   CdcSplitEnumerator,
   planChunks,
   wholeTableSplit,
   type CdcEnumeratorState,
   type CdcSplit,
+  type ChangePositions,
 } from '@tideway/connector-cdc-common';
 import type { CapturedTable } from './captured-table.js';
 import { connectPg, discoverPgTables } from './pg-catalog.js';
 import { compilePgCdcOptions, PG_CDC_SPEC, type PgCdcConfig } from './pg-cdc-options.js';
 import { PgCdcDialect, type PgWatermark } from './pg-dialect.js';
 import { checkLogicalReplication, ensurePublicationAndSlot } from './pg-replication-setup.js';
-import type { PgConnection } from '@tideway/connector-jdbc';
+import type { ComparableTables, ComparedTable, JdbcConnection, PgConnection } from '@tideway/connector-jdbc';
+import { parseLsn } from './lsn.js';
 
 /** Postgres-CDC: snapshot chunks, then pgoutput logical replication from a slot. */
-export class PgCdcSource implements Source<CdcSplit<string, PgWatermark>, CdcEnumeratorState> {
+export class PgCdcSource implements Source<CdcSplit<string, PgWatermark>, CdcEnumeratorState>, ComparableTables, ChangePositions {
   readonly config: PgCdcConfig;
   private tables: CapturedTable[] | undefined;
 
@@ -53,6 +56,33 @@ export class PgCdcSource implements Source<CdcSplit<string, PgWatermark>, CdcEnu
 
   createReader(_ctx: SourceReaderContext): SourceReader<CdcSplit<string, PgWatermark>> {
     return new CdcSourceReader(new PgCdcDialect(this.config), this.config.fetchSize);
+  }
+
+  openComparisonSession(): Promise<JdbcConnection> {
+    return connectPg(this.config);
+  }
+
+  /** The captured tables, for `tideway verify`. */
+  comparedTables(): ComparedTable[] {
+    return comparedCapturedTables(this.tables);
+  }
+
+  /** pg_current_wal_lsn(): the end of the WAL written now. */
+  async currentChangePosition(): Promise<string> {
+    const conn = await connectPg(this.config);
+    try {
+      return String((await conn.execute('SELECT pg_current_wal_lsn()::text')).rows[0][0]);
+    } finally {
+      await conn.close();
+    }
+  }
+
+  changePositionReached(checkpointed: unknown, recorded: unknown): boolean {
+    return parseLsn(String(checkpointed)) >= parseLsn(String(recorded));
+  }
+
+  formatChangePosition(position: unknown): string {
+    return String(position);
   }
 
   /** Sets up publication and slot before any chunk is read, then cuts the tables into chunks. */

@@ -152,6 +152,7 @@ export class PgReplicationStream implements ChangeStream<string> {
     try {
       if (chunk[0] === 0x6b) {
         // k: keepalive (walEnd, clock, reply requested)
+        this.onKeepalive(chunk.readBigUInt64BE(1));
         if (chunk[17] === 1) this.sendStatus();
         return;
       }
@@ -162,6 +163,19 @@ export class PgReplicationStream implements ChangeStream<string> {
     } catch (err) {
       this.fail(err);
     }
+  }
+
+  /**
+   * A logical walsender's keepalive carries the position it has decoded up to: every
+   * transaction committed before it was sent already, and one still open commits after it. So
+   * between transactions it is a safe restart point, and the stream position moves on while
+   * the captured tables are idle (`tideway verify` waits for a position recorded at the source).
+   */
+  private onKeepalive(walEnd: bigint): void {
+    if (this.txn !== undefined || walEnd <= parseLsn(this.lastCommitEnd)) return;
+    this.lastCommitEnd = formatLsn(walEnd);
+    if (walEnd > this.received) this.received = walEnd;
+    this.push({ type: 'commit', next: this.lastCommitEnd });
   }
 
   private push(item: StreamItem<string>): void {

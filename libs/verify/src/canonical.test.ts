@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { clientEqual, compareMode, normalJson } from './canonical.js';
+import type { ColumnInfo } from './column-info.js';
+
+const col = (cls: ColumnInfo['cls'], fraction = 0): ColumnInfo => ({ name: 'c', cls, fraction, label: cls, shape: cls });
+const pg = { dialect: 'postgresql' as const, truncates: false };
+const maria = { dialect: 'mysql' as const, truncates: true };
+
+describe('compareMode', () => {
+  it('compares integers, decimals and booleans as numbers whatever the dialects', () => {
+    expect(compareMode(col('decimal'), col('integer'), pg, maria).kind).toBe('number');
+    expect(compareMode(col('boolean'), col('integer'), pg, maria).kind).toBe('number');
+  });
+
+  it('compares temporal values at the lower precision, rounded unless the lower side is MariaDB', () => {
+    expect(compareMode(col('timestamp', 6), col('timestamp', 3), maria, pg)).toEqual({ kind: 'temporal', time: false, fraction: 3, round: true });
+    expect(compareMode(col('timestamp', 6), col('timestamptz', 0), pg, maria)).toEqual({ kind: 'temporal', time: false, fraction: 0, round: false });
+  });
+
+  it('leaves JSON and floats across dialects to the client, in the databases otherwise', () => {
+    expect(compareMode(col('json'), col('json'), pg, maria).kind).toBe('client-json');
+    expect(compareMode(col('json'), col('json'), pg, pg).kind).toBe('json');
+    expect(compareMode(col('double'), col('double'), pg, maria)).toEqual({ kind: 'client-float', digits: 15 });
+    expect(compareMode(col('float'), col('double'), pg, pg)).toEqual({ kind: 'client-float', digits: 6 });
+  });
+});
+
+describe('client comparison', () => {
+  it('reads JSON with any key order and spacing as one value, and tells different values apart', () => {
+    expect(normalJson('{"b": [1, 2], "a": 1.50}')).toBe(normalJson('{"a":1.5,"b":[1,2]}'));
+    expect(clientEqual({ kind: 'client-json' }, '{"a": 1}', '{"a": 2}')).toBe(false);
+  });
+
+  it('compares floats to the significant digits of the narrower type', () => {
+    expect(clientEqual({ kind: 'client-float', digits: 6 }, '0.1', '0.100000001490116')).toBe(true);
+    expect(clientEqual({ kind: 'client-float', digits: 15 }, '0.1', '0.100000001490116')).toBe(false);
+    expect(clientEqual({ kind: 'client-float', digits: 15 }, null, '0')).toBe(false);
+  });
+});

@@ -1,0 +1,168 @@
+import { clientEqual, compareMode, isClientMode, type CompareMode } from './canonical.js';
+import { readColumns, type ColumnInfo } from './column-info.js';
+import { SideSql, type Bucketing, type TableSide } from './table-sql.js';
+
+/** A source table and its sink table, with the column pairs (source name -> sink name) and key. */
+export interface TablePair {
+  readonly tableId: string;
+  readonly source: Omit<TableSide, 'columns'>;
+  readonly sink: Omit<TableSide, 'columns'>;
+  /** [source column, sink column] in the input table's field order. */
+  readonly columns: readonly (readonly [string, string])[];
+  /** Source column names of the key. */
+  readonly keyColumns: readonly string[];
+}
+
+/** A row that differs: its key (column=value, ...) and, for rows on both sides, the differing columns. */
+export interface KeyDifference {
+  readonly key: string;
+  readonly columns?: readonly string[];
+}
+
+/** What comparing one table found. */
+export interface TableResult {
+  readonly tableId: string;
+  readonly sourceTable: string;
+  readonly sinkTable: string;
+  readonly sourceRows: number;
+  readonly sinkRows: number;
+  /** Key ranges checksummed on each side, and how many of them differed. */
+  readonly ranges: number;
+  readonly differingRanges: number;
+  readonly missing: number;
+  readonly extra: number;
+  readonly different: number;
+  /** The first keys of each kind (up to the report limit). */
+  readonly keys: { readonly missing: readonly KeyDifference[]; readonly extra: readonly KeyDifference[]; readonly different: readonly KeyDifference[] };
+  /** Columns whose types differ beyond dialect spelling (values may still compare equal), e.g. `price: decimal(12,2) -> numeric(12,1)`. */
+  readonly typeChanges: readonly string[];
+  /** Why the table could not be compared, or a structural difference (missing table, missing column). */
+  readonly problem?: string;
+  readonly equal: boolean;
+}
+
+/** Rows per checksummed range, about; and the most ranges a table is cut into. */
+const ROWS_PER_RANGE = 1000;
+const MAX_RANGES = 20_000;
+/** Ranges whose rows are fetched per query. */
+const RANGES_PER_FETCH = 100;
+const BIG_LIMIT = 1n << 62n;
+
+/**
+ * Compares one table: row counts, then checksums over key ranges computed in each database,
+ * then the rows of the ranges that differ, key by key. `maxKeys` bounds the keys listed.
+ */
+export async function compareTable(pair: TablePair, maxKeys: number): Promise<TableResult> {
+  const srcName = pair.source.conn.tableSql(pair.source.ref);
+  const sinkName = pair.sink.conn.tableSql(pair.sink.ref);
+  const base = { tableId: pair.tableId, sourceTable: srcName, sinkTable: sinkName };
+  const empty = { ranges: 0, differingRanges: 0, missing: 0, extra: 0, different: 0, keys: { missing: [], extra: [], different: [] }, typeChanges: [] };
+  const [srcCols, sinkCols] = await Promise.all([readColumns(pair.source.conn, pair.source.ref), readColumns(pair.sink.conn, pair.sink.ref)]);
+  const fail = (problem: string, sourceRows = 0, sinkRows = 0): TableResult => ({ ...base, ...empty, sourceRows, sinkRows, problem, equal: false });
+  if (sinkCols.length === 0) return fail(`the sink table ${sinkName} does not exist`);
+  const a: ColumnInfo[] = [];
+  const b: ColumnInfo[] = [];
+  const missingCols: string[] = [];
+  const typeChanges: string[] = [];
+  for (const [s, t] of pair.columns) {
+    const x = srcCols.find((c) => c.name === s);
+    const y = sinkCols.find((c) => c.name === t);
+    if (!x) return fail(`the source table ${srcName} has no column ${s} any more`);
+    if (!y) {
+      missingCols.push(t);
+      continue;
+    }
+    a.push(x);
+    b.push(y);
+    if (x.shape !== y.shape) typeChanges.push(`${s}: ${x.label} -> ${y.label}`);
+  }
+  if (missingCols.length > 0) return fail(`the sink table ${sinkName} has no column ${missingCols.join(', ')}`);
+  const keyIndexes = pair.keyColumns.map((k) => a.findIndex((c) => c.name === k));
+  if (keyIndexes.length === 0 || keyIndexes.some((i) => i < 0)) return fail(`${srcName} has no primary key (and the sink names none): rows cannot be matched by key`);
+  const modes = a.map((x, i) => compareMode(x, b[i]!, pair.source.facts, pair.sink.facts));
+  const pgPair = pair.source.facts.dialect === 'postgresql' && pair.sink.facts.dialect === 'postgresql';
+  const src = new SideSql({ ...pair.source, columns: a }, modes, keyIndexes, pgPair);
+  const dst = new SideSql({ ...pair.sink, columns: b }, modes, keyIndexes, pgPair);
+
+  const integerKey = keyIndexes.length === 1 && a[keyIndexes[0]!]!.cls === 'integer' && b[keyIndexes[0]!]!.cls === 'integer';
+  const [ss, ts] = await Promise.all([pair.source.conn.execute(src.statsSql(integerKey)), pair.sink.conn.execute(dst.statsSql(integerKey))]);
+  const sourceRows = Number(ss.rows[0]![0]);
+  const sinkRows = Number(ts.rows[0]![0]);
+  const n = Math.min(MAX_RANGES, Math.max(1, Math.ceil(Math.max(sourceRows, sinkRows) / ROWS_PER_RANGE)));
+  const bucketing = chooseBucketing(integerKey, ss.rows[0]!, ts.rows[0]!, n);
+
+  const [sc, tc] = await Promise.all([pair.source.conn.execute(src.checksumSql(bucketing)), pair.sink.conn.execute(dst.checksumSql(bucketing))]);
+  const sums = (rows: unknown[][]) => new Map(rows.map((r) => [Number(r[0]), `${String(r[1])}/${String(r[2])}`]));
+  const sm = sums(sc.rows);
+  const tm = sums(tc.rows);
+  const all = new Set([...sm.keys(), ...tm.keys()]);
+  const differing = [...all].filter((k) => sm.get(k) !== tm.get(k));
+  // Client-compared columns are not in the checksums: every range's rows are fetched for them.
+  const fetch = modes.some(isClientMode) ? [...all] : differing;
+
+  const result = { missing: 0, extra: 0, different: 0, keys: { missing: [] as KeyDifference[], extra: [] as KeyDifference[], different: [] as KeyDifference[] } };
+  const keyNames = keyIndexes.map((i) => a[i]!.name);
+  for (let i = 0; i < fetch.length; i += RANGES_PER_FETCH) {
+    const part = fetch.slice(i, i + RANGES_PER_FETCH);
+    const [sr, tr] = await Promise.all([pair.source.conn.execute(src.rowsSql(bucketing, part)), pair.sink.conn.execute(dst.rowsSql(bucketing, part))]);
+    diffRows(sr.rows, tr.rows, a, modes, keyIndexes, keyNames, maxKeys, result);
+  }
+  const equal = result.missing === 0 && result.extra === 0 && result.different === 0 && sourceRows === sinkRows;
+  return { ...base, sourceRows, sinkRows, ranges: all.size, differingRanges: differing.length, ...result, typeChanges, equal };
+}
+
+function chooseBucketing(integerKey: boolean, s: unknown[], t: unknown[], n: number): Bucketing {
+  if (integerKey) {
+    const bounds = [s[1], s[2], t[1], t[2]].filter((v) => v !== null && v !== undefined).map((v) => BigInt(String(v)));
+    if (bounds.length === 0) return { kind: 'range', lo: 0n, width: 1n, n: 1 };
+    const lo = bounds.reduce((x, y) => (x < y ? x : y));
+    const hi = bounds.reduce((x, y) => (x > y ? x : y));
+    if (lo > -BIG_LIMIT && hi < BIG_LIMIT) {
+      const span = hi - lo + 1n;
+      const width = (span + BigInt(n) - 1n) / BigInt(n);
+      return { kind: 'range', lo, width: width > 0n ? width : 1n, n };
+    }
+  }
+  return { kind: 'hash', n };
+}
+
+/** Matches the fetched rows of both sides by key text and records what differs. */
+function diffRows(
+  source: unknown[][],
+  sink: unknown[][],
+  cols: readonly ColumnInfo[],
+  modes: readonly CompareMode[],
+  keyIndexes: readonly number[],
+  keyNames: readonly string[],
+  maxKeys: number,
+  out: { missing: number; extra: number; different: number; keys: { missing: KeyDifference[]; extra: KeyDifference[]; different: KeyDifference[] } },
+): void {
+  const text = (v: unknown) => (v === null || v === undefined ? null : String(v));
+  const keyOf = (r: unknown[]) => keyNames.map((k, j) => `${k}=${text(r[1 + keyIndexes[j]!])}`).join(', ');
+  const sinkByKey = new Map<string, unknown[]>();
+  for (const r of sink) sinkByKey.set(String(r[0]), r);
+  for (const r of source) {
+    const k = String(r[0]);
+    const other = sinkByKey.get(k);
+    if (!other) {
+      if (out.keys.missing.length < maxKeys) out.keys.missing.push({ key: keyOf(r) });
+      out.missing++;
+      continue;
+    }
+    sinkByKey.delete(k);
+    const changed: string[] = [];
+    for (let i = 0; i < cols.length; i++) {
+      const x = text(r[1 + i]);
+      const y = text(other[1 + i]);
+      if (isClientMode(modes[i]!) ? !clientEqual(modes[i]!, x, y) : x !== y) changed.push(cols[i]!.name);
+    }
+    if (changed.length > 0) {
+      if (out.keys.different.length < maxKeys) out.keys.different.push({ key: keyOf(r), columns: changed });
+      out.different++;
+    }
+  }
+  for (const r of sinkByKey.values()) {
+    if (out.keys.extra.length < maxKeys) out.keys.extra.push({ key: keyOf(r) });
+    out.extra++;
+  }
+}

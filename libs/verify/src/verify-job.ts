@@ -1,0 +1,99 @@
+import type { CheckpointStorage } from '@tideway/checkpoint';
+import { ConfigError, ErrorCode } from '@tideway/common';
+import { hasChangePositions } from '@tideway/connector-cdc-common';
+import type { ComparedTable, JdbcConnection } from '@tideway/connector-jdbc';
+import type { PlannedJob } from '@tideway/planner';
+import type { SideFacts } from './canonical.js';
+import { waitForCatchUp, type CatchUp } from './catch-up.js';
+import { isMariaDb } from './column-info.js';
+import { compareTable, type TableResult } from './compare-table.js';
+import { comparedPipelines } from './job-tables.js';
+
+/** What `tideway verify` was asked to do. */
+export interface VerifyOptions {
+  readonly job: PlannedJob;
+  /** The job whose checkpoints show how far a CDC sink has come (`--job-id`). */
+  readonly jobId?: string;
+  readonly storage?: CheckpointStorage;
+  /** Wait for a CDC sink to catch up first (false: compare as things are). */
+  readonly wait: boolean;
+  readonly timeoutMs: number;
+  /** Keys listed per kind of difference and table. */
+  readonly maxKeys: number;
+}
+
+/** The outcome: equal when every table is. */
+export interface VerifyReport {
+  readonly equal: boolean;
+  readonly catchUp: ReadonlyArray<CatchUp & { readonly pipelineId: number }>;
+  readonly tables: readonly TableResult[];
+}
+
+interface Session {
+  readonly conn: JdbcConnection;
+  readonly facts: SideFacts;
+}
+
+async function session(open: () => Promise<JdbcConnection>, sessions: Session[]): Promise<Session> {
+  const conn = await open();
+  try {
+    // Point-in-time columns (MySQL TIMESTAMP) are compared in UTC.
+    if (conn.dialect === 'mysql') await conn.execute("SET time_zone = '+00:00'");
+    const s = { conn, facts: { dialect: conn.dialect, truncates: await isMariaDb(conn) } };
+    sessions.push(s);
+    return s;
+  } catch (err) {
+    await conn.close();
+    throw err;
+  }
+}
+
+/**
+ * Compares every source table of a job with the sink table it is written to. For a CDC
+ * source it first waits (unless told not to) until the job's checkpoints show the sink past
+ * the source log position recorded at the start.
+ */
+export async function verifyJob(opts: VerifyOptions): Promise<VerifyReport> {
+  const pipelines = comparedPipelines(opts.job);
+  const catchUp: Array<CatchUp & { pipelineId: number }> = [];
+  for (const p of pipelines) {
+    if (!hasChangePositions(p.source) || !opts.wait) continue;
+    if (opts.jobId === undefined || opts.storage === undefined) {
+      throw new ConfigError(ErrorCode.CONFIG_MISSING_OPTION, 'verify of a CDC job waits until its sink caught up, seen in the job\'s checkpoints: pass --job-id (and --engine-config when its checkpoints are not in the default storage), or --no-wait to compare right away', {
+        place: { option: '--job-id' },
+      });
+    }
+    catchUp.push({ pipelineId: p.pipelineId, ...(await waitForCatchUp(p.source, opts.storage, opts.jobId, p.pipelineId, opts.timeoutMs)) });
+  }
+  const sessions: Session[] = [];
+  const tables: TableResult[] = [];
+  try {
+    for (const p of pipelines) {
+      const source = await session(() => p.source.openComparisonSession(), sessions);
+      for (const s of p.sinks) {
+        const sink = await session(() => s.sink.openComparisonSession(), sessions);
+        for (const t of s.tables) {
+          const from = p.sourceTables.find((x) => x.tableId === t.tableId);
+          if (!from) continue;
+          tables.push(await compareTable(pairOf(from, t, source, sink), opts.maxKeys));
+        }
+      }
+    }
+  } finally {
+    for (const s of sessions) await s.conn.close().catch(() => undefined);
+  }
+  return { equal: tables.every((t) => t.equal), catchUp, tables };
+}
+
+function pairOf(from: ComparedTable, to: ComparedTable, source: Session, sink: Session) {
+  const columns = from.columns.map((c, i) => [c, to.columns[i] ?? c] as const);
+  // The source's key; else the one the sink was told (primary_keys), in source names.
+  const keyColumns = from.keyColumns.length > 0 ? from.keyColumns : to.keyColumns.map((k) => from.columns[to.columns.indexOf(k)]!).filter((k) => k !== undefined);
+  return {
+    tableId: from.tableId,
+    source: { conn: source.conn, ref: from.ref, facts: source.facts },
+    sink: { conn: sink.conn, ref: to.ref, facts: sink.facts },
+    columns,
+    keyColumns,
+  };
+}

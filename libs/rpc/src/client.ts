@@ -30,7 +30,15 @@ export function call<Req, Res>(method: UnaryMethod<Req, Res>, client: grpc.Clien
   });
 }
 
-/** Channel options for every Tideway client. */
-export const clientOptions: grpc.ClientOptions = { ...CHANNEL_OPTIONS };
+/**
+ * Channel options for every Tideway client. Reconnects are tried at least every two seconds:
+ * gRPC's default backoff grows to two minutes, during which a channel to a peer that restarted
+ * on the same address fails every call at once ("No connection established").
+ */
+export const clientOptions: grpc.ClientOptions = {
+  ...CHANNEL_OPTIONS,
+  'grpc.initial_reconnect_backoff_ms': 200,
+  'grpc.max_reconnect_backoff_ms': 2000,
+};
 
 export const insecure = grpc.credentials.createInsecure();

@@ -21,10 +21,17 @@ export class TaskGroupThread {
   private readonly worker: Worker;
   private exited = false;
 
+  private started = false;
+
+  /**
+   * Spawns the thread. With `start` false it boots but waits for `start()` (a restored task
+   * group waits for its state: SeaTunnel's WAITING_RESTORE).
+   */
   constructor(
     descriptor: TaskGroupDescriptor,
     onMessage: (msg: FromTaskGroup) => void,
     onExit: (code: number, error?: Error) => void,
+    start = true,
   ) {
     const fromSource = import.meta.url.endsWith('.ts');
     // Running from sources (tsx), the thread needs the same loader and conditions.
@@ -42,7 +49,18 @@ export class TaskGroupThread {
       this.exited = true;
       onExit(code, lastError);
     });
+    if (start) this.start(descriptor);
+  }
+
+  /** Starts the task group (once); the descriptor may now carry its restored state. */
+  start(descriptor: TaskGroupDescriptor): void {
+    if (this.started) return;
+    this.started = true;
     this.post({ type: 'start', descriptor });
+  }
+
+  get isStarted(): boolean {
+    return this.started;
   }
 
   /** Sends a message; buffers in `transfer` move to the thread without a copy. */

@@ -3,7 +3,10 @@ import type { CheckpointKind } from '@tideway/runtime';
 
 /** The coordinator's view of the workers: the WorkerService RPCs it sends (with its epoch). */
 export interface WorkerGateway {
-  deploy(address: string, location: TaskGroupLocation, slot: SlotProfile, descriptor: Buffer): Promise<void>;
+  /** DeployTask; with `restoreCheckpointId` the task group waits for restore() (WAITING_RESTORE). */
+  deploy(address: string, location: TaskGroupLocation, slot: SlotProfile, descriptor: Buffer, restoreCheckpointId?: number): Promise<void>;
+  /** NotifyTaskRestore: the task group's state from the checkpoint it restores from. */
+  restore(address: string, location: TaskGroupLocation, checkpointId: number, state: Buffer): Promise<void>;
   trigger(address: string, location: TaskGroupLocation, checkpointId: number, kind: CheckpointKind): Promise<void>;
   notifyComplete(address: string, location: TaskGroupLocation, checkpointId: number, kind: CheckpointKind): Promise<void>;
   notifyAborted(address: string, location: TaskGroupLocation, checkpointId: number): Promise<void>;

@@ -12,8 +12,10 @@ class FakeWorkers implements WorkerGateway {
   cancelled: TaskGroupLocation[] = [];
   triggered: Array<{ loc: TaskGroupLocation; id: number; kind: CheckpointKind }> = [];
   completed: Array<{ loc: TaskGroupLocation; id: number }> = [];
-  async deploy(_a: string, loc: TaskGroupLocation): Promise<void> {
+  deployedFrom: number[] = [];
+  async deploy(_a: string, loc: TaskGroupLocation, _s: SlotProfile, _d: Buffer, restoreCheckpointId = 0): Promise<void> {
     this.deployed.push(loc);
+    this.deployedFrom.push(restoreCheckpointId);
   }
   async trigger(_a: string, loc: TaskGroupLocation, id: number, kind: CheckpointKind): Promise<void> {
     this.triggered.push({ loc, id, kind });
@@ -22,6 +24,10 @@ class FakeWorkers implements WorkerGateway {
     this.completed.push({ loc, id });
   }
   async notifyAborted(): Promise<void> {}
+  restored: Array<{ loc: TaskGroupLocation; id: number }> = [];
+  async restore(_a: string, loc: TaskGroupLocation, id: number): Promise<void> {
+    this.restored.push({ loc, id });
+  }
   async cancel(_a: string, loc: TaskGroupLocation): Promise<void> {
     this.cancelled.push(loc);
   }
@@ -126,6 +132,28 @@ describe('JobMaster', () => {
     expect(job.status).toBe('RUNNING');
     await finishAll(job, workers, 1);
     expect(job.status).toBe('FINISHED');
+  });
+
+  it('a pipeline restarted after a checkpoint deploys its task groups waiting for their state, then sends it by NotifyTaskRestore', async () => {
+    const { job, workers, slots } = await newJob();
+    job.enqueue();
+    await job.run(slots);
+    const p = job.pipelines[0]!;
+    for (const i of [0, 1]) p.onTaskState(i, 0, 'RUNNING');
+    const cp = p.checkpoints.trigger('CHECKPOINT');
+    await tick();
+    for (const t of workers.triggered.filter((x) => x.kind === 'CHECKPOINT')) await p.onAck(t.loc.taskGroupIndex, 0, t.id, state, {});
+    expect(await cp).toBe(true);
+    p.onTaskState(0, 0, 'FAILED', { code: 'TW-TASK-001', message: 'boom', retryable: true });
+    p.onTaskState(1, 0, 'CANCELED');
+    await tick(30);
+    expect(p.attempt).toBe(1);
+    expect(workers.deployedFrom.slice(-2)).toEqual([1, 1]);
+    expect(workers.restored.map((r) => [r.loc.taskGroupIndex, r.loc.attempt, r.id]).sort()).toEqual([
+      [0, 1, 1],
+      [1, 1, 1],
+    ]);
+    expect(p.completedCheckpoints).toBe(1);
   });
 
   it('fails at once on an error a restart cannot cure, with the cause', async () => {

@@ -277,11 +277,13 @@ export class PipelineMaster {
       await Promise.all(
         this.plan.taskGroups.map(async (tg) => {
           const track = this.taskGroups[tg.index]!;
-          const descriptor: TaskGroupDescriptor = { ...tg.descriptor, attempt: this.attempt, peers, restored: restore?.taskStates.get(tg.index) };
+          // A restored task group gets its state by NotifyTaskRestore once deployed (it waits
+          // in WAITING_RESTORE meanwhile), not inside the descriptor.
+          const descriptor: TaskGroupDescriptor = { ...tg.descriptor, attempt: this.attempt, peers };
           // Cancelled or failed meanwhile: nothing more goes out (its track was cancelled already).
           if (this.status !== 'DEPLOYING') return;
           this.setTaskState(track, 'DEPLOYING');
-          await this.deployOrCancel(track, serialize(descriptor));
+          await this.deployOrCancel(track, serialize(descriptor), restore && { checkpointId: restore.checkpointId, state: restore.taskStates.get(tg.index) });
         }),
       );
     } catch (err) {
@@ -299,11 +301,15 @@ export class PipelineMaster {
    * while the pipeline is already stopping leaves nothing running, so the task group counts
    * as cancelled.
    */
-  private async deployOrCancel(track: TaskGroupTrack, descriptor: Buffer): Promise<void> {
+  private async deployOrCancel(track: TaskGroupTrack, descriptor: Buffer, restore?: { checkpointId: number; state: TaskGroupState | undefined }): Promise<void> {
     const attempt = this.attempt;
     const stopping = () => this.attempt === attempt && (this.status === 'CANCELING' || this.status === 'FAILING');
+    const address = track.slot!.workerAddress;
     try {
-      await this.deps.workers.deploy(track.slot!.workerAddress, this.location(track.index), track.slot!, descriptor);
+      await this.deps.workers.deploy(address, this.location(track.index), track.slot!, descriptor, restore?.checkpointId ?? 0);
+      if (restore && !stopping()) {
+        await this.deps.workers.restore(address, this.location(track.index), restore.checkpointId, restore.state ? serialize(restore.state) : Buffer.alloc(0));
+      }
     } catch (err) {
       if (!stopping()) throw err;
       this.onTaskState(track.index, attempt, 'CANCELED');

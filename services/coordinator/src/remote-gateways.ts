@@ -44,8 +44,8 @@ export class RemoteWorkers implements WorkerGateway {
     return this.fence.run(() => call(method(c), c, req, { metadata: this.fence.metadata(), deadlineMs }));
   }
 
-  async deploy(address: string, location: TaskGroupLocation, slot: SlotProfile, descriptor: Buffer): Promise<void> {
-    await this.send(address, (c) => c.deployTask, { location, slot, descriptor, restoreCheckpointId: 0 }, 30_000);
+  async deploy(address: string, location: TaskGroupLocation, slot: SlotProfile, descriptor: Buffer, restoreCheckpointId = 0): Promise<void> {
+    await this.send(address, (c) => c.deployTask, { location, slot, descriptor, restoreCheckpointId }, 30_000);
   }
 
   async restore(address: string, location: TaskGroupLocation, checkpointId: number, state: Buffer): Promise<void> {

@@ -85,7 +85,7 @@ export class WorkerServer {
       deployTask: unaryHandler<DeployTaskRequest, Ack>(async (req, c) => {
         this.epochs.check(c.metadata);
         const epoch = this.epochs.current;
-        await t.deploy(req.location!, req.slot!, req.descriptor, () => epochMetadata(epoch), epoch);
+        await t.deploy(req.location!, req.slot!, req.descriptor, () => epochMetadata(epoch), epoch, req.restoreCheckpointId);
         return OK;
       }),
       listTaskGroups: unaryHandler<object, ListTaskGroupsResponse>((_req, c) => {
@@ -94,11 +94,8 @@ export class WorkerServer {
       }),
       notifyTaskRestore: unaryHandler<NotifyTaskRestoreRequest, Ack>((req, c) => {
         this.epochs.check(c.metadata);
-        // Restore state travels with DeployTask in this version; this call re-sends it for a
-        // task group that is already deployed and waiting.
         const state = req.state.length > 0 ? (deserialize(req.state) as TaskGroupState) : undefined;
-        if (!t.get(req.location!)) throw new Error(`task group ${req.location!.jobId}/${req.location!.pipelineId}/${req.location!.taskGroupIndex} is not deployed here`);
-        log.debug({ checkpointId: req.checkpointId, hasState: state !== undefined }, 'restore notified');
+        t.restore(req.location!, req.checkpointId, state);
         return OK;
       }),
       triggerCheckpoint: unaryHandler<TriggerCheckpointRequest, Ack>((req, c) => {

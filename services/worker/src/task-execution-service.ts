@@ -16,7 +16,11 @@ import {
   type FromTaskGroup,
   type TaskGroupDescriptor,
   type TaskGroupExecutionState,
+  type TaskGroupState,
 } from '@tideway/runtime';
+
+/** How long a task group deployed from a checkpoint waits for its state (NotifyTaskRestore). */
+const RESTORE_WAIT_MS = 60_000;
 
 const log = logger('worker');
 
@@ -44,6 +48,11 @@ export interface RunningTaskGroup {
   epochMetadata: () => grpc.Metadata;
   /** The leader epoch of the coordinator that deployed it. */
   epoch: number;
+  /**
+   * WAITING_RESTORE: deployed from a checkpoint, its thread waits for the state that
+   * NotifyTaskRestore brings (then it starts).
+   */
+  awaitingRestore?: { checkpointId: number; descriptor: TaskGroupDescriptor; timer: NodeJS.Timeout };
   /** Incoming shuffle channels, by upstream task group index: credits go back on them. */
   channels: Map<number, { grantCredits(batches: number): void }>;
 }
@@ -89,7 +98,7 @@ export class TaskExecutionService {
   running(): WireRunningTaskGroup[] {
     return [...this.groups.values()]
       .filter((g) => !g.ended)
-      .map((g) => ({ location: g.location, slot: g.slot, state: ExecutionState.EXEC_RUNNING, epoch: g.epoch }));
+      .map((g) => ({ location: g.location, slot: g.slot, state: g.awaitingRestore ? ExecutionState.WAITING_RESTORE : ExecutionState.EXEC_RUNNING, epoch: g.epoch }));
   }
 
   /** Cancels every running task group (no leader was heard from for too long). */
@@ -104,7 +113,7 @@ export class TaskExecutionService {
    * it could cancel it) is cancelled first, and the new one starts only once the old one has
    * stopped, so that the two never write side by side.
    */
-  async deploy(location: TaskGroupLocation, slot: SlotProfile, descriptorBytes: Buffer, epochMetadata: () => grpc.Metadata, epoch = 0): Promise<void> {
+  async deploy(location: TaskGroupLocation, slot: SlotProfile, descriptorBytes: Buffer, epochMetadata: () => grpc.Metadata, epoch = 0, restoreCheckpointId = 0): Promise<void> {
     const key = locationKey(location);
     const existing = this.groups.get(key);
     if (existing && !existing.ended) {
@@ -136,7 +145,21 @@ export class TaskExecutionService {
           this.report(group, (c) => this.sendState(c, group, ExecutionState.EXEC_FAILED, err));
         }
       },
+      restoreCheckpointId === 0,
     );
+    if (restoreCheckpointId > 0) {
+      const timer = setTimeout(() => {
+        if (!group.awaitingRestore || group.ended) return;
+        group.awaitingRestore = undefined;
+        group.ended = true;
+        void group.thread.terminate();
+        const message = `no state to restore from checkpoint ${restoreCheckpointId} arrived within ${RESTORE_WAIT_MS / 1000} s`;
+        log.warn({ ...logFields(location), checkpointId: restoreCheckpointId }, message);
+        this.report(group, (c) => this.sendState(c, group, ExecutionState.EXEC_FAILED, { code: 'TW-TASK-001', message, retryable: true }));
+      }, RESTORE_WAIT_MS);
+      timer.unref();
+      group.awaitingRestore = { checkpointId: restoreCheckpointId, descriptor, timer };
+    }
     this.groups.set(key, group);
     log.debug({ ...logFields(location), slot: slot.slotId }, 'task group deployed');
   }
@@ -252,12 +275,29 @@ export class TaskExecutionService {
     }
   }
 
+  /**
+   * A restored task group's state (NotifyTaskRestore): it leaves WAITING_RESTORE and starts.
+   * The checkpoint must be the one it was deployed to restore from.
+   */
+  restore(location: TaskGroupLocation, checkpointId: number, state: TaskGroupState | undefined): void {
+    const g = this.require(location);
+    const waiting = g.awaitingRestore;
+    if (!waiting) throw new Error(`task group ${locationKey(location)} attempt ${location.attempt} is not waiting for a restore`);
+    if (waiting.checkpointId !== checkpointId) {
+      throw new Error(`task group ${locationKey(location)} waits for the state of checkpoint ${waiting.checkpointId}, not ${checkpointId}`);
+    }
+    clearTimeout(waiting.timer);
+    g.awaitingRestore = undefined;
+    g.thread.start({ ...waiting.descriptor, restored: state });
+    log.debug({ ...logFields(location), checkpointId }, 'task group restored');
+  }
+
   /** The running task group a shuffle channel is for, waiting a little while it deploys. */
   async awaitRunning(location: TaskGroupLocation, timeoutMs: number): Promise<RunningTaskGroup | undefined> {
     const until = Date.now() + timeoutMs;
     for (;;) {
       const g = this.get(location);
-      if (g && !g.ended) return g;
+      if (g && !g.ended && g.thread.isStarted) return g;
       if (Date.now() > until || (g && g.ended)) return undefined;
       await sleep(20);
     }

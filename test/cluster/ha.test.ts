@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JobStatus, jobStatusToJSON } from '@tideway/contracts';
 import { call } from '@tideway/rpc';
-import { startRedis, type TestServer } from '@tideway/testing';
+import { startPostgres, startRedis, type TestDatabaseServer, type TestServer } from '@tideway/testing';
+import { jdbcConnection, pgExec } from '../jdbc/databases.js';
 import { checkSequenceOutput } from '../e2e/sequence-checker.js';
 import { sequenceJob } from '../e2e/sequence-job.js';
 import { TestCluster, jobFile, type ProcessName } from './test-cluster.js';
@@ -59,7 +60,10 @@ async function leader(): Promise<ProcessName> {
 }
 
 describe('master fail-over', () => {
-  it('SIGKILL of the leader mid-job: the follower takes over, the job finishes with every row once, history and metrics go on', { timeout: 180_000 }, async () => {
+  // SeaTunnel #6886 and #9621 (jobs lost or not restored when the master dies), #8859 and #9807
+  // (RUNNING but writing nothing after a master switch), #7286 and #10834 (stuck after a
+  // switch), #12385 (a restored job does not load its latest checkpoint).
+  it('SIGKILL of the leader mid-job: the follower takes over from the latest checkpoint, the job finishes with every row once, history and metrics go on', { timeout: 180_000 }, async () => {
     const first = await leader();
     const { jobId, out } = await submitSequence('kill-leader', 4, 3000, 400);
     await cluster.until('a checkpoint completed', async () => (await cluster.job(jobId)).completedCheckpoints >= 2);
@@ -71,6 +75,9 @@ describe('master fail-over', () => {
     console.log(`leader killed: rows moving again after ${seconds.toFixed(1)} s`);
     const second = await leader();
     expect(second).not.toBe(first);
+    // It restored from the latest completed checkpoint (#12385), not an older one or none.
+    const takenOver = (cluster.logs.get(second) ?? '').split('\n').find((l) => l.includes('"pipeline taken over"') && l.includes(jobId));
+    expect(Number(JSON.parse(takenOver!).checkpoint)).toBeGreaterThanOrEqual(checkpointsBefore);
     // Metrics and checkpoint counts continue instead of starting from 0.
     expect(Number((await metrics(jobId)).sourceReceivedCount)).toBeGreaterThan(0);
     await cluster.until('job finished', async () => (await status(jobId)) === 'FINISHED', 120_000);
@@ -114,5 +121,34 @@ describe('master fail-over', () => {
     await cluster.startProcess('coordinator-2');
     const st = await cluster.job(jobId);
     expect(st.status).toBe(JobStatus.FINISHED);
+  });
+
+  // SeaTunnel #4042: a job the new master cannot initialise is neither taken over nor left
+  // running: it fails with the reason, and its tasks stop.
+  it('a job the new leader cannot plan again (its database is gone) fails with the reason; its task groups stop and its slots are freed', { timeout: 180_000 }, async () => {
+    const pg: TestDatabaseServer = await startPostgres();
+    try {
+      await pgExec(pg, `CREATE TABLE src (id bigint PRIMARY KEY, name text); INSERT INTO src SELECT g, 'n' || g FROM generate_series(1, 10) g;`);
+      const out = join(cluster.dir, 'replan');
+      // Two pipelines: Jdbc reads its schema when planned; Sequence keeps the job running.
+      const jdbc = `Jdbc {\n    ${jdbcConnection('pg', pg)}\n    table_path = "tideway.public.src"\n    plugin_output = "pg"\n  }`;
+      const config = sequenceJob({ mode: 'BATCH', keys: 4, rowsPerKey: 100_000, rowsPerSecond: 200, out })
+        .replace('source {', `source {\n  ${jdbc}`)
+        .replace('sink {', 'sink {\n  Console { plugin_input = "pg", log.print.data = false }');
+      const res = await cluster.cli(['submit', '--async', '-c', jobFile(cluster, 'replan.conf', config)]);
+      expect(res.code, res.stderr).toBe(0);
+      const jobId = res.stdout.trim();
+      await cluster.until('job running', async () => (await status(jobId)) === 'RUNNING');
+      await pg.stop();
+      await cluster.kill(await leader(), 'SIGKILL');
+      await cluster.until('job failed', async () => (await status(jobId)) === 'FAILED', 60_000);
+      expect((await cluster.job(jobId)).error?.message).toMatch(/could not be planned again/);
+      const workers = [...cluster.grpcPorts.keys()].filter((n) => n.startsWith('worker-'));
+      await cluster.until('no task group runs', async () => (await Promise.all(workers.map((w) => cluster.metric(w, 'tideway_worker_task_groups_running')))).every((n) => n === 0));
+      await cluster.until('every slot free', async () => (await cluster.workers()).every((w) => w.assignedSlots.length === 0));
+    } finally {
+      await pg.stop();
+      for (const n of cluster.coordinatorNames()) if (!cluster.processes.has(n)) await cluster.startProcess(n);
+    }
   });
 });

@@ -38,6 +38,8 @@ import { reconcileWorkers, reusableSlots } from './take-over.js';
 
 const log = logger('coordinator');
 const OK: Ack = { ok: true, error: undefined };
+/** How often the leader hands the resource manager the list of slots its jobs hold. */
+const SLOT_SYNC_INTERVAL_MS = 30_000;
 /** Ended jobs stay in memory this long (for watchers); their history lives in the state store. */
 const ENDED_IN_MEMORY_MS = 60_000;
 
@@ -94,6 +96,7 @@ export class CoordinatorServer {
   private election?: LeaderElection;
   private ticker?: NodeJS.Timeout;
   private lastMetricsBackup = 0;
+  private lastSlotSync = 0;
   /** The epoch this coordinator took the lease with; 0 while following. */
   private leadingEpoch = 0;
   /** The take-over in progress: client calls wait for it. */
@@ -200,10 +203,15 @@ export class CoordinatorServer {
       this.fence.check();
       await this.adopt(job, epoch, snapshot.slots);
     }
-    // Slots granted to jobs this leader does not run (they ended, or were never recorded) go back.
-    const held = [...this.jobs.values()].flatMap((j) => j.pipelines.flatMap((p) => p.slotIds()));
-    await this.rm.syncSlots(held).catch((err: unknown) => log.warn({ err: (err as Error).message }, 'could not sync the slot table after the take-over'));
+    await this.syncSlots();
+    this.lastSlotSync = Date.now();
     if (stored.length > 0) log.info({ epoch, jobs: stored.length }, 'take-over done');
+  }
+
+  /** Slots granted to jobs this leader does not run (they ended, or were never recorded) go back. */
+  private async syncSlots(): Promise<void> {
+    const held = [...this.jobs.values()].flatMap((j) => j.pipelines.flatMap((p) => p.slotIds()));
+    await this.rm.syncSlots(held).catch((err: unknown) => log.debug({ err: (err as Error).message }, 'could not sync the slot table'));
   }
 
   /** Takes one recorded job over: re-planned from its config, then resumed or queued again. */
@@ -219,6 +227,8 @@ export class CoordinatorServer {
       log.warn({ jobId: info.jobId, err: e.message }, 'take-over: the job could not be planned again; it fails');
       const failed = { ...state, status: 'FAILED', finishTimeMs: Date.now(), error: { ...e, message: `taken over by a new leader but could not be planned again: ${e.message}` } };
       await this.fence.run((ep) => this.store.endJob(ep, info.jobId, failed, this.options.historyExpireMs)).catch(() => undefined);
+      // Its task groups were cancelled with the others; its slots go back now.
+      await this.rm.release(info.jobId, []).catch((err: unknown) => log.warn({ err: (err as Error).message, jobId: info.jobId }, 'could not release the slots of a job that failed on take-over'));
       return;
     }
     this.register(job, recorder);
@@ -268,6 +278,10 @@ export class CoordinatorServer {
     }
     const backup = now - this.lastMetricsBackup >= (this.options.metricsBackupIntervalMs ?? 10_000);
     if (backup) this.lastMetricsBackup = now;
+    if (now - this.lastSlotSync >= SLOT_SYNC_INTERVAL_MS && !this.takingOver) {
+      this.lastSlotSync = now;
+      void this.syncSlots();
+    }
     for (const [id, job] of this.jobs) {
       if (!job.isEnded()) {
         this.rates.get(id)?.sample(rateCounters(job), now);

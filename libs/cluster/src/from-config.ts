@@ -27,7 +27,7 @@ export function stateStoreFromConfig(engine: EngineConfig): StateStore {
  * password) for the Redis store, its key under the same prefix (`<prefix>leader-lease`).
  * `address` is this coordinator's, as the others and the workers dial it.
  */
-export function electionFromConfig(engine: EngineConfig, store: StateStore, address: string): LeaderElection {
+export function electionFromConfig(engine: EngineConfig, store: StateStore, address: string, epochFloor?: () => number): LeaderElection {
   const { type, redis } = engine.tideway.stateStore;
   if (type === 'memory') return new SoleLeaderElection(store, address);
   const ha = engine.tideway.ha;
@@ -39,5 +39,6 @@ export function electionFromConfig(engine: EngineConfig, store: StateStore, addr
     retryIntervalMs: ha.retryInterval,
     store,
     address,
+    epochFloor,
   });
 }

@@ -15,6 +15,11 @@ export class Leadership {
   private isLeading = false;
   /** Leader address as last read from the state store (for followers' redirects). */
   knownLeader = '';
+  /**
+   * The highest epoch a worker or the resource manager refused us with: a state Redis that
+   * lost its data may hand out an epoch they have already seen, so the next claim must pass it.
+   */
+  highestSeenEpoch = 0;
 
   constructor(
     readonly address: string,
@@ -61,7 +66,11 @@ export class Leadership {
 
   /** An answer (RPC or store) showed a higher epoch: step down. Returns the error for rethrow. */
   noteError<E>(err: E): E {
-    if ((err as TidewayError | undefined)?.code === ErrorCode.STALE_EPOCH && this.isLeading) this.stale((err as Error).message);
+    if ((err as TidewayError | undefined)?.code !== ErrorCode.STALE_EPOCH) return err;
+    // EpochGuard's refusal names the epoch it has seen ("... is lower than N").
+    const seen = /lower than (\d+)/.exec((err as Error).message);
+    if (seen) this.highestSeenEpoch = Math.max(this.highestSeenEpoch, Number(seen[1]));
+    if (this.isLeading) this.stale((err as Error).message);
     return err;
   }
 

@@ -58,8 +58,11 @@ export interface CoordinatorOptions {
   checkpointStorage: CheckpointStorage;
   /** The coordinators' shared state (default: in memory, for a single coordinator). */
   store?: StateStore;
-  /** Leader election (default: this coordinator is the sole leader). */
-  election?: (address: string, store: StateStore) => LeaderElection;
+  /**
+   * Leader election (default: this coordinator is the sole leader). `epochFloor` is the highest
+   * epoch others refused this coordinator with: the next claim must be higher.
+   */
+  election?: (address: string, store: StateStore, epochFloor: () => number) => LeaderElection;
   /** How often running jobs' counters are written to the store (job-metrics-backup-interval). */
   metricsBackupIntervalMs?: number;
 }
@@ -142,7 +145,7 @@ export class CoordinatorServer {
     this.port = await this.server.listen(this.options.host, this.options.port);
     (this.fence as { address: string }).address = this.address;
     const make = this.options.election ?? ((address, store) => new SoleLeaderElection(store, address));
-    this.election = make(this.address, this.store);
+    this.election = make(this.address, this.store, () => this.fence.highestSeenEpoch);
     let elected!: () => void;
     const firstLead = new Promise<void>((r) => (elected = r));
     this.election.start({

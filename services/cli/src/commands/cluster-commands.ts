@@ -73,7 +73,7 @@ export function registerClusterCommands(program: Command): void {
           checkpoint: { intervalMs: engine.checkpoint.interval, timeoutMs: engine.checkpoint.timeout, minPauseMs: 0 },
           checkpointStorage: checkpointStorageOf(engine),
           store,
-          election: ha ? (address, s) => electionFromConfig(engine, s, address) : undefined,
+          election: ha ? (address, s, epochFloor) => electionFromConfig(engine, s, address, epochFloor) : undefined,
           metricsBackupIntervalMs: engine.jobMetricsBackupInterval * 1000,
         });
         process.stderr.write(`tideway: coordinator listening on ${await c.start()}\n`);

@@ -2,7 +2,8 @@
 # Installs the Debian tools the client tests drive Tideway with, when missing: a strict gRPC
 # reflection client (python3-grpcio with protobuf's C++ descriptor pool, which validates
 # descriptors as grpcurl does; the reflection and health protos from grpc-proto; protoc and its
-# grpc plugins to generate stubs), and promtool (prometheus) to lint the /metrics names.
+# grpc plugins to generate stubs), promtool (prometheus) to lint the /metrics names, and zsh
+# (the shell completion test).
 set -euo pipefail
 
 missing=()
@@ -11,9 +12,11 @@ missing=()
 command -v protoc >/dev/null 2>&1 || missing+=(protobuf-compiler)
 [ -x /usr/bin/grpc_python_plugin ] || missing+=(protobuf-compiler-grpc)
 command -v promtool >/dev/null 2>&1 || missing+=(prometheus)
+# zsh: the completion test loads `tideway completion zsh` into a real zsh.
+command -v zsh >/dev/null 2>&1 || missing+=(zsh)
 
 if [ ${#missing[@]} -eq 0 ]; then
-  echo "ensure-client-tools: python3-grpcio, grpc-proto, protoc with its grpc plugins and promtool are present"
+  echo "ensure-client-tools: python3-grpcio, grpc-proto, protoc with its grpc plugins, promtool and zsh are present"
   exit 0
 fi
 

@@ -4,6 +4,7 @@ import { readJobInput } from '../config-input.js';
 import { JobClient } from '../job-client.js';
 import { collect, engineConfig } from './options.js';
 import { followJob } from './follow.js';
+import { unreachableCoordinator } from '../unreachable.js';
 
 interface AddressOpts {
   address?: string;
@@ -23,9 +24,12 @@ function withClient<T extends AddressOpts>(fn: (client: JobClient, opts: T, args
   return async (...params: unknown[]) => {
     const cmd = params[params.length - 1] as Command;
     const opts = cmd.opts<T>();
-    const client = new JobClient(address(opts));
+    const at = address(opts);
+    const client = new JobClient(at);
     try {
       await fn(client, opts, cmd.args);
+    } catch (err) {
+      throw unreachableCoordinator(at, err) ?? err;
     } finally {
       client.close();
     }

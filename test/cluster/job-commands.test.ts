@@ -220,9 +220,9 @@ sink { Console { plugin_input = "src", log.print.data = false } }`;
     }
     expect(await cluster.metric('coordinator', 'tideway_jobs{status="CANCELED"}')).toBeGreaterThan(0);
     expect(await cluster.metric('resource-manager', 'tideway_workers')).toBe(2);
-    expect(await cluster.metric('resource-manager', 'tideway_slots_total')).toBe(4);
+    expect(await cluster.metric('resource-manager', 'tideway_slots')).toBe(4);
     expect(await cluster.metric('resource-manager', 'tideway_slots_free')).toBe(4);
-    expect(await cluster.metric('worker-1', 'tideway_worker_slots_total')).toBe(2);
+    expect(await cluster.metric('worker-1', 'tideway_worker_slots')).toBe(2);
     expect(await cluster.metrics('worker-2')).toContain('tideway_process_cpu_seconds_total');
   });
 

@@ -21,6 +21,8 @@ export interface TestClusterOptions {
   heartbeatTimeoutMs?: number;
   /** Start the processes one after the other in this order (default: all at once). */
   startOrder?: ProcessName[];
+  /** More lines under seatunnel.engine (YAML, indented by the caller under `engine:`). */
+  engineYaml?: string[];
 }
 
 export type ProcessName = 'coordinator' | 'resource-manager' | `worker-${number}`;
@@ -89,6 +91,7 @@ export class TestCluster {
       '      storage:',
       '        plugin-config:',
       `          namespace: ${join(this.dir, 'checkpoints')}/`,
+      ...(o.engineYaml ?? []).map((l) => `    ${l}`),
       'tideway:',
       `  coordinator: { host: 127.0.0.1, port: ${this.coordinatorPort} }`,
       `  resource-manager: { host: 127.0.0.1, port: ${this.rmPort} }`,

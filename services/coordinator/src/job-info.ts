@@ -2,6 +2,7 @@ import { ExecutionState as WireState, JobStatus as WireJobStatus, type JobInfo, 
 import type { ExecutionState, JobStatus } from '@tideway/dag';
 import type { JobMaster } from './job-master.js';
 import type { RateTracker } from './rate-tracker.js';
+import { jobDagInfo } from './job-dag-info.js';
 
 const JOB_STATUS_TO_WIRE: Record<JobStatus, WireJobStatus> = {
   CREATED: WireJobStatus.CREATED,
@@ -50,6 +51,9 @@ export function planningJobInfo(jobId: string, p: PlanningJob): JobInfo {
     pipelines: [],
     lastCheckpointTimeMs: 0,
     completedCheckpoints: 0,
+    vertices: [],
+    edges: [],
+    envOptions: {},
   };
 }
 
@@ -84,6 +88,7 @@ export function jobInfo(job: JobMaster): JobInfo {
     })),
     lastCheckpointTimeMs: lastCheckpoint,
     completedCheckpoints: completed,
+    ...jobDagInfo(job.job),
   };
 }
 

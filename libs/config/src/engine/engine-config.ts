@@ -46,6 +46,14 @@ export interface EngineConfig {
       readonly pluginConfig: Readonly<Record<string, string | number | boolean>>;
     };
   };
+  /** SeaTunnel's REST API v2 (`seatunnel.engine.http`). */
+  readonly http: {
+    readonly enableHttp: boolean;
+    readonly port: number;
+    readonly contextPath: string;
+    readonly enableDynamicPort: boolean;
+    readonly portRange: number;
+  };
   readonly tideway: {
     readonly coordinator: Endpoint;
     readonly resourceManager: Endpoint;
@@ -100,6 +108,10 @@ export function compileEngineConfig(input: EngineConfigInput): EngineConfig {
   }
   const storage = config.checkpoint.storage;
   if (storage.type === 's3' && !storage.pluginConfig['s3.bucket']) fail('seatunnel.engine.checkpoint.storage.type is s3 but plugin-config has no s3.bucket');
+  const contextPath = config.http.contextPath;
+  if (contextPath !== '' && (!contextPath.startsWith('/') || contextPath.endsWith('/') || /\s/.test(contextPath))) {
+    fail(`seatunnel.engine.http.context-path '${contextPath}': expected a path like /seatunnel (a leading /, no trailing /, no spaces)`);
+  }
   const strategy = config.slotService.dynamicSlot ? 'REJECT' : config.jobScheduleStrategy;
   return Object.freeze({ ...config, jobScheduleStrategy: strategy });
 }

@@ -5,6 +5,7 @@ import { ResourceManagerService, registerResourceManagerMetrics } from '@tideway
 import { WorkerServer, registerWorkerMetrics } from '@tideway/worker';
 import { newMetricsRegistry, startMetricsEndpoint } from '../metrics-endpoint.js';
 import { checkpointStorageOf, collect, engineConfig } from './options.js';
+import { startRestApiIfEnabled } from '../rest-api-hook.js';
 
 const ROLES = ['coordinator', 'resource-manager', 'worker', 'all'] as const;
 type Role = (typeof ROLES)[number];
@@ -73,6 +74,7 @@ export function registerClusterCommands(program: Command): void {
         process.stderr.write(`tideway: coordinator listening on ${await c.start()}\n`);
         registerCoordinatorMetrics(registry, c);
         stops.push(() => c.stop());
+        stops.push(await startRestApiIfEnabled(engine, t.coordinator.host, coordinatorAddress, registry));
       }
       if (role === 'worker' || role === 'all') {
         const w = new WorkerServer({

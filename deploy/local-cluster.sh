@@ -85,11 +85,16 @@ start() {
   write_config resource-manager 0 team1
   write_config worker-1 $((base_port + 2)) team1
   write_config worker-2 $((base_port + 3)) team2
+  # As ./tideway starts the CLI: the compiled build when `pnpm build` is current, else the
+  # sources through tsx (decided once, for the four processes).
+  bash "$repo/scripts/setup.sh"
+  local entry
+  mapfile -t entry < <(node "$repo/scripts/cli-entry.mjs")
   local i=0
   for r in "${roles[@]}"; do
     (
       cd "$repo"
-      TIDEWAY_LOG_LEVEL=${TIDEWAY_LOG_LEVEL:-info} exec node --import tsx --conditions=source services/cli/src/main.ts \
+      TIDEWAY_LOG_LEVEL=${TIDEWAY_LOG_LEVEL:-info} exec node "${entry[@]}" \
         cluster start --role "$(role_of "$r")" --engine-config "$dir/conf/$r.yaml" \
         --metrics-port $((metrics_base_port + i)) ${sets[@]+"${sets[@]}"}
     ) >"$dir/logs/$r.log" 2>&1 &

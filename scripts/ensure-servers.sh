@@ -28,9 +28,4 @@ if [ ${#missing[@]} -eq 0 ]; then
   exit 0
 fi
 
-sudo=""
-if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
-echo "ensure-servers: installing ${missing[*]}"
-$sudo apt-get update -q
-# The packages may start their own services on the usual ports; the harness never uses those.
-DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y --no-install-recommends "${missing[@]}"
+exec bash "$(dirname "$0")/apt-install.sh" ensure-servers "${missing[@]}"

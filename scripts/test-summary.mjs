@@ -1,6 +1,31 @@
-// Prints vitest's JSON report as one plain closing line: "N passed, N failed, N skipped".
+// Prints vitest's JSON report as one plain closing line: "tests: N passed, N failed, N skipped".
+// A test file that fails outside its tests (it does not load, a hook throws) has no failed test
+// in the report: it counts as one failed test here, and is named above the line, so the line
+// never says "0 failed" for a run that did not check everything it was asked to.
 import { readFileSync } from 'node:fs';
+import { relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
-const r = JSON.parse(readFileSync(process.argv[2], 'utf8'));
-const skipped = (r.numPendingTests ?? 0) + (r.numTodoTests ?? 0);
-console.log(`tests: ${r.numPassedTests} passed, ${r.numFailedTests} failed, ${skipped} skipped`);
+/**
+ * The closing line and the files that failed outside their tests, from a parsed vitest JSON
+ * report. @param {any} report @returns {{ line: string, fileFailures: string[] }}
+ */
+export function summarize(report) {
+  const fileFailures = [];
+  for (const file of report.testResults ?? []) {
+    if (file.status !== 'failed') continue;
+    const failedInside = (file.assertionResults ?? []).some((a) => a.status === 'failed');
+    if (failedInside) continue;
+    const firstLine = String(file.message ?? '').split('\n')[0] || 'failed outside its tests';
+    fileFailures.push(`${relative(process.cwd(), file.name)}: ${firstLine}`);
+  }
+  const skipped = (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0);
+  const failed = (report.numFailedTests ?? 0) + fileFailures.length;
+  return { line: `tests: ${report.numPassedTests ?? 0} passed, ${failed} failed, ${skipped} skipped`, fileFailures };
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const { line, fileFailures } = summarize(JSON.parse(readFileSync(process.argv[2], 'utf8')));
+  for (const f of fileFailures) console.log(`failed file: ${f}`);
+  console.log(line);
+}

@@ -34,14 +34,14 @@ describe('start in any order', () => {
 });
 
 describe('REJECT at slot exhaustion', () => {
-  it('slot_not_enough: parallelism 4 on 2 slots fails with how many slots it needs and how many exist', async () => {
+  it.skipIf(!casesDir)('slot_not_enough: parallelism 4 on 2 slots fails with how many slots it needs and how many exist', async () => {
     const res = await cluster.cli(['-c', `${casesDir}/connector-seatunnel-e2e-base__batch_slot_not_enough.conf`]);
     expect(res.code).not.toBe(0);
     expect(res.stderr).toMatch(/NoEnoughResource: job \d+ needs 4 slot\(s\), but 1 worker\(s\) have 2 slot\(s\) in all, 2 free/);
     expect((await cluster.cli(['list'])).stdout).toMatch(/\d+\s+SeaTunnel_Job\s+FAILED/);
   });
 
-  it('tag_not_match: a tag_filter no worker matches fails and names the filter', async () => {
+  it.skipIf(!casesDir)('tag_not_match: a tag_filter no worker matches fails and names the filter', async () => {
     const res = await cluster.cli(['-c', `${casesDir}/connector-seatunnel-e2e-base__resource-isolation_fakesource_to_console_tag_not_match.conf`]);
     expect(res.code).not.toBe(0);
     expect(res.stderr).toContain('tag_filter {"group":"error_tag","team":"error_tag"} matches none of the 1 worker(s)');

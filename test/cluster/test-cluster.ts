@@ -33,7 +33,7 @@ export interface TestClusterOptions {
     retryIntervalMs?: number;
   };
   leaderLossTimeoutMs?: number;
-  /** Extra engine settings under seatunnel.engine, as YAML lines indented by 4. */
+  /** More lines under seatunnel.engine (YAML, indented by the caller under `engine:`). */
   engineYaml?: string[];
 }
 
@@ -122,7 +122,6 @@ export class TestCluster {
       'seatunnel:',
       '  engine:',
       `    job-schedule-strategy: ${o.jobScheduleStrategy}`,
-      ...(o.engineYaml ?? []),
       '    slot-service:',
       '      dynamic-slot: false',
       `      slot-num: ${o.slotNum}`,
@@ -130,6 +129,7 @@ export class TestCluster {
       '      storage:',
       '        plugin-config:',
       `          namespace: ${join(this.dir, 'checkpoints')}/`,
+      ...(o.engineYaml ?? []).map((l) => `    ${l}`),
       'tideway:',
       `  coordinator: { host: 127.0.0.1, port: ${coordinatorPort}, addresses: [${this.coordinatorAddresses.map((a) => `"${a}"`).join(', ')}] }`,
       `  resource-manager: { host: 127.0.0.1, port: ${this.rmPort} }`,

@@ -1,8 +1,11 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { expect } from 'vitest';
 import { newJobId } from '@tideway/common';
 import { runCli, spawnCli, waitForExit } from './cli-process.js';
 import { checkOutcome } from './expectation.js';
+import { variablesOf } from './case-cleanup.js';
 import { clean, localFileSinkPath, textRowsUnder, transactionDir } from './local-file-output.js';
 
 /** One job config to run through the CLI and what must come of it. */
@@ -17,25 +20,30 @@ export interface CaseRun {
   committedRows?: number;
 }
 
-/** Runs a case as its expectation says: to its end, or (streaming) until Ctrl-C. */
+/**
+ * Runs a case as its expectation says: to its end, or (streaming) until Ctrl-C. Its checkpoints
+ * go to a private folder removed afterwards (the default namespace is under /tmp/seatunnel,
+ * where they would pile up run after run).
+ */
 export async function runCase(c: CaseRun): Promise<void> {
-  if (c.expect === 'streaming') {
-    await (c.committedRows === undefined ? streamingUntilCancelled(c) : streamingLocalFile(c, c.committedRows));
-  } else if (c.committedRows !== undefined) {
-    await batchLocalFile(c, c.committedRows);
-  } else {
-    checkOutcome(c.expect, await runCli(['run', '-c', c.config, ...c.args]));
+  const checkpoints = mkdtempSync(join(tmpdir(), 'tideway-case-checkpoints-'));
+  const run = { ...c, args: [...c.args, '--set', `checkpoint.storage.plugin-config.namespace=${checkpoints}/`] };
+  try {
+    if (run.expect === 'streaming') {
+      await (run.committedRows === undefined ? streamingUntilCancelled(run) : streamingLocalFile(run, run.committedRows));
+    } else if (run.committedRows !== undefined) {
+      await batchLocalFile(run, run.committedRows);
+    } else {
+      checkOutcome(run.expect, await runCli(['run', '-c', run.config, ...run.args]));
+    }
+  } finally {
+    rmSync(checkpoints, { recursive: true, force: true });
   }
 }
 
 /** The LocalFile sink path of a case, with its `-i` variables filled in. */
 function sinkPathOf(c: CaseRun): string {
-  const vars = new Map<string, string>();
-  for (let i = 0; i < c.args.length - 1; i++) {
-    if (c.args[i] !== '-i') continue;
-    const kv = c.args[i + 1]!;
-    vars.set(kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1));
-  }
+  const vars = variablesOf(c.args);
   return localFileSinkPath(readFileSync(c.config, 'utf8')).replace(/\$\{(\w+)\}/g, (m, k: string) => vars.get(k) ?? m);
 }
 

@@ -1,25 +1,6 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
 
-/** The checkout root: two folders above this file (test/conformance). */
-export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-
-/**
- * The shared SeaTunnel conformance folder. It lives outside the repository, in `shared/` beside
- * the checkout (CI lays a copy of shared/ beside its clone), so it is found relative to the root.
- * TIDEWAY_SHARED_DIR overrides the location of `shared/`.
- */
-export function sharedConformanceDir(): string {
-  const shared = process.env.TIDEWAY_SHARED_DIR ?? resolve(repoRoot, '..', 'shared');
-  const dir = join(shared, 'conformance', 'seatunnel');
-  if (!existsSync(join(dir, 'MANIFEST.tsv'))) {
-    throw new Error(
-      `SeaTunnel conformance cases not found: expected ${join(dir, 'MANIFEST.tsv')} (shared/ beside the checkout at ${repoRoot}; set TIDEWAY_SHARED_DIR to its location)`,
-    );
-  }
-  return dir;
-}
+export { repoRoot, sharedConformanceDir } from '@tideway/testing/shared-conformance';
 
 /** One line of a MANIFEST.tsv: a job config and what must happen when the CLI runs it. */
 export interface ManifestCase {

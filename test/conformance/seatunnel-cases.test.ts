@@ -3,16 +3,18 @@
  * the real CLI in local mode, one test per MANIFEST line. Pass condition: the MANIFEST's
  * expectation (see expectation.ts); the two LocalFile checkpoint cases also check that exactly
  * 100 rows end up in committed files under the sink path and none stay in transaction files.
+ * What a case leaves under /tmp (the folders its config names) is removed before and after it.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'vitest';
 import { readManifest, sharedConformanceDir, type ManifestCase } from './conformance-files.js';
 import { runCase } from './case-runners.js';
+import { caseFolders, inCleanFolders } from './case-cleanup.js';
 
 const dir = sharedConformanceDir();
-const cases = readManifest(join(dir, 'MANIFEST.tsv'));
-const casePath = (c: ManifestCase) => join(dir, 'cases', c.file);
+const cases = dir ? readManifest(join(dir, 'MANIFEST.tsv')) : [];
+const casePath = (c: ManifestCase) => join(dir!, 'cases', c.file);
 
 /** Cases this suite does not run, by name, with the reason (printed, not only in the test title). */
 const skipped: Record<string, string> = {
@@ -24,7 +26,7 @@ for (const [file, reason] of Object.entries(skipped)) console.log(`conformance: 
 /** Rows the LocalFile checkpoint cases' FakeSource emits (row.num = 100, parallelism 1). */
 const CHECKPOINT_ROWS = 100;
 
-describe('SeaTunnel conformance cases (shared/), through the CLI', () => {
+describe.skipIf(!dir)('SeaTunnel conformance cases (shared/), through the CLI', () => {
   for (const c of cases) {
     const title = `${c.file} -> ${c.expect}${c.args.length ? ` (${c.args.join(' ')})` : ''}`;
     if (skipped[c.file]) {
@@ -35,6 +37,11 @@ describe('SeaTunnel conformance cases (shared/), through the CLI', () => {
     const transactionalLocalFile = /LocalFile\s*\{/.test(text) && /is_enable_transaction\s*=\s*true/.test(text);
     if (c.expect === 'streaming' && !transactionalLocalFile) throw new Error(`${c.file}: this suite has no handler for this streaming case`);
     const committedRows = transactionalLocalFile ? CHECKPOINT_ROWS : undefined;
-    it(title, () => runCase({ config: casePath(c), expect: c.expect, args: c.args, committedRows }), 180_000);
+    const folders = caseFolders(text, c.args);
+    it(
+      title,
+      () => inCleanFolders(folders, () => runCase({ config: casePath(c), expect: c.expect, args: c.args, committedRows })),
+      180_000,
+    );
   }
 });

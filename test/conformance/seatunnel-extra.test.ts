@@ -1,12 +1,15 @@
 /**
- * More of SeaTunnel's own job configs (test/conformance/seatunnel-extra/configs, copied unchanged
- * from apache/seatunnel's seatunnel-e2e; only FakeSource, Console, Assert, LocalFile and the
- * transforms Tideway has), run through the real CLI in local mode. MANIFEST.tsv says, per config,
+ * More of SeaTunnel's own job configs (shared/conformance/seatunnel/extra/configs, outside the
+ * repository: SeaTunnel's files from apache/seatunnel's seatunnel-e2e; only FakeSource, Console,
+ * Assert, LocalFile and the transforms Tideway has), run through the real CLI in local mode.
+ * The project's own MANIFEST.tsv and fixtures/fixtures.tsv stay here. MANIFEST.tsv says, per config,
  * what SeaTunnel's *IT.java that runs it expects (`source` column), with the same arguments;
  * `unsupported:<reason>` marks a feature Tideway does not have: the CLI must refuse it with one
  * clear error line, never a crash. `setup` = `run:<config>` runs another config first (the IT
  * runs them in that order: a job that reads back what the first one wrote); `files` lays the
- * data files the IT copies into its container (fixtures/fixtures.tsv) at the same absolute paths.
+ * data files the IT copies into its container (fixtures/fixtures.tsv: shared extra/fixtures/<file>
+ * to a destination) at the same absolute paths. What a case leaves under /tmp and /seatunnel (the
+ * folders its configs name, the laid fixtures) is removed before and after it.
  */
 import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, isAbsolute, join } from 'node:path';
@@ -14,9 +17,12 @@ import { fileURLToPath } from 'node:url';
 import { describe, it } from 'vitest';
 import { readManifest, sharedConformanceDir, type ManifestCase } from './conformance-files.js';
 import { runCase, type CaseRun } from './case-runners.js';
+import { caseFolders, inCleanFolders, removeCaseFiles } from './case-cleanup.js';
 
 const dir = join(dirname(fileURLToPath(import.meta.url)), 'seatunnel-extra');
-const cases = readManifest(join(dir, 'MANIFEST.tsv'));
+const shared = sharedConformanceDir();
+const extra = shared ? join(shared, 'extra') : '';
+const cases = shared ? readManifest(join(dir, 'MANIFEST.tsv')) : [];
 
 /** Relative file arguments (e.g. --engine-config x.yaml) are files beside the MANIFEST. */
 function argsOf(c: ManifestCase): string[] {
@@ -24,7 +30,7 @@ function argsOf(c: ManifestCase): string[] {
 }
 
 function configPath(ref: string): string {
-  return ref.startsWith('shared:') ? join(sharedConformanceDir(), 'cases', ref.slice('shared:'.length)) : join(dir, 'configs', ref);
+  return ref.startsWith('shared:') ? join(shared!, 'cases', ref.slice('shared:'.length)) : join(extra, 'configs', ref);
 }
 
 /**
@@ -36,14 +42,19 @@ function setupRun(ref: string): CaseRun {
   return { config: configPath(ref), expect: own?.expect ?? 'finished', args: own ? argsOf(own) : [], committedRows: own?.rows ?? 100 };
 }
 
+/** fixtures.tsv: which of SeaTunnel's data files goes where (its IT copies them into its container). */
+const fixtures = readFileSync(join(dir, 'fixtures', 'fixtures.tsv'), 'utf8')
+  .split('\n')
+  .slice(1)
+  .filter(Boolean)
+  .map((line) => line.split('\t') as [string, string]);
+
 /** Lays the fixture files at the absolute paths the configs read; null when it worked, else why not. */
 function layFixtures(): string | null {
-  const lines = readFileSync(join(dir, 'fixtures', 'fixtures.tsv'), 'utf8').split('\n').slice(1).filter(Boolean);
   try {
-    for (const line of lines) {
-      const [file, dest] = line.split('\t') as [string, string];
+    for (const [file, dest] of fixtures) {
       mkdirSync(dirname(dest), { recursive: true });
-      copyFileSync(join(dir, 'fixtures', file), dest);
+      copyFileSync(join(extra, 'fixtures', file), dest);
     }
     return null;
   } catch (err) {
@@ -51,17 +62,28 @@ function layFixtures(): string | null {
   }
 }
 
+/** What a case may leave behind: the folders its configs (and its setup run's) name, the fixtures it had. */
+function leftovers(c: ManifestCase, setup: CaseRun | undefined): string[] {
+  const paths = caseFolders(readFileSync(configPath(c.file), 'utf8'), argsOf(c));
+  if (setup) paths.push(...caseFolders(readFileSync(setup.config, 'utf8'), setup.args));
+  if (c.setup === 'files') paths.push(...fixtures.map(([, dest]) => dest));
+  return paths;
+}
+
 /** Cases not run yet, by name, with the reason (printed): known gaps to mend, not expectations. */
 const skipped: Record<string, string> = {};
 for (const [file, reason] of Object.entries(skipped)) console.log(`conformance: skipped ${file}: ${reason}`);
 
+// Laid once to learn whether this machine allows it (SeaTunnel's paths are absolute), then again
+// before each case that reads them: every case removes what it leaves.
 const needsFiles = cases.some((c) => c.setup === 'files');
 const fixtureProblem = needsFiles ? layFixtures() : null;
+removeCaseFiles(fixtures.map(([, dest]) => dest));
 if (fixtureProblem) {
   for (const c of cases.filter((x) => x.setup === 'files')) console.log(`conformance: skipped ${c.file}: ${fixtureProblem}`);
 }
 
-describe('More SeaTunnel job configs (seatunnel-extra/), through the CLI', () => {
+describe.skipIf(!shared)('More SeaTunnel job configs (shared extra/), through the CLI', () => {
   for (const c of cases) {
     const title = `${c.file} -> ${c.expect}${c.args.length ? ` (${c.args.join(' ')})` : ''}`;
     if (skipped[c.file]) {
@@ -75,8 +97,13 @@ describe('More SeaTunnel job configs (seatunnel-extra/), through the CLI', () =>
     it(
       title,
       async () => {
-        if (c.setup.startsWith('run:')) await runCase(setupRun(c.setup.slice('run:'.length)));
-        await runCase({ config: configPath(c.file), expect: c.expect, args: argsOf(c), committedRows: c.rows });
+        const setup = c.setup.startsWith('run:') ? setupRun(c.setup.slice('run:'.length)) : undefined;
+        await inCleanFolders(leftovers(c, setup), async () => {
+          const problem = c.setup === 'files' ? layFixtures() : null;
+          if (problem) throw new Error(problem);
+          if (setup) await runCase(setup);
+          await runCase({ config: configPath(c.file), expect: c.expect, args: argsOf(c), committedRows: c.rows });
+        });
       },
       240_000,
     );

@@ -39,6 +39,8 @@ export const ErrorCode = {
   SQL: 'TW-SQL-001',
   /** The job was cancelled. */
   CANCELLED: 'TW-JOB-002',
+  /** A service (coordinator, resource manager, worker) could not be reached at its address. */
+  UNREACHABLE: 'TW-NET-001',
   /** An RPC from a coordinator whose leader epoch is stale. */
   STALE_EPOCH: 'TW-HA-001',
   /** A call that only the leader coordinator serves reached a follower (or no leader is elected yet). */

@@ -4,3 +4,4 @@ export * from './ids.js';
 export * from './backoff.js';
 export * from './state-machine.js';
 export * from './fault-budget.js';
+export * from './file-errors.js';

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { PluginType } from '@tideway/api';
-import { ConfigError, ErrorCode } from '@tideway/common';
+import { ConfigError, ErrorCode, fileErrorText } from '@tideway/common';
 import { loadHocon, toPlain, type HField, type HObject, type HValue } from './hocon/index.js';
 import type { JobConfig, ParseOptions, PlainObject, PluginConfig } from './job-config.js';
 
@@ -55,7 +55,7 @@ export function loadJobConfigFile(path: string, opts: ParseOptions = {}): JobCon
   try {
     text = readFileSync(path, 'utf8');
   } catch (e) {
-    throw new ConfigError(ErrorCode.CONFIG_SYNTAX, `cannot read the job config file: ${(e as Error).message}`, { place: { file: path }, cause: e });
+    throw new ConfigError(ErrorCode.CONFIG_SYNTAX, `cannot read the job config file: ${fileErrorText(e)}`, { place: { file: path }, cause: e });
   }
   return parseJobConfig(text, { ...opts, file: opts.file ?? path });
 }

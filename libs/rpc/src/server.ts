@@ -1,10 +1,9 @@
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import * as grpc from '@grpc/grpc-js';
-import * as protoLoader from '@grpc/proto-loader';
-import { ReflectionService } from '@grpc/reflection';
 import { HealthImplementation, type ServingStatusMap } from 'grpc-health-check';
-import { PROTO_FILES, PROTO_ROOT } from '@tideway/contracts';
+import { DESCRIPTOR_SET_PATH } from '@tideway/contracts';
+import { DescriptorIndex } from './reflection/descriptor-index.js';
+import { addReflection } from './reflection/reflection-service.js';
 
 /** Message size limit both ways: record batches and checkpoint states can be large. */
 export const MAX_MESSAGE_BYTES = 256 * 1024 * 1024;
@@ -16,40 +15,19 @@ export const CHANNEL_OPTIONS: grpc.ChannelOptions = {
   'grpc.keepalive_timeout_ms': 10_000,
 };
 
-let packageDefinition: protoLoader.PackageDefinition | undefined;
-
-/** health.proto as grpc-health-check ships it (beside its build/src/health.js). */
-const HEALTH_PROTO = join(dirname(createRequire(import.meta.url).resolve('grpc-health-check')), '..', '..', 'proto', 'health', 'v1', 'health.proto');
+let descriptorSet: { set: Buffer; index: DescriptorIndex } | undefined;
 
 /**
- * The proto descriptors, loaded once, for server reflection: Tideway's contracts and the
- * standard health service (without its descriptor reflection would not list it, and grpcurl
- * could not call grpc.health.v1.Health/Check).
+ * The descriptors reflection serves, read once per process: buf's compiled set (see
+ * DESCRIPTOR_SET_PATH), never descriptors rebuilt from a loaded schema, which strict clients
+ * (grpcurl, Python's grpcio) reject on map fields.
  */
-function descriptors(): protoLoader.PackageDefinition {
-  packageDefinition ??= oneEntryPerFileSet({
-    ...protoLoader.loadSync(PROTO_FILES, { includeDirs: [PROTO_ROOT], keepCase: true }),
-    ...protoLoader.loadSync(HEALTH_PROTO, { keepCase: true }),
-  });
-  return packageDefinition;
-}
-
-/**
- * proto-loader gives every message and service an entry carrying the same file descriptors, and
- * ReflectionService decodes the descriptors of every entry: 60 times over for Tideway's
- * contracts, a sixth of a second per server at start-up. Reflection reads nothing else from the
- * entries, so one entry per distinct set of descriptors describes the same files.
- */
-function oneEntryPerFileSet(pkg: protoLoader.PackageDefinition): protoLoader.PackageDefinition {
-  const seen = new Set<unknown>();
-  const out: protoLoader.PackageDefinition = {};
-  for (const [name, def] of Object.entries(pkg)) {
-    const files = (def as { fileDescriptorProtos?: unknown }).fileDescriptorProtos;
-    if (seen.has(files)) continue;
-    seen.add(files);
-    out[name] = def;
+function descriptors(): { set: Buffer; index: DescriptorIndex } {
+  if (!descriptorSet) {
+    const set = readFileSync(DESCRIPTOR_SET_PATH);
+    descriptorSet = { set, index: new DescriptorIndex(set) };
   }
-  return out;
+  return descriptorSet;
 }
 
 /**
@@ -78,7 +56,8 @@ export class TidewayServer {
 
   /** Binds to host:port (port 0 picks a free one), registers reflection, returns the port. */
   async listen(host: string, port: number): Promise<number> {
-    new ReflectionService(descriptors(), { services: [...this.served, 'grpc.health.v1.Health'] }).addToServer(this.grpc);
+    const { set, index } = descriptors();
+    addReflection(this.grpc, set, index, [...this.served, 'grpc.health.v1.Health']);
     return new Promise((resolve, reject) => {
       this.grpc.bindAsync(`${host}:${port}`, grpc.ServerCredentials.createInsecure(), (err, bound) => {
         if (err) reject(new Error(`cannot listen on ${host}:${port}: ${err.message}`));

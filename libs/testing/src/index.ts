@@ -7,3 +7,4 @@ export { startMariaDb, type MariaDbOptions } from './mariadb.js';
 export { startRedis, type RedisOptions, type RedisServer } from './redis.js';
 export { freePort, isListening } from './free-port.js';
 export type { TestServer, TestDatabaseServer } from './test-server.js';
+export { sharedConformanceDir, sharedConformancePath, sharedConformanceMissing, repoRoot } from './shared-conformance.js';

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { ConfigError, ErrorCode } from '@tideway/common';
+import { ConfigError, ErrorCode, fileErrorText } from '@tideway/common';
 
 /** Reads `-c FILE` and the `-i key=value` variables, as SubmitJob sends them. */
 export function readJobInput(file: string | undefined, variables: string[]): { configText: string; configFile: string; format: string; variables: Record<string, string> } {
@@ -8,7 +8,7 @@ export function readJobInput(file: string | undefined, variables: string[]): { c
   try {
     configText = readFileSync(file, 'utf8');
   } catch (err) {
-    throw new ConfigError(ErrorCode.CONFIG_SYNTAX, `cannot read the job config: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}`, {
+    throw new ConfigError(ErrorCode.CONFIG_SYNTAX, `cannot read the job config: ${fileErrorText(err)}`, {
       place: { file },
     });
   }

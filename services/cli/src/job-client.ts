@@ -4,8 +4,12 @@ import { LeaderCaller, call, clientOptions, fromServiceError, insecure, isUnreac
 
 const ENDED = new Set([JobStatus.FINISHED, JobStatus.FAILED, JobStatus.CANCELED, JobStatus.SAVEPOINT_DONE]);
 
-/** How long a call may spend finding the leader (a fail-over takes about a lease). */
+/**
+ * How long a call may spend finding the leader: with several coordinators a fail-over takes
+ * about a lease; a single one is either there or not, and a user should hear so soon.
+ */
 const FIND_LEADER_MS = 30_000;
+const SINGLE_COORDINATOR_MS = 5_000;
 
 /**
  * A promise API over JobService that talks to the leader among the coordinators given: it
@@ -15,9 +19,12 @@ const FIND_LEADER_MS = 30_000;
  */
 export class JobClient {
   private readonly leader: LeaderCaller<JobServiceClient>;
+  private readonly budgetMs: number;
 
   constructor(addresses: string | readonly string[]) {
-    this.leader = new LeaderCaller(typeof addresses === 'string' ? [addresses] : addresses, (a) => new JobServiceClient(a, insecure, clientOptions));
+    const list = typeof addresses === 'string' ? [addresses] : addresses;
+    this.leader = new LeaderCaller(list, (a) => new JobServiceClient(a, insecure, clientOptions));
+    this.budgetMs = new Set(list).size > 1 ? FIND_LEADER_MS : SINGLE_COORDINATOR_MS;
   }
 
   /** The coordinator believed to lead. */
@@ -26,7 +33,7 @@ export class JobClient {
   }
 
   private unary<Res>(fn: (c: JobServiceClient) => Promise<Res>): Promise<Res> {
-    return this.leader.call((c) => fn(c), FIND_LEADER_MS);
+    return this.leader.call((c) => fn(c), this.budgetMs);
   }
 
   submit(req: Partial<SubmitJobRequest> & { configText: string }) {
@@ -69,7 +76,7 @@ export class JobClient {
    */
   async watch(jobId: string, onEvent: (e: JobEvent) => void, intervalMs = 1000): Promise<JobEvent> {
     let last: JobEvent | undefined;
-    const deadline = () => Date.now() + FIND_LEADER_MS;
+    const deadline = () => Date.now() + this.budgetMs;
     let giveUpAt = deadline();
     for (let attempt = 0; ; attempt++) {
       try {

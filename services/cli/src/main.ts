@@ -1,6 +1,8 @@
 #!/usr/bin/env node
-import { Command } from 'commander';
+import { CommanderError } from 'commander';
 import { TidewayError } from '@tideway/common';
+import { TidewayCommand, UsageError, USAGE_EXIT_CODE, commanderExitCode } from './usage.js';
+import { registerCompletionCommand } from './commands/completion.js';
 import { translateSeaTunnelArgv } from './seatunnel-argv.js';
 import { registerJobCommands } from './commands/job-commands.js';
 import { registerLocalCommands } from './commands/local-commands.js';
@@ -11,22 +13,30 @@ import { registerVerifyCommand } from './commands/verify-command.js';
 // Node 22; Tideway pins its SDK version (stack.md), so the notice is only noise for users.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
-const program = new Command('tideway')
+const program = new TidewayCommand('tideway')
   .description(
     'Tideway: a data-integration engine (batch, streaming, CDC) that runs Apache SeaTunnel job configs.\n' +
       "SeaTunnel's flags work too: tideway -c job.conf -m local, -can <id>, -l, -j <id>, --metrics <id>, -s <id>, -r <id>.",
   )
   .version('0.1.0')
   .showHelpAfterError(false)
+  .exitOverride()
   .configureOutput({ outputError: (str, write) => write(str) });
 
 registerLocalCommands(program);
 registerJobCommands(program);
 registerClusterCommands(program);
 registerVerifyCommand(program);
+registerCompletionCommand(program);
 
-/** One line on stderr, the place first; a non-zero exit code. */
+/** One line on stderr, the place first (a usage error adds the usage line); a non-zero exit code. */
 export function reportError(err: unknown): number {
+  if (err instanceof UsageError) {
+    process.stderr.write(`tideway: ${err.message}\nusage: ${err.usage}\n`);
+    return USAGE_EXIT_CODE;
+  }
+  // --help, --version, or the help shown for a missing command: commander has printed it.
+  if (err instanceof CommanderError) return commanderExitCode(err);
   if (err instanceof TidewayError) {
     process.stderr.write(`tideway: ${err.message} [${err.code}]\n`);
     return err.code.startsWith('TW-CONFIG') || err.code.startsWith('TW-SQL') || err.code.startsWith('TW-SCHEMA') ? 2 : 1;

@@ -15,6 +15,9 @@ export interface MetricsEndpoint {
 export function newMetricsRegistry(): Registry {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'tideway_' });
+  // prom-client names three gauges like counters (promtool refuses a gauge ending in _total);
+  // each is the sum of the labelled gauge beside it (tideway_nodejs_active_handles{type}, ...).
+  for (const name of ['active_handles', 'active_requests', 'active_resources']) registry.removeSingleMetric(`tideway_nodejs_${name}_total`);
   return registry;
 }
 

@@ -14,6 +14,7 @@ describe("SeaTunnel's command line", () => {
     [['-r', '7', '-c', 'a.conf'], ['restore', '7', '-c', 'a.conf']],
     [['-r', '7', '-c', 'a.conf', '-m', 'local'], ['run', '-r', '7', '-c', 'a.conf']],
     [['run', '-c', 'a.conf'], ['run', '-c', 'a.conf']],
+    [['frobnicate', '-c', 'a.conf'], ['frobnicate', '-c', 'a.conf']],
   ])('%j -> %j', (argv, expected) => {
     expect(translateSeaTunnelArgv(argv)).toEqual(expected);
   });

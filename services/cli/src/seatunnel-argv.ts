@@ -14,10 +14,12 @@
  * | -j ID                      | status ID                     |
  * | --metrics ID               | metrics ID                    |
  */
-const SUBCOMMANDS = new Set(['run', 'submit', 'plan', 'list', 'status', 'cancel', 'metrics', 'overview', 'savepoint', 'restore', 'describe', 'cluster', 'verify', 'help']);
-
+/**
+ * SeaTunnel's command line always starts with a flag; a first word that is not one is a command,
+ * passed on as it is (commander names an unknown one as such).
+ */
 export function translateSeaTunnelArgv(argv: string[]): string[] {
-  if (argv.length === 0 || SUBCOMMANDS.has(argv[0]!) || argv[0] === '--help' || argv[0] === '-h' || argv[0] === '--version' || argv[0] === '-V') return argv;
+  if (argv.length === 0 || !argv[0]!.startsWith('-') || argv[0] === '--help' || argv[0] === '-h' || argv[0] === '--version' || argv[0] === '-V') return argv;
   const rest: string[] = [];
   let command: string | undefined;
   const ids: string[] = [];

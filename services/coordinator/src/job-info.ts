@@ -3,6 +3,7 @@ import type { StoredFailover, StoredJob } from '@tideway/cluster';
 import type { ExecutionState, JobStatus } from '@tideway/dag';
 import type { JobMaster } from './job-master.js';
 import type { RateTracker } from './rate-tracker.js';
+import { jobDagInfo, type JobDagInfo } from './job-dag-info.js';
 
 const JOB_STATUS_TO_WIRE: Record<JobStatus, WireJobStatus> = {
   CREATED: WireJobStatus.CREATED,
@@ -52,6 +53,9 @@ export function planningJobInfo(jobId: string, p: PlanningJob): JobInfo {
     lastCheckpointTimeMs: 0,
     completedCheckpoints: 0,
     failovers: [],
+    vertices: [],
+    edges: [],
+    envOptions: {},
   };
 }
 
@@ -89,7 +93,14 @@ export function storedJobInfo(stored: StoredJob): JobInfo {
     lastCheckpointTimeMs: Math.max(0, ...s.pipelines.map((p) => p.lastCheckpointTimeMs)),
     completedCheckpoints: s.pipelines.reduce((n, p) => n + p.completedCheckpoints, 0),
     failovers: failoverInfos(s.failovers),
+    ...storedDag(stored),
   };
+}
+
+/** The job DAG recorded at submit (StoredJobInfo.planJson), empty when none was. */
+function storedDag(stored: StoredJob): JobDagInfo {
+  if (!stored.info.planJson) return { vertices: [], edges: [], envOptions: {} };
+  return JSON.parse(stored.info.planJson) as JobDagInfo;
 }
 
 /** The counters of a job known only from the state store (rates are 0: it is not running here). */
@@ -154,6 +165,7 @@ export function jobInfo(job: JobMaster): JobInfo {
     lastCheckpointTimeMs: lastCheckpoint,
     completedCheckpoints: completed,
     failovers: failoverInfos(job.failovers),
+    ...jobDagInfo(job.job),
   };
 }
 

@@ -28,6 +28,7 @@ import { restorePointOf, type RestorePoint } from './checkpoint-records.js';
 import { JobMaster } from './job-master.js';
 import { JobRecorder } from './job-recorder.js';
 import { jobServiceHandlers } from './job-service.js';
+import { jobDagInfo } from './job-dag-info.js';
 import type { PlanningJob } from './job-info.js';
 import { rateCounters } from './job-info.js';
 import { Leadership } from './leadership.js';
@@ -411,7 +412,8 @@ export class CoordinatorServer {
         variables: { ...req.variables },
         restoreJobId: req.restoreJobId,
         submitTimeMs: init.submitTimeMs,
-        planJson: '',
+        // The DAG as shown (SeaTunnel's jobDag), kept for the job's history after a fail-over.
+        planJson: JSON.stringify(jobDagInfo(planned)),
       };
       recorder = new JobRecorder(this.store, this.fence, info, this.options.historyExpireMs);
       await recorder.submit();

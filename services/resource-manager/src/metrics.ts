@@ -25,7 +25,7 @@ export function registerResourceManagerMetrics(registry: Registry, manager: Reso
         this.set(pick(slotCounts(manager)));
       },
     });
-  slots('Fixed slots offered by all workers (dynamic-slot workers count none).', 'tideway_slots_total', (s) => s.total);
+  slots('Fixed slots offered by all workers (dynamic-slot workers count none).', 'tideway_slots', (s) => s.total);
   slots('Slots granted to jobs.', 'tideway_slots_used', (s) => s.used);
   slots('Fixed slots not granted to any job.', 'tideway_slots_free', (s) => s.free);
   new Counter({

@@ -23,7 +23,7 @@ export function registerWorkerMetrics(registry: Registry, worker: WorkerServer):
     },
   });
   new Gauge({
-    name: 'tideway_worker_slots_total',
+    name: 'tideway_worker_slots',
     help: 'Slots this worker offers (slot-num; 0 with dynamic-slot).',
     registers: [registry],
     collect() {

@@ -47,6 +47,14 @@ export interface EngineConfig {
       readonly pluginConfig: Readonly<Record<string, string | number | boolean>>;
     };
   };
+  /** SeaTunnel's REST API v2 (`seatunnel.engine.http`). */
+  readonly http: {
+    readonly enableHttp: boolean;
+    readonly port: number;
+    readonly contextPath: string;
+    readonly enableDynamicPort: boolean;
+    readonly portRange: number;
+  };
   readonly tideway: {
     readonly coordinator: Endpoint & {
       /** host:port of every coordinator; `[host:port]` of this one when the file lists none (and its port is not 0). */
@@ -126,6 +134,10 @@ export function compileEngineConfig(input: EngineConfigInput): EngineConfig {
   }
   const storage = config.checkpoint.storage;
   if (storage.type === 's3' && !storage.pluginConfig['s3.bucket']) fail('seatunnel.engine.checkpoint.storage.type is s3 but plugin-config has no s3.bucket');
+  const contextPath = config.http.contextPath;
+  if (contextPath !== '' && (!contextPath.startsWith('/') || contextPath.endsWith('/') || /\s/.test(contextPath))) {
+    fail(`seatunnel.engine.http.context-path '${contextPath}': expected a path like /seatunnel (a leading /, no trailing /, no spaces)`);
+  }
   const strategy = config.slotService.dynamicSlot ? 'REJECT' : config.jobScheduleStrategy;
   return Object.freeze({ ...config, jobScheduleStrategy: strategy });
 }

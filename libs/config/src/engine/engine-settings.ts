@@ -82,6 +82,17 @@ export const SEATUNNEL_ENGINE_SETTINGS: Readonly<Record<string, EngineSetting>> 
       },
     },
   },
+  http: {
+    type: 'section',
+    description: "SeaTunnel's REST API v2, served by the coordinator beside its gRPC port.",
+    fields: {
+      'enable-http': { type: 'boolean', default: false, description: 'Serve the REST API.' },
+      port: { type: 'int', default: 8080, min: 0, description: 'Port of the REST API (0 picks a free one).' },
+      'context-path': { type: 'string', default: '', description: 'Prefix of every route, e.g. /seatunnel.' },
+      'enable-dynamic-port': { type: 'boolean', default: true, description: 'When port is taken, use the first free one of port .. port + port-range.' },
+      'port-range': { type: 'int', default: 100, min: 0, description: 'How many ports above port enable-dynamic-port may try.' },
+    },
+  },
 };
 
 /** Tideway's own block, at the top level beside `seatunnel:`. */

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { LineCounter, isMap, isScalar, isSeq, parse as parseYaml, parseDocument, type Node } from 'yaml';
-import { ConfigError, ErrorCode } from '@tideway/common';
+import { ConfigError, ErrorCode, fileErrorText } from '@tideway/common';
 import { SEATUNNEL_ENGINE_SETTINGS, TIDEWAY_SETTINGS, type EngineSetting } from './engine-settings.js';
 import { compileEngineConfig, type EngineConfig, type EngineConfigInput } from './engine-config.js';
 
@@ -32,7 +32,7 @@ function readYaml(file: string, given?: string): EngineConfigInput {
     try {
       text = readFileSync(file, 'utf8');
     } catch (e) {
-      throw new ConfigError(ErrorCode.ENGINE_CONFIG, `cannot read the engine config: ${(e as Error).message}`, { place: { file }, cause: e });
+      throw new ConfigError(ErrorCode.ENGINE_CONFIG, `cannot read the engine config: ${fileErrorText(e)}`, { place: { file }, cause: e });
     }
   }
   const lineCounter = new LineCounter();

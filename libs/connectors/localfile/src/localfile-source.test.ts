@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { SourceReaderContext } from '@tideway/api';
 import { FILE_READ_BATCH_ROWS, type FileSplit } from '@tideway/connector-file-common';
+import { sharedConformanceDir } from '@tideway/testing/shared-conformance';
 import { ListCollector, readAll, sourceOf } from './test-harness.js';
 
 const root = mkdtempSync(join(tmpdir(), 'tideway-localfile-src-'));
@@ -118,9 +119,11 @@ describe('LocalFile source', () => {
   });
 });
 
-describe('the conformance cases that use LocalFile', () => {
-  const casesDir = '/work/shared/conformance/seatunnel/cases';
-  const cases = readdirSync(casesDir).filter((f) => /checkpoint.*localfile.*\.conf$/.test(f));
+const shared = sharedConformanceDir();
+
+describe.skipIf(!shared)('the conformance cases that use LocalFile', () => {
+  const casesDir = shared ? join(shared, 'cases') : '';
+  const cases = (shared ? readdirSync(casesDir) : []).filter((f) => /checkpoint.*localfile.*\.conf$/.test(f));
 
   it.each(cases)('%s: every sink option validates and the file names follow file_name_expression', async (file) => {
     const { parseJobConfig, validatePluginOptions } = await import('@tideway/config');

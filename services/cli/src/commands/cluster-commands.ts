@@ -6,6 +6,7 @@ import { WorkerServer, registerWorkerMetrics } from '@tideway/worker';
 import { newMetricsRegistry, startMetricsEndpoint } from '../metrics-endpoint.js';
 import { checkpointStorageOf, collect, coordinatorAddresses, engineConfig } from './options.js';
 import { electionFromConfig, stateStoreFromConfig } from '@tideway/cluster';
+import { startRestApiIfEnabled } from '../rest-api-hook.js';
 
 const ROLES = ['coordinator', 'resource-manager', 'worker', 'all'] as const;
 type Role = (typeof ROLES)[number];
@@ -79,6 +80,7 @@ export function registerClusterCommands(program: Command): void {
         process.stderr.write(`tideway: coordinator listening on ${await c.start()}\n`);
         registerCoordinatorMetrics(registry, c);
         stops.push(() => c.stop());
+        stops.push(await startRestApiIfEnabled(engine, t.coordinator.host, [c.address, ...coordinators.filter((a) => a !== c.address)], registry));
       }
       if (role === 'worker' || role === 'all') {
         const w = new WorkerServer({

@@ -4,6 +4,8 @@ import { readJobInput } from '../config-input.js';
 import { JobClient } from '../job-client.js';
 import { collect, coordinatorAddresses, engineConfig } from './options.js';
 import { followJob } from './follow.js';
+import { unreachableCoordinator } from '../unreachable.js';
+import { seaTunnelMetrics } from '@tideway/rest-api';
 
 interface AddressOpts {
   address?: string;
@@ -25,9 +27,12 @@ function withClient<T extends AddressOpts>(fn: (client: JobClient, opts: T, args
   return async (...params: unknown[]) => {
     const cmd = params[params.length - 1] as Command;
     const opts = cmd.opts<T>();
-    const client = new JobClient(addresses(opts));
+    const at = addresses(opts);
+    const client = new JobClient(at);
     try {
       await fn(client, opts, cmd.args);
+    } catch (err) {
+      throw unreachableCoordinator(at, err) ?? err;
     } finally {
       client.close();
     }
@@ -98,24 +103,7 @@ export function registerJobCommands(program: Command): void {
 
   addressOptions(program.command('metrics').description("a job's metrics as JSON (SourceReceivedCount, SinkWriteCount, ... per table)").argument('<jobId>')).action(
     withClient(async (client, _opts, args) => {
-      const m = await client.metrics(args[0]!);
-      const perTable = Object.fromEntries(m.tables.map((t) => [t.table, t]));
-      const out = {
-        SourceReceivedCount: m.sourceReceivedCount,
-        SourceReceivedQPS: m.sourceReceivedQps,
-        SourceReceivedBytes: m.sourceReceivedBytes,
-        SourceReceivedBytesPerSeconds: m.sourceReceivedBytesPerSecond,
-        SinkWriteCount: m.sinkWriteCount,
-        SinkWriteQPS: m.sinkWriteQps,
-        SinkWriteBytes: m.sinkWriteBytes,
-        SinkWriteBytesPerSeconds: m.sinkWriteBytesPerSecond,
-        TableSourceReceivedCount: Object.fromEntries(Object.entries(perTable).map(([k, t]) => [k, t.sourceReceivedCount])),
-        TableSinkWriteCount: Object.fromEntries(Object.entries(perTable).map(([k, t]) => [k, t.sinkWriteCount])),
-        TableSourceReceivedBytes: Object.fromEntries(Object.entries(perTable).map(([k, t]) => [k, t.sourceReceivedBytes])),
-        TableSinkWriteBytes: Object.fromEntries(Object.entries(perTable).map(([k, t]) => [k, t.sinkWriteBytes])),
-        TableSourceReceivedQPS: Object.fromEntries(Object.entries(perTable).map(([k, t]) => [k, t.sourceReceivedQps])),
-        TableSinkWriteQPS: Object.fromEntries(Object.entries(perTable).map(([k, t]) => [k, t.sinkWriteQps])),
-      };
+      const out = seaTunnelMetrics(await client.metrics(args[0]!));
       process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
     }),
   );

@@ -6,6 +6,7 @@ import { JobClient } from '../job-client.js';
 import { startLocalCluster } from '../local-cluster.js';
 import { collect, engineConfig } from './options.js';
 import { followJob } from './follow.js';
+import { startRestApiIfEnabled } from '../rest-api-hook.js';
 
 export function registerLocalCommands(program: Command): void {
   program
@@ -25,12 +26,14 @@ export function registerLocalCommands(program: Command): void {
       const port = Number(opts.coordinatorPort);
       if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `--coordinator-port ${opts.coordinatorPort}: expected a port number`);
       const cluster = await startLocalCluster(engine, port);
+      const stopRestApi = await startRestApiIfEnabled(engine, '127.0.0.1', cluster.coordinatorAddress);
       const client = new JobClient(cluster.coordinatorAddress);
       try {
         const res = await client.submit({ ...input, jobName: opts.name ?? '', jobId: opts.setJobId ?? '', restoreJobId: opts.restore ?? '' });
         process.exitCode = await followJob(client, res.jobId, engine.printJobMetricsInfoInterval * 1000);
       } finally {
         client.close();
+        await stopRestApi();
         await cluster.stop();
       }
     });

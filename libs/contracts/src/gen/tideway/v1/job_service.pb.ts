@@ -121,6 +121,19 @@ export interface JobInfo {
   completedCheckpoints: number;
   /** Fail-overs and take-overs of the job's pipelines, oldest first (bounded). */
   failovers: FailoverInfo[];
+  /**
+   * The job's plugins as run, per pipeline (a union vertex runs once per input pipeline), and
+   * the edges between them: SeaTunnel's jobDag. Empty while the job is being planned.
+   */
+  vertices: JobVertex[];
+  edges: JobEdge[];
+  /** The env block of the job config, each value as written (objects and lists as JSON). */
+  envOptions: { [key: string]: string };
+}
+
+export interface JobInfo_EnvOptionsEntry {
+  key: string;
+  value: string;
 }
 
 export interface FailoverInfo {
@@ -128,6 +141,25 @@ export interface FailoverInfo {
   pipelineId: number;
   reason: string;
   epoch: number;
+}
+
+export interface JobVertex {
+  /** Unique within the job. */
+  vertexId: number;
+  /** source, transform or sink. */
+  type: string;
+  /** The plugin name as written, e.g. FakeSource. */
+  pluginName: string;
+  /** The tables the vertex outputs (a sink: the tables it writes). */
+  tablePaths: string[];
+  parallelism: number;
+  pipelineId: number;
+}
+
+export interface JobEdge {
+  inputVertexId: number;
+  targetVertexId: number;
+  pipelineId: number;
 }
 
 export interface PipelineInfo {
@@ -1405,6 +1437,9 @@ function createBaseJobInfo(): JobInfo {
     lastCheckpointTimeMs: 0,
     completedCheckpoints: 0,
     failovers: [],
+    vertices: [],
+    edges: [],
+    envOptions: {},
   };
 }
 
@@ -1446,6 +1481,15 @@ export const JobInfo: MessageFns<JobInfo> = {
     for (const v of message.failovers) {
       FailoverInfo.encode(v!, writer.uint32(98).fork()).join();
     }
+    for (const v of message.vertices) {
+      JobVertex.encode(v!, writer.uint32(106).fork()).join();
+    }
+    for (const v of message.edges) {
+      JobEdge.encode(v!, writer.uint32(114).fork()).join();
+    }
+    globalThis.Object.entries(message.envOptions).forEach(([key, value]: [string, string]) => {
+      JobInfo_EnvOptionsEntry.encode({ key: key as any, value }, writer.uint32(122).fork()).join();
+    });
     return writer;
   },
 
@@ -1558,6 +1602,33 @@ export const JobInfo: MessageFns<JobInfo> = {
             message.failovers.push(FailoverInfo.decode(reader, reader.uint32()));
             continue;
           }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.vertices.push(JobVertex.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 14: {
+            if (tag !== 114) {
+              break;
+            }
+
+            message.edges.push(JobEdge.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 15: {
+            if (tag !== 122) {
+              break;
+            }
+
+            const entry15 = JobInfo_EnvOptionsEntry.decode(reader, reader.uint32());
+            if (entry15.value !== undefined) {
+              message.envOptions[entry15.key] = entry15.value;
+            }
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1620,6 +1691,39 @@ export const JobInfo: MessageFns<JobInfo> = {
       failovers: globalThis.Array.isArray(object?.failovers)
         ? object.failovers.map((e: any) => FailoverInfo.fromJSON(e))
         : [],
+      vertices: globalThis.Array.isArray(object?.vertices)
+        ? object.vertices.map((e: any) => JobVertex.fromJSON(e))
+        : [],
+      edges: globalThis.Array.isArray(object?.edges)
+        ? object.edges.map((e: any) => JobEdge.fromJSON(e))
+        : [],
+      envOptions: isObject(object.envOptions)
+        ? (globalThis.Object.entries(object.envOptions) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : isObject(object.env_options)
+        ? (globalThis.Object.entries(object.env_options) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
     };
   },
 
@@ -1661,6 +1765,21 @@ export const JobInfo: MessageFns<JobInfo> = {
     if (message.failovers?.length) {
       obj.failovers = message.failovers.map((e) => FailoverInfo.toJSON(e));
     }
+    if (message.vertices?.length) {
+      obj.vertices = message.vertices.map((e) => JobVertex.toJSON(e));
+    }
+    if (message.edges?.length) {
+      obj.edges = message.edges.map((e) => JobEdge.toJSON(e));
+    }
+    if (message.envOptions) {
+      const entries = globalThis.Object.entries(message.envOptions) as [string, string][];
+      if (entries.length > 0) {
+        obj.envOptions = {};
+        entries.forEach(([k, v]) => {
+          obj.envOptions[k] = v;
+        });
+      }
+    }
     return obj;
   },
 
@@ -1683,6 +1802,102 @@ export const JobInfo: MessageFns<JobInfo> = {
     message.lastCheckpointTimeMs = object.lastCheckpointTimeMs ?? 0;
     message.completedCheckpoints = object.completedCheckpoints ?? 0;
     message.failovers = object.failovers?.map((e) => FailoverInfo.fromPartial(e)) || [];
+    message.vertices = object.vertices?.map((e) => JobVertex.fromPartial(e)) || [];
+    message.edges = object.edges?.map((e) => JobEdge.fromPartial(e)) || [];
+    message.envOptions = (globalThis.Object.entries(object.envOptions ?? {}) as [string, string][]).reduce(
+      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.String(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    return message;
+  },
+};
+
+function createBaseJobInfo_EnvOptionsEntry(): JobInfo_EnvOptionsEntry {
+  return { key: "", value: "" };
+}
+
+export const JobInfo_EnvOptionsEntry: MessageFns<JobInfo_EnvOptionsEntry> = {
+  encode(message: JobInfo_EnvOptionsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): JobInfo_EnvOptionsEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseJobInfo_EnvOptionsEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): JobInfo_EnvOptionsEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+    };
+  },
+
+  toJSON(message: JobInfo_EnvOptionsEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<JobInfo_EnvOptionsEntry>, I>>(base?: I): JobInfo_EnvOptionsEntry {
+    return JobInfo_EnvOptionsEntry.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<JobInfo_EnvOptionsEntry>, I>>(object: I): JobInfo_EnvOptionsEntry {
+    const message = createBaseJobInfo_EnvOptionsEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? "";
     return message;
   },
 };
@@ -1808,6 +2023,284 @@ export const FailoverInfo: MessageFns<FailoverInfo> = {
     message.pipelineId = object.pipelineId ?? 0;
     message.reason = object.reason ?? "";
     message.epoch = object.epoch ?? 0;
+    return message;
+  },
+};
+
+function createBaseJobVertex(): JobVertex {
+  return { vertexId: 0, type: "", pluginName: "", tablePaths: [], parallelism: 0, pipelineId: 0 };
+}
+
+export const JobVertex: MessageFns<JobVertex> = {
+  encode(message: JobVertex, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.vertexId !== 0) {
+      writer.uint32(8).uint32(message.vertexId);
+    }
+    if (message.type !== "") {
+      writer.uint32(18).string(message.type);
+    }
+    if (message.pluginName !== "") {
+      writer.uint32(26).string(message.pluginName);
+    }
+    for (const v of message.tablePaths) {
+      writer.uint32(34).string(v!);
+    }
+    if (message.parallelism !== 0) {
+      writer.uint32(40).uint32(message.parallelism);
+    }
+    if (message.pipelineId !== 0) {
+      writer.uint32(48).uint32(message.pipelineId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): JobVertex {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseJobVertex();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.vertexId = reader.uint32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.type = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.pluginName = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.tablePaths.push(reader.string());
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.parallelism = reader.uint32();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.pipelineId = reader.uint32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): JobVertex {
+    return {
+      vertexId: isSet(object.vertexId)
+        ? globalThis.Number(object.vertexId)
+        : isSet(object.vertex_id)
+        ? globalThis.Number(object.vertex_id)
+        : 0,
+      type: isSet(object.type) ? globalThis.String(object.type) : "",
+      pluginName: isSet(object.pluginName)
+        ? globalThis.String(object.pluginName)
+        : isSet(object.plugin_name)
+        ? globalThis.String(object.plugin_name)
+        : "",
+      tablePaths: globalThis.Array.isArray(object?.tablePaths)
+        ? object.tablePaths.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.table_paths)
+        ? object.table_paths.map((e: any) => globalThis.String(e))
+        : [],
+      parallelism: isSet(object.parallelism) ? globalThis.Number(object.parallelism) : 0,
+      pipelineId: isSet(object.pipelineId)
+        ? globalThis.Number(object.pipelineId)
+        : isSet(object.pipeline_id)
+        ? globalThis.Number(object.pipeline_id)
+        : 0,
+    };
+  },
+
+  toJSON(message: JobVertex): unknown {
+    const obj: any = {};
+    if (message.vertexId !== 0) {
+      obj.vertexId = Math.round(message.vertexId);
+    }
+    if (message.type !== "") {
+      obj.type = message.type;
+    }
+    if (message.pluginName !== "") {
+      obj.pluginName = message.pluginName;
+    }
+    if (message.tablePaths?.length) {
+      obj.tablePaths = message.tablePaths;
+    }
+    if (message.parallelism !== 0) {
+      obj.parallelism = Math.round(message.parallelism);
+    }
+    if (message.pipelineId !== 0) {
+      obj.pipelineId = Math.round(message.pipelineId);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<JobVertex>, I>>(base?: I): JobVertex {
+    return JobVertex.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<JobVertex>, I>>(object: I): JobVertex {
+    const message = createBaseJobVertex();
+    message.vertexId = object.vertexId ?? 0;
+    message.type = object.type ?? "";
+    message.pluginName = object.pluginName ?? "";
+    message.tablePaths = object.tablePaths?.map((e) => e) || [];
+    message.parallelism = object.parallelism ?? 0;
+    message.pipelineId = object.pipelineId ?? 0;
+    return message;
+  },
+};
+
+function createBaseJobEdge(): JobEdge {
+  return { inputVertexId: 0, targetVertexId: 0, pipelineId: 0 };
+}
+
+export const JobEdge: MessageFns<JobEdge> = {
+  encode(message: JobEdge, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.inputVertexId !== 0) {
+      writer.uint32(8).uint32(message.inputVertexId);
+    }
+    if (message.targetVertexId !== 0) {
+      writer.uint32(16).uint32(message.targetVertexId);
+    }
+    if (message.pipelineId !== 0) {
+      writer.uint32(24).uint32(message.pipelineId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): JobEdge {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseJobEdge();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.inputVertexId = reader.uint32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.targetVertexId = reader.uint32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.pipelineId = reader.uint32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): JobEdge {
+    return {
+      inputVertexId: isSet(object.inputVertexId)
+        ? globalThis.Number(object.inputVertexId)
+        : isSet(object.input_vertex_id)
+        ? globalThis.Number(object.input_vertex_id)
+        : 0,
+      targetVertexId: isSet(object.targetVertexId)
+        ? globalThis.Number(object.targetVertexId)
+        : isSet(object.target_vertex_id)
+        ? globalThis.Number(object.target_vertex_id)
+        : 0,
+      pipelineId: isSet(object.pipelineId)
+        ? globalThis.Number(object.pipelineId)
+        : isSet(object.pipeline_id)
+        ? globalThis.Number(object.pipeline_id)
+        : 0,
+    };
+  },
+
+  toJSON(message: JobEdge): unknown {
+    const obj: any = {};
+    if (message.inputVertexId !== 0) {
+      obj.inputVertexId = Math.round(message.inputVertexId);
+    }
+    if (message.targetVertexId !== 0) {
+      obj.targetVertexId = Math.round(message.targetVertexId);
+    }
+    if (message.pipelineId !== 0) {
+      obj.pipelineId = Math.round(message.pipelineId);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<JobEdge>, I>>(base?: I): JobEdge {
+    return JobEdge.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<JobEdge>, I>>(object: I): JobEdge {
+    const message = createBaseJobEdge();
+    message.inputVertexId = object.inputVertexId ?? 0;
+    message.targetVertexId = object.targetVertexId ?? 0;
+    message.pipelineId = object.pipelineId ?? 0;
     return message;
   },
 };

@@ -1,0 +1,27 @@
+import type { Registry } from 'prom-client';
+import type { EngineConfig } from '@tideway/config';
+import { startRestApi } from '@tideway/rest-api';
+import { JobClient } from './job-client.js';
+
+/**
+ * Starts SeaTunnel's REST API v2 when `seatunnel.engine.http.enable-http` is set, on the
+ * coordinator's host; it reaches JobService through a gRPC client at `coordinators` (this
+ * coordinator first), following the leader as the CLI does: a follower's REST API answers for
+ * the leader. Returns how to stop it (nothing to stop when disabled).
+ */
+export async function startRestApiIfEnabled(engine: EngineConfig, host: string, coordinators: string | readonly string[], registry?: Registry): Promise<() => Promise<void>> {
+  const http = engine.http;
+  if (!http.enableHttp) return async () => {};
+  const client = new JobClient(coordinators);
+  try {
+    const api = await startRestApi(client, { host, port: http.port, contextPath: http.contextPath, enableDynamicPort: http.enableDynamicPort, portRange: http.portRange }, registry);
+    process.stderr.write(`tideway: REST API at ${api.url}\n`);
+    return async () => {
+      await api.close();
+      client.close();
+    };
+  } catch (err) {
+    client.close();
+    throw err;
+  }
+}

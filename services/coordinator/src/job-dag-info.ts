@@ -1,0 +1,28 @@
+import type { JobEdge, JobVertex } from '@tideway/contracts';
+import type { PlannedJob } from '@tideway/planner';
+
+/** A job's DAG on the wire: SeaTunnel's jobDag (vertexInfoMap, pipelineEdges) in Tideway's terms. */
+export interface JobDagInfo {
+  vertices: JobVertex[];
+  edges: JobEdge[];
+  envOptions: Record<string, string>;
+}
+
+/**
+ * The vertices and edges of every pipeline, as they run (a vertex cloned into several
+ * pipelines appears in each, under its pipeline's id), with the tables each outputs (a sink:
+ * the tables it writes), and the env block with each value as text.
+ */
+export function jobDagInfo(job: PlannedJob): JobDagInfo {
+  const vertices: JobVertex[] = [];
+  const edges: JobEdge[] = [];
+  for (const p of job.plan.pipelines) {
+    for (const v of p.vertices) {
+      const tables = v.plugin.type === 'sink' ? v.inputTables : (job.schemas.get(v.logicalId) ?? []).map((t) => t.tableId);
+      vertices.push({ vertexId: v.id, type: v.plugin.type, pluginName: v.plugin.name, tablePaths: [...tables], parallelism: v.parallelism, pipelineId: p.id });
+    }
+    for (const e of p.edges) edges.push({ inputVertexId: e.from, targetVertexId: e.to, pipelineId: p.id });
+  }
+  const envOptions = Object.fromEntries(Object.entries(job.config.env).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
+  return { vertices, edges, envOptions };
+}

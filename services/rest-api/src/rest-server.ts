@@ -1,0 +1,80 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { Registry } from 'prom-client';
+import { logger } from '@tideway/common';
+import type { JobApi } from './job-api.js';
+import { failBody, statusOf } from './rest-errors.js';
+import { registerJobRoutes } from './routes/job-routes.js';
+import { registerSubmitRoutes } from './routes/submit-routes.js';
+import { registerSystemRoutes } from './routes/system-routes.js';
+
+/** `seatunnel.engine.http` and where to bind. */
+export interface RestApiOptions {
+  /** Address to bind (the coordinator's host). */
+  host: string;
+  port: number;
+  /** A prefix for every route, e.g. `/seatunnel` ('' for none). */
+  contextPath: string;
+  /** When `port` is taken, try port+1 .. port+portRange. */
+  enableDynamicPort: boolean;
+  portRange: number;
+}
+
+/** A running REST API. */
+export interface RestApi {
+  /** `http://host:port<context-path>` */
+  readonly url: string;
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+/** The fastify app with every route under the context path; not listening yet. */
+export function buildRestApp(jobs: JobApi, contextPath: string, registry?: Registry): FastifyInstance {
+  const app = Fastify({ logger: false });
+  // Bodies arrive as text: a job config may be HOCON, and JSON is parsed by the route so that a
+  // syntax error is answered in SeaTunnel's shape, naming what was wrong.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'string', bodyLimit: 16 * 1024 * 1024 }, (_req, body, done) => done(null, body));
+  app.setErrorHandler((err, req, reply) => {
+    const status = statusOf(err);
+    if (status >= 500) logger('rest-api').warn({ err, url: req.url }, 'REST request failed');
+    void reply.code(status).send(failBody((err as Error).message));
+  });
+  app.setNotFoundHandler((req, reply) => {
+    void reply.code(404).send(failBody(`no route ${req.method} ${req.url}${contextPath ? ` (routes are under ${contextPath})` : ''}`));
+  });
+  void app.register(
+    async (scoped) => {
+      registerSystemRoutes(scoped, jobs, registry);
+      registerJobRoutes(scoped, jobs);
+      registerSubmitRoutes(scoped, jobs);
+    },
+    { prefix: contextPath },
+  );
+  return app;
+}
+
+function inUse(err: unknown): boolean {
+  return (err as NodeJS.ErrnoException).code === 'EADDRINUSE';
+}
+
+/**
+ * Serves SeaTunnel's REST API v2 over `jobs` (JobService through gRPC). With enable-dynamic-port
+ * a taken port moves on to the next, up to port-range ports above, as SeaTunnel does.
+ */
+export async function startRestApi(jobs: JobApi, options: RestApiOptions, registry?: Registry): Promise<RestApi> {
+  const last = options.enableDynamicPort && options.port !== 0 ? options.port + options.portRange : options.port;
+  for (let port = options.port; ; port++) {
+    const app = buildRestApp(jobs, options.contextPath, registry);
+    try {
+      await app.listen({ host: options.host, port });
+    } catch (err) {
+      await app.close();
+      if (inUse(err) && port < last) continue;
+      const range = last > options.port ? `${options.port}..${last}` : String(options.port);
+      throw new Error(`cannot serve the REST API on ${options.host}:${range}: ${(err as Error).message}`);
+    }
+    const bound = (app.server.address() as { port: number }).port;
+    const host = options.host.includes(':') ? `[${options.host}]` : options.host;
+    return { url: `http://${host}:${bound}${options.contextPath}`, port: bound, close: () => app.close() };
+  }
+}

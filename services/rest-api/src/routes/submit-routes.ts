@@ -1,0 +1,115 @@
+import type { FastifyInstance } from 'fastify';
+import type { JobApi } from '../job-api.js';
+import { BadRequest } from '../rest-errors.js';
+import { parseJsonBody, type JsonObject } from '../request-body.js';
+
+/** Query parameters of /submit-job, as SeaTunnel names them. */
+interface SubmitParams {
+  jobId?: string;
+  jobName?: string;
+  isStartWithSavePoint?: string;
+  format?: string;
+}
+
+/** One job to submit: its config text and format, and SeaTunnel's parameters. */
+interface Submission {
+  configText: string;
+  format: 'json' | 'hocon';
+  params: SubmitParams;
+}
+
+function bool(name: string, value: unknown): boolean {
+  if (value === undefined || value === '' || value === false || value === 'false') return false;
+  if (value === true || value === 'true') return true;
+  throw new BadRequest(`${name} '${String(value)}' is not a boolean: expected true or false`);
+}
+
+function optionalString(name: string, value: unknown): string | undefined {
+  if (value === undefined || value === null || value === '') return undefined;
+  if (typeof value === 'string' || typeof value === 'number') return String(value);
+  throw new BadRequest(`${name} must be a string`);
+}
+
+function jobIdParam(value: unknown, what: string): string | undefined {
+  const id = optionalString(what, value);
+  if (id !== undefined && !/^\d{1,19}$/.test(id)) throw new BadRequest(`${what} '${id}' is not a job id: expected digits`);
+  return id;
+}
+
+/** The SubmitJob request of a submission; isStartWithSavePoint restores the job id given. */
+function submitRequest(s: Submission, file: string) {
+  const jobId = jobIdParam(s.params.jobId, 'jobId');
+  const restore = bool('isStartWithSavePoint', s.params.isStartWithSavePoint);
+  if (restore && !jobId) throw new BadRequest('isStartWithSavePoint=true needs the jobId of the job to restore');
+  return {
+    configText: s.configText,
+    configFile: file,
+    format: s.format,
+    jobName: optionalString('jobName', s.params.jobName) ?? '',
+    jobId: restore ? '' : (jobId ?? ''),
+    restoreJobId: restore ? jobId! : '',
+  };
+}
+
+/**
+ * Plans every submission before submitting any (a bad config in a batch changes nothing), then
+ * submits them in order. Answers SeaTunnel's `{jobId, jobName}` per job.
+ */
+async function submitAll(jobs: JobApi, list: Submission[], file: (i: number) => string) {
+  const requests = list.map((s, i) => submitRequest(s, file(i)));
+  for (const r of requests) await jobs.plan(r);
+  const out: Array<{ jobId: string; jobName: string }> = [];
+  for (const r of requests) {
+    const res = await jobs.submit(r);
+    out.push({ jobId: res.jobId, jobName: res.job?.jobName ?? r.jobName });
+  }
+  return out;
+}
+
+/** A stop request: `{jobId, isStopWithSavePoint}`. */
+async function stop(jobs: JobApi, body: unknown, where: string): Promise<{ jobId: string }> {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new BadRequest(`${where}: expected an object {"jobId": ..., "isStopWithSavePoint": false}`);
+  const b = body as JsonObject;
+  const jobId = jobIdParam(b.jobId, `${where}jobId`);
+  if (!jobId) throw new BadRequest(`${where}jobId is missing`);
+  if (bool('isStopWithSavePoint', b.isStopWithSavePoint)) await jobs.savepoint(jobId);
+  else await jobs.cancel(jobId);
+  return { jobId };
+}
+
+/** POST /submit-job, /submit-jobs, /stop-job, /stop-jobs. */
+export function registerSubmitRoutes(app: FastifyInstance, jobs: JobApi): void {
+  app.post<{ Querystring: SubmitParams; Body: string }>('/submit-job', async (req) => {
+    const format = (req.query.format ?? 'json').toLowerCase();
+    if (format !== 'json' && format !== 'hocon') throw new BadRequest(`format '${req.query.format}' is not supported: expected json or hocon`);
+    const text = req.body ?? '';
+    if (text.trim() === '') throw new BadRequest('the request body is empty: send the job config (JSON, or HOCON with format=hocon)');
+    if (format === 'json') parseJsonBody(text, 'the job config');
+    const [res] = await submitAll(jobs, [{ configText: text, format, params: req.query }], () => `submit-job.${format === 'json' ? 'json' : 'conf'}`);
+    return res;
+  });
+
+  app.post<{ Body: string }>('/submit-jobs', async (req) => {
+    const body = parseJsonBody(req.body, 'the request body');
+    if (!Array.isArray(body)) throw new BadRequest('the request body must be a JSON array of job configs, each with its "params"');
+    const list = body.map((item, i): Submission => {
+      if (typeof item !== 'object' || item === null || Array.isArray(item)) throw new BadRequest(`submit-jobs[${i}] must be a job config object`);
+      const { params, ...config } = item as JsonObject;
+      if (params !== undefined && (typeof params !== 'object' || params === null || Array.isArray(params))) throw new BadRequest(`submit-jobs[${i}].params must be an object`);
+      return { configText: JSON.stringify(config), format: 'json', params: (params ?? {}) as SubmitParams };
+    });
+    return submitAll(jobs, list, (i) => `submit-jobs[${i}].json`);
+  });
+
+  app.post<{ Body: string }>('/stop-job', async (req) => stop(jobs, parseJsonBody(req.body, 'the request body'), ''));
+
+  app.post<{ Body: string }>('/stop-jobs', async (req) => {
+    const body = parseJsonBody(req.body, 'the request body');
+    if (!Array.isArray(body)) throw new BadRequest('the request body must be a JSON array of {"jobId": ..., "isStopWithSavePoint": false}');
+    // Every id is checked before any job is stopped.
+    for (const [i, b] of body.entries()) jobIdParam((b as JsonObject | null)?.jobId, `stop-jobs[${i}].jobId`);
+    const out: Array<{ jobId: string }> = [];
+    for (const [i, b] of body.entries()) out.push(await stop(jobs, b, `stop-jobs[${i}].`));
+    return out;
+  });
+}

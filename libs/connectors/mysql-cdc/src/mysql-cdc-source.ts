@@ -42,8 +42,13 @@ export class MySqlCdcSource implements Source<CdcSplit<BinlogPosition, BinlogPos
     return new CdcSplitEnumerator(ctx, () => this.plan(), restored);
   }
 
-  createReader(_ctx: SourceReaderContext): SourceReader<CdcSplit<BinlogPosition, BinlogPosition>> {
-    return new CdcSourceReader(new MySqlCdcDialect(this.config), this.config.fetchSize);
+  /** Every split the enumerator will hand out, planned now (for tests that drive one reader without an enumerator). */
+  planSplits(): Promise<CdcSplit[]> {
+    return this.plan();
+  }
+
+  createReader(ctx: SourceReaderContext): SourceReader<CdcSplit<BinlogPosition, BinlogPosition>> {
+    return new CdcSourceReader(new MySqlCdcDialect(this.config), this.config.fetchSize, ctx);
   }
 
   openComparisonSession(): Promise<JdbcConnection> {

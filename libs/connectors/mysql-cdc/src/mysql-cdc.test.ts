@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import mysql from 'mysql2/promise';
 import { optionsOf, type PluginContext, type SourceReader } from '@tideway/api';
-import { applyStrictly, enumeratorContext, ListCollector, pollUntil, settle, type CdcSplit } from '@tideway/connector-cdc-common';
+import { applyStrictly, ListCollector, pollUntil, settle, type CdcSplit } from '@tideway/connector-cdc-common';
 import { startMariaDb, type TestDatabaseServer } from '@tideway/testing';
 import { MYSQL_CDC_SPEC } from './mysql-cdc-options.js';
 import { MySqlCdcSource } from './mysql-cdc-source.js';
@@ -21,10 +21,7 @@ function source(extra: Record<string, unknown> = {}, url?: string): MySqlCdcSour
 
 async function plan(src: MySqlCdcSource): Promise<CdcSplit[]> {
   await src.prepare();
-  const assigned: CdcSplit[] = [];
-  const e = src.createEnumerator(enumeratorContext(assigned));
-  await e.run();
-  return assigned;
+  return src.planSplits();
 }
 
 async function tableState(): Promise<Map<string, unknown[]>> {

@@ -66,9 +66,9 @@ export function jobConf(work: string, name: string, source: string, sink: string
   return file;
 }
 
-/** The two servers, with database `src` on PostgreSQL for the source side. */
-export async function startOrdersServers(): Promise<{ pgSrv: TestDatabaseServer; mySrv: TestDatabaseServer }> {
-  const pgSrv = await startPostgres({ settings: { shared_buffers: '1GB', max_wal_size: '8GB' } });
+/** The two servers, with database `src` on PostgreSQL for the source side (`logical`: wal_level=logical, for CDC). */
+export async function startOrdersServers(opts: { logical?: boolean } = {}): Promise<{ pgSrv: TestDatabaseServer; mySrv: TestDatabaseServer }> {
+  const pgSrv = await startPostgres({ logical: opts.logical, settings: { shared_buffers: '1GB', max_wal_size: '8GB' } });
   const mySrv = await startMariaDb({ settings: { 'innodb-buffer-pool-size': '1G' } });
   await pgRun(pgSrv, pgSrv.database, 'CREATE DATABASE src');
   return { pgSrv, mySrv };

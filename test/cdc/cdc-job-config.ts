@@ -18,6 +18,8 @@ export interface CdcJobOptions {
   readonly targetDatabase: string;
   /** Replaces the sink block (default: the XA PostgreSQL sink above). */
   readonly sink?: string;
+  /** env.parallelism (default 1). */
+  readonly parallelism?: number;
 }
 
 const quote = (s: string) => JSON.stringify(s);
@@ -26,7 +28,7 @@ export function cdcJobConfig(o: CdcJobOptions): string {
   return `
 env {
   job.mode = "STREAMING"
-  parallelism = 1
+  parallelism = ${o.parallelism ?? 1}
   checkpoint.interval = 500
 }
 source {

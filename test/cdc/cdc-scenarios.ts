@@ -110,8 +110,14 @@ export async function killMidStream(dirs: TempDirs, source: CdcSource, target: C
   }
 }
 
-export async function killMidSnapshot(dirs: TempDirs, source: CdcSource, target: CdcTarget): Promise<void> {
-  const rows = 50_000;
+/** How killMidSnapshot runs: rows in the table, the job's parallelism (chunks spread over its readers). */
+export interface SnapshotRun {
+  readonly rows: number;
+  readonly parallelism: number;
+}
+
+export async function killMidSnapshot(dirs: TempDirs, source: CdcSource, target: CdcTarget, run: SnapshotRun = { rows: 50_000, parallelism: 1 }): Promise<void> {
+  const { rows } = run;
   await source.transactions(source.bulkSql(rows));
   await createLoggedTargets(target.client, []);
   await target.client.query('CREATE TABLE bulk (id bigint PRIMARY KEY, payload varchar(100) NOT NULL, version bigint NOT NULL)');
@@ -122,9 +128,10 @@ export async function killMidSnapshot(dirs: TempDirs, source: CdcSource, target:
       plugin: source.plugin,
       source: source.server,
       tables: [source.tableName('bulk')],
-      sourceExtra: `${source.options('snapshot')}\n    snapshot.split.size = 1000`,
+      sourceExtra: `${source.options(`snapshot${run.parallelism}`)}\n    snapshot.split.size = 1000`,
       target: target.server,
       targetDatabase: target.database,
+      parallelism: run.parallelism,
     }),
   );
   // Updates while the snapshot runs: some hit chunks already read, some chunks still to come.
@@ -152,7 +159,7 @@ export async function killMidSnapshot(dirs: TempDirs, source: CdcSource, target:
       20,
     );
     await killed(first);
-    console.log(`${source.plugin} snapshot: killed with ${atKill} of ${rows} rows in the target`);
+    console.log(`${source.plugin} snapshot at parallelism ${run.parallelism}: killed with ${atKill} of ${rows} rows in the target`);
     expect(atKill, 'the kill came after the snapshot ended').toBeLessThan(rows);
 
     second = await job.restore();
@@ -166,6 +173,9 @@ export async function killMidSnapshot(dirs: TempDirs, source: CdcSource, target:
     await until('target bulk equal to the source', async () => ((await bulkLines(rowsOf(target.client))) === want ? true : undefined), 60_000).catch(() => undefined);
     expect(await bulkLines(rowsOf(target.client))).toBe(want);
     await job.verifyEqual();
+    // The enumerator records which readers read chunks: with two readers, both did.
+    const readBy = ((await job.latestEnumeratorStates())?.[0] as { readBy?: number[] } | undefined)?.readBy ?? [];
+    expect([...readBy].sort(), 'readers that read snapshot chunks').toEqual([...Array(run.parallelism).keys()]);
     const log = await checkWriteLog(target.client);
     console.log(`${source.plugin} snapshot: ${version - rows} updates during the run, ${log.writes} target writes, ${log.repeated.length} repeated`);
     expect(log.repeated).toEqual([]);

@@ -126,6 +126,17 @@ export class CliJob {
     }
   }
 
+  /** The enumerator states of this job's latest stored checkpoint (pipeline 1), or undefined before the first. */
+  async latestEnumeratorStates(): Promise<unknown[] | undefined> {
+    const storage = new LocalFileCheckpointStorage({ directory: this.checkpoints });
+    try {
+      const latest = await storage.readLatest(this.jobId, 1);
+      return latest?.checkpoint.enumeratorStates.map((e) => e.state);
+    } finally {
+      await storage.close();
+    }
+  }
+
   /** Waits until this run has completed at least `n` checkpoints (per `tideway status`). */
   async checkpointsCompleted(cli: RunningCli, n: number, timeoutMs = 60_000): Promise<number> {
     let last: unknown;

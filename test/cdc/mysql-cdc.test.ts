@@ -89,8 +89,8 @@ describe('MySQL-CDC (MariaDB) -> Jdbc (PostgreSQL) through the CLI', () => {
     await killMidStream(dirs, await source('stream_source'), await target('stream_target'), writers);
   }, 120_000);
 
-  it('is killed during the initial snapshot of 50,000 rows and restored: the target equals the source', async () => {
-    await killMidSnapshot(dirs, await source('snapshot_source'), await target('snapshot_target'));
+  it('is killed during the initial snapshot of 50,000 rows read by two readers and restored: the target equals the source', async () => {
+    await killMidSnapshot(dirs, await source('snapshot_source'), await target('snapshot_target'), { rows: 50_000, parallelism: 2 });
   }, 120_000);
 
   it('syncs three tables into MariaDB tables it creates, named by ${database_name} and ${table_name}, with metrics per table', async () => {

@@ -72,8 +72,8 @@ describe('Postgres-CDC -> Jdbc (PostgreSQL) through the CLI', () => {
     await killMidStream(dirs, { ...source, transactions: withReplicaIdentity(source.transactions) }, await target('stream_target'), writers);
   }, 120_000);
 
-  it('is killed during the initial snapshot of 50,000 rows and restored: the target equals the source', async () => {
-    await killMidSnapshot(dirs, source, await target('snapshot_target'));
+  it('is killed during the initial snapshot of 50,000 rows read by two readers and restored: the target equals the source', async () => {
+    await killMidSnapshot(dirs, source, await target('snapshot_target'), { rows: 50_000, parallelism: 2 });
   }, 120_000);
 });
 

@@ -58,6 +58,14 @@ export interface SplitEnumerator<S extends SourceSplit, State = unknown> {
   handleSplitRequest(subtask: number): void;
   /** Splits handed to a reader that failed before checkpointing them come back. */
   addSplitsBack(splits: S[], subtask: number): void;
+  /**
+   * Optional: an event a reader sent with SourceReaderContext.sendSourceEvent (SeaTunnel's
+   * handleSourceEvent), e.g. the snapshot chunks it finished. Delivery is at most once and in
+   * order per reader: an event lost with a failed request is not sent again, so a reader that
+   * needs it delivered sends it again until the enumerator's assignments show it arrived.
+   * Called before the split request it travelled with.
+   */
+  handleSourceEvent?(subtask: number, event: unknown): void | Promise<void>;
   snapshotState(checkpointId: number): State;
   notifyCheckpointComplete?(checkpointId: number): Promise<void> | void;
   close(): Promise<void> | void;
@@ -71,6 +79,11 @@ export interface SourceReaderContext {
   signalNoMoreElement(): void;
   /** Asks the enumerator for a split. */
   sendSplitRequest(): void;
+  /**
+   * Optional: sends a plain-data event to the enumerator's handleSourceEvent (at most once; see
+   * there). Absent where the engine hosting the reader has no enumerator channel (unit-test fakes).
+   */
+  sendSourceEvent?(event: unknown): void;
 }
 
 export interface SourceReader<S extends SourceSplit> {

@@ -30,6 +30,8 @@ export type TaskGroupExecutionState = 'RUNNING' | 'PREPARE_CLOSE' | 'FINISHED' |
 export type FromTaskGroup =
   | { type: 'state'; state: TaskGroupExecutionState; error?: SerializedError }
   | { type: 'split-request'; sourceVertexId: number; register: boolean }
+  /** A reader's event for its enumerator (SourceReaderContext.sendSourceEvent). */
+  | { type: 'source-event'; sourceVertexId: number; event: unknown }
   | { type: 'checkpoint-ack'; checkpointId: number; state: TaskGroupState; commitInfos: CommitInfos }
   | { type: 'checkpoint-failed'; checkpointId: number; error: SerializedError }
   | { type: 'metrics'; metrics: TaskGroupMetrics }

@@ -125,6 +125,7 @@ export class TaskGroupRunner {
         this.noMoreElementSignaled = true;
       },
       sendSplitRequest: () => this.send({ type: 'split-request', sourceVertexId: this.sourceVertexId, register: false }),
+      sendSourceEvent: (event) => this.send({ type: 'source-event', sourceVertexId: this.sourceVertexId, event }),
     });
     this.push = this.withShuffles(root, this.compileChildren(root.children));
     // What the source emits is what its fused children receive (catalogTables() may need a

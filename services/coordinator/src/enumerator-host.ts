@@ -59,10 +59,11 @@ export class EnumeratorHost {
     return next;
   }
 
-  /** Registers and/or asks for work, then drains what the reader has been assigned. */
-  request(subtask: number, register: boolean, request: boolean): Promise<{ splits: SourceSplit[]; noMoreSplits: boolean }> {
+  /** Hands over the reader's events, registers and/or asks for work, then drains what the reader has been assigned. */
+  request(subtask: number, register: boolean, request: boolean, events: unknown[] = []): Promise<{ splits: SourceSplit[]; noMoreSplits: boolean }> {
     return this.serialize(async () => {
       const m = this.mailbox(subtask);
+      for (const e of events) await this.enumerator.handleSourceEvent?.(subtask, e);
       if (register) {
         m.registered = true;
         await this.enumerator.registerReader(subtask);

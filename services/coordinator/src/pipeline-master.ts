@@ -370,9 +370,9 @@ export class PipelineMaster {
     await this.checkpoints.acknowledge(index, checkpointId, state, infos, error);
   }
 
-  requestSplits(index: number, attempt: number, register: boolean, request: boolean) {
+  requestSplits(index: number, attempt: number, register: boolean, request: boolean, events: unknown[] = []) {
     if (attempt !== this.attempt || !this.enumerator || this.status !== 'RUNNING' && this.status !== 'DEPLOYING') return Promise.resolve({ splits: [], noMoreSplits: false });
-    return this.enumerator.request(this.plan.taskGroups[index]!.descriptor.subtaskIndex, register, request);
+    return this.enumerator.request(this.plan.taskGroups[index]!.descriptor.subtaskIndex, register, request, events);
   }
 
   /** Stop-with-savepoint: resolves true once the savepoint completed (task groups then end). */

@@ -482,7 +482,7 @@ export class CoordinatorServer {
         const loc = req.location!;
         const p = this.jobs.get(loc.jobId)?.pipeline(loc.pipelineId);
         if (!p) throw new TidewayError(ErrorCode.NOT_FOUND, `pipeline ${loc.jobId}/${loc.pipelineId} is not running`);
-        const res = await p.requestSplits(loc.taskGroupIndex, loc.attempt, req.register, req.request);
+        const res = await p.requestSplits(loc.taskGroupIndex, loc.attempt, req.register, req.request, req.events.map((e) => deserialize(e)));
         return { splits: res.splits.map((s) => serialize(s)), noMoreSplits: res.noMoreSplits };
       }),
       workerLost: this.leaderOnly<WorkerLostRequest>((req) => {

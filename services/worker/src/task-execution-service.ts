@@ -176,6 +176,9 @@ export class TaskExecutionService {
         group.awaitingSplits.set(msg.sourceVertexId, true);
         void this.requestSplits(group, msg.sourceVertexId, msg.register, !msg.register);
         break;
+      case 'source-event':
+        void this.requestSplits(group, msg.sourceVertexId, false, false, [msg.event]);
+        break;
       case 'exchange-credit':
         group.channels.get(msg.channel)?.grantCredits(msg.batches);
         break;
@@ -246,14 +249,14 @@ export class TaskExecutionService {
     );
   }
 
-  private async requestSplits(group: RunningTaskGroup, sourceVertexId: number, register: boolean, request: boolean): Promise<void> {
+  private async requestSplits(group: RunningTaskGroup, sourceVertexId: number, register: boolean, request: boolean, events: unknown[] = []): Promise<void> {
     try {
       const res = await this.leader.call(
         (c) =>
           call(
             c.requestSplits,
             c,
-            { location: group.location, sourceVertexId, subtaskIndex: group.location.taskGroupIndex, register, request },
+            { location: group.location, sourceVertexId, subtaskIndex: group.location.taskGroupIndex, register, request, events: events.map((e) => serialize(e)) },
             { metadata: group.epochMetadata(), deadlineMs: 10_000 },
           ),
         5000,

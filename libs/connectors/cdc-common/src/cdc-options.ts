@@ -10,7 +10,7 @@ export const CDC_COMMON_OPTIONS: readonly OptionDef[] = [
   { name: 'database-names', type: 'list', description: 'Databases to capture; every table-names entry must lie in one of them.' },
   { name: 'table-names', type: 'list', required: true, description: 'Tables to capture, with their database (MySQL db.table, PostgreSQL db.schema.table); several in one job.' },
   { name: 'table-names-config', type: 'object-list', description: 'Per-table settings: [{table = "db.t", primaryKeys = ["id"], snapshotSplitColumn = "id"}] for tables without a primary key.' },
-  { name: 'startup.mode', type: 'enum', values: ['initial', 'earliest', 'latest', 'specific', 'timestamp'], default: 'initial', description: 'initial: snapshot, then changes; earliest: changes from the oldest available position; latest: changes from now on; specific: from a given position.' },
+  { name: 'startup.mode', type: 'enum', values: ['initial', 'earliest', 'latest', 'specific', 'timestamp'], default: 'initial', description: 'initial: snapshot (its chunks read by every reader), then changes; earliest: changes from the oldest available position; latest: changes from now on; specific: from a given position; timestamp: changes from a time (MySQL-CDC).' },
   { name: 'snapshot.split.size', type: 'int', default: 8096, min: 1, description: 'Rows per snapshot chunk.' },
   { name: 'snapshot.fetch.size', type: 'int', default: 1024, min: 1, description: 'Rows fetched per round trip while reading a chunk, and changes emitted per poll.' },
   { name: 'server-time-zone', type: 'string', default: 'UTC', description: 'Session time zone: zoned timestamps are rendered in it.' },

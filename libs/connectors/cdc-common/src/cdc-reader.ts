@@ -1,5 +1,5 @@
-import { RowKind, type Collector, type Row, type SourceReader } from '@tideway/api';
-import type { CdcSplit, FinishedChunk, SnapshotSplit, StreamSplit } from './cdc-splits.js';
+import { RowKind, type Collector, type Row, type SourceReader, type SourceReaderContext } from '@tideway/api';
+import type { CdcSplit, ChunksFinishedEvent, FinishedChunk, SnapshotSplit, StreamSplit } from './cdc-splits.js';
 import type { CdcDialect, ChangeItem, ChangeStream, ChangeTxn } from './change-stream.js';
 import { ChunkIndex } from './chunk-index.js';
 
@@ -12,17 +12,26 @@ interface StreamPoint<P> {
 /** How long one poll waits for changes before returning to the runtime. */
 const POLL_WAIT_MS = 100;
 
+/** How often an idle reader reports its read chunks again until the stream has started. */
+const REPORT_AGAIN_MS = 2000;
+
 /**
- * Reads the snapshot chunks one by one (each chunk whole, in one poll, so that no checkpoint
- * falls inside a chunk), then streams changes from the stream split's position. A change a
- * chunk's snapshot already holds is dropped (by its key's chunk watermark) until the stream is
- * past every watermark. Positions checkpointed with a checkpoint are confirmed to the database
- * only when that checkpoint completes.
+ * Reads the snapshot chunks the enumerator hands it one by one (each chunk whole, in one poll,
+ * so that no checkpoint falls inside a chunk) and reports each one read, with its watermark, to
+ * the enumerator. The reader given the stream split then streams changes from its position. A
+ * change a chunk's snapshot already holds is dropped (by its key's chunk watermark) until the
+ * stream is past every watermark. Positions checkpointed with a checkpoint are confirmed to the
+ * database only when that checkpoint completes.
  */
 export class CdcSourceReader<P, W> implements SourceReader<CdcSplit<P, W>> {
   private readonly chunks: SnapshotSplit[] = [];
   private streamSplit: StreamSplit<P, W> | undefined;
+  /** Chunks read while holding the stream split (checkpoints of one-reader snapshots): de-duplicated against directly. */
   private finishedChunks: FinishedChunk<W>[] = [];
+  /** Chunks read and reported to the enumerator, kept until the stream has started (then it holds them). */
+  private reported: FinishedChunk<W>[] = [];
+  private lastReport = 0;
+  private noMoreSplits = false;
   private stream: ChangeStream<P> | undefined;
   private point: StreamPoint<P> | undefined;
   private skipRemaining = 0;
@@ -35,6 +44,7 @@ export class CdcSourceReader<P, W> implements SourceReader<CdcSplit<P, W>> {
   constructor(
     private readonly dialect: CdcDialect<P, W>,
     private readonly fetchSize: number,
+    private readonly ctx?: Pick<SourceReaderContext, 'sendSplitRequest' | 'sendSourceEvent'>,
   ) {}
 
   open(): void {}
@@ -44,25 +54,43 @@ export class CdcSourceReader<P, W> implements SourceReader<CdcSplit<P, W>> {
       if (s.kind === 'stream') {
         this.streamSplit = s;
         this.finishedChunks = [...s.chunks];
-      } else this.chunks.push(s);
+        this.reported = [];
+      } else if (s.kind === 'read-chunks') {
+        // Restored: the enumerator's part of the checkpoint may predate these reports.
+        this.reported.push(...s.chunks);
+        this.lastReport = 0;
+      }
+      else this.chunks.push(s);
     }
   }
 
-  handleNoMoreSplits(): void {}
+  handleNoMoreSplits(): void {
+    // The enumerator says so only once it has handed out the stream split, which carries every
+    // reported chunk: this reader's reports are no longer needed (nor checkpointed).
+    this.noMoreSplits = true;
+    this.reported = [];
+  }
 
   async pollNext(output: Collector): Promise<void> {
+    if (this.lastReport === 0 && this.reported.length > 0 && !this.noMoreSplits) this.report(this.reported, false);
     const chunk = this.chunks[0];
     if (chunk) {
+      // Ask for the next chunk before reading this one, so it arrives while this one is read.
+      if (this.chunks.length === 1 && !this.streamSplit) this.ctx?.sendSplitRequest();
       await this.readChunk(chunk, output);
       return;
     }
-    if (!this.streamSplit) return;
+    if (!this.streamSplit) {
+      if (!this.noMoreSplits && this.reported.length > 0 && Date.now() - this.lastReport >= REPORT_AGAIN_MS) this.report(this.reported, true);
+      return;
+    }
     if (!this.stream) await this.startStream(this.streamSplit);
     await this.pollStream(output);
   }
 
   snapshotState(checkpointId: number): CdcSplit<P, W>[] {
     const out: CdcSplit<P, W>[] = this.chunks.map((c) => ({ ...c }));
+    if (this.reported.length > 0) out.push({ splitId: 'read-chunks', kind: 'read-chunks', chunks: [...this.reported] });
     if (this.streamSplit) {
       const point = this.point ?? { position: this.streamSplit.position, skip: this.streamSplit.skip };
       const chunks = this.index === undefined && this.stream ? [] : this.finishedChunks;
@@ -95,14 +123,28 @@ export class CdcSourceReader<P, W> implements SourceReader<CdcSplit<P, W>> {
     const tableId = split.tableId;
     for (let i = 0; i < rows.length; i++) batch[i] = { kind: RowKind.INSERT, tableId, fields: rows[i] };
     this.chunks.shift();
-    this.finishedChunks.push({
+    const finished: FinishedChunk<W> = {
+      splitId: split.splitId,
       tableId,
       keyIndex: split.keyIndex ?? -1,
       lower: split.lower,
       upper: split.upper,
       watermark,
-    });
+    };
+    if (this.streamSplit) this.finishedChunks.push(finished);
+    else {
+      this.reported.push(finished);
+      this.report([finished], this.chunks.length === 0);
+    }
     if (batch.length > 0) output.collectBatch(batch);
+  }
+
+  /** Tells the enumerator these chunks are read (the rows go out in the same poll, before any barrier). */
+  private report(chunks: readonly FinishedChunk<W>[], request: boolean): void {
+    const event: ChunksFinishedEvent = { type: 'cdc-chunks-finished', chunks: [...chunks] };
+    this.ctx?.sendSourceEvent?.(event);
+    if (request) this.ctx?.sendSplitRequest();
+    this.lastReport = Date.now();
   }
 
   private async startStream(split: StreamSplit<P, W>): Promise<void> {

@@ -22,6 +22,8 @@ export interface SnapshotSplit {
 
 /** A chunk that was read, with the database's watermark of the moment it was read. */
 export interface FinishedChunk<W> {
+  /** The chunk's SnapshotSplit id (absent in checkpoints of versions before parallel snapshots). */
+  readonly splitId: string;
   readonly tableId: string;
   /** Position of the key column in the table's rows; -1 when one chunk holds the table. */
   readonly keyIndex: number;
@@ -42,7 +44,29 @@ export interface StreamSplit<P, W> {
   readonly chunks: readonly FinishedChunk<W>[];
 }
 
-export type CdcSplit<P = unknown, W = unknown> = SnapshotSplit | StreamSplit<P, W>;
+/**
+ * Not a split to read: the chunks a reader has read, kept in its checkpointed state so that it
+ * can report them to the enumerator again after a restore (the report may have reached the
+ * enumerator after the enumerator's part of the checkpoint was taken, or been lost).
+ */
+export interface ReadChunksRecord<W> {
+  readonly splitId: 'read-chunks';
+  readonly kind: 'read-chunks';
+  readonly chunks: readonly FinishedChunk<W>[];
+}
+
+export type CdcSplit<P = unknown, W = unknown> = SnapshotSplit | StreamSplit<P, W> | ReadChunksRecord<W>;
+
+/** The reader-to-enumerator event: these chunks are read, with their watermarks. */
+export interface ChunksFinishedEvent {
+  readonly type: 'cdc-chunks-finished';
+  readonly chunks: readonly FinishedChunk<unknown>[];
+}
+
+/** Whether an enumerator event is a ChunksFinishedEvent. */
+export function isChunksFinishedEvent(e: unknown): e is ChunksFinishedEvent {
+  return typeof e === 'object' && e !== null && (e as { type?: unknown }).type === 'cdc-chunks-finished' && Array.isArray((e as { chunks?: unknown }).chunks);
+}
 
 /** Whether a split is the stream split. */
 export function isStreamSplit<P, W>(s: CdcSplit<P, W>): s is StreamSplit<P, W> {

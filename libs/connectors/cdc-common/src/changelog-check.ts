@@ -1,5 +1,5 @@
 /** Helpers for testing CDC sources: collect rows, apply a change log strictly, poll until done. */
-import type { Collector, Row, SourceReader, SplitEnumeratorContext } from '@tideway/api';
+import type { Collector, Row, SourceReader } from '@tideway/api';
 import type { CdcSplit } from './cdc-splits.js';
 
 /** Collects emitted rows. */
@@ -11,16 +11,6 @@ export class ListCollector implements Collector {
   collectBatch(rows: readonly Row[]): void {
     this.rows.push(...rows);
   }
-}
-
-/** An enumerator context that records assignments. */
-export function enumeratorContext(assigned: CdcSplit[]): SplitEnumeratorContext<CdcSplit> {
-  return {
-    parallelism: 1,
-    registeredReaders: () => [0],
-    assignSplits: (_s, splits) => assigned.push(...splits),
-    signalNoMoreSplits: () => undefined,
-  };
 }
 
 /**

@@ -18,6 +18,8 @@ interface ZEvent {
   getEventName(): string;
   nextPosition: number;
   size: number;
+  /** The event header's time, epoch milliseconds (the binlog keeps whole seconds). */
+  timestamp: number;
   binlogName?: string;
   query?: string;
   tableId?: number;
@@ -29,6 +31,8 @@ interface ZEvent {
  * The binlog (ROW format) through zongji, as a change stream. A transaction starts at its GTID
  * (or BEGIN) event; that event's position is where a restart replays it. Commits (XID, COMMIT)
  * and DDL statements end one. The binlog is never "confirmed": the position lives in checkpoints.
+ * With `notBeforeMs` (startup.mode = timestamp), the changes of transactions that began earlier
+ * are dropped (their commits still advance the position).
  */
 export class BinlogStream implements ChangeStream<BinlogPosition> {
   private readonly items: StreamItem<BinlogPosition>[] = [];
@@ -36,11 +40,20 @@ export class BinlogStream implements ChangeStream<BinlogPosition> {
   private error: unknown;
   private file: string;
   private txn: ChangeTxn<BinlogPosition> | undefined;
+  /** The transaction in progress began before notBeforeMs. */
+  private early = false;
   private paused = false;
   private readonly zongji: ZongJi;
   private readonly decodings = new Map<string, TableDecoding>();
 
-  constructor(settings: ConnectionSettings, tables: readonly MySqlCapturedTable[], serverId: number, start: BinlogPosition, private readonly place: Place) {
+  constructor(
+    settings: ConnectionSettings,
+    tables: readonly MySqlCapturedTable[],
+    serverId: number,
+    start: BinlogPosition,
+    private readonly place: Place,
+    private readonly notBeforeMs?: number,
+  ) {
     this.file = start.file;
     for (const t of tables) {
       this.decodings.set(`${t.ref.database}.${t.ref.table}`, {
@@ -159,6 +172,7 @@ export class BinlogStream implements ChangeStream<BinlogPosition> {
     if (this.txn) return; // MySQL: GTID event, then BEGIN
     const start = { file: this.file, pos: e.nextPosition - e.size };
     this.txn = { resume: start, dedup: start };
+    this.early = this.notBeforeMs !== undefined && e.timestamp < this.notBeforeMs;
   }
 
   private commit(e: ZEvent): void {
@@ -169,7 +183,7 @@ export class BinlogStream implements ChangeStream<BinlogPosition> {
   private rows(e: ZEvent): void {
     const map = e.tableMap![e.tableId!];
     const d = this.decodings.get(`${map.parentSchema}.${map.tableName}`);
-    if (!d || !this.txn) return;
+    if (!d || !this.txn || this.early) return;
     const txn = this.txn;
     const tableId = d.table.catalog.tableId;
     const name = e.getEventName();

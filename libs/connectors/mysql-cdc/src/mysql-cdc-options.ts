@@ -9,7 +9,7 @@ export const MYSQL_CDC_OPTIONS: readonly OptionDef[] = [
   { name: 'server-id', type: 'string', description: "Replica server id of this client ('5400'), or a range ('5400-5408') whose first id is used; default: random in 6500..2147483647." },
   { name: 'startup.specific-offset.file', type: 'string', description: 'Binlog file to start from (startup.mode = specific).' },
   { name: 'startup.specific-offset.pos', type: 'long', min: 4, description: 'Binlog position to start from (startup.mode = specific).' },
-  { name: 'startup.timestamp', type: 'long', description: 'Start time in epoch milliseconds (startup.mode = timestamp; not supported).' },
+  { name: 'startup.timestamp', type: 'long', min: 0, description: 'Start time in epoch milliseconds (startup.mode = timestamp): the binlog is read from its oldest file and transactions that began before this time (at the binlog\'s one-second resolution) are skipped; no snapshot.' },
   { name: 'stop.mode', type: 'enum', values: ['never', 'latest', 'specific', 'timestamp'], default: 'never', description: 'When to stop; only never is supported (the source is unbounded).' },
   { name: 'stop.specific-offset.file', type: 'string', description: 'Binlog file to stop at (stop.mode = specific; not supported).' },
   { name: 'stop.specific-offset.pos', type: 'long', description: 'Binlog position to stop at (stop.mode = specific; not supported).' },
@@ -24,6 +24,8 @@ export interface MySqlCdcConfig extends CdcCommonConfig {
   readonly tables: readonly (TableRef & { database: string; text: string })[];
   readonly serverId: number;
   readonly specific?: { file: string; pos: number };
+  /** startup.mode = timestamp: transactions that began before this time are skipped. */
+  readonly startupTimestampMs?: number;
   readonly place: Place;
 }
 
@@ -35,7 +37,11 @@ export function compileMySqlCdcOptions(options: PluginOptions): MySqlCdcConfig {
   const common = compileCdcCommon(options, 'MySQL-CDC', []);
   const target = parseJdbcUrl(options.get<string>('base-url'), options.place('base-url'));
   if (target.dialect !== 'mysql') throw unsupported(options, 'base-url', `must be a jdbc:mysql:// or jdbc:mariadb:// URL for MySQL-CDC, not jdbc:${target.subprotocol}://`);
-  if (common.startupMode === 'timestamp') throw unsupported(options, 'startup.mode', 'timestamp is not supported by MySQL-CDC (use initial, earliest, latest or specific)');
+  let startupTimestampMs: number | undefined;
+  if (common.startupMode === 'timestamp') {
+    if (!options.has('startup.timestamp')) throw unsupported(options, 'startup.mode', 'timestamp needs startup.timestamp (epoch milliseconds)');
+    startupTimestampMs = Number(options.get('startup.timestamp'));
+  }
   if (options.get<string>('stop.mode') !== 'never') throw unsupported(options, 'stop.mode', `${options.get<string>('stop.mode')} is not supported: MySQL-CDC streams until the job is cancelled (stop.mode = never)`);
   if (options.get<boolean>('schema-changes.enabled')) throw unsupported(options, 'schema-changes.enabled', 'cannot be true: schema evolution is not supported');
   let specific: MySqlCdcConfig['specific'];
@@ -69,6 +75,7 @@ export function compileMySqlCdcOptions(options: PluginOptions): MySqlCdcConfig {
     tables,
     serverId,
     specific,
+    ...(startupTimestampMs !== undefined ? { startupTimestampMs } : {}),
     place: options.place(),
   };
 }

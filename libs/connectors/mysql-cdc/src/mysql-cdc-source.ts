@@ -42,8 +42,13 @@ export class MySqlCdcSource implements Source<CdcSplit<BinlogPosition, BinlogPos
     return new CdcSplitEnumerator(ctx, () => this.plan(), restored);
   }
 
-  createReader(_ctx: SourceReaderContext): SourceReader<CdcSplit<BinlogPosition, BinlogPosition>> {
-    return new CdcSourceReader(new MySqlCdcDialect(this.config), this.config.fetchSize);
+  /** Every split the enumerator will hand out, planned now (for tests that drive one reader without an enumerator). */
+  planSplits(): Promise<CdcSplit[]> {
+    return this.plan();
+  }
+
+  createReader(ctx: SourceReaderContext): SourceReader<CdcSplit<BinlogPosition, BinlogPosition>> {
+    return new CdcSourceReader(new MySqlCdcDialect(this.config), this.config.fetchSize, ctx);
   }
 
   openComparisonSession(): Promise<JdbcConnection> {
@@ -86,7 +91,8 @@ export class MySqlCdcSource implements Source<CdcSplit<BinlogPosition, BinlogPos
       let position: BinlogPosition;
       try {
         if (this.config.specific) position = this.config.specific;
-        else if (this.config.startupMode === 'earliest') position = { file: String((await conn.execute('SHOW BINARY LOGS')).rows[0][0]), pos: 4 };
+        // timestamp: from the oldest binlog; the stream skips transactions before the time.
+        else if (this.config.startupMode === 'earliest' || this.config.startupMode === 'timestamp') position = { file: String((await conn.execute('SHOW BINARY LOGS')).rows[0][0]), pos: 4 };
         else {
           const r = (await conn.execute('SHOW MASTER STATUS')).rows[0];
           position = { file: String(r[0]), pos: Number(r[1]) };

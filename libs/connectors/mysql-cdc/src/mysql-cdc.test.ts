@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import mysql from 'mysql2/promise';
 import { optionsOf, type PluginContext, type SourceReader } from '@tideway/api';
-import { applyStrictly, enumeratorContext, ListCollector, pollUntil, settle, type CdcSplit } from '@tideway/connector-cdc-common';
+import { applyStrictly, ListCollector, pollUntil, settle, type CdcSplit } from '@tideway/connector-cdc-common';
 import { startMariaDb, type TestDatabaseServer } from '@tideway/testing';
 import { MYSQL_CDC_SPEC } from './mysql-cdc-options.js';
 import { MySqlCdcSource } from './mysql-cdc-source.js';
@@ -21,10 +21,7 @@ function source(extra: Record<string, unknown> = {}, url?: string): MySqlCdcSour
 
 async function plan(src: MySqlCdcSource): Promise<CdcSplit[]> {
   await src.prepare();
-  const assigned: CdcSplit[] = [];
-  const e = src.createEnumerator(enumeratorContext(assigned));
-  await e.run();
-  return assigned;
+  return src.planSplits();
 }
 
 async function tableState(): Promise<Map<string, unknown[]>> {
@@ -118,6 +115,27 @@ describe('MySQL-CDC on MariaDB', () => {
     const snap = (await tableState()).get('tideway.orders:500');
     expect(streamed).toEqual(snap);
     expect(streamed).toEqual([500n, 'ü', '12345678.91', '2024-01-02T03:04:05.123456', '2024-02-29', true, '{"k": [1, 2]}', Buffer.from([0, 255, 16]), 0.1, '18446744073709551615', '12:34:56.789']);
+  }, 30_000);
+
+  it('startup.mode = timestamp reads the binlog from its oldest file and skips transactions that began before the time', async () => {
+    await admin.query(`CREATE TABLE stamps (id int PRIMARY KEY, v varchar(8))`);
+    await admin.query(`INSERT INTO stamps VALUES (1, 'before')`);
+    // The binlog keeps whole seconds: start at the next second, then write.
+    const from = (Math.floor(Date.now() / 1000) + 1) * 1000;
+    await new Promise((r) => setTimeout(r, from - Date.now() + 50));
+    await admin.query(`INSERT INTO stamps VALUES (2, 'after')`);
+    await admin.query(`UPDATE stamps SET v = 'changed' WHERE id = 1`);
+    const src = source({ 'table-names': ['tideway.stamps'], 'startup.mode': 'timestamp', 'startup.timestamp': from });
+    const splits = await plan(src);
+    expect(splits.map((s) => s.kind)).toEqual(['stream']);
+    const reader = src.createReader(readerCtx);
+    reader.addSplits(splits);
+    const out = new ListCollector();
+    await pollUntil(reader, out, () => out.rows.length >= 3);
+    await settle(reader, out);
+    await reader.close();
+    expect(out.rows.map((r) => `${r.kind}${String(r.fields[0])}:${String(r.fields[1])}`)).toEqual(['+I2:after', '-U1:before', '+U1:changed']);
+    expect(() => source({ 'startup.mode': 'timestamp' })).toThrow(/timestamp needs startup.timestamp/);
   }, 30_000);
 
   it('names the problem in one sentence: bad login, missing table, binlog off, bad options', async () => {

@@ -50,7 +50,7 @@ export class MySqlCdcDialect implements CdcDialect<BinlogPosition, BinlogPositio
 
   async openStream(position: BinlogPosition): Promise<BinlogStream> {
     const { tables } = await this.session();
-    return new BinlogStream(this.cfg.settings, [...tables.values()], this.cfg.serverId, position, this.cfg.place);
+    return new BinlogStream(this.cfg.settings, [...tables.values()], this.cfg.serverId, position, this.cfg.place, this.cfg.startupTimestampMs);
   }
 
   snapshotHas(w: BinlogPosition, txn: ChangeTxn<BinlogPosition>): boolean {

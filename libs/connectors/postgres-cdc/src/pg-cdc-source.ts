@@ -54,8 +54,13 @@ export class PgCdcSource implements Source<CdcSplit<string, PgWatermark>, CdcEnu
     return new CdcSplitEnumerator(ctx, () => this.plan(), restored);
   }
 
-  createReader(_ctx: SourceReaderContext): SourceReader<CdcSplit<string, PgWatermark>> {
-    return new CdcSourceReader(new PgCdcDialect(this.config), this.config.fetchSize);
+  /** Every split the enumerator will hand out, planned now (for tests that drive one reader without an enumerator). */
+  planSplits(): Promise<CdcSplit[]> {
+    return this.plan();
+  }
+
+  createReader(ctx: SourceReaderContext): SourceReader<CdcSplit<string, PgWatermark>> {
+    return new CdcSourceReader(new PgCdcDialect(this.config), this.config.fetchSize, ctx);
   }
 
   openComparisonSession(): Promise<JdbcConnection> {

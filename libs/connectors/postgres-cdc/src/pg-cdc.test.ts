@@ -5,7 +5,7 @@ import type { CdcEnumeratorState, CdcSplit } from '@tideway/connector-cdc-common
 import { startPostgres, type TestDatabaseServer } from '@tideway/testing';
 import { PG_CDC_SPEC } from './pg-cdc-options.js';
 import { PgCdcSource } from './pg-cdc-source.js';
-import { applyStrictly, enumeratorContext, ListCollector, pollUntil, settle } from '@tideway/connector-cdc-common';
+import { applyStrictly, ListCollector, pollUntil, settle } from '@tideway/connector-cdc-common';
 
 let server: TestDatabaseServer;
 let admin: pg.Client;
@@ -28,11 +28,7 @@ function source(extra: Record<string, unknown> = {}, jobMode: 'STREAMING' | 'BAT
 
 async function plan(src: PgCdcSource): Promise<CdcSplit[]> {
   await src.prepare();
-  const assigned: CdcSplit[] = [];
-  const e = src.createEnumerator(enumeratorContext(assigned));
-  await e.run();
-  e.registerReader(0);
-  return assigned;
+  return src.planSplits();
 }
 
 async function tableState(): Promise<Map<string, unknown[]>> {

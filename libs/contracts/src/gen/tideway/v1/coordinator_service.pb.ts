@@ -59,6 +59,8 @@ export interface RequestSplitsRequest {
   subtaskIndex: number;
   register: boolean;
   request: boolean;
+  /** v8-serialized source events from the reader to its enumerator (handleSourceEvent), in order. */
+  events: Buffer[];
 }
 
 export interface RequestSplitsResponse {
@@ -423,7 +425,7 @@ export const ReportMetricsRequest: MessageFns<ReportMetricsRequest> = {
 };
 
 function createBaseRequestSplitsRequest(): RequestSplitsRequest {
-  return { location: undefined, sourceVertexId: 0, subtaskIndex: 0, register: false, request: false };
+  return { location: undefined, sourceVertexId: 0, subtaskIndex: 0, register: false, request: false, events: [] };
 }
 
 export const RequestSplitsRequest: MessageFns<RequestSplitsRequest> = {
@@ -442,6 +444,9 @@ export const RequestSplitsRequest: MessageFns<RequestSplitsRequest> = {
     }
     if (message.request !== false) {
       writer.uint32(40).bool(message.request);
+    }
+    for (const v of message.events) {
+      writer.uint32(50).bytes(v!);
     }
     return writer;
   },
@@ -499,6 +504,14 @@ export const RequestSplitsRequest: MessageFns<RequestSplitsRequest> = {
             message.request = reader.bool();
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.events.push(Buffer.from(reader.bytes()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -526,6 +539,9 @@ export const RequestSplitsRequest: MessageFns<RequestSplitsRequest> = {
         : 0,
       register: isSet(object.register) ? globalThis.Boolean(object.register) : false,
       request: isSet(object.request) ? globalThis.Boolean(object.request) : false,
+      events: globalThis.Array.isArray(object?.events)
+        ? object.events.map((e: any) => Buffer.from(bytesFromBase64(e)))
+        : [],
     };
   },
 
@@ -546,6 +562,9 @@ export const RequestSplitsRequest: MessageFns<RequestSplitsRequest> = {
     if (message.request !== false) {
       obj.request = message.request;
     }
+    if (message.events?.length) {
+      obj.events = message.events.map((e) => base64FromBytes(e));
+    }
     return obj;
   },
 
@@ -561,6 +580,7 @@ export const RequestSplitsRequest: MessageFns<RequestSplitsRequest> = {
     message.subtaskIndex = object.subtaskIndex ?? 0;
     message.register = object.register ?? false;
     message.request = object.request ?? false;
+    message.events = object.events?.map((e) => e) || [];
     return message;
   },
 };

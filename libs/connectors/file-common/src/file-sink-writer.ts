@@ -18,9 +18,13 @@ export interface FileSinkWriterConfig {
   readonly tmpPath: string;
   readonly transactional: boolean;
   readonly batchSize: number;
+  /** The first hex digits of every uuidPrefix of this sink (see sinkKey), so abandon() finds its own folders. */
+  readonly prefixKey: string;
 }
 
 const NON_PARTITION = 'NON_PARTITION';
+/** SeaTunnel's uuidPrefix is 10 characters. */
+const UUID_PREFIX_LENGTH = 10;
 
 /** The folder under tmp_path holding every transaction of a job (all writers, all attempts). */
 export function jobTempDir(tmpPath: string, jobId: string): string {
@@ -62,7 +66,7 @@ export class FileSinkWriter implements SinkWriter<FileCommitInfo, FileSinkState>
     restored?: FileSinkState[],
   ) {
     const states = restored ?? [];
-    this.uuidPrefix = states[0]?.uuidPrefix ?? randomBytes(5).toString('hex');
+    this.uuidPrefix = states[0]?.uuidPrefix ?? (cfg.prefixKey + randomBytes(5).toString('hex')).slice(0, UUID_PREFIX_LENGTH);
     this.checkpointId = states.length > 0 ? Math.max(...states.map((s) => s.checkpointId)) + 1 : 1;
     this.beginTransaction();
     this.ready = cfg.transactional ? this.recover(states) : Promise.resolve();

@@ -1,5 +1,5 @@
 import { createReadStream } from 'node:fs';
-import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rm, rmdir, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { FileEntry, FileOutput, FileSystemAdapter } from './file-system.js';
 
@@ -41,6 +41,24 @@ export class LocalFileSystem implements FileSystemAdapter {
 
   async delete(path: string): Promise<void> {
     await rm(path, { recursive: true, force: true });
+  }
+
+  async children(path: string): Promise<string[]> {
+    try {
+      return await readdir(path);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ENOTDIR') return [];
+      throw err;
+    }
+  }
+
+  async deleteIfEmpty(path: string): Promise<void> {
+    try {
+      await rmdir(path);
+    } catch (err) {
+      // Not empty: another writer (another pipeline of the job) still uses it.
+      if (!['ENOENT', 'ENOTEMPTY', 'EEXIST'].includes((err as NodeJS.ErrnoException).code ?? '')) throw err;
+    }
   }
 
   async mkdirs(path: string): Promise<void> {

@@ -1,4 +1,4 @@
-import type { OptionDef, PluginOptions, PluginSpec } from '@tideway/api';
+import type { OptionDef, PluginOptions, PluginSpec, RetiredOption } from '@tideway/api';
 import { DATE_FORMATS, DATETIME_FORMATS, TIME_FORMATS } from './temporal-formats.js';
 
 /** File formats Tideway reads and writes; SeaTunnel's others (parquet, orc, excel, xml, binary) are refused. */
@@ -33,8 +33,8 @@ export const FILE_SINK_OPTIONS: readonly OptionDef[] = [
   { name: 'file_format_type', type: 'enum', values: [...FILE_FORMATS, ...SEATUNNEL_ONLY_FORMATS], default: 'csv', description: 'text, csv or json (parquet, orc, excel, xml and binary are not implemented by Tideway).' },
   { name: 'field_delimiter', type: 'string', default: '\u0001', description: 'Separator between fields of the text format (csv always uses ",").' },
   { name: 'row_delimiter', type: 'string', default: '\n', description: 'Separator between rows of the text, csv and json formats.' },
-  { name: 'have_partition', type: 'boolean', default: false, description: 'Whether rows go to partition folders built from partition_by.' },
-  { name: 'partition_by', type: 'list', description: 'Partition fields, used when have_partition is true.' },
+  { name: 'have_partition', type: 'boolean', default: false, description: 'Makes partition_by required. Like SeaTunnel (FileSinkConfig reads partition_by whatever this says), rows are partitioned whenever partition_by is set.' },
+  { name: 'partition_by', type: 'list', description: 'Partition fields: rows go to partition folders built from their values.' },
   { name: 'partition_dir_expression', type: 'string', description: 'Partition folder, with ${kN}/${vN} for the N-th partition field name/value; default k0=v0/k1=v1/...' },
   { name: 'is_partition_field_write_in_file', type: 'boolean', default: false, description: 'Whether partition fields are also written into the files.' },
   { name: 'sink_columns', type: 'list', description: 'Columns to write, in this order (matched case-insensitively); all columns when empty.' },
@@ -65,12 +65,24 @@ export function validateFileSinkOptions(o: PluginOptions): string | undefined {
   }
   const partitionBy = o.get<string[] | undefined>('partition_by') ?? [];
   if (o.get<boolean>('have_partition') && partitionBy.length === 0) return "Option 'partition_by' is required when have_partition is true.";
-  if (!o.get<boolean>('have_partition') && partitionBy.length > 0) return "Option 'partition_by' is set but have_partition is false.";
   if (String(o.get('row_delimiter')) === '') return "Option 'row_delimiter' must not be empty.";
   return undefined;
 }
 
+/**
+ * Options SeaTunnel's file sinks had and dropped (found in apache/seatunnel's history). Configs
+ * written for older releases still set them, and SeaTunnel ignores them silently.
+ */
+export const FILE_SINK_RETIRED_OPTIONS: readonly RetiredOption[] = [
+  {
+    name: 'save_mode',
+    replacement: 'data_save_mode (and schema_save_mode)',
+    history: 'removed it from its file sinks in 2.3.0 (apache/seatunnel#3375)',
+  },
+  { name: 'file_format', replacement: 'file_format_type', history: 'renamed it to file_format_type in 2.3.1 (apache/seatunnel#4249)' },
+];
+
 /** The spec both LocalFile and S3File sinks start from. */
 export function fileSinkSpec(extra: readonly OptionDef[] = []): PluginSpec {
-  return { options: [...FILE_SINK_OPTIONS, ...extra], validate: validateFileSinkOptions };
+  return { options: [...FILE_SINK_OPTIONS, ...extra], validate: validateFileSinkOptions, retiredOptions: FILE_SINK_RETIRED_OPTIONS };
 }

@@ -1,4 +1,4 @@
-import type { OptionDef, PluginOptions, PluginSpec } from '@tideway/api';
+import type { OptionDef, PluginOptions, PluginSpec, RetiredOption } from '@tideway/api';
 import { DATE_FORMATS, DATETIME_FORMATS, TIME_FORMATS } from './temporal-formats.js';
 import { FILE_FORMATS } from './sink-options.js';
 
@@ -39,6 +39,11 @@ export function validateFileSourceOptions(o: PluginOptions): string | undefined 
   return undefined;
 }
 
+/** Options SeaTunnel's file sources had and renamed (apache/seatunnel's history). */
+export const FILE_SOURCE_RETIRED_OPTIONS: readonly RetiredOption[] = [
+  { name: 'type', replacement: 'file_format_type', history: 'renamed it to file_format_type in 2.3.1 (apache/seatunnel#4249)' },
+];
+
 export function fileSourceSpec(extra: readonly OptionDef[] = []): PluginSpec {
-  return { options: [...FILE_SOURCE_OPTIONS, ...extra], validate: validateFileSourceOptions };
+  return { options: [...FILE_SOURCE_OPTIONS, ...extra], validate: validateFileSourceOptions, retiredOptions: FILE_SOURCE_RETIRED_OPTIONS };
 }

@@ -67,7 +67,8 @@ export function buildTableLayout(o: PluginOptions, table: CatalogTable, plugin: 
   };
   const sinkColumns = o.get<string[] | undefined>('sink_columns') ?? [];
   let written = sinkColumns.length > 0 ? sinkColumns.map((c) => indexOf(c, 'sink_columns')) : table.columns.map((_, i) => i);
-  const partitionBy = o.get<boolean>('have_partition') ? (o.get<string[] | undefined>('partition_by') ?? []) : [];
+  // SeaTunnel partitions by partition_by whether or not have_partition is set.
+  const partitionBy = o.get<string[] | undefined>('partition_by') ?? [];
   const partitionIdx = partitionBy.map((c) => indexOf(c, 'partition_by'));
   for (const p of partitionIdx) {
     if (!written.includes(p)) {

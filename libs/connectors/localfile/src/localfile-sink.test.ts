@@ -175,6 +175,27 @@ describe('LocalFile sink: two-phase commit', () => {
     expect(filesUnder(tmp)).toEqual([]);
   });
 
+  it("abandon drops only its own sink's prepared work: another pipeline of the job writes into the same job folder", async () => {
+    const { out, tmp } = fresh();
+    const other = tableOf([['id', 'int'], ['name', 'string']], 'db.u');
+    const sinkA = sinkOf({ path: out, tmp_path: tmp, file_format_type: 'text' }, table);
+    const sinkB = sinkOf({ path: out, tmp_path: tmp, file_format_type: 'text' }, other);
+    const a = sinkA.createWriter({ subtaskIndex: 0, parallelism: 1 });
+    const b = sinkB.createWriter({ subtaskIndex: 0, parallelism: 1 });
+    await a.write(some);
+    await b.write(rowsOf('db.u', [9, 'z']));
+    const infoA = (await a.prepareCommit!(1)) as FileCommitInfo;
+    const infoB = (await b.prepareCommit!(1)) as FileCommitInfo;
+    await sinkA.abandon!();
+    expect(existsSync(infoA.transactionDir)).toBe(false);
+    expect(existsSync(infoB.moves[0][0])).toBe(true);
+    const committer = sinkB.createAggregatedCommitter!() as SinkAggregatedCommitter<FileCommitInfo, FileAggregatedCommitInfo>;
+    expect(await committer.commit([committer.combine([infoB])])).toEqual([]);
+    await sinkB.abandon!();
+    expect(existsSync(join(tmp, 'seatunnel', 'job1'))).toBe(false);
+    expect(filesUnder(out).map((f) => readFileSync(join(out, f), 'utf8'))).toEqual(['9\u0001z']);
+  });
+
   it('without transactions writes straight into path', async () => {
     const { out, tmp } = fresh();
     const { info } = await writeAndCommit({ path: out, tmp_path: tmp, file_format_type: 'json', is_enable_transaction: false, file_name_expression: 'part_${uuid}' }, some, table);
@@ -206,6 +227,12 @@ describe('LocalFile sink: partitions, names and save modes', () => {
     const { rows, table: read } = await readAll({ path: out, file_format_type: 'text', schema: { fields: { name: 'string' } } });
     expect(read.columns.map((c) => c.name)).toEqual(['name', 'age']);
     expect(rows.map((r) => r.fields)).toEqual([['a', '20'], ['c', '20'], ['b', '30']]);
+  });
+
+  it('partitions by partition_by even without have_partition, as SeaTunnel does', async () => {
+    const { out, tmp } = fresh();
+    await writeAndCommit({ path: out, tmp_path: tmp, file_format_type: 'text', partition_by: ['age'] }, rowsOf('db.t', ['a', 20], ['b', 30]), table);
+    expect(filesUnder(out).map((f) => f.split('/')[0])).toEqual(['age=20', 'age=30']);
   });
 
   it('uses partition_dir_expression and keeps the field when is_partition_field_write_in_file', async () => {

@@ -116,6 +116,23 @@ export class S3FileSystem implements FileSystemAdapter {
     await this.deleteKeys(key === '' ? under.map((o) => o.key) : [key, ...under.map((o) => o.key)]);
   }
 
+  async children(path: string): Promise<string[]> {
+    const key = keyOf(path);
+    const prefix = key === '' ? '' : `${key}/`;
+    const names = new Set<string>();
+    for (const o of await this.listKeys(prefix)) {
+      const name = o.key.slice(prefix.length).split('/')[0];
+      if (name !== '') names.add(name);
+    }
+    return [...names].sort();
+  }
+
+  async deleteIfEmpty(path: string): Promise<void> {
+    const key = keyOf(path);
+    // Only a folder marker can make an "empty folder" here; delete it when nothing else is under it.
+    if (key !== '' && (await this.listKeys(`${key}/`, 2)).every((o) => o.key === `${key}/`)) await this.deleteKeys([`${key}/`]);
+  }
+
   async mkdirs(path: string): Promise<void> {
     const key = keyOf(path);
     if (key === '' || (await this.exists(path))) return;

@@ -4,6 +4,7 @@ import type { FileSplit } from './file-split-enumerator.js';
 import type { FileSystemAdapter } from './file-system.js';
 import { partitionsOf, type SourceDecoder } from './file-source-table.js';
 import { readLines } from './line-reader.js';
+import { parquetRowGroupRows } from './parquet-source.js';
 
 /** Rows emitted per pollNext at most. */
 export const FILE_READ_BATCH_ROWS = 1024;
@@ -20,7 +21,9 @@ export interface FileSourceReaderConfig {
 
 interface Current {
   readonly split: FileSplit;
-  readonly lines: AsyncIterator<string>;
+  readonly lines?: AsyncIterator<string>;
+  /** A Parquet row group's rows, in batches, decoded. */
+  readonly batches?: AsyncIterator<unknown[][]>;
   /** Lines consumed after the header, including blank ones. */
   offset: number;
   readonly partitionValues: (string | null)[];
@@ -69,8 +72,21 @@ export class FileSourceReader implements SourceReader<FileSplit> {
     const tableId = decoder.table.tableId;
     const partitionCount = cur.partitionValues.length;
     const rows: Row[] = [];
+    if (cur.batches) {
+      const r = await this.io(cur.split, () => cur.batches!.next());
+      if (r.done) this.current = undefined;
+      else {
+        cur.offset += r.value.length;
+        for (const fields of r.value) {
+          for (let i = 0; i < partitionCount; i++) fields.push(cur.partitionValues[i]);
+          rows.push({ kind: '+I', tableId, fields });
+        }
+      }
+      if (rows.length > 0) output.collectBatch(rows);
+      return;
+    }
     while (rows.length < FILE_READ_BATCH_ROWS) {
-      const r = await cur.lines.next();
+      const r = await cur.lines!.next();
       if (r.done) {
         this.current = undefined;
         break;
@@ -91,7 +107,30 @@ export class FileSourceReader implements SourceReader<FileSplit> {
     if (rows.length > 0) output.collectBatch(rows);
   }
 
+  /** Runs an I/O step of a split, turning a failure into a retryable CONNECTOR_IO error. */
+  private async io<T>(split: FileSplit, step: () => Promise<T>): Promise<T> {
+    try {
+      return await step();
+    } catch (err) {
+      if (err instanceof TidewayError) throw err;
+      throw new TidewayError(ErrorCode.CONNECTOR_IO, `${this.cfg.plugin}: cannot read ${split.path} from the ${this.cfg.fs.description}: ${(err as Error).message}`, {
+        retryable: true,
+        cause: err,
+      });
+    }
+  }
+
   private async openSplit(split: FileSplit): Promise<Current> {
+    const found = this.cfg.parsePartitions ? new Map(partitionsOf(this.cfg.basePath, split.path)) : new Map<string, string>();
+    const partitionValues = (split.partitionKeys ?? this.cfg.decoder.partitionKeys).map((k) => found.get(k) ?? null);
+    if (split.rowGroup !== undefined) {
+      const rowGroup = split.rowGroup;
+      const batches = await this.io(split, async () => {
+        const columns = await this.cfg.decoder.parquetColumns!(this.cfg.fs, split.path);
+        return parquetRowGroupRows(this.cfg.fs, split.path, rowGroup, split.offset, columns, FILE_READ_BATCH_ROWS)[Symbol.asyncIterator]();
+      });
+      return { split, batches, offset: split.offset, partitionValues };
+    }
     let lines: AsyncIterator<string>;
     try {
       lines = readLines(this.cfg.fs.read(split.path), this.cfg.encoding)[Symbol.asyncIterator]();
@@ -102,8 +141,6 @@ export class FileSourceReader implements SourceReader<FileSplit> {
         cause: err,
       });
     }
-    const found = this.cfg.parsePartitions ? new Map(partitionsOf(this.cfg.basePath, split.path)) : new Map<string, string>();
-    const partitionValues = (split.partitionKeys ?? this.cfg.decoder.partitionKeys).map((k) => found.get(k) ?? null);
     return { split, lines, offset: split.offset, partitionValues };
   }
 
@@ -115,7 +152,8 @@ export class FileSourceReader implements SourceReader<FileSplit> {
   }
 
   async close(): Promise<void> {
-    await this.current?.lines.return?.();
+    await this.current?.lines?.return?.();
+    await this.current?.batches?.return?.();
     this.current = undefined;
   }
 }

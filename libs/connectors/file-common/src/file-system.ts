@@ -22,6 +22,8 @@ export interface FileSystemAdapter {
   listFiles(path: string): Promise<FileEntry[]>;
   /** The file's bytes as a stream of chunks. */
   read(path: string): AsyncIterable<Uint8Array>;
+  /** Bytes [start, end) of a file (Parquet readers jump to the footer and to column chunks). */
+  readRange(path: string, start: number, end: number): Promise<Uint8Array>;
 }
 
 export interface FileEntry {

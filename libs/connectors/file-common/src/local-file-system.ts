@@ -83,6 +83,22 @@ export class LocalFileSystem implements FileSystemAdapter {
     return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   }
 
+  async readRange(path: string, start: number, end: number): Promise<Uint8Array> {
+    const handle = await open(path, 'r');
+    try {
+      const buf = Buffer.alloc(end - start);
+      let got = 0;
+      while (got < buf.length) {
+        const { bytesRead } = await handle.read(buf, got, buf.length - got, start + got);
+        if (bytesRead === 0) break;
+        got += bytesRead;
+      }
+      return buf.subarray(0, got);
+    } finally {
+      await handle.close();
+    }
+  }
+
   read(path: string): AsyncIterable<Uint8Array> {
     return createReadStream(path);
   }

@@ -1,13 +1,15 @@
 import type { OptionDef, PluginOptions, PluginSpec, RetiredOption } from '@tideway/api';
 import { DATE_FORMATS, DATETIME_FORMATS, TIME_FORMATS } from './temporal-formats.js';
+import { PARQUET_WRITE_CODECS } from './parquet-encoder.js';
 
-/** File formats Tideway reads and writes; SeaTunnel's others (parquet, orc, excel, xml, binary) are refused. */
-export const FILE_FORMATS = ['text', 'csv', 'json'] as const;
+/** File formats Tideway reads and writes; SeaTunnel's others (orc, excel, xml, binary) are refused. */
+export const FILE_FORMATS = ['text', 'csv', 'json', 'parquet'] as const;
 export type FileFormat = (typeof FILE_FORMATS)[number];
-const SEATUNNEL_ONLY_FORMATS = ['parquet', 'orc', 'excel', 'xml', 'binary'];
+/** SeaTunnel's formats Tideway does not implement yet: accepted by the enum so the refusal can say so. */
+export const SEATUNNEL_ONLY_FORMATS = ['orc', 'excel', 'xml', 'binary'];
 
 /** The file name suffix SeaTunnel gives each format. */
-export const FORMAT_SUFFIX: Record<FileFormat, string> = { text: '.txt', csv: '.csv', json: '.json' };
+export const FORMAT_SUFFIX: Record<FileFormat, string> = { text: '.txt', csv: '.csv', json: '.json', parquet: '.parquet' };
 
 /** Encodings Node can both write and read without extra libraries. */
 export const WRITE_ENCODINGS: Record<string, BufferEncoding> = {
@@ -30,7 +32,7 @@ export const FILE_SINK_OPTIONS: readonly OptionDef[] = [
   { name: 'custom_filename', type: 'boolean', default: false, description: 'Accepted for compatibility: like SeaTunnel, file_name_expression and filename_time_format apply whether or not it is set.' },
   { name: 'file_name_expression', type: 'string', default: '${transactionId}', description: 'File name before "_<part>" and the suffix: ${transactionId}, ${now} (filename_time_format) and ${uuid} are replaced. Must contain ${transactionId} when is_enable_transaction is true.' },
   { name: 'filename_time_format', type: 'string', default: 'yyyy.MM.dd', description: 'Java-style pattern for ${now} in file_name_expression (y, M, d, H, m, s, S).' },
-  { name: 'file_format_type', type: 'enum', values: [...FILE_FORMATS, ...SEATUNNEL_ONLY_FORMATS], default: 'csv', description: 'text, csv or json (parquet, orc, excel, xml and binary are not implemented by Tideway).' },
+  { name: 'file_format_type', type: 'enum', values: [...FILE_FORMATS, ...SEATUNNEL_ONLY_FORMATS], default: 'csv', description: 'text, csv, json or parquet (orc, excel, xml and binary are not implemented by Tideway).' },
   { name: 'field_delimiter', type: 'string', default: '\u0001', description: 'Separator between fields of the text format (csv always uses ",").' },
   { name: 'row_delimiter', type: 'string', default: '\n', description: 'Separator between rows of the text, csv and json formats.' },
   { name: 'have_partition', type: 'boolean', default: false, description: 'Makes partition_by required. Like SeaTunnel (FileSinkConfig reads partition_by whatever this says), rows are partitioned whenever partition_by is set.' },
@@ -40,7 +42,7 @@ export const FILE_SINK_OPTIONS: readonly OptionDef[] = [
   { name: 'sink_columns', type: 'list', description: 'Columns to write, in this order (matched case-insensitively); all columns when empty.' },
   { name: 'is_enable_transaction', type: 'boolean', default: true, description: 'Write to tmp_path and move files into path on checkpoint commit (exactly-once); false writes straight into path.' },
   { name: 'batch_size', type: 'int', default: 1_000_000, min: 1, description: 'Maximum rows per file; a checkpoint also starts new files.' },
-  { name: 'compress_codec', type: 'string', default: 'none', description: 'Only none is implemented (SeaTunnel also offers lzo for text, csv and json).' },
+  { name: 'compress_codec', type: 'string', default: 'none', description: 'parquet: none, snappy, gzip or brotli (lz4, lzo and zstd are refused: no Node 20 compressor for them). text, csv and json: only none (SeaTunnel also offers lzo there).' },
   { name: 'encoding', type: 'string', default: 'UTF-8', description: 'Charset of written files: UTF-8, ISO-8859-1, US-ASCII or UTF-16LE.' },
   { name: 'enable_header_write', type: 'boolean', default: false, description: 'Write the column names as the first line of text and csv files.' },
   { name: 'date_format', type: 'enum', values: DATE_FORMATS, default: 'yyyy-MM-dd', description: 'How text and csv files spell dates.' },
@@ -53,9 +55,13 @@ export const FILE_SINK_OPTIONS: readonly OptionDef[] = [
 /** Cross-option rules of the file sinks. */
 export function validateFileSinkOptions(o: PluginOptions): string | undefined {
   const format = String(o.get('file_format_type')).toLowerCase();
-  if (SEATUNNEL_ONLY_FORMATS.includes(format)) return `Option 'file_format_type': Tideway does not implement the ${format} format; use text, csv or json.`;
-  if (String(o.get('compress_codec')).toLowerCase() !== 'none') {
-    return `Option 'compress_codec': only none is implemented, got '${o.get('compress_codec')}'.`;
+  if (SEATUNNEL_ONLY_FORMATS.includes(format)) return `Option 'file_format_type': Tideway does not implement the ${format} format; use text, csv, json or parquet.`;
+  const codec = String(o.get('compress_codec')).toLowerCase();
+  if (format === 'parquet' && !(codec in PARQUET_WRITE_CODECS)) {
+    return `Option 'compress_codec': the parquet writer implements none, snappy, gzip and brotli, got '${o.get('compress_codec')}' (Node 20 has no lz4, lzo or zstd compressor).`;
+  }
+  if (format !== 'parquet' && codec !== 'none') {
+    return `Option 'compress_codec': only none is implemented for ${format}, got '${o.get('compress_codec')}'.`;
   }
   if (!(String(o.get('encoding')).toLowerCase() in WRITE_ENCODINGS)) {
     return `Option 'encoding': writing '${o.get('encoding')}' is not supported; use UTF-8, ISO-8859-1, US-ASCII or UTF-16LE.`;

@@ -1,12 +1,12 @@
 import type { OptionDef, PluginOptions, PluginSpec, RetiredOption } from '@tideway/api';
 import { DATE_FORMATS, DATETIME_FORMATS, TIME_FORMATS } from './temporal-formats.js';
-import { FILE_FORMATS } from './sink-options.js';
+import { FILE_FORMATS, SEATUNNEL_ONLY_FORMATS } from './sink-options.js';
 
 /** Options of SeaTunnel's file sources (BaseSourceConfigOptions) that Tideway implements. */
 export const FILE_SOURCE_OPTIONS: readonly OptionDef[] = [
   { name: 'path', type: 'string', required: true, description: 'A file, or a folder read recursively (files named _SUCCESS, starting with "." or empty are skipped).' },
-  { name: 'file_format_type', type: 'enum', required: true, values: [...FILE_FORMATS, 'parquet', 'orc', 'excel', 'xml', 'binary'], description: 'text, csv or json (parquet, orc, excel, xml and binary are not implemented by Tideway).' },
-  { name: 'schema', type: 'object', description: 'The columns in the files (required for json; text and csv without it read each line into one string column `content`).' },
+  { name: 'file_format_type', type: 'enum', required: true, values: [...FILE_FORMATS, ...SEATUNNEL_ONLY_FORMATS], description: 'text, csv, json or parquet (orc, excel, xml and binary are not implemented by Tideway). Parquet files bring their own schema; each row group is a split.' },
+  { name: 'schema', type: 'object', description: 'The columns in the files (required for json; text and csv without it read each line into one string column `content`; parquet takes its schema from the file).' },
   { name: 'read_columns', type: 'list', description: 'Columns of the schema to emit, in this order (partition columns are appended after them).' },
   { name: 'field_delimiter', type: 'string', default: '\u0001', fallbackNames: ['delimiter'], description: 'Separator between fields of text files (csv uses "," unless set).' },
   { name: 'parse_partition_from_path', type: 'boolean', default: true, description: 'Add a string column per `key=value` folder between path and the file.' },
@@ -21,9 +21,11 @@ export const FILE_SOURCE_OPTIONS: readonly OptionDef[] = [
 
 export function validateFileSourceOptions(o: PluginOptions): string | undefined {
   const format = String(o.get('file_format_type')).toLowerCase();
-  if (!(FILE_FORMATS as readonly string[]).includes(format)) return `Option 'file_format_type': Tideway does not implement the ${format} format; use text, csv or json.`;
+  if (!(FILE_FORMATS as readonly string[]).includes(format)) return `Option 'file_format_type': Tideway does not implement the ${format} format; use text, csv, json or parquet.`;
   if (format === 'json' && !o.has('schema')) return "Option 'schema' is required when file_format_type is json.";
-  if (String(o.get('compress_codec')).toLowerCase() !== 'none') return `Option 'compress_codec': only none is implemented, got '${o.get('compress_codec')}'.`;
+  if (format === 'parquet' && o.has('schema')) return "Option 'schema' is not used with parquet: the columns come from the files' own schema (use read_columns to pick some).";
+  // Parquet files name their codec per column chunk: any compress_codec reads them.
+  if (format !== 'parquet' && String(o.get('compress_codec')).toLowerCase() !== 'none') return `Option 'compress_codec': only none is implemented, got '${o.get('compress_codec')}'.`;
   try {
     new TextDecoder(String(o.get('encoding')));
   } catch {

@@ -269,7 +269,8 @@ describe('LocalFile sink: partitions, names and save modes', () => {
     const { localFileSinkFactory } = await import('./index.js');
     const { optionsOf } = await import('@tideway/api');
     const check = (o: Record<string, unknown>) => localFileSinkFactory.spec.validate!(optionsOf({ path: '/x', ...o }, localFileSinkFactory.spec));
-    expect(check({ file_format_type: 'parquet' })).toMatch(/does not implement the parquet format/);
+    expect(check({ file_format_type: 'orc' })).toMatch(/does not implement the orc format/);
+    expect(check({ file_format_type: 'parquet', compress_codec: 'zstd' })).toMatch(/compress_codec.*none, snappy, gzip and brotli/);
     expect(check({ compress_codec: 'lzo' })).toMatch(/compress_codec/);
     expect(check({ file_name_expression: 'x_${now}' })).toMatch(/must contain \$\{transactionId\}/);
     expect(check({ file_name_expression: 'x_${now}', is_enable_transaction: false })).toBeUndefined();

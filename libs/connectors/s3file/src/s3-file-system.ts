@@ -161,6 +161,17 @@ export class S3FileSystem implements FileSystemAdapter {
       .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   }
 
+  async readRange(path: string, start: number, end: number): Promise<Uint8Array> {
+    const key = keyOf(path);
+    if (end <= start) return new Uint8Array(0);
+    try {
+      const out = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key, Range: `bytes=${start}-${end - 1}` }));
+      return out.Body ? await out.Body.transformToByteArray() : new Uint8Array(0);
+    } catch (err) {
+      throw this.failure(err, `read ${this.where(key)} bytes ${start}-${end - 1}`);
+    }
+  }
+
   async *read(path: string): AsyncIterable<Uint8Array> {
     const key = keyOf(path);
     let body: AsyncIterable<Uint8Array> | undefined;

@@ -1,6 +1,7 @@
 import type { OptionDef, PluginOptions, PluginSpec, RetiredOption } from '@tideway/api';
 import { DATE_FORMATS, DATETIME_FORMATS, TIME_FORMATS } from './temporal-formats.js';
 import { PARQUET_WRITE_CODECS } from './parquet-encoder.js';
+import { charsetEncoder } from './charset.js';
 
 /** File formats Tideway reads and writes; SeaTunnel's others (orc, excel, xml, binary) are refused. */
 export const FILE_FORMATS = ['text', 'csv', 'json', 'parquet'] as const;
@@ -10,17 +11,6 @@ export const SEATUNNEL_ONLY_FORMATS = ['orc', 'excel', 'xml', 'binary'];
 
 /** The file name suffix SeaTunnel gives each format. */
 export const FORMAT_SUFFIX: Record<FileFormat, string> = { text: '.txt', csv: '.csv', json: '.json', parquet: '.parquet' };
-
-/** Encodings Node can both write and read without extra libraries. */
-export const WRITE_ENCODINGS: Record<string, BufferEncoding> = {
-  'utf-8': 'utf8',
-  utf8: 'utf8',
-  'iso-8859-1': 'latin1',
-  latin1: 'latin1',
-  'us-ascii': 'ascii',
-  ascii: 'ascii',
-  'utf-16le': 'utf16le',
-};
 
 export const SCHEMA_SAVE_MODES = ['RECREATE_SCHEMA', 'CREATE_SCHEMA_WHEN_NOT_EXIST', 'ERROR_WHEN_SCHEMA_NOT_EXIST', 'IGNORE'] as const;
 export const DATA_SAVE_MODES = ['DROP_DATA', 'APPEND_DATA', 'ERROR_WHEN_DATA_EXISTS'] as const;
@@ -43,7 +33,7 @@ export const FILE_SINK_OPTIONS: readonly OptionDef[] = [
   { name: 'is_enable_transaction', type: 'boolean', default: true, description: 'Write to tmp_path and move files into path on checkpoint commit (exactly-once); false writes straight into path.' },
   { name: 'batch_size', type: 'int', default: 1_000_000, min: 1, description: 'Maximum rows per file; a checkpoint also starts new files.' },
   { name: 'compress_codec', type: 'string', default: 'none', description: 'parquet: none, snappy, gzip or brotli (lz4, lzo and zstd are refused: no Node 20 compressor for them). text, csv and json: only none (SeaTunnel also offers lzo there).' },
-  { name: 'encoding', type: 'string', default: 'UTF-8', description: 'Charset of written files: UTF-8, ISO-8859-1, US-ASCII or UTF-16LE.' },
+  { name: 'encoding', type: 'string', default: 'UTF-8', description: 'Charset of written text, csv and json files: UTF-8, GBK, GB18030, ISO-8859-1, UTF-16, Big5, Shift_JIS and the others iconv-lite knows.' },
   { name: 'enable_header_write', type: 'boolean', default: false, description: 'Write the column names as the first line of text and csv files.' },
   { name: 'date_format', type: 'enum', values: DATE_FORMATS, default: 'yyyy-MM-dd', description: 'How text and csv files spell dates.' },
   { name: 'datetime_format', type: 'enum', values: DATETIME_FORMATS, default: 'yyyy-MM-dd HH:mm:ss', description: 'How text and csv files spell timestamps.' },
@@ -63,8 +53,8 @@ export function validateFileSinkOptions(o: PluginOptions): string | undefined {
   if (format !== 'parquet' && codec !== 'none') {
     return `Option 'compress_codec': only none is implemented for ${format}, got '${o.get('compress_codec')}'.`;
   }
-  if (!(String(o.get('encoding')).toLowerCase() in WRITE_ENCODINGS)) {
-    return `Option 'encoding': writing '${o.get('encoding')}' is not supported; use UTF-8, ISO-8859-1, US-ASCII or UTF-16LE.`;
+  if (!charsetEncoder(String(o.get('encoding')))) {
+    return `Option 'encoding': '${o.get('encoding')}' is not a charset Tideway can write (UTF-8, GBK, GB18030, ISO-8859-1, UTF-16, Big5, Shift_JIS, ... as iconv-lite knows them).`;
   }
   if (o.get<boolean>('is_enable_transaction') && !String(o.get('file_name_expression')).includes('${transactionId}')) {
     return "Option 'file_name_expression' must contain ${transactionId} when is_enable_transaction is true.";

@@ -3,7 +3,8 @@ import { ConfigError, ErrorCode, ValueConversionError } from '@tideway/common';
 import { javaDoubleText, javaFloatText, isoTemporalText } from './java-text.js';
 import { compileJsonLineWriter } from './json-format.js';
 import { substituteVariables } from './file-name.js';
-import { FORMAT_SUFFIX, WRITE_ENCODINGS, type FileFormat } from './sink-options.js';
+import { FORMAT_SUFFIX, type FileFormat } from './sink-options.js';
+import { charsetEncoder } from './charset.js';
 import { compileTextLineWriter } from './text-format.js';
 import { LineFileEncoder, type FileEncoder } from './file-encoder.js';
 import { PARQUET_WRITE_CODECS, ParquetFileEncoder } from './parquet-encoder.js';
@@ -146,7 +147,6 @@ function lineEncoderFactory(o: PluginOptions, format: Exclude<FileFormat, 'parqu
         );
   const rowDelimiter = String(o.get('row_delimiter'));
   const header = o.get<boolean>('enable_header_write') && format !== 'json' ? columns.map((c) => c.name).join(fieldDelimiter) : undefined;
-  const encoding = WRITE_ENCODINGS[String(o.get('encoding')).toLowerCase()];
-  const encode = (text: string): Uint8Array => Buffer.from(text, encoding);
-  return () => new LineFileEncoder(encodeColumns, rowDelimiter, encode, header);
+  const newCharsetEncoder = charsetEncoder(String(o.get('encoding')))!; // validated by the spec
+  return () => new LineFileEncoder(encodeColumns, rowDelimiter, newCharsetEncoder(), header);
 }

@@ -42,3 +42,28 @@ export class LineFileEncoder implements FileEncoder {
     return this.take();
   }
 }
+
+/** A file encoder whose bytes are compressed as they are taken (compress_codec lzo: the lzop format). */
+export class CompressedFileEncoder implements FileEncoder {
+  constructor(
+    private readonly inner: FileEncoder,
+    private readonly stream: { write(data: Uint8Array): Uint8Array; end(): Uint8Array },
+  ) {}
+
+  add(fields: readonly unknown[]): void {
+    this.inner.add(fields);
+  }
+
+  take(): Uint8Array | undefined {
+    const raw = this.inner.take();
+    const out = raw ? this.stream.write(raw) : undefined;
+    return out && out.length > 0 ? out : undefined;
+  }
+
+  finish(): Uint8Array | undefined {
+    const raw = this.inner.finish();
+    const head = raw ? this.stream.write(raw) : new Uint8Array(0);
+    const tail = this.stream.end();
+    return Buffer.concat([head, tail]);
+  }
+}

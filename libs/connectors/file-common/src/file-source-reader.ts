@@ -4,6 +4,7 @@ import type { FileSplit } from './file-split-enumerator.js';
 import type { FileSystemAdapter } from './file-system.js';
 import { partitionsOf, type SourceDecoder } from './file-source-table.js';
 import { readLines } from './line-reader.js';
+import { lzopDecompress } from './lzop.js';
 import { parquetRowGroupRows } from './parquet-source.js';
 
 /** Rows emitted per pollNext at most. */
@@ -16,6 +17,8 @@ export interface FileSourceReaderConfig {
   readonly decoder: SourceDecoder;
   readonly encoding: string;
   readonly skipHeaderLines: number;
+  /** compress_codec: 'lzo' reads lzop files. */
+  readonly compressCodec: string;
   readonly parsePartitions: boolean;
 }
 
@@ -133,7 +136,8 @@ export class FileSourceReader implements SourceReader<FileSplit> {
     }
     let lines: AsyncIterator<string>;
     try {
-      lines = readLines(this.cfg.fs.read(split.path), this.cfg.encoding)[Symbol.asyncIterator]();
+      const bytes = this.cfg.compressCodec === 'lzo' ? lzopDecompress(this.cfg.fs.read(split.path)) : this.cfg.fs.read(split.path);
+      lines = readLines(bytes, this.cfg.encoding)[Symbol.asyncIterator]();
       for (let skip = this.cfg.skipHeaderLines + split.offset; skip > 0; skip--) if ((await lines.next()).done) break;
     } catch (err) {
       throw new TidewayError(ErrorCode.CONNECTOR_IO, `${this.cfg.plugin}: cannot read ${split.path} from the ${this.cfg.fs.description}: ${(err as Error).message}`, {

@@ -99,6 +99,7 @@ export class FileSource implements Source<FileSplit, FileEnumeratorState> {
         decoder: this.decoder,
         encoding: String(o.get('encoding')),
         skipHeaderLines: Number(o.get('skip_header_row_number')),
+        compressCodec: String(o.get('compress_codec')).toLowerCase(),
         parsePartitions: o.get<boolean>('parse_partition_from_path'),
       },
       ctx,

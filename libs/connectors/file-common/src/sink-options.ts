@@ -12,6 +12,9 @@ export const SEATUNNEL_ONLY_FORMATS = ['orc', 'excel', 'xml', 'binary'];
 /** The file name suffix SeaTunnel gives each format. */
 export const FORMAT_SUFFIX: Record<FileFormat, string> = { text: '.txt', csv: '.csv', json: '.json', parquet: '.parquet' };
 
+/** What SeaTunnel's CompressFormat puts before the format's suffix, by compress_codec. */
+export const CODEC_SUFFIX: Record<string, string> = { none: '', lzo: '.lzo', snappy: '.snappy', gzip: '.gz', brotli: '.br' };
+
 export const SCHEMA_SAVE_MODES = ['RECREATE_SCHEMA', 'CREATE_SCHEMA_WHEN_NOT_EXIST', 'ERROR_WHEN_SCHEMA_NOT_EXIST', 'IGNORE'] as const;
 export const DATA_SAVE_MODES = ['DROP_DATA', 'APPEND_DATA', 'ERROR_WHEN_DATA_EXISTS'] as const;
 
@@ -32,7 +35,7 @@ export const FILE_SINK_OPTIONS: readonly OptionDef[] = [
   { name: 'sink_columns', type: 'list', description: 'Columns to write, in this order (matched case-insensitively); all columns when empty.' },
   { name: 'is_enable_transaction', type: 'boolean', default: true, description: 'Write to tmp_path and move files into path on checkpoint commit (exactly-once); false writes straight into path.' },
   { name: 'batch_size', type: 'int', default: 1_000_000, min: 1, description: 'Maximum rows per file; a checkpoint also starts new files.' },
-  { name: 'compress_codec', type: 'string', default: 'none', description: 'parquet: none, snappy, gzip or brotli (lz4, lzo and zstd are refused: no Node 20 compressor for them). text, csv and json: only none (SeaTunnel also offers lzo there).' },
+  { name: 'compress_codec', type: 'string', default: 'none', description: 'parquet: none, snappy, gzip or brotli (lz4, lzo and zstd are refused: no Node 20 compressor for them). text, csv and json: none or lzo (the lzop format, file names end .lzo.txt etc.).' },
   { name: 'encoding', type: 'string', default: 'UTF-8', description: 'Charset of written text, csv and json files: UTF-8, GBK, GB18030, ISO-8859-1, UTF-16, Big5, Shift_JIS and the others iconv-lite knows.' },
   { name: 'enable_header_write', type: 'boolean', default: false, description: 'Write the column names as the first line of text and csv files.' },
   { name: 'date_format', type: 'enum', values: DATE_FORMATS, default: 'yyyy-MM-dd', description: 'How text and csv files spell dates.' },
@@ -50,8 +53,8 @@ export function validateFileSinkOptions(o: PluginOptions): string | undefined {
   if (format === 'parquet' && !(codec in PARQUET_WRITE_CODECS)) {
     return `Option 'compress_codec': the parquet writer implements none, snappy, gzip and brotli, got '${o.get('compress_codec')}' (Node 20 has no lz4, lzo or zstd compressor).`;
   }
-  if (format !== 'parquet' && codec !== 'none') {
-    return `Option 'compress_codec': only none is implemented for ${format}, got '${o.get('compress_codec')}'.`;
+  if (format !== 'parquet' && codec !== 'none' && codec !== 'lzo') {
+    return `Option 'compress_codec': ${format} files take lzo or none (as in SeaTunnel), got '${o.get('compress_codec')}'.`;
   }
   if (!charsetEncoder(String(o.get('encoding')))) {
     return `Option 'encoding': '${o.get('encoding')}' is not a charset Tideway can write (UTF-8, GBK, GB18030, ISO-8859-1, UTF-16, Big5, Shift_JIS, ... as iconv-lite knows them).`;

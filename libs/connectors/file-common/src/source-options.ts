@@ -12,7 +12,7 @@ export const FILE_SOURCE_OPTIONS: readonly OptionDef[] = [
   { name: 'parse_partition_from_path', type: 'boolean', default: true, description: 'Add a string column per `key=value` folder between path and the file.' },
   { name: 'skip_header_row_number', type: 'long', default: 0, min: 0, description: 'Lines to skip at the start of every text or csv file.' },
   { name: 'file_filter_pattern', type: 'string', description: 'Regular expression a file name must match as a whole to be read.' },
-  { name: 'compress_codec', type: 'string', default: 'none', description: 'Only none is implemented (SeaTunnel also reads lzo text, csv and json).' },
+  { name: 'compress_codec', type: 'string', default: 'none', description: 'text, csv and json: none or lzo (lzop files, decompressed as they stream in). Parquet files name their own codec.' },
   { name: 'encoding', type: 'string', default: 'UTF-8', description: 'Charset of the files: any the WHATWG Encoding standard names (UTF-8, GBK, ISO-8859-1, ...).' },
   { name: 'date_format', type: 'enum', values: DATE_FORMATS, default: 'yyyy-MM-dd', description: 'Accepted for compatibility: like SeaTunnel, dates in yyyy-MM-dd, yyyy.MM.dd, yyyy/MM/dd and yyyyMMdd are all recognised.' },
   { name: 'datetime_format', type: 'enum', values: DATETIME_FORMATS, default: 'yyyy-MM-dd HH:mm:ss', description: 'Accepted for compatibility: like SeaTunnel, timestamps in any of these spellings (ISO with T and 1 to 9 fraction digits too) are recognised whichever is set.' },
@@ -25,7 +25,9 @@ export function validateFileSourceOptions(o: PluginOptions): string | undefined 
   if (format === 'json' && !o.has('schema')) return "Option 'schema' is required when file_format_type is json.";
   if (format === 'parquet' && o.has('schema')) return "Option 'schema' is not used with parquet: the columns come from the files' own schema (use read_columns to pick some).";
   // Parquet files name their codec per column chunk: any compress_codec reads them.
-  if (format !== 'parquet' && String(o.get('compress_codec')).toLowerCase() !== 'none') return `Option 'compress_codec': only none is implemented, got '${o.get('compress_codec')}'.`;
+  if (format !== 'parquet' && !['none', 'lzo'].includes(String(o.get('compress_codec')).toLowerCase())) {
+    return `Option 'compress_codec': ${format} files are read with lzo or none (as in SeaTunnel), got '${o.get('compress_codec')}'.`;
+  }
   try {
     new TextDecoder(String(o.get('encoding')));
   } catch {

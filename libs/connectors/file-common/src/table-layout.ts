@@ -3,10 +3,11 @@ import { ConfigError, ErrorCode, ValueConversionError } from '@tideway/common';
 import { javaDoubleText, javaFloatText, isoTemporalText } from './java-text.js';
 import { compileJsonLineWriter } from './json-format.js';
 import { substituteVariables } from './file-name.js';
-import { FORMAT_SUFFIX, type FileFormat } from './sink-options.js';
+import { CODEC_SUFFIX, FORMAT_SUFFIX, type FileFormat } from './sink-options.js';
 import { charsetEncoder } from './charset.js';
 import { compileTextLineWriter } from './text-format.js';
-import { LineFileEncoder, type FileEncoder } from './file-encoder.js';
+import { CompressedFileEncoder, LineFileEncoder, type FileEncoder } from './file-encoder.js';
+import { LzopWriter } from './lzop.js';
 import { PARQUET_WRITE_CODECS, ParquetFileEncoder } from './parquet-encoder.js';
 import { parquetSchemaOf } from './parquet-schema.js';
 import type { DateFormat, DateTimeFormat, TimeFormat } from './temporal-formats.js';
@@ -118,7 +119,8 @@ export function buildTableLayout(o: PluginOptions, table: CatalogTable, plugin: 
     tableId: table.tableId,
     path: path === '' ? '/' : path,
     format,
-    suffix: FORMAT_SUFFIX[format],
+    // SeaTunnel puts the codec before the format's suffix: x.lzo.txt, x.snappy.parquet.
+    suffix: CODEC_SUFFIX[String(o.get('compress_codec')).toLowerCase()]! + FORMAT_SUFFIX[format],
     partitionDir,
     pick,
     newEncoder: format === 'parquet' ? parquetEncoderFactory(o, columns) : lineEncoderFactory(o, format, columns),
@@ -148,5 +150,9 @@ function lineEncoderFactory(o: PluginOptions, format: Exclude<FileFormat, 'parqu
   const rowDelimiter = String(o.get('row_delimiter'));
   const header = o.get<boolean>('enable_header_write') && format !== 'json' ? columns.map((c) => c.name).join(fieldDelimiter) : undefined;
   const newCharsetEncoder = charsetEncoder(String(o.get('encoding')))!; // validated by the spec
-  return () => new LineFileEncoder(encodeColumns, rowDelimiter, newCharsetEncoder(), header);
+  const lzo = String(o.get('compress_codec')).toLowerCase() === 'lzo';
+  return () => {
+    const lines = new LineFileEncoder(encodeColumns, rowDelimiter, newCharsetEncoder(), header);
+    return lzo ? new CompressedFileEncoder(lines, new LzopWriter()) : lines;
+  };
 }

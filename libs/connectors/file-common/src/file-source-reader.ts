@@ -5,6 +5,7 @@ import type { FileSystemAdapter } from './file-system.js';
 import { partitionsOf, type SourceDecoder } from './file-source-table.js';
 import { readLines } from './line-reader.js';
 import { lzopDecompress } from './lzop.js';
+import { archiveEntries, type ArchiveCodec } from './archive-entries.js';
 import { parquetRowGroupRows } from './parquet-source.js';
 
 /** Rows emitted per pollNext at most. */
@@ -19,6 +20,10 @@ export interface FileSourceReaderConfig {
   readonly skipHeaderLines: number;
   /** compress_codec: 'lzo' reads lzop files. */
   readonly compressCodec: string;
+  /** archive_compress_codec: the files are zip/tar archives of files in the format. */
+  readonly archiveCodec: ArchiveCodec;
+  /** The suffix an archive entry must have to be read (SeaTunnel's checkFileType): .txt, .csv, .json. */
+  readonly entrySuffix: string;
   readonly parsePartitions: boolean;
 }
 
@@ -89,7 +94,7 @@ export class FileSourceReader implements SourceReader<FileSplit> {
       return;
     }
     while (rows.length < FILE_READ_BATCH_ROWS) {
-      const r = await cur.lines!.next();
+      const r = await this.io(cur.split, () => cur.lines!.next());
       if (r.done) {
         this.current = undefined;
         break;
@@ -100,7 +105,7 @@ export class FileSourceReader implements SourceReader<FileSplit> {
       try {
         fields = decoder.decode(r.value);
       } catch (err) {
-        throw new TidewayError(ErrorCode.VALUE_CONVERSION, `${this.cfg.plugin}: ${cur.split.path} line ${this.cfg.skipHeaderLines + cur.offset}: ${(err as Error).message}`, {
+        throw new TidewayError(ErrorCode.VALUE_CONVERSION, `${this.cfg.plugin}: ${cur.split.path} line ${this.cfg.archiveCodec === 'none' ? this.cfg.skipHeaderLines + cur.offset : `${cur.offset} (after each entry's header)`}: ${(err as Error).message}`, {
           cause: err,
         });
       }
@@ -134,18 +139,34 @@ export class FileSourceReader implements SourceReader<FileSplit> {
       });
       return { split, batches, offset: split.offset, partitionValues };
     }
-    let lines: AsyncIterator<string>;
-    try {
-      const bytes = this.cfg.compressCodec === 'lzo' ? lzopDecompress(this.cfg.fs.read(split.path)) : this.cfg.fs.read(split.path);
-      lines = readLines(bytes, this.cfg.encoding)[Symbol.asyncIterator]();
-      for (let skip = this.cfg.skipHeaderLines + split.offset; skip > 0; skip--) if ((await lines.next()).done) break;
-    } catch (err) {
-      throw new TidewayError(ErrorCode.CONNECTOR_IO, `${this.cfg.plugin}: cannot read ${split.path} from the ${this.cfg.fs.description}: ${(err as Error).message}`, {
-        retryable: true,
-        cause: err,
-      });
-    }
+    const lines = await this.io(split, async () => {
+      const it = this.linesOf(split)[Symbol.asyncIterator]();
+      for (let skip = split.offset; skip > 0; skip--) if ((await it.next()).done) break;
+      return it;
+    });
     return { split, lines, offset: split.offset, partitionValues };
+  }
+
+  /**
+   * The lines of a file after skip_header_row_number, or of every entry of an archive whose
+   * name ends with the format's suffix, each entry's header skipped (SeaTunnel reads entries
+   * one after the other as if each were a file); lzo decompresses each file or entry.
+   */
+  private async *linesOf(split: FileSplit): AsyncGenerator<string> {
+    const { fs, archiveCodec, entrySuffix } = this.cfg;
+    const size = archiveCodec === 'zip' ? ((await fs.listFiles(split.path))[0]?.size ?? 0) : 0;
+    for await (const entry of archiveEntries(fs, split.path, archiveCodec, size)) {
+      if (archiveCodec !== 'none' && !entry.name.endsWith(entrySuffix)) continue;
+      const bytes = this.cfg.compressCodec === 'lzo' ? lzopDecompress(entry.bytes) : entry.bytes;
+      let skip = this.cfg.skipHeaderLines;
+      for await (const line of readLines(bytes, this.cfg.encoding)) {
+        if (skip > 0) {
+          skip--;
+          continue;
+        }
+        yield line;
+      }
+    }
   }
 
   snapshotState(): FileSplit[] {

@@ -5,6 +5,8 @@ import { buildSourceDecoder, partitionsOf, type SourceDecoder } from './file-sou
 import { FileSplitEnumerator, type FileEnumeratorState, type FileSplit } from './file-split-enumerator.js';
 import type { FileSystemAdapter } from './file-system.js';
 import { parquetColumns, parquetMetadataOf } from './parquet-source.js';
+import type { ArchiveCodec } from './archive-entries.js';
+import { FORMAT_SUFFIX, type FileFormat } from './sink-options.js';
 
 /**
  * A bounded file source (LocalFile, S3File): the files under `path` are listed once in
@@ -100,6 +102,8 @@ export class FileSource implements Source<FileSplit, FileEnumeratorState> {
         encoding: String(o.get('encoding')),
         skipHeaderLines: Number(o.get('skip_header_row_number')),
         compressCodec: String(o.get('compress_codec')).toLowerCase(),
+        archiveCodec: String(o.get('archive_compress_codec')).toLowerCase() as ArchiveCodec,
+        entrySuffix: FORMAT_SUFFIX[String(o.get('file_format_type')).toLowerCase() as FileFormat] ?? '',
         parsePartitions: o.get<boolean>('parse_partition_from_path'),
       },
       ctx,

@@ -1,6 +1,7 @@
 import type { OptionDef, PluginOptions, PluginSpec, RetiredOption } from '@tideway/api';
 import { DATE_FORMATS, DATETIME_FORMATS, TIME_FORMATS } from './temporal-formats.js';
 import { FILE_FORMATS, SEATUNNEL_ONLY_FORMATS } from './sink-options.js';
+import { ARCHIVE_CODECS } from './archive-entries.js';
 
 /** Options of SeaTunnel's file sources (BaseSourceConfigOptions) that Tideway implements. */
 export const FILE_SOURCE_OPTIONS: readonly OptionDef[] = [
@@ -13,6 +14,13 @@ export const FILE_SOURCE_OPTIONS: readonly OptionDef[] = [
   { name: 'skip_header_row_number', type: 'long', default: 0, min: 0, description: 'Lines to skip at the start of every text or csv file.' },
   { name: 'file_filter_pattern', type: 'string', description: 'Regular expression a file name must match as a whole to be read.' },
   { name: 'compress_codec', type: 'string', default: 'none', description: 'text, csv and json: none or lzo (lzop files, decompressed as they stream in). Parquet files name their own codec.' },
+  {
+    name: 'archive_compress_codec',
+    type: 'enum',
+    values: ARCHIVE_CODECS,
+    default: 'none',
+    description: 'zip, tar or tar_gz: every file is an archive; its entries whose names end with the format\'s suffix (.txt, .csv, .json) are read in order, streamed, each with its own header rows skipped. text, csv and json only.',
+  },
   { name: 'encoding', type: 'string', default: 'UTF-8', description: 'Charset of the files: any the WHATWG Encoding standard names (UTF-8, GBK, ISO-8859-1, ...).' },
   { name: 'date_format', type: 'enum', values: DATE_FORMATS, default: 'yyyy-MM-dd', description: 'Accepted for compatibility: like SeaTunnel, dates in yyyy-MM-dd, yyyy.MM.dd, yyyy/MM/dd and yyyyMMdd are all recognised.' },
   { name: 'datetime_format', type: 'enum', values: DATETIME_FORMATS, default: 'yyyy-MM-dd HH:mm:ss', description: 'Accepted for compatibility: like SeaTunnel, timestamps in any of these spellings (ISO with T and 1 to 9 fraction digits too) are recognised whichever is set.' },
@@ -23,6 +31,7 @@ export function validateFileSourceOptions(o: PluginOptions): string | undefined 
   const format = String(o.get('file_format_type')).toLowerCase();
   if (!(FILE_FORMATS as readonly string[]).includes(format)) return `Option 'file_format_type': Tideway does not implement the ${format} format; use text, csv, json or parquet.`;
   if (format === 'json' && !o.has('schema')) return "Option 'schema' is required when file_format_type is json.";
+  if (String(o.get('archive_compress_codec')) !== 'none' && format === 'parquet') return "Option 'archive_compress_codec' applies to text, csv and json files; Parquet files are read by byte range, not from archives.";
   if (format === 'parquet' && o.has('schema')) return "Option 'schema' is not used with parquet: the columns come from the files' own schema (use read_columns to pick some).";
   // Parquet files name their codec per column chunk: any compress_codec reads them.
   if (format !== 'parquet' && !['none', 'lzo'].includes(String(o.get('compress_codec')).toLowerCase())) {

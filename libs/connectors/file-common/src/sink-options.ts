@@ -48,7 +48,7 @@ export const FILE_SINK_OPTIONS: readonly OptionDef[] = [
 /** Cross-option rules of the file sinks. */
 export function validateFileSinkOptions(o: PluginOptions): string | undefined {
   const format = String(o.get('file_format_type')).toLowerCase();
-  if (SEATUNNEL_ONLY_FORMATS.includes(format)) return `Option 'file_format_type': Tideway does not implement the ${format} format; use text, csv, json or parquet.`;
+  if (SEATUNNEL_ONLY_FORMATS.includes(format)) return `Option 'file_format_type': Tideway does not implement the ${format} format; use text, csv, json or parquet${format === 'orc' ? ' (no maintained ORC library exists for Node: docs/decisions/0011-orc.md)' : ''}.`;
   const codec = String(o.get('compress_codec')).toLowerCase();
   if (format === 'parquet' && !(codec in PARQUET_WRITE_CODECS)) {
     return `Option 'compress_codec': the parquet writer implements none, snappy, gzip and brotli, got '${o.get('compress_codec')}' (Node 20 has no lz4, lzo or zstd compressor).`;

@@ -29,7 +29,7 @@ export const FILE_SOURCE_OPTIONS: readonly OptionDef[] = [
 
 export function validateFileSourceOptions(o: PluginOptions): string | undefined {
   const format = String(o.get('file_format_type')).toLowerCase();
-  if (!(FILE_FORMATS as readonly string[]).includes(format)) return `Option 'file_format_type': Tideway does not implement the ${format} format; use text, csv, json or parquet.`;
+  if (!(FILE_FORMATS as readonly string[]).includes(format)) return `Option 'file_format_type': Tideway does not implement the ${format} format; use text, csv, json or parquet${format === 'orc' ? ' (no maintained ORC library exists for Node: docs/decisions/0011-orc.md)' : ''}.`;
   if (format === 'json' && !o.has('schema')) return "Option 'schema' is required when file_format_type is json.";
   if (String(o.get('archive_compress_codec')) !== 'none' && format === 'parquet') return "Option 'archive_compress_codec' applies to text, csv and json files; Parquet files are read by byte range, not from archives.";
   if (format === 'parquet' && o.has('schema')) return "Option 'schema' is not used with parquet: the columns come from the files' own schema (use read_columns to pick some).";

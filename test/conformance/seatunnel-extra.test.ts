@@ -60,6 +60,7 @@ const skipped: Record<string, string> = {
   'connector-file-local-e2e__parquet_local_file_parquet_projection_to_assert.conf': NO_E2E_PARQUET,
   'connector-file-local-e2e__parquet_local_file_parquet_to_assert.conf': NO_E2E_PARQUET,
   'connector-file-local-e2e__parquet_local_file_to_console.conf': NO_E2E_PARQUET,
+  'connector-file-local-e2e__parquet_local_file_parquet_to_assert_with_multipletable.conf': NO_E2E_PARQUET,
   'connector-file-local-e2e__text_local_file_text_lzo_to_assert.conf': NO_E2E_LZO,
   'connector-file-local-e2e__json_local_file_json_lzo_to_console.conf': NO_E2E_LZO,
   'connector-file-local-e2e__json_local_file_json_multi_zip_to_assert.conf': NO_ARCHIVES,

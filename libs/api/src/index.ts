@@ -8,3 +8,4 @@ export * from './schema-config.js';
 export * from './config-value.js';
 export * from './java-text.js';
 export * from './value-size.js';
+export * from './option-items.js';

@@ -9,6 +9,8 @@ export interface FileSplit extends SourceSplit {
   readonly offset: number;
   /** The Parquet row group this split reads (absent: the whole file). */
   readonly rowGroup?: number;
+  /** The item of `tables_configs` the file belongs to (absent: the source has one table). */
+  readonly table?: number;
   /**
    * The table's partition columns (parse_partition_from_path), in order. They travel with the
    * split because readers run in workers where the source was not prepared (no file listing),

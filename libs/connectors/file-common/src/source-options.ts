@@ -1,12 +1,13 @@
-import type { OptionDef, PluginOptions, PluginSpec, RetiredOption } from '@tideway/api';
+import { resolveOptionItem, type OptionDef, type PluginOptions, type PluginSpec, type RetiredOption } from '@tideway/api';
+import { ConfigError, ErrorCode } from '@tideway/common';
 import { DATE_FORMATS, DATETIME_FORMATS, TIME_FORMATS } from './temporal-formats.js';
 import { FILE_FORMATS, SEATUNNEL_ONLY_FORMATS } from './sink-options.js';
 import { ARCHIVE_CODECS } from './archive-entries.js';
 
 /** Options of SeaTunnel's file sources (BaseSourceConfigOptions) that Tideway implements. */
 export const FILE_SOURCE_OPTIONS: readonly OptionDef[] = [
-  { name: 'path', type: 'string', required: true, description: 'A file, or a folder read recursively (files named _SUCCESS, starting with "." or empty are skipped).' },
-  { name: 'file_format_type', type: 'enum', required: true, values: [...FILE_FORMATS, ...SEATUNNEL_ONLY_FORMATS], description: 'text, csv, json or parquet (orc, excel, xml and binary are not implemented by Tideway). Parquet files bring their own schema; each row group is a split.' },
+  { name: 'path', type: 'string', description: 'A file, or a folder read recursively (files named _SUCCESS, starting with "." or empty are skipped). Required unless tables_configs is set.' },
+  { name: 'file_format_type', type: 'enum', values: [...FILE_FORMATS, ...SEATUNNEL_ONLY_FORMATS], description: 'text, csv, json or parquet (orc, excel, xml and binary are not implemented by Tideway). Parquet files bring their own schema; each row group is a split. Required unless tables_configs is set.' },
   { name: 'schema', type: 'object', description: 'The columns in the files (required for json; text and csv without it read each line into one string column `content`; parquet takes its schema from the file).' },
   { name: 'read_columns', type: 'list', description: 'Columns of the schema to emit, in this order (partition columns are appended after them).' },
   { name: 'field_delimiter', type: 'string', default: '\u0001', fallbackNames: ['delimiter'], description: 'Separator between fields of text files (csv uses "," unless set).' },
@@ -27,7 +28,38 @@ export const FILE_SOURCE_OPTIONS: readonly OptionDef[] = [
   { name: 'time_format', type: 'enum', values: TIME_FORMATS, default: 'HH:mm:ss', description: 'Accepted for compatibility: times HH:mm:ss with an optional fraction are recognised.' },
 ];
 
+/** `tables_configs`: several tables from one source block, each item a set of the options above. */
+const TABLES_CONFIGS: OptionDef = {
+  name: 'tables_configs',
+  type: 'object-list',
+  description: 'Several tables from one source: each item takes the options above (path, file_format_type, schema with its table name, ...); options outside the list do not apply to its items.',
+};
+
+/** The options of each `tables_configs` item, checked; undefined when the source has one table. */
+export function tableItemOptions(o: PluginOptions, plugin: string): PluginOptions[] | undefined {
+  if (!o.has('tables_configs')) return undefined;
+  const items = o.get<Record<string, unknown>[]>('tables_configs');
+  const place = o.place('tables_configs');
+  return items.map((item, i) => {
+    const options = resolveOptionItem(item, FILE_SOURCE_OPTIONS, { ...place, plugin });
+    const problem = validateOneTable(options);
+    if (problem) throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `${plugin}: tables_configs item ${i + 1}: ${problem}`, { place });
+    return options;
+  });
+}
+
 export function validateFileSourceOptions(o: PluginOptions): string | undefined {
+  if (!o.has('tables_configs')) return validateOneTable(o);
+  const single = FILE_SOURCE_OPTIONS.find((d) => o.has(d.name));
+  if (single) return `Option '${single.name}' is not used when tables_configs is set: each item of tables_configs takes its own.`;
+  if (o.get<unknown[]>('tables_configs').length === 0) return "Option 'tables_configs' has no table.";
+  tableItemOptions(o, o.place().plugin ?? 'file source'); // throws naming the item
+  return undefined;
+}
+
+function validateOneTable(o: PluginOptions): string | undefined {
+  if (!o.has('path')) return "Option 'path' is required (or tables_configs).";
+  if (!o.has('file_format_type')) return "Option 'file_format_type' is required (or tables_configs).";
   const format = String(o.get('file_format_type')).toLowerCase();
   if (!(FILE_FORMATS as readonly string[]).includes(format)) return `Option 'file_format_type': Tideway does not implement the ${format} format; use text, csv, json or parquet${format === 'orc' ? ' (no maintained ORC library exists for Node: docs/decisions/0011-orc.md)' : ''}.`;
   if (format === 'json' && !o.has('schema')) return "Option 'schema' is required when file_format_type is json.";
@@ -58,5 +90,5 @@ export const FILE_SOURCE_RETIRED_OPTIONS: readonly RetiredOption[] = [
 ];
 
 export function fileSourceSpec(extra: readonly OptionDef[] = []): PluginSpec {
-  return { options: [...FILE_SOURCE_OPTIONS, ...extra], validate: validateFileSourceOptions, retiredOptions: FILE_SOURCE_RETIRED_OPTIONS };
+  return { options: [...FILE_SOURCE_OPTIONS, TABLES_CONFIGS, ...extra], validate: validateFileSourceOptions, retiredOptions: FILE_SOURCE_RETIRED_OPTIONS };
 }

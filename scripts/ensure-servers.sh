@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the database servers the test harness (libs/testing) starts privately, but only the
-# ones whose binaries are missing: PostgreSQL (15 where Debian has it), MariaDB and Redis.
+# ones whose binaries are missing: PostgreSQL (15 where Debian has it), MariaDB and Redis; and lzop,
+# the reference the lzo tests compare against.
 # Nothing is started or enabled here; the harness runs its own servers on free ports.
 set -euo pipefail
 
@@ -23,8 +24,11 @@ if ! ls /usr/share/postgresql/*/extension/postgis.control >/dev/null 2>&1; then
   missing+=("postgresql-${pg_major}-postgis-3")
 fi
 
+# lzop: the file connectors' lzo tests check their lzop files against the reference tool, both ways.
+if ! command -v lzop >/dev/null 2>&1; then missing+=(lzop); fi
+
 if [ ${#missing[@]} -eq 0 ]; then
-  echo "ensure-servers: PostgreSQL (with PostGIS), MariaDB and Redis binaries are present"
+  echo "ensure-servers: PostgreSQL (with PostGIS), MariaDB, Redis and lzop binaries are present"
   exit 0
 fi
 

@@ -7,3 +7,5 @@ export * from './resolved-options.js';
 export * from './schema-config.js';
 export * from './config-value.js';
 export * from './java-text.js';
+export * from './value-size.js';
+export * from './option-items.js';

@@ -36,8 +36,24 @@ export interface OptionDef {
   readonly max?: number;
 }
 
+/**
+ * An option SeaTunnel once declared and then removed or renamed. SeaTunnel ignores options it
+ * does not declare, so old configs still carry them (e.g. `save_mode` on file sinks): Tideway
+ * accepts such an option with one warning saying what replaced it and that its value has no
+ * effect. Options SeaTunnel never had stay errors.
+ */
+export interface RetiredOption {
+  readonly name: string;
+  /** What to use instead, as a user reads it (e.g. "data_save_mode and schema_save_mode"). */
+  readonly replacement: string;
+  /** When and where SeaTunnel dropped it, e.g. "removed in 2.3.0 (apache/seatunnel#3375)". */
+  readonly history: string;
+}
+
 export interface PluginSpec {
   readonly options: readonly OptionDef[];
+  /** Options SeaTunnel removed or renamed: accepted with a warning, their value unused. */
+  readonly retiredOptions?: readonly RetiredOption[];
   /**
    * Option name patterns accepted beyond `options`, as regular expressions over the dotted
    * name (e.g. FakeSource's per-type `<type>.min`). Use sparingly: they weaken typo checks.
@@ -60,6 +76,8 @@ export interface PluginOptions {
   readonly raw: Readonly<Record<string, unknown>>;
   /** file:line of the plugin block, and of each option where known. */
   place(option?: string): { file?: string; line?: number; plugin?: string; option?: string };
+  /** One sentence per retired option the config set (see RetiredOption), for the planner to log once. */
+  readonly warnings?: readonly string[];
 }
 
 /** Options every plugin accepts (the engine reads them): table wiring and parallelism. */

@@ -17,6 +17,7 @@ export class ResolvedOptions implements PluginOptions {
     private readonly setNames: ReadonlySet<string>,
     readonly raw: Readonly<Record<string, unknown>> = {},
     private readonly places: { file?: string; line?: number; plugin?: string; optionLines?: Readonly<Record<string, number>> } = {},
+    readonly warnings: readonly string[] = [],
   ) {}
 
   get<T = unknown>(name: string): T {

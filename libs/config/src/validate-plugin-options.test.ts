@@ -83,6 +83,18 @@ int.min = 3`),
     expect(failure('path = x\nzzz = 1').message).not.toContain('did you mean');
   });
 
+  it('accepts an option SeaTunnel retired with one warning, and still rejects a typo of it', () => {
+    const spec: PluginSpec = { ...SPEC, retiredOptions: [{ name: 'save_mode', replacement: 'data_save_mode', history: 'removed it in 2.3.0' }] };
+    const o = validatePluginOptions(spec, plugin('path = x\nsave_mode = "error"'));
+    expect(o.warnings).toEqual([
+      `Fake option 'save_mode' (job.conf:4) is accepted but has no effect: SeaTunnel removed it in 2.3.0 (value "error" ignored); use data_save_mode instead.`,
+    ]);
+    expect(o.get('save_mode')).toBeUndefined();
+    expect(validatePluginOptions(spec, plugin('path = x')).warnings).toEqual([]);
+    expect(failure('path = x\nsave_mod = "error"', spec).message).toMatch(/has no option 'save_mod'/);
+    expect(failure('path = x\nsave_mode = "error"').message).toMatch(/has no option 'save_mode'/);
+  });
+
   it('reports a wrong type with the value and the expected type', () => {
     expect(failure('path = x\nrow.num = abc').message).toMatch(/^job\.conf:4, .*'row\.num' has a wrong value: 'abc' is not an integer \(int\)/);
     expect(failure('path = x\nenabled = 1').message).toMatch(/'enabled' has a wrong value: 1 is not a boolean/);

@@ -1,4 +1,4 @@
-import { COMMON_OPTIONS, ResolvedOptions, type OptionDef, type PluginSpec } from '@tideway/api';
+import { COMMON_OPTIONS, ResolvedOptions, type OptionDef, type PluginSpec, type RetiredOption } from '@tideway/api';
 import { ConfigError, ErrorCode } from '@tideway/common';
 import type { PluginConfig } from './job-config.js';
 import { coerceOption, showValue } from './option-coercion.js';
@@ -31,6 +31,12 @@ export function validatePluginOptions(spec: PluginSpec, plugin: PluginConfig): R
   return validateOptionBlock([...defs.values()], spec, { ...plugin, label: plugin.name, plugin: plugin.name });
 }
 
+/** The warning for a retired option the config set: where, what replaced it, and that it does nothing. */
+function retiredWarning(r: RetiredOption, label: string, value: unknown, place: { file?: string; line?: number }): string {
+  const where = place.file !== undefined ? ` (${place.file}:${place.line ?? '?'})` : '';
+  return `${label} option '${r.name}'${where} is accepted but has no effect: SeaTunnel ${r.history} (value ${JSON.stringify(value)} ignored); use ${r.replacement} instead.`;
+}
+
 /** A block of options to check: a plugin block, or the env block. */
 export interface OptionBlock {
   readonly file: string;
@@ -47,7 +53,7 @@ export interface OptionBlock {
 /** validatePluginOptions for any block of options against an explicit list of definitions. */
 export function validateOptionBlock(
   defList: readonly OptionDef[],
-  spec: Pick<PluginSpec, 'extraOptionPatterns' | 'validate'>,
+  spec: Pick<PluginSpec, 'extraOptionPatterns' | 'validate' | 'retiredOptions'>,
   plugin: OptionBlock,
 ): ResolvedOptions {
   const defs = new Map<string, OptionDef>(defList.map((d) => [d.name, d]));
@@ -59,9 +65,17 @@ export function validateOptionBlock(
     for (const f of def.fallbackNames ?? []) names.set(f, def);
   }
 
+  const retired = new Map((spec.retiredOptions ?? []).map((r) => [r.name, r]));
+  const warnings: string[] = [];
+
   // Unknown options: every written leaf must belong to a declared name or an extra pattern.
   for (const leaf of leaves(plugin.options as Record<string, unknown>, '', names)) {
     if (covered(leaf, names) || spec.extraOptionPatterns?.some((p) => p.test(leaf))) continue;
+    const old = retired.get(leaf);
+    if (old) {
+      warnings.push(retiredWarning(old, plugin.label, findDotted(plugin.options, leaf.split('.'))?.value, place(plugin.optionLines[leaf])));
+      continue;
+    }
     const suggestion = suggestName(leaf, names.keys());
     const line = plugin.optionLines[leaf] ?? plugin.line;
     const hint = suggestion ? `; did you mean '${suggestion}'?` : '';
@@ -108,7 +122,7 @@ export function validateOptionBlock(
 
   const first = problems.sort((a, b) => Number(a.late) - Number(b.late) || a.line - b.line)[0];
   if (first) throw first.error;
-  const resolved = new ResolvedOptions(values, setNames, plugin.options, { file: plugin.file, line: plugin.line, plugin: plugin.plugin, optionLines });
+  const resolved = new ResolvedOptions(values, setNames, plugin.options, { file: plugin.file, line: plugin.line, plugin: plugin.plugin, optionLines }, warnings);
   const rule = spec.validate?.(resolved);
   if (rule !== undefined) throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `${plugin.label}: ${rule}`, { place: place(plugin.line) });
   return resolved;

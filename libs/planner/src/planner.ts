@@ -2,6 +2,7 @@ import type { CatalogTable, JobMode, PluginOptions, Source } from '@tideway/api'
 import { parseJobConfig, validateEnv, type EnvConfig, type JobConfig, type ParseOptions, type PluginConfig } from '@tideway/config';
 import { planJobConfig, formatPlan, planToJson, type JobPlan, type Pipeline, type PipelineVertex, type PluginBlock } from '@tideway/dag';
 import { createSource, createTransform, createSink, loadPluginsFor, resolveOptions, type PluginRegistry } from '@tideway/plugins/lazy';
+import { logger } from '@tideway/common';
 import type { ChainNode, TaskGroupDescriptor } from '@tideway/runtime';
 
 /** A task group ready to deploy (attempt and restore state are added at deploy time). */
@@ -66,6 +67,9 @@ export async function planJobText(text: string, req: PlanRequest): Promise<Plann
   const registry = await loadPluginsFor(blocks);
   const optionsByBlock = new Map<PluginBlock, PluginOptions>();
   for (const block of blocks) optionsByBlock.set(block, resolveOptions(block, registry));
+  // Retired options (SeaTunnel dropped them and ignores them): said once per job, here, not by every task that re-validates.
+  const log = logger('planner', { jobId: req.jobId });
+  for (const o of optionsByBlock.values()) for (const w of o.warnings ?? []) log.warn(w);
   const plan = planJobConfig(config, (b) => optionsByBlock.get(b)!);
   const jobMode = env.jobMode;
   const schemas = new Map<number, CatalogTable[]>();

@@ -20,6 +20,18 @@ const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 export function pluginReference(f: PluginFactory): string {
   const rows = f.spec.options.map((o) => `| \`${o.name}\` | ${typeText(o)} | ${defaultText(o)} | ${cell(o.description)}${o.fallbackNames?.length ? ` (also: ${o.fallbackNames.join(', ')})` : ''} |`);
   const common = COMMON_OPTIONS.map((o) => `\`${o.name}\``).join(', ');
+  const retired = f.spec.retiredOptions ?? [];
+  const retiredRows =
+    retired.length === 0
+      ? []
+      : [
+          'Options SeaTunnel removed or renamed: accepted with a warning, their value has no effect.',
+          '',
+          '| option | use instead | history |',
+          '|---|---|---|',
+          ...retired.map((r) => `| \`${r.name}\` | ${cell(r.replacement)} | SeaTunnel ${cell(r.history)} |`),
+          '',
+        ];
   return [
     `# ${f.name} (${f.type})`,
     '',
@@ -31,6 +43,7 @@ export function pluginReference(f: PluginFactory): string {
     '|---|---|---|---|',
     ...rows,
     '',
+    ...retiredRows,
     `Every plugin also takes ${common}.`,
     '',
   ].join('\n');

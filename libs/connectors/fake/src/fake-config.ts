@@ -1,10 +1,8 @@
 import type { CatalogTable, ColumnExtras, PluginOptions, RowKind } from '@tideway/api';
-import { parseRowKind, parseSchemaConfig } from '@tideway/api';
+import { parseRowKind, parseSchemaConfig, resolveTableItem, type OptionLookup } from '@tideway/api';
 import { ConfigError, ErrorCode } from '@tideway/common';
 import type { Place } from '@tideway/common';
 import { TABLE_OPTIONS } from './spec.js';
-import type { OptionLookup } from './table-options.js';
-import { resolveTableItem } from './table-options.js';
 
 /** What generates the values of one numeric type: a template list, or a [min, max) range. */
 export interface NumericFake<T> {

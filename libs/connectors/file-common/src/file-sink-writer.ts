@@ -4,6 +4,7 @@ import { ErrorCode, TidewayError } from '@tideway/common';
 import { commitTransaction } from './file-committer.js';
 import type { FileNamer } from './file-name.js';
 import type { FileOutput, FileSystemAdapter } from './file-system.js';
+import type { FileEncoder } from './file-encoder.js';
 import type { FileCommitInfo, FileSinkState } from './sink-types.js';
 import type { TableLayout } from './table-layout.js';
 
@@ -18,23 +19,26 @@ export interface FileSinkWriterConfig {
   readonly tmpPath: string;
   readonly transactional: boolean;
   readonly batchSize: number;
+  /** The first hex digits of every uuidPrefix of this sink (see sinkKey), so abandon() finds its own folders. */
+  readonly prefixKey: string;
 }
 
 const NON_PARTITION = 'NON_PARTITION';
+/** SeaTunnel's uuidPrefix is 10 characters. */
+const UUID_PREFIX_LENGTH = 10;
 
 /** The folder under tmp_path holding every transaction of a job (all writers, all attempts). */
 export function jobTempDir(tmpPath: string, jobId: string): string {
   return `${tmpPath.replace(/\/+$/, '')}/seatunnel/${jobId}`;
 }
 
-/** One file being written, with the lines of the current batch not yet handed to it. */
+/** One file being written, with its encoder holding what the current batch added. */
 interface OpenFile {
   readonly output: Promise<FileOutput>;
   readonly path: string;
   readonly finalPath: string;
   readonly layout: TableLayout;
-  pending: string;
-  wroteRows: boolean;
+  readonly encoder: FileEncoder;
 }
 
 /**
@@ -63,7 +67,7 @@ export class FileSinkWriter implements SinkWriter<FileCommitInfo, FileSinkState>
     restored?: FileSinkState[],
   ) {
     const states = restored ?? [];
-    this.uuidPrefix = states[0]?.uuidPrefix ?? randomBytes(5).toString('hex');
+    this.uuidPrefix = states[0]?.uuidPrefix ?? (cfg.prefixKey + randomBytes(5).toString('hex')).slice(0, UUID_PREFIX_LENGTH);
     this.checkpointId = states.length > 0 ? Math.max(...states.map((s) => s.checkpointId)) + 1 : 1;
     this.beginTransaction();
     this.ready = cfg.transactional ? this.recover(states) : Promise.resolve();
@@ -128,9 +132,7 @@ export class FileSinkWriter implements SinkWriter<FileCommitInfo, FileSinkState>
         file = this.openFile(layout, partition);
         this.open.set(key, file);
       }
-      if (file.wroteRows) file.pending += layout.rowDelimiter;
-      file.pending += layout.line(row.fields);
-      file.wroteRows = true;
+      file.encoder.add(layout.pick(row.fields));
       touched.add(file);
     }
     await this.flush(touched);
@@ -147,27 +149,30 @@ export class FileSinkWriter implements SinkWriter<FileCommitInfo, FileSinkState>
     const path = this.cfg.transactional ? `${this.transactionDir}/${tableIndex}/${partition === '' ? NON_PARTITION : partition}/${name}` : finalPath;
     const output = this.cfg.fs.create(path);
     output.catch(() => undefined); // awaited in flush
-    const file: OpenFile = { output, path, finalPath, layout, pending: '', wroteRows: false };
-    if (layout.header !== undefined) file.pending = layout.header + layout.rowDelimiter;
-    return file;
+    return { output, path, finalPath, layout, encoder: layout.newEncoder() };
   }
 
   private async flush(files: Iterable<OpenFile>): Promise<void> {
     for (const file of files) {
-      if (file.pending === '') continue;
-      const chunk = Buffer.from(file.pending, file.layout.encoding);
-      file.pending = '';
-      await (await file.output).write(chunk);
+      const chunk = file.encoder.take();
+      if (chunk) await (await file.output).write(chunk);
     }
+  }
+
+  /** Ends a file: its encoder's last bytes, then close. */
+  private async finishFile(file: OpenFile): Promise<void> {
+    const output = await file.output;
+    const last = file.encoder.finish();
+    if (last) await output.write(last);
+    await output.close();
   }
 
   /** Closes every open file and records its move. */
   private async closeFiles(): Promise<void> {
     const files = [...this.open.values()];
     this.open.clear();
-    await this.flush(files);
     for (const file of files) {
-      await (await file.output).close();
+      await this.finishFile(file);
       if (this.cfg.transactional) this.moves.push([file.path, file.finalPath]);
     }
   }
@@ -206,8 +211,7 @@ export class FileSinkWriter implements SinkWriter<FileCommitInfo, FileSinkState>
   async close(): Promise<void> {
     const files = [...this.open.values()];
     this.open.clear();
-    await this.flush(files);
-    for (const file of files) await (await file.output).close();
+    for (const file of files) await this.finishFile(file);
     // Rows after the last prepareCommit belong to no checkpoint: their temp files can never be committed.
     if (this.cfg.transactional) await this.cfg.fs.delete(this.transactionDir);
   }

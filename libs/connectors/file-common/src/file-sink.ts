@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { PluginContext, Sink, SinkAggregatedCommitter, SinkWriter, SinkWriterContext } from '@tideway/api';
 import { ConfigError, ErrorCode } from '@tideway/common';
 import { FileAggregatedCommitter } from './file-committer.js';
@@ -9,12 +10,26 @@ import type { FileAggregatedCommitInfo, FileCommitInfo, FileSinkState } from './
 import { buildTableLayout, type TableLayout } from './table-layout.js';
 
 /**
+ * Five hex digits naming one sink vertex of a job the same way on the coordinator and on every
+ * worker: its config block and its input tables (a sink that reads several sources is cloned
+ * into one pipeline per source, with one input table each). Writers start their uuidPrefix with
+ * it, so the sink of one pipeline can drop its own temp folders without touching another's.
+ */
+export function sinkKey(ctx: PluginContext): string {
+  const place = ctx.options.place();
+  const identity = `${place.file ?? ''}:${place.line ?? 0}:${ctx.inputTables.map((t) => t.tableId).join(',')}`;
+  return createHash('sha256').update(identity).digest('hex').slice(0, 5);
+}
+
+/**
  * A file sink (LocalFile, S3File) over a FileSystemAdapter. Exactly-once with
  * is_enable_transaction (the default): files appear in `path` only when their checkpoint
  * commits, and a replayed commit is a no-op.
  */
 export class FileSink implements Sink<FileCommitInfo, FileAggregatedCommitInfo, FileSinkState> {
   private readonly layouts = new Map<string, TableLayout>();
+  /** See sinkKey. */
+  private readonly key: string;
 
   constructor(
     private readonly ctx: PluginContext,
@@ -25,6 +40,7 @@ export class FileSink implements Sink<FileCommitInfo, FileAggregatedCommitInfo, 
       throw new ConfigError(ErrorCode.CONFIG_WIRING, `${plugin} sink has no input table.`, { place: ctx.options.place() });
     }
     for (const table of ctx.inputTables) this.layouts.set(table.tableId, buildTableLayout(ctx.options, table, plugin));
+    this.key = sinkKey(ctx);
   }
 
   /** schema_save_mode, then data_save_mode, for each target folder. */
@@ -49,6 +65,7 @@ export class FileSink implements Sink<FileCommitInfo, FileAggregatedCommitInfo, 
         tmpPath: String(o.get('tmp_path')),
         transactional: o.get<boolean>('is_enable_transaction'),
         batchSize: o.get<number>('batch_size'),
+        prefixKey: this.key,
       },
       ctx,
       restored,
@@ -56,12 +73,16 @@ export class FileSink implements Sink<FileCommitInfo, FileAggregatedCommitInfo, 
   }
 
   /**
-   * The job was cancelled: deletes its temp folder, prepared transactions included (their
-   * files never reach `path`: no restore can commit them once the job's checkpoints are gone).
+   * The pipeline ended (finished, or the job was cancelled): deletes this sink's folders in the
+   * job's temp folder, prepared transactions included (their files never reach `path`: no
+   * restore can commit them). Only this sink's: another pipeline of the job may still be writing
+   * into the same job folder, which goes once it is empty.
    */
   async abandon(): Promise<void> {
     if (!this.ctx.options.get<boolean>('is_enable_transaction')) return;
-    await this.fs.delete(jobTempDir(String(this.ctx.options.get('tmp_path')), this.ctx.jobId));
+    const jobDir = jobTempDir(String(this.ctx.options.get('tmp_path')), this.ctx.jobId);
+    for (const name of await this.fs.children(jobDir)) if (name.startsWith(this.key)) await this.fs.delete(`${jobDir}/${name}`);
+    await this.fs.deleteIfEmpty(jobDir);
   }
 
   createAggregatedCommitter(): SinkAggregatedCommitter<FileCommitInfo, FileAggregatedCommitInfo> {

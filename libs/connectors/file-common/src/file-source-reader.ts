@@ -4,6 +4,9 @@ import type { FileSplit } from './file-split-enumerator.js';
 import type { FileSystemAdapter } from './file-system.js';
 import { partitionsOf, type SourceDecoder } from './file-source-table.js';
 import { readLines } from './line-reader.js';
+import { lzopDecompress } from './lzop.js';
+import { archiveEntries, type ArchiveCodec } from './archive-entries.js';
+import { parquetRowGroupRows } from './parquet-source.js';
 
 /** Rows emitted per pollNext at most. */
 export const FILE_READ_BATCH_ROWS = 1024;
@@ -15,12 +18,20 @@ export interface FileSourceReaderConfig {
   readonly decoder: SourceDecoder;
   readonly encoding: string;
   readonly skipHeaderLines: number;
+  /** compress_codec: 'lzo' reads lzop files. */
+  readonly compressCodec: string;
+  /** archive_compress_codec: the files are zip/tar archives of files in the format. */
+  readonly archiveCodec: ArchiveCodec;
+  /** The suffix an archive entry must have to be read (SeaTunnel's checkFileType): .txt, .csv, .json. */
+  readonly entrySuffix: string;
   readonly parsePartitions: boolean;
 }
 
 interface Current {
   readonly split: FileSplit;
-  readonly lines: AsyncIterator<string>;
+  readonly lines?: AsyncIterator<string>;
+  /** A Parquet row group's rows, in batches, decoded. */
+  readonly batches?: AsyncIterator<unknown[][]>;
   /** Lines consumed after the header, including blank ones. */
   offset: number;
   readonly partitionValues: (string | null)[];
@@ -69,8 +80,21 @@ export class FileSourceReader implements SourceReader<FileSplit> {
     const tableId = decoder.table.tableId;
     const partitionCount = cur.partitionValues.length;
     const rows: Row[] = [];
+    if (cur.batches) {
+      const r = await this.io(cur.split, () => cur.batches!.next());
+      if (r.done) this.current = undefined;
+      else {
+        cur.offset += r.value.length;
+        for (const fields of r.value) {
+          for (let i = 0; i < partitionCount; i++) fields.push(cur.partitionValues[i]);
+          rows.push({ kind: '+I', tableId, fields });
+        }
+      }
+      if (rows.length > 0) output.collectBatch(rows);
+      return;
+    }
     while (rows.length < FILE_READ_BATCH_ROWS) {
-      const r = await cur.lines.next();
+      const r = await this.io(cur.split, () => cur.lines!.next());
       if (r.done) {
         this.current = undefined;
         break;
@@ -81,7 +105,7 @@ export class FileSourceReader implements SourceReader<FileSplit> {
       try {
         fields = decoder.decode(r.value);
       } catch (err) {
-        throw new TidewayError(ErrorCode.VALUE_CONVERSION, `${this.cfg.plugin}: ${cur.split.path} line ${this.cfg.skipHeaderLines + cur.offset}: ${(err as Error).message}`, {
+        throw new TidewayError(ErrorCode.VALUE_CONVERSION, `${this.cfg.plugin}: ${cur.split.path} line ${this.cfg.archiveCodec === 'none' ? this.cfg.skipHeaderLines + cur.offset : `${cur.offset} (after each entry's header)`}: ${(err as Error).message}`, {
           cause: err,
         });
       }
@@ -91,20 +115,58 @@ export class FileSourceReader implements SourceReader<FileSplit> {
     if (rows.length > 0) output.collectBatch(rows);
   }
 
-  private async openSplit(split: FileSplit): Promise<Current> {
-    let lines: AsyncIterator<string>;
+  /** Runs an I/O step of a split, turning a failure into a retryable CONNECTOR_IO error. */
+  private async io<T>(split: FileSplit, step: () => Promise<T>): Promise<T> {
     try {
-      lines = readLines(this.cfg.fs.read(split.path), this.cfg.encoding)[Symbol.asyncIterator]();
-      for (let skip = this.cfg.skipHeaderLines + split.offset; skip > 0; skip--) if ((await lines.next()).done) break;
+      return await step();
     } catch (err) {
+      if (err instanceof TidewayError) throw err;
       throw new TidewayError(ErrorCode.CONNECTOR_IO, `${this.cfg.plugin}: cannot read ${split.path} from the ${this.cfg.fs.description}: ${(err as Error).message}`, {
         retryable: true,
         cause: err,
       });
     }
+  }
+
+  private async openSplit(split: FileSplit): Promise<Current> {
     const found = this.cfg.parsePartitions ? new Map(partitionsOf(this.cfg.basePath, split.path)) : new Map<string, string>();
     const partitionValues = (split.partitionKeys ?? this.cfg.decoder.partitionKeys).map((k) => found.get(k) ?? null);
+    if (split.rowGroup !== undefined) {
+      const rowGroup = split.rowGroup;
+      const batches = await this.io(split, async () => {
+        const columns = await this.cfg.decoder.parquetColumns!(this.cfg.fs, split.path);
+        return parquetRowGroupRows(this.cfg.fs, split.path, rowGroup, split.offset, columns, FILE_READ_BATCH_ROWS)[Symbol.asyncIterator]();
+      });
+      return { split, batches, offset: split.offset, partitionValues };
+    }
+    const lines = await this.io(split, async () => {
+      const it = this.linesOf(split)[Symbol.asyncIterator]();
+      for (let skip = split.offset; skip > 0; skip--) if ((await it.next()).done) break;
+      return it;
+    });
     return { split, lines, offset: split.offset, partitionValues };
+  }
+
+  /**
+   * The lines of a file after skip_header_row_number, or of every entry of an archive whose
+   * name ends with the format's suffix, each entry's header skipped (SeaTunnel reads entries
+   * one after the other as if each were a file); lzo decompresses each file or entry.
+   */
+  private async *linesOf(split: FileSplit): AsyncGenerator<string> {
+    const { fs, archiveCodec, entrySuffix } = this.cfg;
+    const size = archiveCodec === 'zip' ? ((await fs.listFiles(split.path))[0]?.size ?? 0) : 0;
+    for await (const entry of archiveEntries(fs, split.path, archiveCodec, size)) {
+      if (archiveCodec !== 'none' && !entry.name.endsWith(entrySuffix)) continue;
+      const bytes = this.cfg.compressCodec === 'lzo' ? lzopDecompress(entry.bytes) : entry.bytes;
+      let skip = this.cfg.skipHeaderLines;
+      for await (const line of readLines(bytes, this.cfg.encoding)) {
+        if (skip > 0) {
+          skip--;
+          continue;
+        }
+        yield line;
+      }
+    }
   }
 
   snapshotState(): FileSplit[] {
@@ -115,7 +177,8 @@ export class FileSourceReader implements SourceReader<FileSplit> {
   }
 
   async close(): Promise<void> {
-    await this.current?.lines.return?.();
+    await this.current?.lines?.return?.();
+    await this.current?.batches?.return?.();
     this.current = undefined;
   }
 }

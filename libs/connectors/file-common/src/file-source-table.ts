@@ -4,6 +4,8 @@ import type { FileFormat } from './sink-options.js';
 import { compileJsonLineParser } from './json-format.js';
 import { compileTextFieldParsers, splitCsvLine } from './text-format.js';
 import { javaLineSplitter } from './java-line-split.js';
+import type { FileSystemAdapter } from './file-system.js';
+import { parquetColumns, parquetMetadataOf } from './parquet-source.js';
 
 /** How a file source turns lines into rows; built once from the options and the partition keys. */
 export interface SourceDecoder {
@@ -12,6 +14,44 @@ export interface SourceDecoder {
   decode(line: string): unknown[];
   /** Partition keys found in the first file's path (parse_partition_from_path). */
   readonly partitionKeys: readonly string[];
+  /** Parquet: the columns to read from a file (its own schema, projected to read_columns). */
+  readonly parquetColumns?: (fs: FileSystemAdapter, path: string) => Promise<Column[]>;
+}
+
+/** read_columns as indexes into `columns` (all of them when not set). */
+function projectionOf(o: PluginOptions, columns: readonly Column[], what: string): number[] {
+  const readColumns = o.get<string[] | undefined>('read_columns') ?? [];
+  return readColumns.map((name) => {
+    const i = columns.findIndex((c) => c.name === name);
+    if (i < 0) {
+      throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `Column '${name}' of read_columns is not in ${what} (${columns.map((c) => c.name).join(', ')}).`, {
+        place: o.place('read_columns'),
+      });
+    }
+    return i;
+  });
+}
+
+/**
+ * The decoder of a Parquet source: the table is the file's own schema (SeaTunnel reads it from
+ * the file), known after prepare() read the first file; readers read each file's schema again.
+ */
+function parquetDecoder(o: PluginOptions, plugin: string, partitionKeys: readonly string[], fileColumns: readonly Column[] | undefined): SourceDecoder {
+  const base = parseSchemaConfig({ fields: {} }, { catalogName: plugin }).table;
+  const pick = (columns: readonly Column[], what: string): Column[] => {
+    const projection = projectionOf(o, columns, what);
+    return projection.length > 0 ? projection.map((i) => columns[i]!) : [...columns];
+  };
+  const emitted = fileColumns ? pick(fileColumns, 'the Parquet file') : [];
+  for (const key of partitionKeys) emitted.push({ name: key, type: Types.STRING, nullable: true });
+  return {
+    table: { ...base, columns: emitted },
+    decode: () => {
+      throw new Error('Parquet files are read by row group, not by line');
+    },
+    partitionKeys,
+    parquetColumns: async (fs, path) => pick(parquetColumns(await parquetMetadataOf(fs, path), path), path),
+  };
 }
 
 /** Partition `key=value` folders between `base` and the file. */
@@ -27,9 +67,10 @@ export function partitionsOf(base: string, file: string): [string, string][] {
   return out;
 }
 
-/** Builds the table and line decoder of a file source. */
-export function buildSourceDecoder(o: PluginOptions, plugin: string, partitionKeys: readonly string[]): SourceDecoder {
+/** Builds the table and line decoder of a file source (`fileColumns`: a Parquet file's schema, once read). */
+export function buildSourceDecoder(o: PluginOptions, plugin: string, partitionKeys: readonly string[], fileColumns?: readonly Column[]): SourceDecoder {
   const format = String(o.get('file_format_type')).toLowerCase() as FileFormat;
+  if (format === 'parquet') return parquetDecoder(o, plugin, partitionKeys, fileColumns);
   let base: CatalogTable;
   if (o.has('schema')) {
     base = parseSchemaConfig(o.get('schema'), { catalogName: plugin, place: o.place('schema') }).table;
@@ -37,16 +78,7 @@ export function buildSourceDecoder(o: PluginOptions, plugin: string, partitionKe
     base = parseSchemaConfig({ fields: { content: 'string' } }, { catalogName: plugin }).table;
   }
   const schemaColumns = base.columns;
-  const readColumns = o.get<string[] | undefined>('read_columns') ?? [];
-  const projection = readColumns.map((name) => {
-    const i = schemaColumns.findIndex((c) => c.name === name);
-    if (i < 0) {
-      throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `Column '${name}' of read_columns is not in the schema (${schemaColumns.map((c) => c.name).join(', ')}).`, {
-        place: o.place('read_columns'),
-      });
-    }
-    return i;
-  });
+  const projection = projectionOf(o, schemaColumns, 'the schema');
   const emitted: Column[] = projection.length > 0 ? projection.map((i) => schemaColumns[i]) : [...schemaColumns];
   for (const key of partitionKeys) emitted.push({ name: key, type: Types.STRING, nullable: true });
   const table: CatalogTable = { ...base, columns: emitted };

@@ -1,78 +1,53 @@
 import type { Boundedness, CatalogTable, PluginContext, Source, SourceReader, SourceReaderContext, SplitEnumerator, SplitEnumeratorContext } from '@tideway/api';
 import { ErrorCode, TidewayError } from '@tideway/common';
-import { FileSourceReader } from './file-source-reader.js';
-import { buildSourceDecoder, partitionsOf, type SourceDecoder } from './file-source-table.js';
 import { FileSplitEnumerator, type FileEnumeratorState, type FileSplit } from './file-split-enumerator.js';
 import type { FileSystemAdapter } from './file-system.js';
+import { MultiTableFileReader } from './multi-table-reader.js';
+import { FileTableSource } from './file-table-source.js';
+import { tableItemOptions } from './source-options.js';
 
 /**
- * A bounded file source (LocalFile, S3File): the files under `path` are listed once in
- * prepare(); each file is one split; progress is the line offset within a file.
+ * A bounded file source (LocalFile, S3File): one table from the top-level options, or one per
+ * item of `tables_configs`. The files are listed once in prepare(); each file is one split (each
+ * row group, for Parquet); progress is the line offset within a file (the row offset within a
+ * row group).
  */
 export class FileSource implements Source<FileSplit, FileEnumeratorState> {
-  private files: string[] | undefined;
-  private decoder: SourceDecoder;
+  private readonly tables: FileTableSource[];
 
-  constructor(
-    private readonly ctx: PluginContext,
-    private readonly fs: FileSystemAdapter,
-    private readonly plugin: string,
-  ) {
-    // Without prepare() the table has no partition columns yet; prepare() rebuilds it.
-    this.decoder = buildSourceDecoder(ctx.options, plugin, []);
+  constructor(ctx: PluginContext, fs: FileSystemAdapter, plugin: string) {
+    const items = tableItemOptions(ctx.options, plugin);
+    this.tables = items ? items.map((o, i) => new FileTableSource(o, fs, plugin, i)) : [new FileTableSource(ctx.options, fs, plugin, undefined)];
+    const ids = new Set<string>();
+    for (const t of this.tables) {
+      const id = t.decoder.table.tableId;
+      if (ids.has(id)) throw new TidewayError(ErrorCode.CONFIG_BAD_VALUE, `${plugin}: two items of tables_configs name the same table ${id}; give each schema its own table.`, { place: ctx.options.place('tables_configs') });
+      ids.add(id);
+    }
+    this.plugin = plugin;
   }
+
+  private readonly plugin: string;
 
   boundedness(): Boundedness {
     return 'BOUNDED';
   }
 
-  /** Lists the files to read and takes the partition keys from the first one. */
   async prepare(): Promise<void> {
-    const o = this.ctx.options;
-    const base = String(o.get('path'));
-    const pattern = o.has('file_filter_pattern') ? new RegExp(`^(?:${String(o.get('file_filter_pattern'))})$`) : undefined;
-    let entries;
-    try {
-      entries = await this.fs.listFiles(base);
-    } catch (err) {
-      throw new TidewayError(ErrorCode.CONNECTOR_IO, `${this.plugin}: cannot list ${base} in the ${this.fs.description}: ${(err as Error).message}`, {
-        place: o.place('path'),
-        retryable: true,
-        cause: err,
-      });
-    }
-    this.files = entries
-      .filter((e) => {
-        const name = e.path.slice(e.path.lastIndexOf('/') + 1);
-        return e.size > 0 && name !== '_SUCCESS' && !name.startsWith('.') && (!pattern || pattern.test(name));
-      })
-      .map((e) => e.path);
-    const keys = o.get<boolean>('parse_partition_from_path') && this.files.length > 0 ? partitionsOf(base, this.files[0]).map(([k]) => k) : [];
-    this.decoder = buildSourceDecoder(o, this.plugin, keys);
+    for (const t of this.tables) await t.prepare();
   }
 
   catalogTables(): CatalogTable[] {
-    return [this.decoder.table];
+    return this.tables.map((t) => t.decoder.table);
   }
 
   createEnumerator(ctx: SplitEnumeratorContext<FileSplit>, restored?: FileEnumeratorState): SplitEnumerator<FileSplit, FileEnumeratorState> {
-    if (!this.files && !restored) throw new TidewayError(ErrorCode.INTERNAL, `${this.plugin}: prepare() must list the files before the enumerator starts.`);
-    return new FileSplitEnumerator(ctx, this.files ?? [], restored, this.decoder.partitionKeys);
+    if (this.tables.some((t) => !t.splits) && !restored) throw new TidewayError(ErrorCode.INTERNAL, `${this.plugin}: prepare() must list the files before the enumerator starts.`);
+    return new FileSplitEnumerator(ctx, this.tables.flatMap((t) => t.splits ?? []), restored);
   }
 
   createReader(ctx: SourceReaderContext): SourceReader<FileSplit> {
-    const o = this.ctx.options;
-    return new FileSourceReader(
-      {
-        plugin: this.plugin,
-        fs: this.fs,
-        basePath: String(o.get('path')),
-        decoder: this.decoder,
-        encoding: String(o.get('encoding')),
-        skipHeaderLines: Number(o.get('skip_header_row_number')),
-        parsePartitions: o.get<boolean>('parse_partition_from_path'),
-      },
-      ctx,
-    );
+    if (this.tables.length === 1) return this.tables[0]!.createReader(ctx);
+    return new MultiTableFileReader(this.tables.length, (i, c) => this.tables[i]!.createReader(c), ctx);
   }
 }

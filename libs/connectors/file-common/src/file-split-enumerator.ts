@@ -1,9 +1,16 @@
 import type { SplitEnumerator, SplitEnumeratorContext, SourceSplit } from '@tideway/api';
 
-/** One file to read; `offset` is how many lines after the skipped header were consumed. */
+/**
+ * One file to read, or one row group of a Parquet file; `offset` is how many lines after the
+ * skipped header (rows of the row group, for Parquet) were consumed.
+ */
 export interface FileSplit extends SourceSplit {
   readonly path: string;
   readonly offset: number;
+  /** The Parquet row group this split reads (absent: the whole file). */
+  readonly rowGroup?: number;
+  /** The item of `tables_configs` the file belongs to (absent: the source has one table). */
+  readonly table?: number;
   /**
    * The table's partition columns (parse_partition_from_path), in order. They travel with the
    * split because readers run in workers where the source was not prepared (no file listing),
@@ -27,11 +34,10 @@ export class FileSplitEnumerator implements SplitEnumerator<FileSplit, FileEnume
 
   constructor(
     private readonly ctx: SplitEnumeratorContext<FileSplit>,
-    files: readonly string[],
+    splits: readonly FileSplit[],
     restored?: FileEnumeratorState,
-    partitionKeys: readonly string[] = [],
   ) {
-    this.pending = restored ? [...restored.pending] : files.map((path) => ({ splitId: path, path, offset: 0, partitionKeys }));
+    this.pending = restored ? [...restored.pending] : [...splits];
   }
 
   open(): void {}

@@ -14,10 +14,16 @@ export interface FileSystemAdapter {
   delete(path: string): Promise<void>;
   /** Creates a folder and its parents (a no-op for object stores). */
   mkdirs(path: string): Promise<void>;
+  /** Names of the files and folders right under `path` (none when it does not exist). */
+  children(path: string): Promise<string[]>;
+  /** Deletes a folder only when it is empty (object stores have no empty folders: a no-op there). */
+  deleteIfEmpty(path: string): Promise<void>;
   /** Every file under `path` (recursively), or `path` itself when it is a file. */
   listFiles(path: string): Promise<FileEntry[]>;
   /** The file's bytes as a stream of chunks. */
   read(path: string): AsyncIterable<Uint8Array>;
+  /** Bytes [start, end) of a file (Parquet readers jump to the footer and to column chunks). */
+  readRange(path: string, start: number, end: number): Promise<Uint8Array>;
 }
 
 export interface FileEntry {

@@ -1,5 +1,5 @@
 import { createReadStream } from 'node:fs';
-import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rm, rmdir, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { FileEntry, FileOutput, FileSystemAdapter } from './file-system.js';
 
@@ -43,6 +43,24 @@ export class LocalFileSystem implements FileSystemAdapter {
     await rm(path, { recursive: true, force: true });
   }
 
+  async children(path: string): Promise<string[]> {
+    try {
+      return await readdir(path);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ENOTDIR') return [];
+      throw err;
+    }
+  }
+
+  async deleteIfEmpty(path: string): Promise<void> {
+    try {
+      await rmdir(path);
+    } catch (err) {
+      // Not empty: another writer (another pipeline of the job) still uses it.
+      if (!['ENOENT', 'ENOTEMPTY', 'EEXIST'].includes((err as NodeJS.ErrnoException).code ?? '')) throw err;
+    }
+  }
+
   async mkdirs(path: string): Promise<void> {
     await mkdir(path, { recursive: true });
   }
@@ -63,6 +81,22 @@ export class LocalFileSystem implements FileSystemAdapter {
       out.push({ path: full, size: (await stat(full)).size });
     }
     return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  }
+
+  async readRange(path: string, start: number, end: number): Promise<Uint8Array> {
+    const handle = await open(path, 'r');
+    try {
+      const buf = Buffer.alloc(end - start);
+      let got = 0;
+      while (got < buf.length) {
+        const { bytesRead } = await handle.read(buf, got, buf.length - got, start + got);
+        if (bytesRead === 0) break;
+        got += bytesRead;
+      }
+      return buf.subarray(0, got);
+    } finally {
+      await handle.close();
+    }
   }
 
   read(path: string): AsyncIterable<Uint8Array> {

@@ -1,24 +1,19 @@
-import type { OptionDef, PluginOptions, PluginSpec } from '@tideway/api';
+import type { OptionDef, PluginOptions, PluginSpec, RetiredOption } from '@tideway/api';
 import { DATE_FORMATS, DATETIME_FORMATS, TIME_FORMATS } from './temporal-formats.js';
+import { PARQUET_WRITE_CODECS } from './parquet-encoder.js';
+import { charsetEncoder } from './charset.js';
 
-/** File formats Tideway reads and writes; SeaTunnel's others (parquet, orc, excel, xml, binary) are refused. */
-export const FILE_FORMATS = ['text', 'csv', 'json'] as const;
+/** File formats Tideway reads and writes; SeaTunnel's others (orc, excel, xml, binary) are refused. */
+export const FILE_FORMATS = ['text', 'csv', 'json', 'parquet'] as const;
 export type FileFormat = (typeof FILE_FORMATS)[number];
-const SEATUNNEL_ONLY_FORMATS = ['parquet', 'orc', 'excel', 'xml', 'binary'];
+/** SeaTunnel's formats Tideway does not implement yet: accepted by the enum so the refusal can say so. */
+export const SEATUNNEL_ONLY_FORMATS = ['orc', 'excel', 'xml', 'binary'];
 
 /** The file name suffix SeaTunnel gives each format. */
-export const FORMAT_SUFFIX: Record<FileFormat, string> = { text: '.txt', csv: '.csv', json: '.json' };
+export const FORMAT_SUFFIX: Record<FileFormat, string> = { text: '.txt', csv: '.csv', json: '.json', parquet: '.parquet' };
 
-/** Encodings Node can both write and read without extra libraries. */
-export const WRITE_ENCODINGS: Record<string, BufferEncoding> = {
-  'utf-8': 'utf8',
-  utf8: 'utf8',
-  'iso-8859-1': 'latin1',
-  latin1: 'latin1',
-  'us-ascii': 'ascii',
-  ascii: 'ascii',
-  'utf-16le': 'utf16le',
-};
+/** What SeaTunnel's CompressFormat puts before the format's suffix, by compress_codec. */
+export const CODEC_SUFFIX: Record<string, string> = { none: '', lzo: '.lzo', snappy: '.snappy', gzip: '.gz', brotli: '.br' };
 
 export const SCHEMA_SAVE_MODES = ['RECREATE_SCHEMA', 'CREATE_SCHEMA_WHEN_NOT_EXIST', 'ERROR_WHEN_SCHEMA_NOT_EXIST', 'IGNORE'] as const;
 export const DATA_SAVE_MODES = ['DROP_DATA', 'APPEND_DATA', 'ERROR_WHEN_DATA_EXISTS'] as const;
@@ -30,18 +25,18 @@ export const FILE_SINK_OPTIONS: readonly OptionDef[] = [
   { name: 'custom_filename', type: 'boolean', default: false, description: 'Accepted for compatibility: like SeaTunnel, file_name_expression and filename_time_format apply whether or not it is set.' },
   { name: 'file_name_expression', type: 'string', default: '${transactionId}', description: 'File name before "_<part>" and the suffix: ${transactionId}, ${now} (filename_time_format) and ${uuid} are replaced. Must contain ${transactionId} when is_enable_transaction is true.' },
   { name: 'filename_time_format', type: 'string', default: 'yyyy.MM.dd', description: 'Java-style pattern for ${now} in file_name_expression (y, M, d, H, m, s, S).' },
-  { name: 'file_format_type', type: 'enum', values: [...FILE_FORMATS, ...SEATUNNEL_ONLY_FORMATS], default: 'csv', description: 'text, csv or json (parquet, orc, excel, xml and binary are not implemented by Tideway).' },
+  { name: 'file_format_type', type: 'enum', values: [...FILE_FORMATS, ...SEATUNNEL_ONLY_FORMATS], default: 'csv', description: 'text, csv, json or parquet (orc, excel, xml and binary are not implemented by Tideway).' },
   { name: 'field_delimiter', type: 'string', default: '\u0001', description: 'Separator between fields of the text format (csv always uses ",").' },
   { name: 'row_delimiter', type: 'string', default: '\n', description: 'Separator between rows of the text, csv and json formats.' },
-  { name: 'have_partition', type: 'boolean', default: false, description: 'Whether rows go to partition folders built from partition_by.' },
-  { name: 'partition_by', type: 'list', description: 'Partition fields, used when have_partition is true.' },
+  { name: 'have_partition', type: 'boolean', default: false, description: 'Makes partition_by required. Like SeaTunnel (FileSinkConfig reads partition_by whatever this says), rows are partitioned whenever partition_by is set.' },
+  { name: 'partition_by', type: 'list', description: 'Partition fields: rows go to partition folders built from their values.' },
   { name: 'partition_dir_expression', type: 'string', description: 'Partition folder, with ${kN}/${vN} for the N-th partition field name/value; default k0=v0/k1=v1/...' },
   { name: 'is_partition_field_write_in_file', type: 'boolean', default: false, description: 'Whether partition fields are also written into the files.' },
   { name: 'sink_columns', type: 'list', description: 'Columns to write, in this order (matched case-insensitively); all columns when empty.' },
   { name: 'is_enable_transaction', type: 'boolean', default: true, description: 'Write to tmp_path and move files into path on checkpoint commit (exactly-once); false writes straight into path.' },
   { name: 'batch_size', type: 'int', default: 1_000_000, min: 1, description: 'Maximum rows per file; a checkpoint also starts new files.' },
-  { name: 'compress_codec', type: 'string', default: 'none', description: 'Only none is implemented (SeaTunnel also offers lzo for text, csv and json).' },
-  { name: 'encoding', type: 'string', default: 'UTF-8', description: 'Charset of written files: UTF-8, ISO-8859-1, US-ASCII or UTF-16LE.' },
+  { name: 'compress_codec', type: 'string', default: 'none', description: 'parquet: none, snappy, gzip or brotli (lz4, lzo and zstd are refused: no Node 20 compressor for them). text, csv and json: none or lzo (the lzop format, file names end .lzo.txt etc.).' },
+  { name: 'encoding', type: 'string', default: 'UTF-8', description: 'Charset of written text, csv and json files: UTF-8, GBK, GB18030, ISO-8859-1, UTF-16, Big5, Shift_JIS and the others iconv-lite knows.' },
   { name: 'enable_header_write', type: 'boolean', default: false, description: 'Write the column names as the first line of text and csv files.' },
   { name: 'date_format', type: 'enum', values: DATE_FORMATS, default: 'yyyy-MM-dd', description: 'How text and csv files spell dates.' },
   { name: 'datetime_format', type: 'enum', values: DATETIME_FORMATS, default: 'yyyy-MM-dd HH:mm:ss', description: 'How text and csv files spell timestamps.' },
@@ -53,24 +48,40 @@ export const FILE_SINK_OPTIONS: readonly OptionDef[] = [
 /** Cross-option rules of the file sinks. */
 export function validateFileSinkOptions(o: PluginOptions): string | undefined {
   const format = String(o.get('file_format_type')).toLowerCase();
-  if (SEATUNNEL_ONLY_FORMATS.includes(format)) return `Option 'file_format_type': Tideway does not implement the ${format} format; use text, csv or json.`;
-  if (String(o.get('compress_codec')).toLowerCase() !== 'none') {
-    return `Option 'compress_codec': only none is implemented, got '${o.get('compress_codec')}'.`;
+  if (SEATUNNEL_ONLY_FORMATS.includes(format)) return `Option 'file_format_type': Tideway does not implement the ${format} format; use text, csv, json or parquet${format === 'orc' ? ' (no maintained ORC library exists for Node: docs/decisions/0011-orc.md)' : ''}.`;
+  const codec = String(o.get('compress_codec')).toLowerCase();
+  if (format === 'parquet' && !(codec in PARQUET_WRITE_CODECS)) {
+    return `Option 'compress_codec': the parquet writer implements none, snappy, gzip and brotli, got '${o.get('compress_codec')}' (Node 20 has no lz4, lzo or zstd compressor).`;
   }
-  if (!(String(o.get('encoding')).toLowerCase() in WRITE_ENCODINGS)) {
-    return `Option 'encoding': writing '${o.get('encoding')}' is not supported; use UTF-8, ISO-8859-1, US-ASCII or UTF-16LE.`;
+  if (format !== 'parquet' && codec !== 'none' && codec !== 'lzo') {
+    return `Option 'compress_codec': ${format} files take lzo or none (as in SeaTunnel), got '${o.get('compress_codec')}'.`;
+  }
+  if (!charsetEncoder(String(o.get('encoding')))) {
+    return `Option 'encoding': '${o.get('encoding')}' is not a charset Tideway can write (UTF-8, GBK, GB18030, ISO-8859-1, UTF-16, Big5, Shift_JIS, ... as iconv-lite knows them).`;
   }
   if (o.get<boolean>('is_enable_transaction') && !String(o.get('file_name_expression')).includes('${transactionId}')) {
     return "Option 'file_name_expression' must contain ${transactionId} when is_enable_transaction is true.";
   }
   const partitionBy = o.get<string[] | undefined>('partition_by') ?? [];
   if (o.get<boolean>('have_partition') && partitionBy.length === 0) return "Option 'partition_by' is required when have_partition is true.";
-  if (!o.get<boolean>('have_partition') && partitionBy.length > 0) return "Option 'partition_by' is set but have_partition is false.";
   if (String(o.get('row_delimiter')) === '') return "Option 'row_delimiter' must not be empty.";
   return undefined;
 }
 
+/**
+ * Options SeaTunnel's file sinks had and dropped (found in apache/seatunnel's history). Configs
+ * written for older releases still set them, and SeaTunnel ignores them silently.
+ */
+export const FILE_SINK_RETIRED_OPTIONS: readonly RetiredOption[] = [
+  {
+    name: 'save_mode',
+    replacement: 'data_save_mode (and schema_save_mode)',
+    history: 'removed it from its file sinks in 2.3.0 (apache/seatunnel#3375)',
+  },
+  { name: 'file_format', replacement: 'file_format_type', history: 'renamed it to file_format_type in 2.3.1 (apache/seatunnel#4249)' },
+];
+
 /** The spec both LocalFile and S3File sinks start from. */
 export function fileSinkSpec(extra: readonly OptionDef[] = []): PluginSpec {
-  return { options: [...FILE_SINK_OPTIONS, ...extra], validate: validateFileSinkOptions };
+  return { options: [...FILE_SINK_OPTIONS, ...extra], validate: validateFileSinkOptions, retiredOptions: FILE_SINK_RETIRED_OPTIONS };
 }

@@ -1,29 +1,74 @@
-import type { OptionDef, PluginOptions, PluginSpec } from '@tideway/api';
+import { resolveOptionItem, type OptionDef, type PluginOptions, type PluginSpec, type RetiredOption } from '@tideway/api';
+import { ConfigError, ErrorCode } from '@tideway/common';
 import { DATE_FORMATS, DATETIME_FORMATS, TIME_FORMATS } from './temporal-formats.js';
-import { FILE_FORMATS } from './sink-options.js';
+import { FILE_FORMATS, SEATUNNEL_ONLY_FORMATS } from './sink-options.js';
+import { ARCHIVE_CODECS } from './archive-entries.js';
 
 /** Options of SeaTunnel's file sources (BaseSourceConfigOptions) that Tideway implements. */
 export const FILE_SOURCE_OPTIONS: readonly OptionDef[] = [
-  { name: 'path', type: 'string', required: true, description: 'A file, or a folder read recursively (files named _SUCCESS, starting with "." or empty are skipped).' },
-  { name: 'file_format_type', type: 'enum', required: true, values: [...FILE_FORMATS, 'parquet', 'orc', 'excel', 'xml', 'binary'], description: 'text, csv or json (parquet, orc, excel, xml and binary are not implemented by Tideway).' },
-  { name: 'schema', type: 'object', description: 'The columns in the files (required for json; text and csv without it read each line into one string column `content`).' },
+  { name: 'path', type: 'string', description: 'A file, or a folder read recursively (files named _SUCCESS, starting with "." or empty are skipped). Required unless tables_configs is set.' },
+  { name: 'file_format_type', type: 'enum', values: [...FILE_FORMATS, ...SEATUNNEL_ONLY_FORMATS], description: 'text, csv, json or parquet (orc, excel, xml and binary are not implemented by Tideway). Parquet files bring their own schema; each row group is a split. Required unless tables_configs is set.' },
+  { name: 'schema', type: 'object', description: 'The columns in the files (required for json; text and csv without it read each line into one string column `content`; parquet takes its schema from the file).' },
   { name: 'read_columns', type: 'list', description: 'Columns of the schema to emit, in this order (partition columns are appended after them).' },
   { name: 'field_delimiter', type: 'string', default: '\u0001', fallbackNames: ['delimiter'], description: 'Separator between fields of text files (csv uses "," unless set).' },
   { name: 'parse_partition_from_path', type: 'boolean', default: true, description: 'Add a string column per `key=value` folder between path and the file.' },
   { name: 'skip_header_row_number', type: 'long', default: 0, min: 0, description: 'Lines to skip at the start of every text or csv file.' },
   { name: 'file_filter_pattern', type: 'string', description: 'Regular expression a file name must match as a whole to be read.' },
-  { name: 'compress_codec', type: 'string', default: 'none', description: 'Only none is implemented (SeaTunnel also reads lzo text, csv and json).' },
+  { name: 'compress_codec', type: 'string', default: 'none', description: 'text, csv and json: none or lzo (lzop files, decompressed as they stream in). Parquet files name their own codec.' },
+  {
+    name: 'archive_compress_codec',
+    type: 'enum',
+    values: ARCHIVE_CODECS,
+    default: 'none',
+    description: 'zip, tar or tar_gz: every file is an archive; its entries whose names end with the format\'s suffix (.txt, .csv, .json) are read in order, streamed, each with its own header rows skipped. text, csv and json only.',
+  },
   { name: 'encoding', type: 'string', default: 'UTF-8', description: 'Charset of the files: any the WHATWG Encoding standard names (UTF-8, GBK, ISO-8859-1, ...).' },
   { name: 'date_format', type: 'enum', values: DATE_FORMATS, default: 'yyyy-MM-dd', description: 'Accepted for compatibility: like SeaTunnel, dates in yyyy-MM-dd, yyyy.MM.dd, yyyy/MM/dd and yyyyMMdd are all recognised.' },
   { name: 'datetime_format', type: 'enum', values: DATETIME_FORMATS, default: 'yyyy-MM-dd HH:mm:ss', description: 'Accepted for compatibility: like SeaTunnel, timestamps in any of these spellings (ISO with T and 1 to 9 fraction digits too) are recognised whichever is set.' },
   { name: 'time_format', type: 'enum', values: TIME_FORMATS, default: 'HH:mm:ss', description: 'Accepted for compatibility: times HH:mm:ss with an optional fraction are recognised.' },
 ];
 
+/** `tables_configs`: several tables from one source block, each item a set of the options above. */
+const TABLES_CONFIGS: OptionDef = {
+  name: 'tables_configs',
+  type: 'object-list',
+  description: 'Several tables from one source: each item takes the options above (path, file_format_type, schema with its table name, ...); options outside the list do not apply to its items.',
+};
+
+/** The options of each `tables_configs` item, checked; undefined when the source has one table. */
+export function tableItemOptions(o: PluginOptions, plugin: string): PluginOptions[] | undefined {
+  if (!o.has('tables_configs')) return undefined;
+  const items = o.get<Record<string, unknown>[]>('tables_configs');
+  const place = o.place('tables_configs');
+  return items.map((item, i) => {
+    const options = resolveOptionItem(item, FILE_SOURCE_OPTIONS, { ...place, plugin });
+    const problem = validateOneTable(options);
+    if (problem) throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `${plugin}: tables_configs item ${i + 1}: ${problem}`, { place });
+    return options;
+  });
+}
+
 export function validateFileSourceOptions(o: PluginOptions): string | undefined {
+  if (!o.has('tables_configs')) return validateOneTable(o);
+  const single = FILE_SOURCE_OPTIONS.find((d) => o.has(d.name));
+  if (single) return `Option '${single.name}' is not used when tables_configs is set: each item of tables_configs takes its own.`;
+  if (o.get<unknown[]>('tables_configs').length === 0) return "Option 'tables_configs' has no table.";
+  tableItemOptions(o, o.place().plugin ?? 'file source'); // throws naming the item
+  return undefined;
+}
+
+function validateOneTable(o: PluginOptions): string | undefined {
+  if (!o.has('path')) return "Option 'path' is required (or tables_configs).";
+  if (!o.has('file_format_type')) return "Option 'file_format_type' is required (or tables_configs).";
   const format = String(o.get('file_format_type')).toLowerCase();
-  if (!(FILE_FORMATS as readonly string[]).includes(format)) return `Option 'file_format_type': Tideway does not implement the ${format} format; use text, csv or json.`;
+  if (!(FILE_FORMATS as readonly string[]).includes(format)) return `Option 'file_format_type': Tideway does not implement the ${format} format; use text, csv, json or parquet${format === 'orc' ? ' (no maintained ORC library exists for Node: docs/decisions/0011-orc.md)' : ''}.`;
   if (format === 'json' && !o.has('schema')) return "Option 'schema' is required when file_format_type is json.";
-  if (String(o.get('compress_codec')).toLowerCase() !== 'none') return `Option 'compress_codec': only none is implemented, got '${o.get('compress_codec')}'.`;
+  if (String(o.get('archive_compress_codec')) !== 'none' && format === 'parquet') return "Option 'archive_compress_codec' applies to text, csv and json files; Parquet files are read by byte range, not from archives.";
+  if (format === 'parquet' && o.has('schema')) return "Option 'schema' is not used with parquet: the columns come from the files' own schema (use read_columns to pick some).";
+  // Parquet files name their codec per column chunk: any compress_codec reads them.
+  if (format !== 'parquet' && !['none', 'lzo'].includes(String(o.get('compress_codec')).toLowerCase())) {
+    return `Option 'compress_codec': ${format} files are read with lzo or none (as in SeaTunnel), got '${o.get('compress_codec')}'.`;
+  }
   try {
     new TextDecoder(String(o.get('encoding')));
   } catch {
@@ -39,6 +84,11 @@ export function validateFileSourceOptions(o: PluginOptions): string | undefined 
   return undefined;
 }
 
+/** Options SeaTunnel's file sources had and renamed (apache/seatunnel's history). */
+export const FILE_SOURCE_RETIRED_OPTIONS: readonly RetiredOption[] = [
+  { name: 'type', replacement: 'file_format_type', history: 'renamed it to file_format_type in 2.3.1 (apache/seatunnel#4249)' },
+];
+
 export function fileSourceSpec(extra: readonly OptionDef[] = []): PluginSpec {
-  return { options: [...FILE_SOURCE_OPTIONS, ...extra], validate: validateFileSourceOptions };
+  return { options: [...FILE_SOURCE_OPTIONS, TABLES_CONFIGS, ...extra], validate: validateFileSourceOptions, retiredOptions: FILE_SOURCE_RETIRED_OPTIONS };
 }

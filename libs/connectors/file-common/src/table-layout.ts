@@ -1,16 +1,21 @@
-import { formatType, type CatalogTable, type DataType, type PluginOptions } from '@tideway/api';
+import { formatType, type CatalogTable, type Column, type DataType, type PluginOptions } from '@tideway/api';
 import { ConfigError, ErrorCode, ValueConversionError } from '@tideway/common';
 import { javaDoubleText, javaFloatText, isoTemporalText } from './java-text.js';
 import { compileJsonLineWriter } from './json-format.js';
 import { substituteVariables } from './file-name.js';
-import { FORMAT_SUFFIX, WRITE_ENCODINGS, type FileFormat } from './sink-options.js';
+import { CODEC_SUFFIX, FORMAT_SUFFIX, type FileFormat } from './sink-options.js';
+import { charsetEncoder } from './charset.js';
 import { compileTextLineWriter } from './text-format.js';
+import { CompressedFileEncoder, LineFileEncoder, type FileEncoder } from './file-encoder.js';
+import { LzopWriter } from './lzop.js';
+import { PARQUET_WRITE_CODECS, ParquetFileEncoder } from './parquet-encoder.js';
+import { parquetSchemaOf } from './parquet-schema.js';
 import type { DateFormat, DateTimeFormat, TimeFormat } from './temporal-formats.js';
 
 /**
  * How one upstream table is written: target folder, the columns that go into files, the
- * partition fields and the line encoder. Built once per table; the per-row work is only
- * `line(fields)` and `partitionDir(fields)`.
+ * partition fields and the file encoder. Built once per table; the per-row work is only
+ * `pick(fields)`, the encoder's `add` and `partitionDir(fields)`.
  */
 export interface TableLayout {
   readonly tableId: string;
@@ -18,14 +23,12 @@ export interface TableLayout {
   readonly path: string;
   readonly format: FileFormat;
   readonly suffix: string;
-  /** Encodes the written columns of a row (full upstream fields in, one line out). */
-  line(fields: readonly unknown[]): string;
   /** The partition folder of a row ('' when not partitioned). */
   partitionDir(fields: readonly unknown[]): string;
-  /** The first line of each file, when enable_header_write is set. */
-  readonly header?: string;
-  readonly rowDelimiter: string;
-  readonly encoding: BufferEncoding;
+  /** The written columns of a row (full upstream fields in; the array is reused). */
+  pick(fields: readonly unknown[]): unknown[];
+  /** A new encoder for one file of this table. */
+  newEncoder(): FileEncoder;
 }
 
 /** A partition value as Java's toString spells it (folder names must match SeaTunnel's). */
@@ -67,7 +70,8 @@ export function buildTableLayout(o: PluginOptions, table: CatalogTable, plugin: 
   };
   const sinkColumns = o.get<string[] | undefined>('sink_columns') ?? [];
   let written = sinkColumns.length > 0 ? sinkColumns.map((c) => indexOf(c, 'sink_columns')) : table.columns.map((_, i) => i);
-  const partitionBy = o.get<boolean>('have_partition') ? (o.get<string[] | undefined>('partition_by') ?? []) : [];
+  // SeaTunnel partitions by partition_by whether or not have_partition is set.
+  const partitionBy = o.get<string[] | undefined>('partition_by') ?? [];
   const partitionIdx = partitionBy.map((c) => indexOf(c, 'partition_by'));
   for (const p of partitionIdx) {
     if (!written.includes(p)) {
@@ -79,23 +83,10 @@ export function buildTableLayout(o: PluginOptions, table: CatalogTable, plugin: 
 
   const format = String(o.get('file_format_type')).toLowerCase() as FileFormat;
   const columns = written.map((i) => table.columns[i]);
-  const fieldDelimiter = format === 'csv' ? ',' : String(o.get('field_delimiter'));
-  const encodeColumns =
-    format === 'json'
-      ? compileJsonLineWriter(columns)
-      : compileTextLineWriter(
-          columns.map((c) => c.type),
-          {
-            fieldDelimiter,
-            dateFormat: o.get<DateFormat>('date_format'),
-            dateTimeFormat: o.get<DateTimeFormat>('datetime_format'),
-            timeFormat: o.get<TimeFormat>('time_format'),
-          },
-        );
   const picked: unknown[] = new Array(written.length);
-  const line = (fields: readonly unknown[]): string => {
+  const pick = (fields: readonly unknown[]): unknown[] => {
     for (let i = 0; i < written.length; i++) picked[i] = fields[written[i]];
-    return encodeColumns(picked);
+    return picked;
   };
 
   const partitionNames = partitionIdx.map((i) => table.columns[i].name);
@@ -124,18 +115,44 @@ export function buildTableLayout(o: PluginOptions, table: CatalogTable, plugin: 
     schema_name: table.path.schema ?? '',
     table_name: table.path.table,
   }).replace(/\/+$/, '');
-  const rowDelimiter = String(o.get('row_delimiter'));
-  const header =
-    o.get<boolean>('enable_header_write') && format !== 'json' ? columns.map((c) => c.name).join(fieldDelimiter) : undefined;
   return {
     tableId: table.tableId,
     path: path === '' ? '/' : path,
     format,
-    suffix: FORMAT_SUFFIX[format],
-    line,
+    // SeaTunnel puts the codec before the format's suffix: x.lzo.txt, x.snappy.parquet.
+    suffix: CODEC_SUFFIX[String(o.get('compress_codec')).toLowerCase()]! + FORMAT_SUFFIX[format],
     partitionDir,
-    header,
-    rowDelimiter,
-    encoding: WRITE_ENCODINGS[String(o.get('encoding')).toLowerCase()],
+    pick,
+    newEncoder: format === 'parquet' ? parquetEncoderFactory(o, columns) : lineEncoderFactory(o, format, columns),
+  };
+}
+
+function parquetEncoderFactory(o: PluginOptions, columns: readonly Column[]): () => FileEncoder {
+  const codec = PARQUET_WRITE_CODECS[String(o.get('compress_codec')).toLowerCase()]!;
+  parquetSchemaOf(columns); // a column Parquet cannot hold fails now, at planning, not in a worker
+  return () => new ParquetFileEncoder(columns, codec);
+}
+
+function lineEncoderFactory(o: PluginOptions, format: Exclude<FileFormat, 'parquet'>, columns: readonly Column[]): () => FileEncoder {
+  const fieldDelimiter = format === 'csv' ? ',' : String(o.get('field_delimiter'));
+  const encodeColumns =
+    format === 'json'
+      ? compileJsonLineWriter(columns)
+      : compileTextLineWriter(
+          columns.map((c) => c.type),
+          {
+            fieldDelimiter,
+            dateFormat: o.get<DateFormat>('date_format'),
+            dateTimeFormat: o.get<DateTimeFormat>('datetime_format'),
+            timeFormat: o.get<TimeFormat>('time_format'),
+          },
+        );
+  const rowDelimiter = String(o.get('row_delimiter'));
+  const header = o.get<boolean>('enable_header_write') && format !== 'json' ? columns.map((c) => c.name).join(fieldDelimiter) : undefined;
+  const newCharsetEncoder = charsetEncoder(String(o.get('encoding')))!; // validated by the spec
+  const lzo = String(o.get('compress_codec')).toLowerCase() === 'lzo';
+  return () => {
+    const lines = new LineFileEncoder(encodeColumns, rowDelimiter, newCharsetEncoder(), header);
+    return lzo ? new CompressedFileEncoder(lines, new LzopWriter()) : lines;
   };
 }

@@ -175,6 +175,27 @@ describe('LocalFile sink: two-phase commit', () => {
     expect(filesUnder(tmp)).toEqual([]);
   });
 
+  it("abandon drops only its own sink's prepared work: another pipeline of the job writes into the same job folder", async () => {
+    const { out, tmp } = fresh();
+    const other = tableOf([['id', 'int'], ['name', 'string']], 'db.u');
+    const sinkA = sinkOf({ path: out, tmp_path: tmp, file_format_type: 'text' }, table);
+    const sinkB = sinkOf({ path: out, tmp_path: tmp, file_format_type: 'text' }, other);
+    const a = sinkA.createWriter({ subtaskIndex: 0, parallelism: 1 });
+    const b = sinkB.createWriter({ subtaskIndex: 0, parallelism: 1 });
+    await a.write(some);
+    await b.write(rowsOf('db.u', [9, 'z']));
+    const infoA = (await a.prepareCommit!(1)) as FileCommitInfo;
+    const infoB = (await b.prepareCommit!(1)) as FileCommitInfo;
+    await sinkA.abandon!();
+    expect(existsSync(infoA.transactionDir)).toBe(false);
+    expect(existsSync(infoB.moves[0][0])).toBe(true);
+    const committer = sinkB.createAggregatedCommitter!() as SinkAggregatedCommitter<FileCommitInfo, FileAggregatedCommitInfo>;
+    expect(await committer.commit([committer.combine([infoB])])).toEqual([]);
+    await sinkB.abandon!();
+    expect(existsSync(join(tmp, 'seatunnel', 'job1'))).toBe(false);
+    expect(filesUnder(out).map((f) => readFileSync(join(out, f), 'utf8'))).toEqual(['9\u0001z']);
+  });
+
   it('without transactions writes straight into path', async () => {
     const { out, tmp } = fresh();
     const { info } = await writeAndCommit({ path: out, tmp_path: tmp, file_format_type: 'json', is_enable_transaction: false, file_name_expression: 'part_${uuid}' }, some, table);
@@ -183,6 +204,29 @@ describe('LocalFile sink: two-phase commit', () => {
     expect(files).toEqual([expect.stringMatching(/^part_[0-9a-f-]{36}_0\.json$/)]);
     expect(readFileSync(join(out, files[0]), 'utf8')).toBe('{"id":1,"name":"a"}\n{"id":2,"name":"b"}');
     expect(existsSync(tmp)).toBe(false);
+  });
+
+  it('writes GBK (encoding), which the WHATWG decoder and the source read back', async () => {
+    const { out, tmp } = fresh();
+    await writeAndCommit({ path: out, tmp_path: tmp, file_format_type: 'json', encoding: 'GBK' }, rowsOf('db.t', [1, '中文字符'], [2, 'ab']), table);
+    const [file] = filesUnder(out);
+    const bytes = readFileSync(join(out, file!));
+    expect(bytes.includes(Buffer.from('中文', 'utf8'))).toBe(false);
+    expect(new TextDecoder('gbk').decode(bytes)).toBe('{"id":1,"name":"中文字符"}\n{"id":2,"name":"ab"}');
+    const { rows } = await readAll({ path: out, file_format_type: 'json', encoding: 'GBK', schema: { fields: { id: 'int', name: 'string' } } });
+    expect(rows.map((r) => r.fields)).toEqual([[1, '中文字符'], [2, 'ab']]);
+  });
+
+  it('compress_codec lzo writes lzop files named .lzo.txt that the source reads back', async () => {
+    const { out, tmp } = fresh();
+    const rows = Array.from({ length: 5000 }, (_, i) => [i, `name-${i % 97}`]);
+    await writeAndCommit({ path: out, tmp_path: tmp, file_format_type: 'text', compress_codec: 'lzo' }, rowsOf('db.t', ...rows), table);
+    const [file] = filesUnder(out);
+    expect(file).toMatch(/\.lzo\.txt$/);
+    const bytes = readFileSync(join(out, file!));
+    expect([...bytes.subarray(0, 4)]).toEqual([0x89, 0x4c, 0x5a, 0x4f]); // lzop magic
+    const { rows: back } = await readAll({ path: out, file_format_type: 'text', compress_codec: 'lzo', schema: { fields: { id: 'int', name: 'string' } } });
+    expect(back.map((r) => r.fields)).toEqual(rows);
   });
 
   it('starts a new file every batch_size rows', async () => {
@@ -206,6 +250,12 @@ describe('LocalFile sink: partitions, names and save modes', () => {
     const { rows, table: read } = await readAll({ path: out, file_format_type: 'text', schema: { fields: { name: 'string' } } });
     expect(read.columns.map((c) => c.name)).toEqual(['name', 'age']);
     expect(rows.map((r) => r.fields)).toEqual([['a', '20'], ['c', '20'], ['b', '30']]);
+  });
+
+  it('partitions by partition_by even without have_partition, as SeaTunnel does', async () => {
+    const { out, tmp } = fresh();
+    await writeAndCommit({ path: out, tmp_path: tmp, file_format_type: 'text', partition_by: ['age'] }, rowsOf('db.t', ['a', 20], ['b', 30]), table);
+    expect(filesUnder(out).map((f) => f.split('/')[0])).toEqual(['age=20', 'age=30']);
   });
 
   it('uses partition_dir_expression and keeps the field when is_partition_field_write_in_file', async () => {
@@ -242,12 +292,15 @@ describe('LocalFile sink: partitions, names and save modes', () => {
     const { localFileSinkFactory } = await import('./index.js');
     const { optionsOf } = await import('@tideway/api');
     const check = (o: Record<string, unknown>) => localFileSinkFactory.spec.validate!(optionsOf({ path: '/x', ...o }, localFileSinkFactory.spec));
-    expect(check({ file_format_type: 'parquet' })).toMatch(/does not implement the parquet format/);
-    expect(check({ compress_codec: 'lzo' })).toMatch(/compress_codec/);
+    expect(check({ file_format_type: 'orc' })).toMatch(/does not implement the orc format/);
+    expect(check({ file_format_type: 'parquet', compress_codec: 'zstd' })).toMatch(/compress_codec.*none, snappy, gzip and brotli/);
+    expect(check({ compress_codec: 'lzo' })).toBeUndefined();
+    expect(check({ compress_codec: 'gzip' })).toMatch(/compress_codec.*lzo or none/);
     expect(check({ file_name_expression: 'x_${now}' })).toMatch(/must contain \$\{transactionId\}/);
     expect(check({ file_name_expression: 'x_${now}', is_enable_transaction: false })).toBeUndefined();
     expect(check({ have_partition: true })).toMatch(/partition_by/);
-    expect(check({ encoding: 'gbk' })).toMatch(/encoding/);
+    expect(check({ encoding: 'gbk' })).toBeUndefined();
+    expect(check({ encoding: 'no-such-charset' })).toMatch(/'encoding': 'no-such-charset' is not a charset/);
     expect(() => sinkOf({ path: '/x', sink_columns: ['nope'] }, table)).toThrow(/Column 'nope' of option 'sink_columns' is not in table db.t/);
   });
 });

@@ -148,4 +148,41 @@ describe.skipIf(!shared)('the conformance cases that use LocalFile', () => {
     expect(names).toEqual([expect.stringMatching(/^T_job1_[0-9a-f]{10}_0_1_\d{4}\.\d{2}\.\d{2}_0\.txt$/)]);
     expect(readFileSync(join(out, names[0]), 'utf8')).toBe('1\u0001a\u000120');
   });
+
+  it('reads several tables from one source block (tables_configs), each from its own files', async () => {
+    const a = join(root, 'tables-a');
+    const b = join(root, 'tables-b');
+    mkdirSync(a);
+    mkdirSync(b);
+    writeFileSync(join(a, 'x.csv'), '1,one\n2,two\n');
+    writeFileSync(join(b, 'y.json'), '{"k":"z","v":1.5}\n');
+    const tables_configs = [
+      { path: a, file_format_type: 'csv', schema: { table: 'db.t_a', fields: { id: 'int', name: 'string' } } },
+      { path: b, file_format_type: 'json', schema: { table: 'db.t_b', fields: { k: 'string', v: 'double' } } },
+    ];
+    const source = sourceOf({ tables_configs });
+    await source.prepare!();
+    expect(source.catalogTables().map((t) => [t.tableId, t.columns.map((c) => c.name)])).toEqual([
+      ['db.t_a', ['id', 'name']],
+      ['db.t_b', ['k', 'v']],
+    ]);
+    const { rows } = await readAll({ tables_configs });
+    expect(rows.map((r) => [r.tableId, r.fields])).toEqual([
+      ['db.t_a', [1, 'one']],
+      ['db.t_a', [2, 'two']],
+      ['db.t_b', ['z', 1.5]],
+    ]);
+  });
+
+  it('checks tables_configs items as it checks a single table, naming the item', async () => {
+    const { localFileSourceFactory } = await import('./index.js');
+    const { optionsOf } = await import('@tideway/api');
+    const check = (o: Record<string, unknown>) => () => localFileSourceFactory.spec.validate!(optionsOf(o, localFileSourceFactory.spec));
+    expect(check({ tables_configs: [{ path: '/x', file_format_type: 'json' }] })).toThrow(/tables_configs item 1: Option 'schema' is required when file_format_type is json/);
+    expect(check({ tables_configs: [{ path: '/x', file_format_type: 'text', pth: 1 }] })).toThrow(/unknown option 'pth'/);
+    expect(check({ path: '/x', tables_configs: [{ path: '/x', file_format_type: 'text' }] })()).toMatch(/'path' is not used when tables_configs is set/);
+    expect(check({})()).toMatch(/'path' is required \(or tables_configs\)/);
+    const same = { path: '/x', file_format_type: 'text', schema: { table: 'db.same', fields: { a: 'string' } } };
+    expect(() => sourceOf({ tables_configs: [same, same] })).toThrow(/two items of tables_configs name the same table db.same/);
+  });
 });

@@ -116,6 +116,23 @@ export class S3FileSystem implements FileSystemAdapter {
     await this.deleteKeys(key === '' ? under.map((o) => o.key) : [key, ...under.map((o) => o.key)]);
   }
 
+  async children(path: string): Promise<string[]> {
+    const key = keyOf(path);
+    const prefix = key === '' ? '' : `${key}/`;
+    const names = new Set<string>();
+    for (const o of await this.listKeys(prefix)) {
+      const name = o.key.slice(prefix.length).split('/')[0];
+      if (name !== '') names.add(name);
+    }
+    return [...names].sort();
+  }
+
+  async deleteIfEmpty(path: string): Promise<void> {
+    const key = keyOf(path);
+    // Only a folder marker can make an "empty folder" here; delete it when nothing else is under it.
+    if (key !== '' && (await this.listKeys(`${key}/`, 2)).every((o) => o.key === `${key}/`)) await this.deleteKeys([`${key}/`]);
+  }
+
   async mkdirs(path: string): Promise<void> {
     const key = keyOf(path);
     if (key === '' || (await this.exists(path))) return;
@@ -142,6 +159,17 @@ export class S3FileSystem implements FileSystemAdapter {
       .filter((o) => !o.key.endsWith('/')) // folder markers
       .map((o) => ({ path: lead + o.key, size: o.size }))
       .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  }
+
+  async readRange(path: string, start: number, end: number): Promise<Uint8Array> {
+    const key = keyOf(path);
+    if (end <= start) return new Uint8Array(0);
+    try {
+      const out = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key, Range: `bytes=${start}-${end - 1}` }));
+      return out.Body ? await out.Body.transformToByteArray() : new Uint8Array(0);
+    } catch (err) {
+      throw this.failure(err, `read ${this.where(key)} bytes ${start}-${end - 1}`);
+    }
   }
 
   async *read(path: string): AsyncIterable<Uint8Array> {

@@ -1,12 +1,14 @@
-import type { OptionDef } from '@tideway/api';
 import { ConfigError, ErrorCode } from '@tideway/common';
 import type { Place } from '@tideway/common';
+import type { OptionDef } from './options.js';
+import { ResolvedOptions } from './resolved-options.js';
 
 /**
- * Reads one item of `tables_configs`. The engine validates top-level options against the
- * spec; the items of an object-list are plain nested objects as written (`row.num = 16` is
- * `{ row: { num: 16 } }`), so FakeSource checks them against TABLE_OPTIONS itself, with the
- * same rules: unknown options and wrong types are errors, defaults fill the rest.
+ * Reads one item of an object-list option such as `tables_configs` (FakeSource, LocalFile). The
+ * engine validates top-level options against the spec; the items of an object-list are plain
+ * nested objects as written (`row.num = 16` is `{ row: { num: 16 } }`), so the plugin checks
+ * them against its item options itself, with the same rules: unknown options and wrong types
+ * are errors, defaults fill the rest.
  */
 export type OptionLookup = (name: string) => unknown;
 
@@ -78,17 +80,27 @@ function coerce(def: OptionDef, v: unknown, place: Place): unknown {
   }
 }
 
-/** Checks one `tables_configs` item against `defs` and returns a lookup with defaults applied. */
-export function resolveTableItem(item: Record<string, unknown>, defs: readonly OptionDef[], place: Place): OptionLookup {
+/** Checks one `tables_configs` item against `defs` and returns its options, defaults applied. */
+export function resolveOptionItem(item: Record<string, unknown>, defs: readonly OptionDef[], place: Place): ResolvedOptions {
   const byName = new Map(defs.map((d) => [d.name, d]));
   const flat = new Map<string, unknown>();
   flatten(item, new Set(byName.keys()), '', flat);
   const values = new Map<string, unknown>();
+  const set = new Set<string>();
   for (const d of defs) if (d.default !== undefined) values.set(d.name, d.default);
   for (const [name, v] of flat) {
     const def = byName.get(name);
     if (!def) throw new ConfigError(ErrorCode.CONFIG_UNKNOWN_OPTION, `tables_configs item has unknown option '${name}'`, { place: { ...place, option: `tables_configs.${name}` } });
-    if (v !== null && v !== undefined) values.set(name, coerce(def, v, place));
+    if (v !== null && v !== undefined) {
+      values.set(name, coerce(def, v, place));
+      set.add(name);
+    }
   }
-  return (name) => values.get(name);
+  return new ResolvedOptions(values, set, item, { file: place.file, line: place.line, plugin: place.plugin });
+}
+
+/** resolveOptionItem as a plain lookup. */
+export function resolveTableItem(item: Record<string, unknown>, defs: readonly OptionDef[], place: Place): OptionLookup {
+  const options = resolveOptionItem(item, defs, place);
+  return (name) => options.get(name);
 }

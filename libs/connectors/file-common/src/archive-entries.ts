@@ -1,0 +1,81 @@
+import { Readable } from 'node:stream';
+import { createGunzip } from 'node:zlib';
+import { extract } from 'tar-stream';
+import * as yauzl from 'yauzl';
+import type { FileSystemAdapter } from './file-system.js';
+
+/** SeaTunnel's archive_compress_codec values Tideway reads. */
+export const ARCHIVE_CODECS = ['none', 'zip', 'tar', 'tar_gz'] as const;
+export type ArchiveCodec = (typeof ARCHIVE_CODECS)[number];
+
+/** One file inside an archive, its bytes streamed. */
+export interface ArchiveEntry {
+  readonly name: string;
+  readonly bytes: AsyncIterable<Uint8Array>;
+}
+
+/** Zip archives need random access (the directory is at the end): ranges through the adapter. */
+class AdapterReader extends yauzl.RandomAccessReader {
+  constructor(
+    private readonly fs: FileSystemAdapter,
+    private readonly path: string,
+  ) {
+    super();
+  }
+
+  override _readStreamForRange(start: number, end: number): Readable {
+    const { fs, path } = this;
+    const piece = 1 << 20;
+    return Readable.from(
+      (async function* () {
+        for (let at = start; at < end; at += piece) yield Buffer.from(await fs.readRange(path, at, Math.min(end, at + piece)));
+      })(),
+    );
+  }
+}
+
+async function* zipEntries(fs: FileSystemAdapter, path: string, size: number): AsyncGenerator<ArchiveEntry> {
+  const zip = await yauzl.fromRandomAccessReaderPromise(new AdapterReader(fs, path), size, { lazyEntries: true });
+  try {
+    // yauzl 3's async iteration of entries (eachEntry), absent from its type definitions
+    for await (const entry of (zip as unknown as { eachEntry(): AsyncIterable<yauzl.Entry> }).eachEntry()) {
+      if (entry.fileName.endsWith('/')) continue;
+      yield { name: entry.fileName, bytes: await zip.openReadStreamPromise(entry) };
+    }
+  } finally {
+    zip.close();
+  }
+}
+
+async function* tarEntries(bytes: AsyncIterable<Uint8Array>, gzip: boolean): AsyncGenerator<ArchiveEntry> {
+  const input = Readable.from(bytes);
+  const tar = extract();
+  (gzip ? input.pipe(createGunzip()) : input).pipe(tar);
+  for await (const entry of tar) {
+    if (entry.header.type !== 'file') {
+      entry.resume();
+      continue;
+    }
+    yield { name: entry.header.name, bytes: entry as unknown as AsyncIterable<Uint8Array> }; // a Readable of the entry's bytes
+    entry.resume(); // whatever the reader left unread, so the next header can be parsed
+  }
+}
+
+/**
+ * The files of an archive in their order in it (SeaTunnel's resolveArchiveCompressedInputStream),
+ * streamed: an entry is read while it is yielded, and no archive is held whole in memory.
+ * Folders are skipped; `none` is the file itself.
+ */
+export async function* archiveEntries(fs: FileSystemAdapter, path: string, codec: ArchiveCodec, size: number): AsyncGenerator<ArchiveEntry> {
+  switch (codec) {
+    case 'none':
+      yield { name: path, bytes: fs.read(path) };
+      return;
+    case 'zip':
+      yield* zipEntries(fs, path, size);
+      return;
+    case 'tar':
+    case 'tar_gz':
+      yield* tarEntries(fs.read(path), codec === 'tar_gz');
+  }
+}

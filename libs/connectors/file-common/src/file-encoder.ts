@@ -1,0 +1,69 @@
+/**
+ * Encodes the rows of one file being written. Synchronous: the sink writer takes the encoded
+ * bytes after each batch and streams them to the file, so a file never sits whole in memory.
+ */
+export interface FileEncoder {
+  /** Adds a row (its written columns, in order). */
+  add(fields: readonly unknown[]): void;
+  /** The bytes encoded since the last take, if any. */
+  take(): Uint8Array | undefined;
+  /** Ends the file: its last bytes (e.g. Parquet's last row group and footer). */
+  finish(): Uint8Array | undefined;
+}
+
+/** Text, csv and json: one line per row, an optional header line, in a charset. */
+export class LineFileEncoder implements FileEncoder {
+  private pending = '';
+  private wroteRows = false;
+
+  constructor(
+    private readonly line: (fields: readonly unknown[]) => string,
+    private readonly rowDelimiter: string,
+    private readonly encode: (text: string) => Uint8Array,
+    header?: string,
+  ) {
+    if (header !== undefined) this.pending = header + rowDelimiter;
+  }
+
+  add(fields: readonly unknown[]): void {
+    if (this.wroteRows) this.pending += this.rowDelimiter;
+    this.pending += this.line(fields);
+    this.wroteRows = true;
+  }
+
+  take(): Uint8Array | undefined {
+    if (this.pending === '') return undefined;
+    const out = this.encode(this.pending);
+    this.pending = '';
+    return out;
+  }
+
+  finish(): Uint8Array | undefined {
+    return this.take();
+  }
+}
+
+/** A file encoder whose bytes are compressed as they are taken (compress_codec lzo: the lzop format). */
+export class CompressedFileEncoder implements FileEncoder {
+  constructor(
+    private readonly inner: FileEncoder,
+    private readonly stream: { write(data: Uint8Array): Uint8Array; end(): Uint8Array },
+  ) {}
+
+  add(fields: readonly unknown[]): void {
+    this.inner.add(fields);
+  }
+
+  take(): Uint8Array | undefined {
+    const raw = this.inner.take();
+    const out = raw ? this.stream.write(raw) : undefined;
+    return out && out.length > 0 ? out : undefined;
+  }
+
+  finish(): Uint8Array | undefined {
+    const raw = this.inner.finish();
+    const head = raw ? this.stream.write(raw) : new Uint8Array(0);
+    const tail = this.stream.end();
+    return Buffer.concat([head, tail]);
+  }
+}

@@ -1,0 +1,106 @@
+import type { PluginOptions, SourceReaderContext } from '@tideway/api';
+import { ErrorCode, TidewayError } from '@tideway/common';
+import { FileSourceReader } from './file-source-reader.js';
+import { buildSourceDecoder, partitionsOf, type SourceDecoder } from './file-source-table.js';
+import type { FileSplit } from './file-split-enumerator.js';
+import type { FileSystemAdapter } from './file-system.js';
+import { parquetColumns, parquetMetadataOf } from './parquet-source.js';
+import type { ArchiveCodec } from './archive-entries.js';
+import { FORMAT_SUFFIX, type FileFormat } from './sink-options.js';
+
+/**
+ * One table of a file source: the top-level options, or one item of `tables_configs`. Its
+ * files are listed once in prepare(); each file is one split (each row group, for Parquet).
+ * `table` is its index in the source, carried by its splits; `idPrefix` keeps split ids of
+ * several tables apart.
+ */
+export class FileTableSource {
+  splits: FileSplit[] | undefined;
+  decoder: SourceDecoder;
+
+  constructor(
+    readonly options: PluginOptions,
+    private readonly fs: FileSystemAdapter,
+    private readonly plugin: string,
+    private readonly table: number | undefined,
+  ) {
+    // Without prepare() the table has no partition columns yet; prepare() rebuilds it.
+    this.decoder = buildSourceDecoder(options, plugin, []);
+  }
+
+  private split(path: string, keys: string[], rowGroup?: number): FileSplit {
+    const id = `${this.table === undefined ? '' : `${this.table}|`}${path}${rowGroup === undefined ? '' : `#${rowGroup}`}`;
+    return { splitId: id, path, offset: 0, partitionKeys: keys, ...(rowGroup === undefined ? {} : { rowGroup }), ...(this.table === undefined ? {} : { table: this.table }) };
+  }
+
+  /** Lists the files to read and takes the partition keys from the first one. */
+  async prepare(): Promise<void> {
+    const o = this.options;
+    const base = String(o.get('path'));
+    const pattern = o.has('file_filter_pattern') ? new RegExp(`^(?:${String(o.get('file_filter_pattern'))})$`) : undefined;
+    let entries;
+    try {
+      entries = await this.fs.listFiles(base);
+    } catch (err) {
+      throw new TidewayError(ErrorCode.CONNECTOR_IO, `${this.plugin}: cannot list ${base} in the ${this.fs.description}: ${(err as Error).message}`, {
+        place: o.place('path'),
+        retryable: true,
+        cause: err,
+      });
+    }
+    const files = entries
+      .filter((e) => {
+        const name = e.path.slice(e.path.lastIndexOf('/') + 1);
+        return e.size > 0 && name !== '_SUCCESS' && !name.startsWith('.') && (!pattern || pattern.test(name));
+      })
+      .map((e) => e.path);
+    const keys = o.get<boolean>('parse_partition_from_path') && files.length > 0 ? partitionsOf(base, files[0]).map(([k]) => k) : [];
+    if (String(o.get('file_format_type')).toLowerCase() === 'parquet') {
+      await this.prepareParquet(files, keys);
+      return;
+    }
+    this.splits = files.map((path) => this.split(path, keys));
+    this.decoder = buildSourceDecoder(o, this.plugin, keys);
+  }
+
+  /** Parquet: the table comes from the first file's schema; every row group is a split. */
+  private async prepareParquet(files: string[], keys: string[]): Promise<void> {
+    const o = this.options;
+    if (files.length === 0) {
+      throw new TidewayError(ErrorCode.CONFIG_BAD_VALUE, `${this.plugin}: no Parquet file under ${String(o.get('path'))} to read the schema from.`, { place: o.place('path') });
+    }
+    const splits: FileSplit[] = [];
+    let columns;
+    for (const path of files) {
+      let meta;
+      try {
+        meta = await parquetMetadataOf(this.fs, path);
+      } catch (err) {
+        throw new TidewayError(ErrorCode.CONNECTOR_IO, `${this.plugin}: cannot read the Parquet footer of ${path}: ${(err as Error).message}`, { place: o.place('path'), cause: err });
+      }
+      columns ??= parquetColumns(meta, path);
+      meta.row_groups.forEach((_, rowGroup) => splits.push(this.split(path, keys, rowGroup)));
+    }
+    this.splits = splits;
+    this.decoder = buildSourceDecoder(o, this.plugin, keys, columns);
+  }
+
+  createReader(ctx: SourceReaderContext): FileSourceReader {
+    const o = this.options;
+    return new FileSourceReader(
+      {
+        plugin: this.plugin,
+        fs: this.fs,
+        basePath: String(o.get('path')),
+        decoder: this.decoder,
+        encoding: String(o.get('encoding')),
+        skipHeaderLines: Number(o.get('skip_header_row_number')),
+        compressCodec: String(o.get('compress_codec')).toLowerCase(),
+        archiveCodec: String(o.get('archive_compress_codec')).toLowerCase() as ArchiveCodec,
+        entrySuffix: FORMAT_SUFFIX[String(o.get('file_format_type')).toLowerCase() as FileFormat] ?? '',
+        parsePartitions: o.get<boolean>('parse_partition_from_path'),
+      },
+      ctx,
+    );
+  }
+}

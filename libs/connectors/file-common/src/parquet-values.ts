@@ -1,0 +1,160 @@
+import type { DataType } from '@tideway/api';
+import type { ParquetParsers } from 'hyparquet';
+
+/**
+ * Value conversions between Tideway's JS values (libs/api types.ts) and what hyparquet-writer
+ * takes / hyparquet gives, compiled once per column type.
+ */
+
+const DAY_MS = 86_400_000;
+
+/** Unscaled integer of a canonical decimal text at `scale` digits (extra digits are cut, as Java's setScale(DOWN) would not be asked to). */
+export function unscaledDecimal(text: string, scale: number): bigint {
+  const neg = text.startsWith('-');
+  const body = neg || text.startsWith('+') ? text.slice(1) : text;
+  const [int, frac = ''] = body.split('.');
+  const digits = `${int}${frac.padEnd(scale, '0').slice(0, scale)}`;
+  const v = BigInt(digits === '' ? '0' : digits);
+  return neg ? -v : v;
+}
+
+/** Canonical decimal text of an unscaled integer. */
+export function decimalText(unscaled: bigint, scale: number): string {
+  const neg = unscaled < 0n;
+  const digits = (neg ? -unscaled : unscaled).toString().padStart(scale + 1, '0');
+  const text = scale === 0 ? digits : `${digits.slice(0, -scale)}.${digits.slice(-scale)}`;
+  return neg ? `-${text}` : text;
+}
+
+/** Microseconds since the epoch of a zone-less timestamp text 'YYYY-MM-DDTHH:mm:ss[.f]' (read as UTC wall time). */
+export function timestampMicros(text: string): bigint {
+  const base = Date.parse(`${text.slice(0, 19)}Z`);
+  const frac = text.length > 20 ? text.slice(20, 26).padEnd(6, '0') : '000000';
+  return BigInt(base) * 1000n + BigInt(frac);
+}
+
+/** Zone-less timestamp text of microseconds since the epoch, fraction digits only as needed. */
+export function timestampText(micros: bigint): string {
+  const ms = micros / 1000n - (micros % 1000n < 0n ? 1n : 0n);
+  const sub = Number(((micros % 1_000_000n) + 1_000_000n) % 1_000_000n);
+  const iso = new Date(Number(ms)).toISOString().slice(0, 19);
+  if (sub === 0) return iso;
+  return `${iso}.${String(sub).padStart(6, '0').replace(/0+$/, '')}`;
+}
+
+const dateDays = (text: string): number => Math.round(Date.parse(`${text}T00:00:00Z`) / DAY_MS);
+const dateText = (days: number): string => new Date(days * DAY_MS).toISOString().slice(0, 10);
+
+/** Converts a Tideway value of `type` into what hyparquet-writer writes (nested rows become objects). */
+export function compileToParquet(type: DataType): (v: unknown) => unknown {
+  switch (type.kind) {
+    case 'decimal': {
+      const { scale } = type;
+      return (v) => (v === null || v === undefined ? null : unscaledDecimal(String(v), scale));
+    }
+    case 'date':
+      return (v) => (v === null || v === undefined ? null : dateDays(v as string));
+    case 'timestamp':
+      return (v) => (v === null || v === undefined ? null : timestampMicros(v as string));
+    case 'array': {
+      const el = compileToParquet(type.element);
+      return (v) => (v === null || v === undefined ? null : (v as unknown[]).map(el));
+    }
+    case 'map': {
+      const k = compileToParquet(type.key);
+      const val = compileToParquet(type.value);
+      return (v) => (v === null || v === undefined ? null : new Map([...(v as Map<unknown, unknown>)].map(([a, b]) => [k(a), val(b)])));
+    }
+    case 'row': {
+      const fields = type.fields.map((f) => ({ name: f.name, conv: compileToParquet(f.type) }));
+      return (v) => {
+        if (v === null || v === undefined) return null;
+        const arr = v as unknown[];
+        const out: Record<string, unknown> = {};
+        for (let i = 0; i < fields.length; i++) out[fields[i]!.name] = fields[i]!.conv(arr[i]);
+        return out;
+      };
+    }
+    default:
+      return (v) => (v === undefined ? null : v);
+  }
+}
+
+/** hyparquet parsers that give Tideway's temporal texts instead of JS Dates. */
+export const TIDEWAY_PARSERS: Partial<ParquetParsers> = {
+  timestampFromMilliseconds: (ms: bigint) => timestampText(BigInt(ms) * 1000n),
+  timestampFromMicroseconds: (us: bigint) => timestampText(BigInt(us)),
+  timestampFromNanoseconds: (ns: bigint) => timestampText(BigInt(ns) / 1000n),
+  dateFromDays: (days: number) => dateText(days),
+  jsonFromBytes: (bytes: Uint8Array) => new TextDecoder().decode(bytes), // a JSON column is a string column
+};
+
+function unscaledOf(raw: unknown): bigint {
+  if (typeof raw === 'bigint') return raw;
+  if (typeof raw === 'number') return BigInt(raw);
+  const bytes = raw as Uint8Array;
+  let v = 0n;
+  for (const b of bytes) v = (v << 8n) | BigInt(b);
+  if (bytes.length > 0 && bytes[0]! & 0x80) v -= 1n << BigInt(bytes.length * 8);
+  return v;
+}
+
+/**
+ * Converts what hyparquet read (decimal annotations stripped so they come raw, temporal values
+ * through TIDEWAY_PARSERS) into a Tideway value of `type`.
+ */
+export function compileFromParquet(type: DataType): (v: unknown) => unknown {
+  switch (type.kind) {
+    case 'decimal': {
+      const { scale } = type;
+      return (v) => (v === null || v === undefined ? null : decimalText(unscaledOf(v), scale));
+    }
+    case 'bigint':
+      return (v) => (v === null || v === undefined ? null : BigInt(v as number | bigint));
+    case 'tinyint':
+    case 'smallint':
+    case 'int':
+      return (v) => (v === null || v === undefined ? null : Number(v));
+    case 'bytes':
+      return (v) => (v === null || v === undefined ? null : Buffer.from(v as Uint8Array));
+    case 'time':
+      // TIME_MILLIS (number) or TIME_MICROS (bigint): HH:mm:ss[.fff...]
+      return (v) => {
+        if (v === null || v === undefined) return null;
+        const micros = typeof v === 'bigint' ? v : BigInt(v as number) * 1000n;
+        return timestampText(micros).slice(11);
+      };
+    case 'array': {
+      const el = compileFromParquet(type.element);
+      return (v) => (v === null || v === undefined ? null : (v as unknown[]).map(el));
+    }
+    case 'map': {
+      const key = compileFromParquet(type.key);
+      const parseKey = mapKeyParser(type.key);
+      const val = compileFromParquet(type.value);
+      return (v) => {
+        if (v === null || v === undefined) return null;
+        const entries = v instanceof Map ? [...v] : Object.entries(v as Record<string, unknown>);
+        return new Map(entries.map(([a, b]) => [key(parseKey(a)), val(b)]));
+      };
+    }
+    case 'row': {
+      const fields = type.fields.map((f) => ({ name: f.name, conv: compileFromParquet(f.type) }));
+      return (v) => {
+        if (v === null || v === undefined) return null;
+        const obj = v as Record<string, unknown>;
+        return fields.map((f) => f.conv(obj[f.name]));
+      };
+    }
+    default:
+      return (v) => (v === undefined ? null : v);
+  }
+}
+
+/** hyparquet hands map keys as object keys (text): back to the key type. */
+function mapKeyParser(type: DataType): (k: unknown) => unknown {
+  if (type.kind === 'tinyint' || type.kind === 'smallint' || type.kind === 'int' || type.kind === 'float' || type.kind === 'double') return (k) => Number(k);
+  if (type.kind === 'bigint') return (k) => BigInt(k as string);
+  if (type.kind === 'boolean') return (k) => k === true || k === 'true';
+  return (k) => k;
+}

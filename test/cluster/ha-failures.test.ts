@@ -98,6 +98,22 @@ describe('worker and Redis failures under HA', () => {
     await killWorkerMidJob('kill-worker');
   });
 
+  it('a worker paused (SIGSTOP) mid-job is found by its missed heartbeats; its pipeline restores elsewhere; resumed, its stale task groups are cancelled', { timeout: 200_000 }, async () => {
+    const j = await submit('pause-worker');
+    await cluster.until('a checkpoint completed', async () => (await cluster.job(j.jobId)).completedCheckpoints >= 2, 60_000);
+    const victim = await busiestWorker(j.jobId);
+    cluster.signal(victim, 'SIGSTOP');
+    const victimAddress = `127.0.0.1:${cluster.grpcPorts.get(victim)}`;
+    await cluster.until('restored on the other workers', async () => {
+      const job = await cluster.job(j.jobId);
+      return job.pipelines[0]!.status === 'RUNNING' && job.pipelines[0]!.taskGroups.every((t) => t.workerAddress !== victimAddress);
+    }, 60_000);
+    cluster.signal(victim, 'SIGCONT');
+    await finishedExactlyOnce(j);
+    await cluster.until('the resumed worker runs nothing', async () => (await cluster.metric(victim, 'tideway_worker_task_groups_running')) === 0, 30_000);
+    await cluster.until('worker back', async () => (await cluster.workers()).length === 3);
+  });
+
   it('one of three Redlock nodes killed: the leader keeps its lease and the job goes on', { timeout: 200_000 }, async () => {
     const leader = await cluster.leaderName();
     const j = await submit('lock-node');

@@ -93,6 +93,27 @@ describe('master fail-over', () => {
     await cluster.startProcess(first);
   });
 
+  it('a CLI following a job (submit without --async, both addresses) keeps following it across a fail-over and exits 0; overview names both coordinators, the leader and its epoch', { timeout: 180_000 }, async () => {
+    const first = await leader();
+    const out = join(cluster.dir, 'follow');
+    const file = jobFile(cluster, 'follow.conf', sequenceJob({ mode: 'BATCH', keys: 4, rowsPerKey: 2000, rowsPerSecond: 400, out, env: 'job.retry.times = 10\n  job.retry.interval.seconds = 0' }));
+    const following = cluster.cli(['submit', '-c', file], 150_000);
+    await cluster.until('rows committed', () => checkSequenceOutput(out, 4, 2000).seen > 0, 60_000);
+    const before = JSON.parse((await cluster.cli(['overview'])).stdout) as { epoch: number; coordinators: Array<{ address: string; leader: boolean }> };
+    expect(before.coordinators.map((c) => c.address).sort()).toEqual([...cluster.coordinatorAddresses].sort());
+    expect(before.coordinators.filter((c) => c.leader)).toHaveLength(1);
+    await cluster.kill(first, 'SIGKILL');
+    const res = await following;
+    expect(res.code, res.stderr).toBe(0);
+    // Rows replayed from the restored checkpoint count again, as in Flink: at least every row.
+    expect(Number(/Total Read Count\s*:\s*(\d+)/.exec(res.stdout)?.[1])).toBeGreaterThanOrEqual(8000);
+    const report = checkSequenceOutput(out, 4, 2000);
+    expect(report, report.examples.join('; ')).toMatchObject({ lost: 0, duplicated: 0, seen: 8000 });
+    const after = JSON.parse((await cluster.cli(['overview'])).stdout) as { epoch: number };
+    expect(after.epoch).toBeGreaterThan(before.epoch);
+    await cluster.startProcess(first);
+  });
+
   it('SIGSTOP of the leader past its lease: another takes over; resumed, the old leader changes nothing and steps down', { timeout: 180_000 }, async () => {
     const paused = await leader();
     const { jobId, out } = await submitSequence('pause-leader', 4, 3000, 400);

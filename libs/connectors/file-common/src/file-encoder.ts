@@ -8,7 +8,7 @@ export interface FileEncoder {
   /** The bytes encoded since the last take, if any. */
   take(): Uint8Array | undefined;
   /** Ends the file: its last bytes (e.g. Parquet's last row group and footer). */
-  finish(): Uint8Array | undefined;
+  finish(): Uint8Array | undefined | Promise<Uint8Array | undefined>;
 }
 
 /** Text, csv and json: one line per row, an optional header line, in a charset. */
@@ -60,8 +60,8 @@ export class CompressedFileEncoder implements FileEncoder {
     return out && out.length > 0 ? out : undefined;
   }
 
-  finish(): Uint8Array | undefined {
-    const raw = this.inner.finish();
+  async finish(): Promise<Uint8Array | undefined> {
+    const raw = await this.inner.finish();
     const head = raw ? this.stream.write(raw) : new Uint8Array(0);
     const tail = this.stream.end();
     return Buffer.concat([head, tail]);

@@ -69,7 +69,8 @@ export class FileSinkWriter implements SinkWriter<FileCommitInfo, FileSinkState>
     this.uuidPrefix = states[0]?.uuidPrefix ?? (cfg.prefixKey + randomBytes(5).toString('hex')).slice(0, UUID_PREFIX_LENGTH);
     this.checkpointId = states.length > 0 ? Math.max(...states.map((s) => s.checkpointId)) + 1 : 1;
     this.beginTransaction();
-    this.ready = cfg.transactional ? this.recover(states) : Promise.resolve();
+    const formats = Promise.all([...cfg.layouts.values()].map((l) => l.load?.()));
+    this.ready = Promise.all([formats, cfg.transactional ? this.recover(states) : undefined]).then(() => undefined);
     this.ready.catch(() => undefined); // surfaced by the first write/prepareCommit
   }
 
@@ -159,7 +160,7 @@ export class FileSinkWriter implements SinkWriter<FileCommitInfo, FileSinkState>
   /** Ends a file: its encoder's last bytes, then close. */
   private async finishFile(file: OpenFile): Promise<void> {
     const output = await file.output;
-    const last = file.encoder.finish();
+    const last = await file.encoder.finish();
     if (last) await output.write(last);
     await output.close();
   }

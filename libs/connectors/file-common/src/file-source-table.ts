@@ -6,6 +6,7 @@ import { compileTextFieldParsers, splitCsvLine } from './text-format.js';
 import { javaLineSplitter } from './java-line-split.js';
 import type { FileSystemAdapter } from './file-system.js';
 import { parquetColumns, parquetMetadataOf } from './parquet-source.js';
+import { compileExcelValue } from './excel-format.js';
 
 /** How a file source turns lines into rows; built once from the options and the partition keys. */
 export interface SourceDecoder {
@@ -14,6 +15,8 @@ export interface SourceDecoder {
   decode(line: string): unknown[];
   /** Partition keys found in the first file's path (parse_partition_from_path). */
   readonly partitionKeys: readonly string[];
+  /** Excel: the fields of one sheet row (cell values as exceljs reads them), projected to read_columns. */
+  readonly decodeCells?: (cells: readonly unknown[]) => unknown[];
   /** Parquet: the columns to read from a file (its own schema, projected to read_columns). */
   readonly parquetColumns?: (fs: FileSystemAdapter, path: string) => Promise<Column[]>;
 }
@@ -103,5 +106,11 @@ export function buildSourceDecoder(o: PluginOptions, plugin: string, partitionKe
     const all = parseAll(line);
     return projection.map((i) => all[i]);
   };
+  if (format === 'excel') {
+    const cells = schemaColumns.map((c) => compileExcelValue(c.type));
+    const picked = projection.length > 0 ? projection : schemaColumns.map((_, i) => i);
+    const decodeCells = (row: readonly unknown[]): unknown[] => picked.map((i) => cells[i]!(row[i]));
+    return { table, decode, partitionKeys, decodeCells };
+  }
   return { table, decode, partitionKeys };
 }

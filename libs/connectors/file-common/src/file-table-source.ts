@@ -98,6 +98,7 @@ export class FileTableSource {
         compressCodec: String(o.get('compress_codec')).toLowerCase(),
         archiveCodec: String(o.get('archive_compress_codec')).toLowerCase() as ArchiveCodec,
         entrySuffix: FORMAT_SUFFIX[String(o.get('file_format_type')).toLowerCase() as FileFormat] ?? '',
+        ...(o.has('sheet_name') ? { sheetName: String(o.get('sheet_name')) } : {}),
         parsePartitions: o.get<boolean>('parse_partition_from_path'),
       },
       ctx,

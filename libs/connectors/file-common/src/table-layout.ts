@@ -10,6 +10,7 @@ import { CompressedFileEncoder, LineFileEncoder, type FileEncoder } from './file
 import { LzopWriter } from './lzop.js';
 import { PARQUET_WRITE_CODECS, ParquetFileEncoder } from './parquet-encoder.js';
 import { parquetSchemaOf } from './parquet-schema.js';
+import { ExcelFileEncoder, loadExcel } from './excel-format.js';
 import type { DateFormat, DateTimeFormat, TimeFormat } from './temporal-formats.js';
 
 /**
@@ -29,6 +30,8 @@ export interface TableLayout {
   pick(fields: readonly unknown[]): unknown[];
   /** A new encoder for one file of this table. */
   newEncoder(): FileEncoder;
+  /** Loads what the encoder needs (exceljs is loaded only by jobs writing excel). */
+  load?(): Promise<void>;
 }
 
 /** A partition value as Java's toString spells it (folder names must match SeaTunnel's). */
@@ -123,7 +126,9 @@ export function buildTableLayout(o: PluginOptions, table: CatalogTable, plugin: 
     suffix: CODEC_SUFFIX[String(o.get('compress_codec')).toLowerCase()]! + FORMAT_SUFFIX[format],
     partitionDir,
     pick,
-    newEncoder: format === 'parquet' ? parquetEncoderFactory(o, columns) : lineEncoderFactory(o, format, columns),
+    newEncoder:
+      format === 'parquet' ? parquetEncoderFactory(o, columns) : format === 'excel' ? excelEncoderFactory(o, columns, written) : lineEncoderFactory(o, format, columns),
+    ...(format === 'excel' ? { load: async () => void (await loadExcel()) } : {}),
   };
 }
 
@@ -133,7 +138,18 @@ function parquetEncoderFactory(o: PluginOptions, columns: readonly Column[]): ()
   return () => new ParquetFileEncoder(columns, codec);
 }
 
-function lineEncoderFactory(o: PluginOptions, format: Exclude<FileFormat, 'parquet'>, columns: readonly Column[]): () => FileEncoder {
+function excelEncoderFactory(o: PluginOptions, columns: readonly Column[], positions: readonly number[]): () => FileEncoder {
+  const options = {
+    sheetName: o.has('sheet_name') ? String(o.get('sheet_name')) : undefined,
+    fieldDelimiter: String(o.get('field_delimiter')),
+    dateFormat: o.get<string>('date_format'),
+    dateTimeFormat: o.get<string>('datetime_format'),
+    timeFormat: o.get<string>('time_format'),
+  };
+  return () => new ExcelFileEncoder(columns, positions, options);
+}
+
+function lineEncoderFactory(o: PluginOptions, format: Exclude<FileFormat, 'parquet' | 'excel'>, columns: readonly Column[]): () => FileEncoder {
   const fieldDelimiter = format === 'csv' ? ',' : String(o.get('field_delimiter'));
   const encodeColumns =
     format === 'json'

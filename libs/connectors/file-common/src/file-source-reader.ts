@@ -7,6 +7,7 @@ import { readLines } from './line-reader.js';
 import { lzopDecompress } from './lzop.js';
 import { archiveEntries, type ArchiveCodec } from './archive-entries.js';
 import { excelRows } from './excel-format.js';
+import { binaryParts, relativePathOf } from './binary-format.js';
 import { parquetRowGroupRows } from './parquet-source.js';
 
 /** Rows emitted per pollNext at most. */
@@ -141,6 +142,10 @@ export class FileSourceReader implements SourceReader<FileSplit> {
         return parquetRowGroupRows(this.cfg.fs, split.path, rowGroup, split.offset, columns, FILE_READ_BATCH_ROWS)[Symbol.asyncIterator]();
       });
       return { split, batches, offset: split.offset, partitionValues };
+    }
+    if (this.cfg.decoder.binary) {
+      const batches = binaryParts(this.cfg.fs.read(split.path), relativePathOf(this.cfg.basePath, split.path), split.offset, FILE_READ_BATCH_ROWS)[Symbol.asyncIterator]();
+      return { split, batches, offset: split.offset, partitionValues: [] };
     }
     if (this.cfg.decoder.decodeCells) {
       const batches = this.excelBatches(split)[Symbol.asyncIterator]();

@@ -7,6 +7,7 @@ import { javaLineSplitter } from './java-line-split.js';
 import type { FileSystemAdapter } from './file-system.js';
 import { parquetColumns, parquetMetadataOf } from './parquet-source.js';
 import { compileExcelValue } from './excel-format.js';
+import { BINARY_COLUMNS } from './binary-format.js';
 
 /** How a file source turns lines into rows; built once from the options and the partition keys. */
 export interface SourceDecoder {
@@ -15,6 +16,8 @@ export interface SourceDecoder {
   decode(line: string): unknown[];
   /** Partition keys found in the first file's path (parse_partition_from_path). */
   readonly partitionKeys: readonly string[];
+  /** binary: files are read as (data, relativePath, partIndex) parts. */
+  readonly binary?: boolean;
   /** Excel: the fields of one sheet row (cell values as exceljs reads them), projected to read_columns. */
   readonly decodeCells?: (cells: readonly unknown[]) => unknown[];
   /** Parquet: the columns to read from a file (its own schema, projected to read_columns). */
@@ -74,6 +77,17 @@ export function partitionsOf(base: string, file: string): [string, string][] {
 export function buildSourceDecoder(o: PluginOptions, plugin: string, partitionKeys: readonly string[], fileColumns?: readonly Column[]): SourceDecoder {
   const format = String(o.get('file_format_type')).toLowerCase() as FileFormat;
   if (format === 'parquet') return parquetDecoder(o, plugin, partitionKeys, fileColumns);
+  if (format === 'binary') {
+    const table = { ...parseSchemaConfig({ fields: {} }, { catalogName: plugin }).table, columns: [...BINARY_COLUMNS] };
+    return {
+      table,
+      decode: () => {
+        throw new Error('binary files are read in parts, not by line');
+      },
+      partitionKeys: [],
+      binary: true,
+    };
+  }
   let base: CatalogTable;
   if (o.has('schema')) {
     base = parseSchemaConfig(o.get('schema'), { catalogName: plugin, place: o.place('schema') }).table;

@@ -7,7 +7,7 @@ import { ARCHIVE_CODECS } from './archive-entries.js';
 /** Options of SeaTunnel's file sources (BaseSourceConfigOptions) that Tideway implements. */
 export const FILE_SOURCE_OPTIONS: readonly OptionDef[] = [
   { name: 'path', type: 'string', description: 'A file, or a folder read recursively (files named _SUCCESS, starting with "." or empty are skipped). Required unless tables_configs is set.' },
-  { name: 'file_format_type', type: 'enum', values: [...FILE_FORMATS, ...SEATUNNEL_ONLY_FORMATS], description: 'text, csv, json, parquet or excel (orc, xml and binary are not implemented by Tideway). Parquet files bring their own schema; each row group is a split. Required unless tables_configs is set.' },
+  { name: 'file_format_type', type: 'enum', values: [...FILE_FORMATS, ...SEATUNNEL_ONLY_FORMATS], description: 'text, csv, json, parquet, excel or binary (orc and xml are not implemented by Tideway). binary reads whole files as rows (data bytes, relativePath string, partIndex bigint) of 1024 bytes. Parquet files bring their own schema; each row group is a split. Required unless tables_configs is set.' },
   { name: 'schema', type: 'object', description: 'The columns in the files (required for json; text and csv without it read each line into one string column `content`; parquet takes its schema from the file).' },
   { name: 'read_columns', type: 'list', description: 'Columns of the schema to emit, in this order (partition columns are appended after them).' },
   { name: 'field_delimiter', type: 'string', default: '\u0001', fallbackNames: ['delimiter'], description: 'Separator between fields of text files (csv uses "," unless set).' },
@@ -62,10 +62,12 @@ function validateOneTable(o: PluginOptions): string | undefined {
   if (!o.has('path')) return "Option 'path' is required (or tables_configs).";
   if (!o.has('file_format_type')) return "Option 'file_format_type' is required (or tables_configs).";
   const format = String(o.get('file_format_type')).toLowerCase();
-  if (!(FILE_FORMATS as readonly string[]).includes(format)) return `Option 'file_format_type': Tideway does not implement the ${format} format; use text, csv, json, parquet or excel${format === 'orc' ? ' (no maintained ORC library exists for Node: docs/decisions/0011-orc.md)' : ''}.`;
+  if (!(FILE_FORMATS as readonly string[]).includes(format)) return `Option 'file_format_type': Tideway does not implement the ${format} format; use text, csv, json, parquet, excel or binary${format === 'orc' ? ' (no maintained ORC library exists for Node: docs/decisions/0011-orc.md)' : ''}.`;
   if ((format === 'json' || format === 'excel') && !o.has('schema')) return `Option 'schema' is required when file_format_type is ${format}.`;
   if (format === 'excel' && String(o.get('compress_codec')).toLowerCase() !== 'none') return "Option 'compress_codec': excel files are zip archives already; only none applies.";
   if (String(o.get('archive_compress_codec')) !== 'none' && format === 'parquet') return "Option 'archive_compress_codec' applies to text, csv and json files; Parquet files are read by byte range, not from archives.";
+  if (format === 'binary' && o.has('schema')) return "Option 'schema' is not used with binary: its rows are always (data bytes, relativePath string, partIndex bigint).";
+  if (format === 'binary' && (String(o.get('compress_codec')).toLowerCase() !== 'none' || String(o.get('archive_compress_codec')) !== 'none')) return 'The binary format reads files as they are: compress_codec and archive_compress_codec do not apply.';
   if (format === 'parquet' && o.has('schema')) return "Option 'schema' is not used with parquet: the columns come from the files' own schema (use read_columns to pick some).";
   // Parquet files name their codec per column chunk: any compress_codec reads them.
   if (format !== 'parquet' && !['none', 'lzo'].includes(String(o.get('compress_codec')).toLowerCase())) {

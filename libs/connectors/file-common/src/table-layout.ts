@@ -11,6 +11,7 @@ import { LzopWriter } from './lzop.js';
 import { PARQUET_WRITE_CODECS, ParquetFileEncoder } from './parquet-encoder.js';
 import { parquetSchemaOf } from './parquet-schema.js';
 import { ExcelFileEncoder, loadExcel } from './excel-format.js';
+import { binaryLayout } from './binary-format.js';
 import type { DateFormat, DateTimeFormat, TimeFormat } from './temporal-formats.js';
 
 /**
@@ -32,6 +33,8 @@ export interface TableLayout {
   newEncoder(): FileEncoder;
   /** Loads what the encoder needs (exceljs is loaded only by jobs writing excel). */
   load?(): Promise<void>;
+  /** binary: the file a row belongs to (its relativePath), instead of file_name_expression. */
+  fileNameOf?(fields: readonly unknown[]): string;
 }
 
 /** A partition value as Java's toString spells it (folder names must match SeaTunnel's). */
@@ -61,6 +64,7 @@ function partitionText(type: DataType): (v: unknown) => string {
 
 /** Builds the layout of `table` from the sink's options. */
 export function buildTableLayout(o: PluginOptions, table: CatalogTable, plugin: string): TableLayout {
+  if (String(o.get('file_format_type')).toLowerCase() === 'binary') return binaryLayout(o, table, plugin, targetPath(o, table));
   const names = table.columns.map((c) => c.name.toLowerCase());
   const indexOf = (name: string, option: string): number => {
     const i = names.indexOf(name.toLowerCase());
@@ -113,14 +117,10 @@ export function buildTableLayout(o: PluginOptions, table: CatalogTable, plugin: 
     return substituteVariables(expression, vars).replace(/^\/+|\/+$/g, '');
   };
 
-  const path = substituteVariables(String(o.get('path')), {
-    database_name: table.path.database ?? '',
-    schema_name: table.path.schema ?? '',
-    table_name: table.path.table,
-  }).replace(/\/+$/, '');
+  const path = targetPath(o, table);
   return {
     tableId: table.tableId,
-    path: path === '' ? '/' : path,
+    path,
     format,
     // SeaTunnel puts the codec before the format's suffix: x.lzo.txt, x.snappy.parquet.
     suffix: CODEC_SUFFIX[String(o.get('compress_codec')).toLowerCase()]! + FORMAT_SUFFIX[format],
@@ -136,6 +136,16 @@ function parquetEncoderFactory(o: PluginOptions, columns: readonly Column[]): ()
   const codec = PARQUET_WRITE_CODECS[String(o.get('compress_codec')).toLowerCase()]!;
   parquetSchemaOf(columns); // a column Parquet cannot hold fails now, at planning, not in a worker
   return () => new ParquetFileEncoder(columns, codec);
+}
+
+/** The target folder of a table: path with ${database_name} etc. replaced, without a trailing '/'. */
+function targetPath(o: PluginOptions, table: CatalogTable): string {
+  const path = substituteVariables(String(o.get('path')), {
+    database_name: table.path.database ?? '',
+    schema_name: table.path.schema ?? '',
+    table_name: table.path.table,
+  }).replace(/\/+$/, '');
+  return path === '' ? '/' : path;
 }
 
 function excelEncoderFactory(o: PluginOptions, columns: readonly Column[], positions: readonly number[]): () => FileEncoder {

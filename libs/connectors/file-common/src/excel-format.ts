@@ -3,7 +3,7 @@ import type { Column, DataType } from '@tideway/api';
 import type * as ExcelJS from 'exceljs';
 import type { FileEncoder } from './file-encoder.js';
 import { javaDoubleText } from './java-text.js';
-import { compileJsonLineWriter } from './json-format.js';
+import { compileJsonValueWriter } from './json-format.js';
 
 /**
  * Excel (xlsx) files, as SeaTunnel's ExcelGenerator and ExcelReadStrategy handle them, through
@@ -33,13 +33,8 @@ function compileCell(type: DataType, fieldDelimiter: string): (v: unknown) => un
       // Java's Arrays.asList of the signed bytes, as SeaTunnel writes them
       return (v) => `[${[...(v as Uint8Array)].map((b) => (b > 127 ? b - 256 : b)).join(', ')}]`;
     case 'array':
-    case 'map': {
-      const json = compileJsonLineWriter([{ name: 'v', type }]);
-      return (v) => {
-        const line = json([v]);
-        return line.slice(5, -1); // {"v":<value>} -> <value>
-      };
-    }
+    case 'map':
+      return compileJsonValueWriter(type);
     case 'row': {
       const parts = type.fields.map((f) => compileCell(f.type, fieldDelimiter));
       return (v) => (v as unknown[]).map((x, i) => (x === null || x === undefined ? '' : String(parts[i]!(x)))).join(fieldDelimiter);

@@ -147,6 +147,10 @@ export class FileSourceReader implements SourceReader<FileSplit> {
       const batches = binaryParts(this.cfg.fs.read(split.path), relativePathOf(this.cfg.basePath, split.path), split.offset, FILE_READ_BATCH_ROWS)[Symbol.asyncIterator]();
       return { split, batches, offset: split.offset, partitionValues: [] };
     }
+    if (this.cfg.decoder.decodeDocument) {
+      const batches = this.xmlBatches(split)[Symbol.asyncIterator]();
+      return { split, batches, offset: split.offset, partitionValues };
+    }
     if (this.cfg.decoder.decodeCells) {
       const batches = this.excelBatches(split)[Symbol.asyncIterator]();
       return { split, batches, offset: split.offset, partitionValues };
@@ -157,6 +161,25 @@ export class FileSourceReader implements SourceReader<FileSplit> {
       return it;
     });
     return { split, lines, offset: split.offset, partitionValues };
+  }
+
+  /** An xml file's rows (every archive entry's, for archives), each document read whole, after `offset` rows, in batches. */
+  private async *xmlBatches(split: FileSplit): AsyncGenerator<unknown[][]> {
+    const { fs, archiveCodec, entrySuffix } = this.cfg;
+    const size = archiveCodec === 'zip' ? ((await fs.listFiles(split.path))[0]?.size ?? 0) : 0;
+    let skipRows = split.offset;
+    for await (const entry of archiveEntries(fs, split.path, archiveCodec, size)) {
+      if (archiveCodec !== 'none' && !entry.name.endsWith(entrySuffix)) continue;
+      const chunks: Uint8Array[] = [];
+      for await (const c of entry.bytes) chunks.push(c);
+      let rows = this.cfg.decoder.decodeDocument!(new TextDecoder(this.cfg.encoding).decode(Buffer.concat(chunks)));
+      if (skipRows > 0) {
+        const skipped = Math.min(skipRows, rows.length);
+        rows = rows.slice(skipped);
+        skipRows -= skipped;
+      }
+      for (let at = 0; at < rows.length; at += FILE_READ_BATCH_ROWS) yield rows.slice(at, at + FILE_READ_BATCH_ROWS);
+    }
   }
 
   /** An excel file's rows (every archive entry's, for archives) after the header rows and `offset` more, decoded, in batches. */

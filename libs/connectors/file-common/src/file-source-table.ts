@@ -8,6 +8,7 @@ import type { FileSystemAdapter } from './file-system.js';
 import { parquetColumns, parquetMetadataOf } from './parquet-source.js';
 import { compileExcelValue } from './excel-format.js';
 import { BINARY_COLUMNS } from './binary-format.js';
+import { compileXmlDocumentParser } from './xml-format.js';
 
 /** How a file source turns lines into rows; built once from the options and the partition keys. */
 export interface SourceDecoder {
@@ -16,6 +17,8 @@ export interface SourceDecoder {
   decode(line: string): unknown[];
   /** Partition keys found in the first file's path (parse_partition_from_path). */
   readonly partitionKeys: readonly string[];
+  /** xml: the rows of one whole document, projected to read_columns. */
+  readonly decodeDocument?: (text: string) => unknown[][];
   /** binary: files are read as (data, relativePath, partIndex) parts. */
   readonly binary?: boolean;
   /** Excel: the fields of one sheet row (cell values as exceljs reads them), projected to read_columns. */
@@ -120,6 +123,17 @@ export function buildSourceDecoder(o: PluginOptions, plugin: string, partitionKe
     const all = parseAll(line);
     return projection.map((i) => all[i]);
   };
+  if (format === 'xml') {
+    const parseDoc = compileXmlDocumentParser(schemaColumns, {
+      rootTag: '',
+      rowTag: String(o.get('xml_row_tag')),
+      useAttributes: o.get<boolean>('xml_use_attr_format'),
+      fieldDelimiter: String(o.get('field_delimiter')),
+    });
+    const picked = projection.length > 0 ? projection : schemaColumns.map((_, i) => i);
+    const decodeDocument = (text: string): unknown[][] => parseDoc(text).map((row) => picked.map((i) => row[i]));
+    return { table, decode, partitionKeys, decodeDocument };
+  }
   if (format === 'excel') {
     const cells = schemaColumns.map((c) => compileExcelValue(c.type));
     const picked = projection.length > 0 ? projection : schemaColumns.map((_, i) => i);

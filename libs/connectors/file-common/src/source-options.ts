@@ -7,13 +7,15 @@ import { ARCHIVE_CODECS } from './archive-entries.js';
 /** Options of SeaTunnel's file sources (BaseSourceConfigOptions) that Tideway implements. */
 export const FILE_SOURCE_OPTIONS: readonly OptionDef[] = [
   { name: 'path', type: 'string', description: 'A file, or a folder read recursively (files named _SUCCESS, starting with "." or empty are skipped). Required unless tables_configs is set.' },
-  { name: 'file_format_type', type: 'enum', values: [...FILE_FORMATS, ...SEATUNNEL_ONLY_FORMATS], description: 'text, csv, json, parquet, excel or binary (orc and xml are not implemented by Tideway). binary reads whole files as rows (data bytes, relativePath string, partIndex bigint) of 1024 bytes. Parquet files bring their own schema; each row group is a split. Required unless tables_configs is set.' },
+  { name: 'file_format_type', type: 'enum', values: [...FILE_FORMATS, ...SEATUNNEL_ONLY_FORMATS], description: 'text, csv, json, parquet, excel, xml or binary (orc is not implemented by Tideway). binary reads whole files as rows (data bytes, relativePath string, partIndex bigint) of 1024 bytes. Parquet files bring their own schema; each row group is a split. Required unless tables_configs is set.' },
   { name: 'schema', type: 'object', description: 'The columns in the files (required for json; text and csv without it read each line into one string column `content`; parquet takes its schema from the file).' },
   { name: 'read_columns', type: 'list', description: 'Columns of the schema to emit, in this order (partition columns are appended after them).' },
   { name: 'field_delimiter', type: 'string', default: '\u0001', fallbackNames: ['delimiter'], description: 'Separator between fields of text files (csv uses "," unless set).' },
   { name: 'parse_partition_from_path', type: 'boolean', default: true, description: 'Add a string column per `key=value` folder between path and the file.' },
   { name: 'skip_header_row_number', type: 'long', default: 0, min: 0, description: 'Lines to skip at the start of every text or csv file (rows of every excel sheet).' },
   { name: 'sheet_name', type: 'string', description: 'excel: the sheet to read (default the first).' },
+  { name: 'xml_row_tag', type: 'string', description: 'xml: the element of each row (every element of that name in the document); required for xml.' },
+  { name: 'xml_use_attr_format', type: 'boolean', description: 'xml: fields are attributes of the row element (true) or child elements (false); required for xml.' },
   { name: 'file_filter_pattern', type: 'string', description: 'Regular expression a file name must match as a whole to be read.' },
   { name: 'compress_codec', type: 'string', default: 'none', description: 'text, csv and json: none or lzo (lzop files, decompressed as they stream in). Parquet files name their own codec.' },
   {
@@ -62,8 +64,10 @@ function validateOneTable(o: PluginOptions): string | undefined {
   if (!o.has('path')) return "Option 'path' is required (or tables_configs).";
   if (!o.has('file_format_type')) return "Option 'file_format_type' is required (or tables_configs).";
   const format = String(o.get('file_format_type')).toLowerCase();
-  if (!(FILE_FORMATS as readonly string[]).includes(format)) return `Option 'file_format_type': Tideway does not implement the ${format} format; use text, csv, json, parquet, excel or binary${format === 'orc' ? ' (no maintained ORC library exists for Node: docs/decisions/0011-orc.md)' : ''}.`;
-  if ((format === 'json' || format === 'excel') && !o.has('schema')) return `Option 'schema' is required when file_format_type is ${format}.`;
+  if (!(FILE_FORMATS as readonly string[]).includes(format)) return `Option 'file_format_type': Tideway does not implement the ${format} format; use text, csv, json, parquet, excel, xml or binary${format === 'orc' ? ' (no maintained ORC library exists for Node: docs/decisions/0011-orc.md)' : ''}.`;
+  if (format === 'xml' && (!o.has('xml_row_tag') || !o.has('xml_use_attr_format'))) return "Options 'xml_row_tag' and 'xml_use_attr_format' are required when file_format_type is xml.";
+  if (format === 'xml' && String(o.get('compress_codec')).toLowerCase() !== 'none') return "Option 'compress_codec': only none applies to xml.";
+  if ((format === 'json' || format === 'excel' || format === 'xml') && !o.has('schema')) return `Option 'schema' is required when file_format_type is ${format}.`;
   if (format === 'excel' && String(o.get('compress_codec')).toLowerCase() !== 'none') return "Option 'compress_codec': excel files are zip archives already; only none applies.";
   if (String(o.get('archive_compress_codec')) !== 'none' && format === 'parquet') return "Option 'archive_compress_codec' applies to text, csv and json files; Parquet files are read by byte range, not from archives.";
   if (format === 'binary' && o.has('schema')) return "Option 'schema' is not used with binary: its rows are always (data bytes, relativePath string, partIndex bigint).";

@@ -12,6 +12,7 @@ import { PARQUET_WRITE_CODECS, ParquetFileEncoder } from './parquet-encoder.js';
 import { parquetSchemaOf } from './parquet-schema.js';
 import { ExcelFileEncoder, loadExcel } from './excel-format.js';
 import { binaryLayout } from './binary-format.js';
+import { XmlFileEncoder } from './xml-format.js';
 import type { DateFormat, DateTimeFormat, TimeFormat } from './temporal-formats.js';
 
 /**
@@ -127,7 +128,13 @@ export function buildTableLayout(o: PluginOptions, table: CatalogTable, plugin: 
     partitionDir,
     pick,
     newEncoder:
-      format === 'parquet' ? parquetEncoderFactory(o, columns) : format === 'excel' ? excelEncoderFactory(o, columns, written) : lineEncoderFactory(o, format, columns),
+      format === 'parquet'
+        ? parquetEncoderFactory(o, columns)
+        : format === 'excel'
+          ? excelEncoderFactory(o, columns, written)
+          : format === 'xml'
+            ? xmlEncoderFactory(o, columns)
+            : lineEncoderFactory(o, format as LineFormat, columns),
     ...(format === 'excel' ? { load: async () => void (await loadExcel()) } : {}),
   };
 }
@@ -159,7 +166,20 @@ function excelEncoderFactory(o: PluginOptions, columns: readonly Column[], posit
   return () => new ExcelFileEncoder(columns, positions, options);
 }
 
-function lineEncoderFactory(o: PluginOptions, format: Exclude<FileFormat, 'parquet' | 'excel'>, columns: readonly Column[]): () => FileEncoder {
+function xmlEncoderFactory(o: PluginOptions, columns: readonly Column[]): () => FileEncoder {
+  const options = {
+    rootTag: String(o.get('xml_root_tag')),
+    rowTag: String(o.get('xml_row_tag')),
+    useAttributes: o.get<boolean>('xml_use_attr_format'),
+    fieldDelimiter: String(o.get('field_delimiter')),
+  };
+  const newCharsetEncoder = charsetEncoder(String(o.get('encoding')))!;
+  return () => new XmlFileEncoder(columns, options, newCharsetEncoder());
+}
+
+type LineFormat = 'text' | 'csv' | 'json';
+
+function lineEncoderFactory(o: PluginOptions, format: LineFormat, columns: readonly Column[]): () => FileEncoder {
   const fieldDelimiter = format === 'csv' ? ',' : String(o.get('field_delimiter'));
   const encodeColumns =
     format === 'json'

@@ -8,7 +8,7 @@ import { ARCHIVE_CODECS } from './archive-entries.js';
 export const FILE_SOURCE_OPTIONS: readonly OptionDef[] = [
   { name: 'path', type: 'string', description: 'A file, or a folder read recursively (files named _SUCCESS, starting with "." or empty are skipped). Required unless tables_configs is set.' },
   { name: 'file_format_type', type: 'enum', values: [...FILE_FORMATS, ...SEATUNNEL_ONLY_FORMATS], description: 'text, csv, json, parquet, excel, xml or binary (orc is not implemented by Tideway). binary reads whole files as rows (data bytes, relativePath string, partIndex bigint) of 1024 bytes. Parquet files bring their own schema; each row group is a split. Required unless tables_configs is set.' },
-  { name: 'schema', type: 'object', description: 'The columns in the files (required for json; text and csv without it read each line into one string column `content`; parquet takes its schema from the file).' },
+  { name: 'schema', type: 'object', description: 'The columns in the files (required for json, excel and xml; text and csv without it read each line into one string column `content`; parquet takes its schema from the file, binary has a fixed one).' },
   { name: 'read_columns', type: 'list', description: 'Columns of the schema to emit, in this order (partition columns are appended after them).' },
   { name: 'field_delimiter', type: 'string', default: '\u0001', fallbackNames: ['delimiter'], description: 'Separator between fields of text files (csv uses "," unless set).' },
   { name: 'parse_partition_from_path', type: 'boolean', default: true, description: 'Add a string column per `key=value` folder between path and the file.' },
@@ -23,7 +23,7 @@ export const FILE_SOURCE_OPTIONS: readonly OptionDef[] = [
     type: 'enum',
     values: ARCHIVE_CODECS,
     default: 'none',
-    description: 'zip, tar or tar_gz: every file is an archive; its entries whose names end with the format\'s suffix (.txt, .csv, .json) are read in order, streamed, each with its own header rows skipped. text, csv and json only.',
+    description: 'zip, tar or tar_gz: every file is an archive; its entries whose names end with the format\'s suffix (.txt, .csv, .json, .xlsx, .xml) are read in order, streamed, each with its own header rows skipped. Not for parquet or binary.',
   },
   { name: 'encoding', type: 'string', default: 'UTF-8', description: 'Charset of the files: any the WHATWG Encoding standard names (UTF-8, GBK, ISO-8859-1, ...).' },
   { name: 'date_format', type: 'enum', values: DATE_FORMATS, default: 'yyyy-MM-dd', description: 'Accepted for compatibility: like SeaTunnel, dates in yyyy-MM-dd, yyyy.MM.dd, yyyy/MM/dd and yyyyMMdd are all recognised.' },

@@ -75,7 +75,21 @@ const NO_E2E_PARQUET =
   "needs SeaTunnel's connector-file-local-e2e data file parquet/e2e.parquet at /seatunnel/read/parquet/, which ../shared/conformance/seatunnel/extra/fixtures does not have yet";
 const NO_E2E_LZO = "needs SeaTunnel's connector-file-local-e2e lzo data files (laid at /seatunnel/read/lzo_text and /seatunnel/read/lzo_json), which ../shared/conformance/seatunnel/extra/fixtures does not have yet";
 const NO_ARCHIVES = "needs SeaTunnel's connector-file-local-e2e zip/tar/tar.gz fixture archives (laid under /seatunnel/read/zip, /tar, /tar_gz), which ../shared/conformance/seatunnel/extra/fixtures does not have yet";
+const NO_E2E_EXCEL = "needs SeaTunnel's connector-file-local-e2e excel fixture workbooks (laid under /seatunnel/read/excel and /seatunnel/read/zip/excel), which ../shared/conformance/seatunnel/extra/fixtures does not have yet";
+const NO_E2E_BINARY = "needs the file SeaTunnel's LocalFileIT copies to /seatunnel/read/binary/, which ../shared/conformance/seatunnel/extra/fixtures does not have yet";
+const NO_E2E_XML = "needs SeaTunnel's connector-file-local-e2e xml fixture (laid under /seatunnel/read/xml and /seatunnel/read/zip/xml), which ../shared/conformance/seatunnel/extra/fixtures does not have yet";
 const skipped: Record<string, string> = {
+  'connector-file-local-e2e__xml_local_file_xml_to_assert.conf': NO_E2E_XML,
+  'connector-file-local-e2e__xml_local_file_zip_xml_to_assert.conf': NO_E2E_XML,
+  'connector-file-local-e2e__binary_local_file_binary_to_assert.conf': NO_E2E_BINARY,
+  'connector-file-local-e2e__binary_local_file_binary_to_local_file_binary.conf': NO_E2E_BINARY,
+  'connector-file-local-e2e__excel_local_excel_projection_to_assert.conf': NO_E2E_EXCEL,
+  'connector-file-local-e2e__excel_local_excel_to_assert.conf': NO_E2E_EXCEL,
+  'connector-file-local-e2e__excel_local_filter_excel_to_assert.conf': NO_E2E_EXCEL,
+  'connector-file-local-e2e__excel_local_excel_multi_zip_to_assert.conf': NO_E2E_EXCEL,
+  'connector-file-local-e2e__excel_local_excel_zip_to_assert.conf': NO_E2E_EXCEL,
+  'connector-file-local-e2e__excel_local_excel_to_assert_with_multipletable.conf': NO_E2E_EXCEL,
+
   'connector-file-local-e2e__parquet_local_file_parquet_projection_to_assert.conf': NO_E2E_PARQUET,
   'connector-file-local-e2e__parquet_local_file_parquet_to_assert.conf': NO_E2E_PARQUET,
   'connector-file-local-e2e__parquet_local_file_to_console.conf': NO_E2E_PARQUET,

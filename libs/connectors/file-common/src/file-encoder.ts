@@ -8,28 +8,16 @@ export interface FileEncoder {
   /** The bytes encoded since the last take, if any. */
   take(): Uint8Array | undefined;
   /** Ends the file: its last bytes (e.g. Parquet's last row group and footer). */
-  finish(): Uint8Array | undefined;
+  finish(): Uint8Array | undefined | Promise<Uint8Array | undefined>;
 }
 
-/** Text, csv and json: one line per row, an optional header line, in a charset. */
-export class LineFileEncoder implements FileEncoder {
-  private pending = '';
-  private wroteRows = false;
+/** An encoder of text formats: rows add text, `take` turns it into bytes in the file's charset. */
+export abstract class TextFileEncoder implements FileEncoder {
+  protected pending = '';
 
-  constructor(
-    private readonly line: (fields: readonly unknown[]) => string,
-    private readonly rowDelimiter: string,
-    private readonly encode: (text: string) => Uint8Array,
-    header?: string,
-  ) {
-    if (header !== undefined) this.pending = header + rowDelimiter;
-  }
+  constructor(private readonly encode: (text: string) => Uint8Array) {}
 
-  add(fields: readonly unknown[]): void {
-    if (this.wroteRows) this.pending += this.rowDelimiter;
-    this.pending += this.line(fields);
-    this.wroteRows = true;
-  }
+  abstract add(fields: readonly unknown[]): void;
 
   take(): Uint8Array | undefined {
     if (this.pending === '') return undefined;
@@ -40,6 +28,27 @@ export class LineFileEncoder implements FileEncoder {
 
   finish(): Uint8Array | undefined {
     return this.take();
+  }
+}
+
+/** Text, csv and json: one line per row, an optional header line, in a charset. */
+export class LineFileEncoder extends TextFileEncoder {
+  private wroteRows = false;
+
+  constructor(
+    private readonly line: (fields: readonly unknown[]) => string,
+    private readonly rowDelimiter: string,
+    encode: (text: string) => Uint8Array,
+    header?: string,
+  ) {
+    super(encode);
+    if (header !== undefined) this.pending = header + rowDelimiter;
+  }
+
+  add(fields: readonly unknown[]): void {
+    if (this.wroteRows) this.pending += this.rowDelimiter;
+    this.pending += this.line(fields);
+    this.wroteRows = true;
   }
 }
 
@@ -60,8 +69,8 @@ export class CompressedFileEncoder implements FileEncoder {
     return out && out.length > 0 ? out : undefined;
   }
 
-  finish(): Uint8Array | undefined {
-    const raw = this.inner.finish();
+  async finish(): Promise<Uint8Array | undefined> {
+    const raw = await this.inner.finish();
     const head = raw ? this.stream.write(raw) : new Uint8Array(0);
     const tail = this.stream.end();
     return Buffer.concat([head, tail]);

@@ -70,7 +70,8 @@ export class FileSinkWriter implements SinkWriter<FileCommitInfo, FileSinkState>
     this.uuidPrefix = states[0]?.uuidPrefix ?? (cfg.prefixKey + randomBytes(5).toString('hex')).slice(0, UUID_PREFIX_LENGTH);
     this.checkpointId = states.length > 0 ? Math.max(...states.map((s) => s.checkpointId)) + 1 : 1;
     this.beginTransaction();
-    this.ready = cfg.transactional ? this.recover(states) : Promise.resolve();
+    const formats = Promise.all([...cfg.layouts.values()].map((l) => l.load?.()));
+    this.ready = Promise.all([formats, cfg.transactional ? this.recover(states) : undefined]).then(() => undefined);
     this.ready.catch(() => undefined); // surfaced by the first write/prepareCommit
   }
 
@@ -117,19 +118,21 @@ export class FileSinkWriter implements SinkWriter<FileCommitInfo, FileSinkState>
     await this.ready;
     const touched = new Set<OpenFile>();
     for (const row of rows) {
-      if (this.rowsInPart >= this.cfg.batchSize) {
+      const layout = this.cfg.layouts.get(row.tableId) ?? this.unknownTable(row.tableId);
+      // binary files are written whole, one file per source file: batch_size cannot cut them
+      if (this.rowsInPart >= this.cfg.batchSize && !layout.fileNameOf) {
         await this.flush(touched);
         await this.closeFiles();
         this.part++;
         this.rowsInPart = 0;
       }
       this.rowsInPart++;
-      const layout = this.cfg.layouts.get(row.tableId) ?? this.unknownTable(row.tableId);
       const partition = layout.partitionDir(row.fields);
-      const key = `${layout.tableId}\u0000${partition}`;
+      const own = layout.fileNameOf?.(row.fields);
+      const key = `${layout.tableId}\u0000${partition}\u0000${own ?? ''}`;
       let file = this.open.get(key);
       if (!file) {
-        file = this.openFile(layout, partition);
+        file = this.openFile(layout, partition, own);
         this.open.set(key, file);
       }
       file.encoder.add(layout.pick(row.fields));
@@ -142,8 +145,8 @@ export class FileSinkWriter implements SinkWriter<FileCommitInfo, FileSinkState>
     throw new TidewayError(ErrorCode.INTERNAL, `${this.cfg.plugin}: a row of table '${tableId}' reached the sink, which was planned for ${[...this.cfg.layouts.keys()].join(', ')}.`);
   }
 
-  private openFile(layout: TableLayout, partition: string): OpenFile {
-    const name = this.cfg.namer.name(this.transactionId, this.part);
+  private openFile(layout: TableLayout, partition: string, own?: string): OpenFile {
+    const name = own ?? this.cfg.namer.name(this.transactionId, this.part);
     const finalPath = `${layout.path === '/' ? '' : layout.path}/${partition === '' ? '' : `${partition}/`}${name}`;
     const tableIndex = [...this.cfg.layouts.keys()].indexOf(layout.tableId);
     const path = this.cfg.transactional ? `${this.transactionDir}/${tableIndex}/${partition === '' ? NON_PARTITION : partition}/${name}` : finalPath;
@@ -162,7 +165,7 @@ export class FileSinkWriter implements SinkWriter<FileCommitInfo, FileSinkState>
   /** Ends a file: its encoder's last bytes, then close. */
   private async finishFile(file: OpenFile): Promise<void> {
     const output = await file.output;
-    const last = file.encoder.finish();
+    const last = await file.encoder.finish();
     if (last) await output.write(last);
     await output.close();
   }

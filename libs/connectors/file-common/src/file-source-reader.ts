@@ -6,6 +6,8 @@ import { partitionsOf, type SourceDecoder } from './file-source-table.js';
 import { readLines } from './line-reader.js';
 import { lzopDecompress } from './lzop.js';
 import { archiveEntries, type ArchiveCodec } from './archive-entries.js';
+import { excelRows } from './excel-format.js';
+import { binaryParts, relativePathOf } from './binary-format.js';
 import { parquetRowGroupRows } from './parquet-source.js';
 
 /** Rows emitted per pollNext at most. */
@@ -24,6 +26,8 @@ export interface FileSourceReaderConfig {
   readonly archiveCodec: ArchiveCodec;
   /** The suffix an archive entry must have to be read (SeaTunnel's checkFileType): .txt, .csv, .json. */
   readonly entrySuffix: string;
+  /** excel: the sheet to read (default the first). */
+  readonly sheetName?: string;
   readonly parsePartitions: boolean;
 }
 
@@ -139,12 +143,72 @@ export class FileSourceReader implements SourceReader<FileSplit> {
       });
       return { split, batches, offset: split.offset, partitionValues };
     }
+    if (this.cfg.decoder.binary) {
+      const batches = binaryParts(this.cfg.fs.read(split.path), relativePathOf(this.cfg.basePath, split.path), split.offset, FILE_READ_BATCH_ROWS)[Symbol.asyncIterator]();
+      return { split, batches, offset: split.offset, partitionValues: [] };
+    }
+    if (this.cfg.decoder.decodeDocument) {
+      const batches = this.xmlBatches(split)[Symbol.asyncIterator]();
+      return { split, batches, offset: split.offset, partitionValues };
+    }
+    if (this.cfg.decoder.decodeCells) {
+      const batches = this.excelBatches(split)[Symbol.asyncIterator]();
+      return { split, batches, offset: split.offset, partitionValues };
+    }
     const lines = await this.io(split, async () => {
       const it = this.linesOf(split)[Symbol.asyncIterator]();
       for (let skip = split.offset; skip > 0; skip--) if ((await it.next()).done) break;
       return it;
     });
     return { split, lines, offset: split.offset, partitionValues };
+  }
+
+  /** An xml file's rows (every archive entry's, for archives), each document read whole, after `offset` rows, in batches. */
+  private async *xmlBatches(split: FileSplit): AsyncGenerator<unknown[][]> {
+    const { fs, archiveCodec, entrySuffix } = this.cfg;
+    const size = archiveCodec === 'zip' ? ((await fs.listFiles(split.path))[0]?.size ?? 0) : 0;
+    let skipRows = split.offset;
+    for await (const entry of archiveEntries(fs, split.path, archiveCodec, size)) {
+      if (archiveCodec !== 'none' && !entry.name.endsWith(entrySuffix)) continue;
+      const chunks: Uint8Array[] = [];
+      for await (const c of entry.bytes) chunks.push(c);
+      let rows = this.cfg.decoder.decodeDocument!(new TextDecoder(this.cfg.encoding).decode(Buffer.concat(chunks)));
+      if (skipRows > 0) {
+        const skipped = Math.min(skipRows, rows.length);
+        rows = rows.slice(skipped);
+        skipRows -= skipped;
+      }
+      for (let at = 0; at < rows.length; at += FILE_READ_BATCH_ROWS) yield rows.slice(at, at + FILE_READ_BATCH_ROWS);
+    }
+  }
+
+  /** An excel file's rows (every archive entry's, for archives) after the header rows and `offset` more, decoded, in batches. */
+  private async *excelBatches(split: FileSplit): AsyncGenerator<unknown[][]> {
+    const { fs, archiveCodec, entrySuffix } = this.cfg;
+    const decode = this.cfg.decoder.decodeCells!;
+    const size = archiveCodec === 'zip' ? ((await fs.listFiles(split.path))[0]?.size ?? 0) : 0;
+    let skipRows = split.offset;
+    let batch: unknown[][] = [];
+    for await (const entry of archiveEntries(fs, split.path, archiveCodec, size)) {
+      if (archiveCodec !== 'none' && !entry.name.endsWith(entrySuffix)) continue;
+      let skip = this.cfg.skipHeaderLines;
+      for await (const cells of excelRows(entry.bytes, this.cfg.sheetName, `${split.path} (${entry.name})`)) {
+        if (skip > 0) {
+          skip--;
+          continue;
+        }
+        if (skipRows > 0) {
+          skipRows--;
+          continue;
+        }
+        batch.push(decode(cells));
+        if (batch.length >= FILE_READ_BATCH_ROWS) {
+          yield batch;
+          batch = [];
+        }
+      }
+    }
+    if (batch.length > 0) yield batch;
   }
 
   /**

@@ -6,6 +6,9 @@ import { compileTextFieldParsers, splitCsvLine } from './text-format.js';
 import { javaLineSplitter } from './java-line-split.js';
 import type { FileSystemAdapter } from './file-system.js';
 import { parquetColumns, parquetMetadataOf } from './parquet-source.js';
+import { compileExcelValue } from './excel-format.js';
+import { BINARY_COLUMNS } from './binary-format.js';
+import { compileXmlDocumentParser } from './xml-format.js';
 
 /** How a file source turns lines into rows; built once from the options and the partition keys. */
 export interface SourceDecoder {
@@ -14,6 +17,12 @@ export interface SourceDecoder {
   decode(line: string): unknown[];
   /** Partition keys found in the first file's path (parse_partition_from_path). */
   readonly partitionKeys: readonly string[];
+  /** xml: the rows of one whole document, projected to read_columns. */
+  readonly decodeDocument?: (text: string) => unknown[][];
+  /** binary: files are read as (data, relativePath, partIndex) parts. */
+  readonly binary?: boolean;
+  /** Excel: the fields of one sheet row (cell values as exceljs reads them), projected to read_columns. */
+  readonly decodeCells?: (cells: readonly unknown[]) => unknown[];
   /** Parquet: the columns to read from a file (its own schema, projected to read_columns). */
   readonly parquetColumns?: (fs: FileSystemAdapter, path: string) => Promise<Column[]>;
 }
@@ -71,6 +80,17 @@ export function partitionsOf(base: string, file: string): [string, string][] {
 export function buildSourceDecoder(o: PluginOptions, plugin: string, partitionKeys: readonly string[], fileColumns?: readonly Column[]): SourceDecoder {
   const format = String(o.get('file_format_type')).toLowerCase() as FileFormat;
   if (format === 'parquet') return parquetDecoder(o, plugin, partitionKeys, fileColumns);
+  if (format === 'binary') {
+    const table = { ...parseSchemaConfig({ fields: {} }, { catalogName: plugin }).table, columns: [...BINARY_COLUMNS] };
+    return {
+      table,
+      decode: () => {
+        throw new Error('binary files are read in parts, not by line');
+      },
+      partitionKeys: [],
+      binary: true,
+    };
+  }
   let base: CatalogTable;
   if (o.has('schema')) {
     base = parseSchemaConfig(o.get('schema'), { catalogName: plugin, place: o.place('schema') }).table;
@@ -103,5 +123,22 @@ export function buildSourceDecoder(o: PluginOptions, plugin: string, partitionKe
     const all = parseAll(line);
     return projection.map((i) => all[i]);
   };
+  if (format === 'xml') {
+    const parseDoc = compileXmlDocumentParser(schemaColumns, {
+      rootTag: '',
+      rowTag: String(o.get('xml_row_tag')),
+      useAttributes: o.get<boolean>('xml_use_attr_format'),
+      fieldDelimiter: String(o.get('field_delimiter')),
+    });
+    const picked = projection.length > 0 ? projection : schemaColumns.map((_, i) => i);
+    const decodeDocument = (text: string): unknown[][] => parseDoc(text).map((row) => picked.map((i) => row[i]));
+    return { table, decode, partitionKeys, decodeDocument };
+  }
+  if (format === 'excel') {
+    const cells = schemaColumns.map((c) => compileExcelValue(c.type));
+    const picked = projection.length > 0 ? projection : schemaColumns.map((_, i) => i);
+    const decodeCells = (row: readonly unknown[]): unknown[] => picked.map((i) => cells[i]!(row[i]));
+    return { table, decode, partitionKeys, decodeCells };
+  }
   return { table, decode, partitionKeys };
 }

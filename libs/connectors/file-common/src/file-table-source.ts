@@ -54,7 +54,9 @@ export class FileTableSource {
         return e.size > 0 && name !== '_SUCCESS' && !name.startsWith('.') && (!pattern || pattern.test(name));
       })
       .map((e) => e.path);
-    const keys = o.get<boolean>('parse_partition_from_path') && files.length > 0 ? partitionsOf(base, files[0]).map(([k]) => k) : [];
+    // binary rows have a fixed shape: no partition columns (SeaTunnel's binaryRowType)
+    const binary = String(o.get('file_format_type')).toLowerCase() === 'binary';
+    const keys = !binary && o.get<boolean>('parse_partition_from_path') && files.length > 0 ? partitionsOf(base, files[0]).map(([k]) => k) : [];
     if (String(o.get('file_format_type')).toLowerCase() === 'parquet') {
       await this.prepareParquet(files, keys);
       return;
@@ -98,6 +100,7 @@ export class FileTableSource {
         compressCodec: String(o.get('compress_codec')).toLowerCase(),
         archiveCodec: String(o.get('archive_compress_codec')).toLowerCase() as ArchiveCodec,
         entrySuffix: FORMAT_SUFFIX[String(o.get('file_format_type')).toLowerCase() as FileFormat] ?? '',
+        ...(o.has('sheet_name') ? { sheetName: String(o.get('sheet_name')) } : {}),
         parsePartitions: o.get<boolean>('parse_partition_from_path'),
       },
       ctx,

@@ -251,3 +251,15 @@ export function compileJsonLineParser(columns: readonly { name: string; type: Da
     return names.map((n, i) => readers[i](rec[n]));
   };
 }
+
+/** The JSON text of one value of `type` (a map or array inside a text cell: excel, xml). */
+export function compileJsonValueWriter(type: DataType): (v: unknown) => string {
+  const line = compileJsonLineWriter([{ name: 'v', type }]);
+  return (v) => line([v]).slice(5, -1); // {"v":<value>} -> <value>
+}
+
+/** Parses the JSON text of one value of `type` (the reverse of compileJsonValueWriter). */
+export function compileJsonValueParser(type: DataType): (text: string) => unknown {
+  const line = compileJsonLineParser([{ name: 'v', type }]);
+  return (text) => line(`{"v":${text}}`)[0];
+}

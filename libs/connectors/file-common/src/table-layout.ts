@@ -10,6 +10,9 @@ import { CompressedFileEncoder, LineFileEncoder, type FileEncoder } from './file
 import { LzopWriter } from './lzop.js';
 import { PARQUET_WRITE_CODECS, ParquetFileEncoder } from './parquet-encoder.js';
 import { parquetSchemaOf } from './parquet-schema.js';
+import { ExcelFileEncoder, loadExcel } from './excel-format.js';
+import { binaryLayout } from './binary-format.js';
+import { XmlFileEncoder } from './xml-format.js';
 import type { DateFormat, DateTimeFormat, TimeFormat } from './temporal-formats.js';
 
 /**
@@ -29,6 +32,10 @@ export interface TableLayout {
   pick(fields: readonly unknown[]): unknown[];
   /** A new encoder for one file of this table. */
   newEncoder(): FileEncoder;
+  /** Loads what the encoder needs (exceljs is loaded only by jobs writing excel). */
+  load?(): Promise<void>;
+  /** binary: the file a row belongs to (its relativePath), instead of file_name_expression. */
+  fileNameOf?(fields: readonly unknown[]): string;
 }
 
 /** A partition value as Java's toString spells it (folder names must match SeaTunnel's). */
@@ -58,6 +65,7 @@ function partitionText(type: DataType): (v: unknown) => string {
 
 /** Builds the layout of `table` from the sink's options. */
 export function buildTableLayout(o: PluginOptions, table: CatalogTable, plugin: string): TableLayout {
+  if (String(o.get('file_format_type')).toLowerCase() === 'binary') return binaryLayout(o, table, plugin, targetPath(o, table));
   const names = table.columns.map((c) => c.name.toLowerCase());
   const indexOf = (name: string, option: string): number => {
     const i = names.indexOf(name.toLowerCase());
@@ -110,20 +118,24 @@ export function buildTableLayout(o: PluginOptions, table: CatalogTable, plugin: 
     return substituteVariables(expression, vars).replace(/^\/+|\/+$/g, '');
   };
 
-  const path = substituteVariables(String(o.get('path')), {
-    database_name: table.path.database ?? '',
-    schema_name: table.path.schema ?? '',
-    table_name: table.path.table,
-  }).replace(/\/+$/, '');
+  const path = targetPath(o, table);
   return {
     tableId: table.tableId,
-    path: path === '' ? '/' : path,
+    path,
     format,
     // SeaTunnel puts the codec before the format's suffix: x.lzo.txt, x.snappy.parquet.
     suffix: CODEC_SUFFIX[String(o.get('compress_codec')).toLowerCase()]! + FORMAT_SUFFIX[format],
     partitionDir,
     pick,
-    newEncoder: format === 'parquet' ? parquetEncoderFactory(o, columns) : lineEncoderFactory(o, format, columns),
+    newEncoder:
+      format === 'parquet'
+        ? parquetEncoderFactory(o, columns)
+        : format === 'excel'
+          ? excelEncoderFactory(o, columns, written)
+          : format === 'xml'
+            ? xmlEncoderFactory(o, columns)
+            : lineEncoderFactory(o, format as LineFormat, columns),
+    ...(format === 'excel' ? { load: async () => void (await loadExcel()) } : {}),
   };
 }
 
@@ -133,7 +145,41 @@ function parquetEncoderFactory(o: PluginOptions, columns: readonly Column[]): ()
   return () => new ParquetFileEncoder(columns, codec);
 }
 
-function lineEncoderFactory(o: PluginOptions, format: Exclude<FileFormat, 'parquet'>, columns: readonly Column[]): () => FileEncoder {
+/** The target folder of a table: path with ${database_name} etc. replaced, without a trailing '/'. */
+function targetPath(o: PluginOptions, table: CatalogTable): string {
+  const path = substituteVariables(String(o.get('path')), {
+    database_name: table.path.database ?? '',
+    schema_name: table.path.schema ?? '',
+    table_name: table.path.table,
+  }).replace(/\/+$/, '');
+  return path === '' ? '/' : path;
+}
+
+function excelEncoderFactory(o: PluginOptions, columns: readonly Column[], positions: readonly number[]): () => FileEncoder {
+  const options = {
+    sheetName: o.has('sheet_name') ? String(o.get('sheet_name')) : undefined,
+    fieldDelimiter: String(o.get('field_delimiter')),
+    dateFormat: o.get<string>('date_format'),
+    dateTimeFormat: o.get<string>('datetime_format'),
+    timeFormat: o.get<string>('time_format'),
+  };
+  return () => new ExcelFileEncoder(columns, positions, options);
+}
+
+function xmlEncoderFactory(o: PluginOptions, columns: readonly Column[]): () => FileEncoder {
+  const options = {
+    rootTag: String(o.get('xml_root_tag')),
+    rowTag: String(o.get('xml_row_tag')),
+    useAttributes: o.get<boolean>('xml_use_attr_format'),
+    fieldDelimiter: String(o.get('field_delimiter')),
+  };
+  const newCharsetEncoder = charsetEncoder(String(o.get('encoding')))!;
+  return () => new XmlFileEncoder(columns, options, newCharsetEncoder());
+}
+
+type LineFormat = 'text' | 'csv' | 'json';
+
+function lineEncoderFactory(o: PluginOptions, format: LineFormat, columns: readonly Column[]): () => FileEncoder {
   const fieldDelimiter = format === 'csv' ? ',' : String(o.get('field_delimiter'));
   const encodeColumns =
     format === 'json'

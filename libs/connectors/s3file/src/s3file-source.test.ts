@@ -1,9 +1,13 @@
-import type { S3Client } from '@aws-sdk/client-s3';
+import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FILE_READ_BATCH_ROWS, type FileSplit } from '@tideway/connector-file-common';
 import { startS3rver, type TestS3Server } from '@tideway/checkpoint/testing';
 import { createS3Client } from './index.js';
-import { ListCollector, putText, readAll, readerContext, s3OptionsOf, splitsOf } from './test-harness.js';
+import { ListCollector, putText, readAll, readerContext, s3OptionsOf, sinkOf, splitsOf, tableOf } from './test-harness.js';
 
 let s3: TestS3Server;
 let client: S3Client;
@@ -65,5 +69,31 @@ describe('S3File source', () => {
 
   it('reads nothing from a missing prefix', async () => {
     expect((await readAll({ ...conn, path: '/nothing/here', file_format_type: 'text' })).rows).toEqual([]);
+  });
+
+  it('writes Parquet to S3 and reads it back by row group through range GETs; reads a zip archive the zip tool made', async () => {
+    const table = tableOf([['id', 'bigint'], ['name', 'string']]);
+    const sink = sinkOf({ ...conn, path: '/pq', tmp_path: '/tmp-pq', file_format_type: 'parquet', compress_codec: 'gzip' }, table);
+    const writer = sink.createWriter({ subtaskIndex: 0, parallelism: 1 });
+    await writer.write(Array.from({ length: 3000 }, (_, i) => ({ kind: '+I' as const, tableId: 'db.t', fields: [BigInt(i), `n${i}`] })));
+    const info = await writer.prepareCommit!(1);
+    await writer.close();
+    const committer = sink.createAggregatedCommitter!();
+    expect(await committer.commit([committer.combine([info])])).toEqual([]);
+    const { rows, table: read } = await readAll({ ...conn, path: '/pq', file_format_type: 'parquet', read_columns: ['name'] });
+    expect(read.columns.map((c) => c.name)).toEqual(['name']);
+    expect(rows.map((r) => r.fields[0])).toEqual(Array.from({ length: 3000 }, (_, i) => `n${i}`));
+
+    const work = mkdtempSync(join(tmpdir(), 'tideway-s3zip-'));
+    try {
+      writeFileSync(join(work, 'a.txt'), '1\n2\n');
+      writeFileSync(join(work, 'b.txt'), '3\n');
+      execFileSync('zip', ['-q', 'x.zip', 'a.txt', 'b.txt'], { cwd: work });
+      await client.send(new PutObjectCommand({ Bucket: 'tideway', Key: 'zips/x.zip', Body: readFileSync(join(work, 'x.zip')) }));
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
+    const zipped = await readAll({ ...conn, path: '/zips', file_format_type: 'text', archive_compress_codec: 'zip', schema: { fields: { v: 'int' } } });
+    expect(zipped.rows.map((r) => r.fields[0])).toEqual([1, 2, 3]);
   });
 });

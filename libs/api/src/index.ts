@@ -7,3 +7,4 @@ export * from './resolved-options.js';
 export * from './schema-config.js';
 export * from './config-value.js';
 export * from './java-text.js';
+export * from './schema-change.js';

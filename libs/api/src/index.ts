@@ -9,3 +9,4 @@ export * from './config-value.js';
 export * from './java-text.js';
 export * from './value-size.js';
 export * from './option-items.js';
+export * from './schema-change.js';

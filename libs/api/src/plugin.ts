@@ -1,4 +1,5 @@
 import type { CatalogTable, Row } from './row.js';
+import type { SchemaChangeEvent } from './schema-change.js';
 import type { PluginOptions, PluginSpec } from './options.js';
 
 /**
@@ -37,6 +38,11 @@ export interface Collector {
   collect(row: Row): void;
   /** Emits many rows at once. */
   collectBatch(rows: readonly Row[]): void;
+  /**
+   * Emits a change of a table's schema, after the rows collected before it and before the rows
+   * that follow (which have the new shape). Absent where the host has no schema path (fakes).
+   */
+  collectSchemaChange?(event: SchemaChangeEvent): void;
 }
 
 export interface SplitEnumeratorContext<S extends SourceSplit> {
@@ -46,6 +52,12 @@ export interface SplitEnumeratorContext<S extends SourceSplit> {
   assignSplits(subtask: number, splits: S[]): void;
   /** Tells a reader no more splits will come. */
   signalNoMoreSplits(subtask: number): void;
+  /**
+   * Optional: asks the engine for a checkpoint now rather than at the next interval (a source
+   * holding a schema change until the rows before it are committed). The engine may decline
+   * (one is in flight, or the minimum pause has not passed); the periodic one then comes.
+   */
+  requestCheckpoint?(): void;
 }
 
 export interface SplitEnumerator<S extends SourceSplit, State = unknown> {
@@ -141,6 +153,15 @@ export interface SinkWriter<CommitInfo = unknown, State = unknown> {
   snapshotState?(checkpointId: number): State[];
   /** Drops prepared work after a failure. */
   abortPrepare?(): Promise<void> | void;
+  /**
+   * Schema evolution: changes the writer's target for `event` before any row of the new shape
+   * arrives (every row before it was passed to write() first). Must be idempotent: after a
+   * restore the same change may come again, already applied. An event with `restored` only
+   * tells the writer the table's current schema. Throw an Error with one sentence naming the
+   * table and the change when it cannot be applied; the job fails with it. A writer without
+   * this method fails the job at the first schema change.
+   */
+  applySchemaChange?(event: SchemaChangeEvent): Promise<void> | void;
   close(): Promise<void> | void;
 }
 

@@ -71,6 +71,12 @@ export interface TaskGroupState {
    * again (idempotently) by the sinks' committers when the task group restores from it.
    */
   pendingCommits?: CommitInfos;
+  /**
+   * Tables whose schema changed while the job ran (schema evolution), as they entered this task
+   * group's chain at the checkpoint: a restored task group replays them down the chain before
+   * any row, so transforms and sinks resume with the shape the rows have.
+   */
+  schemas?: CatalogTable[];
 }
 
 /** Commit infos prepared at a checkpoint, by sink vertex id. */

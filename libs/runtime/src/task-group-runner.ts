@@ -1,7 +1,9 @@
 import type {
   Boundedness,
+  CatalogTable,
   Collector,
   Row,
+  SchemaChangeEvent,
   Sink,
   SinkCommitter,
   SinkWriter,
@@ -18,6 +20,7 @@ import type { CheckpointKind, FromTaskGroup, ToTaskGroup } from './protocol.js';
 import type { InputGate } from './exchange/input-gate.js';
 import type { ShuffleWriter } from './exchange/shuffle-writer.js';
 import { ReadLimiter } from './read-limiter.js';
+import { applyToSink, EvolvingTransform, type PushSchema } from './schema-stages.js';
 
 /** How long a task group's loop runs before it yields to receive control messages. */
 const SLICE_MS = 5;
@@ -26,6 +29,12 @@ const MAX_IDLE_MS = 20;
 const METRICS_INTERVAL_MS = 500;
 
 type Push = (rows: Row[]) => void | Promise<void>;
+
+/** A compiled subtree of the chain: where rows go, and where schema changes go (in order with them). */
+interface Stage {
+  rows: Push;
+  schema: PushSchema;
+}
 
 interface SinkInstance {
   vertexId: number;
@@ -57,6 +66,13 @@ export class TaskGroupRunner {
    */
   private exchange?: typeof import('./exchange/exchange.js');
   private push!: Push;
+  private pushSchema!: PushSchema;
+  /**
+   * The tables entering this chain, as they are now (schema changes included): checkpointed,
+   * and replayed on restore where they differ from the plan's (a restore plans with the
+   * database's schema of the moment, which may be past the checkpoint's).
+   */
+  private readonly currentTables = new Map<string, CatalogTable>();
   private readonly sinks: SinkInstance[] = [];
   private readonly transforms: Transform[] = [];
   private readerDone = false;
@@ -111,8 +127,9 @@ export class TaskGroupRunner {
     if (d.input) {
       // Fed by a shuffle: the chain starts at the root vertex; rows arrive on channels.
       this.gate = new this.exchange!.InputGate(d.input.upstreamTaskGroups);
-      this.push = this.compileNode(root);
+      this.setStage(this.compileNode(root), root.inputTables);
       await this.recommitRestored();
+      await this.replayRestoredSchemas();
       return;
     }
     this.source = createSource(root.plugin, { jobId: d.jobId, jobMode: d.jobMode, parallelism: root.parallelism, inputTables: [] }, this.plugins);
@@ -127,12 +144,13 @@ export class TaskGroupRunner {
       sendSplitRequest: () => this.send({ type: 'split-request', sourceVertexId: this.sourceVertexId, register: false }),
       sendSourceEvent: (event) => this.send({ type: 'source-event', sourceVertexId: this.sourceVertexId, event }),
     });
-    this.push = this.withShuffles(root, this.compileChildren(root.children));
+    this.setStage(this.withShuffles(root, this.compileChildren(root.children)), root.children.flatMap((c) => c.inputTables));
     // What the source emits is what its fused children receive (catalogTables() may need a
     // prepare() that only the coordinator runs).
     this.counters.registerSourceTables(root.children.flatMap((c) => c.inputTables));
     await this.reader.open();
     await this.recommitRestored();
+    await this.replayRestoredSchemas();
     const restoredSplits = this.descriptor.restored?.readerSplits[this.sourceVertexId];
     if (restoredSplits && restoredSplits.length > 0) this.reader.addSplits(restoredSplits as SourceSplit[]);
     this.send({ type: 'split-request', sourceVertexId: this.sourceVertexId, register: true });
@@ -154,37 +172,78 @@ export class TaskGroupRunner {
     }
   }
 
-  /** Compiles the fused subtree below a vertex into one push function. */
-  private compileChildren(children: ChainNode[]): Push {
-    const pushes = children.map((c) => this.compileNode(c));
-    if (pushes.length === 0) return () => undefined;
-    if (pushes.length === 1) return pushes[0]!;
-    return async (rows) => {
-      for (const p of pushes) await p(rows);
+  private setStage(stage: Stage, tables: readonly CatalogTable[]): void {
+    for (const t of tables) this.currentTables.set(t.tableId, t);
+    this.push = stage.rows;
+    const inner = stage.schema;
+    this.pushSchema = async (event) => {
+      this.currentTables.set(event.tableId, event.table);
+      await inner(event);
+    };
+  }
+
+  /** A restored task group first tells its chain the tables' schemas as they were at the checkpoint. */
+  private async replayRestoredSchemas(): Promise<void> {
+    for (const table of this.descriptor.restored?.schemas ?? []) {
+      const planned = this.currentTables.get(table.tableId);
+      if (!planned || JSON.stringify(planned) === JSON.stringify(table)) continue;
+      await this.pushSchema({ type: 'schema-change', tableId: table.tableId, changes: [], table, restored: true });
+    }
+  }
+
+  /** Compiles the fused subtree below a vertex into one stage. */
+  private compileChildren(children: ChainNode[]): Stage {
+    const stages = children.map((c) => this.compileNode(c));
+    if (stages.length === 0) return { rows: () => undefined, schema: async () => undefined };
+    if (stages.length === 1) return stages[0]!;
+    return {
+      rows: async (rows) => {
+        for (const p of stages) await p.rows(rows);
+      },
+      schema: async (event) => {
+        for (const p of stages) await p.schema(event);
+      },
     };
   }
 
   /** Adds the vertex's outgoing shuffles after its fused children. */
-  private withShuffles(node: ChainNode, next: Push): Push {
+  private withShuffles(node: ChainNode, next: Stage): Stage {
     if (!node.shuffles || node.shuffles.length === 0) return next;
     const writers = node.shuffles.map((o) => new this.exchange!.ShuffleWriter(this.descriptor, o));
     this.shuffles.push(...writers);
-    return async (rows) => {
-      await next(rows);
-      for (const w of writers) await w.write(rows);
+    return {
+      rows: async (rows) => {
+        await next.rows(rows);
+        for (const w of writers) await w.write(rows);
+      },
+      schema: async (event) => {
+        await next.schema(event);
+        // Every downstream task group replays its own checkpointed schemas after a restore.
+        if (!event.restored) for (const w of writers) await w.schemaChange(event);
+      },
     };
   }
 
-  private compileNode(node: ChainNode): Push {
+  private compileNode(node: ChainNode): Stage {
     const d = this.descriptor;
     const ctx = { jobId: d.jobId, jobMode: d.jobMode, parallelism: node.parallelism, inputTables: node.inputTables };
     if (node.plugin.type === 'transform') {
-      const t = createTransform(node.plugin, ctx, this.plugins);
-      this.transforms.push(t);
+      const create = (c: typeof ctx) => createTransform(node.plugin, c, this.plugins);
+      const evolving = new EvolvingTransform(create(ctx), ctx, create, node.plugin.name);
+      this.transforms.push({
+        outputTables: () => evolving.transform.outputTables(),
+        transform: (rows) => evolving.transform.transform(rows),
+        close: () => evolving.transform.close?.(),
+      });
       const next = this.withShuffles(node, this.compileChildren(node.children));
-      return (rows) => {
-        const out = t.transform(rows);
-        return out.length > 0 ? next(out) : undefined;
+      return {
+        rows: (rows) => {
+          const out = evolving.transform.transform(rows);
+          return out.length > 0 ? next.rows(out) : undefined;
+        },
+        schema: async (event) => {
+          for (const e of evolving.evolve(event)) await next.schema(e);
+        },
       };
     }
     if (node.plugin.type === 'sink') {
@@ -195,14 +254,17 @@ export class TaskGroupRunner {
       this.sinks.push({ vertexId: node.vertexId, writer, committer });
       const counters = this.counters;
       counters.registerSinkTables(node.inputTables);
-      return (rows) => {
-        const r = writer.write(rows);
-        if (r instanceof Promise) {
-          return r.then(() => {
-            counters.countSink(rows);
-          });
-        }
-        counters.countSink(rows);
+      return {
+        rows: (rows) => {
+          const r = writer.write(rows);
+          if (r instanceof Promise) {
+            return r.then(() => {
+              counters.countSink(rows);
+            });
+          }
+          counters.countSink(rows);
+        },
+        schema: (event) => applyToSink(writer, node.inputTables, node.plugin.name, event),
       };
     }
     throw new Error(`a ${node.plugin.type} cannot sit inside a task group's chain`);
@@ -210,12 +272,17 @@ export class TaskGroupRunner {
 
   private async loop(): Promise<void> {
     const batch: Row[] = [];
+    /** Schema changes of this poll, each after the rows batch held when it came. */
+    const changes: Array<{ rows: Row[]; event: SchemaChangeEvent }> = [];
     const collector: Collector = {
       collect: (row) => {
         batch.push(row);
       },
       collectBatch: (rows) => {
         for (let i = 0; i < rows.length; i++) batch.push(rows[i]!);
+      },
+      collectSchemaChange: (event) => {
+        changes.push({ rows: batch.splice(0, batch.length), event });
       },
     };
     let sliceStart = Date.now();
@@ -229,6 +296,14 @@ export class TaskGroupRunner {
       }
       const p = this.reader.pollNext(collector);
       if (p instanceof Promise) await p;
+      for (const { rows, event } of changes.splice(0, changes.length)) {
+        if (rows.length > 0) {
+          this.counters.countSource(rows);
+          const r = this.push(rows);
+          if (r instanceof Promise) await this.awaitPush(r);
+        }
+        await this.awaitPush(this.pushSchema(event));
+      }
       if (batch.length > 0) {
         const rows = batch.splice(0, batch.length);
         const bytes = this.counters.countSource(rows);
@@ -309,8 +384,8 @@ export class TaskGroupRunner {
 
   /** Processes a batch that came through a shuffle, then grants its channel a new credit. */
   private async processExchanged(channel: number, bytes: Uint8Array): Promise<void> {
-    const rows = this.exchange!.decodeRows(bytes);
-    const r = this.push(rows);
+    const rows = this.exchange!.decodeExchanged(bytes);
+    const r = Array.isArray(rows) ? this.push(rows) : this.pushSchema(rows);
     if (r instanceof Promise) await this.awaitPush(r);
     this.send({ type: 'exchange-credit', channel, batches: 1 });
   }
@@ -369,6 +444,7 @@ export class TaskGroupRunner {
   private async checkpoint(checkpointId: number, kind: CheckpointKind): Promise<void> {
     try {
       const state: TaskGroupState = { readerSplits: {}, writerStates: {} };
+      if (this.currentTables.size > 0) state.schemas = [...this.currentTables.values()];
       if (this.reader) state.readerSplits[this.sourceVertexId] = this.reader.snapshotState(checkpointId);
       const prepared: CommitInfos = {};
       for (const s of this.sinks) {

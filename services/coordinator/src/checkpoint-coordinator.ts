@@ -66,6 +66,8 @@ export class CheckpointCoordinator {
   private stopped = false;
   private completedCount = 0;
   private failedCount = 0;
+  /** A checkpoint was asked for while one was in flight: the next starts when it ends. */
+  private requested = false;
   latestCompleted?: CompletedCheckpoint;
 
   constructor(
@@ -109,6 +111,17 @@ export class CheckpointCoordinator {
     if (this.timer) clearTimeout(this.timer);
     this.timer = setTimeout(() => void this.trigger('CHECKPOINT'), delayMs);
     this.timer.unref();
+  }
+
+  /**
+   * Asks for a periodic checkpoint as soon as possible (a source's request, e.g. a CDC reader
+   * holding a schema change until the rows before it are committed): now, or, when one is in
+   * flight, right after it. Only when periodic checkpoints are on.
+   */
+  request(): void {
+    if (this.stopped || this.settings.intervalMs <= 0) return;
+    if (this.pending) this.requested = true;
+    else this.schedule(0);
   }
 
   /**
@@ -201,7 +214,8 @@ export class CheckpointCoordinator {
     );
     this.participants.onCompleted?.(checkpoint);
     p.done(true);
-    if (p.kind === 'CHECKPOINT' && this.settings.intervalMs > 0) this.schedule(this.settings.intervalMs);
+    if (p.kind === 'CHECKPOINT' && this.settings.intervalMs > 0) this.schedule(this.requested ? 0 : this.settings.intervalMs);
+    this.requested = false;
   }
 
   private async abort(checkpointId: number, reason: string): Promise<void> {

@@ -21,9 +21,11 @@ export class EnumeratorHost {
    */
   private frozen = false;
 
+  /** @param onCheckpointRequest what SplitEnumeratorContext.requestCheckpoint does (triggers a checkpoint). */
   constructor(
     private readonly source: Source,
     private readonly parallelism: number,
+    private readonly onCheckpointRequest?: () => void,
   ) {}
 
   private mailbox(subtask: number): ReaderMailbox {
@@ -47,6 +49,7 @@ export class EnumeratorHost {
       signalNoMoreSplits: (subtask) => {
         this.mailbox(subtask).noMoreSplits = true;
       },
+      requestCheckpoint: () => this.onCheckpointRequest?.(),
     };
     this.enumerator = this.source.createEnumerator(ctx, restoredState);
     await this.enumerator.open();

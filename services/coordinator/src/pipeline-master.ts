@@ -247,7 +247,7 @@ export class PipelineMaster {
         source = createSource(this.plan.source.plugin, { jobId: job.jobId, jobMode: job.jobMode, parallelism: this.plan.source.parallelism, inputTables: [] }, job.registry);
         await source.prepare?.();
       }
-      this.enumerator = new EnumeratorHost(source, this.plan.source.parallelism);
+      this.enumerator = new EnumeratorHost(source, this.plan.source.parallelism, () => this.checkpoints.request());
       await this.enumerator.open(restore?.enumeratorStates.get(this.plan.source.vertexId));
       this.committers = new Map();
       this.sinks = [];

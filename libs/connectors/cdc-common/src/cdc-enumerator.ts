@@ -1,5 +1,5 @@
 import type { SplitEnumerator, SplitEnumeratorContext } from '@tideway/api';
-import { isChunksFinishedEvent, type CdcSplit, type FinishedChunk, type SnapshotSplit, type StreamSplit } from './cdc-splits.js';
+import { isCheckpointWantedEvent, isChunksFinishedEvent, type CdcSplit, type FinishedChunk, type SnapshotSplit, type StreamSplit } from './cdc-splits.js';
 
 /**
  * What the enumerator checkpoints. `pending`: chunks not handed out yet; `outstanding`: chunks
@@ -85,6 +85,10 @@ export class CdcSplitEnumerator implements SplitEnumerator<CdcSplit, CdcEnumerat
   }
 
   handleSourceEvent(subtask: number, event: unknown): void {
+    if (isCheckpointWantedEvent(event)) {
+      this.ctx.requestCheckpoint?.();
+      return;
+    }
     if (!isChunksFinishedEvent(event) || !this.stream) return;
     for (const c of event.chunks) {
       this.outstanding.delete(c.splitId);

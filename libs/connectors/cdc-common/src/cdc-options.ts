@@ -4,7 +4,7 @@ import type { ChunkingOptions } from './chunk-planner.js';
 
 /** Options SeaTunnel's CDC sources share (docs/en/connector-v2/source/MySQL-CDC.md, PostgreSQL-CDC.md). */
 export const CDC_COMMON_OPTIONS: readonly OptionDef[] = [
-  { name: 'base-url', type: 'string', required: true, description: 'JDBC URL of the database, e.g. jdbc:postgresql://host:5432/db or jdbc:mysql://host:3306/db.' },
+  { name: 'base-url', type: 'string', required: true, fallbackNames: ['url'], description: 'JDBC URL of the database, e.g. jdbc:postgresql://host:5432/db or jdbc:mysql://host:3306/db (`url` is accepted too, as SeaTunnel\'s configs write it).' },
   { name: 'username', type: 'string', required: true, description: 'User name.' },
   { name: 'password', type: 'string', required: true, description: 'Password.' },
   { name: 'database-names', type: 'list', description: 'Databases to capture; every table-names entry must lie in one of them.' },

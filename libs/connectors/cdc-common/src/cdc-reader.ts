@@ -1,6 +1,7 @@
 import { RowKind, type Collector, type Row, type SourceReader, type SourceReaderContext } from '@tideway/api';
-import type { CdcSplit, ChunksFinishedEvent, FinishedChunk, SnapshotSplit, StreamSplit } from './cdc-splits.js';
-import type { CdcDialect, ChangeItem, ChangeStream, ChangeTxn } from './change-stream.js';
+import { ErrorCode, TidewayError } from '@tideway/common';
+import type { CdcSplit, CheckpointWantedEvent, ChunksFinishedEvent, FinishedChunk, SnapshotSplit, StreamSplit } from './cdc-splits.js';
+import type { CdcDialect, ChangeItem, ChangeStream, ChangeTxn, SchemaItem, StreamItem } from './change-stream.js';
 import { ChunkIndex } from './chunk-index.js';
 
 /** Where the reader stands in the stream: the split's position and skip count. */
@@ -40,6 +41,15 @@ export class CdcSourceReader<P, W> implements SourceReader<CdcSplit<P, W>> {
   private txnCount = 0;
   private txnPast = false;
   private readonly toConfirm = new Map<number, P>();
+  /** The dialect's record of the captured tables' schemas at the current position (undefined: as discovered). */
+  private schema: unknown;
+  /**
+   * Items received after a schema change, the change first: held until a checkpoint taken
+   * after the rows before it has completed (`heldAt`: that checkpoint; -1: none taken yet).
+   */
+  private held: StreamItem<P>[] = [];
+  private heldAt: number | undefined;
+  private released = false;
 
   constructor(
     private readonly dialect: CdcDialect<P, W>,
@@ -94,8 +104,10 @@ export class CdcSourceReader<P, W> implements SourceReader<CdcSplit<P, W>> {
     if (this.streamSplit) {
       const point = this.point ?? { position: this.streamSplit.position, skip: this.streamSplit.skip };
       const chunks = this.index === undefined && this.stream ? [] : this.finishedChunks;
-      out.push({ splitId: 'stream', kind: 'stream', position: point.position, skip: point.skip, chunks: [...chunks] });
+      const schema = this.stream ? this.schema : this.streamSplit.schema;
+      out.push({ splitId: 'stream', kind: 'stream', position: point.position, skip: point.skip, chunks: [...chunks], ...(schema !== undefined ? { schema } : {}) });
       if (this.stream) this.toConfirm.set(checkpointId, point.position);
+      if (this.heldAt === -1) this.heldAt = checkpointId;
     }
     return out;
   }
@@ -109,6 +121,7 @@ export class CdcSourceReader<P, W> implements SourceReader<CdcSplit<P, W>> {
       }
     }
     if (position !== undefined && this.stream) await this.stream.confirm(position);
+    if (this.heldAt !== undefined && this.heldAt >= 0 && this.heldAt <= checkpointId) this.released = true;
   }
 
   async close(): Promise<void> {
@@ -151,15 +164,34 @@ export class CdcSourceReader<P, W> implements SourceReader<CdcSplit<P, W>> {
     this.point = { position: split.position, skip: split.skip };
     this.skipRemaining = split.skip;
     this.index = this.finishedChunks.length > 0 ? new ChunkIndex(this.finishedChunks) : undefined;
-    this.stream = await this.dialect.openStream(split.position);
+    this.schema = split.schema;
+    this.stream = await this.dialect.openStream(split.position, split.schema);
   }
 
   private async pollStream(output: Collector): Promise<void> {
-    const items = await this.stream!.poll(this.fetchSize, POLL_WAIT_MS);
+    let items: StreamItem<P>[];
+    if (this.heldAt !== undefined) {
+      if (!this.released) return;
+      items = this.held;
+      this.held = [];
+      this.heldAt = undefined;
+      this.released = false;
+      this.applySchema(items.shift() as SchemaItem<P>, output);
+    } else items = await this.stream!.poll(this.fetchSize, POLL_WAIT_MS);
     if (items.length === 0) return;
     const batch: Row[] = [];
     const point = this.point!;
-    for (const item of items) {
+    for (let n = 0; n < items.length; n++) {
+      const item = items[n]!;
+      if (item.type === 'schema') {
+        // The rows before the change go out now; the change and what follows wait for a
+        // completed checkpoint (see SchemaItem).
+        this.held = items.slice(n);
+        this.heldAt = -1;
+        const wanted: CheckpointWantedEvent = { type: 'cdc-checkpoint-wanted' };
+        this.ctx?.sendSourceEvent?.(wanted);
+        break;
+      }
       if (item.type === 'commit') {
         point.position = item.next;
         point.skip = 0;
@@ -178,6 +210,21 @@ export class CdcSourceReader<P, W> implements SourceReader<CdcSplit<P, W>> {
       this.emit(item, batch);
     }
     if (batch.length > 0) output.collectBatch(batch);
+  }
+
+  /** Emits a held schema change and moves the position past it. */
+  private applySchema(item: SchemaItem<P>, output: Collector): void {
+    if (!output.collectSchemaChange) {
+      throw new TidewayError(ErrorCode.INTERNAL, `table ${item.events[0]?.tableId ?? '?'} changed, and the engine hosting this reader has no path for schema changes`);
+    }
+    for (const e of item.events) output.collectSchemaChange(e);
+    this.schema = item.schema;
+    if (item.next !== undefined) {
+      this.point!.position = item.next;
+      this.point!.skip = 0;
+      this.txn = undefined;
+      this.skipRemaining = 0;
+    }
   }
 
   private beginTxn(txn: ChangeTxn<P>): void {

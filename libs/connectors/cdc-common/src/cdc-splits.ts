@@ -42,6 +42,8 @@ export interface StreamSplit<P, W> {
   readonly skip: number;
   /** Chunks read, for de-duplication; emptied once the stream is past every watermark. */
   readonly chunks: readonly FinishedChunk<W>[];
+  /** The captured tables' schemas at `position` when they changed since discovery (the dialect's record). */
+  readonly schema?: unknown;
 }
 
 /**
@@ -66,6 +68,16 @@ export interface ChunksFinishedEvent {
 /** Whether an enumerator event is a ChunksFinishedEvent. */
 export function isChunksFinishedEvent(e: unknown): e is ChunksFinishedEvent {
   return typeof e === 'object' && e !== null && (e as { type?: unknown }).type === 'cdc-chunks-finished' && Array.isArray((e as { chunks?: unknown }).chunks);
+}
+
+/** The reader-to-enumerator event: a schema change waits for a checkpoint, please take one. */
+export interface CheckpointWantedEvent {
+  readonly type: 'cdc-checkpoint-wanted';
+}
+
+/** Whether an enumerator event is a CheckpointWantedEvent. */
+export function isCheckpointWantedEvent(e: unknown): e is CheckpointWantedEvent {
+  return typeof e === 'object' && e !== null && (e as { type?: unknown }).type === 'cdc-checkpoint-wanted';
 }
 
 /** Whether a split is the stream split. */

@@ -1,3 +1,4 @@
+import type { SchemaChangeEvent } from '@tideway/api';
 import type { SnapshotSplit } from './cdc-splits.js';
 
 /** The transaction a change belongs to. All changes of one transaction share one object. */
@@ -26,7 +27,21 @@ export interface CommitItem<P> {
   readonly next: P;
 }
 
-export type StreamItem<P> = ChangeItem<P> | CommitItem<P>;
+/**
+ * Captured tables changed (a DDL statement, a new relation message). The reader emits the events
+ * only once the checkpoint after the rows before them has completed, so every sink has committed
+ * those rows (and released their locks) before it alters its table.
+ */
+export interface SchemaItem<P> {
+  readonly type: 'schema';
+  readonly events: readonly SchemaChangeEvent[];
+  /** The dialect's record of every captured table's schema after the change (checkpointed). */
+  readonly schema: unknown;
+  /** Where a restart resumes after the change; absent when it sits inside a transaction (the transaction replays it). */
+  readonly next?: P;
+}
+
+export type StreamItem<P> = ChangeItem<P> | CommitItem<P> | SchemaItem<P>;
 
 /** A running change stream (logical replication, binlog), read in batches. */
 export interface ChangeStream<P> {
@@ -49,7 +64,12 @@ export interface ChunkRead<W> {
  */
 export interface CdcDialect<P, W> {
   readChunk(split: SnapshotSplit): Promise<ChunkRead<W>>;
-  openStream(position: P): Promise<ChangeStream<P>>;
+  /**
+   * Opens the change stream at `position`. `schema` is the dialect's record of the captured
+   * tables' schemas at that position (from the last SchemaItem before it), absent when they
+   * have not changed since the tables were discovered.
+   */
+  openStream(position: P, schema?: unknown): Promise<ChangeStream<P>>;
   /** Whether the snapshot with watermark `w` already contains the effects of `txn`. */
   snapshotHas(w: W, txn: ChangeTxn<P>): boolean;
   /** Whether `txn` and every later transaction are certainly not contained in watermark `w`. */

@@ -21,3 +21,5 @@ export { resolveTableRef, tablePathOf } from './table-ref.js';
 export { externalError, describeDbError } from './db-errors.js';
 export type { ValueDecoder } from './value-codec.js';
 export { isComparable, type ComparableTables, type ComparedTable } from './compared-tables.js';
+// Type mappings the CDC connectors reuse for columns a schema change adds (no driver loaded).
+export { mysqlColumnReading, MySqlType, type MySqlFieldMeta } from './mysql-types.js';

@@ -1,10 +1,11 @@
-import type { Row, SinkWriter } from '@tideway/api';
+import { describeSchemaChange, type Row, type SchemaChangeEvent, type SinkWriter } from '@tideway/api';
 import { ErrorCode, TidewayError, type Place } from '@tideway/common';
 import { externalError } from './db-errors.js';
 import type { JdbcConnection } from './jdbc-connection.js';
 import { RowBuffer } from './row-buffer.js';
 import type { SinkConfig } from './sink-options.js';
-import type { SinkTarget } from './sink-target.js';
+import { sinkTarget, type SinkTarget } from './sink-target.js';
+import { alterTarget } from './schema-evolution.js';
 import { TableWriter } from './table-writer.js';
 import { CopyEncoder, type CopyData } from './copy-encoder.js';
 import { CopyRuns } from './copy-runs.js';
@@ -81,15 +82,50 @@ export class JdbcSinkWriter implements SinkWriter<JdbcCommitInfo, JdbcWriterStat
     private readonly place: Place,
     private readonly restoredXids: readonly string[] = [],
   ) {
-    const pg = cfg.connection.target.dialect === 'postgresql';
-    for (const t of targets) {
-      const keys = cfg.query !== undefined || cfg.useCopy ? [] : t.keyIndexes;
-      const inserts = cfg.query === undefined && (t.keyIndexes.length === 0 || cfg.useCopy);
-      this.slots.set(t.input.tableId, { target: t, keys, inserts, copy: pg && inserts ? new CopyEncoder(t) : undefined, buffer: new RowBuffer(keys) });
-    }
+    for (const t of targets) this.slots.set(t.input.tableId, this.slotFor(t));
     this.insertOnly = cfg.query === undefined && [...this.slots.values()].every((s) => s.keys.length === 0);
     this.explicit = cfg.exactlyOnce || !cfg.autoCommit;
     this.runs = new CopyRuns(!this.explicit && cfg.maxRetries > 0);
+  }
+
+  private slotFor(t: SinkTarget): TableSlot {
+    const pg = this.cfg.connection.target.dialect === 'postgresql';
+    const keys = this.cfg.query !== undefined || this.cfg.useCopy ? [] : t.keyIndexes;
+    const inserts = this.cfg.query === undefined && (t.keyIndexes.length === 0 || this.cfg.useCopy);
+    return { target: t, keys, inserts, copy: pg && inserts ? new CopyEncoder(t) : undefined, buffer: new RowBuffer(keys) };
+  }
+
+  /**
+   * Schema evolution: writes what is buffered, alters the target table on a session of its own
+   * (idempotently: every parallel writer of the table runs this, and a restore replays it), and
+   * writes the rows that follow with the new columns. The engine sends the change only once
+   * the checkpoint after the rows before it has completed, so no transaction of this job holds
+   * the table; one still open here (auto_commit = false) is committed first.
+   */
+  async applySchemaChange(event: SchemaChangeEvent): Promise<void> {
+    const slot = this.slots.get(event.tableId);
+    if (!slot) return;
+    const next = sinkTarget(this.cfg, this.cfg.connection.target.dialect, event.table, this.place);
+    if (!event.restored && event.changes.length > 0) {
+      if (this.cfg.query !== undefined || !slot.target.ref) {
+        throw new TidewayError(ErrorCode.CONFIG_BAD_VALUE, `table ${event.tableId}: the Jdbc sink writes with its own query and cannot follow ${describeSchemaChange(event)}`, { place: this.place });
+      }
+      await this.flush();
+      if (this.inTransaction) {
+        if (this.cfg.exactlyOnce) {
+          throw new TidewayError(ErrorCode.INTERNAL, `table ${event.tableId}: ${describeSchemaChange(event)} arrived while the Jdbc sink's XA transaction ${this.currentXid} was open`, { place: this.place });
+        }
+        await this.conn!.execute('COMMIT');
+        this.inTransaction = false;
+      }
+      const conn = await this.connect();
+      try {
+        await alterTarget(conn, slot.target, event, this.cfg.fieldIde, this.place);
+      } finally {
+        await conn.close();
+      }
+    }
+    this.slots.set(event.tableId, this.slotFor(next));
   }
 
   async write(rows: readonly Row[]): Promise<void> {

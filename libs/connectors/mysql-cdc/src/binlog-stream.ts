@@ -4,12 +4,29 @@ import type { ChangeStream, ChangeTxn, StreamItem } from '@tideway/connector-cdc
 import { externalError, type ConnectionSettings } from '@tideway/connector-jdbc';
 import type { BinlogPosition } from './binlog-position.js';
 import { binlogConverter, type BinlogValueConverter } from './binlog-values.js';
-import type { MySqlCapturedTable } from './mysql-catalog.js';
+import { applyDdl, type MySqlSchemaRecord, type TrackedTable } from './mysql-schema.js';
 
 interface TableDecoding {
-  readonly table: MySqlCapturedTable;
+  readonly table: TrackedTable;
   readonly names: readonly string[];
   readonly converters: readonly BinlogValueConverter[];
+}
+
+/** How the stream follows DDL: schema-changes.enabled, and how TINYINT(1) reads. */
+export interface SchemaFollowing {
+  readonly enabled: boolean;
+  readonly tinyInt1isBit: boolean;
+}
+
+interface ZTableMapEvent {
+  tableId: number;
+  schemaName: string;
+  tableName: string;
+}
+
+interface ZongJiInternals {
+  tableMap: Record<number, { parentSchema: string; tableName: string }>;
+  _fetchTableInfo(e: ZTableMapEvent, next: () => void): void;
 }
 
 const HIGH_WATER = 20_000;
@@ -22,6 +39,8 @@ interface ZEvent {
   timestamp: number;
   binlogName?: string;
   query?: string;
+  /** Query events: the session's default database. */
+  schema?: string;
   tableId?: number;
   tableMap?: Record<number, { parentSchema: string; tableName: string }>;
   rows?: Record<string, unknown>[] | { before: Record<string, unknown>; after: Record<string, unknown> }[];
@@ -48,20 +67,15 @@ export class BinlogStream implements ChangeStream<BinlogPosition> {
 
   constructor(
     settings: ConnectionSettings,
-    tables: readonly MySqlCapturedTable[],
+    private record: MySqlSchemaRecord,
     serverId: number,
     start: BinlogPosition,
     private readonly place: Place,
+    private readonly following: SchemaFollowing,
     private readonly notBeforeMs?: number,
   ) {
     this.file = start.file;
-    for (const t of tables) {
-      this.decodings.set(`${t.ref.database}.${t.ref.table}`, {
-        table: t,
-        names: t.catalog.columns.map((c) => c.name),
-        converters: t.catalog.columns.map((c) => binlogConverter(c.type)),
-      });
-    }
+    for (const t of record.tables) this.track(t);
     this.zongji = new ZongJi({
       host: settings.host,
       port: settings.port,
@@ -74,10 +88,24 @@ export class BinlogStream implements ChangeStream<BinlogPosition> {
       jsonStrings: true,
       timezone: 'Z',
     });
+    // Rows are decoded with the columns as they were where the binlog was written (the record),
+    // not with the table's current columns, which a later DDL may have changed.
+    const internals = this.zongji as unknown as ZongJiInternals;
+    const fetchCurrent = internals._fetchTableInfo.bind(this.zongji);
+    internals._fetchTableInfo = (e, next) => {
+      const d = this.decodings.get(`${e.schemaName}.${e.tableName}`);
+      if (!d) return fetchCurrent(e, next);
+      internals.tableMap[e.tableId] = {
+        columnSchemas: d.table.columns.map((c) => ({ COLUMN_NAME: c.name, COLLATION_NAME: c.collation, CHARACTER_SET_NAME: c.charset, COLUMN_COMMENT: '', COLUMN_TYPE: c.columnType })),
+        parentSchema: e.schemaName,
+        tableName: e.tableName,
+      } as ZongJiInternals['tableMap'][number];
+      next();
+    };
     this.zongji.on('binlog', (e: unknown) => this.onEvent(e as ZEvent));
     this.zongji.on('error', (err: Error) => this.fail(externalError('reading the binlog', err, place, settings)));
     const includeSchema: Record<string, string[]> = {};
-    for (const t of tables) (includeSchema[t.ref.database] ??= []).push(t.ref.table);
+    for (const t of record.tables) (includeSchema[t.database] ??= []).push(t.table);
     this.zongji.start({
       serverId,
       filename: start.file,
@@ -149,7 +177,7 @@ export class BinlogStream implements ChangeStream<BinlogPosition> {
         case 'query': {
           const q = (e.query ?? '').trim().toUpperCase();
           if (q === 'BEGIN') this.begin(e);
-          else this.commit(e); // COMMIT of a non-transactional group, or a DDL statement
+          else if (q === 'COMMIT' || !this.ddl(e)) this.commit(e); // COMMIT of a non-transactional group, or a statement about no captured table
           return;
         }
         case 'xid':
@@ -173,6 +201,31 @@ export class BinlogStream implements ChangeStream<BinlogPosition> {
     const start = { file: this.file, pos: e.nextPosition - e.size };
     this.txn = { resume: start, dedup: start };
     this.early = this.notBeforeMs !== undefined && e.timestamp < this.notBeforeMs;
+  }
+
+  private track(t: TrackedTable): void {
+    this.decodings.set(`${t.database}.${t.table}`, {
+      table: t,
+      names: t.catalog.columns.map((c) => c.name),
+      converters: t.catalog.columns.map((c) => binlogConverter(c.type)),
+    });
+  }
+
+  /** A DDL statement about captured tables: a schema item (its own transaction). False when it changes none. */
+  private ddl(e: ZEvent): boolean {
+    const applied = applyDdl(this.record, e.query ?? '', e.schema ?? '', this.following.enabled, this.following.tinyInt1isBit, this.place);
+    if (!applied) return false;
+    this.record = applied.record;
+    const internals = this.zongji as unknown as ZongJiInternals;
+    for (const ev of applied.events) {
+      const t = this.record.tables.find((x) => x.catalog.tableId === ev.tableId)!;
+      this.track(t);
+      // The next table map of the table must fetch its columns again (from the record).
+      for (const [id, m] of Object.entries(internals.tableMap)) if (m.parentSchema === t.database && m.tableName === t.table) delete internals.tableMap[Number(id)];
+    }
+    this.txn = undefined;
+    this.push({ type: 'schema', events: applied.events, schema: this.record, next: { file: this.file, pos: e.nextPosition } });
+    return true;
   }
 
   private commit(e: ZEvent): void {
@@ -202,7 +255,7 @@ export class BinlogStream implements ChangeStream<BinlogPosition> {
     for (let i = 0; i < d.names.length; i++) {
       const v = values[d.names[i]];
       if (v === undefined && !(d.names[i] in values)) {
-        throw new TidewayError(ErrorCode.EXTERNAL_SYSTEM, `a binlog row of table ${d.table.catalog.tableId} has no column '${d.names[i]}': the table changed while captured (schema changes are not supported) or binlog_row_image is not FULL`, { place: this.place });
+        throw new TidewayError(ErrorCode.EXTERNAL_SYSTEM, `a binlog row of table ${d.table.catalog.tableId} has no column '${d.names[i]}': binlog_row_image is not FULL, or the table changed in a way the binlog did not record`, { place: this.place });
       }
       out[i] = v === null || v === undefined ? null : d.converters[i](v);
     }

@@ -14,7 +14,7 @@ export const MYSQL_CDC_OPTIONS: readonly OptionDef[] = [
   { name: 'stop.specific-offset.file', type: 'string', description: 'Binlog file to stop at (stop.mode = specific; not supported).' },
   { name: 'stop.specific-offset.pos', type: 'long', description: 'Binlog position to stop at (stop.mode = specific; not supported).' },
   { name: 'stop.timestamp', type: 'long', description: 'Stop time (stop.mode = timestamp; not supported).' },
-  { name: 'schema-changes.enabled', type: 'boolean', default: false, description: 'Schema evolution; not supported (a changed table fails the job).' },
+  { name: 'schema-changes.enabled', type: 'boolean', default: false, description: 'Schema evolution: ADD/DROP/RENAME/CHANGE/MODIFY COLUMN in the binlog flow down the job as schema changes (sinks alter their tables before the rows that need it); debezium include.schema.changes = true does the same. Off: a column change of a captured table fails the job.' },
 ];
 
 export const MYSQL_CDC_SPEC: PluginSpec = { options: MYSQL_CDC_OPTIONS };
@@ -26,6 +26,8 @@ export interface MySqlCdcConfig extends CdcCommonConfig {
   readonly specific?: { file: string; pos: number };
   /** startup.mode = timestamp: transactions that began before this time are skipped. */
   readonly startupTimestampMs?: number;
+  /** schema-changes.enabled (or debezium include.schema.changes): follow column changes. */
+  readonly schemaChanges: boolean;
   readonly place: Place;
 }
 
@@ -34,7 +36,7 @@ function unsupported(options: PluginOptions, name: string, why: string): ConfigE
 }
 
 export function compileMySqlCdcOptions(options: PluginOptions): MySqlCdcConfig {
-  const common = compileCdcCommon(options, 'MySQL-CDC', []);
+  const common = compileCdcCommon(options, 'MySQL-CDC', ['include.schema.changes']);
   const target = parseJdbcUrl(options.get<string>('base-url'), options.place('base-url'));
   if (target.dialect !== 'mysql') throw unsupported(options, 'base-url', `must be a jdbc:mysql:// or jdbc:mariadb:// URL for MySQL-CDC, not jdbc:${target.subprotocol}://`);
   let startupTimestampMs: number | undefined;
@@ -43,7 +45,6 @@ export function compileMySqlCdcOptions(options: PluginOptions): MySqlCdcConfig {
     startupTimestampMs = Number(options.get('startup.timestamp'));
   }
   if (options.get<string>('stop.mode') !== 'never') throw unsupported(options, 'stop.mode', `${options.get<string>('stop.mode')} is not supported: MySQL-CDC streams until the job is cancelled (stop.mode = never)`);
-  if (options.get<boolean>('schema-changes.enabled')) throw unsupported(options, 'schema-changes.enabled', 'cannot be true: schema evolution is not supported');
   let specific: MySqlCdcConfig['specific'];
   if (common.startupMode === 'specific') {
     if (!options.has('startup.specific-offset.file') || !options.has('startup.specific-offset.pos')) {
@@ -75,6 +76,7 @@ export function compileMySqlCdcOptions(options: PluginOptions): MySqlCdcConfig {
     tables,
     serverId,
     specific,
+    schemaChanges: options.get<boolean>('schema-changes.enabled') || /^true$/i.test(common.debezium['include.schema.changes'] ?? ''),
     ...(startupTimestampMs !== undefined ? { startupTimestampMs } : {}),
     place: options.place(),
   };

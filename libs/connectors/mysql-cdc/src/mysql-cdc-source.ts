@@ -6,6 +6,7 @@ import { compareBinlog, type BinlogPosition } from './binlog-position.js';
 import { checkBinlog, connectMySql, discoverMySqlTables, type MySqlCapturedTable } from './mysql-catalog.js';
 import { compileMySqlCdcOptions, MYSQL_CDC_SPEC, type MySqlCdcConfig } from './mysql-cdc-options.js';
 import { MySqlCdcDialect } from './mysql-dialect.js';
+import { readSchemaRecord, type MySqlSchemaRecord } from './mysql-schema.js';
 
 /** MySQL-CDC: snapshot chunks, then the ROW binlog, for MySQL and MariaDB. */
 export class MySqlCdcSource implements Source<CdcSplit<BinlogPosition, BinlogPosition>, CdcEnumeratorState>, ComparableTables, ChangePositions {
@@ -100,9 +101,16 @@ export class MySqlCdcSource implements Source<CdcSplit<BinlogPosition, BinlogPos
       } catch (err) {
         throw externalError('reading the binlog position (the user needs REPLICATION CLIENT)', err, this.config.place);
       }
+      // The columns' binlog decoding as of the start position: the stream may open later, after a DDL.
+      let schema: MySqlSchemaRecord;
+      try {
+        schema = await readSchemaRecord(conn, tables);
+      } catch (err) {
+        throw externalError("reading the captured tables' column types", err, this.config.place);
+      }
       const splits: CdcSplit[] = [];
       if (this.config.startupMode === 'initial') for (const t of tables) splits.push(...(await this.chunksOf(conn, t)));
-      splits.push({ splitId: 'stream', kind: 'stream', position, skip: 0, chunks: [] });
+      splits.push({ splitId: 'stream', kind: 'stream', position, skip: 0, chunks: [], schema });
       return splits;
     } finally {
       await conn.close();

@@ -5,6 +5,7 @@ import { compareBinlog, type BinlogPosition } from './binlog-position.js';
 import { BinlogStream } from './binlog-stream.js';
 import { connectMySql, discoverMySqlTables, type MySqlCapturedTable } from './mysql-catalog.js';
 import type { MySqlCdcConfig } from './mysql-cdc-options.js';
+import { readSchemaRecord, type MySqlSchemaRecord } from './mysql-schema.js';
 
 /**
  * MySQL/MariaDB's part of CDC. A chunk is read in a consistent-snapshot transaction whose binlog
@@ -48,9 +49,17 @@ export class MySqlCdcDialect implements CdcDialect<BinlogPosition, BinlogPositio
     }
   }
 
-  async openStream(position: BinlogPosition): Promise<BinlogStream> {
-    const { tables } = await this.session();
-    return new BinlogStream(this.cfg.settings, [...tables.values()], this.cfg.serverId, position, this.cfg.place, this.cfg.startupTimestampMs);
+  /** `schema`: the record checkpointed with the position; absent, the tables' columns are read now. */
+  async openStream(position: BinlogPosition, schema?: unknown): Promise<BinlogStream> {
+    const { conn, tables } = await this.session();
+    let record = schema as MySqlSchemaRecord | undefined;
+    try {
+      record ??= await readSchemaRecord(conn, [...tables.values()]);
+    } catch (err) {
+      throw externalError('reading the captured tables\' column types', err, this.cfg.place);
+    }
+    const following = { enabled: this.cfg.schemaChanges, tinyInt1isBit: this.cfg.settings.tinyInt1isBit };
+    return new BinlogStream(this.cfg.settings, record, this.cfg.serverId, position, this.cfg.place, following, this.cfg.startupTimestampMs);
   }
 
   snapshotHas(w: BinlogPosition, txn: ChangeTxn<BinlogPosition>): boolean {

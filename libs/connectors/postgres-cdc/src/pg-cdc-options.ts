@@ -9,12 +9,13 @@ export const PG_CDC_OPTIONS: readonly OptionDef[] = [
   { name: 'schema-names', type: 'list', description: 'Schemas to capture; every table-names entry must lie in one of them.' },
   { name: 'slot.name', type: 'string', default: 'seatunnel', description: 'Logical replication slot to stream from; created when missing.' },
   { name: 'decoding.plugin.name', type: 'string', default: 'pgoutput', description: 'Logical decoding plugin; only pgoutput (built into PostgreSQL 10+) is supported.' },
+  { name: 'schema-changes.enabled', type: 'boolean', default: false, description: "Schema evolution: columns added, dropped, renamed or retyped (seen in pgoutput's relation messages) flow down the job as schema changes; debezium include.schema.changes = true does the same. Off: a column change of a captured table fails the job." },
 ];
 
 export const PG_CDC_SPEC: PluginSpec = { options: PG_CDC_OPTIONS };
 
 /** Debezium properties with a meaning here. */
-const DEBEZIUM_KEYS = ['publication.name'];
+const DEBEZIUM_KEYS = ['publication.name', 'include.schema.changes'];
 
 /** Postgres-CDC's options, checked. */
 export interface PgCdcConfig extends CdcCommonConfig {
@@ -23,6 +24,8 @@ export interface PgCdcConfig extends CdcCommonConfig {
   readonly tables: readonly (TableRef & { schema: string; text: string })[];
   readonly slot: string;
   readonly publication: string;
+  /** schema-changes.enabled (or debezium include.schema.changes): follow column changes. */
+  readonly schemaChanges: boolean;
   readonly place: Place;
 }
 
@@ -69,6 +72,7 @@ export function compilePgCdcOptions(options: PluginOptions): PgCdcConfig {
     tables,
     slot,
     publication: common.debezium['publication.name'] ?? `${slot}_publication`,
+    schemaChanges: options.get<boolean>('schema-changes.enabled') || /^true$/i.test(common.debezium['include.schema.changes'] ?? ''),
     place,
   };
 }

@@ -1,4 +1,5 @@
 import type { CatalogTable, PluginContext, Source, SourceFactory, SourceReader, SourceReaderContext, SplitEnumerator, SplitEnumeratorContext } from '@tideway/api';
+import { readPgSchemaRecord } from './pg-schema.js';
 import { ConfigError, ErrorCode, TidewayError } from '@tideway/common';
 import {
   CdcSourceReader,
@@ -104,7 +105,9 @@ export class PgCdcSource implements Source<CdcSplit<string, PgWatermark>, CdcEnu
       } else if (this.config.startupMode === 'initial') {
         for (const t of tables) splits.push(...(await this.chunksOf(conn, t)));
       }
-      splits.push({ splitId: 'stream', kind: 'stream', position, skip: 0, chunks: [] });
+      // The tables' columns as of the start position: the stream may open later, after a DDL.
+      const schema = await readPgSchemaRecord(conn, tables);
+      splits.push({ splitId: 'stream', kind: 'stream', position, skip: 0, chunks: [], schema });
       return splits;
     } finally {
       await conn.close();

@@ -6,6 +6,7 @@ import { parseLsn } from './lsn.js';
 import { connectPg, discoverPgTables } from './pg-catalog.js';
 import type { PgCdcConfig } from './pg-cdc-options.js';
 import { PgReplicationStream, type PgTxnDedup } from './replication-stream.js';
+import { readPgSchemaRecord, resolveColumns, type PgSchemaRecord, type TrackedPgColumn } from './pg-schema.js';
 
 /**
  * The snapshot a chunk was read with (pg_current_snapshot: xmin, xmax, in-progress xids, all
@@ -66,9 +67,16 @@ export class PgCdcDialect implements CdcDialect<string, PgWatermark> {
     }
   }
 
-  async openStream(position: string): Promise<PgReplicationStream> {
-    const { tables } = await this.session();
-    const byName = new Map([...tables.values()].map((t) => [`${t.ref.schema}.${t.ref.table}`, t]));
+  /** `schema`: the record checkpointed with the position; absent, the tables' columns are read now. */
+  async openStream(position: string, schema?: unknown): Promise<PgReplicationStream> {
+    const { conn, tables } = await this.session();
+    let record = schema as PgSchemaRecord | undefined;
+    try {
+      record ??= await readPgSchemaRecord(conn, [...tables.values()]);
+    } catch (err) {
+      throw externalError("reading the captured tables' columns", err, this.cfg.place);
+    }
+    const following = { enabled: this.cfg.schemaChanges, resolve: (key: string, cols: readonly TrackedPgColumn[]) => resolveColumns(conn, key, cols) };
     const s = this.cfg.settings;
     return PgReplicationStream.open(
       {
@@ -83,7 +91,8 @@ export class PgCdcDialect implements CdcDialect<string, PgWatermark> {
         publication: this.cfg.publication,
         place: this.cfg.place,
       },
-      byName,
+      record,
+      following,
       position,
     );
   }

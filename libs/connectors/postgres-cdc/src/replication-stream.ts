@@ -2,9 +2,16 @@ import pg from 'pg';
 import { ErrorCode, TidewayError, type Place } from '@tideway/common';
 import type { ChangeStream, ChangeTxn, StreamItem } from '@tideway/connector-cdc-common';
 import { externalError, type ValueDecoder } from '@tideway/connector-jdbc';
-import type { CapturedTable } from './captured-table.js';
 import { formatLsn, parseLsn } from './lsn.js';
 import { decodePgOutput, UNCHANGED_TOAST, type RelationColumn, type TupleValue } from './pgoutput.js';
+import { relationChange, sameColumns, type PgSchemaRecord, type ResolvedColumns, type TrackedPgColumn } from './pg-schema.js';
+
+/** How the stream follows relation changes: schema-changes.enabled, and where column types are resolved. */
+export interface RelationFollowing {
+  readonly enabled: boolean;
+  /** Decoders and definitions of a table's relation columns (a query on a regular session). */
+  resolve(key: string, columns: readonly TrackedPgColumn[]): Promise<ResolvedColumns>;
+}
 
 /** Where to connect, and what to stream. */
 export interface ReplicationTarget {
@@ -27,10 +34,10 @@ export interface PgTxnDedup {
 }
 
 interface RelationMapping {
-  readonly table: CapturedTable;
-  /** For each relation column, its index in the table's rows (-1: not captured). */
-  readonly target: Int32Array;
-  readonly decoders: (ValueDecoder | undefined)[];
+  readonly tableId: string;
+  /** Row fields follow the relation's columns. */
+  readonly names: readonly string[];
+  readonly decoders: readonly ValueDecoder[];
 }
 
 const PG_EPOCH_MICROS = 946_684_800_000_000n;
@@ -54,10 +61,16 @@ export class PgReplicationStream implements ChangeStream<string> {
   private confirmed: bigint;
   private paused = false;
   private timer: NodeJS.Timeout | undefined;
+  /** Messages that arrived while a relation's columns were being resolved, in order. */
+  private backlog: Buffer[] = [];
+  private resolving = false;
+  /** Decoders by table and column signature. */
+  private readonly decoderCache = new Map<string, readonly ValueDecoder[]>();
 
   private constructor(
     private readonly client: pg.Client,
-    private readonly tables: ReadonlyMap<string, CapturedTable>,
+    private record: PgSchemaRecord,
+    private readonly following: RelationFollowing,
     private readonly target: ReplicationTarget,
     start: string,
   ) {
@@ -66,7 +79,7 @@ export class PgReplicationStream implements ChangeStream<string> {
   }
 
   /** Connects and starts streaming from `start` (transactions committed before it are skipped). */
-  static async open(target: ReplicationTarget, tables: ReadonlyMap<string, CapturedTable>, start: string): Promise<PgReplicationStream> {
+  static async open(target: ReplicationTarget, record: PgSchemaRecord, following: RelationFollowing, start: string): Promise<PgReplicationStream> {
     const client = new pg.Client({
       host: target.host,
       port: target.port,
@@ -78,7 +91,7 @@ export class PgReplicationStream implements ChangeStream<string> {
       // pgoutput renders values with the walsender's settings: make them the Jdbc decoders' forms.
       options: `-c DateStyle=ISO,YMD -c TimeZone=${target.timeZone.replace(/[\s\\]/g, '')} -c IntervalStyle=iso_8601 -c bytea_output=hex -c extra_float_digits=3`,
     } as pg.ClientConfig);
-    const stream = new PgReplicationStream(client, tables, target, start);
+    const stream = new PgReplicationStream(client, record, following, target, start);
     client.on('error', (err) => stream.fail(err));
     try {
       await client.connect();
@@ -149,6 +162,10 @@ export class PgReplicationStream implements ChangeStream<string> {
   }
 
   private onCopyData(chunk: Buffer): void {
+    if (this.resolving) {
+      this.backlog.push(chunk);
+      return;
+    }
     try {
       if (chunk[0] === 0x6b) {
         // k: keepalive (walEnd, clock, reply requested)
@@ -199,18 +216,18 @@ export class PgReplicationStream implements ChangeStream<string> {
         this.push({ type: 'commit', next: this.lastCommitEnd });
         return;
       case 'relation':
-        this.relations.set(m.oid, this.mapRelation(m.schema, m.name, m.columns));
+        this.onRelation(m.oid, `${m.schema}.${m.name}`, m.columns);
         return;
       case 'insert': {
         const r = this.relations.get(m.oid);
-        if (r) this.push({ type: 'change', txn: this.txn!, tableId: r.table.catalog.tableId, op: 'insert', before: null, after: this.row(r, m.after, null) });
+        if (r) this.push({ type: 'change', txn: this.txn!, tableId: r.tableId, op: 'insert', before: null, after: this.row(r, m.after, null) });
         return;
       }
       case 'update': {
         const r = this.relations.get(m.oid);
         if (!r) return;
         const before = m.before ? this.row(r, m.before, null) : null;
-        const tableId = r.table.catalog.tableId;
+        const tableId = r.tableId;
         if (before !== null && m.keyOnly) {
           // Only the old key (default replica identity), sent because the key changed: as in
           // Debezium, the old key is deleted and the new row inserted, or the old row would stay.
@@ -223,7 +240,7 @@ export class PgReplicationStream implements ChangeStream<string> {
       }
       case 'delete': {
         const r = this.relations.get(m.oid);
-        if (r) this.push({ type: 'change', txn: this.txn!, tableId: r.table.catalog.tableId, op: 'delete', before: this.row(r, m.before, null), after: null });
+        if (r) this.push({ type: 'change', txn: this.txn!, tableId: r.tableId, op: 'delete', before: this.row(r, m.before, null), after: null });
         return;
       }
       default:
@@ -231,44 +248,77 @@ export class PgReplicationStream implements ChangeStream<string> {
     }
   }
 
-  private mapRelation(schema: string, name: string, columns: readonly RelationColumn[]): RelationMapping | null {
-    const table = this.tables.get(`${schema}.${name}`);
-    if (!table) return null;
-    const names = table.catalog.columns.map((c) => c.name);
-    const target = new Int32Array(columns.length);
-    const decoders: (ValueDecoder | undefined)[] = [];
-    columns.forEach((c, i) => {
-      target[i] = names.indexOf(c.name);
-      decoders.push(target[i] >= 0 ? table.columns[target[i]].decode : undefined);
-    });
-    const missing = names.filter((n) => !columns.some((c) => c.name === n));
-    if (missing.length > 0 || columns.some((c) => !names.includes(c.name))) {
+  /**
+   * A relation message: maps the table's tuples. Columns other than the record's are a schema
+   * change (a schema item, emitted before the tuples that follow). Resolving column types is a
+   * query: messages arriving meanwhile wait in the backlog, in order.
+   */
+  private onRelation(oid: number, key: string, columns: readonly RelationColumn[]): void {
+    const i = this.record.tables.findIndex((t) => t.key === key);
+    if (i < 0) {
+      this.relations.set(oid, null);
+      return;
+    }
+    const tracked = this.record.tables[i]!;
+    const changed = !sameColumns(tracked, columns);
+    if (changed && !this.following.enabled) {
       throw new TidewayError(
-        ErrorCode.EXTERNAL_SYSTEM,
-        `the columns of table ${table.catalog.tableId} changed while it was captured (now ${columns.map((c) => c.name).join(', ')}); schema changes are not supported, restart the job from a new snapshot`,
+        ErrorCode.CONFIG_BAD_VALUE,
+        `table ${tracked.catalog.tableId} changed while captured (now ${columns.map((c) => c.name).join(', ')}) and schema changes are off: set schema-changes.enabled = true (or debezium include.schema.changes = true) to follow them`,
         { place: this.target.place },
       );
     }
-    return { table, target, decoders };
+    const signature = `${key}|${columns.map((c) => `${c.name}:${c.typeOid}:${c.typmod}`).join(',')}`;
+    const cached = this.decoderCache.get(signature);
+    if (cached && !changed) {
+      this.relations.set(oid, { tableId: tracked.catalog.tableId, names: columns.map((c) => c.name), decoders: cached });
+      return;
+    }
+    this.resolving = true;
+    this.socket()?.pause();
+    this.following
+      .resolve(key, columns.map((c) => ({ name: c.name, typeOid: c.typeOid, typmod: c.typmod })))
+      .then((resolved) => {
+        this.decoderCache.set(signature, resolved.decoders);
+        if (changed) {
+          const { event, table } = relationChange(tracked, columns, resolved, this.target.place);
+          const tables = [...this.record.tables];
+          tables[i] = table;
+          this.record = { tables };
+          this.push({ type: 'schema', events: [event], schema: this.record });
+        }
+        this.relations.set(oid, { tableId: tracked.catalog.tableId, names: columns.map((c) => c.name), decoders: resolved.decoders });
+        this.resolving = false;
+        const held = this.backlog;
+        this.backlog = [];
+        for (let n = 0; n < held.length; n++) {
+          this.onCopyData(held[n]!);
+          if (this.resolving) {
+            this.backlog.unshift(...held.slice(n + 1));
+            return;
+          }
+        }
+        if (!this.paused) this.socket()?.resume();
+      })
+      .catch((err: unknown) => this.fail(err instanceof TidewayError ? err : externalError(`reading the new columns of table ${tracked.catalog.tableId}`, err, this.target.place)));
   }
 
-  /** A tuple as a row in the table's column order; unchanged TOAST values come from `prev`. */
+  /** A tuple as a row in the relation's column order; unchanged TOAST values come from `prev`. */
   private row(r: RelationMapping, tuple: readonly TupleValue[], prev: unknown[] | null): unknown[] {
-    const out: unknown[] = new Array(r.table.catalog.columns.length).fill(null);
-    for (let i = 0; i < tuple.length; i++) {
-      const t = r.target[i];
+    const out: unknown[] = new Array(r.names.length).fill(null);
+    for (let i = 0; i < tuple.length && i < out.length; i++) {
       const v = tuple[i];
       if (v === null) continue;
       if (v === UNCHANGED_TOAST) {
         if (prev === null) {
           throw new TidewayError(
             ErrorCode.EXTERNAL_SYSTEM,
-            `an update of table ${r.table.catalog.tableId} left the large value of column '${r.table.catalog.columns[t].name}' unchanged, and PostgreSQL does not send it: set REPLICA IDENTITY FULL on the table`,
+            `an update of table ${r.tableId} left the large value of column '${r.names[i]}' unchanged, and PostgreSQL does not send it: set REPLICA IDENTITY FULL on the table`,
             { place: this.target.place },
           );
         }
-        out[t] = prev[t];
-      } else out[t] = r.decoders[i]!(v);
+        out[i] = prev[i];
+      } else out[i] = r.decoders[i]!(v);
     }
     return out;
   }

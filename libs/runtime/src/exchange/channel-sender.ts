@@ -2,9 +2,9 @@ import type * as grpc from '@grpc/grpc-js';
 import { DataExchangeClient, type ExchangeMessage, type OpenChannel } from '@tideway/contracts';
 import { backoffDelay, sleep } from '@tideway/common';
 import { clientOptions, insecure } from '@tideway/rpc';
-import type { Row } from '@tideway/api';
+import type { Row, SchemaChangeEvent } from '@tideway/api';
 import type { CheckpointKind } from '../protocol.js';
-import { encodeRows } from './row-codec.js';
+import { encodeRows, encodeSchemaChange } from './row-codec.js';
 
 export const BARRIER_KIND: Record<CheckpointKind, number> = { CHECKPOINT: 1, SAVEPOINT: 2, COMPLETED_POINT: 3 };
 export const KIND_OF_BARRIER: Record<number, CheckpointKind> = { 1: 'CHECKPOINT', 2: 'SAVEPOINT', 3: 'COMPLETED_POINT' };
@@ -107,13 +107,22 @@ export class ChannelSender {
   }
 
   async sendRows(rows: readonly Row[]): Promise<void> {
+    await this.sendBatch(rows.length, encodeRows(rows));
+  }
+
+  /** A schema change travels as a batch of its own (credits and order as for rows). */
+  async sendSchemaChange(event: SchemaChangeEvent): Promise<void> {
+    await this.sendBatch(0, encodeSchemaChange(event));
+  }
+
+  private async sendBatch(rowCount: number, bytes: Uint8Array): Promise<void> {
     const stream = await this.ready();
     while (this.credits === 0) {
       await new Promise<void>((r) => (this.waiter = r));
       if (this.failure) throw this.failure;
     }
     this.credits--;
-    stream.write({ body: { $case: 'batch', value: { rowCount: rows.length, rows: encodeRows(rows) as Buffer } } });
+    stream.write({ body: { $case: 'batch', value: { rowCount, rows: bytes as Buffer } } });
   }
 
   async sendBarrier(checkpointId: number, kind: CheckpointKind): Promise<void> {

@@ -1,4 +1,4 @@
-import type { Row } from '@tideway/api';
+import type { Row, SchemaChangeEvent } from '@tideway/api';
 import type { ShuffleOutput, TaskGroupDescriptor } from '../descriptor.js';
 import type { CheckpointKind } from '../protocol.js';
 import { ChannelSender } from './channel-sender.js';
@@ -31,6 +31,11 @@ export class ShuffleWriter {
   async write(rows: readonly Row[]): Promise<void> {
     const parts = this.partitioner.split(rows);
     for (let i = 0; i < parts.length; i++) if (parts[i]!.length > 0) await this.senders[i]!.sendRows(parts[i]!);
+  }
+
+  /** Sends a schema change to every downstream task group (each of its writers applies it). */
+  async schemaChange(event: SchemaChangeEvent): Promise<void> {
+    await Promise.all(this.senders.map((s) => s.sendSchemaChange(event)));
   }
 
   async barrier(checkpointId: number, kind: CheckpointKind): Promise<void> {

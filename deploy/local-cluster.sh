@@ -1,45 +1,97 @@
 #!/usr/bin/env bash
-# A local Tideway cluster: 1 coordinator, 1 resource manager and 2 workers, each its own
-# process, with generated engine configs, logs and pid files in one folder.
+# A local Tideway cluster, each process its own, with generated engine configs, logs and pid
+# files in one folder:
+#   default: 1 coordinator, 1 resource manager and 2 workers, state in the coordinator's memory;
+#   --ha:    a Redis (AOF on) holding the state and the leader lease, 2 coordinators (one leads,
+#            the other takes over when it dies), 1 resource manager and 2 workers.
 #
-#   deploy/local-cluster.sh start  [--dir DIR] [--base-port P] [--metrics-base-port M] [--set key=value]...
+#   deploy/local-cluster.sh [--ha] start [--dir DIR] [--base-port P] [--metrics-base-port M] [--set key=value]...
 #   deploy/local-cluster.sh status [--dir DIR]
 #   deploy/local-cluster.sh stop   [--dir DIR]
 #
-# Ports: coordinator P (default 5801), resource manager P+1, workers P+2 and P+3; Prometheus
-# endpoints M (default 9101) .. M+3 in the same order. --set overrides go to every process
-# (keys under seatunnel.engine, e.g. --set job-schedule-strategy=WAIT).
-# Worker attributes (for env.tag_filter): worker-1 {group: platform, team: team1},
-# worker-2 {group: platform, team: team2}.
+# Ports: coordinator(-1) P (default $TIDEWAY_CLUSTER_BASE_PORT, else 5801), resource manager P+1,
+# workers P+2 and P+3; with --ha also coordinator-2 P+4 and Redis P+5. Prometheus endpoints
+# M (default $TIDEWAY_CLUSTER_METRICS_BASE_PORT, else 9101) .. M+3 in the same order, coordinator-2
+# M+4. --set overrides go to every process (keys under seatunnel.engine, e.g.
+# --set job-schedule-strategy=WAIT). Worker attributes (for env.tag_filter): worker-1
+# {group: platform, team: team1}, worker-2 {group: platform, team: team2}.
+# The processes run ./tideway (the compiled build when `pnpm build` is current).
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-command=${1:-}
-[ -n "$command" ] && shift
+usage="usage: deploy/local-cluster.sh [--ha] start|stop|status [--dir DIR] [--base-port P] [--metrics-base-port M] [--set key=value]..."
+command=''
+ha=0
 dir=${TIDEWAY_CLUSTER_DIR:-${TMPDIR:-/tmp}/tideway-local-cluster}
-base_port=5801
-metrics_base_port=9101
+base_port=${TIDEWAY_CLUSTER_BASE_PORT:-5801}
+metrics_base_port=${TIDEWAY_CLUSTER_METRICS_BASE_PORT:-9101}
+ports_given=0
 sets=()
 while [ $# -gt 0 ]; do
   case "$1" in
+    start|stop|status)
+      [ -z "$command" ] || { echo "local-cluster.sh: two commands given ('$command' and '$1'); $usage" >&2; exit 2; }
+      command=$1; shift ;;
+    --ha) ha=1; shift ;;
     --dir) dir=$2; shift 2 ;;
-    --base-port) base_port=$2; shift 2 ;;
-    --metrics-base-port) metrics_base_port=$2; shift 2 ;;
+    --base-port) base_port=$2; ports_given=1; shift 2 ;;
+    --metrics-base-port) metrics_base_port=$2; ports_given=1; shift 2 ;;
     --set) sets+=(--set "$2"); shift 2 ;;
-    *) echo "local-cluster.sh: unknown argument '$1'" >&2; exit 2 ;;
+    *) echo "local-cluster.sh: unknown argument '$1'; $usage" >&2; exit 2 ;;
   esac
 done
+for p in "$base_port" "$metrics_base_port"; do
+  [[ "$p" =~ ^[0-9]+$ ]] && [ "$p" -ge 1 ] && [ "$p" -le 65530 ] || { echo "local-cluster.sh: port '$p' is not a number in 1..65530" >&2; exit 2; }
+done
 
-roles=(coordinator resource-manager worker-1 worker-2)
+# status and stop act on what start recorded (mode and ports), whatever flags they are given.
+if [ "$command" != start ] && [ -f "$dir/cluster.env" ]; then
+  [ $ports_given = 0 ] || echo "local-cluster.sh: $command uses the ports recorded in $dir/cluster.env" >&2
+  # shellcheck source=/dev/null
+  . "$dir/cluster.env"
+fi
 
-role_of() { case "$1" in worker-*) echo worker ;; *) echo "$1" ;; esac; }
+redis_port=$((base_port + 5))
+if [ $ha = 1 ]; then
+  roles=(redis coordinator-1 resource-manager worker-1 worker-2 coordinator-2)
+  coordinator_list="127.0.0.1:$base_port,127.0.0.1:$((base_port + 4))"
+else
+  roles=(coordinator resource-manager worker-1 worker-2)
+  coordinator_list="127.0.0.1:$base_port"
+fi
+
+role_of() { case "$1" in worker-*) echo worker ;; coordinator*) echo coordinator ;; *) echo "$1" ;; esac; }
+
+# gRPC and Prometheus port of each process (see the header).
+grpc_port() {
+  case "$1" in
+    coordinator|coordinator-1) echo "$base_port" ;; resource-manager) echo $((base_port + 1)) ;;
+    worker-1) echo $((base_port + 2)) ;; worker-2) echo $((base_port + 3)) ;;
+    coordinator-2) echo $((base_port + 4)) ;; redis) echo "$redis_port" ;;
+  esac
+}
+metrics_port() { echo $((metrics_base_port + $(grpc_port "$1") - base_port)); }
 
 pid_alive() { [ -f "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null; }
 
 # One engine config per process: the same seatunnel.engine settings, the addresses of the
-# coordinator and resource manager, and this worker's own port and attributes.
+# coordinators and resource manager, this coordinator's or worker's own port and attributes,
+# and with --ha the Redis state store (which also holds the leader lease).
 write_config() {
-  local name=$1 worker_port=$2 team=$3
+  local name=$1 team=$2
+  local coordinator_port=$base_port worker_port=0
+  case "$name" in coordinator*) coordinator_port=$(grpc_port "$name") ;; worker-*) worker_port=$(grpc_port "$name") ;; esac
+  local ha_yaml=''
+  if [ $ha = 1 ]; then
+    ha_yaml="  state-store:
+    type: redis
+    redis:
+      address: 127.0.0.1:$redis_port
+  ha:
+    # The lease lives on the state Redis (no lock-nodes listed); these are the defaults.
+    lease-ttl: 5000
+    retry-interval: 500"
+  fi
   cat > "$dir/conf/$name.yaml" <<YAML
 # Generated by deploy/local-cluster.sh for $name.
 seatunnel:
@@ -60,7 +112,8 @@ seatunnel:
 tideway:
   coordinator:
     host: 127.0.0.1
-    port: $base_port
+    port: $coordinator_port
+    addresses: [${coordinator_list//,/, }]
   resource-manager:
     host: 127.0.0.1
     port: $((base_port + 1))
@@ -73,76 +126,138 @@ tideway:
   heartbeat:
     interval: 1000
     timeout: 10000
+$ha_yaml
 YAML
+}
+
+fail_start() { echo "local-cluster.sh: $1" >&2; [ -f "${2:-}" ] && tail -n 20 "$2" >&2; exit 1; }
+
+# redis-server from Debian's package when it is missing. The package's own service (on 6379)
+# is never used: the cluster runs its own server on its own port and folder.
+ensure_redis_server() {
+  command -v redis-server >/dev/null 2>&1 && command -v redis-cli >/dev/null 2>&1 && return
+  echo "local-cluster.sh: redis-server is not installed; installing it with apt-get" >&2
+  local sudo=''
+  if [ "$(id -u)" != 0 ]; then
+    command -v sudo >/dev/null 2>&1 || fail_start "redis-server is not installed and this user cannot run apt-get: install the redis-server package"
+    sudo=sudo
+  fi
+  $sudo apt-get install -y redis-server >"$dir/logs/apt-get.log" 2>&1 || fail_start "apt-get install -y redis-server failed; see $dir/logs/apt-get.log" "$dir/logs/apt-get.log"
+}
+
+# Our Redis answers: the server on redis_port is the process we started (not another one that
+# happened to hold the port), and it has loaded its data.
+redis_ready() {
+  local info
+  info=$(redis-cli -h 127.0.0.1 -p "$redis_port" INFO server 2>/dev/null) || return 1
+  [[ "$info" == *"process_id:$(cat "$dir/pids/redis.pid")"* ]] && [ "$(redis-cli -h 127.0.0.1 -p "$redis_port" PING 2>/dev/null)" = PONG ]
+}
+
+# The state Redis: append-only file on (fsync once a second: a crash of the machine loses at
+# most about a second of writes), no RDB snapshots, its files in DIR/redis.
+start_redis() {
+  ensure_redis_server
+  mkdir -p "$dir/redis"
+  redis-server --port "$redis_port" --bind 127.0.0.1 --dir "$dir/redis" --appendonly yes --appendfsync everysec \
+    --save '' --daemonize no >"$dir/logs/redis.log" 2>&1 &
+  echo $! >"$dir/pids/redis.pid"
+  local deadline=$((SECONDS + 30))
+  until redis_ready; do
+    pid_alive "$dir/pids/redis.pid" || fail_start "redis exited; see $dir/logs/redis.log" "$dir/logs/redis.log"
+    [ $SECONDS -lt $deadline ] || fail_start "redis did not answer on 127.0.0.1:$redis_port within 30 s; see $dir/logs/redis.log"
+    sleep 0.2
+  done
 }
 
 start() {
   mkdir -p "$dir/conf" "$dir/logs" "$dir/pids" "$dir/checkpoints"
-  for r in "${roles[@]}"; do
-    if pid_alive "$dir/pids/$r.pid"; then echo "local-cluster.sh: $r already runs (pid $(cat "$dir/pids/$r.pid")); stop it first" >&2; exit 1; fi
+  for r in redis coordinator coordinator-1 coordinator-2 resource-manager worker-1 worker-2; do
+    if pid_alive "$dir/pids/$r.pid"; then echo "local-cluster.sh: $r already runs in $dir (pid $(cat "$dir/pids/$r.pid")); stop it first" >&2; exit 1; fi
   done
-  write_config coordinator 0 team1
-  write_config resource-manager 0 team1
-  write_config worker-1 $((base_port + 2)) team1
-  write_config worker-2 $((base_port + 3)) team2
-  # As ./tideway starts the CLI: the compiled build when `pnpm build` is current, else the
-  # sources through tsx (decided once, for the four processes).
-  bash "$repo/scripts/setup.sh"
-  local entry
-  mapfile -t entry < <(node "$repo/scripts/cli-entry.mjs")
-  local i=0
+  printf 'ha=%s\nbase_port=%s\nmetrics_base_port=%s\n' "$ha" "$base_port" "$metrics_base_port" >"$dir/cluster.env"
   for r in "${roles[@]}"; do
+    case "$r" in redis) ;; worker-2) write_config "$r" team2 ;; *) write_config "$r" team1 ;; esac
+  done
+  [ $ha = 0 ] || start_redis
+  # Install what is missing once, before the processes start (./tideway checks it again).
+  bash "$repo/scripts/setup.sh"
+  case "$(node "$repo/scripts/cli-entry.mjs")" in
+    *tsx*) echo "local-cluster.sh: the build is not current: the processes run the sources through tsx (pnpm build starts them faster)" >&2 ;;
+  esac
+  for r in "${roles[@]}"; do
+    [ "$r" = redis ] && continue
     (
       cd "$repo"
-      TIDEWAY_LOG_LEVEL=${TIDEWAY_LOG_LEVEL:-info} exec node "${entry[@]}" \
+      TIDEWAY_LOG_LEVEL=${TIDEWAY_LOG_LEVEL:-info} exec "$repo/tideway" \
         cluster start --role "$(role_of "$r")" --engine-config "$dir/conf/$r.yaml" \
-        --metrics-port $((metrics_base_port + i)) ${sets[@]+"${sets[@]}"}
+        --metrics-port "$(metrics_port "$r")" ${sets[@]+"${sets[@]}"}
     ) >"$dir/logs/$r.log" 2>&1 &
     echo $! >"$dir/pids/$r.pid"
-    i=$((i + 1))
   done
   # Each process says "listening" once its gRPC server is up.
-  local deadline=$((SECONDS + 60))
+  local deadline=$((SECONDS + 90))
   for r in "${roles[@]}"; do
+    [ "$r" = redis ] && continue
     until grep -q 'listening on' "$dir/logs/$r.log" 2>/dev/null; do
-      if ! pid_alive "$dir/pids/$r.pid"; then echo "local-cluster.sh: $r exited; see $dir/logs/$r.log" >&2; tail -n 20 "$dir/logs/$r.log" >&2; exit 1; fi
-      if [ $SECONDS -ge $deadline ]; then echo "local-cluster.sh: $r did not start within 60 s; see $dir/logs/$r.log" >&2; exit 1; fi
+      pid_alive "$dir/pids/$r.pid" || fail_start "$r exited; see $dir/logs/$r.log" "$dir/logs/$r.log"
+      [ $SECONDS -lt $deadline ] || fail_start "$r did not start within 90 s; see $dir/logs/$r.log"
       sleep 0.3
     done
   done
   echo "Tideway cluster started in $dir"
-  echo "  coordinator       127.0.0.1:$base_port      metrics http://127.0.0.1:$metrics_base_port/metrics"
-  echo "  resource manager  127.0.0.1:$((base_port + 1))      metrics http://127.0.0.1:$((metrics_base_port + 1))/metrics"
-  echo "  worker-1          127.0.0.1:$((base_port + 2))      metrics http://127.0.0.1:$((metrics_base_port + 2))/metrics"
-  echo "  worker-2          127.0.0.1:$((base_port + 3))      metrics http://127.0.0.1:$((metrics_base_port + 3))/metrics"
-  echo "Submit with: pnpm tideway submit -c job.conf --async --address 127.0.0.1:$base_port"
+  for r in "${roles[@]}"; do
+    if [ "$r" = redis ]; then printf '  %-17s 127.0.0.1:%-6s  append-only file in %s\n' redis "$redis_port" "$dir/redis"
+    else printf '  %-17s 127.0.0.1:%-6s  metrics http://127.0.0.1:%s/metrics\n' "$r" "$(grpc_port "$r")" "$(metrics_port "$r")"; fi
+  done
+  echo "Submit with: ./tideway submit -c job.conf --async --address $coordinator_list"
+}
+
+# "leader, epoch N" or "follower", from the coordinator's Prometheus gauges.
+leadership() {
+  local text leading epoch
+  text=$(curl -sf --max-time 2 "http://127.0.0.1:$(metrics_port "$1")/metrics" 2>/dev/null) || { echo "metrics not answering"; return; }
+  leading=$(awk '$1 == "tideway_coordinator_leader" { print $2 }' <<<"$text")
+  epoch=$(awk '$1 == "tideway_coordinator_epoch" { print $2 }' <<<"$text")
+  if [ "$leading" = 1 ]; then echo "leader, epoch $epoch"; else echo follower; fi
 }
 
 status() {
-  local down=0
+  local down=0 r
   for r in "${roles[@]}"; do
-    if pid_alive "$dir/pids/$r.pid"; then echo "$r running (pid $(cat "$dir/pids/$r.pid"))"
-    else echo "$r stopped"; down=1; fi
+    if ! pid_alive "$dir/pids/$r.pid"; then echo "$r stopped"; down=1; continue; fi
+    case "$r" in
+      coordinator*) echo "$r running (pid $(cat "$dir/pids/$r.pid")) at 127.0.0.1:$(grpc_port "$r"): $(leadership "$r")" ;;
+      *) echo "$r running (pid $(cat "$dir/pids/$r.pid")) at 127.0.0.1:$(grpc_port "$r")" ;;
+    esac
   done
   return $down
 }
 
-stop() {
-  for r in "${roles[@]}"; do
-    pid_alive "$dir/pids/$r.pid" && kill -TERM "$(cat "$dir/pids/$r.pid")" 2>/dev/null || true
-  done
-  # Graceful first (task groups stop, ports close); whatever is left after 15 s is killed.
+# SIGTERM to each, up to 15 s to end (task groups stop, ports close, a leader gives its lease
+# up), then SIGKILL for what is left.
+stop_processes() {
+  local r
+  for r in "$@"; do pid_alive "$dir/pids/$r.pid" && kill -TERM "$(cat "$dir/pids/$r.pid")" 2>/dev/null || true; done
   local deadline=$((SECONDS + 15))
-  for r in "${roles[@]}"; do
+  for r in "$@"; do
+    [ -f "$dir/pids/$r.pid" ] || continue
     while pid_alive "$dir/pids/$r.pid" && [ $SECONDS -lt $deadline ]; do sleep 0.2; done
     if pid_alive "$dir/pids/$r.pid"; then kill -KILL "$(cat "$dir/pids/$r.pid")" 2>/dev/null || true; echo "$r killed"; else echo "$r stopped"; fi
     rm -f "$dir/pids/$r.pid"
   done
 }
 
+stop() {
+  local tideway=() r
+  for r in "${roles[@]}"; do [ "$r" = redis ] || tideway+=("$r"); done
+  stop_processes "${tideway[@]}"
+  # Redis last: the coordinators write their last state and release the lease on the way out.
+  [ $ha = 0 ] || stop_processes redis
+}
+
 case "$command" in
   start) start ;;
   stop) stop ;;
   status) status ;;
-  *) echo "usage: deploy/local-cluster.sh start|stop|status [--dir DIR] [--base-port P] [--metrics-base-port M] [--set key=value]..." >&2; exit 2 ;;
+  *) echo "$usage" >&2; exit 2 ;;
 esac

@@ -7,6 +7,7 @@ import { LeaderCaller, call, clientOptions, insecure } from '@tideway/rpc';
 import type { TestServer } from '@tideway/testing';
 import { runCli, spawnCli, type CliResult } from '../conformance/cli-process.js';
 import { freePort } from '../e2e/free-port.js';
+import { pollUntil } from './poll-until.js';
 
 /** One worker of a test cluster: its tags (env.tag_filter matches them). */
 export interface TestWorker {
@@ -271,18 +272,7 @@ export class TestCluster {
 
   /** Polls `check` until it holds; fails with `what` and the logs after `timeoutMs`. */
   async until(what: string, check: () => Promise<boolean> | boolean, timeoutMs = 60_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    let last: unknown;
-    while (Date.now() < deadline) {
-      try {
-        if (await check()) return;
-      } catch (err) {
-        last = err;
-      }
-      await new Promise((r) => setTimeout(r, 150));
-    }
-    const tails = [...this.logs].map(([n, l]) => `--- ${n}\n${l.split('\n').slice(-15).join('\n')}`).join('\n');
-    throw new Error(`timed out waiting for: ${what}${last ? ` (last error: ${(last as Error).message})` : ''}\n${tails}`);
+    await pollUntil(what, check, timeoutMs, () => [...this.logs].map(([n, l]) => `--- ${n}\n${l.split('\n').slice(-15).join('\n')}`).join('\n'));
   }
 }
 

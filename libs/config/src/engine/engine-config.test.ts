@@ -27,8 +27,8 @@ describe('loadEngineConfig', () => {
       slotService: { dynamicSlot: true, slotNum: 2, slotAllocateStrategy: 'RANDOM' },
       checkpoint: { interval: 300000, timeout: 30000, storage: { type: 'localfile', maxRetained: 20 } },
       tideway: {
-        coordinator: { host: '127.0.0.1', port: 5801, addresses: ['127.0.0.1:5801'] },
-        worker: { leaderLossTimeout: 30000 },
+        coordinator: { host: '127.0.0.1', port: 5801, advertisedAddress: '', addresses: ['127.0.0.1:5801'] },
+        worker: { advertisedAddress: '', leaderLossTimeout: 30000 },
         stateStore: { type: 'memory', redis: { address: '', password: '', keyPrefix: 'tideway:', waitReplicas: 0, waitTimeout: 1000 } },
         ha: { lockNodes: [], leaseTtl: 5000, retryInterval: 500 },
         heartbeat: { interval: 3000, timeout: 30000 },
@@ -125,6 +125,31 @@ describe('HA settings', () => {
     expect(listed.tideway.ha).toEqual({ lockNodes: ['a:1', 'b:2', '[::1]:3'], leaseTtl: 9000, retryInterval: 100 });
     expect(listed.tideway.coordinator.addresses).toEqual(['c1:5801', 'c2:5801']);
     expect(Object.isFrozen(listed.tideway.ha.lockNodes)).toBe(true);
+  });
+
+  it('takes advertised addresses for processes that bind a wildcard, and lists the coordinator by its own', () => {
+    const c = ha(
+      REDIS +
+        '  coordinator: { host: 0.0.0.0, port: 5801, advertised-address: "tideway-coordinator-0.tideway-coordinator:5801" }\n' +
+        '  worker: { host: 0.0.0.0, advertised-address: "10.1.2.3:5803" }\n',
+    );
+    expect(c.tideway.coordinator.advertisedAddress).toBe('tideway-coordinator-0.tideway-coordinator:5801');
+    expect(c.tideway.coordinator.addresses).toEqual(['tideway-coordinator-0.tideway-coordinator:5801']);
+    expect(c.tideway.worker.advertisedAddress).toBe('10.1.2.3:5803');
+    // A listed cluster wins over the own address.
+    expect(ha('  coordinator: { advertised-address: "c1:5801", addresses: [c1:5801, c2:5801] }\n').tideway.coordinator.addresses).toEqual(['c1:5801', 'c2:5801']);
+    // A coordinator on a free port has no address to list, unless it advertises one.
+    expect(ha('  coordinator: { port: 0, advertised-address: "lb:5801" }\n').tideway.coordinator.addresses).toEqual(['lb:5801']);
+  });
+
+  it('refuses advertised addresses nobody can dial, naming the key', () => {
+    expect(failure(() => ha('  coordinator: { advertised-address: "coordinator-0" }\n')).message).toBe(
+      "tideway.coordinator.advertised-address 'coordinator-0' is not host:port (e.g. tideway-coordinator-0.tideway-coordinator:5801)",
+    );
+    expect(failure(() => ha('  worker: { advertised-address: "0.0.0.0:5803" }\n')).message).toBe(
+      "tideway.worker.advertised-address '0.0.0.0:5803' is a wildcard address that others cannot dial: use this host's DNS name or IP address",
+    );
+    expect(failure(() => ha('  worker: { advertised-address: "[::]:5803" }\n')).message).toMatch(/^tideway\.worker\.advertised-address '\[::\]:5803' is a wildcard/);
   });
 
   it('refuses a redis store without its address, and redis-only settings with the memory store', () => {

@@ -57,11 +57,15 @@ export interface EngineConfig {
   };
   readonly tideway: {
     readonly coordinator: Endpoint & {
+      /** host:port others dial; '' means host:port (the port picked, when port is 0). */
+      readonly advertisedAddress: string;
       /** host:port of every coordinator; `[host:port]` of this one when the file lists none (and its port is not 0). */
       readonly addresses: readonly string[];
     };
     readonly resourceManager: Endpoint;
     readonly worker: Endpoint & {
+      /** host:port others dial; '' means host:port (the port picked, when port is 0). */
+      readonly advertisedAddress: string;
       readonly attributes: Readonly<Record<string, string | number | boolean>>;
       /** Milliseconds without a leader before the worker cancels its task groups. */
       readonly leaderLossTimeout: number;

@@ -34,6 +34,17 @@ const endpointFields = (port: number, what: string): Record<string, EngineSettin
   port: { type: 'int', default: port, min: 0, description: `Port of the ${what} (0 picks a free one).` },
 });
 
+/**
+ * Where others dial a process that binds a wildcard (0.0.0.0 in a container, on a multi-homed
+ * host): its pod DNS name or host name. Empty means host:port, which only works when others
+ * can dial the bind address.
+ */
+const advertisedAddress = (what: string, who: string): EngineSetting => ({
+  type: 'string',
+  default: '',
+  description: `host:port ${who} dial to reach this ${what} (empty: host:port; set it when host is 0.0.0.0).`,
+});
+
 const endpoint = (port: number, what: string): EngineSetting => ({ type: 'section', description: `Where the ${what} listens.`, fields: endpointFields(port, what) });
 
 /** The settings under `seatunnel.engine`. */
@@ -102,6 +113,7 @@ export const TIDEWAY_SETTINGS: Readonly<Record<string, EngineSetting>> = {
     description: 'Where the coordinator listens, and where every coordinator of the cluster is.',
     fields: {
       ...endpointFields(5801, 'coordinator'),
+      'advertised-address': advertisedAddress('coordinator', 'workers, the resource manager, the CLI and the other coordinators'),
       addresses: {
         type: 'string-list',
         default: [],
@@ -115,6 +127,7 @@ export const TIDEWAY_SETTINGS: Readonly<Record<string, EngineSetting>> = {
     description: 'This worker process.',
     fields: {
       ...endpointFields(5803, 'worker'),
+      'advertised-address': advertisedAddress('worker', 'the coordinator and the other workers (shuffles)'),
       attributes: { type: 'map', description: 'Tags of this worker, matched by a job env tag_filter.' },
       'leader-loss-timeout': {
         type: 'int',

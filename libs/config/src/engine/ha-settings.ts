@@ -4,11 +4,13 @@ import { formatHostPort, parseHostPort } from './host-port.js';
 type TidewayConfig = EngineConfig['tideway'];
 
 /**
- * Fills in the address lists left empty: the coordinators are this one alone (unless it picks
- * a free port, which nobody can dial), and the Redlock nodes are the state-store Redis alone.
+ * Fills in the address lists left empty: the coordinators are this one alone, at its advertised
+ * address or else host:port (none when it picks a free port, which nobody can know in
+ * advance), and the Redlock nodes are the state-store Redis alone.
  */
 export function resolveHaAddresses(t: TidewayConfig): TidewayConfig {
-  const own = t.coordinator.port === 0 ? [] : [formatHostPort(t.coordinator)];
+  const c = t.coordinator;
+  const own = c.advertisedAddress ? [c.advertisedAddress] : c.port === 0 ? [] : [formatHostPort(c)];
   const addresses = t.coordinator.addresses.length > 0 ? t.coordinator.addresses : own;
   const address = t.stateStore.redis.address;
   const lockNodes = t.ha.lockNodes.length > 0 ? t.ha.lockNodes : t.stateStore.type === 'redis' && address ? [address] : [];
@@ -21,7 +23,8 @@ export function resolveHaAddresses(t: TidewayConfig): TidewayConfig {
 
 /**
  * The HA rules, each refused with the key named: a redis store needs its address; every
- * address parses as host:port and is listed once; Redlock nodes come in an odd count; the lease
+ * address parses as host:port and is listed once; an advertised address is one others can dial
+ * (not a wildcard such as 0.0.0.0); Redlock nodes come in an odd count; the lease
  * outlasts a heartbeat interval, a follower retries within a lease, and a worker waits longer
  * than a lease before it gives its leader up. Settings that only type redis reads are refused
  * with type memory instead of being ignored.
@@ -39,6 +42,8 @@ export function checkHaSettings(t: TidewayConfig, fail: (message: string) => nev
     fail('tideway.ha.lock-nodes is set but tideway.state-store.type is memory: leader election needs the redis state store');
   }
   if (redis.address && !parseHostPort(redis.address)) fail(`tideway.state-store.redis.address '${redis.address}' is not host:port (e.g. 127.0.0.1:6379)`);
+  checkAdvertised('tideway.coordinator.advertised-address', t.coordinator.advertisedAddress, fail);
+  checkAdvertised('tideway.worker.advertised-address', t.worker.advertisedAddress, fail);
   checkAddresses('tideway.ha.lock-nodes', t.ha.lockNodes, fail);
   checkAddresses('tideway.coordinator.addresses', t.coordinator.addresses, fail);
   if (!isRedis) return;
@@ -73,4 +78,14 @@ function checkAddresses(key: string, list: readonly string[], fail: (message: st
     if (seen.has(norm)) fail(`${key} lists ${text} twice: each entry must be a different server`);
     seen.add(norm);
   });
+}
+
+/** Bind-anywhere hosts: a process may listen on one, but nobody can dial it from elsewhere. */
+const WILDCARD_HOSTS = new Set(['0.0.0.0', '::', '0:0:0:0:0:0:0:0']);
+
+function checkAdvertised(key: string, text: string, fail: (message: string) => never): void {
+  if (!text) return;
+  const parsed = parseHostPort(text);
+  if (!parsed) fail(`${key} '${text}' is not host:port (e.g. tideway-coordinator-0.tideway-coordinator:5801)`);
+  if (WILDCARD_HOSTS.has(parsed!.host)) fail(`${key} '${text}' is a wildcard address that others cannot dial: use this host's DNS name or IP address`);
 }

@@ -68,6 +68,7 @@ export function registerClusterCommands(program: Command): void {
         const c = new CoordinatorServer({
           host: t.coordinator.host,
           port: t.coordinator.port,
+          advertisedAddress: t.coordinator.advertisedAddress || undefined,
           resourceManagerAddress: rmAddress,
           jobScheduleStrategy: engine.jobScheduleStrategy,
           historyExpireMs: engine.historyJobExpireMinutes * 60_000,
@@ -86,6 +87,7 @@ export function registerClusterCommands(program: Command): void {
         const w = new WorkerServer({
           host: t.worker.host,
           port: t.worker.port,
+          advertisedAddress: t.worker.advertisedAddress || undefined,
           resourceManagerAddress: rmAddress,
           coordinatorAddresses: coordinators,
           leaderLossTimeoutMs: t.worker.leaderLossTimeout,

@@ -7,7 +7,9 @@
  * watch (server streaming), metrics, overview, savepoint and cancel.
  * Needs Debian's python3-grpcio, grpc-proto and protoc (scripts/ensure-client-tools.sh).
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestCluster, fakeJob, type ProcessName } from '../cluster/test-cluster.js';
@@ -131,6 +133,32 @@ describe('a reflection-only Python client (grpcio, C++ descriptor pool)', () => 
     expect(sp.job.jobId).toBe(second.jobId);
     await cluster.until('second job SAVEPOINT_DONE', async () => (await callJob<{ status: string }>('GetJob', { jobId: second.jobId })).status === 'SAVEPOINT_DONE');
   }, 180_000);
+
+  it("a client generated from proto/ with Debian's protoc, as docs/clients.md shows, submits and follows a job", async () => {
+    const gen = mkdtempSync(join(tmpdir(), 'tideway-pygen-'));
+    try {
+      const proto = join(import.meta.dirname, '..', '..', 'proto');
+      const protoc = spawnSync('protoc', ['-I', proto, `--python_out=${gen}`, `--grpc_python_out=${gen}`, '--plugin=protoc-gen-grpc_python=/usr/bin/grpc_python_plugin', ...readdirSync(join(proto, 'tideway/v1')).map((f) => join(proto, 'tideway/v1', f))], { encoding: 'utf8' });
+      expect(protoc.status, protoc.stderr).toBe(0);
+      const script = `
+import sys; sys.path.insert(0, ${JSON.stringify(gen)})
+import grpc
+from tideway.v1 import common_pb2, job_service_pb2 as js, job_service_pb2_grpc as js_grpc
+stub = js_grpc.JobServiceStub(grpc.insecure_channel(sys.argv[1]))
+job = stub.SubmitJob(js.SubmitJobRequest(config_text=sys.stdin.read(), variables={"rows": "7"}, job_name="generated"))
+last = None
+for event in stub.WatchJob(js.WatchJobRequest(job_id=job.job_id, interval_ms=200)):
+    last = event
+print(common_pb2.JobStatus.Name(last.job.status), last.metrics.sink_write_count)
+`;
+      const config = fakeJob({ mode: 'BATCH', parallelism: 1, rowNum: 7 }).replace('row.num = 7', 'row.num = ${rows}');
+      const res = spawnSync('/usr/bin/python3', ['-c', script, cluster.address], { input: config, encoding: 'utf8', timeout: 60_000 });
+      expect(res.status, res.stderr).toBe(0);
+      expect(res.stdout.trim()).toBe('FINISHED 7');
+    } finally {
+      rmSync(gen, { recursive: true, force: true });
+    }
+  }, 90_000);
 
   it('a bad call answers with the gRPC status, not a client crash', async () => {
     const res = await py('coordinator', ['call', 'tideway.v1.JobService/GetJob', JSON.stringify({ jobId: '424242' })]);

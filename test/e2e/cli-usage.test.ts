@@ -105,7 +105,7 @@ describe('shell completion', () => {
   };
 
   it('bash completes commands, subcommands, options and file names', () => {
-    expect(bash('')).toEqual(['cancel', 'cluster', 'completion', 'describe', 'list', 'metrics', 'overview', 'plan', 'restore', 'run', 'savepoint', 'status', 'submit']);
+    expect(bash('')).toEqual(['cancel', 'cluster', 'completion', 'describe', 'list', 'metrics', 'overview', 'plan', 'restore', 'run', 'savepoint', 'status', 'submit', 'verify']);
     expect(bash('ru')).toEqual(['run']);
     expect(bash('cluster', '')).toEqual(['start']);
     expect(bash('run', '--eng')).toEqual(['--engine-config']);

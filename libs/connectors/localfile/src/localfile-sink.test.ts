@@ -125,7 +125,7 @@ describe('LocalFile sink: two-phase commit', () => {
     expect(filesUnder(out)).toEqual([]);
     expect(info.moves).toHaveLength(1);
     expect(existsSync(info.moves[0][0])).toBe(true);
-    expect(info.transactionDir).toMatch(new RegExp(`^${tmp}/seatunnel/job1/[0-9a-f]{10}/T_job1_[0-9a-f]{10}_3_1$`)); // the first transaction is 1; later ones follow the checkpoint ids
+    expect(info.transactionDir).toMatch(new RegExp(`^${tmp}/seatunnel/job1/[0-9a-f]{10}/T_job1_[0-9a-f]{10}_3_1-[0-9a-f]{8}$`)); // the first transaction is 1; later ones follow the checkpoint ids; the folder ends in the writer's nonce
     const committer = sink.createAggregatedCommitter!() as SinkAggregatedCommitter<FileCommitInfo, FileAggregatedCommitInfo>;
     const agg = committer.combine([info]);
     expect(await committer.commit([agg])).toEqual([]);
@@ -169,7 +169,7 @@ describe('LocalFile sink: two-phase commit', () => {
     expect(committedNames).toHaveLength(1);
     expect(readFileSync(join(out, committedNames[0]), 'utf8')).toBe('1\u0001a\n2\u0001b');
     // only the restored writer's new transaction (checkpoint 2) is left in tmp
-    expect(filesUnder(tmp)).toEqual([expect.stringMatching(/T_job1_[0-9a-f]{10}_0_2\/0\/NON_PARTITION\/T_job1_[0-9a-f]{10}_0_2_0\.txt$/)]);
+    expect(filesUnder(tmp)).toEqual([expect.stringMatching(/T_job1_[0-9a-f]{10}_0_2-[0-9a-f]{8}\/0\/NON_PARTITION\/T_job1_[0-9a-f]{10}_0_2_0\.txt$/)]);
     expect(readFileSync(join(tmp, filesUnder(tmp)[0]), 'utf8')).toBe('4\u0001d');
     await w2.close();
     expect(filesUnder(tmp)).toEqual([]);

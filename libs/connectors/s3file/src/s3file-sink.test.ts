@@ -105,7 +105,7 @@ describe('S3File sink: two-phase commit (copy + delete)', () => {
     const info = (await writer.prepareCommit!(7)) as FileCommitInfo;
     expect(await keysUnder(client, `${keyOf(out)}/`)).toEqual([]);
     expect(await keysUnder(client, `${keyOf(tmp)}/`)).toEqual([keyOf(info.moves[0][0])]);
-    expect(info.transactionDir).toMatch(new RegExp(`^${tmp}/seatunnel/job1/[0-9a-f]{10}/T_job1_[0-9a-f]{10}_3_1$`));
+    expect(info.transactionDir).toMatch(new RegExp(`^${tmp}/seatunnel/job1/[0-9a-f]{10}/T_job1_[0-9a-f]{10}_3_1-[0-9a-f]{8}$`));
     const committer = sink.createAggregatedCommitter!() as Committer;
     const agg = committer.combine([info]);
     expect(await committer.commit([agg])).toEqual([]);
@@ -157,7 +157,7 @@ describe('S3File sink: two-phase commit (copy + delete)', () => {
     const prepared = (await w1.prepareCommit!(1)) as FileCommitInfo;
     const state = w1.snapshotState!(1) as FileSinkState[];
     // transaction 2 closed a file (batch_size rolled over) and then the task died
-    const leftover = `${keyOf(prepared.transactionDir).replace(/_1$/, '_2')}/0/NON_PARTITION/T_leftover_0.txt`;
+    const leftover = `${keyOf(prepared.transactionDir).replace(/_1-[0-9a-f]{8}$/, '_2-00000000')}/0/NON_PARTITION/T_leftover_0.txt`;
     await putText(client, leftover, '3\u0001c');
     const w2 = sink.createWriter({ subtaskIndex: 0, parallelism: 1 }, state);
     await w2.write(rowsOf([4, 'd']));
@@ -166,7 +166,7 @@ describe('S3File sink: two-phase commit (copy + delete)', () => {
     expect(await getText(client, committed[0])).toBe('1\u0001a\n2\u0001b');
     expect(await keysUnder(client, `${keyOf(tmp)}/`)).toEqual([]);
     const next = (await w2.prepareCommit!(2)) as FileCommitInfo;
-    expect(next.transactionDir).toMatch(/T_job1_[0-9a-f]{10}_0_2$/);
+    expect(next.transactionDir).toMatch(/T_job1_[0-9a-f]{10}_0_2-[0-9a-f]{8}$/);
     await w2.close();
   });
 

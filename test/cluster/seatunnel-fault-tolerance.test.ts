@@ -5,6 +5,7 @@
  * case name), on a cluster of two coordinators (over Redis) and three workers. A worker or the
  * leader goes down mid-job; the IT's check is the sink's line count: exactly rows x parallelism
  * (per pipeline) when the job FINISHED, or while a streaming job RUNS before it is cancelled.
+ * Three cases run in the suite; TIDEWAY_SLOW_TESTS=1 runs all seven (about 3 minutes more).
  */
 import { existsSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -103,17 +104,21 @@ async function runCase(name: string, c: Case): Promise<void> {
   await cluster.until('every worker registered', async () => (await cluster.workers()).length === 3);
 }
 
+const slow = process.env.TIDEWAY_SLOW_TESTS === '1';
+if (!slow) console.log('seatunnel-fault-tolerance: 4 of 7 cases run only with TIDEWAY_SLOW_TESTS=1');
+const slowIt = slow ? it : it.skip;
+
 describe.skipIf(!shared)("SeaTunnel's ClusterFaultToleranceIT and ClusterFaultToleranceTwoPipelineIT", () => {
-  it('testBatchJobRunOkIn3Node: 1000 rows x 6 readers, every row once', { timeout: 240_000 }, () =>
+  slowIt('testBatchJobRunOkIn3Node: 1000 rows x 6 readers, every row once', { timeout: 240_000 }, () =>
     runCase('batch_ok', { template: ONE, mode: 'BATCH', rows: 1000, parallelism: 6, pipelines: 1 }));
 
   it('testBatchJobRestoreIn3NodeWorkerDown: a worker shut down mid-job, 1000 rows x 2 once each', { timeout: 240_000 }, () =>
     runCase('batch_worker_down', { template: ONE, mode: 'BATCH', rows: 1000, parallelism: 2, pipelines: 1, down: 'worker' }));
 
-  it('testStreamJobRestoreIn3NodeWorkerDown: a worker shut down mid-job, 1000 rows x 6 once each, then cancelled', { timeout: 240_000 }, () =>
+  slowIt('testStreamJobRestoreIn3NodeWorkerDown: a worker shut down mid-job, 1000 rows x 6 once each, then cancelled', { timeout: 240_000 }, () =>
     runCase('stream_worker_down', { template: ONE, mode: 'STREAMING', rows: 1000, parallelism: 6, pipelines: 1, down: 'worker' }));
 
-  it('testBatchJobRestoreIn3NodeMasterDown: the leader killed mid-job, 1000 rows x 2 once each', { timeout: 240_000 }, () =>
+  slowIt('testBatchJobRestoreIn3NodeMasterDown: the leader killed mid-job, 1000 rows x 2 once each', { timeout: 240_000 }, () =>
     runCase('batch_master_down', { template: ONE, mode: 'BATCH', rows: 1000, parallelism: 2, pipelines: 1, down: 'leader' }));
 
   it('testStreamJobRestoreIn3NodeMasterDown: the leader killed mid-job, 1000 rows x 6 once each, then cancelled', { timeout: 240_000 }, () =>
@@ -122,6 +127,6 @@ describe.skipIf(!shared)("SeaTunnel's ClusterFaultToleranceIT and ClusterFaultTo
   it('TwoPipelineIT testTwoPipelineBatchJobRestoreIn2NodeMasterDown: two pipelines, the leader killed mid-job', { timeout: 240_000 }, () =>
     runCase('two_batch_master_down', { template: TWO, mode: 'BATCH', rows: 100, parallelism: 2, pipelines: 2, down: 'leader' }));
 
-  it('TwoPipelineIT testTwoPipelineStreamJobRestoreIn2NodeWorkerDown: two pipelines, a worker shut down mid-job', { timeout: 240_000 }, () =>
+  slowIt('TwoPipelineIT testTwoPipelineStreamJobRestoreIn2NodeWorkerDown: two pipelines, a worker shut down mid-job', { timeout: 240_000 }, () =>
     runCase('two_stream_worker_down', { template: TWO, mode: 'STREAMING', rows: 100, parallelism: 2, pipelines: 2, down: 'worker' }));
 });

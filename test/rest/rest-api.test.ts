@@ -182,7 +182,7 @@ describe("SeaTunnel's REST API v2", () => {
     expect((await http('GET', '/job-info/424242')).json).toEqual({ jobId: '424242' });
   });
 
-  it('POST /encrypt-config encodes username and password with base64, as shade.identifier says', async () => {
+  it('POST /encrypt-config encodes username and password with base64 or aes256, as shade.identifier says', async () => {
     const config = {
       env: { parallelism: 1, 'shade.identifier': 'base64' },
       source: [{ plugin_name: 'MySQL-CDC', plugin_output: 'fake', username: 'seatunnel', password: 'seatunnel_password', 'table-name': 'inventory' }],
@@ -193,8 +193,13 @@ describe("SeaTunnel's REST API v2", () => {
     expect(res.status, res.text).toBe(200);
     expect(res.json.source[0]).toMatchObject({ username: 'c2VhdHVubmVs', password: 'c2VhdHVubmVsX3Bhc3N3b3Jk', 'table-name': 'inventory' });
     expect(res.json.sink[0]).toMatchObject({ username: 'c2VhdHVubmVs', password: 'c2VhdHVubmVsX3Bhc3N3b3Jk' });
+    const aes = await http('POST', '/encrypt-config', { ...config, env: { 'shade.identifier': 'aes256' } });
+    expect(aes.status, aes.text).toBe(200);
+    // SeaTunnel's AES256ConfigShade output for 'seatunnel' (checked with openssl enc -aes-256-cbc).
+    expect(aes.json.sink[0].username).toBe('qIjluvTD29IQlFnjZTGFEQ==');
     const other = await http('POST', '/encrypt-config', { ...config, env: { 'shade.identifier': 'aes' } });
-    expect(other.json).toEqual({ status: 'fail', message: "env shade.identifier 'aes' is not supported: Tideway encrypts with base64" });
+    expect(other.status).toBe(400);
+    expect(other.json).toEqual({ status: 'fail', message: "the request body: env shade.identifier 'aes' is not supported: Tideway knows default, base64, aes256" });
   });
 
   it('GET /system-monitoring-information, /metrics, /openmetrics and /logs', async () => {

@@ -1,3 +1,5 @@
+import { redactText } from './secrets.js';
+
 /**
  * Typed errors with stable codes. A user sees `error.message`: one sentence that names the
  * place (file:line, option, job id). Codes never change meaning once published.
@@ -99,7 +101,8 @@ export class TidewayError extends Error {
 
   constructor(code: ErrorCode, message: string, options: TidewayErrorOptions = {}) {
     const where = options.place ? formatPlace(options.place) : '';
-    super(where ? `${where}: ${message}` : message, options.cause !== undefined ? { cause: options.cause } : undefined);
+    // Masked here so that no Tideway error carries a password into a log, status or answer.
+    super(redactText(where ? `${where}: ${message}` : message), options.cause !== undefined ? { cause: options.cause } : undefined);
     this.code = code;
     this.retryable = options.retryable ?? false;
     this.place = options.place;
@@ -147,8 +150,8 @@ export interface SerializedError {
 /** Turns anything thrown into a SerializedError, keeping codes of Tideway errors. */
 export function serializeError(err: unknown): SerializedError {
   if (err instanceof TidewayError) return err.toJSON();
-  if (err instanceof Error) return { code: ErrorCode.INTERNAL, message: err.message, retryable: false, name: err.name };
-  return { code: ErrorCode.INTERNAL, message: String(err), retryable: false };
+  if (err instanceof Error) return { code: ErrorCode.INTERNAL, message: redactText(err.message), retryable: false, name: err.name };
+  return { code: ErrorCode.INTERNAL, message: redactText(String(err)), retryable: false };
 }
 
 /** Rebuilds a TidewayError from its serialized shape. */

@@ -5,3 +5,4 @@ export * from './backoff.js';
 export * from './state-machine.js';
 export * from './fault-budget.js';
 export * from './file-errors.js';
+export * from './secrets.js';

@@ -1,4 +1,5 @@
 import { pino, type Logger, type LoggerOptions } from 'pino';
+import { redactText } from './secrets.js';
 
 export type { Logger } from 'pino';
 
@@ -13,6 +14,8 @@ export function rootLogger(): Logger {
     const options: LoggerOptions = {
       level: process.env.TIDEWAY_LOG_LEVEL ?? 'warn',
       base: { pid: process.pid },
+      // Every line is masked as written: a logged error, config or URL never carries a secret.
+      hooks: { streamWrite: redactText },
     };
     root = pino(options, pino.destination({ fd: 2, sync: true }));
   }

@@ -30,7 +30,7 @@ export const ENV_OPTIONS: readonly OptionDef[] = [
     default: 'CLUSTER',
     description: 'Where sink save modes (create/drop tables) run: on the cluster, or in the submitting client.',
   },
-  { name: 'shade.identifier', type: 'string', description: 'The method that encrypted sensitive options (e.g. base64).' },
+  { name: 'shade.identifier', type: 'enum', values: ['default', 'base64', 'aes256'], default: 'default', description: 'How the sensitive options of sources and sinks (password, username, auth, token, access_key, secret_key) are encrypted: default (as written), base64 or aes256 (SeaTunnel formats; see tideway encrypt).' },
   { name: 'jars', type: 'string', description: 'Third-party jar paths, `;`-separated (accepted for compatibility; Tideway loads no jars).' },
   { name: 'custom_parameters', type: 'map', description: 'Custom engine parameters, string to string.' },
   { name: 'tag_filter', type: 'map', description: "Run the job only on workers whose attributes match every key and value." },

@@ -48,4 +48,6 @@ export interface ParseOptions {
    * resolves. Default: `process.env`.
    */
   env?: Readonly<Record<string, string | undefined>>;
+  /** Decrypt the options shaded by env shade.identifier (default true; false for `tideway encrypt`). */
+  shade?: boolean;
 }

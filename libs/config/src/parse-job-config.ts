@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
 import type { PluginType } from '@tideway/api';
-import { ConfigError, ErrorCode, fileErrorText } from '@tideway/common';
+import { ConfigError, ErrorCode, fileErrorText, rememberSecretsOf } from '@tideway/common';
 import { loadHocon, toPlain, type HField, type HObject, type HValue } from './hocon/index.js';
 import type { JobConfig, ParseOptions, PlainObject, PluginConfig } from './job-config.js';
+import { decryptJobConfig } from './shade.js';
 
 const SECTIONS: Record<string, PluginType | 'env'> = { env: 'env', source: 'source', transform: 'transform', sink: 'sink' };
 const PLUGIN_SECTIONS = ['source', 'transform', 'sink'] as const;
@@ -10,7 +11,8 @@ const PLUGIN_SECTIONS = ['source', 'transform', 'sink'] as const;
 /**
  * Parses a SeaTunnel job config (HOCON, or JSON when `format` is 'json' or the file ends in
  * `.json`) into a JobConfig: substitutions resolved, plugin blocks kept apart in file order,
- * lines kept for every option. Options are not validated here (see validatePluginOptions).
+ * lines kept for every option, shaded options decrypted (env shade.identifier, see shade.ts)
+ * unless `shade` is false. Options are not validated here (see validatePluginOptions).
  */
 export function parseJobConfig(text: string, opts: ParseOptions = {}): JobConfig {
   const file = opts.file ?? '<config>';
@@ -46,7 +48,12 @@ export function parseJobConfig(text: string, opts: ParseOptions = {}): JobConfig
   const sinks = pluginsOf(root, 'sink', file);
   if (!sources.length) throw missingSection(file, root, 'source');
   if (!sinks.length) throw missingSection(file, root, 'sink');
-  return { file, env, envLines, sources, transforms, sinks };
+  const parsed: JobConfig = { file, env, envLines, sources, transforms, sinks };
+  const config = opts.shade === false ? parsed : decryptJobConfig(parsed);
+  // Every password of the job is masked in this process's errors and logs from here on.
+  for (const p of [...config.sources, ...config.transforms, ...config.sinks]) rememberSecretsOf(p.options);
+  rememberSecretsOf(config.env);
+  return config;
 }
 
 /** Reads and parses a job config file (see parseJobConfig); the file name appears in errors. */

@@ -2,7 +2,7 @@ import type { CatalogTable, JobMode, PluginOptions, Source } from '@tideway/api'
 import { parseJobConfig, validateEnv, type EnvConfig, type JobConfig, type ParseOptions, type PluginConfig } from '@tideway/config';
 import { planJobConfig, formatPlan, planToJson, type JobPlan, type Pipeline, type PipelineVertex, type PluginBlock } from '@tideway/dag';
 import { createSource, createTransform, createSink, loadPluginsFor, resolveOptions, type PluginRegistry } from '@tideway/plugins/lazy';
-import { logger } from '@tideway/common';
+import { logger, redactSecrets, redactText } from '@tideway/common';
 import type { ChainNode, TaskGroupDescriptor } from '@tideway/runtime';
 
 /** A task group ready to deploy (attempt and restore state are added at deploy time). */
@@ -92,8 +92,9 @@ export async function planJobText(text: string, req: PlanRequest): Promise<Plann
 
 /** The text and JSON `tideway plan` prints. */
 export function describePlan(job: PlannedJob): { text: string; json: string } {
-  const text = formatPlan(job.plan, { schemas: job.schemas });
-  const json = JSON.stringify(planToJson(job.plan, { schemas: job.schemas }), null, 2);
+  // Secret options (passwords, keys) are masked: a plan is shown to people and stored.
+  const text = redactText(formatPlan(job.plan, { schemas: job.schemas }));
+  const json = JSON.stringify(redactSecrets(planToJson(job.plan, { schemas: job.schemas })), null, 2);
   return { text, json };
 }
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { CommanderError } from 'commander';
-import { TidewayError } from '@tideway/common';
+import { TidewayError, redactText } from '@tideway/common';
 import { TidewayCommand, UsageError, USAGE_EXIT_CODE, commanderExitCode } from './usage.js';
 import { registerCompletionCommand } from './commands/completion.js';
 import { translateSeaTunnelArgv } from './seatunnel-argv.js';
@@ -8,6 +8,7 @@ import { registerJobCommands } from './commands/job-commands.js';
 import { registerLocalCommands } from './commands/local-commands.js';
 import { registerClusterCommands } from './commands/cluster-commands.js';
 import { registerVerifyCommand } from './commands/verify-command.js';
+import { registerShadeCommands } from './commands/shade-commands.js';
 
 // The AWS SDK warns on every run under Node 20 that its releases after January 2027 will need
 // Node 22; Tideway pins its SDK version (stack.md), so the notice is only noise for users.
@@ -16,7 +17,7 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 const program = new TidewayCommand('tideway')
   .description(
     'Tideway: a data-integration engine (batch, streaming, CDC) that runs Apache SeaTunnel job configs.\n' +
-      "SeaTunnel's flags work too: tideway -c job.conf -m local, -can <id>, -l, -j <id>, --metrics <id>, -s <id>, -r <id>.",
+      "SeaTunnel's flags work too: tideway -c job.conf -m local, -can <id>, -l, -j <id>, --metrics <id>, -s <id>, -r <id>, -c job.conf --encrypt / --decrypt.",
   )
   .version('0.1.0')
   .showHelpAfterError(false)
@@ -27,6 +28,7 @@ registerLocalCommands(program);
 registerJobCommands(program);
 registerClusterCommands(program);
 registerVerifyCommand(program);
+registerShadeCommands(program);
 registerCompletionCommand(program);
 
 /** One line on stderr, the place first (a usage error adds the usage line); a non-zero exit code. */
@@ -41,7 +43,7 @@ export function reportError(err: unknown): number {
     process.stderr.write(`tideway: ${err.message} [${err.code}]\n`);
     return err.code.startsWith('TW-CONFIG') || err.code.startsWith('TW-SQL') || err.code.startsWith('TW-SCHEMA') ? 2 : 1;
   }
-  process.stderr.write(`tideway: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.stderr.write(`tideway: ${redactText(err instanceof Error ? err.message : String(err))}\n`);
   if (process.env.TIDEWAY_DEBUG && err instanceof Error) process.stderr.write(`${err.stack}\n`);
   return 1;
 }

@@ -13,6 +13,8 @@ describe("SeaTunnel's command line", () => {
     [['-s', '7'], ['savepoint', '7']],
     [['-r', '7', '-c', 'a.conf'], ['restore', '7', '-c', 'a.conf']],
     [['-r', '7', '-c', 'a.conf', '-m', 'local'], ['run', '-r', '7', '-c', 'a.conf']],
+    [['-c', 'a.conf', '--encrypt'], ['encrypt', '-c', 'a.conf']],
+    [['--decrypt', '-c', 'a.conf'], ['decrypt', '-c', 'a.conf']],
     [['run', '-c', 'a.conf'], ['run', '-c', 'a.conf']],
     [['frobnicate', '-c', 'a.conf'], ['frobnicate', '-c', 'a.conf']],
   ])('%j -> %j', (argv, expected) => {

@@ -13,6 +13,7 @@
  * | -l                         | list                          |
  * | -j ID                      | status ID                     |
  * | --metrics ID               | metrics ID                    |
+ * | -c F --encrypt / --decrypt | encrypt -c F / decrypt -c F   |
  */
 /**
  * SeaTunnel's command line always starts with a flag; a first word that is not one is a command,
@@ -63,6 +64,10 @@ export function translateSeaTunnelArgv(argv: string[]): string[] {
       case '--savepoint':
         command = 'savepoint';
         ids.push(take());
+        break;
+      case '--encrypt':
+      case '--decrypt':
+        command = a.slice(2);
         break;
       case '-r':
       case '--restore':

@@ -1,4 +1,5 @@
 import type { JobEdge, JobVertex } from '@tideway/contracts';
+import { redactSecrets } from '@tideway/common';
 import type { PlannedJob } from '@tideway/planner';
 
 /** A job's DAG on the wire: SeaTunnel's jobDag (vertexInfoMap, pipelineEdges) in Tideway's terms. */
@@ -11,7 +12,7 @@ export interface JobDagInfo {
 /**
  * The vertices and edges of every pipeline, as they run (a vertex cloned into several
  * pipelines appears in each, under its pipeline's id), with the tables each outputs (a sink:
- * the tables it writes), and the env block with each value as text.
+ * the tables it writes), and the env block with each value as text, secrets masked.
  */
 export function jobDagInfo(job: PlannedJob): JobDagInfo {
   const vertices: JobVertex[] = [];
@@ -23,6 +24,6 @@ export function jobDagInfo(job: PlannedJob): JobDagInfo {
     }
     for (const e of p.edges) edges.push({ inputVertexId: e.from, targetVertexId: e.to, pipelineId: p.id });
   }
-  const envOptions = Object.fromEntries(Object.entries(job.config.env).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
+  const envOptions = Object.fromEntries(Object.entries(redactSecrets(job.config.env)).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
   return { vertices, edges, envOptions };
 }

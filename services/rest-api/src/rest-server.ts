@@ -1,6 +1,6 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Registry } from 'prom-client';
-import { logger } from '@tideway/common';
+import { logger, redactText } from '@tideway/common';
 import type { JobApi } from './job-api.js';
 import { failBody, statusOf } from './rest-errors.js';
 import { registerJobRoutes } from './routes/job-routes.js';
@@ -34,6 +34,12 @@ export function buildRestApp(jobs: JobApi, contextPath: string, registry?: Regis
   // syntax error is answered in SeaTunnel's shape, naming what was wrong.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string', bodyLimit: 16 * 1024 * 1024 }, (_req, body, done) => done(null, body));
+  // Every answer is masked as sent (job infos, errors, metrics labels): a password the job's
+  // config or a driver's message carries never leaves in plain text. /encrypt-config answers
+  // with encrypted values on purpose, and is left as it is.
+  app.addHook('onSend', async (req, _reply, payload) =>
+    typeof payload === 'string' && !req.url.split('?')[0]!.endsWith('/encrypt-config') ? redactText(payload) : payload,
+  );
   app.setErrorHandler((err, req, reply) => {
     const status = statusOf(err);
     if (status >= 500) logger('rest-api').warn({ err, url: req.url }, 'REST request failed');

@@ -1,9 +1,9 @@
 import { cpus, freemem, loadavg, totalmem } from 'node:os';
 import type { FastifyInstance } from 'fastify';
 import { Registry } from 'prom-client';
+import { parseJobConfig, shadeJobConfigJson } from '@tideway/config';
 import type { JobApi } from '../job-api.js';
-import { BadRequest, failBody } from '../rest-errors.js';
-import { parseJsonBody, type JsonObject } from '../request-body.js';
+import { failBody } from '../rest-errors.js';
 
 /** Tideway's version, where SeaTunnel reports its own. */
 const VERSION = '0.1.0';
@@ -14,20 +14,6 @@ const gb = (bytes: number) => `${(bytes / 1024 / 1024 / 1024).toFixed(1)}G`;
 /** Whether a worker's attributes carry every tag of the filter, as SeaTunnel's overview filters. */
 function matches(attributes: Record<string, string>, tags: Record<string, string>): boolean {
   return Object.entries(tags).every(([k, v]) => attributes[k] === v);
-}
-
-/** SeaTunnel's shaded options: encrypt-config encodes these in every plugin block. */
-const SENSITIVE = ['username', 'password'];
-
-function encryptPlugins(list: unknown, section: string): unknown {
-  if (list === undefined) return [];
-  if (!Array.isArray(list)) throw new BadRequest(`${section} must be a list of plugin blocks`);
-  return list.map((block: unknown) => {
-    if (typeof block !== 'object' || block === null) throw new BadRequest(`${section}: each entry must be a plugin block`);
-    const out: JsonObject = { ...(block as JsonObject) };
-    for (const k of SENSITIVE) if (typeof out[k] === 'string') out[k] = Buffer.from(out[k] as string, 'utf8').toString('base64');
-    return out;
-  });
 }
 
 /** GET /overview, /system-monitoring-information, /metrics, /openmetrics, /logs, /log; POST /encrypt-config, /update-tags. */
@@ -67,16 +53,11 @@ export function registerSystemRoutes(app: FastifyInstance, jobs: JobApi, registr
     ];
   });
 
+  // SeaTunnel's /encrypt-config: the JSON config with the shaded options of its sources and sinks
+  // encrypted by its env shade.identifier (base64 or aes256), as `tideway encrypt` prints it.
   app.post<{ Body: string }>('/encrypt-config', async (req) => {
-    const config = parseJsonBody(req.body, 'the request body');
-    if (typeof config !== 'object' || config === null || Array.isArray(config)) throw new BadRequest('the request body must be a job config object');
-    const c = config as JsonObject;
-    const env = (c.env ?? {}) as JsonObject;
-    const identifier = env['shade.identifier'];
-    if (identifier !== 'base64') {
-      throw new BadRequest(`env shade.identifier ${identifier === undefined ? 'is missing' : `'${String(identifier)}' is not supported`}: Tideway encrypts with base64`);
-    }
-    return { ...c, source: encryptPlugins(c.source, 'source'), transform: encryptPlugins(c.transform, 'transform'), sink: encryptPlugins(c.sink, 'sink') };
+    // A ConfigError (syntax, no shade.identifier, unknown one) is answered with 400.
+    return shadeJobConfigJson(parseJobConfig(req.body, { file: 'the request body', format: 'json', shade: false }), 'encrypt');
   });
 
   app.post('/update-tags', async (_req, reply) =>

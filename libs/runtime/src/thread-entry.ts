@@ -4,6 +4,7 @@
  */
 import { parentPort } from 'node:worker_threads';
 import type { FromTaskGroup, ToTaskGroup } from './protocol.js';
+import { rememberSecretsOf } from '@tideway/common';
 import { TaskGroupRunner } from './task-group-runner.js';
 
 const port = parentPort;
@@ -14,6 +15,8 @@ const send = (msg: FromTaskGroup): void => port.postMessage(msg);
 
 port.on('message', (msg: ToTaskGroup) => {
   if (msg.type === 'start') {
+    // This thread's logger and errors mask the job's passwords too (module state is per thread).
+    rememberSecretsOf(msg.descriptor.root);
     runner = new TaskGroupRunner(msg.descriptor, send);
     void runner.run().finally(() => port.close());
   } else {

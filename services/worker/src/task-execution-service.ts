@@ -8,7 +8,7 @@ import {
   type SlotProfile,
   type TaskGroupLocation,
 } from '@tideway/contracts';
-import { logger, serializeError, type SerializedError, backoffDelay, sleep } from '@tideway/common';
+import { logger, rememberSecretsOf, serializeError, type SerializedError, backoffDelay, sleep } from '@tideway/common';
 import { LeaderCaller, call, clientOptions, insecure } from '@tideway/rpc';
 import {
   TaskGroupThread,
@@ -123,6 +123,8 @@ export class TaskExecutionService {
       if (this.groups.get(key) !== existing) throw new Error(`task group ${key} was deployed again meanwhile`);
     }
     const descriptor = deserialize(descriptorBytes) as TaskGroupDescriptor;
+    // The worker's own logs and errors mask the job's passwords from here on.
+    rememberSecretsOf(descriptor.root);
     const group: RunningTaskGroup = {
       location,
       slot,

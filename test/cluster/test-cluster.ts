@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { JobServiceClient, ResourceManagerServiceClient, type JobInfo, type WorkerProfile } from '@tideway/contracts';
-import { LeaderCaller, call, clientOptions, insecure } from '@tideway/rpc';
+import { LeaderCaller, call, clientOptions, channelCredentials } from '@tideway/rpc';
 import type { TestServer } from '@tideway/testing';
 import { runCli, spawnCli, type CliResult } from '../conformance/cli-process.js';
 import { freePort } from '../e2e/free-port.js';
@@ -34,6 +34,8 @@ export interface TestClusterOptions {
     retryIntervalMs?: number;
   };
   leaderLossTimeoutMs?: number;
+  /** Mutual TLS: the tideway.tls files of each process (test clients set theirs with configureTls). */
+  tls?: (name: ProcessName) => { caFile: string; certFile: string; keyFile: string };
   /** More lines under seatunnel.engine (YAML, indented by the caller under `engine:`). */
   engineYaml?: string[];
 }
@@ -98,7 +100,7 @@ export class TestCluster {
     return [...this.grpcPorts.keys()].filter(isCoordinator);
   }
 
-  private configFile(name: ProcessName): string {
+  configFile(name: ProcessName): string {
     return join(this.dir, `${name}.yaml`);
   }
 
@@ -141,6 +143,7 @@ export class TestCluster {
       `    leader-loss-timeout: ${o.leaderLossTimeoutMs ?? 30_000}`,
       `  heartbeat: { interval: ${o.heartbeatMs ?? 300}, timeout: ${o.heartbeatTimeoutMs ?? 3000} }`,
       ...haYaml,
+      ...(o.tls ? [`  tls: ${JSON.stringify({ 'ca-file': o.tls(name).caFile, 'cert-file': o.tls(name).certFile, 'key-file': o.tls(name).keyFile })}`] : []),
       '',
     ].join('\n');
     writeFileSync(this.configFile(name), yaml);
@@ -227,13 +230,13 @@ export class TestCluster {
 
   /** JobService of the first coordinator. */
   get jobs(): JobServiceClient {
-    this.jobClient ??= new JobServiceClient(`127.0.0.1:${this.coordinatorPort}`, insecure, clientOptions);
+    this.jobClient ??= new JobServiceClient(`127.0.0.1:${this.coordinatorPort}`, channelCredentials(), clientOptions);
     return this.jobClient;
   }
 
   /** Calls JobService at whichever coordinator leads (following redirects, as the CLI does). */
   leader<Res>(fn: (c: JobServiceClient) => Promise<Res>, budgetMs = 30_000): Promise<Res> {
-    this.leaderCaller ??= new LeaderCaller(this.coordinatorAddresses, (a) => new JobServiceClient(a, insecure, clientOptions));
+    this.leaderCaller ??= new LeaderCaller(this.coordinatorAddresses, (a) => new JobServiceClient(a, channelCredentials(), clientOptions));
     return this.leaderCaller.call(fn, budgetMs);
   }
 
@@ -252,7 +255,7 @@ export class TestCluster {
 
   /** The resource manager's registry (fails while it is down). */
   async workers(): Promise<WorkerProfile[]> {
-    this.rmClient ??= new ResourceManagerServiceClient(`127.0.0.1:${this.rmPort}`, insecure, clientOptions);
+    this.rmClient ??= new ResourceManagerServiceClient(`127.0.0.1:${this.rmPort}`, channelCredentials(), clientOptions);
     return (await call(this.rmClient.listWorkers, this.rmClient, {}, { deadlineMs: 5000 })).workers;
   }
 

@@ -4,3 +4,4 @@ export * from './handlers.js';
 export * from './client.js';
 export * from './epoch.js';
 export * from './leader-caller.js';
+export * from './tls.js';

@@ -4,6 +4,7 @@ import { HealthImplementation, type ServingStatusMap } from 'grpc-health-check';
 import { DESCRIPTOR_SET_PATH } from '@tideway/contracts';
 import { DescriptorIndex } from './reflection/descriptor-index.js';
 import { addReflection } from './reflection/reflection-service.js';
+import { serverCredentials } from './tls.js';
 
 /** Message size limit both ways: record batches and checkpoint states can be large. */
 export const MAX_MESSAGE_BYTES = 256 * 1024 * 1024;
@@ -59,7 +60,7 @@ export class TidewayServer {
     const { set, index } = descriptors();
     addReflection(this.grpc, set, index, [...this.served, 'grpc.health.v1.Health']);
     return new Promise((resolve, reject) => {
-      this.grpc.bindAsync(`${host}:${port}`, grpc.ServerCredentials.createInsecure(), (err, bound) => {
+      this.grpc.bindAsync(`${host}:${port}`, serverCredentials(), (err, bound) => {
         if (err) reject(new Error(`cannot listen on ${host}:${port}: ${err.message}`));
         else resolve(bound);
       });

@@ -1,6 +1,6 @@
 import { JobServiceClient, JobStatus, jobStatusToJSON, type JobEvent, type SubmitJobRequest } from '@tideway/contracts';
 import { ErrorCode, backoffDelay, newJobId, sleep, type TidewayError } from '@tideway/common';
-import { LeaderCaller, call, clientOptions, fromServiceError, insecure, isUnreachable, leaderOf } from '@tideway/rpc';
+import { LeaderCaller, call, clientOptions, fromServiceError, channelCredentials, isUnreachable, leaderOf } from '@tideway/rpc';
 
 const ENDED = new Set([JobStatus.FINISHED, JobStatus.FAILED, JobStatus.CANCELED, JobStatus.SAVEPOINT_DONE]);
 
@@ -23,7 +23,7 @@ export class JobClient {
 
   constructor(addresses: string | readonly string[]) {
     const list = typeof addresses === 'string' ? [addresses] : addresses;
-    this.leader = new LeaderCaller(list, (a) => new JobServiceClient(a, insecure, clientOptions));
+    this.leader = new LeaderCaller(list, (a) => new JobServiceClient(a, channelCredentials(), clientOptions));
     this.budgetMs = new Set(list).size > 1 ? FIND_LEADER_MS : SINGLE_COORDINATOR_MS;
   }
 

@@ -9,7 +9,7 @@ import {
   type WorkerProfile,
 } from '@tideway/contracts';
 import { ErrorCode, backoffDelay, sleep, type TidewayError } from '@tideway/common';
-import { call, clientOptions, insecure } from '@tideway/rpc';
+import { call, clientOptions, channelCredentials } from '@tideway/rpc';
 import type { CheckpointKind } from '@tideway/runtime';
 import type { ResourceGateway, WorkerGateway } from './gateways.js';
 import type { Leadership } from './leadership.js';
@@ -32,7 +32,7 @@ export class RemoteWorkers implements WorkerGateway {
   private client(address: string): WorkerServiceClient {
     let c = this.clients.get(address);
     if (!c) {
-      c = new WorkerServiceClient(address, insecure, clientOptions);
+      c = new WorkerServiceClient(address, channelCredentials(), clientOptions);
       this.clients.set(address, c);
     }
     return c;
@@ -86,7 +86,7 @@ export class RemoteResourceManager implements ResourceGateway {
     address: string,
     private readonly fence: Leadership,
   ) {
-    this.client = new ResourceManagerServiceClient(address, insecure, clientOptions);
+    this.client = new ResourceManagerServiceClient(address, channelCredentials(), clientOptions);
   }
 
   private send<Req, Res>(method: Parameters<typeof call<Req, Res>>[0], req: Req, deadlineMs: number): Promise<Res> {

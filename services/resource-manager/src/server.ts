@@ -16,7 +16,7 @@ import {
   type RegisterWorkerResponse,
   type ReleaseResourcesRequest,
 } from '@tideway/contracts';
-import { EpochGuard, LeaderCaller, TidewayServer, call, clientOptions, insecure, unaryHandler } from '@tideway/rpc';
+import { EpochGuard, LeaderCaller, TidewayServer, call, clientOptions, channelCredentials, unaryHandler } from '@tideway/rpc';
 import { backoffDelay, logger, sleep } from '@tideway/common';
 import { ResourceManager, type ProbeResult, type ResourceManagerOptions } from './resource-manager.js';
 
@@ -48,7 +48,7 @@ export class ResourceManagerService {
 
   setCoordinators(addresses: readonly string[]): void {
     this.coordinators?.close();
-    this.coordinators = new LeaderCaller(addresses, (a) => new CoordinatorServiceClient(a, insecure, clientOptions));
+    this.coordinators = new LeaderCaller(addresses, (a) => new CoordinatorServiceClient(a, channelCredentials(), clientOptions));
   }
 
   get address(): string {
@@ -132,7 +132,7 @@ export class ResourceManagerService {
  * is refused (the process is gone), 'silent' when it does not answer in time.
  */
 export async function probeWorker(address: string, timeoutMs: number): Promise<ProbeResult> {
-  const client = new WorkerServiceClient(address, insecure, { ...clientOptions, 'grpc.initial_reconnect_backoff_ms': 100, 'grpc.max_reconnect_backoff_ms': 200 });
+  const client = new WorkerServiceClient(address, channelCredentials(), { ...clientOptions, 'grpc.initial_reconnect_backoff_ms': 100, 'grpc.max_reconnect_backoff_ms': 200 });
   try {
     await call(client.listTaskGroups, client, {}, { deadlineMs: timeoutMs });
     return 'alive';

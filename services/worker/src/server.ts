@@ -15,7 +15,7 @@ import {
   type WorkerProfile,
 } from '@tideway/contracts';
 import { backoffDelay, logger, sleep } from '@tideway/common';
-import { EpochGuard, TidewayServer, call, clientOptions, epochMetadata, insecure, unaryHandler } from '@tideway/rpc';
+import { EpochGuard, TidewayServer, call, clientOptions, epochMetadata, channelCredentials, unaryHandler } from '@tideway/rpc';
 import type { TaskGroupState } from '@tideway/runtime';
 import { TaskExecutionService, checkpointKind } from './task-execution-service.js';
 import { dataExchangeHandlers } from './data-exchange-service.js';
@@ -126,7 +126,7 @@ export class WorkerServer {
     // worker (and the slots it holds) within its registry-rebuild window, whatever gRPC's
     // default reconnect backoff (up to two minutes) would say.
     const reconnectMs = Math.max(100, this.options.heartbeatIntervalMs);
-    this.rm = new ResourceManagerServiceClient(this.options.resourceManagerAddress, insecure, {
+    this.rm = new ResourceManagerServiceClient(this.options.resourceManagerAddress, channelCredentials(), {
       ...clientOptions,
       'grpc.initial_reconnect_backoff_ms': Math.min(1000, reconnectMs),
       'grpc.max_reconnect_backoff_ms': reconnectMs,

@@ -9,7 +9,7 @@ import {
   type TaskGroupLocation,
 } from '@tideway/contracts';
 import { logger, rememberSecretsOf, serializeError, type SerializedError, backoffDelay, sleep } from '@tideway/common';
-import { LeaderCaller, call, clientOptions, insecure } from '@tideway/rpc';
+import { LeaderCaller, call, clientOptions, channelCredentials } from '@tideway/rpc';
 import {
   TaskGroupThread,
   type CheckpointKind,
@@ -77,7 +77,7 @@ export class TaskExecutionService {
   private splitPoller?: NodeJS.Timeout;
 
   constructor(coordinatorAddresses: readonly string[]) {
-    this.leader = new LeaderCaller(coordinatorAddresses, (a) => new CoordinatorServiceClient(a, insecure, clientOptions));
+    this.leader = new LeaderCaller(coordinatorAddresses, (a) => new CoordinatorServiceClient(a, channelCredentials(), clientOptions));
   }
 
   start(): void {

@@ -85,6 +85,8 @@ export interface EngineConfig {
         readonly waitTimeout: number;
       };
     };
+    /** Mutual TLS files; all three '' for plaintext (checkTls refuses a partial set). */
+    readonly tls: { readonly caFile: string; readonly certFile: string; readonly keyFile: string };
     readonly ha: {
       /** host:port of each Redlock node; `[stateStore.redis.address]` when the file lists none (type redis). */
       readonly lockNodes: readonly string[];
@@ -133,6 +135,9 @@ export function compileEngineConfig(input: EngineConfigInput): EngineConfig {
     throw new ConfigError(ErrorCode.ENGINE_CONFIG, message);
   };
   checkHaSettings(config.tideway, fail);
+  const tls = config.tideway.tls;
+  const set = [tls.caFile, tls.certFile, tls.keyFile].filter((f) => f !== '').length;
+  if (set !== 0 && set !== 3) fail('tideway.tls needs ca-file, cert-file and key-file together (or none of them, for plaintext)');
   if (config.tideway.heartbeat.timeout <= config.tideway.heartbeat.interval) {
     fail(`tideway.heartbeat.timeout (${config.tideway.heartbeat.timeout} ms) must be longer than tideway.heartbeat.interval (${config.tideway.heartbeat.interval} ms)`);
   }

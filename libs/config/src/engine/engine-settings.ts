@@ -168,6 +168,16 @@ export const TIDEWAY_SETTINGS: Readonly<Record<string, EngineSetting>> = {
       },
     },
   },
+  tls: {
+    type: 'section',
+    description:
+      "Mutual TLS on every gRPC port of this process (JobService included): it presents its own certificate and accepts only peers whose certificate the cluster CA signed. Unset (the default): plaintext. Files are read again when they change.",
+    fields: {
+      'ca-file': { type: 'string', default: '', description: 'PEM file of the cluster CA that signs every certificate of the cluster (`tideway cluster certs` writes one).' },
+      'cert-file': { type: 'string', default: '', description: "PEM file of this process's certificate (its role's: coordinator, resource-manager, worker)." },
+      'key-file': { type: 'string', default: '', description: 'PEM file of the private key of that certificate.' },
+    },
+  },
   ha: {
     type: 'section',
     description: 'Leader election among coordinators (Redlock lease plus fencing epoch), for state-store type redis.',

@@ -1,7 +1,7 @@
 import type * as grpc from '@grpc/grpc-js';
 import { DataExchangeClient, type ExchangeMessage, type OpenChannel } from '@tideway/contracts';
 import { backoffDelay, sleep } from '@tideway/common';
-import { clientOptions, insecure } from '@tideway/rpc';
+import { clientOptions, channelCredentials } from '@tideway/rpc';
 import type { Row, SchemaChangeEvent } from '@tideway/api';
 import type { CheckpointKind } from '../protocol.js';
 import { encodeRows, encodeSchemaChange } from './row-codec.js';
@@ -16,7 +16,7 @@ const clients = new Map<string, DataExchangeClient>();
 function clientFor(address: string): DataExchangeClient {
   let c = clients.get(address);
   if (!c) {
-    c = new DataExchangeClient(address, insecure, clientOptions);
+    c = new DataExchangeClient(address, channelCredentials(), clientOptions);
     clients.set(address, c);
   }
   return c;

@@ -6,7 +6,9 @@ import { WorkerServer, registerWorkerMetrics } from '@tideway/worker';
 import { newMetricsRegistry, startMetricsEndpoint } from '../metrics-endpoint.js';
 import { checkpointStorageOf, collect, coordinatorAddresses, engineConfig } from './options.js';
 import { electionFromConfig, stateStoreFromConfig } from '@tideway/cluster';
+import { configureTls } from '@tideway/rpc';
 import { startRestApiIfEnabled } from '../rest-api-hook.js';
+import { registerCertsCommand } from './certs-command.js';
 
 const ROLES = ['coordinator', 'resource-manager', 'worker', 'all'] as const;
 type Role = (typeof ROLES)[number];
@@ -28,6 +30,7 @@ function metricsPortOf(text: string): number {
 /** `tideway cluster start --role ...`: one service per process (or all in one with `all`). */
 export function registerClusterCommands(program: Command): void {
   const cluster = program.command('cluster').description('run cluster services');
+  registerCertsCommand(cluster);
   cluster
     .command('start')
     .description('start a coordinator, resource manager or worker process (or all three) with an engine config')
@@ -42,6 +45,8 @@ export function registerClusterCommands(program: Command): void {
       const metricsPort = opts.metricsPort === undefined ? undefined : metricsPortOf(opts.metricsPort);
       const engine = engineConfig(opts);
       const t = engine.tideway;
+      // Before any server or client exists: each picks its credentials when it is made.
+      configureTls(t.tls.caFile ? t.tls : undefined);
       const rmAddress = `${t.resourceManager.host}:${t.resourceManager.port}`;
       const coordinators = coordinatorAddresses(engine);
       const registry = newMetricsRegistry();

@@ -1,0 +1,109 @@
+/**
+ * Mutual TLS between every process (issue 12, item 1), with certificates written by
+ * `tideway cluster certs`: a cluster whose coordinator, resource manager and two workers each
+ * present their role's certificate runs a checkpointed job with a shuffle between workers, every
+ * row once; a process whose certificate another CA signed (or that has none) cannot call
+ * JobService, register as a worker or open a DataExchange stream.
+ */
+import { mkdtempSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as grpc from '@grpc/grpc-js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DataExchangeClient, JobServiceClient, jobStatusToJSON } from '@tideway/contracts';
+import { channelCredentials, clientOptions, configureTls } from '@tideway/rpc';
+import { runCli, spawnCli } from '../conformance/cli-process.js';
+import { checkSequenceOutput } from '../e2e/sequence-checker.js';
+import { sequenceJob } from '../e2e/sequence-job.js';
+import { TestCluster, jobFile, type ProcessName } from '../cluster/test-cluster.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'tideway-tls-'));
+const ours = join(dir, 'cluster');
+const theirs = join(dir, 'other');
+const files = (base: string, role: string) => ({ caFile: join(base, 'ca.pem'), certFile: join(base, `${role}.pem`), keyFile: join(base, `${role}-key.pem`) });
+const roleOf = (name: ProcessName) => (name.startsWith('worker-') ? 'worker' : name.startsWith('coordinator') ? 'coordinator' : 'resource-manager');
+let cluster: TestCluster;
+
+beforeAll(async () => {
+  for (const out of [ours, theirs]) {
+    const res = await runCli(['cluster', 'certs', '--out', out]);
+    expect(res.code, res.stderr).toBe(0);
+  }
+  // This process (and the CLI it runs) is the cluster's client.
+  configureTls(files(ours, 'client'));
+  cluster = await TestCluster.start({
+    workers: [{ attributes: {} }, { attributes: {} }],
+    slotNum: 3,
+    jobScheduleStrategy: 'WAIT',
+    tls: (name) => files(ours, roleOf(name)),
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await cluster?.stop();
+  configureTls(undefined);
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Whether a channel with these credentials gets ready against the address within 3 s. */
+function connects(Client: typeof JobServiceClient | typeof DataExchangeClient, address: string, creds: grpc.ChannelCredentials): Promise<boolean> {
+  const client = new Client(address, creds, clientOptions);
+  return new Promise((resolve) => {
+    client.waitForReady(Date.now() + 3000, (err) => {
+      client.close();
+      resolve(!err);
+    });
+  });
+}
+
+const otherCaCreds = () => {
+  const f = files(theirs, 'client');
+  return grpc.credentials.createSsl(readFileSync(f.caFile), readFileSync(f.keyFile), readFileSync(f.certFile));
+};
+const noCertCreds = () => grpc.credentials.createSsl(readFileSync(files(ours, 'client').caFile));
+
+describe('mutual TLS', () => {
+  it('a checkpointed job with a shuffle between workers finishes, every row once', { timeout: 150_000 }, async () => {
+    const out = join(cluster.dir, 'shuffled');
+    const job = { mode: 'BATCH' as const, keys: 4, rowsPerKey: 1000, rowsPerSecond: 1000, out, chainParallelism: 3 };
+    const res = await cluster.cli(['submit', '--async', '-c', jobFile(cluster, 'shuffled.conf', sequenceJob(job))]);
+    expect(res.code, res.stderr).toBe(0);
+    const jobId = res.stdout.trim();
+    await cluster.until('job finished', async () => jobStatusToJSON((await cluster.job(jobId)).status) === 'FINISHED', 120_000);
+    const info = await cluster.job(jobId);
+    expect(info.completedCheckpoints).toBeGreaterThanOrEqual(1);
+    // The job's task groups ran on both workers: rows crossed between processes.
+    expect(new Set(info.pipelines.flatMap((p) => p.taskGroups.map((t) => t.workerAddress))).size).toBe(2);
+    const report = checkSequenceOutput(out, job.keys, job.rowsPerKey);
+    expect(report, report.examples.join('; ')).toMatchObject({ lost: 0, duplicated: 0, seen: job.keys * job.rowsPerKey });
+  });
+
+  it('JobService and DataExchange accept the cluster CA, refuse plaintext, no certificate and another CA', async () => {
+    const worker = `127.0.0.1:${cluster.grpcPorts.get('worker-1')}`;
+    expect(await connects(JobServiceClient, cluster.address, channelCredentials())).toBe(true);
+    expect(await connects(DataExchangeClient, worker, channelCredentials())).toBe(true);
+    for (const creds of [grpc.credentials.createInsecure(), noCertCreds(), otherCaCreds()]) {
+      expect(await connects(JobServiceClient, cluster.address, creds)).toBe(false);
+      expect(await connects(DataExchangeClient, worker, creds)).toBe(false);
+    }
+  });
+
+  it('a worker whose certificate another CA signed cannot register', async () => {
+    const config = join(cluster.dir, 'rogue.yaml');
+    const text = readFileSync(cluster.configFile('worker-1'), 'utf8')
+      .replace(/port: \d+\n(\s+attributes)/, 'port: 0\n$1')
+      .replace(/tls: .*/, `tls: ${JSON.stringify({ 'ca-file': files(theirs, 'worker').caFile, 'cert-file': files(theirs, 'worker').certFile, 'key-file': files(theirs, 'worker').keyFile })}`);
+    writeFileSync(config, text);
+    const rogue = spawnCli(['cluster', 'start', '--role', 'worker', '--engine-config', config]);
+    let log = '';
+    rogue.stderr?.on('data', (d: Buffer) => (log += d.toString()));
+    try {
+      await cluster.until('the rogue worker tried', () => /listening on/.test(log), 30_000);
+      // Ten heartbeat intervals: a registered worker would be listed by now.
+      await new Promise((r) => setTimeout(r, 3000));
+      expect(await cluster.workers()).toHaveLength(2);
+    } finally {
+      rogue.kill('SIGKILL');
+    }
+  });
+});

@@ -3,9 +3,10 @@
  * `tideway cluster certs`: a cluster whose coordinator, resource manager and two workers each
  * present their role's certificate runs a checkpointed job with a shuffle between workers, every
  * row once; a process whose certificate another CA signed (or that has none) cannot call
- * JobService, register as a worker or open a DataExchange stream.
+ * JobService, register as a worker or open a DataExchange stream; certificate files replaced on
+ * disk are served without a restart.
  */
-import { mkdtempSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
@@ -21,6 +22,8 @@ const dir = mkdtempSync(join(tmpdir(), 'tideway-tls-'));
 const ours = join(dir, 'cluster');
 const theirs = join(dir, 'other');
 const files = (base: string, role: string) => ({ caFile: join(base, 'ca.pem'), certFile: join(base, `${role}.pem`), keyFile: join(base, `${role}-key.pem`) });
+// worker-2's own copies of the worker files, for the reload test.
+const worker2Dir = join(dir, 'worker-2');
 const roleOf = (name: ProcessName) => (name.startsWith('worker-') ? 'worker' : name.startsWith('coordinator') ? 'coordinator' : 'resource-manager');
 let cluster: TestCluster;
 
@@ -29,13 +32,15 @@ beforeAll(async () => {
     const res = await runCli(['cluster', 'certs', '--out', out]);
     expect(res.code, res.stderr).toBe(0);
   }
+  mkdirSync(worker2Dir);
+  for (const f of ['ca.pem', 'worker.pem', 'worker-key.pem']) copyFileSync(join(ours, f), join(worker2Dir, f));
   // This process (and the CLI it runs) is the cluster's client.
   configureTls(files(ours, 'client'));
   cluster = await TestCluster.start({
     workers: [{ attributes: {} }, { attributes: {} }],
     slotNum: 3,
     jobScheduleStrategy: 'WAIT',
-    tls: (name) => files(ours, roleOf(name)),
+    tls: (name) => files(name === 'worker-2' ? worker2Dir : ours, roleOf(name)),
   });
 }, 120_000);
 
@@ -105,5 +110,20 @@ describe('mutual TLS', () => {
     } finally {
       rogue.kill('SIGKILL');
     }
+  });
+});
+
+describe('certificate reload', () => {
+  it('certificate files replaced on disk are used for new connections, without a restart', { timeout: 60_000 }, async () => {
+    // worker-2 has its own copies of the files: they are overwritten with another CA's, and
+    // after the re-read the cluster's clients no longer reach it while the other CA's do.
+    const worker = `127.0.0.1:${cluster.grpcPorts.get('worker-2')}`;
+    expect(await connects(DataExchangeClient, worker, channelCredentials())).toBe(true);
+    expect(await connects(DataExchangeClient, worker, otherCaCreds())).toBe(false);
+    const mine = files(worker2Dir, 'worker');
+    const other = files(theirs, 'worker');
+    for (const k of ['caFile', 'certFile', 'keyFile'] as const) writeFileSync(mine[k], readFileSync(other[k]));
+    await cluster.until('worker-2 serves the new certificate', async () => (await connects(DataExchangeClient, worker, otherCaCreds())) === true, 30_000);
+    expect(await connects(DataExchangeClient, worker, channelCredentials())).toBe(false);
   });
 });

@@ -9,6 +9,7 @@
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import * as https from 'node:https';
 import * as grpc from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DataExchangeClient, JobServiceClient, jobStatusToJSON } from '@tideway/contracts';
@@ -17,6 +18,7 @@ import { runCli, spawnCli } from '../conformance/cli-process.js';
 import { checkSequenceOutput } from '../e2e/sequence-checker.js';
 import { sequenceJob } from '../e2e/sequence-job.js';
 import { TestCluster, jobFile, type ProcessName } from '../cluster/test-cluster.js';
+import { freePort } from '../e2e/free-port.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'tideway-tls-'));
 const ours = join(dir, 'cluster');
@@ -26,6 +28,18 @@ const files = (base: string, role: string) => ({ caFile: join(base, 'ca.pem'), c
 const worker2Dir = join(dir, 'worker-2');
 const roleOf = (name: ProcessName) => (name.startsWith('worker-') ? 'worker' : name.startsWith('coordinator') ? 'coordinator' : 'resource-manager');
 let cluster: TestCluster;
+let restPort = 0;
+
+/** GET over HTTPS trusting only `caFile`; the status, or the error's message. */
+function httpsGet(url: string, caFile: string): Promise<number | string> {
+  return new Promise((resolve) => {
+    const req = https.get(url, { ca: readFileSync(caFile) }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('error', (e) => resolve(e.message));
+  });
+}
 
 beforeAll(async () => {
   for (const out of [ours, theirs]) {
@@ -34,6 +48,7 @@ beforeAll(async () => {
   }
   mkdirSync(worker2Dir);
   for (const f of ['ca.pem', 'worker.pem', 'worker-key.pem']) copyFileSync(join(ours, f), join(worker2Dir, f));
+  restPort = await freePort();
   // This process (and the CLI it runs) is the cluster's client.
   configureTls(files(ours, 'client'));
   cluster = await TestCluster.start({
@@ -41,6 +56,7 @@ beforeAll(async () => {
     slotNum: 3,
     jobScheduleStrategy: 'WAIT',
     tls: (name) => files(name === 'worker-2' ? worker2Dir : ours, roleOf(name)),
+    engineYaml: ['http:', '  enable-http: true', `  port: ${restPort}`, '  enable-dynamic-port: false'],
   });
 }, 120_000);
 
@@ -90,6 +106,17 @@ describe('mutual TLS', () => {
     for (const creds of [grpc.credentials.createInsecure(), noCertCreds(), otherCaCreds()]) {
       expect(await connects(JobServiceClient, cluster.address, creds)).toBe(false);
       expect(await connects(DataExchangeClient, worker, creds)).toBe(false);
+    }
+  });
+
+  it('the REST API and the metrics endpoints serve HTTPS with the cluster certificate, not plain HTTP', async () => {
+    const ca = files(ours, 'client').caFile;
+    expect(cluster.logs.get('coordinator')).toContain(`REST API at https://127.0.0.1:${restPort}`);
+    expect(await httpsGet(`https://127.0.0.1:${restPort}/overview`, ca)).toBe(200);
+    expect(await httpsGet(`https://127.0.0.1:${restPort}/overview`, files(theirs, 'client').caFile)).toMatch(/self.signed|unable to verify|certificate/i);
+    await expect(fetch(`http://127.0.0.1:${restPort}/overview`)).rejects.toThrow();
+    for (const name of ['coordinator', 'worker-1'] as const) {
+      expect(await httpsGet(`https://127.0.0.1:${cluster.metricsPorts.get(name)}/metrics`, ca)).toBe(200);
     }
   });
 

@@ -5,3 +5,4 @@ export * from './client.js';
 export * from './epoch.js';
 export * from './leader-caller.js';
 export * from './tls.js';
+export * from './https-tls.js';

@@ -13,6 +13,7 @@ const REFRESH_MS = 5000;
 let provider: grpc.experimental.FileWatcherCertificateProvider | undefined;
 let channel: grpc.ChannelCredentials = grpc.credentials.createInsecure();
 let configured = false;
+let current: TlsFiles | undefined;
 
 /**
  * The environment variables that carry the files: the CLI's clients read them
@@ -44,6 +45,7 @@ function ensureConfigured(): void {
  */
 export function configureTls(files: TlsFiles | undefined): void {
   configured = true;
+  current = files && files.caFile ? files : undefined;
   if (!files || !files.caFile) {
     provider = undefined;
     channel = grpc.credentials.createInsecure();
@@ -79,4 +81,10 @@ export function serverCredentials(): grpc.ServerCredentials {
 export function tlsEnabled(): boolean {
   ensureConfigured();
   return provider !== undefined;
+}
+
+/** The files in use, undefined for plaintext. */
+export function currentTlsFiles(): TlsFiles | undefined {
+  ensureConfigured();
+  return current;
 }

@@ -1,4 +1,6 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import { httpsMaterial, reloadHttpsOnChange } from '@tideway/rpc';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 
 /** A running Prometheus endpoint. */
@@ -23,10 +25,10 @@ export function newMetricsRegistry(): Registry {
 
 /**
  * Serves `registry` in Prometheus text format at GET /metrics on host:port (port 0 picks a
- * free one). Every other path answers 404, so a probe cannot mistake it for something else.
+ * free one), over HTTPS when tideway.tls is set. Every other path answers 404, so a probe cannot mistake it for something else.
  */
 export async function startMetricsEndpoint(registry: Registry, host: string, port: number): Promise<MetricsEndpoint> {
-  const server: Server = createServer((req, res) => {
+  const serve = (req: IncomingMessage, res: ServerResponse): void => {
     if (req.method !== 'GET' || (req.url ?? '').split('?')[0] !== '/metrics') {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found: metrics are at GET /metrics\n');
       return;
@@ -35,14 +37,22 @@ export async function startMetricsEndpoint(registry: Registry, host: string, por
       (text) => res.writeHead(200, { 'content-type': registry.contentType }).end(text),
       (err: unknown) => res.writeHead(500, { 'content-type': 'text/plain' }).end(`${(err as Error).message}\n`),
     );
-  });
+  };
+  // With tideway.tls, HTTPS with this process's certificate (reloaded when its files change).
+  const tls = httpsMaterial();
+  let server: Server;
+  if (tls) {
+    const https = createHttpsServer({ key: tls.key, cert: tls.cert }, serve);
+    reloadHttpsOnChange(https, tls);
+    server = https;
+  } else server = createServer(serve);
   await new Promise<void>((resolve, reject) => {
     server.once('error', (err) => reject(new Error(`cannot serve metrics on ${host}:${port}: ${err.message}`)));
     server.listen(port, host, resolve);
   });
   const bound = (server.address() as { port: number }).port;
   return {
-    url: `http://${host.includes(':') ? `[${host}]` : host}:${bound}/metrics`,
+    url: `${tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${bound}/metrics`,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

@@ -1,6 +1,8 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Registry } from 'prom-client';
+import type { Server as HttpsServer } from 'node:https';
 import { logger, redactText } from '@tideway/common';
+import { httpsMaterial, reloadHttpsOnChange, type HttpsMaterial } from '@tideway/rpc';
 import type { JobApi } from './job-api.js';
 import { failBody, statusOf } from './rest-errors.js';
 import { registerJobRoutes } from './routes/job-routes.js';
@@ -28,8 +30,10 @@ export interface RestApi {
 }
 
 /** The fastify app with every route under the context path; not listening yet. */
-export function buildRestApp(jobs: JobApi, contextPath: string, registry?: Registry): FastifyInstance {
-  const app = Fastify({ logger: false });
+export function buildRestApp(jobs: JobApi, contextPath: string, registry?: Registry, tls?: HttpsMaterial): FastifyInstance {
+  // With tideway.tls, HTTPS with the coordinator's certificate; the cast keeps one app type
+  // for both (the routes do not depend on the transport).
+  const app = (tls ? Fastify({ logger: false, https: { key: tls.key, cert: tls.cert } }) : Fastify({ logger: false })) as unknown as FastifyInstance;
   // Bodies arrive as text: a job config may be HOCON, and JSON is parsed by the route so that a
   // syntax error is answered in SeaTunnel's shape, naming what was wrong.
   app.removeAllContentTypeParsers();
@@ -70,7 +74,8 @@ function inUse(err: unknown): boolean {
 export async function startRestApi(jobs: JobApi, options: RestApiOptions, registry?: Registry): Promise<RestApi> {
   const last = options.enableDynamicPort && options.port !== 0 ? options.port + options.portRange : options.port;
   for (let port = options.port; ; port++) {
-    const app = buildRestApp(jobs, options.contextPath, registry);
+    const tls = httpsMaterial();
+    const app = buildRestApp(jobs, options.contextPath, registry, tls);
     try {
       await app.listen({ host: options.host, port });
     } catch (err) {
@@ -81,6 +86,7 @@ export async function startRestApi(jobs: JobApi, options: RestApiOptions, regist
     }
     const bound = (app.server.address() as { port: number }).port;
     const host = options.host.includes(':') ? `[${options.host}]` : options.host;
-    return { url: `http://${host}:${bound}${options.contextPath}`, port: bound, close: () => app.close() };
+    if (tls) reloadHttpsOnChange(app.server as unknown as HttpsServer, tls);
+    return { url: `${tls ? 'https' : 'http'}://${host}:${bound}${options.contextPath}`, port: bound, close: () => app.close() };
   }
 }

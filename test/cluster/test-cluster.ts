@@ -36,6 +36,8 @@ export interface TestClusterOptions {
   leaderLossTimeoutMs?: number;
   /** Mutual TLS: the tideway.tls files of each process (test clients set theirs with configureTls). */
   tls?: (name: ProcessName) => { caFile: string; certFile: string; keyFile: string };
+  /** More lines under tideway (YAML, indented by the caller under `tideway:`). */
+  tidewayYaml?: string[];
   /** More lines under seatunnel.engine (YAML, indented by the caller under `engine:`). */
   engineYaml?: string[];
 }
@@ -143,6 +145,7 @@ export class TestCluster {
       `    leader-loss-timeout: ${o.leaderLossTimeoutMs ?? 30_000}`,
       `  heartbeat: { interval: ${o.heartbeatMs ?? 300}, timeout: ${o.heartbeatTimeoutMs ?? 3000} }`,
       ...haYaml,
+      ...(o.tidewayYaml ?? []).map((l) => `  ${l}`),
       ...(o.tls ? [`  tls: ${JSON.stringify({ 'ca-file': o.tls(name).caFile, 'cert-file': o.tls(name).certFile, 'key-file': o.tls(name).keyFile })}`] : []),
       '',
     ].join('\n');

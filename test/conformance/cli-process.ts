@@ -36,9 +36,9 @@ export function waitForExit(child: ChildProcess): Promise<CliResult> {
   });
 }
 
-/** Runs the CLI to its end; kills it (and fails) after `timeoutMs`. */
-export async function runCli(args: string[], timeoutMs = 120_000): Promise<CliResult> {
-  const child = spawnCli(args);
+/** Runs the CLI to its end (with `env` added to the environment); kills it (and fails) after `timeoutMs`. */
+export async function runCli(args: string[], timeoutMs = 120_000, env: NodeJS.ProcessEnv = {}): Promise<CliResult> {
+  const child = spawnCli(args, env);
   const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
   try {
     const res = await waitForExit(child);

@@ -56,6 +56,8 @@ export function redactSecrets<T>(value: T, key = ''): T {
 
 // user:password@ in a URL; password=... / "password":"..." / password: ... in text.
 const URL_USERINFO = /([a-z][a-z0-9+.-]*:\/\/[^/\s:@'"]*:)([^@\s/'"]+)(@)/gi;
+// Tideway's bearer tokens (tideway token create) are recognisable wherever they appear.
+const BEARER = /\btw_[A-Za-z0-9_-]{43}\b/g;
 const KEY_VALUE = /((?:"|\b)(?:password|passwd|pwd|secret|token|secret_key|access_key|api_key)"?\s*[=:]\s*"?)([^"&;,\s}]+)/gi;
 
 function urlPasswords(text: string): string[] {
@@ -68,7 +70,7 @@ function escape(s: string): string {
 
 /** The text with every remembered secret, URL password and `password=value` masked. */
 export function redactText(text: string): string {
-  let out = text.replace(URL_USERINFO, `$1${MASK}$3`).replace(KEY_VALUE, (m, k: string, v: string) => (v === MASK ? m : `${k}${MASK}`));
+  let out = text.replace(BEARER, MASK).replace(URL_USERINFO, `$1${MASK}$3`).replace(KEY_VALUE, (m, k: string, v: string) => (v === MASK ? m : `${k}${MASK}`));
   if (known.size) {
     // Longest first, so a secret that contains another is masked whole.
     pattern ??= new RegExp([...known].sort((a, b) => b.length - a.length).map(escape).join('|'), 'g');

@@ -6,3 +6,4 @@ export * from './epoch.js';
 export * from './leader-caller.js';
 export * from './tls.js';
 export * from './https-tls.js';
+export * from './auth.js';

@@ -1,6 +1,6 @@
 import { JobServiceClient, JobStatus, jobStatusToJSON, type JobEvent, type SubmitJobRequest } from '@tideway/contracts';
 import { ErrorCode, backoffDelay, newJobId, sleep, type TidewayError } from '@tideway/common';
-import { LeaderCaller, call, clientOptions, fromServiceError, channelCredentials, isUnreachable, leaderOf } from '@tideway/rpc';
+import { LeaderCaller, bearerInterceptor, call, clientOptions, fromServiceError, channelCredentials, isUnreachable, leaderOf } from '@tideway/rpc';
 
 const ENDED = new Set([JobStatus.FINISHED, JobStatus.FAILED, JobStatus.CANCELED, JobStatus.SAVEPOINT_DONE]);
 
@@ -21,9 +21,11 @@ export class JobClient {
   private readonly leader: LeaderCaller<JobServiceClient>;
   private readonly budgetMs: number;
 
-  constructor(addresses: string | readonly string[]) {
+  /** `token`: the bearer token sent with every call, for a cluster with tideway.auth tokens. */
+  constructor(addresses: string | readonly string[], opts: { token?: string } = {}) {
     const list = typeof addresses === 'string' ? [addresses] : addresses;
-    this.leader = new LeaderCaller(list, (a) => new JobServiceClient(a, channelCredentials(), clientOptions));
+    const options = opts.token ? { ...clientOptions, interceptors: [bearerInterceptor(opts.token)] } : clientOptions;
+    this.leader = new LeaderCaller(list, (a) => new JobServiceClient(a, channelCredentials(), options));
     this.budgetMs = new Set(list).size > 1 ? FIND_LEADER_MS : SINGLE_COORDINATOR_MS;
   }
 

@@ -9,6 +9,7 @@ import { registerLocalCommands } from './commands/local-commands.js';
 import { registerClusterCommands } from './commands/cluster-commands.js';
 import { registerVerifyCommand } from './commands/verify-command.js';
 import { registerShadeCommands } from './commands/shade-commands.js';
+import { registerTokenCommand } from './commands/token-command.js';
 
 // The AWS SDK warns on every run under Node 20 that its releases after January 2027 will need
 // Node 22; Tideway pins its SDK version (stack.md), so the notice is only noise for users.
@@ -29,6 +30,7 @@ registerJobCommands(program);
 registerClusterCommands(program);
 registerVerifyCommand(program);
 registerShadeCommands(program);
+registerTokenCommand(program);
 registerCompletionCommand(program);
 
 /** One line on stderr, the place first (a usage error adds the usage line); a non-zero exit code. */

@@ -1,5 +1,6 @@
 import type { Registry } from 'prom-client';
 import type { EngineConfig } from '@tideway/config';
+import { internalToken } from '@tideway/rpc';
 import { startRestApi } from '@tideway/rest-api';
 import { JobClient } from './job-client.js';
 
@@ -12,7 +13,8 @@ import { JobClient } from './job-client.js';
 export async function startRestApiIfEnabled(engine: EngineConfig, host: string, coordinators: string | readonly string[], registry?: Registry): Promise<() => Promise<void>> {
   const http = engine.http;
   if (!http.enableHttp) return async () => {};
-  const client = new JobClient(coordinators);
+  // The REST API checks its callers' tokens itself and calls JobService as this process.
+  const client = new JobClient(coordinators, { token: internalToken() });
   try {
     const api = await startRestApi(client, { host, port: http.port, contextPath: http.contextPath, enableDynamicPort: http.enableDynamicPort, portRange: http.portRange }, registry);
     process.stderr.write(`tideway: REST API at ${api.url}\n`);

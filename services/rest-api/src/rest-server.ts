@@ -2,7 +2,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { Registry } from 'prom-client';
 import type { Server as HttpsServer } from 'node:https';
 import { logger, redactText } from '@tideway/common';
-import { httpsMaterial, reloadHttpsOnChange, type HttpsMaterial } from '@tideway/rpc';
+import { authTokens, authorize, httpsMaterial, reloadHttpsOnChange, type HttpsMaterial, type Role } from '@tideway/rpc';
 import type { JobApi } from './job-api.js';
 import { failBody, statusOf } from './rest-errors.js';
 import { registerJobRoutes } from './routes/job-routes.js';
@@ -29,6 +29,12 @@ export interface RestApi {
   close(): Promise<void>;
 }
 
+/** The role a REST route needs: reading is viewer's, submitting and stopping operator's, tags admin's. */
+function restRole(method: string, route: string): Role {
+  if (method === 'GET' || route === '/encrypt-config') return 'viewer';
+  return route === '/update-tags' ? 'admin' : 'operator';
+}
+
 /** The fastify app with every route under the context path; not listening yet. */
 export function buildRestApp(jobs: JobApi, contextPath: string, registry?: Registry, tls?: HttpsMaterial): FastifyInstance {
   // With tideway.tls, HTTPS with the coordinator's certificate; the cast keeps one app type
@@ -44,6 +50,14 @@ export function buildRestApp(jobs: JobApi, contextPath: string, registry?: Regis
   app.addHook('onSend', async (req, _reply, payload) =>
     typeof payload === 'string' && !req.url.split('?')[0]!.endsWith('/encrypt-config') ? redactText(payload) : payload,
   );
+  // Bearer tokens (tideway.auth): each route needs the role of the JobService call it makes.
+  app.addHook('onRequest', async (req, reply) => {
+    const tokens = authTokens();
+    if (tokens.length === 0) return;
+    const route = req.url.split('?')[0]!.slice(contextPath.length);
+    const refusal = authorize(tokens, req.headers.authorization, `${req.method} ${route}`, restRole(req.method, route));
+    if (refusal) await reply.code(refusal.http).send(failBody(refusal.message));
+  });
   app.setErrorHandler((err, req, reply) => {
     const status = statusOf(err);
     if (status >= 500) logger('rest-api').warn({ err, url: req.url }, 'REST request failed');

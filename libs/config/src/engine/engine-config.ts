@@ -85,6 +85,8 @@ export interface EngineConfig {
         readonly waitTimeout: number;
       };
     };
+    /** Bearer tokens by name: `<sha256:hex> <role> [<namespace>]` (parsed by @tideway/rpc's parseTokenTable). */
+    readonly auth: { readonly tokens: Readonly<Record<string, string | number | boolean>> | undefined };
     /** Mutual TLS files; all three '' for plaintext (checkTls refuses a partial set). */
     readonly tls: { readonly caFile: string; readonly certFile: string; readonly keyFile: string };
     readonly ha: {

@@ -168,6 +168,17 @@ export const TIDEWAY_SETTINGS: Readonly<Record<string, EngineSetting>> = {
       },
     },
   },
+  auth: {
+    type: 'section',
+    description: 'Bearer tokens of JobService and the REST API. No tokens (the default): every call is allowed.',
+    fields: {
+      tokens: {
+        type: 'map',
+        description:
+          'Token name -> "<sha256:hex> <role> [<namespace>]" (role viewer, operator or admin; viewer and operator need a namespace). Only the hash is stored: `tideway token create` prints a token and its line.',
+      },
+    },
+  },
   tls: {
     type: 'section',
     description:

@@ -9,6 +9,7 @@ import { seaTunnelMetrics } from '@tideway/rest-api';
 
 interface AddressOpts {
   address?: string;
+  token?: string;
   engineConfig?: string;
   set?: string[];
 }
@@ -28,7 +29,7 @@ function withClient<T extends AddressOpts>(fn: (client: JobClient, opts: T, args
     const cmd = params[params.length - 1] as Command;
     const opts = cmd.opts<T>();
     const at = addresses(opts);
-    const client = new JobClient(at);
+    const client = new JobClient(at, { token: opts.token ?? process.env.TIDEWAY_TOKEN });
     try {
       await fn(client, opts, cmd.args);
     } catch (err) {
@@ -42,7 +43,8 @@ function withClient<T extends AddressOpts>(fn: (client: JobClient, opts: T, args
 function addressOptions(c: Command): Command {
   return c
     .option('--address <host:port,...>', 'coordinator address(es); the leader among them is found (default: TIDEWAY_ADDRESS or the engine config)')
-    .option('--engine-config <file>', 'engine config in seatunnel.yaml shape');
+    .option('--engine-config <file>', 'engine config in seatunnel.yaml shape')
+    .option('--token <token>', 'bearer token for a cluster with tideway.auth tokens (default: TIDEWAY_TOKEN)');
 }
 
 function time(ms: number): string {

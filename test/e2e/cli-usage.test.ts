@@ -19,7 +19,7 @@ writeFileSync(job, 'env { job.mode = "BATCH" }\nsource { FakeSource { row.num = 
 
 const MISUSES: Array<{ args: string[]; says: RegExp; usage: string }> = [
   { args: ['frobnicate'], says: /^tideway: unknown command 'frobnicate' for 'tideway': the commands are run, .*completion$/, usage: 'usage: tideway [options] <command>' },
-  { args: ['cluster', 'stop'], says: /^tideway: unknown command 'stop' for 'tideway cluster': the commands are start$/, usage: 'usage: tideway cluster [options] <command>' },
+  { args: ['cluster', 'stop'], says: /^tideway: unknown command 'stop' for 'tideway cluster': the commands are certs, start$/, usage: 'usage: tideway cluster [options] <command>' },
   { args: ['run'], says: /^tideway: required option '-c, --config <file>' not specified for 'tideway run'$/, usage: 'usage: tideway run -c <file> [options]' },
   { args: ['run', '-c', job, '--bogus'], says: /^tideway: unknown option '--bogus' for 'tideway run'$/, usage: 'usage: tideway run -c <file> [options]' },
   { args: ['run', '-c'], says: /^tideway: option '-c, --config <file>' argument missing for 'tideway run'$/, usage: 'usage: tideway run -c <file> [options]' },
@@ -105,9 +105,9 @@ describe('shell completion', () => {
   };
 
   it('bash completes commands, subcommands, options and file names', () => {
-    expect(bash('')).toEqual(['cancel', 'cluster', 'completion', 'describe', 'list', 'metrics', 'overview', 'plan', 'restore', 'run', 'savepoint', 'status', 'submit', 'verify']);
+    expect(bash('')).toEqual(['cancel', 'cluster', 'completion', 'decrypt', 'describe', 'encrypt', 'list', 'metrics', 'overview', 'plan', 'restore', 'run', 'savepoint', 'status', 'submit', 'token', 'verify']);
     expect(bash('ru')).toEqual(['run']);
-    expect(bash('cluster', '')).toEqual(['start']);
+    expect(bash('cluster', '')).toEqual(['certs', 'start']);
     expect(bash('run', '--eng')).toEqual(['--engine-config']);
     expect(bash('cluster', 'start', '--ro')).toEqual(['--role']);
     expect(bash('run', '-c', 'jo')).toEqual(['job.conf']);

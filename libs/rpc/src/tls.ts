@@ -49,6 +49,8 @@ export function configureTls(files: TlsFiles | undefined): void {
   if (!files || !files.caFile) {
     provider = undefined;
     channel = grpc.credentials.createInsecure();
+    // Task threads read the variables: they must follow this process's choice of plaintext.
+    for (const name of Object.values(TLS_ENV)) delete process.env[name];
     return;
   }
   process.env[TLS_ENV.caFile] = files.caFile;

@@ -145,21 +145,16 @@ export class CoordinatorServer {
     this.server.add('tideway.v1.CoordinatorService', CoordinatorServiceService, this.coordinatorService());
     this.port = await this.server.listen(this.options.host, this.options.port);
     (this.fence as { address: string }).address = this.address;
-    const make = this.options.election ?? ((address, store) => new SoleLeaderElection(store, address));
-    this.election = make(this.address, this.store, () => this.fence.highestSeenEpoch);
     let elected!: () => void;
     const firstLead = new Promise<void>((r) => (elected = r));
-    this.election.start({
-      onElected: async (epoch) => {
-        await this.lead(epoch);
-        elected();
-      },
-      onLost: (reason) => void this.stepDown(reason, false),
+    this.contend(async (epoch) => {
+      await this.lead(epoch);
+      elected();
     });
     this.ticker = setInterval(() => void this.tick(), 1000);
     this.ticker.unref();
     void this.tick();
-    log.info({ address: this.address, election: this.election.description }, 'coordinator listening');
+    log.info({ address: this.address, election: this.election?.description }, 'coordinator listening');
     if (opts.waitForLeadership) await firstLead;
     return this.address;
   }
@@ -259,16 +254,18 @@ export class CoordinatorServer {
     this.events.emit('step-down');
     if (wasLeading && !this.stopped) log.warn({ address: this.address, reason }, 'following: this coordinator stopped leading');
     if (resign && !this.stopped && this.election) {
-      // Our epoch is stale although the lease may still look held: give it up and contend again.
-      const election = this.election;
-      await election.stop();
-      if (!this.stopped) {
-        election.start({
-          onElected: (epoch) => this.lead(epoch),
-          onLost: (r) => void this.stepDown(r, false),
-        });
-      }
+      // Our epoch is stale although the lease may still look held: give it up and contend
+      // again, with a new election (a stopped one has closed its connections).
+      await this.election.stop();
+      if (!this.stopped) this.contend((epoch) => this.lead(epoch));
     }
+  }
+
+  /** Starts contending for leadership with a new election. */
+  private contend(onElected: (epoch: number) => Promise<void>): void {
+    const make = this.options.election ?? ((address, store) => new SoleLeaderElection(store, address));
+    this.election = make(this.address, this.store, () => this.fence.highestSeenEpoch);
+    this.election.start({ onElected, onLost: (reason) => void this.stepDown(reason, false) });
   }
 
   /** Samples rates, forgets ended jobs, backs metrics up, and says this coordinator is alive. */

@@ -91,7 +91,10 @@ export class CoordinatorServer {
   /** Jobs submitted and still being planned (no JobMaster yet), by id. */
   readonly planning = new Map<string, PlanningJob>();
   readonly rates = new Map<string, RateTracker>();
+  /** Job changes, by job id (watchers listen). */
   readonly events = new EventEmitter();
+  /** 'step-down' when this coordinator stops leading (open watches end with a redirect). */
+  readonly leadership = new EventEmitter();
   readonly store: StateStore;
   readonly fence: Leadership;
   readonly rm: RemoteResourceManager;
@@ -144,7 +147,7 @@ export class CoordinatorServer {
     this.server.add('tideway.v1.JobService', JobServiceService, jobServiceHandlers(this));
     this.server.add('tideway.v1.CoordinatorService', CoordinatorServiceService, this.coordinatorService());
     this.port = await this.server.listen(this.options.host, this.options.port);
-    (this.fence as { address: string }).address = this.address;
+    this.fence.address = this.address;
     let elected!: () => void;
     const firstLead = new Promise<void>((r) => (elected = r));
     this.contend(async (epoch) => {
@@ -251,7 +254,7 @@ export class CoordinatorServer {
     this.recorders.clear();
     this.planning.clear();
     this.rates.clear();
-    this.events.emit('step-down');
+    this.leadership.emit('step-down');
     if (wasLeading && !this.stopped) log.warn({ address: this.address, reason }, 'following: this coordinator stopped leading');
     if (resign && !this.stopped && this.election) {
       // Our epoch is stale although the lease may still look held: give it up and contend
@@ -385,6 +388,11 @@ export class CoordinatorServer {
   async submit(req: SubmitJobRequest): Promise<JobMaster> {
     const jobId = req.restoreJobId || req.jobId || newJobId();
     const existing = this.jobs.get(jobId);
+    if (!existing && !req.restoreJobId) {
+      // A job id from an earlier leader's history is not reused (a restore -r reuses it on purpose).
+      const recorded = await this.store.job(jobId);
+      if (recorded) throw new TidewayError(ErrorCode.CONFIG_BAD_VALUE, `job id ${jobId} is already in use (${recorded.state.status})`, { jobId });
+    }
     if (existing && this.recorders.get(jobId)?.info.configText === req.configText && !existing.isEnded()) return existing;
     if (existing && !(req.restoreJobId && existing.isEnded())) {
       throw new TidewayError(ErrorCode.CONFIG_BAD_VALUE, `job id ${jobId} is already in use (${existing.status})`, { jobId });

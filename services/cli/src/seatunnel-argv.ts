@@ -14,7 +14,7 @@
  * | -j ID                      | status ID                     |
  * | --metrics ID               | metrics ID                    |
  */
-const SUBCOMMANDS = new Set(['run', 'submit', 'plan', 'list', 'status', 'cancel', 'metrics', 'overview', 'savepoint', 'restore', 'describe', 'cluster', 'verify', 'help']);
+const SUBCOMMANDS = new Set(['run', 'submit', 'plan', 'list', 'status', 'cancel', 'metrics', 'overview', 'savepoint', 'restore', 'describe', 'cluster', 'verify', 'chaos', 'help']);
 
 export function translateSeaTunnelArgv(argv: string[]): string[] {
   if (argv.length === 0 || SUBCOMMANDS.has(argv[0]!) || argv[0] === '--help' || argv[0] === '-h' || argv[0] === '--version' || argv[0] === '-V') return argv;

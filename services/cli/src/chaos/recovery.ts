@@ -27,7 +27,7 @@ export type RecoveryOutcome =
  * disruption is over, where the job and its pipelines run in the same attempt and the rows read
  * grew. The seconds are counted from the kill to the sample that saw the rows grow.
  */
-export async function waitRowsMoving(probe: JobProbe, d: Disruption, timeoutMs: number, signal: AbortSignal, intervalMs = 250): Promise<RecoveryOutcome> {
+export async function waitRowsMoving(probe: Pick<JobProbe, 'sample'>, d: Disruption, timeoutMs: number, signal: AbortSignal, intervalMs = 250): Promise<RecoveryOutcome> {
   const deadline = d.killedAt + timeoutMs;
   let prev: JobSample | undefined;
   let last: JobSample | undefined;

@@ -10,31 +10,14 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { cliNodeArgs } from '../scripts/cli-entry.mjs';
+import type { ChaosRunReport, RecoveryStats } from '@tideway/cli';
 import { machineLine } from './machine.js';
 
 const KILLS = process.env.BENCH_CHAOS_KILLS ?? '50';
 const root = fileURLToPath(new URL('..', import.meta.url));
 
-interface Stats {
-  group: string;
-  kills: number;
-  recovered: number;
-  medianSeconds?: number;
-  p90Seconds?: number;
-  maxSeconds?: number;
-}
-interface Run {
-  sink: string;
-  seed: number;
-  passed: boolean;
-  status: string;
-  seconds: number;
-  rows: { expected: number; seen: number; lost: number; duplicated: number };
-  kills: unknown[];
-  killsAsked: number;
-  problems: string[];
-  recovery: Stats[];
-}
+/** One run of the --json report: the command's own report, with its pass and recovery statistics. */
+type Run = ChaosRunReport & { passed: boolean; recovery: RecoveryStats[] };
 
 const machine = machineLine({ postgres: true, load: true });
 const args = ['chaos', '--kills', KILLS, '--sink', 'both', '--coordinators', '3', '--json', ...(process.env.BENCH_CHAOS_SEED ? ['--seed', process.env.BENCH_CHAOS_SEED] : [])];

@@ -21,35 +21,14 @@ import { JobStatus, jobStatusToJSON } from '@tideway/contracts';
 import { ClusterProcesses, startRedis } from '@tideway/testing';
 import { cliNodeArgs } from '../scripts/cli-entry.mjs';
 import { machineLine } from './machine.js';
+import { checkpointJobText } from './job-configs.js';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 2_000_000);
 const REPEAT = Number(process.env.BENCH_REPEAT ?? 3);
 const root = fileURLToPath(new URL('..', import.meta.url));
 
 function config(out: string, interval: number | undefined): string {
-  return `
-env {
-  job.mode = "BATCH"
-  parallelism = 2
-  ${interval ? `checkpoint.interval = ${interval}` : ''}
-}
-source {
-  FakeSource {
-    plugin_output = "fake"
-    row.num = ${ROWS}
-    split.num = 4
-    schema = { fields { id = "bigint", name = "string", age = "int", score = "double", day = "date" } }
-  }
-}
-sink {
-  LocalFile {
-    plugin_input = "fake"
-    path = "${out}"
-    file_format_type = "text"
-    is_enable_transaction = true
-  }
-}
-`;
+  return checkpointJobText(out, ROWS, 2, interval);
 }
 
 async function startCluster(redisPort?: number): Promise<ClusterProcesses> {

@@ -26,6 +26,7 @@ const child = spawn(process.execPath, [...cliNodeArgs(), ...args], { cwd: root, 
 let stdout = '';
 child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
 const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+if (!stdout.trim().startsWith('{')) throw new Error(`tideway chaos ended with exit code ${code} and no report`);
 const report = JSON.parse(stdout) as { passed: boolean; runs: Run[] };
 
 const s = (n: number | undefined) => (n === undefined ? '-' : n.toFixed(1));

@@ -135,33 +135,43 @@ export async function runChaos(sinkKind: ChaosSinkKind, o: ChaosOptions): Promis
 
     const kills: KillRecord[] = [];
     const problems: string[] = [];
+    /** The cluster did not settle after a kill: the kills stopped there. */
+    let unsettled = false;
     const expected = o.keys * rowsPerKey;
     for (let n = 1; n <= o.kills && !isEnded(last.status); n++) {
       const k = await killOne({ cluster: c, probe: p, random, leaseTtlMs: o.leaseTtlMs, recoveryTimeoutMs: 120_000, submittedAt, signal: o.signal }, n, last);
       kills.push(k);
       o.progress(`chaos (${sinkKind}): ${describeKill(k, o.kills)}`);
-      if (k.outcome === 'stuck') {
-        problems.push(`the job was stuck after kill ${n} (${k.signal} of ${k.target}, the ${k.kind}): rows did not move again within 120 s`);
-        break;
-      }
+      // A stuck job is a failed run, but the killed process is started again and the kills go on:
+      // whether the rows still arrive exactly once, and how often it happens, are worth knowing.
+      if (k.outcome === 'stuck') problems.push(`the job was stuck after kill ${n} (${k.signal} of ${k.target}, the ${k.kind}): rows did not move again within 120 s`);
       if (k.signal === 'SIGKILL') await c.startProcess(k.target);
       const checkpoints = k.outcome === 'recovered' ? (await p.sample())?.completedCheckpoints ?? 0 : 0;
-      last = await settled().then(() =>
-        until(`the job to run and checkpoint again after kill ${n}`, 120_000, o.signal, async () => {
-          const s = await p.sample();
-          return s && (isEnded(s.status) || (allRunning(s) && s.completedCheckpoints > checkpoints)) ? s : undefined;
-        }),
-      );
+      try {
+        last = await settled().then(() =>
+          until(`the job to run and checkpoint again after kill ${n}`, 120_000, o.signal, async () => {
+            const s = await p.sample();
+            return s && (isEnded(s.status) || (allRunning(s) && s.completedCheckpoints > checkpoints)) ? s : undefined;
+          }),
+        );
+      } catch (err) {
+        if (o.signal.aborted) throw err;
+        problems.push((err as Error).message);
+        unsettled = true;
+        break;
+      }
       await sleep(gapMs(random, last, expected, o, kills, n, submittedAt), o.signal);
     }
-    if (kills.length < o.kills && problems.length === 0) {
+    if (kills.length < o.kills && !unsettled) {
       problems.push(`the job ended after ${kills.length} of ${o.kills} kills: give it more rows (--rows-per-key) or a lower --rate`);
     }
 
-    const end = await until('the job to end', endTimeoutMs(last, expected, o), o.signal, async () => {
+    // A cluster that did not settle gets a minute more, not the time the job's rows would take.
+    const end = await until('the job to end', unsettled ? 60_000 : endTimeoutMs(last, expected, o), o.signal, async () => {
       const s = await p.sample();
       return s && isEnded(s.status) ? s : undefined;
     }).catch(async (err: Error) => {
+      if (o.signal.aborted) throw err;
       problems.push(err.message);
       return (await p.sample()) ?? last;
     });

@@ -97,6 +97,7 @@ export function registerChaosCommand(program: Command): void {
       const runs: ChaosRunReport[] = [];
       try {
         for (const sink of sinks) {
+          abort.signal.throwIfAborted();
           runs.push(
             await runChaos(sink, {
               coordinators,

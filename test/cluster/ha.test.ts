@@ -173,7 +173,7 @@ describe('master fail-over', () => {
       await cluster.until('every slot free', async () => (await cluster.workers()).every((w) => w.assignedSlots.length === 0));
     } finally {
       await pg.stop();
-      for (const n of cluster.coordinatorNames()) if (!cluster.processes.has(n)) await cluster.startProcess(n);
+      for (const n of cluster.coordinatorNames()) if (!cluster.processes.isRunning(n)) await cluster.startProcess(n);
     }
   });
 });

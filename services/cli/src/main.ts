@@ -8,6 +8,7 @@ import { registerJobCommands } from './commands/job-commands.js';
 import { registerLocalCommands } from './commands/local-commands.js';
 import { registerClusterCommands } from './commands/cluster-commands.js';
 import { registerVerifyCommand } from './commands/verify-command.js';
+import { registerChaosCommand } from './commands/chaos-command.js';
 
 // The AWS SDK warns on every run under Node 20 that its releases after January 2027 will need
 // Node 22; Tideway pins its SDK version (stack.md), so the notice is only noise for users.
@@ -28,6 +29,7 @@ registerJobCommands(program);
 registerClusterCommands(program);
 registerVerifyCommand(program);
 registerCompletionCommand(program);
+registerChaosCommand(program);
 
 /** One line on stderr, the place first (a usage error adds the usage line); a non-zero exit code. */
 export function reportError(err: unknown): number {

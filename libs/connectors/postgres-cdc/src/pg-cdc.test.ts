@@ -146,12 +146,38 @@ describe('Postgres-CDC', () => {
     await reader.close();
   }, 30_000);
 
+  it('starts at a given LSN (startup.mode = specific), skipping what committed before it, and refuses one the slot has released', async () => {
+    await admin.query(`CREATE TABLE spec (id int PRIMARY KEY)`);
+    await plan(source({ 'table-names': ['tideway.public.spec'], 'startup.mode': 'latest', 'slot.name': 'spec' })); // slot and publication
+    await admin.query(`INSERT INTO spec VALUES (1)`);
+    const lsn = (await admin.query(`SELECT pg_current_wal_insert_lsn()::text AS l`)).rows[0].l as string;
+    await admin.query(`INSERT INTO spec VALUES (2)`);
+    const [hi, lo] = lsn.split('/').map((h) => BigInt(`0x${h}`));
+    const src = source({ 'table-names': ['tideway.public.spec'], 'startup.mode': 'specific', 'startup.specific-offset.pos': String((hi << 32n) | lo), 'slot.name': 'spec' });
+    const splits = await plan(src);
+    expect(splits.map((s) => s.kind)).toEqual(['stream']);
+    const reader = src.createReader({ subtaskIndex: 0, parallelism: 1, boundedness: 'UNBOUNDED', signalNoMoreElement: () => {}, sendSplitRequest: () => {} });
+    reader.addSplits(splits);
+    const out = new ListCollector();
+    await admin.query(`INSERT INTO spec VALUES (3)`);
+    await pollUntil(reader, out, () => out.rows.some((r) => r.fields[0] === 3));
+    await settle(reader, out);
+    expect(out.rows.map((r) => `${r.kind}${String(r.fields[0])}`)).toEqual(['+I2', '+I3']);
+    reader.snapshotState(1);
+    await reader.notifyCheckpointComplete?.(1);
+    await reader.close();
+    await expect(plan(source({ 'table-names': ['tideway.public.spec'], 'startup.mode': 'specific', 'startup.specific-offset.pos': '16', 'slot.name': 'spec' }))).rejects.toThrow(/lies before replication slot 'spec''s confirmed position/);
+  }, 30_000);
+
   it('names the problem in one sentence: bad login, missing table, batch mode, bad options', async () => {
     await expect(plan(source({ password: 'wrong' }))).rejects.toThrow(/refused the login of user 'postgres'/);
     await expect(plan(source({ 'table-names': ['tideway.public.nope'] }))).rejects.toThrow(/table tideway.public.nope does not exist/);
     expect(() => source({}, 'BATCH')).toThrow(/streaming source/);
     expect(() => source({ 'decoding.plugin.name': 'wal2json' })).toThrow(/decoding.plugin.name 'wal2json' is not supported/);
-    expect(() => source({ 'startup.mode': 'specific' })).toThrow(/startup.mode specific is not supported/);
+    expect(() => source({ 'startup.mode': 'specific' })).toThrow(/startup.mode specific needs startup.specific-offset.pos/);
+    expect(() => source({ 'startup.mode': 'timestamp' })).toThrow(/startup.mode timestamp is not supported by Postgres-CDC/);
+    expect(() => source({ 'startup.mode': 'specific', 'startup.specific-offset.file': 'f', 'startup.specific-offset.pos': 4 })).toThrow(/startup.specific-offset.file is not supported/);
+    expect(() => source({ 'stop.mode': 'latest' })).toThrow(/stop.mode latest is not supported/);
     expect(() => source({ debezium: { 'snapshot.mode': 'never' } })).toThrow(/debezium property 'snapshot.mode'/);
   }, 30_000);
 

@@ -24,7 +24,9 @@ const DEBEZIUM_KEYS = ['publication.name', 'include.schema.changes'];
 export interface PgCdcConfig extends CdcCommonConfig {
   readonly settings: ConnectionSettings;
   readonly database: string;
-  readonly tables: readonly (TableRef & { schema: string; text: string })[];
+  /** The tables of table-names; with table-pattern / database-pattern, found when the source is prepared. */
+  readonly tables: readonly PgTableRef[];
+  readonly schemaNames?: readonly string[];
   readonly slot: string;
   readonly publication: string;
   /** schema-changes.enabled (or debezium include.schema.changes): follow column changes. */
@@ -32,6 +34,21 @@ export interface PgCdcConfig extends CdcCommonConfig {
   /** startup.mode = specific: the LSN streaming starts at. */
   readonly specificLsn?: bigint;
   readonly place: Place;
+}
+
+/** A captured table's reference, with its schema and the name as written. */
+export type PgTableRef = TableRef & { schema: string; text: string };
+
+/** Resolves db.schema.table names in `database`, each in one of `schemas` when given. */
+export function pgTableRefs(names: readonly string[], database: string, schemas: readonly string[] | undefined, place: Place): PgTableRef[] {
+  return names.map((text) => {
+    const ref = resolveTableRef('postgresql', text, database, place);
+    const schema = ref.schema ?? 'public';
+    if (schemas && !schemas.includes(schema)) {
+      throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `table ${text} is in schema '${schema}', which schema-names [${schemas.join(', ')}] does not include`, { place });
+    }
+    return { ...ref, schema, database, text };
+  });
 }
 
 export function compilePgCdcOptions(options: PluginOptions): PgCdcConfig {
@@ -68,14 +85,7 @@ export function compilePgCdcOptions(options: PluginOptions): PgCdcConfig {
     throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `database-names [${common.databaseNames.join(', ')}] does not include the database of base-url, '${database}'`, { place: options.place('database-names') });
   }
   const schemas = options.has('schema-names') ? options.get<string[]>('schema-names') : undefined;
-  const tables = common.tableNames.map((text) => {
-    const ref = resolveTableRef('postgresql', text, database, options.place('table-names'));
-    const schema = ref.schema ?? 'public';
-    if (schemas && !schemas.includes(schema)) {
-      throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `table ${text} is in schema '${schema}', which schema-names [${schemas.join(', ')}] does not include`, { place: options.place('table-names') });
-    }
-    return { ...ref, schema, database, text };
-  });
+  const tables = pgTableRefs(common.tableNames, database, schemas, options.place('table-names'));
   const tz = common.serverTimeZone.replace(/'/g, "''");
   const settings = connectionSettings({ ...target, database }, { user: common.username, password: common.password }, undefined, 30, options.place('base-url'));
   const slot = options.get<string>('slot.name');
@@ -87,6 +97,7 @@ export function compilePgCdcOptions(options: PluginOptions): PgCdcConfig {
     settings: { ...settings, connectTimeoutMs: common.connectTimeoutMs, sessionSql: [...settings.sessionSql, `SET TimeZone = '${tz}'`] },
     database,
     tables,
+    ...(schemas ? { schemaNames: schemas } : {}),
     slot,
     publication: common.debezium['publication.name'] ?? `${slot}_publication`,
     schemaChanges: options.get<boolean>('schema-changes.enabled') || /^true$/i.test(common.debezium['include.schema.changes'] ?? ''),

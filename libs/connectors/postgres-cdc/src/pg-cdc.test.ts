@@ -5,7 +5,7 @@ import type { CdcEnumeratorState, CdcSplit } from '@tideway/connector-cdc-common
 import { startPostgres, type TestDatabaseServer } from '@tideway/testing';
 import { PG_CDC_SPEC } from './pg-cdc-options.js';
 import { PgCdcSource } from './pg-cdc-source.js';
-import { applyStrictly, ListCollector, pollUntil, settle } from '@tideway/connector-cdc-common';
+import { applyStrictly, ListCollector, pollUntil, settle, snapshotThenStream } from '@tideway/connector-cdc-common';
 
 let server: TestDatabaseServer;
 let admin: pg.Client;
@@ -167,6 +167,22 @@ describe('Postgres-CDC', () => {
     await reader.notifyCheckpointComplete?.(1);
     await reader.close();
     await expect(plan(source({ 'table-names': ['tideway.public.spec'], 'startup.mode': 'specific', 'startup.specific-offset.pos': '16', 'slot.name': 'spec' }))).rejects.toThrow(/lies before replication slot 'spec''s confirmed position/);
+  }, 30_000);
+
+  it('table-pattern captures the tables whose whole db.schema.table names match', async () => {
+    await admin.query(`CREATE TABLE pat_1 (id int PRIMARY KEY); CREATE TABLE pat_2 (id int PRIMARY KEY); CREATE TABLE pat_2_old (id int PRIMARY KEY)`);
+    await admin.query(`INSERT INTO pat_1 VALUES (1); INSERT INTO pat_2 VALUES (2)`);
+    const byPattern = (o: Record<string, unknown>) =>
+      new PgCdcSource({ jobId: 'j', jobMode: 'STREAMING', parallelism: 1, inputTables: [], options: optionsOf({ 'base-url': server.jdbcUrl, username: server.user, password: server.password, 'slot.name': 'pat', ...o }, PG_CDC_SPEC) });
+    const src = byPattern({ 'table-pattern': 'tideway\\.public\\.pat_[0-9]+' });
+    const splits = await plan(src);
+    expect(src.catalogTables().map((t) => t.tableId)).toEqual(['tideway.public.pat_1', 'tideway.public.pat_2']);
+    const rows = await snapshotThenStream(src.createReader({ subtaskIndex: 0, parallelism: 1, boundedness: 'UNBOUNDED', signalNoMoreElement: () => {}, sendSplitRequest: () => {} }), splits, async () => {
+      await admin.query(`INSERT INTO pat_2_old VALUES (9)`);
+      await admin.query(`INSERT INTO pat_2 VALUES (3)`);
+    }, (out) => out.rows.some((r) => r.fields[0] === 3));
+    expect(rows).toEqual(['tideway.public.pat_1:+I1', 'tideway.public.pat_2:+I2', 'tideway.public.pat_2:+I3']);
+    await expect(plan(byPattern({ 'table-pattern': 'x', 'slot.name': 'pat_none' }))).rejects.toThrow(/table-pattern 'x' matches no table Postgres-CDC can capture/);
   }, 30_000);
 
   it('names the problem in one sentence: bad login, missing table, batch mode, bad options', async () => {

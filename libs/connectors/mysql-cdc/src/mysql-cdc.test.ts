@@ -138,6 +138,22 @@ describe('MySQL-CDC on MariaDB', () => {
     expect(() => source({ 'startup.mode': 'timestamp' })).toThrow(/timestamp needs startup.timestamp/);
   }, 30_000);
 
+  it('holds only the binlog dump connection once streaming, as SeaTunnel\'s IT expects', async () => {
+    const src = source({ 'table-names': ['tideway.notes'], 'server-id': '5420' });
+    const splits = await plan(src);
+    const reader = src.createReader(readerCtx);
+    reader.addSplits(splits);
+    const out = new ListCollector();
+    for (let i = 0; i < splits.length + 2; i++) await reader.pollNext(out);
+    const [rows] = await admin.query<mysql.RowDataPacket[]>(`SELECT command FROM information_schema.processlist WHERE user = ? AND id <> CONNECTION_ID() AND command <> 'Daemon'`, [server.user]);
+    expect(rows.map((r) => String(r.command))).toEqual(['Binlog Dump']);
+    await admin.query(`INSERT INTO notes VALUES ('zz', 'after')`);
+    await pollUntil(reader, out, () => out.rows.some((r) => r.fields[0] === 'zz'));
+    await reader.close();
+    const [after] = await admin.query<mysql.RowDataPacket[]>(`SELECT command FROM information_schema.processlist WHERE user = ? AND id <> CONNECTION_ID() AND command <> 'Daemon'`, [server.user]);
+    expect(after.map((r) => String(r.command))).toEqual([]);
+  }, 30_000);
+
   it('table-pattern / database-pattern capture the tables whose whole names match, snapshot and binlog', async () => {
     await admin.query(`CREATE TABLE pat_1 (id int PRIMARY KEY)`);
     await admin.query(`CREATE TABLE pat_2 (id int PRIMARY KEY)`);

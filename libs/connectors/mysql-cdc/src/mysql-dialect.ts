@@ -75,6 +75,11 @@ export class MySqlCdcDialect implements CdcDialect<BinlogPosition, BinlogPositio
     this.conn = undefined;
   }
 
+  /** The binlog stream needs no session of ours: the captured tables stay known, the connection goes. */
+  releaseSession(): Promise<void> {
+    return this.close();
+  }
+
   private async beginSnapshot(conn: MySqlConnection): Promise<BinlogPosition> {
     if (this.mariadb) {
       await conn.execute('START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY');

@@ -16,7 +16,11 @@ interface TableDecoding {
 export interface SchemaFollowing {
   readonly enabled: boolean;
   readonly tinyInt1isBit: boolean;
+  /** With table-pattern / database-pattern: whether a table of this name would be captured. */
+  readonly matches?: (database: string, table: string) => boolean;
 }
+
+const CREATE_TABLE = /^\s*CREATE\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?(`[^`]+`|[\w$]+)(?:\.(`[^`]+`|[\w$]+))?/i;
 
 interface ZTableMapEvent {
   tableId: number;
@@ -240,6 +244,15 @@ export class BinlogStream implements ChangeStream<BinlogPosition> {
 
   /** A DDL statement about captured tables: a schema item (its own transaction). False when it changes none. */
   private ddl(e: ZEvent): boolean {
+    const created = this.following.matches && CREATE_TABLE.exec(e.query ?? '');
+    if (created) {
+      const bare = (n: string) => n.replace(/^`|`$/g, '');
+      const [database, table] = created[2] !== undefined ? [bare(created[1]!), bare(created[2])] : [e.schema ?? '', bare(created[1]!)];
+      if (this.following.matches!(database, table)) {
+        // Capturing it needs a snapshot and a new table downstream; skipping it would lose its rows silently.
+        throw new TidewayError(ErrorCode.EXTERNAL_SYSTEM, `table ${database}.${table} was created while the job runs and matches the source's table-pattern / database-pattern: capturing tables created after the start is not supported; start a new job to capture it`, { place: this.place });
+      }
+    }
     const applied = applyDdl(this.record, e.query ?? '', e.schema ?? '', this.following.enabled, this.following.tinyInt1isBit, this.place);
     if (!applied) return false;
     this.record = applied.record;

@@ -170,6 +170,15 @@ describe('MySQL-CDC on MariaDB', () => {
       await admin.query(`INSERT INTO pat_2 VALUES (3)`);
     }, (out) => out.rows.some((r) => r.fields[0] === 3));
     expect(rows).toEqual(['tideway.pat_1:+I1', 'tideway.pat_2:+I2', 'tideway.pat_2:+I3']);
+    // A matching table created while streaming is refused in one sentence, not skipped.
+    const again = byPattern({ 'table-pattern': 'tideway\\.pat_[0-9]+', 'startup.mode': 'latest' });
+    const streaming = again.createReader(readerCtx);
+    streaming.addSplits(await plan(again));
+    await streaming.pollNext(new ListCollector());
+    await admin.query(`CREATE TABLE pat_3 (id int PRIMARY KEY)`);
+    await admin.query(`CREATE TABLE pat_3_old (id int PRIMARY KEY)`);
+    await expect(pollUntil(streaming, new ListCollector(), () => false)).rejects.toThrow(/table tideway.pat_3 was created while the job runs and matches the source's table-pattern/);
+    await streaming.close();
     await expect(plan(byPattern({ 'table-pattern': 'tideway\\.nothing_.*' }))).rejects.toThrow(/table-pattern 'tideway.*' matches no table MySQL-CDC can capture/);
     expect(() => byPattern({ 'table-pattern': '(' })).toThrow(/table-pattern '\(' is not a regular expression/);
     expect(() => byPattern({ 'table-pattern': 'x', 'table-names': ['tideway.pat_1'] })).toThrow(/table-names cannot be combined with table-pattern/);

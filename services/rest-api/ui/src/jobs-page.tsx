@@ -51,7 +51,8 @@ export function JobsPage() {
             <button disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - PAGE))}>
               ‹ newer
             </button>
-            {page.total === 0 ? 'no jobs' : `${offset + 1}–${Math.min(offset + PAGE, page.total)} of ${page.total}`}
+            {/* The rows shown, from the page answered (not the one asked for, still on its way). */}
+            {page.total === 0 ? 'no jobs' : `${page.offset + 1}–${Math.min(page.offset + page.jobs.length, page.total)} of ${page.total}`}
             <button disabled={offset + PAGE > last} onClick={() => setOffset(offset + PAGE)}>
               older ›
             </button>

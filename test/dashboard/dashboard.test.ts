@@ -85,10 +85,9 @@ describe("Tideway's dashboard", () => {
 
     // The charts grow with each WatchJob event and the rows read keep climbing.
     await page.getByTestId('rate-chart').waitFor({ timeout: 30_000 });
-    await page.waitForFunction(() => Number(document.querySelector('[data-testid="rate-chart"]')?.getAttribute('data-points')) >= 4, undefined, { timeout: 30_000 });
+    await expect.poll(async () => Number(await page.getByTestId('rate-chart').getAttribute('data-points')), { timeout: 30_000 }).toBeGreaterThanOrEqual(4);
     const before = await rowsRead();
-    await page.waitForFunction((n) => Number(/rows read (\d+)/.exec(document.querySelector('[data-testid="totals"]')?.textContent ?? '')?.[1]) > n, before, { timeout: 30_000 });
-    expect(await rowsRead()).toBeGreaterThan(before);
+    await expect.poll(rowsRead, { timeout: 30_000 }).toBeGreaterThan(before);
     expect(await page.getByTestId('totals').textContent()).toMatch(/rows read \d+ \([1-9]\d*\/s\)/);
     expect(await page.locator('svg.dag').textContent()).toMatch(/[1-9]\d* rows · [1-9]\d*\/s/);
     await page.screenshot({ path: join(shots, '2-running-job.png'), fullPage: true });

@@ -41,8 +41,3 @@ export function jobRow(j: JobInfo): JobRow {
     error: j.error?.message ?? '',
   };
 }
-
-/** Whether a job's status is final. */
-export function ended(j: JobInfo): boolean {
-  return ENDED.has(jobStatusToJSON(j.status));
-}

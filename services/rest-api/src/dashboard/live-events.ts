@@ -19,7 +19,8 @@ export function streamJobEvents(jobs: JobApi, ids: readonly string[], intervalMs
   res.write(': tideway dashboard events\n\n');
   const abort = new AbortController();
   const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), KEEP_ALIVE_MS);
-  req.raw.on('close', () => {
+  // The response closes when the browser goes away (the request's own 'close' is about its body).
+  res.on('close', () => {
     clearInterval(keepAlive);
     abort.abort();
   });

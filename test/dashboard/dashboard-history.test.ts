@@ -2,7 +2,8 @@
  * The dashboard's jobs list with 1,000 ended jobs in the history (written into the Redis state
  * store before the coordinator starts, as earlier leaders would have recorded them: running 1,000
  * real jobs takes minutes on this machine): the list is paged on the server, so the browser gets
- * 50 rows whatever the history holds. The times are measured and
+ * 50 rows whatever the history holds. There are two coordinators (HA), and the browser
+ * talks to the follower's dashboard, which answers for the leader. The times are measured and
  * printed, not asserted (speed is benchmarked, never asserted by tests); the test checks the
  * page shows the right rows and pages through them.
  */
@@ -10,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { startRedis, type RedisServer } from '@tideway/testing';
-import { TestCluster } from '../cluster/test-cluster.js';
+import { TestCluster, type ProcessName } from '../cluster/test-cluster.js';
 import { freePort } from '../e2e/free-port.js';
 import { artefactDir, launchChromium } from './browser.js';
 import { fillHistory } from './fill-history.js';
@@ -24,6 +25,7 @@ let page: Page;
 let base = '';
 const shots = artefactDir('dashboard');
 let ids: string[] = [];
+let leader: ProcessName = 'coordinator';
 
 function report(line: string): void {
   process.stdout.write(`dashboard-history: ${line}\n`);
@@ -39,10 +41,16 @@ beforeAll(async () => {
     workers: [{ attributes: {} }],
     slotNum: 2,
     jobScheduleStrategy: 'WAIT',
+    coordinators: 2,
     ha: { state: redis },
-    engineYaml: ['http:', '  enable-http: true', `  port: ${port}`, '  enable-dynamic-port: false'],
+    // Both coordinators share the config: the second takes the next free port.
+    engineYaml: ['http:', '  enable-http: true', `  port: ${port}`, '  enable-dynamic-port: true', '  port-range: 20'],
   });
-  base = `http://127.0.0.1:${port}`;
+  await cluster.until('a leader', async () => (await cluster.leaderName()) !== undefined);
+  leader = (await cluster.leaderName())!;
+  const follower = cluster.coordinatorNames().find((n) => n !== leader)!;
+  base = /REST API at (http:\/\/\S+)/.exec(cluster.logs.get(follower) ?? '')![1];
+  report(`the browser uses the follower ${follower}'s dashboard at ${base}/ui/ (the leader is ${leader})`);
   browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
   process.stdout.write(`dashboard screenshots: ${shots}\n`);
@@ -64,6 +72,8 @@ describe('the jobs list with 1,000 ended jobs', () => {
   it('answers one page of 50 rows, newest first, and pages through the history', async () => {
     const [body, apiMs] = await timed(async () => (await fetch(`${base}/ui/api/jobs?limit=50`)).json() as Promise<{ total: number; jobs: Array<{ jobName: string; status: string }> }>);
     expect(body.total).toBe(JOBS);
+    const overview = (await (await fetch(`${base}/ui/api/overview`)).json()) as { leaderAddress: string };
+    expect(overview.leaderAddress).toBe(`127.0.0.1:${cluster.grpcPorts.get(leader)}`);
     expect(body.jobs).toHaveLength(50);
     expect(body.jobs.every((j) => j.status === 'FINISHED')).toBe(true);
     // Newest first: the last job written is on top.

@@ -93,7 +93,9 @@ export function JobPage({ jobId }: { jobId: string }) {
       {error && <p class="error">{error}</p>}
       {job.error?.message && <p class="error" data-testid="job-error">{job.error.message}</p>}
       <p class="summary" data-testid="totals">
-        rows read {event?.metrics?.sourceReceivedCount ?? 0} ({Math.round(event?.metrics?.sourceReceivedQps ?? 0)}/s) · rows written {event?.metrics?.sinkWriteCount ?? 0} ({Math.round(event?.metrics?.sinkWriteQps ?? 0)}/s)
+        rows read {event?.metrics?.sourceReceivedCount ?? 0}
+        {ended ? '' : ` (${Math.round(event?.metrics?.sourceReceivedQps ?? 0)}/s)`} · rows written {event?.metrics?.sinkWriteCount ?? 0}
+        {ended ? '' : ` (${Math.round(event?.metrics?.sinkWriteQps ?? 0)}/s)`}
       </p>
 
       <h2>DAG</h2>
@@ -110,7 +112,8 @@ export function JobPage({ jobId }: { jobId: string }) {
               edges={(job.edges ?? []).filter((e) => (e.pipelineId ?? 0) === pid)}
               rows={(v) => {
                 const r = vertexRates(v, event?.metrics);
-                return r ? `${r.rows} rows · ${Math.round(r.rate)}/s` : '';
+                // An ended job's last rate is history, not a rate: show its rows only.
+                return r ? (ended ? `${r.rows} rows` : `${r.rows} rows · ${Math.round(r.rate)}/s`) : '';
               }}
             />
             <table class="task-groups">

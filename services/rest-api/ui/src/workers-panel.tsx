@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, time, type Overview } from './api.js';
+import { api, type Overview } from './api.js';
 
 /** Workers and slots (GetClusterOverview), read when the page opens and on refresh. */
 export function WorkersPanel() {
@@ -31,7 +31,6 @@ export function WorkersPanel() {
                 <th>memory MB</th>
                 <th>load</th>
                 <th>attributes</th>
-                <th>last heartbeat</th>
               </tr>
             </thead>
             <tbody>
@@ -46,7 +45,6 @@ export function WorkersPanel() {
                   <td>{Math.round(w.memoryMb ?? 0)}</td>
                   <td>{(w.systemLoad ?? 0).toFixed(2)}</td>
                   <td>{Object.entries(w.attributes ?? {}).map(([k, v]) => `${k}=${v}`).join(', ')}</td>
-                  <td>{time(w.lastHeartbeatMs)}</td>
                 </tr>
               ))}
             </tbody>

@@ -43,7 +43,8 @@ export function JobPage({ jobId }: { jobId: string }) {
     if (e.job && e.metrics) setSeries((s) => append(s, e.job!, e.metrics));
     if (e.job) {
       const seen = { timeMs: e.job.lastCheckpointTimeMs ?? 0, completed: e.job.completedCheckpoints ?? 0, failed: e.job.failedCheckpoints ?? 0 };
-      setCheckpoints((c) => (c.length > 0 && c[0].completed === seen.completed && c[0].failed === seen.failed ? c : [seen, ...c].slice(0, 50)));
+      const same = (c: CheckpointSeen[]) => (c.length > 0 ? c[0].completed === seen.completed && c[0].failed === seen.failed : seen.completed + seen.failed === 0);
+      setCheckpoints((c) => (same(c) ? c : [seen, ...c].slice(0, 50)));
     }
   };
 
@@ -157,7 +158,7 @@ export function JobPage({ jobId }: { jobId: string }) {
       <p class="summary" data-testid="checkpoints">
         {job.completedCheckpoints ?? 0} completed · {job.failedCheckpoints ?? 0} failed · last {time(job.lastCheckpointTimeMs)}
       </p>
-      {checkpoints.length > 1 && (
+      {checkpoints.length > 0 && (
         <table>
           <thead>
             <tr>

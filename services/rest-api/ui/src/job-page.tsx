@@ -162,7 +162,7 @@ export function JobPage({ jobId }: { jobId: string }) {
         <table>
           <thead>
             <tr>
-              <th>seen</th>
+              <th>last completed</th>
               <th>completed</th>
               <th>failed</th>
             </tr>

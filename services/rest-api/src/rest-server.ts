@@ -3,6 +3,7 @@ import type { Registry } from 'prom-client';
 import { logger } from '@tideway/common';
 import type { JobApi } from './job-api.js';
 import { failBody, statusOf } from './rest-errors.js';
+import { registerDashboardRoutes } from './dashboard/dashboard-routes.js';
 import { registerJobRoutes } from './routes/job-routes.js';
 import { registerSubmitRoutes } from './routes/submit-routes.js';
 import { registerSystemRoutes } from './routes/system-routes.js';
@@ -27,7 +28,7 @@ export interface RestApi {
   close(): Promise<void>;
 }
 
-/** The fastify app with every route under the context path; not listening yet. */
+/** The fastify app with every route (SeaTunnel's and the dashboard's `/ui`) under the context path; not listening yet. */
 export function buildRestApp(jobs: JobApi, contextPath: string, registry?: Registry): FastifyInstance {
   const app = Fastify({ logger: false });
   // Bodies arrive as text: a job config may be HOCON, and JSON is parsed by the route so that a
@@ -47,6 +48,7 @@ export function buildRestApp(jobs: JobApi, contextPath: string, registry?: Regis
       registerSystemRoutes(scoped, jobs, registry);
       registerJobRoutes(scoped, jobs);
       registerSubmitRoutes(scoped, jobs);
+      registerDashboardRoutes(scoped, jobs);
     },
     { prefix: contextPath },
   );

@@ -121,7 +121,7 @@ export class CoordinatorServer {
       (reason) => void this.stepDown(reason, true),
     );
     this.rm = new RemoteResourceManager(options.resourceManagerAddress, this.fence);
-    this.workers = new RemoteWorkers(this.fence);
+    this.workers = new RemoteWorkers(this.fence, (address) => this.suspectWorker(address));
     this.scheduler = new Scheduler(this.rm, options.jobScheduleStrategy);
     this.events.setMaxListeners(0);
   }
@@ -269,6 +269,23 @@ export class CoordinatorServer {
     const make = this.options.election ?? ((address, store) => new SoleLeaderElection(store, address));
     this.election = make(this.address, this.store, () => this.fence.highestSeenEpoch);
     this.election.start({ onElected, onLost: (reason) => void this.stepDown(reason, false) });
+  }
+
+  /** Workers suspected dead lately, by address (one probe per address every few seconds). */
+  private readonly suspected = new Map<string, number>();
+
+  /**
+   * A worker refused a connection: the resource manager probes it now (instead of waiting for
+   * missed heartbeats) and, when it is gone, declares it lost, which fails its pipelines over.
+   */
+  private suspectWorker(address: string): void {
+    const now = Date.now();
+    if ((this.suspected.get(address) ?? 0) > now - 2000 || !this.fence.leading) return;
+    this.suspected.set(address, now);
+    void this.rm.probe(address).then(
+      (r) => r.lost && log.warn({ worker: address, reason: r.reason }, 'a worker refusing connections was declared lost'),
+      () => undefined,
+    );
   }
 
   /** Samples rates, forgets ended jobs, backs metrics up, and says this coordinator is alive. */

@@ -12,6 +12,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { checkpointJobText } from './job-configs.js';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 2_000_000);
 const REPEAT = Number(process.env.BENCH_REPEAT ?? 3);
@@ -19,29 +20,7 @@ const PARALLELISM = Number(process.env.BENCH_PARALLELISM ?? 2);
 const root = fileURLToPath(new URL('..', import.meta.url));
 
 function config(out: string, interval: number | undefined): string {
-  return `
-env {
-  job.mode = "BATCH"
-  parallelism = ${PARALLELISM}
-  ${interval ? `checkpoint.interval = ${interval}` : ''}
-}
-source {
-  FakeSource {
-    plugin_output = "fake"
-    row.num = ${ROWS}
-    split.num = 4
-    schema = { fields { id = "bigint", name = "string", age = "int", score = "double", day = "date" } }
-  }
-}
-sink {
-  LocalFile {
-    plugin_input = "fake"
-    path = "${out}"
-    file_format_type = "text"
-    is_enable_transaction = true
-  }
-}
-`;
+  return checkpointJobText(out, ROWS, PARALLELISM, interval);
 }
 
 interface Run {

@@ -11,12 +11,12 @@
  *
  * usage: pnpm bench:jdbc [rows ...]   (builds first, so `tideway run` is the compiled CLI)
  */
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir, totalmem } from 'node:os';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cliNodeArgs } from '../scripts/cli-entry.mjs';
 import { jobConf as writeJob, loadOrders, mariaConnection, median, pgConnection, pgCount, pgRun, psqlEnv, repo, startOrdersServers, timed, type Measured } from './orders-servers.js';
+import { machineLine } from './machine.js';
 
 const sizes = process.argv.slice(2).map(Number).filter((n) => n > 0);
 const ROWS = sizes.length > 0 ? sizes : [500_000, 2_000_000];
@@ -102,7 +102,7 @@ const rate = (r: { rows: number; m: Measured }) => r.rows / r.m.seconds;
 const find = (rows: number, flow: string, tool: RegExp) => results.find((r) => r.rows === rows && r.flow === flow && tool.test(r.tool))!;
 const lines: string[] = [];
 lines.push(`## Jdbc sync (bench/jdbc-sync.ts), ${new Date().toISOString().slice(0, 10)}`, '');
-lines.push(`Machine: ${cpus().length} x ${cpus()[0]?.model ?? '?'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}; PostgreSQL ${execFileSync('psql', ['--version']).toString().trim().split(' ')[2]}, ${readFileSync('/proc/version', 'utf8').split(' ').slice(0, 3).join(' ')}.`);
+lines.push(machineLine({ postgres: true }));
 lines.push('Servers: private, on 127.0.0.1 (libs/testing; fsync off), PostgreSQL shared_buffers=1GB, max_wal_size=8GB; MariaDB innodb_buffer_pool_size=1G.');
 lines.push(`Data: shared/bench orders (12 columns, primary key on the target). Wall time of each whole command (Tideway: CLI start, local cluster, job, exit), median of ${REPEAT} runs taken in turn; peak RSS (the largest of the runs) from /usr/bin/time -v. Tideway ran as \`${cli.slice(0, -2).map((a) => a.replace(repo + '/', '')).join(' ')}\`.`, '');
 lines.push('| rows | flow | tool | seconds (median) | every run | rows/s | peak RSS MB |', '|---|---|---|---|---|---|---|');

@@ -51,3 +51,34 @@ ${transform}sink {
 }
 `;
 }
+
+/**
+ * The job of the checkpoint benchmarks: FakeSource (5 columns, `rowsPerReader` per reader, 4
+ * splits) into LocalFile text with transactions, BATCH, checkpointed every `intervalMs` (or only
+ * once at the end when undefined).
+ */
+export function checkpointJobText(out: string, rowsPerReader: number, parallelism: number, intervalMs: number | undefined): string {
+  return `
+env {
+  job.mode = "BATCH"
+  parallelism = ${parallelism}
+  ${intervalMs ? `checkpoint.interval = ${intervalMs}` : ''}
+}
+source {
+  FakeSource {
+    plugin_output = "fake"
+    row.num = ${rowsPerReader}
+    split.num = 4
+    schema = { fields { id = "bigint", name = "string", age = "int", score = "double", day = "date" } }
+  }
+}
+sink {
+  LocalFile {
+    plugin_input = "fake"
+    path = "${out}"
+    file_format_type = "text"
+    is_enable_transaction = true
+  }
+}
+`;
+}

@@ -11,12 +11,12 @@
  *
  * usage: pnpm bench:verify [rows]   (default 2,000,000; builds first)
  */
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { cpus, tmpdir, totalmem } from 'node:os';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cliNodeArgs } from '../scripts/cli-entry.mjs';
 import { jobConf, loadOrders, mariaConnection, pgConnection, pgCount, pgRun, startOrdersServers, timed, type Measured } from './orders-servers.js';
+import { machineLine } from './machine.js';
 
 const ROWS = Number(process.argv[2] ?? 2_000_000);
 const work = mkdtempSync(join(tmpdir(), 'tideway-bench-verify-'));
@@ -57,7 +57,7 @@ try {
 
 const lines: string[] = [];
 lines.push(`## tideway verify (bench/verify.ts), ${new Date().toISOString().slice(0, 10)}`, '');
-lines.push(`Machine: ${cpus().length} x ${cpus()[0]?.model ?? '?'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}; PostgreSQL ${execFileSync('psql', ['--version']).toString().trim().split(' ')[2]}, ${readFileSync('/proc/version', 'utf8').split(' ').slice(0, 3).join(' ')}.`);
+lines.push(machineLine({ postgres: true }));
 lines.push(`Data: ${ROWS.toLocaleString('en')} rows of shared/bench orders; servers as in the Jdbc sync benchmark. Wall time of each whole command, one run each.`, '');
 lines.push('| flow | command | seconds | of the copy | peak RSS MB | note |', '|---|---|---|---|---|---|');
 for (const r of results) {

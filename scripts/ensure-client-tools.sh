@@ -2,8 +2,8 @@
 # Installs the Debian tools the client tests drive Tideway with, when missing: a strict gRPC
 # reflection client (python3-grpcio with protobuf's C++ descriptor pool, which validates
 # descriptors as grpcurl does; the reflection and health protos from grpc-proto; protoc and its
-# grpc plugins to generate stubs), promtool (prometheus) to lint the /metrics names, and zsh
-# (the shell completion test).
+# grpc plugins to generate stubs), promtool (prometheus) to lint the /metrics names, zsh
+# (the shell completion test) and chromium (the dashboard's browser test, driven by playwright-core).
 set -euo pipefail
 
 missing=()
@@ -14,9 +14,11 @@ command -v protoc >/dev/null 2>&1 || missing+=(protobuf-compiler)
 command -v promtool >/dev/null 2>&1 || missing+=(prometheus)
 # zsh: the completion test loads `tideway completion zsh` into a real zsh.
 command -v zsh >/dev/null 2>&1 || missing+=(zsh)
+# chromium: test/dashboard drives the dashboard in headless Chromium (playwright cannot download one here).
+[ -x /usr/bin/chromium ] || missing+=(chromium)
 
 if [ ${#missing[@]} -eq 0 ]; then
-  echo "ensure-client-tools: python3-grpcio, grpc-proto, protoc with its grpc plugins, promtool and zsh are present"
+  echo "ensure-client-tools: python3-grpcio, grpc-proto, protoc with its grpc plugins, promtool, zsh and chromium are present"
   exit 0
 fi
 

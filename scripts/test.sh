@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite on a fresh machine: installs pnpm and packages, the Debian database
 # servers the tests start privately (PostgreSQL, MariaDB, Redis) and the client tools (Python
-# grpcio, protoc, promtool; scripts/ensure-client-tools.sh) when missing, type-checks,
+# grpcio, protoc, promtool, chromium; scripts/ensure-client-tools.sh) when missing, builds
+# (the dashboard bundle too), type-checks,
 # then runs every test. Tests start their own servers on free ports and stop them.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -118,7 +118,7 @@ describe('worker and Redis failures under HA', () => {
     const leader = await cluster.leaderName();
     const j = await submit('lock-node');
     await cluster.until('a checkpoint completed', async () => (await cluster.job(j.jobId)).completedCheckpoints >= 1, 60_000);
-    process.kill(locks[1]!.pid, 'SIGKILL');
+    process.kill(locks[1]!.pid!, 'SIGKILL');
     await finishedExactlyOnce(j);
     expect(await cluster.leaderName()).toBe(leader);
     await locks[1]!.restart();

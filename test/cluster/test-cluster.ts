@@ -1,13 +1,11 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ChildProcess } from 'node:child_process';
 import { JobServiceClient, ResourceManagerServiceClient, type JobInfo, type WorkerProfile } from '@tideway/contracts';
-import { LeaderCaller, call, clientOptions, channelCredentials } from '@tideway/rpc';
-import type { TestServer } from '@tideway/testing';
-import { runCli, spawnCli, type CliResult } from '../conformance/cli-process.js';
-import { freePort } from '../e2e/free-port.js';
-import { pollUntil } from './poll-until.js';
+import { LeaderCaller, call, channelCredentials, clientOptions } from '@tideway/rpc';
+import { ClusterProcesses, type ClusterProcessName, type TestServer } from '@tideway/testing';
+import { runCli, type CliResult } from '../conformance/cli-process.js';
+import { repoRoot } from '../conformance/conformance-files.js';
+import { cliNodeArgs } from '../../scripts/cli-entry.mjs';
 
 /** One worker of a test cluster: its tags (env.tag_filter matches them). */
 export interface TestWorker {
@@ -34,53 +32,58 @@ export interface TestClusterOptions {
     retryIntervalMs?: number;
   };
   leaderLossTimeoutMs?: number;
+  /** More lines under seatunnel.engine (YAML, indented as if directly under `engine:`). */
+  engineYaml?: string[];
+  /** More lines under tideway (YAML, indented as if directly under `tideway:`). */
+  tidewayYaml?: string[];
   /** Mutual TLS: the tideway.tls files of each process (test clients set theirs with configureTls). */
   tls?: (name: ProcessName) => { caFile: string; certFile: string; keyFile: string };
-  /** More lines under tideway (YAML, indented by the caller under `tideway:`). */
-  tidewayYaml?: string[];
-  /** More lines under seatunnel.engine (YAML, indented by the caller under `engine:`). */
-  engineYaml?: string[];
 }
 
-export type ProcessName = 'coordinator' | `coordinator-${number}` | 'resource-manager' | `worker-${number}`;
-
-const isCoordinator = (n: ProcessName) => n === 'coordinator' || n.startsWith('coordinator-');
+export type ProcessName = ClusterProcessName;
 
 /**
- * A real cluster on loopback for tests: a coordinator, a resource manager and workers, each a
- * CLI process (`tideway cluster start --role ...`) with its own generated engine config, on
- * free ports, with a Prometheus endpoint each. `stop()` kills whatever is left.
+ * A real cluster on loopback for tests: the processes of libs/testing's ClusterProcesses (the
+ * launcher `tideway chaos` uses too), with fast heartbeats and leases by default, plus the
+ * clients and polling the tests need. `stop()` kills whatever is left.
  */
 export class TestCluster {
-  readonly processes = new Map<ProcessName, ChildProcess>();
-  readonly logs = new Map<ProcessName, string>();
-  readonly metricsPorts = new Map<ProcessName, number>();
-  readonly grpcPorts = new Map<ProcessName, number>();
   private jobClient?: JobServiceClient;
   private rmClient?: ResourceManagerServiceClient;
   private leaderCaller?: LeaderCaller<JobServiceClient>;
 
   private constructor(
-    readonly dir: string,
+    readonly processes: ClusterProcesses,
     readonly options: TestClusterOptions,
-    readonly coordinatorPort: number,
-    readonly rmPort: number,
   ) {}
 
   static async start(options: TestClusterOptions): Promise<TestCluster> {
-    const dir = mkdtempSync(join(tmpdir(), 'tideway-cluster-'));
-    const cluster = new TestCluster(dir, options, await freePort(), await freePort());
+    const ha = options.ha;
+    const processes = await ClusterProcesses.create({
+      cli: cliNodeArgs(),
+      cwd: repoRoot,
+      workers: options.workers,
+      slotNum: options.slotNum,
+      jobScheduleStrategy: options.jobScheduleStrategy,
+      heartbeatMs: options.heartbeatMs ?? 300,
+      heartbeatTimeoutMs: options.heartbeatTimeoutMs ?? 3000,
+      coordinators: options.coordinators,
+      ha: ha && {
+        stateAddress: `127.0.0.1:${ha.state.port}`,
+        lockNodes: (ha.lockNodes ?? [ha.state]).map((n) => `127.0.0.1:${n.port}`),
+        leaseTtlMs: ha.leaseTtlMs ?? 2000,
+        retryIntervalMs: ha.retryIntervalMs ?? 200,
+      },
+      leaderLossTimeoutMs: options.leaderLossTimeoutMs ?? 30_000,
+      engineYaml: options.engineYaml?.map((l) => `    ${l}`),
+      tidewayYaml: (name) => [
+        ...(options.tidewayYaml ?? []).map((l) => `  ${l}`),
+        ...(options.tls ? [`  tls: ${JSON.stringify({ 'ca-file': options.tls(name).caFile, 'cert-file': options.tls(name).certFile, 'key-file': options.tls(name).keyFile })}`] : []),
+      ],
+    });
+    const cluster = new TestCluster(processes, options);
     try {
-      cluster.grpcPorts.set('coordinator', cluster.coordinatorPort);
-      for (let i = 2; i <= (options.coordinators ?? 1); i++) cluster.grpcPorts.set(`coordinator-${i}`, await freePort());
-      cluster.grpcPorts.set('resource-manager', cluster.rmPort);
-      for (let i = 1; i <= options.workers.length; i++) cluster.grpcPorts.set(`worker-${i}`, await freePort());
-      for (const name of cluster.grpcPorts.keys()) {
-        cluster.metricsPorts.set(name, await freePort());
-        cluster.writeConfig(name);
-      }
-      if (options.startOrder) for (const name of options.startOrder) await cluster.startProcess(name);
-      else await Promise.all([...cluster.grpcPorts.keys()].map((name) => cluster.startProcess(name)));
+      await processes.startAll(options.startOrder);
       await cluster.until('every worker registered', async () => (await cluster.workers()).length === options.workers.length);
     } catch (err) {
       await cluster.stop();
@@ -89,118 +92,67 @@ export class TestCluster {
     return cluster;
   }
 
+  /** The engine config file of one process. */
+  configFile(name: ProcessName): string {
+    return this.processes.configFile(name);
+  }
+
+  get dir(): string {
+    return this.processes.dir;
+  }
+
+  get grpcPorts(): ReadonlyMap<ProcessName, number> {
+    return this.processes.grpcPorts;
+  }
+
+  get metricsPorts(): ReadonlyMap<ProcessName, number> {
+    return this.processes.metricsPorts;
+  }
+
+  get coordinatorPort(): number {
+    return this.processes.grpcPorts.get('coordinator')!;
+  }
+
+  get rmPort(): number {
+    return this.processes.grpcPorts.get('resource-manager')!;
+  }
+
+  /** Every process's output so far, by name. */
+  get logs(): Map<ProcessName, string> {
+    return new Map(this.processes.names().map((n) => [n, this.processes.log(n)]));
+  }
+
   /** Every coordinator's address, comma-separated (as --address takes them). */
   get address(): string {
     return this.coordinatorAddresses.join(',');
   }
 
   get coordinatorAddresses(): string[] {
-    return [...this.grpcPorts].filter(([n]) => isCoordinator(n)).map(([, port]) => `127.0.0.1:${port}`);
+    return this.processes.coordinatorAddresses;
   }
 
   coordinatorNames(): ProcessName[] {
-    return [...this.grpcPorts.keys()].filter(isCoordinator);
-  }
-
-  configFile(name: ProcessName): string {
-    return join(this.dir, `${name}.yaml`);
-  }
-
-  private writeConfig(name: ProcessName): void {
-    const o = this.options;
-    const index = name.startsWith('worker-') ? Number(name.slice('worker-'.length)) - 1 : 0;
-    const attributes = o.workers[index]?.attributes ?? {};
-    const coordinatorPort = isCoordinator(name) ? this.grpcPorts.get(name)! : this.coordinatorPort;
-    const ha = o.ha;
-    const haYaml = ha
-      ? [
-          '  state-store:',
-          '    type: redis',
-          `    redis: { address: "127.0.0.1:${ha.state.port}" }`,
-          '  ha:',
-          `    lock-nodes: [${(ha.lockNodes ?? [ha.state]).map((n) => `"127.0.0.1:${n.port}"`).join(', ')}]`,
-          `    lease-ttl: ${ha.leaseTtlMs ?? 2000}`,
-          `    retry-interval: ${ha.retryIntervalMs ?? 200}`,
-        ]
-      : [];
-    const yaml = [
-      'seatunnel:',
-      '  engine:',
-      `    job-schedule-strategy: ${o.jobScheduleStrategy}`,
-      '    slot-service:',
-      '      dynamic-slot: false',
-      `      slot-num: ${o.slotNum}`,
-      '    checkpoint:',
-      '      storage:',
-      '        plugin-config:',
-      `          namespace: ${join(this.dir, 'checkpoints')}/`,
-      ...(o.engineYaml ?? []).map((l) => `    ${l}`),
-      'tideway:',
-      `  coordinator: { host: 127.0.0.1, port: ${coordinatorPort}, addresses: [${this.coordinatorAddresses.map((a) => `"${a}"`).join(', ')}] }`,
-      `  resource-manager: { host: 127.0.0.1, port: ${this.rmPort} }`,
-      '  worker:',
-      '    host: 127.0.0.1',
-      `    port: ${name.startsWith('worker-') ? this.grpcPorts.get(name) : 0}`,
-      `    attributes: ${JSON.stringify(attributes)}`,
-      `    leader-loss-timeout: ${o.leaderLossTimeoutMs ?? 30_000}`,
-      `  heartbeat: { interval: ${o.heartbeatMs ?? 300}, timeout: ${o.heartbeatTimeoutMs ?? 3000} }`,
-      ...haYaml,
-      ...(o.tidewayYaml ?? []).map((l) => `  ${l}`),
-      ...(o.tls ? [`  tls: ${JSON.stringify({ 'ca-file': o.tls(name).caFile, 'cert-file': o.tls(name).certFile, 'key-file': o.tls(name).keyFile })}`] : []),
-      '',
-    ].join('\n');
-    writeFileSync(this.configFile(name), yaml);
+    return this.processes.coordinatorNames();
   }
 
   /** Starts (or restarts) one process and resolves once its gRPC server listens. */
-  async startProcess(name: ProcessName): Promise<void> {
-    const role = name.startsWith('worker-') ? 'worker' : isCoordinator(name) ? 'coordinator' : name;
-    const child = spawnCli(
-      ['cluster', 'start', '--role', role, '--engine-config', this.configFile(name), '--metrics-port', String(this.metricsPorts.get(name))],
-      { TIDEWAY_LOG_LEVEL: 'info' },
-    );
-    this.processes.set(name, child);
-    let log = '';
-    const append = (s: string) => {
-      log += s;
-      this.logs.set(name, (this.logs.get(name) ?? '') + s);
-    };
-    child.stdout!.setEncoding('utf8').on('data', append);
-    child.stderr!.setEncoding('utf8').on('data', append);
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`${name} did not start within 60 s:\n${log}`)), 60_000);
-      const check = () => {
-        if (/metrics at http/.test(log)) {
-          clearTimeout(timer);
-          resolve();
-        }
-      };
-      child.stderr!.on('data', check);
-      child.once('exit', (code, signal) => {
-        clearTimeout(timer);
-        reject(new Error(`${name} exited (${code ?? signal}) while starting:\n${log}`));
-      });
-    });
+  startProcess(name: ProcessName): Promise<void> {
+    return this.processes.startProcess(name);
   }
 
   /** How many lines of a process's output contain `text`. */
   logLines(name: ProcessName, text: string): number {
-    return (this.logs.get(name) ?? '').split('\n').filter((l) => l.includes(text)).length;
+    return this.processes.log(name).split('\n').filter((l) => l.includes(text)).length;
   }
 
   /** Pauses (SIGSTOP) or resumes (SIGCONT) a process. */
   signal(name: ProcessName, signal: 'SIGSTOP' | 'SIGCONT'): void {
-    this.processes.get(name)?.kill(signal);
+    this.processes.signal(name, signal);
   }
 
   /** Sends a signal to one process and waits for it to exit. */
-  async kill(name: ProcessName, signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
-    const child = this.processes.get(name);
-    if (!child || child.exitCode !== null || child.signalCode !== null) return;
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill(signal);
-    await exited;
-    this.processes.delete(name);
+  kill(name: ProcessName, signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
+    return this.processes.kill(name, signal);
   }
 
   /** Stops every process: SIGTERM, then SIGKILL for any still running after 5 s. */
@@ -209,21 +161,18 @@ export class TestCluster {
     const keep = process.env.TIDEWAY_TEST_LOGS;
     if (keep) {
       mkdirSync(keep, { recursive: true });
-      for (const [name, text] of this.logs) writeFileSync(join(keep, `${name}.log`), text);
+      for (const name of this.processes.names()) {
+        try {
+          copyFileSync(this.processes.logFile(name), join(keep, `${name}.log`));
+        } catch {
+          // never started
+        }
+      }
     }
     this.jobClient?.close();
     this.rmClient?.close();
     this.leaderCaller?.close();
-    await Promise.all(
-      [...this.processes.keys()].map(async (name) => {
-        const child = this.processes.get(name)!;
-        child.kill('SIGCONT');
-        const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
-        await this.kill(name, 'SIGTERM');
-        clearTimeout(timer);
-      }),
-    );
-    rmSync(this.dir, { recursive: true, force: true });
+    await this.processes.stop();
   }
 
   /** The CLI against this cluster's coordinator. */
@@ -248,12 +197,8 @@ export class TestCluster {
   }
 
   /** Which coordinator leads now (by its metrics), or undefined. */
-  async leaderName(): Promise<ProcessName | undefined> {
-    for (const name of this.coordinatorNames()) {
-      if (!this.processes.has(name)) continue;
-      if ((await this.metric(name, 'tideway_coordinator_leader').catch(() => undefined)) === 1) return name;
-    }
-    return undefined;
+  leaderName(): Promise<ProcessName | undefined> {
+    return this.processes.leaderName(5000);
   }
 
   /** The resource manager's registry (fails while it is down). */
@@ -263,22 +208,29 @@ export class TestCluster {
   }
 
   /** The Prometheus text of one process. */
-  async metrics(name: ProcessName): Promise<string> {
-    const res = await fetch(`http://127.0.0.1:${this.metricsPorts.get(name)}/metrics`);
-    if (!res.ok) throw new Error(`metrics of ${name}: HTTP ${res.status}`);
-    return res.text();
+  metrics(name: ProcessName): Promise<string> {
+    return this.processes.metrics(name);
   }
 
   /** One sample's value from a process's metrics (`name{labels}` as printed), or undefined. */
-  async metric(name: ProcessName, sample: string): Promise<number | undefined> {
-    const text = await this.metrics(name);
-    const line = text.split('\n').find((l) => l.startsWith(`${sample} `));
-    return line === undefined ? undefined : Number(line.slice(sample.length + 1));
+  metric(name: ProcessName, sample: string): Promise<number | undefined> {
+    return this.processes.metric(name, sample);
   }
 
   /** Polls `check` until it holds; fails with `what` and the logs after `timeoutMs`. */
   async until(what: string, check: () => Promise<boolean> | boolean, timeoutMs = 60_000): Promise<void> {
-    await pollUntil(what, check, timeoutMs, () => [...this.logs].map(([n, l]) => `--- ${n}\n${l.split('\n').slice(-15).join('\n')}`).join('\n'));
+    const deadline = Date.now() + timeoutMs;
+    let last: unknown;
+    while (Date.now() < deadline) {
+      try {
+        if (await check()) return;
+      } catch (err) {
+        last = err;
+      }
+      await new Promise((r) => setTimeout(r, 150));
+    }
+    const tails = [...this.logs].map(([n, l]) => `--- ${n}\n${l.split('\n').slice(-15).join('\n')}`).join('\n');
+    throw new Error(`timed out waiting for: ${what}${last ? ` (last error: ${(last as Error).message})` : ''}\n${tails}`);
   }
 }
 

@@ -1,6 +1,9 @@
+import { sequenceJobConfig } from '@tideway/testing';
+
 /**
  * The job of the exactly-once proofs: a Sequence source (per-key counters) through a
- * FaultInjector into the transactional LocalFile sink, checkpointed every 500 ms.
+ * FaultInjector into the transactional LocalFile sink, checkpointed every 500 ms
+ * (libs/testing's sequenceJobConfig with the FaultInjector in between).
  */
 export interface SequenceJob {
   mode: 'BATCH' | 'STREAMING';
@@ -16,39 +19,11 @@ export interface SequenceJob {
 }
 
 export function sequenceJob(j: SequenceJob): string {
-  return `
-env {
-  job.mode = "${j.mode}"
-  parallelism = 2
-  checkpoint.interval = 500
-  ${j.env ?? ''}
-}
-source {
-  Sequence {
-    plugin_output = "seq"
-    keys = ${j.keys}
-    rows.per.key = ${j.rowsPerKey}
-    rows.per.second = ${j.rowsPerSecond}
-    ${j.source ?? ''}
-  }
-}
-transform {
-  FaultInjector {
+  const transform = `FaultInjector {
     plugin_input = "seq"
     plugin_output = "out"
     ${j.chainParallelism ? `parallelism = ${j.chainParallelism}` : ''}
     ${j.chain ?? 'max = 0\n    dir = "' + j.out + '-budget"'}
-  }
+  }`;
+  return sequenceJobConfig({ mode: j.mode, keys: j.keys, rowsPerKey: j.rowsPerKey, rowsPerSecond: j.rowsPerSecond, env: j.env, source: j.source, transform, sink: { kind: 'localfile', path: j.out } });
 }
-sink {
-  LocalFile {
-    plugin_input = "out"
-    path = "${j.out}"
-    file_format_type = "text"
-    field_delimiter = ","
-    is_enable_transaction = true
-  }
-}
-`;
-}
-

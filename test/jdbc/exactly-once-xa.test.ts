@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
-import { startMariaDb, startPostgres, type TestDatabaseServer } from '@tideway/testing';
+import { sequenceJobConfig, startMariaDb, startPostgres, type TestDatabaseServer } from '@tideway/testing';
 import { runCli, spawnCli, waitForExit } from '../conformance/cli-process.js';
 import { JobFolder, dbExec, jdbcConnection, myExec, pgExec, type DbKind } from './databases.js';
 
@@ -50,39 +50,20 @@ interface XaJob {
 }
 
 function xaJob(j: XaJob): string {
-  return `
-env {
-  job.mode = "BATCH"
-  parallelism = 2
-  checkpoint.interval = 400
-  ${j.env ?? ''}
-}
-source {
-  Sequence {
-    plugin_output = "seq"
-    keys = ${j.keys}
-    rows.per.key = ${j.rowsPerKey}
-    rows.per.second = ${j.rowsPerSecond}
-  }
-}
-transform {
-  FaultInjector {
+  return sequenceJobConfig({
+    mode: 'BATCH',
+    keys: j.keys,
+    rowsPerKey: j.rowsPerKey,
+    rowsPerSecond: j.rowsPerSecond,
+    checkpointIntervalMs: 400,
+    env: j.env,
+    transform: `FaultInjector {
     plugin_input = "seq"
     plugin_output = "out"
     ${j.faults ?? `max = 0\n    dir = "${join(jobs.dir, `${j.table}-no-faults`)}"`}
-  }
-}
-sink {
-  Jdbc {
-    plugin_input = "out"
-    ${jdbcConnection(j.kind, servers[j.kind])}
-    query = "insert into ${j.table} (k, seq, payload) values (?, ?, ?)"
-    is_exactly_once = true
-    xa_data_source_class_name = "${XA_CLASS[j.kind]}"
-    max_commit_attempts = 3
-  }
-}
-`;
+  }`,
+    sink: { kind: 'jdbc', connection: jdbcConnection(j.kind, servers[j.kind]), xaDataSource: XA_CLASS[j.kind], table: j.table },
+  });
 }
 
 interface TableReport {

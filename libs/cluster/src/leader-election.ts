@@ -22,7 +22,10 @@ export interface LeadershipHandlers {
 export interface LeaderElection {
   /** Starts contending; handlers are called as leadership comes and goes. */
   start(handlers: LeadershipHandlers): void;
-  /** Stops contending and releases the lease if held (calls onLost when it was leading). */
+  /**
+   * Stops contending and releases the lease if held (calls onLost when it was leading). A
+   * stopped election does not start again: contend again with a new one.
+   */
   stop(): Promise<void>;
   /** Whether this process believes it holds the lease right now. */
   readonly leading: boolean;

@@ -104,8 +104,12 @@ export class RedlockElection implements LeaderElection {
     return this.lease !== undefined && Date.now() < this.lease.expiresAt;
   }
 
+  private stopped = false;
+
   start(handlers: LeadershipHandlers): void {
     if (this.running) throw new Error('RedlockElection.start was called twice');
+    // stop() closed the lock nodes' connections: a coordinator that resigns makes a new election.
+    if (this.stopped) throw new Error('RedlockElection.start after stop(): make a new election to contend again');
     this.handlers = handlers;
     this.running = true;
     const connected = this.connections.map((c) => c.connectInBackground(this.ttl));
@@ -131,6 +135,7 @@ export class RedlockElection implements LeaderElection {
   async stop(): Promise<void> {
     if (!this.running) return;
     this.running = false;
+    this.stopped = true;
     this.wake?.();
     await this.loop;
     await Promise.all(this.connections.map((c) => c.close()));

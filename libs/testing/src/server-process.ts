@@ -145,17 +145,26 @@ export class ServerProcess {
   }
 
   private startWatchdog(): void {
-    if (this.child.pid === undefined) return;
-    // Positional args keep paths out of the script text (no quoting issues).
-    const script =
-      'while kill -0 "$1" 2>/dev/null && kill -0 "$2" 2>/dev/null; do sleep 1; done; ' +
-      'if kill -0 "$2" 2>/dev/null; then kill -s "$4" "$2"; sleep 3; kill -9 "$2" 2>/dev/null; rm -rf "$3"; fi';
-    const dog = spawn('sh', ['-c', script, 'tideway-watchdog', String(process.pid), String(this.child.pid), this.opts.dir, this.opts.stopSignal], {
-      detached: true,
-      stdio: 'ignore',
-    });
-    dog.unref();
+    if (this.child.pid !== undefined) startWatchdog(this.child.pid, this.opts.stopSignal, this.opts.dir);
   }
+}
+
+/**
+ * A detached shell that ends process `pid` (`signal`, then SIGKILL 3 s later) and removes `dir`
+ * when this Node process dies first without running its exit hooks (SIGKILL, a crashed test
+ * worker); it exits by itself once `pid` has ended. Also used for the cluster processes of
+ * tests and `tideway chaos`.
+ */
+export function startWatchdog(pid: number, signal: NodeJS.Signals, dir = ''): void {
+  // Positional args keep paths out of the script text (no quoting issues). SIGCONT first: a
+  // paused (SIGSTOP) process would hold the signal pending until the SIGKILL.
+  const script =
+    'while kill -0 "$1" 2>/dev/null && kill -0 "$2" 2>/dev/null; do sleep 1; done; ' +
+    'if kill -0 "$2" 2>/dev/null; then kill -s CONT "$2"; kill -s "$4" "$2"; sleep 3; kill -9 "$2" 2>/dev/null; if [ -n "$3" ]; then rm -rf "$3"; fi; fi';
+  // dash's kill takes `TERM`, not `SIGTERM` ("invalid signal number or name").
+  const name = signal.replace(/^SIG/, '');
+  const dog = spawn('sh', ['-c', script, 'tideway-watchdog', String(process.pid), String(pid), dir, name], { detached: true, stdio: 'ignore' });
+  dog.unref();
 }
 
 /**

@@ -74,25 +74,29 @@ export class JobClient {
 
   /**
    * Follows a job until it ends; `onEvent` sees every event; resolves with the last one. When
-   * the coordinator dies or steps down mid-watch, the watch goes on at the new leader.
+   * the coordinator dies or steps down mid-watch, the watch goes on at the new leader. An
+   * aborted `signal` cancels the stream (the dashboard's browser went away): the watch then
+   * resolves with the last event seen, or rejects when there was none.
    */
-  async watch(jobId: string, onEvent: (e: JobEvent) => void, intervalMs = 1000): Promise<JobEvent> {
+  async watch(jobId: string, onEvent: (e: JobEvent) => void, intervalMs = 1000, signal?: AbortSignal): Promise<JobEvent> {
     let last: JobEvent | undefined;
     const deadline = () => Date.now() + this.budgetMs;
     let giveUpAt = deadline();
     for (let attempt = 0; ; attempt++) {
       try {
-        await this.watchOnce(jobId, intervalMs, (e) => {
+        await this.watchOnce(jobId, intervalMs, signal, (e) => {
           last = e;
           giveUpAt = deadline();
           onEvent(e);
         });
         if (!last) throw new Error(`the watch of job ${jobId} ended without news`);
+        if (signal?.aborted) return last;
         if (ENDED.has(last.job?.status ?? JobStatus.JOB_STATUS_UNSPECIFIED)) return last;
         // The stream ended before the job did (its coordinator shut down): watch again.
         if (Date.now() > giveUpAt) throw new Error(`the watch of job ${jobId} ended while the job was still ${jobStatusToJSON(last.job!.status)}`);
       } catch (err) {
         const e = err as TidewayError;
+        if (signal?.aborted) throw err;
         const moved = e.code === ErrorCode.NOT_LEADER || isUnreachable(e) || (last !== undefined && e.code === ErrorCode.INTERNAL && e.retryable);
         if (!moved || Date.now() > giveUpAt) throw err;
         const redirect = leaderOf(e);
@@ -107,12 +111,26 @@ export class JobClient {
   }
 
   /** One WatchJob stream, until it ends or fails. */
-  private watchOnce(jobId: string, intervalMs: number, onEvent: (e: JobEvent) => void): Promise<void> {
+  private watchOnce(jobId: string, intervalMs: number, signal: AbortSignal | undefined, onEvent: (e: JobEvent) => void): Promise<void> {
     return new Promise((resolve, reject) => {
+      if (signal?.aborted) return resolve();
       const stream = this.leader.client(this.leader.leader).watchJob({ jobId, intervalMs });
+      const abort = () => {
+        stream.cancel();
+        resolve();
+      };
+      signal?.addEventListener('abort', abort, { once: true });
+      const done = () => signal?.removeEventListener('abort', abort);
       stream.on('data', onEvent);
-      stream.on('error', (err) => reject(fromServiceError(err)));
-      stream.on('end', () => resolve());
+      stream.on('error', (err) => {
+        done();
+        // A cancelled stream errors with CANCELLED: the abort already resolved.
+        if (!signal?.aborted) reject(fromServiceError(err));
+      });
+      stream.on('end', () => {
+        done();
+        resolve();
+      });
     });
   }
 

@@ -8,6 +8,7 @@ import { registerJobCommands } from './commands/job-commands.js';
 import { registerLocalCommands } from './commands/local-commands.js';
 import { registerClusterCommands } from './commands/cluster-commands.js';
 import { registerVerifyCommand } from './commands/verify-command.js';
+import { registerChaosCommand } from './commands/chaos-command.js';
 import { registerShadeCommands } from './commands/shade-commands.js';
 import { registerTokenCommand } from './commands/token-command.js';
 
@@ -32,6 +33,7 @@ registerVerifyCommand(program);
 registerShadeCommands(program);
 registerTokenCommand(program);
 registerCompletionCommand(program);
+registerChaosCommand(program);
 
 /** One line on stderr, the place first (a usage error adds the usage line); a non-zero exit code. */
 export function reportError(err: unknown): number {

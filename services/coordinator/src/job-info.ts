@@ -52,6 +52,7 @@ export function planningJobInfo(jobId: string, p: PlanningJob): JobInfo {
     pipelines: [],
     lastCheckpointTimeMs: 0,
     completedCheckpoints: 0,
+    failedCheckpoints: 0,
     failovers: [],
     vertices: [],
     edges: [],
@@ -82,6 +83,9 @@ export function storedJobInfo(stored: StoredJob): JobInfo {
       pipelineId: p.pipelineId,
       status: p.status,
       attempt: p.attempt,
+      completedCheckpoints: p.completedCheckpoints,
+      failedCheckpoints: p.failedCheckpoints,
+      lastCheckpointTimeMs: p.lastCheckpointTimeMs,
       taskGroups: p.taskGroups.map((t) => ({
         index: t.index,
         state: EXEC_TO_WIRE[t.state as ExecutionState] ?? WireState.EXECUTION_STATE_UNSPECIFIED,
@@ -92,6 +96,7 @@ export function storedJobInfo(stored: StoredJob): JobInfo {
     })),
     lastCheckpointTimeMs: Math.max(0, ...s.pipelines.map((p) => p.lastCheckpointTimeMs)),
     completedCheckpoints: s.pipelines.reduce((n, p) => n + p.completedCheckpoints, 0),
+    failedCheckpoints: s.pipelines.reduce((n, p) => n + p.failedCheckpoints, 0),
     failovers: failoverInfos(s.failovers),
     ...storedDag(stored),
   };
@@ -137,8 +142,10 @@ export function storedJobMetrics(stored: StoredJob): JobMetrics {
 export function jobInfo(job: JobMaster): JobInfo {
   let lastCheckpoint = 0;
   let completed = 0;
+  let failed = 0;
   for (const p of job.pipelines) {
     completed += p.completedCheckpoints;
+    failed += p.failedCheckpoints;
     lastCheckpoint = Math.max(lastCheckpoint, p.lastCheckpointTime);
   }
   return {
@@ -154,6 +161,9 @@ export function jobInfo(job: JobMaster): JobInfo {
       pipelineId: p.pipelineId,
       status: p.status,
       attempt: p.attempt,
+      completedCheckpoints: p.completedCheckpoints,
+      failedCheckpoints: p.failedCheckpoints,
+      lastCheckpointTimeMs: p.lastCheckpointTime,
       taskGroups: p.taskGroups.map((t) => ({
         index: t.index,
         state: t.readyToClose && t.state === 'RUNNING' ? WireState.PREPARE_CLOSE : EXEC_TO_WIRE[t.state],
@@ -164,6 +174,7 @@ export function jobInfo(job: JobMaster): JobInfo {
     })),
     lastCheckpointTimeMs: lastCheckpoint,
     completedCheckpoints: completed,
+    failedCheckpoints: failed,
     failovers: failoverInfos(job.failovers),
     ...jobDagInfo(job.job),
   };

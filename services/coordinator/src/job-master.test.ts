@@ -226,6 +226,21 @@ describe('JobMaster', () => {
     expect(storage.stored[0]!.kind).toBe('SAVEPOINT');
   });
 
+  it('a savepoint asked for while the task groups still deploy waits for them, then completes', async () => {
+    const { job, workers, slots } = await newJob();
+    job.enqueue();
+    await job.run(slots);
+    const p = job.pipelines[0]!;
+    expect(p.status).toBe('DEPLOYING');
+    const sp = job.savepoint();
+    await tick(100);
+    expect(workers.triggered).toHaveLength(0);
+    for (const i of [0, 1]) p.onTaskState(i, 0, 'RUNNING');
+    await tick(100);
+    for (const t of workers.triggered.filter((x) => x.kind === 'SAVEPOINT')) await p.onAck(t.loc.taskGroupIndex, 0, t.id, state, {});
+    expect(await sp).toEqual([1]);
+  });
+
   it('a savepoint that times out leaves the job RUNNING, not stuck in DOING_SAVEPOINT', async () => {
     const { job, slots } = await newJob();
     job.enqueue();

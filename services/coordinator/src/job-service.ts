@@ -38,7 +38,7 @@ async function findJob(c: CoordinatorServer, jobId: string): Promise<JobView> {
 
 const infoOf = (v: JobView): JobInfo => ('live' in v ? jobInfo(v.live) : storedJobInfo(v.stored));
 
-function live(c: CoordinatorServer, v: JobView, jobId: string): JobMaster {
+function live(v: JobView, jobId: string): JobMaster {
   if ('live' in v) return v.live;
   // Recorded as active but not taken over by this leader (yet): nothing to act on here.
   throw new TidewayError(ErrorCode.ILLEGAL_TRANSITION, `job ${jobId} is ${v.stored.state.status} and not running on this coordinator`, { jobId });
@@ -106,7 +106,7 @@ export function jobServiceHandlers(c: CoordinatorServer): grpc.UntypedServiceImp
       return { job: jobInfo(view.live) };
     }),
     savepointJob: leaderUnary<SavepointJobRequest, SavepointJobResponse>(async (req) => {
-      const job = live(c, await findJob(c, req.jobId), req.jobId);
+      const job = live(await findJob(c, req.jobId), req.jobId);
       const ids = await job.savepoint();
       // The task groups stop after the savepoint completed; answer once the job has ended.
       await waitEnded(c, job, 60_000);
@@ -187,7 +187,7 @@ async function watch(c: CoordinatorServer, call: grpc.ServerWritableStream<Watch
     closed = true;
     clearInterval(timer);
     c.events.off(jobId, onChange);
-    c.events.off('step-down', onStepDown);
+    c.leadership.off('step-down', onStepDown);
   };
   const finish = () => {
     if (closed) return;
@@ -201,7 +201,7 @@ async function watch(c: CoordinatorServer, call: grpc.ServerWritableStream<Watch
     call.destroy(Object.assign(new Error(err.message), toServiceError(err)));
   };
   c.events.on(jobId, onChange);
-  c.events.on('step-down', onStepDown);
+  c.leadership.on('step-down', onStepDown);
   call.on('cancelled', finish);
   call.on('error', finish);
   send();

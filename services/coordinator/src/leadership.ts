@@ -22,7 +22,8 @@ export class Leadership {
   highestSeenEpoch = 0;
 
   constructor(
-    readonly address: string,
+    /** This coordinator's address (set once it listens). */
+    public address: string,
     /** Whether the lease is still held by wall-clock (the election's view). */
     private readonly leaseHeld: () => boolean,
     /** Called once when this coordinator must step down. */

@@ -375,9 +375,16 @@ export class PipelineMaster {
     return this.enumerator.request(this.plan.taskGroups[index]!.descriptor.subtaskIndex, register, request, events);
   }
 
-  /** Stop-with-savepoint: resolves true once the savepoint completed (task groups then end). */
+  /**
+   * Stop-with-savepoint: resolves true once the savepoint completed (task groups then end). A
+   * pipeline still deploying (or restarting) is waited for, up to the checkpoint timeout.
+   */
   async savepoint(): Promise<boolean> {
-    if (this.status !== 'RUNNING') return false;
+    const until = Date.now() + this.settings.checkpoint.timeoutMs;
+    while (this.status !== 'RUNNING') {
+      if (this.isEnded() || this.status === 'FAILING' || this.status === 'CANCELING' || Date.now() > until) return false;
+      await sleep(50);
+    }
     return this.checkpoints.trigger('SAVEPOINT');
   }
 

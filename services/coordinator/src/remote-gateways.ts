@@ -9,7 +9,7 @@ import {
   type WorkerProfile,
 } from '@tideway/contracts';
 import { ErrorCode, backoffDelay, sleep, type TidewayError } from '@tideway/common';
-import { call, clientOptions, channelCredentials } from '@tideway/rpc';
+import { call, clientOptions, channelCredentials, isUnreachable } from '@tideway/rpc';
 import type { CheckpointKind } from '@tideway/runtime';
 import type { ResourceGateway, WorkerGateway } from './gateways.js';
 import type { Leadership } from './leadership.js';
@@ -27,7 +27,11 @@ const KIND_TO_WIRE: Record<CheckpointKind, CheckpointType> = {
 export class RemoteWorkers implements WorkerGateway {
   private readonly clients = new Map<string, WorkerServiceClient>();
 
-  constructor(private readonly fence: Leadership) {}
+  constructor(
+    private readonly fence: Leadership,
+    /** Told when a worker refuses a connection (it may be dead: the resource manager checks). */
+    private readonly onRefused: (address: string) => void = () => undefined,
+  ) {}
 
   private client(address: string): WorkerServiceClient {
     let c = this.clients.get(address);
@@ -41,7 +45,12 @@ export class RemoteWorkers implements WorkerGateway {
   /** One fenced call: refused before it leaves when not leading; a stale-epoch answer steps down. */
   private send<Req, Res>(address: string, method: (c: WorkerServiceClient) => Parameters<typeof call<Req, Res>>[0], req: Req, deadlineMs: number): Promise<Res> {
     const c = this.client(address);
-    return this.fence.run(() => call(method(c), c, req, { metadata: this.fence.metadata(), deadlineMs }));
+    return this.fence.run(() =>
+      call(method(c), c, req, { metadata: this.fence.metadata(), deadlineMs }).catch((err: unknown) => {
+        if (isUnreachable(err) && /ECONNREFUSED|connection refused/i.test((err as Error).message)) this.onRefused(address);
+        throw err;
+      }),
+    );
   }
 
   async deploy(address: string, location: TaskGroupLocation, slot: SlotProfile, descriptor: Buffer, restoreCheckpointId = 0): Promise<void> {

@@ -91,7 +91,10 @@ export class CoordinatorServer {
   /** Jobs submitted and still being planned (no JobMaster yet), by id. */
   readonly planning = new Map<string, PlanningJob>();
   readonly rates = new Map<string, RateTracker>();
+  /** Job changes, by job id (watchers listen). */
   readonly events = new EventEmitter();
+  /** 'step-down' when this coordinator stops leading (open watches end with a redirect). */
+  readonly leadership = new EventEmitter();
   readonly store: StateStore;
   readonly fence: Leadership;
   readonly rm: RemoteResourceManager;
@@ -118,7 +121,7 @@ export class CoordinatorServer {
       (reason) => void this.stepDown(reason, true),
     );
     this.rm = new RemoteResourceManager(options.resourceManagerAddress, this.fence);
-    this.workers = new RemoteWorkers(this.fence);
+    this.workers = new RemoteWorkers(this.fence, (address) => this.suspectWorker(address));
     this.scheduler = new Scheduler(this.rm, options.jobScheduleStrategy);
     this.events.setMaxListeners(0);
   }
@@ -144,22 +147,17 @@ export class CoordinatorServer {
     this.server.add('tideway.v1.JobService', JobServiceService, jobServiceHandlers(this));
     this.server.add('tideway.v1.CoordinatorService', CoordinatorServiceService, this.coordinatorService());
     this.port = await this.server.listen(this.options.host, this.options.port);
-    (this.fence as { address: string }).address = this.address;
-    const make = this.options.election ?? ((address, store) => new SoleLeaderElection(store, address));
-    this.election = make(this.address, this.store, () => this.fence.highestSeenEpoch);
+    this.fence.address = this.address;
     let elected!: () => void;
     const firstLead = new Promise<void>((r) => (elected = r));
-    this.election.start({
-      onElected: async (epoch) => {
-        await this.lead(epoch);
-        elected();
-      },
-      onLost: (reason) => void this.stepDown(reason, false),
+    this.contend(async (epoch) => {
+      await this.lead(epoch);
+      elected();
     });
     this.ticker = setInterval(() => void this.tick(), 1000);
     this.ticker.unref();
     void this.tick();
-    log.info({ address: this.address, election: this.election.description }, 'coordinator listening');
+    log.info({ address: this.address, election: this.election?.description }, 'coordinator listening');
     if (opts.waitForLeadership) await firstLead;
     return this.address;
   }
@@ -256,19 +254,38 @@ export class CoordinatorServer {
     this.recorders.clear();
     this.planning.clear();
     this.rates.clear();
-    this.events.emit('step-down');
+    this.leadership.emit('step-down');
     if (wasLeading && !this.stopped) log.warn({ address: this.address, reason }, 'following: this coordinator stopped leading');
     if (resign && !this.stopped && this.election) {
-      // Our epoch is stale although the lease may still look held: give it up and contend again.
-      const election = this.election;
-      await election.stop();
-      if (!this.stopped) {
-        election.start({
-          onElected: (epoch) => this.lead(epoch),
-          onLost: (r) => void this.stepDown(r, false),
-        });
-      }
+      // Our epoch is stale although the lease may still look held: give it up and contend
+      // again, with a new election (a stopped one has closed its connections).
+      await this.election.stop();
+      if (!this.stopped) this.contend((epoch) => this.lead(epoch));
     }
+  }
+
+  /** Starts contending for leadership with a new election. */
+  private contend(onElected: (epoch: number) => Promise<void>): void {
+    const make = this.options.election ?? ((address, store) => new SoleLeaderElection(store, address));
+    this.election = make(this.address, this.store, () => this.fence.highestSeenEpoch);
+    this.election.start({ onElected, onLost: (reason) => void this.stepDown(reason, false) });
+  }
+
+  /** Workers suspected dead lately, by address (one probe per address every few seconds). */
+  private readonly suspected = new Map<string, number>();
+
+  /**
+   * A worker refused a connection: the resource manager probes it now (instead of waiting for
+   * missed heartbeats) and, when it is gone, declares it lost, which fails its pipelines over.
+   */
+  private suspectWorker(address: string): void {
+    const now = Date.now();
+    if ((this.suspected.get(address) ?? 0) > now - 2000 || !this.fence.leading) return;
+    this.suspected.set(address, now);
+    void this.rm.probe(address).then(
+      (r) => r.lost && log.warn({ worker: address, reason: r.reason }, 'a worker refusing connections was declared lost'),
+      () => undefined,
+    );
   }
 
   /** Samples rates, forgets ended jobs, backs metrics up, and says this coordinator is alive. */
@@ -388,6 +405,11 @@ export class CoordinatorServer {
   async submit(req: SubmitJobRequest): Promise<JobMaster> {
     const jobId = req.restoreJobId || req.jobId || newJobId();
     const existing = this.jobs.get(jobId);
+    if (!existing && !req.restoreJobId) {
+      // A job id from an earlier leader's history is not reused (a restore -r reuses it on purpose).
+      const recorded = await this.store.job(jobId);
+      if (recorded) throw new TidewayError(ErrorCode.CONFIG_BAD_VALUE, `job id ${jobId} is already in use (${recorded.state.status})`, { jobId });
+    }
     if (existing && this.recorders.get(jobId)?.info.configText === req.configText && !existing.isEnded()) return existing;
     if (existing && !(req.restoreJobId && existing.isEnded())) {
       throw new TidewayError(ErrorCode.CONFIG_BAD_VALUE, `job id ${jobId} is already in use (${existing.status})`, { jobId });

@@ -210,12 +210,15 @@ export class ResourceManager {
     const now = Date.now();
     for (const [id, entry] of this.workers) {
       const silentMs = now - entry.lastHeartbeat;
-      if (silentMs > 2 * this.options.heartbeatIntervalMs && silentMs <= this.options.heartbeatTimeoutMs && this.options.probe && !entry.probing) {
+      // A worker that missed a heartbeat (1.5 intervals of silence) is probed: a refused
+      // connection means the process is gone, long before the timeout says so.
+      const probeAfterMs = 1.5 * this.options.heartbeatIntervalMs;
+      if (silentMs > probeAfterMs && silentMs <= this.options.heartbeatTimeoutMs && this.options.probe && !entry.probing) {
         entry.probing = true;
         void this.options
           .probe(entry.profile.address)
           .then((r) => {
-            if (r === 'refused' && this.workers.get(id) === entry && Date.now() - entry.lastHeartbeat > 2 * this.options.heartbeatIntervalMs) {
+            if (r === 'refused' && this.workers.get(id) === entry && Date.now() - entry.lastHeartbeat > probeAfterMs) {
               this.declareLost(entry.profile.address, `no heartbeat for ${Date.now() - entry.lastHeartbeat} ms and its port refuses connections`);
             }
           })

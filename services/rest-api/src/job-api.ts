@@ -1,4 +1,4 @@
-import type { CancelJobResponse, ClusterOverview, JobInfo, JobMetrics, ListJobsResponse, SavepointJobResponse, SubmitJobRequest, SubmitJobResponse } from '@tideway/contracts';
+import type { CancelJobResponse, ClusterOverview, JobEvent, JobInfo, JobMetrics, ListJobsResponse, SavepointJobResponse, SubmitJobRequest, SubmitJobResponse } from '@tideway/contracts';
 
 /**
  * What the REST API needs of JobService, as promises. The CLI's JobClient has this shape, so the
@@ -15,4 +15,9 @@ export interface JobApi {
   savepoint(jobId: string): Promise<SavepointJobResponse>;
   metrics(jobId: string): Promise<JobMetrics>;
   overview(): Promise<ClusterOverview>;
+  /**
+   * WatchJob: every event until the job ends (across a leader change) or `signal` aborts; the
+   * dashboard pushes them to the browser.
+   */
+  watch(jobId: string, onEvent: (e: JobEvent) => void, intervalMs?: number, signal?: AbortSignal): Promise<unknown>;
 }

@@ -5,6 +5,7 @@ import { logger, redactText } from '@tideway/common';
 import { authTokens, authorize, httpsMaterial, reloadHttpsOnChange, type HttpsMaterial, type Role } from '@tideway/rpc';
 import type { JobApi } from './job-api.js';
 import { failBody, statusOf } from './rest-errors.js';
+import { registerDashboardRoutes } from './dashboard/dashboard-routes.js';
 import { registerJobRoutes } from './routes/job-routes.js';
 import { registerSubmitRoutes } from './routes/submit-routes.js';
 import { registerSystemRoutes } from './routes/system-routes.js';
@@ -35,7 +36,7 @@ function restRole(method: string, route: string): Role {
   return route === '/update-tags' ? 'admin' : 'operator';
 }
 
-/** The fastify app with every route under the context path; not listening yet. */
+/** The fastify app with every route (SeaTunnel's and the dashboard's `/ui`) under the context path; not listening yet. */
 export function buildRestApp(jobs: JobApi, contextPath: string, registry?: Registry, tls?: HttpsMaterial): FastifyInstance {
   // With tideway.tls, HTTPS with the coordinator's certificate; the cast keeps one app type
   // for both (the routes do not depend on the transport).
@@ -71,6 +72,7 @@ export function buildRestApp(jobs: JobApi, contextPath: string, registry?: Regis
       registerSystemRoutes(scoped, jobs, registry);
       registerJobRoutes(scoped, jobs);
       registerSubmitRoutes(scoped, jobs);
+      registerDashboardRoutes(scoped, jobs);
     },
     { prefix: contextPath },
   );

@@ -1,5 +1,5 @@
 import type { OptionDef, PluginOptions } from '@tideway/api';
-import { ConfigError, ErrorCode } from '@tideway/common';
+import { ConfigError, ErrorCode, type Place } from '@tideway/common';
 import type { ChunkingOptions } from './chunk-planner.js';
 
 /** Options SeaTunnel's CDC sources share (docs/en/connector-v2/source/MySQL-CDC.md, PostgreSQL-CDC.md). */
@@ -8,9 +8,11 @@ export const CDC_COMMON_OPTIONS: readonly OptionDef[] = [
   { name: 'username', type: 'string', required: true, description: 'User name.' },
   { name: 'password', type: 'string', required: true, description: 'Password.' },
   { name: 'database-names', type: 'list', description: 'Databases to capture; every table-names entry must lie in one of them.' },
-  { name: 'table-names', type: 'list', required: true, description: 'Tables to capture, with their database (MySQL db.table, PostgreSQL db.schema.table); several in one job.' },
+  { name: 'table-names', type: 'list', description: 'Tables to capture, with their database (MySQL db.table, PostgreSQL db.schema.table); several in one job. Required unless table-pattern or database-pattern is given.' },
+  { name: 'table-pattern', type: 'string', description: 'Regular expression the whole qualified name of a table must match to be captured (MySQL db.table, PostgreSQL db.schema.table, e.g. "shop\\.orders_.*"), instead of table-names; matched when the job starts (a matching table created later is not captured: MySQL-CDC fails the job naming it).' },
+  { name: 'database-pattern', type: 'string', description: 'Regular expression the whole database name must match for its tables to be captured, instead of table-names (PostgreSQL: the base-url database; schema-names narrows the schemas); with table-pattern both must match.' },
   { name: 'table-names-config', type: 'object-list', description: 'Per-table settings: [{table = "db.t", primaryKeys = ["id"], snapshotSplitColumn = "id"}] for tables without a primary key.' },
-  { name: 'startup.mode', type: 'enum', values: ['initial', 'earliest', 'latest', 'specific', 'timestamp'], default: 'initial', description: 'initial: snapshot (its chunks read by every reader), then changes; earliest: changes from the oldest available position; latest: changes from now on; specific: from a given position; timestamp: changes from a time (MySQL-CDC).' },
+  { name: 'startup.mode', type: 'enum', values: ['initial', 'earliest', 'latest', 'specific', 'timestamp'], default: 'initial', description: 'initial: snapshot (its chunks read by every reader), then changes; earliest: changes from the oldest available position; latest: changes from now on; specific: from a given position (MySQL-CDC a binlog file and position, Postgres-CDC an LSN); timestamp: changes from a time (MySQL-CDC).' },
   { name: 'snapshot.split.size', type: 'int', default: 8096, min: 1, description: 'Rows per snapshot chunk.' },
   { name: 'snapshot.fetch.size', type: 'int', default: 1024, min: 1, description: 'Rows fetched per round trip while reading a chunk, and changes emitted per poll.' },
   { name: 'server-time-zone', type: 'string', default: 'UTC', description: 'Session time zone: zoned timestamps are rendered in it.' },
@@ -26,6 +28,12 @@ export const CDC_COMMON_OPTIONS: readonly OptionDef[] = [
   { name: 'debezium', type: 'map', description: 'Debezium properties; only those the connector documents as meaningful are accepted.' },
 ];
 
+/** A name pattern: its text as written, and the whole-name expression. */
+export interface NamePattern {
+  readonly text: string;
+  readonly re: RegExp;
+}
+
 /** A table's settings from table-names-config. */
 export interface TableOverride {
   readonly primaryKeys?: readonly string[];
@@ -38,6 +46,9 @@ export interface CdcCommonConfig {
   readonly password: string;
   readonly tableNames: readonly string[];
   readonly databaseNames?: readonly string[];
+  /** table-pattern / database-pattern as written, and anchored at both ends as Java's Pattern.matches is. */
+  readonly tablePattern?: NamePattern;
+  readonly databasePattern?: NamePattern;
   readonly overrides: ReadonlyMap<string, TableOverride>;
   readonly startupMode: 'initial' | 'earliest' | 'latest' | 'specific' | 'timestamp';
   readonly fetchSize: number;
@@ -81,9 +92,27 @@ export function compileCdcCommon(options: PluginOptions, plugin: string, debeziu
       snapshotSplitColumn: typeof entry.snapshotSplitColumn === 'string' ? entry.snapshotSplitColumn : undefined,
     });
   }
+  const pattern = (name: string): NamePattern | undefined => {
+    if (!options.has(name)) return undefined;
+    const text = options.get<string>(name);
+    try {
+      return { text, re: new RegExp(`^(?:${text})$`) };
+    } catch (err) {
+      throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `${name} '${text}' is not a regular expression: ${(err as Error).message}`, { place: options.place(name) });
+    }
+  };
+  const tablePattern = pattern('table-pattern');
+  const databasePattern = pattern('database-pattern');
+  const byPattern = tablePattern !== undefined || databasePattern !== undefined;
+  if (byPattern && options.has('table-names')) {
+    throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `table-names cannot be combined with ${tablePattern ? 'table-pattern' : 'database-pattern'}: name the tables, or match them`, { place: options.place('table-names') });
+  }
+  if (!byPattern && !options.has('table-names')) {
+    throw new ConfigError(ErrorCode.CONFIG_MISSING_OPTION, `${plugin} needs table-names, table-pattern or database-pattern`, { place: options.place() });
+  }
   // SeaTunnel's examples write one list element holding comma-separated names.
-  const tableNames = options.get<string[]>('table-names').flatMap((t) => String(t).split(',')).map((t) => t.trim()).filter((t) => t !== '');
-  for (const t of overrides.keys()) {
+  const tableNames = byPattern ? [] : options.get<string[]>('table-names').flatMap((t) => String(t).split(',')).map((t) => t.trim()).filter((t) => t !== '');
+  for (const t of byPattern ? [] : overrides.keys()) {
     if (!tableNames.includes(t)) {
       throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `table-names-config names table ${t}, which is not in table-names`, { place: options.place('table-names-config') });
     }
@@ -93,6 +122,8 @@ export function compileCdcCommon(options: PluginOptions, plugin: string, debeziu
     password: options.get<string>('password'),
     tableNames,
     databaseNames: options.has('database-names') ? options.get<string[]>('database-names') : undefined,
+    ...(tablePattern ? { tablePattern } : {}),
+    ...(databasePattern ? { databasePattern } : {}),
     overrides,
     startupMode: options.get('startup.mode'),
     fetchSize: options.get<number>('snapshot.fetch.size'),
@@ -120,4 +151,39 @@ export async function withRetries<T>(retries: number, open: () => Promise<T>, re
       await new Promise((r) => setTimeout(r, 200 * 2 ** attempt));
     }
   }
+}
+
+/**
+ * The qualified names of the tables table-pattern / database-pattern select now: `listSql` lists
+ * the server's tables, `candidate` names one row (undefined: not capturable, e.g. outside
+ * database-names), in name order; one sentence when none match.
+ */
+export async function matchedTableNames(
+  session: { execute(sql: string): Promise<{ rows: unknown[][] }> },
+  cfg: CdcCommonConfig,
+  listSql: string,
+  candidate: (row: unknown[]) => { readonly name: string; readonly database: string } | undefined,
+  plugin: string,
+  place: Place,
+  wrap: (what: string, err: unknown) => Error,
+): Promise<string[]> {
+  let rows: unknown[][];
+  try {
+    rows = (await session.execute(listSql)).rows;
+  } catch (err) {
+    throw wrap('listing the tables table-pattern / database-pattern choose from', err);
+  }
+  const candidates = rows.map(candidate).filter((c) => c !== undefined);
+  const names = candidates
+    .filter((c) => (cfg.tablePattern?.re.test(c.name) ?? true) && (cfg.databasePattern?.re.test(c.database) ?? true))
+    .map((c) => c.name)
+    .sort();
+  if (names.length === 0) {
+    const parts = [cfg.tablePattern && `table-pattern '${cfg.tablePattern.text}'`, cfg.databasePattern && `database-pattern '${cfg.databasePattern.text}'`].filter(Boolean);
+    throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `${parts.join(' and ')} ${parts.length > 1 ? 'match' : 'matches'} no table ${plugin} can capture (${candidates.length} tables looked at)`, { place });
+  }
+  for (const t of cfg.overrides.keys()) {
+    if (!names.includes(t)) throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `table-names-config names table ${t}, which the patterns do not match`, { place });
+  }
+  return names;
 }

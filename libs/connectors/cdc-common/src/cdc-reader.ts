@@ -50,6 +50,8 @@ export class CdcSourceReader<P, W> implements SourceReader<CdcSplit<P, W>> {
   private held: StreamItem<P>[] = [];
   private heldAt: number | undefined;
   private released = false;
+  /** The snapshot session was let go, this reader having no chunk left to read. */
+  private sessionReleased = false;
 
   constructor(
     private readonly dialect: CdcDialect<P, W>,
@@ -91,6 +93,11 @@ export class CdcSourceReader<P, W> implements SourceReader<CdcSplit<P, W>> {
       return;
     }
     if (!this.streamSplit) {
+      // SeaTunnel's readers hold no snapshot session once the stream runs elsewhere.
+      if (this.noMoreSplits && !this.sessionReleased) {
+        this.sessionReleased = true;
+        await this.dialect.releaseSession?.();
+      }
       if (!this.noMoreSplits && this.reported.length > 0 && Date.now() - this.lastReport >= REPORT_AGAIN_MS) this.report(this.reported, true);
       return;
     }
@@ -166,6 +173,8 @@ export class CdcSourceReader<P, W> implements SourceReader<CdcSplit<P, W>> {
     this.index = this.finishedChunks.length > 0 ? new ChunkIndex(this.finishedChunks) : undefined;
     this.schema = split.schema;
     this.stream = await this.dialect.openStream(split.position, split.schema);
+    // Only the stream's own connection stays (MySQL: the binlog dump, one per source user).
+    if (this.chunks.length === 0) await this.dialect.releaseSession?.();
   }
 
   private async pollStream(output: Collector): Promise<void> {

@@ -75,4 +75,10 @@ export interface CdcDialect<P, W> {
   /** Whether `txn` and every later transaction are certainly not contained in watermark `w`. */
   streamPast(w: W, txn: ChangeTxn<P>): boolean;
   close(): Promise<void>;
+  /**
+   * This reader reads no more snapshot chunks for now: closes the session they used, keeping
+   * what it learnt (reopened if a chunk comes after all). Absent: the session stays open, e.g.
+   * because the change stream resolves types on it.
+   */
+  releaseSession?(): Promise<void>;
 }

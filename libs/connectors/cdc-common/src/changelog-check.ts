@@ -52,3 +52,23 @@ export async function settle(reader: SourceReader<CdcSplit>, out: ListCollector,
   const end = Date.now() + ms;
   while (Date.now() < end) await reader.pollNext(out);
 }
+
+/**
+ * Reads every snapshot split of `splits` on a fresh reader, runs `change` against the source,
+ * polls until `done`, settles and closes: the rows read, as `table:kind key`.
+ */
+export async function snapshotThenStream(
+  reader: SourceReader<CdcSplit>,
+  splits: CdcSplit[],
+  change: () => Promise<void>,
+  done: (out: ListCollector) => boolean,
+): Promise<string[]> {
+  reader.addSplits(splits);
+  const out = new ListCollector();
+  for (let i = 0; i < splits.length - 1; i++) await reader.pollNext(out);
+  await change();
+  await pollUntil(reader, out, () => done(out));
+  await settle(reader, out);
+  await reader.close();
+  return out.rows.map((r) => `${r.tableId}:${r.kind}${String(r.fields[0])}`);
+}

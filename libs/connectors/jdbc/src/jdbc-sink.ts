@@ -87,7 +87,7 @@ export class JdbcSink implements Sink<JdbcCommitInfo, unknown, JdbcWriterState>,
 
   /** The target tables, for `tideway verify` (not in query mode: the statement could write anywhere). */
   comparedTables(): ComparedTable[] | string {
-    if (this.config.table === undefined) return 'the Jdbc sink writes with its own query; only sinks that generate their SQL (generate_sink_sql, table) can be compared';
+    if (this.config.table === undefined || this.config.query !== undefined) return 'the Jdbc sink writes with its own query; only sinks that generate their SQL (generate_sink_sql, table) can be compared';
     return this.targets.map((t) => ({
       tableId: t.input.tableId,
       ref: t.ref!,

@@ -74,7 +74,11 @@ describe('option checks', () => {
 
   it('sink: needs query or generated SQL, and checks XA and save-mode options', () => {
     expect(sink(pg)).toThrow(/needs query, or generate_sink_sql = true with database and table/);
-    expect(sink({ ...pg, query: 'insert', table: 't', generate_sink_sql: true })).toThrow(/query cannot be combined with generate_sink_sql/);
+    expect(sink({ ...pg, query: 'insert', table: 't' })).toThrow(/table without generate_sink_sql = true cannot be combined with query/);
+    expect(sink({ ...pg, query: 'insert', table: 't', generate_sink_sql: true })()).toMatchObject({ query: 'insert', table: 't' });
+    expect(sink({ ...pg, generate_sink_sql: true })()).toMatchObject({ table: '${table_name}' });
+    expect(sink({ ...my, generate_sink_sql: true, database: 'd', schema: 's' })).toThrow(/schema applies to PostgreSQL targets/);
+    expect(sink({ ...pg, query: 'insert', tablePrefix: 'p_' })).toThrow(/tablePrefix applies only when the sink generates its SQL/);
     expect(sink({ ...pg, query: 'insert', is_exactly_once: true })).toThrow(/is_exactly_once needs xa_data_source_class_name/);
     expect(sink({ ...my, query: 'insert', is_exactly_once: true, xa_data_source_class_name: 'org.postgresql.xa.PGXADataSource' })).toThrow(
       /xa_data_source_class_name 'org.postgresql.xa.PGXADataSource' does not fit url jdbc:mysql:\/\//,

@@ -15,7 +15,10 @@ export const SINK_OPTIONS: readonly OptionDef[] = [
   { name: 'query', type: 'string', description: 'Statement run for every row, with `?` for the fields in order, e.g. `insert into t(a, b) values(?, ?)`.' },
   { name: 'database', type: 'string', description: 'Database of the table the sink generates its SQL for (supports ${database_name}).' },
   { name: 'table', type: 'string', description: 'Table the sink generates its SQL for (supports ${table_name}, ${schema_name}); `schema.table` on PostgreSQL.' },
-  { name: 'generate_sink_sql', type: 'boolean', default: false, description: 'Generate insert/upsert/delete statements for database and table.' },
+  { name: 'generate_sink_sql', type: 'boolean', default: false, description: 'Generate insert/upsert/delete statements for database and table (table defaults to ${table_name}). With query too, as in SeaTunnel, rows are written by query and the save modes apply to database/table.' },
+  { name: 'schema', type: 'string', description: "PostgreSQL: schema of every target table, replacing the one in table (supports ${schema_name}); SeaTunnel's JdbcCatalogOptions." },
+  { name: 'tablePrefix', type: 'string', description: "Put before every target table's name, around ${table_name} (multi-table sinks); SeaTunnel's JdbcCatalogOptions." },
+  { name: 'tableSuffix', type: 'string', description: "Put after every target table's name, around ${table_name} (multi-table sinks); SeaTunnel's JdbcCatalogOptions." },
   { name: 'primary_keys', type: 'list', description: 'Key columns: rows are upserted and deleted by them (supports ${primary_key}).' },
   { name: 'enable_upsert', type: 'boolean', default: true, description: 'Upsert by primary key; false writes by checking whether the key exists.' },
   { name: 'support_upsert_by_query_primary_key_exist', type: 'boolean', default: false, description: 'Insert or update by checking whether the key exists, instead of the upsert statement.' },
@@ -39,6 +42,10 @@ export interface SinkConfig {
   readonly query?: string;
   readonly database?: string;
   readonly table?: string;
+  /** Catalog options: the target schema (PostgreSQL), and what surrounds each table name. */
+  readonly schema?: string;
+  readonly tablePrefix: string;
+  readonly tableSuffix: string;
   readonly primaryKeys?: readonly string[];
   readonly enableUpsert: boolean;
   readonly upsertByQuery: boolean;
@@ -61,19 +68,26 @@ export function compileSinkOptions(options: PluginOptions): SinkConfig {
   const connection = compileConnection(options);
   const bad = (option: string, message: string) => new ConfigError(ErrorCode.CONFIG_BAD_VALUE, message, { place: options.place(option) });
   const query = options.get<string | undefined>('query');
-  const generate = options.get<boolean>('generate_sink_sql') || (options.has('table') && !options.has('query'));
+  // SeaTunnel: query, when given, writes the rows; generate_sink_sql then still names the table
+  // the save modes prepare (its table defaulting to ${table_name}, as SeaTunnel's factory does).
+  const generate = options.get<boolean>('generate_sink_sql') || (options.has('table') && query === undefined);
   if (!generate && query === undefined) {
     throw new ConfigError(ErrorCode.CONFIG_MISSING_OPTION, 'the Jdbc sink needs query, or generate_sink_sql = true with database and table', { place: options.place() });
   }
-  if (generate && query !== undefined) throw bad('query', 'query cannot be combined with generate_sink_sql/table: the sink either runs your statement or generates its own');
-  if (generate && !options.has('table')) throw bad('generate_sink_sql', 'generate_sink_sql needs the table option');
+  if (query !== undefined && options.has('table') && !options.get<boolean>('generate_sink_sql')) {
+    throw bad('table', 'table without generate_sink_sql = true cannot be combined with query: the sink would run query and ignore table (set generate_sink_sql = true to have the save modes prepare table)');
+  }
   if (generate && connection.target.dialect === 'mysql' && !options.has('database') && connection.target.database === undefined) {
     throw bad('generate_sink_sql', 'generate_sink_sql needs the database option (or a database in the url)');
   }
   if (!generate) {
-    for (const o of ['schema_save_mode', 'data_save_mode', 'primary_keys', 'field_ide', 'use_copy_statement']) {
+    for (const o of ['schema_save_mode', 'data_save_mode', 'primary_keys', 'field_ide', 'use_copy_statement', 'schema', 'tablePrefix', 'tableSuffix']) {
       if (options.has(o)) throw bad(o, `${o} applies only when the sink generates its SQL (generate_sink_sql with database and table), not with query`);
     }
+  }
+  if (query !== undefined && options.get<boolean>('use_copy_statement')) throw bad('use_copy_statement', 'use_copy_statement cannot be combined with query: rows are written by query');
+  if (options.has('schema') && connection.target.dialect !== 'postgresql') {
+    throw bad('schema', 'schema applies to PostgreSQL targets; MySQL and MariaDB tables live in a database (use database)');
   }
   const exactlyOnce = options.get<boolean>('is_exactly_once');
   if (exactlyOnce) {
@@ -98,9 +112,12 @@ export function compileSinkOptions(options: PluginOptions): SinkConfig {
   const pks = options.get<unknown[] | undefined>('primary_keys');
   return {
     connection,
-    query: generate ? undefined : query,
+    query,
     database: options.get<string | undefined>('database'),
-    table: generate ? options.get<string>('table') : undefined,
+    table: generate ? (options.get<string | undefined>('table') ?? '${table_name}') : undefined,
+    schema: options.get<string | undefined>('schema'),
+    tablePrefix: options.get<string | undefined>('tablePrefix') ?? '',
+    tableSuffix: options.get<string | undefined>('tableSuffix') ?? '',
     primaryKeys: pks?.map(String),
     enableUpsert: options.get<boolean>('enable_upsert'),
     upsertByQuery: options.get<boolean>('support_upsert_by_query_primary_key_exist'),

@@ -35,8 +35,13 @@ export function sinkTarget(cfg: SinkConfig, dialect: DialectName, input: Catalog
   const types = input.columns.map((c) => c.type);
   if (cfg.table === undefined) return { input, columns, types, keyIndexes: [] };
   const database = cfg.database !== undefined ? substitute(cfg.database, input) : cfg.connection.target.database;
+  // As SeaTunnel's sink factory: prefix and suffix wrap the table template's last part before
+  // ${table_name} is replaced, and schema replaces the part before it.
+  const parts = cfg.table.split('.');
+  const name = `${cfg.tablePrefix}${parts[parts.length - 1]}${cfg.tableSuffix}`;
+  const schemaPart = cfg.schema ?? (parts.length > 1 ? parts[parts.length - 2] : undefined);
+  const substituted = substitute(schemaPart === undefined ? name : `${schemaPart}.${name}`, input);
   // field_ide changes the table's own name, not the database or schema it lives in.
-  const substituted = substitute(cfg.table, input);
   const dot = substituted.lastIndexOf('.');
   const tableText = dot < 0 ? applyIde(substituted, cfg.fieldIde) : `${substituted.slice(0, dot + 1)}${applyIde(substituted.slice(dot + 1), cfg.fieldIde)}`;
   let ref: TableRef;

@@ -117,6 +117,31 @@ describe.each(['PostgreSQL', 'MariaDB'])('Jdbc sink on %s', (dbName) => {
     await c.close();
   });
 
+  it("catalog options: tablePrefix and tableSuffix around each table's name, schema replacing the table's (PostgreSQL); table defaults to ${table_name}", async () => {
+    const other = newCatalogTable({ database: 'src', table: 'others' }, users.columns, { primaryKey: { name: 'pk', columns: ['id'] } });
+    const c = await session(d().conn);
+    const extra: Record<string, unknown> = { tablePrefix: 'pre_', tableSuffix: '_suf', primary_keys: ['${primary_key}'] };
+    if (dbName === 'PostgreSQL') {
+      await c.execute('CREATE SCHEMA IF NOT EXISTS cat');
+      extra.schema = 'cat';
+    }
+    const { table: _t, ...noTable } = gen('unused', extra);
+    const sink = await makeSink(noTable, [users, other]);
+    await writeAll(sink, [row('+I', 1, 'u', null), { kind: '+I', tableId: other.tableId, fields: [2, 'o', '2.00'] }]);
+    const named = (t: string) => (dbName === 'PostgreSQL' ? `cat.${t}` : t);
+    expect(await contents(c, named('pre_users_suf'))).toEqual([[1, 'u', null]]);
+    expect(await contents(c, named('pre_others_suf'))).toEqual([[2, 'o', '2.00']]);
+    await c.close();
+  });
+
+  it('query with generate_sink_sql: rows written by query, the table prepared by the save modes (as SeaTunnel does)', async () => {
+    const c = await session(d().conn);
+    const sink = await makeSink(gen('qgen', { query: `insert into ${d().table('qgen')} (id, name, score) values (?, ?, ?)`, data_save_mode: 'DROP_DATA' }), [users]);
+    await writeAll(sink, [row('+I', 1, 'a', '1.00'), row('+I', 1, 'again', null)]); // query, not an upsert: both rows land
+    expect(await contents(c, d().table('qgen'))).toEqual([[1, 'a', '1.00'], [1, 'again', null]]);
+    await c.close();
+  });
+
   it('auto_commit = false commits at the checkpoint, not before', async () => {
     const sink = await makeSink(gen('ac', { auto_commit: false, batch_size: 1 }), [users]);
     const writer = sink.createWriter({ subtaskIndex: 0, parallelism: 1 });

@@ -1,7 +1,7 @@
 import ZongJi from '@vlasky/zongji';
 import { ErrorCode, TidewayError, type Place } from '@tideway/common';
 import type { ChangeStream, ChangeTxn, StreamItem } from '@tideway/connector-cdc-common';
-import { externalError, type ConnectionSettings } from '@tideway/connector-jdbc';
+import { externalError, openConnection, type ConnectionSettings } from '@tideway/connector-jdbc';
 import type { BinlogPosition } from './binlog-position.js';
 import { binlogConverter, type BinlogValueConverter } from './binlog-values.js';
 import { applyDdl, type MySqlSchemaRecord, type TrackedTable } from './mysql-schema.js';
@@ -16,7 +16,11 @@ interface TableDecoding {
 export interface SchemaFollowing {
   readonly enabled: boolean;
   readonly tinyInt1isBit: boolean;
+  /** With table-pattern / database-pattern: whether a table of this name would be captured. */
+  readonly matches?: (database: string, table: string) => boolean;
 }
+
+const CREATE_TABLE = /^\s*CREATE\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?(`[^`]+`|[\w$]+)(?:\.(`[^`]+`|[\w$]+))?/i;
 
 interface ZTableMapEvent {
   tableId: number;
@@ -27,6 +31,9 @@ interface ZTableMapEvent {
 interface ZongJiInternals {
   tableMap: Record<number, { parentSchema: string; tableName: string }>;
   _fetchTableInfo(e: ZTableMapEvent, next: () => void): void;
+  ctrlConnection: { end(): void; on(e: 'error', f: () => void): void } | null;
+  ctrlConnectionOwner: boolean;
+  connection: { threadId: number | null } | null;
 }
 
 const HIGH_WATER = 20_000;
@@ -63,10 +70,12 @@ export class BinlogStream implements ChangeStream<BinlogPosition> {
   private early = false;
   private paused = false;
   private readonly zongji: ZongJi;
+  /** The server thread of the binlog dump, once zongji's control connection is closed. */
+  private dumpThread: number | undefined;
   private readonly decodings = new Map<string, TableDecoding>();
 
   constructor(
-    settings: ConnectionSettings,
+    private readonly settings: ConnectionSettings,
     private record: MySqlSchemaRecord,
     serverId: number,
     start: BinlogPosition,
@@ -102,6 +111,17 @@ export class BinlogStream implements ChangeStream<BinlogPosition> {
       } as ZongJiInternals['tableMap'][number];
       next();
     };
+    // Once the dump runs, zongji's control connection only serves table lookups the record
+    // answers: closed, the source holds one connection per user while streaming (the dump), as
+    // SeaTunnel's IT checks. close() then ends the dump thread on a short session of its own.
+    this.zongji.once('ready', () => {
+      const ctrl = internals.ctrlConnection;
+      this.dumpThread = internals.connection?.threadId ?? undefined;
+      if (!ctrl || !internals.ctrlConnectionOwner) return;
+      ctrl.on('error', () => {});
+      ctrl.end();
+      internals.ctrlConnection = null;
+    });
     this.zongji.on('binlog', (e: unknown) => this.onEvent(e as ZEvent));
     this.zongji.on('error', (err: Error) => this.fail(externalError('reading the binlog', err, place, settings)));
     const includeSchema: Record<string, string[]> = {};
@@ -148,6 +168,17 @@ export class BinlogStream implements ChangeStream<BinlogPosition> {
       });
       this.zongji.stop();
     });
+    if (this.dumpThread === undefined) return;
+    const thread = this.dumpThread;
+    this.dumpThread = undefined;
+    try {
+      const conn = await openConnection(this.settings, this.place);
+      // Gone already when the server saw the socket close: nothing to do then.
+      await conn.execute(`KILL ${thread}`).catch(() => undefined);
+      await conn.close();
+    } catch {
+      // The dump thread ends by itself when the server next writes to the closed socket.
+    }
   }
 
   private fail(err: unknown): void {
@@ -213,6 +244,15 @@ export class BinlogStream implements ChangeStream<BinlogPosition> {
 
   /** A DDL statement about captured tables: a schema item (its own transaction). False when it changes none. */
   private ddl(e: ZEvent): boolean {
+    const created = this.following.matches && CREATE_TABLE.exec(e.query ?? '');
+    if (created) {
+      const bare = (n: string) => n.replace(/^`|`$/g, '');
+      const [database, table] = created[2] !== undefined ? [bare(created[1]!), bare(created[2])] : [e.schema ?? '', bare(created[1]!)];
+      if (this.following.matches!(database, table)) {
+        // Capturing it needs a snapshot and a new table downstream; skipping it would lose its rows silently.
+        throw new TidewayError(ErrorCode.EXTERNAL_SYSTEM, `table ${database}.${table} was created while the job runs and matches the source's table-pattern / database-pattern: capturing tables created after the start is not supported; start a new job to capture it`, { place: this.place });
+      }
+    }
     const applied = applyDdl(this.record, e.query ?? '', e.schema ?? '', this.following.enabled, this.following.tinyInt1isBit, this.place);
     if (!applied) return false;
     this.record = applied.record;

@@ -1,7 +1,7 @@
 import { ErrorCode, TidewayError } from '@tideway/common';
-import { discoverCapturedTables, withRetries, type CapturedTable } from '@tideway/connector-cdc-common';
+import { discoverCapturedTables, matchedTableNames, withRetries, type CapturedTable } from '@tideway/connector-cdc-common';
 import { externalError, openConnection, tablePathOf, type JdbcConnection, type MySqlConnection, type ResultColumn, type TableRef } from '@tideway/connector-jdbc';
-import type { MySqlCdcConfig } from './mysql-cdc-options.js';
+import { mysqlTableRefs, type MySqlCdcConfig, type MySqlTableRef } from './mysql-cdc-options.js';
 
 /** A captured MySQL/MariaDB table (its ref always names the database). */
 export type MySqlCapturedTable = CapturedTable<TableRef & { database: string }, ResultColumn>;
@@ -10,15 +10,31 @@ export async function connectMySql(cfg: MySqlCdcConfig): Promise<MySqlConnection
   return (await withRetries(cfg.connectRetries, () => openConnection(cfg.settings, cfg.place), (e) => e instanceof TidewayError && e.retryable)) as MySqlConnection;
 }
 
-export function discoverMySqlTables(conn: JdbcConnection, cfg: MySqlCdcConfig): Promise<MySqlCapturedTable[]> {
-  return discoverCapturedTables(
+/** The tables of table-names, or those table-pattern / database-pattern match now. */
+async function capturedRefs(conn: JdbcConnection, cfg: MySqlCdcConfig): Promise<readonly MySqlTableRef[]> {
+  if (cfg.tablePattern === undefined && cfg.databasePattern === undefined) return cfg.tables;
+  const names = await matchedTableNames(
     conn,
-    cfg.tables.map((ref) => ({ ref, text: ref.text, path: tablePathOf(ref) })),
+    cfg,
+    "SELECT table_schema, table_name FROM information_schema.tables WHERE table_type = 'BASE TABLE' AND table_schema NOT IN ('mysql', 'information_schema', 'performance_schema', 'sys')",
+    (r) => (cfg.databaseNames === undefined || cfg.databaseNames.includes(String(r[0])) ? { name: `${String(r[0])}.${String(r[1])}`, database: String(r[0]) } : undefined),
+    'MySQL-CDC',
+    cfg.place,
+    (what, err) => externalError(what, err, cfg.place),
+  );
+  return mysqlTableRefs(names, undefined, cfg.databaseNames, cfg.place);
+}
+
+/** Reads every captured table's columns and key. */
+export async function discoverMySqlTables(conn: JdbcConnection, cfg: MySqlCdcConfig): Promise<MySqlCapturedTable[]> {
+  return (await discoverCapturedTables(
+    conn,
+    (await capturedRefs(conn, cfg)).map((ref) => ({ ref, text: ref.text, path: tablePathOf(ref) })),
     cfg.overrides,
     'mysql',
     cfg.place,
     (what, err) => externalError(what, err, cfg.place),
-  ) as Promise<MySqlCapturedTable[]>;
+  )) as MySqlCapturedTable[];
 }
 
 /** Fails with one sentence unless the binlog is on, in ROW format with full row images. */

@@ -21,7 +21,8 @@ export const MYSQL_CDC_SPEC: PluginSpec = { options: MYSQL_CDC_OPTIONS };
 
 export interface MySqlCdcConfig extends CdcCommonConfig {
   readonly settings: ConnectionSettings;
-  readonly tables: readonly (TableRef & { database: string; text: string })[];
+  /** The tables of table-names; with table-pattern / database-pattern, found when the source is prepared. */
+  readonly tables: readonly MySqlTableRef[];
   readonly serverId: number;
   readonly specific?: { file: string; pos: number };
   /** startup.mode = timestamp: transactions that began before this time are skipped. */
@@ -29,6 +30,21 @@ export interface MySqlCdcConfig extends CdcCommonConfig {
   /** schema-changes.enabled (or debezium include.schema.changes): follow column changes. */
   readonly schemaChanges: boolean;
   readonly place: Place;
+}
+
+/** A captured table's reference, with its database and the name as written. */
+export type MySqlTableRef = TableRef & { database: string; text: string };
+
+/** Resolves db.table names (a bare name in the url's database), each in database-names when given. */
+export function mysqlTableRefs(names: readonly string[], urlDatabase: string | undefined, databaseNames: readonly string[] | undefined, place: Place): MySqlTableRef[] {
+  return names.map((text) => {
+    const ref = resolveTableRef('mysql', text, urlDatabase, place);
+    const database = ref.database!;
+    if (databaseNames && !databaseNames.includes(database)) {
+      throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `table-names names ${text}, whose database '${database}' is not in database-names [${databaseNames.join(', ')}]`, { place });
+    }
+    return { ...ref, database, text };
+  });
 }
 
 function unsupported(options: PluginOptions, name: string, why: string): ConfigError {
@@ -60,14 +76,7 @@ export function compileMySqlCdcOptions(options: PluginOptions): MySqlCdcConfig {
     }
     serverId = Number(m[1]);
   }
-  const tables = common.tableNames.map((text) => {
-    const ref = resolveTableRef('mysql', text, target.database, options.place('table-names'));
-    const database = ref.database!;
-    if (common.databaseNames && !common.databaseNames.includes(database)) {
-      throw unsupported(options, 'table-names', `names ${text}, whose database '${database}' is not in database-names [${common.databaseNames.join(', ')}]`);
-    }
-    return { ...ref, database, text };
-  });
+  const tables = mysqlTableRefs(common.tableNames, target.database, common.databaseNames, options.place('table-names'));
   const tz = common.serverTimeZone.trim().toUpperCase() === 'UTC' ? '+00:00' : common.serverTimeZone;
   const settings = connectionSettings(target, { user: common.username, password: common.password }, undefined, 30, options.place('base-url'));
   return {

@@ -58,7 +58,11 @@ export class MySqlCdcDialect implements CdcDialect<BinlogPosition, BinlogPositio
     } catch (err) {
       throw externalError('reading the captured tables\' column types', err, this.cfg.place);
     }
-    const following = { enabled: this.cfg.schemaChanges, tinyInt1isBit: this.cfg.settings.tinyInt1isBit };
+    const { tablePattern, databasePattern, databaseNames } = this.cfg;
+    const matches = tablePattern || databasePattern
+      ? (db: string, t: string) => (tablePattern?.re.test(`${db}.${t}`) ?? true) && (databasePattern?.re.test(db) ?? true) && (databaseNames?.includes(db) ?? true)
+      : undefined;
+    const following = { enabled: this.cfg.schemaChanges, tinyInt1isBit: this.cfg.settings.tinyInt1isBit, ...(matches ? { matches } : {}) };
     return new BinlogStream(this.cfg.settings, record, this.cfg.serverId, position, this.cfg.place, following, this.cfg.startupTimestampMs);
   }
 
@@ -73,6 +77,11 @@ export class MySqlCdcDialect implements CdcDialect<BinlogPosition, BinlogPositio
   async close(): Promise<void> {
     await this.conn?.close();
     this.conn = undefined;
+  }
+
+  /** The binlog stream needs no session of ours: the captured tables stay known, the connection goes. */
+  releaseSession(): Promise<void> {
+    return this.close();
   }
 
   private async beginSnapshot(conn: MySqlConnection): Promise<BinlogPosition> {

@@ -17,7 +17,7 @@ import { compilePgCdcOptions, PG_CDC_SPEC, type PgCdcConfig } from './pg-cdc-opt
 import { PgCdcDialect, type PgWatermark } from './pg-dialect.js';
 import { checkLogicalReplication, ensurePublicationAndSlot } from './pg-replication-setup.js';
 import type { ComparableTables, ComparedTable, JdbcConnection, PgConnection } from '@tideway/connector-jdbc';
-import { parseLsn } from './lsn.js';
+import { formatLsn, parseLsn } from './lsn.js';
 
 /** Postgres-CDC: snapshot chunks, then pgoutput logical replication from a slot. */
 export class PgCdcSource implements Source<CdcSplit<string, PgWatermark>, CdcEnumeratorState>, ComparableTables, ChangePositions {
@@ -102,6 +102,12 @@ export class PgCdcSource implements Source<CdcSplit<string, PgWatermark>, CdcEnu
       let position = slotLsn;
       if (this.config.startupMode === 'latest') {
         position = String((await conn.execute('SELECT pg_current_wal_insert_lsn()::text')).rows[0][0]);
+      } else if (this.config.specificLsn !== undefined) {
+        // The server cannot decode below the slot's confirmed position: it would silently start there.
+        if (this.config.specificLsn < parseLsn(slotLsn)) {
+          throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `startup.specific-offset.pos ${this.config.specificLsn} (${formatLsn(this.config.specificLsn)}) lies before replication slot '${this.config.slot}''s confirmed position ${slotLsn}: PostgreSQL has released that WAL for the slot`, { place: this.config.place });
+        }
+        position = formatLsn(this.config.specificLsn);
       } else if (this.config.startupMode === 'initial') {
         for (const t of tables) splits.push(...(await this.chunksOf(conn, t)));
       }

@@ -5,7 +5,7 @@ import type { CdcEnumeratorState, CdcSplit } from '@tideway/connector-cdc-common
 import { startPostgres, type TestDatabaseServer } from '@tideway/testing';
 import { PG_CDC_SPEC } from './pg-cdc-options.js';
 import { PgCdcSource } from './pg-cdc-source.js';
-import { applyStrictly, ListCollector, pollUntil, settle } from '@tideway/connector-cdc-common';
+import { applyStrictly, ListCollector, pollUntil, settle, snapshotThenStream } from '@tideway/connector-cdc-common';
 
 let server: TestDatabaseServer;
 let admin: pg.Client;
@@ -146,12 +146,54 @@ describe('Postgres-CDC', () => {
     await reader.close();
   }, 30_000);
 
+  it('starts at a given LSN (startup.mode = specific), skipping what committed before it, and refuses one the slot has released', async () => {
+    await admin.query(`CREATE TABLE spec (id int PRIMARY KEY)`);
+    await plan(source({ 'table-names': ['tideway.public.spec'], 'startup.mode': 'latest', 'slot.name': 'spec' })); // slot and publication
+    await admin.query(`INSERT INTO spec VALUES (1)`);
+    const lsn = (await admin.query(`SELECT pg_current_wal_insert_lsn()::text AS l`)).rows[0].l as string;
+    await admin.query(`INSERT INTO spec VALUES (2)`);
+    const [hi, lo] = lsn.split('/').map((h) => BigInt(`0x${h}`));
+    const src = source({ 'table-names': ['tideway.public.spec'], 'startup.mode': 'specific', 'startup.specific-offset.pos': String((hi << 32n) | lo), 'slot.name': 'spec' });
+    const splits = await plan(src);
+    expect(splits.map((s) => s.kind)).toEqual(['stream']);
+    const reader = src.createReader({ subtaskIndex: 0, parallelism: 1, boundedness: 'UNBOUNDED', signalNoMoreElement: () => {}, sendSplitRequest: () => {} });
+    reader.addSplits(splits);
+    const out = new ListCollector();
+    await admin.query(`INSERT INTO spec VALUES (3)`);
+    await pollUntil(reader, out, () => out.rows.some((r) => r.fields[0] === 3));
+    await settle(reader, out);
+    expect(out.rows.map((r) => `${r.kind}${String(r.fields[0])}`)).toEqual(['+I2', '+I3']);
+    reader.snapshotState(1);
+    await reader.notifyCheckpointComplete?.(1);
+    await reader.close();
+    await expect(plan(source({ 'table-names': ['tideway.public.spec'], 'startup.mode': 'specific', 'startup.specific-offset.pos': '16', 'slot.name': 'spec' }))).rejects.toThrow(/lies before replication slot 'spec''s confirmed position/);
+  }, 30_000);
+
+  it('table-pattern captures the tables whose whole db.schema.table names match', async () => {
+    await admin.query(`CREATE TABLE pat_1 (id int PRIMARY KEY); CREATE TABLE pat_2 (id int PRIMARY KEY); CREATE TABLE pat_2_old (id int PRIMARY KEY)`);
+    await admin.query(`INSERT INTO pat_1 VALUES (1); INSERT INTO pat_2 VALUES (2)`);
+    const byPattern = (o: Record<string, unknown>) =>
+      new PgCdcSource({ jobId: 'j', jobMode: 'STREAMING', parallelism: 1, inputTables: [], options: optionsOf({ 'base-url': server.jdbcUrl, username: server.user, password: server.password, 'slot.name': 'pat', ...o }, PG_CDC_SPEC) });
+    const src = byPattern({ 'table-pattern': 'tideway\\.public\\.pat_[0-9]+' });
+    const splits = await plan(src);
+    expect(src.catalogTables().map((t) => t.tableId)).toEqual(['tideway.public.pat_1', 'tideway.public.pat_2']);
+    const rows = await snapshotThenStream(src.createReader({ subtaskIndex: 0, parallelism: 1, boundedness: 'UNBOUNDED', signalNoMoreElement: () => {}, sendSplitRequest: () => {} }), splits, async () => {
+      await admin.query(`INSERT INTO pat_2_old VALUES (9)`);
+      await admin.query(`INSERT INTO pat_2 VALUES (3)`);
+    }, (out) => out.rows.some((r) => r.fields[0] === 3));
+    expect(rows).toEqual(['tideway.public.pat_1:+I1', 'tideway.public.pat_2:+I2', 'tideway.public.pat_2:+I3']);
+    await expect(plan(byPattern({ 'table-pattern': 'x', 'slot.name': 'pat_none' }))).rejects.toThrow(/table-pattern 'x' matches no table Postgres-CDC can capture/);
+  }, 30_000);
+
   it('names the problem in one sentence: bad login, missing table, batch mode, bad options', async () => {
     await expect(plan(source({ password: 'wrong' }))).rejects.toThrow(/refused the login of user 'postgres'/);
     await expect(plan(source({ 'table-names': ['tideway.public.nope'] }))).rejects.toThrow(/table tideway.public.nope does not exist/);
     expect(() => source({}, 'BATCH')).toThrow(/streaming source/);
     expect(() => source({ 'decoding.plugin.name': 'wal2json' })).toThrow(/decoding.plugin.name 'wal2json' is not supported/);
-    expect(() => source({ 'startup.mode': 'specific' })).toThrow(/startup.mode specific is not supported/);
+    expect(() => source({ 'startup.mode': 'specific' })).toThrow(/startup.mode specific needs startup.specific-offset.pos/);
+    expect(() => source({ 'startup.mode': 'timestamp' })).toThrow(/startup.mode timestamp is not supported by Postgres-CDC/);
+    expect(() => source({ 'startup.mode': 'specific', 'startup.specific-offset.file': 'f', 'startup.specific-offset.pos': 4 })).toThrow(/startup.specific-offset.file is not supported/);
+    expect(() => source({ 'stop.mode': 'latest' })).toThrow(/stop.mode latest is not supported/);
     expect(() => source({ debezium: { 'snapshot.mode': 'never' } })).toThrow(/debezium property 'snapshot.mode'/);
   }, 30_000);
 

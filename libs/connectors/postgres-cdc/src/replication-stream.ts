@@ -57,6 +57,10 @@ export class PgReplicationStream implements ChangeStream<string> {
   private error: unknown;
   private txn: ChangeTxn<string> | undefined;
   private lastCommitEnd: string;
+  /** The start position: transactions whose commit record lies before it are dropped. */
+  private readonly startLsn: bigint;
+  /** Inside a transaction committed before the start position. */
+  private skipping = false;
   private received = 0n;
   private confirmed: bigint;
   private paused = false;
@@ -76,6 +80,7 @@ export class PgReplicationStream implements ChangeStream<string> {
   ) {
     this.lastCommitEnd = start;
     this.confirmed = parseLsn(start);
+    this.startLsn = this.confirmed;
   }
 
   /** Connects and starts streaming from `start` (transactions committed before it are skipped). */
@@ -206,8 +211,18 @@ export class PgReplicationStream implements ChangeStream<string> {
 
   private onMessage(payload: Buffer): void {
     const m = decodePgOutput(payload);
+    // The server starts at the slot's restart point, not at the requested LSN (startup.mode
+    // specific may ask for a later one): what committed before the start is not ours to emit.
+    if (this.skipping && m.tag !== 'relation') {
+      if (m.tag === 'commit') this.skipping = false;
+      return;
+    }
     switch (m.tag) {
       case 'begin':
+        if (m.finalLsn < this.startLsn) {
+          this.skipping = true;
+          return;
+        }
         this.txn = { resume: this.lastCommitEnd, dedup: { xid: m.xid, commitLsn: m.finalLsn } satisfies PgTxnDedup };
         return;
       case 'commit':

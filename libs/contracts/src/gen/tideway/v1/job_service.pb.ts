@@ -129,6 +129,8 @@ export interface JobInfo {
   edges: JobEdge[];
   /** The env block of the job config, each value as written (objects and lists as JSON). */
   envOptions: { [key: string]: string };
+  /** Checkpoints of the job's pipelines that failed or timed out. */
+  failedCheckpoints: number;
 }
 
 export interface JobInfo_EnvOptionsEntry {
@@ -167,6 +169,11 @@ export interface PipelineInfo {
   status: string;
   taskGroups: TaskGroupInfo[];
   attempt: number;
+  completedCheckpoints: number;
+  /** Checkpoints that failed or timed out. */
+  failedCheckpoints: number;
+  /** Milliseconds since epoch of the pipeline's last completed checkpoint, 0 if none. */
+  lastCheckpointTimeMs: number;
 }
 
 export interface TaskGroupInfo {
@@ -1440,6 +1447,7 @@ function createBaseJobInfo(): JobInfo {
     vertices: [],
     edges: [],
     envOptions: {},
+    failedCheckpoints: 0,
   };
 }
 
@@ -1490,6 +1498,9 @@ export const JobInfo: MessageFns<JobInfo> = {
     globalThis.Object.entries(message.envOptions).forEach(([key, value]: [string, string]) => {
       JobInfo_EnvOptionsEntry.encode({ key: key as any, value }, writer.uint32(122).fork()).join();
     });
+    if (message.failedCheckpoints !== 0) {
+      writer.uint32(128).uint32(message.failedCheckpoints);
+    }
     return writer;
   },
 
@@ -1629,6 +1640,14 @@ export const JobInfo: MessageFns<JobInfo> = {
             }
             continue;
           }
+          case 16: {
+            if (tag !== 128) {
+              break;
+            }
+
+            message.failedCheckpoints = reader.uint32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1724,6 +1743,11 @@ export const JobInfo: MessageFns<JobInfo> = {
           {},
         )
         : {},
+      failedCheckpoints: isSet(object.failedCheckpoints)
+        ? globalThis.Number(object.failedCheckpoints)
+        : isSet(object.failed_checkpoints)
+        ? globalThis.Number(object.failed_checkpoints)
+        : 0,
     };
   },
 
@@ -1780,6 +1804,9 @@ export const JobInfo: MessageFns<JobInfo> = {
         });
       }
     }
+    if (message.failedCheckpoints !== 0) {
+      obj.failedCheckpoints = Math.round(message.failedCheckpoints);
+    }
     return obj;
   },
 
@@ -1813,6 +1840,7 @@ export const JobInfo: MessageFns<JobInfo> = {
       },
       {},
     );
+    message.failedCheckpoints = object.failedCheckpoints ?? 0;
     return message;
   },
 };
@@ -2306,7 +2334,15 @@ export const JobEdge: MessageFns<JobEdge> = {
 };
 
 function createBasePipelineInfo(): PipelineInfo {
-  return { pipelineId: 0, status: "", taskGroups: [], attempt: 0 };
+  return {
+    pipelineId: 0,
+    status: "",
+    taskGroups: [],
+    attempt: 0,
+    completedCheckpoints: 0,
+    failedCheckpoints: 0,
+    lastCheckpointTimeMs: 0,
+  };
 }
 
 export const PipelineInfo: MessageFns<PipelineInfo> = {
@@ -2322,6 +2358,15 @@ export const PipelineInfo: MessageFns<PipelineInfo> = {
     }
     if (message.attempt !== 0) {
       writer.uint32(32).uint32(message.attempt);
+    }
+    if (message.completedCheckpoints !== 0) {
+      writer.uint32(40).uint32(message.completedCheckpoints);
+    }
+    if (message.failedCheckpoints !== 0) {
+      writer.uint32(48).uint32(message.failedCheckpoints);
+    }
+    if (message.lastCheckpointTimeMs !== 0) {
+      writer.uint32(57).double(message.lastCheckpointTimeMs);
     }
     return writer;
   },
@@ -2371,6 +2416,30 @@ export const PipelineInfo: MessageFns<PipelineInfo> = {
             message.attempt = reader.uint32();
             continue;
           }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.completedCheckpoints = reader.uint32();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.failedCheckpoints = reader.uint32();
+            continue;
+          }
+          case 7: {
+            if (tag !== 57) {
+              break;
+            }
+
+            message.lastCheckpointTimeMs = reader.double();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2397,6 +2466,21 @@ export const PipelineInfo: MessageFns<PipelineInfo> = {
         ? object.task_groups.map((e: any) => TaskGroupInfo.fromJSON(e))
         : [],
       attempt: isSet(object.attempt) ? globalThis.Number(object.attempt) : 0,
+      completedCheckpoints: isSet(object.completedCheckpoints)
+        ? globalThis.Number(object.completedCheckpoints)
+        : isSet(object.completed_checkpoints)
+        ? globalThis.Number(object.completed_checkpoints)
+        : 0,
+      failedCheckpoints: isSet(object.failedCheckpoints)
+        ? globalThis.Number(object.failedCheckpoints)
+        : isSet(object.failed_checkpoints)
+        ? globalThis.Number(object.failed_checkpoints)
+        : 0,
+      lastCheckpointTimeMs: isSet(object.lastCheckpointTimeMs)
+        ? globalThis.Number(object.lastCheckpointTimeMs)
+        : isSet(object.last_checkpoint_time_ms)
+        ? globalThis.Number(object.last_checkpoint_time_ms)
+        : 0,
     };
   },
 
@@ -2414,6 +2498,15 @@ export const PipelineInfo: MessageFns<PipelineInfo> = {
     if (message.attempt !== 0) {
       obj.attempt = Math.round(message.attempt);
     }
+    if (message.completedCheckpoints !== 0) {
+      obj.completedCheckpoints = Math.round(message.completedCheckpoints);
+    }
+    if (message.failedCheckpoints !== 0) {
+      obj.failedCheckpoints = Math.round(message.failedCheckpoints);
+    }
+    if (message.lastCheckpointTimeMs !== 0) {
+      obj.lastCheckpointTimeMs = floatToJson(message.lastCheckpointTimeMs);
+    }
     return obj;
   },
 
@@ -2426,6 +2519,9 @@ export const PipelineInfo: MessageFns<PipelineInfo> = {
     message.status = object.status ?? "";
     message.taskGroups = object.taskGroups?.map((e) => TaskGroupInfo.fromPartial(e)) || [];
     message.attempt = object.attempt ?? 0;
+    message.completedCheckpoints = object.completedCheckpoints ?? 0;
+    message.failedCheckpoints = object.failedCheckpoints ?? 0;
+    message.lastCheckpointTimeMs = object.lastCheckpointTimeMs ?? 0;
     return message;
   },
 };

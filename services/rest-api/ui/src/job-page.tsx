@@ -1,0 +1,209 @@
+import { useEffect, useState } from 'preact/hooks';
+import { ENDED, api, listen, time, type Job, type JobEvent, type Metrics } from './api.js';
+import { DagView } from './dag-view.js';
+import { HISTORY, vertexLabel, vertexRates } from './job-view.js';
+import { RateChart } from './rate-chart.js';
+import { StatusBadge } from './status-badge.js';
+
+interface Series {
+  xs: number[];
+  rows: Map<number, number[]>;
+  rates: Map<number, number[]>;
+}
+
+function append(s: Series, job: Job, m: Metrics | undefined): Series {
+  const next: Series = { xs: [...s.xs, Date.now() / 1000].slice(-HISTORY), rows: new Map(), rates: new Map() };
+  for (const v of job.vertices ?? []) {
+    const r = vertexRates(v, m);
+    if (!r) continue;
+    const id = v.vertexId ?? 0;
+    next.rows.set(id, [...(s.rows.get(id) ?? []), r.rows].slice(-HISTORY));
+    next.rates.set(id, [...(s.rates.get(id) ?? []), r.rate].slice(-HISTORY));
+  }
+  return next;
+}
+
+/** A checkpoint count seen to change while the page was open. */
+interface CheckpointSeen {
+  timeMs: number;
+  completed: number;
+  failed: number;
+}
+
+/** One job: state, DAG per pipeline with task groups and workers, rows charts, checkpoints, fail-overs, cancel. */
+export function JobPage({ jobId }: { jobId: string }) {
+  const [event, setEvent] = useState<JobEvent | undefined>();
+  const [series, setSeries] = useState<Series>({ xs: [], rows: new Map(), rates: new Map() });
+  const [checkpoints, setCheckpoints] = useState<CheckpointSeen[]>([]);
+  const [error, setError] = useState('');
+  const [canceling, setCanceling] = useState(false);
+
+  const take = (e: JobEvent) => {
+    setEvent((old) => ({ job: e.job ?? old?.job, metrics: e.metrics ?? old?.metrics }));
+    if (e.job && e.metrics) setSeries((s) => append(s, e.job!, e.metrics));
+    if (e.job) {
+      const seen = { timeMs: e.job.lastCheckpointTimeMs ?? 0, completed: e.job.completedCheckpoints ?? 0, failed: e.job.failedCheckpoints ?? 0 };
+      const same = (c: CheckpointSeen[]) => (c.length > 0 ? c[0].completed === seen.completed && c[0].failed === seen.failed : seen.completed + seen.failed === 0);
+      setCheckpoints((c) => (same(c) ? c : [seen, ...c].slice(0, 50)));
+    }
+  };
+
+  useEffect(() => {
+    let close = () => {};
+    api.job(jobId).then(
+      (e) => {
+        take(e);
+        // An ended job has no news to push; a running one streams WatchJob's events.
+        if (!ENDED.has(e.job?.status ?? '')) close = listen<JobEvent>(`jobs/${jobId}/events`, take, setError);
+      },
+      (e: Error) => setError(e.message),
+    );
+    return () => close();
+  }, [jobId]);
+
+  const job = event?.job;
+  if (!job) return <section>{error ? <p class="error">{error}</p> : <p>loading job {jobId}…</p>}</section>;
+  const ended = ENDED.has(job.status ?? '');
+  const vertices = job.vertices ?? [];
+  const counted = vertices.filter((v) => series.rates.has(v.vertexId ?? 0));
+  const pipelines = job.pipelines ?? [];
+
+  const cancel = () => {
+    setCanceling(true);
+    api.cancel(jobId).then(
+      (r) => r.job && setEvent((old) => ({ ...old, job: r.job })),
+      (e: Error) => (setError(e.message), setCanceling(false)),
+    );
+  };
+
+  return (
+    <section>
+      <h1>
+        {job.jobName} <small>{job.jobId}</small> <StatusBadge status={job.status} />
+      </h1>
+      <div class="toolbar">
+        <span>
+          {job.jobMode} · submitted {time(job.submitTimeMs)} · started {time(job.startTimeMs)} · ended {time(job.finishTimeMs)}
+        </span>
+        {!ended && (
+          <button class="danger" data-testid="cancel" disabled={canceling} onClick={cancel}>
+            {canceling ? 'canceling…' : 'cancel job'}
+          </button>
+        )}
+      </div>
+      {error && <p class="error">{error}</p>}
+      {job.error?.message && <p class="error" data-testid="job-error">{job.error.message}</p>}
+      <p class="summary" data-testid="totals">
+        rows read {event?.metrics?.sourceReceivedCount ?? 0}
+        {ended ? '' : ` (${Math.round(event?.metrics?.sourceReceivedQps ?? 0)}/s)`} · rows written {event?.metrics?.sinkWriteCount ?? 0}
+        {ended ? '' : ` (${Math.round(event?.metrics?.sinkWriteQps ?? 0)}/s)`}
+      </p>
+
+      <h2>DAG</h2>
+      {pipelines.length === 0 && vertices.length === 0 && <p>not planned yet</p>}
+      {[...new Set(vertices.map((v) => v.pipelineId ?? 0))].map((pid) => {
+        const p = pipelines.find((x) => (x.pipelineId ?? 0) === pid);
+        return (
+          <div class="pipeline" data-pipeline={pid}>
+            <h3>
+              pipeline {pid} <StatusBadge status={p?.status} /> <small>attempt {p?.attempt ?? 0} · checkpoints {p?.completedCheckpoints ?? 0} completed, {p?.failedCheckpoints ?? 0} failed</small>
+            </h3>
+            <DagView
+              vertices={vertices.filter((v) => (v.pipelineId ?? 0) === pid)}
+              edges={(job.edges ?? []).filter((e) => (e.pipelineId ?? 0) === pid)}
+              rows={(v) => {
+                const r = vertexRates(v, event?.metrics);
+                // An ended job's last rate is history, not a rate: show its rows only.
+                return r ? (ended ? `${r.rows} rows` : `${r.rows} rows · ${Math.round(r.rate)}/s`) : '';
+              }}
+            />
+            <table class="task-groups">
+              <thead>
+                <tr>
+                  <th>task group</th>
+                  <th>state</th>
+                  <th>worker</th>
+                  <th>chain</th>
+                </tr>
+              </thead>
+              <tbody>
+                {(p?.taskGroups ?? []).map((t) => (
+                  <tr data-task-group={t.index ?? 0}>
+                    <td>{t.index ?? 0}</td>
+                    <td>
+                      <StatusBadge status={t.state} />
+                      {t.error?.message && <span class="error small"> {t.error.message}</span>}
+                    </td>
+                    <td>{t.workerAddress || '—'}</td>
+                    <td>{t.description}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        );
+      })}
+
+      <h2>Rows per vertex</h2>
+      {counted.length === 0 ? (
+        <p>{ended ? 'the job ended: charts show a running job’s rows as they come' : 'waiting for metrics…'}</p>
+      ) : (
+        <div class="charts">
+          <RateChart title="rows/s" testId="rate-chart" labels={counted.map(vertexLabel)} xs={series.xs} ys={counted.map((v) => series.rates.get(v.vertexId ?? 0)!)} />
+          <RateChart title="rows" testId="rows-chart" labels={counted.map(vertexLabel)} xs={series.xs} ys={counted.map((v) => series.rows.get(v.vertexId ?? 0)!)} />
+        </div>
+      )}
+
+      <h2>Checkpoints</h2>
+      <p class="summary" data-testid="checkpoints">
+        {job.completedCheckpoints ?? 0} completed · {job.failedCheckpoints ?? 0} failed · last {time(job.lastCheckpointTimeMs)}
+      </p>
+      {checkpoints.length > 0 && (
+        <table>
+          <thead>
+            <tr>
+              <th>last completed</th>
+              <th>completed</th>
+              <th>failed</th>
+            </tr>
+          </thead>
+          <tbody>
+            {checkpoints.map((c) => (
+              <tr>
+                <td>{time(c.timeMs)}</td>
+                <td>{c.completed}</td>
+                <td>{c.failed}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+
+      <h2>Fail-overs</h2>
+      {(job.failovers ?? []).length === 0 ? (
+        <p data-testid="failovers">none</p>
+      ) : (
+        <table data-testid="failovers">
+          <thead>
+            <tr>
+              <th>time</th>
+              <th>pipeline</th>
+              <th>epoch</th>
+              <th>cause</th>
+            </tr>
+          </thead>
+          <tbody>
+            {(job.failovers ?? []).map((f) => (
+              <tr>
+                <td>{time(f.timeMs)}</td>
+                <td>{f.pipelineId}</td>
+                <td>{f.epoch}</td>
+                <td>{f.reason}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,67 @@
+import { useEffect, useState } from 'preact/hooks';
+import { api, type Overview } from './api.js';
+
+/** Workers and slots (GetClusterOverview), read when the page opens and on refresh. */
+export function WorkersPanel() {
+  const [o, setO] = useState<Overview | undefined>();
+  const [error, setError] = useState('');
+  const [reload, setReload] = useState(0);
+  useEffect(() => {
+    api.overview().then(setO, (e: Error) => setError(e.message));
+  }, [reload]);
+  return (
+    <section>
+      <h1>Workers</h1>
+      <div class="toolbar">
+        <button onClick={() => setReload((n) => n + 1)}>refresh</button>
+      </div>
+      {error && <p class="error">{error}</p>}
+      {o && (
+        <>
+          <p class="summary" data-testid="slots">
+            slots: {o.freeSlots ?? 0} free of {o.totalSlots ?? 0} · jobs: {o.runningJobs ?? 0} running, {o.pendingJobs ?? 0} pending, {o.finishedJobs ?? 0} finished, {o.failedJobs ?? 0} failed, {o.canceledJobs ?? 0} canceled · leader {o.leaderAddress}
+          </p>
+          <table>
+            <thead>
+              <tr>
+                <th>worker</th>
+                <th>address</th>
+                <th>slots used / total</th>
+                <th>cores</th>
+                <th>memory MB</th>
+                <th>load</th>
+                <th>attributes</th>
+              </tr>
+            </thead>
+            <tbody>
+              {(o.workers ?? []).map((w) => (
+                <tr key={w.workerId} data-worker={w.workerId}>
+                  <td>{w.workerId}</td>
+                  <td>{w.address}</td>
+                  <td>
+                    <SlotBar used={(w.totalSlots ?? 0) - (w.freeSlots ?? 0)} total={w.totalSlots ?? 0} />
+                  </td>
+                  <td>{w.cpuCores ?? 0}</td>
+                  <td>{Math.round(w.memoryMb ?? 0)}</td>
+                  <td>{(w.systemLoad ?? 0).toFixed(2)}</td>
+                  <td>{Object.entries(w.attributes ?? {}).map(([k, v]) => `${k}=${v}`).join(', ')}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </>
+      )}
+    </section>
+  );
+}
+
+function SlotBar({ used, total }: { used: number; total: number }) {
+  return (
+    <span class="slots">
+      {Array.from({ length: total }, (_, i) => (
+        <span class={i < used ? 'slot used' : 'slot'} />
+      ))}{' '}
+      {used} / {total}
+    </span>
+  );
+}

@@ -1,0 +1,101 @@
+/**
+ * Tideway's dashboard in a real headless Chromium against a real cluster (coordinator, resource
+ * manager, one worker with 2 slots) started by `tideway cluster start` with
+ * `seatunnel.engine.http` under a context path: the pages render, a submitted job appears and
+ * its rows/s move (pushed from WatchJob), cancel works. Screenshots are kept under
+ * test/artefacts/dashboard (the path is printed).
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { UI_DIST } from '../../services/rest-api/src/dashboard/dashboard-routes.js';
+import { TestCluster, fakeJob } from '../cluster/test-cluster.js';
+import { freePort } from '../e2e/free-port.js';
+import { artefactDir, launchChromium } from './browser.js';
+
+let cluster: TestCluster;
+let browser: Browser;
+let page: Page;
+let base = '';
+const shots = artefactDir('dashboard');
+
+beforeAll(async () => {
+  expect(existsSync(join(UI_DIST, 'index.html')), `the dashboard bundle is missing at ${UI_DIST}: run pnpm build`).toBe(true);
+  const port = await freePort();
+  cluster = await TestCluster.start({
+    workers: [{ attributes: { group: 'ui' } }],
+    slotNum: 2,
+    jobScheduleStrategy: 'WAIT',
+    engineYaml: ['http:', '  enable-http: true', `  port: ${port}`, '  context-path: /seatunnel', '  enable-dynamic-port: false'],
+  });
+  base = `http://127.0.0.1:${port}/seatunnel`;
+  browser = await launchChromium();
+  page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
+  process.stdout.write(`dashboard screenshots: ${shots}\n`);
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await cluster?.stop();
+});
+
+async function submit(text: string, name: string): Promise<string> {
+  const res = await fetch(`${base}/submit-job?format=hocon&jobName=${name}`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: text });
+  const body = (await res.json()) as { jobId: string; message?: string };
+  expect(res.status, body.message).toBe(200);
+  return body.jobId;
+}
+
+/** The rows read, as the job page's totals line shows them. */
+async function rowsRead(): Promise<number> {
+  const text = (await page.getByTestId('totals').textContent()) ?? '';
+  return Number(/rows read (\d+)/.exec(text)?.[1] ?? NaN);
+}
+
+describe("Tideway's dashboard", () => {
+  it('renders the jobs list and the workers with their slots', async () => {
+    await page.goto(`${base}/ui`);
+    await page.getByRole('heading', { name: 'Jobs' }).waitFor();
+    expect(await page.getByTestId('pager').textContent()).toContain('no jobs');
+    await page.getByRole('link', { name: 'Workers' }).click();
+    await page.getByTestId('slots').waitFor();
+    expect(await page.getByTestId('slots').textContent()).toContain('2 free of 2');
+    expect(await page.locator('tr[data-worker]').count()).toBe(1);
+    expect(await page.locator('tr[data-worker]').textContent()).toContain('group=ui');
+    await page.screenshot({ path: join(shots, '1-workers.png'), fullPage: true });
+  });
+
+  it('shows a submitted streaming job with its DAG, task groups on the worker and rows/s moving, then cancels it', async () => {
+    const jobId = await submit(fakeJob({ mode: 'STREAMING', parallelism: 2, rowNum: 400, splitNum: 2000, readIntervalMs: 50 }), 'dashboard_stream');
+    await page.getByRole('link', { name: 'Jobs' }).click();
+    const row = page.locator(`tr[data-job="${jobId}"]`);
+    await row.waitFor();
+    expect(await row.textContent()).toContain('dashboard_stream');
+    // Pushed by WatchJob through /ui/api/live: the row turns RUNNING without a reload.
+    await row.locator('[data-status="RUNNING"]').waitFor({ timeout: 30_000 });
+
+    await row.getByRole('link', { name: jobId }).click();
+    await page.locator('svg.dag g.vertex').first().waitFor();
+    expect(await page.locator('svg.dag g.vertex').count()).toBe(2);
+    expect(await page.locator('svg.dag').textContent()).toMatch(/FakeSource[\s\S]*Console/);
+    const groups = page.locator('tr[data-task-group]');
+    expect(await groups.count()).toBeGreaterThan(0);
+    expect(await groups.first().textContent()).toMatch(/127\.0\.0\.1:\d+/);
+
+    // The charts grow with each WatchJob event and the rows read keep climbing.
+    await page.getByTestId('rate-chart').waitFor({ timeout: 30_000 });
+    await expect.poll(async () => Number(await page.getByTestId('rate-chart').getAttribute('data-points')), { timeout: 30_000 }).toBeGreaterThanOrEqual(4);
+    const before = await rowsRead();
+    await expect.poll(rowsRead, { timeout: 30_000 }).toBeGreaterThan(before);
+    expect(await page.getByTestId('totals').textContent()).toMatch(/rows read \d+ \([1-9]\d*\/s\)/);
+    expect(await page.locator('svg.dag').textContent()).toMatch(/[1-9]\d* rows · [1-9]\d*\/s/);
+    await page.screenshot({ path: join(shots, '2-running-job.png'), fullPage: true });
+
+    await page.getByTestId('cancel').click();
+    await page.locator('h1 [data-status="CANCELED"]').waitFor({ timeout: 30_000 });
+    const info = (await (await fetch(`${base}/job-info/${jobId}`)).json()) as { jobStatus: string };
+    expect(info.jobStatus).toBe('CANCELED');
+    await page.screenshot({ path: join(shots, '3-canceled-job.png'), fullPage: true });
+  });
+});

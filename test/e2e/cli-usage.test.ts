@@ -105,7 +105,7 @@ describe('shell completion', () => {
   };
 
   it('bash completes commands, subcommands, options and file names', () => {
-    expect(bash('')).toEqual(['cancel', 'cluster', 'completion', 'decrypt', 'describe', 'encrypt', 'list', 'metrics', 'overview', 'plan', 'restore', 'run', 'savepoint', 'status', 'submit', 'token', 'verify']);
+    expect(bash('')).toEqual(['cancel', 'chaos', 'cluster', 'completion', 'decrypt', 'describe', 'encrypt', 'list', 'metrics', 'overview', 'plan', 'restore', 'run', 'savepoint', 'status', 'submit', 'token', 'verify']);
     expect(bash('ru')).toEqual(['run']);
     expect(bash('cluster', '')).toEqual(['certs', 'start']);
     expect(bash('run', '--eng')).toEqual(['--engine-config']);

@@ -32,8 +32,8 @@ registerClusterCommands(program);
 registerVerifyCommand(program);
 registerShadeCommands(program);
 registerTokenCommand(program);
-registerCompletionCommand(program);
 registerChaosCommand(program);
+registerCompletionCommand(program);
 
 /** One line on stderr, the place first (a usage error adds the usage line); a non-zero exit code. */
 export function reportError(err: unknown): number {

@@ -8,33 +8,24 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobStatusToJSON } from '@tideway/contracts';
 import { call } from '@tideway/rpc';
-import { startRedis, type RedisServer } from '@tideway/testing';
+import type { RedisServer } from '@tideway/testing';
 import { checkSequenceOutput } from '../e2e/sequence-checker.js';
 import { sequenceJob, type SequenceJob } from '../e2e/sequence-job.js';
-import { TestCluster, jobFile, type ProcessName } from './test-cluster.js';
+import { jobFile, type ProcessName, type TestCluster } from './test-cluster.js';
+import { startHaCluster, type HaCluster } from './ha-cluster.js';
 
+let ha: HaCluster;
 let state: RedisServer;
 let locks: RedisServer[];
 let cluster: TestCluster;
 
 beforeAll(async () => {
-  state = await startRedis({ appendOnly: true });
-  locks = await Promise.all([startRedis(), startRedis(), startRedis()]);
-  cluster = await TestCluster.start({
-    workers: [{ attributes: {} }, { attributes: {} }, { attributes: {} }],
-    slotNum: 3,
-    jobScheduleStrategy: 'WAIT',
-    heartbeatMs: 300,
-    heartbeatTimeoutMs: 3000,
-    coordinators: 2,
-    ha: { state, lockNodes: locks, leaseTtlMs: 2000, retryIntervalMs: 200 },
-    leaderLossTimeoutMs: 4000,
-  });
+  ha = await startHaCluster({ slotNum: 3, lockNodes: 3, leaderLossTimeoutMs: 4000 });
+  ({ cluster, state, locks } = ha);
 }, 120_000);
 
 afterAll(async () => {
-  await cluster?.stop();
-  await Promise.all([state, ...(locks ?? [])].map((r) => r?.stop()));
+  await ha?.stop();
 });
 
 const metrics = (jobId: string) => cluster.leader((c) => call(c.getJobMetrics, c, { jobId }, { deadlineMs: 5000 }));

@@ -8,31 +8,23 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JobStatus, jobStatusToJSON } from '@tideway/contracts';
 import { call } from '@tideway/rpc';
-import { startPostgres, startRedis, type TestDatabaseServer, type TestServer } from '@tideway/testing';
+import { startPostgres, type TestDatabaseServer } from '@tideway/testing';
 import { jdbcConnection, pgExec } from '../jdbc/databases.js';
 import { checkSequenceOutput } from '../e2e/sequence-checker.js';
 import { sequenceJob } from '../e2e/sequence-job.js';
-import { TestCluster, jobFile, type ProcessName } from './test-cluster.js';
+import { jobFile, type ProcessName, type TestCluster } from './test-cluster.js';
+import { startHaCluster, type HaCluster } from './ha-cluster.js';
 
-let redis: TestServer;
+let ha: HaCluster;
 let cluster: TestCluster;
 
 beforeAll(async () => {
-  redis = await startRedis({ appendOnly: true });
-  cluster = await TestCluster.start({
-    workers: [{ attributes: {} }, { attributes: {} }, { attributes: {} }],
-    slotNum: 2,
-    jobScheduleStrategy: 'WAIT',
-    heartbeatMs: 300,
-    heartbeatTimeoutMs: 3000,
-    coordinators: 2,
-    ha: { state: redis, leaseTtlMs: 2000, retryIntervalMs: 200 },
-  });
+  ha = await startHaCluster();
+  cluster = ha.cluster;
 }, 120_000);
 
 afterAll(async () => {
-  await cluster?.stop();
-  await redis?.stop();
+  await ha?.stop();
 });
 
 const metrics = (jobId: string) => cluster.leader((c) => call(c.getJobMetrics, c, { jobId }, { deadlineMs: 5000 }));

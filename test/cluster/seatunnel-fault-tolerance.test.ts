@@ -11,36 +11,27 @@ import { existsSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobStatusToJSON } from '@tideway/contracts';
-import { startRedis, type RedisServer } from '@tideway/testing';
 import { sharedConformanceDir } from '../conformance/conformance-files.js';
-import { TestCluster, type ProcessName } from './test-cluster.js';
+import type { ProcessName, TestCluster } from './test-cluster.js';
+import { startHaCluster, type HaCluster } from './ha-cluster.js';
 
 const shared = sharedConformanceDir();
 const template = (name: string) => join(shared ?? '', 'extra', 'configs', `connector-seatunnel-e2e-base__${name}.conf`);
 const ONE = 'cluster_batch_fake_to_localfile_template';
 const TWO = 'cluster_batch_fake_to_localfile_two_pipeline_template';
 
-let redis: RedisServer;
+let ha: HaCluster;
 let cluster: TestCluster;
 const outputs: string[] = [];
 
 beforeAll(async () => {
   if (!shared) return;
-  redis = await startRedis({ appendOnly: true });
-  cluster = await TestCluster.start({
-    workers: [{ attributes: {} }, { attributes: {} }, { attributes: {} }],
-    slotNum: 6,
-    jobScheduleStrategy: 'WAIT',
-    heartbeatMs: 300,
-    heartbeatTimeoutMs: 3000,
-    coordinators: 2,
-    ha: { state: redis, leaseTtlMs: 2000, retryIntervalMs: 200 },
-  });
+  ha = await startHaCluster({ slotNum: 6 });
+  cluster = ha.cluster;
 }, 120_000);
 
 afterAll(async () => {
-  await cluster?.stop();
-  await redis?.stop();
+  await ha?.stop();
   // The template writes under /tmp/hive/warehouse/<case>: nothing stays behind.
   for (const dir of outputs) rmSync(dir, { recursive: true, force: true });
 });

@@ -4,6 +4,7 @@ import { JobServiceClient, ResourceManagerServiceClient, type JobInfo, type Work
 import { LeaderCaller, call, channelCredentials, clientOptions } from '@tideway/rpc';
 import { ClusterProcesses, type ClusterProcessName, type TestServer } from '@tideway/testing';
 import { runCli, type CliResult } from '../conformance/cli-process.js';
+import { pollUntil } from './poll-until.js';
 import { repoRoot } from '../conformance/conformance-files.js';
 import { cliNodeArgs } from '../../scripts/cli-entry.mjs';
 
@@ -218,19 +219,8 @@ export class TestCluster {
   }
 
   /** Polls `check` until it holds; fails with `what` and the logs after `timeoutMs`. */
-  async until(what: string, check: () => Promise<boolean> | boolean, timeoutMs = 60_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    let last: unknown;
-    while (Date.now() < deadline) {
-      try {
-        if (await check()) return;
-      } catch (err) {
-        last = err;
-      }
-      await new Promise((r) => setTimeout(r, 150));
-    }
-    const tails = [...this.logs].map(([n, l]) => `--- ${n}\n${l.split('\n').slice(-15).join('\n')}`).join('\n');
-    throw new Error(`timed out waiting for: ${what}${last ? ` (last error: ${(last as Error).message})` : ''}\n${tails}`);
+  until(what: string, check: () => Promise<boolean> | boolean, timeoutMs = 60_000): Promise<void> {
+    return pollUntil(what, check, timeoutMs, () => [...this.logs].map(([n, l]) => `--- ${n}\n${l.split('\n').slice(-15).join('\n')}`).join('\n'));
   }
 }
 

@@ -72,7 +72,9 @@ describe('tideway chaos', () => {
     expectExactlyOnce(report.runs[0]!, 4);
   });
 
-  it('3 kills and pauses with the Jdbc XA sink on a private PostgreSQL: FINISHED, every row once', { timeout: 240_000 }, async () => {
+  // The Jdbc XA sink under kills is also proven by test/jdbc/exactly-once-xa.test.ts and the 50-kill
+  // bench (bench/RESULTS.md); this short run joins the long one to keep the suite under 20 minutes.
+  it.skipIf(process.env.TIDEWAY_CHAOS_LONG !== '1')('3 kills and pauses with the Jdbc XA sink on a private PostgreSQL: FINISHED, every row once (with TIDEWAY_CHAOS_LONG=1)', { timeout: 240_000 }, async () => {
     const report = await chaos(['--kills', '3', '--sink', 'jdbc', '--seed', '3', '--rows-per-key', '2600'], 230_000);
     expectExactlyOnce(report.runs[0]!, 3);
   });

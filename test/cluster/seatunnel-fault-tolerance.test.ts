@@ -7,11 +7,12 @@
  * (per pipeline) when the job FINISHED, or while a streaming job RUNS before it is cancelled.
  * Three cases run in the suite; TIDEWAY_SLOW_TESTS=1 runs all seven (about 3 minutes more).
  */
-import { existsSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobStatusToJSON } from '@tideway/contracts';
 import { sharedConformanceDir } from '../conformance/conformance-files.js';
+import { textRowsUnder } from '../conformance/local-file-output.js';
 import type { ProcessName, TestCluster } from './test-cluster.js';
 import { startHaCluster, type HaCluster } from './ha-cluster.js';
 
@@ -37,16 +38,7 @@ afterAll(async () => {
 });
 
 /** Lines in every file under a folder, as SeaTunnel's FileUtils.getFileLineNumberFromDir counts them. */
-function lines(dir: string): number {
-  if (!existsSync(dir)) return 0;
-  let n = 0;
-  for (const name of readdirSync(dir)) {
-    const p = join(dir, name);
-    if (statSync(p).isDirectory()) n += lines(p);
-    else n += readFileSync(p, 'utf8').split('\n').filter((l) => l.length > 0).length;
-  }
-  return n;
-}
+const lines = textRowsUnder;
 
 interface Case {
   template: string;

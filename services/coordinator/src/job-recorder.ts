@@ -2,7 +2,7 @@ import { logger, sleep, ErrorCode } from '@tideway/common';
 import { MAX_STORED_FAILOVERS, type CheckpointPointer, type StateStore, type StoredJobInfo, type StoredJobState, type StoredPipeline } from '@tideway/cluster';
 import type { JobMaster } from './job-master.js';
 import type { Leadership } from './leadership.js';
-import type { PipelineMaster, PipelineRecords } from './pipeline-master.js';
+import { mergeMetrics, type PipelineMaster, type PipelineRecords } from './pipeline-master.js';
 
 const log = logger('coordinator');
 
@@ -129,17 +129,13 @@ export class JobRecorder implements PipelineRecords {
 }
 
 function storedPipeline(p: PipelineMaster): StoredPipeline {
-  const counters = new Map<string, StoredPipeline['counters'][number]>();
-  for (const t of p.taskGroups) {
-    for (const m of p.metricsOf(t)?.tables ?? []) {
-      const c = counters.get(m.table) ?? { table: m.table, sourceReceivedCount: 0, sinkWriteCount: 0, sourceReceivedBytes: 0, sinkWriteBytes: 0 };
-      c.sourceReceivedCount += m.sourceReceivedCount;
-      c.sinkWriteCount += m.sinkWriteCount;
-      c.sourceReceivedBytes += m.sourceReceivedBytes;
-      c.sinkWriteBytes += m.sinkWriteBytes;
-      counters.set(m.table, c);
-    }
-  }
+  const counters = mergeMetrics(...p.taskGroups.map((t) => p.metricsOf(t))).tables.map((t) => ({
+    table: t.table,
+    sourceReceivedCount: t.sourceReceivedCount,
+    sinkWriteCount: t.sinkWriteCount,
+    sourceReceivedBytes: t.sourceReceivedBytes,
+    sinkWriteBytes: t.sinkWriteBytes,
+  }));
   return {
     pipelineId: p.pipelineId,
     status: p.status,
@@ -155,6 +151,6 @@ function storedPipeline(p: PipelineMaster): StoredPipeline {
       slot: t.slot ? { slotId: t.slot.slotId, workerId: t.slot.workerId, workerAddress: t.slot.workerAddress, owner: t.slot.owner } : undefined,
       error: t.error ? { code: t.error.code, message: t.error.message, retryable: t.error.retryable } : undefined,
     })),
-    counters: [...counters.values()],
+    counters,
   };
 }

@@ -16,7 +16,7 @@ import type {
   SubmitJobResponse,
   WatchJobRequest,
 } from '@tideway/contracts';
-import { JobStatus as WireJobStatus } from '@tideway/contracts';
+import { JOB_STATUS, type JobStatus } from '@tideway/dag';
 import { ErrorCode, TidewayError } from '@tideway/common';
 import { NotLeaderError, toServiceError, unaryHandler } from '@tideway/rpc';
 import { describePlan } from '@tideway/planner';
@@ -169,7 +169,7 @@ async function watch(c: CoordinatorServer, call: grpc.ServerWritableStream<Watch
   }
   if ('stored' in view) {
     call.write({ job: storedJobInfo(view.stored), metrics: storedJobMetrics(view.stored) });
-    if (view.stored.state.status && isEndedStatus(view.stored)) call.end();
+    if (JOB_STATUS.isTerminal(view.stored.state.status as JobStatus)) call.end();
     else call.destroy(Object.assign(new Error(`job ${jobId} is not running on this coordinator`), { code: grpc.status.UNAVAILABLE }));
     return;
   }
@@ -207,7 +207,3 @@ async function watch(c: CoordinatorServer, call: grpc.ServerWritableStream<Watch
   send();
 }
 
-function isEndedStatus(s: StoredJob): boolean {
-  const st = WireJobStatus[s.state.status as keyof typeof WireJobStatus];
-  return st === WireJobStatus.FINISHED || st === WireJobStatus.FAILED || st === WireJobStatus.CANCELED || st === WireJobStatus.SAVEPOINT_DONE;
-}

@@ -668,9 +668,10 @@ export class PipelineMaster {
   }
 }
 
-function mergeMetrics(a: TaskGroupMetrics | undefined, b: TaskGroupMetrics | undefined): TaskGroupMetrics {
+/** Counters summed table by table (attempts of a task group, or task groups of a pipeline). */
+export function mergeMetrics(...all: Array<TaskGroupMetrics | undefined>): TaskGroupMetrics {
   const byTable = new Map<string, TaskGroupMetrics['tables'][number]>();
-  for (const m of [a, b]) {
+  for (const m of all) {
     for (const t of m?.tables ?? []) {
       const e = byTable.get(t.table);
       if (!e) byTable.set(t.table, { ...t });

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LocalFileCheckpointStorage } from '@tideway/checkpoint';
 import { runCli, spawnCli, waitForExit, type CliResult } from '../conformance/cli-process.js';
-import { freePort } from '../e2e/free-port.js';
+import { freePort } from '@tideway/testing';
 
 /** Polls `fn` every `everyMs` until it returns a value other than undefined; fails after `timeoutMs`. */
 export async function until<T>(what: string, fn: () => Promise<T | undefined> | T | undefined, timeoutMs = 60_000, everyMs = 200): Promise<T> {

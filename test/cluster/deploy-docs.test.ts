@@ -9,11 +9,10 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { isListening } from '@tideway/testing';
+import { freePort, freePortRange } from '@tideway/testing';
 import { repoRoot } from '../conformance/conformance-files.js';
 import { runCli, spawnCli, waitForExit } from '../conformance/cli-process.js';
 import { buildIsCurrent } from '../../scripts/cli-entry.mjs';
-import { freePort } from '../e2e/free-port.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'tideway-deploy-docs-'));
 const started: Array<ReturnType<typeof spawnCli>> = [];
@@ -68,12 +67,8 @@ describe("docs/cluster.md's by-hand cluster", () => {
 
 describe('deploy/local-cluster.sh', () => {
   it('starts four processes from the compiled build when it is current, answers a job, and stops', async () => {
-    let base = 0;
-    for (let tries = 0; tries < 20 && !base; tries++) {
-      const p = await freePort();
-      if (p < 65000 && !(await Promise.all([1, 2, 3].map((d) => isListening(p + d)))).some(Boolean)) base = p;
-    }
-    const metrics = await freePort();
+    const base = await freePortRange(4);
+    const metrics = await freePortRange(4);
     const cdir = join(dir, 'local');
     const script = join(repoRoot, 'deploy/local-cluster.sh');
     const args = ['--dir', cdir, '--base-port', String(base), '--metrics-base-port', String(metrics)];

@@ -16,7 +16,7 @@ import { repoRoot } from '../conformance/conformance-files.js';
 import { runCli } from '../conformance/cli-process.js';
 import { checkSequenceOutput } from '../e2e/sequence-checker.js';
 import { sequenceJob } from '../e2e/sequence-job.js';
-import { freePortRange } from '../e2e/free-port.js';
+import { freePortRange } from '@tideway/testing';
 import { pollUntil } from './poll-until.js';
 
 const SCRIPT = join(repoRoot, 'deploy', 'local-cluster.sh');

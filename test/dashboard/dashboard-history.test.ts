@@ -10,9 +10,8 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { startRedis, type RedisServer } from '@tideway/testing';
+import { startRedis, type RedisServer, freePort } from '@tideway/testing';
 import { TestCluster, type ProcessName } from '../cluster/test-cluster.js';
-import { freePort } from '../e2e/free-port.js';
 import { artefactDir, launchChromium } from './browser.js';
 import { fillHistory } from './fill-history.js';
 

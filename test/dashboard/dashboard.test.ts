@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { UI_DIST } from '../../services/rest-api/src/dashboard/dashboard-routes.js';
 import { TestCluster, fakeJob } from '../cluster/test-cluster.js';
-import { freePort } from '../e2e/free-port.js';
+import { freePort } from '@tideway/testing';
 import { artefactDir, launchChromium } from './browser.js';
 
 let cluster: TestCluster;

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../conformance/cli-process.js';
-import { freePort } from './free-port.js';
+import { freePort } from '@tideway/testing';
 
 const dir = mkdtempSync(join(tmpdir(), 'tideway-usage-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

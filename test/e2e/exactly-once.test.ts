@@ -14,7 +14,7 @@ import { startS3rver, type TestS3Server } from '@tideway/checkpoint/testing';
 import { runCli, spawnCli, waitForExit } from '../conformance/cli-process.js';
 import { checkSequenceOutput } from './sequence-checker.js';
 import { sequenceJob } from './sequence-job.js';
-import { freePort } from './free-port.js';
+import { freePort } from '@tideway/testing';
 
 const dirs: string[] = [];
 function tempDir(): string {

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestCluster, fakeJob } from '../cluster/test-cluster.js';
-import { freePort } from '../e2e/free-port.js';
+import { freePort } from '@tideway/testing';
 
 let cluster: TestCluster;
 let base = '';

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { spawnCli, waitForExit } from '../conformance/cli-process.js';
 import { fakeJob } from '../cluster/test-cluster.js';
-import { freePort } from '../e2e/free-port.js';
+import { freePort } from '@tideway/testing';
 
 const dir = mkdtempSync(join(tmpdir(), 'tideway-rest-local-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

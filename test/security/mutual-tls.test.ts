@@ -18,7 +18,7 @@ import { runCli, spawnCli } from '../conformance/cli-process.js';
 import { checkSequenceOutput } from '../e2e/sequence-checker.js';
 import { sequenceJob } from '../e2e/sequence-job.js';
 import { TestCluster, jobFile, type ProcessName } from '../cluster/test-cluster.js';
-import { freePort } from '../e2e/free-port.js';
+import { freePort } from '@tideway/testing';
 
 const dir = mkdtempSync(join(tmpdir(), 'tideway-tls-'));
 const ours = join(dir, 'cluster');

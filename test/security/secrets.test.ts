@@ -7,10 +7,9 @@
  * form does where the option is shown.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startPostgres, type TestDatabaseServer } from '@tideway/testing';
+import { startPostgres, type TestDatabaseServer, freePort } from '@tideway/testing';
 import { TestCluster, jobFile } from '../cluster/test-cluster.js';
 import { runCli } from '../conformance/cli-process.js';
-import { freePort } from '../e2e/free-port.js';
 import { pgExec } from '../jdbc/databases.js';
 
 const PASSWORD = 'Tw-S3cret-Pw-42';

@@ -5,7 +5,7 @@
 export { startPostgres, postgresBinDir, type PostgresOptions } from './postgres.js';
 export { startMariaDb, type MariaDbOptions } from './mariadb.js';
 export { startRedis, type RedisOptions, type RedisServer } from './redis.js';
-export { freePort, isListening } from './free-port.js';
+export { freePort, freePortRange, isListening } from './free-port.js';
 export type { TestServer, TestDatabaseServer } from './test-server.js';
 export { sharedConformanceDir, sharedConformancePath, sharedConformanceMissing, repoRoot } from './shared-conformance.js';
 export { ClusterProcesses, isCoordinatorName, isWorkerName, type ClusterProcessName, type ClusterProcessesOptions } from './cluster-processes.js';

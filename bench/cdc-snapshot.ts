@@ -64,15 +64,25 @@ const pgPid = pidOf(join(pgSrv.dir, 'data', 'postmaster.pid'));
 const myPid = pidOf(join(mySrv.dir, 'mysqld.pid'));
 
 function jobFile(name: string, parallelism: number, source: string): string {
-  const sink = [...pgConnection(pgSrv, pgSrv.database), '    generate_sink_sql = true', `    database = "${pgSrv.database}"`, '    table = "public.orders"', '    primary_keys = ["id"]'].join('\n');
+  const sink = [
+    ...pgConnection(pgSrv, pgSrv.database),
+    '    generate_sink_sql = true',
+    `    database = "${pgSrv.database}"`,
+    '    table = "public.orders"',
+    '    primary_keys = ["id"]',
+  ].join('\n');
   const file = join(work, `${name}.conf`);
-  writeFileSync(file, `env {\n  job.mode = "STREAMING"\n  parallelism = ${parallelism}\n  checkpoint.interval = 5000\n}\nsource {\n  ${source}\n}\nsink {\n  Jdbc {\n${sink}\n  }\n}\n`);
+  writeFileSync(
+    file,
+    `env {\n  job.mode = "STREAMING"\n  parallelism = ${parallelism}\n  checkpoint.interval = 5000\n}\nsource {\n  ${source}\n}\nsink {\n  Jdbc {\n${sink}\n  }\n}\n`,
+  );
   return file;
 }
 
 function cdcSource(flow: 'Postgres-CDC' | 'MySQL-CDC', srv: TestDatabaseServer, run: string): string {
   const login = `    username = "${srv.user}"\n    password = "${srv.password}"`;
-  if (flow === 'Postgres-CDC') return `Postgres-CDC {\n    base-url = "jdbc:postgresql://${srv.host}:${srv.port}/src"\n${login}\n    table-names = ["src.public.orders"]\n    slot.name = "${run}"\n  }`;
+  if (flow === 'Postgres-CDC')
+    return `Postgres-CDC {\n    base-url = "jdbc:postgresql://${srv.host}:${srv.port}/src"\n${login}\n    table-names = ["src.public.orders"]\n    slot.name = "${run}"\n  }`;
   return `MySQL-CDC {\n    base-url = "${srv.jdbcUrl}"\n${login}\n    table-names = ["${srv.database}.orders"]\n    server-id = "${5400 + Math.floor(Math.random() * 1000)}"\n  }`;
 }
 
@@ -113,11 +123,20 @@ async function snapshotRun(flow: 'Postgres-CDC' | 'MySQL-CDC', parallelism: numb
     await new Promise((r) => setTimeout(r, 250));
   }
   const seconds = (performance.now() - started) / 1000;
-  const run: Run = { flow, parallelism, seconds, pgCpu: serverCpu(pgPid) - pg0, myCpu: serverCpu(myPid) - my0, tidewayCpu: Math.max(tidewayCpu, procCpu(child.pid!).own) };
+  const run: Run = {
+    flow,
+    parallelism,
+    seconds,
+    pgCpu: serverCpu(pgPid) - pg0,
+    myCpu: serverCpu(myPid) - my0,
+    tidewayCpu: Math.max(tidewayCpu, procCpu(child.pid!).own),
+  };
   child.kill('SIGINT');
   await exited;
   if (flow === 'Postgres-CDC') await pgRun(pgSrv, 'src', `SELECT pg_drop_replication_slot('${name}')`);
-  console.error(`${name}: ${seconds.toFixed(1)} s, PostgreSQL ${run.pgCpu.toFixed(1)} CPU s, MariaDB ${run.myCpu.toFixed(1)} CPU s, Tideway ${run.tidewayCpu.toFixed(1)} CPU s`);
+  console.error(
+    `${name}: ${seconds.toFixed(1)} s, PostgreSQL ${run.pgCpu.toFixed(1)} CPU s, MariaDB ${run.myCpu.toFixed(1)} CPU s, Tideway ${run.tidewayCpu.toFixed(1)} CPU s`,
+  );
   return run;
 }
 
@@ -139,8 +158,14 @@ try {
 const lines: string[] = [];
 lines.push(`## CDC snapshot at parallelism 1 and 2 (bench/cdc-snapshot.ts), ${new Date().toISOString().slice(0, 10)}`, '');
 lines.push(`Machine: ${cpus().length} x ${cpus()[0]?.model ?? '?'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}.`);
-lines.push(`Data: ${ROWS.toLocaleString('en')} rows of shared/bench orders, snapshot.split.size 8096, into the Jdbc sink on PostgreSQL (upserts by id); servers as in the Jdbc sync benchmark, PostgreSQL with wal_level=logical. Seconds from the start of \`tideway run\` until the target holds every row; median of ${REPEAT}; CPU seconds over the same span.`, '');
-lines.push('| source | parallelism | seconds | rows/s | speed-up vs p1 | PostgreSQL CPU s | MariaDB CPU s | Tideway CPU s | CPU s per wall s (all three) |', '|---|---|---|---|---|---|---|---|---|');
+lines.push(
+  `Data: ${ROWS.toLocaleString('en')} rows of shared/bench orders, snapshot.split.size 8096, into the Jdbc sink on PostgreSQL (upserts by id); servers as in the Jdbc sync benchmark, PostgreSQL with wal_level=logical. Seconds from the start of \`tideway run\` until the target holds every row; median of ${REPEAT}; CPU seconds over the same span.`,
+  '',
+);
+lines.push(
+  '| source | parallelism | seconds | rows/s | speed-up vs p1 | PostgreSQL CPU s | MariaDB CPU s | Tideway CPU s | CPU s per wall s (all three) |',
+  '|---|---|---|---|---|---|---|---|---|',
+);
 for (const flow of ['Postgres-CDC', 'MySQL-CDC']) {
   const of = (p: number) => runs.filter((r) => r.flow === flow && r.parallelism === p);
   const base = median(of(1).map((r) => r.seconds));
@@ -150,7 +175,9 @@ for (const flow of ['Postgres-CDC', 'MySQL-CDC']) {
     const pgc = median(rs.map((r) => r.pgCpu));
     const myc = median(rs.map((r) => r.myCpu));
     const tw = median(rs.map((r) => r.tidewayCpu));
-    lines.push(`| ${flow} | ${p} | ${s.toFixed(1)} | ${Math.round(ROWS / s).toLocaleString('en')} | ${(base / s).toFixed(2)}x | ${pgc.toFixed(1)} | ${myc.toFixed(1)} | ${tw.toFixed(1)} | ${((pgc + myc + tw) / s).toFixed(2)} |`);
+    lines.push(
+      `| ${flow} | ${p} | ${s.toFixed(1)} | ${Math.round(ROWS / s).toLocaleString('en')} | ${(base / s).toFixed(2)}x | ${pgc.toFixed(1)} | ${myc.toFixed(1)} | ${tw.toFixed(1)} | ${((pgc + myc + tw) / s).toFixed(2)} |`,
+    );
   }
 }
 console.log(lines.join('\n'));

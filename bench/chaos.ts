@@ -20,7 +20,17 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 type Run = ChaosRunReport & { passed: boolean; recovery: RecoveryStats[] };
 
 const machine = machineLine({ postgres: true, load: true });
-const args = ['chaos', '--kills', KILLS, '--sink', 'both', '--coordinators', '3', '--json', ...(process.env.BENCH_CHAOS_SEED ? ['--seed', process.env.BENCH_CHAOS_SEED] : [])];
+const args = [
+  'chaos',
+  '--kills',
+  KILLS,
+  '--sink',
+  'both',
+  '--coordinators',
+  '3',
+  '--json',
+  ...(process.env.BENCH_CHAOS_SEED ? ['--seed', process.env.BENCH_CHAOS_SEED] : []),
+];
 const started = new Date();
 const child = spawn(process.execPath, [...cliNodeArgs(), ...args], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
 let stdout = '';
@@ -39,15 +49,22 @@ const lines = [
   '',
   '| sink | seed | expected | seen | lost | duplicated | job status | kills | run |',
   '|---|---|---|---|---|---|---|---|---|',
-  ...report.runs.map((r) => `| ${r.sink} | ${r.seed} | ${r.rows.expected} | ${r.rows.seen} | ${r.rows.lost} | ${r.rows.duplicated} | ${r.status} | ${r.kills.length} of ${r.killsAsked} | ${Math.round(r.seconds)} s |`),
+  ...report.runs.map(
+    (r) =>
+      `| ${r.sink} | ${r.seed} | ${r.rows.expected} | ${r.rows.seen} | ${r.rows.lost} | ${r.rows.duplicated} | ${r.status} | ${r.kills.length} of ${r.killsAsked} | ${Math.round(r.seconds)} s |`,
+  ),
   '',
   ...report.runs.flatMap((r) => r.problems.map((p) => `- ${r.sink}: ${p}`)),
   '',
-  'Seconds from the kill until rows moved again (a later attempt running and its rows growing; for the leader, the job\'s rows growing under the new leader; for a pause, the pause included when the process was not replaced):',
+  "Seconds from the kill until rows moved again (a later attempt running and its rows growing; for the leader, the job's rows growing under the new leader; for a pause, the pause included when the process was not replaced):",
   '',
   '| sink | killed | kills | median s | p90 s | max s |',
   '|---|---|---|---|---|---|',
-  ...report.runs.flatMap((r) => r.recovery.map((g) => `| ${r.sink} | ${g.group} | ${g.recovered} of ${g.kills} | ${s(g.medianSeconds)} | ${s(g.p90Seconds)} | ${s(g.maxSeconds)} |`)),
+  ...report.runs.flatMap((r) =>
+    r.recovery.map(
+      (g) => `| ${r.sink} | ${g.group} | ${g.recovered} of ${g.kills} | ${s(g.medianSeconds)} | ${s(g.p90Seconds)} | ${s(g.maxSeconds)} |`,
+    ),
+  ),
   '',
 ];
 process.stdout.write(lines.join('\n'));

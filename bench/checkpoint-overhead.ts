@@ -36,7 +36,10 @@ function measure(dir: string, name: string, interval: number | undefined): { row
     const out = join(dir, `${name}-${i}`);
     const file = join(dir, `${name}.conf`);
     writeFileSync(file, config(out, interval));
-    const line = execFileSync(process.execPath, ['--import', 'tsx', '--conditions=source', 'bench/job-case.ts', file], { cwd: root, encoding: 'utf8' });
+    const line = execFileSync(process.execPath, ['--import', 'tsx', '--conditions=source', 'bench/job-case.ts', file], {
+      cwd: root,
+      encoding: 'utf8',
+    });
     const r = JSON.parse(line.trim().split('\n').pop()!) as Run;
     rates.push(r.rowsRead / (r.runMs / 1000));
     rss = Math.max(rss, r.maxRssMB);

@@ -15,10 +15,26 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cliNodeArgs } from '../scripts/cli-entry.mjs';
-import { jobConf as writeJob, loadOrders, mariaConnection, median, pgConnection, pgCount, pgRun, psqlEnv, repo, startOrdersServers, timed, type Measured } from './orders-servers.js';
+import {
+  jobConf as writeJob,
+  loadOrders,
+  mariaConnection,
+  median,
+  pgConnection,
+  pgCount,
+  pgRun,
+  psqlEnv,
+  repo,
+  startOrdersServers,
+  timed,
+  type Measured,
+} from './orders-servers.js';
 import { machineLine } from './machine.js';
 
-const sizes = process.argv.slice(2).map(Number).filter((n) => n > 0);
+const sizes = process.argv
+  .slice(2)
+  .map(Number)
+  .filter((n) => n > 0);
 const ROWS = sizes.length > 0 ? sizes : [500_000, 2_000_000];
 const work = mkdtempSync(join(tmpdir(), 'tideway-bench-jdbc-'));
 const REPEAT = Number(process.env.BENCH_REPEAT ?? 3);
@@ -40,16 +56,8 @@ try {
     '    table = "public.orders"',
     '    use_copy_statement = true',
   ].join('\n');
-  const pgToPg = jobConf(
-    'pg-to-pg',
-    [...pgConnection(pgSrv, 'src'), '    table_path = "src.public.orders"'].join('\n'),
-    pgSink,
-  );
-  const mariaToPg = jobConf(
-    'maria-to-pg',
-    [...mariaConnection(mySrv), `    table_path = "${mySrv.database}.orders"`].join('\n'),
-    pgSink,
-  );
+  const pgToPg = jobConf('pg-to-pg', [...pgConnection(pgSrv, 'src'), '    table_path = "src.public.orders"'].join('\n'), pgSink);
+  const mariaToPg = jobConf('maria-to-pg', [...mariaConnection(mySrv), `    table_path = "${mySrv.database}.orders"`].join('\n'), pgSink);
   const pgloaderFile = join(work, 'maria-to-pg.load');
   writeFileSync(
     pgloaderFile,
@@ -76,9 +84,17 @@ try {
 
     const pipe = `psql -q -d src -c "\\copy orders to stdout" | psql -q -d ${pgSrv.database} -c "\\copy orders from stdin"`;
     const commands: Array<{ flow: string; tool: string; run: () => Promise<Measured> }> = [
-      { flow: 'PG->PG', tool: 'psql \\copy out, piped to psql \\copy in', run: () => timed('psql pipe', 'bash', ['-o', 'pipefail', '-c', pipe], pgEnv) },
+      {
+        flow: 'PG->PG',
+        tool: 'psql \\copy out, piped to psql \\copy in',
+        run: () => timed('psql pipe', 'bash', ['-o', 'pipefail', '-c', pipe], pgEnv),
+      },
       { flow: 'PG->PG', tool: TIDEWAY, run: () => timed('tideway PG->PG', process.execPath, [...cli, pgToPg]) },
-      { flow: 'MariaDB->PG', tool: 'pgloader --dynamic-space-size 8192 (data only)', run: () => timed('pgloader', 'pgloader', ['--dynamic-space-size', '8192', pgloaderFile]) },
+      {
+        flow: 'MariaDB->PG',
+        tool: 'pgloader --dynamic-space-size 8192 (data only)',
+        run: () => timed('pgloader', 'pgloader', ['--dynamic-space-size', '8192', pgloaderFile]),
+      },
       { flow: 'MariaDB->PG', tool: TIDEWAY, run: () => timed('tideway MariaDB->PG', process.execPath, [...cli, mariaToPg]) },
     ];
     const runs = commands.map(() => [] as Measured[]);
@@ -91,7 +107,13 @@ try {
     }
     for (const [i, c] of commands.entries()) {
       const ms = runs[i]!;
-      results.push({ rows, tool: c.tool, flow: c.flow, m: { seconds: median(ms.map((m) => m.seconds)), peakRssMb: Math.max(...ms.map((m) => m.peakRssMb)) }, all: ms.map((m) => m.seconds) });
+      results.push({
+        rows,
+        tool: c.tool,
+        flow: c.flow,
+        m: { seconds: median(ms.map((m) => m.seconds)), peakRssMb: Math.max(...ms.map((m) => m.peakRssMb)) },
+        all: ms.map((m) => m.seconds),
+      });
     }
   }
 } finally {
@@ -103,15 +125,28 @@ const find = (rows: number, flow: string, tool: RegExp) => results.find((r) => r
 const lines: string[] = [];
 lines.push(`## Jdbc sync (bench/jdbc-sync.ts), ${new Date().toISOString().slice(0, 10)}`, '');
 lines.push(machineLine({ postgres: true }));
-lines.push('Servers: private, on 127.0.0.1 (libs/testing; fsync off), PostgreSQL shared_buffers=1GB, max_wal_size=8GB; MariaDB innodb_buffer_pool_size=1G.');
-lines.push(`Data: shared/bench orders (12 columns, primary key on the target). Wall time of each whole command (Tideway: CLI start, local cluster, job, exit), median of ${REPEAT} runs taken in turn; peak RSS (the largest of the runs) from /usr/bin/time -v. Tideway ran as \`${cli.slice(0, -2).map((a) => a.replace(repo + '/', '')).join(' ')}\`.`, '');
+lines.push(
+  'Servers: private, on 127.0.0.1 (libs/testing; fsync off), PostgreSQL shared_buffers=1GB, max_wal_size=8GB; MariaDB innodb_buffer_pool_size=1G.',
+);
+lines.push(
+  `Data: shared/bench orders (12 columns, primary key on the target). Wall time of each whole command (Tideway: CLI start, local cluster, job, exit), median of ${REPEAT} runs taken in turn; peak RSS (the largest of the runs) from /usr/bin/time -v. Tideway ran as \`${cli
+    .slice(0, -2)
+    .map((a) => a.replace(repo + '/', ''))
+    .join(' ')}\`.`,
+  '',
+);
 lines.push('| rows | flow | tool | seconds (median) | every run | rows/s | peak RSS MB |', '|---|---|---|---|---|---|---|');
-for (const r of results) lines.push(`| ${r.rows.toLocaleString('en')} | ${r.flow} | ${r.tool} | ${r.m.seconds.toFixed(1)} | ${r.all.map((x) => x.toFixed(1)).join(', ')} | ${Math.round(rate(r)).toLocaleString('en')} | ${Math.round(r.m.peakRssMb)} |`);
+for (const r of results)
+  lines.push(
+    `| ${r.rows.toLocaleString('en')} | ${r.flow} | ${r.tool} | ${r.m.seconds.toFixed(1)} | ${r.all.map((x) => x.toFixed(1)).join(', ')} | ${Math.round(rate(r)).toLocaleString('en')} | ${Math.round(r.m.peakRssMb)} |`,
+  );
 lines.push('');
 for (const rows of ROWS) {
   const pgRatio = rate(find(rows, 'PG->PG', /tideway/)) / rate(find(rows, 'PG->PG', /psql/));
   const myRatio = rate(find(rows, 'MariaDB->PG', /tideway/)) / rate(find(rows, 'MariaDB->PG', /pgloader/));
-  lines.push(`- ${rows.toLocaleString('en')} rows: PG->PG at ${(pgRatio * 100).toFixed(0)}% of the psql pipe (target >= 70%); MariaDB->PG at ${myRatio.toFixed(2)}x pgloader (target >= 1.5x).`);
+  lines.push(
+    `- ${rows.toLocaleString('en')} rows: PG->PG at ${(pgRatio * 100).toFixed(0)}% of the psql pipe (target >= 70%); MariaDB->PG at ${myRatio.toFixed(2)}x pgloader (target >= 1.5x).`,
+  );
 }
 console.log(lines.join('\n'));
 rmSync(work, { recursive: true, force: true });

@@ -20,17 +20,28 @@ export interface Measured {
 }
 
 /** Runs a command under /usr/bin/time -v; returns wall seconds and peak RSS (rejects on a non-zero exit unless `okCodes` has it). */
-export function timed(label: string, command: string, args: string[], env: NodeJS.ProcessEnv = {}, okCodes: readonly number[] = [0]): Promise<Measured & { stdout: string }> {
+export function timed(
+  label: string,
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+  okCodes: readonly number[] = [0],
+): Promise<Measured & { stdout: string }> {
   return new Promise((resolvePromise, reject) => {
     const started = performance.now();
-    const child = spawn('/usr/bin/time', ['-v', command, ...args], { cwd: repo, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('/usr/bin/time', ['-v', command, ...args], {
+      cwd: repo,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
     let stdout = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     child.on('close', (code) => {
       const seconds = (performance.now() - started) / 1000;
-      if (!okCodes.includes(code ?? -1)) return reject(new Error(`${label} exited ${code}\n${stdout.slice(-2000)}\n${stderr.slice(-4000)}`));
+      if (!okCodes.includes(code ?? -1))
+        return reject(new Error(`${label} exited ${code}\n${stdout.slice(-2000)}\n${stderr.slice(-4000)}`));
       const rss = /Maximum resident set size \(kbytes\): (\d+)/.exec(stderr);
       resolvePromise({ seconds, peakRssMb: rss ? Number(rss[1]) / 1024 : NaN, stdout });
     });
@@ -62,12 +73,17 @@ export async function pgCount(s: TestDatabaseServer, db: string): Promise<number
 /** A batch Jdbc -> Jdbc job file with the given source and sink option lines. */
 export function jobConf(work: string, name: string, source: string, sink: string): string {
   const file = join(work, `${name}.conf`);
-  writeFileSync(file, `env {\n  job.mode = "BATCH"\n  parallelism = 1\n}\nsource {\n  Jdbc {\n${source}\n  }\n}\nsink {\n  Jdbc {\n${sink}\n  }\n}\n`);
+  writeFileSync(
+    file,
+    `env {\n  job.mode = "BATCH"\n  parallelism = 1\n}\nsource {\n  Jdbc {\n${source}\n  }\n}\nsink {\n  Jdbc {\n${sink}\n  }\n}\n`,
+  );
   return file;
 }
 
 /** The two servers, with database `src` on PostgreSQL for the source side (`logical`: wal_level=logical, for CDC). */
-export async function startOrdersServers(opts: { logical?: boolean } = {}): Promise<{ pgSrv: TestDatabaseServer; mySrv: TestDatabaseServer }> {
+export async function startOrdersServers(
+  opts: { logical?: boolean } = {},
+): Promise<{ pgSrv: TestDatabaseServer; mySrv: TestDatabaseServer }> {
   const pgSrv = await startPostgres({ logical: opts.logical, settings: { shared_buffers: '1GB', max_wal_size: '8GB' } });
   const mySrv = await startMariaDb({ settings: { 'innodb-buffer-pool-size': '1G' } });
   await pgRun(pgSrv, pgSrv.database, 'CREATE DATABASE src');
@@ -76,12 +92,22 @@ export async function startOrdersServers(opts: { logical?: boolean } = {}): Prom
 
 /** Option lines of a Jdbc block on PostgreSQL database `db`. */
 export function pgConnection(s: TestDatabaseServer, db: string): string[] {
-  return [`    url = "jdbc:postgresql://${s.host}:${s.port}/${db}"`, '    driver = "org.postgresql.Driver"', `    user = "${s.user}"`, `    password = "${s.password}"`];
+  return [
+    `    url = "jdbc:postgresql://${s.host}:${s.port}/${db}"`,
+    '    driver = "org.postgresql.Driver"',
+    `    user = "${s.user}"`,
+    `    password = "${s.password}"`,
+  ];
 }
 
 /** Option lines of a Jdbc block on the MariaDB server's database. */
 export function mariaConnection(s: TestDatabaseServer): string[] {
-  return [`    url = "${s.jdbcUrl.replace('jdbc:mysql:', 'jdbc:mariadb:')}"`, '    driver = "org.mariadb.jdbc.Driver"', `    user = "${s.user}"`, `    password = "${s.password}"`];
+  return [
+    `    url = "${s.jdbcUrl.replace('jdbc:mysql:', 'jdbc:mariadb:')}"`,
+    '    driver = "org.mariadb.jdbc.Driver"',
+    `    user = "${s.user}"`,
+    `    password = "${s.password}"`,
+  ];
 }
 
 /**
@@ -97,7 +123,18 @@ export async function loadOrders(work: string, pgSrv: TestDatabaseServer, mySrv:
   const env = { ...process.env, ...psqlEnv(pgSrv) };
   execFileSync('psql', ['-q', '-v', `rows=${rows}`, '-v', 'ON_ERROR_STOP=1', '-f', ordersPg, 'src'], { env });
   execFileSync('psql', ['-q', '-v', 'rows=0', '-v', 'ON_ERROR_STOP=1', '-f', ordersPg, pgSrv.database], { env });
-  execFileSync('mariadb', ['-h', mySrv.host, '-P', String(mySrv.port), '-u', mySrv.user, `-p${mySrv.password}`, '-e', `SET @rows=${rows}; SOURCE ${join(shared, 'bench', 'orders-mariadb.sql')};`, mySrv.database]);
+  execFileSync('mariadb', [
+    '-h',
+    mySrv.host,
+    '-P',
+    String(mySrv.port),
+    '-u',
+    mySrv.user,
+    `-p${mySrv.password}`,
+    '-e',
+    `SET @rows=${rows}; SOURCE ${join(shared, 'bench', 'orders-mariadb.sql')};`,
+    mySrv.database,
+  ]);
   await pgRun(pgSrv, 'src', 'CHECKPOINT');
 }
 

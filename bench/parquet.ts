@@ -30,15 +30,34 @@ function orderRow(g: number): unknown[] {
   const amount = (g * 37) % 100_000;
   const md5 = createHash('md5').update(String(g)).digest('hex');
   return [
-    BigInt(g), (g * 7919) % 100_000, STATUS[g % 5], `product-${g % 5000}`, REGION[Math.floor(g / 7) % 5], `${Math.floor(amount / 100)}.${pad(amount % 100)}`,
-    ((g * 13) % 10_000) / 7, g % 3 !== 0, ts, g % 10 === 0 ? null : new Date(BASE + (g % 365) * 86_400_000).toISOString().slice(0, 10), md5 + md5 + md5,
+    BigInt(g),
+    (g * 7919) % 100_000,
+    STATUS[g % 5],
+    `product-${g % 5000}`,
+    REGION[Math.floor(g / 7) % 5],
+    `${Math.floor(amount / 100)}.${pad(amount % 100)}`,
+    ((g * 13) % 10_000) / 7,
+    g % 3 !== 0,
+    ts,
+    g % 10 === 0 ? null : new Date(BASE + (g % 365) * 86_400_000).toISOString().slice(0, 10),
+    md5 + md5 + md5,
     JSON.stringify({ sku: g % 1000, tags: ['a', g % 7] }),
   ];
 }
 
 const COLUMNS: [string, string][] = [
-  ['id', 'bigint'], ['customer_id', 'int'], ['status', 'string'], ['product', 'string'], ['region', 'string'], ['amount', 'decimal(12, 2)'],
-  ['weight', 'double'], ['is_paid', 'boolean'], ['created_at', 'timestamp'], ['ship_date', 'date'], ['note', 'string'], ['attrs', 'string'],
+  ['id', 'bigint'],
+  ['customer_id', 'int'],
+  ['status', 'string'],
+  ['product', 'string'],
+  ['region', 'string'],
+  ['amount', 'decimal(12, 2)'],
+  ['weight', 'double'],
+  ['is_paid', 'boolean'],
+  ['created_at', 'timestamp'],
+  ['ship_date', 'date'],
+  ['note', 'string'],
+  ['attrs', 'string'],
 ];
 
 const rss = () => Math.round(process.resourceUsage().maxRSS / 1024);
@@ -52,8 +71,15 @@ async function phase(name: string, dir: string): Promise<Record<string, number>>
   } else if (name === 'tideway-write') {
     const { localFileSinkFactory } = await import('@tideway/connector-localfile');
     const { optionsOf, parseDataType } = await import('@tideway/api');
-    const table = { tableId: 'db.orders', path: { database: 'db', table: 'orders' }, columns: COLUMNS.map(([n, t]) => ({ name: n, type: parseDataType(t), nullable: true })) };
-    const options = optionsOf({ path: join(dir, 'tideway'), tmp_path: join(dir, 'tmp'), file_format_type: 'parquet', compress_codec: 'snappy', batch_size: ROWS }, localFileSinkFactory.spec);
+    const table = {
+      tableId: 'db.orders',
+      path: { database: 'db', table: 'orders' },
+      columns: COLUMNS.map(([n, t]) => ({ name: n, type: parseDataType(t), nullable: true })),
+    };
+    const options = optionsOf(
+      { path: join(dir, 'tideway'), tmp_path: join(dir, 'tmp'), file_format_type: 'parquet', compress_codec: 'snappy', batch_size: ROWS },
+      localFileSinkFactory.spec,
+    );
     const sink = localFileSinkFactory.create({ jobId: 'bench', jobMode: 'BATCH', parallelism: 1, options, inputTables: [table] });
     const writer = sink.createWriter({ subtaskIndex: 0, parallelism: 1 });
     for (let g = 1; g <= ROWS; g += BATCH) {
@@ -68,13 +94,32 @@ async function phase(name: string, dir: string): Promise<Record<string, number>>
   } else if (name === 'tideway-read') {
     const { localFileSourceFactory } = await import('@tideway/connector-localfile');
     const { optionsOf } = await import('@tideway/api');
-    const source = localFileSourceFactory.create({ jobId: 'bench', jobMode: 'BATCH', parallelism: 1, options: optionsOf({ path: join(dir, 'tideway'), file_format_type: 'parquet' }, localFileSourceFactory.spec), inputTables: [] });
+    const source = localFileSourceFactory.create({
+      jobId: 'bench',
+      jobMode: 'BATCH',
+      parallelism: 1,
+      options: optionsOf({ path: join(dir, 'tideway'), file_format_type: 'parquet' }, localFileSourceFactory.spec),
+      inputTables: [],
+    });
     await source.prepare!();
     const splits: unknown[] = [];
-    source.createEnumerator({ parallelism: 1, registeredReaders: () => [0], assignSplits: (_s, sp) => splits.push(...sp), signalNoMoreSplits: () => {} }).run();
+    source
+      .createEnumerator({
+        parallelism: 1,
+        registeredReaders: () => [0],
+        assignSplits: (_s, sp) => splits.push(...sp),
+        signalNoMoreSplits: () => {},
+      })
+      .run();
     let done = false;
     let rows = 0;
-    const reader = source.createReader({ subtaskIndex: 0, parallelism: 1, boundedness: 'BOUNDED', signalNoMoreElement: () => (done = true), sendSplitRequest: () => {} });
+    const reader = source.createReader({
+      subtaskIndex: 0,
+      parallelism: 1,
+      boundedness: 'BOUNDED',
+      signalNoMoreElement: () => (done = true),
+      sendSplitRequest: () => {},
+    });
     reader.addSplits(splits as never[]);
     reader.handleNoMoreSplits();
     const out = { collect: () => rows++, collectBatch: (b: readonly unknown[]) => (rows += b.length) };
@@ -108,7 +153,12 @@ if (child) {
   const dir = mkdtempSync(join(tmpdir(), 'tideway-parquet-bench-'));
   try {
     const run = (name: string): Record<string, number> =>
-      JSON.parse(execFileSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), name, dir], { encoding: 'utf8', maxBuffer: 1 << 20 }));
+      JSON.parse(
+        execFileSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), name, dir], {
+          encoding: 'utf8',
+          maxBuffer: 1 << 20,
+        }),
+      );
     const gen = run('generate');
     const tw = run('tideway-write');
     const tr = run('tideway-read');

@@ -43,7 +43,11 @@ class AsyncQueue<T> {
 
 /** A row as the engine holds it: kind, table and ~100 bytes of fields. */
 function makeRow(i: number) {
-  return { kind: '+I', tableId: 'fake', fields: [i, `name-${i % 1000}-abcdefghijklmnopqrstuvwxyz`, i % 100, i * 1.5, `city-${i % 37}-0123456789`] };
+  return {
+    kind: '+I',
+    tableId: 'fake',
+    fields: [i, `name-${i % 1000}-abcdefghijklmnopqrstuvwxyz`, i % 100, i * 1.5, `city-${i % 37}-0123456789`],
+  };
 }
 
 /** Distinct rows made before timing, reused in turn, so the timing measures the queue alone. */

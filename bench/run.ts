@@ -35,7 +35,10 @@ function runJob(dir: string, job: BenchJob): CaseResult & { rowsPerSec: number }
   writeFileSync(file, jobConfigText(job));
   const runs: CaseResult[] = [];
   for (let i = 0; i < REPEAT; i++) {
-    const out = execFileSync(process.execPath, ['--import', 'tsx', '--conditions=source', 'bench/job-case.ts', file], { cwd: root, encoding: 'utf8' });
+    const out = execFileSync(process.execPath, ['--import', 'tsx', '--conditions=source', 'bench/job-case.ts', file], {
+      cwd: root,
+      encoding: 'utf8',
+    });
     runs.push(JSON.parse(out.trim().split('\n').pop()!) as CaseResult);
   }
   const rates = runs.map((r) => r.rowsRead / (r.runMs / 1000));
@@ -45,8 +48,16 @@ function runJob(dir: string, job: BenchJob): CaseResult & { rowsPerSec: number }
 
 const dir = mkdtempSync(join(tmpdir(), 'tideway-bench-'));
 try {
-  const q1 = median([await queueRowsPerSecond(1_000_000, 1), await queueRowsPerSecond(1_000_000, 1), await queueRowsPerSecond(1_000_000, 1)]);
-  const q512 = median([await queueRowsPerSecond(4_000_000, 512), await queueRowsPerSecond(4_000_000, 512), await queueRowsPerSecond(4_000_000, 512)]);
+  const q1 = median([
+    await queueRowsPerSecond(1_000_000, 1),
+    await queueRowsPerSecond(1_000_000, 1),
+    await queueRowsPerSecond(1_000_000, 1),
+  ]);
+  const q512 = median([
+    await queueRowsPerSecond(4_000_000, 512),
+    await queueRowsPerSecond(4_000_000, 512),
+    await queueRowsPerSecond(4_000_000, 512),
+  ]);
   const jobs: BenchJob[] = [
     { name: 'fake-console-p1', parallelism: 1, rowsPerReader: ROWS, sql: false },
     { name: 'fake-console-p2', parallelism: 2, rowsPerReader: ROWS, sql: false },

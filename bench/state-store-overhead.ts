@@ -42,7 +42,11 @@ async function startCluster(redisPort?: number): Promise<ClusterProcesses> {
     env: { TIDEWAY_LOG_LEVEL: 'warn' },
   });
   await c.startAll();
-  for (let i = 0; (await c.metric('resource-manager', 'tideway_workers').catch(() => 0)) !== 1 || (await c.leaderName()) === undefined; i++) {
+  for (
+    let i = 0;
+    (await c.metric('resource-manager', 'tideway_workers').catch(() => 0)) !== 1 || (await c.leaderName()) === undefined;
+    i++
+  ) {
     if (i > 240) throw new Error('the cluster did not come up within 60 s');
     await new Promise((r) => setTimeout(r, 250));
   }
@@ -50,7 +54,11 @@ async function startCluster(redisPort?: number): Promise<ClusterProcesses> {
 }
 
 /** Runs one job to its end; rows read per second of the job's run time. */
-async function runJob(c: ClusterProcesses, name: string, interval: number | undefined): Promise<{ rowsPerSec: number; checkpoints: number }> {
+async function runJob(
+  c: ClusterProcesses,
+  name: string,
+  interval: number | undefined,
+): Promise<{ rowsPerSec: number; checkpoints: number }> {
   const client = new JobClient(c.coordinatorAddresses);
   const out = join(c.dir, name);
   try {
@@ -60,7 +68,10 @@ async function runJob(c: ClusterProcesses, name: string, interval: number | unde
     if (job.status !== JobStatus.FINISHED) throw new Error(`job ${name} ended ${jobStatusToJSON(job.status)}: ${job.error?.message ?? ''}`);
     const metrics = await client.metrics(jobId);
     const info = await client.get(jobId);
-    return { rowsPerSec: Number(metrics.sourceReceivedCount) / ((info.finishTimeMs - info.startTimeMs) / 1000), checkpoints: info.completedCheckpoints };
+    return {
+      rowsPerSec: Number(metrics.sourceReceivedCount) / ((info.finishTimeMs - info.startTimeMs) / 1000),
+      checkpoints: info.completedCheckpoints,
+    };
   } finally {
     client.close();
     rmSync(out, { recursive: true, force: true });

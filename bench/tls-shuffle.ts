@@ -29,31 +29,50 @@ interface Run {
 }
 
 function run(file: string, env: NodeJS.ProcessEnv): Run {
-  const out = execFileSync(process.execPath, ['--import', 'tsx', '--conditions=source', 'bench/job-case.ts', file], { cwd: root, encoding: 'utf8', env: { ...process.env, ...env } });
+  const out = execFileSync(process.execPath, ['--import', 'tsx', '--conditions=source', 'bench/job-case.ts', file], {
+    cwd: root,
+    encoding: 'utf8',
+    env: { ...process.env, ...env },
+  });
   return JSON.parse(out.trim().split('\n').pop()!) as Run;
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 try {
-  execFileSync(process.execPath, ['--import', 'tsx', '--conditions=source', 'services/cli/src/main.ts', 'cluster', 'certs', '--out', join(dir, 'tls')], { cwd: root });
+  execFileSync(
+    process.execPath,
+    ['--import', 'tsx', '--conditions=source', 'services/cli/src/main.ts', 'cluster', 'certs', '--out', join(dir, 'tls')],
+    { cwd: root },
+  );
   const file = join(dir, 'shuffle.conf');
   writeFileSync(file, job);
-  const tls = { TIDEWAY_TLS_CA: join(dir, 'tls', 'ca.pem'), TIDEWAY_TLS_CERT: join(dir, 'tls', 'worker.pem'), TIDEWAY_TLS_KEY: join(dir, 'tls', 'worker-key.pem') };
+  const tls = {
+    TIDEWAY_TLS_CA: join(dir, 'tls', 'ca.pem'),
+    TIDEWAY_TLS_CERT: join(dir, 'tls', 'worker.pem'),
+    TIDEWAY_TLS_KEY: join(dir, 'tls', 'worker-key.pem'),
+  };
   const times: Record<'plaintext' | 'mutual TLS', number[]> = { plaintext: [], 'mutual TLS': [] };
   for (let i = 0; i < repeat; i++) {
-    for (const [mode, env] of [['plaintext', {}], ['mutual TLS', tls]] as const) {
+    for (const [mode, env] of [
+      ['plaintext', {}],
+      ['mutual TLS', tls],
+    ] as const) {
       const r = run(file, env);
       if (Number(r.rowsRead) !== 2 * rows) throw new Error(`${mode}: read ${r.rowsRead} rows, expected ${2 * rows}`);
       times[mode].push(r.runMs);
     }
   }
   const plain = median(times.plaintext);
-  process.stdout.write(`Date: ${new Date().toISOString()}; machine: ${cpus().length} CPUs, Node ${process.version}; ${2 * rows} rows through one shuffle, median of ${repeat}.\n\n`);
+  process.stdout.write(
+    `Date: ${new Date().toISOString()}; machine: ${cpus().length} CPUs, Node ${process.version}; ${2 * rows} rows through one shuffle, median of ${repeat}.\n\n`,
+  );
   process.stdout.write('| transport | job time (ms) | rows/s | vs plaintext |\n|---|---|---|---|\n');
   for (const [mode, ts] of Object.entries(times)) {
     const ms = median(ts);
-    process.stdout.write(`| ${mode} | ${ms} | ${Math.round((2 * rows) / (ms / 1000)).toLocaleString('en-US')} | ${(plain / ms).toFixed(2)} |\n`);
+    process.stdout.write(
+      `| ${mode} | ${ms} | ${Math.round((2 * rows) / (ms / 1000)).toLocaleString('en-US')} | ${(plain / ms).toFixed(2)} |\n`,
+    );
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });

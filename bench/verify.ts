@@ -15,7 +15,17 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cliNodeArgs } from '../scripts/cli-entry.mjs';
-import { jobConf, loadOrders, mariaConnection, pgConnection, pgCount, pgRun, startOrdersServers, timed, type Measured } from './orders-servers.js';
+import {
+  jobConf,
+  loadOrders,
+  mariaConnection,
+  pgConnection,
+  pgCount,
+  pgRun,
+  startOrdersServers,
+  timed,
+  type Measured,
+} from './orders-servers.js';
 import { machineLine } from './machine.js';
 
 const ROWS = Number(process.argv[2] ?? 2_000_000);
@@ -25,10 +35,22 @@ const { pgSrv, mySrv } = await startOrdersServers();
 const results: Array<{ flow: string; step: string; m: Measured; note: string }> = [];
 
 try {
-  const sink = [...pgConnection(pgSrv, pgSrv.database), '    generate_sink_sql = true', `    database = "${pgSrv.database}"`, '    table = "public.orders"', '    use_copy_statement = true'].join('\n');
+  const sink = [
+    ...pgConnection(pgSrv, pgSrv.database),
+    '    generate_sink_sql = true',
+    `    database = "${pgSrv.database}"`,
+    '    table = "public.orders"',
+    '    use_copy_statement = true',
+  ].join('\n');
   const flows = [
-    { flow: 'PG->PG', conf: jobConf(work, 'pg-to-pg', [...pgConnection(pgSrv, 'src'), '    table_path = "src.public.orders"'].join('\n'), sink) },
-    { flow: 'MariaDB->PG', conf: jobConf(work, 'maria-to-pg', [...mariaConnection(mySrv), `    table_path = "${mySrv.database}.orders"`].join('\n'), sink) },
+    {
+      flow: 'PG->PG',
+      conf: jobConf(work, 'pg-to-pg', [...pgConnection(pgSrv, 'src'), '    table_path = "src.public.orders"'].join('\n'), sink),
+    },
+    {
+      flow: 'MariaDB->PG',
+      conf: jobConf(work, 'maria-to-pg', [...mariaConnection(mySrv), `    table_path = "${mySrv.database}.orders"`].join('\n'), sink),
+    },
   ];
   console.error(`loading ${ROWS} rows into PostgreSQL and MariaDB ...`);
   await loadOrders(work, pgSrv, mySrv, ROWS);
@@ -42,12 +64,22 @@ try {
     const r = JSON.parse(equal.stdout) as { equal: boolean; tables: Array<{ ranges: number; differingRanges: number }> };
     if (!r.equal) throw new Error(`${flow}: verify found the copy unequal:\n${equal.stdout.slice(0, 3000)}`);
     results.push({ flow, step: 'tideway verify, equal', m: equal, note: `${r.tables[0]!.ranges} ranges` });
-    await pgRun(pgSrv, pgSrv.database, `DELETE FROM orders WHERE id = ${Math.floor(ROWS / 3)}; UPDATE orders SET note = 'changed' WHERE id = ${Math.floor((2 * ROWS) / 3)}`);
+    await pgRun(
+      pgSrv,
+      pgSrv.database,
+      `DELETE FROM orders WHERE id = ${Math.floor(ROWS / 3)}; UPDATE orders SET note = 'changed' WHERE id = ${Math.floor((2 * ROWS) / 3)}`,
+    );
     console.error(`${flow}: verify (2 rows differ) ...`);
     const unequal = await timed('verify', process.execPath, [...cli, 'verify', '-c', conf, '--json'], {}, [1]);
     const u = JSON.parse(unequal.stdout) as { tables: Array<{ missing: number; different: number; differingRanges: number }> };
-    if (u.tables[0]!.missing !== 1 || u.tables[0]!.different !== 1) throw new Error(`${flow}: verify did not find the two changed rows:\n${unequal.stdout.slice(0, 3000)}`);
-    results.push({ flow, step: 'tideway verify, 1 row deleted + 1 changed', m: unequal, note: `${u.tables[0]!.differingRanges} differing ranges; both keys named` });
+    if (u.tables[0]!.missing !== 1 || u.tables[0]!.different !== 1)
+      throw new Error(`${flow}: verify did not find the two changed rows:\n${unequal.stdout.slice(0, 3000)}`);
+    results.push({
+      flow,
+      step: 'tideway verify, 1 row deleted + 1 changed',
+      m: unequal,
+      note: `${u.tables[0]!.differingRanges} differing ranges; both keys named`,
+    });
     await pgRun(pgSrv, pgSrv.database, 'TRUNCATE orders; CHECKPOINT');
   }
 } finally {
@@ -58,10 +90,15 @@ try {
 const lines: string[] = [];
 lines.push(`## tideway verify (bench/verify.ts), ${new Date().toISOString().slice(0, 10)}`, '');
 lines.push(machineLine({ postgres: true }));
-lines.push(`Data: ${ROWS.toLocaleString('en')} rows of shared/bench orders; servers as in the Jdbc sync benchmark. Wall time of each whole command, one run each.`, '');
+lines.push(
+  `Data: ${ROWS.toLocaleString('en')} rows of shared/bench orders; servers as in the Jdbc sync benchmark. Wall time of each whole command, one run each.`,
+  '',
+);
 lines.push('| flow | command | seconds | of the copy | peak RSS MB | note |', '|---|---|---|---|---|---|');
 for (const r of results) {
   const copy = results.find((x) => x.flow === r.flow && x.step.startsWith('tideway run'))!;
-  lines.push(`| ${r.flow} | ${r.step} | ${r.m.seconds.toFixed(1)} | ${((r.m.seconds / copy.m.seconds) * 100).toFixed(0)}% | ${Math.round(r.m.peakRssMb)} | ${r.note} |`);
+  lines.push(
+    `| ${r.flow} | ${r.step} | ${r.m.seconds.toFixed(1)} | ${((r.m.seconds / copy.m.seconds) * 100).toFixed(0)}% | ${Math.round(r.m.peakRssMb)} | ${r.note} |`,
+  );
 }
 console.log(lines.join('\n'));

@@ -22,7 +22,10 @@ function bufBuild(input: string): Buffer {
   try {
     // --as-file-descriptor-set: a plain FileDescriptorSet (no buf image extensions). Source info
     // stays, so a reflection client shows the .proto comments when it describes a service.
-    execFileSync(join(repo, 'node_modules/.bin/buf'), ['build', input, '--as-file-descriptor-set', '-o', out], { cwd: repo, stdio: ['ignore', 'ignore', 'inherit'] });
+    execFileSync(join(repo, 'node_modules/.bin/buf'), ['build', input, '--as-file-descriptor-set', '-o', out], {
+      cwd: repo,
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
     return readFileSync(out);
   } finally {
     rmSync(dirname(out), { recursive: true, force: true });

@@ -43,7 +43,10 @@ export interface CdcTarget {
   readonly client: pg.Client;
 }
 
-const rowsOf = (c: pg.Client): QueryRows => async (sql) => (await c.query(sql)).rows as Record<string, unknown>[];
+const rowsOf =
+  (c: pg.Client): QueryRows =>
+  async (sql) =>
+    (await c.query(sql)).rows as Record<string, unknown>[];
 
 async function sigintEnds(cli: RunningCli): Promise<void> {
   cli.child.kill('SIGINT');
@@ -66,12 +69,21 @@ export async function killMidStream(dirs: TempDirs, source: CdcSource, target: C
   const tables = ['accounts', 'items', 'audit'].map(source.tableName);
   const job = new CliJob(
     dirs.make(),
-    cdcJobConfig({ plugin: source.plugin, source: source.server, tables, sourceExtra: source.options('stream'), target: target.server, targetDatabase: target.database }),
+    cdcJobConfig({
+      plugin: source.plugin,
+      source: source.server,
+      tables,
+      sourceExtra: source.options('stream'),
+      target: target.server,
+      targetDatabase: target.database,
+    }),
   );
   const first = await job.start();
   writer.start(20);
   await job.checkpointsCompleted(first, 2);
-  await until('changes committed to the target', async () => ((await target.client.query('SELECT count(*)::int AS n FROM write_log')).rows[0].n > 40 ? true : undefined));
+  await until('changes committed to the target', async () =>
+    (await target.client.query('SELECT count(*)::int AS n FROM write_log')).rows[0].n > 40 ? true : undefined,
+  );
   await killed(first);
   const atKill = writer.transactions;
 
@@ -86,13 +98,19 @@ export async function killMidStream(dirs: TempDirs, source: CdcSource, target: C
     expect(writer.transactions - atKill, 'transactions while the job was down or restored').toBeGreaterThan(10);
     for (const t of ['accounts', 'items', 'audit'] as const) {
       const want = await tableLines(source.rows, t);
-      await until(`target ${t} equal to the source`, async () => ((await tableLines(rowsOf(target.client), t)).join('\n') === want.join('\n') ? true : undefined), 60_000).catch(() => undefined);
+      await until(
+        `target ${t} equal to the source`,
+        async () => ((await tableLines(rowsOf(target.client), t)).join('\n') === want.join('\n') ? true : undefined),
+        60_000,
+      ).catch(() => undefined);
       const got = await tableLines(rowsOf(target.client), t);
       if (got.join('\n') !== want.join('\n')) console.log(await explainDifference(target.client, writer, t, got, want));
       expect(got, `target ${t}`).toEqual(want);
     }
     const log = await checkWriteLog(target.client);
-    console.log(`${source.plugin} stream: ${writer.transactions} transactions, ${writer.changes} changes, ${log.writes} target writes, ${log.repeated.length} repeated`);
+    console.log(
+      `${source.plugin} stream: ${writer.transactions} transactions, ${writer.changes} changes, ${log.writes} target writes, ${log.repeated.length} repeated`,
+    );
     expect(log.repeated).toEqual([]);
     expect(log.auditRewrites).toEqual([]);
 
@@ -116,12 +134,19 @@ export interface SnapshotRun {
   readonly parallelism: number;
 }
 
-export async function killMidSnapshot(dirs: TempDirs, source: CdcSource, target: CdcTarget, run: SnapshotRun = { rows: 50_000, parallelism: 1 }): Promise<void> {
+export async function killMidSnapshot(
+  dirs: TempDirs,
+  source: CdcSource,
+  target: CdcTarget,
+  run: SnapshotRun = { rows: 50_000, parallelism: 1 },
+): Promise<void> {
   const { rows } = run;
   await source.transactions(source.bulkSql(rows));
   await createLoggedTargets(target.client, []);
   await target.client.query('CREATE TABLE bulk (id bigint PRIMARY KEY, payload varchar(100) NOT NULL, version bigint NOT NULL)');
-  await target.client.query(`CREATE TRIGGER bulk_log AFTER INSERT OR UPDATE OR DELETE ON bulk FOR EACH ROW EXECUTE FUNCTION log_write('id')`);
+  await target.client.query(
+    `CREATE TRIGGER bulk_log AFTER INSERT OR UPDATE OR DELETE ON bulk FOR EACH ROW EXECUTE FUNCTION log_write('id')`,
+  );
   const job = new CliJob(
     dirs.make(),
     cdcJobConfig({
@@ -170,14 +195,20 @@ export async function killMidSnapshot(dirs: TempDirs, source: CdcSource, target:
   }
   try {
     const want = await bulkLines(source.rows);
-    await until('target bulk equal to the source', async () => ((await bulkLines(rowsOf(target.client))) === want ? true : undefined), 60_000).catch(() => undefined);
+    await until(
+      'target bulk equal to the source',
+      async () => ((await bulkLines(rowsOf(target.client))) === want ? true : undefined),
+      60_000,
+    ).catch(() => undefined);
     expect(await bulkLines(rowsOf(target.client))).toBe(want);
     await job.verifyEqual();
     // The enumerator records which readers read chunks: with two readers, both did.
     const readBy = ((await job.latestEnumeratorStates())?.[0] as { readBy?: number[] } | undefined)?.readBy ?? [];
     expect([...readBy].sort(), 'readers that read snapshot chunks').toEqual([...Array(run.parallelism).keys()]);
     const log = await checkWriteLog(target.client);
-    console.log(`${source.plugin} snapshot: ${version - rows} updates during the run, ${log.writes} target writes, ${log.repeated.length} repeated`);
+    console.log(
+      `${source.plugin} snapshot: ${version - rows} updates during the run, ${log.writes} target writes, ${log.repeated.length} repeated`,
+    );
     expect(log.repeated).toEqual([]);
   } finally {
     await sigintEnds(second!);

@@ -99,7 +99,9 @@ export class ChangeWriter {
   statementsAbout(key: string): string[] {
     const out: string[] = [];
     this.history.forEach((t, i) => {
-      for (const st of t) if (st.includes(`'${key}'`) || st.includes(`(${key},`) || st.includes(`id = ${key} `) || st.endsWith(`id = ${key}`)) out.push(`#${i}: ${st}`);
+      for (const st of t)
+        if (st.includes(`'${key}'`) || st.includes(`(${key},`) || st.includes(`id = ${key} `) || st.endsWith(`id = ${key}`))
+          out.push(`#${i}: ${st}`);
     });
     return out;
   }
@@ -123,7 +125,10 @@ export class ChangeWriter {
       if (id === undefined) return [];
       const delta = Math.floor(this.rnd() * 200) - 100;
       this.changes++;
-      return [`UPDATE accounts SET balance = balance + ${delta}, note = 'u${this.version + 1}', version = ${++this.version} WHERE id = ${id}`, this.insertAudit(id, delta)];
+      return [
+        `UPDATE accounts SET balance = balance + ${delta}, note = 'u${this.version + 1}', version = ${++this.version} WHERE id = ${id}`,
+        this.insertAudit(id, delta),
+      ];
     }
     if (r < 0.55) {
       const free = [...Array(ACCOUNT_IDS).keys()].map((i) => i + 1).filter((id) => !this.accounts.has(id));

@@ -11,7 +11,12 @@ import { runCli, spawnCli, waitForExit, type CliResult } from '../conformance/cl
 import { freePort } from '@tideway/testing';
 
 /** Polls `fn` every `everyMs` until it returns a value other than undefined; fails after `timeoutMs`. */
-export async function until<T>(what: string, fn: () => Promise<T | undefined> | T | undefined, timeoutMs = 60_000, everyMs = 200): Promise<T> {
+export async function until<T>(
+  what: string,
+  fn: () => Promise<T | undefined> | T | undefined,
+  timeoutMs = 60_000,
+  everyMs = 200,
+): Promise<T> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     const v = await fn();
@@ -68,7 +73,16 @@ export class CliJob {
     writeFileSync(this.conf, jobConfig);
     writeFileSync(
       this.engine,
-      ['seatunnel:', '  engine:', '    checkpoint:', '      storage:', '        type: localfile', '        plugin-config:', `          namespace: ${this.checkpoints}/`, ''].join('\n'),
+      [
+        'seatunnel:',
+        '  engine:',
+        '    checkpoint:',
+        '      storage:',
+        '        type: localfile',
+        '        plugin-config:',
+        `          namespace: ${this.checkpoints}/`,
+        '',
+      ].join('\n'),
     );
   }
 
@@ -97,7 +111,10 @@ export class CliJob {
    * position of now, then compares every table; fails the test unless it reports equal.
    */
   async verifyEqual(): Promise<void> {
-    const res = await runCli(['verify', '-c', this.conf, '--engine-config', this.engine, '--job-id', this.jobId, '--timeout', '60'], 90_000);
+    const res = await runCli(
+      ['verify', '-c', this.conf, '--engine-config', this.engine, '--job-id', this.jobId, '--timeout', '60'],
+      90_000,
+    );
     if (res.code !== 0) throw new Error(`tideway verify of job ${this.jobId} exited with ${res.code}:\n${res.stdout}\n${res.stderr}`);
   }
 
@@ -120,7 +137,12 @@ export class CliJob {
   async checkpointStored(timeoutMs = 60_000): Promise<void> {
     const storage = new LocalFileCheckpointStorage({ directory: this.checkpoints });
     try {
-      await until(`a checkpoint of job ${this.jobId} in ${this.checkpoints}`, async () => ((await storage.listCheckpoints(this.jobId)).length > 0 ? true : undefined), timeoutMs, 50);
+      await until(
+        `a checkpoint of job ${this.jobId} in ${this.checkpoints}`,
+        async () => ((await storage.listCheckpoints(this.jobId)).length > 0 ? true : undefined),
+        timeoutMs,
+        50,
+      );
     } finally {
       await storage.close();
     }

@@ -113,16 +113,32 @@ describe('MySQL-CDC (MariaDB) -> Jdbc (PostgreSQL) through the CLI', () => {
     primary_keys = ["\${primary_key}"]
     schema_save_mode = "CREATE_SCHEMA_WHEN_NOT_EXIST"
   }`;
-    const job = new CliJob(dirs.make(), cdcJobConfig({ plugin: 'MySQL-CDC', source: src.server, tables, sourceExtra: src.options('multi'), target: maria, targetDatabase: 'multi_copy', sink }));
+    const job = new CliJob(
+      dirs.make(),
+      cdcJobConfig({
+        plugin: 'MySQL-CDC',
+        source: src.server,
+        tables,
+        sourceExtra: src.options('multi'),
+        target: maria,
+        targetDatabase: 'multi_copy',
+        sink,
+      }),
+    );
     const cli = await job.start();
     try {
       await job.checkpointsCompleted(cli, 1);
       await writer.burst(100);
       const copy = await connectMaria('tideway');
-      const copyRows = async (sql: string) => (await copy.query(sql.replace(/FROM (\w+)/, 'FROM multi_copy.$1')))[0] as Record<string, unknown>[];
+      const copyRows = async (sql: string) =>
+        (await copy.query(sql.replace(/FROM (\w+)/, 'FROM multi_copy.$1')))[0] as Record<string, unknown>[];
       for (const t of ['accounts', 'items', 'audit'] as const) {
         const want = await tableLines(src.rows, t);
-        await until(`multi_copy.${t} equal to multi.${t}`, async () => ((await tableLines(copyRows, t).catch(() => [])).join('\n') === want.join('\n') ? true : undefined), 60_000).catch(() => undefined);
+        await until(
+          `multi_copy.${t} equal to multi.${t}`,
+          async () => ((await tableLines(copyRows, t).catch(() => [])).join('\n') === want.join('\n') ? true : undefined),
+          60_000,
+        ).catch(() => undefined);
         expect(await tableLines(copyRows, t), `multi_copy.${t}`).toEqual(want);
       }
       await job.verifyEqual();

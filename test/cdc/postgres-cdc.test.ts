@@ -69,7 +69,12 @@ afterAll(async () => {
 describe('Postgres-CDC -> Jdbc (PostgreSQL) through the CLI', () => {
   it('is killed mid-stream and restored: the target equals the source, no change applied twice', async () => {
     // accounts logs old rows with updates and deletes; items and audit only keys (the default).
-    await killMidStream(dirs, { ...source, transactions: withReplicaIdentity(source.transactions) }, await target('stream_target'), writers);
+    await killMidStream(
+      dirs,
+      { ...source, transactions: withReplicaIdentity(source.transactions) },
+      await target('stream_target'),
+      writers,
+    );
   }, 120_000);
 
   it('is killed during the initial snapshot of 50,000 rows read by two readers and restored: the target equals the source', async () => {

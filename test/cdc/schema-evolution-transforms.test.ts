@@ -75,10 +75,13 @@ sink {
 `;
 }
 
-const rows = (from: number, n: number, cols: (i: number) => string) => Array.from({ length: n }, (_, k) => `(${cols(from + k)})`).join(', ');
+const rows = (from: number, n: number, cols: (i: number) => string) =>
+  Array.from({ length: n }, (_, k) => `(${cols(from + k)})`).join(', ');
 
 async function targetColumns(): Promise<string[]> {
-  const r = await dst.query(`SELECT column_name || ':' || data_type AS c FROM information_schema.columns WHERE table_schema = 'public' AND table_name = 'items' ORDER BY ordinal_position`);
+  const r = await dst.query(
+    `SELECT column_name || ':' || data_type AS c FROM information_schema.columns WHERE table_schema = 'public' AND table_name = 'items' ORDER BY ordinal_position`,
+  );
   return r.rows.map((x: { c: string }) => x.c);
 }
 
@@ -94,11 +97,16 @@ async function targetRows(): Promise<string[]> {
 }
 
 async function caughtUp(cli: RunningCli, columns: string[]): Promise<void> {
-  await until('the target to hold what the transforms make of the source', async () => {
-    const cols = await targetColumns().catch(() => []);
-    if (JSON.stringify(cols) !== JSON.stringify(columns)) return undefined;
-    return JSON.stringify(await targetRows().catch(() => [])) === JSON.stringify(await expectedRows()) ? true : undefined;
-  }, 60_000, 300).catch(async (err: Error) => {
+  await until(
+    'the target to hold what the transforms make of the source',
+    async () => {
+      const cols = await targetColumns().catch(() => []);
+      if (JSON.stringify(cols) !== JSON.stringify(columns)) return undefined;
+      return JSON.stringify(await targetRows().catch(() => [])) === JSON.stringify(await expectedRows()) ? true : undefined;
+    },
+    60_000,
+    300,
+  ).catch(async (err: Error) => {
     throw new Error(`${err.message}: columns ${JSON.stringify(await targetColumns())}\n${cli.stderrTail()}`);
   });
 }
@@ -121,7 +129,9 @@ afterAll(async () => {
 describe('schema evolution through Copy, Filter, Sql and FieldMapper across a shuffle', () => {
   it('ADD, DROP and MODIFY COLUMN re-derive every transform; killed and restored mid-change', async () => {
     await src.query('CREATE DATABASE shop');
-    await src.query('CREATE TABLE shop.items (id int NOT NULL PRIMARY KEY, name varchar(64) NOT NULL, qty int, note varchar(32), secret varchar(8))');
+    await src.query(
+      'CREATE TABLE shop.items (id int NOT NULL PRIMARY KEY, name varchar(64) NOT NULL, qty int, note varchar(32), secret varchar(8))',
+    );
     await src.query(`INSERT INTO shop.items VALUES ${rows(1, 40, (i) => `${i}, 'item ${i}', ${i}, 'n${i}', 's'`)}`);
     const job = new CliJob(dirs.make(), jobConfig());
     let cli = await job.start();

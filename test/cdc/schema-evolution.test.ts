@@ -35,9 +35,19 @@ async function database(dialect: Dialect, name: string): Promise<Db> {
   if (dialect === 'mysql') {
     await mroot.query(`CREATE DATABASE ${name}`);
     return {
-      dialect, server: maria, name,
+      dialect,
+      server: maria,
+      name,
       run: async (sql) => void (await mroot.query(sql.replaceAll('items', `${name}.items`))),
-      columns: async (t) => ((await mroot.query(`SELECT COLUMN_NAME AS c FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? ORDER BY ORDINAL_POSITION`, [name, t]))[0] as { c: string }[]).map((r) => r.c),
+      columns: async (t) =>
+        (
+          (
+            await mroot.query(
+              `SELECT COLUMN_NAME AS c FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? ORDER BY ORDINAL_POSITION`,
+              [name, t],
+            )
+          )[0] as { c: string }[]
+        ).map((r) => r.c),
     };
   }
   await proot.query(`CREATE DATABASE ${name}`);
@@ -45,19 +55,31 @@ async function database(dialect: Dialect, name: string): Promise<Db> {
   await c.connect();
   clients.push(c);
   return {
-    dialect, server: postgres, name,
+    dialect,
+    server: postgres,
+    name,
     run: async (sql) => void (await c.query(sql)),
-    columns: async (t) => (await c.query(`SELECT column_name AS c FROM information_schema.columns WHERE table_schema = 'public' AND table_name = $1 ORDER BY ordinal_position`, [t])).rows.map((r: { c: string }) => r.c),
+    columns: async (t) =>
+      (
+        await c.query(
+          `SELECT column_name AS c FROM information_schema.columns WHERE table_schema = 'public' AND table_name = $1 ORDER BY ordinal_position`,
+          [t],
+        )
+      ).rows.map((r: { c: string }) => r.c),
   };
 }
 
-const jdbcUrl = (db: Db) => (db.dialect === 'mysql' ? `jdbc:mysql://${maria.host}:${maria.port}/${db.name}` : `jdbc:postgresql://${postgres.host}:${postgres.port}/${db.name}`);
+const jdbcUrl = (db: Db) =>
+  db.dialect === 'mysql'
+    ? `jdbc:mysql://${maria.host}:${maria.port}/${db.name}`
+    : `jdbc:postgresql://${postgres.host}:${postgres.port}/${db.name}`;
 
 function jobConfig(src: Db, dst: Db, slot: string): string {
   const q = JSON.stringify;
-  const source = src.dialect === 'mysql'
-    ? `MySQL-CDC {\n    server-id = "${serverId++}"\n    table-names = [${q(`${src.name}.items`)}]`
-    : `Postgres-CDC {\n    slot.name = ${q(slot)}\n    table-names = [${q(`${src.name}.public.items`)}]`;
+  const source =
+    src.dialect === 'mysql'
+      ? `MySQL-CDC {\n    server-id = "${serverId++}"\n    table-names = [${q(`${src.name}.items`)}]`
+      : `Postgres-CDC {\n    slot.name = ${q(slot)}\n    table-names = [${q(`${src.name}.public.items`)}]`;
   return `
 env {
   job.mode = "STREAMING"
@@ -88,7 +110,8 @@ sink {
 `;
 }
 
-const rows = (from: number, n: number, cols: (i: number) => string) => Array.from({ length: n }, (_, k) => `(${cols(from + k)})`).join(', ');
+const rows = (from: number, n: number, cols: (i: number) => string) =>
+  Array.from({ length: n }, (_, k) => `(${cols(from + k)})`).join(', ');
 
 async function killed(cli: RunningCli): Promise<void> {
   cli.child.kill('SIGKILL');
@@ -101,12 +124,18 @@ async function evolve(src: Db, dst: Db, slot: string): Promise<void> {
   await src.run(`INSERT INTO items VALUES ${rows(1, 50, (i) => `${i}, 'item ${i}', ${i}, 'n${i}'`)}`);
   const job = new CliJob(dirs.make(), jobConfig(src, dst, slot));
   const sameColumns = async (cli: RunningCli) =>
-    until(`the columns of ${dst.name}.items to be the source's`, async () => (JSON.stringify(await dst.columns('items').catch(() => [])) === JSON.stringify(await src.columns('items')) ? true : undefined), 60_000, 250).catch(async (err: Error) => {
+    until(
+      `the columns of ${dst.name}.items to be the source's`,
+      async () =>
+        JSON.stringify(await dst.columns('items').catch(() => [])) === JSON.stringify(await src.columns('items')) ? true : undefined,
+      60_000,
+      250,
+    ).catch(async (err: Error) => {
       throw new Error(`${err.message}: ${JSON.stringify(await dst.columns('items'))}\n${cli.stderrTail()}`);
     });
   let cli = await job.start();
   await job.checkpointsCompleted(cli, 3);
-  await src.run("UPDATE items SET qty = qty + 100 WHERE id <= 10");
+  await src.run('UPDATE items SET qty = qty + 100 WHERE id <= 10');
   await src.run("ALTER TABLE items ADD COLUMN color varchar(16) NOT NULL DEFAULT 'red'");
   await src.run(`INSERT INTO items VALUES ${rows(51, 20, (i) => `${i}, 'item ${i}', ${i}, 'n${i}', 'blue'`)}`);
   await src.run("UPDATE items SET color = 'green' WHERE id BETWEEN 5 AND 15");
@@ -120,7 +149,9 @@ async function evolve(src: Db, dst: Db, slot: string): Promise<void> {
   cli = await job.restore();
   await sameColumns(cli);
 
-  await src.run(src.dialect === 'mysql' ? 'ALTER TABLE items RENAME COLUMN name TO title' : 'ALTER TABLE items RENAME COLUMN name TO title');
+  await src.run(
+    src.dialect === 'mysql' ? 'ALTER TABLE items RENAME COLUMN name TO title' : 'ALTER TABLE items RENAME COLUMN name TO title',
+  );
   await src.run(`INSERT INTO items VALUES ${rows(91, 10, (i) => `${i}, 'item ${i}', ${i}, 'gray'`)}`);
   await src.run(src.dialect === 'mysql' ? 'ALTER TABLE items MODIFY qty bigint' : 'ALTER TABLE items ALTER COLUMN qty TYPE bigint');
   await src.run(`INSERT INTO items VALUES ${rows(101, 10, (i) => `${i}, 'item ${i}', ${i * 10_000_000_000}, 'black'`)}`);

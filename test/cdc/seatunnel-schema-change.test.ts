@@ -59,12 +59,25 @@ async function equalEventually(what: string, a: () => Promise<unknown>, b: () =>
 
 /** The IT's checks after a step: same DESC, same rows (`cols`/`where` leave out the current-time column's history). */
 async function sameTable(sink: string, cli: RunningCli, cols = '*', where = ''): Promise<void> {
-  await equalEventually(`DESC shop.${sink} equal to DESC shop.products`, () => desc('products'), () => desc(sink), cli);
-  await equalEventually(`shop.${sink} rows equal to shop.products`, () => rows('products', cols, where), () => rows(sink, cols, where), cli);
+  await equalEventually(
+    `DESC shop.${sink} equal to DESC shop.products`,
+    () => desc('products'),
+    () => desc(sink),
+    cli,
+  );
+  await equalEventually(
+    `shop.${sink} rows equal to shop.products`,
+    () => rows('products', cols, where),
+    () => rows(sink, cols, where),
+    cli,
+  );
 }
 
 const values = (from: number, n: number, extra: (i: number) => string) =>
-  Array.from({ length: n }, (_, k) => `(${from + k}, 'item ${from + k}', 'made in step ${from}', ${(from + k) / 10}${extra(from + k)})`).join(', ');
+  Array.from(
+    { length: n },
+    (_, k) => `(${from + k}, 'item ${from + k}', 'made in step ${from}', ${(from + k) / 10}${extra(from + k)})`,
+  ).join(', ');
 
 /** Case 1: columns added, with rows written around each ALTER. */
 const ADD_COLUMNS = [
@@ -158,7 +171,9 @@ describe("SeaTunnel's MySQL-CDC schema-change configs (MysqlCDCWithSchemaChangeI
     await run(ADD_COLUMNS.slice(1));
     await sameTable(sink, cli, 'id, name, description, weight, add_column1, add_column2, add_column3');
     await sameTable(sink, cli, '*', 'WHERE id >= 128');
-    const drift = await query(`SELECT max(abs(timestampdiff(SECOND, s.add_column4, t.add_column4))) FROM shop.products s JOIN shop.${sink} t ON s.id = t.id`);
+    const drift = await query(
+      `SELECT max(abs(timestampdiff(SECOND, s.add_column4, t.add_column4))) FROM shop.products s JOIN shop.${sink} t ON s.id = t.id`,
+    );
     // The IT allows 3 s (the change waits for a checkpoint it asks for).
     expect(Number(drift[0]![0])).toBeLessThanOrEqual(3);
 
@@ -184,12 +199,27 @@ describe("SeaTunnel's MySQL-CDC schema-change configs (MysqlCDCWithSchemaChangeI
     await resetShop(undefined);
     const job = new CliJob(dirs.make(), config('mysqlcdc_to_mysql_with_schema_change_exactly_once.conf'));
     const cli = await job.start();
-    await equalEventually('the snapshot in the sink', () => rows('products'), () => rows(sink), cli);
+    await equalEventually(
+      'the snapshot in the sink',
+      () => rows('products'),
+      () => rows(sink),
+      cli,
+    );
     await run(ADD_COLUMNS);
-    await equalEventually('rows after case 1', () => rows('products', 'id, name, description, weight, add_column1, add_column2, add_column3'), () => rows(sink, 'id, name, description, weight, add_column1, add_column2, add_column3'), cli);
+    await equalEventually(
+      'rows after case 1',
+      () => rows('products', 'id, name, description, weight, add_column1, add_column2, add_column3'),
+      () => rows(sink, 'id, name, description, weight, add_column1, add_column2, add_column3'),
+      cli,
+    );
     for (const step of [DROP_COLUMNS, CHANGE_COLUMNS, MODIFY_COLUMNS]) {
       await run(step);
-      await equalEventually('rows after the step', () => rows('products'), () => rows(sink), cli);
+      await equalEventually(
+        'rows after the step',
+        () => rows('products'),
+        () => rows(sink),
+        cli,
+      );
     }
     await stop(cli);
   }, 300_000);

@@ -11,7 +11,9 @@ type TableName = keyof typeof SOURCE_TABLES;
 
 /** Creates the target tables (same DDL as the source), `write_log` and the triggers. */
 export async function createLoggedTargets(client: pg.Client, tables: readonly TableName[] = ['accounts', 'items', 'audit']): Promise<void> {
-  await client.query(`CREATE TABLE write_log (seq bigserial PRIMARY KEY, tbl text NOT NULL, op text NOT NULL, k text NOT NULL, version bigint)`);
+  await client.query(
+    `CREATE TABLE write_log (seq bigserial PRIMARY KEY, tbl text NOT NULL, op text NOT NULL, k text NOT NULL, version bigint)`,
+  );
   await client.query(`
     CREATE FUNCTION log_write() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
@@ -24,7 +26,9 @@ export async function createLoggedTargets(client: pg.Client, tables: readonly Ta
     END $$`);
   for (const t of tables) {
     await client.query(SOURCE_TABLES[t]);
-    await client.query(`CREATE TRIGGER ${t}_log AFTER INSERT OR UPDATE OR DELETE ON ${t} FOR EACH ROW EXECUTE FUNCTION log_write('${TABLE_KEYS[t]}')`);
+    await client.query(
+      `CREATE TRIGGER ${t}_log AFTER INSERT OR UPDATE OR DELETE ON ${t} FOR EACH ROW EXECUTE FUNCTION log_write('${TABLE_KEYS[t]}')`,
+    );
   }
 }
 
@@ -42,7 +46,9 @@ export interface WriteLogReport {
  * previous write, a delete the version of the row it removed; audit rows are inserted once.
  */
 export async function checkWriteLog(client: pg.Client): Promise<WriteLogReport> {
-  const { rows } = await client.query<{ tbl: string; op: string; k: string; version: string }>('SELECT tbl, op, k, version FROM write_log ORDER BY seq');
+  const { rows } = await client.query<{ tbl: string; op: string; k: string; version: string }>(
+    'SELECT tbl, op, k, version FROM write_log ORDER BY seq',
+  );
   const last = new Map<string, bigint>();
   const repeated: string[] = [];
   const auditRewrites: string[] = [];

@@ -29,7 +29,9 @@ async function chaos(args: string[], timeoutMs: number): Promise<Report> {
   const why = JSON.stringify(report.runs.map((r) => ({ problems: r.problems, examples: r.rows.examples, status: r.status })));
   expect(res.code, `${why}\n${res.stderr}`).toBe(0);
   // One progress line per kill on stderr.
-  expect(res.stderr.split('\n').filter((l) => / kill \d+\/\d+ at /.test(l))).toHaveLength(report.runs.reduce((n, r) => n + r.kills.length, 0));
+  expect(res.stderr.split('\n').filter((l) => / kill \d+\/\d+ at /.test(l))).toHaveLength(
+    report.runs.reduce((n, r) => n + r.kills.length, 0),
+  );
   return report;
 }
 
@@ -52,7 +54,7 @@ function expectExactlyOnce(run: Report['runs'][number], kills: number): void {
 describe('tideway chaos', () => {
   it('refuses bad flags with exit code 2, naming the flag', async () => {
     for (const [args, text] of [
-      [['--kills', '-1'], "--kills"],
+      [['--kills', '-1'], '--kills'],
       [['--coordinators', '5'], '--coordinators'],
       [['--sink', 'kafka'], '--sink'],
       [['--jdbc-url', 'jdbc:postgresql://127.0.0.1/x'], '--jdbc-url'],
@@ -66,7 +68,9 @@ describe('tideway chaos', () => {
     }
   });
 
-  it('4 kills and pauses with the LocalFile sink: FINISHED, every row once, rows moving again after each', { timeout: 240_000 }, async () => {
+  it('4 kills and pauses with the LocalFile sink: FINISHED, every row once, rows moving again after each', {
+    timeout: 240_000,
+  }, async () => {
     const report = await chaos(['--kills', '4', '--seed', '4', '--rows-per-key', '3200'], 230_000);
     expect(report.passed).toBe(true);
     expectExactlyOnce(report.runs[0]!, 4);
@@ -74,13 +78,21 @@ describe('tideway chaos', () => {
 
   // The Jdbc XA sink under kills is also proven by test/jdbc/exactly-once-xa.test.ts and the 50-kill
   // bench (bench/RESULTS.md); this short run joins the long one to keep the suite under 20 minutes.
-  it.skipIf(process.env.TIDEWAY_CHAOS_LONG !== '1')('3 kills and pauses with the Jdbc XA sink on a private PostgreSQL: FINISHED, every row once (with TIDEWAY_CHAOS_LONG=1)', { timeout: 240_000 }, async () => {
-    const report = await chaos(['--kills', '3', '--sink', 'jdbc', '--seed', '3', '--rows-per-key', '2600'], 230_000);
-    expectExactlyOnce(report.runs[0]!, 3);
-  });
+  it.skipIf(process.env.TIDEWAY_CHAOS_LONG !== '1')(
+    '3 kills and pauses with the Jdbc XA sink on a private PostgreSQL: FINISHED, every row once (with TIDEWAY_CHAOS_LONG=1)',
+    { timeout: 240_000 },
+    async () => {
+      const report = await chaos(['--kills', '3', '--sink', 'jdbc', '--seed', '3', '--rows-per-key', '2600'], 230_000);
+      expectExactlyOnce(report.runs[0]!, 3);
+    },
+  );
 
-  it.skipIf(process.env.TIDEWAY_CHAOS_LONG !== '1')('50 kills with each sink (set TIDEWAY_CHAOS_LONG=1 to run it: about 25 minutes)', { timeout: 3_600_000 }, async () => {
-    const report = await chaos(['--kills', '50', '--sink', 'both', '--coordinators', '3'], 3_500_000);
-    for (const run of report.runs) expectExactlyOnce(run, 50);
-  });
+  it.skipIf(process.env.TIDEWAY_CHAOS_LONG !== '1')(
+    '50 kills with each sink (set TIDEWAY_CHAOS_LONG=1 to run it: about 25 minutes)',
+    { timeout: 3_600_000 },
+    async () => {
+      const report = await chaos(['--kills', '50', '--sink', 'both', '--coordinators', '3'], 3_500_000);
+      for (const run of report.runs) expectExactlyOnce(run, 50);
+    },
+  );
 });

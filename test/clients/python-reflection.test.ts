@@ -25,7 +25,9 @@ interface PyResult {
 
 /** Runs the Python client against one process of the cluster. */
 function py(process: ProcessName, args: string[]): Promise<PyResult> {
-  const child = spawn('/usr/bin/python3', [CLIENT, `127.0.0.1:${cluster.grpcPorts.get(process)}`, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('/usr/bin/python3', [CLIENT, `127.0.0.1:${cluster.grpcPorts.get(process)}`, ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
@@ -41,7 +43,8 @@ async function pyJson<T = Record<string, unknown>>(process: ProcessName, args: s
 }
 
 const coordinator = (args: string[]) => pyJson('coordinator', args);
-const callJob = <T = Record<string, unknown>>(method: string, body: object) => pyJson<T>('coordinator', ['call', `tideway.v1.JobService/${method}`, JSON.stringify(body)]);
+const callJob = <T = Record<string, unknown>>(method: string, body: object) =>
+  pyJson<T>('coordinator', ['call', `tideway.v1.JobService/${method}`, JSON.stringify(body)]);
 
 beforeAll(async () => {
   cluster = await TestCluster.start({ workers: [{ attributes: {} }], slotNum: 2, jobScheduleStrategy: 'WAIT' });
@@ -91,13 +94,20 @@ describe('a reflection-only Python client (grpcio, C++ descriptor pool)', () => 
   });
 
   it('calls the health service it learned through reflection', async () => {
-    const health = await pyJson('coordinator', ['call', 'grpc.health.v1.Health/Check', JSON.stringify({ service: 'tideway.v1.JobService' })]);
+    const health = await pyJson('coordinator', [
+      'call',
+      'grpc.health.v1.Health/Check',
+      JSON.stringify({ service: 'tideway.v1.JobService' }),
+    ]);
     expect(health).toEqual({ status: 'SERVING' });
   });
 
   it('plans, submits (with -i variables in the map field), watches, reads metrics, lists, savepoints and cancels a job', async () => {
     // ${rows_per_split} comes from the variables map: a map the client built from the descriptor.
-    const config = fakeJob({ mode: 'STREAMING', parallelism: 1, rowNum: 1000, splitNum: 1000, readIntervalMs: 100 }).replace('row.num = 1000', 'row.num = ${rows}');
+    const config = fakeJob({ mode: 'STREAMING', parallelism: 1, rowNum: 1000, splitNum: 1000, readIntervalMs: 100 }).replace(
+      'row.num = 1000',
+      'row.num = ${rows}',
+    );
     const submit = { configText: config, configFile: 'python.conf', variables: { rows: '1000' }, jobName: 'from_python' };
 
     const plan = await callJob<{ text: string }>('PlanJob', submit);
@@ -107,10 +117,22 @@ describe('a reflection-only Python client (grpcio, C++ descriptor pool)', () => 
     expect(jobId).toMatch(/^\d+$/);
 
     // WatchJob streams events; read until one says RUNNING with rows read.
-    const watch = await py('coordinator', ['stream', 'tideway.v1.JobService/WatchJob', JSON.stringify({ jobId, intervalMs: 200 }), '--max', '40']);
+    const watch = await py('coordinator', [
+      'stream',
+      'tideway.v1.JobService/WatchJob',
+      JSON.stringify({ jobId, intervalMs: 200 }),
+      '--max',
+      '40',
+    ]);
     expect(watch.code, watch.stderr).toBe(0);
-    const events = watch.stdout.trim().split('\n').map((l) => JSON.parse(l) as { job?: { status?: string }; metrics?: { sourceReceivedCount?: string } });
-    expect(events.some((e) => e.job?.status === 'RUNNING' && Number(e.metrics?.sourceReceivedCount ?? 0) > 0), watch.stdout.slice(0, 2000)).toBe(true);
+    const events = watch.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { job?: { status?: string }; metrics?: { sourceReceivedCount?: string } });
+    expect(
+      events.some((e) => e.job?.status === 'RUNNING' && Number(e.metrics?.sourceReceivedCount ?? 0) > 0),
+      watch.stdout.slice(0, 2000),
+    ).toBe(true);
 
     const metrics = await callJob<{ jobId: string; sourceReceivedCount: string }>('GetJobMetrics', { jobId });
     expect(Number(metrics.sourceReceivedCount)).toBeGreaterThan(0);
@@ -128,17 +150,34 @@ describe('a reflection-only Python client (grpcio, C++ descriptor pool)', () => 
 
     // A savepoint on a second job: stop-with-savepoint ends it SAVEPOINT_DONE.
     const second = await callJob<{ jobId: string }>('SubmitJob', { ...submit, jobName: 'savepointed' });
-    await cluster.until('second job RUNNING', async () => (await callJob<{ status: string }>('GetJob', { jobId: second.jobId })).status === 'RUNNING');
+    await cluster.until(
+      'second job RUNNING',
+      async () => (await callJob<{ status: string }>('GetJob', { jobId: second.jobId })).status === 'RUNNING',
+    );
     const sp = await callJob<{ job: { jobId: string } }>('SavepointJob', { jobId: second.jobId });
     expect(sp.job.jobId).toBe(second.jobId);
-    await cluster.until('second job SAVEPOINT_DONE', async () => (await callJob<{ status: string }>('GetJob', { jobId: second.jobId })).status === 'SAVEPOINT_DONE');
+    await cluster.until(
+      'second job SAVEPOINT_DONE',
+      async () => (await callJob<{ status: string }>('GetJob', { jobId: second.jobId })).status === 'SAVEPOINT_DONE',
+    );
   }, 180_000);
 
   it("a client generated from proto/ with Debian's protoc, as docs/clients.md shows, submits and follows a job", async () => {
     const gen = mkdtempSync(join(tmpdir(), 'tideway-pygen-'));
     try {
       const proto = join(import.meta.dirname, '..', '..', 'proto');
-      const protoc = spawnSync('protoc', ['-I', proto, `--python_out=${gen}`, `--grpc_python_out=${gen}`, '--plugin=protoc-gen-grpc_python=/usr/bin/grpc_python_plugin', ...readdirSync(join(proto, 'tideway/v1')).map((f) => join(proto, 'tideway/v1', f))], { encoding: 'utf8' });
+      const protoc = spawnSync(
+        'protoc',
+        [
+          '-I',
+          proto,
+          `--python_out=${gen}`,
+          `--grpc_python_out=${gen}`,
+          '--plugin=protoc-gen-grpc_python=/usr/bin/grpc_python_plugin',
+          ...readdirSync(join(proto, 'tideway/v1')).map((f) => join(proto, 'tideway/v1', f)),
+        ],
+        { encoding: 'utf8' },
+      );
       expect(protoc.status, protoc.stderr).toBe(0);
       const script = `
 import sys; sys.path.insert(0, ${JSON.stringify(gen)})

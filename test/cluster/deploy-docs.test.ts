@@ -26,7 +26,10 @@ function byHandCommands(): string[][] {
   const doc = readFileSync(join(repoRoot, 'docs/cluster.md'), 'utf8');
   const block = /By hand,[\s\S]*?```\n([\s\S]*?)```/.exec(doc);
   expect(block, 'docs/cluster.md has a by-hand block').not.toBeNull();
-  return block![1]!.split('\n').filter((l) => l.startsWith('./tideway ')).map((l) => l.split(/\s+/).slice(1));
+  return block![1]!
+    .split('\n')
+    .filter((l) => l.startsWith('./tideway '))
+    .map((l) => l.split(/\s+/).slice(1));
 }
 
 describe("docs/cluster.md's by-hand cluster", () => {
@@ -38,14 +41,24 @@ describe("docs/cluster.md's by-hand cluster", () => {
       'cluster start --role worker',
       'submit -c examples/fake_to_console.conf --engine-config',
     ]);
-    const ports = new Map<string, string>([['5801', String(await freePort())], ['5802', String(await freePort())], ['5803', String(await freePort())]]);
+    const ports = new Map<string, string>([
+      ['5801', String(await freePort())],
+      ['5802', String(await freePort())],
+      ['5803', String(await freePort())],
+    ]);
     const moved = (file: string) => {
       expect(existsSync(join(repoRoot, file)), `${file} exists`).toBe(true);
       const copy = join(dir, file.replaceAll('/', '_'));
-      writeFileSync(copy, readFileSync(join(repoRoot, file), 'utf8').replace(/port: (580[123])/g, (_m, p: string) => `port: ${ports.get(p)}`).replace('/tmp/tideway/checkpoints/', `${dir}/checkpoints/`));
+      writeFileSync(
+        copy,
+        readFileSync(join(repoRoot, file), 'utf8')
+          .replace(/port: (580[123])/g, (_m, p: string) => `port: ${ports.get(p)}`)
+          .replace('/tmp/tideway/checkpoints/', `${dir}/checkpoints/`),
+      );
       return copy;
     };
-    const withMovedFiles = (args: string[]) => args.map((a, i) => (args[i - 1] === '--engine-config' ? moved(a) : args[i - 1] === '--metrics-port' ? '0' : a));
+    const withMovedFiles = (args: string[]) =>
+      args.map((a, i) => (args[i - 1] === '--engine-config' ? moved(a) : args[i - 1] === '--metrics-port' ? '0' : a));
     for (const args of commands.slice(0, 3)) {
       const child = spawnCli(withMovedFiles(args));
       started.push(child);

@@ -33,7 +33,15 @@ const status = async (jobId: string) => jobStatusToJSON((await cluster.job(jobId
 
 async function submit(name: string, opts: Partial<SequenceJob> = {}) {
   const out = join(cluster.dir, name);
-  const job: SequenceJob = { mode: 'BATCH', keys: 6, rowsPerKey: 2000, rowsPerSecond: 400, out, env: 'job.retry.times = 10\n  job.retry.interval.seconds = 0', ...opts };
+  const job: SequenceJob = {
+    mode: 'BATCH',
+    keys: 6,
+    rowsPerKey: 2000,
+    rowsPerSecond: 400,
+    out,
+    env: 'job.retry.times = 10\n  job.retry.interval.seconds = 0',
+    ...opts,
+  };
   const res = await cluster.cli(['submit', '--async', '-c', jobFile(cluster, `${name}.conf`, sequenceJob(job))]);
   expect(res.code, res.stderr).toBe(0);
   return { jobId: res.stdout.trim(), out, rows: job.keys * job.rowsPerKey, keys: job.keys, rowsPerKey: job.rowsPerKey };
@@ -64,13 +72,18 @@ async function killWorkerMidJob(name: string, chainParallelism?: number): Promis
   await cluster.kill(victim, 'SIGKILL');
   // Rows move again once a later attempt runs and its count grows past where it started.
   let from = Infinity;
-  await cluster.until('rows moving again', async () => {
-    const [job, m] = await Promise.all([cluster.job(j.jobId), metrics(j.jobId)]);
-    const rows = Number(m.sourceReceivedCount);
-    if (job.pipelines[0]!.attempt <= attempt || jobStatusToJSON(job.status) !== 'RUNNING' || job.pipelines[0]!.status !== 'RUNNING') return false;
-    from = Math.min(from, rows);
-    return rows > from;
-  }, 60_000);
+  await cluster.until(
+    'rows moving again',
+    async () => {
+      const [job, m] = await Promise.all([cluster.job(j.jobId), metrics(j.jobId)]);
+      const rows = Number(m.sourceReceivedCount);
+      if (job.pipelines[0]!.attempt <= attempt || jobStatusToJSON(job.status) !== 'RUNNING' || job.pipelines[0]!.status !== 'RUNNING')
+        return false;
+      from = Math.min(from, rows);
+      return rows > from;
+    },
+    60_000,
+  );
   console.log(`${name}: worker killed, rows moving again after ${((Date.now() - killedAt) / 1000).toFixed(1)} s`);
   await finishedExactlyOnce(j);
   const job = await cluster.job(j.jobId);
@@ -81,7 +94,9 @@ async function killWorkerMidJob(name: string, chainParallelism?: number): Promis
 }
 
 describe('worker and Redis failures under HA', () => {
-  it('a worker SIGKILLed mid-job with a shuffle between workers: its pipeline restores on the healthy workers, every row once', { timeout: 200_000 }, async () => {
+  it('a worker SIGKILLed mid-job with a shuffle between workers: its pipeline restores on the healthy workers, every row once', {
+    timeout: 200_000,
+  }, async () => {
     await killWorkerMidJob('kill-worker-shuffle', 3);
   });
 
@@ -89,19 +104,29 @@ describe('worker and Redis failures under HA', () => {
     await killWorkerMidJob('kill-worker');
   });
 
-  it('a worker paused (SIGSTOP) mid-job is found by its missed heartbeats; its pipeline restores elsewhere; resumed, its stale task groups are cancelled', { timeout: 200_000 }, async () => {
+  it('a worker paused (SIGSTOP) mid-job is found by its missed heartbeats; its pipeline restores elsewhere; resumed, its stale task groups are cancelled', {
+    timeout: 200_000,
+  }, async () => {
     const j = await submit('pause-worker');
     await cluster.until('a checkpoint completed', async () => (await cluster.job(j.jobId)).completedCheckpoints >= 2, 60_000);
     const victim = await busiestWorker(j.jobId);
     cluster.signal(victim, 'SIGSTOP');
     const victimAddress = `127.0.0.1:${cluster.grpcPorts.get(victim)}`;
-    await cluster.until('restored on the other workers', async () => {
-      const job = await cluster.job(j.jobId);
-      return job.pipelines[0]!.status === 'RUNNING' && job.pipelines[0]!.taskGroups.every((t) => t.workerAddress !== victimAddress);
-    }, 60_000);
+    await cluster.until(
+      'restored on the other workers',
+      async () => {
+        const job = await cluster.job(j.jobId);
+        return job.pipelines[0]!.status === 'RUNNING' && job.pipelines[0]!.taskGroups.every((t) => t.workerAddress !== victimAddress);
+      },
+      60_000,
+    );
     cluster.signal(victim, 'SIGCONT');
     await finishedExactlyOnce(j);
-    await cluster.until('the resumed worker runs nothing', async () => (await cluster.metric(victim, 'tideway_worker_task_groups_running')) === 0, 30_000);
+    await cluster.until(
+      'the resumed worker runs nothing',
+      async () => (await cluster.metric(victim, 'tideway_worker_task_groups_running')) === 0,
+      30_000,
+    );
     await cluster.until('worker back', async () => (await cluster.workers()).length === 3);
   });
 
@@ -124,7 +149,9 @@ describe('worker and Redis failures under HA', () => {
     expect((await cluster.cli(['list'])).stdout).toMatch(new RegExp(`${j.jobId}\\s.*FINISHED`));
   });
 
-  it('every coordinator gone past leader-loss-timeout: workers cancel their task groups; a coordinator started again resumes the job', { timeout: 200_000 }, async () => {
+  it('every coordinator gone past leader-loss-timeout: workers cancel their task groups; a coordinator started again resumes the job', {
+    timeout: 200_000,
+  }, async () => {
     const j = await submit('leader-loss');
     await cluster.until('a checkpoint completed', async () => (await cluster.job(j.jobId)).completedCheckpoints >= 1, 60_000);
     for (const n of cluster.coordinatorNames()) await cluster.kill(n, 'SIGKILL');

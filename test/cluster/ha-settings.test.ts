@@ -25,14 +25,27 @@ describe('HA settings', () => {
     const port = await freePort();
     const res = await start(engine('unreachable', `  state-store:\n    type: redis\n    redis: { address: "127.0.0.1:${port}" }\n`));
     expect(res.code).toBe(1);
-    const lines = res.stderr.trim().split('\n').filter((l) => l.startsWith('tideway:'));
-    expect(lines).toEqual([expect.stringMatching(new RegExp(`^tideway: cannot reach the Redis state store at 127\\.0\\.0\\.1:${port}: .*ECONNREFUSED`))]);
+    const lines = res.stderr
+      .trim()
+      .split('\n')
+      .filter((l) => l.startsWith('tideway:'));
+    expect(lines).toEqual([
+      expect.stringMatching(new RegExp(`^tideway: cannot reach the Redis state store at 127\\.0\\.0\\.1:${port}: .*ECONNREFUSED`)),
+    ]);
   });
 
   const refused: Array<[string, string, RegExp]> = [
     ['no address', `  state-store:\n    type: redis\n`, /tideway\.state-store\.redis\.address is empty/],
-    ['the same lock node twice', `  state-store:\n    type: redis\n    redis: { address: "127.0.0.1:6390" }\n  ha:\n    lock-nodes: ["127.0.0.1:6391", "127.0.0.1:6392", "127.0.0.1:6391"]\n`, /tideway\.ha\.lock-nodes lists 127\.0\.0\.1:6391 twice/],
-    ['a lease shorter than the heartbeat interval', `  state-store:\n    type: redis\n    redis: { address: "127.0.0.1:6390" }\n  ha:\n    lease-ttl: 1000\n  heartbeat: { interval: 3000, timeout: 30000 }\n`, /tideway\.ha\.lease-ttl \(1000 ms\) must be longer than tideway\.heartbeat\.interval \(3000 ms\)/],
+    [
+      'the same lock node twice',
+      `  state-store:\n    type: redis\n    redis: { address: "127.0.0.1:6390" }\n  ha:\n    lock-nodes: ["127.0.0.1:6391", "127.0.0.1:6392", "127.0.0.1:6391"]\n`,
+      /tideway\.ha\.lock-nodes lists 127\.0\.0\.1:6391 twice/,
+    ],
+    [
+      'a lease shorter than the heartbeat interval',
+      `  state-store:\n    type: redis\n    redis: { address: "127.0.0.1:6390" }\n  ha:\n    lease-ttl: 1000\n  heartbeat: { interval: 3000, timeout: 30000 }\n`,
+      /tideway\.ha\.lease-ttl \(1000 ms\) must be longer than tideway\.heartbeat\.interval \(3000 ms\)/,
+    ],
   ];
   for (const [what, yaml, says] of refused) {
     it(`refuses ${what} with the key named, exit 2`, async () => {

@@ -46,46 +46,60 @@ async function usedSlots(): Promise<number> {
 }
 
 async function untilAllSlotsFree(): Promise<void> {
-  await cluster.until('every slot free', async () => (await usedSlots()) === 0 && (await cluster.metric('resource-manager', 'tideway_slots_used')) === 0);
+  await cluster.until(
+    'every slot free',
+    async () => (await usedSlots()) === 0 && (await cluster.metric('resource-manager', 'tideway_slots_used')) === 0,
+  );
   for (const w of ['worker-1', 'worker-2'] as const) {
     await cluster.until(`${w} runs nothing`, async () => (await cluster.metric(w, 'tideway_worker_task_groups_running')) === 0);
   }
 }
 
 describe('cluster job commands', () => {
-  it.skipIf(!casesDir)('a streaming job: submit --async, RUNNING in list (-l) and status (-j), growing metrics (--metrics), cancel (-can) ends it CANCELED and frees its slots', async () => {
-    const id = await submitAsync(`${casesDir}/seatunnel-starter-e2e__batch_cancel_task_1.conf`);
-    await untilStatus(id, 'RUNNING');
-    const list = await cluster.cli(['-l']);
-    expect(list.stdout).toMatch(new RegExp(`${id}\\s+SeaTunnel_Job\\s+RUNNING`));
-    const st = await cluster.cli(['-j', id]);
-    expect(JSON.parse(st.stdout)).toMatchObject({ jobId: id, status: 'RUNNING', jobMode: 'STREAMING' });
+  it.skipIf(!casesDir)(
+    'a streaming job: submit --async, RUNNING in list (-l) and status (-j), growing metrics (--metrics), cancel (-can) ends it CANCELED and frees its slots',
+    async () => {
+      const id = await submitAsync(`${casesDir}/seatunnel-starter-e2e__batch_cancel_task_1.conf`);
+      await untilStatus(id, 'RUNNING');
+      const list = await cluster.cli(['-l']);
+      expect(list.stdout).toMatch(new RegExp(`${id}\\s+SeaTunnel_Job\\s+RUNNING`));
+      const st = await cluster.cli(['-j', id]);
+      expect(JSON.parse(st.stdout)).toMatchObject({ jobId: id, status: 'RUNNING', jobMode: 'STREAMING' });
 
-    const read = async () => JSON.parse((await cluster.cli(['--metrics', id])).stdout) as Record<string, unknown>;
-    let first: Record<string, unknown> = {};
-    await cluster.until('rows read', async () => ((first = await read()).SourceReceivedCount as number) > 0);
-    // Bytes as SeaTunnel counts them by declared type: id int (4) + name string (5 chars) + age int (4).
-    expect(first).toMatchObject({
-      TableSourceReceivedCount: { fake: first.SourceReceivedCount },
-      SourceReceivedBytes: (first.SourceReceivedCount as number) * 13,
-      TableSourceReceivedBytes: { fake: (first.SourceReceivedCount as number) * 13 },
-    });
-    await cluster.until('metrics grow', async () => ((await read()).SourceReceivedCount as number) > (first.SourceReceivedCount as number));
-    expect(await cluster.metric('coordinator', `tideway_job_rows_read_total{job_id="${id}",job_name="SeaTunnel_Job"}`)).toBeGreaterThan(0);
-    expect(await usedSlots()).toBe(1);
+      const read = async () => JSON.parse((await cluster.cli(['--metrics', id])).stdout) as Record<string, unknown>;
+      let first: Record<string, unknown> = {};
+      await cluster.until('rows read', async () => ((first = await read()).SourceReceivedCount as number) > 0);
+      // Bytes as SeaTunnel counts them by declared type: id int (4) + name string (5 chars) + age int (4).
+      expect(first).toMatchObject({
+        TableSourceReceivedCount: { fake: first.SourceReceivedCount },
+        SourceReceivedBytes: (first.SourceReceivedCount as number) * 13,
+        TableSourceReceivedBytes: { fake: (first.SourceReceivedCount as number) * 13 },
+      });
+      await cluster.until(
+        'metrics grow',
+        async () => ((await read()).SourceReceivedCount as number) > (first.SourceReceivedCount as number),
+      );
+      expect(await cluster.metric('coordinator', `tideway_job_rows_read_total{job_id="${id}",job_name="SeaTunnel_Job"}`)).toBeGreaterThan(
+        0,
+      );
+      expect(await usedSlots()).toBe(1);
 
-    const cancel = await cluster.cli(['-can', id]);
-    expect(cancel.code, cancel.stderr).toBe(0);
-    await untilStatus(id, 'CANCELED');
-    expect((await cluster.cli(['list'])).stdout).toMatch(new RegExp(`${id}\\s+SeaTunnel_Job\\s+CANCELED`));
-    await untilAllSlotsFree();
-  });
+      const cancel = await cluster.cli(['-can', id]);
+      expect(cancel.code, cancel.stderr).toBe(0);
+      await untilStatus(id, 'CANCELED');
+      expect((await cluster.cli(['list'])).stdout).toMatch(new RegExp(`${id}\\s+SeaTunnel_Job\\s+CANCELED`));
+      await untilAllSlotsFree();
+    },
+  );
 
   it.skipIf(!casesDir)('a finished job stays listed with the job name from env job.name, and -n overrides it', async () => {
     const res = await cluster.cli(['submit', '-c', `${casesDir}/connector-seatunnel-e2e-base__valid_job_name.conf`]);
     expect(res.code, res.stderr).toBe(0);
     expect(res.stdout).toContain('Job Statistic Information');
-    const named = await submitAsync(jobFile(cluster, 'named.conf', fakeJob({ mode: 'BATCH', parallelism: 1, rowNum: 10 })), ['-n', 'renamed_job']);
+    const named = await submitAsync(jobFile(cluster, 'named.conf', fakeJob({ mode: 'BATCH', parallelism: 1, rowNum: 10 })), [
+      '-n',
+      'renamed_job',
+    ]);
     await untilStatus(named, 'FINISHED');
     const list = (await cluster.cli(['list'])).stdout;
     expect(list).toMatch(/\d+\s+valid_job_name\s+FINISHED/);
@@ -94,7 +108,9 @@ describe('cluster job commands', () => {
   });
 
   it('WAIT keeps a job PENDING while slots are short, cancel works on it, and a waiting job starts when slots free up', async () => {
-    const big = await submitAsync(jobFile(cluster, 'big.conf', fakeJob({ mode: 'STREAMING', parallelism: 4, rowNum: 10, readIntervalMs: 500 })));
+    const big = await submitAsync(
+      jobFile(cluster, 'big.conf', fakeJob({ mode: 'STREAMING', parallelism: 4, rowNum: 10, readIntervalMs: 500 })),
+    );
     await untilStatus(big, 'RUNNING');
     expect(await usedSlots()).toBe(4);
 
@@ -117,13 +133,21 @@ describe('cluster job commands', () => {
   });
 
   it('tag_filter: a matching job runs only on the matching worker; a filter no worker matches waits', async () => {
-    const id = await submitAsync(jobFile(cluster, 'tagged.conf', fakeJob({ mode: 'STREAMING', parallelism: 2, rowNum: 10, tagFilter: { group: 'platform', team: 'team2' } })));
+    const id = await submitAsync(
+      jobFile(
+        cluster,
+        'tagged.conf',
+        fakeJob({ mode: 'STREAMING', parallelism: 2, rowNum: 10, tagFilter: { group: 'platform', team: 'team2' } }),
+      ),
+    );
     await untilStatus(id, 'RUNNING');
     const worker2 = `127.0.0.1:${cluster.grpcPorts.get('worker-2')}`;
     const placed = (await cluster.job(id)).pipelines.flatMap((p) => p.taskGroups.map((t) => t.workerAddress));
     expect(placed).toEqual([worker2, worker2]);
 
-    const nowhere = await submitAsync(jobFile(cluster, 'nowhere.conf', fakeJob({ mode: 'BATCH', parallelism: 1, rowNum: 10, tagFilter: { team: 'team3' } })));
+    const nowhere = await submitAsync(
+      jobFile(cluster, 'nowhere.conf', fakeJob({ mode: 'BATCH', parallelism: 1, rowNum: 10, tagFilter: { team: 'team3' } })),
+    );
     await new Promise((r) => setTimeout(r, 2500));
     expect(status(await cluster.job(nowhere))).toBe('PENDING');
     await cluster.cli(['-can', id, nowhere]);
@@ -142,15 +166,22 @@ describe('cluster job commands', () => {
         maxUsed = Math.max(maxUsed, await usedSlots());
         const ids = (await cluster.workers()).flatMap((w) => w.assignedSlots.map((s) => s.slotId));
         expect(new Set(ids).size).toBe(ids.length);
-        for (const w of ['worker-1', 'worker-2'] as const) expect(await cluster.metric(w, 'tideway_worker_task_groups_running')).toBeLessThanOrEqual(2);
+        for (const w of ['worker-1', 'worker-2'] as const)
+          expect(await cluster.metric(w, 'tideway_worker_task_groups_running')).toBeLessThanOrEqual(2);
         await new Promise((r) => setTimeout(r, 100));
       }
     })();
     const ids = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
-        call(cluster.jobs.submitJob, cluster.jobs, { configText: text, configFile: `concurrent-${i}.conf`, format: 'hocon', variables: {}, jobName: `concurrent_${i}`, jobId: '', restoreJobId: '' }).then(
-          (r) => r.jobId,
-        ),
+        call(cluster.jobs.submitJob, cluster.jobs, {
+          configText: text,
+          configFile: `concurrent-${i}.conf`,
+          format: 'hocon',
+          variables: {},
+          jobName: `concurrent_${i}`,
+          jobId: '',
+          restoreJobId: '',
+        }).then((r) => r.jobId),
       ),
     );
     expect(new Set(ids).size).toBe(20);
@@ -168,7 +199,15 @@ describe('cluster job commands', () => {
     const text = fakeJob({ mode: 'STREAMING', parallelism: 2, rowNum: 10 });
     const ids: string[] = [];
     for (let i = 0; i < 6; i++) {
-      const { jobId } = await call(cluster.jobs.submitJob, cluster.jobs, { configText: text, configFile: 'race.conf', format: 'hocon', variables: {}, jobName: '', jobId: '', restoreJobId: '' });
+      const { jobId } = await call(cluster.jobs.submitJob, cluster.jobs, {
+        configText: text,
+        configFile: 'race.conf',
+        format: 'hocon',
+        variables: {},
+        jobName: '',
+        jobId: '',
+        restoreJobId: '',
+      });
       // Later rounds wait a little longer, so the cancel lands in different stages.
       if (i > 0) await new Promise((r) => setTimeout(r, i * 60));
       await call(cluster.jobs.cancelJob, cluster.jobs, { jobId });
@@ -192,7 +231,15 @@ describe('cluster job commands', () => {
 source { Jdbc { url = "${url}", driver = "org.postgresql.Driver", user = "${pgs.user}", password = "${pgs.password}", table_path = "${pgs.database}.public.planned", plugin_output = "src" } }
 sink { Console { plugin_input = "src", log.print.data = false } }`;
       const jobId = String(Date.now());
-      const submitted = call(cluster.jobs.submitJob, cluster.jobs, { configText: text, configFile: 'planned.conf', format: 'hocon', variables: {}, jobName: '', jobId, restoreJobId: '' });
+      const submitted = call(cluster.jobs.submitJob, cluster.jobs, {
+        configText: text,
+        configFile: 'planned.conf',
+        format: 'hocon',
+        variables: {},
+        jobName: '',
+        jobId,
+        restoreJobId: '',
+      });
       await cluster.until('planning holds on the schema read', () => proxy.held > 0);
       expect(status(await cluster.job(jobId))).toBe('CREATED');
       expect((await cluster.cli(['-l'])).stdout).toMatch(new RegExp(`${jobId}\\s+CREATED`));
@@ -215,7 +262,14 @@ sink { Console { plugin_input = "src", log.print.data = false } }`;
 
   it('serves Prometheus metrics on every process', async () => {
     const c = await cluster.metrics('coordinator');
-    for (const name of ['tideway_jobs{status="RUNNING"}', 'tideway_jobs{status="FINISHED"}', 'tideway_task_groups_running', 'tideway_job_rows_written_total', 'tideway_job_checkpoints_completed_total', 'tideway_job_checkpoints_failed_total']) {
+    for (const name of [
+      'tideway_jobs{status="RUNNING"}',
+      'tideway_jobs{status="FINISHED"}',
+      'tideway_task_groups_running',
+      'tideway_job_rows_written_total',
+      'tideway_job_checkpoints_completed_total',
+      'tideway_job_checkpoints_failed_total',
+    ]) {
       expect(c).toContain(name);
     }
     expect(await cluster.metric('coordinator', 'tideway_jobs{status="CANCELED"}')).toBeGreaterThan(0);

@@ -54,13 +54,20 @@ const alive = (pid: number) => {
 function until(what: string, check: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
   const logs = () =>
     readdirSync(join(dir, 'logs'))
-      .map((f) => `--- ${f}\n${readFileSync(join(dir, 'logs', f), 'utf8').split('\n').slice(-10).join('\n')}`)
+      .map(
+        (f) =>
+          `--- ${f}\n${readFileSync(join(dir, 'logs', f), 'utf8')
+            .split('\n')
+            .slice(-10)
+            .join('\n')}`,
+      )
       .join('\n');
   return pollUntil(what, check, timeoutMs, logs, 200);
 }
 
 const job = (jobId: string) => jobs.call((c) => call(c.getJob, c, { jobId }, { deadlineMs: 10_000 }), 30_000);
-const rowsRead = async (jobId: string) => Number((await jobs.call((c) => call(c.getJobMetrics, c, { jobId }, { deadlineMs: 5000 }), 30_000)).sourceReceivedCount);
+const rowsRead = async (jobId: string) =>
+  Number((await jobs.call((c) => call(c.getJobMetrics, c, { jobId }, { deadlineMs: 5000 }), 30_000)).sourceReceivedCount);
 
 /** The coordinator that `status` names as leader, and the exit code and text of `status`. */
 async function statusLeader(): Promise<{ leader?: string; code: number | null; out: string }> {
@@ -74,7 +81,12 @@ beforeAll(async () => {
   // Six gRPC ports (Redis is base + 5) and five Prometheus ports.
   const base = await freePortRange(6);
   const metricsBase = await freePortRange(5);
-  env = { ...process.env, TIDEWAY_CLUSTER_DIR: dir, TIDEWAY_CLUSTER_BASE_PORT: String(base), TIDEWAY_CLUSTER_METRICS_BASE_PORT: String(metricsBase) };
+  env = {
+    ...process.env,
+    TIDEWAY_CLUSTER_DIR: dir,
+    TIDEWAY_CLUSTER_BASE_PORT: String(base),
+    TIDEWAY_CLUSTER_METRICS_BASE_PORT: String(metricsBase),
+  };
   addresses = [`127.0.0.1:${base}`, `127.0.0.1:${base + 4}`];
   const started = await script(['--ha', 'start']);
   expect(started.code, started.out).toBe(0);
@@ -89,7 +101,9 @@ afterAll(async () => {
 }, 60_000);
 
 describe('deploy/local-cluster.sh --ha', () => {
-  it('runs Redis with AOF and two coordinators; the leader SIGKILLed mid-job, the job finishes with every row once; stop ends everything', { timeout: 300_000 }, async () => {
+  it('runs Redis with AOF and two coordinators; the leader SIGKILLed mid-job, the job finishes with every row once; stop ends everything', {
+    timeout: 300_000,
+  }, async () => {
     const redisConfig = await script(['status']);
     expect(redisConfig.code, redisConfig.out).toBe(0);
     expect(redisConfig.out).toMatch(/^redis running \(pid \d+\)/m);
@@ -99,7 +113,17 @@ describe('deploy/local-cluster.sh --ha', () => {
 
     const out = join(dir, 'out');
     const file = join(dir, 'job.conf');
-    writeFileSync(file, sequenceJob({ mode: 'BATCH', keys: 4, rowsPerKey: 3000, rowsPerSecond: 400, out, env: 'job.retry.times = 10\n  job.retry.interval.seconds = 0' }));
+    writeFileSync(
+      file,
+      sequenceJob({
+        mode: 'BATCH',
+        keys: 4,
+        rowsPerKey: 3000,
+        rowsPerSecond: 400,
+        out,
+        env: 'job.retry.times = 10\n  job.retry.interval.seconds = 0',
+      }),
+    );
     const submitted = await runCli(['submit', '--async', '-c', file, '--address', addresses.join(',')]);
     expect(submitted.code, submitted.stderr).toBe(0);
     const jobId = submitted.stdout.trim();
@@ -111,7 +135,9 @@ describe('deploy/local-cluster.sh --ha', () => {
     const killedAt = Date.now();
     process.kill(pidOf(leader!), 'SIGKILL');
     await until('rows moving again under the other coordinator', async () => (await rowsRead(jobId)) > before);
-    console.log(`local-cluster.sh --ha (lease-ttl 5000 ms): leader killed, rows moving again after ${((Date.now() - killedAt) / 1000).toFixed(1)} s`);
+    console.log(
+      `local-cluster.sh --ha (lease-ttl 5000 ms): leader killed, rows moving again after ${((Date.now() - killedAt) / 1000).toFixed(1)} s`,
+    );
     await until('job finished', async () => jobStatusToJSON((await job(jobId)).status) === 'FINISHED', 150_000);
     const report = checkSequenceOutput(out, 4, 3000);
     expect(report, report.examples.join('; ')).toMatchObject({ lost: 0, duplicated: 0, seen: 12000 });

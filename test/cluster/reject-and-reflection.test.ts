@@ -42,7 +42,10 @@ describe('REJECT at slot exhaustion', () => {
   });
 
   it.skipIf(!casesDir)('tag_not_match: a tag_filter no worker matches fails and names the filter', async () => {
-    const res = await cluster.cli(['-c', `${casesDir}/connector-seatunnel-e2e-base__resource-isolation_fakesource_to_console_tag_not_match.conf`]);
+    const res = await cluster.cli([
+      '-c',
+      `${casesDir}/connector-seatunnel-e2e-base__resource-isolation_fakesource_to_console_tag_not_match.conf`,
+    ]);
     expect(res.code).not.toBe(0);
     expect(res.stderr).toContain('tag_filter {"group":"error_tag","team":"error_tag"} matches none of the 1 worker(s)');
     expect(await cluster.metric('resource-manager', 'tideway_slots_used')).toBe(0);
@@ -66,12 +69,17 @@ describe('gRPC reflection and health', () => {
 
       // The health service is called through the descriptor reflection hands out, as grpcurl does.
       const descriptor = await reflection.getDescriptorBySymbol('grpc.health.v1.Health');
-      const pkg = descriptor.getPackageObject({ keepCase: true }) as unknown as { grpc: { health: { v1: { Health: grpc.ServiceClientConstructor } } } };
+      const pkg = descriptor.getPackageObject({ keepCase: true }) as unknown as {
+        grpc: { health: { v1: { Health: grpc.ServiceClientConstructor } } };
+      };
       const client = new pkg.grpc.health.v1.Health(address, grpc.credentials.createInsecure());
       try {
         for (const service of ['', ...services]) {
           const res = await new Promise<{ status: string | number }>((resolve, reject) =>
-            (client as unknown as { Check(req: object, cb: (e: Error | null, r: { status: string | number }) => void): void }).Check({ service }, (e, r) => (e ? reject(e) : resolve(r))),
+            (client as unknown as { Check(req: object, cb: (e: Error | null, r: { status: string | number }) => void): void }).Check(
+              { service },
+              (e, r) => (e ? reject(e) : resolve(r)),
+            ),
           );
           expect([1, 'SERVING']).toContain(res.status);
         }

@@ -25,12 +25,24 @@ afterAll(async () => {
 });
 
 const submit = async (text: string) =>
-  (await call(cluster.jobs.submitJob, cluster.jobs, { configText: text, configFile: 'job.conf', format: 'hocon', variables: {}, jobName: '', jobId: '', restoreJobId: '' })).jobId;
+  (
+    await call(cluster.jobs.submitJob, cluster.jobs, {
+      configText: text,
+      configFile: 'job.conf',
+      format: 'hocon',
+      variables: {},
+      jobName: '',
+      jobId: '',
+      restoreJobId: '',
+    })
+  ).jobId;
 
 const rowsRead = async (jobId: string) => (await call(cluster.jobs.getJobMetrics, cluster.jobs, { jobId })).sourceReceivedCount;
 
 describe('resource manager restart and lost workers', () => {
-  it('a resource manager killed with SIGKILL and restarted does not disturb a running streaming job, and never grants a held slot again', { timeout: 120_000 }, async () => {
+  it('a resource manager killed with SIGKILL and restarted does not disturb a running streaming job, and never grants a held slot again', {
+    timeout: 120_000,
+  }, async () => {
     // 400 splits of 100 rows, one per 250 ms per reader: rows keep coming for about 50 s.
     const streaming = await submit(fakeJob({ mode: 'STREAMING', parallelism: 2, rowNum: 40_000, splitNum: 400, readIntervalMs: 250 }));
     await cluster.until('job running', async () => jobStatusToJSON((await cluster.job(streaming)).status) === 'RUNNING');
@@ -52,11 +64,14 @@ describe('resource manager restart and lost workers', () => {
     // The registry is rebuilt from heartbeats: both workers, with the job's slots.
     await cluster.until('registry rebuilt', async () => {
       const workers = await cluster.workers();
-      return workers.length === 2 && workers.flatMap((w) => w.assignedSlots.map((s) => s.slotId)).filter((id) => held.includes(id)).length === 2;
+      return (
+        workers.length === 2 && workers.flatMap((w) => w.assignedSlots.map((s) => s.slotId)).filter((id) => held.includes(id)).length === 2
+      );
     });
     await cluster.until('the waiting job ran', async () => jobStatusToJSON((await cluster.job(small)).status) === 'FINISHED');
     expect(cluster.logLines('coordinator', waitLine)).toBe(waitsBefore + 1);
-    for (const w of ['worker-1', 'worker-2'] as const) expect(cluster.logLines(w, 'waiting for the resource manager: heartbeats fail')).toBe(1);
+    for (const w of ['worker-1', 'worker-2'] as const)
+      expect(cluster.logLines(w, 'waiting for the resource manager: heartbeats fail')).toBe(1);
 
     // A job that wants three of the four slots waits: the running job's two slots, known
     // again from the workers' heartbeats, are not handed out twice.
@@ -79,7 +94,10 @@ describe('resource manager restart and lost workers', () => {
   it('a worker that misses heartbeats is declared lost and the coordinator is told', async () => {
     await cluster.kill('worker-2', 'SIGKILL');
     await cluster.until('worker declared lost', async () => (await cluster.metric('resource-manager', 'tideway_workers_lost_total')) === 1);
-    await cluster.until('coordinator told', async () => (await cluster.metric('coordinator', 'tideway_coordinator_workers_lost_total')) === 1);
+    await cluster.until(
+      'coordinator told',
+      async () => (await cluster.metric('coordinator', 'tideway_coordinator_workers_lost_total')) === 1,
+    );
     expect(await cluster.metric('resource-manager', 'tideway_workers')).toBe(1);
     expect(cluster.logs.get('coordinator')).toMatch(/"msg":"worker lost"/);
   });

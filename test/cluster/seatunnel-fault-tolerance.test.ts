@@ -54,7 +54,12 @@ async function runCase(name: string, c: Case): Promise<void> {
   const out = `/tmp/hive/warehouse/${caseName}`;
   outputs.push(out);
   rmSync(out, { recursive: true, force: true });
-  const vars = [`dynamic_job_mode=${c.mode}`, `dynamic_test_row_num_per_parallelism=${c.rows}`, `dynamic_test_parallelism=${c.parallelism}`, `dynamic_test_case_name=${caseName}`];
+  const vars = [
+    `dynamic_job_mode=${c.mode}`,
+    `dynamic_test_row_num_per_parallelism=${c.rows}`,
+    `dynamic_test_parallelism=${c.parallelism}`,
+    `dynamic_test_case_name=${caseName}`,
+  ];
   const res = await cluster.cli(['submit', '--async', '-c', template(c.template), ...vars.flatMap((v) => ['-i', v])]);
   expect(res.code, res.stderr).toBe(0);
   const jobId = res.stdout.trim();
@@ -93,23 +98,36 @@ const slowIt = slow ? it : it.skip;
 
 describe.skipIf(!shared)("SeaTunnel's ClusterFaultToleranceIT and ClusterFaultToleranceTwoPipelineIT", () => {
   slowIt('testBatchJobRunOkIn3Node: 1000 rows x 6 readers, every row once', { timeout: 240_000 }, () =>
-    runCase('batch_ok', { template: ONE, mode: 'BATCH', rows: 1000, parallelism: 6, pipelines: 1 }));
+    runCase('batch_ok', { template: ONE, mode: 'BATCH', rows: 1000, parallelism: 6, pipelines: 1 }),
+  );
 
   it('testBatchJobRestoreIn3NodeWorkerDown: a worker shut down mid-job, 1000 rows x 2 once each', { timeout: 240_000 }, () =>
-    runCase('batch_worker_down', { template: ONE, mode: 'BATCH', rows: 1000, parallelism: 2, pipelines: 1, down: 'worker' }));
+    runCase('batch_worker_down', { template: ONE, mode: 'BATCH', rows: 1000, parallelism: 2, pipelines: 1, down: 'worker' }),
+  );
 
-  slowIt('testStreamJobRestoreIn3NodeWorkerDown: a worker shut down mid-job, 1000 rows x 6 once each, then cancelled', { timeout: 240_000 }, () =>
-    runCase('stream_worker_down', { template: ONE, mode: 'STREAMING', rows: 1000, parallelism: 6, pipelines: 1, down: 'worker' }));
+  slowIt(
+    'testStreamJobRestoreIn3NodeWorkerDown: a worker shut down mid-job, 1000 rows x 6 once each, then cancelled',
+    { timeout: 240_000 },
+    () => runCase('stream_worker_down', { template: ONE, mode: 'STREAMING', rows: 1000, parallelism: 6, pipelines: 1, down: 'worker' }),
+  );
 
   slowIt('testBatchJobRestoreIn3NodeMasterDown: the leader killed mid-job, 1000 rows x 2 once each', { timeout: 240_000 }, () =>
-    runCase('batch_master_down', { template: ONE, mode: 'BATCH', rows: 1000, parallelism: 2, pipelines: 1, down: 'leader' }));
+    runCase('batch_master_down', { template: ONE, mode: 'BATCH', rows: 1000, parallelism: 2, pipelines: 1, down: 'leader' }),
+  );
 
-  it('testStreamJobRestoreIn3NodeMasterDown: the leader killed mid-job, 1000 rows x 6 once each, then cancelled', { timeout: 240_000 }, () =>
-    runCase('stream_master_down', { template: ONE, mode: 'STREAMING', rows: 1000, parallelism: 6, pipelines: 1, down: 'leader' }));
+  it(
+    'testStreamJobRestoreIn3NodeMasterDown: the leader killed mid-job, 1000 rows x 6 once each, then cancelled',
+    { timeout: 240_000 },
+    () => runCase('stream_master_down', { template: ONE, mode: 'STREAMING', rows: 1000, parallelism: 6, pipelines: 1, down: 'leader' }),
+  );
 
   it('TwoPipelineIT testTwoPipelineBatchJobRestoreIn2NodeMasterDown: two pipelines, the leader killed mid-job', { timeout: 240_000 }, () =>
-    runCase('two_batch_master_down', { template: TWO, mode: 'BATCH', rows: 100, parallelism: 2, pipelines: 2, down: 'leader' }));
+    runCase('two_batch_master_down', { template: TWO, mode: 'BATCH', rows: 100, parallelism: 2, pipelines: 2, down: 'leader' }),
+  );
 
-  slowIt('TwoPipelineIT testTwoPipelineStreamJobRestoreIn2NodeWorkerDown: two pipelines, a worker shut down mid-job', { timeout: 240_000 }, () =>
-    runCase('two_stream_worker_down', { template: TWO, mode: 'STREAMING', rows: 100, parallelism: 2, pipelines: 2, down: 'worker' }));
+  slowIt(
+    'TwoPipelineIT testTwoPipelineStreamJobRestoreIn2NodeWorkerDown: two pipelines, a worker shut down mid-job',
+    { timeout: 240_000 },
+    () => runCase('two_stream_worker_down', { template: TWO, mode: 'STREAMING', rows: 100, parallelism: 2, pipelines: 2, down: 'worker' }),
+  );
 });

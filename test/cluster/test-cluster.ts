@@ -79,7 +79,11 @@ export class TestCluster {
       engineYaml: options.engineYaml?.map((l) => `    ${l}`),
       tidewayYaml: (name) => [
         ...(options.tidewayYaml ?? []).map((l) => `  ${l}`),
-        ...(options.tls ? [`  tls: ${JSON.stringify({ 'ca-file': options.tls(name).caFile, 'cert-file': options.tls(name).certFile, 'key-file': options.tls(name).keyFile })}`] : []),
+        ...(options.tls
+          ? [
+              `  tls: ${JSON.stringify({ 'ca-file': options.tls(name).caFile, 'cert-file': options.tls(name).certFile, 'key-file': options.tls(name).keyFile })}`,
+            ]
+          : []),
       ],
     });
     const cluster = new TestCluster(processes, options);
@@ -143,7 +147,10 @@ export class TestCluster {
 
   /** How many lines of a process's output contain `text`. */
   logLines(name: ProcessName, text: string): number {
-    return this.processes.log(name).split('\n').filter((l) => l.includes(text)).length;
+    return this.processes
+      .log(name)
+      .split('\n')
+      .filter((l) => l.includes(text)).length;
   }
 
   /** Pauses (SIGSTOP) or resumes (SIGCONT) a process. */
@@ -220,7 +227,9 @@ export class TestCluster {
 
   /** Polls `check` until it holds; fails with `what` and the logs after `timeoutMs`. */
   until(what: string, check: () => Promise<boolean> | boolean, timeoutMs = 60_000): Promise<void> {
-    return pollUntil(what, check, timeoutMs, () => [...this.logs].map(([n, l]) => `--- ${n}\n${l.split('\n').slice(-15).join('\n')}`).join('\n'));
+    return pollUntil(what, check, timeoutMs, () =>
+      [...this.logs].map(([n, l]) => `--- ${n}\n${l.split('\n').slice(-15).join('\n')}`).join('\n'),
+    );
   }
 }
 
@@ -245,7 +254,11 @@ export function fakeJob(opts: {
   name?: string;
   tagFilter?: Record<string, string>;
 }): string {
-  const tags = opts.tagFilter ? `  tag_filter { ${Object.entries(opts.tagFilter).map(([k, v]) => `${k} = "${v}"`).join(', ')} }\n` : '';
+  const tags = opts.tagFilter
+    ? `  tag_filter { ${Object.entries(opts.tagFilter)
+        .map(([k, v]) => `${k} = "${v}"`)
+        .join(', ')} }\n`
+    : '';
   return `env {
   job.mode = "${opts.mode}"
   parallelism = ${opts.parallelism}

@@ -10,7 +10,12 @@ sink {
   LocalFile { path = "/home/user/keep" }
   JsonPath { path = "$.f1" }
 }`;
-  expect(caseFolders(text, ['-i', 'dir=run1']).sort()).toEqual(['/seatunnel/read/json', '/tmp/hive/warehouse', '/tmp/seatunnel/run1/out', '/tmp/tw-tx']);
+  expect(caseFolders(text, ['-i', 'dir=run1']).sort()).toEqual([
+    '/seatunnel/read/json',
+    '/tmp/hive/warehouse',
+    '/tmp/seatunnel/run1/out',
+    '/tmp/tw-tx',
+  ]);
 });
 
 it('removes the folders and the parents they leave empty, up to /tmp', () => {

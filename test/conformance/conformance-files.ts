@@ -18,7 +18,9 @@ export interface ManifestCase {
 
 /** Reads a tab-separated MANIFEST (header line first: file, expect, args, what). */
 export function readManifest(path: string): ManifestCase[] {
-  const lines = readFileSync(path, 'utf8').split('\n').filter((l) => l.trim() !== '');
+  const lines = readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '');
   const [header, ...rows] = lines;
   const cols = header!.split('\t');
   const at = (name: string) => {
@@ -32,6 +34,13 @@ export function readManifest(path: string): ManifestCase[] {
     const c = line.split('\t');
     if (!c[fi] || !c[ei]) throw new Error(`${path}:${n + 2}: a case needs a file and an expectation`);
     const rows = ri >= 0 && c[ri] ? Number(c[ri]) : undefined;
-    return { file: c[fi]!, expect: c[ei]!, args: (c[ai] ?? '').split(' ').filter(Boolean), what: c[wi] ?? '', setup: si >= 0 ? (c[si] ?? '') : '', rows };
+    return {
+      file: c[fi]!,
+      expect: c[ei]!,
+      args: (c[ai] ?? '').split(' ').filter(Boolean),
+      what: c[wi] ?? '',
+      setup: si >= 0 ? (c[si] ?? '') : '',
+      rows,
+    };
   });
 }

@@ -35,7 +35,8 @@ describe.skipIf(!dir)('SeaTunnel conformance cases (shared/), through the CLI', 
     }
     const text = readFileSync(casePath(c), 'utf8');
     const transactionalLocalFile = /LocalFile\s*\{/.test(text) && /is_enable_transaction\s*=\s*true/.test(text);
-    if (c.expect === 'streaming' && !transactionalLocalFile) throw new Error(`${c.file}: this suite has no handler for this streaming case`);
+    if (c.expect === 'streaming' && !transactionalLocalFile)
+      throw new Error(`${c.file}: this suite has no handler for this streaming case`);
     const committedRows = transactionalLocalFile ? CHECKPOINT_ROWS : undefined;
     const folders = caseFolders(text, c.args);
     it(

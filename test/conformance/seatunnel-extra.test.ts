@@ -73,11 +73,16 @@ function leftovers(c: ManifestCase, setup: CaseRun | undefined): string[] {
 /** Cases not run yet, by name, with the reason (printed): known gaps to mend, not expectations. */
 const NO_E2E_PARQUET =
   "needs SeaTunnel's connector-file-local-e2e data file parquet/e2e.parquet at /seatunnel/read/parquet/, which ../shared/conformance/seatunnel/extra/fixtures does not have yet";
-const NO_E2E_LZO = "needs SeaTunnel's connector-file-local-e2e lzo data files (laid at /seatunnel/read/lzo_text and /seatunnel/read/lzo_json), which ../shared/conformance/seatunnel/extra/fixtures does not have yet";
-const NO_ARCHIVES = "needs SeaTunnel's connector-file-local-e2e zip/tar/tar.gz fixture archives (laid under /seatunnel/read/zip, /tar, /tar_gz), which ../shared/conformance/seatunnel/extra/fixtures does not have yet";
-const NO_E2E_EXCEL = "needs SeaTunnel's connector-file-local-e2e excel fixture workbooks (laid under /seatunnel/read/excel and /seatunnel/read/zip/excel), which ../shared/conformance/seatunnel/extra/fixtures does not have yet";
-const NO_E2E_BINARY = "needs the file SeaTunnel's LocalFileIT copies to /seatunnel/read/binary/, which ../shared/conformance/seatunnel/extra/fixtures does not have yet";
-const NO_E2E_XML = "needs SeaTunnel's connector-file-local-e2e xml fixture (laid under /seatunnel/read/xml and /seatunnel/read/zip/xml), which ../shared/conformance/seatunnel/extra/fixtures does not have yet";
+const NO_E2E_LZO =
+  "needs SeaTunnel's connector-file-local-e2e lzo data files (laid at /seatunnel/read/lzo_text and /seatunnel/read/lzo_json), which ../shared/conformance/seatunnel/extra/fixtures does not have yet";
+const NO_ARCHIVES =
+  "needs SeaTunnel's connector-file-local-e2e zip/tar/tar.gz fixture archives (laid under /seatunnel/read/zip, /tar, /tar_gz), which ../shared/conformance/seatunnel/extra/fixtures does not have yet";
+const NO_E2E_EXCEL =
+  "needs SeaTunnel's connector-file-local-e2e excel fixture workbooks (laid under /seatunnel/read/excel and /seatunnel/read/zip/excel), which ../shared/conformance/seatunnel/extra/fixtures does not have yet";
+const NO_E2E_BINARY =
+  "needs the file SeaTunnel's LocalFileIT copies to /seatunnel/read/binary/, which ../shared/conformance/seatunnel/extra/fixtures does not have yet";
+const NO_E2E_XML =
+  "needs SeaTunnel's connector-file-local-e2e xml fixture (laid under /seatunnel/read/xml and /seatunnel/read/zip/xml), which ../shared/conformance/seatunnel/extra/fixtures does not have yet";
 const skipped: Record<string, string> = {
   'connector-file-local-e2e__xml_local_file_xml_to_assert.conf': NO_E2E_XML,
   'connector-file-local-e2e__xml_local_file_zip_xml_to_assert.conf': NO_E2E_XML,
@@ -127,18 +132,14 @@ describe.skipIf(!shared)('More SeaTunnel job configs (shared extra/), through th
       it.skip(`${title}: ${fixtureProblem}`, () => {});
       continue;
     }
-    it(
-      title,
-      async () => {
-        const setup = c.setup.startsWith('run:') ? setupRun(c.setup.slice('run:'.length)) : undefined;
-        await inCleanFolders(leftovers(c, setup), async () => {
-          const problem = c.setup === 'files' ? layFixtures() : null;
-          if (problem) throw new Error(problem);
-          if (setup) await runCase(setup);
-          await runCase({ config: configPath(c.file), expect: c.expect, args: argsOf(c), committedRows: c.rows });
-        });
-      },
-      240_000,
-    );
+    it(title, async () => {
+      const setup = c.setup.startsWith('run:') ? setupRun(c.setup.slice('run:'.length)) : undefined;
+      await inCleanFolders(leftovers(c, setup), async () => {
+        const problem = c.setup === 'files' ? layFixtures() : null;
+        if (problem) throw new Error(problem);
+        if (setup) await runCase(setup);
+        await runCase({ config: configPath(c.file), expect: c.expect, args: argsOf(c), committedRows: c.rows });
+      });
+    }, 240_000);
   }
 });

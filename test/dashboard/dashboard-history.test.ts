@@ -69,14 +69,20 @@ async function timed<T>(fn: () => Promise<T>): Promise<[T, number]> {
 
 describe('the jobs list with 1,000 ended jobs', () => {
   it('answers one page of 50 rows, newest first, and pages through the history', async () => {
-    const [body, apiMs] = await timed(async () => (await fetch(`${base}/ui/api/jobs?limit=50`)).json() as Promise<{ total: number; jobs: Array<{ jobName: string; status: string }> }>);
+    const [body, apiMs] = await timed(
+      async () =>
+        (await fetch(`${base}/ui/api/jobs?limit=50`)).json() as Promise<{
+          total: number;
+          jobs: Array<{ jobName: string; status: string }>;
+        }>,
+    );
     expect(body.total).toBe(JOBS);
     const overview = (await (await fetch(`${base}/ui/api/overview`)).json()) as { leaderAddress: string };
     expect(overview.leaderAddress).toBe(`127.0.0.1:${cluster.grpcPorts.get(leader)}`);
     expect(body.jobs).toHaveLength(50);
     expect(body.jobs.every((j) => j.status === 'FINISHED')).toBe(true);
     // Newest first: the last job written is on top.
-    expect(body.jobs[0].jobName).toBe(`history_${String(JOBS - 1).padStart(4, "0")}`);
+    expect(body.jobs[0].jobName).toBe(`history_${String(JOBS - 1).padStart(4, '0')}`);
     const [, seatunnelMs] = await timed(async () => (await fetch(`${base}/finished-jobs/FINISHED`)).text());
 
     const [, pageMs] = await timed(async () => {
@@ -90,12 +96,17 @@ describe('the jobs list with 1,000 ended jobs', () => {
     const firstRow = await page.locator('tr[data-job]').first().getAttribute('data-job');
     const [, olderMs] = await timed(async () => {
       await page.getByRole('button', { name: 'older ›' }).click();
-      await page.getByTestId('pager').filter({ hasText: `51–100 of ${JOBS}` }).waitFor();
+      await page
+        .getByTestId('pager')
+        .filter({ hasText: `51–100 of ${JOBS}` })
+        .waitFor();
     });
     expect(await page.locator('tr[data-job]').first().getAttribute('data-job')).not.toBe(firstRow);
     // The second page starts with the 51st newest.
     expect(await page.locator('tr[data-job]').first().getAttribute('data-job')).toBe(ids[JOBS - 51]);
 
-    report(`GET /ui/api/jobs?limit=50 ${apiMs} ms; the list page loaded with 50 rows in ${pageMs} ms; the next page in ${olderMs} ms; SeaTunnel's GET /finished-jobs/FINISHED (all ${JOBS}, with metrics) ${seatunnelMs} ms`);
+    report(
+      `GET /ui/api/jobs?limit=50 ${apiMs} ms; the list page loaded with 50 rows in ${pageMs} ms; the next page in ${olderMs} ms; SeaTunnel's GET /finished-jobs/FINISHED (all ${JOBS}, with metrics) ${seatunnelMs} ms`,
+    );
   });
 });

@@ -41,7 +41,11 @@ afterAll(async () => {
 });
 
 async function submit(text: string, name: string): Promise<string> {
-  const res = await fetch(`${base}/submit-job?format=hocon&jobName=${name}`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: text });
+  const res = await fetch(`${base}/submit-job?format=hocon&jobName=${name}`, {
+    method: 'POST',
+    headers: { 'content-type': 'text/plain' },
+    body: text,
+  });
   const body = (await res.json()) as { jobId: string; message?: string };
   expect(res.status, body.message).toBe(200);
   return body.jobId;
@@ -67,7 +71,10 @@ describe("Tideway's dashboard", () => {
   });
 
   it('shows a submitted streaming job with its DAG, task groups on the worker and rows/s moving, then cancels it', async () => {
-    const jobId = await submit(fakeJob({ mode: 'STREAMING', parallelism: 2, rowNum: 400, splitNum: 2000, readIntervalMs: 50 }), 'dashboard_stream');
+    const jobId = await submit(
+      fakeJob({ mode: 'STREAMING', parallelism: 2, rowNum: 400, splitNum: 2000, readIntervalMs: 50 }),
+      'dashboard_stream',
+    );
     await page.getByRole('link', { name: 'Jobs' }).click();
     const row = page.locator(`tr[data-job="${jobId}"]`);
     await row.waitFor();
@@ -85,7 +92,9 @@ describe("Tideway's dashboard", () => {
 
     // The charts grow with each WatchJob event and the rows read keep climbing.
     await page.getByTestId('rate-chart').waitFor({ timeout: 30_000 });
-    await expect.poll(async () => Number(await page.getByTestId('rate-chart').getAttribute('data-points')), { timeout: 30_000 }).toBeGreaterThanOrEqual(4);
+    await expect
+      .poll(async () => Number(await page.getByTestId('rate-chart').getAttribute('data-points')), { timeout: 30_000 })
+      .toBeGreaterThanOrEqual(4);
     const before = await rowsRead();
     await expect.poll(rowsRead, { timeout: 30_000 }).toBeGreaterThan(before);
     expect(await page.getByTestId('totals').textContent()).toMatch(/rows read \d+ \([1-9]\d*\/s\)/);

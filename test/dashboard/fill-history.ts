@@ -26,7 +26,17 @@ export async function fillHistory(address: string, count: number): Promise<strin
     for (let i = 0; i < count; i++) {
       const jobId = String(1_000_000_000_000_000_000n + BigInt(i));
       const submitTimeMs = now - (count - i) * 1000;
-      const info: StoredJobInfo = { jobId, jobName: `history_${String(i).padStart(4, '0')}`, configText: 'env { job.mode = "BATCH" }', configFile: `history-${i}.conf`, format: 'hocon', variables: {}, restoreJobId: '', submitTimeMs, planJson: PLAN_JSON };
+      const info: StoredJobInfo = {
+        jobId,
+        jobName: `history_${String(i).padStart(4, '0')}`,
+        configText: 'env { job.mode = "BATCH" }',
+        configFile: `history-${i}.conf`,
+        format: 'hocon',
+        variables: {},
+        restoreJobId: '',
+        submitTimeMs,
+        planJson: PLAN_JSON,
+      };
       const state: StoredJobState = {
         status: 'FINISHED',
         jobMode: 'BATCH',

@@ -70,7 +70,8 @@ describe('deploy/kubernetes', () => {
   });
 
   it('every engine config in the ConfigMap loads, and every container reads one that exists', () => {
-    for (const key of Object.keys(engineData)) expect(() => engineOf(key, { POD_NAME: 'tideway-coordinator-0', POD_IP: '10.0.0.7' }), key).not.toThrow();
+    for (const key of Object.keys(engineData))
+      expect(() => engineOf(key, { POD_NAME: 'tideway-coordinator-0', POD_IP: '10.0.0.7' }), key).not.toThrow();
     for (const d of docs.filter((x) => x.kind === 'StatefulSet' || x.kind === 'Deployment')) {
       if (d.metadata.name === 'tideway-redis') continue;
       const read = /\/etc\/tideway\/([a-z-]+\.yaml)/.exec(startScript(d))?.[1];
@@ -85,7 +86,8 @@ describe('deploy/kubernetes', () => {
     const port = container(sts).ports.find((p: { name: string }) => p.name === 'grpc').containerPort;
     const names = Array.from({ length: sts.spec!.replicas }, (_, i) => `${sts.metadata.name}-${i}.${svc.metadata.name}:${port}`);
     expect(names).toHaveLength(3);
-    for (const key of ['coordinator.yaml', 'resource-manager.yaml', 'worker.yaml']) expect(engineOf(key, { POD_IP: '10.0.0.7' }).tideway.coordinator.addresses, key).toEqual(names);
+    for (const key of ['coordinator.yaml', 'resource-manager.yaml', 'worker.yaml'])
+      expect(engineOf(key, { POD_IP: '10.0.0.7' }).tideway.coordinator.addresses, key).toEqual(names);
     // The placeholder is filled from the pod's name, which the StatefulSet sets.
     expect(startScript(sts)).toContain('s/POD_NAME/$POD_NAME/');
     expect(container(sts).env.find((e: { name: string }) => e.name === 'POD_NAME').valueFrom.fieldRef.fieldPath).toBe('metadata.name');
@@ -111,7 +113,9 @@ describe('deploy/kubernetes', () => {
     expect(args[args.indexOf('--dir') + 1]).toBe(container(sts).volumeMounts[0].mountPath);
     const c = engineOf('coordinator.yaml', { POD_NAME: 'x' });
     expect(c.tideway.stateStore.type).toBe('redis');
-    expect(c.tideway.stateStore.redis.address).toBe(`${sts.metadata.name}-0.${sts.spec!.serviceName}:${container(sts).ports[0].containerPort}`);
+    expect(c.tideway.stateStore.redis.address).toBe(
+      `${sts.metadata.name}-0.${sts.spec!.serviceName}:${container(sts).ports[0].containerPort}`,
+    );
     expect(find('Service', sts.spec!.serviceName).spec!.clusterIP).toBe('None');
   });
 
@@ -149,6 +153,8 @@ describe('deploy/systemd', () => {
     expect(conf).toMatch(/^appendfsync everysec$/m);
     const unit = readFileSync(join(SYSTEMD, 'tideway-coordinator@.service'), 'utf8');
     expect(unit).toMatch(/^ExecStart=.* --role coordinator --engine-config \/etc\/tideway\/coordinator-%i\.yaml /m);
-    expect(readFileSync(join(SYSTEMD, 'tideway-redis.service'), 'utf8')).toMatch(/^ExecStart=\/usr\/bin\/redis-server \/etc\/tideway\/redis\.conf /m);
+    expect(readFileSync(join(SYSTEMD, 'tideway-redis.service'), 'utf8')).toMatch(
+      /^ExecStart=\/usr\/bin\/redis-server \/etc\/tideway\/redis\.conf /m,
+    );
   });
 });

@@ -15,20 +15,63 @@ import { freePort } from '@tideway/testing';
 const dir = mkdtempSync(join(tmpdir(), 'tideway-usage-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const job = join(dir, 'job.conf');
-writeFileSync(job, 'env { job.mode = "BATCH" }\nsource { FakeSource { row.num = 1, schema = { fields { id = int } } } }\nsink { Console {} }\n');
+writeFileSync(
+  job,
+  'env { job.mode = "BATCH" }\nsource { FakeSource { row.num = 1, schema = { fields { id = int } } } }\nsink { Console {} }\n',
+);
 
 const MISUSES: Array<{ args: string[]; says: RegExp; usage: string }> = [
-  { args: ['frobnicate'], says: /^tideway: unknown command 'frobnicate' for 'tideway': the commands are run, .*completion$/, usage: 'usage: tideway [options] <command>' },
-  { args: ['cluster', 'stop'], says: /^tideway: unknown command 'stop' for 'tideway cluster': the commands are certs, start$/, usage: 'usage: tideway cluster [options] <command>' },
-  { args: ['run'], says: /^tideway: required option '-c, --config <file>' not specified for 'tideway run'$/, usage: 'usage: tideway run -c <file> [options]' },
-  { args: ['run', '-c', job, '--bogus'], says: /^tideway: unknown option '--bogus' for 'tideway run'$/, usage: 'usage: tideway run -c <file> [options]' },
-  { args: ['run', '-c'], says: /^tideway: option '-c, --config <file>' argument missing for 'tideway run'$/, usage: 'usage: tideway run -c <file> [options]' },
+  {
+    args: ['frobnicate'],
+    says: /^tideway: unknown command 'frobnicate' for 'tideway': the commands are run, .*completion$/,
+    usage: 'usage: tideway [options] <command>',
+  },
+  {
+    args: ['cluster', 'stop'],
+    says: /^tideway: unknown command 'stop' for 'tideway cluster': the commands are certs, start$/,
+    usage: 'usage: tideway cluster [options] <command>',
+  },
+  {
+    args: ['run'],
+    says: /^tideway: required option '-c, --config <file>' not specified for 'tideway run'$/,
+    usage: 'usage: tideway run -c <file> [options]',
+  },
+  {
+    args: ['run', '-c', job, '--bogus'],
+    says: /^tideway: unknown option '--bogus' for 'tideway run'$/,
+    usage: 'usage: tideway run -c <file> [options]',
+  },
+  {
+    args: ['run', '-c'],
+    says: /^tideway: option '-c, --config <file>' argument missing for 'tideway run'$/,
+    usage: 'usage: tideway run -c <file> [options]',
+  },
   { args: ['--frob'], says: /^tideway: unknown option '--frob' for 'tideway submit'$/, usage: 'usage: tideway submit -c <file> [options]' },
-  { args: ['status'], says: /^tideway: missing required argument 'jobId' for 'tideway status'$/, usage: 'usage: tideway status [options] <jobId>' },
-  { args: ['status', '1', '2'], says: /^tideway: too many arguments for 'status'\. Expected 1 argument but got 2$/, usage: 'usage: tideway status [options] <jobId>' },
-  { args: ['cancel'], says: /^tideway: missing required argument 'jobId' for 'tideway cancel'$/, usage: 'usage: tideway cancel [options] <jobId...>' },
-  { args: ['cluster', 'start'], says: /^tideway: required option '--role <role>' not specified for 'tideway cluster start'$/, usage: 'usage: tideway cluster start --role <role> [options]' },
-  { args: ['completion', 'fish'], says: /^tideway: unknown shell 'fish' for 'tideway completion': expected bash or zsh$/, usage: 'usage: tideway completion [options] <shell>' },
+  {
+    args: ['status'],
+    says: /^tideway: missing required argument 'jobId' for 'tideway status'$/,
+    usage: 'usage: tideway status [options] <jobId>',
+  },
+  {
+    args: ['status', '1', '2'],
+    says: /^tideway: too many arguments for 'status'\. Expected 1 argument but got 2$/,
+    usage: 'usage: tideway status [options] <jobId>',
+  },
+  {
+    args: ['cancel'],
+    says: /^tideway: missing required argument 'jobId' for 'tideway cancel'$/,
+    usage: 'usage: tideway cancel [options] <jobId...>',
+  },
+  {
+    args: ['cluster', 'start'],
+    says: /^tideway: required option '--role <role>' not specified for 'tideway cluster start'$/,
+    usage: 'usage: tideway cluster start --role <role> [options]',
+  },
+  {
+    args: ['completion', 'fish'],
+    says: /^tideway: unknown shell 'fish' for 'tideway completion': expected bash or zsh$/,
+    usage: 'usage: tideway completion [options] <shell>',
+  },
 ];
 
 describe('usage errors', () => {
@@ -55,14 +98,17 @@ describe('usage errors', () => {
 });
 
 describe('no coordinator', () => {
-  it.each([['list'], ['status', '1'], ['cancel', '1'], ['metrics', '1'], ['overview'], ['submit', '-c', job, '--async']])('tideway %s: one sentence naming the address and how to start one', async (...args) => {
-    const port = await freePort();
-    const res = await runCli([...args, '--address', `127.0.0.1:${port}`]);
-    expect(res.code).toBe(1);
-    expect(res.stderr.trimEnd().split('\n')).toEqual([
-      `tideway: cannot reach the coordinator at 127.0.0.1:${port}: connection refused; start one with 'tideway cluster start --role all' (docs/cluster.md), or point --address or TIDEWAY_ADDRESS at a running one [TW-NET-001]`,
-    ]);
-  });
+  it.each([['list'], ['status', '1'], ['cancel', '1'], ['metrics', '1'], ['overview'], ['submit', '-c', job, '--async']])(
+    'tideway %s: one sentence naming the address and how to start one',
+    async (...args) => {
+      const port = await freePort();
+      const res = await runCli([...args, '--address', `127.0.0.1:${port}`]);
+      expect(res.code).toBe(1);
+      expect(res.stderr.trimEnd().split('\n')).toEqual([
+        `tideway: cannot reach the coordinator at 127.0.0.1:${port}: connection refused; start one with 'tideway cluster start --role all' (docs/cluster.md), or point --address or TIDEWAY_ADDRESS at a running one [TW-NET-001]`,
+      ]);
+    },
+  );
 });
 
 describe('files the CLI reads name themselves', () => {
@@ -97,7 +143,13 @@ describe('shell completion', () => {
     const line = ['tideway', ...words];
     const res = spawnSync(
       'bash',
-      ['-c', `source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(( $# - 1 )); _tideway; printf '%s\\n' "\${COMPREPLY[@]}"`, 'bash', bashFile, ...line],
+      [
+        '-c',
+        `source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(( $# - 1 )); _tideway; printf '%s\\n' "\${COMPREPLY[@]}"`,
+        'bash',
+        bashFile,
+        ...line,
+      ],
       { encoding: 'utf8', cwd: dir },
     );
     expect(res.stderr).toBe('');
@@ -105,7 +157,26 @@ describe('shell completion', () => {
   };
 
   it('bash completes commands, subcommands, options and file names', () => {
-    expect(bash('')).toEqual(['cancel', 'chaos', 'cluster', 'completion', 'decrypt', 'describe', 'encrypt', 'list', 'metrics', 'overview', 'plan', 'restore', 'run', 'savepoint', 'status', 'submit', 'token', 'verify']);
+    expect(bash('')).toEqual([
+      'cancel',
+      'chaos',
+      'cluster',
+      'completion',
+      'decrypt',
+      'describe',
+      'encrypt',
+      'list',
+      'metrics',
+      'overview',
+      'plan',
+      'restore',
+      'run',
+      'savepoint',
+      'status',
+      'submit',
+      'token',
+      'verify',
+    ]);
     expect(bash('ru')).toEqual(['run']);
     expect(bash('cluster', '')).toEqual(['certs', 'start']);
     expect(bash('run', '--eng')).toEqual(['--engine-config']);
@@ -115,7 +186,8 @@ describe('shell completion', () => {
   });
 
   it('zsh loads the script under compinit, registers it for tideway, and offers the same words', () => {
-    const zsh = (body: string) => spawnSync('zsh', ['-f', '-c', `autoload -U compinit; compinit -u -D; source "${zshFile}"; ${body}`], { encoding: 'utf8', cwd: dir });
+    const zsh = (body: string) =>
+      spawnSync('zsh', ['-f', '-c', `autoload -U compinit; compinit -u -D; source "${zshFile}"; ${body}`], { encoding: 'utf8', cwd: dir });
     const registered = zsh('print -r -- ${_comps[tideway]}');
     expect(registered.stderr).toBe('');
     expect(registered.stdout.trim()).toBe('_tideway');

@@ -58,7 +58,9 @@ describe('exactly-once with the LocalFile sink', () => {
     expect(res.code, res.stderr).toBe(0);
     const faults = readdirSync(join(dir, 'reader-faults')).length + readdirSync(join(dir, 'chain-faults')).length;
     const report = checkSequenceOutput(out, 8, 4000);
-    console.log(`fault injection: ${faults} faults; rows expected ${report.expected}, seen ${report.seen}, lost ${report.lost}, duplicated ${report.duplicated}`);
+    console.log(
+      `fault injection: ${faults} faults; rows expected ${report.expected}, seen ${report.seen}, lost ${report.lost}, duplicated ${report.duplicated}`,
+    );
     expect(faults).toBeGreaterThanOrEqual(10);
     expect(report, report.examples.join('; ')).toMatchObject({ lost: 0, duplicated: 0, seen: 32000 });
   }, 180_000);
@@ -85,7 +87,9 @@ describe('exactly-once with the LocalFile sink', () => {
     const res = await runCli(['run', '-c', conf], 170_000);
     expect(res.code, res.stderr).toBe(0);
     const report = checkSequenceOutput(out, 9, 2000);
-    console.log(`shuffle: ${readdirSync(join(dir, 'chain-faults')).length} faults; rows expected ${report.expected}, seen ${report.seen}, lost ${report.lost}, duplicated ${report.duplicated}`);
+    console.log(
+      `shuffle: ${readdirSync(join(dir, 'chain-faults')).length} faults; rows expected ${report.expected}, seen ${report.seen}, lost ${report.lost}, duplicated ${report.duplicated}`,
+    );
     expect(report, report.examples.join('; ')).toMatchObject({ lost: 0, duplicated: 0, seen: 18000 });
   }, 180_000);
 
@@ -115,14 +119,20 @@ describe('exactly-once with the LocalFile sink', () => {
     const second = spawnCli(['run', '-r', jobId, '-c', conf]);
     const secondExit = waitForExit(second);
     try {
-      await until('every row committed after the restore', () => (checkSequenceOutput(out, 4, 3000).seen >= 12000 ? true : undefined), 90_000);
+      await until(
+        'every row committed after the restore',
+        () => (checkSequenceOutput(out, 4, 3000).seen >= 12000 ? true : undefined),
+        90_000,
+      );
     } finally {
       second.kill('SIGINT');
     }
     const secondRes = await secondExit;
     expect(secondRes.code, secondRes.stderr).toBe(130);
     const report = checkSequenceOutput(out, 4, 3000);
-    console.log(`savepoint/restore: rows expected ${report.expected}, seen ${report.seen}, lost ${report.lost}, duplicated ${report.duplicated}`);
+    console.log(
+      `savepoint/restore: rows expected ${report.expected}, seen ${report.seen}, lost ${report.lost}, duplicated ${report.duplicated}`,
+    );
     expect(report, report.examples.join('; ')).toMatchObject({ lost: 0, duplicated: 0 });
   }, 180_000);
 
@@ -131,7 +141,13 @@ describe('exactly-once with the LocalFile sink', () => {
     const out = join(dir, 'out');
     const tmp = join(dir, 'tmp');
     const conf = join(dir, 'job.conf');
-    writeFileSync(conf, sequenceJob({ mode: 'STREAMING', keys: 4, rowsPerKey: 0, rowsPerSecond: 2000, out }).replace('is_enable_transaction = true', `is_enable_transaction = true\n    tmp_path = "${tmp}"`));
+    writeFileSync(
+      conf,
+      sequenceJob({ mode: 'STREAMING', keys: 4, rowsPerKey: 0, rowsPerSecond: 2000, out }).replace(
+        'is_enable_transaction = true',
+        `is_enable_transaction = true\n    tmp_path = "${tmp}"`,
+      ),
+    );
     const jobId = String(Date.now());
     const child = spawnCli(['run', '-c', conf, '--set-job-id', jobId]);
     const exit = waitForExit(child);
@@ -192,7 +208,9 @@ describe('exactly-once with the LocalFile sink', () => {
       const restored = await runCli(['run', '-r', jobId, '-c', conf, '--engine-config', engine]);
       expect(restored.code, restored.stderr).toBe(0);
       const report = checkSequenceOutput(out, 4, 3000);
-      console.log(`S3 restore: rows expected ${report.expected}, seen ${report.seen}, lost ${report.lost}, duplicated ${report.duplicated}`);
+      console.log(
+        `S3 restore: rows expected ${report.expected}, seen ${report.seen}, lost ${report.lost}, duplicated ${report.duplicated}`,
+      );
       expect(report, report.examples.join('; ')).toMatchObject({ lost: 0, duplicated: 0, seen: 12000 });
     }, 120_000);
   });

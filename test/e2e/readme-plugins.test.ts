@@ -17,7 +17,10 @@ function readmeTable(): Map<string, Set<string>> {
   const out = new Map<string, Set<string>>();
   const add = (type: string, name: string) => out.set(type, (out.get(type) ?? new Set()).add(name));
   for (const row of table) {
-    const [names = '', kind = ''] = row.split('|').slice(1).map((c) => c.trim());
+    const [names = '', kind = ''] = row
+      .split('|')
+      .slice(1)
+      .map((c) => c.trim());
     if (KIND_OF_ROW[kind]) {
       for (const n of names.replace(/\([^)]*\)/g, '').split(',')) add(KIND_OF_ROW[kind]!, n.trim());
     } else {

@@ -7,7 +7,12 @@ import { SequenceTally, type SequenceReport } from './sequence-checker.js';
  * `key,seq,payload`; folder markers and deeper keys such as temp objects are excluded) and checks
  * that every key has every sequence number from 0 to rowsPerKey - 1 exactly once.
  */
-export async function checkSequenceObjects(location: S3Location, prefix: string, keys: number, rowsPerKey: number): Promise<SequenceReport & { objects: number }> {
+export async function checkSequenceObjects(
+  location: S3Location,
+  prefix: string,
+  keys: number,
+  rowsPerKey: number,
+): Promise<SequenceReport & { objects: number }> {
   const store = new S3BlobStore(location);
   const tally = new SequenceTally();
   let objects = 0;

@@ -19,7 +19,14 @@ let s3: TestS3Server;
 let location: S3Location;
 beforeAll(async () => {
   s3 = await startS3rver(['tideway']);
-  location = { bucket: 'tideway', prefix: '', endpoint: s3.endpoint, region: 'us-east-1', credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey }, forcePathStyle: true };
+  location = {
+    bucket: 'tideway',
+    prefix: '',
+    endpoint: s3.endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
+    forcePathStyle: true,
+  };
 }, 30_000);
 afterAll(async () => {
   await s3?.stop();
@@ -86,7 +93,9 @@ sink {
     expect(res.code, res.stderr).toBe(0);
     const faults = readdirSync(join(dir, 'reader-faults')).length + readdirSync(join(dir, 'chain-faults')).length;
     const report = await checkSequenceObjects(location, 'e2e/out/', 6, 3000);
-    console.log(`S3File e2e: ${faults} faults, ${report.objects} objects; rows expected ${report.expected}, seen ${report.seen}, lost ${report.lost}, duplicated ${report.duplicated}`);
+    console.log(
+      `S3File e2e: ${faults} faults, ${report.objects} objects; rows expected ${report.expected}, seen ${report.seen}, lost ${report.lost}, duplicated ${report.duplicated}`,
+    );
     expect(faults).toBeGreaterThanOrEqual(4);
     expect(report.objects).toBeGreaterThan(2); // several checkpoints committed several objects
     expect(report, report.examples.join('; ')).toMatchObject({ lost: 0, duplicated: 0, seen: 18000 });
@@ -133,7 +142,10 @@ sink {
 
   const failing = async (name: string, options: string): Promise<string> => {
     const conf = join(dir, `${name}.conf`);
-    writeFileSync(conf, `env { job.mode = "BATCH" }\nsource { S3File {\n${s3Block()}\n${options}\n    path = "/e2e/out"\n    file_format_type = "text"\n} }\nsink { Console {} }\n`);
+    writeFileSync(
+      conf,
+      `env { job.mode = "BATCH" }\nsource { S3File {\n${s3Block()}\n${options}\n    path = "/e2e/out"\n    file_format_type = "text"\n} }\nsink { Console {} }\n`,
+    );
     const res = await runCli(['run', '-c', conf], 60_000);
     expect(res.code).not.toBe(0);
     return res.stderr;
@@ -141,11 +153,15 @@ sink {
 
   it('a bad endpoint fails the job with one sentence', async () => {
     const stderr = await failing('bad-endpoint', 'fs.s3a.endpoint = "http://127.0.0.1:1"');
-    expect(stderr).toMatch(/option 'fs.s3a.endpoint': S3File: cannot open bucket 'tideway': the S3 endpoint http:\/\/127.0.0.1:1 is unreachable \(ECONNREFUSED\); check fs.s3a.endpoint. \[TW-CONN-001\]\n/);
+    expect(stderr).toMatch(
+      /option 'fs.s3a.endpoint': S3File: cannot open bucket 'tideway': the S3 endpoint http:\/\/127.0.0.1:1 is unreachable \(ECONNREFUSED\); check fs.s3a.endpoint. \[TW-CONN-001\]\n/,
+    );
   }, 70_000);
 
   it('bad credentials fail the job with one sentence', async () => {
     const stderr = await failing('bad-key', 'access_key = "NOBODY"');
-    expect(stderr).toMatch(/option 'access_key': S3File: cannot open bucket 'tideway': http:\/\/127.0.0.1:\d+ rejected the credentials \(\w+\); check access_key, secret_key and fs.s3a.aws.credentials.provider. \[TW-CONN-001\]\n/);
+    expect(stderr).toMatch(
+      /option 'access_key': S3File: cannot open bucket 'tideway': http:\/\/127.0.0.1:\d+ rejected the credentials \(\w+\); check access_key, secret_key and fs.s3a.aws.credentials.provider. \[TW-CONN-001\]\n/,
+    );
   }, 70_000);
 });

@@ -25,5 +25,14 @@ export function sequenceJob(j: SequenceJob): string {
     ${j.chainParallelism ? `parallelism = ${j.chainParallelism}` : ''}
     ${j.chain ?? 'max = 0\n    dir = "' + j.out + '-budget"'}
   }`;
-  return sequenceJobConfig({ mode: j.mode, keys: j.keys, rowsPerKey: j.rowsPerKey, rowsPerSecond: j.rowsPerSecond, env: j.env, source: j.source, transform, sink: { kind: 'localfile', path: j.out } });
+  return sequenceJobConfig({
+    mode: j.mode,
+    keys: j.keys,
+    rowsPerKey: j.rowsPerKey,
+    rowsPerSecond: j.rowsPerSecond,
+    env: j.env,
+    source: j.source,
+    transform,
+    sink: { kind: 'localfile', path: j.out },
+  });
 }

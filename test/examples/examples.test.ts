@@ -29,7 +29,13 @@ afterAll(async () => {
 });
 
 async function pgQuery(database: string, sql: string): Promise<Record<string, unknown>[]> {
-  const client = new pg.Client({ host: postgres!.host, port: postgres!.port, user: postgres!.user, password: postgres!.password, database });
+  const client = new pg.Client({
+    host: postgres!.host,
+    port: postgres!.port,
+    user: postgres!.user,
+    password: postgres!.password,
+    database,
+  });
   await client.connect();
   try {
     return (await client.query(sql)).rows as Record<string, unknown>[];
@@ -41,7 +47,12 @@ async function pgQuery(database: string, sql: string): Promise<Record<string, un
 async function until(what: string, check: () => Promise<boolean> | boolean, timeoutMs = 90_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (await Promise.resolve().then(check).catch(() => false)) return;
+    if (
+      await Promise.resolve()
+        .then(check)
+        .catch(() => false)
+    )
+      return;
     await new Promise((r) => setTimeout(r, 300));
   }
   throw new Error(`timed out waiting for ${what}`);
@@ -102,19 +113,40 @@ describe('examples/', () => {
     s3 = await startS3rver(['examples']);
     const input = join(dir, 'csv');
     mkdirSync(input);
-    const lines = (from: number) => Array.from({ length: 25 }, (_, i) => `${from + i},customer ${from + i},${(from + i) * 1.5},2026-11-30 12:00:00`);
+    const lines = (from: number) =>
+      Array.from({ length: 25 }, (_, i) => `${from + i},customer ${from + i},${(from + i) * 1.5},2026-11-30 12:00:00`);
     writeFileSync(join(input, 'a.csv'), ['id,customer,total,placed_at', ...lines(1)].join('\n') + '\n');
     writeFileSync(join(input, 'b.csv'), ['id,customer,total,placed_at', ...lines(26)].join('\n') + '\n');
     const res = await runCli([
-      'run', '-c', example('localfile_to_s3file.conf'),
-      ...vars({ input_dir: input, bucket: 'examples', s3_path: '/orders', s3_endpoint: s3.endpoint, access_key: s3.accessKeyId, secret_key: s3.secretAccessKey }),
+      'run',
+      '-c',
+      example('localfile_to_s3file.conf'),
+      ...vars({
+        input_dir: input,
+        bucket: 'examples',
+        s3_path: '/orders',
+        s3_endpoint: s3.endpoint,
+        access_key: s3.accessKeyId,
+        secret_key: s3.secretAccessKey,
+      }),
     ]);
     expect(res.code, res.stderr).toBe(0);
-    const store = new S3BlobStore({ bucket: 'examples', prefix: '', endpoint: s3.endpoint, region: 'us-east-1', credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey }, forcePathStyle: true });
+    const store = new S3BlobStore({
+      bucket: 'examples',
+      prefix: '',
+      endpoint: s3.endpoint,
+      region: 'us-east-1',
+      credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
+      forcePathStyle: true,
+    });
     try {
       const keys = (await store.list('orders/')).filter((k) => !k.startsWith('orders/.tmp/'));
       const rows: Record<string, unknown>[] = [];
-      for (const k of keys) for (const l of Buffer.from((await store.get(k))!).toString('utf8').split('\n')) if (l) rows.push(JSON.parse(l) as Record<string, unknown>);
+      for (const k of keys)
+        for (const l of Buffer.from((await store.get(k))!)
+          .toString('utf8')
+          .split('\n'))
+          if (l) rows.push(JSON.parse(l) as Record<string, unknown>);
       expect(rows.map((r) => Number(r.id)).sort((a, b) => a - b)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
       expect(rows.find((r) => Number(r.id) === 2)).toMatchObject({ customer: 'customer 2' });
       expect(await store.list('orders/.tmp/')).toEqual([]);
@@ -133,31 +165,67 @@ describe('examples/', () => {
     it('jdbc_postgres_to_postgres.conf copies a table into another database', async () => {
       await pgQuery(postgres!.database, 'CREATE DATABASE shop');
       await pgQuery(postgres!.database, 'CREATE DATABASE shop_copy');
-      await pgQuery('shop', `CREATE TABLE public.orders (id bigint PRIMARY KEY, customer text NOT NULL, total numeric(10,2), placed_at timestamp);
-        INSERT INTO public.orders SELECT g, 'customer ' || g, g * 1.25, timestamp '2026-11-30 12:00' + g * interval '1 minute' FROM generate_series(1, 5000) g`);
-      const res = await runCli(['run', '-c', example('jdbc_postgres_to_postgres.conf'), ...vars({ ...pgVars(), source_db: 'shop', target_db: 'shop_copy' })]);
+      await pgQuery(
+        'shop',
+        `CREATE TABLE public.orders (id bigint PRIMARY KEY, customer text NOT NULL, total numeric(10,2), placed_at timestamp);
+        INSERT INTO public.orders SELECT g, 'customer ' || g, g * 1.25, timestamp '2026-11-30 12:00' + g * interval '1 minute' FROM generate_series(1, 5000) g`,
+      );
+      const res = await runCli([
+        'run',
+        '-c',
+        example('jdbc_postgres_to_postgres.conf'),
+        ...vars({ ...pgVars(), source_db: 'shop', target_db: 'shop_copy' }),
+      ]);
       expect(res.code, res.stderr).toBe(0);
-      const digest = 'SELECT count(*)::int AS n, sum(total)::text AS total, md5(string_agg(id || customer || placed_at, \',\' ORDER BY id)) AS h FROM public.orders';
+      const digest =
+        "SELECT count(*)::int AS n, sum(total)::text AS total, md5(string_agg(id || customer || placed_at, ',' ORDER BY id)) AS h FROM public.orders";
       expect(await pgQuery('shop_copy', digest)).toEqual(await pgQuery('shop', digest));
     }, 120_000);
 
     it('mysql_cdc_to_postgres.conf snapshots, then applies inserts, updates and deletes as they happen', async () => {
-      const root = await mysql.createConnection({ host: maria!.host, port: maria!.port, user: maria!.user, password: maria!.password, multipleStatements: true });
+      const root = await mysql.createConnection({
+        host: maria!.host,
+        port: maria!.port,
+        user: maria!.user,
+        password: maria!.password,
+        multipleStatements: true,
+      });
       try {
         await root.query(`CREATE DATABASE cdc_shop; USE cdc_shop;
           CREATE TABLE orders (id bigint PRIMARY KEY, customer varchar(64) NOT NULL, total decimal(10,2));
           INSERT INTO orders SELECT seq, concat('customer ', seq), seq * 2 FROM seq_1_to_100`);
         await pgQuery(postgres!.database, 'CREATE DATABASE cdc_target');
         const job = startStreaming([
-          'run', '-c', example('mysql_cdc_to_postgres.conf'),
-          ...vars({ mysql_host: maria!.host, mysql_port: maria!.port, mysql_user: maria!.user, mysql_password: maria!.password, mysql_db: 'cdc_shop', ...pgVars(), pg_db: 'cdc_target' }),
+          'run',
+          '-c',
+          example('mysql_cdc_to_postgres.conf'),
+          ...vars({
+            mysql_host: maria!.host,
+            mysql_port: maria!.port,
+            mysql_user: maria!.user,
+            mysql_password: maria!.password,
+            mysql_db: 'cdc_shop',
+            ...pgVars(),
+            pg_db: 'cdc_target',
+          }),
         ]);
         const count = async () => Number((await pgQuery('cdc_target', 'SELECT count(*)::int AS n FROM public.orders'))[0]!.n);
         await until('the snapshot in PostgreSQL', async () => (await count()) === 100);
-        await root.query("USE cdc_shop; INSERT INTO orders VALUES (101, 'late', 1.00); UPDATE orders SET total = 999.99 WHERE id = 7; DELETE FROM orders WHERE id = 8");
+        await root.query(
+          "USE cdc_shop; INSERT INTO orders VALUES (101, 'late', 1.00); UPDATE orders SET total = 999.99 WHERE id = 7; DELETE FROM orders WHERE id = 8",
+        );
         await until('the binlog changes in PostgreSQL', async () => {
-          const rows = await pgQuery('cdc_target', 'SELECT id::int AS id, total::text AS total FROM public.orders WHERE id IN (7, 8, 101) ORDER BY id');
-          return JSON.stringify(rows) === JSON.stringify([{ id: 7, total: '999.99' }, { id: 101, total: '1.00' }]);
+          const rows = await pgQuery(
+            'cdc_target',
+            'SELECT id::int AS id, total::text AS total FROM public.orders WHERE id IN (7, 8, 101) ORDER BY id',
+          );
+          return (
+            JSON.stringify(rows) ===
+            JSON.stringify([
+              { id: 7, total: '999.99' },
+              { id: 101, total: '1.00' },
+            ])
+          );
         });
         expect(await count()).toBe(100);
         expect(job.running()).toBe(true);

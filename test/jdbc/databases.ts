@@ -38,7 +38,12 @@ export async function pgRowArrays(server: TestDatabaseServer, sql: string): Prom
 }
 
 /** Runs one or more statements on MariaDB (several separated by `;`); returns the rows of the last. */
-export async function myExec(server: TestDatabaseServer, sql: string, params: unknown[] = [], database = server.database): Promise<Record<string, unknown>[]> {
+export async function myExec(
+  server: TestDatabaseServer,
+  sql: string,
+  params: unknown[] = [],
+  database = server.database,
+): Promise<Record<string, unknown>[]> {
   const conn = await mysql.createConnection({
     host: server.host,
     port: server.port,

@@ -47,10 +47,15 @@ interface FailingJob {
   target: DbKind;
 }
 
-const pgSource = (extra: string, overrides: { user?: string; password?: string } = {}) => () => `Jdbc {\n    ${conn('pg', overrides)}\n    ${extra}\n  }`;
+const pgSource =
+  (extra: string, overrides: { user?: string; password?: string } = {}) =>
+  () =>
+    `Jdbc {\n    ${conn('pg', overrides)}\n    ${extra}\n  }`;
 const pgDst = () => pgSink.replace('${pgConn}', conn('pg'));
-const mariaDst = (overrides: { user?: string; password?: string } = {}) => () =>
-  `Jdbc {\n    ${conn('maria', overrides)}\n    generate_sink_sql = true\n    database = "tideway"\n    table = "dst"\n  }`;
+const mariaDst =
+  (overrides: { user?: string; password?: string } = {}) =>
+  () =>
+    `Jdbc {\n    ${conn('maria', overrides)}\n    generate_sink_sql = true\n    database = "tideway"\n    table = "dst"\n  }`;
 
 const CASES: FailingJob[] = [
   {
@@ -108,7 +113,8 @@ describe('Jdbc jobs that cannot run', () => {
     expect(lines[0]).toMatch(says);
     // One sentence: no stack trace, no line breaks inside the message.
     expect(res.stderr).not.toMatch(/\n\s+at /);
-    const rows = target === 'pg' ? await pgExec(pgs, 'SELECT count(*)::int AS n FROM dst') : await myExec(maria, 'SELECT COUNT(*) AS n FROM dst');
+    const rows =
+      target === 'pg' ? await pgExec(pgs, 'SELECT count(*)::int AS n FROM dst') : await myExec(maria, 'SELECT COUNT(*) AS n FROM dst');
     expect(Number(rows[0].n)).toBe(0);
   });
 });

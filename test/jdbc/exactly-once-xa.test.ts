@@ -35,7 +35,10 @@ const XA_CLASS: Record<DbKind, string> = { pg: 'org.postgresql.xa.PGXADataSource
 
 /** A fresh target table without a key: duplicates stay visible. */
 async function freshTable(kind: DbKind, table: string): Promise<void> {
-  const ddl = kind === 'pg' ? `CREATE TABLE ${table} (k integer, seq bigint, payload text)` : `CREATE TABLE ${table} (k INT, seq BIGINT, payload TEXT)`;
+  const ddl =
+    kind === 'pg'
+      ? `CREATE TABLE ${table} (k integer, seq bigint, payload text)`
+      : `CREATE TABLE ${table} (k INT, seq BIGINT, payload TEXT)`;
   await dbExec(kind, servers[kind], ddl);
 }
 
@@ -109,7 +112,10 @@ async function preparedProbe(kind: DbKind): Promise<{ count(): Promise<number>; 
   if (kind === 'pg') {
     const c = new pg.Client({ connectionString: s.url });
     await c.connect();
-    return { count: async () => (await c.query('SELECT count(*)::int AS n FROM pg_prepared_xacts')).rows[0].n as number, close: () => c.end() };
+    return {
+      count: async () => (await c.query('SELECT count(*)::int AS n FROM pg_prepared_xacts')).rows[0].n as number,
+      close: () => c.end(),
+    };
   }
   const c = await mysql.createConnection({ host: s.host, port: s.port, user: s.user, password: s.password });
   return { count: async () => ((await c.query('XA RECOVER'))[0] as unknown[]).length, close: () => c.end() };
@@ -117,7 +123,16 @@ async function preparedProbe(kind: DbKind): Promise<{ count(): Promise<number>; 
 
 function engineConfig(name: string): string {
   return jobs.write(
-    ['seatunnel:', '  engine:', '    checkpoint:', '      storage:', '        type: localfile', '        plugin-config:', `          namespace: ${join(jobs.dir, name)}`, ''].join('\n'),
+    [
+      'seatunnel:',
+      '  engine:',
+      '    checkpoint:',
+      '      storage:',
+      '        type: localfile',
+      '        plugin-config:',
+      `          namespace: ${join(jobs.dir, name)}`,
+      '',
+    ].join('\n'),
     `${name}.yaml`,
   );
 }
@@ -192,7 +207,9 @@ describe.each<DbKind>(['pg', 'maria'])('XA sink on %s', (kind) => {
     const restored = await runCli(['run', '-r', jobId, '-c', conf, '--engine-config', engine], 120_000);
     expect(restored.code, restored.stderr).toBe(0);
     const report = await checkTable(kind, table, 4, 3000);
-    console.log(`XA ${kind}, killed with ${stillPrepared} prepared and ${before.rows} rows committed, then restored: ${JSON.stringify(report)}`);
+    console.log(
+      `XA ${kind}, killed with ${stillPrepared} prepared and ${before.rows} rows committed, then restored: ${JSON.stringify(report)}`,
+    );
     expect(report).toEqual({ rows: 12000, distinct: 12000, lost: 0, duplicated: 0 });
     expect(await preparedCount(kind)).toBe(0);
   }, 180_000);

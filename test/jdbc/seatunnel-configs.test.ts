@@ -14,8 +14,16 @@ import mysql from 'mysql2/promise';
 import { runCli } from '../conformance/cli-process.js';
 import { JobFolder, pgExec, pgRowArrays } from './databases.js';
 import {
-  MYSQL_CREATE_SQL, MYSQL_FIELDS, MYSQL_MULTI_CREATE_SQL, MYSQL_MULTI_FIELDS, PG_SINK_DDL, PG_SINK_SQL, PG_SOURCE_DDL, PG_SOURCE_SQL,
-  mysqlTestRows, pgSourceInsert,
+  MYSQL_CREATE_SQL,
+  MYSQL_FIELDS,
+  MYSQL_MULTI_CREATE_SQL,
+  MYSQL_MULTI_FIELDS,
+  PG_SINK_DDL,
+  PG_SINK_SQL,
+  PG_SOURCE_DDL,
+  PG_SOURCE_SQL,
+  mysqlTestRows,
+  pgSourceInsert,
 } from './seatunnel-tables.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -35,7 +43,14 @@ function rewritten(file: string): string {
 
 async function mysqlQuery(sql: string, params: unknown[] = []): Promise<unknown[][]> {
   const conn = await mysql.createConnection({
-    host: maria.host, port: maria.port, user: 'root', password: MYSQL_PASSWORD, supportBigNumbers: true, bigNumberStrings: true, dateStrings: true, rowsAsArray: true,
+    host: maria.host,
+    port: maria.port,
+    user: 'root',
+    password: MYSQL_PASSWORD,
+    supportBigNumbers: true,
+    bigNumberStrings: true,
+    dateStrings: true,
+    rowsAsArray: true,
   });
   try {
     return (await conn.query(sql, params))[0] as unknown[][];
@@ -49,7 +64,10 @@ async function insertRows(table: string, fields: readonly string[], rows: unknow
 }
 
 beforeAll(async () => {
-  [maria, pgs] = await Promise.all([startMariaDb({ database: 'seatunnel', password: MYSQL_PASSWORD }), startPostgres({ database: 'test' })]);
+  [maria, pgs] = await Promise.all([
+    startMariaDb({ database: 'seatunnel', password: MYSQL_PASSWORD }),
+    startPostgres({ database: 'test' }),
+  ]);
   for (const t of ['seatunnel.source', 'seatunnel.sink']) await mysqlQuery(MYSQL_CREATE_SQL.replace('%s', t));
   await insertRows('seatunnel.source', MYSQL_FIELDS, mysqlTestRows(true));
   for (const db of ['source', 'sink']) {

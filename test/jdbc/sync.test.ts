@@ -37,7 +37,7 @@ beforeAll(async () => {
   );
   // 9,000 rows whose partition column has negatives, gaps and NULLs.
   const values: string[] = [];
-  for (let i = 1; i <= 9000; i++) values.push(`(${i}, ${i % 10 === 0 ? 'NULL' : (i * 37) % 5003 - 2500}, 'row ${i}')`);
+  for (let i = 1; i <= 9000; i++) values.push(`(${i}, ${i % 10 === 0 ? 'NULL' : ((i * 37) % 5003) - 2500}, 'row ${i}')`);
   await myExec(maria, `INSERT INTO many VALUES ${values.join(', ')}`);
 }, 120_000);
 

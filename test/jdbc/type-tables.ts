@@ -85,8 +85,20 @@ export const COMMON_COLUMNS: readonly CommonColumn[] = [
   { name: 'c_text', pg: 'text', maria: 'LONGTEXT', pgText: 'c_text', mariaText: 'c_text' },
   { name: 'c_bytes', pg: 'bytea', maria: 'LONGBLOB', pgText: "encode(c_bytes, 'hex')", mariaText: 'LOWER(HEX(c_bytes))' },
   { name: 'c_date', pg: 'date', maria: 'DATE', pgText: 'c_date::text', mariaText: 'CAST(c_date AS CHAR)' },
-  { name: 'c_time', pg: 'time(6)', maria: 'TIME(6)', pgText: "to_char('2000-01-01'::date + c_time, 'HH24:MI:SS.US')", mariaText: "TIME_FORMAT(c_time, '%H:%i:%s.%f')" },
-  { name: 'c_ts', pg: 'timestamp(6)', maria: 'DATETIME(6)', pgText: "to_char(c_ts, 'YYYY-MM-DD HH24:MI:SS.US')", mariaText: "DATE_FORMAT(c_ts, '%Y-%m-%d %H:%i:%s.%f')" },
+  {
+    name: 'c_time',
+    pg: 'time(6)',
+    maria: 'TIME(6)',
+    pgText: "to_char('2000-01-01'::date + c_time, 'HH24:MI:SS.US')",
+    mariaText: "TIME_FORMAT(c_time, '%H:%i:%s.%f')",
+  },
+  {
+    name: 'c_ts',
+    pg: 'timestamp(6)',
+    maria: 'DATETIME(6)',
+    pgText: "to_char(c_ts, 'YYYY-MM-DD HH24:MI:SS.US')",
+    mariaText: "DATE_FORMAT(c_ts, '%Y-%m-%d %H:%i:%s.%f')",
+  },
   { name: 'c_json', pg: 'jsonb', maria: 'JSON', pgText: 'c_json::text', mariaText: 'c_json', json: true },
 ];
 

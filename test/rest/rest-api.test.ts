@@ -54,7 +54,9 @@ async function untilStatus(jobId: string, status: string): Promise<void> {
 /** The batch job of SeaTunnel's submit-job example (JSON). */
 const docJob = {
   env: { 'job.mode': 'batch' },
-  source: [{ plugin_name: 'FakeSource', plugin_output: 'fake', 'row.num': 100, schema: { fields: { name: 'string', age: 'int', card: 'int' } } }],
+  source: [
+    { plugin_name: 'FakeSource', plugin_output: 'fake', 'row.num': 100, schema: { fields: { name: 'string', age: 'int', card: 'int' } } },
+  ],
   transform: [],
   sink: [{ plugin_name: 'Console', plugin_input: ['fake'], 'log.print.data': false }],
 };
@@ -65,8 +67,26 @@ describe("SeaTunnel's REST API v2", () => {
   it('GET /overview: slots, workers and job counts as strings; a tag filter narrows the workers', async () => {
     const all = await http('GET', '/overview');
     expect(all.status).toBe(200);
-    expect(all.json).toMatchObject({ totalSlot: '2', unassignedSlot: '2', works: '1', runningJobs: '0', finishedJobs: '0', failedJobs: '0', cancelledJobs: '0' });
-    expect(Object.keys(all.json).sort()).toEqual(['cancelledJobs', 'failedJobs', 'finishedJobs', 'gitCommitAbbrev', 'projectVersion', 'runningJobs', 'totalSlot', 'unassignedSlot', 'works']);
+    expect(all.json).toMatchObject({
+      totalSlot: '2',
+      unassignedSlot: '2',
+      works: '1',
+      runningJobs: '0',
+      finishedJobs: '0',
+      failedJobs: '0',
+      cancelledJobs: '0',
+    });
+    expect(Object.keys(all.json).sort()).toEqual([
+      'cancelledJobs',
+      'failedJobs',
+      'finishedJobs',
+      'gitCommitAbbrev',
+      'projectVersion',
+      'runningJobs',
+      'totalSlot',
+      'unassignedSlot',
+      'works',
+    ]);
     expect((await http('GET', '/overview?group=platform')).json.works).toBe('1');
     expect((await http('GET', '/overview?group=other')).json).toMatchObject({ works: '0', totalSlot: '0' });
   });
@@ -96,7 +116,12 @@ describe("SeaTunnel's REST API v2", () => {
     expect((await http('GET', `/running-job/${jobId}`)).json.jobStatus).toBe('FINISHED');
     const finished = (await http('GET', '/finished-jobs/FINISHED')).json as Array<{ jobId: string }>;
     expect(finished.map((j) => j.jobId)).toContain(jobId);
-    expect(finished.find((j) => j.jobId === jobId)).toMatchObject({ jobName: 'rest_api_test', jobStatus: 'FINISHED', errorMsg: null, metrics: { SinkWriteCount: 100 } });
+    expect(finished.find((j) => j.jobId === jobId)).toMatchObject({
+      jobName: 'rest_api_test',
+      jobStatus: 'FINISHED',
+      errorMsg: null,
+      metrics: { SinkWriteCount: 100 },
+    });
     expect(((await http('GET', '/finished-jobs/CANCELED')).json as Array<{ jobId: string }>).map((j) => j.jobId)).not.toContain(jobId);
     expect((await http('GET', '/overview')).json.finishedJobs).toBe('1');
   });
@@ -108,7 +133,12 @@ describe("SeaTunnel's REST API v2", () => {
     expect(res.json).toEqual({ jobId, jobName: 'hocon_job' });
     await untilStatus(jobId, 'RUNNING');
     const running = (await http('GET', '/running-jobs')).json as Array<Record<string, any>>;
-    expect(running.find((j) => j.jobId === jobId)).toMatchObject({ jobName: 'hocon_job', jobStatus: 'RUNNING', pluginJarsUrls: [], metrics: { sourceReceivedCount: expect.any(String) } });
+    expect(running.find((j) => j.jobId === jobId)).toMatchObject({
+      jobName: 'hocon_job',
+      jobStatus: 'RUNNING',
+      pluginJarsUrls: [],
+      metrics: { sourceReceivedCount: expect.any(String) },
+    });
     const live = (await http('GET', `/job-info/${jobId}`)).json;
     expect(live).toHaveProperty('envOptions');
     expect(live).not.toHaveProperty('finishedTime');
@@ -136,14 +166,16 @@ describe("SeaTunnel's REST API v2", () => {
   });
 
   it('POST /submit-jobs submits each with its params; a bad one refuses the whole batch and submits nothing', async () => {
-    const before = ((await http('GET', '/finished-jobs')).json as unknown[]).length + ((await http('GET', '/running-jobs')).json as unknown[]).length;
+    const before =
+      ((await http('GET', '/finished-jobs')).json as unknown[]).length + ((await http('GET', '/running-jobs')).json as unknown[]).length;
     const bad = await http('POST', '/submit-jobs', [
       { params: { jobId: '123456', jobName: 'SeaTunnel-01' }, ...docJob },
       { params: { jobId: '1234567', jobName: 'SeaTunnel-02' }, ...docJob, source: [{ plugin_name: 'FakeSorce', plugin_output: 'fake' }] },
     ]);
     expect(bad.status).toBe(400);
     expect(bad.json).toEqual({ status: 'fail', message: expect.stringContaining("unknown source plugin 'FakeSorce'") });
-    const after = ((await http('GET', '/finished-jobs')).json as unknown[]).length + ((await http('GET', '/running-jobs')).json as unknown[]).length;
+    const after =
+      ((await http('GET', '/finished-jobs')).json as unknown[]).length + ((await http('GET', '/running-jobs')).json as unknown[]).length;
     expect(after).toBe(before);
 
     const ok = await http('POST', '/submit-jobs', [
@@ -165,7 +197,16 @@ describe("SeaTunnel's REST API v2", () => {
       [http('POST', '/submit-job', ''), 400, /the request body is empty/],
       [http('POST', '/submit-job?format=yaml', docJob), 400, /format 'yaml' is not supported/],
       [http('POST', '/submit-job?isStartWithSavePoint=true', docJob), 400, /needs the jobId/],
-      [http('POST', '/submit-job?format=hocon', 'env { job.mode = "BATCH" }\nsource { FakeSource { row.nun = 5 } }\nsink { Console {} }\n', 'text/plain'), 400, /submit-job\.conf:2.*no option 'row\.nun'/],
+      [
+        http(
+          'POST',
+          '/submit-job?format=hocon',
+          'env { job.mode = "BATCH" }\nsource { FakeSource { row.nun = 5 } }\nsink { Console {} }\n',
+          'text/plain',
+        ),
+        400,
+        /submit-job\.conf:2.*no option 'row\.nun'/,
+      ],
       [http('GET', '/job-info/abc'), 400, /job id 'abc' is not a job id/],
       [http('GET', '/finished-jobs/DONE'), 400, /state 'DONE' is not one of FINISHED, CANCELED, FAILED, SAVEPOINT_DONE, UNKNOWABLE/],
       [http('POST', '/stop-job', { isStopWithSavePoint: false }), 400, /jobId is missing/],
@@ -185,7 +226,15 @@ describe("SeaTunnel's REST API v2", () => {
   it('POST /encrypt-config encodes username and password with base64 or aes256, as shade.identifier says', async () => {
     const config = {
       env: { parallelism: 1, 'shade.identifier': 'base64' },
-      source: [{ plugin_name: 'MySQL-CDC', plugin_output: 'fake', username: 'seatunnel', password: 'seatunnel_password', 'table-name': 'inventory' }],
+      source: [
+        {
+          plugin_name: 'MySQL-CDC',
+          plugin_output: 'fake',
+          username: 'seatunnel',
+          password: 'seatunnel_password',
+          'table-name': 'inventory',
+        },
+      ],
       transform: [],
       sink: [{ plugin_name: 'Jdbc', table: 'fake_all', username: 'seatunnel', password: 'seatunnel_password' }],
     };
@@ -199,12 +248,19 @@ describe("SeaTunnel's REST API v2", () => {
     expect(aes.json.sink[0].username).toBe('qIjluvTD29IQlFnjZTGFEQ==');
     const other = await http('POST', '/encrypt-config', { ...config, env: { 'shade.identifier': 'aes' } });
     expect(other.status).toBe(400);
-    expect(other.json).toEqual({ status: 'fail', message: "the request body: env shade.identifier 'aes' is not supported: Tideway knows default, base64, aes256" });
+    expect(other.json).toEqual({
+      status: 'fail',
+      message: "the request body: env shade.identifier 'aes' is not supported: Tideway knows default, base64, aes256",
+    });
   });
 
   it('GET /system-monitoring-information, /metrics, /openmetrics and /logs', async () => {
     const sys = (await http('GET', '/system-monitoring-information')).json as Array<Record<string, string>>;
-    expect(sys[0]).toMatchObject({ processors: expect.stringMatching(/^\d+$/), 'physical.memory.total': expect.stringMatching(/G$/), 'heap.memory.used': expect.stringMatching(/M$/) });
+    expect(sys[0]).toMatchObject({
+      processors: expect.stringMatching(/^\d+$/),
+      'physical.memory.total': expect.stringMatching(/G$/),
+      'heap.memory.used': expect.stringMatching(/M$/),
+    });
     expect(sys).toHaveLength(2); // the coordinator and the worker
     const prom = await http('GET', '/metrics');
     expect(prom.type).toMatch(/^text\/plain/);

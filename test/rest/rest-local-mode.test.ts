@@ -21,7 +21,17 @@ it('tideway run with http.enable-http: the job is listed over HTTP while it runs
   try {
     const conf = join(dir, 'job.conf');
     writeFileSync(conf, fakeJob({ mode: 'STREAMING', parallelism: 1, rowNum: 1000, splitNum: 1000, readIntervalMs: 200 }));
-    const child = spawnCli(['run', '-c', conf, '--set', 'http.enable-http=true', '--set', `http.port=${taken}`, '--set', 'http.port-range=20']);
+    const child = spawnCli([
+      'run',
+      '-c',
+      conf,
+      '--set',
+      'http.enable-http=true',
+      '--set',
+      `http.port=${taken}`,
+      '--set',
+      'http.port-range=20',
+    ]);
     const exited = waitForExit(child);
     let stderr = '';
     child.stderr!.on('data', (s: string) => (stderr += s));

@@ -40,11 +40,16 @@ afterAll(async () => {
   await cluster?.stop();
 });
 
-const job = () => jobFile(cluster, 'job.conf', fakeJob({ mode: 'STREAMING', parallelism: 1, rowNum: 1000, splitNum: 1000, readIntervalMs: 200 }));
+const job = () =>
+  jobFile(cluster, 'job.conf', fakeJob({ mode: 'STREAMING', parallelism: 1, rowNum: 1000, splitNum: 1000, readIntervalMs: 200 }));
 const cli = (args: string[], token?: string) => cluster.cli(token === undefined ? args : [...args, '--token', token]);
 
 async function rest(method: 'GET' | 'POST', path: string, token?: string, body?: string) {
-  const res = await fetch(`${base}${path}`, { method, headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body ? { 'content-type': 'application/json' } : {}) }, body });
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body ? { 'content-type': 'application/json' } : {}) },
+    body,
+  });
   return { status: res.status, json: (await res.json()) as any };
 }
 

@@ -23,10 +23,15 @@ import { freePort } from '@tideway/testing';
 const dir = mkdtempSync(join(tmpdir(), 'tideway-tls-'));
 const ours = join(dir, 'cluster');
 const theirs = join(dir, 'other');
-const files = (base: string, role: string) => ({ caFile: join(base, 'ca.pem'), certFile: join(base, `${role}.pem`), keyFile: join(base, `${role}-key.pem`) });
+const files = (base: string, role: string) => ({
+  caFile: join(base, 'ca.pem'),
+  certFile: join(base, `${role}.pem`),
+  keyFile: join(base, `${role}-key.pem`),
+});
 // worker-2's own copies of the worker files, for the reload test.
 const worker2Dir = join(dir, 'worker-2');
-const roleOf = (name: ProcessName) => (name.startsWith('worker-') ? 'worker' : name.startsWith('coordinator') ? 'coordinator' : 'resource-manager');
+const roleOf = (name: ProcessName) =>
+  name.startsWith('worker-') ? 'worker' : name.startsWith('coordinator') ? 'coordinator' : 'resource-manager';
 let cluster: TestCluster;
 let restPort = 0;
 
@@ -67,7 +72,11 @@ afterAll(async () => {
 });
 
 /** Whether a channel with these credentials gets ready against the address within 3 s. */
-function connects(Client: typeof JobServiceClient | typeof DataExchangeClient, address: string, creds: grpc.ChannelCredentials): Promise<boolean> {
+function connects(
+  Client: typeof JobServiceClient | typeof DataExchangeClient,
+  address: string,
+  creds: grpc.ChannelCredentials,
+): Promise<boolean> {
   const client = new Client(address, creds, clientOptions);
   return new Promise((resolve) => {
     client.waitForReady(Date.now() + 3000, (err) => {
@@ -113,7 +122,9 @@ describe('mutual TLS', () => {
     const ca = files(ours, 'client').caFile;
     expect(cluster.logs.get('coordinator')).toContain(`REST API at https://127.0.0.1:${restPort}`);
     expect(await httpsGet(`https://127.0.0.1:${restPort}/overview`, ca)).toBe(200);
-    expect(await httpsGet(`https://127.0.0.1:${restPort}/overview`, files(theirs, 'client').caFile)).toMatch(/self.signed|unable to verify|certificate/i);
+    expect(await httpsGet(`https://127.0.0.1:${restPort}/overview`, files(theirs, 'client').caFile)).toMatch(
+      /self.signed|unable to verify|certificate/i,
+    );
     await expect(fetch(`http://127.0.0.1:${restPort}/overview`)).rejects.toThrow();
     for (const name of ['coordinator', 'worker-1'] as const) {
       expect(await httpsGet(`https://127.0.0.1:${cluster.metricsPorts.get(name)}/metrics`, ca)).toBe(200);
@@ -124,7 +135,10 @@ describe('mutual TLS', () => {
     const config = join(cluster.dir, 'rogue.yaml');
     const text = readFileSync(cluster.configFile('worker-1'), 'utf8')
       .replace(/port: \d+\n(\s+attributes)/, 'port: 0\n$1')
-      .replace(/tls: .*/, `tls: ${JSON.stringify({ 'ca-file': files(theirs, 'worker').caFile, 'cert-file': files(theirs, 'worker').certFile, 'key-file': files(theirs, 'worker').keyFile })}`);
+      .replace(
+        /tls: .*/,
+        `tls: ${JSON.stringify({ 'ca-file': files(theirs, 'worker').caFile, 'cert-file': files(theirs, 'worker').certFile, 'key-file': files(theirs, 'worker').keyFile })}`,
+      );
     writeFileSync(config, text);
     const rogue = spawnCli(['cluster', 'start', '--role', 'worker', '--engine-config', config]);
     let log = '';
@@ -150,7 +164,11 @@ describe('certificate reload', () => {
     const mine = files(worker2Dir, 'worker');
     const other = files(theirs, 'worker');
     for (const k of ['caFile', 'certFile', 'keyFile'] as const) writeFileSync(mine[k], readFileSync(other[k]));
-    await cluster.until('worker-2 serves the new certificate', async () => (await connects(DataExchangeClient, worker, otherCaCreds())) === true, 30_000);
+    await cluster.until(
+      'worker-2 serves the new certificate',
+      async () => (await connects(DataExchangeClient, worker, otherCaCreds())) === true,
+      30_000,
+    );
     expect(await connects(DataExchangeClient, worker, channelCredentials())).toBe(false);
   });
 });

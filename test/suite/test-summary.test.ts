@@ -15,13 +15,23 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 it('counts a file that fails to load, and one whose hook throws, as failed', () => {
   writeFileSync(join(dir, 'load.test.ts'), "import { it } from 'vitest';\nthrow new Error('cannot load');\nit('never', () => {});\n");
-  writeFileSync(join(dir, 'some.test.ts'), "import { expect, it } from 'vitest';\nit('ok', () => expect(1).toBe(1));\nit('bad', () => expect(1).toBe(2));\n");
-  writeFileSync(join(dir, 'hook.test.ts'), "import { afterAll, it } from 'vitest';\nafterAll(() => { throw new Error('hook broke'); });\nit('ok too', () => {});\n");
+  writeFileSync(
+    join(dir, 'some.test.ts'),
+    "import { expect, it } from 'vitest';\nit('ok', () => expect(1).toBe(1));\nit('bad', () => expect(1).toBe(2));\n",
+  );
+  writeFileSync(
+    join(dir, 'hook.test.ts'),
+    "import { afterAll, it } from 'vitest';\nafterAll(() => { throw new Error('hook broke'); });\nit('ok too', () => {});\n",
+  );
   const report = join(dir, 'report.json');
-  const vitest = spawnSync(process.execPath, [join(process.cwd(), 'node_modules/vitest/vitest.mjs'), 'run', '--root', dir, '--reporter=json', `--outputFile.json=${report}`], {
-    encoding: 'utf8',
-    env: { ...process.env, CI: '' },
-  });
+  const vitest = spawnSync(
+    process.execPath,
+    [join(process.cwd(), 'node_modules/vitest/vitest.mjs'), 'run', '--root', dir, '--reporter=json', `--outputFile.json=${report}`],
+    {
+      encoding: 'utf8',
+      env: { ...process.env, CI: '' },
+    },
+  );
   expect(vitest.status, vitest.stderr).toBe(1);
   const { line, fileFailures } = summarize(JSON.parse(readFileSync(report, 'utf8')));
   expect(line).toBe('tests: 2 passed, 3 failed, 0 skipped');

@@ -84,16 +84,20 @@ describe('tideway verify', () => {
     { from: 'maria' as DbKind, to: 'pg' as DbKind, target: 'v_from_maria' },
     { from: 'pg' as DbKind, to: 'maria' as DbKind, target: 'v_from_pg' },
     { from: 'pg' as DbKind, to: 'pg' as DbKind, target: 'v_pg_copy' },
-  ])('$from -> $to: equal after the sync, across the dialects\' type mappings', async ({ from, to, target }) => {
-    const conf = jobs.write(job(from, to, target));
-    const run = await runCli(['run', '-c', conf]);
-    expect(run.code, run.stderr).toBe(0);
-    const { code, report, stderr } = await verify(conf);
-    expect(code, `${stderr}\n${JSON.stringify(report, null, 2)}`).toBe(0);
-    expect(report.equal).toBe(true);
-    expect(report.tables[0]).toMatchObject({ sourceRows: 3003, sinkRows: 3003, differingRanges: 0, missing: 0, extra: 0, different: 0 });
-    expect(report.tables[0]!.ranges).toBeGreaterThan(1);
-  }, 120_000);
+  ])(
+    "$from -> $to: equal after the sync, across the dialects' type mappings",
+    async ({ from, to, target }) => {
+      const conf = jobs.write(job(from, to, target));
+      const run = await runCli(['run', '-c', conf]);
+      expect(run.code, run.stderr).toBe(0);
+      const { code, report, stderr } = await verify(conf);
+      expect(code, `${stderr}\n${JSON.stringify(report, null, 2)}`).toBe(0);
+      expect(report.equal).toBe(true);
+      expect(report.tables[0]).toMatchObject({ sourceRows: 3003, sinkRows: 3003, differingRanges: 0, missing: 0, extra: 0, different: 0 });
+      expect(report.tables[0]!.ranges).toBeGreaterThan(1);
+    },
+    120_000,
+  );
 
   it('names the deleted, extra and changed rows and the rows a changed column type altered, each by key', async () => {
     const conf = jobs.write(job('maria', 'pg', 'v_changed'));

@@ -109,7 +109,10 @@ function expandExponent(text: string): string {
 }
 
 function fail(path: string, value: unknown, type: DataType): never {
-  throw new ConfigValueError(path, `cannot read ${JSON.stringify(value, (_k, v) => (typeof v === 'bigint' ? v.toString() : v))} as ${formatType(type)}`);
+  throw new ConfigValueError(
+    path,
+    `cannot read ${JSON.stringify(value, (_k, v) => (typeof v === 'bigint' ? v.toString() : v))} as ${formatType(type)}`,
+  );
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {
@@ -172,13 +175,15 @@ export function convertConfigValue(value: unknown, type: DataType, path: string)
       const out = new Map<unknown, unknown>();
       const entries = value instanceof Map ? [...value.entries()] : isObject(value) ? Object.entries(value) : undefined;
       if (!entries) return fail(path, value, type);
-      for (const [k, v] of entries) out.set(convertConfigValue(k, type.key, `${path}.key(${String(k)})`), convertConfigValue(v, type.value, `${path}.${String(k)}`));
+      for (const [k, v] of entries)
+        out.set(convertConfigValue(k, type.key, `${path}.key(${String(k)})`), convertConfigValue(v, type.value, `${path}.${String(k)}`));
       return out;
     }
     case 'row': {
       const fields = type.fields;
       if (Array.isArray(value)) {
-        if (value.length > fields.length) throw new ConfigValueError(path, `has ${value.length} values but ${formatType(type)} has ${fields.length} fields`);
+        if (value.length > fields.length)
+          throw new ConfigValueError(path, `has ${value.length} values but ${formatType(type)} has ${fields.length} fields`);
         return fields.map((f, i) => convertConfigValue(value[i], f.type, `${path}.${f.name}`));
       }
       if (isObject(value)) return fields.map((f) => convertConfigValue(value[f.name], f.type, `${path}.${f.name}`));

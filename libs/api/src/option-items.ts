@@ -51,7 +51,11 @@ function coerceScalar(v: unknown, type: string, bad: () => never): unknown {
 
 function coerce(def: OptionDef, v: unknown, place: Place): unknown {
   const bad = (): never => {
-    throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `option '${def.name}' has value ${JSON.stringify(v)}, which is not a valid ${def.type}`, { place: { ...place, option: def.name } });
+    throw new ConfigError(
+      ErrorCode.CONFIG_BAD_VALUE,
+      `option '${def.name}' has value ${JSON.stringify(v)}, which is not a valid ${def.type}`,
+      { place: { ...place, option: def.name } },
+    );
   };
   switch (def.type) {
     case 'object':
@@ -59,7 +63,15 @@ function coerce(def: OptionDef, v: unknown, place: Place): unknown {
     case 'object-list':
       return Array.isArray(v) && v.every(isObject) ? v : bad();
     case 'list': {
-      const items = Array.isArray(v) ? v : typeof v === 'string' ? v.replace(/^\[|\]$/g, '').split(',').map((s) => s.trim()).filter((s) => s !== '') : [v];
+      const items = Array.isArray(v)
+        ? v
+        : typeof v === 'string'
+          ? v
+              .replace(/^\[|\]$/g, '')
+              .split(',')
+              .map((s) => s.trim())
+              .filter((s) => s !== '')
+          : [v];
       return items.map((item) => coerceScalar(item, def.elementType ?? 'string', bad));
     }
     case 'enum': {
@@ -71,7 +83,11 @@ function coerce(def: OptionDef, v: unknown, place: Place): unknown {
     case 'double': {
       const n = coerceScalar(v, def.type, bad) as number;
       if ((def.min !== undefined && n < def.min) || (def.max !== undefined && n > def.max)) {
-        throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `option '${def.name}' is ${String(v)}, it must be between ${def.min ?? '-∞'} and ${def.max ?? '∞'}`, { place: { ...place, option: def.name } });
+        throw new ConfigError(
+          ErrorCode.CONFIG_BAD_VALUE,
+          `option '${def.name}' is ${String(v)}, it must be between ${def.min ?? '-∞'} and ${def.max ?? '∞'}`,
+          { place: { ...place, option: def.name } },
+        );
       }
       return n;
     }
@@ -90,7 +106,10 @@ export function resolveOptionItem(item: Record<string, unknown>, defs: readonly 
   for (const d of defs) if (d.default !== undefined) values.set(d.name, d.default);
   for (const [name, v] of flat) {
     const def = byName.get(name);
-    if (!def) throw new ConfigError(ErrorCode.CONFIG_UNKNOWN_OPTION, `tables_configs item has unknown option '${name}'`, { place: { ...place, option: `tables_configs.${name}` } });
+    if (!def)
+      throw new ConfigError(ErrorCode.CONFIG_UNKNOWN_OPTION, `tables_configs item has unknown option '${name}'`, {
+        place: { ...place, option: `tables_configs.${name}` },
+      });
     if (v !== null && v !== undefined) {
       values.set(name, coerce(def, v, place));
       set.add(name);

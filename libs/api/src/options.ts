@@ -82,7 +82,17 @@ export interface PluginOptions {
 
 /** Options every plugin accepts (the engine reads them): table wiring and parallelism. */
 export const COMMON_OPTIONS: readonly OptionDef[] = [
-  { name: 'plugin_output', type: 'string', description: 'Name of the table this plugin outputs, for plugin_input of later plugins.', fallbackNames: ['result_table_name'] },
-  { name: 'plugin_input', type: 'list', description: 'Names of the tables this plugin reads (plugin_output of earlier plugins).', fallbackNames: ['source_table_name'] },
+  {
+    name: 'plugin_output',
+    type: 'string',
+    description: 'Name of the table this plugin outputs, for plugin_input of later plugins.',
+    fallbackNames: ['result_table_name'],
+  },
+  {
+    name: 'plugin_input',
+    type: 'list',
+    description: 'Names of the tables this plugin reads (plugin_output of earlier plugins).',
+    fallbackNames: ['source_table_name'],
+  },
   { name: 'parallelism', type: 'int', description: 'Parallelism of this plugin; defaults to env.parallelism.', min: 1 },
 ];

@@ -151,7 +151,11 @@ export function diffTables(before: CatalogTable, after: CatalogTable, renames: R
     if (!old) {
       const prev = i > 0 ? after.columns[i - 1]!.name : undefined;
       out.push(prev === undefined ? { kind: 'add', column: c, first: true } : { kind: 'add', column: c, after: prev });
-    } else if (!typesEqual(old.type, c.type) || old.nullable !== c.nullable || (old as ChangedColumn).native?.type !== (c as ChangedColumn).native?.type) {
+    } else if (
+      !typesEqual(old.type, c.type) ||
+      old.nullable !== c.nullable ||
+      (old as ChangedColumn).native?.type !== (c as ChangedColumn).native?.type
+    ) {
       out.push({ kind: 'modify', name: c.name, column: c });
     }
   });

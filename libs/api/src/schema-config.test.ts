@@ -6,9 +6,15 @@ import { parseDataType } from './type-parser.js';
 
 describe('schema config', () => {
   it('reads HOCON and JSON row objects inside type texts', () => {
-    expect(rowObjectsToRowTypes('map<string, {c_int = int, c_row = {a = "array<int>"}}>')).toBe('map<string, row<`c_int` int, `c_row` row<`a` array<int>>>>');
-    expect(formatType(parseTypeConfig('map<string, {"c_int":"int", "c_s":"string"}>', 'm'))).toBe('map<string, row<c_int int, c_s string>>');
-    expect(formatType(parseTypeConfig({ a: 'decimal(10, 2)', b: { c: 'map<int, string>' } }, 'r'))).toBe('row<a decimal(10, 2), b row<c map<int, string>>>');
+    expect(rowObjectsToRowTypes('map<string, {c_int = int, c_row = {a = "array<int>"}}>')).toBe(
+      'map<string, row<`c_int` int, `c_row` row<`a` array<int>>>>',
+    );
+    expect(formatType(parseTypeConfig('map<string, {"c_int":"int", "c_s":"string"}>', 'm'))).toBe(
+      'map<string, row<c_int int, c_s string>>',
+    );
+    expect(formatType(parseTypeConfig({ a: 'decimal(10, 2)', b: { c: 'map<int, string>' } }, 'r'))).toBe(
+      'row<a decimal(10, 2), b row<c map<int, string>>>',
+    );
   });
 
   it('names table, schema_first, default table and errors', () => {

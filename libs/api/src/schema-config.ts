@@ -52,7 +52,8 @@ export function parseTypeConfig(value: unknown, name: string, place?: Place): Da
   if (isObject(value)) {
     return { kind: 'row', fields: Object.entries(value).map(([f, t]) => ({ name: f, type: parseTypeConfig(t, `${name}.${f}`, place) })) };
   }
-  if (typeof value !== 'string') throw schemaError(place, `the type of '${name}' must be a type name or an object of fields, got ${JSON.stringify(value)}`);
+  if (typeof value !== 'string')
+    throw schemaError(place, `the type of '${name}' must be a type name or an object of fields, got ${JSON.stringify(value)}`);
   try {
     return parseDataType(rowObjectsToRowTypes(value));
   } catch (err) {
@@ -149,7 +150,11 @@ function optionalString(obj: Record<string, unknown>, key: string): string | und
 
 function stringList(v: unknown, what: string, place: Place | undefined): string[] {
   if (Array.isArray(v)) return v.map(String);
-  if (typeof v === 'string') return v.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  if (typeof v === 'string')
+    return v
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== '');
   throw schemaError(place, `${what} must be a list of column names`);
 }
 
@@ -157,13 +162,17 @@ function parseColumns(schema: Record<string, unknown>, place: Place | undefined)
   const columns: Column[] = [];
   const extras: ColumnExtras[] = [];
   if (schema.columns !== undefined) {
-    if (!Array.isArray(schema.columns)) throw schemaError(place, "schema.columns must be a list of column objects");
+    if (!Array.isArray(schema.columns)) throw schemaError(place, 'schema.columns must be a list of column objects');
     schema.columns.forEach((c, idx) => {
       if (!isObject(c)) throw schemaError(place, `schema.columns[${idx}] must be an object with name and type`);
       const name = optionalString(c, 'name');
       if (name === undefined) throw schemaError(place, `schema.columns[${idx}] needs option 'name'`);
       if (c.type === undefined) throw schemaError(place, `schema.columns[${idx}] ('${name}') needs option 'type'`);
-      const col: Column = { name, type: parseTypeConfig(c.type, name, place), nullable: c.nullable === undefined ? true : c.nullable === true || c.nullable === 'true' };
+      const col: Column = {
+        name,
+        type: parseTypeConfig(c.type, name, place),
+        nullable: c.nullable === undefined ? true : c.nullable === true || c.nullable === 'true',
+      };
       if (c.defaultValue !== undefined && c.defaultValue !== null) col.defaultValue = c.defaultValue;
       const comment = optionalString(c, 'comment');
       if (comment !== undefined) col.comment = comment;
@@ -196,7 +205,9 @@ function parsePrimaryKey(v: unknown, columns: Column[], place: Place | undefined
   const raw = v.columnNames ?? v.columns;
   if (raw === undefined) throw schemaError(place, "schema.primaryKey needs option 'columnNames'");
   const cols = stringList(raw, 'schema.primaryKey.columnNames', place);
-  for (const c of cols) if (!columns.some((col) => col.name === c)) throw schemaError(place, `schema.primaryKey names column '${c}', which the schema does not declare`);
+  for (const c of cols)
+    if (!columns.some((col) => col.name === c))
+      throw schemaError(place, `schema.primaryKey names column '${c}', which the schema does not declare`);
   return { name, columns: cols };
 }
 
@@ -221,7 +232,11 @@ function parseConstraintKeys(v: unknown, place: Place | undefined): ConstraintKe
     if (name === undefined) throw schemaError(place, `schema.constraintKeys[${idx}] needs option 'constraintName'`);
     const typeText = optionalString(k, 'constraintType') ?? 'INDEX_KEY';
     const type = parseConstraintType(typeText);
-    if (!type) throw schemaError(place, `schema.constraintKeys[${idx}].constraintType '${typeText}' is not one of INDEX_KEY, UNIQUE_KEY, FOREIGN_KEY`);
+    if (!type)
+      throw schemaError(
+        place,
+        `schema.constraintKeys[${idx}].constraintType '${typeText}' is not one of INDEX_KEY, UNIQUE_KEY, FOREIGN_KEY`,
+      );
     if (!Array.isArray(k.constraintColumns)) throw schemaError(place, `schema.constraintKeys[${idx}] needs a list 'constraintColumns'`);
     const columns = k.constraintColumns.map((c) => (isObject(c) ? String(c.columnName) : String(c)));
     return { name, type, columns };

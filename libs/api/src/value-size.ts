@@ -33,4 +33,3 @@ export function valueBytes(v: unknown): number {
       return 0;
   }
 }
-

@@ -11,7 +11,12 @@ import { LocalFileCheckpointStorage, S3CheckpointStorage } from './storages.js';
 import { BlobCheckpointStorage as Storage } from './checkpoint-storage.js';
 import { startS3rver, type TestS3Server } from './testing/s3rver.js';
 
-function checkpoint(jobId: string, pipelineId: number, checkpointId: number, kind: CheckpointKind = CheckpointKind.CHECKPOINT): CompletedCheckpoint {
+function checkpoint(
+  jobId: string,
+  pipelineId: number,
+  checkpointId: number,
+  kind: CheckpointKind = CheckpointKind.CHECKPOINT,
+): CompletedCheckpoint {
   return {
     jobId,
     pipelineId,

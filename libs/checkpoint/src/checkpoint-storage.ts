@@ -73,7 +73,10 @@ export class BlobCheckpointStorage implements CheckpointStorage {
     readonly maxRetained: number,
   ) {
     if (!Number.isInteger(maxRetained) || maxRetained < 1) {
-      throw new TidewayError(ErrorCode.ENGINE_CONFIG, `Checkpoint storage max-retained must be an integer of at least 1, got ${maxRetained}.`);
+      throw new TidewayError(
+        ErrorCode.ENGINE_CONFIG,
+        `Checkpoint storage max-retained must be an integer of at least 1, got ${maxRetained}.`,
+      );
     }
   }
 
@@ -84,7 +87,10 @@ export class BlobCheckpointStorage implements CheckpointStorage {
   async write(checkpoint: CompletedCheckpoint): Promise<CheckpointRef> {
     const dir = pipelineDir(checkpoint.jobId, checkpoint.pipelineId);
     if (!Number.isInteger(checkpoint.checkpointId) || checkpoint.checkpointId < 0) {
-      throw new TidewayError(ErrorCode.INTERNAL, `Checkpoint id ${checkpoint.checkpointId} of job ${checkpoint.jobId} is not a non-negative integer.`);
+      throw new TidewayError(
+        ErrorCode.INTERNAL,
+        `Checkpoint id ${checkpoint.checkpointId} of job ${checkpoint.jobId} is not a non-negative integer.`,
+      );
     }
     // Encode now, while the caller's objects are as it handed them over.
     const bytes = encodeStored(ContentKind.CHECKPOINT, checkpoint);
@@ -93,7 +99,12 @@ export class BlobCheckpointStorage implements CheckpointStorage {
       const what = `checkpoint ${checkpoint.checkpointId} of job ${checkpoint.jobId} pipeline ${checkpoint.pipelineId}`;
       await this.putOrFail(key, bytes, `${what} to ${this.store.description}`, checkpoint.jobId);
       const pointer: Pointer = { key, checkpointId: checkpoint.checkpointId, timestamp: checkpoint.timestamp };
-      await this.putOrFail(dir + POINTER_NAME, encodeStored(ContentKind.POINTER, pointer), `the latest pointer for ${what}`, checkpoint.jobId);
+      await this.putOrFail(
+        dir + POINTER_NAME,
+        encodeStored(ContentKind.POINTER, pointer),
+        `the latest pointer for ${what}`,
+        checkpoint.jobId,
+      );
       await this.prune(checkpoint.jobId, checkpoint.pipelineId, key);
       return { jobId: checkpoint.jobId, pipelineId: checkpoint.pipelineId, checkpointId: checkpoint.checkpointId, key };
     };
@@ -246,7 +257,11 @@ function reasonOf(err: unknown): string {
 }
 
 function storageError(what: string, jobId: string, err: unknown): TidewayError {
-  return new TidewayError(ErrorCode.CHECKPOINT_STORAGE, `Could not ${what}: ${(err as Error).message}`, { retryable: true, jobId, cause: err });
+  return new TidewayError(ErrorCode.CHECKPOINT_STORAGE, `Could not ${what}: ${(err as Error).message}`, {
+    retryable: true,
+    jobId,
+    cause: err,
+  });
 }
 
 function jobDir(jobId: string): string {

@@ -53,7 +53,8 @@ export function encodeStored(kind: ContentKind, value: unknown): Uint8Array {
 /** Verifies header and checksum, then decodes; throws CorruptCheckpointError naming `key`. */
 export function decodeStored(key: string, kind: ContentKind, bytes: Uint8Array): unknown {
   const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  if (buf.length < HEADER_SIZE) throw new CorruptCheckpointError(key, `it has ${buf.length} bytes, less than the ${HEADER_SIZE}-byte header`);
+  if (buf.length < HEADER_SIZE)
+    throw new CorruptCheckpointError(key, `it has ${buf.length} bytes, less than the ${HEADER_SIZE}-byte header`);
   if (!buf.subarray(0, 4).equals(MAGIC)) throw new CorruptCheckpointError(key, 'its header does not start with TWCP');
   if (buf[4] !== FORMAT_VERSION) throw new CorruptCheckpointError(key, `its format version ${buf[4]} is not ${FORMAT_VERSION}`);
   if (buf[5] !== kind) throw new CorruptCheckpointError(key, `it holds content kind ${buf[5]}, expected ${kind}`);

@@ -1,11 +1,4 @@
-import {
-  DeleteObjectCommand,
-  GetObjectCommand,
-  ListObjectsV2Command,
-  NoSuchKey,
-  PutObjectCommand,
-  S3Client,
-} from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, NoSuchKey, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import type { BlobStore } from './blob-store.js';
 
 /** How to reach the bucket. */
@@ -40,7 +33,10 @@ export class S3BlobStore implements BlobStore {
   readonly description: string;
   private readonly client: S3Client;
 
-  constructor(private readonly loc: S3Location, client?: S3Client) {
+  constructor(
+    private readonly loc: S3Location,
+    client?: S3Client,
+  ) {
     this.client = client ?? createS3Client(loc);
     this.description = `s3://${loc.bucket}/${loc.prefix}`;
   }

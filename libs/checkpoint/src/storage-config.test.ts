@@ -53,16 +53,31 @@ describe('resolveCheckpointStorage (seatunnel.yaml checkpoint.storage)', () => {
         'fs.s3a.aws.credentials.provider': 'org.apache.hadoop.fs.s3a.InstanceProfileCredentialsProvider',
       },
     });
-    expect(r).toMatchObject({ kind: 's3', bucket: 'b', prefix: 'base/ckpt/', endpoint: 'http://minio:9000', credentials: undefined, forcePathStyle: false });
+    expect(r).toMatchObject({
+      kind: 's3',
+      bucket: 'b',
+      prefix: 'base/ckpt/',
+      endpoint: 'http://minio:9000',
+      credentials: undefined,
+      forcePathStyle: false,
+    });
   });
 
   it('rejects what it cannot honour, naming the key', () => {
-    expect(() => resolveCheckpointStorage({ type: 'hdfs', 'plugin-config': { 'storage.type': 'oss' } })).toThrow(/plugin-config.storage.type: .*'oss' is not supported/);
-    expect(() => resolveCheckpointStorage({ type: 'hdfs', 'plugin-config': { 'fs.defaultFS': 'hdfs://nn:9000' } })).toThrow(/no HDFS client/);
+    expect(() => resolveCheckpointStorage({ type: 'hdfs', 'plugin-config': { 'storage.type': 'oss' } })).toThrow(
+      /plugin-config.storage.type: .*'oss' is not supported/,
+    );
+    expect(() => resolveCheckpointStorage({ type: 'hdfs', 'plugin-config': { 'fs.defaultFS': 'hdfs://nn:9000' } })).toThrow(
+      /no HDFS client/,
+    );
     expect(() => resolveCheckpointStorage({ type: 's3', 'plugin-config': {} })).toThrow(/s3.bucket: is required/);
     expect(() => resolveCheckpointStorage({ type: 'redis' })).toThrow(/type: expected localfile, hdfs or s3/);
     expect(() => resolveCheckpointStorage({ 'max-retained': 0 })).toThrow(/max-retained: expected an integer of at least 1/);
-    expect(() => resolveCheckpointStorage({ type: 's3', 'plugin-config': { 's3.bucket': 'b', 'fs.s3a.access.key': 'x' } })).toThrow(/must be set together/);
-    expect(() => resolveCheckpointStorage({ 'plugin-config': { 'fs.s3a.acess.key': 'x' } })).toThrow(/plugin-config.fs.s3a.acess.key: Tideway does not know this key/);
+    expect(() => resolveCheckpointStorage({ type: 's3', 'plugin-config': { 's3.bucket': 'b', 'fs.s3a.access.key': 'x' } })).toThrow(
+      /must be set together/,
+    );
+    expect(() => resolveCheckpointStorage({ 'plugin-config': { 'fs.s3a.acess.key': 'x' } })).toThrow(
+      /plugin-config.fs.s3a.acess.key: Tideway does not know this key/,
+    );
   });
 });

@@ -81,7 +81,11 @@ function bool(cfg: Readonly<Record<string, unknown>>, key: string, dflt: boolean
 
 /** A namespace as a key prefix inside a bucket: no leading '/', ends in '/' unless empty. */
 function keyPrefix(...parts: string[]): string {
-  const joined = parts.join('/').split('/').filter((s) => s !== '').join('/');
+  const joined = parts
+    .join('/')
+    .split('/')
+    .filter((s) => s !== '')
+    .join('/');
   return joined === '' ? '' : `${joined}/`;
 }
 
@@ -102,7 +106,8 @@ export function resolveCheckpointStorage(block: CheckpointStorageBlock | undefin
   if (type !== 'hdfs') fail('type', `expected localfile, hdfs or s3, got '${block?.type}'.`);
   const storageType = (text(cfg, 'storage.type') ?? 'hdfs').toLowerCase();
   if (storageType === 's3') return resolveS3(cfg, maxRetained);
-  if (storageType !== 'hdfs') fail('plugin-config.storage.type', `Tideway stores checkpoints locally or in S3; '${storageType}' is not supported.`);
+  if (storageType !== 'hdfs')
+    fail('plugin-config.storage.type', `Tideway stores checkpoints locally or in S3; '${storageType}' is not supported.`);
   const defaultFs = text(cfg, 'fs.defaultFS') ?? 'file:///';
   if (!defaultFs.startsWith('file:')) {
     fail('plugin-config.fs.defaultFS', `Tideway has no HDFS client; use file:/// or storage.type s3 instead of '${defaultFs}'.`);
@@ -125,7 +130,10 @@ function resolveS3(cfg: Readonly<Record<string, unknown>>, maxRetained: number):
     fail('plugin-config.fs.s3a.aws.credentials.provider', `${STATIC_PROVIDER} needs fs.s3a.access.key and fs.s3a.secret.key.`);
   }
   if (provider !== undefined && provider !== STATIC_PROVIDER && !CHAIN_PROVIDERS.has(provider)) {
-    fail('plugin-config.fs.s3a.aws.credentials.provider', `'${provider}' is not supported; use ${STATIC_PROVIDER} or an instance-profile/default chain provider.`);
+    fail(
+      'plugin-config.fs.s3a.aws.credentials.provider',
+      `'${provider}' is not supported; use ${STATIC_PROVIDER} or an instance-profile/default chain provider.`,
+    );
   }
   let endpoint = text(cfg, 'fs.s3a.endpoint');
   if (endpoint !== undefined && !/^https?:\/\//i.test(endpoint)) {

@@ -25,7 +25,8 @@ describe('stateStoreFromConfig / electionFromConfig', () => {
   });
 
   it('gives type redis the Redis store and a Redlock lease on the listed nodes, under the key prefix', () => {
-    const text = 'tideway:\n  state-store: { type: redis, redis: { address: "10.0.0.1:6379", key-prefix: "prod:" } }\n  ha: { lock-nodes: [n1:1, n2:2, n3:3] }\n';
+    const text =
+      'tideway:\n  state-store: { type: redis, redis: { address: "10.0.0.1:6379", key-prefix: "prod:" } }\n  ha: { lock-nodes: [n1:1, n2:2, n3:3] }\n';
     const engine = loadEngineConfig({ file: 'e.yaml', text });
     const store = stateStoreFromConfig(engine);
     expect(store).toBeInstanceOf(RedisStateStore);

@@ -59,7 +59,9 @@ export class MemoryStateStore implements StateStore {
     this.expire();
     const existing = this.jobs.get(info.jobId);
     if (existing && existing.expiresAt === undefined) {
-      throw new TidewayError(ErrorCode.CONFIG_BAD_VALUE, `job id ${info.jobId} is already in use (${existing.job.state.status})`, { jobId: info.jobId });
+      throw new TidewayError(ErrorCode.CONFIG_BAD_VALUE, `job id ${info.jobId} is already in use (${existing.job.state.status})`, {
+        jobId: info.jobId,
+      });
     }
     this.jobs.set(info.jobId, { job: structuredClone({ info, state, checkpoints: {} }) });
   }

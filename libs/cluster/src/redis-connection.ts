@@ -38,7 +38,11 @@ export class RedisConnection {
 
   constructor(private readonly opts: RedisConnectionOptions) {
     const hostPort = parseHostPort(opts.address);
-    if (!hostPort) throw new TidewayError(ErrorCode.CONFIG_BAD_VALUE, `the Redis ${opts.role} address '${opts.address}' is not host:port (e.g. 127.0.0.1:6379)`);
+    if (!hostPort)
+      throw new TidewayError(
+        ErrorCode.CONFIG_BAD_VALUE,
+        `the Redis ${opts.role} address '${opts.address}' is not host:port (e.g. 127.0.0.1:6379)`,
+      );
     this.address = opts.address;
     this.client = new Redis({
       host: hostPort.host,
@@ -63,7 +67,10 @@ export class RedisConnection {
   private onError(err: Error): void {
     if (this.opening || this.down) return;
     this.down = true;
-    this.opts.log.warn({ address: this.address, reason: err.message }, `the Redis ${this.opts.role} at ${this.address} is unreachable (${err.message}); reconnecting quietly`);
+    this.opts.log.warn(
+      { address: this.address, reason: err.message },
+      `the Redis ${this.opts.role} at ${this.address} is unreachable (${err.message}); reconnecting quietly`,
+    );
   }
 
   /**

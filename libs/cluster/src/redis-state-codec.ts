@@ -10,7 +10,8 @@ export function decodeJob(reply: unknown, address: string): StoredJob {
   const info = parse<StoredJobInfo>(infoText, address, 'info');
   const state = parse<StoredJobState>(stateText, address, `state of job ${info.jobId}`);
   const checkpoints: Record<number, CheckpointPointer> = {};
-  for (let i = 0; i < flat.length; i += 2) checkpoints[Number(flat[i])] = parse<CheckpointPointer>(flat[i + 1], address, `checkpoint pointer of job ${info.jobId}`);
+  for (let i = 0; i < flat.length; i += 2)
+    checkpoints[Number(flat[i])] = parse<CheckpointPointer>(flat[i + 1], address, `checkpoint pointer of job ${info.jobId}`);
   return { info, state, checkpoints };
 }
 
@@ -22,6 +23,10 @@ function parse<T>(text: string, address: string, what: string): T {
   try {
     return JSON.parse(text) as T;
   } catch (err) {
-    throw new StateStoreError(ErrorCode.EXTERNAL_SYSTEM, `the Redis state store at ${address} holds a ${what} that is not JSON: another program wrote it`, { cause: err });
+    throw new StateStoreError(
+      ErrorCode.EXTERNAL_SYSTEM,
+      `the Redis state store at ${address} holds a ${what} that is not JSON: another program wrote it`,
+      { cause: err },
+    );
   }
 }

@@ -127,7 +127,9 @@ describe('RedisStateStore', () => {
     const port = await freePort();
     const t0 = Date.now();
     const refused = new RedisStateStore({ address: `127.0.0.1:${port}`, connectTimeoutMs: 1_000 });
-    await expect(refused.open()).rejects.toThrow(new RegExp(`^cannot reach the Redis state store at 127\\.0\\.0\\.1:${port}: .*ECONNREFUSED`));
+    await expect(refused.open()).rejects.toThrow(
+      new RegExp(`^cannot reach the Redis state store at 127\\.0\\.0\\.1:${port}: .*ECONNREFUSED`),
+    );
     expect(Date.now() - t0).toBeLessThan(1_000);
     const silent: Server = createServer(() => {}); // accepts, never answers (like a SIGSTOPped Redis)
     await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
@@ -150,7 +152,9 @@ describe('RedisStateStore', () => {
     const locked = await startRedis({ password: 'right' });
     try {
       const s = new RedisStateStore({ address: `127.0.0.1:${locked.port}`, password: 'wrong' });
-      await expect(s.open()).rejects.toThrow(new RegExp(`^cannot reach the Redis state store at 127\\.0\\.0\\.1:${locked.port}: WRONGPASS`));
+      await expect(s.open()).rejects.toThrow(
+        new RegExp(`^cannot reach the Redis state store at 127\\.0\\.0\\.1:${locked.port}: WRONGPASS`),
+      );
       await s.close();
       const ok = await store({ password: 'right' }, locked);
       expect(await ok.claimEpoch('c1')).toBe(1);

@@ -94,10 +94,14 @@ export class RedisStateStore implements StateStore {
     try {
       await this.connection.open(this.connectTimeoutMs);
     } catch (err) {
-      throw new StateStoreError(ErrorCode.EXTERNAL_SYSTEM, `cannot reach the Redis state store at ${this.options.address}: ${(err as Error).message}`, {
-        retryable: true,
-        cause: err,
-      });
+      throw new StateStoreError(
+        ErrorCode.EXTERNAL_SYSTEM,
+        `cannot reach the Redis state store at ${this.options.address}: ${(err as Error).message}`,
+        {
+          retryable: true,
+          cause: err,
+        },
+      );
     }
   }
 
@@ -126,12 +130,12 @@ export class RedisStateStore implements StateStore {
 
   async submitJob(epoch: number, info: StoredJobInfo, state: StoredJobState): Promise<void> {
     const id = info.jobId;
-    const reply = (await this.write('submitJob', 'twSubmitJob', [this.key('epoch'), ...this.jobKeys(id), this.key('jobs:active'), this.key('jobs:ended')], [
-      epoch,
-      id,
-      JSON.stringify(info),
-      JSON.stringify(state),
-    ])) as string[];
+    const reply = (await this.write(
+      'submitJob',
+      'twSubmitJob',
+      [this.key('epoch'), ...this.jobKeys(id), this.key('jobs:active'), this.key('jobs:ended')],
+      [epoch, id, JSON.stringify(info), JSON.stringify(state)],
+    )) as string[];
     if (reply[0] === 'ACTIVE') {
       const status = reply[1] ? (JSON.parse(reply[1]) as StoredJobState).status : 'unknown';
       throw new TidewayError(ErrorCode.CONFIG_BAD_VALUE, `job id ${id} is already in use (${status})`, { jobId: id });
@@ -140,11 +144,21 @@ export class RedisStateStore implements StateStore {
   }
 
   async updateJob(epoch: number, jobId: string, state: StoredJobState): Promise<void> {
-    await this.write('updateJob', 'twUpdateJob', [this.key('epoch'), this.jobKeys(jobId)[0], this.key('jobs:active')], [epoch, jobId, JSON.stringify(state)]);
+    await this.write(
+      'updateJob',
+      'twUpdateJob',
+      [this.key('epoch'), this.jobKeys(jobId)[0], this.key('jobs:active')],
+      [epoch, jobId, JSON.stringify(state)],
+    );
   }
 
   async putCheckpoint(epoch: number, jobId: string, pointer: CheckpointPointer): Promise<void> {
-    await this.write('putCheckpoint', 'twPutCheckpoint', [this.key('epoch'), ...this.jobKeys(jobId)], [epoch, pointer.pipelineId, JSON.stringify(pointer)]);
+    await this.write(
+      'putCheckpoint',
+      'twPutCheckpoint',
+      [this.key('epoch'), ...this.jobKeys(jobId)],
+      [epoch, pointer.pipelineId, JSON.stringify(pointer)],
+    );
     await this.waitForReplicas('putCheckpoint', jobId);
   }
 
@@ -172,7 +186,9 @@ export class RedisStateStore implements StateStore {
   }
 
   async announceCoordinator(address: string, ttlMs: number): Promise<void> {
-    await this.read('announceCoordinator', () => this.script('twAnnounce', this.coordinatorKeys(), [address, Math.max(0, Math.round(ttlMs))]));
+    await this.read('announceCoordinator', () =>
+      this.script('twAnnounce', this.coordinatorKeys(), [address, Math.max(0, Math.round(ttlMs))]),
+    );
   }
 
   async coordinators(): Promise<CoordinatorRecord[]> {
@@ -217,11 +233,15 @@ export class RedisStateStore implements StateStore {
   private failure(op: string, err: unknown, outcomeUnknown: boolean): StateStoreError {
     const reason = err instanceof Error ? err.message : String(err);
     const unknown = outcomeUnknown ? ' (whether the write took effect is unknown)' : '';
-    return new StateStoreError(ErrorCode.EXTERNAL_SYSTEM, `the Redis state store at ${this.options.address} failed ${op}: ${reason}${unknown}`, {
-      retryable: true,
-      cause: err,
-      details: { outcomeUnknown },
-    });
+    return new StateStoreError(
+      ErrorCode.EXTERNAL_SYSTEM,
+      `the Redis state store at ${this.options.address} failed ${op}: ${reason}${unknown}`,
+      {
+        retryable: true,
+        cause: err,
+        details: { outcomeUnknown },
+      },
+    );
   }
 
   /**
@@ -235,7 +255,10 @@ export class RedisStateStore implements StateStore {
     try {
       acked = await this.connection.client.wait(this.waitReplicas, this.waitTimeoutMs);
     } catch (err) {
-      this.log.warn({ op, jobId, reason: (err as Error).message }, `${op} was written, but waiting for its Redis replicas failed: ${(err as Error).message}`);
+      this.log.warn(
+        { op, jobId, reason: (err as Error).message },
+        `${op} was written, but waiting for its Redis replicas failed: ${(err as Error).message}`,
+      );
       return;
     }
     if (acked < this.waitReplicas) {

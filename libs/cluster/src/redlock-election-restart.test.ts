@@ -23,10 +23,20 @@ afterAll(async () => {
 });
 
 describe('a coordinator that resigned contends again', () => {
-  it('a stopped election refuses to start again; a new one over the same nodes takes the free lease with a higher epoch', { timeout: 30_000 }, async () => {
+  it('a stopped election refuses to start again; a new one over the same nodes takes the free lease with a higher epoch', {
+    timeout: 30_000,
+  }, async () => {
     const store = new RedisStateStore({ address: `127.0.0.1:${redis.port}`, keyPrefix: 'restart:' });
     await store.open();
-    const make = () => new RedlockElection({ nodes: [`127.0.0.1:${redis.port}`], key: 'restart:leader-lease', leaseTtlMs: 1500, retryIntervalMs: 100, store, address: 'c1:1' });
+    const make = () =>
+      new RedlockElection({
+        nodes: [`127.0.0.1:${redis.port}`],
+        key: 'restart:leader-lease',
+        leaseTtlMs: 1500,
+        retryIntervalMs: 100,
+        store,
+        address: 'c1:1',
+      });
     const elected: number[] = [];
     const handlers = { onElected: (epoch: number) => void elected.push(epoch), onLost: () => undefined };
     let election = make();

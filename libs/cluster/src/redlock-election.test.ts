@@ -51,7 +51,16 @@ async function candidate(address: string, epochFloor?: () => number): Promise<Ca
   const store = new RedisStateStore({ address: `127.0.0.1:${state.port}`, keyPrefix: prefix });
   await store.open();
   const { logger, lines } = recordingLogger();
-  const election = new RedlockElection({ nodes: nodeAddresses(), key: `${prefix}leader-lease`, leaseTtlMs: TTL, retryIntervalMs: RETRY, store, address, logger, epochFloor });
+  const election = new RedlockElection({
+    nodes: nodeAddresses(),
+    key: `${prefix}leader-lease`,
+    leaseTtlMs: TTL,
+    retryIntervalMs: RETRY,
+    store,
+    address,
+    logger,
+    epochFloor,
+  });
   const c: Candidate = { election, store, elected: [], lost: [], leadingAtLoss: [], logs: lines };
   election.start({
     onElected: (epoch) => void c.elected.push(epoch),
@@ -76,12 +85,21 @@ async function until(what: string, cond: () => boolean, timeoutMs = 10_000): Pro
   return Date.now() - t0;
 }
 
-type ChildEvent = { event: 'elected' | 'write' | 'refused' | 'lost' | 'error'; epoch?: number; current?: number; reason?: string; message?: string };
+type ChildEvent = {
+  event: 'elected' | 'write' | 'refused' | 'lost' | 'error';
+  epoch?: number;
+  current?: number;
+  reason?: string;
+  message?: string;
+};
 
 /** The same stand-in in its own process (test/election-process.ts), to SIGKILL or SIGSTOP. */
 function childCandidate(address: string, jobId: string): { child: ChildProcess; events: ChildEvent[]; stderr: () => string } {
   const args = { nodes: nodeAddresses(), state: `127.0.0.1:${state.port}`, address, ttl: TTL, retry: RETRY, prefix, jobId };
-  const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=source', CHILD, JSON.stringify(args)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=source', CHILD, JSON.stringify(args)], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const events: ChildEvent[] = [];
   let buffered = '';
   let err = '';
@@ -187,7 +205,8 @@ describe('RedlockElection over 3 Redis nodes', () => {
     expect(a.lost).toEqual([]);
     expect(b.elected).toEqual([]);
     // The dead node is reported once by each candidate, not once per attempt.
-    for (const c of [a, b]) expect(c.logs.filter((l) => l.level === 'warn' && /lock node .* is unreachable/.test(l.message))).toHaveLength(1);
+    for (const c of [a, b])
+      expect(c.logs.filter((l) => l.level === 'warn' && /lock node .* is unreachable/.test(l.message))).toHaveLength(1);
   });
 
   it('takes the lease on a node that was unreachable when it was acquired, so one more node may die later', async () => {

@@ -179,7 +179,10 @@ export class RedlockElection implements LeaderElection {
       this.storeDown = false;
     } catch (err) {
       if (!this.storeDown) {
-        this.log.warn({ reason: (err as Error).message }, `took the leader lease but cannot claim an epoch: ${(err as Error).message}; retrying quietly`);
+        this.log.warn(
+          { reason: (err as Error).message },
+          `took the leader lease but cannot claim an epoch: ${(err as Error).message}; retrying quietly`,
+        );
       }
       this.storeDown = true;
       await this.release(lock);
@@ -197,7 +200,10 @@ export class RedlockElection implements LeaderElection {
     try {
       await this.handlers!.onElected(epoch);
     } catch (err) {
-      this.log.error({ epoch, err: (err as Error).message }, `onElected of epoch ${epoch} failed: ${(err as Error).message}; stepping down`);
+      this.log.error(
+        { epoch, err: (err as Error).message },
+        `onElected of epoch ${epoch} failed: ${(err as Error).message}; stepping down`,
+      );
       if (this.lease?.epoch === epoch) {
         this.stepDownReason = `onElected failed: ${(err as Error).message}`;
         this.wake?.();

@@ -3,16 +3,37 @@ import { TidewayError, ErrorCode, serializeError } from './errors.js';
 import { MASK, isSensitiveKey, redactSecrets, redactText, rememberSecret, rememberSecretsOf } from './secrets.js';
 
 describe('secrets', () => {
-  it.each(['password', 'PASSWORD', 'secret_key', 'access_key', 'fs.s3a.secret.key', 'client.secret', 'token', 'api_key', 'sasl.jaas.config', 'kafka.config.sasl.jaas.config', 'auth'])(
-    '%s is sensitive',
-    (key) => expect(isSensitiveKey(key)).toBe(true),
+  it.each([
+    'password',
+    'PASSWORD',
+    'secret_key',
+    'access_key',
+    'fs.s3a.secret.key',
+    'client.secret',
+    'token',
+    'api_key',
+    'sasl.jaas.config',
+    'kafka.config.sasl.jaas.config',
+    'auth',
+  ])('%s is sensitive', (key) => expect(isSensitiveKey(key)).toBe(true));
+  it.each(['user', 'username', 'url', 'table', 'partition_num', 'oauth_endpoint', 'database'])('%s is shown', (key) =>
+    expect(isSensitiveKey(key)).toBe(false),
   );
-  it.each(['user', 'username', 'url', 'table', 'partition_num', 'oauth_endpoint', 'database'])('%s is shown', (key) => expect(isSensitiveKey(key)).toBe(false));
 
   it('masks sensitive keys at any depth, keeps the rest, leaves the input unchanged', () => {
-    const input = { url: 'jdbc:postgresql://h:5432/db', user: 'app', password: 'hunter22', nested: { 'secret_key': 'k1', list: [{ token: 't' }] } };
+    const input = {
+      url: 'jdbc:postgresql://h:5432/db',
+      user: 'app',
+      password: 'hunter22',
+      nested: { secret_key: 'k1', list: [{ token: 't' }] },
+    };
     const out = redactSecrets(input);
-    expect(out).toEqual({ url: 'jdbc:postgresql://h:5432/db', user: 'app', password: MASK, nested: { secret_key: MASK, list: [{ token: MASK }] } });
+    expect(out).toEqual({
+      url: 'jdbc:postgresql://h:5432/db',
+      user: 'app',
+      password: MASK,
+      nested: { secret_key: MASK, list: [{ token: MASK }] },
+    });
     expect(input.password).toBe('hunter22');
   });
 

@@ -17,7 +17,8 @@ export const MASK = '******';
  * sasl.jaas.config, Elasticsearch api_key, ...). Matching is on the last segment of a dotted
  * name, case-insensitive.
  */
-const SENSITIVE_KEY = /(^|[._-])(password|passwd|pwd|secret|token|credentials?|auth|api[._-]?key|access[._-]?key|secret[._-]?key|private[._-]?key|jaas\.config)$|secret/i;
+const SENSITIVE_KEY =
+  /(^|[._-])(password|passwd|pwd|secret|token|credentials?|auth|api[._-]?key|access[._-]?key|secret[._-]?key|private[._-]?key|jaas\.config)$|secret/i;
 
 /** Whether an option (dotted path or plain name) holds a secret. */
 export function isSensitiveKey(key: string): boolean {
@@ -70,10 +71,19 @@ function escape(s: string): string {
 
 /** The text with every remembered secret, URL password and `password=value` masked. */
 export function redactText(text: string): string {
-  let out = text.replace(BEARER, MASK).replace(URL_USERINFO, `$1${MASK}$3`).replace(KEY_VALUE, (m, k: string, v: string) => (v === MASK ? m : `${k}${MASK}`));
+  let out = text
+    .replace(BEARER, MASK)
+    .replace(URL_USERINFO, `$1${MASK}$3`)
+    .replace(KEY_VALUE, (m, k: string, v: string) => (v === MASK ? m : `${k}${MASK}`));
   if (known.size) {
     // Longest first, so a secret that contains another is masked whole.
-    pattern ??= new RegExp([...known].sort((a, b) => b.length - a.length).map(escape).join('|'), 'g');
+    pattern ??= new RegExp(
+      [...known]
+        .sort((a, b) => b.length - a.length)
+        .map(escape)
+        .join('|'),
+      'g',
+    );
     out = out.replace(pattern, MASK);
   }
   return out;

@@ -8,7 +8,13 @@ import { validateOptionBlock } from './validate-plugin-options.js';
  * this list.
  */
 export const ENV_OPTIONS: readonly OptionDef[] = [
-  { name: 'job.mode', type: 'enum', values: ['BATCH', 'STREAMING'], default: 'BATCH', description: 'BATCH runs until the sources are exhausted; STREAMING runs until cancelled.' },
+  {
+    name: 'job.mode',
+    type: 'enum',
+    values: ['BATCH', 'STREAMING'],
+    default: 'BATCH',
+    description: 'BATCH runs until the sources are exhausted; STREAMING runs until cancelled.',
+  },
   // SeaTunnel's JobConfig default; the CLI's `-n` (default "SeaTunnel") yields to it.
   { name: 'job.name', type: 'string', default: 'SeaTunnel_Job', description: 'The job name shown in job lists.' },
   { name: 'parallelism', type: 'int', default: 1, min: 1, description: 'Parallelism of every plugin that does not set its own.' },
@@ -16,9 +22,15 @@ export const ENV_OPTIONS: readonly OptionDef[] = [
     name: 'checkpoint.interval',
     type: 'long',
     min: 1,
-    description: 'Milliseconds between checkpoints. STREAMING jobs default to the engine config; BATCH jobs checkpoint only when it is set.',
+    description:
+      'Milliseconds between checkpoints. STREAMING jobs default to the engine config; BATCH jobs checkpoint only when it is set.',
   },
-  { name: 'checkpoint.timeout', type: 'long', min: 1, description: 'Milliseconds a checkpoint may take before it fails; defaults to the engine config.' },
+  {
+    name: 'checkpoint.timeout',
+    type: 'long',
+    min: 1,
+    description: 'Milliseconds a checkpoint may take before it fails; defaults to the engine config.',
+  },
   { name: 'job.retry.times', type: 'int', default: 3, min: 0, description: 'How many times a failed job is restored before it fails.' },
   { name: 'job.retry.interval.seconds', type: 'int', default: 3, min: 0, description: 'Seconds between two restore attempts.' },
   { name: 'read_limit.rows_per_second', type: 'int', min: 1, description: 'Rows per second each source reader may emit.' },
@@ -30,10 +42,21 @@ export const ENV_OPTIONS: readonly OptionDef[] = [
     default: 'CLUSTER',
     description: 'Where sink save modes (create/drop tables) run: on the cluster, or in the submitting client.',
   },
-  { name: 'shade.identifier', type: 'enum', values: ['default', 'base64', 'aes256'], default: 'default', description: 'How the sensitive options of sources and sinks (password, username, auth, token, access_key, secret_key) are encrypted: default (as written), base64 or aes256 (SeaTunnel formats; see tideway encrypt).' },
-  { name: 'jars', type: 'string', description: 'Third-party jar paths, `;`-separated (accepted for compatibility; Tideway loads no jars).' },
+  {
+    name: 'shade.identifier',
+    type: 'enum',
+    values: ['default', 'base64', 'aes256'],
+    default: 'default',
+    description:
+      'How the sensitive options of sources and sinks (password, username, auth, token, access_key, secret_key) are encrypted: default (as written), base64 or aes256 (SeaTunnel formats; see tideway encrypt).',
+  },
+  {
+    name: 'jars',
+    type: 'string',
+    description: 'Third-party jar paths, `;`-separated (accepted for compatibility; Tideway loads no jars).',
+  },
   { name: 'custom_parameters', type: 'map', description: 'Custom engine parameters, string to string.' },
-  { name: 'tag_filter', type: 'map', description: "Run the job only on workers whose attributes match every key and value." },
+  { name: 'tag_filter', type: 'map', description: 'Run the job only on workers whose attributes match every key and value.' },
 ];
 
 /**
@@ -71,13 +94,17 @@ export interface EnvConfig {
  */
 export function validateEnv(env: PlainObject, envLines: Readonly<Record<string, number>>, file: string): EnvConfig {
   const line = Math.min(...Object.values(envLines), Number.MAX_SAFE_INTEGER);
-  const o = validateOptionBlock(ENV_OPTIONS, { extraOptionPatterns: ENGINE_SPECIFIC_ENV_KEYS }, {
-    file,
-    line: line === Number.MAX_SAFE_INTEGER ? 1 : line,
-    label: 'env',
-    options: env,
-    optionLines: envLines,
-  });
+  const o = validateOptionBlock(
+    ENV_OPTIONS,
+    { extraOptionPatterns: ENGINE_SPECIFIC_ENV_KEYS },
+    {
+      file,
+      line: line === Number.MAX_SAFE_INTEGER ? 1 : line,
+      label: 'env',
+      options: env,
+      optionLines: envLines,
+    },
+  );
   const engineSpecific: Record<string, unknown> = {};
   collectEngineSpecific(env, '', engineSpecific);
   return Object.freeze({

@@ -10,4 +10,13 @@ export { loadEngineConfig, checkScalar, type LoadEngineConfigOptions } from './e
 export { compileEngineConfig, type EngineConfig, type EngineConfigInput, type Endpoint } from './engine/engine-config.js';
 export { parseHostPort, formatHostPort, type HostPort } from './engine/host-port.js';
 export { SEATUNNEL_ENGINE_SETTINGS, TIDEWAY_SETTINGS, type EngineSetting } from './engine/engine-settings.js';
-export { configShade, decryptJobConfig, shadeJobConfigJson, mapShadedOptions, shadeIdentifierOf, SHADE_IDENTIFIERS, SHADED_OPTIONS, type ConfigShade } from './shade.js';
+export {
+  configShade,
+  decryptJobConfig,
+  shadeJobConfigJson,
+  mapShadedOptions,
+  shadeIdentifierOf,
+  SHADE_IDENTIFIERS,
+  SHADED_OPTIONS,
+  type ConfigShade,
+} from './shade.js';

@@ -66,16 +66,20 @@ describe('parseJobConfig', () => {
     expect(job.env).toEqual({ 'job.mode': 'BATCH' });
     expect(job.sources[0]).toMatchObject({ name: 'FakeSource', line: 4, options: { 'row.num': 3 }, optionLines: { 'row.num': 4 } });
     expect(job.transforms).toEqual([]);
-    expect(error(() => parseJobConfig('{\n "source": [ { "row.num": 3 } ],\n "sink": [] }', { format: 'json', file: 'x' })).message).toMatch(
-      /^x:2: entry 1 in source has no plugin_name/,
-    );
+    expect(
+      error(() => parseJobConfig('{\n "source": [ { "row.num": 3 } ],\n "sink": [] }', { format: 'json', file: 'x' })).message,
+    ).toMatch(/^x:2: entry 1 in source has no plugin_name/);
   });
 
   it('rejects unknown sections and jobs without a source or a sink', () => {
-    expect(error(() => parseJobConfig('env {}\nsorce { A {} }\nsink { B {} }', { file: 'j' })).message).toMatch(/^j:2: unknown section 'sorce'/);
+    expect(error(() => parseJobConfig('env {}\nsorce { A {} }\nsink { B {} }', { file: 'j' })).message).toMatch(
+      /^j:2: unknown section 'sorce'/,
+    );
     expect(error(() => parseJobConfig('sink { B {} }', { file: 'j' })).code).toBe(ErrorCode.CONFIG_MISSING_OPTION);
     expect(error(() => parseJobConfig('source { A {} }\nsink {}', { file: 'j' })).message).toMatch(/^j:2: .*at least one sink/);
-    expect(error(() => parseJobConfig('source { A = 1 }\nsink { B {} }', { file: 'j' })).message).toMatch(/^j:1: plugin 'A' in source must be an object/);
+    expect(error(() => parseJobConfig('source { A = 1 }\nsink { B {} }', { file: 'j' })).message).toMatch(
+      /^j:1: plugin 'A' in source must be an object/,
+    );
   });
 
   it('substitutes environment variables after job variables', () => {
@@ -107,7 +111,14 @@ describe.skipIf(!SHARED)('conformance configs', () => {
 
   it('substitutes the -i variables of the variables case as SeaTunnel does', () => {
     const job = loadJobConfigFile(join(CASES, 'connector-seatunnel-e2e-base__fake_to_console.variables.conf'), {
-      variables: { resName: 'a20261129', rowNum: '10', strTemplate: '[abc,def]', nameType: 'string', nameVal: 'abc', sourceTableName: 'sql' },
+      variables: {
+        resName: 'a20261129',
+        rowNum: '10',
+        strTemplate: '[abc,def]',
+        nameType: 'string',
+        nameVal: 'abc',
+        sourceTableName: 'sql',
+      },
       env: {},
     });
     expect(job.sources[0].options).toEqual({

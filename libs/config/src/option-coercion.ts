@@ -40,7 +40,8 @@ export function coerceOption(def: OptionDef, value: unknown): Coerced {
       return { ok: true, value: n };
     }
     case 'double': {
-      const n = typeof value === 'number' ? value : typeof value === 'string' && JAVA_DOUBLE.test(value.trim()) ? Number.parseFloat(value) : NaN;
+      const n =
+        typeof value === 'number' ? value : typeof value === 'string' && JAVA_DOUBLE.test(value.trim()) ? Number.parseFloat(value) : NaN;
       return Number.isFinite(n) ? { ok: true, value: n } : fail('a number');
     }
     case 'boolean':
@@ -65,7 +66,9 @@ export function coerceOption(def: OptionDef, value: unknown): Coerced {
       if (!isPlainObject(value)) return fail('a map ({ key = value, ... })');
       const out: Record<string, string> = {};
       const bad = flattenMap(value, '', out);
-      return bad === undefined ? { ok: true, value: out } : { ok: false, reason: `the entry '${bad}' of ${showValue(value)} is not a single value` };
+      return bad === undefined
+        ? { ok: true, value: out }
+        : { ok: false, reason: `the entry '${bad}' of ${showValue(value)} is not a single value` };
     }
     case 'any':
       return { ok: true, value };

@@ -27,9 +27,13 @@ export function parseJobConfig(text: string, opts: ParseOptions = {}): JobConfig
 
   for (const [key, field] of root.fields) {
     if (SECTIONS[key] === undefined) {
-      throw new ConfigError(ErrorCode.CONFIG_SYNTAX, `unknown section '${key}': a job config has the sections env, source, transform and sink`, {
-        place: { file, line: field.line },
-      });
+      throw new ConfigError(
+        ErrorCode.CONFIG_SYNTAX,
+        `unknown section '${key}': a job config has the sections env, source, transform and sink`,
+        {
+          place: { file, line: field.line },
+        },
+      );
     }
   }
 
@@ -62,7 +66,10 @@ export function loadJobConfigFile(path: string, opts: ParseOptions = {}): JobCon
   try {
     text = readFileSync(path, 'utf8');
   } catch (e) {
-    throw new ConfigError(ErrorCode.CONFIG_SYNTAX, `cannot read the job config file: ${fileErrorText(e)}`, { place: { file: path }, cause: e });
+    throw new ConfigError(ErrorCode.CONFIG_SYNTAX, `cannot read the job config file: ${fileErrorText(e)}`, {
+      place: { file: path },
+      cause: e,
+    });
   }
   return parseJobConfig(text, { ...opts, file: opts.file ?? path });
 }
@@ -83,7 +90,9 @@ function pluginsOf(root: HObject, type: PluginType, file: string): PluginConfig[
   return entries.map((entry, index) => {
     if (entry.value.kind !== 'object') {
       const what = entry.name !== undefined ? `plugin '${entry.name}'` : `entry ${index + 1}`;
-      throw new ConfigError(ErrorCode.CONFIG_SYNTAX, `${what} in ${type} must be an object of options`, { place: { file, line: entry.line } });
+      throw new ConfigError(ErrorCode.CONFIG_SYNTAX, `${what} in ${type} must be an object of options`, {
+        place: { file, line: entry.line },
+      });
     }
     const { value, lines } = toPlain(entry.value);
     const options = value as PlainObject;
@@ -93,7 +102,9 @@ function pluginsOf(root: HObject, type: PluginType, file: string): PluginConfig[
     // SeaTunnel adds plugin_name as a fallback to each block, so one written inside wins.
     const name = typeof explicit === 'string' && explicit !== '' ? explicit : entry.name;
     if (name === undefined) {
-      throw new ConfigError(ErrorCode.CONFIG_MISSING_OPTION, `entry ${index + 1} in ${type} has no plugin_name`, { place: { file, line: entry.line } });
+      throw new ConfigError(ErrorCode.CONFIG_MISSING_OPTION, `entry ${index + 1} in ${type} has no plugin_name`, {
+        place: { file, line: entry.line },
+      });
     }
     return { type, name, index, file, line: entry.line, options, optionLines: lines };
   });
@@ -105,7 +116,11 @@ function sectionError(file: string, field: HField, section: string, expected: st
 
 function missingSection(file: string, root: HObject, section: string): ConfigError {
   const line = root.fields.get(section)?.line;
-  return new ConfigError(ErrorCode.CONFIG_MISSING_OPTION, `the job config needs at least one ${section} plugin (${section} { Name { ... } })`, {
-    place: { file, line },
-  });
+  return new ConfigError(
+    ErrorCode.CONFIG_MISSING_OPTION,
+    `the job config needs at least one ${section} plugin (${section} { Name { ... } })`,
+    {
+      place: { file, line },
+    },
+  );
 }

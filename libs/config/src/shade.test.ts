@@ -38,11 +38,15 @@ describe('config shades (env shade.identifier)', () => {
   });
 
   it('a value that does not decrypt, or an unknown identifier, is refused naming the place', () => {
-    expect(() => parseJobConfig(job('base64', 'not base64!'), { file: 'j.conf' })).toThrow(/^j\.conf:10, plugin Jdbc, option 'password': cannot be decrypted with shade.identifier base64/);
+    expect(() => parseJobConfig(job('base64', 'not base64!'), { file: 'j.conf' })).toThrow(
+      /^j\.conf:10, plugin Jdbc, option 'password': cannot be decrypted with shade.identifier base64/,
+    );
     expect(() => parseJobConfig(job('aes256', 'cm9vdA==', 'P+iEVxpiIZP4slzTAXHl8u7JO7mQNXGO5Xhp5bIwMm0='), { file: 'j.conf' })).toThrow(
       "j.conf:10, plugin Jdbc, option 'password': cannot be decrypted with shade.identifier aes256: it is not a value encrypted by aes256 (tideway encrypt)",
     );
-    expect(() => parseJobConfig(job('rot13', 'x'), { file: 'j.conf' })).toThrow("j.conf:3: env shade.identifier 'rot13' is not supported: Tideway knows default, base64, aes256");
+    expect(() => parseJobConfig(job('rot13', 'x'), { file: 'j.conf' })).toThrow(
+      "j.conf:3: env shade.identifier 'rot13' is not supported: Tideway knows default, base64, aes256",
+    );
   });
 
   it('encrypt then parse gives the values back (what tideway encrypt and /encrypt-config print)', () => {
@@ -56,6 +60,8 @@ describe('config shades (env shade.identifier)', () => {
       const decrypted = shadeJobConfigJson(parseJobConfig(JSON.stringify(encrypted), { format: 'json', shade: false }), 'decrypt');
       expect((decrypted.source as Record<string, unknown>[])[0]!.password).toBe('Secret-1');
     }
-    expect(() => shadeJobConfigJson(parseJobConfig(job('default', 'x'), { shade: false }), 'encrypt')).toThrow(/env shade.identifier is missing: set it to base64 or aes256/);
+    expect(() => shadeJobConfigJson(parseJobConfig(job('default', 'x'), { shade: false }), 'encrypt')).toThrow(
+      /env shade.identifier is missing: set it to base64 or aes256/,
+    );
   });
 });

@@ -59,7 +59,11 @@ export const SHADED_OPTIONS: readonly string[] = ['password', 'username', 'auth'
 /** The shade named by an identifier; `where` names the place in the refusal of an unknown one. */
 export function configShade(identifier: string, where: string): ConfigShade {
   const shade = SHADES[identifier];
-  if (!shade) throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `${where}shade.identifier '${identifier}' is not supported: Tideway knows ${SHADE_IDENTIFIERS.join(', ')}`);
+  if (!shade)
+    throw new ConfigError(
+      ErrorCode.CONFIG_BAD_VALUE,
+      `${where}shade.identifier '${identifier}' is not supported: Tideway knows ${SHADE_IDENTIFIERS.join(', ')}`,
+    );
   return shade;
 }
 
@@ -99,9 +103,13 @@ export function decryptJobConfig(config: JobConfig): JobConfig {
       try {
         return shade.decrypt(v);
       } catch (e) {
-        throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `cannot be decrypted with shade.identifier ${identifier}: ${(e as Error).message}`, {
-          place: { file: p.file, line: p.optionLines[path] ?? p.line, plugin: p.name, option: path },
-        });
+        throw new ConfigError(
+          ErrorCode.CONFIG_BAD_VALUE,
+          `cannot be decrypted with shade.identifier ${identifier}: ${(e as Error).message}`,
+          {
+            place: { file: p.file, line: p.optionLines[path] ?? p.line, plugin: p.name, option: path },
+          },
+        );
       }
     }),
   });
@@ -116,9 +124,13 @@ export function decryptJobConfig(config: JobConfig): JobConfig {
 export function shadeJobConfigJson(config: JobConfig, mode: 'encrypt' | 'decrypt'): PlainObject {
   const identifier = shadeIdentifierOf(config.env);
   if (identifier === 'default') {
-    throw new ConfigError(ErrorCode.CONFIG_MISSING_OPTION, `env shade.identifier is missing: set it to ${SHADE_IDENTIFIERS.filter((s) => s !== 'default').join(' or ')} to ${mode} the config`, {
-      place: { file: config.file },
-    });
+    throw new ConfigError(
+      ErrorCode.CONFIG_MISSING_OPTION,
+      `env shade.identifier is missing: set it to ${SHADE_IDENTIFIERS.filter((s) => s !== 'default').join(' or ')} to ${mode} the config`,
+      {
+        place: { file: config.file },
+      },
+    );
   }
   const shade = configShade(identifier, `${config.file}: env `);
   const block = (p: PluginConfig, shaded: boolean): PlainObject => {
@@ -127,9 +139,13 @@ export function shadeJobConfigJson(config: JobConfig, mode: 'encrypt' | 'decrypt
           try {
             return shade[mode](v);
           } catch (e) {
-            throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `cannot be ${mode}ed with shade.identifier ${identifier}: ${(e as Error).message}`, {
-              place: { file: p.file, line: p.optionLines[path] ?? p.line, plugin: p.name, option: path },
-            });
+            throw new ConfigError(
+              ErrorCode.CONFIG_BAD_VALUE,
+              `cannot be ${mode}ed with shade.identifier ${identifier}: ${(e as Error).message}`,
+              {
+                place: { file: p.file, line: p.optionLines[path] ?? p.line, plugin: p.name, option: path },
+              },
+            );
           }
         })
       : p.options;

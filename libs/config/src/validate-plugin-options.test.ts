@@ -84,7 +84,10 @@ int.min = 3`),
   });
 
   it('accepts an option SeaTunnel retired with one warning, and still rejects a typo of it', () => {
-    const spec: PluginSpec = { ...SPEC, retiredOptions: [{ name: 'save_mode', replacement: 'data_save_mode', history: 'removed it in 2.3.0' }] };
+    const spec: PluginSpec = {
+      ...SPEC,
+      retiredOptions: [{ name: 'save_mode', replacement: 'data_save_mode', history: 'removed it in 2.3.0' }],
+    };
     const o = validatePluginOptions(spec, plugin('path = x\nsave_mode = "error"'));
     expect(o.warnings).toEqual([
       `Fake option 'save_mode' (job.conf:4) is accepted but has no effect: SeaTunnel removed it in 2.3.0 (value "error" ignored); use data_save_mode instead.`,
@@ -96,7 +99,9 @@ int.min = 3`),
   });
 
   it('reports a wrong type with the value and the expected type', () => {
-    expect(failure('path = x\nrow.num = abc').message).toMatch(/^job\.conf:4, .*'row\.num' has a wrong value: 'abc' is not an integer \(int\)/);
+    expect(failure('path = x\nrow.num = abc').message).toMatch(
+      /^job\.conf:4, .*'row\.num' has a wrong value: 'abc' is not an integer \(int\)/,
+    );
     expect(failure('path = x\nenabled = 1').message).toMatch(/'enabled' has a wrong value: 1 is not a boolean/);
     expect(failure('path = x\nint.template = [1, x]').message).toMatch(/item 2 of \[1,"x"\]: 'x' is not an integer/);
     expect(failure('path = [1]').message).toMatch(/'path' has a wrong value: \[1\] is not a string/);
@@ -121,7 +126,10 @@ int.min = 3`),
   });
 
   it("honours the spec's cross-option rule", () => {
-    const spec: PluginSpec = { ...SPEC, validate: (o) => (o.get('mode') === 'RANGE' && !o.has('rate') ? "mode RANGE needs 'rate'" : undefined) };
+    const spec: PluginSpec = {
+      ...SPEC,
+      validate: (o) => (o.get('mode') === 'RANGE' && !o.has('rate') ? "mode RANGE needs 'rate'" : undefined),
+    };
     expect(failure('path = x\nmode = RANGE', spec).message).toBe("job.conf:2, plugin Fake: Fake: mode RANGE needs 'rate'");
   });
 });
@@ -129,7 +137,15 @@ int.min = 3`),
 describe('validateEnv', () => {
   it('applies SeaTunnel defaults', () => {
     const env = validateEnv({}, {}, 'job.conf');
-    expect(env).toMatchObject({ jobMode: 'BATCH', jobName: 'SeaTunnel_Job', parallelism: 1, jobRetryTimes: 3, jobRetryIntervalSeconds: 3, savemodeExecuteLocation: 'CLUSTER', tagFilter: {} });
+    expect(env).toMatchObject({
+      jobMode: 'BATCH',
+      jobName: 'SeaTunnel_Job',
+      parallelism: 1,
+      jobRetryTimes: 3,
+      jobRetryIntervalSeconds: 3,
+      savemodeExecuteLocation: 'CLUSTER',
+      tagFilter: {},
+    });
     expect(env.checkpointInterval).toBeUndefined();
   });
 
@@ -148,8 +164,12 @@ describe('validateEnv', () => {
       const job = parseJobConfig(`env {\n${body}\n}\nsource { A {} }\nsink { B {} }`, { file: 'job.conf', env: {} });
       return () => validateEnv(job.env, job.envLines, job.file);
     };
-    expect(check('job.mode = BATCH\nparalelism = 2')).toThrow("job.conf:3, option 'paralelism': env has no option 'paralelism'; did you mean 'parallelism'?");
-    expect(check('job.mode = FAST')).toThrow(/job\.conf:2, option 'job\.mode': env option 'job\.mode' has a wrong value: 'FAST' is not one of BATCH, STREAMING/);
+    expect(check('job.mode = BATCH\nparalelism = 2')).toThrow(
+      "job.conf:3, option 'paralelism': env has no option 'paralelism'; did you mean 'parallelism'?",
+    );
+    expect(check('job.mode = FAST')).toThrow(
+      /job\.conf:2, option 'job\.mode': env option 'job\.mode' has a wrong value: 'FAST' is not one of BATCH, STREAMING/,
+    );
     expect(check('parallelism = 0')).toThrow(/outside the minimum 1/);
   });
 });

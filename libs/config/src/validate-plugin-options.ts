@@ -57,7 +57,12 @@ export function validateOptionBlock(
   plugin: OptionBlock,
 ): ResolvedOptions {
   const defs = new Map<string, OptionDef>(defList.map((d) => [d.name, d]));
-  const place = (line: number | undefined, option?: string) => ({ file: plugin.file, line: line ?? plugin.line, plugin: plugin.plugin, option });
+  const place = (line: number | undefined, option?: string) => ({
+    file: plugin.file,
+    line: line ?? plugin.line,
+    plugin: plugin.plugin,
+    option,
+  });
   const problems: Problem[] = [];
   const names = new Map<string, OptionDef>(); // written name (incl. fallbacks) -> def
   for (const def of defs.values()) {
@@ -82,7 +87,9 @@ export function validateOptionBlock(
     problems.push({
       line,
       late: false,
-      error: new ConfigError(ErrorCode.CONFIG_UNKNOWN_OPTION, `${plugin.label} has no option '${leaf}'${hint}`, { place: place(line, leaf) }),
+      error: new ConfigError(ErrorCode.CONFIG_UNKNOWN_OPTION, `${plugin.label} has no option '${leaf}'${hint}`, {
+        place: place(line, leaf),
+      }),
     });
   }
 
@@ -90,7 +97,9 @@ export function validateOptionBlock(
   const setNames = new Set<string>();
   const optionLines: Record<string, number> = {};
   for (const def of defs.values()) {
-    const found = [def.name, ...(def.fallbackNames ?? [])].map((n) => ({ name: n, hit: findDotted(plugin.options, n.split('.')) })).find((f) => f.hit !== undefined);
+    const found = [def.name, ...(def.fallbackNames ?? [])]
+      .map((n) => ({ name: n, hit: findDotted(plugin.options, n.split('.')) }))
+      .find((f) => f.hit !== undefined);
     if (!found || found.hit === undefined || found.hit.value === null) {
       if (def.required) {
         problems.push({
@@ -122,7 +131,13 @@ export function validateOptionBlock(
 
   const first = problems.sort((a, b) => Number(a.late) - Number(b.late) || a.line - b.line)[0];
   if (first) throw first.error;
-  const resolved = new ResolvedOptions(values, setNames, plugin.options, { file: plugin.file, line: plugin.line, plugin: plugin.plugin, optionLines }, warnings);
+  const resolved = new ResolvedOptions(
+    values,
+    setNames,
+    plugin.options,
+    { file: plugin.file, line: plugin.line, plugin: plugin.plugin, optionLines },
+    warnings,
+  );
   const rule = spec.validate?.(resolved);
   if (rule !== undefined) throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `${plugin.label}: ${rule}`, { place: place(plugin.line) });
   return resolved;

@@ -13,7 +13,8 @@ import { buildDescriptorSet } from '../../../scripts/gen-descriptors.js';
 import { DESCRIPTOR_SET_PATH } from './index.js';
 
 const repo = join(import.meta.dirname, '..', '..', '..');
-const buf = (args: string[]) => execFileSync(join(repo, 'node_modules/.bin/buf'), args, { cwd: repo, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+const buf = (args: string[]) =>
+  execFileSync(join(repo, 'node_modules/.bin/buf'), args, { cwd: repo, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 
 function failure(fn: () => unknown): string {
   try {
@@ -50,6 +51,8 @@ describe('proto/ as a buf module', () => {
   });
 
   it('serves the descriptors a fresh build gives (run pnpm gen after changing a .proto)', () => {
-    expect(Buffer.compare(readFileSync(DESCRIPTOR_SET_PATH), buildDescriptorSet()), `${DESCRIPTOR_SET_PATH} is stale: run pnpm gen`).toBe(0);
+    expect(Buffer.compare(readFileSync(DESCRIPTOR_SET_PATH), buildDescriptorSet()), `${DESCRIPTOR_SET_PATH} is stale: run pnpm gen`).toBe(
+      0,
+    );
   });
 });

@@ -27,6 +27,10 @@ export function planJob(plugins: readonly PlannedPlugin[], options: PlanJobOptio
  * {@link planJob} from a parsed job config (`JobConfig` of @tideway/config), reading
  * env.parallelism; `optionsOf` supplies each block's validated options when available.
  */
-export function planJobConfig(job: JobBlocks, optionsOf?: (block: PluginBlock) => PluginOptions, options: PhysicalPlanOptions = {}): JobPlan {
+export function planJobConfig(
+  job: JobBlocks,
+  optionsOf?: (block: PluginBlock) => PluginOptions,
+  options: PhysicalPlanOptions = {},
+): JobPlan {
   return planJob(plannedPluginsOf(job, optionsOf), { ...options, envParallelism: envParallelism(job) });
 }

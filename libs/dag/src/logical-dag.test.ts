@@ -34,7 +34,11 @@ describe('simple graph (one source, at most one transform, one sink)', () => {
 
   it('lets a transform without plugin_input read a source without plugin_output, then resolve names', () => {
     const { source, transform, sink } = pluginFactory();
-    const dag = buildLogicalDag([source('FakeSource'), transform('RowKindExtractor', { output: 'trans_result' }), sink('Assert', { inputs: ['trans_result'] })]);
+    const dag = buildLogicalDag([
+      source('FakeSource'),
+      transform('RowKindExtractor', { output: 'trans_result' }),
+      sink('Assert', { inputs: ['trans_result'] }),
+    ]);
     expect(dag.edges).toEqual([
       { from: 1, to: 2, table: 'default' },
       { from: 2, to: 3, table: 'trans_result' },
@@ -87,7 +91,11 @@ describe('complex graph', () => {
 
   it('wires a plugin_input list as several inputs, in order', () => {
     const { source, sink } = pluginFactory();
-    const dag = buildLogicalDag([source('FakeSource', { output: 'a' }), source('FakeSource', { output: 'b' }), sink('Console', { inputs: ['b', 'a'] })]);
+    const dag = buildLogicalDag([
+      source('FakeSource', { output: 'a' }),
+      source('FakeSource', { output: 'b' }),
+      sink('Console', { inputs: ['b', 'a'] }),
+    ]);
     expect(dag.edges).toEqual([
       { from: 2, to: 3, table: 'b' },
       { from: 1, to: 3, table: 'a' },
@@ -120,7 +128,14 @@ describe('complex graph', () => {
   it('requires plugin_output on every transform when there are several transforms', () => {
     const { source, transform, sink } = pluginFactory();
     const t = transform('Filter');
-    const err = wiringError(() => buildLogicalDag([source('FakeSource', { output: 'a' }), t, transform('Sql', { inputs: ['a'], output: 'b' }), sink('Console', { inputs: ['b'] })]));
+    const err = wiringError(() =>
+      buildLogicalDag([
+        source('FakeSource', { output: 'a' }),
+        t,
+        transform('Sql', { inputs: ['a'], output: 'b' }),
+        sink('Console', { inputs: ['b'] }),
+      ]),
+    );
     expect(err.message).toContain(`job.conf:${t.line}`);
     expect(err.message).toContain('plugin_output is not set');
   });

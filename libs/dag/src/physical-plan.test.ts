@@ -28,7 +28,11 @@ describe('buildPhysicalPlan', () => {
 
   it('puts a shuffle edge where the parallelism changes', () => {
     const { source, transform, sink } = pluginFactory();
-    const plan = planJob([source('FakeSource', { output: 'a', parallelism: 4 }), transform('Sql', { inputs: ['a'], output: 'b', parallelism: 2 }), sink('Console', { inputs: ['b'] })]);
+    const plan = planJob([
+      source('FakeSource', { output: 'a', parallelism: 4 }),
+      transform('Sql', { inputs: ['a'], output: 'b', parallelism: 2 }),
+      sink('Console', { inputs: ['b'] }),
+    ]);
     const [p] = plan.physical.pipelines;
     expect(p.stages.map((s) => [s.id, s.parallelism, s.vertexIds, s.inputShuffleId])).toEqual([
       [1, 4, [1], undefined],
@@ -77,7 +81,11 @@ describe('buildPhysicalPlan', () => {
 
   it('keeps a fused branch and shuffles only the branch whose parallelism differs', () => {
     const { source, sink } = pluginFactory();
-    const plan = planJob([source('FakeSource', { output: 'a', parallelism: 2 }), sink('Console', { inputs: ['a'] }), sink('Assert', { inputs: ['a'], parallelism: 1 })]);
+    const plan = planJob([
+      source('FakeSource', { output: 'a', parallelism: 2 }),
+      sink('Console', { inputs: ['a'] }),
+      sink('Assert', { inputs: ['a'], parallelism: 1 }),
+    ]);
     const [p] = plan.physical.pipelines;
     expect(p.stages[0].tasks).toEqual([
       { index: 0, kind: 'source-reader', vertexId: 1, next: [1, 2] },
@@ -89,9 +97,12 @@ describe('buildPhysicalPlan', () => {
 
   it('lists only the aggregated committers the sinks have', () => {
     const { source, sink } = pluginFactory();
-    const plan = planJob([source('FakeSource', { output: 'a' }), sink('Console', { inputs: ['a'] }), sink('LocalFile', { inputs: ['a'] })], {
-      sinkHasAggregatedCommitter: (v) => v.plugin.name === 'LocalFile',
-    });
+    const plan = planJob(
+      [source('FakeSource', { output: 'a' }), sink('Console', { inputs: ['a'] }), sink('LocalFile', { inputs: ['a'] })],
+      {
+        sinkHasAggregatedCommitter: (v) => v.plugin.name === 'LocalFile',
+      },
+    );
     expect(plan.physical.pipelines[0].aggregatedCommitters).toEqual([{ vertexId: 3, name: 'LocalFile', writers: 1 }]);
   });
 });

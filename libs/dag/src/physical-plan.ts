@@ -157,7 +157,12 @@ function buildPipeline(pipeline: Pipeline, options: PhysicalPlanOptions): Physic
         place(c.vertex, stage);
         continue;
       }
-      const next: StageDraft = { id: stages.length + 1, parallelism: c.vertex.parallelism, vertexIds: [], inputShuffleId: shuffles.length + 1 };
+      const next: StageDraft = {
+        id: stages.length + 1,
+        parallelism: c.vertex.parallelism,
+        vertexIds: [],
+        inputShuffleId: shuffles.length + 1,
+      };
       stages.push(next);
       shuffles.push({ id: next.inputShuffleId!, table: c.table, from: v, to: c.vertex, fromStage: stage.id, toStage: next.id });
       place(c.vertex, next);
@@ -182,14 +187,27 @@ function buildPipeline(pipeline: Pipeline, options: PhysicalPlanOptions): Physic
     return { id: s.id, parallelism: s.parallelism, vertexIds: s.vertexIds, inputShuffleId: s.inputShuffleId, tasks };
   });
 
-  const side = (v: PipelineVertex, stageId: number): ShuffleSide => ({ stageId, vertexId: v.id, parallelism: v.parallelism, taskGroupIds: groupIdsOfStage.get(stageId)! });
+  const side = (v: PipelineVertex, stageId: number): ShuffleSide => ({
+    stageId,
+    vertexId: v.id,
+    parallelism: v.parallelism,
+    taskGroupIds: groupIdsOfStage.get(stageId)!,
+  });
   const sinkHasCommitter = options.sinkHasAggregatedCommitter ?? (() => true);
   return {
     pipelineId: pipeline.id,
     stages: builtStages,
     taskGroups,
-    shuffles: shuffles.map((s) => ({ id: s.id, table: s.table, upstream: side(s.from, s.fromStage), downstream: side(s.to, s.toStage), partitioning: PARTITIONING })),
-    enumerators: pipeline.vertices.filter((v) => v.plugin.type === 'source').map((v) => ({ vertexId: v.id, name: v.plugin.name, readers: v.parallelism })),
+    shuffles: shuffles.map((s) => ({
+      id: s.id,
+      table: s.table,
+      upstream: side(s.from, s.fromStage),
+      downstream: side(s.to, s.toStage),
+      partitioning: PARTITIONING,
+    })),
+    enumerators: pipeline.vertices
+      .filter((v) => v.plugin.type === 'source')
+      .map((v) => ({ vertexId: v.id, name: v.plugin.name, readers: v.parallelism })),
     aggregatedCommitters: pipeline.vertices
       .filter((v) => v.plugin.type === 'sink' && sinkHasCommitter(v))
       .map((v) => ({ vertexId: v.id, name: v.plugin.name, writers: v.parallelism })),

@@ -6,7 +6,12 @@ import { pluginFactory } from './test-plugins.js';
 describe('generatePipelines', () => {
   it('makes two pipelines of two disconnected source->sink chains, ids from 1', () => {
     const { source, sink } = pluginFactory();
-    const dag = buildLogicalDag([source('FakeSource', { output: 'fake1' }), source('FakeSource', { output: 'fake2' }), sink('Console', { inputs: ['fake1'] }), sink('Console', { inputs: ['fake2'] })]);
+    const dag = buildLogicalDag([
+      source('FakeSource', { output: 'fake1' }),
+      source('FakeSource', { output: 'fake2' }),
+      sink('Console', { inputs: ['fake1'] }),
+      sink('Console', { inputs: ['fake2'] }),
+    ]);
     const pipelines = generatePipelines(dag);
     expect(pipelines.map((p) => p.id)).toEqual([1, 2]);
     expect(pipelines.map((p) => p.vertices.map((v) => v.id))).toEqual([
@@ -19,7 +24,11 @@ describe('generatePipelines', () => {
 
   it('splits a sink that reads two sources into one pipeline per source, with cloned vertices', () => {
     const { source, sink } = pluginFactory();
-    const dag = buildLogicalDag([source('FakeSource', { output: 'a', parallelism: 2 }), source('Jdbc', { output: 'b', parallelism: 3 }), sink('Console', { inputs: ['a', 'b'] })]);
+    const dag = buildLogicalDag([
+      source('FakeSource', { output: 'a', parallelism: 2 }),
+      source('Jdbc', { output: 'b', parallelism: 3 }),
+      sink('Console', { inputs: ['a', 'b'] }),
+    ]);
     const pipelines = generatePipelines(dag);
     expect(pipelines).toHaveLength(2);
     const [p1, p2] = pipelines;

@@ -96,7 +96,15 @@ export function generatePipelines(dag: LogicalDag): Pipeline[] {
 }
 
 function keep(v: LogicalVertex): PipelineVertex {
-  return { id: v.id, logicalId: v.id, plugin: v.plugin, parallelism: v.parallelism, inputTables: v.inputTables, outputTable: v.outputTable, cloned: false };
+  return {
+    id: v.id,
+    logicalId: v.id,
+    plugin: v.plugin,
+    parallelism: v.parallelism,
+    inputTables: v.inputTables,
+    outputTable: v.outputTable,
+    cloned: false,
+  };
 }
 
 function groupBy(edges: readonly LogicalEdge[], key: (e: LogicalEdge) => number): Map<number, LogicalEdge[]> {

@@ -14,10 +14,15 @@ function samplePlan() {
 }
 
 const schemas = new Map([
-  [1, [newCatalogTable({ table: 'fake' }, [
-    { name: 'name', type: parseDataType('string'), nullable: true },
-    { name: 'age', type: parseDataType('int'), nullable: false },
-  ])]],
+  [
+    1,
+    [
+      newCatalogTable({ table: 'fake' }, [
+        { name: 'name', type: parseDataType('string'), nullable: true },
+        { name: 'age', type: parseDataType('int'), nullable: false },
+      ]),
+    ],
+  ],
   [2, [newCatalogTable({ table: 'adults' }, [{ name: 'score', type: parseDataType('decimal(10, 2)'), nullable: true }])]],
 ]);
 
@@ -43,7 +48,9 @@ describe('formatPlan', () => {
 
   it('marks cloned vertices with the logical vertex they copy', () => {
     const { source, sink } = pluginFactory();
-    const text = formatPlan(planJob([source('FakeSource', { output: 'a' }), source('FakeSource', { output: 'b' }), sink('Console', { inputs: ['a', 'b'] })]));
+    const text = formatPlan(
+      planJob([source('FakeSource', { output: 'a' }), source('FakeSource', { output: 'b' }), sink('Console', { inputs: ['a', 'b'] })]),
+    );
     expect(text).toContain('  vertex 5: sink Console  parallelism 1  (copy of [3])');
     expect(text).toContain('Pipeline 2 (1 slot)');
   });
@@ -56,7 +63,13 @@ describe('planToJson', () => {
     expect(json.logical).toEqual(plan.logical);
     expect(json.physical).toEqual(JSON.parse(JSON.stringify(plan.physical)));
     expect(json.schemas['1']).toEqual([
-      { tableId: 'fake', columns: [{ name: 'name', type: 'string', nullable: true }, { name: 'age', type: 'int', nullable: false }] },
+      {
+        tableId: 'fake',
+        columns: [
+          { name: 'name', type: 'string', nullable: true },
+          { name: 'age', type: 'int', nullable: false },
+        ],
+      },
     ]);
     expect(planToJson(plan).schemas).toBeUndefined();
   });

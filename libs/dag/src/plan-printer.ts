@@ -30,7 +30,10 @@ export function planToJson(plan: JobPlan, options: FormatPlanOptions = {}): Plan
   if (!options.schemas) return { ...plan };
   const schemas: NonNullable<PlanJson['schemas']> = {};
   for (const [id, tables] of options.schemas) {
-    schemas[String(id)] = tables.map((t) => ({ tableId: t.tableId, columns: t.columns.map((c) => ({ name: c.name, type: formatType(c.type), nullable: c.nullable })) }));
+    schemas[String(id)] = tables.map((t) => ({
+      tableId: t.tableId,
+      columns: t.columns.map((c) => ({ name: c.name, type: formatType(c.type), nullable: c.nullable })),
+    }));
   }
   return { ...plan, schemas };
 }
@@ -43,14 +46,23 @@ export function planToJson(plan: JobPlan, options: FormatPlanOptions = {}): Plan
 export function formatPlan(plan: JobPlan, options: FormatPlanOptions = {}): string {
   const out: string[] = [];
   const { logical, pipelines, physical } = plan;
-  out.push(`Logical DAG (${logical.vertices.length} vertices, ${logical.edges.length} edges${logical.simpleGraph ? ', simple graph' : ''})`);
+  out.push(
+    `Logical DAG (${logical.vertices.length} vertices, ${logical.edges.length} edges${logical.simpleGraph ? ', simple graph' : ''})`,
+  );
   for (const v of logical.vertices) {
-    const tables = [v.inputTables.length ? `reads ${v.inputTables.map(quote).join(', ')}` : '', v.outputTable !== undefined ? `outputs ${quote(v.outputTable)}` : '']
+    const tables = [
+      v.inputTables.length ? `reads ${v.inputTables.map(quote).join(', ')}` : '',
+      v.outputTable !== undefined ? `outputs ${quote(v.outputTable)}` : '',
+    ]
       .filter(Boolean)
       .join(', ');
-    out.push(`  [${v.id}] ${v.plugin.type} ${v.plugin.name}  ${v.plugin.file}:${v.plugin.line}  parallelism ${v.parallelism}${tables ? `  ${tables}` : ''}`);
+    out.push(
+      `  [${v.id}] ${v.plugin.type} ${v.plugin.name}  ${v.plugin.file}:${v.plugin.line}  parallelism ${v.parallelism}${tables ? `  ${tables}` : ''}`,
+    );
     for (const t of options.schemas?.get(v.id) ?? []) {
-      out.push(`        table ${t.tableId}: ${t.columns.map((c) => `${c.name} ${formatType(c.type)}${c.nullable ? '' : ' not null'}`).join(', ')}`);
+      out.push(
+        `        table ${t.tableId}: ${t.columns.map((c) => `${c.name} ${formatType(c.type)}${c.nullable ? '' : ' not null'}`).join(', ')}`,
+      );
     }
   }
   for (const e of logical.edges) out.push(`  [${e.from}] -> [${e.to}]  ${quote(e.table)}`);
@@ -69,7 +81,9 @@ export function formatPlan(plan: JobPlan, options: FormatPlanOptions = {}): stri
     for (const e of p.edges) out.push(`  ${name(e.from)} -> ${name(e.to)}  ${quote(e.table)}`);
     for (const s of phys.stages) {
       const groups = phys.taskGroups.filter((g) => g.stageId === s.id).map((g) => g.id);
-      out.push(`  stage ${s.id}: ${s.parallelism} task group${s.parallelism === 1 ? '' : 's'} [${groups.join(', ')}], ${s.parallelism} slot${s.parallelism === 1 ? '' : 's'}`);
+      out.push(
+        `  stage ${s.id}: ${s.parallelism} task group${s.parallelism === 1 ? '' : 's'} [${groups.join(', ')}], ${s.parallelism} slot${s.parallelism === 1 ? '' : 's'}`,
+      );
       out.push(`    tasks: ${formatTasks(s.tasks, name)}`);
     }
     for (const sh of phys.shuffles) {
@@ -77,10 +91,15 @@ export function formatPlan(plan: JobPlan, options: FormatPlanOptions = {}): stri
         `  shuffle ${sh.id}: ${name(sh.upstream.vertexId)} (stage ${sh.upstream.stageId}, x${sh.upstream.parallelism}) => ${name(sh.downstream.vertexId)} (stage ${sh.downstream.stageId}, x${sh.downstream.parallelism})  ${quote(sh.table)}, partitioned by ${sh.partitioning.strategy} (${sh.partitioning.withoutPrimaryKey} without a primary key)`,
       );
     }
-    for (const e of phys.enumerators) out.push(`  coordinator: split enumerator of ${e.name}#${e.vertexId} for ${e.readers} reader${e.readers === 1 ? '' : 's'}`);
-    for (const c of phys.aggregatedCommitters) out.push(`  coordinator: aggregated committer of ${c.name}#${c.vertexId} for ${c.writers} writer${c.writers === 1 ? '' : 's'}`);
+    for (const e of phys.enumerators)
+      out.push(`  coordinator: split enumerator of ${e.name}#${e.vertexId} for ${e.readers} reader${e.readers === 1 ? '' : 's'}`);
+    for (const c of phys.aggregatedCommitters)
+      out.push(`  coordinator: aggregated committer of ${c.name}#${c.vertexId} for ${c.writers} writer${c.writers === 1 ? '' : 's'}`);
   }
-  out.push('', `Total: ${pipelines.length} pipeline${pipelines.length === 1 ? '' : 's'}, ${physical.slots} slot${physical.slots === 1 ? '' : 's'}`);
+  out.push(
+    '',
+    `Total: ${pipelines.length} pipeline${pipelines.length === 1 ? '' : 's'}, ${physical.slots} slot${physical.slots === 1 ? '' : 's'}`,
+  );
   return out.join('\n');
 }
 

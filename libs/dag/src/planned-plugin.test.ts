@@ -9,12 +9,26 @@ function block(options: Record<string, unknown>, optionLines: Record<string, num
 
 describe('plannedPluginOf', () => {
   it('reads plugin_output / plugin_input / parallelism with their lines', () => {
-    const p = plannedPluginOf(block({ plugin_output: 'out', plugin_input: ['a', 'b'], parallelism: 3 }, { plugin_output: 8, plugin_input: 9 }));
-    expect(p).toMatchObject({ type: 'transform', name: 'Sql', file: 'job.conf', line: 7, output: 'out', inputs: ['a', 'b'], parallelism: 3, outputLine: 8, inputLine: 9 });
+    const p = plannedPluginOf(
+      block({ plugin_output: 'out', plugin_input: ['a', 'b'], parallelism: 3 }, { plugin_output: 8, plugin_input: 9 }),
+    );
+    expect(p).toMatchObject({
+      type: 'transform',
+      name: 'Sql',
+      file: 'job.conf',
+      line: 7,
+      output: 'out',
+      inputs: ['a', 'b'],
+      parallelism: 3,
+      outputLine: 8,
+      inputLine: 9,
+    });
   });
 
   it('accepts the older names result_table_name / source_table_name and a comma list', () => {
-    const p = plannedPluginOf(block({ result_table_name: 'fake1', source_table_name: 'a, b,a' }, { result_table_name: 11, source_table_name: 12 }));
+    const p = plannedPluginOf(
+      block({ result_table_name: 'fake1', source_table_name: 'a, b,a' }, { result_table_name: 11, source_table_name: 12 }),
+    );
     expect(p).toMatchObject({ output: 'fake1', inputs: ['a', 'b'], outputLine: 11, inputLine: 12 });
   });
 

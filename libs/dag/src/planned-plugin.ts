@@ -70,8 +70,13 @@ function keySet(raw: Readonly<Record<string, unknown>>, name: string, fallbacks:
 function tableList(value: unknown): string[] {
   if (value === undefined || value === null) return [];
   if (Array.isArray(value)) return value.map((v) => String(v).trim()).filter((v) => v !== '');
-  const text = String(value).trim().replace(/^\[(.*)\]$/s, '$1');
-  return text.split(',').map((v) => v.trim().replace(/^["']|["']$/g, '')).filter((v) => v !== '');
+  const text = String(value)
+    .trim()
+    .replace(/^\[(.*)\]$/s, '$1');
+  return text
+    .split(',')
+    .map((v) => v.trim().replace(/^["']|["']$/g, ''))
+    .filter((v) => v !== '');
 }
 
 /**
@@ -91,12 +96,17 @@ export function plannedPluginOf(config: PluginBlock, options?: PluginOptions): P
   if (parallelismValue !== undefined && parallelismValue !== null) {
     parallelism = Number(parallelismValue);
     if (!Number.isInteger(parallelism) || parallelism < 1) {
-      throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `parallelism must be a whole number of at least 1, not ${JSON.stringify(parallelismValue)}`, {
-        place: { ...place, line: config.optionLines['parallelism'] ?? config.line, option: 'parallelism' },
-      });
+      throw new ConfigError(
+        ErrorCode.CONFIG_BAD_VALUE,
+        `parallelism must be a whole number of at least 1, not ${JSON.stringify(parallelismValue)}`,
+        {
+          place: { ...place, line: config.optionLines['parallelism'] ?? config.line, option: 'parallelism' },
+        },
+      );
     }
   }
-  const output = outputValue === undefined || outputValue === null || String(outputValue).trim() === '' ? undefined : String(outputValue).trim();
+  const output =
+    outputValue === undefined || outputValue === null || String(outputValue).trim() === '' ? undefined : String(outputValue).trim();
   return {
     type: config.type,
     name: config.name,
@@ -125,9 +135,13 @@ export function envParallelism(job: Pick<JobBlocks, 'env' | 'envLines' | 'file'>
   if (value === undefined || value === null) return 1;
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1) {
-    throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `env parallelism must be a whole number of at least 1, not ${JSON.stringify(value)}`, {
-      place: { file: job.file, line: job.envLines['parallelism'], option: 'parallelism' },
-    });
+    throw new ConfigError(
+      ErrorCode.CONFIG_BAD_VALUE,
+      `env parallelism must be a whole number of at least 1, not ${JSON.stringify(value)}`,
+      {
+        place: { file: job.file, line: job.envLines['parallelism'], option: 'parallelism' },
+      },
+    );
   }
   return n;
 }

@@ -66,10 +66,12 @@ const EXPECTED: Record<string, { spec: StateMachineSpec<string>; legal: string[]
 };
 
 describe.each(Object.entries(EXPECTED))('%s state machine', (name, { spec, legal, terminal, happy }) => {
-  const allowed = new Set(legal.flatMap((line) => {
-    const [from, to] = line.split('>');
-    return to.split(',').map((t) => `${from}>${t}`);
-  }));
+  const allowed = new Set(
+    legal.flatMap((line) => {
+      const [from, to] = line.split('>');
+      return to.split(',').map((t) => `${from}>${t}`);
+    }),
+  );
 
   it('allows exactly the listed moves and throws IllegalTransitionError for every other', () => {
     const states = spec.states();
@@ -108,9 +110,12 @@ describe.each(Object.entries(EXPECTED))('%s state machine', (name, { spec, legal
       const queue = [start];
       while (queue.length) {
         const s = queue.shift()!;
-        for (const to of spec.states()) if (spec.canTransition(s, to) && !seen.has(to)) (seen.add(to), queue.push(to));
+        for (const to of spec.states()) if (spec.canTransition(s, to) && !seen.has(to)) seen.add(to), queue.push(to);
       }
-      expect([...seen].some((s) => spec.isTerminal(s)), start).toBe(true);
+      expect(
+        [...seen].some((s) => spec.isTerminal(s)),
+        start,
+      ).toBe(true);
     }
   });
 });

@@ -17,7 +17,12 @@ export function isSimpleGraph(plugins: readonly PlannedPlugin[]): boolean {
   return count('source') === 1 && count('transform') <= 1 && count('sink') === 1;
 }
 
-function wiringError(p: PlannedPlugin, message: string, option?: 'plugin_input' | 'plugin_output', details?: Record<string, unknown>): ConfigError {
+function wiringError(
+  p: PlannedPlugin,
+  message: string,
+  option?: 'plugin_input' | 'plugin_output',
+  details?: Record<string, unknown>,
+): ConfigError {
   const line = option === 'plugin_input' ? p.inputLine : option === 'plugin_output' ? p.outputLine : undefined;
   const place: Place = { file: p.file, line: line ?? p.line, plugin: p.name, option };
   return new ConfigError(ErrorCode.CONFIG_WIRING, message, { place, details });
@@ -38,9 +43,13 @@ export function wirePlugins(plugins: readonly PlannedPlugin[]): WiredEdge[] {
   const sinks = plugins.filter((p) => p.type === 'sink');
   if (sources.length === 0 || sinks.length === 0) {
     const file = plugins[0]?.file;
-    throw new ConfigError(ErrorCode.CONFIG_WIRING, `a job needs at least one source and one sink, this one has ${sources.length} source(s) and ${sinks.length} sink(s)`, {
-      place: file !== undefined ? { file } : undefined,
-    });
+    throw new ConfigError(
+      ErrorCode.CONFIG_WIRING,
+      `a job needs at least one source and one sink, this one has ${sources.length} source(s) and ${sinks.length} sink(s)`,
+      {
+        place: file !== undefined ? { file } : undefined,
+      },
+    );
   }
   const edges = isSimpleGraph(plugins) ? wireSimpleGraph(plugins) : wireComplexGraph(plugins);
   checkEveryOutputRead(plugins, edges);
@@ -69,7 +78,12 @@ function wireSimpleGraph(plugins: readonly PlannedPlugin[]): WiredEdge[] {
         const [lastTable, last] = [...registered.entries()].at(-1)!;
         const previous = plugins[last];
         if (p.inputs.length > 0 && previous.output !== undefined) {
-          throw wiringError(p, `plugin_input '${p.inputs[0]}' names a table that no source or transform outputs (the previous plugin ${describe(previous)} outputs '${previous.output}')`, 'plugin_input', { table: p.inputs[0] });
+          throw wiringError(
+            p,
+            `plugin_input '${p.inputs[0]}' names a table that no source or transform outputs (the previous plugin ${describe(previous)} outputs '${previous.output}')`,
+            'plugin_input',
+            { table: p.inputs[0] },
+          );
         }
         edges.push({ from: last, to: i, table: lastTable });
       }
@@ -97,7 +111,12 @@ function wireComplexGraph(plugins: readonly PlannedPlugin[]): WiredEdge[] {
     if (p.type === 'sink') return;
     const first = producer.get(p.output!);
     if (first !== undefined) {
-      throw wiringError(p, `plugin_output '${p.output}' is also the output of ${describe(plugins[first])}; table names must be unique`, 'plugin_output', { table: p.output });
+      throw wiringError(
+        p,
+        `plugin_output '${p.output}' is also the output of ${describe(plugins[first])}; table names must be unique`,
+        'plugin_output',
+        { table: p.output },
+      );
     }
     producer.set(p.output!, i);
   });
@@ -108,7 +127,12 @@ function wireComplexGraph(plugins: readonly PlannedPlugin[]): WiredEdge[] {
       const from = producer.get(table);
       if (from === undefined) {
         const known = [...producer.keys()].map((t) => `'${t}'`).join(', ');
-        throw wiringError(p, `plugin_input '${table}' names a table that no source or transform outputs (known tables: ${known})`, 'plugin_input', { table });
+        throw wiringError(
+          p,
+          `plugin_input '${table}' names a table that no source or transform outputs (known tables: ${known})`,
+          'plugin_input',
+          { table },
+        );
       }
       edges.push({ from, to: i, table });
     }
@@ -123,7 +147,12 @@ function checkEveryOutputRead(plugins: readonly PlannedPlugin[], edges: readonly
   plugins.forEach((p, i) => {
     if (p.type !== 'sink' && !read.has(i)) {
       const table = p.output ?? DEFAULT_TABLE;
-      throw wiringError(p, `the table '${table}' that this ${p.type} outputs is read by no transform or sink`, p.output !== undefined ? 'plugin_output' : undefined, { table });
+      throw wiringError(
+        p,
+        `the table '${table}' that this ${p.type} outputs is read by no transform or sink`,
+        p.output !== undefined ? 'plugin_output' : undefined,
+        { table },
+      );
     }
   });
 }

@@ -74,7 +74,13 @@ export async function planJobText(text: string, req: PlanRequest): Promise<Plann
   const jobMode = env.jobMode;
   const schemas = new Map<number, CatalogTable[]>();
   const pipelines: PlannedPipeline[] = [];
-  const facts = { jobId: req.jobId, jobMode, jobName: req.jobName ?? env.jobName, rowsPerSecond: env.readLimitRowsPerSecond ?? 0, bytesPerSecond: env.readLimitBytesPerSecond ?? 0 };
+  const facts = {
+    jobId: req.jobId,
+    jobMode,
+    jobName: req.jobName ?? env.jobName,
+    rowsPerSecond: env.readLimitRowsPerSecond ?? 0,
+    bytesPerSecond: env.readLimitBytesPerSecond ?? 0,
+  };
   for (const p of plan.pipelines) pipelines.push(await planPipeline(p, plan, facts, config, schemas, registry));
   return {
     jobId: req.jobId,
@@ -131,7 +137,7 @@ async function planPipeline(
   let prepared: Source | undefined;
   for (const v of p.vertices) {
     const plugin = blockOf(config, v);
-    const inputs = v.plugin.type === 'source' ? [] : outTables.get(parentOf.get(v.id)!) ?? [];
+    const inputs = v.plugin.type === 'source' ? [] : (outTables.get(parentOf.get(v.id)!) ?? []);
     inTables.set(v.id, inputs);
     const ctx = { jobId: job.jobId, jobMode: job.jobMode, parallelism: v.parallelism, inputTables: inputs };
     if (v.plugin.type === 'source') {
@@ -140,8 +146,7 @@ async function planPipeline(
       await source.prepare?.();
       outTables.set(v.id, source.catalogTables());
       if (v.id === p.sourceVertexId) prepared = source;
-    }
-    else if (v.plugin.type === 'transform') outTables.set(v.id, createTransform(plugin, ctx, registry).outputTables());
+    } else if (v.plugin.type === 'transform') outTables.set(v.id, createTransform(plugin, ctx, registry).outputTables());
     else createSink(plugin, ctx, registry); // validates the sink against its input tables now, not on a worker
     if (v.plugin.type !== 'sink' && !schemas.has(v.logicalId)) schemas.set(v.logicalId, outTables.get(v.id)!);
   }

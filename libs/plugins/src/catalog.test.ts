@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { PLUGIN_CATALOG, loadPluginsFor } from './catalog.js';
 
 describe('plugin catalog', () => {
-  it("names each entry as its factory does", async () => {
+  it('names each entry as its factory does', async () => {
     for (const e of PLUGIN_CATALOG) {
       const f = await e.load();
       expect([f.type, f.name], e.factory).toEqual([e.type, e.name]);

@@ -19,7 +19,13 @@ export function resolveOptions(plugin: PluginConfig, registry: PluginRegistry): 
 }
 
 function context(plugin: PluginConfig, ctx: InstantiateContext, registry: PluginRegistry): PluginContext {
-  return { jobId: ctx.jobId, jobMode: ctx.jobMode, parallelism: ctx.parallelism, inputTables: ctx.inputTables, options: resolveOptions(plugin, registry) };
+  return {
+    jobId: ctx.jobId,
+    jobMode: ctx.jobMode,
+    parallelism: ctx.parallelism,
+    inputTables: ctx.inputTables,
+    options: resolveOptions(plugin, registry),
+  };
 }
 
 export function createSource(plugin: PluginConfig, ctx: InstantiateContext, registry: PluginRegistry): Source {

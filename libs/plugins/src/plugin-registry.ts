@@ -25,8 +25,13 @@ export class PluginRegistry {
   get(type: PluginType, name: string, place?: Place): PluginFactory {
     const f = this.find(type, name);
     if (f) return f;
-    const known = this.known.filter((p) => p.type === type).map((p) => p.name).sort((a, b) => a.localeCompare(b));
-    throw new ConfigError(ErrorCode.CONFIG_UNKNOWN_PLUGIN, `unknown ${type} plugin '${name}'; known ${type}s: ${known.join(', ')}`, { place });
+    const known = this.known
+      .filter((p) => p.type === type)
+      .map((p) => p.name)
+      .sort((a, b) => a.localeCompare(b));
+    throw new ConfigError(ErrorCode.CONFIG_UNKNOWN_PLUGIN, `unknown ${type} plugin '${name}'; known ${type}s: ${known.join(', ')}`, {
+      place,
+    });
   }
 
   list(type?: PluginType): PluginFactory[] {

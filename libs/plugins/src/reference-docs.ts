@@ -18,7 +18,10 @@ const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
 /** The reference page of one plugin, generated from its spec (docs/connectors/<file>.md). */
 export function pluginReference(f: PluginFactory): string {
-  const rows = f.spec.options.map((o) => `| \`${o.name}\` | ${typeText(o)} | ${defaultText(o)} | ${cell(o.description)}${o.fallbackNames?.length ? ` (also: ${o.fallbackNames.join(', ')})` : ''} |`);
+  const rows = f.spec.options.map(
+    (o) =>
+      `| \`${o.name}\` | ${typeText(o)} | ${defaultText(o)} | ${cell(o.description)}${o.fallbackNames?.length ? ` (also: ${o.fallbackNames.join(', ')})` : ''} |`,
+  );
   const common = COMMON_OPTIONS.map((o) => `\`${o.name}\``).join(', ');
   const retired = f.spec.retiredOptions ?? [];
   const retiredRows =

@@ -14,7 +14,9 @@ describe('bearer tokens', () => {
     ]);
     expect(() => parseTokenTable({ x: 'sha256:abc viewer t' }, 'tideway.auth.tokens')).toThrow(/^tideway\.auth\.tokens\.x: expected/);
     expect(() => parseTokenTable({ x: `${hashToken('t')} root` }, 'tideway.auth.tokens')).toThrow(/role of viewer, operator, admin/);
-    expect(() => parseTokenTable({ x: `${hashToken('t')} operator` }, 'tideway.auth.tokens')).toThrow('tideway.auth.tokens.x: a operator token needs a namespace');
+    expect(() => parseTokenTable({ x: `${hashToken('t')} operator` }, 'tideway.auth.tokens')).toThrow(
+      'tideway.auth.tokens.x: a operator token needs a namespace',
+    );
   });
 
   it('no token and unknown tokens are unauthenticated; a low role is denied; a high one passes', () => {

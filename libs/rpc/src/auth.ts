@@ -69,16 +69,30 @@ export function bearerOf(header: string | undefined): string | undefined {
  * Why a caller with this `authorization` header may not do `what` (a JobService method or a
  * REST route), which needs the role `needed`: the status and one sentence; undefined when it may.
  */
-export function authorize(tokens: readonly TokenEntry[], header: string | undefined, what: string, needed: Role): { code: grpc.status; http: 401 | 403; message: string } | undefined {
+export function authorize(
+  tokens: readonly TokenEntry[],
+  header: string | undefined,
+  what: string,
+  needed: Role,
+): { code: grpc.status; http: 401 | 403; message: string } | undefined {
   const method = what;
   const token = bearerOf(header);
   if (token === undefined) {
-    return { code: grpc.status.UNAUTHENTICATED, http: 401, message: `${method} needs a bearer token: pass --token or set TIDEWAY_TOKEN (tideway token create makes one)` };
+    return {
+      code: grpc.status.UNAUTHENTICATED,
+      http: 401,
+      message: `${method} needs a bearer token: pass --token or set TIDEWAY_TOKEN (tideway token create makes one)`,
+    };
   }
   const entry = findToken(tokens, token);
-  if (!entry) return { code: grpc.status.UNAUTHENTICATED, http: 401, message: `${method}: the bearer token is not one of this cluster's tokens` };
+  if (!entry)
+    return { code: grpc.status.UNAUTHENTICATED, http: 401, message: `${method}: the bearer token is not one of this cluster's tokens` };
   if (!roleAllows(entry.role, needed)) {
-    return { code: grpc.status.PERMISSION_DENIED, http: 403, message: `${method} needs the role ${needed} or above: token '${entry.name}' has the role ${entry.role}` };
+    return {
+      code: grpc.status.PERMISSION_DENIED,
+      http: 403,
+      message: `${method} needs the role ${needed} or above: token '${entry.name}' has the role ${entry.role}`,
+    };
   }
   return undefined;
 }
@@ -150,7 +164,9 @@ export function parseTokenTable(map: Readonly<Record<string, unknown>>, where: s
     const parts = String(value).trim().split(/\s+/);
     const [hash, role, namespace = ''] = parts;
     if (parts.length > 3 || !hash || !/^sha256:[0-9a-f]{64}$/.test(hash) || !ROLES.includes(role as Role)) {
-      throw new Error(`${where}.${name}: expected "<sha256:hex> <role> [<namespace>]" with a role of ${ROLES.join(', ')} (tideway token create prints one)`);
+      throw new Error(
+        `${where}.${name}: expected "<sha256:hex> <role> [<namespace>]" with a role of ${ROLES.join(', ')} (tideway token create prints one)`,
+      );
     }
     if (role !== 'admin' && !namespace) throw new Error(`${where}.${name}: a ${role} token needs a namespace`);
     return { hash, role: role as Role, namespace, name };

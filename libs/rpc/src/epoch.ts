@@ -45,7 +45,10 @@ export class EpochGuard {
     const epoch = Number(raw);
     if (!Number.isFinite(epoch)) throw new TidewayError(ErrorCode.STALE_EPOCH, `malformed leader epoch '${String(raw)}'`);
     if (epoch < this.highest) {
-      throw new TidewayError(ErrorCode.STALE_EPOCH, `rejected a call from a stale coordinator: epoch ${epoch} is lower than ${this.highest}`);
+      throw new TidewayError(
+        ErrorCode.STALE_EPOCH,
+        `rejected a call from a stale coordinator: epoch ${epoch} is lower than ${this.highest}`,
+      );
     }
     const address = metadata.get(LEADER_HEADER)[0];
     const isNew = epoch > this.highest;

@@ -45,7 +45,10 @@ export function fromServiceError(err: unknown): TidewayError {
     const retryable = se.metadata.get(RETRYABLE_HEADER)[0] === 'true';
     const leader = se.metadata.get(LEADER_HEADER)[0];
     if (typeof code === 'string') {
-      return new TidewayError(code as ErrorCode, se.details, { retryable, details: typeof leader === 'string' && leader ? { leaderAddress: leader } : undefined });
+      return new TidewayError(code as ErrorCode, se.details, {
+        retryable,
+        details: typeof leader === 'string' && leader ? { leaderAddress: leader } : undefined,
+      });
     }
     const unreachable = se.code === grpc.status.UNAVAILABLE || se.code === grpc.status.DEADLINE_EXCEEDED;
     return new TidewayError(ErrorCode.INTERNAL, se.details || se.message, { retryable: unreachable, details: { grpcCode: se.code } });
@@ -72,7 +75,9 @@ export class NotLeaderError extends TidewayError {
   ) {
     super(
       ErrorCode.NOT_LEADER,
-      leaderAddress ? `the coordinator at ${self} is a follower; the leader is ${leaderAddress}` : `the coordinator at ${self} is a follower and no leader is elected yet`,
+      leaderAddress
+        ? `the coordinator at ${self} is a follower; the leader is ${leaderAddress}`
+        : `the coordinator at ${self} is a follower and no leader is elected yet`,
       { retryable: true, details: leaderAddress ? { leaderAddress } : undefined },
     );
   }

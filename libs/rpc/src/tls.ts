@@ -28,7 +28,10 @@ export function tlsFilesFromEnv(env: NodeJS.ProcessEnv = process.env): TlsFiles 
   if (!caFile) return undefined;
   const certFile = env[TLS_ENV.certFile] ?? '';
   const keyFile = env[TLS_ENV.keyFile] ?? '';
-  if (!certFile || !keyFile) throw new Error(`${TLS_ENV.caFile} is set: ${TLS_ENV.certFile} and ${TLS_ENV.keyFile} must name this client's certificate and key too (mutual TLS)`);
+  if (!certFile || !keyFile)
+    throw new Error(
+      `${TLS_ENV.caFile} is set: ${TLS_ENV.certFile} and ${TLS_ENV.keyFile} must name this client's certificate and key too (mutual TLS)`,
+    );
   return { caFile, certFile, keyFile };
 }
 
@@ -76,7 +79,9 @@ export function channelCredentials(): grpc.ChannelCredentials {
 /** Credentials for every Tideway server: mutual TLS (client certificate required) when configured. */
 export function serverCredentials(): grpc.ServerCredentials {
   ensureConfigured();
-  return provider ? grpc.experimental.createCertificateProviderServerCredentials(provider, provider, true) : grpc.ServerCredentials.createInsecure();
+  return provider
+    ? grpc.experimental.createCertificateProviderServerCredentials(provider, provider, true)
+    : grpc.ServerCredentials.createInsecure();
 }
 
 /** Whether mutual TLS is on in this process. */

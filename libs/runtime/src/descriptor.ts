@@ -84,7 +84,13 @@ export type CommitInfos = Record<number, unknown[]>;
 
 /** Per-table counters of a task group since it started. */
 export interface TaskGroupMetrics {
-  tables: Array<{ table: string; sourceReceivedCount: number; sinkWriteCount: number; sourceReceivedBytes: number; sinkWriteBytes: number }>;
+  tables: Array<{
+    table: string;
+    sourceReceivedCount: number;
+    sinkWriteCount: number;
+    sourceReceivedBytes: number;
+    sinkWriteBytes: number;
+  }>;
 }
 
 /** Walks a chain depth-first. */

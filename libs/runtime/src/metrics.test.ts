@@ -14,7 +14,9 @@ describe('row bytes as SeaTunnel counts them', () => {
     expect(rowBytesOf([Types.INT, Types.STRING, Types.BIGINT], [1, 'abcde', 2n])).toBe(4 + 5 + 8);
     expect(rowBytesOf([Types.BOOLEAN, Types.SMALLINT, Types.FLOAT, Types.DOUBLE], [true, 1, 1.5, 2.5])).toBe(1 + 2 + 4 + 8);
     expect(rowBytesOf([Types.decimal(10, 2), Types.DATE, Types.TIME, Types.TIMESTAMP], ['1.00', 'x', 'y', 'z'])).toBe(36 + 24 + 12 + 48);
-    expect(rowBytesOf([Types.array(Types.INT), Types.map(Types.STRING, Types.SMALLINT)], [[1, 2, 3], new Map([['ab', 1]])])).toBe(12 + 2 + 2);
+    expect(rowBytesOf([Types.array(Types.INT), Types.map(Types.STRING, Types.SMALLINT)], [[1, 2, 3], new Map([['ab', 1]])])).toBe(
+      12 + 2 + 2,
+    );
     expect(rowBytesOf([Types.INT, Types.STRING], [null, undefined])).toBe(0);
   });
 

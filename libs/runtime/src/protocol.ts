@@ -1,7 +1,6 @@
 import type { SerializedError } from '@tideway/common';
 import type { CommitInfos, TaskGroupDescriptor, TaskGroupMetrics, TaskGroupState } from './descriptor.js';
 
-
 /**
  * Messages between a worker's main thread and a task group's worker thread. Structured
  * clone carries them, so bigint, Map and Uint8Array survive.

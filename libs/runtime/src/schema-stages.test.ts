@@ -45,14 +45,18 @@ describe('EvolvingTransform', () => {
     const ctx = { inputTables: [input] };
     const t = new EvolvingTransform(create(ctx), ctx, create, 'Sql');
     const after = { ...input, columns: [input.columns[0]!] };
-    expect(() => t.evolve(event(after, [{ kind: 'drop', name: 'a' }]))).toThrow('table db.t: the Sql transform cannot follow DROP COLUMN a: field a does not exist');
+    expect(() => t.evolve(event(after, [{ kind: 'drop', name: 'a' }]))).toThrow(
+      'table db.t: the Sql transform cannot follow DROP COLUMN a: field a does not exist',
+    );
   });
 });
 
 describe('applyToSink', () => {
   it('fails in one sentence when the sink cannot apply schema changes', async () => {
     const writer: SinkWriter = { write: () => undefined, close: () => undefined };
-    await expect(applyToSink(writer, [input], 'Console', event(input, [{ kind: 'drop', name: 'a' }]))).rejects.toThrow('table db.t: the Console sink cannot apply schema changes (DROP COLUMN a)');
+    await expect(applyToSink(writer, [input], 'Console', event(input, [{ kind: 'drop', name: 'a' }]))).rejects.toThrow(
+      'table db.t: the Console sink cannot apply schema changes (DROP COLUMN a)',
+    );
   });
 
   it('hands the change to a writer of the table, and ignores changes of other tables', async () => {

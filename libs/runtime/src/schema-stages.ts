@@ -72,7 +72,13 @@ export class EvolvingTransform<C extends Pick<PluginContext, 'inputTables'>> {
       if (!before) continue;
       const changes = diffTables(before, table, renames);
       if (changes.length === 0 && (!event.restored || JSON.stringify(before.columns) === JSON.stringify(table.columns))) continue;
-      out.push({ type: 'schema-change', tableId: table.tableId, changes: event.restored ? [] : changes, table, ...(event.restored ? { restored: true } : {}) });
+      out.push({
+        type: 'schema-change',
+        tableId: table.tableId,
+        changes: event.restored ? [] : changes,
+        table,
+        ...(event.restored ? { restored: true } : {}),
+      });
     }
     this.inputs = inputs;
     this.outputs = outputs;
@@ -81,10 +87,18 @@ export class EvolvingTransform<C extends Pick<PluginContext, 'inputTables'>> {
 }
 
 /** Hands a schema change to a sink writer of one of the changed tables, or fails the job in one sentence. */
-export async function applyToSink(writer: SinkWriter, inputTables: readonly CatalogTable[], pluginName: string, event: SchemaChangeEvent): Promise<void> {
+export async function applyToSink(
+  writer: SinkWriter,
+  inputTables: readonly CatalogTable[],
+  pluginName: string,
+  event: SchemaChangeEvent,
+): Promise<void> {
   if (!inputTables.some((t) => t.tableId === event.tableId)) return;
   if (!writer.applySchemaChange) {
-    throw new TidewayError(ErrorCode.CONFIG_BAD_VALUE, `table ${event.tableId}: the ${pluginName} sink cannot apply schema changes (${describeSchemaChange(event)})`);
+    throw new TidewayError(
+      ErrorCode.CONFIG_BAD_VALUE,
+      `table ${event.tableId}: the ${pluginName} sink cannot apply schema changes (${describeSchemaChange(event)})`,
+    );
   }
   await writer.applySchemaChange(event);
 }

@@ -82,7 +82,15 @@ function factories(table: LockingTable): PluginRegistry {
   return new PluginRegistry([source, sink]);
 }
 
-const plugin = (type: PluginConfig['type'], name: string): PluginConfig => ({ type, name, index: 0, file: 'job.conf', line: 1, options: {}, optionLines: {} });
+const plugin = (type: PluginConfig['type'], name: string): PluginConfig => ({
+  type,
+  name,
+  index: 0,
+  file: 'job.conf',
+  line: 1,
+  options: {},
+  optionLines: {},
+});
 
 function descriptor(): TaskGroupDescriptor {
   return {
@@ -94,7 +102,13 @@ function descriptor(): TaskGroupDescriptor {
     attempt: 0,
     subtaskIndex: 0,
     rowsPerSecond: 0,
-    root: { vertexId: 1, plugin: plugin('source', 'SameKey'), parallelism: 1, inputTables: [], children: [{ vertexId: 2, plugin: plugin('sink', 'LockingSink'), parallelism: 1, inputTables: [], children: [] }] },
+    root: {
+      vertexId: 1,
+      plugin: plugin('source', 'SameKey'),
+      parallelism: 1,
+      inputTables: [],
+      children: [{ vertexId: 2, plugin: plugin('sink', 'LockingSink'), parallelism: 1, inputTables: [], children: [] }],
+    },
   };
 }
 
@@ -110,7 +124,11 @@ describe('TaskGroupRunner', () => {
   it('commits a completed checkpoint while a write waits for that checkpoint’s locks', async () => {
     const table = new LockingTable();
     const sent: FromTaskGroup[] = [];
-    const runner = new TaskGroupRunner(descriptor(), (m) => sent.push(m), async () => factories(table));
+    const runner = new TaskGroupRunner(
+      descriptor(),
+      (m) => sent.push(m),
+      async () => factories(table),
+    );
     const running = runner.run();
     const acked = (id: number) => sent.some((m) => m.type === 'checkpoint-ack' && m.checkpointId === id);
     const failed = () => sent.find((m) => m.type === 'state' && m.state === 'FAILED');

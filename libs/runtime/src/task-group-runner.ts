@@ -132,7 +132,11 @@ export class TaskGroupRunner {
       await this.replayRestoredSchemas();
       return;
     }
-    this.source = createSource(root.plugin, { jobId: d.jobId, jobMode: d.jobMode, parallelism: root.parallelism, inputTables: [] }, this.plugins);
+    this.source = createSource(
+      root.plugin,
+      { jobId: d.jobId, jobMode: d.jobMode, parallelism: root.parallelism, inputTables: [] },
+      this.plugins,
+    );
     const boundedness: Boundedness = this.source.boundedness();
     this.reader = this.source.createReader({
       subtaskIndex: d.subtaskIndex,
@@ -144,7 +148,10 @@ export class TaskGroupRunner {
       sendSplitRequest: () => this.send({ type: 'split-request', sourceVertexId: this.sourceVertexId, register: false }),
       sendSourceEvent: (event) => this.send({ type: 'source-event', sourceVertexId: this.sourceVertexId, event }),
     });
-    this.setStage(this.withShuffles(root, this.compileChildren(root.children)), root.children.flatMap((c) => c.inputTables));
+    this.setStage(
+      this.withShuffles(root, this.compileChildren(root.children)),
+      root.children.flatMap((c) => c.inputTables),
+    );
     // What the source emits is what its fused children receive (catalogTables() may need a
     // prepare() that only the coordinator runs).
     this.counters.registerSourceTables(root.children.flatMap((c) => c.inputTables));
@@ -491,7 +498,10 @@ export class TaskGroupRunner {
       const own = infos[s.vertexId];
       if (s.committer && own && own.length > 0) {
         const retry = await s.committer.commit(own);
-        if (retry.length > 0) throw new Error(`sink vertex ${s.vertexId} could not commit ${retry.length} prepared transaction(s) of checkpoint ${checkpointId}`);
+        if (retry.length > 0)
+          throw new Error(
+            `sink vertex ${s.vertexId} could not commit ${retry.length} prepared transaction(s) of checkpoint ${checkpointId}`,
+          );
       }
     }
     await this.reader?.notifyCheckpointComplete?.(checkpointId);

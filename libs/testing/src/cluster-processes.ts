@@ -187,7 +187,16 @@ export class ClusterProcesses {
   /** Starts (or restarts) one process and resolves once its gRPC server and metrics endpoint listen. */
   async startProcess(name: ClusterProcessName): Promise<void> {
     const role = isWorkerName(name) ? 'worker' : isCoordinatorName(name) ? 'coordinator' : name;
-    const args = ['cluster', 'start', '--role', role, '--engine-config', this.configFile(name), '--metrics-port', String(this.metricsPorts.get(name))];
+    const args = [
+      'cluster',
+      'start',
+      '--role',
+      role,
+      '--engine-config',
+      this.configFile(name),
+      '--metrics-port',
+      String(this.metricsPorts.get(name)),
+    ];
     const child = spawn(process.execPath, [...this.options.cli, ...args], {
       cwd: this.options.cwd,
       env: { ...process.env, TIDEWAY_LOG_LEVEL: 'info', ...this.options.env },

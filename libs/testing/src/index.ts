@@ -8,7 +8,20 @@ export { startRedis, type RedisOptions, type RedisServer } from './redis.js';
 export { freePort, freePortRange, isListening } from './free-port.js';
 export type { TestServer, TestDatabaseServer } from './test-server.js';
 export { sharedConformanceDir, sharedConformancePath, sharedConformanceMissing, repoRoot } from './shared-conformance.js';
-export { ClusterProcesses, isCoordinatorName, isWorkerName, type ClusterProcessName, type ClusterProcessesOptions } from './cluster-processes.js';
+export {
+  ClusterProcesses,
+  isCoordinatorName,
+  isWorkerName,
+  type ClusterProcessName,
+  type ClusterProcessesOptions,
+} from './cluster-processes.js';
 export { startWatchdog } from './server-process.js';
 export { sequenceJobConfig, sequenceTableDdl, pgSinkConnection, type SequenceJobConfig, type SequenceSink } from './sequence-job.js';
-export { SequenceTally, checkSequenceOutput, checkSequenceTable, createSequenceTable, type SequenceReport, type PgTarget } from './sequence-check.js';
+export {
+  SequenceTally,
+  checkSequenceOutput,
+  checkSequenceTable,
+  createSequenceTable,
+  type SequenceReport,
+  type PgTarget,
+} from './sequence-check.js';

@@ -39,7 +39,13 @@ export async function startMariaDb(opts: MariaDbOptions = {}): Promise<TestDatab
   try {
     execFileSync(
       installDb,
-      ['--no-defaults', `--datadir=${dataDir}`, '--auth-root-authentication-method=normal', '--skip-test-db', ...(asRoot ? ['--user=root'] : [])],
+      [
+        '--no-defaults',
+        `--datadir=${dataDir}`,
+        '--auth-root-authentication-method=normal',
+        '--skip-test-db',
+        ...(asRoot ? ['--user=root'] : []),
+      ],
       { stdio: ['ignore', 'ignore', 'pipe'], cwd: dir },
     );
   } catch (err) {
@@ -88,7 +94,14 @@ export async function startMariaDb(opts: MariaDbOptions = {}): Promise<TestDatab
         ...(asRoot ? ['--user=root'] : []),
       ];
       for (const [k, v] of Object.entries(settings)) args.push(`--${k}=${v}`);
-      return ServerProcess.start({ name: 'MariaDB', command: mariadbd, args, dir, logFile: join(dir, 'mariadb.log'), stopSignal: 'SIGKILL' });
+      return ServerProcess.start({
+        name: 'MariaDB',
+        command: mariadbd,
+        args,
+        dir,
+        logFile: join(dir, 'mariadb.log'),
+        stopSignal: 'SIGKILL',
+      });
     },
     async (port) => {
       const conn = await mysql.createConnection({ host: '127.0.0.1', port, user, password, database, connectTimeout: 2000 });

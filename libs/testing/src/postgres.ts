@@ -47,7 +47,20 @@ export async function startPostgres(opts: PostgresOptions = {}): Promise<TestDat
   try {
     execFileSync(
       join(bin, 'initdb'),
-      ['-D', dataDir, '-U', user, '-A', 'trust', '--auth-host=scram-sha-256', `--pwfile=${pwfile}`, '--no-sync', '-E', 'UTF8', '--locale=C.UTF-8'],
+      [
+        '-D',
+        dataDir,
+        '-U',
+        user,
+        '-A',
+        'trust',
+        '--auth-host=scram-sha-256',
+        `--pwfile=${pwfile}`,
+        '--no-sync',
+        '-E',
+        'UTF8',
+        '--locale=C.UTF-8',
+      ],
       { uid: owner?.uid, gid: owner?.gid, stdio: ['ignore', 'ignore', 'pipe'], cwd: dir },
     );
   } catch (err) {

@@ -62,7 +62,20 @@ export async function startRedis(opts: RedisOptions = {}): Promise<RedisServer> 
   const password = opts.password ?? '';
   const spawnOn = (port: number): ServerProcess => {
     // A replica's first sync starts at once instead of after the default 5 s batching delay.
-    const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--dir', dir, '--daemonize', 'no', '--repl-diskless-sync-delay', '0'];
+    const args = [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--save',
+      '',
+      '--dir',
+      dir,
+      '--daemonize',
+      'no',
+      '--repl-diskless-sync-delay',
+      '0',
+    ];
     args.push(...(opts.appendOnly ? ['--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no']));
     if (password) args.push('--requirepass', password);
     if (opts.replicaOf) args.push('--replicaof', opts.replicaOf.host, String(opts.replicaOf.port));

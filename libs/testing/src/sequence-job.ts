@@ -9,9 +9,7 @@
  * (columns k, seq, payload), reached by `connection` (the url, driver, user and password lines
  * of the plugin block) with the XA data source class of its database.
  */
-export type SequenceSink =
-  | { kind: 'localfile'; path: string }
-  | { kind: 'jdbc'; connection: string; xaDataSource: string; table: string };
+export type SequenceSink = { kind: 'localfile'; path: string } | { kind: 'jdbc'; connection: string; xaDataSource: string; table: string };
 
 /** The connection lines of a Jdbc block for PostgreSQL, and its XA data source class. */
 export function pgSinkConnection(jdbcUrl: string, user: string, password: string): { connection: string; xaDataSource: string } {

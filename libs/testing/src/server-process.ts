@@ -163,7 +163,10 @@ export function startWatchdog(pid: number, signal: NodeJS.Signals, dir = ''): vo
     'if kill -0 "$2" 2>/dev/null; then kill -s CONT "$2"; kill -s "$4" "$2"; sleep 3; kill -9 "$2" 2>/dev/null; if [ -n "$3" ]; then rm -rf "$3"; fi; fi';
   // dash's kill takes `TERM`, not `SIGTERM` ("invalid signal number or name").
   const name = signal.replace(/^SIG/, '');
-  const dog = spawn('sh', ['-c', script, 'tideway-watchdog', String(process.pid), String(pid), dir, name], { detached: true, stdio: 'ignore' });
+  const dog = spawn('sh', ['-c', script, 'tideway-watchdog', String(process.pid), String(pid), dir, name], {
+    detached: true,
+    stdio: 'ignore',
+  });
   dog.unref();
 }
 

@@ -48,7 +48,7 @@ describe('startPostgres', () => {
     expect(a.port).not.toBe(b.port);
     const client = new pg.Client({ connectionString: b.url });
     await client.connect();
-    expect((await client.query("SHOW wal_level")).rows[0].wal_level).toBe('replica');
+    expect((await client.query('SHOW wal_level')).rows[0].wal_level).toBe('replica');
     await client.end();
   });
 });
@@ -67,9 +67,9 @@ describe('startMariaDb', () => {
     expect(rows[0]).toMatchObject({ log_bin: 1, fmt: 'ROW', image: 'FULL', port: server.port, db: server.database, cs: 'utf8mb4' });
     expect(Number(rows[0].id)).toBeGreaterThan(0);
     await conn.end();
-    await expect(
-      mysql.createConnection({ host: server.host, port: server.port, user: server.user, password: 'wrong' }),
-    ).rejects.toThrow(/Access denied/);
+    await expect(mysql.createConnection({ host: server.host, port: server.port, user: server.user, password: 'wrong' })).rejects.toThrow(
+      /Access denied/,
+    );
     await server.stop();
     expect(existsSync(server.dir)).toBe(false);
     expect(await isListening(server.port)).toBe(false);

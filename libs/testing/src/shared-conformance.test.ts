@@ -15,7 +15,9 @@ it('an absent folder skips outside CI, with one line saying how to get it, and f
   vi.stubEnv('CI', '');
   const log = vi.spyOn(console, 'log').mockImplementation(() => {});
   expect(sharedConformanceDir()).toBeUndefined();
-  expect(log.mock.calls).toEqual([[expect.stringMatching(/^conformance: skipped: .*not at \/nonexistent-tideway-shared\/conformance\/seatunnel: .*TIDEWAY_SHARED_DIR/)]]);
+  expect(log.mock.calls).toEqual([
+    [expect.stringMatching(/^conformance: skipped: .*not at \/nonexistent-tideway-shared\/conformance\/seatunnel: .*TIDEWAY_SHARED_DIR/)],
+  ]);
   log.mockRestore();
   vi.stubEnv('CI', 'true');
   expect(() => sharedConformanceDir()).toThrow(/CI=true/);

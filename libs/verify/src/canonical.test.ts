@@ -13,8 +13,18 @@ describe('compareMode', () => {
   });
 
   it('compares temporal values at the lower precision, rounded unless the lower side is MariaDB', () => {
-    expect(compareMode(col('timestamp', 6), col('timestamp', 3), maria, pg)).toEqual({ kind: 'temporal', time: false, fraction: 3, round: true });
-    expect(compareMode(col('timestamp', 6), col('timestamptz', 0), pg, maria)).toEqual({ kind: 'temporal', time: false, fraction: 0, round: false });
+    expect(compareMode(col('timestamp', 6), col('timestamp', 3), maria, pg)).toEqual({
+      kind: 'temporal',
+      time: false,
+      fraction: 3,
+      round: true,
+    });
+    expect(compareMode(col('timestamp', 6), col('timestamptz', 0), pg, maria)).toEqual({
+      kind: 'temporal',
+      time: false,
+      fraction: 0,
+      round: false,
+    });
   });
 
   it('leaves JSON and floats across dialects to the client, in the databases otherwise', () => {

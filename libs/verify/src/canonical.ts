@@ -89,7 +89,13 @@ export function canonicalSql(dialect: DialectName, col: string, cls: ColumnClass
  * side rounded on insert. Point-in-time columns are rendered in UTC (PostgreSQL by AT TIME
  * ZONE; MySQL sessions of verify run with time_zone '+00:00').
  */
-function temporalSql(pg: boolean, col: string, cls: ColumnClass, mode: Extract<CompareMode, { kind: 'temporal' }>, fraction: number): string {
+function temporalSql(
+  pg: boolean,
+  col: string,
+  cls: ColumnClass,
+  mode: Extract<CompareMode, { kind: 'temporal' }>,
+  fraction: number,
+): string {
   const keep = (mode.time ? 8 : 19) + (mode.fraction > 0 ? 1 + mode.fraction : 0);
   let v = pg && cls === 'timestamptz' ? `(${col} AT TIME ZONE 'UTC')` : col;
   if (mode.round && fraction > mode.fraction && !mode.time) {
@@ -110,7 +116,9 @@ function temporalSql(pg: boolean, col: string, cls: ColumnClass, mode: Extract<C
 export function rowTextSql(dialect: DialectName, parts: readonly { readonly raw: string; readonly text: string }[]): string {
   const pg = dialect === 'postgresql';
   const piece = (p: { raw: string; text: string }) =>
-    pg ? `(CASE WHEN ${p.raw} IS NULL THEN 'N' ELSE char_length(${p.text})::text || ':' || ${p.text} END)` : `(CASE WHEN ${p.raw} IS NULL THEN 'N' ELSE CONCAT(CHAR_LENGTH(${p.text}), ':', ${p.text}) END)`;
+    pg
+      ? `(CASE WHEN ${p.raw} IS NULL THEN 'N' ELSE char_length(${p.text})::text || ':' || ${p.text} END)`
+      : `(CASE WHEN ${p.raw} IS NULL THEN 'N' ELSE CONCAT(CHAR_LENGTH(${p.text}), ':', ${p.text}) END)`;
   if (parts.length === 0) return `''`;
   return pg ? parts.map(piece).join(` || '|' || `) : `CONCAT(${parts.map(piece).join(`, '|', `)})`;
 }
@@ -126,12 +134,16 @@ export function pgPairHashSql(texts: readonly string[]): string {
 
 /** A non-negative integer below 2^60 from the MD5 of a text: summed per range, exactly, by both databases. */
 export function hashSql(dialect: DialectName, text: string): string {
-  return dialect === 'postgresql' ? `('x' || substr(md5(${text}), 1, 15))::bit(60)::bigint` : `CAST(CONV(SUBSTRING(MD5(${text}), 1, 15), 16, 10) AS UNSIGNED)`;
+  return dialect === 'postgresql'
+    ? `('x' || substr(md5(${text}), 1, 15))::bit(60)::bigint`
+    : `CAST(CONV(SUBSTRING(MD5(${text}), 1, 15), 16, 10) AS UNSIGNED)`;
 }
 
 /** A bucket number in [0, n) from the MD5 of a key text (for keys that are not one integer column). */
 export function hashBucketSql(dialect: DialectName, keyText: string, n: number): string {
-  return dialect === 'postgresql' ? `((('x' || substr(md5(${keyText}), 1, 7))::bit(28)::int) % ${n})` : `(CONV(SUBSTRING(MD5(${keyText}), 1, 7), 16, 10) % ${n})`;
+  return dialect === 'postgresql'
+    ? `((('x' || substr(md5(${keyText}), 1, 7))::bit(28)::int) % ${n})`
+    : `(CONV(SUBSTRING(MD5(${keyText}), 1, 7), 16, 10) % ${n})`;
 }
 
 /** JSON text in one layout: keys sorted, numbers as JavaScript reads them, no spaces. */

@@ -20,7 +20,13 @@ const POLL_MS = 200;
  * Fails after `timeoutMs` with the positions; a job with no checkpoint at all in the storage
  * is a usage error (wrong --job-id or --engine-config).
  */
-export async function waitForCatchUp(source: ChangePositions, storage: CheckpointStorage, jobId: string, pipelineId: number, timeoutMs: number): Promise<CatchUp> {
+export async function waitForCatchUp(
+  source: ChangePositions,
+  storage: CheckpointStorage,
+  jobId: string,
+  pipelineId: number,
+  timeoutMs: number,
+): Promise<CatchUp> {
   const recorded = await source.currentChangePosition();
   const end = Date.now() + timeoutMs;
   let passedAt: { id: number; position: unknown } | undefined;
@@ -32,15 +38,29 @@ export async function waitForCatchUp(source: ChangePositions, storage: Checkpoin
       last = { id: latest.checkpoint.checkpointId, position };
       if (!passedAt && position !== undefined && source.changePositionReached(position, recorded)) passedAt = last;
       if (passedAt && latest.checkpoint.checkpointId > passedAt.id) {
-        return { recorded: source.formatChangePosition(recorded), reached: source.formatChangePosition(passedAt.position), checkpointId: passedAt.id };
+        return {
+          recorded: source.formatChangePosition(recorded),
+          reached: source.formatChangePosition(passedAt.position),
+          checkpointId: passedAt.id,
+        };
       }
     }
     if (Date.now() > end) {
       if (!last) {
-        throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `job ${jobId} has no checkpoint of pipeline ${pipelineId} in ${storage.description}: check --job-id and --engine-config`, { place: { option: '--job-id' } });
+        throw new ConfigError(
+          ErrorCode.CONFIG_BAD_VALUE,
+          `job ${jobId} has no checkpoint of pipeline ${pipelineId} in ${storage.description}: check --job-id and --engine-config`,
+          { place: { option: '--job-id' } },
+        );
       }
-      const at = last.position === undefined ? 'holds no stream position yet (still in the snapshot)' : `is at ${source.formatChangePosition(last.position)}`;
-      throw new TidewayError(ErrorCode.EXTERNAL_SYSTEM, `the sink of job ${jobId} did not catch up within ${Math.round(timeoutMs / 1000)} s: the source log was at ${source.formatChangePosition(recorded)} and checkpoint ${last.id} ${at}`);
+      const at =
+        last.position === undefined
+          ? 'holds no stream position yet (still in the snapshot)'
+          : `is at ${source.formatChangePosition(last.position)}`;
+      throw new TidewayError(
+        ErrorCode.EXTERNAL_SYSTEM,
+        `the sink of job ${jobId} did not catch up within ${Math.round(timeoutMs / 1000)} s: the source log was at ${source.formatChangePosition(recorded)} and checkpoint ${last.id} ${at}`,
+      );
     }
     await new Promise((r) => setTimeout(r, POLL_MS));
   }

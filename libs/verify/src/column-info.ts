@@ -107,7 +107,8 @@ const MYSQL_COLUMNS = `SELECT COLUMN_NAME, DATA_TYPE, NUMERIC_PRECISION, NUMERIC
  */
 export async function readColumns(conn: JdbcConnection, ref: TableRef): Promise<ColumnInfo[]> {
   const pg = conn.dialect === 'postgresql';
-  const rows = (await conn.execute(pg ? PG_COLUMNS : MYSQL_COLUMNS, [pg ? (ref.schema ?? 'public') : (ref.database ?? ''), ref.table])).rows;
+  const rows = (await conn.execute(pg ? PG_COLUMNS : MYSQL_COLUMNS, [pg ? (ref.schema ?? 'public') : (ref.database ?? ''), ref.table]))
+    .rows;
   return rows.map((r) => {
     const dataType = String(r[1]).toLowerCase();
     const scale = r[3] === null ? undefined : Number(r[3]);
@@ -115,14 +116,22 @@ export async function readColumns(conn: JdbcConnection, ref: TableRef): Promise<
     let cls = (pg ? PG_CLASSES : MYSQL_CLASSES)[dataType] ?? 'other';
     if (!pg && cls === 'text' && (r[6] === 1 || r[6] === '1' || r[6] === true)) cls = 'json';
     const label = pg
-      ? dataType === 'numeric' && r[2] !== null ? `numeric(${r[2]},${scale})` : cls === 'timestamp' || cls === 'timestamptz' || cls === 'time' ? `${String(r[5])}(${fraction})` : String(r[5])
+      ? dataType === 'numeric' && r[2] !== null
+        ? `numeric(${r[2]},${scale})`
+        : cls === 'timestamp' || cls === 'timestamptz' || cls === 'time'
+          ? `${String(r[5])}(${fraction})`
+          : String(r[5])
       : String(r[5]).toLowerCase();
     const shape =
-      cls === 'decimal' ? `decimal(${r[2] ?? ''},${scale ?? ''})`
-      : cls === 'timestamp' || cls === 'timestamptz' || cls === 'time' ? `${cls}(${fraction})`
-      : label === 'tinyint(1)' || label === 'bit(1)' ? 'boolean'
-      : cls === 'other' ? label
-      : cls;
+      cls === 'decimal'
+        ? `decimal(${r[2] ?? ''},${scale ?? ''})`
+        : cls === 'timestamp' || cls === 'timestamptz' || cls === 'time'
+          ? `${cls}(${fraction})`
+          : label === 'tinyint(1)' || label === 'bit(1)'
+            ? 'boolean'
+            : cls === 'other'
+              ? label
+              : cls;
     return { name: String(r[0]), cls, fraction, label, shape };
   });
 }
@@ -132,4 +141,3 @@ export async function isMariaDb(conn: JdbcConnection): Promise<boolean> {
   if (conn.dialect !== 'mysql') return false;
   return /mariadb/i.test(String((await conn.execute('SELECT VERSION()')).rows[0]?.[0] ?? ''));
 }
-

@@ -33,7 +33,11 @@ export interface TableResult {
   readonly extra: number;
   readonly different: number;
   /** The first keys of each kind (up to the report limit). */
-  readonly keys: { readonly missing: readonly KeyDifference[]; readonly extra: readonly KeyDifference[]; readonly different: readonly KeyDifference[] };
+  readonly keys: {
+    readonly missing: readonly KeyDifference[];
+    readonly extra: readonly KeyDifference[];
+    readonly different: readonly KeyDifference[];
+  };
   /** Columns whose types differ beyond dialect spelling (values may still compare equal), e.g. `price: decimal(12,2) -> numeric(12,1)`. */
   readonly typeChanges: readonly string[];
   /** Why the table could not be compared, or a structural difference (missing table, missing column). */
@@ -56,9 +60,27 @@ export async function compareTable(pair: TablePair, maxKeys: number): Promise<Ta
   const srcName = pair.source.conn.tableSql(pair.source.ref);
   const sinkName = pair.sink.conn.tableSql(pair.sink.ref);
   const base = { tableId: pair.tableId, sourceTable: srcName, sinkTable: sinkName };
-  const empty = { ranges: 0, differingRanges: 0, missing: 0, extra: 0, different: 0, keys: { missing: [], extra: [], different: [] }, typeChanges: [] };
-  const [srcCols, sinkCols] = await Promise.all([readColumns(pair.source.conn, pair.source.ref), readColumns(pair.sink.conn, pair.sink.ref)]);
-  const fail = (problem: string, sourceRows = 0, sinkRows = 0): TableResult => ({ ...base, ...empty, sourceRows, sinkRows, problem, equal: false });
+  const empty = {
+    ranges: 0,
+    differingRanges: 0,
+    missing: 0,
+    extra: 0,
+    different: 0,
+    keys: { missing: [], extra: [], different: [] },
+    typeChanges: [],
+  };
+  const [srcCols, sinkCols] = await Promise.all([
+    readColumns(pair.source.conn, pair.source.ref),
+    readColumns(pair.sink.conn, pair.sink.ref),
+  ]);
+  const fail = (problem: string, sourceRows = 0, sinkRows = 0): TableResult => ({
+    ...base,
+    ...empty,
+    sourceRows,
+    sinkRows,
+    problem,
+    equal: false,
+  });
   if (sinkCols.length === 0) return fail(`the sink table ${sinkName} does not exist`);
   const a: ColumnInfo[] = [];
   const b: ColumnInfo[] = [];
@@ -78,20 +100,27 @@ export async function compareTable(pair: TablePair, maxKeys: number): Promise<Ta
   }
   if (missingCols.length > 0) return fail(`the sink table ${sinkName} has no column ${missingCols.join(', ')}`);
   const keyIndexes = pair.keyColumns.map((k) => a.findIndex((c) => c.name === k));
-  if (keyIndexes.length === 0 || keyIndexes.some((i) => i < 0)) return fail(`${srcName} has no primary key (and the sink names none): rows cannot be matched by key`);
+  if (keyIndexes.length === 0 || keyIndexes.some((i) => i < 0))
+    return fail(`${srcName} has no primary key (and the sink names none): rows cannot be matched by key`);
   const modes = a.map((x, i) => compareMode(x, b[i]!, pair.source.facts, pair.sink.facts));
   const pgPair = pair.source.facts.dialect === 'postgresql' && pair.sink.facts.dialect === 'postgresql';
   const src = new SideSql({ ...pair.source, columns: a }, modes, keyIndexes, pgPair);
   const dst = new SideSql({ ...pair.sink, columns: b }, modes, keyIndexes, pgPair);
 
   const integerKey = keyIndexes.length === 1 && a[keyIndexes[0]!]!.cls === 'integer' && b[keyIndexes[0]!]!.cls === 'integer';
-  const [ss, ts] = await Promise.all([pair.source.conn.execute(src.statsSql(integerKey)), pair.sink.conn.execute(dst.statsSql(integerKey))]);
+  const [ss, ts] = await Promise.all([
+    pair.source.conn.execute(src.statsSql(integerKey)),
+    pair.sink.conn.execute(dst.statsSql(integerKey)),
+  ]);
   const sourceRows = Number(ss.rows[0]![0]);
   const sinkRows = Number(ts.rows[0]![0]);
   const n = Math.min(MAX_RANGES, Math.max(1, Math.ceil(Math.max(sourceRows, sinkRows) / ROWS_PER_RANGE)));
   const bucketing = chooseBucketing(integerKey, ss.rows[0]!, ts.rows[0]!, n);
 
-  const [sc, tc] = await Promise.all([pair.source.conn.execute(src.checksumSql(bucketing)), pair.sink.conn.execute(dst.checksumSql(bucketing))]);
+  const [sc, tc] = await Promise.all([
+    pair.source.conn.execute(src.checksumSql(bucketing)),
+    pair.sink.conn.execute(dst.checksumSql(bucketing)),
+  ]);
   const sums = (rows: unknown[][]) => new Map(rows.map((r) => [Number(r[0]), `${String(r[1])}/${String(r[2])}`]));
   const sm = sums(sc.rows);
   const tm = sums(tc.rows);
@@ -100,11 +129,19 @@ export async function compareTable(pair: TablePair, maxKeys: number): Promise<Ta
   // Client-compared columns are not in the checksums: every range's rows are fetched for them.
   const fetch = modes.some(isClientMode) ? [...all] : differing;
 
-  const result = { missing: 0, extra: 0, different: 0, keys: { missing: [] as KeyDifference[], extra: [] as KeyDifference[], different: [] as KeyDifference[] } };
+  const result = {
+    missing: 0,
+    extra: 0,
+    different: 0,
+    keys: { missing: [] as KeyDifference[], extra: [] as KeyDifference[], different: [] as KeyDifference[] },
+  };
   const keyNames = keyIndexes.map((i) => a[i]!.name);
   for (let i = 0; i < fetch.length; i += RANGES_PER_FETCH) {
     const part = fetch.slice(i, i + RANGES_PER_FETCH);
-    const [sr, tr] = await Promise.all([pair.source.conn.execute(src.rowsSql(bucketing, part)), pair.sink.conn.execute(dst.rowsSql(bucketing, part))]);
+    const [sr, tr] = await Promise.all([
+      pair.source.conn.execute(src.rowsSql(bucketing, part)),
+      pair.sink.conn.execute(dst.rowsSql(bucketing, part)),
+    ]);
     diffRows(sr.rows, tr.rows, a, modes, keyIndexes, keyNames, maxKeys, result);
   }
   const equal = result.missing === 0 && result.extra === 0 && result.different === 0 && sourceRows === sinkRows;
@@ -135,7 +172,12 @@ function diffRows(
   keyIndexes: readonly number[],
   keyNames: readonly string[],
   maxKeys: number,
-  out: { missing: number; extra: number; different: number; keys: { missing: KeyDifference[]; extra: KeyDifference[]; different: KeyDifference[] } },
+  out: {
+    missing: number;
+    extra: number;
+    different: number;
+    keys: { missing: KeyDifference[]; extra: KeyDifference[]; different: KeyDifference[] };
+  },
 ): void {
   const text = (v: unknown) => (v === null || v === undefined ? null : String(v));
   const keyOf = (r: unknown[]) => keyNames.map((k, j) => `${k}=${text(r[1 + keyIndexes[j]!])}`).join(', ');

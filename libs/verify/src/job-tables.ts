@@ -26,23 +26,35 @@ function comparedPipeline(job: PlannedJob, p: PlannedPipeline): ComparedPipeline
   const transform = pipeline.vertices.find((v) => v.plugin.type === 'transform');
   if (transform) {
     const cfg = job.config.transforms[transform.plugin.index]!;
-    throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `verify compares a source's tables with its sink's, but transform ${cfg.name} changes the rows between them; verify a job without transforms`, {
-      place: { file: cfg.file, line: cfg.line },
-    });
+    throw new ConfigError(
+      ErrorCode.CONFIG_BAD_VALUE,
+      `verify compares a source's tables with its sink's, but transform ${cfg.name} changes the rows between them; verify a job without transforms`,
+      {
+        place: { file: cfg.file, line: cfg.line },
+      },
+    );
   }
   const source = p.source.prepared;
   const srcCfg = p.source.plugin;
   if (!isComparable(source)) {
-    throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `verify cannot read the tables of source ${srcCfg.name}: only Jdbc, MySQL-CDC and Postgres-CDC sources can be compared`, {
-      place: { file: srcCfg.file, line: srcCfg.line },
-    });
+    throw new ConfigError(
+      ErrorCode.CONFIG_BAD_VALUE,
+      `verify cannot read the tables of source ${srcCfg.name}: only Jdbc, MySQL-CDC and Postgres-CDC sources can be compared`,
+      {
+        place: { file: srcCfg.file, line: srcCfg.line },
+      },
+    );
   }
   const sourceTables = comparedOrRefuse(source, srcCfg);
   const sinks = p.sinks.map((s) => {
     const ctx = { jobId: job.jobId, jobMode: job.jobMode, parallelism: s.parallelism, inputTables: s.inputTables };
     const sink = createSink(s.plugin, ctx, job.registry);
     if (!isComparable(sink)) {
-      throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `verify cannot read the tables of sink ${s.plugin.name}: only Jdbc sinks can be compared`, { place: { file: s.plugin.file, line: s.plugin.line } });
+      throw new ConfigError(
+        ErrorCode.CONFIG_BAD_VALUE,
+        `verify cannot read the tables of sink ${s.plugin.name}: only Jdbc sinks can be compared`,
+        { place: { file: s.plugin.file, line: s.plugin.line } },
+      );
     }
     return { sink, tables: comparedOrRefuse(sink, s.plugin) };
   });
@@ -51,6 +63,9 @@ function comparedPipeline(job: PlannedJob, p: PlannedPipeline): ComparedPipeline
 
 function comparedOrRefuse(x: ComparableTables, cfg: { name: string; file?: string; line?: number }): ComparedTable[] {
   const t = x.comparedTables();
-  if (typeof t === 'string') throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `verify cannot compare ${cfg.name}: ${t}`, { place: { file: cfg.file, line: cfg.line } });
+  if (typeof t === 'string')
+    throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `verify cannot compare ${cfg.name}: ${t}`, {
+      place: { file: cfg.file, line: cfg.line },
+    });
   return t;
 }

@@ -1,5 +1,14 @@
 import type { JdbcConnection, TableRef } from '@tideway/connector-jdbc';
-import { canonicalSql, hashBucketSql, hashSql, isClientMode, pgPairHashSql, rowTextSql, type CompareMode, type SideFacts } from './canonical.js';
+import {
+  canonicalSql,
+  hashBucketSql,
+  hashSql,
+  isClientMode,
+  pgPairHashSql,
+  rowTextSql,
+  type CompareMode,
+  type SideFacts,
+} from './canonical.js';
 import type { ColumnInfo } from './column-info.js';
 
 /** One side of a compared table: its session, table, and the columns paired with the other side's. */
@@ -35,7 +44,10 @@ export class SideSql {
     this.from = c.tableSql(side.ref);
     this.raws = side.columns.map((col) => c.quote(col.name));
     this.texts = side.columns.map((col, i) => canonicalSql(c.dialect, this.raws[i]!, col.cls, modes[i]!, col.fraction));
-    this.keyText = rowTextSql(c.dialect, keyIndexes.map((i) => ({ raw: this.raws[i]!, text: this.texts[i]! })));
+    this.keyText = rowTextSql(
+      c.dialect,
+      keyIndexes.map((i) => ({ raw: this.raws[i]!, text: this.texts[i]! })),
+    );
   }
 
   /** count(*), and for a one-column integer key its min and max as text. */
@@ -49,7 +61,9 @@ export class SideSql {
   /** Per range: its number, row count and the sum of row hashes (client-compared columns left out). */
   checksumSql(b: Bucketing): string {
     const hashed = this.raws.map((raw, i) => ({ raw, text: this.texts[i]! })).filter((_, i) => !isClientMode(this.modes[i]!));
-    const hash = this.pgPair ? pgPairHashSql(hashed.map((p) => p.text)) : hashSql(this.side.conn.dialect, rowTextSql(this.side.conn.dialect, hashed));
+    const hash = this.pgPair
+      ? pgPairHashSql(hashed.map((p) => p.text))
+      : hashSql(this.side.conn.dialect, rowTextSql(this.side.conn.dialect, hashed));
     const sum = this.side.conn.dialect === 'postgresql' ? `sum(h)::text` : `CAST(SUM(h) AS CHAR)`;
     return `SELECT b, count(*), ${sum} FROM (SELECT ${this.bucketSql(b)} AS b, ${hash} AS h FROM ${this.from}) tw_ranges GROUP BY b`;
   }

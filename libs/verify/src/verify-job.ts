@@ -59,9 +59,13 @@ export async function verifyJob(opts: VerifyOptions): Promise<VerifyReport> {
   for (const p of pipelines) {
     if (!hasChangePositions(p.source) || !opts.wait) continue;
     if (opts.jobId === undefined || opts.storage === undefined) {
-      throw new ConfigError(ErrorCode.CONFIG_MISSING_OPTION, 'verify of a CDC job waits until its sink caught up, seen in the job\'s checkpoints: pass --job-id (and --engine-config when its checkpoints are not in the default storage), or --no-wait to compare right away', {
-        place: { option: '--job-id' },
-      });
+      throw new ConfigError(
+        ErrorCode.CONFIG_MISSING_OPTION,
+        "verify of a CDC job waits until its sink caught up, seen in the job's checkpoints: pass --job-id (and --engine-config when its checkpoints are not in the default storage), or --no-wait to compare right away",
+        {
+          place: { option: '--job-id' },
+        },
+      );
     }
     catchUp.push({ pipelineId: p.pipelineId, ...(await waitForCatchUp(p.source, opts.storage, opts.jobId, p.pipelineId, opts.timeoutMs)) });
   }
@@ -88,7 +92,10 @@ export async function verifyJob(opts: VerifyOptions): Promise<VerifyReport> {
 function pairOf(from: ComparedTable, to: ComparedTable, source: Session, sink: Session) {
   const columns = from.columns.map((c, i) => [c, to.columns[i] ?? c] as const);
   // The source's key; else the one the sink was told (primary_keys), in source names.
-  const keyColumns = from.keyColumns.length > 0 ? from.keyColumns : to.keyColumns.map((k) => from.columns[to.columns.indexOf(k)]!).filter((k) => k !== undefined);
+  const keyColumns =
+    from.keyColumns.length > 0
+      ? from.keyColumns
+      : to.keyColumns.map((k) => from.columns[to.columns.indexOf(k)]!).filter((k) => k !== undefined);
   return {
     tableId: from.tableId,
     source: { conn: source.conn, ref: from.ref, facts: source.facts },

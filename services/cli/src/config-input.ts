@@ -2,7 +2,10 @@ import { readFileSync } from 'node:fs';
 import { ConfigError, ErrorCode, fileErrorText } from '@tideway/common';
 
 /** Reads `-c FILE` and the `-i key=value` variables, as SubmitJob sends them. */
-export function readJobInput(file: string | undefined, variables: string[]): { configText: string; configFile: string; format: string; variables: Record<string, string> } {
+export function readJobInput(
+  file: string | undefined,
+  variables: string[],
+): { configText: string; configFile: string; format: string; variables: Record<string, string> } {
   if (!file) throw new ConfigError(ErrorCode.CONFIG_SYNTAX, 'no job config given: pass -c <file>');
   let configText: string;
   try {

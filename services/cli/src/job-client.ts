@@ -1,6 +1,15 @@
 import { JobServiceClient, JobStatus, jobStatusToJSON, type JobEvent, type SubmitJobRequest } from '@tideway/contracts';
 import { ErrorCode, backoffDelay, newJobId, sleep, type TidewayError } from '@tideway/common';
-import { LeaderCaller, bearerInterceptor, call, clientOptions, fromServiceError, channelCredentials, isUnreachable, leaderOf } from '@tideway/rpc';
+import {
+  LeaderCaller,
+  bearerInterceptor,
+  call,
+  clientOptions,
+  fromServiceError,
+  channelCredentials,
+  isUnreachable,
+  leaderOf,
+} from '@tideway/rpc';
 
 const ENDED = new Set([JobStatus.FINISHED, JobStatus.FAILED, JobStatus.CANCELED, JobStatus.SAVEPOINT_DONE]);
 
@@ -45,7 +54,14 @@ export class JobClient {
   }
 
   plan(req: Partial<SubmitJobRequest> & { configText: string }) {
-    return this.unary((c) => call(c.planJob, c, { configFile: '', format: '', variables: {}, jobName: '', jobId: '', restoreJobId: '', ...req }, { deadlineMs: 120_000 }));
+    return this.unary((c) =>
+      call(
+        c.planJob,
+        c,
+        { configFile: '', format: '', variables: {}, jobName: '', jobId: '', restoreJobId: '', ...req },
+        { deadlineMs: 120_000 },
+      ),
+    );
   }
 
   get(jobId: string) {
@@ -93,11 +109,13 @@ export class JobClient {
         if (signal?.aborted) return last;
         if (ENDED.has(last.job?.status ?? JobStatus.JOB_STATUS_UNSPECIFIED)) return last;
         // The stream ended before the job did (its coordinator shut down): watch again.
-        if (Date.now() > giveUpAt) throw new Error(`the watch of job ${jobId} ended while the job was still ${jobStatusToJSON(last.job!.status)}`);
+        if (Date.now() > giveUpAt)
+          throw new Error(`the watch of job ${jobId} ended while the job was still ${jobStatusToJSON(last.job!.status)}`);
       } catch (err) {
         const e = err as TidewayError;
         if (signal?.aborted) throw err;
-        const moved = e.code === ErrorCode.NOT_LEADER || isUnreachable(e) || (last !== undefined && e.code === ErrorCode.INTERNAL && e.retryable);
+        const moved =
+          e.code === ErrorCode.NOT_LEADER || isUnreachable(e) || (last !== undefined && e.code === ErrorCode.INTERNAL && e.retryable);
         if (!moved || Date.now() > giveUpAt) throw err;
         const redirect = leaderOf(e);
         if (redirect) this.leader.noteLeader(redirect);

@@ -10,13 +10,22 @@ import { JobClient } from './job-client.js';
  * coordinator first), following the leader as the CLI does: a follower's REST API answers for
  * the leader. Returns how to stop it (nothing to stop when disabled).
  */
-export async function startRestApiIfEnabled(engine: EngineConfig, host: string, coordinators: string | readonly string[], registry?: Registry): Promise<() => Promise<void>> {
+export async function startRestApiIfEnabled(
+  engine: EngineConfig,
+  host: string,
+  coordinators: string | readonly string[],
+  registry?: Registry,
+): Promise<() => Promise<void>> {
   const http = engine.http;
   if (!http.enableHttp) return async () => {};
   // The REST API checks its callers' tokens itself and calls JobService as this process.
   const client = new JobClient(coordinators, { token: internalToken() });
   try {
-    const api = await startRestApi(client, { host, port: http.port, contextPath: http.contextPath, enableDynamicPort: http.enableDynamicPort, portRange: http.portRange }, registry);
+    const api = await startRestApi(
+      client,
+      { host, port: http.port, contextPath: http.contextPath, enableDynamicPort: http.enableDynamicPort, portRange: http.portRange },
+      registry,
+    );
     process.stderr.write(`tideway: REST API at ${api.url}\n`);
     return async () => {
       await api.close();

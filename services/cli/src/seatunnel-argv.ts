@@ -20,7 +20,15 @@
  * passed on as it is (commander names an unknown one as such).
  */
 export function translateSeaTunnelArgv(argv: string[]): string[] {
-  if (argv.length === 0 || !argv[0]!.startsWith('-') || argv[0] === '--help' || argv[0] === '-h' || argv[0] === '--version' || argv[0] === '-V') return argv;
+  if (
+    argv.length === 0 ||
+    !argv[0]!.startsWith('-') ||
+    argv[0] === '--help' ||
+    argv[0] === '-h' ||
+    argv[0] === '--version' ||
+    argv[0] === '-V'
+  )
+    return argv;
   const rest: string[] = [];
   let command: string | undefined;
   const ids: string[] = [];

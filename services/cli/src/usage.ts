@@ -44,7 +44,12 @@ function sentence(cmd: Command, message: string, code: string | undefined): stri
   if (code === 'commander.unknownCommand') {
     const known = cmd.commands.map((c) => c.name()).join(', ');
     text = `${text} for '${commandPath(cmd)}': the commands are ${known}`;
-  } else if (code === 'commander.unknownOption' || code === 'commander.missingArgument' || code === 'commander.missingMandatoryOptionValue' || code === 'commander.optionMissingArgument') {
+  } else if (
+    code === 'commander.unknownOption' ||
+    code === 'commander.missingArgument' ||
+    code === 'commander.missingMandatoryOptionValue' ||
+    code === 'commander.optionMissingArgument'
+  ) {
     text = `${text} for '${commandPath(cmd)}'`;
   }
   return hint ? `${text}; ${hint}` : text;

@@ -170,7 +170,13 @@ export class CheckpointCoordinator {
   }
 
   /** A task group's Barrier ACK (or its failure to snapshot). */
-  async acknowledge(taskGroup: number, checkpointId: number, state: TaskGroupState | undefined, commitInfos: CommitInfos | undefined, error?: SerializedError): Promise<void> {
+  async acknowledge(
+    taskGroup: number,
+    checkpointId: number,
+    state: TaskGroupState | undefined,
+    commitInfos: CommitInfos | undefined,
+    error?: SerializedError,
+  ): Promise<void> {
     const p = this.pending;
     if (!p || p.id !== checkpointId || !p.waiting.has(taskGroup)) return; // late or duplicate ACK
     if (error) {
@@ -208,9 +214,13 @@ export class CheckpointCoordinator {
     this.lastCompletedAt = Date.now();
     log.debug({ pipelineId: this.pipelineId, checkpointId: p.id, ms: Date.now() - p.startedAt }, 'checkpoint completed');
     await Promise.all(
-      this.participants.taskGroups().map((tg) =>
-        this.participants.notifyComplete(tg, p.id, p.kind).catch((err: unknown) => log.warn({ err, taskGroup: tg }, 'could not notify checkpoint completion')),
-      ),
+      this.participants
+        .taskGroups()
+        .map((tg) =>
+          this.participants
+            .notifyComplete(tg, p.id, p.kind)
+            .catch((err: unknown) => log.warn({ err, taskGroup: tg }, 'could not notify checkpoint completion')),
+        ),
     );
     this.participants.onCompleted?.(checkpoint);
     p.done(true);

@@ -23,7 +23,10 @@ export function toStored(
     const merged: TaskGroupState =
       extra.length === 0
         ? state
-        : { ...state, readerSplits: { ...state.readerSplits, [sourceVertexId]: [...(state.readerSplits[sourceVertexId] ?? []), ...extra] } };
+        : {
+            ...state,
+            readerSplits: { ...state.readerSplits, [sourceVertexId]: [...(state.readerSplits[sourceVertexId] ?? []), ...extra] },
+          };
     return { vertexId: TASK_GROUP_VERTEX, subtaskIndex: Number(tg), state: merged };
   });
   return {
@@ -51,7 +54,9 @@ export function restorePointOf(cp: StoredCheckpoint): RestorePoint {
   return {
     checkpointId: cp.checkpointId,
     kind: cp.kind,
-    taskStates: new Map(cp.taskStates.filter((t) => t.vertexId === TASK_GROUP_VERTEX).map((t) => [t.subtaskIndex, t.state as TaskGroupState])),
+    taskStates: new Map(
+      cp.taskStates.filter((t) => t.vertexId === TASK_GROUP_VERTEX).map((t) => [t.subtaskIndex, t.state as TaskGroupState]),
+    ),
     enumeratorStates: new Map(cp.enumeratorStates.map((e) => [Number(e.vertexId), e.state])),
     pendingCommits: new Map(cp.pendingCommitInfos.map((p) => [Number(p.vertexId), [...p.infos]])),
   };

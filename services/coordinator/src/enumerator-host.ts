@@ -43,7 +43,8 @@ export class EnumeratorHost {
       parallelism: this.parallelism,
       registeredReaders: () => [...this.mailboxes].filter(([, m]) => m.registered).map(([s]) => s),
       assignSplits: (subtask, splits) => {
-        if (subtask < 0 || subtask >= this.parallelism) throw new Error(`split assigned to reader ${subtask}, but the source has ${this.parallelism} reader(s)`);
+        if (subtask < 0 || subtask >= this.parallelism)
+          throw new Error(`split assigned to reader ${subtask}, but the source has ${this.parallelism} reader(s)`);
         this.mailbox(subtask).splits.push(...splits);
       },
       signalNoMoreSplits: (subtask) => {
@@ -63,7 +64,12 @@ export class EnumeratorHost {
   }
 
   /** Hands over the reader's events, registers and/or asks for work, then drains what the reader has been assigned. */
-  request(subtask: number, register: boolean, request: boolean, events: unknown[] = []): Promise<{ splits: SourceSplit[]; noMoreSplits: boolean }> {
+  request(
+    subtask: number,
+    register: boolean,
+    request: boolean,
+    events: unknown[] = [],
+  ): Promise<{ splits: SourceSplit[]; noMoreSplits: boolean }> {
     return this.serialize(async () => {
       const m = this.mailbox(subtask);
       for (const e of events) await this.enumerator.handleSourceEvent?.(subtask, e);

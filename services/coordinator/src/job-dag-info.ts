@@ -20,10 +20,19 @@ export function jobDagInfo(job: PlannedJob): JobDagInfo {
   for (const p of job.plan.pipelines) {
     for (const v of p.vertices) {
       const tables = v.plugin.type === 'sink' ? v.inputTables : (job.schemas.get(v.logicalId) ?? []).map((t) => t.tableId);
-      vertices.push({ vertexId: v.id, type: v.plugin.type, pluginName: v.plugin.name, tablePaths: [...tables], parallelism: v.parallelism, pipelineId: p.id });
+      vertices.push({
+        vertexId: v.id,
+        type: v.plugin.type,
+        pluginName: v.plugin.name,
+        tablePaths: [...tables],
+        parallelism: v.parallelism,
+        pipelineId: p.id,
+      });
     }
     for (const e of p.edges) edges.push({ inputVertexId: e.from, targetVertexId: e.to, pipelineId: p.id });
   }
-  const envOptions = Object.fromEntries(Object.entries(redactSecrets(job.config.env)).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
+  const envOptions = Object.fromEntries(
+    Object.entries(redactSecrets(job.config.env)).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]),
+  );
   return { vertices, edges, envOptions };
 }

@@ -1,4 +1,10 @@
-import { ExecutionState as WireState, JobStatus as WireJobStatus, type FailoverInfo, type JobInfo, type JobMetrics } from '@tideway/contracts';
+import {
+  ExecutionState as WireState,
+  JobStatus as WireJobStatus,
+  type FailoverInfo,
+  type JobInfo,
+  type JobMetrics,
+} from '@tideway/contracts';
 import type { StoredFailover, StoredJob } from '@tideway/cluster';
 import type { ExecutionState, JobStatus } from '@tideway/dag';
 import type { JobMaster } from './job-master.js';
@@ -113,7 +119,15 @@ export function storedJobMetrics(stored: StoredJob): JobMetrics {
   const tables = new Map<string, JobMetrics['tables'][number]>();
   for (const p of stored.state.pipelines) {
     for (const c of p.counters) {
-      const t = tables.get(c.table) ?? { table: c.table, sourceReceivedCount: 0, sinkWriteCount: 0, sourceReceivedBytes: 0, sinkWriteBytes: 0, sourceReceivedQps: 0, sinkWriteQps: 0 };
+      const t = tables.get(c.table) ?? {
+        table: c.table,
+        sourceReceivedCount: 0,
+        sinkWriteCount: 0,
+        sourceReceivedBytes: 0,
+        sinkWriteBytes: 0,
+        sourceReceivedQps: 0,
+        sinkWriteQps: 0,
+      };
       t.sourceReceivedCount += c.sourceReceivedCount;
       t.sinkWriteCount += c.sinkWriteCount;
       t.sourceReceivedBytes += c.sourceReceivedBytes;
@@ -180,10 +194,16 @@ export function jobInfo(job: JobMaster): JobInfo {
   };
 }
 
-function describeChain(node: { plugin: { name: string }; children: Array<{ plugin: { name: string }; children: unknown[] }> } | undefined): string {
+function describeChain(
+  node: { plugin: { name: string }; children: Array<{ plugin: { name: string }; children: unknown[] }> } | undefined,
+): string {
   if (!node) return '';
   const kids = node.children.map((c) => describeChain(c as never));
-  return kids.length === 0 ? node.plugin.name : kids.length === 1 ? `${node.plugin.name} -> ${kids[0]}` : `${node.plugin.name} -> [${kids.join(', ')}]`;
+  return kids.length === 0
+    ? node.plugin.name
+    : kids.length === 1
+      ? `${node.plugin.name} -> ${kids[0]}`
+      : `${node.plugin.name} -> [${kids.join(', ')}]`;
 }
 
 /** The counters a job's rates are computed from, by name (job totals and `table:<id>:...`). */

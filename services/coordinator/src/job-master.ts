@@ -136,7 +136,10 @@ export class JobMaster {
   /** Deploys every pipeline into the granted slots (in task group order). */
   async run(slots: SlotProfile[]): Promise<void> {
     if (this.cancelRequested) {
-      this.listener.onPipelineEnded(this, slots.map((s) => s.slotId));
+      this.listener.onPipelineEnded(
+        this,
+        slots.map((s) => s.slotId),
+      );
       this.setStatus('CANCELED');
       return;
     }
@@ -173,7 +176,9 @@ export class JobMaster {
    */
   async savepoint(): Promise<number[]> {
     if (this.status !== 'RUNNING') {
-      throw new TidewayError(ErrorCode.ILLEGAL_TRANSITION, `job ${this.jobId} is ${this.status}; only a RUNNING job can take a savepoint`, { jobId: this.jobId });
+      throw new TidewayError(ErrorCode.ILLEGAL_TRANSITION, `job ${this.jobId} is ${this.status}; only a RUNNING job can take a savepoint`, {
+        jobId: this.jobId,
+      });
     }
     this.savepointRequested = true;
     this.setStatus('DOING_SAVEPOINT');
@@ -182,7 +187,10 @@ export class JobMaster {
     if (results.every(Boolean)) return running.map((p) => p.checkpoints.lastId);
     this.savepointRequested = false;
     if ((this.status as JobStatus) === 'DOING_SAVEPOINT') this.setStatus('RUNNING');
-    throw new TidewayError(ErrorCode.TASK_FAILED, `the savepoint of job ${this.jobId} failed; the job keeps running`, { jobId: this.jobId, retryable: true });
+    throw new TidewayError(ErrorCode.TASK_FAILED, `the savepoint of job ${this.jobId} failed; the job keeps running`, {
+      jobId: this.jobId,
+      retryable: true,
+    });
   }
 
   pipeline(id: number): PipelineMaster | undefined {
@@ -212,7 +220,8 @@ export class JobMaster {
     if (this.isEnded() || !this.pipelines.every((p) => p.isEnded())) return;
     if (this.status === 'FAILING') this.setStatus('FAILED');
     else if (this.status === 'CANCELING') this.setStatus('CANCELED');
-    else if (this.pipelines.every((p) => p.status === 'FINISHED')) this.setStatus(this.savepointRequested && this.status === 'DOING_SAVEPOINT' ? 'SAVEPOINT_DONE' : 'FINISHED');
+    else if (this.pipelines.every((p) => p.status === 'FINISHED'))
+      this.setStatus(this.savepointRequested && this.status === 'DOING_SAVEPOINT' ? 'SAVEPOINT_DONE' : 'FINISHED');
     else {
       this.setStatus('FAILING');
       this.setStatus('FAILED');

@@ -1,5 +1,12 @@
 import { logger, sleep, ErrorCode } from '@tideway/common';
-import { MAX_STORED_FAILOVERS, type CheckpointPointer, type StateStore, type StoredJobInfo, type StoredJobState, type StoredPipeline } from '@tideway/cluster';
+import {
+  MAX_STORED_FAILOVERS,
+  type CheckpointPointer,
+  type StateStore,
+  type StoredJobInfo,
+  type StoredJobState,
+  type StoredPipeline,
+} from '@tideway/cluster';
 import type { JobMaster } from './job-master.js';
 import type { Leadership } from './leadership.js';
 import { mergeMetrics, type PipelineMaster, type PipelineRecords } from './pipeline-master.js';
@@ -119,7 +126,10 @@ export class JobRecorder implements PipelineRecords {
       } catch (err) {
         const code = (err as { code?: string }).code;
         if (code === ErrorCode.STALE_EPOCH || code === ErrorCode.NOT_LEADER || attempt === 20) {
-          log.warn({ jobId: this.jobId, err: (err as Error).message }, 'the end of the job was not recorded; the next leader takes it over');
+          log.warn(
+            { jobId: this.jobId, err: (err as Error).message },
+            'the end of the job was not recorded; the next leader takes it over',
+          );
           return;
         }
         await sleep(Math.min(5000, 250 * (attempt + 1)));
@@ -148,7 +158,9 @@ function storedPipeline(p: PipelineMaster): StoredPipeline {
     taskGroups: p.taskGroups.map((t) => ({
       index: t.index,
       state: t.state,
-      slot: t.slot ? { slotId: t.slot.slotId, workerId: t.slot.workerId, workerAddress: t.slot.workerAddress, owner: t.slot.owner } : undefined,
+      slot: t.slot
+        ? { slotId: t.slot.slotId, workerId: t.slot.workerId, workerAddress: t.slot.workerAddress, owner: t.slot.owner }
+        : undefined,
       error: t.error ? { code: t.error.code, message: t.error.message, retryable: t.error.retryable } : undefined,
     })),
     counters,

@@ -41,7 +41,9 @@ const infoOf = (v: JobView): JobInfo => ('live' in v ? jobInfo(v.live) : storedJ
 function live(v: JobView, jobId: string): JobMaster {
   if ('live' in v) return v.live;
   // Recorded as active but not taken over by this leader (yet): nothing to act on here.
-  throw new TidewayError(ErrorCode.ILLEGAL_TRANSITION, `job ${jobId} is ${v.stored.state.status} and not running on this coordinator`, { jobId });
+  throw new TidewayError(ErrorCode.ILLEGAL_TRANSITION, `job ${jobId} is ${v.stored.state.status} and not running on this coordinator`, {
+    jobId,
+  });
 }
 
 /** Waits until a job has ended (or the timeout passed). */
@@ -89,9 +91,11 @@ export function jobServiceHandlers(c: CoordinatorServer): grpc.UntypedServiceImp
       const here = new Set(running.map((j) => j.jobId));
       const ended = (await c.store.endedJobs()).filter((s) => !here.has(s.info.jobId));
       return {
-        jobs: [...[...c.planning].map(([id, init]) => planningJobInfo(id, init)), ...running.map(jobInfo), ...ended.map(storedJobInfo)].sort(
-          (a, b) => a.submitTimeMs - b.submitTimeMs,
-        ),
+        jobs: [
+          ...[...c.planning].map(([id, init]) => planningJobInfo(id, init)),
+          ...running.map(jobInfo),
+          ...ended.map(storedJobInfo),
+        ].sort((a, b) => a.submitTimeMs - b.submitTimeMs),
       };
     }),
     cancelJob: leaderUnary<CancelJobRequest, CancelJobResponse>(async (req) => {
@@ -123,7 +127,10 @@ export function jobServiceHandlers(c: CoordinatorServer): grpc.UntypedServiceImp
 
 async function overview(c: CoordinatorServer): Promise<ClusterOverview> {
   const [{ workers }, ended, coordinators] = await Promise.all([c.rm.listWorkers(), c.store.endedJobs(), c.store.coordinators()]);
-  const statuses = [...[...c.jobs.values()].map((j) => j.status as string), ...ended.filter((s) => !c.jobs.has(s.info.jobId)).map((s) => s.state.status)];
+  const statuses = [
+    ...[...c.jobs.values()].map((j) => j.status as string),
+    ...ended.filter((s) => !c.jobs.has(s.info.jobId)).map((s) => s.state.status),
+  ];
   const count = (s: string) => statuses.filter((x) => x === s).length;
   const totalSlots = workers.reduce((n, w) => n + (w.dynamicSlot ? 0 : w.slotNum), 0);
   const used = workers.reduce((n, w) => n + w.assignedSlots.length, 0);
@@ -206,4 +213,3 @@ async function watch(c: CoordinatorServer, call: grpc.ServerWritableStream<Watch
   call.on('error', finish);
   send();
 }
-

@@ -42,12 +42,40 @@ export function registerCoordinatorMetrics(registry: Registry, source: Coordinat
       this.set(n);
     },
   });
-  perJob(registry, source, 'tideway_job_rows_read_total', 'Rows read by the sources of a job (SourceReceivedCount).', (j) => j.counters().sourceReceivedCount);
-  perJob(registry, source, 'tideway_job_rows_written_total', 'Rows written by the sinks of a job (SinkWriteCount).', (j) => j.counters().sinkWriteCount);
-  perJob(registry, source, 'tideway_job_bytes_read_total', 'Bytes read by the sources of a job (SourceReceivedBytes).', (j) => j.counters().sourceReceivedBytes);
-  perJob(registry, source, 'tideway_job_bytes_written_total', 'Bytes written by the sinks of a job (SinkWriteBytes).', (j) => j.counters().sinkWriteBytes);
-  perJob(registry, source, 'tideway_job_checkpoints_completed_total', 'Checkpoints of a job that completed.', (j) => sum(j, (p) => p.completedCheckpoints));
-  perJob(registry, source, 'tideway_job_checkpoints_failed_total', 'Checkpoints of a job that failed or timed out.', (j) => sum(j, (p) => p.failedCheckpoints));
+  perJob(
+    registry,
+    source,
+    'tideway_job_rows_read_total',
+    'Rows read by the sources of a job (SourceReceivedCount).',
+    (j) => j.counters().sourceReceivedCount,
+  );
+  perJob(
+    registry,
+    source,
+    'tideway_job_rows_written_total',
+    'Rows written by the sinks of a job (SinkWriteCount).',
+    (j) => j.counters().sinkWriteCount,
+  );
+  perJob(
+    registry,
+    source,
+    'tideway_job_bytes_read_total',
+    'Bytes read by the sources of a job (SourceReceivedBytes).',
+    (j) => j.counters().sourceReceivedBytes,
+  );
+  perJob(
+    registry,
+    source,
+    'tideway_job_bytes_written_total',
+    'Bytes written by the sinks of a job (SinkWriteBytes).',
+    (j) => j.counters().sinkWriteBytes,
+  );
+  perJob(registry, source, 'tideway_job_checkpoints_completed_total', 'Checkpoints of a job that completed.', (j) =>
+    sum(j, (p) => p.completedCheckpoints),
+  );
+  perJob(registry, source, 'tideway_job_checkpoints_failed_total', 'Checkpoints of a job that failed or timed out.', (j) =>
+    sum(j, (p) => p.failedCheckpoints),
+  );
   new Gauge({
     name: 'tideway_coordinator_leader',
     help: '1 while this coordinator leads the cluster, 0 while it follows.',

@@ -215,7 +215,10 @@ export class PipelineMaster {
     this.restorePoint = await this.readLatestStored();
     this.checkpoints = this.newCheckpointCoordinator(this.restorePoint?.checkpointId ?? 0);
     if (!(await this.acquireMissingSlots())) return;
-    log.info({ jobId: this.job.jobId, pipelineId: this.pipelineId, attempt: this.attempt, checkpoint: this.restorePoint?.checkpointId ?? 0 }, 'pipeline taken over');
+    log.info(
+      { jobId: this.job.jobId, pipelineId: this.pipelineId, attempt: this.attempt, checkpoint: this.restorePoint?.checkpointId ?? 0 },
+      'pipeline taken over',
+    );
     await this.startAttempt();
   }
 
@@ -244,7 +247,11 @@ export class PipelineMaster {
       // The first attempt reuses the source planning prepared; a restart reads its schema afresh.
       let source = this.plan.source.prepared;
       if (this.attempt > 0) {
-        source = createSource(this.plan.source.plugin, { jobId: job.jobId, jobMode: job.jobMode, parallelism: this.plan.source.parallelism, inputTables: [] }, job.registry);
+        source = createSource(
+          this.plan.source.plugin,
+          { jobId: job.jobId, jobMode: job.jobMode, parallelism: this.plan.source.parallelism, inputTables: [] },
+          job.registry,
+        );
         await source.prepare?.();
       }
       this.enumerator = new EnumeratorHost(source, this.plan.source.parallelism, () => this.checkpoints.request());
@@ -252,7 +259,11 @@ export class PipelineMaster {
       this.committers = new Map();
       this.sinks = [];
       for (const s of this.plan.sinks) {
-        const sink = createSink(s.plugin, { jobId: job.jobId, jobMode: job.jobMode, parallelism: s.parallelism, inputTables: s.inputTables }, job.registry);
+        const sink = createSink(
+          s.plugin,
+          { jobId: job.jobId, jobMode: job.jobMode, parallelism: s.parallelism, inputTables: s.inputTables },
+          job.registry,
+        );
         this.sinks.push(sink);
         // Save modes (create/drop/truncate the target) run once, before the first writer starts.
         if (!this.sinksPrepared && !restore && sink.prepare) {
@@ -283,7 +294,11 @@ export class PipelineMaster {
           // Cancelled or failed meanwhile: nothing more goes out (its track was cancelled already).
           if (this.status !== 'DEPLOYING') return;
           this.setTaskState(track, 'DEPLOYING');
-          await this.deployOrCancel(track, serialize(descriptor), restore && { checkpointId: restore.checkpointId, state: restore.taskStates.get(tg.index) });
+          await this.deployOrCancel(
+            track,
+            serialize(descriptor),
+            restore && { checkpointId: restore.checkpointId, state: restore.taskStates.get(tg.index) },
+          );
         }),
       );
     } catch (err) {
@@ -301,14 +316,23 @@ export class PipelineMaster {
    * while the pipeline is already stopping leaves nothing running, so the task group counts
    * as cancelled.
    */
-  private async deployOrCancel(track: TaskGroupTrack, descriptor: Buffer, restore?: { checkpointId: number; state: TaskGroupState | undefined }): Promise<void> {
+  private async deployOrCancel(
+    track: TaskGroupTrack,
+    descriptor: Buffer,
+    restore?: { checkpointId: number; state: TaskGroupState | undefined },
+  ): Promise<void> {
     const attempt = this.attempt;
     const stopping = () => this.attempt === attempt && (this.status === 'CANCELING' || this.status === 'FAILING');
     const address = track.slot!.workerAddress;
     try {
       await this.deps.workers.deploy(address, this.location(track.index), track.slot!, descriptor, restore?.checkpointId ?? 0);
       if (restore && !stopping()) {
-        await this.deps.workers.restore(address, this.location(track.index), restore.checkpointId, restore.state ? serialize(restore.state) : Buffer.alloc(0));
+        await this.deps.workers.restore(
+          address,
+          this.location(track.index),
+          restore.checkpointId,
+          restore.state ? serialize(restore.state) : Buffer.alloc(0),
+        );
       }
     } catch (err) {
       if (!stopping()) throw err;
@@ -365,13 +389,21 @@ export class PipelineMaster {
     if (t && attempt === this.attempt) t.metrics = metrics;
   }
 
-  async onAck(index: number, attempt: number, checkpointId: number, state: TaskGroupState | undefined, infos: CommitInfos | undefined, error?: SerializedError): Promise<void> {
+  async onAck(
+    index: number,
+    attempt: number,
+    checkpointId: number,
+    state: TaskGroupState | undefined,
+    infos: CommitInfos | undefined,
+    error?: SerializedError,
+  ): Promise<void> {
     if (attempt !== this.attempt) return;
     await this.checkpoints.acknowledge(index, checkpointId, state, infos, error);
   }
 
   requestSplits(index: number, attempt: number, register: boolean, request: boolean, events: unknown[] = []) {
-    if (attempt !== this.attempt || !this.enumerator || this.status !== 'RUNNING' && this.status !== 'DEPLOYING') return Promise.resolve({ splits: [], noMoreSplits: false });
+    if (attempt !== this.attempt || !this.enumerator || (this.status !== 'RUNNING' && this.status !== 'DEPLOYING'))
+      return Promise.resolve({ splits: [], noMoreSplits: false });
     return this.enumerator.request(this.plan.taskGroups[index]!.descriptor.subtaskIndex, register, request, events);
   }
 
@@ -413,7 +445,13 @@ export class PipelineMaster {
     const ref = await this.deps.storage.write(stored);
     // The pointer in the state store is what makes the checkpoint complete: it is fenced, so a
     // leader that lost its place can never commit (its pointer write fails first).
-    await this.deps.records?.checkpointCompleted(this.pipelineId, { pipelineId: this.pipelineId, checkpointId: cp.checkpointId, key: ref.key, timestamp: cp.timestamp, kind: cp.kind });
+    await this.deps.records?.checkpointCompleted(this.pipelineId, {
+      pipelineId: this.pipelineId,
+      checkpointId: cp.checkpointId,
+      key: ref.key,
+      timestamp: cp.timestamp,
+      kind: cp.kind,
+    });
     this.lastStored = restorePointOf(stored);
     this.lastCheckpointTime = cp.timestamp;
     for (const [vertexId, committer] of this.committers) {
@@ -422,10 +460,16 @@ export class PipelineMaster {
     }
   }
 
-  private async commitWithRetries(vertexId: number, committer: SinkAggregatedCommitter<unknown, unknown>, infos: unknown[], checkpointId: number): Promise<void> {
+  private async commitWithRetries(
+    vertexId: number,
+    committer: SinkAggregatedCommitter<unknown, unknown>,
+    infos: unknown[],
+    checkpointId: number,
+  ): Promise<void> {
     let pending = [committer.combine(infos)];
     for (let i = 0; pending.length > 0; i++) {
-      if (i === COMMIT_ATTEMPTS) throw new Error(`sink vertex ${vertexId} could not commit checkpoint ${checkpointId} after ${COMMIT_ATTEMPTS} attempts`);
+      if (i === COMMIT_ATTEMPTS)
+        throw new Error(`sink vertex ${vertexId} could not commit checkpoint ${checkpointId} after ${COMMIT_ATTEMPTS} attempts`);
       pending = await committer.commit(pending);
     }
   }
@@ -439,7 +483,10 @@ export class PipelineMaster {
     this.error = error;
     this.restarting = shouldRestart(error, this.failuresSinceCheckpoint, this.settings);
     this.failuresSinceCheckpoint++;
-    log.warn({ jobId: this.job.jobId, pipelineId: this.pipelineId, attempt: this.attempt, restart: this.restarting, error: error.message }, 'pipeline failed');
+    log.warn(
+      { jobId: this.job.jobId, pipelineId: this.pipelineId, attempt: this.attempt, restart: this.restarting, error: error.message },
+      'pipeline failed',
+    );
     this.deps.listener.onFailover?.(this, error.message);
     this.checkpoints.stop();
     this.setStatus('FAILING');
@@ -485,7 +532,10 @@ export class PipelineMaster {
       const attempt = this.attempt;
       this.deps.workers.cancel(t.slot.workerAddress, this.location(t.index), reason).catch((err: unknown) => {
         // The worker is gone or never got the task group: nothing of it runs there.
-        log.warn({ err: (err as Error).message, jobId: this.job.jobId, pipelineId: this.pipelineId, taskGroup: t.index, attempt }, 'cancel not delivered; the task group counts as cancelled');
+        log.warn(
+          { err: (err as Error).message, jobId: this.job.jobId, pipelineId: this.pipelineId, taskGroup: t.index, attempt },
+          'cancel not delivered; the task group counts as cancelled',
+        );
         this.onTaskState(t.index, attempt, 'CANCELED');
       });
     }
@@ -545,7 +595,10 @@ export class PipelineMaster {
       try {
         await sink.abandon?.();
       } catch (err) {
-        log.warn({ err: (err as Error).message, jobId: this.job.jobId, pipelineId: this.pipelineId }, 'a sink could not drop uncommitted work of an ended job');
+        log.warn(
+          { err: (err as Error).message, jobId: this.job.jobId, pipelineId: this.pipelineId },
+          'a sink could not drop uncommitted work of an ended job',
+        );
       }
     }
   }
@@ -589,7 +642,10 @@ export class PipelineMaster {
     this.completedBefore += this.checkpoints.completed;
     this.failedBefore += this.checkpoints.failed;
     this.checkpoints = this.newCheckpointCoordinator(this.restorePoint?.checkpointId ?? this.checkpoints.lastId);
-    log.info({ jobId: this.job.jobId, pipelineId: this.pipelineId, attempt: this.attempt, checkpoint: this.restorePoint?.checkpointId ?? 0 }, 'pipeline restarting');
+    log.info(
+      { jobId: this.job.jobId, pipelineId: this.pipelineId, attempt: this.attempt, checkpoint: this.restorePoint?.checkpointId ?? 0 },
+      'pipeline restarting',
+    );
     this.setStatus('CREATED');
     await this.startAttempt();
   }
@@ -599,7 +655,11 @@ export class PipelineMaster {
     // With a state store, only a checkpoint whose pointer was recorded counts as completed:
     // data a deposed leader wrote later was never confirmed.
     if (this.deps.records && !pointer) return undefined;
-    const latest = await this.deps.storage.readLatest(this.job.jobId, this.pipelineId, pointer && { checkpointId: pointer.checkpointId, key: pointer.key });
+    const latest = await this.deps.storage.readLatest(
+      this.job.jobId,
+      this.pipelineId,
+      pointer && { checkpointId: pointer.checkpointId, key: pointer.key },
+    );
     if (latest?.warning) log.warn({ jobId: this.job.jobId, pipelineId: this.pipelineId }, latest.warning);
     return latest ? restorePointOf(latest.checkpoint) : undefined;
   }
@@ -616,7 +676,10 @@ export class PipelineMaster {
       if (this.lostWorkers.has(address) || !probe) continue;
       const r = await probe(address).catch(() => ({ alive: true, lost: false, reason: '' }));
       if (!r.alive) {
-        log.warn({ jobId: this.job.jobId, pipelineId: this.pipelineId, worker: address, reason: r.reason }, 'not restarting on a worker that does not answer');
+        log.warn(
+          { jobId: this.job.jobId, pipelineId: this.pipelineId, worker: address, reason: r.reason },
+          'not restarting on a worker that does not answer',
+        );
         this.lostWorkers.add(address);
       }
     }
@@ -625,7 +688,11 @@ export class PipelineMaster {
     const ids = gone.map((t) => t.slot!.slotId);
     for (const t of gone) t.slot = undefined;
     // The slots on a worker that is only unresponsive would otherwise stay granted.
-    await this.deps.resources.release(this.job.jobId, ids).catch((err: unknown) => log.warn({ err: (err as Error).message, jobId: this.job.jobId }, 'could not release the slots of a lost worker'));
+    await this.deps.resources
+      .release(this.job.jobId, ids)
+      .catch((err: unknown) =>
+        log.warn({ err: (err as Error).message, jobId: this.job.jobId }, 'could not release the slots of a lost worker'),
+      );
   }
 
   /**
@@ -651,7 +718,8 @@ export class PipelineMaster {
       } catch (err) {
         const e = err as { code?: string; retryable?: boolean; message: string };
         if (e.code === ErrorCode.NOT_LEADER || (e.code !== ErrorCode.NO_ENOUGH_RESOURCE && !e.retryable)) throw err;
-        if (attempt === 0) log.warn({ jobId: this.job.jobId, pipelineId: this.pipelineId, reason: e.message }, 'restart waits for free slots');
+        if (attempt === 0)
+          log.warn({ jobId: this.job.jobId, pipelineId: this.pipelineId, reason: e.message }, 'restart waits for free slots');
         await sleep(backoffDelay(attempt, 250, 5000) + 100);
         if (this.status !== status) return false;
       }

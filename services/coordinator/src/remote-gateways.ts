@@ -43,7 +43,12 @@ export class RemoteWorkers implements WorkerGateway {
   }
 
   /** One fenced call: refused before it leaves when not leading; a stale-epoch answer steps down. */
-  private send<Req, Res>(address: string, method: (c: WorkerServiceClient) => Parameters<typeof call<Req, Res>>[0], req: Req, deadlineMs: number): Promise<Res> {
+  private send<Req, Res>(
+    address: string,
+    method: (c: WorkerServiceClient) => Parameters<typeof call<Req, Res>>[0],
+    req: Req,
+    deadlineMs: number,
+  ): Promise<Res> {
     const c = this.client(address);
     return this.fence.run(() =>
       call(method(c), c, req, { metadata: this.fence.metadata(), deadlineMs }).catch((err: unknown) => {
@@ -53,7 +58,13 @@ export class RemoteWorkers implements WorkerGateway {
     );
   }
 
-  async deploy(address: string, location: TaskGroupLocation, slot: SlotProfile, descriptor: Buffer, restoreCheckpointId = 0): Promise<void> {
+  async deploy(
+    address: string,
+    location: TaskGroupLocation,
+    slot: SlotProfile,
+    descriptor: Buffer,
+    restoreCheckpointId = 0,
+  ): Promise<void> {
     await this.send(address, (c) => c.deployTask, { location, slot, descriptor, restoreCheckpointId }, 30_000);
   }
 
@@ -62,7 +73,12 @@ export class RemoteWorkers implements WorkerGateway {
   }
 
   async trigger(address: string, location: TaskGroupLocation, checkpointId: number, kind: CheckpointKind): Promise<void> {
-    await this.send(address, (c) => c.triggerCheckpoint, { location, checkpointId, type: KIND_TO_WIRE[kind], timestampMs: Date.now() }, 10_000);
+    await this.send(
+      address,
+      (c) => c.triggerCheckpoint,
+      { location, checkpointId, type: KIND_TO_WIRE[kind], timestampMs: Date.now() },
+      10_000,
+    );
   }
 
   async notifyComplete(address: string, location: TaskGroupLocation, checkpointId: number, kind: CheckpointKind): Promise<void> {
@@ -103,7 +119,11 @@ export class RemoteResourceManager implements ResourceGateway {
   }
 
   async apply(jobId: string, owners: string[], tagFilter: Record<string, string>): Promise<SlotProfile[]> {
-    const res = await this.send(this.client.applyResources, { jobId, slotCount: owners.length, cpuPerSlot: 0, memoryMbPerSlot: 0, tagFilter, owners }, 30_000);
+    const res = await this.send(
+      this.client.applyResources,
+      { jobId, slotCount: owners.length, cpuPerSlot: 0, memoryMbPerSlot: 0, tagFilter, owners },
+      30_000,
+    );
     return res.slots;
   }
 

@@ -71,7 +71,10 @@ export class Scheduler {
             this.told.delete(this.queue.shift()!.jobId);
             if (job.isEnded()) {
               // Cancelled while its slots were being granted.
-              await this.resources.release(job.jobId, slots.map((s) => s.slotId));
+              await this.resources.release(
+                job.jobId,
+                slots.map((s) => s.slotId),
+              );
               continue;
             }
             void job.run(slots).catch((err: unknown) => log.error({ err, jobId: job.jobId }, 'job run failed'));

@@ -19,7 +19,14 @@ import { ErrorCode, TidewayError, logger, newJobId, serializeError } from '@tide
 import { JobServiceService } from '@tideway/contracts';
 import { TidewayServer, unaryHandler } from '@tideway/rpc';
 import { planJobText, type PlanRequest } from '@tideway/planner';
-import { MemoryStateStore, SoleLeaderElection, type LeaderElection, type StateStore, type StoredJob, type StoredJobInfo } from '@tideway/cluster';
+import {
+  MemoryStateStore,
+  SoleLeaderElection,
+  type LeaderElection,
+  type StateStore,
+  type StoredJob,
+  type StoredJobInfo,
+} from '@tideway/cluster';
 import type { CommitInfos, TaskGroupState } from '@tideway/runtime';
 import type { ExecutionState } from '@tideway/dag';
 import type { CheckpointStorage } from '@tideway/checkpoint';
@@ -227,10 +234,19 @@ export class CoordinatorServer {
     } catch (err) {
       const e = serializeError(err);
       log.warn({ jobId: info.jobId, err: e.message }, 'take-over: the job could not be planned again; it fails');
-      const failed = { ...state, status: 'FAILED', finishTimeMs: Date.now(), error: { ...e, message: `taken over by a new leader but could not be planned again: ${e.message}` } };
+      const failed = {
+        ...state,
+        status: 'FAILED',
+        finishTimeMs: Date.now(),
+        error: { ...e, message: `taken over by a new leader but could not be planned again: ${e.message}` },
+      };
       await this.fence.run((ep) => this.store.endJob(ep, info.jobId, failed, this.options.historyExpireMs)).catch(() => undefined);
       // Its task groups were cancelled with the others; its slots go back now.
-      await this.rm.release(info.jobId, []).catch((err: unknown) => log.warn({ err: (err as Error).message, jobId: info.jobId }, 'could not release the slots of a job that failed on take-over'));
+      await this.rm
+        .release(info.jobId, [])
+        .catch((err: unknown) =>
+          log.warn({ err: (err as Error).message, jobId: info.jobId }, 'could not release the slots of a job that failed on take-over'),
+        );
       return;
     }
     this.register(job, recorder);
@@ -345,7 +361,9 @@ export class CoordinatorServer {
       points.set(pid, restorePointOf(latest.checkpoint));
     }
     if (points.size === 0) {
-      throw new TidewayError(ErrorCode.NOT_FOUND, `job ${jobId} has no checkpoint or savepoint to restore from in ${storage.description}`, { jobId });
+      throw new TidewayError(ErrorCode.NOT_FOUND, `job ${jobId} has no checkpoint or savepoint to restore from in ${storage.description}`, {
+        jobId,
+      });
     }
     return points;
   }
@@ -361,10 +379,22 @@ export class CoordinatorServer {
     return planJobText(req.configText, planReq);
   }
 
-  private newJobMaster(planned: Awaited<ReturnType<CoordinatorServer['plan']>>, recorder: JobRecorder, submitTime: number, restore: Map<number, RestorePoint>): JobMaster {
+  private newJobMaster(
+    planned: Awaited<ReturnType<CoordinatorServer['plan']>>,
+    recorder: JobRecorder,
+    submitTime: number,
+    restore: Map<number, RestorePoint>,
+  ): JobMaster {
     const job = new JobMaster(
       planned,
-      { workers: this.workers, resources: this.rm, storage: this.options.checkpointStorage, records: recorder, submitTime, epoch: () => this.fence.epoch },
+      {
+        workers: this.workers,
+        resources: this.rm,
+        storage: this.options.checkpointStorage,
+        records: recorder,
+        submitTime,
+        epoch: () => this.fence.epoch,
+      },
       {
         onJobStatus: (j) => {
           this.events.emit(j.jobId, j);
@@ -373,7 +403,9 @@ export class CoordinatorServer {
           // As in SeaTunnel: a cancelled or finished job's checkpoints go; a failed job keeps
           // them (it can be restored with -r), and so does a savepoint.
           if (j.status === 'CANCELED' || j.status === 'FINISHED') {
-            this.options.checkpointStorage.deleteJob(j.jobId).catch((err: unknown) => log.warn({ err, jobId: j.jobId }, 'could not delete checkpoints'));
+            this.options.checkpointStorage
+              .deleteJob(j.jobId)
+              .catch((err: unknown) => log.warn({ err, jobId: j.jobId }, 'could not delete checkpoints'));
           }
         },
         onPipelineEnded: (j, slotIds) => {
@@ -408,13 +440,15 @@ export class CoordinatorServer {
     if (!existing && !req.restoreJobId) {
       // A job id from an earlier leader's history is not reused (a restore -r reuses it on purpose).
       const recorded = await this.store.job(jobId);
-      if (recorded) throw new TidewayError(ErrorCode.CONFIG_BAD_VALUE, `job id ${jobId} is already in use (${recorded.state.status})`, { jobId });
+      if (recorded)
+        throw new TidewayError(ErrorCode.CONFIG_BAD_VALUE, `job id ${jobId} is already in use (${recorded.state.status})`, { jobId });
     }
     if (existing && this.recorders.get(jobId)?.info.configText === req.configText && !existing.isEnded()) return existing;
     if (existing && !(req.restoreJobId && existing.isEnded())) {
       throw new TidewayError(ErrorCode.CONFIG_BAD_VALUE, `job id ${jobId} is already in use (${existing.status})`, { jobId });
     }
-    if (this.planning.has(jobId)) throw new TidewayError(ErrorCode.CONFIG_BAD_VALUE, `job id ${jobId} is already in use (being planned)`, { jobId });
+    if (this.planning.has(jobId))
+      throw new TidewayError(ErrorCode.CONFIG_BAD_VALUE, `job id ${jobId} is already in use (being planned)`, { jobId });
     // Planning may take long (sources read schemas from their systems): the job can be seen
     // and cancelled meanwhile.
     const init: PlanningJob = { jobName: req.jobName, submitTimeMs: Date.now(), cancelRequested: false };
@@ -479,7 +513,8 @@ export class CoordinatorServer {
         const p = this.jobs.get(loc.jobId)?.pipeline(loc.pipelineId);
         const state = WIRE_TO_EXEC[req.state];
         if (p && state) {
-          if (req.error && p.taskGroups[loc.taskGroupIndex] && loc.attempt === p.attempt) p.taskGroups[loc.taskGroupIndex]!.error = req.error;
+          if (req.error && p.taskGroups[loc.taskGroupIndex] && loc.attempt === p.attempt)
+            p.taskGroups[loc.taskGroupIndex]!.error = req.error;
           p.onTaskState(loc.taskGroupIndex, loc.attempt, state, req.error);
         }
         return OK;
@@ -504,7 +539,13 @@ export class CoordinatorServer {
         const loc = req.location!;
         const p = this.jobs.get(loc.jobId)?.pipeline(loc.pipelineId);
         if (!p) throw new TidewayError(ErrorCode.NOT_FOUND, `pipeline ${loc.jobId}/${loc.pipelineId} is not running`);
-        const res = await p.requestSplits(loc.taskGroupIndex, loc.attempt, req.register, req.request, req.events.map((e) => deserialize(e)));
+        const res = await p.requestSplits(
+          loc.taskGroupIndex,
+          loc.attempt,
+          req.register,
+          req.request,
+          req.events.map((e) => deserialize(e)),
+        );
         return { splits: res.splits.map((s) => serialize(s)), noMoreSplits: res.noMoreSplits };
       }),
       workerLost: this.leaderOnly<WorkerLostRequest>((req) => {
@@ -520,7 +561,16 @@ export class CoordinatorServer {
           const p = this.jobs.get(loc.jobId)?.pipeline(loc.pipelineId);
           if (p && !p.isEnded() && p.attempt === loc.attempt) continue;
           // No job of this leader runs it: an orphan of an earlier leader or attempt.
-          log.warn({ jobId: loc.jobId, pipelineId: loc.pipelineId, taskGroup: loc.taskGroupIndex, attempt: loc.attempt, worker: req.workerAddress }, 'cancelling an orphaned task group');
+          log.warn(
+            {
+              jobId: loc.jobId,
+              pipelineId: loc.pipelineId,
+              taskGroup: loc.taskGroupIndex,
+              attempt: loc.attempt,
+              worker: req.workerAddress,
+            },
+            'cancelling an orphaned task group',
+          );
           void this.workers.cancel(req.workerAddress, loc, 'no job of the leader runs this task group').catch(() => undefined);
         }
         return OK;

@@ -23,7 +23,12 @@ export interface ClusterSnapshot {
  * and wait a little until they have stopped, so that redeployed task groups never run beside
  * them.
  */
-export async function reconcileWorkers(fence: Leadership, rm: RemoteResourceManager, workers: RemoteWorkers, stopWaitMs = 10_000): Promise<ClusterSnapshot> {
+export async function reconcileWorkers(
+  fence: Leadership,
+  rm: RemoteResourceManager,
+  workers: RemoteWorkers,
+  stopWaitMs = 10_000,
+): Promise<ClusterSnapshot> {
   let profiles: WorkerProfile[] = [];
   for (let attempt = 0; ; attempt++) {
     fence.check();
@@ -43,7 +48,9 @@ export async function reconcileWorkers(fence: Leadership, rm: RemoteResourceMana
     [...running].flatMap(([address, groups]) =>
       groups.map(async (g) => {
         cancelled++;
-        await workers.cancel(address, g.location!, reason).catch((err: unknown) => log.debug({ err: (err as Error).message, address }, 'cancel on take-over not delivered'));
+        await workers
+          .cancel(address, g.location!, reason)
+          .catch((err: unknown) => log.debug({ err: (err as Error).message, address }, 'cancel on take-over not delivered'));
       }),
     ),
   );

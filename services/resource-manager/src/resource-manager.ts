@@ -82,7 +82,8 @@ export class ResourceManager {
     // The worker's own report of the slots it holds wins: it owns them.
     for (const slot of profile.assignedSlots) entry.slots.set(slot.slotId, slot);
     this.workers.set(profile.workerId, entry);
-    if (!existing) log.info({ workerId: profile.workerId, address: profile.address, slots: profile.assignedSlots.length }, 'worker registered');
+    if (!existing)
+      log.info({ workerId: profile.workerId, address: profile.address, slots: profile.assignedSlots.length }, 'worker registered');
   }
 
   /** Returns false when the worker is unknown (it must register again). */
@@ -96,13 +97,24 @@ export class ResourceManager {
   }
 
   /** Grants `slotCount` slots to a job, all or nothing (NoEnoughResourceError otherwise). */
-  apply(req: { jobId: string; slotCount: number; cpuPerSlot: number; memoryMbPerSlot: number; tagFilter: Record<string, string>; owners: string[] }): SlotProfile[] {
+  apply(req: {
+    jobId: string;
+    slotCount: number;
+    cpuPerSlot: number;
+    memoryMbPerSlot: number;
+    tagFilter: Record<string, string>;
+    owners: string[];
+  }): SlotProfile[] {
     const wait = this.grantsFrom - Date.now();
     if (wait > 0) {
-      throw new TidewayError(ErrorCode.INTERNAL, `the resource manager is rebuilding its slot registry from worker heartbeats; it grants slots in ${wait} ms`, {
-        jobId: req.jobId,
-        retryable: true,
-      });
+      throw new TidewayError(
+        ErrorCode.INTERNAL,
+        `the resource manager is rebuilding its slot registry from worker heartbeats; it grants slots in ${wait} ms`,
+        {
+          jobId: req.jobId,
+          retryable: true,
+        },
+      );
     }
     const capacities = [...this.workers.values()].map((w) => this.capacity(w));
     const grants = allocateSlots(capacities, req, this.options.strategy);
@@ -219,7 +231,10 @@ export class ResourceManager {
           .probe(entry.profile.address)
           .then((r) => {
             if (r === 'refused' && this.workers.get(id) === entry && Date.now() - entry.lastHeartbeat > probeAfterMs) {
-              this.declareLost(entry.profile.address, `no heartbeat for ${Date.now() - entry.lastHeartbeat} ms and its port refuses connections`);
+              this.declareLost(
+                entry.profile.address,
+                `no heartbeat for ${Date.now() - entry.lastHeartbeat} ms and its port refuses connections`,
+              );
             }
           })
           .finally(() => (entry.probing = false));

@@ -119,7 +119,11 @@ export class ResourceManagerService {
         await leader.call((c) => call(c.workerLost, c, { workerId, address, reason }, { deadlineMs: 5000 }), 10_000);
         return;
       } catch (err) {
-        if (attempt === 0) log.warn({ err: (err as Error).message, workerId, coordinators: leader.known }, 'waiting for the leader coordinator to tell it a worker was lost');
+        if (attempt === 0)
+          log.warn(
+            { err: (err as Error).message, workerId, coordinators: leader.known },
+            'waiting for the leader coordinator to tell it a worker was lost',
+          );
         await sleep(backoffDelay(attempt, 200, 5000));
       }
     }
@@ -132,13 +136,18 @@ export class ResourceManagerService {
  * is refused (the process is gone), 'silent' when it does not answer in time.
  */
 export async function probeWorker(address: string, timeoutMs: number): Promise<ProbeResult> {
-  const client = new WorkerServiceClient(address, channelCredentials(), { ...clientOptions, 'grpc.initial_reconnect_backoff_ms': 100, 'grpc.max_reconnect_backoff_ms': 200 });
+  const client = new WorkerServiceClient(address, channelCredentials(), {
+    ...clientOptions,
+    'grpc.initial_reconnect_backoff_ms': 100,
+    'grpc.max_reconnect_backoff_ms': 200,
+  });
   try {
     await call(client.listTaskGroups, client, {}, { deadlineMs: timeoutMs });
     return 'alive';
   } catch (err) {
     const e = err as { details?: { grpcCode?: number }; message?: string };
-    const refused = e.details?.grpcCode === grpc.status.UNAVAILABLE && /ECONNREFUSED|connection refused|No connection established/i.test(e.message ?? '');
+    const refused =
+      e.details?.grpcCode === grpc.status.UNAVAILABLE && /ECONNREFUSED|connection refused|No connection established/i.test(e.message ?? '');
     return refused ? 'refused' : 'silent';
   } finally {
     client.close();

@@ -15,7 +15,13 @@ const worker = (id: string, over: Partial<WorkerCapacity> = {}): WorkerCapacity 
   usedMemoryMb: 0,
   ...over,
 });
-const req = (n: number, tagFilter: Record<string, string> = {}) => ({ jobId: 'j1', slotCount: n, cpuPerSlot: 0, memoryMbPerSlot: 0, tagFilter });
+const req = (n: number, tagFilter: Record<string, string> = {}) => ({
+  jobId: 'j1',
+  slotCount: n,
+  cpuPerSlot: 0,
+  memoryMbPerSlot: 0,
+  tagFilter,
+});
 
 describe('allocateSlots', () => {
   it('grants all or nothing and names the numbers when short', () => {
@@ -37,7 +43,11 @@ describe('allocateSlots', () => {
   });
 
   it('SYSTEM_LOAD prefers the least loaded worker', () => {
-    const grants = allocateSlots([worker('a', { systemLoad: 5, slotNum: 10 }), worker('b', { systemLoad: 0, slotNum: 10 })], req(1), 'SYSTEM_LOAD');
+    const grants = allocateSlots(
+      [worker('a', { systemLoad: 5, slotNum: 10 }), worker('b', { systemLoad: 0, slotNum: 10 })],
+      req(1),
+      'SYSTEM_LOAD',
+    );
     expect(grants[0]!.workerId).toBe('b');
   });
 

@@ -71,7 +71,12 @@ export function allocateSlots(
   return grants;
 }
 
-function choose(candidates: WorkerCapacity[], strategy: SlotAllocateStrategy, taken: Map<string, number>, random: () => number): WorkerCapacity {
+function choose(
+  candidates: WorkerCapacity[],
+  strategy: SlotAllocateStrategy,
+  taken: Map<string, number>,
+  random: () => number,
+): WorkerCapacity {
   switch (strategy) {
     case 'RANDOM':
       return candidates[Math.floor(random() * candidates.length)]!;
@@ -107,11 +112,14 @@ function noEnoughResource(all: readonly WorkerCapacity[], eligible: WorkerCapaci
   let why: string;
   if (all.length === 0) why = 'no worker is registered';
   else if (eligible.length === 0) why = `tag_filter ${JSON.stringify(req.tagFilter)} matches none of the ${all.length} worker(s)`;
-  else
-    why = `${eligible.length} worker(s)${filterText} have ${Number.isFinite(total) ? total : 'dynamic'} slot(s) in all, ${free} free`;
-  return new NoEnoughResourceError(ErrorCode.NO_ENOUGH_RESOURCE, `NoEnoughResource: job ${req.jobId} needs ${req.slotCount} slot(s), but ${why}`, {
-    jobId: req.jobId,
-    retryable: true,
-    details: { needed: req.slotCount, free, eligibleWorkers: eligible.length, workers: all.length },
-  });
+  else why = `${eligible.length} worker(s)${filterText} have ${Number.isFinite(total) ? total : 'dynamic'} slot(s) in all, ${free} free`;
+  return new NoEnoughResourceError(
+    ErrorCode.NO_ENOUGH_RESOURCE,
+    `NoEnoughResource: job ${req.jobId} needs ${req.slotCount} slot(s), but ${why}`,
+    {
+      jobId: req.jobId,
+      retryable: true,
+      details: { needed: req.slotCount, free, eligibleWorkers: eligible.length, workers: all.length },
+    },
+  );
 }

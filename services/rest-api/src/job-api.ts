@@ -1,4 +1,14 @@
-import type { CancelJobResponse, ClusterOverview, JobEvent, JobInfo, JobMetrics, ListJobsResponse, SavepointJobResponse, SubmitJobRequest, SubmitJobResponse } from '@tideway/contracts';
+import type {
+  CancelJobResponse,
+  ClusterOverview,
+  JobEvent,
+  JobInfo,
+  JobMetrics,
+  ListJobsResponse,
+  SavepointJobResponse,
+  SubmitJobRequest,
+  SubmitJobResponse,
+} from '@tideway/contracts';
 
 /**
  * What the REST API needs of JobService, as promises. The CLI's JobClient has this shape, so the

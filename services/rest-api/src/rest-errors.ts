@@ -14,7 +14,14 @@ export function statusOf(err: unknown): number {
   if (err instanceof BadRequest) return 400;
   if (err instanceof TidewayError) {
     const c = err.code;
-    if (c.startsWith('TW-CONFIG') || c.startsWith('TW-SQL') || c.startsWith('TW-SCHEMA') || c === ErrorCode.NOT_FOUND || c === ErrorCode.ILLEGAL_TRANSITION) return 400;
+    if (
+      c.startsWith('TW-CONFIG') ||
+      c.startsWith('TW-SQL') ||
+      c.startsWith('TW-SCHEMA') ||
+      c === ErrorCode.NOT_FOUND ||
+      c === ErrorCode.ILLEGAL_TRANSITION
+    )
+      return 400;
     if (c === ErrorCode.UNREACHABLE || c === ErrorCode.NO_ENOUGH_RESOURCE) return 503;
   }
   const status = (err as { statusCode?: number }).statusCode;

@@ -40,7 +40,9 @@ function restRole(method: string, route: string): Role {
 export function buildRestApp(jobs: JobApi, contextPath: string, registry?: Registry, tls?: HttpsMaterial): FastifyInstance {
   // With tideway.tls, HTTPS with the coordinator's certificate; the cast keeps one app type
   // for both (the routes do not depend on the transport).
-  const app = (tls ? Fastify({ logger: false, https: { key: tls.key, cert: tls.cert } }) : Fastify({ logger: false })) as unknown as FastifyInstance;
+  const app = (tls
+    ? Fastify({ logger: false, https: { key: tls.key, cert: tls.cert } })
+    : Fastify({ logger: false })) as unknown as FastifyInstance;
   // Bodies arrive as text: a job config may be HOCON, and JSON is parsed by the route so that a
   // syntax error is answered in SeaTunnel's shape, naming what was wrong.
   app.removeAllContentTypeParsers();

@@ -28,10 +28,16 @@ export function jobDag(job: JobInfo): object {
     const key = `${v.pipelineId}:${v.type}`;
     const n = counters.get(key) ?? 0;
     counters.set(key, n + 1);
-    return { vertexId: v.vertexId, type: v.type, vertexName: `pipeline-${v.pipelineId} [${kind[v.type] ?? v.type}[${n}]-${v.pluginName}]`, tablePaths: v.tablePaths };
+    return {
+      vertexId: v.vertexId,
+      type: v.type,
+      vertexName: `pipeline-${v.pipelineId} [${kind[v.type] ?? v.type}[${n}]-${v.pluginName}]`,
+      tablePaths: v.tablePaths,
+    };
   });
   const pipelineEdges: Record<string, Array<{ inputVertexId: string; targetVertexId: string }>> = {};
-  for (const e of job.edges) (pipelineEdges[String(e.pipelineId)] ??= []).push({ inputVertexId: String(e.inputVertexId), targetVertexId: String(e.targetVertexId) });
+  for (const e of job.edges)
+    (pipelineEdges[String(e.pipelineId)] ??= []).push({ inputVertexId: String(e.inputVertexId), targetVertexId: String(e.targetVertexId) });
   return { jobId: job.jobId, envOptions: job.envOptions, vertexInfoMap, pipelineEdges };
 }
 

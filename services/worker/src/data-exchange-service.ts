@@ -25,7 +25,9 @@ export function dataExchangeHandlers(tasks: TaskExecutionService): grpc.UntypedS
         if (deliver) return deliver(m);
         if (channel) return void early.push(m);
         if (m.body?.$case !== 'open') {
-          call.destroy(Object.assign(new Error('a DataExchange stream must start with OpenChannel'), { code: grpc.status.INVALID_ARGUMENT }));
+          call.destroy(
+            Object.assign(new Error('a DataExchange stream must start with OpenChannel'), { code: grpc.status.INVALID_ARGUMENT }),
+          );
           return;
         }
         channel = m.body.value;
@@ -34,9 +36,12 @@ export function dataExchangeHandlers(tasks: TaskExecutionService): grpc.UntypedS
         void tasks.awaitRunning(location, 5000).then((group) => {
           if (!group) {
             call.destroy(
-              Object.assign(new Error(`task group ${open.jobId}/${open.pipelineId}/${open.toTaskGroup} attempt ${open.attempt} is not running here`), {
-                code: grpc.status.NOT_FOUND,
-              }),
+              Object.assign(
+                new Error(`task group ${open.jobId}/${open.pipelineId}/${open.toTaskGroup} attempt ${open.attempt} is not running here`),
+                {
+                  code: grpc.status.NOT_FOUND,
+                },
+              ),
             );
             return;
           }
@@ -50,7 +55,12 @@ export function dataExchangeHandlers(tasks: TaskExecutionService): grpc.UntypedS
               const rows = new Uint8Array(body.value.rows);
               group.thread.post({ type: 'exchange-batch', channel: from, rows }, [rows.buffer as ArrayBuffer]);
             } else if (body.$case === 'barrier') {
-              group.thread.post({ type: 'exchange-barrier', channel: from, checkpointId: body.value.checkpointId, kind: KIND_OF_BARRIER[body.value.type] ?? 'CHECKPOINT' });
+              group.thread.post({
+                type: 'exchange-barrier',
+                channel: from,
+                checkpointId: body.value.checkpointId,
+                kind: KIND_OF_BARRIER[body.value.type] ?? 'CHECKPOINT',
+              });
             } else if (body.$case === 'end') {
               group.thread.post({ type: 'exchange-end', channel: from });
             }

@@ -155,14 +155,21 @@ export class WorkerServer {
       try {
         const c = this.tasks.leader;
         await c.call(
-          (client) => call(client.reportTaskGroups, client, { workerId: this.workerId, workerAddress: this.address, taskGroups: running }, { deadlineMs: Math.max(1000, this.options.heartbeatIntervalMs) }),
+          (client) =>
+            call(
+              client.reportTaskGroups,
+              client,
+              { workerId: this.workerId, workerAddress: this.address, taskGroups: running },
+              { deadlineMs: Math.max(1000, this.options.heartbeatIntervalMs) },
+            ),
           Math.max(1000, this.options.heartbeatIntervalMs),
         );
         if (this.leaderLost) log.info({ leader: c.leader }, 'a leader coordinator answers again');
         this.leaderLost = false;
         this.lastLeaderContact = Date.now();
       } catch (err) {
-        if (!this.leaderLost) log.warn({ err: (err as Error).message, coordinators: this.tasks.leader.known }, 'no leader coordinator answers');
+        if (!this.leaderLost)
+          log.warn({ err: (err as Error).message, coordinators: this.tasks.leader.known }, 'no leader coordinator answers');
         this.leaderLost = true;
       }
       const silentMs = Date.now() - Math.max(this.lastLeaderContact, this.epochs.lastLeaderCallMs);
@@ -180,7 +187,8 @@ export class WorkerServer {
   async waitRegistered(timeoutMs = 30_000): Promise<void> {
     const until = Date.now() + timeoutMs;
     while (!this.registered) {
-      if (Date.now() > until) throw new Error(`worker ${this.address} could not register with the resource manager at ${this.options.resourceManagerAddress}`);
+      if (Date.now() > until)
+        throw new Error(`worker ${this.address} could not register with the resource manager at ${this.options.resourceManagerAddress}`);
       await sleep(20);
     }
   }
@@ -229,13 +237,20 @@ export class WorkerServer {
         // The resource manager restarted: register again, reporting the slots held here.
         const profile = this.profile();
         await call(this.rm!.registerWorker, this.rm!, { profile }, { deadlineMs: 5000 });
-        log.info({ rm: this.options.resourceManagerAddress, heldSlots: profile.assignedSlots.length }, 'registered again with the resource manager');
+        log.info(
+          { rm: this.options.resourceManagerAddress, heldSlots: profile.assignedSlots.length },
+          'registered again with the resource manager',
+        );
       }
       if (this.heartbeatLost) log.info({ rm: this.options.resourceManagerAddress }, 'the resource manager answers heartbeats again');
       this.heartbeatLost = false;
     } catch (err) {
       // Said once per outage; heartbeats go on every interval meanwhile.
-      if (!this.heartbeatLost) log.warn({ rm: this.options.resourceManagerAddress, err: (err as Error).message }, 'waiting for the resource manager: heartbeats fail');
+      if (!this.heartbeatLost)
+        log.warn(
+          { rm: this.options.resourceManagerAddress, err: (err as Error).message },
+          'waiting for the resource manager: heartbeats fail',
+        );
       this.heartbeatLost = true;
     }
     if (!this.stopped) this.scheduleHeartbeat();

@@ -98,7 +98,12 @@ export class TaskExecutionService {
   running(): WireRunningTaskGroup[] {
     return [...this.groups.values()]
       .filter((g) => !g.ended)
-      .map((g) => ({ location: g.location, slot: g.slot, state: g.awaitingRestore ? ExecutionState.WAITING_RESTORE : ExecutionState.EXEC_RUNNING, epoch: g.epoch }));
+      .map((g) => ({
+        location: g.location,
+        slot: g.slot,
+        state: g.awaitingRestore ? ExecutionState.WAITING_RESTORE : ExecutionState.EXEC_RUNNING,
+        epoch: g.epoch,
+      }));
   }
 
   /** Cancels every running task group (no leader was heard from for too long). */
@@ -113,11 +118,19 @@ export class TaskExecutionService {
    * it could cancel it) is cancelled first, and the new one starts only once the old one has
    * stopped, so that the two never write side by side.
    */
-  async deploy(location: TaskGroupLocation, slot: SlotProfile, descriptorBytes: Buffer, epochMetadata: () => grpc.Metadata, epoch = 0, restoreCheckpointId = 0): Promise<void> {
+  async deploy(
+    location: TaskGroupLocation,
+    slot: SlotProfile,
+    descriptorBytes: Buffer,
+    epochMetadata: () => grpc.Metadata,
+    epoch = 0,
+    restoreCheckpointId = 0,
+  ): Promise<void> {
     const key = locationKey(location);
     const existing = this.groups.get(key);
     if (existing && !existing.ended) {
-      if (existing.location.attempt >= location.attempt) throw new Error(`task group ${key} attempt ${existing.location.attempt} is already running`);
+      if (existing.location.attempt >= location.attempt)
+        throw new Error(`task group ${key} attempt ${existing.location.attempt} is already running`);
       this.cancel(existing.location, 'superseded by a newer attempt', 5000);
       for (const until = Date.now() + 6000; !existing.ended && Date.now() < until; ) await sleep(20);
       if (this.groups.get(key) !== existing) throw new Error(`task group ${key} was deployed again meanwhile`);
@@ -186,7 +199,12 @@ export class TaskExecutionService {
         break;
       case 'metrics':
         this.report(group, (c) =>
-          call(c.reportMetrics, c, { location: group.location, tables: msg.metrics.tables.map((t) => ({ ...t, sourceReceivedQps: 0, sinkWriteQps: 0 })) }, { metadata: group.epochMetadata(), deadlineMs: 10_000 }).then(() => undefined),
+          call(
+            c.reportMetrics,
+            c,
+            { location: group.location, tables: msg.metrics.tables.map((t) => ({ ...t, sourceReceivedQps: 0, sinkWriteQps: 0 })) },
+            { metadata: group.epochMetadata(), deadlineMs: 10_000 },
+          ).then(() => undefined),
         );
         break;
       case 'checkpoint-ack':
@@ -210,7 +228,13 @@ export class TaskExecutionService {
           call(
             c.acknowledgeCheckpoint,
             c,
-            { location: group.location, checkpointId: msg.checkpointId, state: Buffer.alloc(0), commitInfos: Buffer.alloc(0), error: msg.error },
+            {
+              location: group.location,
+              checkpointId: msg.checkpointId,
+              state: Buffer.alloc(0),
+              commitInfos: Buffer.alloc(0),
+              error: msg.error,
+            },
             { metadata: group.epochMetadata(), deadlineMs: 30_000 },
           ).then(() => undefined),
         );
@@ -242,30 +266,57 @@ export class TaskExecutionService {
     });
   }
 
-  private async sendState(c: CoordinatorServiceClient, group: RunningTaskGroup, state: ExecutionState, error?: SerializedError): Promise<void> {
+  private async sendState(
+    c: CoordinatorServiceClient,
+    group: RunningTaskGroup,
+    state: ExecutionState,
+    error?: SerializedError,
+  ): Promise<void> {
     await call(
       c.reportTaskState,
       c,
-      { location: group.location, state, error: error ? { code: error.code, message: error.message, retryable: error.retryable } : undefined },
+      {
+        location: group.location,
+        state,
+        error: error ? { code: error.code, message: error.message, retryable: error.retryable } : undefined,
+      },
       { metadata: group.epochMetadata(), deadlineMs: 10_000 },
     );
   }
 
-  private async requestSplits(group: RunningTaskGroup, sourceVertexId: number, register: boolean, request: boolean, events: unknown[] = []): Promise<void> {
+  private async requestSplits(
+    group: RunningTaskGroup,
+    sourceVertexId: number,
+    register: boolean,
+    request: boolean,
+    events: unknown[] = [],
+  ): Promise<void> {
     try {
       const res = await this.leader.call(
         (c) =>
           call(
             c.requestSplits,
             c,
-            { location: group.location, sourceVertexId, subtaskIndex: group.location.taskGroupIndex, register, request, events: events.map((e) => serialize(e)) },
+            {
+              location: group.location,
+              sourceVertexId,
+              subtaskIndex: group.location.taskGroupIndex,
+              register,
+              request,
+              events: events.map((e) => serialize(e)),
+            },
             { metadata: group.epochMetadata(), deadlineMs: 10_000 },
           ),
         5000,
       );
       if (res.noMoreSplits) group.awaitingSplits.set(sourceVertexId, false);
       if (res.splits.length > 0 || res.noMoreSplits) {
-        group.thread.post({ type: 'splits', sourceVertexId, splits: res.splits.map((b) => deserialize(b)), noMoreSplits: res.noMoreSplits });
+        group.thread.post({
+          type: 'splits',
+          sourceVertexId,
+          splits: res.splits.map((b) => deserialize(b)),
+          noMoreSplits: res.noMoreSplits,
+        });
       }
     } catch (err) {
       log.debug({ err, ...logFields(group.location) }, 'split request failed; polled again');

@@ -13,12 +13,27 @@ import { RedlockElection } from '../redlock-election.js';
 import { StaleEpochError } from '../state-store.js';
 import { jobState } from './fixtures.js';
 
-const args = JSON.parse(process.argv[2]) as { nodes: string[]; state: string; address: string; ttl: number; retry: number; prefix: string; jobId: string };
+const args = JSON.parse(process.argv[2]) as {
+  nodes: string[];
+  state: string;
+  address: string;
+  ttl: number;
+  retry: number;
+  prefix: string;
+  jobId: string;
+};
 const say = (line: Record<string, unknown>) => process.stdout.write(`${JSON.stringify(line)}\n`);
 
 const store = new RedisStateStore({ address: args.state, keyPrefix: args.prefix });
 await store.open();
-const election = new RedlockElection({ nodes: args.nodes, key: `${args.prefix}leader-lease`, leaseTtlMs: args.ttl, retryIntervalMs: args.retry, store, address: args.address });
+const election = new RedlockElection({
+  nodes: args.nodes,
+  key: `${args.prefix}leader-lease`,
+  leaseTtlMs: args.ttl,
+  retryIntervalMs: args.retry,
+  store,
+  address: args.address,
+});
 let epoch = 0;
 election.start({
   onElected(e) {
@@ -34,6 +49,9 @@ setInterval(() => {
   const used = epoch;
   store.updateJob(used, args.jobId, { ...jobState('RUNNING'), epoch: used, updatedAtMs: Date.now() }).then(
     () => say({ event: 'write', epoch: used }),
-    (err: unknown) => say(err instanceof StaleEpochError ? { event: 'refused', epoch: used, current: err.current } : { event: 'error', message: String(err) }),
+    (err: unknown) =>
+      say(
+        err instanceof StaleEpochError ? { event: 'refused', epoch: used, current: err.current } : { event: 'error', message: String(err) },
+      ),
   );
 }, 100);

@@ -69,9 +69,19 @@ tideway:
     expect(c.queueType).toBe('DISRUPTOR');
     expect(c.slotService).toEqual({ dynamicSlot: false, slotNum: 4, slotAllocateStrategy: 'RANDOM' });
     expect(c.jobScheduleStrategy).toBe('WAIT');
-    expect(c.checkpoint.storage.pluginConfig).toMatchObject({ 's3.bucket': 's3a://cp', 'fs.s3a.path.style.access': true, 'fs.s3a.connection.maximum': 10 });
+    expect(c.checkpoint.storage.pluginConfig).toMatchObject({
+      's3.bucket': 's3a://cp',
+      'fs.s3a.path.style.access': true,
+      'fs.s3a.connection.maximum': 10,
+    });
     expect(c.tideway.worker.attributes).toEqual({ group: 'g1' });
-    expect(c.tideway.stateStore.redis).toEqual({ address: '127.0.0.1:6379', password: '', keyPrefix: 'tideway:', waitReplicas: 1, waitTimeout: 1000 });
+    expect(c.tideway.stateStore.redis).toEqual({
+      address: '127.0.0.1:6379',
+      password: '',
+      keyPrefix: 'tideway:',
+      waitReplicas: 1,
+      waitTimeout: 1000,
+    });
     expect(c.tideway.ha.lockNodes).toEqual(['127.0.0.1:6379']);
   });
 
@@ -80,26 +90,39 @@ tideway:
   });
 
   it('applies --set overrides as typed YAML scalars', () => {
-    const c = loadEngineConfig({ file: DEPLOY, sets: ['slot-service.dynamic-slot=false', 'slot-service.slot-num=2', 'checkpoint.storage.plugin-config.namespace=/x'] });
+    const c = loadEngineConfig({
+      file: DEPLOY,
+      sets: ['slot-service.dynamic-slot=false', 'slot-service.slot-num=2', 'checkpoint.storage.plugin-config.namespace=/x'],
+    });
     expect(c.slotService).toMatchObject({ dynamicSlot: false, slotNum: 2 });
     expect(c.checkpoint.storage.pluginConfig.namespace).toBe('/x');
   });
 
   it('rejects unknown keys and wrong types with file:line', () => {
-    expect(failure(() => loadEngineConfig({ file: 'e.yaml', text: 'seatunnel:\n  engine:\n    slot-service:\n      slot-nmu: 2\n' })).message).toMatch(
+    expect(
+      failure(() => loadEngineConfig({ file: 'e.yaml', text: 'seatunnel:\n  engine:\n    slot-service:\n      slot-nmu: 2\n' })).message,
+    ).toMatch(
       /^e\.yaml:4: unknown key 'seatunnel\.engine\.slot-service\.slot-nmu' \(known here: dynamic-slot, slot-num, slot-allocate-strategy\)/,
     );
     expect(failure(() => loadEngineConfig({ file: 'e.yaml', text: 'seatunnel:\n  engine:\n    backup-count: many\n' })).message).toBe(
       `e.yaml:3: 'seatunnel.engine.backup-count' must be an integer, not "many"`,
     );
-    expect(failure(() => loadEngineConfig({ file: 'e.yaml', text: 'other: 1\n' })).message).toMatch(/^e\.yaml:1: unknown top-level key 'other'/);
-    expect(failure(() => loadEngineConfig({ file: 'e.yaml', text: 'seatunnel:\n  engine:\n    queue-type: fast\n' })).message).toMatch(/must be one of BLOCKINGQUEUE, DISRUPTOR/);
+    expect(failure(() => loadEngineConfig({ file: 'e.yaml', text: 'other: 1\n' })).message).toMatch(
+      /^e\.yaml:1: unknown top-level key 'other'/,
+    );
+    expect(failure(() => loadEngineConfig({ file: 'e.yaml', text: 'seatunnel:\n  engine:\n    queue-type: fast\n' })).message).toMatch(
+      /must be one of BLOCKINGQUEUE, DISRUPTOR/,
+    );
     expect(failure(() => loadEngineConfig({ file: 'e.yaml', text: 'a: [\n' })).message).toMatch(/^e\.yaml:\d+: the YAML does not parse/);
   });
 
   it('rejects bad --set texts, naming them', () => {
-    expect(failure(() => loadEngineConfig({ sets: ['slot-service.slot-num=two'] })).message).toBe(`--set 'slot-service.slot-num=two': 'slot-service.slot-num' must be an integer, not "two"`);
-    expect(failure(() => loadEngineConfig({ sets: ['slot-service.nope=1'] })).message).toMatch(/unknown key 'seatunnel\.engine\.slot-service\.nope'/);
+    expect(failure(() => loadEngineConfig({ sets: ['slot-service.slot-num=two'] })).message).toBe(
+      `--set 'slot-service.slot-num=two': 'slot-service.slot-num' must be an integer, not "two"`,
+    );
+    expect(failure(() => loadEngineConfig({ sets: ['slot-service.nope=1'] })).message).toMatch(
+      /unknown key 'seatunnel\.engine\.slot-service\.nope'/,
+    );
     expect(failure(() => loadEngineConfig({ sets: ['slot-service=1'] })).message).toMatch(/is a group of settings/);
     expect(failure(() => loadEngineConfig({ sets: ['noequals'] })).message).toMatch(/expected key=value/);
   });
@@ -121,7 +144,10 @@ describe('HA settings', () => {
     expect(c.tideway.ha.lockNodes).toEqual(['10.0.0.1:6379']);
     expect(c.tideway.coordinator.addresses).toEqual(['10.0.0.9:6000']);
     expect(ha('  coordinator: { port: 0 }\n').tideway.coordinator.addresses).toEqual([]);
-    const listed = ha(REDIS + '  ha: { lock-nodes: [a:1, b:2, "[::1]:3"], lease-ttl: 9000, retry-interval: 100 }\n  coordinator: { addresses: [c1:5801, c2:5801] }\n');
+    const listed = ha(
+      REDIS +
+        '  ha: { lock-nodes: [a:1, b:2, "[::1]:3"], lease-ttl: 9000, retry-interval: 100 }\n  coordinator: { addresses: [c1:5801, c2:5801] }\n',
+    );
     expect(listed.tideway.ha).toEqual({ lockNodes: ['a:1', 'b:2', '[::1]:3'], leaseTtl: 9000, retryInterval: 100 });
     expect(listed.tideway.coordinator.addresses).toEqual(['c1:5801', 'c2:5801']);
     expect(Object.isFrozen(listed.tideway.ha.lockNodes)).toBe(true);
@@ -137,7 +163,10 @@ describe('HA settings', () => {
     expect(c.tideway.coordinator.addresses).toEqual(['tideway-coordinator-0.tideway-coordinator:5801']);
     expect(c.tideway.worker.advertisedAddress).toBe('10.1.2.3:5803');
     // A listed cluster wins over the own address.
-    expect(ha('  coordinator: { advertised-address: "c1:5801", addresses: [c1:5801, c2:5801] }\n').tideway.coordinator.addresses).toEqual(['c1:5801', 'c2:5801']);
+    expect(ha('  coordinator: { advertised-address: "c1:5801", addresses: [c1:5801, c2:5801] }\n').tideway.coordinator.addresses).toEqual([
+      'c1:5801',
+      'c2:5801',
+    ]);
     // A coordinator on a free port has no address to list, unless it advertises one.
     expect(ha('  coordinator: { port: 0, advertised-address: "lb:5801" }\n').tideway.coordinator.addresses).toEqual(['lb:5801']);
   });
@@ -149,36 +178,58 @@ describe('HA settings', () => {
     expect(failure(() => ha('  worker: { advertised-address: "0.0.0.0:5803" }\n')).message).toBe(
       "tideway.worker.advertised-address '0.0.0.0:5803' is a wildcard address that others cannot dial: use this host's DNS name or IP address",
     );
-    expect(failure(() => ha('  worker: { advertised-address: "[::]:5803" }\n')).message).toMatch(/^tideway\.worker\.advertised-address '\[::\]:5803' is a wildcard/);
+    expect(failure(() => ha('  worker: { advertised-address: "[::]:5803" }\n')).message).toMatch(
+      /^tideway\.worker\.advertised-address '\[::\]:5803' is a wildcard/,
+    );
   });
 
   it('refuses a redis store without its address, and redis-only settings with the memory store', () => {
     expect(failure(() => ha('  state-store:\n    type: redis\n')).message).toBe(
       'tideway.state-store.redis.address is empty but tideway.state-store.type is redis: set it to the host:port of the Redis that holds the state',
     );
-    expect(failure(() => ha('  state-store: { redis: { address: "a:1" } }\n')).message).toMatch(/^tideway\.state-store\.redis\.address is set \(a:1\) but tideway\.state-store\.type is memory/);
-    expect(failure(() => ha('  ha: { lock-nodes: [a:1] }\n')).message).toMatch(/^tideway\.ha\.lock-nodes is set but tideway\.state-store\.type is memory/);
+    expect(failure(() => ha('  state-store: { redis: { address: "a:1" } }\n')).message).toMatch(
+      /^tideway\.state-store\.redis\.address is set \(a:1\) but tideway\.state-store\.type is memory/,
+    );
+    expect(failure(() => ha('  ha: { lock-nodes: [a:1] }\n')).message).toMatch(
+      /^tideway\.ha\.lock-nodes is set but tideway\.state-store\.type is memory/,
+    );
   });
 
   it('refuses addresses that do not parse or repeat, naming the key and entry', () => {
     expect(failure(() => ha('  state-store: { type: redis, redis: { address: "redis" } }\n')).message).toBe(
       "tideway.state-store.redis.address 'redis' is not host:port (e.g. 127.0.0.1:6379)",
     );
-    expect(failure(() => ha(REDIS + '  ha: { lock-nodes: [a:1, "b:99999", c:3] }\n')).message).toBe("tideway.ha.lock-nodes[1] 'b:99999' is not host:port (e.g. 127.0.0.1:6379)");
-    expect(failure(() => ha(REDIS + '  ha: { lock-nodes: [a:1, b:2, A:1] }\n')).message).toBe('tideway.ha.lock-nodes lists A:1 twice: each entry must be a different server');
-    expect(failure(() => ha('  coordinator: { addresses: [c1:5801, "c2"] }\n')).message).toMatch(/^tideway\.coordinator\.addresses\[1\] 'c2' is not host:port/);
+    expect(failure(() => ha(REDIS + '  ha: { lock-nodes: [a:1, "b:99999", c:3] }\n')).message).toBe(
+      "tideway.ha.lock-nodes[1] 'b:99999' is not host:port (e.g. 127.0.0.1:6379)",
+    );
+    expect(failure(() => ha(REDIS + '  ha: { lock-nodes: [a:1, b:2, A:1] }\n')).message).toBe(
+      'tideway.ha.lock-nodes lists A:1 twice: each entry must be a different server',
+    );
+    expect(failure(() => ha('  coordinator: { addresses: [c1:5801, "c2"] }\n')).message).toMatch(
+      /^tideway\.coordinator\.addresses\[1\] 'c2' is not host:port/,
+    );
   });
 
   it('refuses an even number of lock nodes, saying why', () => {
-    expect(failure(() => ha(REDIS + '  ha: { lock-nodes: [a:1, b:2] }\n')).message).toMatch(/^tideway\.ha\.lock-nodes lists 2 nodes: use an odd count \(1, 3, 5\): a lease needs a majority/);
+    expect(failure(() => ha(REDIS + '  ha: { lock-nodes: [a:1, b:2] }\n')).message).toMatch(
+      /^tideway\.ha\.lock-nodes lists 2 nodes: use an odd count \(1, 3, 5\): a lease needs a majority/,
+    );
     expect(ha(REDIS + '  ha: { lock-nodes: [a:1, b:2, c:3, d:4, e:5] }\n').tideway.ha.lockNodes).toHaveLength(5);
   });
 
   it('refuses timings that cannot work together', () => {
-    expect(failure(() => ha(REDIS + '  ha: { lease-ttl: 3000 }\n')).message).toBe('tideway.ha.lease-ttl (3000 ms) must be longer than tideway.heartbeat.interval (3000 ms)');
-    expect(failure(() => ha(REDIS + '  ha: { retry-interval: 5000 }\n')).message).toMatch(/^tideway\.ha\.retry-interval \(5000 ms\) must be shorter than tideway\.ha\.lease-ttl \(5000 ms\)/);
-    expect(failure(() => ha(REDIS + '  worker: { leader-loss-timeout: 5000 }\n')).message).toMatch(/^tideway\.worker\.leader-loss-timeout \(5000 ms\) must be longer than tideway\.ha\.lease-ttl \(5000 ms\)/);
-    expect(failure(() => ha('  state-store: { type: redis, redis: { address: "a:1", wait-timeout: 0 } }\n')).message).toMatch(/wait-timeout' must be at least 1/);
+    expect(failure(() => ha(REDIS + '  ha: { lease-ttl: 3000 }\n')).message).toBe(
+      'tideway.ha.lease-ttl (3000 ms) must be longer than tideway.heartbeat.interval (3000 ms)',
+    );
+    expect(failure(() => ha(REDIS + '  ha: { retry-interval: 5000 }\n')).message).toMatch(
+      /^tideway\.ha\.retry-interval \(5000 ms\) must be shorter than tideway\.ha\.lease-ttl \(5000 ms\)/,
+    );
+    expect(failure(() => ha(REDIS + '  worker: { leader-loss-timeout: 5000 }\n')).message).toMatch(
+      /^tideway\.worker\.leader-loss-timeout \(5000 ms\) must be longer than tideway\.ha\.lease-ttl \(5000 ms\)/,
+    );
+    expect(failure(() => ha('  state-store: { type: redis, redis: { address: "a:1", wait-timeout: 0 } }\n')).message).toMatch(
+      /wait-timeout' must be at least 1/,
+    );
     // The memory store has no lease: its timings are not held against one.
     expect(ha('  heartbeat: { interval: 8000 }\n').tideway.heartbeat.interval).toBe(8000);
   });

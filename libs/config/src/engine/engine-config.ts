@@ -105,7 +105,10 @@ function camel(key: string): string {
   return key.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
 }
 
-function compileSection(fields: Readonly<Record<string, EngineSetting>>, input: Record<string, unknown> | undefined): Record<string, unknown> {
+function compileSection(
+  fields: Readonly<Record<string, EngineSetting>>,
+  input: Record<string, unknown> | undefined,
+): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [key, setting] of Object.entries(fields)) out[camel(key)] = compileSetting(setting, input?.[key]);
   return Object.freeze(out);
@@ -115,7 +118,8 @@ function compileSetting(setting: EngineSetting, value: unknown): unknown {
   if (setting.type === 'section') return compileSection(setting.fields, value as Record<string, unknown> | undefined);
   if (setting.type === 'map') {
     const out: Record<string, unknown> = {};
-    for (const [k, s] of Object.entries(setting.known ?? {})) if (s.type !== 'section' && s.type !== 'map' && s.default !== '') out[k] = s.default;
+    for (const [k, s] of Object.entries(setting.known ?? {}))
+      if (s.type !== 'section' && s.type !== 'map' && s.default !== '') out[k] = s.default;
     Object.assign(out, value as Record<string, unknown> | undefined);
     return Object.freeze(out);
   }
@@ -141,10 +145,13 @@ export function compileEngineConfig(input: EngineConfigInput): EngineConfig {
   const set = [tls.caFile, tls.certFile, tls.keyFile].filter((f) => f !== '').length;
   if (set !== 0 && set !== 3) fail('tideway.tls needs ca-file, cert-file and key-file together (or none of them, for plaintext)');
   if (config.tideway.heartbeat.timeout <= config.tideway.heartbeat.interval) {
-    fail(`tideway.heartbeat.timeout (${config.tideway.heartbeat.timeout} ms) must be longer than tideway.heartbeat.interval (${config.tideway.heartbeat.interval} ms)`);
+    fail(
+      `tideway.heartbeat.timeout (${config.tideway.heartbeat.timeout} ms) must be longer than tideway.heartbeat.interval (${config.tideway.heartbeat.interval} ms)`,
+    );
   }
   const storage = config.checkpoint.storage;
-  if (storage.type === 's3' && !storage.pluginConfig['s3.bucket']) fail('seatunnel.engine.checkpoint.storage.type is s3 but plugin-config has no s3.bucket');
+  if (storage.type === 's3' && !storage.pluginConfig['s3.bucket'])
+    fail('seatunnel.engine.checkpoint.storage.type is s3 but plugin-config has no s3.bucket');
   const contextPath = config.http.contextPath;
   if (contextPath !== '' && (!contextPath.startsWith('/') || contextPath.endsWith('/') || /\s/.test(contextPath))) {
     fail(`seatunnel.engine.http.context-path '${contextPath}': expected a path like /seatunnel (a leading /, no trailing /, no spaces)`);

@@ -18,14 +18,26 @@ export type EngineSetting =
   | { readonly type: 'map'; readonly known?: Readonly<Record<string, EngineSetting>>; readonly description: string };
 
 const CHECKPOINT_PLUGIN_CONFIG: Record<string, EngineSetting> = {
-  namespace: { type: 'string', default: '/tmp/seatunnel/checkpoint_snapshot/', description: 'Folder (or key prefix in a bucket) of checkpoint files.' },
+  namespace: {
+    type: 'string',
+    default: '/tmp/seatunnel/checkpoint_snapshot/',
+    description: 'Folder (or key prefix in a bucket) of checkpoint files.',
+  },
   'storage.type': { type: 'string', default: '', description: 'For type hdfs: the backing file system (hdfs, s3, oss).' },
   's3.bucket': { type: 'string', default: '', description: 'Bucket URI for S3 storage, e.g. s3a://seatunnel-checkpoint.' },
   'fs.s3a.endpoint': { type: 'string', default: '', description: 'S3 endpoint URL.' },
   'fs.s3a.access.key': { type: 'string', default: '', description: 'S3 access key.' },
   'fs.s3a.secret.key': { type: 'string', default: '', description: 'S3 secret key.' },
-  'fs.s3a.path.style.access': { type: 'boolean', default: false, description: 'Path-style S3 URLs (needed by most S3-compatible servers).' },
-  'fs.s3a.aws.credentials.provider': { type: 'string', default: '', description: 'Credential provider class name (accepted for SeaTunnel configs).' },
+  'fs.s3a.path.style.access': {
+    type: 'boolean',
+    default: false,
+    description: 'Path-style S3 URLs (needed by most S3-compatible servers).',
+  },
+  'fs.s3a.aws.credentials.provider': {
+    type: 'string',
+    default: '',
+    description: 'Credential provider class name (accepted for SeaTunnel configs).',
+  },
   'fs.defaultFS': { type: 'string', default: '', description: 'File system URI for hdfs storage, e.g. file:/// or hdfs://namenode:9000.' },
 };
 
@@ -45,16 +57,29 @@ const advertisedAddress = (what: string, who: string): EngineSetting => ({
   description: `host:port ${who} dial to reach this ${what} (empty: host:port; set it when host is 0.0.0.0).`,
 });
 
-const endpoint = (port: number, what: string): EngineSetting => ({ type: 'section', description: `Where the ${what} listens.`, fields: endpointFields(port, what) });
+const endpoint = (port: number, what: string): EngineSetting => ({
+  type: 'section',
+  description: `Where the ${what} listens.`,
+  fields: endpointFields(port, what),
+});
 
 /** The settings under `seatunnel.engine`. */
 export const SEATUNNEL_ENGINE_SETTINGS: Readonly<Record<string, EngineSetting>> = {
   'backup-count': { type: 'int', default: 1, min: 0, description: 'Synchronous backups of engine state.' },
-  'queue-type': { type: 'enum', values: ['BLOCKINGQUEUE', 'DISRUPTOR'], default: 'BLOCKINGQUEUE', description: 'Queue between tasks of a task group.' },
+  'queue-type': {
+    type: 'enum',
+    values: ['BLOCKINGQUEUE', 'DISRUPTOR'],
+    default: 'BLOCKINGQUEUE',
+    description: 'Queue between tasks of a task group.',
+  },
   'print-execution-info-interval': { type: 'int', default: 60, min: 1, description: 'Seconds between job execution summaries in the log.' },
   'print-job-metrics-info-interval': { type: 'int', default: 60, min: 1, description: 'Seconds between job metrics summaries in the log.' },
   'job-metrics-backup-interval': { type: 'int', default: 10, min: 1, description: 'Seconds between metrics snapshots to the state store.' },
-  'classloader-cache-mode': { type: 'boolean', default: false, description: 'Reuse plugin class loaders across jobs (SeaTunnel); kept for config compatibility.' },
+  'classloader-cache-mode': {
+    type: 'boolean',
+    default: false,
+    description: 'Reuse plugin class loaders across jobs (SeaTunnel); kept for config compatibility.',
+  },
   'history-job-expire-minutes': { type: 'int', default: 1440, min: 1, description: 'Minutes a finished job stays in the job list.' },
   'job-schedule-strategy': {
     type: 'enum',
@@ -66,7 +91,11 @@ export const SEATUNNEL_ENGINE_SETTINGS: Readonly<Record<string, EngineSetting>> 
     type: 'section',
     description: 'How workers offer slots.',
     fields: {
-      'dynamic-slot': { type: 'boolean', default: true, description: 'Slots without a fixed count (limited by resources) instead of slot-num.' },
+      'dynamic-slot': {
+        type: 'boolean',
+        default: true,
+        description: 'Slots without a fixed count (limited by resources) instead of slot-num.',
+      },
       'slot-num': { type: 'int', default: 2, min: 1, description: 'Slots per worker when dynamic-slot is false.' },
       'slot-allocate-strategy': {
         type: 'enum',
@@ -80,7 +109,12 @@ export const SEATUNNEL_ENGINE_SETTINGS: Readonly<Record<string, EngineSetting>> 
     type: 'section',
     description: 'Checkpoint defaults; a job env may override interval and timeout.',
     fields: {
-      interval: { type: 'int', default: 300000, min: 1, description: 'Milliseconds between checkpoints of STREAMING jobs without checkpoint.interval.' },
+      interval: {
+        type: 'int',
+        default: 300000,
+        min: 1,
+        description: 'Milliseconds between checkpoints of STREAMING jobs without checkpoint.interval.',
+      },
       timeout: { type: 'int', default: 30000, min: 1, description: 'Milliseconds a checkpoint may take.' },
       storage: {
         type: 'section',
@@ -100,7 +134,11 @@ export const SEATUNNEL_ENGINE_SETTINGS: Readonly<Record<string, EngineSetting>> 
       'enable-http': { type: 'boolean', default: false, description: 'Serve the REST API.' },
       port: { type: 'int', default: 8080, min: 0, description: 'Port of the REST API (0 picks a free one).' },
       'context-path': { type: 'string', default: '', description: 'Prefix of every route, e.g. /seatunnel.' },
-      'enable-dynamic-port': { type: 'boolean', default: true, description: 'When port is taken, use the first free one of port .. port + port-range.' },
+      'enable-dynamic-port': {
+        type: 'boolean',
+        default: true,
+        description: 'When port is taken, use the first free one of port .. port + port-range.',
+      },
       'port-range': { type: 'int', default: 100, min: 0, description: 'How many ports above port enable-dynamic-port may try.' },
     },
   },
@@ -117,7 +155,8 @@ export const TIDEWAY_SETTINGS: Readonly<Record<string, EngineSetting>> = {
       addresses: {
         type: 'string-list',
         default: [],
-        description: "host:port of every coordinator, for workers, the resource manager and the CLI to find the leader (empty: this coordinator's host:port).",
+        description:
+          "host:port of every coordinator, for workers, the resource manager and the CLI to find the leader (empty: this coordinator's host:port).",
       },
     },
   },
@@ -133,7 +172,8 @@ export const TIDEWAY_SETTINGS: Readonly<Record<string, EngineSetting>> = {
         type: 'int',
         default: 30000,
         min: 1,
-        description: 'Milliseconds a worker runs on without hearing from any leader before it cancels its task groups and frees their slots.',
+        description:
+          'Milliseconds a worker runs on without hearing from any leader before it cancels its task groups and frees their slots.',
       },
     },
   },
@@ -149,21 +189,40 @@ export const TIDEWAY_SETTINGS: Readonly<Record<string, EngineSetting>> = {
     type: 'section',
     description: 'Where coordinators keep job state.',
     fields: {
-      type: { type: 'enum', values: ['memory', 'redis'], default: 'memory', description: 'memory (one coordinator, state lost on exit) or redis (HA).' },
+      type: {
+        type: 'enum',
+        values: ['memory', 'redis'],
+        default: 'memory',
+        description: 'memory (one coordinator, state lost on exit) or redis (HA).',
+      },
       redis: {
         type: 'section',
         description: 'The Redis holding the state, for type redis.',
         fields: {
           address: { type: 'string', default: '', description: 'host:port of the Redis that holds the state (required for type redis).' },
-          password: { type: 'string', default: '', description: 'Password of its default user (also used for the lock nodes); empty for none.' },
-          'key-prefix': { type: 'string', default: 'tideway:', description: 'Prefix of every key Tideway writes (several clusters can share one Redis).' },
+          password: {
+            type: 'string',
+            default: '',
+            description: 'Password of its default user (also used for the lock nodes); empty for none.',
+          },
+          'key-prefix': {
+            type: 'string',
+            default: 'tideway:',
+            description: 'Prefix of every key Tideway writes (several clusters can share one Redis).',
+          },
           'wait-replicas': {
             type: 'int',
             default: 0,
             min: 0,
-            description: 'Replicas that must acknowledge a critical write (epoch, submit, checkpoint pointer, job end) before it counts (Redis WAIT); 0 waits for none.',
+            description:
+              'Replicas that must acknowledge a critical write (epoch, submit, checkpoint pointer, job end) before it counts (Redis WAIT); 0 waits for none.',
           },
-          'wait-timeout': { type: 'int', default: 1000, min: 1, description: 'Milliseconds a critical write waits for its replicas before it goes on with a warning.' },
+          'wait-timeout': {
+            type: 'int',
+            default: 1000,
+            min: 1,
+            description: 'Milliseconds a critical write waits for its replicas before it goes on with a warning.',
+          },
         },
       },
     },
@@ -182,10 +241,18 @@ export const TIDEWAY_SETTINGS: Readonly<Record<string, EngineSetting>> = {
   tls: {
     type: 'section',
     description:
-      "Mutual TLS on every gRPC port of this process (JobService included): it presents its own certificate and accepts only peers whose certificate the cluster CA signed. Unset (the default): plaintext. Files are read again when they change.",
+      'Mutual TLS on every gRPC port of this process (JobService included): it presents its own certificate and accepts only peers whose certificate the cluster CA signed. Unset (the default): plaintext. Files are read again when they change.',
     fields: {
-      'ca-file': { type: 'string', default: '', description: 'PEM file of the cluster CA that signs every certificate of the cluster (`tideway cluster certs` writes one).' },
-      'cert-file': { type: 'string', default: '', description: "PEM file of this process's certificate (its role's: coordinator, resource-manager, worker)." },
+      'ca-file': {
+        type: 'string',
+        default: '',
+        description: 'PEM file of the cluster CA that signs every certificate of the cluster (`tideway cluster certs` writes one).',
+      },
+      'cert-file': {
+        type: 'string',
+        default: '',
+        description: "PEM file of this process's certificate (its role's: coordinator, resource-manager, worker).",
+      },
       'key-file': { type: 'string', default: '', description: 'PEM file of the private key of that certificate.' },
     },
   },
@@ -196,10 +263,21 @@ export const TIDEWAY_SETTINGS: Readonly<Record<string, EngineSetting>> = {
       'lock-nodes': {
         type: 'string-list',
         default: [],
-        description: 'host:port of each independent Redis node of the Redlock lease, an odd count (1, 3, 5); empty: the state-store Redis alone.',
+        description:
+          'host:port of each independent Redis node of the Redlock lease, an odd count (1, 3, 5); empty: the state-store Redis alone.',
       },
-      'lease-ttl': { type: 'int', default: 5000, min: 1, description: 'Milliseconds a leader lease lasts unless extended; a dead leader is replaced after about this long.' },
-      'retry-interval': { type: 'int', default: 500, min: 1, description: 'Milliseconds between attempts of a follower to take the lease.' },
+      'lease-ttl': {
+        type: 'int',
+        default: 5000,
+        min: 1,
+        description: 'Milliseconds a leader lease lasts unless extended; a dead leader is replaced after about this long.',
+      },
+      'retry-interval': {
+        type: 'int',
+        default: 500,
+        min: 1,
+        description: 'Milliseconds between attempts of a follower to take the lease.',
+      },
     },
   },
 };

@@ -33,15 +33,20 @@ export function checkHaSettings(t: TidewayConfig, fail: (message: string) => nev
   const redis = t.stateStore.redis;
   const isRedis = t.stateStore.type === 'redis';
   if (isRedis && !redis.address) {
-    fail('tideway.state-store.redis.address is empty but tideway.state-store.type is redis: set it to the host:port of the Redis that holds the state');
+    fail(
+      'tideway.state-store.redis.address is empty but tideway.state-store.type is redis: set it to the host:port of the Redis that holds the state',
+    );
   }
   if (!isRedis && redis.address) {
-    fail(`tideway.state-store.redis.address is set (${redis.address}) but tideway.state-store.type is memory: set the type to redis to use it, or remove it`);
+    fail(
+      `tideway.state-store.redis.address is set (${redis.address}) but tideway.state-store.type is memory: set the type to redis to use it, or remove it`,
+    );
   }
   if (!isRedis && t.ha.lockNodes.length > 0) {
     fail('tideway.ha.lock-nodes is set but tideway.state-store.type is memory: leader election needs the redis state store');
   }
-  if (redis.address && !parseHostPort(redis.address)) fail(`tideway.state-store.redis.address '${redis.address}' is not host:port (e.g. 127.0.0.1:6379)`);
+  if (redis.address && !parseHostPort(redis.address))
+    fail(`tideway.state-store.redis.address '${redis.address}' is not host:port (e.g. 127.0.0.1:6379)`);
   checkAdvertised('tideway.coordinator.advertised-address', t.coordinator.advertisedAddress, fail);
   checkAdvertised('tideway.worker.advertised-address', t.worker.advertisedAddress, fail);
   checkAddresses('tideway.ha.lock-nodes', t.ha.lockNodes, fail);
@@ -59,7 +64,9 @@ export function checkHaSettings(t: TidewayConfig, fail: (message: string) => nev
     fail(`tideway.ha.lease-ttl (${leaseTtl} ms) must be longer than tideway.heartbeat.interval (${t.heartbeat.interval} ms)`);
   }
   if (retryInterval >= leaseTtl) {
-    fail(`tideway.ha.retry-interval (${retryInterval} ms) must be shorter than tideway.ha.lease-ttl (${leaseTtl} ms): a follower must try more than once per lease`);
+    fail(
+      `tideway.ha.retry-interval (${retryInterval} ms) must be shorter than tideway.ha.lease-ttl (${leaseTtl} ms): a follower must try more than once per lease`,
+    );
   }
   if (t.worker.leaderLossTimeout <= leaseTtl) {
     fail(
@@ -87,5 +94,6 @@ function checkAdvertised(key: string, text: string, fail: (message: string) => n
   if (!text) return;
   const parsed = parseHostPort(text);
   if (!parsed) fail(`${key} '${text}' is not host:port (e.g. tideway-coordinator-0.tideway-coordinator:5801)`);
-  if (WILDCARD_HOSTS.has(parsed!.host)) fail(`${key} '${text}' is a wildcard address that others cannot dial: use this host's DNS name or IP address`);
+  if (WILDCARD_HOSTS.has(parsed!.host))
+    fail(`${key} '${text}' is a wildcard address that others cannot dial: use this host's DNS name or IP address`);
 }

@@ -21,7 +21,8 @@ export interface LoadEngineConfigOptions {
  */
 export function loadEngineConfig(options: LoadEngineConfigOptions = {}): EngineConfig {
   const input: EngineConfigInput = {};
-  if (options.file !== undefined || options.text !== undefined) Object.assign(input, readYaml(options.file ?? '<engine config>', options.text));
+  if (options.file !== undefined || options.text !== undefined)
+    Object.assign(input, readYaml(options.file ?? '<engine config>', options.text));
   for (const set of options.sets ?? []) applySet(input, set);
   return compileEngineConfig(input);
 }
@@ -58,7 +59,8 @@ function readYaml(file: string, given?: string): EngineConfigInput {
       if (!isMap(value)) return fail(value ?? (pair.key as Node), "'seatunnel' must be a map holding 'engine'");
       for (const inner of value.items) {
         const innerKey = isScalar(inner.key) ? String(inner.key.value) : '';
-        if (innerKey !== 'engine') return fail(inner.key as Node, `unknown key 'seatunnel.${innerKey}': Tideway reads only seatunnel.engine`);
+        if (innerKey !== 'engine')
+          return fail(inner.key as Node, `unknown key 'seatunnel.${innerKey}': Tideway reads only seatunnel.engine`);
         out.seatunnel = { engine: readSection(SEATUNNEL_ENGINE_SETTINGS, inner.value as Node | null, 'seatunnel.engine', fail) };
       }
     } else if (key === 'tideway') {
@@ -72,12 +74,18 @@ function readYaml(file: string, given?: string): EngineConfigInput {
 
 /** Keys earlier versions accepted, and what replaced them (named in the error instead of "unknown"). */
 const REPLACED_KEYS: Readonly<Record<string, string>> = {
-  'tideway.state-store.redis.nodes': 'tideway.state-store.redis.address (the Redis holding the state) and tideway.ha.lock-nodes (the Redlock nodes)',
+  'tideway.state-store.redis.nodes':
+    'tideway.state-store.redis.address (the Redis holding the state) and tideway.ha.lock-nodes (the Redlock nodes)',
 };
 
 type Fail = (node: Node | null | undefined, message: string) => never;
 
-function readSection(fields: Readonly<Record<string, EngineSetting>>, node: Node | null, path: string, fail: Fail): Record<string, unknown> {
+function readSection(
+  fields: Readonly<Record<string, EngineSetting>>,
+  node: Node | null,
+  path: string,
+  fail: Fail,
+): Record<string, unknown> {
   if (node === null || (isScalar(node) && node.value === null)) return {};
   if (!isMap(node)) return fail(node, `'${path}' must be a map`);
   const out: Record<string, unknown> = {};
@@ -87,7 +95,10 @@ function readSection(fields: Readonly<Record<string, EngineSetting>>, node: Node
     const keyPath = `${path}.${key}`;
     if (!setting) {
       const replacement = REPLACED_KEYS[keyPath];
-      return fail(pair.key as Node, replacement ? `'${keyPath}' is no longer read: use ${replacement}` : unknownKeyMessage(keyPath, Object.keys(fields)));
+      return fail(
+        pair.key as Node,
+        replacement ? `'${keyPath}' is no longer read: use ${replacement}` : unknownKeyMessage(keyPath, Object.keys(fields)),
+      );
     }
     out[key] = readSetting(setting, pair.value as Node | null, keyPath, fail);
   }

@@ -33,7 +33,9 @@ describe('HOCON syntax', () => {
   });
 
   it('keeps integers past 2^53 exact, as their text (Java reads them as exact longs)', () => {
-    expect(plain('lo = 2844674407371055000\nhi = 2844674407371055099\nneg = -9223372036854775808\nsafe = 9007199254740991\nf = 1.5e300')).toEqual({
+    expect(
+      plain('lo = 2844674407371055000\nhi = 2844674407371055099\nneg = -9223372036854775808\nsafe = 9007199254740991\nf = 1.5e300'),
+    ).toEqual({
       lo: '2844674407371055000',
       hi: '2844674407371055099',
       neg: '-9223372036854775808',
@@ -100,7 +102,10 @@ describe('substitutions', () => {
   });
 
   it('looks up -i variables, then config paths, then environment variables', () => {
-    const v = plain('base = 5\na = ${base}\nb = ${HOME_DIR}\nc = ${base}', { variables: { c: 'x', base: '7' }, env: { HOME_DIR: '/h', base: '9' } });
+    const v = plain('base = 5\na = ${base}\nb = ${HOME_DIR}\nc = ${base}', {
+      variables: { c: 'x', base: '7' },
+      env: { HOME_DIR: '/h', base: '9' },
+    });
     expect(v).toEqual({ base: 5, a: '7', b: '/h', c: '7' });
     expect(plain('x = ${y.z}\ny { z = 3 }\nw { a = ${w.b}, b = 1 }')).toEqual({ x: 3, y: { z: 3 }, w: { a: 1, b: 1 } });
   });
@@ -174,7 +179,10 @@ describe('syntax errors', () => {
   });
 
   it('keeps a dotted JSON key as one key', () => {
-    expect(plain('{ "row.num": 5, "source": [ { "plugin_name": "A" } ] }', { json: true })).toEqual({ 'row.num': 5, source: [{ plugin_name: 'A' }] });
+    expect(plain('{ "row.num": 5, "source": [ { "plugin_name": "A" } ] }', { json: true })).toEqual({
+      'row.num': 5,
+      source: [{ plugin_name: 'A' }],
+    });
   });
 });
 

@@ -127,7 +127,8 @@ class Parser {
     if (t.kind === ',') {
       this.next();
       this.skip(true);
-      if (this.json && this.peek().kind === close) throw this.error(this.peek(), `expected a ${what} after ',' (JSON allows no trailing comma)`);
+      if (this.json && this.peek().kind === close)
+        throw this.error(this.peek(), `expected a ${what} after ',' (JSON allows no trailing comma)`);
       return;
     }
     if (t.kind === close) return;

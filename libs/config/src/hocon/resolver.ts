@@ -100,7 +100,12 @@ class Resolver {
 
   private guarded(v: HValue, body: () => HValue | undefined): HValue | undefined {
     if (this.resolving.has(v)) {
-      throw configErrorAt(ErrorCode.CONFIG_UNRESOLVED_VARIABLE, this.options.file, v.line, 'this substitution refers back to itself (a cycle of ${...} references)');
+      throw configErrorAt(
+        ErrorCode.CONFIG_UNRESOLVED_VARIABLE,
+        this.options.file,
+        v.line,
+        'this substitution refers back to itself (a cycle of ${...} references)',
+      );
     }
     this.resolving.add(v);
     try {

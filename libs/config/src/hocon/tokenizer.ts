@@ -1,21 +1,7 @@
 import { hoconSyntaxError } from './syntax-error.js';
 
 /** Token kinds of HOCON (and of JSON, which is a subset). */
-export type TokenKind =
-  | '{'
-  | '}'
-  | '['
-  | ']'
-  | ','
-  | ':'
-  | '='
-  | '+='
-  | 'newline'
-  | 'ws'
-  | 'quoted'
-  | 'unquoted'
-  | 'subst'
-  | 'eof';
+export type TokenKind = '{' | '}' | '[' | ']' | ',' | ':' | '=' | '+=' | 'newline' | 'ws' | 'quoted' | 'unquoted' | 'subst' | 'eof';
 
 export interface Token {
   readonly kind: TokenKind;
@@ -119,7 +105,7 @@ export function tokenize(text: string, file: string, json = false): Token[] {
       advance(1);
       let value = '';
       for (;;) {
-        if (i >= n || text[i] === '\n') fail('expected a closing quote \'"\' before the end of the line', startLine, startCol);
+        if (i >= n || text[i] === '\n') fail("expected a closing quote '\"' before the end of the line", startLine, startCol);
         const ch = text[i];
         if (ch === '"') {
           advance(1);

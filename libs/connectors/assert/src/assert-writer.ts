@@ -53,7 +53,10 @@ export class AssertSinkWriter implements SinkWriter<AssertCommitInfo, never> {
           this.counts.set(lastTable, (this.counts.get(lastTable) ?? 0) + count);
           const cols = this.tables.get(lastTable)?.columns;
           const rowText = row.fields.map((v, i) => `${cols?.[i]?.name ?? i}=${show(v)}`).join(', ');
-          throw new TidewayError(ErrorCode.ASSERT_FAILED, `Assert rule '${rule}' failed on field '${c.fieldName}' of table ${lastTable}: value ${show(value)} (row ${row.kind} ${rowText})`);
+          throw new TidewayError(
+            ErrorCode.ASSERT_FAILED,
+            `Assert rule '${rule}' failed on field '${c.fieldName}' of table ${lastTable}: value ${show(value)} (row ${row.kind} ${rowText})`,
+          );
         }
       }
     }

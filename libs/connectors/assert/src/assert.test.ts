@@ -8,9 +8,23 @@ import { ASSERT_SINK_SPEC } from './spec.js';
 import { assertSinkFactory } from './index.js';
 
 const FULL_FIELDS = {
-  c_null: 'null', c_string: 'string', c_boolean: 'boolean', c_tinyint: 'tinyint', c_smallint: 'smallint', c_int: 'int', c_bigint: 'bigint',
-  c_float: 'float', c_double: 'double', c_decimal: 'decimal(30, 8)', c_date: 'date', c_timestamp: 'timestamp', c_time: 'time', c_bytes: 'bytes',
-  c_array: 'array<int>', c_map: 'map<date, string>', c_map_nest: 'map<string, {c_int = int, c_string = string}>',
+  c_null: 'null',
+  c_string: 'string',
+  c_boolean: 'boolean',
+  c_tinyint: 'tinyint',
+  c_smallint: 'smallint',
+  c_int: 'int',
+  c_bigint: 'bigint',
+  c_float: 'float',
+  c_double: 'double',
+  c_decimal: 'decimal(30, 8)',
+  c_date: 'date',
+  c_timestamp: 'timestamp',
+  c_time: 'time',
+  c_bytes: 'bytes',
+  c_array: 'array<int>',
+  c_map: 'map<date, string>',
+  c_map_nest: 'map<string, {c_int = int, c_string = string}>',
   c_row: { c_int: 'int', c_map: 'map<string, string>' },
 };
 const FULL = parseSchemaConfig({ table: 'fake', fields: FULL_FIELDS }).table;
@@ -18,18 +32,54 @@ const FULL_ROW: Row = {
   kind: '+I',
   tableId: 'fake',
   fields: [
-    null, 'AAA', false, 1, 1, 333, 323232n, 3.1, 9.33333, '99999.99999999', '2012-12-21', '2012-12-21T12:34:56', '12:34:56', Buffer.from('miIZj'),
-    [0, 1, 2], new Map([['2024-01-26', 'v0']]), new Map([['k1', [123, 'BBB-BB']]]), [333, new Map([['k0', 'v0']])],
+    null,
+    'AAA',
+    false,
+    1,
+    1,
+    333,
+    323232n,
+    3.1,
+    9.33333,
+    '99999.99999999',
+    '2012-12-21',
+    '2012-12-21T12:34:56',
+    '12:34:56',
+    Buffer.from('miIZj'),
+    [0, 1, 2],
+    new Map([['2024-01-26', 'v0']]),
+    new Map([['k1', [123, 'BBB-BB']]]),
+    [333, new Map([['k0', 'v0']])],
   ],
 };
 const EQUALS: Record<string, unknown> = {
-  c_string: 'AAA', c_boolean: false, c_tinyint: 1, c_smallint: 1, c_int: 333, c_bigint: 323232, c_float: 3.1, c_double: 9.33333, c_decimal: 99999.99999999,
-  c_date: '2012-12-21', c_timestamp: '2012-12-21T12:34:56', c_time: '12:34:56', c_bytes: 'bWlJWmo=', c_array: [0, 1, 2], c_map: { '2024-01-26': 'v0' },
-  c_map_nest: { k1: [123, 'BBB-BB'] }, c_row: [333, { k0: 'v0' }],
+  c_string: 'AAA',
+  c_boolean: false,
+  c_tinyint: 1,
+  c_smallint: 1,
+  c_int: 333,
+  c_bigint: 323232,
+  c_float: 3.1,
+  c_double: 9.33333,
+  c_decimal: 99999.99999999,
+  c_date: '2012-12-21',
+  c_timestamp: '2012-12-21T12:34:56',
+  c_time: '12:34:56',
+  c_bytes: 'bWlJWmo=',
+  c_array: [0, 1, 2],
+  c_map: { '2024-01-26': 'v0' },
+  c_map_nest: { k1: [123, 'BBB-BB'] },
+  c_row: [333, { k0: 'v0' }],
 };
 
 function sinkOf(rules: unknown, tables: CatalogTable[] = [FULL]): Sink<AssertCommitInfo, AssertAggregatedInfo> {
-  return assertSinkFactory.create({ jobId: 'j', jobMode: 'BATCH', parallelism: 2, options: optionsOf({ rules }, ASSERT_SINK_SPEC), inputTables: tables }) as Sink<AssertCommitInfo, AssertAggregatedInfo>;
+  return assertSinkFactory.create({
+    jobId: 'j',
+    jobMode: 'BATCH',
+    parallelism: 2,
+    options: optionsOf({ rules }, ASSERT_SINK_SPEC),
+    inputTables: tables,
+  }) as Sink<AssertCommitInfo, AssertAggregatedInfo>;
 }
 
 function writeOne(rules: unknown, row: Row = FULL_ROW, tables?: CatalogTable[]): void {
@@ -48,7 +98,9 @@ function assertFailure(fn: () => unknown, ...parts: string[]): void {
   throw new Error('expected an Assert failure');
 }
 
-const fieldRule = (field_name: string, field_value: unknown[], field_type?: unknown) => ({ field_rules: [{ field_name, field_type, field_value }] });
+const fieldRule = (field_name: string, field_value: unknown[], field_type?: unknown) => ({
+  field_rules: [{ field_name, field_type, field_value }],
+});
 
 describe('Assert field rules', () => {
   it('the full-types row passes field_type and equals_to for every column', () => {
@@ -68,7 +120,15 @@ describe('Assert field rules', () => {
   });
 
   it('field_type checks the held value, complex types included; null passes only "null"', () => {
-    for (const [field, wrong] of [['c_int', 'bigint'], ['c_bigint', 'int'], ['c_decimal', 'decimal(30, 2)'], ['c_array', 'array<string>'], ['c_map', 'map<string, int>'], ['c_row', '{c_int = string, c_map = "map<string, string>"}'], ['c_timestamp', 'date']] as const) {
+    for (const [field, wrong] of [
+      ['c_int', 'bigint'],
+      ['c_bigint', 'int'],
+      ['c_decimal', 'decimal(30, 2)'],
+      ['c_array', 'array<string>'],
+      ['c_map', 'map<string, int>'],
+      ['c_row', '{c_int = string, c_map = "map<string, string>"}'],
+      ['c_timestamp', 'date'],
+    ] as const) {
       assertFailure(() => writeOne(fieldRule(field, [], wrong)), `field_type`, `field '${field}'`);
     }
     assertFailure(() => writeOne(fieldRule('c_null', [], 'string')), 'field_type string', "field 'c_null'", 'value null');
@@ -82,17 +142,40 @@ describe('Assert field rules', () => {
   });
 
   it('MIN / MAX on numbers, bigints and decimals; non-numbers fail', () => {
-    expect(() => writeOne(fieldRule('c_int', [{ rule_type: 'MIN', rule_value: 333 }, { rule_type: 'MAX', rule_value: 333 }]))).not.toThrow();
+    expect(() =>
+      writeOne(
+        fieldRule('c_int', [
+          { rule_type: 'MIN', rule_value: 333 },
+          { rule_type: 'MAX', rule_value: 333 },
+        ]),
+      ),
+    ).not.toThrow();
     expect(() => writeOne(fieldRule('c_bigint', [{ rule_type: 'MAX', rule_value: 323232 }]))).not.toThrow();
     expect(() => writeOne(fieldRule('c_decimal', [{ rule_type: 'MIN', rule_value: 99999 }]))).not.toThrow();
-    assertFailure(() => writeOne(fieldRule('c_int', [{ rule_type: 'MIN', rule_value: 334 }])), "'MIN rule_value=334'", "field 'c_int'", 'value 333');
+    assertFailure(
+      () => writeOne(fieldRule('c_int', [{ rule_type: 'MIN', rule_value: 334 }])),
+      "'MIN rule_value=334'",
+      "field 'c_int'",
+      'value 333',
+    );
     assertFailure(() => writeOne(fieldRule('c_double', [{ rule_type: 'MAX', rule_value: 9 }])), "'MAX rule_value=9'", 'value 9.33333');
     assertFailure(() => writeOne(fieldRule('c_string', [{ rule_type: 'MAX', rule_value: 9 }])), "field 'c_string'");
   });
 
   it('MIN_LENGTH / MAX_LENGTH', () => {
-    expect(() => writeOne(fieldRule('c_string', [{ rule_type: 'MIN_LENGTH', rule_value: 3 }, { rule_type: 'MAX_LENGTH', rule_value: 3 }]))).not.toThrow();
-    assertFailure(() => writeOne(fieldRule('c_string', [{ rule_type: 'MIN_LENGTH', rule_value: 4 }])), "'MIN_LENGTH rule_value=4'", 'value "AAA"');
+    expect(() =>
+      writeOne(
+        fieldRule('c_string', [
+          { rule_type: 'MIN_LENGTH', rule_value: 3 },
+          { rule_type: 'MAX_LENGTH', rule_value: 3 },
+        ]),
+      ),
+    ).not.toThrow();
+    assertFailure(
+      () => writeOne(fieldRule('c_string', [{ rule_type: 'MIN_LENGTH', rule_value: 4 }])),
+      "'MIN_LENGTH rule_value=4'",
+      'value "AAA"',
+    );
     assertFailure(() => writeOne(fieldRule('c_string', [{ rule_type: 'MAX_LENGTH', rule_value: 2 }])), "'MAX_LENGTH rule_value=2'");
   });
 
@@ -105,7 +188,9 @@ describe('Assert field rules', () => {
   });
 
   it('ignores keys SeaTunnel does not read (e.g. the misspelt rule_ruls)', () => {
-    expect(() => writeOne({ rule_ruls: [{ rule_type: 'MAX_ROW', rule_value: 0 }], ...fieldRule('c_int', [{ rule_type: 'NOT_NULL' }]) })).not.toThrow();
+    expect(() =>
+      writeOne({ rule_ruls: [{ rule_type: 'MAX_ROW', rule_value: 0 }], ...fieldRule('c_int', [{ rule_type: 'NOT_NULL' }]) }),
+    ).not.toThrow();
   });
 });
 
@@ -122,7 +207,12 @@ function runCounts(sink: Sink<AssertCommitInfo, AssertAggregatedInfo>, perWriter
 
 describe('Assert row rules', () => {
   const rows = (n: number, tableId = 'fake'): Row[] => Array.from({ length: n }, () => ({ ...FULL_ROW, tableId }));
-  const limits = { row_rules: [{ rule_type: 'MIN_ROW', rule_value: 5 }, { rule_type: 'MAX_ROW', rule_value: 6 }] };
+  const limits = {
+    row_rules: [
+      { rule_type: 'MIN_ROW', rule_value: 5 },
+      { rule_type: 'MAX_ROW', rule_value: 6 },
+    ],
+  };
 
   it('counts rows across all parallel writers', () => {
     expect(runCounts(sinkOf(limits), [rows(3), rows(3)])).not.toThrow();
@@ -139,16 +229,30 @@ describe('Assert catalog_table_rule', () => {
   const table = parseSchemaConfig(
     {
       table: 'db.t',
-      columns: [{ name: 'id', type: 'bigint', nullable: false }, { name: 'name', type: 'string' }],
+      columns: [
+        { name: 'id', type: 'bigint', nullable: false },
+        { name: 'name', type: 'string' },
+      ],
       primaryKey: { name: 'pk', columnNames: ['id'] },
-      constraintKeys: [{ constraintName: 'uk', constraintType: 'UNIQUE_KEY', constraintColumns: [{ columnName: 'name', sortType: 'ASC' }] }],
+      constraintKeys: [
+        { constraintName: 'uk', constraintType: 'UNIQUE_KEY', constraintColumns: [{ columnName: 'name', sortType: 'ASC' }] },
+      ],
     },
     { catalogName: 'FakeSource' },
   ).table;
   const good = {
     primary_key_rule: { primary_key_name: 'pk', primary_key_columns: ['id'] },
-    constraint_key_rule: [{ constraint_key_name: 'uk', constraint_key_type: 'UNIQUE_KEY', constraint_key_columns: [{ constraint_key_column_name: 'name', constraint_key_sort_type: 'ASC' }] }],
-    column_rule: [{ name: 'name', type: 'string' }, { name: 'id', type: 'bigint', nullable: false }],
+    constraint_key_rule: [
+      {
+        constraint_key_name: 'uk',
+        constraint_key_type: 'UNIQUE_KEY',
+        constraint_key_columns: [{ constraint_key_column_name: 'name', constraint_key_sort_type: 'ASC' }],
+      },
+    ],
+    column_rule: [
+      { name: 'name', type: 'string' },
+      { name: 'id', type: 'bigint', nullable: false },
+    ],
     table_identifier_rule: { catalog_name: 'FakeSource', table: 'db.t' },
   };
 
@@ -157,11 +261,41 @@ describe('Assert catalog_table_rule', () => {
   });
 
   it('fails on each difference, naming it', () => {
-    assertFailure(() => sinkOf({ catalog_table_rule: { primary_key_rule: { primary_key_name: 'pk2', primary_key_columns: ['id'] } } }, [table]), 'primaryKey: pk is not equal to pk2');
-    assertFailure(() => sinkOf({ catalog_table_rule: { primary_key_rule: { primary_key_name: 'pk', primary_key_columns: ['name'] } } }, [table]), 'primaryKey columns');
-    assertFailure(() => sinkOf({ catalog_table_rule: { constraint_key_rule: [{ ...good.constraint_key_rule[0], constraint_key_type: 'INDEX_KEY' }] } }, [table]), 'constraintKeys');
-    assertFailure(() => sinkOf({ catalog_table_rule: { column_rule: [{ name: 'id', type: 'bigint' }, { name: 'name', type: 'string' }] } }, [table]), 'columns:', 'nullable=false');
-    assertFailure(() => sinkOf({ catalog_table_rule: { table_identifier_rule: { catalog_name: 'FakeSource', table: 'db.x' } } }, [table]), 'tableIdentifier');
+    assertFailure(
+      () => sinkOf({ catalog_table_rule: { primary_key_rule: { primary_key_name: 'pk2', primary_key_columns: ['id'] } } }, [table]),
+      'primaryKey: pk is not equal to pk2',
+    );
+    assertFailure(
+      () => sinkOf({ catalog_table_rule: { primary_key_rule: { primary_key_name: 'pk', primary_key_columns: ['name'] } } }, [table]),
+      'primaryKey columns',
+    );
+    assertFailure(
+      () =>
+        sinkOf({ catalog_table_rule: { constraint_key_rule: [{ ...good.constraint_key_rule[0], constraint_key_type: 'INDEX_KEY' }] } }, [
+          table,
+        ]),
+      'constraintKeys',
+    );
+    assertFailure(
+      () =>
+        sinkOf(
+          {
+            catalog_table_rule: {
+              column_rule: [
+                { name: 'id', type: 'bigint' },
+                { name: 'name', type: 'string' },
+              ],
+            },
+          },
+          [table],
+        ),
+      'columns:',
+      'nullable=false',
+    );
+    assertFailure(
+      () => sinkOf({ catalog_table_rule: { table_identifier_rule: { catalog_name: 'FakeSource', table: 'db.x' } } }, [table]),
+      'tableIdentifier',
+    );
     assertFailure(() => sinkOf({ catalog_table_rule: good }, [FULL]), 'primaryKey is null');
   });
 });
@@ -171,8 +305,16 @@ describe('Assert multi-table', () => {
   const t2 = newCatalogTable({ database: 'test', table: 'table2' }, [{ name: 'c_string', type: { kind: 'string' }, nullable: true }]);
   const rules = {
     tables_configs: [
-      { table_path: 'test.table1', row_rules: [{ rule_type: 'MIN_ROW', rule_value: 2 }], field_rules: [{ field_name: 'c_int', field_type: 'int', field_value: [{ rule_type: 'MIN', rule_value: 10 }] }] },
-      { table_path: 'test.table2', row_rules: [{ rule_type: 'MAX_ROW', rule_value: 1 }], field_rules: [{ field_name: 'c_string', field_type: 'string', field_value: [{ rule_type: 'NOT_NULL' }] }] },
+      {
+        table_path: 'test.table1',
+        row_rules: [{ rule_type: 'MIN_ROW', rule_value: 2 }],
+        field_rules: [{ field_name: 'c_int', field_type: 'int', field_value: [{ rule_type: 'MIN', rule_value: 10 }] }],
+      },
+      {
+        table_path: 'test.table2',
+        row_rules: [{ rule_type: 'MAX_ROW', rule_value: 1 }],
+        field_rules: [{ field_name: 'c_string', field_type: 'string', field_value: [{ rule_type: 'NOT_NULL' }] }],
+      },
     ],
   };
   const r1 = (v: number): Row => ({ kind: '+I', tableId: 'test.table1', fields: [v] });
@@ -180,7 +322,15 @@ describe('Assert multi-table', () => {
 
   it('applies each table_path its own field and row rules', () => {
     expect(runCounts(sinkOf(rules, [t1, t2]), [[r1(10), r2('a')], [r1(11)]])).not.toThrow();
-    assertFailure(runCounts(sinkOf(rules, [t1, t2]), [[r1(10), r2('a')], [r2('b'), r1(11)]]), 'MAX_ROW 1', 'table test.table2', '2 rows');
+    assertFailure(
+      runCounts(sinkOf(rules, [t1, t2]), [
+        [r1(10), r2('a')],
+        [r2('b'), r1(11)],
+      ]),
+      'MAX_ROW 1',
+      'table test.table2',
+      '2 rows',
+    );
     assertFailure(runCounts(sinkOf(rules, [t1, t2]), [[r1(10)], [r2('b')]]), 'MIN_ROW 2', 'table test.table1', '1 rows');
     assertFailure(() => writeOne(rules, r2(null), [t1, t2]), "'field_type string'", 'table test.table2');
     assertFailure(() => writeOne(rules, r1(9), [t1, t2]), "'MIN rule_value=10'", 'table test.table1', 'value 9');

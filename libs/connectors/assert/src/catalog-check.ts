@@ -37,7 +37,8 @@ function checkColumns(table: CatalogTable, rule: readonly ColumnRule[]): void {
   if (table.columns.length === 0) throw failed(table, 'columns is null');
   const actual = table.columns.map(columnKey);
   const expected = rule.map(columnKey);
-  if (rule.length > 0 && !sameCollection(actual, expected)) throw failed(table, `columns: ${list(actual)} is not equal to ${list(expected)}`);
+  if (rule.length > 0 && !sameCollection(actual, expected))
+    throw failed(table, `columns: ${list(actual)} is not equal to ${list(expected)}`);
 }
 
 /** Throws ASSERT_FAILED naming the first difference. */
@@ -45,7 +46,8 @@ export function checkCatalogTable(table: CatalogTable, rule: CatalogTableRule): 
   if (rule.primaryKey) {
     const pk = table.primaryKey;
     if (!pk) throw failed(table, 'primaryKey is null');
-    if (rule.primaryKey.name !== undefined && rule.primaryKey.name !== pk.name) throw failed(table, `primaryKey: ${pk.name} is not equal to ${rule.primaryKey.name}`);
+    if (rule.primaryKey.name !== undefined && rule.primaryKey.name !== pk.name)
+      throw failed(table, `primaryKey: ${pk.name} is not equal to ${rule.primaryKey.name}`);
     if (rule.primaryKey.columns.length > 0 && !sameCollection(pk.columns, rule.primaryKey.columns)) {
       throw failed(table, `primaryKey columns: ${list(pk.columns)} is not equal to ${list(rule.primaryKey.columns)}`);
     }
@@ -55,8 +57,11 @@ export function checkCatalogTable(table: CatalogTable, rule: CatalogTableRule): 
     if (keys.length === 0) throw failed(table, 'constraintKeys is null');
     // Tideway's ConstraintKey keeps no sort order, so columns compare by name only.
     const actual = keys.map((k) => `${k.name} ${k.type} (${k.columns.join(', ')})`);
-    const expected = rule.constraintKeys.map((k) => `${k.name} ${parseConstraintType(k.type) ?? k.type} (${k.columns.map((c) => c.name).join(', ')})`);
-    if (expected.length > 0 && !sameCollection(actual, expected)) throw failed(table, `constraintKeys: ${list(actual)} is not equal to ${list(expected)}`);
+    const expected = rule.constraintKeys.map(
+      (k) => `${k.name} ${parseConstraintType(k.type) ?? k.type} (${k.columns.map((c) => c.name).join(', ')})`,
+    );
+    if (expected.length > 0 && !sameCollection(actual, expected))
+      throw failed(table, `constraintKeys: ${list(actual)} is not equal to ${list(expected)}`);
   }
   if (rule.columns) checkColumns(table, rule.columns);
   if (rule.tableIdentifier) {

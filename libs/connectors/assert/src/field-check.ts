@@ -136,7 +136,10 @@ function compileValueRule(rule: ValueRule, type: DataType, table: CatalogTable, 
     try {
       expected = convertConfigValue(rule.equalsTo, type, `equals_to of field '${field}'`);
     } catch (err) {
-      if (err instanceof ConfigValueError) throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `Assert field rule for '${field}' of table ${table.tableId}: ${err.message}`, { place: { option: 'rules' } });
+      if (err instanceof ConfigValueError)
+        throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `Assert field rule for '${field}' of table ${table.tableId}: ${err.message}`, {
+          place: { option: 'rules' },
+        });
       throw err;
     }
   }
@@ -174,7 +177,11 @@ export function compileFieldRules(rules: readonly FieldRule[], table: CatalogTab
   return rules.map((rule) => {
     const index = table.columns.findIndex((c) => c.name === rule.fieldName);
     if (index < 0) {
-      throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `Assert field rule names field '${rule.fieldName}', which table ${table.tableId} does not have (columns: ${table.columns.map((c) => c.name).join(', ')})`, { place: { option: 'rules' } });
+      throw new ConfigError(
+        ErrorCode.CONFIG_BAD_VALUE,
+        `Assert field rule names field '${rule.fieldName}', which table ${table.tableId} does not have (columns: ${table.columns.map((c) => c.name).join(', ')})`,
+        { place: { option: 'rules' } },
+      );
     }
     const columnType = table.columns[index]!.type;
     const fieldType = rule.fieldType;

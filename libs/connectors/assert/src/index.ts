@@ -33,7 +33,11 @@ function createAssertSink(ctx: PluginContext): Sink {
   }
   for (const [key, r] of rules.tables) {
     if (key !== ANY_TABLE && r.catalogRule && !tables.has(key)) {
-      throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `Assert catalog_table_rule is for table_path ${key}, which is not an input table (inputs: ${[...tables.keys()].join(', ')})`, { place: ctx.options.place('rules') });
+      throw new ConfigError(
+        ErrorCode.CONFIG_BAD_VALUE,
+        `Assert catalog_table_rule is for table_path ${key}, which is not an input table (inputs: ${[...tables.keys()].join(', ')})`,
+        { place: ctx.options.place('rules') },
+      );
     }
   }
   const rowRules = new Map<string, readonly ValueRule[]>();

@@ -54,14 +54,22 @@ export class RowCountCommitter implements SinkAggregatedCommitter<AssertCommitIn
       for (const rule of rules) {
         const limit = rule.ruleValue ?? 0;
         const bad = (rule.ruleType === 'MAX_ROW' && count > limit) || (rule.ruleType === 'MIN_ROW' && count < limit);
-        if (bad) throw new TidewayError(ErrorCode.ASSERT_FAILED, `Assert row rule ${rule.ruleType} ${limit} failed for table ${table}: ${count} rows were written`);
+        if (bad)
+          throw new TidewayError(
+            ErrorCode.ASSERT_FAILED,
+            `Assert row rule ${rule.ruleType} ${limit} failed for table ${table}: ${count} rows were written`,
+          );
       }
     }
     if (this.tableNames && this.tableNames.length > 0) {
       const seen = new Set([...this.totals].filter(([, n]) => n > 0).map(([t]) => t));
       const expected = new Set(this.tableNames);
       const same = seen.size === expected.size && [...seen].every((t) => expected.has(t));
-      if (!same) throw new TidewayError(ErrorCode.ASSERT_FAILED, `Assert table-names failed: the data had tables [${[...seen].join(', ')}], expected [${this.tableNames.join(', ')}]`);
+      if (!same)
+        throw new TidewayError(
+          ErrorCode.ASSERT_FAILED,
+          `Assert table-names failed: the data had tables [${[...seen].join(', ')}], expected [${this.tableNames.join(', ')}]`,
+        );
     }
   }
 }

@@ -35,7 +35,11 @@ export interface ColumnRule {
 
 export interface CatalogTableRule {
   readonly primaryKey?: { readonly name?: string; readonly columns: readonly string[] };
-  readonly constraintKeys?: readonly { readonly name: string; readonly type: string; readonly columns: readonly { name: string; sortType: string }[] }[];
+  readonly constraintKeys?: readonly {
+    readonly name: string;
+    readonly type: string;
+    readonly columns: readonly { name: string; sortType: string }[];
+  }[];
   readonly columns?: readonly ColumnRule[];
   readonly tableIdentifier?: { readonly catalogName: string; readonly table: string };
 }
@@ -93,10 +97,14 @@ class RuleReader {
   fieldRule(o: Obj, path: string): FieldRule {
     if (o.field_name === undefined) this.fail(`${path}.field_name`, 'is required');
     const fieldName = String(o.field_name);
-    const fieldType = o.field_type === undefined ? undefined : parseTypeConfig(o.field_type, fieldName, { ...this.place, option: `rules.${path}.field_type` });
+    const fieldType =
+      o.field_type === undefined
+        ? undefined
+        : parseTypeConfig(o.field_type, fieldName, { ...this.place, option: `rules.${path}.field_type` });
     const valueRules = this.list(o.field_value, `${path}.field_value`).map((r, i) => {
       const rule = this.valueRule(r, `${path}.field_value[${i}]`);
-      if (rule.ruleType === 'MAX_ROW' || rule.ruleType === 'MIN_ROW') this.fail(`${path}.field_value[${i}].rule_type`, `${rule.ruleType} is a row rule: put it in row_rules`);
+      if (rule.ruleType === 'MAX_ROW' || rule.ruleType === 'MIN_ROW')
+        this.fail(`${path}.field_value[${i}].rule_type`, `${rule.ruleType} is a row rule: put it in row_rules`);
       return rule;
     });
     return { fieldName, fieldType, valueRules };
@@ -106,13 +114,19 @@ class RuleReader {
     const rule: { -readonly [K in keyof CatalogTableRule]: CatalogTableRule[K] } = {};
     if (isObject(o.primary_key_rule)) {
       const pk = o.primary_key_rule;
-      rule.primaryKey = { name: pk.primary_key_name === undefined ? undefined : String(pk.primary_key_name), columns: Array.isArray(pk.primary_key_columns) ? pk.primary_key_columns.map(String) : [] };
+      rule.primaryKey = {
+        name: pk.primary_key_name === undefined ? undefined : String(pk.primary_key_name),
+        columns: Array.isArray(pk.primary_key_columns) ? pk.primary_key_columns.map(String) : [],
+      };
     }
     if (o.constraint_key_rule !== undefined) {
       rule.constraintKeys = this.list(o.constraint_key_rule, `${path}.constraint_key_rule`).map((k) => ({
         name: String(k.constraint_key_name),
         type: String(k.constraint_key_type),
-        columns: this.list(k.constraint_key_columns, `${path}.constraint_key_rule.constraint_key_columns`).map((c) => ({ name: String(c.constraint_key_column_name), sortType: String(c.constraint_key_sort_type ?? 'ASC') })),
+        columns: this.list(k.constraint_key_columns, `${path}.constraint_key_rule.constraint_key_columns`).map((c) => ({
+          name: String(c.constraint_key_column_name),
+          sortType: String(c.constraint_key_sort_type ?? 'ASC'),
+        })),
       }));
     }
     if (o.column_rule !== undefined) {
@@ -161,8 +175,14 @@ export function parseAssertRules(options: PluginOptions): AssertRules {
     tables.set(ANY_TABLE, reader.tableRules(rules, ''));
   }
   const rawNames = rules['table-names'];
-  const tableNames = rawNames === undefined ? undefined : Array.isArray(rawNames) ? rawNames.map(String) : reader.fail('table-names', 'must be a list of table names');
+  const tableNames =
+    rawNames === undefined
+      ? undefined
+      : Array.isArray(rawNames)
+        ? rawNames.map(String)
+        : reader.fail('table-names', 'must be a list of table names');
   const empty = [...tables.values()].every((t) => t.rowRules.length === 0 && t.fieldRules.length === 0 && !t.catalogRule);
-  if (empty && (tableNames === undefined || tableNames.length === 0)) reader.fail('', 'Assert rule config is empty, please add rule config.');
+  if (empty && (tableNames === undefined || tableNames.length === 0))
+    reader.fail('', 'Assert rule config is empty, please add rule config.');
   return { tables, tableNames };
 }

@@ -42,7 +42,9 @@ export async function discoverCapturedTables<R, C extends Column>(
       const pk = override?.primaryKeys ? [...override.primaryKeys] : await session.primaryKey(ref);
       for (const k of [...pk, ...(override?.snapshotSplitColumn ? [override.snapshotSplitColumn] : [])]) {
         if (!columns.some((c) => c.name === k)) {
-          throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `table-names-config names column '${k}', which table ${text} does not have`, { place });
+          throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `table-names-config names column '${k}', which table ${text} does not have`, {
+            place,
+          });
         }
       }
       const catalog = newCatalogTable(
@@ -61,6 +63,13 @@ export async function discoverCapturedTables<R, C extends Column>(
 }
 
 /** The captured tables as `tideway verify` compares them (whole tables, by their key). */
-export function comparedCapturedTables<R, C extends Column>(tables: readonly CapturedTable<R, C>[] | undefined): Array<{ tableId: string; ref: R; columns: string[]; keyColumns: readonly string[] }> {
-  return (tables ?? []).map((t) => ({ tableId: t.catalog.tableId, ref: t.ref, columns: t.catalog.columns.map((c) => c.name), keyColumns: t.catalog.primaryKey?.columns ?? [] }));
+export function comparedCapturedTables<R, C extends Column>(
+  tables: readonly CapturedTable<R, C>[] | undefined,
+): Array<{ tableId: string; ref: R; columns: string[]; keyColumns: readonly string[] }> {
+  return (tables ?? []).map((t) => ({
+    tableId: t.catalog.tableId,
+    ref: t.ref,
+    columns: t.catalog.columns.map((c) => c.name),
+    keyColumns: t.catalog.primaryKey?.columns ?? [],
+  }));
 }

@@ -1,5 +1,12 @@
 import type { SplitEnumerator, SplitEnumeratorContext } from '@tideway/api';
-import { isCheckpointWantedEvent, isChunksFinishedEvent, type CdcSplit, type FinishedChunk, type SnapshotSplit, type StreamSplit } from './cdc-splits.js';
+import {
+  isCheckpointWantedEvent,
+  isChunksFinishedEvent,
+  type CdcSplit,
+  type FinishedChunk,
+  type SnapshotSplit,
+  type StreamSplit,
+} from './cdc-splits.js';
 
 /**
  * What the enumerator checkpoints. `pending`: chunks not handed out yet; `outstanding`: chunks
@@ -131,7 +138,8 @@ export class CdcSplitEnumerator implements SplitEnumerator<CdcSplit, CdcEnumerat
   private take(splits: readonly CdcSplit[]): void {
     for (const s of splits) {
       if (s.kind === 'stream') this.stream = s;
-      else if (s.kind === 'snapshot' && !this.finished.has(s.splitId) && !this.pending.some((p) => p.splitId === s.splitId)) this.pending.push(s);
+      else if (s.kind === 'snapshot' && !this.finished.has(s.splitId) && !this.pending.some((p) => p.splitId === s.splitId))
+        this.pending.push(s);
     }
   }
 

@@ -4,27 +4,100 @@ import type { ChunkingOptions } from './chunk-planner.js';
 
 /** Options SeaTunnel's CDC sources share (docs/en/connector-v2/source/MySQL-CDC.md, PostgreSQL-CDC.md). */
 export const CDC_COMMON_OPTIONS: readonly OptionDef[] = [
-  { name: 'base-url', type: 'string', required: true, fallbackNames: ['url'], description: 'JDBC URL of the database, e.g. jdbc:postgresql://host:5432/db or jdbc:mysql://host:3306/db (`url` is accepted too, as SeaTunnel\'s configs write it).' },
+  {
+    name: 'base-url',
+    type: 'string',
+    required: true,
+    fallbackNames: ['url'],
+    description:
+      "JDBC URL of the database, e.g. jdbc:postgresql://host:5432/db or jdbc:mysql://host:3306/db (`url` is accepted too, as SeaTunnel's configs write it).",
+  },
   { name: 'username', type: 'string', required: true, description: 'User name.' },
   { name: 'password', type: 'string', required: true, description: 'Password.' },
   { name: 'database-names', type: 'list', description: 'Databases to capture; every table-names entry must lie in one of them.' },
-  { name: 'table-names', type: 'list', description: 'Tables to capture, with their database (MySQL db.table, PostgreSQL db.schema.table); several in one job. Required unless table-pattern or database-pattern is given.' },
-  { name: 'table-pattern', type: 'string', description: 'Regular expression the whole qualified name of a table must match to be captured (MySQL db.table, PostgreSQL db.schema.table, e.g. "shop\\.orders_.*"), instead of table-names; matched when the job starts (a matching table created later is not captured: MySQL-CDC fails the job naming it).' },
-  { name: 'database-pattern', type: 'string', description: 'Regular expression the whole database name must match for its tables to be captured, instead of table-names (PostgreSQL: the base-url database; schema-names narrows the schemas); with table-pattern both must match.' },
-  { name: 'table-names-config', type: 'object-list', description: 'Per-table settings: [{table = "db.t", primaryKeys = ["id"], snapshotSplitColumn = "id"}] for tables without a primary key.' },
-  { name: 'startup.mode', type: 'enum', values: ['initial', 'earliest', 'latest', 'specific', 'timestamp'], default: 'initial', description: 'initial: snapshot (its chunks read by every reader), then changes; earliest: changes from the oldest available position; latest: changes from now on; specific: from a given position (MySQL-CDC a binlog file and position, Postgres-CDC an LSN); timestamp: changes from a time (MySQL-CDC).' },
+  {
+    name: 'table-names',
+    type: 'list',
+    description:
+      'Tables to capture, with their database (MySQL db.table, PostgreSQL db.schema.table); several in one job. Required unless table-pattern or database-pattern is given.',
+  },
+  {
+    name: 'table-pattern',
+    type: 'string',
+    description:
+      'Regular expression the whole qualified name of a table must match to be captured (MySQL db.table, PostgreSQL db.schema.table, e.g. "shop\\.orders_.*"), instead of table-names; matched when the job starts (a matching table created later is not captured: MySQL-CDC fails the job naming it).',
+  },
+  {
+    name: 'database-pattern',
+    type: 'string',
+    description:
+      'Regular expression the whole database name must match for its tables to be captured, instead of table-names (PostgreSQL: the base-url database; schema-names narrows the schemas); with table-pattern both must match.',
+  },
+  {
+    name: 'table-names-config',
+    type: 'object-list',
+    description:
+      'Per-table settings: [{table = "db.t", primaryKeys = ["id"], snapshotSplitColumn = "id"}] for tables without a primary key.',
+  },
+  {
+    name: 'startup.mode',
+    type: 'enum',
+    values: ['initial', 'earliest', 'latest', 'specific', 'timestamp'],
+    default: 'initial',
+    description:
+      'initial: snapshot (its chunks read by every reader), then changes; earliest: changes from the oldest available position; latest: changes from now on; specific: from a given position (MySQL-CDC a binlog file and position, Postgres-CDC an LSN); timestamp: changes from a time (MySQL-CDC).',
+  },
   { name: 'snapshot.split.size', type: 'int', default: 8096, min: 1, description: 'Rows per snapshot chunk.' },
-  { name: 'snapshot.fetch.size', type: 'int', default: 1024, min: 1, description: 'Rows fetched per round trip while reading a chunk, and changes emitted per poll.' },
+  {
+    name: 'snapshot.fetch.size',
+    type: 'int',
+    default: 1024,
+    min: 1,
+    description: 'Rows fetched per round trip while reading a chunk, and changes emitted per poll.',
+  },
   { name: 'server-time-zone', type: 'string', default: 'UTC', description: 'Session time zone: zoned timestamps are rendered in it.' },
   { name: 'connect.timeout.ms', type: 'long', default: 30000, min: 1, description: 'Milliseconds to wait for a connection.' },
   { name: 'connect.max-retries', type: 'int', default: 3, min: 0, description: 'Times a failed connection attempt is retried.' },
-  { name: 'connection.pool.size', type: 'int', default: 20, min: 1, description: 'Most connections the source may open; it needs two (one for chunks, one for the stream).' },
-  { name: 'chunk-key.even-distribution.factor.upper-bound', type: 'double', default: 100, description: 'Highest (max - min + 1) / rows for which the key counts as evenly distributed.' },
-  { name: 'chunk-key.even-distribution.factor.lower-bound', type: 'double', default: 0.05, description: 'Lowest (max - min + 1) / rows for which the key counts as evenly distributed.' },
-  { name: 'sample-sharding.threshold', type: 'int', default: 1000, min: 1, description: 'Estimated chunk count above which an unevenly distributed key is chunked by sampling.' },
+  {
+    name: 'connection.pool.size',
+    type: 'int',
+    default: 20,
+    min: 1,
+    description: 'Most connections the source may open; it needs two (one for chunks, one for the stream).',
+  },
+  {
+    name: 'chunk-key.even-distribution.factor.upper-bound',
+    type: 'double',
+    default: 100,
+    description: 'Highest (max - min + 1) / rows for which the key counts as evenly distributed.',
+  },
+  {
+    name: 'chunk-key.even-distribution.factor.lower-bound',
+    type: 'double',
+    default: 0.05,
+    description: 'Lowest (max - min + 1) / rows for which the key counts as evenly distributed.',
+  },
+  {
+    name: 'sample-sharding.threshold',
+    type: 'int',
+    default: 1000,
+    min: 1,
+    description: 'Estimated chunk count above which an unevenly distributed key is chunked by sampling.',
+  },
   { name: 'inverse-sampling.rate', type: 'int', default: 1000, min: 1, description: 'Sampling keeps one key in this many.' },
-  { name: 'exactly_once', type: 'boolean', default: false, description: 'Exactly-once reading. The snapshot-to-stream hand-over here always de-duplicates, so both values read every change once.' },
-  { name: 'format', type: 'enum', values: ['DEFAULT', 'COMPATIBLE_DEBEZIUM_JSON'], default: 'DEFAULT', description: 'Output format; only DEFAULT (typed rows) is supported.' },
+  {
+    name: 'exactly_once',
+    type: 'boolean',
+    default: false,
+    description: 'Exactly-once reading. The snapshot-to-stream hand-over here always de-duplicates, so both values read every change once.',
+  },
+  {
+    name: 'format',
+    type: 'enum',
+    values: ['DEFAULT', 'COMPATIBLE_DEBEZIUM_JSON'],
+    default: 'DEFAULT',
+    description: 'Output format; only DEFAULT (typed rows) is supported.',
+  },
   { name: 'debezium', type: 'map', description: 'Debezium properties; only those the connector documents as meaningful are accepted.' },
 ];
 
@@ -62,16 +135,26 @@ export interface CdcCommonConfig {
 /** Reads the shared options; `plugin` names the connector in messages. */
 export function compileCdcCommon(options: PluginOptions, plugin: string, debeziumKeys: readonly string[]): CdcCommonConfig {
   if (options.get<string>('format') !== 'DEFAULT') {
-    throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `format ${options.get<string>('format')} is not supported by ${plugin}: it emits typed rows (format DEFAULT); Debezium JSON records are not produced`, { place: options.place('format') });
+    throw new ConfigError(
+      ErrorCode.CONFIG_BAD_VALUE,
+      `format ${options.get<string>('format')} is not supported by ${plugin}: it emits typed rows (format DEFAULT); Debezium JSON records are not produced`,
+      { place: options.place('format') },
+    );
   }
   if (options.get<number>('connection.pool.size') < 2) {
-    throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `connection.pool.size must be at least 2: ${plugin} holds one connection for snapshot chunks and one for the change stream`, { place: options.place('connection.pool.size') });
+    throw new ConfigError(
+      ErrorCode.CONFIG_BAD_VALUE,
+      `connection.pool.size must be at least 2: ${plugin} holds one connection for snapshot chunks and one for the change stream`,
+      { place: options.place('connection.pool.size') },
+    );
   }
   const debezium: Record<string, string> = {};
   for (const [k, v] of Object.entries(options.get<Record<string, unknown> | undefined>('debezium') ?? {})) {
     if (!debeziumKeys.includes(k)) {
       const known = debeziumKeys.length > 0 ? `supported: ${debeziumKeys.join(', ')}` : 'none are supported';
-      throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `debezium property '${k}' has no meaning for ${plugin} here (${known})`, { place: options.place('debezium') });
+      throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `debezium property '${k}' has no meaning for ${plugin} here (${known})`, {
+        place: options.place('debezium'),
+      });
     }
     debezium[k] = String(v);
   }
@@ -79,11 +162,17 @@ export function compileCdcCommon(options: PluginOptions, plugin: string, debeziu
   for (const entry of options.get<Record<string, unknown>[] | undefined>('table-names-config') ?? []) {
     const table = entry.table;
     if (typeof table !== 'string' || table === '') {
-      throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, 'every table-names-config entry needs a table (e.g. table = "db.t")', { place: options.place('table-names-config') });
+      throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, 'every table-names-config entry needs a table (e.g. table = "db.t")', {
+        place: options.place('table-names-config'),
+      });
     }
     for (const k of Object.keys(entry)) {
       if (k !== 'table' && k !== 'primaryKeys' && k !== 'snapshotSplitColumn') {
-        throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `table-names-config entry for ${table} has unknown key '${k}' (table, primaryKeys, snapshotSplitColumn)`, { place: options.place('table-names-config') });
+        throw new ConfigError(
+          ErrorCode.CONFIG_BAD_VALUE,
+          `table-names-config entry for ${table} has unknown key '${k}' (table, primaryKeys, snapshotSplitColumn)`,
+          { place: options.place('table-names-config') },
+        );
       }
     }
     const pk = entry.primaryKeys;
@@ -98,23 +187,39 @@ export function compileCdcCommon(options: PluginOptions, plugin: string, debeziu
     try {
       return { text, re: new RegExp(`^(?:${text})$`) };
     } catch (err) {
-      throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `${name} '${text}' is not a regular expression: ${(err as Error).message}`, { place: options.place(name) });
+      throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `${name} '${text}' is not a regular expression: ${(err as Error).message}`, {
+        place: options.place(name),
+      });
     }
   };
   const tablePattern = pattern('table-pattern');
   const databasePattern = pattern('database-pattern');
   const byPattern = tablePattern !== undefined || databasePattern !== undefined;
   if (byPattern && options.has('table-names')) {
-    throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `table-names cannot be combined with ${tablePattern ? 'table-pattern' : 'database-pattern'}: name the tables, or match them`, { place: options.place('table-names') });
+    throw new ConfigError(
+      ErrorCode.CONFIG_BAD_VALUE,
+      `table-names cannot be combined with ${tablePattern ? 'table-pattern' : 'database-pattern'}: name the tables, or match them`,
+      { place: options.place('table-names') },
+    );
   }
   if (!byPattern && !options.has('table-names')) {
-    throw new ConfigError(ErrorCode.CONFIG_MISSING_OPTION, `${plugin} needs table-names, table-pattern or database-pattern`, { place: options.place() });
+    throw new ConfigError(ErrorCode.CONFIG_MISSING_OPTION, `${plugin} needs table-names, table-pattern or database-pattern`, {
+      place: options.place(),
+    });
   }
   // SeaTunnel's examples write one list element holding comma-separated names.
-  const tableNames = byPattern ? [] : options.get<string[]>('table-names').flatMap((t) => String(t).split(',')).map((t) => t.trim()).filter((t) => t !== '');
+  const tableNames = byPattern
+    ? []
+    : options
+        .get<string[]>('table-names')
+        .flatMap((t) => String(t).split(','))
+        .map((t) => t.trim())
+        .filter((t) => t !== '');
   for (const t of byPattern ? [] : overrides.keys()) {
     if (!tableNames.includes(t)) {
-      throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `table-names-config names table ${t}, which is not in table-names`, { place: options.place('table-names-config') });
+      throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `table-names-config names table ${t}, which is not in table-names`, {
+        place: options.place('table-names-config'),
+      });
     }
   }
   return {
@@ -179,11 +284,19 @@ export async function matchedTableNames(
     .map((c) => c.name)
     .sort();
   if (names.length === 0) {
-    const parts = [cfg.tablePattern && `table-pattern '${cfg.tablePattern.text}'`, cfg.databasePattern && `database-pattern '${cfg.databasePattern.text}'`].filter(Boolean);
-    throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `${parts.join(' and ')} ${parts.length > 1 ? 'match' : 'matches'} no table ${plugin} can capture (${candidates.length} tables looked at)`, { place });
+    const parts = [
+      cfg.tablePattern && `table-pattern '${cfg.tablePattern.text}'`,
+      cfg.databasePattern && `database-pattern '${cfg.databasePattern.text}'`,
+    ].filter(Boolean);
+    throw new ConfigError(
+      ErrorCode.CONFIG_BAD_VALUE,
+      `${parts.join(' and ')} ${parts.length > 1 ? 'match' : 'matches'} no table ${plugin} can capture (${candidates.length} tables looked at)`,
+      { place },
+    );
   }
   for (const t of cfg.overrides.keys()) {
-    if (!names.includes(t)) throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `table-names-config names table ${t}, which the patterns do not match`, { place });
+    if (!names.includes(t))
+      throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `table-names-config names table ${t}, which the patterns do not match`, { place });
   }
   return names;
 }

@@ -71,8 +71,7 @@ export class CdcSourceReader<P, W> implements SourceReader<CdcSplit<P, W>> {
         // Restored: the enumerator's part of the checkpoint may predate these reports.
         this.reported.push(...s.chunks);
         this.lastReport = 0;
-      }
-      else this.chunks.push(s);
+      } else this.chunks.push(s);
     }
   }
 
@@ -98,7 +97,8 @@ export class CdcSourceReader<P, W> implements SourceReader<CdcSplit<P, W>> {
         this.sessionReleased = true;
         await this.dialect.releaseSession?.();
       }
-      if (!this.noMoreSplits && this.reported.length > 0 && Date.now() - this.lastReport >= REPORT_AGAIN_MS) this.report(this.reported, true);
+      if (!this.noMoreSplits && this.reported.length > 0 && Date.now() - this.lastReport >= REPORT_AGAIN_MS)
+        this.report(this.reported, true);
       return;
     }
     if (!this.stream) await this.startStream(this.streamSplit);
@@ -112,7 +112,14 @@ export class CdcSourceReader<P, W> implements SourceReader<CdcSplit<P, W>> {
       const point = this.point ?? { position: this.streamSplit.position, skip: this.streamSplit.skip };
       const chunks = this.index === undefined && this.stream ? [] : this.finishedChunks;
       const schema = this.stream ? this.schema : this.streamSplit.schema;
-      out.push({ splitId: 'stream', kind: 'stream', position: point.position, skip: point.skip, chunks: [...chunks], ...(schema !== undefined ? { schema } : {}) });
+      out.push({
+        splitId: 'stream',
+        kind: 'stream',
+        position: point.position,
+        skip: point.skip,
+        chunks: [...chunks],
+        ...(schema !== undefined ? { schema } : {}),
+      });
       if (this.stream) this.toConfirm.set(checkpointId, point.position);
       if (this.heldAt === -1) this.heldAt = checkpointId;
     }
@@ -224,7 +231,10 @@ export class CdcSourceReader<P, W> implements SourceReader<CdcSplit<P, W>> {
   /** Emits a held schema change and moves the position past it. */
   private applySchema(item: SchemaItem<P>, output: Collector): void {
     if (!output.collectSchemaChange) {
-      throw new TidewayError(ErrorCode.INTERNAL, `table ${item.events[0]?.tableId ?? '?'} changed, and the engine hosting this reader has no path for schema changes`);
+      throw new TidewayError(
+        ErrorCode.INTERNAL,
+        `table ${item.events[0]?.tableId ?? '?'} changed, and the engine hosting this reader has no path for schema changes`,
+      );
     }
     for (const e of item.events) output.collectSchemaChange(e);
     this.schema = item.schema;

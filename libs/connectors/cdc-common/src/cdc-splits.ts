@@ -67,7 +67,12 @@ export interface ChunksFinishedEvent {
 
 /** Whether an enumerator event is a ChunksFinishedEvent. */
 export function isChunksFinishedEvent(e: unknown): e is ChunksFinishedEvent {
-  return typeof e === 'object' && e !== null && (e as { type?: unknown }).type === 'cdc-chunks-finished' && Array.isArray((e as { chunks?: unknown }).chunks);
+  return (
+    typeof e === 'object' &&
+    e !== null &&
+    (e as { type?: unknown }).type === 'cdc-chunks-finished' &&
+    Array.isArray((e as { chunks?: unknown }).chunks)
+  );
 }
 
 /** The reader-to-enumerator event: a schema change waits for a checkpoint, please take one. */

@@ -29,7 +29,10 @@ export class ChunkIndex<W> {
         watermark: c.watermark,
       });
     }
-    for (const t of this.byTable.values()) t.chunks.sort((a, b) => (a.lower === undefined ? -1 : b.lower === undefined ? 1 : a.lower < b.lower ? -1 : a.lower > b.lower ? 1 : 0));
+    for (const t of this.byTable.values())
+      t.chunks.sort((a, b) =>
+        a.lower === undefined ? -1 : b.lower === undefined ? 1 : a.lower < b.lower ? -1 : a.lower > b.lower ? 1 : 0,
+      );
   }
 
   get size(): number {

@@ -42,7 +42,13 @@ function splitsOf(tableId: string, keyColumn: string, keyIndex: number, bounds: 
  * key steps when keys are evenly spread ((max - min + 1) / rows within the bounds), boundaries
  * from a sample when they are not and the table is large, exact row-count boundaries otherwise.
  */
-export async function planChunks(tableId: string, keyColumn: string, keyIndex: number, q: KeyQueries, o: ChunkingOptions): Promise<SnapshotSplit[]> {
+export async function planChunks(
+  tableId: string,
+  keyColumn: string,
+  keyIndex: number,
+  q: KeyQueries,
+  o: ChunkingOptions,
+): Promise<SnapshotSplit[]> {
   const { min, max, count } = await q.stats();
   if (min === null || max === null || count <= o.splitSize) return splitsOf(tableId, keyColumn, keyIndex, []);
   const factor = Number(max - min + 1n) / count;
@@ -53,7 +59,8 @@ export async function planChunks(tableId: string, keyColumn: string, keyIndex: n
   } else if (count / o.splitSize > o.sampleThreshold) {
     const samples = await q.sample(o.samplingRate);
     const every = Math.max(1, Math.floor(o.splitSize / o.samplingRate));
-    for (let i = every; i < samples.length; i += every) if (bounds.length === 0 || samples[i] > bounds[bounds.length - 1]) bounds.push(samples[i]);
+    for (let i = every; i < samples.length; i += every)
+      if (bounds.length === 0 || samples[i] > bounds[bounds.length - 1]) bounds.push(samples[i]);
   } else {
     let from = min;
     for (;;) {

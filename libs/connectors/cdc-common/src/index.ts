@@ -9,7 +9,14 @@ export { ChunkIndex } from './chunk-index.js';
 export { planChunks, wholeTableSplit, type KeyQueries, type ChunkingOptions } from './chunk-planner.js';
 export { CdcSourceReader } from './cdc-reader.js';
 export { CdcSplitEnumerator, type CdcEnumeratorState } from './cdc-enumerator.js';
-export { CDC_COMMON_OPTIONS, compileCdcCommon, matchedTableNames, withRetries, type CdcCommonConfig, type TableOverride } from './cdc-options.js';
+export {
+  CDC_COMMON_OPTIONS,
+  compileCdcCommon,
+  matchedTableNames,
+  withRetries,
+  type CdcCommonConfig,
+  type TableOverride,
+} from './cdc-options.js';
 export { discoverCapturedTables, comparedCapturedTables, type CapturedTable, type SchemaSession } from './captured-tables.js';
 export { ListCollector, applyStrictly, pollUntil, settle, snapshotThenStream } from './changelog-check.js';
 export { hasChangePositions, checkpointedStreamPosition, type ChangePositions } from './change-positions.js';

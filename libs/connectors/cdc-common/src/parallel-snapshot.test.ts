@@ -104,7 +104,15 @@ class Host {
     const plan = (): Promise<CdcSplit[]> => {
       const chunks: CdcSplit[] = [];
       for (let i = 0; i < 10; i++) {
-        chunks.push({ splitId: `t:${i}`, kind: 'snapshot', tableId: 't', keyColumn: 'id', keyIndex: 0, ...(i > 0 ? { lower: String(i * 10) } : {}), ...(i < 9 ? { upper: String(i * 10 + 10) } : {}) });
+        chunks.push({
+          splitId: `t:${i}`,
+          kind: 'snapshot',
+          tableId: 't',
+          keyColumn: 'id',
+          keyIndex: 0,
+          ...(i > 0 ? { lower: String(i * 10) } : {}),
+          ...(i < 9 ? { upper: String(i * 10 + 10) } : {}),
+        });
       }
       // The stream position is fixed before any chunk is read.
       return Promise.resolve([...chunks, { splitId: 'stream', kind: 'stream', position: db.log.length, skip: 0, chunks: [] }]);
@@ -219,7 +227,7 @@ function expectTarget(rows: ListCollector['rows'], db: FakeDb): void {
 
 function random(seedValue: number): () => number {
   let x = seedValue;
-  return () => ((x = (x * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  return () => (x = (x * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
 }
 
 describe('parallel snapshot: chunks over every reader, one stream', () => {

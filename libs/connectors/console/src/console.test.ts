@@ -15,13 +15,26 @@ class Recorder {
 }
 
 const table = (id: string, cols: Record<string, string>): CatalogTable =>
-  newCatalogTable({ table: id }, Object.entries(cols).map(([name, t]) => ({ name, type: parseDataType(t), nullable: true })));
+  newCatalogTable(
+    { table: id },
+    Object.entries(cols).map(([name, t]) => ({ name, type: parseDataType(t), nullable: true })),
+  );
 
 const fmt = (type: string, v: unknown): string | null => fieldFormatter(parseDataType(type))(v);
 
 describe('Java value text', () => {
   it('prints doubles and floats as Double/Float.toString', () => {
-    expect([1, 3.1, 100, 1e7, 1.5e21, 0.001, 0.0001, -0, 123456.789].map(javaDouble)).toEqual(['1.0', '3.1', '100.0', '1.0E7', '1.5E21', '0.001', '1.0E-4', '-0.0', '123456.789']);
+    expect([1, 3.1, 100, 1e7, 1.5e21, 0.001, 0.0001, -0, 123456.789].map(javaDouble)).toEqual([
+      '1.0',
+      '3.1',
+      '100.0',
+      '1.0E7',
+      '1.5E21',
+      '0.001',
+      '1.0E-4',
+      '-0.0',
+      '123456.789',
+    ]);
     expect(javaFloat(3.1)).toBe('3.1');
     expect(javaFloat(40.123456789)).toBe('40.123455');
     expect(javaFloat(3.4028234663852886e38)).toBe('3.4028235E38');
@@ -114,7 +127,13 @@ describe('Console writer', () => {
   });
 
   it('the factory reads its options and the input tables', () => {
-    const ctx: PluginContext = { jobId: 'j', jobMode: 'BATCH', parallelism: 1, options: optionsOf({}, CONSOLE_SINK_SPEC), inputTables: [t] };
+    const ctx: PluginContext = {
+      jobId: 'j',
+      jobMode: 'BATCH',
+      parallelism: 1,
+      options: optionsOf({}, CONSOLE_SINK_SPEC),
+      inputTables: [t],
+    };
     expect(consoleSinkFactory.spec.options.map((o) => o.name)).toEqual(expect.arrayContaining(['log.print.data', 'log.print.delay.ms']));
     const writer = consoleSinkFactory.create(ctx).createWriter({ subtaskIndex: 0, parallelism: 1 });
     expect(writer).toBeInstanceOf(ConsoleSinkWriter);

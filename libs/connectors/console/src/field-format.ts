@@ -49,7 +49,10 @@ function dateNumbers(text: string): number[] {
 
 /** A value inside a map, as Jackson writes it. */
 function jsonFormatter(type: DataType): FieldFormatter {
-  const nullable = (f: FieldFormatter): FieldFormatter => (v) => (v === null || v === undefined ? 'null' : f(v));
+  const nullable =
+    (f: FieldFormatter): FieldFormatter =>
+    (v) =>
+      v === null || v === undefined ? 'null' : f(v);
   switch (type.kind) {
     case 'string':
       return nullable((v) => quote(String(v)));

@@ -73,18 +73,22 @@ function parseRows(v: unknown, place: Place): RowSpec[] | undefined {
 /** Builds one table's config from its option values; `fallbackTable` is plugin_output. */
 export function buildTableConfig(get: OptionLookup, place: Place, fallbackTable?: string): FakeTableConfig {
   const schema = get('schema');
-  if (schema === undefined) throw new ConfigError(ErrorCode.CONFIG_MISSING_OPTION, "FakeSource needs option 'schema'", { place: { ...place, option: 'schema' } });
+  if (schema === undefined)
+    throw new ConfigError(ErrorCode.CONFIG_MISSING_OPTION, "FakeSource needs option 'schema'", { place: { ...place, option: 'schema' } });
   const { table, extras } = parseSchemaConfig(schema, { catalogName: 'FakeSource', fallbackTable, place: { ...place, option: 'schema' } });
   const numeric = <T>(type: string, conv: (x: unknown) => T): NumericFake<T> => {
     const template = nonEmptyList(get(`${type}.template`), conv);
-    if (get(`${type}.fake.mode`) === 'template' && !template) throw badValue(place, `${type}.template`, `${type}.fake.mode is template, so option '${type}.template' must be a non-empty list`);
+    if (get(`${type}.fake.mode`) === 'template' && !template)
+      throw badValue(place, `${type}.template`, `${type}.fake.mode is template, so option '${type}.template' must be a non-empty list`);
     const min = conv(get(`${type}.min`));
     const max = conv(get(`${type}.max`));
-    if (min > max) throw badValue(place, `${type}.min`, `option '${type}.min' (${String(min)}) is larger than '${type}.max' (${String(max)})`);
+    if (min > max)
+      throw badValue(place, `${type}.min`, `option '${type}.min' (${String(min)}) is larger than '${type}.max' (${String(max)})`);
     return { template, min, max };
   };
   const stringTemplate = nonEmptyList(get('string.template'), String);
-  if (get('string.fake.mode') === 'template' && !stringTemplate) throw badValue(place, 'string.template', "string.fake.mode is template, so option 'string.template' must be a non-empty list");
+  if (get('string.fake.mode') === 'template' && !stringTemplate)
+    throw badValue(place, 'string.template', "string.fake.mode is template, so option 'string.template' must be a non-empty list");
   const ints = (name: string): number[] | undefined => nonEmptyList(get(name), Number);
   return {
     table,
@@ -120,13 +124,14 @@ export function buildFakeConfigs(options: PluginOptions): FakeTableConfig[] {
   let configs: FakeTableConfig[];
   if (options.has('tables_configs')) {
     const items = options.get<Record<string, unknown>[]>('tables_configs');
-    if (!Array.isArray(items) || items.length === 0) throw badValue(place, 'tables_configs', "option 'tables_configs' must be a non-empty list of table configs");
+    if (!Array.isArray(items) || items.length === 0)
+      throw badValue(place, 'tables_configs', "option 'tables_configs' must be a non-empty list of table configs");
     configs = items.map((item) => buildTableConfig(resolveTableItem(item, TABLE_OPTIONS, { ...place, option: 'tables_configs' }), place));
   } else {
     configs = [buildTableConfig((name) => options.get(name), place, fallback)];
   }
   const ids = configs.map((c) => c.table.tableId);
-  if (new Set(ids).size !== ids.length) throw badValue(place, 'tables_configs', `FakeSource table names must be unique, got ${ids.join(', ')}`);
+  if (new Set(ids).size !== ids.length)
+    throw badValue(place, 'tables_configs', `FakeSource table names must be unique, got ${ids.join(', ')}`);
   return configs;
 }
-

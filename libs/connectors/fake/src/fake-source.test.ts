@@ -32,8 +32,24 @@ describe('FakeSource schema', () => {
     const [t] = fakeSourceOf({ schema: { fields: ALL_TYPES } }).catalogTables();
     expect(t!.tableId).toBe('default.default.default');
     expect(t!.columns.map((c) => formatType(c.type))).toEqual([
-      'null', 'string', 'boolean', 'tinyint', 'smallint', 'int', 'bigint', 'float', 'double', 'decimal(30, 8)', 'bytes', 'date', 'time', 'timestamp',
-      'array<int>', 'map<string, array<int>>', 'map<string, row<c_int int, c_string string>>', 'row<c_int int, c_inner row<c_s string>>',
+      'null',
+      'string',
+      'boolean',
+      'tinyint',
+      'smallint',
+      'int',
+      'bigint',
+      'float',
+      'double',
+      'decimal(30, 8)',
+      'bytes',
+      'date',
+      'time',
+      'timestamp',
+      'array<int>',
+      'map<string, array<int>>',
+      'map<string, row<c_int int, c_string string>>',
+      'row<c_int int, c_inner row<c_s string>>',
     ]);
   });
 
@@ -45,10 +61,17 @@ describe('FakeSource schema', () => {
         { name: 'name', type: 'string', columnLength: 3 },
       ],
       primaryKey: { name: 'pk_id', columnNames: ['id'] },
-      constraintKeys: [{ constraintName: 'uk', constraintType: 'UNIQUE_KEY', constraintColumns: [{ columnName: 'name', sortType: 'ASC' }] }],
+      constraintKeys: [
+        { constraintName: 'uk', constraintType: 'UNIQUE_KEY', constraintColumns: [{ columnName: 'name', sortType: 'ASC' }] },
+      ],
     };
     const [t] = fakeSourceOf({ schema }).catalogTables();
-    expect(t).toMatchObject({ tableId: 'db.tbl', catalogName: 'FakeSource', primaryKey: { name: 'pk_id', columns: ['id'] }, constraintKeys: [{ name: 'uk', type: 'UNIQUE_KEY', columns: ['name'] }] });
+    expect(t).toMatchObject({
+      tableId: 'db.tbl',
+      catalogName: 'FakeSource',
+      primaryKey: { name: 'pk_id', columns: ['id'] },
+      constraintKeys: [{ name: 'uk', type: 'UNIQUE_KEY', columns: ['name'] }],
+    });
     expect(t!.columns[0]).toMatchObject({ name: 'id', nullable: false, comment: 'pk' });
     const [rows] = runBounded(fakeSourceOf({ schema, 'row.num': 3 }), 1);
     for (const r of rows!) expect((r.fields[1] as string).length).toBe(3);
@@ -71,7 +94,11 @@ describe('FakeSource random values', () => {
       expect(f[0]).toBeNull();
       expect(f[1]).toMatch(/^[A-Za-z]{5}$/);
       expect(typeof f[2]).toBe('boolean');
-      for (const [i, max] of [[3, 127], [4, 32767], [5, 2147483647]] as const) {
+      for (const [i, max] of [
+        [3, 127],
+        [4, 32767],
+        [5, 2147483647],
+      ] as const) {
         expect(Number.isInteger(f[i])).toBe(true);
         expect(f[i] as number).toBeGreaterThanOrEqual(0);
         expect(f[i] as number).toBeLessThan(max);
@@ -94,7 +121,16 @@ describe('FakeSource random values', () => {
   });
 
   it('honours map.size, array.size, bytes.length, string.length', () => {
-    const [rows] = runBounded(fakeSourceOf({ schema: { fields: { m: 'map<int, int>', a: 'array<string>', b: 'bytes', s: 'string' } }, 'map.size': 1, 'array.size': 7, 'bytes.length': 2, 'string.length': 11 }), 1);
+    const [rows] = runBounded(
+      fakeSourceOf({
+        schema: { fields: { m: 'map<int, int>', a: 'array<string>', b: 'bytes', s: 'string' } },
+        'map.size': 1,
+        'array.size': 7,
+        'bytes.length': 2,
+        'string.length': 11,
+      }),
+      1,
+    );
     for (const r of rows!) {
       expect((r.fields[0] as Map<unknown, unknown>).size).toBe(1);
       expect(r.fields[1]).toHaveLength(7);
@@ -107,20 +143,33 @@ describe('FakeSource random values', () => {
     const opts = {
       schema: { fields: { t: 'tinyint', s: 'smallint', i: 'int', b: 'bigint', f: 'float', d: 'double' } },
       'row.num': 500,
-      'tinyint.min': 1, 'tinyint.max': 9, 'smallint.min': 10, 'smallint.max': 19, 'int.min': 20, 'int.max': 29,
-      'bigint.min': 30, 'bigint.max': 39, 'float.min': 40, 'float.max': 43, 'double.min': 44, 'double.max': 47,
+      'tinyint.min': 1,
+      'tinyint.max': 9,
+      'smallint.min': 10,
+      'smallint.max': 19,
+      'int.min': 20,
+      'int.max': 29,
+      'bigint.min': 30,
+      'bigint.max': 39,
+      'float.min': 40,
+      'float.max': 43,
+      'double.min': 44,
+      'double.max': 47,
     };
     const [rows] = runBounded(fakeSourceOf(opts), 1);
     const lo = [1, 10, 20, 30n, 40, 44];
     const hi = [9, 19, 29, 39n, 43, 47];
-    for (const r of rows!) r.fields.forEach((v, i) => {
-      expect(v! >= lo[i]! && v! < hi[i]!).toBe(true);
-    });
+    for (const r of rows!)
+      r.fields.forEach((v, i) => {
+        expect(v! >= lo[i]! && v! < hi[i]!).toBe(true);
+      });
     expect(new Set(rows!.map((r) => r.fields[0])).size).toBeGreaterThan(3);
   });
 
   it('rejects a min outside the range SeaTunnel allows', () => {
-    expect(() => fakeSourceOf({ schema: { fields: { a: 'int' } }, 'tables_configs': [{ 'int': { min: -1 }, schema: { fields: { a: 'int' } } }] })).toThrow(/int\.min/);
+    expect(() =>
+      fakeSourceOf({ schema: { fields: { a: 'int' } }, tables_configs: [{ int: { min: -1 }, schema: { fields: { a: 'int' } } }] }),
+    ).toThrow(/int\.min/);
     expect(() => fakeSourceOf({ schema: { fields: { a: 'int' } }, 'int.min': 10, 'int.max': 5 })).toThrow(/int\.min.*larger/);
   });
 
@@ -154,8 +203,12 @@ describe('FakeSource random values', () => {
     const opts = {
       schema: { fields: { d: 'date', t: 'time', ts: 'timestamp' } },
       'row.num': 50,
-      'date.year.template': [2020], 'date.month.template': [2], 'date.day.template': [29, 3],
-      'time.hour.template': [7], 'time.minute.template': [5], 'time.second.template': [9],
+      'date.year.template': [2020],
+      'date.month.template': [2],
+      'date.day.template': [29, 3],
+      'time.hour.template': [7],
+      'time.minute.template': [5],
+      'time.second.template': [9],
     };
     const [rows] = runBounded(fakeSourceOf(opts), 1);
     for (const r of rows!) {
@@ -168,7 +221,18 @@ describe('FakeSource random values', () => {
   it('columns with defaultValue yield it; CURRENT_DATE is today', () => {
     const today = new Date();
     const iso = `${today.getFullYear()}-${String(today.getMonth() + 1).padStart(2, '0')}-${String(today.getDate()).padStart(2, '0')}`;
-    const [rows] = runBounded(fakeSourceOf({ schema: { columns: [{ name: 'ts', type: 'timestamp', defaultValue: '2024-09-12 15:45:30' }, { name: 'd', type: 'date', defaultValue: 'CURRENT_DATE' }, { name: 'n', type: 'int', defaultValue: 0 }] } }), 1);
+    const [rows] = runBounded(
+      fakeSourceOf({
+        schema: {
+          columns: [
+            { name: 'ts', type: 'timestamp', defaultValue: '2024-09-12 15:45:30' },
+            { name: 'd', type: 'date', defaultValue: 'CURRENT_DATE' },
+            { name: 'n', type: 'int', defaultValue: 0 },
+          ],
+        },
+      }),
+      1,
+    );
     expect(rows![0]!.fields).toEqual(['2024-09-12T15:45:30', iso, 0]);
   });
 });
@@ -205,7 +269,14 @@ describe('FakeSource splits and parallelism', () => {
   it('cuts row.num per reader into split.num splits owned by index % parallelism', () => {
     const [cfg] = fakeSourceOf({ schema: { fields: { a: 'int' } }, 'row.num': 10, 'split.num': 3 }).tables;
     const splits = discoverSplits([cfg!], 2);
-    expect(splits.map((s) => [s.index, s.rowNum])).toEqual([[0, 4], [2, 4], [4, 2], [1, 4], [3, 4], [5, 2]]);
+    expect(splits.map((s) => [s.index, s.rowNum])).toEqual([
+      [0, 4],
+      [2, 4],
+      [4, 2],
+      [1, 4],
+      [3, 4],
+      [5, 2],
+    ]);
   });
 
   it('emits row.num rows per reader; every reader ends', () => {

@@ -43,7 +43,12 @@ export class RowProducer {
       const rowType: DataType = { kind: 'row', fields: cols.map((c) => ({ name: c.name, type: c.type })) };
       this.explicit = cfg.rows.map((spec, r) => {
         const raw = spec.fields;
-        const rawAt = (i: number): unknown => (Array.isArray(raw) ? raw[i] : typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>)[cols[i]!.name] : undefined);
+        const rawAt = (i: number): unknown =>
+          Array.isArray(raw)
+            ? raw[i]
+            : typeof raw === 'object' && raw !== null
+              ? (raw as Record<string, unknown>)[cols[i]!.name]
+              : undefined;
         const now: { index: number; value: () => string }[] = [];
         cols.forEach((c, i) => {
           const value = nowFor(c.type, rawAt(i));
@@ -52,12 +57,16 @@ export class RowProducer {
         // Placeholders keep conversion from rejecting the CURRENT_* words.
         const patched = Array.isArray(raw) ? [...raw] : raw;
         if (Array.isArray(patched)) for (const n of now) patched[n.index] = null;
-        else if (typeof patched === 'object' && patched !== null) for (const n of now) (patched as Record<string, unknown>)[cols[n.index]!.name] = null;
+        else if (typeof patched === 'object' && patched !== null)
+          for (const n of now) (patched as Record<string, unknown>)[cols[n.index]!.name] = null;
         try {
           const fields = convertConfigValue(patched, rowType, `rows[${r}].fields`) as unknown[];
           return { kind: spec.kind, fields, now };
         } catch (err) {
-          if (err instanceof ConfigValueError) throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `FakeSource table ${this.tableId}: ${err.message}`, { place: { option: 'rows' } });
+          if (err instanceof ConfigValueError)
+            throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `FakeSource table ${this.tableId}: ${err.message}`, {
+              place: { option: 'rows' },
+            });
           throw err;
         }
       });

@@ -1,4 +1,13 @@
-import type { Boundedness, CatalogTable, PluginContext, Source, SourceReader, SourceReaderContext, SplitEnumerator, SplitEnumeratorContext } from '@tideway/api';
+import type {
+  Boundedness,
+  CatalogTable,
+  PluginContext,
+  Source,
+  SourceReader,
+  SourceReaderContext,
+  SplitEnumerator,
+  SplitEnumeratorContext,
+} from '@tideway/api';
 import type { FakeTableConfig } from './fake-config.js';
 import { buildFakeConfigs } from './fake-config.js';
 import type { FakeEnumeratorState } from './enumerator.js';
@@ -26,7 +35,10 @@ export class FakeSource implements Source<FakeSplit, FakeEnumeratorState> {
     return this.tables.map((t) => t.table);
   }
 
-  createEnumerator(ctx: SplitEnumeratorContext<FakeSplit>, restored?: FakeEnumeratorState): SplitEnumerator<FakeSplit, FakeEnumeratorState> {
+  createEnumerator(
+    ctx: SplitEnumeratorContext<FakeSplit>,
+    restored?: FakeEnumeratorState,
+  ): SplitEnumerator<FakeSplit, FakeEnumeratorState> {
     return new FakeSplitEnumerator(ctx, this.tables, restored);
   }
 

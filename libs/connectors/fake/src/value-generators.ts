@@ -65,7 +65,7 @@ const toShort = (v: number): number => (v << 16) >> 16;
 
 function roundHalfUp(v: number, scale: number): number {
   const f = 10 ** scale;
-  return Math.sign(v) * Math.round(Math.abs(v) * f) / f;
+  return (Math.sign(v) * Math.round(Math.abs(v) * f)) / f;
 }
 
 function floating(fake: NumericFake<number>, scale: number | undefined): () => number {
@@ -93,7 +93,12 @@ function decimal(precision: number, scale: number): () => string {
 const two = (n: number): string => (n < 10 ? `0${n}` : String(n));
 
 function datePart(cfg: FakeTableConfig): () => string {
-  const year = cfg.dateYear ? pick(cfg.dateYear) : ((y: number) => () => y)(new Date().getFullYear());
+  const year = cfg.dateYear
+    ? pick(cfg.dateYear)
+    : (
+        (y: number) => () =>
+          y
+      )(new Date().getFullYear());
   const month = cfg.dateMonth ? pick(cfg.dateMonth) : intRange(1, 13);
   const day = cfg.dateDay ? pick(cfg.dateDay) : intRange(1, 29);
   return () => `${String(year()).padStart(4, '0')}-${two(month())}-${two(day())}`;
@@ -201,7 +206,11 @@ export function columnGenerator(column: Column, extras: ColumnExtras, cfg: FakeT
     return () => value;
   } catch (err) {
     if (err instanceof ConfigValueError) {
-      throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `FakeSource column '${column.name}' has defaultValue ${JSON.stringify(text)}, which is not a ${formatType(column.type)}`, { place: { option: 'schema' } });
+      throw new ConfigError(
+        ErrorCode.CONFIG_BAD_VALUE,
+        `FakeSource column '${column.name}' has defaultValue ${JSON.stringify(text)}, which is not a ${formatType(column.type)}`,
+        { place: { option: 'schema' } },
+      );
     }
     throw err;
   }

@@ -66,7 +66,12 @@ async function* tarEntries(bytes: AsyncIterable<Uint8Array>, gzip: boolean): Asy
  * streamed: an entry is read while it is yielded, and no archive is held whole in memory.
  * Folders are skipped; `none` is the file itself.
  */
-export async function* archiveEntries(fs: FileSystemAdapter, path: string, codec: ArchiveCodec, size: number): AsyncGenerator<ArchiveEntry> {
+export async function* archiveEntries(
+  fs: FileSystemAdapter,
+  path: string,
+  codec: ArchiveCodec,
+  size: number,
+): AsyncGenerator<ArchiveEntry> {
   switch (codec) {
     case 'none':
       yield { name: path, bytes: fs.read(path) };

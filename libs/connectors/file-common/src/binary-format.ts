@@ -26,7 +26,12 @@ export function relativePathOf(basePath: string, file: string): string {
 }
 
 /** The rows of one file from part `offset` on, in batches: exact 1024-byte parts, the last one shorter. */
-export async function* binaryParts(chunks: AsyncIterable<Uint8Array>, relativePath: string, offset: number, batchRows: number): AsyncGenerator<unknown[][]> {
+export async function* binaryParts(
+  chunks: AsyncIterable<Uint8Array>,
+  relativePath: string,
+  offset: number,
+  batchRows: number,
+): AsyncGenerator<unknown[][]> {
   let carry = Buffer.alloc(0);
   let part = 0;
   let batch: unknown[][] = [];
@@ -89,7 +94,10 @@ export function binaryLayout(o: PluginOptions, table: CatalogTable, plugin: stri
       { place: o.place('file_format_type') },
     );
   }
-  if (o.has('partition_by')) throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `${plugin}: binary files keep their relativePath; partition_by does not apply.`, { place: o.place('partition_by') });
+  if (o.has('partition_by'))
+    throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `${plugin}: binary files keep their relativePath; partition_by does not apply.`, {
+      place: o.place('partition_by'),
+    });
   return {
     tableId: table.tableId,
     path,
@@ -101,7 +109,10 @@ export function binaryLayout(o: PluginOptions, table: CatalogTable, plugin: stri
     fileNameOf: (fields) => {
       const rel = String(fields[1]);
       if (rel === '' || rel.startsWith('/') || rel.split('/').includes('..')) {
-        throw new TidewayError(ErrorCode.VALUE_CONVERSION, `${plugin}: binary relativePath '${rel}' would leave ${path}; it must be a path below it.`);
+        throw new TidewayError(
+          ErrorCode.VALUE_CONVERSION,
+          `${plugin}: binary relativePath '${rel}' would leave ${path}; it must be a path below it.`,
+        );
       }
       return rel;
     },

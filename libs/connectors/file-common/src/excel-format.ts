@@ -20,7 +20,8 @@ export async function loadExcel(): Promise<typeof ExcelJS> {
 }
 
 /** Excel's number formats for SeaTunnel's date_format / datetime_format / time_format patterns. */
-const excelPattern = (javaPattern: string): string => javaPattern.replace(/'T'/g, '"T"').replace(/S/g, '0').replace(/HH/g, 'hh').replace(/H/g, 'h');
+const excelPattern = (javaPattern: string): string =>
+  javaPattern.replace(/'T'/g, '"T"').replace(/S/g, '0').replace(/HH/g, 'hh').replace(/H/g, 'h');
 
 /** What a written cell holds for a value of `type` (ExcelGenerator.setCellValue). */
 function compileCell(type: DataType, fieldDelimiter: string): (v: unknown) => unknown {
@@ -132,7 +133,8 @@ export function compileExcelValue(type: DataType): (v: unknown) => unknown {
     }
     return v;
   };
-  const text = (v: unknown): string => (typeof v === 'number' ? javaDoubleText(v) : v instanceof Date ? v.toISOString().slice(0, 19) : String(v));
+  const text = (v: unknown): string =>
+    typeof v === 'number' ? javaDoubleText(v) : v instanceof Date ? v.toISOString().slice(0, 19) : String(v);
   const unlessEmpty =
     (f: (v: unknown) => unknown) =>
     (raw: unknown): unknown => {
@@ -156,7 +158,14 @@ export function compileExcelValue(type: DataType): (v: unknown) => unknown {
     case 'date':
       return unlessEmpty((v) => (v instanceof Date ? v.toISOString().slice(0, 10) : String(v).slice(0, 10)));
     case 'timestamp':
-      return unlessEmpty((v) => (v instanceof Date ? v.toISOString().slice(0, 23).replace(/\.000$/, '') : String(v).replace(' ', 'T')));
+      return unlessEmpty((v) =>
+        v instanceof Date
+          ? v
+              .toISOString()
+              .slice(0, 23)
+              .replace(/\.000$/, '')
+          : String(v).replace(' ', 'T'),
+      );
     case 'time':
       return unlessEmpty((v) => (v instanceof Date ? v.toISOString().slice(11, 19) : String(v)));
     default:
@@ -170,7 +179,11 @@ export function compileExcelValue(type: DataType): (v: unknown) => unknown {
  * SeaTunnel's POI reader does): a streamed sheet's name is known only once workbook.xml has been
  * read, and writers such as SheetJS put that entry after the sheets.
  */
-export async function* excelRows(bytes: AsyncIterable<Uint8Array>, sheetName: string | undefined, where: string): AsyncGenerator<unknown[]> {
+export async function* excelRows(
+  bytes: AsyncIterable<Uint8Array>,
+  sheetName: string | undefined,
+  where: string,
+): AsyncGenerator<unknown[]> {
   const lib = await loadExcel();
   if (sheetName !== undefined) {
     const book = new lib.Workbook();
@@ -180,7 +193,13 @@ export async function* excelRows(bytes: AsyncIterable<Uint8Array>, sheetName: st
     for (let r = 1; r <= sheet.rowCount; r++) yield (sheet.getRow(r).values as unknown[]).slice(1);
     return;
   }
-  const reader = new lib.stream.xlsx.WorkbookReader(Readable.from(bytes), { worksheets: 'emit', sharedStrings: 'cache', styles: 'cache', hyperlinks: 'ignore', entries: 'emit' });
+  const reader = new lib.stream.xlsx.WorkbookReader(Readable.from(bytes), {
+    worksheets: 'emit',
+    sharedStrings: 'cache',
+    styles: 'cache',
+    hyperlinks: 'ignore',
+    entries: 'emit',
+  });
   for await (const sheet of reader) {
     for await (const row of sheet) yield ((row as ExcelJS.Row).values as unknown[]).slice(1); // exceljs rows are 1-based
     return;

@@ -142,14 +142,19 @@ export class FileSinkWriter implements SinkWriter<FileCommitInfo, FileSinkState>
   }
 
   private unknownTable(tableId: string): never {
-    throw new TidewayError(ErrorCode.INTERNAL, `${this.cfg.plugin}: a row of table '${tableId}' reached the sink, which was planned for ${[...this.cfg.layouts.keys()].join(', ')}.`);
+    throw new TidewayError(
+      ErrorCode.INTERNAL,
+      `${this.cfg.plugin}: a row of table '${tableId}' reached the sink, which was planned for ${[...this.cfg.layouts.keys()].join(', ')}.`,
+    );
   }
 
   private openFile(layout: TableLayout, partition: string, own?: string): OpenFile {
     const name = own ?? this.cfg.namer.name(this.transactionId, this.part);
     const finalPath = `${layout.path === '/' ? '' : layout.path}/${partition === '' ? '' : `${partition}/`}${name}`;
     const tableIndex = [...this.cfg.layouts.keys()].indexOf(layout.tableId);
-    const path = this.cfg.transactional ? `${this.transactionDir}/${tableIndex}/${partition === '' ? NON_PARTITION : partition}/${name}` : finalPath;
+    const path = this.cfg.transactional
+      ? `${this.transactionDir}/${tableIndex}/${partition === '' ? NON_PARTITION : partition}/${name}`
+      : finalPath;
     const output = this.cfg.fs.create(path);
     output.catch(() => undefined); // awaited in flush
     return { output, path, finalPath, layout, encoder: layout.newEncoder() };

@@ -109,9 +109,13 @@ export class FileSourceReader implements SourceReader<FileSplit> {
       try {
         fields = decoder.decode(r.value);
       } catch (err) {
-        throw new TidewayError(ErrorCode.VALUE_CONVERSION, `${this.cfg.plugin}: ${cur.split.path} line ${this.cfg.archiveCodec === 'none' ? this.cfg.skipHeaderLines + cur.offset : `${cur.offset} (after each entry's header)`}: ${(err as Error).message}`, {
-          cause: err,
-        });
+        throw new TidewayError(
+          ErrorCode.VALUE_CONVERSION,
+          `${this.cfg.plugin}: ${cur.split.path} line ${this.cfg.archiveCodec === 'none' ? this.cfg.skipHeaderLines + cur.offset : `${cur.offset} (after each entry's header)`}: ${(err as Error).message}`,
+          {
+            cause: err,
+          },
+        );
       }
       for (let i = 0; i < partitionCount; i++) fields.push(cur.partitionValues[i]);
       rows.push({ kind: '+I', tableId, fields });
@@ -125,10 +129,14 @@ export class FileSourceReader implements SourceReader<FileSplit> {
       return await step();
     } catch (err) {
       if (err instanceof TidewayError) throw err;
-      throw new TidewayError(ErrorCode.CONNECTOR_IO, `${this.cfg.plugin}: cannot read ${split.path} from the ${this.cfg.fs.description}: ${(err as Error).message}`, {
-        retryable: true,
-        cause: err,
-      });
+      throw new TidewayError(
+        ErrorCode.CONNECTOR_IO,
+        `${this.cfg.plugin}: cannot read ${split.path} from the ${this.cfg.fs.description}: ${(err as Error).message}`,
+        {
+          retryable: true,
+          cause: err,
+        },
+      );
     }
   }
 
@@ -144,7 +152,12 @@ export class FileSourceReader implements SourceReader<FileSplit> {
       return { split, batches, offset: split.offset, partitionValues };
     }
     if (this.cfg.decoder.binary) {
-      const batches = binaryParts(this.cfg.fs.read(split.path), relativePathOf(this.cfg.basePath, split.path), split.offset, FILE_READ_BATCH_ROWS)[Symbol.asyncIterator]();
+      const batches = binaryParts(
+        this.cfg.fs.read(split.path),
+        relativePathOf(this.cfg.basePath, split.path),
+        split.offset,
+        FILE_READ_BATCH_ROWS,
+      )[Symbol.asyncIterator]();
       return { split, batches, offset: split.offset, partitionValues: [] };
     }
     if (this.cfg.decoder.decodeDocument) {

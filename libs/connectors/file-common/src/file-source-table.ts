@@ -33,9 +33,13 @@ function projectionOf(o: PluginOptions, columns: readonly Column[], what: string
   return readColumns.map((name) => {
     const i = columns.findIndex((c) => c.name === name);
     if (i < 0) {
-      throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `Column '${name}' of read_columns is not in ${what} (${columns.map((c) => c.name).join(', ')}).`, {
-        place: o.place('read_columns'),
-      });
+      throw new ConfigError(
+        ErrorCode.CONFIG_BAD_VALUE,
+        `Column '${name}' of read_columns is not in ${what} (${columns.map((c) => c.name).join(', ')}).`,
+        {
+          place: o.place('read_columns'),
+        },
+      );
     }
     return i;
   });
@@ -45,7 +49,12 @@ function projectionOf(o: PluginOptions, columns: readonly Column[], what: string
  * The decoder of a Parquet source: the table is the file's own schema (SeaTunnel reads it from
  * the file), known after prepare() read the first file; readers read each file's schema again.
  */
-function parquetDecoder(o: PluginOptions, plugin: string, partitionKeys: readonly string[], fileColumns: readonly Column[] | undefined): SourceDecoder {
+function parquetDecoder(
+  o: PluginOptions,
+  plugin: string,
+  partitionKeys: readonly string[],
+  fileColumns: readonly Column[] | undefined,
+): SourceDecoder {
   const base = parseSchemaConfig({ fields: {} }, { catalogName: plugin }).table;
   const pick = (columns: readonly Column[], what: string): Column[] => {
     const projection = projectionOf(o, columns, what);
@@ -77,7 +86,12 @@ export function partitionsOf(base: string, file: string): [string, string][] {
 }
 
 /** Builds the table and line decoder of a file source (`fileColumns`: a Parquet file's schema, once read). */
-export function buildSourceDecoder(o: PluginOptions, plugin: string, partitionKeys: readonly string[], fileColumns?: readonly Column[]): SourceDecoder {
+export function buildSourceDecoder(
+  o: PluginOptions,
+  plugin: string,
+  partitionKeys: readonly string[],
+  fileColumns?: readonly Column[],
+): SourceDecoder {
   const format = String(o.get('file_format_type')).toLowerCase() as FileFormat;
   if (format === 'parquet') return parquetDecoder(o, plugin, partitionKeys, fileColumns);
   if (format === 'binary') {
@@ -119,10 +133,13 @@ export function buildSourceDecoder(o: PluginOptions, plugin: string, partitionKe
       return out;
     };
   }
-  const decode = projection.length === 0 ? parseAll : (line: string) => {
-    const all = parseAll(line);
-    return projection.map((i) => all[i]);
-  };
+  const decode =
+    projection.length === 0
+      ? parseAll
+      : (line: string) => {
+          const all = parseAll(line);
+          return projection.map((i) => all[i]);
+        };
   if (format === 'xml') {
     const parseDoc = compileXmlDocumentParser(schemaColumns, {
       rootTag: '',

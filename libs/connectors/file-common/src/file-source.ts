@@ -1,4 +1,13 @@
-import type { Boundedness, CatalogTable, PluginContext, Source, SourceReader, SourceReaderContext, SplitEnumerator, SplitEnumeratorContext } from '@tideway/api';
+import type {
+  Boundedness,
+  CatalogTable,
+  PluginContext,
+  Source,
+  SourceReader,
+  SourceReaderContext,
+  SplitEnumerator,
+  SplitEnumeratorContext,
+} from '@tideway/api';
 import { ErrorCode, TidewayError } from '@tideway/common';
 import { FileSplitEnumerator, type FileEnumeratorState, type FileSplit } from './file-split-enumerator.js';
 import type { FileSystemAdapter } from './file-system.js';
@@ -17,11 +26,18 @@ export class FileSource implements Source<FileSplit, FileEnumeratorState> {
 
   constructor(ctx: PluginContext, fs: FileSystemAdapter, plugin: string) {
     const items = tableItemOptions(ctx.options, plugin);
-    this.tables = items ? items.map((o, i) => new FileTableSource(o, fs, plugin, i)) : [new FileTableSource(ctx.options, fs, plugin, undefined)];
+    this.tables = items
+      ? items.map((o, i) => new FileTableSource(o, fs, plugin, i))
+      : [new FileTableSource(ctx.options, fs, plugin, undefined)];
     const ids = new Set<string>();
     for (const t of this.tables) {
       const id = t.decoder.table.tableId;
-      if (ids.has(id)) throw new TidewayError(ErrorCode.CONFIG_BAD_VALUE, `${plugin}: two items of tables_configs name the same table ${id}; give each schema its own table.`, { place: ctx.options.place('tables_configs') });
+      if (ids.has(id))
+        throw new TidewayError(
+          ErrorCode.CONFIG_BAD_VALUE,
+          `${plugin}: two items of tables_configs name the same table ${id}; give each schema its own table.`,
+          { place: ctx.options.place('tables_configs') },
+        );
       ids.add(id);
     }
     this.plugin = plugin;
@@ -41,9 +57,17 @@ export class FileSource implements Source<FileSplit, FileEnumeratorState> {
     return this.tables.map((t) => t.decoder.table);
   }
 
-  createEnumerator(ctx: SplitEnumeratorContext<FileSplit>, restored?: FileEnumeratorState): SplitEnumerator<FileSplit, FileEnumeratorState> {
-    if (this.tables.some((t) => !t.splits) && !restored) throw new TidewayError(ErrorCode.INTERNAL, `${this.plugin}: prepare() must list the files before the enumerator starts.`);
-    return new FileSplitEnumerator(ctx, this.tables.flatMap((t) => t.splits ?? []), restored);
+  createEnumerator(
+    ctx: SplitEnumeratorContext<FileSplit>,
+    restored?: FileEnumeratorState,
+  ): SplitEnumerator<FileSplit, FileEnumeratorState> {
+    if (this.tables.some((t) => !t.splits) && !restored)
+      throw new TidewayError(ErrorCode.INTERNAL, `${this.plugin}: prepare() must list the files before the enumerator starts.`);
+    return new FileSplitEnumerator(
+      ctx,
+      this.tables.flatMap((t) => t.splits ?? []),
+      restored,
+    );
   }
 
   createReader(ctx: SourceReaderContext): SourceReader<FileSplit> {

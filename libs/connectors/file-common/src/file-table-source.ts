@@ -30,7 +30,14 @@ export class FileTableSource {
 
   private split(path: string, keys: string[], rowGroup?: number): FileSplit {
     const id = `${this.table === undefined ? '' : `${this.table}|`}${path}${rowGroup === undefined ? '' : `#${rowGroup}`}`;
-    return { splitId: id, path, offset: 0, partitionKeys: keys, ...(rowGroup === undefined ? {} : { rowGroup }), ...(this.table === undefined ? {} : { table: this.table }) };
+    return {
+      splitId: id,
+      path,
+      offset: 0,
+      partitionKeys: keys,
+      ...(rowGroup === undefined ? {} : { rowGroup }),
+      ...(this.table === undefined ? {} : { table: this.table }),
+    };
   }
 
   /** Lists the files to read and takes the partition keys from the first one. */
@@ -42,11 +49,15 @@ export class FileTableSource {
     try {
       entries = await this.fs.listFiles(base);
     } catch (err) {
-      throw new TidewayError(ErrorCode.CONNECTOR_IO, `${this.plugin}: cannot list ${base} in the ${this.fs.description}: ${(err as Error).message}`, {
-        place: o.place('path'),
-        retryable: true,
-        cause: err,
-      });
+      throw new TidewayError(
+        ErrorCode.CONNECTOR_IO,
+        `${this.plugin}: cannot list ${base} in the ${this.fs.description}: ${(err as Error).message}`,
+        {
+          place: o.place('path'),
+          retryable: true,
+          cause: err,
+        },
+      );
     }
     const files = entries
       .filter((e) => {
@@ -56,7 +67,8 @@ export class FileTableSource {
       .map((e) => e.path);
     // binary rows have a fixed shape: no partition columns (SeaTunnel's binaryRowType)
     const binary = String(o.get('file_format_type')).toLowerCase() === 'binary';
-    const keys = !binary && o.get<boolean>('parse_partition_from_path') && files.length > 0 ? partitionsOf(base, files[0]).map(([k]) => k) : [];
+    const keys =
+      !binary && o.get<boolean>('parse_partition_from_path') && files.length > 0 ? partitionsOf(base, files[0]).map(([k]) => k) : [];
     if (String(o.get('file_format_type')).toLowerCase() === 'parquet') {
       await this.prepareParquet(files, keys);
       return;
@@ -69,7 +81,11 @@ export class FileTableSource {
   private async prepareParquet(files: string[], keys: string[]): Promise<void> {
     const o = this.options;
     if (files.length === 0) {
-      throw new TidewayError(ErrorCode.CONFIG_BAD_VALUE, `${this.plugin}: no Parquet file under ${String(o.get('path'))} to read the schema from.`, { place: o.place('path') });
+      throw new TidewayError(
+        ErrorCode.CONFIG_BAD_VALUE,
+        `${this.plugin}: no Parquet file under ${String(o.get('path'))} to read the schema from.`,
+        { place: o.place('path') },
+      );
     }
     const splits: FileSplit[] = [];
     let columns;
@@ -78,7 +94,11 @@ export class FileTableSource {
       try {
         meta = await parquetMetadataOf(this.fs, path);
       } catch (err) {
-        throw new TidewayError(ErrorCode.CONNECTOR_IO, `${this.plugin}: cannot read the Parquet footer of ${path}: ${(err as Error).message}`, { place: o.place('path'), cause: err });
+        throw new TidewayError(
+          ErrorCode.CONNECTOR_IO,
+          `${this.plugin}: cannot read the Parquet footer of ${path}: ${(err as Error).message}`,
+          { place: o.place('path'), cause: err },
+        );
       }
       columns ??= parquetColumns(meta, path);
       meta.row_groups.forEach((_, rowGroup) => splits.push(this.split(path, keys, rowGroup)));

@@ -242,7 +242,10 @@ export function compileJsonLineParser(columns: readonly { name: string; type: Da
     try {
       o = JSON.parse(exact ? quoteInexactNumbers(line) : line);
     } catch (err) {
-      throw new ValueConversionError(ErrorCode.VALUE_CONVERSION, `A line is not valid JSON (${(err as Error).message}): ${line.slice(0, 200)}`);
+      throw new ValueConversionError(
+        ErrorCode.VALUE_CONVERSION,
+        `A line is not valid JSON (${(err as Error).message}): ${line.slice(0, 200)}`,
+      );
     }
     if (o === null || typeof o !== 'object' || Array.isArray(o)) {
       throw new ValueConversionError(ErrorCode.VALUE_CONVERSION, `A line is not a JSON object: ${line.slice(0, 200)}`);

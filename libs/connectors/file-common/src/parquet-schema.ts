@@ -86,9 +86,15 @@ function elementsOf(name: string, type: DataType, repetition: 'OPTIONAL' | 'REQU
         ...elementsOf('value', type.value),
       ];
     case 'row':
-      return [{ name, repetition_type: repetition, num_children: type.fields.length }, ...type.fields.flatMap((f) => elementsOf(f.name, f.type))];
+      return [
+        { name, repetition_type: repetition, num_children: type.fields.length },
+        ...type.fields.flatMap((f) => elementsOf(f.name, f.type)),
+      ];
     default:
-      throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `A ${formatType(type)} column cannot be written to Parquet (SeaTunnel's Parquet writer has no mapping for it either).`);
+      throw new ConfigError(
+        ErrorCode.CONFIG_BAD_VALUE,
+        `A ${formatType(type)} column cannot be written to Parquet (SeaTunnel's Parquet writer has no mapping for it either).`,
+      );
   }
 }
 
@@ -116,7 +122,8 @@ function leafType(e: SchemaElement, where: string): DataType {
       if (e.converted_type === 'TIME_MILLIS' || lt?.type === 'TIME') return Types.TIME;
       return Types.INT;
     case 'INT64':
-      if (e.converted_type === 'TIMESTAMP_MILLIS' || e.converted_type === 'TIMESTAMP_MICROS' || lt?.type === 'TIMESTAMP') return Types.TIMESTAMP;
+      if (e.converted_type === 'TIMESTAMP_MILLIS' || e.converted_type === 'TIMESTAMP_MICROS' || lt?.type === 'TIMESTAMP')
+        return Types.TIMESTAMP;
       if (e.converted_type === 'TIME_MICROS' || lt?.type === 'TIME') return Types.TIME;
       return Types.BIGINT;
     case 'INT96':
@@ -126,7 +133,12 @@ function leafType(e: SchemaElement, where: string): DataType {
     case 'DOUBLE':
       return Types.DOUBLE;
     case 'BYTE_ARRAY':
-      return e.converted_type === 'UTF8' || e.converted_type === 'JSON' || e.converted_type === 'ENUM' || lt?.type === 'STRING' || lt?.type === 'JSON' || lt?.type === 'ENUM'
+      return e.converted_type === 'UTF8' ||
+        e.converted_type === 'JSON' ||
+        e.converted_type === 'ENUM' ||
+        lt?.type === 'STRING' ||
+        lt?.type === 'JSON' ||
+        lt?.type === 'ENUM'
         ? Types.STRING
         : Types.BYTES;
     case 'FIXED_LEN_BYTE_ARRAY':

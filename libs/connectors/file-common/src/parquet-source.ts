@@ -10,10 +10,13 @@ import { compileFromParquet, TIDEWAY_PARSERS } from './parquet-values.js';
 export async function parquetFile(fs: FileSystemAdapter, path: string): Promise<AsyncBuffer> {
   const entry = (await fs.listFiles(path))[0];
   if (!entry) throw new Error(`${path} does not exist`);
-  return { byteLength: entry.size, slice: async (start, end) => {
-    const bytes = await fs.readRange(path, start, end ?? entry.size);
-    return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
-  } };
+  return {
+    byteLength: entry.size,
+    slice: async (start, end) => {
+      const bytes = await fs.readRange(path, start, end ?? entry.size);
+      return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+    },
+  };
 }
 
 /** The footer of a Parquet file. */
@@ -49,7 +52,10 @@ export async function* parquetRowGroupRows(
   const file = await parquetFile(fs, path);
   const meta = await parquetMetadataAsync(file, { parsers: TIDEWAY_PARSERS });
   if (rowGroup >= meta.row_groups.length) {
-    throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `${path} has ${meta.row_groups.length} row groups, not ${rowGroup + 1}: the file changed after the job listed it.`);
+    throw new ConfigError(
+      ErrorCode.CONFIG_BAD_VALUE,
+      `${path} has ${meta.row_groups.length} row groups, not ${rowGroup + 1}: the file changed after the job listed it.`,
+    );
   }
   let start = 0;
   for (let i = 0; i < rowGroup; i++) start += Number(meta.row_groups[i]!.num_rows);

@@ -153,7 +153,8 @@ export function compileFromParquet(type: DataType): (v: unknown) => unknown {
 
 /** hyparquet hands map keys as object keys (text): back to the key type. */
 function mapKeyParser(type: DataType): (k: unknown) => unknown {
-  if (type.kind === 'tinyint' || type.kind === 'smallint' || type.kind === 'int' || type.kind === 'float' || type.kind === 'double') return (k) => Number(k);
+  if (type.kind === 'tinyint' || type.kind === 'smallint' || type.kind === 'int' || type.kind === 'float' || type.kind === 'double')
+    return (k) => Number(k);
   if (type.kind === 'bigint') return (k) => BigInt(k as string);
   if (type.kind === 'boolean') return (k) => k === true || k === 'true';
   return (k) => k;

@@ -26,7 +26,10 @@ export async function applySaveModes(
       break;
     case 'ERROR_WHEN_SCHEMA_NOT_EXIST':
       if (!(await fs.exists(folder))) {
-        throw new TidewayError(ErrorCode.CONFIG_BAD_VALUE, `${plugin}: folder ${folder} does not exist and schema_save_mode is ERROR_WHEN_SCHEMA_NOT_EXIST.`);
+        throw new TidewayError(
+          ErrorCode.CONFIG_BAD_VALUE,
+          `${plugin}: folder ${folder} does not exist and schema_save_mode is ERROR_WHEN_SCHEMA_NOT_EXIST.`,
+        );
       }
       break;
     case 'IGNORE':

@@ -6,36 +6,112 @@ import { ARCHIVE_CODECS } from './archive-entries.js';
 
 /** Options of SeaTunnel's file sources (BaseSourceConfigOptions) that Tideway implements. */
 export const FILE_SOURCE_OPTIONS: readonly OptionDef[] = [
-  { name: 'path', type: 'string', description: 'A file, or a folder read recursively (files named _SUCCESS, starting with "." or empty are skipped). Required unless tables_configs is set.' },
-  { name: 'file_format_type', type: 'enum', values: [...FILE_FORMATS, ...SEATUNNEL_ONLY_FORMATS], description: 'text, csv, json, parquet, excel, xml or binary (orc is not implemented by Tideway). binary reads whole files as rows (data bytes, relativePath string, partIndex bigint) of 1024 bytes. Parquet files bring their own schema; each row group is a split. Required unless tables_configs is set.' },
-  { name: 'schema', type: 'object', description: 'The columns in the files (required for json, excel and xml; text and csv without it read each line into one string column `content`; parquet takes its schema from the file, binary has a fixed one).' },
-  { name: 'read_columns', type: 'list', description: 'Columns of the schema to emit, in this order (partition columns are appended after them).' },
-  { name: 'field_delimiter', type: 'string', default: '\u0001', fallbackNames: ['delimiter'], description: 'Separator between fields of text files (csv uses "," unless set).' },
-  { name: 'parse_partition_from_path', type: 'boolean', default: true, description: 'Add a string column per `key=value` folder between path and the file.' },
-  { name: 'skip_header_row_number', type: 'long', default: 0, min: 0, description: 'Lines to skip at the start of every text or csv file (rows of every excel sheet).' },
+  {
+    name: 'path',
+    type: 'string',
+    description:
+      'A file, or a folder read recursively (files named _SUCCESS, starting with "." or empty are skipped). Required unless tables_configs is set.',
+  },
+  {
+    name: 'file_format_type',
+    type: 'enum',
+    values: [...FILE_FORMATS, ...SEATUNNEL_ONLY_FORMATS],
+    description:
+      'text, csv, json, parquet, excel, xml or binary (orc is not implemented by Tideway). binary reads whole files as rows (data bytes, relativePath string, partIndex bigint) of 1024 bytes. Parquet files bring their own schema; each row group is a split. Required unless tables_configs is set.',
+  },
+  {
+    name: 'schema',
+    type: 'object',
+    description:
+      'The columns in the files (required for json, excel and xml; text and csv without it read each line into one string column `content`; parquet takes its schema from the file, binary has a fixed one).',
+  },
+  {
+    name: 'read_columns',
+    type: 'list',
+    description: 'Columns of the schema to emit, in this order (partition columns are appended after them).',
+  },
+  {
+    name: 'field_delimiter',
+    type: 'string',
+    default: '\u0001',
+    fallbackNames: ['delimiter'],
+    description: 'Separator between fields of text files (csv uses "," unless set).',
+  },
+  {
+    name: 'parse_partition_from_path',
+    type: 'boolean',
+    default: true,
+    description: 'Add a string column per `key=value` folder between path and the file.',
+  },
+  {
+    name: 'skip_header_row_number',
+    type: 'long',
+    default: 0,
+    min: 0,
+    description: 'Lines to skip at the start of every text or csv file (rows of every excel sheet).',
+  },
   { name: 'sheet_name', type: 'string', description: 'excel: the sheet to read (default the first).' },
-  { name: 'xml_row_tag', type: 'string', description: 'xml: the element of each row (every element of that name in the document); required for xml.' },
-  { name: 'xml_use_attr_format', type: 'boolean', description: 'xml: fields are attributes of the row element (true) or child elements (false); required for xml.' },
+  {
+    name: 'xml_row_tag',
+    type: 'string',
+    description: 'xml: the element of each row (every element of that name in the document); required for xml.',
+  },
+  {
+    name: 'xml_use_attr_format',
+    type: 'boolean',
+    description: 'xml: fields are attributes of the row element (true) or child elements (false); required for xml.',
+  },
   { name: 'file_filter_pattern', type: 'string', description: 'Regular expression a file name must match as a whole to be read.' },
-  { name: 'compress_codec', type: 'string', default: 'none', description: 'text, csv and json: none or lzo (lzop files, decompressed as they stream in). Parquet files name their own codec.' },
+  {
+    name: 'compress_codec',
+    type: 'string',
+    default: 'none',
+    description: 'text, csv and json: none or lzo (lzop files, decompressed as they stream in). Parquet files name their own codec.',
+  },
   {
     name: 'archive_compress_codec',
     type: 'enum',
     values: ARCHIVE_CODECS,
     default: 'none',
-    description: 'zip, tar or tar_gz: every file is an archive; its entries whose names end with the format\'s suffix (.txt, .csv, .json, .xlsx, .xml) are read in order, streamed, each with its own header rows skipped. Not for parquet or binary.',
+    description:
+      "zip, tar or tar_gz: every file is an archive; its entries whose names end with the format's suffix (.txt, .csv, .json, .xlsx, .xml) are read in order, streamed, each with its own header rows skipped. Not for parquet or binary.",
   },
-  { name: 'encoding', type: 'string', default: 'UTF-8', description: 'Charset of the files: any the WHATWG Encoding standard names (UTF-8, GBK, ISO-8859-1, ...).' },
-  { name: 'date_format', type: 'enum', values: DATE_FORMATS, default: 'yyyy-MM-dd', description: 'Accepted for compatibility: like SeaTunnel, dates in yyyy-MM-dd, yyyy.MM.dd, yyyy/MM/dd and yyyyMMdd are all recognised.' },
-  { name: 'datetime_format', type: 'enum', values: DATETIME_FORMATS, default: 'yyyy-MM-dd HH:mm:ss', description: 'Accepted for compatibility: like SeaTunnel, timestamps in any of these spellings (ISO with T and 1 to 9 fraction digits too) are recognised whichever is set.' },
-  { name: 'time_format', type: 'enum', values: TIME_FORMATS, default: 'HH:mm:ss', description: 'Accepted for compatibility: times HH:mm:ss with an optional fraction are recognised.' },
+  {
+    name: 'encoding',
+    type: 'string',
+    default: 'UTF-8',
+    description: 'Charset of the files: any the WHATWG Encoding standard names (UTF-8, GBK, ISO-8859-1, ...).',
+  },
+  {
+    name: 'date_format',
+    type: 'enum',
+    values: DATE_FORMATS,
+    default: 'yyyy-MM-dd',
+    description: 'Accepted for compatibility: like SeaTunnel, dates in yyyy-MM-dd, yyyy.MM.dd, yyyy/MM/dd and yyyyMMdd are all recognised.',
+  },
+  {
+    name: 'datetime_format',
+    type: 'enum',
+    values: DATETIME_FORMATS,
+    default: 'yyyy-MM-dd HH:mm:ss',
+    description:
+      'Accepted for compatibility: like SeaTunnel, timestamps in any of these spellings (ISO with T and 1 to 9 fraction digits too) are recognised whichever is set.',
+  },
+  {
+    name: 'time_format',
+    type: 'enum',
+    values: TIME_FORMATS,
+    default: 'HH:mm:ss',
+    description: 'Accepted for compatibility: times HH:mm:ss with an optional fraction are recognised.',
+  },
 ];
 
 /** `tables_configs`: several tables from one source block, each item a set of the options above. */
 const TABLES_CONFIGS: OptionDef = {
   name: 'tables_configs',
   type: 'object-list',
-  description: 'Several tables from one source: each item takes the options above (path, file_format_type, schema with its table name, ...); options outside the list do not apply to its items.',
+  description:
+    'Several tables from one source: each item takes the options above (path, file_format_type, schema with its table name, ...); options outside the list do not apply to its items.',
 };
 
 /** The options of each `tables_configs` item, checked; undefined when the source has one table. */
@@ -64,15 +140,27 @@ function validateOneTable(o: PluginOptions): string | undefined {
   if (!o.has('path')) return "Option 'path' is required (or tables_configs).";
   if (!o.has('file_format_type')) return "Option 'file_format_type' is required (or tables_configs).";
   const format = String(o.get('file_format_type')).toLowerCase();
-  if (!(FILE_FORMATS as readonly string[]).includes(format)) return `Option 'file_format_type': Tideway does not implement the ${format} format; use text, csv, json, parquet, excel, xml or binary${format === 'orc' ? ' (no maintained ORC library exists for Node: docs/decisions/0011-orc.md)' : ''}.`;
-  if (format === 'xml' && (!o.has('xml_row_tag') || !o.has('xml_use_attr_format'))) return "Options 'xml_row_tag' and 'xml_use_attr_format' are required when file_format_type is xml.";
-  if (format === 'xml' && String(o.get('compress_codec')).toLowerCase() !== 'none') return "Option 'compress_codec': only none applies to xml.";
-  if ((format === 'json' || format === 'excel' || format === 'xml') && !o.has('schema')) return `Option 'schema' is required when file_format_type is ${format}.`;
-  if (format === 'excel' && String(o.get('compress_codec')).toLowerCase() !== 'none') return "Option 'compress_codec': excel files are zip archives already; only none applies.";
-  if (String(o.get('archive_compress_codec')) !== 'none' && format === 'parquet') return "Option 'archive_compress_codec' applies to text, csv and json files; Parquet files are read by byte range, not from archives.";
-  if (format === 'binary' && o.has('schema')) return "Option 'schema' is not used with binary: its rows are always (data bytes, relativePath string, partIndex bigint).";
-  if (format === 'binary' && (String(o.get('compress_codec')).toLowerCase() !== 'none' || String(o.get('archive_compress_codec')) !== 'none')) return 'The binary format reads files as they are: compress_codec and archive_compress_codec do not apply.';
-  if (format === 'parquet' && o.has('schema')) return "Option 'schema' is not used with parquet: the columns come from the files' own schema (use read_columns to pick some).";
+  if (!(FILE_FORMATS as readonly string[]).includes(format))
+    return `Option 'file_format_type': Tideway does not implement the ${format} format; use text, csv, json, parquet, excel, xml or binary${format === 'orc' ? ' (no maintained ORC library exists for Node: docs/decisions/0011-orc.md)' : ''}.`;
+  if (format === 'xml' && (!o.has('xml_row_tag') || !o.has('xml_use_attr_format')))
+    return "Options 'xml_row_tag' and 'xml_use_attr_format' are required when file_format_type is xml.";
+  if (format === 'xml' && String(o.get('compress_codec')).toLowerCase() !== 'none')
+    return "Option 'compress_codec': only none applies to xml.";
+  if ((format === 'json' || format === 'excel' || format === 'xml') && !o.has('schema'))
+    return `Option 'schema' is required when file_format_type is ${format}.`;
+  if (format === 'excel' && String(o.get('compress_codec')).toLowerCase() !== 'none')
+    return "Option 'compress_codec': excel files are zip archives already; only none applies.";
+  if (String(o.get('archive_compress_codec')) !== 'none' && format === 'parquet')
+    return "Option 'archive_compress_codec' applies to text, csv and json files; Parquet files are read by byte range, not from archives.";
+  if (format === 'binary' && o.has('schema'))
+    return "Option 'schema' is not used with binary: its rows are always (data bytes, relativePath string, partIndex bigint).";
+  if (
+    format === 'binary' &&
+    (String(o.get('compress_codec')).toLowerCase() !== 'none' || String(o.get('archive_compress_codec')) !== 'none')
+  )
+    return 'The binary format reads files as they are: compress_codec and archive_compress_codec do not apply.';
+  if (format === 'parquet' && o.has('schema'))
+    return "Option 'schema' is not used with parquet: the columns come from the files' own schema (use read_columns to pick some).";
   // Parquet files name their codec per column chunk: any compress_codec reads them.
   if (format !== 'parquet' && !['none', 'lzo'].includes(String(o.get('compress_codec')).toLowerCase())) {
     return `Option 'compress_codec': ${format} files are read with lzo or none (as in SeaTunnel), got '${o.get('compress_codec')}'.`;
@@ -98,5 +186,9 @@ export const FILE_SOURCE_RETIRED_OPTIONS: readonly RetiredOption[] = [
 ];
 
 export function fileSourceSpec(extra: readonly OptionDef[] = []): PluginSpec {
-  return { options: [...FILE_SOURCE_OPTIONS, TABLES_CONFIGS, ...extra], validate: validateFileSourceOptions, retiredOptions: FILE_SOURCE_RETIRED_OPTIONS };
+  return {
+    options: [...FILE_SOURCE_OPTIONS, TABLES_CONFIGS, ...extra],
+    validate: validateFileSourceOptions,
+    retiredOptions: FILE_SOURCE_RETIRED_OPTIONS,
+  };
 }

@@ -70,9 +70,13 @@ export function buildTableLayout(o: PluginOptions, table: CatalogTable, plugin: 
   const indexOf = (name: string, option: string): number => {
     const i = names.indexOf(name.toLowerCase());
     if (i < 0) {
-      throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `Column '${name}' of option '${option}' is not in table ${table.tableId} (${table.columns.map((c) => c.name).join(', ')}).`, {
-        place: o.place(option),
-      });
+      throw new ConfigError(
+        ErrorCode.CONFIG_BAD_VALUE,
+        `Column '${name}' of option '${option}' is not in table ${table.tableId} (${table.columns.map((c) => c.name).join(', ')}).`,
+        {
+          place: o.place(option),
+        },
+      );
     }
     return i;
   };
@@ -83,11 +87,17 @@ export function buildTableLayout(o: PluginOptions, table: CatalogTable, plugin: 
   const partitionIdx = partitionBy.map((c) => indexOf(c, 'partition_by'));
   for (const p of partitionIdx) {
     if (!written.includes(p)) {
-      throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `Partition field '${table.columns[p].name}' must be one of the sink columns.`, { place: o.place('partition_by') });
+      throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `Partition field '${table.columns[p].name}' must be one of the sink columns.`, {
+        place: o.place('partition_by'),
+      });
     }
   }
-  if (partitionIdx.length > 0 && !o.get<boolean>('is_partition_field_write_in_file')) written = written.filter((i) => !partitionIdx.includes(i));
-  if (written.length === 0) throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `No column of table ${table.tableId} is left to write into files.`, { place: o.place('sink_columns') });
+  if (partitionIdx.length > 0 && !o.get<boolean>('is_partition_field_write_in_file'))
+    written = written.filter((i) => !partitionIdx.includes(i));
+  if (written.length === 0)
+    throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `No column of table ${table.tableId} is left to write into files.`, {
+      place: o.place('sink_columns'),
+    });
 
   const format = String(o.get('file_format_type')).toLowerCase() as FileFormat;
   const columns = written.map((i) => table.columns[i]);
@@ -99,13 +109,19 @@ export function buildTableLayout(o: PluginOptions, table: CatalogTable, plugin: 
 
   const partitionNames = partitionIdx.map((i) => table.columns[i].name);
   const partitionTexts = partitionIdx.map((i) => partitionText(table.columns[i].type));
-  const expression = o.has('partition_dir_expression') && String(o.get('partition_dir_expression')).trim() !== '' ? String(o.get('partition_dir_expression')) : undefined;
+  const expression =
+    o.has('partition_dir_expression') && String(o.get('partition_dir_expression')).trim() !== ''
+      ? String(o.get('partition_dir_expression'))
+      : undefined;
   const partitionDir = (fields: readonly unknown[]): string => {
     if (partitionIdx.length === 0) return '';
     const values = partitionIdx.map((idx, k) => {
       const v = fields[idx];
       if (v === null || v === undefined) {
-        throw new ValueConversionError(ErrorCode.VALUE_CONVERSION, `${plugin}: partition field '${partitionNames[k]}' is null in a row of ${table.tableId}; a partition folder needs a value.`);
+        throw new ValueConversionError(
+          ErrorCode.VALUE_CONVERSION,
+          `${plugin}: partition field '${partitionNames[k]}' is null in a row of ${table.tableId}; a partition folder needs a value.`,
+        );
       }
       return partitionTexts[k](v);
     });

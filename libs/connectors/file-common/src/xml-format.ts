@@ -95,7 +95,8 @@ function elementsNamed(node: unknown, tag: string, out: Record<string, unknown>[
   }
   if (typeof node !== 'object' || node === null) return;
   for (const [k, v] of Object.entries(node as Record<string, unknown>)) {
-    if (k === tag) for (const e of Array.isArray(v) ? v : [v]) out.push(typeof e === 'object' && e !== null ? (e as Record<string, unknown>) : {});
+    if (k === tag)
+      for (const e of Array.isArray(v) ? v : [v]) out.push(typeof e === 'object' && e !== null ? (e as Record<string, unknown>) : {});
     else elementsNamed(v, tag, out);
   }
 }
@@ -112,8 +113,16 @@ export function compileXmlDocumentParser(columns: readonly Column[], o: XmlOptio
     return scalars[i]!;
   });
   const prefix = o.useAttributes ? '@' : '';
-  const parser = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '@', parseTagValue: false, parseAttributeValue: false, trimValues: false, textNodeName: '#text' });
-  const textOf = (v: unknown): string | undefined => (v === undefined || v === null ? undefined : typeof v === 'object' ? String((v as Record<string, unknown>)['#text'] ?? '') : String(v));
+  const parser = new XMLParser({
+    ignoreAttributes: false,
+    attributeNamePrefix: '@',
+    parseTagValue: false,
+    parseAttributeValue: false,
+    trimValues: false,
+    textNodeName: '#text',
+  });
+  const textOf = (v: unknown): string | undefined =>
+    v === undefined || v === null ? undefined : typeof v === 'object' ? String((v as Record<string, unknown>)['#text'] ?? '') : String(v);
   return (text) => {
     const rows: Record<string, unknown>[] = [];
     elementsNamed(parser.parse(text), o.rowTag, rows);

@@ -26,5 +26,10 @@ export interface ComparableTables {
 
 /** Whether a plugin instance offers its tables for comparison. */
 export function isComparable(x: unknown): x is ComparableTables {
-  return typeof x === 'object' && x !== null && typeof (x as ComparableTables).comparedTables === 'function' && typeof (x as ComparableTables).openComparisonSession === 'function';
+  return (
+    typeof x === 'object' &&
+    x !== null &&
+    typeof (x as ComparableTables).comparedTables === 'function' &&
+    typeof (x as ComparableTables).openComparisonSession === 'function'
+  );
 }

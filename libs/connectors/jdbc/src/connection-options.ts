@@ -5,13 +5,35 @@ import { checkDriver, parseJdbcUrl, type JdbcTarget } from './jdbc-url.js';
 
 /** Options the Jdbc source and sink share: where and how to connect. */
 export const CONNECTION_OPTIONS: readonly OptionDef[] = [
-  { name: 'url', type: 'string', required: true, description: 'JDBC URL: jdbc:postgresql://host:port/db, jdbc:mysql://host:port/db or jdbc:mariadb://host:port/db, with driver parameters after `?`.' },
-  { name: 'driver', type: 'string', required: true, description: 'JDBC driver class; must fit the url (org.postgresql.Driver, com.mysql.cj.jdbc.Driver, org.mariadb.jdbc.Driver).' },
+  {
+    name: 'url',
+    type: 'string',
+    required: true,
+    description:
+      'JDBC URL: jdbc:postgresql://host:port/db, jdbc:mysql://host:port/db or jdbc:mariadb://host:port/db, with driver parameters after `?`.',
+  },
+  {
+    name: 'driver',
+    type: 'string',
+    required: true,
+    description: 'JDBC driver class; must fit the url (org.postgresql.Driver, com.mysql.cj.jdbc.Driver, org.mariadb.jdbc.Driver).',
+  },
   { name: 'user', type: 'string', description: 'User name.' },
   { name: 'password', type: 'string', description: 'Password.' },
-  { name: 'connection_check_timeout_sec', type: 'int', default: 30, min: 1, description: 'Seconds to wait for a connection to open and answer.' },
+  {
+    name: 'connection_check_timeout_sec',
+    type: 'int',
+    default: 30,
+    min: 1,
+    description: 'Seconds to wait for a connection to open and answer.',
+  },
   { name: 'properties', type: 'map', description: 'Driver parameters; they take precedence over the same parameters in the url.' },
-  { name: 'compatible_mode', type: 'string', description: "Compatibility mode of databases that speak several dialects; here only 'mysql' (for jdbc:mysql/mariadb urls) is meaningful." },
+  {
+    name: 'compatible_mode',
+    type: 'string',
+    description:
+      "Compatibility mode of databases that speak several dialects; here only 'mysql' (for jdbc:mysql/mariadb urls) is meaningful.",
+  },
 ];
 
 /** The connection part of a Jdbc plugin's options, checked. */

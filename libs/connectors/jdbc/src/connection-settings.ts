@@ -102,7 +102,12 @@ export function connectionSettings(
           else throw bad(key, value, 'is not one of disable, allow, prefer, require, verify-ca, verify-full');
           break;
         case 'currentSchema':
-          sessionSql.push(`SET search_path TO ${value.split(',').map((s) => `"${s.trim().replace(/"/g, '""')}"`).join(', ')}`);
+          sessionSql.push(
+            `SET search_path TO ${value
+              .split(',')
+              .map((s) => `"${s.trim().replace(/"/g, '""')}"`)
+              .join(', ')}`,
+          );
           break;
         case 'ApplicationName':
           applicationName = value;

@@ -22,7 +22,20 @@ function copyField(text: string): string {
 }
 
 /** Types whose text (numbers, booleans, ISO dates and times) never holds a tab, newline or backslash. */
-const PLAIN_TEXT_KINDS = new Set<DataType['kind']>(['boolean', 'tinyint', 'smallint', 'int', 'bigint', 'float', 'double', 'decimal', 'date', 'time', 'timestamp', 'timestamp_tz']);
+const PLAIN_TEXT_KINDS = new Set<DataType['kind']>([
+  'boolean',
+  'tinyint',
+  'smallint',
+  'int',
+  'bigint',
+  'float',
+  'double',
+  'decimal',
+  'date',
+  'time',
+  'timestamp',
+  'timestamp_tz',
+]);
 
 /**
  * Encodes batches of one input table for `COPY target FROM STDIN`: in the binary format when

@@ -9,7 +9,12 @@ let pgServer: TestDatabaseServer;
 let myServer: TestDatabaseServer;
 
 const pgConn = () => ({ url: pgServer.jdbcUrl, driver: 'org.postgresql.Driver', user: pgServer.user, password: pgServer.password });
-const myConn = () => ({ url: myServer.jdbcUrl.replace('jdbc:mysql:', 'jdbc:mariadb:'), driver: 'org.mariadb.jdbc.Driver', user: myServer.user, password: myServer.password });
+const myConn = () => ({
+  url: myServer.jdbcUrl.replace('jdbc:mysql:', 'jdbc:mariadb:'),
+  driver: 'org.mariadb.jdbc.Driver',
+  user: myServer.user,
+  password: myServer.password,
+});
 
 /** '03:04:05.120000' and '03:04:05.12' are the same time: compare without trailing fraction zeros. */
 function trimFraction(v: unknown): unknown {
@@ -51,12 +56,27 @@ describe('Jdbc across databases', () => {
   it('PostgreSQL -> MariaDB: values arrive equal; arrays become JSON text, timestamptz UTC wall-clock time', async () => {
     const src = await readAll({ ...pgConn(), table_path: 'public.src' });
     const input = src.source.catalogTables()[0];
-    const sink = await makeSink({ ...myConn(), generate_sink_sql: true, database: myServer.database, table: 'from_pg', primary_keys: ['id'] }, [input]);
+    const sink = await makeSink(
+      { ...myConn(), generate_sink_sql: true, database: myServer.database, table: 'from_pg', primary_keys: ['id'] },
+      [input],
+    );
     await writeAll(sink, src.rows);
     const back = await readAll({ ...myConn(), query: 'select * from from_pg order by id' });
     expect(back.source.catalogTables()[0].columns.map((c) => formatType(c.type))).toEqual([
-      'bigint', 'boolean', 'smallint', 'bigint', 'double', 'decimal(20, 6)', 'string', 'bytes', 'date', 'time', 'timestamp',
-      'timestamp', 'string', 'string',
+      'bigint',
+      'boolean',
+      'smallint',
+      'bigint',
+      'double',
+      'decimal(20, 6)',
+      'string',
+      'bytes',
+      'date',
+      'time',
+      'timestamp',
+      'timestamp',
+      'string',
+      'string',
     ]);
     const names = input.columns.map((c) => c.name);
     const expected = src.rows
@@ -66,7 +86,10 @@ describe('Jdbc across databases', () => {
         f.map((v, i) => {
           if (v === null) return null;
           if (names[i] === 'c_int_arr') return JSON.stringify(v);
-          if (names[i] === 'c_timestamptz') return { '2024-01-01T19:04:05.5+00:00': '2024-01-01T19:04:05.5', '2000-01-01T00:00:00+00:00': '2000-01-01T00:00:00' }[v as string];
+          if (names[i] === 'c_timestamptz')
+            return { '2024-01-01T19:04:05.5+00:00': '2024-01-01T19:04:05.5', '2000-01-01T00:00:00+00:00': '2000-01-01T00:00:00' }[
+              v as string
+            ];
           return trimFraction(v);
         }),
       );
@@ -76,12 +99,27 @@ describe('Jdbc across databases', () => {
   it('MariaDB -> PostgreSQL: values arrive equal in the mapped column types', async () => {
     const src = await readAll({ ...myConn(), table_path: `${myServer.database}.src` });
     const input = src.source.catalogTables()[0];
-    const sink = await makeSink({ ...pgConn(), generate_sink_sql: true, database: pgServer.database, table: 'public.from_mariadb' }, [input]);
+    const sink = await makeSink({ ...pgConn(), generate_sink_sql: true, database: pgServer.database, table: 'public.from_mariadb' }, [
+      input,
+    ]);
     await writeAll(sink, src.rows);
     const back = await readAll({ ...pgConn(), query: 'select * from public.from_mariadb order by id' });
     expect(back.source.catalogTables()[0].columns.map((c) => formatType(c.type))).toEqual([
-      'bigint', 'boolean', 'smallint', 'bigint', 'decimal(20, 0)', 'float', 'decimal(20, 6)', 'string', 'bytes', 'date', 'time',
-      'timestamp', 'string', 'string', 'boolean',
+      'bigint',
+      'boolean',
+      'smallint',
+      'bigint',
+      'decimal(20, 0)',
+      'float',
+      'decimal(20, 6)',
+      'string',
+      'bytes',
+      'date',
+      'time',
+      'timestamp',
+      'string',
+      'string',
+      'boolean',
     ]);
     const expected = src.rows.map((r) => r.fields.map(trimFraction)).sort((a, b) => Number(a[0]) - Number(b[0]));
     expect(back.rows.map((r) => r.fields.map(trimFraction))).toEqual(expected);

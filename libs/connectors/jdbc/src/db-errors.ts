@@ -12,7 +12,18 @@ interface DriverError {
 }
 
 /** Error codes of a connection that failed or dropped: a retry may succeed. */
-const RETRYABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'PROTOCOL_CONNECTION_LOST', '57P01', '08006', '08001', '40001', '40P01']);
+const RETRYABLE = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'PROTOCOL_CONNECTION_LOST',
+  '57P01',
+  '08006',
+  '08001',
+  '40001',
+  '40P01',
+]);
 
 /**
  * Driver error codes that the same job meets again after a restart: a refused login, a missing
@@ -58,7 +69,12 @@ export function describeDbError(err: unknown, login?: { user?: string; host?: st
 }
 
 /** Wraps a driver error as a TidewayError: `<what> failed: <reason>`, with the place. */
-export function externalError(what: string, err: unknown, place: Place, login?: { user?: string; host?: string; port?: number }): TidewayError {
+export function externalError(
+  what: string,
+  err: unknown,
+  place: Place,
+  login?: { user?: string; host?: string; port?: number },
+): TidewayError {
   if (err instanceof TidewayError) return err;
   const code = String((err as DriverError)?.code ?? '');
   return new TidewayError(errorCodeOf(code), `${what} failed: ${describeDbError(err, login)}`, {

@@ -34,9 +34,13 @@ export class JdbcSink implements Sink<JdbcCommitInfo, unknown, JdbcWriterState>,
       throw new ConfigError(ErrorCode.CONFIG_WIRING, 'the Jdbc sink has no input table', { place: ctx.options.place() });
     }
     if (cfg.query !== undefined && ctx.inputTables.length > 1) {
-      throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, 'query writes one table; with several input tables use generate_sink_sql with database/table', {
-        place: ctx.options.place('query'),
-      });
+      throw new ConfigError(
+        ErrorCode.CONFIG_BAD_VALUE,
+        'query writes one table; with several input tables use generate_sink_sql with database/table',
+        {
+          place: ctx.options.place('query'),
+        },
+      );
     }
     this.targets = ctx.inputTables.map((t) => sinkTarget(cfg, cfg.connection.target.dialect, t, ctx.options.place('table')));
   }
@@ -54,7 +58,14 @@ export class JdbcSink implements Sink<JdbcCommitInfo, unknown, JdbcWriterState>,
 
   createWriter(ctx: SinkWriterContext, restored?: JdbcWriterState[]): SinkWriter<JdbcCommitInfo, JdbcWriterState> {
     const restoredXids = (restored ?? []).flatMap((s) => s.preparedXids);
-    return new JdbcSinkWriter(this.config, this.targets, () => this.connect(), xidPrefix(this.ctx.jobId, ctx.subtaskIndex), this.ctx.options.place(), restoredXids);
+    return new JdbcSinkWriter(
+      this.config,
+      this.targets,
+      () => this.connect(),
+      xidPrefix(this.ctx.jobId, ctx.subtaskIndex),
+      this.ctx.options.place(),
+      restoredXids,
+    );
   }
 
   /**
@@ -73,7 +84,11 @@ export class JdbcSink implements Sink<JdbcCommitInfo, unknown, JdbcWriterState>,
         await conn.close();
       }
     } catch (err) {
-      throw new TidewayError(ErrorCode.EXTERNAL_SYSTEM, `rolling back the prepared transactions of cancelled job ${this.ctx.jobId} failed: ${describeDbError(err)}`, { place, cause: err });
+      throw new TidewayError(
+        ErrorCode.EXTERNAL_SYSTEM,
+        `rolling back the prepared transactions of cancelled job ${this.ctx.jobId} failed: ${describeDbError(err)}`,
+        { place, cause: err },
+      );
     }
   }
 
@@ -87,7 +102,8 @@ export class JdbcSink implements Sink<JdbcCommitInfo, unknown, JdbcWriterState>,
 
   /** The target tables, for `tideway verify` (not in query mode: the statement could write anywhere). */
   comparedTables(): ComparedTable[] | string {
-    if (this.config.table === undefined || this.config.query !== undefined) return 'the Jdbc sink writes with its own query; only sinks that generate their SQL (generate_sink_sql, table) can be compared';
+    if (this.config.table === undefined || this.config.query !== undefined)
+      return 'the Jdbc sink writes with its own query; only sinks that generate their SQL (generate_sink_sql, table) can be compared';
     return this.targets.map((t) => ({
       tableId: t.input.tableId,
       ref: t.ref!,

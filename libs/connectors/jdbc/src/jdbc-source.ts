@@ -36,18 +36,26 @@ export class JdbcSource implements Source<JdbcSplit, JdbcEnumeratorState>, Compa
 
   catalogTables(): CatalogTable[] {
     if (!this.tables) {
-      throw new TidewayError(ErrorCode.INTERNAL, 'the Jdbc source must be prepared (its schema read from the database) before its tables are asked for', {
-        place: this.ctx.options.place(),
-      });
+      throw new TidewayError(
+        ErrorCode.INTERNAL,
+        'the Jdbc source must be prepared (its schema read from the database) before its tables are asked for',
+        {
+          place: this.ctx.options.place(),
+        },
+      );
     }
     return this.tables.map((t) => t.catalog);
   }
 
-  createEnumerator(ctx: Parameters<Source<JdbcSplit>['createEnumerator']>[0], restored?: JdbcEnumeratorState): SplitEnumerator<JdbcSplit, JdbcEnumeratorState> {
+  createEnumerator(
+    ctx: Parameters<Source<JdbcSplit>['createEnumerator']>[0],
+    restored?: JdbcEnumeratorState,
+  ): SplitEnumerator<JdbcSplit, JdbcEnumeratorState> {
     return new JdbcSplitEnumerator(
       ctx,
       () => this.connect(),
-      async (conn) => planSplits(conn, this.tables ?? (this.tables = await discoverTables(conn, this.config)), this.config, ctx.parallelism),
+      async (conn) =>
+        planSplits(conn, this.tables ?? (this.tables = await discoverTables(conn, this.config)), this.config, ctx.parallelism),
       restored,
     );
   }
@@ -69,7 +77,12 @@ export class JdbcSource implements Source<JdbcSplit, JdbcEnumeratorState>, Compa
         return `the Jdbc source reads ${c.tablePath === undefined ? `the query '${c.query}'` : `table ${c.tablePath} through a query or where_condition`}; only whole tables (table_path) can be compared`;
       }
       const ref = resolveTableRef(this.config.connection.target.dialect, c.tablePath, this.config.connection.target.database, c.place);
-      out.push({ tableId: t.catalog.tableId, ref, columns: t.catalog.columns.map((col) => col.name), keyColumns: t.catalog.primaryKey?.columns ?? [] });
+      out.push({
+        tableId: t.catalog.tableId,
+        ref,
+        columns: t.catalog.columns.map((col) => col.name),
+        keyColumns: t.catalog.primaryKey?.columns ?? [],
+      });
     }
     return out;
   }

@@ -48,7 +48,9 @@ const NUMERIC_TEXT = /^-?\d+(\.\d+)?$/;
 
 /** 0..modulus-1 from a text column: hashtext (an int4, maybe negative) on PostgreSQL, CRC32 on MySQL. */
 function hashBucket(conn: JdbcConnection, column: string, modulus: number): string {
-  return conn.dialect === 'postgresql' ? `mod(mod(hashtext(${column}::text), ${modulus}) + ${modulus}, ${modulus})` : `MOD(CRC32(${column}), ${modulus})`;
+  return conn.dialect === 'postgresql'
+    ? `mod(mod(hashtext(${column}::text), ${modulus}) + ${modulus}, ${modulus})`
+    : `MOD(CRC32(${column}), ${modulus})`;
 }
 
 /**
@@ -77,7 +79,9 @@ export function splitStatement(conn: JdbcConnection, split: JdbcSplit): string {
   const resumeAfterKey = split.orderKey !== undefined && split.lastKey !== undefined && split.lastKey !== null;
   if (resumeAfterKey) {
     const last = split.lastKey!;
-    conds.push(`${conn.quote(split.orderKey!)} > ${typeof last === 'bigint' || typeof last === 'number' ? bound(String(last)) : conn.literal(String(last))}`);
+    conds.push(
+      `${conn.quote(split.orderKey!)} > ${typeof last === 'bigint' || typeof last === 'number' ? bound(String(last)) : conn.literal(String(last))}`,
+    );
   }
   let sql = `SELECT * FROM (${bareQuery(split.query)}) tw_split`;
   if (conds.length > 0) sql += ` WHERE ${conds.join(' AND ')}`;

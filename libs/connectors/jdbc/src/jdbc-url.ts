@@ -40,9 +40,10 @@ export function parseJdbcUrl(url: string, place: Place): JdbcTarget {
   const m = URL_SHAPE.exec(url.trim());
   if (!m) {
     const kind = /^jdbc:([a-z0-9]+)[:]/i.exec(url)?.[1];
-    const why = kind && !['postgresql', 'mysql', 'mariadb'].includes(kind.toLowerCase())
-      ? `the ${kind} database is not supported (use jdbc:postgresql://, jdbc:mysql:// or jdbc:mariadb://)`
-      : 'expected jdbc:postgresql://host[:port]/database, jdbc:mysql://host[:port]/database or jdbc:mariadb://…';
+    const why =
+      kind && !['postgresql', 'mysql', 'mariadb'].includes(kind.toLowerCase())
+        ? `the ${kind} database is not supported (use jdbc:postgresql://, jdbc:mysql:// or jdbc:mariadb://)`
+        : 'expected jdbc:postgresql://host[:port]/database, jdbc:mysql://host[:port]/database or jdbc:mariadb://…';
     throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `url '${url}' cannot be used: ${why}`, { place });
   }
   const subprotocol = m[1].toLowerCase();
@@ -56,10 +57,23 @@ export function parseJdbcUrl(url: string, place: Place): JdbcTarget {
     params.set(key, eq < 0 ? '' : decodeURIComponent(pair.slice(eq + 1)));
   }
   const database = m[4] ? decodeURIComponent(m[4]) : undefined;
-  return { dialect: subprotocol === 'postgresql' ? 'postgresql' : 'mysql', subprotocol, host, port, database: database || undefined, params };
+  return {
+    dialect: subprotocol === 'postgresql' ? 'postgresql' : 'mysql',
+    subprotocol,
+    host,
+    port,
+    database: database || undefined,
+    params,
+  };
 }
 
-function checkClassFits(option: string, allowed: Record<DialectName, readonly string[]>, target: JdbcTarget, className: string, place: Place): void {
+function checkClassFits(
+  option: string,
+  allowed: Record<DialectName, readonly string[]>,
+  target: JdbcTarget,
+  className: string,
+  place: Place,
+): void {
   if (!allowed[target.dialect].includes(className.trim())) {
     throw new ConfigError(
       ErrorCode.CONFIG_BAD_VALUE,

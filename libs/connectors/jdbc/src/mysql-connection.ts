@@ -142,8 +142,14 @@ export class MySqlConnection implements JdbcConnection {
       };
       const reading = mysqlColumnReading(meta, this.tinyInt1isBit);
       if (!reading) throw new UnsupportedColumnType(f.name, `code ${meta.columnType}`, 'MySQL');
-      return { name: f.name, type: reading.type, nullable: (meta.flags & NOT_NULL_FLAG) === 0, nativeType: reading.nativeType, decode: reading.decode,
-        origin: f.orgTable ? { database: f.db || undefined, table: f.orgTable } : undefined };
+      return {
+        name: f.name,
+        type: reading.type,
+        nullable: (meta.flags & NOT_NULL_FLAG) === 0,
+        nativeType: reading.nativeType,
+        decode: reading.decode,
+        origin: f.orgTable ? { database: f.db || undefined, table: f.orgTable } : undefined,
+      };
     });
   }
 
@@ -157,10 +163,10 @@ export class MySqlConnection implements JdbcConnection {
   }
 
   async tableExists(ref: TableRef): Promise<boolean> {
-    const res = await this.execute('SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = COALESCE(?, DATABASE()) AND TABLE_NAME = ?', [
-      ref.database ?? null,
-      ref.table,
-    ]);
+    const res = await this.execute(
+      'SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = COALESCE(?, DATABASE()) AND TABLE_NAME = ?',
+      [ref.database ?? null, ref.table],
+    );
     return Number(res.rows[0]?.[0]) > 0;
   }
 

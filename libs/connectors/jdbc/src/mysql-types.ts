@@ -3,9 +3,33 @@ import { bigintOfText, isoTimestamp, jsonText, keepValue, timestampTzToUtc, type
 
 /** MySQL protocol column type codes (include/mysql_com.h, enum_field_types). */
 export const MySqlType = {
-  DECIMAL: 0, TINY: 1, SHORT: 2, LONG: 3, FLOAT: 4, DOUBLE: 5, NULL: 6, TIMESTAMP: 7, LONGLONG: 8, INT24: 9,
-  DATE: 10, TIME: 11, DATETIME: 12, YEAR: 13, NEWDATE: 14, VARCHAR: 15, BIT: 16, JSON: 245, NEWDECIMAL: 246,
-  ENUM: 247, SET: 248, TINY_BLOB: 249, MEDIUM_BLOB: 250, LONG_BLOB: 251, BLOB: 252, VAR_STRING: 253, STRING: 254,
+  DECIMAL: 0,
+  TINY: 1,
+  SHORT: 2,
+  LONG: 3,
+  FLOAT: 4,
+  DOUBLE: 5,
+  NULL: 6,
+  TIMESTAMP: 7,
+  LONGLONG: 8,
+  INT24: 9,
+  DATE: 10,
+  TIME: 11,
+  DATETIME: 12,
+  YEAR: 13,
+  NEWDATE: 14,
+  VARCHAR: 15,
+  BIT: 16,
+  JSON: 245,
+  NEWDECIMAL: 246,
+  ENUM: 247,
+  SET: 248,
+  TINY_BLOB: 249,
+  MEDIUM_BLOB: 250,
+  LONG_BLOB: 251,
+  BLOB: 252,
+  VAR_STRING: 253,
+  STRING: 254,
   GEOMETRY: 255,
 } as const;
 
@@ -45,13 +69,19 @@ export function mysqlColumnReading(f: MySqlFieldMeta, tinyInt1isBit: boolean): M
   switch (f.columnType) {
     case MySqlType.TINY:
       if (f.columnLength === 1 && tinyInt1isBit && !unsigned) return { type: Types.BOOLEAN, decode: nonZero, nativeType: 'TINYINT(1)' };
-      return unsigned ? { type: Types.SMALLINT, decode: keepValue, nativeType: 'TINYINT UNSIGNED' } : { type: Types.TINYINT, decode: keepValue, nativeType: 'TINYINT' };
+      return unsigned
+        ? { type: Types.SMALLINT, decode: keepValue, nativeType: 'TINYINT UNSIGNED' }
+        : { type: Types.TINYINT, decode: keepValue, nativeType: 'TINYINT' };
     case MySqlType.SHORT:
-      return unsigned ? { type: Types.INT, decode: keepValue, nativeType: 'SMALLINT UNSIGNED' } : { type: Types.SMALLINT, decode: keepValue, nativeType: 'SMALLINT' };
+      return unsigned
+        ? { type: Types.INT, decode: keepValue, nativeType: 'SMALLINT UNSIGNED' }
+        : { type: Types.SMALLINT, decode: keepValue, nativeType: 'SMALLINT' };
     case MySqlType.INT24:
       return { type: Types.INT, decode: keepValue, nativeType: 'MEDIUMINT' };
     case MySqlType.LONG:
-      return unsigned ? { type: Types.BIGINT, decode: bigintOfText, nativeType: 'INT UNSIGNED' } : { type: Types.INT, decode: keepValue, nativeType: 'INT' };
+      return unsigned
+        ? { type: Types.BIGINT, decode: bigintOfText, nativeType: 'INT UNSIGNED' }
+        : { type: Types.INT, decode: keepValue, nativeType: 'INT' };
     case MySqlType.YEAR:
       return { type: Types.INT, decode: keepValue, nativeType: 'YEAR' };
     case MySqlType.LONGLONG:
@@ -79,7 +109,9 @@ export function mysqlColumnReading(f: MySqlFieldMeta, tinyInt1isBit: boolean): M
     case MySqlType.TIMESTAMP:
       return { type: Types.TIMESTAMP, decode: isoTimestamp, nativeType: 'TIMESTAMP' };
     case MySqlType.BIT:
-      return f.columnLength === 1 ? { type: Types.BOOLEAN, decode: firstBitSet, nativeType: 'BIT(1)' } : { type: Types.BYTES, decode: keepValue, nativeType: `BIT(${f.columnLength})` };
+      return f.columnLength === 1
+        ? { type: Types.BOOLEAN, decode: firstBitSet, nativeType: 'BIT(1)' }
+        : { type: Types.BYTES, decode: keepValue, nativeType: `BIT(${f.columnLength})` };
     case MySqlType.JSON:
       return { type: Types.STRING, decode: keepValue, nativeType: 'JSON' };
     case MySqlType.ENUM:
@@ -89,12 +121,16 @@ export function mysqlColumnReading(f: MySqlFieldMeta, tinyInt1isBit: boolean): M
     case MySqlType.VAR_STRING:
     case MySqlType.STRING:
       if ((f.flags & (ENUM_FLAG | SET_FLAG)) !== 0) return { type: Types.STRING, decode: keepValue, nativeType: 'ENUM' };
-      return binary ? { type: Types.BYTES, decode: keepValue, nativeType: 'VARBINARY' } : { type: Types.STRING, decode: keepValue, nativeType: 'VARCHAR' };
+      return binary
+        ? { type: Types.BYTES, decode: keepValue, nativeType: 'VARBINARY' }
+        : { type: Types.STRING, decode: keepValue, nativeType: 'VARCHAR' };
     case MySqlType.TINY_BLOB:
     case MySqlType.MEDIUM_BLOB:
     case MySqlType.LONG_BLOB:
     case MySqlType.BLOB:
-      return binary ? { type: Types.BYTES, decode: keepValue, nativeType: 'BLOB' } : { type: Types.STRING, decode: keepValue, nativeType: 'TEXT' };
+      return binary
+        ? { type: Types.BYTES, decode: keepValue, nativeType: 'BLOB' }
+        : { type: Types.STRING, decode: keepValue, nativeType: 'TEXT' };
     case MySqlType.GEOMETRY:
       return { type: Types.BYTES, decode: keepValue, nativeType: 'GEOMETRY' };
     case MySqlType.NULL:

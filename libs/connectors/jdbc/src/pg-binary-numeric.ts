@@ -9,7 +9,8 @@ const groups = new Uint16Array(64);
  * text ('-12.50', '.5', '+7'); anything else (exponents, NaN) returns false.
  */
 export const writeNumeric: FieldWriter = (out, v) => {
-  const s = typeof v === 'string' ? v : typeof v === 'bigint' ? v.toString() : typeof v === 'number' && Number.isFinite(v) ? String(v) : undefined;
+  const s =
+    typeof v === 'string' ? v : typeof v === 'bigint' ? v.toString() : typeof v === 'number' && Number.isFinite(v) ? String(v) : undefined;
   if (s === undefined) return false;
   const len = s.length;
   const first = s.charCodeAt(0);

@@ -101,4 +101,3 @@ export class ByteSink {
  * (or rejects) as it always would.
  */
 export type FieldWriter = (out: ByteSink, v: any) => boolean;
-

@@ -127,7 +127,11 @@ export const writeTimestamp: FieldWriter = (out, v) => {
 function zoneOffset(s: string): { start: number; minutes: number } | undefined {
   const n = s.length;
   if (s.charCodeAt(n - 1) === 90 /* Z */) return { start: n - 1, minutes: 0 };
-  for (const [len, colon] of [[6, true], [5, false], [3, false]] as const) {
+  for (const [len, colon] of [
+    [6, true],
+    [5, false],
+    [3, false],
+  ] as const) {
     const start = n - len;
     const sign = s.charCodeAt(start);
     if (start < 19 || (sign !== 43 && sign !== 45)) continue;

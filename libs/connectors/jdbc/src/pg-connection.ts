@@ -91,7 +91,14 @@ export class PgConnection implements JdbcConnection {
     const types = new Map<number, PgTypeInfo>();
     for (const r of typeRows.rows) {
       const oid = Number(r[0]);
-      types.set(oid, { oid, name: String(r[1]), typtype: String(r[2]), category: String(r[3]), elem: Number(r[4]), baseType: Number(r[5]) });
+      types.set(oid, {
+        oid,
+        name: String(r[1]),
+        typtype: String(r[2]),
+        category: String(r[3]),
+        elem: Number(r[4]),
+        baseType: Number(r[5]),
+      });
     }
     const notNull = new Set<string>();
     const tableCols = fields.filter((f) => f.tableID !== 0);

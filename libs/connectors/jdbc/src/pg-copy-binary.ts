@@ -13,8 +13,24 @@ import { writeDate, writeTime, writeTimestamp, writeTimestampTz } from './pg-bin
 
 /** PostgreSQL type oids (pg_type.dat) this encoder writes. */
 export const PgOid = {
-  BOOL: 16, BYTEA: 17, NAME: 19, INT8: 20, INT2: 21, INT4: 23, TEXT: 25, JSON: 114, FLOAT4: 700, FLOAT8: 701,
-  BPCHAR: 1042, VARCHAR: 1043, DATE: 1082, TIME: 1083, TIMESTAMP: 1114, TIMESTAMPTZ: 1184, NUMERIC: 1700, UUID: 2950,
+  BOOL: 16,
+  BYTEA: 17,
+  NAME: 19,
+  INT8: 20,
+  INT2: 21,
+  INT4: 23,
+  TEXT: 25,
+  JSON: 114,
+  FLOAT4: 700,
+  FLOAT8: 701,
+  BPCHAR: 1042,
+  VARCHAR: 1043,
+  DATE: 1082,
+  TIME: 1083,
+  TIMESTAMP: 1114,
+  TIMESTAMPTZ: 1184,
+  NUMERIC: 1700,
+  UUID: 2950,
   JSONB: 3802,
 } as const;
 
@@ -110,7 +126,21 @@ const writeUuid: FieldWriter = (out, v) => {
  * const enum inlines to number literals; outside this file a kind is an opaque number).
  */
 const enum FieldKind {
-  BOOL, INT2, INT4, INT8, FLOAT4, FLOAT8, NUMERIC, TEXT, JSONB, UUID, BYTEA, DATE, TIME, TIMESTAMP, TIMESTAMPTZ,
+  BOOL,
+  INT2,
+  INT4,
+  INT8,
+  FLOAT4,
+  FLOAT8,
+  NUMERIC,
+  TEXT,
+  JSONB,
+  UUID,
+  BYTEA,
+  DATE,
+  TIME,
+  TIMESTAMP,
+  TIMESTAMPTZ,
 }
 
 /**

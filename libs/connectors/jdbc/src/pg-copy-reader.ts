@@ -86,7 +86,10 @@ export class PgCopyRowStream implements RowBatchStream {
     const wire = connection as PgWire;
     this.wire = wire;
     const handlers = wire.stream.listeners('data');
-    if (handlers.length !== 1) return new Error(`pg's connection has ${handlers.length} data listeners where this reader expects 1: has pg changed how it reads its socket?`);
+    if (handlers.length !== 1)
+      return new Error(
+        `pg's connection has ${handlers.length} data listeners where this reader expects 1: has pg changed how it reads its socket?`,
+      );
     this.pgOnData = handlers[0];
     wire.stream.removeListener('data', this.pgOnData!);
     wire.stream.on('data', this.onData);
@@ -234,7 +237,8 @@ export class PgCopyRowStream implements RowBatchStream {
     }
     this.parsedRows += this.rows.length - before;
     this.parsedBytes += last + 1;
-    if (this.parsedRows > 0) this.readAhead = Math.max(16, Math.min(READ_AHEAD_ROWS, Math.floor(READ_AHEAD_BYTES / (this.parsedBytes / this.parsedRows))));
+    if (this.parsedRows > 0)
+      this.readAhead = Math.max(16, Math.min(READ_AHEAD_ROWS, Math.floor(READ_AHEAD_BYTES / (this.parsedBytes / this.parsedRows))));
     this.acc.copy(this.acc, 0, last + 1, this.accLen);
     this.accLen -= last + 1;
     this.notify();

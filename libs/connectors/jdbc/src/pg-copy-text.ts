@@ -71,7 +71,7 @@ export class CopyTextRowParser {
       for (let i = 0; i < n; i++) {
         if (tab !== -1 && tab < pos) tab = text.indexOf('\t', pos);
         const sep = tab >= 0 && tab < lineEnd;
-        if (sep !== (i < lastCol)) throw this.shapeError(text, pos, lineEnd);
+        if (sep !== i < lastCol) throw this.shapeError(text, pos, lineEnd);
         const end = sep ? tab : lineEnd;
         row[i] = plain ? decoders[i]!(text.slice(pos, end)) : this.field(text, pos, end, i);
         pos = end + 1;
@@ -94,4 +94,3 @@ export class CopyTextRowParser {
     return new Error(`COPY output has a row of ${fields} fields where ${this.decoders.length} columns were expected`);
   }
 }
-

@@ -51,11 +51,35 @@ describe('Jdbc on PostgreSQL: types', () => {
     expect(table.primaryKey?.columns).toEqual(['id']);
     const types = Object.fromEntries(table.columns.map((c) => [c.name, formatType(c.type)]));
     expect(types).toEqual({
-      id: 'bigint', c_bool: 'boolean', c_int2: 'smallint', c_int4: 'int', c_int8: 'bigint', c_float4: 'float', c_float8: 'double',
-      c_numeric: 'decimal(20, 6)', c_numeric_free: 'decimal(38, 18)', c_char: 'string', c_varchar: 'string', c_text: 'string',
-      c_bytea: 'bytes', c_date: 'date', c_time: 'time', c_timestamp: 'timestamp', c_timestamptz: 'timestamp_tz', c_json: 'string',
-      c_jsonb: 'string', c_uuid: 'string', c_int_arr: 'array<int>', c_text_arr: 'array<string>', c_numeric_arr: 'array<decimal(10, 2)>',
-      c_enum: 'string', c_bit: 'string', c_interval: 'string', c_inet: 'string', c_domain: 'int', c_timetz: 'string',
+      id: 'bigint',
+      c_bool: 'boolean',
+      c_int2: 'smallint',
+      c_int4: 'int',
+      c_int8: 'bigint',
+      c_float4: 'float',
+      c_float8: 'double',
+      c_numeric: 'decimal(20, 6)',
+      c_numeric_free: 'decimal(38, 18)',
+      c_char: 'string',
+      c_varchar: 'string',
+      c_text: 'string',
+      c_bytea: 'bytes',
+      c_date: 'date',
+      c_time: 'time',
+      c_timestamp: 'timestamp',
+      c_timestamptz: 'timestamp_tz',
+      c_json: 'string',
+      c_jsonb: 'string',
+      c_uuid: 'string',
+      c_int_arr: 'array<int>',
+      c_text_arr: 'array<string>',
+      c_numeric_arr: 'array<decimal(10, 2)>',
+      c_enum: 'string',
+      c_bit: 'string',
+      c_interval: 'string',
+      c_inet: 'string',
+      c_domain: 'int',
+      c_timetz: 'string',
     });
     expect(table.columns.find((c) => c.name === 'id')?.nullable).toBe(false);
     expect(table.columns.find((c) => c.name === 'c_text')?.nullable).toBe(true);
@@ -66,12 +90,31 @@ describe('Jdbc on PostgreSQL: types', () => {
     const names = source.catalogTables()[0].columns.map((c) => c.name);
     const r1 = Object.fromEntries(names.map((n, i) => [n, rows[0].fields[i]]));
     expect(r1).toMatchObject({
-      id: 1n, c_bool: true, c_int2: -32768, c_int4: -2147483648, c_int8: -9223372036854775808n, c_float4: 3.4028235e38,
-      c_float8: 1.7976931348623157e308, c_numeric: '-99999999999999.999999', c_numeric_free: '1234567890.123456789',
-      c_char: 'ab   ', c_date: '2024-02-29', c_time: '23:59:59.999999', c_timestamp: '2024-01-02T03:04:05.123456',
-      c_timestamptz: '2024-01-01T19:04:05.123456+00:00', c_json: '{"a": [1, 2]}', c_jsonb: '{"b": {"c": null}}',
-      c_int_arr: [1, null, 3], c_text_arr: ['x y', 'q"uote', null, 'back\\slash'], c_numeric_arr: ['1.50', '-2.25'],
-      c_enum: 'happy', c_bit: '1010', c_interval: 'P1DT2H3M4S', c_inet: '192.168.0.1/24', c_domain: 7, c_timetz: '12:00:00+05:30',
+      id: 1n,
+      c_bool: true,
+      c_int2: -32768,
+      c_int4: -2147483648,
+      c_int8: -9223372036854775808n,
+      c_float4: 3.4028235e38,
+      c_float8: 1.7976931348623157e308,
+      c_numeric: '-99999999999999.999999',
+      c_numeric_free: '1234567890.123456789',
+      c_char: 'ab   ',
+      c_date: '2024-02-29',
+      c_time: '23:59:59.999999',
+      c_timestamp: '2024-01-02T03:04:05.123456',
+      c_timestamptz: '2024-01-01T19:04:05.123456+00:00',
+      c_json: '{"a": [1, 2]}',
+      c_jsonb: '{"b": {"c": null}}',
+      c_int_arr: [1, null, 3],
+      c_text_arr: ['x y', 'q"uote', null, 'back\\slash'],
+      c_numeric_arr: ['1.50', '-2.25'],
+      c_enum: 'happy',
+      c_bit: '1010',
+      c_interval: 'P1DT2H3M4S',
+      c_inet: '192.168.0.1/24',
+      c_domain: 7,
+      c_timetz: '12:00:00+05:30',
     });
     expect(r1.c_bytea).toEqual(Buffer.from([0, 255, 16]));
     expect(r1.c_text).toBe('tab\there\nnew line \\ backslash "q" \'s\' €');
@@ -86,7 +129,9 @@ describe('Jdbc on PostgreSQL: types', () => {
       ['types_copy', {}],
       ['types_upsert', { primary_keys: ['id'] }],
     ] as const) {
-      const sink = await makeSink({ ...conn(), generate_sink_sql: true, database: server.database, table: `public.${table}`, ...extra }, [input]);
+      const sink = await makeSink({ ...conn(), generate_sink_sql: true, database: server.database, table: `public.${table}`, ...extra }, [
+        input,
+      ]);
       await writeAll(sink, src.rows);
       const back = await readAll({ ...conn(), query: `select * from public.${table} order by id` });
       // Unconstrained numeric is decimal(38, 18) (SeaTunnel's mapping): the created column pads the scale.

@@ -29,7 +29,9 @@ export async function waitUntilNotPrepared(
   const deadline = Date.now() + timeoutMs;
   let pauseMs = 5;
   for (;;) {
-    const res = await conn.execute('SELECT gid FROM pg_prepared_xacts WHERE database = current_database() AND gid = ANY($1::text[])', [xids]);
+    const res = await conn.execute('SELECT gid FROM pg_prepared_xacts WHERE database = current_database() AND gid = ANY($1::text[])', [
+      xids,
+    ]);
     const still = res.rows.map((r) => String(r[0]));
     if (still.length === 0) return [];
     const left = deadline - Date.now();

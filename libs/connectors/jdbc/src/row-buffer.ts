@@ -37,7 +37,8 @@ export class RowBuffer {
   changes(): { upserts: Row[]; deletes: Row[] } {
     const upserts: Row[] = [];
     const deletes: Row[] = [];
-    for (const row of this.byKey.values()) (row.kind === RowKind.DELETE || row.kind === RowKind.UPDATE_BEFORE ? deletes : upserts).push(row);
+    for (const row of this.byKey.values())
+      (row.kind === RowKind.DELETE || row.kind === RowKind.UPDATE_BEFORE ? deletes : upserts).push(row);
     return { upserts, deletes };
   }
 

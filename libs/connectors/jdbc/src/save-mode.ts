@@ -66,7 +66,12 @@ export async function applySaveModes(conn: JdbcConnection, cfg: SinkConfig, targ
           }
           break;
         case 'ERROR_WHEN_SCHEMA_NOT_EXIST':
-          if (!exists) throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `table ${name} does not exist (schema_save_mode = ERROR_WHEN_SCHEMA_NOT_EXIST)`, { place });
+          if (!exists)
+            throw new ConfigError(
+              ErrorCode.CONFIG_BAD_VALUE,
+              `table ${name} does not exist (schema_save_mode = ERROR_WHEN_SCHEMA_NOT_EXIST)`,
+              { place },
+            );
           break;
         case 'IGNORE':
           break;
@@ -86,13 +91,20 @@ export async function applySaveModes(conn: JdbcConnection, cfg: SinkConfig, targ
           break;
         case 'ERROR_WHEN_DATA_EXISTS': {
           const res = await conn.execute(`SELECT 1 FROM ${table} LIMIT 1`);
-          if (res.rows.length > 0) throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `table ${name} has rows (data_save_mode = ERROR_WHEN_DATA_EXISTS)`, { place });
+          if (res.rows.length > 0)
+            throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `table ${name} has rows (data_save_mode = ERROR_WHEN_DATA_EXISTS)`, {
+              place,
+            });
           break;
         }
       }
     } catch (err) {
       if (err instanceof ConfigError) throw err;
-      throw externalError(`preparing table ${name} (schema_save_mode ${cfg.schemaSaveMode}, data_save_mode ${cfg.dataSaveMode})`, err, place);
+      throw externalError(
+        `preparing table ${name} (schema_save_mode ${cfg.schemaSaveMode}, data_save_mode ${cfg.dataSaveMode})`,
+        err,
+        place,
+      );
     }
   }
 }

@@ -33,7 +33,8 @@ export function translateDefault(expr: string, from: string, to: string): string
   const q = /^(['"])(.*)\1$/s.exec(e);
   if (q) {
     // MySQL strings may escape with backslashes; PostgreSQL standard strings do not.
-    const raw = from === 'mysql' ? q[2]!.replace(/\\(.)/g, '$1').replace(new RegExp(`${q[1]}${q[1]}`, 'g'), q[1]!) : q[2]!.replace(/''/g, "'");
+    const raw =
+      from === 'mysql' ? q[2]!.replace(/\\(.)/g, '$1').replace(new RegExp(`${q[1]}${q[1]}`, 'g'), q[1]!) : q[2]!.replace(/''/g, "'");
     return `'${raw.replace(/'/g, "''")}'`;
   }
   return undefined;
@@ -59,7 +60,13 @@ function shows(change: ColumnChange, cols: ReadonlySet<string>, ide: FieldIde): 
 }
 
 /** The column type, NOT NULL and DEFAULT of a definition in the target's dialect. */
-function definition(conn: JdbcConnection, column: ChangedColumn, key: boolean, tableId: string, change: ColumnChange): { type: string; notNull: boolean; defaultSql?: string } {
+function definition(
+  conn: JdbcConnection,
+  column: ChangedColumn,
+  key: boolean,
+  tableId: string,
+  change: ColumnChange,
+): { type: string; notNull: boolean; defaultSql?: string } {
   const native = column.native;
   const same = native !== undefined && native.dialect === conn.dialect;
   const type = same ? native.type : conn.columnType(column.type, key);
@@ -67,21 +74,34 @@ function definition(conn: JdbcConnection, column: ChangedColumn, key: boolean, t
   if (native?.defaultExpression !== undefined) {
     defaultSql = translateDefault(native.defaultExpression, native.dialect, conn.dialect);
     if (defaultSql === undefined) {
-      throw new TidewayError(ErrorCode.CONFIG_BAD_VALUE, `table ${tableId}: ${describeColumnChange(change)} has default ${native.defaultExpression}, which has no ${conn.dialect === 'postgresql' ? 'PostgreSQL' : 'MySQL'} equivalent the sink can write`);
+      throw new TidewayError(
+        ErrorCode.CONFIG_BAD_VALUE,
+        `table ${tableId}: ${describeColumnChange(change)} has default ${native.defaultExpression}, which has no ${conn.dialect === 'postgresql' ? 'PostgreSQL' : 'MySQL'} equivalent the sink can write`,
+      );
     }
   }
   return { type, notNull: !column.nullable || key, ...(defaultSql !== undefined ? { defaultSql } : {}) };
 }
 
 /** The statements for one change on `table` in the target's dialect. */
-function statements(conn: JdbcConnection, table: string, change: ColumnChange, keys: ReadonlySet<string>, ide: FieldIde, tableId: string): string[] {
+function statements(
+  conn: JdbcConnection,
+  table: string,
+  change: ColumnChange,
+  keys: ReadonlySet<string>,
+  ide: FieldIde,
+  tableId: string,
+): string[] {
   const q = (n: string) => conn.quote(applyIde(n, ide));
   const pg = conn.dialect === 'postgresql';
-  const position = (c: { after?: string; first?: boolean }) => (pg ? '' : c.first ? ' FIRST' : c.after !== undefined ? ` AFTER ${q(c.after)}` : '');
+  const position = (c: { after?: string; first?: boolean }) =>
+    pg ? '' : c.first ? ' FIRST' : c.after !== undefined ? ` AFTER ${q(c.after)}` : '';
   switch (change.kind) {
     case 'add': {
       const d = definition(conn, change.column, false, tableId, change);
-      return [`ALTER TABLE ${table} ADD COLUMN ${q(change.column.name)} ${d.type}${d.notNull ? ' NOT NULL' : ''}${d.defaultSql !== undefined ? ` DEFAULT ${d.defaultSql}` : ''}${position(change)}`];
+      return [
+        `ALTER TABLE ${table} ADD COLUMN ${q(change.column.name)} ${d.type}${d.notNull ? ' NOT NULL' : ''}${d.defaultSql !== undefined ? ` DEFAULT ${d.defaultSql}` : ''}${position(change)}`,
+      ];
     }
     case 'drop':
       return [`ALTER TABLE ${table} DROP COLUMN ${q(change.name)}`];
@@ -90,7 +110,10 @@ function statements(conn: JdbcConnection, table: string, change: ColumnChange, k
     case 'modify': {
       const d = definition(conn, change.column, keys.has(change.name), tableId, change);
       const col = q(change.name);
-      if (!pg) return [`ALTER TABLE ${table} MODIFY COLUMN ${col} ${d.type}${d.notNull ? ' NOT NULL' : ' NULL'}${d.defaultSql !== undefined ? ` DEFAULT ${d.defaultSql}` : ''}${position(change)}`];
+      if (!pg)
+        return [
+          `ALTER TABLE ${table} MODIFY COLUMN ${col} ${d.type}${d.notNull ? ' NOT NULL' : ' NULL'}${d.defaultSql !== undefined ? ` DEFAULT ${d.defaultSql}` : ''}${position(change)}`,
+        ];
       return [
         `ALTER TABLE ${table} ALTER COLUMN ${col} TYPE ${d.type} USING ${col}::${d.type}`,
         `ALTER TABLE ${table} ALTER COLUMN ${col} ${d.notNull ? 'SET' : 'DROP'} NOT NULL`,
@@ -104,7 +127,13 @@ function statements(conn: JdbcConnection, table: string, change: ColumnChange, k
  * Alters the target of `old` (the table as the sink wrote it so far) for `event`. Runs on its
  * own session: DDL must not end (MySQL) or wait for (PostgreSQL) the writer's transaction.
  */
-export async function alterTarget(conn: JdbcConnection, old: SinkTarget, event: SchemaChangeEvent, ide: FieldIde, place: Place): Promise<void> {
+export async function alterTarget(
+  conn: JdbcConnection,
+  old: SinkTarget,
+  event: SchemaChangeEvent,
+  ide: FieldIde,
+  place: Place,
+): Promise<void> {
   const table = conn.tableSql(old.ref!);
   const keys = new Set(old.keyIndexes.map((i) => old.input.columns[i]!.name));
   for (const change of event.changes) {
@@ -117,7 +146,11 @@ export async function alterTarget(conn: JdbcConnection, old: SinkTarget, event: 
         // Another writer of the table may have applied it a moment ago.
         cols = await targetColumns(conn, table).catch(() => cols);
         if (shows(change, cols, ide)) break;
-        throw new TidewayError(ErrorCode.EXTERNAL_SYSTEM, `table ${event.tableId}: the Jdbc sink could not apply ${describeColumnChange(change)} to ${table}: ${describeDbError(err)}`, { place, cause: err });
+        throw new TidewayError(
+          ErrorCode.EXTERNAL_SYSTEM,
+          `table ${event.tableId}: the Jdbc sink could not apply ${describeColumnChange(change)} to ${table}: ${describeDbError(err)}`,
+          { place, cause: err },
+        );
       }
     }
   }

@@ -18,20 +18,43 @@ afterAll(async () => {
   await Promise.all([pgServer?.stop(), myServer?.stop()]);
 });
 
-const input = newCatalogTable({ table: 'in' }, [
-  { name: 'id', type: Types.INT, nullable: false },
-  { name: 'v', type: Types.STRING, nullable: true },
-], { primaryKey: { name: 'pk', columns: ['id'] } });
-const rows = (from: number, n: number): Row[] => Array.from({ length: n }, (_, i) => ({ kind: '+I', tableId: 'in', fields: [from + i, `v${from + i}`] }));
+const input = newCatalogTable(
+  { table: 'in' },
+  [
+    { name: 'id', type: Types.INT, nullable: false },
+    { name: 'v', type: Types.STRING, nullable: true },
+  ],
+  { primaryKey: { name: 'pk', columns: ['id'] } },
+);
+const rows = (from: number, n: number): Row[] =>
+  Array.from({ length: n }, (_, i) => ({ kind: '+I', tableId: 'in', fields: [from + i, `v${from + i}`] }));
 
 const databases = () => ({
-  PostgreSQL: { conn: { url: pgServer.jdbcUrl, driver: 'org.postgresql.Driver', user: pgServer.user, password: pgServer.password }, db: pgServer.database, xa: 'org.postgresql.xa.PGXADataSource', table: (t: string) => `public.${t}` },
-  MariaDB: { conn: { url: myServer.jdbcUrl, driver: 'com.mysql.cj.jdbc.Driver', user: myServer.user, password: myServer.password }, db: myServer.database, xa: 'com.mysql.cj.jdbc.MysqlXADataSource', table: (t: string) => t },
+  PostgreSQL: {
+    conn: { url: pgServer.jdbcUrl, driver: 'org.postgresql.Driver', user: pgServer.user, password: pgServer.password },
+    db: pgServer.database,
+    xa: 'org.postgresql.xa.PGXADataSource',
+    table: (t: string) => `public.${t}`,
+  },
+  MariaDB: {
+    conn: { url: myServer.jdbcUrl, driver: 'com.mysql.cj.jdbc.Driver', user: myServer.user, password: myServer.password },
+    db: myServer.database,
+    xa: 'com.mysql.cj.jdbc.MysqlXADataSource',
+    table: (t: string) => t,
+  },
 });
 
 describe.each(['PostgreSQL', 'MariaDB'] as const)('Jdbc sink abandon on %s', (dbName) => {
   const d = () => databases()[dbName];
-  const opts = (table: string) => ({ ...d().conn, generate_sink_sql: true, database: d().db, table: d().table(table), is_exactly_once: true, xa_data_source_class_name: d().xa, batch_size: 1 });
+  const opts = (table: string) => ({
+    ...d().conn,
+    generate_sink_sql: true,
+    database: d().db,
+    table: d().table(table),
+    is_exactly_once: true,
+    xa_data_source_class_name: d().xa,
+    batch_size: 1,
+  });
 
   async function session(): Promise<JdbcConnection> {
     return openConnection(compileConnection(optionsOf(d().conn, jdbcSinkFactory.spec)).settings, {});

@@ -10,16 +10,19 @@ const table = newCatalogTable({ table: 'in' }, [
   { name: 'id', type: Types.INT, nullable: false },
   { name: 'v', type: Types.STRING, nullable: true },
 ]);
-const rows = (from: number, n: number): Row[] => Array.from({ length: n }, (_, i) => ({ kind: '+I', tableId: 'in', fields: [from + i, `v${from + i}`] }));
+const rows = (from: number, n: number): Row[] =>
+  Array.from({ length: n }, (_, i) => ({ kind: '+I', tableId: 'in', fields: [from + i, `v${from + i}`] }));
 const conn = () => db.sinkConnection();
-const count = async (t: string) => (await db.admin.query(`SELECT count(*)::int AS n, count(DISTINCT id)::int AS d FROM public.${t}`)).rows[0] as { n: number; d: number };
+const count = async (t: string) =>
+  (await db.admin.query(`SELECT count(*)::int AS n, count(DISTINCT id)::int AS d FROM public.${t}`)).rows[0] as { n: number; d: number };
 
 describe('Jdbc sink on PostgreSQL: plain inserts stream into one COPY', () => {
   it('keeps one COPY open across batches and ends it (auto-commit: commits it) at the flush', async () => {
     const sink = await makeSink({ ...conn(), table: 'public.streamed', batch_size: 10 }, [table]);
     const w = sink.createWriter({ subtaskIndex: 0, parallelism: 1 });
     for (let i = 0; i < 5; i++) await w.write(rows(1 + i * 10, 10));
-    const open = (await db.admin.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE query LIKE 'COPY%streamed%FROM STDIN%'")).rows[0].n;
+    const open = (await db.admin.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE query LIKE 'COPY%streamed%FROM STDIN%'"))
+      .rows[0].n;
     expect(open).toBe(1);
     expect((await count('streamed')).n).toBe(0);
     await flushed(w);

@@ -19,10 +19,14 @@ afterAll(async () => {
   await Promise.all([pgServer?.stop(), myServer?.stop()]);
 });
 
-const keyed = newCatalogTable({ table: 'kv' }, [
-  { name: 'id', type: Types.INT, nullable: false },
-  { name: 'v', type: Types.STRING, nullable: true },
-], { primaryKey: { name: 'pk', columns: ['id'] } });
+const keyed = newCatalogTable(
+  { table: 'kv' },
+  [
+    { name: 'id', type: Types.INT, nullable: false },
+    { name: 'v', type: Types.STRING, nullable: true },
+  ],
+  { primaryKey: { name: 'pk', columns: ['id'] } },
+);
 const keyless = newCatalogTable({ table: 'kv' }, [
   { name: 'id', type: Types.INT, nullable: false },
   { name: 'v', type: Types.STRING, nullable: true },
@@ -30,8 +34,18 @@ const keyless = newCatalogTable({ table: 'kv' }, [
 const row = (kind: Row['kind'], id: number, v: string): Row => ({ kind, tableId: 'kv', fields: [id, v] });
 
 const databases = {
-  PostgreSQL: () => ({ conn: { url: pgServer.jdbcUrl, driver: 'org.postgresql.Driver', user: pgServer.user, password: pgServer.password }, db: pgServer.database, xa: 'org.postgresql.xa.PGXADataSource', table: (t: string) => `public.${t}` }),
-  MariaDB: () => ({ conn: { url: myServer.jdbcUrl, driver: 'com.mysql.cj.jdbc.Driver', user: myServer.user, password: myServer.password }, db: myServer.database, xa: 'com.mysql.cj.jdbc.MysqlXADataSource', table: (t: string) => t }),
+  PostgreSQL: () => ({
+    conn: { url: pgServer.jdbcUrl, driver: 'org.postgresql.Driver', user: pgServer.user, password: pgServer.password },
+    db: pgServer.database,
+    xa: 'org.postgresql.xa.PGXADataSource',
+    table: (t: string) => `public.${t}`,
+  }),
+  MariaDB: () => ({
+    conn: { url: myServer.jdbcUrl, driver: 'com.mysql.cj.jdbc.Driver', user: myServer.user, password: myServer.password },
+    db: myServer.database,
+    xa: 'com.mysql.cj.jdbc.MysqlXADataSource',
+    table: (t: string) => t,
+  }),
 };
 
 async function session(conn: Record<string, unknown>): Promise<JdbcConnection> {
@@ -41,45 +55,68 @@ async function session(conn: Record<string, unknown>): Promise<JdbcConnection> {
 /** Whether a promise is still pending after `ms`. */
 async function stillPendingAfter(p: Promise<unknown>, ms: number): Promise<boolean> {
   const pending = Symbol('pending');
-  const first = await Promise.race([p.then(() => 'settled', () => 'settled'), new Promise((r) => setTimeout(() => r(pending), ms))]);
+  const first = await Promise.race([
+    p.then(
+      () => 'settled',
+      () => 'settled',
+    ),
+    new Promise((r) => setTimeout(() => r(pending), ms)),
+  ]);
   return first === pending;
 }
 
-describe.each(['PostgreSQL', 'MariaDB'] as const)('exactly-once Jdbc sink on %s: the next transaction and the still-prepared one', (dbName) => {
-  const d = () => databases[dbName]();
-  const xaOpts = (table: string, extra: Record<string, unknown> = {}) => ({
-    ...d().conn, generate_sink_sql: true, database: d().db, table: d().table(table),
-    is_exactly_once: true, xa_data_source_class_name: d().xa, batch_size: 1, ...extra,
-  });
+describe.each(['PostgreSQL', 'MariaDB'] as const)(
+  'exactly-once Jdbc sink on %s: the next transaction and the still-prepared one',
+  (dbName) => {
+    const d = () => databases[dbName]();
+    const xaOpts = (table: string, extra: Record<string, unknown> = {}) => ({
+      ...d().conn,
+      generate_sink_sql: true,
+      database: d().db,
+      table: d().table(table),
+      is_exactly_once: true,
+      xa_data_source_class_name: d().xa,
+      batch_size: 1,
+      ...extra,
+    });
 
-  it('a delete and an upsert of rows the prepared transaction inserted wait for its commit and then apply', async () => {
-    const sink = await makeSink(xaOpts('lost_delete', { primary_keys: ['id'] }), [keyed], `job-lost-delete-${dbName}`);
-    const w = sink.createWriter({ subtaskIndex: 0, parallelism: 1 });
-    const committer = sink.createCommitter();
-    await w.write([row('+I', 1, 'a'), row('+I', 2, 'b')]);
-    const info1 = (await w.prepareCommit!(1)) as JdbcCommitInfo;
-    // Checkpoint 1's commit has not run yet when the next rows arrive.
-    await w.write([row('-D', 1, 'a'), row('+U', 2, 'b2')]);
-    const next = flushed(w);
-    next.catch(() => undefined);
-    expect(await stillPendingAfter(next, 500)).toBe(true);
-    expect(await committer.commit([info1])).toEqual([]);
-    await next;
-    const info2 = (await w.prepareCommit!(2)) as JdbcCommitInfo;
-    expect(await committer.commit([info2])).toEqual([]);
-    await w.close();
-    const c = await session(d().conn);
-    const res = await c.execute(`SELECT id, v FROM ${d().table('lost_delete')} ORDER BY id`);
-    expect(res.rows.map((r) => [Number(r[0]), r[1]])).toEqual([[2, 'b2']]);
-    await c.close();
-  });
-});
+    it('a delete and an upsert of rows the prepared transaction inserted wait for its commit and then apply', async () => {
+      const sink = await makeSink(xaOpts('lost_delete', { primary_keys: ['id'] }), [keyed], `job-lost-delete-${dbName}`);
+      const w = sink.createWriter({ subtaskIndex: 0, parallelism: 1 });
+      const committer = sink.createCommitter();
+      await w.write([row('+I', 1, 'a'), row('+I', 2, 'b')]);
+      const info1 = (await w.prepareCommit!(1)) as JdbcCommitInfo;
+      // Checkpoint 1's commit has not run yet when the next rows arrive.
+      await w.write([row('-D', 1, 'a'), row('+U', 2, 'b2')]);
+      const next = flushed(w);
+      next.catch(() => undefined);
+      expect(await stillPendingAfter(next, 500)).toBe(true);
+      expect(await committer.commit([info1])).toEqual([]);
+      await next;
+      const info2 = (await w.prepareCommit!(2)) as JdbcCommitInfo;
+      expect(await committer.commit([info2])).toEqual([]);
+      await w.close();
+      const c = await session(d().conn);
+      const res = await c.execute(`SELECT id, v FROM ${d().table('lost_delete')} ORDER BY id`);
+      expect(res.rows.map((r) => [Number(r[0]), r[1]])).toEqual([[2, 'b2']]);
+      await c.close();
+    });
+  },
+);
 
 describe('exactly-once Jdbc sink on PostgreSQL: waiting for the previous commit', () => {
   const xaOpts = (table: string, extra: Record<string, unknown> = {}) => ({
-    url: pgServer.jdbcUrl, driver: 'org.postgresql.Driver', user: pgServer.user, password: pgServer.password,
-    generate_sink_sql: true, database: pgServer.database, table: `public.${table}`,
-    is_exactly_once: true, xa_data_source_class_name: 'org.postgresql.xa.PGXADataSource', batch_size: 1, ...extra,
+    url: pgServer.jdbcUrl,
+    driver: 'org.postgresql.Driver',
+    user: pgServer.user,
+    password: pgServer.password,
+    generate_sink_sql: true,
+    database: pgServer.database,
+    table: `public.${table}`,
+    is_exactly_once: true,
+    xa_data_source_class_name: 'org.postgresql.xa.PGXADataSource',
+    batch_size: 1,
+    ...extra,
   });
 
   it('gives up after transaction_timeout_sec with a retryable error naming the prepared transaction', async () => {
@@ -96,7 +133,9 @@ describe('exactly-once Jdbc sink on PostgreSQL: waiting for the previous commit'
     expect(err).toBeInstanceOf(TidewayError);
     expect(err.code).toBe(ErrorCode.EXTERNAL_SYSTEM);
     expect(err.retryable).toBe(true);
-    expect(err.message).toMatch(/^plugin test: the Jdbc sink's next transaction waited 1 s \(transaction_timeout_sec.*\) for prepared transaction\(s\) tw-[0-9a-f]{12}-0-\S+ of an earlier checkpoint to be committed, and they were not/);
+    expect(err.message).toMatch(
+      /^plugin test: the Jdbc sink's next transaction waited 1 s \(transaction_timeout_sec.*\) for prepared transaction\(s\) tw-[0-9a-f]{12}-0-\S+ of an earlier checkpoint to be committed, and they were not/,
+    );
     expect(err.message).toContain(info1.xid);
     expect(waited).toBeGreaterThanOrEqual(900);
     expect(waited).toBeLessThan(5000);

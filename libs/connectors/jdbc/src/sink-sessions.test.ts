@@ -6,11 +6,16 @@ import type { JdbcConnection } from './jdbc-connection.js';
 
 const db = usePgFixture();
 
-const table = newCatalogTable({ table: 'in' }, [
-  { name: 'id', type: Types.INT, nullable: false },
-  { name: 'v', type: Types.STRING, nullable: true },
-], { primaryKey: { name: 'pk', columns: ['id'] } });
-const rows = (from: number, n: number, kind: Row['kind'] = '+I'): Row[] => Array.from({ length: n }, (_, i) => ({ kind, tableId: 'in', fields: [from + i, `v${from + i}`] }));
+const table = newCatalogTable(
+  { table: 'in' },
+  [
+    { name: 'id', type: Types.INT, nullable: false },
+    { name: 'v', type: Types.STRING, nullable: true },
+  ],
+  { primaryKey: { name: 'pk', columns: ['id'] } },
+);
+const rows = (from: number, n: number, kind: Row['kind'] = '+I'): Row[] =>
+  Array.from({ length: n }, (_, i) => ({ kind, tableId: 'in', fields: [from + i, `v${from + i}`] }));
 const conn = () => db.sinkConnection();
 
 describe('Jdbc sink sessions on PostgreSQL', () => {
@@ -38,7 +43,10 @@ describe('Jdbc sink sessions on PostgreSQL', () => {
   });
 
   it('use_copy_statement writes every row with COPY, whatever its kind', async () => {
-    const sink = await makeSink({ ...conn(), table: 'public.copied', use_copy_statement: true, primary_keys: ['id'], create_index: false }, [table]);
+    const sink = await makeSink(
+      { ...conn(), table: 'public.copied', use_copy_statement: true, primary_keys: ['id'], create_index: false },
+      [table],
+    );
     const w = sink.createWriter({ subtaskIndex: 0, parallelism: 1 });
     await w.write([...rows(1, 3), ...rows(1, 1, '-D')]);
     await w.close();

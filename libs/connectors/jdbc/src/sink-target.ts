@@ -43,22 +43,29 @@ export function sinkTarget(cfg: SinkConfig, dialect: DialectName, input: Catalog
   const substituted = substitute(schemaPart === undefined ? name : `${schemaPart}.${name}`, input);
   // field_ide changes the table's own name, not the database or schema it lives in.
   const dot = substituted.lastIndexOf('.');
-  const tableText = dot < 0 ? applyIde(substituted, cfg.fieldIde) : `${substituted.slice(0, dot + 1)}${applyIde(substituted.slice(dot + 1), cfg.fieldIde)}`;
+  const tableText =
+    dot < 0 ? applyIde(substituted, cfg.fieldIde) : `${substituted.slice(0, dot + 1)}${applyIde(substituted.slice(dot + 1), cfg.fieldIde)}`;
   let ref: TableRef;
   if (dialect === 'postgresql') {
     const parts = tableText.split('.');
     ref = resolveTableRef('postgresql', parts.length === 1 ? `public.${tableText}` : tableText, database, place);
   } else {
-    ref = tableText.includes('.') ? resolveTableRef('mysql', tableText, database, place) : resolveTableRef('mysql', `${database}.${tableText}`, database, place);
+    ref = tableText.includes('.')
+      ? resolveTableRef('mysql', tableText, database, place)
+      : resolveTableRef('mysql', `${database}.${tableText}`, database, place);
   }
   let keys = cfg.primaryKeys ?? [];
   if (keys.length === 1 && keys[0] === '${primary_key}') keys = input.primaryKey?.columns ?? [];
   const keyIndexes = keys.map((k) => {
     const i = input.columns.findIndex((c) => c.name === k || applyIde(c.name, cfg.fieldIde) === k);
     if (i < 0) {
-      throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `primary_keys names '${k}', which is not a field of ${input.tableId} (fields: ${input.columns.map((c) => c.name).join(', ')})`, {
-        place,
-      });
+      throw new ConfigError(
+        ErrorCode.CONFIG_BAD_VALUE,
+        `primary_keys names '${k}', which is not a field of ${input.tableId} (fields: ${input.columns.map((c) => c.name).join(', ')})`,
+        {
+          place,
+        },
+      );
     }
     return i;
   });

@@ -10,7 +10,16 @@ import { TableWriter } from './table-writer.js';
 import { CopyEncoder, type CopyData } from './copy-encoder.js';
 import { CopyRuns } from './copy-runs.js';
 import { DEFAULT_PRIOR_COMMIT_WAIT_SEC, waitUntilNotPrepared } from './prior-commit-wait.js';
-import { attemptTag, beginXa, commitXaWhenDetached, prepareXa, preparedXids, rollbackOpenXa, rollbackXa, type JdbcCommitInfo } from './xa-transactions.js';
+import {
+  attemptTag,
+  beginXa,
+  commitXaWhenDetached,
+  prepareXa,
+  preparedXids,
+  rollbackOpenXa,
+  rollbackXa,
+  type JdbcCommitInfo,
+} from './xa-transactions.js';
 
 /** A writer's checkpointed state: prepared transactions that may not be committed yet. */
 export interface JdbcWriterState {
@@ -108,12 +117,20 @@ export class JdbcSinkWriter implements SinkWriter<JdbcCommitInfo, JdbcWriterStat
     const next = sinkTarget(this.cfg, this.cfg.connection.target.dialect, event.table, this.place);
     if (!event.restored && event.changes.length > 0) {
       if (this.cfg.query !== undefined || !slot.target.ref) {
-        throw new TidewayError(ErrorCode.CONFIG_BAD_VALUE, `table ${event.tableId}: the Jdbc sink writes with its own query and cannot follow ${describeSchemaChange(event)}`, { place: this.place });
+        throw new TidewayError(
+          ErrorCode.CONFIG_BAD_VALUE,
+          `table ${event.tableId}: the Jdbc sink writes with its own query and cannot follow ${describeSchemaChange(event)}`,
+          { place: this.place },
+        );
       }
       await this.flush();
       if (this.inTransaction) {
         if (this.cfg.exactlyOnce) {
-          throw new TidewayError(ErrorCode.INTERNAL, `table ${event.tableId}: ${describeSchemaChange(event)} arrived while the Jdbc sink's XA transaction ${this.currentXid} was open`, { place: this.place });
+          throw new TidewayError(
+            ErrorCode.INTERNAL,
+            `table ${event.tableId}: ${describeSchemaChange(event)} arrived while the Jdbc sink's XA transaction ${this.currentXid} was open`,
+            { place: this.place },
+          );
         }
         await this.conn!.execute('COMMIT');
         this.inTransaction = false;
@@ -132,7 +149,11 @@ export class JdbcSinkWriter implements SinkWriter<JdbcCommitInfo, JdbcWriterStat
     for (const row of rows) {
       const slot = this.slots.get(row.tableId);
       if (!slot) {
-        throw new TidewayError(ErrorCode.INTERNAL, `the Jdbc sink got a row of table ${row.tableId}, which is not one of its input tables`, { place: this.place });
+        throw new TidewayError(
+          ErrorCode.INTERNAL,
+          `the Jdbc sink got a row of table ${row.tableId}, which is not one of its input tables`,
+          { place: this.place },
+        );
       }
       slot.buffer.add(row);
       this.buffered++;

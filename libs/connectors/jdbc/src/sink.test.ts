@@ -19,17 +19,37 @@ afterAll(async () => {
   await Promise.all([pgServer?.stop(), myServer?.stop()]);
 });
 
-const users: CatalogTable = newCatalogTable({ database: 'src', table: 'users' }, [
-  { name: 'id', type: Types.INT, nullable: false },
-  { name: 'name', type: Types.STRING, nullable: true },
-  { name: 'score', type: Types.decimal(10, 2), nullable: true },
-], { primaryKey: { name: 'pk', columns: ['id'] } });
+const users: CatalogTable = newCatalogTable(
+  { database: 'src', table: 'users' },
+  [
+    { name: 'id', type: Types.INT, nullable: false },
+    { name: 'name', type: Types.STRING, nullable: true },
+    { name: 'score', type: Types.decimal(10, 2), nullable: true },
+  ],
+  { primaryKey: { name: 'pk', columns: ['id'] } },
+);
 
-const row = (kind: Row['kind'], id: number, name: string | null, score: string | null): Row => ({ kind, tableId: users.tableId, fields: [id, name, score] });
+const row = (kind: Row['kind'], id: number, name: string | null, score: string | null): Row => ({
+  kind,
+  tableId: users.tableId,
+  fields: [id, name, score],
+});
 
 const databases = () => [
-  { name: 'PostgreSQL', conn: { url: pgServer.jdbcUrl, driver: 'org.postgresql.Driver', user: pgServer.user, password: pgServer.password }, db: pgServer.database, xa: 'org.postgresql.xa.PGXADataSource', table: (t: string) => `public.${t}` },
-  { name: 'MariaDB', conn: { url: myServer.jdbcUrl, driver: 'com.mysql.cj.jdbc.Driver', user: myServer.user, password: myServer.password }, db: myServer.database, xa: 'com.mysql.cj.jdbc.MysqlXADataSource', table: (t: string) => t },
+  {
+    name: 'PostgreSQL',
+    conn: { url: pgServer.jdbcUrl, driver: 'org.postgresql.Driver', user: pgServer.user, password: pgServer.password },
+    db: pgServer.database,
+    xa: 'org.postgresql.xa.PGXADataSource',
+    table: (t: string) => `public.${t}`,
+  },
+  {
+    name: 'MariaDB',
+    conn: { url: myServer.jdbcUrl, driver: 'com.mysql.cj.jdbc.Driver', user: myServer.user, password: myServer.password },
+    db: myServer.database,
+    xa: 'com.mysql.cj.jdbc.MysqlXADataSource',
+    table: (t: string) => t,
+  },
 ];
 
 async function session(conn: Record<string, unknown>): Promise<JdbcConnection> {
@@ -44,19 +64,41 @@ async function contents(c: JdbcConnection, table: string): Promise<unknown[][]> 
 
 describe.each(['PostgreSQL', 'MariaDB'])('Jdbc sink on %s', (dbName) => {
   const d = () => databases().find((x) => x.name === dbName)!;
-  const gen = (table: string, extra: Record<string, unknown> = {}) => ({ ...d().conn, generate_sink_sql: true, database: d().db, table: d().table(table), ...extra });
+  const gen = (table: string, extra: Record<string, unknown> = {}) => ({
+    ...d().conn,
+    generate_sink_sql: true,
+    database: d().db,
+    table: d().table(table),
+    ...extra,
+  });
 
   it('applies a changelog (+I, -U, +U, -D) in order by primary key, across batches', async () => {
     const sink = await makeSink(gen('cl', { primary_keys: ['id'], batch_size: 3 }), [users]);
-    await writeAll(sink, [
-      row('+I', 1, 'a', '1.00'), row('+I', 2, 'b', '2.00'), row('+I', 3, 'c', '3.00'),
-      row('-U', 1, 'a', '1.00'), row('+U', 1, 'a2', '1.50'),
-      row('-D', 2, 'b', '2.00'),
-      row('+I', 4, 'd', null), row('-D', 4, 'd', null), row('+I', 4, 'd2', '4.25'),
-      row('+I', 5, 'e', '5.00'), row('-U', 5, 'e', '5.00'), row('+U', 5, 'e2', '5.50'), row('-D', 3, 'c', '3.00'),
-    ], 2);
+    await writeAll(
+      sink,
+      [
+        row('+I', 1, 'a', '1.00'),
+        row('+I', 2, 'b', '2.00'),
+        row('+I', 3, 'c', '3.00'),
+        row('-U', 1, 'a', '1.00'),
+        row('+U', 1, 'a2', '1.50'),
+        row('-D', 2, 'b', '2.00'),
+        row('+I', 4, 'd', null),
+        row('-D', 4, 'd', null),
+        row('+I', 4, 'd2', '4.25'),
+        row('+I', 5, 'e', '5.00'),
+        row('-U', 5, 'e', '5.00'),
+        row('+U', 5, 'e2', '5.50'),
+        row('-D', 3, 'c', '3.00'),
+      ],
+      2,
+    );
     const c = await session(d().conn);
-    expect(await contents(c, d().table('cl'))).toEqual([[1, 'a2', '1.50'], [4, 'd2', '4.25'], [5, 'e2', '5.50']]);
+    expect(await contents(c, d().table('cl'))).toEqual([
+      [1, 'a2', '1.50'],
+      [4, 'd2', '4.25'],
+      [5, 'e2', '5.50'],
+    ]);
     await c.close();
   });
 
@@ -65,7 +107,11 @@ describe.each(['PostgreSQL', 'MariaDB'])('Jdbc sink on %s', (dbName) => {
     await writeAll(sink, [row('+I', 1, 'a', '1.00'), row('+I', 2, 'b', null)]);
     await writeAll(sink, [row('+U', 1, 'a', '1.00'), row('+U', 2, 'b2', '2.00'), row('+I', 3, 'c', '3.00')]);
     const c = await session(d().conn);
-    expect(await contents(c, d().table('byquery'))).toEqual([[1, 'a', '1.00'], [2, 'b2', '2.00'], [3, 'c', '3.00']]);
+    expect(await contents(c, d().table('byquery'))).toEqual([
+      [1, 'a', '1.00'],
+      [2, 'b2', '2.00'],
+      [3, 'c', '3.00'],
+    ]);
     await c.close();
   });
 
@@ -94,7 +140,9 @@ describe.each(['PostgreSQL', 'MariaDB'])('Jdbc sink on %s', (dbName) => {
       /table \S*sm does not exist \(schema_save_mode = ERROR_WHEN_SCHEMA_NOT_EXIST\)/,
     );
     await writeAll(await makeSink(gen('sm'), [users]), [row('+I', 1, 'a', null), row('+I', 2, 'b', null)]);
-    await expect(makeSink(gen('sm', { data_save_mode: 'ERROR_WHEN_DATA_EXISTS' }), [users])).rejects.toThrow(/has rows \(data_save_mode = ERROR_WHEN_DATA_EXISTS\)/);
+    await expect(makeSink(gen('sm', { data_save_mode: 'ERROR_WHEN_DATA_EXISTS' }), [users])).rejects.toThrow(
+      /has rows \(data_save_mode = ERROR_WHEN_DATA_EXISTS\)/,
+    );
     const c = await session(d().conn);
     await makeSink(gen('sm', { data_save_mode: 'CUSTOM_PROCESSING', custom_sql: `DELETE FROM ${d().table('sm')} WHERE id = 1` }), [users]);
     expect(await contents(c, d().table('sm'))).toEqual([[2, 'b', null]]);
@@ -110,7 +158,11 @@ describe.each(['PostgreSQL', 'MariaDB'])('Jdbc sink on %s', (dbName) => {
   it('writes several input tables each to its own table (${table_name}, ${primary_key})', async () => {
     const other = newCatalogTable({ database: 'src', table: 'others' }, users.columns, { primaryKey: { name: 'pk', columns: ['id'] } });
     const sink = await makeSink(gen('${table_name}_copy', { primary_keys: ['${primary_key}'] }), [users, other]);
-    await writeAll(sink, [row('+I', 1, 'u', null), { kind: '+I', tableId: other.tableId, fields: [2, 'o', '2.00'] }, row('+U', 1, 'u2', null)]);
+    await writeAll(sink, [
+      row('+I', 1, 'u', null),
+      { kind: '+I', tableId: other.tableId, fields: [2, 'o', '2.00'] },
+      row('+U', 1, 'u2', null),
+    ]);
     const c = await session(d().conn);
     expect(await contents(c, d().table('users_copy'))).toEqual([[1, 'u2', null]]);
     expect(await contents(c, d().table('others_copy'))).toEqual([[2, 'o', '2.00']]);
@@ -136,9 +188,15 @@ describe.each(['PostgreSQL', 'MariaDB'])('Jdbc sink on %s', (dbName) => {
 
   it('query with generate_sink_sql: rows written by query, the table prepared by the save modes (as SeaTunnel does)', async () => {
     const c = await session(d().conn);
-    const sink = await makeSink(gen('qgen', { query: `insert into ${d().table('qgen')} (id, name, score) values (?, ?, ?)`, data_save_mode: 'DROP_DATA' }), [users]);
+    const sink = await makeSink(
+      gen('qgen', { query: `insert into ${d().table('qgen')} (id, name, score) values (?, ?, ?)`, data_save_mode: 'DROP_DATA' }),
+      [users],
+    );
     await writeAll(sink, [row('+I', 1, 'a', '1.00'), row('+I', 1, 'again', null)]); // query, not an upsert: both rows land
-    expect(await contents(c, d().table('qgen'))).toEqual([[1, 'a', '1.00'], [1, 'again', null]]);
+    expect(await contents(c, d().table('qgen'))).toEqual([
+      [1, 'a', '1.00'],
+      [1, 'again', null],
+    ]);
     await c.close();
   });
 
@@ -155,7 +213,10 @@ describe.each(['PostgreSQL', 'MariaDB'])('Jdbc sink on %s', (dbName) => {
   });
 
   describe('exactly-once', () => {
-    const xa = (table: string, jobId: string) => ({ opts: gen(table, { primary_keys: ['id'], is_exactly_once: true, xa_data_source_class_name: d().xa, batch_size: 1 }), jobId });
+    const xa = (table: string, jobId: string) => ({
+      opts: gen(table, { primary_keys: ['id'], is_exactly_once: true, xa_data_source_class_name: d().xa, batch_size: 1 }),
+      jobId,
+    });
 
     it('prepare then commit makes rows visible; replaying the commit is a no-op success', async () => {
       const { opts, jobId } = xa('xa1', 'job-commit');
@@ -221,7 +282,10 @@ describe.each(['PostgreSQL', 'MariaDB'])('Jdbc sink on %s', (dbName) => {
       await sink.createCommitter().commit([info]);
       await w2.close();
       const c = await session(d().conn);
-      expect(await contents(c, d().table('xa3'))).toEqual([[1, 'cp1', null], [4, 'after-restore', null]]);
+      expect(await contents(c, d().table('xa3'))).toEqual([
+        [1, 'cp1', null],
+        [4, 'after-restore', null],
+      ]);
       expect(await preparedXids(c, xidPrefix(jobId, 0))).toEqual([]);
       await c.close();
     });
@@ -245,7 +309,10 @@ describe.each(['PostgreSQL', 'MariaDB'])('Jdbc sink on %s', (dbName) => {
       await sink.createCommitter().commit([info]);
       await w2.close();
       const c = await session(d().conn);
-      expect(await contents(c, d().table('xa5'))).toEqual([[1, 'cp1', null], [4, 'after-restore', null]]);
+      expect(await contents(c, d().table('xa5'))).toEqual([
+        [1, 'cp1', null],
+        [4, 'after-restore', null],
+      ]);
       expect(await preparedXids(c, xidPrefix(jobId, 0))).toEqual([]);
       await c.close();
     });

@@ -6,18 +6,62 @@ import { CONNECTION_OPTIONS, compileConnection, type CompiledConnection } from '
 export const SOURCE_OPTIONS: readonly OptionDef[] = [
   ...CONNECTION_OPTIONS,
   { name: 'query', type: 'string', description: 'Query to read; with table_path, it filters or projects that table.' },
-  { name: 'table_path', type: 'string', description: 'Table to read instead of a query: db.table (MySQL), db.schema.table or schema.table (PostgreSQL).' },
-  { name: 'table_list', type: 'object-list', description: 'Several tables to read: entries with table_path and optionally query, partition_column, partition_num, split.size.' },
-  { name: 'where_condition', type: 'string', description: 'Row filter for every table or query, starting with `where`, e.g. `where id > 100`.' },
-  { name: 'partition_column', type: 'string', description: 'Column to split the reading by: numeric (ranges) or text (hash buckets, partition_num of them).' },
+  {
+    name: 'table_path',
+    type: 'string',
+    description: 'Table to read instead of a query: db.table (MySQL), db.schema.table or schema.table (PostgreSQL).',
+  },
+  {
+    name: 'table_list',
+    type: 'object-list',
+    description: 'Several tables to read: entries with table_path and optionally query, partition_column, partition_num, split.size.',
+  },
+  {
+    name: 'where_condition',
+    type: 'string',
+    description: 'Row filter for every table or query, starting with `where`, e.g. `where id > 100`.',
+  },
+  {
+    name: 'partition_column',
+    type: 'string',
+    description: 'Column to split the reading by: numeric (ranges) or text (hash buckets, partition_num of them).',
+  },
   { name: 'partition_lower_bound', type: 'any', description: 'Smallest partition_column value to read (default: the column minimum).' },
   { name: 'partition_upper_bound', type: 'any', description: 'Largest partition_column value to read (default: the column maximum).' },
-  { name: 'partition_num', type: 'int', min: 1, description: 'Number of splits; default: split.size decides for tables, job parallelism for queries.' },
-  { name: 'fetch_size', type: 'int', default: 0, min: 0, description: 'Rows per batch a reader hands on (on MySQL also the rows buffered from the result stream; PostgreSQL streams with COPY); 0 means 1024.' },
+  {
+    name: 'partition_num',
+    type: 'int',
+    min: 1,
+    description: 'Number of splits; default: split.size decides for tables, job parallelism for queries.',
+  },
+  {
+    name: 'fetch_size',
+    type: 'int',
+    default: 0,
+    min: 0,
+    description:
+      'Rows per batch a reader hands on (on MySQL also the rows buffered from the result stream; PostgreSQL streams with COPY); 0 means 1024.',
+  },
   { name: 'split.size', type: 'int', default: 8096, min: 1, description: 'Rows per split when tables are split automatically.' },
-  { name: 'split.even-distribution.factor.lower-bound', type: 'double', default: 0.05, description: 'Lowest (max - min + 1) / rows for which the key counts as evenly distributed.' },
-  { name: 'split.even-distribution.factor.upper-bound', type: 'double', default: 100, description: 'Highest (max - min + 1) / rows for which the key counts as evenly distributed.' },
-  { name: 'split.sample-sharding.threshold', type: 'int', default: 1000, min: 1, description: 'Estimated split count above which an unevenly distributed key is split by sampling.' },
+  {
+    name: 'split.even-distribution.factor.lower-bound',
+    type: 'double',
+    default: 0.05,
+    description: 'Lowest (max - min + 1) / rows for which the key counts as evenly distributed.',
+  },
+  {
+    name: 'split.even-distribution.factor.upper-bound',
+    type: 'double',
+    default: 100,
+    description: 'Highest (max - min + 1) / rows for which the key counts as evenly distributed.',
+  },
+  {
+    name: 'split.sample-sharding.threshold',
+    type: 'int',
+    default: 1000,
+    min: 1,
+    description: 'Estimated split count above which an unevenly distributed key is split by sampling.',
+  },
   { name: 'split.inverse-sampling.rate', type: 'int', default: 1000, min: 1, description: 'Sampling keeps one key in this many.' },
   { name: 'decimal_type_narrowing', type: 'boolean', default: true, description: 'Oracle only in SeaTunnel; rejected when set here.' },
   { name: 'use_select_count', type: 'boolean', default: false, description: 'Oracle only in SeaTunnel; rejected when set here.' },
@@ -65,9 +109,13 @@ function boundText(options: PluginOptions, name: string): string | undefined {
 export function compileSourceOptions(options: PluginOptions): SourceConfig {
   for (const name of ORACLE_ONLY) {
     if (options.has(name)) {
-      throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `${name} applies to Oracle only; this connector reads PostgreSQL and MySQL/MariaDB`, {
-        place: options.place(name),
-      });
+      throw new ConfigError(
+        ErrorCode.CONFIG_BAD_VALUE,
+        `${name} applies to Oracle only; this connector reads PostgreSQL and MySQL/MariaDB`,
+        {
+          place: options.place(name),
+        },
+      );
     }
   }
   const connection = compileConnection(options);
@@ -76,12 +124,18 @@ export function compileSourceOptions(options: PluginOptions): SourceConfig {
   const hasPath = options.has('table_path');
   const hasQuery = options.has('query');
   if (hasList && (hasPath || hasQuery)) {
-    throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, 'table_list cannot be combined with table_path or query (give each table its own entry)', {
-      place: options.place('table_list'),
-    });
+    throw new ConfigError(
+      ErrorCode.CONFIG_BAD_VALUE,
+      'table_list cannot be combined with table_path or query (give each table its own entry)',
+      {
+        place: options.place('table_list'),
+      },
+    );
   }
   if (!hasList && !hasPath && !hasQuery) {
-    throw new ConfigError(ErrorCode.CONFIG_MISSING_OPTION, 'one of query, table_path or table_list is required', { place: options.place() });
+    throw new ConfigError(ErrorCode.CONFIG_MISSING_OPTION, 'one of query, table_path or table_list is required', {
+      place: options.place(),
+    });
   }
   const where = options.get<string | undefined>('where_condition');
   if (where !== undefined && !/^\s*where\s/i.test(where)) {
@@ -101,9 +155,15 @@ export function compileSourceOptions(options: PluginOptions): SourceConfig {
     tables = list.map((entry, i) => {
       const place = { ...options.place('table_list'), option: `table_list[${i}]` };
       for (const key of Object.keys(entry)) {
-        if (!TABLE_LIST_KEYS.has(key)) throw new ConfigError(ErrorCode.CONFIG_UNKNOWN_OPTION, `table_list entries take ${[...TABLE_LIST_KEYS].join(', ')}, not '${key}'`, { place });
+        if (!TABLE_LIST_KEYS.has(key))
+          throw new ConfigError(
+            ErrorCode.CONFIG_UNKNOWN_OPTION,
+            `table_list entries take ${[...TABLE_LIST_KEYS].join(', ')}, not '${key}'`,
+            { place },
+          );
       }
-      if (typeof entry.table_path !== 'string') throw new ConfigError(ErrorCode.CONFIG_MISSING_OPTION, 'table_list entry needs a table_path', { place });
+      if (typeof entry.table_path !== 'string')
+        throw new ConfigError(ErrorCode.CONFIG_MISSING_OPTION, 'table_list entry needs a table_path', { place });
       return {
         tablePath: entry.table_path,
         query: typeof entry.query === 'string' ? entry.query : undefined,

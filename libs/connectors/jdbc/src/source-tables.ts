@@ -52,7 +52,7 @@ export async function discoverTables(conn: JdbcConnection, cfg: SourceConfig): P
     }
     const names = new Set(columns.map((c) => c.name));
     pk = pk.every((k) => names.has(k)) ? pk : [];
-    const path = ref ? tablePathOf(ref) : (columns[0]?.origin ? tablePathOf(columns[0].origin) : DEFAULT_PATH);
+    const path = ref ? tablePathOf(ref) : columns[0]?.origin ? tablePathOf(columns[0].origin) : DEFAULT_PATH;
     const catalog = newCatalogTable(
       path,
       columns.map((c) => ({ name: c.name, type: c.type, nullable: c.nullable })),
@@ -62,10 +62,18 @@ export async function discoverTables(conn: JdbcConnection, cfg: SourceConfig): P
     if (t.partitionColumn !== undefined) {
       const col = columns.find((c) => c.name === t.partitionColumn);
       if (!col) {
-        throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `partition_column '${t.partitionColumn}' is not a column of ${t.tablePath ?? 'the query'} (columns: ${[...names].join(', ')})`, { place: t.place });
+        throw new ConfigError(
+          ErrorCode.CONFIG_BAD_VALUE,
+          `partition_column '${t.partitionColumn}' is not a column of ${t.tablePath ?? 'the query'} (columns: ${[...names].join(', ')})`,
+          { place: t.place },
+        );
       }
       if (!isNumericType(col.type) && col.type.kind !== 'string') {
-        throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `partition_column '${col.name}' is ${col.nativeType}; only numeric and text columns can split the reading`, { place: t.place });
+        throw new ConfigError(
+          ErrorCode.CONFIG_BAD_VALUE,
+          `partition_column '${col.name}' is ${col.nativeType}; only numeric and text columns can split the reading`,
+          { place: t.place },
+        );
       }
       splitKey = { name: col.name, type: col.type, nullable: col.nullable, explicit: true };
     } else if (ref) {
@@ -77,7 +85,11 @@ export async function discoverTables(conn: JdbcConnection, cfg: SourceConfig): P
   const ids = new Set<string>();
   for (const t of out) {
     if (ids.has(t.catalog.tableId)) {
-      throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `table ${t.catalog.tableId} is read twice; every table_list entry must name a different table`, { place: t.config.place });
+      throw new ConfigError(
+        ErrorCode.CONFIG_BAD_VALUE,
+        `table ${t.catalog.tableId} is read twice; every table_list entry must name a different table`,
+        { place: t.config.place },
+      );
     }
     ids.add(t.catalog.tableId);
   }

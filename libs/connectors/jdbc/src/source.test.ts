@@ -11,8 +11,16 @@ let myServer: TestDatabaseServer;
 const N = 5000;
 
 const databases = () => [
-  { name: 'PostgreSQL', conn: { url: pgServer.jdbcUrl, driver: 'org.postgresql.Driver', user: pgServer.user, password: pgServer.password }, path: 'public.items' },
-  { name: 'MariaDB', conn: { url: myServer.jdbcUrl, driver: 'com.mysql.cj.jdbc.Driver', user: myServer.user, password: myServer.password }, path: `${myServer.database}.items` },
+  {
+    name: 'PostgreSQL',
+    conn: { url: pgServer.jdbcUrl, driver: 'org.postgresql.Driver', user: pgServer.user, password: pgServer.password },
+    path: 'public.items',
+  },
+  {
+    name: 'MariaDB',
+    conn: { url: myServer.jdbcUrl, driver: 'com.mysql.cj.jdbc.Driver', user: myServer.user, password: myServer.password },
+    path: `${myServer.database}.items`,
+  },
 ];
 
 beforeAll(async () => {
@@ -48,14 +56,24 @@ describe.each(['PostgreSQL', 'MariaDB'])('Jdbc source on %s', (dbName) => {
   const db = () => databases().find((d) => d.name === dbName)!;
 
   it('partition_column with partition_num: parallel readers give every row once, NULL keys included', async () => {
-    const { rows, splits } = await readAll({ ...db().conn, query: 'select * from items', partition_column: 'grp', partition_num: 4, fetch_size: 100 }, 3);
+    const { rows, splits } = await readAll(
+      { ...db().conn, query: 'select * from items', partition_column: 'grp', partition_num: 4, fetch_size: 100 },
+      3,
+    );
     expect(splits).toBe(4);
     expect(idsOf(rows)).toEqual(allIds());
   });
 
   it('partition bounds limit the rows read to the range', async () => {
     const { rows } = await readAll(
-      { ...db().conn, query: 'select * from items', partition_column: 'id', partition_lower_bound: 10, partition_upper_bound: 19, partition_num: 3 },
+      {
+        ...db().conn,
+        query: 'select * from items',
+        partition_column: 'id',
+        partition_lower_bound: 10,
+        partition_upper_bound: 19,
+        partition_num: 3,
+      },
       2,
     );
     expect(idsOf(rows)).toEqual(Array.from({ length: 10 }, (_, i) => BigInt(i + 10)));
@@ -78,18 +96,34 @@ describe.each(['PostgreSQL', 'MariaDB'])('Jdbc source on %s', (dbName) => {
   });
 
   it('evenly distributed keys split into even steps', async () => {
-    const { rows, splits } = await readAll({ ...db().conn, table_path: db().path, where_condition: 'where id <= 3000', 'split.size': 1000 }, 2);
+    const { rows, splits } = await readAll(
+      { ...db().conn, table_path: db().path, where_condition: 'where id <= 3000', 'split.size': 1000 },
+      2,
+    );
     expect(splits).toBe(3);
     expect(idsOf(rows)).toEqual(Array.from({ length: 3000 }, (_, i) => BigInt(i + 1)));
   });
 
   it('table_list reads several tables, each rows under its own table id', async () => {
     const other = db().path.replace('items', 'other');
-    const { rows, source } = await readAll({ ...db().conn, table_list: [{ table_path: other }, { table_path: db().path, query: `select id, name from ${db().path.split('.').pop()} where id <= 3` }] });
+    const { rows, source } = await readAll({
+      ...db().conn,
+      table_list: [
+        { table_path: other },
+        { table_path: db().path, query: `select id, name from ${db().path.split('.').pop()} where id <= 3` },
+      ],
+    });
     const ids = source.catalogTables().map((t) => t.tableId);
     expect(ids).toHaveLength(2);
-    expect(rows.filter((r) => r.tableId === ids[0]).map((r) => r.fields)).toEqual([[1, 'a'], [2, 'b']]);
-    expect(rows.filter((r) => r.tableId === ids[1]).map((r) => r.fields)).toEqual([[1n, 'n1'], [2n, 'n2'], [3n, 'n3']]);
+    expect(rows.filter((r) => r.tableId === ids[0]).map((r) => r.fields)).toEqual([
+      [1, 'a'],
+      [2, 'b'],
+    ]);
+    expect(rows.filter((r) => r.tableId === ids[1]).map((r) => r.fields)).toEqual([
+      [1n, 'n1'],
+      [2n, 'n2'],
+      [3n, 'n3'],
+    ]);
     expect(source.catalogTables()[1].columns.map((c) => c.name)).toEqual(['id', 'name']);
   });
 
@@ -116,7 +150,9 @@ describe.each(['PostgreSQL', 'MariaDB'])('Jdbc source on %s', (dbName) => {
     const err = await makeSource({ ...db().conn, password: 'wrong', query: 'select 1' }).catch((e) => e);
     // A configuration error: failover does not restart a job into the same refused login.
     expect(err.code).toBe(ErrorCode.CONFIG_BAD_VALUE);
-    expect(err.message).toMatch(/^plugin test, option 'url': connecting to (PostgreSQL|MySQL) at 127\.0\.0\.1:\d+ failed: the database refused the login of user '(postgres|root)' \(wrong user or password\)/);
+    expect(err.message).toMatch(
+      /^plugin test, option 'url': connecting to (PostgreSQL|MySQL) at 127\.0\.0\.1:\d+ failed: the database refused the login of user '(postgres|root)' \(wrong user or password\)/,
+    );
     expect(err.message.split('\n')).toHaveLength(1);
   });
 
@@ -138,7 +174,13 @@ describe.each(['PostgreSQL', 'MariaDB'])('Jdbc source on %s', (dbName) => {
 
 describe('Jdbc source on PostgreSQL: unsupported types', () => {
   it('a composite column type gives one sentence naming the column and type', async () => {
-    const err = await makeSource({ url: pgServer.jdbcUrl, driver: 'org.postgresql.Driver', user: pgServer.user, password: pgServer.password, table_path: 'public.odd' }).catch((e) => e);
+    const err = await makeSource({
+      url: pgServer.jdbcUrl,
+      driver: 'org.postgresql.Driver',
+      user: pgServer.user,
+      password: pgServer.password,
+      table_path: 'public.odd',
+    }).catch((e) => e);
     expect(err.code).toBe(ErrorCode.UNSUPPORTED_TYPE);
     expect(err.message).toBe(
       "plugin test, option 'table_path': reading the columns of table public.odd: column 'p' has PostgreSQL type pair, which has no SeaTunnel type",
@@ -150,7 +192,11 @@ describe('Jdbc source on PostgreSQL: the COPY stream', () => {
   const conn = () => ({ url: pgServer.jdbcUrl, driver: 'org.postgresql.Driver', user: pgServer.user, password: pgServer.password });
 
   it('fails the read in one sentence when the session dies mid-COPY, instead of waiting forever', async () => {
-    const source = await makeSource({ ...conn(), query: 'select g, repeat(md5(g::text), 20) from generate_series(1, 2000000) g', fetch_size: 100 });
+    const source = await makeSource({
+      ...conn(),
+      query: 'select g, repeat(md5(g::text), 20) from generate_series(1, 2000000) g',
+      fetch_size: 100,
+    });
     const splits = (await assignedSplits(source, 1)).get(0)!;
     const admin = new pg.Client({ connectionString: pgServer.url });
     await admin.connect();
@@ -160,7 +206,9 @@ describe('Jdbc source on PostgreSQL: the COPY stream', () => {
         onRows: async (n) => {
           if (n < 100 || killed) return;
           killed = true;
-          await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE 'COPY (SELECT * FROM (select g, repeat%'");
+          await admin.query(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE 'COPY (SELECT * FROM (select g, repeat%'",
+          );
         },
       });
       const err = (await reading.catch((e: Error) => e)) as Error;

@@ -31,7 +31,12 @@ function ceilDiv(a: bigint, b: bigint): bigint {
  * would pass `split.sample-sharding.threshold`, boundaries found by querying otherwise); for
  * queries `partition_num` defaults to the parallelism.
  */
-export async function planSplits(conn: JdbcConnection, tables: readonly SourceTable[], cfg: SourceConfig, parallelism: number): Promise<JdbcSplit[]> {
+export async function planSplits(
+  conn: JdbcConnection,
+  tables: readonly SourceTable[],
+  cfg: SourceConfig,
+  parallelism: number,
+): Promise<JdbcSplit[]> {
   const out: JdbcSplit[] = [];
   for (const table of tables) {
     try {
@@ -60,7 +65,10 @@ async function planTable(conn: JdbcConnection, table: SourceTable, cfg: SourceCo
   if (key.type.kind === 'string') {
     // Text keys have no ranges: SeaTunnel's fixed hash buckets, partition_num (or parallelism) of them.
     const modulus = table.config.partitionNum ?? parallelism;
-    return Array.from({ length: modulus }, (_, i) => ({ ...make(i), bucket: { column: key.name, modulus, remainder: i, includeNull: i === 0 && key.nullable } }));
+    return Array.from({ length: modulus }, (_, i) => ({
+      ...make(i),
+      bucket: { column: key.name, modulus, remainder: i, includeNull: i === 0 && key.nullable },
+    }));
   }
   const q = bareQuery(table.query);
   const k = conn.quote(key.name);

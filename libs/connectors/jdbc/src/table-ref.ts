@@ -14,7 +14,8 @@ export function resolveTableRef(dialect: DialectName, text: string, connectedDb:
     throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `table path '${text}' has an empty part`, { place });
   }
   if (dialect === 'postgresql') {
-    if (parts.length > 3) throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `table path '${text}' has more than database.schema.table`, { place });
+    if (parts.length > 3)
+      throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `table path '${text}' has more than database.schema.table`, { place });
     if (parts.length === 3) {
       if (connectedDb !== undefined && parts[0] !== connectedDb) {
         throw new ConfigError(
@@ -28,7 +29,10 @@ export function resolveTableRef(dialect: DialectName, text: string, connectedDb:
     if (parts.length === 2) return { database: connectedDb, schema: parts[0], table: parts[1] };
     return { database: connectedDb, schema: 'public', table: parts[0] };
   }
-  if (parts.length > 2) throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `table path '${text}' has more than database.table (MySQL has no schemas)`, { place });
+  if (parts.length > 2)
+    throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `table path '${text}' has more than database.table (MySQL has no schemas)`, {
+      place,
+    });
   if (parts.length === 2) return { database: parts[0], table: parts[1] };
   if (connectedDb === undefined) {
     throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `table path '${text}' names no database, and the url has none either`, { place });

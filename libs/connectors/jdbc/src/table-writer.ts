@@ -69,17 +69,24 @@ export class TableWriter {
   /** Inserts, or updates the non-key columns of rows whose key exists. */
   async upsert(rows: readonly Row[]): Promise<void> {
     if (rows.length === 0) return;
-    const nonKey = this.target.columns.map((c, i) => (this.target.keyIndexes.includes(i) ? undefined : this.conn.quote(c))).filter((c): c is string => c !== undefined);
+    const nonKey = this.target.columns
+      .map((c, i) => (this.target.keyIndexes.includes(i) ? undefined : this.conn.quote(c)))
+      .filter((c): c is string => c !== undefined);
     if (this.pg) {
       const action = nonKey.length === 0 ? 'DO NOTHING' : `DO UPDATE SET ${nonKey.map((c) => `${c} = EXCLUDED.${c}`).join(', ')}`;
       for (const chunk of this.pgChunks(rows)) {
         const { values, params } = this.pgValues(chunk);
-        await this.conn.execute(`INSERT INTO ${this.table} (${this.cols}) VALUES ${values} ON CONFLICT (${this.keyCols.join(', ')}) ${action}`, params);
+        await this.conn.execute(
+          `INSERT INTO ${this.table} (${this.cols}) VALUES ${values} ON CONFLICT (${this.keyCols.join(', ')}) ${action}`,
+          params,
+        );
       }
       return;
     }
     const update = (nonKey.length === 0 ? [this.keyCols[0]] : nonKey).map((c) => `${c} = VALUES(${c})`).join(', ');
-    await this.conn.execute(`INSERT INTO ${this.table} (${this.cols}) VALUES ? ON DUPLICATE KEY UPDATE ${update}`, [rows.map((r) => this.encode(r.fields))]);
+    await this.conn.execute(`INSERT INTO ${this.table} (${this.cols}) VALUES ? ON DUPLICATE KEY UPDATE ${update}`, [
+      rows.map((r) => this.encode(r.fields)),
+    ]);
   }
 
   /** Deletes the rows with these rows' keys. */
@@ -123,9 +130,13 @@ export class TableWriter {
     const insert = `INSERT INTO ${this.table} (${this.cols}) VALUES (${this.target.columns.map((_, i) => ph(i)).join(', ')})`;
     for (const row of rows) {
       const enc = this.encode(row.fields);
-      const res = nonKeyIdx.length > 0
-        ? await this.conn.execute(update, [...nonKeyIdx.map((i) => enc[i]), ...keyIdx.map((i) => enc[i])])
-        : await this.conn.execute(update, keyIdx.map((i) => enc[i]));
+      const res =
+        nonKeyIdx.length > 0
+          ? await this.conn.execute(update, [...nonKeyIdx.map((i) => enc[i]), ...keyIdx.map((i) => enc[i])])
+          : await this.conn.execute(
+              update,
+              keyIdx.map((i) => enc[i]),
+            );
       if (res.rowCount === 0) await this.conn.execute(insert, enc);
     }
   }

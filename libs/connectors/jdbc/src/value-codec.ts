@@ -67,7 +67,11 @@ export function timestampTzToUtc(value: string): string {
   const m = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}:\d{2})(\.\d+)?(Z|[+-]\d{2}(?::?\d{2})?)?$/.exec(value);
   if (!m) return value;
   const offset = m[4] && m[4] !== 'Z' ? m[4] : '+00:00';
-  const normalized = /^[+-]\d{2}$/.test(offset) ? `${offset}:00` : offset.length === 5 ? `${offset.slice(0, 3)}:${offset.slice(3)}` : offset;
+  const normalized = /^[+-]\d{2}$/.test(offset)
+    ? `${offset}:00`
+    : offset.length === 5
+      ? `${offset.slice(0, 3)}:${offset.slice(3)}`
+      : offset;
   const ms = Date.parse(`${m[1]}T${m[2]}${normalized}`);
   if (Number.isNaN(ms)) return value;
   const iso = new Date(ms).toISOString(); // YYYY-MM-DDTHH:mm:ss.sssZ

@@ -93,7 +93,9 @@ export async function rollbackXa(conn: JdbcConnection, xid: string): Promise<voi
 /** Prepared transactions whose id starts with `prefix`. */
 export async function preparedXids(conn: JdbcConnection, prefix: string): Promise<string[]> {
   if (conn.dialect === 'postgresql') {
-    const res = await conn.execute('SELECT gid FROM pg_prepared_xacts WHERE database = current_database() AND starts_with(gid, $1)', [prefix]);
+    const res = await conn.execute('SELECT gid FROM pg_prepared_xacts WHERE database = current_database() AND starts_with(gid, $1)', [
+      prefix,
+    ]);
     return res.rows.map((r) => String(r[0]));
   }
   const res = await conn.execute('XA RECOVER');

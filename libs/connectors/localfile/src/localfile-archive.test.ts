@@ -39,8 +39,19 @@ describe('LocalFile archive_compress_codec', () => {
       mkdirSync(dir, { recursive: true });
       make(work, join(dir, file));
       make(work, join(dir, `second-${file}`));
-      const { rows } = await readAll({ path: dir, file_format_type: 'text', field_delimiter: '\t', skip_header_row_number: 1, archive_compress_codec: codec, schema });
-      const once = [[1, 'one'], [2, 'two'], [3, 'three']];
+      const { rows } = await readAll({
+        path: dir,
+        file_format_type: 'text',
+        field_delimiter: '\t',
+        skip_header_row_number: 1,
+        archive_compress_codec: codec,
+        schema,
+      });
+      const once = [
+        [1, 'one'],
+        [2, 'two'],
+        [3, 'three'],
+      ];
       expect(rows.map((r) => r.fields)).toEqual([...once, ...once]);
     });
   }
@@ -60,6 +71,8 @@ describe('LocalFile archive_compress_codec', () => {
     const dir = join(root, 'not-zip');
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'plain.zip'), 'just text\n');
-    await expect(readAll({ path: dir, file_format_type: 'text', archive_compress_codec: 'zip' })).rejects.toThrow(/cannot read .*plain\.zip/);
+    await expect(readAll({ path: dir, file_format_type: 'text', archive_compress_codec: 'zip' })).rejects.toThrow(
+      /cannot read .*plain\.zip/,
+    );
   });
 });

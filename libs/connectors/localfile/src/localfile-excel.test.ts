@@ -52,7 +52,13 @@ describe('LocalFile excel', () => {
     expect(got[1]![8]).toBe('[1,2]');
     expect(got[2]).toEqual([2, null, false, null, null, null, null, null, null]);
     // and Tideway reads its own file back
-    const { rows: back } = await readAll({ path: dir, file_format_type: 'excel', skip_header_row_number: 1, schema: { fields: Object.fromEntries(COLUMNS.filter(([n]) => n !== 'tags')) }, read_columns: ['id', 'name', 'day', 'at'] });
+    const { rows: back } = await readAll({
+      path: dir,
+      file_format_type: 'excel',
+      skip_header_row_number: 1,
+      schema: { fields: Object.fromEntries(COLUMNS.filter(([n]) => n !== 'tags')) },
+      read_columns: ['id', 'name', 'day', 'at'],
+    });
     expect(back.map((r) => r.fields)).toEqual([
       [1n, 'héllo', '2024-02-29', '2024-01-02T03:04:05'],
       [2n, null, null, null],
@@ -64,7 +70,11 @@ describe('LocalFile excel', () => {
     mkdirSync(dir);
     const book = XLSX.utils.book_new();
     XLSX.utils.book_append_sheet(book, XLSX.utils.aoa_to_sheet([['other'], [1]]), 'first');
-    const data = [['id', 'name', 'ok', 'when'], [1, 'a', true, new Date('2024-03-01T00:00:00Z')], [2, 'b', false, new Date('2024-03-02T00:00:00Z')]];
+    const data = [
+      ['id', 'name', 'ok', 'when'],
+      [1, 'a', true, new Date('2024-03-01T00:00:00Z')],
+      [2, 'b', false, new Date('2024-03-02T00:00:00Z')],
+    ];
     XLSX.utils.book_append_sheet(book, XLSX.utils.aoa_to_sheet(data, { cellDates: true }), 'data');
     XLSX.writeFile(book, join(dir, 'sheetjs.xlsx'));
     const { rows } = await readAll({

@@ -42,8 +42,25 @@ const ALL_TYPES: [string, string][] = [
   ['r', 'row<a int, b string>'],
 ];
 const FULL: unknown[] = [
-  1, 'héllo world', true, -8, 300, 9007199254740993n, 1.5, 1e7, '-12.50', Buffer.from('bytes!'), '2024-02-29', '10:11:12.123',
-  '2024-01-02T03:04:05.123456', [1, 2, 3], new Map([['k1', 1], ['k2', 2]]), [7, 'seven'],
+  1,
+  'héllo world',
+  true,
+  -8,
+  300,
+  9007199254740993n,
+  1.5,
+  1e7,
+  '-12.50',
+  Buffer.from('bytes!'),
+  '2024-02-29',
+  '10:11:12.123',
+  '2024-01-02T03:04:05.123456',
+  [1, 2, 3],
+  new Map([
+    ['k1', 1],
+    ['k2', 2],
+  ]),
+  [7, 'seven'],
 ];
 const NULLS: unknown[] = [2, ...new Array(ALL_TYPES.length - 1).fill(null)];
 const rowsOf = (tableId: string, ...fields: unknown[][]): Row[] => fields.map((f) => ({ kind: '+I', tableId, fields: f }));
@@ -81,13 +98,17 @@ describe('LocalFile sink: formats', () => {
     const text = readFileSync(join(out, filesUnder(out)[0]), 'utf8');
     expect(text).toBe(
       '1|héllo world|true|-8|300|9007199254740993|1.5|1.0E7|-12.50|bytes!|2024-02-29|10:11:12|2024-01-02 03:04:05|1\u00022\u00023|k1\u00031\u0002k2\u00032|7\u0002seven' +
-        '\n2' + '|'.repeat(ALL_TYPES.length - 1),
+        '\n2' +
+        '|'.repeat(ALL_TYPES.length - 1),
     );
   });
 
   it('spells values as SeaTunnel does in json files', async () => {
     const { out, tmp } = fresh();
-    await writeAndCommit({ path: out, tmp_path: tmp, file_format_type: 'json', sink_columns: ['ID', 'd', 'by', 'ts', 'm', 'r'] }, rowsOf('db.t', FULL));
+    await writeAndCommit(
+      { path: out, tmp_path: tmp, file_format_type: 'json', sink_columns: ['ID', 'd', 'by', 'ts', 'm', 'r'] },
+      rowsOf('db.t', FULL),
+    );
     expect(readFileSync(join(out, filesUnder(out)[0]), 'utf8')).toBe(
       '{"id":1,"d":1.0E7,"by":"Ynl0ZXMh","ts":"2024-01-02T03:04:05.123456","m":{"k1":1,"k2":2},"r":{"a":7,"b":"seven"}}',
     );
@@ -95,25 +116,53 @@ describe('LocalFile sink: formats', () => {
 
   it('writes a header, honours date formats and skip_header_row_number reads past it', async () => {
     const { out, tmp } = fresh();
-    const table = tableOf([['name', 'string'], ['day', 'date']]);
-    await writeAndCommit({ path: out, tmp_path: tmp, file_format_type: 'csv', enable_header_write: true, date_format: 'yyyy/MM/dd' }, rowsOf('db.t', ['a', '2024-01-05'], ['b', '2024-12-31']), table);
+    const table = tableOf([
+      ['name', 'string'],
+      ['day', 'date'],
+    ]);
+    await writeAndCommit(
+      { path: out, tmp_path: tmp, file_format_type: 'csv', enable_header_write: true, date_format: 'yyyy/MM/dd' },
+      rowsOf('db.t', ['a', '2024-01-05'], ['b', '2024-12-31']),
+      table,
+    );
     expect(readFileSync(join(out, filesUnder(out)[0]), 'utf8')).toBe('name,day\na,2024/01/05\nb,2024/12/31');
-    const { rows } = await readAll({ path: out, file_format_type: 'csv', skip_header_row_number: 1, schema: { fields: { name: 'string', day: 'date' } } });
-    expect(rows.map((r) => r.fields)).toEqual([['a', '2024-01-05'], ['b', '2024-12-31']]);
+    const { rows } = await readAll({
+      path: out,
+      file_format_type: 'csv',
+      skip_header_row_number: 1,
+      schema: { fields: { name: 'string', day: 'date' } },
+    });
+    expect(rows.map((r) => r.fields)).toEqual([
+      ['a', '2024-01-05'],
+      ['b', '2024-12-31'],
+    ]);
   });
   it("writes ISO-8601 datetime_format (yyyy-MM-dd'T'HH:mm:ss.SSS) and the source reads it back under that option", async () => {
     const { out, tmp } = fresh();
-    const table = tableOf([['name', 'string'], ['ts', 'timestamp']]);
+    const table = tableOf([
+      ['name', 'string'],
+      ['ts', 'timestamp'],
+    ]);
     const iso = { path: out, file_format_type: 'csv', datetime_format: "yyyy-MM-dd'T'HH:mm:ss.SSS" };
-    await writeAndCommit({ ...iso, tmp_path: tmp }, rowsOf('db.t', ['a', '2024-01-02T03:04:05.123456'], ['b', '2024-12-31T23:59:59']), table);
+    await writeAndCommit(
+      { ...iso, tmp_path: tmp },
+      rowsOf('db.t', ['a', '2024-01-02T03:04:05.123456'], ['b', '2024-12-31T23:59:59']),
+      table,
+    );
     expect(readFileSync(join(out, filesUnder(out)[0]), 'utf8')).toBe('a,2024-01-02T03:04:05.123\nb,2024-12-31T23:59:59.000');
     const { rows } = await readAll({ ...iso, schema: { fields: { name: 'string', ts: 'timestamp' } } });
-    expect(rows.map((r) => r.fields)).toEqual([['a', '2024-01-02T03:04:05.123'], ['b', '2024-12-31T23:59:59.000']]);
+    expect(rows.map((r) => r.fields)).toEqual([
+      ['a', '2024-01-02T03:04:05.123'],
+      ['b', '2024-12-31T23:59:59.000'],
+    ]);
   });
 });
 
 describe('LocalFile sink: two-phase commit', () => {
-  const table = tableOf([['id', 'int'], ['name', 'string']]);
+  const table = tableOf([
+    ['id', 'int'],
+    ['name', 'string'],
+  ]);
   const some = rowsOf('db.t', [1, 'a'], [2, 'b']);
 
   it('keeps files in tmp_path until commit, and a replayed commit changes nothing', async () => {
@@ -169,7 +218,9 @@ describe('LocalFile sink: two-phase commit', () => {
     expect(committedNames).toHaveLength(1);
     expect(readFileSync(join(out, committedNames[0]), 'utf8')).toBe('1\u0001a\n2\u0001b');
     // only the restored writer's new transaction (checkpoint 2) is left in tmp
-    expect(filesUnder(tmp)).toEqual([expect.stringMatching(/T_job1_[0-9a-f]{10}_0_2-[0-9a-f]{8}\/0\/NON_PARTITION\/T_job1_[0-9a-f]{10}_0_2_0\.txt$/)]);
+    expect(filesUnder(tmp)).toEqual([
+      expect.stringMatching(/T_job1_[0-9a-f]{10}_0_2-[0-9a-f]{8}\/0\/NON_PARTITION\/T_job1_[0-9a-f]{10}_0_2_0\.txt$/),
+    ]);
     expect(readFileSync(join(tmp, filesUnder(tmp)[0]), 'utf8')).toBe('4\u0001d');
     await w2.close();
     expect(filesUnder(tmp)).toEqual([]);
@@ -177,7 +228,13 @@ describe('LocalFile sink: two-phase commit', () => {
 
   it("abandon drops only its own sink's prepared work: another pipeline of the job writes into the same job folder", async () => {
     const { out, tmp } = fresh();
-    const other = tableOf([['id', 'int'], ['name', 'string']], 'db.u');
+    const other = tableOf(
+      [
+        ['id', 'int'],
+        ['name', 'string'],
+      ],
+      'db.u',
+    );
     const sinkA = sinkOf({ path: out, tmp_path: tmp, file_format_type: 'text' }, table);
     const sinkB = sinkOf({ path: out, tmp_path: tmp, file_format_type: 'text' }, other);
     const a = sinkA.createWriter({ subtaskIndex: 0, parallelism: 1 });
@@ -198,7 +255,11 @@ describe('LocalFile sink: two-phase commit', () => {
 
   it('without transactions writes straight into path', async () => {
     const { out, tmp } = fresh();
-    const { info } = await writeAndCommit({ path: out, tmp_path: tmp, file_format_type: 'json', is_enable_transaction: false, file_name_expression: 'part_${uuid}' }, some, table);
+    const { info } = await writeAndCommit(
+      { path: out, tmp_path: tmp, file_format_type: 'json', is_enable_transaction: false, file_name_expression: 'part_${uuid}' },
+      some,
+      table,
+    );
     expect(info).toBeUndefined();
     const files = filesUnder(out);
     expect(files).toEqual([expect.stringMatching(/^part_[0-9a-f-]{36}_0\.json$/)]);
@@ -208,13 +269,25 @@ describe('LocalFile sink: two-phase commit', () => {
 
   it('writes GBK (encoding), which the WHATWG decoder and the source read back', async () => {
     const { out, tmp } = fresh();
-    await writeAndCommit({ path: out, tmp_path: tmp, file_format_type: 'json', encoding: 'GBK' }, rowsOf('db.t', [1, '中文字符'], [2, 'ab']), table);
+    await writeAndCommit(
+      { path: out, tmp_path: tmp, file_format_type: 'json', encoding: 'GBK' },
+      rowsOf('db.t', [1, '中文字符'], [2, 'ab']),
+      table,
+    );
     const [file] = filesUnder(out);
     const bytes = readFileSync(join(out, file!));
     expect(bytes.includes(Buffer.from('中文', 'utf8'))).toBe(false);
     expect(new TextDecoder('gbk').decode(bytes)).toBe('{"id":1,"name":"中文字符"}\n{"id":2,"name":"ab"}');
-    const { rows } = await readAll({ path: out, file_format_type: 'json', encoding: 'GBK', schema: { fields: { id: 'int', name: 'string' } } });
-    expect(rows.map((r) => r.fields)).toEqual([[1, '中文字符'], [2, 'ab']]);
+    const { rows } = await readAll({
+      path: out,
+      file_format_type: 'json',
+      encoding: 'GBK',
+      schema: { fields: { id: 'int', name: 'string' } },
+    });
+    expect(rows.map((r) => r.fields)).toEqual([
+      [1, '中文字符'],
+      [2, 'ab'],
+    ]);
   });
 
   it('compress_codec lzo writes lzop files named .lzo.txt that the source reads back', async () => {
@@ -225,13 +298,22 @@ describe('LocalFile sink: two-phase commit', () => {
     expect(file).toMatch(/\.lzo\.txt$/);
     const bytes = readFileSync(join(out, file!));
     expect([...bytes.subarray(0, 4)]).toEqual([0x89, 0x4c, 0x5a, 0x4f]); // lzop magic
-    const { rows: back } = await readAll({ path: out, file_format_type: 'text', compress_codec: 'lzo', schema: { fields: { id: 'int', name: 'string' } } });
+    const { rows: back } = await readAll({
+      path: out,
+      file_format_type: 'text',
+      compress_codec: 'lzo',
+      schema: { fields: { id: 'int', name: 'string' } },
+    });
     expect(back.map((r) => r.fields)).toEqual(rows);
   });
 
   it('starts a new file every batch_size rows', async () => {
     const { out, tmp } = fresh();
-    await writeAndCommit({ path: out, tmp_path: tmp, file_format_type: 'csv', batch_size: 2 }, rowsOf('db.t', [1, 'a'], [2, 'b'], [3, 'c'], [4, 'd'], [5, 'e']), table);
+    await writeAndCommit(
+      { path: out, tmp_path: tmp, file_format_type: 'csv', batch_size: 2 },
+      rowsOf('db.t', [1, 'a'], [2, 'b'], [3, 'c'], [4, 'd'], [5, 'e']),
+      table,
+    );
     const files = filesUnder(out);
     expect(files.map((f) => f.replace(/^.*_(\d+)\.csv$/, '$1'))).toEqual(['0', '1', '2']);
     expect(files.map((f) => readFileSync(join(out, f), 'utf8'))).toEqual(['1,a\n2,b', '3,c\n4,d', '5,e']);
@@ -239,29 +321,52 @@ describe('LocalFile sink: two-phase commit', () => {
 });
 
 describe('LocalFile sink: partitions, names and save modes', () => {
-  const table = tableOf([['name', 'string'], ['age', 'int']]);
+  const table = tableOf([
+    ['name', 'string'],
+    ['age', 'int'],
+  ]);
 
   it('writes partition folders and the source reads them back as columns', async () => {
     const { out, tmp } = fresh();
-    await writeAndCommit({ path: out, tmp_path: tmp, file_format_type: 'text', have_partition: true, partition_by: ['age'] }, rowsOf('db.t', ['a', 20], ['b', 30], ['c', 20]), table);
+    await writeAndCommit(
+      { path: out, tmp_path: tmp, file_format_type: 'text', have_partition: true, partition_by: ['age'] },
+      rowsOf('db.t', ['a', 20], ['b', 30], ['c', 20]),
+      table,
+    );
     const files = filesUnder(out);
     expect(files.map((f) => f.split('/')[0])).toEqual(['age=20', 'age=30']);
     expect(readFileSync(join(out, files[0]), 'utf8')).toBe('a\nc');
     const { rows, table: read } = await readAll({ path: out, file_format_type: 'text', schema: { fields: { name: 'string' } } });
     expect(read.columns.map((c) => c.name)).toEqual(['name', 'age']);
-    expect(rows.map((r) => r.fields)).toEqual([['a', '20'], ['c', '20'], ['b', '30']]);
+    expect(rows.map((r) => r.fields)).toEqual([
+      ['a', '20'],
+      ['c', '20'],
+      ['b', '30'],
+    ]);
   });
 
   it('partitions by partition_by even without have_partition, as SeaTunnel does', async () => {
     const { out, tmp } = fresh();
-    await writeAndCommit({ path: out, tmp_path: tmp, file_format_type: 'text', partition_by: ['age'] }, rowsOf('db.t', ['a', 20], ['b', 30]), table);
+    await writeAndCommit(
+      { path: out, tmp_path: tmp, file_format_type: 'text', partition_by: ['age'] },
+      rowsOf('db.t', ['a', 20], ['b', 30]),
+      table,
+    );
     expect(filesUnder(out).map((f) => f.split('/')[0])).toEqual(['age=20', 'age=30']);
   });
 
   it('uses partition_dir_expression and keeps the field when is_partition_field_write_in_file', async () => {
     const { out, tmp } = fresh();
     await writeAndCommit(
-      { path: out, tmp_path: tmp, file_format_type: 'csv', have_partition: true, partition_by: ['age'], partition_dir_expression: '${k0}_is_${v0}', is_partition_field_write_in_file: true },
+      {
+        path: out,
+        tmp_path: tmp,
+        file_format_type: 'csv',
+        have_partition: true,
+        partition_by: ['age'],
+        partition_dir_expression: '${k0}_is_${v0}',
+        is_partition_field_write_in_file: true,
+      },
       rowsOf('db.t', ['a', 20]),
       table,
     );
@@ -272,7 +377,16 @@ describe('LocalFile sink: partitions, names and save modes', () => {
 
   it('replaces ${table_name} in path and ${now} with filename_time_format', async () => {
     const { out, tmp } = fresh();
-    await writeAndCommit({ path: `${out}/\${database_name}/\${table_name}`, tmp_path: tmp, file_name_expression: '${transactionId}_${now}', filename_time_format: 'yyyy-MM-dd' }, rowsOf('db.t', ['a', 1]), table);
+    await writeAndCommit(
+      {
+        path: `${out}/\${database_name}/\${table_name}`,
+        tmp_path: tmp,
+        file_name_expression: '${transactionId}_${now}',
+        filename_time_format: 'yyyy-MM-dd',
+      },
+      rowsOf('db.t', ['a', 1]),
+      table,
+    );
     const today = new Date();
     const stamp = `${today.getFullYear()}-${String(today.getMonth() + 1).padStart(2, '0')}-${String(today.getDate()).padStart(2, '0')}`;
     expect(filesUnder(out)).toEqual([expect.stringMatching(new RegExp(`^db/t/T_job1_[0-9a-f]{10}_0_1_${stamp}_0\\.csv$`))]);
@@ -282,16 +396,21 @@ describe('LocalFile sink: partitions, names and save modes', () => {
     const { out, tmp } = fresh();
     mkdirSync(out, { recursive: true });
     writeFileSync(join(out, 'old.csv'), 'x');
-    await expect(writeAndCommit({ path: out, tmp_path: tmp, data_save_mode: 'ERROR_WHEN_DATA_EXISTS' }, [], table)).rejects.toThrow(/already holds 1 file\(s\)/);
+    await expect(writeAndCommit({ path: out, tmp_path: tmp, data_save_mode: 'ERROR_WHEN_DATA_EXISTS' }, [], table)).rejects.toThrow(
+      /already holds 1 file\(s\)/,
+    );
     await writeAndCommit({ path: out, tmp_path: tmp, data_save_mode: 'DROP_DATA' }, rowsOf('db.t', ['a', 1]), table);
     expect(filesUnder(out)).toEqual([expect.stringMatching(/^T_.*\.csv$/)]);
-    await expect(writeAndCommit({ path: join(out, 'missing'), tmp_path: tmp, schema_save_mode: 'ERROR_WHEN_SCHEMA_NOT_EXIST' }, [], table)).rejects.toThrow(/does not exist/);
+    await expect(
+      writeAndCommit({ path: join(out, 'missing'), tmp_path: tmp, schema_save_mode: 'ERROR_WHEN_SCHEMA_NOT_EXIST' }, [], table),
+    ).rejects.toThrow(/does not exist/);
   });
 
   it('rejects options it cannot honour, naming them', async () => {
     const { localFileSinkFactory } = await import('./index.js');
     const { optionsOf } = await import('@tideway/api');
-    const check = (o: Record<string, unknown>) => localFileSinkFactory.spec.validate!(optionsOf({ path: '/x', ...o }, localFileSinkFactory.spec));
+    const check = (o: Record<string, unknown>) =>
+      localFileSinkFactory.spec.validate!(optionsOf({ path: '/x', ...o }, localFileSinkFactory.spec));
     expect(check({ file_format_type: 'orc' })).toMatch(/does not implement the orc format/);
     expect(check({ file_format_type: 'parquet', compress_codec: 'zstd' })).toMatch(/compress_codec.*none, snappy, gzip and brotli/);
     expect(check({ compress_codec: 'lzo' })).toBeUndefined();
@@ -301,6 +420,8 @@ describe('LocalFile sink: partitions, names and save modes', () => {
     expect(check({ have_partition: true })).toMatch(/partition_by/);
     expect(check({ encoding: 'gbk' })).toBeUndefined();
     expect(check({ encoding: 'no-such-charset' })).toMatch(/'encoding': 'no-such-charset' is not a charset/);
-    expect(() => sinkOf({ path: '/x', sink_columns: ['nope'] }, table)).toThrow(/Column 'nope' of option 'sink_columns' is not in table db.t/);
+    expect(() => sinkOf({ path: '/x', sink_columns: ['nope'] }, table)).toThrow(
+      /Column 'nope' of option 'sink_columns' is not in table db.t/,
+    );
   });
 });

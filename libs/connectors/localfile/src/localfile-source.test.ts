@@ -17,12 +17,23 @@ describe('LocalFile source', () => {
     const total = FILE_READ_BATCH_ROWS * 2 + 17;
     writeFileSync(join(dir, 'data.csv'), 'id,name\n' + Array.from({ length: total }, (_, i) => `${i},n${i}`).join('\r\n') + '\n');
     const options = { path: dir, file_format_type: 'csv', skip_header_row_number: 1, schema: { fields: { id: 'int', name: 'string' } } };
-    const ctx = (): SourceReaderContext => ({ subtaskIndex: 0, parallelism: 1, boundedness: 'BOUNDED', signalNoMoreElement: () => {}, sendSplitRequest: () => {} });
+    const ctx = (): SourceReaderContext => ({
+      subtaskIndex: 0,
+      parallelism: 1,
+      boundedness: 'BOUNDED',
+      signalNoMoreElement: () => {},
+      sendSplitRequest: () => {},
+    });
 
     const source = sourceOf(options);
     await source.prepare!();
     const splits: FileSplit[] = [];
-    const enumerator = source.createEnumerator({ parallelism: 1, registeredReaders: () => [0], assignSplits: (_s, sp) => splits.push(...(sp as FileSplit[])), signalNoMoreSplits: () => {} });
+    const enumerator = source.createEnumerator({
+      parallelism: 1,
+      registeredReaders: () => [0],
+      assignSplits: (_s, sp) => splits.push(...(sp as FileSplit[])),
+      signalNoMoreSplits: () => {},
+    });
     await enumerator.run();
     expect(splits).toEqual([{ splitId: join(dir, 'data.csv'), path: join(dir, 'data.csv'), offset: 0, partitionKeys: [] }]);
     expect(enumerator.snapshotState(1)).toEqual({ pending: [] });
@@ -54,11 +65,22 @@ describe('LocalFile source', () => {
     await planned.prepare!();
     expect(planned.catalogTables()[0].columns.map((c) => c.name)).toEqual(['id', 'name', 'hobby']);
     const splits: FileSplit[] = [];
-    const enumerator = planned.createEnumerator({ parallelism: 1, registeredReaders: () => [0], assignSplits: (_s, sp) => splits.push(...(sp as FileSplit[])), signalNoMoreSplits: () => {} });
+    const enumerator = planned.createEnumerator({
+      parallelism: 1,
+      registeredReaders: () => [0],
+      assignSplits: (_s, sp) => splits.push(...(sp as FileSplit[])),
+      signalNoMoreSplits: () => {},
+    });
     await enumerator.run();
 
     let done = false;
-    const reader = sourceOf(options).createReader({ subtaskIndex: 0, parallelism: 1, boundedness: 'BOUNDED', signalNoMoreElement: () => (done = true), sendSplitRequest: () => {} });
+    const reader = sourceOf(options).createReader({
+      subtaskIndex: 0,
+      parallelism: 1,
+      boundedness: 'BOUNDED',
+      signalNoMoreElement: () => (done = true),
+      sendSplitRequest: () => {},
+    });
     reader.addSplits(splits);
     reader.handleNoMoreSplits();
     const out = new ListCollector();
@@ -86,7 +108,13 @@ describe('LocalFile source', () => {
     const dir = join(root, 'cols');
     mkdirSync(dir);
     writeFileSync(join(dir, 'a.txt'), 'tyrantlucifer#26#male');
-    const { rows, table } = await readAll({ path: dir, file_format_type: 'text', field_delimiter: '#', read_columns: ['gender', 'name'], schema: { fields: { name: 'string', age: 'int', gender: 'string' } } });
+    const { rows, table } = await readAll({
+      path: dir,
+      file_format_type: 'text',
+      field_delimiter: '#',
+      read_columns: ['gender', 'name'],
+      schema: { fields: { name: 'string', age: 'int', gender: 'string' } },
+    });
     expect(table.columns.map((c) => c.name)).toEqual(['gender', 'name']);
     expect(rows.map((r) => r.fields)).toEqual([['male', 'tyrantlucifer']]);
 
@@ -94,24 +122,41 @@ describe('LocalFile source', () => {
     mkdirSync(csv);
     writeFileSync(join(csv, 'q.csv'), '"a,b",1\n"say ""hi""",2');
     const q = await readAll({ path: csv, file_format_type: 'csv', schema: { fields: { s: 'string', n: 'int' } } });
-    expect(q.rows.map((r) => r.fields)).toEqual([['a,b', 1], ['say "hi"', 2]]);
+    expect(q.rows.map((r) => r.fields)).toEqual([
+      ['a,b', 1],
+      ['say "hi"', 2],
+    ]);
   });
 
   it('reads another encoding and names the line of a bad value', async () => {
     const dir = join(root, 'enc');
     mkdirSync(dir);
     writeFileSync(join(dir, 'a.txt'), Buffer.from('caf\xe9\u00011', 'latin1'));
-    const { rows } = await readAll({ path: dir, file_format_type: 'text', encoding: 'ISO-8859-1', schema: { fields: { s: 'string', n: 'int' } } });
+    const { rows } = await readAll({
+      path: dir,
+      file_format_type: 'text',
+      encoding: 'ISO-8859-1',
+      schema: { fields: { s: 'string', n: 'int' } },
+    });
     expect(rows.map((r) => r.fields)).toEqual([['café', 1]]);
     writeFileSync(join(dir, 'a.txt'), 'ok\u00011\nbad\u0001x1');
-    await expect(readAll({ path: dir, file_format_type: 'text', schema: { fields: { s: 'string', n: 'int' } } })).rejects.toThrow(/a\.txt line 2: Field 'n': 'x1' is not a valid int/);
+    await expect(readAll({ path: dir, file_format_type: 'text', schema: { fields: { s: 'string', n: 'int' } } })).rejects.toThrow(
+      /a\.txt line 2: Field 'n': 'x1' is not a valid int/,
+    );
   });
 
   it('reads json lines, exact bigint and decimal included', async () => {
     const dir = join(root, 'json');
     mkdirSync(dir);
-    writeFileSync(join(dir, 'a.json'), '{"code": 200, "data": "get success", "success": true, "big": 12345678901234567, "dec": 1.10}\n{"code": 300, "data": "get failed", "success": false}');
-    const { rows } = await readAll({ path: dir, file_format_type: 'json', schema: { fields: { code: 'int', data: 'string', success: 'boolean', big: 'bigint', dec: 'decimal(5, 2)' } } });
+    writeFileSync(
+      join(dir, 'a.json'),
+      '{"code": 200, "data": "get success", "success": true, "big": 12345678901234567, "dec": 1.10}\n{"code": 300, "data": "get failed", "success": false}',
+    );
+    const { rows } = await readAll({
+      path: dir,
+      file_format_type: 'json',
+      schema: { fields: { code: 'int', data: 'string', success: 'boolean', big: 'bigint', dec: 'decimal(5, 2)' } },
+    });
     expect(rows.map((r) => r.fields)).toEqual([
       [200, 'get success', true, 12345678901234567n, '1.10'],
       [300, 'get failed', false, null, null],
@@ -135,8 +180,23 @@ describe.skipIf(!shared)('the conformance cases that use LocalFile', () => {
     expect(localFileSinkFactory.spec.validate!(options)).toBeUndefined();
     // write into a temp folder instead of the case's /tmp/seatunnel/... path
     const out = mkdtempSync(join(root, 'case-'));
-    const redirected = { get: (n: string) => (n === 'path' ? out : n === 'tmp_path' ? join(out, '.tmp') : options.get(n)), has: (n: string) => options.has(n), raw: options.raw, place: (o?: string) => options.place(o) };
-    const sink = sinkOf(redirected, tableOf([['id', 'int'], ['name', 'string'], ['age', 'int']], 'fake'));
+    const redirected = {
+      get: (n: string) => (n === 'path' ? out : n === 'tmp_path' ? join(out, '.tmp') : options.get(n)),
+      has: (n: string) => options.has(n),
+      raw: options.raw,
+      place: (o?: string) => options.place(o),
+    };
+    const sink = sinkOf(
+      redirected,
+      tableOf(
+        [
+          ['id', 'int'],
+          ['name', 'string'],
+          ['age', 'int'],
+        ],
+        'fake',
+      ),
+    );
     await sink.prepare?.();
     const writer = sink.createWriter({ subtaskIndex: 0, parallelism: 1 });
     await writer.write([{ kind: '+I', tableId: 'fake', fields: [1, 'a', 20] }]);
@@ -178,9 +238,13 @@ describe.skipIf(!shared)('the conformance cases that use LocalFile', () => {
     const { localFileSourceFactory } = await import('./index.js');
     const { optionsOf } = await import('@tideway/api');
     const check = (o: Record<string, unknown>) => () => localFileSourceFactory.spec.validate!(optionsOf(o, localFileSourceFactory.spec));
-    expect(check({ tables_configs: [{ path: '/x', file_format_type: 'json' }] })).toThrow(/tables_configs item 1: Option 'schema' is required when file_format_type is json/);
+    expect(check({ tables_configs: [{ path: '/x', file_format_type: 'json' }] })).toThrow(
+      /tables_configs item 1: Option 'schema' is required when file_format_type is json/,
+    );
     expect(check({ tables_configs: [{ path: '/x', file_format_type: 'text', pth: 1 }] })).toThrow(/unknown option 'pth'/);
-    expect(check({ path: '/x', tables_configs: [{ path: '/x', file_format_type: 'text' }] })()).toMatch(/'path' is not used when tables_configs is set/);
+    expect(check({ path: '/x', tables_configs: [{ path: '/x', file_format_type: 'text' }] })()).toMatch(
+      /'path' is not used when tables_configs is set/,
+    );
     expect(check({})()).toMatch(/'path' is required \(or tables_configs\)/);
     const same = { path: '/x', file_format_type: 'text', schema: { table: 'db.same', fields: { a: 'string' } } };
     expect(() => sourceOf({ tables_configs: [same, same] })).toThrow(/two items of tables_configs name the same table db.same/);

@@ -27,7 +27,17 @@ const ROWS = [
 ];
 
 async function write(dir: string, useAttr: boolean): Promise<string> {
-  const sink = sinkOf({ path: dir, tmp_path: join(root, 'tmp'), file_format_type: 'xml', xml_use_attr_format: useAttr, xml_root_tag: 'ROOT', xml_row_tag: 'ROW' }, tableOf(COLUMNS));
+  const sink = sinkOf(
+    {
+      path: dir,
+      tmp_path: join(root, 'tmp'),
+      file_format_type: 'xml',
+      xml_use_attr_format: useAttr,
+      xml_root_tag: 'ROOT',
+      xml_row_tag: 'ROW',
+    },
+    tableOf(COLUMNS),
+  );
   const writer = sink.createWriter({ subtaskIndex: 0, parallelism: 1 });
   await writer.write(ROWS.map((fields): Row => ({ kind: '+I', tableId: 'db.t', fields })));
   const info = (await writer.prepareCommit!(1)) as FileCommitInfo;
@@ -57,7 +67,13 @@ describe('LocalFile xml', () => {
         { id: '1', name: 'a <b> & "c"', d: '1.0E7', at: '2024-01-02T03:04:05.500', tags: '[1,2]' },
         { id: '2', name: '', d: '0.5', at: '', tags: '' },
       ]);
-      const { rows } = await readAll({ path: dir, file_format_type: 'xml', xml_row_tag: 'ROW', xml_use_attr_format: layout === 'attr', schema: { fields: Object.fromEntries(COLUMNS) } });
+      const { rows } = await readAll({
+        path: dir,
+        file_format_type: 'xml',
+        xml_row_tag: 'ROW',
+        xml_use_attr_format: layout === 'attr',
+        schema: { fields: Object.fromEntries(COLUMNS) },
+      });
       expect(rows.map((r) => r.fields)).toEqual([
         [1n, 'a <b> & "c"', 1e7, '2024-01-02T03:04:05.500', [1, 2]], // the same instant, held as the file spells it
         [2n, '', 0.5, null, null],
@@ -67,12 +83,9 @@ describe('LocalFile xml', () => {
 
   it('spells times as Java toString does', async () => {
     const { javaTemporalToString } = await import('../../file-common/src/xml-format.js');
-    expect(['2024-01-02T03:04:05.5', '2024-01-02T03:04:00', '2024-01-02T03:04:00.000001', '10:00:05.123456789'].map(javaTemporalToString)).toEqual([
-      '2024-01-02T03:04:05.500',
-      '2024-01-02T03:04',
-      '2024-01-02T03:04:00.000001',
-      '10:00:05.123456789',
-    ]);
+    expect(
+      ['2024-01-02T03:04:05.5', '2024-01-02T03:04:00', '2024-01-02T03:04:00.000001', '10:00:05.123456789'].map(javaTemporalToString),
+    ).toEqual(['2024-01-02T03:04:05.500', '2024-01-02T03:04', '2024-01-02T03:04:00.000001', '10:00:05.123456789']);
   });
 
   it('reads a hand-written document: rows anywhere below the root, unknown fields ignored, read_columns', async () => {
@@ -82,7 +95,14 @@ describe('LocalFile xml', () => {
       join(dir, 'h.xml'),
       '<?xml version="1.0"?>\n<RECORDS><group><RECORD><n>1</n><s>x</s><other>?</other></RECORD></group><RECORD><s>y</s><n>2</n></RECORD></RECORDS>\n',
     );
-    const { rows } = await readAll({ path: dir, file_format_type: 'xml', xml_row_tag: 'RECORD', xml_use_attr_format: false, read_columns: ['s', 'n'], schema: { fields: { n: 'int', s: 'string' } } });
+    const { rows } = await readAll({
+      path: dir,
+      file_format_type: 'xml',
+      xml_row_tag: 'RECORD',
+      xml_use_attr_format: false,
+      read_columns: ['s', 'n'],
+      schema: { fields: { n: 'int', s: 'string' } },
+    });
     expect(rows.map((r) => r.fields)).toEqual([
       ['x', 1],
       ['y', 2],

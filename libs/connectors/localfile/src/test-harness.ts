@@ -1,4 +1,12 @@
-import { optionsOf, parseDataType, type CatalogTable, type Collector, type PluginOptions, type Row, type SourceReaderContext } from '@tideway/api';
+import {
+  optionsOf,
+  parseDataType,
+  type CatalogTable,
+  type Collector,
+  type PluginOptions,
+  type Row,
+  type SourceReaderContext,
+} from '@tideway/api';
 import type { FileSplit } from '@tideway/connector-file-common';
 import { localFileSinkFactory, localFileSourceFactory } from './index.js';
 
@@ -18,7 +26,13 @@ export function sinkOf(options: Record<string, unknown> | PluginOptions, table: 
 }
 
 export function sourceOf(options: Record<string, unknown>) {
-  return localFileSourceFactory.create({ jobId: 'job1', jobMode: 'BATCH', parallelism: 1, options: optionsOf(options, localFileSourceFactory.spec), inputTables: [] });
+  return localFileSourceFactory.create({
+    jobId: 'job1',
+    jobMode: 'BATCH',
+    parallelism: 1,
+    options: optionsOf(options, localFileSourceFactory.spec),
+    inputTables: [],
+  });
 }
 
 /** Collects emitted rows. */
@@ -49,7 +63,13 @@ export async function readAll(options: Record<string, unknown>): Promise<{ rows:
   await enumerator.open();
   await enumerator.run();
   let done = false;
-  const ctx: SourceReaderContext = { subtaskIndex: 0, parallelism: 1, boundedness: 'BOUNDED', signalNoMoreElement: () => (done = true), sendSplitRequest: () => {} };
+  const ctx: SourceReaderContext = {
+    subtaskIndex: 0,
+    parallelism: 1,
+    boundedness: 'BOUNDED',
+    signalNoMoreElement: () => (done = true),
+    sendSplitRequest: () => {},
+  };
   const reader = source.createReader(ctx);
   reader.addSplits(splits);
   if (noMore) reader.handleNoMoreSplits();

@@ -105,7 +105,13 @@ export class BinlogStream implements ChangeStream<BinlogPosition> {
       const d = this.decodings.get(`${e.schemaName}.${e.tableName}`);
       if (!d) return fetchCurrent(e, next);
       internals.tableMap[e.tableId] = {
-        columnSchemas: d.table.columns.map((c) => ({ COLUMN_NAME: c.name, COLLATION_NAME: c.collation, CHARACTER_SET_NAME: c.charset, COLUMN_COMMENT: '', COLUMN_TYPE: c.columnType })),
+        columnSchemas: d.table.columns.map((c) => ({
+          COLUMN_NAME: c.name,
+          COLLATION_NAME: c.collation,
+          CHARACTER_SET_NAME: c.charset,
+          COLUMN_COMMENT: '',
+          COLUMN_TYPE: c.columnType,
+        })),
         parentSchema: e.schemaName,
         tableName: e.tableName,
       } as ZongJiInternals['tableMap'][number];
@@ -250,7 +256,11 @@ export class BinlogStream implements ChangeStream<BinlogPosition> {
       const [database, table] = created[2] !== undefined ? [bare(created[1]!), bare(created[2])] : [e.schema ?? '', bare(created[1]!)];
       if (this.following.matches!(database, table)) {
         // Capturing it needs a snapshot and a new table downstream; skipping it would lose its rows silently.
-        throw new TidewayError(ErrorCode.EXTERNAL_SYSTEM, `table ${database}.${table} was created while the job runs and matches the source's table-pattern / database-pattern: capturing tables created after the start is not supported; start a new job to capture it`, { place: this.place });
+        throw new TidewayError(
+          ErrorCode.EXTERNAL_SYSTEM,
+          `table ${database}.${table} was created while the job runs and matches the source's table-pattern / database-pattern: capturing tables created after the start is not supported; start a new job to capture it`,
+          { place: this.place },
+        );
       }
     }
     const applied = applyDdl(this.record, e.query ?? '', e.schema ?? '', this.following.enabled, this.following.tinyInt1isBit, this.place);
@@ -261,7 +271,8 @@ export class BinlogStream implements ChangeStream<BinlogPosition> {
       const t = this.record.tables.find((x) => x.catalog.tableId === ev.tableId)!;
       this.track(t);
       // The next table map of the table must fetch its columns again (from the record).
-      for (const [id, m] of Object.entries(internals.tableMap)) if (m.parentSchema === t.database && m.tableName === t.table) delete internals.tableMap[Number(id)];
+      for (const [id, m] of Object.entries(internals.tableMap))
+        if (m.parentSchema === t.database && m.tableName === t.table) delete internals.tableMap[Number(id)];
     }
     this.txn = undefined;
     this.push({ type: 'schema', events: applied.events, schema: this.record, next: { file: this.file, pos: e.nextPosition } });
@@ -281,8 +292,10 @@ export class BinlogStream implements ChangeStream<BinlogPosition> {
     const tableId = d.table.catalog.tableId;
     const name = e.getEventName();
     for (const r of e.rows!) {
-      if (name === 'writerows') this.push({ type: 'change', txn, tableId, op: 'insert', before: null, after: this.row(d, r as Record<string, unknown>) });
-      else if (name === 'deleterows') this.push({ type: 'change', txn, tableId, op: 'delete', before: this.row(d, r as Record<string, unknown>), after: null });
+      if (name === 'writerows')
+        this.push({ type: 'change', txn, tableId, op: 'insert', before: null, after: this.row(d, r as Record<string, unknown>) });
+      else if (name === 'deleterows')
+        this.push({ type: 'change', txn, tableId, op: 'delete', before: this.row(d, r as Record<string, unknown>), after: null });
       else {
         const u = r as { before: Record<string, unknown>; after: Record<string, unknown> };
         this.push({ type: 'change', txn, tableId, op: 'update', before: this.row(d, u.before), after: this.row(d, u.after) });
@@ -295,7 +308,11 @@ export class BinlogStream implements ChangeStream<BinlogPosition> {
     for (let i = 0; i < d.names.length; i++) {
       const v = values[d.names[i]];
       if (v === undefined && !(d.names[i] in values)) {
-        throw new TidewayError(ErrorCode.EXTERNAL_SYSTEM, `a binlog row of table ${d.table.catalog.tableId} has no column '${d.names[i]}': binlog_row_image is not FULL, or the table changed in a way the binlog did not record`, { place: this.place });
+        throw new TidewayError(
+          ErrorCode.EXTERNAL_SYSTEM,
+          `a binlog row of table ${d.table.catalog.tableId} has no column '${d.names[i]}': binlog_row_image is not FULL, or the table changed in a way the binlog did not record`,
+          { place: this.place },
+        );
       }
       out[i] = v === null || v === undefined ? null : d.converters[i](v);
     }

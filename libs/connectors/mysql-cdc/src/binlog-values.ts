@@ -4,9 +4,11 @@ import type { DataType } from '@tideway/api';
 export type BinlogValueConverter = (v: unknown) => unknown;
 
 const same: BinlogValueConverter = (v) => v;
-const toBool: BinlogValueConverter = (v) => (Buffer.isBuffer(v) ? v.length > 0 && v[v.length - 1] !== 0 : typeof v === 'boolean' ? v : Number(v) !== 0);
+const toBool: BinlogValueConverter = (v) =>
+  Buffer.isBuffer(v) ? v.length > 0 && v[v.length - 1] !== 0 : typeof v === 'boolean' ? v : Number(v) !== 0;
 const toBigInt: BinlogValueConverter = (v) => (typeof v === 'bigint' ? v : BigInt(String(v)));
-const toText: BinlogValueConverter = (v) => (Array.isArray(v) ? v.join(',') : Buffer.isBuffer(v) ? v.toString('utf8') : typeof v === 'string' ? v : String(v));
+const toText: BinlogValueConverter = (v) =>
+  Array.isArray(v) ? v.join(',') : Buffer.isBuffer(v) ? v.toString('utf8') : typeof v === 'string' ? v : String(v);
 const toTimestamp: BinlogValueConverter = (v) => {
   const s = String(v);
   return s.charCodeAt(10) === 32 ? `${s.slice(0, 10)}T${s.slice(11)}` : s;

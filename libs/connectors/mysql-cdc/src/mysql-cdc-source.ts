@@ -1,7 +1,31 @@
-import type { CatalogTable, PluginContext, Source, SourceFactory, SourceReader, SourceReaderContext, SplitEnumerator, SplitEnumeratorContext } from '@tideway/api';
+import type {
+  CatalogTable,
+  PluginContext,
+  Source,
+  SourceFactory,
+  SourceReader,
+  SourceReaderContext,
+  SplitEnumerator,
+  SplitEnumeratorContext,
+} from '@tideway/api';
 import { ConfigError, ErrorCode, TidewayError } from '@tideway/common';
-import { CdcSourceReader, CdcSplitEnumerator, comparedCapturedTables, planChunks, wholeTableSplit, type CdcEnumeratorState, type CdcSplit, type ChangePositions } from '@tideway/connector-cdc-common';
-import { externalError, type ComparableTables, type ComparedTable, type JdbcConnection, type MySqlConnection } from '@tideway/connector-jdbc';
+import {
+  CdcSourceReader,
+  CdcSplitEnumerator,
+  comparedCapturedTables,
+  planChunks,
+  wholeTableSplit,
+  type CdcEnumeratorState,
+  type CdcSplit,
+  type ChangePositions,
+} from '@tideway/connector-cdc-common';
+import {
+  externalError,
+  type ComparableTables,
+  type ComparedTable,
+  type JdbcConnection,
+  type MySqlConnection,
+} from '@tideway/connector-jdbc';
 import { compareBinlog, type BinlogPosition } from './binlog-position.js';
 import { checkBinlog, connectMySql, discoverMySqlTables, type MySqlCapturedTable } from './mysql-catalog.js';
 import { compileMySqlCdcOptions, MYSQL_CDC_SPEC, type MySqlCdcConfig } from './mysql-cdc-options.js';
@@ -9,13 +33,17 @@ import { MySqlCdcDialect } from './mysql-dialect.js';
 import { readSchemaRecord, type MySqlSchemaRecord } from './mysql-schema.js';
 
 /** MySQL-CDC: snapshot chunks, then the ROW binlog, for MySQL and MariaDB. */
-export class MySqlCdcSource implements Source<CdcSplit<BinlogPosition, BinlogPosition>, CdcEnumeratorState>, ComparableTables, ChangePositions {
+export class MySqlCdcSource
+  implements Source<CdcSplit<BinlogPosition, BinlogPosition>, CdcEnumeratorState>, ComparableTables, ChangePositions
+{
   readonly config: MySqlCdcConfig;
   private tables: MySqlCapturedTable[] | undefined;
 
   constructor(private readonly ctx: PluginContext) {
     if (ctx.jobMode === 'BATCH') {
-      throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, 'MySQL-CDC is a streaming source: set env job.mode = "STREAMING"', { place: ctx.options.place() });
+      throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, 'MySQL-CDC is a streaming source: set env job.mode = "STREAMING"', {
+        place: ctx.options.place(),
+      });
     }
     this.config = compileMySqlCdcOptions(ctx.options);
   }
@@ -35,7 +63,10 @@ export class MySqlCdcSource implements Source<CdcSplit<BinlogPosition, BinlogPos
   }
 
   catalogTables(): CatalogTable[] {
-    if (!this.tables) throw new TidewayError(ErrorCode.INTERNAL, 'MySQL-CDC must be prepared (its schema read) before its tables are asked for', { place: this.config.place });
+    if (!this.tables)
+      throw new TidewayError(ErrorCode.INTERNAL, 'MySQL-CDC must be prepared (its schema read) before its tables are asked for', {
+        place: this.config.place,
+      });
     return this.tables.map((t) => t.catalog);
   }
 
@@ -93,7 +124,8 @@ export class MySqlCdcSource implements Source<CdcSplit<BinlogPosition, BinlogPos
       try {
         if (this.config.specific) position = this.config.specific;
         // timestamp: from the oldest binlog; the stream skips transactions before the time.
-        else if (this.config.startupMode === 'earliest' || this.config.startupMode === 'timestamp') position = { file: String((await conn.execute('SHOW BINARY LOGS')).rows[0][0]), pos: 4 };
+        else if (this.config.startupMode === 'earliest' || this.config.startupMode === 'timestamp')
+          position = { file: String((await conn.execute('SHOW BINARY LOGS')).rows[0][0]), pos: 4 };
         else {
           const r = (await conn.execute('SHOW MASTER STATUS')).rows[0];
           position = { file: String(r[0]), pos: Number(r[1]) };
@@ -123,19 +155,29 @@ export class MySqlCdcSource implements Source<CdcSplit<BinlogPosition, BinlogPos
     const k = conn.quote(key);
     const from = conn.tableSql(t.ref);
     const big = (v: unknown) => (v === null || v === undefined ? null : BigInt(String(v)));
-    return planChunks(t.catalog.tableId, key, t.catalog.columns.findIndex((c) => c.name === key), {
-      stats: async () => {
-        const r = (await conn.execute(`SELECT CAST(MIN(${k}) AS CHAR), CAST(MAX(${k}) AS CHAR), COUNT(*) FROM ${from}`)).rows[0];
-        return { min: big(r[0]), max: big(r[1]), count: Number(r[2]) };
+    return planChunks(
+      t.catalog.tableId,
+      key,
+      t.catalog.columns.findIndex((c) => c.name === key),
+      {
+        stats: async () => {
+          const r = (await conn.execute(`SELECT CAST(MIN(${k}) AS CHAR), CAST(MAX(${k}) AS CHAR), COUNT(*) FROM ${from}`)).rows[0];
+          return { min: big(r[0]), max: big(r[1]), count: Number(r[2]) };
+        },
+        keyAfter: async (start, offset) =>
+          big(
+            (await conn.execute(`SELECT CAST(${k} AS CHAR) FROM ${from} WHERE ${k} >= ${start} ORDER BY ${k} LIMIT 1 OFFSET ${offset}`))
+              .rows[0]?.[0],
+          ),
+        sample: async (rate) => {
+          const rows = (await conn.execute(`SELECT CAST(${k} AS CHAR) FROM ${from} ORDER BY ${k}`)).rows;
+          const out: bigint[] = [];
+          for (let i = rate - 1; i < rows.length; i += rate) out.push(BigInt(String(rows[i][0])));
+          return out;
+        },
       },
-      keyAfter: async (start, offset) => big((await conn.execute(`SELECT CAST(${k} AS CHAR) FROM ${from} WHERE ${k} >= ${start} ORDER BY ${k} LIMIT 1 OFFSET ${offset}`)).rows[0]?.[0]),
-      sample: async (rate) => {
-        const rows = (await conn.execute(`SELECT CAST(${k} AS CHAR) FROM ${from} ORDER BY ${k}`)).rows;
-        const out: bigint[] = [];
-        for (let i = rate - 1; i < rows.length; i += rate) out.push(BigInt(String(rows[i][0])));
-        return out;
-      },
-    }, this.config.chunking);
+      this.config.chunking,
+    );
   }
 }
 

@@ -34,29 +34,49 @@ function record(): MySqlSchemaRecord {
 
 describe('parseDdl', () => {
   it('reads ADD COLUMN definitions with defaults, positions and several clauses', () => {
-    const p = parseDdl("alter table products ADD COLUMN c1 varchar(64) not null default 'yy',ADD c2 int unsigned DEFAULT 1 COMMENT 'x' AFTER id, add column c3 timestamp not null default current_timestamp() first");
+    const p = parseDdl(
+      "alter table products ADD COLUMN c1 varchar(64) not null default 'yy',ADD c2 int unsigned DEFAULT 1 COMMENT 'x' AFTER id, add column c3 timestamp not null default current_timestamp() first",
+    );
     expect(p).toEqual({
       kind: 'alter',
       table: 'products',
       changes: [
         { kind: 'add', column: { name: 'c1', type: 'varchar(64)', nullable: false, primaryKey: false, defaultExpression: "'yy'" } },
-        { kind: 'add', column: { name: 'c2', type: 'int unsigned', nullable: true, primaryKey: false, defaultExpression: '1', comment: 'x' }, after: 'id' },
-        { kind: 'add', column: { name: 'c3', type: 'timestamp', nullable: false, primaryKey: false, defaultExpression: 'current_timestamp()' }, first: true },
+        {
+          kind: 'add',
+          column: { name: 'c2', type: 'int unsigned', nullable: true, primaryKey: false, defaultExpression: '1', comment: 'x' },
+          after: 'id',
+        },
+        {
+          kind: 'add',
+          column: { name: 'c3', type: 'timestamp', nullable: false, primaryKey: false, defaultExpression: 'current_timestamp()' },
+          first: true,
+        },
       ],
     });
   });
 
   it('reads DROP, RENAME, CHANGE, MODIFY and ALTER COLUMN, and skips index and table-option clauses', () => {
-    const p = parseDdl('ALTER TABLE `shop`.`products` DROP COLUMN a, drop b, ADD INDEX ix (c), RENAME COLUMN c TO d, CHANGE e f int default 1 not null, MODIFY name LONGTEXT DEFAULT \'SeaTunnel\' NOT NULL, ALTER COLUMN g SET DEFAULT 5, ENGINE=InnoDB');
+    const p = parseDdl(
+      "ALTER TABLE `shop`.`products` DROP COLUMN a, drop b, ADD INDEX ix (c), RENAME COLUMN c TO d, CHANGE e f int default 1 not null, MODIFY name LONGTEXT DEFAULT 'SeaTunnel' NOT NULL, ALTER COLUMN g SET DEFAULT 5, ENGINE=InnoDB",
+    );
     expect(p.kind).toBe('alter');
     if (p.kind !== 'alter') return;
     expect(p.database).toBe('shop');
     expect(p.changes.map((c) => c.kind)).toEqual(['drop', 'drop', 'rename', 'change', 'change', 'default']);
-    expect(p.changes[4]).toEqual({ kind: 'change', from: 'name', column: { name: 'name', type: 'longtext', nullable: false, primaryKey: false, defaultExpression: "'SeaTunnel'" } });
+    expect(p.changes[4]).toEqual({
+      kind: 'change',
+      from: 'name',
+      column: { name: 'name', type: 'longtext', nullable: false, primaryKey: false, defaultExpression: "'SeaTunnel'" },
+    });
   });
 
   it('names the tables of statements it does not follow, and ignores statements about no table', () => {
-    expect(parseDdl('TRUNCATE TABLE shop.products')).toEqual({ kind: 'other-table', tables: [{ database: 'shop', table: 'products' }], what: 'TRUNCATE TABLE' });
+    expect(parseDdl('TRUNCATE TABLE shop.products')).toEqual({
+      kind: 'other-table',
+      tables: [{ database: 'shop', table: 'products' }],
+      what: 'TRUNCATE TABLE',
+    });
     expect(parseDdl('RENAME TABLE a TO b').kind).toBe('other-table');
     expect(parseDdl("GRANT ALL ON *.* TO 'x'@'%'")).toEqual({ kind: 'none' });
     expect(parseDdl('alter table t convert to character set utf8mb4')).toMatchObject({ unsupported: expect.stringContaining('CONVERT') });
@@ -65,7 +85,14 @@ describe('parseDdl', () => {
 
 describe('applyDdl', () => {
   it('turns a statement into schema-change events and a new record', () => {
-    const out = applyDdl(record(), "alter table products add column c1 varchar(64) not null default 'yy', change weight w double", 'shop', true, true, place)!;
+    const out = applyDdl(
+      record(),
+      "alter table products add column c1 varchar(64) not null default 'yy', change weight w double",
+      'shop',
+      true,
+      true,
+      place,
+    )!;
     expect(out.events).toHaveLength(1);
     const e = out.events[0]!;
     expect(e.changes.map((c) => c.kind)).toEqual(['add', 'rename', 'modify']);
@@ -87,7 +114,11 @@ describe('applyDdl', () => {
   it('ignores other tables and index-only changes; refuses column changes when schema changes are off', () => {
     expect(applyDdl(record(), 'alter table other add column x int', 'shop', true, true, place)).toBeUndefined();
     expect(applyDdl(record(), 'alter table products add index ix (name)', 'shop', false, true, place)).toBeUndefined();
-    expect(() => applyDdl(record(), 'alter table products add column x int', 'shop', false, true, place)).toThrow(/table shop\.products changed .*schema-changes\.enabled = true/);
-    expect(() => applyDdl(record(), 'truncate table products', 'shop', true, true, place)).toThrow(/table shop\.products: TRUNCATE TABLE is not supported/);
+    expect(() => applyDdl(record(), 'alter table products add column x int', 'shop', false, true, place)).toThrow(
+      /table shop\.products changed .*schema-changes\.enabled = true/,
+    );
+    expect(() => applyDdl(record(), 'truncate table products', 'shop', true, true, place)).toThrow(
+      /table shop\.products: TRUNCATE TABLE is not supported/,
+    );
   });
 });

@@ -30,7 +30,13 @@ export type DdlColumnChange =
 
 /** What a DDL statement does to one table. */
 export type ParsedDdl =
-  | { readonly kind: 'alter'; readonly database?: string; readonly table: string; readonly changes: readonly DdlColumnChange[]; readonly unsupported?: string }
+  | {
+      readonly kind: 'alter';
+      readonly database?: string;
+      readonly table: string;
+      readonly changes: readonly DdlColumnChange[];
+      readonly unsupported?: string;
+    }
   /** A statement naming tables that the parser does not follow (RENAME/DROP/TRUNCATE TABLE...): `what` says which. */
   | { readonly kind: 'other-table'; readonly tables: readonly { database?: string; table: string }[]; readonly what: string }
   | { readonly kind: 'none' };
@@ -48,7 +54,10 @@ interface Token {
 function unquote(text: string): string {
   const q = text[0];
   if (q !== "'" && q !== '"') return text;
-  return text.slice(1, -1).replace(/\\(.)/g, '$1').replace(new RegExp(`${q}${q}`, 'g'), q);
+  return text
+    .slice(1, -1)
+    .replace(/\\(.)/g, '$1')
+    .replace(new RegExp(`${q}${q}`, 'g'), q);
 }
 
 function tokenize(sql: string): Token[] {
@@ -124,11 +133,52 @@ function tokenize(sql: string): Token[] {
 }
 
 /** Clause starts that add or drop something other than a column. */
-const NON_COLUMN = new Set(['INDEX', 'KEY', 'UNIQUE', 'PRIMARY', 'CONSTRAINT', 'FULLTEXT', 'SPATIAL', 'FOREIGN', 'CHECK', 'PERIOD', 'SYSTEM', 'PARTITION']);
+const NON_COLUMN = new Set([
+  'INDEX',
+  'KEY',
+  'UNIQUE',
+  'PRIMARY',
+  'CONSTRAINT',
+  'FULLTEXT',
+  'SPATIAL',
+  'FOREIGN',
+  'CHECK',
+  'PERIOD',
+  'SYSTEM',
+  'PARTITION',
+]);
 /** Column attributes that end the type part of a definition. */
 const ATTRIBUTE_WORDS = new Set([
-  'NOT', 'NULL', 'DEFAULT', 'AUTO_INCREMENT', 'UNIQUE', 'PRIMARY', 'KEY', 'COMMENT', 'COLLATE', 'ON', 'INVISIBLE', 'VISIBLE',
-  'COLUMN_FORMAT', 'STORAGE', 'GENERATED', 'AS', 'CHECK', 'REFERENCES', 'FIRST', 'AFTER', 'CONSTRAINT', 'SERIAL', 'WITH', 'WITHOUT', 'ENGINE_ATTRIBUTE', 'SECONDARY_ENGINE_ATTRIBUTE', 'COMPRESSED', 'PERSISTENT', 'VIRTUAL', 'STORED',
+  'NOT',
+  'NULL',
+  'DEFAULT',
+  'AUTO_INCREMENT',
+  'UNIQUE',
+  'PRIMARY',
+  'KEY',
+  'COMMENT',
+  'COLLATE',
+  'ON',
+  'INVISIBLE',
+  'VISIBLE',
+  'COLUMN_FORMAT',
+  'STORAGE',
+  'GENERATED',
+  'AS',
+  'CHECK',
+  'REFERENCES',
+  'FIRST',
+  'AFTER',
+  'CONSTRAINT',
+  'SERIAL',
+  'WITH',
+  'WITHOUT',
+  'ENGINE_ATTRIBUTE',
+  'SECONDARY_ENGINE_ATTRIBUTE',
+  'COMPRESSED',
+  'PERSISTENT',
+  'VIRTUAL',
+  'STORED',
 ]);
 
 class Parser {
@@ -210,7 +260,12 @@ class Parser {
     const base = this.identifier().toLowerCase();
     typeEnd = this.t[this.pos - 1]!.end;
     if (base === 'double' && this.is('PRECISION')) typeEnd = this.next().end;
-    if ((base === 'character' || base === 'national' || base === 'long') && this.peek()?.kind === 'word' && !ATTRIBUTE_WORDS.has(this.peek()!.value.toUpperCase())) typeEnd = this.next().end;
+    if (
+      (base === 'character' || base === 'national' || base === 'long') &&
+      this.peek()?.kind === 'word' &&
+      !ATTRIBUTE_WORDS.has(this.peek()!.value.toUpperCase())
+    )
+      typeEnd = this.next().end;
     if (this.isPunct('(')) {
       this.group();
       typeEnd = this.t[this.pos - 1]!.end;
@@ -263,7 +318,15 @@ class Parser {
       } else if (this.accept('REFERENCES')) this.skipClause();
       else throw new Error(`unexpected '${this.peek()!.text}' in the definition of column ${name}`);
     }
-    return { name, type, nullable, primaryKey, ...(defaultExpression !== undefined ? { defaultExpression } : {}), ...(comment !== undefined ? { comment } : {}), ...(charset !== undefined ? { charset } : {}) };
+    return {
+      name,
+      type,
+      nullable,
+      primaryKey,
+      ...(defaultExpression !== undefined ? { defaultExpression } : {}),
+      ...(comment !== undefined ? { comment } : {}),
+      ...(charset !== undefined ? { charset } : {}),
+    };
   }
 
   /** A default or ON UPDATE expression, as written. */

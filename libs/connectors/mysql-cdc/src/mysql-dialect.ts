@@ -56,12 +56,14 @@ export class MySqlCdcDialect implements CdcDialect<BinlogPosition, BinlogPositio
     try {
       record ??= await readSchemaRecord(conn, [...tables.values()]);
     } catch (err) {
-      throw externalError('reading the captured tables\' column types', err, this.cfg.place);
+      throw externalError("reading the captured tables' column types", err, this.cfg.place);
     }
     const { tablePattern, databasePattern, databaseNames } = this.cfg;
-    const matches = tablePattern || databasePattern
-      ? (db: string, t: string) => (tablePattern?.re.test(`${db}.${t}`) ?? true) && (databasePattern?.re.test(db) ?? true) && (databaseNames?.includes(db) ?? true)
-      : undefined;
+    const matches =
+      tablePattern || databasePattern
+        ? (db: string, t: string) =>
+            (tablePattern?.re.test(`${db}.${t}`) ?? true) && (databasePattern?.re.test(db) ?? true) && (databaseNames?.includes(db) ?? true)
+        : undefined;
     const following = { enabled: this.cfg.schemaChanges, tinyInt1isBit: this.cfg.settings.tinyInt1isBit, ...(matches ? { matches } : {}) };
     return new BinlogStream(this.cfg.settings, record, this.cfg.serverId, position, this.cfg.place, following, this.cfg.startupTimestampMs);
   }
@@ -87,7 +89,9 @@ export class MySqlCdcDialect implements CdcDialect<BinlogPosition, BinlogPositio
   private async beginSnapshot(conn: MySqlConnection): Promise<BinlogPosition> {
     if (this.mariadb) {
       await conn.execute('START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY');
-      const status = new Map((await conn.execute("SHOW STATUS LIKE 'binlog_snapshot_%'")).rows.map((r) => [String(r[0]).toLowerCase(), String(r[1])]));
+      const status = new Map(
+        (await conn.execute("SHOW STATUS LIKE 'binlog_snapshot_%'")).rows.map((r) => [String(r[0]).toLowerCase(), String(r[1])]),
+      );
       return { file: status.get('binlog_snapshot_file')!, pos: Number(status.get('binlog_snapshot_position')) };
     }
     await conn.execute('FLUSH TABLES WITH READ LOCK');

@@ -40,8 +40,16 @@ export async function readSchemaRecord(conn: JdbcConnection, tables: readonly My
   for (const t of tables) {
     const db = conn.literal(t.ref.database);
     const name = conn.literal(t.ref.table);
-    const cols = (await conn.execute(`SELECT COLUMN_NAME, COLUMN_TYPE, CHARACTER_SET_NAME, COLLATION_NAME FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ${db} AND TABLE_NAME = ${name} ORDER BY ORDINAL_POSITION`)).rows;
-    const cs = (await conn.execute(`SELECT c.CHARACTER_SET_NAME FROM information_schema.TABLES t JOIN information_schema.COLLATIONS c ON c.COLLATION_NAME = t.TABLE_COLLATION WHERE t.TABLE_SCHEMA = ${db} AND t.TABLE_NAME = ${name}`)).rows;
+    const cols = (
+      await conn.execute(
+        `SELECT COLUMN_NAME, COLUMN_TYPE, CHARACTER_SET_NAME, COLLATION_NAME FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ${db} AND TABLE_NAME = ${name} ORDER BY ORDINAL_POSITION`,
+      )
+    ).rows;
+    const cs = (
+      await conn.execute(
+        `SELECT c.CHARACTER_SET_NAME FROM information_schema.TABLES t JOIN information_schema.COLLATIONS c ON c.COLLATION_NAME = t.TABLE_COLLATION WHERE t.TABLE_SCHEMA = ${db} AND t.TABLE_NAME = ${name}`,
+      )
+    ).rows;
     const byName = new Map(cols.map((r) => [String(r[0]), r]));
     out.push({
       database: t.ref.database,
@@ -50,7 +58,12 @@ export async function readSchemaRecord(conn: JdbcConnection, tables: readonly My
       // In the catalog's order (the order rows are emitted in), which is the table's.
       columns: t.catalog.columns.map((c) => {
         const r = byName.get(c.name);
-        return { name: c.name, columnType: r ? String(r[1]) : '', charset: r?.[2] == null ? null : String(r[2]), collation: r?.[3] == null ? null : String(r[3]) };
+        return {
+          name: c.name,
+          columnType: r ? String(r[1]) : '',
+          charset: r?.[2] == null ? null : String(r[2]),
+          collation: r?.[3] == null ? null : String(r[3]),
+        };
       }),
       catalog: t.catalog,
     });
@@ -81,22 +94,42 @@ function sameNativeType(a: string, b: string): boolean {
  * sentence naming the table, for a change of a captured table that cannot be followed, and for
  * any column change when `enabled` is false (schema-changes.enabled).
  */
-export function applyDdl(record: MySqlSchemaRecord, sql: string, schema: string, enabled: boolean, tinyInt1isBit: boolean, place: Place): AppliedDdl | undefined {
+export function applyDdl(
+  record: MySqlSchemaRecord,
+  sql: string,
+  schema: string,
+  enabled: boolean,
+  tinyInt1isBit: boolean,
+  place: Place,
+): AppliedDdl | undefined {
   let parsed;
   try {
     parsed = parseDdl(sql);
   } catch (err) {
     // Only a statement about a captured table matters; find one by name in the text.
-    const named = record.tables.find((t) => new RegExp(`\\b${t.table.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\b`, 'i').test(sql) && /^\s*alter\s/i.test(sql));
+    const named = record.tables.find(
+      (t) => new RegExp(`\\b${t.table.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\b`, 'i').test(sql) && /^\s*alter\s/i.test(sql),
+    );
     if (!named) return undefined;
-    throw new TidewayError(ErrorCode.EXTERNAL_SYSTEM, `table ${named.catalog.tableId}: the binlog's statement '${sql.trim().slice(0, 200)}' could not be read (${(err as Error).message})`, { place });
+    throw new TidewayError(
+      ErrorCode.EXTERNAL_SYSTEM,
+      `table ${named.catalog.tableId}: the binlog's statement '${sql.trim().slice(0, 200)}' could not be read (${(err as Error).message})`,
+      { place },
+    );
   }
-  const find = (db: string | undefined, table: string) => record.tables.findIndex((t) => t.database.toLowerCase() === (db ?? schema).toLowerCase() && t.table.toLowerCase() === table.toLowerCase());
+  const find = (db: string | undefined, table: string) =>
+    record.tables.findIndex(
+      (t) => t.database.toLowerCase() === (db ?? schema).toLowerCase() && t.table.toLowerCase() === table.toLowerCase(),
+    );
   if (parsed.kind === 'none') return undefined;
   if (parsed.kind === 'other-table') {
     const i = parsed.tables.map((t) => find(t.database, t.table)).find((x) => x >= 0);
     if (i === undefined) return undefined;
-    throw new TidewayError(ErrorCode.EXTERNAL_SYSTEM, `table ${record.tables[i]!.catalog.tableId}: ${parsed.what} is not supported while the table is captured (schema evolution follows column changes only)`, { place });
+    throw new TidewayError(
+      ErrorCode.EXTERNAL_SYSTEM,
+      `table ${record.tables[i]!.catalog.tableId}: ${parsed.what} is not supported while the table is captured (schema evolution follows column changes only)`,
+      { place },
+    );
   }
   const i = find(parsed.database, parsed.table);
   if (i < 0) return undefined;
@@ -118,7 +151,11 @@ export function applyDdl(record: MySqlSchemaRecord, sql: string, schema: string,
     type: mysqlTypeOfText(def.type, tinyInt1isBit, place, `table ${tableId}, column ${def.name}`),
     nullable: def.nullable,
     ...(def.comment !== undefined ? { comment: def.comment } : {}),
-    native: { dialect: 'mysql', type: def.type, ...(def.defaultExpression !== undefined ? { defaultExpression: def.defaultExpression } : {}) },
+    native: {
+      dialect: 'mysql',
+      type: def.type,
+      ...(def.defaultExpression !== undefined ? { defaultExpression: def.defaultExpression } : {}),
+    },
   });
   const tracked1 = (def: ColumnDefinition): TrackedColumn => {
     const text = isTextType(def.type);
@@ -135,9 +172,15 @@ export function applyDdl(record: MySqlSchemaRecord, sql: string, schema: string,
     const fail = (why: string) => new TidewayError(ErrorCode.EXTERNAL_SYSTEM, `table ${tableId}: ${why}`, { place });
     switch (c.kind) {
       case 'add':
-        if (at(c.column.name) >= 0) throw fail(`ADD COLUMN ${c.column.name}: the column exists already in the schema the binlog position has`);
+        if (at(c.column.name) >= 0)
+          throw fail(`ADD COLUMN ${c.column.name}: the column exists already in the schema the binlog position has`);
         place1(tracked1(c.column), c);
-        changes.push({ kind: 'add', column: changedColumn(c.column), ...(c.after !== undefined ? { after: c.after } : {}), ...(c.first ? { first: true } : {}) });
+        changes.push({
+          kind: 'add',
+          column: changedColumn(c.column),
+          ...(c.after !== undefined ? { after: c.after } : {}),
+          ...(c.first ? { first: true } : {}),
+        });
         break;
       case 'drop':
         if (at(c.name) < 0) throw fail(`DROP COLUMN ${c.name}: no such column in the schema the binlog position has`);
@@ -161,11 +204,22 @@ export function applyDdl(record: MySqlSchemaRecord, sql: string, schema: string,
         if (from !== c.column.name) changes.push({ kind: 'rename', from, to: c.column.name });
         const next = changedColumn(c.column);
         const moved = c.after !== undefined || c.first === true;
-        const same = oldCatalog !== undefined && sameNativeType(old.columnType, c.column.type) && oldCatalog.nullable === next.nullable && c.column.defaultExpression === undefined;
+        const same =
+          oldCatalog !== undefined &&
+          sameNativeType(old.columnType, c.column.type) &&
+          oldCatalog.nullable === next.nullable &&
+          c.column.defaultExpression === undefined;
         columns.splice(j, 1);
         if (moved) place1(tracked1(c.column), c);
         else columns.splice(j, 0, tracked1(c.column));
-        if (!same || moved) changes.push({ kind: 'modify', name: c.column.name, column: next, ...(c.after !== undefined ? { after: c.after } : {}), ...(c.first ? { first: true } : {}) });
+        if (!same || moved)
+          changes.push({
+            kind: 'modify',
+            name: c.column.name,
+            column: next,
+            ...(c.after !== undefined ? { after: c.after } : {}),
+            ...(c.first ? { first: true } : {}),
+          });
         break;
       }
       case 'default': {
@@ -176,7 +230,14 @@ export function applyDdl(record: MySqlSchemaRecord, sql: string, schema: string,
         changes.push({
           kind: 'modify',
           name: col.name,
-          column: { ...col, native: { dialect: 'mysql', type: nativeType, ...(c.defaultExpression !== undefined ? { defaultExpression: c.defaultExpression } : {}) } } as ChangedColumn,
+          column: {
+            ...col,
+            native: {
+              dialect: 'mysql',
+              type: nativeType,
+              ...(c.defaultExpression !== undefined ? { defaultExpression: c.defaultExpression } : {}),
+            },
+          } as ChangedColumn,
         });
         break;
       }

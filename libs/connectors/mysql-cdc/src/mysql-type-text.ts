@@ -8,19 +8,62 @@ const TEXT_CHARSET = 33;
 
 /** Type codes by the base word of a column type as DDL writes it. */
 const CODES: Record<string, number> = {
-  tinyint: MySqlType.TINY, bool: MySqlType.TINY, boolean: MySqlType.TINY, smallint: MySqlType.SHORT, mediumint: MySqlType.INT24,
-  int: MySqlType.LONG, integer: MySqlType.LONG, bigint: MySqlType.LONGLONG, serial: MySqlType.LONGLONG,
-  float: MySqlType.FLOAT, double: MySqlType.DOUBLE, real: MySqlType.DOUBLE, 'double precision': MySqlType.DOUBLE,
-  decimal: MySqlType.NEWDECIMAL, numeric: MySqlType.NEWDECIMAL, dec: MySqlType.NEWDECIMAL, fixed: MySqlType.NEWDECIMAL,
-  date: MySqlType.DATE, time: MySqlType.TIME, datetime: MySqlType.DATETIME, timestamp: MySqlType.TIMESTAMP, year: MySqlType.YEAR,
-  char: MySqlType.STRING, character: MySqlType.STRING, varchar: MySqlType.VAR_STRING, 'character varying': MySqlType.VAR_STRING,
-  nchar: MySqlType.STRING, nvarchar: MySqlType.VAR_STRING, 'national char': MySqlType.STRING, 'national varchar': MySqlType.VAR_STRING,
-  tinytext: MySqlType.TINY_BLOB, text: MySqlType.BLOB, mediumtext: MySqlType.MEDIUM_BLOB, longtext: MySqlType.LONG_BLOB, 'long varchar': MySqlType.MEDIUM_BLOB,
-  binary: MySqlType.STRING, varbinary: MySqlType.VAR_STRING, tinyblob: MySqlType.TINY_BLOB, blob: MySqlType.BLOB,
-  mediumblob: MySqlType.MEDIUM_BLOB, longblob: MySqlType.LONG_BLOB, bit: MySqlType.BIT, json: MySqlType.JSON,
-  enum: MySqlType.ENUM, set: MySqlType.SET, uuid: MySqlType.STRING, inet4: MySqlType.STRING, inet6: MySqlType.STRING,
-  geometry: MySqlType.GEOMETRY, point: MySqlType.GEOMETRY, linestring: MySqlType.GEOMETRY, polygon: MySqlType.GEOMETRY,
-  multipoint: MySqlType.GEOMETRY, multilinestring: MySqlType.GEOMETRY, multipolygon: MySqlType.GEOMETRY, geometrycollection: MySqlType.GEOMETRY,
+  tinyint: MySqlType.TINY,
+  bool: MySqlType.TINY,
+  boolean: MySqlType.TINY,
+  smallint: MySqlType.SHORT,
+  mediumint: MySqlType.INT24,
+  int: MySqlType.LONG,
+  integer: MySqlType.LONG,
+  bigint: MySqlType.LONGLONG,
+  serial: MySqlType.LONGLONG,
+  float: MySqlType.FLOAT,
+  double: MySqlType.DOUBLE,
+  real: MySqlType.DOUBLE,
+  'double precision': MySqlType.DOUBLE,
+  decimal: MySqlType.NEWDECIMAL,
+  numeric: MySqlType.NEWDECIMAL,
+  dec: MySqlType.NEWDECIMAL,
+  fixed: MySqlType.NEWDECIMAL,
+  date: MySqlType.DATE,
+  time: MySqlType.TIME,
+  datetime: MySqlType.DATETIME,
+  timestamp: MySqlType.TIMESTAMP,
+  year: MySqlType.YEAR,
+  char: MySqlType.STRING,
+  character: MySqlType.STRING,
+  varchar: MySqlType.VAR_STRING,
+  'character varying': MySqlType.VAR_STRING,
+  nchar: MySqlType.STRING,
+  nvarchar: MySqlType.VAR_STRING,
+  'national char': MySqlType.STRING,
+  'national varchar': MySqlType.VAR_STRING,
+  tinytext: MySqlType.TINY_BLOB,
+  text: MySqlType.BLOB,
+  mediumtext: MySqlType.MEDIUM_BLOB,
+  longtext: MySqlType.LONG_BLOB,
+  'long varchar': MySqlType.MEDIUM_BLOB,
+  binary: MySqlType.STRING,
+  varbinary: MySqlType.VAR_STRING,
+  tinyblob: MySqlType.TINY_BLOB,
+  blob: MySqlType.BLOB,
+  mediumblob: MySqlType.MEDIUM_BLOB,
+  longblob: MySqlType.LONG_BLOB,
+  bit: MySqlType.BIT,
+  json: MySqlType.JSON,
+  enum: MySqlType.ENUM,
+  set: MySqlType.SET,
+  uuid: MySqlType.STRING,
+  inet4: MySqlType.STRING,
+  inet6: MySqlType.STRING,
+  geometry: MySqlType.GEOMETRY,
+  point: MySqlType.GEOMETRY,
+  linestring: MySqlType.GEOMETRY,
+  polygon: MySqlType.GEOMETRY,
+  multipoint: MySqlType.GEOMETRY,
+  multilinestring: MySqlType.GEOMETRY,
+  multipolygon: MySqlType.GEOMETRY,
+  geometrycollection: MySqlType.GEOMETRY,
 };
 const BINARY_BASES = new Set(['binary', 'varbinary', 'tinyblob', 'blob', 'mediumblob', 'longblob']);
 
@@ -36,7 +79,10 @@ export function mysqlTypeOfText(typeText: string, tinyInt1isBit: boolean, place:
   if (!m || code === undefined) {
     throw new TidewayError(ErrorCode.UNSUPPORTED_TYPE, `${where}: column type '${typeText}' is not supported`, { place });
   }
-  const params = (m[2] ?? '').split(',').map((p) => p.trim()).filter((p) => p !== '');
+  const params = (m[2] ?? '')
+    .split(',')
+    .map((p) => p.trim())
+    .filter((p) => p !== '');
   const rest = (m[3] ?? '').toLowerCase();
   const unsigned = /\bunsigned\b/.test(rest) || base === 'serial';
   const n = params.length > 0 && /^\d+$/.test(params[0]!) ? Number(params[0]) : undefined;

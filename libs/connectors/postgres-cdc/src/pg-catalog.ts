@@ -6,7 +6,11 @@ import { pgTableRefs, type PgCdcConfig, type PgTableRef } from './pg-cdc-options
 
 /** Opens a session (retrying refused or dropped connections connect.max-retries times). */
 export async function connectPg(cfg: PgCdcConfig): Promise<PgConnection> {
-  return (await withRetries(cfg.connectRetries, () => openConnection(cfg.settings, cfg.place), (e) => e instanceof TidewayError && e.retryable)) as PgConnection;
+  return (await withRetries(
+    cfg.connectRetries,
+    () => openConnection(cfg.settings, cfg.place),
+    (e) => e instanceof TidewayError && e.retryable,
+  )) as PgConnection;
 }
 
 /** The tables of table-names, or those table-pattern / database-pattern match now. */
@@ -16,7 +20,10 @@ async function capturedRefs(conn: JdbcConnection, cfg: PgCdcConfig): Promise<rea
     conn,
     cfg,
     "SELECT table_schema, table_name FROM information_schema.tables WHERE table_type = 'BASE TABLE' AND table_schema NOT IN ('pg_catalog', 'information_schema') AND table_schema NOT LIKE 'pg\\_%'",
-    (r) => (cfg.schemaNames === undefined || cfg.schemaNames.includes(String(r[0])) ? { name: `${cfg.database}.${String(r[0])}.${String(r[1])}`, database: cfg.database } : undefined),
+    (r) =>
+      cfg.schemaNames === undefined || cfg.schemaNames.includes(String(r[0]))
+        ? { name: `${cfg.database}.${String(r[0])}.${String(r[1])}`, database: cfg.database }
+        : undefined,
     'Postgres-CDC',
     cfg.place,
     (what, err) => externalError(what, err, cfg.place),

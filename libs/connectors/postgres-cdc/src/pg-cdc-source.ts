@@ -1,4 +1,13 @@
-import type { CatalogTable, PluginContext, Source, SourceFactory, SourceReader, SourceReaderContext, SplitEnumerator, SplitEnumeratorContext } from '@tideway/api';
+import type {
+  CatalogTable,
+  PluginContext,
+  Source,
+  SourceFactory,
+  SourceReader,
+  SourceReaderContext,
+  SplitEnumerator,
+  SplitEnumeratorContext,
+} from '@tideway/api';
 import { readPgSchemaRecord } from './pg-schema.js';
 import { ConfigError, ErrorCode, TidewayError } from '@tideway/common';
 import {
@@ -26,7 +35,9 @@ export class PgCdcSource implements Source<CdcSplit<string, PgWatermark>, CdcEnu
 
   constructor(private readonly ctx: PluginContext) {
     if (ctx.jobMode === 'BATCH') {
-      throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, 'Postgres-CDC is a streaming source: set env job.mode = "STREAMING"', { place: ctx.options.place() });
+      throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, 'Postgres-CDC is a streaming source: set env job.mode = "STREAMING"', {
+        place: ctx.options.place(),
+      });
     }
     this.config = compilePgCdcOptions(ctx.options);
   }
@@ -47,7 +58,10 @@ export class PgCdcSource implements Source<CdcSplit<string, PgWatermark>, CdcEnu
   }
 
   catalogTables(): CatalogTable[] {
-    if (!this.tables) throw new TidewayError(ErrorCode.INTERNAL, 'Postgres-CDC must be prepared (its schema read) before its tables are asked for', { place: this.config.place });
+    if (!this.tables)
+      throw new TidewayError(ErrorCode.INTERNAL, 'Postgres-CDC must be prepared (its schema read) before its tables are asked for', {
+        place: this.config.place,
+      });
     return this.tables.map((t) => t.catalog);
   }
 
@@ -105,7 +119,11 @@ export class PgCdcSource implements Source<CdcSplit<string, PgWatermark>, CdcEnu
       } else if (this.config.specificLsn !== undefined) {
         // The server cannot decode below the slot's confirmed position: it would silently start there.
         if (this.config.specificLsn < parseLsn(slotLsn)) {
-          throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `startup.specific-offset.pos ${this.config.specificLsn} (${formatLsn(this.config.specificLsn)}) lies before replication slot '${this.config.slot}''s confirmed position ${slotLsn}: PostgreSQL has released that WAL for the slot`, { place: this.config.place });
+          throw new ConfigError(
+            ErrorCode.CONFIG_BAD_VALUE,
+            `startup.specific-offset.pos ${this.config.specificLsn} (${formatLsn(this.config.specificLsn)}) lies before replication slot '${this.config.slot}''s confirmed position ${slotLsn}: PostgreSQL has released that WAL for the slot`,
+            { place: this.config.place },
+          );
         }
         position = formatLsn(this.config.specificLsn);
       } else if (this.config.startupMode === 'initial') {
@@ -126,15 +144,34 @@ export class PgCdcSource implements Source<CdcSplit<string, PgWatermark>, CdcEnu
     const k = conn.quote(key);
     const from = conn.tableSql(t.ref);
     const big = (v: unknown) => (v === null || v === undefined ? null : BigInt(String(v)));
-    return planChunks(t.catalog.tableId, key, t.catalog.columns.findIndex((c) => c.name === key), {
-      stats: async () => {
-        const r = (await conn.execute(`SELECT MIN(${k})::text, MAX(${k})::text, COUNT(*) FROM ${from}`)).rows[0];
-        return { min: big(r[0]), max: big(r[1]), count: Number(r[2]) };
+    return planChunks(
+      t.catalog.tableId,
+      key,
+      t.catalog.columns.findIndex((c) => c.name === key),
+      {
+        stats: async () => {
+          const r = (await conn.execute(`SELECT MIN(${k})::text, MAX(${k})::text, COUNT(*) FROM ${from}`)).rows[0];
+          return { min: big(r[0]), max: big(r[1]), count: Number(r[2]) };
+        },
+        keyAfter: async (start, offset) =>
+          big(
+            (
+              await conn.execute(`SELECT ${k}::text FROM ${from} WHERE ${k} >= $1 ORDER BY ${k} OFFSET $2 LIMIT 1`, [
+                start.toString(),
+                offset,
+              ])
+            ).rows[0]?.[0],
+          ),
+        sample: async (rate) =>
+          (
+            await conn.execute(
+              `SELECT k::text FROM (SELECT ${k} AS k, row_number() OVER (ORDER BY ${k}) AS n FROM ${from}) s WHERE n % $1 = 0 ORDER BY k`,
+              [rate],
+            )
+          ).rows.map((r) => BigInt(String(r[0]))),
       },
-      keyAfter: async (start, offset) => big((await conn.execute(`SELECT ${k}::text FROM ${from} WHERE ${k} >= $1 ORDER BY ${k} OFFSET $2 LIMIT 1`, [start.toString(), offset])).rows[0]?.[0]),
-      sample: async (rate) =>
-        (await conn.execute(`SELECT k::text FROM (SELECT ${k} AS k, row_number() OVER (ORDER BY ${k}) AS n FROM ${from}) s WHERE n % $1 = 0 ORDER BY k`, [rate])).rows.map((r) => BigInt(String(r[0]))),
-    }, this.config.chunking);
+      this.config.chunking,
+    );
   }
 }
 

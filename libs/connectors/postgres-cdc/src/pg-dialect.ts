@@ -76,7 +76,10 @@ export class PgCdcDialect implements CdcDialect<string, PgWatermark> {
     } catch (err) {
       throw externalError("reading the captured tables' columns", err, this.cfg.place);
     }
-    const following = { enabled: this.cfg.schemaChanges, resolve: (key: string, cols: readonly TrackedPgColumn[]) => resolveColumns(conn, key, cols) };
+    const following = {
+      enabled: this.cfg.schemaChanges,
+      resolve: (key: string, cols: readonly TrackedPgColumn[]) => resolveColumns(conn, key, cols),
+    };
     const s = this.cfg.settings;
     return PgReplicationStream.open(
       {

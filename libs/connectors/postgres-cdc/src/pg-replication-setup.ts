@@ -7,7 +7,11 @@ import type { PgCdcConfig } from './pg-cdc-options.js';
 export async function checkLogicalReplication(conn: JdbcConnection, cfg: PgCdcConfig): Promise<void> {
   const level = String((await conn.execute('SHOW wal_level')).rows[0]?.[0]);
   if (level !== 'logical') {
-    throw new TidewayError(ErrorCode.EXTERNAL_SYSTEM, `PostgreSQL at ${cfg.settings.host}:${cfg.settings.port} has wal_level=${level}; Postgres-CDC needs wal_level=logical (set it in postgresql.conf and restart the server)`, { place: cfg.place });
+    throw new TidewayError(
+      ErrorCode.EXTERNAL_SYSTEM,
+      `PostgreSQL at ${cfg.settings.host}:${cfg.settings.port} has wal_level=${level}; Postgres-CDC needs wal_level=logical (set it in postgresql.conf and restart the server)`,
+      { place: cfg.place },
+    );
   }
 }
 
@@ -26,19 +30,28 @@ export async function ensurePublicationAndSlot(conn: JdbcConnection, cfg: PgCdcC
       const have = await conn.execute('SELECT schemaname, tablename FROM pg_publication_tables WHERE pubname = $1', [cfg.publication]);
       const present = new Set(have.rows.map((r) => `${r[0]}.${r[1]}`));
       const missing = tables.filter((t) => !present.has(`${t.ref.schema}.${t.ref.table}`));
-      if (missing.length > 0) await conn.execute(`ALTER PUBLICATION ${quote(cfg.publication)} ADD TABLE ${missing.map((t) => conn.tableSql(t.ref)).join(', ')}`);
+      if (missing.length > 0)
+        await conn.execute(`ALTER PUBLICATION ${quote(cfg.publication)} ADD TABLE ${missing.map((t) => conn.tableSql(t.ref)).join(', ')}`);
     }
-    const slot = await conn.execute('SELECT plugin, database, confirmed_flush_lsn::text FROM pg_replication_slots WHERE slot_name = $1', [cfg.slot]);
+    const slot = await conn.execute('SELECT plugin, database, confirmed_flush_lsn::text FROM pg_replication_slots WHERE slot_name = $1', [
+      cfg.slot,
+    ]);
     if (slot.rows.length === 0) {
       const created = await conn.execute("SELECT lsn::text FROM pg_create_logical_replication_slot($1, 'pgoutput')", [cfg.slot]);
       return String(created.rows[0][0]);
     }
     const [plugin, database, lsn] = slot.rows[0].map(String);
     if (plugin !== 'pgoutput' || database !== cfg.database) {
-      throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `replication slot '${cfg.slot}' exists for plugin ${plugin} in database '${database}'; Postgres-CDC needs a pgoutput slot in '${cfg.database}' (choose another slot.name)`, { place: cfg.place });
+      throw new ConfigError(
+        ErrorCode.CONFIG_BAD_VALUE,
+        `replication slot '${cfg.slot}' exists for plugin ${plugin} in database '${database}'; Postgres-CDC needs a pgoutput slot in '${cfg.database}' (choose another slot.name)`,
+        { place: cfg.place },
+      );
     }
     return lsn;
   } catch (err) {
-    throw err instanceof TidewayError ? err : externalError(`setting up publication '${cfg.publication}' and replication slot '${cfg.slot}'`, err, cfg.place);
+    throw err instanceof TidewayError
+      ? err
+      : externalError(`setting up publication '${cfg.publication}' and replication slot '${cfg.slot}'`, err, cfg.place);
   }
 }

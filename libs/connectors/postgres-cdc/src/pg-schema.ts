@@ -63,12 +63,22 @@ export interface ResolvedColumns {
  * NOT NULL as the catalog has them now (pgoutput carries neither).
  */
 export async function resolveColumns(conn: PgConnection, key: string, columns: readonly TrackedPgColumn[]): Promise<ResolvedColumns> {
-  const types = (await conn.execute(`SELECT ${columns.map((_, i) => `format_type($${2 * i + 1}::oid, $${2 * i + 2}::int)`).join(', ')}`, columns.flatMap((c) => [c.typeOid, c.typmod]))).rows[0]!.map(String);
+  const types = (
+    await conn.execute(
+      `SELECT ${columns.map((_, i) => `format_type($${2 * i + 1}::oid, $${2 * i + 2}::int)`).join(', ')}`,
+      columns.flatMap((c) => [c.typeOid, c.typmod]),
+    )
+  ).rows[0]!.map(String);
   const described = await conn.describe(`SELECT ${columns.map((c, i) => `NULL::${types[i]} AS ${conn.quote(c.name)}`).join(', ')}`);
   const attrs = (
     await conn.execute(
       'SELECT a.attname, a.attnotnull, pg_get_expr(d.adbin, d.adrelid) FROM pg_attribute a LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum WHERE a.attrelid = $1::regclass AND a.attnum > 0 AND NOT a.attisdropped',
-      [key.split('.').map((p) => conn.quote(p)).join('.')],
+      [
+        key
+          .split('.')
+          .map((p) => conn.quote(p))
+          .join('.'),
+      ],
     )
   ).rows;
   const byName = new Map(attrs.map((r) => [String(r[0]), r]));
@@ -91,7 +101,9 @@ const sameType = (a: TrackedPgColumn, b: RelationColumn | TrackedPgColumn) => a.
 
 /** Whether a relation message shows the tracked columns unchanged. */
 export function sameColumns(tracked: TrackedPgTable, columns: readonly RelationColumn[]): boolean {
-  return tracked.columns.length === columns.length && tracked.columns.every((c, i) => c.name === columns[i]!.name && sameType(c, columns[i]!));
+  return (
+    tracked.columns.length === columns.length && tracked.columns.every((c, i) => c.name === columns[i]!.name && sameType(c, columns[i]!))
+  );
 }
 
 /**
@@ -100,7 +112,12 @@ export function sameColumns(tracked: TrackedPgTable, columns: readonly RelationC
  * type read as a rename (so a dropped last column replaced by a new one of its type would too).
  * Returns the event and the table's new record entry.
  */
-export function relationChange(tracked: TrackedPgTable, columns: readonly RelationColumn[], resolved: ResolvedColumns, place: Place): { event: SchemaChangeEvent; table: TrackedPgTable } {
+export function relationChange(
+  tracked: TrackedPgTable,
+  columns: readonly RelationColumn[],
+  resolved: ResolvedColumns,
+  place: Place,
+): { event: SchemaChangeEvent; table: TrackedPgTable } {
   const tableId = tracked.catalog.tableId;
   const msgNames = new Set(columns.map((c) => c.name));
   const oldNames = new Set(tracked.columns.map((c) => c.name));
@@ -131,10 +148,18 @@ export function relationChange(tracked: TrackedPgTable, columns: readonly Relati
   try {
     catalog = applyColumnChanges(tracked.catalog, changes);
   } catch (err) {
-    throw new TidewayError(ErrorCode.EXTERNAL_SYSTEM, `table ${tableId}: its new columns (${columns.map((c) => c.name).join(', ')}) could not be followed: ${(err as Error).message}`, { place });
+    throw new TidewayError(
+      ErrorCode.EXTERNAL_SYSTEM,
+      `table ${tableId}: its new columns (${columns.map((c) => c.name).join(', ')}) could not be followed: ${(err as Error).message}`,
+      { place },
+    );
   }
   // Row fields follow the relation's order.
   catalog = { ...catalog, columns: columns.map((c) => catalog.columns.find((x) => x.name === c.name)!) };
-  const table: TrackedPgTable = { key: tracked.key, columns: columns.map((c) => ({ name: c.name, typeOid: c.typeOid, typmod: c.typmod })), catalog };
+  const table: TrackedPgTable = {
+    key: tracked.key,
+    columns: columns.map((c) => ({ name: c.name, typeOid: c.typeOid, typmod: c.typmod })),
+    catalog,
+  };
   return { event: { type: 'schema-change', tableId, changes, table: catalog }, table };
 }

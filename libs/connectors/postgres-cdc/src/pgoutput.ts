@@ -20,7 +20,13 @@ export type PgOutputMessage =
   | { readonly tag: 'commit'; readonly commitLsn: bigint; readonly endLsn: bigint }
   | { readonly tag: 'relation'; readonly oid: number; readonly schema: string; readonly name: string; readonly columns: RelationColumn[] }
   | { readonly tag: 'insert'; readonly oid: number; readonly after: TupleValue[] }
-  | { readonly tag: 'update'; readonly oid: number; readonly before: TupleValue[] | null; readonly keyOnly: boolean; readonly after: TupleValue[] }
+  | {
+      readonly tag: 'update';
+      readonly oid: number;
+      readonly before: TupleValue[] | null;
+      readonly keyOnly: boolean;
+      readonly after: TupleValue[];
+    }
   | { readonly tag: 'delete'; readonly oid: number; readonly before: TupleValue[]; readonly keyOnly: boolean }
   | { readonly tag: 'other' };
 

@@ -84,7 +84,12 @@ export class PgReplicationStream implements ChangeStream<string> {
   }
 
   /** Connects and starts streaming from `start` (transactions committed before it are skipped). */
-  static async open(target: ReplicationTarget, record: PgSchemaRecord, following: RelationFollowing, start: string): Promise<PgReplicationStream> {
+  static async open(
+    target: ReplicationTarget,
+    record: PgSchemaRecord,
+    following: RelationFollowing,
+    start: string,
+  ): Promise<PgReplicationStream> {
     const client = new pg.Client({
       host: target.host,
       port: target.port,
@@ -106,7 +111,9 @@ export class PgReplicationStream implements ChangeStream<string> {
     const conn = (client as unknown as { connection: { on(e: string, f: (m: { chunk: Buffer }) => void): void } }).connection;
     conn.on('copyData', (msg) => stream.onCopyData(msg.chunk));
     const sql = `START_REPLICATION SLOT "${target.slot.replace(/"/g, '""')}" LOGICAL ${start} (proto_version '1', publication_names '"${target.publication.replace(/"/g, '""').replace(/'/g, "''")}"')`;
-    client.query(sql).catch((err: unknown) => stream.fail(externalError(`streaming from replication slot '${target.slot}'`, err, target.place)));
+    client
+      .query(sql)
+      .catch((err: unknown) => stream.fail(externalError(`streaming from replication slot '${target.slot}'`, err, target.place)));
     stream.timer = setInterval(() => stream.sendStatus(), STATUS_INTERVAL_MS);
     stream.timer.unref();
     return stream;
@@ -149,7 +156,8 @@ export class PgReplicationStream implements ChangeStream<string> {
   }
 
   private fail(err: unknown): void {
-    this.error ??= err instanceof TidewayError ? err : externalError(`streaming from replication slot '${this.target.slot}'`, err, this.target.place);
+    this.error ??=
+      err instanceof TidewayError ? err : externalError(`streaming from replication slot '${this.target.slot}'`, err, this.target.place);
     this.wake?.();
   }
 
@@ -235,7 +243,8 @@ export class PgReplicationStream implements ChangeStream<string> {
         return;
       case 'insert': {
         const r = this.relations.get(m.oid);
-        if (r) this.push({ type: 'change', txn: this.txn!, tableId: r.tableId, op: 'insert', before: null, after: this.row(r, m.after, null) });
+        if (r)
+          this.push({ type: 'change', txn: this.txn!, tableId: r.tableId, op: 'insert', before: null, after: this.row(r, m.after, null) });
         return;
       }
       case 'update': {
@@ -255,7 +264,8 @@ export class PgReplicationStream implements ChangeStream<string> {
       }
       case 'delete': {
         const r = this.relations.get(m.oid);
-        if (r) this.push({ type: 'change', txn: this.txn!, tableId: r.tableId, op: 'delete', before: this.row(r, m.before, null), after: null });
+        if (r)
+          this.push({ type: 'change', txn: this.txn!, tableId: r.tableId, op: 'delete', before: this.row(r, m.before, null), after: null });
         return;
       }
       default:
@@ -292,7 +302,10 @@ export class PgReplicationStream implements ChangeStream<string> {
     this.resolving = true;
     this.socket()?.pause();
     this.following
-      .resolve(key, columns.map((c) => ({ name: c.name, typeOid: c.typeOid, typmod: c.typmod })))
+      .resolve(
+        key,
+        columns.map((c) => ({ name: c.name, typeOid: c.typeOid, typmod: c.typmod })),
+      )
       .then((resolved) => {
         this.decoderCache.set(signature, resolved.decoders);
         if (changed) {
@@ -315,7 +328,13 @@ export class PgReplicationStream implements ChangeStream<string> {
         }
         if (!this.paused) this.socket()?.resume();
       })
-      .catch((err: unknown) => this.fail(err instanceof TidewayError ? err : externalError(`reading the new columns of table ${tracked.catalog.tableId}`, err, this.target.place)));
+      .catch((err: unknown) =>
+        this.fail(
+          err instanceof TidewayError
+            ? err
+            : externalError(`reading the new columns of table ${tracked.catalog.tableId}`, err, this.target.place),
+        ),
+      );
   }
 
   /** A tuple as a row in the relation's column order; unchanged TOAST values come from `prev`. */

@@ -3,7 +3,14 @@ import { S3FileSink, S3FileSource, s3FileSinkSpec, s3FileSourceSpec, s3FileSyste
 
 export { S3FileSystem, createS3Client, keyOf } from './s3-file-system.js';
 export { S3AccessError, describeS3Error } from './s3-errors.js';
-export { resolveS3Connection, S3_OPTIONS, S3OptionError, SIMPLE_PROVIDER, INSTANCE_PROFILE_PROVIDER, type S3Connection } from './s3-options.js';
+export {
+  resolveS3Connection,
+  S3_OPTIONS,
+  S3OptionError,
+  SIMPLE_PROVIDER,
+  INSTANCE_PROFILE_PROVIDER,
+  type S3Connection,
+} from './s3-options.js';
 export { S3FileSink, S3FileSource, s3FileSinkSpec, s3FileSourceSpec, s3FileSystemOf } from './s3-file-plugins.js';
 
 /** SeaTunnel's S3File sink: text, csv or json objects in an S3 bucket, exactly-once by default. */

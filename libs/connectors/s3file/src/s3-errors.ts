@@ -18,7 +18,16 @@ export class S3AccessError extends Error {
 }
 
 const CREDENTIAL_CODES = new Set(['InvalidAccessKeyId', 'SignatureDoesNotMatch', 'AccessDenied', 'InvalidToken', 'ExpiredToken']);
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'TimeoutError']);
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'TimeoutError',
+]);
 
 /** The socket error code hidden in an SDK error (possibly inside an AggregateError). */
 function networkCode(err: unknown): string | undefined {
@@ -37,7 +46,9 @@ export function describeS3Error(err: unknown, what: string, endpoint: string, bu
   if (err instanceof S3AccessError) return err;
   const net = networkCode(err);
   if (net) {
-    return new S3AccessError(`cannot ${what}: the S3 endpoint ${endpoint} is unreachable (${net}); check fs.s3a.endpoint.`, net, { cause: err });
+    return new S3AccessError(`cannot ${what}: the S3 endpoint ${endpoint} is unreachable (${net}); check fs.s3a.endpoint.`, net, {
+      cause: err,
+    });
   }
   const e = err as { name?: string; message?: string; $metadata?: { httpStatusCode?: number } };
   const code = e.name;
@@ -58,7 +69,12 @@ export function describeS3Error(err: unknown, what: string, endpoint: string, bu
     );
   }
   if (code === 'NoSuchBucket') {
-    return new S3AccessError(`cannot ${what}: bucket '${bucket}' does not exist at ${endpoint}; check the bucket option.`, code, { cause: err }, 'bucket');
+    return new S3AccessError(
+      `cannot ${what}: bucket '${bucket}' does not exist at ${endpoint}; check the bucket option.`,
+      code,
+      { cause: err },
+      'bucket',
+    );
   }
   const status = e.$metadata?.httpStatusCode;
   const detail = e.message && e.message !== 'UnknownError' ? e.message : `HTTP ${status ?? '?'}`;

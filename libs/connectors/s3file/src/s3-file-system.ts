@@ -35,7 +35,10 @@ export function createS3Client(conn: S3Connection): S3Client {
 
 /** A path as an object key: no leading '/', single separators, no trailing '/'. */
 export function keyOf(path: string): string {
-  return path.split('/').filter((s) => s !== '').join('/');
+  return path
+    .split('/')
+    .filter((s) => s !== '')
+    .join('/');
 }
 
 /**

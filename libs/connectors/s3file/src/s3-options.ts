@@ -14,8 +14,19 @@ const CHAIN_PROVIDERS = new Set([
 
 /** Options S3File adds to the shared file options (SeaTunnel's S3FileBaseOptions). */
 export const S3_OPTIONS: readonly OptionDef[] = [
-  { name: 'bucket', type: 'string', required: true, description: 'The bucket, e.g. s3a://my-bucket (s3n:// and s3:// are accepted too); path and tmp_path are keys inside it.' },
-  { name: 'fs.s3a.endpoint', type: 'string', required: true, description: 'The S3 endpoint, e.g. s3.us-west-2.amazonaws.com or http://127.0.0.1:9000 (https unless fs.s3a.connection.ssl.enabled is false or the URL says http).' },
+  {
+    name: 'bucket',
+    type: 'string',
+    required: true,
+    description: 'The bucket, e.g. s3a://my-bucket (s3n:// and s3:// are accepted too); path and tmp_path are keys inside it.',
+  },
+  {
+    name: 'fs.s3a.endpoint',
+    type: 'string',
+    required: true,
+    description:
+      'The S3 endpoint, e.g. s3.us-west-2.amazonaws.com or http://127.0.0.1:9000 (https unless fs.s3a.connection.ssl.enabled is false or the URL says http).',
+  },
   {
     name: 'fs.s3a.aws.credentials.provider',
     type: 'string',
@@ -129,7 +140,10 @@ export function resolveS3Connection(o: PluginOptions): S3Connection {
     props[key] = String(value);
   }
 
-  const ssl = props['fs.s3a.connection.ssl.enabled'] === undefined ? true : boolOf('fs.s3a.connection.ssl.enabled', props['fs.s3a.connection.ssl.enabled']);
+  const ssl =
+    props['fs.s3a.connection.ssl.enabled'] === undefined
+      ? true
+      : boolOf('fs.s3a.connection.ssl.enabled', props['fs.s3a.connection.ssl.enabled']);
   const endpointText = String(o.get('fs.s3a.endpoint')).trim();
   const endpoint = /^https?:\/\//i.test(endpointText) ? endpointText : `${ssl ? 'https' : 'http'}://${endpointText}`;
   let host: string;
@@ -149,7 +163,10 @@ export function resolveS3Connection(o: PluginOptions): S3Connection {
     credentials = { accessKeyId, secretAccessKey, sessionToken: props['fs.s3a.session.token'] };
   } else if (CHAIN_PROVIDERS.has(provider)) {
     if (o.has('access_key') || o.has('secret_key')) {
-      fail('access_key', `and secret_key are only used with fs.s3a.aws.credentials.provider = ${SIMPLE_PROVIDER}, but the provider is ${provider}.`);
+      fail(
+        'access_key',
+        `and secret_key are only used with fs.s3a.aws.credentials.provider = ${SIMPLE_PROVIDER}, but the provider is ${provider}.`,
+      );
     }
   } else {
     fail('fs.s3a.aws.credentials.provider', `'${provider}' is not supported; use ${SIMPLE_PROVIDER} or ${INSTANCE_PROFILE_PROVIDER}.`);
@@ -158,21 +175,34 @@ export function resolveS3Connection(o: PluginOptions): S3Connection {
   let maxAttempts: number | undefined;
   if (props['fs.s3a.attempts.maximum'] !== undefined) {
     const n = Number(props['fs.s3a.attempts.maximum']);
-    if (!Number.isInteger(n) || n < 0) fail('hadoop_s3_properties.fs.s3a.attempts.maximum', `must be a whole number of retries, got '${props['fs.s3a.attempts.maximum']}'.`);
+    if (!Number.isInteger(n) || n < 0)
+      fail('hadoop_s3_properties.fs.s3a.attempts.maximum', `must be a whole number of retries, got '${props['fs.s3a.attempts.maximum']}'.`);
     maxAttempts = n + 1; // Hadoop counts retries, the SDK counts attempts
   }
-  const partSize = props['fs.s3a.multipart.size'] === undefined ? DEFAULT_PART_SIZE : bytesOf('fs.s3a.multipart.size', props['fs.s3a.multipart.size']);
-  if (partSize < MIN_PART_SIZE) fail('hadoop_s3_properties.fs.s3a.multipart.size', `must be at least 5M (S3's smallest multipart part), got '${props['fs.s3a.multipart.size']}'.`);
+  const partSize =
+    props['fs.s3a.multipart.size'] === undefined ? DEFAULT_PART_SIZE : bytesOf('fs.s3a.multipart.size', props['fs.s3a.multipart.size']);
+  if (partSize < MIN_PART_SIZE)
+    fail(
+      'hadoop_s3_properties.fs.s3a.multipart.size',
+      `must be at least 5M (S3's smallest multipart part), got '${props['fs.s3a.multipart.size']}'.`,
+    );
 
   return {
     bucket,
     endpoint,
     region: props['fs.s3a.endpoint.region'] ?? regionOfEndpoint(host) ?? 'us-east-1',
     credentials,
-    forcePathStyle: props['fs.s3a.path.style.access'] === undefined ? false : boolOf('fs.s3a.path.style.access', props['fs.s3a.path.style.access']),
+    forcePathStyle:
+      props['fs.s3a.path.style.access'] === undefined ? false : boolOf('fs.s3a.path.style.access', props['fs.s3a.path.style.access']),
     maxAttempts,
-    connectionTimeoutMs: props['fs.s3a.connection.establish.timeout'] === undefined ? undefined : millisOf('fs.s3a.connection.establish.timeout', props['fs.s3a.connection.establish.timeout']),
-    requestTimeoutMs: props['fs.s3a.connection.timeout'] === undefined ? undefined : millisOf('fs.s3a.connection.timeout', props['fs.s3a.connection.timeout']),
+    connectionTimeoutMs:
+      props['fs.s3a.connection.establish.timeout'] === undefined
+        ? undefined
+        : millisOf('fs.s3a.connection.establish.timeout', props['fs.s3a.connection.establish.timeout']),
+    requestTimeoutMs:
+      props['fs.s3a.connection.timeout'] === undefined
+        ? undefined
+        : millisOf('fs.s3a.connection.timeout', props['fs.s3a.connection.timeout']),
     partSize,
   };
 }

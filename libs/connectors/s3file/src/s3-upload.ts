@@ -57,7 +57,12 @@ export class S3Upload implements FileOutput {
       }
       if (this.buffered > 0 || this.parts.length === 0) await this.uploadPart();
       await this.client.send(
-        new CompleteMultipartUploadCommand({ Bucket: this.bucket, Key: this.key, UploadId: this.uploadId, MultipartUpload: { Parts: this.parts } }),
+        new CompleteMultipartUploadCommand({
+          Bucket: this.bucket,
+          Key: this.key,
+          UploadId: this.uploadId,
+          MultipartUpload: { Parts: this.parts },
+        }),
       );
       this.uploadId = undefined;
     });
@@ -78,7 +83,14 @@ export class S3Upload implements FileOutput {
     const body = this.take();
     const PartNumber = this.parts.length + 1;
     const out = await this.client.send(
-      new UploadPartCommand({ Bucket: this.bucket, Key: this.key, UploadId: this.uploadId, PartNumber, Body: body, ContentLength: body.byteLength }),
+      new UploadPartCommand({
+        Bucket: this.bucket,
+        Key: this.key,
+        UploadId: this.uploadId,
+        PartNumber,
+        Body: body,
+        ContentLength: body.byteLength,
+      }),
     );
     this.parts.push({ ETag: out.ETag, PartNumber });
   }
@@ -90,7 +102,9 @@ export class S3Upload implements FileOutput {
       const uploadId = this.uploadId;
       this.uploadId = undefined;
       if (uploadId !== undefined) {
-        await this.client.send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: this.key, UploadId: uploadId })).catch(() => undefined);
+        await this.client
+          .send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: this.key, UploadId: uploadId }))
+          .catch(() => undefined);
       }
       throw this.failure(err, `write s3a://${this.bucket}/${this.key}`);
     }
@@ -98,7 +112,14 @@ export class S3Upload implements FileOutput {
 }
 
 /** Copies an object larger than a single CopyObject allows, `partSize` bytes per UploadPartCopy. */
-export async function copyLargeObject(client: S3Client, bucket: string, from: string, to: string, size: number, partSize: number): Promise<void> {
+export async function copyLargeObject(
+  client: S3Client,
+  bucket: string,
+  from: string,
+  to: string,
+  size: number,
+  partSize: number,
+): Promise<void> {
   const created = await client.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: to }));
   const uploadId = created.UploadId;
   const source = copySourceOf(bucket, from);
@@ -109,11 +130,20 @@ export async function copyLargeObject(client: S3Client, bucket: string, from: st
     for (let start = 0, n = 1; start < size; start += step, n++) {
       const end = Math.min(size, start + step) - 1;
       const out = await client.send(
-        new UploadPartCopyCommand({ Bucket: bucket, Key: to, UploadId: uploadId, PartNumber: n, CopySource: source, CopySourceRange: `bytes=${start}-${end}` }),
+        new UploadPartCopyCommand({
+          Bucket: bucket,
+          Key: to,
+          UploadId: uploadId,
+          PartNumber: n,
+          CopySource: source,
+          CopySourceRange: `bytes=${start}-${end}`,
+        }),
       );
       parts.push({ ETag: out.CopyPartResult?.ETag, PartNumber: n });
     }
-    await client.send(new CompleteMultipartUploadCommand({ Bucket: bucket, Key: to, UploadId: uploadId, MultipartUpload: { Parts: parts } }));
+    await client.send(
+      new CompleteMultipartUploadCommand({ Bucket: bucket, Key: to, UploadId: uploadId, MultipartUpload: { Parts: parts } }),
+    );
   } catch (err) {
     await client.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: to, UploadId: uploadId })).catch(() => undefined);
     throw err;

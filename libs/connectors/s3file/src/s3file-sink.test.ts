@@ -13,7 +13,14 @@ let client: S3Client;
 let conn: Record<string, unknown>;
 beforeAll(async () => {
   s3 = await startS3rver(['tideway']);
-  client = createS3Client({ bucket: 'tideway', endpoint: s3.endpoint, region: 'us-east-1', forcePathStyle: true, partSize: 5 << 20, credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey } });
+  client = createS3Client({
+    bucket: 'tideway',
+    endpoint: s3.endpoint,
+    region: 'us-east-1',
+    forcePathStyle: true,
+    partSize: 5 << 20,
+    credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
+  });
   conn = s3OptionsOf(s3);
 }, 30_000);
 afterAll(async () => {
@@ -28,16 +35,50 @@ const fresh = (): { out: string; tmp: string } => {
 };
 
 const ALL_TYPES: [string, string][] = [
-  ['id', 'int'], ['s', 'string'], ['b', 'boolean'], ['ti', 'tinyint'], ['si', 'smallint'], ['bi', 'bigint'], ['f', 'float'], ['d', 'double'],
-  ['dec', 'decimal(10, 2)'], ['by', 'bytes'], ['dt', 'date'], ['tm', 'time'], ['ts', 'timestamp'], ['arr', 'array<int>'], ['m', 'map<string, int>'], ['r', 'row<a int, b string>'],
+  ['id', 'int'],
+  ['s', 'string'],
+  ['b', 'boolean'],
+  ['ti', 'tinyint'],
+  ['si', 'smallint'],
+  ['bi', 'bigint'],
+  ['f', 'float'],
+  ['d', 'double'],
+  ['dec', 'decimal(10, 2)'],
+  ['by', 'bytes'],
+  ['dt', 'date'],
+  ['tm', 'time'],
+  ['ts', 'timestamp'],
+  ['arr', 'array<int>'],
+  ['m', 'map<string, int>'],
+  ['r', 'row<a int, b string>'],
 ];
 const FULL: unknown[] = [
-  1, 'héllo world', true, -8, 300, 9007199254740993n, 1.5, 1e7, '-12.50', Buffer.from('bytes!'), '2024-02-29', '10:11:12.123',
-  '2024-01-02T03:04:05.123456', [1, 2, 3], new Map([['k1', 1], ['k2', 2]]), [7, 'seven'],
+  1,
+  'héllo world',
+  true,
+  -8,
+  300,
+  9007199254740993n,
+  1.5,
+  1e7,
+  '-12.50',
+  Buffer.from('bytes!'),
+  '2024-02-29',
+  '10:11:12.123',
+  '2024-01-02T03:04:05.123456',
+  [1, 2, 3],
+  new Map([
+    ['k1', 1],
+    ['k2', 2],
+  ]),
+  [7, 'seven'],
 ];
 const NULLS: unknown[] = [2, ...new Array(ALL_TYPES.length - 1).fill(null)];
 const rowsOf = (...fields: unknown[][]): Row[] => fields.map((f) => ({ kind: '+I', tableId: 'db.t', fields: f }));
-const table = tableOf([['id', 'int'], ['name', 'string']]);
+const table = tableOf([
+  ['id', 'int'],
+  ['name', 'string'],
+]);
 const some = rowsOf([1, 'a'], [2, 'b']);
 type Committer = SinkAggregatedCommitter<FileCommitInfo, FileAggregatedCommitInfo>;
 
@@ -57,10 +98,18 @@ describe('S3File sink and source: formats', () => {
   for (const format of ['text', 'csv', 'json']) {
     it(`writes every type as ${format} and the source reads it back`, async () => {
       const { out, tmp } = fresh();
-      const common = { ...conn, path: out, file_format_type: format, datetime_format: 'yyyy-MM-dd HH:mm:ss.SSSSSS', time_format: 'HH:mm:ss.SSS' };
+      const common = {
+        ...conn,
+        path: out,
+        file_format_type: format,
+        datetime_format: 'yyyy-MM-dd HH:mm:ss.SSSSSS',
+        time_format: 'HH:mm:ss.SSS',
+      };
       await writeAndCommit({ ...common, tmp_path: tmp }, rowsOf(FULL, NULLS));
       const keys = (await keysUnder(client, `${keyOf(out)}/`)).filter((k) => !k.endsWith('/'));
-      expect(keys).toEqual([expect.stringMatching(new RegExp(`^out${n}/T_job1_[0-9a-f]{10}_0_1_0\\.${format === 'text' ? 'txt' : format}$`))]);
+      expect(keys).toEqual([
+        expect.stringMatching(new RegExp(`^out${n}/T_job1_[0-9a-f]{10}_0_1_0\\.${format === 'text' ? 'txt' : format}$`)),
+      ]);
       expect(await keysUnder(client, `${keyOf(tmp)}/`)).toEqual([]);
       const { rows } = await readAll({ ...common, schema: { fields: Object.fromEntries(ALL_TYPES) } });
       expect(rows.map((r) => r.fields)).toEqual([FULL, NULLS]);
@@ -69,28 +118,55 @@ describe('S3File sink and source: formats', () => {
 
   it('writes partition folders; the source reads them back as columns', async () => {
     const { out, tmp } = fresh();
-    const t = tableOf([['name', 'string'], ['age', 'int']]);
-    await writeAndCommit({ path: out, tmp_path: tmp, file_format_type: 'text', have_partition: true, partition_by: ['age'] }, rowsOf(['a', 20], ['b', 30], ['c', 20]), t);
+    const t = tableOf([
+      ['name', 'string'],
+      ['age', 'int'],
+    ]);
+    await writeAndCommit(
+      { path: out, tmp_path: tmp, file_format_type: 'text', have_partition: true, partition_by: ['age'] },
+      rowsOf(['a', 20], ['b', 30], ['c', 20]),
+      t,
+    );
     const keys = (await keysUnder(client, `${keyOf(out)}/`)).filter((k) => !k.endsWith('/'));
     expect(keys.map((k) => k.split('/')[1])).toEqual(['age=20', 'age=30']);
     const { rows, table: read } = await readAll({ ...conn, path: out, file_format_type: 'text', schema: { fields: { name: 'string' } } });
     expect(read.columns.map((c) => c.name)).toEqual(['name', 'age']);
-    expect(rows.map((r) => r.fields)).toEqual([['a', '20'], ['c', '20'], ['b', '30']]);
+    expect(rows.map((r) => r.fields)).toEqual([
+      ['a', '20'],
+      ['c', '20'],
+      ['b', '30'],
+    ]);
   });
 
   it('uploads a file larger than fs.s3a.multipart.size in parts', async () => {
-    const counting = createS3Client({ bucket: 'tideway', endpoint: s3.endpoint, region: 'us-east-1', forcePathStyle: true, partSize: 5 << 20, credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey } });
+    const counting = createS3Client({
+      bucket: 'tideway',
+      endpoint: s3.endpoint,
+      region: 'us-east-1',
+      forcePathStyle: true,
+      partSize: 5 << 20,
+      credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
+    });
     const commands: string[] = [];
-    counting.middlewareStack.add((next, context) => async (args) => {
-      commands.push(String(context.commandName));
-      return next(args);
-    }, { step: 'initialize' });
+    counting.middlewareStack.add(
+      (next, context) => async (args) => {
+        commands.push(String(context.commandName));
+        return next(args);
+      },
+      { step: 'initialize' },
+    );
     const line = `${'x'.repeat(1023)}\n`;
     const upload = new S3Upload(counting, 'tideway', 'big/file.txt', 5 << 20, (err) => err as Error);
     for (let i = 0; i < 12 * 1024; i++) await upload.write(Buffer.from(line));
     await upload.close();
     counting.destroy();
-    expect(commands).toEqual(['CreateMultipartUploadCommand', 'UploadPartCommand', 'UploadPartCommand', 'UploadPartCommand', 'CompleteMultipartUploadCommand']);
+    expect(commands).toEqual([
+      'CreateMultipartUploadCommand',
+      'UploadPartCommand',
+      'UploadPartCommand',
+      'UploadPartCommand',
+      'CompleteMultipartUploadCommand',
+    ]);
     const text = await getText(client, 'big/file.txt');
     expect(text).toBe(line.repeat(12 * 1024));
   }, 60_000);
@@ -149,7 +225,7 @@ describe('S3File sink: two-phase commit (copy + delete)', () => {
     await writer.close();
   });
 
-  it('a restored writer commits its checkpointed transaction and deletes the dead run\'s leftovers', async () => {
+  it("a restored writer commits its checkpointed transaction and deletes the dead run's leftovers", async () => {
     const { out, tmp } = fresh();
     const sink = sinkOf({ ...conn, path: out, tmp_path: tmp, file_format_type: 'text' }, table);
     const w1 = sink.createWriter({ subtaskIndex: 0, parallelism: 1 });
@@ -172,7 +248,11 @@ describe('S3File sink: two-phase commit (copy + delete)', () => {
 
   it('without transactions writes straight into path', async () => {
     const { out, tmp } = fresh();
-    const { info } = await writeAndCommit({ path: out, tmp_path: tmp, file_format_type: 'json', is_enable_transaction: false, file_name_expression: 'part_${uuid}' }, some, table);
+    const { info } = await writeAndCommit(
+      { path: out, tmp_path: tmp, file_format_type: 'json', is_enable_transaction: false, file_name_expression: 'part_${uuid}' },
+      some,
+      table,
+    );
     expect(info).toBeUndefined();
     const keys = await keysUnder(client, `${keyOf(out)}/`);
     expect(keys.filter((k) => !k.endsWith('/'))).toEqual([expect.stringMatching(/\/part_[0-9a-f-]{36}_0\.json$/)]);
@@ -181,10 +261,14 @@ describe('S3File sink: two-phase commit (copy + delete)', () => {
 
   it('applies schema_save_mode and data_save_mode to the key prefix', async () => {
     const { out, tmp } = fresh();
-    await expect(writeAndCommit({ path: out, tmp_path: tmp, schema_save_mode: 'ERROR_WHEN_SCHEMA_NOT_EXIST' }, [], table)).rejects.toThrow(/does not exist/);
+    await expect(writeAndCommit({ path: out, tmp_path: tmp, schema_save_mode: 'ERROR_WHEN_SCHEMA_NOT_EXIST' }, [], table)).rejects.toThrow(
+      /does not exist/,
+    );
     await writeAndCommit({ path: out, tmp_path: tmp }, some, table);
     expect(await keysUnder(client, `${keyOf(out)}/`)).toHaveLength(2); // the folder marker and the file
-    await expect(writeAndCommit({ path: out, tmp_path: tmp, data_save_mode: 'ERROR_WHEN_DATA_EXISTS' }, [], table)).rejects.toThrow(/already holds 1 file\(s\)/);
+    await expect(writeAndCommit({ path: out, tmp_path: tmp, data_save_mode: 'ERROR_WHEN_DATA_EXISTS' }, [], table)).rejects.toThrow(
+      /already holds 1 file\(s\)/,
+    );
     await writeAndCommit({ path: out, tmp_path: tmp, data_save_mode: 'DROP_DATA' }, rowsOf([3, 'c']), table);
     const keys = (await keysUnder(client, `${keyOf(out)}/`)).filter((k) => !k.endsWith('/'));
     expect(keys).toHaveLength(1);

@@ -14,7 +14,14 @@ let client: S3Client;
 let conn: Record<string, unknown>;
 beforeAll(async () => {
   s3 = await startS3rver(['tideway']);
-  client = createS3Client({ bucket: 'tideway', endpoint: s3.endpoint, region: 'us-east-1', forcePathStyle: true, partSize: 5 << 20, credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey } });
+  client = createS3Client({
+    bucket: 'tideway',
+    endpoint: s3.endpoint,
+    region: 'us-east-1',
+    forcePathStyle: true,
+    partSize: 5 << 20,
+    credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
+  });
   conn = s3OptionsOf(s3);
 }, 30_000);
 afterAll(async () => {
@@ -26,7 +33,13 @@ describe('S3File source', () => {
   it('resumes a restored split at its checkpointed line offset', async () => {
     const total = FILE_READ_BATCH_ROWS * 2 + 17;
     await putText(client, 'resume/data.csv', 'id,name\n' + Array.from({ length: total }, (_, i) => `${i},n${i}`).join('\r\n') + '\n');
-    const options = { ...conn, path: '/resume', file_format_type: 'csv', skip_header_row_number: 1, schema: { fields: { id: 'int', name: 'string' } } };
+    const options = {
+      ...conn,
+      path: '/resume',
+      file_format_type: 'csv',
+      skip_header_row_number: 1,
+      schema: { fields: { id: 'int', name: 'string' } },
+    };
     const { source, splits } = await splitsOf(options);
     expect(splits).toEqual([{ splitId: '/resume/data.csv', path: '/resume/data.csv', offset: 0, partitionKeys: [] }]);
 
@@ -63,7 +76,10 @@ describe('S3File source', () => {
     await putText(client, 'single/.hidden', 'no');
     await putText(client, 'single/empty.txt', '');
     await putText(client, 'single/sub/', '');
-    expect((await readAll({ ...conn, path: '/single/a.txt', file_format_type: 'text' })).rows.map((r) => r.fields)).toEqual([['one'], ['two']]);
+    expect((await readAll({ ...conn, path: '/single/a.txt', file_format_type: 'text' })).rows.map((r) => r.fields)).toEqual([
+      ['one'],
+      ['two'],
+    ]);
     expect((await readAll({ ...conn, path: 'single', file_format_type: 'text' })).rows.map((r) => r.fields)).toEqual([['one'], ['two']]);
   });
 
@@ -72,7 +88,10 @@ describe('S3File source', () => {
   });
 
   it('writes Parquet to S3 and reads it back by row group through range GETs; reads a zip archive the zip tool made', async () => {
-    const table = tableOf([['id', 'bigint'], ['name', 'string']]);
+    const table = tableOf([
+      ['id', 'bigint'],
+      ['name', 'string'],
+    ]);
     const sink = sinkOf({ ...conn, path: '/pq', tmp_path: '/tmp-pq', file_format_type: 'parquet', compress_codec: 'gzip' }, table);
     const writer = sink.createWriter({ subtaskIndex: 0, parallelism: 1 });
     await writer.write(Array.from({ length: 3000 }, (_, i) => ({ kind: '+I' as const, tableId: 'db.t', fields: [BigInt(i), `n${i}`] })));
@@ -93,7 +112,13 @@ describe('S3File source', () => {
     } finally {
       rmSync(work, { recursive: true, force: true });
     }
-    const zipped = await readAll({ ...conn, path: '/zips', file_format_type: 'text', archive_compress_codec: 'zip', schema: { fields: { v: 'int' } } });
+    const zipped = await readAll({
+      ...conn,
+      path: '/zips',
+      file_format_type: 'text',
+      archive_compress_codec: 'zip',
+      schema: { fields: { v: 'int' } },
+    });
     expect(zipped.rows.map((r) => r.fields[0])).toEqual([1, 2, 3]);
   });
 });

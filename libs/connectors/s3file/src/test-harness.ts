@@ -25,15 +25,31 @@ export function s3OptionsOf(s3: TestS3, bucket = 'tideway'): Record<string, unkn
 /** A table for tests, from `name type` pairs. */
 export function tableOf(columns: [string, string][], name = 'db.t'): CatalogTable {
   const [database, table] = name.split('.');
-  return { tableId: name, path: { database, table }, columns: columns.map(([n, t]) => ({ name: n, type: parseDataType(t), nullable: true })) };
+  return {
+    tableId: name,
+    path: { database, table },
+    columns: columns.map(([n, t]) => ({ name: n, type: parseDataType(t), nullable: true })),
+  };
 }
 
 export function sinkOf(options: Record<string, unknown>, table: CatalogTable, jobId = 'job1') {
-  return s3FileSinkFactory.create({ jobId, jobMode: 'BATCH', parallelism: 1, options: optionsOf(options, s3FileSinkFactory.spec), inputTables: [table] });
+  return s3FileSinkFactory.create({
+    jobId,
+    jobMode: 'BATCH',
+    parallelism: 1,
+    options: optionsOf(options, s3FileSinkFactory.spec),
+    inputTables: [table],
+  });
 }
 
 export function sourceOf(options: Record<string, unknown>) {
-  return s3FileSourceFactory.create({ jobId: 'job1', jobMode: 'BATCH', parallelism: 1, options: optionsOf(options, s3FileSourceFactory.spec), inputTables: [] });
+  return s3FileSourceFactory.create({
+    jobId: 'job1',
+    jobMode: 'BATCH',
+    parallelism: 1,
+    options: optionsOf(options, s3FileSourceFactory.spec),
+    inputTables: [],
+  });
 }
 
 /** Collects emitted rows. */
@@ -60,7 +76,12 @@ export async function splitsOf(options: Record<string, unknown>) {
   const source = sourceOf(options);
   await source.prepare!();
   const splits: FileSplit[] = [];
-  const enumerator = source.createEnumerator({ parallelism: 1, registeredReaders: () => [0], assignSplits: (_s, sp) => splits.push(...(sp as FileSplit[])), signalNoMoreSplits: () => {} });
+  const enumerator = source.createEnumerator({
+    parallelism: 1,
+    registeredReaders: () => [0],
+    assignSplits: (_s, sp) => splits.push(...(sp as FileSplit[])),
+    signalNoMoreSplits: () => {},
+  });
   await enumerator.open();
   await enumerator.run();
   return { source, splits };

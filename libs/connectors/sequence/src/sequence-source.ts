@@ -27,15 +27,41 @@ const BATCH = 1024;
 
 export const sequenceSpec: PluginSpec = {
   options: [
-    { name: 'keys', type: 'int', default: 8, min: 1, description: 'How many keys; each key gets its own counter 0, 1, 2, ... Keys are spread over the parallel readers.' },
-    { name: 'rows.per.key', type: 'long', default: 1000, min: 0, description: 'Rows per key. BATCH ends after them; STREAMING with 0 never ends.' },
+    {
+      name: 'keys',
+      type: 'int',
+      default: 8,
+      min: 1,
+      description: 'How many keys; each key gets its own counter 0, 1, 2, ... Keys are spread over the parallel readers.',
+    },
+    {
+      name: 'rows.per.key',
+      type: 'long',
+      default: 1000,
+      min: 0,
+      description: 'Rows per key. BATCH ends after them; STREAMING with 0 never ends.',
+    },
     { name: 'rows.per.second', type: 'int', default: 0, min: 0, description: 'Rows per second per reader (0: as fast as possible).' },
     { name: 'table', type: 'string', default: 'sequence', description: 'Table name of the rows.' },
-    { name: 'fault.probability', type: 'double', default: 0, min: 0, max: 1, description: 'Chance, per batch, that the reader throws (a reader failure), while the fault budget lasts.' },
-    { name: 'fault.max', type: 'int', default: 0, min: 0, description: 'Fault budget: at most this many reader faults in the whole run (shared through fault.dir).' },
+    {
+      name: 'fault.probability',
+      type: 'double',
+      default: 0,
+      min: 0,
+      max: 1,
+      description: 'Chance, per batch, that the reader throws (a reader failure), while the fault budget lasts.',
+    },
+    {
+      name: 'fault.max',
+      type: 'int',
+      default: 0,
+      min: 0,
+      description: 'Fault budget: at most this many reader faults in the whole run (shared through fault.dir).',
+    },
     { name: 'fault.dir', type: 'string', description: 'Directory that holds the fault budget (required when fault.max > 0).' },
   ],
-  validate: (o) => (o.get<number>('fault.max') > 0 && !o.get<string>('fault.dir') ? "option 'fault.dir' is required when fault.max > 0" : undefined),
+  validate: (o) =>
+    o.get<number>('fault.max') > 0 && !o.get<string>('fault.dir') ? "option 'fault.dir' is required when fault.max > 0" : undefined,
 };
 
 function sequenceTable(name: string): CatalogTable {
@@ -112,7 +138,9 @@ class SequenceReader implements SourceReader<SequenceSplit> {
 
   pollNext(output: Collector): void {
     if (this.budget && Math.random() < this.faultProbability && this.budget.claim()) {
-      throw new TidewayError(ErrorCode.TASK_FAILED, `injected fault in the Sequence reader of subtask ${this.ctx.subtaskIndex}`, { retryable: true });
+      throw new TidewayError(ErrorCode.TASK_FAILED, `injected fault in the Sequence reader of subtask ${this.ctx.subtaskIndex}`, {
+        retryable: true,
+      });
     }
     const split = this.splits[0];
     if (!split) {
@@ -177,9 +205,18 @@ export const sequenceSourceFactory: SourceFactory = {
     return {
       boundedness: () => (ctx.jobMode === 'BATCH' ? 'BOUNDED' : 'UNBOUNDED'),
       catalogTables: () => [sequenceTable(table)],
-      createEnumerator: (ectx, restored) => new SequenceEnumerator(ectx as SplitEnumeratorContext<SequenceSplit>, o.get<number>('keys'), restored as { assigned: string[] }),
+      createEnumerator: (ectx, restored) =>
+        new SequenceEnumerator(ectx as SplitEnumeratorContext<SequenceSplit>, o.get<number>('keys'), restored as { assigned: string[] }),
       createReader: (rctx) =>
-        new SequenceReader(rctx, table, o.get<number>('rows.per.key'), o.get<number>('rows.per.second'), o.get<number>('fault.probability'), o.get<number>('fault.max'), o.get<string>('fault.dir')),
+        new SequenceReader(
+          rctx,
+          table,
+          o.get<number>('rows.per.key'),
+          o.get<number>('rows.per.second'),
+          o.get<number>('fault.probability'),
+          o.get<number>('fault.max'),
+          o.get<string>('fault.dir'),
+        ),
     } as Source;
   },
 };

@@ -13,7 +13,10 @@ const names = (files: Uint8Array[] | undefined) => files?.map((b) => fromBinary(
 describe('DescriptorIndex over the compiled descriptor set', () => {
   it('finds a service, a nested map entry and an enum value in their real files, with their imports after them', () => {
     expect(names(index.fileContainingSymbol('tideway.v1.JobService'))).toEqual(['tideway/v1/job_service.proto', 'tideway/v1/common.proto']);
-    expect(names(index.fileContainingSymbol('.tideway.v1.SubmitJobRequest.VariablesEntry'))).toEqual(['tideway/v1/job_service.proto', 'tideway/v1/common.proto']);
+    expect(names(index.fileContainingSymbol('.tideway.v1.SubmitJobRequest.VariablesEntry'))).toEqual([
+      'tideway/v1/job_service.proto',
+      'tideway/v1/common.proto',
+    ]);
     expect(names(index.fileContainingSymbol('grpc.health.v1.Health'))).toEqual(['grpc/health/v1/health.proto']);
     expect(index.fileContainingSymbol('tideway.v1.NoSuchThing')).toBeUndefined();
     expect(names(index.fileWithImports('tideway/v1/common.proto'))).toEqual(['tideway/v1/common.proto']);
@@ -27,9 +30,15 @@ describe('DescriptorIndex over the compiled descriptor set', () => {
   });
 
   it('answers list, file and error requests in the reflection protocol shape', () => {
-    expect(answer(index, ['a.B'], { message_request: 'list_services', list_services: '' })).toMatchObject({ list_services_response: { service: [{ name: 'a.B' }] } });
-    expect(answer(index, [], { message_request: 'file_by_filename', file_by_filename: 'nope.proto' })).toMatchObject({ error_response: { error_code: 5, error_message: 'file nope.proto not found' } });
-    const files = answer(index, [], { message_request: 'file_containing_symbol', file_containing_symbol: 'tideway.v1.JobInfo' }) as { file_descriptor_response: { file_descriptor_proto: Buffer[] } };
+    expect(answer(index, ['a.B'], { message_request: 'list_services', list_services: '' })).toMatchObject({
+      list_services_response: { service: [{ name: 'a.B' }] },
+    });
+    expect(answer(index, [], { message_request: 'file_by_filename', file_by_filename: 'nope.proto' })).toMatchObject({
+      error_response: { error_code: 5, error_message: 'file nope.proto not found' },
+    });
+    const files = answer(index, [], { message_request: 'file_containing_symbol', file_containing_symbol: 'tideway.v1.JobInfo' }) as {
+      file_descriptor_response: { file_descriptor_proto: Buffer[] };
+    };
     expect(files.file_descriptor_response.file_descriptor_proto).toHaveLength(2);
   });
 });

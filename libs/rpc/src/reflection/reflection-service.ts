@@ -5,7 +5,12 @@ import type { DescriptorIndex } from './descriptor-index.js';
 /** A ServerReflectionRequest as proto-loader decodes it (keepCase, oneofs: the set field named). */
 interface ReflectionRequest {
   host?: string;
-  message_request?: 'file_by_filename' | 'file_containing_symbol' | 'file_containing_extension' | 'all_extension_numbers_of_type' | 'list_services';
+  message_request?:
+    | 'file_by_filename'
+    | 'file_containing_symbol'
+    | 'file_containing_extension'
+    | 'all_extension_numbers_of_type'
+    | 'list_services';
   file_by_filename?: string;
   file_containing_symbol?: string;
   file_containing_extension?: { containing_type?: string; extension_number?: number };
@@ -45,7 +50,10 @@ export function answer(index: DescriptorIndex, listed: string[], req: Reflection
       return files(index.fileContainingSymbol(req.file_containing_symbol ?? ''), `symbol ${req.file_containing_symbol}`);
     case 'file_containing_extension': {
       const ext = req.file_containing_extension ?? {};
-      return files(index.fileContainingExtension(ext.containing_type ?? '', ext.extension_number ?? 0), `extension ${ext.extension_number} of ${ext.containing_type}`);
+      return files(
+        index.fileContainingExtension(ext.containing_type ?? '', ext.extension_number ?? 0),
+        `extension ${ext.extension_number} of ${ext.containing_type}`,
+      );
     }
     case 'all_extension_numbers_of_type': {
       const type = req.all_extension_numbers_of_type ?? '';
@@ -55,7 +63,10 @@ export function answer(index: DescriptorIndex, listed: string[], req: Reflection
         : { ...base, error_response: { error_code: grpc.status.NOT_FOUND, error_message: `type ${type} not found` } };
     }
     default:
-      return { ...base, error_response: { error_code: grpc.status.INVALID_ARGUMENT, error_message: 'the request names no reflection query' } };
+      return {
+        ...base,
+        error_response: { error_code: grpc.status.INVALID_ARGUMENT, error_message: 'the request names no reflection query' },
+      };
   }
 }
 

@@ -44,7 +44,9 @@ export class TableEntryOptions implements PluginOptions {
       if (this.values.has(def.name)) continue;
       if (def.default !== undefined) this.values.set(def.name, def.default);
       else if (def.required) {
-        throw new ConfigError(ErrorCode.CONFIG_MISSING_OPTION, `${label} misses required option '${def.name}'`, { place: this.place(def.name) });
+        throw new ConfigError(ErrorCode.CONFIG_MISSING_OPTION, `${label} misses required option '${def.name}'`, {
+          place: this.place(def.name),
+        });
       }
     }
     const problem = spec.validate?.(this);
@@ -67,7 +69,9 @@ export class TableEntryOptions implements PluginOptions {
 }
 
 function bad(def: OptionDef, value: unknown, label: string, place: Place, expected: string): ConfigError {
-  return new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `${label}: option '${def.name}' must be ${expected}, got ${JSON.stringify(value)}`, { place });
+  return new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `${label}: option '${def.name}' must be ${expected}, got ${JSON.stringify(value)}`, {
+    place,
+  });
 }
 
 function coerceScalar(def: OptionDef, kind: string, value: unknown, label: string, place: Place): unknown {
@@ -80,8 +84,10 @@ function coerceScalar(def: OptionDef, kind: string, value: unknown, label: strin
     case 'long':
     case 'double': {
       const n = typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : NaN;
-      if (Number.isNaN(n) || (kind !== 'double' && !Number.isInteger(n))) throw bad(def, value, label, place, kind === 'double' ? 'a number' : 'an integer');
-      if ((def.min !== undefined && n < def.min) || (def.max !== undefined && n > def.max)) throw bad(def, value, label, place, `within [${def.min ?? ''}, ${def.max ?? ''}]`);
+      if (Number.isNaN(n) || (kind !== 'double' && !Number.isInteger(n)))
+        throw bad(def, value, label, place, kind === 'double' ? 'a number' : 'an integer');
+      if ((def.min !== undefined && n < def.min) || (def.max !== undefined && n > def.max))
+        throw bad(def, value, label, place, `within [${def.min ?? ''}, ${def.max ?? ''}]`);
       return n;
     }
     case 'boolean':
@@ -116,7 +122,8 @@ export function coerceOption(def: OptionDef, value: unknown, label: string, plac
       if (value === null || typeof value !== 'object' || Array.isArray(value)) throw bad(def, value, label, place, 'an object');
       return value;
     case 'object-list':
-      if (!Array.isArray(value) || value.some((v) => v === null || typeof v !== 'object' || Array.isArray(v))) throw bad(def, value, label, place, 'a list of objects');
+      if (!Array.isArray(value) || value.some((v) => v === null || typeof v !== 'object' || Array.isArray(v)))
+        throw bad(def, value, label, place, 'a list of objects');
       return value;
     case 'any':
       return value;

@@ -57,7 +57,8 @@ export function compileJavaReplacement(replacement: string, regex: RegExp): (mat
         if (!/[0-9]/.test(replacement[j] ?? '')) throw new Error('a group number or ${name} must follow $ (write \\$ for a literal $)');
         let group = Number(replacement[j]);
         // Like Java: take further digits while the group number stays valid.
-        while (/[0-9]/.test(replacement[j + 1] ?? '') && group * 10 + Number(replacement[j + 1]) <= groupCount) group = group * 10 + Number(replacement[++j]);
+        while (/[0-9]/.test(replacement[j + 1] ?? '') && group * 10 + Number(replacement[j + 1]) <= groupCount)
+          group = group * 10 + Number(replacement[++j]);
         if (group > groupCount) throw new Error(`no group ${group} in the pattern`);
         parts.push(literal, group);
         literal = '';

@@ -12,7 +12,9 @@ const spec: PluginSpec = {
     ...MULTI_TABLE_OPTIONS,
   ],
 };
-const tables = ['test.abc', 'test.abcd', 'test.xyz', 'test.www'].map((p) => newCatalogTable({ database: 'test', table: p.split('.')[1] }, [{ name: 'id', type: Types.INT, nullable: false }]));
+const tables = ['test.abc', 'test.abcd', 'test.xyz', 'test.www'].map((p) =>
+  newCatalogTable({ database: 'test', table: p.split('.')[1] }, [{ name: 'id', type: Types.INT, nullable: false }]),
+);
 const create = (options: Record<string, unknown>) =>
   multiTableTransform('Tag', spec, transformTestContext(spec, options, tables), (table, o) => ({
     output: { ...table, comment: `${o.get('tag')}x${o.get('times')}:${JSON.stringify(o.get('kinds') ?? null)}` },
@@ -22,25 +24,45 @@ const row = (tableId: string): Row => ({ kind: RowKind.INSERT, tableId, fields: 
 
 describe('multiTableTransform', () => {
   it('applies table_transform first, then table_match_regex, else passes tables through', () => {
-    const t = create({ tag: 'a', table_match_regex: 'test.a.*', table_transform: [{ table_path: 'test.xyz', tag: 'x', times: '3', old_kinds: 'INSERT, DELETE' }] });
+    const t = create({
+      tag: 'a',
+      table_match_regex: 'test.a.*',
+      table_transform: [{ table_path: 'test.xyz', tag: 'x', times: '3', old_kinds: 'INSERT, DELETE' }],
+    });
     expect(t.outputTables().map((o) => o.comment)).toEqual(['ax1:null', 'ax1:null', 'xx3:["INSERT","DELETE"]', undefined]);
     const out = t.transform(['test.abc', 'test.www', 'test.xyz', 'test.abcd', 'test.abcd'].map(row));
     expect(out.map((r) => r.fields[1])).toEqual(['a', undefined, 'x', 'a', 'a']);
   });
 
   it('matches the whole table path', () => {
-    expect(create({ tag: 'a', table_match_regex: 'test.ab' }).outputTables().map((o) => o.comment)).toEqual([undefined, undefined, undefined, undefined]);
+    expect(
+      create({ tag: 'a', table_match_regex: 'test.ab' })
+        .outputTables()
+        .map((o) => o.comment),
+    ).toEqual([undefined, undefined, undefined, undefined]);
   });
 
   it('refuses bad regexes, entries without or with unknown tables, and bad entry options', () => {
     expect(() => create({ tag: 'a', table_match_regex: '(' })).toThrow(ConfigError);
     expect(() => create({ tag: 'a', table_match_regex: '(' })).toThrow(/table_match_regex '\('/);
     expect(() => create({ tag: 'a', table_transform: [{ tag: 'b' }] })).toThrow(/table_transform\[0\] needs 'table_path'/);
-    expect(() => create({ tag: 'a', table_transform: [{ table_path: 'test.nope', tag: 'b' }] })).toThrow(/'test.nope', which is not an input table/);
+    expect(() => create({ tag: 'a', table_transform: [{ table_path: 'test.nope', tag: 'b' }] })).toThrow(
+      /'test.nope', which is not an input table/,
+    );
     expect(() => create({ tag: 'a', table_transform: [{ table_path: 'test.xyz' }] })).toThrow(/misses required option 'tag'/);
     expect(() => create({ tag: 'a', table_transform: [{ table_path: 'test.xyz', tag: 'b', typo: 1 }] })).toThrow(/unknown option 'typo'/);
-    expect(() => create({ tag: 'a', table_transform: [{ table_path: 'test.xyz', tag: 'b', times: 'x' }] })).toThrow(/'times' must be an integer/);
-    expect(() => create({ tag: 'a', table_transform: [{ table_path: 'test.xyz', tag: 'b' }, { table_path: 'test.xyz', tag: 'c' }] })).toThrow(/already has a rule/);
+    expect(() => create({ tag: 'a', table_transform: [{ table_path: 'test.xyz', tag: 'b', times: 'x' }] })).toThrow(
+      /'times' must be an integer/,
+    );
+    expect(() =>
+      create({
+        tag: 'a',
+        table_transform: [
+          { table_path: 'test.xyz', tag: 'b' },
+          { table_path: 'test.xyz', tag: 'c' },
+        ],
+      }),
+    ).toThrow(/already has a rule/);
   });
 
   it('fails on rows of a table it was not given', () => {

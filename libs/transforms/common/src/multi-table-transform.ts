@@ -1,4 +1,12 @@
-import { formatTablePath, type CatalogTable, type PluginContext, type PluginOptions, type PluginSpec, type Row, type Transform } from '@tideway/api';
+import {
+  formatTablePath,
+  type CatalogTable,
+  type PluginContext,
+  type PluginOptions,
+  type PluginSpec,
+  type Row,
+  type Transform,
+} from '@tideway/api';
 import { ConfigError, ErrorCode, TidewayError } from '@tideway/common';
 import { TableEntryOptions } from './entry-options.js';
 import { TABLE_PATH_KEY } from './table-options.js';
@@ -30,9 +38,13 @@ function compileTableRegex(options: PluginOptions): RegExp {
     // SeaTunnel matches the whole path (Java's Matcher.matches()).
     return new RegExp(`^(?:${text})$`);
   } catch (e) {
-    throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `table_match_regex '${text}' is not a valid regular expression: ${(e as Error).message}`, {
-      place: options.place('table_match_regex'),
-    });
+    throw new ConfigError(
+      ErrorCode.CONFIG_BAD_VALUE,
+      `table_match_regex '${text}' is not a valid regular expression: ${(e as Error).message}`,
+      {
+        place: options.place('table_match_regex'),
+      },
+    );
   }
 }
 
@@ -41,7 +53,9 @@ function tableEntries(pluginName: string, spec: PluginSpec, options: PluginOptio
   const entries = new Map<string, PluginOptions>();
   if (list === undefined || list === null) return entries;
   if (!Array.isArray(list)) {
-    throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `${pluginName}: table_transform must be a list of objects`, { place: options.place('table_transform') });
+    throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `${pluginName}: table_transform must be a list of objects`, {
+      place: options.place('table_transform'),
+    });
   }
   list.forEach((entry: unknown, i) => {
     const label = `${pluginName} table_transform[${i}]`;
@@ -50,10 +64,14 @@ function tableEntries(pluginName: string, spec: PluginSpec, options: PluginOptio
     }
     const path = (entry as Record<string, unknown>)[TABLE_PATH_KEY];
     if (typeof path !== 'string' || path === '') {
-      throw new ConfigError(ErrorCode.CONFIG_MISSING_OPTION, `${label} needs '${TABLE_PATH_KEY}' (db[.schema].table)`, { place: options.place('table_transform') });
+      throw new ConfigError(ErrorCode.CONFIG_MISSING_OPTION, `${label} needs '${TABLE_PATH_KEY}' (db[.schema].table)`, {
+        place: options.place('table_transform'),
+      });
     }
     if (entries.has(path)) {
-      throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `${label}: table '${path}' already has a rule in table_transform`, { place: options.place('table_transform') });
+      throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `${label}: table '${path}' already has a rule in table_transform`, {
+        place: options.place('table_transform'),
+      });
     }
     entries.set(path, new TableEntryOptions(entry as Record<string, unknown>, spec, options, `${label} (${path})`));
   });
@@ -75,9 +93,13 @@ export function multiTableTransform(pluginName: string, spec: PluginSpec, ctx: P
   const names = ctx.inputTables.map(tableName);
   for (const path of entries.keys()) {
     if (!names.includes(path)) {
-      throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `${pluginName}: table_transform names table '${path}', which is not an input table (inputs: ${names.join(', ')})`, {
-        place: options.place('table_transform'),
-      });
+      throw new ConfigError(
+        ErrorCode.CONFIG_BAD_VALUE,
+        `${pluginName}: table_transform names table '${path}', which is not an input table (inputs: ${names.join(', ')})`,
+        {
+          place: options.place('table_transform'),
+        },
+      );
     }
   }
   const stages = new Map<string, TableStage>();
@@ -123,6 +145,9 @@ class DispatchingTransform implements Transform {
     if (stage !== undefined) return stage;
     // A single-table stream: SeaTunnel's single-table transforms never look at the row's table.
     if (this.ordered.length === 1) return this.ordered[0];
-    throw new TidewayError(ErrorCode.INTERNAL, `${this.pluginName} got a row of table '${tableId}', which is not one of its input tables (${[...this.stages.keys()].join(', ')})`);
+    throw new TidewayError(
+      ErrorCode.INTERNAL,
+      `${this.pluginName} got a row of table '${tableId}', which is not one of its input tables (${[...this.stages.keys()].join(', ')})`,
+    );
   }
 }

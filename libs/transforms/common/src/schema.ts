@@ -39,7 +39,11 @@ export function keysWithin(
  * The output table of a transform: same identity and table options as the input, new columns,
  * and the keys given (none when omitted).
  */
-export function deriveTable(input: CatalogTable, columns: Column[], keys: { primaryKey?: PrimaryKey; constraintKeys?: ConstraintKey[] }): CatalogTable {
+export function deriveTable(
+  input: CatalogTable,
+  columns: Column[],
+  keys: { primaryKey?: PrimaryKey; constraintKeys?: ConstraintKey[] },
+): CatalogTable {
   const out: CatalogTable = { tableId: input.tableId, path: { ...input.path }, columns };
   if (input.catalogName !== undefined) out.catalogName = input.catalogName;
   if (keys.primaryKey !== undefined) out.primaryKey = keys.primaryKey;

@@ -11,12 +11,13 @@ export const MULTI_TABLE_OPTIONS: readonly OptionDef[] = [
     name: 'table_match_regex',
     type: 'string',
     default: '.*',
-    description: 'Regular expression over the upstream table path (db[.schema].table); matching tables are transformed with this plugin\'s options. The whole path must match.',
+    description:
+      "Regular expression over the upstream table path (db[.schema].table); matching tables are transformed with this plugin's options. The whole path must match.",
   },
   {
     name: 'table_transform',
     type: 'object-list',
-    description: 'Per-table rules: each entry has `table_path` plus this plugin\'s options, and replaces the outer options for that table.',
+    description: "Per-table rules: each entry has `table_path` plus this plugin's options, and replaces the outer options for that table.",
   },
 ];
 

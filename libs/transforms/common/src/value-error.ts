@@ -10,7 +10,9 @@ export function describeValue(value: unknown): string {
   else if (value instanceof Uint8Array) text = `bytes[${value.length}]`;
   else {
     try {
-      text = JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}` : v instanceof Map ? Object.fromEntries(v) : v)) ?? String(value);
+      text =
+        JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}` : v instanceof Map ? Object.fromEntries(v) : v)) ??
+        String(value);
     } catch {
       text = String(value);
     }
@@ -19,7 +21,14 @@ export function describeValue(value: unknown): string {
 }
 
 /** A run-time data error that names the plugin, the value, the field and the table. */
-export function rowValueError(pluginName: string, table: CatalogTable, field: string, value: unknown, reason: string, cause?: unknown): ValueConversionError {
+export function rowValueError(
+  pluginName: string,
+  table: CatalogTable,
+  field: string,
+  value: unknown,
+  reason: string,
+  cause?: unknown,
+): ValueConversionError {
   return new ValueConversionError(
     ErrorCode.VALUE_CONVERSION,
     `${pluginName}: value ${describeValue(value)} of field '${field}' in table '${tableName(table)}' ${reason}`,

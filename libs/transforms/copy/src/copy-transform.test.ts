@@ -28,7 +28,9 @@ describe('Copy', () => {
     expect(out.columns[5]).toEqual({ ...table.columns[1], name: 'name1' });
     expect(out.columns[6]).toEqual({ ...table.columns[0], name: 'id1' });
     expect(out.primaryKey).toEqual({ name: 'pk', columns: ['id'] });
-    expect(t.transform([row([1, null, null, null, null], RowKind.DELETE)])).toEqual([row([1, null, null, null, null, null, 1], RowKind.DELETE)]);
+    expect(t.transform([row([1, null, null, null, null], RowKind.DELETE)])).toEqual([
+      row([1, null, null, null, null, null, 1], RowKind.DELETE),
+    ]);
   });
 
   it('supports the older src_field / dest_field', () => {

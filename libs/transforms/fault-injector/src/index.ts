@@ -4,15 +4,40 @@ import { isMainThread } from 'node:worker_threads';
 
 export const faultInjectorSpec: PluginSpec = {
   options: [
-    { name: 'probability', type: 'double', default: 0.01, min: 0, max: 1, description: 'Chance, per batch, of injecting a fault while the budget lasts.' },
-    { name: 'max', type: 'int', required: true, min: 0, description: 'Fault budget: at most this many faults in the whole run (shared through dir).' },
-    { name: 'min.rows', type: 'long', default: 0, min: 0, description: 'No fault before this many rows have passed through the task group.' },
-    { name: 'dir', type: 'string', required: true, description: 'Directory holding the fault budget, shared by every task group and restart.' },
+    {
+      name: 'probability',
+      type: 'double',
+      default: 0.01,
+      min: 0,
+      max: 1,
+      description: 'Chance, per batch, of injecting a fault while the budget lasts.',
+    },
+    {
+      name: 'max',
+      type: 'int',
+      required: true,
+      min: 0,
+      description: 'Fault budget: at most this many faults in the whole run (shared through dir).',
+    },
+    {
+      name: 'min.rows',
+      type: 'long',
+      default: 0,
+      min: 0,
+      description: 'No fault before this many rows have passed through the task group.',
+    },
+    {
+      name: 'dir',
+      type: 'string',
+      required: true,
+      description: 'Directory holding the fault budget, shared by every task group and restart.',
+    },
     {
       name: 'kinds',
       type: 'list',
       default: ['exception', 'thread-exit'],
-      description: "What a fault does: 'exception' throws in the task group (as a failing writer would), 'thread-exit' ends the task group's worker thread abruptly (as a crash would).",
+      description:
+        "What a fault does: 'exception' throws in the task group (as a failing writer would), 'thread-exit' ends the task group's worker thread abruptly (as a crash would).",
     },
   ],
   validate: (o) => {
@@ -29,7 +54,8 @@ export const faultInjectorSpec: PluginSpec = {
 export const faultInjectorTransformFactory: TransformFactory = {
   type: 'transform',
   name: 'FaultInjector',
-  description: "Tideway's test transform: passes rows through and injects faults (exceptions, thread crashes) from a shared budget, to prove failover.",
+  description:
+    "Tideway's test transform: passes rows through and injects faults (exceptions, thread crashes) from a shared budget, to prove failover.",
   spec: faultInjectorSpec,
   create(ctx: PluginContext): Transform {
     const o = ctx.options;

@@ -49,7 +49,13 @@ describe('FieldMapper', () => {
       { name: 'c_row', type: Types.row([{ name: 'c_int', type: Types.INT }]), nullable: true },
     ]);
     const t = create({ field_mapper: { id: 'id', age: 'age_as', int1: 'int1_as', name: 'name', c_row: 'c_row' } }, [wide]);
-    expect(t.outputTables()[0].columns.map((c) => `${c.name}:${c.type.kind}`)).toEqual(['id:int', 'age_as:int', 'int1_as:int', 'name:string', 'c_row:row']);
+    expect(t.outputTables()[0].columns.map((c) => `${c.name}:${c.type.kind}`)).toEqual([
+      'id:int',
+      'age_as:int',
+      'int1_as:int',
+      'name:string',
+      'c_row:row',
+    ]);
     const out = t.transform([{ kind: RowKind.INSERT, tableId: 'fake', fields: [1, 'n', 2, 's', 3, 4n, [5]] }]);
     expect(out[0].fields).toEqual([1, 2, 3, 'n', [5]]);
   });

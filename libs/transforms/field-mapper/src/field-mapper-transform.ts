@@ -18,7 +18,11 @@ function fieldMapperStage(table: CatalogTable, options: PluginOptions): TableSta
   const mapping = options.get<Record<string, unknown> | undefined>(FIELD_MAPPER.name);
   const place = options.place(FIELD_MAPPER.name);
   if (mapping === undefined || mapping === null || typeof mapping !== 'object' || Array.isArray(mapping)) {
-    throw new ConfigError(ErrorCode.CONFIG_MISSING_OPTION, `${NAME} needs option 'field_mapper' (an object of input field = output field)`, { place });
+    throw new ConfigError(
+      ErrorCode.CONFIG_MISSING_OPTION,
+      `${NAME} needs option 'field_mapper' (an object of input field = output field)`,
+      { place },
+    );
   }
   const entries = Object.entries(mapping);
   if (entries.length === 0) {
@@ -36,21 +40,30 @@ function fieldMapperStage(table: CatalogTable, options: PluginOptions): TableSta
   const outNames: string[] = [];
   for (const [from, to] of entries) {
     if (typeof to !== 'string' || to === '') {
-      throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `${NAME}: field_mapper.${from} must be an output field name, got ${JSON.stringify(to)}`, { place });
+      throw new ConfigError(
+        ErrorCode.CONFIG_BAD_VALUE,
+        `${NAME}: field_mapper.${from} must be an output field name, got ${JSON.stringify(to)}`,
+        { place },
+      );
     }
     if (outNames.includes(to)) {
       throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `${NAME}: output field '${to}' appears twice in option 'field_mapper'`, { place });
     }
     outNames.push(to);
   }
-  return projectionStage(table, entries.map(([from]) => names.indexOf(from)), outNames);
+  return projectionStage(
+    table,
+    entries.map(([from]) => names.indexOf(from)),
+    outNames,
+  );
 }
 
 /** SeaTunnel's FieldMapper transform: selects, reorders and renames fields. */
 export const fieldMapperTransformFactory: TransformFactory = {
   type: 'transform',
   name: NAME,
-  description: 'Outputs exactly the fields listed in field_mapper (input = output name), in that order, renamed; other fields are dropped. Keys survive, renamed, when all their columns are kept.',
+  description:
+    'Outputs exactly the fields listed in field_mapper (input = output name), in that order, renamed; other fields are dropped. Keys survive, renamed, when all their columns are kept.',
   spec: fieldMapperSpec,
   create: (ctx) => multiTableTransform(NAME, fieldMapperSpec, ctx, fieldMapperStage),
 };

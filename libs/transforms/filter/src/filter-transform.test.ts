@@ -76,7 +76,11 @@ describe('Filter', () => {
       [table, other, third],
     );
     expect(t.outputTables().map((o) => o.columns.map((c) => c.name))).toEqual([['name'], ['k'], ['z']]);
-    const rows: Row[] = [row([1n, 'a', 1, null]), { kind: RowKind.INSERT, tableId: 'db.other', fields: [7, 'v'] }, { kind: RowKind.INSERT, tableId: 'x.third', fields: ['z'] }];
+    const rows: Row[] = [
+      row([1n, 'a', 1, null]),
+      { kind: RowKind.INSERT, tableId: 'db.other', fields: [7, 'v'] },
+      { kind: RowKind.INSERT, tableId: 'x.third', fields: ['z'] },
+    ];
     expect(t.transform(rows).map((r) => r.fields)).toEqual([['a'], [7], ['z']]);
   });
 });

@@ -1,6 +1,13 @@
 import type { CatalogTable, OptionDef, PluginOptions, PluginSpec, TransformFactory } from '@tideway/api';
 import { ConfigError, ErrorCode } from '@tideway/common';
-import { MULTI_TABLE_OPTIONS, multiTableTransform, optionValue, projectionStage, tableName, type TableStage } from '@tideway/transform-common';
+import {
+  MULTI_TABLE_OPTIONS,
+  multiTableTransform,
+  optionValue,
+  projectionStage,
+  tableName,
+  type TableStage,
+} from '@tideway/transform-common';
 
 const NAME = 'Filter';
 
@@ -40,26 +47,35 @@ function filterStage(table: CatalogTable, options: PluginOptions): TableStage {
   }
   const repeated = fields.find((f, i) => fields.indexOf(f) !== i);
   if (repeated !== undefined) {
-    throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `${NAME}: field '${repeated}' is listed twice in option '${option}'`, { place: options.place(option) });
+    throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `${NAME}: field '${repeated}' is listed twice in option '${option}'`, {
+      place: options.place(option),
+    });
   }
   let sources: number[];
   if (include.value !== undefined) {
     if (fields.length === 0) {
-      throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `${NAME}: option '${option}' must name at least one field`, { place: options.place(option) });
+      throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `${NAME}: option '${option}' must name at least one field`, {
+        place: options.place(option),
+      });
     }
     sources = fields.map((f) => names.indexOf(f));
   } else {
     const dropped = new Set(fields);
     sources = names.flatMap((n, i) => (dropped.has(n) ? [] : [i]));
   }
-  return projectionStage(table, sources, sources.map((s) => names[s]));
+  return projectionStage(
+    table,
+    sources,
+    sources.map((s) => names[s]),
+  );
 }
 
 /** SeaTunnel's Filter transform: keeps (`include_fields`) or removes (`exclude_fields`) columns. */
 export const filterTransformFactory: TransformFactory = {
   type: 'transform',
   name: NAME,
-  description: 'Keeps the listed fields (include_fields, in the order listed) or removes them (exclude_fields). A primary or constraint key survives when all its columns are kept.',
+  description:
+    'Keeps the listed fields (include_fields, in the order listed) or removes them (exclude_fields). A primary or constraint key survives when all its columns are kept.',
   spec: filterSpec,
   create: (ctx) => multiTableTransform(NAME, filterSpec, ctx, filterStage),
 };

@@ -22,7 +22,11 @@ export function readColumnConfigs(pluginName: string, options: PluginOptions): C
   const place = options.place('columns');
   const list = options.get<unknown>('columns');
   if (!Array.isArray(list) || list.length === 0) {
-    throw new ConfigError(ErrorCode.CONFIG_MISSING_OPTION, `${pluginName} needs option 'columns' (a non-empty list of {src_field, path, dest_field})`, { place });
+    throw new ConfigError(
+      ErrorCode.CONFIG_MISSING_OPTION,
+      `${pluginName} needs option 'columns' (a non-empty list of {src_field, path, dest_field})`,
+      { place },
+    );
   }
   const seen = new Set<string>();
   return list.map((entry: unknown, i): ColumnConfig => {
@@ -33,15 +37,19 @@ export function readColumnConfigs(pluginName: string, options: PluginOptions): C
     const e = entry as Record<string, unknown>;
     const unknown = Object.keys(e).find((k) => !KEYS.has(k));
     if (unknown !== undefined) {
-      throw new ConfigError(ErrorCode.CONFIG_UNKNOWN_OPTION, `${where} has unknown key '${unknown}' (known: ${[...KEYS].join(', ')})`, { place });
+      throw new ConfigError(ErrorCode.CONFIG_UNKNOWN_OPTION, `${where} has unknown key '${unknown}' (known: ${[...KEYS].join(', ')})`, {
+        place,
+      });
     }
     const text = (key: string): string => {
       const v = e[key];
-      if (typeof v !== 'string' || v.trim() === '') throw new ConfigError(ErrorCode.CONFIG_MISSING_OPTION, `${where} needs '${key}' (a non-empty string)`, { place });
+      if (typeof v !== 'string' || v.trim() === '')
+        throw new ConfigError(ErrorCode.CONFIG_MISSING_OPTION, `${where} needs '${key}' (a non-empty string)`, { place });
       return v;
     };
     const destField = text('dest_field');
-    if (seen.has(destField)) throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `${where}: dest_field '${destField}' is used by an earlier column`, { place });
+    if (seen.has(destField))
+      throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `${where}: dest_field '${destField}' is used by an earlier column`, { place });
     seen.add(destField);
     let destType: DataType;
     const typeText = e.dest_type === undefined ? 'string' : text('dest_type');
@@ -55,7 +63,11 @@ export function readColumnConfigs(pluginName: string, options: PluginOptions): C
     if (e.column_error_handle_way !== undefined) {
       const way = String(e.column_error_handle_way).toUpperCase();
       if (!(WAYS as readonly string[]).includes(way)) {
-        throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `${where}: column_error_handle_way must be one of ${WAYS.join(', ')}, got '${String(e.column_error_handle_way)}'`, { place });
+        throw new ConfigError(
+          ErrorCode.CONFIG_BAD_VALUE,
+          `${where}: column_error_handle_way must be one of ${WAYS.join(', ')}, got '${String(e.column_error_handle_way)}'`,
+          { place },
+        );
       }
       errorHandleWay = way as ErrorHandleWay;
     }

@@ -16,7 +16,19 @@ const SLICE = /^-?\d*:-?\d*(:-?\d*)?$/;
  * gives the list of what it found.
  */
 function isDefinite(segments: readonly string[]): boolean {
-  return segments.slice(1).every((s) => s !== '*' && s !== '..' && !s.startsWith('?(') && !s.startsWith('(') && !s.includes(',') && !SLICE.test(s) && s !== '~' && s !== '^');
+  return segments
+    .slice(1)
+    .every(
+      (s) =>
+        s !== '*' &&
+        s !== '..' &&
+        !s.startsWith('?(') &&
+        !s.startsWith('(') &&
+        !s.includes(',') &&
+        !SLICE.test(s) &&
+        s !== '~' &&
+        s !== '^',
+    );
 }
 
 /** Compiles a JSONPath once (throws on a path that does not parse). */

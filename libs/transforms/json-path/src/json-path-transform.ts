@@ -1,6 +1,22 @@
-import { formatType, type CatalogTable, type OptionDef, type PluginOptions, type PluginSpec, type Row, type TransformFactory } from '@tideway/api';
+import {
+  formatType,
+  type CatalogTable,
+  type OptionDef,
+  type PluginOptions,
+  type PluginSpec,
+  type Row,
+  type TransformFactory,
+} from '@tideway/api';
 import { ConfigError, ErrorCode } from '@tideway/common';
-import { MULTI_TABLE_OPTIONS, addColumns, multiTableTransform, requireColumn, rowValueError, tableName, type TableStage } from '@tideway/transform-common';
+import {
+  MULTI_TABLE_OPTIONS,
+  addColumns,
+  multiTableTransform,
+  requireColumn,
+  rowValueError,
+  tableName,
+  type TableStage,
+} from '@tideway/transform-common';
 import { readColumnConfigs, type ErrorHandleWay } from './column-config.js';
 import { compilePath, type CompiledPath } from './compiled-path.js';
 import { jsonConverter, type JsonConverter } from './json-to-value.js';
@@ -12,7 +28,8 @@ const COLUMNS: OptionDef = {
   name: 'columns',
   type: 'object-list',
   required: true,
-  description: 'What to extract: a list of { src_field, path, dest_field, dest_type (default string), column_error_handle_way (FAIL, SKIP, SKIP_ROW) }.',
+  description:
+    'What to extract: a list of { src_field, path, dest_field, dest_type (default string), column_error_handle_way (FAIL, SKIP, SKIP_ROW) }.',
 };
 const ROW_ERROR_HANDLE_WAY: OptionDef = {
   name: 'row_error_handle_way',
@@ -34,14 +51,22 @@ const enum OnError {
 
 function onError(column: ErrorHandleWay | undefined, row: string): OnError {
   const way = column ?? row;
-  return way === 'SKIP' ? (column !== undefined ? OnError.NullColumn : OnError.DropRow) : way === 'SKIP_ROW' ? OnError.DropRow : OnError.Fail;
+  return way === 'SKIP'
+    ? column !== undefined
+      ? OnError.NullColumn
+      : OnError.DropRow
+    : way === 'SKIP_ROW'
+      ? OnError.DropRow
+      : OnError.Fail;
 }
 
 function jsonPathStage(table: CatalogTable, options: PluginOptions): TableStage {
   const configs = readColumnConfigs(NAME, options);
   const rowWay = String(options.get<string | undefined>(ROW_ERROR_HANDLE_WAY.name) ?? 'FAIL').toUpperCase();
   if (rowWay !== 'FAIL' && rowWay !== 'SKIP') {
-    throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `${NAME}: option 'row_error_handle_way' must be FAIL or SKIP, got '${rowWay}'`, { place: options.place(ROW_ERROR_HANDLE_WAY.name) });
+    throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `${NAME}: option 'row_error_handle_way' must be FAIL or SKIP, got '${rowWay}'`, {
+      place: options.place(ROW_ERROR_HANDLE_WAY.name),
+    });
   }
   const place = options.place(COLUMNS.name);
   const n = configs.length;
@@ -57,16 +82,28 @@ function jsonPathStage(table: CatalogTable, options: PluginOptions): TableStage 
     const type = table.columns[index].type;
     const reader = jsonSource(type);
     if (reader === undefined) {
-      throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `${NAME}: columns[${i}] src_field '${c.srcField}' of table '${tableName(table)}' is ${formatType(type)}; it must be string, bytes, array, map or row`, { place });
+      throw new ConfigError(
+        ErrorCode.CONFIG_BAD_VALUE,
+        `${NAME}: columns[${i}] src_field '${c.srcField}' of table '${tableName(table)}' is ${formatType(type)}; it must be string, bytes, array, map or row`,
+        { place },
+      );
     }
     const converter = jsonConverter(c.destType);
     if (converter === undefined) {
-      throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `${NAME}: columns[${i}] dest_type ${formatType(c.destType)} cannot be read from JSON`, { place });
+      throw new ConfigError(
+        ErrorCode.CONFIG_BAD_VALUE,
+        `${NAME}: columns[${i}] dest_type ${formatType(c.destType)} cannot be read from JSON`,
+        { place },
+      );
     }
     try {
       paths.push(compilePath(c.path));
     } catch (e) {
-      throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `${NAME}: columns[${i}] path '${c.path}' is not a valid JSONPath: ${(e as Error).message}`, { place });
+      throw new ConfigError(
+        ErrorCode.CONFIG_BAD_VALUE,
+        `${NAME}: columns[${i}] path '${c.path}' is not a valid JSONPath: ${(e as Error).message}`,
+        { place },
+      );
     }
     src[i] = index;
     if (!slotOfSource.has(index)) {
@@ -77,7 +114,11 @@ function jsonPathStage(table: CatalogTable, options: PluginOptions): TableStage 
     converters.push(converter);
     handling.push(onError(c.errorHandleWay, rowWay));
   });
-  const { table: output, targets, width } = addColumns(
+  const {
+    table: output,
+    targets,
+    width,
+  } = addColumns(
     table,
     configs.map((c) => ({ name: c.destField, type: c.destType, nullable: true })),
   );
@@ -120,7 +161,14 @@ function jsonPathStage(table: CatalogTable, options: PluginOptions): TableStage 
           else if (h === OnError.DropRow) return undefined;
           else {
             const c = configs[i];
-            throw rowValueError(NAME, table, c.srcField, value, `gives no ${formatType(c.destType)} for '${c.destField}' at path '${c.path}': ${(e as Error).message}`, e);
+            throw rowValueError(
+              NAME,
+              table,
+              c.srcField,
+              value,
+              `gives no ${formatType(c.destType)} for '${c.destField}' at path '${c.path}': ${(e as Error).message}`,
+              e,
+            );
           }
         }
       }
@@ -133,7 +181,8 @@ function jsonPathStage(table: CatalogTable, options: PluginOptions): TableStage 
 export const jsonPathTransformFactory: TransformFactory = {
   type: 'transform',
   name: NAME,
-  description: 'Reads JSON from string, bytes, array, map or row fields and writes the value at each column\'s JSONPath, converted to dest_type, into dest_field (nullable). Data errors fail the job, null the column or drop the row per column_error_handle_way / row_error_handle_way.',
+  description:
+    "Reads JSON from string, bytes, array, map or row fields and writes the value at each column's JSONPath, converted to dest_type, into dest_field (nullable). Data errors fail the job, null the column or drop the row per column_error_handle_way / row_error_handle_way.",
   spec: jsonPathSpec,
   create: (ctx) => multiTableTransform(NAME, jsonPathSpec, ctx, jsonPathStage),
 };

@@ -21,7 +21,9 @@ describe('jsonConverter', () => {
     expect(() => conv('date')('2023-02-30')).toThrow(/not a valid date/);
     expect(conv('time')('16:12:43.459')).toBe('16:12:43.459');
     expect(() => conv('time')('25:00:00')).toThrow(/not a valid time/);
-    expect(['2023-10-29 01:02:03', '2023-10-29T01:02:03', '2023/10/29 01:02:03', '20231029010203'].map(conv('timestamp'))).toEqual(Array(4).fill('2023-10-29T01:02:03'));
+    expect(['2023-10-29 01:02:03', '2023-10-29T01:02:03', '2023/10/29 01:02:03', '20231029010203'].map(conv('timestamp'))).toEqual(
+      Array(4).fill('2023-10-29T01:02:03'),
+    );
     expect(conv('timestamp')('2023-10-29 01:02:03.123456')).toBe('2023-10-29T01:02:03.123456');
   });
 
@@ -33,7 +35,12 @@ describe('jsonConverter', () => {
   });
 
   it('handles containers, bytes, nulls and Java-style scalars', () => {
-    expect(conv('map<string, int>')({ a: 1, b: '2' })).toEqual(new Map([['a', 1], ['b', 2]]));
+    expect(conv('map<string, int>')({ a: 1, b: '2' })).toEqual(
+      new Map([
+        ['a', 1],
+        ['b', 2],
+      ]),
+    );
     expect(conv('row<a string, b int>')({ a: 'x', b: 3 })).toEqual(['x', 3]);
     expect(conv('row<a string, b int>')(['x', 3])).toEqual(['x', 3]);
     expect(conv('array<int>')([1, null])).toEqual([1, null]);

@@ -25,7 +25,10 @@ export function toJsonText(value: unknown): string {
   if (value instanceof Uint8Array) return JSON.stringify(Buffer.from(value).toString('base64'));
   if (value instanceof Map) return `{${[...value].map(([k, v]) => `${JSON.stringify(String(k))}:${toJsonText(v)}`).join(',')}}`;
   if (Array.isArray(value)) return `[${value.map((v) => (v === undefined ? 'null' : toJsonText(v))).join(',')}]`;
-  if (value !== null && typeof value === 'object') return `{${Object.entries(value).map(([k, v]) => `${JSON.stringify(k)}:${toJsonText(v)}`).join(',')}}`;
+  if (value !== null && typeof value === 'object')
+    return `{${Object.entries(value)
+      .map(([k, v]) => `${JSON.stringify(k)}:${toJsonText(v)}`)
+      .join(',')}}`;
   return JSON.stringify(value) ?? 'null';
 }
 
@@ -44,7 +47,14 @@ function integer(kind: 'tinyint' | 'smallint' | 'int', type: DataType): JsonConv
   const [min, max] = INT_RANGES[kind];
   return (v) => {
     // Jackson converts an in-range JSON number to int by truncation; text must be an integer.
-    const n = typeof v === 'number' && kind === 'int' ? Math.trunc(v) : typeof v === 'bigint' ? Number(v) : /^[+-]?\d+$/.test(textOf(v).trim()) ? Number(textOf(v).trim()) : NaN;
+    const n =
+      typeof v === 'number' && kind === 'int'
+        ? Math.trunc(v)
+        : typeof v === 'bigint'
+          ? Number(v)
+          : /^[+-]?\d+$/.test(textOf(v).trim())
+            ? Number(textOf(v).trim())
+            : NaN;
     if (!Number.isInteger(n) || n < min || n > max) fail(v, type);
     return n;
   };
@@ -81,7 +91,10 @@ function decimal(precision: number, scale: number, type: DataType): JsonConverte
     const digits = `${m[2]}${m[3] ?? ''}`;
     let point = m[2].length + Number(m[4] ?? 0); // digits before the decimal point
     let all = digits;
-    if (point < 0) { all = '0'.repeat(-point) + all; point = 0; }
+    if (point < 0) {
+      all = '0'.repeat(-point) + all;
+      point = 0;
+    }
     if (all.length < point + scale + 1) all = all.padEnd(point + scale + 1, '0');
     let kept = BigInt(all.slice(0, point + scale) || '0');
     if (Number(all[point + scale]) >= 5) kept += 1n;
@@ -179,7 +192,8 @@ function notNullConverter(type: DataType): JsonConverter | undefined {
       const value = jsonConverter(type.value);
       if (key === undefined || value === undefined) return undefined;
       return (v) => {
-        if (v === null || typeof v !== 'object' || Array.isArray(v)) throw new JsonConversionError(`is not a JSON object for ${formatType(type)}`);
+        if (v === null || typeof v !== 'object' || Array.isArray(v))
+          throw new JsonConversionError(`is not a JSON object for ${formatType(type)}`);
         const out = new Map<unknown, unknown>();
         for (const [k, x] of Object.entries(v)) out.set(key(k), value(x));
         return out;

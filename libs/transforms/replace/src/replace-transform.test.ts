@@ -9,8 +9,12 @@ const table: CatalogTable = newCatalogTable({ table: 'fake' }, [
   { name: 'name', type: Types.STRING, nullable: true },
 ]);
 const row = (name: unknown): Row => ({ kind: RowKind.UPDATE_AFTER, tableId: 'fake', fields: [1, name] });
-const create = (options: Record<string, unknown>) => replaceTransformFactory.create(transformTestContext(replaceTransformFactory.spec, options, [table]));
-const run = (options: Record<string, unknown>, ...names: unknown[]) => create({ replace_field: 'name', ...options }).transform(names.map(row)).map((r) => r.fields[1]);
+const create = (options: Record<string, unknown>) =>
+  replaceTransformFactory.create(transformTestContext(replaceTransformFactory.spec, options, [table]));
+const run = (options: Record<string, unknown>, ...names: unknown[]) =>
+  create({ replace_field: 'name', ...options })
+    .transform(names.map(row))
+    .map((r) => r.fields[1]);
 
 describe('Replace', () => {
   it('replaces every literal occurrence; $ in the replacement is literal', () => {
@@ -44,12 +48,20 @@ describe('Replace', () => {
 
   it('refuses unknown or non-string fields, bad regexes and replacements, and replace_first without is_regex', () => {
     expect(() => create({ replace_field: 'nope', pattern: 'a', replacement: 'b' })).toThrow(ConfigError);
-    expect(() => create({ replace_field: 'nope', pattern: 'a', replacement: 'b' })).toThrow(/'nope' in option 'replace_field' is not a column of table 'fake'/);
+    expect(() => create({ replace_field: 'nope', pattern: 'a', replacement: 'b' })).toThrow(
+      /'nope' in option 'replace_field' is not a column of table 'fake'/,
+    );
     expect(() => create({ replace_field: 'id', pattern: 'a', replacement: 'b' })).toThrow(/'id' of table 'fake' is int/);
-    expect(() => create({ replace_field: 'name', pattern: '(', replacement: 'b', is_regex: true })).toThrow(/option 'pattern' "\(" is not a usable/);
-    expect(() => create({ replace_field: 'name', pattern: 'a', replacement: '$2', is_regex: true })).toThrow(/option 'replacement'.*no group 2/);
+    expect(() => create({ replace_field: 'name', pattern: '(', replacement: 'b', is_regex: true })).toThrow(
+      /option 'pattern' "\(" is not a usable/,
+    );
+    expect(() => create({ replace_field: 'name', pattern: 'a', replacement: '$2', is_regex: true })).toThrow(
+      /option 'replacement'.*no group 2/,
+    );
     expect(() => create({ replace_field: 'name', pattern: 'a++', replacement: 'b', is_regex: true })).toThrow(/possessive/);
-    expect(() => create({ replace_field: 'name', pattern: 'a', replacement: 'b', replace_first: true })).toThrow(/only applies with is_regex/);
+    expect(() => create({ replace_field: 'name', pattern: 'a', replacement: 'b', replace_first: true })).toThrow(
+      /only applies with is_regex/,
+    );
     expect(() => create({ replace_field: 'name', replacement: 'b' })).toThrow(/needs option 'pattern'/);
   });
 });

@@ -15,13 +15,20 @@ const table: CatalogTable = newCatalogTable(
 );
 const kinds = [RowKind.INSERT, RowKind.UPDATE_BEFORE, RowKind.UPDATE_AFTER, RowKind.DELETE];
 const rows: Row[] = kinds.map((kind, i) => ({ kind, tableId: 'fake', fields: [BigInt(i), i === 1 ? null : 'A', 100] }));
-const create = (options: Record<string, unknown>) => rowKindExtractorTransformFactory.create(transformTestContext(rowKindExtractorTransformFactory.spec, options, [table]));
+const create = (options: Record<string, unknown>) =>
+  rowKindExtractorTransformFactory.create(transformTestContext(rowKindExtractorTransformFactory.spec, options, [table]));
 
 describe('RowKindExtractor', () => {
   it('adds row_kind with SHORT kinds by default and emits INSERTs', () => {
     const t = create({});
     const [out] = t.outputTables();
-    expect(out.columns.at(-1)).toEqual({ name: 'row_kind', type: Types.STRING, nullable: false, defaultValue: '+I', comment: 'Output column of RowKind' });
+    expect(out.columns.at(-1)).toEqual({
+      name: 'row_kind',
+      type: Types.STRING,
+      nullable: false,
+      defaultValue: '+I',
+      comment: 'Output column of RowKind',
+    });
     expect(out.primaryKey).toEqual(table.primaryKey);
     const result = t.transform(rows);
     expect(result.map((r) => r.kind)).toEqual(['+I', '+I', '+I', '+I']);

@@ -1,10 +1,25 @@
-import { RowKind, Types, rowKindName, type CatalogTable, type OptionDef, type PluginOptions, type PluginSpec, type Row, type TransformFactory } from '@tideway/api';
+import {
+  RowKind,
+  Types,
+  rowKindName,
+  type CatalogTable,
+  type OptionDef,
+  type PluginOptions,
+  type PluginSpec,
+  type Row,
+  type TransformFactory,
+} from '@tideway/api';
 import { ConfigError, ErrorCode } from '@tideway/common';
 import { MULTI_TABLE_OPTIONS, addColumns, multiTableTransform, tableName, type TableStage } from '@tideway/transform-common';
 
 const NAME = 'RowKindExtractor';
 
-const CUSTOM_FIELD_NAME: OptionDef = { name: 'custom_field_name', type: 'string', default: 'row_kind', description: 'Name of the added field that holds the row kind.' };
+const CUSTOM_FIELD_NAME: OptionDef = {
+  name: 'custom_field_name',
+  type: 'string',
+  default: 'row_kind',
+  description: 'Name of the added field that holds the row kind.',
+};
 const TRANSFORM_TYPE: OptionDef = {
   name: 'transform_type',
   type: 'enum',
@@ -27,12 +42,16 @@ function rowKindExtractorStage(table: CatalogTable, options: PluginOptions): Tab
   const field = options.get<string | undefined>(CUSTOM_FIELD_NAME.name) ?? 'row_kind';
   const type = String(options.get<string | undefined>(TRANSFORM_TYPE.name) ?? 'SHORT').toUpperCase();
   if (type !== 'SHORT' && type !== 'FULL') {
-    throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `${NAME}: option 'transform_type' must be SHORT or FULL, got '${type}'`, { place: options.place(TRANSFORM_TYPE.name) });
+    throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `${NAME}: option 'transform_type' must be SHORT or FULL, got '${type}'`, {
+      place: options.place(TRANSFORM_TYPE.name),
+    });
   }
   if (field === '' || table.columns.some((c) => c.name === field)) {
     throw new ConfigError(
       ErrorCode.CONFIG_BAD_VALUE,
-      field === '' ? `${NAME}: option 'custom_field_name' must not be empty` : `${NAME}: field '${field}' (option 'custom_field_name') already exists in table '${tableName(table)}'`,
+      field === ''
+        ? `${NAME}: option 'custom_field_name' must not be empty`
+        : `${NAME}: field '${field}' (option 'custom_field_name') already exists in table '${tableName(table)}'`,
       { place: options.place(CUSTOM_FIELD_NAME.name) },
     );
   }
@@ -57,7 +76,8 @@ function rowKindExtractorStage(table: CatalogTable, options: PluginOptions): Tab
 export const rowKindExtractorTransformFactory: TransformFactory = {
   type: 'transform',
   name: NAME,
-  description: 'Appends a non-null string field (custom_field_name, default row_kind) holding each row\'s kind (SHORT: +I/-U/+U/-D, FULL: INSERT/...), and emits every row as INSERT.',
+  description:
+    "Appends a non-null string field (custom_field_name, default row_kind) holding each row's kind (SHORT: +I/-U/+U/-D, FULL: INSERT/...), and emits every row as INSERT.",
   spec: rowKindExtractorSpec,
   create: (ctx) => multiTableTransform(NAME, rowKindExtractorSpec, ctx, rowKindExtractorStage),
 };

@@ -17,7 +17,8 @@ const table: CatalogTable = newCatalogTable(
   { primaryKey: { name: 'pk', columns: ['id'] } },
 );
 const row = (fields: unknown[]): Row => ({ kind: RowKind.INSERT, tableId: 'fake', fields });
-const create = (options: Record<string, unknown>) => splitTransformFactory.create(transformTestContext(splitTransformFactory.spec, options, [table]));
+const create = (options: Record<string, unknown>) =>
+  splitTransformFactory.create(transformTestContext(splitTransformFactory.spec, options, [table]));
 
 describe('javaSplit', () => {
   const split = (text: string, re: string, limit: number) => javaSplit(text, new RegExp(re, 'g'), limit);
@@ -32,7 +33,15 @@ describe('javaSplit', () => {
     expect(split('1231', '1', 2)).toEqual(['', '231']);
   });
   it('prints doubles as Java does', () => {
-    expect([1, 1.5, 0, 1e7, 1.25e-4, -3, 123456.789].map(javaDoubleText)).toEqual(['1.0', '1.5', '0.0', '1.0E7', '1.25E-4', '-3.0', '123456.789']);
+    expect([1, 1.5, 0, 1e7, 1.25e-4, -3, 123456.789].map(javaDoubleText)).toEqual([
+      '1.0',
+      '1.5',
+      '0.0',
+      '1.0E7',
+      '1.25E-4',
+      '-3.0',
+      '123456.789',
+    ]);
   });
 });
 
@@ -45,7 +54,12 @@ describe('Split', () => {
       { name: 'second_name', type: Types.STRING, nullable: true },
     ]);
     expect(out.primaryKey).toEqual(table.primaryKey);
-    const res = t.transform([row([1n, 'Joy Ding', 1, 1, null]), row([2n, 'Kin Dom Jr', 1, 1, null]), row([3n, 'Solo', 1, 1, null]), row([4n, null, 1, 1, null])]);
+    const res = t.transform([
+      row([1n, 'Joy Ding', 1, 1, null]),
+      row([2n, 'Kin Dom Jr', 1, 1, null]),
+      row([3n, 'Solo', 1, 1, null]),
+      row([4n, null, 1, 1, null]),
+    ]);
     expect(res.map((r) => r.fields.slice(5))).toEqual([
       ['Joy', 'Ding'],
       ['Kin', 'Dom Jr'],
@@ -67,7 +81,14 @@ describe('Split', () => {
 
   it('writes into an existing field of the same name, which becomes a string', () => {
     const t = create({ separator: ',', split_field: 'name', output_fields: ['name', 'rest'] });
-    expect(t.outputTables()[0].columns.map((c) => `${c.name}:${c.type.kind}`)).toEqual(['id:bigint', 'name:string', 'age:int', 'score:double', 'c_row:row', 'rest:string']);
+    expect(t.outputTables()[0].columns.map((c) => `${c.name}:${c.type.kind}`)).toEqual([
+      'id:bigint',
+      'name:string',
+      'age:int',
+      'score:double',
+      'c_row:row',
+      'rest:string',
+    ]);
     expect(t.transform([row([1n, 'a,b,c', 1, 1, null])])[0].fields).toEqual([1n, 'a', 1, 1, null, 'b,c']);
   });
 

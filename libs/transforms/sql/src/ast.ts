@@ -3,7 +3,13 @@
  * and `end` so errors can point at it and run-time failures can quote the expression.
  */
 export type Expr =
-  | { kind: 'literal'; pos: number; end: number; value: null | string | boolean | number | bigint; literal: 'null' | 'string' | 'boolean' | 'int' | 'bigint' | 'double' }
+  | {
+      kind: 'literal';
+      pos: number;
+      end: number;
+      value: null | string | boolean | number | bigint;
+      literal: 'null' | 'string' | 'boolean' | 'int' | 'bigint' | 'double';
+    }
   | { kind: 'column'; pos: number; end: number; path: string[] }
   | { kind: 'index'; pos: number; end: number; target: Expr; index: Expr }
   | { kind: 'call'; pos: number; end: number; name: string; args: Expr[] }
@@ -26,9 +32,7 @@ export interface CastType {
   pos: number;
 }
 
-export type SelectItem =
-  | { kind: 'star'; pos: number }
-  | { kind: 'expr'; expr: Expr; alias?: string; pos: number };
+export type SelectItem = { kind: 'star'; pos: number } | { kind: 'expr'; expr: Expr; alias?: string; pos: number };
 
 export interface SelectQuery {
   items: SelectItem[];

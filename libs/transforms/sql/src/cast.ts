@@ -120,7 +120,8 @@ export function castFunction(from: DataType, to: DataType): (v: unknown) => unkn
         if (!d.isFinite()) fail(v, to);
         // SeaTunnel sets the scale with RoundingMode.CEILING
         const r = d.toDecimalPlaces(to.scale, Decimal.ROUND_CEIL);
-        if (r.abs().gte(new Decimal(10).pow(to.precision - to.scale))) throw new SqlValueError(`${String(v)} does not fit ${formatType(to)}`);
+        if (r.abs().gte(new Decimal(10).pow(to.precision - to.scale)))
+          throw new SqlValueError(`${String(v)} does not fit ${formatType(to)}`);
         return r.toFixed(to.scale);
       };
     case 'boolean':
@@ -136,7 +137,8 @@ export function castFunction(from: DataType, to: DataType): (v: unknown) => unkn
       return (v) => (v instanceof Uint8Array ? v : Buffer.from(typedText(v, from), 'utf8'));
     case 'timestamp':
       return (v) => {
-        if (typeof v === 'bigint' || (typeof v === 'number' && from.kind !== 'double' && from.kind !== 'float')) return formatTimestamp(fromEpochMillis(Number(v)));
+        if (typeof v === 'bigint' || (typeof v === 'number' && from.kind !== 'double' && from.kind !== 'float'))
+          return formatTimestamp(fromEpochMillis(Number(v)));
         const s = String(v);
         const t = from.kind === 'time' ? parseTime(s) : parseDateTime(s);
         if (!t) fail(v, to);
@@ -165,7 +167,9 @@ export function castFunction(from: DataType, to: DataType): (v: unknown) => unkn
       return (v) => {
         if (typeof v === 'number' && Number.isInteger(v)) {
           // HHmmss as an int, as SeaTunnel reads it
-          const t = parseTime(`${Math.trunc(v / 10000)}:${String(Math.trunc(v / 100) % 100).padStart(2, '0')}:${String(v % 100).padStart(2, '0')}`);
+          const t = parseTime(
+            `${Math.trunc(v / 10000)}:${String(Math.trunc(v / 100) % 100).padStart(2, '0')}:${String(v % 100).padStart(2, '0')}`,
+          );
           if (!t) fail(v, to);
           return formatTime(t);
         }
@@ -186,5 +190,8 @@ export function coerce(c: Compiled, to: DataType): Evaluator {
   if (c.type.kind === 'null') return () => null;
   const conv = castFunction(c.type, to);
   const ev = c.ev;
-  return (f) => { const x = ev(f); return x == null ? null : conv(x); };
+  return (f) => {
+    const x = ev(f);
+    return x == null ? null : conv(x);
+  };
 }

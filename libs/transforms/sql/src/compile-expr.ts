@@ -23,7 +23,18 @@ export function compileExpr(e: Expr, s: CompileScope): Compiled {
   switch (e.kind) {
     case 'literal': {
       const value = e.value;
-      const type: DataType = e.literal === 'null' ? Types.NULL : e.literal === 'string' ? Types.STRING : e.literal === 'boolean' ? Types.BOOLEAN : e.literal === 'int' ? Types.INT : e.literal === 'bigint' ? Types.BIGINT : Types.DOUBLE;
+      const type: DataType =
+        e.literal === 'null'
+          ? Types.NULL
+          : e.literal === 'string'
+            ? Types.STRING
+            : e.literal === 'boolean'
+              ? Types.BOOLEAN
+              : e.literal === 'int'
+                ? Types.INT
+                : e.literal === 'bigint'
+                  ? Types.BIGINT
+                  : Types.DOUBLE;
       return { type, nullable: value === null, ev: () => value, text, constant: { value } };
     }
     case 'column':
@@ -34,17 +45,32 @@ export function compileExpr(e: Expr, s: CompileScope): Compiled {
       const fn = lookupFunction(e.name);
       if (!fn) throw new SqlError(`unknown function ${e.name.toUpperCase()}`, s.sql, e.pos);
       if (e.args.length < fn.minArgs || e.args.length > fn.maxArgs) {
-        const want = fn.minArgs === fn.maxArgs ? `${fn.minArgs}` : fn.maxArgs === Infinity ? `at least ${fn.minArgs}` : `${fn.minArgs} to ${fn.maxArgs}`;
+        const want =
+          fn.minArgs === fn.maxArgs
+            ? `${fn.minArgs}`
+            : fn.maxArgs === Infinity
+              ? `at least ${fn.minArgs}`
+              : `${fn.minArgs} to ${fn.maxArgs}`;
         throw new SqlError(`${e.name.toUpperCase()} takes ${want} argument(s), not ${e.args.length}`, s.sql, e.pos);
       }
       const args = e.args.map((a) => compileExpr(a, s));
       args.forEach((a, i) => {
         const kind = fn.args[Math.min(i, fn.args.length - 1)] ?? 'any';
-        if (!argFits(kind, a.type)) throw new SqlError(`argument ${i + 1} of ${e.name.toUpperCase()} must be ${kind}, not ${formatType(a.type)}`, s.sql, e.args[i]!.pos);
+        if (!argFits(kind, a.type))
+          throw new SqlError(
+            `argument ${i + 1} of ${e.name.toUpperCase()} must be ${kind}, not ${formatType(a.type)}`,
+            s.sql,
+            e.args[i]!.pos,
+          );
       });
       const type = fn.resultType(args);
       if (typeof type === 'string') throw new SqlError(`${e.name.toUpperCase()}: ${type}`, s.sql, e.pos);
-      return { type, nullable: fn.nullableResult === true || args.some((a) => a.nullable) || fn.minArgs === 0, ev: fn.build(args, type), text };
+      return {
+        type,
+        nullable: fn.nullableResult === true || args.some((a) => a.nullable) || fn.minArgs === 0,
+        ev: fn.build(args, type),
+        text,
+      };
     }
     case 'cast': {
       const to = castTargetType(e.type);
@@ -52,7 +78,15 @@ export function compileExpr(e: Expr, s: CompileScope): Compiled {
       const v = compileExpr(e.value, s);
       const conv = castFunction(v.type, to);
       const ev = v.ev;
-      return { type: to, nullable: v.nullable, ev: (f) => { const x = ev(f); return x === null || x === undefined ? null : conv(x); }, text };
+      return {
+        type: to,
+        nullable: v.nullable,
+        ev: (f) => {
+          const x = ev(f);
+          return x === null || x === undefined ? null : conv(x);
+        },
+        text,
+      };
     }
     case 'extract': {
       const fn = lookupFunction('extract')!;
@@ -67,35 +101,70 @@ export function compileExpr(e: Expr, s: CompileScope): Compiled {
       const v = compileExpr(e.operand, s);
       const ev = v.ev;
       if (e.op === 'not') {
-        if (v.type.kind !== 'boolean' && !isNull(v.type)) throw new SqlError(`NOT needs a boolean, not ${formatType(v.type)}`, s.sql, e.pos);
-        return { type: Types.BOOLEAN, nullable: v.nullable, ev: (f) => { const x = ev(f); return x === null || x === undefined ? null : !x; }, text };
+        if (v.type.kind !== 'boolean' && !isNull(v.type))
+          throw new SqlError(`NOT needs a boolean, not ${formatType(v.type)}`, s.sql, e.pos);
+        return {
+          type: Types.BOOLEAN,
+          nullable: v.nullable,
+          ev: (f) => {
+            const x = ev(f);
+            return x === null || x === undefined ? null : !x;
+          },
+          text,
+        };
       }
-      if (!isNumeric(v.type) && !isNull(v.type)) throw new SqlError(`unary ${e.op} needs a number, not ${formatType(v.type)}`, s.sql, e.pos);
+      if (!isNumeric(v.type) && !isNull(v.type))
+        throw new SqlError(`unary ${e.op} needs a number, not ${formatType(v.type)}`, s.sql, e.pos);
       if (e.op === '+') return { ...v, text };
       const neg = arithmetic('-', v.type.kind === 'tinyint' || v.type.kind === 'smallint' ? Types.INT : v.type);
       const zero = v.type.kind === 'bigint' ? 0n : v.type.kind === 'decimal' ? '0' : 0;
-      return { type: v.type, nullable: v.nullable, ev: (f) => { const x = ev(f); return x === null || x === undefined ? null : neg(zero, x); }, text };
+      return {
+        type: v.type,
+        nullable: v.nullable,
+        ev: (f) => {
+          const x = ev(f);
+          return x === null || x === undefined ? null : neg(zero, x);
+        },
+        text,
+      };
     }
     case 'binary':
       return compileBinary(e, s, text);
     case 'isnull': {
       const ev = compileExpr(e.operand, s).ev;
       const not = e.not;
-      return { type: Types.BOOLEAN, nullable: false, ev: (f) => { const x = ev(f); return (x === null || x === undefined) !== not; }, text };
+      return {
+        type: Types.BOOLEAN,
+        nullable: false,
+        ev: (f) => {
+          const x = ev(f);
+          return (x === null || x === undefined) !== not;
+        },
+        text,
+      };
     }
     case 'between': {
       const v = compileExpr(e.operand, s);
       const lo = compileExpr(e.low, s);
       const hi = compileExpr(e.high, s);
-      for (const b of [lo, hi]) if (!comparable(v.type, b.type)) throw new SqlError(`cannot compare ${formatType(v.type)} with ${formatType(b.type)}`, s.sql, e.pos);
+      for (const b of [lo, hi])
+        if (!comparable(v.type, b.type))
+          throw new SqlError(`cannot compare ${formatType(v.type)} with ${formatType(b.type)}`, s.sql, e.pos);
       const c1 = comparatorFor(v.type, lo.type);
       const c2 = comparatorFor(v.type, hi.type);
       const [ev, el, eh, not] = [v.ev, lo.ev, hi.ev, e.not];
-      return { type: Types.BOOLEAN, nullable: false, ev: (f) => {
-        const x = ev(f), a = el(f), b = eh(f);
-        if (x == null || a == null || b == null) return false;
-        return (c1(x, a) >= 0 && c2(x, b) <= 0) !== not;
-      }, text };
+      return {
+        type: Types.BOOLEAN,
+        nullable: false,
+        ev: (f) => {
+          const x = ev(f),
+            a = el(f),
+            b = eh(f);
+          if (x == null || a == null || b == null) return false;
+          return (c1(x, a) >= 0 && c2(x, b) <= 0) !== not;
+        },
+        text,
+      };
     }
     case 'in':
       return compileIn(e, s, text);
@@ -114,8 +183,12 @@ function compileBinary(e: Extract<Expr, { kind: 'binary' }>, s: CompileScope, te
   switch (e.op) {
     case 'and':
     case 'or': {
-      for (const [side, c] of [[e.left, l], [e.right, r]] as const) {
-        if (c.type.kind !== 'boolean' && !isNull(c.type)) throw new SqlError(`${e.op.toUpperCase()} needs boolean operands, not ${formatType(c.type)}`, s.sql, side.pos);
+      for (const [side, c] of [
+        [e.left, l],
+        [e.right, r],
+      ] as const) {
+        if (c.type.kind !== 'boolean' && !isNull(c.type))
+          throw new SqlError(`${e.op.toUpperCase()} needs boolean operands, not ${formatType(c.type)}`, s.sql, side.pos);
       }
       // SeaTunnel's filters are two-valued: a null condition counts as false
       const ev: Evaluator = e.op === 'and' ? (f) => el(f) === true && er(f) === true : (f) => el(f) === true || er(f) === true;
@@ -137,23 +210,53 @@ function compileBinary(e: Extract<Expr, { kind: 'binary' }>, s: CompileScope, te
       let ev: Evaluator;
       switch (e.op) {
         case '=':
-          ev = (f) => { const a = el(f); if (a == null) return false; const b = er(f); return b != null && cmp(a, b) === 0; };
+          ev = (f) => {
+            const a = el(f);
+            if (a == null) return false;
+            const b = er(f);
+            return b != null && cmp(a, b) === 0;
+          };
           break;
         case '!=':
           // SeaTunnel: null != x is true unless both are null
-          ev = (f) => { const a = el(f); const b = er(f); if (a == null) return b != null; return b == null || cmp(a, b) !== 0; };
+          ev = (f) => {
+            const a = el(f);
+            const b = er(f);
+            if (a == null) return b != null;
+            return b == null || cmp(a, b) !== 0;
+          };
           break;
         case '<':
-          ev = (f) => { const a = el(f); if (a == null) return false; const b = er(f); return b != null && cmp(a, b) < 0; };
+          ev = (f) => {
+            const a = el(f);
+            if (a == null) return false;
+            const b = er(f);
+            return b != null && cmp(a, b) < 0;
+          };
           break;
         case '<=':
-          ev = (f) => { const a = el(f); if (a == null) return false; const b = er(f); return b != null && cmp(a, b) <= 0; };
+          ev = (f) => {
+            const a = el(f);
+            if (a == null) return false;
+            const b = er(f);
+            return b != null && cmp(a, b) <= 0;
+          };
           break;
         case '>':
-          ev = (f) => { const a = el(f); if (a == null) return false; const b = er(f); return b != null && cmp(a, b) > 0; };
+          ev = (f) => {
+            const a = el(f);
+            if (a == null) return false;
+            const b = er(f);
+            return b != null && cmp(a, b) > 0;
+          };
           break;
         default:
-          ev = (f) => { const a = el(f); if (a == null) return false; const b = er(f); return b != null && cmp(a, b) >= 0; };
+          ev = (f) => {
+            const a = el(f);
+            if (a == null) return false;
+            const b = er(f);
+            return b != null && cmp(a, b) >= 0;
+          };
       }
       return { type: Types.BOOLEAN, nullable: false, ev, text };
     }
@@ -161,7 +264,17 @@ function compileBinary(e: Extract<Expr, { kind: 'binary' }>, s: CompileScope, te
       const type = arithmeticType(l.type, r.type);
       if (!type) throw new SqlError(`cannot apply ${e.op} to ${formatType(l.type)} and ${formatType(r.type)}`, s.sql, e.pos);
       const op = arithmetic(e.op, type);
-      return { type, nullable, ev: (f) => { const a = el(f); if (a == null) return null; const b = er(f); return b == null ? null : op(a, b); }, text };
+      return {
+        type,
+        nullable,
+        ev: (f) => {
+          const a = el(f);
+          if (a == null) return null;
+          const b = er(f);
+          return b == null ? null : op(a, b);
+        },
+        text,
+      };
     }
   }
 }
@@ -194,15 +307,29 @@ function compileColumn(e: Extract<Expr, { kind: 'column' }>, s: CompileScope, te
     const part = path[i]!;
     if (type.kind === 'row') {
       const fi = findField(type.fields, part);
-      if (fi < 0) throw new SqlError(`row field '${path.slice(0, i).join('.')}' has no field '${part}' (fields: ${type.fields.map((x: RowField) => x.name).join(', ')})`, s.sql, e.pos);
+      if (fi < 0)
+        throw new SqlError(
+          `row field '${path.slice(0, i).join('.')}' has no field '${part}' (fields: ${type.fields.map((x: RowField) => x.name).join(', ')})`,
+          s.sql,
+          e.pos,
+        );
       const prev = ev;
-      ev = (f) => { const r = prev(f) as unknown[] | null; return r == null ? null : r[fi]; };
+      ev = (f) => {
+        const r = prev(f) as unknown[] | null;
+        return r == null ? null : r[fi];
+      };
       type = type.fields[fi]!.type;
     } else if (type.kind === 'map') {
-      if (i < path.length - 1) throw new SqlError(`a map key must be the last part of '${path.join('.')}': nested maps cannot be queried this way`, s.sql, e.pos);
+      if (i < path.length - 1)
+        throw new SqlError(`a map key must be the last part of '${path.join('.')}': nested maps cannot be queried this way`, s.sql, e.pos);
       const prev = ev;
       const key = part;
-      ev = (f) => { const m = prev(f) as Map<unknown, unknown> | null; if (m == null) return null; const v = m.get(key); return v === undefined ? null : v; };
+      ev = (f) => {
+        const m = prev(f) as Map<unknown, unknown> | null;
+        if (m == null) return null;
+        const v = m.get(key);
+        return v === undefined ? null : v;
+      };
       type = type.value;
       nullable = true;
     } else {
@@ -220,17 +347,47 @@ function compileIndex(e: Extract<Expr, { kind: 'index' }>, s: CompileScope, text
   if (t.type.kind === 'array') {
     if (!argFits('integer', k.type)) throw new SqlError(`an array index must be an integer, not ${formatType(k.type)}`, s.sql, e.index.pos);
     // zero-based, as SeaTunnel's arrays (Java arrays) are; out of range gives null
-    return { type: t.type.element, nullable: true, ev: (f) => { const a = et(f) as unknown[] | null; const i = ek(f); if (a == null || i == null) return null; const v = a[Number(i)]; return v === undefined ? null : v; }, text };
+    return {
+      type: t.type.element,
+      nullable: true,
+      ev: (f) => {
+        const a = et(f) as unknown[] | null;
+        const i = ek(f);
+        if (a == null || i == null) return null;
+        const v = a[Number(i)];
+        return v === undefined ? null : v;
+      },
+      text,
+    };
   }
   if (t.type.kind === 'map') {
     const keyIsBig = t.type.key.kind === 'bigint';
-    return { type: t.type.value, nullable: true, ev: (f) => { const m = et(f) as Map<unknown, unknown> | null; const key = ek(f); if (m == null || key == null) return null; const v = m.get(keyIsBig && typeof key === 'number' ? BigInt(key) : key); return v === undefined ? null : v; }, text };
+    return {
+      type: t.type.value,
+      nullable: true,
+      ev: (f) => {
+        const m = et(f) as Map<unknown, unknown> | null;
+        const key = ek(f);
+        if (m == null || key == null) return null;
+        const v = m.get(keyIsBig && typeof key === 'number' ? BigInt(key) : key);
+        return v === undefined ? null : v;
+      },
+      text,
+    };
   }
   if (t.type.kind === 'row' && k.constant && typeof k.constant.value === 'string') {
     const fields = t.type.fields;
     const fi = findField(fields, k.constant.value);
     if (fi < 0) throw new SqlError(`row has no field '${k.constant.value}'`, s.sql, e.index.pos);
-    return { type: fields[fi]!.type, nullable: true, ev: (f) => { const r = et(f) as unknown[] | null; return r == null ? null : r[fi]; }, text };
+    return {
+      type: fields[fi]!.type,
+      nullable: true,
+      ev: (f) => {
+        const r = et(f) as unknown[] | null;
+        return r == null ? null : r[fi];
+      },
+      text,
+    };
   }
   throw new SqlError(`${formatType(t.type)} cannot be indexed`, s.sql, e.pos);
 }

@@ -14,7 +14,8 @@ export function compileIn(e: Extract<Expr, { kind: 'in' }>, s: CompileScope, tex
   const v = compileExpr(e.operand, s);
   const items = e.items.map((i) => compileExpr(i, s));
   items.forEach((it, i) => {
-    if (!comparable(v.type, it.type)) throw new SqlError(`cannot compare ${formatType(v.type)} with ${formatType(it.type)}`, s.sql, e.items[i]!.pos);
+    if (!comparable(v.type, it.type))
+      throw new SqlError(`cannot compare ${formatType(v.type)} with ${formatType(it.type)}`, s.sql, e.items[i]!.pos);
   });
   const cmps = items.map((it) => comparatorFor(v.type, it.type));
   const evs = items.map((it) => it.ev);
@@ -54,7 +55,8 @@ export function likeRegex(pattern: string): RegExp {
 export function compileLike(e: Extract<Expr, { kind: 'like' }>, s: CompileScope, text: string): Compiled {
   const v = compileExpr(e.operand, s);
   const p = compileExpr(e.pattern, s);
-  if (p.type.kind !== 'string' && p.type.kind !== 'null') throw new SqlError(`a ${e.regexp ? 'REGEXP' : 'LIKE'} pattern must be a string, not ${formatType(p.type)}`, s.sql, e.pattern.pos);
+  if (p.type.kind !== 'string' && p.type.kind !== 'null')
+    throw new SqlError(`a ${e.regexp ? 'REGEXP' : 'LIKE'} pattern must be a string, not ${formatType(p.type)}`, s.sql, e.pattern.pos);
   const toRegex = memo((pat: string) => {
     if (!e.regexp) return likeRegex(pat);
     try {
@@ -94,7 +96,8 @@ export function compileCase(e: Extract<Expr, { kind: 'case' }>, s: CompileScope,
   const branchExprs = e.otherwise ? [...e.whens.map((w) => w.then), e.otherwise] : e.whens.map((w) => w.then);
   branches.forEach((b, i) => {
     const t = commonType(type, b.type);
-    if (!t) throw new SqlError(`CASE branches have incompatible types ${formatType(type)} and ${formatType(b.type)}`, s.sql, branchExprs[i]!.pos);
+    if (!t)
+      throw new SqlError(`CASE branches have incompatible types ${formatType(type)} and ${formatType(b.type)}`, s.sql, branchExprs[i]!.pos);
     type = t;
   });
   if (type.kind === 'null') type = Types.STRING;
@@ -103,14 +106,20 @@ export function compileCase(e: Extract<Expr, { kind: 'case' }>, s: CompileScope,
   let conds: Evaluator[];
   if (subject) {
     conds = whens.map((w, i) => {
-      if (!comparable(subject.type, w.type)) throw new SqlError(`cannot compare ${formatType(subject.type)} with ${formatType(w.type)}`, s.sql, e.whens[i]!.when.pos);
+      if (!comparable(subject.type, w.type))
+        throw new SqlError(`cannot compare ${formatType(subject.type)} with ${formatType(w.type)}`, s.sql, e.whens[i]!.when.pos);
       const cmp = comparatorFor(subject.type, w.type);
       const [es, ew] = [subject.ev, w.ev];
-      return (f) => { const a = es(f); const b = ew(f); return a != null && b != null && cmp(a, b) === 0; };
+      return (f) => {
+        const a = es(f);
+        const b = ew(f);
+        return a != null && b != null && cmp(a, b) === 0;
+      };
     });
   } else {
     whens.forEach((w, i) => {
-      if (w.type.kind !== 'boolean' && w.type.kind !== 'null') throw new SqlError(`a WHEN condition must be boolean, not ${formatType(w.type)}`, s.sql, e.whens[i]!.when.pos);
+      if (w.type.kind !== 'boolean' && w.type.kind !== 'null')
+        throw new SqlError(`a WHEN condition must be boolean, not ${formatType(w.type)}`, s.sql, e.whens[i]!.when.pos);
     });
     conds = whens.map((w) => w.ev);
   }

@@ -24,13 +24,18 @@ export interface CompiledQuery {
  */
 export function compileQuery(q: SelectQuery, sql: string, table: CatalogTable, tableNames: readonly string[]): CompiledQuery {
   if (!tableNames.some((n) => n.toLowerCase() === q.table.toLowerCase())) {
-    throw new SqlError(`unknown table '${q.table}': the query must read from ${tableNames.map((n) => `'${n}'`).join(' or ')}`, sql, q.tablePos);
+    throw new SqlError(
+      `unknown table '${q.table}': the query must read from ${tableNames.map((n) => `'${n}'`).join(' or ')}`,
+      sql,
+      q.tablePos,
+    );
   }
   const scope: CompileScope = { sql, table, tableNames };
   let where: Evaluator | undefined;
   if (q.where) {
     const w = compileExpr(q.where, scope);
-    if (w.type.kind !== 'boolean' && w.type.kind !== 'null') throw new SqlError(`WHERE needs a condition, not a value of type ${w.type.kind}`, sql, q.where.pos);
+    if (w.type.kind !== 'boolean' && w.type.kind !== 'null')
+      throw new SqlError(`WHERE needs a condition, not a value of type ${w.type.kind}`, sql, q.where.pos);
     where = w.ev;
   }
   const projections: Projection[] = [];
@@ -56,7 +61,10 @@ export function compileQuery(q: SelectQuery, sql: string, table: CatalogTable, t
     const text = sql.slice(e.pos, e.end);
     const c = compileExpr(e, scope);
     const name = item.alias ?? (e.kind === 'column' ? e.path[e.path.length - 1]! : text.trim());
-    const direct = e.kind === 'column' && e.path.length === 1 ? table.columns.findIndex((col) => col.name === e.path[0] || col.name.toLowerCase() === e.path[0]!.toLowerCase()) : -1;
+    const direct =
+      e.kind === 'column' && e.path.length === 1
+        ? table.columns.findIndex((col) => col.name === e.path[0] || col.name.toLowerCase() === e.path[0]!.toLowerCase())
+        : -1;
     if (direct >= 0) {
       const src = table.columns[direct]!;
       add(name, item.pos, { ...src, type: src.type }, { kind: 'copy', index: direct, text });
@@ -69,7 +77,8 @@ export function compileQuery(q: SelectQuery, sql: string, table: CatalogTable, t
   const output: CatalogTable = {
     ...table,
     columns,
-    primaryKey: table.primaryKey && keeps(table.primaryKey.columns) ? { ...table.primaryKey, columns: [...table.primaryKey.columns] } : undefined,
+    primaryKey:
+      table.primaryKey && keeps(table.primaryKey.columns) ? { ...table.primaryKey, columns: [...table.primaryKey.columns] } : undefined,
     constraintKeys: table.constraintKeys?.filter((k) => keeps(k.columns)).map((k) => ({ ...k, columns: [...k.columns] })),
   };
   if (output.primaryKey === undefined) delete output.primaryKey;

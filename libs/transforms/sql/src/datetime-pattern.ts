@@ -114,7 +114,13 @@ export interface Parsed {
 /** Parses text with a java.time pattern (strictly: the whole text must match); undefined when it does not. */
 export function parsePattern(parts: Part[], text: string): Parsed | undefined {
   let i = 0;
-  let y = 1970, mo = 1, d = 1, h = 0, mi = 0, s = 0, nanos = 0;
+  let y = 1970,
+    mo = 1,
+    d = 1,
+    h = 0,
+    mi = 0,
+    s = 0,
+    nanos = 0;
   let pm: boolean | undefined;
   let hasDate = false;
   let hasTime = false;

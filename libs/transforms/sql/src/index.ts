@@ -9,7 +9,13 @@ export { functionNames } from './functions/index.js';
 const spec: PluginSpec = {
   options: [
     ...COMMON_OPTIONS,
-    { name: 'query', type: 'string', required: true, description: "The SELECT query; its FROM names the input (plugin_input) table. Supports expressions, WHERE, CASE, CAST and SeaTunnel's SQL function library; no joins or aggregation." },
+    {
+      name: 'query',
+      type: 'string',
+      required: true,
+      description:
+        "The SELECT query; its FROM names the input (plugin_input) table. Supports expressions, WHERE, CASE, CAST and SeaTunnel's SQL function library; no joins or aggregation.",
+    },
   ],
 };
 
@@ -17,7 +23,8 @@ const spec: PluginSpec = {
 export const sqlTransformFactory: TransformFactory = {
   type: 'transform',
   name: 'Sql',
-  description: "Transforms rows with a SQL SELECT query in SeaTunnel's dialect: projections with expressions and aliases, WHERE filters, CASE, CAST and the SQL function library (string, numeric, date/time, system). The query is compiled once; errors point at their position in the query.",
+  description:
+    "Transforms rows with a SQL SELECT query in SeaTunnel's dialect: projections with expressions and aliases, WHERE filters, CASE, CAST and the SQL function library (string, numeric, date/time, system). The query is compiled once; errors point at their position in the query.",
   spec,
   create(ctx: PluginContext) {
     const inputs = ctx.options.get<string[] | string | undefined>('plugin_input');

@@ -4,8 +4,33 @@ import { SqlError } from './sql-error.js';
 
 /** Words that end an expression or a select item, so they are never taken as an alias. */
 const RESERVED = new Set([
-  'select', 'from', 'where', 'as', 'and', 'or', 'not', 'in', 'is', 'like', 'between', 'case', 'when',
-  'then', 'else', 'end', 'null', 'true', 'false', 'group', 'order', 'limit', 'join', 'union', 'having', 'regexp', 'rlike',
+  'select',
+  'from',
+  'where',
+  'as',
+  'and',
+  'or',
+  'not',
+  'in',
+  'is',
+  'like',
+  'between',
+  'case',
+  'when',
+  'then',
+  'else',
+  'end',
+  'null',
+  'true',
+  'false',
+  'group',
+  'order',
+  'limit',
+  'join',
+  'union',
+  'having',
+  'regexp',
+  'rlike',
 ]);
 
 /** Niladic functions SQL writes without parentheses. */
@@ -181,7 +206,10 @@ class Parser {
         const nameTok = this.peek();
         const name = this.identifier('a field name');
         const key: Expr = { kind: 'literal', literal: 'string', value: name, pos: nameTok.pos, end: this.prevEnd() };
-        e = e.kind === 'column' ? { ...e, path: [...e.path, name], end: this.prevEnd() } : { kind: 'index', target: e, index: key, pos: e.pos, end: this.prevEnd() };
+        e =
+          e.kind === 'column'
+            ? { ...e, path: [...e.path, name], end: this.prevEnd() }
+            : { kind: 'index', target: e, index: key, pos: e.pos, end: this.prevEnd() };
       } else return e;
     }
   }
@@ -206,7 +234,8 @@ class Parser {
       this.i++;
       return { kind: 'column', path: [t.text], pos: t.pos, end: this.prevEnd() };
     }
-    if (t.kind !== 'ident') throw this.error(t.kind === 'eof' ? 'the query ends where an expression should be' : `unexpected '${t.text}'`, t);
+    if (t.kind !== 'ident')
+      throw this.error(t.kind === 'eof' ? 'the query ends where an expression should be' : `unexpected '${t.text}'`, t);
     const word = t.text.toLowerCase();
     if (word === 'null' || word === 'true' || word === 'false') {
       this.i++;

@@ -26,7 +26,10 @@ export class SqlError extends TidewayError {
   constructor(message: string, sql: string, pos: number, place?: Place) {
     const { line, column } = lineColumn(sql, pos);
     const near = sql.slice(pos, pos + 24).replace(/\s+/g, ' ');
-    super(ErrorCode.SQL, `${message} at line ${line}, column ${column} of the query${near ? ` (near '${near}')` : ''}`, { place, details: { pos, line, column } });
+    super(ErrorCode.SQL, `${message} at line ${line}, column ${column} of the query${near ? ` (near '${near}')` : ''}`, {
+      place,
+      details: { pos, line, column },
+    });
     this.pos = pos;
     this.reason = message;
   }

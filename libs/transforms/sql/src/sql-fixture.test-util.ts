@@ -9,7 +9,13 @@ export function table(cols: Record<string, string>, extra: Partial<CatalogTable>
 
 /** Creates the Sql transform through its factory, as the engine does. */
 export function sql(query: string, ...inputTables: CatalogTable[]) {
-  return sqlTransformFactory.create({ jobId: 'j', jobMode: 'BATCH', parallelism: 1, options: optionsOf({ query, plugin_input: ['fake'] }, sqlTransformFactory.spec), inputTables });
+  return sqlTransformFactory.create({
+    jobId: 'j',
+    jobMode: 'BATCH',
+    parallelism: 1,
+    options: optionsOf({ query, plugin_input: ['fake'] }, sqlTransformFactory.spec),
+    inputTables,
+  });
 }
 
 /** Runs one row through a query; returns the output row as an object by column name (or undefined when filtered). */

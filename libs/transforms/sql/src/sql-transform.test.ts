@@ -9,7 +9,7 @@ describe('Sql transform: errors at submission name the position', () => {
     ['select nope from fake', /unknown column 'nope'.*line 1, column 8/],
     ['select id from other', /unknown table 'other'.*column 16/],
     ['select frob(id) from fake', /unknown function FROB.*column 8/],
-    ["select id + name from fake", /cannot apply \+ to int and string/],
+    ['select id + name from fake', /cannot apply \+ to int and string/],
     ["select id from fake where id = 'x'", /cannot compare int with string/],
     ['select cast(id as widget) from fake', /unknown CAST type WIDGET/],
     ['select id from fake group by id', /GROUP is not supported/],
@@ -36,7 +36,12 @@ describe('Sql transform: output table', () => {
     t.columns[0]!.nullable = false;
     const out = sql('select id, upper(name), c_row.a, 1 + 1 from fake', t).outputTables()[0]!;
     expect(out.tableId).toBe(t.tableId);
-    expect(out.columns.map((c) => [c.name, c.type.kind, c.nullable])).toEqual([['id', 'bigint', false], ['upper(name)', 'string', true], ['a', 'int', true], ['1 + 1', 'int', true]]);
+    expect(out.columns.map((c) => [c.name, c.type.kind, c.nullable])).toEqual([
+      ['id', 'bigint', false],
+      ['upper(name)', 'string', true],
+      ['a', 'int', true],
+      ['1 + 1', 'int', true],
+    ]);
     expect(out.primaryKey).toEqual({ name: 'pk', columns: ['id'] });
     expect(sql('select id + 1 as id, name from fake', t).outputTables()[0]!.primaryKey).toBeUndefined();
     expect(sql('select name from fake', t).outputTables()[0]!.primaryKey).toBeUndefined();
@@ -61,15 +66,27 @@ describe('Sql transform: output table', () => {
 
 describe('Sql transform: several input tables', () => {
   it('compiles the query against each table and routes rows by table id', () => {
-    const a = newCatalogTable({ database: 'db', table: 'a' }, [{ name: 'id', type: { kind: 'int' }, nullable: true }, { name: 'name', type: { kind: 'string' }, nullable: true }]);
-    const b = newCatalogTable({ database: 'db', table: 'b' }, [{ name: 'name', type: { kind: 'string' }, nullable: true }, { name: 'id', type: { kind: 'bigint' }, nullable: true }]);
+    const a = newCatalogTable({ database: 'db', table: 'a' }, [
+      { name: 'id', type: { kind: 'int' }, nullable: true },
+      { name: 'name', type: { kind: 'string' }, nullable: true },
+    ]);
+    const b = newCatalogTable({ database: 'db', table: 'b' }, [
+      { name: 'name', type: { kind: 'string' }, nullable: true },
+      { name: 'id', type: { kind: 'bigint' }, nullable: true },
+    ]);
     const tr = sql('select id, upper(name) as up from fake where id > 1', a, b);
-    expect(tr.outputTables().map((o) => [o.tableId, o.columns.map((c) => c.type.kind)])).toEqual([['db.a', ['int', 'string']], ['db.b', ['bigint', 'string']]]);
+    expect(tr.outputTables().map((o) => [o.tableId, o.columns.map((c) => c.type.kind)])).toEqual([
+      ['db.a', ['int', 'string']],
+      ['db.b', ['bigint', 'string']],
+    ]);
     const out = tr.transform([
       { kind: '+I', tableId: 'db.a', fields: [2, 'x'] },
       { kind: '+I', tableId: 'db.b', fields: ['y', 5n] },
       { kind: '+I', tableId: 'db.b', fields: ['z', 1n] },
     ]);
-    expect(out).toEqual([{ kind: '+I', tableId: 'db.a', fields: [2, 'X'] }, { kind: '+I', tableId: 'db.b', fields: [5n, 'Y'] }]);
+    expect(out).toEqual([
+      { kind: '+I', tableId: 'db.a', fields: [2, 'X'] },
+      { kind: '+I', tableId: 'db.b', fields: [5n, 'Y'] },
+    ]);
   });
 });

@@ -48,7 +48,8 @@ export class SqlTransform implements Transform {
     for (let r = 0; r < rows.length; r++) {
       const row = rows[r]!;
       const q = this.single ?? this.byTable.get(row.tableId);
-      if (q === undefined) throw new TidewayError(ErrorCode.INTERNAL, `Sql transform got a row of table ${row.tableId}, which is not one of its input tables`);
+      if (q === undefined)
+        throw new TidewayError(ErrorCode.INTERNAL, `Sql transform got a row of table ${row.tableId}, which is not one of its input tables`);
       const fields = row.fields;
       let p = -1;
       try {
@@ -78,5 +79,7 @@ function runtimeError(err: unknown, expression: string, row: Row): Error {
   const message = err instanceof Error ? err.message : String(err);
   const kind = err instanceof SqlValueError ? ErrorCode.VALUE_CONVERSION : ErrorCode.TASK_FAILED;
   const text = `Sql transform failed on a row of table ${row.tableId}: ${message}, in expression '${expression}'`;
-  return kind === ErrorCode.VALUE_CONVERSION ? new ValueConversionError(kind, text, { cause: err }) : new TidewayError(kind, text, { cause: err });
+  return kind === ErrorCode.VALUE_CONVERSION
+    ? new ValueConversionError(kind, text, { cause: err })
+    : new TidewayError(kind, text, { cause: err });
 }

@@ -1,7 +1,15 @@
 import { Types, type DataType } from '@tideway/api';
 
 /** Order of numeric types as SeaTunnel widens them (its SqlType order). */
-const NUMERIC_RANK: Partial<Record<DataType['kind'], number>> = { tinyint: 1, smallint: 2, int: 3, bigint: 4, float: 5, double: 6, decimal: 7 };
+const NUMERIC_RANK: Partial<Record<DataType['kind'], number>> = {
+  tinyint: 1,
+  smallint: 2,
+  int: 3,
+  bigint: 4,
+  float: 5,
+  double: 6,
+  decimal: 7,
+};
 
 export function isNumeric(t: DataType): boolean {
   return NUMERIC_RANK[t.kind] !== undefined;

@@ -19,7 +19,14 @@ export interface RecoveryStats {
 
 function statsOf(group: string, kills: readonly KillRecord[]): RecoveryStats {
   const secs = kills.flatMap((k) => (k.recoverySeconds === undefined ? [] : [k.recoverySeconds]));
-  return { group, kills: kills.length, recovered: secs.length, medianSeconds: median(secs), p90Seconds: percentile(secs, 90), maxSeconds: secs.length ? Math.max(...secs) : undefined };
+  return {
+    group,
+    kills: kills.length,
+    recovered: secs.length,
+    medianSeconds: median(secs),
+    p90Seconds: percentile(secs, 90),
+    maxSeconds: secs.length ? Math.max(...secs) : undefined,
+  };
 }
 
 /** Recovery statistics over every kill, then by kind of process and signal. */
@@ -34,14 +41,22 @@ export function recoveryStats(kills: readonly KillRecord[]): RecoveryStats[] {
 
 /** The report of the runs as JSON (what --json prints). */
 export function reportJson(runs: readonly ChaosRunReport[]): string {
-  return JSON.stringify({ passed: runs.every(runPassed), runs: runs.map((r) => ({ ...r, passed: runPassed(r), recovery: recoveryStats(r.kills) })) }, null, 2);
+  return JSON.stringify(
+    { passed: runs.every(runPassed), runs: runs.map((r) => ({ ...r, passed: runPassed(r), recovery: recoveryStats(r.kills) })) },
+    null,
+    2,
+  );
 }
 
 const secs = (n: number | undefined) => (n === undefined ? '-' : n.toFixed(1));
 
 function table(header: string[], rows: string[][]): string[] {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
   return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)];
 }
 
@@ -49,12 +64,23 @@ function table(header: string[], rows: string[][]): string[] {
 export function reportText(runs: readonly ChaosRunReport[]): string {
   const out: string[] = [];
   for (const r of runs) {
-    out.push(`chaos run, sink ${r.sink} (${r.where}), seed ${r.seed}, job ${r.jobId}: ${runPassed(r) ? 'PASSED' : 'FAILED'} in ${r.seconds.toFixed(0)} s`);
+    out.push(
+      `chaos run, sink ${r.sink} (${r.where}), seed ${r.seed}, job ${r.jobId}: ${runPassed(r) ? 'PASSED' : 'FAILED'} in ${r.seconds.toFixed(0)} s`,
+    );
     out.push('');
     out.push(
       ...table(
         ['expected', 'seen', 'lost', 'duplicated', 'job status', 'kills'],
-        [[String(r.rows.expected), String(r.rows.seen), String(r.rows.lost), String(r.rows.duplicated), r.status, `${r.kills.length} of ${r.killsAsked}`]],
+        [
+          [
+            String(r.rows.expected),
+            String(r.rows.seen),
+            String(r.rows.lost),
+            String(r.rows.duplicated),
+            r.status,
+            `${r.kills.length} of ${r.killsAsked}`,
+          ],
+        ],
       ),
     );
     if (r.rows.examples.length > 0) out.push(`rows wrong, for example: ${r.rows.examples.join('; ')}`);
@@ -82,7 +108,14 @@ export function reportText(runs: readonly ChaosRunReport[]): string {
       out.push(
         ...table(
           ['recovery (s)', 'kills', 'recovered', 'median', 'p90', 'max'],
-          recoveryStats(r.kills).map((s) => [s.group, String(s.kills), String(s.recovered), secs(s.medianSeconds), secs(s.p90Seconds), secs(s.maxSeconds)]),
+          recoveryStats(r.kills).map((s) => [
+            s.group,
+            String(s.kills),
+            String(s.recovered),
+            secs(s.medianSeconds),
+            secs(s.p90Seconds),
+            secs(s.maxSeconds),
+          ]),
         ),
       );
     }

@@ -93,7 +93,9 @@ export async function runChaos(sinkKind: ChaosSinkKind, o: ChaosOptions): Promis
   let probe: JobProbe | undefined;
   let keep = false;
   try {
-    o.progress(`chaos (${sinkKind}): starting Redis, ${o.coordinators} coordinators, the resource manager and ${o.workers} workers (seed ${o.seed})`);
+    o.progress(
+      `chaos (${sinkKind}): starting Redis, ${o.coordinators} coordinators, the resource manager and ${o.workers} workers (seed ${o.seed})`,
+    );
     redis = await startRedis({ appendOnly: true });
     cluster = await ClusterProcesses.create({
       cli: o.cli,
@@ -127,7 +129,9 @@ export async function runChaos(sinkKind: ChaosSinkKind, o: ChaosOptions): Promis
       return name !== undefined && c.isRunning(name) && !c.isPaused(name);
     };
     const p = (probe = new JobProbe(c.coordinatorAddresses, jobId, up));
-    o.progress(`chaos (${sinkKind}): job ${jobId} submitted: ${o.keys} keys x ${rowsPerKey} rows at ${o.rate * PARALLELISM} rows/s into ${sink.where}`);
+    o.progress(
+      `chaos (${sinkKind}): job ${jobId} submitted: ${o.keys} keys x ${rowsPerKey} rows at ${o.rate * PARALLELISM} rows/s into ${sink.where}`,
+    );
     let last = await until('the job to run and complete a checkpoint', 120_000, o.signal, async () => {
       const s = await p.sample();
       return s && (isEnded(s.status) || (allRunning(s) && s.completedCheckpoints > 0)) ? s : undefined;
@@ -139,14 +143,21 @@ export async function runChaos(sinkKind: ChaosSinkKind, o: ChaosOptions): Promis
     let unsettled = false;
     const expected = o.keys * rowsPerKey;
     for (let n = 1; n <= o.kills && !isEnded(last.status); n++) {
-      const k = await killOne({ cluster: c, probe: p, random, leaseTtlMs: o.leaseTtlMs, recoveryTimeoutMs: 120_000, submittedAt, signal: o.signal }, n, last);
+      const k = await killOne(
+        { cluster: c, probe: p, random, leaseTtlMs: o.leaseTtlMs, recoveryTimeoutMs: 120_000, submittedAt, signal: o.signal },
+        n,
+        last,
+      );
       kills.push(k);
       o.progress(`chaos (${sinkKind}): ${describeKill(k, o.kills)}`);
       // A stuck job is a failed run, but the killed process is started again and the kills go on:
       // whether the rows still arrive exactly once, and how often it happens, are worth knowing.
-      if (k.outcome === 'stuck') problems.push(`the job was stuck after kill ${n} (${k.signal} of ${k.target}, the ${k.kind}): rows did not move again within 120 s`);
+      if (k.outcome === 'stuck')
+        problems.push(
+          `the job was stuck after kill ${n} (${k.signal} of ${k.target}, the ${k.kind}): rows did not move again within 120 s`,
+        );
       if (k.signal === 'SIGKILL') await c.startProcess(k.target);
-      const checkpoints = k.outcome === 'recovered' ? (await p.sample())?.completedCheckpoints ?? 0 : 0;
+      const checkpoints = k.outcome === 'recovered' ? ((await p.sample())?.completedCheckpoints ?? 0) : 0;
       try {
         last = await settled().then(() =>
           until(`the job to run and checkpoint again after kill ${n}`, 120_000, o.signal, async () => {
@@ -221,7 +232,15 @@ async function settle(c: ClusterProcesses, workers: number, signal: AbortSignal)
  * The pause before the next kill: what is left of the job's rows, shared among the kills left
  * (less the time a kill has taken so far), so the kills spread over the whole job; 0.5 to 30 s.
  */
-function gapMs(random: SeededRandom, s: JobSample, expected: number, o: ChaosOptions, kills: KillRecord[], n: number, submittedAt: number): number {
+function gapMs(
+  random: SeededRandom,
+  s: JobSample,
+  expected: number,
+  o: ChaosOptions,
+  kills: KillRecord[],
+  n: number,
+  submittedAt: number,
+): number {
   const jitter = random.between(0.7, 1.3);
   const left = o.kills - n;
   if (left <= 0) return 0;

@@ -22,7 +22,8 @@ export interface JobSample {
 export const maxAttempt = (s: JobSample): number => Math.max(0, ...s.pipelines.map((p) => p.attempt));
 
 /** Whether the job and every pipeline of it run. */
-export const allRunning = (s: JobSample): boolean => s.status === 'RUNNING' && s.pipelines.length > 0 && s.pipelines.every((p) => p.status === 'RUNNING');
+export const allRunning = (s: JobSample): boolean =>
+  s.status === 'RUNNING' && s.pipelines.length > 0 && s.pipelines.every((p) => p.status === 'RUNNING');
 
 const ENDED = new Set(['FINISHED', 'FAILED', 'CANCELED', 'SAVEPOINT_DONE']);
 /** Whether a job status is final. */
@@ -61,7 +62,10 @@ export class JobProbe {
       const c = this.client(address);
       try {
         const ctx = { deadlineMs: this.deadlineMs };
-        const [job, metrics] = await Promise.all([call(c.getJob, c, { jobId: this.jobId }, ctx), call(c.getJobMetrics, c, { jobId: this.jobId }, ctx)]);
+        const [job, metrics] = await Promise.all([
+          call(c.getJob, c, { jobId: this.jobId }, ctx),
+          call(c.getJobMetrics, c, { jobId: this.jobId }, ctx),
+        ]);
         this.last = index;
         return {
           at: Date.now(),

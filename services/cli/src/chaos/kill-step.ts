@@ -103,7 +103,12 @@ export async function killOne(ctx: KillContext, n: number, before: JobSample): P
     resumed.catch(() => undefined);
   }
   const disruptive = kind === 'leader' || kind === 'job worker';
-  const outcome = await waitRowsMoving(ctx.probe, { killedAt, disruptive, attemptBefore: record.attemptBefore, resumedAt: () => resumedAt }, ctx.recoveryTimeoutMs, ctx.signal);
+  const outcome = await waitRowsMoving(
+    ctx.probe,
+    { killedAt, disruptive, attemptBefore: record.attemptBefore, resumedAt: () => resumedAt },
+    ctx.recoveryTimeoutMs,
+    ctx.signal,
+  );
   await resumed;
   record.outcome = outcome.kind;
   const after = outcome.kind === 'stuck' ? outcome.last : outcome.sample;

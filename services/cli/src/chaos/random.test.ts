@@ -6,7 +6,13 @@ describe('SeededRandom', () => {
   it('repeats its choices for the same seed and differs for another', () => {
     const draw = (seed: number) => {
       const r = new SeededRandom(seed);
-      return Array.from({ length: 20 }, () => r.weighted([['a', 1], ['b', 3], ['c', 0]]));
+      return Array.from({ length: 20 }, () =>
+        r.weighted([
+          ['a', 1],
+          ['b', 3],
+          ['c', 0],
+        ]),
+      );
     };
     expect(draw(42)).toEqual(draw(42));
     expect(draw(42)).not.toEqual(draw(43));

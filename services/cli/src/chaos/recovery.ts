@@ -27,7 +27,13 @@ export type RecoveryOutcome =
  * disruption is over, where the job and its pipelines run in the same attempt and the rows read
  * grew. The seconds are counted from the kill to the sample that saw the rows grow.
  */
-export async function waitRowsMoving(probe: Pick<JobProbe, 'sample'>, d: Disruption, timeoutMs: number, signal: AbortSignal, intervalMs = 250): Promise<RecoveryOutcome> {
+export async function waitRowsMoving(
+  probe: Pick<JobProbe, 'sample'>,
+  d: Disruption,
+  timeoutMs: number,
+  signal: AbortSignal,
+  intervalMs = 250,
+): Promise<RecoveryOutcome> {
   const deadline = d.killedAt + timeoutMs;
   let prev: JobSample | undefined;
   let last: JobSample | undefined;
@@ -40,7 +46,8 @@ export async function waitRowsMoving(probe: Pick<JobProbe, 'sample'>, d: Disrupt
       const resumed = d.resumedAt();
       const over = !d.disruptive || maxAttempt(s) > d.attemptBefore || (resumed !== undefined && s.at >= resumed);
       if (!over || !allRunning(s)) prev = undefined;
-      else if (prev && maxAttempt(prev) === maxAttempt(s) && s.rows > prev.rows) return { kind: 'recovered', seconds: (s.at - d.killedAt) / 1000, sample: s };
+      else if (prev && maxAttempt(prev) === maxAttempt(s) && s.rows > prev.rows)
+        return { kind: 'recovered', seconds: (s.at - d.killedAt) / 1000, sample: s };
       else prev = s;
     }
     await sleep(intervalMs, signal);

@@ -2,7 +2,16 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseJdbcUrl } from '@tideway/connector-jdbc';
 import { ConfigError, ErrorCode } from '@tideway/common';
-import { checkSequenceOutput, checkSequenceTable, createSequenceTable, pgSinkConnection, startPostgres, type PgTarget, type SequenceReport, type SequenceSink } from '@tideway/testing';
+import {
+  checkSequenceOutput,
+  checkSequenceTable,
+  createSequenceTable,
+  pgSinkConnection,
+  startPostgres,
+  type PgTarget,
+  type SequenceReport,
+  type SequenceSink,
+} from '@tideway/testing';
 
 /** The exactly-once sinks a chaos run can write into. */
 export type ChaosSinkKind = 'localfile' | 'jdbc';
@@ -28,7 +37,11 @@ export interface ChaosSink {
 export function pgTargetOf(login: JdbcLogin): PgTarget {
   const t = parseJdbcUrl(login.url, { option: '--jdbc-url' });
   if (t.dialect !== 'postgresql' || !t.database) {
-    throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `${login.url} is not a PostgreSQL URL with a database: expected jdbc:postgresql://host[:port]/database (the chaos run checks PostgreSQL's XA sink)`, { place: { option: '--jdbc-url' } });
+    throw new ConfigError(
+      ErrorCode.CONFIG_BAD_VALUE,
+      `${login.url} is not a PostgreSQL URL with a database: expected jdbc:postgresql://host[:port]/database (the chaos run checks PostgreSQL's XA sink)`,
+      { place: { option: '--jdbc-url' } },
+    );
   }
   return { host: t.host, port: t.port, database: t.database, user: login.user, password: login.password };
 }

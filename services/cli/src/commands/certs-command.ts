@@ -31,7 +31,9 @@ export async function writeClusterCerts(dir: string, hosts: string[], days: numb
     ],
   });
   const written = [write(dir, 'ca.pem', ca.cert), write(dir, 'ca-key.pem', ca.private, 0o600)];
-  const altNames = [...new Set(['localhost', '127.0.0.1', ...hosts])].map((h) => (isIP(h) ? { type: 7 as const, ip: h } : { type: 2 as const, value: h }));
+  const altNames = [...new Set(['localhost', '127.0.0.1', ...hosts])].map((h) =>
+    isIP(h) ? { type: 7 as const, ip: h } : { type: 2 as const, value: h },
+  );
   for (const role of CERT_ROLES) {
     const cert = await generate([{ name: 'commonName', value: `tideway-${role}` }], {
       keySize: 2048,
@@ -63,11 +65,17 @@ export function registerCertsCommand(cluster: Command): void {
     .command('certs')
     .description(`write a cluster CA and a certificate per role (${CERT_ROLES.join(', ')}) signed by it, for tideway.tls (mutual TLS)`)
     .requiredOption('--out <dir>', 'folder to write ca.pem, ca-key.pem, <role>.pem and <role>-key.pem into')
-    .option('--host <name>', 'a host name or IP address the certificates are valid for, besides localhost and 127.0.0.1 (repeatable)', collect, [])
+    .option(
+      '--host <name>',
+      'a host name or IP address the certificates are valid for, besides localhost and 127.0.0.1 (repeatable)',
+      collect,
+      [],
+    )
     .option('--days <n>', 'days the certificates are valid', '365')
     .action(async (opts: { out: string; host: string[]; days: string }) => {
       const days = Number(opts.days);
-      if (!Number.isInteger(days) || days < 1) throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `--days ${opts.days}: expected a whole number of days, at least 1`);
+      if (!Number.isInteger(days) || days < 1)
+        throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `--days ${opts.days}: expected a whole number of days, at least 1`);
       for (const f of await writeClusterCerts(opts.out, opts.host, days)) process.stdout.write(`${f}\n`);
     });
 }

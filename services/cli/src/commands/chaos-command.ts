@@ -39,10 +39,19 @@ const SINKS: Record<string, ChaosSinkKind[]> = { localfile: ['localfile'], jdbc:
 function jdbcLogin(o: ChaosFlags, sinks: ChaosSinkKind[]): JdbcLogin | undefined {
   const given = o.jdbcUrl ?? o.jdbcUser ?? o.jdbcPassword;
   if (given !== undefined && !sinks.includes('jdbc')) {
-    throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `--jdbc-url, --jdbc-user and --jdbc-password are only read with --sink jdbc or both (this run's sink: ${o.sink})`, { place: { option: '--jdbc-url' } });
+    throw new ConfigError(
+      ErrorCode.CONFIG_BAD_VALUE,
+      `--jdbc-url, --jdbc-user and --jdbc-password are only read with --sink jdbc or both (this run's sink: ${o.sink})`,
+      { place: { option: '--jdbc-url' } },
+    );
   }
   if (o.jdbcUrl === undefined) {
-    if (given !== undefined) throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, '--jdbc-user and --jdbc-password need --jdbc-url (without it a private PostgreSQL is started)', { place: { option: '--jdbc-url' } });
+    if (given !== undefined)
+      throw new ConfigError(
+        ErrorCode.CONFIG_BAD_VALUE,
+        '--jdbc-user and --jdbc-password need --jdbc-url (without it a private PostgreSQL is started)',
+        { place: { option: '--jdbc-url' } },
+      );
     return undefined;
   }
   const login = { url: o.jdbcUrl, user: o.jdbcUser ?? 'postgres', password: o.jdbcPassword ?? '' };
@@ -57,7 +66,7 @@ export function registerChaosCommand(program: Command): void {
     .description(
       'start a cluster on free loopback ports (a Redis with AOF as state store and lease node, coordinators, the resource manager, workers: ' +
         'each a `tideway cluster start` process with the engine defaults), run a checkpointed Sequence job into an exactly-once sink, ' +
-        'SIGKILL or SIGSTOP/SIGCONT random processes one at a time, and report rows expected, seen, lost and duplicated, the job\'s final status ' +
+        "SIGKILL or SIGSTOP/SIGCONT random processes one at a time, and report rows expected, seen, lost and duplicated, the job's final status " +
         'and the seconds from each kill until rows moved again. Progress on stderr, the report on stdout. ' +
         'Exit code 0: the job FINISHED with nothing lost or duplicated; 1: it did not; 2: bad flags.',
     )
@@ -65,7 +74,10 @@ export function registerChaosCommand(program: Command): void {
     .option('--workers <n>', 'workers, 2 slots each (at least 2, so that the job has slots with one down)', '3')
     .option('--kills <n>', 'how many kills and pauses', '10')
     .option('--sink <kind>', 'localfile (transactional files), jdbc (PostgreSQL, XA exactly-once) or both (one run each)', 'localfile')
-    .option('--jdbc-url <url>', 'jdbc:postgresql://host:port/db for --sink jdbc (default: a private PostgreSQL started for the run); needs max_prepared_transactions > 0')
+    .option(
+      '--jdbc-url <url>',
+      'jdbc:postgresql://host:port/db for --sink jdbc (default: a private PostgreSQL started for the run); needs max_prepared_transactions > 0',
+    )
     .option('--jdbc-user <user>', 'user for --jdbc-url (default postgres)')
     .option('--jdbc-password <password>', 'password for --jdbc-url (default none)')
     .option('--seed <n>', 'seed of the random choices (process, signal, pause, gaps), to repeat a run (default: random, printed)')
@@ -76,7 +88,10 @@ export function registerChaosCommand(program: Command): void {
     .exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : 2))
     .action(async (o: ChaosFlags) => {
       const sinks = SINKS[o.sink];
-      if (!sinks) throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `${o.sink} is not a sink the chaos run knows: use localfile, jdbc or both`, { place: { option: '--sink' } });
+      if (!sinks)
+        throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `${o.sink} is not a sink the chaos run knows: use localfile, jdbc or both`, {
+          place: { option: '--sink' },
+        });
       const coordinators = wholeNumber('--coordinators', o.coordinators, 2, 3);
       const workers = wholeNumber('--workers', o.workers, 2, 16);
       const kills = wholeNumber('--kills', o.kills, 0);

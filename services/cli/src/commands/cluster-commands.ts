@@ -23,7 +23,8 @@ interface StartOptions {
 
 function metricsPortOf(text: string): number {
   const port = Number(text);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `--metrics-port ${text}: expected a port number (0 picks a free one)`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `--metrics-port ${text}: expected a port number (0 picks a free one)`);
   return port;
 }
 
@@ -40,7 +41,8 @@ export function registerClusterCommands(program: Command): void {
     .option('--metrics-port <port>', 'serve Prometheus metrics at http://<host>:<port>/metrics (0 picks a free port; default: no endpoint)')
     .option('--metrics-host <host>', "address the metrics endpoint binds to (default: the role's host from the engine config)")
     .action(async (opts: StartOptions) => {
-      if (!ROLES.includes(opts.role as Role)) throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `--role ${opts.role}: expected one of ${ROLES.join(', ')}`);
+      if (!ROLES.includes(opts.role as Role))
+        throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `--role ${opts.role}: expected one of ${ROLES.join(', ')}`);
       const role = opts.role as Role;
       const metricsPort = opts.metricsPort === undefined ? undefined : metricsPortOf(opts.metricsPort);
       const engine = engineConfig(opts);
@@ -91,7 +93,9 @@ export function registerClusterCommands(program: Command): void {
         process.stderr.write(`tideway: coordinator listening on ${await c.start()}\n`);
         registerCoordinatorMetrics(registry, c);
         stops.push(() => c.stop());
-        stops.push(await startRestApiIfEnabled(engine, t.coordinator.host, [c.address, ...coordinators.filter((a) => a !== c.address)], registry));
+        stops.push(
+          await startRestApiIfEnabled(engine, t.coordinator.host, [c.address, ...coordinators.filter((a) => a !== c.address)], registry),
+        );
       }
       if (role === 'worker' || role === 'all') {
         const w = new WorkerServer({
@@ -111,7 +115,9 @@ export function registerClusterCommands(program: Command): void {
         stops.push(() => w.stop());
       }
       if (metricsPort !== undefined) {
-        const host = opts.metricsHost ?? (role === 'worker' ? t.worker.host : role === 'resource-manager' ? t.resourceManager.host : t.coordinator.host);
+        const host =
+          opts.metricsHost ??
+          (role === 'worker' ? t.worker.host : role === 'resource-manager' ? t.resourceManager.host : t.coordinator.host);
         const endpoint = await startMetricsEndpoint(registry, host, metricsPort);
         process.stderr.write(`tideway: metrics at ${endpoint.url}\n`);
         stops.push(() => endpoint.close());

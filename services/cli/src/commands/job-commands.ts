@@ -20,7 +20,11 @@ interface AddressOpts {
  */
 function addresses(opts: AddressOpts): string[] {
   const list = opts.address ?? process.env.TIDEWAY_ADDRESS;
-  if (list) return list.split(',').map((a) => a.trim()).filter((a) => a.length > 0);
+  if (list)
+    return list
+      .split(',')
+      .map((a) => a.trim())
+      .filter((a) => a.length > 0);
   return coordinatorAddresses(engineConfig(opts));
 }
 
@@ -42,7 +46,10 @@ function withClient<T extends AddressOpts>(fn: (client: JobClient, opts: T, args
 
 function addressOptions(c: Command): Command {
   return c
-    .option('--address <host:port,...>', 'coordinator address(es); the leader among them is found (default: TIDEWAY_ADDRESS or the engine config)')
+    .option(
+      '--address <host:port,...>',
+      'coordinator address(es); the leader among them is found (default: TIDEWAY_ADDRESS or the engine config)',
+    )
     .option('--engine-config <file>', 'engine config in seatunnel.yaml shape')
     .option('--token <token>', 'bearer token for a cluster with tideway.auth tokens (default: TIDEWAY_TOKEN)');
 }
@@ -55,7 +62,14 @@ function listTable(jobs: JobInfo[]): string {
   const rows = [['Job ID', 'Job Name', 'Job Status', 'Submit Time', 'Finished Time']];
   for (const j of jobs) rows.push([j.jobId, j.jobName, jobStatusToJSON(j.status), time(j.submitTimeMs), time(j.finishTimeMs)]);
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  return rows.map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n');
+  return rows
+    .map((r) =>
+      r
+        .map((c, i) => c.padEnd(widths[i]!))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }
 
 /** JobInfo as JSON with enum names instead of numbers. */
@@ -78,19 +92,27 @@ export function registerJobCommands(program: Command): void {
       .option('--async', 'return once the job is queued, printing its id')
       .option('--set-job-id <id>', 'use this job id'),
   ).action(
-    withClient<AddressOpts & { config: string; variable: string[]; name?: string; async?: boolean; setJobId?: string }>(async (client, opts) => {
-      const input = readJobInput(opts.config, opts.variable);
-      const res = await client.submit({ ...input, jobName: opts.name ?? '', jobId: opts.setJobId ?? '' });
-      if (opts.async) {
-        process.stdout.write(`${res.jobId}\n`);
-        return;
-      }
-      process.stderr.write(`tideway: job ${res.jobId} submitted\n`);
-      process.exitCode = await followJob(client, res.jobId, 60_000);
-    }),
+    withClient<AddressOpts & { config: string; variable: string[]; name?: string; async?: boolean; setJobId?: string }>(
+      async (client, opts) => {
+        const input = readJobInput(opts.config, opts.variable);
+        const res = await client.submit({ ...input, jobName: opts.name ?? '', jobId: opts.setJobId ?? '' });
+        if (opts.async) {
+          process.stdout.write(`${res.jobId}\n`);
+          return;
+        }
+        process.stderr.write(`tideway: job ${res.jobId} submitted\n`);
+        process.exitCode = await followJob(client, res.jobId, 60_000);
+      },
+    ),
   );
 
-  addressOptions(program.command('list').alias('-l').description('list jobs (running, and ended ones until their history expires)').option('--json', 'as JSON')).action(
+  addressOptions(
+    program
+      .command('list')
+      .alias('-l')
+      .description('list jobs (running, and ended ones until their history expires)')
+      .option('--json', 'as JSON'),
+  ).action(
     withClient<AddressOpts & { json?: boolean }>(async (client, opts) => {
       const { jobs } = await client.list();
       process.stdout.write(opts.json ? `${JSON.stringify(jobs.map(jobJson), null, 2)}\n` : `${listTable(jobs)}\n`);
@@ -103,14 +125,21 @@ export function registerJobCommands(program: Command): void {
     }),
   );
 
-  addressOptions(program.command('metrics').description("a job's metrics as JSON (SourceReceivedCount, SinkWriteCount, ... per table)").argument('<jobId>')).action(
+  addressOptions(
+    program
+      .command('metrics')
+      .description("a job's metrics as JSON (SourceReceivedCount, SinkWriteCount, ... per table)")
+      .argument('<jobId>'),
+  ).action(
     withClient(async (client, _opts, args) => {
       const out = seaTunnelMetrics(await client.metrics(args[0]!));
       process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
     }),
   );
 
-  addressOptions(program.command('cancel').description('cancel jobs; every task stops and every slot is freed').argument('<jobId...>')).action(
+  addressOptions(
+    program.command('cancel').description('cancel jobs; every task stops and every slot is freed').argument('<jobId...>'),
+  ).action(
     withClient(async (client, _opts, args) => {
       for (const id of args) {
         const res = await client.cancel(id);

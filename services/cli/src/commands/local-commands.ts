@@ -19,24 +19,45 @@ export function registerLocalCommands(program: Command): void {
     .option('--engine-config <file>', 'engine config in seatunnel.yaml shape (default deploy/seatunnel.yaml)')
     .option('--set-job-id <id>', 'use this job id')
     .option('-r, --restore <jobId>', 'restore this job from its savepoint or latest checkpoint (same job id)')
-    .option('--coordinator-port <port>', 'serve JobService on this loopback port (default: a free one), e.g. for `tideway savepoint --address`', '0')
-    .action(async (opts: { config: string; variable: string[]; name?: string; set: string[]; engineConfig?: string; setJobId?: string; restore?: string; coordinatorPort: string }) => {
-      const input = readJobInput(opts.config, opts.variable);
-      const engine = engineConfig(opts);
-      const port = Number(opts.coordinatorPort);
-      if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `--coordinator-port ${opts.coordinatorPort}: expected a port number`);
-      const cluster = await startLocalCluster(engine, port);
-      const stopRestApi = await startRestApiIfEnabled(engine, '127.0.0.1', cluster.coordinatorAddress);
-      const client = new JobClient(cluster.coordinatorAddress);
-      try {
-        const res = await client.submit({ ...input, jobName: opts.name ?? '', jobId: opts.setJobId ?? '', restoreJobId: opts.restore ?? '' });
-        process.exitCode = await followJob(client, res.jobId, engine.printJobMetricsInfoInterval * 1000);
-      } finally {
-        client.close();
-        await stopRestApi();
-        await cluster.stop();
-      }
-    });
+    .option(
+      '--coordinator-port <port>',
+      'serve JobService on this loopback port (default: a free one), e.g. for `tideway savepoint --address`',
+      '0',
+    )
+    .action(
+      async (opts: {
+        config: string;
+        variable: string[];
+        name?: string;
+        set: string[];
+        engineConfig?: string;
+        setJobId?: string;
+        restore?: string;
+        coordinatorPort: string;
+      }) => {
+        const input = readJobInput(opts.config, opts.variable);
+        const engine = engineConfig(opts);
+        const port = Number(opts.coordinatorPort);
+        if (!Number.isInteger(port) || port < 0 || port > 65535)
+          throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `--coordinator-port ${opts.coordinatorPort}: expected a port number`);
+        const cluster = await startLocalCluster(engine, port);
+        const stopRestApi = await startRestApiIfEnabled(engine, '127.0.0.1', cluster.coordinatorAddress);
+        const client = new JobClient(cluster.coordinatorAddress);
+        try {
+          const res = await client.submit({
+            ...input,
+            jobName: opts.name ?? '',
+            jobId: opts.setJobId ?? '',
+            restoreJobId: opts.restore ?? '',
+          });
+          process.exitCode = await followJob(client, res.jobId, engine.printJobMetricsInfoInterval * 1000);
+        } finally {
+          client.close();
+          await stopRestApi();
+          await cluster.stop();
+        }
+      },
+    );
 
   program
     .command('plan')
@@ -47,7 +68,12 @@ export function registerLocalCommands(program: Command): void {
     .option('--json', 'print the plan as JSON')
     .action(async (opts: { config: string; variable: string[]; check?: boolean; json?: boolean }) => {
       const input = readJobInput(opts.config, opts.variable);
-      const job = await planJobText(input.configText, { jobId: newJobId(), file: input.configFile, format: input.format as 'hocon' | 'json', variables: input.variables });
+      const job = await planJobText(input.configText, {
+        jobId: newJobId(),
+        file: input.configFile,
+        format: input.format as 'hocon' | 'json',
+        variables: input.variables,
+      });
       if (opts.check) {
         process.stdout.write(`${opts.config}: config is valid (${job.pipelines.length} pipeline(s), ${job.slots} slot(s))\n`);
         return;
@@ -68,11 +94,15 @@ export function registerLocalCommands(program: Command): void {
         return;
       }
       const matches = registry.list().filter((f) => f.name.toLowerCase() === name.toLowerCase());
-      if (matches.length === 0) throw new ConfigError(ErrorCode.CONFIG_UNKNOWN_PLUGIN, `unknown plugin '${name}'; run 'tideway describe' for the list`);
+      if (matches.length === 0)
+        throw new ConfigError(ErrorCode.CONFIG_UNKNOWN_PLUGIN, `unknown plugin '${name}'; run 'tideway describe' for the list`);
       for (const f of matches) {
         process.stdout.write(`${f.name} (${f.type})\n\n${f.description}\n\nOptions:\n`);
         for (const o of f.spec.options) {
-          const bits = [o.type + (o.values ? ` ${o.values.join('|')}` : ''), o.required ? 'required' : `default ${JSON.stringify(o.default ?? null)}`];
+          const bits = [
+            o.type + (o.values ? ` ${o.values.join('|')}` : ''),
+            o.required ? 'required' : `default ${JSON.stringify(o.default ?? null)}`,
+          ];
           process.stdout.write(`  ${o.name}  (${bits.join(', ')})\n      ${o.description}\n`);
         }
         process.stdout.write('\n');

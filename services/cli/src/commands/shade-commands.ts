@@ -22,7 +22,12 @@ export function registerShadeCommands(program: Command): void {
       .action((opts: { config: string; variable: string[] }) => {
         const input = readJobInput(opts.config, opts.variable);
         // Parsed as written (shade: false): the values are what this command encrypts or decrypts.
-        const config = parseJobConfig(input.configText, { file: input.configFile, format: input.format as 'hocon' | 'json', variables: input.variables, shade: false });
+        const config = parseJobConfig(input.configText, {
+          file: input.configFile,
+          format: input.format as 'hocon' | 'json',
+          variables: input.variables,
+          shade: false,
+        });
         process.stdout.write(`${JSON.stringify(shadeJobConfigJson(config, mode), null, 2)}\n`);
       });
   }

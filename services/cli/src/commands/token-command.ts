@@ -10,13 +10,15 @@ export function registerTokenCommand(program: Command): void {
   const token = program.command('token').description('bearer tokens of JobService and the REST API (tideway.auth.tokens)');
   token
     .command('create')
-    .description('print a new token and the line to add under tideway.auth.tokens in every coordinator\'s engine config')
+    .description("print a new token and the line to add under tideway.auth.tokens in every coordinator's engine config")
     .requiredOption('--role <role>', `one of ${ROLES.join(', ')}`)
     .option('--namespace <name>', 'the namespace of the jobs it submits (required for viewer and operator)')
     .option('--name <name>', 'a name for the token in the engine config and in refusals', '')
     .action((opts: { role: string; namespace?: string; name: string }) => {
-      if (!ROLES.includes(opts.role as Role)) throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `--role ${opts.role}: expected one of ${ROLES.join(', ')}`);
-      if (opts.role !== 'admin' && !opts.namespace) throw new ConfigError(ErrorCode.CONFIG_MISSING_OPTION, `--role ${opts.role} needs --namespace`);
+      if (!ROLES.includes(opts.role as Role))
+        throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `--role ${opts.role}: expected one of ${ROLES.join(', ')}`);
+      if (opts.role !== 'admin' && !opts.namespace)
+        throw new ConfigError(ErrorCode.CONFIG_MISSING_OPTION, `--role ${opts.role} needs --namespace`);
       if (opts.namespace !== undefined && !/^[A-Za-z0-9._-]+$/.test(opts.namespace)) {
         throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `--namespace ${opts.namespace}: letters, digits, '.', '_' and '-' only`);
       }

@@ -6,7 +6,8 @@ import { checkpointStorageOf, collect, engineConfig } from './options.js';
 
 function positiveInt(option: string, text: string): number {
   const n = Number(text);
-  if (!Number.isInteger(n) || n < 1) throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `${option} ${text}: expected a whole number of at least 1`, { place: { option } });
+  if (!Number.isInteger(n) || n < 1)
+    throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `${option} ${text}: expected a whole number of at least 1`, { place: { option } });
   return n;
 }
 
@@ -16,7 +17,7 @@ export function registerVerifyCommand(program: Command): void {
     .command('verify')
     .description(
       "compare a job's source tables with its sink tables (Jdbc/CDC sources into Jdbc sinks): row counts, checksums over key ranges computed in each database, then the keys that are missing, extra or different. " +
-        'For a CDC job it first waits until the job\'s checkpoints show the sink past the source log position read at the start. Exit code 0: equal, 1: not equal, 2: bad input.',
+        "For a CDC job it first waits until the job's checkpoints show the sink past the source log position read at the start. Exit code 0: equal, 1: not equal, 2: bad input.",
     )
     .requiredOption('-c, --config <file>', 'the job config')
     .option('-i, --variable <key=value>', 'job variable (repeatable)', collect, [])
@@ -27,21 +28,38 @@ export function registerVerifyCommand(program: Command): void {
     .option('--timeout <seconds>', 'CDC: how long to wait for the sink to catch up', '300')
     .option('--max-keys <n>', 'keys listed per table and kind of difference', '20')
     .option('--json', 'print the report as JSON')
-    .action(async (opts: { config: string; variable: string[]; jobId?: string; engineConfig?: string; set: string[]; wait: boolean; timeout: string; maxKeys: string; json?: boolean }) => {
-      const timeoutMs = positiveInt('--timeout', opts.timeout) * 1000;
-      const maxKeys = positiveInt('--max-keys', opts.maxKeys);
-      const input = readJobInput(opts.config, opts.variable);
-      const job = await planJobText(input.configText, { jobId: opts.jobId ?? newJobId(), file: input.configFile, format: input.format as 'hocon' | 'json', variables: input.variables });
-      const { verifyJob, formatReport } = await import('@tideway/verify');
-      const storage = opts.jobId !== undefined ? checkpointStorageOf(engineConfig(opts)) : undefined;
-      try {
-        const report = await verifyJob({ job, jobId: opts.jobId, storage, wait: opts.wait, timeoutMs, maxKeys });
-        const text = `${opts.json ? JSON.stringify(report, null, 2) : formatReport(report)}\n`;
-        // main exits the process when the action returns: a long report must be out by then.
-        await new Promise<void>((resolve) => process.stdout.write(text, () => resolve()));
-        process.exitCode = report.equal ? 0 : 1;
-      } finally {
-        await storage?.close();
-      }
-    });
+    .action(
+      async (opts: {
+        config: string;
+        variable: string[];
+        jobId?: string;
+        engineConfig?: string;
+        set: string[];
+        wait: boolean;
+        timeout: string;
+        maxKeys: string;
+        json?: boolean;
+      }) => {
+        const timeoutMs = positiveInt('--timeout', opts.timeout) * 1000;
+        const maxKeys = positiveInt('--max-keys', opts.maxKeys);
+        const input = readJobInput(opts.config, opts.variable);
+        const job = await planJobText(input.configText, {
+          jobId: opts.jobId ?? newJobId(),
+          file: input.configFile,
+          format: input.format as 'hocon' | 'json',
+          variables: input.variables,
+        });
+        const { verifyJob, formatReport } = await import('@tideway/verify');
+        const storage = opts.jobId !== undefined ? checkpointStorageOf(engineConfig(opts)) : undefined;
+        try {
+          const report = await verifyJob({ job, jobId: opts.jobId, storage, wait: opts.wait, timeoutMs, maxKeys });
+          const text = `${opts.json ? JSON.stringify(report, null, 2) : formatReport(report)}\n`;
+          // main exits the process when the action returns: a long report must be out by then.
+          await new Promise<void>((resolve) => process.stdout.write(text, () => resolve()));
+          process.exitCode = report.equal ? 0 : 1;
+        } finally {
+          await storage?.close();
+        }
+      },
+    );
 }

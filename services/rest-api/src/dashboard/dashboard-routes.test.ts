@@ -9,7 +9,24 @@ import { failBody, statusOf } from '../rest-errors.js';
 import { registerDashboardRoutes } from './dashboard-routes.js';
 
 function job(i: number, status = JobStatus.FINISHED): JobInfo {
-  return { jobId: String(100 + i), jobName: `j${i}`, status, jobMode: 'BATCH', submitTimeMs: 1000 + i, startTimeMs: 0, finishTimeMs: 0, error: undefined, pipelines: [], lastCheckpointTimeMs: 0, completedCheckpoints: 0, failedCheckpoints: 0, failovers: [], vertices: [], edges: [], envOptions: {} };
+  return {
+    jobId: String(100 + i),
+    jobName: `j${i}`,
+    status,
+    jobMode: 'BATCH',
+    submitTimeMs: 1000 + i,
+    startTimeMs: 0,
+    finishTimeMs: 0,
+    error: undefined,
+    pipelines: [],
+    lastCheckpointTimeMs: 0,
+    completedCheckpoints: 0,
+    failedCheckpoints: 0,
+    failovers: [],
+    vertices: [],
+    edges: [],
+    envOptions: {},
+  };
 }
 
 /** A JobApi over a fixed job list whose watch sends one event, then waits for the abort. */
@@ -45,10 +62,16 @@ describe('the dashboard routes', () => {
   it('pages the jobs newest first and filters by state', async () => {
     const list = Array.from({ length: 120 }, (_, i) => job(i, i % 3 === 0 ? JobStatus.RUNNING : JobStatus.FINISHED));
     const base = await serve(fakeJobs(list).api, '/nonexistent');
-    const page = (await (await fetch(`${base}/ui/api/jobs?offset=10&limit=5`)).json()) as { total: number; jobs: Array<{ jobId: string; status: string }> };
+    const page = (await (await fetch(`${base}/ui/api/jobs?offset=10&limit=5`)).json()) as {
+      total: number;
+      jobs: Array<{ jobId: string; status: string }>;
+    };
     expect(page.total).toBe(120);
     expect(page.jobs.map((j) => j.jobId)).toEqual(['209', '208', '207', '206', '205']);
-    const running = (await (await fetch(`${base}/ui/api/jobs?state=running&limit=200`)).json()) as { total: number; jobs: Array<{ status: string }> };
+    const running = (await (await fetch(`${base}/ui/api/jobs?state=running&limit=200`)).json()) as {
+      total: number;
+      jobs: Array<{ status: string }>;
+    };
     expect(running.total).toBe(40);
     expect(running.jobs.every((j) => j.status === 'RUNNING')).toBe(true);
   });
@@ -58,7 +81,9 @@ describe('the dashboard routes', () => {
     const res = await fetch(`${base}/ui/api/jobs?limit=5000`);
     expect(res.status).toBe(400);
     expect(await res.json()).toEqual({ status: 'fail', message: '/ui/api/jobs: limit=5000 is not a whole number from 0 to 200' });
-    expect(((await (await fetch(`${base}/ui/api/jobs?state=done`)).json()) as { message: string }).message).toContain('state=done is not one of all, running, ended');
+    expect(((await (await fetch(`${base}/ui/api/jobs?state=done`)).json()) as { message: string }).message).toContain(
+      'state=done is not one of all, running, ended',
+    );
     expect((await fetch(`${base}/ui/api/jobs/abc`)).status).toBe(400);
   });
 

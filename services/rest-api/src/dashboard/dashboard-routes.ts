@@ -44,18 +44,26 @@ export function registerDashboardRoutes(app: FastifyInstance, jobs: JobApi, uiDi
   // One job's WatchJob events in full (its page: state, DAG, metrics every second).
   app.get<{ Params: { jobId: string } }>('/ui/api/jobs/:jobId/events', (req, reply) => {
     const id = jobId(req.params.jobId);
-    streamJobEvents(jobs, [id], 1000, req, reply, (e) => ({ job: e.job ? JobInfo.toJSON(e.job) : undefined, metrics: e.metrics ? JobMetrics.toJSON(e.metrics) : undefined }));
+    streamJobEvents(jobs, [id], 1000, req, reply, (e) => ({
+      job: e.job ? JobInfo.toJSON(e.job) : undefined,
+      metrics: e.metrics ? JobMetrics.toJSON(e.metrics) : undefined,
+    }));
   });
 
   // The rows of the jobs on the list's page, sent when a status changes.
   app.get<{ Querystring: { jobs?: string } }>('/ui/api/live', (req, reply) => {
-    const ids = (req.query.jobs ?? '').split(',').filter((s) => s !== '').map(jobId);
+    const ids = (req.query.jobs ?? '')
+      .split(',')
+      .filter((s) => s !== '')
+      .map(jobId);
     if (ids.length > MAX_LIVE) throw new BadRequest(`/ui/api/live: ${ids.length} jobs asked for, at most ${MAX_LIVE}`);
     streamJobEvents(jobs, ids, 1000, req, reply, (e) => (e.job ? jobRow(e.job) : undefined));
   });
 
   if (!existsSync(uiDist)) {
-    app.get('/ui/*', async (_req, reply) => reply.code(404).send({ status: 'fail', message: `the dashboard is not built (no ${uiDist}): run pnpm build` }));
+    app.get('/ui/*', async (_req, reply) =>
+      reply.code(404).send({ status: 'fail', message: `the dashboard is not built (no ${uiDist}): run pnpm build` }),
+    );
     return;
   }
   void app.register(fastifyStatic, { root: uiDist, prefix: '/ui/', index: 'index.html', wildcard: true, decorateReply: false });

@@ -7,7 +7,8 @@ const MAX_LIMIT = 200;
 
 function intParam(value: string | undefined, name: string, fallback: number, max: number): number {
   if (value === undefined || value === '') return fallback;
-  if (!/^\d+$/.test(value) || Number(value) > max) throw new BadRequest(`/ui/api/jobs: ${name}=${value} is not a whole number from 0 to ${max}`);
+  if (!/^\d+$/.test(value) || Number(value) > max)
+    throw new BadRequest(`/ui/api/jobs: ${name}=${value} is not a whole number from 0 to ${max}`);
   return Number(value);
 }
 
@@ -23,7 +24,8 @@ export function jobPage(all: readonly JobInfo[], query: { offset?: string; limit
   const offset = intParam(query.offset, 'offset', 0, Number.MAX_SAFE_INTEGER);
   const limit = intParam(query.limit, 'limit', 50, MAX_LIMIT);
   const state = query.state ?? 'all';
-  if (state !== 'all' && state !== 'running' && state !== 'ended') throw new BadRequest(`/ui/api/jobs: state=${state} is not one of all, running, ended`);
+  if (state !== 'all' && state !== 'running' && state !== 'ended')
+    throw new BadRequest(`/ui/api/jobs: state=${state} is not one of all, running, ended`);
   const kept = state === 'all' ? [...all] : all.filter((j) => ENDED.has(jobStatusToJSON(j.status)) === (state === 'ended'));
   kept.sort((a, b) => b.submitTimeMs - a.submitTimeMs || (a.jobId < b.jobId ? 1 : -1));
   return { total: kept.length, offset, limit, jobs: kept.slice(offset, offset + limit).map(jobRow) };

@@ -12,10 +12,22 @@ const KEEP_ALIVE_MS = 15_000;
  * (`undefined` skips it). Once every job ended the stream sends `done` and closes; when the
  * browser leaves, the watches are cancelled. Errors of a watch go to the browser as an `error` event naming the job.
  */
-export function streamJobEvents(jobs: JobApi, ids: readonly string[], intervalMs: number, req: FastifyRequest, reply: FastifyReply, shape: (e: JobEvent) => unknown): void {
+export function streamJobEvents(
+  jobs: JobApi,
+  ids: readonly string[],
+  intervalMs: number,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  shape: (e: JobEvent) => unknown,
+): void {
   reply.hijack();
   const res = reply.raw;
-  res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no' });
+  res.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache',
+    connection: 'keep-alive',
+    'x-accel-buffering': 'no',
+  });
   res.write(': tideway dashboard events\n\n');
   const abort = new AbortController();
   const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), KEEP_ALIVE_MS);

@@ -23,7 +23,12 @@ async function withMetrics(jobs: JobApi, list: JobInfo[]) {
 export function registerJobRoutes(app: FastifyInstance, jobs: JobApi): void {
   app.get('/running-jobs', async () => {
     const { jobs: all } = await jobs.list();
-    return (await withMetrics(jobs, all.filter((j) => !ENDED.has(statusName(j))))).map(({ job, metrics }) => runningJobBody(job, metrics));
+    return (
+      await withMetrics(
+        jobs,
+        all.filter((j) => !ENDED.has(statusName(j))),
+      )
+    ).map(({ job, metrics }) => runningJobBody(job, metrics));
   });
 
   const jobInfo = async (req: { params: { jobId: string } }) => {
@@ -42,7 +47,8 @@ export function registerJobRoutes(app: FastifyInstance, jobs: JobApi): void {
 
   const finished = async (state: string | undefined) => {
     const wanted = state?.toUpperCase();
-    if (wanted !== undefined && !FINISHED_STATES.includes(wanted)) throw new BadRequest(`finished-jobs state '${state}' is not one of ${FINISHED_STATES.join(', ')}`);
+    if (wanted !== undefined && !FINISHED_STATES.includes(wanted))
+      throw new BadRequest(`finished-jobs state '${state}' is not one of ${FINISHED_STATES.join(', ')}`);
     const { jobs: all } = await jobs.list();
     const ended = all.filter((j) => ENDED.has(statusName(j)) && (wanted === undefined || statusName(j) === wanted));
     return (await withMetrics(jobs, ended)).map(({ job, metrics }) => finishedJobBody(job, metrics));

@@ -68,7 +68,8 @@ async function submitAll(jobs: JobApi, list: Submission[], file: (i: number) => 
 
 /** A stop request: `{jobId, isStopWithSavePoint}`. */
 async function stop(jobs: JobApi, body: unknown, where: string): Promise<{ jobId: string }> {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new BadRequest(`${where}: expected an object {"jobId": ..., "isStopWithSavePoint": false}`);
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw new BadRequest(`${where}: expected an object {"jobId": ..., "isStopWithSavePoint": false}`);
   const b = body as JsonObject;
   const jobId = jobIdParam(b.jobId, `${where}jobId`);
   if (!jobId) throw new BadRequest(`${where}jobId is missing`);
@@ -81,11 +82,16 @@ async function stop(jobs: JobApi, body: unknown, where: string): Promise<{ jobId
 export function registerSubmitRoutes(app: FastifyInstance, jobs: JobApi): void {
   app.post<{ Querystring: SubmitParams; Body: string }>('/submit-job', async (req) => {
     const format = (req.query.format ?? 'json').toLowerCase();
-    if (format !== 'json' && format !== 'hocon') throw new BadRequest(`format '${req.query.format}' is not supported: expected json or hocon`);
+    if (format !== 'json' && format !== 'hocon')
+      throw new BadRequest(`format '${req.query.format}' is not supported: expected json or hocon`);
     const text = req.body ?? '';
     if (text.trim() === '') throw new BadRequest('the request body is empty: send the job config (JSON, or HOCON with format=hocon)');
     if (format === 'json') parseJsonBody(text, 'the job config');
-    const [res] = await submitAll(jobs, [{ configText: text, format, params: req.query }], () => `submit-job.${format === 'json' ? 'json' : 'conf'}`);
+    const [res] = await submitAll(
+      jobs,
+      [{ configText: text, format, params: req.query }],
+      () => `submit-job.${format === 'json' ? 'json' : 'conf'}`,
+    );
     return res;
   });
 
@@ -93,9 +99,11 @@ export function registerSubmitRoutes(app: FastifyInstance, jobs: JobApi): void {
     const body = parseJsonBody(req.body, 'the request body');
     if (!Array.isArray(body)) throw new BadRequest('the request body must be a JSON array of job configs, each with its "params"');
     const list = body.map((item, i): Submission => {
-      if (typeof item !== 'object' || item === null || Array.isArray(item)) throw new BadRequest(`submit-jobs[${i}] must be a job config object`);
+      if (typeof item !== 'object' || item === null || Array.isArray(item))
+        throw new BadRequest(`submit-jobs[${i}] must be a job config object`);
       const { params, ...config } = item as JsonObject;
-      if (params !== undefined && (typeof params !== 'object' || params === null || Array.isArray(params))) throw new BadRequest(`submit-jobs[${i}].params must be an object`);
+      if (params !== undefined && (typeof params !== 'object' || params === null || Array.isArray(params)))
+        throw new BadRequest(`submit-jobs[${i}].params must be an object`);
       return { configText: JSON.stringify(config), format: 'json', params: (params ?? {}) as SubmitParams };
     });
     return submitAll(jobs, list, (i) => `submit-jobs[${i}].json`);

@@ -49,7 +49,12 @@ export function registerSystemRoutes(app: FastifyInstance, jobs: JobApi, registr
     const { workers } = await jobs.overview();
     return [
       coordinator,
-      ...workers.map((w) => ({ node: w.address, processors: String(w.cpuCores), 'physical.memory.total': mb(w.memoryMb * 1024 * 1024), 'load.systemAverage': w.systemLoad.toFixed(2) })),
+      ...workers.map((w) => ({
+        node: w.address,
+        processors: String(w.cpuCores),
+        'physical.memory.total': mb(w.memoryMb * 1024 * 1024),
+        'load.systemAverage': w.systemLoad.toFixed(2),
+      })),
     ];
   });
 
@@ -63,7 +68,11 @@ export function registerSystemRoutes(app: FastifyInstance, jobs: JobApi, registr
   app.post('/update-tags', async (_req, reply) =>
     reply
       .code(400)
-      .send(failBody("update-tags is not supported: Tideway's REST API is served by the coordinator, which has no tags; a worker's tags are tideway.worker.attributes in its engine config")),
+      .send(
+        failBody(
+          "update-tags is not supported: Tideway's REST API is served by the coordinator, which has no tags; a worker's tags are tideway.worker.attributes in its engine config",
+        ),
+      ),
   );
 
   // Tideway logs to each process's stderr (pino JSON), not to per-job files: the lists are empty.
@@ -75,14 +84,18 @@ export function registerSystemRoutes(app: FastifyInstance, jobs: JobApi, registr
   app.get<{ Querystring: { format?: string } }>('/logs', logList);
   app.get<{ Querystring: { format?: string } }>('/log', logList);
   app.get<{ Params: { name: string } }>('/logs/:name', async (req, reply) =>
-    reply.code(404).send(failBody(`no log ${req.params.name}: Tideway logs to the standard error of each process (pino JSON), not to per-job files`)),
+    reply
+      .code(404)
+      .send(failBody(`no log ${req.params.name}: Tideway logs to the standard error of each process (pino JSON), not to per-job files`)),
   );
 
   const metrics = (openMetrics: boolean) => async (_req: unknown, reply: { type(t: string): unknown }) => {
     if (!registry) return '';
     // A view of the registry that formats as OpenMetrics: the registry itself stays as it is for
     // the Prometheus endpoint that reads it at the same time.
-    const view = openMetrics ? (Object.create(registry, { contentType: { value: Registry.OPENMETRICS_CONTENT_TYPE } }) as Registry) : registry;
+    const view = openMetrics
+      ? (Object.create(registry, { contentType: { value: Registry.OPENMETRICS_CONTENT_TYPE } }) as Registry)
+      : registry;
     reply.type(view.contentType);
     return view.metrics();
   };

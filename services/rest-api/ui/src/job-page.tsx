@@ -42,8 +42,13 @@ export function JobPage({ jobId }: { jobId: string }) {
     setEvent((old) => ({ job: e.job ?? old?.job, metrics: e.metrics ?? old?.metrics }));
     if (e.job && e.metrics) setSeries((s) => append(s, e.job!, e.metrics));
     if (e.job) {
-      const seen = { timeMs: e.job.lastCheckpointTimeMs ?? 0, completed: e.job.completedCheckpoints ?? 0, failed: e.job.failedCheckpoints ?? 0 };
-      const same = (c: CheckpointSeen[]) => (c.length > 0 ? c[0].completed === seen.completed && c[0].failed === seen.failed : seen.completed + seen.failed === 0);
+      const seen = {
+        timeMs: e.job.lastCheckpointTimeMs ?? 0,
+        completed: e.job.completedCheckpoints ?? 0,
+        failed: e.job.failedCheckpoints ?? 0,
+      };
+      const same = (c: CheckpointSeen[]) =>
+        c.length > 0 ? c[0].completed === seen.completed && c[0].failed === seen.failed : seen.completed + seen.failed === 0;
       setCheckpoints((c) => (same(c) ? c : [seen, ...c].slice(0, 50)));
     }
   };
@@ -92,7 +97,11 @@ export function JobPage({ jobId }: { jobId: string }) {
         )}
       </div>
       {error && <p class="error">{error}</p>}
-      {job.error?.message && <p class="error" data-testid="job-error">{job.error.message}</p>}
+      {job.error?.message && (
+        <p class="error" data-testid="job-error">
+          {job.error.message}
+        </p>
+      )}
       <p class="summary" data-testid="totals">
         rows read {event?.metrics?.sourceReceivedCount ?? 0}
         {ended ? '' : ` (${Math.round(event?.metrics?.sourceReceivedQps ?? 0)}/s)`} · rows written {event?.metrics?.sinkWriteCount ?? 0}
@@ -106,7 +115,10 @@ export function JobPage({ jobId }: { jobId: string }) {
         return (
           <div class="pipeline" data-pipeline={pid}>
             <h3>
-              pipeline {pid} <StatusBadge status={p?.status} /> <small>attempt {p?.attempt ?? 0} · checkpoints {p?.completedCheckpoints ?? 0} completed, {p?.failedCheckpoints ?? 0} failed</small>
+              pipeline {pid} <StatusBadge status={p?.status} />{' '}
+              <small>
+                attempt {p?.attempt ?? 0} · checkpoints {p?.completedCheckpoints ?? 0} completed, {p?.failedCheckpoints ?? 0} failed
+              </small>
             </h3>
             <DagView
               vertices={vertices.filter((v) => (v.pipelineId ?? 0) === pid)}
@@ -149,8 +161,20 @@ export function JobPage({ jobId }: { jobId: string }) {
         <p>{ended ? 'the job ended: charts show a running job’s rows as they come' : 'waiting for metrics…'}</p>
       ) : (
         <div class="charts">
-          <RateChart title="rows/s" testId="rate-chart" labels={counted.map(vertexLabel)} xs={series.xs} ys={counted.map((v) => series.rates.get(v.vertexId ?? 0)!)} />
-          <RateChart title="rows" testId="rows-chart" labels={counted.map(vertexLabel)} xs={series.xs} ys={counted.map((v) => series.rows.get(v.vertexId ?? 0)!)} />
+          <RateChart
+            title="rows/s"
+            testId="rate-chart"
+            labels={counted.map(vertexLabel)}
+            xs={series.xs}
+            ys={counted.map((v) => series.rates.get(v.vertexId ?? 0)!)}
+          />
+          <RateChart
+            title="rows"
+            testId="rows-chart"
+            labels={counted.map(vertexLabel)}
+            xs={series.xs}
+            ys={counted.map((v) => series.rows.get(v.vertexId ?? 0)!)}
+          />
         </div>
       )}
 

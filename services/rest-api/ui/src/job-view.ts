@@ -9,7 +9,11 @@ export function vertexRates(v: Vertex, m: Metrics | undefined): { rows: number; 
   if (!m || (v.type !== 'source' && v.type !== 'sink')) return undefined;
   const tables = new Set(v.tablePaths ?? []);
   const mine = (m.tables ?? []).filter((t) => tables.has(t.table ?? ''));
-  if (v.type === 'source') return { rows: mine.reduce((n, t) => n + Number(t.sourceReceivedCount ?? 0), 0), rate: mine.reduce((n, t) => n + (t.sourceReceivedQps ?? 0), 0) };
+  if (v.type === 'source')
+    return {
+      rows: mine.reduce((n, t) => n + Number(t.sourceReceivedCount ?? 0), 0),
+      rate: mine.reduce((n, t) => n + (t.sourceReceivedQps ?? 0), 0),
+    };
   return { rows: mine.reduce((n, t) => n + Number(t.sinkWriteCount ?? 0), 0), rate: mine.reduce((n, t) => n + (t.sinkWriteQps ?? 0), 0) };
 }
 

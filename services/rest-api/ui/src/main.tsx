@@ -23,7 +23,9 @@ function App() {
   return (
     <>
       <header>
-        <a href="#/" class="brand">Tideway</a>
+        <a href="#/" class="brand">
+          Tideway
+        </a>
         <nav>
           <a href="#/">Jobs</a>
           <a href="#/workers">Workers</a>

@@ -2,7 +2,19 @@ import { useEffect, useRef } from 'preact/hooks';
 import uPlot from 'uplot';
 
 /** One line per series over time (x: seconds since epoch), drawn with uPlot and redrawn as points arrive. */
-export function RateChart({ title, labels, xs, ys, testId }: { title: string; labels: string[]; xs: number[]; ys: number[][]; testId: string }) {
+export function RateChart({
+  title,
+  labels,
+  xs,
+  ys,
+  testId,
+}: {
+  title: string;
+  labels: string[];
+  xs: number[];
+  ys: number[][];
+  testId: string;
+}) {
   const box = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | null>(null);
   const shape = labels.join('\u0000');

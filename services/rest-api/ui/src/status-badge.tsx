@@ -2,5 +2,9 @@
 export function StatusBadge({ status }: { status?: string }) {
   const s = status ?? 'UNKNOWN';
   const tone = /FAIL/.test(s) ? 'bad' : /CANCEL/.test(s) ? 'off' : /FINISHED|DONE/.test(s) ? 'good' : 'busy';
-  return <span class={`badge ${tone}`} data-status={s}>{s}</span>;
+  return (
+    <span class={`badge ${tone}`} data-status={s}>
+      {s}
+    </span>
+  );
 }

@@ -19,7 +19,8 @@ export function WorkersPanel() {
       {o && (
         <>
           <p class="summary" data-testid="slots">
-            slots: {o.freeSlots ?? 0} free of {o.totalSlots ?? 0} · jobs: {o.runningJobs ?? 0} running, {o.pendingJobs ?? 0} pending, {o.finishedJobs ?? 0} finished, {o.failedJobs ?? 0} failed, {o.canceledJobs ?? 0} canceled · leader {o.leaderAddress}
+            slots: {o.freeSlots ?? 0} free of {o.totalSlots ?? 0} · jobs: {o.runningJobs ?? 0} running, {o.pendingJobs ?? 0} pending,{' '}
+            {o.finishedJobs ?? 0} finished, {o.failedJobs ?? 0} failed, {o.canceledJobs ?? 0} canceled · leader {o.leaderAddress}
           </p>
           <table>
             <thead>
@@ -44,7 +45,11 @@ export function WorkersPanel() {
                   <td>{w.cpuCores ?? 0}</td>
                   <td>{Math.round(w.memoryMb ?? 0)}</td>
                   <td>{(w.systemLoad ?? 0).toFixed(2)}</td>
-                  <td>{Object.entries(w.attributes ?? {}).map(([k, v]) => `${k}=${v}`).join(', ')}</td>
+                  <td>
+                    {Object.entries(w.attributes ?? {})
+                      .map(([k, v]) => `${k}=${v}`)
+                      .join(', ')}
+                  </td>
                 </tr>
               ))}
             </tbody>

@@ -32,7 +32,14 @@ export function usePgFixture(): PgFixture {
     get admin() {
       return f.admin;
     },
-    sinkConnection: () => ({ url: f.server.jdbcUrl, driver: 'org.postgresql.Driver', user: f.server.user, password: f.server.password, generate_sink_sql: true, database: f.server.database }),
+    sinkConnection: () => ({
+      url: f.server.jdbcUrl,
+      driver: 'org.postgresql.Driver',
+      user: f.server.user,
+      password: f.server.password,
+      generate_sink_sql: true,
+      database: f.server.database,
+    }),
     killSessionOf: async (writer) => {
       const c = (writer as { conn: JdbcConnection & { client: pg.Client } }).conn;
       await f.admin.query('SELECT pg_terminate_backend($1)', [(c.client as unknown as { processID: number }).processID]);

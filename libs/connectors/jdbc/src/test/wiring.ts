@@ -72,7 +72,10 @@ export async function readSplits(
 }
 
 /** Reads everything a source produces with `parallelism` readers. */
-export async function readAll(options: Record<string, unknown>, parallelism = 1): Promise<{ source: JdbcSource; rows: Row[]; splits: number }> {
+export async function readAll(
+  options: Record<string, unknown>,
+  parallelism = 1,
+): Promise<{ source: JdbcSource; rows: Row[]; splits: number }> {
   const source = await makeSource(options, parallelism);
   const assigned = await assignedSplits(source, parallelism);
   const results = await Promise.all(

@@ -1,7 +1,18 @@
 import { Types, type DataType } from '@tideway/api';
 import { SqlValueError, type Compiled } from '../compiled.js';
 import { compilePattern, dayName, formatPattern, monthName, parsePattern } from '../datetime-pattern.js';
-import { fieldsOf, formatDate, formatTime, formatTimestamp, fromEpochMillis, nowLocal, plusMonths, toLocal, utc, type LocalDateTime } from '../temporal.js';
+import {
+  fieldsOf,
+  formatDate,
+  formatTime,
+  formatTimestamp,
+  fromEpochMillis,
+  nowLocal,
+  plusMonths,
+  toLocal,
+  utc,
+  type LocalDateTime,
+} from '../temporal.js';
 import { typedText } from '../value-text.js';
 import { memo, strict, type SqlFunction } from './registry.js';
 
@@ -17,7 +28,8 @@ const UNIT_MS: Record<string, number> = { WEEK: 604800000, DAY: 86400000, HOUR: 
 
 function unitOf(fn: string, v: unknown): string {
   const u = v === undefined || v === null ? 'DAY' : String(v).toUpperCase();
-  if (!(u in UNIT_MS) && u !== 'YEAR' && u !== 'MONTH' && u !== 'QUARTER' && !(fn === 'DATEDIFF' && u === 'DAYTIME')) throw new SqlValueError(`unsupported date/time unit '${String(v)}' for ${fn}`);
+  if (!(u in UNIT_MS) && u !== 'YEAR' && u !== 'MONTH' && u !== 'QUARTER' && !(fn === 'DATEDIFF' && u === 'DAYTIME'))
+    throw new SqlValueError(`unsupported date/time unit '${String(v)}' for ${fn}`);
   return u;
 }
 
@@ -56,25 +68,55 @@ function parsedType(a: readonly Compiled[]): DataType | string {
 
 /** The date/time functions of SeaTunnel's Sql transform (docs/en/transform-v2/sql-functions.md). */
 export const DATETIME_FUNCTIONS: SqlFunction[] = [
-  { names: ['current_date', 'curdate'], minArgs: 0, maxArgs: 0, args: [], resultType: () => Types.DATE, build: () => () => formatDate(nowLocal()) },
-  { names: ['current_time', 'curtime', 'localtime'], minArgs: 0, maxArgs: 0, args: [], resultType: () => Types.TIME, build: () => () => formatTime(nowLocal()) },
-  { names: ['current_timestamp', 'now', 'localtimestamp'], minArgs: 0, maxArgs: 0, args: [], resultType: () => Types.TIMESTAMP, build: () => () => formatTimestamp(nowLocal()) },
-  strict(['dateadd', 'timestampadd', 'date_add'], ['temporal', 'integer', 'string'], 2, 3, (a) => (a[0]!.type.kind === 'string' ? Types.TIMESTAMP : a[0]!.type), (a) => {
-    const type = a[0]!.type.kind === 'string' ? Types.TIMESTAMP : a[0]!.type;
-    return (v: unknown, n: unknown, unit?: unknown) => {
-      const u = unitOf('DATEADD', unit);
-      const t = toLocal(v);
-      const k = Number(n);
-      if (type.kind === 'time' && !(u in UNIT_MS && u !== 'DAY' && u !== 'WEEK')) throw new SqlValueError(`DATEADD cannot add ${u} to a time`);
-      if (type.kind === 'date' && !(u === 'YEAR' || u === 'MONTH' || u === 'QUARTER' || u === 'WEEK' || u === 'DAY')) throw new SqlValueError(`DATEADD cannot add ${u} to a date`);
-      if (u === 'YEAR') return asType(plusMonths(t, 12 * k), type);
-      if (u === 'QUARTER') return asType(plusMonths(t, 3 * k), type);
-      if (u === 'MONTH') return asType(plusMonths(t, k), type);
-      const r = { ms: t.ms + k * UNIT_MS[u]!, subNanos: t.subNanos };
-      if (type.kind === 'time') r.ms = ((r.ms % 86400000) + 86400000) % 86400000;
-      return asType(r, type);
-    };
-  }),
+  {
+    names: ['current_date', 'curdate'],
+    minArgs: 0,
+    maxArgs: 0,
+    args: [],
+    resultType: () => Types.DATE,
+    build: () => () => formatDate(nowLocal()),
+  },
+  {
+    names: ['current_time', 'curtime', 'localtime'],
+    minArgs: 0,
+    maxArgs: 0,
+    args: [],
+    resultType: () => Types.TIME,
+    build: () => () => formatTime(nowLocal()),
+  },
+  {
+    names: ['current_timestamp', 'now', 'localtimestamp'],
+    minArgs: 0,
+    maxArgs: 0,
+    args: [],
+    resultType: () => Types.TIMESTAMP,
+    build: () => () => formatTimestamp(nowLocal()),
+  },
+  strict(
+    ['dateadd', 'timestampadd', 'date_add'],
+    ['temporal', 'integer', 'string'],
+    2,
+    3,
+    (a) => (a[0]!.type.kind === 'string' ? Types.TIMESTAMP : a[0]!.type),
+    (a) => {
+      const type = a[0]!.type.kind === 'string' ? Types.TIMESTAMP : a[0]!.type;
+      return (v: unknown, n: unknown, unit?: unknown) => {
+        const u = unitOf('DATEADD', unit);
+        const t = toLocal(v);
+        const k = Number(n);
+        if (type.kind === 'time' && !(u in UNIT_MS && u !== 'DAY' && u !== 'WEEK'))
+          throw new SqlValueError(`DATEADD cannot add ${u} to a time`);
+        if (type.kind === 'date' && !(u === 'YEAR' || u === 'MONTH' || u === 'QUARTER' || u === 'WEEK' || u === 'DAY'))
+          throw new SqlValueError(`DATEADD cannot add ${u} to a date`);
+        if (u === 'YEAR') return asType(plusMonths(t, 12 * k), type);
+        if (u === 'QUARTER') return asType(plusMonths(t, 3 * k), type);
+        if (u === 'MONTH') return asType(plusMonths(t, k), type);
+        const r = { ms: t.ms + k * UNIT_MS[u]!, subNanos: t.subNanos };
+        if (type.kind === 'time') r.ms = ((r.ms % 86400000) + 86400000) % 86400000;
+        return asType(r, type);
+      };
+    },
+  ),
   strict(['datediff'], ['temporal', 'temporal', 'string'], 2, 3, Types.BIGINT, () => (x: unknown, y: unknown, unit?: unknown) => {
     const u = unitOf('DATEDIFF', unit);
     const a = toLocal(x);
@@ -131,25 +173,46 @@ export const DATETIME_FUNCTIONS: SqlFunction[] = [
     const t = toLocal(v);
     const f = fieldsOf(t);
     switch (String(name)) {
-      case 'YEAR': return f.year;
-      case 'QUARTER': return Math.ceil(f.month / 3);
-      case 'MONTH': return f.month;
-      case 'WEEK': return week(t);
-      case 'DAY': return f.day;
-      case 'HOUR': return f.hour;
-      case 'MINUTE': return f.minute;
-      case 'SECOND': return f.second;
-      case 'MILLISECOND': return f.millis;
-      case 'MICROSECOND': return Math.floor(f.nanos / 1000);
-      case 'NANOSECOND': return f.nanos;
+      case 'YEAR':
+        return f.year;
+      case 'QUARTER':
+        return Math.ceil(f.month / 3);
+      case 'MONTH':
+        return f.month;
+      case 'WEEK':
+        return week(t);
+      case 'DAY':
+        return f.day;
+      case 'HOUR':
+        return f.hour;
+      case 'MINUTE':
+        return f.minute;
+      case 'SECOND':
+        return f.second;
+      case 'MILLISECOND':
+        return f.millis;
+      case 'MICROSECOND':
+        return Math.floor(f.nanos / 1000);
+      case 'NANOSECOND':
+        return f.nanos;
       case 'DAYOFWEEK':
-      case 'DOW': return f.dayOfWeek;
+      case 'DOW':
+        return f.dayOfWeek;
       case 'DAYOFYEAR':
-      case 'DOY': return f.dayOfYear;
-      default: throw new SqlValueError(`EXTRACT does not know the field ${String(name)}`);
+      case 'DOY':
+        return f.dayOfYear;
+      default:
+        throw new SqlValueError(`EXTRACT does not know the field ${String(name)}`);
     }
   }),
-  strict(['formatdatetime', 'format_datetime'], ['temporal', 'string'], 2, 2, Types.STRING, () => (v: unknown, p: unknown) => formatPattern(pattern(String(p)), toLocal(v))),
+  strict(
+    ['formatdatetime', 'format_datetime'],
+    ['temporal', 'string'],
+    2,
+    2,
+    Types.STRING,
+    () => (v: unknown, p: unknown) => formatPattern(pattern(String(p)), toLocal(v)),
+  ),
   strict(['parsedatetime', 'to_date', 'to_timestamp'], ['string', 'string'], 2, 2, parsedType, (a) => {
     const type = parsedType(a) as DataType;
     const parse = parseWith('PARSEDATETIME');
@@ -194,7 +257,16 @@ function zoneOffsetMs(zone: string, epochMs: number): number {
   if (/^(UTC|GMT|Z)$/i.test(zone.trim())) return 0;
   let parts: Intl.DateTimeFormatPart[];
   try {
-    parts = new Intl.DateTimeFormat('en-US', { timeZone: zone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' }).formatToParts(new Date(epochMs));
+    parts = new Intl.DateTimeFormat('en-US', {
+      timeZone: zone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
+    }).formatToParts(new Date(epochMs));
   } catch {
     throw new SqlValueError(`unknown time zone '${zone}'`);
   }

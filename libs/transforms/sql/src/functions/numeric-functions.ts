@@ -8,7 +8,16 @@ const D = Types.DOUBLE;
 
 /** A double-valued function of doubles (trig, exp, ...), null in, null out. */
 function math(names: string[], arity: number, f: (...x: number[]) => number): SqlFunction {
-  return strict(names, Array(arity).fill('numeric'), arity, arity, D, () => (...xs: unknown[]) => f(...xs.map(Number)));
+  return strict(
+    names,
+    Array(arity).fill('numeric'),
+    arity,
+    arity,
+    D,
+    () =>
+      (...xs: unknown[]) =>
+        f(...xs.map(Number)),
+  );
 }
 
 function positive(fn: string, x: number): number {
@@ -106,19 +115,26 @@ export const NUMERIC_FUNCTIONS: SqlFunction[] = [
       };
     },
   },
-  strict(['mod'], ['numeric', 'numeric'], 2, 2, (a) => (a[1]!.type.kind === 'null' ? D : a[1]!.type), (a) => {
-    const t = a[1]!.type;
-    return (x: unknown, y: unknown) => {
-      // as SeaTunnel: both read as doubles' decimal text, the remainder has the dividend's sign
-      const d = new Decimal(typeof y === 'bigint' ? y.toString() : Number(y));
-      if (d.isZero()) throw new SqlValueError('MOD by zero');
-      const r = new Decimal(typeof x === 'bigint' ? x.toString() : Number(x)).mod(d);
-      if (t.kind === 'bigint') return BigInt(r.trunc().toFixed());
-      if (t.kind === 'decimal') return r.toFixed(t.scale);
-      if (t.kind === 'float' || t.kind === 'double') return r.toNumber();
-      return r.trunc().toNumber();
-    };
-  }),
+  strict(
+    ['mod'],
+    ['numeric', 'numeric'],
+    2,
+    2,
+    (a) => (a[1]!.type.kind === 'null' ? D : a[1]!.type),
+    (a) => {
+      const t = a[1]!.type;
+      return (x: unknown, y: unknown) => {
+        // as SeaTunnel: both read as doubles' decimal text, the remainder has the dividend's sign
+        const d = new Decimal(typeof y === 'bigint' ? y.toString() : Number(y));
+        if (d.isZero()) throw new SqlValueError('MOD by zero');
+        const r = new Decimal(typeof x === 'bigint' ? x.toString() : Number(x)).mod(d);
+        if (t.kind === 'bigint') return BigInt(r.trunc().toFixed());
+        if (t.kind === 'decimal') return r.toFixed(t.scale);
+        if (t.kind === 'float' || t.kind === 'double') return r.toNumber();
+        return r.trunc().toNumber();
+      };
+    },
+  ),
   strict(['ceil', 'ceiling'], ['numeric'], 1, 1, Types.INT, () => (v) => toInt(toDecimal(v).toDecimalPlaces(0, Decimal.ROUND_CEIL))),
   strict(['floor'], ['numeric'], 1, 1, Types.INT, () => (v) => toInt(toDecimal(v).toDecimalPlaces(0, Decimal.ROUND_FLOOR))),
   strict(['round'], ['numeric', 'integer'], 1, 2, firstArgType, (a) => roundTo(a[0]!.type, Decimal.ROUND_HALF_UP)),

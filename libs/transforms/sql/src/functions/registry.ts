@@ -43,7 +43,14 @@ type Impl = (...values: any[]) => unknown;
  * receives the non-null values; the closure is specialised by arity so no arrays are built
  * per row.
  */
-export function strict(names: string[], args: ArgKind[], minArgs: number, maxArgs: number, type: DataType | ((a: readonly Compiled[]) => DataType | string), impl: (argTypes: readonly Compiled[]) => Impl): SqlFunction {
+export function strict(
+  names: string[],
+  args: ArgKind[],
+  minArgs: number,
+  maxArgs: number,
+  type: DataType | ((a: readonly Compiled[]) => DataType | string),
+  impl: (argTypes: readonly Compiled[]) => Impl,
+): SqlFunction {
   return {
     names,
     minArgs,

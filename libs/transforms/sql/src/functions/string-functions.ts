@@ -34,7 +34,26 @@ function trimChars(s: string, chars: string, start: boolean, end: boolean): stri
 }
 
 function soundex(s: string): string {
-  const codes: Record<string, string> = { B: '1', F: '1', P: '1', V: '1', C: '2', G: '2', J: '2', K: '2', Q: '2', S: '2', X: '2', Z: '2', D: '3', T: '3', L: '4', M: '5', N: '5', R: '6' };
+  const codes: Record<string, string> = {
+    B: '1',
+    F: '1',
+    P: '1',
+    V: '1',
+    C: '2',
+    G: '2',
+    J: '2',
+    K: '2',
+    Q: '2',
+    S: '2',
+    X: '2',
+    Z: '2',
+    D: '3',
+    T: '3',
+    L: '4',
+    M: '5',
+    N: '5',
+    R: '6',
+  };
   const up = s.toUpperCase().replace(/[^A-Z]/g, '');
   if (up === '') return '';
   let out = up[0]!;
@@ -71,10 +90,27 @@ function locate(search: unknown, s: unknown, start: unknown = 1): number {
 
 /** The string functions of SeaTunnel's Sql transform (docs/en/transform-v2/sql-functions.md). */
 export const STRING_FUNCTIONS: SqlFunction[] = [
-  strict(['ascii'], ['string'], 1, 1, Types.INT, () => (s) => { const t = text(s); return t.length === 0 ? null : t.codePointAt(0)!; }),
-  strict(['bit_length'], ['any'], 1, 1, Types.BIGINT, () => (s) => BigInt((s instanceof Uint8Array ? s.length : Buffer.byteLength(text(s), 'utf8')) * 8)),
+  strict(['ascii'], ['string'], 1, 1, Types.INT, () => (s) => {
+    const t = text(s);
+    return t.length === 0 ? null : t.codePointAt(0)!;
+  }),
+  strict(
+    ['bit_length'],
+    ['any'],
+    1,
+    1,
+    Types.BIGINT,
+    () => (s) => BigInt((s instanceof Uint8Array ? s.length : Buffer.byteLength(text(s), 'utf8')) * 8),
+  ),
   strict(['char_length', 'length', 'len'], ['string'], 1, 1, Types.BIGINT, () => (s) => BigInt(text(s).length)),
-  strict(['octet_length'], ['any'], 1, 1, Types.BIGINT, () => (s) => BigInt(s instanceof Uint8Array ? s.length : Buffer.byteLength(text(s), 'utf8'))),
+  strict(
+    ['octet_length'],
+    ['any'],
+    1,
+    1,
+    Types.BIGINT,
+    () => (s) => BigInt(s instanceof Uint8Array ? s.length : Buffer.byteLength(text(s), 'utf8')),
+  ),
   strict(['char', 'chr'], ['integer'], 1, 1, S, () => (n) => String.fromCharCode(Number(n))),
   {
     names: ['concat'],
@@ -82,11 +118,12 @@ export const STRING_FUNCTIONS: SqlFunction[] = [
     maxArgs: Infinity,
     args: ['any'],
     resultType: () => S,
-    build: (a) => allArgs(a, (vals) => {
-      let out = '';
-      for (let i = 0; i < vals.length; i++) if (vals[i] !== null) out += typedText(vals[i], a[i]!.type);
-      return out;
-    }),
+    build: (a) =>
+      allArgs(a, (vals) => {
+        let out = '';
+        for (let i = 0; i < vals.length; i++) if (vals[i] !== null) out += typedText(vals[i], a[i]!.type);
+        return out;
+      }),
   },
   {
     names: ['concat_ws'],
@@ -94,12 +131,13 @@ export const STRING_FUNCTIONS: SqlFunction[] = [
     maxArgs: Infinity,
     args: ['any'],
     resultType: () => S,
-    build: (a) => allArgs(a, (vals) => {
-      const sep = vals[0] === null ? '' : text(vals[0]);
-      const parts: string[] = [];
-      for (let i = 1; i < vals.length; i++) if (vals[i] !== null) parts.push(typedText(vals[i], a[i]!.type));
-      return parts.join(sep);
-    }),
+    build: (a) =>
+      allArgs(a, (vals) => {
+        const sep = vals[0] === null ? '' : text(vals[0]);
+        const parts: string[] = [];
+        for (let i = 1; i < vals.length; i++) if (vals[i] !== null) parts.push(typedText(vals[i], a[i]!.type));
+        return parts.join(sep);
+      }),
   },
   strict(['hextoraw'], ['string'], 1, 1, S, () => (s) => {
     const h = text(s);
@@ -125,25 +163,57 @@ export const STRING_FUNCTIONS: SqlFunction[] = [
   strict(['lower', 'lcase'], ['string'], 1, 1, S, () => (s) => text(s).toLowerCase()),
   strict(['upper', 'ucase'], ['string'], 1, 1, S, () => (s) => text(s).toUpperCase()),
   strict(['left'], ['string', 'integer'], 2, 2, S, () => (s, n) => text(s).slice(0, Math.max(0, count(n)))),
-  strict(['right'], ['string', 'integer'], 2, 2, S, () => (s, n) => { const t = text(s); const k = Math.max(0, count(n)); return k === 0 ? '' : t.slice(Math.max(0, t.length - k)); }),
+  strict(['right'], ['string', 'integer'], 2, 2, S, () => (s, n) => {
+    const t = text(s);
+    const k = Math.max(0, count(n));
+    return k === 0 ? '' : t.slice(Math.max(0, t.length - k));
+  }),
   strict(['locate', 'position'], ['string', 'string', 'integer'], 2, 3, Types.INT, () => locate),
   strict(['instr'], ['string', 'string', 'integer'], 2, 3, Types.INT, () => (s, search, start) => locate(search, s, start)),
   strict(['lpad'], ['string', 'integer', 'string'], 2, 3, S, () => pad(true)),
   strict(['rpad'], ['string', 'integer', 'string'], 2, 3, S, () => pad(false)),
-  strict(['ltrim'], ['string', 'string'], 1, 2, S, () => (s, c = ' ') => trimChars(text(s), text(c), true, false)),
-  strict(['rtrim'], ['string', 'string'], 1, 2, S, () => (s, c = ' ') => trimChars(text(s), text(c), false, true)),
-  strict(['trim', 'btrim'], ['string', 'string'], 1, 2, S, () => (s, c = ' ') => trimChars(text(s), text(c), true, true)),
+  strict(
+    ['ltrim'],
+    ['string', 'string'],
+    1,
+    2,
+    S,
+    () =>
+      (s, c = ' ') =>
+        trimChars(text(s), text(c), true, false),
+  ),
+  strict(
+    ['rtrim'],
+    ['string', 'string'],
+    1,
+    2,
+    S,
+    () =>
+      (s, c = ' ') =>
+        trimChars(text(s), text(c), false, true),
+  ),
+  strict(
+    ['trim', 'btrim'],
+    ['string', 'string'],
+    1,
+    2,
+    S,
+    () =>
+      (s, c = ' ') =>
+        trimChars(text(s), text(c), true, true),
+  ),
   {
     names: ['regexp_replace'],
     minArgs: 3,
     maxArgs: 4,
     args: ['string'],
     resultType: () => S,
-    build: (a) => allArgs(a, ([s, p, r, flags]) => {
-      if (s === null || p === null || r === null) return null;
-      // Java's replacement syntax ($1, \$) matches JS's $1 closely enough; `\` escapes are Java-only
-      return text(s).replace(regex(text(p), flags as string | null), text(r).replace(/\\\$/g, '$$$$'));
-    }),
+    build: (a) =>
+      allArgs(a, ([s, p, r, flags]) => {
+        if (s === null || p === null || r === null) return null;
+        // Java's replacement syntax ($1, \$) matches JS's $1 closely enough; `\` escapes are Java-only
+        return text(s).replace(regex(text(p), flags as string | null), text(r).replace(/\\\$/g, '$$$$'));
+      }),
   },
   {
     names: ['regexp_like'],
@@ -159,23 +229,24 @@ export const STRING_FUNCTIONS: SqlFunction[] = [
     maxArgs: 6,
     args: ['string', 'string', 'integer', 'integer', 'string', 'integer'],
     resultType: () => S,
-    build: (a) => allArgs(a, ([s, p, pos, occ, flags, group]) => {
-      if (s === null || p === null) return null;
-      const t = text(s);
-      const start = pos === null || pos === undefined ? 1 : count(pos);
-      const nth = occ === null || occ === undefined ? 1 : count(occ);
-      const g = group === null || group === undefined ? 0 : count(group);
-      const re = regex(text(p), flags as string | null);
-      re.lastIndex = Math.max(0, start - 1);
-      let m: RegExpExecArray | null = null;
-      for (let i = 0; i < nth; i++) {
-        m = re.exec(t);
-        if (!m) return null;
-        if (m[0] === '') re.lastIndex++;
-      }
-      const v = m?.[g];
-      return v === undefined ? null : v;
-    }),
+    build: (a) =>
+      allArgs(a, ([s, p, pos, occ, flags, group]) => {
+        if (s === null || p === null) return null;
+        const t = text(s);
+        const start = pos === null || pos === undefined ? 1 : count(pos);
+        const nth = occ === null || occ === undefined ? 1 : count(occ);
+        const g = group === null || group === undefined ? 0 : count(group);
+        const re = regex(text(p), flags as string | null);
+        re.lastIndex = Math.max(0, start - 1);
+        let m: RegExpExecArray | null = null;
+        for (let i = 0; i < nth; i++) {
+          m = re.exec(t);
+          if (!m) return null;
+          if (m[0] === '') re.lastIndex++;
+        }
+        const v = m?.[g];
+        return v === undefined ? null : v;
+      }),
   },
   strict(['repeat'], ['string', 'integer'], 2, 2, S, () => (s, n) => text(s).repeat(Math.max(0, count(n)))),
   {
@@ -184,11 +255,16 @@ export const STRING_FUNCTIONS: SqlFunction[] = [
     maxArgs: 3,
     args: ['string'],
     resultType: () => S,
-    build: (a) => allArgs(a, ([s, search, rep]) => {
-      if (s === null || search === null || (a.length === 3 && rep === null)) return null;
-      const needle = text(search);
-      return needle === '' ? text(s) : text(s).split(needle).join(rep === undefined ? '' : text(rep));
-    }),
+    build: (a) =>
+      allArgs(a, ([s, search, rep]) => {
+        if (s === null || search === null || (a.length === 3 && rep === null)) return null;
+        const needle = text(search);
+        return needle === ''
+          ? text(s)
+          : text(s)
+              .split(needle)
+              .join(rep === undefined ? '' : text(rep));
+      }),
   },
   strict(['soundex'], ['string'], 1, 1, S, () => (s) => soundex(text(s))),
   strict(['space'], ['integer'], 1, 1, S, () => (n) => ' '.repeat(Math.max(0, count(n)))),

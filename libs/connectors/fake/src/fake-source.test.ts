@@ -161,7 +161,7 @@ describe('FakeSource random values', () => {
     const hi = [9, 19, 29, 39n, 43, 47];
     for (const r of rows)
       r.fields.forEach((v, i) => {
-        expect(v! >= lo[i] && v! < hi[i]).toBe(true);
+        expect((v as number | bigint) >= lo[i] && (v as number | bigint) < hi[i]).toBe(true);
       });
     expect(new Set(rows.map((r) => r.fields[0])).size).toBeGreaterThan(3);
   });

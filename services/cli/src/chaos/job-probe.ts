@@ -63,8 +63,8 @@ export class JobProbe {
       try {
         const ctx = { deadlineMs: this.deadlineMs };
         const [job, metrics] = await Promise.all([
-          call(c.getJob, c, { jobId: this.jobId }, ctx),
-          call(c.getJobMetrics, c, { jobId: this.jobId }, ctx),
+          call(c, 'getJob', { jobId: this.jobId }, ctx),
+          call(c, 'getJobMetrics', { jobId: this.jobId }, ctx),
         ]);
         this.last = index;
         return {

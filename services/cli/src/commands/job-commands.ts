@@ -5,7 +5,6 @@ import { JobClient } from '../job-client.js';
 import { collect, coordinatorAddresses, engineConfig } from './options.js';
 import { followJob } from './follow.js';
 import { unreachableCoordinator } from '../unreachable.js';
-import { seaTunnelMetrics } from '@tideway/rest-api';
 
 interface AddressOpts {
   address?: string;
@@ -132,6 +131,7 @@ export function registerJobCommands(program: Command): void {
       .argument('<jobId>'),
   ).action(
     withClient(async (client, _opts, args) => {
+      const { seaTunnelMetrics } = await import('@tideway/rest-api');
       const out = seaTunnelMetrics(await client.metrics(args[0]));
       process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
     }),

@@ -1,7 +1,6 @@
 import type { Registry } from 'prom-client';
 import type { EngineConfig } from '@tideway/config';
-import { internalToken } from '@tideway/rpc';
-import { startRestApi } from '@tideway/rest-api';
+import { requestToken, startRestApi } from '@tideway/rest-api';
 import { JobClient } from './job-client.js';
 
 /**
@@ -18,8 +17,9 @@ export async function startRestApiIfEnabled(
 ): Promise<() => Promise<void>> {
   const http = engine.http;
   if (!http.enableHttp) return async () => {};
-  // The REST API checks its callers' tokens itself and calls JobService as this process.
-  const client = new JobClient(coordinators, { token: internalToken() });
+  // The REST API checks its callers' tokens itself and calls JobService with the caller's
+  // token, so the leader (this process or another) applies the caller's role and namespace.
+  const client = new JobClient(coordinators, { token: requestToken });
   try {
     const api = await startRestApi(
       client,

@@ -5,7 +5,7 @@ import { ResourceManagerService, registerResourceManagerMetrics } from '@tideway
 import { WorkerServer, registerWorkerMetrics } from '@tideway/worker';
 import { newMetricsRegistry, startMetricsEndpoint } from '../metrics-endpoint.js';
 import { checkpointStorageOf, collect, coordinatorAddresses, engineConfig } from './options.js';
-import { electionFromConfig, stateStoreFromConfig } from '@tideway/cluster';
+import { RedisStateStore, electionFromConfig, stateStoreFromConfig } from '@tideway/cluster';
 import { configureAuth, configureTls, parseTokenTable } from '@tideway/rpc';
 import { startRestApiIfEnabled } from '../rest-api-hook.js';
 import { registerCertsCommand } from './certs-command.js';
@@ -89,6 +89,8 @@ export function registerClusterCommands(program: Command): void {
           store,
           election: ha ? (address, s, epochFloor) => electionFromConfig(engine, s, address, epochFloor) : undefined,
           metricsBackupIntervalMs: engine.jobMetricsBackupInterval * 1000,
+          namespaces: t.auth.namespaces,
+          tokenStore: store instanceof RedisStateStore ? store : undefined,
         });
         process.stderr.write(`tideway: coordinator listening on ${await c.start()}\n`);
         registerCoordinatorMetrics(registry, c);

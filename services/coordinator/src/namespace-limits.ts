@@ -64,8 +64,9 @@ export function admitBlocks(
     }
     if (limits.localFilePathPrefixes.length === 0) continue;
     for (const option of LOCAL_PATH_OPTIONS[block.name.toLowerCase()]?.[block.type] ?? []) {
-      if (!options.has(option)) continue;
-      checkPath(ns, limits, block, option, String(options.get(option)), option in block.options);
+      const value = options.get(option); // the default when not written
+      if (value === undefined || value === null) continue;
+      checkPath(ns, limits, block, option, String(value), option in block.options);
     }
   }
 }

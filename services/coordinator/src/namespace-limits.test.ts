@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CatalogTable } from '@tideway/api';
 import { planJobText } from '@tideway/planner';
-import { admitBlocks, admitSinkTables } from './namespace-limits.js';
+import { admitBlocks, admitSinkTables, checkAllowedPlugins } from './namespace-limits.js';
 
 const limits = { allowedPlugins: ['FakeSource', 'LocalFile', 'Console'], localFilePathPrefixes: ['/data/team-a/'] };
 
@@ -67,5 +67,14 @@ describe('namespace limits', () => {
     expect(
       await refusal(job('Console {}', 'LocalFile { plugin_output = "f", path = "/etc/passwd", file_format_type = "text" }')),
     ).toContain("source LocalFile option path '/etc/passwd' is outside");
+  });
+
+  it('refuses an allowed-plugins entry that is no plugin, as an engine-config error', () => {
+    expect(() =>
+      checkAllowedPlugins({ 'team-a': { allowedPlugins: ['fakesource', 'LocalFile'], localFilePathPrefixes: [] } }),
+    ).not.toThrow();
+    expect(() => checkAllowedPlugins({ 'team-a': { allowedPlugins: ['FakeSorce'], localFilePathPrefixes: [] } })).toThrow(
+      /^tideway\.auth\.namespaces\.team-a\.allowed-plugins: 'FakeSorce' is not a plugin \(known: FakeSource, /,
+    );
   });
 });

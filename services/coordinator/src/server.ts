@@ -46,7 +46,7 @@ import { RemoteResourceManager, RemoteWorkers } from './remote-gateways.js';
 import { Scheduler, type JobScheduleStrategy } from './scheduler.js';
 import { reconcileWorkers, reusableSlots } from './take-over.js';
 import { checkAccess, namespaceOf, type Caller } from './namespace-access.js';
-import { admitBlocks, admitSinkTables } from './namespace-limits.js';
+import { admitBlocks, admitSinkTables, checkAllowedPlugins } from './namespace-limits.js';
 import { storedTokenEntries, tokenServiceHandlers } from './token-service.js';
 
 const log = logger('coordinator');
@@ -133,6 +133,7 @@ export class CoordinatorServer {
   port = 0;
 
   constructor(private readonly options: CoordinatorOptions) {
+    checkAllowedPlugins(options.namespaces ?? {});
     this.store = options.store ?? new MemoryStateStore();
     this.fence = new Leadership(
       '',

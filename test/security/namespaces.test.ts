@@ -311,3 +311,24 @@ describe('tokens in the state store', () => {
     await call(jobs(tokens.admin).cancelJob, jobs(tokens.admin), { jobId: id });
   }, 120_000);
 });
+
+describe('a leader fail-over', () => {
+  it("keeps each job's namespace: the coordinator restarted takes the job over from Redis, and the rules still hold", async () => {
+    const a = await submit('opA');
+    await cluster.until(
+      'the job runs',
+      async () => (await call(jobs(tokens.admin).getJob, jobs(tokens.admin), { jobId: a })).status === JobStatus.RUNNING,
+    );
+    await cluster.kill('coordinator', 'SIGKILL');
+    await cluster.startProcess('coordinator');
+    const admin = jobs(tokens.admin);
+    await cluster.until('the new leader runs the job', async () => {
+      const info = await call(admin.getJob, admin, { jobId: a }).catch(() => undefined);
+      return info?.status === JobStatus.RUNNING && info.namespace === 'team-a';
+    });
+    const b = jobs(tokens.opB);
+    expect(await refusal(call(b.cancelJob, b, { jobId: a }))).toContain('the job belongs to namespace team-a');
+    const oa = jobs(tokens.opA);
+    await call(oa.cancelJob, oa, { jobId: a });
+  }, 90_000);
+});

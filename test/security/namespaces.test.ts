@@ -88,18 +88,20 @@ function jobs(token: string): JobServiceClient {
 
 const streaming = () => fakeJob({ mode: 'STREAMING', parallelism: 1, rowNum: 1000, splitNum: 1000, readIntervalMs: 200 });
 
+/** A SubmitJob / PlanJob request of a config text. */
+const request = (text: string) => ({
+  configText: text,
+  configFile: 'job.conf',
+  format: '',
+  variables: {},
+  jobName: '',
+  jobId: '',
+  restoreJobId: '',
+});
+
 async function submit(who: Who, text = streaming()): Promise<string> {
   const c = jobs(tokens[who]);
-  const res = await call(c.submitJob, c, {
-    configText: text,
-    configFile: 'job.conf',
-    format: '',
-    variables: {},
-    jobName: '',
-    jobId: '',
-    restoreJobId: '',
-  });
-  return res.jobId;
+  return (await call(c.submitJob, c, request(text))).jobId;
 }
 
 async function refusal(p: Promise<unknown>): Promise<string> {
@@ -228,29 +230,13 @@ describe('tideway.auth.namespaces limits, checked at submit and plan', () => {
       transform: 'Filter { plugin_input = "fake", plugin_output = "f", include_fields = [id] }',
     }).replace('LocalFile { path', 'LocalFile { plugin_input = "f", path');
     const c = jobs(tokens.opA);
-    const planned = call(c.planJob, c, {
-      configText: text,
-      configFile: 'job.conf',
-      format: '',
-      variables: {},
-      jobName: '',
-      jobId: '',
-      restoreJobId: '',
-    });
+    const planned = call(c.planJob, c, request(text));
     expect(await refusal(planned)).toMatch(
       /^job\.conf:\d+: transform Filter is not allowed in namespace team-a \(allowed-plugins: FakeSource, Console, LocalFile\)$/,
     );
     // team-b has no limits: the same job plans.
     const b = jobs(tokens.opB);
-    await call(b.planJob, b, {
-      configText: text,
-      configFile: 'job.conf',
-      format: '',
-      variables: {},
-      jobName: '',
-      jobId: '',
-      restoreJobId: '',
-    });
+    await call(b.planJob, b, request(text));
     const json = JSON.stringify({
       env: { 'job.mode': 'BATCH' },
       source: [{ plugin_name: 'FakeSource', plugin_output: 'fake', 'row.num': 5, schema: { fields: { id: 'int' } } }],

@@ -52,13 +52,13 @@ export function buildRestApp(jobs: JobApi, contextPath: string, registry?: Regis
   // config or a driver's message carries never leaves in plain text. /encrypt-config answers
   // with encrypted values on purpose, and is left as it is.
   app.addHook('onSend', async (req, _reply, payload) =>
-    typeof payload === 'string' && !req.url.split('?')[0]!.endsWith('/encrypt-config') ? redactText(payload) : payload,
+    typeof payload === 'string' && !req.url.split('?')[0].endsWith('/encrypt-config') ? redactText(payload) : payload,
   );
   // Bearer tokens (tideway.auth): each route needs the role of the JobService call it makes,
   // and the caller's token goes on with those calls (requestToken), so the coordinator applies
   // its namespace too.
   app.addHook('onRequest', (req, reply, done) => {
-    const route = req.url.split('?')[0]!.slice(contextPath.length);
+    const route = req.url.split('?')[0].slice(contextPath.length);
     const header = req.headers.authorization;
     authorizeCall(header, `${req.method} ${route}`, restRole(req.method, route)).then(
       (refusal) => (refusal ? void reply.code(refusal.http).send(failBody(refusal.message)) : runAsCaller(bearerOf(header), done)),

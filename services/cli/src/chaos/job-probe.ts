@@ -57,7 +57,7 @@ export class JobProbe {
   async sample(): Promise<JobSample | undefined> {
     for (let i = 0; i < this.addresses.length; i++) {
       const index = (this.last + i) % this.addresses.length;
-      const address = this.addresses[index]!;
+      const address = this.addresses[index];
       if (!this.isUp(address)) continue;
       const c = this.client(address);
       try {

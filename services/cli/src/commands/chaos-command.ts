@@ -123,7 +123,7 @@ export function registerChaosCommand(program: Command): void {
               rowsPerKey,
               rate,
               jdbc,
-              cli: [...process.execArgv, process.argv[1]!],
+              cli: [...process.execArgv, process.argv[1]],
               cwd: REPO_ROOT,
               leaseTtlMs: engine.tideway.ha.leaseTtl,
               progress: (line) => process.stderr.write(`${line}\n`),

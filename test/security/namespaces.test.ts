@@ -28,7 +28,7 @@ const clients = new Map<string, JobServiceClient>();
 const tokenClients: TokenServiceClient[] = [];
 
 function tokenService(token: string): TokenServiceClient {
-  const c = new TokenServiceClient(cluster.coordinatorAddresses[0]!, channelCredentials(), {
+  const c = new TokenServiceClient(cluster.coordinatorAddresses[0], channelCredentials(), {
     ...clientOptions,
     interceptors: [bearerInterceptor(token)],
   });
@@ -77,7 +77,7 @@ afterAll(async () => {
 function jobs(token: string): JobServiceClient {
   let c = clients.get(token);
   if (!c) {
-    c = new JobServiceClient(cluster.coordinatorAddresses[0]!, channelCredentials(), {
+    c = new JobServiceClient(cluster.coordinatorAddresses[0], channelCredentials(), {
       ...clientOptions,
       interceptors: [bearerInterceptor(token)],
     });
@@ -124,7 +124,8 @@ async function rest(method: 'GET' | 'POST', path: string, token: string, body?: 
     headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
     body,
   });
-  return { status: res.status, json: (await res.json()) as any };
+  // SeaTunnel's shapes: an error `{status, message}`, a job list `[{jobId, ...}]`.
+  return { status: res.status, json: (await res.json()) as { message?: string } & Array<{ jobId: string }> };
 }
 
 describe('jobs belong to the namespace of the token that submitted them', () => {
@@ -163,9 +164,9 @@ describe('jobs belong to the namespace of the token that submitted them', () => 
     );
     expect((await rest('GET', `/job-info/${a}`, tokens.opB)).status).toBe(403);
     const runningB = await rest('GET', '/running-jobs', tokens.opB);
-    expect(runningB.json.map((j: { jobId: string }) => j.jobId)).not.toContain(a);
+    expect(runningB.json.map((j) => j.jobId)).not.toContain(a);
     const runningA = await rest('GET', '/running-jobs', tokens.viewerA);
-    expect(runningA.json.map((j: { jobId: string }) => j.jobId)).toContain(a);
+    expect(runningA.json.map((j) => j.jobId)).toContain(a);
     expect((await rest('POST', '/stop-job', tokens.opA, JSON.stringify({ jobId: a }))).status).toBe(200);
   });
 });

@@ -204,7 +204,7 @@ export class RedisStateStore implements StateStore, TokenStore {
     const all = await this.read('tokens', () => this.connection.client.hgetall(this.key('tokens')));
     return Object.keys(all)
       .sort()
-      .map((name) => parseToken(all[name]!, name, this.options.address));
+      .map((name) => parseToken(all[name], name, this.options.address));
   }
 
   async addToken(token: StoredToken): Promise<boolean> {

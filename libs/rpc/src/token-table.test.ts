@@ -6,7 +6,14 @@ const entry = (name: string): TokenEntry => ({ hash: hashToken(name), role: 'vie
 
 /** A state store whose tokens the test changes, counting its reads. */
 function source() {
-  const s = { tokens: [] as TokenEntry[], reads: 0, read: async () => (s.reads++, [...s.tokens]) };
+  const s = {
+    tokens: [] as TokenEntry[],
+    reads: 0,
+    read: () => {
+      s.reads++;
+      return Promise.resolve([...s.tokens]);
+    },
+  };
   return s;
 }
 
@@ -40,10 +47,7 @@ describe('TokenTable', () => {
   it('keeps the last tokens when the state store cannot be read', async () => {
     let fail = false;
     const table = new TokenTable([entry('config')]);
-    table.useSource(async () => {
-      if (fail) throw new Error('down');
-      return [entry('stored')];
-    });
+    table.useSource(() => (fail ? Promise.reject(new Error('down')) : Promise.resolve([entry('stored')])));
     await table.refresh(false);
     fail = true;
     table.invalidate();

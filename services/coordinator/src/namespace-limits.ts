@@ -66,8 +66,8 @@ export function admitBlocks(
     if (limits.localFilePathPrefixes.length === 0) continue;
     for (const option of LOCAL_PATH_OPTIONS[block.name.toLowerCase()]?.[block.type] ?? []) {
       const value = options.get(option); // the default when not written
-      if (value === undefined || value === null) continue;
-      checkPath(ns, limits, block, option, String(value), option in block.options);
+      if (typeof value !== 'string') continue; // the spec makes every path option a string
+      checkPath(ns, limits, block, option, value, option in block.options);
     }
   }
 }
@@ -84,8 +84,8 @@ export function admitSinkTables(
   if (!limits || limits.localFilePathPrefixes.length === 0) return;
   for (const { plugin, inputTables } of sinks) {
     if (plugin.name.toLowerCase() !== 'localfile') continue;
-    const path = String(plugin.options.path ?? '');
-    if (!path.includes('${')) continue;
+    const path = plugin.options.path;
+    if (typeof path !== 'string' || !path.includes('${')) continue;
     for (const t of inputTables) {
       const names: Record<string, string> = {
         database_name: t.path.database ?? '',

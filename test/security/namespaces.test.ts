@@ -150,6 +150,10 @@ describe('jobs belong to the namespace of the token that submitted them', () => 
     await call(oa.cancelJob, oa, { jobId: a });
     const admin = jobs(tokens.admin);
     await call(admin.cancelJob, admin, { jobId: b });
+    // A restore acts on the restored job: refused for another namespace before anything is planned.
+    expect(await refusal(call(c.submitJob, c, { ...request(streaming()), restoreJobId: a }))).toBe(
+      `SubmitJob (restore) of job ${a} is refused: the job belongs to namespace team-a, and token 'opB' is of namespace team-b`,
+    );
     await cluster.until('both jobs cancelled', async () =>
       (await list('admin')).filter((j) => [a, b].includes(j.jobId)).every((j) => j.status === JobStatus.CANCELED),
     );

@@ -136,10 +136,18 @@ export function jobServiceAuth(): grpc.ServerInterceptor {
         next({
           onReceiveMetadata: (metadata, mdNext) => {
             const header = metadata.get('authorization')[0];
-            void authorizeCall(typeof header === 'string' ? header : undefined, name, METHOD_ROLES[name] ?? 'admin').then((refusal) => {
-              if (refusal) call.sendStatus({ code: refusal.code, details: refusal.message, metadata: new grpc.Metadata() });
-              else mdNext(metadata);
-            });
+            authorizeCall(typeof header === 'string' ? header : undefined, name, METHOD_ROLES[name] ?? 'admin').then(
+              (refusal) => {
+                if (refusal) call.sendStatus({ code: refusal.code, details: refusal.message, metadata: new grpc.Metadata() });
+                else mdNext(metadata);
+              },
+              (err: unknown) =>
+                call.sendStatus({
+                  code: grpc.status.INTERNAL,
+                  details: `${name}: ${(err as Error).message}`,
+                  metadata: new grpc.Metadata(),
+                }),
+            );
           },
         });
       },

@@ -49,6 +49,8 @@ describe("the process's token table", () => {
     await new Promise((r) => setTimeout(r, 250)); // past the look-up interval for unknown tokens
     expect(await authorizeCall(`Bearer ${newToken()}`, 'ListJobs', 'viewer')).toMatchObject({ code: grpc.status.UNAUTHENTICATED });
     expect(await authorizeCall(`Bearer ${late}`, 'ListJobs', 'viewer')).toMatchObject({ code: grpc.status.UNAUTHENTICATED });
+    // A handler asking for a caller whose token went meanwhile is refused, not let in as "no authentication".
+    expect(() => callerOf(`Bearer ${late}`)).toThrow("the bearer token is not one of this cluster's tokens (any more)");
     configureAuth([]);
   });
 });

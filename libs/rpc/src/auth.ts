@@ -1,5 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
+import { ErrorCode, TidewayError } from '@tideway/common';
 import { TokenTable, type StoredTokenSource } from './token-table.js';
 
 /** The roles of JobService callers, each allowed what the one before is, and more. */
@@ -113,12 +114,15 @@ export async function authorizeCall(header: string | undefined, what: string, ne
 
 /**
  * The token entry of a call's `authorization` header, once authorizeCall let it in; undefined
- * with authentication off (the caller may do anything).
+ * with authentication off (the caller may do anything). A token gone since (revoked between the
+ * check and the handler) is refused, never taken for "no authentication".
  */
 export function callerOf(header: string | undefined): TokenEntry | undefined {
   if (!table.enabled) return undefined;
   const token = bearerOf(header);
-  return token === undefined ? undefined : findToken(table.entries(), token);
+  const entry = token === undefined ? undefined : findToken(table.entries(), token);
+  if (!entry) throw new TidewayError(ErrorCode.PERMISSION_DENIED, "the bearer token is not one of this cluster's tokens (any more)");
+  return entry;
 }
 
 /**

@@ -45,7 +45,7 @@ function namespaceOfView(c: CoordinatorServer, v: JobView): string {
 const liveInfo = (c: CoordinatorServer, job: JobMaster): JobInfo => jobInfo(job, c.namespaceOf(job.jobId));
 const infoOf = (c: CoordinatorServer, v: JobView): JobInfo => ('live' in v ? liveInfo(c, v.live) : storedJobInfo(v.stored));
 
-/** The job, once the caller was found to may act on it (PERMISSION_DENIED naming both namespaces otherwise). */
+/** The job, when the caller may act on it (PERMISSION_DENIED naming both namespaces otherwise). */
 async function accessibleJob(c: CoordinatorServer, caller: Caller, method: string, jobId: string): Promise<JobView> {
   const view = await findJob(c, jobId);
   checkAccess(caller, method, jobId, namespaceOfView(c, view));

@@ -18,6 +18,8 @@ function statusFor(code: string): grpc.status {
       return grpc.status.INTERNAL;
     case ErrorCode.NOT_LEADER:
       return grpc.status.UNAVAILABLE;
+    case ErrorCode.PERMISSION_DENIED:
+      return grpc.status.PERMISSION_DENIED;
     default:
       return code.startsWith('TW-CONFIG') || code.startsWith('TW-SQL') || code.startsWith('TW-SCHEMA')
         ? grpc.status.INVALID_ARGUMENT

@@ -30,8 +30,11 @@ export class JobClient {
   private readonly leader: LeaderCaller<JobServiceClient>;
   private readonly budgetMs: number;
 
-  /** `token`: the bearer token sent with every call, for a cluster with tideway.auth tokens. */
-  constructor(addresses: string | readonly string[], opts: { token?: string } = {}) {
+  /**
+   * `token`: the bearer token sent with every call, for a cluster with tideway.auth tokens (a
+   * function is asked at each call: the REST API passes on its caller's).
+   */
+  constructor(addresses: string | readonly string[], opts: { token?: string | (() => string | undefined) } = {}) {
     const list = typeof addresses === 'string' ? [addresses] : addresses;
     const options = opts.token ? { ...clientOptions, interceptors: [bearerInterceptor(opts.token)] } : clientOptions;
     this.leader = new LeaderCaller(list, (a) => new JobServiceClient(a, channelCredentials(), options));

@@ -16,13 +16,10 @@ export async function startRestApiIfEnabled(
   const http = engine.http;
   if (!http.enableHttp) return async () => {};
   // Loaded only here: fastify and the dashboard are a few hundred modules a job without HTTP never needs.
-  const [{ internalToken }, { startRestApi }, { JobClient }] = await Promise.all([
-    import('@tideway/rpc'),
-    import('@tideway/rest-api'),
-    import('./job-client.js'),
-  ]);
-  // The REST API checks its callers' tokens itself and calls JobService as this process.
-  const client = new JobClient(coordinators, { token: internalToken() });
+  const [{ requestToken, startRestApi }, { JobClient }] = await Promise.all([import('@tideway/rest-api'), import('./job-client.js')]);
+  // The REST API checks its callers' tokens itself and calls JobService with the caller's
+  // token, so the leader (this process or another) applies the caller's role and namespace.
+  const client = new JobClient(coordinators, { token: requestToken });
   try {
     const api = await startRestApi(
       client,

@@ -2,7 +2,8 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { Registry } from 'prom-client';
 import type { Server as HttpsServer } from 'node:https';
 import { logger, redactText } from '@tideway/common';
-import { authTokens, authorize, httpsMaterial, reloadHttpsOnChange, type HttpsMaterial, type Role } from '@tideway/rpc';
+import { authorizeCall, bearerOf, httpsMaterial, reloadHttpsOnChange, type HttpsMaterial, type Role } from '@tideway/rpc';
+import { runAsCaller } from './request-caller.js';
 import type { JobApi } from './job-api.js';
 import { failBody, statusOf } from './rest-errors.js';
 import { registerDashboardRoutes } from './dashboard/dashboard-routes.js';
@@ -53,13 +54,16 @@ export function buildRestApp(jobs: JobApi, contextPath: string, registry?: Regis
   app.addHook('onSend', async (req, _reply, payload) =>
     typeof payload === 'string' && !req.url.split('?')[0].endsWith('/encrypt-config') ? redactText(payload) : payload,
   );
-  // Bearer tokens (tideway.auth): each route needs the role of the JobService call it makes.
-  app.addHook('onRequest', async (req, reply) => {
-    const tokens = authTokens();
-    if (tokens.length === 0) return;
+  // Bearer tokens (tideway.auth): each route needs the role of the JobService call it makes,
+  // and the caller's token goes on with those calls (requestToken), so the coordinator applies
+  // its namespace too.
+  app.addHook('onRequest', (req, reply, done) => {
     const route = req.url.split('?')[0].slice(contextPath.length);
-    const refusal = authorize(tokens, req.headers.authorization, `${req.method} ${route}`, restRole(req.method, route));
-    if (refusal) await reply.code(refusal.http).send(failBody(refusal.message));
+    const header = req.headers.authorization;
+    authorizeCall(header, `${req.method} ${route}`, restRole(req.method, route)).then(
+      (refusal) => (refusal ? void reply.code(refusal.http).send(failBody(refusal.message)) : runAsCaller(bearerOf(header), done)),
+      (err: unknown) => done(err as Error),
+    );
   });
   app.setErrorHandler((err, req, reply) => {
     const status = statusOf(err);

@@ -239,4 +239,28 @@ describe('HA settings', () => {
       "e.yaml:4: 'tideway.state-store.redis.nodes' is no longer read: use tideway.state-store.redis.address (the Redis holding the state) and tideway.ha.lock-nodes (the Redlock nodes)",
     );
   });
+
+  it('reads namespace limits and refuses a bad key, a bad namespace name and a prefix that is not an absolute folder', () => {
+    const auth = (lines: string) => loadEngineConfig({ file: 'e.yaml', text: `tideway:\n  auth:\n    namespaces:\n${lines}` });
+    const ok = auth('      team-a:\n        allowed-plugins: [FakeSource, Console]\n        local-file-path-prefixes: [/data/team-a/]\n');
+    expect(ok.tideway.auth.namespaces).toEqual({
+      'team-a': { allowedPlugins: ['FakeSource', 'Console'], localFilePathPrefixes: ['/data/team-a/'] },
+    });
+    expect(auth('      team-b: {}\n').tideway.auth.namespaces['team-b']).toEqual({ allowedPlugins: [], localFilePathPrefixes: [] });
+    expect(failure(() => auth('      team-a:\n        allowed-plugin: [FakeSource]\n')).message).toBe(
+      "e.yaml:5: unknown key 'tideway.auth.namespaces.team-a.allowed-plugin' (known here: allowed-plugins, local-file-path-prefixes)",
+    );
+    expect(failure(() => auth('      team-a:\n        allowed-plugins: FakeSource\n')).message).toMatch(
+      /^e\.yaml:5: 'tideway\.auth\.namespaces\.team-a\.allowed-plugins' must be a list of strings/,
+    );
+    expect(failure(() => auth('      "team a": {}\n')).message).toBe(
+      "tideway.auth.namespaces.team a: a namespace name has letters, digits, '.', '_' and '-' only",
+    );
+    expect(failure(() => auth('      team-a: { local-file-path-prefixes: [data/team-a] }\n')).message).toContain(
+      "tideway.auth.namespaces.team-a.local-file-path-prefixes: 'data/team-a' is not an absolute folder",
+    );
+    expect(failure(() => auth('      team-a: { local-file-path-prefixes: [/data/../etc] }\n')).message).toContain(
+      "'/data/../etc' is not an absolute folder",
+    );
+  });
 });

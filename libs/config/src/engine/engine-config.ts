@@ -1,6 +1,7 @@
 import { ConfigError, ErrorCode } from '@tideway/common';
 import { SEATUNNEL_ENGINE_SETTINGS, TIDEWAY_SETTINGS, type EngineSetting } from './engine-settings.js';
 import { checkHaSettings, resolveHaAddresses } from './ha-settings.js';
+import { checkNamespaceLimits, type NamespaceLimits } from './namespace-limits.js';
 
 /**
  * Engine settings as written (seatunnel.yaml shape, kebab-case keys, all optional). Values are
@@ -86,7 +87,11 @@ export interface EngineConfig {
       };
     };
     /** Bearer tokens by name: `<sha256:hex> <role> [<namespace>]` (parsed by @tideway/rpc's parseTokenTable). */
-    readonly auth: { readonly tokens: Readonly<Record<string, string | number | boolean>> | undefined };
+    readonly auth: {
+      readonly tokens: Readonly<Record<string, string | number | boolean>> | undefined;
+      /** Limits by namespace name (checkNamespaceLimits: names and prefixes are checked). */
+      readonly namespaces: Readonly<Record<string, NamespaceLimits>>;
+    };
     /** Mutual TLS files; all three '' for plaintext (checkTls refuses a partial set). */
     readonly tls: { readonly caFile: string; readonly certFile: string; readonly keyFile: string };
     readonly ha: {
@@ -118,6 +123,10 @@ function compileSetting(setting: EngineSetting, value: unknown): unknown {
   if (setting.type === 'section') return compileSection(setting.fields, value as Record<string, unknown> | undefined);
   if (setting.type === 'map') {
     const out: Record<string, unknown> = {};
+    if (setting.each) {
+      for (const [k, v] of Object.entries((value ?? {}) as Record<string, unknown>)) out[k] = compileSetting(setting.each, v);
+      return Object.freeze(out);
+    }
     for (const [k, s] of Object.entries(setting.known ?? {}))
       if (s.type !== 'section' && s.type !== 'map' && s.default !== '') out[k] = s.default;
     Object.assign(out, value as Record<string, unknown> | undefined);
@@ -141,6 +150,7 @@ export function compileEngineConfig(input: EngineConfigInput): EngineConfig {
     throw new ConfigError(ErrorCode.ENGINE_CONFIG, message);
   };
   checkHaSettings(config.tideway, fail);
+  checkNamespaceLimits(config.tideway.auth.namespaces, fail);
   const tls = config.tideway.tls;
   const set = [tls.caFile, tls.certFile, tls.keyFile].filter((f) => f !== '').length;
   if (set !== 0 && set !== 3) fail('tideway.tls needs ca-file, cert-file and key-file together (or none of them, for plaintext)');

@@ -13,9 +13,15 @@ export type EngineSetting =
   | { readonly type: 'section'; readonly fields: Readonly<Record<string, EngineSetting>>; readonly description: string }
   /**
    * A free map of scalars whose keys are literal (they may contain dots, e.g. `fs.s3a.endpoint`);
-   * `known` keys are type-checked, others pass through as written.
+   * `known` keys are type-checked, others pass through as written. With `each`, every value is
+   * read by that setting instead (a map of sections, e.g. one per namespace).
    */
-  | { readonly type: 'map'; readonly known?: Readonly<Record<string, EngineSetting>>; readonly description: string };
+  | {
+      readonly type: 'map';
+      readonly known?: Readonly<Record<string, EngineSetting>>;
+      readonly each?: EngineSetting;
+      readonly description: string;
+    };
 
 const CHECKPOINT_PLUGIN_CONFIG: Record<string, EngineSetting> = {
   namespace: {
@@ -235,6 +241,28 @@ export const TIDEWAY_SETTINGS: Readonly<Record<string, EngineSetting>> = {
         type: 'map',
         description:
           'Token name -> "<sha256:hex> <role> [<namespace>]" (role viewer, operator or admin; viewer and operator need a namespace). Only the hash is stored: `tideway token create` prints a token and its line.',
+      },
+      namespaces: {
+        type: 'map',
+        description:
+          'Limits per namespace (the key), checked when a job of that namespace is submitted or planned. A namespace without an entry, or a list that is empty, has no limit of that kind.',
+        each: {
+          type: 'section',
+          description: 'The limits of one namespace.',
+          fields: {
+            'allowed-plugins': {
+              type: 'string-list',
+              default: [],
+              description: 'The plugins (sources, transforms, sinks) its jobs may use, e.g. [FakeSource, Sql, LocalFile, Console].',
+            },
+            'local-file-path-prefixes': {
+              type: 'string-list',
+              default: [],
+              description:
+                "Absolute folders the LocalFile source and sink of its jobs may read and write in (path, and a sink's tmp_path), e.g. [/data/team-a/].",
+            },
+          },
+        },
       },
     },
   },

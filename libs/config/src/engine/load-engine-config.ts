@@ -114,6 +114,10 @@ function readSetting(setting: EngineSetting, node: Node | null, path: string, fa
     for (const pair of node.items) {
       const key = isScalar(pair.key) ? String(pair.key.value) : '';
       const value = pair.value as Node | null;
+      if (setting.each) {
+        out[key] = readSetting(setting.each, value, `${path}.${key}`, fail);
+        continue;
+      }
       const known = setting.known?.[key];
       if (known) out[key] = readSetting(known, value, `${path}.${key}`, fail);
       else if (isScalar(value) && value.value !== null && typeof value.value !== 'object') out[key] = value.value;

@@ -40,7 +40,7 @@ export function registerClusterCommands(program: Command): void {
         { ResourceManagerService, registerResourceManagerMetrics },
         { WorkerServer, registerWorkerMetrics },
         { newMetricsRegistry, startMetricsEndpoint },
-        { electionFromConfig, stateStoreFromConfig },
+        { RedisStateStore, electionFromConfig, stateStoreFromConfig },
         { configureAuth, configureTls, parseTokenTable },
         { startRestApiIfEnabled },
       ] = await Promise.all([
@@ -100,6 +100,8 @@ export function registerClusterCommands(program: Command): void {
           store,
           election: ha ? (address, s, epochFloor) => electionFromConfig(engine, s, address, epochFloor) : undefined,
           metricsBackupIntervalMs: engine.jobMetricsBackupInterval * 1000,
+          namespaces: t.auth.namespaces,
+          tokenStore: store instanceof RedisStateStore ? store : undefined,
         });
         process.stderr.write(`tideway: coordinator listening on ${await c.start()}\n`);
         registerCoordinatorMetrics(registry, c);

@@ -5,10 +5,18 @@ import type { CdcEnumeratorState, CdcSplit } from '@tideway/connector-cdc-common
 import { startPostgres, type TestDatabaseServer } from '@tideway/testing';
 import { PG_CDC_SPEC } from './pg-cdc-options.js';
 import { PgCdcSource } from './pg-cdc-source.js';
-import { applyStrictly, ListCollector, pollUntil, settle, snapshotThenStream } from '@tideway/connector-cdc-common';
+import { applyStrictly, ListCollector, pollUntil, pollWithCheckpoints, settle, snapshotThenStream } from '@tideway/connector-cdc-common';
 
 let server: TestDatabaseServer;
 let admin: pg.Client;
+/** The context of a lone reader (no enumerator). */
+const oneReader = {
+  subtaskIndex: 0,
+  parallelism: 1,
+  boundedness: 'UNBOUNDED' as const,
+  signalNoMoreElement: () => {},
+  sendSplitRequest: () => {},
+};
 
 function source(extra: Record<string, unknown> = {}, jobMode: 'STREAMING' | 'BATCH' = 'STREAMING'): PgCdcSource {
   const options = optionsOf(
@@ -34,13 +42,7 @@ async function plan(src: PgCdcSource): Promise<CdcSplit[]> {
 async function tableState(): Promise<Map<string, unknown[]>> {
   const src = source({ 'slot.name': `peek_${Date.now()}`, 'startup.mode': 'initial' });
   const splits = await plan(src);
-  const reader = src.createReader({
-    subtaskIndex: 0,
-    parallelism: 1,
-    boundedness: 'UNBOUNDED',
-    signalNoMoreElement: () => {},
-    sendSplitRequest: () => {},
-  });
+  const reader = src.createReader(oneReader);
   reader.addSplits(splits.filter((s) => s.kind === 'snapshot'));
   const out = new ListCollector();
   for (let i = 0; i < splits.length - 1; i++) await reader.pollNext(out);
@@ -143,13 +145,7 @@ describe('Postgres-CDC', () => {
       'bytes',
       'double',
     ]);
-    const reader = src.createReader({
-      subtaskIndex: 0,
-      parallelism: 1,
-      boundedness: 'UNBOUNDED',
-      signalNoMoreElement: () => {},
-      sendSplitRequest: () => {},
-    });
+    const reader = src.createReader(oneReader);
     reader.addSplits(splits);
     const out = new ListCollector();
     await reader.pollNext(out); // opens the stream
@@ -178,13 +174,7 @@ describe('Postgres-CDC', () => {
     await admin.query(`INSERT INTO renames VALUES ('a', 'x')`);
     const src = source({ 'table-names': ['tideway.public.renames'], 'startup.mode': 'latest', 'slot.name': 'renames' });
     const splits = await plan(src);
-    const reader = src.createReader({
-      subtaskIndex: 0,
-      parallelism: 1,
-      boundedness: 'UNBOUNDED',
-      signalNoMoreElement: () => {},
-      sendSplitRequest: () => {},
-    });
+    const reader = src.createReader(oneReader);
     reader.addSplits(splits);
     const out = new ListCollector();
     await reader.pollNext(out); // opens the stream
@@ -215,13 +205,7 @@ describe('Postgres-CDC', () => {
     });
     const splits = await plan(src);
     expect(splits.map((s) => s.kind)).toEqual(['stream']);
-    const reader = src.createReader({
-      subtaskIndex: 0,
-      parallelism: 1,
-      boundedness: 'UNBOUNDED',
-      signalNoMoreElement: () => {},
-      sendSplitRequest: () => {},
-    });
+    const reader = src.createReader(oneReader);
     reader.addSplits(splits);
     const out = new ListCollector();
     await admin.query(`INSERT INTO spec VALUES (3)`);
@@ -263,13 +247,7 @@ describe('Postgres-CDC', () => {
     const splits = await plan(src);
     expect(src.catalogTables().map((t) => t.tableId)).toEqual(['tideway.public.pat_1', 'tideway.public.pat_2']);
     const rows = await snapshotThenStream(
-      src.createReader({
-        subtaskIndex: 0,
-        parallelism: 1,
-        boundedness: 'UNBOUNDED',
-        signalNoMoreElement: () => {},
-        sendSplitRequest: () => {},
-      }),
+      src.createReader(oneReader),
       splits,
       async () => {
         await admin.query(`INSERT INTO pat_2_old VALUES (9)`);
@@ -278,6 +256,39 @@ describe('Postgres-CDC', () => {
       (out) => out.rows.some((r) => r.fields[0] === 3),
     );
     expect(rows).toEqual(['tideway.public.pat_1:+I1', 'tideway.public.pat_2:+I2', 'tideway.public.pat_2:+I3']);
+
+    // A matching table created while streaming joins the captured tables (the publication is
+    // FOR ALL TABLES, so its first rows, written before the stream saw it, are not lost); one
+    // not matching stays out.
+    const again = byPattern({ 'table-pattern': 'tideway\\.public\\.pat_[0-9]+', 'startup.mode': 'latest', 'slot.name': 'pat_new' });
+    const streaming = again.createReader(oneReader);
+    streaming.addSplits(await plan(again));
+    const out = new ListCollector();
+    await streaming.pollNext(out);
+    await admin.query(
+      `BEGIN; CREATE TABLE pat_3 (id int PRIMARY KEY, v text NOT NULL); INSERT INTO pat_3 VALUES (30, 'a'), (31, 'b'); COMMIT; CREATE TABLE pat_3_old (id int PRIMARY KEY); INSERT INTO pat_3_old VALUES (39)`,
+    );
+    await admin.query(`UPDATE pat_3 SET v = 'c' WHERE id = 31; DELETE FROM pat_3 WHERE id = 30`);
+    await pollWithCheckpoints(streaming, out, () => out.rows.length >= 4);
+    await settle(streaming, out);
+    await streaming.close();
+    expect(out.schemaChanges.map((c) => [c.event.tableId, c.event.created, c.rowsBefore])).toEqual([['tideway.public.pat_3', true, 0]]);
+    expect(out.schemaChanges[0]!.event.table.columns.map((c) => [c.name, c.nullable])).toEqual([
+      ['id', false],
+      ['v', false],
+    ]);
+    expect(out.schemaChanges[0]!.event.table.primaryKey?.columns).toEqual(['id']);
+    expect(out.rows.map((r) => `${r.tableId}:${r.kind}${r.fields.join(',')}`)).toEqual([
+      'tideway.public.pat_3:+I30,a',
+      'tideway.public.pat_3:+I31,b',
+      'tideway.public.pat_3:+U31,c',
+      'tideway.public.pat_3:-D30,',
+    ]);
+    // A publication that lists its tables would not publish tables created later.
+    await admin.query(`CREATE PUBLICATION pat_listed_publication FOR TABLE pat_1`);
+    await expect(plan(byPattern({ 'table-pattern': 'tideway\\.public\\.pat_[0-9]+', 'slot.name': 'pat_listed' }))).rejects.toThrow(
+      /publication 'pat_listed_publication' lists its tables, so tables that table-pattern/,
+    );
     await expect(plan(byPattern({ 'table-pattern': 'x', 'slot.name': 'pat_none' }))).rejects.toThrow(
       /table-pattern 'x' matches no table Postgres-CDC can capture/,
     );

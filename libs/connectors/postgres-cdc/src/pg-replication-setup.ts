@@ -16,15 +16,30 @@ export async function checkLogicalReplication(conn: JdbcConnection, cfg: PgCdcCo
 }
 
 /**
- * Makes sure the publication covers every captured table (creating it, or adding tables to it)
- * and that the slot exists with pgoutput; returns the slot's confirmed position.
+ * Makes sure the publication covers every captured table (creating it, or adding tables to it;
+ * with table-pattern / database-pattern it is FOR ALL TABLES, so tables created later are
+ * published from their first row) and that the slot exists with pgoutput; returns the slot's
+ * confirmed position.
  */
 export async function ensurePublicationAndSlot(conn: JdbcConnection, cfg: PgCdcConfig, tables: readonly CapturedTable[]): Promise<string> {
   const quote = (s: string) => conn.quote(s);
   const list = tables.map((t) => conn.tableSql(t.ref)).join(', ');
   try {
     const pub = await conn.execute('SELECT puballtables FROM pg_publication WHERE pubname = $1', [cfg.publication]);
-    if (pub.rows.length === 0) {
+    const byPattern = cfg.tablePattern !== undefined || cfg.databasePattern !== undefined;
+    if (byPattern) {
+      // Tables created while the job runs must be published from their first row: only a
+      // FOR ALL TABLES publication is (adding a table later would miss the rows before it).
+      if (pub.rows.length === 0) {
+        await conn.execute(`CREATE PUBLICATION ${quote(cfg.publication)} FOR ALL TABLES WITH (publish = 'insert, update, delete')`);
+      } else if (pub.rows[0][0] !== 't' && pub.rows[0][0] !== true) {
+        throw new ConfigError(
+          ErrorCode.CONFIG_BAD_VALUE,
+          `publication '${cfg.publication}' lists its tables, so tables that table-pattern / database-pattern select after the start would not be published: drop it (Postgres-CDC then creates it FOR ALL TABLES) or name the tables in table-names`,
+          { place: cfg.place },
+        );
+      }
+    } else if (pub.rows.length === 0) {
       await conn.execute(`CREATE PUBLICATION ${quote(cfg.publication)} FOR TABLE ${list} WITH (publish = 'insert, update, delete')`);
     } else if (pub.rows[0][0] !== 't') {
       const have = await conn.execute('SELECT schemaname, tablename FROM pg_publication_tables WHERE pubname = $1', [cfg.publication]);

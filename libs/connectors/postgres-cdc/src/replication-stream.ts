@@ -4,13 +4,28 @@ import type { ChangeStream, ChangeTxn, StreamItem } from '@tideway/connector-cdc
 import { externalError, type ValueDecoder } from '@tideway/connector-jdbc';
 import { formatLsn, parseLsn } from './lsn.js';
 import { decodePgOutput, UNCHANGED_TOAST, type RelationColumn, type TupleValue } from './pgoutput.js';
-import { relationChange, sameColumns, type PgSchemaRecord, type ResolvedColumns, type TrackedPgColumn } from './pg-schema.js';
+import {
+  relationChange,
+  sameColumns,
+  type PgSchemaRecord,
+  type ResolvedColumns,
+  type TrackedPgColumn,
+  type TrackedPgTable,
+} from './pg-schema.js';
 
 /** How the stream follows relation changes: schema-changes.enabled, and where column types are resolved. */
 export interface RelationFollowing {
   readonly enabled: boolean;
   /** Decoders and definitions of a table's relation columns (a query on a regular session). */
   resolve(key: string, columns: readonly TrackedPgColumn[]): Promise<ResolvedColumns>;
+  /** With table-pattern / database-pattern: whether a table (schema, name) not captured yet is selected. */
+  readonly matches?: (schema: string, table: string) => boolean;
+  /** A selected table first seen in the stream (created while streaming): its record entry, from the relation's columns. */
+  discover?(
+    schema: string,
+    table: string,
+    columns: readonly TrackedPgColumn[],
+  ): Promise<{ table: TrackedPgTable; resolved: ResolvedColumns }>;
 }
 
 /** Where to connect, and what to stream. */
@@ -239,7 +254,7 @@ export class PgReplicationStream implements ChangeStream<string> {
         this.push({ type: 'commit', next: this.lastCommitEnd });
         return;
       case 'relation':
-        this.onRelation(m.oid, `${m.schema}.${m.name}`, m.columns);
+        this.onRelation(m.oid, m.schema, m.name, m.columns);
         return;
       case 'insert': {
         const r = this.relations.get(m.oid);
@@ -278,10 +293,12 @@ export class PgReplicationStream implements ChangeStream<string> {
    * change (a schema item, emitted before the tuples that follow). Resolving column types is a
    * query: messages arriving meanwhile wait in the backlog, in order.
    */
-  private onRelation(oid: number, key: string, columns: readonly RelationColumn[]): void {
+  private onRelation(oid: number, schema: string, name: string, columns: readonly RelationColumn[]): void {
+    const key = `${schema}.${name}`;
     const i = this.record.tables.findIndex((t) => t.key === key);
     if (i < 0) {
-      this.relations.set(oid, null);
+      if (this.following.matches?.(schema, name)) this.addTable(oid, schema, name, columns);
+      else this.relations.set(oid, null);
       return;
     }
     const tracked = this.record.tables[i]!;
@@ -299,23 +316,51 @@ export class PgReplicationStream implements ChangeStream<string> {
       this.relations.set(oid, { tableId: tracked.catalog.tableId, names: columns.map((c) => c.name), decoders: cached });
       return;
     }
+    this.whileResolving(
+      `reading the new columns of table ${tracked.catalog.tableId}`,
+      this.following
+        .resolve(
+          key,
+          columns.map((c) => ({ name: c.name, typeOid: c.typeOid, typmod: c.typmod })),
+        )
+        .then((resolved) => {
+          this.decoderCache.set(signature, resolved.decoders);
+          if (changed) {
+            const { event, table } = relationChange(tracked, columns, resolved, this.target.place);
+            const tables = [...this.record.tables];
+            tables[i] = table;
+            this.record = { tables };
+            this.push({ type: 'schema', events: [event], schema: this.record });
+          }
+          this.relations.set(oid, { tableId: tracked.catalog.tableId, names: columns.map((c) => c.name), decoders: resolved.decoders });
+        }),
+    );
+  }
+
+  /**
+   * A table the patterns select, first seen in the stream: created while the job runs (the
+   * FOR ALL TABLES publication sends every change it ever had, so its relation message comes
+   * before its first row). It joins the record and goes downstream as a new table.
+   */
+  private addTable(oid: number, schema: string, name: string, columns: readonly RelationColumn[]): void {
+    const tracked = columns.map((c) => ({ name: c.name, typeOid: c.typeOid, typmod: c.typmod }));
+    this.whileResolving(
+      `reading the columns of table ${schema}.${name}, created while streaming`,
+      this.following.discover!(schema, name, tracked).then(({ table, resolved }) => {
+        this.record = { tables: [...this.record.tables, table] };
+        const event = { type: 'schema-change' as const, tableId: table.catalog.tableId, changes: [], table: table.catalog, created: true };
+        this.push({ type: 'schema', events: [event], schema: this.record });
+        this.relations.set(oid, { tableId: table.catalog.tableId, names: table.columns.map((c) => c.name), decoders: resolved.decoders });
+      }),
+    );
+  }
+
+  /** Holds the messages that arrive while `work` (a query) runs, then handles them in order. */
+  private whileResolving(what: string, work: Promise<void>): void {
     this.resolving = true;
     this.socket()?.pause();
-    this.following
-      .resolve(
-        key,
-        columns.map((c) => ({ name: c.name, typeOid: c.typeOid, typmod: c.typmod })),
-      )
-      .then((resolved) => {
-        this.decoderCache.set(signature, resolved.decoders);
-        if (changed) {
-          const { event, table } = relationChange(tracked, columns, resolved, this.target.place);
-          const tables = [...this.record.tables];
-          tables[i] = table;
-          this.record = { tables };
-          this.push({ type: 'schema', events: [event], schema: this.record });
-        }
-        this.relations.set(oid, { tableId: tracked.catalog.tableId, names: columns.map((c) => c.name), decoders: resolved.decoders });
+    work
+      .then(() => {
         this.resolving = false;
         const held = this.backlog;
         this.backlog = [];
@@ -328,13 +373,7 @@ export class PgReplicationStream implements ChangeStream<string> {
         }
         if (!this.paused) this.socket()?.resume();
       })
-      .catch((err: unknown) =>
-        this.fail(
-          err instanceof TidewayError
-            ? err
-            : externalError(`reading the new columns of table ${tracked.catalog.tableId}`, err, this.target.place),
-        ),
-      );
+      .catch((err: unknown) => this.fail(err instanceof TidewayError ? err : externalError(what, err, this.target.place)));
   }
 
   /** A tuple as a row in the relation's column order; unchanged TOAST values come from `prev`. */

@@ -7,6 +7,7 @@ import { connectPg, discoverPgTables } from './pg-catalog.js';
 import { pgTableRefs, type PgCdcConfig } from './pg-cdc-options.js';
 import { PgReplicationStream, type PgTxnDedup } from './replication-stream.js';
 import {
+  catalogColumns,
   readPgSchemaRecord,
   resolveColumns,
   type PgSchemaRecord,
@@ -94,6 +95,7 @@ export class PgCdcDialect implements CdcDialect<string, PgWatermark> {
     const following = {
       enabled: this.cfg.schemaChanges,
       resolve: (key: string, cols: readonly TrackedPgColumn[]) => resolveColumns(conn, key, cols),
+      describe: (schema: string, table: string) => catalogColumns(conn, schema, table),
       ...(matches
         ? {
             matches,
@@ -112,6 +114,7 @@ export class PgCdcDialect implements CdcDialect<string, PgWatermark> {
         connectTimeoutMs: this.cfg.connectTimeoutMs,
         timeZone: this.cfg.serverTimeZone,
         slot: this.cfg.slot,
+        plugin: this.cfg.decodingPlugin,
         publication: this.cfg.publication,
         place: this.cfg.place,
       },

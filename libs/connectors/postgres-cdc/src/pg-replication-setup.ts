@@ -25,9 +25,14 @@ export async function ensurePublicationAndSlot(conn: JdbcConnection, cfg: PgCdcC
   const quote = (s: string) => conn.quote(s);
   const list = tables.map((t) => conn.tableSql(t.ref)).join(', ');
   try {
-    const pub = await conn.execute('SELECT puballtables FROM pg_publication WHERE pubname = $1', [cfg.publication]);
+    const pub =
+      cfg.decodingPlugin === 'pgoutput'
+        ? await conn.execute('SELECT puballtables FROM pg_publication WHERE pubname = $1', [cfg.publication])
+        : undefined;
     const byPattern = cfg.tablePattern !== undefined || cfg.databasePattern !== undefined;
-    if (byPattern) {
+    if (!pub) {
+      // decoderbufs decodes every table of the database: there is no publication to set up.
+    } else if (byPattern) {
       // Tables created while the job runs must be published from their first row: only a
       // FOR ALL TABLES publication is (adding a table later would miss the rows before it).
       if (pub.rows.length === 0) {
@@ -52,14 +57,23 @@ export async function ensurePublicationAndSlot(conn: JdbcConnection, cfg: PgCdcC
       cfg.slot,
     ]);
     if (slot.rows.length === 0) {
-      const created = await conn.execute("SELECT lsn::text FROM pg_create_logical_replication_slot($1, 'pgoutput')", [cfg.slot]);
+      const created = await conn
+        .execute('SELECT lsn::text FROM pg_create_logical_replication_slot($1, $2)', [cfg.slot, cfg.decodingPlugin])
+        .catch((err: unknown) => {
+          if (!/may not be used as an output plugin|could not access file/i.test(String((err as Error)?.message))) throw err;
+          throw new TidewayError(
+            ErrorCode.EXTERNAL_SYSTEM,
+            `PostgreSQL at ${cfg.settings.host}:${cfg.settings.port} cannot create a ${cfg.decodingPlugin} replication slot (${(err as Error).message}): install the output plugin (Debian: postgresql-NN-${cfg.decodingPlugin}) and, where the server has output_plugin_libraries, list it there`,
+            { place: cfg.place },
+          );
+        });
       return String(created.rows[0][0]);
     }
     const [plugin, database, lsn] = slot.rows[0].map(String);
-    if (plugin !== 'pgoutput' || database !== cfg.database) {
+    if (plugin !== cfg.decodingPlugin || database !== cfg.database) {
       throw new ConfigError(
         ErrorCode.CONFIG_BAD_VALUE,
-        `replication slot '${cfg.slot}' exists for plugin ${plugin} in database '${database}'; Postgres-CDC needs a pgoutput slot in '${cfg.database}' (choose another slot.name)`,
+        `replication slot '${cfg.slot}' exists for plugin ${plugin} in database '${database}'; Postgres-CDC needs a ${cfg.decodingPlugin} slot in '${cfg.database}' (choose another slot.name)`,
         { place: cfg.place },
       );
     }

@@ -3,7 +3,8 @@ import { ErrorCode, TidewayError, type Place } from '@tideway/common';
 import type { ChangeStream, ChangeTxn, StreamItem } from '@tideway/connector-cdc-common';
 import { externalError, type ValueDecoder } from '@tideway/connector-jdbc';
 import { formatLsn, parseLsn } from './lsn.js';
-import { decodePgOutput, UNCHANGED_TOAST, type RelationColumn, type TupleValue } from './pgoutput.js';
+import { DecoderbufsMessages } from './decoderbufs-messages.js';
+import { decodePgOutput, UNCHANGED_TOAST, type PgOutputMessage, type RelationColumn, type TupleValue } from './pgoutput.js';
 import {
   relationChange,
   sameColumns,
@@ -20,6 +21,11 @@ export interface RelationFollowing {
   resolve(key: string, columns: readonly TrackedPgColumn[]): Promise<ResolvedColumns>;
   /** With table-pattern / database-pattern: whether a table (schema, name) not captured yet is selected. */
   readonly matches?: (schema: string, table: string) => boolean;
+  /**
+   * decoderbufs: a table's columns as the catalog has them now (type modifiers, which its
+   * messages lack) and whether its replica identity is FULL (old rows then are whole).
+   */
+  describe?(schema: string, table: string): Promise<{ columns: TrackedPgColumn[]; fullIdentity: boolean }>;
   /** A selected table first seen in the stream (created while streaming): its record entry, from the relation's columns. */
   discover?(
     schema: string,
@@ -38,6 +44,8 @@ export interface ReplicationTarget {
   readonly connectTimeoutMs: number;
   readonly timeZone: string;
   readonly slot: string;
+  /** The slot's output plugin. */
+  readonly plugin: 'pgoutput' | 'decoderbufs';
   readonly publication: string;
   readonly place: Place;
 }
@@ -50,6 +58,8 @@ export interface PgTxnDedup {
 
 interface RelationMapping {
   readonly tableId: string;
+  /** decoderbufs: old rows are whole (REPLICA IDENTITY FULL), not the key alone. */
+  readonly fullIdentity?: boolean;
   /** Row fields follow the relation's columns. */
   readonly names: readonly string[];
   readonly decoders: readonly ValueDecoder[];
@@ -61,8 +71,8 @@ const HIGH_WATER = 20_000;
 const STATUS_INTERVAL_MS = 10_000;
 
 /**
- * Logical replication over PostgreSQL's streaming protocol (pgoutput), on a pg client in
- * replication mode. Items are queued as they arrive; the slot's confirmed position moves only
+ * Logical replication over PostgreSQL's streaming protocol (pgoutput, or decoderbufs turned into
+ * the same messages), on a pg client in replication mode. Items are queued as they arrive; the slot's confirmed position moves only
  * through confirm(), i.e. after a checkpoint completed.
  */
 export class PgReplicationStream implements ChangeStream<string> {
@@ -83,8 +93,14 @@ export class PgReplicationStream implements ChangeStream<string> {
   /** Messages that arrived while a relation's columns were being resolved, in order. */
   private backlog: Buffer[] = [];
   private resolving = false;
+  /** Counts resolutions begun, so that only the last one begun drains the backlog. */
+  private resolutions = 0;
   /** Decoders by table and column signature. */
   private readonly decoderCache = new Map<string, readonly ValueDecoder[]>();
+  /** decoderbufs slots: its messages, turned into pgoutput's. */
+  private readonly decoderbufs: DecoderbufsMessages | undefined;
+  /** decoderbufs: a transaction that began before the start position, held until its commit shows whether it ended before it. */
+  private undecided: PgOutputMessage[] | undefined;
 
   private constructor(
     private readonly client: pg.Client,
@@ -96,6 +112,18 @@ export class PgReplicationStream implements ChangeStream<string> {
     this.lastCommitEnd = start;
     this.confirmed = parseLsn(start);
     this.startLsn = this.confirmed;
+    if (target.plugin === 'decoderbufs') {
+      this.decoderbufs = new DecoderbufsMessages({
+        captures: (schema, table) => this.record.tables.some((t) => t.key === `${schema}.${table}`) || !!following.matches?.(schema, table),
+        describe: (schema, table) => following.describe!(schema, table),
+        relation: (oid) => this.relations.get(oid) ?? undefined,
+        handle: (m) => this.handle(m),
+        whileResolving: (what, work) => this.whileResolving(what, work),
+        again: (chunk) => this.backlog.unshift(chunk),
+        timeZone: target.timeZone,
+        place: target.place,
+      });
+    }
   }
 
   /** Connects and starts streaming from `start` (transactions committed before it are skipped). */
@@ -125,7 +153,11 @@ export class PgReplicationStream implements ChangeStream<string> {
     }
     const conn = (client as unknown as { connection: { on(e: string, f: (m: { chunk: Buffer }) => void): void } }).connection;
     conn.on('copyData', (msg) => stream.onCopyData(msg.chunk));
-    const sql = `START_REPLICATION SLOT "${target.slot.replace(/"/g, '""')}" LOGICAL ${start} (proto_version '1', publication_names '"${target.publication.replace(/"/g, '""').replace(/'/g, "''")}"')`;
+    const options =
+      target.plugin === 'pgoutput'
+        ? ` (proto_version '1', publication_names '"${target.publication.replace(/"/g, '""').replace(/'/g, "''")}"')`
+        : '';
+    const sql = `START_REPLICATION SLOT "${target.slot.replace(/"/g, '""')}" LOGICAL ${start}${options}`;
     client
       .query(sql)
       .catch((err: unknown) => stream.fail(externalError(`streaming from replication slot '${target.slot}'`, err, target.place)));
@@ -204,7 +236,8 @@ export class PgReplicationStream implements ChangeStream<string> {
       if (chunk[0] !== 0x77) return;
       const walEnd = chunk.readBigUInt64BE(9);
       if (walEnd > this.received) this.received = walEnd;
-      this.onMessage(chunk.subarray(25));
+      if (this.decoderbufs) this.decoderbufs.onData(chunk, chunk.readBigUInt64BE(1));
+      else this.handle(decodePgOutput(chunk.subarray(25)));
     } catch (err) {
       this.fail(err);
     }
@@ -232,21 +265,39 @@ export class PgReplicationStream implements ChangeStream<string> {
     this.wake?.();
   }
 
-  private onMessage(payload: Buffer): void {
-    const m = decodePgOutput(payload);
+  private handle(m: PgOutputMessage): void {
     // The server starts at the slot's restart point, not at the requested LSN (startup.mode
     // specific may ask for a later one): what committed before the start is not ours to emit.
     if (this.skipping && m.tag !== 'relation') {
       if (m.tag === 'commit') this.skipping = false;
       return;
     }
+    if (this.undecided && m.tag !== 'relation') {
+      if (m.tag !== 'commit') {
+        this.undecided.push(m);
+        return;
+      }
+      const held = this.undecided;
+      this.undecided = undefined;
+      if (m.endLsn <= this.startLsn) return;
+      const begin = held[0] as Extract<PgOutputMessage, { tag: 'begin' }>;
+      this.beginTxn(begin.xid, begin.firstLsn!);
+      for (const h of held.slice(1)) this.handle(h);
+    }
     switch (m.tag) {
       case 'begin':
+        if (m.finalLsn === undefined) {
+          // decoderbufs tells a transaction's commit position only at its commit. One that began
+          // after the start commits after it; an earlier one waits for its commit to tell.
+          if (m.firstLsn! < this.startLsn) this.undecided = [m];
+          else this.beginTxn(m.xid, m.firstLsn!);
+          return;
+        }
         if (m.finalLsn < this.startLsn) {
           this.skipping = true;
           return;
         }
-        this.txn = { resume: this.lastCommitEnd, dedup: { xid: m.xid, commitLsn: m.finalLsn } satisfies PgTxnDedup };
+        this.beginTxn(m.xid, m.finalLsn);
         return;
       case 'commit':
         this.lastCommitEnd = formatLsn(m.endLsn);
@@ -286,6 +337,15 @@ export class PgReplicationStream implements ChangeStream<string> {
       default:
         return;
     }
+  }
+
+  /**
+   * `commitLsn` compares the transaction with chunk watermarks (PgCdcDialect.streamPast): its
+   * commit record's position, or (decoderbufs) its first record's, which lies before it, so the
+   * comparison keeps de-duplicating a little longer but never stops too early.
+   */
+  private beginTxn(xid: number, commitLsn: bigint): void {
+    this.txn = { resume: this.lastCommitEnd, dedup: { xid, commitLsn } satisfies PgTxnDedup };
   }
 
   /**
@@ -357,17 +417,21 @@ export class PgReplicationStream implements ChangeStream<string> {
 
   /** Holds the messages that arrive while `work` (a query) runs, then handles them in order. */
   private whileResolving(what: string, work: Promise<void>): void {
+    const generation = ++this.resolutions;
     this.resolving = true;
     this.socket()?.pause();
     work
       .then(() => {
+        // Another resolution began while this one ran (a relation found by it): that one drains.
+        if (generation !== this.resolutions) return;
         this.resolving = false;
         const held = this.backlog;
         this.backlog = [];
         for (let n = 0; n < held.length; n++) {
           this.onCopyData(held[n]!);
           if (this.resolving) {
-            this.backlog.unshift(...held.slice(n + 1));
+            // Behind what the message put back to be handled again (nothing arrives meanwhile).
+            this.backlog.push(...held.slice(n + 1));
             return;
           }
         }

@@ -114,7 +114,11 @@ export class BinlogStream implements ChangeStream<BinlogPosition> {
     internals._fetchTableInfo = (e, next) => {
       // A new table's first table map may come before its columns are read: wait for them.
       if (this.adding && !this.decodings.has(`${e.schemaName}.${e.tableName}`)) {
-        void this.adding.then(() => internals._fetchTableInfo(e, next));
+        // (A failure is the stream's: addTable reports it.)
+        this.adding.then(
+          () => internals._fetchTableInfo(e, next),
+          () => undefined,
+        );
         return;
       }
       const d = this.decodings.get(`${e.schemaName}.${e.tableName}`);

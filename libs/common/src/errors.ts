@@ -21,6 +21,8 @@ export const ErrorCode = {
   CONFIG_UNRESOLVED_VARIABLE: 'TW-CONFIG-006',
   /** plugin_input / plugin_output wiring that does not connect. */
   CONFIG_WIRING: 'TW-CONFIG-007',
+  /** A job config past a limit of tideway.limits: too many bytes, nested too deep, or too big once resolved. */
+  CONFIG_TOO_LARGE: 'TW-CONFIG-008',
   /** Engine config (seatunnel.yaml shape) problems. */
   ENGINE_CONFIG: 'TW-CONFIG-010',
   /** A schema or type declaration that cannot be parsed. */

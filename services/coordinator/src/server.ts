@@ -19,6 +19,7 @@ import { ErrorCode, TidewayError, logger, newJobId, serializeError } from '@tide
 import { JobServiceService } from '@tideway/contracts';
 import { TidewayServer, unaryHandler } from '@tideway/rpc';
 import { planJobText, type PlanRequest } from '@tideway/planner';
+import type { ConfigLimits } from '@tideway/config';
 import {
   MemoryStateStore,
   SoleLeaderElection,
@@ -73,6 +74,8 @@ export interface CoordinatorOptions {
   election?: (address: string, store: StateStore, epochFloor: () => number) => LeaderElection;
   /** How often running jobs' counters are written to the store (job-metrics-backup-interval). */
   metricsBackupIntervalMs?: number;
+  /** Size and nesting limits of submitted job configs (tideway.limits; default their defaults). */
+  configLimits?: ConfigLimits;
 }
 
 const WIRE_TO_EXEC: Partial<Record<WireState, ExecutionState | 'PREPARE_CLOSE'>> = {
@@ -375,6 +378,7 @@ export class CoordinatorServer {
       file: req.configFile || '<config>',
       format: req.format === 'json' ? 'json' : req.format === 'hocon' ? 'hocon' : undefined,
       variables: req.variables,
+      limits: this.options.configLimits,
     };
     return planJobText(req.configText, planReq);
   }

@@ -4,9 +4,9 @@ import { CoordinatorServer, registerCoordinatorMetrics } from '@tideway/coordina
 import { ResourceManagerService, registerResourceManagerMetrics } from '@tideway/resource-manager';
 import { WorkerServer, registerWorkerMetrics } from '@tideway/worker';
 import { newMetricsRegistry, startMetricsEndpoint } from '../metrics-endpoint.js';
-import { checkpointStorageOf, collect, coordinatorAddresses, engineConfig } from './options.js';
+import { checkpointStorageOf, collect, configLimitsOf, coordinatorAddresses, engineConfig } from './options.js';
 import { electionFromConfig, stateStoreFromConfig } from '@tideway/cluster';
-import { configureAuth, configureTls, parseTokenTable } from '@tideway/rpc';
+import { configureAuth, configureMessageLimit, configureTls, parseTokenTable } from '@tideway/rpc';
 import { startRestApiIfEnabled } from '../rest-api-hook.js';
 import { registerCertsCommand } from './certs-command.js';
 
@@ -49,6 +49,7 @@ export function registerClusterCommands(program: Command): void {
       const t = engine.tideway;
       // Before any server or client exists: each picks its credentials when it is made.
       configureTls(t.tls.caFile ? t.tls : undefined);
+      configureMessageLimit(t.limits.maxMessageBytes);
       try {
         configureAuth(parseTokenTable(t.auth.tokens ?? {}, 'tideway.auth.tokens'));
       } catch (e) {
@@ -89,6 +90,7 @@ export function registerClusterCommands(program: Command): void {
           store,
           election: ha ? (address, s, epochFloor) => electionFromConfig(engine, s, address, epochFloor) : undefined,
           metricsBackupIntervalMs: engine.jobMetricsBackupInterval * 1000,
+          configLimits: configLimitsOf(engine),
         });
         process.stderr.write(`tideway: coordinator listening on ${await c.start()}\n`);
         registerCoordinatorMetrics(registry, c);

@@ -59,6 +59,8 @@ export const ErrorCode = {
   EXTERNAL_SYSTEM: 'TW-EXT-001',
   /** A column type that a connector cannot read or write. */
   UNSUPPORTED_TYPE: 'TW-EXT-002',
+  /** An RPC request that is malformed: a required field missing, a value of the wrong form. */
+  BAD_REQUEST: 'TW-RPC-001',
   /** Anything else: a bug. */
   INTERNAL: 'TW-INTERNAL-001',
 } as const;

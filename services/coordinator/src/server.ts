@@ -17,7 +17,7 @@ import {
 } from '@tideway/contracts';
 import { ErrorCode, TidewayError, logger, newJobId, serializeError } from '@tideway/common';
 import { JobServiceService } from '@tideway/contracts';
-import { TidewayServer, unaryHandler } from '@tideway/rpc';
+import { TidewayServer, unaryHandler, required } from '@tideway/rpc';
 import { planJobText, type PlanRequest } from '@tideway/planner';
 import type { ConfigLimits } from '@tideway/config';
 import {
@@ -513,7 +513,7 @@ export class CoordinatorServer {
   private coordinatorService(): grpc.UntypedServiceImplementation {
     return {
       reportTaskState: this.leaderOnly<ReportTaskStateRequest>((req) => {
-        const loc = req.location!;
+        const loc = required(req.location, 'location');
         const p = this.jobs.get(loc.jobId)?.pipeline(loc.pipelineId);
         const state = WIRE_TO_EXEC[req.state];
         if (p && state) {
@@ -524,7 +524,7 @@ export class CoordinatorServer {
         return OK;
       }),
       acknowledgeCheckpoint: this.leaderOnly<AcknowledgeCheckpointRequest>(async (req) => {
-        const loc = req.location!;
+        const loc = required(req.location, 'location');
         const p = this.jobs.get(loc.jobId)?.pipeline(loc.pipelineId);
         if (p) {
           const state = req.state.length > 0 ? (deserialize(req.state) as TaskGroupState) : undefined;
@@ -534,13 +534,13 @@ export class CoordinatorServer {
         return OK;
       }),
       reportMetrics: this.leaderOnly<ReportMetricsRequest>((req) => {
-        const loc = req.location!;
+        const loc = required(req.location, 'location');
         this.jobs.get(loc.jobId)?.pipeline(loc.pipelineId)?.onMetrics(loc.taskGroupIndex, loc.attempt, { tables: req.tables });
         return OK;
       }),
       requestSplits: unaryHandler<RequestSplitsRequest, RequestSplitsResponse>(async (req) => {
         this.fence.check();
-        const loc = req.location!;
+        const loc = required(req.location, 'location');
         const p = this.jobs.get(loc.jobId)?.pipeline(loc.pipelineId);
         if (!p) throw new TidewayError(ErrorCode.NOT_FOUND, `pipeline ${loc.jobId}/${loc.pipelineId} is not running`);
         const res = await p.requestSplits(

@@ -16,7 +16,7 @@ import {
   type RegisterWorkerResponse,
   type ReleaseResourcesRequest,
 } from '@tideway/contracts';
-import { EpochGuard, LeaderCaller, TidewayServer, call, clientOptions, channelCredentials, unaryHandler } from '@tideway/rpc';
+import { EpochGuard, LeaderCaller, TidewayServer, call, clientOptions, channelCredentials, unaryHandler, required } from '@tideway/rpc';
 import { backoffDelay, logger, sleep } from '@tideway/common';
 import { ResourceManager, type ProbeResult, type ResourceManagerOptions } from './resource-manager.js';
 
@@ -59,10 +59,10 @@ export class ResourceManagerService {
     const m = this.manager;
     this.server.add('tideway.v1.ResourceManagerService', ResourceManagerServiceService, {
       registerWorker: unaryHandler<RegisterWorkerRequest, RegisterWorkerResponse>((req) => {
-        m.register(req.profile!);
+        m.register(required(req.profile, 'profile'));
         return { heartbeatIntervalMs: m.heartbeatIntervalMs };
       }),
-      heartbeat: unaryHandler<HeartbeatRequest, HeartbeatResponse>((req) => ({ known: m.heartbeat(req.profile!) })),
+      heartbeat: unaryHandler<HeartbeatRequest, HeartbeatResponse>((req) => ({ known: m.heartbeat(required(req.profile, 'profile')) })),
       applyResources: unaryHandler<ApplyResourcesRequest, ApplyResourcesResponse>((req, callCtx) => {
         this.epochs.check(callCtx.metadata);
         const slots = m.apply({

@@ -561,7 +561,7 @@ export class CoordinatorServer {
       reportTaskGroups: this.leaderOnly<ReportTaskGroupsRequest>((req) => {
         if (this.takingOver) return OK; // the take-over reconciles them itself
         for (const g of req.taskGroups) {
-          const loc = g.location!;
+          const loc = required(g.location, 'location of a task group');
           const p = this.jobs.get(loc.jobId)?.pipeline(loc.pipelineId);
           if (p && !p.isEnded() && p.attempt === loc.attempt) continue;
           // No job of this leader runs it: an orphan of an earlier leader or attempt.

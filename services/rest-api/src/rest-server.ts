@@ -1,6 +1,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Registry } from 'prom-client';
 import type { Server as HttpsServer } from 'node:https';
+import type { Socket } from 'node:net';
 import { logger, redactText } from '@tideway/common';
 import { authTokens, authorize, httpsMaterial, reloadHttpsOnChange, type HttpsMaterial, type Role } from '@tideway/rpc';
 import { DEFAULT_CONFIG_LIMITS, type ConfigLimits } from '@tideway/config';
@@ -92,6 +93,14 @@ export function buildRestApp(
     ? Fastify({ ...options, https: { key: tls.key, cert: tls.cert, ...server } })
     : Fastify({ ...options, http: server })) as unknown as FastifyInstance;
   app.server.maxConnections = limits.maxConnections;
+  // Node's clocks start with the first byte: a connection that sends nothing at all is closed
+  // after headers-timeout too.
+  app.server.on('connection', (socket: Socket) => {
+    const timer = setTimeout(() => socket.destroy(), limits.headersTimeout);
+    timer.unref();
+    socket.once('data', () => clearTimeout(timer));
+    socket.once('close', () => clearTimeout(timer));
+  });
   // Bodies arrive as text: a job config may be HOCON, and JSON is parsed by the route so that a
   // syntax error is answered in SeaTunnel's shape, naming what was wrong.
   app.removeAllContentTypeParsers();

@@ -85,7 +85,14 @@ export class WorkerServer {
       deployTask: unaryHandler<DeployTaskRequest, Ack>(async (req, c) => {
         this.epochs.check(c.metadata);
         const epoch = this.epochs.current;
-        await t.deploy(required(req.location, 'location'), required(req.slot, 'slot'), req.descriptor, () => epochMetadata(epoch), epoch, req.restoreCheckpointId);
+        await t.deploy(
+          required(req.location, 'location'),
+          required(req.slot, 'slot'),
+          req.descriptor,
+          () => epochMetadata(epoch),
+          epoch,
+          req.restoreCheckpointId,
+        );
         return OK;
       }),
       listTaskGroups: unaryHandler<object, ListTaskGroupsResponse>((_req, c) => {

@@ -27,7 +27,7 @@ const POST_ROUTES = ['/submit-job', '/submit-jobs', '/stop-job', '/stop-jobs', '
 
 function query(rng: SeededRandom): string {
   const params = [
-    `format=${rng.pick(['json', 'hocon', 'yaml', '', 'JSON', '%zz', rng.text(5)])}`,
+    `format=${rng.pick(['json', 'hocon', 'yaml', '', 'JSON', '%zz', encodeURIComponent(rng.text(5))])}`,
     `jobId=${encodeURIComponent(unknownJobId(rng))}`,
     `isStartWithSavePoint=${rng.pick(['true', 'maybe', '1', '', 'TRUE'])}`,
     `jobName=${encodeURIComponent(rng.text(rng.int(300)))}`,

@@ -34,7 +34,7 @@ export function slowClient(host: string, port: number, dripMs: number, giveUpMs:
     socket.on('error', () => finish(true));
     socket.write(
       body
-        ? 'POST /stop-job HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{'
+        ? `POST /stop-job HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{`
         : 'GET /overview HTTP/1.1\r\nHost: x\r\n',
     );
     let n = 0;

@@ -6,6 +6,7 @@ import {
   type ProbeWorkerRequest,
   type ProbeWorkerResponse,
   type SyncSlotsRequest,
+  type WorkerProfile,
   type ApplyResourcesRequest,
   type ApplyResourcesResponse,
   type Ack,
@@ -17,7 +18,7 @@ import {
   type ReleaseResourcesRequest,
 } from '@tideway/contracts';
 import { EpochGuard, LeaderCaller, TidewayServer, call, clientOptions, channelCredentials, unaryHandler, required } from '@tideway/rpc';
-import { backoffDelay, logger, sleep } from '@tideway/common';
+import { ErrorCode, TidewayError, backoffDelay, logger, sleep } from '@tideway/common';
 import { ResourceManager, type ProbeResult, type ResourceManagerOptions } from './resource-manager.js';
 
 const log = logger('resource-manager');
@@ -59,10 +60,10 @@ export class ResourceManagerService {
     const m = this.manager;
     this.server.add('tideway.v1.ResourceManagerService', ResourceManagerServiceService, {
       registerWorker: unaryHandler<RegisterWorkerRequest, RegisterWorkerResponse>((req) => {
-        m.register(required(req.profile, 'profile'));
+        m.register(checkedProfile(req.profile));
         return { heartbeatIntervalMs: m.heartbeatIntervalMs };
       }),
-      heartbeat: unaryHandler<HeartbeatRequest, HeartbeatResponse>((req) => ({ known: m.heartbeat(required(req.profile, 'profile')) })),
+      heartbeat: unaryHandler<HeartbeatRequest, HeartbeatResponse>((req) => ({ known: m.heartbeat(checkedProfile(req.profile)) })),
       applyResources: unaryHandler<ApplyResourcesRequest, ApplyResourcesResponse>((req, callCtx) => {
         this.epochs.check(callCtx.metadata);
         const slots = m.apply({
@@ -129,6 +130,22 @@ export class ResourceManagerService {
     }
     log.warn({ workerId, address }, 'gave up telling the coordinator about a lost worker');
   }
+}
+
+/** A host name, IPv4 or [IPv6] address, a colon and a port. */
+const HOST_PORT = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9._-]+):\d{1,5}$/;
+
+/**
+ * The profile of a RegisterWorker or Heartbeat call, refused with INVALID_ARGUMENT without a
+ * worker id or with an address others cannot dial (the resource manager probes it, the
+ * coordinator deploys to it).
+ */
+function checkedProfile(profile: WorkerProfile | undefined): WorkerProfile {
+  const p = required(profile, 'profile');
+  if (p.workerId === '') throw new TidewayError(ErrorCode.BAD_REQUEST, 'the worker profile has no workerId');
+  if (!HOST_PORT.test(p.address) || Number(p.address.slice(p.address.lastIndexOf(':') + 1)) > 65535)
+    throw new TidewayError(ErrorCode.BAD_REQUEST, `worker ${p.workerId}: address '${p.address}' is not host:port`);
+  return p;
 }
 
 /**

@@ -146,12 +146,14 @@ describe(`fuzzing a cluster (seed ${seed})`, () => {
       return { role, call: fuzzCall(rng, m, tokens, jobId) };
     });
     const codes = new Map<string, number>();
+    const samples = new Map<string, string>();
     const wrong: string[] = [];
     await pool(calls.length, 16, async (i) => {
       const { role, call: c } = calls[i]!;
       const a = await sendCall(clients[role]!, c, DEADLINE_MS);
       const key = `${c.method.service}.${c.method.name} ${grpc.status[a.code] ?? a.code}`;
       codes.set(key, (codes.get(key) ?? 0) + 1);
+      if (!samples.has(key)) samples.set(key, a.details.slice(0, 160));
       const why = wrongGrpcAnswer(c, a);
       if (why) wrong.push(`#${i} ${c.method.path} (${c.kind}, ${JSON.stringify(c.metadata)}): ${why}`);
     });
@@ -161,7 +163,11 @@ describe(`fuzzing a cluster (seed ${seed})`, () => {
       return { path: m.m.path, a: await sendRawFrame(address[m.role], c, DEADLINE_MS) };
     });
     for (const { path, a } of frames) {
-      if (a.grpcStatus <= 0 && a.http === 200) wrong.push(`${path} with ${a.what}: no error status (${a.grpcStatus}, ${a.message})`);
+      // An unreadable grpc-timeout is ignored (the call runs without a deadline): OK may follow.
+      // grpc-js drops an incomplete message at the end of a client stream and ends the call as
+      // the handler does (DataExchange: OK); nothing of it reaches the handler.
+      const droppedTail = path.endsWith('/Exchange') && a.what === 'a message cut short';
+      if (a.grpcStatus <= 0 && a.http === 200 && a.what !== 'a bad grpc-timeout' && !droppedTail) wrong.push(`${path} with ${a.what}: no error status (${a.grpcStatus}, ${a.message})`);
       if (a.grpcStatus === -1 && a.http === 0) wrong.push(`${path} with ${a.what}: no answer within ${DEADLINE_MS} ms`);
     }
     for (const c of Object.values(clients)) c.close();
@@ -169,7 +175,7 @@ describe(`fuzzing a cluster (seed ${seed})`, () => {
       process.stderr.write(
         `${[...codes]
           .sort()
-          .map(([k, n]) => `${k}: ${n}`)
+          .map(([k, n]) => `${k}: ${n} (${samples.get(k)})`)
           .join('\n')}\n`,
       );
     expect(wrong.slice(0, 20), `seed ${seed}`).toEqual([]);

@@ -66,6 +66,9 @@ export class ResourceManagerService {
       heartbeat: unaryHandler<HeartbeatRequest, HeartbeatResponse>((req) => ({ known: m.heartbeat(checkedProfile(req.profile)) })),
       applyResources: unaryHandler<ApplyResourcesRequest, ApplyResourcesResponse>((req, callCtx) => {
         this.epochs.check(callCtx.metadata);
+        if (req.jobId === '') throw new TidewayError(ErrorCode.BAD_REQUEST, 'ApplyResources has no jobId');
+        if (!Number.isSafeInteger(req.slotCount) || req.slotCount < 1)
+          throw new TidewayError(ErrorCode.BAD_REQUEST, `job ${req.jobId}: slotCount ${req.slotCount} is not a positive number of slots`);
         const slots = m.apply({
           jobId: req.jobId,
           slotCount: req.slotCount,
@@ -84,6 +87,7 @@ export class ResourceManagerService {
       listWorkers: unaryHandler<object, ListWorkersResponse>(() => ({ workers: m.listWorkers(), nowMs: Date.now() })),
       probeWorker: unaryHandler<ProbeWorkerRequest, ProbeWorkerResponse>(async (req, callCtx) => {
         this.epochs.check(callCtx.metadata);
+        checkedAddress(req.address, 'ProbeWorker');
         const known = m.workerAt(req.address) !== undefined;
         const r = await probeWorker(req.address, 2000);
         if (r === 'alive') return { alive: true, lost: false, reason: '' };
@@ -143,9 +147,14 @@ const HOST_PORT = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9._-]+):\d{1,5}$/;
 function checkedProfile(profile: WorkerProfile | undefined): WorkerProfile {
   const p = required(profile, 'profile');
   if (p.workerId === '') throw new TidewayError(ErrorCode.BAD_REQUEST, 'the worker profile has no workerId');
-  if (!HOST_PORT.test(p.address) || Number(p.address.slice(p.address.lastIndexOf(':') + 1)) > 65535)
-    throw new TidewayError(ErrorCode.BAD_REQUEST, `worker ${p.workerId}: address '${p.address}' is not host:port`);
+  checkedAddress(p.address, `worker ${p.workerId}`);
   return p;
+}
+
+/** Refuses (INVALID_ARGUMENT) an address that is not host:port. */
+function checkedAddress(address: string, whose: string): void {
+  if (!HOST_PORT.test(address) || Number(address.slice(address.lastIndexOf(':') + 1)) > 65535)
+    throw new TidewayError(ErrorCode.BAD_REQUEST, `${whose}: address '${address}' is not host:port`);
 }
 
 /**

@@ -23,10 +23,10 @@ import { idleClient, slowClient } from './fuzz/slow-clients.js';
 import { jobList, jobState } from './fuzz/job-snapshot.js';
 
 const SLOW = process.env.TIDEWAY_SLOW_TESTS === '1';
-const GRPC_CALLS = SLOW ? 20_000 : 1500;
-const RAW_FRAMES = SLOW ? 1000 : 60;
-const REST_REQUESTS = SLOW ? 5000 : 500;
-const DEADLINE_MS = 5000;
+const GRPC_CALLS = SLOW ? 20_000 : 600;
+const RAW_FRAMES = SLOW ? 1000 : 40;
+const REST_REQUESTS = SLOW ? 5000 : 250;
+const DEADLINE_MS = 3000;
 const MAX_BODY = 65_536;
 const HEADERS_TIMEOUT = 2000;
 const REQUEST_TIMEOUT = 3000;

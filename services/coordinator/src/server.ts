@@ -553,6 +553,7 @@ export class CoordinatorServer {
         return { splits: res.splits.map((s) => serialize(s)), noMoreSplits: res.noMoreSplits };
       }),
       workerLost: this.leaderOnly<WorkerLostRequest>((req) => {
+        if (req.address === '') throw new TidewayError(ErrorCode.BAD_REQUEST, 'WorkerLost has no worker address');
         log.warn({ worker: req.address, reason: req.reason }, 'worker lost');
         this.workersLost++;
         for (const j of this.jobs.values()) if (!j.isEnded()) j.onWorkerLost(req.address);

@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Registry } from 'prom-client';
 import type { Server as HttpsServer } from 'node:https';
 import type { Socket } from 'node:net';
@@ -83,6 +83,10 @@ export function buildRestApp(
   };
   const options = {
     logger: false,
+    // A malformed URL or a path parameter past fastify's length limit (a 200-character job id)
+    // is answered in SeaTunnel's shape too, not fastify's.
+    frameworkErrors: (err: FastifyError, _req: FastifyRequest, reply: FastifyReply) =>
+      void reply.code(err.statusCode ?? 400).send(failBody(err.message.length > 300 ? `${err.message.slice(0, 300)}...` : err.message)),
     bodyLimit: limits.maxBodyBytes,
     requestTimeout: limits.requestTimeout,
     keepAliveTimeout: limits.keepAliveTimeout,

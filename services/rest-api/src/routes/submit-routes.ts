@@ -82,7 +82,10 @@ async function stop(jobs: JobApi, body: unknown, where: string): Promise<{ jobId
 export function registerSubmitRoutes(app: FastifyInstance, jobs: JobApi, maxJsonDepth: number): void {
   const json = (text: string | undefined, what: string) => parseJsonBody(text, what, maxJsonDepth);
   app.post<{ Querystring: SubmitParams; Body: string }>('/submit-job', async (req) => {
-    const format = (req.query.format ?? 'json').toLowerCase();
+    const given = req.query.format ?? 'json';
+    // ?format=a&format=b arrives as a list.
+    if (typeof given !== 'string') throw new BadRequest('format is given more than once: expected one of json or hocon');
+    const format = given.toLowerCase();
     if (format !== 'json' && format !== 'hocon')
       throw new BadRequest(`format '${req.query.format}' is not supported: expected json or hocon`);
     const text = req.body ?? '';

@@ -56,7 +56,6 @@ export function badConfig(rng: SeededRandom): { text: string; format: 'hocon' | 
     },
     () => hocon(`${ok}include "/etc/passwd"\n`),
     () => hocon(`${ok}y = \${undefined_variable_${rng.int(100)}}\n`),
-    () => hocon(ok.replace('Console {}', 'Console { plugin_input = "nothing" }')),
     () => json(rng.text(rng.int(300))),
     () => json('{"env": {"job.mode": "BATCH"}, "source": 5, "sink": []}'),
     () => json(`{"env": ${'['.repeat(deep)}${']'.repeat(deep)}}`),

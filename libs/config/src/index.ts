@@ -6,6 +6,7 @@ export { suggestName, editDistance } from './suggest-name.js';
 export { ENV_OPTIONS, ENGINE_SPECIFIC_ENV_KEYS, validateEnv, type EnvConfig } from './env-options.js';
 export * as hocon from './hocon/index.js';
 export { loadHocon, type HoconLoadOptions } from './hocon/index.js';
+export { DEFAULT_CONFIG_LIMITS, type ConfigLimits } from './hocon/limits.js';
 export { loadEngineConfig, checkScalar, type LoadEngineConfigOptions } from './engine/load-engine-config.js';
 export { compileEngineConfig, type EngineConfig, type EngineConfigInput, type Endpoint } from './engine/engine-config.js';
 export { NAMESPACE_NAME, type NamespaceLimits } from './engine/namespace-limits.js';

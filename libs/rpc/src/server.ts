@@ -10,6 +10,17 @@ import { jobServiceAuth } from './auth.js';
 /** Message size limit both ways: record batches and checkpoint states can be large. */
 export const MAX_MESSAGE_BYTES = 256 * 1024 * 1024;
 
+let serverReceiveBytes = MAX_MESSAGE_BYTES;
+
+/**
+ * Sets the largest message every TidewayServer made afterwards receives
+ * (tideway.limits.max-message-bytes); grpc-js refuses a larger one with RESOURCE_EXHAUSTED
+ * before decoding it. Call before the servers are made, as configureTls.
+ */
+export function configureMessageLimit(bytes: number): void {
+  serverReceiveBytes = bytes;
+}
+
 export const CHANNEL_OPTIONS: grpc.ChannelOptions = {
   'grpc.max_receive_message_length': MAX_MESSAGE_BYTES,
   'grpc.max_send_message_length': MAX_MESSAGE_BYTES,
@@ -43,7 +54,11 @@ export class TidewayServer {
 
   constructor() {
     // JobService and TokenService calls are checked against the bearer tokens of configureAuth (none: all pass).
-    this.grpc = new grpc.Server({ ...CHANNEL_OPTIONS, interceptors: [jobServiceAuth()] });
+    this.grpc = new grpc.Server({
+      ...CHANNEL_OPTIONS,
+      'grpc.max_receive_message_length': serverReceiveBytes,
+      interceptors: [jobServiceAuth()],
+    });
     const status: ServingStatusMap = { '': 'SERVING' };
     this.health = new HealthImplementation(status);
     this.health.addToServer(this.grpc);

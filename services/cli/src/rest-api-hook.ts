@@ -1,5 +1,6 @@
 import type { Registry } from 'prom-client';
 import type { EngineConfig } from '@tideway/config';
+import { configLimitsOf } from './commands/options.js';
 
 /**
  * Starts SeaTunnel's REST API v2 when `seatunnel.engine.http.enable-http` is set, on the
@@ -23,7 +24,21 @@ export async function startRestApiIfEnabled(
   try {
     const api = await startRestApi(
       client,
-      { host, port: http.port, contextPath: http.contextPath, enableDynamicPort: http.enableDynamicPort, portRange: http.portRange },
+      {
+        host,
+        port: http.port,
+        contextPath: http.contextPath,
+        enableDynamicPort: http.enableDynamicPort,
+        portRange: http.portRange,
+        limits: {
+          maxBodyBytes: http.maxBodyBytes,
+          headersTimeout: http.headersTimeout,
+          requestTimeout: http.requestTimeout,
+          keepAliveTimeout: http.keepAliveTimeout,
+          maxConnections: http.maxConnections,
+          config: configLimitsOf(engine),
+        },
+      },
       registry,
     );
     process.stderr.write(`tideway: REST API at ${api.url}\n`);

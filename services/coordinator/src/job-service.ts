@@ -18,7 +18,7 @@ import type {
 } from '@tideway/contracts';
 import { JOB_STATUS, type JobStatus } from '@tideway/dag';
 import { ErrorCode, TidewayError } from '@tideway/common';
-import { NotLeaderError, toServiceError, unaryHandler } from '@tideway/rpc';
+import { NotLeaderError, failStream, unaryHandler } from '@tideway/rpc';
 import { describePlan } from '@tideway/planner';
 import type { StoredJob } from '@tideway/cluster';
 import { jobInfo, jobMetrics, planningJobInfo, storedJobInfo, storedJobMetrics } from './job-info.js';
@@ -196,13 +196,13 @@ async function watch(c: CoordinatorServer, call: grpc.ServerWritableStream<Watch
     await c.ready();
     view = await accessibleJob(c, callerOfCall(call), 'WatchJob', jobId);
   } catch (err) {
-    call.destroy(Object.assign(new Error((err as Error).message), toServiceError(err)));
+    failStream(call, err);
     return;
   }
   if ('stored' in view) {
     call.write({ job: storedJobInfo(view.stored), metrics: storedJobMetrics(view.stored) });
     if (JOB_STATUS.isTerminal(view.stored.state.status as JobStatus)) call.end();
-    else call.destroy(Object.assign(new Error(`job ${jobId} is not running on this coordinator`), { code: grpc.status.UNAVAILABLE }));
+    else failStream(call, Object.assign(new Error(`job ${jobId} is not running on this coordinator`), { code: grpc.status.UNAVAILABLE }));
     return;
   }
   const job = view.live;
@@ -230,7 +230,7 @@ async function watch(c: CoordinatorServer, call: grpc.ServerWritableStream<Watch
     if (closed) return;
     cleanup();
     const err = new NotLeaderError(c.address, c.fence.knownLeader || undefined);
-    call.destroy(Object.assign(new Error(err.message), toServiceError(err)));
+    failStream(call, err);
   };
   c.events.on(jobId, onChange);
   c.leadership.on('step-down', onStepDown);

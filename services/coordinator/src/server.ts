@@ -17,8 +17,8 @@ import {
 } from '@tideway/contracts';
 import { ErrorCode, TidewayError, logger, newJobId, serializeError } from '@tideway/common';
 import { JobServiceService, TokenServiceService } from '@tideway/contracts';
-import type { NamespaceLimits } from '@tideway/config';
-import { TidewayServer, unaryHandler, useStoredTokens } from '@tideway/rpc';
+import type { ConfigLimits, NamespaceLimits } from '@tideway/config';
+import { TidewayServer, unaryHandler, required, useStoredTokens } from '@tideway/rpc';
 import { planJobText, type PlanRequest } from '@tideway/planner';
 import {
   MemoryStateStore,
@@ -85,6 +85,8 @@ export interface CoordinatorOptions {
    * to add any (a token in memory would be lost at the restart).
    */
   tokenStore?: TokenStore;
+  /** Size and nesting limits of submitted job configs (tideway.limits; default their defaults). */
+  configLimits?: ConfigLimits;
 }
 
 const WIRE_TO_EXEC: Partial<Record<WireState, ExecutionState | 'PREPARE_CLOSE'>> = {
@@ -400,6 +402,7 @@ export class CoordinatorServer {
       format: req.format === 'json' ? 'json' : req.format === 'hocon' ? 'hocon' : undefined,
       variables: req.variables,
       admit: limits && ((blocks) => admitBlocks(ns, limits, blocks)),
+      limits: this.options.configLimits,
     };
     const planned = await planJobText(req.configText, planReq);
     for (const p of planned.pipelines) admitSinkTables(ns, limits, p.sinks);
@@ -562,7 +565,7 @@ export class CoordinatorServer {
   private coordinatorService(): grpc.UntypedServiceImplementation {
     return {
       reportTaskState: this.leaderOnly<ReportTaskStateRequest>((req) => {
-        const loc = req.location!;
+        const loc = required(req.location, 'location');
         const p = this.jobs.get(loc.jobId)?.pipeline(loc.pipelineId);
         const state = WIRE_TO_EXEC[req.state];
         if (p && state) {
@@ -573,7 +576,7 @@ export class CoordinatorServer {
         return OK;
       }),
       acknowledgeCheckpoint: this.leaderOnly<AcknowledgeCheckpointRequest>(async (req) => {
-        const loc = req.location!;
+        const loc = required(req.location, 'location');
         const p = this.jobs.get(loc.jobId)?.pipeline(loc.pipelineId);
         if (p) {
           const state = req.state.length > 0 ? (deserialize(req.state) as TaskGroupState) : undefined;
@@ -583,13 +586,13 @@ export class CoordinatorServer {
         return OK;
       }),
       reportMetrics: this.leaderOnly<ReportMetricsRequest>((req) => {
-        const loc = req.location!;
+        const loc = required(req.location, 'location');
         this.jobs.get(loc.jobId)?.pipeline(loc.pipelineId)?.onMetrics(loc.taskGroupIndex, loc.attempt, { tables: req.tables });
         return OK;
       }),
       requestSplits: unaryHandler<RequestSplitsRequest, RequestSplitsResponse>(async (req) => {
         this.fence.check();
-        const loc = req.location!;
+        const loc = required(req.location, 'location');
         const p = this.jobs.get(loc.jobId)?.pipeline(loc.pipelineId);
         if (!p) throw new TidewayError(ErrorCode.NOT_FOUND, `pipeline ${loc.jobId}/${loc.pipelineId} is not running`);
         const res = await p.requestSplits(
@@ -602,6 +605,7 @@ export class CoordinatorServer {
         return { splits: res.splits.map((s) => serialize(s)), noMoreSplits: res.noMoreSplits };
       }),
       workerLost: this.leaderOnly<WorkerLostRequest>((req) => {
+        if (req.address === '') throw new TidewayError(ErrorCode.BAD_REQUEST, 'WorkerLost has no worker address');
         log.warn({ worker: req.address, reason: req.reason }, 'worker lost');
         this.workersLost++;
         for (const j of this.jobs.values()) if (!j.isEnded()) j.onWorkerLost(req.address);
@@ -610,7 +614,7 @@ export class CoordinatorServer {
       reportTaskGroups: this.leaderOnly<ReportTaskGroupsRequest>((req) => {
         if (this.takingOver) return OK; // the take-over reconciles them itself
         for (const g of req.taskGroups) {
-          const loc = g.location!;
+          const loc = required(g.location, 'location of a task group');
           const p = this.jobs.get(loc.jobId)?.pipeline(loc.pipelineId);
           if (p && !p.isEnded() && p.attempt === loc.attempt) continue;
           // No job of this leader runs it: an orphan of an earlier leader or attempt.

@@ -1,9 +1,11 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Registry } from 'prom-client';
 import type { Server as HttpsServer } from 'node:https';
+import type { Socket } from 'node:net';
 import { logger, redactText } from '@tideway/common';
 import { authorizeCall, bearerOf, httpsMaterial, reloadHttpsOnChange, type HttpsMaterial, type Role } from '@tideway/rpc';
 import { runAsCaller } from './request-caller.js';
+import { DEFAULT_CONFIG_LIMITS, type ConfigLimits } from '@tideway/config';
 import type { JobApi } from './job-api.js';
 import { failBody, statusOf } from './rest-errors.js';
 import { registerDashboardRoutes } from './dashboard/dashboard-routes.js';
@@ -21,7 +23,34 @@ export interface RestApiOptions {
   /** When `port` is taken, try port+1 .. port+portRange. */
   enableDynamicPort: boolean;
   portRange: number;
+  /** What a request may weigh and how slowly it may arrive; defaults as in the engine config. */
+  limits?: Partial<RestLimits>;
 }
+
+/** `seatunnel.engine.http` limits (docs/security.md "Request limits"). */
+export interface RestLimits {
+  /** Bytes of a request body; past it: 413. */
+  maxBodyBytes: number;
+  /** Milliseconds to receive the headers; past it: 408 and the connection closed (slow-loris). */
+  headersTimeout: number;
+  /** Milliseconds to receive the whole request. */
+  requestTimeout: number;
+  /** Milliseconds an idle keep-alive connection stays open. */
+  keepAliveTimeout: number;
+  /** Open connections at once; more are closed as they arrive. */
+  maxConnections: number;
+  /** Job configs the REST API parses itself (/encrypt-config) and the nesting of JSON bodies: tideway.limits. */
+  config: ConfigLimits;
+}
+
+export const DEFAULT_REST_LIMITS: RestLimits = {
+  maxBodyBytes: 16 * 1024 * 1024,
+  headersTimeout: 10_000,
+  requestTimeout: 30_000,
+  keepAliveTimeout: 5_000,
+  maxConnections: 1000,
+  config: DEFAULT_CONFIG_LIMITS,
+};
 
 /** A running REST API. */
 export interface RestApi {
@@ -38,16 +67,49 @@ function restRole(method: string, route: string): Role {
 }
 
 /** The fastify app with every route (SeaTunnel's and the dashboard's `/ui`) under the context path; not listening yet. */
-export function buildRestApp(jobs: JobApi, contextPath: string, registry?: Registry, tls?: HttpsMaterial): FastifyInstance {
+export function buildRestApp(
+  jobs: JobApi,
+  contextPath: string,
+  registry?: Registry,
+  tls?: HttpsMaterial,
+  given: Partial<RestLimits> = {},
+): FastifyInstance {
+  const limits = { ...DEFAULT_REST_LIMITS, ...given };
+  // Node's own clocks against slow clients: headers and the whole request must arrive in time
+  // (checked every second, not Node's default 30 s), or the client gets 408 and is cut off.
+  const server = {
+    headersTimeout: limits.headersTimeout,
+    requestTimeout: limits.requestTimeout,
+    connectionsCheckingInterval: 1000,
+  };
+  const options = {
+    logger: false,
+    // A malformed URL or a path parameter past fastify's length limit (a 200-character job id)
+    // is answered in SeaTunnel's shape too, not fastify's.
+    frameworkErrors: (err: FastifyError, _req: FastifyRequest, reply: FastifyReply) =>
+      void reply.code(err.statusCode ?? 400).send(failBody(err.message.length > 300 ? `${err.message.slice(0, 300)}...` : err.message)),
+    bodyLimit: limits.maxBodyBytes,
+    requestTimeout: limits.requestTimeout,
+    keepAliveTimeout: limits.keepAliveTimeout,
+  };
   // With tideway.tls, HTTPS with the coordinator's certificate; the cast keeps one app type
   // for both (the routes do not depend on the transport).
   const app = (tls
-    ? Fastify({ logger: false, https: { key: tls.key, cert: tls.cert } })
-    : Fastify({ logger: false })) as unknown as FastifyInstance;
+    ? Fastify({ ...options, https: { key: tls.key, cert: tls.cert, ...server } })
+    : Fastify({ ...options, http: server })) as unknown as FastifyInstance;
+  app.server.maxConnections = limits.maxConnections;
+  // Node's clocks start with the first byte: a connection that sends nothing at all is closed
+  // after headers-timeout too.
+  app.server.on('connection', (socket: Socket) => {
+    const timer = setTimeout(() => socket.destroy(), limits.headersTimeout);
+    timer.unref();
+    socket.once('data', () => clearTimeout(timer));
+    socket.once('close', () => clearTimeout(timer));
+  });
   // Bodies arrive as text: a job config may be HOCON, and JSON is parsed by the route so that a
   // syntax error is answered in SeaTunnel's shape, naming what was wrong.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'string', bodyLimit: 16 * 1024 * 1024 }, (_req, body, done) => done(null, body));
+  app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
   // Every answer is masked as sent (job infos, errors, metrics labels): a password the job's
   // config or a driver's message carries never leaves in plain text. /encrypt-config answers
   // with encrypted values on purpose, and is left as it is.
@@ -66,6 +128,10 @@ export function buildRestApp(jobs: JobApi, contextPath: string, registry?: Regis
     );
   });
   app.setErrorHandler((err, req, reply) => {
+    if ((err as { code?: string }).code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+      const message = `the request body is larger than ${limits.maxBodyBytes} bytes (seatunnel.engine.http.max-body-bytes)`;
+      return void reply.code(413).send(failBody(message));
+    }
     const status = statusOf(err);
     if (status >= 500) logger('rest-api').warn({ err, url: req.url }, 'REST request failed');
     void reply.code(status).send(failBody((err as Error).message));
@@ -75,9 +141,9 @@ export function buildRestApp(jobs: JobApi, contextPath: string, registry?: Regis
   });
   void app.register(
     async (scoped) => {
-      registerSystemRoutes(scoped, jobs, registry);
+      registerSystemRoutes(scoped, jobs, registry, limits.config);
       registerJobRoutes(scoped, jobs);
-      registerSubmitRoutes(scoped, jobs);
+      registerSubmitRoutes(scoped, jobs, limits.config.maxDepth);
       registerDashboardRoutes(scoped, jobs);
     },
     { prefix: contextPath },
@@ -97,7 +163,7 @@ export async function startRestApi(jobs: JobApi, options: RestApiOptions, regist
   const last = options.enableDynamicPort && options.port !== 0 ? options.port + options.portRange : options.port;
   for (let port = options.port; ; port++) {
     const tls = httpsMaterial();
-    const app = buildRestApp(jobs, options.contextPath, registry, tls);
+    const app = buildRestApp(jobs, options.contextPath, registry, tls, options.limits);
     try {
       await app.listen({ host: options.host, port });
     } catch (err) {

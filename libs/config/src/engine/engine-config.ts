@@ -55,6 +55,15 @@ export interface EngineConfig {
     readonly contextPath: string;
     readonly enableDynamicPort: boolean;
     readonly portRange: number;
+    /** Bytes. */
+    readonly maxBodyBytes: number;
+    /** Milliseconds to receive a request's headers. */
+    readonly headersTimeout: number;
+    /** Milliseconds to receive a whole request. */
+    readonly requestTimeout: number;
+    /** Milliseconds an idle keep-alive connection stays open. */
+    readonly keepAliveTimeout: number;
+    readonly maxConnections: number;
   };
   readonly tideway: {
     readonly coordinator: Endpoint & {
@@ -94,6 +103,15 @@ export interface EngineConfig {
     };
     /** Mutual TLS files; all three '' for plaintext (checkTls refuses a partial set). */
     readonly tls: { readonly caFile: string; readonly certFile: string; readonly keyFile: string };
+    /** `tideway.limits`: what a request may weigh. */
+    readonly limits: {
+      /** Bytes of one gRPC message a server receives. */
+      readonly maxMessageBytes: number;
+      /** UTF-8 bytes of a job config, as sent and once resolved. */
+      readonly maxConfigBytes: number;
+      /** Nesting of objects and lists, and chains of substitutions, in a job config. */
+      readonly maxConfigDepth: number;
+    };
     readonly ha: {
       /** host:port of each Redlock node; `[stateStore.redis.address]` when the file lists none (type redis). */
       readonly lockNodes: readonly string[];
@@ -165,6 +183,11 @@ export function compileEngineConfig(input: EngineConfigInput): EngineConfig {
   const contextPath = config.http.contextPath;
   if (contextPath !== '' && (!contextPath.startsWith('/') || contextPath.endsWith('/') || /\s/.test(contextPath))) {
     fail(`seatunnel.engine.http.context-path '${contextPath}': expected a path like /seatunnel (a leading /, no trailing /, no spaces)`);
+  }
+  if (config.http.requestTimeout < config.http.headersTimeout) {
+    fail(
+      `seatunnel.engine.http.request-timeout (${config.http.requestTimeout} ms) must not be shorter than seatunnel.engine.http.headers-timeout (${config.http.headersTimeout} ms)`,
+    );
   }
   const strategy = config.slotService.dynamicSlot ? 'REJECT' : config.jobScheduleStrategy;
   return Object.freeze({ ...config, jobScheduleStrategy: strategy });

@@ -140,6 +140,7 @@ export function checkScalar(setting: EngineSetting, raw: unknown): Checked {
     case 'int':
       if (typeof raw !== 'number' || !Number.isInteger(raw)) return no('must be an integer');
       if (setting.min !== undefined && raw < setting.min) return no(`must be at least ${setting.min}`);
+      if (setting.max !== undefined && raw > setting.max) return no(`must be at most ${setting.max}`);
       return { ok: true, value: raw };
     case 'boolean':
       return typeof raw === 'boolean' ? { ok: true, value: raw } : no('must be true or false');

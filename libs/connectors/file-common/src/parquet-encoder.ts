@@ -3,8 +3,10 @@ import { rowBytes, type Column } from '@tideway/api';
 import { ByteWriter, ParquetWriter } from 'hyparquet-writer';
 import { snappyCompress } from 'hysnappy';
 import type { FileEncoder } from './file-encoder.js';
+import { FlatParquetEncoder, takeWritten } from './parquet-flat-encoder.js';
 import { compileToParquet } from './parquet-values.js';
 import { parquetSchemaOf } from './parquet-schema.js';
+import { snappyCompressReused } from './snappy-compress.js';
 
 /** compress_codec values the Parquet writer implements, and the codec name in the file. */
 export const PARQUET_WRITE_CODECS: Record<string, 'UNCOMPRESSED' | 'SNAPPY' | 'GZIP' | 'BROTLI'> = {
@@ -23,14 +25,53 @@ export const PARQUET_WRITE_CODECS: Record<string, 'UNCOMPRESSED' | 'SNAPPY' | 'G
  */
 export const PARQUET_ROW_GROUP_BYTES = 8 * 1024 * 1024;
 
-const compressors = {
+const compressors: Record<'SNAPPY' | 'GZIP' | 'BROTLI', (input: Uint8Array) => Uint8Array> = {
   SNAPPY: snappyCompress, // hysnappy's WebAssembly snappy: faster than hyparquet-writer's own JS one
   GZIP: (input: Uint8Array) => new Uint8Array(gzipSync(input)),
   BROTLI: (input: Uint8Array) => new Uint8Array(brotliCompressSync(input)),
 };
 
+/** Column types the flat writer (parquet-flat-encoder.ts) takes: every primitive Parquet holds. */
+const FLAT_KINDS = new Set([
+  'string',
+  'boolean',
+  'tinyint',
+  'smallint',
+  'int',
+  'bigint',
+  'float',
+  'double',
+  'decimal',
+  'bytes',
+  'date',
+  'time',
+  'timestamp',
+]);
+
+/** True when every column is a primitive: the file can go through Tideway's own flat writer. */
+export function isFlatSchema(columns: readonly Column[]): boolean {
+  return columns.every((c) => FLAT_KINDS.has(c.type.kind));
+}
+
 /**
- * Writes one Parquet file (hyparquet-writer) in row groups of about PARQUET_ROW_GROUP_BYTES;
+ * The encoder of one Parquet file: Tideway's flat writer when every column is a primitive (about
+ * ten times faster, see docs/decisions/0023-own-parquet-writer.md), hyparquet-writer when a
+ * column is a row, array or map.
+ */
+export function newParquetEncoder(
+  columns: readonly Column[],
+  codec: keyof typeof compressors | 'UNCOMPRESSED',
+  rowGroupBytes = PARQUET_ROW_GROUP_BYTES,
+): FileEncoder {
+  if (isFlatSchema(columns)) {
+    const compress = codec === 'UNCOMPRESSED' ? undefined : codec === 'SNAPPY' ? snappyCompressReused : compressors[codec];
+    return new FlatParquetEncoder(columns, codec, compress, rowGroupBytes);
+  }
+  return new ParquetFileEncoder(columns, codec, rowGroupBytes);
+}
+
+/**
+ * Writes one Parquet file (hyparquet-writer, for schemas with nested columns) in row groups of about PARQUET_ROW_GROUP_BYTES;
  * `take` hands over the bytes encoded so far so the sink streams them to the file.
  */
 export class ParquetFileEncoder implements FileEncoder {
@@ -44,7 +85,7 @@ export class ParquetFileEncoder implements FileEncoder {
 
   constructor(
     columns: readonly Column[],
-    codec: keyof typeof compressors | 'UNCOMPRESSED' | 'SNAPPY',
+    codec: keyof typeof compressors | 'UNCOMPRESSED',
     private readonly rowGroupBytes = PARQUET_ROW_GROUP_BYTES,
   ) {
     const schema = parquetSchemaOf(columns);
@@ -71,10 +112,7 @@ export class ParquetFileEncoder implements FileEncoder {
   }
 
   take(): Uint8Array | undefined {
-    if (this.bytes.index === 0) return undefined;
-    const out = this.bytes.getBytes().slice();
-    this.bytes.index = 0; // `offset` keeps counting: the footer's offsets stay right
-    return out;
+    return takeWritten(this.bytes);
   }
 
   finish(): Uint8Array | undefined {

@@ -56,6 +56,8 @@ export function compileToParquet(type: DataType): (v: unknown) => unknown {
       return (v) => (v === null || v === undefined ? null : dateDays(v as string));
     case 'timestamp':
       return (v) => (v === null || v === undefined ? null : timestampMicros(v as string));
+    case 'time':
+      return (v) => (v === null || v === undefined ? null : timestampMicros(`1970-01-01T${v as string}`));
     case 'array': {
       const el = compileToParquet(type.element);
       return (v) => (v === null || v === undefined ? null : (v as unknown[]).map(el));

@@ -96,7 +96,7 @@ export class ByteArrayBuilder extends ColumnBuilder {
   }
 
   protected push(v: unknown): void {
-    if (!this.text) return this.pushBytes(v as Uint8Array);
+    if (!this.text) return typeof v === 'string' ? this.pushString(v) : this.pushBytes(v as Uint8Array);
     const s = typeof v === 'string' ? v : String(v);
     if (this.dict === undefined) return this.pushString(s);
     let idx = this.dict.get(s);
@@ -163,7 +163,10 @@ export class ByteArrayBuilder extends ColumnBuilder {
 
   /** The dictionary of this row group (entries PLAIN, count), when the column is dictionary-encoded. */
   dictionary(): { readonly entries: Uint8Array; readonly size: number } | undefined {
-    return this.dict === undefined ? undefined : { entries: this.dictBuf.subarray(0, this.dictPos), size: this.dict.size };
+    // a row group of nulls only has no dictionary to write: its (empty) pages are PLAIN
+    return this.dict === undefined || this.dict.size === 0
+      ? undefined
+      : { entries: this.dictBuf.subarray(0, this.dictPos), size: this.dict.size };
   }
 
   /** Dictionary indices of values [v0, v1). */
@@ -176,6 +179,7 @@ export class ByteArrayBuilder extends ColumnBuilder {
   }
 
   plain(v0: number, v1: number): Uint8Array {
+    if (v0 === v1) return this.buf.subarray(0, 0); // starts[v0] may be left from an earlier row group
     return this.buf.subarray(this.starts[v0]!, v1 < this.count ? this.starts[v1]! : this.pos);
   }
 

@@ -12,6 +12,7 @@ import { parseDataType, type Column } from '@tideway/api';
 import type { FileEncoder } from './file-encoder.js';
 import { LocalFileSystem } from './local-file-system.js';
 import { isFlatSchema, newParquetEncoder, ParquetFileEncoder } from './parquet-encoder.js';
+import { ByteArrayBuilder } from './parquet-byte-array-builder.js';
 import { FlatParquetEncoder } from './parquet-flat-encoder.js';
 import { parquetColumns, parquetMetadataOf, parquetRowGroupRows } from './parquet-source.js';
 import { decimalText, timestampMicros, timestampText, unscaledDecimal } from './parquet-values.js';
@@ -213,6 +214,25 @@ describe('FlatParquetEncoder', () => {
     expect(s.min_value).toBe('');
     expect(Buffer.from(s.max_value as string).subarray(0, 4)).toEqual(Buffer.from('\u{10FFFF}'));
     expect(stats('ts')).toMatchObject({ null_count: nulls(16) });
+  });
+
+  it('orders string statistics by UTF-8 bytes, not by JS string order', async () => {
+    const columns = [{ name: 'u', type: parseDataType('string'), nullable: true }];
+    // JS compares UTF-16 units: U+E000 > U+10FFFF (a surrogate pair); in UTF-8 bytes U+10FFFF is the larger
+    const rows = [['\uE000'], ['\u{10FFFF}'], ['a'], [null]];
+    const path = await writeFile('order.parquet', newParquetEncoder(columns, 'SNAPPY'), rows);
+    const stats = (await parquetMetadataOf(fs, path)).row_groups[0]!.columns[0]!.meta_data!.statistics!;
+    expect([stats.min_value, stats.max_value, stats.null_count]).toEqual(['a', '\u{10FFFF}', 1n]);
+  });
+
+  it("gives a builder's empty value range no bytes left from an earlier row group", () => {
+    const b = new ByteArrayBuilder({ name: 'u', type: 'BYTE_ARRAY' }, false);
+    for (const v of ['aaaa', 'bbbb', 'cccc']) b.add(Buffer.from(v));
+    b.reset();
+    b.add(Buffer.from('d'));
+    b.add(null);
+    expect(b.plain(1, 1)).toHaveLength(0);
+    expect(Buffer.from(b.plain(0, 1))).toEqual(Buffer.from([1, 0, 0, 0, 100]));
   });
 
   it('gives up a string dictionary that grows too large and writes the rest PLAIN', async () => {

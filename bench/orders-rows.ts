@@ -1,4 +1,4 @@
-/** The orders rows of shared/bench/orders-postgres.sql's formulas, as Tideway holds them: bench/parquet.ts and bench/parquet-encoder-only.ts. */
+/** The orders rows of shared/bench/orders-postgres.sql's formulas, as Tideway holds them: bench/parquet.ts. */
 import { createHash } from 'node:crypto';
 
 const STATUS = ['new', 'paid', 'shipped', 'delivered', 'cancelled'];

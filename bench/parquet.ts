@@ -4,9 +4,14 @@
  * DuckDB's COPY ... TO 'x.parquet' and read_parquet, in the same run. Each phase runs in its own
  * process (peak RSS from process.resourceUsage().maxRSS). Tideway's writer is fed rows as a sink
  * receives them (batches of 4096 made on the fly); the "generate only" phase times making those
- * rows, so the writer's own cost is the difference. Results: bench/RESULTS.md.
+ * rows, so the writer's own cost is the difference. The two encoders (Tideway's flat one and
+ * hyparquet-writer, the nested path and the writer before it) also run alone on the same rows.
+ * Phases are timed after their modules load, in wall time and CPU time (on a shared machine the
+ * CPU time is the steadier of the two). DuckDB then reads Tideway's file and its own table and
+ * counts the rows that differ. Results: bench/RESULTS.md.
  *
- *   node --import tsx --conditions=source bench/parquet.ts
+ *   BENCH_ROWS=500000 node --import tsx --conditions=source bench/parquet.ts
+ *   node --cpu-prof --import tsx --conditions=source bench/parquet.ts encode-flat /tmp   (one phase, to profile)
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
@@ -35,6 +40,20 @@ async function phase(name: string, dir: string): Promise<Record<string, number>>
     let n = 0;
     for (let g = 1; g <= ROWS; g++) n += orderRow(g).length;
     if (n === 0) throw new Error('nothing generated');
+  } else if (name === 'encode-flat' || name === 'encode-hyparquet') {
+    // the encoders alone, no sink around them, fed the same rows in the same batches
+    const { newParquetEncoder, ParquetFileEncoder } = await import('@tideway/connector-file-common');
+    const { parseDataType } = await import('@tideway/api');
+    start();
+    const columns = COLUMNS.map(([n, t]) => ({ name: n, type: parseDataType(t), nullable: true }));
+    const encoder = name === 'encode-flat' ? newParquetEncoder(columns, 'SNAPPY') : new ParquetFileEncoder(columns, 'SNAPPY');
+    let bytes = 0;
+    for (let g = 1; g <= ROWS; g += BATCH) {
+      for (let i = g; i < Math.min(g + BATCH, ROWS + 1); i++) encoder.add(orderRow(i));
+      bytes += encoder.take()?.length ?? 0;
+    }
+    bytes += (await encoder.finish())?.length ?? 0;
+    if (bytes === 0) throw new Error('nothing encoded');
   } else if (name === 'tideway-write') {
     const { localFileSinkFactory } = await import('@tideway/connector-localfile');
     const { optionsOf, parseDataType } = await import('@tideway/api');
@@ -136,6 +155,8 @@ if (child) {
         }),
       );
     const gen = run('generate');
+    const flat = run('encode-flat');
+    const hyparquet = run('encode-hyparquet');
     const tw = run('tideway-write');
     const tr = run('tideway-read');
     const duck = run('duckdb');
@@ -151,11 +172,13 @@ if (child) {
       `| generate the rows only (Tideway values) | ${gen.rowsPerSec} | ${cpu(gen.cpu!)} | ${gen.rssMB} |`,
       `| Tideway LocalFile sink, parquet (rows generated on the fly) | ${tw.rowsPerSec} | ${cpu(tw.cpu!)} | ${tw.rssMB} |`,
       `| Tideway writer alone (the two lines above subtracted) | ${writerOnly} | ${cpu(writerOnlyCpu)} | - |`,
+      `| Tideway's flat encoder alone, no sink (generate subtracted) | ${Math.round(ROWS / (flat.secs! - gen.secs!))} | ${cpu(flat.cpu! - gen.cpu!)} | ${flat.rssMB} |`,
+      `| hyparquet-writer 0.17 encoder alone, no sink (generate subtracted; the writer before) | ${Math.round(ROWS / (hyparquet.secs! - gen.secs!))} | ${cpu(hyparquet.cpu! - gen.cpu!)} | ${hyparquet.rssMB} |`,
       `| Tideway LocalFile source, parquet (read the file above) | ${tr.rowsPerSec} | ${cpu(tr.cpu!)} | ${tr.rssMB} |`,
       `| DuckDB COPY orders TO 'x.parquet' | ${duck.writeRowsPerSec} | ${cpu(duck.writeCpu!)} | ${duck.rssMB} (table in memory) |`,
       `| DuckDB CREATE TABLE AS SELECT * FROM read_parquet | ${duck.readRowsPerSec} | | |`,
       '',
-      `Ratios: Tideway writer alone / DuckDB COPY = ${(writerOnly / duck.writeRowsPerSec!).toFixed(2)} (CPU time: DuckDB / Tideway = ${(duck.writeCpu! / writerOnlyCpu).toFixed(2)}); Tideway read / DuckDB read_parquet = ${(tr.rowsPerSec! / duck.readRowsPerSec!).toFixed(2)}.`,
+      `Ratios: Tideway writer alone / DuckDB COPY = ${(writerOnly / duck.writeRowsPerSec!).toFixed(2)} (CPU time: DuckDB / Tideway = ${(duck.writeCpu! / writerOnlyCpu).toFixed(2)}); flat encoder / hyparquet-writer encoder = ${((hyparquet.secs! - gen.secs!) / (flat.secs! - gen.secs!)).toFixed(1)}x (CPU ${((hyparquet.cpu! - gen.cpu!) / (flat.cpu! - gen.cpu!)).toFixed(1)}x); Tideway read / DuckDB read_parquet = ${(tr.rowsPerSec! / duck.readRowsPerSec!).toFixed(2)}.`,
     ];
     process.stdout.write(`${lines.join('\n')}\n`);
   } finally {

@@ -6,7 +6,6 @@ import type { FileEncoder } from './file-encoder.js';
 import { FlatParquetEncoder, takeWritten } from './parquet-flat-encoder.js';
 import { compileToParquet } from './parquet-values.js';
 import { parquetSchemaOf } from './parquet-schema.js';
-import { snappyCompressReused } from './snappy-compress.js';
 
 /** compress_codec values the Parquet writer implements, and the codec name in the file. */
 export const PARQUET_WRITE_CODECS: Record<string, 'UNCOMPRESSED' | 'SNAPPY' | 'GZIP' | 'BROTLI'> = {
@@ -63,10 +62,7 @@ export function newParquetEncoder(
   codec: keyof typeof compressors | 'UNCOMPRESSED',
   rowGroupBytes = PARQUET_ROW_GROUP_BYTES,
 ): FileEncoder {
-  if (isFlatSchema(columns)) {
-    const compress = codec === 'UNCOMPRESSED' ? undefined : codec === 'SNAPPY' ? snappyCompressReused : compressors[codec];
-    return new FlatParquetEncoder(columns, codec, compress, rowGroupBytes);
-  }
+  if (isFlatSchema(columns)) return new FlatParquetEncoder(columns, codec, rowGroupBytes);
   return new ParquetFileEncoder(columns, codec, rowGroupBytes);
 }
 

@@ -12,6 +12,7 @@ import { parseDataType, type Column } from '@tideway/api';
 import type { FileEncoder } from './file-encoder.js';
 import { LocalFileSystem } from './local-file-system.js';
 import { isFlatSchema, newParquetEncoder, ParquetFileEncoder } from './parquet-encoder.js';
+import { compressorThreadRunning } from './page-compressor.js';
 import { ByteArrayBuilder } from './parquet-byte-array-builder.js';
 import { FlatParquetEncoder } from './parquet-flat-encoder.js';
 import { parquetColumns, parquetMetadataOf, parquetRowGroupRows } from './parquet-source.js';
@@ -190,12 +191,31 @@ describe('FlatParquetEncoder', () => {
   it('reads back the same as the hyparquet-writer path for the same rows', async () => {
     const columns = FLAT_COLUMNS;
     const rows = Array.from({ length: 3000 }, (_, g) => flatRow(g));
-    const flat = await readBack(
-      await writeFile('same-flat.parquet', new FlatParquetEncoder(columns, 'UNCOMPRESSED', undefined, 1 << 20), rows),
-    );
+    const flat = await readBack(await writeFile('same-flat.parquet', new FlatParquetEncoder(columns, 'UNCOMPRESSED', 1 << 20), rows));
     const nested = await readBack(await writeFile('same-nested.parquet', new ParquetFileEncoder(columns, 'UNCOMPRESSED'), rows));
     expect(flat.rows).toEqual(nested.rows);
   });
+
+  it.each(['SNAPPY', 'GZIP'] as const)(
+    'writes the same bytes whether its pages are compressed on the compressor thread or not (%s)',
+    async (codec) => {
+      const rows = Array.from({ length: 3000 }, (_, g) => flatRow(g));
+      const bytesOf = async (thread: boolean) => {
+        const encoder = new FlatParquetEncoder(FLAT_COLUMNS, codec, 32 * 1024, thread);
+        const parts: Uint8Array[] = [];
+        for (const r of rows) {
+          encoder.add(r);
+          const b = encoder.take();
+          if (b) parts.push(b);
+        }
+        parts.push(encoder.finish()!);
+        return Buffer.concat(parts);
+      };
+      const [threaded, here] = [await bytesOf(true), await bytesOf(false)];
+      expect(compressorThreadRunning()).toBe(true);
+      expect(threaded.equals(here)).toBe(true);
+    },
+  );
 
   it('keeps statistics hyparquet reads: min, max and null count per chunk', async () => {
     const rows = Array.from({ length: 500 }, (_, g) => flatRow(g));

@@ -305,7 +305,7 @@ describe('LocalFile parquet, flat tables (Tideway writer)', () => {
     const table = tableOf(FLAT);
     const sink = sinkOf({ path: dir, tmp_path: join(root, 'tmp'), file_format_type: 'parquet', compress_codec: codec }, table);
     const writer = sink.createWriter({ subtaskIndex: 0, parallelism: 1 });
-    const rows = Array.from({ length: 5000 }, (_, g) => row(g));
+    const rows = Array.from({ length: 1500 }, (_, g) => row(g));
     await writer.write(rows.map(([fields]) => ({ kind: '+I', tableId: 'db.t', fields })));
     const info = (await writer.prepareCommit!(1)) as FileCommitInfo;
     await writer.close();

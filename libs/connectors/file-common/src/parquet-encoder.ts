@@ -16,11 +16,12 @@ export const PARQUET_WRITE_CODECS: Record<string, 'UNCOMPRESSED' | 'SNAPPY' | 'G
 };
 
 /**
- * Rows are buffered until their estimated size (rowBytes) reaches this many bytes, then written
- * as one row group: memory is bounded by the row group, not the file. parquet-mr's default block
- * is 128 MB of encoded data, but a row group's JS values and hyparquet-writer's intermediate
- * arrays take 15-20 times the estimate (measured: 8 MB -> ~300 MB peak RSS for the orders
- * bench, 16 MB -> ~430 MB), so row groups are cut at 8 MB of estimated data (~60,000 orders rows).
+ * A row group is written once this many bytes of its data are buffered: memory is bounded by the
+ * row group, not the file. parquet-mr's default block is 128 MB of encoded data, but
+ * hyparquet-writer's path holds a row group as JS values and intermediate arrays of 15-20 times
+ * their estimated size (rowBytes; measured: 8 MB -> ~300 MB peak RSS for the orders bench, 16 MB
+ * -> ~430 MB), so row groups are cut at 8 MB (~40,000-60,000 orders rows). The flat writer
+ * counts the bytes of its column buffers, which are about what it holds.
  */
 export const PARQUET_ROW_GROUP_BYTES = 8 * 1024 * 1024;
 
@@ -53,8 +54,8 @@ export function isFlatSchema(columns: readonly Column[]): boolean {
 }
 
 /**
- * The encoder of one Parquet file: Tideway's flat writer when every column is a primitive (about
- * ten times faster, see docs/decisions/0023-own-parquet-writer.md), hyparquet-writer when a
+ * The encoder of one Parquet file: Tideway's flat writer when every column is a primitive (2-3
+ * times less CPU per row, docs/decisions/0023-own-parquet-writer.md), hyparquet-writer when a
  * column is a row, array or map.
  */
 export function newParquetEncoder(
@@ -67,8 +68,9 @@ export function newParquetEncoder(
 }
 
 /**
- * Writes one Parquet file (hyparquet-writer, for schemas with nested columns) in row groups of about PARQUET_ROW_GROUP_BYTES;
- * `take` hands over the bytes encoded so far so the sink streams them to the file.
+ * Writes one Parquet file through hyparquet-writer (tables with row, array or map columns) in row
+ * groups of about PARQUET_ROW_GROUP_BYTES; `take` hands over the bytes encoded so far so the sink
+ * streams them to the file.
  */
 export class ParquetFileEncoder implements FileEncoder {
   private readonly bytes = new ByteWriter();

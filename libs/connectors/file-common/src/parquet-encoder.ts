@@ -31,26 +31,15 @@ const compressors: Record<'SNAPPY' | 'GZIP' | 'BROTLI', (input: Uint8Array) => U
   BROTLI: (input: Uint8Array) => new Uint8Array(brotliCompressSync(input)),
 };
 
-/** Column types the flat writer (parquet-flat-encoder.ts) takes: every primitive Parquet holds. */
-const FLAT_KINDS = new Set([
-  'string',
-  'boolean',
-  'tinyint',
-  'smallint',
-  'int',
-  'bigint',
-  'float',
-  'double',
-  'decimal',
-  'bytes',
-  'date',
-  'time',
-  'timestamp',
-]);
+/** Nested types: a table with one of these goes through hyparquet-writer (Dremel levels). */
+const NESTED_KINDS = new Set(['array', 'map', 'row']);
 
-/** True when every column is a primitive: the file can go through Tideway's own flat writer. */
+/**
+ * True when no column is nested: the file goes through Tideway's own flat writer. (A type
+ * Parquet cannot hold, null or timestamp_tz, is refused by parquetSchemaOf on either path.)
+ */
 export function isFlatSchema(columns: readonly Column[]): boolean {
-  return columns.every((c) => FLAT_KINDS.has(c.type.kind));
+  return !columns.some((c) => NESTED_KINDS.has(c.type.kind));
 }
 
 /**

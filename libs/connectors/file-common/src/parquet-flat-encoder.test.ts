@@ -268,6 +268,14 @@ describe('FlatParquetEncoder', () => {
     expect((await readBack(lowPath)).rows).toEqual(low);
   });
 
+  it('refuses a date text that is not a date, naming it, instead of writing 1970-01-01', () => {
+    const encoder = newParquetEncoder([{ name: 'dt', type: parseDataType('date'), nullable: true }], 'SNAPPY');
+    encoder.add(['2024-02-29']);
+    expect(() => encoder.add(['next tuesday'])).toThrow(
+      "A date value 'next tuesday' is not a date (YYYY-MM-DD) and cannot be written to Parquet.",
+    );
+  });
+
   it('writes a valid file with no rows, and columns that are null throughout', async () => {
     expect((await readBack(await writeFile('empty.parquet', newParquetEncoder(FLAT_COLUMNS, 'SNAPPY'), []))).rows).toEqual([]);
     const nulls = Array.from({ length: 10 }, () => FLAT_COLUMNS.map(() => null));

@@ -143,7 +143,7 @@ async function phase(name: string, dir: string): Promise<Record<string, number>>
 
 const [, , child, dirArg] = process.argv;
 if (child) {
-  process.stdout.write(JSON.stringify(await phase(child, dirArg!)));
+  process.stdout.write(JSON.stringify(await phase(child, dirArg)));
 } else {
   const dir = mkdtempSync(join(tmpdir(), 'tideway-parquet-bench-'));
   try {

@@ -15,7 +15,7 @@ const tokens: Record<'viewer' | 'operator' | 'admin', string> = { viewer: '', op
 async function create(role: string): Promise<{ token: string; line: string }> {
   const res = await runCli(['token', 'create', '--role', role, ...(role === 'admin' ? [] : ['--namespace', 'team-a']), '--name', role]);
   expect(res.code, res.stderr).toBe(0);
-  return { token: /^token: (\S+)$/m.exec(res.stdout)![1]!, line: /^ {2}(\w+: ".*")$/m.exec(res.stdout)![1]! };
+  return { token: /^token: (\S+)$/m.exec(res.stdout)![1], line: /^ {2}(\w+: ".*")$/m.exec(res.stdout)![1] };
 }
 
 beforeAll(async () => {

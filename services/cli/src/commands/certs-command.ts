@@ -2,7 +2,6 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { generate } from 'selfsigned';
 import { ConfigError, ErrorCode } from '@tideway/common';
 import { collect } from './options.js';
 
@@ -17,6 +16,8 @@ const DAY_MS = 86_400_000;
  * localhost, 127.0.0.1). For a test or small cluster; a real one uses its own PKI.
  */
 export async function writeClusterCerts(dir: string, hosts: string[], days: number, cn = 'Tideway cluster CA'): Promise<string[]> {
+  // Loaded here: selfsigned brings a few hundred modules no other command needs.
+  const { generate } = await import('selfsigned');
   mkdirSync(dir, { recursive: true });
   const notBeforeDate = new Date(Date.now() - 60_000);
   const notAfterDate = new Date(Date.now() + days * DAY_MS);

@@ -91,7 +91,7 @@ async function phase(name: string, dir: string): Promise<Record<string, number>>
     });
     await source.prepare!();
     const splits: unknown[] = [];
-    source
+    void source
       .createEnumerator({
         parallelism: 1,
         registeredReaders: () => [0],
@@ -134,7 +134,7 @@ async function phase(name: string, dir: string): Promise<Record<string, number>>
     const differ = await c.run(
       `SELECT (SELECT count(*) FROM (SELECT * FROM orders EXCEPT ALL SELECT * FROM ${tideway})) + (SELECT count(*) FROM (SELECT * FROM ${tideway} EXCEPT ALL SELECT * FROM orders))`,
     );
-    const differing = Number((await differ.getRowsJS())[0]![0]);
+    const differing = Number((await differ.getRowsJS())[0][0]);
     return { writeRowsPerSec: Math.round(ROWS / write), writeCpu, readRowsPerSec: Math.round(ROWS / read), rssMB: rss(), differing };
   }
   const secs = (performance.now() - t0) / 1000;
@@ -147,38 +147,38 @@ if (child) {
 } else {
   const dir = mkdtempSync(join(tmpdir(), 'tideway-parquet-bench-'));
   try {
-    const run = (name: string): Record<string, number> =>
+    const run = (name: string) =>
       JSON.parse(
         execFileSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), name, dir], {
           encoding: 'utf8',
           maxBuffer: 1 << 20,
         }),
-      );
+      ) as Record<string, number>;
     const gen = run('generate');
     const flat = run('encode-flat');
     const hyparquet = run('encode-hyparquet');
     const tw = run('tideway-write');
     const tr = run('tideway-read');
     const duck = run('duckdb');
-    const file = readdirSync(join(dir, 'tideway'))[0]!;
-    const writerOnly = Math.round(ROWS / (tw.secs! - gen.secs!));
-    const writerOnlyCpu = tw.cpu! - gen.cpu!;
+    const file = readdirSync(join(dir, 'tideway'))[0];
+    const writerOnly = Math.round(ROWS / (tw.secs - gen.secs));
+    const writerOnlyCpu = tw.cpu - gen.cpu;
     const cpu = (secs: number) => secs.toFixed(2);
     const lines = [
       `Date: ${new Date().toISOString()}; ${ROWS.toLocaleString('en')} rows, snappy; Tideway file ${(statSync(join(dir, 'tideway', file)).size / 1e6).toFixed(1)} MB, DuckDB file ${(statSync(join(dir, 'duckdb.parquet')).size / 1e6).toFixed(1)} MB; rows DuckDB reads differently from Tideway's file than from its own table: ${duck.differing}.`,
       '',
       '| phase | rows/s | CPU seconds | peak RSS (MB) |',
       '|---|---|---|---|',
-      `| generate the rows only (Tideway values) | ${gen.rowsPerSec} | ${cpu(gen.cpu!)} | ${gen.rssMB} |`,
-      `| Tideway LocalFile sink, parquet (rows generated on the fly) | ${tw.rowsPerSec} | ${cpu(tw.cpu!)} | ${tw.rssMB} |`,
+      `| generate the rows only (Tideway values) | ${gen.rowsPerSec} | ${cpu(gen.cpu)} | ${gen.rssMB} |`,
+      `| Tideway LocalFile sink, parquet (rows generated on the fly) | ${tw.rowsPerSec} | ${cpu(tw.cpu)} | ${tw.rssMB} |`,
       `| Tideway writer alone (the two lines above subtracted) | ${writerOnly} | ${cpu(writerOnlyCpu)} | - |`,
-      `| Tideway's flat encoder alone, no sink (generate subtracted) | ${Math.round(ROWS / (flat.secs! - gen.secs!))} | ${cpu(flat.cpu! - gen.cpu!)} | ${flat.rssMB} |`,
-      `| hyparquet-writer 0.17 encoder alone, no sink (generate subtracted; the writer before) | ${Math.round(ROWS / (hyparquet.secs! - gen.secs!))} | ${cpu(hyparquet.cpu! - gen.cpu!)} | ${hyparquet.rssMB} |`,
-      `| Tideway LocalFile source, parquet (read the file above) | ${tr.rowsPerSec} | ${cpu(tr.cpu!)} | ${tr.rssMB} |`,
-      `| DuckDB COPY orders TO 'x.parquet' | ${duck.writeRowsPerSec} | ${cpu(duck.writeCpu!)} | ${duck.rssMB} (table in memory) |`,
+      `| Tideway's flat encoder alone, no sink (generate subtracted) | ${Math.round(ROWS / (flat.secs - gen.secs))} | ${cpu(flat.cpu - gen.cpu)} | ${flat.rssMB} |`,
+      `| hyparquet-writer 0.17 encoder alone, no sink (generate subtracted; the writer before) | ${Math.round(ROWS / (hyparquet.secs - gen.secs))} | ${cpu(hyparquet.cpu - gen.cpu)} | ${hyparquet.rssMB} |`,
+      `| Tideway LocalFile source, parquet (read the file above) | ${tr.rowsPerSec} | ${cpu(tr.cpu)} | ${tr.rssMB} |`,
+      `| DuckDB COPY orders TO 'x.parquet' | ${duck.writeRowsPerSec} | ${cpu(duck.writeCpu)} | ${duck.rssMB} (table in memory) |`,
       `| DuckDB CREATE TABLE AS SELECT * FROM read_parquet | ${duck.readRowsPerSec} | | |`,
       '',
-      `Ratios: Tideway writer alone / DuckDB COPY = ${(writerOnly / duck.writeRowsPerSec!).toFixed(2)} (CPU time: DuckDB / Tideway = ${(duck.writeCpu! / writerOnlyCpu).toFixed(2)}); flat encoder / hyparquet-writer encoder = ${((hyparquet.secs! - gen.secs!) / (flat.secs! - gen.secs!)).toFixed(1)}x (CPU ${((hyparquet.cpu! - gen.cpu!) / (flat.cpu! - gen.cpu!)).toFixed(1)}x); Tideway read / DuckDB read_parquet = ${(tr.rowsPerSec! / duck.readRowsPerSec!).toFixed(2)}.`,
+      `Ratios: Tideway writer alone / DuckDB COPY = ${(writerOnly / duck.writeRowsPerSec).toFixed(2)} (CPU time: DuckDB / Tideway = ${(duck.writeCpu / writerOnlyCpu).toFixed(2)}); flat encoder / hyparquet-writer encoder = ${((hyparquet.secs - gen.secs) / (flat.secs - gen.secs)).toFixed(1)}x (CPU ${((hyparquet.cpu - gen.cpu) / (flat.cpu - gen.cpu)).toFixed(1)}x); Tideway read / DuckDB read_parquet = ${(tr.rowsPerSec / duck.readRowsPerSec).toFixed(2)}.`,
     ];
     process.stdout.write(`${lines.join('\n')}\n`);
   } finally {

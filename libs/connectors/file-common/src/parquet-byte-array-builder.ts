@@ -49,16 +49,16 @@ function grownInts(a: Int32Array, need: number): Int32Array {
 /** Positions of the smallest and largest of `n` PLAIN values in `buf` (starting at starts[i], the last ending at `end`), unsigned byte order. */
 function byteMinMax(buf: Buffer, starts: Int32Array, n: number, end: number): MinMax {
   if (n === 0) return {};
-  const endOf = (i: number) => (i + 1 < n ? starts[i + 1]! : end);
+  const endOf = (i: number) => (i + 1 < n ? starts[i + 1] : end);
   let min = 0;
   let max = 0;
   for (let i = 1; i < n; i++) {
-    const s = starts[i]! + 4;
+    const s = starts[i] + 4;
     const e = endOf(i);
-    if (buf.compare(buf, starts[min]! + 4, endOf(min), s, e) < 0) min = i;
-    else if (buf.compare(buf, starts[max]! + 4, endOf(max), s, e) > 0) max = i;
+    if (buf.compare(buf, starts[min] + 4, endOf(min), s, e) < 0) min = i;
+    else if (buf.compare(buf, starts[max] + 4, endOf(max), s, e) > 0) max = i;
   }
-  return { min_value: buf.subarray(starts[min]! + 4, endOf(min)).slice(), max_value: buf.subarray(starts[max]! + 4, endOf(max)).slice() };
+  return { min_value: buf.subarray(starts[min] + 4, endOf(min)).slice(), max_value: buf.subarray(starts[max] + 4, endOf(max)).slice() };
 }
 
 /**
@@ -147,8 +147,8 @@ export class ByteArrayBuilder extends ColumnBuilder {
     }
     this.starts = grownInts(this.starts, this.count + 1);
     for (let i = 0; i < this.count; i++) {
-      const e = this.indices[i]!;
-      const from = this.dictStarts[e]!;
+      const e = this.indices[i];
+      const from = this.dictStarts[e];
       const len = this.dictBuf.readUInt32LE(from) + 4;
       this.buf = grownBuffer(this.buf, this.pos + len);
       this.dictBuf.copy(this.buf, this.pos, from, from + len);
@@ -180,7 +180,7 @@ export class ByteArrayBuilder extends ColumnBuilder {
 
   plain(v0: number, v1: number): Uint8Array {
     if (v0 === v1) return this.buf.subarray(0, 0); // starts[v0] may be left from an earlier row group
-    return this.buf.subarray(this.starts[v0]!, v1 < this.count ? this.starts[v1]! : this.pos);
+    return this.buf.subarray(this.starts[v0], v1 < this.count ? this.starts[v1] : this.pos);
   }
 
   statistics(): MinMax {

@@ -28,7 +28,7 @@ class Int32Builder extends ColumnBuilder {
   protected store(value: number): void {
     if (this.count === this.values.length) this.values = grown(this.values, this.count + 1);
     this.values[this.count] = value;
-    const n = this.values[this.count]!; // min/max of what the column holds
+    const n = this.values[this.count]; // min/max of what the column holds
     if (this.count === 0) {
       this.min = n;
       this.max = n;
@@ -92,12 +92,12 @@ class Int64Builder extends ColumnBuilder {
       this.maxAt = 0;
       return;
     }
-    const hi = w[i + 1]!;
-    const lo = w[i]! >>> 0;
-    const mh = w[this.minAt * 2 + 1]!;
-    if (hi < mh || (hi === mh && lo < w[this.minAt * 2]! >>> 0)) this.minAt = this.count;
-    const xh = w[this.maxAt * 2 + 1]!;
-    if (hi > xh || (hi === xh && lo > w[this.maxAt * 2]! >>> 0)) this.maxAt = this.count;
+    const hi = w[i + 1];
+    const lo = w[i] >>> 0;
+    const mh = w[this.minAt * 2 + 1];
+    if (hi < mh || (hi === mh && lo < w[this.minAt * 2] >>> 0)) this.minAt = this.count;
+    const xh = w[this.maxAt * 2 + 1];
+    if (hi > xh || (hi === xh && lo > w[this.maxAt * 2] >>> 0)) this.maxAt = this.count;
   }
 
   /** Stores a number that is a safe integer or a bigint. */
@@ -129,7 +129,7 @@ class Int64Builder extends ColumnBuilder {
   }
 
   statistics(): MinMax {
-    return this.count === 0 ? {} : { min_value: this.big[this.minAt]!, max_value: this.big[this.maxAt]! };
+    return this.count === 0 ? {} : { min_value: this.big[this.minAt], max_value: this.big[this.maxAt] };
   }
 }
 
@@ -168,7 +168,7 @@ class FloatBuilder extends ColumnBuilder {
     if (this.count === this.values.length) this.values = grown(this.values, this.count + 1);
     const n = v as number;
     this.values[this.count] = n;
-    const stored = this.values[this.count]!; // a float column compares what it holds
+    const stored = this.values[this.count]; // a float column compares what it holds
     // NaN takes no part in min/max (Parquet's rule); NaN min/max means none seen yet
     if (!(stored >= this.min)) this.min = Number.isNaN(stored) ? this.min : stored;
     if (!(stored <= this.max)) this.max = Number.isNaN(stored) ? this.max : stored;
@@ -212,7 +212,7 @@ class BooleanBuilder extends ColumnBuilder {
 
   plain(v0: number, v1: number): Uint8Array {
     const out = new Uint8Array((v1 - v0 + 7) >> 3);
-    for (let i = v0; i < v1; i++) if (this.values[i]) out[(i - v0) >> 3]! |= 1 << ((i - v0) & 7);
+    for (let i = v0; i < v1; i++) if (this.values[i]) out[(i - v0) >> 3] |= 1 << ((i - v0) & 7);
     return out;
   }
 

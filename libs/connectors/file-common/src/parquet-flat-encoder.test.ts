@@ -105,7 +105,7 @@ export function flatRow(g: number): unknown[] {
       '1969-12-31T23:59:59.000001',
     ],
   ];
-  if (g < special.length) return special[g]!;
+  if (g < special.length) return special[g];
   const row = [
     BigInt(g) * 1_000_003n - 5_000_000n,
     `value-${g % 7 === 0 ? 'ü' : ''}${g % 1000}`,
@@ -159,7 +159,7 @@ async function readBack(path: string): Promise<{ columns: Column[]; rows: unknow
 function expected(row: readonly unknown[]): unknown[] {
   return row.map((v, i) => {
     if (v === null) return null;
-    const t = FLAT_COLUMNS[i]!.type;
+    const t = FLAT_COLUMNS[i].type;
     if (t.kind === 'bytes') return Buffer.from(v as Uint8Array);
     if (t.kind === 'float') return Math.fround(v as number);
     if (t.kind === 'decimal') return decimalText(unscaledDecimal(v as string, t.scale), t.scale);
@@ -221,8 +221,7 @@ describe('FlatParquetEncoder', () => {
     const rows = Array.from({ length: 500 }, (_, g) => flatRow(g));
     const path = await writeFile('stats.parquet', newParquetEncoder(FLAT_COLUMNS, 'SNAPPY'), rows);
     const meta = await parquetMetadataOf(fs, path);
-    const stats = (name: string) =>
-      meta.row_groups[0]!.columns.find((c) => c.meta_data!.path_in_schema[0] === name)!.meta_data!.statistics!;
+    const stats = (name: string) => meta.row_groups[0].columns.find((c) => c.meta_data!.path_in_schema[0] === name)!.meta_data!.statistics!;
     const nulls = (i: number) => BigInt(rows.filter((r) => r[i] === null).length);
     expect(stats('id')).toMatchObject({ min_value: -9223372036854775808n, max_value: 9223372036854775807n, null_count: nulls(0) });
     expect(stats('i')).toMatchObject({ min_value: -2147483648, max_value: 2147483647 });
@@ -241,7 +240,7 @@ describe('FlatParquetEncoder', () => {
     // JS compares UTF-16 units: U+E000 > U+10FFFF (a surrogate pair); in UTF-8 bytes U+10FFFF is the larger
     const rows = [['\uE000'], ['\u{10FFFF}'], ['a'], [null]];
     const path = await writeFile('order.parquet', newParquetEncoder(columns, 'SNAPPY'), rows);
-    const stats = (await parquetMetadataOf(fs, path)).row_groups[0]!.columns[0]!.meta_data!.statistics!;
+    const stats = (await parquetMetadataOf(fs, path)).row_groups[0].columns[0].meta_data!.statistics!;
     expect([stats.min_value, stats.max_value, stats.null_count]).toEqual(['a', '\u{10FFFF}', 1n]);
   });
 
@@ -260,11 +259,11 @@ describe('FlatParquetEncoder', () => {
     const rows = Array.from({ length: 50_000 }, (_, g) => [g % 5 === 0 ? null : `unique-value-${g}`]);
     const path = await writeFile('overflow.parquet', newParquetEncoder(columns, 'SNAPPY'), rows);
     const meta = await parquetMetadataOf(fs, path);
-    expect(meta.row_groups[0]!.columns[0]!.meta_data!.encodings).not.toContain('RLE_DICTIONARY');
+    expect(meta.row_groups[0].columns[0].meta_data!.encodings).not.toContain('RLE_DICTIONARY');
     expect((await readBack(path)).rows).toEqual(rows);
-    const low = Array.from({ length: 1000 }, (_, g) => [['a', 'b', 'ü'][g % 3]!]);
+    const low = Array.from({ length: 1000 }, (_, g) => [['a', 'b', 'ü'][g % 3]]);
     const lowPath = await writeFile('dictionary.parquet', newParquetEncoder(columns, 'SNAPPY'), low);
-    expect((await parquetMetadataOf(fs, lowPath)).row_groups[0]!.columns[0]!.meta_data!.encodings).toContain('RLE_DICTIONARY');
+    expect((await parquetMetadataOf(fs, lowPath)).row_groups[0].columns[0].meta_data!.encodings).toContain('RLE_DICTIONARY');
     expect((await readBack(lowPath)).rows).toEqual(low);
   });
 

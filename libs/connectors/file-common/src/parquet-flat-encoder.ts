@@ -81,7 +81,7 @@ export class FlatParquetEncoder implements FileEncoder {
     }
     this.schema = parquetSchemaOf(columns);
     this.builders = columns.map((c, i) => {
-      const b = columnBuilderOf(c.type, this.schema[i + 1]!);
+      const b = columnBuilderOf(c.type, this.schema[i + 1]);
       if (b === undefined) throw new Error(`column ${c.name} is not flat`); // the caller checked isFlatSchema
       return b;
     });
@@ -90,7 +90,7 @@ export class FlatParquetEncoder implements FileEncoder {
 
   add(fields: readonly unknown[]): void {
     const b = this.builders;
-    for (let i = 0; i < b.length; i++) b[i]!.add(fields[i]);
+    for (let i = 0; i < b.length; i++) b[i].add(fields[i]);
     this.rows++;
     if (this.rows >= this.nextCheck) this.checkSize();
   }
@@ -128,7 +128,7 @@ export class FlatParquetEncoder implements FileEncoder {
   /** Writes the pending row groups in order: those compressed already, and waits for the oldest while more than `keep` are left. */
   private writeDone(keep: number): void {
     while (this.pending.length > 0) {
-      const group = this.pending[0]!;
+      const group = this.pending[0];
       const pages = this.compressed(group, this.pending.length > keep);
       if (pages === undefined) return;
       this.pending.shift();
@@ -153,16 +153,16 @@ export class FlatParquetEncoder implements FileEncoder {
       let dataOffset = BigInt(chunkStart);
       for (let i = 0; i < chunk.pages.length; i++, page++) {
         if (i === 1 && chunk.dictionary) dataOffset = BigInt(this.out.offset);
-        const rawStart = page === 0 ? 0 : group.ends[page - 1]!;
-        const storedStart = page === 0 ? 0 : stored.ends[page - 1]!;
-        const rawSize = group.ends[page]! - rawStart;
-        const bytes = stored.body.subarray(storedStart, stored.ends[page]!);
+        const rawStart = page === 0 ? 0 : group.ends[page - 1];
+        const storedStart = page === 0 ? 0 : stored.ends[page - 1];
+        const rawSize = group.ends[page] - rawStart;
+        const bytes = stored.body.subarray(storedStart, stored.ends[page]);
         const headerStart = this.out.offset;
         writePageHeader(this.out, {
-          ...chunk.pages[i]!.header,
+          ...chunk.pages[i].header,
           uncompressed_page_size: rawSize,
           compressed_page_size: bytes.length,
-        } as PageHeader);
+        });
         uncompressed += this.out.offset - headerStart + rawSize;
         this.out.appendBytes(bytes);
       }
@@ -229,7 +229,7 @@ function encodeChunk(b: ColumnBuilder, body: ByteWriter): EncodedChunk {
     const r1 = Math.min(b.rows, r0 + rowsPerPage);
     const defs = b.defs.subarray(r0, r1);
     let present = 0;
-    for (let i = 0; i < defs.length; i++) present += defs[i]!;
+    for (let i = 0; i < defs.length; i++) present += defs[i];
     const v1 = v0 + present;
     // definition levels (4-byte length, RLE/bit-packed, width 1), then the values
     const lengthAt = body.index;

@@ -24,7 +24,7 @@ function maxCompressedLength(n: number): number {
 }
 
 function load32(a: Uint8Array, i: number): number {
-  return a[i]! | (a[i + 1]! << 8) | (a[i + 2]! << 16) | (a[i + 3]! << 24);
+  return a[i] | (a[i + 1] << 8) | (a[i + 2] << 16) | (a[i + 3] << 24);
 }
 
 function hash(v: number, shift: number): number {
@@ -108,7 +108,7 @@ function block(input: Uint8Array, start: number, end: number, out: Uint8Array, o
       if (nextIp > limit) return nextEmit < end ? literal(out, op, input, nextEmit, end) : op;
       nextValue = load32(input, nextIp);
       nextHash = hash(nextValue, shift);
-      candidate = start + table[h]!;
+      candidate = start + table[h];
       table[h] = ip - start;
     } while (value !== load32(input, candidate));
     op = literal(out, op, input, nextEmit, ip);
@@ -131,7 +131,7 @@ function block(input: Uint8Array, start: number, end: number, out: Uint8Array, o
       table[hash(load32(input, ip - 1), shift)] = ip - 1 - start;
       const here = load32(input, ip);
       const h = hash(here, shift);
-      candidate = start + table[h]!;
+      candidate = start + table[h];
       table[h] = ip - start;
       if (here !== load32(input, candidate)) break;
     }

@@ -256,7 +256,7 @@ describe('LocalFile parquet, flat tables (Tideway writer)', () => {
         [...high, Date.UTC(9999, 11, 31) / 86_400_000, 86_399_999_999n, BigInt(Date.UTC(9999, 11, 31, 23, 59, 59)) * 1000n + 999_999n],
       ],
     ];
-    if (g < specials.length) return specials[g]!;
+    if (g < specials.length) return specials[g];
     const us = (g * 7919) % 1_000_000;
     const [y, mo, d, h, mi, s] = [1950 + (g % 120), g % 12, 1 + (g % 28), g % 24, (g * 7) % 60, (g * 13) % 60];
     const dec4 = `${g % 2 ? '-' : ''}${g % 1000}.${g % 10}`;
@@ -306,7 +306,7 @@ describe('LocalFile parquet, flat tables (Tideway writer)', () => {
     await writer.close();
     const committer = sink.createAggregatedCommitter!() as SinkAggregatedCommitter<FileCommitInfo, FileAggregatedCommitInfo>;
     expect(await committer.commit([committer.combine([info])])).toEqual([]);
-    const file = join(dir, readdirSync(dir)[0]!);
+    const file = join(dir, readdirSync(dir)[0]);
     const types = await duck(`SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM read_parquet('${file}'))`);
     expect(types.map((t) => t.column_type)).toEqual([
       'BIGINT',
@@ -330,9 +330,7 @@ describe('LocalFile parquet, flat tables (Tideway writer)', () => {
       `SELECT id, s, b, ti, si, i, f, d, dec4::VARCHAR AS dec4, dec12::VARCHAR AS dec12, dec18::VARCHAR AS dec18, dec38::VARCHAR AS dec38, "by",
         (dt - DATE '1970-01-01')::INT AS dt, tm, epoch_us(ts) AS ts FROM read_parquet('${file}')`,
     );
-    expect(back.map((r) => FLAT.map(([n]) => (r[n] instanceof Uint8Array ? Buffer.from(r[n] as Uint8Array) : r[n])))).toEqual(
-      rows.map(([, d]) => d),
-    );
+    expect(back.map((r) => FLAT.map(([n]) => (r[n] instanceof Uint8Array ? Buffer.from(r[n]) : r[n])))).toEqual(rows.map(([, d]) => d));
     // and the statistics DuckDB trusts for pruning: a filter on min/max finds the extreme rows
     const [extremes] = await duck(
       `SELECT count(*)::INT AS n FROM read_parquet('${file}') WHERE id = 9223372036854775807 OR s = 'héllo wörld ✓ 日本 🎉 \u{10FFFF}' OR ts = TIMESTAMP '0001-01-01 00:00:00'`,

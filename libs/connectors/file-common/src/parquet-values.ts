@@ -50,7 +50,8 @@ export function compileToParquet(type: DataType): (v: unknown) => unknown {
   switch (type.kind) {
     case 'decimal': {
       const { scale } = type;
-      return (v) => (v === null || v === undefined ? null : unscaledDecimal(typeof v === 'string' ? v : String(v), scale));
+      return (v) =>
+        v === null || v === undefined ? null : unscaledDecimal(typeof v === 'string' ? v : (v as number | bigint).toString(), scale);
     }
     case 'date':
       return (v) => (v === null || v === undefined ? null : dateDays(v as string));

@@ -1,3 +1,4 @@
+import { textOf } from '@tideway/common';
 import type { DataType } from '@tideway/api';
 import type { ParquetParsers } from 'hyparquet';
 
@@ -50,7 +51,7 @@ export function compileToParquet(type: DataType): (v: unknown) => unknown {
   switch (type.kind) {
     case 'decimal': {
       const { scale } = type;
-      return (v) => (v === null || v === undefined ? null : unscaledDecimal(String(v), scale));
+      return (v) => (v === null || v === undefined ? null : unscaledDecimal(textOf(v), scale));
     }
     case 'date':
       return (v) => (v === null || v === undefined ? null : dateDays(v as string));

@@ -103,7 +103,7 @@ async function phase(name: string, dir: string): Promise<Record<string, number>>
     });
     await source.prepare!();
     const splits: unknown[] = [];
-    source
+    await source
       .createEnumerator({
         parallelism: 1,
         registeredReaders: () => [0],
@@ -152,13 +152,13 @@ if (child) {
 } else {
   const dir = mkdtempSync(join(tmpdir(), 'tideway-parquet-bench-'));
   try {
-    const run = (name: string): Record<string, number> =>
+    const run = (name: string) =>
       JSON.parse(
         execFileSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), name, dir], {
           encoding: 'utf8',
           maxBuffer: 1 << 20,
         }),
-      );
+      ) as Record<string, number>;
     const gen = run('generate');
     const tw = run('tideway-write');
     const tr = run('tideway-read');

@@ -170,7 +170,7 @@ export async function startRestApi(jobs: JobApi, options: RestApiOptions, regist
       await app.close();
       if (inUse(err) && port < last) continue;
       const range = last > options.port ? `${options.port}..${last}` : String(options.port);
-      throw new Error(`cannot serve the REST API on ${options.host}:${range}: ${(err as Error).message}`);
+      throw new Error(`cannot serve the REST API on ${options.host}:${range}: ${(err as Error).message}`, { cause: err });
     }
     const bound = (app.server.address() as { port: number }).port;
     const host = options.host.includes(':') ? `[${options.host}]` : options.host;

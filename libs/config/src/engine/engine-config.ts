@@ -151,7 +151,11 @@ function compileSetting(setting: EngineSetting, value: unknown): unknown {
     return Object.freeze(out);
   }
   const v = value ?? setting.default;
-  return Array.isArray(v) ? Object.freeze([...v]) : v;
+  return isList(v) ? Object.freeze([...v]) : v;
+}
+
+function isList(v: unknown): v is readonly unknown[] {
+  return Array.isArray(v);
 }
 
 /**

@@ -91,7 +91,7 @@ async function newTables(src: Source, targetDb: string): Promise<void> {
     }),
   );
   const count = async (table: string) =>
-    Number((await target.query(`SELECT count(*)::int AS n FROM ${table}`).catch(() => ({ rows: [{ n: -1 }] }))).rows[0].n);
+    Number((await target.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table}`).catch(() => ({ rows: [{ n: -1 }] }))).rows[0].n);
   const rowsIn = (cli: RunningCli, table: string, n: number) =>
     until(`${n} rows in ${targetDb}.${table}`, async () => ((await count(table)) === n ? true : undefined), 60_000, 200).catch(
       async (err: Error) => {

@@ -41,7 +41,7 @@ let jobs: JobServiceClient;
 
 /** Runs `tasks` with at most `width` at a time. */
 async function pool<T>(count: number, width: number, task: (i: number) => Promise<T>): Promise<T[]> {
-  const out: T[] = new Array(count);
+  const out = new Array<T>(count);
   let next = 0;
   await Promise.all(
     Array.from({ length: width }, async () => {
@@ -118,7 +118,7 @@ async function snapshot() {
 function wrongGrpcAnswer(c: FuzzCall, a: FuzzAnswer): string | undefined {
   if (a.code === -1) return 'no status within the deadline (a hang)';
   if (
-    a.code === grpc.status.OK &&
+    a.code === (grpc.status.OK as number) &&
     c.method.service === 'JobService' &&
     (MUTATING_JOB_METHODS.has(c.method.name) || c.method.name === 'planJob')
   )
@@ -141,15 +141,15 @@ describe(`fuzzing a cluster (seed ${seed})`, () => {
     };
     const clients = Object.fromEntries(Object.entries(address).map(([role, a]) => [role, new grpc.Client(a, insecure, clientOptions)]));
     const calls = Array.from({ length: GRPC_CALLS }, (_, i) => {
-      const { role, m } = methods[i % methods.length]!;
+      const { role, m } = methods[i % methods.length];
       return { role, call: fuzzCall(rng, m, tokens, jobId) };
     });
     const codes = new Map<string, number>();
     const samples = new Map<string, string>();
     const wrong: string[] = [];
     await pool(calls.length, 16, async (i) => {
-      const { role, call: c } = calls[i]!;
-      const a = await sendCall(clients[role]!, c, DEADLINE_MS);
+      const { role, call: c } = calls[i];
+      const a = await sendCall(clients[role], c, DEADLINE_MS);
       const key = `${c.method.service}.${c.method.name} ${grpc.status[a.code] ?? a.code}`;
       codes.set(key, (codes.get(key) ?? 0) + 1);
       if (!samples.has(key)) samples.set(key, a.details.slice(0, 160));
@@ -190,7 +190,7 @@ describe(`fuzzing a cluster (seed ${seed})`, () => {
     const cases = Array.from({ length: REST_REQUESTS }, () => restCase(rng, '', tokens, jobId, MAX_BODY));
     const wrong: string[] = [];
     await pool(cases.length, 8, async (i) => {
-      const c = cases[i]!;
+      const c = cases[i];
       const a = await send(c);
       const shown = `#${i} ${c.method} ${c.path.slice(0, 120)} (${String(c.body ?? '').length} bytes)`;
       if (a.status === 0) wrong.push(`${shown}: ${a.text}`);

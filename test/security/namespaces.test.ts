@@ -291,7 +291,7 @@ describe('tokens in the state store', () => {
     ]);
     expect(made.code, made.stderr).toBe(0);
     expect(made.stdout).toContain("added to the cluster's state store as 'late' (role operator, namespace team-b)");
-    const late = /^token: (\S+)$/m.exec(made.stdout)![1]!;
+    const late = /^token: (\S+)$/m.exec(made.stdout)![1];
     const id = await submit('opB');
     const c = jobs(late);
     expect((await call(c, 'listJobs', {})).jobs.map((j) => j.jobId)).toContain(id);

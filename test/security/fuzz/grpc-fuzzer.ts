@@ -16,12 +16,21 @@ export interface RpcMethod {
   path: string;
   requestStream: boolean;
   responseStream: boolean;
-  serialize: (value: any) => Buffer;
-  deserialize: (bytes: Buffer) => any;
+  serialize: (value: Record<string, unknown>) => Buffer;
+  deserialize: (bytes: Buffer) => Record<string, unknown>;
 }
 
-function methodsOf(service: string, definition: Record<string, any>): RpcMethod[] {
-  return Object.entries(definition).map(([name, d]) => ({
+/** What this file reads of a ts-proto method definition (grpc-js's MethodDefinition, untyped). */
+interface MethodDefinitionLike {
+  path: string;
+  requestStream: boolean;
+  responseStream: boolean;
+  requestSerialize: (value: Record<string, unknown>) => Buffer;
+  requestDeserialize: (bytes: Buffer) => Record<string, unknown>;
+}
+
+function methodsOf(service: string, definition: object): RpcMethod[] {
+  return Object.entries(definition as Record<string, MethodDefinitionLike>).map(([name, d]) => ({
     service,
     name,
     path: d.path,
@@ -118,7 +127,7 @@ export function sendCall(client: grpc.Client, call: FuzzCall, deadlineMs: number
     };
     const guard = setTimeout(() => finish(-1, 'no status arrived'), deadlineMs + 5000);
     if (!m.requestStream && !m.responseStream) {
-      client.makeUnaryRequest(m.path, identity, identity, call.bytes[0]!, metadata, options, (err) => {
+      client.makeUnaryRequest(m.path, identity, identity, call.bytes[0], metadata, options, (err) => {
         if (err) finish(err.code, err.details);
         else finish(grpc.status.OK, '');
       });
@@ -126,7 +135,7 @@ export function sendCall(client: grpc.Client, call: FuzzCall, deadlineMs: number
     }
     const stream: grpc.ClientReadableStream<Buffer> | grpc.ClientDuplexStream<Buffer, Buffer> = m.requestStream
       ? client.makeBidiStreamRequest(m.path, identity, identity, metadata, options)
-      : client.makeServerStreamRequest(m.path, identity, identity, call.bytes[0]!, metadata, options);
+      : client.makeServerStreamRequest(m.path, identity, identity, call.bytes[0], metadata, options);
     stream.on('data', () => {
       responses++;
     });

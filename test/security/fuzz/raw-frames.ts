@@ -87,7 +87,7 @@ export function sendRawFrame(
       resolve({ what: c.what, http, grpcStatus, message });
     };
     const timer = setTimeout(done, waitMs);
-    session.on('error', (err) => {
+    session.on('error', (err: Error) => {
       message ||= err.message;
       done();
     });
@@ -100,7 +100,7 @@ export function sendRawFrame(
     req.on('response', take);
     req.on('trailers', take);
     req.on('data', () => {});
-    req.on('error', (err) => {
+    req.on('error', (err: Error) => {
       message ||= err.message;
     });
     req.on('close', done);

@@ -1,4 +1,3 @@
-import { textOf } from '@tideway/common';
 import type { DataType } from '@tideway/api';
 import type { ParquetParsers } from 'hyparquet';
 

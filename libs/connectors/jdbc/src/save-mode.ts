@@ -131,7 +131,7 @@ export async function ensureNewTarget(conn: JdbcConnection, cfg: SinkConfig, tar
     await ensureNamespace(conn, ref);
     const [create, ...indexes] = createTableSql(conn, target, cfg.createIndex);
     try {
-      await conn.execute(create!);
+      await conn.execute(create);
     } catch (err) {
       if (await conn.tableExists(ref)) return;
       throw err;

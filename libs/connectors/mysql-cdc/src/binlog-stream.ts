@@ -331,7 +331,7 @@ export class BinlogStream implements ChangeStream<BinlogPosition> {
         this.waiting = undefined;
         this.adding = undefined;
         for (let n = 0; n < held.length; n++) {
-          this.onEvent(held[n]!);
+          this.onEvent(held[n]);
           if (this.waiting) {
             // Another created table: the rest waits behind it.
             (this.waiting as ZEvent[]).push(...held.slice(n + 1));

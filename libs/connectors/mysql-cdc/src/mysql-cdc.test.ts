@@ -258,8 +258,8 @@ describe('MySQL-CDC on MariaDB', () => {
     await settle(streaming, out);
     await streaming.close();
     expect(out.schemaChanges.map((c) => [c.event.tableId, c.event.created, c.rowsBefore])).toEqual([['tideway.pat_3', true, 0]]);
-    expect(out.schemaChanges[0]!.event.table.columns.map((c) => c.name)).toEqual(['id', 'v']);
-    expect(out.schemaChanges[0]!.event.table.primaryKey?.columns).toEqual(['id']);
+    expect(out.schemaChanges[0].event.table.columns.map((c) => c.name)).toEqual(['id', 'v']);
+    expect(out.schemaChanges[0].event.table.primaryKey?.columns).toEqual(['id']);
     expect(out.rows.map((r) => `${r.tableId}:${r.kind}${r.fields.join(',')}`)).toEqual([
       'tideway.pat_3:+I30,a',
       'tideway.pat_3:+I31,b',

@@ -78,7 +78,7 @@ export class MySqlCdcDialect implements CdcDialect<BinlogPosition, BinlogPositio
     const conn = await connectMySql(this.cfg);
     try {
       const tables = await discoverMySqlTables(conn, this.cfg, refs);
-      return (await readSchemaRecord(conn, tables)).tables[0]!;
+      return (await readSchemaRecord(conn, tables)).tables[0];
     } finally {
       await conn.close();
     }

@@ -51,7 +51,7 @@ export function rowChange(
   text: (v: ColumnValue) => TupleValue,
 ): PgOutputMessage | undefined {
   const tuple = (values: readonly ColumnValue[]): TupleValue[] => {
-    const out: TupleValue[] = new Array(names.length).fill(null);
+    const out = new Array<TupleValue>(names.length).fill(null);
     for (const v of values) {
       const i = names.indexOf(v.name ?? '');
       if (i >= 0) out[i] = text(v);
@@ -98,7 +98,7 @@ export function splitQualifiedName(text: string): { schema: string; table: strin
     if (text[i] !== '.') break;
     i++;
   }
-  return parts.length >= 2 ? { schema: parts[0]!, table: parts.slice(1).join('.') } : { schema: 'public', table: parts[0] ?? text };
+  return parts.length >= 2 ? { schema: parts[0], table: parts.slice(1).join('.') } : { schema: 'public', table: parts[0] ?? text };
 }
 
 const pad = (n: number | bigint, width: number) => String(n).padStart(width, '0');

@@ -274,11 +274,11 @@ describe('Postgres-CDC', () => {
     await settle(streaming, out);
     await streaming.close();
     expect(out.schemaChanges.map((c) => [c.event.tableId, c.event.created, c.rowsBefore])).toEqual([['tideway.public.pat_3', true, 0]]);
-    expect(out.schemaChanges[0]!.event.table.columns.map((c) => [c.name, c.nullable])).toEqual([
+    expect(out.schemaChanges[0].event.table.columns.map((c) => [c.name, c.nullable])).toEqual([
       ['id', false],
       ['v', false],
     ]);
-    expect(out.schemaChanges[0]!.event.table.primaryKey?.columns).toEqual(['id']);
+    expect(out.schemaChanges[0].event.table.primaryKey?.columns).toEqual(['id']);
     expect(out.rows.map((r) => `${r.tableId}:${r.kind}${r.fields.join(',')}`)).toEqual([
       'tideway.public.pat_3:+I30,a',
       'tideway.public.pat_3:+I31,b',
@@ -327,7 +327,7 @@ describe('Postgres-CDC', () => {
     const again = source({ ...opts, 'slot.name': 'bufs', 'startup.mode': 'latest' });
     await again.prepare();
     const restored = again.createReader(oneReader);
-    restored.addSplits([{ splitId: 'stream', kind: 'stream', position: stream!.position, skip: stream!.skip, chunks: [] }]);
+    restored.addSplits([{ splitId: 'stream', kind: 'stream', position: stream.position, skip: stream.skip, chunks: [] }]);
     const after = new ListCollector();
     await pollUntil(restored, after, () => after.rows.length >= 1);
     await settle(restored, after);

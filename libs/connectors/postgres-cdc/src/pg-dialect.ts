@@ -138,7 +138,7 @@ export class PgCdcDialect implements CdcDialect<string, PgWatermark> {
     const [found] = await discoverPgTables(conn, this.cfg, refs);
     const key = `${schema}.${table}`;
     const resolved = await resolveColumns(conn, key, columns);
-    const catalog = { ...found!.catalog, columns: resolved.columns };
+    const catalog = { ...found.catalog, columns: resolved.columns };
     return { table: { key, columns, catalog }, resolved };
   }
 

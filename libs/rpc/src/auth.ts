@@ -1,5 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
+import type { PeerCertificate } from 'node:tls';
+import type { CertificateEntry } from './cert-auth.js';
 
 /** The roles of JobService callers, each allowed what the one before is, and more. */
 export const ROLES = ['viewer', 'operator', 'admin'] as const;
@@ -68,30 +70,36 @@ export function bearerOf(header: string | undefined): string | undefined {
 /**
  * Why a caller with this `authorization` header may not do `what` (a JobService method or a
  * REST route), which needs the role `needed`: the status and one sentence; undefined when it may.
+ * Without a token, `certificate` (callerOfCertificate of the client certificate) decides.
  */
 export function authorize(
   tokens: readonly TokenEntry[],
   header: string | undefined,
   what: string,
   needed: Role,
+  certificate?: CertificateEntry | string,
 ): { code: grpc.status; http: 401 | 403; message: string } | undefined {
   const method = what;
   const token = bearerOf(header);
-  if (token === undefined) {
+  if (token === undefined && typeof certificate === 'string')
+    return { code: grpc.status.UNAUTHENTICATED, http: 401, message: `${method}: ${certificate}` };
+  if (token === undefined && certificate === undefined) {
+    const orCertificate = certificates.length ? ', or present a client certificate named in tideway.auth.certificates' : '';
     return {
       code: grpc.status.UNAUTHENTICATED,
       http: 401,
-      message: `${method} needs a bearer token: pass --token or set TIDEWAY_TOKEN (tideway token create makes one)`,
+      message: `${method} needs a bearer token: pass --token or set TIDEWAY_TOKEN (tideway token create makes one)${orCertificate}`,
     };
   }
-  const entry = findToken(tokens, token);
+  const entry = token === undefined ? (certificate as CertificateEntry) : findToken(tokens, token);
   if (!entry)
     return { code: grpc.status.UNAUTHENTICATED, http: 401, message: `${method}: the bearer token is not one of this cluster's tokens` };
   if (!roleAllows(entry.role, needed)) {
+    const who = token === undefined ? `client certificate '${entry.name}'` : `token '${entry.name}'`;
     return {
       code: grpc.status.PERMISSION_DENIED,
       http: 403,
-      message: `${method} needs the role ${needed} or above: token '${entry.name}' has the role ${entry.role}`,
+      message: `${method} needs the role ${needed} or above: ${who} has the role ${entry.role}`,
     };
   }
   return undefined;
@@ -101,8 +109,12 @@ export function authorize(
  * A server interceptor that checks the bearer token of every JobService call against the
  * table before the handler runs; the other services (internal ones, protected by mutual TLS;
  * health; reflection) pass. With an empty table every call passes (authentication off).
+ * `certificateOf` maps the caller's client certificate for calls without a token.
  */
-export function jobServiceAuth(tokens: readonly TokenEntry[]): grpc.ServerInterceptor {
+export function jobServiceAuth(
+  tokens: readonly TokenEntry[],
+  certificateOf: (cert: PeerCertificate | undefined) => CertificateEntry | string | undefined = () => undefined,
+): grpc.ServerInterceptor {
   return (method, call) => {
     if (tokens.length === 0 || !method.path.startsWith(SERVICE_PREFIX)) return new grpc.ServerInterceptingCall(call);
     const name = method.path.slice(SERVICE_PREFIX.length);
@@ -111,7 +123,13 @@ export function jobServiceAuth(tokens: readonly TokenEntry[]): grpc.ServerInterc
         next({
           onReceiveMetadata: (metadata, mdNext) => {
             const header = metadata.get('authorization')[0];
-            const refusal = authorize(tokens, typeof header === 'string' ? header : undefined, name, METHOD_ROLES[name] ?? 'admin');
+            const refusal = authorize(
+              tokens,
+              typeof header === 'string' ? header : undefined,
+              name,
+              METHOD_ROLES[name] ?? 'admin',
+              certificateOf(call.getAuthContext().sslPeerCertificate),
+            );
             if (refusal) call.sendStatus({ code: refusal.code, details: refusal.message, metadata: new grpc.Metadata() });
             else mdNext(metadata);
           },
@@ -134,15 +152,23 @@ export function bearerInterceptor(token: string): grpc.Interceptor {
 
 let table: readonly TokenEntry[] = [];
 let internal: string | undefined;
+let certificates: readonly CertificateEntry[] = [];
 
 /**
  * Sets the token table every TidewayServer made afterwards checks JobService calls against
- * (empty: authentication off). With tokens, a random admin token for this process's own
- * clients (the REST API, which checks its callers itself) is added: internalToken().
+ * (empty: authentication off), and the client certificates that stand in for a token
+ * (tideway.auth.certificates, cert-auth.ts). With either, a random admin token for this
+ * process's own clients (the REST API, which checks its callers itself) is added: internalToken().
  */
-export function configureAuth(tokens: readonly TokenEntry[]): void {
-  internal = tokens.length ? newToken() : undefined;
+export function configureAuth(tokens: readonly TokenEntry[], certificateTable: readonly CertificateEntry[] = []): void {
+  certificates = certificateTable;
+  internal = tokens.length || certificateTable.length ? newToken() : undefined;
   table = internal ? [...tokens, { hash: hashToken(internal), role: 'admin', namespace: '', name: 'this process' }] : [];
+}
+
+/** The client certificate table configureAuth set (empty: certificates authenticate nobody). */
+export function authCertificates(): readonly CertificateEntry[] {
+  return certificates;
 }
 
 /** The table configureAuth set (with the internal token). */

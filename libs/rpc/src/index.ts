@@ -7,3 +7,4 @@ export * from './leader-caller.js';
 export * from './tls.js';
 export * from './https-tls.js';
 export * from './auth.js';
+export * from './cert-auth.js';

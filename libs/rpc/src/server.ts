@@ -6,6 +6,7 @@ import { DescriptorIndex } from './reflection/descriptor-index.js';
 import { addReflection } from './reflection/reflection-service.js';
 import { serverCredentials } from './tls.js';
 import { authTokens, jobServiceAuth } from './auth.js';
+import { callerOfCertificate } from './cert-auth.js';
 
 /** Message size limit both ways: record batches and checkpoint states can be large. */
 export const MAX_MESSAGE_BYTES = 256 * 1024 * 1024;
@@ -42,8 +43,8 @@ export class TidewayServer {
   private readonly served: string[] = [];
 
   constructor() {
-    // JobService calls are checked against the bearer tokens of configureAuth (none: all pass).
-    this.grpc = new grpc.Server({ ...CHANNEL_OPTIONS, interceptors: [jobServiceAuth(authTokens())] });
+    // JobService calls are checked against the bearer tokens (or client certificates) of configureAuth (none: all pass).
+    this.grpc = new grpc.Server({ ...CHANNEL_OPTIONS, interceptors: [jobServiceAuth(authTokens(), callerOfCertificate)] });
     const status: ServingStatusMap = { '': 'SERVING' };
     this.health = new HealthImplementation(status);
     this.health.addToServer(this.grpc);

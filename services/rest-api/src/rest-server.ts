@@ -2,7 +2,18 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { Registry } from 'prom-client';
 import type { Server as HttpsServer } from 'node:https';
 import { logger, redactText } from '@tideway/common';
-import { authTokens, authorize, httpsMaterial, reloadHttpsOnChange, type HttpsMaterial, type Role } from '@tideway/rpc';
+import {
+  authCertificates,
+  authTokens,
+  authorize,
+  callerOfCertificate,
+  httpsMaterial,
+  httpsOptions,
+  reloadHttpsOnChange,
+  type HttpsMaterial,
+  type Role,
+} from '@tideway/rpc';
+import { clientCertificateOf } from './client-certificate.js';
 import type { JobApi } from './job-api.js';
 import { failBody, statusOf } from './rest-errors.js';
 import { registerDashboardRoutes } from './dashboard/dashboard-routes.js';
@@ -40,9 +51,7 @@ function restRole(method: string, route: string): Role {
 export function buildRestApp(jobs: JobApi, contextPath: string, registry?: Registry, tls?: HttpsMaterial): FastifyInstance {
   // With tideway.tls, HTTPS with the coordinator's certificate; the cast keeps one app type
   // for both (the routes do not depend on the transport).
-  const app = (tls
-    ? Fastify({ logger: false, https: { key: tls.key, cert: tls.cert } })
-    : Fastify({ logger: false })) as unknown as FastifyInstance;
+  const app = (tls ? Fastify({ logger: false, https: httpsOptions(tls) }) : Fastify({ logger: false })) as unknown as FastifyInstance;
   // Bodies arrive as text: a job config may be HOCON, and JSON is parsed by the route so that a
   // syntax error is answered in SeaTunnel's shape, naming what was wrong.
   app.removeAllContentTypeParsers();
@@ -53,12 +62,20 @@ export function buildRestApp(jobs: JobApi, contextPath: string, registry?: Regis
   app.addHook('onSend', async (req, _reply, payload) =>
     typeof payload === 'string' && !req.url.split('?')[0]!.endsWith('/encrypt-config') ? redactText(payload) : payload,
   );
-  // Bearer tokens (tideway.auth): each route needs the role of the JobService call it makes.
+  // Bearer tokens or client certificates (tideway.auth): each route needs the role of the
+  // JobService call it makes. The dashboard's page and scripts carry no data and load without
+  // a token: it asks for one when its /ui/api calls are refused.
   app.addHook('onRequest', async (req, reply) => {
     const tokens = authTokens();
     if (tokens.length === 0) return;
     const route = req.url.split('?')[0]!.slice(contextPath.length);
-    const refusal = authorize(tokens, req.headers.authorization, `${req.method} ${route}`, restRole(req.method, route));
+    // The route as the router matched it (it decodes %xx): the URL as sent may spell it otherwise.
+    const matched = (req.routeOptions.url ?? req.url.split('?')[0]!).slice(contextPath.length);
+    if (req.method === 'GET' && isDashboardFile(matched)) return;
+    const what = `${req.method} ${route}`;
+    const certificate = clientCertificateOf(req.raw);
+    if (typeof certificate === 'string') return reply.code(401).send(failBody(`${what}: ${certificate}`));
+    const refusal = authorize(tokens, req.headers.authorization, what, restRole(req.method, matched), callerOfCertificate(certificate));
     if (refusal) await reply.code(refusal.http).send(failBody(refusal.message));
   });
   app.setErrorHandler((err, req, reply) => {
@@ -81,6 +98,11 @@ export function buildRestApp(jobs: JobApi, contextPath: string, registry?: Regis
   return app;
 }
 
+/** The routes of the dashboard's static files (`/ui`, `/ui/*`), not its `/ui/api/` routes. */
+function isDashboardFile(route: string): boolean {
+  return route === '/ui' || route === '/ui/' || route === '/ui/*';
+}
+
 function inUse(err: unknown): boolean {
   return (err as NodeJS.ErrnoException).code === 'EADDRINUSE';
 }
@@ -92,7 +114,8 @@ function inUse(err: unknown): boolean {
 export async function startRestApi(jobs: JobApi, options: RestApiOptions, registry?: Registry): Promise<RestApi> {
   const last = options.enableDynamicPort && options.port !== 0 ? options.port + options.portRange : options.port;
   for (let port = options.port; ; port++) {
-    const tls = httpsMaterial();
+    // With client certificates in tideway.auth, HTTPS asks callers for one (and the CA to check it).
+    const tls = httpsMaterial(authCertificates().length > 0);
     const app = buildRestApp(jobs, options.contextPath, registry, tls);
     try {
       await app.listen({ host: options.host, port });

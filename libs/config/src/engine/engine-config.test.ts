@@ -239,4 +239,12 @@ describe('HA settings', () => {
       "e.yaml:4: 'tideway.state-store.redis.nodes' is no longer read: use tideway.state-store.redis.address (the Redis holding the state) and tideway.ha.lock-nodes (the Redlock nodes)",
     );
   });
+
+  it('refuses client certificates without tideway.tls, and keeps the table as written with it', () => {
+    expect(failure(() => ha('  auth:\n    certificates: { alice: "admin" }\n')).message).toBe(
+      'tideway.auth.certificates needs tideway.tls: client certificates are only seen, and checked against the CA, over TLS',
+    );
+    const tls = '  tls: { ca-file: ca.pem, cert-file: c.pem, key-file: k.pem }\n';
+    expect(ha(`${tls}  auth:\n    certificates: { alice: "operator t" }\n`).tideway.auth.certificates).toEqual({ alice: 'operator t' });
+  });
 });

@@ -6,7 +6,7 @@ import { WorkerServer, registerWorkerMetrics } from '@tideway/worker';
 import { newMetricsRegistry, startMetricsEndpoint } from '../metrics-endpoint.js';
 import { checkpointStorageOf, collect, coordinatorAddresses, engineConfig } from './options.js';
 import { electionFromConfig, stateStoreFromConfig } from '@tideway/cluster';
-import { configureAuth, configureTls, parseTokenTable } from '@tideway/rpc';
+import { configureAuth, configureTls, parseCertificateTable, parseTokenTable } from '@tideway/rpc';
 import { startRestApiIfEnabled } from '../rest-api-hook.js';
 import { registerCertsCommand } from './certs-command.js';
 
@@ -50,7 +50,10 @@ export function registerClusterCommands(program: Command): void {
       // Before any server or client exists: each picks its credentials when it is made.
       configureTls(t.tls.caFile ? t.tls : undefined);
       try {
-        configureAuth(parseTokenTable(t.auth.tokens ?? {}, 'tideway.auth.tokens'));
+        configureAuth(
+          parseTokenTable(t.auth.tokens ?? {}, 'tideway.auth.tokens'),
+          parseCertificateTable(t.auth.certificates ?? {}, 'tideway.auth.certificates'),
+        );
       } catch (e) {
         throw new ConfigError(ErrorCode.ENGINE_CONFIG, (e as Error).message);
       }

@@ -18,6 +18,7 @@ import { runCli } from '../conformance/cli-process.js';
 import { TestCluster, fakeJob, jobFile } from '../cluster/test-cluster.js';
 import { freePort } from '@tideway/testing';
 import { certRoleOf, tlsFiles } from './tls-files.js';
+import { createToken } from './token-cluster.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'tideway-certauth-'));
 const ours = join(dir, 'cluster');
@@ -34,9 +35,8 @@ beforeAll(async () => {
     const res = await runCli(['cluster', 'certs', '--out', out, ...clients.flatMap((c) => ['--client', c])]);
     expect(res.code, res.stderr).toBe(0);
   }
-  const token = await runCli(['token', 'create', '--role', 'operator', '--namespace', 'team-a', '--name', 'ci']);
-  expect(token.code, token.stderr).toBe(0);
-  operatorToken = /^token: (\S+)$/m.exec(token.stdout)![1]!;
+  const token = await createToken('operator', 'ci');
+  operatorToken = token.token;
   restPort = await freePort();
   // The test process (and the CLI it runs) holds the `client` certificate, which is not mapped.
   configureTls(tlsFiles(ours, 'client'));
@@ -45,14 +45,7 @@ beforeAll(async () => {
     slotNum: 2,
     jobScheduleStrategy: 'WAIT',
     tls: (name) => tlsFiles(ours, certRoleOf(name)),
-    tidewayYaml: [
-      'auth:',
-      '  tokens:',
-      `    ${/^ {2}(\w+: ".*")$/m.exec(token.stdout)![1]!}`,
-      '  certificates:',
-      '    alice: "operator team-a"',
-      '    "CN:bob": "viewer team-a"',
-    ],
+    tidewayYaml: ['auth:', '  tokens:', token.line, '  certificates:', '    alice: "operator team-a"', '    "CN:bob": "viewer team-a"'],
     engineYaml: ['http:', '  enable-http: true', `  port: ${restPort}`, '  enable-dynamic-port: false'],
   });
 }, 120_000);

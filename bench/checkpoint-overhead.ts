@@ -46,7 +46,7 @@ function measure(dir: string, name: string, interval: number | undefined): { row
     rmSync(out, { recursive: true, force: true });
   }
   rates.sort((a, b) => a - b);
-  return { rowsPerSec: rates[Math.floor(rates.length / 2)]!, maxRssMB: rss };
+  return { rowsPerSec: rates[Math.floor(rates.length / 2)], maxRssMB: rss };
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'tideway-bench-ckpt-'));

@@ -93,12 +93,12 @@ try {
     for (let rep = 1; rep <= REPEAT; rep++) {
       for (const [i, c] of commands.entries()) {
         console.error(`${rows} rows, run ${rep}/${REPEAT}: ${c.flow} ${c.tool} ...`);
-        runs[i]!.push(await c.run());
+        runs[i].push(await c.run());
         await target(rows, `${c.flow} ${c.tool}`);
       }
     }
     for (const [i, c] of commands.entries()) {
-      const ms = runs[i]!;
+      const ms = runs[i];
       results.push({
         rows,
         tool: c.tool,

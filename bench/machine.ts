@@ -9,6 +9,6 @@ import { cpus, loadavg, totalmem } from 'node:os';
  */
 export function machineLine(opts: { postgres?: boolean; load?: boolean } = {}): string {
   const pg = opts.postgres ? `; PostgreSQL ${execFileSync('psql', ['--version']).toString().trim().split(' ')[2]}` : '';
-  const load = opts.load ? `; load average at the start ${loadavg()[0]!.toFixed(1)}` : '';
+  const load = opts.load ? `; load average at the start ${loadavg()[0].toFixed(1)}` : '';
   return `Machine: ${cpus().length} x ${cpus()[0]?.model ?? '?'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}${pg}, ${readFileSync('/proc/version', 'utf8').split(' ').slice(0, 3).join(' ')}${load}.`;
 }

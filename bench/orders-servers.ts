@@ -161,4 +161,4 @@ export async function loadOrders(
   await pgRun(pgSrv, 'src', 'CHECKPOINT');
 }
 
-export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];

@@ -148,7 +148,7 @@ async function phase(name: string, dir: string): Promise<Record<string, number>>
 
 const [, , child, dirArg] = process.argv;
 if (child) {
-  process.stdout.write(JSON.stringify(await phase(child, dirArg!)));
+  process.stdout.write(JSON.stringify(await phase(child, dirArg)));
 } else {
   const dir = mkdtempSync(join(tmpdir(), 'tideway-parquet-bench-'));
   try {
@@ -163,8 +163,8 @@ if (child) {
     const tw = run('tideway-write');
     const tr = run('tideway-read');
     const duck = run('duckdb');
-    const file = readdirSync(join(dir, 'tideway'))[0]!;
-    const writerOnly = Math.round(ROWS / (tw.secs! - gen.secs!));
+    const file = readdirSync(join(dir, 'tideway'))[0];
+    const writerOnly = Math.round(ROWS / (tw.secs - gen.secs));
     const lines = [
       `Date: ${new Date().toISOString()}; ${ROWS.toLocaleString('en')} rows, snappy; Tideway file ${(statSync(join(dir, 'tideway', file)).size / 1e6).toFixed(1)} MB, DuckDB file ${(statSync(join(dir, 'duckdb.parquet')).size / 1e6).toFixed(1)} MB.`,
       '',
@@ -177,7 +177,7 @@ if (child) {
       `| DuckDB COPY orders TO 'x.parquet' | ${duck.writeRowsPerSec} | ${duck.rssMB} (table in memory) |`,
       `| DuckDB CREATE TABLE AS SELECT * FROM read_parquet | ${duck.readRowsPerSec} | |`,
       '',
-      `Ratios: Tideway writer alone / DuckDB COPY = ${(writerOnly / duck.writeRowsPerSec!).toFixed(2)}; Tideway read / DuckDB read_parquet = ${(tr.rowsPerSec! / duck.readRowsPerSec!).toFixed(2)}.`,
+      `Ratios: Tideway writer alone / DuckDB COPY = ${(writerOnly / duck.writeRowsPerSec).toFixed(2)}; Tideway read / DuckDB read_parquet = ${(tr.rowsPerSec / duck.readRowsPerSec).toFixed(2)}.`,
     ];
     process.stdout.write(`${lines.join('\n')}\n`);
   } finally {

@@ -27,7 +27,7 @@ class AsyncQueue<T> {
 
   async take(): Promise<T> {
     if (this.head < this.items.length) {
-      const item = this.items[this.head++]!;
+      const item = this.items[this.head++];
       if (this.head > 1024 && this.head * 2 > this.items.length) {
         this.items.splice(0, this.head);
         this.head = 0;
@@ -63,12 +63,12 @@ export async function queueRowsPerSecond(totalRows: number, batch: number): Prom
       const b = await q.take();
       if (b === null) return n;
       // The consumer looks at every row, as a sink would; the queue alone would only count arrays.
-      for (let k = 0; k < b.length; k++) if (b[k]!.fields.length > 0) n++;
+      for (let k = 0; k < b.length; k++) if (b[k].fields.length > 0) n++;
     }
   })();
   for (let i = 0; i < totalRows; ) {
     const b: ReturnType<typeof makeRow>[] = [];
-    for (let j = 0; j < batch && i < totalRows; j++, i++) b.push(ROW_POOL[i & 65_535]!);
+    for (let j = 0; j < batch && i < totalRows; j++, i++) b.push(ROW_POOL[i & 65_535]);
     await q.put(b);
   }
   await q.put(null);

@@ -27,7 +27,7 @@ interface CaseResult {
   maxRssMB: number;
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 
 function runJob(dir: string, job: BenchJob): CaseResult & { rowsPerSec: number } {
@@ -42,7 +42,7 @@ function runJob(dir: string, job: BenchJob): CaseResult & { rowsPerSec: number }
     runs.push(JSON.parse(out.trim().split('\n').pop()!) as CaseResult);
   }
   const rates = runs.map((r) => r.rowsRead / (r.runMs / 1000));
-  const pick = runs[rates.indexOf(median(rates))]!;
+  const pick = runs[rates.indexOf(median(rates))];
   return { ...pick, rowsPerSec: median(rates), maxRssMB: Math.max(...runs.map((r) => r.maxRssMB)) };
 }
 

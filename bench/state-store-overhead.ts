@@ -78,7 +78,7 @@ async function runJob(
   }
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 const machine = machineLine({ load: true });
 const redis = await startRedis({ appendOnly: true });

@@ -63,7 +63,7 @@ try {
     const equal = await timed('verify', process.execPath, [...cli, 'verify', '-c', conf, '--json']);
     const r = JSON.parse(equal.stdout) as { equal: boolean; tables: Array<{ ranges: number; differingRanges: number }> };
     if (!r.equal) throw new Error(`${flow}: verify found the copy unequal:\n${equal.stdout.slice(0, 3000)}`);
-    results.push({ flow, step: 'tideway verify, equal', m: equal, note: `${r.tables[0]!.ranges} ranges` });
+    results.push({ flow, step: 'tideway verify, equal', m: equal, note: `${r.tables[0].ranges} ranges` });
     await pgRun(
       pgSrv,
       pgSrv.database,
@@ -72,13 +72,13 @@ try {
     console.error(`${flow}: verify (2 rows differ) ...`);
     const unequal = await timed('verify', process.execPath, [...cli, 'verify', '-c', conf, '--json'], {}, [1]);
     const u = JSON.parse(unequal.stdout) as { tables: Array<{ missing: number; different: number; differingRanges: number }> };
-    if (u.tables[0]!.missing !== 1 || u.tables[0]!.different !== 1)
+    if (u.tables[0].missing !== 1 || u.tables[0].different !== 1)
       throw new Error(`${flow}: verify did not find the two changed rows:\n${unequal.stdout.slice(0, 3000)}`);
     results.push({
       flow,
       step: 'tideway verify, 1 row deleted + 1 changed',
       m: unequal,
-      note: `${u.tables[0]!.differingRanges} differing ranges; both keys named`,
+      note: `${u.tables[0].differingRanges} differing ranges; both keys named`,
     });
     await pgRun(pgSrv, pgSrv.database, 'TRUNCATE orders; CHECKPOINT');
   }

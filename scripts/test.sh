@@ -2,8 +2,10 @@
 # The whole test suite on a fresh machine: installs pnpm and packages, the Debian database
 # servers the tests start privately (PostgreSQL, MariaDB, Redis) and the client tools (Python
 # grpcio, protoc, promtool, chromium; scripts/ensure-client-tools.sh) when missing, builds
-# (the dashboard bundle too), type-checks,
-# then runs every test. Tests start their own servers on free ports and stop them.
+# (the dashboard bundle too), then runs every test and, beside them, the static checks
+# (`pnpm lint`: Biome's format check, the type check of tests and benches, typescript-eslint's
+# type-checked rules). Tests start their own servers on free ports and stop them. Exits non-zero
+# when a test or a check fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -11,8 +13,28 @@ bash scripts/ensure-servers.sh
 bash scripts/ensure-client-tools.sh
 pnpm build
 report=$(mktemp --suffix=.json)
+checks=$(mktemp --suffix=.log)
+# The checks use mostly one core for about a minute; the tests spend most of their time waiting
+# on the processes they start, so running both at once is shorter than one after the other.
+# A run of named test files (`bash scripts/test.sh test/foo.test.ts`) skips them.
+checks_pid=
+if [ $# -eq 0 ]; then
+  pnpm lint > "$checks" 2>&1 &
+  checks_pid=$!
+fi
 status=0
 pnpm exec vitest run --reporter=default --reporter=json --outputFile.json="$report" "$@" || status=$?
 [ -s "$report" ] && node scripts/test-summary.mjs "$report"
-rm -f "$report"
+checks_status=0
+[ -n "$checks_pid" ] && { wait "$checks_pid" || checks_status=$?; }
+if [ -z "$checks_pid" ]; then
+  :
+elif [ "$checks_status" -ne 0 ]; then
+  echo "static checks (pnpm lint) failed:"
+  cat "$checks"
+  status=1
+else
+  echo "static checks (pnpm lint): format, types and lint clean"
+fi
+rm -f "$report" "$checks"
 exit $status

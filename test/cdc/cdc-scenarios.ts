@@ -211,7 +211,7 @@ export async function killMidSnapshot(
     );
     expect(log.repeated).toEqual([]);
   } finally {
-    await sigintEnds(second!);
+    await sigintEnds(second);
   }
 }
 

@@ -37,7 +37,7 @@ function transactions(client: pg.Client): RunTransaction {
 }
 
 async function target(database: string): Promise<CdcTarget> {
-  await clients[0]!.query(`CREATE DATABASE ${database}`);
+  await clients[0].query(`CREATE DATABASE ${database}`);
   return { server, database, client: await connect(database) };
 }
 

@@ -73,7 +73,7 @@ describe('tideway chaos', () => {
   }, async () => {
     const report = await chaos(['--kills', '4', '--seed', '4', '--rows-per-key', '3200'], 230_000);
     expect(report.passed).toBe(true);
-    expectExactlyOnce(report.runs[0]!, 4);
+    expectExactlyOnce(report.runs[0], 4);
   });
 
   // The Jdbc XA sink under kills is also proven by test/jdbc/exactly-once-xa.test.ts and the 50-kill
@@ -83,7 +83,7 @@ describe('tideway chaos', () => {
     { timeout: 240_000 },
     async () => {
       const report = await chaos(['--kills', '3', '--sink', 'jdbc', '--seed', '3', '--rows-per-key', '2600'], 230_000);
-      expectExactlyOnce(report.runs[0]!, 3);
+      expectExactlyOnce(report.runs[0], 3);
     },
   );
 

@@ -26,7 +26,7 @@ function byHandCommands(): string[][] {
   const doc = readFileSync(join(repoRoot, 'docs/cluster.md'), 'utf8');
   const block = /By hand,[\s\S]*?```\n([\s\S]*?)```/.exec(doc);
   expect(block, 'docs/cluster.md has a by-hand block').not.toBeNull();
-  return block![1]!
+  return block![1]
     .split('\n')
     .filter((l) => l.startsWith('./tideway '))
     .map((l) => l.split(/\s+/).slice(1));
@@ -70,7 +70,7 @@ describe("docs/cluster.md's by-hand cluster", () => {
         child.once('exit', (code) => (clearTimeout(timer), reject(new Error(`${args.join(' ')} exited ${code}:\n${log}`))));
       });
     }
-    const submit = await runCli(withMovedFiles(commands[3]!));
+    const submit = await runCli(withMovedFiles(commands[3]));
     expect(submit.code, submit.stderr).toBe(0);
     expect(submit.stdout).toContain('Job Statistic Information');
     for (const c of started) c.kill('SIGTERM');

@@ -28,7 +28,7 @@ afterAll(async () => {
   await ha?.stop();
 });
 
-const metrics = (jobId: string) => cluster.leader((c) => call(c.getJobMetrics, c, { jobId }, { deadlineMs: 5000 }));
+const metrics = (jobId: string) => cluster.leader((c) => call(c, 'getJobMetrics', { jobId }, { deadlineMs: 5000 }));
 const status = async (jobId: string) => jobStatusToJSON((await cluster.job(jobId)).status);
 
 async function submit(name: string, opts: Partial<SequenceJob> = {}) {
@@ -58,7 +58,7 @@ async function busiestWorker(jobId: string): Promise<ProcessName> {
   const job = await cluster.job(jobId);
   const counts = new Map<string, number>();
   for (const p of job.pipelines) for (const t of p.taskGroups) counts.set(t.workerAddress, (counts.get(t.workerAddress) ?? 0) + 1);
-  const address = [...counts].sort((a, b) => b[1] - a[1])[0]![0];
+  const address = [...counts].sort((a, b) => b[1] - a[1])[0][0];
   const port = Number(address.split(':')[1]);
   return [...cluster.grpcPorts].find(([, p]) => p === port)![0];
 }
@@ -67,7 +67,7 @@ async function killWorkerMidJob(name: string, chainParallelism?: number): Promis
   const j = await submit(name, { chainParallelism });
   await cluster.until('a checkpoint completed', async () => (await cluster.job(j.jobId)).completedCheckpoints >= 2, 60_000);
   const victim = await busiestWorker(j.jobId);
-  const attempt = (await cluster.job(j.jobId)).pipelines[0]!.attempt;
+  const attempt = (await cluster.job(j.jobId)).pipelines[0].attempt;
   const killedAt = Date.now();
   await cluster.kill(victim, 'SIGKILL');
   // Rows move again once a later attempt runs and its count grows past where it started.
@@ -77,7 +77,7 @@ async function killWorkerMidJob(name: string, chainParallelism?: number): Promis
     async () => {
       const [job, m] = await Promise.all([cluster.job(j.jobId), metrics(j.jobId)]);
       const rows = Number(m.sourceReceivedCount);
-      if (job.pipelines[0]!.attempt <= attempt || jobStatusToJSON(job.status) !== 'RUNNING' || job.pipelines[0]!.status !== 'RUNNING')
+      if (job.pipelines[0].attempt <= attempt || jobStatusToJSON(job.status) !== 'RUNNING' || job.pipelines[0].status !== 'RUNNING')
         return false;
       from = Math.min(from, rows);
       return rows > from;
@@ -116,7 +116,7 @@ describe('worker and Redis failures under HA', () => {
       'restored on the other workers',
       async () => {
         const job = await cluster.job(j.jobId);
-        return job.pipelines[0]!.status === 'RUNNING' && job.pipelines[0]!.taskGroups.every((t) => t.workerAddress !== victimAddress);
+        return job.pipelines[0].status === 'RUNNING' && job.pipelines[0].taskGroups.every((t) => t.workerAddress !== victimAddress);
       },
       60_000,
     );
@@ -134,10 +134,10 @@ describe('worker and Redis failures under HA', () => {
     const leader = await cluster.leaderName();
     const j = await submit('lock-node');
     await cluster.until('a checkpoint completed', async () => (await cluster.job(j.jobId)).completedCheckpoints >= 1, 60_000);
-    process.kill(locks[1]!.pid!, 'SIGKILL');
+    process.kill(locks[1].pid!, 'SIGKILL');
     await finishedExactlyOnce(j);
     expect(await cluster.leaderName()).toBe(leader);
-    await locks[1]!.restart();
+    await locks[1].restart();
   });
 
   it('the state Redis restarted (append-only file on): the job finishes, every row once', { timeout: 200_000 }, async () => {

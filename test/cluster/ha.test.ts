@@ -27,7 +27,7 @@ afterAll(async () => {
   await ha?.stop();
 });
 
-const metrics = (jobId: string) => cluster.leader((c) => call(c.getJobMetrics, c, { jobId }, { deadlineMs: 5000 }));
+const metrics = (jobId: string) => cluster.leader((c) => call(c, 'getJobMetrics', { jobId }, { deadlineMs: 5000 }));
 const status = async (jobId: string) => jobStatusToJSON((await cluster.job(jobId)).status);
 
 /** Submits a Sequence job (BATCH, 2 readers) writing to `name`/ under the cluster folder. */

@@ -173,7 +173,7 @@ describe('cluster job commands', () => {
     })();
     const ids = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
-        call(cluster.jobs.submitJob, cluster.jobs, {
+        call(cluster.jobs, 'submitJob', {
           configText: text,
           configFile: `concurrent-${i}.conf`,
           format: 'hocon',
@@ -199,7 +199,7 @@ describe('cluster job commands', () => {
     const text = fakeJob({ mode: 'STREAMING', parallelism: 2, rowNum: 10 });
     const ids: string[] = [];
     for (let i = 0; i < 6; i++) {
-      const { jobId } = await call(cluster.jobs.submitJob, cluster.jobs, {
+      const { jobId } = await call(cluster.jobs, 'submitJob', {
         configText: text,
         configFile: 'race.conf',
         format: 'hocon',
@@ -210,7 +210,7 @@ describe('cluster job commands', () => {
       });
       // Later rounds wait a little longer, so the cancel lands in different stages.
       if (i > 0) await new Promise((r) => setTimeout(r, i * 60));
-      await call(cluster.jobs.cancelJob, cluster.jobs, { jobId });
+      await call(cluster.jobs, 'cancelJob', { jobId });
       ids.push(jobId);
     }
     for (const id of ids) await untilStatus(id, 'CANCELED');
@@ -231,7 +231,7 @@ describe('cluster job commands', () => {
 source { Jdbc { url = "${url}", driver = "org.postgresql.Driver", user = "${pgs.user}", password = "${pgs.password}", table_path = "${pgs.database}.public.planned", plugin_output = "src" } }
 sink { Console { plugin_input = "src", log.print.data = false } }`;
       const jobId = String(Date.now());
-      const submitted = call(cluster.jobs.submitJob, cluster.jobs, {
+      const submitted = call(cluster.jobs, 'submitJob', {
         configText: text,
         configFile: 'planned.conf',
         format: 'hocon',

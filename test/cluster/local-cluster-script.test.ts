@@ -65,9 +65,9 @@ function until(what: string, check: () => Promise<boolean>, timeoutMs = 60_000):
   return pollUntil(what, check, timeoutMs, logs, 200);
 }
 
-const job = (jobId: string) => jobs.call((c) => call(c.getJob, c, { jobId }, { deadlineMs: 10_000 }), 30_000);
+const job = (jobId: string) => jobs.call((c) => call(c, 'getJob', { jobId }, { deadlineMs: 10_000 }), 30_000);
 const rowsRead = async (jobId: string) =>
-  Number((await jobs.call((c) => call(c.getJobMetrics, c, { jobId }, { deadlineMs: 5000 }), 30_000)).sourceReceivedCount);
+  Number((await jobs.call((c) => call(c, 'getJobMetrics', { jobId }, { deadlineMs: 5000 }), 30_000)).sourceReceivedCount);
 
 /** The coordinator that `status` names as leader, and the exit code and text of `status`. */
 async function statusLeader(): Promise<{ leader?: string; code: number | null; out: string }> {

@@ -26,7 +26,7 @@ afterAll(async () => {
 
 const submit = async (text: string) =>
   (
-    await call(cluster.jobs.submitJob, cluster.jobs, {
+    await call(cluster.jobs, 'submitJob', {
       configText: text,
       configFile: 'job.conf',
       format: 'hocon',
@@ -37,7 +37,7 @@ const submit = async (text: string) =>
     })
   ).jobId;
 
-const rowsRead = async (jobId: string) => (await call(cluster.jobs.getJobMetrics, cluster.jobs, { jobId })).sourceReceivedCount;
+const rowsRead = async (jobId: string) => (await call(cluster.jobs, 'getJobMetrics', { jobId })).sourceReceivedCount;
 
 describe('resource manager restart and lost workers', () => {
   it('a resource manager killed with SIGKILL and restarted does not disturb a running streaming job, and never grants a held slot again', {
@@ -85,8 +85,8 @@ describe('resource manager restart and lost workers', () => {
     expect(job.pipelines.every((p) => p.attempt === 0)).toBe(true);
     await cluster.until('metrics keep growing', async () => (await rowsRead(streaming)) > beforeRestart);
 
-    await call(cluster.jobs.cancelJob, cluster.jobs, { jobId: greedy });
-    await call(cluster.jobs.cancelJob, cluster.jobs, { jobId: streaming });
+    await call(cluster.jobs, 'cancelJob', { jobId: greedy });
+    await call(cluster.jobs, 'cancelJob', { jobId: streaming });
     await cluster.until('streaming job cancelled', async () => jobStatusToJSON((await cluster.job(streaming)).status) === 'CANCELED');
     await cluster.until('all slots free', async () => (await cluster.metric('resource-manager', 'tideway_slots_used')) === 0);
   });

@@ -74,7 +74,7 @@ async function runCase(name: string, c: Case): Promise<void> {
       await cluster.kill(restart, 'SIGKILL');
     } else {
       const job = await cluster.job(jobId);
-      const address = job.pipelines[0]!.taskGroups[0]!.workerAddress;
+      const address = job.pipelines[0].taskGroups[0].workerAddress;
       restart = [...cluster.grpcPorts].find(([, p]) => `127.0.0.1:${p}` === address)![0];
       await cluster.kill(restart, 'SIGTERM');
     }

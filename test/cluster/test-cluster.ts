@@ -201,7 +201,7 @@ export class TestCluster {
   }
 
   async job(jobId: string): Promise<JobInfo> {
-    return this.leader((c) => call(c.getJob, c, { jobId }, { deadlineMs: 10_000 }));
+    return this.leader((c) => call(c, 'getJob', { jobId }, { deadlineMs: 10_000 }));
   }
 
   /** Which coordinator leads now (by its metrics), or undefined. */
@@ -212,7 +212,7 @@ export class TestCluster {
   /** The resource manager's registry (fails while it is down). */
   async workers(): Promise<WorkerProfile[]> {
     this.rmClient ??= new ResourceManagerServiceClient(`127.0.0.1:${this.rmPort}`, channelCredentials(), clientOptions);
-    return (await call(this.rmClient.listWorkers, this.rmClient, {}, { deadlineMs: 5000 })).workers;
+    return (await call(this.rmClient, 'listWorkers', {}, { deadlineMs: 5000 })).workers;
   }
 
   /** The Prometheus text of one process. */

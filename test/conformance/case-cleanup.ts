@@ -12,7 +12,7 @@ export function variablesOf(args: string[]): Map<string, string> {
   const vars = new Map<string, string>();
   for (let i = 0; i < args.length - 1; i++) {
     if (args[i] !== '-i') continue;
-    const kv = args[i + 1]!;
+    const kv = args[i + 1];
     vars.set(kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1));
   }
   return vars;
@@ -27,7 +27,7 @@ export function caseFolders(configText: string, args: string[]): string[] {
   const vars = variablesOf(args);
   const out = new Set<string>();
   for (const m of configText.matchAll(/\b(?:tmp_)?path\s*=\s*"([^"]+)"/g)) {
-    let p = m[1]!.replace(/\$\{(\w+)\}/g, (whole, k: string) => vars.get(k) ?? whole);
+    let p = m[1].replace(/\$\{(\w+)\}/g, (whole, k: string) => vars.get(k) ?? whole);
     if (p.includes('${')) p = dirname(p.slice(0, p.indexOf('${')) + 'x');
     p = p.replace(/\/+$/, '');
     if (ROOTS.some((r) => p.startsWith(r) && p.length > r.length)) out.add(p);

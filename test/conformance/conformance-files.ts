@@ -22,7 +22,7 @@ export function readManifest(path: string): ManifestCase[] {
     .split('\n')
     .filter((l) => l.trim() !== '');
   const [header, ...rows] = lines;
-  const cols = header!.split('\t');
+  const cols = header.split('\t');
   const at = (name: string) => {
     const i = cols.findIndex((col) => col === name || col.startsWith(`${name} `));
     if (i < 0) throw new Error(`${path}: header has no '${name}' column`);
@@ -35,8 +35,8 @@ export function readManifest(path: string): ManifestCase[] {
     if (!c[fi] || !c[ei]) throw new Error(`${path}:${n + 2}: a case needs a file and an expectation`);
     const rows = ri >= 0 && c[ri] ? Number(c[ri]) : undefined;
     return {
-      file: c[fi]!,
-      expect: c[ei]!,
+      file: c[fi],
+      expect: c[ei],
       args: (c[ai] ?? '').split(' ').filter(Boolean),
       what: c[wi] ?? '',
       setup: si >= 0 ? (c[si] ?? '') : '',

@@ -32,7 +32,7 @@ export function localFileSinkPath(configText: string): string {
   const sink = configText.slice(configText.search(/^\s*sink\s*\{/m));
   const m = /LocalFile\s*\{[^}]*?\bpath\s*=\s*"([^"]+)"/s.exec(sink);
   if (!m) throw new Error('the config has no LocalFile sink with a quoted path');
-  return m[1]!;
+  return m[1];
 }
 
 /** Removes a folder and all under it, if it exists. */

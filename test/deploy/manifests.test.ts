@@ -44,7 +44,7 @@ const find = (kind: string, name: string) => {
 const engineData = find('ConfigMap', 'tideway-engine').data!;
 /** A ConfigMap engine config with its start-time placeholders filled in as the container does. */
 const engineOf = (key: string, values: Record<string, string> = {}): EngineConfig => {
-  let text = engineData[key]!;
+  let text = engineData[key];
   for (const [placeholder, value] of Object.entries(values)) text = text.replaceAll(placeholder, value);
   return loadEngineConfig({ file: `deploy/kubernetes/configmap.yaml#${key}`, text });
 };
@@ -135,16 +135,16 @@ describe('deploy/systemd', () => {
 
   it('three coordinator configs against one Redis, each advertising a different listed address', () => {
     const coordinators = [1, 2, 3].map((n) => load(`coordinator-${n}.yaml`));
-    const listed = coordinators[0]!.tideway.coordinator.addresses;
+    const listed = coordinators[0].tideway.coordinator.addresses;
     expect(listed).toHaveLength(3);
     expect(coordinators.map((c) => c.tideway.coordinator.advertisedAddress)).toEqual(listed);
     for (const c of coordinators) {
       expect(c.tideway.coordinator.addresses).toEqual(listed);
-      expect(c.tideway.stateStore).toMatchObject({ type: 'redis', redis: { address: coordinators[0]!.tideway.stateStore.redis.address } });
+      expect(c.tideway.stateStore).toMatchObject({ type: 'redis', redis: { address: coordinators[0].tideway.stateStore.redis.address } });
     }
     for (const role of ['resource-manager.yaml', 'worker.yaml']) expect(load(role).tideway.coordinator.addresses, role).toEqual(listed);
     const port = /^port (\d+)$/m.exec(readFileSync(join(etc, 'redis.conf'), 'utf8'))![1];
-    expect(coordinators[0]!.tideway.stateStore.redis.address).toMatch(new RegExp(`:${port}$`));
+    expect(coordinators[0].tideway.stateStore.redis.address).toMatch(new RegExp(`:${port}$`));
   });
 
   it('the Redis config keeps an append-only file; the template unit reads the per-instance config', () => {

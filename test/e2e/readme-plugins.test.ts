@@ -13,7 +13,7 @@ const KIND_OF_ROW: Record<string, string> = { sources: 'source', sinks: 'sink', 
 /** type -> plugin names, from the README's `| plugin | kind |` table. */
 function readmeTable(): Map<string, Set<string>> {
   const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
-  const table = readme.slice(readme.indexOf('| plugin | kind |')).split('\n\n')[0]!.split('\n').slice(2);
+  const table = readme.slice(readme.indexOf('| plugin | kind |')).split('\n\n')[0].split('\n').slice(2);
   const out = new Map<string, Set<string>>();
   const add = (type: string, name: string) => out.set(type, (out.get(type) ?? new Set()).add(name));
   for (const row of table) {
@@ -22,10 +22,10 @@ function readmeTable(): Map<string, Set<string>> {
       .slice(1)
       .map((c) => c.trim());
     if (KIND_OF_ROW[kind]) {
-      for (const n of names.replace(/\([^)]*\)/g, '').split(',')) add(KIND_OF_ROW[kind]!, n.trim());
+      for (const n of names.replace(/\([^)]*\)/g, '').split(',')) add(KIND_OF_ROW[kind], n.trim());
     } else {
       // "Sequence (source), FaultInjector (transform) | Tideway's test plugins ..."
-      for (const m of names.matchAll(/([\w-]+) \((source|sink|transform)\)/g)) add(m[2]!, m[1]!);
+      for (const m of names.matchAll(/([\w-]+) \((source|sink|transform)\)/g)) add(m[2], m[1]);
     }
   }
   return out;

@@ -105,7 +105,7 @@ describe('examples/', () => {
     expect(readdirSync(out).sort()).toEqual(['customers', 'orders']);
     expect(textRowsUnder(join(out, 'orders'))).toBe(30);
     expect(textRowsUnder(join(out, 'customers'))).toBe(10);
-    const customer = JSON.parse(readFileSync(filesUnder(join(out, 'customers'))[0]!, 'utf8').split('\n')[0]!) as Record<string, unknown>;
+    const customer = JSON.parse(readFileSync(filesUnder(join(out, 'customers'))[0], 'utf8').split('\n')[0]) as Record<string, unknown>;
     expect(Object.keys(customer).sort()).toEqual(['id', 'name']);
   });
 
@@ -209,7 +209,7 @@ describe('examples/', () => {
             pg_db: 'cdc_target',
           }),
         ]);
-        const count = async () => Number((await pgQuery('cdc_target', 'SELECT count(*)::int AS n FROM public.orders'))[0]!.n);
+        const count = async () => Number((await pgQuery('cdc_target', 'SELECT count(*)::int AS n FROM public.orders'))[0].n);
         await until('the snapshot in PostgreSQL', async () => (await count()) === 100);
         await root.query(
           "USE cdc_shop; INSERT INTO orders VALUES (101, 'late', 1.00); UPDATE orders SET total = 999.99 WHERE id = 7; DELETE FROM orders WHERE id = 8",

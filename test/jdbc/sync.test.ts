@@ -112,9 +112,9 @@ sink {
   });
 
   // One reads a query, the other a table_path; each sink creates its table from the mapped types.
-  it.each([
-    { from: 'maria' as DbKind, to: 'pg' as DbKind, read: 'query = "select * from common_types"', target: 'from_maria' },
-    { from: 'pg' as DbKind, to: 'maria' as DbKind, read: '', target: 'from_pg' },
+  it.each<{ from: DbKind; to: DbKind; read: string; target: string }>([
+    { from: 'maria', to: 'pg', read: 'query = "select * from common_types"', target: 'from_maria' },
+    { from: 'pg', to: 'maria', read: '', target: 'from_pg' },
   ])('$from -> $to into a table the sink creates: values equal', async ({ from, to, read, target }) => {
     const server = (k: DbKind) => (k === 'pg' ? pgs : maria);
     await run(`

@@ -53,7 +53,7 @@ async function http(method: 'GET' | 'POST', path: string, body?: string, query =
   const res = await fetch(`${base}${path}${query}`, { method, headers: body === undefined ? {} : { 'content-type': 'text/plain' }, body });
   const text = await res.text();
   seen.push(text);
-  return { status: res.status, text, json: JSON.parse(text) as any };
+  return { status: res.status, text, json: JSON.parse(text) };
 }
 
 async function cli(args: string[]) {
@@ -108,7 +108,7 @@ describe('a job with a Jdbc password', () => {
     expect(sub.code, sub.stderr).toBe(0);
     const jobId = sub.stdout.trim();
     await until(jobId, 'FINISHED');
-    expect((await pgExec(pg, 'SELECT count(*)::int AS n FROM dst_plain'))[0]!.n).toBe(50);
+    expect((await pgExec(pg, 'SELECT count(*)::int AS n FROM dst_plain'))[0].n).toBe(50);
     const status = await cli(['status', jobId]);
     expect(status.code).toBe(0);
     // The env block is shown, the secret in it masked.
@@ -139,7 +139,7 @@ describe('a job with a Jdbc password', () => {
     const res = await http('POST', '/submit-job', enc.stdout);
     expect(res.status, res.text).toBe(200);
     await until(res.json.jobId, 'FINISHED');
-    expect((await pgExec(pg, 'SELECT count(*)::int AS n FROM dst_aes'))[0]!.n).toBe(50);
+    expect((await pgExec(pg, 'SELECT count(*)::int AS n FROM dst_aes'))[0].n).toBe(50);
     const dec = await runCli(['decrypt', '-c', jobFile(cluster, 'aes.json', enc.stdout)]);
     expect(dec.code, dec.stderr).toBe(0);
     expect(JSON.parse(dec.stdout).sink[0].password).toBe(PASSWORD);

@@ -80,10 +80,10 @@ afterAll(async () => {
 });
 
 describe('tideway verify', () => {
-  it.each([
-    { from: 'maria' as DbKind, to: 'pg' as DbKind, target: 'v_from_maria' },
-    { from: 'pg' as DbKind, to: 'maria' as DbKind, target: 'v_from_pg' },
-    { from: 'pg' as DbKind, to: 'pg' as DbKind, target: 'v_pg_copy' },
+  it.each<{ from: DbKind; to: DbKind; target: string }>([
+    { from: 'maria', to: 'pg', target: 'v_from_maria' },
+    { from: 'pg', to: 'maria', target: 'v_from_pg' },
+    { from: 'pg', to: 'pg', target: 'v_pg_copy' },
   ])(
     "$from -> $to: equal after the sync, across the dialects' type mappings",
     async ({ from, to, target }) => {

@@ -57,7 +57,7 @@ function timePart(h: string, mi: string, s: string | undefined, f: string | unde
 /** Normalises a time text (HH:mm[:ss[.fraction]]) to 'HH:mm:ss[.fraction]'. */
 export function normalizeTime(text: string): string | undefined {
   const m = TIME_RE.exec(text.trim());
-  return m ? timePart(m[1]!, m[2]!, m[3], m[4]) : undefined;
+  return m ? timePart(m[1], m[2], m[3], m[4]) : undefined;
 }
 
 /** Normalises a timestamp text ('yyyy-MM-dd[T| ]HH:mm[:ss[.f]]', or a bare date) to 'YYYY-MM-DDTHH:mm:ss[.f]'. */
@@ -66,7 +66,7 @@ export function normalizeTimestamp(text: string): string | undefined {
   if (!m) return undefined;
   const date = normalizeDate(`${m[1]}-${m[2]}-${m[3]}`);
   if (!date) return undefined;
-  const time = m[4] === undefined ? '00:00:00' : timePart(m[4], m[5]!, m[6], m[7]);
+  const time = m[4] === undefined ? '00:00:00' : timePart(m[4], m[5], m[6], m[7]);
   return time ? `${date}T${time}` : undefined;
 }
 

@@ -102,7 +102,7 @@ export function applyColumnChanges(table: CatalogTable, changes: readonly Column
       case 'rename': {
         const i = find(c.from);
         if (i < 0) throw new Error(`${table.tableId} has no column ${c.from} to rename`);
-        columns[i] = { ...columns[i]!, name: c.to };
+        columns[i] = { ...columns[i], name: c.to };
         key = key?.map((k) => (k.toLowerCase() === c.from.toLowerCase() ? c.to : k));
         break;
       }
@@ -149,7 +149,7 @@ export function diffTables(before: CatalogTable, after: CatalogTable, renames: R
     }
     const old = before.columns.find((b) => b.name === c.name);
     if (!old) {
-      const prev = i > 0 ? after.columns[i - 1]!.name : undefined;
+      const prev = i > 0 ? after.columns[i - 1].name : undefined;
       out.push(prev === undefined ? { kind: 'add', column: c, first: true } : { kind: 'add', column: c, after: prev });
     } else if (
       !typesEqual(old.type, c.type) ||

@@ -86,7 +86,7 @@ export function rowObjectsToRowTypes(text: string): string {
 }
 
 function readQuoted(text: string, i: number): [string, number] {
-  const q = text[i]!;
+  const q = text[i];
   let s = '';
   let j = i + 1;
   while (j < text.length && text[j] !== q) {
@@ -115,7 +115,7 @@ function readRowObject(text: string, start: number): [string, number] {
     if (text[i] === '"' || text[i] === "'") [key, i] = readQuoted(text, i);
     else {
       const s = i;
-      while (i < text.length && !/[\s=:]/.test(text[i]!)) i++;
+      while (i < text.length && !/[\s=:]/.test(text[i])) i++;
       key = text.slice(s, i);
     }
     i = skipSpace(text, i);
@@ -131,7 +131,7 @@ function readRowObject(text: string, start: number): [string, number] {
       const s = i;
       let depth = 0;
       while (i < text.length) {
-        const ch = text[i]!;
+        const ch = text[i];
         if (ch === '<' || ch === '(' || ch === '{') depth++;
         else if (depth > 0 && (ch === '>' || ch === ')' || ch === '}')) depth--;
         else if (depth === 0 && (ch === ',' || ch === '}' || ch === '\n')) break;

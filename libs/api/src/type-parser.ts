@@ -55,7 +55,7 @@ class TypeTextParser {
   }
 
   skipWs(): void {
-    while (this.i < this.s.length && /\s/.test(this.s[this.i]!)) this.i++;
+    while (this.i < this.s.length && /\s/.test(this.s[this.i])) this.i++;
   }
 
   fail(what: string): never {
@@ -73,7 +73,7 @@ class TypeTextParser {
   private ident(): string {
     this.skipWs();
     if (this.s[this.i] === '`' || this.s[this.i] === '"') {
-      const q = this.s[this.i]!;
+      const q = this.s[this.i];
       const end = this.s.indexOf(q, this.i + 1);
       if (end < 0) this.fail('unterminated quoted name');
       const name = this.s.slice(this.i + 1, end);

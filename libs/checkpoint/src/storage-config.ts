@@ -147,7 +147,7 @@ function resolveS3(cfg: Readonly<Record<string, unknown>>, maxRetained: number):
     prefix: keyPrefix(...bucketPath, text(cfg, 'namespace') ?? HDFS_DEFAULT_NAMESPACE),
     endpoint,
     region: text(cfg, 'fs.s3a.endpoint.region') ?? 'us-east-1',
-    credentials: useStatic ? { accessKeyId: accessKey!, secretAccessKey: secretKey! } : undefined,
+    credentials: useStatic ? { accessKeyId: accessKey, secretAccessKey: secretKey! } : undefined,
     forcePathStyle: bool(cfg, 'fs.s3a.path.style.access', false),
   };
 }

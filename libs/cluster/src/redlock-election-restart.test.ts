@@ -51,7 +51,7 @@ describe('a coordinator that resigned contends again', () => {
       election.start(handlers);
       for (let i = 0; i < 200 && elected.length === 1; i++) await sleep(50);
       expect(elected).toHaveLength(2);
-      expect(elected[1]).toBeGreaterThan(elected[0]!);
+      expect(elected[1]).toBeGreaterThan(elected[0]);
       expect(election.leading).toBe(true);
     } finally {
       await election.stop();

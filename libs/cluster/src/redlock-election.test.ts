@@ -103,13 +103,13 @@ function childCandidate(address: string, jobId: string): { child: ChildProcess; 
   const events: ChildEvent[] = [];
   let buffered = '';
   let err = '';
-  child.stdout!.on('data', (d: Buffer) => {
+  child.stdout.on('data', (d: Buffer) => {
     buffered += d.toString();
     const lines = buffered.split('\n');
     buffered = lines.pop()!;
     for (const line of lines) if (line.trim()) events.push(JSON.parse(line) as ChildEvent);
   });
-  child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
   cleanups.push(() => {
     if (child.exitCode === null && child.signalCode === null) {
       child.kill('SIGCONT');

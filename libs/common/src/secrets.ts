@@ -62,7 +62,7 @@ const BEARER = /\btw_[A-Za-z0-9_-]{43}\b/g;
 const KEY_VALUE = /((?:"|\b)(?:password|passwd|pwd|secret|token|secret_key|access_key|api_key)"?\s*[=:]\s*"?)([^"&;,\s}]+)/gi;
 
 function urlPasswords(text: string): string[] {
-  return [...text.matchAll(URL_USERINFO)].map((m) => m[2]!);
+  return [...text.matchAll(URL_USERINFO)].map((m) => m[2]);
 }
 
 function escape(s: string): string {

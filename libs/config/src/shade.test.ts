@@ -31,10 +31,10 @@ describe('config shades (env shade.identifier)', () => {
 
   it('base64 and aes256 options of sources and sinks are decrypted when parsed; transforms are as written', () => {
     const b = parseJobConfig(job('base64', Buffer.from('p@ss').toString('base64'), Buffer.from('root').toString('base64')));
-    expect(b.sources[0]!.options).toMatchObject({ password: 'p@ss', username: 'root', user: 'cm9vdA==' });
-    expect(b.transforms[0]!.options.password).toBe('kept');
+    expect(b.sources[0].options).toMatchObject({ password: 'p@ss', username: 'root', user: 'cm9vdA==' });
+    expect(b.transforms[0].options.password).toBe('kept');
     const a = parseJobConfig(job('aes256', 'P+iEVxpiIZP4slzTAXHl8u7JO7mQNXGO5Xhp5bIwMm0=', 'P+iEVxpiIZP4slzTAXHl8u7JO7mQNXGO5Xhp5bIwMm0='));
-    expect(a.sources[0]!.options.password).toBe('seatunnel_passwd');
+    expect(a.sources[0].options.password).toBe('seatunnel_passwd');
   });
 
   it('a value that does not decrypt, or an unknown identifier, is refused naming the place', () => {
@@ -52,13 +52,13 @@ describe('config shades (env shade.identifier)', () => {
   it('encrypt then parse gives the values back (what tideway encrypt and /encrypt-config print)', () => {
     for (const id of ['base64', 'aes256']) {
       const encrypted = shadeJobConfigJson(parseJobConfig(job(id, 'Secret-1', 'app'), { shade: false }), 'encrypt');
-      const source = (encrypted.source as Record<string, unknown>[])[0]!;
+      const source = (encrypted.source as Record<string, unknown>[])[0];
       expect(source.password).not.toBe('Secret-1');
       expect(source.plugin_name).toBe('Jdbc');
       const back = parseJobConfig(JSON.stringify(encrypted), { format: 'json' });
-      expect(back.sources[0]!.options).toMatchObject({ password: 'Secret-1', user: 'app', username: 'app' });
+      expect(back.sources[0].options).toMatchObject({ password: 'Secret-1', user: 'app', username: 'app' });
       const decrypted = shadeJobConfigJson(parseJobConfig(JSON.stringify(encrypted), { format: 'json', shade: false }), 'decrypt');
-      expect((decrypted.source as Record<string, unknown>[])[0]!.password).toBe('Secret-1');
+      expect((decrypted.source as Record<string, unknown>[])[0].password).toBe('Secret-1');
     }
     expect(() => shadeJobConfigJson(parseJobConfig(job('default', 'x'), { shade: false }), 'encrypt')).toThrow(
       /env shade.identifier is missing: set it to base64 or aes256/,

@@ -74,7 +74,7 @@ export function validateOptionBlock(
   const warnings: string[] = [];
 
   // Unknown options: every written leaf must belong to a declared name or an extra pattern.
-  for (const leaf of leaves(plugin.options as Record<string, unknown>, '', names)) {
+  for (const leaf of leaves(plugin.options, '', names)) {
     if (covered(leaf, names) || spec.extraOptionPatterns?.some((p) => p.test(leaf))) continue;
     const old = retired.get(leaf);
     if (old) {

@@ -106,7 +106,7 @@ export function describePlan(job: PlannedJob): { text: string; json: string } {
 
 function blockOf(config: JobConfig, v: PipelineVertex): PluginConfig {
   const list = v.plugin.type === 'source' ? config.sources : v.plugin.type === 'transform' ? config.transforms : config.sinks;
-  return list[v.plugin.index]!;
+  return list[v.plugin.index];
 }
 
 interface JobFacts {
@@ -174,7 +174,7 @@ async function planPipeline(
       ...(shuffles.length > 0 ? { shuffles } : {}),
     };
   };
-  const stageRoots = new Map(physical.stages.map((st) => [st.id, chain(st.vertexIds[0]!)]));
+  const stageRoots = new Map(physical.stages.map((st) => [st.id, chain(st.vertexIds[0])]));
   const inputOf = new Map(
     physical.shuffles.map((sh) => [sh.downstream.stageId, { shuffleId: sh.id, upstreamTaskGroups: indexesOf(sh.upstream.taskGroupIds) }]),
   );

@@ -66,7 +66,7 @@ export function referenceIndex(plugins: readonly PluginFactory[]): string {
     '',
     '| plugin | kind | |',
     '|---|---|---|',
-    ...plugins.map((f) => `| [${f.name}](${referenceFileName(f)}) | ${f.type} | ${cell(f.description.split('. ')[0]!)} |`),
+    ...plugins.map((f) => `| [${f.name}](${referenceFileName(f)}) | ${f.type} | ${cell(f.description.split('. ')[0])} |`),
     '',
   ].join('\n');
 }

@@ -7,7 +7,7 @@ const table = (tableId: string, types: CatalogTable['columns'][number]['type'][]
   path: { database: 'd', table: tableId },
   columns: types.map((type, i) => ({ name: `c${i}`, type, nullable: true })),
 });
-const row = (tableId: string, fields: unknown[]): Row => ({ kind: '+I', tableId, fields }) as Row;
+const row = (tableId: string, fields: unknown[]): Row => ({ kind: '+I', tableId, fields });
 
 describe('row bytes as SeaTunnel counts them', () => {
   it('counts by declared type', () => {

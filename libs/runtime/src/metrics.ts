@@ -56,7 +56,7 @@ function typedValueBytes(type: DataType, v: unknown): number {
     case 'row': {
       if (!Array.isArray(v)) return 0;
       let n = 0;
-      for (let i = 0; i < type.fields.length && i < v.length; i++) n += typedValueBytes(type.fields[i]!.type, v[i]);
+      for (let i = 0; i < type.fields.length && i < v.length; i++) n += typedValueBytes(type.fields[i].type, v[i]);
       return n;
     }
   }
@@ -100,11 +100,11 @@ export class RowSizer {
     for (let i = 0; i < count; i++) {
       const v = fields[i];
       if (v === null || v === undefined) continue;
-      const size = sizes[i]!;
+      const size = sizes[i];
       if (size >= 0) n += size;
       else if (size === MEASURE_STRING) n += typeof v === 'string' ? v.length : 0;
       else if (size === MEASURE_BYTES) n += v instanceof Uint8Array ? v.byteLength : 0;
-      else n += typedValueBytes(this.types[i]!, v);
+      else n += typedValueBytes(this.types[i], v);
     }
     return n;
   }
@@ -159,7 +159,7 @@ export class TaskGroupCounters {
     let sizer: RowSizer | undefined;
     const schemas = source ? this.sourceTypes : this.sinkTypes;
     for (let i = 0; i < rows.length; i++) {
-      const r = rows[i]!;
+      const r = rows[i];
       if (r.tableId !== currentId) {
         currentId = r.tableId;
         current = this.table(currentId);

@@ -10,7 +10,7 @@ const input = newCatalogTable({ database: 'db', table: 't' }, [
 /** A hand-written projection: outputs the columns named in `keep` that its input has, fails when one is missing. */
 function projection(keep: string[]) {
   return (ctx: { inputTables: readonly CatalogTable[] }): Transform => {
-    const t = ctx.inputTables[0]!;
+    const t = ctx.inputTables[0];
     for (const k of keep) if (k !== '*' && !t.columns.some((c) => c.name === k)) throw new Error(`field ${k} does not exist`);
     const out = { ...t, columns: t.columns.filter((c) => keep.includes(c.name) || keep.includes('*')) };
     return { outputTables: () => [out], transform: (rows: readonly Row[]) => [...rows] };
@@ -29,7 +29,7 @@ describe('EvolvingTransform', () => {
     const after = { ...input, columns: [...input.columns, { name: 'b', type: Types.INT, nullable: true }] };
     const out = t.evolve(event(after, [{ kind: 'add', column: { name: 'b', type: Types.INT, nullable: true } }]));
     expect(out).toHaveLength(1);
-    expect(out[0]!.changes).toEqual([{ kind: 'add', column: { name: 'b', type: Types.INT, nullable: true }, after: 'a' }]);
+    expect(out[0].changes).toEqual([{ kind: 'add', column: { name: 'b', type: Types.INT, nullable: true }, after: 'a' }]);
   });
 
   it('passes nothing on when its output did not change', () => {
@@ -44,7 +44,7 @@ describe('EvolvingTransform', () => {
     const create = projection(['id', 'a']);
     const ctx = { inputTables: [input] };
     const t = new EvolvingTransform(create(ctx), ctx, create, 'Sql');
-    const after = { ...input, columns: [input.columns[0]!] };
+    const after = { ...input, columns: [input.columns[0]] };
     expect(() => t.evolve(event(after, [{ kind: 'drop', name: 'a' }]))).toThrow(
       'table db.t: the Sql transform cannot follow DROP COLUMN a: field a does not exist',
     );

@@ -202,7 +202,7 @@ export class TaskGroupRunner {
   private compileChildren(children: ChainNode[]): Stage {
     const stages = children.map((c) => this.compileNode(c));
     if (stages.length === 0) return { rows: () => undefined, schema: async () => undefined };
-    if (stages.length === 1) return stages[0]!;
+    if (stages.length === 1) return stages[0];
     return {
       rows: async (rows) => {
         for (const p of stages) await p.rows(rows);
@@ -286,7 +286,7 @@ export class TaskGroupRunner {
         batch.push(row);
       },
       collectBatch: (rows) => {
-        for (let i = 0; i < rows.length; i++) batch.push(rows[i]!);
+        for (let i = 0; i < rows.length; i++) batch.push(rows[i]);
       },
       collectSchemaChange: (event) => {
         changes.push({ rows: batch.splice(0, batch.length), event });

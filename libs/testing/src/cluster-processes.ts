@@ -209,8 +209,8 @@ export class ClusterProcesses {
     appendFileSync(file, `--- started ${new Date().toISOString()} pid ${child.pid}\n`);
     let startup = '';
     const append = (s: string) => appendFileSync(file, s);
-    child.stdout!.setEncoding('utf8').on('data', append);
-    child.stderr!.setEncoding('utf8').on('data', append);
+    child.stdout.setEncoding('utf8').on('data', append);
+    child.stderr.setEncoding('utf8').on('data', append);
     const timeoutMs = this.options.startTimeoutMs ?? 60_000;
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`${name} did not start within ${timeoutMs / 1000} s:\n${startup}`)), timeoutMs);
@@ -224,11 +224,11 @@ export class ClusterProcesses {
       };
       const done = () => {
         clearTimeout(timer);
-        child.stderr!.off('data', onData);
+        child.stderr.off('data', onData);
         child.off('exit', onExit);
         resolve();
       };
-      child.stderr!.on('data', onData);
+      child.stderr.on('data', onData);
       child.once('exit', onExit);
     });
   }

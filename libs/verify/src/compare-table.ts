@@ -102,20 +102,20 @@ export async function compareTable(pair: TablePair, maxKeys: number): Promise<Ta
   const keyIndexes = pair.keyColumns.map((k) => a.findIndex((c) => c.name === k));
   if (keyIndexes.length === 0 || keyIndexes.some((i) => i < 0))
     return fail(`${srcName} has no primary key (and the sink names none): rows cannot be matched by key`);
-  const modes = a.map((x, i) => compareMode(x, b[i]!, pair.source.facts, pair.sink.facts));
+  const modes = a.map((x, i) => compareMode(x, b[i], pair.source.facts, pair.sink.facts));
   const pgPair = pair.source.facts.dialect === 'postgresql' && pair.sink.facts.dialect === 'postgresql';
   const src = new SideSql({ ...pair.source, columns: a }, modes, keyIndexes, pgPair);
   const dst = new SideSql({ ...pair.sink, columns: b }, modes, keyIndexes, pgPair);
 
-  const integerKey = keyIndexes.length === 1 && a[keyIndexes[0]!]!.cls === 'integer' && b[keyIndexes[0]!]!.cls === 'integer';
+  const integerKey = keyIndexes.length === 1 && a[keyIndexes[0]].cls === 'integer' && b[keyIndexes[0]].cls === 'integer';
   const [ss, ts] = await Promise.all([
     pair.source.conn.execute(src.statsSql(integerKey)),
     pair.sink.conn.execute(dst.statsSql(integerKey)),
   ]);
-  const sourceRows = Number(ss.rows[0]![0]);
-  const sinkRows = Number(ts.rows[0]![0]);
+  const sourceRows = Number(ss.rows[0][0]);
+  const sinkRows = Number(ts.rows[0][0]);
   const n = Math.min(MAX_RANGES, Math.max(1, Math.ceil(Math.max(sourceRows, sinkRows) / ROWS_PER_RANGE)));
-  const bucketing = chooseBucketing(integerKey, ss.rows[0]!, ts.rows[0]!, n);
+  const bucketing = chooseBucketing(integerKey, ss.rows[0], ts.rows[0], n);
 
   const [sc, tc] = await Promise.all([
     pair.source.conn.execute(src.checksumSql(bucketing)),
@@ -135,7 +135,7 @@ export async function compareTable(pair: TablePair, maxKeys: number): Promise<Ta
     different: 0,
     keys: { missing: [] as KeyDifference[], extra: [] as KeyDifference[], different: [] as KeyDifference[] },
   };
-  const keyNames = keyIndexes.map((i) => a[i]!.name);
+  const keyNames = keyIndexes.map((i) => a[i].name);
   for (let i = 0; i < fetch.length; i += RANGES_PER_FETCH) {
     const part = fetch.slice(i, i + RANGES_PER_FETCH);
     const [sr, tr] = await Promise.all([
@@ -180,7 +180,7 @@ function diffRows(
   },
 ): void {
   const text = (v: unknown) => (v === null || v === undefined ? null : String(v));
-  const keyOf = (r: unknown[]) => keyNames.map((k, j) => `${k}=${text(r[1 + keyIndexes[j]!])}`).join(', ');
+  const keyOf = (r: unknown[]) => keyNames.map((k, j) => `${k}=${text(r[1 + keyIndexes[j]])}`).join(', ');
   const sinkByKey = new Map<string, unknown[]>();
   for (const r of sink) sinkByKey.set(String(r[0]), r);
   for (const r of source) {
@@ -196,7 +196,7 @@ function diffRows(
     for (let i = 0; i < cols.length; i++) {
       const x = text(r[1 + i]);
       const y = text(other[1 + i]);
-      if (isClientMode(modes[i]!) ? !clientEqual(modes[i]!, x, y) : x !== y) changed.push(cols[i]!.name);
+      if (isClientMode(modes[i]) ? !clientEqual(modes[i], x, y) : x !== y) changed.push(cols[i].name);
     }
     if (changed.length > 0) {
       if (out.keys.different.length < maxKeys) out.keys.different.push({ key: keyOf(r), columns: changed });

@@ -25,7 +25,7 @@ function comparedPipeline(job: PlannedJob, p: PlannedPipeline): ComparedPipeline
   const pipeline = job.plan.pipelines.find((x) => x.id === p.pipelineId)!;
   const transform = pipeline.vertices.find((v) => v.plugin.type === 'transform');
   if (transform) {
-    const cfg = job.config.transforms[transform.plugin.index]!;
+    const cfg = job.config.transforms[transform.plugin.index];
     throw new ConfigError(
       ErrorCode.CONFIG_BAD_VALUE,
       `verify compares a source's tables with its sink's, but transform ${cfg.name} changes the rows between them; verify a job without transforms`,

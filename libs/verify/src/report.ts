@@ -2,10 +2,10 @@ import type { TableResult } from './compare-table.js';
 import type { VerifyReport } from './verify-job.js';
 
 function pad(rows: string[][]): string[] {
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
   return rows.map((r) =>
     r
-      .map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!)))
+      .map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i])))
       .join('  ')
       .trimEnd(),
   );

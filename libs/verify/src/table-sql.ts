@@ -43,24 +43,24 @@ export class SideSql {
     const c = side.conn;
     this.from = c.tableSql(side.ref);
     this.raws = side.columns.map((col) => c.quote(col.name));
-    this.texts = side.columns.map((col, i) => canonicalSql(c.dialect, this.raws[i]!, col.cls, modes[i]!, col.fraction));
+    this.texts = side.columns.map((col, i) => canonicalSql(c.dialect, this.raws[i], col.cls, modes[i], col.fraction));
     this.keyText = rowTextSql(
       c.dialect,
-      keyIndexes.map((i) => ({ raw: this.raws[i]!, text: this.texts[i]! })),
+      keyIndexes.map((i) => ({ raw: this.raws[i], text: this.texts[i] })),
     );
   }
 
   /** count(*), and for a one-column integer key its min and max as text. */
   statsSql(integerKey: boolean): string {
     if (!integerKey) return `SELECT count(*) FROM ${this.from}`;
-    const k = this.raws[this.keyIndexes[0]!]!;
+    const k = this.raws[this.keyIndexes[0]];
     const t = (e: string) => (this.side.conn.dialect === 'postgresql' ? `${e}::text` : `CAST(${e} AS CHAR)`);
     return `SELECT count(*), ${t(`min(${k})`)}, ${t(`max(${k})`)} FROM ${this.from}`;
   }
 
   /** Per range: its number, row count and the sum of row hashes (client-compared columns left out). */
   checksumSql(b: Bucketing): string {
-    const hashed = this.raws.map((raw, i) => ({ raw, text: this.texts[i]! })).filter((_, i) => !isClientMode(this.modes[i]!));
+    const hashed = this.raws.map((raw, i) => ({ raw, text: this.texts[i] })).filter((_, i) => !isClientMode(this.modes[i]));
     const hash = this.pgPair
       ? pgPairHashSql(hashed.map((p) => p.text))
       : hashSql(this.side.conn.dialect, rowTextSql(this.side.conn.dialect, hashed));
@@ -77,13 +77,13 @@ export class SideSql {
   private bucketSql(b: Bucketing): string {
     const d = this.side.conn.dialect;
     if (b.kind === 'hash') return hashBucketSql(d, this.keyText, b.n);
-    const k = this.raws[this.keyIndexes[0]!]!;
+    const k = this.raws[this.keyIndexes[0]];
     return d === 'postgresql' ? `((${k}::bigint - (${b.lo})) / ${b.width})` : `((${k} - (${b.lo})) DIV ${b.width})`;
   }
 
   private whereBuckets(b: Bucketing, buckets: readonly number[]): string {
     if (b.kind === 'hash') return `${this.bucketSql(b)} IN (${buckets.join(', ')})`;
-    const k = this.raws[this.keyIndexes[0]!]!;
+    const k = this.raws[this.keyIndexes[0]];
     // Consecutive ranges merge into one key interval: the key's index serves each.
     const spans: Array<[number, number]> = [];
     for (const x of [...buckets].sort((p, q) => p - q)) {

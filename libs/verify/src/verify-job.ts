@@ -95,7 +95,7 @@ function pairOf(from: ComparedTable, to: ComparedTable, source: Session, sink: S
   const keyColumns =
     from.keyColumns.length > 0
       ? from.keyColumns
-      : to.keyColumns.map((k) => from.columns[to.columns.indexOf(k)]!).filter((k) => k !== undefined);
+      : to.keyColumns.map((k) => from.columns[to.columns.indexOf(k)]).filter((k) => k !== undefined);
   return {
     tableId: from.tableId,
     source: { conn: source.conn, ref: from.ref, facts: source.facts },

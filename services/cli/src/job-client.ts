@@ -50,14 +50,14 @@ export class JobClient {
   submit(req: Partial<SubmitJobRequest> & { configText: string }) {
     const full: SubmitJobRequest = { configFile: '', format: '', variables: {}, jobName: '', jobId: '', restoreJobId: '', ...req };
     if (!full.jobId && !full.restoreJobId) full.jobId = newJobId();
-    return this.unary((c) => call(c.submitJob, c, full, { deadlineMs: 120_000 }));
+    return this.unary((c) => call(c, 'submitJob', full, { deadlineMs: 120_000 }));
   }
 
   plan(req: Partial<SubmitJobRequest> & { configText: string }) {
     return this.unary((c) =>
       call(
-        c.planJob,
         c,
+        'planJob',
         { configFile: '', format: '', variables: {}, jobName: '', jobId: '', restoreJobId: '', ...req },
         { deadlineMs: 120_000 },
       ),
@@ -65,27 +65,27 @@ export class JobClient {
   }
 
   get(jobId: string) {
-    return this.unary((c) => call(c.getJob, c, { jobId }, { deadlineMs: 10_000 }));
+    return this.unary((c) => call(c, 'getJob', { jobId }, { deadlineMs: 10_000 }));
   }
 
   list() {
-    return this.unary((c) => call(c.listJobs, c, {}, { deadlineMs: 10_000 }));
+    return this.unary((c) => call(c, 'listJobs', {}, { deadlineMs: 10_000 }));
   }
 
   cancel(jobId: string) {
-    return this.unary((c) => call(c.cancelJob, c, { jobId }, { deadlineMs: 10_000 }));
+    return this.unary((c) => call(c, 'cancelJob', { jobId }, { deadlineMs: 10_000 }));
   }
 
   savepoint(jobId: string) {
-    return this.unary((c) => call(c.savepointJob, c, { jobId }, { deadlineMs: 600_000 }));
+    return this.unary((c) => call(c, 'savepointJob', { jobId }, { deadlineMs: 600_000 }));
   }
 
   metrics(jobId: string) {
-    return this.unary((c) => call(c.getJobMetrics, c, { jobId }, { deadlineMs: 10_000 }));
+    return this.unary((c) => call(c, 'getJobMetrics', { jobId }, { deadlineMs: 10_000 }));
   }
 
   overview() {
-    return this.unary((c) => call(c.getClusterOverview, c, {}, { deadlineMs: 10_000 }));
+    return this.unary((c) => call(c, 'getClusterOverview', {}, { deadlineMs: 10_000 }));
   }
 
   /**

@@ -1,8 +1,5 @@
 import type { Registry } from 'prom-client';
 import type { EngineConfig } from '@tideway/config';
-import { internalToken } from '@tideway/rpc';
-import { startRestApi } from '@tideway/rest-api';
-import { JobClient } from './job-client.js';
 
 /**
  * Starts SeaTunnel's REST API v2 when `seatunnel.engine.http.enable-http` is set, on the
@@ -18,6 +15,12 @@ export async function startRestApiIfEnabled(
 ): Promise<() => Promise<void>> {
   const http = engine.http;
   if (!http.enableHttp) return async () => {};
+  // Loaded only here: fastify and the dashboard are a few hundred modules a job without HTTP never needs.
+  const [{ internalToken }, { startRestApi }, { JobClient }] = await Promise.all([
+    import('@tideway/rpc'),
+    import('@tideway/rest-api'),
+    import('./job-client.js'),
+  ]);
   // The REST API checks its callers' tokens itself and calls JobService as this process.
   const client = new JobClient(coordinators, { token: internalToken() });
   try {

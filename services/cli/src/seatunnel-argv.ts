@@ -22,7 +22,7 @@
 export function translateSeaTunnelArgv(argv: string[]): string[] {
   if (
     argv.length === 0 ||
-    !argv[0]!.startsWith('-') ||
+    !argv[0].startsWith('-') ||
     argv[0] === '--help' ||
     argv[0] === '-h' ||
     argv[0] === '--version' ||
@@ -34,7 +34,7 @@ export function translateSeaTunnelArgv(argv: string[]): string[] {
   const ids: string[] = [];
   let mode: string | undefined;
   for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
+    const a = argv[i];
     const take = () => argv[++i] ?? '';
     switch (a) {
       case '-m':
@@ -52,7 +52,7 @@ export function translateSeaTunnelArgv(argv: string[]): string[] {
       case '-can':
       case '--cancel-job':
         command = 'cancel';
-        while (argv[i + 1] && !argv[i + 1]!.startsWith('-')) ids.push(argv[++i]!);
+        while (argv[i + 1] && !argv[i + 1].startsWith('-')) ids.push(argv[++i]);
         break;
       case '-l':
       case '--list':

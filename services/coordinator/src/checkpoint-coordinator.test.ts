@@ -128,7 +128,7 @@ describe('CheckpointCoordinator', () => {
     const cc = new CheckpointCoordinator(1, settings, p, 41);
     const a = cc.trigger('CHECKPOINT');
     await tick();
-    expect(p.triggered[0]!.id).toBe(42);
+    expect(p.triggered[0].id).toBe(42);
     await cc.acknowledge(0, 42, state, {});
     expect(await a).toBe(true);
   });
@@ -139,7 +139,7 @@ describe('CheckpointCoordinator', () => {
     cc.start();
     await new Promise((r) => setTimeout(r, 35));
     expect(p.triggered.length).toBeGreaterThanOrEqual(1);
-    await cc.acknowledge(0, p.triggered[0]!.id, state, {});
+    await cc.acknowledge(0, p.triggered[0].id, state, {});
     cc.stop();
     const n = p.triggered.length;
     await new Promise((r) => setTimeout(r, 60));

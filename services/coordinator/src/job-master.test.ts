@@ -92,7 +92,7 @@ const state = { readerSplits: {}, writerStates: {} };
 
 /** Drives a pipeline's task groups as workers would: running, done reading, final checkpoint, finished. */
 async function finishAll(job: JobMaster, workers: FakeWorkers, attempt = 0): Promise<void> {
-  const p = job.pipelines[0]!;
+  const p = job.pipelines[0];
   for (const i of [0, 1]) p.onTaskState(i, attempt, 'RUNNING');
   for (const i of [0, 1]) p.onTaskState(i, attempt, 'PREPARE_CLOSE');
   await tick();
@@ -121,7 +121,7 @@ describe('JobMaster', () => {
     const { job, workers, slots } = await newJob();
     job.enqueue();
     await job.run(slots);
-    const p = job.pipelines[0]!;
+    const p = job.pipelines[0];
     for (const i of [0, 1]) p.onTaskState(i, 0, 'RUNNING');
     p.onTaskState(0, 0, 'FAILED', { code: 'TW-TASK-001', message: 'boom', retryable: true });
     expect(workers.cancelled.map((l) => l.taskGroupIndex)).toEqual([1]);
@@ -138,7 +138,7 @@ describe('JobMaster', () => {
     const { job, workers, slots } = await newJob();
     job.enqueue();
     await job.run(slots);
-    const p = job.pipelines[0]!;
+    const p = job.pipelines[0];
     for (const i of [0, 1]) p.onTaskState(i, 0, 'RUNNING');
     const cp = p.checkpoints.trigger('CHECKPOINT');
     await tick();
@@ -160,7 +160,7 @@ describe('JobMaster', () => {
     const { job, slots } = await newJob();
     job.enqueue();
     await job.run(slots);
-    const p = job.pipelines[0]!;
+    const p = job.pipelines[0];
     for (const i of [0, 1]) p.onTaskState(i, 0, 'RUNNING');
     p.onTaskState(0, 0, 'FAILED', { code: 'TW-DATA-001', message: "cannot cast 'x' to int", retryable: false });
     p.onTaskState(1, 0, 'CANCELED');
@@ -174,7 +174,7 @@ describe('JobMaster', () => {
     const { job, slots } = await newJob();
     job.enqueue();
     await job.run(slots);
-    const p = job.pipelines[0]!;
+    const p = job.pipelines[0];
     for (const attempt of [0, 1]) {
       for (const i of [0, 1]) p.onTaskState(i, attempt, 'RUNNING');
       p.onTaskState(0, attempt, 'FAILED', { code: 'TW-TASK-001', message: `boom ${attempt}`, retryable: true });
@@ -197,7 +197,7 @@ describe('JobMaster', () => {
     const { job, workers, slots, released } = await newJob();
     job.enqueue();
     await job.run(slots);
-    const p = job.pipelines[0]!;
+    const p = job.pipelines[0];
     for (const i of [0, 1]) p.onTaskState(i, 0, 'RUNNING');
     job.cancel();
     expect(job.status).toBe('CANCELING');
@@ -212,7 +212,7 @@ describe('JobMaster', () => {
     const { job, workers, slots, released, storage } = await newJob();
     job.enqueue();
     await job.run(slots);
-    const p = job.pipelines[0]!;
+    const p = job.pipelines[0];
     for (const i of [0, 1]) p.onTaskState(i, 0, 'RUNNING');
     const sp = job.savepoint();
     await tick();
@@ -223,14 +223,14 @@ describe('JobMaster', () => {
     await tick();
     expect(job.status).toBe('SAVEPOINT_DONE');
     expect(released).toEqual([['s0', 's1']]);
-    expect(storage.stored[0]!.kind).toBe('SAVEPOINT');
+    expect(storage.stored[0].kind).toBe('SAVEPOINT');
   });
 
   it('a savepoint asked for while the task groups still deploy waits for them, then completes', async () => {
     const { job, workers, slots } = await newJob();
     job.enqueue();
     await job.run(slots);
-    const p = job.pipelines[0]!;
+    const p = job.pipelines[0];
     expect(p.status).toBe('DEPLOYING');
     const sp = job.savepoint();
     await tick(100);
@@ -245,7 +245,7 @@ describe('JobMaster', () => {
     const { job, slots } = await newJob();
     job.enqueue();
     await job.run(slots);
-    for (const i of [0, 1]) job.pipelines[0]!.onTaskState(i, 0, 'RUNNING');
+    for (const i of [0, 1]) job.pipelines[0].onTaskState(i, 0, 'RUNNING');
     await expect(job.savepoint()).rejects.toThrow(/savepoint of job j1 failed/);
     expect(job.status).toBe('RUNNING');
   }, 5000);

@@ -127,7 +127,7 @@ export class PipelineMaster {
   }
 
   private address(index: number): string {
-    return this.taskGroups[index]!.slot!.workerAddress;
+    return this.taskGroups[index].slot!.workerAddress;
   }
 
   private newCheckpointCoordinator(startAfterId: number): CheckpointCoordinator {
@@ -139,7 +139,7 @@ export class PipelineMaster {
         taskGroups: () => this.taskGroups.filter((t) => !EXECUTION_STATE.isTerminal(t.state)).map((t) => t.index),
         // Barriers start at the sources; task groups behind a shuffle get them in-band.
         trigger: async (tg, id, kind) => {
-          if (this.plan.taskGroups[tg]!.isSource) await w.trigger(this.address(tg), this.location(tg), id, kind);
+          if (this.plan.taskGroups[tg].isSource) await w.trigger(this.address(tg), this.location(tg), id, kind);
         },
         snapshotEnumerators: async (id) => {
           const snap = await this.enumerator!.snapshot(id);
@@ -287,7 +287,7 @@ export class PipelineMaster {
       const peers = Object.fromEntries(this.taskGroups.map((t) => [t.index, t.slot!.workerAddress]));
       await Promise.all(
         this.plan.taskGroups.map(async (tg) => {
-          const track = this.taskGroups[tg.index]!;
+          const track = this.taskGroups[tg.index];
           // A restored task group gets its state by NotifyTaskRestore once deployed (it waits
           // in WAITING_RESTORE meanwhile), not inside the descriptor.
           const descriptor: TaskGroupDescriptor = { ...tg.descriptor, attempt: this.attempt, peers };
@@ -404,7 +404,7 @@ export class PipelineMaster {
   requestSplits(index: number, attempt: number, register: boolean, request: boolean, events: unknown[] = []) {
     if (attempt !== this.attempt || !this.enumerator || (this.status !== 'RUNNING' && this.status !== 'DEPLOYING'))
       return Promise.resolve({ splits: [], noMoreSplits: false });
-    return this.enumerator.request(this.plan.taskGroups[index]!.descriptor.subtaskIndex, register, request, events);
+    return this.enumerator.request(this.plan.taskGroups[index].descriptor.subtaskIndex, register, request, events);
   }
 
   /**

@@ -9,7 +9,15 @@ import {
   type WorkerProfile,
 } from '@tideway/contracts';
 import { ErrorCode, backoffDelay, sleep, type TidewayError } from '@tideway/common';
-import { call, clientOptions, channelCredentials, isUnreachable } from '@tideway/rpc';
+import {
+  call,
+  clientOptions,
+  channelCredentials,
+  isUnreachable,
+  type RequestOf,
+  type ResponseOf,
+  type UnaryMethodName,
+} from '@tideway/rpc';
 import type { CheckpointKind } from '@tideway/runtime';
 import type { ResourceGateway, WorkerGateway } from './gateways.js';
 import type { Leadership } from './leadership.js';
@@ -43,15 +51,15 @@ export class RemoteWorkers implements WorkerGateway {
   }
 
   /** One fenced call: refused before it leaves when not leading; a stale-epoch answer steps down. */
-  private send<Req, Res>(
+  private send<K extends UnaryMethodName<WorkerServiceClient>>(
     address: string,
-    method: (c: WorkerServiceClient) => Parameters<typeof call<Req, Res>>[0],
-    req: Req,
+    method: K,
+    req: RequestOf<WorkerServiceClient, K>,
     deadlineMs: number,
-  ): Promise<Res> {
+  ): Promise<ResponseOf<WorkerServiceClient, K>> {
     const c = this.client(address);
     return this.fence.run(() =>
-      call(method(c), c, req, { metadata: this.fence.metadata(), deadlineMs }).catch((err: unknown) => {
+      call(c, method, req, { metadata: this.fence.metadata(), deadlineMs }).catch((err: unknown) => {
         if (isUnreachable(err) && /ECONNREFUSED|connection refused/i.test((err as Error).message)) this.onRefused(address);
         throw err;
       }),
@@ -65,37 +73,32 @@ export class RemoteWorkers implements WorkerGateway {
     descriptor: Buffer,
     restoreCheckpointId = 0,
   ): Promise<void> {
-    await this.send(address, (c) => c.deployTask, { location, slot, descriptor, restoreCheckpointId }, 30_000);
+    await this.send(address, 'deployTask', { location, slot, descriptor, restoreCheckpointId }, 30_000);
   }
 
   async restore(address: string, location: TaskGroupLocation, checkpointId: number, state: Buffer): Promise<void> {
-    await this.send(address, (c) => c.notifyTaskRestore, { location, checkpointId, state }, 30_000);
+    await this.send(address, 'notifyTaskRestore', { location, checkpointId, state }, 30_000);
   }
 
   async trigger(address: string, location: TaskGroupLocation, checkpointId: number, kind: CheckpointKind): Promise<void> {
-    await this.send(
-      address,
-      (c) => c.triggerCheckpoint,
-      { location, checkpointId, type: KIND_TO_WIRE[kind], timestampMs: Date.now() },
-      10_000,
-    );
+    await this.send(address, 'triggerCheckpoint', { location, checkpointId, type: KIND_TO_WIRE[kind], timestampMs: Date.now() }, 10_000);
   }
 
   async notifyComplete(address: string, location: TaskGroupLocation, checkpointId: number, kind: CheckpointKind): Promise<void> {
-    await this.send(address, (c) => c.notifyCheckpointComplete, { location, checkpointId, type: KIND_TO_WIRE[kind] }, 10_000);
+    await this.send(address, 'notifyCheckpointComplete', { location, checkpointId, type: KIND_TO_WIRE[kind] }, 10_000);
   }
 
   async notifyAborted(address: string, location: TaskGroupLocation, checkpointId: number): Promise<void> {
-    await this.send(address, (c) => c.notifyCheckpointAborted, { location, checkpointId, type: CheckpointType.CHECKPOINT }, 10_000);
+    await this.send(address, 'notifyCheckpointAborted', { location, checkpointId, type: CheckpointType.CHECKPOINT }, 10_000);
   }
 
   async cancel(address: string, location: TaskGroupLocation, reason: string): Promise<void> {
-    await this.send(address, (c) => c.cancelTask, { location, reason }, 10_000);
+    await this.send(address, 'cancelTask', { location, reason }, 10_000);
   }
 
   /** The task groups a worker runs (the call also tells it, by its epoch, who leads now). */
   async listTaskGroups(address: string): Promise<RunningTaskGroup[]> {
-    return (await this.send(address, (c) => c.listTaskGroups, {}, 5000)).taskGroups;
+    return (await this.send(address, 'listTaskGroups', {}, 5000)).taskGroups;
   }
 
   close(): void {
@@ -114,13 +117,17 @@ export class RemoteResourceManager implements ResourceGateway {
     this.client = new ResourceManagerServiceClient(address, channelCredentials(), clientOptions);
   }
 
-  private send<Req, Res>(method: Parameters<typeof call<Req, Res>>[0], req: Req, deadlineMs: number): Promise<Res> {
-    return this.fence.run(() => call(method, this.client, req, { metadata: this.fence.metadata(), deadlineMs }));
+  private send<K extends UnaryMethodName<ResourceManagerServiceClient>>(
+    method: K,
+    req: RequestOf<ResourceManagerServiceClient, K>,
+    deadlineMs: number,
+  ): Promise<ResponseOf<ResourceManagerServiceClient, K>> {
+    return this.fence.run(() => call(this.client, method, req, { metadata: this.fence.metadata(), deadlineMs }));
   }
 
   async apply(jobId: string, owners: string[], tagFilter: Record<string, string>): Promise<SlotProfile[]> {
     const res = await this.send(
-      this.client.applyResources,
+      'applyResources',
       { jobId, slotCount: owners.length, cpuPerSlot: 0, memoryMbPerSlot: 0, tagFilter, owners },
       30_000,
     );
@@ -129,12 +136,12 @@ export class RemoteResourceManager implements ResourceGateway {
 
   /** Asks the resource manager to check a worker now; a worker refusing connections is lost. */
   async probe(address: string): Promise<{ alive: boolean; lost: boolean; reason: string }> {
-    return this.send(this.client.probeWorker, { address }, 10_000);
+    return this.send('probeWorker', { address }, 10_000);
   }
 
   /** Frees every granted slot that no job of this leader holds (after a take-over). */
   async syncSlots(heldSlotIds: string[]): Promise<void> {
-    await this.send(this.client.syncSlots, { heldSlotIds }, 10_000);
+    await this.send('syncSlots', { heldSlotIds }, 10_000);
   }
 
   /**
@@ -145,7 +152,7 @@ export class RemoteResourceManager implements ResourceGateway {
   async release(jobId: string, slotIds: string[]): Promise<void> {
     for (let attempt = 0; ; attempt++) {
       try {
-        await this.send(this.client.releaseResources, { jobId, slotIds }, 10_000);
+        await this.send('releaseResources', { jobId, slotIds }, 10_000);
         return;
       } catch (err) {
         if (!(err as TidewayError).retryable || (err as TidewayError).code === ErrorCode.NOT_LEADER || attempt === 15) throw err;
@@ -155,7 +162,7 @@ export class RemoteResourceManager implements ResourceGateway {
   }
 
   async listWorkers(): Promise<{ workers: WorkerProfile[]; nowMs: number }> {
-    return call(this.client.listWorkers, this.client, {}, { deadlineMs: 10_000 });
+    return call(this.client, 'listWorkers', {}, { deadlineMs: 10_000 });
   }
 
   close(): void {

@@ -59,7 +59,7 @@ export class Scheduler {
       do {
         this.again = false;
         while (this.queue.length > 0) {
-          const job = this.queue[0]!;
+          const job = this.queue[0];
           if (job.isEnded()) {
             this.told.delete(this.queue.shift()!.jobId);
             continue;

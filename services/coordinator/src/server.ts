@@ -514,7 +514,7 @@ export class CoordinatorServer {
         const state = WIRE_TO_EXEC[req.state];
         if (p && state) {
           if (req.error && p.taskGroups[loc.taskGroupIndex] && loc.attempt === p.attempt)
-            p.taskGroups[loc.taskGroupIndex]!.error = req.error;
+            p.taskGroups[loc.taskGroupIndex].error = req.error;
           p.onTaskState(loc.taskGroupIndex, loc.attempt, state, req.error);
         }
         return OK;

@@ -116,7 +116,7 @@ export class ResourceManagerService {
       const leader = this.coordinators;
       if (!leader) return;
       try {
-        await leader.call((c) => call(c.workerLost, c, { workerId, address, reason }, { deadlineMs: 5000 }), 10_000);
+        await leader.call((c) => call(c, 'workerLost', { workerId, address, reason }, { deadlineMs: 5000 }), 10_000);
         return;
       } catch (err) {
         if (attempt === 0)
@@ -142,7 +142,7 @@ export async function probeWorker(address: string, timeoutMs: number): Promise<P
     'grpc.max_reconnect_backoff_ms': 200,
   });
   try {
-    await call(client.listTaskGroups, client, {}, { deadlineMs: timeoutMs });
+    await call(client, 'listTaskGroups', {}, { deadlineMs: timeoutMs });
     return 'alive';
   } catch (err) {
     const e = err as { details?: { grpcCode?: number }; message?: string };

@@ -48,7 +48,7 @@ describe('allocateSlots', () => {
       req(1),
       'SYSTEM_LOAD',
     );
-    expect(grants[0]!.workerId).toBe('b');
+    expect(grants[0].workerId).toBe('b');
   });
 
   it('dynamic slots are bounded by cpu and memory when the request asks for them', () => {

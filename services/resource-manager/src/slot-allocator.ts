@@ -79,7 +79,7 @@ function choose(
 ): WorkerCapacity {
   switch (strategy) {
     case 'RANDOM':
-      return candidates[Math.floor(random() * candidates.length)]!;
+      return candidates[Math.floor(random() * candidates.length)];
     case 'SYSTEM_LOAD':
       // Lowest load first; slots granted in this request count as load so they spread.
       return minBy(candidates, (w) => w.systemLoad + (taken.get(w.workerId) ?? 0) + w.usedSlots * 0.01);
@@ -93,7 +93,7 @@ function choose(
 }
 
 function minBy<T>(items: T[], score: (t: T) => number): T {
-  let best: T = items[0] as T;
+  let best: T = items[0];
   let bestScore = score(best);
   for (const item of items.slice(1)) {
     const s = score(item);

@@ -60,7 +60,7 @@ export function buildRestApp(jobs: JobApi, contextPath: string, registry?: Regis
   // config or a driver's message carries never leaves in plain text. /encrypt-config answers
   // with encrypted values on purpose, and is left as it is.
   app.addHook('onSend', async (req, _reply, payload) =>
-    typeof payload === 'string' && !req.url.split('?')[0]!.endsWith('/encrypt-config') ? redactText(payload) : payload,
+    typeof payload === 'string' && !req.url.split('?')[0].endsWith('/encrypt-config') ? redactText(payload) : payload,
   );
   // Bearer tokens or client certificates (tideway.auth): each route needs the role of the
   // JobService call it makes. The dashboard's page and scripts carry no data and load without
@@ -68,9 +68,9 @@ export function buildRestApp(jobs: JobApi, contextPath: string, registry?: Regis
   app.addHook('onRequest', async (req, reply) => {
     const tokens = authTokens();
     if (tokens.length === 0) return;
-    const route = req.url.split('?')[0]!.slice(contextPath.length);
+    const route = req.url.split('?')[0].slice(contextPath.length);
     // The route as the router matched it (it decodes %xx): the URL as sent may spell it otherwise.
-    const matched = (req.routeOptions.url ?? req.url.split('?')[0]!).slice(contextPath.length);
+    const matched = (req.routeOptions.url ?? req.url.split('?')[0]).slice(contextPath.length);
     if (req.method === 'GET' && isDashboardFile(matched)) return;
     const what = `${req.method} ${route}`;
     const certificate = clientCertificateOf(req.raw);

@@ -53,7 +53,7 @@ export function dataExchangeHandlers(tasks: TaskExecutionService): grpc.UntypedS
             if (body.$case === 'batch') {
               // A copy in a buffer of its own, moved to the thread without another copy.
               const rows = new Uint8Array(body.value.rows);
-              group.thread.post({ type: 'exchange-batch', channel: from, rows }, [rows.buffer as ArrayBuffer]);
+              group.thread.post({ type: 'exchange-batch', channel: from, rows }, [rows.buffer]);
             } else if (body.$case === 'barrier') {
               group.thread.post({
                 type: 'exchange-barrier',

@@ -157,8 +157,8 @@ export class WorkerServer {
         await c.call(
           (client) =>
             call(
-              client.reportTaskGroups,
               client,
+              'reportTaskGroups',
               { workerId: this.workerId, workerAddress: this.address, taskGroups: running },
               { deadlineMs: Math.max(1000, this.options.heartbeatIntervalMs) },
             ),
@@ -212,7 +212,7 @@ export class WorkerServer {
     let attempt = 0;
     while (!this.stopped) {
       try {
-        await call(this.rm!.registerWorker, this.rm!, { profile: this.profile() }, { deadlineMs: 5000 });
+        await call(this.rm!, 'registerWorker', { profile: this.profile() }, { deadlineMs: 5000 });
         this.registered = true;
         break;
       } catch (err) {
@@ -232,11 +232,11 @@ export class WorkerServer {
     if (this.stopped) return;
     try {
       this.tasks.prune();
-      const res = await call(this.rm!.heartbeat, this.rm!, { profile: this.profile() }, { deadlineMs: 5000 });
+      const res = await call(this.rm!, 'heartbeat', { profile: this.profile() }, { deadlineMs: 5000 });
       if (!res.known) {
         // The resource manager restarted: register again, reporting the slots held here.
         const profile = this.profile();
-        await call(this.rm!.registerWorker, this.rm!, { profile }, { deadlineMs: 5000 });
+        await call(this.rm!, 'registerWorker', { profile }, { deadlineMs: 5000 });
         log.info(
           { rm: this.options.resourceManagerAddress, heldSlots: profile.assignedSlots.length },
           'registered again with the resource manager',

@@ -200,8 +200,8 @@ export class TaskExecutionService {
       case 'metrics':
         this.report(group, (c) =>
           call(
-            c.reportMetrics,
             c,
+            'reportMetrics',
             { location: group.location, tables: msg.metrics.tables.map((t) => ({ ...t, sourceReceivedQps: 0, sinkWriteQps: 0 })) },
             { metadata: group.epochMetadata(), deadlineMs: 10_000 },
           ).then(() => undefined),
@@ -210,8 +210,8 @@ export class TaskExecutionService {
       case 'checkpoint-ack':
         this.report(group, (c) =>
           call(
-            c.acknowledgeCheckpoint,
             c,
+            'acknowledgeCheckpoint',
             {
               location: group.location,
               checkpointId: msg.checkpointId,
@@ -226,8 +226,8 @@ export class TaskExecutionService {
       case 'checkpoint-failed':
         this.report(group, (c) =>
           call(
-            c.acknowledgeCheckpoint,
             c,
+            'acknowledgeCheckpoint',
             {
               location: group.location,
               checkpointId: msg.checkpointId,
@@ -273,8 +273,8 @@ export class TaskExecutionService {
     error?: SerializedError,
   ): Promise<void> {
     await call(
-      c.reportTaskState,
       c,
+      'reportTaskState',
       {
         location: group.location,
         state,
@@ -295,8 +295,8 @@ export class TaskExecutionService {
       const res = await this.leader.call(
         (c) =>
           call(
-            c.requestSplits,
             c,
+            'requestSplits',
             {
               location: group.location,
               sourceVertexId,

@@ -138,7 +138,7 @@ function compileSetting(setting: EngineSetting, value: unknown): unknown {
  * a bucket; the HA settings' rules (ha-settings.ts). Empty address lists become their defaults.
  */
 export function compileEngineConfig(input: EngineConfigInput): EngineConfig {
-  const engine = compileSection(SEATUNNEL_ENGINE_SETTINGS, input.seatunnel?.engine) as Record<string, unknown>;
+  const engine = compileSection(SEATUNNEL_ENGINE_SETTINGS, input.seatunnel?.engine);
   const tideway = compileSection(TIDEWAY_SETTINGS, input.tideway);
   const config = { ...engine, tideway: resolveHaAddresses(tideway as unknown as EngineConfig['tideway']) } as unknown as EngineConfig;
   const fail = (message: string): never => {

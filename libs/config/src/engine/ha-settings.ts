@@ -81,7 +81,7 @@ function checkAddresses(key: string, list: readonly string[], fail: (message: st
   list.forEach((text, i) => {
     const parsed = parseHostPort(text);
     if (!parsed) fail(`${key}[${i}] '${text}' is not host:port (e.g. 127.0.0.1:6379)`);
-    const norm = formatHostPort({ host: parsed!.host.toLowerCase(), port: parsed!.port });
+    const norm = formatHostPort({ host: parsed.host.toLowerCase(), port: parsed.port });
     if (seen.has(norm)) fail(`${key} lists ${text} twice: each entry must be a different server`);
     seen.add(norm);
   });
@@ -94,6 +94,6 @@ function checkAdvertised(key: string, text: string, fail: (message: string) => n
   if (!text) return;
   const parsed = parseHostPort(text);
   if (!parsed) fail(`${key} '${text}' is not host:port (e.g. tideway-coordinator-0.tideway-coordinator:5801)`);
-  if (WILDCARD_HOSTS.has(parsed!.host))
+  if (WILDCARD_HOSTS.has(parsed.host))
     fail(`${key} '${text}' is a wildcard address that others cannot dial: use this host's DNS name or IP address`);
 }

@@ -56,7 +56,7 @@ function readYaml(file: string, given?: string): EngineConfigInput {
     const key = isScalar(pair.key) ? String(pair.key.value) : '';
     const value = pair.value as Node | null;
     if (key === 'seatunnel') {
-      if (!isMap(value)) return fail(value ?? (pair.key as Node), "'seatunnel' must be a map holding 'engine'");
+      if (!isMap(value)) return fail(value ?? pair.key, "'seatunnel' must be a map holding 'engine'");
       for (const inner of value.items) {
         const innerKey = isScalar(inner.key) ? String(inner.key.value) : '';
         if (innerKey !== 'engine')
@@ -66,7 +66,7 @@ function readYaml(file: string, given?: string): EngineConfigInput {
     } else if (key === 'tideway') {
       out.tideway = readSection(TIDEWAY_SETTINGS, value, 'tideway', fail);
     } else {
-      return fail(pair.key as Node, `unknown top-level key '${key}': the engine config has seatunnel.engine and tideway`);
+      return fail(pair.key, `unknown top-level key '${key}': the engine config has seatunnel.engine and tideway`);
     }
   }
   return out;
@@ -173,7 +173,7 @@ function applySet(input: EngineConfigInput, set: string): void {
   } catch (e) {
     return fail(`the value does not parse as YAML: ${(e as Error).message.split('\n')[0]}`);
   }
-  const engine = ((input.seatunnel ??= {}).engine ??= {}) as Record<string, unknown>;
+  const engine = ((input.seatunnel ??= {}).engine ??= {});
   let target = engine;
   let fields: Readonly<Record<string, EngineSetting>> = SEATUNNEL_ENGINE_SETTINGS;
   for (let i = 0; i < parts.length; i++) {

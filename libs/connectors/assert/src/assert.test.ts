@@ -197,7 +197,7 @@ describe('Assert field rules', () => {
 function runCounts(sink: Sink<AssertCommitInfo, AssertAggregatedInfo>, perWriter: Row[][]): () => void {
   const committer = sink.createAggregatedCommitter!();
   const writers = perWriter.map((_, i) => sink.createWriter({ subtaskIndex: i, parallelism: perWriter.length }));
-  perWriter.forEach((rows, i) => void writers[i]!.write(rows));
+  perWriter.forEach((rows, i) => void writers[i].write(rows));
   const infos = writers.map((w) => w.prepareCommit!(1) as AssertCommitInfo);
   const agg = committer.combine(infos);
   void committer.commit([agg]);

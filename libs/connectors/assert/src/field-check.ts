@@ -75,7 +75,7 @@ export function hasType(value: unknown, type: DataType): boolean {
       for (const [k, v] of value) if (!hasType(k, type.key) || !hasType(v, type.value)) return false;
       return true;
     case 'row':
-      return Array.isArray(value) && value.every((v, i) => i < type.fields.length && hasType(v, type.fields[i]!.type));
+      return Array.isArray(value) && value.every((v, i) => i < type.fields.length && hasType(v, type.fields[i].type));
   }
 }
 
@@ -86,7 +86,7 @@ export function valuesEqual(a: unknown, b: unknown, type: DataType): boolean {
     case 'row': {
       const x = a as unknown[];
       const y = b as unknown[];
-      return x.length === y.length && y.every((v, i) => valuesEqual(x[i], v, type.fields[i]!.type));
+      return x.length === y.length && y.every((v, i) => valuesEqual(x[i], v, type.fields[i].type));
     }
     case 'array': {
       const x = a as unknown[];
@@ -183,7 +183,7 @@ export function compileFieldRules(rules: readonly FieldRule[], table: CatalogTab
         { place: { option: 'rules' } },
       );
     }
-    const columnType = table.columns[index]!.type;
+    const columnType = table.columns[index].type;
     const fieldType = rule.fieldType;
     const checks = rule.valueRules.map((r) => ({ name: ruleName(r), pass: compileValueRule(r, columnType, table, rule.fieldName) }));
     const typeName = fieldType ? `field_type ${formatType(fieldType)}` : '';

@@ -198,7 +198,7 @@ export class CdcSourceReader<P, W> implements SourceReader<CdcSplit<P, W>> {
     const batch: Row[] = [];
     const point = this.point!;
     for (let n = 0; n < items.length; n++) {
-      const item = items[n]!;
+      const item = items[n];
       if (item.type === 'schema') {
         // The rows before the change go out now; the change and what follows wait for a
         // completed checkpoint (see SchemaItem).

@@ -15,7 +15,7 @@ function rowFormatter(table: CatalogTable): RowFormatter {
   // SeaTunnel joins with commons-lang StringUtils.join, which shows a null field as nothing.
   return (fields) => {
     let s = '';
-    for (let i = 0; i < n; i++) s += (i > 0 ? ', ' : '') + (fs[i]!(fields[i]) ?? '');
+    for (let i = 0; i < n; i++) s += (i > 0 ? ', ' : '') + (fs[i](fields[i]) ?? '');
     return s;
   };
 }
@@ -44,7 +44,7 @@ export class ConsoleSinkWriter implements SinkWriter<void, never> {
     private readonly out: TextOutput = process.stdout,
   ) {
     for (const t of tables) this.formatters.set(t.tableId, rowFormatter(t));
-    if (tables.length === 1) this.single = this.formatters.get(tables[0]!.tableId);
+    if (tables.length === 1) this.single = this.formatters.get(tables[0].tableId);
   }
 
   private line(row: Row): string {

@@ -73,7 +73,7 @@ function jsonFormatter(type: DataType): FieldFormatter {
     case 'row': {
       // A nested row is written as the JSON array of its fields.
       const el = type.kind === 'array' ? [jsonFormatter(type.element)] : type.fields.map((f) => jsonFormatter(f.type));
-      return nullable((v) => `[${(v as unknown[]).map((x, i) => el[type.kind === 'array' ? 0 : i]!(x)).join(',')}]`);
+      return nullable((v) => `[${(v as unknown[]).map((x, i) => el[type.kind === 'array' ? 0 : i](x)).join(',')}]`);
     }
     case 'map':
       return nullable(mapJson(type.key, type.value));
@@ -108,7 +108,7 @@ export function fieldFormatter(type: DataType): (value: unknown) => string | nul
         return mapJson(type.key, type.value);
       case 'row': {
         const fs = type.fields.map((f) => fieldFormatter(f.type));
-        return (v) => `[${(v as unknown[]).map((x, i) => fs[i]!(x) ?? 'null').join(', ')}]`;
+        return (v) => `[${(v as unknown[]).map((x, i) => fs[i](x) ?? 'null').join(', ')}]`;
       }
       default:
         return scalarText(type);

@@ -49,13 +49,13 @@ export function javaTimestamp(text: string): string {
 export function javaTimestampTz(text: string): string {
   const m = /(Z|[+-]\d{2}:?\d{2})$/.exec(text);
   if (!m) return javaTimestamp(text);
-  const offset = m[1] === 'Z' || /^[+-]00:?00$/.test(m[1]!) ? 'Z' : m[1]!;
+  const offset = m[1] === 'Z' || /^[+-]00:?00$/.test(m[1]) ? 'Z' : m[1];
   return javaTimestamp(text.slice(0, m.index)) + offset;
 }
 
 /** A byte[] as SeaTunnel's Console lists it: signed Java bytes, "[98, -1]". */
 export function javaBytes(b: Uint8Array): string {
   let s = '[';
-  for (let i = 0; i < b.length; i++) s += (i > 0 ? ', ' : '') + ((b[i]! << 24) >> 24);
+  for (let i = 0; i < b.length; i++) s += (i > 0 ? ', ' : '') + ((b[i] << 24) >> 24);
   return `${s}]`;
 }

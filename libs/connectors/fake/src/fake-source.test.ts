@@ -30,8 +30,8 @@ const ALL_TYPES = {
 describe('FakeSource schema', () => {
   it('parses every type, nested rows given as objects and as {..} inside generics', () => {
     const [t] = fakeSourceOf({ schema: { fields: ALL_TYPES } }).catalogTables();
-    expect(t!.tableId).toBe('default.default.default');
-    expect(t!.columns.map((c) => formatType(c.type))).toEqual([
+    expect(t.tableId).toBe('default.default.default');
+    expect(t.columns.map((c) => formatType(c.type))).toEqual([
       'null',
       'string',
       'boolean',
@@ -72,10 +72,10 @@ describe('FakeSource schema', () => {
       primaryKey: { name: 'pk_id', columns: ['id'] },
       constraintKeys: [{ name: 'uk', type: 'UNIQUE_KEY', columns: ['name'] }],
     });
-    expect(t!.columns[0]).toMatchObject({ name: 'id', nullable: false, comment: 'pk' });
+    expect(t.columns[0]).toMatchObject({ name: 'id', nullable: false, comment: 'pk' });
     const [rows] = runBounded(fakeSourceOf({ schema, 'row.num': 3 }), 1);
-    for (const r of rows!) expect((r.fields[1] as string).length).toBe(3);
-    expect(fakeSourceOf({ schema: { fields: { a: 'int' } }, plugin_output: 'fake' }).catalogTables()[0]!.tableId).toBe('fake');
+    for (const r of rows) expect((r.fields[1] as string).length).toBe(3);
+    expect(fakeSourceOf({ schema: { fields: { a: 'int' } }, plugin_output: 'fake' }).catalogTables()[0].tableId).toBe('fake');
   });
 
   it('rejects a bad type naming the field', () => {
@@ -88,7 +88,7 @@ describe('FakeSource random values', () => {
     const [rows] = runBounded(fakeSourceOf({ schema: { fields: ALL_TYPES }, 'row.num': 200 }), 1);
     expect(rows).toHaveLength(200);
     const year = new Date().getFullYear();
-    for (const { kind, tableId, fields: f } of rows!) {
+    for (const { kind, tableId, fields: f } of rows) {
       expect(kind).toBe('+I');
       expect(tableId).toBe('default.default.default');
       expect(f[0]).toBeNull();
@@ -131,7 +131,7 @@ describe('FakeSource random values', () => {
       }),
       1,
     );
-    for (const r of rows!) {
+    for (const r of rows) {
       expect((r.fields[0] as Map<unknown, unknown>).size).toBe(1);
       expect(r.fields[1]).toHaveLength(7);
       expect(r.fields[2]).toHaveLength(2);
@@ -159,11 +159,11 @@ describe('FakeSource random values', () => {
     const [rows] = runBounded(fakeSourceOf(opts), 1);
     const lo = [1, 10, 20, 30n, 40, 44];
     const hi = [9, 19, 29, 39n, 43, 47];
-    for (const r of rows!)
+    for (const r of rows)
       r.fields.forEach((v, i) => {
-        expect(v! >= lo[i]! && v! < hi[i]!).toBe(true);
+        expect((v as number | bigint) >= lo[i] && (v as number | bigint) < hi[i]).toBe(true);
       });
-    expect(new Set(rows!.map((r) => r.fields[0])).size).toBeGreaterThan(3);
+    expect(new Set(rows.map((r) => r.fields[0])).size).toBeGreaterThan(3);
   });
 
   it('rejects a min outside the range SeaTunnel allows', () => {
@@ -188,11 +188,11 @@ describe('FakeSource random values', () => {
       'double.template': [44.5],
     };
     const [rows] = runBounded(fakeSourceOf(opts), 1);
-    expect(new Set(rows!.map((r) => r.fields[0]))).toEqual(new Set(['tyrantlucifer', 'hailin', 'kris']));
-    expect(new Set(rows!.map((r) => r.fields[1]))).toEqual(new Set([1, 2, 3]));
-    expect(new Set(rows!.map((r) => r.fields[2]))).toEqual(new Set([20, 21]));
-    expect(new Set(rows!.map((r) => r.fields[3]))).toEqual(new Set([30n, 31n]));
-    expect(new Set(rows!.map((r) => r.fields[4]))).toEqual(new Set([44.5]));
+    expect(new Set(rows.map((r) => r.fields[0]))).toEqual(new Set(['tyrantlucifer', 'hailin', 'kris']));
+    expect(new Set(rows.map((r) => r.fields[1]))).toEqual(new Set([1, 2, 3]));
+    expect(new Set(rows.map((r) => r.fields[2]))).toEqual(new Set([20, 21]));
+    expect(new Set(rows.map((r) => r.fields[3]))).toEqual(new Set([30n, 31n]));
+    expect(new Set(rows.map((r) => r.fields[4]))).toEqual(new Set([44.5]));
   });
 
   it('template mode without a template list is a config error', () => {
@@ -211,7 +211,7 @@ describe('FakeSource random values', () => {
       'time.second.template': [9],
     };
     const [rows] = runBounded(fakeSourceOf(opts), 1);
-    for (const r of rows!) {
+    for (const r of rows) {
       expect(['2020-02-29', '2020-02-03']).toContain(r.fields[0]);
       expect(r.fields[1]).toBe('07:05:09');
       expect(r.fields[2]).toMatch(/^2020-02-(29|03)T07:05:09$/);
@@ -233,7 +233,7 @@ describe('FakeSource random values', () => {
       }),
       1,
     );
-    expect(rows![0]!.fields).toEqual(['2024-09-12T15:45:30', iso, 0]);
+    expect(rows[0].fields).toEqual(['2024-09-12T15:45:30', iso, 0]);
   });
 });
 
@@ -248,15 +248,15 @@ describe('FakeSource explicit rows', () => {
   it('emits the rows with their kinds and typed values; each split emits them all', () => {
     const [out] = runBounded(fakeSourceOf({ schema, rows, 'split.num': 2, 'row.num': 2 }), 1);
     expect(out).toHaveLength(6);
-    expect(out!.map((r) => r.kind)).toEqual(['+I', '-U', '-D', '+I', '-U', '-D']);
-    const f = out![0]!.fields;
+    expect(out.map((r) => r.kind)).toEqual(['+I', '-U', '-D', '+I', '-U', '-D']);
+    const f = out[0].fields;
     expect(f[0]).toBe(1n);
     expect(f[2]).toEqual(new Map([['2024-01-26', 'v0']]));
     expect((f[3] as unknown[])[0]).toBe(5);
-    expect(Buffer.from((f[3] as Uint8Array[])[1]!).toString()).toBe('miIZj');
+    expect(Buffer.from((f[3] as Uint8Array[])[1]).toString()).toBe('miIZj');
     expect(f[4]).toBe('99.5');
-    expect(out![1]!.fields).toEqual([2n, 'B', null, null, null]);
-    expect(out![3]!.fields).not.toBe(f);
+    expect(out[1].fields).toEqual([2n, 'B', null, null, null]);
+    expect(out[3].fields).not.toBe(f);
   });
 
   it('rejects a value that does not fit its column, naming the row and field', () => {
@@ -268,7 +268,7 @@ describe('FakeSource explicit rows', () => {
 describe('FakeSource splits and parallelism', () => {
   it('cuts row.num per reader into split.num splits owned by index % parallelism', () => {
     const [cfg] = fakeSourceOf({ schema: { fields: { a: 'int' } }, 'row.num': 10, 'split.num': 3 }).tables;
-    const splits = discoverSplits([cfg!], 2);
+    const splits = discoverSplits([cfg], 2);
     expect(splits.map((s) => [s.index, s.rowNum])).toEqual([
       [0, 4],
       [2, 4],
@@ -338,8 +338,8 @@ describe('FakeSource splits and parallelism', () => {
     const [cfg] = fakeSourceOf({ schema: { fields: { a: 'int' } }, 'row.num': 2, 'split.num': 2, 'split.read-interval': 1000 }).tables;
     let now = 10_000;
     const ctx = new RecordingReaderContext(0, 1);
-    const reader = new FakeSourceReader(ctx, [cfg!], undefined, () => now);
-    reader.addSplits(discoverSplits([cfg!], 1));
+    const reader = new FakeSourceReader(ctx, [cfg], undefined, () => now);
+    reader.addSplits(discoverSplits([cfg], 1));
     reader.handleNoMoreSplits();
     const out = new ListCollector();
     reader.pollNext(out);
@@ -377,8 +377,8 @@ describe('FakeSource multi-table', () => {
     });
     expect(source.catalogTables().map((t) => t.tableId)).toEqual(['test.table1', 'test.table2']);
     const [rows] = runBounded(source, 1);
-    const t2 = rows!.filter((r) => r.tableId === 'test.table2');
-    expect(rows!.filter((r) => r.tableId === 'test.table1')).toHaveLength(16);
+    const t2 = rows.filter((r) => r.tableId === 'test.table2');
+    expect(rows.filter((r) => r.tableId === 'test.table1')).toHaveLength(16);
     expect(t2).toHaveLength(17);
     expect(new Set(t2.map((r) => r.fields[0]))).toEqual(new Set([7]));
   });

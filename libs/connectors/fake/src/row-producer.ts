@@ -47,7 +47,7 @@ export class RowProducer {
           Array.isArray(raw)
             ? raw[i]
             : typeof raw === 'object' && raw !== null
-              ? (raw as Record<string, unknown>)[cols[i]!.name]
+              ? (raw as Record<string, unknown>)[cols[i].name]
               : undefined;
         const now: { index: number; value: () => string }[] = [];
         cols.forEach((c, i) => {
@@ -58,7 +58,7 @@ export class RowProducer {
         const patched = Array.isArray(raw) ? [...raw] : raw;
         if (Array.isArray(patched)) for (const n of now) patched[n.index] = null;
         else if (typeof patched === 'object' && patched !== null)
-          for (const n of now) (patched as Record<string, unknown>)[cols[n.index]!.name] = null;
+          for (const n of now) (patched as Record<string, unknown>)[cols[n.index].name] = null;
         try {
           const fields = convertConfigValue(patched, rowType, `rows[${r}].fields`) as unknown[];
           return { kind: spec.kind, fields, now };
@@ -83,7 +83,7 @@ export class RowProducer {
     const tableId = this.tableId;
     if (this.explicit) {
       for (let r = from; r < from + n; r++) {
-        const e = this.explicit[r]!;
+        const e = this.explicit[r];
         const fields = e.fields.map(copyValue);
         for (const x of e.now) fields[x.index] = x.value();
         out.push({ kind: e.kind, tableId, fields });
@@ -94,7 +94,7 @@ export class RowProducer {
     const width = gens.length;
     for (let r = 0; r < n; r++) {
       const fields = new Array<unknown>(width);
-      for (let c = 0; c < width; c++) fields[c] = gens[c]!();
+      for (let c = 0; c < width; c++) fields[c] = gens[c]();
       out.push({ kind: Kinds.INSERT, tableId, fields });
     }
   }

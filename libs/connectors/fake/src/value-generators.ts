@@ -18,7 +18,7 @@ const LETTER_CODES = Array.from(LETTERS, (c) => c.charCodeAt(0));
 
 function pick<T>(list: readonly T[]): () => T {
   const n = list.length;
-  return () => list[(Math.random() * n) | 0]!;
+  return () => list[(Math.random() * n) | 0];
 }
 
 /** Random integer in [min, max) (min when they are equal), as RandomUtils.nextInt. */
@@ -175,7 +175,7 @@ export function generatorFor(type: DataType, cfg: FakeTableConfig, extras: Colum
       const n = gens.length;
       return () => {
         const a = new Array<unknown>(n);
-        for (let i = 0; i < n; i++) a[i] = gens[i]!();
+        for (let i = 0; i < n; i++) a[i] = gens[i]();
         return a;
       };
     }

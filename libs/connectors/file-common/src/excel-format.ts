@@ -27,7 +27,7 @@ const excelPattern = (javaPattern: string): string =>
 function compileCell(type: DataType, fieldDelimiter: string): (v: unknown) => unknown {
   switch (type.kind) {
     case 'bigint':
-      return (v) => Number(v as bigint);
+      return (v) => Number(v);
     case 'decimal':
       return (v) => Number.parseFloat(String(v));
     case 'bytes':
@@ -38,7 +38,7 @@ function compileCell(type: DataType, fieldDelimiter: string): (v: unknown) => un
       return compileJsonValueWriter(type);
     case 'row': {
       const parts = type.fields.map((f) => compileCell(f.type, fieldDelimiter));
-      return (v) => (v as unknown[]).map((x, i) => (x === null || x === undefined ? '' : String(parts[i]!(x)))).join(fieldDelimiter);
+      return (v) => (v as unknown[]).map((x, i) => (x === null || x === undefined ? '' : String(parts[i](x)))).join(fieldDelimiter);
     }
     case 'date':
       return (v) => new Date(`${v as string}T00:00:00Z`);
@@ -93,7 +93,7 @@ export class ExcelFileEncoder implements FileEncoder {
               : undefined,
     );
     const header = this.sheet.getRow(1);
-    columns.forEach((c, i) => (header.getCell(positions[i]! + 1).value = c.name));
+    columns.forEach((c, i) => (header.getCell(positions[i] + 1).value = c.name));
     header.commit();
   }
 
@@ -102,8 +102,8 @@ export class ExcelFileEncoder implements FileEncoder {
     for (let i = 0; i < this.columns.length; i++) {
       const v = fields[i];
       if (v === null || v === undefined) continue;
-      const cell = row.getCell(this.positions[i]! + 1);
-      cell.value = this.cells[i]!(v) as ExcelJS.CellValue;
+      const cell = row.getCell(this.positions[i] + 1);
+      cell.value = this.cells[i](v) as ExcelJS.CellValue;
       const fmt = this.formats[i];
       if (fmt) cell.numFmt = fmt;
     }
@@ -201,7 +201,7 @@ export async function* excelRows(
     entries: 'emit',
   });
   for await (const sheet of reader) {
-    for await (const row of sheet) yield ((row as ExcelJS.Row).values as unknown[]).slice(1); // exceljs rows are 1-based
+    for await (const row of sheet) yield (row.values as unknown[]).slice(1); // exceljs rows are 1-based
     return;
   }
 }

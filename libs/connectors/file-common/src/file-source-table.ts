@@ -58,7 +58,7 @@ function parquetDecoder(
   const base = parseSchemaConfig({ fields: {} }, { catalogName: plugin }).table;
   const pick = (columns: readonly Column[], what: string): Column[] => {
     const projection = projectionOf(o, columns, what);
-    return projection.length > 0 ? projection.map((i) => columns[i]!) : [...columns];
+    return projection.length > 0 ? projection.map((i) => columns[i]) : [...columns];
   };
   const emitted = fileColumns ? pick(fileColumns, 'the Parquet file') : [];
   for (const key of partitionKeys) emitted.push({ name: key, type: Types.STRING, nullable: true });
@@ -154,7 +154,7 @@ export function buildSourceDecoder(
   if (format === 'excel') {
     const cells = schemaColumns.map((c) => compileExcelValue(c.type));
     const picked = projection.length > 0 ? projection : schemaColumns.map((_, i) => i);
-    const decodeCells = (row: readonly unknown[]): unknown[] => picked.map((i) => cells[i]!(row[i]));
+    const decodeCells = (row: readonly unknown[]): unknown[] => picked.map((i) => cells[i](row[i]));
     return { table, decode, partitionKeys, decodeCells };
   }
   return { table, decode, partitionKeys };

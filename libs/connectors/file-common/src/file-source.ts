@@ -71,7 +71,7 @@ export class FileSource implements Source<FileSplit, FileEnumeratorState> {
   }
 
   createReader(ctx: SourceReaderContext): SourceReader<FileSplit> {
-    if (this.tables.length === 1) return this.tables[0]!.createReader(ctx);
-    return new MultiTableFileReader(this.tables.length, (i, c) => this.tables[i]!.createReader(c), ctx);
+    if (this.tables.length === 1) return this.tables[0].createReader(ctx);
+    return new MultiTableFileReader(this.tables.length, (i, c) => this.tables[i].createReader(c), ctx);
   }
 }

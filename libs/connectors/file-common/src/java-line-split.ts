@@ -13,8 +13,8 @@ export function javaLineSplitter(delimiter: string): (line: string) => string[] 
   const literal =
     delimiter.length === 1 && !REGEX_META.includes(delimiter)
       ? delimiter
-      : delimiter.length === 2 && delimiter[0] === '\\' && !/[0-9A-Za-z]/.test(delimiter[1]!)
-        ? delimiter[1]!
+      : delimiter.length === 2 && delimiter[0] === '\\' && !/[0-9A-Za-z]/.test(delimiter[1])
+        ? delimiter[1]
         : undefined;
   if (literal !== undefined) return (line) => line.split(literal);
   const regex = new RegExp(delimiter, 'u');

@@ -31,7 +31,7 @@ function compileWrite(type: DataType): Write {
     case 'float':
     case 'double': {
       const text = type.kind === 'float' ? javaFloatText : javaDoubleText;
-      return (v) => (Number.isFinite(v as number) ? text(v as number) : `"${text(v as number)}"`);
+      return (v) => (Number.isFinite(v) ? text(v as number) : `"${text(v as number)}"`);
     }
     case 'bytes':
       return (v) => `"${Buffer.from(v as Uint8Array).toString('base64')}"`;
@@ -84,7 +84,7 @@ function compileObjectWriter(fields: readonly { name: string; type: DataType }[]
 
 /** Compiles a writer of one JSON object per row for the given columns. */
 export function compileJsonLineWriter(columns: readonly { name: string; type: DataType }[]): (fields: readonly unknown[]) => string {
-  return compileObjectWriter(columns) as (fields: readonly unknown[]) => string;
+  return compileObjectWriter(columns);
 }
 
 type Read = (v: unknown) => unknown;
@@ -162,7 +162,7 @@ function compileRead(type: DataType, field: string): Read {
       return (v) => {
         if (v === null || typeof v !== 'object' || Array.isArray(v)) bad(field, 'map', v);
         const out = new Map<unknown, unknown>();
-        for (const [key, value] of Object.entries(v as object)) out.set(k(key), val(value));
+        for (const [key, value] of Object.entries(v)) out.set(k(key), val(value));
         return out;
       };
     }

@@ -41,7 +41,7 @@ class Out {
   }
 }
 
-const le32 = (a: Uint8Array, i: number): number => (a[i]! | (a[i + 1]! << 8) | (a[i + 2]! << 16) | (a[i + 3]! << 24)) >>> 0;
+const le32 = (a: Uint8Array, i: number): number => (a[i] | (a[i + 1] << 8) | (a[i + 2] << 16) | (a[i + 3] << 24)) >>> 0;
 
 /** Emits a literal run of length t (t >= 1) after the op it follows. */
 function literalRun(out: Out, src: Uint8Array, from: number, t: number): void {
@@ -89,7 +89,7 @@ function compressPiece(src: Uint8Array, start: number, len: number, ti: number, 
       if (ip >= ipEnd) return start + len - (ii - ti);
       const dv = le32(src, ip);
       const dindex = (Math.imul(dv, 0x1824429d) >>> (32 - D_BITS)) & D_MASK;
-      mPos = start + dict[dindex]!;
+      mPos = start + dict[dindex];
       dict[dindex] = ip - start;
       if (dv === le32(src, mPos)) break;
     }
@@ -178,13 +178,13 @@ export function lzo1xDecompress(src: Uint8Array, size: number): Uint8Array {
       ip++;
       if (ip >= src.length) corrupt('input overrun');
     }
-    return n + base + src[ip++]!;
+    return n + base + src[ip++];
   };
 
   // state: 0 = expect an instruction after a match (or at start); 'first' handled below
   let state: 'instr' | 'afterLiterals' | 'match' = 'instr';
-  if (src[0]! > 17) {
-    t = src[ip++]! - 17;
+  if (src[0] > 17) {
+    t = src[ip++] - 17;
     if (t < 4) {
       copyLiterals(t);
       t = src[ip++]!;
@@ -212,24 +212,24 @@ export function lzo1xDecompress(src: Uint8Array, size: number): Uint8Array {
         continue;
       }
       // a 3-byte match just after a literal run
-      const from = op - (1 + M2_MAX_OFFSET) - (t >> 2) - (src[ip++]! << 2);
+      const from = op - (1 + M2_MAX_OFFSET) - (t >> 2) - (src[ip++] << 2);
       copyMatch(from, 3);
     } else {
       let from: number;
       if (t >= 64) {
-        from = op - 1 - ((t >> 2) & 7) - (src[ip++]! << 3);
+        from = op - 1 - ((t >> 2) & 7) - (src[ip++] << 3);
         copyMatch(from, (t >> 5) + 1);
       } else if (t >= 32) {
         let len = t & 31;
         if (len === 0) len = longLength(31);
-        from = op - 1 - ((src[ip]! >> 2) + (src[ip + 1]! << 6));
+        from = op - 1 - ((src[ip] >> 2) + (src[ip + 1] << 6));
         ip += 2;
         copyMatch(from, len + 2);
       } else if (t >= 16) {
         from = op - ((t & 8) << 11);
         let len = t & 7;
         if (len === 0) len = longLength(7);
-        from -= (src[ip]! >> 2) + (src[ip + 1]! << 6);
+        from -= (src[ip] >> 2) + (src[ip + 1] << 6);
         ip += 2;
         if (from === op) {
           if (op !== size) corrupt(`stream ended after ${op} of ${size} bytes`);
@@ -238,12 +238,12 @@ export function lzo1xDecompress(src: Uint8Array, size: number): Uint8Array {
         from -= 0x4000;
         copyMatch(from, len + 2);
       } else {
-        from = op - 1 - (t >> 2) - (src[ip++]! << 2);
+        from = op - 1 - (t >> 2) - (src[ip++] << 2);
         copyMatch(from, 2);
       }
     }
     // trailing literals of the match, in the low bits of the byte two before
-    t = src[ip - 2]! & 3;
+    t = src[ip - 2] & 3;
     if (t === 0) {
       state = 'instr';
       continue;

@@ -22,7 +22,7 @@ export function adler32(data: Uint8Array, start = 1): number {
   for (let i = 0; i < data.length; ) {
     const end = Math.min(i + 5552, data.length);
     for (; i < end; i++) {
-      a += data[i]!;
+      a += data[i];
       b += a;
     }
     a %= 65521;
@@ -84,7 +84,7 @@ export class LzopWriter {
 }
 
 function concat(parts: readonly Uint8Array[]): Uint8Array {
-  if (parts.length === 1) return parts[0]!;
+  if (parts.length === 1) return parts[0];
   const n = parts.reduce((s, p) => s + p.length, 0);
   const out = new Uint8Array(n);
   let at = 0;
@@ -121,11 +121,11 @@ class ByteReader {
   }
   async u32(): Promise<number> {
     const b = await this.take(4);
-    return ((b[0]! << 24) | (b[1]! << 16) | (b[2]! << 8) | b[3]!) >>> 0;
+    return ((b[0] << 24) | (b[1] << 16) | (b[2] << 8) | b[3]) >>> 0;
   }
   async u16(): Promise<number> {
     const b = await this.take(2);
-    return (b[0]! << 8) | b[1]!;
+    return (b[0] << 8) | b[1];
   }
 }
 
@@ -137,7 +137,7 @@ export async function* lzopDecompress(chunks: AsyncIterable<Uint8Array>): AsyncG
   const version = await r.u16();
   await r.u16(); // library version
   if (version >= 0x0940) await r.u16(); // version needed to extract
-  const method = (await r.take(1))[0]!;
+  const method = (await r.take(1))[0];
   if (method < 1 || method > 3) throw new Error(`lzop method ${method} is not LZO1X`);
   if (version >= 0x0940) await r.take(1); // level
   const flags = await r.u32();
@@ -145,7 +145,7 @@ export async function* lzopDecompress(chunks: AsyncIterable<Uint8Array>): AsyncG
   await r.u32(); // mode
   await r.u32(); // mtime
   if (version >= 0x0940) await r.u32(); // mtime high
-  const nameLength = (await r.take(1))[0]!;
+  const nameLength = (await r.take(1))[0];
   await r.take(nameLength);
   await r.u32(); // header checksum (adler32 or crc32 per F_H_CRC32): the block checksums guard the data
   void F_H_CRC32;

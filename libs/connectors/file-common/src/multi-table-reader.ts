@@ -33,7 +33,7 @@ export class MultiTableFileReader implements SourceReader<FileSplit> {
   addSplits(splits: FileSplit[]): void {
     for (let i = 0; i < this.readers.length; i++) {
       const mine = splits.filter((s) => (s.table ?? 0) === i);
-      if (mine.length > 0) this.readers[i]!.addSplits(mine);
+      if (mine.length > 0) this.readers[i].addSplits(mine);
     }
   }
 
@@ -45,7 +45,7 @@ export class MultiTableFileReader implements SourceReader<FileSplit> {
     // One table at a time, in order: a finished reader returns at once.
     for (let i = 0; i < this.readers.length; i++) {
       if (this.done.has(i)) continue;
-      await this.readers[i]!.pollNext(output);
+      await this.readers[i].pollNext(output);
       return;
     }
   }

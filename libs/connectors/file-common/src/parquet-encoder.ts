@@ -55,7 +55,7 @@ export class ParquetFileEncoder implements FileEncoder {
   }
 
   add(fields: readonly unknown[]): void {
-    for (let i = 0; i < this.cols.length; i++) this.cols[i]!.push(this.convert[i]!(fields[i]));
+    for (let i = 0; i < this.cols.length; i++) this.cols[i].push(this.convert[i](fields[i]));
     this.estimated += rowBytes(fields) + fields.length; // + a definition level per value
     this.rows++;
     if (this.estimated >= this.rowGroupBytes) this.writeRowGroup();
@@ -63,7 +63,7 @@ export class ParquetFileEncoder implements FileEncoder {
 
   private writeRowGroup(): void {
     if (this.rows === 0) return;
-    const columnData = this.names.map((name, i) => ({ name, data: this.cols[i]! }));
+    const columnData = this.names.map((name, i) => ({ name, data: this.cols[i] }));
     void this.writer.write({ columnData, rowGroupSize: this.rows }); // sync: our ByteWriter has no async flush
     this.cols = this.names.map(() => []);
     this.rows = 0;

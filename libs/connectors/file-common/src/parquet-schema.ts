@@ -149,7 +149,7 @@ function leafType(e: SchemaElement, where: string): DataType {
 }
 
 function parseAt(schema: readonly SchemaElement[], i: number, where: string): Parsed {
-  const e = schema[i]!;
+  const e = schema[i];
   if (!e.num_children) {
     const t = leafType(e, where);
     // A bare repeated leaf is a 1-level list (old writers).
@@ -158,7 +158,7 @@ function parseAt(schema: readonly SchemaElement[], i: number, where: string): Pa
   const isList = e.converted_type === 'LIST' || e.logical_type?.type === 'LIST';
   const isMap = e.converted_type === 'MAP' || e.converted_type === 'MAP_KEY_VALUE' || e.logical_type?.type === 'MAP';
   if (isList) {
-    const rep = schema[i + 1]!;
+    const rep = schema[i + 1];
     if (!rep.num_children) return { type: Types.array(leafType(rep, where)), next: i + 2 }; // 2-level list
     if (rep.num_children === 1) {
       const el = parseAt(schema, i + 2, where);
@@ -178,8 +178,8 @@ function parseAt(schema: readonly SchemaElement[], i: number, where: string): Pa
 function parseGroup(schema: readonly SchemaElement[], i: number, where: string): Parsed {
   const fields = [];
   let next = i + 1;
-  for (let k = 0; k < (schema[i]!.num_children ?? 0); k++) {
-    const name = schema[next]!.name;
+  for (let k = 0; k < (schema[i].num_children ?? 0); k++) {
+    const name = schema[next].name;
     const child = parseAt(schema, next, where);
     fields.push({ name, type: child.type });
     next = child.next;

@@ -58,8 +58,8 @@ export async function* parquetRowGroupRows(
     );
   }
   let start = 0;
-  for (let i = 0; i < rowGroup; i++) start += Number(meta.row_groups[i]!.num_rows);
-  const end = start + Number(meta.row_groups[rowGroup]!.num_rows);
+  for (let i = 0; i < rowGroup; i++) start += Number(meta.row_groups[i].num_rows);
+  const end = start + Number(meta.row_groups[rowGroup].num_rows);
   const convert = columns.map((c) => compileFromParquet(c.type));
   // One read per row group: hyparquet decodes whole column chunks, so smaller reads would decode them again.
   let rows: unknown[][] = [];
@@ -79,7 +79,7 @@ export async function* parquetRowGroupRows(
   });
   for (let at = 0; at < rows.length; at += batchRows) {
     const batch = rows.slice(at, at + batchRows);
-    for (const row of batch) for (let i = 0; i < convert.length; i++) row[i] = convert[i]!(row[i]);
+    for (const row of batch) for (let i = 0; i < convert.length; i++) row[i] = convert[i](row[i]);
     yield batch;
   }
 }

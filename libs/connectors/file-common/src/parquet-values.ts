@@ -71,7 +71,7 @@ export function compileToParquet(type: DataType): (v: unknown) => unknown {
         if (v === null || v === undefined) return null;
         const arr = v as unknown[];
         const out: Record<string, unknown> = {};
-        for (let i = 0; i < fields.length; i++) out[fields[i]!.name] = fields[i]!.conv(arr[i]);
+        for (let i = 0; i < fields.length; i++) out[fields[i].name] = fields[i].conv(arr[i]);
         return out;
       };
     }
@@ -95,7 +95,7 @@ function unscaledOf(raw: unknown): bigint {
   const bytes = raw as Uint8Array;
   let v = 0n;
   for (const b of bytes) v = (v << 8n) | BigInt(b);
-  if (bytes.length > 0 && bytes[0]! & 0x80) v -= 1n << BigInt(bytes.length * 8);
+  if (bytes.length > 0 && bytes[0] & 0x80) v -= 1n << BigInt(bytes.length * 8);
   return v;
 }
 

@@ -140,7 +140,7 @@ export function buildTableLayout(o: PluginOptions, table: CatalogTable, plugin: 
     path,
     format,
     // SeaTunnel puts the codec before the format's suffix: x.lzo.txt, x.snappy.parquet.
-    suffix: CODEC_SUFFIX[String(o.get('compress_codec')).toLowerCase()]! + FORMAT_SUFFIX[format],
+    suffix: CODEC_SUFFIX[String(o.get('compress_codec')).toLowerCase()] + FORMAT_SUFFIX[format],
     partitionDir,
     pick,
     newEncoder:
@@ -156,7 +156,7 @@ export function buildTableLayout(o: PluginOptions, table: CatalogTable, plugin: 
 }
 
 function parquetEncoderFactory(o: PluginOptions, columns: readonly Column[]): () => FileEncoder {
-  const codec = PARQUET_WRITE_CODECS[String(o.get('compress_codec')).toLowerCase()]!;
+  const codec = PARQUET_WRITE_CODECS[String(o.get('compress_codec')).toLowerCase()];
   parquetSchemaOf(columns); // a column Parquet cannot hold fails now, at planning, not in a worker
   return () => new ParquetFileEncoder(columns, codec);
 }

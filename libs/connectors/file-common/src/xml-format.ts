@@ -29,7 +29,7 @@ export function javaTemporalToString(held: string): string {
   const t = held.indexOf('T');
   const date = t < 0 ? '' : held.slice(0, t + 1);
   const [hms, frac = ''] = held.slice(t + 1).split('.');
-  const [h, m, sec = '00'] = hms!.split(':');
+  const [h, m, sec = '00'] = hms.split(':');
   const digits = frac.replace(/0+$/, '');
   const fraction = digits === '' ? '' : `.${digits.padEnd(digits.length <= 3 ? 3 : digits.length <= 6 ? 6 : 9, '0')}`;
   return `${date}${h}:${m}${sec !== '00' || fraction !== '' ? `:${sec}` : ''}${fraction}`;
@@ -52,7 +52,7 @@ function compileText(type: DataType, fieldDelimiter: string): (v: unknown) => st
       return compileJsonValueWriter(type);
     case 'row': {
       const parts = type.fields.map((f) => compileText(f.type, fieldDelimiter));
-      return (v) => (v as unknown[]).map((x, i) => (x === null || x === undefined ? '' : parts[i]!(x))).join(fieldDelimiter);
+      return (v) => (v as unknown[]).map((x, i) => (x === null || x === undefined ? '' : parts[i](x))).join(fieldDelimiter);
     }
     default:
       return (v) => String(v);
@@ -76,7 +76,7 @@ export class XmlFileEncoder extends TextFileEncoder {
   }
 
   add(fields: readonly unknown[]): void {
-    const values = this.names.map((_, i) => (fields[i] === null || fields[i] === undefined ? '' : escape(this.texts[i]!(fields[i]))));
+    const values = this.names.map((_, i) => (fields[i] === null || fields[i] === undefined ? '' : escape(this.texts[i](fields[i]))));
     if (this.o.useAttributes) this.pending += `  <${this.o.rowTag}${this.names.map((n, i) => ` ${n}="${values[i]}"`).join('')}/>\n`;
     else this.pending += `  <${this.o.rowTag}>${this.names.map((n, i) => `<${n}>${values[i]}</${n}>`).join('')}</${this.o.rowTag}>\n`;
   }
@@ -110,7 +110,7 @@ export function compileXmlDocumentParser(columns: readonly Column[], o: XmlOptio
       return (t: string | undefined) => (t === undefined || t.trim() === '' ? null : json(t));
     }
     if (c.type.kind === 'string') return (t: string | undefined) => (t === undefined ? null : t);
-    return scalars[i]!;
+    return scalars[i];
   });
   const prefix = o.useAttributes ? '@' : '';
   const parser = new XMLParser({
@@ -126,6 +126,6 @@ export function compileXmlDocumentParser(columns: readonly Column[], o: XmlOptio
   return (text) => {
     const rows: Record<string, unknown>[] = [];
     elementsNamed(parser.parse(text), o.rowTag, rows);
-    return rows.map((row) => columns.map((c, i) => parse[i]!(textOf(row[prefix + c.name]))));
+    return rows.map((row) => columns.map((c, i) => parse[i](textOf(row[prefix + c.name]))));
   };
 }

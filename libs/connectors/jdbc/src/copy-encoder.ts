@@ -13,7 +13,7 @@ export interface CopyData {
 
 const COPY_SPECIAL = /[\\\n\r\t]/g;
 const COPY_ESCAPES: Record<string, string> = { '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
-const escapeCopyChar = (c: string) => COPY_ESCAPES[c]!;
+const escapeCopyChar = (c: string) => COPY_ESCAPES[c];
 
 /** A value in COPY's text format (tab-separated, backslash escapes). */
 function copyField(text: string): string {
@@ -65,8 +65,8 @@ export class CopyEncoder {
   async prepare(conn: PgConnection, table: string): Promise<void> {
     if (this.binary !== undefined) return;
     const oids = await conn.columnTypeOids(table, this.target.columns);
-    const kinds = this.target.types.map((t, i) => (oids[i] === undefined ? undefined : binaryFieldWriter(t, oids[i]!)));
-    this.binary = kinds.every((k) => k !== undefined) ? new CopyBinaryEncoder(kinds as number[]) : null;
+    const kinds = this.target.types.map((t, i) => (oids[i] === undefined ? undefined : binaryFieldWriter(t, oids[i])));
+    this.binary = kinds.every((k) => k !== undefined) ? new CopyBinaryEncoder(kinds) : null;
   }
 
   encode(rows: readonly Row[]): CopyData {
@@ -83,12 +83,12 @@ export class CopyEncoder {
     const lines = new Array<string>(rows.length + 1);
     const cells = new Array<string>(n);
     for (let r = 0; r < rows.length; r++) {
-      const fields = rows[r]!.fields;
+      const fields = rows[r].fields;
       for (let i = 0; i < n; i++) {
         const v = fields[i];
         if (v === null || v === undefined) cells[i] = '\\N';
         else {
-          const text = String(this.textEncoders[i]!(v));
+          const text = String(this.textEncoders[i](v));
           cells[i] = this.copyEscapes[i] ? copyField(text) : text;
         }
       }

@@ -108,7 +108,7 @@ export class JdbcSink implements Sink<JdbcCommitInfo, unknown, JdbcWriterState>,
       tableId: t.input.tableId,
       ref: t.ref!,
       columns: t.columns,
-      keyColumns: t.keyIndexes.map((i) => t.columns[i]!),
+      keyColumns: t.keyIndexes.map((i) => t.columns[i]),
     }));
   }
 
@@ -124,5 +124,5 @@ export const jdbcSinkFactory: SinkFactory = {
   description:
     'Writes to PostgreSQL and MySQL/MariaDB: COPY or multi-row inserts, upserts and deletes by primary key for changelogs, table creation (save modes), and exactly-once through prepared (XA) transactions. On PostgreSQL plain inserts stream into a COPY in the binary format when every column type allows it (text otherwise).',
   spec: SINK_SPEC,
-  create: (ctx: PluginContext) => new JdbcSink(ctx) as unknown as Sink,
+  create: (ctx: PluginContext) => new JdbcSink(ctx),
 };

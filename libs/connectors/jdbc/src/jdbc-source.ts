@@ -99,5 +99,5 @@ export const jdbcSourceFactory: SourceFactory = {
   description:
     'Reads tables or queries from PostgreSQL and MySQL/MariaDB over their native protocols (JDBC URLs and driver names as in SeaTunnel). Splits numeric keys into ranges read in parallel; values keep exact precision. PostgreSQL splits stream with COPY (query) TO STDOUT; MySQL results stream row by row.',
   spec: SOURCE_SPEC,
-  create: (ctx: PluginContext) => new JdbcSource(ctx) as unknown as Source,
+  create: (ctx: PluginContext) => new JdbcSource(ctx),
 };

@@ -80,7 +80,7 @@ export function splitStatement(conn: JdbcConnection, split: JdbcSplit): string {
   if (resumeAfterKey) {
     const last = split.lastKey!;
     conds.push(
-      `${conn.quote(split.orderKey!)} > ${typeof last === 'bigint' || typeof last === 'number' ? bound(String(last)) : conn.literal(String(last))}`,
+      `${conn.quote(split.orderKey)} > ${typeof last === 'bigint' || typeof last === 'number' ? bound(String(last)) : conn.literal(String(last))}`,
     );
   }
   let sql = `SELECT * FROM (${bareQuery(split.query)}) tw_split`;

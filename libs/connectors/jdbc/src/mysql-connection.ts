@@ -131,7 +131,7 @@ export class MySqlConnection implements JdbcConnection {
 
   async describe(sql: string): Promise<ResultColumn[]> {
     const [, fields] = await this.conn.query({ sql: `SELECT * FROM (${bareQuery(sql)}) AS tw_described LIMIT 0`, rowsAsArray: true });
-    return (fields as FieldPacket[]).map((f) => {
+    return fields.map((f) => {
       const meta = {
         name: f.name,
         columnType: f.columnType ?? -1,

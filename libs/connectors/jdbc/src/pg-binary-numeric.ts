@@ -59,7 +59,7 @@ export const writeNumeric: FieldWriter = (out, v) => {
   out.int16(ndigits === 0 ? 0 : intGroups - 1 - lo);
   out.int16(ndigits > 0 && negative ? 0x4000 : 0);
   out.int16(fracLen);
-  for (let g = lo; g < hi; g++) out.int16(groups[g]!);
+  for (let g = lo; g < hi; g++) out.int16(groups[g]);
   return true;
 };
 

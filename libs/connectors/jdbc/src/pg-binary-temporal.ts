@@ -41,7 +41,7 @@ function pgDays(s: string): number {
   const m = digits2(s, 5);
   const d = digits2(s, 8);
   if (!(y >= 1) || !(m >= 1 && m <= 12) || !(d >= 1)) return NaN;
-  if (d > (m === 2 && isLeap(y) ? 29 : MONTH_DAYS[m - 1]!)) return NaN;
+  if (d > (m === 2 && isLeap(y) ? 29 : MONTH_DAYS[m - 1])) return NaN;
   return daysFromCivil(y, m, d) - PG_EPOCH_DAYS;
 }
 

@@ -233,28 +233,28 @@ describe('COPY in binary format', () => {
     const binary = await stored('via_binary');
     expect(binary).toEqual(await stored('via_text'));
     // Spot checks against PostgreSQL's own reading of the values.
-    expect(binary[1]![4]).toBe('9223372036854775807');
-    expect(binary[0]![20]).toBe('2024-01-01 19:04:05.123456+00');
-    expect(binary[1]![19]).toBe('0001-01-01 00:00:00');
-    expect(binary[3]![8]).toBe('0.000000');
+    expect(binary[1][4]).toBe('9223372036854775807');
+    expect(binary[0][20]).toBe('2024-01-01 19:04:05.123456+00');
+    expect(binary[1][19]).toBe('0001-01-01 00:00:00');
+    expect(binary[3][8]).toBe('0.000000');
   });
 
   it('sends a batch as text when one of its values has no exact binary form', async () => {
     const odd = VALUES.map((r) => [...r]);
-    odd[0]![9] = '1.5e3'; // exponent: numeric_in reads it, the binary encoder does not
-    odd[1]![19] = 'infinity';
-    odd[2]![17] = '0044-03-15 BC';
+    odd[0][9] = '1.5e3'; // exponent: numeric_in reads it, the binary encoder does not
+    odd[1][19] = 'infinity';
+    odd[2][17] = '0044-03-15 BC';
     expect(await copyInto('fallback_binary', rowsOf(odd), true)).toBe('text');
     await copyInto('fallback_text', rowsOf(odd), false);
     const rows = await stored('fallback_binary');
     expect(rows).toEqual(await stored('fallback_text'));
-    expect(rows[0]![9]).toBe('1500');
-    expect(rows[1]![19]).toBe('infinity');
+    expect(rows[0][9]).toBe('1500');
+    expect(rows[1][19]).toBe('infinity');
   });
 
   it('an out-of-range value fails the COPY with PostgreSQL error, as in text format', async () => {
     const tooLong = VALUES.slice(0, 1).map((r) => [...r]);
-    tooLong[0]![11] = 'x'.repeat(21);
+    tooLong[0][11] = 'x'.repeat(21);
     await expect(copyInto('via_binary', rowsOf(tooLong), true)).rejects.toThrow(/value too long for type character varying\(20\)/);
   });
 });

@@ -116,7 +116,7 @@ const writeUuid: FieldWriter = (out, v) => {
   if (!m) return false;
   out.ensure(20);
   out.int32(16);
-  out.buf.write(m[1]! + m[2]! + m[3]! + m[4]! + m[5]!, out.pos, 'hex');
+  out.buf.write(m[1] + m[2] + m[3] + m[4] + m[5], out.pos, 'hex');
   out.pos += 16;
   return true;
 };
@@ -247,13 +247,13 @@ export class CopyBinaryEncoder {
     const n = kinds.length;
     out.pos = 0;
     for (let r = 0; r < rows.length; r++) {
-      const fields = rows[r]!.fields;
+      const fields = rows[r].fields;
       out.ensure(2 + 4 * n);
       out.int16(n);
       for (let i = 0; i < n; i++) {
         const v = fields[i];
         if (v === null || v === undefined) out.int32(-1);
-        else if (!writeField(out, kinds[i] as FieldKind, v)) return undefined;
+        else if (!writeField(out, kinds[i], v)) return undefined;
       }
     }
     // A copy: the next batch reuses the buffer while this one may still be on its way.

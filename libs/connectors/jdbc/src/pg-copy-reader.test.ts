@@ -30,7 +30,7 @@ function fakeSession() {
     query: (text: string) => sent.push(text),
   };
   const client = { query: (q: { submit(c: unknown): void }) => q.submit(connection) } as unknown as pg.Client;
-  const feed = (bytes: Buffer) => listeners[0]!(bytes);
+  const feed = (bytes: Buffer) => listeners[0](bytes);
   return { client, feed, handedBack, sent, flow };
 }
 

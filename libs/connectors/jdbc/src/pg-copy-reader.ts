@@ -91,7 +91,7 @@ export class PgCopyRowStream implements RowBatchStream {
         `pg's connection has ${handlers.length} data listeners where this reader expects 1: has pg changed how it reads its socket?`,
       );
     this.pgOnData = handlers[0];
-    wire.stream.removeListener('data', this.pgOnData!);
+    wire.stream.removeListener('data', this.pgOnData);
     wire.stream.on('data', this.onData);
     wire.query(this.text);
     return undefined;

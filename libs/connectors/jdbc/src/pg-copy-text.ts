@@ -15,7 +15,7 @@ export function unescapeCopyText(s: string): string {
   let i = s.indexOf('\\');
   while (i >= 0 && i < s.length - 1) {
     out += s.slice(from, i);
-    const c = s[i + 1]!;
+    const c = s[i + 1];
     const simple = SIMPLE_ESCAPES[c];
     if (simple !== undefined) {
       out += simple;
@@ -73,7 +73,7 @@ export class CopyTextRowParser {
         const sep = tab >= 0 && tab < lineEnd;
         if (sep !== i < lastCol) throw this.shapeError(text, pos, lineEnd);
         const end = sep ? tab : lineEnd;
-        row[i] = plain ? decoders[i]!(text.slice(pos, end)) : this.field(text, pos, end, i);
+        row[i] = plain ? decoders[i](text.slice(pos, end)) : this.field(text, pos, end, i);
         pos = end + 1;
       }
       out.push(row);
@@ -84,7 +84,7 @@ export class CopyTextRowParser {
     if (end - start === 2 && text.charCodeAt(start) === BACKSLASH && text.charCodeAt(start + 1) === 78 /* N */) return null;
     let raw = text.slice(start, end);
     if (raw.indexOf('\\') >= 0) raw = unescapeCopyText(raw);
-    return this.decoders[i]!(raw);
+    return this.decoders[i](raw);
   }
 
   private shapeError(text: string, pos: number, lineEnd: number): Error {

@@ -33,8 +33,7 @@ export function translateDefault(expr: string, from: string, to: string): string
   const q = /^(['"])(.*)\1$/s.exec(e);
   if (q) {
     // MySQL strings may escape with backslashes; PostgreSQL standard strings do not.
-    const raw =
-      from === 'mysql' ? q[2]!.replace(/\\(.)/g, '$1').replace(new RegExp(`${q[1]}${q[1]}`, 'g'), q[1]!) : q[2]!.replace(/''/g, "'");
+    const raw = from === 'mysql' ? q[2].replace(/\\(.)/g, '$1').replace(new RegExp(`${q[1]}${q[1]}`, 'g'), q[1]) : q[2].replace(/''/g, "'");
     return `'${raw.replace(/'/g, "''")}'`;
   }
   return undefined;
@@ -135,7 +134,7 @@ export async function alterTarget(
   place: Place,
 ): Promise<void> {
   const table = conn.tableSql(old.ref!);
-  const keys = new Set(old.keyIndexes.map((i) => old.input.columns[i]!.name));
+  const keys = new Set(old.keyIndexes.map((i) => old.input.columns[i].name));
   for (const change of event.changes) {
     let cols = await targetColumns(conn, table);
     if (shows(change, cols, ide)) continue;

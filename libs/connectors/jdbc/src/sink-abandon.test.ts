@@ -85,7 +85,7 @@ describe.each(['PostgreSQL', 'MariaDB'] as const)('Jdbc sink abandon on %s', (db
       await sink.abandon();
       expect(await preparedXids(c, jobXidPrefix('job-cancelled'))).toEqual([]);
       await sink.abandon(); // idempotent
-      expect((await c.execute(`SELECT count(*) FROM ${d().table('abandoned')}`)).rows[0]![0]).toSatisfy((n: unknown) => Number(n) === 0);
+      expect((await c.execute(`SELECT count(*) FROM ${d().table('abandoned')}`)).rows[0][0]).toSatisfy((n: unknown) => Number(n) === 0);
       expect((await preparedXids(c, jobXidPrefix('job-still-running'))).length).toBe(1);
     } finally {
       await wOther.close();

@@ -282,7 +282,7 @@ export class JdbcSinkWriter implements SinkWriter<JdbcCommitInfo, JdbcWriterStat
       return;
     }
     await this.endRun();
-    const oneStatement = batches.length === 1 && batches[0]!.slot.inserts;
+    const oneStatement = batches.length === 1 && batches[0].slot.inserts;
     for (let attempt = 0; ; attempt++) {
       const conn = await this.session();
       try {

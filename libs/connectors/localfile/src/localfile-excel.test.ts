@@ -42,14 +42,14 @@ describe('LocalFile excel', () => {
     expect(await committer.commit([committer.combine([info])])).toEqual([]);
     const [file] = readdirSync(dir);
     expect(file).toMatch(/\.xlsx$/);
-    const book = XLSX.readFile(join(dir, file!), { cellDates: true });
+    const book = XLSX.readFile(join(dir, file), { cellDates: true });
     expect(book.SheetNames).toEqual(['orders']);
-    const got = XLSX.utils.sheet_to_json<unknown[]>(book.Sheets.orders!, { header: 1, raw: true, defval: null });
+    const got = XLSX.utils.sheet_to_json<unknown[]>(book.Sheets.orders, { header: 1, raw: true, defval: null });
     expect(got[0]).toEqual(COLUMNS.map(([n]) => n));
-    expect(got[1]!.slice(0, 6)).toEqual([1, 'héllo', true, 7, 12.5, 0.25]);
-    expect((got[1]![6] as Date).toISOString().slice(0, 10)).toBe('2024-02-29');
-    expect((got[1]![7] as Date).toISOString().slice(0, 19)).toBe('2024-01-02T03:04:05');
-    expect(got[1]![8]).toBe('[1,2]');
+    expect(got[1].slice(0, 6)).toEqual([1, 'héllo', true, 7, 12.5, 0.25]);
+    expect((got[1][6] as Date).toISOString().slice(0, 10)).toBe('2024-02-29');
+    expect((got[1][7] as Date).toISOString().slice(0, 19)).toBe('2024-01-02T03:04:05');
+    expect(got[1][8]).toBe('[1,2]');
     expect(got[2]).toEqual([2, null, false, null, null, null, null, null, null]);
     // and Tideway reads its own file back
     const { rows: back } = await readAll({

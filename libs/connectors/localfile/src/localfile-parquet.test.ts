@@ -19,7 +19,7 @@ async function duck(sql: string): Promise<Record<string, unknown>[]> {
   const db = await DuckDBInstance.create(':memory:');
   const c = await db.connect();
   try {
-    return (await (await c.run(sql)).getRowObjectsJS()) as Record<string, unknown>[];
+    return await (await c.run(sql)).getRowObjectsJS();
   } finally {
     c.closeSync();
   }
@@ -189,7 +189,7 @@ describe('LocalFile parquet', () => {
       'odd int',
     ]);
     expect(rows).toHaveLength(2500);
-    expect(rows[1001]!.fields).toEqual([1001n, 'n1001', '10.01', '2026-09-28', '2024-01-01T00:00:00.001001', [1001n, 1002n], [1001], 1001]);
-    expect(rows[2]!.fields.at(-1)).toBeNull();
+    expect(rows[1001].fields).toEqual([1001n, 'n1001', '10.01', '2026-09-28', '2024-01-01T00:00:00.001001', [1001n, 1002n], [1001], 1001]);
+    expect(rows[2].fields.at(-1)).toBeNull();
   });
 });

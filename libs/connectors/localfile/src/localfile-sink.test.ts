@@ -17,7 +17,7 @@ const fresh = (): { out: string; tmp: string } => {
 /** Every file under a folder, relative paths, sorted. */
 function filesUnder(dir: string): string[] {
   if (!existsSync(dir)) return [];
-  return (readdirSync(dir, { recursive: true, withFileTypes: true }) as import('node:fs').Dirent[])
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
     .filter((e) => e.isFile())
     .map((e) => join(e.parentPath ?? e.path, e.name).slice(dir.length + 1))
     .sort();
@@ -275,7 +275,7 @@ describe('LocalFile sink: two-phase commit', () => {
       table,
     );
     const [file] = filesUnder(out);
-    const bytes = readFileSync(join(out, file!));
+    const bytes = readFileSync(join(out, file));
     expect(bytes.includes(Buffer.from('中文', 'utf8'))).toBe(false);
     expect(new TextDecoder('gbk').decode(bytes)).toBe('{"id":1,"name":"中文字符"}\n{"id":2,"name":"ab"}');
     const { rows } = await readAll({
@@ -296,7 +296,7 @@ describe('LocalFile sink: two-phase commit', () => {
     await writeAndCommit({ path: out, tmp_path: tmp, file_format_type: 'text', compress_codec: 'lzo' }, rowsOf('db.t', ...rows), table);
     const [file] = filesUnder(out);
     expect(file).toMatch(/\.lzo\.txt$/);
-    const bytes = readFileSync(join(out, file!));
+    const bytes = readFileSync(join(out, file));
     expect([...bytes.subarray(0, 4)]).toEqual([0x89, 0x4c, 0x5a, 0x4f]); // lzop magic
     const { rows: back } = await readAll({
       path: out,

@@ -48,7 +48,7 @@ describe('LocalFile source', () => {
 
     let done = false;
     const second = source.createReader({ ...ctx(), signalNoMoreElement: () => (done = true) });
-    second.addSplits(state as FileSplit[]);
+    second.addSplits(state);
     second.handleNoMoreSplits();
     for (let i = 0; !done && i < 100; i++) await second.pollNext(seen);
     expect(done).toBe(true);

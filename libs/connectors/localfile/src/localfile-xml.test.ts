@@ -46,7 +46,7 @@ async function write(dir: string, useAttr: boolean): Promise<string> {
   expect(await committer.commit([committer.combine([info])])).toEqual([]);
   const [file] = readdirSync(dir);
   expect(file).toMatch(/\.xml$/);
-  return join(dir, file!);
+  return join(dir, file);
 }
 
 const ELEMENT_TREE = `

@@ -21,7 +21,7 @@ export function tableOf(columns: [string, string][], name = 'db.t'): CatalogTabl
 }
 
 export function sinkOf(options: Record<string, unknown> | PluginOptions, table: CatalogTable, jobId = 'job1') {
-  const opts = 'get' in options ? (options as PluginOptions) : optionsOf(options as Record<string, unknown>, localFileSinkFactory.spec);
+  const opts = 'get' in options ? (options as PluginOptions) : optionsOf(options, localFileSinkFactory.spec);
   return localFileSinkFactory.create({ jobId, jobMode: 'BATCH', parallelism: 1, options: opts, inputTables: [table] });
 }
 

@@ -253,8 +253,8 @@ export class BinlogStream implements ChangeStream<BinlogPosition> {
     const created = this.following.matches && CREATE_TABLE.exec(e.query ?? '');
     if (created) {
       const bare = (n: string) => n.replace(/^`|`$/g, '');
-      const [database, table] = created[2] !== undefined ? [bare(created[1]!), bare(created[2])] : [e.schema ?? '', bare(created[1]!)];
-      if (this.following.matches!(database, table)) {
+      const [database, table] = created[2] !== undefined ? [bare(created[1]), bare(created[2])] : [e.schema ?? '', bare(created[1])];
+      if (this.following.matches(database, table)) {
         // Capturing it needs a snapshot and a new table downstream; skipping it would lose its rows silently.
         throw new TidewayError(
           ErrorCode.EXTERNAL_SYSTEM,
@@ -292,10 +292,8 @@ export class BinlogStream implements ChangeStream<BinlogPosition> {
     const tableId = d.table.catalog.tableId;
     const name = e.getEventName();
     for (const r of e.rows!) {
-      if (name === 'writerows')
-        this.push({ type: 'change', txn, tableId, op: 'insert', before: null, after: this.row(d, r as Record<string, unknown>) });
-      else if (name === 'deleterows')
-        this.push({ type: 'change', txn, tableId, op: 'delete', before: this.row(d, r as Record<string, unknown>), after: null });
+      if (name === 'writerows') this.push({ type: 'change', txn, tableId, op: 'insert', before: null, after: this.row(d, r) });
+      else if (name === 'deleterows') this.push({ type: 'change', txn, tableId, op: 'delete', before: this.row(d, r), after: null });
       else {
         const u = r as { before: Record<string, unknown>; after: Record<string, unknown> };
         this.push({ type: 'change', txn, tableId, op: 'update', before: this.row(d, u.before), after: this.row(d, u.after) });

@@ -188,5 +188,5 @@ export const mysqlCdcSourceFactory: SourceFactory = {
   description:
     'Captures changes of MySQL and MariaDB tables: an initial snapshot read in key chunks, then row changes (+I, -U/+U, -D) from the ROW-format binlog; the binlog position is kept in checkpoints.',
   spec: MYSQL_CDC_SPEC,
-  create: (ctx: PluginContext) => new MySqlCdcSource(ctx) as unknown as Source,
+  create: (ctx: PluginContext) => new MySqlCdcSource(ctx),
 };

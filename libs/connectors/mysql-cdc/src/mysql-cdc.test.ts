@@ -4,6 +4,7 @@ import { optionsOf, type PluginContext, type SourceReader } from '@tideway/api';
 import { applyStrictly, ListCollector, pollUntil, settle, snapshotThenStream, type CdcSplit } from '@tideway/connector-cdc-common';
 import { startMariaDb, type TestDatabaseServer } from '@tideway/testing';
 import { MYSQL_CDC_SPEC } from './mysql-cdc-options.js';
+import type { BinlogPosition } from './binlog-position.js';
 import { MySqlCdcSource } from './mysql-cdc-source.js';
 
 let server: TestDatabaseServer;
@@ -33,9 +34,9 @@ function source(extra: Record<string, unknown> = {}, url?: string): MySqlCdcSour
   return new MySqlCdcSource(ctx);
 }
 
-async function plan(src: MySqlCdcSource): Promise<CdcSplit[]> {
+async function plan(src: MySqlCdcSource): Promise<CdcSplit<BinlogPosition, BinlogPosition>[]> {
   await src.prepare();
-  return src.planSplits();
+  return (await src.planSplits()) as CdcSplit<BinlogPosition, BinlogPosition>[];
 }
 
 async function tableState(): Promise<Map<string, unknown[]>> {

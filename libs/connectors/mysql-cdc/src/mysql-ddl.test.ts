@@ -94,10 +94,10 @@ describe('applyDdl', () => {
       place,
     )!;
     expect(out.events).toHaveLength(1);
-    const e = out.events[0]!;
+    const e = out.events[0];
     expect(e.changes.map((c) => c.kind)).toEqual(['add', 'rename', 'modify']);
     expect(e.table.columns.map((c) => `${c.name}:${c.type.kind}`)).toEqual(['id:int', 'name:string', 'w:double', 'c1:string']);
-    const t = out.record.tables[0]!;
+    const t = out.record.tables[0];
     expect(t.columns.map((c) => [c.name, c.columnType, c.charset])).toEqual([
       ['id', 'int(11)', null],
       ['name', 'varchar(255)', 'utf8mb4'],
@@ -108,7 +108,7 @@ describe('applyDdl', () => {
 
   it('a rename by CHANGE with the same definition is a rename only', () => {
     const out = applyDdl(record(), 'alter table products change weight w float', 'shop', true, true, place)!;
-    expect(out.events[0]!.changes).toEqual([{ kind: 'rename', from: 'weight', to: 'w' }]);
+    expect(out.events[0].changes).toEqual([{ kind: 'rename', from: 'weight', to: 'w' }]);
   });
 
   it('ignores other tables and index-only changes; refuses column changes when schema changes are off', () => {

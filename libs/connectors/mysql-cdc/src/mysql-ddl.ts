@@ -64,7 +64,7 @@ function tokenize(sql: string): Token[] {
   const out: Token[] = [];
   let i = 0;
   while (i < sql.length) {
-    const ch = sql[i]!;
+    const ch = sql[i];
     if (/\s/.test(ch)) {
       i++;
       continue;
@@ -117,12 +117,12 @@ function tokenize(sql: string): Token[] {
       continue;
     }
     if (/[0-9]/.test(ch) || (ch === '.' && /[0-9]/.test(sql[i + 1] ?? ''))) {
-      while (i < sql.length && /[0-9.eE]/.test(sql[i]!)) i++;
+      while (i < sql.length && /[0-9.eE]/.test(sql[i])) i++;
       out.push({ kind: 'number', text: sql.slice(start, i), value: sql.slice(start, i), start, end: i });
       continue;
     }
     if (/[A-Za-z_$@\u0080-\uffff]/.test(ch)) {
-      while (i < sql.length && /[A-Za-z0-9_$@\u0080-\uffff]/.test(sql[i]!)) i++;
+      while (i < sql.length && /[A-Za-z0-9_$@\u0080-\uffff]/.test(sql[i])) i++;
       out.push({ kind: 'word', text: sql.slice(start, i), value: sql.slice(start, i), start, end: i });
       continue;
     }
@@ -258,7 +258,7 @@ class Parser {
     let typeEnd = typeStart;
     let charset: string | undefined;
     const base = this.identifier().toLowerCase();
-    typeEnd = this.t[this.pos - 1]!.end;
+    typeEnd = this.t[this.pos - 1].end;
     if (base === 'double' && this.is('PRECISION')) typeEnd = this.next().end;
     if (
       (base === 'character' || base === 'national' || base === 'long') &&
@@ -268,7 +268,7 @@ class Parser {
       typeEnd = this.next().end;
     if (this.isPunct('(')) {
       this.group();
-      typeEnd = this.t[this.pos - 1]!.end;
+      typeEnd = this.t[this.pos - 1].end;
     }
     for (;;) {
       if (this.is('UNSIGNED') || this.is('SIGNED') || this.is('ZEROFILL') || this.is('BINARY')) typeEnd = this.next().end;
@@ -341,7 +341,7 @@ class Parser {
     const k = this.next();
     if (k.kind === 'word' && this.isPunct('(')) {
       this.group();
-      return this.text(k.start, this.t[this.pos - 1]!.end);
+      return this.text(k.start, this.t[this.pos - 1].end);
     }
     // b'0101', x'ff', _utf8mb4'..'
     if (k.kind === 'word' && this.peek()?.kind === 'string' && this.peek()!.start === k.end) return this.text(k.start, this.next().end);

@@ -54,7 +54,7 @@ export async function readSchemaRecord(conn: JdbcConnection, tables: readonly My
     out.push({
       database: t.ref.database,
       table: t.ref.table,
-      defaultCharset: cs.length > 0 ? String(cs[0]![0]) : 'utf8mb4',
+      defaultCharset: cs.length > 0 ? String(cs[0][0]) : 'utf8mb4',
       // In the catalog's order (the order rows are emitted in), which is the table's.
       columns: t.catalog.columns.map((c) => {
         const r = byName.get(c.name);
@@ -127,13 +127,13 @@ export function applyDdl(
     if (i === undefined) return undefined;
     throw new TidewayError(
       ErrorCode.EXTERNAL_SYSTEM,
-      `table ${record.tables[i]!.catalog.tableId}: ${parsed.what} is not supported while the table is captured (schema evolution follows column changes only)`,
+      `table ${record.tables[i].catalog.tableId}: ${parsed.what} is not supported while the table is captured (schema evolution follows column changes only)`,
       { place },
     );
   }
   const i = find(parsed.database, parsed.table);
   if (i < 0) return undefined;
-  const tracked = record.tables[i]!;
+  const tracked = record.tables[i];
   const tableId = tracked.catalog.tableId;
   if (parsed.unsupported) throw new TidewayError(ErrorCode.EXTERNAL_SYSTEM, `table ${tableId}: ${parsed.unsupported}`, { place });
   if (parsed.changes.length === 0) return undefined;
@@ -191,14 +191,14 @@ export function applyDdl(
         const j = at(c.from);
         if (j < 0) throw fail(`RENAME COLUMN ${c.from}: no such column`);
         const from = catalog.columns.find((x) => x.name.toLowerCase() === c.from.toLowerCase())?.name ?? c.from;
-        columns[j] = { ...columns[j]!, name: c.to };
+        columns[j] = { ...columns[j], name: c.to };
         changes.push({ kind: 'rename', from, to: c.to });
         break;
       }
       case 'change': {
         const j = at(c.from);
         if (j < 0) throw fail(`CHANGE/MODIFY COLUMN ${c.from}: no such column`);
-        const old = columns[j]!;
+        const old = columns[j];
         const oldCatalog = catalog.columns.find((x) => x.name.toLowerCase() === c.from.toLowerCase());
         const from = oldCatalog?.name ?? c.from;
         if (from !== c.column.name) changes.push({ kind: 'rename', from, to: c.column.name });
@@ -226,7 +226,7 @@ export function applyDdl(
         const j = at(c.name);
         const col = catalog.columns.find((x) => x.name.toLowerCase() === c.name.toLowerCase());
         if (j < 0 || !col) throw fail(`ALTER COLUMN ${c.name}: no such column`);
-        const nativeType = (col as ChangedColumn).native?.type ?? columns[j]!.columnType;
+        const nativeType = (col as ChangedColumn).native?.type ?? columns[j].columnType;
         changes.push({
           kind: 'modify',
           name: col.name,
@@ -237,7 +237,7 @@ export function applyDdl(
               type: nativeType,
               ...(c.defaultExpression !== undefined ? { defaultExpression: c.defaultExpression } : {}),
             },
-          } as ChangedColumn,
+          },
         });
         break;
       }

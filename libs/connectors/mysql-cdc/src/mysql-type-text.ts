@@ -85,7 +85,7 @@ export function mysqlTypeOfText(typeText: string, tinyInt1isBit: boolean, place:
     .filter((p) => p !== '');
   const rest = (m[3] ?? '').toLowerCase();
   const unsigned = /\bunsigned\b/.test(rest) || base === 'serial';
-  const n = params.length > 0 && /^\d+$/.test(params[0]!) ? Number(params[0]) : undefined;
+  const n = params.length > 0 && /^\d+$/.test(params[0]) ? Number(params[0]) : undefined;
   let columnLength = n ?? 0;
   let decimals = 0;
   if (code === MySqlType.NEWDECIMAL) {

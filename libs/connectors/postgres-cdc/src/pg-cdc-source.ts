@@ -182,5 +182,5 @@ export const postgresCdcSourceFactory: SourceFactory = {
   description:
     'Captures changes of PostgreSQL tables: an initial snapshot read in key chunks, then row changes (+I, -U/+U, -D) streamed by logical replication (pgoutput) from a replication slot whose confirmed position advances only after checkpoints complete.',
   spec: PG_CDC_SPEC,
-  create: (ctx: PluginContext) => new PgCdcSource(ctx) as unknown as Source,
+  create: (ctx: PluginContext) => new PgCdcSource(ctx),
 };

@@ -4,6 +4,7 @@ import { optionsOf, type PluginContext, type SourceReader } from '@tideway/api';
 import type { CdcEnumeratorState, CdcSplit } from '@tideway/connector-cdc-common';
 import { startPostgres, type TestDatabaseServer } from '@tideway/testing';
 import { PG_CDC_SPEC } from './pg-cdc-options.js';
+import type { PgWatermark } from './pg-dialect.js';
 import { PgCdcSource } from './pg-cdc-source.js';
 import { applyStrictly, ListCollector, pollUntil, settle, snapshotThenStream } from '@tideway/connector-cdc-common';
 
@@ -26,9 +27,9 @@ function source(extra: Record<string, unknown> = {}, jobMode: 'STREAMING' | 'BAT
   return new PgCdcSource(ctx);
 }
 
-async function plan(src: PgCdcSource): Promise<CdcSplit[]> {
+async function plan(src: PgCdcSource): Promise<CdcSplit<string, PgWatermark>[]> {
   await src.prepare();
-  return src.planSplits();
+  return (await src.planSplits()) as CdcSplit<string, PgWatermark>[];
 }
 
 async function tableState(): Promise<Map<string, unknown[]>> {

@@ -68,7 +68,7 @@ export async function resolveColumns(conn: PgConnection, key: string, columns: r
       `SELECT ${columns.map((_, i) => `format_type($${2 * i + 1}::oid, $${2 * i + 2}::int)`).join(', ')}`,
       columns.flatMap((c) => [c.typeOid, c.typmod]),
     )
-  ).rows[0]!.map(String);
+  ).rows[0].map(String);
   const described = await conn.describe(`SELECT ${columns.map((c, i) => `NULL::${types[i]} AS ${conn.quote(c.name)}`).join(', ')}`);
   const attrs = (
     await conn.execute(
@@ -89,9 +89,9 @@ export async function resolveColumns(conn: PgConnection, key: string, columns: r
       const def = a?.[2] == null ? undefined : String(a[2]);
       return {
         name: c.name,
-        type: described[i]!.type,
+        type: described[i].type,
         nullable: a ? !(a[1] === true || a[1] === 't') : true,
-        native: { dialect: 'postgresql', type: types[i]!, ...(def !== undefined ? { defaultExpression: def } : {}) },
+        native: { dialect: 'postgresql', type: types[i], ...(def !== undefined ? { defaultExpression: def } : {}) },
       };
     }),
   };
@@ -102,7 +102,7 @@ const sameType = (a: TrackedPgColumn, b: RelationColumn | TrackedPgColumn) => a.
 /** Whether a relation message shows the tracked columns unchanged. */
 export function sameColumns(tracked: TrackedPgTable, columns: readonly RelationColumn[]): boolean {
   return (
-    tracked.columns.length === columns.length && tracked.columns.every((c, i) => c.name === columns[i]!.name && sameType(c, columns[i]!))
+    tracked.columns.length === columns.length && tracked.columns.every((c, i) => c.name === columns[i].name && sameType(c, columns[i]))
   );
 }
 
@@ -136,12 +136,12 @@ export function relationChange(
     } else changes.push({ kind: 'drop', name: c.name });
   }
   columns.forEach((c, i) => {
-    const col = resolved.columns[i]!;
+    const col = resolved.columns[i];
     const old = tracked.columns.find((o) => o.name === c.name);
     if (old) {
       if (!sameType(old, c)) changes.push({ kind: 'modify', name: c.name, column: col });
     } else if (!renamedTo.has(c.name)) {
-      changes.push(i > 0 ? { kind: 'add', column: col, after: columns[i - 1]!.name } : { kind: 'add', column: col, first: true });
+      changes.push(i > 0 ? { kind: 'add', column: col, after: columns[i - 1].name } : { kind: 'add', column: col, first: true });
     }
   });
   let catalog: CatalogTable;

@@ -284,7 +284,7 @@ export class PgReplicationStream implements ChangeStream<string> {
       this.relations.set(oid, null);
       return;
     }
-    const tracked = this.record.tables[i]!;
+    const tracked = this.record.tables[i];
     const changed = !sameColumns(tracked, columns);
     if (changed && !this.following.enabled) {
       throw new TidewayError(
@@ -320,7 +320,7 @@ export class PgReplicationStream implements ChangeStream<string> {
         const held = this.backlog;
         this.backlog = [];
         for (let n = 0; n < held.length; n++) {
-          this.onCopyData(held[n]!);
+          this.onCopyData(held[n]);
           if (this.resolving) {
             this.backlog.unshift(...held.slice(n + 1));
             return;
@@ -352,7 +352,7 @@ export class PgReplicationStream implements ChangeStream<string> {
           );
         }
         out[i] = prev[i];
-      } else out[i] = r.decoders[i]!(v);
+      } else out[i] = r.decoders[i](v);
     }
     return out;
   }

@@ -53,7 +53,7 @@ describe('S3File source', () => {
 
     let done = false;
     const second = source.createReader(readerContext(() => (done = true)));
-    second.addSplits(state as FileSplit[]);
+    second.addSplits(state);
     second.handleNoMoreSplits();
     for (let i = 0; !done && i < 100; i++) await second.pollNext(seen);
     expect(done).toBe(true);

@@ -164,7 +164,7 @@ class SequenceReader implements SourceReader<SequenceSplit> {
     const k = split.keys.length;
     for (let i = 0; i < n; i++) {
       const idx = split.emitted + i;
-      const key = split.keys[idx % k]!;
+      const key = split.keys[idx % k];
       const seq = Math.floor(idx / k);
       rows[i] = { kind: '+I', tableId: this.table, fields: [key, BigInt(seq), `k${key}-s${seq}`] };
     }
@@ -205,8 +205,7 @@ export const sequenceSourceFactory: SourceFactory = {
     return {
       boundedness: () => (ctx.jobMode === 'BATCH' ? 'BOUNDED' : 'UNBOUNDED'),
       catalogTables: () => [sequenceTable(table)],
-      createEnumerator: (ectx, restored) =>
-        new SequenceEnumerator(ectx as SplitEnumeratorContext<SequenceSplit>, o.get<number>('keys'), restored as { assigned: string[] }),
+      createEnumerator: (ectx, restored) => new SequenceEnumerator(ectx, o.get<number>('keys'), restored as { assigned: string[] }),
       createReader: (rctx) =>
         new SequenceReader(
           rctx,
@@ -217,6 +216,6 @@ export const sequenceSourceFactory: SourceFactory = {
           o.get<number>('fault.max'),
           o.get<string>('fault.dir'),
         ),
-    } as Source;
+    };
   },
 };

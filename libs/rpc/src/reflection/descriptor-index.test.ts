@@ -23,7 +23,7 @@ describe('DescriptorIndex over the compiled descriptor set', () => {
   });
 
   it('hands out map entries as the compiler wrote them: map_entry set, the entry nested in its message', () => {
-    const file = fromBinary(FileDescriptorProtoSchema, index.fileContainingSymbol('tideway.v1.SubmitJobRequest')![0]!);
+    const file = fromBinary(FileDescriptorProtoSchema, index.fileContainingSymbol('tideway.v1.SubmitJobRequest')![0]);
     const request = file.messageType.find((m) => m.name === 'SubmitJobRequest')!;
     expect(request.nestedType.map((n) => [n.name, n.options?.mapEntry])).toEqual([['VariablesEntry', true]]);
     expect(file.dependency).toEqual(['tideway/v1/common.proto']);

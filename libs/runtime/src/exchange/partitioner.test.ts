@@ -12,7 +12,7 @@ describe('Partitioner', () => {
     const buckets = p.split(rows);
     const withKey1 = buckets.filter((b) => b.some((r) => r.fields[0] === 1));
     expect(withKey1).toHaveLength(1);
-    expect(withKey1[0]!.filter((r) => r.fields[0] === 1).map((r) => r.fields[1])).toEqual(['a', 'c', 'd']);
+    expect(withKey1[0].filter((r) => r.fields[0] === 1).map((r) => r.fields[1])).toEqual(['a', 'c', 'd']);
     expect(buckets.flat()).toHaveLength(4);
   });
 

@@ -18,14 +18,14 @@ export class Partitioner {
   split(rows: readonly Row[]): Row[][] {
     const buckets: Row[][] = Array.from({ length: this.targets }, () => []);
     if (this.targets === 1) {
-      buckets[0]!.push(...rows);
+      buckets[0].push(...rows);
       return buckets;
     }
     for (let i = 0; i < rows.length; i++) {
-      const row = rows[i]!;
+      const row = rows[i];
       const key = this.keyIndexes[row.tableId];
       const target = key && key.length > 0 ? hashKey(row.fields, key) % this.targets : this.next++ % this.targets;
-      buckets[target]!.push(row);
+      buckets[target].push(row);
     }
     return buckets;
   }

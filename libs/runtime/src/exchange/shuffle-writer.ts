@@ -30,7 +30,7 @@ export class ShuffleWriter {
 
   async write(rows: readonly Row[]): Promise<void> {
     const parts = this.partitioner.split(rows);
-    for (let i = 0; i < parts.length; i++) if (parts[i]!.length > 0) await this.senders[i]!.sendRows(parts[i]!);
+    for (let i = 0; i < parts.length; i++) if (parts[i].length > 0) await this.senders[i].sendRows(parts[i]);
   }
 
   /** Sends a schema change to every downstream task group (each of its writers applies it). */

@@ -43,7 +43,7 @@ export function compilePath(path: string): CompiledPath {
       if (definite) throw new PathNotFoundError(`no value at path '${path}' in a JSON ${doc === null ? 'null' : typeof doc}`);
       return [];
     }
-    const found = JSONPath({ path: segments.slice(), json: doc as object, wrap: true, eval: 'safe' }) as unknown[];
+    const found = JSONPath({ path: segments.slice(), json: doc, wrap: true, eval: 'safe' }) as unknown[];
     if (!definite) return found;
     if (found.length === 0) throw new PathNotFoundError(`no value at path '${path}'`);
     return found[0];

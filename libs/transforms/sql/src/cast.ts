@@ -83,7 +83,7 @@ export function castFunction(from: DataType, to: DataType): (v: unknown) => unkn
     case 'tinyint':
     case 'smallint':
     case 'int': {
-      const [lo, hi] = INT_RANGES[to.kind]!;
+      const [lo, hi] = INT_RANGES[to.kind];
       const fromDecimal = from.kind === 'decimal';
       return (v) => {
         const n = fromDecimal ? BigInt(new Decimal(v as string).trunc().toFixed()) : wholeNumber(v);

@@ -60,7 +60,7 @@ export function compileExpr(e: Expr, s: CompileScope): Compiled {
           throw new SqlError(
             `argument ${i + 1} of ${e.name.toUpperCase()} must be ${kind}, not ${formatType(a.type)}`,
             s.sql,
-            e.args[i]!.pos,
+            e.args[i].pos,
           );
       });
       const type = fn.resultType(args);
@@ -284,27 +284,27 @@ function findField(fields: readonly { name: string }[], name: string): number {
   if (exact >= 0) return exact;
   const lower = name.toLowerCase();
   const matches = fields.flatMap((c, i) => (c.name.toLowerCase() === lower ? [i] : []));
-  return matches.length === 1 ? matches[0]! : -1;
+  return matches.length === 1 ? matches[0] : -1;
 }
 
 function compileColumn(e: Extract<Expr, { kind: 'column' }>, s: CompileScope, text: string): Compiled {
   let path = e.path;
-  let idx = findField(s.table.columns, path[0]!);
-  if (idx < 0 && path.length > 1 && s.tableNames.some((t) => t.toLowerCase() === path[0]!.toLowerCase())) {
+  let idx = findField(s.table.columns, path[0]);
+  if (idx < 0 && path.length > 1 && s.tableNames.some((t) => t.toLowerCase() === path[0].toLowerCase())) {
     // `fake.id`: the table name may prefix a column
     path = path.slice(1);
-    idx = findField(s.table.columns, path[0]!);
+    idx = findField(s.table.columns, path[0]);
   }
   if (idx < 0) {
     const names = s.table.columns.map((c) => c.name).join(', ');
     throw new SqlError(`unknown column '${path[0]}' in table ${s.table.tableId} (columns: ${names})`, s.sql, e.pos);
   }
-  const col = s.table.columns[idx]!;
+  const col = s.table.columns[idx];
   let type: DataType = col.type;
   let nullable = col.nullable;
   let ev: Evaluator = (f) => f[idx];
   for (let i = 1; i < path.length; i++) {
-    const part = path[i]!;
+    const part = path[i];
     if (type.kind === 'row') {
       const fi = findField(type.fields, part);
       if (fi < 0)
@@ -318,7 +318,7 @@ function compileColumn(e: Extract<Expr, { kind: 'column' }>, s: CompileScope, te
         const r = prev(f) as unknown[] | null;
         return r == null ? null : r[fi];
       };
-      type = type.fields[fi]!.type;
+      type = type.fields[fi].type;
     } else if (type.kind === 'map') {
       if (i < path.length - 1)
         throw new SqlError(`a map key must be the last part of '${path.join('.')}': nested maps cannot be queried this way`, s.sql, e.pos);
@@ -380,7 +380,7 @@ function compileIndex(e: Extract<Expr, { kind: 'index' }>, s: CompileScope, text
     const fi = findField(fields, k.constant.value);
     if (fi < 0) throw new SqlError(`row has no field '${k.constant.value}'`, s.sql, e.index.pos);
     return {
-      type: fields[fi]!.type,
+      type: fields[fi].type,
       nullable: true,
       ev: (f) => {
         const r = et(f) as unknown[] | null;

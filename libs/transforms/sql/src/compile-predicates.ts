@@ -15,7 +15,7 @@ export function compileIn(e: Extract<Expr, { kind: 'in' }>, s: CompileScope, tex
   const items = e.items.map((i) => compileExpr(i, s));
   items.forEach((it, i) => {
     if (!comparable(v.type, it.type))
-      throw new SqlError(`cannot compare ${formatType(v.type)} with ${formatType(it.type)}`, s.sql, e.items[i]!.pos);
+      throw new SqlError(`cannot compare ${formatType(v.type)} with ${formatType(it.type)}`, s.sql, e.items[i].pos);
   });
   const cmps = items.map((it) => comparatorFor(v.type, it.type));
   const evs = items.map((it) => it.ev);
@@ -27,12 +27,12 @@ export function compileIn(e: Extract<Expr, { kind: 'in' }>, s: CompileScope, tex
     ev: (f) => {
       const x = ev(f);
       for (let i = 0; i < evs.length; i++) {
-        const y = evs[i]!(f);
+        const y = evs[i](f);
         if (x == null) {
           if (y == null) return true;
           return false;
         }
-        if (y != null && cmps[i]!(x, y) === 0) return !not;
+        if (y != null && cmps[i](x, y) === 0) return !not;
       }
       return not;
     },
@@ -97,7 +97,7 @@ export function compileCase(e: Extract<Expr, { kind: 'case' }>, s: CompileScope,
   branches.forEach((b, i) => {
     const t = commonType(type, b.type);
     if (!t)
-      throw new SqlError(`CASE branches have incompatible types ${formatType(type)} and ${formatType(b.type)}`, s.sql, branchExprs[i]!.pos);
+      throw new SqlError(`CASE branches have incompatible types ${formatType(type)} and ${formatType(b.type)}`, s.sql, branchExprs[i].pos);
     type = t;
   });
   if (type.kind === 'null') type = Types.STRING;
@@ -107,7 +107,7 @@ export function compileCase(e: Extract<Expr, { kind: 'case' }>, s: CompileScope,
   if (subject) {
     conds = whens.map((w, i) => {
       if (!comparable(subject.type, w.type))
-        throw new SqlError(`cannot compare ${formatType(subject.type)} with ${formatType(w.type)}`, s.sql, e.whens[i]!.when.pos);
+        throw new SqlError(`cannot compare ${formatType(subject.type)} with ${formatType(w.type)}`, s.sql, e.whens[i].when.pos);
       const cmp = comparatorFor(subject.type, w.type);
       const [es, ew] = [subject.ev, w.ev];
       return (f) => {
@@ -119,7 +119,7 @@ export function compileCase(e: Extract<Expr, { kind: 'case' }>, s: CompileScope,
   } else {
     whens.forEach((w, i) => {
       if (w.type.kind !== 'boolean' && w.type.kind !== 'null')
-        throw new SqlError(`a WHEN condition must be boolean, not ${formatType(w.type)}`, s.sql, e.whens[i]!.when.pos);
+        throw new SqlError(`a WHEN condition must be boolean, not ${formatType(w.type)}`, s.sql, e.whens[i].when.pos);
     });
     conds = whens.map((w) => w.ev);
   }
@@ -128,7 +128,7 @@ export function compileCase(e: Extract<Expr, { kind: 'case' }>, s: CompileScope,
     type,
     nullable: true,
     ev: (f) => {
-      for (let i = 0; i < n; i++) if (conds[i]!(f) === true) return thenEvs[i]!(f);
+      for (let i = 0; i < n; i++) if (conds[i](f) === true) return thenEvs[i](f);
       return elseEv ? elseEv(f) : null;
     },
     text,

@@ -60,17 +60,17 @@ export function compileQuery(q: SelectQuery, sql: string, table: CatalogTable, t
     const e = item.expr;
     const text = sql.slice(e.pos, e.end);
     const c = compileExpr(e, scope);
-    const name = item.alias ?? (e.kind === 'column' ? e.path[e.path.length - 1]! : text.trim());
+    const name = item.alias ?? (e.kind === 'column' ? e.path[e.path.length - 1] : text.trim());
     const direct =
       e.kind === 'column' && e.path.length === 1
-        ? table.columns.findIndex((col) => col.name === e.path[0] || col.name.toLowerCase() === e.path[0]!.toLowerCase())
+        ? table.columns.findIndex((col) => col.name === e.path[0] || col.name.toLowerCase() === e.path[0].toLowerCase())
         : -1;
     if (direct >= 0) {
-      const src = table.columns[direct]!;
+      const src = table.columns[direct];
       add(name, item.pos, { ...src, type: src.type }, { kind: 'copy', index: direct, text });
       if (name === src.name) passthrough.set(name, src.name);
     } else {
-      add(name, item.pos, { type: c.type as DataType, nullable: true }, { kind: 'expr', ev: c.ev, text });
+      add(name, item.pos, { type: c.type, nullable: true }, { kind: 'expr', ev: c.ev, text });
     }
   }
   const keeps = (cols: readonly string[]) => cols.every((n) => passthrough.get(n) === n);

@@ -24,7 +24,7 @@ describe('Sql conformance cases', () => {
     )!;
     expect(r).toMatchObject({ id: 1, name: 'b', age: 21, pi: Math.PI, c_time: '10:00:00', c_decimal: '1.00000000' });
     const types = sql('select id, age+1 as age, pi() as pi from fake', t)
-      .outputTables()[0]!
+      .outputTables()[0]
       .columns.map((c) => c.type.kind);
     expect(types).toEqual(['int', 'int', 'double']);
   });
@@ -71,7 +71,7 @@ describe('Sql conformance cases', () => {
     });
     expect(
       sql(q, t)
-        .outputTables()[0]!
+        .outputTables()[0]
         .columns.every((c) => c.type.kind === 'int'),
     ).toBe(true);
   });
@@ -158,7 +158,7 @@ describe('Sql conformance cases', () => {
     expect(typeof r.rand).toBe('number');
     const types = Object.fromEntries(
       sql(q, t)
-        .outputTables()[0]!
+        .outputTables()[0]
         .columns.map((c) => [c.name, c.type.kind]),
     );
     expect(types).toMatchObject({
@@ -275,7 +275,7 @@ describe('Sql conformance cases', () => {
       apply: 'Joy Ding',
     });
     expect(Buffer.from(r.c7 as Uint8Array).toString()).toBe('Joy Ding');
-    const cols = sql(q, t).outputTables()[0]!.columns;
+    const cols = sql(q, t).outputTables()[0].columns;
     expect(cols.find((c) => c.name === 'c1_2')!.type).toEqual({ kind: 'decimal', precision: 10, scale: 2 });
   });
 
@@ -356,7 +356,7 @@ describe('Sql conformance cases', () => {
     });
     const types = Object.fromEntries(
       sql(q, t)
-        .outputTables()[0]!
+        .outputTables()[0]
         .columns.map((c) => [c.name, c.type.kind]),
     );
     expect(types).toMatchObject({

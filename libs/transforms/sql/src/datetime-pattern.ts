@@ -5,11 +5,11 @@ const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 
 const DAYS = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'];
 
 export function monthName(m1: number): string {
-  return MONTHS[m1 - 1]!;
+  return MONTHS[m1 - 1];
 }
 
 export function dayName(dow1: number): string {
-  return DAYS[dow1 - 1]!;
+  return DAYS[dow1 - 1];
 }
 
 type Part = { letter: string; count: number } | { text: string };
@@ -19,7 +19,7 @@ export function compilePattern(pattern: string): Part[] {
   const parts: Part[] = [];
   let i = 0;
   while (i < pattern.length) {
-    const c = pattern[i]!;
+    const c = pattern[i];
     if (c === "'") {
       const end = pattern.indexOf("'", i + 1);
       if (end === i + 1) {
@@ -125,7 +125,7 @@ export function parsePattern(parts: Part[], text: string): Parsed | undefined {
   let hasDate = false;
   let hasTime = false;
   for (let k = 0; k < parts.length; k++) {
-    const p = parts[k]!;
+    const p = parts[k];
     if ('text' in p) {
       if (!text.startsWith(p.text, i)) return undefined;
       i += p.text.length;
@@ -135,7 +135,7 @@ export function parsePattern(parts: Part[], text: string): Parsed | undefined {
       const idx = MONTHS.findIndex((m) => text.startsWith(p.count === 3 ? m.slice(0, 3) : m, i));
       if (idx < 0) return undefined;
       mo = idx + 1;
-      i += p.count === 3 ? 3 : MONTHS[idx]!.length;
+      i += p.count === 3 ? 3 : MONTHS[idx].length;
       hasDate = true;
       continue;
     }
@@ -149,7 +149,7 @@ export function parsePattern(parts: Part[], text: string): Parsed | undefined {
     if (p.letter === 'E') {
       const idx = DAYS.findIndex((m) => text.startsWith(p.count >= 4 ? m : m.slice(0, 3), i));
       if (idx < 0) return undefined;
-      i += p.count >= 4 ? DAYS[idx]!.length : 3;
+      i += p.count >= 4 ? DAYS[idx].length : 3;
       continue;
     }
     // a numeric field takes exactly `count` digits when the next part is also numeric (adjacent
@@ -158,7 +158,7 @@ export function parsePattern(parts: Part[], text: string): Parsed | undefined {
     const fixed = next !== undefined && 'letter' in next;
     let j = i;
     if (fixed || p.letter === 'S') j = Math.min(text.length, i + p.count);
-    if (!fixed) while (j < text.length && text[j]! >= '0' && text[j]! <= '9') j++;
+    if (!fixed) while (j < text.length && text[j] >= '0' && text[j] <= '9') j++;
     const digits = text.slice(i, j);
     if (!/^\d+$/.test(digits) || digits.length < (p.letter === 'y' ? 1 : Math.min(p.count, 2))) return undefined;
     const v = Number(digits);

@@ -17,7 +17,7 @@ export function tokenize(sql: string): Token[] {
   let i = 0;
   const n = sql.length;
   while (i < n) {
-    const c = sql[i]!;
+    const c = sql[i];
     if (c === ' ' || c === '\t' || c === '\n' || c === '\r') {
       i++;
       continue;
@@ -34,21 +34,21 @@ export function tokenize(sql: string): Token[] {
     }
     const start = i;
     if (isIdentStart(c)) {
-      while (i < n && isIdentPart(sql[i]!)) i++;
+      while (i < n && isIdentPart(sql[i])) i++;
       tokens.push({ kind: 'ident', text: sql.slice(start, i), pos: start });
       continue;
     }
     if (isDigit(c) || (c === '.' && isDigit(sql[i + 1] ?? ''))) {
-      while (i < n && isDigit(sql[i]!)) i++;
+      while (i < n && isDigit(sql[i])) i++;
       if (sql[i] === '.' && isDigit(sql[i + 1] ?? '')) {
         i++;
-        while (i < n && isDigit(sql[i]!)) i++;
+        while (i < n && isDigit(sql[i])) i++;
       } else if (sql[i] === '.' && !isIdentStart(sql[i + 1] ?? '')) {
         i++;
       }
       if ((sql[i] === 'e' || sql[i] === 'E') && /[0-9+-]/.test(sql[i + 1] ?? '')) {
         i += 2;
-        while (i < n && isDigit(sql[i]!)) i++;
+        while (i < n && isDigit(sql[i])) i++;
       }
       tokens.push({ kind: 'number', text: sql.slice(start, i), pos: start });
       continue;

@@ -165,7 +165,7 @@ class Parser {
       const t = this.peek();
       if (t.kind === 'op' && (t.text === '+' || t.text === '-' || t.text === '||')) {
         this.i++;
-        left = this.bin(t.text as BinaryOp, left, this.multiplicative());
+        left = this.bin(t.text, left, this.multiplicative());
       } else return left;
     }
   }
@@ -176,7 +176,7 @@ class Parser {
       const t = this.peek();
       if (t.kind === 'op' && (t.text === '*' || t.text === '/' || t.text === '%')) {
         this.i++;
-        left = this.bin(t.text as BinaryOp, left, this.unary());
+        left = this.bin(t.text, left, this.unary());
       } else return left;
     }
   }
@@ -189,7 +189,7 @@ class Parser {
       if (operand.kind === 'literal' && t.text === '-' && (typeof operand.value === 'number' || typeof operand.value === 'bigint')) {
         return negateLiteral(operand, t.pos);
       }
-      return { kind: 'unary', op: t.text as '-' | '+', operand, pos: t.pos, end: operand.end };
+      return { kind: 'unary', op: t.text, operand, pos: t.pos, end: operand.end };
     }
     return this.postfix();
   }
@@ -244,7 +244,7 @@ class Parser {
         : { kind: 'literal', literal: 'boolean', value: word === 'true', pos: t.pos, end: this.prevEnd() };
     }
     if (word === 'case') return this.caseExpr();
-    const next = this.tokens[this.i + 1]!;
+    const next = this.tokens[this.i + 1];
     const call = next.kind === 'op' && next.text === '(';
     if (word === 'cast' && call) return this.castExpr();
     if (word === 'extract' && call) return this.extractExpr();
@@ -320,19 +320,19 @@ class Parser {
   }
 
   private peek(): Token {
-    return this.tokens[this.i]!;
+    return this.tokens[this.i];
   }
 
   private prevEnd(): number {
-    const t = this.tokens[this.i - 1]!;
+    const t = this.tokens[this.i - 1];
     return t.kind === 'string' || t.kind === 'quoted' ? this.tokenEnd(t) : t.pos + t.text.length;
   }
 
   private tokenEnd(t: Token): number {
-    const next = this.tokens[this.i]!;
+    const next = this.tokens[this.i];
     // quoted tokens carry their text without quotes: find the closing quote from the source
     let end = next.pos;
-    while (end > t.pos && /\s/.test(this.sql[end - 1]!)) end--;
+    while (end > t.pos && /\s/.test(this.sql[end - 1])) end--;
     return end;
   }
 

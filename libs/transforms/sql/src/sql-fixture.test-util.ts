@@ -23,6 +23,6 @@ export function one(query: string, t: CatalogTable, fields: unknown[]): Record<s
   const tr = sql(query, t);
   const out = tr.transform([{ kind: '+I', tableId: t.tableId, fields } satisfies Row]);
   if (out.length === 0) return undefined;
-  const cols = tr.outputTables()[0]!.columns;
-  return Object.fromEntries(cols.map((c, i) => [c.name, out[0]!.fields[i]]));
+  const cols = tr.outputTables()[0].columns;
+  return Object.fromEntries(cols.map((c, i) => [c.name, out[0].fields[i]]));
 }

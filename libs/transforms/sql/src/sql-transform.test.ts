@@ -33,8 +33,8 @@ describe('Sql transform: errors at submission name the position', () => {
 describe('Sql transform: output table', () => {
   it('infers names, types and nullability, keeps the primary key when its columns pass through', () => {
     const t = table({ id: 'bigint', name: 'string', c_row: 'row<a int>' }, { primaryKey: { name: 'pk', columns: ['id'] } });
-    t.columns[0]!.nullable = false;
-    const out = sql('select id, upper(name), c_row.a, 1 + 1 from fake', t).outputTables()[0]!;
+    t.columns[0].nullable = false;
+    const out = sql('select id, upper(name), c_row.a, 1 + 1 from fake', t).outputTables()[0];
     expect(out.tableId).toBe(t.tableId);
     expect(out.columns.map((c) => [c.name, c.type.kind, c.nullable])).toEqual([
       ['id', 'bigint', false],
@@ -43,8 +43,8 @@ describe('Sql transform: output table', () => {
       ['1 + 1', 'int', true],
     ]);
     expect(out.primaryKey).toEqual({ name: 'pk', columns: ['id'] });
-    expect(sql('select id + 1 as id, name from fake', t).outputTables()[0]!.primaryKey).toBeUndefined();
-    expect(sql('select name from fake', t).outputTables()[0]!.primaryKey).toBeUndefined();
+    expect(sql('select id + 1 as id, name from fake', t).outputTables()[0].primaryKey).toBeUndefined();
+    expect(sql('select name from fake', t).outputTables()[0].primaryKey).toBeUndefined();
   });
 
   it('keeps row kinds and table ids, drops rows the WHERE rejects', () => {
@@ -60,7 +60,7 @@ describe('Sql transform: output table', () => {
   it('accesses array elements (zero-based) and map keys by index', () => {
     const t = table({ arr: 'array<int>', m: 'map<string, int>' });
     const tr = sql("select arr[1] as a, arr[5] as out_of_range, m['k'] as k from fake", t);
-    expect(tr.transform([{ kind: '+I', tableId: t.tableId, fields: [[10, 20], new Map([['k', 3]])] }])[0]!.fields).toEqual([20, null, 3]);
+    expect(tr.transform([{ kind: '+I', tableId: t.tableId, fields: [[10, 20], new Map([['k', 3]])] }])[0].fields).toEqual([20, null, 3]);
   });
 });
 

@@ -36,7 +36,7 @@ export class SqlTransform implements Transform {
       this.byTable.set(table.tableId, q);
       return q.output;
     });
-    this.single = inputTables.length === 1 ? this.byTable.get(inputTables[0]!.tableId) : undefined;
+    this.single = inputTables.length === 1 ? this.byTable.get(inputTables[0].tableId) : undefined;
   }
 
   outputTables(): CatalogTable[] {
@@ -46,7 +46,7 @@ export class SqlTransform implements Transform {
   transform(rows: readonly Row[]): Row[] {
     const out: Row[] = [];
     for (let r = 0; r < rows.length; r++) {
-      const row = rows[r]!;
+      const row = rows[r];
       const q = this.single ?? this.byTable.get(row.tableId);
       if (q === undefined)
         throw new TidewayError(ErrorCode.INTERNAL, `Sql transform got a row of table ${row.tableId}, which is not one of its input tables`);
@@ -58,13 +58,13 @@ export class SqlTransform implements Transform {
         const n = projections.length;
         const next = new Array<unknown>(n);
         for (p = 0; p < n; p++) {
-          const pr = projections[p]!;
+          const pr = projections[p];
           const v = pr.kind === 'copy' ? fields[pr.index] : pr.ev(fields);
           next[p] = v === undefined ? null : v;
         }
         out.push({ kind: row.kind, tableId: row.tableId, fields: next });
       } catch (err) {
-        throw runtimeError(err, p < 0 ? `WHERE ${q.whereText}` : q.projections[p]!.text, row);
+        throw runtimeError(err, p < 0 ? `WHERE ${q.whereText}` : q.projections[p].text, row);
       }
     }
     return out;

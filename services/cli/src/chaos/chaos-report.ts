@@ -51,10 +51,10 @@ export function reportJson(runs: readonly ChaosRunReport[]): string {
 const secs = (n: number | undefined) => (n === undefined ? '-' : n.toFixed(1));
 
 function table(header: string[], rows: string[][]): string[] {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const line = (cells: string[]) =>
     cells
-      .map((c, i) => c.padEnd(widths[i]!))
+      .map((c, i) => c.padEnd(widths[i]))
       .join('  ')
       .trimEnd();
   return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)];

@@ -57,14 +57,14 @@ export class JobProbe {
   async sample(): Promise<JobSample | undefined> {
     for (let i = 0; i < this.addresses.length; i++) {
       const index = (this.last + i) % this.addresses.length;
-      const address = this.addresses[index]!;
+      const address = this.addresses[index];
       if (!this.isUp(address)) continue;
       const c = this.client(address);
       try {
         const ctx = { deadlineMs: this.deadlineMs };
         const [job, metrics] = await Promise.all([
-          call(c.getJob, c, { jobId: this.jobId }, ctx),
-          call(c.getJobMetrics, c, { jobId: this.jobId }, ctx),
+          call(c, 'getJob', { jobId: this.jobId }, ctx),
+          call(c, 'getJobMetrics', { jobId: this.jobId }, ctx),
         ]);
         this.last = index;
         return {

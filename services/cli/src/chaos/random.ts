@@ -25,7 +25,7 @@ export class SeededRandom {
 
   /** One of `items` (not empty). */
   pick<T>(items: readonly T[]): T {
-    return items[Math.floor(this.next() * items.length)]!;
+    return items[Math.floor(this.next() * items.length)];
   }
 
   /** One of the keys of `weights`, with chances in proportion to the weights (some weight > 0). */
@@ -36,6 +36,6 @@ export class SeededRandom {
       if (r < w) return k;
       r -= w;
     }
-    return weights[weights.length - 1]![0];
+    return weights[weights.length - 1][0];
   }
 }

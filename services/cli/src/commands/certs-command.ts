@@ -2,7 +2,6 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { generate } from 'selfsigned';
 import { ConfigError, ErrorCode } from '@tideway/common';
 import { collect } from './options.js';
 
@@ -37,6 +36,8 @@ export async function writeClusterCerts(
   cn = 'Tideway cluster CA',
   clients: readonly string[] = [],
 ): Promise<string[]> {
+  // Loaded here: selfsigned brings a few hundred modules no other command needs.
+  const { generate } = await import('selfsigned');
   mkdirSync(dir, { recursive: true });
   const { notBeforeDate, notAfterDate } = validity(days);
   const ca = await generate([{ name: 'commonName', value: cn }], {
@@ -79,6 +80,7 @@ export async function writeClusterCerts(
  * maps such a CN to a role.
  */
 export async function writeClientCerts(dir: string, names: readonly string[], days: number, ca: SigningCa): Promise<string[]> {
+  const { generate } = await import('selfsigned');
   mkdirSync(dir, { recursive: true });
   const written: string[] = [];
   for (const name of names) {

@@ -2,9 +2,8 @@ import { randomInt } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { ConfigError, ErrorCode } from '@tideway/common';
-import { reportJson, reportText, runPassed } from '../chaos/chaos-report.js';
-import { runChaos, type ChaosRunReport } from '../chaos/chaos-run.js';
-import { pgTargetOf, type ChaosSinkKind, type JdbcLogin } from '../chaos/sinks.js';
+import type { ChaosRunReport } from '../chaos/chaos-run.js';
+import type { ChaosSinkKind, JdbcLogin } from '../chaos/sinks.js';
 import { engineConfig } from './options.js';
 
 interface ChaosFlags {
@@ -36,7 +35,7 @@ function wholeNumber(option: string, text: string, min: number, max = Number.MAX
 
 const SINKS: Record<string, ChaosSinkKind[]> = { localfile: ['localfile'], jdbc: ['jdbc'], both: ['localfile', 'jdbc'] };
 
-function jdbcLogin(o: ChaosFlags, sinks: ChaosSinkKind[]): JdbcLogin | undefined {
+function jdbcLogin(o: ChaosFlags, sinks: ChaosSinkKind[], pgTargetOf: (login: JdbcLogin) => unknown): JdbcLogin | undefined {
   const given = o.jdbcUrl ?? o.jdbcUser ?? o.jdbcPassword;
   if (given !== undefined && !sinks.includes('jdbc')) {
     throw new ConfigError(
@@ -87,6 +86,12 @@ export function registerChaosCommand(program: Command): void {
     .option('--json', 'print the report as JSON')
     .exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : 2))
     .action(async (o: ChaosFlags) => {
+      // Loaded here: the chaos runner brings the test servers and the Jdbc driver.
+      const [{ reportJson, reportText, runPassed }, { runChaos }, { pgTargetOf }] = await Promise.all([
+        import('../chaos/chaos-report.js'),
+        import('../chaos/chaos-run.js'),
+        import('../chaos/sinks.js'),
+      ]);
       const sinks = SINKS[o.sink];
       if (!sinks)
         throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `${o.sink} is not a sink the chaos run knows: use localfile, jdbc or both`, {
@@ -99,7 +104,7 @@ export function registerChaosCommand(program: Command): void {
       const keys = wholeNumber('--keys', o.keys, 2);
       const rowsPerKey = o.rowsPerKey === undefined ? undefined : wholeNumber('--rows-per-key', o.rowsPerKey, 1);
       const rate = wholeNumber('--rate', o.rate, 1);
-      const jdbc = jdbcLogin(o, sinks);
+      const jdbc = jdbcLogin(o, sinks, pgTargetOf);
       const engine = engineConfig({});
 
       const abort = new AbortController();
@@ -123,7 +128,7 @@ export function registerChaosCommand(program: Command): void {
               rowsPerKey,
               rate,
               jdbc,
-              cli: [...process.execArgv, process.argv[1]!],
+              cli: [...process.execArgv, process.argv[1]],
               cwd: REPO_ROOT,
               leaseTtlMs: engine.tideway.ha.leaseTtl,
               progress: (line) => process.stderr.write(`${line}\n`),

@@ -1,13 +1,6 @@
 import type { Command } from 'commander';
 import { ConfigError, ErrorCode } from '@tideway/common';
-import { CoordinatorServer, registerCoordinatorMetrics } from '@tideway/coordinator';
-import { ResourceManagerService, registerResourceManagerMetrics } from '@tideway/resource-manager';
-import { WorkerServer, registerWorkerMetrics } from '@tideway/worker';
-import { newMetricsRegistry, startMetricsEndpoint } from '../metrics-endpoint.js';
 import { checkpointStorageOf, collect, coordinatorAddresses, engineConfig } from './options.js';
-import { electionFromConfig, stateStoreFromConfig } from '@tideway/cluster';
-import { configureAuth, configureTls, parseCertificateTable, parseTokenTable } from '@tideway/rpc';
-import { startRestApiIfEnabled } from '../rest-api-hook.js';
 import { registerCertsCommand } from './certs-command.js';
 
 const ROLES = ['coordinator', 'resource-manager', 'worker', 'all'] as const;
@@ -41,6 +34,24 @@ export function registerClusterCommands(program: Command): void {
     .option('--metrics-port <port>', 'serve Prometheus metrics at http://<host>:<port>/metrics (0 picks a free port; default: no endpoint)')
     .option('--metrics-host <host>', "address the metrics endpoint binds to (default: the role's host from the engine config)")
     .action(async (opts: StartOptions) => {
+      // The services are loaded when one starts: every other command (and --help) stays quick.
+      const [
+        { CoordinatorServer, registerCoordinatorMetrics },
+        { ResourceManagerService, registerResourceManagerMetrics },
+        { WorkerServer, registerWorkerMetrics },
+        { newMetricsRegistry, startMetricsEndpoint },
+        { electionFromConfig, stateStoreFromConfig },
+        { configureAuth, configureTls, parseCertificateTable, parseTokenTable },
+        { startRestApiIfEnabled },
+      ] = await Promise.all([
+        import('@tideway/coordinator'),
+        import('@tideway/resource-manager'),
+        import('@tideway/worker'),
+        import('../metrics-endpoint.js'),
+        import('@tideway/cluster'),
+        import('@tideway/rpc'),
+        import('../rest-api-hook.js'),
+      ]);
       if (!ROLES.includes(opts.role as Role))
         throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `--role ${opts.role}: expected one of ${ROLES.join(', ')}`);
       const role = opts.role as Role;

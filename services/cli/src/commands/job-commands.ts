@@ -5,7 +5,6 @@ import { JobClient } from '../job-client.js';
 import { collect, coordinatorAddresses, engineConfig } from './options.js';
 import { followJob } from './follow.js';
 import { unreachableCoordinator } from '../unreachable.js';
-import { seaTunnelMetrics } from '@tideway/rest-api';
 
 interface AddressOpts {
   address?: string;
@@ -61,11 +60,11 @@ function time(ms: number): string {
 function listTable(jobs: JobInfo[]): string {
   const rows = [['Job ID', 'Job Name', 'Job Status', 'Submit Time', 'Finished Time']];
   for (const j of jobs) rows.push([j.jobId, j.jobName, jobStatusToJSON(j.status), time(j.submitTimeMs), time(j.finishTimeMs)]);
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
   return rows
     .map((r) =>
       r
-        .map((c, i) => c.padEnd(widths[i]!))
+        .map((c, i) => c.padEnd(widths[i]))
         .join('  ')
         .trimEnd(),
     )
@@ -121,7 +120,7 @@ export function registerJobCommands(program: Command): void {
 
   addressOptions(program.command('status').description("a job's state as JSON").argument('<jobId>')).action(
     withClient(async (client, _opts, args) => {
-      process.stdout.write(`${JSON.stringify(jobJson(await client.get(args[0]!)), null, 2)}\n`);
+      process.stdout.write(`${JSON.stringify(jobJson(await client.get(args[0])), null, 2)}\n`);
     }),
   );
 
@@ -132,7 +131,8 @@ export function registerJobCommands(program: Command): void {
       .argument('<jobId>'),
   ).action(
     withClient(async (client, _opts, args) => {
-      const out = seaTunnelMetrics(await client.metrics(args[0]!));
+      const { seaTunnelMetrics } = await import('@tideway/rest-api');
+      const out = seaTunnelMetrics(await client.metrics(args[0]));
       process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
     }),
   );
@@ -165,7 +165,7 @@ export function registerJobCommands(program: Command): void {
   ).action(
     withClient<AddressOpts & { config: string; variable: string[]; async?: boolean }>(async (client, opts, args) => {
       const input = readJobInput(opts.config, opts.variable);
-      const res = await client.submit({ ...input, restoreJobId: args[0]! });
+      const res = await client.submit({ ...input, restoreJobId: args[0] });
       if (opts.async) {
         process.stdout.write(`${res.jobId}\n`);
         return;
@@ -176,7 +176,7 @@ export function registerJobCommands(program: Command): void {
 
   addressOptions(program.command('savepoint').description('stop a job with a savepoint').argument('<jobId>')).action(
     withClient(async (client, _opts, args) => {
-      const res = await client.savepoint(args[0]!);
+      const res = await client.savepoint(args[0]);
       process.stdout.write(`${args[0]} ${jobStatusToJSON(res.job!.status)} checkpoint ${res.checkpointId}\n`);
     }),
   );

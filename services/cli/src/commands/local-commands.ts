@@ -1,12 +1,7 @@
 import type { Command } from 'commander';
 import { ConfigError, ErrorCode, newJobId } from '@tideway/common';
-import { describePlan, planJobText } from '@tideway/planner';
 import { readJobInput } from '../config-input.js';
-import { JobClient } from '../job-client.js';
-import { startLocalCluster } from '../local-cluster.js';
 import { collect, engineConfig } from './options.js';
-import { followJob } from './follow.js';
-import { startRestApiIfEnabled } from '../rest-api-hook.js';
 
 export function registerLocalCommands(program: Command): void {
   program
@@ -40,6 +35,12 @@ export function registerLocalCommands(program: Command): void {
         const port = Number(opts.coordinatorPort);
         if (!Number.isInteger(port) || port < 0 || port > 65535)
           throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `--coordinator-port ${opts.coordinatorPort}: expected a port number`);
+        const [{ startLocalCluster }, { startRestApiIfEnabled }, { JobClient }, { followJob }] = await Promise.all([
+          import('../local-cluster.js'),
+          import('../rest-api-hook.js'),
+          import('../job-client.js'),
+          import('./follow.js'),
+        ]);
         const cluster = await startLocalCluster(engine, port);
         const stopRestApi = await startRestApiIfEnabled(engine, '127.0.0.1', cluster.coordinatorAddress);
         const client = new JobClient(cluster.coordinatorAddress);
@@ -68,6 +69,7 @@ export function registerLocalCommands(program: Command): void {
     .option('--json', 'print the plan as JSON')
     .action(async (opts: { config: string; variable: string[]; check?: boolean; json?: boolean }) => {
       const input = readJobInput(opts.config, opts.variable);
+      const { describePlan, planJobText } = await import('@tideway/planner');
       const job = await planJobText(input.configText, {
         jobId: newJobId(),
         file: input.configFile,

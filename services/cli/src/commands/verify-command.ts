@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
 import { ConfigError, ErrorCode, newJobId } from '@tideway/common';
-import { planJobText } from '@tideway/planner';
 import { readJobInput } from '../config-input.js';
 import { checkpointStorageOf, collect, engineConfig } from './options.js';
 
@@ -43,6 +42,7 @@ export function registerVerifyCommand(program: Command): void {
         const timeoutMs = positiveInt('--timeout', opts.timeout) * 1000;
         const maxKeys = positiveInt('--max-keys', opts.maxKeys);
         const input = readJobInput(opts.config, opts.variable);
+        const { planJobText } = await import('@tideway/planner');
         const job = await planJobText(input.configText, {
           jobId: opts.jobId ?? newJobId(),
           file: input.configFile,

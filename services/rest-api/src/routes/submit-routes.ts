@@ -104,7 +104,7 @@ export function registerSubmitRoutes(app: FastifyInstance, jobs: JobApi): void {
       const { params, ...config } = item as JsonObject;
       if (params !== undefined && (typeof params !== 'object' || params === null || Array.isArray(params)))
         throw new BadRequest(`submit-jobs[${i}].params must be an object`);
-      return { configText: JSON.stringify(config), format: 'json', params: (params ?? {}) as SubmitParams };
+      return { configText: JSON.stringify(config), format: 'json', params: params ?? {} };
     });
     return submitAll(jobs, list, (i) => `submit-jobs[${i}].json`);
   });

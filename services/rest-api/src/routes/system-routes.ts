@@ -44,7 +44,7 @@ export function registerSystemRoutes(app: FastifyInstance, jobs: JobApi, registr
       'heap.memory.used': mb(mem.heapUsed),
       'heap.memory.total': mb(mem.heapTotal),
       'heap.memory.used/total': `${((100 * mem.heapUsed) / mem.heapTotal).toFixed(2)}%`,
-      'load.systemAverage': loadavg()[0]!.toFixed(2),
+      'load.systemAverage': loadavg()[0].toFixed(2),
     };
     const { workers } = await jobs.overview();
     return [

@@ -101,7 +101,7 @@ export async function makeSink(options: Record<string, unknown>, inputTables: Ca
 export async function writeAll(sink: JdbcSink, rows: Row[], batch = 100): Promise<void> {
   const writer = sink.createWriter({ subtaskIndex: 0, parallelism: 1 });
   for (let i = 0; i < rows.length; i += batch) await writer.write(rows.slice(i, i + batch));
-  const info = (await writer.prepareCommit?.(1)) as JdbcCommitInfo | undefined;
+  const info = await writer.prepareCommit?.(1);
   if (info) await sink.createCommitter().commit([info]);
   await writer.close();
 }

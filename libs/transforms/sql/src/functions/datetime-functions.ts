@@ -58,7 +58,7 @@ function parseWith(fn: string) {
 
 /** The type PARSEDATETIME/TO_DATE returns, decided from the pattern as SeaTunnel does. */
 function parsedType(a: readonly Compiled[]): DataType | string {
-  const p = a[1]!.constant?.value;
+  const p = a[1].constant?.value;
   if (typeof p !== 'string') return 'the format must be a string literal';
   if (p.includes('yy') && p.includes('mm')) return Types.TIMESTAMP;
   if (p.includes('yy')) return Types.DATE;
@@ -97,9 +97,9 @@ export const DATETIME_FUNCTIONS: SqlFunction[] = [
     ['temporal', 'integer', 'string'],
     2,
     3,
-    (a) => (a[0]!.type.kind === 'string' ? Types.TIMESTAMP : a[0]!.type),
+    (a) => (a[0].type.kind === 'string' ? Types.TIMESTAMP : a[0].type),
     (a) => {
-      const type = a[0]!.type.kind === 'string' ? Types.TIMESTAMP : a[0]!.type;
+      const type = a[0].type.kind === 'string' ? Types.TIMESTAMP : a[0].type;
       return (v: unknown, n: unknown, unit?: unknown) => {
         const u = unitOf('DATEADD', unit);
         const t = toLocal(v);
@@ -111,7 +111,7 @@ export const DATETIME_FUNCTIONS: SqlFunction[] = [
         if (u === 'YEAR') return asType(plusMonths(t, 12 * k), type);
         if (u === 'QUARTER') return asType(plusMonths(t, 3 * k), type);
         if (u === 'MONTH') return asType(plusMonths(t, k), type);
-        const r = { ms: t.ms + k * UNIT_MS[u]!, subNanos: t.subNanos };
+        const r = { ms: t.ms + k * UNIT_MS[u], subNanos: t.subNanos };
         if (type.kind === 'time') r.ms = ((r.ms % 86400000) + 86400000) % 86400000;
         return asType(r, type);
       };
@@ -135,7 +135,7 @@ export const DATETIME_FUNCTIONS: SqlFunction[] = [
       const fb = fieldsOf(b);
       return BigInt(Math.round((utc(fb.year, fb.month - 1, fb.day) - utc(fa.year, fa.month - 1, fa.day)) / 86400000));
     }
-    const unitMs = u === 'DAYTIME' ? 86400000 : UNIT_MS[u]!;
+    const unitMs = u === 'DAYTIME' ? 86400000 : UNIT_MS[u];
     return BigInt(Math.trunc((b.ms - a.ms) / unitMs));
   }),
   strict(['date_trunc'], ['temporal', 'string'], 1, 2, Types.TIMESTAMP, () => (v: unknown, unit?: unknown) => {
@@ -225,7 +225,7 @@ export const DATETIME_FUNCTIONS: SqlFunction[] = [
     args: ['string', 'string'],
     resultType: () => Types.BOOLEAN,
     build: (a) => {
-      const [es, ep] = [a[0]!.ev, a[1]!.ev];
+      const [es, ep] = [a[0].ev, a[1].ev];
       return (f) => {
         const s = es(f);
         const p = ep(f);
@@ -244,7 +244,7 @@ export const DATETIME_FUNCTIONS: SqlFunction[] = [
     return formatPattern(pattern(String(p)), local);
   }),
   strict(['to_char'], ['any', 'string'], 1, 2, Types.STRING, (a) => {
-    const t = a[0]!.type;
+    const t = a[0].type;
     const temporal = t.kind === 'date' || t.kind === 'time' || t.kind === 'timestamp' || t.kind === 'timestamp_tz';
     return (v: unknown, p?: unknown) => (p !== undefined && temporal ? formatPattern(pattern(String(p)), toLocal(v)) : typedText(v, t));
   }),

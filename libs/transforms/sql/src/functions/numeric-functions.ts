@@ -49,12 +49,12 @@ function roundNeg(d: Decimal, scale: number, mode: Mode): Decimal {
   return d.div(f).toDecimalPlaces(0, mode).times(f);
 }
 
-const firstArgType = (a: readonly Compiled[]) => (a[0]!.type.kind === 'null' ? D : a[0]!.type);
+const firstArgType = (a: readonly Compiled[]) => (a[0].type.kind === 'null' ? D : a[0].type);
 
 /** The numeric functions of SeaTunnel's Sql transform (docs/en/transform-v2/sql-functions.md). */
 export const NUMERIC_FUNCTIONS: SqlFunction[] = [
   strict(['abs'], ['numeric'], 1, 1, firstArgType, (a) => {
-    const t = a[0]!.type.kind;
+    const t = a[0].type.kind;
     const limit = t === 'tinyint' ? -128 : t === 'smallint' ? -32768 : t === 'int' ? -2147483648 : undefined;
     return (v) => {
       if (typeof v === 'bigint') {
@@ -105,7 +105,7 @@ export const NUMERIC_FUNCTIONS: SqlFunction[] = [
     build: (a) => {
       if (a.length === 0) return () => Math.random();
       // a seed gives a repeatable value (a small LCG: same seed, same number)
-      const ev = a[0]!.ev;
+      const ev = a[0].ev;
       return (f) => {
         const s = ev(f);
         if (s == null) return Math.random();
@@ -120,9 +120,9 @@ export const NUMERIC_FUNCTIONS: SqlFunction[] = [
     ['numeric', 'numeric'],
     2,
     2,
-    (a) => (a[1]!.type.kind === 'null' ? D : a[1]!.type),
+    (a) => (a[1].type.kind === 'null' ? D : a[1].type),
     (a) => {
-      const t = a[1]!.type;
+      const t = a[1].type;
       return (x: unknown, y: unknown) => {
         // as SeaTunnel: both read as doubles' decimal text, the remainder has the dividend's sign
         const d = new Decimal(typeof y === 'bigint' ? y.toString() : Number(y));
@@ -137,7 +137,7 @@ export const NUMERIC_FUNCTIONS: SqlFunction[] = [
   ),
   strict(['ceil', 'ceiling'], ['numeric'], 1, 1, Types.INT, () => (v) => toInt(toDecimal(v).toDecimalPlaces(0, Decimal.ROUND_CEIL))),
   strict(['floor'], ['numeric'], 1, 1, Types.INT, () => (v) => toInt(toDecimal(v).toDecimalPlaces(0, Decimal.ROUND_FLOOR))),
-  strict(['round'], ['numeric', 'integer'], 1, 2, firstArgType, (a) => roundTo(a[0]!.type, Decimal.ROUND_HALF_UP)),
+  strict(['round'], ['numeric', 'integer'], 1, 2, firstArgType, (a) => roundTo(a[0].type, Decimal.ROUND_HALF_UP)),
   strict(['trunc', 'truncate'], ['numeric', 'integer'], 1, 2, D, () => {
     const r = roundTo(D, Decimal.ROUND_DOWN);
     return (v: unknown, digits?: unknown) => r(Number(v), digits);
@@ -151,7 +151,7 @@ export const NUMERIC_FUNCTIONS: SqlFunction[] = [
     nullableResult: false,
     // SeaTunnel's SIGN(NULL) is 0
     build: (a) => {
-      const ev = a[0]!.ev;
+      const ev = a[0].ev;
       return (f) => {
         const v = ev(f);
         if (v == null) return 0;

@@ -69,23 +69,23 @@ export function nullPropagating(a: readonly Compiled[], fn: Impl): Evaluator {
       return () => fn();
     case 1:
       return (f) => {
-        const x = a0!(f);
+        const x = a0(f);
         return x === null || x === undefined ? null : fn(x);
       };
     case 2:
       return (f) => {
-        const x = a0!(f);
+        const x = a0(f);
         if (x === null || x === undefined) return null;
-        const y = a1!(f);
+        const y = a1(f);
         return y === null || y === undefined ? null : fn(x, y);
       };
     case 3:
       return (f) => {
-        const x = a0!(f);
+        const x = a0(f);
         if (x === null || x === undefined) return null;
-        const y = a1!(f);
+        const y = a1(f);
         if (y === null || y === undefined) return null;
-        const z = a2!(f);
+        const z = a2(f);
         return z === null || z === undefined ? null : fn(x, y, z);
       };
     default: {
@@ -93,7 +93,7 @@ export function nullPropagating(a: readonly Compiled[], fn: Impl): Evaluator {
       return (f) => {
         const vals = new Array<unknown>(evs.length);
         for (let i = 0; i < evs.length; i++) {
-          const v = evs[i]!(f);
+          const v = evs[i](f);
           if (v === null || v === undefined) return null;
           vals[i] = v;
         }
@@ -109,7 +109,7 @@ export function allArgs(a: readonly Compiled[], fn: (vals: unknown[]) => unknown
   return (f) => {
     const vals = new Array<unknown>(evs.length);
     for (let i = 0; i < evs.length; i++) {
-      const v = evs[i]!(f);
+      const v = evs[i](f);
       vals[i] = v === undefined ? null : v;
     }
     return fn(vals);

@@ -28,8 +28,8 @@ function pad(left: boolean) {
 function trimChars(s: string, chars: string, start: boolean, end: boolean): string {
   let a = 0;
   let b = s.length;
-  if (start) while (a < b && chars.includes(s[a]!)) a++;
-  if (end) while (b > a && chars.includes(s[b - 1]!)) b--;
+  if (start) while (a < b && chars.includes(s[a])) a++;
+  if (end) while (b > a && chars.includes(s[b - 1])) b--;
   return s.slice(a, b);
 }
 
@@ -56,10 +56,10 @@ function soundex(s: string): string {
   };
   const up = s.toUpperCase().replace(/[^A-Z]/g, '');
   if (up === '') return '';
-  let out = up[0]!;
-  let last = codes[up[0]!] ?? '';
+  let out = up[0];
+  let last = codes[up[0]] ?? '';
   for (let i = 1; i < up.length && out.length < 4; i++) {
-    const c = up[i]!;
+    const c = up[i];
     const code = codes[c] ?? '';
     if (code !== '' && code !== last) out += code;
     // H and W do not separate equal codes; vowels do
@@ -121,7 +121,7 @@ export const STRING_FUNCTIONS: SqlFunction[] = [
     build: (a) =>
       allArgs(a, (vals) => {
         let out = '';
-        for (let i = 0; i < vals.length; i++) if (vals[i] !== null) out += typedText(vals[i], a[i]!.type);
+        for (let i = 0; i < vals.length; i++) if (vals[i] !== null) out += typedText(vals[i], a[i].type);
         return out;
       }),
   },
@@ -135,7 +135,7 @@ export const STRING_FUNCTIONS: SqlFunction[] = [
       allArgs(a, (vals) => {
         const sep = vals[0] === null ? '' : text(vals[0]);
         const parts: string[] = [];
-        for (let i = 1; i < vals.length; i++) if (vals[i] !== null) parts.push(typedText(vals[i], a[i]!.type));
+        for (let i = 1; i < vals.length; i++) if (vals[i] !== null) parts.push(typedText(vals[i], a[i].type));
         return parts.join(sep);
       }),
   },

@@ -6,7 +6,7 @@ import { commonType } from '../sql-types.js';
 import type { SqlFunction } from './registry.js';
 
 function common(a: readonly Compiled[]) {
-  let t = a[0]!.type;
+  let t = a[0].type;
   for (const c of a.slice(1)) {
     const n = commonType(t, c.type);
     if (!n) return `arguments have incompatible types ${formatType(t)} and ${formatType(c.type)}`;
@@ -25,7 +25,7 @@ const coalesce: SqlFunction = {
     const evs = a.map((c) => coerce(c, type));
     return (f) => {
       for (let i = 0; i < evs.length; i++) {
-        const v = evs[i]!(f);
+        const v = evs[i](f);
         if (v != null) return v;
       }
       return null;
@@ -41,11 +41,11 @@ export const SYSTEM_FUNCTIONS: SqlFunction[] = [
     minArgs: 2,
     maxArgs: 2,
     args: ['any'],
-    resultType: (a) => a[0]!.type,
+    resultType: (a) => a[0].type,
     nullableResult: true,
     build: (a) => {
-      const cmp = comparatorFor(a[0]!.type, a[1]!.type);
-      const [e0, e1] = [a[0]!.ev, a[1]!.ev];
+      const cmp = comparatorFor(a[0].type, a[1].type);
+      const [e0, e1] = [a[0].ev, a[1].ev];
       return (f) => {
         const x = e0(f);
         if (x == null) return null;

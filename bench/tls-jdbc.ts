@@ -69,7 +69,7 @@ const TICK = Number(execFileSync('getconf', ['CLK_TCK']).toString());
 
 /** CPU seconds of a process from /proc: its own (utime, stime) or its reaped children's (cutime, cstime). */
 function cpuSeconds(pid: number, of: 'self' | 'children'): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   // After "pid (comm) ": state is field 3, utime 14, stime 15, cutime 16, cstime 17.
   const [u, s] = of === 'self' ? [fields[11], fields[12]] : [fields[13], fields[14]];
   return (Number(u) + Number(s)) / TICK;
@@ -133,7 +133,7 @@ async function runJob(client: JobServiceClient, configText: string): Promise<num
   }
 }
 
-const load = loadavg()[0]!;
+const load = loadavg()[0];
 const clusters: ClusterProcesses[] = [];
 const clients: JobServiceClient[] = [];
 try {
@@ -172,10 +172,10 @@ try {
       console.error(`run ${rep}/${REPEAT}: ${c.name} ...`);
       const logBefore = pgLog().length;
       const cpuBefore = cpuNow(c.cluster);
-      times[i]!.push(await runJob(c.client, c.config));
+      times[i].push(await runJob(c.client, c.config));
       // The backends have exited by the job's end (the sink commits, then closes).
       await new Promise((r) => setTimeout(r, 300));
-      cpu[i]!.push(cpuNow(c.cluster) - cpuBefore);
+      cpu[i].push(cpuNow(c.cluster) - cpuBefore);
       // The job's connections (source and sink databases) as PostgreSQL logged them, read
       // before this script's own (plaintext) count and truncate.
       const authorized = pgLog()
@@ -190,8 +190,8 @@ try {
       await pgRun(pgSrv, pgSrv.database, 'TRUNCATE orders; CHECKPOINT');
     }
   }
-  const base = median(times[0]!);
-  const baseCpu = median(cpu[0]!);
+  const base = median(times[0]);
+  const baseCpu = median(cpu[0]);
   const lines = [
     `## TLS on a PG->PG Jdbc job on a cluster (bench/tls-jdbc.ts), ${new Date().toISOString().slice(0, 10)}`,
     '',
@@ -201,9 +201,9 @@ try {
     '| case | job ms (median) | every run | rows/s | vs plaintext | CPU s (median) | every run | CPU vs plaintext |',
     '|---|---|---|---|---|---|---|---|',
     ...cases.map((c, i) => {
-      const ms = median(times[i]!);
-      const s = median(cpu[i]!);
-      return `| ${c.name} | ${ms} | ${times[i]!.join(', ')} | ${Math.round(ROWS / (ms / 1000)).toLocaleString('en')} | ${(base / ms).toFixed(2)} | ${s.toFixed(1)} | ${cpu[i]!.map((x) => x.toFixed(1)).join(', ')} | ${(s / baseCpu).toFixed(2)} |`;
+      const ms = median(times[i]);
+      const s = median(cpu[i]);
+      return `| ${c.name} | ${ms} | ${times[i].join(', ')} | ${Math.round(ROWS / (ms / 1000)).toLocaleString('en')} | ${(base / ms).toFixed(2)} | ${s.toFixed(1)} | ${cpu[i].map((x) => x.toFixed(1)).join(', ')} | ${(s / baseCpu).toFixed(2)} |`;
     }),
   ];
   console.log(lines.join('\n'));

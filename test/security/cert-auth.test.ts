@@ -86,6 +86,12 @@ function rawCall(name: string, method: 'listJobs' | 'submitJob'): Promise<{ code
   });
 }
 
+/** The fields of REST answers these tests read. */
+interface RestAnswer {
+  message?: string;
+  jobId?: string;
+}
+
 /** An HTTPS request to the REST API presenting `cert` (as curl --cert does), optionally with a token. */
 function rest(
   method: 'GET' | 'POST',
@@ -93,7 +99,7 @@ function rest(
   cert?: { base: string; name: string },
   token?: string,
   body?: string,
-): Promise<{ status: number; json: any }> {
+): Promise<{ status: number; json: RestAnswer }> {
   const f = cert && tlsFiles(cert.base, cert.name);
   return new Promise((resolve, reject) => {
     const req = https.request(
@@ -109,7 +115,7 @@ function rest(
       (res) => {
         let text = '';
         res.setEncoding('utf8').on('data', (d: string) => (text += d));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, json: JSON.parse(text) }));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, json: JSON.parse(text) as RestAnswer }));
       },
     );
     req.on('error', reject);

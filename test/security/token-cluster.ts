@@ -10,7 +10,7 @@ import { TestCluster } from '../cluster/test-cluster.js';
 export async function createToken(role: 'viewer' | 'operator' | 'admin', name: string = role): Promise<{ token: string; line: string }> {
   const res = await runCli(['token', 'create', '--role', role, ...(role === 'admin' ? [] : ['--namespace', 'team-a']), '--name', name]);
   expect(res.code, res.stderr).toBe(0);
-  return { token: /^token: (\S+)$/m.exec(res.stdout)![1]!, line: `    ${/^ {2}(\w+: ".*")$/m.exec(res.stdout)![1]!}` };
+  return { token: /^token: (\S+)$/m.exec(res.stdout)![1], line: `    ${/^ {2}(\w+: ".*")$/m.exec(res.stdout)![1]}` };
 }
 
 /**

@@ -57,7 +57,7 @@ function parseKey(key: string, where: string): { kind: CertificateField; value: 
         .join(', ')}`,
     );
   }
-  return { kind, value: m[2]! };
+  return { kind, value: m[2] };
 }
 
 /** The subject CNs and subjectAltNames of a certificate, as `kind:value` pairs. */
@@ -69,8 +69,8 @@ export function certificateNames(cert: PeerCertificate): Array<{ kind: Certifica
   }));
   // Node prints `DNS:a, IP Address:127.0.0.1, URI:...`, quoting (JSON) a value that has a comma or quote.
   for (const m of (cert.subjectaltname ?? '').matchAll(/(?:^|, )([A-Za-z ]+):("(?:[^"\\]|\\.)*"|[^,]*)/g)) {
-    const kind = SAN_PREFIX[m[1]!];
-    if (kind) out.push({ kind, value: m[2]!.startsWith('"') ? (JSON.parse(m[2]!) as string) : m[2]! });
+    const kind = SAN_PREFIX[m[1]];
+    if (kind) out.push({ kind, value: m[2].startsWith('"') ? (JSON.parse(m[2]) as string) : m[2] });
   }
   return out;
 }
@@ -91,10 +91,10 @@ export function certificateCaller(entries: readonly CertificateEntry[], cert: Pe
   if (matches.length === 0)
     return `the client certificate ${describe(cert)} is not in tideway.auth.certificates, and no bearer token was sent`;
   const [first, ...rest] = matches;
-  if (rest.some((e) => e.role !== first!.role || e.namespace !== first!.namespace)) {
+  if (rest.some((e) => e.role !== first.role || e.namespace !== first.namespace)) {
     return `the client certificate ${describe(cert)} matches tideway.auth.certificates entries with different roles or namespaces (${matches.map((e) => `'${e.name}'`).join(', ')})`;
   }
-  return first!;
+  return first;
 }
 
 /**

@@ -12,7 +12,8 @@ export function clientCertificateOf(req: IncomingMessage): PeerCertificate | str
   const cert = socket.getPeerCertificate();
   if (!cert || !cert.raw) return undefined;
   if (!socket.authorized) {
-    return `the client certificate (CN=${cert.subject?.CN ?? '?'}) is not signed by this cluster's CA (${String(socket.authorizationError)})`;
+    const cn = cert.subject?.CN;
+    return `the client certificate (CN=${(Array.isArray(cn) ? cn.join(', ') : cn) ?? '?'}) is not signed by this cluster's CA (${String(socket.authorizationError)})`;
   }
   return cert;
 }

@@ -33,6 +33,6 @@ describe('REST authentication by route', () => {
       payload: '{}',
     });
     expect(tags.statusCode).toBe(403);
-    expect(tags.json().message).toContain('needs the role admin');
+    expect(tags.json<{ message: string }>().message).toContain('needs the role admin');
   });
 });

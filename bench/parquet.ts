@@ -4,73 +4,60 @@
  * DuckDB's COPY ... TO 'x.parquet' and read_parquet, in the same run. Each phase runs in its own
  * process (peak RSS from process.resourceUsage().maxRSS). Tideway's writer is fed rows as a sink
  * receives them (batches of 4096 made on the fly); the "generate only" phase times making those
- * rows, so the writer's own cost is the difference. Results: bench/RESULTS.md.
+ * rows, so the writer's own cost is the difference. The two encoders (Tideway's flat one and
+ * hyparquet-writer, the nested path and the writer before it) also run alone on the same rows.
+ * Phases are timed after their modules load, in wall time and CPU time (on a shared machine the
+ * CPU time is the steadier of the two). DuckDB then reads Tideway's file and its own table and
+ * counts the rows that differ. Results: bench/RESULTS.md.
  *
- *   node --import tsx --conditions=source bench/parquet.ts
+ *   BENCH_ROWS=500000 node --import tsx --conditions=source bench/parquet.ts
+ *   node --cpu-prof --import tsx --conditions=source bench/parquet.ts encode-flat /tmp   (one phase, to profile)
  */
 import { execFileSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { COLUMNS, orderRow } from './orders-rows.js';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 2_000_000);
 const BATCH = 4096;
-const STATUS = ['new', 'paid', 'shipped', 'delivered', 'cancelled'];
-const REGION = ['north', 'south', 'east', 'west', 'central'];
-const BASE = Date.UTC(2024, 0, 1);
-const pad = (n: number, w = 2) => String(n).padStart(w, '0');
-
-/** Row g of orders as Tideway holds it (bigint, decimal text, timestamp text, ...). */
-function orderRow(g: number): unknown[] {
-  const micros = g % 1_000_000;
-  const d = new Date(BASE + (g % 31_536_000) * 1000 + Math.floor(micros / 1000));
-  const ts = `${d.toISOString().slice(0, 19)}.${pad(d.getUTCMilliseconds() * 1000 + (micros % 1000), 6)}`;
-  const amount = (g * 37) % 100_000;
-  const md5 = createHash('md5').update(String(g)).digest('hex');
-  return [
-    BigInt(g),
-    (g * 7919) % 100_000,
-    STATUS[g % 5],
-    `product-${g % 5000}`,
-    REGION[Math.floor(g / 7) % 5],
-    `${Math.floor(amount / 100)}.${pad(amount % 100)}`,
-    ((g * 13) % 10_000) / 7,
-    g % 3 !== 0,
-    ts,
-    g % 10 === 0 ? null : new Date(BASE + (g % 365) * 86_400_000).toISOString().slice(0, 10),
-    md5 + md5 + md5,
-    JSON.stringify({ sku: g % 1000, tags: ['a', g % 7] }),
-  ];
-}
-
-const COLUMNS: [string, string][] = [
-  ['id', 'bigint'],
-  ['customer_id', 'int'],
-  ['status', 'string'],
-  ['product', 'string'],
-  ['region', 'string'],
-  ['amount', 'decimal(12, 2)'],
-  ['weight', 'double'],
-  ['is_paid', 'boolean'],
-  ['created_at', 'timestamp'],
-  ['ship_date', 'date'],
-  ['note', 'string'],
-  ['attrs', 'string'],
-];
-
 const rss = () => Math.round(process.resourceUsage().maxRSS / 1024);
+const cpuSecs = (since: NodeJS.CpuUsage) => {
+  const d = process.cpuUsage(since);
+  return (d.user + d.system) / 1e6;
+};
 
 async function phase(name: string, dir: string): Promise<Record<string, number>> {
-  const t0 = performance.now();
+  // timed from after the modules are loaded (tsx compiles them on import, which is no writer's cost)
+  let t0 = performance.now();
+  let cpu0 = process.cpuUsage();
+  const start = () => {
+    t0 = performance.now();
+    cpu0 = process.cpuUsage();
+  };
   if (name === 'generate') {
     let n = 0;
     for (let g = 1; g <= ROWS; g++) n += orderRow(g).length;
     if (n === 0) throw new Error('nothing generated');
+  } else if (name === 'encode-flat' || name === 'encode-hyparquet') {
+    // the encoders alone, no sink around them, fed the same rows in the same batches
+    const { newParquetEncoder, ParquetFileEncoder } = await import('@tideway/connector-file-common');
+    const { parseDataType } = await import('@tideway/api');
+    start();
+    const columns = COLUMNS.map(([n, t]) => ({ name: n, type: parseDataType(t), nullable: true }));
+    const encoder = name === 'encode-flat' ? newParquetEncoder(columns, 'SNAPPY') : new ParquetFileEncoder(columns, 'SNAPPY');
+    let bytes = 0;
+    for (let g = 1; g <= ROWS; g += BATCH) {
+      for (let i = g; i < Math.min(g + BATCH, ROWS + 1); i++) encoder.add(orderRow(i));
+      bytes += encoder.take()?.length ?? 0;
+    }
+    bytes += (await encoder.finish())?.length ?? 0;
+    if (bytes === 0) throw new Error('nothing encoded');
   } else if (name === 'tideway-write') {
     const { localFileSinkFactory } = await import('@tideway/connector-localfile');
     const { optionsOf, parseDataType } = await import('@tideway/api');
+    start();
     const table = {
       tableId: 'db.orders',
       path: { database: 'db', table: 'orders' },
@@ -94,6 +81,7 @@ async function phase(name: string, dir: string): Promise<Record<string, number>>
   } else if (name === 'tideway-read') {
     const { localFileSourceFactory } = await import('@tideway/connector-localfile');
     const { optionsOf } = await import('@tideway/api');
+    start();
     const source = localFileSourceFactory.create({
       jobId: 'bench',
       jobMode: 'BATCH',
@@ -103,7 +91,7 @@ async function phase(name: string, dir: string): Promise<Record<string, number>>
     });
     await source.prepare!();
     const splits: unknown[] = [];
-    source
+    void source
       .createEnumerator({
         parallelism: 1,
         registeredReaders: () => [0],
@@ -134,16 +122,23 @@ async function phase(name: string, dir: string): Promise<Record<string, number>>
       ((g * 13) % 10000) / 7.0 AS weight, g % 3 <> 0 AS is_paid, TIMESTAMP '2024-01-01' + to_seconds(g % 31536000) + to_microseconds(g % 1000000) AS created_at,
       CASE WHEN g % 10 = 0 THEN NULL ELSE DATE '2024-01-01' + (g % 365)::INT END AS ship_date, repeat(md5(g::VARCHAR), 3) AS note,
       json_object('sku', g % 1000, 'tags', json_array('a', g % 7))::VARCHAR AS attrs FROM range(1, ${ROWS} + 1) t(g)`);
-    const t1 = performance.now();
+    start();
     await c.run(`COPY orders TO '${join(dir, 'duckdb.parquet')}' (FORMAT parquet, COMPRESSION snappy)`);
-    const write = (performance.now() - t1) / 1000;
-    const t2 = performance.now();
+    const write = (performance.now() - t0) / 1000;
+    const writeCpu = cpuSecs(cpu0);
+    start();
     await c.run(`CREATE TABLE back AS SELECT * FROM read_parquet('${join(dir, 'duckdb.parquet')}')`);
-    const read = (performance.now() - t2) / 1000;
-    return { writeRowsPerSec: Math.round(ROWS / write), readRowsPerSec: Math.round(ROWS / read), rssMB: rss() };
+    const read = (performance.now() - t0) / 1000;
+    // DuckDB reads Tideway's file as the same rows as its own table, value for value
+    const tideway = `read_parquet('${join(dir, 'tideway', '*.parquet')}')`;
+    const differ = await c.run(
+      `SELECT (SELECT count(*) FROM (SELECT * FROM orders EXCEPT ALL SELECT * FROM ${tideway})) + (SELECT count(*) FROM (SELECT * FROM ${tideway} EXCEPT ALL SELECT * FROM orders))`,
+    );
+    const differing = Number((await differ.getRowsJS())[0][0]);
+    return { writeRowsPerSec: Math.round(ROWS / write), writeCpu, readRowsPerSec: Math.round(ROWS / read), rssMB: rss(), differing };
   }
   const secs = (performance.now() - t0) / 1000;
-  return { secs, rowsPerSec: Math.round(ROWS / secs), rssMB: rss() };
+  return { secs, cpu: cpuSecs(cpu0), rowsPerSec: Math.round(ROWS / secs), rssMB: rss() };
 }
 
 const [, , child, dirArg] = process.argv;
@@ -152,32 +147,38 @@ if (child) {
 } else {
   const dir = mkdtempSync(join(tmpdir(), 'tideway-parquet-bench-'));
   try {
-    const run = (name: string): Record<string, number> =>
+    const run = (name: string) =>
       JSON.parse(
         execFileSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), name, dir], {
           encoding: 'utf8',
           maxBuffer: 1 << 20,
         }),
-      );
+      ) as Record<string, number>;
     const gen = run('generate');
+    const flat = run('encode-flat');
+    const hyparquet = run('encode-hyparquet');
     const tw = run('tideway-write');
     const tr = run('tideway-read');
     const duck = run('duckdb');
     const file = readdirSync(join(dir, 'tideway'))[0];
     const writerOnly = Math.round(ROWS / (tw.secs - gen.secs));
+    const writerOnlyCpu = tw.cpu - gen.cpu;
+    const cpu = (secs: number) => secs.toFixed(2);
     const lines = [
-      `Date: ${new Date().toISOString()}; ${ROWS.toLocaleString('en')} rows, snappy; Tideway file ${(statSync(join(dir, 'tideway', file)).size / 1e6).toFixed(1)} MB, DuckDB file ${(statSync(join(dir, 'duckdb.parquet')).size / 1e6).toFixed(1)} MB.`,
+      `Date: ${new Date().toISOString()}; ${ROWS.toLocaleString('en')} rows, snappy; Tideway file ${(statSync(join(dir, 'tideway', file)).size / 1e6).toFixed(1)} MB, DuckDB file ${(statSync(join(dir, 'duckdb.parquet')).size / 1e6).toFixed(1)} MB; rows DuckDB reads differently from Tideway's file than from its own table: ${duck.differing}.`,
       '',
-      '| phase | rows/s | peak RSS (MB) |',
-      '|---|---|---|',
-      `| generate the rows only (Tideway values) | ${gen.rowsPerSec} | ${gen.rssMB} |`,
-      `| Tideway LocalFile sink, parquet (rows generated on the fly) | ${tw.rowsPerSec} | ${tw.rssMB} |`,
-      `| Tideway writer alone (the two lines above subtracted) | ${writerOnly} | - |`,
-      `| Tideway LocalFile source, parquet (read the file above) | ${tr.rowsPerSec} | ${tr.rssMB} |`,
-      `| DuckDB COPY orders TO 'x.parquet' | ${duck.writeRowsPerSec} | ${duck.rssMB} (table in memory) |`,
-      `| DuckDB CREATE TABLE AS SELECT * FROM read_parquet | ${duck.readRowsPerSec} | |`,
+      '| phase | rows/s | CPU seconds | peak RSS (MB) |',
+      '|---|---|---|---|',
+      `| generate the rows only (Tideway values) | ${gen.rowsPerSec} | ${cpu(gen.cpu)} | ${gen.rssMB} |`,
+      `| Tideway LocalFile sink, parquet (rows generated on the fly) | ${tw.rowsPerSec} | ${cpu(tw.cpu)} | ${tw.rssMB} |`,
+      `| Tideway writer alone (the two lines above subtracted) | ${writerOnly} | ${cpu(writerOnlyCpu)} | - |`,
+      `| Tideway's flat encoder alone, no sink (generate subtracted) | ${Math.round(ROWS / (flat.secs - gen.secs))} | ${cpu(flat.cpu - gen.cpu)} | ${flat.rssMB} |`,
+      `| hyparquet-writer 0.17 encoder alone, no sink (generate subtracted; the writer before) | ${Math.round(ROWS / (hyparquet.secs - gen.secs))} | ${cpu(hyparquet.cpu - gen.cpu)} | ${hyparquet.rssMB} |`,
+      `| Tideway LocalFile source, parquet (read the file above) | ${tr.rowsPerSec} | ${cpu(tr.cpu)} | ${tr.rssMB} |`,
+      `| DuckDB COPY orders TO 'x.parquet' | ${duck.writeRowsPerSec} | ${cpu(duck.writeCpu)} | ${duck.rssMB} (table in memory) |`,
+      `| DuckDB CREATE TABLE AS SELECT * FROM read_parquet | ${duck.readRowsPerSec} | | |`,
       '',
-      `Ratios: Tideway writer alone / DuckDB COPY = ${(writerOnly / duck.writeRowsPerSec).toFixed(2)}; Tideway read / DuckDB read_parquet = ${(tr.rowsPerSec / duck.readRowsPerSec).toFixed(2)}.`,
+      `Ratios: Tideway writer alone / DuckDB COPY = ${(writerOnly / duck.writeRowsPerSec).toFixed(2)} (CPU time: DuckDB / Tideway = ${(duck.writeCpu / writerOnlyCpu).toFixed(2)}); flat encoder / hyparquet-writer encoder = ${((hyparquet.secs - gen.secs) / (flat.secs - gen.secs)).toFixed(1)}x (CPU ${((hyparquet.cpu - gen.cpu) / (flat.cpu - gen.cpu)).toFixed(1)}x); Tideway read / DuckDB read_parquet = ${(tr.rowsPerSec / duck.readRowsPerSec).toFixed(2)}.`,
     ];
     process.stdout.write(`${lines.join('\n')}\n`);
   } finally {

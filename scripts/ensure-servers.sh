@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the database servers the test harness (libs/testing) starts privately, but only the
-# ones whose binaries are missing: PostgreSQL (15 where Debian has it), MariaDB and Redis; and lzop,
+# ones whose binaries are missing: PostgreSQL (15 where Debian has it, with PostGIS and the
+# decoderbufs output plugin), MariaDB and Redis; and lzop,
 # the reference the lzo tests compare against.
 # Nothing is started or enabled here; the harness runs its own servers on free ports.
 set -euo pipefail
@@ -24,11 +25,18 @@ if ! ls /usr/share/postgresql/*/extension/postgis.control >/dev/null 2>&1; then
   missing+=("postgresql-${pg_major}-postgis-3")
 fi
 
+# decoderbufs: Postgres-CDC's decoding.plugin.name = "decoderbufs" (libs/connectors/postgres-cdc, test/cdc).
+pg_major=15
+for d in /usr/lib/postgresql/*/bin; do [ -x "$d/postgres" ] && pg_major=$(basename "$(dirname "$d")"); done
+if [ ! -e "/usr/lib/postgresql/${pg_major}/lib/decoderbufs.so" ] && [ "$pg_found" = yes ]; then
+  missing+=("postgresql-${pg_major}-decoderbufs")
+fi
+
 # lzop: the file connectors' lzo tests check their lzop files against the reference tool, both ways.
 if ! command -v lzop >/dev/null 2>&1; then missing+=(lzop); fi
 
 if [ ${#missing[@]} -eq 0 ]; then
-  echo "ensure-servers: PostgreSQL (with PostGIS), MariaDB, Redis and lzop binaries are present"
+  echo "ensure-servers: PostgreSQL (with PostGIS and decoderbufs), MariaDB, Redis and lzop binaries are present"
   exit 0
 fi
 

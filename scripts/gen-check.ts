@@ -1,10 +1,11 @@
 // After `buf generate`: fails when a generated file lacks its DO-NOT-EDIT header, so a
-// hand-edited or stray file under libs/contracts/src/gen is noticed. descriptors.binpb (binary,
+// hand-edited or stray file under libs/contracts/src/gen (or the decoderbufs messages of
+// libs/connectors/postgres-cdc/src/gen) is noticed. descriptors.binpb (binary,
 // from gen-descriptors.ts) is checked by libs/contracts' test against a fresh build instead.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
-const root = 'libs/contracts/src/gen';
+const roots = ['libs/contracts/src/gen', 'libs/connectors/postgres-cdc/src/gen'];
 let count = 0;
 const walk = (dir: string): void => {
   for (const name of readdirSync(dir)) {
@@ -19,5 +20,5 @@ const walk = (dir: string): void => {
     }
   }
 };
-walk(root);
-console.log(`${count} generated files checked under ${root}`);
+for (const root of roots) walk(root);
+console.log(`${count} generated files checked under ${roots.join(', ')}`);

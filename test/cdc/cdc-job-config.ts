@@ -11,6 +11,10 @@ export interface CdcJobOptions {
   readonly source: TestDatabaseServer;
   /** Fully qualified table names as the connector takes them. */
   readonly tables: readonly string[];
+  /** table-pattern instead of table-names (then `tables` is not written). */
+  readonly tablePattern?: string;
+  /** The XA sink's schema_save_mode (default ERROR_WHEN_SCHEMA_NOT_EXIST: the test made the targets). */
+  readonly schemaSaveMode?: string;
   /** More source options, HOCON lines. */
   readonly sourceExtra?: string;
   /** The PostgreSQL target and its database. */
@@ -37,7 +41,7 @@ source {
     base-url = ${quote(o.source.jdbcUrl)}
     username = ${quote(o.source.user)}
     password = ${quote(o.source.password)}
-    table-names = [${o.tables.map(quote).join(', ')}]
+    ${o.tablePattern !== undefined ? `table-pattern = ${quote(o.tablePattern)}` : `table-names = [${o.tables.map(quote).join(', ')}]`}
     ${o.sourceExtra ?? ''}
   }
 }
@@ -57,7 +61,7 @@ function xaPostgresSink(o: CdcJobOptions): string {
     generate_sink_sql = true
     table = "\${table_name}"
     primary_keys = ["\${primary_key}"]
-    schema_save_mode = "ERROR_WHEN_SCHEMA_NOT_EXIST"
+    schema_save_mode = ${quote(o.schemaSaveMode ?? 'ERROR_WHEN_SCHEMA_NOT_EXIST')}
     # Small batches: rows reach the database between checkpoints, so a replay would show.
     batch_size = 5
     is_exactly_once = true

@@ -6,11 +6,12 @@
  * the DROP (before the sink has necessarily applied it) and restored with `run -r`; at the end
  * the target has the source's columns and `tideway verify` reports every row equal.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
-import { startMariaDb, startPostgres, type TestDatabaseServer } from '@tideway/testing';
-import { CliJob, killStartedJobs, TempDirs, until, type RunningCli } from './cli-job.js';
+import type { TestDatabaseServer } from '@tideway/testing';
+import { cdcServersForFile } from './cdc-servers.js';
+import { CliJob, TempDirs, until, type RunningCli } from './cli-job.js';
 
 const dirs = new TempDirs();
 let maria: TestDatabaseServer;
@@ -163,20 +164,8 @@ async function evolve(src: Db, dst: Db, slot: string): Promise<void> {
   expect(ended.code, ended.stderr).toBe(130);
 }
 
-beforeAll(async () => {
-  [maria, postgres] = await Promise.all([startMariaDb(), startPostgres({ logical: true })]);
-  mroot = await mysql.createConnection({ host: maria.host, port: maria.port, user: maria.user, password: maria.password });
-  proot = new pg.Client({ connectionString: postgres.url });
-  await proot.connect();
-}, 60_000);
-
-afterAll(async () => {
-  killStartedJobs();
-  for (const c of clients) await c.end().catch(() => undefined);
-  await proot?.end().catch(() => undefined);
-  await mroot?.end().catch(() => undefined);
-  await Promise.all([maria?.stop(), postgres?.stop()]);
-  dirs.cleanup();
+cdcServersForFile(dirs, clients, (s) => {
+  ({ maria, postgres, mroot, proot } = s);
 });
 
 describe('schema evolution: ADD, DROP, RENAME and MODIFY COLUMN while streaming, killed and restored mid-change', () => {

@@ -56,7 +56,7 @@ afterAll(async () => {
 
 describe('a reflection-only Python client (grpcio, C++ descriptor pool)', () => {
   const served: Record<string, string[]> = {
-    coordinator: ['tideway.v1.JobService', 'tideway.v1.CoordinatorService'],
+    coordinator: ['tideway.v1.JobService', 'tideway.v1.CoordinatorService', 'tideway.v1.TokenService'],
     'resource-manager': ['tideway.v1.ResourceManagerService'],
     'worker-1': ['tideway.v1.WorkerService', 'tideway.v1.DataExchange'],
   };

@@ -54,7 +54,7 @@ describe('REJECT at slot exhaustion', () => {
 
 describe('gRPC reflection and health', () => {
   const expected: Record<string, string[]> = {
-    coordinator: ['tideway.v1.JobService', 'tideway.v1.CoordinatorService'],
+    coordinator: ['tideway.v1.JobService', 'tideway.v1.CoordinatorService', 'tideway.v1.TokenService'],
     'resource-manager': ['tideway.v1.ResourceManagerService'],
     'worker-1': ['tideway.v1.WorkerService'],
   };

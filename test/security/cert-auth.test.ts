@@ -1,10 +1,11 @@
 /**
  * Client certificates instead of bearer tokens (issue 12, item 2) on a real cluster with
  * tideway.tls and tideway.auth.certificates: certificates written by `tideway cluster certs
- * --client`, mapped by subject CN to operator (alice) and viewer (bob); carol's is signed by the
- * cluster CA but not mapped, and another CA signed a second alice. gRPC JobService (the CLI and
- * a raw client) and the REST API over HTTPS (node:https with cert and key, as curl --cert does)
- * authenticate the mapped ones with no token, refuse the others, and still take tokens.
+ * --client`, mapped by subject CN to operator (alice) and viewer (bob) of team-a and operator
+ * (dave) of team-b; carol's is signed by the cluster CA but not mapped, and another CA signed a
+ * second alice. gRPC JobService (the CLI and a raw client) and the REST API over HTTPS
+ * (node:https with cert and key, as curl --cert does) authenticate the mapped ones with no
+ * token, refuse the others, still take tokens, and keep each certificate to its namespace.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -29,7 +30,7 @@ let operatorToken = '';
 
 beforeAll(async () => {
   for (const [out, clients] of [
-    [ours, ['alice', 'bob', 'carol']],
+    [ours, ['alice', 'bob', 'carol', 'dave']],
     [theirs, ['alice']],
   ] as const) {
     const res = await runCli(['cluster', 'certs', '--out', out, ...clients.flatMap((c) => ['--client', c])]);
@@ -45,7 +46,15 @@ beforeAll(async () => {
     slotNum: 2,
     jobScheduleStrategy: 'WAIT',
     tls: (name) => tlsFiles(ours, certRoleOf(name)),
-    tidewayYaml: ['auth:', '  tokens:', token.line, '  certificates:', '    alice: "operator team-a"', '    "CN:bob": "viewer team-a"'],
+    tidewayYaml: [
+      'auth:',
+      '  tokens:',
+      token.line,
+      '  certificates:',
+      '    alice: "operator team-a"',
+      '    "CN:bob": "viewer team-a"',
+      '    dave: "operator team-b"',
+    ],
     engineYaml: ['http:', '  enable-http: true', `  port: ${restPort}`, '  enable-dynamic-port: false'],
   });
 }, 120_000);
@@ -72,17 +81,21 @@ function credentialsOf(base: string, name: string): grpc.ChannelCredentials {
   return grpc.credentials.createSsl(readFileSync(tlsFiles(ours, 'client').caFile), readFileSync(f.keyFile), readFileSync(f.certFile));
 }
 
-/** A raw JobService call with `name`'s certificate: the status code and details it ended with. */
-function rawCall(name: string, method: 'listJobs' | 'submitJob'): Promise<{ code: grpc.status; details: string }> {
+/** A raw JobService call with `name`'s certificate (and `metadata`): the status code and details it ended with. */
+function rawCall(
+  name: string,
+  method: 'listJobs' | 'submitJob',
+  metadata = new grpc.Metadata(),
+): Promise<{ code: grpc.status; details: string }> {
   const client = new JobServiceClient(cluster.address, credentialsOf(ours, name), clientOptions);
   const done = (resolve: (r: { code: grpc.status; details: string }) => void) => (err: grpc.ServiceError | null) => {
     client.close();
     resolve(err ? { code: err.code, details: err.details } : { code: grpc.status.OK, details: '' });
   };
   return new Promise((resolve) => {
-    if (method === 'listJobs') client.listJobs(ListJobsRequest.fromPartial({}), done(resolve));
+    if (method === 'listJobs') client.listJobs(ListJobsRequest.fromPartial({}), metadata, done(resolve));
     // A config that does not parse: an allowed caller gets INVALID_ARGUMENT, not a job.
-    else client.submitJob(SubmitJobRequest.fromPartial({ configText: '{', configFile: 'broken.conf' }), done(resolve));
+    else client.submitJob(SubmitJobRequest.fromPartial({ configText: '{', configFile: 'broken.conf' }), metadata, done(resolve));
   });
 }
 
@@ -193,6 +206,58 @@ describe('REST API over HTTPS with client certificates', () => {
     expect((await rest('GET', '/overview', undefined, operatorToken)).status).toBe(200);
     // A token decides when one is sent, whatever certificate comes with it.
     expect((await rest('POST', '/submit-job', { base: ours, name: 'bob' }, operatorToken, restJob)).status).toBe(200);
+  });
+});
+
+describe('certificate callers and namespaces', () => {
+  it("a certificate acts in its entry's namespace over gRPC and through the REST API, as a token would", async () => {
+    const streaming = fakeJob({ mode: 'STREAMING', parallelism: 1, rowNum: 1000, splitNum: 1000, readIntervalMs: 200 });
+    const submit = await cliAs(ours, 'dave', ['submit', '--async', '-c', jobFile(cluster, 'team-b.conf', streaming)]);
+    expect(submit.code, submit.stderr).toBe(0);
+    const teamB = submit.stdout.trim();
+    try {
+      const cancel = await cliAs(ours, 'alice', ['cancel', teamB]);
+      expect(cancel.code).not.toBe(0);
+      expect(cancel.stderr).toContain(
+        `CancelJob of job ${teamB} is refused: the job belongs to namespace team-b, and client certificate 'alice' is of namespace team-a`,
+      );
+      // The REST API names alice's entry to the leader, which applies alice's namespace.
+      const read = await rest('GET', `/job-info/${teamB}`, { base: ours, name: 'alice' });
+      expect(read.status).toBe(403);
+      expect(read.json.message).toContain(
+        `GetJob of job ${teamB} is refused: the job belongs to namespace team-b, and client certificate 'alice' is of namespace team-a`,
+      );
+      const ok = await rest('POST', '/submit-job', { base: ours, name: 'alice' }, undefined, restJob);
+      expect(ok.status, ok.json.message).toBe(200);
+      const other = await rest('GET', `/job-info/${ok.json.jobId}`, { base: ours, name: 'dave' });
+      expect(other.status).toBe(403);
+      expect(other.json.message).toContain("the job belongs to namespace team-a, and client certificate 'dave' is of namespace team-b");
+      // The team-a token sees alice's REST job: it went into team-a.
+      expect((await rest('GET', `/job-info/${ok.json.jobId}`, undefined, operatorToken)).status).toBe(200);
+    } finally {
+      expect((await cliAs(ours, 'dave', ['cancel', teamB])).code).toBe(0);
+    }
+  });
+
+  it("takes a forwarded certificate caller only from the coordinator's own certificate, and only an entry of its table", async () => {
+    const forged = new grpc.Metadata();
+    forged.set('x-tideway-certificate-caller', 'alice');
+    const refused = await rawCall('carol', 'listJobs', forged);
+    expect(refused.code).toBe(grpc.status.UNAUTHENTICATED);
+    expect(refused.details).toBe(
+      "ListJobs: a forwarded certificate caller (x-tideway-certificate-caller) is accepted only from a process with this coordinator's own certificate (its REST API), not from CN=carol",
+    );
+    // bob (a viewer) cannot make himself alice either.
+    expect((await rawCall('bob', 'submitJob', forged)).code).toBe(grpc.status.UNAUTHENTICATED);
+    // The coordinator's own certificate (its REST API's) may name an entry, and only one of the
+    // leader's own table.
+    expect(await rawCall('coordinator', 'submitJob', forged)).toMatchObject({ code: grpc.status.INVALID_ARGUMENT });
+    const nobody = new grpc.Metadata();
+    nobody.set('x-tideway-certificate-caller', 'mallory');
+    expect(await rawCall('coordinator', 'listJobs', nobody)).toEqual({
+      code: grpc.status.UNAUTHENTICATED,
+      details: "ListJobs: the forwarded certificate caller 'mallory' is not an entry of this coordinator's tideway.auth.certificates",
+    });
   });
 });
 

@@ -44,6 +44,14 @@ export interface SchemaChangeEvent {
    * applied downstream before the checkpoint was taken, so nothing is to be changed, only learnt.
    */
   readonly restored?: boolean;
+  /**
+   * The table is new to the job: created at the source while the job runs and matching its
+   * table-pattern / database-pattern (`changes` is empty, `table` is all of it). Transforms
+   * derive their output for it, sinks create their target for it (their save mode) before its
+   * first row. An event for a table the job knows already (a replay) changes nothing but the
+   * schema, and a sink still makes sure its target exists.
+   */
+  readonly created?: boolean;
 }
 
 /** Whether a value a Collector emitted or a batch carries is a SchemaChangeEvent. */
@@ -67,6 +75,7 @@ export function describeColumnChange(c: ColumnChange): string {
 
 /** The changes of an event in words, for messages. */
 export function describeSchemaChange(e: SchemaChangeEvent): string {
+  if (e.created) return `CREATE TABLE ${e.tableId}`;
   return e.changes.length === 0 ? `the schema of ${e.tableId}` : e.changes.map(describeColumnChange).join(', ');
 }
 

@@ -1,4 +1,5 @@
 export * from './state-store.js';
+export type { StoredToken, TokenStore } from './token-store.js';
 export { MemoryStateStore } from './memory-state-store.js';
 export { RedisStateStore, type RedisStateStoreOptions } from './redis-state-store.js';
 export * from './leader-election.js';

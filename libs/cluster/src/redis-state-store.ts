@@ -13,6 +13,7 @@ import {
   type StoredJobInfo,
   type StoredJobState,
 } from './state-store.js';
+import type { StoredToken, TokenStore } from './token-store.js';
 
 /** Where the state lives and how hard a critical write waits for replicas. */
 export interface RedisStateStoreOptions {
@@ -48,6 +49,7 @@ export interface RedisStateStoreOptions {
  * | `<prefix>jobs:ended` | sorted set | ids of ended jobs, scored by the ms (server clock) when they expire |
  * | `<prefix>coordinators` | sorted set | coordinator address, scored by the ms it was last heard from |
  * | `<prefix>coordinators:ttl` | hash | coordinator address -> the ttl (ms) it announced itself with |
+ * | `<prefix>tokens` | hash | token name -> StoredToken as JSON (the hash of a bearer token, never the token) |
  *
  * Every write is one Lua script that reads `<prefix>epoch` first: a higher stored epoch refuses
  * it (StaleEpochError, nothing written), a lower one (the server lost its data: restarted without
@@ -61,7 +63,7 @@ export interface RedisStateStoreOptions {
  * Errors: a refused connection or a timeout is a StateStoreError (retryable) naming the address;
  * when it interrupted a write, the message says the write's outcome is unknown.
  */
-export class RedisStateStore implements StateStore {
+export class RedisStateStore implements StateStore, TokenStore {
   readonly description: string;
   private readonly connection: RedisConnection;
   private readonly script: ScriptCall;
@@ -198,6 +200,27 @@ export class RedisStateStore implements StateStore {
     return out.sort((a, b) => (a.address < b.address ? -1 : 1));
   }
 
+  async tokens(): Promise<StoredToken[]> {
+    const all = await this.read('tokens', () => this.connection.client.hgetall(this.key('tokens')));
+    return Object.keys(all)
+      .sort()
+      .map((name) => parseToken(all[name], name, this.options.address));
+  }
+
+  async addToken(token: StoredToken): Promise<boolean> {
+    const added = await this.read('addToken', () => this.connection.client.hsetnx(this.key('tokens'), token.name, JSON.stringify(token)));
+    return added === 1;
+  }
+
+  async removeToken(name: string): Promise<StoredToken | undefined> {
+    // HGET then HDEL in one MULTI: the token removed is the one returned.
+    const reply = await this.read('removeToken', () =>
+      this.connection.client.multi().hget(this.key('tokens'), name).hdel(this.key('tokens'), name).exec(),
+    );
+    const text = reply?.[0]?.[1];
+    return typeof text === 'string' ? parseToken(text, name, this.options.address) : undefined;
+  }
+
   private key(name: string): string {
     return `${this.prefix}${name}`;
   }
@@ -268,4 +291,17 @@ export class RedisStateStore implements StateStore {
       );
     }
   }
+}
+
+function parseToken(text: string, name: string, address: string): StoredToken {
+  try {
+    const t = JSON.parse(text) as StoredToken;
+    if (typeof t.hash === 'string' && typeof t.role === 'string') return { ...t, name, namespace: t.namespace ?? '' };
+  } catch {
+    // reported below
+  }
+  throw new StateStoreError(
+    ErrorCode.EXTERNAL_SYSTEM,
+    `the Redis state store at ${address} holds a token '${name}' that is not a token record: another program wrote it`,
+  );
 }

@@ -86,6 +86,11 @@ export interface StoredJobInfo {
   variables: Record<string, string>;
   /** The job id restored from with -r, or ''. */
   restoreJobId: string;
+  /**
+   * The namespace of the token that submitted it (tideway.auth), '' without tokens or for an
+   * admin without one. Absent in records written before namespaces were kept: read as ''.
+   */
+  namespace?: string;
   submitTimeMs: number;
   /** The plan as JSON (describePlan) once planned, '' before: shown, not trusted (re-planned on take-over). */
   planJson: string;

@@ -21,8 +21,12 @@ export const ErrorCode = {
   CONFIG_UNRESOLVED_VARIABLE: 'TW-CONFIG-006',
   /** plugin_input / plugin_output wiring that does not connect. */
   CONFIG_WIRING: 'TW-CONFIG-007',
+  /** A job config past a limit of tideway.limits: too many bytes, nested too deep, or too big once resolved. */
+  CONFIG_TOO_LARGE: 'TW-CONFIG-008',
   /** Engine config (seatunnel.yaml shape) problems. */
   ENGINE_CONFIG: 'TW-CONFIG-010',
+  /** A job config uses a plugin, or a local path, that its namespace's limits (tideway.auth.namespaces) do not allow. */
+  CONFIG_NOT_ALLOWED: 'TW-CONFIG-011',
   /** A schema or type declaration that cannot be parsed. */
   SCHEMA: 'TW-SCHEMA-001',
   /** Not enough slots for a job. */
@@ -57,6 +61,10 @@ export const ErrorCode = {
   EXTERNAL_SYSTEM: 'TW-EXT-001',
   /** A column type that a connector cannot read or write. */
   UNSUPPORTED_TYPE: 'TW-EXT-002',
+  /** A caller's token may not act on this job (another namespace) or call this method. */
+  PERMISSION_DENIED: 'TW-AUTH-001',
+  /** An RPC request that is malformed: a required field missing, a value of the wrong form. */
+  BAD_REQUEST: 'TW-RPC-001',
   /** Anything else: a bug. */
   INTERNAL: 'TW-INTERNAL-001',
 } as const;

@@ -6,8 +6,10 @@ export { suggestName, editDistance } from './suggest-name.js';
 export { ENV_OPTIONS, ENGINE_SPECIFIC_ENV_KEYS, validateEnv, type EnvConfig } from './env-options.js';
 export * as hocon from './hocon/index.js';
 export { loadHocon, type HoconLoadOptions } from './hocon/index.js';
+export { DEFAULT_CONFIG_LIMITS, type ConfigLimits } from './hocon/limits.js';
 export { loadEngineConfig, checkScalar, type LoadEngineConfigOptions } from './engine/load-engine-config.js';
 export { compileEngineConfig, type EngineConfig, type EngineConfigInput, type Endpoint } from './engine/engine-config.js';
+export { NAMESPACE_NAME, type NamespaceLimits } from './engine/namespace-limits.js';
 export { parseHostPort, formatHostPort, type HostPort } from './engine/host-port.js';
 export { SEATUNNEL_ENGINE_SETTINGS, TIDEWAY_SETTINGS, type EngineSetting } from './engine/engine-settings.js';
 export {

@@ -1,4 +1,5 @@
 import type { PluginType } from '@tideway/api';
+import type { ConfigLimits } from './hocon/limits.js';
 
 /**
  * A job config after parsing (HOCON or JSON) and variable substitution, before validation
@@ -48,6 +49,8 @@ export interface ParseOptions {
    * resolves. Default: `process.env`.
    */
   env?: Readonly<Record<string, string | undefined>>;
+  /** Size and nesting limits (tideway.limits.max-config-bytes, max-config-depth; default their defaults). */
+  limits?: ConfigLimits;
   /** Decrypt the options shaded by env shade.identifier (default true; false for `tideway encrypt`). */
   shade?: boolean;
 }

@@ -23,6 +23,7 @@ export function parseJobConfig(text: string, opts: ParseOptions = {}): JobConfig
     pluginSections: PLUGIN_SECTIONS,
     variables: opts.variables,
     env: opts.env ?? process.env,
+    limits: opts.limits,
   });
 
   for (const [key, field] of root.fields) {

@@ -52,6 +52,11 @@ export interface PlanRequest extends ParseOptions {
   jobId: string;
   /** -n: overrides env job.name. */
   jobName?: string;
+  /**
+   * Called with every plugin block and its validated options before any plugin is created (no
+   * source has connected to its system or read a file yet): throws to refuse the job.
+   */
+  admit?: (blocks: ReadonlyArray<{ block: PluginBlock; options: PluginOptions }>) => void;
 }
 
 /**
@@ -70,6 +75,7 @@ export async function planJobText(text: string, req: PlanRequest): Promise<Plann
   // Retired options (SeaTunnel dropped them and ignores them): said once per job, here, not by every task that re-validates.
   const log = logger('planner', { jobId: req.jobId });
   for (const o of optionsByBlock.values()) for (const w of o.warnings ?? []) log.warn(w);
+  req.admit?.([...optionsByBlock].map(([block, options]) => ({ block, options })));
   const plan = planJobConfig(config, (b) => optionsByBlock.get(b)!);
   const jobMode = env.jobMode;
   const schemas = new Map<number, CatalogTable[]>();

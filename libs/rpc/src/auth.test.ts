@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import * as grpc from '@grpc/grpc-js';
-import { authorize, hashToken, newToken, parseTokenTable } from './auth.js';
+import { authorize, authorizeCall, callerOf, configureAuth, hashToken, newToken, parseTokenTable, useStoredTokens } from './auth.js';
 
 describe('bearer tokens', () => {
   const viewer = newToken();
@@ -30,5 +30,27 @@ describe('bearer tokens', () => {
       message: "SubmitJob needs the role operator or above: token 'v' has the role viewer",
     });
     expect(authorize(table, `bearer ${admin}`, 'SubmitJob', 'operator')).toBeUndefined();
+  });
+});
+
+describe("the process's token table", () => {
+  it('lets every call in with no engine-config tokens; then accepts a stored token on its first call, and no longer once it is gone', async () => {
+    configureAuth([]);
+    expect(await authorizeCall(undefined, 'CancelJob', 'operator')).toBeUndefined();
+    expect(callerOf(undefined)).toBeUndefined();
+    const admin = newToken();
+    const late = newToken();
+    let stored = [{ hash: hashToken(late), role: 'operator' as const, namespace: 'team-b', name: 'late' }];
+    configureAuth(parseTokenTable({ a: `${hashToken(admin)} admin` }, 'tideway.auth.tokens'));
+    useStoredTokens(() => Promise.resolve(stored));
+    expect(await authorizeCall(`Bearer ${late}`, 'CancelJob', 'operator')).toBeUndefined();
+    expect(callerOf(`Bearer ${late}`)).toMatchObject({ name: 'late', namespace: 'team-b' });
+    stored = [];
+    await new Promise((r) => setTimeout(r, 250)); // past the look-up interval for unknown tokens
+    expect(await authorizeCall(`Bearer ${newToken()}`, 'ListJobs', 'viewer')).toMatchObject({ code: grpc.status.UNAUTHENTICATED });
+    expect(await authorizeCall(`Bearer ${late}`, 'ListJobs', 'viewer')).toMatchObject({ code: grpc.status.UNAUTHENTICATED });
+    // A handler asking for a caller whose token went meanwhile is refused, not let in as "no authentication".
+    expect(() => callerOf(`Bearer ${late}`)).toThrow("the bearer token is not one of this cluster's tokens (any more)");
+    configureAuth([]);
   });
 });

@@ -1,7 +1,9 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
 import type { PeerCertificate } from 'node:tls';
+import { ErrorCode, TidewayError } from '@tideway/common';
 import type { CertificateEntry } from './cert-auth.js';
+import { TokenTable, type StoredTokenSource } from './token-table.js';
 
 /** The roles of JobService callers, each allowed what the one before is, and more. */
 export const ROLES = ['viewer', 'operator', 'admin'] as const;
@@ -35,7 +37,8 @@ export const METHOD_ROLES: Readonly<Record<string, Role>> = {
   SavepointJob: 'operator',
 };
 
-const SERVICE_PREFIX = '/tideway.v1.JobService/';
+/** The services whose calls need a token: the client API, and the tokens' own (admin only: not in METHOD_ROLES). */
+const SERVICE_PREFIXES = ['/tideway.v1.JobService/', '/tideway.v1.TokenService/'];
 
 /** `sha256:<hex>` of a token, as the engine config stores it. */
 export function hashToken(token: string): string {
@@ -106,32 +109,82 @@ export function authorize(
 }
 
 /**
- * A server interceptor that checks the bearer token of every JobService call against the
- * table before the handler runs; the other services (internal ones, protected by mutual TLS;
- * health; reflection) pass. With an empty table every call passes (authentication off).
- * `certificateOf` maps the caller's client certificate for calls without a token.
+ * Why a caller with this `authorization` header (or, without a token, this `certificate`:
+ * certificateCallerOf of the call) may not do `what` now, against the process's table
+ * (configureAuth), the state store's tokens brought up to date first; undefined when it may
+ * (always, with authentication off).
  */
-export function jobServiceAuth(
-  tokens: readonly TokenEntry[],
-  certificateOf: (cert: PeerCertificate | undefined) => CertificateEntry | string | undefined = () => undefined,
-): grpc.ServerInterceptor {
+export async function authorizeCall(
+  header: string | undefined,
+  what: string,
+  needed: Role,
+  certificate?: CertificateEntry | string,
+): Promise<ReturnType<typeof authorize>> {
+  if (!authEnabled()) return undefined;
+  const token = bearerOf(header);
+  await table.refresh(token !== undefined && findToken(table.entries(), token) !== undefined);
+  return authorize(table.entries(), header, what, needed, certificate);
+}
+
+/** Who makes a call: the token entry or the client certificate entry that let it in. */
+export type CallerEntry = TokenEntry | CertificateEntry;
+
+/** How a caller reads in a refusal: `token 'ci'` or `client certificate 'alice'`. */
+export function describeCaller(entry: CallerEntry): string {
+  return 'hash' in entry ? `token '${entry.name}'` : `client certificate '${entry.name}'`;
+}
+
+/**
+ * The entry of a call's caller, once authorizeCall let it in: its bearer token's, or without a
+ * token its certificate's (`certificate` as given to authorizeCall); undefined with
+ * authentication off (the caller may do anything). A token gone since (revoked between the
+ * check and the handler) is refused, never taken for "no authentication".
+ */
+export function callerOf(header: string | undefined, certificate?: CertificateEntry | string): CallerEntry | undefined {
+  if (!authEnabled()) return undefined;
+  const token = bearerOf(header);
+  if (token === undefined && certificate !== undefined && typeof certificate !== 'string') return certificate;
+  const entry = token === undefined ? undefined : findToken(table.entries(), token);
+  if (!entry) throw new TidewayError(ErrorCode.PERMISSION_DENIED, "the bearer token is not one of this cluster's tokens (any more)");
+  return entry;
+}
+
+/** The peer certificate and forwarded-caller header of a gRPC call, as certificateCallerOf reads them. */
+export type CertificateOf = (cert: PeerCertificate | undefined, metadata: grpc.Metadata) => CertificateEntry | string | undefined;
+
+/**
+ * A server interceptor that checks the bearer token (or, without one, the client certificate:
+ * `certificateOf`) of every JobService and TokenService call before the handler runs; the other
+ * services (internal ones, protected by mutual TLS; health; reflection) pass. With
+ * authentication off every call passes.
+ */
+export function jobServiceAuth(certificateOf: CertificateOf = () => undefined): grpc.ServerInterceptor {
   return (method, call) => {
-    if (tokens.length === 0 || !method.path.startsWith(SERVICE_PREFIX)) return new grpc.ServerInterceptingCall(call);
-    const name = method.path.slice(SERVICE_PREFIX.length);
+    const prefix = SERVICE_PREFIXES.find((p) => method.path.startsWith(p));
+    if (!authEnabled() || !prefix) return new grpc.ServerInterceptingCall(call);
+    const name = method.path.slice(prefix.length);
     return new grpc.ServerInterceptingCall(call, {
       start: (next) => {
         next({
           onReceiveMetadata: (metadata, mdNext) => {
             const header = metadata.get('authorization')[0];
-            const refusal = authorize(
-              tokens,
+            authorizeCall(
               typeof header === 'string' ? header : undefined,
               name,
               METHOD_ROLES[name] ?? 'admin',
-              certificateOf(call.getAuthContext().sslPeerCertificate),
+              certificateOf(call.getAuthContext().sslPeerCertificate, metadata),
+            ).then(
+              (refusal) => {
+                if (refusal) call.sendStatus({ code: refusal.code, details: refusal.message, metadata: new grpc.Metadata() });
+                else mdNext(metadata);
+              },
+              (err: unknown) =>
+                call.sendStatus({
+                  code: grpc.status.INTERNAL,
+                  details: `${name}: ${(err as Error).message}`,
+                  metadata: new grpc.Metadata(),
+                }),
             );
-            if (refusal) call.sendStatus({ code: refusal.code, details: refusal.message, metadata: new grpc.Metadata() });
-            else mdNext(metadata);
           },
         });
       },
@@ -139,31 +192,38 @@ export function jobServiceAuth(
   };
 }
 
-/** A client interceptor that sends `authorization: Bearer <token>` with every call. */
-export function bearerInterceptor(token: string): grpc.Interceptor {
+/**
+ * A client interceptor that sends `authorization: Bearer <token>` with every call; a function
+ * is asked at each call (the REST API passes on its caller's token), and none is sent when it
+ * gives undefined.
+ */
+export function bearerInterceptor(token: string | (() => string | undefined)): grpc.Interceptor {
   return (options, nextCall) =>
     new grpc.InterceptingCall(nextCall(options), {
       start: (metadata, listener, next) => {
-        metadata.set('authorization', `Bearer ${token}`);
+        const t = typeof token === 'string' ? token : token();
+        if (t !== undefined) metadata.set('authorization', `Bearer ${t}`);
         next(metadata, listener);
       },
     });
 }
 
-let table: readonly TokenEntry[] = [];
-let internal: string | undefined;
+let table = new TokenTable([]);
 let certificates: readonly CertificateEntry[] = [];
 
+/** Whether calls need a token or a client certificate of tideway.auth.certificates. */
+function authEnabled(): boolean {
+  return table.enabled || certificates.length > 0;
+}
+
 /**
- * Sets the token table every TidewayServer made afterwards checks JobService calls against
- * (empty: authentication off), and the client certificates that stand in for a token
- * (tideway.auth.certificates, cert-auth.ts). With either, a random admin token for this
- * process's own clients (the REST API, which checks its callers itself) is added: internalToken().
+ * Sets the tokens this process's JobService, TokenService and REST API check calls against,
+ * and the client certificates that stand in for a token (tideway.auth.certificates,
+ * cert-auth.ts); with neither, authentication is off.
  */
 export function configureAuth(tokens: readonly TokenEntry[], certificateTable: readonly CertificateEntry[] = []): void {
   certificates = certificateTable;
-  internal = tokens.length || certificateTable.length ? newToken() : undefined;
-  table = internal ? [...tokens, { hash: hashToken(internal), role: 'admin', namespace: '', name: 'this process' }] : [];
+  table = new TokenTable(tokens, certificateTable.length > 0);
 }
 
 /** The client certificate table configureAuth set (empty: certificates authenticate nobody). */
@@ -171,14 +231,24 @@ export function authCertificates(): readonly CertificateEntry[] {
   return certificates;
 }
 
-/** The table configureAuth set (with the internal token). */
-export function authTokens(): readonly TokenEntry[] {
-  return table;
+/** Accept the state store's tokens too (tideway token create --store), read as TokenTable says. */
+export function useStoredTokens(source: StoredTokenSource | undefined): void {
+  table.useSource(source);
 }
 
-/** This process's own admin token when authentication is on, undefined otherwise. */
-export function internalToken(): string | undefined {
-  return internal;
+/** This process changed the state store's tokens: the next call reads them again. */
+export function storedTokensChanged(): void {
+  table.invalidate();
+}
+
+/** Every token accepted now: the engine config's and the state store's as last read. */
+export function authTokens(): readonly TokenEntry[] {
+  return table.entries();
+}
+
+/** The engine config's tokens (configureAuth). */
+export function configTokens(): readonly TokenEntry[] {
+  return table.config;
 }
 
 /**

@@ -1,5 +1,9 @@
+import { X509Certificate } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import type { PeerCertificate } from 'node:tls';
+import * as grpc from '@grpc/grpc-js';
 import { ROLES, authCertificates, type Role } from './auth.js';
+import { currentTlsFiles } from './tls.js';
 
 /**
  * One entry of tideway.auth.certificates: the callers whose client certificate (signed by the
@@ -105,4 +109,60 @@ export function certificateCaller(entries: readonly CertificateEntry[], cert: Pe
 export function callerOfCertificate(cert: PeerCertificate | undefined): CertificateEntry | string | undefined {
   const entries = authCertificates();
   return cert && entries.length > 0 ? certificateCaller(entries, cert) : undefined;
+}
+
+/**
+ * The metadata key with which the REST API passes on the certificate caller it authenticated
+ * (the name of its tideway.auth.certificates entry, URI-encoded) to JobService.
+ */
+export const FORWARDED_CERTIFICATE_HEADER = 'x-tideway-certificate-caller';
+
+/** SHA-256 fingerprint of this process's own certificate (tideway.tls), as Node prints a peer's. */
+function ownFingerprint(): string | undefined {
+  const files = currentTlsFiles();
+  if (!files) return undefined;
+  try {
+    return new X509Certificate(readFileSync(files.certFile)).fingerprint256;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Who the client certificate of a JobService call is, as callerOfCertificate; but a call that
+ * names a forwarded certificate caller (FORWARDED_CERTIFICATE_HEADER, sent by a coordinator's
+ * REST API for a caller it authenticated by certificate) is that entry of this process's own
+ * table, and only when the call's peer presented this coordinator's own certificate (the
+ * handshake proved it holds the key): a client's certificate can name nobody else.
+ */
+export function certificateCallerOf(cert: PeerCertificate | undefined, metadata: grpc.Metadata): CertificateEntry | string | undefined {
+  const forwarded = metadata.get(FORWARDED_CERTIFICATE_HEADER)[0];
+  if (forwarded === undefined) return callerOfCertificate(cert);
+  const own = ownFingerprint();
+  if (!cert || own === undefined || cert.fingerprint256 !== own) {
+    return `a forwarded certificate caller (${FORWARDED_CERTIFICATE_HEADER}) is accepted only from a process with this coordinator's own certificate (its REST API), not from ${cert ? describe(cert) : 'a caller without a certificate'}`;
+  }
+  let name: string;
+  try {
+    name = decodeURIComponent(String(forwarded));
+  } catch {
+    return `the forwarded certificate caller (${FORWARDED_CERTIFICATE_HEADER}) is not URI-encoded`;
+  }
+  const entry = authCertificates().find((e) => e.name === name);
+  return entry ?? `the forwarded certificate caller '${name}' is not an entry of this coordinator's tideway.auth.certificates`;
+}
+
+/**
+ * A client interceptor that names the certificate caller `caller()` gives (the REST API's
+ * caller, by its tideway.auth.certificates entry) with every call; nothing when undefined.
+ */
+export function forwardedCertificateInterceptor(caller: () => string | undefined): grpc.Interceptor {
+  return (options, nextCall) =>
+    new grpc.InterceptingCall(nextCall(options), {
+      start: (metadata, listener, next) => {
+        const name = caller();
+        if (name !== undefined) metadata.set(FORWARDED_CERTIFICATE_HEADER, encodeURIComponent(name));
+        next(metadata, listener);
+      },
+    });
 }

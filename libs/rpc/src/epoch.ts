@@ -42,8 +42,10 @@ export class EpochGuard {
   check(metadata: grpc.Metadata): void {
     const raw = metadata.get(EPOCH_HEADER)[0];
     if (raw === undefined) return;
-    const epoch = Number(raw);
-    if (!Number.isFinite(epoch)) throw new TidewayError(ErrorCode.STALE_EPOCH, `malformed leader epoch '${String(raw)}'`);
+    // Digits of a safe integer only: '1e300' or 2^64 would be accepted as a huge epoch and
+    // fence off every real leader from then on.
+    const epoch = typeof raw === 'string' && /^\d{1,15}$/.test(raw) ? Number(raw) : Number.NaN;
+    if (!Number.isSafeInteger(epoch)) throw new TidewayError(ErrorCode.STALE_EPOCH, `malformed leader epoch '${String(raw)}'`);
     if (epoch < this.highest) {
       throw new TidewayError(
         ErrorCode.STALE_EPOCH,

@@ -18,6 +18,10 @@ function statusFor(code: string): grpc.status {
       return grpc.status.INTERNAL;
     case ErrorCode.NOT_LEADER:
       return grpc.status.UNAVAILABLE;
+    case ErrorCode.PERMISSION_DENIED:
+      return grpc.status.PERMISSION_DENIED;
+    case ErrorCode.BAD_REQUEST:
+      return grpc.status.INVALID_ARGUMENT;
     default:
       return code.startsWith('TW-CONFIG') || code.startsWith('TW-SQL') || code.startsWith('TW-SCHEMA')
         ? grpc.status.INVALID_ARGUMENT
@@ -87,4 +91,13 @@ export class NotLeaderError extends TidewayError {
 export function leaderOf(err: unknown): string | undefined {
   const d = (err as TidewayError | undefined)?.details as { leaderAddress?: unknown } | undefined;
   return typeof d?.leaderAddress === 'string' && d.leaderAddress ? d.leaderAddress : undefined;
+}
+
+/**
+ * A message field the request must carry (protobuf leaves a missing message field undefined):
+ * its value, or INVALID_ARGUMENT naming the field.
+ */
+export function required<T>(value: T | undefined | null, field: string): T {
+  if (value === undefined || value === null) throw new TidewayError(ErrorCode.BAD_REQUEST, `the request has no ${field}`);
+  return value;
 }

@@ -23,3 +23,21 @@ export function unaryHandler<Req, Res>(
       );
   };
 }
+
+/**
+ * Ends a server stream with an error status: a TidewayError with its code, or an error that
+ * carries a gRPC `code`. grpc-js sends the status when the stream emits 'error';
+ * `call.destroy(err)` tears the stream down without one, and the caller waits for its deadline
+ * (for ever without one).
+ */
+export function failStream(
+  call: grpc.ServerWritableStream<unknown, unknown> | grpc.ServerDuplexStream<unknown, unknown>,
+  err: unknown,
+): void {
+  const given = err as { code?: unknown; message?: string };
+  const status =
+    typeof given.code === 'number'
+      ? { code: given.code as grpc.status, details: given.message ?? '' }
+      : (toServiceError(err) as { code: grpc.status; details: string; metadata: grpc.Metadata });
+  call.emit('error', Object.assign(new Error(status.details), status));
+}

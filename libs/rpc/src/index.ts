@@ -8,3 +8,4 @@ export * from './tls.js';
 export * from './https-tls.js';
 export * from './auth.js';
 export * from './cert-auth.js';
+export * from './token-table.js';

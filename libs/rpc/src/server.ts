@@ -5,11 +5,22 @@ import { DESCRIPTOR_SET_PATH } from '@tideway/contracts';
 import { DescriptorIndex } from './reflection/descriptor-index.js';
 import { addReflection } from './reflection/reflection-service.js';
 import { serverCredentials } from './tls.js';
-import { authTokens, jobServiceAuth } from './auth.js';
-import { callerOfCertificate } from './cert-auth.js';
+import { jobServiceAuth } from './auth.js';
+import { certificateCallerOf } from './cert-auth.js';
 
 /** Message size limit both ways: record batches and checkpoint states can be large. */
 export const MAX_MESSAGE_BYTES = 256 * 1024 * 1024;
+
+let serverReceiveBytes = MAX_MESSAGE_BYTES;
+
+/**
+ * Sets the largest message every TidewayServer made afterwards receives
+ * (tideway.limits.max-message-bytes); grpc-js refuses a larger one with RESOURCE_EXHAUSTED
+ * before decoding it. Call before the servers are made, as configureTls.
+ */
+export function configureMessageLimit(bytes: number): void {
+  serverReceiveBytes = bytes;
+}
 
 export const CHANNEL_OPTIONS: grpc.ChannelOptions = {
   'grpc.max_receive_message_length': MAX_MESSAGE_BYTES,
@@ -43,8 +54,12 @@ export class TidewayServer {
   private readonly served: string[] = [];
 
   constructor() {
-    // JobService calls are checked against the bearer tokens (or client certificates) of configureAuth (none: all pass).
-    this.grpc = new grpc.Server({ ...CHANNEL_OPTIONS, interceptors: [jobServiceAuth(authTokens(), callerOfCertificate)] });
+    // JobService and TokenService calls are checked against the bearer tokens (or client certificates) of configureAuth (none: all pass).
+    this.grpc = new grpc.Server({
+      ...CHANNEL_OPTIONS,
+      'grpc.max_receive_message_length': serverReceiveBytes,
+      interceptors: [jobServiceAuth(certificateCallerOf)],
+    });
     const status: ServingStatusMap = { '': 'SERVING' };
     this.health = new HealthImplementation(status);
     this.health.addToServer(this.grpc);

@@ -51,6 +51,32 @@ describe('EvolvingTransform', () => {
   });
 });
 
+describe('tables created while the job runs', () => {
+  const created = newCatalogTable({ database: 'db', table: 'u' }, [{ name: 'id', type: Types.INT, nullable: false }]);
+  /** Passes every input table through, as Copy does. */
+  const copyAll = (ctx: { inputTables: readonly CatalogTable[] }): Transform => ({
+    outputTables: () => ctx.inputTables.map((t) => ({ ...t })),
+    transform: (rows: readonly Row[]) => [...rows],
+  });
+
+  it('a transform re-derives its output with the new table and passes it on as created', () => {
+    const ctx = { inputTables: [input] };
+    const t = new EvolvingTransform(copyAll(ctx), ctx, copyAll, 'Copy');
+    const out = t.evolve({ ...event(created, []), created: true });
+    expect(out.map((e) => [e.tableId, e.created, e.table.columns.map((c) => c.name)])).toEqual([['db.u', true, ['id']]]);
+    // Replayed (a restore that re-reads the CREATE): still passed on, so the sink makes sure of its target.
+    expect(t.evolve({ ...event(created, []), created: true }).map((e) => e.tableId)).toEqual(['db.u']);
+  });
+
+  it('reaches a sink whose planned input lacks the table', async () => {
+    const seen: string[] = [];
+    const writer: SinkWriter = { write: () => undefined, close: () => undefined, applySchemaChange: (e) => void seen.push(e.tableId) };
+    await applyToSink(writer, [input], 'Jdbc', { ...event(created, []), created: true });
+    await applyToSink(writer, [input], 'Jdbc', event(created, [{ kind: 'drop', name: 'id' }]));
+    expect(seen).toEqual(['db.u']);
+  });
+});
+
 describe('applyToSink', () => {
   it('fails in one sentence when the sink cannot apply schema changes', async () => {
     const writer: SinkWriter = { write: () => undefined, close: () => undefined };

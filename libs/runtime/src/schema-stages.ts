@@ -14,10 +14,10 @@ const describeError = (err: unknown): string => (err instanceof Error ? err.mess
 /** Passes a schema change on down a fused chain (or into a shuffle). */
 export type PushSchema = (event: SchemaChangeEvent) => Promise<void>;
 
-/** Replaces the table `event` changes in a list of tables (unchanged when it is not there). */
+/** Replaces the table `event` changes in a list of tables (undefined when it is not there), or adds the table it creates. */
 export function withChangedTable(tables: readonly CatalogTable[], event: SchemaChangeEvent): CatalogTable[] | undefined {
   const i = tables.findIndex((t) => t.tableId === event.tableId);
-  if (i < 0) return undefined;
+  if (i < 0) return event.created ? [...tables, event.table] : undefined;
   const out = [...tables];
   out[i] = event.table;
   return out;
@@ -67,9 +67,14 @@ export class EvolvingTransform<C extends Pick<PluginContext, 'inputTables'>> {
     this.current = next;
     const renames = new Map(event.changes.flatMap((c) => (c.kind === 'rename' ? [[c.from, c.to] as const] : [])));
     const out: SchemaChangeEvent[] = [];
+    const flags = { ...(event.restored ? { restored: true } : {}) };
     for (const table of outputs) {
       const before = this.outputs.find((t) => t.tableId === table.tableId);
-      if (!before) continue;
+      if (!before || (event.created && table.tableId === event.tableId)) {
+        // A table new to the job (or replayed as new): its output tables are new downstream too.
+        if (event.created) out.push({ type: 'schema-change', tableId: table.tableId, changes: [], table, created: true, ...flags });
+        continue;
+      }
       const changes = diffTables(before, table, renames);
       if (changes.length === 0 && (!event.restored || JSON.stringify(before.columns) === JSON.stringify(table.columns))) continue;
       out.push({
@@ -77,7 +82,7 @@ export class EvolvingTransform<C extends Pick<PluginContext, 'inputTables'>> {
         tableId: table.tableId,
         changes: event.restored ? [] : changes,
         table,
-        ...(event.restored ? { restored: true } : {}),
+        ...flags,
       });
     }
     this.inputs = inputs;
@@ -93,7 +98,7 @@ export async function applyToSink(
   pluginName: string,
   event: SchemaChangeEvent,
 ): Promise<void> {
-  if (!inputTables.some((t) => t.tableId === event.tableId)) return;
+  if (!event.created && !inputTables.some((t) => t.tableId === event.tableId)) return;
   if (!writer.applySchemaChange) {
     throw new TidewayError(
       ErrorCode.CONFIG_BAD_VALUE,

@@ -193,8 +193,10 @@ export class TaskGroupRunner {
   private async replayRestoredSchemas(): Promise<void> {
     for (const table of this.descriptor.restored?.schemas ?? []) {
       const planned = this.currentTables.get(table.tableId);
-      if (!planned || JSON.stringify(planned) === JSON.stringify(table)) continue;
-      await this.pushSchema({ type: 'schema-change', tableId: table.tableId, changes: [], table, restored: true });
+      if (planned && JSON.stringify(planned) === JSON.stringify(table)) continue;
+      // A table the plan lacks was created at the source while the job ran, before the checkpoint.
+      const created = planned ? {} : { created: true };
+      await this.pushSchema({ type: 'schema-change', tableId: table.tableId, changes: [], table, restored: true, ...created });
     }
   }
 
@@ -271,7 +273,10 @@ export class TaskGroupRunner {
           }
           counters.countSink(rows);
         },
-        schema: (event) => applyToSink(writer, node.inputTables, node.plugin.name, event),
+        schema: (event) => {
+          if (event.created) counters.registerSinkTables([event.table]);
+          return applyToSink(writer, node.inputTables, node.plugin.name, event);
+        },
       };
     }
     throw new Error(`a ${node.plugin.type} cannot sit inside a task group's chain`);

@@ -27,6 +27,29 @@ export function postgresBinDir(): string {
   throw new Error('PostgreSQL server binaries are not installed (no /usr/lib/postgresql/*/bin/postgres): run scripts/ensure-servers.sh');
 }
 
+/** Output plugins a logical test server accepts besides the built-in ones (Postgres-CDC decodes decoderbufs too). */
+const EXTRA_OUTPUT_PLUGINS = ['decoderbufs'];
+const outputPluginSettings = new Map<string, Record<string, string>>();
+
+/**
+ * Debian's newer PostgreSQL builds take only the output plugins that `output_plugin_libraries`
+ * lists (pgoutput and test_decoding by default), superusers included: a logical test server
+ * adds the installed extra plugins. Servers without the setting take any installed plugin.
+ */
+function outputPluginSetting(bin: string): Record<string, string> {
+  let setting = outputPluginSettings.get(bin);
+  if (!setting) {
+    const described = execFileSync(join(bin, 'postgres'), ['--describe-config'], { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 });
+    const libDir = join(bin, '..', 'lib');
+    const extra = EXTRA_OUTPUT_PLUGINS.filter((p) => existsSync(join(libDir, `${p}.so`)));
+    setting = /^output_plugin_libraries\t/m.test(described)
+      ? { output_plugin_libraries: ['pgoutput', 'test_decoding', ...extra].join(',') }
+      : {};
+    outputPluginSettings.set(bin, setting);
+  }
+  return setting;
+}
+
 /**
  * Starts a private PostgreSQL on a free 127.0.0.1 port, in a temp folder, and waits until it
  * accepts connections. TCP logins need the password (scram-sha-256) so that tests of bad
@@ -74,7 +97,7 @@ export async function startPostgres(opts: PostgresOptions = {}): Promise<TestDat
     synchronous_commit: 'off',
     full_page_writes: 'off',
     max_prepared_transactions: 20,
-    ...(opts.logical ? { wal_level: 'logical', max_replication_slots: 10, max_wal_senders: 10 } : {}),
+    ...(opts.logical ? { wal_level: 'logical', max_replication_slots: 10, max_wal_senders: 10, ...outputPluginSetting(bin) } : {}),
     ...opts.settings,
   };
 

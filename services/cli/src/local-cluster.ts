@@ -2,7 +2,7 @@ import { CoordinatorServer } from '@tideway/coordinator';
 import { ResourceManagerService } from '@tideway/resource-manager';
 import { WorkerServer } from '@tideway/worker';
 import type { EngineConfig } from '@tideway/config';
-import { checkpointStorageOf } from './commands/options.js';
+import { checkpointStorageOf, configLimitsOf } from './commands/options.js';
 
 /** The three services of local mode, in one process, talking gRPC over loopback. */
 export interface LocalCluster {
@@ -35,6 +35,7 @@ export async function startLocalCluster(engine: EngineConfig, coordinatorPort = 
     historyExpireMs: engine.historyJobExpireMinutes * 60_000,
     checkpoint: { intervalMs: engine.checkpoint.interval, timeoutMs: engine.checkpoint.timeout, minPauseMs: 0 },
     checkpointStorage: checkpointStorageOf(engine),
+    configLimits: configLimitsOf(engine),
   });
   const coordinatorAddress = await coordinator.start({ waitForLeadership: true });
   resourceManager.setCoordinators([coordinatorAddress]);

@@ -24,6 +24,14 @@ export function newMetricsRegistry(): Registry {
 }
 
 /**
+ * A scrape is one short GET: a client that takes longer than this to send it (slow-loris) is
+ * answered 408 and cut off, checked every second rather than Node's default 30 s.
+ */
+const SLOW_CLIENT_LIMITS = { headersTimeout: 10_000, requestTimeout: 10_000, connectionsCheckingInterval: 1000 };
+/** Open connections at once (a few Prometheus servers scrape an endpoint); more are closed as they arrive. */
+const MAX_SCRAPERS = 100;
+
+/**
  * Serves `registry` in Prometheus text format at GET /metrics on host:port (port 0 picks a
  * free one), over HTTPS when tideway.tls is set. Every other path answers 404, so a probe cannot mistake it for something else.
  */
@@ -42,10 +50,12 @@ export async function startMetricsEndpoint(registry: Registry, host: string, por
   const tls = httpsMaterial();
   let server: Server;
   if (tls) {
-    const https = createHttpsServer({ key: tls.key, cert: tls.cert }, serve);
+    const https = createHttpsServer({ key: tls.key, cert: tls.cert, ...SLOW_CLIENT_LIMITS }, serve);
     reloadHttpsOnChange(https, tls);
     server = https;
-  } else server = createServer(serve);
+  } else server = createServer(SLOW_CLIENT_LIMITS, serve);
+  server.maxConnections = MAX_SCRAPERS;
+  server.keepAliveTimeout = 5_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', (err) => reject(new Error(`cannot serve metrics on ${host}:${port}: ${err.message}`)));
     server.listen(port, host, resolve);

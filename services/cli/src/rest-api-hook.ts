@@ -1,5 +1,6 @@
 import type { Registry } from 'prom-client';
 import type { EngineConfig } from '@tideway/config';
+import { configLimitsOf } from './commands/options.js';
 
 /**
  * Starts SeaTunnel's REST API v2 when `seatunnel.engine.http.enable-http` is set, on the
@@ -16,17 +17,32 @@ export async function startRestApiIfEnabled(
   const http = engine.http;
   if (!http.enableHttp) return async () => {};
   // Loaded only here: fastify and the dashboard are a few hundred modules a job without HTTP never needs.
-  const [{ internalToken }, { startRestApi }, { JobClient }] = await Promise.all([
-    import('@tideway/rpc'),
+  const [{ requestCertificateCaller, requestToken, startRestApi }, { JobClient }] = await Promise.all([
     import('@tideway/rest-api'),
     import('./job-client.js'),
   ]);
-  // The REST API checks its callers' tokens itself and calls JobService as this process.
-  const client = new JobClient(coordinators, { token: internalToken() });
+  // The REST API checks its callers' tokens and certificates itself and calls JobService with the
+  // caller's token, or names its certificate entry (trusted only from this coordinator's own
+  // certificate), so the leader (this process or another) applies the caller's role and namespace.
+  const client = new JobClient(coordinators, { token: requestToken, certificateCaller: requestCertificateCaller });
   try {
     const api = await startRestApi(
       client,
-      { host, port: http.port, contextPath: http.contextPath, enableDynamicPort: http.enableDynamicPort, portRange: http.portRange },
+      {
+        host,
+        port: http.port,
+        contextPath: http.contextPath,
+        enableDynamicPort: http.enableDynamicPort,
+        portRange: http.portRange,
+        limits: {
+          maxBodyBytes: http.maxBodyBytes,
+          headersTimeout: http.headersTimeout,
+          requestTimeout: http.requestTimeout,
+          keepAliveTimeout: http.keepAliveTimeout,
+          maxConnections: http.maxConnections,
+          config: configLimitsOf(engine),
+        },
+      },
       registry,
     );
     process.stderr.write(`tideway: REST API at ${api.url}\n`);

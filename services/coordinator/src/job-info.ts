@@ -41,6 +41,8 @@ const EXEC_TO_WIRE: Record<ExecutionState, WireState> = {
 export interface PlanningJob {
   readonly jobName: string;
   readonly submitTimeMs: number;
+  /** The namespace of the token that submitted it. */
+  readonly namespace: string;
   cancelRequested: boolean;
 }
 
@@ -63,6 +65,7 @@ export function planningJobInfo(jobId: string, p: PlanningJob): JobInfo {
     vertices: [],
     edges: [],
     envOptions: {},
+    namespace: p.namespace,
   };
 }
 
@@ -105,6 +108,7 @@ export function storedJobInfo(stored: StoredJob): JobInfo {
     failedCheckpoints: s.pipelines.reduce((n, p) => n + p.failedCheckpoints, 0),
     failovers: failoverInfos(s.failovers),
     ...storedDag(stored),
+    namespace: stored.info.namespace ?? '',
   };
 }
 
@@ -152,8 +156,8 @@ export function storedJobMetrics(stored: StoredJob): JobMetrics {
   };
 }
 
-/** The wire view of a job. */
-export function jobInfo(job: JobMaster): JobInfo {
+/** The wire view of a job submitted in `namespace`. */
+export function jobInfo(job: JobMaster, namespace: string): JobInfo {
   let lastCheckpoint = 0;
   let completed = 0;
   let failed = 0;
@@ -191,6 +195,7 @@ export function jobInfo(job: JobMaster): JobInfo {
     failedCheckpoints: failed,
     failovers: failoverInfos(job.failovers),
     ...jobDagInfo(job.job),
+    namespace,
   };
 }
 

@@ -18,12 +18,13 @@ import type {
 } from '@tideway/contracts';
 import { JOB_STATUS, type JobStatus } from '@tideway/dag';
 import { ErrorCode, TidewayError } from '@tideway/common';
-import { NotLeaderError, toServiceError, unaryHandler } from '@tideway/rpc';
+import { NotLeaderError, failStream, unaryHandler } from '@tideway/rpc';
 import { describePlan } from '@tideway/planner';
 import type { StoredJob } from '@tideway/cluster';
 import { jobInfo, jobMetrics, planningJobInfo, storedJobInfo, storedJobMetrics } from './job-info.js';
 import type { JobMaster } from './job-master.js';
 import type { CoordinatorServer } from './server.js';
+import { callerOfCall, checkAccess, mayAccess, type Caller } from './namespace-access.js';
 
 /** A job as the API sees it: running here (live), or known from the state store only. */
 type JobView = { live: JobMaster } | { stored: StoredJob };
@@ -36,7 +37,20 @@ async function findJob(c: CoordinatorServer, jobId: string): Promise<JobView> {
   throw new TidewayError(ErrorCode.NOT_FOUND, `job ${jobId} does not exist (or its history expired)`, { jobId });
 }
 
-const infoOf = (v: JobView): JobInfo => ('live' in v ? jobInfo(v.live) : storedJobInfo(v.stored));
+/** The namespace a job was submitted in ('' for jobs of no namespace). */
+function namespaceOfView(c: CoordinatorServer, v: JobView): string {
+  return 'live' in v ? c.namespaceOf(v.live.jobId) : (v.stored.info.namespace ?? '');
+}
+
+const liveInfo = (c: CoordinatorServer, job: JobMaster): JobInfo => jobInfo(job, c.namespaceOf(job.jobId));
+const infoOf = (c: CoordinatorServer, v: JobView): JobInfo => ('live' in v ? liveInfo(c, v.live) : storedJobInfo(v.stored));
+
+/** The job, when the caller may act on it (PERMISSION_DENIED naming both namespaces otherwise). */
+async function accessibleJob(c: CoordinatorServer, caller: Caller, method: string, jobId: string): Promise<JobView> {
+  const view = await findJob(c, jobId);
+  checkAccess(caller, method, jobId, namespaceOfView(c, view));
+  return view;
+}
 
 function live(v: JobView, jobId: string): JobMaster {
   if ('live' in v) return v.live;
@@ -70,66 +84,77 @@ function waitEnded(c: CoordinatorServer, job: JobMaster, timeoutMs: number): Pro
  * running here answer from their JobMaster; ended jobs (of any leader) from the state store.
  */
 export function jobServiceHandlers(c: CoordinatorServer): grpc.UntypedServiceImplementation {
-  const leaderUnary = <Req, Res>(fn: (req: Req) => Promise<Res> | Res) =>
-    unaryHandler<Req, Res>(async (req) => {
+  const leaderUnary = <Req, Res>(fn: (req: Req, caller: Caller) => Promise<Res> | Res) =>
+    unaryHandler<Req, Res>(async (req, call) => {
       await c.ready();
-      return fn(req);
+      return fn(req, callerOfCall(call));
     });
   return {
-    submitJob: leaderUnary<SubmitJobRequest, SubmitJobResponse>(async (req) => {
-      const job = await c.submit(req);
-      return { jobId: job.jobId, job: jobInfo(job) };
+    submitJob: leaderUnary<SubmitJobRequest, SubmitJobResponse>(async (req, caller) => {
+      const job = await c.submit(req, caller);
+      return { jobId: job.jobId, job: liveInfo(c, job) };
     }),
     // Planning changes nothing: any coordinator answers.
-    planJob: unaryHandler<SubmitJobRequest, PlanJobResponse>(async (req) => describePlan(await c.plan(req, req.jobId || 'plan'))),
-    getJob: leaderUnary<GetJobRequest, JobInfo>(async (req) => {
+    planJob: unaryHandler<SubmitJobRequest, PlanJobResponse>(async (req, call) =>
+      describePlan(await c.plan(req, req.jobId || 'plan', callerOfCall(call))),
+    ),
+    getJob: leaderUnary<GetJobRequest, JobInfo>(async (req, caller) => {
       const init = c.planning.get(req.jobId);
-      return init ? planningJobInfo(req.jobId, init) : infoOf(await findJob(c, req.jobId));
+      if (init) {
+        checkAccess(caller, 'GetJob', req.jobId, init.namespace);
+        return planningJobInfo(req.jobId, init);
+      }
+      return infoOf(c, await accessibleJob(c, caller, 'GetJob', req.jobId));
     }),
-    listJobs: leaderUnary<object, ListJobsResponse>(async () => {
+    // Viewers and operators see their namespace's jobs only; an admin every job.
+    listJobs: leaderUnary<object, ListJobsResponse>(async (_req, caller) => {
       const running = [...c.jobs.values()];
       const here = new Set(running.map((j) => j.jobId));
       const ended = (await c.store.endedJobs()).filter((s) => !here.has(s.info.jobId));
       return {
         jobs: [
           ...[...c.planning].map(([id, init]) => planningJobInfo(id, init)),
-          ...running.map(jobInfo),
+          ...running.map((j) => liveInfo(c, j)),
           ...ended.map(storedJobInfo),
-        ].sort((a, b) => a.submitTimeMs - b.submitTimeMs),
+        ]
+          .filter((j) => mayAccess(caller, j.namespace))
+          .sort((a, b) => a.submitTimeMs - b.submitTimeMs),
       };
     }),
-    cancelJob: leaderUnary<CancelJobRequest, CancelJobResponse>(async (req) => {
+    cancelJob: leaderUnary<CancelJobRequest, CancelJobResponse>(async (req, caller) => {
       const init = c.planning.get(req.jobId);
       if (init) {
+        checkAccess(caller, 'CancelJob', req.jobId, init.namespace);
         init.cancelRequested = true;
         return { job: planningJobInfo(req.jobId, init) };
       }
-      const view = await findJob(c, req.jobId);
+      const view = await accessibleJob(c, caller, 'CancelJob', req.jobId);
       if ('stored' in view) return { job: storedJobInfo(view.stored) }; // ended already: nothing to do
       view.live.cancel();
-      return { job: jobInfo(view.live) };
+      return { job: liveInfo(c, view.live) };
     }),
-    savepointJob: leaderUnary<SavepointJobRequest, SavepointJobResponse>(async (req) => {
-      const job = live(await findJob(c, req.jobId), req.jobId);
+    savepointJob: leaderUnary<SavepointJobRequest, SavepointJobResponse>(async (req, caller) => {
+      const job = live(await accessibleJob(c, caller, 'SavepointJob', req.jobId), req.jobId);
       const ids = await job.savepoint();
       // The task groups stop after the savepoint completed; answer once the job has ended.
       await waitEnded(c, job, 60_000);
-      return { job: jobInfo(job), checkpointId: Math.max(0, ...ids) };
+      return { job: liveInfo(c, job), checkpointId: Math.max(0, ...ids) };
     }),
-    getJobMetrics: leaderUnary<GetJobMetricsRequest, JobMetrics>(async (req) => {
-      const view = await findJob(c, req.jobId);
+    getJobMetrics: leaderUnary<GetJobMetricsRequest, JobMetrics>(async (req, caller) => {
+      const view = await accessibleJob(c, caller, 'GetJobMetrics', req.jobId);
       return 'live' in view ? jobMetrics(view.live, c.rates.get(req.jobId)) : storedJobMetrics(view.stored);
     }),
-    getClusterOverview: leaderUnary<object, ClusterOverview>(async () => overview(c)),
+    getClusterOverview: leaderUnary<object, ClusterOverview>(async (_req, caller) => overview(c, caller)),
     watchJob: (call: grpc.ServerWritableStream<WatchJobRequest, JobEvent>) => void watch(c, call),
   };
 }
 
-async function overview(c: CoordinatorServer): Promise<ClusterOverview> {
+/** The cluster's workers and slots, and the counts of the jobs the caller may see. */
+async function overview(c: CoordinatorServer, caller: Caller): Promise<ClusterOverview> {
   const [{ workers }, ended, coordinators] = await Promise.all([c.rm.listWorkers(), c.store.endedJobs(), c.store.coordinators()]);
   const statuses = [
-    ...[...c.jobs.values()].map((j) => j.status as string),
-    ...ended.filter((s) => !c.jobs.has(s.info.jobId)).map((s) => s.state.status),
+    ...[...c.jobs.values()].filter((j) => mayAccess(caller, c.namespaceOf(j.jobId))).map((j) => j.status as string),
+    ...ended.filter((s) => !c.jobs.has(s.info.jobId) && mayAccess(caller, s.info.namespace ?? '')).map((s) => s.state.status),
   ];
   const count = (s: string) => statuses.filter((x) => x === s).length;
   const totalSlots = workers.reduce((n, w) => n + (w.dynamicSlot ? 0 : w.slotNum), 0);
@@ -169,15 +194,15 @@ async function watch(c: CoordinatorServer, call: grpc.ServerWritableStream<Watch
   let view: JobView;
   try {
     await c.ready();
-    view = await findJob(c, jobId);
+    view = await accessibleJob(c, callerOfCall(call), 'WatchJob', jobId);
   } catch (err) {
-    call.destroy(Object.assign(new Error((err as Error).message), toServiceError(err)));
+    failStream(call, err);
     return;
   }
   if ('stored' in view) {
     call.write({ job: storedJobInfo(view.stored), metrics: storedJobMetrics(view.stored) });
     if (JOB_STATUS.isTerminal(view.stored.state.status as JobStatus)) call.end();
-    else call.destroy(Object.assign(new Error(`job ${jobId} is not running on this coordinator`), { code: grpc.status.UNAVAILABLE }));
+    else failStream(call, Object.assign(new Error(`job ${jobId} is not running on this coordinator`), { code: grpc.status.UNAVAILABLE }));
     return;
   }
   const job = view.live;
@@ -185,7 +210,7 @@ async function watch(c: CoordinatorServer, call: grpc.ServerWritableStream<Watch
   let closed = false;
   const send = () => {
     if (closed) return;
-    call.write({ job: jobInfo(job), metrics: jobMetrics(job, c.rates.get(jobId)) });
+    call.write({ job: liveInfo(c, job), metrics: jobMetrics(job, c.rates.get(jobId)) });
     if (job.isEnded()) finish();
   };
   const onChange = () => send();
@@ -205,7 +230,7 @@ async function watch(c: CoordinatorServer, call: grpc.ServerWritableStream<Watch
     if (closed) return;
     cleanup();
     const err = new NotLeaderError(c.address, c.fence.knownLeader || undefined);
-    call.destroy(Object.assign(new Error(err.message), toServiceError(err)));
+    failStream(call, err);
   };
   c.events.on(jobId, onChange);
   c.leadership.on('step-down', onStepDown);

@@ -16,8 +16,9 @@ import {
   type WorkerLostRequest,
 } from '@tideway/contracts';
 import { ErrorCode, TidewayError, logger, newJobId, serializeError } from '@tideway/common';
-import { JobServiceService } from '@tideway/contracts';
-import { TidewayServer, unaryHandler } from '@tideway/rpc';
+import { JobServiceService, TokenServiceService } from '@tideway/contracts';
+import type { ConfigLimits, NamespaceLimits } from '@tideway/config';
+import { TidewayServer, unaryHandler, required, useStoredTokens } from '@tideway/rpc';
 import { planJobText, type PlanRequest } from '@tideway/planner';
 import {
   MemoryStateStore,
@@ -26,6 +27,7 @@ import {
   type StateStore,
   type StoredJob,
   type StoredJobInfo,
+  type TokenStore,
 } from '@tideway/cluster';
 import type { CommitInfos, TaskGroupState } from '@tideway/runtime';
 import type { ExecutionState } from '@tideway/dag';
@@ -43,6 +45,9 @@ import { RateTracker } from './rate-tracker.js';
 import { RemoteResourceManager, RemoteWorkers } from './remote-gateways.js';
 import { Scheduler, type JobScheduleStrategy } from './scheduler.js';
 import { reconcileWorkers, reusableSlots } from './take-over.js';
+import { checkAccess, namespaceOf, type Caller } from './namespace-access.js';
+import { admitBlocks, admitSinkTables, checkAllowedPlugins } from './namespace-limits.js';
+import { storedTokenEntries, tokenServiceHandlers } from './token-service.js';
 
 const log = logger('coordinator');
 const OK: Ack = { ok: true, error: undefined };
@@ -73,6 +78,15 @@ export interface CoordinatorOptions {
   election?: (address: string, store: StateStore, epochFloor: () => number) => LeaderElection;
   /** How often running jobs' counters are written to the store (job-metrics-backup-interval). */
   metricsBackupIntervalMs?: number;
+  /** What the jobs of each namespace may touch (tideway.auth.namespaces), checked at submit and plan. */
+  namespaces?: Readonly<Record<string, NamespaceLimits>>;
+  /**
+   * Where TokenService keeps the tokens it adds (the Redis state store); without one it refuses
+   * to add any (a token in memory would be lost at the restart).
+   */
+  tokenStore?: TokenStore;
+  /** Size and nesting limits of submitted job configs (tideway.limits; default their defaults). */
+  configLimits?: ConfigLimits;
 }
 
 const WIRE_TO_EXEC: Partial<Record<WireState, ExecutionState | 'PREPARE_CLOSE'>> = {
@@ -121,6 +135,7 @@ export class CoordinatorServer {
   port = 0;
 
   constructor(private readonly options: CoordinatorOptions) {
+    checkAllowedPlugins(options.namespaces ?? {});
     this.store = options.store ?? new MemoryStateStore();
     this.fence = new Leadership(
       '',
@@ -152,6 +167,10 @@ export class CoordinatorServer {
   async start(opts: { waitForLeadership?: boolean } = {}): Promise<string> {
     await this.store.open();
     this.server.add('tideway.v1.JobService', JobServiceService, jobServiceHandlers(this));
+    this.server.add('tideway.v1.TokenService', TokenServiceService, tokenServiceHandlers(this.options.tokenStore));
+    const tokens = this.options.tokenStore;
+    // This process (its JobService, TokenService and REST API) accepts the state store's tokens too.
+    if (tokens) useStoredTokens(() => storedTokenEntries(tokens));
     this.server.add('tideway.v1.CoordinatorService', CoordinatorServiceService, this.coordinatorService());
     this.port = await this.server.listen(this.options.host, this.options.port);
     this.fence.address = this.address;
@@ -368,15 +387,49 @@ export class CoordinatorServer {
     return points;
   }
 
-  plan(req: SubmitJobRequest, jobId: string) {
+  /**
+   * Plans a job. With `caller` (a submit or PlanJob; not a take-over, whose job was admitted
+   * already), the limits of the caller's namespace (tideway.auth.namespaces) are checked: the plugins and local paths
+   * before any plugin is created, a LocalFile sink's folders with its tables' names once planned.
+   */
+  async plan(req: SubmitJobRequest, jobId: string, caller?: Caller) {
+    const ns = namespaceOf(caller);
+    const limits = ns ? this.options.namespaces?.[ns] : undefined;
     const planReq: PlanRequest = {
       jobId,
       jobName: req.jobName || undefined,
       file: req.configFile || '<config>',
       format: req.format === 'json' ? 'json' : req.format === 'hocon' ? 'hocon' : undefined,
       variables: req.variables,
+      admit: limits && ((blocks) => admitBlocks(ns, limits, blocks)),
+      limits: this.options.configLimits,
     };
-    return planJobText(req.configText, planReq);
+    const planned = await planJobText(req.configText, planReq);
+    for (const p of planned.pipelines) admitSinkTables(ns, limits, p.sinks);
+    return planned;
+  }
+
+  /** The namespace of a job of this leadership ('' when none, or not known here). */
+  namespaceOf(jobId: string): string {
+    return this.recorders.get(jobId)?.info.namespace ?? this.planning.get(jobId)?.namespace ?? '';
+  }
+
+  /**
+   * A restore (-r) or a repeated submit acts on a job that exists: only a caller that may act on
+   * that job's namespace may. A job the state store no longer knows has no known namespace:
+   * only an admin (or anyone, without tokens) restores it.
+   */
+  private async checkSubmitAccess(req: SubmitJobRequest, jobId: string, caller: Caller): Promise<void> {
+    if (!caller || caller.role === 'admin') return;
+    const recorded = this.recorders.get(jobId)?.info ?? (await this.store.job(jobId))?.info;
+    if (recorded) checkAccess(caller, req.restoreJobId ? 'SubmitJob (restore)' : 'SubmitJob', jobId, recorded.namespace ?? '');
+    else if (req.restoreJobId) {
+      throw new TidewayError(
+        ErrorCode.PERMISSION_DENIED,
+        `SubmitJob (restore) of job ${jobId} is refused: the state store no longer knows the job (its history expired), so its namespace is unknown; an admin token may restore it`,
+        { jobId },
+      );
+    }
   }
 
   private newJobMaster(
@@ -434,8 +487,10 @@ export class CoordinatorServer {
    * nothing; then recorded in the state store, then queued. A submit repeated with the same id
    * and config (a client retrying across a fail-over) answers with the job already there.
    */
-  async submit(req: SubmitJobRequest): Promise<JobMaster> {
+  async submit(req: SubmitJobRequest, caller?: Caller): Promise<JobMaster> {
     const jobId = req.restoreJobId || req.jobId || newJobId();
+    const namespace = namespaceOf(caller);
+    await this.checkSubmitAccess(req, jobId, caller);
     const existing = this.jobs.get(jobId);
     if (!existing && !req.restoreJobId) {
       // A job id from an earlier leader's history is not reused (a restore -r reuses it on purpose).
@@ -451,13 +506,13 @@ export class CoordinatorServer {
       throw new TidewayError(ErrorCode.CONFIG_BAD_VALUE, `job id ${jobId} is already in use (being planned)`, { jobId });
     // Planning may take long (sources read schemas from their systems): the job can be seen
     // and cancelled meanwhile.
-    const init: PlanningJob = { jobName: req.jobName, submitTimeMs: Date.now(), cancelRequested: false };
+    const init: PlanningJob = { jobName: req.jobName, submitTimeMs: Date.now(), cancelRequested: false, namespace };
     this.planning.set(jobId, init);
     let planned: Awaited<ReturnType<CoordinatorServer['plan']>>;
     let restore: Map<number, RestorePoint>;
     let recorder: JobRecorder;
     try {
-      planned = await this.plan(req, jobId);
+      planned = await this.plan(req, jobId, caller);
       restore = req.restoreJobId ? await this.restorePoints(jobId) : new Map<number, RestorePoint>();
       const info: StoredJobInfo = {
         jobId,
@@ -467,6 +522,7 @@ export class CoordinatorServer {
         format: req.format,
         variables: { ...req.variables },
         restoreJobId: req.restoreJobId,
+        namespace,
         submitTimeMs: init.submitTimeMs,
         // The DAG as shown (SeaTunnel's jobDag), kept for the job's history after a fail-over.
         planJson: JSON.stringify(jobDagInfo(planned)),
@@ -509,7 +565,7 @@ export class CoordinatorServer {
   private coordinatorService(): grpc.UntypedServiceImplementation {
     return {
       reportTaskState: this.leaderOnly<ReportTaskStateRequest>((req) => {
-        const loc = req.location!;
+        const loc = required(req.location, 'location');
         const p = this.jobs.get(loc.jobId)?.pipeline(loc.pipelineId);
         const state = WIRE_TO_EXEC[req.state];
         if (p && state) {
@@ -520,7 +576,7 @@ export class CoordinatorServer {
         return OK;
       }),
       acknowledgeCheckpoint: this.leaderOnly<AcknowledgeCheckpointRequest>(async (req) => {
-        const loc = req.location!;
+        const loc = required(req.location, 'location');
         const p = this.jobs.get(loc.jobId)?.pipeline(loc.pipelineId);
         if (p) {
           const state = req.state.length > 0 ? (deserialize(req.state) as TaskGroupState) : undefined;
@@ -530,13 +586,13 @@ export class CoordinatorServer {
         return OK;
       }),
       reportMetrics: this.leaderOnly<ReportMetricsRequest>((req) => {
-        const loc = req.location!;
+        const loc = required(req.location, 'location');
         this.jobs.get(loc.jobId)?.pipeline(loc.pipelineId)?.onMetrics(loc.taskGroupIndex, loc.attempt, { tables: req.tables });
         return OK;
       }),
       requestSplits: unaryHandler<RequestSplitsRequest, RequestSplitsResponse>(async (req) => {
         this.fence.check();
-        const loc = req.location!;
+        const loc = required(req.location, 'location');
         const p = this.jobs.get(loc.jobId)?.pipeline(loc.pipelineId);
         if (!p) throw new TidewayError(ErrorCode.NOT_FOUND, `pipeline ${loc.jobId}/${loc.pipelineId} is not running`);
         const res = await p.requestSplits(
@@ -549,6 +605,7 @@ export class CoordinatorServer {
         return { splits: res.splits.map((s) => serialize(s)), noMoreSplits: res.noMoreSplits };
       }),
       workerLost: this.leaderOnly<WorkerLostRequest>((req) => {
+        if (req.address === '') throw new TidewayError(ErrorCode.BAD_REQUEST, 'WorkerLost has no worker address');
         log.warn({ worker: req.address, reason: req.reason }, 'worker lost');
         this.workersLost++;
         for (const j of this.jobs.values()) if (!j.isEnded()) j.onWorkerLost(req.address);
@@ -557,7 +614,7 @@ export class CoordinatorServer {
       reportTaskGroups: this.leaderOnly<ReportTaskGroupsRequest>((req) => {
         if (this.takingOver) return OK; // the take-over reconciles them itself
         for (const g of req.taskGroups) {
-          const loc = g.location!;
+          const loc = required(g.location, 'location of a task group');
           const p = this.jobs.get(loc.jobId)?.pipeline(loc.pipelineId);
           if (p && !p.isEnded() && p.attempt === loc.attempt) continue;
           // No job of this leader runs it: an orphan of an earlier leader or attempt.

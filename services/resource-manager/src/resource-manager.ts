@@ -237,6 +237,8 @@ export class ResourceManager {
               );
             }
           })
+          // A probe that cannot even be made (an address grpc-js refuses) proves nothing.
+          .catch((err: unknown) => log.warn({ err: (err as Error).message, workerId: id }, 'could not probe a silent worker'))
           .finally(() => (entry.probing = false));
       }
       if (silentMs > this.options.heartbeatTimeoutMs) {

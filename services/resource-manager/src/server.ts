@@ -6,6 +6,7 @@ import {
   type ProbeWorkerRequest,
   type ProbeWorkerResponse,
   type SyncSlotsRequest,
+  type WorkerProfile,
   type ApplyResourcesRequest,
   type ApplyResourcesResponse,
   type Ack,
@@ -16,8 +17,8 @@ import {
   type RegisterWorkerResponse,
   type ReleaseResourcesRequest,
 } from '@tideway/contracts';
-import { EpochGuard, LeaderCaller, TidewayServer, call, clientOptions, channelCredentials, unaryHandler } from '@tideway/rpc';
-import { backoffDelay, logger, sleep } from '@tideway/common';
+import { EpochGuard, LeaderCaller, TidewayServer, call, clientOptions, channelCredentials, unaryHandler, required } from '@tideway/rpc';
+import { ErrorCode, TidewayError, backoffDelay, logger, sleep } from '@tideway/common';
 import { ResourceManager, type ProbeResult, type ResourceManagerOptions } from './resource-manager.js';
 
 const log = logger('resource-manager');
@@ -59,12 +60,15 @@ export class ResourceManagerService {
     const m = this.manager;
     this.server.add('tideway.v1.ResourceManagerService', ResourceManagerServiceService, {
       registerWorker: unaryHandler<RegisterWorkerRequest, RegisterWorkerResponse>((req) => {
-        m.register(req.profile!);
+        m.register(checkedProfile(req.profile));
         return { heartbeatIntervalMs: m.heartbeatIntervalMs };
       }),
-      heartbeat: unaryHandler<HeartbeatRequest, HeartbeatResponse>((req) => ({ known: m.heartbeat(req.profile!) })),
+      heartbeat: unaryHandler<HeartbeatRequest, HeartbeatResponse>((req) => ({ known: m.heartbeat(checkedProfile(req.profile)) })),
       applyResources: unaryHandler<ApplyResourcesRequest, ApplyResourcesResponse>((req, callCtx) => {
         this.epochs.check(callCtx.metadata);
+        if (req.jobId === '') throw new TidewayError(ErrorCode.BAD_REQUEST, 'ApplyResources has no jobId');
+        if (!Number.isSafeInteger(req.slotCount) || req.slotCount < 1)
+          throw new TidewayError(ErrorCode.BAD_REQUEST, `job ${req.jobId}: slotCount ${req.slotCount} is not a positive number of slots`);
         const slots = m.apply({
           jobId: req.jobId,
           slotCount: req.slotCount,
@@ -83,6 +87,7 @@ export class ResourceManagerService {
       listWorkers: unaryHandler<object, ListWorkersResponse>(() => ({ workers: m.listWorkers(), nowMs: Date.now() })),
       probeWorker: unaryHandler<ProbeWorkerRequest, ProbeWorkerResponse>(async (req, callCtx) => {
         this.epochs.check(callCtx.metadata);
+        checkedAddress(req.address, 'ProbeWorker');
         const known = m.workerAt(req.address) !== undefined;
         const r = await probeWorker(req.address, 2000);
         if (r === 'alive') return { alive: true, lost: false, reason: '' };
@@ -129,6 +134,27 @@ export class ResourceManagerService {
     }
     log.warn({ workerId, address }, 'gave up telling the coordinator about a lost worker');
   }
+}
+
+/** A host name, IPv4 or [IPv6] address, a colon and a port. */
+const HOST_PORT = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9._-]+):\d{1,5}$/;
+
+/**
+ * The profile of a RegisterWorker or Heartbeat call, refused with INVALID_ARGUMENT without a
+ * worker id or with an address others cannot dial (the resource manager probes it, the
+ * coordinator deploys to it).
+ */
+function checkedProfile(profile: WorkerProfile | undefined): WorkerProfile {
+  const p = required(profile, 'profile');
+  if (p.workerId === '') throw new TidewayError(ErrorCode.BAD_REQUEST, 'the worker profile has no workerId');
+  checkedAddress(p.address, `worker ${p.workerId}`);
+  return p;
+}
+
+/** Refuses (INVALID_ARGUMENT) an address that is not host:port. */
+function checkedAddress(address: string, whose: string): void {
+  if (!HOST_PORT.test(address) || Number(address.slice(address.lastIndexOf(':') + 1)) > 65535)
+    throw new TidewayError(ErrorCode.BAD_REQUEST, `${whose}: address '${address}' is not host:port`);
 }
 
 /**

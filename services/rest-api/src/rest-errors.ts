@@ -9,7 +9,7 @@ export class BadRequest extends Error {
   readonly statusCode = 400;
 }
 
-/** HTTP status for an error: 400 for what the caller sent (bad config, unknown job), 500 otherwise. */
+/** HTTP status for an error: 400 for what the caller sent (bad config, unknown job), 403 for another namespace's job, 500 otherwise. */
 export function statusOf(err: unknown): number {
   if (err instanceof BadRequest) return 400;
   if (err instanceof TidewayError) {
@@ -23,6 +23,7 @@ export function statusOf(err: unknown): number {
     )
       return 400;
     if (c === ErrorCode.UNREACHABLE || c === ErrorCode.NO_ENOUGH_RESOURCE) return 503;
+    if (c === ErrorCode.PERMISSION_DENIED) return 403;
   }
   const status = (err as { statusCode?: number }).statusCode;
   return typeof status === 'number' && status >= 400 && status < 600 ? status : 500;

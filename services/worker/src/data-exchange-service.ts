@@ -1,6 +1,7 @@
 import * as grpc from '@grpc/grpc-js';
 import type { ExchangeMessage, OpenChannel } from '@tideway/contracts';
-import { logger } from '@tideway/common';
+import { ErrorCode, TidewayError, logger } from '@tideway/common';
+import { failStream } from '@tideway/rpc';
 import { KIND_OF_BARRIER } from '@tideway/runtime';
 import type { TaskExecutionService } from './task-execution-service.js';
 
@@ -25,9 +26,7 @@ export function dataExchangeHandlers(tasks: TaskExecutionService): grpc.UntypedS
         if (deliver) return deliver(m);
         if (channel) return void early.push(m);
         if (m.body?.$case !== 'open') {
-          call.destroy(
-            Object.assign(new Error('a DataExchange stream must start with OpenChannel'), { code: grpc.status.INVALID_ARGUMENT }),
-          );
+          failStream(call, new TidewayError(ErrorCode.BAD_REQUEST, 'a DataExchange stream must start with OpenChannel'));
           return;
         }
         channel = m.body.value;
@@ -35,14 +34,8 @@ export function dataExchangeHandlers(tasks: TaskExecutionService): grpc.UntypedS
         const location = { jobId: open.jobId, pipelineId: open.pipelineId, taskGroupIndex: open.toTaskGroup, attempt: open.attempt };
         void tasks.awaitRunning(location, 5000).then((group) => {
           if (!group) {
-            call.destroy(
-              Object.assign(
-                new Error(`task group ${open.jobId}/${open.pipelineId}/${open.toTaskGroup} attempt ${open.attempt} is not running here`),
-                {
-                  code: grpc.status.NOT_FOUND,
-                },
-              ),
-            );
+            const where = `${open.jobId}/${open.pipelineId}/${open.toTaskGroup} attempt ${open.attempt}`;
+            failStream(call, new TidewayError(ErrorCode.NOT_FOUND, `task group ${where} is not running here`));
             return;
           }
           const from = open.fromTaskGroup;

@@ -15,7 +15,7 @@ import {
   type WorkerProfile,
 } from '@tideway/contracts';
 import { backoffDelay, logger, sleep } from '@tideway/common';
-import { EpochGuard, TidewayServer, call, clientOptions, epochMetadata, channelCredentials, unaryHandler } from '@tideway/rpc';
+import { EpochGuard, TidewayServer, call, clientOptions, epochMetadata, channelCredentials, unaryHandler, required } from '@tideway/rpc';
 import type { TaskGroupState } from '@tideway/runtime';
 import { TaskExecutionService, checkpointKind } from './task-execution-service.js';
 import { dataExchangeHandlers } from './data-exchange-service.js';
@@ -85,7 +85,14 @@ export class WorkerServer {
       deployTask: unaryHandler<DeployTaskRequest, Ack>(async (req, c) => {
         this.epochs.check(c.metadata);
         const epoch = this.epochs.current;
-        await t.deploy(req.location!, req.slot!, req.descriptor, () => epochMetadata(epoch), epoch, req.restoreCheckpointId);
+        await t.deploy(
+          required(req.location, 'location'),
+          required(req.slot, 'slot'),
+          req.descriptor,
+          () => epochMetadata(epoch),
+          epoch,
+          req.restoreCheckpointId,
+        );
         return OK;
       }),
       listTaskGroups: unaryHandler<object, ListTaskGroupsResponse>((_req, c) => {
@@ -95,27 +102,27 @@ export class WorkerServer {
       notifyTaskRestore: unaryHandler<NotifyTaskRestoreRequest, Ack>((req, c) => {
         this.epochs.check(c.metadata);
         const state = req.state.length > 0 ? (deserialize(req.state) as TaskGroupState) : undefined;
-        t.restore(req.location!, req.checkpointId, state);
+        t.restore(required(req.location, 'location'), req.checkpointId, state);
         return OK;
       }),
       triggerCheckpoint: unaryHandler<TriggerCheckpointRequest, Ack>((req, c) => {
         this.epochs.check(c.metadata);
-        t.triggerCheckpoint(req.location!, req.checkpointId, checkpointKind(req.type));
+        t.triggerCheckpoint(required(req.location, 'location'), req.checkpointId, checkpointKind(req.type));
         return OK;
       }),
       notifyCheckpointComplete: unaryHandler<CheckpointNotification, Ack>((req, c) => {
         this.epochs.check(c.metadata);
-        t.notifyComplete(req.location!, req.checkpointId, checkpointKind(req.type));
+        t.notifyComplete(required(req.location, 'location'), req.checkpointId, checkpointKind(req.type));
         return OK;
       }),
       notifyCheckpointAborted: unaryHandler<CheckpointNotification, Ack>((req, c) => {
         this.epochs.check(c.metadata);
-        t.notifyAborted(req.location!, req.checkpointId);
+        t.notifyAborted(required(req.location, 'location'), req.checkpointId);
         return OK;
       }),
       cancelTask: unaryHandler<CancelTaskRequest, Ack>((req, c) => {
         this.epochs.check(c.metadata);
-        t.cancel(req.location!, req.reason);
+        t.cancel(required(req.location, 'location'), req.reason);
         return OK;
       }),
     });

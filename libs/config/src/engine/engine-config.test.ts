@@ -116,6 +116,29 @@ tideway:
     expect(failure(() => loadEngineConfig({ file: 'e.yaml', text: 'a: [\n' })).message).toMatch(/^e\.yaml:\d+: the YAML does not parse/);
   });
 
+  it('reads the request limits and refuses bad values naming the key', () => {
+    const c = loadEngineConfig({
+      file: 'e.yaml',
+      text: 'seatunnel:\n  engine:\n    http: { max-body-bytes: 2048, headers-timeout: 2000, max-connections: 5 }\ntideway:\n  limits: { max-message-bytes: 1048576, max-config-depth: 16 }\n',
+    });
+    expect(c.http).toMatchObject({
+      maxBodyBytes: 2048,
+      headersTimeout: 2000,
+      requestTimeout: 30000,
+      keepAliveTimeout: 5000,
+      maxConnections: 5,
+    });
+    expect(c.tideway.limits).toEqual({ maxMessageBytes: 1048576, maxConfigBytes: 4194304, maxConfigDepth: 16 });
+    const limits = (text: string) =>
+      failure(() => loadEngineConfig({ file: 'e.yaml', text: `tideway:\n  limits:\n    ${text}\n` })).message;
+    expect(limits('max-config-depth: 100000')).toBe("e.yaml:3: 'tideway.limits.max-config-depth' must be at most 256, not 100000");
+    expect(limits('max-message-bytes: 10')).toBe("e.yaml:3: 'tideway.limits.max-message-bytes' must be at least 65536, not 10");
+    expect(limits('max-config-bytes: big')).toBe('e.yaml:3: \'tideway.limits.max-config-bytes\' must be an integer, not "big"');
+    expect(failure(() => loadEngineConfig({ sets: ['http.headers-timeout=40000'] })).message).toBe(
+      'seatunnel.engine.http.request-timeout (30000 ms) must not be shorter than seatunnel.engine.http.headers-timeout (40000 ms)',
+    );
+  });
+
   it('rejects bad --set texts, naming them', () => {
     expect(failure(() => loadEngineConfig({ sets: ['slot-service.slot-num=two'] })).message).toBe(
       `--set 'slot-service.slot-num=two': 'slot-service.slot-num' must be an integer, not "two"`,
@@ -246,5 +269,29 @@ describe('HA settings', () => {
     );
     const tls = '  tls: { ca-file: ca.pem, cert-file: c.pem, key-file: k.pem }\n';
     expect(ha(`${tls}  auth:\n    certificates: { alice: "operator t" }\n`).tideway.auth.certificates).toEqual({ alice: 'operator t' });
+  });
+
+  it('reads namespace limits and refuses a bad key, a bad namespace name and a prefix that is not an absolute folder', () => {
+    const auth = (lines: string) => loadEngineConfig({ file: 'e.yaml', text: `tideway:\n  auth:\n    namespaces:\n${lines}` });
+    const ok = auth('      team-a:\n        allowed-plugins: [FakeSource, Console]\n        local-file-path-prefixes: [/data/team-a/]\n');
+    expect(ok.tideway.auth.namespaces).toEqual({
+      'team-a': { allowedPlugins: ['FakeSource', 'Console'], localFilePathPrefixes: ['/data/team-a/'] },
+    });
+    expect(auth('      team-b: {}\n').tideway.auth.namespaces['team-b']).toEqual({ allowedPlugins: [], localFilePathPrefixes: [] });
+    expect(failure(() => auth('      team-a:\n        allowed-plugin: [FakeSource]\n')).message).toBe(
+      "e.yaml:5: unknown key 'tideway.auth.namespaces.team-a.allowed-plugin' (known here: allowed-plugins, local-file-path-prefixes)",
+    );
+    expect(failure(() => auth('      team-a:\n        allowed-plugins: FakeSource\n')).message).toMatch(
+      /^e\.yaml:5: 'tideway\.auth\.namespaces\.team-a\.allowed-plugins' must be a list of strings/,
+    );
+    expect(failure(() => auth('      "team a": {}\n')).message).toBe(
+      "tideway.auth.namespaces.team a: a namespace name has letters, digits, '.', '_' and '-' only",
+    );
+    expect(failure(() => auth('      team-a: { local-file-path-prefixes: [data/team-a] }\n')).message).toContain(
+      "tideway.auth.namespaces.team-a.local-file-path-prefixes: 'data/team-a' is not an absolute folder",
+    );
+    expect(failure(() => auth('      team-a: { local-file-path-prefixes: [/data/../etc] }\n')).message).toContain(
+      "'/data/../etc' is not an absolute folder",
+    );
   });
 });

@@ -1,6 +1,7 @@
 import { ConfigError, ErrorCode } from '@tideway/common';
 import { SEATUNNEL_ENGINE_SETTINGS, TIDEWAY_SETTINGS, type EngineSetting } from './engine-settings.js';
 import { checkHaSettings, resolveHaAddresses } from './ha-settings.js';
+import { checkNamespaceLimits, type NamespaceLimits } from './namespace-limits.js';
 
 /**
  * Engine settings as written (seatunnel.yaml shape, kebab-case keys, all optional). Values are
@@ -54,6 +55,15 @@ export interface EngineConfig {
     readonly contextPath: string;
     readonly enableDynamicPort: boolean;
     readonly portRange: number;
+    /** Bytes. */
+    readonly maxBodyBytes: number;
+    /** Milliseconds to receive a request's headers. */
+    readonly headersTimeout: number;
+    /** Milliseconds to receive a whole request. */
+    readonly requestTimeout: number;
+    /** Milliseconds an idle keep-alive connection stays open. */
+    readonly keepAliveTimeout: number;
+    readonly maxConnections: number;
   };
   readonly tideway: {
     readonly coordinator: Endpoint & {
@@ -90,9 +100,20 @@ export interface EngineConfig {
       readonly tokens: Readonly<Record<string, string | number | boolean>> | undefined;
       /** Client certificates by CN or subjectAltName: `<role> [<namespace>]` (parsed by @tideway/rpc's parseCertificateTable). */
       readonly certificates: Readonly<Record<string, string | number | boolean>> | undefined;
+      /** Limits by namespace name (checkNamespaceLimits: names and prefixes are checked). */
+      readonly namespaces: Readonly<Record<string, NamespaceLimits>>;
     };
     /** Mutual TLS files; all three '' for plaintext (checkTls refuses a partial set). */
     readonly tls: { readonly caFile: string; readonly certFile: string; readonly keyFile: string };
+    /** `tideway.limits`: what a request may weigh. */
+    readonly limits: {
+      /** Bytes of one gRPC message a server receives. */
+      readonly maxMessageBytes: number;
+      /** UTF-8 bytes of a job config, as sent and once resolved. */
+      readonly maxConfigBytes: number;
+      /** Nesting of objects and lists, and chains of substitutions, in a job config. */
+      readonly maxConfigDepth: number;
+    };
     readonly ha: {
       /** host:port of each Redlock node; `[stateStore.redis.address]` when the file lists none (type redis). */
       readonly lockNodes: readonly string[];
@@ -122,13 +143,21 @@ function compileSetting(setting: EngineSetting, value: unknown): unknown {
   if (setting.type === 'section') return compileSection(setting.fields, value as Record<string, unknown> | undefined);
   if (setting.type === 'map') {
     const out: Record<string, unknown> = {};
+    if (setting.each) {
+      for (const [k, v] of Object.entries((value ?? {}) as Record<string, unknown>)) out[k] = compileSetting(setting.each, v);
+      return Object.freeze(out);
+    }
     for (const [k, s] of Object.entries(setting.known ?? {}))
       if (s.type !== 'section' && s.type !== 'map' && s.default !== '') out[k] = s.default;
     Object.assign(out, value as Record<string, unknown> | undefined);
     return Object.freeze(out);
   }
   const v = value ?? setting.default;
-  return Array.isArray(v) ? Object.freeze([...v]) : v;
+  return isList(v) ? Object.freeze([...v]) : v;
+}
+
+function isList(v: unknown): v is readonly unknown[] {
+  return Array.isArray(v);
 }
 
 /**
@@ -145,6 +174,7 @@ export function compileEngineConfig(input: EngineConfigInput): EngineConfig {
     throw new ConfigError(ErrorCode.ENGINE_CONFIG, message);
   };
   checkHaSettings(config.tideway, fail);
+  checkNamespaceLimits(config.tideway.auth.namespaces, fail);
   const tls = config.tideway.tls;
   const set = [tls.caFile, tls.certFile, tls.keyFile].filter((f) => f !== '').length;
   if (set !== 0 && set !== 3) fail('tideway.tls needs ca-file, cert-file and key-file together (or none of them, for plaintext)');
@@ -161,6 +191,11 @@ export function compileEngineConfig(input: EngineConfigInput): EngineConfig {
   const contextPath = config.http.contextPath;
   if (contextPath !== '' && (!contextPath.startsWith('/') || contextPath.endsWith('/') || /\s/.test(contextPath))) {
     fail(`seatunnel.engine.http.context-path '${contextPath}': expected a path like /seatunnel (a leading /, no trailing /, no spaces)`);
+  }
+  if (config.http.requestTimeout < config.http.headersTimeout) {
+    fail(
+      `seatunnel.engine.http.request-timeout (${config.http.requestTimeout} ms) must not be shorter than seatunnel.engine.http.headers-timeout (${config.http.headersTimeout} ms)`,
+    );
   }
   const strategy = config.slotService.dynamicSlot ? 'REJECT' : config.jobScheduleStrategy;
   return Object.freeze({ ...config, jobScheduleStrategy: strategy });

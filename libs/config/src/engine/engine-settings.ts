@@ -5,7 +5,7 @@
  */
 
 export type EngineSetting =
-  | { readonly type: 'int'; readonly default: number; readonly min?: number; readonly description: string }
+  | { readonly type: 'int'; readonly default: number; readonly min?: number; readonly max?: number; readonly description: string }
   | { readonly type: 'boolean'; readonly default: boolean; readonly description: string }
   | { readonly type: 'string'; readonly default: string; readonly description: string }
   | { readonly type: 'enum'; readonly values: readonly string[]; readonly default: string; readonly description: string }
@@ -13,9 +13,15 @@ export type EngineSetting =
   | { readonly type: 'section'; readonly fields: Readonly<Record<string, EngineSetting>>; readonly description: string }
   /**
    * A free map of scalars whose keys are literal (they may contain dots, e.g. `fs.s3a.endpoint`);
-   * `known` keys are type-checked, others pass through as written.
+   * `known` keys are type-checked, others pass through as written. With `each`, every value is
+   * read by that setting instead (a map of sections, e.g. one per namespace).
    */
-  | { readonly type: 'map'; readonly known?: Readonly<Record<string, EngineSetting>>; readonly description: string };
+  | {
+      readonly type: 'map';
+      readonly known?: Readonly<Record<string, EngineSetting>>;
+      readonly each?: EngineSetting;
+      readonly description: string;
+    };
 
 const CHECKPOINT_PLUGIN_CONFIG: Record<string, EngineSetting> = {
   namespace: {
@@ -140,6 +146,38 @@ export const SEATUNNEL_ENGINE_SETTINGS: Readonly<Record<string, EngineSetting>> 
         description: 'When port is taken, use the first free one of port .. port + port-range.',
       },
       'port-range': { type: 'int', default: 100, min: 0, description: 'How many ports above port enable-dynamic-port may try.' },
+      'max-body-bytes': {
+        type: 'int',
+        default: 16 * 1024 * 1024,
+        min: 1024,
+        description: 'Largest request body (bytes); a larger one is answered 413 before it is read to the end.',
+      },
+      'headers-timeout': {
+        type: 'int',
+        default: 10000,
+        min: 1000,
+        description:
+          "Milliseconds a client may take to send a request's headers; a slower one (slow-loris) is answered 408 and disconnected.",
+      },
+      'request-timeout': {
+        type: 'int',
+        default: 30000,
+        min: 1000,
+        description:
+          'Milliseconds a client may take to send a whole request, body included; a slower one is answered 408 and disconnected.',
+      },
+      'keep-alive-timeout': {
+        type: 'int',
+        default: 5000,
+        min: 1,
+        description: 'Milliseconds an idle keep-alive connection stays open.',
+      },
+      'max-connections': {
+        type: 'int',
+        default: 1000,
+        min: 1,
+        description: 'Open connections the REST API accepts at once; connections past it are closed as they arrive.',
+      },
     },
   },
 };
@@ -242,6 +280,28 @@ export const TIDEWAY_SETTINGS: Readonly<Record<string, EngineSetting>> = {
         description:
           'Client certificate -> "<role> [<namespace>]", for callers that send no token: the key is the subject CN (or CN:<cn>), or a subjectAltName as DNS:<name>, URI:<uri>, email:<address> or IP:<address>. Needs tideway.tls: only certificates the cluster CA signed get this far.',
       },
+      namespaces: {
+        type: 'map',
+        description:
+          'Limits per namespace (the key), checked when a job of that namespace is submitted or planned. A namespace without an entry, or a list that is empty, has no limit of that kind.',
+        each: {
+          type: 'section',
+          description: 'The limits of one namespace.',
+          fields: {
+            'allowed-plugins': {
+              type: 'string-list',
+              default: [],
+              description: 'The plugins (sources, transforms, sinks) its jobs may use, e.g. [FakeSource, Sql, LocalFile, Console].',
+            },
+            'local-file-path-prefixes': {
+              type: 'string-list',
+              default: [],
+              description:
+                "Absolute folders the LocalFile source and sink of its jobs may read and write in (path, and a sink's tmp_path), e.g. [/data/team-a/].",
+            },
+          },
+        },
+      },
     },
   },
   tls: {
@@ -260,6 +320,35 @@ export const TIDEWAY_SETTINGS: Readonly<Record<string, EngineSetting>> = {
         description: "PEM file of this process's certificate (its role's: coordinator, resource-manager, worker).",
       },
       'key-file': { type: 'string', default: '', description: 'PEM file of the private key of that certificate.' },
+    },
+  },
+  limits: {
+    type: 'section',
+    description: 'Sizes every request must keep to; a request past one is refused with a sentence naming the setting, and changes nothing.',
+    fields: {
+      'max-message-bytes': {
+        type: 'int',
+        default: 256 * 1024 * 1024,
+        min: 64 * 1024,
+        max: 2 ** 31 - 1,
+        description:
+          'Largest gRPC message every server of this process receives (JobService, CoordinatorService, ResourceManager, WorkerService, DataExchange); a larger one is refused with RESOURCE_EXHAUSTED. Record batches and checkpoint states must fit.',
+      },
+      'max-config-bytes': {
+        type: 'int',
+        default: 4 * 1024 * 1024,
+        min: 1024,
+        description:
+          'Largest job config (UTF-8 bytes) that SubmitJob and PlanJob accept, over gRPC and REST; also the most a config may grow to once its ${...} substitutions are resolved.',
+      },
+      'max-config-depth': {
+        type: 'int',
+        default: 64,
+        min: 4,
+        max: 256,
+        description:
+          'Deepest nesting of objects and lists in a job config (each key of a dotted path counts), and the longest chain of ${...} substitutions.',
+      },
     },
   },
   ha: {

@@ -114,6 +114,10 @@ function readSetting(setting: EngineSetting, node: Node | null, path: string, fa
     for (const pair of node.items) {
       const key = isScalar(pair.key) ? String(pair.key.value) : '';
       const value = pair.value as Node | null;
+      if (setting.each) {
+        out[key] = readSetting(setting.each, value, `${path}.${key}`, fail);
+        continue;
+      }
       const known = setting.known?.[key];
       if (known) out[key] = readSetting(known, value, `${path}.${key}`, fail);
       else if (isScalar(value) && value.value !== null && typeof value.value !== 'object') out[key] = value.value;
@@ -136,6 +140,7 @@ export function checkScalar(setting: EngineSetting, raw: unknown): Checked {
     case 'int':
       if (typeof raw !== 'number' || !Number.isInteger(raw)) return no('must be an integer');
       if (setting.min !== undefined && raw < setting.min) return no(`must be at least ${setting.min}`);
+      if (setting.max !== undefined && raw > setting.max) return no(`must be at most ${setting.max}`);
       return { ok: true, value: raw };
     case 'boolean':
       return typeof raw === 'boolean' ? { ok: true, value: raw } : no('must be true or false');

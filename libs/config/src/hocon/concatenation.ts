@@ -31,7 +31,8 @@ export function concatenateResolved(pieces: readonly (HValue | HWhitespace)[], f
   if (kind === 'object') return values.reduce((acc, v) => mergeValues(acc, v));
   if (kind === 'list') {
     const items: HValue[] = [];
-    for (const v of values) if (v.kind === 'list') items.push(...v.items);
+    // A loop, not push(...items): spreading a long list overflows the stack.
+    for (const v of values) if (v.kind === 'list') for (const item of v.items) items.push(item);
     return { kind: 'list', items, line };
   }
   throw configErrorAt(ErrorCode.CONFIG_SYNTAX, file, line, `cannot concatenate ${describeKind(first)}`);

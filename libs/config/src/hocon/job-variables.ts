@@ -1,5 +1,6 @@
 import { ErrorCode } from '@tideway/common';
 import { configErrorAt } from './syntax-error.js';
+import type { ResolveBudget } from './limits.js';
 import type { HValue } from './values.js';
 
 /**
@@ -57,32 +58,33 @@ const PLACEHOLDER = /\$\{([^:{}]+)(:[^}]*)?\}/g;
  * so sink placeholders such as `${transactionId}` or `${table_name}` reach the plugin intact.
  * Environment variables are not used here (SeaTunnel reads only its system properties).
  */
-export function substituteStringPlaceholders(value: HValue, variables: Readonly<Record<string, string>>): void {
+export function substituteStringPlaceholders(value: HValue, variables: Readonly<Record<string, string>>, budget?: ResolveBudget): void {
   switch (value.kind) {
     case 'object':
       for (const field of value.fields.values()) {
-        field.value = replaceInScalar(field.value, variables);
-        substituteStringPlaceholders(field.value, variables);
+        field.value = replaceInScalar(field.value, variables, budget);
+        substituteStringPlaceholders(field.value, variables, budget);
       }
       return;
     case 'list':
       value.items.forEach((item, i) => {
-        value.items[i] = replaceInScalar(item, variables);
-        substituteStringPlaceholders(value.items[i], variables);
+        value.items[i] = replaceInScalar(item, variables, budget);
+        substituteStringPlaceholders(value.items[i], variables, budget);
       });
       return;
     case 'plugins':
-      for (const entry of value.entries) substituteStringPlaceholders(entry.value, variables);
+      for (const entry of value.entries) substituteStringPlaceholders(entry.value, variables, budget);
       return;
     default:
       return;
   }
 }
 
-function replaceInScalar(v: HValue, variables: Readonly<Record<string, string>>): HValue {
+function replaceInScalar(v: HValue, variables: Readonly<Record<string, string>>, budget?: ResolveBudget): HValue {
   if (v.kind !== 'scalar' || typeof v.value !== 'string' || !v.value.includes('${')) return v;
   const replaced = v.value.replace(PLACEHOLDER, (match, name: string, dflt: string | undefined) => {
     const given = variables[name];
+    budget?.spend(given?.length ?? 0, v.line);
     if (given !== undefined && given !== '') return given;
     if (dflt !== undefined) return dflt.slice(1).trim();
     return match;

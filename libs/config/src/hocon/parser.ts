@@ -1,6 +1,7 @@
 import { hoconSyntaxError } from './syntax-error.js';
 import { tokenize, type Token } from './tokenizer.js';
 import { concatenateResolved } from './concatenation.js';
+import { DEFAULT_CONFIG_LIMITS, tooDeep } from './limits.js';
 import { mergeValues, newObject, type HObject, type HPiece, type HPluginBlocks, type HValue } from './values.js';
 
 export interface HoconParseOptions {
@@ -14,6 +15,8 @@ export interface HoconParseOptions {
    * Ignored in JSON mode, where these sections are arrays of objects with `plugin_name`.
    */
   pluginSections?: readonly string[];
+  /** Keys on the path to any value, at most (default DEFAULT_CONFIG_LIMITS.maxDepth): deeper is refused, not recursed into. */
+  maxDepth?: number;
 }
 
 const NUMBER = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$/;
@@ -33,6 +36,7 @@ class Parser {
   private readonly file: string;
   private readonly json: boolean;
   private readonly sections: ReadonlySet<string>;
+  private readonly maxDepth: number;
 
   constructor(
     private readonly tokens: Token[],
@@ -41,6 +45,7 @@ class Parser {
     this.file = options.file ?? '<config>';
     this.json = options.json ?? false;
     this.sections = new Set(this.json ? [] : (options.pluginSections ?? []));
+    this.maxDepth = options.maxDepth ?? DEFAULT_CONFIG_LIMITS.maxDepth;
   }
 
   parseDocument(): HObject {
@@ -259,6 +264,8 @@ class Parser {
   private parseValue(path: string[], after: string): HValue {
     const pieces: HPiece[] = [];
     const start = this.peek();
+    // Each level below costs stack frames: refuse before recursing.
+    if (path.length > this.maxDepth) throw tooDeep(this.file, start.line, this.maxDepth);
     let hasSubst = false;
     for (;;) {
       const t = this.peek();

@@ -2,6 +2,7 @@ import { ErrorCode } from '@tideway/common';
 import { concatenateResolved } from './concatenation.js';
 import { configErrorAt } from './syntax-error.js';
 import { jobVariableValue } from './job-variables.js';
+import { DEFAULT_CONFIG_LIMITS, ResolveBudget, tooDeep, type ConfigLimits } from './limits.js';
 import { isResolved, mergeValues, type HObject, type HPiece, type HSubstitution, type HValue, type HWhitespace } from './values.js';
 
 export interface ResolveOptions {
@@ -10,6 +11,10 @@ export interface ResolveOptions {
   variables?: Readonly<Record<string, string>>;
   /** Environment variables: looked up last (default: none). */
   env?: Readonly<Record<string, string | undefined>>;
+  /** Depth (of values and of substitution chains) and size budget (default DEFAULT_CONFIG_LIMITS). */
+  limits?: ConfigLimits;
+  /** The budget to spend from (shared with the placeholder pass); default a new one of limits.maxBytes. */
+  budget?: ResolveBudget;
 }
 
 /**
@@ -28,11 +33,16 @@ export function resolveSubstitutions(root: HObject, options: ResolveOptions): HO
 
 class Resolver {
   private readonly resolving = new Set<HValue>();
+  private readonly limits: ConfigLimits;
+  private readonly budget: ResolveBudget;
 
   constructor(
     private readonly root: HObject,
     private readonly options: ResolveOptions,
-  ) {}
+  ) {
+    this.limits = options.limits ?? DEFAULT_CONFIG_LIMITS;
+    this.budget = options.budget ?? new ResolveBudget(options.file, this.limits.maxBytes);
+  }
 
   resolveObject(obj: HObject, path: readonly string[]): void {
     for (const key of [...obj.fields.keys()]) this.resolveField(obj, key, [...path, key]);
@@ -49,6 +59,10 @@ class Resolver {
   }
 
   private resolveValue(v: HValue, path: readonly string[], prior: HValue | undefined): HValue | undefined {
+    // A substitution may put a deep value deeper, and a shared one (`{a: ${x}, b: ${x}}`) is
+    // walked once per place: both are counted before going on.
+    if (path.length > this.limits.maxDepth) throw tooDeep(this.options.file, v.line, this.limits.maxDepth);
+    this.budget.spend(1, v.line);
     switch (v.kind) {
       case 'scalar':
         return v;
@@ -61,7 +75,9 @@ class Resolver {
           const r = this.resolveValue(item, [...path, String(i)], undefined);
           if (r !== undefined) items.push(r);
         });
-        v.items.splice(0, v.items.length, ...items);
+        // Not splice(0, n, ...items): spreading a long list overflows the stack.
+        v.items.length = 0;
+        for (const item of items) v.items.push(item);
         return v;
       }
       case 'plugins':
@@ -93,6 +109,8 @@ class Resolver {
           }
           if (found === 0 && v.pieces.every((p) => p.kind === 'subst' || p.kind === 'ws')) return undefined;
           const joined = concatenateResolved(trimWhitespace(pieces), this.options.file, v.line);
+          if (joined.kind === 'list') this.budget.spend(joined.items.length, v.line);
+          else if (joined.kind === 'scalar' && typeof joined.value === 'string') this.budget.spend(joined.value.length, v.line);
           return isResolved(joined) ? this.resolveValue(joined, path, undefined) : joined;
         });
     }
@@ -107,6 +125,8 @@ class Resolver {
         'this substitution refers back to itself (a cycle of ${...} references)',
       );
     }
+    if (this.resolving.size >= this.limits.maxDepth)
+      throw tooDeep(this.options.file, v.line, this.limits.maxDepth, 'chains ${...} substitutions');
     this.resolving.add(v);
     try {
       return body();

@@ -25,7 +25,7 @@ export const CDC_COMMON_OPTIONS: readonly OptionDef[] = [
     name: 'table-pattern',
     type: 'string',
     description:
-      'Regular expression the whole qualified name of a table must match to be captured (MySQL db.table, PostgreSQL db.schema.table, e.g. "shop\\.orders_.*"), instead of table-names; matched when the job starts (a matching table created later is not captured: MySQL-CDC fails the job naming it).',
+      'Regular expression the whole qualified name of a table must match to be captured (MySQL db.table, PostgreSQL db.schema.table, e.g. "shop\\.orders_.*"), instead of table-names. A matching table created while the job runs joins it from its CREATE TABLE (MySQL-CDC, seen in the binlog) or its first row (Postgres-CDC, whose publication is then FOR ALL TABLES): a new table downstream, which the Jdbc sink creates by its schema_save_mode, its rows, kept across checkpoints and restores.',
   },
   {
     name: 'database-pattern',

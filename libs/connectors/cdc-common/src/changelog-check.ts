@@ -1,10 +1,14 @@
 /** Helpers for testing CDC sources: collect rows, apply a change log strictly, poll until done. */
-import type { Collector, Row, SourceReader } from '@tideway/api';
+import type { Collector, Row, SchemaChangeEvent, SourceReader } from '@tideway/api';
 import type { CdcSplit } from './cdc-splits.js';
 
-/** Collects emitted rows. */
+/** Collects emitted rows and schema changes (`rowsBefore`: how many rows came before each change). */
 export class ListCollector implements Collector {
   readonly rows: Row[] = [];
+  readonly schemaChanges: Array<{ event: SchemaChangeEvent; rowsBefore: number }> = [];
+  collectSchemaChange(event: SchemaChangeEvent): void {
+    this.schemaChanges.push({ event, rowsBefore: this.rows.length });
+  }
   collect(row: Row): void {
     this.rows.push(row);
   }
@@ -44,6 +48,28 @@ export async function pollUntil(reader: SourceReader<CdcSplit>, out: ListCollect
   while (!done()) {
     if (Date.now() > end) throw new Error(`timed out; ${out.rows.length} rows so far`);
     await reader.pollNext(out);
+  }
+}
+
+/**
+ * Polls like pollUntil, taking a checkpoint (snapshotState, then notifyCheckpointComplete) every
+ * `every` polls, as the engine would: a reader holds a schema change until one completes.
+ */
+export async function pollWithCheckpoints(
+  reader: SourceReader<CdcSplit>,
+  out: ListCollector,
+  done: () => boolean,
+  ms = 10_000,
+  every = 3,
+): Promise<void> {
+  const end = Date.now() + ms;
+  for (let n = 1; !done(); n++) {
+    if (Date.now() > end) throw new Error(`timed out; ${out.rows.length} rows and ${out.schemaChanges.length} schema changes so far`);
+    await reader.pollNext(out);
+    if (n % every === 0) {
+      reader.snapshotState(n);
+      await reader.notifyCheckpointComplete?.(n);
+    }
   }
 }
 

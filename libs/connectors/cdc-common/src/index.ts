@@ -18,5 +18,5 @@ export {
   type TableOverride,
 } from './cdc-options.js';
 export { discoverCapturedTables, comparedCapturedTables, type CapturedTable, type SchemaSession } from './captured-tables.js';
-export { ListCollector, applyStrictly, pollUntil, settle, snapshotThenStream } from './changelog-check.js';
+export { ListCollector, applyStrictly, pollUntil, pollWithCheckpoints, settle, snapshotThenStream } from './changelog-check.js';
 export { hasChangePositions, checkpointedStreamPosition, type ChangePositions } from './change-positions.js';

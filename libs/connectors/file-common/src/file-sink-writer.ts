@@ -129,7 +129,8 @@ export class FileSinkWriter implements SinkWriter<FileCommitInfo, FileSinkState>
       this.rowsInPart++;
       const partition = layout.partitionDir(row.fields);
       const own = layout.fileNameOf?.(row.fields);
-      const key = `${layout.tableId}\u0000${partition}\u0000${own ?? ''}`;
+      // the table id alone when there is one file per table: no string made per row
+      const key = partition === '' && own === undefined ? layout.tableId : `${layout.tableId}\u0000${partition}\u0000${own ?? ''}`;
       let file = this.open.get(key);
       if (!file) {
         file = this.openFile(layout, partition, own);

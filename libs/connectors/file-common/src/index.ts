@@ -15,3 +15,4 @@ export { javaDoubleText, javaFloatText, isoTemporalText } from './java-text.js';
 export { FileNamer, compileTimePattern, substituteVariables } from './file-name.js';
 export { applySaveModes, type SchemaSaveMode, type DataSaveMode } from './save-mode.js';
 export { readLines } from './line-reader.js';
+export { newParquetEncoder, ParquetFileEncoder, PARQUET_ROW_GROUP_BYTES } from './parquet-encoder.js';

@@ -3,6 +3,7 @@ import { rowBytes, type Column } from '@tideway/api';
 import { ByteWriter, ParquetWriter } from 'hyparquet-writer';
 import { snappyCompress } from 'hysnappy';
 import type { FileEncoder } from './file-encoder.js';
+import { FlatParquetEncoder, takeWritten } from './parquet-flat-encoder.js';
 import { compileToParquet } from './parquet-values.js';
 import { parquetSchemaOf } from './parquet-schema.js';
 
@@ -15,23 +16,50 @@ export const PARQUET_WRITE_CODECS: Record<string, 'UNCOMPRESSED' | 'SNAPPY' | 'G
 };
 
 /**
- * Rows are buffered until their estimated size (rowBytes) reaches this many bytes, then written
- * as one row group: memory is bounded by the row group, not the file. parquet-mr's default block
- * is 128 MB of encoded data, but a row group's JS values and hyparquet-writer's intermediate
- * arrays take 15-20 times the estimate (measured: 8 MB -> ~300 MB peak RSS for the orders
- * bench, 16 MB -> ~430 MB), so row groups are cut at 8 MB of estimated data (~60,000 orders rows).
+ * A row group is written once this many bytes of its data are buffered: memory is bounded by the
+ * row group, not the file. parquet-mr's default block is 128 MB of encoded data, but
+ * hyparquet-writer's path holds a row group as JS values and intermediate arrays of 15-20 times
+ * their estimated size (rowBytes; measured: 8 MB -> ~300 MB peak RSS for the orders bench, 16 MB
+ * -> ~430 MB), so row groups are cut at 8 MB (~40,000-60,000 orders rows). The flat writer
+ * counts the bytes of its column buffers, which are about what it holds.
  */
 export const PARQUET_ROW_GROUP_BYTES = 8 * 1024 * 1024;
 
-const compressors = {
+const compressors: Record<'SNAPPY' | 'GZIP' | 'BROTLI', (input: Uint8Array) => Uint8Array> = {
   SNAPPY: snappyCompress, // hysnappy's WebAssembly snappy: faster than hyparquet-writer's own JS one
   GZIP: (input: Uint8Array) => new Uint8Array(gzipSync(input)),
   BROTLI: (input: Uint8Array) => new Uint8Array(brotliCompressSync(input)),
 };
 
+/** Nested types: a table with one of these goes through hyparquet-writer (Dremel levels). */
+const NESTED_KINDS = new Set(['array', 'map', 'row']);
+
 /**
- * Writes one Parquet file (hyparquet-writer) in row groups of about PARQUET_ROW_GROUP_BYTES;
- * `take` hands over the bytes encoded so far so the sink streams them to the file.
+ * True when no column is nested: the file goes through Tideway's own flat writer. (A type
+ * Parquet cannot hold, null or timestamp_tz, is refused by parquetSchemaOf on either path.)
+ */
+export function isFlatSchema(columns: readonly Column[]): boolean {
+  return !columns.some((c) => NESTED_KINDS.has(c.type.kind));
+}
+
+/**
+ * The encoder of one Parquet file: Tideway's flat writer when every column is a primitive (2-3
+ * times less CPU per row, docs/decisions/0023-own-parquet-writer.md), hyparquet-writer when a
+ * column is a row, array or map.
+ */
+export function newParquetEncoder(
+  columns: readonly Column[],
+  codec: keyof typeof compressors | 'UNCOMPRESSED',
+  rowGroupBytes = PARQUET_ROW_GROUP_BYTES,
+): FileEncoder {
+  if (isFlatSchema(columns)) return new FlatParquetEncoder(columns, codec, rowGroupBytes);
+  return new ParquetFileEncoder(columns, codec, rowGroupBytes);
+}
+
+/**
+ * Writes one Parquet file through hyparquet-writer (tables with row, array or map columns) in row
+ * groups of about PARQUET_ROW_GROUP_BYTES; `take` hands over the bytes encoded so far so the sink
+ * streams them to the file.
  */
 export class ParquetFileEncoder implements FileEncoder {
   private readonly bytes = new ByteWriter();
@@ -44,7 +72,7 @@ export class ParquetFileEncoder implements FileEncoder {
 
   constructor(
     columns: readonly Column[],
-    codec: keyof typeof compressors | 'UNCOMPRESSED' | 'SNAPPY',
+    codec: keyof typeof compressors | 'UNCOMPRESSED',
     private readonly rowGroupBytes = PARQUET_ROW_GROUP_BYTES,
   ) {
     const schema = parquetSchemaOf(columns);
@@ -71,10 +99,7 @@ export class ParquetFileEncoder implements FileEncoder {
   }
 
   take(): Uint8Array | undefined {
-    if (this.bytes.index === 0) return undefined;
-    const out = this.bytes.getBytes().slice();
-    this.bytes.index = 0; // `offset` keeps counting: the footer's offsets stay right
-    return out;
+    return takeWritten(this.bytes);
   }
 
   finish(): Uint8Array | undefined {

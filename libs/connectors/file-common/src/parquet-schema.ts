@@ -17,6 +17,7 @@ import type { SchemaElement } from 'hyparquet';
  * | decimal(p,s)  | FIXED_LEN_BYTE_ARRAY (DECIMAL p,s), the byte count SeaTunnel uses   |
  * | bytes         | BYTE_ARRAY                                                         |
  * | date          | INT32 (DATE)                                                       |
+ * | time          | INT64 TIME(MICROS, not adjusted to UTC)                            |
  * | timestamp     | INT64 TIMESTAMP(MICROS, not adjusted to UTC)                       |
  * | array<T>      | LIST, 3 levels (list / element)                                    |
  * | map<K,V>      | MAP (key_value / key, value)                                       |
@@ -70,6 +71,8 @@ function elementsOf(name: string, type: DataType, repetition: 'OPTIONAL' | 'REQU
       return leaf({ type: 'BYTE_ARRAY' });
     case 'date':
       return leaf({ type: 'INT32', converted_type: 'DATE', logical_type: { type: 'DATE' } });
+    case 'time':
+      return leaf({ type: 'INT64', logical_type: { type: 'TIME', isAdjustedToUTC: false, unit: 'MICROS' } });
     case 'timestamp':
       return leaf({ type: 'INT64', logical_type: { type: 'TIMESTAMP', isAdjustedToUTC: false, unit: 'MICROS' } });
     case 'array':

@@ -50,12 +50,15 @@ export function compileToParquet(type: DataType): (v: unknown) => unknown {
   switch (type.kind) {
     case 'decimal': {
       const { scale } = type;
-      return (v) => (v === null || v === undefined ? null : unscaledDecimal(String(v), scale));
+      return (v) =>
+        v === null || v === undefined ? null : unscaledDecimal(typeof v === 'string' ? v : (v as number | bigint).toString(), scale);
     }
     case 'date':
       return (v) => (v === null || v === undefined ? null : dateDays(v as string));
     case 'timestamp':
       return (v) => (v === null || v === undefined ? null : timestampMicros(v as string));
+    case 'time':
+      return (v) => (v === null || v === undefined ? null : timestampMicros(`1970-01-01T${v as string}`));
     case 'array': {
       const el = compileToParquet(type.element);
       return (v) => (v === null || v === undefined ? null : (v as unknown[]).map(el));

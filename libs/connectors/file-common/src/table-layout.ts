@@ -8,7 +8,7 @@ import { charsetEncoder } from './charset.js';
 import { compileTextLineWriter } from './text-format.js';
 import { CompressedFileEncoder, LineFileEncoder, type FileEncoder } from './file-encoder.js';
 import { LzopWriter } from './lzop.js';
-import { PARQUET_WRITE_CODECS, ParquetFileEncoder } from './parquet-encoder.js';
+import { newParquetEncoder, PARQUET_WRITE_CODECS } from './parquet-encoder.js';
 import { parquetSchemaOf } from './parquet-schema.js';
 import { ExcelFileEncoder, loadExcel } from './excel-format.js';
 import { binaryLayout } from './binary-format.js';
@@ -158,7 +158,7 @@ export function buildTableLayout(o: PluginOptions, table: CatalogTable, plugin: 
 function parquetEncoderFactory(o: PluginOptions, columns: readonly Column[]): () => FileEncoder {
   const codec = PARQUET_WRITE_CODECS[String(o.get('compress_codec')).toLowerCase()];
   parquetSchemaOf(columns); // a column Parquet cannot hold fails now, at planning, not in a worker
-  return () => new ParquetFileEncoder(columns, codec);
+  return () => newParquetEncoder(columns, codec);
 }
 
 /** The target folder of a table: path with ${database_name} etc. replaced, without a trailing '/'. */

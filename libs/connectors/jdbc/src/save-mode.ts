@@ -108,3 +108,37 @@ export async function applySaveModes(conn: JdbcConnection, cfg: SinkConfig, targ
     }
   }
 }
+
+/**
+ * schema_save_mode for a table that joins the job while it runs (created at the source): a
+ * missing target is created (CREATE_SCHEMA_WHEN_NOT_EXIST, and RECREATE_SCHEMA, which does not
+ * drop a table mid-job: another writer may be writing it already), ERROR_WHEN_SCHEMA_NOT_EXIST
+ * fails on a missing one, IGNORE does nothing. data_save_mode applies at the job's start only.
+ * A CREATE that fails because another writer created the table a moment ago is no error.
+ */
+export async function ensureNewTarget(conn: JdbcConnection, cfg: SinkConfig, target: SinkTarget, place: Place): Promise<void> {
+  const ref = target.ref!;
+  const name = [ref.database, ref.schema, ref.table].filter(Boolean).join('.');
+  try {
+    if (cfg.schemaSaveMode === 'IGNORE' || (await conn.tableExists(ref))) return;
+    if (cfg.schemaSaveMode === 'ERROR_WHEN_SCHEMA_NOT_EXIST') {
+      throw new ConfigError(
+        ErrorCode.CONFIG_BAD_VALUE,
+        `table ${target.input.tableId} was created at the source, and its target ${name} does not exist (schema_save_mode = ERROR_WHEN_SCHEMA_NOT_EXIST)`,
+        { place },
+      );
+    }
+    await ensureNamespace(conn, ref);
+    const [create, ...indexes] = createTableSql(conn, target, cfg.createIndex);
+    try {
+      await conn.execute(create!);
+    } catch (err) {
+      if (await conn.tableExists(ref)) return;
+      throw err;
+    }
+    for (const sql of indexes) await conn.execute(sql);
+  } catch (err) {
+    if (err instanceof ConfigError) throw err;
+    throw externalError(`creating table ${name} for table ${target.input.tableId}, created at the source`, err, place);
+  }
+}

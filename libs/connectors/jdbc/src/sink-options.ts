@@ -104,7 +104,8 @@ export const SINK_OPTIONS: readonly OptionDef[] = [
     type: 'enum',
     values: SCHEMA_SAVE_MODES,
     default: 'CREATE_SCHEMA_WHEN_NOT_EXIST',
-    description: 'What to do about the target table before the job starts.',
+    description:
+      'What to do about the target table before the job starts; also for a table a CDC source adds while the job runs (created by CREATE_SCHEMA_WHEN_NOT_EXIST and RECREATE_SCHEMA when missing, never dropped mid-job; ERROR_WHEN_SCHEMA_NOT_EXIST fails when missing; IGNORE does nothing).',
   },
   {
     name: 'data_save_mode',

@@ -6,6 +6,7 @@ import { RowBuffer } from './row-buffer.js';
 import type { SinkConfig } from './sink-options.js';
 import { sinkTarget, type SinkTarget } from './sink-target.js';
 import { alterTarget } from './schema-evolution.js';
+import { ensureNewTarget } from './save-mode.js';
 import { TableWriter } from './table-writer.js';
 import { CopyEncoder, type CopyData } from './copy-encoder.js';
 import { CopyRuns } from './copy-runs.js';
@@ -72,7 +73,7 @@ export class JdbcSinkWriter implements SinkWriter<JdbcCommitInfo, JdbcWriterStat
   /** Prepared ids the next transaction must see committed before it changes anything (PostgreSQL). */
   private awaitBeforeNext: string[] = [];
   /** Every write is a plain INSERT (no keys, no user query): it cannot miss a prepared row. */
-  private readonly insertOnly: boolean;
+  private insertOnly: boolean;
   /** Set by abortPrepare and close: a waiting transaction start gives up at once. */
   private stopping = false;
   private readonly tag = attemptTag();
@@ -112,6 +113,7 @@ export class JdbcSinkWriter implements SinkWriter<JdbcCommitInfo, JdbcWriterStat
    * the table; one still open here (auto_commit = false) is committed first.
    */
   async applySchemaChange(event: SchemaChangeEvent): Promise<void> {
+    if (event.created) return this.addTable(event);
     const slot = this.slots.get(event.tableId);
     if (!slot) return;
     const next = sinkTarget(this.cfg, this.cfg.connection.target.dialect, event.table, this.place);
@@ -143,6 +145,28 @@ export class JdbcSinkWriter implements SinkWriter<JdbcCommitInfo, JdbcWriterStat
       }
     }
     this.slots.set(event.tableId, this.slotFor(next));
+  }
+
+  /**
+   * A table new to the job (created at the source while the job runs): its target is made to
+   * exist as schema_save_mode says (on a session of its own; every writer of the table may run
+   * this, so it is idempotent), then its rows are written like the others'. A restored event
+   * only adds the slot: the target was made before the checkpoint that recorded the table.
+   */
+  private async addTable(event: SchemaChangeEvent): Promise<void> {
+    const target = sinkTarget(this.cfg, this.cfg.connection.target.dialect, event.table, this.place);
+    if (!event.restored && target.ref) {
+      const conn = await this.connect();
+      try {
+        await ensureNewTarget(conn, this.cfg, target, this.place);
+      } finally {
+        await conn.close();
+      }
+    }
+    const slot = this.slotFor(target);
+    if (this.slots.has(event.tableId)) await this.flush();
+    this.slots.set(event.tableId, slot);
+    this.insertOnly &&= this.cfg.query === undefined && slot.keys.length === 0;
   }
 
   async write(rows: readonly Row[]): Promise<void> {

@@ -18,6 +18,8 @@ export interface SchemaFollowing {
   readonly tinyInt1isBit: boolean;
   /** With table-pattern / database-pattern: whether a table of this name would be captured. */
   readonly matches?: (database: string, table: string) => boolean;
+  /** Reads a table created while streaming that `matches` selects: its columns and key, on a session of its own. */
+  readonly discover?: (database: string, table: string) => Promise<TrackedTable>;
 }
 
 const CREATE_TABLE = /^\s*CREATE\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?(`[^`]+`|[\w$]+)(?:\.(`[^`]+`|[\w$]+))?/i;
@@ -30,6 +32,8 @@ interface ZTableMapEvent {
 
 interface ZongJiInternals {
   tableMap: Record<number, { parentSchema: string; tableName: string }>;
+  /** zongji's compiled includeSchema filter, read when each table map event is parsed. */
+  _includeSchemaMap: Map<string, true | Set<string>> | undefined;
   _fetchTableInfo(e: ZTableMapEvent, next: () => void): void;
   ctrlConnection: { end(): void; on(e: 'error', f: () => void): void } | null;
   ctrlConnectionOwner: boolean;
@@ -73,6 +77,12 @@ export class BinlogStream implements ChangeStream<BinlogPosition> {
   /** The server thread of the binlog dump, once zongji's control connection is closed. */
   private dumpThread: number | undefined;
   private readonly decodings = new Map<string, TableDecoding>();
+  /**
+   * While a table created in the binlog is being read (a query): the events that arrive
+   * meanwhile, processed in order once it is known; `adding` resolves then.
+   */
+  private waiting: ZEvent[] | undefined;
+  private adding: Promise<void> | undefined;
 
   constructor(
     private readonly settings: ConnectionSettings,
@@ -102,6 +112,15 @@ export class BinlogStream implements ChangeStream<BinlogPosition> {
     const internals = this.zongji as unknown as ZongJiInternals;
     const fetchCurrent = internals._fetchTableInfo.bind(this.zongji);
     internals._fetchTableInfo = (e, next) => {
+      // A new table's first table map may come before its columns are read: wait for them.
+      if (this.adding && !this.decodings.has(`${e.schemaName}.${e.tableName}`)) {
+        // (A failure is the stream's: addTable reports it.)
+        this.adding.then(
+          () => internals._fetchTableInfo(e, next),
+          () => undefined,
+        );
+        return;
+      }
       const d = this.decodings.get(`${e.schemaName}.${e.tableName}`);
       if (!d) return fetchCurrent(e, next);
       internals.tableMap[e.tableId] = {
@@ -202,6 +221,10 @@ export class BinlogStream implements ChangeStream<BinlogPosition> {
   }
 
   private onEvent(e: ZEvent): void {
+    if (this.waiting) {
+      this.waiting.push(e);
+      return;
+    }
     try {
       switch (e.getEventName()) {
         case 'rotate':
@@ -254,13 +277,9 @@ export class BinlogStream implements ChangeStream<BinlogPosition> {
     if (created) {
       const bare = (n: string) => n.replace(/^`|`$/g, '');
       const [database, table] = created[2] !== undefined ? [bare(created[1]), bare(created[2])] : [e.schema ?? '', bare(created[1])];
-      if (this.following.matches(database, table)) {
-        // Capturing it needs a snapshot and a new table downstream; skipping it would lose its rows silently.
-        throw new TidewayError(
-          ErrorCode.EXTERNAL_SYSTEM,
-          `table ${database}.${table} was created while the job runs and matches the source's table-pattern / database-pattern: capturing tables created after the start is not supported; start a new job to capture it`,
-          { place: this.place },
-        );
+      if (!this.decodings.has(`${database}.${table}`) && this.following.matches(database, table)) {
+        this.addTable(database, table, { file: this.file, pos: e.nextPosition });
+        return true;
       }
     }
     const applied = applyDdl(this.record, e.query ?? '', e.schema ?? '', this.following.enabled, this.following.tinyInt1isBit, this.place);
@@ -277,6 +296,57 @@ export class BinlogStream implements ChangeStream<BinlogPosition> {
     this.txn = undefined;
     this.push({ type: 'schema', events: applied.events, schema: this.record, next: { file: this.file, pos: e.nextPosition } });
     return true;
+  }
+
+  /**
+   * A CREATE TABLE that the patterns select: the table joins the captured set from this binlog
+   * position on (every row it ever had follows in the binlog, so no snapshot is needed). Its
+   * columns are read on a session of its own; events arriving meanwhile wait, and zongji's
+   * filter admits the table at once so that its first table map is not dropped as foreign.
+   */
+  private addTable(database: string, table: string, next: BinlogPosition): void {
+    const internals = this.zongji as unknown as ZongJiInternals;
+    const filter = internals._includeSchemaMap;
+    const entry = filter?.get(database);
+    if (filter && entry !== true) filter.set(database, new Set([...(entry ?? []), table]));
+    this.txn = undefined;
+    this.waiting = [];
+    this.zongji.connection?.pause();
+    const discover = this.following.discover;
+    this.adding = (async () => {
+      if (!discover) throw new TidewayError(ErrorCode.INTERNAL, `table ${database}.${table}: no way to read a created table's columns`);
+      const t = await discover(database, table);
+      this.record = { tables: [...this.record.tables, t] };
+      this.track(t);
+      this.push({
+        type: 'schema',
+        events: [{ type: 'schema-change', tableId: t.catalog.tableId, changes: [], table: t.catalog, created: true }],
+        schema: this.record,
+        next,
+      });
+    })();
+    this.adding.then(
+      () => {
+        const held = this.waiting ?? [];
+        this.waiting = undefined;
+        this.adding = undefined;
+        for (let n = 0; n < held.length; n++) {
+          this.onEvent(held[n]!);
+          if (this.waiting) {
+            // Another created table: the rest waits behind it.
+            (this.waiting as ZEvent[]).push(...held.slice(n + 1));
+            return;
+          }
+        }
+        if (!this.paused) this.zongji.connection?.resume();
+      },
+      (err: unknown) =>
+        this.fail(
+          err instanceof TidewayError
+            ? err
+            : externalError(`reading the columns of table ${database}.${table}, created while streaming`, err, this.place),
+        ),
+    );
   }
 
   private commit(e: ZEvent): void {

@@ -40,11 +40,15 @@ async function capturedRefs(conn: JdbcConnection, cfg: MySqlCdcConfig): Promise<
   return mysqlTableRefs(names, undefined, cfg.databaseNames, cfg.place);
 }
 
-/** Reads every captured table's columns and key. */
-export async function discoverMySqlTables(conn: JdbcConnection, cfg: MySqlCdcConfig): Promise<MySqlCapturedTable[]> {
+/** Reads every captured table's columns and key (or those of `refs`: tables created while streaming). */
+export async function discoverMySqlTables(
+  conn: JdbcConnection,
+  cfg: MySqlCdcConfig,
+  refs?: readonly MySqlTableRef[],
+): Promise<MySqlCapturedTable[]> {
   return (await discoverCapturedTables(
     conn,
-    (await capturedRefs(conn, cfg)).map((ref) => ({ ref, text: ref.text, path: tablePathOf(ref) })),
+    (refs ?? (await capturedRefs(conn, cfg))).map((ref) => ({ ref, text: ref.text, path: tablePathOf(ref) })),
     cfg.overrides,
     'mysql',
     cfg.place,

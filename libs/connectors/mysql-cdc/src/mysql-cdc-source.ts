@@ -38,6 +38,8 @@ export class MySqlCdcSource
 {
   readonly config: MySqlCdcConfig;
   private tables: MySqlCapturedTable[] | undefined;
+  /** The binlog position taken before the tables were listed by pattern (see prepare). */
+  private startPosition: BinlogPosition | undefined;
 
   constructor(private readonly ctx: PluginContext) {
     if (ctx.jobMode === 'BATCH') {
@@ -56,6 +58,11 @@ export class MySqlCdcSource
     const conn = await connectMySql(this.config);
     try {
       await checkBinlog(conn, this.config);
+      // With patterns the start position is taken before the tables are listed: a matching
+      // table created after the listing is then created after the position too, and the
+      // stream sees its CREATE TABLE (one created in between is listed and seen: no loss).
+      if (this.byPattern() && !this.config.specific && this.config.startupMode !== 'earliest' && this.config.startupMode !== 'timestamp')
+        this.startPosition = await this.masterStatus(conn);
       this.tables = await discoverMySqlTables(conn, this.config);
     } finally {
       await conn.close();
@@ -126,10 +133,7 @@ export class MySqlCdcSource
         // timestamp: from the oldest binlog; the stream skips transactions before the time.
         else if (this.config.startupMode === 'earliest' || this.config.startupMode === 'timestamp')
           position = { file: String((await conn.execute('SHOW BINARY LOGS')).rows[0][0]), pos: 4 };
-        else {
-          const r = (await conn.execute('SHOW MASTER STATUS')).rows[0];
-          position = { file: String(r[0]), pos: Number(r[1]) };
-        }
+        else position = this.startPosition ?? (await this.masterStatus(conn));
       } catch (err) {
         throw externalError('reading the binlog position (the user needs REPLICATION CLIENT)', err, this.config.place);
       }
@@ -146,6 +150,19 @@ export class MySqlCdcSource
       return splits;
     } finally {
       await conn.close();
+    }
+  }
+
+  private byPattern(): boolean {
+    return this.config.tablePattern !== undefined || this.config.databasePattern !== undefined;
+  }
+
+  private async masterStatus(conn: MySqlConnection): Promise<BinlogPosition> {
+    try {
+      const r = (await conn.execute('SHOW MASTER STATUS')).rows[0];
+      return { file: String(r[0]), pos: Number(r[1]) };
+    } catch (err) {
+      throw externalError('reading the binlog position (the user needs REPLICATION CLIENT)', err, this.config.place);
     }
   }
 

@@ -4,8 +4,8 @@ import { externalError, type MySqlConnection } from '@tideway/connector-jdbc';
 import { compareBinlog, type BinlogPosition } from './binlog-position.js';
 import { BinlogStream } from './binlog-stream.js';
 import { connectMySql, discoverMySqlTables, type MySqlCapturedTable } from './mysql-catalog.js';
-import type { MySqlCdcConfig } from './mysql-cdc-options.js';
-import { readSchemaRecord, type MySqlSchemaRecord } from './mysql-schema.js';
+import { mysqlTableRefs, type MySqlCdcConfig } from './mysql-cdc-options.js';
+import { readSchemaRecord, type MySqlSchemaRecord, type TrackedTable } from './mysql-schema.js';
 
 /**
  * MySQL/MariaDB's part of CDC. A chunk is read in a consistent-snapshot transaction whose binlog
@@ -64,8 +64,24 @@ export class MySqlCdcDialect implements CdcDialect<BinlogPosition, BinlogPositio
         ? (db: string, t: string) =>
             (tablePattern?.re.test(`${db}.${t}`) ?? true) && (databasePattern?.re.test(db) ?? true) && (databaseNames?.includes(db) ?? true)
         : undefined;
-    const following = { enabled: this.cfg.schemaChanges, tinyInt1isBit: this.cfg.settings.tinyInt1isBit, ...(matches ? { matches } : {}) };
+    const following = {
+      enabled: this.cfg.schemaChanges,
+      tinyInt1isBit: this.cfg.settings.tinyInt1isBit,
+      ...(matches ? { matches, discover: (db: string, t: string) => this.discoverCreated(db, t) } : {}),
+    };
     return new BinlogStream(this.cfg.settings, record, this.cfg.serverId, position, this.cfg.place, following, this.cfg.startupTimestampMs);
+  }
+
+  /** A table created while streaming, as the record tracks it: read now, on a session of its own (the stream's may be gone). */
+  private async discoverCreated(database: string, table: string): Promise<TrackedTable> {
+    const refs = mysqlTableRefs([`${database}.${table}`], undefined, this.cfg.databaseNames, this.cfg.place);
+    const conn = await connectMySql(this.cfg);
+    try {
+      const tables = await discoverMySqlTables(conn, this.cfg, refs);
+      return (await readSchemaRecord(conn, tables)).tables[0]!;
+    } finally {
+      await conn.close();
+    }
   }
 
   snapshotHas(w: BinlogPosition, txn: ChangeTxn<BinlogPosition>): boolean {

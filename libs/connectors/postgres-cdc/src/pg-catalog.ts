@@ -31,11 +31,11 @@ async function capturedRefs(conn: JdbcConnection, cfg: PgCdcConfig): Promise<rea
   return pgTableRefs(names, cfg.database, cfg.schemaNames, cfg.place);
 }
 
-/** Reads every captured table's columns and key. */
-export async function discoverPgTables(conn: JdbcConnection, cfg: PgCdcConfig): Promise<CapturedTable[]> {
+/** Reads every captured table's columns and key (or those of `refs`: tables created while streaming). */
+export async function discoverPgTables(conn: JdbcConnection, cfg: PgCdcConfig, refs?: readonly PgTableRef[]): Promise<CapturedTable[]> {
   return (await discoverCapturedTables(
     conn,
-    (await capturedRefs(conn, cfg)).map((ref) => ({ ref, text: ref.text, path: tablePathOf(ref) })),
+    (refs ?? (await capturedRefs(conn, cfg))).map((ref) => ({ ref, text: ref.text, path: tablePathOf(ref) })),
     cfg.overrides,
     'postgresql',
     cfg.place,

@@ -17,7 +17,8 @@ export const PG_CDC_OPTIONS: readonly OptionDef[] = [
     name: 'decoding.plugin.name',
     type: 'string',
     default: 'pgoutput',
-    description: 'Logical decoding plugin; only pgoutput (built into PostgreSQL 10+) is supported.',
+    description:
+      'Logical decoding plugin of the slot: pgoutput (built into PostgreSQL 10+; changes of the tables in the publication) or decoderbufs (Protocol Buffers messages, the postgresql-NN-decoderbufs package, loadable as an output plugin; no publication, every table is decoded and the captured ones kept; timetz and money columns are refused, as it sends them without their offset or currency form).',
   },
   {
     name: 'startup.specific-offset.pos',
@@ -60,6 +61,9 @@ export interface PgCdcConfig extends CdcCommonConfig {
   readonly tables: readonly PgTableRef[];
   readonly schemaNames?: readonly string[];
   readonly slot: string;
+  /** decoding.plugin.name: the slot's output plugin. */
+  readonly decodingPlugin: 'pgoutput' | 'decoderbufs';
+  /** The pgoutput publication (decoderbufs has none). */
   readonly publication: string;
   /** schema-changes.enabled (or debezium include.schema.changes): follow column changes. */
   readonly schemaChanges: boolean;
@@ -104,10 +108,10 @@ export function compilePgCdcOptions(options: PluginOptions): PgCdcConfig {
     );
   }
   const plugin = options.get<string>('decoding.plugin.name');
-  if (plugin !== 'pgoutput') {
+  if (plugin !== 'pgoutput' && plugin !== 'decoderbufs') {
     throw new ConfigError(
       ErrorCode.CONFIG_BAD_VALUE,
-      `decoding.plugin.name '${plugin}' is not supported: Postgres-CDC decodes pgoutput, which PostgreSQL 10+ has built in`,
+      `decoding.plugin.name '${plugin}' is not supported: Postgres-CDC decodes pgoutput (built into PostgreSQL 10+) and decoderbufs`,
       { place: options.place('decoding.plugin.name') },
     );
   }
@@ -186,6 +190,7 @@ export function compilePgCdcOptions(options: PluginOptions): PgCdcConfig {
     tables,
     ...(schemas ? { schemaNames: schemas } : {}),
     slot,
+    decodingPlugin: plugin,
     publication: common.debezium['publication.name'] ?? `${slot}_publication`,
     schemaChanges: options.get<boolean>('schema-changes.enabled') || /^true$/i.test(common.debezium['include.schema.changes'] ?? ''),
     ...(common.startupMode === 'specific' ? { specificLsn: BigInt(String(options.get('startup.specific-offset.pos'))) } : {}),

@@ -28,7 +28,7 @@ import { checkLogicalReplication, ensurePublicationAndSlot } from './pg-replicat
 import type { ComparableTables, ComparedTable, JdbcConnection, PgConnection } from '@tideway/connector-jdbc';
 import { formatLsn, parseLsn } from './lsn.js';
 
-/** Postgres-CDC: snapshot chunks, then pgoutput logical replication from a slot. */
+/** Postgres-CDC: snapshot chunks, then logical replication (pgoutput or decoderbufs) from a slot. */
 export class PgCdcSource implements Source<CdcSplit<string, PgWatermark>, CdcEnumeratorState>, ComparableTables, ChangePositions {
   readonly config: PgCdcConfig;
   private tables: CapturedTable[] | undefined;
@@ -180,7 +180,7 @@ export const postgresCdcSourceFactory: SourceFactory = {
   name: 'Postgres-CDC',
   type: 'source',
   description:
-    'Captures changes of PostgreSQL tables: an initial snapshot read in key chunks, then row changes (+I, -U/+U, -D) streamed by logical replication (pgoutput) from a replication slot whose confirmed position advances only after checkpoints complete.',
+    'Captures changes of PostgreSQL tables: an initial snapshot read in key chunks, then row changes (+I, -U/+U, -D) streamed by logical replication (pgoutput, or decoderbufs) from a replication slot whose confirmed position advances only after checkpoints complete.',
   spec: PG_CDC_SPEC,
   create: (ctx: PluginContext) => new PgCdcSource(ctx),
 };

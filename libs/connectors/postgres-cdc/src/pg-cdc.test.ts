@@ -6,10 +6,18 @@ import { startPostgres, type TestDatabaseServer } from '@tideway/testing';
 import { PG_CDC_SPEC } from './pg-cdc-options.js';
 import type { PgWatermark } from './pg-dialect.js';
 import { PgCdcSource } from './pg-cdc-source.js';
-import { applyStrictly, ListCollector, pollUntil, settle, snapshotThenStream } from '@tideway/connector-cdc-common';
+import { applyStrictly, ListCollector, pollUntil, pollWithCheckpoints, settle, snapshotThenStream } from '@tideway/connector-cdc-common';
 
 let server: TestDatabaseServer;
 let admin: pg.Client;
+/** The context of a lone reader (no enumerator). */
+const oneReader = {
+  subtaskIndex: 0,
+  parallelism: 1,
+  boundedness: 'UNBOUNDED' as const,
+  signalNoMoreElement: () => {},
+  sendSplitRequest: () => {},
+};
 
 function source(extra: Record<string, unknown> = {}, jobMode: 'STREAMING' | 'BATCH' = 'STREAMING'): PgCdcSource {
   const options = optionsOf(
@@ -32,16 +40,10 @@ async function plan(src: PgCdcSource): Promise<CdcSplit<string, PgWatermark>[]> 
   return (await src.planSplits()) as CdcSplit<string, PgWatermark>[];
 }
 
-async function tableState(): Promise<Map<string, unknown[]>> {
-  const src = source({ 'slot.name': `peek_${Date.now()}`, 'startup.mode': 'initial' });
+async function tableState(extra: Record<string, unknown> = {}): Promise<Map<string, unknown[]>> {
+  const src = source({ 'slot.name': `peek_${Date.now()}`, 'startup.mode': 'initial', ...extra });
   const splits = await plan(src);
-  const reader = src.createReader({
-    subtaskIndex: 0,
-    parallelism: 1,
-    boundedness: 'UNBOUNDED',
-    signalNoMoreElement: () => {},
-    sendSplitRequest: () => {},
-  });
+  const reader = src.createReader(oneReader);
   reader.addSplits(splits.filter((s) => s.kind === 'snapshot'));
   const out = new ListCollector();
   for (let i = 0; i < splits.length - 1; i++) await reader.pollNext(out);
@@ -144,13 +146,7 @@ describe('Postgres-CDC', () => {
       'bytes',
       'double',
     ]);
-    const reader = src.createReader({
-      subtaskIndex: 0,
-      parallelism: 1,
-      boundedness: 'UNBOUNDED',
-      signalNoMoreElement: () => {},
-      sendSplitRequest: () => {},
-    });
+    const reader = src.createReader(oneReader);
     reader.addSplits(splits);
     const out = new ListCollector();
     await reader.pollNext(out); // opens the stream
@@ -179,13 +175,7 @@ describe('Postgres-CDC', () => {
     await admin.query(`INSERT INTO renames VALUES ('a', 'x')`);
     const src = source({ 'table-names': ['tideway.public.renames'], 'startup.mode': 'latest', 'slot.name': 'renames' });
     const splits = await plan(src);
-    const reader = src.createReader({
-      subtaskIndex: 0,
-      parallelism: 1,
-      boundedness: 'UNBOUNDED',
-      signalNoMoreElement: () => {},
-      sendSplitRequest: () => {},
-    });
+    const reader = src.createReader(oneReader);
     reader.addSplits(splits);
     const out = new ListCollector();
     await reader.pollNext(out); // opens the stream
@@ -216,13 +206,7 @@ describe('Postgres-CDC', () => {
     });
     const splits = await plan(src);
     expect(splits.map((s) => s.kind)).toEqual(['stream']);
-    const reader = src.createReader({
-      subtaskIndex: 0,
-      parallelism: 1,
-      boundedness: 'UNBOUNDED',
-      signalNoMoreElement: () => {},
-      sendSplitRequest: () => {},
-    });
+    const reader = src.createReader(oneReader);
     reader.addSplits(splits);
     const out = new ListCollector();
     await admin.query(`INSERT INTO spec VALUES (3)`);
@@ -264,13 +248,7 @@ describe('Postgres-CDC', () => {
     const splits = await plan(src);
     expect(src.catalogTables().map((t) => t.tableId)).toEqual(['tideway.public.pat_1', 'tideway.public.pat_2']);
     const rows = await snapshotThenStream(
-      src.createReader({
-        subtaskIndex: 0,
-        parallelism: 1,
-        boundedness: 'UNBOUNDED',
-        signalNoMoreElement: () => {},
-        sendSplitRequest: () => {},
-      }),
+      src.createReader(oneReader),
       splits,
       async () => {
         await admin.query(`INSERT INTO pat_2_old VALUES (9)`);
@@ -279,10 +257,129 @@ describe('Postgres-CDC', () => {
       (out) => out.rows.some((r) => r.fields[0] === 3),
     );
     expect(rows).toEqual(['tideway.public.pat_1:+I1', 'tideway.public.pat_2:+I2', 'tideway.public.pat_2:+I3']);
+
+    // A matching table created while streaming joins the captured tables (the publication is
+    // FOR ALL TABLES, so its first rows, written before the stream saw it, are not lost); one
+    // not matching stays out.
+    const again = byPattern({ 'table-pattern': 'tideway\\.public\\.pat_[0-9]+', 'startup.mode': 'latest', 'slot.name': 'pat_new' });
+    const streaming = again.createReader(oneReader);
+    streaming.addSplits(await plan(again));
+    const out = new ListCollector();
+    await streaming.pollNext(out);
+    await admin.query(
+      `BEGIN; CREATE TABLE pat_3 (id int PRIMARY KEY, v text NOT NULL); INSERT INTO pat_3 VALUES (30, 'a'), (31, 'b'); COMMIT; CREATE TABLE pat_3_old (id int PRIMARY KEY); INSERT INTO pat_3_old VALUES (39)`,
+    );
+    await admin.query(`UPDATE pat_3 SET v = 'c' WHERE id = 31; DELETE FROM pat_3 WHERE id = 30`);
+    await pollWithCheckpoints(streaming, out, () => out.rows.length >= 4);
+    await settle(streaming, out);
+    await streaming.close();
+    expect(out.schemaChanges.map((c) => [c.event.tableId, c.event.created, c.rowsBefore])).toEqual([['tideway.public.pat_3', true, 0]]);
+    expect(out.schemaChanges[0]!.event.table.columns.map((c) => [c.name, c.nullable])).toEqual([
+      ['id', false],
+      ['v', false],
+    ]);
+    expect(out.schemaChanges[0]!.event.table.primaryKey?.columns).toEqual(['id']);
+    expect(out.rows.map((r) => `${r.tableId}:${r.kind}${r.fields.join(',')}`)).toEqual([
+      'tideway.public.pat_3:+I30,a',
+      'tideway.public.pat_3:+I31,b',
+      'tideway.public.pat_3:+U31,c',
+      'tideway.public.pat_3:-D30,',
+    ]);
+    // A publication that lists its tables would not publish tables created later.
+    await admin.query(`CREATE PUBLICATION pat_listed_publication FOR TABLE pat_1`);
+    await expect(plan(byPattern({ 'table-pattern': 'tideway\\.public\\.pat_[0-9]+', 'slot.name': 'pat_listed' }))).rejects.toThrow(
+      /publication 'pat_listed_publication' lists its tables, so tables that table-pattern/,
+    );
     await expect(plan(byPattern({ 'table-pattern': 'x', 'slot.name': 'pat_none' }))).rejects.toThrow(
       /table-pattern 'x' matches no table Postgres-CDC can capture/,
     );
   }, 30_000);
+
+  it('decoderbufs: types, NULLs, unchanged TOAST values and transactions decode as the snapshot reads them', async () => {
+    await admin.query(
+      `CREATE TABLE kinds (id int PRIMARY KEY, i2 smallint, i8 bigint, n numeric(20,5), f4 real, f8 float8, b boolean, t text, vc varchar(8), c char(3), d date, ti time(3), ts timestamp(6), tz timestamptz, iv interval, j jsonb, u uuid, by bytea, arr int[], ip inet, p point, big text)`,
+    );
+    await admin.query(`ALTER TABLE kinds REPLICA IDENTITY FULL`);
+    const opts = { 'table-names': ['tideway.public.kinds'], 'decoding.plugin.name': 'decoderbufs' };
+    const src = source({ ...opts, 'slot.name': 'bufs', 'startup.mode': 'latest' });
+    const reader = src.createReader(oneReader);
+    reader.addSplits(await plan(src));
+    const out = new ListCollector();
+    await reader.pollNext(out);
+    const big = `(SELECT string_agg(md5(g::text), '') FROM generate_series(1, 400) g)`;
+    await admin.query(
+      `BEGIN; INSERT INTO kinds VALUES (1, -7, 9007199254740993, 12345678901234.56789, 0.1, 1e-300, true, 'héllo', 'ab', 'x', '2024-02-29', '12:34:56.789', '2024-01-02 03:04:05.123456', '2024-01-02 03:04:05.5+08', '1 day 02:00:03', '{"k": [1, "a"]}', 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', '\\x00ff', '{1,NULL,3}', '10.0.0.1/8', '(1.5,-2)', ${big}); INSERT INTO kinds (id) VALUES (2), (3); COMMIT`,
+    );
+    await admin.query(`INSERT INTO kinds (id, d, ts, tz, f4) VALUES (4, '0044-03-15 BC', '1969-12-31 23:59:59.5', 'infinity', 'NaN')`);
+    // The big value is TOASTed; this update leaves it unchanged, so decoderbufs does not send it.
+    await admin.query(`UPDATE kinds SET t = 'changed', i2 = NULL WHERE id = 1`);
+    await admin.query(`BEGIN; UPDATE kinds SET id = 5 WHERE id = 2; DELETE FROM kinds WHERE id = 3; COMMIT`);
+    await pollUntil(reader, out, () => out.rows.length >= 9);
+    await settle(reader, out);
+    // The position is a commit's end: a reader restored from it repeats nothing.
+    const [stream] = reader.snapshotState(1) as { position: string; skip: number }[];
+    await reader.close();
+    expect(out.rows.map((r) => `${r.kind}${String(r.fields[0])}`)).toEqual(['+I1', '+I2', '+I3', '+I4', '-U1', '+U1', '-U2', '+U5', '-D3']);
+    const streamed = new Map<string, unknown[]>();
+    applyStrictly(streamed, out.rows);
+    expect(streamed).toEqual(await tableState(opts));
+    await admin.query(`INSERT INTO kinds (id) VALUES (6)`);
+    const again = source({ ...opts, 'slot.name': 'bufs', 'startup.mode': 'latest' });
+    await again.prepare();
+    const restored = again.createReader(oneReader);
+    restored.addSplits([{ splitId: 'stream', kind: 'stream', position: stream!.position, skip: stream!.skip, chunks: [] }]);
+    const after = new ListCollector();
+    await pollUntil(restored, after, () => after.rows.length >= 1);
+    await settle(restored, after);
+    await restored.close();
+    expect(after.rows.map((r) => `${r.kind}${String(r.fields[0])}`)).toEqual(['+I6']);
+    await admin.query(`CREATE TABLE zoned (id int PRIMARY KEY, tt timetz)`);
+    const refused = source({
+      'table-names': ['tideway.public.zoned'],
+      'decoding.plugin.name': 'decoderbufs',
+      'slot.name': 'bufs_tz',
+      'startup.mode': 'latest',
+    });
+    const r3 = refused.createReader(oneReader);
+    r3.addSplits(await plan(refused));
+    await r3.pollNext(new ListCollector());
+    await admin.query(`INSERT INTO zoned VALUES (1, '12:00+02')`);
+    await expect(pollUntil(r3, new ListCollector(), () => false)).rejects.toThrow(
+      /column 'tt' of table tideway.public.zoned has type oid 1266/,
+    );
+    await r3.close();
+    // A table created while streaming and matching table-pattern (no publication with decoderbufs).
+    const byPattern = new PgCdcSource({
+      jobId: 'j',
+      jobMode: 'STREAMING',
+      parallelism: 1,
+      inputTables: [],
+      options: optionsOf(
+        {
+          'base-url': server.jdbcUrl,
+          username: server.user,
+          password: server.password,
+          'table-pattern': 'tideway\\.public\\.kinds|tideway\\.public\\.bufs_new',
+          'decoding.plugin.name': 'decoderbufs',
+          'slot.name': 'bufs_new',
+          'startup.mode': 'latest',
+        },
+        PG_CDC_SPEC,
+      ),
+    });
+    const r4 = byPattern.createReader(oneReader);
+    r4.addSplits(await plan(byPattern));
+    const created = new ListCollector();
+    await r4.pollNext(created);
+    await admin.query(`BEGIN; CREATE TABLE bufs_new (id int PRIMARY KEY, v text); INSERT INTO bufs_new VALUES (1, 'a'), (2, NULL); COMMIT`);
+    await pollWithCheckpoints(r4, created, () => created.rows.length >= 2);
+    await r4.close();
+    expect(created.schemaChanges.map((c) => [c.event.tableId, c.event.created])).toEqual([['tideway.public.bufs_new', true]]);
+    expect(created.rows.map((r) => `${r.tableId}:${r.kind}${r.fields.join(',')}`)).toEqual([
+      'tideway.public.bufs_new:+I1,a',
+      'tideway.public.bufs_new:+I2,',
+    ]);
+  }, 60_000);
 
   it('names the problem in one sentence: bad login, missing table, batch mode, bad options', async () => {
     await expect(plan(source({ password: 'wrong' }))).rejects.toThrow(/refused the login of user 'postgres'/);

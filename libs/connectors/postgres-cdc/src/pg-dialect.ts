@@ -4,9 +4,17 @@ import { externalError, type PgConnection } from '@tideway/connector-jdbc';
 import type { CapturedTable } from './captured-table.js';
 import { parseLsn } from './lsn.js';
 import { connectPg, discoverPgTables } from './pg-catalog.js';
-import type { PgCdcConfig } from './pg-cdc-options.js';
+import { pgTableRefs, type PgCdcConfig } from './pg-cdc-options.js';
 import { PgReplicationStream, type PgTxnDedup } from './replication-stream.js';
-import { readPgSchemaRecord, resolveColumns, type PgSchemaRecord, type TrackedPgColumn } from './pg-schema.js';
+import {
+  catalogColumns,
+  readPgSchemaRecord,
+  resolveColumns,
+  type PgSchemaRecord,
+  type ResolvedColumns,
+  type TrackedPgColumn,
+  type TrackedPgTable,
+} from './pg-schema.js';
 
 /**
  * The snapshot a chunk was read with (pg_current_snapshot: xmin, xmax, in-progress xids, all
@@ -76,9 +84,24 @@ export class PgCdcDialect implements CdcDialect<string, PgWatermark> {
     } catch (err) {
       throw externalError("reading the captured tables' columns", err, this.cfg.place);
     }
+    const { tablePattern, databasePattern, schemaNames, database } = this.cfg;
+    const matches =
+      tablePattern || databasePattern
+        ? (schema: string, table: string) =>
+            (tablePattern?.re.test(`${database}.${schema}.${table}`) ?? true) &&
+            (databasePattern?.re.test(database) ?? true) &&
+            (schemaNames?.includes(schema) ?? true)
+        : undefined;
     const following = {
       enabled: this.cfg.schemaChanges,
       resolve: (key: string, cols: readonly TrackedPgColumn[]) => resolveColumns(conn, key, cols),
+      describe: (schema: string, table: string) => catalogColumns(conn, schema, table),
+      ...(matches
+        ? {
+            matches,
+            discover: (schema: string, table: string, cols: readonly TrackedPgColumn[]) => this.discoverCreated(schema, table, cols),
+          }
+        : {}),
     };
     const s = this.cfg.settings;
     return PgReplicationStream.open(
@@ -91,6 +114,7 @@ export class PgCdcDialect implements CdcDialect<string, PgWatermark> {
         connectTimeoutMs: this.cfg.connectTimeoutMs,
         timeZone: this.cfg.serverTimeZone,
         slot: this.cfg.slot,
+        plugin: this.cfg.decodingPlugin,
         publication: this.cfg.publication,
         place: this.cfg.place,
       },
@@ -98,6 +122,24 @@ export class PgCdcDialect implements CdcDialect<string, PgWatermark> {
       following,
       position,
     );
+  }
+
+  /**
+   * A table created while streaming, from its first relation message: its key (or
+   * table-names-config's) from the catalog now, its columns as the message has them.
+   */
+  private async discoverCreated(
+    schema: string,
+    table: string,
+    columns: readonly TrackedPgColumn[],
+  ): Promise<{ table: TrackedPgTable; resolved: ResolvedColumns }> {
+    const { conn } = await this.session();
+    const refs = pgTableRefs([`${this.cfg.database}.${schema}.${table}`], this.cfg.database, this.cfg.schemaNames, this.cfg.place);
+    const [found] = await discoverPgTables(conn, this.cfg, refs);
+    const key = `${schema}.${table}`;
+    const resolved = await resolveColumns(conn, key, columns);
+    const catalog = { ...found!.catalog, columns: resolved.columns };
+    return { table: { key, columns, catalog }, resolved };
   }
 
   snapshotHas(w: PgWatermark, txn: ChangeTxn<string>): boolean {

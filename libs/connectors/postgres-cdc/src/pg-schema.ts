@@ -31,23 +31,41 @@ export interface PgSchemaRecord {
 export async function readPgSchemaRecord(conn: PgConnection, tables: readonly CapturedTable[]): Promise<PgSchemaRecord> {
   const out: TrackedPgTable[] = [];
   for (const t of tables) {
-    const rows = (
-      await conn.execute(
-        'SELECT a.attname, a.atttypid, a.atttypmod FROM pg_attribute a WHERE a.attrelid = $1::regclass AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum',
-        [`${conn.quote(t.ref.schema)}.${conn.quote(t.ref.table)}`],
-      )
-    ).rows;
-    const byName = new Map(rows.map((r) => [String(r[0]), r]));
+    const { columns } = await catalogColumns(conn, t.ref.schema, t.ref.table);
+    const byName = new Map(columns.map((c) => [c.name, c]));
     out.push({
       key: `${t.ref.schema}.${t.ref.table}`,
       columns: t.catalog.columns.map((c) => {
         const r = byName.get(c.name);
-        return { name: c.name, typeOid: Number(r?.[1] ?? 0), typmod: Number(r?.[2] ?? -1) };
+        return { name: c.name, typeOid: r?.typeOid ?? 0, typmod: r?.typmod ?? -1 };
       }),
       catalog: t.catalog,
     });
   }
   return { tables: out };
+}
+
+/**
+ * A table's columns as the catalog has them now, with their type modifiers, and whether its
+ * replica identity is FULL (decoderbufs' messages carry neither).
+ */
+export async function catalogColumns(
+  conn: PgConnection,
+  schema: string,
+  table: string,
+): Promise<{ columns: TrackedPgColumn[]; fullIdentity: boolean }> {
+  const rel = `${conn.quote(schema)}.${conn.quote(table)}`;
+  const rows = (
+    await conn.execute(
+      'SELECT a.attname, a.atttypid, a.atttypmod FROM pg_attribute a WHERE a.attrelid = $1::regclass AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum',
+      [rel],
+    )
+  ).rows;
+  const identity = (await conn.execute('SELECT relreplident FROM pg_class WHERE oid = $1::regclass', [rel])).rows[0]?.[0];
+  return {
+    columns: rows.map((r) => ({ name: String(r[0]), typeOid: Number(r[1]), typmod: Number(r[2]) })),
+    fullIdentity: String(identity) === 'f',
+  };
 }
 
 /** Decoders (and SeaTunnel columns) of relation columns, from their type oids and modifiers. */

@@ -16,7 +16,8 @@ export interface RelationColumn {
 }
 
 export type PgOutputMessage =
-  | { readonly tag: 'begin'; readonly finalLsn: bigint; readonly xid: number }
+  /** `finalLsn`: where the commit record is (pgoutput); absent (decoderbufs), `firstLsn`: where the transaction's first record is. */
+  | { readonly tag: 'begin'; readonly finalLsn: bigint | undefined; readonly firstLsn?: bigint; readonly xid: number }
   | { readonly tag: 'commit'; readonly commitLsn: bigint; readonly endLsn: bigint }
   | { readonly tag: 'relation'; readonly oid: number; readonly schema: string; readonly name: string; readonly columns: RelationColumn[] }
   | { readonly tag: 'insert'; readonly oid: number; readonly after: TupleValue[] }

@@ -3,14 +3,35 @@ import { ErrorCode, TidewayError, type Place } from '@tideway/common';
 import type { ChangeStream, ChangeTxn, StreamItem } from '@tideway/connector-cdc-common';
 import { externalError, type ValueDecoder } from '@tideway/connector-jdbc';
 import { formatLsn, parseLsn } from './lsn.js';
-import { decodePgOutput, UNCHANGED_TOAST, type RelationColumn, type TupleValue } from './pgoutput.js';
-import { relationChange, sameColumns, type PgSchemaRecord, type ResolvedColumns, type TrackedPgColumn } from './pg-schema.js';
+import { DecoderbufsMessages } from './decoderbufs-messages.js';
+import { decodePgOutput, UNCHANGED_TOAST, type PgOutputMessage, type RelationColumn, type TupleValue } from './pgoutput.js';
+import {
+  relationChange,
+  sameColumns,
+  type PgSchemaRecord,
+  type ResolvedColumns,
+  type TrackedPgColumn,
+  type TrackedPgTable,
+} from './pg-schema.js';
 
 /** How the stream follows relation changes: schema-changes.enabled, and where column types are resolved. */
 export interface RelationFollowing {
   readonly enabled: boolean;
   /** Decoders and definitions of a table's relation columns (a query on a regular session). */
   resolve(key: string, columns: readonly TrackedPgColumn[]): Promise<ResolvedColumns>;
+  /** With table-pattern / database-pattern: whether a table (schema, name) not captured yet is selected. */
+  readonly matches?: (schema: string, table: string) => boolean;
+  /**
+   * decoderbufs: a table's columns as the catalog has them now (type modifiers, which its
+   * messages lack) and whether its replica identity is FULL (old rows then are whole).
+   */
+  describe?(schema: string, table: string): Promise<{ columns: TrackedPgColumn[]; fullIdentity: boolean }>;
+  /** A selected table first seen in the stream (created while streaming): its record entry, from the relation's columns. */
+  discover?(
+    schema: string,
+    table: string,
+    columns: readonly TrackedPgColumn[],
+  ): Promise<{ table: TrackedPgTable; resolved: ResolvedColumns }>;
 }
 
 /** Where to connect, and what to stream. */
@@ -23,6 +44,8 @@ export interface ReplicationTarget {
   readonly connectTimeoutMs: number;
   readonly timeZone: string;
   readonly slot: string;
+  /** The slot's output plugin. */
+  readonly plugin: 'pgoutput' | 'decoderbufs';
   readonly publication: string;
   readonly place: Place;
 }
@@ -35,6 +58,8 @@ export interface PgTxnDedup {
 
 interface RelationMapping {
   readonly tableId: string;
+  /** decoderbufs: old rows are whole (REPLICA IDENTITY FULL), not the key alone. */
+  readonly fullIdentity?: boolean;
   /** Row fields follow the relation's columns. */
   readonly names: readonly string[];
   readonly decoders: readonly ValueDecoder[];
@@ -46,8 +71,8 @@ const HIGH_WATER = 20_000;
 const STATUS_INTERVAL_MS = 10_000;
 
 /**
- * Logical replication over PostgreSQL's streaming protocol (pgoutput), on a pg client in
- * replication mode. Items are queued as they arrive; the slot's confirmed position moves only
+ * Logical replication over PostgreSQL's streaming protocol (pgoutput, or decoderbufs turned into
+ * the same messages), on a pg client in replication mode. Items are queued as they arrive; the slot's confirmed position moves only
  * through confirm(), i.e. after a checkpoint completed.
  */
 export class PgReplicationStream implements ChangeStream<string> {
@@ -68,8 +93,14 @@ export class PgReplicationStream implements ChangeStream<string> {
   /** Messages that arrived while a relation's columns were being resolved, in order. */
   private backlog: Buffer[] = [];
   private resolving = false;
+  /** Counts resolutions begun, so that only the last one begun drains the backlog. */
+  private resolutions = 0;
   /** Decoders by table and column signature. */
   private readonly decoderCache = new Map<string, readonly ValueDecoder[]>();
+  /** decoderbufs slots: its messages, turned into pgoutput's. */
+  private readonly decoderbufs: DecoderbufsMessages | undefined;
+  /** decoderbufs: a transaction that began before the start position, held until its commit shows whether it ended before it. */
+  private undecided: PgOutputMessage[] | undefined;
 
   private constructor(
     private readonly client: pg.Client,
@@ -81,6 +112,18 @@ export class PgReplicationStream implements ChangeStream<string> {
     this.lastCommitEnd = start;
     this.confirmed = parseLsn(start);
     this.startLsn = this.confirmed;
+    if (target.plugin === 'decoderbufs') {
+      this.decoderbufs = new DecoderbufsMessages({
+        captures: (schema, table) => this.record.tables.some((t) => t.key === `${schema}.${table}`) || !!following.matches?.(schema, table),
+        describe: (schema, table) => following.describe!(schema, table),
+        relation: (oid) => this.relations.get(oid) ?? undefined,
+        handle: (m) => this.handle(m),
+        whileResolving: (what, work) => this.whileResolving(what, work),
+        again: (chunk) => this.backlog.unshift(chunk),
+        timeZone: target.timeZone,
+        place: target.place,
+      });
+    }
   }
 
   /** Connects and starts streaming from `start` (transactions committed before it are skipped). */
@@ -110,7 +153,11 @@ export class PgReplicationStream implements ChangeStream<string> {
     }
     const conn = (client as unknown as { connection: { on(e: string, f: (m: { chunk: Buffer }) => void): void } }).connection;
     conn.on('copyData', (msg) => stream.onCopyData(msg.chunk));
-    const sql = `START_REPLICATION SLOT "${target.slot.replace(/"/g, '""')}" LOGICAL ${start} (proto_version '1', publication_names '"${target.publication.replace(/"/g, '""').replace(/'/g, "''")}"')`;
+    const options =
+      target.plugin === 'pgoutput'
+        ? ` (proto_version '1', publication_names '"${target.publication.replace(/"/g, '""').replace(/'/g, "''")}"')`
+        : '';
+    const sql = `START_REPLICATION SLOT "${target.slot.replace(/"/g, '""')}" LOGICAL ${start}${options}`;
     client
       .query(sql)
       .catch((err: unknown) => stream.fail(externalError(`streaming from replication slot '${target.slot}'`, err, target.place)));
@@ -189,7 +236,8 @@ export class PgReplicationStream implements ChangeStream<string> {
       if (chunk[0] !== 0x77) return;
       const walEnd = chunk.readBigUInt64BE(9);
       if (walEnd > this.received) this.received = walEnd;
-      this.onMessage(chunk.subarray(25));
+      if (this.decoderbufs) this.decoderbufs.onData(chunk, chunk.readBigUInt64BE(1));
+      else this.handle(decodePgOutput(chunk.subarray(25)));
     } catch (err) {
       this.fail(err);
     }
@@ -217,21 +265,39 @@ export class PgReplicationStream implements ChangeStream<string> {
     this.wake?.();
   }
 
-  private onMessage(payload: Buffer): void {
-    const m = decodePgOutput(payload);
+  private handle(m: PgOutputMessage): void {
     // The server starts at the slot's restart point, not at the requested LSN (startup.mode
     // specific may ask for a later one): what committed before the start is not ours to emit.
     if (this.skipping && m.tag !== 'relation') {
       if (m.tag === 'commit') this.skipping = false;
       return;
     }
+    if (this.undecided && m.tag !== 'relation') {
+      if (m.tag !== 'commit') {
+        this.undecided.push(m);
+        return;
+      }
+      const held = this.undecided;
+      this.undecided = undefined;
+      if (m.endLsn <= this.startLsn) return;
+      const begin = held[0] as Extract<PgOutputMessage, { tag: 'begin' }>;
+      this.beginTxn(begin.xid, begin.firstLsn!);
+      for (const h of held.slice(1)) this.handle(h);
+    }
     switch (m.tag) {
       case 'begin':
+        if (m.finalLsn === undefined) {
+          // decoderbufs tells a transaction's commit position only at its commit. One that began
+          // after the start commits after it; an earlier one waits for its commit to tell.
+          if (m.firstLsn! < this.startLsn) this.undecided = [m];
+          else this.beginTxn(m.xid, m.firstLsn!);
+          return;
+        }
         if (m.finalLsn < this.startLsn) {
           this.skipping = true;
           return;
         }
-        this.txn = { resume: this.lastCommitEnd, dedup: { xid: m.xid, commitLsn: m.finalLsn } satisfies PgTxnDedup };
+        this.beginTxn(m.xid, m.finalLsn);
         return;
       case 'commit':
         this.lastCommitEnd = formatLsn(m.endLsn);
@@ -239,7 +305,7 @@ export class PgReplicationStream implements ChangeStream<string> {
         this.push({ type: 'commit', next: this.lastCommitEnd });
         return;
       case 'relation':
-        this.onRelation(m.oid, `${m.schema}.${m.name}`, m.columns);
+        this.onRelation(m.oid, m.schema, m.name, m.columns);
         return;
       case 'insert': {
         const r = this.relations.get(m.oid);
@@ -274,14 +340,25 @@ export class PgReplicationStream implements ChangeStream<string> {
   }
 
   /**
+   * `commitLsn` compares the transaction with chunk watermarks (PgCdcDialect.streamPast): its
+   * commit record's position, or (decoderbufs) its first record's, which lies before it, so the
+   * comparison keeps de-duplicating a little longer but never stops too early.
+   */
+  private beginTxn(xid: number, commitLsn: bigint): void {
+    this.txn = { resume: this.lastCommitEnd, dedup: { xid, commitLsn } satisfies PgTxnDedup };
+  }
+
+  /**
    * A relation message: maps the table's tuples. Columns other than the record's are a schema
    * change (a schema item, emitted before the tuples that follow). Resolving column types is a
    * query: messages arriving meanwhile wait in the backlog, in order.
    */
-  private onRelation(oid: number, key: string, columns: readonly RelationColumn[]): void {
+  private onRelation(oid: number, schema: string, name: string, columns: readonly RelationColumn[]): void {
+    const key = `${schema}.${name}`;
     const i = this.record.tables.findIndex((t) => t.key === key);
     if (i < 0) {
-      this.relations.set(oid, null);
+      if (this.following.matches?.(schema, name)) this.addTable(oid, schema, name, columns);
+      else this.relations.set(oid, null);
       return;
     }
     const tracked = this.record.tables[i];
@@ -299,42 +376,68 @@ export class PgReplicationStream implements ChangeStream<string> {
       this.relations.set(oid, { tableId: tracked.catalog.tableId, names: columns.map((c) => c.name), decoders: cached });
       return;
     }
+    this.whileResolving(
+      `reading the new columns of table ${tracked.catalog.tableId}`,
+      this.following
+        .resolve(
+          key,
+          columns.map((c) => ({ name: c.name, typeOid: c.typeOid, typmod: c.typmod })),
+        )
+        .then((resolved) => {
+          this.decoderCache.set(signature, resolved.decoders);
+          if (changed) {
+            const { event, table } = relationChange(tracked, columns, resolved, this.target.place);
+            const tables = [...this.record.tables];
+            tables[i] = table;
+            this.record = { tables };
+            this.push({ type: 'schema', events: [event], schema: this.record });
+          }
+          this.relations.set(oid, { tableId: tracked.catalog.tableId, names: columns.map((c) => c.name), decoders: resolved.decoders });
+        }),
+    );
+  }
+
+  /**
+   * A table the patterns select, first seen in the stream: created while the job runs (the
+   * FOR ALL TABLES publication sends every change it ever had, so its relation message comes
+   * before its first row). It joins the record and goes downstream as a new table.
+   */
+  private addTable(oid: number, schema: string, name: string, columns: readonly RelationColumn[]): void {
+    const tracked = columns.map((c) => ({ name: c.name, typeOid: c.typeOid, typmod: c.typmod }));
+    this.whileResolving(
+      `reading the columns of table ${schema}.${name}, created while streaming`,
+      this.following.discover!(schema, name, tracked).then(({ table, resolved }) => {
+        this.record = { tables: [...this.record.tables, table] };
+        const event = { type: 'schema-change' as const, tableId: table.catalog.tableId, changes: [], table: table.catalog, created: true };
+        this.push({ type: 'schema', events: [event], schema: this.record });
+        this.relations.set(oid, { tableId: table.catalog.tableId, names: table.columns.map((c) => c.name), decoders: resolved.decoders });
+      }),
+    );
+  }
+
+  /** Holds the messages that arrive while `work` (a query) runs, then handles them in order. */
+  private whileResolving(what: string, work: Promise<void>): void {
+    const generation = ++this.resolutions;
     this.resolving = true;
     this.socket()?.pause();
-    this.following
-      .resolve(
-        key,
-        columns.map((c) => ({ name: c.name, typeOid: c.typeOid, typmod: c.typmod })),
-      )
-      .then((resolved) => {
-        this.decoderCache.set(signature, resolved.decoders);
-        if (changed) {
-          const { event, table } = relationChange(tracked, columns, resolved, this.target.place);
-          const tables = [...this.record.tables];
-          tables[i] = table;
-          this.record = { tables };
-          this.push({ type: 'schema', events: [event], schema: this.record });
-        }
-        this.relations.set(oid, { tableId: tracked.catalog.tableId, names: columns.map((c) => c.name), decoders: resolved.decoders });
+    work
+      .then(() => {
+        // Another resolution began while this one ran (a relation found by it): that one drains.
+        if (generation !== this.resolutions) return;
         this.resolving = false;
         const held = this.backlog;
         this.backlog = [];
         for (let n = 0; n < held.length; n++) {
           this.onCopyData(held[n]);
           if (this.resolving) {
-            this.backlog.unshift(...held.slice(n + 1));
+            // Behind what the message put back to be handled again (nothing arrives meanwhile).
+            this.backlog.push(...held.slice(n + 1));
             return;
           }
         }
         if (!this.paused) this.socket()?.resume();
       })
-      .catch((err: unknown) =>
-        this.fail(
-          err instanceof TidewayError
-            ? err
-            : externalError(`reading the new columns of table ${tracked.catalog.tableId}`, err, this.target.place),
-        ),
-      );
+      .catch((err: unknown) => this.fail(err instanceof TidewayError ? err : externalError(what, err, this.target.place)));
   }
 
   /** A tuple as a row in the relation's column order; unchanged TOAST values come from `prev`. */

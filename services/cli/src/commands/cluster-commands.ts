@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { ConfigError, ErrorCode } from '@tideway/common';
-import { checkpointStorageOf, collect, coordinatorAddresses, engineConfig } from './options.js';
+import { checkpointStorageOf, collect, configLimitsOf, coordinatorAddresses, engineConfig } from './options.js';
 import { registerCertsCommand } from './certs-command.js';
 
 const ROLES = ['coordinator', 'resource-manager', 'worker', 'all'] as const;
@@ -40,8 +40,8 @@ export function registerClusterCommands(program: Command): void {
         { ResourceManagerService, registerResourceManagerMetrics },
         { WorkerServer, registerWorkerMetrics },
         { newMetricsRegistry, startMetricsEndpoint },
-        { electionFromConfig, stateStoreFromConfig },
-        { configureAuth, configureTls, parseCertificateTable, parseTokenTable },
+        { RedisStateStore, electionFromConfig, stateStoreFromConfig },
+        { configureAuth, configureMessageLimit, configureTls, parseCertificateTable, parseTokenTable },
         { startRestApiIfEnabled },
       ] = await Promise.all([
         import('@tideway/coordinator'),
@@ -60,6 +60,7 @@ export function registerClusterCommands(program: Command): void {
       const t = engine.tideway;
       // Before any server or client exists: each picks its credentials when it is made.
       configureTls(t.tls.caFile ? t.tls : undefined);
+      configureMessageLimit(t.limits.maxMessageBytes);
       try {
         configureAuth(
           parseTokenTable(t.auth.tokens ?? {}, 'tideway.auth.tokens'),
@@ -103,6 +104,9 @@ export function registerClusterCommands(program: Command): void {
           store,
           election: ha ? (address, s, epochFloor) => electionFromConfig(engine, s, address, epochFloor) : undefined,
           metricsBackupIntervalMs: engine.jobMetricsBackupInterval * 1000,
+          namespaces: t.auth.namespaces,
+          tokenStore: store instanceof RedisStateStore ? store : undefined,
+          configLimits: configLimitsOf(engine),
         });
         process.stderr.write(`tideway: coordinator listening on ${await c.start()}\n`);
         registerCoordinatorMetrics(registry, c);

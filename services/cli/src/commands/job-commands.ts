@@ -6,7 +6,7 @@ import { collect, coordinatorAddresses, engineConfig } from './options.js';
 import { followJob } from './follow.js';
 import { unreachableCoordinator } from '../unreachable.js';
 
-interface AddressOpts {
+export interface AddressOpts {
   address?: string;
   token?: string;
   engineConfig?: string;
@@ -17,7 +17,7 @@ interface AddressOpts {
  * The coordinators to talk to (the client finds the leader among them): --address a,b,c, else
  * TIDEWAY_ADDRESS (the same form), else the engine config's tideway.coordinator.addresses.
  */
-function addresses(opts: AddressOpts): string[] {
+export function addresses(opts: AddressOpts): string[] {
   const list = opts.address ?? process.env.TIDEWAY_ADDRESS;
   if (list)
     return list
@@ -43,7 +43,7 @@ function withClient<T extends AddressOpts>(fn: (client: JobClient, opts: T, args
   };
 }
 
-function addressOptions(c: Command): Command {
+export function addressOptions(c: Command): Command {
   return c
     .option(
       '--address <host:port,...>',
@@ -57,9 +57,14 @@ function time(ms: number): string {
   return ms ? new Date(ms).toISOString().replace('T', ' ').slice(0, 19) : '';
 }
 
+/** SeaTunnel's job list; a Namespace column when a job has one (a cluster with tideway.auth tokens). */
 function listTable(jobs: JobInfo[]): string {
-  const rows = [['Job ID', 'Job Name', 'Job Status', 'Submit Time', 'Finished Time']];
-  for (const j of jobs) rows.push([j.jobId, j.jobName, jobStatusToJSON(j.status), time(j.submitTimeMs), time(j.finishTimeMs)]);
+  const namespaced = jobs.some((j) => j.namespace !== '');
+  const rows = [['Job ID', 'Job Name', 'Job Status', 'Submit Time', 'Finished Time', ...(namespaced ? ['Namespace'] : [])]];
+  for (const j of jobs) {
+    const row = [j.jobId, j.jobName, jobStatusToJSON(j.status), time(j.submitTimeMs), time(j.finishTimeMs)];
+    rows.push(namespaced ? [...row, j.namespace || '-'] : row);
+  }
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
   return rows
     .map((r) =>

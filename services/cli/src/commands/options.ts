@@ -1,4 +1,4 @@
-import { loadEngineConfig, type EngineConfig } from '@tideway/config';
+import { loadEngineConfig, type ConfigLimits, type EngineConfig } from '@tideway/config';
 import { checkpointStorageFromConfig, type CheckpointStorage } from '@tideway/checkpoint';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -24,4 +24,10 @@ export function checkpointStorageOf(engine: EngineConfig): CheckpointStorage {
 export function coordinatorAddresses(engine: EngineConfig): string[] {
   const c = engine.tideway.coordinator;
   return c.addresses.length > 0 ? [...c.addresses] : [`${c.host}:${c.port}`];
+}
+
+/** The job config limits of tideway.limits, for the coordinator (and the REST API's own parsing). */
+export function configLimitsOf(engine: EngineConfig): ConfigLimits {
+  const l = engine.tideway.limits;
+  return { maxBytes: l.maxConfigBytes, maxDepth: l.maxConfigDepth };
 }

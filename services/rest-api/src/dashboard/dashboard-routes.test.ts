@@ -12,6 +12,7 @@ function job(i: number, status = JobStatus.FINISHED): JobInfo {
   return {
     jobId: String(100 + i),
     jobName: `j${i}`,
+    namespace: '',
     status,
     jobMode: 'BATCH',
     submitTimeMs: 1000 + i,

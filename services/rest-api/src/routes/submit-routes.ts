@@ -79,14 +79,18 @@ async function stop(jobs: JobApi, body: unknown, where: string): Promise<{ jobId
 }
 
 /** POST /submit-job, /submit-jobs, /stop-job, /stop-jobs. */
-export function registerSubmitRoutes(app: FastifyInstance, jobs: JobApi): void {
+export function registerSubmitRoutes(app: FastifyInstance, jobs: JobApi, maxJsonDepth: number): void {
+  const json = (text: string | undefined, what: string) => parseJsonBody(text, what, maxJsonDepth);
   app.post<{ Querystring: SubmitParams; Body: string }>('/submit-job', async (req) => {
-    const format = (req.query.format ?? 'json').toLowerCase();
+    const given = req.query.format ?? 'json';
+    // ?format=a&format=b arrives as a list.
+    if (typeof given !== 'string') throw new BadRequest('format is given more than once: expected one of json or hocon');
+    const format = given.toLowerCase();
     if (format !== 'json' && format !== 'hocon')
       throw new BadRequest(`format '${req.query.format}' is not supported: expected json or hocon`);
     const text = req.body ?? '';
     if (text.trim() === '') throw new BadRequest('the request body is empty: send the job config (JSON, or HOCON with format=hocon)');
-    if (format === 'json') parseJsonBody(text, 'the job config');
+    if (format === 'json') json(text, 'the job config');
     const [res] = await submitAll(
       jobs,
       [{ configText: text, format, params: req.query }],
@@ -96,7 +100,7 @@ export function registerSubmitRoutes(app: FastifyInstance, jobs: JobApi): void {
   });
 
   app.post<{ Body: string }>('/submit-jobs', async (req) => {
-    const body = parseJsonBody(req.body, 'the request body');
+    const body = json(req.body, 'the request body');
     if (!Array.isArray(body)) throw new BadRequest('the request body must be a JSON array of job configs, each with its "params"');
     const list = body.map((item, i): Submission => {
       if (typeof item !== 'object' || item === null || Array.isArray(item))
@@ -109,10 +113,10 @@ export function registerSubmitRoutes(app: FastifyInstance, jobs: JobApi): void {
     return submitAll(jobs, list, (i) => `submit-jobs[${i}].json`);
   });
 
-  app.post<{ Body: string }>('/stop-job', async (req) => stop(jobs, parseJsonBody(req.body, 'the request body'), ''));
+  app.post<{ Body: string }>('/stop-job', async (req) => stop(jobs, json(req.body, 'the request body'), ''));
 
   app.post<{ Body: string }>('/stop-jobs', async (req) => {
-    const body = parseJsonBody(req.body, 'the request body');
+    const body = json(req.body, 'the request body');
     if (!Array.isArray(body)) throw new BadRequest('the request body must be a JSON array of {"jobId": ..., "isStopWithSavePoint": false}');
     // Every id is checked before any job is stopped.
     for (const [i, b] of body.entries()) jobIdParam((b as JsonObject | null)?.jobId, `stop-jobs[${i}].jobId`);

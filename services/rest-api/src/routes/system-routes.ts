@@ -1,7 +1,7 @@
 import { cpus, freemem, loadavg, totalmem } from 'node:os';
 import type { FastifyInstance } from 'fastify';
 import { Registry } from 'prom-client';
-import { parseJobConfig, shadeJobConfigJson } from '@tideway/config';
+import { parseJobConfig, shadeJobConfigJson, type ConfigLimits } from '@tideway/config';
 import type { JobApi } from '../job-api.js';
 import { failBody } from '../rest-errors.js';
 
@@ -17,7 +17,7 @@ function matches(attributes: Record<string, string>, tags: Record<string, string
 }
 
 /** GET /overview, /system-monitoring-information, /metrics, /openmetrics, /logs, /log; POST /encrypt-config, /update-tags. */
-export function registerSystemRoutes(app: FastifyInstance, jobs: JobApi, registry: Registry | undefined): void {
+export function registerSystemRoutes(app: FastifyInstance, jobs: JobApi, registry: Registry | undefined, limits: ConfigLimits): void {
   app.get<{ Querystring: Record<string, string> }>('/overview', async (req) => {
     const o = await jobs.overview();
     const workers = o.workers.filter((w) => matches(w.attributes, req.query));
@@ -62,7 +62,7 @@ export function registerSystemRoutes(app: FastifyInstance, jobs: JobApi, registr
   // encrypted by its env shade.identifier (base64 or aes256), as `tideway encrypt` prints it.
   app.post<{ Body: string }>('/encrypt-config', async (req) => {
     // A ConfigError (syntax, no shade.identifier, unknown one) is answered with 400.
-    return shadeJobConfigJson(parseJobConfig(req.body, { file: 'the request body', format: 'json', shade: false }), 'encrypt');
+    return shadeJobConfigJson(parseJobConfig(req.body, { file: 'the request body', format: 'json', shade: false, limits }), 'encrypt');
   });
 
   app.post('/update-tags', async (_req, reply) =>

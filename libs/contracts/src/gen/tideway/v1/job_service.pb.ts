@@ -131,6 +131,11 @@ export interface JobInfo {
   envOptions: { [key: string]: string };
   /** Checkpoints of the job's pipelines that failed or timed out. */
   failedCheckpoints: number;
+  /**
+   * The namespace of the token that submitted the job (tideway.auth); empty without tokens or
+   * for a job an admin token without a namespace submitted.
+   */
+  namespace: string;
 }
 
 export interface JobInfo_EnvOptionsEntry {
@@ -1448,6 +1453,7 @@ function createBaseJobInfo(): JobInfo {
     edges: [],
     envOptions: {},
     failedCheckpoints: 0,
+    namespace: "",
   };
 }
 
@@ -1500,6 +1506,9 @@ export const JobInfo: MessageFns<JobInfo> = {
     });
     if (message.failedCheckpoints !== 0) {
       writer.uint32(128).uint32(message.failedCheckpoints);
+    }
+    if (message.namespace !== "") {
+      writer.uint32(138).string(message.namespace);
     }
     return writer;
   },
@@ -1648,6 +1657,14 @@ export const JobInfo: MessageFns<JobInfo> = {
             message.failedCheckpoints = reader.uint32();
             continue;
           }
+          case 17: {
+            if (tag !== 138) {
+              break;
+            }
+
+            message.namespace = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1748,6 +1765,7 @@ export const JobInfo: MessageFns<JobInfo> = {
         : isSet(object.failed_checkpoints)
         ? globalThis.Number(object.failed_checkpoints)
         : 0,
+      namespace: isSet(object.namespace) ? globalThis.String(object.namespace) : "",
     };
   },
 
@@ -1807,6 +1825,9 @@ export const JobInfo: MessageFns<JobInfo> = {
     if (message.failedCheckpoints !== 0) {
       obj.failedCheckpoints = Math.round(message.failedCheckpoints);
     }
+    if (message.namespace !== "") {
+      obj.namespace = message.namespace;
+    }
     return obj;
   },
 
@@ -1841,6 +1862,7 @@ export const JobInfo: MessageFns<JobInfo> = {
       {},
     );
     message.failedCheckpoints = object.failedCheckpoints ?? 0;
+    message.namespace = object.namespace ?? "";
     return message;
   },
 };

@@ -1,0 +1,33 @@
+import { brotliCompressSync, gzipSync } from 'node:zlib';
+import { snappyCompressReused } from './snappy-compress.js';
+
+/** The codecs the flat Parquet writer compresses pages with. */
+export type PageCodec = 'SNAPPY' | 'GZIP' | 'BROTLI';
+
+/** Compresses one page; the result stays valid only until the next call (snappy reuses its buffer). */
+export function compressPage(codec: PageCodec, page: Uint8Array): Uint8Array {
+  if (codec === 'SNAPPY') return snappyCompressReused(page);
+  return codec === 'GZIP' ? gzipSync(page) : brotliCompressSync(page);
+}
+
+/** Compresses the pages body[ends[i-1], ends[i]) one after another into one new array; returns it and the new ends. */
+export function compressPages(codec: PageCodec, body: Uint8Array, ends: readonly number[]): { body: Uint8Array; ends: number[] } {
+  const parts: Uint8Array[] = [];
+  const out: number[] = [];
+  let at = 0;
+  let size = 0;
+  for (const end of ends) {
+    const c = compressPage(codec, body.subarray(at, end));
+    parts.push(codec === 'SNAPPY' ? c.slice() : c);
+    size += c.length;
+    out.push(size);
+    at = end;
+  }
+  const joined = new Uint8Array(size);
+  let pos = 0;
+  for (const p of parts) {
+    joined.set(p, pos);
+    pos += p.length;
+  }
+  return { body: joined, ends: out };
+}

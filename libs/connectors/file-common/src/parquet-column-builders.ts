@@ -1,0 +1,340 @@
+import type { DataType } from '@tideway/api';
+import type { SchemaElement } from 'hyparquet';
+import { ByteArrayBuilder } from './parquet-byte-array-builder.js';
+import { ColumnBuilder, grown, type MinMax } from './parquet-column-builder.js';
+import { timestampMicros, unscaledDecimal } from './parquet-values.js';
+import {
+  EXACT_DECIMAL_DIGITS,
+  int64Out,
+  parseDateDays,
+  parseTimeMicros,
+  parseTimestampMicros,
+  parseUnscaled,
+} from './parquet-text-parse.js';
+
+/**
+ * Column buffers of the flat Parquet writer (parquet-flat-encoder.ts): each column's values
+ * go, as rows arrive, into typed arrays or a byte buffer already in Parquet's PLAIN layout, with
+ * a definition level (0 null, 1 present) per row, and min/max kept on the way. No per-value
+ * objects: a row group's memory is its encoded size.
+ */
+
+/** INT32 columns: int, tinyint, smallint, date (days). */
+class Int32Builder extends ColumnBuilder {
+  protected values: Int32Array = new Int32Array(4096);
+  protected min = 0;
+  protected max = 0;
+
+  protected store(value: number): void {
+    if (this.count === this.values.length) this.values = grown(this.values, this.count + 1);
+    this.values[this.count] = value;
+    const n = this.values[this.count]; // min/max of what the column holds
+    if (this.count === 0) {
+      this.min = n;
+      this.max = n;
+    } else if (n < this.min) this.min = n;
+    else if (n > this.max) this.max = n;
+  }
+
+  protected push(v: unknown): void {
+    this.store(v as number);
+  }
+
+  bytes(): number {
+    return this.count * 4;
+  }
+
+  plain(v0: number, v1: number): Uint8Array {
+    return new Uint8Array(this.values.buffer, v0 * 4, (v1 - v0) * 4);
+  }
+
+  statistics(): MinMax {
+    return this.count === 0 ? {} : { min_value: this.min, max_value: this.max };
+  }
+}
+
+const DAY_MS = 86_400_000;
+
+class DateBuilder extends Int32Builder {
+  protected override push(v: unknown): void {
+    const s = v as string;
+    const days = parseDateDays(s);
+    if (!Number.isNaN(days)) return this.store(days);
+    const ms = Date.parse(`${s}T00:00:00Z`);
+    if (Number.isNaN(ms)) throw new TypeError(`A date value '${s}' is not a date (YYYY-MM-DD) and cannot be written to Parquet.`);
+    this.store(Math.round(ms / DAY_MS));
+  }
+}
+
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+
+/** INT64 columns; timestamp and time values are stored as two 32-bit halves, without a BigInt. */
+class Int64Builder extends ColumnBuilder {
+  protected words: Int32Array = new Int32Array(8192);
+  protected big: BigInt64Array = new BigInt64Array(this.words.buffer);
+  protected minAt = 0;
+  protected maxAt = 0;
+
+  protected room(): void {
+    if (this.count * 2 === this.words.length) {
+      this.words = grown(this.words, this.count * 2 + 2);
+      this.big = new BigInt64Array(this.words.buffer);
+    }
+  }
+
+  /** Keeps min/max by position, comparing the halves as a signed 64-bit number. */
+  protected track(): void {
+    const w = this.words;
+    const i = this.count * 2;
+    if (this.count === 0) {
+      this.minAt = 0;
+      this.maxAt = 0;
+      return;
+    }
+    const hi = w[i + 1];
+    const lo = w[i] >>> 0;
+    const mh = w[this.minAt * 2 + 1];
+    if (hi < mh || (hi === mh && lo < w[this.minAt * 2] >>> 0)) this.minAt = this.count;
+    const xh = w[this.maxAt * 2 + 1];
+    if (hi > xh || (hi === xh && lo > w[this.maxAt * 2] >>> 0)) this.maxAt = this.count;
+  }
+
+  /** Stores a number that is a safe integer or a bigint. */
+  protected storeBig(b: bigint): void {
+    if (b < INT64_MIN || b > INT64_MAX) throw new RangeError(`parquet INT64 value out of range: ${b}`);
+    this.room();
+    this.big[this.count] = b;
+    this.track();
+  }
+
+  protected storeHalves(lo: number, hi: number): void {
+    this.room();
+    const i = this.count * 2;
+    this.words[i] = lo;
+    this.words[i + 1] = hi;
+    this.track();
+  }
+
+  protected push(v: unknown): void {
+    this.storeBig(typeof v === 'bigint' ? v : BigInt(v as number));
+  }
+
+  bytes(): number {
+    return this.count * 8;
+  }
+
+  plain(v0: number, v1: number): Uint8Array {
+    return new Uint8Array(this.words.buffer, v0 * 8, (v1 - v0) * 8);
+  }
+
+  statistics(): MinMax {
+    return this.count === 0 ? {} : { min_value: this.big[this.minAt], max_value: this.big[this.maxAt] };
+  }
+}
+
+class TimestampBuilder extends Int64Builder {
+  protected override push(v: unknown): void {
+    const s = v as string;
+    if (parseTimestampMicros(s)) this.storeHalves(int64Out.lo, int64Out.hi);
+    else this.storeBig(timestampMicros(s));
+  }
+}
+
+class TimeBuilder extends Int64Builder {
+  protected override push(v: unknown): void {
+    const s = v as string;
+    const micros = parseTimeMicros(s);
+    // a time of day is below 2^37 microseconds: the high half is micros / 2^32
+    if (micros >= 0) this.storeHalves(micros % 4294967296, Math.floor(micros / 4294967296));
+    else this.storeBig(timestampMicros(`1970-01-01T${s}`));
+  }
+}
+
+class FloatBuilder extends ColumnBuilder {
+  private values: Float32Array | Float64Array;
+  private min = Number.NaN;
+  private max = Number.NaN;
+
+  constructor(
+    element: SchemaElement,
+    private readonly width: 4 | 8,
+  ) {
+    super(element);
+    this.values = width === 4 ? new Float32Array(4096) : new Float64Array(4096);
+  }
+
+  protected push(v: unknown): void {
+    if (this.count === this.values.length) this.values = grown(this.values, this.count + 1);
+    const n = v as number;
+    this.values[this.count] = n;
+    const stored = this.values[this.count]; // a float column compares what it holds
+    // NaN takes no part in min/max (Parquet's rule); NaN min/max means none seen yet
+    if (!(stored >= this.min)) this.min = Number.isNaN(stored) ? this.min : stored;
+    if (!(stored <= this.max)) this.max = Number.isNaN(stored) ? this.max : stored;
+  }
+
+  bytes(): number {
+    return this.count * this.width;
+  }
+
+  plain(v0: number, v1: number): Uint8Array {
+    return new Uint8Array(this.values.buffer, v0 * this.width, (v1 - v0) * this.width);
+  }
+
+  statistics(): MinMax {
+    if (Number.isNaN(this.min)) return {};
+    // Parquet: a zero min is written -0, a zero max +0
+    return { min_value: this.min === 0 ? -0 : this.min, max_value: this.max === 0 ? 0 : this.max };
+  }
+
+  override reset(): void {
+    super.reset();
+    this.min = Number.NaN;
+    this.max = Number.NaN;
+  }
+}
+
+class BooleanBuilder extends ColumnBuilder {
+  private values: Uint8Array = new Uint8Array(4096);
+  private seen = 0; // bit 1: false seen, bit 2: true seen
+
+  protected push(v: unknown): void {
+    if (this.count === this.values.length) this.values = grown(this.values, this.count + 1);
+    const b = v ? 1 : 0;
+    this.values[this.count] = b;
+    this.seen |= 1 << b;
+  }
+
+  bytes(): number {
+    return this.count >> 3;
+  }
+
+  plain(v0: number, v1: number): Uint8Array {
+    const out = new Uint8Array((v1 - v0 + 7) >> 3);
+    for (let i = v0; i < v1; i++) if (this.values[i]) out[(i - v0) >> 3] |= 1 << ((i - v0) & 7);
+    return out;
+  }
+
+  statistics(): MinMax {
+    return this.seen === 0 ? {} : { min_value: !(this.seen & 1), max_value: (this.seen & 2) !== 0 };
+  }
+
+  override reset(): void {
+    super.reset();
+    this.seen = 0;
+  }
+}
+
+/** FIXED_LEN_BYTE_ARRAY decimals: big-endian two's complement unscaled values of `width` bytes. */
+class DecimalBuilder extends ColumnBuilder {
+  private values: Uint8Array;
+  private readonly width: number;
+  private readonly scale: number;
+  private readonly exact: boolean; // every value fits a double exactly
+  private minN = Number.POSITIVE_INFINITY;
+  private maxN = Number.NEGATIVE_INFINITY;
+  private minB: bigint | undefined;
+  private maxB: bigint | undefined;
+
+  constructor(element: SchemaElement) {
+    super(element);
+    this.width = element.type_length!;
+    this.scale = element.scale ?? 0;
+    this.exact = (element.precision ?? 38) <= EXACT_DECIMAL_DIGITS;
+    this.values = new Uint8Array(4096 * this.width);
+  }
+
+  protected push(v: unknown): void {
+    const w = this.width;
+    if ((this.count + 1) * w > this.values.length) this.values = grown(this.values, (this.count + 1) * w);
+    const s = typeof v === 'string' ? v : String(v);
+    const n = this.exact ? parseUnscaled(s, this.scale) : Number.NaN;
+    if (Number.isNaN(n)) this.storeBig(unscaledDecimal(s, this.scale));
+    else this.storeNumber(n);
+  }
+
+  private storeNumber(n: number): void {
+    if (n < this.minN) this.minN = n;
+    if (n > this.maxN) this.maxN = n;
+    const hi = Math.floor(n / 4294967296);
+    const lo = n - hi * 4294967296;
+    const a = this.values;
+    const end = (this.count + 1) * this.width;
+    for (let k = 0; k < this.width; k++) {
+      a[end - 1 - k] = k < 4 ? (lo >>> (8 * k)) & 0xff : (hi >> (8 * (k - 4))) & 0xff;
+    }
+  }
+
+  private storeBig(b: bigint): void {
+    if (this.minB === undefined || b < this.minB) this.minB = b;
+    if (this.maxB === undefined || b > this.maxB) this.maxB = b;
+    const a = this.values;
+    const end = (this.count + 1) * this.width;
+    let x = b;
+    for (let k = 0; k < this.width; k++) {
+      a[end - 1 - k] = Number(x & 0xffn);
+      x >>= 8n;
+    }
+  }
+
+  bytes(): number {
+    return this.count * this.width;
+  }
+
+  plain(v0: number, v1: number): Uint8Array {
+    return this.values.subarray(v0 * this.width, v1 * this.width);
+  }
+
+  statistics(): MinMax {
+    let min = this.minB;
+    let max = this.maxB;
+    if (this.minN !== Number.POSITIVE_INFINITY) {
+      const mn = BigInt(this.minN);
+      const mx = BigInt(this.maxN);
+      if (min === undefined || mn < min) min = mn;
+      if (max === undefined || mx > max) max = mx;
+    }
+    return min === undefined ? {} : { min_value: min, max_value: max! };
+  }
+
+  override reset(): void {
+    super.reset();
+    this.minN = Number.POSITIVE_INFINITY;
+    this.maxN = Number.NEGATIVE_INFINITY;
+    this.minB = undefined;
+    this.maxB = undefined;
+  }
+}
+
+/** The builder of a flat column of `type` whose schema element is `element`, or undefined when the type is not flat. */
+export function columnBuilderOf(type: DataType, element: SchemaElement): ColumnBuilder | undefined {
+  switch (type.kind) {
+    case 'string':
+      return new ByteArrayBuilder(element, true);
+    case 'bytes':
+      return new ByteArrayBuilder(element, false);
+    case 'boolean':
+      return new BooleanBuilder(element);
+    case 'tinyint':
+    case 'smallint':
+    case 'int':
+      return new Int32Builder(element);
+    case 'date':
+      return new DateBuilder(element);
+    case 'bigint':
+      return new Int64Builder(element);
+    case 'timestamp':
+      return new TimestampBuilder(element);
+    case 'time':
+      return new TimeBuilder(element);
+    case 'float':
+      return new FloatBuilder(element, 4);
+    case 'double':
+      return new FloatBuilder(element, 8);
+    case 'decimal':
+      return new DecimalBuilder(element);
+    default:
+      return undefined;
+  }
+}

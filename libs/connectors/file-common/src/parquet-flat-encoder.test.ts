@@ -1,0 +1,283 @@
+/**
+ * Tideway's flat Parquet writer, read back by hyparquet (the Parquet source's reader): every
+ * flat type with nulls, empty strings, unicode, decimals of several precisions, extreme
+ * integers and floats; several row groups and pages; a dictionary that overflows into PLAIN;
+ * the same rows written by hyparquet-writer (the nested path) read back identically.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { parseDataType, type Column } from '@tideway/api';
+import type { FileEncoder } from './file-encoder.js';
+import { LocalFileSystem } from './local-file-system.js';
+import { isFlatSchema, newParquetEncoder, ParquetFileEncoder } from './parquet-encoder.js';
+import { compressorThreadRunning } from './page-compressor.js';
+import { ByteArrayBuilder } from './parquet-byte-array-builder.js';
+import { FlatParquetEncoder } from './parquet-flat-encoder.js';
+import { parquetColumns, parquetMetadataOf, parquetRowGroupRows } from './parquet-source.js';
+import { decimalText, timestampMicros, timestampText, unscaledDecimal } from './parquet-values.js';
+
+const root = mkdtempSync(join(tmpdir(), 'tideway-flat-parquet-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+const fs = new LocalFileSystem();
+
+export const FLAT_COLUMNS: Column[] = (
+  [
+    ['id', 'bigint'],
+    ['s', 'string'],
+    ['b', 'boolean'],
+    ['ti', 'tinyint'],
+    ['si', 'smallint'],
+    ['i', 'int'],
+    ['f', 'float'],
+    ['d', 'double'],
+    ['dec4', 'decimal(4, 1)'],
+    ['dec12', 'decimal(12, 2)'],
+    ['dec15', 'decimal(15, 0)'],
+    ['dec18', 'decimal(18, 6)'],
+    ['dec38', 'decimal(38, 18)'],
+    ['by', 'bytes'],
+    ['dt', 'date'],
+    ['tm', 'time'],
+    ['ts', 'timestamp'],
+  ] as const
+).map(([name, t]) => ({ name, type: parseDataType(t), nullable: true }));
+
+/** Row g: varied values, every column null on some rows, the awkward values on the first rows. */
+export function flatRow(g: number): unknown[] {
+  const special: unknown[][] = [
+    [
+      9223372036854775807n,
+      '',
+      true,
+      127,
+      32767,
+      2147483647,
+      3.4028234663852886e38,
+      Number.MAX_VALUE,
+      '999.9',
+      '9999999999.99',
+      '999999999999999',
+      '999999999999.999999',
+      '99999999999999999999.999999999999999999',
+      new Uint8Array(0),
+      '9999-12-31',
+      '23:59:59.999999',
+      '9999-12-31T23:59:59.999999',
+    ],
+    [
+      -9223372036854775808n,
+      'héllo wörld ✓ 日本 🎉',
+      false,
+      -128,
+      -32768,
+      -2147483648,
+      -1.5,
+      -0,
+      '-999.9',
+      '-9999999999.99',
+      '-999999999999999',
+      '-999999999999.999999',
+      '-99999999999999999999.999999999999999999',
+      Buffer.from([0, 255, 128, 1]),
+      '0001-01-01',
+      '00:00:00',
+      '0001-01-01T00:00:00',
+    ],
+    [
+      0n,
+      '\u{10FFFF}\uE000 z',
+      true,
+      0,
+      0,
+      0,
+      Number.NaN,
+      Number.POSITIVE_INFINITY,
+      '0.0',
+      '0.01',
+      '0',
+      '-0.000001',
+      '0.000000000000000001',
+      Buffer.from('bytes!'),
+      '1969-12-31',
+      '12:34:56.5',
+      '1969-12-31T23:59:59.000001',
+    ],
+  ];
+  if (g < special.length) return special[g];
+  const row = [
+    BigInt(g) * 1_000_003n - 5_000_000n,
+    `value-${g % 7 === 0 ? 'ü' : ''}${g % 1000}`,
+    g % 3 === 0,
+    (g % 256) - 128,
+    ((g * 31) % 65536) - 32768,
+    g * 7919 - 1_000_000,
+    g / 8,
+    g * 1.0000001,
+    `${g % 2 ? '-' : ''}${g % 1000}.${g % 10}`,
+    `${Math.floor(g / 100)}.${String(g % 100).padStart(2, '0')}`,
+    String(g * 1_000_000_007),
+    `${g}.${String(g % 1_000_000).padStart(6, '0')}`,
+    `-${g % 100}12345678901234567.${String(g).padStart(18, '0')}`,
+    Buffer.from(`b${g}`),
+    new Date(Date.UTC(2000, 0, 1) + g * 86_400_000).toISOString().slice(0, 10),
+    `${String(g % 24).padStart(2, '0')}:${String(g % 60).padStart(2, '0')}:07.${String(g % 1000).padStart(3, '0')}`,
+    `${new Date(Date.UTC(2024, 0, 1) + g * 1000).toISOString().slice(0, 19)}.${String(g % 1_000_000).padStart(6, '0')}`,
+  ];
+  return row.map((v, i) => ((g + i) % 11 === 0 ? null : v));
+}
+
+async function writeFile(name: string, encoder: FileEncoder, rows: readonly unknown[][]): Promise<string> {
+  const parts: Uint8Array[] = [];
+  for (const r of rows) {
+    encoder.add(r);
+    const b = encoder.take();
+    if (b) parts.push(b);
+  }
+  const last = await encoder.finish();
+  if (last) parts.push(last);
+  const path = join(root, name);
+  writeFileSync(path, Buffer.concat(parts));
+  return path;
+}
+
+async function readBack(path: string): Promise<{ columns: Column[]; rows: unknown[][]; groups: number }> {
+  const meta = await parquetMetadataOf(fs, path);
+  const columns = parquetColumns(meta, path);
+  const rows: unknown[][] = [];
+  for (let g = 0; g < meta.row_groups.length; g++)
+    for await (const batch of parquetRowGroupRows(fs, path, g, 0, columns, 1000)) rows.push(...batch);
+  return { columns, rows, groups: meta.row_groups.length };
+}
+
+/**
+ * What a written value reads back as, by the general conversions of parquet-values.ts (the flat
+ * writer parses these texts its own way): decimals in canonical text at the column's scale,
+ * times and timestamps with as many fraction digits as needed.
+ */
+function expected(row: readonly unknown[]): unknown[] {
+  return row.map((v, i) => {
+    if (v === null) return null;
+    const t = FLAT_COLUMNS[i].type;
+    if (t.kind === 'bytes') return Buffer.from(v as Uint8Array);
+    if (t.kind === 'float') return Math.fround(v as number);
+    if (t.kind === 'decimal') return decimalText(unscaledDecimal(v as string, t.scale), t.scale);
+    if (t.kind === 'timestamp') return timestampText(timestampMicros(v as string));
+    if (t.kind === 'time') return timestampText(timestampMicros(`1970-01-01T${v as string}`)).slice(11);
+    return v;
+  });
+}
+
+describe('FlatParquetEncoder', () => {
+  it('is chosen for flat schemas only', () => {
+    expect(isFlatSchema(FLAT_COLUMNS)).toBe(true);
+    expect(newParquetEncoder(FLAT_COLUMNS, 'SNAPPY')).toBeInstanceOf(FlatParquetEncoder);
+    const nested = [...FLAT_COLUMNS, { name: 'arr', type: parseDataType('array<int>'), nullable: true }];
+    expect(isFlatSchema(nested)).toBe(false);
+    expect(newParquetEncoder(nested, 'SNAPPY')).toBeInstanceOf(ParquetFileEncoder);
+  });
+
+  it.each(['UNCOMPRESSED', 'SNAPPY', 'GZIP', 'BROTLI'] as const)('writes every flat type that hyparquet reads back (%s)', async (codec) => {
+    const rows = Array.from({ length: 2000 }, (_, g) => flatRow(g));
+    // 64 KB row groups: several groups, each of several pages for the wide columns
+    const path = await writeFile(`all-${codec}.parquet`, newParquetEncoder(FLAT_COLUMNS, codec, 64 * 1024), rows);
+    const back = await readBack(path);
+    expect(back.groups).toBeGreaterThan(1);
+    expect(back.columns.map((c) => [c.name, c.type])).toEqual(FLAT_COLUMNS.map((c) => [c.name, c.type]));
+    expect(back.rows).toEqual(rows.map(expected));
+  });
+
+  it('reads back the same as the hyparquet-writer path for the same rows', async () => {
+    const columns = FLAT_COLUMNS;
+    const rows = Array.from({ length: 3000 }, (_, g) => flatRow(g));
+    const flat = await readBack(await writeFile('same-flat.parquet', new FlatParquetEncoder(columns, 'UNCOMPRESSED', 1 << 20), rows));
+    const nested = await readBack(await writeFile('same-nested.parquet', new ParquetFileEncoder(columns, 'UNCOMPRESSED'), rows));
+    expect(flat.rows).toEqual(nested.rows);
+  });
+
+  it.each(['SNAPPY', 'GZIP'] as const)(
+    'writes the same bytes whether its pages are compressed on the compressor thread or not (%s)',
+    async (codec) => {
+      const rows = Array.from({ length: 3000 }, (_, g) => flatRow(g));
+      const bytesOf = async (thread: boolean) => {
+        const encoder = new FlatParquetEncoder(FLAT_COLUMNS, codec, 32 * 1024, thread);
+        const parts: Uint8Array[] = [];
+        for (const r of rows) {
+          encoder.add(r);
+          const b = encoder.take();
+          if (b) parts.push(b);
+        }
+        parts.push(encoder.finish()!);
+        return Buffer.concat(parts);
+      };
+      const [threaded, here] = [await bytesOf(true), await bytesOf(false)];
+      expect(compressorThreadRunning()).toBe(true);
+      expect(threaded.equals(here)).toBe(true);
+    },
+  );
+
+  it('keeps statistics hyparquet reads: min, max and null count per chunk', async () => {
+    const rows = Array.from({ length: 500 }, (_, g) => flatRow(g));
+    const path = await writeFile('stats.parquet', newParquetEncoder(FLAT_COLUMNS, 'SNAPPY'), rows);
+    const meta = await parquetMetadataOf(fs, path);
+    const stats = (name: string) => meta.row_groups[0].columns.find((c) => c.meta_data!.path_in_schema[0] === name)!.meta_data!.statistics!;
+    const nulls = (i: number) => BigInt(rows.filter((r) => r[i] === null).length);
+    expect(stats('id')).toMatchObject({ min_value: -9223372036854775808n, max_value: 9223372036854775807n, null_count: nulls(0) });
+    expect(stats('i')).toMatchObject({ min_value: -2147483648, max_value: 2147483647 });
+    expect(stats('b')).toMatchObject({ min_value: false, max_value: true });
+    // NaN takes no part; the largest float is the first row's
+    expect(stats('f')).toMatchObject({ min_value: -1.5, max_value: Math.fround(3.4028234663852886e38) });
+    // byte order of UTF-8: U+10FFFF sorts after U+E000 after ASCII (JS string order would put U+10FFFF first)
+    const s = stats('s');
+    expect(s.min_value).toBe('');
+    expect(Buffer.from(s.max_value as string).subarray(0, 4)).toEqual(Buffer.from('\u{10FFFF}'));
+    expect(stats('ts')).toMatchObject({ null_count: nulls(16) });
+  });
+
+  it('orders string statistics by UTF-8 bytes, not by JS string order', async () => {
+    const columns = [{ name: 'u', type: parseDataType('string'), nullable: true }];
+    // JS compares UTF-16 units: U+E000 > U+10FFFF (a surrogate pair); in UTF-8 bytes U+10FFFF is the larger
+    const rows = [['\uE000'], ['\u{10FFFF}'], ['a'], [null]];
+    const path = await writeFile('order.parquet', newParquetEncoder(columns, 'SNAPPY'), rows);
+    const stats = (await parquetMetadataOf(fs, path)).row_groups[0].columns[0].meta_data!.statistics!;
+    expect([stats.min_value, stats.max_value, stats.null_count]).toEqual(['a', '\u{10FFFF}', 1n]);
+  });
+
+  it("gives a builder's empty value range no bytes left from an earlier row group", () => {
+    const b = new ByteArrayBuilder({ name: 'u', type: 'BYTE_ARRAY' }, false);
+    for (const v of ['aaaa', 'bbbb', 'cccc']) b.add(Buffer.from(v));
+    b.reset();
+    b.add(Buffer.from('d'));
+    b.add(null);
+    expect(b.plain(1, 1)).toHaveLength(0);
+    expect(Buffer.from(b.plain(0, 1))).toEqual(Buffer.from([1, 0, 0, 0, 100]));
+  });
+
+  it('gives up a string dictionary that grows too large and writes the rest PLAIN', async () => {
+    const columns = [{ name: 'u', type: parseDataType('string'), nullable: true }];
+    const rows = Array.from({ length: 50_000 }, (_, g) => [g % 5 === 0 ? null : `unique-value-${g}`]);
+    const path = await writeFile('overflow.parquet', newParquetEncoder(columns, 'SNAPPY'), rows);
+    const meta = await parquetMetadataOf(fs, path);
+    expect(meta.row_groups[0].columns[0].meta_data!.encodings).not.toContain('RLE_DICTIONARY');
+    expect((await readBack(path)).rows).toEqual(rows);
+    const low = Array.from({ length: 1000 }, (_, g) => [['a', 'b', 'ü'][g % 3]]);
+    const lowPath = await writeFile('dictionary.parquet', newParquetEncoder(columns, 'SNAPPY'), low);
+    expect((await parquetMetadataOf(fs, lowPath)).row_groups[0].columns[0].meta_data!.encodings).toContain('RLE_DICTIONARY');
+    expect((await readBack(lowPath)).rows).toEqual(low);
+  });
+
+  it('refuses a date text that is not a date, naming it, instead of writing 1970-01-01', () => {
+    const encoder = newParquetEncoder([{ name: 'dt', type: parseDataType('date'), nullable: true }], 'SNAPPY');
+    encoder.add(['2024-02-29']);
+    expect(() => encoder.add(['next tuesday'])).toThrow(
+      "A date value 'next tuesday' is not a date (YYYY-MM-DD) and cannot be written to Parquet.",
+    );
+  });
+
+  it('writes a valid file with no rows, and columns that are null throughout', async () => {
+    expect((await readBack(await writeFile('empty.parquet', newParquetEncoder(FLAT_COLUMNS, 'SNAPPY'), []))).rows).toEqual([]);
+    const nulls = Array.from({ length: 10 }, () => FLAT_COLUMNS.map(() => null));
+    expect((await readBack(await writeFile('nulls.parquet', newParquetEncoder(FLAT_COLUMNS, 'SNAPPY'), nulls))).rows).toEqual(nulls);
+  });
+});

@@ -1,0 +1,171 @@
+/**
+ * Allocation-free parsing of Tideway's canonical value texts (libs/api types.ts) into the
+ * numbers the flat Parquet writer stores. Each parser handles the canonical shape only and
+ * returns NaN for anything else, so the caller falls back to the general (slower) conversion in
+ * parquet-values.ts: the two paths give the same result for every input the fast one accepts.
+ */
+
+/** Days since 1970-01-01 of a proleptic Gregorian date (days past a month's end run on, as Date.parse does). */
+export function daysFromCivil(y: number, m: number, d: number): number {
+  const yy = m <= 2 ? y - 1 : y;
+  const era = Math.floor(yy / 400);
+  const yoe = yy - era * 400;
+  const mp = m > 2 ? m - 3 : m + 9;
+  const doy = Math.floor((153 * mp + 2) / 5) + d - 1;
+  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
+  return era * 146097 + doe - 719468;
+}
+
+/** The digit at `i` of `s`, or -1. */
+function digit(s: string, i: number): number {
+  const c = s.charCodeAt(i) - 48;
+  return c >= 0 && c <= 9 ? c : -1;
+}
+
+/** `n` digits of `s` from `i` as a number, or -1 if one is not a digit. */
+function digits(s: string, i: number, n: number): number {
+  let v = 0;
+  for (let k = 0; k < n; k++) {
+    const d = digit(s, i + k);
+    if (d < 0) return -1;
+    v = v * 10 + d;
+  }
+  return v;
+}
+
+/** Days since the epoch of 'YYYY-MM-DD' (the first 10 characters of `s`), or NaN. */
+function dateAt(s: string): number {
+  if (s.charCodeAt(4) !== 45 || s.charCodeAt(7) !== 45) return Number.NaN; // '-'
+  const y = digits(s, 0, 4);
+  const m = digits(s, 5, 2);
+  const d = digits(s, 8, 2);
+  if (y < 0 || m < 1 || m > 12 || d < 1 || d > 31) return Number.NaN;
+  return daysFromCivil(y, m, d);
+}
+
+/** Days since the epoch of a date text 'YYYY-MM-DD', or NaN when it is not in that shape. */
+export function parseDateDays(s: string): number {
+  return s.length === 10 ? dateAt(s) : Number.NaN;
+}
+
+/** Seconds of 'HH:mm:ss' at `i`, or -1. */
+function clockAt(s: string, i: number): number {
+  if (s.charCodeAt(i + 2) !== 58 || s.charCodeAt(i + 5) !== 58) return -1; // ':'
+  const h = digits(s, i, 2);
+  const mi = digits(s, i + 3, 2);
+  const se = digits(s, i + 6, 2);
+  if (h < 0 || h > 23 || mi < 0 || mi > 59 || se < 0 || se > 59) return -1;
+  return h * 3600 + mi * 60 + se;
+}
+
+/** Microseconds of an optional fraction '.f{1,9}' at `i` (digits past the sixth are dropped), or -1. */
+function fractionAt(s: string, i: number): number {
+  if (s.length === i) return 0;
+  if (s.charCodeAt(i) !== 46 || s.length < i + 2 || s.length > i + 10) return -1; // '.'
+  let v = 0;
+  for (let k = 1; k <= 6; k++) {
+    if (i + k >= s.length) {
+      v *= 10;
+      continue;
+    }
+    const d = digit(s, i + k);
+    if (d < 0) return -1;
+    v = v * 10 + d;
+  }
+  for (let k = i + 7; k < s.length; k++) if (digit(s, k) < 0) return -1;
+  return v;
+}
+
+/**
+ * Out-parameters of parseTimestampMicros: the 64-bit result as two 32-bit halves (low unsigned,
+ * high signed), exact for every year, without a BigInt.
+ */
+export const int64Out = { lo: 0, hi: 0 };
+
+const TWO_32 = 4294967296;
+
+/** Stores `seconds * 1e6 + micros` (seconds a safe integer, 0 <= micros < 1e6) in int64Out. */
+function setMicros(seconds: number, micros: number): void {
+  // seconds * 1e6 = (seconds * 15625) * 64; seconds * 15625 stays below 2^53 for any year 0..9999
+  const a = seconds * 15625;
+  const aHi = Math.floor(a / 67108864); // 2^26
+  let lo = (a - aHi * 67108864) * 64 + micros;
+  let hi = aHi;
+  if (lo >= TWO_32) {
+    lo -= TWO_32;
+    hi++;
+  }
+  int64Out.lo = lo;
+  int64Out.hi = hi;
+}
+
+/**
+ * Microseconds since the epoch of 'YYYY-MM-DDTHH:mm:ss[.f]' (or a space for the T), into
+ * int64Out; false when the text is not in that shape.
+ */
+export function parseTimestampMicros(s: string): boolean {
+  if (s.length < 19) return false;
+  const sep = s.charCodeAt(10);
+  if (sep !== 84 && sep !== 32) return false; // 'T' or ' '
+  const days = dateAt(s);
+  const secs = clockAt(s, 11);
+  const micros = fractionAt(s, 19);
+  if (Number.isNaN(days) || secs < 0 || micros < 0) return false;
+  setMicros(days * 86400 + secs, micros);
+  return true;
+}
+
+/** Microseconds since midnight of 'HH:mm:ss[.f]', or -1 when the text is not in that shape. */
+export function parseTimeMicros(s: string): number {
+  if (s.length < 8) return -1;
+  const secs = clockAt(s, 0);
+  const micros = fractionAt(s, 8);
+  return secs < 0 || micros < 0 ? -1 : secs * 1_000_000 + micros;
+}
+
+/** Unscaled digits a double holds exactly (10^15 < 2^53). */
+export const EXACT_DECIMAL_DIGITS = 15;
+
+/**
+ * The unscaled value of a decimal text '[-+]digits[.digits]' at `scale` digits (further digits
+ * cut, as unscaledDecimal does) as a number, or NaN when the text is not in that shape or the
+ * value needs more than EXACT_DECIMAL_DIGITS digits.
+ */
+export function parseUnscaled(s: string, scale: number): number {
+  let i = 0;
+  const first = s.charCodeAt(0);
+  const neg = first === 45;
+  if (neg || first === 43) i = 1;
+  let v = 0;
+  let n = 0;
+  let sawDigit = false;
+  for (; i < s.length; i++) {
+    const d = digit(s, i);
+    if (d < 0) break;
+    sawDigit = true;
+    v = v * 10 + d;
+    if (v !== 0) n++;
+  }
+  let frac = 0;
+  if (i < s.length) {
+    if (s.charCodeAt(i) !== 46) return Number.NaN; // '.'
+    i++;
+    for (; i < s.length; i++) {
+      const d = digit(s, i);
+      if (d < 0) return Number.NaN;
+      sawDigit = true;
+      if (frac < scale) {
+        v = v * 10 + d;
+        if (v !== 0) n++;
+        frac++;
+      }
+    }
+  }
+  if (!sawDigit) return Number.NaN;
+  for (; frac < scale; frac++) {
+    v *= 10;
+    if (v !== 0) n++;
+  }
+  if (n > EXACT_DECIMAL_DIGITS) return Number.NaN;
+  return neg ? -v : v;
+}

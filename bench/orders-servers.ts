@@ -57,9 +57,12 @@ export async function pgRun(s: TestDatabaseServer, db: string, sql: string): Pro
   const c = new pg.Client({ host: s.host, port: s.port, user: s.user, password: s.password, database: db });
   await c.connect();
   try {
-    const res = await c.query({ text: sql, rowMode: 'array' });
-    const last = Array.isArray(res) ? res[res.length - 1] : res;
-    const v = last?.rows?.[last.rows.length - 1]?.[0];
+    // The statements run here answer scalars (counts, settings) or nothing.
+    type Scalars = (string | number | boolean | null)[];
+    const res = await c.query<Scalars>({ text: sql, rowMode: 'array' });
+    // A multi-statement string returns one result per statement (pg's types say one).
+    const results: readonly pg.QueryArrayResult<Scalars>[] = Array.isArray(res) ? res : [res];
+    const v = results.at(-1)?.rows.at(-1)?.[0];
     return v === undefined || v === null ? undefined : String(v);
   } finally {
     await c.end();

@@ -91,7 +91,7 @@ async function phase(name: string, dir: string): Promise<Record<string, number>>
     });
     await source.prepare!();
     const splits: unknown[] = [];
-    void source
+    await source
       .createEnumerator({
         parallelism: 1,
         registeredReaders: () => [0],

@@ -82,7 +82,7 @@ export async function killMidStream(dirs: TempDirs, source: CdcSource, target: C
   writer.start(20);
   await job.checkpointsCompleted(first, 2);
   await until('changes committed to the target', async () =>
-    (await target.client.query('SELECT count(*)::int AS n FROM write_log')).rows[0].n > 40 ? true : undefined,
+    (await target.client.query<{ n: number }>('SELECT count(*)::int AS n FROM write_log')).rows[0].n > 40 ? true : undefined,
   );
   await killed(first);
   const atKill = writer.transactions;
@@ -177,7 +177,7 @@ export async function killMidSnapshot(
     const atKill = await until(
       'the first snapshot rows committed',
       async () => {
-        const n = (await target.client.query('SELECT count(*)::int AS n FROM bulk')).rows[0].n as number;
+        const n = (await target.client.query<{ n: number }>('SELECT count(*)::int AS n FROM bulk')).rows[0].n;
         return n > 0 ? n : undefined;
       },
       30_000,
@@ -232,7 +232,10 @@ async function explainDifference(target: pg.Client, writer: ChangeWriter, table:
   const out: string[] = [`${table} differs at keys ${[...differing].join(', ')}`];
   for (const k of differing) {
     out.push(`-- source statements about ${k}:`, ...writer.statementsAbout(k));
-    const log = await target.query('SELECT seq, op, version FROM write_log WHERE tbl = $1 AND k = $2 ORDER BY seq', [table, k]);
+    const log = await target.query<{ seq: string; op: string; version: string | null }>(
+      'SELECT seq, op, version FROM write_log WHERE tbl = $1 AND k = $2 ORDER BY seq',
+      [table, k],
+    );
     out.push(`-- target writes of ${k}:`, ...log.rows.map((r) => `${r.seq} ${r.op} v${r.version}`));
   }
   return out.join('\n');

@@ -121,13 +121,13 @@ export class CliJob {
   /** `tideway status <id> --address`: the job as JSON, or undefined while it cannot answer. */
   async status(cli: RunningCli): Promise<{ status: string; completedCheckpoints?: number } | undefined> {
     const res = await runCli(['status', this.jobId, '--address', cli.address], 30_000);
-    return res.code === 0 ? JSON.parse(res.stdout) : undefined;
+    return res.code === 0 ? (JSON.parse(res.stdout) as { status: string; completedCheckpoints?: number }) : undefined;
   }
 
   /** `tideway metrics <id> --address` as JSON. */
   async metrics(cli: RunningCli): Promise<Record<string, unknown> | undefined> {
     const res = await runCli(['metrics', this.jobId, '--address', cli.address], 30_000);
-    return res.code === 0 ? JSON.parse(res.stdout) : undefined;
+    return res.code === 0 ? (JSON.parse(res.stdout) as Record<string, unknown>) : undefined;
   }
 
   /**

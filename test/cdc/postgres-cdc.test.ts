@@ -50,7 +50,7 @@ beforeAll(async () => {
     tableName: (t) => `tideway.public.${t}`,
     options: (job) => `slot.name = "${job}"`,
     transactions: transactions(await connect('tideway')),
-    rows: async (sql) => (await admin.query(sql)).rows,
+    rows: async (sql) => (await admin.query<Record<string, unknown>>(sql)).rows,
     bulkSql: (n) => [
       'CREATE TABLE bulk (id bigint PRIMARY KEY, payload varchar(100) NOT NULL, version bigint NOT NULL)',
       `INSERT INTO bulk SELECT i, repeat(md5(i::text), 3), i FROM generate_series(1, ${n}) i`,

@@ -87,13 +87,17 @@ async function targetColumns(): Promise<string[]> {
 
 /** What the transforms make of the source rows now: id, label, name_copy, qty, qty2. */
 async function expectedRows(): Promise<string[]> {
-  const [r] = await src.query<mysql.RowDataPacket[]>('SELECT id, name, qty FROM shop.items WHERE id <> 13 ORDER BY id');
+  const [r] = await src.query<(mysql.RowDataPacket & { id: number; name: string; qty: number })[]>(
+    'SELECT id, name, qty FROM shop.items WHERE id <> 13 ORDER BY id',
+  );
   return r.map((x) => `${x.id}|${x.name}|${x.name}|${x.qty}|${BigInt(x.qty) * 2n}`);
 }
 
 async function targetRows(): Promise<string[]> {
-  const r = await dst.query('SELECT id, label, name_copy, qty::text AS qty, qty2::text AS qty2 FROM items ORDER BY id');
-  return r.rows.map((x: Record<string, unknown>) => `${x.id}|${x.label}|${x.name_copy}|${x.qty}|${x.qty2}`);
+  const r = await dst.query<{ id: number; label: string | null; name_copy: string | null; qty: string | null; qty2: string | null }>(
+    'SELECT id, label, name_copy, qty::text AS qty, qty2::text AS qty2 FROM items ORDER BY id',
+  );
+  return r.rows.map((x) => `${x.id}|${x.label}|${x.name_copy}|${x.qty}|${x.qty2}`);
 }
 
 async function caughtUp(cli: RunningCli, columns: string[]): Promise<void> {

@@ -4,6 +4,7 @@
  * the ChangeWriter makes carries a larger `version`, a change applied twice or out of order
  * shows as a write whose version does not grow, even where an upsert hides it in the table.
  */
+import { textOf } from '@tideway/common';
 import type pg from 'pg';
 import { SOURCE_TABLES, TABLE_KEYS } from './change-writer.js';
 
@@ -77,7 +78,7 @@ export async function tableLines(query: (sql: string) => Promise<Record<string, 
   const lines = rows.map((row) =>
     Object.keys(row)
       .sort()
-      .map((c) => `${c}=${row[c] === null ? 'NULL' : String(row[c])}`)
+      .map((c) => `${c}=${row[c] === null ? 'NULL' : textOf(row[c])}`)
       .join(' '),
   );
   return lines.sort();

@@ -74,7 +74,7 @@ describe("docs/cluster.md's by-hand cluster", () => {
     expect(submit.code, submit.stderr).toBe(0);
     expect(submit.stdout).toContain('Job Statistic Information');
     for (const c of started) c.kill('SIGTERM');
-    await Promise.all(started.map((c) => (c.exitCode === null ? waitForExit(c) : undefined)));
+    await Promise.all(started.filter((c) => c.exitCode === null).map(waitForExit));
   }, 150_000);
 });
 

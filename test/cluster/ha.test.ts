@@ -89,7 +89,7 @@ describe('master fail-over', () => {
     expect(second).not.toBe(first);
     // It restored from the latest completed checkpoint (#12385), not an older one or none.
     const takenOver = (cluster.logs.get(second) ?? '').split('\n').find((l) => l.includes('"pipeline taken over"') && l.includes(jobId));
-    expect(Number(JSON.parse(takenOver!).checkpoint)).toBeGreaterThanOrEqual(checkpointsBefore);
+    expect(Number((JSON.parse(takenOver!) as { checkpoint: unknown }).checkpoint)).toBeGreaterThanOrEqual(checkpointsBefore);
     // Metrics and checkpoint counts continue instead of starting from 0.
     expect(Number((await metrics(jobId)).sourceReceivedCount)).toBeGreaterThan(0);
     await cluster.until('job finished', async () => (await status(jobId)) === 'FINISHED', 120_000);

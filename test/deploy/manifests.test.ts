@@ -15,13 +15,43 @@ import { repoRoot } from '../conformance/conformance-files.js';
 const K8S = join(repoRoot, 'deploy', 'kubernetes');
 const SYSTEMD = join(repoRoot, 'deploy', 'systemd');
 
-/** A manifest document, loosely typed: the fields these checks read. */
+/** The parts of Kubernetes objects these checks read (a workload, Service, PVC or NetworkPolicy spec). */
+interface Container {
+  name: string;
+  command?: string[];
+  args?: string[];
+  ports?: { name?: string; containerPort: number }[];
+  env?: { name: string; value?: string; valueFrom?: { fieldRef?: { fieldPath: string } } }[];
+  volumeMounts?: { name: string; mountPath: string }[];
+}
+interface PodTemplate {
+  metadata: { labels: Record<string, string> };
+  spec: { containers: Container[]; volumes?: { name: string; persistentVolumeClaim?: { claimName: string } }[] };
+}
+interface Spec {
+  selector?: { matchLabels: Record<string, string> };
+  template?: PodTemplate;
+  serviceName?: string;
+  replicas?: number;
+  volumeClaimTemplates?: { metadata: { name: string } }[];
+  accessModes?: string[];
+  clusterIP?: string;
+}
+
+/** A manifest document: the fields these checks read. */
 interface Doc {
   apiVersion: string;
   kind: string;
   metadata: { name: string };
   data?: Record<string, string>;
-  spec?: Record<string, any>;
+  spec?: Spec;
+}
+
+/** The entry of a list (ports, env, mounts, volumes) with that name; fails the test when there is none. */
+function named<T extends { name?: string }>(items: readonly T[] | undefined, name: string): T {
+  const item = items?.find((i) => i.name === name);
+  if (!item) throw new Error(`no entry named ${name}`);
+  return item;
 }
 
 function documents(): Array<Doc & { file: string }> {
@@ -48,7 +78,8 @@ const engineOf = (key: string, values: Record<string, string> = {}): EngineConfi
   for (const [placeholder, value] of Object.entries(values)) text = text.replaceAll(placeholder, value);
   return loadEngineConfig({ file: `deploy/kubernetes/configmap.yaml#${key}`, text });
 };
-const container = (doc: Doc) => doc.spec!.template.spec.containers[0];
+const template = (doc: Doc): PodTemplate => doc.spec!.template!;
+const container = (doc: Doc): Container => template(doc).spec.containers[0];
 const startScript = (doc: Doc) => [...(container(doc).command ?? []), ...(container(doc).args ?? [])].join(' ');
 
 describe('deploy/kubernetes', () => {
@@ -63,9 +94,9 @@ describe('deploy/kubernetes', () => {
       expect(d.apiVersion, d.file).toMatch(/^(v1|apps\/v1|networking\.k8s\.io\/v1)$/);
       expect(kinds.has(d.kind), `${d.file}: ${d.kind}`).toBe(true);
       expect(d.metadata.name, d.file).toMatch(/^[a-z0-9-]+$/);
-      const sel = d.spec?.selector;
       // A workload's selector matches its pod template's labels.
-      if (d.kind === 'StatefulSet' || d.kind === 'Deployment') expect(d.spec!.template.metadata.labels).toMatchObject(sel.matchLabels);
+      if (d.kind === 'StatefulSet' || d.kind === 'Deployment')
+        expect(template(d).metadata.labels).toMatchObject(d.spec!.selector!.matchLabels);
     }
   });
 
@@ -81,16 +112,16 @@ describe('deploy/kubernetes', () => {
 
   it('coordinators: a StatefulSet of 3 whose pod DNS names are the addresses every role lists, each advertising its own', () => {
     const sts = find('StatefulSet', 'tideway-coordinator');
-    const svc = find('Service', sts.spec!.serviceName);
+    const svc = find('Service', sts.spec!.serviceName!);
     expect(svc.spec).toMatchObject({ clusterIP: 'None', publishNotReadyAddresses: true });
-    const port = container(sts).ports.find((p: { name: string }) => p.name === 'grpc').containerPort;
-    const names = Array.from({ length: sts.spec!.replicas }, (_, i) => `${sts.metadata.name}-${i}.${svc.metadata.name}:${port}`);
+    const port = named(container(sts).ports, 'grpc').containerPort;
+    const names = Array.from({ length: sts.spec!.replicas! }, (_, i) => `${sts.metadata.name}-${i}.${svc.metadata.name}:${port}`);
     expect(names).toHaveLength(3);
     for (const key of ['coordinator.yaml', 'resource-manager.yaml', 'worker.yaml'])
       expect(engineOf(key, { POD_IP: '10.0.0.7' }).tideway.coordinator.addresses, key).toEqual(names);
     // The placeholder is filled from the pod's name, which the StatefulSet sets.
     expect(startScript(sts)).toContain('s/POD_NAME/$POD_NAME/');
-    expect(container(sts).env.find((e: { name: string }) => e.name === 'POD_NAME').valueFrom.fieldRef.fieldPath).toBe('metadata.name');
+    expect(named(container(sts).env, 'POD_NAME').valueFrom?.fieldRef?.fieldPath).toBe('metadata.name');
     names.forEach((name, i) => {
       const c = engineOf('coordinator.yaml', { POD_NAME: `${sts.metadata.name}-${i}` });
       expect(c.tideway.coordinator.advertisedAddress).toBe(name);
@@ -98,31 +129,32 @@ describe('deploy/kubernetes', () => {
     });
     // Every coordinator mounts the one shared checkpoint folder the config names.
     const c = engineOf('coordinator.yaml', { POD_NAME: 'x' });
-    const mount = container(sts).volumeMounts.find((m: { name: string }) => m.name === 'checkpoints');
+    const mount = named(container(sts).volumeMounts, 'checkpoints');
     expect(c.checkpoint.storage.pluginConfig.namespace).toBe(`${mount.mountPath}/`);
-    const claim = sts.spec!.template.spec.volumes.find((v: { name: string }) => v.name === 'checkpoints').persistentVolumeClaim.claimName;
+    const claim = named(template(sts).spec.volumes, 'checkpoints').persistentVolumeClaim!.claimName;
     expect(find('PersistentVolumeClaim', claim).spec!.accessModes).toEqual(['ReadWriteMany']);
   });
 
   it('the state Redis: one pod with AOF on a persistent volume, at the address the coordinators use', () => {
     const sts = find('StatefulSet', 'tideway-redis');
-    const args: string[] = container(sts).args;
+    const args = container(sts).args ?? [];
     expect(args[args.indexOf('--appendonly') + 1]).toBe('yes');
     expect(args[args.indexOf('--appendfsync') + 1]).toBe('everysec');
-    expect(sts.spec!.volumeClaimTemplates[0].metadata.name).toBe(container(sts).volumeMounts[0].name);
-    expect(args[args.indexOf('--dir') + 1]).toBe(container(sts).volumeMounts[0].mountPath);
+    const [dataMount] = container(sts).volumeMounts ?? [];
+    expect(sts.spec!.volumeClaimTemplates![0].metadata.name).toBe(dataMount?.name);
+    expect(args[args.indexOf('--dir') + 1]).toBe(dataMount?.mountPath);
     const c = engineOf('coordinator.yaml', { POD_NAME: 'x' });
     expect(c.tideway.stateStore.type).toBe('redis');
     expect(c.tideway.stateStore.redis.address).toBe(
-      `${sts.metadata.name}-0.${sts.spec!.serviceName}:${container(sts).ports[0].containerPort}`,
+      `${sts.metadata.name}-0.${sts.spec!.serviceName}:${container(sts).ports![0].containerPort}`,
     );
-    expect(find('Service', sts.spec!.serviceName).spec!.clusterIP).toBe('None');
+    expect(find('Service', sts.spec!.serviceName!).spec!.clusterIP).toBe('None');
   });
 
   it('workers advertise their pod IP and wait longer than a lease before giving their leader up', () => {
     const d = find('Deployment', 'tideway-worker');
     expect(startScript(d)).toContain('s/POD_IP/$POD_IP/');
-    expect(container(d).env.find((e: { name: string }) => e.name === 'POD_IP').valueFrom.fieldRef.fieldPath).toBe('status.podIP');
+    expect(named(container(d).env, 'POD_IP').valueFrom?.fieldRef?.fieldPath).toBe('status.podIP');
     const w = engineOf('worker.yaml', { POD_IP: '10.0.0.7' });
     expect(w.tideway.worker).toMatchObject({ host: '0.0.0.0', advertisedAddress: '10.0.0.7:5803' });
     expect(w.tideway.worker.leaderLossTimeout).toBeGreaterThan(engineOf('coordinator.yaml', { POD_NAME: 'x' }).tideway.ha.leaseTtl);

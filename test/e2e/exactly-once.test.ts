@@ -105,7 +105,7 @@ describe('exactly-once with the LocalFile sink', () => {
     const firstExit = waitForExit(first);
     await until('rows written before the savepoint', async () => {
       const m = await runCli(['metrics', jobId, '--address', address]);
-      return m.code === 0 && JSON.parse(m.stdout).SinkWriteCount > 1000 ? true : undefined;
+      return m.code === 0 && Number((JSON.parse(m.stdout) as { SinkWriteCount?: unknown }).SinkWriteCount) > 1000 ? true : undefined;
     });
     const sp = await runCli(['savepoint', jobId, '--address', address]);
     expect(sp.code, sp.stderr).toBe(0);

@@ -39,6 +39,6 @@ it("the README's plugin table matches tideway describe", async () => {
     const [type, name] = line.trim().split(/\s+/) as [string, string];
     described.set(type, (described.get(type) ?? new Set()).add(name));
   }
-  const sorted = (m: Map<string, Set<string>>) => Object.fromEntries([...m].map(([k, v]) => [k, [...v].sort()]).sort());
+  const sorted = (m: Map<string, Set<string>>) => Object.fromEntries([...m].map(([k, v]): [string, string[]] => [k, [...v].sort()]).sort());
   expect(sorted(readmeTable())).toEqual(sorted(described));
 });

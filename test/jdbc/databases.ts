@@ -18,9 +18,10 @@ export async function pgExec(server: TestDatabaseServer, sql: string, params: un
   const client = new pg.Client({ connectionString: server.url });
   await client.connect();
   try {
-    const res = await client.query(sql, params);
-    const last = Array.isArray(res) ? res[res.length - 1] : res;
-    return last.rows as Record<string, unknown>[];
+    const res = await client.query<Record<string, unknown>>(sql, params);
+    // A multi-statement string returns one result per statement (pg's types say one).
+    const results: readonly pg.QueryResult<Record<string, unknown>>[] = Array.isArray(res) ? res : [res];
+    return results[results.length - 1].rows;
   } finally {
     await client.end();
   }

@@ -113,7 +113,7 @@ async function preparedProbe(kind: DbKind): Promise<{ count(): Promise<number>; 
     const c = new pg.Client({ connectionString: s.url });
     await c.connect();
     return {
-      count: async () => (await c.query('SELECT count(*)::int AS n FROM pg_prepared_xacts')).rows[0].n as number,
+      count: async () => (await c.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_prepared_xacts')).rows[0].n,
       close: () => c.end(),
     };
   }

@@ -5,6 +5,8 @@
  * times.
  */
 
+import { textOf } from '@tideway/common';
+
 /** Every PostgreSQL type the connector maps, as `all_types`. */
 export const PG_ALL_TYPES_DDL = `
 CREATE TYPE mood AS ENUM ('sad', 'ok', 'happy');
@@ -138,7 +140,7 @@ export function comparableCommonRows(rows: Record<string, unknown>[]): Record<st
       const v = r[c.name];
       // mysql2 hands JSON columns over parsed already; PostgreSQL's text needs parsing.
       if (c.json) out[c.name] = typeof v === 'string' ? JSON.parse(v) : (v ?? null);
-      else out[c.name] = v === null || v === undefined ? null : String(v);
+      else out[c.name] = v === null || v === undefined ? null : textOf(v);
     }
     return out;
   });

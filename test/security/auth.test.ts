@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestCluster, fakeJob, jobFile } from '../cluster/test-cluster.js';
 import { runCli } from '../conformance/cli-process.js';
 import { startTokenCluster } from './token-cluster.js';
+import type { RestFailure, SubmittedJob } from '../rest/rest-shapes.js';
 
 let cluster: TestCluster;
 let base = '';
@@ -24,13 +25,14 @@ const job = () =>
   jobFile(cluster, 'job.conf', fakeJob({ mode: 'STREAMING', parallelism: 1, rowNum: 1000, splitNum: 1000, readIntervalMs: 200 }));
 const cli = (args: string[], token?: string) => cluster.cli(token === undefined ? args : [...args, '--token', token]);
 
-async function rest(method: 'GET' | 'POST', path: string, token?: string, body?: string) {
+/** One REST request; `json` is the answer as the shape T the caller expects. */
+async function rest<T = unknown>(method: 'GET' | 'POST', path: string, token?: string, body?: string) {
   const res = await fetch(`${base}${path}`, {
     method,
     headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body ? { 'content-type': 'application/json' } : {}) },
     body,
   });
-  return { status: res.status, json: (await res.json()) as any };
+  return { status: res.status, json: (await res.json()) as T };
 }
 
 const restJob = JSON.stringify({
@@ -83,10 +85,10 @@ describe('REST API', () => {
     expect((await rest('GET', '/overview')).status).toBe(401);
     expect((await rest('GET', '/overview', 'tw_' + 'y'.repeat(43))).status).toBe(401);
     expect((await rest('GET', '/overview', tokens.viewer)).status).toBe(200);
-    const refused = await rest('POST', '/submit-job', tokens.viewer, restJob);
+    const refused = await rest<RestFailure>('POST', '/submit-job', tokens.viewer, restJob);
     expect(refused.status).toBe(403);
     expect(refused.json.message).toContain('needs the role operator or above');
-    const ok = await rest('POST', '/submit-job', tokens.operator, restJob);
+    const ok = await rest<SubmittedJob>('POST', '/submit-job', tokens.operator, restJob);
     expect(ok.status).toBe(200);
     expect((await rest('GET', `/job-info/${ok.json.jobId}`, tokens.viewer)).status).toBe(200);
     expect((await rest('POST', '/update-tags', tokens.operator, '{}')).status).toBe(403);

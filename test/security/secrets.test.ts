@@ -11,6 +11,7 @@ import { startPostgres, type TestDatabaseServer, freePort } from '@tideway/testi
 import { TestCluster, jobFile } from '../cluster/test-cluster.js';
 import { runCli } from '../conformance/cli-process.js';
 import { pgExec } from '../jdbc/databases.js';
+import type { JobInfo, RestFailure, SubmittedJob } from '../rest/rest-shapes.js';
 
 const PASSWORD = 'Tw-S3cret-Pw-42';
 const WRONG = 'Wr0ng-Pw-Never-Shown';
@@ -49,11 +50,12 @@ sink {
 }
 `;
 
-async function http(method: 'GET' | 'POST', path: string, body?: string, query = '') {
+/** One REST request; `json` is the answer as the shape T the caller expects. */
+async function http<T = unknown>(method: 'GET' | 'POST', path: string, body?: string, query = '') {
   const res = await fetch(`${base}${path}${query}`, { method, headers: body === undefined ? {} : { 'content-type': 'text/plain' }, body });
   const text = await res.text();
   seen.push(text);
-  return { status: res.status, text, json: JSON.parse(text) };
+  return { status: res.status, text, json: JSON.parse(text) as T };
 }
 
 async function cli(args: string[]) {
@@ -63,7 +65,11 @@ async function cli(args: string[]) {
 }
 
 async function until(jobId: string, status: string): Promise<void> {
-  await cluster.until(`job ${jobId} ${status}`, async () => (await http('GET', `/job-info/${jobId}`)).json.jobStatus === status, 60_000);
+  await cluster.until(
+    `job ${jobId} ${status}`,
+    async () => (await http<JobInfo>('GET', `/job-info/${jobId}`)).json.jobStatus === status,
+    60_000,
+  );
 }
 
 beforeAll(async () => {
@@ -112,9 +118,11 @@ describe('a job with a Jdbc password', () => {
     const status = await cli(['status', jobId]);
     expect(status.code).toBe(0);
     // The env block is shown, the secret in it masked.
-    expect(JSON.parse(status.stdout).envOptions.custom_parameters).toBe('{"db_password":"******","region":"eu"}');
+    expect((JSON.parse(status.stdout) as { envOptions: Record<string, string> }).envOptions.custom_parameters).toBe(
+      '{"db_password":"******","region":"eu"}',
+    );
     expect((await cli(['list', '--json'])).code).toBe(0);
-    const info = (await http('GET', `/job-info/${jobId}`)).json;
+    const info = (await http<JobInfo>('GET', `/job-info/${jobId}`)).json;
     expect(JSON.parse(info.jobDag.envOptions.custom_parameters)).toEqual({ db_password: '******', region: 'eu' });
     await http('GET', '/finished-jobs');
     await http('GET', '/running-jobs');
@@ -125,7 +133,7 @@ describe('a job with a Jdbc password', () => {
     const sub = await cli(['submit', '--async', '-c', jobFile(cluster, 'wrong.conf', jobText(WRONG, 'dst_wrong'))]);
     expect(sub.code).toBe(2);
     expect(sub.stderr).toMatch(/refused the login of user 'postgres' \(wrong user or password\)/);
-    const rest = await http('POST', '/submit-job', jobText(WRONG, 'dst_wrong'), '?format=hocon');
+    const rest = await http<RestFailure>('POST', '/submit-job', jobText(WRONG, 'dst_wrong'), '?format=hocon');
     expect(rest.status).toBe(400);
     expect(rest.json.message).toMatch(/refused the login/);
   }, 90_000);
@@ -136,13 +144,13 @@ describe('a job with a Jdbc password', () => {
     // Its output carries the encrypted form only (env is not shaded, as in SeaTunnel: the job
     // keeps no password there).
     expect(enc.stdout).not.toContain(PASSWORD);
-    const res = await http('POST', '/submit-job', enc.stdout);
+    const res = await http<SubmittedJob>('POST', '/submit-job', enc.stdout);
     expect(res.status, res.text).toBe(200);
     await until(res.json.jobId, 'FINISHED');
     expect((await pgExec(pg, 'SELECT count(*)::int AS n FROM dst_aes'))[0].n).toBe(50);
     const dec = await runCli(['decrypt', '-c', jobFile(cluster, 'aes.json', enc.stdout)]);
     expect(dec.code, dec.stderr).toBe(0);
-    expect(JSON.parse(dec.stdout).sink[0].password).toBe(PASSWORD);
+    expect((JSON.parse(dec.stdout) as { sink: { password: string }[] }).sink[0].password).toBe(PASSWORD);
   });
 
   it('no output and no log of any process carries either password', () => {

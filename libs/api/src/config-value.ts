@@ -1,3 +1,4 @@
+import { textOf } from '@tideway/common';
 import type { DataType } from './types.js';
 import { formatType } from './types.js';
 
@@ -86,7 +87,8 @@ export function normalizeDecimal(v: unknown): string | undefined {
     sign = text[0] === '-' ? '-' : '';
     text = text.slice(1);
   }
-  let [intPart = '', frac] = text.split('.') as [string, string | undefined];
+  const [intDigits = '', frac] = text.split('.') as [string, string | undefined];
+  let intPart = intDigits;
   intPart = intPart.replace(/^0+(?=\d)/, '');
   if (intPart === '') intPart = '0';
   const out = frac !== undefined && frac !== '' ? `${intPart}.${frac}` : intPart;
@@ -111,7 +113,7 @@ function expandExponent(text: string): string {
 function fail(path: string, value: unknown, type: DataType): never {
   throw new ConfigValueError(
     path,
-    `cannot read ${JSON.stringify(value, (_k, v) => (typeof v === 'bigint' ? v.toString() : v))} as ${formatType(type)}`,
+    `cannot read ${JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))} as ${formatType(type)}`,
   );
 }
 
@@ -127,8 +129,7 @@ export function convertConfigValue(value: unknown, type: DataType, path: string)
       return null;
     case 'string':
       if (typeof value === 'string') return value;
-      if (typeof value === 'object') return JSON.stringify(value);
-      return String(value);
+      return typeof value === 'object' ? JSON.stringify(value) : textOf(value);
     case 'boolean':
       if (typeof value === 'boolean') return value;
       if (value === 'true' || value === 'false') return value === 'true';

@@ -1,4 +1,4 @@
-import { ConfigError, ErrorCode } from '@tideway/common';
+import { ConfigError, ErrorCode, textOf } from '@tideway/common';
 import type { Place } from '@tideway/common';
 import type { CatalogTable, Column, ConstraintKey, PrimaryKey, TablePath } from './row.js';
 import { formatTablePath, parseTablePath } from './row.js';
@@ -145,7 +145,7 @@ function readRowObject(text: string, start: number): [string, number] {
 
 function optionalString(obj: Record<string, unknown>, key: string): string | undefined {
   const v = obj[key];
-  return v === undefined || v === null ? undefined : String(v);
+  return v === undefined || v === null ? undefined : textOf(v);
 }
 
 function stringList(v: unknown, what: string, place: Place | undefined): string[] {

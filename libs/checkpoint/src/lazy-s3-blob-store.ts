@@ -38,6 +38,6 @@ export class LazyS3BlobStore implements BlobStore {
   }
 
   async close(): Promise<void> {
-    if (this.store) await (await this.store).close();
+    if (this.store) (await this.store).close();
   }
 }

@@ -1,4 +1,4 @@
-import { ConfigError, ErrorCode } from '@tideway/common';
+import { ConfigError, ErrorCode, textOf } from '@tideway/common';
 import type { CheckpointStorage } from './checkpoint-storage.js';
 import type { S3Location } from './s3-blob-store.js';
 import { DEFAULT_MAX_RETAINED, LocalFileCheckpointStorage, S3CheckpointStorage } from './storages.js';
@@ -68,7 +68,7 @@ function text(cfg: Readonly<Record<string, unknown>>, key: string): string | und
   const v = cfg[key];
   if (v === undefined || v === null || v === '') return undefined;
   if (typeof v === 'object') fail(`plugin-config.${key}`, 'expected a single value, not a list or map.');
-  return String(v);
+  return textOf(v);
 }
 
 function bool(cfg: Readonly<Record<string, unknown>>, key: string, dflt: boolean): boolean {

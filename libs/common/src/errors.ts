@@ -1,3 +1,4 @@
+import { textOf } from './text.js';
 import { redactText } from './secrets.js';
 
 /**
@@ -165,4 +166,12 @@ export function serializeError(err: unknown): SerializedError {
 /** Rebuilds a TidewayError from its serialized shape. */
 export function deserializeError(e: SerializedError): TidewayError {
   return new TidewayError((e.code as ErrorCode) ?? ErrorCode.INTERNAL, e.message, { retryable: e.retryable });
+}
+
+/**
+ * What was thrown or emitted, as an Error: an Error as it is, anything else wrapped once (its
+ * text as the message, the value itself as `cause`). For errors kept to be rethrown later.
+ */
+export function asError(value: unknown): Error {
+  return value instanceof Error ? value : new Error(textOf(value), { cause: value });
 }

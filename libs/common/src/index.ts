@@ -6,3 +6,4 @@ export * from './state-machine.js';
 export * from './fault-budget.js';
 export * from './file-errors.js';
 export * from './secrets.js';
+export * from './text.js';

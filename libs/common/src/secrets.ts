@@ -47,7 +47,7 @@ export function rememberSecretsOf(value: unknown, key = ''): void {
 
 /** A copy of a config value with every sensitive key's value replaced by MASK and URL passwords masked. */
 export function redactSecrets<T>(value: T, key = ''): T {
-  if (Array.isArray(value)) return value.map((v) => redactSecrets(v, key)) as T;
+  if (Array.isArray(value)) return value.map((v: unknown) => redactSecrets(v, key)) as T;
   if (typeof value === 'object' && value !== null) {
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redactSecrets(v, k)])) as T;
   }

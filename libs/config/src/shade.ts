@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv } from 'node:crypto';
-import { ConfigError, ErrorCode } from '@tideway/common';
+import { ConfigError, ErrorCode, textOf } from '@tideway/common';
 import type { JobConfig, PlainObject, PlainValue, PluginConfig } from './job-config.js';
 
 /**
@@ -85,7 +85,7 @@ export function shadeIdentifierOf(env: PlainObject): string {
   const shade = env.shade;
   const nested = typeof shade === 'object' && shade !== null && !Array.isArray(shade) ? shade.identifier : undefined;
   const v = env['shade.identifier'] ?? nested;
-  return v === undefined || v === null ? 'default' : String(v);
+  return v === undefined || v === null ? 'default' : textOf(v);
 }
 
 /**

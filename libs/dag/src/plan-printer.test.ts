@@ -1,7 +1,7 @@
 import { newCatalogTable, parseDataType } from '@tideway/api';
 import { describe, expect, it } from 'vitest';
 import { planJob } from './job-plan.js';
-import { formatPlan, planToJson } from './plan-printer.js';
+import { formatPlan, type PlanJson, planToJson } from './plan-printer.js';
 import { pluginFactory } from './test-plugins.js';
 
 function samplePlan() {
@@ -59,10 +59,10 @@ describe('formatPlan', () => {
 describe('planToJson', () => {
   it('survives a JSON round trip and carries the schemas with formatted types', () => {
     const plan = samplePlan();
-    const json = JSON.parse(JSON.stringify(planToJson(plan, { schemas })));
+    const json = JSON.parse(JSON.stringify(planToJson(plan, { schemas }))) as PlanJson;
     expect(json.logical).toEqual(plan.logical);
     expect(json.physical).toEqual(JSON.parse(JSON.stringify(plan.physical)));
-    expect(json.schemas['1']).toEqual([
+    expect(json.schemas?.['1']).toEqual([
       {
         tableId: 'fake',
         columns: [

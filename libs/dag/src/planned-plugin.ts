@@ -1,6 +1,6 @@
 import type { PluginOptions, PluginType } from '@tideway/api';
 import { COMMON_OPTIONS } from '@tideway/api';
-import { ConfigError, ErrorCode } from '@tideway/common';
+import { ConfigError, ErrorCode, textOf } from '@tideway/common';
 
 /**
  * The parts of a parsed plugin block the DAG reads. `PluginConfig` from @tideway/config has this
@@ -70,7 +70,7 @@ function keySet(raw: Readonly<Record<string, unknown>>, name: string, fallbacks:
 function tableList(value: unknown): string[] {
   if (value === undefined || value === null) return [];
   if (Array.isArray(value)) return value.map((v) => String(v).trim()).filter((v) => v !== '');
-  const text = String(value)
+  const text = textOf(value)
     .trim()
     .replace(/^\[(.*)\]$/s, '$1');
   return text
@@ -106,7 +106,7 @@ export function plannedPluginOf(config: PluginBlock, options?: PluginOptions): P
     }
   }
   const output =
-    outputValue === undefined || outputValue === null || String(outputValue).trim() === '' ? undefined : String(outputValue).trim();
+    outputValue === undefined || outputValue === null || textOf(outputValue).trim() === '' ? undefined : textOf(outputValue).trim();
   return {
     type: config.type,
     name: config.name,

@@ -110,7 +110,11 @@ describe.each(Object.entries(EXPECTED))('%s state machine', (name, { spec, legal
       const queue = [start];
       while (queue.length) {
         const s = queue.shift()!;
-        for (const to of spec.states()) if (spec.canTransition(s, to) && !seen.has(to)) seen.add(to), queue.push(to);
+        for (const to of spec.states())
+          if (spec.canTransition(s, to) && !seen.has(to)) {
+            seen.add(to);
+            queue.push(to);
+          }
       }
       expect(
         [...seen].some((s) => spec.isTerminal(s)),

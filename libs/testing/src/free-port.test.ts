@@ -10,7 +10,10 @@ describe('freePort', () => {
     const ports: number[] = [];
     for (let i = 0; i < 50; i++) ports.push(await freePort());
     expect(new Set(ports).size).toBe(50);
-    for (const p of ports) expect(p).toBeGreaterThanOrEqual(20_000), expect(p).toBeLessThan(ephemeralLow);
+    for (const p of ports) {
+      expect(p).toBeGreaterThanOrEqual(20_000);
+      expect(p).toBeLessThan(ephemeralLow);
+    }
     const s = createServer();
     await new Promise<void>((resolve) => s.listen(ports[0], '127.0.0.1', resolve));
     s.close();

@@ -50,7 +50,7 @@ export async function startMariaDb(opts: MariaDbOptions = {}): Promise<TestDatab
     );
   } catch (err) {
     const stderr = (err as { stderr?: Buffer }).stderr?.toString() ?? String(err);
-    throw new Error(`mariadb-install-db failed in ${dir}: ${stderr.trim()}`);
+    throw new Error(`mariadb-install-db failed in ${dir}: ${stderr.trim()}`, { cause: err });
   }
   // Runs at every start with full privileges, one statement per line: the TCP root login
   // (mariadb-install-db creates root@127.0.0.1 without a password) and the caller's database.

@@ -88,7 +88,7 @@ export async function startPostgres(opts: PostgresOptions = {}): Promise<TestDat
     );
   } catch (err) {
     const stderr = (err as { stderr?: Buffer }).stderr?.toString() ?? String(err);
-    throw new Error(`initdb failed in ${dir}: ${stderr.trim()}`);
+    throw new Error(`initdb failed in ${dir}: ${stderr.trim()}`, { cause: err });
   }
 
   const settings: Record<string, string | number> = {

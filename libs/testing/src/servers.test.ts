@@ -21,7 +21,7 @@ describe('startPostgres', () => {
     expect(MACHINE_PORTS).not.toContain(server.port);
     const client = new pg.Client({ connectionString: server.url });
     await client.connect();
-    const settings = await client.query(
+    const settings = await client.query<{ name: string; setting: string }>(
       "SELECT name, setting FROM pg_settings WHERE name IN ('wal_level','max_prepared_transactions','max_replication_slots','port') ORDER BY name",
     );
     expect(Object.fromEntries(settings.rows.map((r) => [r.name, r.setting]))).toEqual({
@@ -30,7 +30,7 @@ describe('startPostgres', () => {
       port: String(server.port),
       wal_level: 'logical',
     });
-    expect((await client.query('SELECT current_database() AS db')).rows[0].db).toBe(server.database);
+    expect((await client.query<{ db: string }>('SELECT current_database() AS db')).rows[0].db).toBe(server.database);
     await client.end();
 
     const wrong = new pg.Client({ host: server.host, port: server.port, user: server.user, password: 'wrong', database: server.database });
@@ -48,7 +48,7 @@ describe('startPostgres', () => {
     expect(a.port).not.toBe(b.port);
     const client = new pg.Client({ connectionString: b.url });
     await client.connect();
-    expect((await client.query('SHOW wal_level')).rows[0].wal_level).toBe('replica');
+    expect((await client.query<{ wal_level: string }>('SHOW wal_level')).rows[0].wal_level).toBe('replica');
     await client.end();
   });
 });

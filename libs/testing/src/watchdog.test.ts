@@ -19,7 +19,7 @@ setInterval(() => {}, 1000);`;
       child.stdout.on('data', (d) => {
         out += d;
         const line = out.split('\n').find((l) => l.startsWith('{'));
-        if (line) resolve(JSON.parse(line));
+        if (line) resolve(JSON.parse(line) as { port: number; dir: string });
       });
       child.once('exit', (code) => reject(new Error(`child exited with ${code} before starting Redis`)));
     });

@@ -1,3 +1,4 @@
+import { textOf } from '@tideway/common';
 import type { JdbcConnection, TableRef } from '@tideway/connector-jdbc';
 
 /**
@@ -117,14 +118,14 @@ export async function readColumns(conn: JdbcConnection, ref: TableRef): Promise<
     if (!pg && cls === 'text' && (r[6] === 1 || r[6] === '1' || r[6] === true)) cls = 'json';
     const label = pg
       ? dataType === 'numeric' && r[2] !== null
-        ? `numeric(${r[2]},${scale})`
+        ? `numeric(${textOf(r[2])},${scale})`
         : cls === 'timestamp' || cls === 'timestamptz' || cls === 'time'
           ? `${String(r[5])}(${fraction})`
           : String(r[5])
       : String(r[5]).toLowerCase();
     const shape =
       cls === 'decimal'
-        ? `decimal(${r[2] ?? ''},${scale ?? ''})`
+        ? `decimal(${textOf(r[2] ?? '')},${scale ?? ''})`
         : cls === 'timestamp' || cls === 'timestamptz' || cls === 'time'
           ? `${cls}(${fraction})`
           : label === 'tinyint(1)' || label === 'bit(1)'
@@ -139,5 +140,5 @@ export async function readColumns(conn: JdbcConnection, ref: TableRef): Promise<
 /** Whether a MySQL-dialect server is MariaDB (which truncates extra fraction digits on insert; MySQL and PostgreSQL round). */
 export async function isMariaDb(conn: JdbcConnection): Promise<boolean> {
   if (conn.dialect !== 'mysql') return false;
-  return /mariadb/i.test(String((await conn.execute('SELECT VERSION()')).rows[0]?.[0] ?? ''));
+  return /mariadb/i.test(textOf((await conn.execute('SELECT VERSION()')).rows[0]?.[0] ?? ''));
 }

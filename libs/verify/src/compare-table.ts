@@ -1,3 +1,4 @@
+import { textOf } from '@tideway/common';
 import { clientEqual, compareMode, isClientMode, type CompareMode } from './canonical.js';
 import { readColumns, type ColumnInfo } from './column-info.js';
 import { SideSql, type Bucketing, type TableSide } from './table-sql.js';
@@ -150,7 +151,7 @@ export async function compareTable(pair: TablePair, maxKeys: number): Promise<Ta
 
 function chooseBucketing(integerKey: boolean, s: unknown[], t: unknown[], n: number): Bucketing {
   if (integerKey) {
-    const bounds = [s[1], s[2], t[1], t[2]].filter((v) => v !== null && v !== undefined).map((v) => BigInt(String(v)));
+    const bounds = [s[1], s[2], t[1], t[2]].filter((v) => v !== null && v !== undefined).map((v) => BigInt(textOf(v)));
     if (bounds.length === 0) return { kind: 'range', lo: 0n, width: 1n, n: 1 };
     const lo = bounds.reduce((x, y) => (x < y ? x : y));
     const hi = bounds.reduce((x, y) => (x > y ? x : y));
@@ -179,7 +180,7 @@ function diffRows(
     keys: { missing: KeyDifference[]; extra: KeyDifference[]; different: KeyDifference[] };
   },
 ): void {
-  const text = (v: unknown) => (v === null || v === undefined ? null : String(v));
+  const text = (v: unknown) => (v === null || v === undefined ? null : textOf(v));
   const keyOf = (r: unknown[]) => keyNames.map((k, j) => `${k}=${text(r[1 + keyIndexes[j]])}`).join(', ');
   const sinkByKey = new Map<string, unknown[]>();
   for (const r of sink) sinkByKey.set(String(r[0]), r);

@@ -75,9 +75,9 @@ export class EnumeratorHost {
       for (const e of events) await this.enumerator.handleSourceEvent?.(subtask, e);
       if (register) {
         m.registered = true;
-        await this.enumerator.registerReader(subtask);
+        this.enumerator.registerReader(subtask);
       }
-      if (request) await this.enumerator.handleSplitRequest(subtask);
+      if (request) this.enumerator.handleSplitRequest(subtask);
       if (this.frozen) return { splits: [], noMoreSplits: false };
       const splits = m.splits.splice(0, m.splits.length);
       return { splits, noMoreSplits: m.noMoreSplits && m.splits.length === 0 };

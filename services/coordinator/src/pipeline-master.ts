@@ -590,7 +590,7 @@ export class PipelineMaster {
 
   /** Sink.abandon of every sink (before the job reports its end, so a CLI exiting then waits for it). */
   private async abandonSinks(): Promise<void> {
-    if (this.sinks.some((s) => s.abandon)) await this.deps.records?.fence();
+    if (this.sinks.some((s) => s.abandon !== undefined)) await this.deps.records?.fence();
     for (const sink of this.sinks) {
       try {
         await sink.abandon?.();

@@ -1,4 +1,3 @@
-import * as grpc from '@grpc/grpc-js';
 import {
   CheckpointType,
   ResourceManagerServiceClient,

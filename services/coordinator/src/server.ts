@@ -600,7 +600,7 @@ export class CoordinatorServer {
           loc.attempt,
           req.register,
           req.request,
-          req.events.map((e) => deserialize(e)),
+          req.events.map((e): unknown => deserialize(e)),
         );
         return { splits: res.splits.map((s) => serialize(s)), noMoreSplits: res.noMoreSplits };
       }),

@@ -29,7 +29,7 @@ export async function reconcileWorkers(
   workers: RemoteWorkers,
   stopWaitMs = 10_000,
 ): Promise<ClusterSnapshot> {
-  let profiles: WorkerProfile[] = [];
+  let profiles: WorkerProfile[];
   for (let attempt = 0; ; attempt++) {
     fence.check();
     try {

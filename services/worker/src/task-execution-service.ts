@@ -314,7 +314,7 @@ export class TaskExecutionService {
         group.thread.post({
           type: 'splits',
           sourceVertexId,
-          splits: res.splits.map((b) => deserialize(b)),
+          splits: res.splits.map((b): unknown => deserialize(b)),
           noMoreSplits: res.noMoreSplits,
         });
       }

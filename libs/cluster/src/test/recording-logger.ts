@@ -1,4 +1,4 @@
-import type { Logger } from '@tideway/common';
+import { type Logger, textOf } from '@tideway/common';
 
 /** One line a RecordingLogger was given. */
 export interface LoggedLine {
@@ -11,13 +11,13 @@ export interface LoggedLine {
  * A hand-written Logger that keeps what it is given, for tests that check what is (and what is
  * never) logged. Implements the calls Tideway makes: (fields, message) or (message).
  */
-export function recordingLogger(): { logger: Logger; lines: LoggedLine[]; text(): string } {
+export function recordingLogger(): { logger: Logger; lines: LoggedLine[]; text: () => string } {
   const lines: LoggedLine[] = [];
   const at =
     (level: LoggedLine['level']) =>
     (a: unknown, b?: unknown): void => {
       if (typeof a === 'string') lines.push({ level, fields: {}, message: a });
-      else lines.push({ level, fields: (a ?? {}) as Record<string, unknown>, message: String(b ?? '') });
+      else lines.push({ level, fields: (a ?? {}) as Record<string, unknown>, message: textOf(b ?? '') });
     };
   const logger = { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error'), child: () => logger } as unknown as Logger;
   return { logger, lines, text: () => JSON.stringify(lines) };

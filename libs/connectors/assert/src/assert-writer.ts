@@ -1,5 +1,5 @@
 import type { CatalogTable, Row, SinkWriter } from '@tideway/api';
-import { ErrorCode, TidewayError } from '@tideway/common';
+import { ErrorCode, TidewayError, textOf } from '@tideway/common';
 import type { CompiledCheck } from './field-check.js';
 
 /** What a writer reports at each checkpoint: rows per table since its previous report. */
@@ -16,7 +16,7 @@ function show(v: unknown): string {
   if (v instanceof Uint8Array) return `bytes(${Buffer.from(v).toString('base64')})`;
   if (v instanceof Map) return `{${[...v].map(([k, x]) => `${show(k)}=${show(x)}`).join(', ')}}`;
   if (Array.isArray(v)) return `[${v.map(show).join(', ')}]`;
-  return String(v);
+  return textOf(v);
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { CatalogTable, Column } from '@tideway/api';
 import { formatTablePath, formatType, parseConstraintType } from '@tideway/api';
-import { ErrorCode, TidewayError } from '@tideway/common';
+import { ErrorCode, TidewayError, textOf } from '@tideway/common';
 import type { CatalogTableRule, ColumnRule } from './rules.js';
 
 /**
@@ -29,7 +29,7 @@ function sameCollection(a: readonly string[], b: readonly string[]): boolean {
 const list = (xs: readonly string[]): string => `[${xs.join(', ')}]`;
 
 function columnKey(c: Pick<Column, 'name' | 'type' | 'nullable' | 'defaultValue' | 'comment'>): string {
-  const dv = c.defaultValue === undefined || c.defaultValue === null ? 'null' : String(c.defaultValue);
+  const dv = c.defaultValue === undefined || c.defaultValue === null ? 'null' : textOf(c.defaultValue);
   return `${c.name} ${formatType(c.type)} nullable=${c.nullable} default=${dv} comment=${c.comment ?? 'null'}`;
 }
 

@@ -1,6 +1,6 @@
 import type { CatalogTable, DataType } from '@tideway/api';
 import { ConfigValueError, convertConfigValue, formatType, normalizeDecimal } from '@tideway/api';
-import { ConfigError, ErrorCode } from '@tideway/common';
+import { ConfigError, ErrorCode, textOf } from '@tideway/common';
 import type { FieldRule, ValueRule } from './rules.js';
 
 /**
@@ -113,7 +113,7 @@ export function valuesEqual(a: unknown, b: unknown, type: DataType): boolean {
 
 /** String.valueOf(value) for the length rules; null is the empty string. */
 function lengthOf(value: unknown): number {
-  return value === null || value === undefined ? 0 : String(value).length;
+  return value === null || value === undefined ? 0 : textOf(value).length;
 }
 
 function numeric(value: unknown, type: DataType): number | undefined {

@@ -1,6 +1,6 @@
 import type { DataType, PluginOptions } from '@tideway/api';
 import { parseTypeConfig } from '@tideway/api';
-import { ConfigError, ErrorCode } from '@tideway/common';
+import { ConfigError, ErrorCode, textOf } from '@tideway/common';
 import type { Place } from '@tideway/common';
 
 /**
@@ -79,7 +79,7 @@ class RuleReader {
   valueRule(o: Obj, path: string): ValueRule {
     let ruleType: RuleType | undefined;
     if (o.rule_type !== undefined) {
-      const t = String(o.rule_type);
+      const t = textOf(o.rule_type);
       if (!(RULE_TYPES as readonly string[]).includes(t)) this.fail(`${path}.rule_type`, `'${t}' is not one of ${RULE_TYPES.join(', ')}`);
       ruleType = t as RuleType;
     }
@@ -96,7 +96,7 @@ class RuleReader {
 
   fieldRule(o: Obj, path: string): FieldRule {
     if (o.field_name === undefined) this.fail(`${path}.field_name`, 'is required');
-    const fieldName = String(o.field_name);
+    const fieldName = textOf(o.field_name);
     const fieldType =
       o.field_type === undefined
         ? undefined
@@ -115,7 +115,7 @@ class RuleReader {
     if (isObject(o.primary_key_rule)) {
       const pk = o.primary_key_rule;
       rule.primaryKey = {
-        name: pk.primary_key_name === undefined ? undefined : String(pk.primary_key_name),
+        name: pk.primary_key_name === undefined ? undefined : textOf(pk.primary_key_name),
         columns: Array.isArray(pk.primary_key_columns) ? pk.primary_key_columns.map(String) : [],
       };
     }
@@ -125,26 +125,26 @@ class RuleReader {
         type: String(k.constraint_key_type),
         columns: this.list(k.constraint_key_columns, `${path}.constraint_key_rule.constraint_key_columns`).map((c) => ({
           name: String(c.constraint_key_column_name),
-          sortType: String(c.constraint_key_sort_type ?? 'ASC'),
+          sortType: textOf(c.constraint_key_sort_type ?? 'ASC'),
         })),
       }));
     }
     if (o.column_rule !== undefined) {
       rule.columns = this.list(o.column_rule, `${path}.column_rule`).map((c, i) => {
         if (c.name === undefined || c.type === undefined) this.fail(`${path}.column_rule[${i}]`, 'needs name and type');
-        const name = String(c.name);
+        const name = textOf(c.name);
         return {
           name,
           type: parseTypeConfig(c.type, name, { ...this.place, option: `rules.${path}.column_rule` }),
           nullable: c.nullable === undefined ? true : c.nullable === true || c.nullable === 'true',
           defaultValue: c.default_value ?? undefined,
-          comment: c.comment === undefined || c.comment === null ? undefined : String(c.comment),
+          comment: c.comment === undefined || c.comment === null ? undefined : textOf(c.comment),
         };
       });
     }
     if (isObject(o.table_identifier_rule)) {
       const t = o.table_identifier_rule;
-      rule.tableIdentifier = { catalogName: String(t.catalog_name ?? ''), table: String(t.table) };
+      rule.tableIdentifier = { catalogName: textOf(t.catalog_name ?? ''), table: textOf(t.table) };
     }
     return rule;
   }

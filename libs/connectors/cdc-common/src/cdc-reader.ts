@@ -146,7 +146,7 @@ export class CdcSourceReader<P, W> implements SourceReader<CdcSplit<P, W>> {
 
   private async readChunk(split: SnapshotSplit, output: Collector): Promise<void> {
     const { rows, watermark } = await this.dialect.readChunk(split);
-    const batch: Row[] = new Array(rows.length);
+    const batch = new Array<Row>(rows.length);
     const tableId = split.tableId;
     for (let i = 0; i < rows.length; i++) batch[i] = { kind: RowKind.INSERT, tableId, fields: rows[i] };
     this.chunks.shift();

@@ -1,3 +1,4 @@
+import { textOf } from '@tideway/common';
 import type { CatalogTable, Row, SinkWriter } from '@tideway/api';
 import { rowKindName } from '@tideway/api';
 import { fieldFormatter } from './field-format.js';
@@ -21,7 +22,7 @@ function rowFormatter(table: CatalogTable): RowFormatter {
 }
 
 /** A row whose table the sink was not told about: plain String() of each field. */
-const untyped: RowFormatter = (fields) => fields.map((v) => (v === null || v === undefined ? '' : String(v))).join(', ');
+const untyped: RowFormatter = (fields) => fields.map((v) => (v === null || v === undefined ? '' : textOf(v))).join(', ');
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -80,14 +80,14 @@ describe('Console field format', () => {
 describe('Console writer', () => {
   const t = table('fake.table1', { id: 'bigint', name: 'string', score: 'int' });
 
-  it("writes SeaTunnel's line per row, one write per batch, null fields empty", () => {
+  it("writes SeaTunnel's line per row, one write per batch, null fields empty", async () => {
     const out = new Recorder();
     const w = new ConsoleSinkWriter(2, [t], true, 0, out);
-    w.write([
+    await w.write([
       { kind: '+I', tableId: 'fake.table1', fields: [1n, 'A', 100] },
       { kind: '-U', tableId: 'fake.table1', fields: [1n, null, 100] },
     ]);
-    w.write([{ kind: '-D', tableId: 'fake.table1', fields: [2n, 'B', 100] }]);
+    await w.write([{ kind: '-D', tableId: 'fake.table1', fields: [2n, 'B', 100] }]);
     expect(out.writes).toEqual([
       'subtaskIndex=2  rowIndex=1:  SeaTunnelRow#tableId=fake.table1 SeaTunnelRow#kind=INSERT : 1, A, 100\n' +
         'subtaskIndex=2  rowIndex=2:  SeaTunnelRow#tableId=fake.table1 SeaTunnelRow#kind=UPDATE_BEFORE : 1, , 100\n',
@@ -95,10 +95,10 @@ describe('Console writer', () => {
     ]);
   });
 
-  it('formats each row by its own table in a multi-table stream', () => {
+  it('formats each row by its own table in a multi-table stream', async () => {
     const out = new Recorder();
     const t2 = table('fake.public.table2', { d: 'double' });
-    new ConsoleSinkWriter(0, [t, t2], true, 0, out).write([
+    await new ConsoleSinkWriter(0, [t, t2], true, 0, out).write([
       { kind: '+I', tableId: 'fake.public.table2', fields: [1] },
       { kind: '+U', tableId: 'fake.table1', fields: [1n, 'A', 300] },
     ]);
@@ -108,9 +108,9 @@ describe('Console writer', () => {
     );
   });
 
-  it('log.print.data = false prints nothing', () => {
+  it('log.print.data = false prints nothing', async () => {
     const out = new Recorder();
-    new ConsoleSinkWriter(0, [t], false, 0, out).write([{ kind: '+I', tableId: 'fake.table1', fields: [1n, 'A', 1] }]);
+    await new ConsoleSinkWriter(0, [t], false, 0, out).write([{ kind: '+I', tableId: 'fake.table1', fields: [1n, 'A', 1] }]);
     expect(out.writes).toEqual([]);
   });
 

@@ -1,6 +1,6 @@
 import type { CatalogTable, ColumnExtras, PluginOptions, RowKind } from '@tideway/api';
 import { parseRowKind, parseSchemaConfig, resolveTableItem, type OptionLookup } from '@tideway/api';
-import { ConfigError, ErrorCode } from '@tideway/common';
+import { ConfigError, ErrorCode, textOf } from '@tideway/common';
 import type { Place } from '@tideway/common';
 import { TABLE_OPTIONS } from './spec.js';
 
@@ -63,7 +63,7 @@ function parseRows(v: unknown, place: Place): RowSpec[] | undefined {
   if (!Array.isArray(v)) throw badValue(place, 'rows', "option 'rows' must be a list of { kind, fields } objects");
   return v.map((r: unknown, i) => {
     const item = r as Record<string, unknown>;
-    const kindText = item.kind === undefined ? 'INSERT' : String(item.kind);
+    const kindText = item.kind === undefined ? 'INSERT' : textOf(item.kind);
     const kind = parseRowKind(kindText);
     if (!kind) throw badValue(place, 'rows', `rows[${i}].kind '${kindText}' is not one of INSERT, UPDATE_BEFORE, UPDATE_AFTER, DELETE`);
     return { kind, fields: item.fields };

@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { formatType } from '@tideway/api';
 import { TidewayError } from '@tideway/common';
 import { discoverSplits } from './splits.js';
-import { FakeSplitEnumerator } from './enumerator.js';
 import { FakeSourceReader, FAKE_BATCH_ROWS } from './reader.js';
 import { fakeSourceOf, ListCollector, RecordingEnumeratorContext, RecordingReaderContext, runBounded } from './test-harness.js';
 
@@ -323,7 +322,7 @@ describe('FakeSource splits and parallelism', () => {
   it('splits handed back are assigned again when their reader registers', () => {
     const source = fakeSourceOf({ schema: { fields: { a: 'int' } }, 'row.num': 4, 'split.num': 2 }, 2);
     const ectx = new RecordingEnumeratorContext(2, []);
-    const en = source.createEnumerator(ectx) as FakeSplitEnumerator;
+    const en = source.createEnumerator(ectx);
     en.run();
     en.registerReader(1);
     const given = ectx.assigned.get(1)!;

@@ -55,7 +55,7 @@ export class RowProducer {
           if (value) now.push({ index: i, value });
         });
         // Placeholders keep conversion from rejecting the CURRENT_* words.
-        const patched = Array.isArray(raw) ? [...raw] : raw;
+        const patched: unknown = Array.isArray(raw) ? raw.slice() : raw;
         if (Array.isArray(patched)) for (const n of now) patched[n.index] = null;
         else if (typeof patched === 'object' && patched !== null)
           for (const n of now) (patched as Record<string, unknown>)[cols[n.index].name] = null;

@@ -1,13 +1,4 @@
-import type {
-  Boundedness,
-  CatalogTable,
-  PluginContext,
-  Source,
-  SourceReader,
-  SourceReaderContext,
-  SplitEnumerator,
-  SplitEnumeratorContext,
-} from '@tideway/api';
+import type { Boundedness, CatalogTable, PluginContext, Source, SourceReaderContext, SplitEnumeratorContext } from '@tideway/api';
 import type { FakeTableConfig } from './fake-config.js';
 import { buildFakeConfigs } from './fake-config.js';
 import type { FakeEnumeratorState } from './enumerator.js';
@@ -35,14 +26,11 @@ export class FakeSource implements Source<FakeSplit, FakeEnumeratorState> {
     return this.tables.map((t) => t.table);
   }
 
-  createEnumerator(
-    ctx: SplitEnumeratorContext<FakeSplit>,
-    restored?: FakeEnumeratorState,
-  ): SplitEnumerator<FakeSplit, FakeEnumeratorState> {
+  createEnumerator(ctx: SplitEnumeratorContext<FakeSplit>, restored?: FakeEnumeratorState): FakeSplitEnumerator {
     return new FakeSplitEnumerator(ctx, this.tables, restored);
   }
 
-  createReader(ctx: SourceReaderContext): SourceReader<FakeSplit> {
+  createReader(ctx: SourceReaderContext): FakeSourceReader {
     return new FakeSourceReader(ctx, this.tables, this.producers);
   }
 }

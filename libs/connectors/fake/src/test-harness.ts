@@ -72,7 +72,7 @@ export function runBounded(source: FakeSource, parallelism: number, timeoutMs = 
     if (ectx.noMoreSplits.has(i)) reader.handleNoMoreSplits();
     const out = new ListCollector();
     const deadline = Date.now() + timeoutMs;
-    while (!rctx.ended && Date.now() < deadline) void reader.pollNext(out);
+    while (!rctx.ended && Date.now() < deadline) reader.pollNext(out);
     if (!rctx.ended) throw new Error(`reader ${i} did not end within ${timeoutMs} ms`);
     return out.rows;
   });

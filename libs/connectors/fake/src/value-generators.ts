@@ -1,6 +1,6 @@
 import type { Column, ColumnExtras, DataType } from '@tideway/api';
 import { convertConfigValue, ConfigValueError, formatType } from '@tideway/api';
-import { ConfigError, ErrorCode } from '@tideway/common';
+import { ConfigError, ErrorCode, textOf } from '@tideway/common';
 import type { FakeTableConfig, NumericFake } from './fake-config.js';
 import { currentDate, currentTime, currentTimestamp } from './current-time.js';
 
@@ -196,7 +196,7 @@ const NOW: Partial<Record<DataType['kind'], { word: string; now: () => string }>
 export function columnGenerator(column: Column, extras: ColumnExtras, cfg: FakeTableConfig): ValueGenerator {
   const dv = column.defaultValue;
   if (dv === undefined || dv === null) return generatorFor(column.type, cfg, extras);
-  const text = String(dv);
+  const text = textOf(dv);
   const now = NOW[column.type.kind];
   if (now && text.toUpperCase() === now.word) return now.now;
   if (column.type.kind === 'bytes') return () => Buffer.from(text, 'utf8');

@@ -70,7 +70,7 @@ export class FileSinkWriter implements SinkWriter<FileCommitInfo, FileSinkState>
     this.uuidPrefix = states[0]?.uuidPrefix ?? (cfg.prefixKey + randomBytes(5).toString('hex')).slice(0, UUID_PREFIX_LENGTH);
     this.checkpointId = states.length > 0 ? Math.max(...states.map((s) => s.checkpointId)) + 1 : 1;
     this.beginTransaction();
-    const formats = Promise.all([...cfg.layouts.values()].map((l) => l.load?.()));
+    const formats = Promise.all([...cfg.layouts.values()].flatMap((l) => (l.load ? [l.load()] : [])));
     this.ready = Promise.all([formats, cfg.transactional ? this.recover(states) : undefined]).then(() => undefined);
     this.ready.catch(() => undefined); // surfaced by the first write/prepareCommit
   }

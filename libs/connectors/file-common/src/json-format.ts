@@ -65,7 +65,7 @@ function compileWrite(type: DataType): Write {
 }
 
 function stripQuotes(s: string): string {
-  return s.length >= 2 && s.startsWith('"') && s.endsWith('"') ? JSON.parse(s) : s;
+  return s.length >= 2 && s.startsWith('"') && s.endsWith('"') ? (JSON.parse(s) as string) : s;
 }
 
 function compileObjectWriter(fields: readonly { name: string; type: DataType }[]): Write {

@@ -13,7 +13,6 @@ export async function* readLines(chunks: AsyncIterable<Uint8Array>, encoding: st
     let start = 0;
     const all = carry + text;
     const offset = carry.length;
-    carry = '';
     for (let i = offset; i < all.length; i++) {
       const c = all.charCodeAt(i);
       if (c === 10 || c === 13) {

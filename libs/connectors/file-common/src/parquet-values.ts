@@ -1,3 +1,4 @@
+import { textOf } from '@tideway/common';
 import type { DataType } from '@tideway/api';
 import type { ParquetParsers } from 'hyparquet';
 

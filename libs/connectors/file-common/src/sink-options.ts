@@ -179,20 +179,20 @@ export function validateFileSinkOptions(o: PluginOptions): string | undefined {
     return `Option 'file_format_type': Tideway does not implement the ${format} format; use text, csv, json, parquet, excel, xml or binary${format === 'orc' ? ' (no maintained ORC library exists for Node: docs/decisions/0011-orc.md)' : ''}.`;
   const codec = String(o.get('compress_codec')).toLowerCase();
   if (format === 'parquet' && !(codec in PARQUET_WRITE_CODECS)) {
-    return `Option 'compress_codec': the parquet writer implements none, snappy, gzip and brotli, got '${o.get('compress_codec')}' (Node 20 has no lz4, lzo or zstd compressor).`;
+    return `Option 'compress_codec': the parquet writer implements none, snappy, gzip and brotli, got '${o.get<string>('compress_codec')}' (Node 20 has no lz4, lzo or zstd compressor).`;
   }
   if (format === 'xml' && !o.has('xml_use_attr_format')) return "Option 'xml_use_attr_format' is required when file_format_type is xml.";
   if (format === 'xml' && codec !== 'none')
-    return `Option 'compress_codec': only none is implemented for xml, got '${o.get('compress_codec')}'.`;
+    return `Option 'compress_codec': only none is implemented for xml, got '${o.get<string>('compress_codec')}'.`;
   if (format === 'binary' && codec !== 'none')
-    return `Option 'compress_codec': binary files are copied as they are; only none applies, got '${o.get('compress_codec')}'.`;
+    return `Option 'compress_codec': binary files are copied as they are; only none applies, got '${o.get<string>('compress_codec')}'.`;
   if (format === 'excel' && codec !== 'none')
-    return `Option 'compress_codec': excel files are zip archives already; only none applies, got '${o.get('compress_codec')}'.`;
+    return `Option 'compress_codec': excel files are zip archives already; only none applies, got '${o.get<string>('compress_codec')}'.`;
   if (format !== 'parquet' && codec !== 'none' && codec !== 'lzo') {
-    return `Option 'compress_codec': ${format} files take lzo or none (as in SeaTunnel), got '${o.get('compress_codec')}'.`;
+    return `Option 'compress_codec': ${format} files take lzo or none (as in SeaTunnel), got '${o.get<string>('compress_codec')}'.`;
   }
   if (!charsetEncoder(String(o.get('encoding')))) {
-    return `Option 'encoding': '${o.get('encoding')}' is not a charset Tideway can write (UTF-8, GBK, GB18030, ISO-8859-1, UTF-16, Big5, Shift_JIS, ... as iconv-lite knows them).`;
+    return `Option 'encoding': '${o.get<string>('encoding')}' is not a charset Tideway can write (UTF-8, GBK, GB18030, ISO-8859-1, UTF-16, Big5, Shift_JIS, ... as iconv-lite knows them).`;
   }
   if (o.get<boolean>('is_enable_transaction') && !String(o.get('file_name_expression')).includes('${transactionId}')) {
     return "Option 'file_name_expression' must contain ${transactionId} when is_enable_transaction is true.";

@@ -163,12 +163,12 @@ function validateOneTable(o: PluginOptions): string | undefined {
     return "Option 'schema' is not used with parquet: the columns come from the files' own schema (use read_columns to pick some).";
   // Parquet files name their codec per column chunk: any compress_codec reads them.
   if (format !== 'parquet' && !['none', 'lzo'].includes(String(o.get('compress_codec')).toLowerCase())) {
-    return `Option 'compress_codec': ${format} files are read with lzo or none (as in SeaTunnel), got '${o.get('compress_codec')}'.`;
+    return `Option 'compress_codec': ${format} files are read with lzo or none (as in SeaTunnel), got '${o.get<string>('compress_codec')}'.`;
   }
   try {
     new TextDecoder(String(o.get('encoding')));
   } catch {
-    return `Option 'encoding': '${o.get('encoding')}' is not a charset Tideway can read.`;
+    return `Option 'encoding': '${o.get<string>('encoding')}' is not a charset Tideway can read.`;
   }
   if (o.has('file_filter_pattern')) {
     try {

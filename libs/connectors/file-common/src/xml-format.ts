@@ -1,3 +1,4 @@
+import { textOf } from '@tideway/common';
 import type { Column, DataType } from '@tideway/api';
 import { XMLParser } from 'fast-xml-parser';
 import { TextFileEncoder } from './file-encoder.js';
@@ -121,11 +122,11 @@ export function compileXmlDocumentParser(columns: readonly Column[], o: XmlOptio
     trimValues: false,
     textNodeName: '#text',
   });
-  const textOf = (v: unknown): string | undefined =>
-    v === undefined || v === null ? undefined : typeof v === 'object' ? String((v as Record<string, unknown>)['#text'] ?? '') : String(v);
+  const elementText = (v: unknown): string | undefined =>
+    v === undefined || v === null ? undefined : typeof v === 'object' ? textOf((v as Record<string, unknown>)['#text'] ?? '') : textOf(v);
   return (text) => {
     const rows: Record<string, unknown>[] = [];
     elementsNamed(parser.parse(text), o.rowTag, rows);
-    return rows.map((row) => columns.map((c, i) => parse[i](textOf(row[prefix + c.name]))));
+    return rows.map((row) => columns.map((c, i) => parse[i](elementText(row[prefix + c.name]))));
   };
 }

@@ -1,5 +1,5 @@
 import mysql from 'mysql2/promise';
-import type { Connection as CoreConnection, FieldPacket } from 'mysql2';
+import type { Connection as CoreConnection } from 'mysql2';
 import type { Readable } from 'node:stream';
 import type { DataType } from '@tideway/api';
 import type { ConnectionSettings } from './connection-settings.js';
@@ -21,7 +21,7 @@ function typeCast(field: { type: string; buffer(): Buffer | null }, next: () => 
 class MySqlRowStream implements RowBatchStream {
   private buffer: unknown[][] = [];
   private ended = false;
-  private error: unknown;
+  private error: Error | undefined;
   private wake: (() => void) | undefined;
 
   constructor(

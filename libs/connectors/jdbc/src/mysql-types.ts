@@ -1,5 +1,16 @@
+import { textOf } from '@tideway/common';
 import { Types, type DataType } from '@tideway/api';
-import { bigintOfText, isoTimestamp, jsonText, keepValue, timestampTzToUtc, type ValueDecoder, type ValueEncoder } from './value-codec.js';
+import {
+  bigintOfText,
+  decoderOf,
+  encoderOf,
+  isoTimestamp,
+  jsonText,
+  keepValue,
+  timestampTzToUtc,
+  type ValueDecoder,
+  type ValueEncoder,
+} from './value-codec.js';
 
 /** MySQL protocol column type codes (include/mysql_com.h, enum_field_types). */
 export const MySqlType = {
@@ -54,8 +65,8 @@ export interface MySqlColumnReading {
   readonly nativeType: string;
 }
 
-const nonZero: ValueDecoder = (n: number) => n !== 0;
-const firstBitSet: ValueDecoder = (b: Buffer) => b.length > 0 && b[b.length - 1] !== 0;
+const nonZero: ValueDecoder = decoderOf((n: number) => n !== 0);
+const firstBitSet: ValueDecoder = decoderOf((b: Buffer) => b.length > 0 && b[b.length - 1] !== 0);
 
 /**
  * Maps a result column to SeaTunnel after SeaTunnel's MySQL table: TINYINT(1) and BIT(1) are
@@ -183,9 +194,9 @@ export function mysqlColumnType(t: DataType, key: boolean): string {
   }
 }
 
-const boolNumber: ValueEncoder = (v: boolean) => (v ? 1 : 0);
-const asString: ValueEncoder = (v) => String(v);
-const asUtc: ValueEncoder = (v: string) => timestampTzToUtc(v);
+const boolNumber: ValueEncoder = encoderOf((v: boolean) => (v ? 1 : 0));
+const asString: ValueEncoder = (v) => textOf(v);
+const asUtc: ValueEncoder = encoderOf((v: string) => timestampTzToUtc(v));
 
 /** What mysql2 sends for a SeaTunnel value of type `t` (escaped client-side as a literal). */
 export function mysqlEncoder(t: DataType): ValueEncoder | undefined {

@@ -100,4 +100,4 @@ export class ByteSink {
  * year 1, an exponent in a decimal): the batch is then sent as text, which PostgreSQL parses
  * (or rejects) as it always would.
  */
-export type FieldWriter = (out: ByteSink, v: any) => boolean;
+export type FieldWriter = (out: ByteSink, v: unknown) => boolean;

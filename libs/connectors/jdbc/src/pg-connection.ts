@@ -1,3 +1,4 @@
+import { textOf } from '@tideway/common';
 import pg from 'pg';
 import type { DataType } from '@tideway/api';
 import type { ConnectionSettings } from './connection-settings.js';
@@ -77,10 +78,11 @@ export class PgConnection implements JdbcConnection {
   }
 
   async execute(sql: string, params: readonly unknown[] = []): Promise<{ rows: unknown[][]; rowCount: number }> {
-    const res = await this.client.query({ text: sql, values: params as unknown[], rowMode: 'array' });
-    // A multi-statement string returns one result per statement; callers want the last.
-    const last = Array.isArray(res) ? res[res.length - 1] : res;
-    return { rows: (last?.rows ?? []) as unknown[][], rowCount: last?.rowCount ?? 0 };
+    const res = await this.client.query<unknown[]>({ text: sql, values: params as unknown[], rowMode: 'array' });
+    // A multi-statement string returns one result per statement (pg's types say one); callers want the last.
+    const results: readonly pg.QueryArrayResult<unknown[]>[] = Array.isArray(res) ? res : [res];
+    const last = results.at(-1);
+    return { rows: last?.rows ?? [], rowCount: last?.rowCount ?? 0 };
   }
 
   async describe(sql: string): Promise<ResultColumn[]> {
@@ -107,7 +109,7 @@ export class PgConnection implements JdbcConnection {
         'SELECT attrelid, attnum FROM pg_attribute WHERE attnotnull AND attrelid = ANY($1::oid[]) AND attnum > 0',
         [[...new Set(tableCols.map((f) => f.tableID))]],
       );
-      for (const r of nn.rows) notNull.add(`${r[0]}:${r[1]}`);
+      for (const r of nn.rows) notNull.add(`${textOf(r[0])}:${textOf(r[1])}`);
     }
     const origins = new Map<number, TableRef>();
     const firstTable = fields[0]?.tableID ?? 0;

@@ -1,3 +1,4 @@
+import { asError } from '@tideway/common';
 import type pg from 'pg';
 import { once } from 'node:events';
 import { finished } from 'node:stream/promises';
@@ -16,7 +17,7 @@ import { COPY_BINARY_HEADER, COPY_BINARY_TRAILER } from './pg-copy-binary.js';
  * fails the next write or the end; PostgreSQL drops whatever data follows it.
  */
 export class CopyIn {
-  private error: unknown;
+  private error: Error | undefined;
   private readonly done: Promise<void>;
 
   private constructor(
@@ -24,7 +25,7 @@ export class CopyIn {
     private readonly format: 'text' | 'binary',
   ) {
     stream.on('error', (err) => {
-      this.error ??= err;
+      this.error ??= asError(err);
     });
     this.done = finished(stream);
     this.done.catch(() => undefined);
@@ -36,18 +37,23 @@ export class CopyIn {
     return copy;
   }
 
+  /** Throws what failed the COPY, if anything has. */
+  private throwIfFailed(): void {
+    if (this.error !== undefined) throw this.error;
+  }
+
   /** Sends data; resolves once the socket has taken it, rejects if the COPY has failed. */
   async write(data: Buffer): Promise<void> {
-    if (this.error !== undefined) throw this.error;
+    this.throwIfFailed();
     if (!this.stream.write(data)) {
       await Promise.race([once(this.stream, 'drain'), this.done]);
-      if (this.error !== undefined) throw this.error;
+      this.throwIfFailed();
     }
   }
 
   /** Ends the statement and waits for PostgreSQL to complete it (rows inserted, or its error). */
   async end(): Promise<void> {
-    if (this.error !== undefined) throw this.error;
+    this.throwIfFailed();
     if (this.format === 'binary') this.stream.write(COPY_BINARY_TRAILER);
     this.stream.end();
     await this.done;

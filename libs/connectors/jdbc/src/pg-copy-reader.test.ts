@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type pg from 'pg';
 import { PgCopyRowStream } from './pg-copy-reader.js';
+import { decoderOf } from './value-codec.js';
 
-const keep = (v: string) => v;
+const keep = decoderOf((v: string) => v);
 
 /** One protocol message: type byte, int32 length (including itself), payload. */
 function message(type: string, payload: Buffer | string): Buffer {

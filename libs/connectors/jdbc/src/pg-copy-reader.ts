@@ -1,3 +1,4 @@
+import { asError } from '@tideway/common';
 import type pg from 'pg';
 import type { RowBatchStream } from './jdbc-connection.js';
 import { CopyTextRowParser } from './pg-copy-text.js';
@@ -64,7 +65,7 @@ export class PgCopyRowStream implements RowBatchStream {
   private discard = false;
   private copyDone = false;
   private finished = false;
-  private error: unknown;
+  private error: Error | undefined;
   private wake: (() => void) | undefined;
   private readonly onData = (chunk: Buffer): void => this.consume(chunk);
 
@@ -108,7 +109,7 @@ export class PgCopyRowStream implements RowBatchStream {
 
   /** pg: PostgreSQL reported an error (the session is freed right after). */
   handleError(err: unknown): void {
-    this.error ??= err;
+    this.error ??= asError(err);
     this.finished = true;
     this.notify();
   }
@@ -233,7 +234,7 @@ export class PgCopyRowStream implements RowBatchStream {
     try {
       this.parser.parseText(this.acc.toString('utf8', 0, last + 1), this.rows);
     } catch (err) {
-      this.error ??= err;
+      this.error ??= asError(err);
     }
     this.parsedRows += this.rows.length - before;
     this.parsedBytes += last + 1;

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { CopyTextRowParser, unescapeCopyText } from './pg-copy-text.js';
-import { bigintOfText, integerOfText } from './value-codec.js';
+import { bigintOfText, decoderOf, integerOfText } from './value-codec.js';
 
-const keep = (v: string) => v;
+const keep = decoderOf((v: string) => v);
 
 function parse(text: string, columns: number): unknown[][] {
   const parser = new CopyTextRowParser(Array.from({ length: columns }, () => keep));
@@ -24,7 +24,7 @@ describe('COPY text output parser', () => {
   });
 
   it('applies each column decoder to non-NULL values', () => {
-    const parser = new CopyTextRowParser([(s: string) => BigInt(s), (s: string) => s === 't']);
+    const parser = new CopyTextRowParser([decoderOf((s: string) => BigInt(s)), decoderOf((s: string) => s === 't')]);
     const out: unknown[][] = [];
     parser.parseText('9007199254740993\tt\n\\N\tf\n', out);
     expect(out).toEqual([

@@ -1,6 +1,17 @@
+import { textOf } from '@tideway/common';
 import { Types, formatType, type DataType } from '@tideway/api';
 import { parse as parsePgArray } from 'postgres-array';
-import { bigintOfText, isoTimestamp, integerOfText, jsonText, keepValue, type ValueDecoder, type ValueEncoder } from './value-codec.js';
+import {
+  bigintOfText,
+  decoderOf,
+  encoderOf,
+  isoTimestamp,
+  integerOfText,
+  jsonText,
+  keepValue,
+  type ValueDecoder,
+  type ValueEncoder,
+} from './value-codec.js';
 
 /** A row of pg_type, enough to map a column. */
 export interface PgTypeInfo {
@@ -19,20 +30,20 @@ export interface PgColumnReading {
   readonly decode: ValueDecoder;
 }
 
-const toNumber: ValueDecoder = (s: string) => Number(s);
-const toBool: ValueDecoder = (s: string) => s === 't';
-const toBytes: ValueDecoder = (s: string) => Buffer.from(s.slice(2), 'hex');
+const toNumber: ValueDecoder = decoderOf((s: string) => Number(s));
+const toBool: ValueDecoder = decoderOf((s: string) => s === 't');
+const toBytes: ValueDecoder = decoderOf((s: string) => Buffer.from(s.slice(2), 'hex'));
 /** '2024-01-02 03:04:05.5+08' -> '2024-01-02T03:04:05.5+08:00' (ISO-8601 with a full offset). */
-const toTimestampTz: ValueDecoder = (s: string) => {
+const toTimestampTz: ValueDecoder = decoderOf((s: string) => {
   const t = isoTimestamp(s) as string;
   return /[+-]\d{2}$/.test(t) ? [t, ':00'].join('') : t;
-};
+});
 
 /** Scalar base types by pg_type.typname. */
 const BASE: Record<string, PgColumnReading> = {
   bool: { type: Types.BOOLEAN, decode: toBool },
-  int2: { type: Types.SMALLINT, decode: integerOfText },
-  int4: { type: Types.INT, decode: integerOfText },
+  int2: { type: Types.SMALLINT, decode: decoderOf(integerOfText) },
+  int4: { type: Types.INT, decode: decoderOf(integerOfText) },
   int8: { type: Types.BIGINT, decode: bigintOfText },
   oid: { type: Types.BIGINT, decode: bigintOfText },
   float4: { type: Types.FLOAT, decode: toNumber },
@@ -105,7 +116,7 @@ export function pgColumnReading(oid: number, typmod: number, types: ReadonlyMap<
     const decodeElement = element.decode;
     return {
       type: Types.array(element.type),
-      decode: (s: string) => parsePgArray(s, (v) => (v === null ? null : decodeElement(v))),
+      decode: decoderOf((s: string) => parsePgArray(s, (v) => (v === null ? null : decodeElement(v)))),
     };
   }
   if (info.name === 'numeric') {
@@ -167,7 +178,7 @@ function quoteArrayElement(s: string): string {
 
 /** PostgreSQL's array literal for a JS array of SeaTunnel values of `element`. */
 function pgArrayLiteral(values: readonly unknown[], encodeElement: ValueEncoder): string {
-  const parts: string[] = new Array(values.length);
+  const parts = new Array<string>(values.length);
   for (let i = 0; i < values.length; i++) {
     const v = values[i];
     parts[i] = v === null || v === undefined ? 'NULL' : quoteArrayElement(String(encodeElement(v)));
@@ -175,11 +186,11 @@ function pgArrayLiteral(values: readonly unknown[], encodeElement: ValueEncoder)
   return `{${parts.join(',')}}`;
 }
 
-const bytesHex: ValueEncoder = (v: Uint8Array) => `\\x${Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('hex')}`;
-const boolText: ValueEncoder = (v: boolean) => (v ? 't' : 'f');
-const asString: ValueEncoder = (v) => String(v);
+const bytesHex: ValueEncoder = encoderOf((v: Uint8Array) => `\\x${Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('hex')}`);
+const boolText: ValueEncoder = encoderOf((v: boolean) => (v ? 't' : 'f'));
+const asString: ValueEncoder = (v) => textOf(v);
 /** String(-0) is '0': negative zero keeps its sign, as binary transfer and JDBC's setDouble keep it. */
-const floatText: ValueEncoder = (v: number) => (Object.is(v, -0) ? '-0' : String(v));
+const floatText: ValueEncoder = encoderOf((v: number) => (Object.is(v, -0) ? '-0' : String(v)));
 
 /**
  * The text form PostgreSQL accepts for a SeaTunnel value of type `t` (used for COPY text and as
@@ -197,7 +208,7 @@ export function pgTextEncoder(t: DataType): ValueEncoder {
     case 'array': {
       if (pgColumnType(t) === 'jsonb') return jsonText;
       const element = pgTextEncoder(t.element);
-      return (v: unknown[]) => pgArrayLiteral(v, element);
+      return encoderOf((v: unknown[]) => pgArrayLiteral(v, element));
     }
     case 'map':
     case 'row':

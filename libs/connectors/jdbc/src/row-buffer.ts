@@ -1,3 +1,4 @@
+import { textOf } from '@tideway/common';
 import { RowKind, type Row } from '@tideway/api';
 
 /**
@@ -51,7 +52,7 @@ export class RowBuffer {
     let key = '';
     for (const i of this.keyIndexes) {
       const v = fields[i];
-      key += v === null || v === undefined ? '\u0001' : v instanceof Uint8Array ? Buffer.from(v).toString('hex') : String(v);
+      key += v === null || v === undefined ? '\u0001' : v instanceof Uint8Array ? Buffer.from(v).toString('hex') : textOf(v);
       key += '\u0000';
     }
     return key;

@@ -21,8 +21,9 @@ describe('Jdbc sink on PostgreSQL: plain inserts stream into one COPY', () => {
     const sink = await makeSink({ ...conn(), table: 'public.streamed', batch_size: 10 }, [table]);
     const w = sink.createWriter({ subtaskIndex: 0, parallelism: 1 });
     for (let i = 0; i < 5; i++) await w.write(rows(1 + i * 10, 10));
-    const open = (await db.admin.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE query LIKE 'COPY%streamed%FROM STDIN%'"))
-      .rows[0].n;
+    const open = (
+      await db.admin.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE query LIKE 'COPY%streamed%FROM STDIN%'")
+    ).rows[0].n;
     expect(open).toBe(1);
     expect((await count('streamed')).n).toBe(0);
     await flushed(w);

@@ -27,7 +27,7 @@ describe('Jdbc sink sessions on PostgreSQL', () => {
     await db.killSessionOf(w);
     await w.write(rows(11, 10));
     await w.close();
-    expect((await db.admin.query('SELECT count(*)::int AS n FROM public.retry')).rows[0].n).toBe(20);
+    expect((await db.admin.query<{ n: number }>('SELECT count(*)::int AS n FROM public.retry')).rows[0].n).toBe(20);
 
     const noRetry = await makeSink({ ...conn(), table: 'public.noretry', batch_size: 10 }, [table]);
     const w2 = noRetry.createWriter({ subtaskIndex: 0, parallelism: 1 });
@@ -50,7 +50,7 @@ describe('Jdbc sink sessions on PostgreSQL', () => {
     const w = sink.createWriter({ subtaskIndex: 0, parallelism: 1 });
     await w.write([...rows(1, 3), ...rows(1, 1, '-D')]);
     await w.close();
-    expect((await db.admin.query('SELECT count(*)::int AS n FROM public.copied')).rows[0].n).toBe(4);
+    expect((await db.admin.query<{ n: number }>('SELECT count(*)::int AS n FROM public.copied')).rows[0].n).toBe(4);
   });
 
   it('transaction_timeout_sec bounds how long an open transaction may idle', async () => {

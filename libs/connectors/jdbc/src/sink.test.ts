@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newCatalogTable, RowKind, Types, type CatalogTable, type Row } from '@tideway/api';
+import { newCatalogTable, Types, type CatalogTable, type Row } from '@tideway/api';
 import { startMariaDb, startPostgres, type TestDatabaseServer } from '@tideway/testing';
 import { openConnection } from './open-connection.js';
 import { compileConnection } from './connection-options.js';

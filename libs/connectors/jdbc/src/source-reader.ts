@@ -61,7 +61,7 @@ export class JdbcSourceReader implements SourceReader<JdbcSplit> {
       this.current = undefined;
       return;
     }
-    const batch: Row[] = new Array(rows.length);
+    const batch = new Array<Row>(rows.length);
     const tableId = split.tableId;
     for (let i = 0; i < rows.length; i++) batch[i] = { kind: RowKind.INSERT, tableId, fields: rows[i] };
     split.rowsRead += rows.length;

@@ -2,13 +2,23 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
 import type { Row } from '@tideway/api';
-import { ErrorCode } from '@tideway/common';
+import { ErrorCode, TidewayError } from '@tideway/common';
 import { startMariaDb, startPostgres, type TestDatabaseServer } from '@tideway/testing';
 import { assignedSplits, makeSource, readAll, readSplits } from './test/wiring.js';
 
 let pgServer: TestDatabaseServer;
 let myServer: TestDatabaseServer;
 const N = 5000;
+
+/** The TidewayError a promise rejects with; the test fails if it resolves or rejects with anything else. */
+async function rejectionOf(p: Promise<unknown>): Promise<TidewayError> {
+  const outcome = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(outcome).toBeInstanceOf(TidewayError);
+  return outcome as TidewayError;
+}
 
 const databases = () => [
   {
@@ -147,7 +157,7 @@ describe.each(['PostgreSQL', 'MariaDB'])('Jdbc source on %s', (dbName) => {
   });
 
   it('bad credentials give one sentence naming the login', async () => {
-    const err = await makeSource({ ...db().conn, password: 'wrong', query: 'select 1' }).catch((e) => e);
+    const err = await rejectionOf(makeSource({ ...db().conn, password: 'wrong', query: 'select 1' }));
     // A configuration error: failover does not restart a job into the same refused login.
     expect(err.code).toBe(ErrorCode.CONFIG_BAD_VALUE);
     expect(err.message).toMatch(
@@ -158,9 +168,9 @@ describe.each(['PostgreSQL', 'MariaDB'])('Jdbc source on %s', (dbName) => {
 
   it('a missing table gives one sentence naming it', async () => {
     const path = db().path.replace('items', 'nope');
-    const err = await makeSource({ ...db().conn, table_path: path }).catch((e) => e);
+    const err = await rejectionOf(makeSource({ ...db().conn, table_path: path }));
     expect(err.message).toBe(`plugin test, option 'table_path': table ${path} does not exist`);
-    const err2 = await makeSource({ ...db().conn, query: 'select * from nope' }).catch((e) => e);
+    const err2 = await rejectionOf(makeSource({ ...db().conn, query: 'select * from nope' }));
     expect(err2.message).toMatch(/reading the columns of query 'select \* from nope' failed: a table does not exist/);
   });
 
@@ -174,13 +184,15 @@ describe.each(['PostgreSQL', 'MariaDB'])('Jdbc source on %s', (dbName) => {
 
 describe('Jdbc source on PostgreSQL: unsupported types', () => {
   it('a composite column type gives one sentence naming the column and type', async () => {
-    const err = await makeSource({
-      url: pgServer.jdbcUrl,
-      driver: 'org.postgresql.Driver',
-      user: pgServer.user,
-      password: pgServer.password,
-      table_path: 'public.odd',
-    }).catch((e) => e);
+    const err = await rejectionOf(
+      makeSource({
+        url: pgServer.jdbcUrl,
+        driver: 'org.postgresql.Driver',
+        user: pgServer.user,
+        password: pgServer.password,
+        table_path: 'public.odd',
+      }),
+    );
     expect(err.code).toBe(ErrorCode.UNSUPPORTED_TYPE);
     expect(err.message).toBe(
       "plugin test, option 'table_path': reading the columns of table public.odd: column 'p' has PostgreSQL type pair, which has no SeaTunnel type",

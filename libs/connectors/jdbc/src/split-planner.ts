@@ -1,3 +1,4 @@
+import { textOf } from '@tideway/common';
 import { externalError } from './db-errors.js';
 import type { JdbcConnection } from './jdbc-connection.js';
 import type { JdbcSplit, SplitRange } from './jdbc-split.js';
@@ -77,8 +78,8 @@ async function planTable(conn: JdbcConnection, table: SourceTable, cfg: SourceCo
   let maxText = key.explicit ? cfg.upperBound : undefined;
   if (minText === undefined || maxText === undefined) {
     const r = (await conn.execute(`SELECT MIN(${k}), MAX(${k}) FROM (${q}) tw_bounds`)).rows[0] ?? [null, null];
-    minText ??= r[0] === null ? undefined : String(r[0]);
-    maxText ??= r[1] === null ? undefined : String(r[1]);
+    minText ??= r[0] === null ? undefined : textOf(r[0]);
+    maxText ??= r[1] === null ? undefined : textOf(r[1]);
   }
   if (minText === undefined || maxText === undefined) return [make(0)];
   const lo = toBigInt(minText, false);
@@ -91,7 +92,7 @@ async function planTable(conn: JdbcConnection, table: SourceTable, cfg: SourceCo
   if (partitionNum !== undefined) {
     boundaries = evenBoundaries(lo, hi, ceilDiv(hi - lo + 1n, BigInt(partitionNum)));
   } else {
-    const count = BigInt(String((await conn.execute(`SELECT COUNT(*) FROM (${q}) tw_count`)).rows[0]?.[0] ?? '0'));
+    const count = BigInt(textOf((await conn.execute(`SELECT COUNT(*) FROM (${q}) tw_count`)).rows[0]?.[0] ?? '0'));
     const splitSize = BigInt(table.config.splitSize);
     if (count <= splitSize) return [make(0)];
     const factor = Number(hi - lo + 1n) / Number(count);
@@ -136,7 +137,7 @@ async function queriedBoundaries(conn: JdbcConnection, q: string, k: string, lo:
   for (;;) {
     const end = (await conn.execute(sql, [start.toString()])).rows[0]?.[0];
     if (end === null || end === undefined) break;
-    const next = toBigInt(String(end), false) + 1n;
+    const next = toBigInt(textOf(end), false) + 1n;
     if (next > hi) break;
     out.push(next);
     start = next;

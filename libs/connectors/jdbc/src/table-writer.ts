@@ -1,4 +1,4 @@
-import type { DataType, Row } from '@tideway/api';
+import type { Row } from '@tideway/api';
 import type { JdbcConnection } from './jdbc-connection.js';
 import { mysqlEncoder } from './mysql-types.js';
 import type { PgConnection } from './pg-connection.js';

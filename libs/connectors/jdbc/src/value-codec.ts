@@ -1,10 +1,24 @@
 import type { DataType } from '@tideway/api';
 
 /** Turns one non-null value as the driver returns it into a SeaTunnel value (types.ts). */
-export type ValueDecoder = (raw: any) => unknown;
+export type ValueDecoder = (raw: unknown) => unknown;
 
 /** Turns one non-null SeaTunnel value into what the driver sends. */
-export type ValueEncoder = (value: any) => unknown;
+export type ValueEncoder = (value: unknown) => unknown;
+
+/**
+ * A decoder of a column whose driver value is always a T: the column's type chose the decoder
+ * (pg in text mode gives strings, mysql2 numbers or Buffers by type), so this is the one place
+ * where the driver's untyped value is taken as that type.
+ */
+export function decoderOf<T>(decode: (raw: T) => unknown): ValueDecoder {
+  return decode as ValueDecoder;
+}
+
+/** An encoder of a SeaTunnel type whose non-null values are always a T (types.ts maps each type to its JS value). */
+export function encoderOf<T>(encode: (value: T) => unknown): ValueEncoder {
+  return encode as ValueEncoder;
+}
 
 const identity: ValueDecoder = (v) => v;
 
@@ -33,10 +47,10 @@ export function integerOfText(s: string): number {
  * an array, the result is one flat string: concatenation would build a rope that every later
  * character access (the COPY encoder parses it) has to flatten first, twice the cost per value.
  */
-export const isoTimestamp: ValueDecoder = (s: string) => (s.charCodeAt(10) === 32 ? [s.slice(0, 10), s.slice(11)].join('T') : s);
+export const isoTimestamp: ValueDecoder = decoderOf((s: string) => (s.charCodeAt(10) === 32 ? [s.slice(0, 10), s.slice(11)].join('T') : s));
 
 /** A 64-bit integer's decimal text as a bigint; short ones through a number (twice as fast as BigInt's parsing). */
-export const bigintOfText: ValueDecoder = (s: string) => (s.length <= 15 ? BigInt(integerOfText(s)) : BigInt(s));
+export const bigintOfText: ValueDecoder = decoderOf((s: string) => (s.length <= 15 ? BigInt(integerOfText(s)) : BigInt(s)));
 export { identity as keepValue };
 
 /** Canonical JSON text for map and row values (maps become objects, bigint becomes a number literal). */

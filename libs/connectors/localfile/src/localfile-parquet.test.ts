@@ -59,7 +59,7 @@ const ROW1 = [
   new Map([['k1', 'v1']]),
   [7, 'seven'],
 ];
-const ROW2 = [2n, ...new Array(COLUMNS.length - 1).fill(null)];
+const ROW2 = [2n, ...new Array<null>(COLUMNS.length - 1).fill(null)];
 
 async function writeParquet(dir: string, options: Record<string, unknown> = {}): Promise<string[]> {
   const table = tableOf(COLUMNS);
@@ -164,7 +164,7 @@ describe('LocalFile parquet', () => {
     const source = sourceOf({ path: dir, file_format_type: 'parquet' });
     await source.prepare!();
     const splits: FileSplit[] = [];
-    source
+    await source
       .createEnumerator({
         parallelism: 1,
         registeredReaders: () => [0],

@@ -62,7 +62,7 @@ const FULL: unknown[] = [
   ]),
   [7, 'seven'],
 ];
-const NULLS: unknown[] = [2, ...new Array(ALL_TYPES.length - 1).fill(null)];
+const NULLS: unknown[] = [2, ...new Array<null>(ALL_TYPES.length - 1).fill(null)];
 const rowsOf = (tableId: string, ...fields: unknown[][]): Row[] => fields.map((f) => ({ kind: '+I', tableId, fields: f }));
 
 async function writeAndCommit(options: Record<string, unknown>, rows: Row[], table = tableOf(ALL_TYPES)) {

@@ -61,7 +61,7 @@ describe('LocalFile xml', () => {
     it(`writes rows ElementTree reads (${layout === 'attr' ? 'attributes' : 'child elements'}), and reads them back`, async () => {
       const dir = join(root, layout);
       const file = await write(dir, layout === 'attr');
-      const parsed = JSON.parse(execFileSync('python3', ['-c', ELEMENT_TREE, file, layout], { encoding: 'utf8' }));
+      const parsed: unknown = JSON.parse(execFileSync('python3', ['-c', ELEMENT_TREE, file, layout], { encoding: 'utf8' }));
       expect(parsed).toEqual([
         'ROOT',
         { id: '1', name: 'a <b> & "c"', d: '1.0E7', at: '2024-01-02T03:04:05.500', tags: '[1,2]' },

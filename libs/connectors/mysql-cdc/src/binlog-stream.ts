@@ -1,5 +1,5 @@
 import ZongJi from '@vlasky/zongji';
-import { ErrorCode, TidewayError, type Place } from '@tideway/common';
+import { ErrorCode, TidewayError, type Place, asError } from '@tideway/common';
 import type { ChangeStream, ChangeTxn, StreamItem } from '@tideway/connector-cdc-common';
 import { externalError, openConnection, type ConnectionSettings } from '@tideway/connector-jdbc';
 import type { BinlogPosition } from './binlog-position.js';
@@ -67,7 +67,7 @@ interface ZEvent {
 export class BinlogStream implements ChangeStream<BinlogPosition> {
   private readonly items: StreamItem<BinlogPosition>[] = [];
   private wake: (() => void) | undefined;
-  private error: unknown;
+  private error: Error | undefined;
   private file: string;
   private txn: ChangeTxn<BinlogPosition> | undefined;
   /** The transaction in progress began before notBeforeMs. */
@@ -207,7 +207,7 @@ export class BinlogStream implements ChangeStream<BinlogPosition> {
   }
 
   private fail(err: unknown): void {
-    this.error ??= err;
+    this.error ??= asError(err);
     this.wake?.();
   }
 

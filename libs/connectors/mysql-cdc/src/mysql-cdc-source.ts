@@ -8,7 +8,7 @@ import type {
   SplitEnumerator,
   SplitEnumeratorContext,
 } from '@tideway/api';
-import { ConfigError, ErrorCode, TidewayError } from '@tideway/common';
+import { ConfigError, ErrorCode, TidewayError, textOf } from '@tideway/common';
 import {
   CdcSourceReader,
   CdcSplitEnumerator,
@@ -171,7 +171,7 @@ export class MySqlCdcSource
     if (key === undefined) return [wholeTableSplit(t.catalog.tableId)];
     const k = conn.quote(key);
     const from = conn.tableSql(t.ref);
-    const big = (v: unknown) => (v === null || v === undefined ? null : BigInt(String(v)));
+    const big = (v: unknown) => (v === null || v === undefined ? null : BigInt(textOf(v)));
     return planChunks(
       t.catalog.tableId,
       key,

@@ -79,7 +79,8 @@ describe('parseDdl', () => {
     });
     expect(parseDdl('RENAME TABLE a TO b').kind).toBe('other-table');
     expect(parseDdl("GRANT ALL ON *.* TO 'x'@'%'")).toEqual({ kind: 'none' });
-    expect(parseDdl('alter table t convert to character set utf8mb4')).toMatchObject({ unsupported: expect.stringContaining('CONVERT') });
+    const convert = parseDdl('alter table t convert to character set utf8mb4');
+    expect(convert.kind === 'alter' ? convert.unsupported : undefined).toContain('CONVERT');
   });
 });
 

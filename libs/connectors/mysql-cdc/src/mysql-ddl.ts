@@ -255,10 +255,9 @@ class Parser {
   /** A column definition after its name. */
   definition(name: string): ColumnDefinition {
     const typeStart = this.peek()?.start ?? this.sql.length;
-    let typeEnd = typeStart;
     let charset: string | undefined;
     const base = this.identifier().toLowerCase();
-    typeEnd = this.t[this.pos - 1].end;
+    let typeEnd = this.t[this.pos - 1].end;
     if (base === 'double' && this.is('PRECISION')) typeEnd = this.next().end;
     if (
       (base === 'character' || base === 'national' || base === 'long') &&
@@ -373,8 +372,8 @@ export function parseDdl(sql: string): ParsedDdl {
     while (!p.done()) {
       const clause = alterClause(p);
       if (clause === 'skip') p.skipClause();
-      else if (typeof clause === 'string') {
-        unsupported ??= clause;
+      else if ('unsupported' in clause) {
+        unsupported ??= clause.unsupported;
         p.skipClause();
       } else changes.push(...clause);
       if (!p.acceptPunct(',')) break;
@@ -411,7 +410,7 @@ export function parseDdl(sql: string): ParsedDdl {
 }
 
 /** One ALTER TABLE clause: column changes, 'skip' (no row changes), or a sentence why it is unsupported. */
-function alterClause(p: Parser): DdlColumnChange[] | 'skip' | string {
+function alterClause(p: Parser): DdlColumnChange[] | 'skip' | { unsupported: string } {
   if (p.accept('ADD')) {
     if (p.peek() && p.peek()!.kind === 'word' && NON_COLUMN.has(p.peek()!.value.toUpperCase())) return 'skip';
     p.accept('COLUMN');
@@ -451,7 +450,7 @@ function alterClause(p: Parser): DdlColumnChange[] | 'skip' | string {
       return [{ kind: 'rename', from, to: p.identifier() }];
     }
     if (p.is('INDEX') || p.is('KEY')) return 'skip';
-    return 'RENAME TABLE (the table would leave the captured set) is not supported';
+    return { unsupported: 'RENAME TABLE (the table would leave the captured set) is not supported' };
   }
   if (p.accept('CHANGE')) {
     p.accept('COLUMN');
@@ -481,9 +480,11 @@ function alterClause(p: Parser): DdlColumnChange[] | 'skip' | string {
     }
     return 'skip';
   }
-  if (p.accept('CONVERT')) return 'CONVERT TO CHARACTER SET (it rewrites every text column) is not supported';
+  if (p.accept('CONVERT')) return { unsupported: 'CONVERT TO CHARACTER SET (it rewrites every text column) is not supported' };
   if (p.is('PARTITION') || p.is('REMOVE') || p.is('COALESCE') || p.is('REORGANIZE') || p.is('EXCHANGE') || p.is('TRUNCATE')) {
-    return p.is('TRUNCATE') || p.is('EXCHANGE') ? `${p.peek()!.value.toUpperCase()} PARTITION changes rows and is not supported` : 'skip';
+    return p.is('TRUNCATE') || p.is('EXCHANGE')
+      ? { unsupported: `${p.peek()!.value.toUpperCase()} PARTITION changes rows and is not supported` }
+      : 'skip';
   }
   // Table options (ENGINE=, AUTO_INCREMENT=, COMMENT=, CHARSET=, ALGORITHM=, LOCK=, FORCE, ORDER BY, ...).
   return 'skip';

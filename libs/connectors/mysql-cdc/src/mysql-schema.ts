@@ -1,5 +1,5 @@
 import { applyColumnChanges, type CatalogTable, type ChangedColumn, type ColumnChange, type SchemaChangeEvent } from '@tideway/api';
-import { ErrorCode, TidewayError, type Place } from '@tideway/common';
+import { ErrorCode, TidewayError, type Place, textOf } from '@tideway/common';
 import type { JdbcConnection } from '@tideway/connector-jdbc';
 import { parseDdl, type ColumnDefinition, type DdlColumnChange } from './mysql-ddl.js';
 import type { MySqlCapturedTable } from './mysql-catalog.js';
@@ -61,8 +61,8 @@ export async function readSchemaRecord(conn: JdbcConnection, tables: readonly My
         return {
           name: c.name,
           columnType: r ? String(r[1]) : '',
-          charset: r?.[2] == null ? null : String(r[2]),
-          collation: r?.[3] == null ? null : String(r[3]),
+          charset: r?.[2] == null ? null : textOf(r[2]),
+          collation: r?.[3] == null ? null : textOf(r[3]),
         };
       }),
       catalog: t.catalog,

@@ -9,7 +9,7 @@ import type {
   SplitEnumeratorContext,
 } from '@tideway/api';
 import { readPgSchemaRecord } from './pg-schema.js';
-import { ConfigError, ErrorCode, TidewayError } from '@tideway/common';
+import { ConfigError, ErrorCode, TidewayError, textOf } from '@tideway/common';
 import {
   CdcSourceReader,
   comparedCapturedTables,
@@ -143,7 +143,7 @@ export class PgCdcSource implements Source<CdcSplit<string, PgWatermark>, CdcEnu
     if (key === undefined) return [wholeTableSplit(t.catalog.tableId)];
     const k = conn.quote(key);
     const from = conn.tableSql(t.ref);
-    const big = (v: unknown) => (v === null || v === undefined ? null : BigInt(String(v)));
+    const big = (v: unknown) => (v === null || v === undefined ? null : BigInt(textOf(v)));
     return planChunks(
       t.catalog.tableId,
       key,

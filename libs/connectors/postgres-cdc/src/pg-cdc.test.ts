@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { optionsOf, type PluginContext, type SourceReader } from '@tideway/api';
-import type { CdcEnumeratorState, CdcSplit } from '@tideway/connector-cdc-common';
+import type { CdcSplit } from '@tideway/connector-cdc-common';
 import { startPostgres, type TestDatabaseServer } from '@tideway/testing';
 import { PG_CDC_SPEC } from './pg-cdc-options.js';
 import type { PgWatermark } from './pg-dialect.js';
@@ -195,7 +195,7 @@ describe('Postgres-CDC', () => {
     await admin.query(`CREATE TABLE spec (id int PRIMARY KEY)`);
     await plan(source({ 'table-names': ['tideway.public.spec'], 'startup.mode': 'latest', 'slot.name': 'spec' })); // slot and publication
     await admin.query(`INSERT INTO spec VALUES (1)`);
-    const lsn = (await admin.query(`SELECT pg_current_wal_insert_lsn()::text AS l`)).rows[0].l as string;
+    const lsn = (await admin.query<{ l: string }>(`SELECT pg_current_wal_insert_lsn()::text AS l`)).rows[0].l;
     await admin.query(`INSERT INTO spec VALUES (2)`);
     const [hi, lo] = lsn.split('/').map((h) => BigInt(`0x${h}`));
     const src = source({

@@ -1,4 +1,4 @@
-import { ConfigError, ErrorCode, TidewayError } from '@tideway/common';
+import { ConfigError, ErrorCode, TidewayError, textOf } from '@tideway/common';
 import { externalError, type JdbcConnection } from '@tideway/connector-jdbc';
 import type { CapturedTable } from './captured-table.js';
 import type { PgCdcConfig } from './pg-cdc-options.js';
@@ -48,7 +48,7 @@ export async function ensurePublicationAndSlot(conn: JdbcConnection, cfg: PgCdcC
       await conn.execute(`CREATE PUBLICATION ${quote(cfg.publication)} FOR TABLE ${list} WITH (publish = 'insert, update, delete')`);
     } else if (pub.rows[0][0] !== 't') {
       const have = await conn.execute('SELECT schemaname, tablename FROM pg_publication_tables WHERE pubname = $1', [cfg.publication]);
-      const present = new Set(have.rows.map((r) => `${r[0]}.${r[1]}`));
+      const present = new Set(have.rows.map((r) => `${textOf(r[0])}.${textOf(r[1])}`));
       const missing = tables.filter((t) => !present.has(`${t.ref.schema}.${t.ref.table}`));
       if (missing.length > 0)
         await conn.execute(`ALTER PUBLICATION ${quote(cfg.publication)} ADD TABLE ${missing.map((t) => conn.tableSql(t.ref)).join(', ')}`);

@@ -1,5 +1,5 @@
 import { applyColumnChanges, type CatalogTable, type ChangedColumn, type ColumnChange, type SchemaChangeEvent } from '@tideway/api';
-import { ErrorCode, TidewayError, type Place } from '@tideway/common';
+import { ErrorCode, TidewayError, type Place, textOf } from '@tideway/common';
 import type { PgConnection, ValueDecoder } from '@tideway/connector-jdbc';
 import type { CapturedTable } from './captured-table.js';
 import type { RelationColumn } from './pgoutput.js';
@@ -104,7 +104,7 @@ export async function resolveColumns(conn: PgConnection, key: string, columns: r
     decoders: described.map((d) => d.decode),
     columns: columns.map((c, i) => {
       const a = byName.get(c.name);
-      const def = a?.[2] == null ? undefined : String(a[2]);
+      const def = a?.[2] == null ? undefined : textOf(a[2]);
       return {
         name: c.name,
         type: described[i].type,

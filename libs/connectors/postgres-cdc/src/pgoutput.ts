@@ -60,7 +60,7 @@ class Cursor {
   }
   tuple(): TupleValue[] {
     const n = this.i16();
-    const out: TupleValue[] = new Array(n);
+    const out = new Array<TupleValue>(n);
     for (let i = 0; i < n; i++) {
       const kind = this.u8();
       if (kind === 0x6e /* n */) out[i] = null;
@@ -115,12 +115,12 @@ export function decodePgOutput(buf: Buffer): PgOutputMessage {
     case 0x55: {
       // U: oid, optional 'K'/'O' old tuple, 'N' new tuple
       const oid = c.i32() >>> 0;
-      let kind = c.u8();
+      const kind = c.u8();
       let before: TupleValue[] | null = null;
       const keyOnly = kind === 0x4b;
       if (kind === 0x4b || kind === 0x4f) {
         before = c.tuple();
-        kind = c.u8();
+        c.u8(); // the 'N' before the new tuple
       }
       return { tag: 'update', oid, before, keyOnly, after: c.tuple() };
     }

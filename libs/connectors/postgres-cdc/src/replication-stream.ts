@@ -79,7 +79,7 @@ export class PgReplicationStream implements ChangeStream<string> {
   private readonly items: StreamItem<string>[] = [];
   private readonly relations = new Map<number, RelationMapping | null>();
   private wake: (() => void) | undefined;
-  private error: unknown;
+  private error: Error | undefined;
   private txn: ChangeTxn<string> | undefined;
   private lastCommitEnd: string;
   /** The start position: transactions whose commit record lies before it are dropped. */

@@ -73,7 +73,7 @@ const FULL: unknown[] = [
   ]),
   [7, 'seven'],
 ];
-const NULLS: unknown[] = [2, ...new Array(ALL_TYPES.length - 1).fill(null)];
+const NULLS: unknown[] = [2, ...new Array<null>(ALL_TYPES.length - 1).fill(null)];
 const rowsOf = (...fields: unknown[][]): Row[] => fields.map((f) => ({ kind: '+I', tableId: 'db.t', fields: f }));
 const table = tableOf([
   ['id', 'int'],

@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FILE_READ_BATCH_ROWS, type FileSplit } from '@tideway/connector-file-common';
+import { FILE_READ_BATCH_ROWS } from '@tideway/connector-file-common';
 import { startS3rver, type TestS3Server } from '@tideway/checkpoint/testing';
 import { createS3Client } from './index.js';
 import { ListCollector, putText, readAll, readerContext, s3OptionsOf, sinkOf, splitsOf, tableOf } from './test-harness.js';

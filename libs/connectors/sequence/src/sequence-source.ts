@@ -160,7 +160,7 @@ class SequenceReader implements SourceReader<SequenceSplit> {
       if (n <= 0) return;
       this.sliceRows += n;
     }
-    const rows: Row[] = new Array(n);
+    const rows = new Array<Row>(n);
     const k = split.keys.length;
     for (let i = 0; i < n; i++) {
       const idx = split.emitted + i;

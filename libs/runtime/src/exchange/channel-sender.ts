@@ -56,7 +56,8 @@ export class ChannelSender {
         await this.tryOpen();
         return;
       } catch (err) {
-        if (Date.now() > until) throw new Error(`${this.describe()} could not open at ${this.address}: ${(err as Error).message}`);
+        if (Date.now() > until)
+          throw new Error(`${this.describe()} could not open at ${this.address}: ${(err as Error).message}`, { cause: err });
         await sleep(backoffDelay(attempt, 20, 500));
       }
     }

@@ -1,4 +1,5 @@
 import type { Row } from '@tideway/api';
+import { textOf } from '@tideway/common';
 
 /**
  * Splits a batch among the downstream task groups of a shuffle. Rows of a table with a
@@ -36,7 +37,7 @@ export function hashKey(fields: readonly unknown[], key: readonly number[]): num
   let h = 0x811c9dc5;
   for (const i of key) {
     const v = fields[i];
-    const s = v === null || v === undefined ? '\u0000' : v instanceof Uint8Array ? Buffer.from(v).toString('base64') : String(v);
+    const s = v === null || v === undefined ? '\u0000' : v instanceof Uint8Array ? Buffer.from(v).toString('base64') : textOf(v);
     for (let c = 0; c < s.length; c++) {
       h ^= s.charCodeAt(c);
       h = Math.imul(h, 0x01000193);

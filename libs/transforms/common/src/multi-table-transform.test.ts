@@ -17,7 +17,7 @@ const tables = ['test.abc', 'test.abcd', 'test.xyz', 'test.www'].map((p) =>
 );
 const create = (options: Record<string, unknown>) =>
   multiTableTransform('Tag', spec, transformTestContext(spec, options, tables), (table, o) => ({
-    output: { ...table, comment: `${o.get('tag')}x${o.get('times')}:${JSON.stringify(o.get('kinds') ?? null)}` },
+    output: { ...table, comment: `${o.get<string>('tag')}x${o.get<number>('times')}:${JSON.stringify(o.get('kinds') ?? null)}` },
     map: (row: Row) => ({ ...row, fields: [...row.fields, o.get('tag')] }),
   }));
 const row = (tableId: string): Row => ({ kind: RowKind.INSERT, tableId, fields: [1] });

@@ -1,5 +1,5 @@
 import type { CatalogTable } from '@tideway/api';
-import { ErrorCode, ValueConversionError } from '@tideway/common';
+import { ErrorCode, textOf, ValueConversionError } from '@tideway/common';
 import { tableName } from './multi-table-transform.js';
 
 /** A value for messages: quoted and cut short, so one bad row cannot flood a log. */
@@ -10,14 +10,21 @@ export function describeValue(value: unknown): string {
   else if (value instanceof Uint8Array) text = `bytes[${value.length}]`;
   else {
     try {
-      text =
-        JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}` : v instanceof Map ? Object.fromEntries(v) : v)) ??
-        String(value);
+      text = JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}` : isMap(v) ? mapObject(v) : v)) ?? String(value);
     } catch {
       text = String(value);
     }
   }
   return text.length > 200 ? `${text.slice(0, 200)}...` : text;
+}
+
+function isMap(v: unknown): v is ReadonlyMap<unknown, unknown> {
+  return v instanceof Map;
+}
+
+/** A map as the object JSON shows it: keys as their text. */
+function mapObject(m: ReadonlyMap<unknown, unknown>): Record<string, unknown> {
+  return Object.fromEntries([...m].map(([k, x]) => [textOf(k), x]));
 }
 
 /** A run-time data error that names the plugin, the value, the field and the table. */

@@ -1,5 +1,5 @@
 import { TypeSyntaxError, parseDataType, type DataType, type PluginOptions } from '@tideway/api';
-import { ConfigError, ErrorCode } from '@tideway/common';
+import { ConfigError, ErrorCode, textOf } from '@tideway/common';
 
 /** How a data error is handled: fail the job, skip (null the column / drop the row), or drop the row. */
 export type ErrorHandleWay = 'FAIL' | 'SKIP' | 'SKIP_ROW';
@@ -61,11 +61,11 @@ export function readColumnConfigs(pluginName: string, options: PluginOptions): C
     }
     let errorHandleWay: ErrorHandleWay | undefined;
     if (e.column_error_handle_way !== undefined) {
-      const way = String(e.column_error_handle_way).toUpperCase();
+      const way = textOf(e.column_error_handle_way).toUpperCase();
       if (!(WAYS as readonly string[]).includes(way)) {
         throw new ConfigError(
           ErrorCode.CONFIG_BAD_VALUE,
-          `${where}: column_error_handle_way must be one of ${WAYS.join(', ')}, got '${String(e.column_error_handle_way)}'`,
+          `${where}: column_error_handle_way must be one of ${WAYS.join(', ')}, got '${textOf(e.column_error_handle_way)}'`,
           { place },
         );
       }

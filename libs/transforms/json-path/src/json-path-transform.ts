@@ -7,7 +7,7 @@ import {
   type Row,
   type TransformFactory,
 } from '@tideway/api';
-import { ConfigError, ErrorCode } from '@tideway/common';
+import { ConfigError, ErrorCode, asError } from '@tideway/common';
 import {
   MULTI_TABLE_OPTIONS,
   addColumns,
@@ -126,7 +126,7 @@ function jsonPathStage(table: CatalogTable, options: PluginOptions): TableStage 
   const inputWidth = table.columns.length;
   // Per-row scratch, reused: each source field is parsed at most once per row.
   const docs = new Array<unknown>(readers.length);
-  const parseErrors = new Array<unknown>(readers.length);
+  const parseErrors = new Array<Error | undefined>(readers.length);
   const parsed = new Uint8Array(readers.length);
 
   return {
@@ -150,7 +150,7 @@ function jsonPathStage(table: CatalogTable, options: PluginOptions): TableStage 
             try {
               docs[s] = readers[s](value);
             } catch (e) {
-              parseErrors[s] = e;
+              parseErrors[s] = asError(e);
             }
           }
           if (parseErrors[s] !== undefined) throw parseErrors[s];

@@ -153,7 +153,7 @@ function notNullConverter(type: DataType): JsonConverter | undefined {
     case 'null':
       return () => null;
     case 'string':
-      return (v) => (typeof v === 'string' ? v : typeof v === 'object' ? toJsonText(v) : String(v));
+      return (v) => (typeof v === 'string' ? v : typeof v === 'object' ? toJsonText(v) : textOf(v));
     case 'boolean':
       return (v) => (typeof v === 'boolean' ? v : textOf(v).trim().toLowerCase() === 'true');
     case 'tinyint':

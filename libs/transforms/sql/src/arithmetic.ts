@@ -4,6 +4,17 @@ import { SqlValueError } from './compiled.js';
 
 type Op = '+' | '-' | '*' | '/' | '%';
 
+/** A function of two non-null values, chosen when the query compiles. */
+export type Binary<R = unknown> = (a: unknown, b: unknown) => R;
+
+/**
+ * `f` on operands whose JS type T the compiled operand types guarantee (an int expression is a
+ * number, a bigint one a number or bigint): the one place where they are taken as T.
+ */
+export function operands<T, R>(f: (a: T, b: T) => R): Binary<R> {
+  return f as Binary<R>;
+}
+
 function divByZero(): never {
   throw new SqlValueError('division by zero');
 }
@@ -13,35 +24,35 @@ function divByZero(): never {
  * int wraps at 32 bits and divides toward zero (Java int), bigint at 64 bits, double is IEEE,
  * decimal is exact (decimal.js) and rounded to the result scale.
  */
-export function arithmetic(op: Op, type: DataType): (a: any, b: any) => unknown {
+export function arithmetic(op: Op, type: DataType): Binary {
   switch (type.kind) {
     case 'int':
       switch (op) {
         case '+':
-          return (a, b) => (a + b) | 0;
+          return operands((a: number, b: number) => (a + b) | 0);
         case '-':
-          return (a, b) => (a - b) | 0;
+          return operands((a: number, b: number) => (a - b) | 0);
         case '*':
-          return (a, b) => Math.imul(a, b);
+          return operands((a: number, b: number) => Math.imul(a, b));
         case '/':
-          return (a, b) => (b === 0 ? divByZero() : (a / b) | 0);
+          return operands((a: number, b: number) => (b === 0 ? divByZero() : (a / b) | 0));
         case '%':
-          return (a, b) => (b === 0 ? divByZero() : a % b);
+          return operands((a: number, b: number) => (b === 0 ? divByZero() : a % b));
       }
       break;
     case 'bigint': {
       const wrap = (x: bigint) => BigInt.asIntN(64, x);
       switch (op) {
         case '+':
-          return (a, b) => wrap(BigInt(a) + BigInt(b));
+          return operands((a: number | bigint, b: number | bigint) => wrap(BigInt(a) + BigInt(b)));
         case '-':
-          return (a, b) => wrap(BigInt(a) - BigInt(b));
+          return operands((a: number | bigint, b: number | bigint) => wrap(BigInt(a) - BigInt(b)));
         case '*':
-          return (a, b) => wrap(BigInt(a) * BigInt(b));
+          return operands((a: number | bigint, b: number | bigint) => wrap(BigInt(a) * BigInt(b)));
         case '/':
-          return (a, b) => (BigInt(b) === 0n ? divByZero() : wrap(BigInt(a) / BigInt(b)));
+          return operands((a: number | bigint, b: number | bigint) => (BigInt(b) === 0n ? divByZero() : wrap(BigInt(a) / BigInt(b))));
         case '%':
-          return (a, b) => (BigInt(b) === 0n ? divByZero() : BigInt(a) % BigInt(b));
+          return operands((a: number | bigint, b: number | bigint) => (BigInt(b) === 0n ? divByZero() : BigInt(a) % BigInt(b)));
       }
       break;
     }
@@ -86,7 +97,8 @@ export function arithmetic(op: Op, type: DataType): (a: any, b: any) => unknown 
           return (a, b) => Number(a) % Number(b);
       }
   }
-  throw new Error(`no arithmetic for ${op} on ${type.kind}`);
+  // Not reached: every case above returns for every operator.
+  throw new Error(`no arithmetic for ${JSON.stringify(op)} on ${type.kind}`);
 }
 
 /** Decimal.js for a value of any numeric representation. */

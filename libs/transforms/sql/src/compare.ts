@@ -1,9 +1,9 @@
 import type { DataType } from '@tideway/api';
-import { toDecimal } from './arithmetic.js';
+import { operands, toDecimal, type Binary } from './arithmetic.js';
 import { isNumeric, isSmallInt } from './sql-types.js';
 
 /** Orders two non-null values; 0 when equal. */
-export type Comparator = (a: any, b: any) => number;
+export type Comparator = Binary<number>;
 
 function exact(t: DataType): boolean {
   return t.kind === 'decimal' || t.kind === 'bigint' || isSmallInt(t);
@@ -17,8 +17,8 @@ function exact(t: DataType): boolean {
 export function comparatorFor(a: DataType, b: DataType): Comparator {
   if (isNumeric(a) && isNumeric(b)) {
     const plain = (t: DataType) => isSmallInt(t) || t.kind === 'float' || t.kind === 'double';
-    if (plain(a) && plain(b)) return (x: number, y: number) => (x < y ? -1 : x > y ? 1 : x === y ? 0 : NaN);
-    if (a.kind === 'bigint' && b.kind === 'bigint') return (x: bigint, y: bigint) => (x < y ? -1 : x > y ? 1 : 0);
+    if (plain(a) && plain(b)) return operands((x: number, y: number) => (x < y ? -1 : x > y ? 1 : x === y ? 0 : NaN));
+    if (a.kind === 'bigint' && b.kind === 'bigint') return operands((x: bigint, y: bigint) => (x < y ? -1 : x > y ? 1 : 0));
     if (exact(a) && exact(b)) return (x, y) => toDecimal(x).cmp(toDecimal(y));
     return (x, y) => {
       const p = Number(x);
@@ -27,7 +27,8 @@ export function comparatorFor(a: DataType, b: DataType): Comparator {
     };
   }
   if (a.kind === 'bytes' || a.kind === 'array' || a.kind === 'map' || a.kind === 'row') return (x, y) => (deepEqual(x, y) ? 0 : NaN);
-  return (x, y) => (x < y ? -1 : x > y ? 1 : x === y ? 0 : NaN);
+  // Text, temporal text and booleans: JS's order on them is the one SQL needs.
+  return operands((x: string | boolean, y: string | boolean) => (x < y ? -1 : x > y ? 1 : x === y ? 0 : NaN));
 }
 
 function deepEqual(x: unknown, y: unknown): boolean {

@@ -1,4 +1,4 @@
-import { type CatalogTable, type Column, type DataType } from '@tideway/api';
+import { type CatalogTable, type Column } from '@tideway/api';
 import type { SelectQuery } from './ast.js';
 import type { Evaluator } from './compiled.js';
 import { compileExpr, type CompileScope } from './compile-expr.js';

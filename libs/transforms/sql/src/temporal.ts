@@ -18,7 +18,7 @@ const TIME_RE = /^(\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?$/;
 export function parseDateTime(text: string): LocalDateTime | undefined {
   const m = TS_RE.exec(text.trim());
   if (!m) return undefined;
-  const [y, mo, d, h, mi, s] = [m[1], m[2], m[3], m[4] ?? '0', m[5] ?? '0', m[6] ?? '0'].map(Number) as number[];
+  const [y, mo, d, h, mi, s] = [m[1], m[2], m[3], m[4] ?? '0', m[5] ?? '0', m[6] ?? '0'].map(Number);
   if (mo < 1 || mo > 12 || d < 1 || d > daysInMonth(y, mo) || h > 23 || mi > 59 || s > 59) return undefined;
   const nanos = Number((m[7] ?? '').padEnd(9, '0') || '0');
   const ms = utc(y, mo - 1, d, h, mi, s) + Math.floor(nanos / 1e6);

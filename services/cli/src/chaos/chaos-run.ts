@@ -210,7 +210,7 @@ export async function runChaos(sinkKind: ChaosSinkKind, o: ChaosOptions): Promis
     // its logs for a look; an interrupted one leaves nothing behind.
     if (o.signal.aborted || !cluster) throw err;
     keep = true;
-    throw new Error(`${(err as Error).message} (logs kept in ${cluster.dir}/logs)`);
+    throw new Error(`${(err as Error).message} (logs kept in ${cluster.dir}/logs)`, { cause: err });
   } finally {
     probe?.close();
     client?.close();

@@ -96,7 +96,9 @@ describe('the dashboard routes', () => {
     expect(res.headers.get('content-type')).toContain('text/event-stream');
     const reader = res.body!.getReader();
     let text = '';
-    while ((text.match(/event: job/g) ?? []).length < 2) text += new TextDecoder().decode((await reader.read()).value);
+    // fetch's body is typed with DOM's any-typed stream here; its chunks are bytes.
+    while ((text.match(/event: job/g) ?? []).length < 2)
+      text += new TextDecoder().decode((await reader.read()).value as Uint8Array | undefined);
     expect(text).toContain('"jobId":"101","jobName":"j1","status":"RUNNING"');
     expect(fake.watches.map((w) => w.jobId)).toEqual(['101', '102']);
     abort.abort();

@@ -1,3 +1,4 @@
+import { textOf } from '@tideway/common';
 import type { FastifyInstance } from 'fastify';
 import type { JobApi } from '../job-api.js';
 import { BadRequest } from '../rest-errors.js';
@@ -21,7 +22,7 @@ interface Submission {
 function bool(name: string, value: unknown): boolean {
   if (value === undefined || value === '' || value === false || value === 'false') return false;
   if (value === true || value === 'true') return true;
-  throw new BadRequest(`${name} '${String(value)}' is not a boolean: expected true or false`);
+  throw new BadRequest(`${name} '${textOf(value)}' is not a boolean: expected true or false`);
 }
 
 function optionalString(name: string, value: unknown): string | undefined {

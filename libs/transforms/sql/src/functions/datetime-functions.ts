@@ -1,3 +1,4 @@
+import { textOf } from '@tideway/common';
 import { Types, type DataType } from '@tideway/api';
 import { SqlValueError, type Compiled } from '../compiled.js';
 import { compilePattern, dayName, formatPattern, monthName, parsePattern } from '../datetime-pattern.js';
@@ -27,7 +28,7 @@ function asType(t: LocalDateTime, type: DataType): string {
 const UNIT_MS: Record<string, number> = { WEEK: 604800000, DAY: 86400000, HOUR: 3600000, MINUTE: 60000, SECOND: 1000, MILLISECOND: 1 };
 
 function unitOf(fn: string, v: unknown): string {
-  const u = v === undefined || v === null ? 'DAY' : String(v).toUpperCase();
+  const u = v === undefined || v === null ? 'DAY' : textOf(v).toUpperCase();
   if (!(u in UNIT_MS) && u !== 'YEAR' && u !== 'MONTH' && u !== 'QUARTER' && !(fn === 'DATEDIFF' && u === 'DAYTIME'))
     throw new SqlValueError(`unsupported date/time unit '${String(v)}' for ${fn}`);
   return u;
@@ -140,7 +141,7 @@ export const DATETIME_FUNCTIONS: SqlFunction[] = [
   }),
   strict(['date_trunc'], ['temporal', 'string'], 1, 2, Types.TIMESTAMP, () => (v: unknown, unit?: unknown) => {
     const f = fieldsOf(toLocal(v));
-    const u = unit === undefined ? 'DAY' : String(unit).toUpperCase();
+    const u = unit === undefined ? 'DAY' : textOf(unit).toUpperCase();
     const parts: Record<string, number[]> = {
       YEAR: [f.year, 0, 1],
       MONTH: [f.year, f.month - 1, 1],
@@ -231,7 +232,7 @@ export const DATETIME_FUNCTIONS: SqlFunction[] = [
         const p = ep(f);
         if (s == null || p == null) return false;
         try {
-          return parsePattern(pattern(String(p)), String(s)) !== undefined;
+          return parsePattern(pattern(textOf(p)), textOf(s)) !== undefined;
         } catch {
           return false;
         }
@@ -240,13 +241,13 @@ export const DATETIME_FUNCTIONS: SqlFunction[] = [
   },
   strict(['from_unixtime'], ['numeric', 'string', 'string'], 2, 3, Types.STRING, () => (secs: unknown, p: unknown, zone?: unknown) => {
     const ms = Number(secs) * 1000;
-    const local = zone === undefined ? fromEpochMillis(ms) : { ms: ms + zoneOffsetMs(String(zone), ms), subNanos: 0 };
+    const local = zone === undefined ? fromEpochMillis(ms) : { ms: ms + zoneOffsetMs(textOf(zone), ms), subNanos: 0 };
     return formatPattern(pattern(String(p)), local);
   }),
   strict(['to_char'], ['any', 'string'], 1, 2, Types.STRING, (a) => {
     const t = a[0].type;
     const temporal = t.kind === 'date' || t.kind === 'time' || t.kind === 'timestamp' || t.kind === 'timestamp_tz';
-    return (v: unknown, p?: unknown) => (p !== undefined && temporal ? formatPattern(pattern(String(p)), toLocal(v)) : typedText(v, t));
+    return (v: unknown, p?: unknown) => (p !== undefined && temporal ? formatPattern(pattern(textOf(p)), toLocal(v)) : typedText(v, t));
   }),
 ];
 

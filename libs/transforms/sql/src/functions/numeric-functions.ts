@@ -2,7 +2,7 @@ import { Types, type DataType } from '@tideway/api';
 import { Decimal } from 'decimal.js';
 import { toDecimal } from '../arithmetic.js';
 import { SqlValueError, type Compiled } from '../compiled.js';
-import { strict, type SqlFunction } from './registry.js';
+import { strict, type ArgKind, type SqlFunction } from './registry.js';
 
 const D = Types.DOUBLE;
 
@@ -10,7 +10,7 @@ const D = Types.DOUBLE;
 function math(names: string[], arity: number, f: (...x: number[]) => number): SqlFunction {
   return strict(
     names,
-    Array(arity).fill('numeric'),
+    new Array<ArgKind>(arity).fill('numeric'),
     arity,
     arity,
     D,
@@ -62,7 +62,7 @@ export const NUMERIC_FUNCTIONS: SqlFunction[] = [
         return v < 0n ? -v : v;
       }
       if (typeof v === 'string') return v.startsWith('-') ? v.slice(1) : v;
-      if (v === limit) throw new SqlValueError(`ABS(${v}) overflows ${t}`);
+      if (v === limit) throw new SqlValueError(`ABS(${limit}) overflows ${t}`);
       return Math.abs(v as number);
     };
   }),

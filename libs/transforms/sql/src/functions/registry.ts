@@ -36,7 +36,8 @@ export function argFits(kind: ArgKind, t: DataType): boolean {
   }
 }
 
-type Impl = (...values: any[]) => unknown;
+/** A function's body on non-null values; it narrows each to the JS types its argument kind allows. */
+type Impl = (...values: unknown[]) => unknown;
 
 /**
  * A function whose result is null when any argument is null (most of the library). `impl`
@@ -63,7 +64,7 @@ export function strict(
 
 /** Wraps `fn` so that any null argument gives null; specialised for 0-4 arguments. */
 export function nullPropagating(a: readonly Compiled[], fn: Impl): Evaluator {
-  const [a0, a1, a2, a3] = a.map((c) => c.ev);
+  const [a0, a1, a2] = a.map((c) => c.ev);
   switch (a.length) {
     case 0:
       return () => fn();

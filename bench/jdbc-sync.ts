@@ -22,6 +22,7 @@ import {
   median,
   pgConnection,
   pgCount,
+  pgOrdersSink,
   pgRun,
   psqlEnv,
   repo,
@@ -46,16 +47,7 @@ const TIDEWAY = 'tideway run (Jdbc -> Jdbc, COPY)';
 const results: Array<{ rows: number; tool: string; flow: string; m: Measured; all: number[] }> = [];
 
 try {
-  const pgSink = [
-    `    url = "${pgSrv.jdbcUrl}"`,
-    '    driver = "org.postgresql.Driver"',
-    `    user = "${pgSrv.user}"`,
-    `    password = "${pgSrv.password}"`,
-    '    generate_sink_sql = true',
-    `    database = "${pgSrv.database}"`,
-    '    table = "public.orders"',
-    '    use_copy_statement = true',
-  ].join('\n');
+  const pgSink = pgOrdersSink(pgSrv);
   const pgToPg = jobConf('pg-to-pg', [...pgConnection(pgSrv, 'src'), '    table_path = "src.public.orders"'].join('\n'), pgSink);
   const mariaToPg = jobConf('maria-to-pg', [...mariaConnection(mySrv), `    table_path = "${mySrv.database}.orders"`].join('\n'), pgSink);
   const pgloaderFile = join(work, 'maria-to-pg.load');

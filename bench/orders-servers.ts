@@ -103,6 +103,23 @@ export function pgConnection(s: TestDatabaseServer, db: string): string[] {
   ];
 }
 
+/**
+ * Option lines of a Jdbc sink writing `public.orders` of the PostgreSQL server's own database
+ * with COPY; `query` goes after the URL (e.g. `?sslmode=require`).
+ */
+export function pgOrdersSink(s: TestDatabaseServer, query = ''): string {
+  return [
+    `    url = "${s.jdbcUrl}${query}"`,
+    '    driver = "org.postgresql.Driver"',
+    `    user = "${s.user}"`,
+    `    password = "${s.password}"`,
+    '    generate_sink_sql = true',
+    `    database = "${s.database}"`,
+    '    table = "public.orders"',
+    '    use_copy_statement = true',
+  ].join('\n');
+}
+
 /** Option lines of a Jdbc block on the MariaDB server's database. */
 export function mariaConnection(s: TestDatabaseServer): string[] {
   return [
@@ -114,30 +131,36 @@ export function mariaConnection(s: TestDatabaseServer): string[] {
 }
 
 /**
- * Loads `rows` orders into PostgreSQL `src` and MariaDB, and an empty `orders` into the
+ * Loads `rows` orders into PostgreSQL `src` and MariaDB (when given), and an empty `orders` into the
  * PostgreSQL server's own database (the target). Older copies of shared/bench/orders-postgres.sql
  * computed (g * 7919) in integer, which overflows past 271,000 rows; such a copy is loaded with
  * the bigint product (the intended data, as MariaDB's bigint seq gives).
  */
-export async function loadOrders(work: string, pgSrv: TestDatabaseServer, mySrv: TestDatabaseServer, rows: number): Promise<void> {
+export async function loadOrders(
+  work: string,
+  pgSrv: TestDatabaseServer,
+  mySrv: TestDatabaseServer | undefined,
+  rows: number,
+): Promise<void> {
   const ordersPg = join(work, 'orders-postgres.sql');
   const sharedSql = readFileSync(join(shared, 'bench', 'orders-postgres.sql'), 'utf8');
   writeFileSync(ordersPg, sharedSql.replace('(g * 7919)', '(g::bigint * 7919)'));
   const env = { ...process.env, ...psqlEnv(pgSrv) };
   execFileSync('psql', ['-q', '-v', `rows=${rows}`, '-v', 'ON_ERROR_STOP=1', '-f', ordersPg, 'src'], { env });
   execFileSync('psql', ['-q', '-v', 'rows=0', '-v', 'ON_ERROR_STOP=1', '-f', ordersPg, pgSrv.database], { env });
-  execFileSync('mariadb', [
-    '-h',
-    mySrv.host,
-    '-P',
-    String(mySrv.port),
-    '-u',
-    mySrv.user,
-    `-p${mySrv.password}`,
-    '-e',
-    `SET @rows=${rows}; SOURCE ${join(shared, 'bench', 'orders-mariadb.sql')};`,
-    mySrv.database,
-  ]);
+  if (mySrv)
+    execFileSync('mariadb', [
+      '-h',
+      mySrv.host,
+      '-P',
+      String(mySrv.port),
+      '-u',
+      mySrv.user,
+      `-p${mySrv.password}`,
+      '-e',
+      `SET @rows=${rows}; SOURCE ${join(shared, 'bench', 'orders-mariadb.sql')};`,
+      mySrv.database,
+    ]);
   await pgRun(pgSrv, 'src', 'CHECKPOINT');
 }
 

@@ -6,35 +6,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestCluster, fakeJob, jobFile } from '../cluster/test-cluster.js';
 import { runCli } from '../conformance/cli-process.js';
-import { freePort } from '@tideway/testing';
+import { startTokenCluster } from './token-cluster.js';
 import type { RestFailure, SubmittedJob } from '../rest/rest-shapes.js';
 
 let cluster: TestCluster;
 let base = '';
-const tokens: Record<'viewer' | 'operator' | 'admin', string> = { viewer: '', operator: '', admin: '' };
-
-async function create(role: string): Promise<{ token: string; line: string }> {
-  const res = await runCli(['token', 'create', '--role', role, ...(role === 'admin' ? [] : ['--namespace', 'team-a']), '--name', role]);
-  expect(res.code, res.stderr).toBe(0);
-  return { token: /^token: (\S+)$/m.exec(res.stdout)![1], line: /^ {2}(\w+: ".*")$/m.exec(res.stdout)![1] };
-}
+let tokens: Record<'viewer' | 'operator' | 'admin', string>;
 
 beforeAll(async () => {
-  const lines: string[] = [];
-  for (const role of ['viewer', 'operator', 'admin'] as const) {
-    const { token, line } = await create(role);
-    tokens[role] = token;
-    lines.push(`    ${line}`);
-  }
-  const port = await freePort();
-  cluster = await TestCluster.start({
-    workers: [{ attributes: {} }],
-    slotNum: 2,
-    jobScheduleStrategy: 'WAIT',
-    tidewayYaml: ['auth:', '  tokens:', ...lines],
-    engineYaml: ['http:', '  enable-http: true', `  port: ${port}`, '  enable-dynamic-port: false'],
-  });
-  base = `http://127.0.0.1:${port}`;
+  ({ cluster, tokens, base } = await startTokenCluster(['viewer', 'operator', 'admin'] as const));
 }, 120_000);
 
 afterAll(async () => {

@@ -17,21 +17,17 @@ import { channelCredentials, clientOptions, configureTls } from '@tideway/rpc';
 import { runCli, spawnCli } from '../conformance/cli-process.js';
 import { checkSequenceOutput } from '../e2e/sequence-checker.js';
 import { sequenceJob } from '../e2e/sequence-job.js';
-import { TestCluster, jobFile, type ProcessName } from '../cluster/test-cluster.js';
+import { TestCluster, jobFile } from '../cluster/test-cluster.js';
 import { freePort } from '@tideway/testing';
+import { certRoleOf, tlsFiles } from './tls-files.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'tideway-tls-'));
 const ours = join(dir, 'cluster');
 const theirs = join(dir, 'other');
-const files = (base: string, role: string) => ({
-  caFile: join(base, 'ca.pem'),
-  certFile: join(base, `${role}.pem`),
-  keyFile: join(base, `${role}-key.pem`),
-});
+const files = tlsFiles;
 // worker-2's own copies of the worker files, for the reload test.
 const worker2Dir = join(dir, 'worker-2');
-const roleOf = (name: ProcessName) =>
-  name.startsWith('worker-') ? 'worker' : name.startsWith('coordinator') ? 'coordinator' : 'resource-manager';
+const roleOf = certRoleOf;
 let cluster: TestCluster;
 let restPort = 0;
 

@@ -1,6 +1,8 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
+import type { PeerCertificate } from 'node:tls';
 import { ErrorCode, TidewayError } from '@tideway/common';
+import type { CertificateEntry } from './cert-auth.js';
 import { TokenTable, type StoredTokenSource } from './token-table.js';
 
 /** The roles of JobService callers, each allowed what the one before is, and more. */
@@ -71,76 +73,107 @@ export function bearerOf(header: string | undefined): string | undefined {
 /**
  * Why a caller with this `authorization` header may not do `what` (a JobService method or a
  * REST route), which needs the role `needed`: the status and one sentence; undefined when it may.
+ * Without a token, `certificate` (callerOfCertificate of the client certificate) decides.
  */
 export function authorize(
   tokens: readonly TokenEntry[],
   header: string | undefined,
   what: string,
   needed: Role,
+  certificate?: CertificateEntry | string,
 ): { code: grpc.status; http: 401 | 403; message: string } | undefined {
   const method = what;
   const token = bearerOf(header);
-  if (token === undefined) {
+  if (token === undefined && typeof certificate === 'string')
+    return { code: grpc.status.UNAUTHENTICATED, http: 401, message: `${method}: ${certificate}` };
+  if (token === undefined && certificate === undefined) {
+    const orCertificate = certificates.length ? ', or present a client certificate named in tideway.auth.certificates' : '';
     return {
       code: grpc.status.UNAUTHENTICATED,
       http: 401,
-      message: `${method} needs a bearer token: pass --token or set TIDEWAY_TOKEN (tideway token create makes one)`,
+      message: `${method} needs a bearer token: pass --token or set TIDEWAY_TOKEN (tideway token create makes one)${orCertificate}`,
     };
   }
-  const entry = findToken(tokens, token);
+  const entry = token === undefined ? (certificate as CertificateEntry) : findToken(tokens, token);
   if (!entry)
     return { code: grpc.status.UNAUTHENTICATED, http: 401, message: `${method}: the bearer token is not one of this cluster's tokens` };
   if (!roleAllows(entry.role, needed)) {
+    const who = token === undefined ? `client certificate '${entry.name}'` : `token '${entry.name}'`;
     return {
       code: grpc.status.PERMISSION_DENIED,
       http: 403,
-      message: `${method} needs the role ${needed} or above: token '${entry.name}' has the role ${entry.role}`,
+      message: `${method} needs the role ${needed} or above: ${who} has the role ${entry.role}`,
     };
   }
   return undefined;
 }
 
 /**
- * Why a caller with this `authorization` header may not do `what` now, against the process's
- * table (configureAuth), the state store's tokens brought up to date first; undefined when it
- * may (always, with authentication off).
+ * Why a caller with this `authorization` header (or, without a token, this `certificate`:
+ * certificateCallerOf of the call) may not do `what` now, against the process's table
+ * (configureAuth), the state store's tokens brought up to date first; undefined when it may
+ * (always, with authentication off).
  */
-export async function authorizeCall(header: string | undefined, what: string, needed: Role): Promise<ReturnType<typeof authorize>> {
-  if (!table.enabled) return undefined;
+export async function authorizeCall(
+  header: string | undefined,
+  what: string,
+  needed: Role,
+  certificate?: CertificateEntry | string,
+): Promise<ReturnType<typeof authorize>> {
+  if (!authEnabled()) return undefined;
   const token = bearerOf(header);
   await table.refresh(token !== undefined && findToken(table.entries(), token) !== undefined);
-  return authorize(table.entries(), header, what, needed);
+  return authorize(table.entries(), header, what, needed, certificate);
+}
+
+/** Who makes a call: the token entry or the client certificate entry that let it in. */
+export type CallerEntry = TokenEntry | CertificateEntry;
+
+/** How a caller reads in a refusal: `token 'ci'` or `client certificate 'alice'`. */
+export function describeCaller(entry: CallerEntry): string {
+  return 'hash' in entry ? `token '${entry.name}'` : `client certificate '${entry.name}'`;
 }
 
 /**
- * The token entry of a call's `authorization` header, once authorizeCall let it in; undefined
- * with authentication off (the caller may do anything). A token gone since (revoked between the
+ * The entry of a call's caller, once authorizeCall let it in: its bearer token's, or without a
+ * token its certificate's (`certificate` as given to authorizeCall); undefined with
+ * authentication off (the caller may do anything). A token gone since (revoked between the
  * check and the handler) is refused, never taken for "no authentication".
  */
-export function callerOf(header: string | undefined): TokenEntry | undefined {
-  if (!table.enabled) return undefined;
+export function callerOf(header: string | undefined, certificate?: CertificateEntry | string): CallerEntry | undefined {
+  if (!authEnabled()) return undefined;
   const token = bearerOf(header);
+  if (token === undefined && certificate !== undefined && typeof certificate !== 'string') return certificate;
   const entry = token === undefined ? undefined : findToken(table.entries(), token);
   if (!entry) throw new TidewayError(ErrorCode.PERMISSION_DENIED, "the bearer token is not one of this cluster's tokens (any more)");
   return entry;
 }
 
+/** The peer certificate and forwarded-caller header of a gRPC call, as certificateCallerOf reads them. */
+export type CertificateOf = (cert: PeerCertificate | undefined, metadata: grpc.Metadata) => CertificateEntry | string | undefined;
+
 /**
- * A server interceptor that checks the bearer token of every JobService and TokenService call
- * before the handler runs; the other services (internal ones, protected by mutual TLS; health;
- * reflection) pass. With authentication off every call passes.
+ * A server interceptor that checks the bearer token (or, without one, the client certificate:
+ * `certificateOf`) of every JobService and TokenService call before the handler runs; the other
+ * services (internal ones, protected by mutual TLS; health; reflection) pass. With
+ * authentication off every call passes.
  */
-export function jobServiceAuth(): grpc.ServerInterceptor {
+export function jobServiceAuth(certificateOf: CertificateOf = () => undefined): grpc.ServerInterceptor {
   return (method, call) => {
     const prefix = SERVICE_PREFIXES.find((p) => method.path.startsWith(p));
-    if (!table.enabled || !prefix) return new grpc.ServerInterceptingCall(call);
+    if (!authEnabled() || !prefix) return new grpc.ServerInterceptingCall(call);
     const name = method.path.slice(prefix.length);
     return new grpc.ServerInterceptingCall(call, {
       start: (next) => {
         next({
           onReceiveMetadata: (metadata, mdNext) => {
             const header = metadata.get('authorization')[0];
-            authorizeCall(typeof header === 'string' ? header : undefined, name, METHOD_ROLES[name] ?? 'admin').then(
+            authorizeCall(
+              typeof header === 'string' ? header : undefined,
+              name,
+              METHOD_ROLES[name] ?? 'admin',
+              certificateOf(call.getAuthContext().sslPeerCertificate, metadata),
+            ).then(
               (refusal) => {
                 if (refusal) call.sendStatus({ code: refusal.code, details: refusal.message, metadata: new grpc.Metadata() });
                 else mdNext(metadata);
@@ -176,13 +209,26 @@ export function bearerInterceptor(token: string | (() => string | undefined)): g
 }
 
 let table = new TokenTable([]);
+let certificates: readonly CertificateEntry[] = [];
+
+/** Whether calls need a token or a client certificate of tideway.auth.certificates. */
+function authEnabled(): boolean {
+  return table.enabled || certificates.length > 0;
+}
 
 /**
- * Sets the tokens this process's JobService, TokenService and REST API check calls against
- * (empty: authentication off).
+ * Sets the tokens this process's JobService, TokenService and REST API check calls against,
+ * and the client certificates that stand in for a token (tideway.auth.certificates,
+ * cert-auth.ts); with neither, authentication is off.
  */
-export function configureAuth(tokens: readonly TokenEntry[]): void {
-  table = new TokenTable(tokens);
+export function configureAuth(tokens: readonly TokenEntry[], certificateTable: readonly CertificateEntry[] = []): void {
+  certificates = certificateTable;
+  table = new TokenTable(tokens, certificateTable.length > 0);
+}
+
+/** The client certificate table configureAuth set (empty: certificates authenticate nobody). */
+export function authCertificates(): readonly CertificateEntry[] {
+  return certificates;
 }
 
 /** Accept the state store's tokens too (tideway token create --store), read as TokenTable says. */

@@ -7,4 +7,5 @@ export * from './leader-caller.js';
 export * from './tls.js';
 export * from './https-tls.js';
 export * from './auth.js';
+export * from './cert-auth.js';
 export * from './token-table.js';

@@ -6,6 +6,7 @@ import { DescriptorIndex } from './reflection/descriptor-index.js';
 import { addReflection } from './reflection/reflection-service.js';
 import { serverCredentials } from './tls.js';
 import { jobServiceAuth } from './auth.js';
+import { certificateCallerOf } from './cert-auth.js';
 
 /** Message size limit both ways: record batches and checkpoint states can be large. */
 export const MAX_MESSAGE_BYTES = 256 * 1024 * 1024;
@@ -53,11 +54,11 @@ export class TidewayServer {
   private readonly served: string[] = [];
 
   constructor() {
-    // JobService and TokenService calls are checked against the bearer tokens of configureAuth (none: all pass).
+    // JobService and TokenService calls are checked against the bearer tokens (or client certificates) of configureAuth (none: all pass).
     this.grpc = new grpc.Server({
       ...CHANNEL_OPTIONS,
       'grpc.max_receive_message_length': serverReceiveBytes,
-      interceptors: [jobServiceAuth()],
+      interceptors: [jobServiceAuth(certificateCallerOf)],
     });
     const status: ServingStatusMap = { '': 'SERVING' };
     this.health = new HealthImplementation(status);

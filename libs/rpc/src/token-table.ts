@@ -17,8 +17,8 @@ const MISS_REFRESH_MS = 200;
 /**
  * The tokens a process accepts: those of its engine config (fixed) and those of the state store
  * (read again when older than STORED_TOKENS_MAX_AGE_MS, or when a call brings a token the
- * table does not know). Authentication is on when the engine config has tokens; the state
- * store alone never turns it on.
+ * table does not know). Authentication is on when the engine config has tokens (or client
+ * certificates: `certificates`); the state store alone never turns it on.
  */
 export class TokenTable {
   private stored: readonly TokenEntry[] = [];
@@ -26,11 +26,14 @@ export class TokenTable {
   private loading?: Promise<void>;
   private source?: StoredTokenSource;
 
-  constructor(readonly config: readonly TokenEntry[]) {}
+  constructor(
+    readonly config: readonly TokenEntry[],
+    private readonly certificates = false,
+  ) {}
 
-  /** Whether calls need a token at all. */
+  /** Whether calls need a token (or a client certificate) at all. */
   get enabled(): boolean {
-    return this.config.length > 0;
+    return this.config.length > 0 || this.certificates;
   }
 
   /** Reads the state store's tokens from now on (they are read at the next call). */

@@ -3,6 +3,7 @@ import { ErrorCode, backoffDelay, newJobId, sleep, type TidewayError } from '@ti
 import {
   LeaderCaller,
   bearerInterceptor,
+  forwardedCertificateInterceptor,
   call,
   clientOptions,
   fromServiceError,
@@ -32,11 +33,19 @@ export class JobClient {
 
   /**
    * `token`: the bearer token sent with every call, for a cluster with tideway.auth tokens (a
-   * function is asked at each call: the REST API passes on its caller's).
+   * function is asked at each call: the REST API passes on its caller's). `certificateCaller`:
+   * the REST API's caller authenticated by certificate, named in each call (forwardedCertificateInterceptor).
    */
-  constructor(addresses: string | readonly string[], opts: { token?: string | (() => string | undefined) } = {}) {
+  constructor(
+    addresses: string | readonly string[],
+    opts: { token?: string | (() => string | undefined); certificateCaller?: () => string | undefined } = {},
+  ) {
     const list = typeof addresses === 'string' ? [addresses] : addresses;
-    const options = opts.token ? { ...clientOptions, interceptors: [bearerInterceptor(opts.token)] } : clientOptions;
+    const interceptors = [
+      ...(opts.token ? [bearerInterceptor(opts.token)] : []),
+      ...(opts.certificateCaller ? [forwardedCertificateInterceptor(opts.certificateCaller)] : []),
+    ];
+    const options = interceptors.length ? { ...clientOptions, interceptors } : clientOptions;
     this.leader = new LeaderCaller(list, (a) => new JobServiceClient(a, channelCredentials(), options));
     this.budgetMs = new Set(list).size > 1 ? FIND_LEADER_MS : SINGLE_COORDINATOR_MS;
   }

@@ -17,10 +17,14 @@ export async function startRestApiIfEnabled(
   const http = engine.http;
   if (!http.enableHttp) return async () => {};
   // Loaded only here: fastify and the dashboard are a few hundred modules a job without HTTP never needs.
-  const [{ requestToken, startRestApi }, { JobClient }] = await Promise.all([import('@tideway/rest-api'), import('./job-client.js')]);
-  // The REST API checks its callers' tokens itself and calls JobService with the caller's
-  // token, so the leader (this process or another) applies the caller's role and namespace.
-  const client = new JobClient(coordinators, { token: requestToken });
+  const [{ requestCertificateCaller, requestToken, startRestApi }, { JobClient }] = await Promise.all([
+    import('@tideway/rest-api'),
+    import('./job-client.js'),
+  ]);
+  // The REST API checks its callers' tokens and certificates itself and calls JobService with the
+  // caller's token, or names its certificate entry (trusted only from this coordinator's own
+  // certificate), so the leader (this process or another) applies the caller's role and namespace.
+  const client = new JobClient(coordinators, { token: requestToken, certificateCaller: requestCertificateCaller });
   try {
     const api = await startRestApi(
       client,

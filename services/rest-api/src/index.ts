@@ -5,4 +5,4 @@
 export { startRestApi, buildRestApp, type RestApi, type RestApiOptions } from './rest-server.js';
 export type { JobApi } from './job-api.js';
 export { seaTunnelMetrics } from './seatunnel-shapes.js';
-export { requestToken } from './request-caller.js';
+export { requestCertificateCaller, requestToken } from './request-caller.js';

@@ -3,7 +3,18 @@ import type { Registry } from 'prom-client';
 import type { Server as HttpsServer } from 'node:https';
 import type { Socket } from 'node:net';
 import { logger, redactText } from '@tideway/common';
-import { authorizeCall, bearerOf, httpsMaterial, reloadHttpsOnChange, type HttpsMaterial, type Role } from '@tideway/rpc';
+import {
+  authCertificates,
+  authorizeCall,
+  bearerOf,
+  callerOfCertificate,
+  httpsMaterial,
+  httpsOptions,
+  reloadHttpsOnChange,
+  type HttpsMaterial,
+  type Role,
+} from '@tideway/rpc';
+import { clientCertificateOf } from './client-certificate.js';
 import { runAsCaller } from './request-caller.js';
 import { DEFAULT_CONFIG_LIMITS, type ConfigLimits } from '@tideway/config';
 import type { JobApi } from './job-api.js';
@@ -95,7 +106,7 @@ export function buildRestApp(
   // With tideway.tls, HTTPS with the coordinator's certificate; the cast keeps one app type
   // for both (the routes do not depend on the transport).
   const app = (tls
-    ? Fastify({ ...options, https: { key: tls.key, cert: tls.cert, ...server } })
+    ? Fastify({ ...options, https: { ...httpsOptions(tls), ...server } })
     : Fastify({ ...options, http: server })) as unknown as FastifyInstance;
   app.server.maxConnections = limits.maxConnections;
   // Node's clocks start with the first byte: a connection that sends nothing at all is closed
@@ -116,14 +127,29 @@ export function buildRestApp(
   app.addHook('onSend', async (req, _reply, payload) =>
     typeof payload === 'string' && !req.url.split('?')[0].endsWith('/encrypt-config') ? redactText(payload) : payload,
   );
-  // Bearer tokens (tideway.auth): each route needs the role of the JobService call it makes,
-  // and the caller's token goes on with those calls (requestToken), so the coordinator applies
-  // its namespace too.
+  // Bearer tokens or client certificates (tideway.auth): each route needs the role of the
+  // JobService call it makes, and the caller goes on with those calls (its token, or its
+  // certificate entry's name: request-caller.ts), so the coordinator applies its namespace too.
+  // The dashboard's page and scripts carry no data and load without a token: it asks for one
+  // when its /ui/api calls are refused.
   app.addHook('onRequest', (req, reply, done) => {
     const route = req.url.split('?')[0].slice(contextPath.length);
+    // The route as the router matched it (it decodes %xx): the URL as sent may spell it otherwise.
+    const matched = (req.routeOptions.url ?? req.url.split('?')[0]).slice(contextPath.length);
+    if (req.method === 'GET' && isDashboardFile(matched)) return done();
+    const what = `${req.method} ${route}`;
     const header = req.headers.authorization;
-    authorizeCall(header, `${req.method} ${route}`, restRole(req.method, route)).then(
-      (refusal) => (refusal ? void reply.code(refusal.http).send(failBody(refusal.message)) : runAsCaller(bearerOf(header), done)),
+    const token = bearerOf(header);
+    // A certificate another CA signed is refused even beside a token (the handshake let it through to say so).
+    const peer = clientCertificateOf(req.raw);
+    if (typeof peer === 'string') return void reply.code(401).send(failBody(`${what}: ${peer}`));
+    const certificate = token === undefined ? callerOfCertificate(peer) : undefined;
+    authorizeCall(header, what, restRole(req.method, matched), certificate).then(
+      (refusal) => {
+        if (refusal) return void reply.code(refusal.http).send(failBody(refusal.message));
+        const byCertificate = certificate !== undefined && typeof certificate !== 'string';
+        runAsCaller(token !== undefined ? { token } : byCertificate ? { certificate: certificate.name } : undefined, done);
+      },
       (err: unknown) => done(err as Error),
     );
   });
@@ -151,6 +177,11 @@ export function buildRestApp(
   return app;
 }
 
+/** The routes of the dashboard's static files (`/ui`, `/ui/*`), not its `/ui/api/` routes. */
+function isDashboardFile(route: string): boolean {
+  return route === '/ui' || route === '/ui/' || route === '/ui/*';
+}
+
 function inUse(err: unknown): boolean {
   return (err as NodeJS.ErrnoException).code === 'EADDRINUSE';
 }
@@ -162,7 +193,8 @@ function inUse(err: unknown): boolean {
 export async function startRestApi(jobs: JobApi, options: RestApiOptions, registry?: Registry): Promise<RestApi> {
   const last = options.enableDynamicPort && options.port !== 0 ? options.port + options.portRange : options.port;
   for (let port = options.port; ; port++) {
-    const tls = httpsMaterial();
+    // With client certificates in tideway.auth, HTTPS asks callers for one (and the CA to check it).
+    const tls = httpsMaterial(authCertificates().length > 0);
     const app = buildRestApp(jobs, options.contextPath, registry, tls, options.limits);
     try {
       await app.listen({ host: options.host, port });

@@ -263,6 +263,14 @@ describe('HA settings', () => {
     );
   });
 
+  it('refuses client certificates without tideway.tls, and keeps the table as written with it', () => {
+    expect(failure(() => ha('  auth:\n    certificates: { alice: "admin" }\n')).message).toBe(
+      'tideway.auth.certificates needs tideway.tls: client certificates are only seen, and checked against the CA, over TLS',
+    );
+    const tls = '  tls: { ca-file: ca.pem, cert-file: c.pem, key-file: k.pem }\n';
+    expect(ha(`${tls}  auth:\n    certificates: { alice: "operator t" }\n`).tideway.auth.certificates).toEqual({ alice: 'operator t' });
+  });
+
   it('reads namespace limits and refuses a bad key, a bad namespace name and a prefix that is not an absolute folder', () => {
     const auth = (lines: string) => loadEngineConfig({ file: 'e.yaml', text: `tideway:\n  auth:\n    namespaces:\n${lines}` });
     const ok = auth('      team-a:\n        allowed-plugins: [FakeSource, Console]\n        local-file-path-prefixes: [/data/team-a/]\n');

@@ -98,6 +98,8 @@ export interface EngineConfig {
     /** Bearer tokens by name: `<sha256:hex> <role> [<namespace>]` (parsed by @tideway/rpc's parseTokenTable). */
     readonly auth: {
       readonly tokens: Readonly<Record<string, string | number | boolean>> | undefined;
+      /** Client certificates by CN or subjectAltName: `<role> [<namespace>]` (parsed by @tideway/rpc's parseCertificateTable). */
+      readonly certificates: Readonly<Record<string, string | number | boolean>> | undefined;
       /** Limits by namespace name (checkNamespaceLimits: names and prefixes are checked). */
       readonly namespaces: Readonly<Record<string, NamespaceLimits>>;
     };
@@ -176,6 +178,8 @@ export function compileEngineConfig(input: EngineConfigInput): EngineConfig {
   const tls = config.tideway.tls;
   const set = [tls.caFile, tls.certFile, tls.keyFile].filter((f) => f !== '').length;
   if (set !== 0 && set !== 3) fail('tideway.tls needs ca-file, cert-file and key-file together (or none of them, for plaintext)');
+  if (set === 0 && Object.keys(config.tideway.auth.certificates ?? {}).length > 0)
+    fail('tideway.auth.certificates needs tideway.tls: client certificates are only seen, and checked against the CA, over TLS');
   if (config.tideway.heartbeat.timeout <= config.tideway.heartbeat.interval) {
     fail(
       `tideway.heartbeat.timeout (${config.tideway.heartbeat.timeout} ms) must be longer than tideway.heartbeat.interval (${config.tideway.heartbeat.interval} ms)`,

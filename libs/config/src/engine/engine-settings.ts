@@ -267,12 +267,18 @@ export const TIDEWAY_SETTINGS: Readonly<Record<string, EngineSetting>> = {
   },
   auth: {
     type: 'section',
-    description: 'Bearer tokens of JobService and the REST API. No tokens (the default): every call is allowed.',
+    description:
+      'Bearer tokens (and, with tideway.tls, client certificates) of JobService and the REST API. Neither (the default): every call is allowed.',
     fields: {
       tokens: {
         type: 'map',
         description:
           'Token name -> "<sha256:hex> <role> [<namespace>]" (role viewer, operator or admin; viewer and operator need a namespace). Only the hash is stored: `tideway token create` prints a token and its line.',
+      },
+      certificates: {
+        type: 'map',
+        description:
+          'Client certificate -> "<role> [<namespace>]", for callers that send no token: the key is the subject CN (or CN:<cn>), or a subjectAltName as DNS:<name>, URI:<uri>, email:<address> or IP:<address>. Needs tideway.tls: only certificates the cluster CA signed get this far.',
       },
       namespaces: {
         type: 'map',

@@ -41,7 +41,7 @@ export function registerClusterCommands(program: Command): void {
         { WorkerServer, registerWorkerMetrics },
         { newMetricsRegistry, startMetricsEndpoint },
         { RedisStateStore, electionFromConfig, stateStoreFromConfig },
-        { configureAuth, configureMessageLimit, configureTls, parseTokenTable },
+        { configureAuth, configureMessageLimit, configureTls, parseCertificateTable, parseTokenTable },
         { startRestApiIfEnabled },
       ] = await Promise.all([
         import('@tideway/coordinator'),
@@ -62,7 +62,10 @@ export function registerClusterCommands(program: Command): void {
       configureTls(t.tls.caFile ? t.tls : undefined);
       configureMessageLimit(t.limits.maxMessageBytes);
       try {
-        configureAuth(parseTokenTable(t.auth.tokens ?? {}, 'tideway.auth.tokens'));
+        configureAuth(
+          parseTokenTable(t.auth.tokens ?? {}, 'tideway.auth.tokens'),
+          parseCertificateTable(t.auth.certificates ?? {}, 'tideway.auth.certificates'),
+        );
       } catch (e) {
         throw new ConfigError(ErrorCode.ENGINE_CONFIG, (e as Error).message);
       }

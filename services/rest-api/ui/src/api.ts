@@ -1,6 +1,8 @@
 /** The dashboard's calls to /ui/api (relative: the page is served at <context-path>/ui/). */
 
 import type { JobPage, JobRow } from '../../src/dashboard/dashboard-types.js';
+import { readEvents } from './event-stream.js';
+import { authHeaders, unauthenticated } from './session.js';
 
 export type { JobPage, JobRow };
 
@@ -99,10 +101,20 @@ export interface Overview {
   leaderAddress?: string;
 }
 
+/**
+ * The sentence for a refused call: a 401 also asks for sign-in (session.ts), a 403 says the
+ * token's role is not enough.
+ */
+function refusal(res: Response, body: { message?: string }): string {
+  const message = body.message ?? `${res.status} ${res.statusText}`;
+  if (res.status === 401) unauthenticated(message);
+  return res.status === 403 ? `Not allowed: ${message}` : message;
+}
+
 async function json<T>(path: string, init?: RequestInit): Promise<T> {
-  const res = await fetch(`api/${path}`, init);
+  const res = await fetch(`api/${path}`, { ...init, headers: { ...authHeaders(), ...init?.headers } });
   const body = (await res.json()) as T & { status?: string; message?: string };
-  if (!res.ok) throw new Error(body.message ?? `${res.status} ${res.statusText}`);
+  if (!res.ok) throw new Error(refusal(res, body));
   return body;
 }
 
@@ -113,20 +125,38 @@ export const api = {
   overview: () => json<Overview>('overview'),
 };
 
+/** How long a broken event stream waits before it is opened again (EventSource's default is about this). */
+const RECONNECT_MS = 2000;
+
 /**
- * Server-Sent Events from `path` (fed by WatchJob on the server): `onJob` gets each `job`
- * event's data. Returns how to close the stream.
+ * Server-Sent Events from `path` (fed by WatchJob on the server), read with fetch so that the
+ * token goes with them: `onJob` gets each `job` event's data. A stream that breaks is opened
+ * again, as EventSource would; one the server ends with `done` (its jobs ended), or refuses, is
+ * not. Returns how to close the stream.
  */
 export function listen<T>(path: string, onJob: (data: T) => void, onError: (message: string) => void): () => void {
-  const source = new EventSource(`api/${path}`);
-  source.addEventListener('job', (e) => onJob(JSON.parse((e as MessageEvent<string>).data) as T));
-  source.addEventListener('error', (e) => {
-    const data = (e as MessageEvent<string | undefined>).data;
-    if (data) onError((JSON.parse(data) as { message: string }).message);
-  });
-  // The server ends a stream once its jobs ended: do not let EventSource reconnect.
-  source.addEventListener('done', () => source.close());
-  return () => source.close();
+  const abort = new AbortController();
+  const onEvent = (e: { event: string; data: string }) => {
+    if (e.event === 'job') onJob(JSON.parse(e.data) as T);
+    else if (e.event === 'error' && e.data) onError((JSON.parse(e.data) as { message: string }).message);
+    return e.event === 'done';
+  };
+  void (async () => {
+    while (!abort.signal.aborted) {
+      try {
+        const res = await fetch(`api/${path}`, { headers: { accept: 'text/event-stream', ...authHeaders() }, signal: abort.signal });
+        if (!res.ok || !res.body) {
+          onError(refusal(res, (await res.json().catch(() => ({}))) as { message?: string }));
+          return;
+        }
+        if (await readEvents(res.body, onEvent)) return;
+      } catch {
+        if (abort.signal.aborted) return;
+      }
+      await new Promise((r) => setTimeout(r, RECONNECT_MS));
+    }
+  })();
+  return () => abort.abort();
 }
 
 export const ENDED = new Set(['FINISHED', 'FAILED', 'CANCELED', 'SAVEPOINT_DONE']);

@@ -5,6 +5,8 @@ import './style.css';
 import { JobsPage } from './jobs-page.js';
 import { JobPage } from './job-page.js';
 import { WorkersPanel } from './workers-panel.js';
+import { SignIn } from './sign-in.js';
+import { signOut, useSession } from './session.js';
 
 /** Hash routes (`#/`, `#/job/<id>`, `#/workers`): the server serves one index.html under any context path. */
 function useRoute(): string {
@@ -19,7 +21,9 @@ function useRoute(): string {
 
 function App() {
   const route = useRoute();
+  const session = useSession();
   const job = /^\/job\/(\d+)$/.exec(route);
+  const page = job ? <JobPage jobId={job[1]} key={job[1]} /> : route === '/workers' ? <WorkersPanel /> : <JobsPage />;
   return (
     <>
       <header>
@@ -30,8 +34,14 @@ function App() {
           <a href="#/">Jobs</a>
           <a href="#/workers">Workers</a>
         </nav>
+        {session.signedIn && (
+          <button class="sign-out" data-testid="sign-out" onClick={signOut}>
+            sign out
+          </button>
+        )}
       </header>
-      <main>{job ? <JobPage jobId={job[1]} key={job[1]} /> : route === '/workers' ? <WorkersPanel /> : <JobsPage />}</main>
+      {/* A new generation (sign-in, sign-out) mounts the page again: it asks with the new token. */}
+      <main key={session.generation}>{session.needed ? <SignIn message={session.needed} /> : page}</main>
     </>
   );
 }

@@ -18,6 +18,7 @@ import { describe, it } from 'vitest';
 import { readManifest, sharedConformanceDir, type ManifestCase } from './conformance-files.js';
 import { runCase, type CaseRun } from './case-runners.js';
 import { caseFolders, inCleanFolders, removeCaseFiles } from './case-cleanup.js';
+import { clearsSharedFolder, FolderLocks } from './folder-locks.js';
 
 const dir = join(dirname(fileURLToPath(import.meta.url)), 'seatunnel-extra');
 const shared = sharedConformanceDir();
@@ -121,6 +122,10 @@ if (fixtureProblem) {
   for (const c of cases.filter((x) => x.setup === 'files')) console.log(`conformance: skipped ${c.file}: ${fixtureProblem}`);
 }
 
+// Two cases at a time (each is one CLI process; two use the 2 cores better than one), never two
+// that write or clear the same folders (folder-locks.ts).
+const locks = new FolderLocks(2);
+
 describe.skipIf(!shared)('More SeaTunnel job configs (shared extra/), through the CLI', () => {
   for (const c of cases) {
     const title = `${c.file} -> ${c.expect}${c.args.length ? ` (${c.args.join(' ')})` : ''}`;
@@ -132,14 +137,18 @@ describe.skipIf(!shared)('More SeaTunnel job configs (shared extra/), through th
       it.skip(`${title}: ${fixtureProblem}`, () => {});
       continue;
     }
-    it(title, async () => {
+    it.concurrent(title, async () => {
       const setup = c.setup.startsWith('run:') ? setupRun(c.setup.slice('run:'.length)) : undefined;
-      await inCleanFolders(leftovers(c, setup), async () => {
-        const problem = c.setup === 'files' ? layFixtures() : null;
-        if (problem) throw new Error(problem);
-        if (setup) await runCase(setup);
-        await runCase({ config: configPath(c.file), expect: c.expect, args: argsOf(c), committedRows: c.rows });
-      });
+      const folders = leftovers(c, setup);
+      const claim = { folders, exclusive: c.setup === 'files' || folders.some(clearsSharedFolder) };
+      await locks.run(claim, () =>
+        inCleanFolders(folders, async () => {
+          const problem = c.setup === 'files' ? layFixtures() : null;
+          if (problem) throw new Error(problem);
+          if (setup) await runCase(setup);
+          await runCase({ config: configPath(c.file), expect: c.expect, args: argsOf(c), committedRows: c.rows });
+        }),
+      );
     }, 240_000);
   }
 });

@@ -76,7 +76,8 @@ export function JobPage({ jobId }: { jobId: string }) {
   const cancel = () => {
     setCanceling(true);
     api.cancel(jobId).then(
-      (r) => r.job && setEvent((old) => ({ ...old, job: r.job })),
+      // The stream may have brought the job's end before this answer (CANCELING): never go back.
+      (r) => r.job && setEvent((old) => (ENDED.has(old?.job?.status ?? '') ? old : { ...old, job: r.job })),
       (e: Error) => (setError(e.message), setCanceling(false)),
     );
   };

@@ -1,21 +1,17 @@
 /**
- * SeaTunnel's Postgres-CDC config with decoding.plugin.name = "decoderbufs"
- * (seatunnel-configs/postgrescdc_to_postgres.conf, unchanged but for the server's address)
- * through `tideway run`, against a private PostgreSQL with logical replication and the
+ * A Postgres-CDC job with decoding.plugin.name = "decoderbufs" in the shape of SeaTunnel's
+ * PostgresCDCIT config (postgrescdc_to_postgres.conf: the same options, written here; SeaTunnel's
+ * file is not in ../shared and third-party files stay out of the repository) through `tideway run`, against a private PostgreSQL with logical replication and the
  * decoderbufs output plugin: the snapshot, then inserts (several in one transaction), updates
  * (one leaving a TOASTed value unchanged) and deletes streamed through decoderbufs; the job is
  * SIGKILLed and restored with `run -r` in between. After each step the sink table holds the
  * source's rows (every column compared as text).
  */
-import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { startPostgres, type TestDatabaseServer } from '@tideway/testing';
 import { CliJob, killStartedJobs, TempDirs, until, type RunningCli } from './cli-job.js';
 
-const here = dirname(fileURLToPath(import.meta.url));
 const dirs = new TempDirs();
 let server: TestDatabaseServer;
 let db: pg.Client;
@@ -72,12 +68,47 @@ afterAll(async () => {
   dirs.cleanup();
 });
 
+/** The options of SeaTunnel's postgrescdc_to_postgres.conf (PostgresCDCIT), against `address`. */
+function decoderbufsJob(address: string): string {
+  const url = `jdbc:postgresql://${address}/postgres_cdc?loggerLevel=OFF`;
+  return `env {
+  execution.parallelism = 1
+  job.mode = "STREAMING"
+  checkpoint.interval = 5000
+  read_limit.bytes_per_second = 7000000
+  read_limit.rows_per_second = 400
+}
+source {
+  Postgres-CDC {
+    result_table_name = "customers_postgres_cdc"
+    username = "postgres"
+    password = "postgres"
+    database-names = ["postgres_cdc"]
+    schema-names = ["inventory"]
+    table-names = ["postgres_cdc.inventory.postgres_cdc_table_1"]
+    base-url = "${url}"
+    decoding.plugin.name = "decoderbufs"
+  }
+}
+sink {
+  jdbc {
+    source_table_name = "customers_postgres_cdc"
+    url = "${url}"
+    driver = "org.postgresql.Driver"
+    user = "postgres"
+    password = "postgres"
+    generate_sink_sql = true
+    database = postgres_cdc
+    table = inventory.sink_postgres_cdc_table_1
+    primary_keys = ["id"]
+  }
+}
+`;
+}
+
 describe("SeaTunnel's Postgres-CDC config with decoderbufs", () => {
   it('postgrescdc_to_postgres.conf: snapshot, then changes through decoderbufs, killed and restored', async () => {
-    const conf = readFileSync(join(here, 'seatunnel-configs', 'postgrescdc_to_postgres.conf'), 'utf8').replaceAll(
-      'postgres_cdc_e2e:5432',
-      `127.0.0.1:${server.port}`,
-    );
+    const conf = decoderbufsJob(`127.0.0.1:${server.port}`);
     const job = new CliJob(dirs.make(), conf);
     let cli = await job.start();
     await sameRows(cli);

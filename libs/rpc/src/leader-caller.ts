@@ -1,5 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
 import { ErrorCode, TidewayError, backoffDelay, sleep } from '@tideway/common';
+import { ClientPool } from './client-pool.js';
 import { leaderOf } from './errors.js';
 
 /** Whether a client error says the peer could not be reached at all (refused, timed out). */
@@ -16,14 +17,12 @@ export function isUnreachable(err: unknown): boolean {
  * backs off after each full round, until the time budget is spent. One client per address.
  */
 export class LeaderCaller<C extends grpc.Client> {
-  private readonly clients = new Map<string, C>();
+  private readonly clients: ClientPool<C>;
   private readonly addresses: string[];
   private guess: string;
 
-  constructor(
-    addresses: readonly string[],
-    private readonly make: (address: string) => C,
-  ) {
+  constructor(addresses: readonly string[], make: (address: string) => C) {
+    this.clients = new ClientPool(make);
     if (addresses.length === 0) throw new TidewayError(ErrorCode.CONFIG_BAD_VALUE, 'no coordinator address was given');
     this.addresses = [...new Set(addresses)];
     this.guess = this.addresses[0]!;
@@ -47,12 +46,7 @@ export class LeaderCaller<C extends grpc.Client> {
   }
 
   client(address: string): C {
-    let c = this.clients.get(address);
-    if (!c) {
-      c = this.make(address);
-      this.clients.set(address, c);
-    }
-    return c;
+    return this.clients.get(address);
   }
 
   /**
@@ -85,7 +79,6 @@ export class LeaderCaller<C extends grpc.Client> {
   }
 
   close(): void {
-    for (const c of this.clients.values()) c.close();
-    this.clients.clear();
+    this.clients.close();
   }
 }

@@ -9,6 +9,7 @@ import {
 } from '@tideway/contracts';
 import { ErrorCode, backoffDelay, sleep, type TidewayError } from '@tideway/common';
 import {
+  ClientPool,
   call,
   clientOptions,
   channelCredentials,
@@ -32,22 +33,13 @@ const KIND_TO_WIRE: Record<CheckpointKind, CheckpointType> = {
  * fence (refused once this coordinator stops leading) and carries the epoch.
  */
 export class RemoteWorkers implements WorkerGateway {
-  private readonly clients = new Map<string, WorkerServiceClient>();
+  private readonly clients = new ClientPool((address) => new WorkerServiceClient(address, channelCredentials(), clientOptions));
 
   constructor(
     private readonly fence: Leadership,
     /** Told when a worker refuses a connection (it may be dead: the resource manager checks). */
     private readonly onRefused: (address: string) => void = () => undefined,
   ) {}
-
-  private client(address: string): WorkerServiceClient {
-    let c = this.clients.get(address);
-    if (!c) {
-      c = new WorkerServiceClient(address, channelCredentials(), clientOptions);
-      this.clients.set(address, c);
-    }
-    return c;
-  }
 
   /** One fenced call: refused before it leaves when not leading; a stale-epoch answer steps down. */
   private send<K extends UnaryMethodName<WorkerServiceClient>>(
@@ -56,7 +48,7 @@ export class RemoteWorkers implements WorkerGateway {
     req: RequestOf<WorkerServiceClient, K>,
     deadlineMs: number,
   ): Promise<ResponseOf<WorkerServiceClient, K>> {
-    const c = this.client(address);
+    const c = this.clients.get(address);
     return this.fence.run(() =>
       call(c, method, req, { metadata: this.fence.metadata(), deadlineMs }).catch((err: unknown) => {
         if (isUnreachable(err) && /ECONNREFUSED|connection refused/i.test((err as Error).message)) this.onRefused(address);
@@ -101,7 +93,7 @@ export class RemoteWorkers implements WorkerGateway {
   }
 
   close(): void {
-    for (const c of this.clients.values()) c.close();
+    this.clients.close();
   }
 }
 

@@ -1,7 +1,7 @@
 import type * as grpc from '@grpc/grpc-js';
 import { DataExchangeClient, type ExchangeMessage, type OpenChannel } from '@tideway/contracts';
 import { backoffDelay, sleep } from '@tideway/common';
-import { clientOptions, channelCredentials } from '@tideway/rpc';
+import { ClientPool, clientOptions, channelCredentials } from '@tideway/rpc';
 import type { Row, SchemaChangeEvent } from '@tideway/api';
 import type { CheckpointKind } from '../protocol.js';
 import { encodeRows, encodeSchemaChange } from './row-codec.js';
@@ -12,15 +12,8 @@ export const KIND_OF_BARRIER: Record<number, CheckpointKind> = { 1: 'CHECKPOINT'
 /** Opening a channel is retried this long: the receiving task group may still be deploying. */
 const OPEN_DEADLINE_MS = 30_000;
 
-const clients = new Map<string, DataExchangeClient>();
-function clientFor(address: string): DataExchangeClient {
-  let c = clients.get(address);
-  if (!c) {
-    c = new DataExchangeClient(address, channelCredentials(), clientOptions);
-    clients.set(address, c);
-  }
-  return c;
-}
+const clients = new ClientPool((address) => new DataExchangeClient(address, channelCredentials(), clientOptions));
+const clientFor = (address: string): DataExchangeClient => clients.get(address);
 
 /**
  * One outgoing edge of a shuffle: a DataExchange bidi stream from this task group to one

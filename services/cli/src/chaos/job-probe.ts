@@ -1,5 +1,5 @@
 import { JobServiceClient, jobStatusToJSON } from '@tideway/contracts';
-import { call, channelCredentials, clientOptions } from '@tideway/rpc';
+import { ClientPool, call, channelCredentials, clientOptions } from '@tideway/rpc';
 
 /** One look at the job, as the leader answered it. */
 export interface JobSample {
@@ -36,7 +36,7 @@ export const isEnded = (status: string): boolean => ENDED.has(status);
  * and the recovery times measured would include that wait.
  */
 export class JobProbe {
-  private readonly clients = new Map<string, JobServiceClient>();
+  private readonly clients = new ClientPool((address) => new JobServiceClient(address, channelCredentials(), clientOptions));
   private last = 0;
 
   constructor(
@@ -48,9 +48,7 @@ export class JobProbe {
   ) {}
 
   private client(address: string): JobServiceClient {
-    let c = this.clients.get(address);
-    if (!c) this.clients.set(address, (c = new JobServiceClient(address, channelCredentials(), clientOptions)));
-    return c;
+    return this.clients.get(address);
   }
 
   /** The job as the leader sees it now, or undefined when no coordinator answered as leader. */
@@ -84,6 +82,6 @@ export class JobProbe {
   }
 
   close(): void {
-    for (const c of this.clients.values()) c.close();
+    this.clients.close();
   }
 }

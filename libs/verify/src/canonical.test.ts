@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clientEqual, compareMode, normalJson } from './canonical.js';
+import { canonicalSql, clientEqual, compareMode, normalJson } from './canonical.js';
 import type { ColumnInfo } from './column-info.js';
 
 const col = (cls: ColumnInfo['cls'], fraction = 0): ColumnInfo => ({ name: 'c', cls, fraction, label: cls, shape: cls });
@@ -45,5 +45,20 @@ describe('client comparison', () => {
     expect(clientEqual({ kind: 'client-float', digits: 6 }, '0.1', '0.100000001490116')).toBe(true);
     expect(clientEqual({ kind: 'client-float', digits: 15 }, '0.1', '0.100000001490116')).toBe(false);
     expect(clientEqual({ kind: 'client-float', digits: 15 }, null, '0')).toBe(false);
+  });
+});
+
+describe('checksummed texts of client-compared columns', () => {
+  it("prints a float as each database does, with PostgreSQL's exponent spelt as MySQL's", () => {
+    const mode = { kind: 'client-float', digits: 15 } as const;
+    expect(canonicalSql('postgresql', '"w"', 'double', mode, 0)).toBe(`replace("w"::text, 'e+', 'e')`);
+    expect(canonicalSql('mysql', '`w`', 'double', mode, 0)).toBe('CAST(`w` AS CHAR)');
+    // A decimal paired with a float prints as a number without trailing fraction zeros.
+    expect(canonicalSql('postgresql', '"w"', 'decimal', mode, 0)).toContain(`rtrim(rtrim("w"::text, '0'), '.')`);
+  });
+
+  it("prints JSON in PostgreSQL's jsonb layout, and as stored on MySQL", () => {
+    expect(canonicalSql('postgresql', '"j"', 'json', { kind: 'client-json' }, 0)).toBe('"j"::jsonb::text');
+    expect(canonicalSql('mysql', '`j`', 'json', { kind: 'client-json' }, 0)).toBe('CONVERT(`j` USING utf8mb4)');
   });
 });

@@ -6,8 +6,12 @@ import type { ColumnClass, ColumnInfo } from './column-info.js';
  * text both produce for the same value: numbers without trailing fraction zeros (so a decimal
  * scale or an integer/boolean mapping does not matter), temporal values at the lower of the
  * two precisions (rounded the way the lower side stores them), text in UTF-8, bytes as hex.
- * `client` modes have no shared canonical text across the two dialects (JSON layout, float
- * digits): their values are fetched and compared here.
+ * `client` modes have no canonical text both dialects always produce (JSON layout, float
+ * digits and exponents). They are hashed as a text each side produces that is usually the
+ * same for the same value (the shortest digits of a float; PostgreSQL's jsonb layout, which
+ * MySQL's JSON and MariaDB's JSON_OBJECT share), and where a range's hashes differ its values
+ * are fetched and compared here (clientEqual). Equal texts always mean equal values there,
+ * so a range whose hashes match needs no fetch.
  */
 export type CompareMode =
   | { readonly kind: 'number' }
@@ -77,7 +81,12 @@ export function canonicalSql(dialect: DialectName, col: string, cls: ColumnClass
     case 'bytes':
       return pg ? `encode(${col}, 'hex')` : `LOWER(HEX(${col}))`;
     case 'json':
+    case 'client-json':
       return pg ? `${col}::jsonb::text` : asText;
+    case 'client-float':
+      // Both print a double's shortest round-trip digits; PostgreSQL writes 1e+20 where MySQL writes 1e20.
+      if (cls === 'float' || cls === 'double') return pg ? `replace(${col}::text, 'e+', 'e')` : asText;
+      return canonicalSql(dialect, col, cls, { kind: 'number' }, fraction);
     default:
       return asText;
   }

@@ -1,14 +1,5 @@
 import type { JdbcConnection, TableRef } from '@tideway/connector-jdbc';
-import {
-  canonicalSql,
-  hashBucketSql,
-  hashSql,
-  isClientMode,
-  pgPairHashSql,
-  rowTextSql,
-  type CompareMode,
-  type SideFacts,
-} from './canonical.js';
+import { canonicalSql, hashBucketSql, hashSql, pgPairHashSql, rowTextSql, type CompareMode, type SideFacts } from './canonical.js';
 import type { ColumnInfo } from './column-info.js';
 
 /** One side of a compared table: its session, table, and the columns paired with the other side's. */
@@ -58,9 +49,9 @@ export class SideSql {
     return `SELECT count(*), ${t(`min(${k})`)}, ${t(`max(${k})`)} FROM ${this.from}`;
   }
 
-  /** Per range: its number, row count and the sum of row hashes (client-compared columns left out). */
+  /** Per range: its number, row count and the sum of row hashes. */
   checksumSql(b: Bucketing): string {
-    const hashed = this.raws.map((raw, i) => ({ raw, text: this.texts[i] })).filter((_, i) => !isClientMode(this.modes[i]));
+    const hashed = this.raws.map((raw, i) => ({ raw, text: this.texts[i] }));
     const hash = this.pgPair
       ? pgPairHashSql(hashed.map((p) => p.text))
       : hashSql(this.side.conn.dialect, rowTextSql(this.side.conn.dialect, hashed));

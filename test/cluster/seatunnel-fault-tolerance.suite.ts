@@ -25,18 +25,6 @@ let ha: HaCluster;
 let cluster: TestCluster;
 const outputs: string[] = [];
 
-beforeAll(async () => {
-  if (!shared) return;
-  ha = await startHaCluster({ slotNum: 6 });
-  cluster = ha.cluster;
-}, 120_000);
-
-afterAll(async () => {
-  await ha?.stop();
-  // The template writes under /tmp/hive/warehouse/<case>: nothing stays behind.
-  for (const dir of outputs) rmSync(dir, { recursive: true, force: true });
-});
-
 /** Lines in every file under a folder, as SeaTunnel's FileUtils.getFileLineNumberFromDir counts them. */
 const lines = textRowsUnder;
 
@@ -97,6 +85,18 @@ if (!slow) console.log('seatunnel-fault-tolerance: 5 of 7 cases run only with TI
 const slowIt = slow ? it : it.skip;
 
 describe.skipIf(!shared)("SeaTunnel's ClusterFaultToleranceIT and ClusterFaultToleranceTwoPipelineIT", () => {
+  beforeAll(async () => {
+    if (!shared) return;
+    ha = await startHaCluster({ slotNum: 6 });
+    cluster = ha.cluster;
+  }, 120_000);
+
+  afterAll(async () => {
+    await ha?.stop();
+    // The template writes under /tmp/hive/warehouse/<case>: nothing stays behind.
+    for (const dir of outputs) rmSync(dir, { recursive: true, force: true });
+  });
+
   slowIt('testBatchJobRunOkIn3Node: 1000 rows x 6 readers, every row once', { timeout: 240_000 }, () =>
     runCase('batch_ok', { template: ONE, mode: 'BATCH', rows: 1000, parallelism: 6, pipelines: 1 }),
   );

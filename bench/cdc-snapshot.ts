@@ -110,11 +110,21 @@ async function snapshotRun(flow: 'Postgres-CDC' | 'MySQL-CDC', parallelism: numb
   let ended: number | null | undefined;
   void exited.then((c) => (ended = c));
   let tidewayCpu = 0;
+  let lastIns = -1;
+  let insChanged = performance.now();
   for (;;) {
     if (ended !== undefined) throw new Error(`${name} ended (code ${ended}) before the snapshot was written:\n${stderr.slice(-3000)}`);
-    // n_tup_ins is cheap to poll (count(*) over 2M rows is not); the count confirms.
+    // n_tup_ins is cheap to poll (count(*) over 2M rows is not), but a backend that went idle
+    // reports its last inserts to the statistics only up to 10 s later (PostgreSQL 15's
+    // PGSTAT_IDLE_INTERVAL); while writing it reports about every second. So once it stops
+    // moving for 1.5 s, or reaches the total, the count decides.
     const ins = Number(await pgRun(pgSrv, pgSrv.database, "SELECT n_tup_ins FROM pg_stat_user_tables WHERE relname = 'orders'"));
-    if (ins >= ROWS && (await pgCount(pgSrv, pgSrv.database)) >= ROWS) break;
+    if (ins !== lastIns) {
+      lastIns = ins;
+      insChanged = performance.now();
+    }
+    const stalled = ins > 0 && performance.now() - insChanged > 1500;
+    if ((ins >= ROWS || stalled) && (await pgCount(pgSrv, pgSrv.database)) >= ROWS) break;
     try {
       tidewayCpu = procCpu(child.pid!).own;
     } catch {

@@ -7,7 +7,7 @@ import type { SinkConfig } from './sink-options.js';
 import { sinkTarget, type SinkTarget } from './sink-target.js';
 import { alterTarget } from './schema-evolution.js';
 import { ensureNewTarget } from './save-mode.js';
-import { TableWriter } from './table-writer.js';
+import { TableWriter, type PgUpsertPath } from './table-writer.js';
 import { CopyEncoder, type CopyData } from './copy-encoder.js';
 import { CopyRuns } from './copy-runs.js';
 import { DEFAULT_PRIOR_COMMIT_WAIT_SEC, waitUntilNotPrepared } from './prior-commit-wait.js';
@@ -383,7 +383,9 @@ export class JdbcSinkWriter implements SinkWriter<JdbcCommitInfo, JdbcWriterStat
 
   /** The slot's table writer on this session (session() drops them when it opens a new one). */
   private writerFor(slot: TableSlot, conn: JdbcConnection): TableWriter {
-    return (slot.writer ??= new TableWriter(conn, slot.target, slot.copy));
+    // XA transactions cannot hold a temporary table; one spanning batches empties it itself.
+    const upserts: PgUpsertPath = this.cfg.exactlyOnce ? 'values' : this.explicit ? 'staged-truncate' : 'staged';
+    return (slot.writer ??= new TableWriter(conn, slot.target, slot.copy, upserts));
   }
 
   private async writeBuffers(conn: JdbcConnection, batches: readonly TakenBatch[]): Promise<void> {

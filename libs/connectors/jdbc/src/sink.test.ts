@@ -212,6 +212,25 @@ describe.each(['PostgreSQL', 'MariaDB'])('Jdbc sink on %s', (dbName) => {
     await c.close();
   });
 
+  it('auto_commit = false with keys: upserts of one transaction over many batches, each applied once', async () => {
+    // PostgreSQL stages each batch in a temporary table that only the commit would empty: it is emptied after each batch.
+    const sink = await makeSink(gen('ack', { auto_commit: false, primary_keys: ['id'], batch_size: 1 }), [users]);
+    const writer = sink.createWriter({ subtaskIndex: 0, parallelism: 1 });
+    await writer.write([row('+I', 1, 'a', '1.00')]);
+    await writer.write([row('+I', 2, 'b', null)]);
+    await writer.write([row('+U', 1, 'c', '3.00')]);
+    await writer.prepareCommit?.(1);
+    await writer.write([row('+U', 2, 'd', null)]);
+    await writer.prepareCommit?.(2);
+    const c = await session(d().conn);
+    expect(await contents(c, d().table('ack'))).toEqual([
+      [1, 'c', '3.00'],
+      [2, 'd', null],
+    ]);
+    await writer.close();
+    await c.close();
+  });
+
   describe('exactly-once', () => {
     const xa = (table: string, jobId: string) => ({
       opts: gen(table, { primary_keys: ['id'], is_exactly_once: true, xa_data_source_class_name: d().xa, batch_size: 1 }),
@@ -329,5 +348,39 @@ describe.each(['PostgreSQL', 'MariaDB'])('Jdbc sink on %s', (dbName) => {
     await expect(makeSink({ ...d().conn, driver: 'oracle.jdbc.OracleDriver', query: 'x' }, [users])).rejects.toThrow(
       /^plugin test, option 'driver': driver 'oracle\.jdbc\.OracleDriver' does not fit url jdbc:(postgresql|mysql):\/\//,
     );
+  });
+});
+
+describe('Jdbc sink upserts into PostgreSQL', () => {
+  it('a role without the TEMPORARY privilege upserts without a staging table', async () => {
+    const admin = await session(databases()[0].conn);
+    await admin.execute(
+      `CREATE TABLE public.notemp (id int PRIMARY KEY, name varchar(64), score numeric(10,2));
+       CREATE ROLE tw_notemp LOGIN PASSWORD 'pw'; GRANT ALL ON public.notemp TO tw_notemp; GRANT USAGE ON SCHEMA public TO tw_notemp;
+       REVOKE TEMPORARY ON DATABASE "${pgServer.database}" FROM PUBLIC`,
+    );
+    try {
+      const sink = await makeSink(
+        {
+          ...databases()[0].conn,
+          user: 'tw_notemp',
+          password: 'pw',
+          generate_sink_sql: true,
+          database: pgServer.database,
+          table: 'public.notemp',
+          primary_keys: ['id'],
+          batch_size: 2,
+        },
+        [users],
+      );
+      await writeAll(sink, [row('+I', 1, 'a', '1.00'), row('+I', 2, 'b', null), row('+U', 1, 'c', '2.00')]);
+      expect(await contents(admin, 'public.notemp')).toEqual([
+        [1, 'c', '2.00'],
+        [2, 'b', null],
+      ]);
+    } finally {
+      await admin.execute(`GRANT TEMPORARY ON DATABASE "${pgServer.database}" TO PUBLIC`);
+      await admin.close();
+    }
   });
 });

@@ -223,6 +223,11 @@ describe.each(['PostgreSQL', 'MariaDB'])('Jdbc sink on %s', (dbName) => {
     await writer.write([row('+U', 2, 'd', null)]);
     await writer.prepareCommit?.(2);
     const c = await session(d().conn);
+    if (dbName === 'PostgreSQL') {
+      // The writer's session staged its upserts (another session sees its temporary table while it lives).
+      const staged = await c.execute(`SELECT relname FROM pg_class WHERE relname LIKE 'tw_upsert_%' AND relpersistence = 't'`);
+      expect(staged.rows.length).toBe(1);
+    }
     expect(await contents(c, d().table('ack'))).toEqual([
       [1, 'c', '3.00'],
       [2, 'd', null],

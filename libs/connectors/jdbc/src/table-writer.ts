@@ -108,8 +108,9 @@ export class TableWriter {
   /** Whether this session can stage upserts: a role without the TEMPORARY privilege sends them as VALUES. */
   private async staging(): Promise<boolean> {
     if (this.stage) return true;
-    const res = await this.conn.execute(`SELECT has_database_privilege(current_database(), 'TEMPORARY')`);
-    if (res.rows[0]?.[0] !== true) {
+    // A row or none: the session reads every value as text.
+    const res = await this.conn.execute(`SELECT 1 WHERE has_database_privilege(current_database(), 'TEMPORARY')`);
+    if (res.rows.length === 0) {
       this.upsertPath = 'values';
       return false;
     }

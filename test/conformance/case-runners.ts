@@ -98,11 +98,33 @@ async function streamingLocalFile(c: CaseRun, rows: number): Promise<void> {
   expect(textRowsUnder(transactionDir(jobId)), 'rows left in transaction files').toBe(0);
 }
 
-/** A STREAMING job that must still run after a few seconds, then end CANCELED on Ctrl-C. */
+/**
+ * A STREAMING job that must still run a few seconds after it started running, then end CANCELED
+ * on Ctrl-C. Its start is read from the debug log (the job's RUNNING status): on a loaded machine
+ * starting the CLI can take longer than those seconds, and a Ctrl-C before the job is submitted
+ * just stops the process.
+ */
 async function streamingUntilCancelled(c: CaseRun): Promise<void> {
   const jobId = newJobId();
-  const child = spawnCli(['run', '-c', c.config, '--set-job-id', jobId, ...c.args]);
+  const child = spawnCli(['run', '-c', c.config, '--set-job-id', jobId, ...c.args], { TIDEWAY_LOG_LEVEL: 'debug' });
   const exited = waitForExit(child);
+  let log = '';
+  const running = new Promise<void>((resolve) =>
+    child.stderr!.on('data', (s: string) => {
+      log += s;
+      if (/"component":"job-master"[^\n]*"status":"RUNNING"/.test(log)) resolve();
+    }),
+  );
+  const started = await Promise.race([
+    running.then(() => true),
+    exited.then(() => false),
+    new Promise<false>((r) => setTimeout(() => r(false), 60_000)),
+  ]);
+  if (!started) {
+    child.kill('SIGKILL');
+    const res = await exited;
+    throw new Error(`the streaming job was not RUNNING within 60 s (exit ${res.code})\n${res.stderr.slice(-3000)}`);
+  }
   const early = await Promise.race([exited, new Promise<undefined>((r) => setTimeout(() => r(undefined), 6_000))]);
   if (early) throw new Error(`the streaming job ended by itself (exit ${early.code})\n${early.stderr}`);
   await interrupt(child, exited, jobId);

@@ -1,4 +1,4 @@
-import { textOf } from '@tideway/common';
+import { logger, textOf } from '@tideway/common';
 import { clientEqual, compareMode, isClientMode, type CompareMode } from './canonical.js';
 import { readColumns, type ColumnInfo } from './column-info.js';
 import { SideSql, type Bucketing, type TableSide } from './table-sql.js';
@@ -45,6 +45,8 @@ export interface TableResult {
   readonly problem?: string;
   readonly equal: boolean;
 }
+
+const log = logger('verify');
 
 /** Rows per checksummed range, about; and the most ranges a table is cut into. */
 const ROWS_PER_RANGE = 1000;
@@ -118,9 +120,15 @@ export async function compareTable(pair: TablePair, maxKeys: number): Promise<Ta
   const n = Math.min(MAX_RANGES, Math.max(1, Math.ceil(Math.max(sourceRows, sinkRows) / ROWS_PER_RANGE)));
   const bucketing = chooseBucketing(integerKey, ss.rows[0], ts.rows[0], n);
 
+  const timed = async (side: 'source' | 'sink', conn: TablePair['source']['conn'], sql: string) => {
+    const started = performance.now();
+    const res = await conn.execute(sql);
+    log.debug({ table: pair.tableId, side, ms: Math.round(performance.now() - started), sql }, 'range checksums');
+    return res;
+  };
   const [sc, tc] = await Promise.all([
-    pair.source.conn.execute(src.checksumSql(bucketing)),
-    pair.sink.conn.execute(dst.checksumSql(bucketing)),
+    timed('source', pair.source.conn, src.checksumSql(bucketing)),
+    timed('sink', pair.sink.conn, dst.checksumSql(bucketing)),
   ]);
   const sums = (rows: unknown[][]) => new Map(rows.map((r) => [Number(r[0]), `${String(r[1])}/${String(r[2])}`]));
   const sm = sums(sc.rows);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalSql, clientEqual, compareMode, normalJson } from './canonical.js';
+import { canonicalSql, clientEqual, compareMode, isSafeText, normalJson, rowTextSql } from './canonical.js';
 import type { ColumnInfo } from './column-info.js';
 
 const col = (cls: ColumnInfo['cls'], fraction = 0): ColumnInfo => ({ name: 'c', cls, fraction, label: cls, shape: cls });
@@ -60,5 +60,22 @@ describe('checksummed texts of client-compared columns', () => {
   it("prints JSON in PostgreSQL's jsonb layout, and as stored on MySQL", () => {
     expect(canonicalSql('postgresql', '"j"', 'json', { kind: 'client-json' }, 0)).toBe('"j"::jsonb::text');
     expect(canonicalSql('mysql', '`j`', 'json', { kind: 'client-json' }, 0)).toBe('CONVERT(`j` USING utf8mb4)');
+  });
+});
+
+describe('row texts', () => {
+  it('joins texts that cannot hold | as they are, and the others with their length', () => {
+    expect(
+      rowTextSql('mysql', [
+        { raw: '`n`', text: 'CAST(`n` AS CHAR)', safe: true },
+        { raw: '`t`', text: 'CONVERT(`t` USING utf8mb4)', length: '`t`' },
+      ]),
+    ).toBe(
+      "CONCAT((CASE WHEN `n` IS NULL THEN 'N' ELSE CAST(`n` AS CHAR) END), '|', (CASE WHEN `t` IS NULL THEN 'N' ELSE CONCAT(CHAR_LENGTH(`t`), ':', CONVERT(`t` USING utf8mb4)) END))",
+    );
+    expect(isSafeText({ kind: 'number' })).toBe(true);
+    expect(isSafeText({ kind: 'temporal', time: false, fraction: 6, round: false })).toBe(true);
+    expect(isSafeText({ kind: 'text' })).toBe(false);
+    expect(isSafeText({ kind: 'native' })).toBe(false);
   });
 });

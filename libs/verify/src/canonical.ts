@@ -117,17 +117,35 @@ function temporalSql(
   return pg ? `substr(${text}, 1, ${keep})` : `LEFT(${text}, ${keep})`;
 }
 
+/** One column of a row text: its raw column (NULL test), canonical text, and how that text is joined. */
+export interface RowTextPart {
+  readonly raw: string;
+  readonly text: string;
+  /** The text never holds `|` and is never `N` (numbers, dates, times): joined as it is. */
+  readonly safe?: boolean;
+  /** An expression for the text's length cheaper than measuring the text (the raw column's own length). */
+  readonly length?: string;
+}
+
+/** Modes whose canonical texts are digits, signs, `.`, `:`, `-`, spaces and exponents only. */
+export function isSafeText(m: CompareMode): boolean {
+  return m.kind === 'number' || m.kind === 'date' || m.kind === 'temporal' || m.kind === 'client-float';
+}
+
 /**
- * Joins column texts into one row text that cannot collide: each value as `length:text`, a
- * NULL as `N`, separated by `|`. `nullChecks` are the raw columns (a canonical text of a NULL
- * boolean would read '0').
+ * Joins column texts into one row text that cannot collide: separated by `|`, a NULL as `N`,
+ * a value that may hold `|` as `length:text`, one that cannot (`safe`) as its text (so each
+ * is evaluated once; both sides decide by the pair's mode, so they join alike). The NULL test
+ * reads the raw column (a canonical text of a NULL boolean would read '0').
  */
-export function rowTextSql(dialect: DialectName, parts: readonly { readonly raw: string; readonly text: string }[]): string {
+export function rowTextSql(dialect: DialectName, parts: readonly RowTextPart[]): string {
   const pg = dialect === 'postgresql';
-  const piece = (p: { raw: string; text: string }) =>
-    pg
-      ? `(CASE WHEN ${p.raw} IS NULL THEN 'N' ELSE char_length(${p.text})::text || ':' || ${p.text} END)`
-      : `(CASE WHEN ${p.raw} IS NULL THEN 'N' ELSE CONCAT(CHAR_LENGTH(${p.text}), ':', ${p.text}) END)`;
+  const piece = (p: RowTextPart) => {
+    if (p.safe) return `(CASE WHEN ${p.raw} IS NULL THEN 'N' ELSE ${p.text} END)`;
+    return pg
+      ? `(CASE WHEN ${p.raw} IS NULL THEN 'N' ELSE char_length(${p.length ?? p.text})::text || ':' || ${p.text} END)`
+      : `(CASE WHEN ${p.raw} IS NULL THEN 'N' ELSE CONCAT(CHAR_LENGTH(${p.length ?? p.text}), ':', ${p.text}) END)`;
+  };
   if (parts.length === 0) return `''`;
   return pg ? parts.map(piece).join(` || '|' || `) : `CONCAT(${parts.map(piece).join(`, '|', `)})`;
 }

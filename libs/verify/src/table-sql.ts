@@ -1,5 +1,15 @@
 import type { JdbcConnection, TableRef } from '@tideway/connector-jdbc';
-import { canonicalSql, hashBucketSql, hashSql, pgPairHashSql, rowTextSql, type CompareMode, type SideFacts } from './canonical.js';
+import {
+  canonicalSql,
+  hashBucketSql,
+  hashSql,
+  isSafeText,
+  pgPairHashSql,
+  rowTextSql,
+  type CompareMode,
+  type RowTextPart,
+  type SideFacts,
+} from './canonical.js';
 import type { ColumnInfo } from './column-info.js';
 
 /** One side of a compared table: its session, table, and the columns paired with the other side's. */
@@ -22,6 +32,7 @@ export class SideSql {
   private readonly texts: string[];
   private readonly raws: string[];
   private readonly keyText: string;
+  private readonly parts: RowTextPart[];
 
   constructor(
     private readonly side: TableSide,
@@ -35,9 +46,16 @@ export class SideSql {
     this.from = c.tableSql(side.ref);
     this.raws = side.columns.map((col) => c.quote(col.name));
     this.texts = side.columns.map((col, i) => canonicalSql(c.dialect, this.raws[i], col.cls, modes[i], col.fraction));
+    this.parts = this.raws.map((raw, i) => ({
+      raw,
+      text: this.texts[i],
+      safe: isSafeText(modes[i]),
+      // A text column converted to UTF-8 has as many characters as the column itself.
+      ...(this.texts[i] === `CONVERT(${raw} USING utf8mb4)` ? { length: raw } : {}),
+    }));
     this.keyText = rowTextSql(
       c.dialect,
-      keyIndexes.map((i) => ({ raw: this.raws[i], text: this.texts[i] })),
+      keyIndexes.map((i) => this.parts[i]),
     );
   }
 
@@ -51,10 +69,7 @@ export class SideSql {
 
   /** Per range: its number, row count and the sum of row hashes. */
   checksumSql(b: Bucketing): string {
-    const hashed = this.raws.map((raw, i) => ({ raw, text: this.texts[i] }));
-    const hash = this.pgPair
-      ? pgPairHashSql(hashed.map((p) => p.text))
-      : hashSql(this.side.conn.dialect, rowTextSql(this.side.conn.dialect, hashed));
+    const hash = this.pgPair ? pgPairHashSql(this.texts) : hashSql(this.side.conn.dialect, rowTextSql(this.side.conn.dialect, this.parts));
     const sum = this.side.conn.dialect === 'postgresql' ? `sum(h)::text` : `CAST(SUM(h) AS CHAR)`;
     return `SELECT b, count(*), ${sum} FROM (SELECT ${this.bucketSql(b)} AS b, ${hash} AS h FROM ${this.from}) tw_ranges GROUP BY b`;
   }

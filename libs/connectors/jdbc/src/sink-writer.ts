@@ -83,6 +83,8 @@ export class JdbcSinkWriter implements SinkWriter<JdbcCommitInfo, JdbcWriterStat
   private readonly runs: CopyRuns;
   /** Whether each batch (auto-commit) or each checkpoint's transaction (explicit) commits. */
   private readonly explicit: boolean;
+  /** How upserts reach PostgreSQL: XA transactions cannot hold a temporary table; one spanning batches empties it itself. */
+  private readonly upsertPath: PgUpsertPath;
 
   constructor(
     private readonly cfg: SinkConfig,
@@ -95,6 +97,7 @@ export class JdbcSinkWriter implements SinkWriter<JdbcCommitInfo, JdbcWriterStat
     for (const t of targets) this.slots.set(t.input.tableId, this.slotFor(t));
     this.insertOnly = cfg.query === undefined && [...this.slots.values()].every((s) => s.keys.length === 0);
     this.explicit = cfg.exactlyOnce || !cfg.autoCommit;
+    this.upsertPath = cfg.exactlyOnce ? 'values' : this.explicit ? 'staged-truncate' : 'staged';
     this.runs = new CopyRuns(!this.explicit && cfg.maxRetries > 0);
   }
 
@@ -383,9 +386,7 @@ export class JdbcSinkWriter implements SinkWriter<JdbcCommitInfo, JdbcWriterStat
 
   /** The slot's table writer on this session (session() drops them when it opens a new one). */
   private writerFor(slot: TableSlot, conn: JdbcConnection): TableWriter {
-    // XA transactions cannot hold a temporary table; one spanning batches empties it itself.
-    const upserts: PgUpsertPath = this.cfg.exactlyOnce ? 'values' : this.explicit ? 'staged-truncate' : 'staged';
-    return (slot.writer ??= new TableWriter(conn, slot.target, slot.copy, upserts));
+    return (slot.writer ??= new TableWriter(conn, slot.target, slot.copy, this.upsertPath));
   }
 
   private async writeBuffers(conn: JdbcConnection, batches: readonly TakenBatch[]): Promise<void> {

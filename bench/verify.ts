@@ -56,8 +56,11 @@ try {
   await loadOrders(work, pgSrv, mySrv, ROWS);
   for (const { flow, conf } of flows) {
     console.error(`${flow}: copy ...`);
-    results.push({ flow, step: 'tideway run (the copy)', m: await timed('run', process.execPath, [...cli, 'run', '-c', conf]), note: '' });
-    if ((await pgCount(pgSrv, pgSrv.database)) !== ROWS) throw new Error(`${flow}: the target does not hold ${ROWS} rows`);
+    const copy = await timed('run', process.execPath, [...cli, 'run', '-c', conf]);
+    results.push({ flow, step: 'tideway run (the copy)', m: copy, note: '' });
+    const copied = await pgCount(pgSrv, pgSrv.database);
+    if (copied !== ROWS)
+      throw new Error(`${flow}: the target holds ${copied} rows, not ${ROWS}; the run printed:\n${copy.stdout.slice(-3000)}`);
     await pgRun(pgSrv, pgSrv.database, 'VACUUM ANALYZE orders');
     console.error(`${flow}: verify (equal) ...`);
     const equal = await timed('verify', process.execPath, [...cli, 'verify', '-c', conf, '--json']);

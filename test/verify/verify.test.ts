@@ -115,6 +115,12 @@ describe('tideway verify', () => {
     await pgExec(pgs, 'ALTER TABLE v_changed ALTER COLUMN c_decimal TYPE numeric(20, 1)');
     const { code, report } = await verify(conf);
     expect(code).toBe(1);
+    // One session per side, or more slices than ranges: the same differences.
+    for (const parallelism of ['1', '7']) {
+      const other = await runCli(['verify', '-c', conf, '--json', '--max-keys', '5000', '--parallelism', parallelism]);
+      expect(other.code).toBe(1);
+      expect((JSON.parse(other.stdout) as Report).tables[0].keys).toEqual(report.tables[0].keys);
+    }
     const t = report.tables[0];
     expect(t.keys.missing).toEqual([{ key: 'id=2000' }]);
     expect(t.keys.extra).toEqual([{ key: 'id=99999' }]);
@@ -153,5 +159,8 @@ describe('tideway verify', () => {
     const bad = await runCli(['verify', '-c', jobs.write(job('pg', 'pg', 'v_pg_copy')), '--max-keys', 'many']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--max-keys many/);
+    const none = await runCli(['verify', '-c', jobs.write(job('pg', 'pg', 'v_pg_copy')), '--parallelism', '0']);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toMatch(/--parallelism 0: expected a whole number of at least 1/);
   }, 60_000);
 });

@@ -12,6 +12,25 @@ describe('compareMode', () => {
     expect(compareMode(col('boolean'), col('integer'), pg, maria).kind).toBe('number');
   });
 
+  it('prints two decimals of one scale as they are, and trims fraction zeros otherwise', () => {
+    const dec = (scale?: number) => ({ ...col('decimal'), scale });
+    expect(compareMode(dec(2), dec(2), pg, maria)).toEqual({ kind: 'number', plain: true });
+    expect(compareMode(dec(2), dec(1), pg, maria)).toEqual({ kind: 'number' });
+    expect(compareMode(dec(undefined), dec(undefined), pg, maria)).toEqual({ kind: 'number' });
+    expect(canonicalSql('postgresql', '"a"', 'decimal', { kind: 'number', plain: true }, 0)).toBe('"a"::text');
+    expect(canonicalSql('mysql', '`a`', 'decimal', { kind: 'number' }, 0)).toContain("TRIM(TRAILING '0'");
+  });
+
+  it("prints temporal values of one precision as each database does, MySQL's trailing fraction zeros trimmed", () => {
+    const mode = compareMode(col('timestamp', 6), col('timestamp', 6), maria, pg);
+    expect(mode).toEqual({ kind: 'temporal', time: false, fraction: 6, round: false, same: true });
+    expect(canonicalSql('postgresql', '"t"', 'timestamp', mode, 6)).toBe('"t"::text');
+    expect(canonicalSql('postgresql', '"t"', 'timestamptz', mode, 6)).toBe(`("t" AT TIME ZONE 'UTC')::text`);
+    expect(canonicalSql('mysql', '`t`', 'timestamp', mode, 6)).toBe("TRIM(TRAILING '.' FROM TRIM(TRAILING '0' FROM CAST(`t` AS CHAR)))");
+    const whole = compareMode(col('timestamp', 0), col('timestamp', 0), maria, pg);
+    expect(canonicalSql('mysql', '`t`', 'timestamp', whole, 0)).toBe('CAST(`t` AS CHAR)');
+  });
+
   it('compares temporal values at the lower precision, rounded unless the lower side is MariaDB', () => {
     expect(compareMode(col('timestamp', 6), col('timestamp', 3), maria, pg)).toEqual({
       kind: 'temporal',

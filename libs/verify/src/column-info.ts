@@ -36,7 +36,17 @@ export interface ColumnInfo {
    * text lengths): two columns of different shapes are reported as a type change.
    */
   readonly shape: string;
+  /**
+   * The text's length is the raw column's, in bytes as in characters, when verify's canonical
+   * text of it is UTF-8 (a PostgreSQL text/varchar; a MySQL text column in utf8mb4, utf8mb3 or
+   * ascii): its length is then read off the column instead of the converted text.
+   */
+  readonly utf8Column?: boolean;
+  /** A decimal's declared scale (none for PostgreSQL's unconstrained numeric). */
+  readonly scale?: number;
 }
+
+const UTF8_CHARSETS = new Set(['utf8mb4', 'utf8mb3', 'utf8', 'ascii']);
 
 const PG_CLASSES: Record<string, ColumnClass> = {
   smallint: 'integer',
@@ -96,7 +106,7 @@ const MYSQL_CLASSES: Record<string, ColumnClass> = {
 
 const PG_COLUMNS = `SELECT column_name, data_type, numeric_precision, numeric_scale, datetime_precision, udt_name
   FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2 ORDER BY ordinal_position`;
-const MYSQL_COLUMNS = `SELECT COLUMN_NAME, DATA_TYPE, NUMERIC_PRECISION, NUMERIC_SCALE, DATETIME_PRECISION, COLUMN_TYPE, CHECK_JSON
+const MYSQL_COLUMNS = `SELECT COLUMN_NAME, DATA_TYPE, NUMERIC_PRECISION, NUMERIC_SCALE, DATETIME_PRECISION, COLUMN_TYPE, CHECK_JSON, CHARACTER_SET_NAME
   FROM (SELECT c.*, EXISTS (SELECT 1 FROM information_schema.CHECK_CONSTRAINTS k
           WHERE k.CONSTRAINT_SCHEMA = c.TABLE_SCHEMA AND k.TABLE_NAME = c.TABLE_NAME AND k.CHECK_CLAUSE LIKE CONCAT('json_valid(\`', c.COLUMN_NAME, '\`)')) AS CHECK_JSON
         FROM information_schema.COLUMNS c WHERE c.TABLE_SCHEMA = ? AND c.TABLE_NAME = ?) t
@@ -133,7 +143,10 @@ export async function readColumns(conn: JdbcConnection, ref: TableRef): Promise<
             : cls === 'other'
               ? label
               : cls;
-    return { name: String(r[0]), cls, fraction, label, shape };
+    const utf8Column = pg
+      ? cls === 'text' && (label === 'text' || label === 'varchar')
+      : (cls === 'text' || cls === 'json') && UTF8_CHARSETS.has(String(r[7]).toLowerCase());
+    return { name: String(r[0]), cls, fraction, label, shape, utf8Column, ...(cls === 'decimal' && scale !== undefined ? { scale } : {}) };
   });
 }
 

@@ -1,7 +1,7 @@
 import { logger, textOf } from '@tideway/common';
 import { clientEqual, compareMode, isClientMode, type CompareMode } from './canonical.js';
 import { readColumns, type ColumnInfo } from './column-info.js';
-import { SideSql, type Bucketing, type TableSide } from './table-sql.js';
+import { SideSql, slicesOf, type Bucketing, type TableSide } from './table-sql.js';
 
 /** A source table and its sink table, with the column pairs (source name -> sink name) and key. */
 export interface TablePair {
@@ -12,6 +12,13 @@ export interface TablePair {
   readonly columns: readonly (readonly [string, string])[];
   /** Source column names of the key. */
   readonly keyColumns: readonly string[];
+  /**
+   * More sessions of each side (same servers, set up alike): with them the checksums of an
+   * integer-keyed table run as that many concurrent queries per side over slices of its ranges
+   * (MySQL runs a query on one core; PostgreSQL's parallel workers serve each query as well).
+   */
+  readonly moreSource?: readonly TableSide['conn'][];
+  readonly moreSink?: readonly TableSide['conn'][];
 }
 
 /** A row that differs: its key (column=value, ...) and, for rows on both sides, the differing columns. */
@@ -72,6 +79,7 @@ export async function compareTable(pair: TablePair, maxKeys: number): Promise<Ta
     keys: { missing: [], extra: [], different: [] },
     typeChanges: [],
   };
+  const t0 = performance.now();
   const [srcCols, sinkCols] = await Promise.all([
     readColumns(pair.source.conn, pair.source.ref),
     readColumns(pair.sink.conn, pair.sink.ref),
@@ -107,14 +115,16 @@ export async function compareTable(pair: TablePair, maxKeys: number): Promise<Ta
     return fail(`${srcName} has no primary key (and the sink names none): rows cannot be matched by key`);
   const modes = a.map((x, i) => compareMode(x, b[i], pair.source.facts, pair.sink.facts));
   const pgPair = pair.source.facts.dialect === 'postgresql' && pair.sink.facts.dialect === 'postgresql';
-  const src = new SideSql({ ...pair.source, columns: a }, modes, keyIndexes, pgPair);
-  const dst = new SideSql({ ...pair.sink, columns: b }, modes, keyIndexes, pgPair);
+  const bytes = pair.source.facts.utf8 === true && pair.sink.facts.utf8 === true;
+  const src = new SideSql({ ...pair.source, columns: a }, modes, keyIndexes, pgPair, bytes);
+  const dst = new SideSql({ ...pair.sink, columns: b }, modes, keyIndexes, pgPair, bytes);
 
   const integerKey = keyIndexes.length === 1 && a[keyIndexes[0]].cls === 'integer' && b[keyIndexes[0]].cls === 'integer';
   const [ss, ts] = await Promise.all([
     pair.source.conn.execute(src.statsSql(integerKey)),
     pair.sink.conn.execute(dst.statsSql(integerKey)),
   ]);
+  log.debug({ table: pair.tableId, ms: Math.round(performance.now() - t0) }, 'columns and row counts read');
   const sourceRows = Number(ss.rows[0][0]);
   const sinkRows = Number(ts.rows[0][0]);
   const n = Math.min(MAX_RANGES, Math.max(1, Math.ceil(Math.max(sourceRows, sinkRows) / ROWS_PER_RANGE)));
@@ -126,13 +136,32 @@ export async function compareTable(pair: TablePair, maxKeys: number): Promise<Ta
     log.debug({ table: pair.tableId, side, ms: Math.round(performance.now() - started), sql }, 'range checksums');
     return res;
   };
+  // Slices of the ranges, each one query on its own session; a hash bucketing has no key bounds to cut by.
+  const checksums = async (side: 'source' | 'sink', sql: SideSql, conns: readonly TableSide['conn'][]) => {
+    if (bucketing.kind !== 'range' || conns.length === 1) return (await timed(side, conns[0], sql.checksumSql(bucketing))).rows;
+    const parts = await Promise.all(
+      slicesOf(bucketing.n, conns.length).map((slice, i) => timed(side, conns[i], sql.checksumSql(bucketing, slice))),
+    );
+    return parts.flatMap((p) => p.rows);
+  };
   const [sc, tc] = await Promise.all([
-    timed('source', pair.source.conn, src.checksumSql(bucketing)),
-    timed('sink', pair.sink.conn, dst.checksumSql(bucketing)),
+    checksums('source', src, [pair.source.conn, ...(pair.moreSource ?? [])]),
+    checksums('sink', dst, [pair.sink.conn, ...(pair.moreSink ?? [])]),
   ]);
-  const sums = (rows: unknown[][]) => new Map(rows.map((r) => [Number(r[0]), `${String(r[1])}/${String(r[2])}`]));
-  const sm = sums(sc.rows);
-  const tm = sums(tc.rows);
+  const sums = (rows: unknown[][]) => {
+    // A range's rows may come from two slices' queries when keys fall outside the bounds read at the start.
+    const m = new Map<number, { n: bigint; h: bigint }>();
+    for (const r of rows) {
+      const k = Number(r[0]);
+      const e = m.get(k) ?? { n: 0n, h: 0n };
+      e.n += BigInt(textOf(r[1]));
+      e.h += BigInt(textOf(r[2] ?? '0'));
+      m.set(k, e);
+    }
+    return new Map([...m].map(([k, e]) => [k, `${e.n}/${e.h}`]));
+  };
+  const sm = sums(sc);
+  const tm = sums(tc);
   const all = new Set([...sm.keys(), ...tm.keys()]);
   const differing = [...all].filter((k) => sm.get(k) !== tm.get(k));
 

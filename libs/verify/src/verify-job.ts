@@ -1,5 +1,5 @@
 import type { CheckpointStorage } from '@tideway/checkpoint';
-import { ConfigError, ErrorCode } from '@tideway/common';
+import { ConfigError, ErrorCode, textOf } from '@tideway/common';
 import { hasChangePositions } from '@tideway/connector-cdc-common';
 import type { ComparedTable, JdbcConnection } from '@tideway/connector-jdbc';
 import type { PlannedJob } from '@tideway/planner';
@@ -20,6 +20,8 @@ export interface VerifyOptions {
   readonly timeoutMs: number;
   /** Keys listed per kind of difference and table. */
   readonly maxKeys: number;
+  /** Sessions per side, each running a slice of a table's checksums at once (default 2). */
+  readonly parallelism?: number;
 }
 
 /** The outcome: equal when every table is. */
@@ -31,21 +33,34 @@ export interface VerifyReport {
 
 interface Session {
   readonly conn: JdbcConnection;
+  /** More sessions on the same server, set up alike (parallelism - 1 of them). */
+  readonly more: readonly JdbcConnection[];
   readonly facts: SideFacts;
 }
 
-async function session(open: () => Promise<JdbcConnection>, sessions: Session[]): Promise<Session> {
-  const conn = await open();
-  try {
-    // Point-in-time columns (MySQL TIMESTAMP) are compared in UTC.
-    if (conn.dialect === 'mysql') await conn.execute("SET time_zone = '+00:00'");
-    const s = { conn, facts: { dialect: conn.dialect, truncates: await isMariaDb(conn) } };
-    sessions.push(s);
-    return s;
-  } catch (err) {
-    await conn.close();
-    throw err;
+/** A verify session's settings: the same on every session of a side. */
+async function prepare(conn: JdbcConnection): Promise<void> {
+  // Point-in-time columns (MySQL TIMESTAMP) are compared in UTC.
+  if (conn.dialect === 'mysql') await conn.execute("SET time_zone = '+00:00'");
+  else {
+    // Dates print as YYYY-MM-DD (canonicalSql); the range checksums group ~1,000 rows per
+    // range, which PostgreSQL cannot estimate and would sort the whole table for: hash them.
+    await conn.execute("SET DateStyle = 'ISO, YMD'");
+    await conn.execute('SET enable_sort = off');
   }
+}
+
+async function session(open: () => Promise<JdbcConnection>, parallelism: number, conns: JdbcConnection[]): Promise<Session> {
+  const opened: JdbcConnection[] = [];
+  for (let i = 0; i < parallelism; i++) {
+    const conn = await open();
+    opened.push(conn);
+    conns.push(conn);
+    await prepare(conn);
+  }
+  const conn = opened[0];
+  const utf8 = conn.dialect === 'mysql' || textOf((await conn.execute('SHOW server_encoding')).rows[0]?.[0] ?? '').toUpperCase() === 'UTF8';
+  return { conn, more: opened.slice(1), facts: { dialect: conn.dialect, truncates: await isMariaDb(conn), utf8 } };
 }
 
 /**
@@ -69,13 +84,14 @@ export async function verifyJob(opts: VerifyOptions): Promise<VerifyReport> {
     }
     catchUp.push({ pipelineId: p.pipelineId, ...(await waitForCatchUp(p.source, opts.storage, opts.jobId, p.pipelineId, opts.timeoutMs)) });
   }
-  const sessions: Session[] = [];
+  const conns: JdbcConnection[] = [];
   const tables: TableResult[] = [];
+  const parallelism = opts.parallelism ?? 2;
   try {
     for (const p of pipelines) {
-      const source = await session(() => p.source.openComparisonSession(), sessions);
+      const source = await session(() => p.source.openComparisonSession(), parallelism, conns);
       for (const s of p.sinks) {
-        const sink = await session(() => s.sink.openComparisonSession(), sessions);
+        const sink = await session(() => s.sink.openComparisonSession(), parallelism, conns);
         for (const t of s.tables) {
           const from = p.sourceTables.find((x) => x.tableId === t.tableId);
           if (!from) continue;
@@ -84,7 +100,7 @@ export async function verifyJob(opts: VerifyOptions): Promise<VerifyReport> {
       }
     }
   } finally {
-    for (const s of sessions) await s.conn.close().catch(() => undefined);
+    for (const c of conns) await c.close().catch(() => undefined);
   }
   return { equal: tables.every((t) => t.equal), catchUp, tables };
 }
@@ -100,6 +116,8 @@ function pairOf(from: ComparedTable, to: ComparedTable, source: Session, sink: S
     tableId: from.tableId,
     source: { conn: source.conn, ref: from.ref, facts: source.facts },
     sink: { conn: sink.conn, ref: to.ref, facts: sink.facts },
+    moreSource: source.more,
+    moreSink: sink.more,
     columns,
     keyColumns,
   };

@@ -26,6 +26,7 @@ export function registerVerifyCommand(program: Command): void {
     .option('--no-wait', 'CDC: compare right away, without waiting for the sink to catch up')
     .option('--timeout <seconds>', 'CDC: how long to wait for the sink to catch up', '300')
     .option('--max-keys <n>', 'keys listed per table and kind of difference', '20')
+    .option('--parallelism <n>', "sessions per database, each checksumming a slice of a table's key ranges at once", '2')
     .option('--json', 'print the report as JSON')
     .action(
       async (opts: {
@@ -37,10 +38,12 @@ export function registerVerifyCommand(program: Command): void {
         wait: boolean;
         timeout: string;
         maxKeys: string;
+        parallelism: string;
         json?: boolean;
       }) => {
         const timeoutMs = positiveInt('--timeout', opts.timeout) * 1000;
         const maxKeys = positiveInt('--max-keys', opts.maxKeys);
+        const parallelism = positiveInt('--parallelism', opts.parallelism);
         const input = readJobInput(opts.config, opts.variable);
         const { planJobText } = await import('@tideway/planner');
         const job = await planJobText(input.configText, {
@@ -52,7 +55,7 @@ export function registerVerifyCommand(program: Command): void {
         const { verifyJob, formatReport } = await import('@tideway/verify');
         const storage = opts.jobId !== undefined ? checkpointStorageOf(engineConfig(opts)) : undefined;
         try {
-          const report = await verifyJob({ job, jobId: opts.jobId, storage, wait: opts.wait, timeoutMs, maxKeys });
+          const report = await verifyJob({ job, jobId: opts.jobId, storage, wait: opts.wait, timeoutMs, maxKeys, parallelism });
           const text = `${opts.json ? JSON.stringify(report, null, 2) : formatReport(report)}\n`;
           // main exits the process when the action returns: a long report must be out by then.
           await new Promise<void>((resolve) => process.stdout.write(text, () => resolve()));

@@ -182,11 +182,16 @@ export function pgPairHashSql(texts: readonly string[]): string {
   return `hashtextextended(ROW(${texts.join(', ')})::text, 0)`;
 }
 
-/** A non-negative integer below 2^60 from the MD5 of a text: summed per range, exactly, by both databases. */
+/**
+ * A non-negative integer below 2^60 from the SHA-256 of a text's UTF-8 bytes: summed per range,
+ * exactly, by both databases. SHA-256 rather than MD5: MariaDB's MD5 costs a microsecond per row,
+ * its SHA2 a third of that; PostgreSQL's are alike. The PostgreSQL side hashes the UTF-8 bytes
+ * whatever the database's encoding (convert_to), as MySQL's utf8mb4 texts are.
+ */
 export function hashSql(dialect: DialectName, text: string): string {
   return dialect === 'postgresql'
-    ? `('x' || substr(md5(${text}), 1, 15))::bit(60)::bigint`
-    : `CAST(CONV(SUBSTRING(MD5(${text}), 1, 15), 16, 10) AS UNSIGNED)`;
+    ? `('x' || left(encode(sha256(convert_to(${text}, 'UTF8')), 'hex'), 15))::bit(60)::bigint`
+    : `CAST(CONV(LEFT(SHA2(${text}, 256), 15), 16, 10) AS UNSIGNED)`;
 }
 
 /** A bucket number in [0, n) from the MD5 of a key text (for keys that are not one integer column). */

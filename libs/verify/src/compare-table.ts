@@ -84,11 +84,11 @@ export async function compareTable(pair: TablePair, maxKeys: number): Promise<Ta
     readColumns(pair.source.conn, pair.source.ref),
     readColumns(pair.sink.conn, pair.sink.ref),
   ]);
-  const fail = (problem: string, sourceRows = 0, sinkRows = 0): TableResult => ({
+  const fail = (problem: string): TableResult => ({
     ...base,
     ...empty,
-    sourceRows,
-    sinkRows,
+    sourceRows: 0,
+    sinkRows: 0,
     problem,
     equal: false,
   });
@@ -120,15 +120,21 @@ export async function compareTable(pair: TablePair, maxKeys: number): Promise<Ta
   const dst = new SideSql({ ...pair.sink, columns: b }, modes, keyIndexes, pgPair, bytes);
 
   const integerKey = keyIndexes.length === 1 && a[keyIndexes[0]].cls === 'integer' && b[keyIndexes[0]].cls === 'integer';
-  const [ss, ts] = await Promise.all([
-    pair.source.conn.execute(src.statsSql(integerKey)),
-    pair.sink.conn.execute(dst.statsSql(integerKey)),
-  ]);
-  log.debug({ table: pair.tableId, ms: Math.round(performance.now() - t0) }, 'columns and row counts read');
-  const sourceRows = Number(ss.rows[0][0]);
-  const sinkRows = Number(ts.rows[0][0]);
-  const n = Math.min(MAX_RANGES, Math.max(1, Math.ceil(Math.max(sourceRows, sinkRows) / ROWS_PER_RANGE)));
-  const bucketing = chooseBucketing(integerKey, ss.rows[0], ts.rows[0], n);
+  // An integer key is cut by its bounds (both sides' min and max); any other by key hashes, as many
+  // ranges as the larger side's rows need. The row counts come with the range checksums.
+  let bucketing: Bucketing | undefined;
+  if (integerKey) {
+    const [sb, tb] = await Promise.all([pair.source.conn.execute(src.boundsSql()), pair.sink.conn.execute(dst.boundsSql())]);
+    bucketing = rangeBucketing([...sb.rows[0], ...tb.rows[0]]);
+  }
+  if (bucketing === undefined) {
+    const [sn, tn] = await Promise.all([pair.source.conn.execute(src.countSql()), pair.sink.conn.execute(dst.countSql())]);
+    bucketing = { kind: 'hash', n: rangesFor(Math.max(Number(sn.rows[0][0]), Number(tn.rows[0][0]))) };
+  }
+  log.debug(
+    { table: pair.tableId, ms: Math.round(performance.now() - t0), bucketing: bucketing.kind, ranges: bucketing.n },
+    'columns and key bounds read',
+  );
 
   const timed = async (side: 'source' | 'sink', conn: TablePair['source']['conn'], sql: string) => {
     const started = performance.now();
@@ -151,17 +157,20 @@ export async function compareTable(pair: TablePair, maxKeys: number): Promise<Ta
   const sums = (rows: unknown[][]) => {
     // A range's rows may come from two slices' queries when keys fall outside the bounds read at the start.
     const m = new Map<number, { n: bigint; h: bigint }>();
+    let total = 0n;
     for (const r of rows) {
       const k = Number(r[0]);
       const e = m.get(k) ?? { n: 0n, h: 0n };
-      e.n += BigInt(textOf(r[1]));
+      const n = BigInt(textOf(r[1]));
+      e.n += n;
       e.h += BigInt(textOf(r[2] ?? '0'));
+      total += n;
       m.set(k, e);
     }
-    return new Map([...m].map(([k, e]) => [k, `${e.n}/${e.h}`]));
+    return { rows: Number(total), ranges: new Map([...m].map(([k, e]) => [k, `${e.n}/${e.h}`])) };
   };
-  const sm = sums(sc);
-  const tm = sums(tc);
+  const { rows: sourceRows, ranges: sm } = sums(sc);
+  const { rows: sinkRows, ranges: tm } = sums(tc);
   const all = new Set([...sm.keys(), ...tm.keys()]);
   const differing = [...all].filter((k) => sm.get(k) !== tm.get(k));
 
@@ -184,19 +193,25 @@ export async function compareTable(pair: TablePair, maxKeys: number): Promise<Ta
   return { ...base, sourceRows, sinkRows, ranges: all.size, differingRanges: differing.length, ...result, typeChanges, equal };
 }
 
-function chooseBucketing(integerKey: boolean, s: unknown[], t: unknown[], n: number): Bucketing {
-  if (integerKey) {
-    const bounds = [s[1], s[2], t[1], t[2]].filter((v) => v !== null && v !== undefined).map((v) => BigInt(textOf(v)));
-    if (bounds.length === 0) return { kind: 'range', lo: 0n, width: 1n, n: 1 };
-    const lo = bounds.reduce((x, y) => (x < y ? x : y));
-    const hi = bounds.reduce((x, y) => (x > y ? x : y));
-    if (lo > -BIG_LIMIT && hi < BIG_LIMIT) {
-      const span = hi - lo + 1n;
-      const width = (span + BigInt(n) - 1n) / BigInt(n);
-      return { kind: 'range', lo, width: width > 0n ? width : 1n, n };
-    }
-  }
-  return { kind: 'hash', n };
+/** About ROWS_PER_RANGE rows per range, at most MAX_RANGES ranges. */
+function rangesFor(rows: number): number {
+  return Math.min(MAX_RANGES, Math.max(1, Math.ceil(rows / ROWS_PER_RANGE)));
+}
+
+/**
+ * Integer key ranges over both sides' bounds, one per ROWS_PER_RANGE keys of the span (a dense
+ * key's ~1,000 rows; fewer when keys are sparse); undefined when a bound is too large to cut.
+ */
+function rangeBucketing(bounds: readonly unknown[]): Bucketing | undefined {
+  const keys = bounds.filter((v) => v !== null && v !== undefined).map((v) => BigInt(textOf(v)));
+  if (keys.length === 0) return { kind: 'range', lo: 0n, width: 1n, n: 1 };
+  const lo = keys.reduce((x, y) => (x < y ? x : y));
+  const hi = keys.reduce((x, y) => (x > y ? x : y));
+  if (lo <= -BIG_LIMIT || hi >= BIG_LIMIT) return undefined;
+  const span = hi - lo + 1n;
+  const n = span > BigInt(MAX_RANGES * ROWS_PER_RANGE) ? MAX_RANGES : rangesFor(Number(span));
+  const width = (span + BigInt(n) - 1n) / BigInt(n);
+  return { kind: 'range', lo, width: width > 0n ? width : 1n, n };
 }
 
 /** Matches the fetched rows of both sides by key text and records what differs. */

@@ -104,12 +104,16 @@ export class SideSql {
     return t === `${raw}::text` && col.utf8Column === true;
   }
 
-  /** count(*), and for a one-column integer key its min and max as text. */
-  statsSql(integerKey: boolean): string {
-    if (!integerKey) return `SELECT count(*) FROM ${this.from}`;
+  /** The row count. */
+  countSql(): string {
+    return `SELECT count(*) FROM ${this.from}`;
+  }
+
+  /** A one-column integer key's min and max, as text (index lookups: no scan). */
+  boundsSql(): string {
     const k = this.raws[this.keyIndexes[0]];
     const t = (e: string) => (this.side.conn.dialect === 'postgresql' ? `${e}::text` : `CAST(${e} AS CHAR)`);
-    return `SELECT count(*), ${t(`min(${k})`)}, ${t(`max(${k})`)} FROM ${this.from}`;
+    return `SELECT ${t(`min(${k})`)}, ${t(`max(${k})`)} FROM ${this.from}`;
   }
 
   /**

@@ -155,7 +155,7 @@ export async function compareTable(pair: TablePair, maxKeys: number): Promise<Ta
     checksums('sink', dst, [pair.sink.conn, ...(pair.moreSink ?? [])]),
   ]);
   const sums = (rows: unknown[][]) => {
-    // A range's rows may come from two slices' queries when keys fall outside the bounds read at the start.
+    // Each range's count and hash sum, exactly (bigint); the row count is the sum of the ranges' counts.
     const m = new Map<number, { n: bigint; h: bigint }>();
     let total = 0n;
     for (const r of rows) {

@@ -73,10 +73,19 @@ export function compareMode(a: ColumnInfo, b: ColumnInfo, sa: SideFacts, sb: Sid
   return { kind: 'text' };
 }
 
+/**
+ * The column's own text: PostgreSQL's `::text`, MySQL's text converted to utf8mb4, anything else
+ * cast to CHAR. A canonical text equal to it is the column's value as the database prints it.
+ */
+export function columnTextSql(dialect: DialectName, col: string, cls: ColumnClass): string {
+  if (dialect === 'postgresql') return `${col}::text`;
+  return cls === 'text' || cls === 'json' ? `CONVERT(${col} USING utf8mb4)` : `CAST(${col} AS CHAR)`;
+}
+
 /** The canonical text of column `col` (a quoted identifier) of class `cls`, in `dialect`, or null for NULL. */
 export function canonicalSql(dialect: DialectName, col: string, cls: ColumnClass, mode: CompareMode, fraction: number): string {
   const pg = dialect === 'postgresql';
-  const asText = pg ? `${col}::text` : cls === 'text' || cls === 'json' ? `CONVERT(${col} USING utf8mb4)` : `CAST(${col} AS CHAR)`;
+  const asText = columnTextSql(dialect, col, cls);
   switch (mode.kind) {
     case 'number': {
       const t = cls === 'boolean' ? `(CASE WHEN ${col} THEN '1' ELSE '0' END)` : cls === 'bit' ? `CAST(${col} + 0 AS CHAR)` : asText;

@@ -144,7 +144,7 @@ export async function compareTable(pair: TablePair, maxKeys: number): Promise<Ta
   };
   // Slices of the ranges, each one query on its own session; a hash bucketing has no key bounds to cut by.
   const checksums = async (side: 'source' | 'sink', sql: SideSql, conns: readonly TableSide['conn'][]) => {
-    if (bucketing.kind !== 'range' || conns.length === 1) return (await timed(side, conns[0], sql.checksumSql(bucketing))).rows;
+    if (bucketing.kind !== 'range') return (await timed(side, conns[0], sql.checksumSql(bucketing))).rows;
     const parts = await Promise.all(
       slicesOf(bucketing.n, conns.length).map((slice, i) => timed(side, conns[i], sql.checksumSql(bucketing, slice))),
     );
@@ -209,7 +209,7 @@ function rangeBucketing(bounds: readonly unknown[]): Bucketing | undefined {
   const hi = keys.reduce((x, y) => (x > y ? x : y));
   if (lo <= -BIG_LIMIT || hi >= BIG_LIMIT) return undefined;
   const span = hi - lo + 1n;
-  const n = span > BigInt(MAX_RANGES * ROWS_PER_RANGE) ? MAX_RANGES : rangesFor(Number(span));
+  const n = rangesFor(Number(span));
   const width = (span + BigInt(n) - 1n) / BigInt(n);
   return { kind: 'range', lo, width: width > 0n ? width : 1n, n };
 }

@@ -1,6 +1,7 @@
 import type { JdbcConnection, TableRef } from '@tideway/connector-jdbc';
 import {
   canonicalSql,
+  columnTextSql,
   hashBucketSql,
   hashSql,
   isSafeText,
@@ -86,11 +87,10 @@ export class SideSql {
    * fetched keep them).
    */
   private hashText(raw: string, i: number): string {
-    const t = this.texts[i];
-    if (this.side.conn.dialect !== 'mysql') return t;
-    if (t === `CAST(${raw} AS CHAR)`) return raw;
-    if (t === `CONVERT(${raw} USING utf8mb4)` && this.side.columns[i].utf8Column === true) return raw;
-    return t;
+    const col = this.side.columns[i];
+    if (this.side.conn.dialect !== 'mysql' || !this.isColumnText(raw, i)) return this.texts[i];
+    const converted = col.cls === 'text' || col.cls === 'json';
+    return !converted || col.utf8Column === true ? raw : this.texts[i];
   }
 
   /**
@@ -98,10 +98,14 @@ export class SideSql {
    * its characters (and, from a UTF-8 charset, its bytes); a PostgreSQL text/varchar is its text.
    */
   private rawLength(raw: string, i: number): boolean {
-    const t = this.texts[i];
     const col = this.side.columns[i];
-    if (t === `CONVERT(${raw} USING utf8mb4)`) return !this.bytes || col.utf8Column === true;
-    return t === `${raw}::text` && col.utf8Column === true;
+    if (!this.isColumnText(raw, i) || (col.cls !== 'text' && col.cls !== 'json')) return false;
+    return this.side.conn.dialect === 'mysql' ? !this.bytes || col.utf8Column === true : col.utf8Column === true;
+  }
+
+  /** Whether column i's canonical text is the column's own text (columnTextSql). */
+  private isColumnText(raw: string, i: number): boolean {
+    return this.texts[i] === columnTextSql(this.side.conn.dialect, raw, this.side.columns[i].cls);
   }
 
   /** The row count. */

@@ -51,13 +51,17 @@ async function prepare(conn: JdbcConnection): Promise<void> {
 }
 
 async function session(open: () => Promise<JdbcConnection>, parallelism: number, conns: JdbcConnection[]): Promise<Session> {
-  const opened: JdbcConnection[] = [];
-  for (let i = 0; i < parallelism; i++) {
-    const conn = await open();
-    opened.push(conn);
-    conns.push(conn);
-    await prepare(conn);
-  }
+  // Opened at once; each is in `conns` as soon as it is open, so that every one opened is closed.
+  const opening = Array.from({ length: parallelism }, async () => {
+    const c = await open();
+    conns.push(c);
+    await prepare(c);
+    return c;
+  });
+  const settled = await Promise.allSettled(opening);
+  const failed = settled.find((r) => r.status === 'rejected');
+  if (failed) throw failed.reason;
+  const opened = settled.map((r) => (r as PromiseFulfilledResult<JdbcConnection>).value);
   const conn = opened[0];
   const utf8 = conn.dialect === 'mysql' || textOf((await conn.execute('SHOW server_encoding')).rows[0]?.[0] ?? '').toUpperCase() === 'UTF8';
   return { conn, more: opened.slice(1), facts: { dialect: conn.dialect, truncates: await isMariaDb(conn), utf8 } };

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs the database servers the test harness (libs/testing) starts privately, but only the
 # ones whose binaries are missing: PostgreSQL (15 where Debian has it, with PostGIS and the
-# decoderbufs output plugin), MariaDB and Redis; and lzop,
-# the reference the lzo tests compare against.
+# decoderbufs output plugin), MariaDB and Redis; and lzop and zip, the reference tools the lzo
+# tests compare against and the conformance suite makes SeaTunnel's lzop and zip files with.
 # Nothing is started or enabled here; the harness runs its own servers on free ports.
 set -euo pipefail
 
@@ -33,10 +33,13 @@ if [ ! -e "/usr/lib/postgresql/${pg_major}/lib/decoderbufs.so" ] && [ "$pg_found
 fi
 
 # lzop: the file connectors' lzo tests check their lzop files against the reference tool, both ways.
+# lzop and zip: test/conformance/seatunnel-extra.suite.ts makes the lzop files and zip archives
+# SeaTunnel's LocalFileIT makes at test time (tar and gzip come with Debian).
 if ! command -v lzop >/dev/null 2>&1; then missing+=(lzop); fi
+if ! command -v zip >/dev/null 2>&1; then missing+=(zip); fi
 
 if [ ${#missing[@]} -eq 0 ]; then
-  echo "ensure-servers: PostgreSQL (with PostGIS and decoderbufs), MariaDB, Redis and lzop binaries are present"
+  echo "ensure-servers: PostgreSQL (with PostGIS and decoderbufs), MariaDB, Redis, lzop and zip binaries are present"
   exit 0
 fi
 

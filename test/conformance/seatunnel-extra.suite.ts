@@ -124,8 +124,6 @@ const NO_E2E_BINARY =
   "needs the file SeaTunnel's LocalFileIT copies to /seatunnel/read/binary/, which ../shared/conformance/seatunnel/extra/fixtures does not have yet";
 const NO_E2E_XML =
   "needs SeaTunnel's connector-file-local-e2e xml fixture (laid under /seatunnel/read/xml and /seatunnel/read/zip/xml), which ../shared/conformance/seatunnel/extra/fixtures does not have yet";
-const STRAY_SOURCE_OPTIONS =
-  "its LocalFile source block also sets row_delimiter and the sink's partition_dir_expression, file_name_expression, is_enable_transaction and more: SeaTunnel leaves options it does not use unchecked, Tideway refuses them as unknown (TW-CONFIG-003). The lzop file it reads is laid (made by lzop as SeaTunnel's IT makes it) and reads right without those options";
 const skipped: Record<string, string> = {
   'connector-file-local-e2e__xml_local_file_xml_to_assert.conf': NO_E2E_XML,
   'connector-file-local-e2e__xml_local_file_zip_xml_to_assert.conf': NO_E2E_XML,
@@ -142,8 +140,6 @@ const skipped: Record<string, string> = {
   'connector-file-local-e2e__parquet_local_file_parquet_to_assert.conf': NO_E2E_PARQUET,
   'connector-file-local-e2e__parquet_local_file_to_console.conf': NO_E2E_PARQUET,
   'connector-file-local-e2e__parquet_local_file_parquet_to_assert_with_multipletable.conf': NO_E2E_PARQUET,
-  'connector-file-local-e2e__text_local_file_text_lzo_to_assert.conf': STRAY_SOURCE_OPTIONS,
-  'connector-file-local-e2e__json_local_file_json_lzo_to_console.conf': STRAY_SOURCE_OPTIONS,
 };
 for (const [file, reason] of Object.entries(skipped)) console.log(`conformance: skipped ${file}: ${reason}`);
 

@@ -50,10 +50,23 @@ export interface RetiredOption {
   readonly history: string;
 }
 
+/**
+ * An option SeaTunnel declares for another plugin that configs copy into this one's block (a
+ * file sink's options in a file source block): SeaTunnel leaves it unread, so Tideway accepts it
+ * with one warning saying why it has no effect. Everything else unknown stays an error.
+ */
+export interface IgnoredOption {
+  readonly name: string;
+  /** Why it does nothing here, as a user reads it (e.g. "it is a LocalFile sink option"). */
+  readonly reason: string;
+}
+
 export interface PluginSpec {
   readonly options: readonly OptionDef[];
   /** Options SeaTunnel removed or renamed: accepted with a warning, their value unused. */
   readonly retiredOptions?: readonly RetiredOption[];
+  /** Other plugins' options SeaTunnel lets this block carry unread: accepted with a warning, their value unused. */
+  readonly ignoredOptions?: readonly IgnoredOption[];
   /**
    * Option name patterns accepted beyond `options`, as regular expressions over the dotted
    * name (e.g. FakeSource's per-type `<type>.min`). Use sparingly: they weaken typo checks.
@@ -76,7 +89,7 @@ export interface PluginOptions {
   readonly raw: Readonly<Record<string, unknown>>;
   /** file:line of the plugin block, and of each option where known. */
   place(option?: string): { file?: string; line?: number; plugin?: string; option?: string };
-  /** One sentence per retired option the config set (see RetiredOption), for the planner to log once. */
+  /** One sentence per retired or ignored option the config set (RetiredOption, IgnoredOption), for the planner to log once. */
   readonly warnings?: readonly string[];
 }
 

@@ -98,6 +98,16 @@ int.min = 3`),
     expect(failure('path = x\nsave_mode = "error"').message).toMatch(/has no option 'save_mode'/);
   });
 
+  it("accepts another plugin's option SeaTunnel leaves unread with one warning saying why", () => {
+    const spec: PluginSpec = { ...SPEC, ignoredOptions: [{ name: 'tmp_path', reason: 'it is a sink option' }] };
+    const o = validatePluginOptions(spec, plugin('path = x\ntmp_path = "/tmp/t"'));
+    expect(o.warnings).toEqual([
+      `Fake option 'tmp_path' (job.conf:4) is accepted but has no effect: it is a sink option (value "/tmp/t" ignored).`,
+    ]);
+    expect(o.get('tmp_path')).toBeUndefined();
+    expect(failure('path = x\ntmp_pth = 1', spec).message).toMatch(/has no option 'tmp_pth'/);
+  });
+
   it('reports a wrong type with the value and the expected type', () => {
     expect(failure('path = x\nrow.num = abc').message).toMatch(
       /^job\.conf:4, .*'row\.num' has a wrong value: 'abc' is not an integer \(int\)/,

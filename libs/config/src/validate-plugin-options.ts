@@ -1,4 +1,4 @@
-import { COMMON_OPTIONS, ResolvedOptions, type OptionDef, type PluginSpec, type RetiredOption } from '@tideway/api';
+import { COMMON_OPTIONS, ResolvedOptions, type IgnoredOption, type OptionDef, type PluginSpec, type RetiredOption } from '@tideway/api';
 import { ConfigError, ErrorCode } from '@tideway/common';
 import type { PluginConfig } from './job-config.js';
 import { coerceOption, showValue } from './option-coercion.js';
@@ -31,10 +31,12 @@ export function validatePluginOptions(spec: PluginSpec, plugin: PluginConfig): R
   return validateOptionBlock([...defs.values()], spec, { ...plugin, label: plugin.name, plugin: plugin.name });
 }
 
-/** The warning for a retired option the config set: where, what replaced it, and that it does nothing. */
-function retiredWarning(r: RetiredOption, label: string, value: unknown, place: { file?: string; line?: number }): string {
+/** The warning for a retired or ignored option the config set: where, why it does nothing, and (retired) what replaced it. */
+function unusedWarning(r: RetiredOption | IgnoredOption, label: string, value: unknown, place: { file?: string; line?: number }): string {
   const where = place.file !== undefined ? ` (${place.file}:${place.line ?? '?'})` : '';
-  return `${label} option '${r.name}'${where} is accepted but has no effect: SeaTunnel ${r.history} (value ${JSON.stringify(value)} ignored); use ${r.replacement} instead.`;
+  const why = 'reason' in r ? r.reason : `SeaTunnel ${r.history}`;
+  const instead = 'replacement' in r ? `; use ${r.replacement} instead` : '';
+  return `${label} option '${r.name}'${where} is accepted but has no effect: ${why} (value ${JSON.stringify(value)} ignored)${instead}.`;
 }
 
 /** A block of options to check: a plugin block, or the env block. */
@@ -53,7 +55,7 @@ export interface OptionBlock {
 /** validatePluginOptions for any block of options against an explicit list of definitions. */
 export function validateOptionBlock(
   defList: readonly OptionDef[],
-  spec: Pick<PluginSpec, 'extraOptionPatterns' | 'validate' | 'retiredOptions'>,
+  spec: Pick<PluginSpec, 'extraOptionPatterns' | 'validate' | 'retiredOptions' | 'ignoredOptions'>,
   plugin: OptionBlock,
 ): ResolvedOptions {
   const defs = new Map<string, OptionDef>(defList.map((d) => [d.name, d]));
@@ -70,15 +72,17 @@ export function validateOptionBlock(
     for (const f of def.fallbackNames ?? []) names.set(f, def);
   }
 
-  const retired = new Map((spec.retiredOptions ?? []).map((r) => [r.name, r]));
+  const unused = new Map<string, RetiredOption | IgnoredOption>(
+    [...(spec.retiredOptions ?? []), ...(spec.ignoredOptions ?? [])].map((r) => [r.name, r]),
+  );
   const warnings: string[] = [];
 
   // Unknown options: every written leaf must belong to a declared name or an extra pattern.
   for (const leaf of leaves(plugin.options, '', names)) {
     if (covered(leaf, names) || spec.extraOptionPatterns?.some((p) => p.test(leaf))) continue;
-    const old = retired.get(leaf);
+    const old = unused.get(leaf);
     if (old) {
-      warnings.push(retiredWarning(old, plugin.label, findDotted(plugin.options, leaf.split('.'))?.value, place(plugin.optionLines[leaf])));
+      warnings.push(unusedWarning(old, plugin.label, findDotted(plugin.options, leaf.split('.'))?.value, place(plugin.optionLines[leaf])));
       continue;
     }
     const suggestion = suggestName(leaf, names.keys());

@@ -16,6 +16,13 @@ function typeText(o: OptionDef): string {
 
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
+/** A sentence and a table under it, or nothing when there are no rows. */
+function noteTable(intro: string, header: readonly string[], rows: readonly string[][]): string[] {
+  if (rows.length === 0) return [];
+  const line = (cells: readonly string[]) => `| ${cells.join(' | ')} |`;
+  return [intro, '', line(header), `|${header.map(() => '---').join('|')}|`, ...rows.map(line), ''];
+}
+
 /** The reference page of one plugin, generated from its spec (docs/connectors/<file>.md). */
 export function pluginReference(f: PluginFactory): string {
   const rows = f.spec.options.map(
@@ -23,18 +30,16 @@ export function pluginReference(f: PluginFactory): string {
       `| \`${o.name}\` | ${typeText(o)} | ${defaultText(o)} | ${cell(o.description)}${o.fallbackNames?.length ? ` (also: ${o.fallbackNames.join(', ')})` : ''} |`,
   );
   const common = COMMON_OPTIONS.map((o) => `\`${o.name}\``).join(', ');
-  const retired = f.spec.retiredOptions ?? [];
-  const retiredRows =
-    retired.length === 0
-      ? []
-      : [
-          'Options SeaTunnel removed or renamed: accepted with a warning, their value has no effect.',
-          '',
-          '| option | use instead | history |',
-          '|---|---|---|',
-          ...retired.map((r) => `| \`${r.name}\` | ${cell(r.replacement)} | SeaTunnel ${cell(r.history)} |`),
-          '',
-        ];
+  const retiredRows = noteTable(
+    'Options SeaTunnel removed or renamed: accepted with a warning, their value has no effect.',
+    ['option', 'use instead', 'history'],
+    (f.spec.retiredOptions ?? []).map((r) => [`\`${r.name}\``, cell(r.replacement), `SeaTunnel ${cell(r.history)}`]),
+  );
+  const ignoredRows = noteTable(
+    "Other plugins' options SeaTunnel lets this block carry unread: accepted with a warning, their value has no effect.",
+    ['option', 'why it does nothing here'],
+    (f.spec.ignoredOptions ?? []).map((r) => [`\`${r.name}\``, cell(r.reason)]),
+  );
   return [
     `# ${f.name} (${f.type})`,
     '',
@@ -47,6 +52,7 @@ export function pluginReference(f: PluginFactory): string {
     ...rows,
     '',
     ...retiredRows,
+    ...ignoredRows,
     `Every plugin also takes ${common}.`,
     '',
   ].join('\n');

@@ -20,6 +20,8 @@ export interface FileSourceReaderConfig {
   readonly decoder: SourceDecoder;
   readonly encoding: string;
   readonly skipHeaderLines: number;
+  /** row_delimiter: \n (also \r\n and \r) or an exact separator between rows of text and csv files. */
+  readonly rowDelimiter: string;
   /** compress_codec: 'lzo' reads lzop files. */
   readonly compressCodec: string;
   /** archive_compress_codec: the files are zip/tar archives of files in the format. */
@@ -236,7 +238,7 @@ export class FileSourceReader implements SourceReader<FileSplit> {
       if (archiveCodec !== 'none' && !entry.name.endsWith(entrySuffix)) continue;
       const bytes = this.cfg.compressCodec === 'lzo' ? lzopDecompress(entry.bytes) : entry.bytes;
       let skip = this.cfg.skipHeaderLines;
-      for await (const line of readLines(bytes, this.cfg.encoding)) {
+      for await (const line of readLines(bytes, this.cfg.encoding, this.cfg.rowDelimiter)) {
         if (skip > 0) {
           skip--;
           continue;

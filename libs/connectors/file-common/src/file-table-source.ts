@@ -117,6 +117,7 @@ export class FileTableSource {
         decoder: this.decoder,
         encoding: String(o.get('encoding')),
         skipHeaderLines: Number(o.get('skip_header_row_number')),
+        rowDelimiter: String(o.get('row_delimiter')),
         compressCodec: String(o.get('compress_codec')).toLowerCase(),
         archiveCodec: String(o.get('archive_compress_codec')).toLowerCase() as ArchiveCodec,
         entrySuffix: FORMAT_SUFFIX[String(o.get('file_format_type')).toLowerCase() as FileFormat] ?? '',

@@ -1,8 +1,13 @@
 /**
  * Lines of a byte stream in a charset, ending at \n, \r\n or \r (Java's BufferedReader.lines),
- * without the terminator. A final line without terminator counts; an empty file has none.
+ * or, given a `delimiter` other than \n, exactly at each occurrence of that text; without the
+ * terminator. A final line without terminator counts; an empty file has none.
  */
-export async function* readLines(chunks: AsyncIterable<Uint8Array>, encoding: string): AsyncGenerator<string> {
+export async function* readLines(chunks: AsyncIterable<Uint8Array>, encoding: string, delimiter = '\n'): AsyncGenerator<string> {
+  if (delimiter !== '\n') {
+    yield* splitAt(chunks, encoding, delimiter);
+    return;
+  }
   const decoder = new TextDecoder(encoding);
   let carry = '';
   let pendingCr = false;
@@ -24,6 +29,24 @@ export async function* readLines(chunks: AsyncIterable<Uint8Array>, encoding: st
         }
         start = i + 1;
       }
+    }
+    carry = all.slice(start);
+  }
+  carry += decoder.decode();
+  if (carry !== '') yield carry;
+}
+
+/** The texts between occurrences of `delimiter` (which may span chunks); a last one without it counts unless empty. */
+async function* splitAt(chunks: AsyncIterable<Uint8Array>, encoding: string, delimiter: string): AsyncGenerator<string> {
+  const decoder = new TextDecoder(encoding);
+  let carry = '';
+  for await (const chunk of chunks) {
+    const all = carry + decoder.decode(chunk, { stream: true });
+    let start = 0;
+    // a delimiter may begin in the carried text: search from where it could start
+    for (let at = all.indexOf(delimiter, Math.max(0, carry.length - delimiter.length + 1)); at >= 0; at = all.indexOf(delimiter, start)) {
+      yield all.slice(start, at);
+      start = at + delimiter.length;
     }
     carry = all.slice(start);
   }

@@ -1,7 +1,14 @@
-import { resolveOptionItem, type OptionDef, type PluginOptions, type PluginSpec, type RetiredOption } from '@tideway/api';
+import {
+  resolveOptionItem,
+  type IgnoredOption,
+  type OptionDef,
+  type PluginOptions,
+  type PluginSpec,
+  type RetiredOption,
+} from '@tideway/api';
 import { ConfigError, ErrorCode } from '@tideway/common';
 import { DATE_FORMATS, DATETIME_FORMATS, TIME_FORMATS } from './temporal-formats.js';
-import { FILE_FORMATS, SEATUNNEL_ONLY_FORMATS } from './sink-options.js';
+import { FILE_FORMATS, FILE_SINK_OPTIONS, SEATUNNEL_ONLY_FORMATS } from './sink-options.js';
 import { ARCHIVE_CODECS } from './archive-entries.js';
 
 /** Options of SeaTunnel's file sources (BaseSourceConfigOptions) that Tideway implements. */
@@ -36,6 +43,13 @@ export const FILE_SOURCE_OPTIONS: readonly OptionDef[] = [
     default: '\u0001',
     fallbackNames: ['delimiter'],
     description: 'Separator between fields of text files (csv uses "," unless set).',
+  },
+  {
+    name: 'row_delimiter',
+    type: 'string',
+    default: '\n',
+    description:
+      "text and csv: the separator between rows. The default \\n also ends a row at \\r\\n or \\r (as Java's BufferedReader does); any other text ends a row exactly where it occurs. json files are read a line per row.",
   },
   {
     name: 'parse_partition_from_path',
@@ -152,6 +166,9 @@ function validateOneTable(o: PluginOptions): string | undefined {
     return "Option 'compress_codec': excel files are zip archives already; only none applies.";
   if (String(o.get('archive_compress_codec')) !== 'none' && format === 'parquet')
     return "Option 'archive_compress_codec' applies to text, csv and json files; Parquet files are read by byte range, not from archives.";
+  if (String(o.get('row_delimiter')) === '') return "Option 'row_delimiter' is empty: rows need a separator (the default is \\n).";
+  if (o.has('row_delimiter') && String(o.get('row_delimiter')) !== '\n' && format !== 'text' && format !== 'csv')
+    return `Option 'row_delimiter' applies to text and csv files; ${format} files are not cut into rows by a separator${format === 'json' ? ' (a json file holds one object per line)' : ''}.`;
   if (format === 'binary' && o.has('schema'))
     return "Option 'schema' is not used with binary: its rows are always (data bytes, relativePath string, partIndex bigint).";
   if (
@@ -180,6 +197,15 @@ function validateOneTable(o: PluginOptions): string | undefined {
   return undefined;
 }
 
+/**
+ * The file sinks' options that a file source does not have: SeaTunnel's source leaves them
+ * unread, and its own e2e configs set some in source blocks (partition_dir_expression,
+ * file_name_expression, is_enable_transaction, ...), so they are accepted with a warning.
+ */
+export const FILE_SOURCE_IGNORED_OPTIONS: readonly IgnoredOption[] = FILE_SINK_OPTIONS.filter(
+  (d) => !FILE_SOURCE_OPTIONS.some((s) => s.name === d.name),
+).map((d) => ({ name: d.name, reason: "it is an option of the file sinks, which SeaTunnel's file sources leave unread" }));
+
 /** Options SeaTunnel's file sources had and renamed (apache/seatunnel's history). */
 export const FILE_SOURCE_RETIRED_OPTIONS: readonly RetiredOption[] = [
   { name: 'type', replacement: 'file_format_type', history: 'renamed it to file_format_type in 2.3.1 (apache/seatunnel#4249)' },
@@ -190,5 +216,6 @@ export function fileSourceSpec(extra: readonly OptionDef[] = []): PluginSpec {
     options: [...FILE_SOURCE_OPTIONS, TABLES_CONFIGS, ...extra],
     validate: validateFileSourceOptions,
     retiredOptions: FILE_SOURCE_RETIRED_OPTIONS,
+    ignoredOptions: FILE_SOURCE_IGNORED_OPTIONS,
   };
 }

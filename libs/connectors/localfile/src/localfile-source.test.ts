@@ -128,6 +128,33 @@ describe('LocalFile source', () => {
     ]);
   });
 
+  it('cuts text and csv rows at row_delimiter, and refuses it where rows are not cut by a separator', async () => {
+    const dir = join(root, 'rowdelim');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'a.txt'), 'a#1|b\nc#2|d#3|');
+    const { rows } = await readAll({
+      path: dir,
+      file_format_type: 'text',
+      field_delimiter: '#',
+      row_delimiter: '|',
+      schema: { fields: { s: 'string', n: 'string' } },
+    });
+    expect(rows.map((r) => r.fields)).toEqual([
+      ['a', '1'],
+      ['b\nc', '2'],
+      ['d', '3'],
+    ]);
+    const { localFileSourceFactory } = await import('./index.js');
+    const { optionsOf } = await import('@tideway/api');
+    const check = (o: Record<string, unknown>) => localFileSourceFactory.spec.validate!(optionsOf(o, localFileSourceFactory.spec));
+    const json = { path: dir, file_format_type: 'json', schema: { fields: { s: 'string' } } };
+    expect(check({ ...json, row_delimiter: '|' })).toMatch(
+      /'row_delimiter' applies to text and csv files; json files .*one object per line/,
+    );
+    expect(check({ ...json, row_delimiter: '\n' })).toBeUndefined();
+    expect(check({ path: dir, file_format_type: 'text', row_delimiter: '' })).toMatch(/'row_delimiter' is empty/);
+  });
+
   it('reads another encoding and names the line of a bad value', async () => {
     const dir = join(root, 'enc');
     mkdirSync(dir);

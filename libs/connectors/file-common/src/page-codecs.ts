@@ -1,13 +1,21 @@
 import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { snappyCompressReused } from './snappy-compress.js';
+import { lz4RawCompress, zstdCompress } from './zstd-lz4.js';
 
 /** The codecs the flat Parquet writer compresses pages with. */
-export type PageCodec = 'SNAPPY' | 'GZIP' | 'BROTLI';
+export type PageCodec = 'SNAPPY' | 'GZIP' | 'BROTLI' | 'ZSTD' | 'LZ4_RAW';
+
+const COMPRESS: Record<PageCodec, (page: Uint8Array) => Uint8Array> = {
+  SNAPPY: snappyCompressReused,
+  GZIP: gzipSync,
+  BROTLI: brotliCompressSync,
+  ZSTD: zstdCompress, // loadZstd() first, on the thread that compresses
+  LZ4_RAW: lz4RawCompress,
+};
 
 /** Compresses one page; the result stays valid only until the next call (snappy reuses its buffer). */
 export function compressPage(codec: PageCodec, page: Uint8Array): Uint8Array {
-  if (codec === 'SNAPPY') return snappyCompressReused(page);
-  return codec === 'GZIP' ? gzipSync(page) : brotliCompressSync(page);
+  return COMPRESS[codec](page);
 }
 
 /** Compresses the pages body[ends[i-1], ends[i]) one after another into one new array; returns it and the new ends. */

@@ -5,6 +5,7 @@
  */
 import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
 import { compressPages, type PageCodec } from './page-codecs.js';
+import { loadZstd } from './zstd-lz4.js';
 
 export interface CompressJob {
   readonly id: number;
@@ -23,9 +24,11 @@ export interface CompressResult {
 
 const { results, signal } = workerData as { results: MessagePort; signal: Int32Array };
 
-parentPort!.on('message', (job: CompressJob) => {
+/** Compresses one job and answers it (answers may pass each other while zstd loads: the writer finds its own by id). */
+async function answer(job: CompressJob): Promise<void> {
   let answer: CompressResult;
   try {
+    if (job.codec === 'ZSTD') await loadZstd();
     answer = { id: job.id, ...compressPages(job.codec, job.body, job.ends) };
   } catch (e) {
     answer = { id: job.id, body: new Uint8Array(0), ends: [], error: e instanceof Error ? e.message : String(e) };
@@ -33,7 +36,9 @@ parentPort!.on('message', (job: CompressJob) => {
   results.postMessage(answer, [answer.body.buffer as ArrayBuffer]);
   Atomics.add(signal, 0, 1);
   Atomics.notify(signal, 0);
-});
+}
+
+parentPort!.on('message', (job: CompressJob) => void answer(job));
 
 // ready: the writer waits for this before it sends work
 Atomics.store(signal, 1, 1);

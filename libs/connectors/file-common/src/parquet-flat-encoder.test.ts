@@ -17,6 +17,7 @@ import { ByteArrayBuilder } from './parquet-byte-array-builder.js';
 import { FlatParquetEncoder } from './parquet-flat-encoder.js';
 import { parquetColumns, parquetMetadataOf, parquetRowGroupRows } from './parquet-source.js';
 import { decimalText, timestampMicros, timestampText, unscaledDecimal } from './parquet-values.js';
+import { loadZstd } from './zstd-lz4.js';
 
 const root = mkdtempSync(join(tmpdir(), 'tideway-flat-parquet-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -178,15 +179,19 @@ describe('FlatParquetEncoder', () => {
     expect(newParquetEncoder(nested, 'SNAPPY')).toBeInstanceOf(ParquetFileEncoder);
   });
 
-  it.each(['UNCOMPRESSED', 'SNAPPY', 'GZIP', 'BROTLI'] as const)('writes every flat type that hyparquet reads back (%s)', async (codec) => {
-    const rows = Array.from({ length: 2000 }, (_, g) => flatRow(g));
-    // 64 KB row groups: several groups, each of several pages for the wide columns
-    const path = await writeFile(`all-${codec}.parquet`, newParquetEncoder(FLAT_COLUMNS, codec, 64 * 1024), rows);
-    const back = await readBack(path);
-    expect(back.groups).toBeGreaterThan(1);
-    expect(back.columns.map((c) => [c.name, c.type])).toEqual(FLAT_COLUMNS.map((c) => [c.name, c.type]));
-    expect(back.rows).toEqual(rows.map(expected));
-  });
+  it.each(['UNCOMPRESSED', 'SNAPPY', 'GZIP', 'BROTLI', 'ZSTD', 'LZ4_RAW'] as const)(
+    'writes every flat type that hyparquet reads back (%s)',
+    async (codec) => {
+      await loadZstd(); // the sink does this before a ZSTD file's first page
+      const rows = Array.from({ length: 2000 }, (_, g) => flatRow(g));
+      // 64 KB row groups: several groups, each of several pages for the wide columns
+      const path = await writeFile(`all-${codec}.parquet`, newParquetEncoder(FLAT_COLUMNS, codec, 64 * 1024), rows);
+      const back = await readBack(path);
+      expect(back.groups).toBeGreaterThan(1);
+      expect(back.columns.map((c) => [c.name, c.type])).toEqual(FLAT_COLUMNS.map((c) => [c.name, c.type]));
+      expect(back.rows).toEqual(rows.map(expected));
+    },
+  );
 
   it('reads back the same as the hyparquet-writer path for the same rows', async () => {
     const columns = FLAT_COLUMNS;
@@ -196,9 +201,10 @@ describe('FlatParquetEncoder', () => {
     expect(flat.rows).toEqual(nested.rows);
   });
 
-  it.each(['SNAPPY', 'GZIP'] as const)(
+  it.each(['SNAPPY', 'GZIP', 'ZSTD', 'LZ4_RAW'] as const)(
     'writes the same bytes whether its pages are compressed on the compressor thread or not (%s)',
     async (codec) => {
+      await loadZstd();
       const rows = Array.from({ length: 3000 }, (_, g) => flatRow(g));
       const bytesOf = async (thread: boolean) => {
         const encoder = new FlatParquetEncoder(FLAT_COLUMNS, codec, 32 * 1024, thread);

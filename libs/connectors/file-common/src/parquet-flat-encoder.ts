@@ -76,7 +76,7 @@ export class FlatParquetEncoder implements FileEncoder {
     private readonly rowGroupBytes: number,
     private readonly thread = true,
   ) {
-    if (codec !== 'UNCOMPRESSED' && codec !== 'SNAPPY' && codec !== 'GZIP' && codec !== 'BROTLI') {
+    if (!['UNCOMPRESSED', 'SNAPPY', 'GZIP', 'BROTLI', 'ZSTD', 'LZ4_RAW'].includes(codec)) {
       throw new Error(`The flat Parquet writer does not compress with ${codec}.`); // refused by the sink options already
     }
     this.schema = parquetSchemaOf(columns);

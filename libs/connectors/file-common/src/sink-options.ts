@@ -21,7 +21,15 @@ export const FORMAT_SUFFIX: Record<FileFormat, string> = {
 };
 
 /** What SeaTunnel's CompressFormat puts before the format's suffix, by compress_codec. */
-export const CODEC_SUFFIX: Record<string, string> = { none: '', lzo: '.lzo', snappy: '.snappy', gzip: '.gz', brotli: '.br' };
+export const CODEC_SUFFIX: Record<string, string> = {
+  none: '',
+  lzo: '.lzo',
+  snappy: '.snappy',
+  gzip: '.gz',
+  brotli: '.br',
+  zstd: '.zstd',
+  lz4: '.lz4',
+};
 
 export const SCHEMA_SAVE_MODES = ['RECREATE_SCHEMA', 'CREATE_SCHEMA_WHEN_NOT_EXIST', 'ERROR_WHEN_SCHEMA_NOT_EXIST', 'IGNORE'] as const;
 export const DATA_SAVE_MODES = ['DROP_DATA', 'APPEND_DATA', 'ERROR_WHEN_DATA_EXISTS'] as const;
@@ -117,7 +125,7 @@ export const FILE_SINK_OPTIONS: readonly OptionDef[] = [
     type: 'string',
     default: 'none',
     description:
-      'parquet: none, snappy, gzip or brotli (lz4, lzo and zstd are refused: no Node 20 compressor for them). text, csv and json: none or lzo (the lzop format, file names end .lzo.txt etc.).',
+      'parquet: none, snappy, gzip, brotli, zstd (level 3) or lz4 (written as LZ4_RAW, the codec the format keeps; its older LZ4 is deprecated); lzo is refused (DuckDB and Arrow read no LZO pages). text, csv and json: none or lzo (the lzop format, file names end .lzo.txt etc.).',
   },
   {
     name: 'encoding',
@@ -179,7 +187,7 @@ export function validateFileSinkOptions(o: PluginOptions): string | undefined {
     return `Option 'file_format_type': Tideway does not implement the ${format} format; use text, csv, json, parquet, excel, xml or binary${format === 'orc' ? ' (no maintained ORC library exists for Node: docs/decisions/0011-orc.md)' : ''}.`;
   const codec = String(o.get('compress_codec')).toLowerCase();
   if (format === 'parquet' && !(codec in PARQUET_WRITE_CODECS)) {
-    return `Option 'compress_codec': the parquet writer implements none, snappy, gzip and brotli, got '${o.get<string>('compress_codec')}' (Node 20 has no lz4, lzo or zstd compressor).`;
+    return `Option 'compress_codec': the parquet writer implements none, snappy, gzip, brotli, zstd and lz4, got '${o.get<string>('compress_codec')}'${codec === 'lzo' ? ' (LZO pages are read by almost no Parquet reader: DuckDB and Arrow have none)' : ''}.`;
   }
   if (format === 'xml' && !o.has('xml_use_attr_format')) return "Option 'xml_use_attr_format' is required when file_format_type is xml.";
   if (format === 'xml' && codec !== 'none')

@@ -13,6 +13,7 @@ import { parquetSchemaOf } from './parquet-schema.js';
 import { ExcelFileEncoder, loadExcel } from './excel-format.js';
 import { binaryLayout } from './binary-format.js';
 import { XmlFileEncoder } from './xml-format.js';
+import { loadZstd } from './zstd-lz4.js';
 import type { DateFormat, DateTimeFormat, TimeFormat } from './temporal-formats.js';
 
 /**
@@ -152,6 +153,7 @@ export function buildTableLayout(o: PluginOptions, table: CatalogTable, plugin: 
             ? xmlEncoderFactory(o, columns)
             : lineEncoderFactory(o, format as LineFormat, columns),
     ...(format === 'excel' ? { load: async () => void (await loadExcel()) } : {}),
+    ...(format === 'parquet' && PARQUET_WRITE_CODECS[String(o.get('compress_codec')).toLowerCase()] === 'ZSTD' ? { load: loadZstd } : {}),
   };
 }
 

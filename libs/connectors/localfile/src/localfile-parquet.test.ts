@@ -75,7 +75,7 @@ async function writeParquet(dir: string, options: Record<string, unknown> = {}):
 }
 
 describe('LocalFile parquet', () => {
-  for (const codec of ['none', 'snappy', 'gzip', 'brotli']) {
+  for (const codec of ['none', 'snappy', 'gzip', 'brotli', 'zstd', 'lz4']) {
     it(`writes a file DuckDB reads with the same rows and types (compress_codec ${codec})`, async () => {
       const dir = join(root, `out-${codec}`);
       const files = await writeParquet(dir, { compress_codec: codec });
@@ -295,46 +295,49 @@ describe('LocalFile parquet, flat tables (Tideway writer)', () => {
     return [values.map((v, i) => (isNull(i) && i > 0 ? null : v)), duckValues.map((v, i) => (isNull(i) && i > 0 ? null : v))];
   }
 
-  it.each(['none', 'snappy', 'gzip'])('writes every primitive type DuckDB reads back exactly (compress_codec %s)', async (codec) => {
-    const dir = join(root, `flat-${codec}`);
-    const table = tableOf(FLAT);
-    const sink = sinkOf({ path: dir, tmp_path: join(root, 'tmp'), file_format_type: 'parquet', compress_codec: codec }, table);
-    const writer = sink.createWriter({ subtaskIndex: 0, parallelism: 1 });
-    const rows = Array.from({ length: 1500 }, (_, g) => row(g));
-    await writer.write(rows.map(([fields]) => ({ kind: '+I', tableId: 'db.t', fields })));
-    const info = (await writer.prepareCommit!(1)) as FileCommitInfo;
-    await writer.close();
-    const committer = sink.createAggregatedCommitter!() as SinkAggregatedCommitter<FileCommitInfo, FileAggregatedCommitInfo>;
-    expect(await committer.commit([committer.combine([info])])).toEqual([]);
-    const file = join(dir, readdirSync(dir)[0]);
-    const types = await duck(`SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM read_parquet('${file}'))`);
-    expect(types.map((t) => t.column_type)).toEqual([
-      'BIGINT',
-      'VARCHAR',
-      'BOOLEAN',
-      'TINYINT',
-      'SMALLINT',
-      'INTEGER',
-      'FLOAT',
-      'DOUBLE',
-      'DECIMAL(4,1)',
-      'DECIMAL(12,2)',
-      'DECIMAL(18,6)',
-      'DECIMAL(38,18)',
-      'BLOB',
-      'DATE',
-      'TIME',
-      'TIMESTAMP',
-    ]);
-    const back = await duck(
-      `SELECT id, s, b, ti, si, i, f, d, dec4::VARCHAR AS dec4, dec12::VARCHAR AS dec12, dec18::VARCHAR AS dec18, dec38::VARCHAR AS dec38, "by",
+  it.each(['none', 'snappy', 'gzip', 'zstd', 'lz4'])(
+    'writes every primitive type DuckDB reads back exactly (compress_codec %s)',
+    async (codec) => {
+      const dir = join(root, `flat-${codec}`);
+      const table = tableOf(FLAT);
+      const sink = sinkOf({ path: dir, tmp_path: join(root, 'tmp'), file_format_type: 'parquet', compress_codec: codec }, table);
+      const writer = sink.createWriter({ subtaskIndex: 0, parallelism: 1 });
+      const rows = Array.from({ length: 1500 }, (_, g) => row(g));
+      await writer.write(rows.map(([fields]) => ({ kind: '+I', tableId: 'db.t', fields })));
+      const info = (await writer.prepareCommit!(1)) as FileCommitInfo;
+      await writer.close();
+      const committer = sink.createAggregatedCommitter!() as SinkAggregatedCommitter<FileCommitInfo, FileAggregatedCommitInfo>;
+      expect(await committer.commit([committer.combine([info])])).toEqual([]);
+      const file = join(dir, readdirSync(dir)[0]);
+      const types = await duck(`SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM read_parquet('${file}'))`);
+      expect(types.map((t) => t.column_type)).toEqual([
+        'BIGINT',
+        'VARCHAR',
+        'BOOLEAN',
+        'TINYINT',
+        'SMALLINT',
+        'INTEGER',
+        'FLOAT',
+        'DOUBLE',
+        'DECIMAL(4,1)',
+        'DECIMAL(12,2)',
+        'DECIMAL(18,6)',
+        'DECIMAL(38,18)',
+        'BLOB',
+        'DATE',
+        'TIME',
+        'TIMESTAMP',
+      ]);
+      const back = await duck(
+        `SELECT id, s, b, ti, si, i, f, d, dec4::VARCHAR AS dec4, dec12::VARCHAR AS dec12, dec18::VARCHAR AS dec18, dec38::VARCHAR AS dec38, "by",
         (dt - DATE '1970-01-01')::INT AS dt, tm, epoch_us(ts) AS ts FROM read_parquet('${file}')`,
-    );
-    expect(back.map((r) => FLAT.map(([n]) => (r[n] instanceof Uint8Array ? Buffer.from(r[n]) : r[n])))).toEqual(rows.map(([, d]) => d));
-    // and the statistics DuckDB trusts for pruning: a filter on min/max finds the extreme rows
-    const [extremes] = await duck(
-      `SELECT count(*)::INT AS n FROM read_parquet('${file}') WHERE id = 9223372036854775807 OR s = 'héllo wörld ✓ 日本 🎉 \u{10FFFF}' OR ts = TIMESTAMP '0001-01-01 00:00:00'`,
-    );
-    expect(extremes).toEqual({ n: 2 });
-  });
+      );
+      expect(back.map((r) => FLAT.map(([n]) => (r[n] instanceof Uint8Array ? Buffer.from(r[n]) : r[n])))).toEqual(rows.map(([, d]) => d));
+      // and the statistics DuckDB trusts for pruning: a filter on min/max finds the extreme rows
+      const [extremes] = await duck(
+        `SELECT count(*)::INT AS n FROM read_parquet('${file}') WHERE id = 9223372036854775807 OR s = 'héllo wörld ✓ 日本 🎉 \u{10FFFF}' OR ts = TIMESTAMP '0001-01-01 00:00:00'`,
+      );
+      expect(extremes).toEqual({ n: 2 });
+    },
+  );
 });

@@ -72,6 +72,21 @@ function parquetDecoder(
   };
 }
 
+/**
+ * The table of a Parquet source whose folder holds no file to take a schema from: SeaTunnel's
+ * default table of one string column `content` (CatalogTableUtil.buildSimpleTextTable), with no
+ * rows to read.
+ */
+export function emptyFolderDecoder(plugin: string): SourceDecoder {
+  return {
+    table: parseSchemaConfig({ fields: { content: 'string' } }, { catalogName: plugin }).table,
+    decode: () => {
+      throw new Error('an empty folder has no lines');
+    },
+    partitionKeys: [],
+  };
+}
+
 /** Partition `key=value` folders between `base` and the file. */
 export function partitionsOf(base: string, file: string): [string, string][] {
   const root = base.replace(/\/+$/, '');
@@ -107,7 +122,11 @@ export function buildSourceDecoder(
   }
   let base: CatalogTable;
   if (o.has('schema')) {
-    base = parseSchemaConfig(o.get('schema'), { catalogName: plugin, place: o.place('schema') }).table;
+    // `schema {}` is a table of no columns, as SeaTunnel builds it (its e2e reads an empty folder
+    // so); prepare() refuses it when there are files to read
+    const written = o.get<Record<string, unknown>>('schema');
+    const schema = Object.keys(written ?? {}).length === 0 ? { fields: {} } : written;
+    base = parseSchemaConfig(schema, { catalogName: plugin, place: o.place('schema') }).table;
   } else {
     base = parseSchemaConfig({ fields: { content: 'string' } }, { catalogName: plugin }).table;
   }

@@ -1,7 +1,7 @@
 import type { PluginOptions, SourceReaderContext } from '@tideway/api';
 import { ErrorCode, TidewayError } from '@tideway/common';
 import { FileSourceReader } from './file-source-reader.js';
-import { buildSourceDecoder, partitionsOf, type SourceDecoder } from './file-source-table.js';
+import { buildSourceDecoder, emptyFolderDecoder, partitionsOf, type SourceDecoder } from './file-source-table.js';
 import type { FileSplit } from './file-split-enumerator.js';
 import type { FileSystemAdapter } from './file-system.js';
 import { parquetColumns, parquetMetadataOf } from './parquet-source.js';
@@ -75,17 +75,23 @@ export class FileTableSource {
     }
     this.splits = files.map((path) => this.split(path, keys));
     this.decoder = buildSourceDecoder(o, this.plugin, keys);
+    if (files.length > 0 && o.has('schema') && this.decoder.table.columns.length === keys.length && !binary) {
+      throw new TidewayError(
+        ErrorCode.CONFIG_BAD_VALUE,
+        `${this.plugin}: schema declares no columns, and ${base} holds files to read: name their columns in schema.fields (or leave schema out for text and csv: a column \`content\` per line).`,
+        { place: o.place('schema') },
+      );
+    }
   }
 
   /** Parquet: the table comes from the first file's schema; every row group is a split. */
   private async prepareParquet(files: string[], keys: string[]): Promise<void> {
     const o = this.options;
     if (files.length === 0) {
-      throw new TidewayError(
-        ErrorCode.CONFIG_BAD_VALUE,
-        `${this.plugin}: no Parquet file under ${String(o.get('path'))} to read the schema from.`,
-        { place: o.place('path') },
-      );
+      // SeaTunnel reads an empty folder (its e2e does): its default table, and no rows
+      this.splits = [];
+      this.decoder = emptyFolderDecoder(this.plugin);
+      return;
     }
     const splits: FileSplit[] = [];
     let columns;

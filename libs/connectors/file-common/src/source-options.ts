@@ -30,7 +30,7 @@ export const FILE_SOURCE_OPTIONS: readonly OptionDef[] = [
     name: 'schema',
     type: 'object',
     description:
-      'The columns in the files (required for json, excel and xml; text and csv without it read each line into one string column `content`; parquet takes its schema from the file, binary has a fixed one).',
+      'The columns in the files (required for json, excel and xml; text and csv without it read each line into one string column `content`; parquet takes its schema from the file, binary has a fixed one). A folder with no files reads no rows: parquet then has one string column `content`, as in SeaTunnel; `schema {}` (no columns) is accepted only for such a folder.',
   },
   {
     name: 'read_columns',

@@ -155,6 +155,21 @@ describe('LocalFile source', () => {
     expect(check({ path: dir, file_format_type: 'text', row_delimiter: '' })).toMatch(/'row_delimiter' is empty/);
   });
 
+  it('reads an empty folder as SeaTunnel does, and refuses an empty schema where there are files', async () => {
+    const empty = join(root, 'empty-folder');
+    mkdirSync(empty);
+    const parquet = await readAll({ path: empty, file_format_type: 'parquet' });
+    expect(parquet.table.columns.map((c) => [c.name, c.type.kind])).toEqual([['content', 'string']]);
+    expect(parquet.rows).toEqual([]);
+    const json = await readAll({ path: empty, file_format_type: 'json', schema: {} });
+    expect(json.table.columns).toEqual([]);
+    expect(json.rows).toEqual([]);
+    writeFileSync(join(empty, 'a.json'), '{"a":1}\n');
+    await expect(readAll({ path: empty, file_format_type: 'json', schema: {} })).rejects.toThrow(
+      /schema declares no columns, and .*empty-folder holds files to read/,
+    );
+  });
+
   it('reads another encoding and names the line of a bad value', async () => {
     const dir = join(root, 'enc');
     mkdirSync(dir);

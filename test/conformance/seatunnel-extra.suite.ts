@@ -49,8 +49,9 @@ function setupRun(ref: string): CaseRun {
 
 /**
  * fixtures.tsv: which of SeaTunnel's data files go where, and how its IT puts them there: `copy`
- * (one file as it is), `mkdir` (an empty folder; no file, written `-`) or made by a tool (`lzop` of one file; a `zip`, `tar` or `tar_gz` archive
- * holding each file listed, separated by spaces, as one entry).
+ * (one file as it is), `mkdir` (an empty folder; no file, written `-`) or made by a tool (`lzop`
+ * of one file; a `zip`, `tar` or `tar_gz` archive holding each file listed, separated by spaces,
+ * as one entry).
  */
 const fixtures = readFileSync(join(dir, 'fixtures', 'fixtures.tsv'), 'utf8')
   .split('\n')

@@ -72,14 +72,18 @@ function parquetDecoder(
   };
 }
 
+/** SeaTunnel's table of a file source without a schema: one string column `content`. */
+function simpleTextTable(plugin: string): CatalogTable {
+  return parseSchemaConfig({ fields: { content: 'string' } }, { catalogName: plugin }).table;
+}
+
 /**
  * The table of a Parquet source whose folder holds no file to take a schema from: SeaTunnel's
- * default table of one string column `content` (CatalogTableUtil.buildSimpleTextTable), with no
- * rows to read.
+ * default table (simpleTextTable, its CatalogTableUtil.buildSimpleTextTable), with no rows to read.
  */
 export function emptyFolderDecoder(plugin: string): SourceDecoder {
   return {
-    table: parseSchemaConfig({ fields: { content: 'string' } }, { catalogName: plugin }).table,
+    table: simpleTextTable(plugin),
     decode: () => {
       throw new Error('an empty folder has no lines');
     },
@@ -128,7 +132,7 @@ export function buildSourceDecoder(
     const schema = Object.keys(written ?? {}).length === 0 ? { fields: {} } : written;
     base = parseSchemaConfig(schema, { catalogName: plugin, place: o.place('schema') }).table;
   } else {
-    base = parseSchemaConfig({ fields: { content: 'string' } }, { catalogName: plugin }).table;
+    base = simpleTextTable(plugin);
   }
   const schemaColumns = base.columns;
   const projection = projectionOf(o, schemaColumns, 'the schema');

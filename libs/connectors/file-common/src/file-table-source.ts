@@ -75,7 +75,7 @@ export class FileTableSource {
     }
     this.splits = files.map((path) => this.split(path, keys));
     this.decoder = buildSourceDecoder(o, this.plugin, keys);
-    if (files.length > 0 && o.has('schema') && this.decoder.table.columns.length === keys.length && !binary) {
+    if (files.length > 0 && o.has('schema') && this.decoder.table.columns.length === keys.length) {
       throw new TidewayError(
         ErrorCode.CONFIG_BAD_VALUE,
         `${this.plugin}: schema declares no columns, and ${base} holds files to read: name their columns in schema.fields (or leave schema out for text and csv: a column \`content\` per line).`,

@@ -13,6 +13,11 @@ const COMPRESS: Record<PageCodec, (page: Uint8Array) => Uint8Array> = {
   LZ4_RAW: lz4RawCompress,
 };
 
+/** Whether `codec` is one the flat writer compresses pages with. */
+export function isPageCodec(codec: string): codec is PageCodec {
+  return codec in COMPRESS;
+}
+
 /** Compresses one page; the result stays valid only until the next call (snappy reuses its buffer). */
 export function compressPage(codec: PageCodec, page: Uint8Array): Uint8Array {
   return COMPRESS[codec](page);

@@ -6,10 +6,11 @@ import type { FileEncoder } from './file-encoder.js';
 import { FlatParquetEncoder, takeWritten } from './parquet-flat-encoder.js';
 import { compileToParquet } from './parquet-values.js';
 import { parquetSchemaOf } from './parquet-schema.js';
+import type { PageCodec } from './page-codecs.js';
 import { lz4RawCompress, zstdCompress } from './zstd-lz4.js';
 
 /** compress_codec values the Parquet writer implements, and the codec name in the file. */
-export const PARQUET_WRITE_CODECS: Record<string, 'UNCOMPRESSED' | 'SNAPPY' | 'GZIP' | 'BROTLI' | 'ZSTD' | 'LZ4_RAW'> = {
+export const PARQUET_WRITE_CODECS: Record<string, 'UNCOMPRESSED' | PageCodec> = {
   none: 'UNCOMPRESSED',
   snappy: 'SNAPPY',
   gzip: 'GZIP',
@@ -29,7 +30,7 @@ export const PARQUET_WRITE_CODECS: Record<string, 'UNCOMPRESSED' | 'SNAPPY' | 'G
  */
 export const PARQUET_ROW_GROUP_BYTES = 8 * 1024 * 1024;
 
-const compressors: Record<'SNAPPY' | 'GZIP' | 'BROTLI' | 'ZSTD' | 'LZ4_RAW', (input: Uint8Array) => Uint8Array> = {
+const compressors: Record<PageCodec, (input: Uint8Array) => Uint8Array> = {
   SNAPPY: snappyCompress, // hysnappy's WebAssembly snappy: faster than hyparquet-writer's own JS one
   GZIP: (input: Uint8Array) => new Uint8Array(gzipSync(input)),
   BROTLI: (input: Uint8Array) => new Uint8Array(brotliCompressSync(input)),

@@ -8,7 +8,7 @@ import type { FileEncoder } from './file-encoder.js';
 import { ByteArrayBuilder } from './parquet-byte-array-builder.js';
 import type { ColumnBuilder } from './parquet-column-builder.js';
 import { columnBuilderOf } from './parquet-column-builders.js';
-import { compressPages, type PageCodec } from './page-codecs.js';
+import { compressPages, isPageCodec, type PageCodec } from './page-codecs.js';
 import { collectPages, type CompressTicket, submitPages } from './page-compressor.js';
 import { parquetSchemaOf } from './parquet-schema.js';
 
@@ -76,7 +76,7 @@ export class FlatParquetEncoder implements FileEncoder {
     private readonly rowGroupBytes: number,
     private readonly thread = true,
   ) {
-    if (!['UNCOMPRESSED', 'SNAPPY', 'GZIP', 'BROTLI', 'ZSTD', 'LZ4_RAW'].includes(codec)) {
+    if (codec !== 'UNCOMPRESSED' && !isPageCodec(codec)) {
       throw new Error(`The flat Parquet writer does not compress with ${codec}.`); // refused by the sink options already
     }
     this.schema = parquetSchemaOf(columns);

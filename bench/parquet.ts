@@ -18,6 +18,7 @@ import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { FileEncoder } from '@tideway/connector-file-common';
 import { COLUMNS, orderRow } from './orders-rows.js';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 2_000_000);
@@ -46,10 +47,14 @@ async function phase(name: string, dir: string): Promise<Record<string, number>>
     const { parseDataType } = await import('@tideway/api');
     start();
     const columns = COLUMNS.map(([n, t]) => ({ name: n, type: parseDataType(t), nullable: true }));
-    const encoder = name === 'encode-flat' ? newParquetEncoder(columns, 'SNAPPY') : new ParquetFileEncoder(columns, 'SNAPPY');
+    const encoder: FileEncoder = name === 'encode-flat' ? newParquetEncoder(columns, 'SNAPPY') : new ParquetFileEncoder(columns, 'SNAPPY');
     let bytes = 0;
     for (let g = 1; g <= ROWS; g += BATCH) {
-      for (let i = g; i < Math.min(g + BATCH, ROWS + 1); i++) encoder.add(orderRow(i));
+      const batch: unknown[][] = [];
+      for (let i = g; i < Math.min(g + BATCH, ROWS + 1); i++) batch.push(orderRow(i));
+      // as the sink hands a batch over: in one call where the encoder takes batches
+      if (encoder.addRows) encoder.addRows(batch);
+      else for (const r of batch) encoder.add(r);
       bytes += encoder.take()?.length ?? 0;
     }
     bytes += (await encoder.finish())?.length ?? 0;

@@ -103,7 +103,6 @@ export function binaryLayout(o: PluginOptions, table: CatalogTable, plugin: stri
     path,
     format: 'binary',
     suffix: '',
-    partitionDir: () => '',
     pick: (fields) => fields as unknown[],
     newEncoder: () => new BinaryFileEncoder(plugin),
     fileNameOf: (fields) => {

@@ -117,28 +117,53 @@ export class FileSinkWriter implements SinkWriter<FileCommitInfo, FileSinkState>
   async write(rows: readonly Row[]): Promise<void> {
     await this.ready;
     const touched = new Set<OpenFile>();
+    let tableId: string | undefined;
+    let layout: TableLayout | undefined;
+    /** The file of the row before, while its table has one file (not partitioned, no file per row). */
+    let same: OpenFile | undefined;
+    /** Fields of the rows for `same` not added yet, when its encoder takes rows in batches. */
+    const run: (readonly unknown[])[] = [];
+    const addRun = () => {
+      if (run.length === 0) return;
+      same!.encoder.addRows!(run, layout!.columns);
+      run.length = 0;
+    };
     for (const row of rows) {
-      const layout = this.cfg.layouts.get(row.tableId) ?? this.unknownTable(row.tableId);
+      if (row.tableId !== tableId) {
+        addRun();
+        layout = this.cfg.layouts.get(row.tableId) ?? this.unknownTable(row.tableId);
+        tableId = row.tableId;
+        same = undefined;
+      }
+      const l = layout!;
       // binary files are written whole, one file per source file: batch_size cannot cut them
-      if (this.rowsInPart >= this.cfg.batchSize && !layout.fileNameOf) {
+      if (this.rowsInPart >= this.cfg.batchSize && !l.fileNameOf) {
+        addRun();
         await this.flush(touched);
         await this.closeFiles();
         this.part++;
         this.rowsInPart = 0;
+        same = undefined;
       }
       this.rowsInPart++;
-      const partition = layout.partitionDir(row.fields);
-      const own = layout.fileNameOf?.(row.fields);
-      // the table id alone when there is one file per table: no string made per row
-      const key = partition === '' && own === undefined ? layout.tableId : `${layout.tableId}\u0000${partition}\u0000${own ?? ''}`;
-      let file = this.open.get(key);
-      if (!file) {
-        file = this.openFile(layout, partition, own);
-        this.open.set(key, file);
+      let file = same;
+      if (file === undefined) {
+        const partition = l.partitionDir?.(row.fields) ?? '';
+        const own = l.fileNameOf?.(row.fields);
+        // the table id alone when there is one file per table: no string made per row
+        const key = partition === '' && own === undefined ? l.tableId : `${l.tableId}\u0000${partition}\u0000${own ?? ''}`;
+        file = this.open.get(key);
+        if (!file) {
+          file = this.openFile(l, partition, own);
+          this.open.set(key, file);
+        }
+        touched.add(file);
+        if (!l.partitionDir && !l.fileNameOf) same = file;
       }
-      file.encoder.add(layout.pick(row.fields));
-      touched.add(file);
+      if (file === same && file.encoder.addRows) run.push(row.fields);
+      else file.encoder.add(l.pick(row.fields));
     }
+    addRun();
     await this.flush(touched);
   }
 

@@ -16,3 +16,4 @@ export { FileNamer, compileTimePattern, substituteVariables } from './file-name.
 export { applySaveModes, type SchemaSaveMode, type DataSaveMode } from './save-mode.js';
 export { readLines } from './line-reader.js';
 export { newParquetEncoder, ParquetFileEncoder, PARQUET_ROW_GROUP_BYTES } from './parquet-encoder.js';
+export type { FileEncoder } from './file-encoder.js';

@@ -15,14 +15,18 @@ import type { PageCodec } from './page-codecs.js';
 interface Thread {
   readonly worker: Worker;
   readonly port: MessagePort;
+  /** [0] bumped on each answer, [1] set to 1 once the thread listens. */
   readonly signal: Int32Array;
   readonly done: Map<number, CompressResult>;
   nextId: number;
+  ready: boolean;
 }
 
-/** How long the thread may take to start, and to answer one row group, before the writer gives up. */
-const START_MS = 30_000;
+/** How long the thread may take to answer one row group before the writer gives up. */
 const ANSWER_MS = 120_000;
+
+/** Row groups the thread has been sent (for tests: pages went through it). */
+let sent = 0;
 
 let thread: Thread | null | undefined; // null: it could not start, compress on the writer's thread
 
@@ -48,11 +52,21 @@ function start(): Thread | null {
   worker.on('error', () => {
     thread = null; // later row groups compress on the writer's thread; one waiting for it fails on its timeout
   });
-  if (Atomics.wait(signal, 1, 0, START_MS) === 'timed-out') {
-    void worker.terminate();
-    return null;
-  }
-  return { worker, port: port1, signal, done: new Map(), nextId: 1 };
+  // not waited for: row groups are compressed on the writer's thread until it listens
+  return { worker, port: port1, signal, done: new Map(), nextId: 1, ready: false };
+}
+
+/** The thread, started if it was not; undefined while it is starting, null if it cannot start or died. */
+function readyThread(): Thread | null | undefined {
+  if (thread === undefined) thread = start();
+  if (thread === null) return null;
+  if (!thread.ready) thread.ready = Atomics.load(thread.signal, 1) === 1;
+  return thread.ready ? thread : undefined;
+}
+
+/** Starts the thread, if it was not, without waiting for it: a writer calls this when it opens a file, so the thread is up by its first row group. */
+export function startCompressorThread(): void {
+  readyThread();
 }
 
 /** A submitted row group's pages. */
@@ -63,12 +77,13 @@ export interface CompressTicket {
 
 /**
  * Sends `body` (page bodies ending at `ends`; its buffer is handed over) to the compressor
- * thread; undefined when there is no thread, and the caller compresses itself.
+ * thread; undefined when there is no thread or it is still starting, and the caller compresses
+ * itself.
  */
 export function submitPages(codec: PageCodec, body: Uint8Array, ends: readonly number[]): CompressTicket | undefined {
-  if (thread === undefined) thread = start();
-  const t = thread;
-  if (t === null) return undefined;
+  const t = readyThread();
+  if (!t) return undefined;
+  sent++;
   const id = t.nextId++;
   const job: CompressJob = { id, codec, body, ends };
   t.worker.postMessage(job, [body.buffer as ArrayBuffer]);
@@ -97,7 +112,18 @@ export function collectPages(ticket: CompressTicket, wait: boolean): { body: Uin
   }
 }
 
-/** Whether the compressor thread runs (for tests: pages went through it). */
-export function compressorThreadRunning(): boolean {
-  return thread !== undefined && thread !== null;
+/**
+ * For tests: starts the thread and resolves once it listens (false if it cannot start), and how
+ * many row groups it has been sent so far.
+ */
+export async function compressorThreadListening(): Promise<boolean> {
+  for (;;) {
+    const t = readyThread();
+    if (t !== undefined) return t !== null;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+export function rowGroupsSentToThread(): number {
+  return sent;
 }

@@ -95,6 +95,10 @@ export class ByteArrayBuilder extends ColumnBuilder {
     this.indices = new Int32Array(4096);
   }
 
+  addColumn(rows: readonly (readonly unknown[])[], r0: number, r1: number, col: number): void {
+    for (let r = r0; r < r1; r++) this.add(rows[r][col]);
+  }
+
   protected push(v: unknown): void {
     if (!this.text) return typeof v === 'string' ? this.pushString(v) : this.pushBytes(v as Uint8Array);
     const s = typeof v === 'string' ? v : String(v);

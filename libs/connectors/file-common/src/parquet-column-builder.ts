@@ -37,6 +37,15 @@ export abstract class ColumnBuilder {
     this.count++;
   }
 
+  /**
+   * Adds the values of rows [r0, r1) of `rows` at index `col`: the flat encoder's batch path, one
+   * loop per column. Each class that defines `push` has its own copy of this one-line loop, so
+   * that V8 inlines that class's `push` into it; one loop here would see every class and inline
+   * none (the orders bench: 1.80 us a row with one loop, 1.65 with a loop per class, 2.0 row by
+   * row).
+   */
+  abstract addColumn(rows: readonly (readonly unknown[])[], r0: number, r1: number, col: number): void;
+
   /** Stores present value number `this.count`. */
   protected abstract push(v: unknown): void;
 

@@ -36,6 +36,10 @@ class Int32Builder extends ColumnBuilder {
     else if (n > this.max) this.max = n;
   }
 
+  addColumn(rows: readonly (readonly unknown[])[], r0: number, r1: number, col: number): void {
+    for (let r = r0; r < r1; r++) this.add(rows[r][col]);
+  }
+
   protected push(v: unknown): void {
     this.store(v as number);
   }
@@ -56,6 +60,10 @@ class Int32Builder extends ColumnBuilder {
 const DAY_MS = 86_400_000;
 
 class DateBuilder extends Int32Builder {
+  override addColumn(rows: readonly (readonly unknown[])[], r0: number, r1: number, col: number): void {
+    for (let r = r0; r < r1; r++) this.add(rows[r][col]);
+  }
+
   protected override push(v: unknown): void {
     const s = v as string;
     const days = parseDateDays(s);
@@ -116,6 +124,10 @@ class Int64Builder extends ColumnBuilder {
     this.track();
   }
 
+  addColumn(rows: readonly (readonly unknown[])[], r0: number, r1: number, col: number): void {
+    for (let r = r0; r < r1; r++) this.add(rows[r][col]);
+  }
+
   protected push(v: unknown): void {
     this.storeBig(typeof v === 'bigint' ? v : BigInt(v as number));
   }
@@ -134,6 +146,10 @@ class Int64Builder extends ColumnBuilder {
 }
 
 class TimestampBuilder extends Int64Builder {
+  override addColumn(rows: readonly (readonly unknown[])[], r0: number, r1: number, col: number): void {
+    for (let r = r0; r < r1; r++) this.add(rows[r][col]);
+  }
+
   protected override push(v: unknown): void {
     const s = v as string;
     if (parseTimestampMicros(s)) this.storeHalves(int64Out.lo, int64Out.hi);
@@ -142,6 +158,10 @@ class TimestampBuilder extends Int64Builder {
 }
 
 class TimeBuilder extends Int64Builder {
+  override addColumn(rows: readonly (readonly unknown[])[], r0: number, r1: number, col: number): void {
+    for (let r = r0; r < r1; r++) this.add(rows[r][col]);
+  }
+
   protected override push(v: unknown): void {
     const s = v as string;
     const micros = parseTimeMicros(s);
@@ -162,6 +182,10 @@ class FloatBuilder extends ColumnBuilder {
   ) {
     super(element);
     this.values = width === 4 ? new Float32Array(4096) : new Float64Array(4096);
+  }
+
+  addColumn(rows: readonly (readonly unknown[])[], r0: number, r1: number, col: number): void {
+    for (let r = r0; r < r1; r++) this.add(rows[r][col]);
   }
 
   protected push(v: unknown): void {
@@ -198,6 +222,10 @@ class FloatBuilder extends ColumnBuilder {
 class BooleanBuilder extends ColumnBuilder {
   private values: Uint8Array = new Uint8Array(4096);
   private seen = 0; // bit 1: false seen, bit 2: true seen
+
+  addColumn(rows: readonly (readonly unknown[])[], r0: number, r1: number, col: number): void {
+    for (let r = r0; r < r1; r++) this.add(rows[r][col]);
+  }
 
   protected push(v: unknown): void {
     if (this.count === this.values.length) this.values = grown(this.values, this.count + 1);
@@ -243,6 +271,10 @@ class DecimalBuilder extends ColumnBuilder {
     this.scale = element.scale ?? 0;
     this.exact = (element.precision ?? 38) <= EXACT_DECIMAL_DIGITS;
     this.values = new Uint8Array(4096 * this.width);
+  }
+
+  addColumn(rows: readonly (readonly unknown[])[], r0: number, r1: number, col: number): void {
+    for (let r = r0; r < r1; r++) this.add(rows[r][col]);
   }
 
   protected push(v: unknown): void {

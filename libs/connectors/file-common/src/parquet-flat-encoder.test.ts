@@ -12,7 +12,7 @@ import { parseDataType, type Column } from '@tideway/api';
 import type { FileEncoder } from './file-encoder.js';
 import { LocalFileSystem } from './local-file-system.js';
 import { isFlatSchema, newParquetEncoder, ParquetFileEncoder } from './parquet-encoder.js';
-import { compressorThreadRunning } from './page-compressor.js';
+import { compressorThreadListening, rowGroupsSentToThread } from './page-compressor.js';
 import { ByteArrayBuilder } from './parquet-byte-array-builder.js';
 import { FlatParquetEncoder } from './parquet-flat-encoder.js';
 import { parquetColumns, parquetMetadataOf, parquetRowGroupRows } from './parquet-source.js';
@@ -205,6 +205,8 @@ describe('FlatParquetEncoder', () => {
     'writes the same bytes whether its pages are compressed on the compressor thread or not (%s)',
     async (codec) => {
       await loadZstd();
+      expect(await compressorThreadListening()).toBe(true);
+      const sentBefore = rowGroupsSentToThread();
       const rows = Array.from({ length: 3000 }, (_, g) => flatRow(g));
       const bytesOf = async (thread: boolean) => {
         const encoder = new FlatParquetEncoder(FLAT_COLUMNS, codec, 32 * 1024, thread);
@@ -217,11 +219,42 @@ describe('FlatParquetEncoder', () => {
         parts.push(encoder.finish()!);
         return Buffer.concat(parts);
       };
-      const [threaded, here] = [await bytesOf(true), await bytesOf(false)];
-      expect(compressorThreadRunning()).toBe(true);
+      const threaded = await bytesOf(true);
+      expect(rowGroupsSentToThread()).toBeGreaterThan(sentBefore + 1); // row groups of 32 KB: several
+      const here = await bytesOf(false);
       expect(threaded.equals(here)).toBe(true);
     },
   );
+
+  it('reads back the same rows whether they were added one by one or in batches (addRows, as the sink hands them), with a column map', async () => {
+    const rows = Array.from({ length: 5000 }, (_, g) => flatRow(g));
+    const bytesOf = (fill: (e: FlatParquetEncoder) => void) => {
+      const encoder = new FlatParquetEncoder(FLAT_COLUMNS, 'SNAPPY', 32 * 1024, false);
+      fill(encoder);
+      return Buffer.concat([encoder.take() ?? new Uint8Array(0), encoder.finish()!]);
+    };
+    const readBytes = (name: string, bytes: Buffer) => {
+      const path = join(root, name);
+      writeFileSync(path, bytes);
+      return readBack(path);
+    };
+    const byRow = await readBytes(
+      'by-row.parquet',
+      bytesOf((e) => rows.forEach((r) => e.add(r))),
+    );
+    expect(byRow.rows).toEqual(rows.map(expected));
+    // uneven batches, 1, 999 and 4000 rows (the last one taken in slices), and row groups of 32 KB
+    const batched = await readBytes(
+      'batched.parquet',
+      bytesOf((e) => [rows.slice(0, 1), rows.slice(1, 1000), rows.slice(1000)].forEach((b) => e.addRows(b))),
+    );
+    expect(batched.groups).toBeGreaterThan(3);
+    expect(batched.rows).toEqual(byRow.rows);
+    // rows that carry the file's columns in reverse order, with the map that says so: the same bytes
+    const reversed = rows.map((r) => [...r].reverse());
+    const map = FLAT_COLUMNS.map((_, i) => FLAT_COLUMNS.length - 1 - i);
+    expect(bytesOf((e) => e.addRows(reversed, map)).equals(bytesOf((e) => e.addRows(rows)))).toBe(true);
+  });
 
   it('keeps statistics hyparquet reads: min, max and null count per chunk', async () => {
     const rows = Array.from({ length: 500 }, (_, g) => flatRow(g));

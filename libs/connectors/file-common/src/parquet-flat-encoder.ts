@@ -9,7 +9,7 @@ import { ByteArrayBuilder } from './parquet-byte-array-builder.js';
 import type { ColumnBuilder } from './parquet-column-builder.js';
 import { columnBuilderOf } from './parquet-column-builders.js';
 import { compressPages, isPageCodec, type PageCodec } from './page-codecs.js';
-import { collectPages, type CompressTicket, submitPages } from './page-compressor.js';
+import { collectPages, type CompressTicket, startCompressorThread, submitPages } from './page-compressor.js';
 import { parquetSchemaOf } from './parquet-schema.js';
 
 /** Data pages are cut at about this many bytes of values (parquet-mr's default page size). */
@@ -23,6 +23,9 @@ export function takeWritten(bytes: ByteWriter): Uint8Array | undefined {
   bytes.index = 0;
   return out;
 }
+
+/** Rows of a batch taken at a time by addRows: the row group's size is looked at between slices. */
+const SLICE = 1024;
 
 /** Row groups handed to the compressor thread and not yet written; past this the writer waits for the oldest. */
 const IN_FLIGHT = 2;
@@ -55,9 +58,9 @@ interface EncodedGroup {
  * data reaches `rowGroupBytes`, each column becomes one chunk of data pages v1 (definition levels
  * RLE/bit-packed, values PLAIN, or RLE_DICTIONARY for strings while their dictionary stays small)
  * with min/max/null_count statistics. The row group's pages are compressed on the compressor
- * thread (page-compressor.ts) while the next row group fills, or here when there is no thread;
- * page headers and the footer are hyparquet-writer's Thrift writers. `take` hands over the bytes
- * of the row groups written so far.
+ * thread (page-compressor.ts) while the next row group fills, or here when there is no thread
+ * (or it is still starting); page headers and the footer are hyparquet-writer's Thrift writers.
+ * `take` hands over the bytes of the row groups written so far.
  */
 export class FlatParquetEncoder implements FileEncoder {
   private readonly out = new ByteWriter(1 << 16);
@@ -86,6 +89,7 @@ export class FlatParquetEncoder implements FileEncoder {
       return b;
     });
     this.out.appendUint32(MAGIC);
+    if (thread && codec !== 'UNCOMPRESSED') startCompressorThread(); // up by the first row group, or that one is compressed here
   }
 
   add(fields: readonly unknown[]): void {
@@ -93,6 +97,16 @@ export class FlatParquetEncoder implements FileEncoder {
     for (let i = 0; i < b.length; i++) b[i].add(fields[i]);
     this.rows++;
     if (this.rows >= this.nextCheck) this.checkSize();
+  }
+
+  addRows(rows: readonly (readonly unknown[])[], columns?: readonly number[]): void {
+    const b = this.builders;
+    for (let r0 = 0; r0 < rows.length; r0 += SLICE) {
+      const r1 = Math.min(rows.length, r0 + SLICE);
+      for (let i = 0; i < b.length; i++) b[i].addColumn(rows, r0, r1, columns === undefined ? i : columns[i]);
+      this.rows += r1 - r0;
+      if (this.rows >= this.nextCheck) this.checkSize();
+    }
   }
 
   /** Ends the row group once its buffered bytes reach the limit, else sets when to look again. */

@@ -19,7 +19,7 @@ import type { DateFormat, DateTimeFormat, TimeFormat } from './temporal-formats.
 /**
  * How one upstream table is written: target folder, the columns that go into files, the
  * partition fields and the file encoder. Built once per table; the per-row work is only
- * `pick(fields)`, the encoder's `add` and `partitionDir(fields)`.
+ * `pick(fields)`, the encoder's `add` and, when partitioned, `partitionDir(fields)`.
  */
 export interface TableLayout {
   readonly tableId: string;
@@ -27,10 +27,12 @@ export interface TableLayout {
   readonly path: string;
   readonly format: FileFormat;
   readonly suffix: string;
-  /** The partition folder of a row ('' when not partitioned). */
-  partitionDir(fields: readonly unknown[]): string;
-  /** The written columns of a row (full upstream fields in; the array is reused). */
+  /** The partition folder of a row; absent when the table is not partitioned. */
+  partitionDir?(fields: readonly unknown[]): string;
+  /** The written columns of a row (full upstream fields in; the array is reused, or is `fields` itself when every column is written). */
   pick(fields: readonly unknown[]): unknown[];
+  /** Where each written column is in the upstream fields; absent when every column is written, in order. */
+  readonly columns?: readonly number[];
   /** A new encoder for one file of this table. */
   newEncoder(): FileEncoder;
   /** Loads what the encoder needs (exceljs is loaded only by jobs writing excel). */
@@ -103,10 +105,14 @@ export function buildTableLayout(o: PluginOptions, table: CatalogTable, plugin: 
   const format = String(o.get('file_format_type')).toLowerCase() as FileFormat;
   const columns = written.map((i) => table.columns[i]);
   const picked: unknown[] = new Array(written.length);
-  const pick = (fields: readonly unknown[]): unknown[] => {
-    for (let i = 0; i < written.length; i++) picked[i] = fields[written[i]];
-    return picked;
-  };
+  // every column, in order: the row's own fields (encoders copy what they keep)
+  const all = written.length === table.columns.length && written.every((c, i) => c === i);
+  const pick = all
+    ? (fields: readonly unknown[]): unknown[] => fields as unknown[]
+    : (fields: readonly unknown[]): unknown[] => {
+        for (let i = 0; i < written.length; i++) picked[i] = fields[written[i]];
+        return picked;
+      };
 
   const partitionNames = partitionIdx.map((i) => table.columns[i].name);
   const partitionTexts = partitionIdx.map((i) => partitionText(table.columns[i].type));
@@ -115,7 +121,6 @@ export function buildTableLayout(o: PluginOptions, table: CatalogTable, plugin: 
       ? String(o.get('partition_dir_expression'))
       : undefined;
   const partitionDir = (fields: readonly unknown[]): string => {
-    if (partitionIdx.length === 0) return '';
     const values = partitionIdx.map((idx, k) => {
       const v = fields[idx];
       if (v === null || v === undefined) {
@@ -142,8 +147,9 @@ export function buildTableLayout(o: PluginOptions, table: CatalogTable, plugin: 
     format,
     // SeaTunnel puts the codec before the format's suffix: x.lzo.txt, x.snappy.parquet.
     suffix: CODEC_SUFFIX[String(o.get('compress_codec')).toLowerCase()] + FORMAT_SUFFIX[format],
-    partitionDir,
+    partitionDir: partitionIdx.length > 0 ? partitionDir : undefined,
     pick,
+    columns: all ? undefined : written,
     newEncoder:
       format === 'parquet'
         ? parquetEncoderFactory(o, columns)

@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DuckDBInstance } from '@duckdb/node-api';
 import type { FileAggregatedCommitInfo, FileCommitInfo, FileSplit } from '@tideway/connector-file-common';
-import type { Row, SinkAggregatedCommitter } from '@tideway/api';
+import { optionsOf, type Row, type SinkAggregatedCommitter } from '@tideway/api';
+import { localFileSinkFactory } from './index.js';
 import { readAll, sinkOf, sourceOf, tableOf } from './test-harness.js';
 
 const root = mkdtempSync(join(tmpdir(), 'tideway-parquet-'));
@@ -340,4 +341,49 @@ describe('LocalFile parquet, flat tables (Tideway writer)', () => {
       expect(extremes).toEqual({ n: 2 });
     },
   );
+
+  it('writes rows of two tables that arrive interleaved, with sink_columns and batch_size cutting inside batches', async () => {
+    const dir = join(root, 'two-tables');
+    const cols: [string, string][] = [
+      ['id', 'bigint'],
+      ['name', 'string'],
+      ['amount', 'decimal(12, 2)'],
+    ];
+    const tables = [tableOf(cols, 'db.a'), tableOf(cols, 'db.b')];
+    const options = optionsOf(
+      {
+        path: `${dir}/\${table_name}`,
+        tmp_path: join(root, 'tmp'),
+        file_format_type: 'parquet',
+        sink_columns: ['amount', 'id'],
+        batch_size: 700,
+      },
+      localFileSinkFactory.spec,
+    );
+    const sink = localFileSinkFactory.create({ jobId: 'job1', jobMode: 'BATCH', parallelism: 1, options, inputTables: tables });
+    const writer = sink.createWriter({ subtaskIndex: 0, parallelism: 1 });
+    // runs of 1 to 37 rows of one table, then of the other; written 512 rows at a time
+    const rows: Row[] = [];
+    for (let g = 0, t = 0; g < 3000; t = 1 - t)
+      for (let n = 1 + ((g * 7) % 37); n > 0 && g < 3000; n--, g++)
+        rows.push({ kind: '+I', tableId: tables[t].tableId, fields: [BigInt(g), `n${g}`, `${g}.${String(g % 100).padStart(2, '0')}`] });
+    for (let i = 0; i < rows.length; i += 512) await writer.write(rows.slice(i, i + 512));
+    const info = (await writer.prepareCommit!(1)) as FileCommitInfo;
+    await writer.close();
+    const committer = sink.createAggregatedCommitter!() as SinkAggregatedCommitter<FileCommitInfo, FileAggregatedCommitInfo>;
+    expect(await committer.commit([committer.combine([info])])).toEqual([]);
+    for (const t of ['a', 'b']) {
+      const files = readdirSync(join(dir, t)).map((f) => join(dir, t, f));
+      expect(files.length).toBeGreaterThan(1);
+      const want = rows.filter((r) => r.tableId === `db.${t}`).map((r) => ({ amount: r.fields[2], id: String(r.fields[0]) }));
+      const got = await duck(
+        `SELECT amount::VARCHAR AS amount, id::VARCHAR AS id FROM read_parquet([${files.map((f) => `'${f}'`).join(', ')}]) ORDER BY id::BIGINT`,
+      );
+      expect(got).toEqual(want);
+      const perFile = await duck(
+        `SELECT count(*)::INT AS n FROM read_parquet([${files.map((f) => `'${f}'`).join(', ')}], filename = true) GROUP BY filename`,
+      );
+      expect(Math.max(...perFile.map((r) => r.n as number))).toBeLessThanOrEqual(700);
+    }
+  });
 });

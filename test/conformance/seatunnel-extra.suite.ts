@@ -10,11 +10,12 @@
  * data files the IT puts into its container at the same absolute paths (fixtures/fixtures.tsv):
  * shared extra/fixtures/<file> copied, or the lzop, zip, tar and tar.gz files the IT makes from
  * them at test time, made here the same way by those command-line tools, so Tideway's readers
- * read files another tool wrote. What a case leaves under /tmp and /seatunnel (the folders its
+ * read files another tool wrote, or pseudo-random bytes standing in for a file whose content no
+ * config looks at (the binary copy's picture). What a case leaves under /tmp and /seatunnel (the folders its
  * configs name, the laid fixtures and the folders made for them) is removed before and after it.
  */
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, extname, isAbsolute, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -40,18 +41,22 @@ function configPath(ref: string): string {
 
 /**
  * The run a `run:<file>` setup names, with that case's own MANIFEST expectation, arguments and
- * row count (a shared case: finished, 100 rows, as the shared suite checks it).
+ * row count, if it has one (a shared case: finished, 100 rows, as the shared suite checks it).
  */
 function setupRun(ref: string): CaseRun {
   const own = cases.find((c) => c.file === ref);
-  return { config: configPath(ref), expect: own?.expect ?? 'finished', args: own ? argsOf(own) : [], committedRows: own?.rows ?? 100 };
+  if (!own) return { config: configPath(ref), expect: 'finished', args: [], committedRows: 100 };
+  return { config: configPath(ref), expect: own.expect, args: argsOf(own), committedRows: own.rows };
 }
 
 /**
  * fixtures.tsv: which of SeaTunnel's data files go where, and how its IT puts them there: `copy`
  * (one file as it is), `mkdir` (an empty folder; no file, written `-`) or made by a tool (`lzop`
  * of one file; a `zip`, `tar` or `tar_gz` archive holding each file listed, separated by spaces,
- * as one entry).
+ * as one entry). `bytes:<n>` (no file, `-`) stands in for a file whose content no config looks
+ * at: n pseudo-random bytes, every byte value among them. The binary configs copy SeaTunnel's
+ * picture cat.png, which shared/ does not have, byte for byte and count its 1024-byte parts
+ * (MAX_ROW 1924): 1,969,664 bytes are 1,924 parts, the last one half full.
  */
 const fixtures = readFileSync(join(dir, 'fixtures', 'fixtures.tsv'), 'utf8')
   .split('\n')
@@ -71,12 +76,27 @@ const MAKERS: Record<string, (out: string, inputs: string[]) => [string, string[
   tar_gz: (out, inputs) => ['tar', ['-czf', out, ...inputs]],
 };
 
+/** `n` bytes of a fixed xorshift sequence: the same file on every run. */
+function pseudoRandomBytes(n: number): Buffer {
+  if (!Number.isInteger(n) || n <= 0) throw new Error(`fixtures.tsv: bytes:${n} is not a size`);
+  const out = Buffer.alloc(n);
+  let x = 0x9e3779b9;
+  for (let i = 0; i < n; i++) {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    out[i] = x & 0xff;
+  }
+  return out;
+}
+
 /**
  * Makes a fixture as SeaTunnel's IT does, in a folder of its own that is removed after: each data
  * file under a name of its own with the same suffix (the IT's entries are `<random>e2e_<millis>.txt`),
  * the tool's output copied to the destination.
  */
 function makeFixture(f: Fixture): void {
+  if (f.madeBy.startsWith('bytes:')) return writeFileSync(f.dest, pseudoRandomBytes(Number(f.madeBy.slice('bytes:'.length))));
   const make = MAKERS[f.madeBy];
   if (!make) throw new Error(`fixtures.tsv: ${f.dest} is made by '${f.madeBy}', none of copy, ${Object.keys(MAKERS).join(', ')}`);
   const work = mkdtempSync(join(tmpdir(), 'tideway-fixture-'));
@@ -110,11 +130,17 @@ function layFixtures(): string | null {
   }
 }
 
+/** Whether a case reads the fixtures, itself or through the case its setup runs first. */
+function needsFixtures(c: ManifestCase): boolean {
+  if (c.setup === 'files') return true;
+  return c.setup.startsWith('run:') && cases.find((x) => x.file === c.setup.slice('run:'.length))?.setup === 'files';
+}
+
 /** What a case may leave behind: the folders its configs (and its setup run's) name, the fixtures it had. */
 function leftovers(c: ManifestCase, setup: CaseRun | undefined): string[] {
   const paths = caseFolders(readFileSync(configPath(c.file), 'utf8'), argsOf(c));
   if (setup) paths.push(...caseFolders(readFileSync(setup.config, 'utf8'), setup.args));
-  if (c.setup === 'files') paths.push(...fixtures.map((f) => f.dest));
+  if (needsFixtures(c)) paths.push(...fixtures.map((f) => f.dest));
   return paths;
 }
 
@@ -123,15 +149,11 @@ const NO_E2E_PARQUET =
   "needs SeaTunnel's connector-file-local-e2e data file parquet/e2e.parquet at /seatunnel/read/parquet/, which ../shared/conformance/seatunnel/extra/fixtures does not have yet";
 const NO_E2E_EXCEL =
   "needs SeaTunnel's connector-file-local-e2e excel fixture workbooks (laid under /seatunnel/read/excel and /seatunnel/read/zip/excel), which ../shared/conformance/seatunnel/extra/fixtures does not have yet";
-const NO_E2E_BINARY =
-  "needs the file SeaTunnel's LocalFileIT copies to /seatunnel/read/binary/, which ../shared/conformance/seatunnel/extra/fixtures does not have yet";
 const NO_E2E_XML =
   "needs SeaTunnel's connector-file-local-e2e xml fixture (laid under /seatunnel/read/xml and /seatunnel/read/zip/xml), which ../shared/conformance/seatunnel/extra/fixtures does not have yet";
 const skipped: Record<string, string> = {
   'connector-file-local-e2e__xml_local_file_xml_to_assert.conf': NO_E2E_XML,
   'connector-file-local-e2e__xml_local_file_zip_xml_to_assert.conf': NO_E2E_XML,
-  'connector-file-local-e2e__binary_local_file_binary_to_assert.conf': NO_E2E_BINARY,
-  'connector-file-local-e2e__binary_local_file_binary_to_local_file_binary.conf': NO_E2E_BINARY,
   'connector-file-local-e2e__excel_local_excel_projection_to_assert.conf': NO_E2E_EXCEL,
   'connector-file-local-e2e__excel_local_excel_to_assert.conf': NO_E2E_EXCEL,
   'connector-file-local-e2e__excel_local_filter_excel_to_assert.conf': NO_E2E_EXCEL,
@@ -147,11 +169,11 @@ for (const [file, reason] of Object.entries(skipped)) console.log(`conformance: 
 
 // Laid once to learn whether this machine allows it (SeaTunnel's paths are absolute), then again
 // before each case that reads them: every case removes what it leaves.
-const needsFiles = cases.some((c) => c.setup === 'files');
+const needsFiles = cases.some(needsFixtures);
 const fixtureProblem = needsFiles ? layFixtures() : null;
 removeCaseFiles(fixtures.map((f) => f.dest));
 if (fixtureProblem) {
-  for (const c of cases.filter((x) => x.setup === 'files')) console.log(`conformance: skipped ${c.file}: ${fixtureProblem}`);
+  for (const c of cases.filter(needsFixtures)) console.log(`conformance: skipped ${c.file}: ${fixtureProblem}`);
 }
 
 // Two cases at a time (each is one CLI process; two use the 2 cores better than one), never two
@@ -165,17 +187,17 @@ describe.skipIf(!shared)('More SeaTunnel job configs (shared extra/), through th
       it.skip(`${title}: ${skipped[c.file]}`, () => {});
       continue;
     }
-    if (c.setup === 'files' && fixtureProblem) {
+    if (needsFixtures(c) && fixtureProblem) {
       it.skip(`${title}: ${fixtureProblem}`, () => {});
       continue;
     }
     it.concurrent(title, async () => {
       const setup = c.setup.startsWith('run:') ? setupRun(c.setup.slice('run:'.length)) : undefined;
       const folders = leftovers(c, setup);
-      const claim = { folders, exclusive: c.setup === 'files' || folders.some(clearsSharedFolder) };
+      const claim = { folders, exclusive: needsFixtures(c) || folders.some(clearsSharedFolder) };
       await locks.run(claim, () =>
         inCleanFolders(folders, async () => {
-          const problem = c.setup === 'files' ? layFixtures() : null;
+          const problem = needsFixtures(c) ? layFixtures() : null;
           if (problem) throw new Error(problem);
           if (setup) await runCase(setup);
           await runCase({ config: configPath(c.file), expect: c.expect, args: argsOf(c), committedRows: c.rows });

@@ -96,8 +96,17 @@ function coerce(def: OptionDef, v: unknown, place: Place): unknown {
   }
 }
 
-/** Checks one `tables_configs` item against `defs` and returns its options, defaults applied. */
-export function resolveOptionItem(item: Record<string, unknown>, defs: readonly OptionDef[], place: Place): ResolvedOptions {
+/**
+ * Checks one `tables_configs` item against `defs` and returns its options, defaults applied.
+ * Names in `unused` (the plugin's retired and ignored options, which config validation warned
+ * about) are left out, without an error.
+ */
+export function resolveOptionItem(
+  item: Record<string, unknown>,
+  defs: readonly OptionDef[],
+  place: Place,
+  unused: ReadonlySet<string> = new Set(),
+): ResolvedOptions {
   const byName = new Map(defs.map((d) => [d.name, d]));
   const flat = new Map<string, unknown>();
   flatten(item, new Set(byName.keys()), '', flat);
@@ -106,6 +115,7 @@ export function resolveOptionItem(item: Record<string, unknown>, defs: readonly 
   for (const d of defs) if (d.default !== undefined) values.set(d.name, d.default);
   for (const [name, v] of flat) {
     const def = byName.get(name);
+    if (!def && unused.has(name)) continue;
     if (!def)
       throw new ConfigError(ErrorCode.CONFIG_UNKNOWN_OPTION, `tables_configs item has unknown option '${name}'`, {
         place: { ...place, option: `tables_configs.${name}` },

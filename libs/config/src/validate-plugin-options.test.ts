@@ -108,6 +108,21 @@ int.min = 3`),
     expect(failure('path = x\ntmp_pth = 1', spec).message).toMatch(/has no option 'tmp_pth'/);
   });
 
+  it('gives the same warning for a retired or ignored option written in an item of tables_configs', () => {
+    const spec: PluginSpec = {
+      ...SPEC,
+      options: [...SPEC.options, { name: 'tables_configs', type: 'object-list', description: 'tables' }],
+      ignoredOptions: [{ name: 'tmp_path', reason: 'it is a sink option' }],
+    };
+    const o = validatePluginOptions(spec, plugin('path = x\ntables_configs = [\n{ label = a }\n{ label = b, tmp_path = "/t" }\n]'));
+    expect(o.warnings).toEqual([
+      `Fake tables_configs item 2: option 'tmp_path' (job.conf:4) is accepted but has no effect: it is a sink option (value "/t" ignored).`,
+    ]);
+    expect(
+      validatePluginOptions({ ...spec, ignoredOptions: [] }, plugin('path = x\ntables_configs = [{ tmp_path = 1 }]')).warnings,
+    ).toEqual([]);
+  });
+
   it('reports a wrong type with the value and the expected type', () => {
     expect(failure('path = x\nrow.num = abc').message).toMatch(
       /^job\.conf:4, .*'row\.num' has a wrong value: 'abc' is not an integer \(int\)/,

@@ -97,6 +97,21 @@ export function validateOptionBlock(
     });
   }
 
+  // the same options written in an item of an object-list (tables_configs): the same warning
+  for (const def of defs.values()) {
+    if (def.type !== 'object-list' || unused.size === 0) continue;
+    const items = findDotted(plugin.options, def.name.split('.'))?.value;
+    if (!Array.isArray(items)) continue;
+    items.forEach((item: unknown, i) => {
+      if (typeof item !== 'object' || item === null) return;
+      for (const [key, value] of Object.entries(item)) {
+        const old = unused.get(key);
+        if (old)
+          warnings.push(unusedWarning(old, `${plugin.label} ${def.name} item ${i + 1}:`, value, place(plugin.optionLines[def.name])));
+      }
+    });
+  }
+
   const values = new Map<string, unknown>();
   const setNames = new Set<string>();
   const optionLines: Record<string, number> = {};

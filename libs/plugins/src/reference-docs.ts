@@ -30,13 +30,15 @@ export function pluginReference(f: PluginFactory): string {
       `| \`${o.name}\` | ${typeText(o)} | ${defaultText(o)} | ${cell(o.description)}${o.fallbackNames?.length ? ` (also: ${o.fallbackNames.join(', ')})` : ''} |`,
   );
   const common = COMMON_OPTIONS.map((o) => `\`${o.name}\``).join(', ');
+  const lists = f.spec.options.filter((o) => o.type === 'object-list').map((o) => `\`${o.name}\``);
+  const inItems = lists.length > 0 ? ` (also in an item of ${lists.join(' or ')})` : '';
   const retiredRows = noteTable(
-    'Options SeaTunnel removed or renamed: accepted with a warning, their value has no effect.',
+    `Options SeaTunnel removed or renamed: accepted with a warning${inItems}, their value has no effect.`,
     ['option', 'use instead', 'history'],
     (f.spec.retiredOptions ?? []).map((r) => [`\`${r.name}\``, cell(r.replacement), `SeaTunnel ${cell(r.history)}`]),
   );
   const ignoredRows = noteTable(
-    "Other plugins' options SeaTunnel lets this block carry unread: accepted with a warning, their value has no effect.",
+    `Other plugins' options SeaTunnel lets this block carry unread: accepted with a warning${inItems}, their value has no effect.`,
     ['option', 'why it does nothing here'],
     (f.spec.ignoredOptions ?? []).map((r) => [`\`${r.name}\``, cell(r.reason)]),
   );

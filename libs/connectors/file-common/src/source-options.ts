@@ -133,8 +133,10 @@ export function tableItemOptions(o: PluginOptions, plugin: string): PluginOption
   if (!o.has('tables_configs')) return undefined;
   const items = o.get<Record<string, unknown>[]>('tables_configs');
   const place = o.place('tables_configs');
+  // an item may carry them with no effect, as the top level may (config validation warned about each)
+  const unused = new Set([...FILE_SOURCE_IGNORED_OPTIONS, ...FILE_SOURCE_RETIRED_OPTIONS].map((r) => r.name));
   return items.map((item, i) => {
-    const options = resolveOptionItem(item, FILE_SOURCE_OPTIONS, { ...place, plugin });
+    const options = resolveOptionItem(item, FILE_SOURCE_OPTIONS, { ...place, plugin }, unused);
     const problem = validateOneTable(options);
     if (problem) throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `${plugin}: tables_configs item ${i + 1}: ${problem}`, { place });
     return options;

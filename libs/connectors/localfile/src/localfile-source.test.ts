@@ -284,6 +284,9 @@ describe.skipIf(!shared)('the conformance cases that use LocalFile', () => {
       /tables_configs item 1: Option 'schema' is required when file_format_type is json/,
     );
     expect(check({ tables_configs: [{ path: '/x', file_format_type: 'text', pth: 1 }] })).toThrow(/unknown option 'pth'/);
+    // a file sink's option in an item has no effect, as at the top level (planning warns about it)
+    expect(check({ tables_configs: [{ path: '/x', file_format_type: 'text', partition_dir_expression: '${k0}' }] })()).toBeUndefined();
+    expect(sourceOf({ tables_configs: [{ path: '/x', file_format_type: 'text', is_enable_transaction: true }] })).toBeDefined();
     expect(check({ path: '/x', tables_configs: [{ path: '/x', file_format_type: 'text' }] })()).toMatch(
       /'path' is not used when tables_configs is set/,
     );

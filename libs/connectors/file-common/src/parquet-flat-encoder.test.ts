@@ -256,6 +256,29 @@ describe('FlatParquetEncoder', () => {
     expect(bytesOf((e) => e.addRows(reversed, map)).equals(bytesOf((e) => e.addRows(rows)))).toBe(true);
   });
 
+  it('reads a row group from any row on (a restored split), in batches of any size', async () => {
+    const rows = Array.from({ length: 4000 }, (_, g) => flatRow(g));
+    const path = await writeFile('offsets.parquet', new FlatParquetEncoder(FLAT_COLUMNS, 'SNAPPY', 64 * 1024, false), rows);
+    const meta = await parquetMetadataOf(fs, path);
+    const columns = parquetColumns(meta, path);
+    expect(meta.row_groups.length).toBeGreaterThan(2);
+    const groupStart = Number(meta.row_groups[0].num_rows);
+    const groupRows = Number(meta.row_groups[1].num_rows);
+    for (const [offset, batch] of [
+      [0, 1000],
+      [1, 333],
+      [groupRows - 1, 7],
+      [Math.floor(groupRows / 2), 64],
+    ]) {
+      const got: unknown[][] = [];
+      for await (const b of parquetRowGroupRows(fs, path, 1, offset, columns, batch)) {
+        expect(b.length).toBeLessThanOrEqual(batch);
+        got.push(...b);
+      }
+      expect(got).toEqual(rows.slice(groupStart + offset, groupStart + groupRows).map(expected));
+    }
+  });
+
   it('keeps statistics hyparquet reads: min, max and null count per chunk', async () => {
     const rows = Array.from({ length: 500 }, (_, g) => flatRow(g));
     const path = await writeFile('stats.parquet', newParquetEncoder(FLAT_COLUMNS, 'SNAPPY'), rows);

@@ -55,7 +55,9 @@ function parquetDecoder(
   partitionKeys: readonly string[],
   fileColumns: readonly Column[] | undefined,
 ): SourceDecoder {
-  const base = parseSchemaConfig({ fields: {} }, { catalogName: plugin }).table;
+  // the schema's table name, if it has one (source-options.ts refuses columns in it)
+  const named = o.has('schema') ? { ...o.get<Record<string, unknown>>('schema'), fields: {} } : { fields: {} };
+  const base = parseSchemaConfig(named, { catalogName: plugin, place: o.place('schema') }).table;
   const pick = (columns: readonly Column[], what: string): Column[] => {
     const projection = projectionOf(o, columns, what);
     return projection.length > 0 ? projection.map((i) => columns[i]) : [...columns];

@@ -30,7 +30,7 @@ export const FILE_SOURCE_OPTIONS: readonly OptionDef[] = [
     name: 'schema',
     type: 'object',
     description:
-      'The columns in the files (required for json, excel and xml; text and csv without it read each line into one string column `content`; parquet takes its schema from the file, binary has a fixed one). A folder with no files reads no rows: parquet then has one string column `content`, as in SeaTunnel; `schema {}` (no columns) is accepted only for such a folder.',
+      'The columns in the files (required for json, excel and xml; text and csv without it read each line into one string column `content`; parquet takes its columns from the file and from schema only its table name, binary has a fixed one). A folder with no files reads no rows: parquet then has one string column `content`, as in SeaTunnel; `schema {}` (no columns) is accepted only for such a folder.',
   },
   {
     name: 'read_columns',
@@ -178,8 +178,12 @@ function validateOneTable(o: PluginOptions): string | undefined {
     (String(o.get('compress_codec')).toLowerCase() !== 'none' || String(o.get('archive_compress_codec')) !== 'none')
   )
     return 'The binary format reads files as they are: compress_codec and archive_compress_codec do not apply.';
-  if (format === 'parquet' && o.has('schema'))
-    return "Option 'schema' is not used with parquet: the columns come from the files' own schema (use read_columns to pick some).";
+  // SeaTunnel takes only the table's name from a parquet source's schema (its tables_configs e2e names two tables so)
+  if (format === 'parquet' && o.has('schema')) {
+    const schema = o.get<Record<string, unknown>>('schema') ?? {};
+    if ('fields' in schema || 'columns' in schema)
+      return "Option 'schema' names only the table with parquet (schema.table): the columns come from the files' own schema (use read_columns to pick some).";
+  }
   // Parquet files name their codec per column chunk: any compress_codec reads them.
   if (format !== 'parquet' && !['none', 'lzo'].includes(String(o.get('compress_codec')).toLowerCase())) {
     return `Option 'compress_codec': ${format} files are read with lzo or none (as in SeaTunnel), got '${o.get<string>('compress_codec')}'.`;

@@ -192,6 +192,17 @@ describe('LocalFile parquet', () => {
     expect(rows).toHaveLength(2500);
     expect(rows[1001].fields).toEqual([1001n, 'n1001', '10.01', '2026-09-28', '2024-01-01T00:00:00.001001', [1001n, 1002n], [1001], 1001]);
     expect(rows[2].fields.at(-1)).toBeNull();
+    // schema names the table only, as SeaTunnel's multi-table configs do; columns in it are refused
+    const named = await readAll({ path: dir, file_format_type: 'parquet', schema: { table: 'db.parts' } });
+    expect(named.table.tableId).toBe('db.parts');
+    expect(named.table.columns).toEqual(table.columns);
+    expect(named.rows[1001].fields).toEqual(rows[1001].fields);
+    const { localFileSourceFactory } = await import('./index.js');
+    const { optionsOf } = await import('@tideway/api');
+    const check = (schema: Record<string, unknown>) =>
+      localFileSourceFactory.spec.validate!(optionsOf({ path: dir, file_format_type: 'parquet', schema }, localFileSourceFactory.spec));
+    expect(check({ table: 'db.parts' })).toBeUndefined();
+    expect(check({ table: 'db.parts', fields: { id: 'bigint' } })).toMatch(/'schema' names only the table with parquet/);
   });
 });
 

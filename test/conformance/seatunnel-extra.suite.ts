@@ -50,7 +50,7 @@ function setupRun(ref: string): CaseRun {
 }
 
 const fixtures = readFixtures(join(dir, 'fixtures', 'fixtures.tsv'));
-const prepared = shared && cases.some((c) => c.setup === 'files') ? await prepareFixtures(fixtures, join(extra, 'fixtures')) : undefined;
+const prepared = cases.some((c) => c.setup === 'files') ? await prepareFixtures(fixtures, join(extra, 'fixtures')) : undefined;
 
 /** Lays the fixture files at the absolute paths the configs read; null when it worked, else why not. */
 function layFixtures(): string | null {

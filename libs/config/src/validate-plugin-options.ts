@@ -98,8 +98,8 @@ export function validateOptionBlock(
   }
 
   // the same options written in an item of an object-list (tables_configs): the same warning
-  for (const def of defs.values()) {
-    if (def.type !== 'object-list' || unused.size === 0) continue;
+  for (const def of unused.size === 0 ? [] : defs.values()) {
+    if (def.type !== 'object-list') continue;
     const items = findDotted(plugin.options, def.name.split('.'))?.value;
     if (!Array.isArray(items)) continue;
     items.forEach((item: unknown, i) => {

@@ -5,7 +5,11 @@ import { lz4RawCompress, zstdCompress } from './zstd-lz4.js';
 /** The codecs the flat Parquet writer compresses pages with. */
 export type PageCodec = 'SNAPPY' | 'GZIP' | 'BROTLI' | 'ZSTD' | 'LZ4_RAW';
 
-const COMPRESS: Record<PageCodec, (page: Uint8Array) => Uint8Array> = {
+/**
+ * The compressor of each codec. SNAPPY's result is a reused buffer, valid until the next call:
+ * callers that keep it (hyparquet-writer's nested path) put a compressor of their own in its place.
+ */
+export const PAGE_COMPRESSORS: Readonly<Record<PageCodec, (page: Uint8Array) => Uint8Array>> = {
   SNAPPY: snappyCompressReused,
   GZIP: gzipSync,
   BROTLI: brotliCompressSync,
@@ -15,12 +19,12 @@ const COMPRESS: Record<PageCodec, (page: Uint8Array) => Uint8Array> = {
 
 /** Whether `codec` is one the flat writer compresses pages with. */
 export function isPageCodec(codec: string): codec is PageCodec {
-  return codec in COMPRESS;
+  return codec in PAGE_COMPRESSORS;
 }
 
 /** Compresses one page; the result stays valid only until the next call (snappy reuses its buffer). */
 export function compressPage(codec: PageCodec, page: Uint8Array): Uint8Array {
-  return COMPRESS[codec](page);
+  return PAGE_COMPRESSORS[codec](page);
 }
 
 /** Compresses the pages body[ends[i-1], ends[i]) one after another into one new array; returns it and the new ends. */

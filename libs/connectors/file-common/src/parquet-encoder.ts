@@ -1,4 +1,3 @@
-import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { rowBytes, type Column } from '@tideway/api';
 import { ByteWriter, ParquetWriter } from 'hyparquet-writer';
 import { snappyCompress } from 'hysnappy';
@@ -6,8 +5,7 @@ import type { FileEncoder } from './file-encoder.js';
 import { FlatParquetEncoder, takeWritten } from './parquet-flat-encoder.js';
 import { compileToParquet } from './parquet-values.js';
 import { parquetSchemaOf } from './parquet-schema.js';
-import type { PageCodec } from './page-codecs.js';
-import { lz4RawCompress, zstdCompress } from './zstd-lz4.js';
+import { PAGE_COMPRESSORS, type PageCodec } from './page-codecs.js';
 
 /** compress_codec values the Parquet writer implements, and the codec name in the file. */
 export const PARQUET_WRITE_CODECS: Record<string, 'UNCOMPRESSED' | PageCodec> = {
@@ -31,11 +29,8 @@ export const PARQUET_WRITE_CODECS: Record<string, 'UNCOMPRESSED' | PageCodec> = 
 export const PARQUET_ROW_GROUP_BYTES = 8 * 1024 * 1024;
 
 const compressors: Record<PageCodec, (input: Uint8Array) => Uint8Array> = {
-  SNAPPY: snappyCompress, // hysnappy's WebAssembly snappy: faster than hyparquet-writer's own JS one
-  GZIP: (input: Uint8Array) => new Uint8Array(gzipSync(input)),
-  BROTLI: (input: Uint8Array) => new Uint8Array(brotliCompressSync(input)),
-  ZSTD: zstdCompress, // loadZstd() first
-  LZ4_RAW: lz4RawCompress,
+  ...PAGE_COMPRESSORS, // ZSTD needs loadZstd() first
+  SNAPPY: snappyCompress, // hysnappy's WebAssembly snappy, which returns a new array each time
 };
 
 /** Nested types: a table with one of these goes through hyparquet-writer (Dremel levels). */

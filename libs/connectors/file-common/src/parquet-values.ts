@@ -44,7 +44,8 @@ function timestampTextByDate(micros: bigint): string {
 
 /** '00' to '99'. */
 const TWO_DIGITS = Array.from({ length: 100 }, (_, i) => String(i).padStart(2, '0'));
-const SAFE_MICROS = BigInt(Number.MAX_SAFE_INTEGER);
+/** The largest integer a number holds exactly, as a bigint. */
+const SAFE_BIGINT = BigInt(Number.MAX_SAFE_INTEGER);
 
 /** Year, month and day of a proleptic Gregorian day number (days since 1970-01-01); the inverse of daysFromCivil. */
 const civil = { y: 0, m: 0, d: 0 };
@@ -71,7 +72,7 @@ function civilText(): string {
  * times as fast as through Date (a Parquet read formats every timestamp); the rest through Date.
  */
 export function timestampText(micros: bigint): string {
-  if (micros > SAFE_MICROS || micros < -SAFE_MICROS) return timestampTextByDate(micros);
+  if (micros > SAFE_BIGINT || micros < -SAFE_BIGINT) return timestampTextByDate(micros);
   const n = Number(micros);
   const secs = Math.floor(n / 1e6);
   const sub = n - secs * 1e6;
@@ -161,14 +162,13 @@ function unscaledOf(raw: unknown): bigint {
 /** The unscaled value as a number when it is exact in one (an INT32 or INT64 within 2^53, up to 6 bytes of two's complement), else NaN. */
 function unscaledNumber(raw: unknown): number {
   if (typeof raw === 'number') return raw;
-  if (typeof raw === 'bigint') return raw >= -SAFE_UNSCALED && raw <= SAFE_UNSCALED ? Number(raw) : Number.NaN;
+  if (typeof raw === 'bigint') return raw >= -SAFE_BIGINT && raw <= SAFE_BIGINT ? Number(raw) : Number.NaN;
   const bytes = raw as Uint8Array;
   if (bytes.length > 6) return Number.NaN;
   let v = 0;
   for (let i = 0; i < bytes.length; i++) v = v * 256 + bytes[i];
   return bytes.length > 0 && bytes[0] & 0x80 ? v - 2 ** (8 * bytes.length) : v;
 }
-const SAFE_UNSCALED = BigInt(Number.MAX_SAFE_INTEGER);
 
 /** decimalText of an unscaled value that is a safe integer. */
 function decimalTextOfNumber(unscaled: number, scale: number): string {

@@ -133,10 +133,8 @@ export function tableItemOptions(o: PluginOptions, plugin: string): PluginOption
   if (!o.has('tables_configs')) return undefined;
   const items = o.get<Record<string, unknown>[]>('tables_configs');
   const place = o.place('tables_configs');
-  // an item may carry them with no effect, as the top level may (config validation warned about each)
-  const unused = new Set([...FILE_SOURCE_IGNORED_OPTIONS, ...FILE_SOURCE_RETIRED_OPTIONS].map((r) => r.name));
   return items.map((item, i) => {
-    const options = resolveOptionItem(item, FILE_SOURCE_OPTIONS, { ...place, plugin }, unused);
+    const options = resolveOptionItem(item, FILE_SOURCE_OPTIONS, { ...place, plugin }, ITEM_UNUSED);
     const problem = validateOneTable(options);
     if (problem) throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `${plugin}: tables_configs item ${i + 1}: ${problem}`, { place });
     return options;
@@ -216,6 +214,9 @@ export const FILE_SOURCE_IGNORED_OPTIONS: readonly IgnoredOption[] = FILE_SINK_O
 export const FILE_SOURCE_RETIRED_OPTIONS: readonly RetiredOption[] = [
   { name: 'type', replacement: 'file_format_type', history: 'renamed it to file_format_type in 2.3.1 (apache/seatunnel#4249)' },
 ];
+
+/** What an item of tables_configs may carry with no effect, as the top level may (config validation warns about each). */
+const ITEM_UNUSED: ReadonlySet<string> = new Set([...FILE_SOURCE_IGNORED_OPTIONS, ...FILE_SOURCE_RETIRED_OPTIONS].map((r) => r.name));
 
 export function fileSourceSpec(extra: readonly OptionDef[] = []): PluginSpec {
   return {

@@ -1,10 +1,14 @@
 import type { SchemaElement } from 'hyparquet';
+import type { RawColumn } from './parquet-row-group.js';
 
 /** min/max in the form hyparquet-writer's metadata writer takes (number, bigint, boolean, bytes). */
 export interface MinMax {
   readonly min_value?: number | bigint | boolean | Uint8Array;
   readonly max_value?: number | bigint | boolean | Uint8Array;
 }
+
+/** A builder's buffered values, as encodeRowGroup takes them (views into the builder's buffers, valid until its reset). */
+export type RawValues = Pick<RawColumn, 'values' | 'fixed' | 'starts' | 'dictionary' | 'statistics'>;
 
 type Typed = Uint8Array | Int32Array | Float32Array | Float64Array;
 
@@ -49,13 +53,37 @@ export abstract class ColumnBuilder {
   /** Stores present value number `this.count`. */
   protected abstract push(v: unknown): void;
 
-  /** Bytes the values take (PLAIN, or dictionary indices and entries). */
+  /** Bytes the buffered values take. */
   abstract bytes(): number;
 
-  /** PLAIN encoding of present values [v0, v1). */
-  abstract plain(v0: number, v1: number): Uint8Array;
+  /** The buffered values and their statistics. */
+  abstract raw(): RawValues;
 
-  abstract statistics(): MinMax;
+  /** The buffered row group of this column: views into this builder's buffers. */
+  rawColumn(): RawColumn {
+    const e = this.element;
+    return {
+      name: e.name,
+      type: e.type!,
+      rows: this.rows,
+      count: this.count,
+      defs: new Uint8Array(this.defs.buffer, 0, this.rows),
+      ...this.raw(),
+    };
+  }
+
+  /**
+   * Gives its buffers away (they were sent to the row-group thread with `rawColumn`'s views) and
+   * takes those of `spare`, a row group of this column the thread has sent back, or new ones as
+   * large: the buffers go round, and nothing is copied or allocated per row group.
+   */
+  swap(spare: RawColumn | undefined): void {
+    this.defs = spare ? new Uint8Array(spare.defs.buffer) : new Uint8Array(this.defs.length);
+    this.swapValues(spare);
+  }
+
+  /** `swap` for the buffers of the values. */
+  protected abstract swapValues(spare: RawColumn | undefined): void;
 
   /** Empties the column for the next row group; buffers are kept. */
   reset(): void {

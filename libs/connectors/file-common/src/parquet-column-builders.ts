@@ -1,7 +1,8 @@
 import type { DataType } from '@tideway/api';
 import type { SchemaElement } from 'hyparquet';
 import { ByteArrayBuilder } from './parquet-byte-array-builder.js';
-import { ColumnBuilder, grown, type MinMax } from './parquet-column-builder.js';
+import { ColumnBuilder, grown, type MinMax, type RawValues } from './parquet-column-builder.js';
+import type { RawColumn } from './parquet-row-group.js';
 import { timestampMicros, unscaledDecimal } from './parquet-values.js';
 import {
   EXACT_DECIMAL_DIGITS,
@@ -48,12 +49,13 @@ class Int32Builder extends ColumnBuilder {
     return this.count * 4;
   }
 
-  plain(v0: number, v1: number): Uint8Array {
-    return new Uint8Array(this.values.buffer, v0 * 4, (v1 - v0) * 4);
+  raw(): RawValues {
+    const statistics = this.count === 0 ? {} : { min_value: this.min, max_value: this.max };
+    return { values: new Uint8Array(this.values.buffer, 0, this.count * 4), fixed: 4, statistics };
   }
 
-  statistics(): MinMax {
-    return this.count === 0 ? {} : { min_value: this.min, max_value: this.max };
+  protected swapValues(spare: RawColumn | undefined): void {
+    this.values = spare ? new Int32Array(spare.values.buffer) : new Int32Array(this.values.length);
   }
 }
 
@@ -136,12 +138,14 @@ class Int64Builder extends ColumnBuilder {
     return this.count * 8;
   }
 
-  plain(v0: number, v1: number): Uint8Array {
-    return new Uint8Array(this.words.buffer, v0 * 8, (v1 - v0) * 8);
+  raw(): RawValues {
+    const statistics = this.count === 0 ? {} : { min_value: this.big[this.minAt], max_value: this.big[this.maxAt] };
+    return { values: new Uint8Array(this.words.buffer, 0, this.count * 8), fixed: 8, statistics };
   }
 
-  statistics(): MinMax {
-    return this.count === 0 ? {} : { min_value: this.big[this.minAt], max_value: this.big[this.maxAt] };
+  protected swapValues(spare: RawColumn | undefined): void {
+    this.words = spare ? new Int32Array(spare.values.buffer) : new Int32Array(this.words.length);
+    this.big = new BigInt64Array(this.words.buffer);
   }
 }
 
@@ -202,14 +206,18 @@ class FloatBuilder extends ColumnBuilder {
     return this.count * this.width;
   }
 
-  plain(v0: number, v1: number): Uint8Array {
-    return new Uint8Array(this.values.buffer, v0 * this.width, (v1 - v0) * this.width);
+  raw(): RawValues {
+    // NaN min/max: no value but NaN; Parquet: a zero min is written -0, a zero max +0
+    const statistics = Number.isNaN(this.min)
+      ? {}
+      : { min_value: this.min === 0 ? -0 : this.min, max_value: this.max === 0 ? 0 : this.max };
+    return { values: new Uint8Array(this.values.buffer, 0, this.count * this.width), fixed: this.width, statistics };
   }
 
-  statistics(): MinMax {
-    if (Number.isNaN(this.min)) return {};
-    // Parquet: a zero min is written -0, a zero max +0
-    return { min_value: this.min === 0 ? -0 : this.min, max_value: this.max === 0 ? 0 : this.max };
+  protected swapValues(spare: RawColumn | undefined): void {
+    const n = this.values.length;
+    if (this.width === 4) this.values = spare ? new Float32Array(spare.values.buffer) : new Float32Array(n);
+    else this.values = spare ? new Float64Array(spare.values.buffer) : new Float64Array(n);
   }
 
   override reset(): void {
@@ -238,14 +246,13 @@ class BooleanBuilder extends ColumnBuilder {
     return this.count >> 3;
   }
 
-  plain(v0: number, v1: number): Uint8Array {
-    const out = new Uint8Array((v1 - v0 + 7) >> 3);
-    for (let i = v0; i < v1; i++) if (this.values[i]) out[(i - v0) >> 3] |= 1 << ((i - v0) & 7);
-    return out;
+  raw(): RawValues {
+    const statistics = this.seen === 0 ? {} : { min_value: !(this.seen & 1), max_value: (this.seen & 2) !== 0 };
+    return { values: this.values.subarray(0, this.count), fixed: -1, statistics };
   }
 
-  statistics(): MinMax {
-    return this.seen === 0 ? {} : { min_value: !(this.seen & 1), max_value: (this.seen & 2) !== 0 };
+  protected swapValues(spare: RawColumn | undefined): void {
+    this.values = spare ? new Uint8Array(spare.values.buffer) : new Uint8Array(this.values.length);
   }
 
   override reset(): void {
@@ -314,11 +321,15 @@ class DecimalBuilder extends ColumnBuilder {
     return this.count * this.width;
   }
 
-  plain(v0: number, v1: number): Uint8Array {
-    return this.values.subarray(v0 * this.width, v1 * this.width);
+  raw(): RawValues {
+    return { values: this.values.subarray(0, this.count * this.width), fixed: this.width, statistics: this.statistics() };
   }
 
-  statistics(): MinMax {
+  protected swapValues(spare: RawColumn | undefined): void {
+    this.values = spare ? new Uint8Array(spare.values.buffer) : new Uint8Array(this.values.length);
+  }
+
+  private statistics(): MinMax {
     let min = this.minB;
     let max = this.maxB;
     if (this.minN !== Number.POSITIVE_INFINITY) {

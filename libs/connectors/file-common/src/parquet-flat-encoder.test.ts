@@ -12,7 +12,7 @@ import { parseDataType, type Column } from '@tideway/api';
 import type { FileEncoder } from './file-encoder.js';
 import { LocalFileSystem } from './local-file-system.js';
 import { isFlatSchema, newParquetEncoder, ParquetFileEncoder } from './parquet-encoder.js';
-import { compressorThreadListening, rowGroupsSentToThread } from './page-compressor.js';
+import { rowGroupsSentToThread, rowGroupThreadListening } from './row-group-thread.js';
 import { ByteArrayBuilder } from './parquet-byte-array-builder.js';
 import { FlatParquetEncoder } from './parquet-flat-encoder.js';
 import { parquetColumns, parquetMetadataOf, parquetRowGroupRows } from './parquet-source.js';
@@ -201,11 +201,11 @@ describe('FlatParquetEncoder', () => {
     expect(flat.rows).toEqual(nested.rows);
   });
 
-  it.each(['SNAPPY', 'GZIP', 'ZSTD', 'LZ4_RAW'] as const)(
-    'writes the same bytes whether its pages are compressed on the compressor thread or not (%s)',
+  it.each(['UNCOMPRESSED', 'SNAPPY', 'GZIP', 'ZSTD', 'LZ4_RAW'] as const)(
+    'writes the same bytes whether its row groups are encoded on the row-group thread or not (%s)',
     async (codec) => {
       await loadZstd();
-      expect(await compressorThreadListening()).toBe(true);
+      expect(await rowGroupThreadListening()).toBe(true);
       const sentBefore = rowGroupsSentToThread();
       const rows = Array.from({ length: 3000 }, (_, g) => flatRow(g));
       const bytesOf = async (thread: boolean) => {
@@ -306,17 +306,46 @@ describe('FlatParquetEncoder', () => {
     expect([stats.min_value, stats.max_value, stats.null_count]).toEqual(['a', '\u{10FFFF}', 1n]);
   });
 
-  it("gives a builder's empty value range no bytes left from an earlier row group", () => {
+  it.each([true, false])(
+    'gives each row group the string and bytes statistics of its own rows, not of a later one (row-group thread: %s)',
+    async (thread) => {
+      if (thread) expect(await rowGroupThreadListening()).toBe(true);
+      const columns = [
+        { name: 's', type: parseDataType('string'), nullable: true },
+        { name: 'y', type: parseDataType('bytes'), nullable: true },
+      ];
+      // short values (no truncation in the footer), each row group with its own range; groups of 4 KB: many
+      const value = (g: number) => `k${String(Math.floor(g / 7) % 997).padStart(3, '0')}-${g % 7}`;
+      const rows = Array.from({ length: 4000 }, (_, g) => [value(g), Buffer.from(value(3999 - g))]);
+      const path = await writeFile(`group-stats-${thread}.parquet`, new FlatParquetEncoder(columns, 'SNAPPY', 4096, thread), rows);
+      const meta = await parquetMetadataOf(fs, path);
+      expect(meta.row_groups.length).toBeGreaterThan(3);
+      let r0 = 0;
+      for (const group of meta.row_groups) {
+        const own = rows.slice(r0, r0 + Number(group.num_rows));
+        r0 += own.length;
+        for (const [i, chunk] of group.columns.entries()) {
+          const sorted = own.map((r) => Buffer.from(r[i] as string | Buffer)).sort((a, b) => Buffer.compare(a, b));
+          const stats = chunk.meta_data!.statistics!;
+          expect(Buffer.from(stats.min_value as string | Uint8Array)).toEqual(sorted[0]);
+          expect(Buffer.from(stats.max_value as string | Uint8Array)).toEqual(sorted.at(-1));
+        }
+      }
+    },
+  );
+
+  it("gives a builder's values no bytes left from an earlier row group", () => {
     const b = new ByteArrayBuilder({ name: 'u', type: 'BYTE_ARRAY' }, false);
     for (const v of ['aaaa', 'bbbb', 'cccc']) b.add(Buffer.from(v));
     b.reset();
     b.add(Buffer.from('d'));
     b.add(null);
-    expect(b.plain(1, 1)).toHaveLength(0);
-    expect(Buffer.from(b.plain(0, 1))).toEqual(Buffer.from([1, 0, 0, 0, 100]));
+    const raw = b.raw();
+    expect(Buffer.from(raw.values)).toEqual(Buffer.from([1, 0, 0, 0, 100]));
+    expect([...raw.starts!]).toEqual([0]);
   });
 
-  it('gives up a string dictionary that grows too large and writes the rest PLAIN', async () => {
+  it("gives up a chunk's string dictionary that grows too large and writes that chunk PLAIN", async () => {
     const columns = [{ name: 'u', type: parseDataType('string'), nullable: true }];
     const rows = Array.from({ length: 50_000 }, (_, g) => [g % 5 === 0 ? null : `unique-value-${g}`]);
     const path = await writeFile('overflow.parquet', newParquetEncoder(columns, 'SNAPPY'), rows);

@@ -2,12 +2,14 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from 'node:worker_threads';
-import type { CompressJob, CompressResult } from './page-compress-worker.js';
 import type { PageCodec } from './page-codecs.js';
+import type { EncodedRowGroup, RawColumn } from './parquet-row-group.js';
+import type { EncodeJob, EncodeResult } from './row-group-worker.js';
 
 /**
- * One thread per process that compresses Parquet pages while the writer goes on encoding rows
- * (the second core DuckDB's writer uses too). Synchronous on the writer's side, as FileEncoder
+ * One thread per process that encodes and compresses Parquet row groups (parquet-row-group.ts:
+ * dictionaries, pages, statistics) while the writer goes on buffering rows (the second core
+ * DuckDB's writer uses too). Synchronous on the writer's side, as FileEncoder
  * is: results are taken from the port with receiveMessageOnPort, and a writer that must have
  * one waits with Atomics.wait on a counter the thread bumps. Shared by every file being written;
  * unref'd, so it never keeps a process alive.
@@ -17,7 +19,7 @@ interface Thread {
   readonly port: MessagePort;
   /** [0] bumped on each answer, [1] set to 1 once the thread listens. */
   readonly signal: Int32Array;
-  readonly done: Map<number, CompressResult>;
+  readonly done: Map<number, EncodeResult>;
   nextId: number;
   ready: boolean;
 }
@@ -28,7 +30,7 @@ const ANSWER_MS = 120_000;
 /** Row groups the thread has been sent (for tests: pages went through it). */
 let sent = 0;
 
-let thread: Thread | null | undefined; // null: it could not start, compress on the writer's thread
+let thread: Thread | null | undefined; // null: it could not start, encode on the writer's thread
 
 function start(): Thread | null {
   const signal = new Int32Array(new SharedArrayBuffer(8));
@@ -36,12 +38,11 @@ function start(): Thread | null {
   const options = { workerData: { results: port2, signal }, transferList: [port2] };
   let worker: Worker;
   try {
-    if (!fileURLToPath(import.meta.url).endsWith('.ts'))
-      worker = new Worker(new URL('./page-compress-worker.js', import.meta.url), options);
+    if (!fileURLToPath(import.meta.url).endsWith('.ts')) worker = new Worker(new URL('./row-group-worker.js', import.meta.url), options);
     else {
       // tests and benches run the TypeScript sources: the thread loads its module through tsx's API
       const tsx = join(dirname(createRequire(import.meta.url).resolve('tsx/package.json')), 'dist/esm/api/index.mjs');
-      const code = `import(${JSON.stringify(pathToFileURL(tsx).href)}).then((api) => api.tsImport(${JSON.stringify(new URL('./page-compress-worker.ts', import.meta.url).href)}, ${JSON.stringify(import.meta.url)}))`;
+      const code = `import(${JSON.stringify(pathToFileURL(tsx).href)}).then((api) => api.tsImport(${JSON.stringify(new URL('./row-group-worker.ts', import.meta.url).href)}, ${JSON.stringify(import.meta.url)}))`;
       worker = new Worker(code, { ...options, eval: true });
     }
   } catch {
@@ -50,9 +51,9 @@ function start(): Thread | null {
   worker.unref();
   port1.unref();
   worker.on('error', () => {
-    thread = null; // later row groups compress on the writer's thread; one waiting for it fails on its timeout
+    thread = null; // later row groups are encoded on the writer's thread; one waiting for it fails on its timeout
   });
-  // not waited for: row groups are compressed on the writer's thread until it listens
+  // not waited for: row groups are encoded on the writer's thread until it listens
   return { worker, port: port1, signal, done: new Map(), nextId: 1, ready: false };
 }
 
@@ -65,49 +66,58 @@ function readyThread(): Thread | null | undefined {
 }
 
 /** Starts the thread, if it was not, without waiting for it: a writer calls this when it opens a file, so the thread is up by its first row group. */
-export function startCompressorThread(): void {
+export function startRowGroupThread(): void {
   readyThread();
 }
 
-/** A submitted row group's pages. */
-export interface CompressTicket {
+/** A submitted row group. */
+export interface RowGroupTicket {
   readonly thread: Thread;
   readonly id: number;
 }
 
 /**
- * Sends `body` (page bodies ending at `ends`; its buffer is handed over) to the compressor
- * thread; undefined when there is no thread or it is still starting, and the caller compresses
- * itself.
+ * Sends a row group's columns to the thread, handing over `buffers` (those the columns view);
+ * undefined when there is no thread or it is still starting, and the caller encodes them itself.
  */
-export function submitPages(codec: PageCodec, body: Uint8Array, ends: readonly number[]): CompressTicket | undefined {
+export function submitRowGroup(
+  codec: 'UNCOMPRESSED' | PageCodec,
+  columns: readonly RawColumn[],
+  buffers: ArrayBuffer[],
+): RowGroupTicket | undefined {
   const t = readyThread();
   if (!t) return undefined;
   sent++;
   const id = t.nextId++;
-  const job: CompressJob = { id, codec, body, ends };
-  t.worker.postMessage(job, [body.buffer as ArrayBuffer]);
+  const job: EncodeJob = { id, codec, columns };
+  t.worker.postMessage(job, buffers);
   return { thread: t, id };
 }
 
-/** The compressed pages of a ticket: undefined while not done, unless `wait`, which blocks until they are. */
-export function collectPages(ticket: CompressTicket, wait: boolean): { body: Uint8Array; ends: readonly number[] } | undefined {
+/**
+ * The encoded row group of a ticket, with the columns it was sent (their buffers handed back):
+ * undefined while not done, unless `wait`, which blocks until it is.
+ */
+export function collectRowGroup(
+  ticket: RowGroupTicket,
+  wait: boolean,
+): { group: EncodedRowGroup; columns: readonly RawColumn[] } | undefined {
   const t = ticket.thread;
   for (;;) {
     const seen = Atomics.load(t.signal, 0);
     for (let m = receiveMessageOnPort(t.port); m !== undefined; m = receiveMessageOnPort(t.port)) {
-      const r = m.message as CompressResult;
+      const r = m.message as EncodeResult;
       t.done.set(r.id, r);
     }
     const r = t.done.get(ticket.id);
     if (r !== undefined) {
       t.done.delete(ticket.id);
-      if (r.error !== undefined) throw new Error(`Compressing Parquet pages failed: ${r.error}`);
-      return r;
+      if (r.error !== undefined) throw new Error(`Encoding a Parquet row group failed: ${r.error}`);
+      return { group: r.group!, columns: r.columns! };
     }
     if (!wait) return undefined;
     if (Atomics.wait(t.signal, 0, seen, ANSWER_MS) === 'timed-out' && Atomics.load(t.signal, 0) === seen) {
-      throw new Error(`The Parquet page compressor thread did not answer in ${ANSWER_MS / 1000} s.`);
+      throw new Error(`The Parquet row-group thread did not answer in ${ANSWER_MS / 1000} s.`);
     }
   }
 }
@@ -116,7 +126,7 @@ export function collectPages(ticket: CompressTicket, wait: boolean): { body: Uin
  * For tests: starts the thread and resolves once it listens (false if it cannot start), and how
  * many row groups it has been sent so far.
  */
-export async function compressorThreadListening(): Promise<boolean> {
+export async function rowGroupThreadListening(): Promise<boolean> {
   for (;;) {
     const t = readyThread();
     if (t !== undefined) return t !== null;

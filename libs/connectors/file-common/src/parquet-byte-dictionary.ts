@@ -1,0 +1,131 @@
+import type { MinMax } from './parquet-column-builder.js';
+
+/**
+ * A column chunk's string dictionary is given up (the chunk is written PLAIN) past this many
+ * entries or bytes of entries: parquet-mr's default dictionary page is 1 MB.
+ */
+export const MAX_DICTIONARY_ENTRIES = 32_768;
+export const MAX_DICTIONARY_BYTES = 1 << 20;
+
+/** The dictionary of a column chunk: entries PLAIN (4-byte length, bytes), an entry index per value. */
+export interface ByteDictionary {
+  readonly entries: Uint8Array;
+  readonly size: number;
+  readonly indices: Int32Array;
+}
+
+/** Whether PLAIN values a (at `as`, length `al`) and b are the same bytes. */
+function sameBytes(buf: Uint8Array, as: number, bs: number, len: number): boolean {
+  for (let k = 0; k < len; k++) if (buf[as + k] !== buf[bs + k]) return false;
+  return true;
+}
+
+/** Length of the PLAIN value starting at `at` (its 4-byte little-endian prefix). */
+function lengthAt(buf: Uint8Array, at: number): number {
+  return (buf[at] | (buf[at + 1] << 8) | (buf[at + 2] << 16) | (buf[at + 3] << 24)) >>> 0;
+}
+
+/**
+ * Dictionary-encodes `count` PLAIN BYTE_ARRAY values (value i's length prefix at starts[i] in
+ * `values`): entries in first-seen order. Undefined once the dictionary passes its limits, and
+ * the chunk is then written PLAIN. Works on the bytes, not on JS strings, so it runs on the
+ * row-group thread: an open-addressing table of FNV-1a hashes, each hit confirmed byte for byte.
+ */
+export function byteDictionary(values: Uint8Array, starts: Int32Array, count: number): ByteDictionary | undefined {
+  let mask = 1023;
+  let slots = new Int32Array(mask + 1).fill(-1); // entry number, -1 free
+  let hashes = new Int32Array(64);
+  let entryAt = new Int32Array(64); // where each entry's PLAIN value starts in `values`
+  const indices = new Int32Array(count);
+  let size = 0;
+  let bytes = 0;
+  for (let i = 0; i < count; i++) {
+    const at = starts[i];
+    const len = lengthAt(values, at);
+    let h = 0x811c9dc5 ^ len;
+    for (let k = at + 4, end = at + 4 + len; k < end; k++) h = Math.imul(h ^ values[k], 0x01000193);
+    let slot = h & mask;
+    let found = -1;
+    for (let e = slots[slot]; e >= 0; slot = (slot + 1) & mask, e = slots[slot]) {
+      if (hashes[e] === h && lengthAt(values, entryAt[e]) === len && sameBytes(values, entryAt[e] + 4, at + 4, len)) {
+        found = e;
+        break;
+      }
+    }
+    if (found < 0) {
+      if (size >= MAX_DICTIONARY_ENTRIES || bytes >= MAX_DICTIONARY_BYTES) return undefined;
+      found = size++;
+      bytes += 4 + len;
+      if (found === hashes.length) {
+        hashes = grownInt32(hashes);
+        entryAt = grownInt32(entryAt);
+      }
+      hashes[found] = h;
+      entryAt[found] = at;
+      slots[slot] = found;
+      if (size * 2 > mask) {
+        // keep the table at most half full
+        mask = mask * 2 + 1;
+        slots = new Int32Array(mask + 1).fill(-1);
+        for (let e = 0; e < size; e++) {
+          let s = hashes[e] & mask;
+          while (slots[s] >= 0) s = (s + 1) & mask;
+          slots[s] = e;
+        }
+      }
+    }
+    indices[i] = found;
+  }
+  const entries = new Uint8Array(bytes);
+  let pos = 0;
+  for (let e = 0; e < size; e++) {
+    const from = entryAt[e];
+    const len = 4 + lengthAt(values, from);
+    entries.set(values.subarray(from, from + len), pos);
+    pos += len;
+  }
+  return { entries, size, indices };
+}
+
+function grownInt32(a: Int32Array<ArrayBuffer>): Int32Array<ArrayBuffer> {
+  const b = new Int32Array(a.length * 2);
+  b.set(a);
+  return b;
+}
+
+/** Compares the PLAIN values at `a` and `b` as unsigned bytes (Parquet's order for BYTE_ARRAY). */
+function compareAt(buf: Uint8Array, a: number, b: number): number {
+  const al = lengthAt(buf, a);
+  const bl = lengthAt(buf, b);
+  const n = Math.min(al, bl);
+  for (let k = 4; k < n + 4; k++) {
+    const d = buf[a + k] - buf[b + k];
+    if (d !== 0) return d;
+  }
+  return al - bl;
+}
+
+/** Smallest and largest of `n` PLAIN values in `buf` (value i's length prefix at starts[i]), in unsigned byte order. */
+export function byteMinMax(buf: Uint8Array, starts: Int32Array, n: number): MinMax {
+  if (n === 0) return {};
+  let min = starts[0];
+  let max = starts[0];
+  for (let i = 1; i < n; i++) {
+    const at = starts[i];
+    if (compareAt(buf, at, min) < 0) min = at;
+    else if (compareAt(buf, at, max) > 0) max = at;
+  }
+  // a copy: `buf` is reused for later row groups (and a Buffer's slice would be a view)
+  const value = (at: number) => Uint8Array.prototype.slice.call(buf, at + 4, at + 4 + lengthAt(buf, at));
+  return { min_value: value(min), max_value: value(max) };
+}
+
+/** Where each of the `n` PLAIN values of `entries` starts. */
+export function plainStarts(entries: Uint8Array, n: number): Int32Array {
+  const starts = new Int32Array(n);
+  for (let i = 0, at = 0; i < n; i++) {
+    starts[i] = at;
+    at += 4 + lengthAt(entries, at);
+  }
+  return starts;
+}

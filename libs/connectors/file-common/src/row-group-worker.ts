@@ -1,0 +1,47 @@
+/**
+ * The row-group thread (row-group-thread.ts): encodes and compresses the row groups it is sent
+ * (parquet-row-group.ts), answers on its result port, and bumps a shared counter
+ * (Atomics.notify) so that the writer, which may be blocked in Atomics.wait, knows an answer is
+ * there.
+ */
+import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
+import type { PageCodec } from './page-codecs.js';
+import { buffersOf, type EncodedRowGroup, encodeRowGroup, type RawColumn } from './parquet-row-group.js';
+import { loadZstd } from './zstd-lz4.js';
+
+export interface EncodeJob {
+  readonly id: number;
+  readonly codec: 'UNCOMPRESSED' | PageCodec;
+  /** Views into one buffer, handed over with the job. */
+  readonly columns: readonly RawColumn[];
+}
+
+export interface EncodeResult {
+  readonly id: number;
+  readonly group?: EncodedRowGroup;
+  /** The job's columns, their buffers handed back for the writer's next row groups. */
+  readonly columns?: readonly RawColumn[];
+  readonly error?: string;
+}
+
+const { results, signal } = workerData as { results: MessagePort; signal: Int32Array };
+
+/** Encodes one job and answers it (answers may pass each other while zstd loads: the writer finds its own by id). */
+async function answer(job: EncodeJob): Promise<void> {
+  let answer: EncodeResult;
+  try {
+    if (job.codec === 'ZSTD') await loadZstd();
+    answer = { id: job.id, group: encodeRowGroup(job.codec, job.columns), columns: job.columns };
+  } catch (e) {
+    answer = { id: job.id, error: e instanceof Error ? e.message : String(e) };
+  }
+  results.postMessage(answer, answer.group ? [answer.group.bytes.buffer as ArrayBuffer, ...buffersOf(job.columns)] : []);
+  Atomics.add(signal, 0, 1);
+  Atomics.notify(signal, 0);
+}
+
+parentPort!.on('message', (job: EncodeJob) => void answer(job));
+
+// ready: the writer waits for this before it sends work
+Atomics.store(signal, 1, 1);
+Atomics.notify(signal, 1);

@@ -7,6 +7,14 @@ import type { MinMax } from './parquet-column-builder.js';
 export const MAX_DICTIONARY_ENTRIES = 32_768;
 export const MAX_DICTIONARY_BYTES = 1 << 20;
 
+/**
+ * After this many values a chunk's dictionary must already be smaller than PLAIN (its entries
+ * and the indices against the values' bytes), or the chunk is written PLAIN: parquet-mr makes
+ * the same check once its first page is full. Earlier than parquet-mr's ~1 MB, because every
+ * value hashed after it is wasted work for a column of unique values.
+ */
+export const DICTIONARY_CHECK_VALUES = 8192;
+
 /** The dictionary of a column chunk: entries PLAIN (4-byte length, bytes), an entry index per value. */
 export interface ByteDictionary {
   readonly entries: Uint8Array;
@@ -40,6 +48,7 @@ export function byteDictionary(values: Uint8Array, starts: Int32Array, count: nu
   let size = 0;
   let bytes = 0;
   for (let i = 0; i < count; i++) {
+    if (i === DICTIONARY_CHECK_VALUES && !dictionaryPays(size, bytes, i, starts[i] - starts[0])) return undefined;
     const at = starts[i];
     const len = lengthAt(values, at);
     let h = 0x811c9dc5 ^ len;
@@ -85,6 +94,12 @@ export function byteDictionary(values: Uint8Array, starts: Int32Array, count: nu
     pos += len;
   }
   return { entries, size, indices };
+}
+
+/** Whether `n` values of `plainBytes` take fewer bytes as `size` entries of `entryBytes` and an index each. */
+function dictionaryPays(size: number, entryBytes: number, n: number, plainBytes: number): boolean {
+  const bitWidth = Math.max(1, 32 - Math.clz32(size - 1));
+  return entryBytes + Math.ceil((n * bitWidth) / 8) < plainBytes;
 }
 
 function grownInt32(a: Int32Array<ArrayBuffer>): Int32Array<ArrayBuffer> {

@@ -14,6 +14,7 @@ import { LocalFileSystem } from './local-file-system.js';
 import { isFlatSchema, newParquetEncoder, ParquetFileEncoder } from './parquet-encoder.js';
 import { rowGroupsSentToThread, rowGroupThreadListening } from './row-group-thread.js';
 import { ByteArrayBuilder } from './parquet-byte-array-builder.js';
+import { byteDictionary } from './parquet-byte-dictionary.js';
 import { FlatParquetEncoder } from './parquet-flat-encoder.js';
 import { parquetColumns, parquetMetadataOf, parquetRowGroupRows } from './parquet-source.js';
 import { decimalText, timestampMicros, timestampText, unscaledDecimal } from './parquet-values.js';
@@ -356,6 +357,24 @@ describe('FlatParquetEncoder', () => {
     const lowPath = await writeFile('dictionary.parquet', newParquetEncoder(columns, 'SNAPPY'), low);
     expect((await parquetMetadataOf(fs, lowPath)).row_groups[0].columns[0].meta_data!.encodings).toContain('RLE_DICTIONARY');
     expect((await readBack(lowPath)).rows).toEqual(low);
+    // 5,000 values over and over: each new at first, the dictionary pays once the first 8,192 are seen
+    const cycling = Array.from({ length: 20_000 }, (_, g) => [`product-${g % 5000}`]);
+    const cyclingPath = await writeFile('cycling.parquet', newParquetEncoder(columns, 'SNAPPY'), cycling);
+    expect((await parquetMetadataOf(fs, cyclingPath)).row_groups[0].columns[0].meta_data!.encodings).toContain('RLE_DICTIONARY');
+    expect((await readBack(cyclingPath)).rows).toEqual(cycling);
+  });
+
+  it('writes a chunk PLAIN when its first 8,192 values show the dictionary would not be smaller, within the dictionary limits', () => {
+    const plain = (texts: string[]) => {
+      const b = new ByteArrayBuilder({ name: 'u', type: 'BYTE_ARRAY' }, true);
+      for (const t of texts) b.add(t);
+      return b.raw();
+    };
+    // 10,000 distinct values: under 32,768 entries and 1 MB, but nothing repeats
+    const unique = plain(Array.from({ length: 10_000 }, (_, g) => `unique-${g}`));
+    expect(byteDictionary(unique.values, unique.starts!, 10_000)).toBeUndefined();
+    const repeating = plain(Array.from({ length: 10_000 }, (_, g) => `value-${g % 6000}`));
+    expect(byteDictionary(repeating.values, repeating.starts!, 10_000)?.size).toBe(6000);
   });
 
   it('refuses a date text that is not a date, naming it, instead of writing 1970-01-01', () => {

@@ -1,15 +1,19 @@
 import { PassThrough, Readable } from 'node:stream';
 import type { Column, DataType } from '@tideway/api';
 import type * as ExcelJS from 'exceljs';
+import * as yauzl from 'yauzl';
 import type { FileEncoder } from './file-encoder.js';
 import { javaDoubleText } from './java-text.js';
-import { compileJsonValueWriter } from './json-format.js';
+import { compileJsonValueParser, compileJsonValueWriter } from './json-format.js';
+import { javaLineSplitter } from './java-line-split.js';
+import { xlsRows } from './xls-format.js';
 
 /**
  * Excel (xlsx) files, as SeaTunnel's ExcelGenerator and ExcelReadStrategy handle them, through
  * exceljs's streaming workbook writer and reader (rows go to the file as they come; a read
- * holds one row at a time). exceljs takes ~250 ms to load, so it is loaded only by jobs that
- * use the excel format (`loadExcel`).
+ * holds the file's bytes and, when it can stream the sheet, one parsed row at a time: excelRows);
+ * Excel 97-2003 (.xls) files are read too (xls-format.ts). exceljs takes ~250 ms to load, so it
+ * is loaded only by jobs that use the excel format (`loadExcel`).
  */
 let excel: typeof ExcelJS | undefined;
 
@@ -122,8 +126,12 @@ export class ExcelFileEncoder implements FileEncoder {
   }
 }
 
-/** Converts a read cell value to a Tideway value of `type` (ExcelReadStrategy's convert). */
-export function compileExcelValue(type: DataType): (v: unknown) => unknown {
+/**
+ * Converts a read cell value to a Tideway value of `type` (ExcelReadStrategy's convert): maps and
+ * arrays from their JSON text, bytes the UTF-8 of the text, a row from its fields' texts joined
+ * by `fieldDelimiter` (a Java regex), each converted as a cell of its field's type.
+ */
+export function compileExcelValue(type: DataType, fieldDelimiter: string): (v: unknown) => unknown {
   const scalar = (v: unknown): unknown => {
     if (v === null || v === undefined || v === '') return null;
     if (typeof v === 'object' && !(v instanceof Date)) {
@@ -168,32 +176,90 @@ export function compileExcelValue(type: DataType): (v: unknown) => unknown {
       );
     case 'time':
       return unlessEmpty((v) => (v instanceof Date ? v.toISOString().slice(11, 19) : String(v)));
+    case 'bytes':
+      return unlessEmpty((v) => Buffer.from(text(v), 'utf8'));
+    case 'array':
+    case 'map': {
+      const json = compileJsonValueParser(type);
+      return unlessEmpty((v) => json(text(v)));
+    }
+    case 'row': {
+      const fields = type.fields.map((f) => compileExcelValue(f.type, fieldDelimiter));
+      const split = javaLineSplitter(fieldDelimiter); // Java's String.split, as SeaTunnel splits the cell
+      return unlessEmpty((v) => {
+        const parts = split(text(v));
+        return fields.map((convert, i) => convert(parts[i]));
+      });
+    }
     default:
       return unlessEmpty(text); // string, and the types SeaTunnel reads back from their text
   }
 }
 
+/** The parts of an xlsx that exceljs's streaming reader must have read before a sheet to stream it. */
+const BEFORE_SHEETS = ['xl/workbook.xml', 'xl/_rels/workbook.xml.rels', 'xl/sharedStrings.xml'];
+
 /**
- * The rows of one sheet of an xlsx stream, cell values as exceljs reads them. Without sheet_name
- * the first sheet is streamed row by row. With sheet_name the workbook is read whole (as
- * SeaTunnel's POI reader does): a streamed sheet's name is known only once workbook.xml has been
- * read, and writers such as SheetJS put that entry after the sheets.
+ * Whether exceljs's streaming reader streams this xlsx's sheets: it does when the workbook, its
+ * relationships and shared strings come before the first sheet in the zip (as Excel and POI write
+ * them). Otherwise (SheetJS puts the sheets first; a workbook without shared strings, as
+ * Tideway's writer makes, has none) it parks each sheet in a temporary file until the end, and
+ * its unzip stream can end before it has handed over the entries still buffered, so the workbook
+ * goes missing ("Cannot read properties of undefined (reading 'sheets')") or the sheet does.
+ */
+async function streamsSheets(file: Buffer): Promise<boolean> {
+  const zip = await yauzl.fromBufferPromise(file, { lazyEntries: true });
+  const offsets = new Map<string, number>();
+  let firstSheet = Infinity;
+  try {
+    for await (const entry of zip.eachEntry()) {
+      if (/^xl\/worksheets\/sheet\d+\.xml$/.test(entry.fileName)) firstSheet = Math.min(firstSheet, entry.relativeOffsetOfLocalHeader);
+      else offsets.set(entry.fileName, entry.relativeOffsetOfLocalHeader);
+    }
+  } finally {
+    zip.close();
+  }
+  return BEFORE_SHEETS.every((n) => (offsets.get(n) ?? Infinity) < firstSheet);
+}
+
+/**
+ * The rows of one sheet of an excel file named `name` (a file's path or an archive entry's name),
+ * cell values as exceljs reads them, absent rows left out. The file is held as its bytes (an xlsx
+ * is a zip, whose directory is at its end). An .xls file (by its name, as SeaTunnel tells them
+ * apart) is read by xlsRows. Without sheet_name the first sheet of an xlsx is parsed row by row
+ * when exceljs can stream it (streamsSheets); otherwise, and with sheet_name, the workbook is
+ * read whole (as SeaTunnel's POI reader does): a streamed sheet's name is known only once
+ * workbook.xml has been read, and writers such as SheetJS put that entry after the sheets.
  */
 export async function* excelRows(
   bytes: AsyncIterable<Uint8Array>,
+  name: string,
   sheetName: string | undefined,
   where: string,
 ): AsyncGenerator<unknown[]> {
-  const lib = await loadExcel();
-  if (sheetName !== undefined) {
-    const book = new lib.Workbook();
-    await book.xlsx.read(Readable.from(bytes));
-    const sheet = book.getWorksheet(sheetName);
-    if (!sheet) throw new Error(`${where} has no sheet named '${sheetName}' (sheets: ${book.worksheets.map((w) => w.name).join(', ')})`);
-    for (let r = 1; r <= sheet.rowCount; r++) yield (sheet.getRow(r).values as unknown[]).slice(1);
+  const chunks: Uint8Array[] = [];
+  for await (const c of bytes) chunks.push(c);
+  const file = Buffer.concat(chunks);
+  if (name.endsWith('.xls')) {
+    yield* xlsRows(file, sheetName, where);
     return;
   }
-  const reader = new lib.stream.xlsx.WorkbookReader(Readable.from(bytes), {
+  const lib = await loadExcel();
+  if (sheetName !== undefined || !(await streamsSheets(file))) {
+    const book = new lib.Workbook();
+    await book.xlsx.load(file as unknown as ExcelJS.Buffer); // exceljs's Buffer type predates Node's generic one
+    const sheet = sheetName === undefined ? book.worksheets[0] : book.getWorksheet(sheetName);
+    if (!sheet) {
+      if (sheetName === undefined) throw new Error(`${where}: the workbook has no sheet`);
+      throw new Error(`${where} has no sheet named '${sheetName}' (sheets: ${book.worksheets.map((w) => w.name).join(', ')})`);
+    }
+    for (let r = 1; r <= sheet.rowCount; r++) {
+      const row = sheet.findRow(r);
+      if (row) yield (row.values as unknown[]).slice(1); // exceljs rows are 1-based
+    }
+    return;
+  }
+  const reader = new lib.stream.xlsx.WorkbookReader(Readable.from([file]), {
     worksheets: 'emit',
     sharedStrings: 'cache',
     styles: 'cache',
@@ -201,7 +267,7 @@ export async function* excelRows(
     entries: 'emit',
   });
   for await (const sheet of reader) {
-    for await (const row of sheet) yield (row.values as unknown[]).slice(1); // exceljs rows are 1-based
+    for await (const row of sheet) yield (row.values as unknown[]).slice(1);
     return;
   }
 }

@@ -26,8 +26,8 @@ export interface FileSourceReaderConfig {
   readonly compressCodec: string;
   /** archive_compress_codec: the files are zip/tar archives of files in the format. */
   readonly archiveCodec: ArchiveCodec;
-  /** The suffix an archive entry must have to be read (SeaTunnel's checkFileType): .txt, .csv, .json. */
-  readonly entrySuffix: string;
+  /** The suffixes an archive entry may have to be read (SeaTunnel's checkFileType): .txt, .csv, .json, .xlsx or .xls, .xml. */
+  readonly entrySuffixes: readonly string[];
   /** excel: the sheet to read (default the first). */
   readonly sheetName?: string;
   readonly parsePartitions: boolean;
@@ -178,13 +178,18 @@ export class FileSourceReader implements SourceReader<FileSplit> {
     return { split, lines, offset: split.offset, partitionValues };
   }
 
+  /** Whether an archive's entry is read: one whose name ends with a suffix of the format (a file that is no archive is). */
+  private isRead(entryName: string): boolean {
+    return this.cfg.archiveCodec === 'none' || this.cfg.entrySuffixes.some((s) => entryName.endsWith(s));
+  }
+
   /** An xml file's rows (every archive entry's, for archives), each document read whole, after `offset` rows, in batches. */
   private async *xmlBatches(split: FileSplit): AsyncGenerator<unknown[][]> {
-    const { fs, archiveCodec, entrySuffix } = this.cfg;
+    const { fs, archiveCodec } = this.cfg;
     const size = archiveCodec === 'zip' ? ((await fs.listFiles(split.path))[0]?.size ?? 0) : 0;
     let skipRows = split.offset;
     for await (const entry of archiveEntries(fs, split.path, archiveCodec, size)) {
-      if (archiveCodec !== 'none' && !entry.name.endsWith(entrySuffix)) continue;
+      if (!this.isRead(entry.name)) continue;
       const chunks: Uint8Array[] = [];
       for await (const c of entry.bytes) chunks.push(c);
       let rows = this.cfg.decoder.decodeDocument!(new TextDecoder(this.cfg.encoding).decode(Buffer.concat(chunks)));
@@ -199,15 +204,15 @@ export class FileSourceReader implements SourceReader<FileSplit> {
 
   /** An excel file's rows (every archive entry's, for archives) after the header rows and `offset` more, decoded, in batches. */
   private async *excelBatches(split: FileSplit): AsyncGenerator<unknown[][]> {
-    const { fs, archiveCodec, entrySuffix } = this.cfg;
+    const { fs, archiveCodec } = this.cfg;
     const decode = this.cfg.decoder.decodeCells!;
     const size = archiveCodec === 'zip' ? ((await fs.listFiles(split.path))[0]?.size ?? 0) : 0;
     let skipRows = split.offset;
     let batch: unknown[][] = [];
     for await (const entry of archiveEntries(fs, split.path, archiveCodec, size)) {
-      if (archiveCodec !== 'none' && !entry.name.endsWith(entrySuffix)) continue;
+      if (!this.isRead(entry.name)) continue;
       let skip = this.cfg.skipHeaderLines;
-      for await (const cells of excelRows(entry.bytes, this.cfg.sheetName, `${split.path} (${entry.name})`)) {
+      for await (const cells of excelRows(entry.bytes, entry.name, this.cfg.sheetName, `${split.path} (${entry.name})`)) {
         if (skip > 0) {
           skip--;
           continue;
@@ -232,10 +237,10 @@ export class FileSourceReader implements SourceReader<FileSplit> {
    * one after the other as if each were a file); lzo decompresses each file or entry.
    */
   private async *linesOf(split: FileSplit): AsyncGenerator<string> {
-    const { fs, archiveCodec, entrySuffix } = this.cfg;
+    const { fs, archiveCodec } = this.cfg;
     const size = archiveCodec === 'zip' ? ((await fs.listFiles(split.path))[0]?.size ?? 0) : 0;
     for await (const entry of archiveEntries(fs, split.path, archiveCodec, size)) {
-      if (archiveCodec !== 'none' && !entry.name.endsWith(entrySuffix)) continue;
+      if (!this.isRead(entry.name)) continue;
       const bytes = this.cfg.compressCodec === 'lzo' ? lzopDecompress(entry.bytes) : entry.bytes;
       let skip = this.cfg.skipHeaderLines;
       for await (const line of readLines(bytes, this.cfg.encoding, this.cfg.rowDelimiter)) {

@@ -177,7 +177,7 @@ export function buildSourceDecoder(
     return { table, decode, partitionKeys, decodeDocument };
   }
   if (format === 'excel') {
-    const cells = schemaColumns.map((c) => compileExcelValue(c.type));
+    const cells = schemaColumns.map((c) => compileExcelValue(c.type, String(o.get('field_delimiter'))));
     const picked = projection.length > 0 ? projection : schemaColumns.map((_, i) => i);
     const decodeCells = (row: readonly unknown[]): unknown[] => picked.map((i) => cells[i](row[i]));
     return { table, decode, partitionKeys, decodeCells };

@@ -6,7 +6,7 @@ import type { FileSplit } from './file-split-enumerator.js';
 import type { FileSystemAdapter } from './file-system.js';
 import { parquetColumns, parquetMetadataOf } from './parquet-source.js';
 import type { ArchiveCodec } from './archive-entries.js';
-import { FORMAT_SUFFIX, type FileFormat } from './sink-options.js';
+import { SOURCE_SUFFIXES, type FileFormat } from './sink-options.js';
 
 /**
  * One table of a file source: the top-level options, or one item of `tables_configs`. Its
@@ -126,7 +126,7 @@ export class FileTableSource {
         rowDelimiter: String(o.get('row_delimiter')),
         compressCodec: String(o.get('compress_codec')).toLowerCase(),
         archiveCodec: String(o.get('archive_compress_codec')).toLowerCase() as ArchiveCodec,
-        entrySuffix: FORMAT_SUFFIX[String(o.get('file_format_type')).toLowerCase() as FileFormat] ?? '',
+        entrySuffixes: SOURCE_SUFFIXES[String(o.get('file_format_type')).toLowerCase() as FileFormat] ?? [],
         ...(o.has('sheet_name') ? { sheetName: String(o.get('sheet_name')) } : {}),
         parsePartitions: o.get<boolean>('parse_partition_from_path'),
       },

@@ -9,7 +9,7 @@ export type FileFormat = (typeof FILE_FORMATS)[number];
 /** SeaTunnel's formats Tideway does not implement yet: accepted by the enum so the refusal can say so. */
 export const SEATUNNEL_ONLY_FORMATS = ['orc'];
 
-/** The file name suffix SeaTunnel gives each format. */
+/** The file name suffix SeaTunnel gives each format (its FileFormat's first). */
 export const FORMAT_SUFFIX: Record<FileFormat, string> = {
   text: '.txt',
   csv: '.csv',
@@ -18,6 +18,12 @@ export const FORMAT_SUFFIX: Record<FileFormat, string> = {
   excel: '.xlsx',
   binary: '',
   xml: '.xml',
+};
+
+/** The suffixes of the files of each format SeaTunnel reads in archives (its FileFormat's getAllSuffix). */
+export const SOURCE_SUFFIXES: Record<FileFormat, readonly string[]> = {
+  ...(Object.fromEntries(Object.entries(FORMAT_SUFFIX).map(([f, s]) => [f, [s]])) as Record<FileFormat, string[]>),
+  excel: ['.xlsx', '.xls'],
 };
 
 /** What SeaTunnel's CompressFormat puts before the format's suffix, by compress_codec. */

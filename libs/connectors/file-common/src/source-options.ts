@@ -24,7 +24,7 @@ export const FILE_SOURCE_OPTIONS: readonly OptionDef[] = [
     type: 'enum',
     values: [...FILE_FORMATS, ...SEATUNNEL_ONLY_FORMATS],
     description:
-      'text, csv, json, parquet, excel, xml or binary (orc is not implemented by Tideway). binary reads whole files as rows (data bytes, relativePath string, partIndex bigint) of 1024 bytes. Parquet files bring their own schema; each row group is a split. Required unless tables_configs is set.',
+      'text, csv, json, parquet, excel, xml or binary (orc is not implemented by Tideway). excel reads .xlsx files, and Excel 97-2003 workbooks of files named .xls. binary reads whole files as rows (data bytes, relativePath string, partIndex bigint) of 1024 bytes. Parquet files bring their own schema; each row group is a split. Required unless tables_configs is set.',
   },
   {
     name: 'schema',
@@ -88,7 +88,7 @@ export const FILE_SOURCE_OPTIONS: readonly OptionDef[] = [
     values: ARCHIVE_CODECS,
     default: 'none',
     description:
-      "zip, tar or tar_gz: every file is an archive; its entries whose names end with the format's suffix (.txt, .csv, .json, .xlsx, .xml) are read in order, streamed, each with its own header rows skipped. Not for parquet or binary.",
+      "zip, tar or tar_gz: every file is an archive; its entries whose names end with the format's suffix (.txt, .csv, .json, .xlsx or .xls, .xml) are read in order, streamed, each with its own header rows skipped. Not for parquet or binary.",
   },
   {
     name: 'encoding',

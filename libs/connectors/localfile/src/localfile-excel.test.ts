@@ -1,8 +1,9 @@
 /**
  * Excel through the LocalFile connector, proven against another implementation: SheetJS (xlsx)
- * reads what Tideway writes (exceljs), and Tideway reads what SheetJS writes.
+ * reads what Tideway writes (exceljs), and Tideway reads what SheetJS writes, xlsx and .xls.
  */
-import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -88,5 +89,129 @@ describe('LocalFile excel', () => {
       [1, 'a', true, '2024-03-01'],
       [2, 'b', false, '2024-03-02'],
     ]);
+  });
+
+  /** A workbook by SheetJS: a sheet 'first' (unless `alone`), then 'data' of `rows` of cells (dates as date-formatted numbers). */
+  function sheetjsBook(rows: (XLSX.CellObject | undefined)[][], bookType: 'xlsx' | 'biff8', alone = false): Buffer {
+    const ws: XLSX.WorkSheet = {};
+    rows.forEach((cells, r) =>
+      cells.forEach((cell, c) => {
+        if (cell) ws[XLSX.utils.encode_cell({ r, c })] = cell;
+      }),
+    );
+    ws['!ref'] = XLSX.utils.encode_range({ s: { r: 0, c: 0 }, e: { r: rows.length - 1, c: Math.max(...rows.map((r) => r.length)) - 1 } });
+    const book = XLSX.utils.book_new();
+    if (!alone) XLSX.utils.book_append_sheet(book, XLSX.utils.aoa_to_sheet([['other sheet']]), 'first');
+    XLSX.utils.book_append_sheet(book, ws, 'data');
+    return XLSX.write(book, { type: 'buffer', bookType, bookSST: true }) as Buffer;
+  }
+
+  const serial = (iso: string): number => (Date.parse(`${iso}Z`) - Date.UTC(1899, 11, 30)) / 86_400_000;
+  const long = 'x'.repeat(300) + 'é'; // past a cell record's 255 characters: only the shared string table holds it
+  const BOOK: (XLSX.CellObject | undefined)[][] = [
+    ['id', 'name', 'ok', 'price', 'day', 'at', 'tags', 'attrs', 'raw', 'nested'].map((v) => ({ t: 's', v })),
+    [
+      { t: 'n', v: 1 },
+      { t: 's', v: 'héllo ✓' },
+      { t: 'b', v: true },
+      { t: 'n', v: 12.5 },
+      { t: 'n', v: serial('2024-02-29T00:00:00'), z: 'yyyy-mm-dd' },
+      { t: 'n', v: serial('2024-01-02T03:04:05'), z: 'yyyy-mm-dd hh:mm:ss' },
+      { t: 's', v: '[1,2]' },
+      { t: 's', v: '{"k":"v"}' },
+      { t: 's', v: 'ab' },
+      { t: 's', v: '7;x;2023-03-04 07:08:58' },
+    ],
+    [
+      { t: 'n', v: -2.25e10 },
+      { t: 's', v: long },
+      { t: 'b', v: false },
+    ],
+  ];
+  const BOOK_SCHEMA = {
+    id: 'bigint',
+    name: 'string',
+    ok: 'boolean',
+    price: 'decimal(10, 2)',
+    day: 'date',
+    at: 'timestamp',
+    tags: 'array<int>',
+    attrs: 'map<string, string>',
+    raw: 'bytes',
+    nested: { n: 'int', s: 'string', t: 'timestamp' },
+  };
+  const BOOK_ROWS = [
+    [
+      1n,
+      'héllo ✓',
+      true,
+      '12.5',
+      '2024-02-29',
+      '2024-01-02T03:04:05',
+      [1, 2],
+      new Map([['k', 'v']]),
+      Buffer.from('ab'),
+      [7, 'x', '2023-03-04T07:08:58'],
+    ],
+    [-22500000000n, long, false, null, null, null, null, null, null, null],
+  ];
+
+  it.each([
+    ['xlsx', 'book.xlsx'],
+    ['biff8', 'book.xls'],
+  ] as const)(
+    'reads a %s workbook SheetJS wrote: every cell type, maps, arrays, bytes and rows from their text',
+    async (bookType, file) => {
+      const dir = join(root, `types-${bookType}`);
+      mkdirSync(dir);
+      writeFileSync(join(dir, file), sheetjsBook(BOOK, bookType));
+      const { rows } = await readAll({
+        path: dir,
+        file_format_type: 'excel',
+        sheet_name: 'data',
+        skip_header_row_number: 1,
+        field_delimiter: ';',
+        schema: { fields: BOOK_SCHEMA },
+      });
+      expect(rows.map((r) => r.fields)).toEqual(BOOK_ROWS);
+    },
+  );
+
+  it('reads the first sheet of an .xls without sheet_name, and refuses a sheet it lacks or a file that is no .xls', async () => {
+    const dir = join(root, 'xls-first');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'b.xls'), sheetjsBook(BOOK, 'biff8'));
+    const { rows } = await readAll({ path: dir, file_format_type: 'excel', schema: { fields: { c: 'string' } } });
+    expect(rows.map((r) => r.fields)).toEqual([['other sheet']]);
+    await expect(
+      readAll({ path: dir, file_format_type: 'excel', sheet_name: 'nope', schema: { fields: { c: 'string' } } }),
+    ).rejects.toThrow(/has no sheet named 'nope' \(sheets: first, data\)/);
+    writeFileSync(join(dir, 'b.xls'), sheetjsBook(BOOK, 'xlsx'));
+    await expect(readAll({ path: dir, file_format_type: 'excel', schema: { fields: { c: 'string' } } })).rejects.toThrow(
+      /not an Excel 97-2003 \(\.xls\) workbook/,
+    );
+  });
+
+  it('reads every .xlsx and .xls entry of zip archives, SheetJS workbooks (sheets before the workbook part) among them', async () => {
+    const work = join(root, 'zip-work');
+    const dir = join(root, 'zip');
+    mkdirSync(work);
+    mkdirSync(dir);
+    const data = sheetjsBook([[{ t: 's', v: 'n' }], ...[1, 2, 3].map((v): XLSX.CellObject[] => [{ t: 'n', v }])], 'xlsx', true);
+    writeFileSync(join(work, 'a_1.xlsx'), data);
+    writeFileSync(join(work, 'a_2.xlsx'), data);
+    writeFileSync(join(work, 'b.xls'), sheetjsBook([[{ t: 's', v: 'n' }], [{ t: 'n', v: 4 }]], 'biff8', true));
+    writeFileSync(join(work, 'notes.txt'), 'not a workbook');
+    execFileSync('zip', ['-q', join(dir, 'books.zip'), 'a_1.xlsx', 'a_2.xlsx', 'b.xls', 'notes.txt'], { cwd: work });
+    for (let run = 0; run < 5; run++) {
+      const { rows } = await readAll({
+        path: dir,
+        file_format_type: 'excel',
+        archive_compress_codec: 'zip',
+        skip_header_row_number: 1,
+        schema: { fields: { n: 'int' } },
+      });
+      expect(rows.map((r) => r.fields)).toEqual([[1], [2], [3], [1], [2], [3], [4]]);
+    }
   });
 });

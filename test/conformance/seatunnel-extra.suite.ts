@@ -10,8 +10,9 @@
  * data files the IT puts into its container at the same absolute paths (fixtures/fixtures.tsv,
  * fixture-makers.ts): shared extra/fixtures/<file> copied, made from them by the tools the IT
  * uses (lzop, zip, tar), or, for files the IT copies and shared/ lacks, made by another tool
- * (DuckDB's Parquet of e2e.json's rows) or stood in for by random bytes (the binary copy's
- * picture), so Tideway's readers read files another tool wrote. What a case leaves under /tmp
+ * (DuckDB's Parquet of e2e.json's rows, SheetJS's xlsx and .xls workbooks of them), written as
+ * the xml configs read them (one RECORD of e2e.json's first row), or stood in for by random bytes
+ * (the binary copy's picture), so Tideway's readers read files another tool wrote. What a case leaves under /tmp
  * and /seatunnel (the folders its configs name, the laid fixtures and the folders made for them)
  * is removed before and after it.
  */
@@ -77,20 +78,7 @@ function leftovers(c: ManifestCase, setup: CaseRun | undefined): string[] {
 }
 
 /** Cases not run yet, by name, with the reason (printed): known gaps to mend, not expectations. */
-const NO_E2E_EXCEL =
-  "needs SeaTunnel's connector-file-local-e2e excel fixture workbooks (laid under /seatunnel/read/excel and /seatunnel/read/zip/excel), which ../shared/conformance/seatunnel/extra/fixtures does not have yet";
-const NO_E2E_XML =
-  "needs SeaTunnel's connector-file-local-e2e xml fixture (laid under /seatunnel/read/xml and /seatunnel/read/zip/xml), which ../shared/conformance/seatunnel/extra/fixtures does not have yet";
-const skipped: Record<string, string> = {
-  'connector-file-local-e2e__xml_local_file_xml_to_assert.conf': NO_E2E_XML,
-  'connector-file-local-e2e__xml_local_file_zip_xml_to_assert.conf': NO_E2E_XML,
-  'connector-file-local-e2e__excel_local_excel_projection_to_assert.conf': NO_E2E_EXCEL,
-  'connector-file-local-e2e__excel_local_excel_to_assert.conf': NO_E2E_EXCEL,
-  'connector-file-local-e2e__excel_local_filter_excel_to_assert.conf': NO_E2E_EXCEL,
-  'connector-file-local-e2e__excel_local_excel_multi_zip_to_assert.conf': NO_E2E_EXCEL,
-  'connector-file-local-e2e__excel_local_excel_zip_to_assert.conf': NO_E2E_EXCEL,
-  'connector-file-local-e2e__excel_local_excel_to_assert_with_multipletable.conf': NO_E2E_EXCEL,
-};
+const skipped: Record<string, string> = {};
 for (const [file, reason] of Object.entries(skipped)) console.log(`conformance: skipped ${file}: ${reason}`);
 
 // Laid once to learn whether this machine allows it (SeaTunnel's paths are absolute), then again

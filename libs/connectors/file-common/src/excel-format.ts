@@ -3,7 +3,8 @@ import type { Column, DataType } from '@tideway/api';
 import type * as ExcelJS from 'exceljs';
 import * as yauzl from 'yauzl';
 import type { FileEncoder } from './file-encoder.js';
-import { javaDoubleText } from './java-text.js';
+import { javaDoubleText, javaFloatText } from './java-text.js';
+import { type DateFormat, type DateTimeFormat, formatDate, formatDateTime, formatTime, type TimeFormat } from './temporal-formats.js';
 import { compileJsonValueParser, compileJsonValueWriter } from './json-format.js';
 import { javaLineSplitter } from './java-line-split.js';
 import { xlsRows } from './xls-format.js';
@@ -27,8 +28,43 @@ export async function loadExcel(): Promise<typeof ExcelJS> {
 const excelPattern = (javaPattern: string): string =>
   javaPattern.replace(/'T'/g, '"T"').replace(/S/g, '0').replace(/HH/g, 'hh').replace(/H/g, 'h');
 
+/**
+ * The text of a value inside a row cell (ExcelGenerator.convert): a row is written as its fields'
+ * texts joined by field_delimiter; dates, times and timestamps in date_format, time_format and
+ * datetime_format; floats and doubles as Java prints them; bytes as their UTF-8 text; arrays and
+ * maps as JSON; null as the empty string.
+ */
+function compileFieldText(type: DataType, o: ExcelWriteOptions): (v: unknown) => string {
+  const text = ((): ((v: unknown) => string) => {
+    switch (type.kind) {
+      case 'array':
+      case 'map':
+        return compileJsonValueWriter(type);
+      case 'float':
+        return (v) => javaFloatText(v as number);
+      case 'double':
+        return (v) => javaDoubleText(v as number);
+      case 'date':
+        return (v) => formatDate(v as string, o.dateFormat as DateFormat);
+      case 'time':
+        return (v) => formatTime(v as string, o.timeFormat as TimeFormat);
+      case 'timestamp':
+        return (v) => formatDateTime(v as string, o.dateTimeFormat as DateTimeFormat);
+      case 'bytes':
+        return (v) => Buffer.from(v as Uint8Array).toString('utf8');
+      case 'row': {
+        const fields = type.fields.map((f) => compileFieldText(f.type, o));
+        return (v) => (v as unknown[]).map((x, i) => fields[i](x)).join(o.fieldDelimiter);
+      }
+      default:
+        return (v) => String(v);
+    }
+  })();
+  return (v) => (v === null || v === undefined ? '' : text(v));
+}
+
 /** What a written cell holds for a value of `type` (ExcelGenerator.setCellValue). */
-function compileCell(type: DataType, fieldDelimiter: string): (v: unknown) => unknown {
+function compileCell(type: DataType, o: ExcelWriteOptions): (v: unknown) => unknown {
   switch (type.kind) {
     case 'bigint':
       return (v) => Number(v);
@@ -40,10 +76,8 @@ function compileCell(type: DataType, fieldDelimiter: string): (v: unknown) => un
     case 'array':
     case 'map':
       return compileJsonValueWriter(type);
-    case 'row': {
-      const parts = type.fields.map((f) => compileCell(f.type, fieldDelimiter));
-      return (v) => (v as unknown[]).map((x, i) => (x === null || x === undefined ? '' : String(parts[i](x)))).join(fieldDelimiter);
-    }
+    case 'row':
+      return compileFieldText(type, o);
     case 'date':
       return (v) => new Date(`${v as string}T00:00:00Z`);
     case 'timestamp':
@@ -84,7 +118,7 @@ export class ExcelFileEncoder implements FileEncoder {
     out.on('data', (c: Buffer) => this.chunks.push(c));
     this.book = new excel.stream.xlsx.WorkbookWriter({ stream: out, useStyles: true, useSharedStrings: false });
     this.sheet = this.book.addWorksheet(o.sheetName ?? `Sheet${Math.floor(Math.random() * 2 ** 31)}`);
-    this.cells = columns.map((c) => compileCell(c.type, o.fieldDelimiter));
+    this.cells = columns.map((c) => compileCell(c.type, o));
     this.formats = columns.map((c) =>
       c.type.kind === 'string' || c.type.kind === 'bytes' || c.type.kind === 'array' || c.type.kind === 'map' || c.type.kind === 'row'
         ? '@'

@@ -66,6 +66,37 @@ describe('LocalFile excel', () => {
     ]);
   });
 
+  it("writes a row cell as SeaTunnel's ExcelGenerator does: its fields' texts, temporal ones in the configured formats, joined by field_delimiter", async () => {
+    const dir = join(root, 'rows-out');
+    const columns: [string, string][] = [
+      ['r', 'row<ts timestamp, day date, t time, f float, d double, raw bytes, tags array<int>, inner row<n int, s string>, gone string>'],
+    ];
+    const sink = sinkOf(
+      {
+        path: dir,
+        tmp_path: join(root, 'rows-tmp'),
+        file_format_type: 'excel',
+        field_delimiter: '|',
+        date_format: 'yyyy/MM/dd',
+        datetime_format: 'yyyy-MM-dd HH:mm:ss',
+        time_format: 'HH:mm:ss',
+      },
+      tableOf(columns),
+    );
+    const writer = sink.createWriter({ subtaskIndex: 0, parallelism: 1 });
+    const fields = [['2024-01-02T03:04:05.123456', '2024-02-29', '07:08:09.5', 1.5, 1e21, Buffer.from('ab'), [1, 2], [3, 'x'], null]];
+    await writer.write([{ kind: '+I', tableId: 'db.t', fields }]);
+    const info = (await writer.prepareCommit!(1)) as FileCommitInfo;
+    await writer.close();
+    const committer = sink.createAggregatedCommitter!() as SinkAggregatedCommitter<FileCommitInfo, FileAggregatedCommitInfo>;
+    expect(await committer.commit([committer.combine([info])])).toEqual([]);
+    const [file] = readdirSync(dir);
+    const book = XLSX.readFile(join(dir, file));
+    const got = XLSX.utils.sheet_to_json<unknown[]>(book.Sheets[book.SheetNames[0]], { header: 1, raw: true, defval: null });
+    // Java's Float.toString(1.5f) and Double.toString(1e21); the nested row's fields joined by the same delimiter
+    expect(got[1]).toEqual(['2024-01-02 03:04:05|2024/02/29|07:08:09|1.5|1.0E21|ab|[1,2]|3|x|']);
+  });
+
   it('reads an xlsx file SheetJS wrote, by sheet_name, header rows skipped', async () => {
     const dir = join(root, 'in');
     mkdirSync(dir);

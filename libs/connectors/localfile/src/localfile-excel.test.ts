@@ -223,6 +223,22 @@ describe('LocalFile excel', () => {
     );
   });
 
+  it('reads .xls dates of a workbook in the 1904 date system, and refuses an Excel 5.0/95 (BIFF5) workbook', async () => {
+    const dir = join(root, 'xls-1904');
+    mkdirSync(dir);
+    const ws = XLSX.utils.aoa_to_sheet([['day']]);
+    ws.A2 = { t: 'n', v: (Date.UTC(2024, 1, 29) - Date.UTC(1904, 0, 1)) / 86_400_000, z: 'yyyy-mm-dd' };
+    ws['!ref'] = 'A1:A2';
+    const book = XLSX.utils.book_new();
+    XLSX.utils.book_append_sheet(book, ws, 'data');
+    book.Workbook = { WBProps: { date1904: true } };
+    writeFileSync(join(dir, 'b.xls'), XLSX.write(book, { type: 'buffer', bookType: 'biff8' }) as Buffer);
+    const options = { path: dir, file_format_type: 'excel', skip_header_row_number: 1, schema: { fields: { day: 'date' } } };
+    expect((await readAll(options)).rows.map((r) => r.fields)).toEqual([['2024-02-29']]);
+    writeFileSync(join(dir, 'b.xls'), XLSX.write(book, { type: 'buffer', bookType: 'biff5' }) as Buffer);
+    await expect(readAll(options)).rejects.toThrow(/the workbook is not BIFF8 \(Excel 97-2003\); older \.xls formats .* are not read/);
+  });
+
   it('reads every .xlsx and .xls entry of zip archives, SheetJS workbooks (sheets before the workbook part) among them', async () => {
     const work = join(root, 'zip-work');
     const dir = join(root, 'zip');

@@ -1,4 +1,5 @@
 import { PassThrough, Readable } from 'node:stream';
+import { buffer } from 'node:stream/consumers';
 import type { Column, DataType } from '@tideway/api';
 import type * as ExcelJS from 'exceljs';
 import * as yauzl from 'yauzl';
@@ -45,11 +46,11 @@ function compileFieldText(type: DataType, o: ExcelWriteOptions): (v: unknown) =>
       case 'double':
         return (v) => javaDoubleText(v as number);
       case 'date':
-        return (v) => formatDate(v as string, o.dateFormat as DateFormat);
+        return (v) => formatDate(v as string, o.dateFormat);
       case 'time':
-        return (v) => formatTime(v as string, o.timeFormat as TimeFormat);
+        return (v) => formatTime(v as string, o.timeFormat);
       case 'timestamp':
-        return (v) => formatDateTime(v as string, o.dateTimeFormat as DateTimeFormat);
+        return (v) => formatDateTime(v as string, o.dateTimeFormat);
       case 'bytes':
         return (v) => Buffer.from(v as Uint8Array).toString('utf8');
       case 'row': {
@@ -92,9 +93,9 @@ function compileCell(type: DataType, o: ExcelWriteOptions): (v: unknown) => unkn
 export interface ExcelWriteOptions {
   readonly sheetName?: string;
   readonly fieldDelimiter: string;
-  readonly dateFormat: string;
-  readonly dateTimeFormat: string;
-  readonly timeFormat: string;
+  readonly dateFormat: DateFormat;
+  readonly dateTimeFormat: DateTimeFormat;
+  readonly timeFormat: TimeFormat;
 }
 
 /**
@@ -271,9 +272,7 @@ export async function* excelRows(
   sheetName: string | undefined,
   where: string,
 ): AsyncGenerator<unknown[]> {
-  const chunks: Uint8Array[] = [];
-  for await (const c of bytes) chunks.push(c);
-  const file = Buffer.concat(chunks);
+  const file = await buffer(bytes);
   if (name.endsWith('.xls')) {
     yield* xlsRows(file, sheetName, where);
     return;

@@ -1,3 +1,4 @@
+import { buffer } from 'node:stream/consumers';
 import type { Collector, Row, SourceReader, SourceReaderContext } from '@tideway/api';
 import { ErrorCode, TidewayError } from '@tideway/common';
 import type { FileSplit } from './file-split-enumerator.js';
@@ -190,9 +191,7 @@ export class FileSourceReader implements SourceReader<FileSplit> {
     let skipRows = split.offset;
     for await (const entry of archiveEntries(fs, split.path, archiveCodec, size)) {
       if (!this.isRead(entry.name)) continue;
-      const chunks: Uint8Array[] = [];
-      for await (const c of entry.bytes) chunks.push(c);
-      let rows = this.cfg.decoder.decodeDocument!(new TextDecoder(this.cfg.encoding).decode(Buffer.concat(chunks)));
+      let rows = this.cfg.decoder.decodeDocument!(new TextDecoder(this.cfg.encoding).decode(await buffer(entry.bytes)));
       if (skipRows > 0) {
         const skipped = Math.min(skipRows, rows.length);
         rows = rows.slice(skipped);

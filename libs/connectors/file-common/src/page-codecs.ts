@@ -26,25 +26,3 @@ export function isPageCodec(codec: string): codec is PageCodec {
 export function compressPage(codec: PageCodec, page: Uint8Array): Uint8Array {
   return PAGE_COMPRESSORS[codec](page);
 }
-
-/** Compresses the pages body[ends[i-1], ends[i]) one after another into one new array; returns it and the new ends. */
-export function compressPages(codec: PageCodec, body: Uint8Array, ends: readonly number[]): { body: Uint8Array; ends: number[] } {
-  const parts: Uint8Array[] = [];
-  const out: number[] = [];
-  let at = 0;
-  let size = 0;
-  for (const end of ends) {
-    const c = compressPage(codec, body.subarray(at, end));
-    parts.push(codec === 'SNAPPY' ? c.slice() : c);
-    size += c.length;
-    out.push(size);
-    at = end;
-  }
-  const joined = new Uint8Array(size);
-  let pos = 0;
-  for (const p of parts) {
-    joined.set(p, pos);
-    pos += p.length;
-  }
-  return { body: joined, ends: out };
-}

@@ -1,5 +1,5 @@
 import type { SchemaElement } from 'hyparquet';
-import { ColumnBuilder, type RawValues } from './parquet-column-builder.js';
+import { ColumnBuilder, type RawValues, takeOver } from './parquet-column-builder.js';
 import type { RawColumn } from './parquet-row-group.js';
 
 /** Strings shorter than this are copied as ASCII by a loop: cheaper than a native call. */
@@ -87,7 +87,7 @@ export class ByteArrayBuilder extends ColumnBuilder {
 
   protected swapValues(spare: RawColumn | undefined): void {
     this.buf = spare ? Buffer.from(spare.values.buffer) : Buffer.allocUnsafeSlow(this.buf.length);
-    this.starts = spare ? new Int32Array(spare.starts!.buffer) : new Int32Array(this.starts.length);
+    this.starts = takeOver(this.starts, spare?.starts);
   }
 
   override reset(): void {

@@ -4,8 +4,8 @@ import type { MinMax } from './parquet-column-builder.js';
  * A column chunk's string dictionary is given up (the chunk is written PLAIN) past this many
  * entries or bytes of entries: parquet-mr's default dictionary page is 1 MB.
  */
-export const MAX_DICTIONARY_ENTRIES = 32_768;
-export const MAX_DICTIONARY_BYTES = 1 << 20;
+const MAX_DICTIONARY_ENTRIES = 32_768;
+const MAX_DICTIONARY_BYTES = 1 << 20;
 
 /**
  * After this many values a chunk's dictionary must already be smaller than PLAIN (its entries
@@ -13,7 +13,7 @@ export const MAX_DICTIONARY_BYTES = 1 << 20;
  * the same check once its first page is full. Earlier than parquet-mr's ~1 MB, because every
  * value hashed after it is wasted work for a column of unique values.
  */
-export const DICTIONARY_CHECK_VALUES = 8192;
+const DICTIONARY_CHECK_VALUES = 8192;
 
 /** The dictionary of a column chunk: entries PLAIN (4-byte length, bytes), an entry index per value. */
 export interface ByteDictionary {

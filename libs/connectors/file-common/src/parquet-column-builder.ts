@@ -19,6 +19,15 @@ export function grown<T extends Typed>(a: T, need: number): T {
   return b;
 }
 
+/**
+ * An array of `a`'s kind over the buffer of `spare` (a row group's, sent back by the row-group
+ * thread), or a new one as long as `a` when there is none.
+ */
+export function takeOver<T extends Typed>(a: T, spare: ArrayBufferView | undefined): T {
+  const Kind = a.constructor as new (from: ArrayBuffer | number) => T;
+  return spare ? new Kind(spare.buffer as ArrayBuffer) : new Kind(a.length);
+}
+
 /** One column of a row group being built. */
 export abstract class ColumnBuilder {
   /** Rows added (present or null). */
@@ -78,7 +87,7 @@ export abstract class ColumnBuilder {
    * large: the buffers go round, and nothing is copied or allocated per row group.
    */
   swap(spare: RawColumn | undefined): void {
-    this.defs = spare ? new Uint8Array(spare.defs.buffer) : new Uint8Array(this.defs.length);
+    this.defs = takeOver(this.defs, spare?.defs);
     this.swapValues(spare);
   }
 

@@ -1,7 +1,7 @@
 import type { DataType } from '@tideway/api';
 import type { SchemaElement } from 'hyparquet';
 import { ByteArrayBuilder } from './parquet-byte-array-builder.js';
-import { ColumnBuilder, grown, type MinMax, type RawValues } from './parquet-column-builder.js';
+import { ColumnBuilder, grown, type MinMax, type RawValues, takeOver } from './parquet-column-builder.js';
 import type { RawColumn } from './parquet-row-group.js';
 import { timestampMicros, unscaledDecimal } from './parquet-values.js';
 import {
@@ -55,7 +55,7 @@ class Int32Builder extends ColumnBuilder {
   }
 
   protected swapValues(spare: RawColumn | undefined): void {
-    this.values = spare ? new Int32Array(spare.values.buffer) : new Int32Array(this.values.length);
+    this.values = takeOver(this.values, spare?.values);
   }
 }
 
@@ -144,7 +144,7 @@ class Int64Builder extends ColumnBuilder {
   }
 
   protected swapValues(spare: RawColumn | undefined): void {
-    this.words = spare ? new Int32Array(spare.values.buffer) : new Int32Array(this.words.length);
+    this.words = takeOver(this.words, spare?.values);
     this.big = new BigInt64Array(this.words.buffer);
   }
 }
@@ -215,9 +215,7 @@ class FloatBuilder extends ColumnBuilder {
   }
 
   protected swapValues(spare: RawColumn | undefined): void {
-    const n = this.values.length;
-    if (this.width === 4) this.values = spare ? new Float32Array(spare.values.buffer) : new Float32Array(n);
-    else this.values = spare ? new Float64Array(spare.values.buffer) : new Float64Array(n);
+    this.values = takeOver(this.values, spare?.values);
   }
 
   override reset(): void {
@@ -252,7 +250,7 @@ class BooleanBuilder extends ColumnBuilder {
   }
 
   protected swapValues(spare: RawColumn | undefined): void {
-    this.values = spare ? new Uint8Array(spare.values.buffer) : new Uint8Array(this.values.length);
+    this.values = takeOver(this.values, spare?.values);
   }
 
   override reset(): void {
@@ -326,7 +324,7 @@ class DecimalBuilder extends ColumnBuilder {
   }
 
   protected swapValues(spare: RawColumn | undefined): void {
-    this.values = spare ? new Uint8Array(spare.values.buffer) : new Uint8Array(this.values.length);
+    this.values = takeOver(this.values, spare?.values);
   }
 
   private statistics(): MinMax {

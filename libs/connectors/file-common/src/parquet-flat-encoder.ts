@@ -36,7 +36,7 @@ interface PendingGroup {
 /**
  * Tideway's own Parquet writer for flat schemas (every column a primitive type): values go into
  * column buffers in PLAIN layout as rows arrive (parquet-column-builders.ts) and, once the row
- * group's buffered data reaches `rowGroupBytes`, the buffers are copied out and encoded
+ * group's buffered data reaches `rowGroupBytes`, the buffers are handed over and encoded
  * (parquet-row-group.ts: dictionaries, pages, statistics, compression) on the row-group thread
  * (row-group-thread.ts) while the next row group fills, or here when there is no thread (or it is
  * still starting). The footer is hyparquet-writer's Thrift writer. `take` hands over the bytes of

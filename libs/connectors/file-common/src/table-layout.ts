@@ -183,9 +183,9 @@ function excelEncoderFactory(o: PluginOptions, columns: readonly Column[], posit
   const options = {
     sheetName: o.has('sheet_name') ? String(o.get('sheet_name')) : undefined,
     fieldDelimiter: String(o.get('field_delimiter')),
-    dateFormat: o.get<string>('date_format'),
-    dateTimeFormat: o.get<string>('datetime_format'),
-    timeFormat: o.get<string>('time_format'),
+    dateFormat: o.get<DateFormat>('date_format'),
+    dateTimeFormat: o.get<DateTimeFormat>('datetime_format'),
+    timeFormat: o.get<TimeFormat>('time_format'),
   };
   return () => new ExcelFileEncoder(columns, positions, options);
 }

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { newCatalogTable, Types, type Row } from '@tideway/api';
 import { MAX_RUN_MS } from './copy-runs.js';
 import { flushed, makeSink } from './test/wiring.js';
@@ -21,10 +21,16 @@ describe('Jdbc sink on PostgreSQL: plain inserts stream into one COPY', () => {
     const sink = await makeSink({ ...conn(), table: 'public.streamed', batch_size: 10 }, [table]);
     const w = sink.createWriter({ subtaskIndex: 0, parallelism: 1 });
     for (let i = 0; i < 5; i++) await w.write(rows(1 + i * 10, 10));
-    const open = (
-      await db.admin.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE query LIKE 'COPY%streamed%FROM STDIN%'")
-    ).rows[0].n;
-    expect(open).toBe(1);
+    // Writes wait for the socket, not for a round trip: the statement may still be on its way
+    // to the server when the last write resolves, so look until its session shows it.
+    const openCopies = async () =>
+      (
+        await db.admin.query<{ n: number }>(
+          "SELECT count(*)::int AS n FROM pg_stat_activity WHERE state = 'active' AND query LIKE 'COPY%streamed%FROM STDIN%'",
+        )
+      ).rows[0].n;
+    await vi.waitFor(async () => expect(await openCopies()).toBeGreaterThan(0), { timeout: 5000, interval: 20 });
+    expect(await openCopies()).toBe(1);
     expect((await count('streamed')).n).toBe(0);
     await flushed(w);
     expect(await count('streamed')).toEqual({ n: 50, d: 50 });

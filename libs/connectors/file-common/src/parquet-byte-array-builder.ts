@@ -57,24 +57,29 @@ export class ByteArrayBuilder extends ColumnBuilder {
     super(element);
   }
 
-  addColumn(rows: readonly (readonly unknown[])[], r0: number, r1: number, col: number): void {
-    for (let r = r0; r < r1; r++) this.add(rows[r][col]);
-  }
-
-  protected push(v: unknown): void {
-    if (this.count === this.starts.length) this.starts = grownInts(this.starts, this.count + 1);
-    this.starts[this.count] = this.pos;
-    if (typeof v === 'string' || this.text) {
-      const s = typeof v === 'string' ? v : String(v);
-      this.buf = grownBuffer(this.buf, this.pos + 4 + 3 * s.length);
-      this.pos += 4 + putString(this.buf, this.pos, s);
-    } else {
-      const b = v as Uint8Array;
-      this.buf = grownBuffer(this.buf, this.pos + 4 + b.length);
-      this.buf.writeUInt32LE(b.length, this.pos);
-      this.buf.set(b, this.pos + 4);
-      this.pos += 4 + b.length;
+  protected store(vs: readonly unknown[], n: number): void {
+    if (this.count + n > this.starts.length) this.starts = grownInts(this.starts, this.count + n);
+    const starts = this.starts;
+    const text = this.text;
+    let buf = this.buf;
+    let pos = this.pos;
+    for (let i = 0, c = this.count; i < n; i++, c++) {
+      const v = vs[i];
+      starts[c] = pos;
+      if (typeof v === 'string' || text) {
+        const s = typeof v === 'string' ? v : String(v);
+        if (pos + 4 + 3 * s.length > buf.length) buf = grownBuffer(buf, pos + 4 + 3 * s.length);
+        pos += 4 + putString(buf, pos, s);
+      } else {
+        const b = v as Uint8Array;
+        if (pos + 4 + b.length > buf.length) buf = grownBuffer(buf, pos + 4 + b.length);
+        buf.writeUInt32LE(b.length, pos);
+        buf.set(b, pos + 4);
+        pos += 4 + b.length;
+      }
     }
+    this.buf = buf;
+    this.pos = pos;
   }
 
   bytes(): number {

@@ -23,26 +23,28 @@ import {
 /** INT32 columns: int, tinyint, smallint, date (days). */
 class Int32Builder extends ColumnBuilder {
   protected values: Int32Array = new Int32Array(4096);
-  protected min = 0;
-  protected max = 0;
+  protected min = Number.POSITIVE_INFINITY;
+  protected max = Number.NEGATIVE_INFINITY;
 
-  protected store(value: number): void {
-    if (this.count === this.values.length) this.values = grown(this.values, this.count + 1);
-    this.values[this.count] = value;
-    const n = this.values[this.count]; // min/max of what the column holds
-    if (this.count === 0) {
-      this.min = n;
-      this.max = n;
-    } else if (n < this.min) this.min = n;
-    else if (n > this.max) this.max = n;
+  /** The INT32 a present value is written as. */
+  protected int(v: unknown): number {
+    return v as number;
   }
 
-  addColumn(rows: readonly (readonly unknown[])[], r0: number, r1: number, col: number): void {
-    for (let r = r0; r < r1; r++) this.add(rows[r][col]);
-  }
-
-  protected push(v: unknown): void {
-    this.store(v as number);
+  protected store(vs: readonly unknown[], n: number): void {
+    if (this.count + n > this.values.length) this.values = grown(this.values, this.count + n);
+    const a = this.values;
+    let c = this.count;
+    let min = this.min;
+    let max = this.max;
+    for (let i = 0; i < n; i++) {
+      a[c] = this.int(vs[i]);
+      const x = a[c++]; // min/max of what the column holds
+      if (x < min) min = x;
+      if (x > max) max = x;
+    }
+    this.min = min;
+    this.max = max;
   }
 
   bytes(): number {
@@ -57,81 +59,69 @@ class Int32Builder extends ColumnBuilder {
   protected swapValues(spare: RawColumn | undefined): void {
     this.values = takeOver(this.values, spare?.values);
   }
+
+  override reset(): void {
+    super.reset();
+    this.min = Number.POSITIVE_INFINITY;
+    this.max = Number.NEGATIVE_INFINITY;
+  }
 }
 
 const DAY_MS = 86_400_000;
 
 class DateBuilder extends Int32Builder {
-  override addColumn(rows: readonly (readonly unknown[])[], r0: number, r1: number, col: number): void {
-    for (let r = r0; r < r1; r++) this.add(rows[r][col]);
-  }
-
-  protected override push(v: unknown): void {
+  protected override int(v: unknown): number {
     const s = v as string;
     const days = parseDateDays(s);
-    if (!Number.isNaN(days)) return this.store(days);
+    if (!Number.isNaN(days)) return days;
     const ms = Date.parse(`${s}T00:00:00Z`);
     if (Number.isNaN(ms)) throw new TypeError(`A date value '${s}' is not a date (YYYY-MM-DD) and cannot be written to Parquet.`);
-    this.store(Math.round(ms / DAY_MS));
+    return Math.round(ms / DAY_MS);
   }
 }
 
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
 
-/** INT64 columns; timestamp and time values are stored as two 32-bit halves, without a BigInt. */
+/**
+ * INT64 columns; timestamp and time values are stored as two 32-bit halves, without a BigInt.
+ * `put` writes one value at a position, and min/max are kept by position.
+ */
 class Int64Builder extends ColumnBuilder {
   protected words: Int32Array = new Int32Array(8192);
   protected big: BigInt64Array = new BigInt64Array(this.words.buffer);
   protected minAt = 0;
   protected maxAt = 0;
 
-  protected room(): void {
-    if (this.count * 2 === this.words.length) {
-      this.words = grown(this.words, this.count * 2 + 2);
+  /** Writes value number `c`. */
+  protected put(v: unknown, c: number): void {
+    const b = typeof v === 'bigint' ? v : BigInt(v as number);
+    if (b < INT64_MIN || b > INT64_MAX) throw new RangeError(`parquet INT64 value out of range: ${b}`);
+    this.big[c] = b;
+  }
+
+  protected store(vs: readonly unknown[], n: number): void {
+    if ((this.count + n) * 2 > this.words.length) {
+      this.words = grown(this.words, (this.count + n) * 2);
       this.big = new BigInt64Array(this.words.buffer);
     }
-  }
-
-  /** Keeps min/max by position, comparing the halves as a signed 64-bit number. */
-  protected track(): void {
     const w = this.words;
-    const i = this.count * 2;
-    if (this.count === 0) {
-      this.minAt = 0;
-      this.maxAt = 0;
-      return;
+    const c0 = this.count;
+    // min/max by position, comparing the halves as a signed 64-bit number; the first value of a row group is both
+    let minAt = c0 === 0 ? 0 : this.minAt;
+    let maxAt = c0 === 0 ? 0 : this.maxAt;
+    for (let i = 0; i < n; i++) {
+      const c = c0 + i;
+      this.put(vs[i], c);
+      const hi = w[c * 2 + 1];
+      const lo = w[c * 2] >>> 0;
+      const mh = w[minAt * 2 + 1];
+      if (hi < mh || (hi === mh && lo < w[minAt * 2] >>> 0)) minAt = c;
+      const xh = w[maxAt * 2 + 1];
+      if (hi > xh || (hi === xh && lo > w[maxAt * 2] >>> 0)) maxAt = c;
     }
-    const hi = w[i + 1];
-    const lo = w[i] >>> 0;
-    const mh = w[this.minAt * 2 + 1];
-    if (hi < mh || (hi === mh && lo < w[this.minAt * 2] >>> 0)) this.minAt = this.count;
-    const xh = w[this.maxAt * 2 + 1];
-    if (hi > xh || (hi === xh && lo > w[this.maxAt * 2] >>> 0)) this.maxAt = this.count;
-  }
-
-  /** Stores a number that is a safe integer or a bigint. */
-  protected storeBig(b: bigint): void {
-    if (b < INT64_MIN || b > INT64_MAX) throw new RangeError(`parquet INT64 value out of range: ${b}`);
-    this.room();
-    this.big[this.count] = b;
-    this.track();
-  }
-
-  protected storeHalves(lo: number, hi: number): void {
-    this.room();
-    const i = this.count * 2;
-    this.words[i] = lo;
-    this.words[i + 1] = hi;
-    this.track();
-  }
-
-  addColumn(rows: readonly (readonly unknown[])[], r0: number, r1: number, col: number): void {
-    for (let r = r0; r < r1; r++) this.add(rows[r][col]);
-  }
-
-  protected push(v: unknown): void {
-    this.storeBig(typeof v === 'bigint' ? v : BigInt(v as number));
+    this.minAt = minAt;
+    this.maxAt = maxAt;
   }
 
   bytes(): number {
@@ -147,31 +137,31 @@ class Int64Builder extends ColumnBuilder {
     this.words = takeOver(this.words, spare?.values);
     this.big = new BigInt64Array(this.words.buffer);
   }
+
+  override reset(): void {
+    super.reset();
+    this.minAt = 0;
+    this.maxAt = 0;
+  }
 }
 
 class TimestampBuilder extends Int64Builder {
-  override addColumn(rows: readonly (readonly unknown[])[], r0: number, r1: number, col: number): void {
-    for (let r = r0; r < r1; r++) this.add(rows[r][col]);
-  }
-
-  protected override push(v: unknown): void {
+  protected override put(v: unknown, c: number): void {
     const s = v as string;
-    if (parseTimestampMicros(s)) this.storeHalves(int64Out.lo, int64Out.hi);
-    else this.storeBig(timestampMicros(s));
+    if (!parseTimestampMicros(s)) return super.put(timestampMicros(s), c);
+    this.words[c * 2] = int64Out.lo;
+    this.words[c * 2 + 1] = int64Out.hi;
   }
 }
 
 class TimeBuilder extends Int64Builder {
-  override addColumn(rows: readonly (readonly unknown[])[], r0: number, r1: number, col: number): void {
-    for (let r = r0; r < r1; r++) this.add(rows[r][col]);
-  }
-
-  protected override push(v: unknown): void {
+  protected override put(v: unknown, c: number): void {
     const s = v as string;
     const micros = parseTimeMicros(s);
+    if (micros < 0) return super.put(timestampMicros(`1970-01-01T${s}`), c);
     // a time of day is below 2^37 microseconds: the high half is micros / 2^32
-    if (micros >= 0) this.storeHalves(micros % 4294967296, Math.floor(micros / 4294967296));
-    else this.storeBig(timestampMicros(`1970-01-01T${s}`));
+    this.words[c * 2] = micros % 4294967296;
+    this.words[c * 2 + 1] = Math.floor(micros / 4294967296);
   }
 }
 
@@ -188,18 +178,21 @@ class FloatBuilder extends ColumnBuilder {
     this.values = width === 4 ? new Float32Array(4096) : new Float64Array(4096);
   }
 
-  addColumn(rows: readonly (readonly unknown[])[], r0: number, r1: number, col: number): void {
-    for (let r = r0; r < r1; r++) this.add(rows[r][col]);
-  }
-
-  protected push(v: unknown): void {
-    if (this.count === this.values.length) this.values = grown(this.values, this.count + 1);
-    const n = v as number;
-    this.values[this.count] = n;
-    const stored = this.values[this.count]; // a float column compares what it holds
-    // NaN takes no part in min/max (Parquet's rule); NaN min/max means none seen yet
-    if (!(stored >= this.min)) this.min = Number.isNaN(stored) ? this.min : stored;
-    if (!(stored <= this.max)) this.max = Number.isNaN(stored) ? this.max : stored;
+  protected store(vs: readonly unknown[], n: number): void {
+    if (this.count + n > this.values.length) this.values = grown(this.values, this.count + n);
+    const a = this.values;
+    let c = this.count;
+    let min = this.min;
+    let max = this.max;
+    for (let i = 0; i < n; i++) {
+      a[c] = vs[i] as number;
+      const stored = a[c++]; // a float column compares what it holds
+      // NaN takes no part in min/max (Parquet's rule); NaN min/max means none seen yet
+      if (!(stored >= min)) min = Number.isNaN(stored) ? min : stored;
+      if (!(stored <= max)) max = Number.isNaN(stored) ? max : stored;
+    }
+    this.min = min;
+    this.max = max;
   }
 
   bytes(): number {
@@ -229,15 +222,17 @@ class BooleanBuilder extends ColumnBuilder {
   private values: Uint8Array = new Uint8Array(4096);
   private seen = 0; // bit 1: false seen, bit 2: true seen
 
-  addColumn(rows: readonly (readonly unknown[])[], r0: number, r1: number, col: number): void {
-    for (let r = r0; r < r1; r++) this.add(rows[r][col]);
-  }
-
-  protected push(v: unknown): void {
-    if (this.count === this.values.length) this.values = grown(this.values, this.count + 1);
-    const b = v ? 1 : 0;
-    this.values[this.count] = b;
-    this.seen |= 1 << b;
+  protected store(vs: readonly unknown[], n: number): void {
+    if (this.count + n > this.values.length) this.values = grown(this.values, this.count + n);
+    const a = this.values;
+    const c = this.count;
+    let seen = this.seen;
+    for (let i = 0; i < n; i++) {
+      const b = vs[i] ? 1 : 0;
+      a[c + i] = b;
+      seen |= 1 << b;
+    }
+    this.seen = seen;
   }
 
   bytes(): number {
@@ -278,36 +273,36 @@ class DecimalBuilder extends ColumnBuilder {
     this.values = new Uint8Array(4096 * this.width);
   }
 
-  addColumn(rows: readonly (readonly unknown[])[], r0: number, r1: number, col: number): void {
-    for (let r = r0; r < r1; r++) this.add(rows[r][col]);
-  }
-
-  protected push(v: unknown): void {
+  protected store(vs: readonly unknown[], n: number): void {
     const w = this.width;
-    if ((this.count + 1) * w > this.values.length) this.values = grown(this.values, (this.count + 1) * w);
-    const s = typeof v === 'string' ? v : String(v);
-    const n = this.exact ? parseUnscaled(s, this.scale) : Number.NaN;
-    if (Number.isNaN(n)) this.storeBig(unscaledDecimal(s, this.scale));
-    else this.storeNumber(n);
+    if ((this.count + n) * w > this.values.length) this.values = grown(this.values, (this.count + n) * w);
+    for (let i = 0; i < n; i++) {
+      const v = vs[i];
+      const s = typeof v === 'string' ? v : String(v);
+      const u = this.exact ? parseUnscaled(s, this.scale) : Number.NaN;
+      if (Number.isNaN(u)) this.storeBig(unscaledDecimal(s, this.scale), this.count + i);
+      else this.storeNumber(u, this.count + i);
+    }
   }
 
-  private storeNumber(n: number): void {
+  /** Writes unscaled value `n` (a safe integer) as value number `c`. */
+  private storeNumber(n: number, c: number): void {
     if (n < this.minN) this.minN = n;
     if (n > this.maxN) this.maxN = n;
     const hi = Math.floor(n / 4294967296);
     const lo = n - hi * 4294967296;
     const a = this.values;
-    const end = (this.count + 1) * this.width;
+    const end = (c + 1) * this.width;
     for (let k = 0; k < this.width; k++) {
       a[end - 1 - k] = k < 4 ? (lo >>> (8 * k)) & 0xff : (hi >> (8 * (k - 4))) & 0xff;
     }
   }
 
-  private storeBig(b: bigint): void {
+  private storeBig(b: bigint, c: number): void {
     if (this.minB === undefined || b < this.minB) this.minB = b;
     if (this.maxB === undefined || b > this.maxB) this.maxB = b;
     const a = this.values;
-    const end = (this.count + 1) * this.width;
+    const end = (c + 1) * this.width;
     let x = b;
     for (let k = 0; k < this.width; k++) {
       a[end - 1 - k] = Number(x & 0xffn);

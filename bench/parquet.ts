@@ -4,7 +4,12 @@
  * DuckDB's COPY ... TO 'x.parquet' and read_parquet, in the same run. Each phase runs in its own
  * process (peak RSS from process.resourceUsage().maxRSS). Tideway's writer is fed rows as a sink
  * receives them (batches of 4096 made on the fly); the "generate only" phase times making those
- * rows, so the writer's own cost is the difference. The two encoders (Tideway's flat one and
+ * rows, so the writer's own cost is the difference. Two processes' times are far apart on a
+ * machine whose speed drifts, so the writer is also timed in one process ("paired"): blocks of
+ * rows are made and thrown away, then the same rows made again and written, block after block,
+ * and the writer's cost is what the second kind of block took more than the first; that counts
+ * what a writer costs the making of the rows beside it (garbage collection, caches), which the
+ * time of the writer's calls alone (also shown) leaves out. The two encoders (Tideway's flat one and
  * hyparquet-writer, the nested path and the writer before it) also run alone on the same rows.
  * Phases are timed after their modules load, in wall time and CPU time (on a shared machine the
  * CPU time is the steadier of the two). DuckDB then reads Tideway's file and its own table and
@@ -24,11 +29,49 @@ import { COLUMNS, orderRow } from './orders-rows.js';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 2_000_000);
 const BATCH = 4096;
+/**
+ * Batches in a block of the paired phase: long enough that what a block of writes costs the
+ * making of the next rows mostly lands in its own block, short enough (about 0.3 s) that the
+ * machine's speed is the same for a block made only and the block made and written after it.
+ */
+const PAIRED_BATCHES = 16;
 const rss = () => Math.round(process.resourceUsage().maxRSS / 1024);
 const cpuSecs = (since: NodeJS.CpuUsage) => {
   const d = process.cpuUsage(since);
   return (d.user + d.system) / 1e6;
 };
+
+/** Milliseconds spent inside the writer's (or the encoder's) calls in this phase. */
+let inCalls = 0;
+
+/** `f`'s result, its time added to inCalls. */
+async function timed<T>(f: () => T | Promise<T>): Promise<T> {
+  const t0 = performance.now();
+  try {
+    return await f();
+  } finally {
+    inCalls += performance.now() - t0;
+  }
+}
+
+type SinkFactory = typeof import('@tideway/connector-localfile')['localFileSinkFactory'];
+
+/** Tideway's LocalFile parquet sink of the orders table writing under `path`, and its writer. */
+async function sinkWriter(path: string, factory?: SinkFactory) {
+  const localFileSinkFactory = factory ?? (await import('@tideway/connector-localfile')).localFileSinkFactory;
+  const { optionsOf, parseDataType } = await import('@tideway/api');
+  const table = {
+    tableId: 'db.orders',
+    path: { database: 'db', table: 'orders' },
+    columns: COLUMNS.map(([n, t]) => ({ name: n, type: parseDataType(t), nullable: true })),
+  };
+  const options = optionsOf(
+    { path, tmp_path: `${path}-tmp`, file_format_type: 'parquet', compress_codec: 'snappy', batch_size: ROWS },
+    localFileSinkFactory.spec,
+  );
+  const sink = localFileSinkFactory.create({ jobId: 'bench', jobMode: 'BATCH', parallelism: 1, options, inputTables: [table] });
+  return { sink, writer: sink.createWriter({ subtaskIndex: 0, parallelism: 1 }) };
+}
 
 /** Rows g.. of one batch, as a source hands them to a sink. */
 function batchOf(g: number): Row[] {
@@ -63,32 +106,53 @@ async function phase(name: string, dir: string): Promise<Record<string, number>>
       // the rows' fields, handed over as the sink writer hands them: in one call where the encoder takes batches
       fields.length = 0;
       for (const row of batchOf(g)) fields.push(row.fields);
-      if (encoder.addRows) encoder.addRows(fields);
-      else for (const r of fields) encoder.add(r);
-      bytes += encoder.take()?.length ?? 0;
+      bytes += await timed(() => {
+        if (encoder.addRows) encoder.addRows(fields);
+        else for (const r of fields) encoder.add(r);
+        return encoder.take()?.length ?? 0;
+      });
     }
-    bytes += (await encoder.finish())?.length ?? 0;
+    bytes += (await timed(() => encoder.finish()))?.length ?? 0;
     if (bytes === 0) throw new Error('nothing encoded');
   } else if (name === 'tideway-write') {
     const { localFileSinkFactory } = await import('@tideway/connector-localfile');
-    const { optionsOf, parseDataType } = await import('@tideway/api');
     start();
-    const table = {
-      tableId: 'db.orders',
-      path: { database: 'db', table: 'orders' },
-      columns: COLUMNS.map(([n, t]) => ({ name: n, type: parseDataType(t), nullable: true })),
-    };
-    const options = optionsOf(
-      { path: join(dir, 'tideway'), tmp_path: join(dir, 'tmp'), file_format_type: 'parquet', compress_codec: 'snappy', batch_size: ROWS },
-      localFileSinkFactory.spec,
-    );
-    const sink = localFileSinkFactory.create({ jobId: 'bench', jobMode: 'BATCH', parallelism: 1, options, inputTables: [table] });
-    const writer = sink.createWriter({ subtaskIndex: 0, parallelism: 1 });
-    for (let g = 1; g <= ROWS; g += BATCH) await writer.write(batchOf(g));
-    const info = await writer.prepareCommit!(1);
-    await writer.close();
-    const committer = sink.createAggregatedCommitter!();
-    await committer.commit([committer.combine([info])]);
+    const { sink, writer } = await sinkWriter(join(dir, 'tideway'), localFileSinkFactory);
+    for (let g = 1; g <= ROWS; g += BATCH) {
+      const batch = batchOf(g);
+      await timed(() => writer.write(batch));
+    }
+    await timed(async () => {
+      const info = await writer.prepareCommit!(1);
+      await writer.close();
+      const committer = sink.createAggregatedCommitter!();
+      await committer.commit([committer.combine([info])]);
+    });
+  } else if (name === 'tideway-write-paired') {
+    // blocks of PAIRED_BATCHES batches: made and thrown away, then the same rows made again and written
+    const { writer } = await sinkWriter(join(dir, 'paired'));
+    let makeOnly = 0;
+    let makeAndWrite = 0;
+    for (let b0 = 1; b0 <= ROWS; b0 += PAIRED_BATCHES * BATCH) {
+      const b1 = Math.min(ROWS + 1, b0 + PAIRED_BATCHES * BATCH);
+      let t = performance.now();
+      for (let g = b0; g < b1; g += BATCH) batchOf(g);
+      makeOnly += performance.now() - t;
+      t = performance.now();
+      for (let g = b0; g < b1; g += BATCH) {
+        const batch = batchOf(g);
+        await timed(() => writer.write(batch));
+      }
+      makeAndWrite += performance.now() - t;
+    }
+    const t = performance.now();
+    await timed(async () => {
+      await writer.prepareCommit!(1);
+      await writer.close();
+    });
+    makeAndWrite += performance.now() - t;
+    for (const d of ['paired', 'paired-tmp']) rmSync(join(dir, d), { recursive: true, force: true });
+    return { callSecs: inCalls / 1000, writerSecs: (makeAndWrite - makeOnly) / 1000 };
   } else if (name === 'tideway-read') {
     const { localFileSourceFactory } = await import('@tideway/connector-localfile');
     const { optionsOf } = await import('@tideway/api');
@@ -149,7 +213,7 @@ async function phase(name: string, dir: string): Promise<Record<string, number>>
     return { writeRowsPerSec: Math.round(ROWS / write), writeCpu, readRowsPerSec: Math.round(ROWS / read), rssMB: rss(), differing };
   }
   const secs = (performance.now() - t0) / 1000;
-  return { secs, cpu: cpuSecs(cpu0), rowsPerSec: Math.round(ROWS / secs), rssMB: rss() };
+  return { secs, cpu: cpuSecs(cpu0), rowsPerSec: Math.round(ROWS / secs), rssMB: rss(), callSecs: inCalls / 1000 };
 }
 
 const [, , child, dirArg] = process.argv;
@@ -169,11 +233,13 @@ if (child) {
     const flat = run('encode-flat');
     const hyparquet = run('encode-hyparquet');
     const tw = run('tideway-write');
+    const paired = run('tideway-write-paired');
     const tr = run('tideway-read');
     const duck = run('duckdb');
     const file = readdirSync(join(dir, 'tideway'))[0];
     const writerOnly = Math.round(ROWS / (tw.secs - gen.secs));
     const writerOnlyCpu = tw.cpu - gen.cpu;
+    const writerPaired = Math.round(ROWS / paired.writerSecs);
     const cpu = (secs: number) => secs.toFixed(2);
     const lines = [
       `Date: ${new Date().toISOString()}; ${ROWS.toLocaleString('en')} rows, snappy; Tideway file ${(statSync(join(dir, 'tideway', file)).size / 1e6).toFixed(1)} MB, DuckDB file ${(statSync(join(dir, 'duckdb.parquet')).size / 1e6).toFixed(1)} MB; rows DuckDB reads differently from Tideway's file than from its own table: ${duck.differing}.`,
@@ -183,13 +249,15 @@ if (child) {
       `| generate the rows only (Tideway values, in batches as a sink receives them) | ${gen.rowsPerSec} | ${cpu(gen.cpu)} | ${gen.rssMB} |`,
       `| Tideway LocalFile sink, parquet (rows generated on the fly) | ${tw.rowsPerSec} | ${cpu(tw.cpu)} | ${tw.rssMB} |`,
       `| Tideway writer alone (the two lines above subtracted) | ${writerOnly} | ${cpu(writerOnlyCpu)} | - |`,
+      `| Tideway writer alone, paired in one process (${paired.writerSecs.toFixed(2)} s; its calls alone ${paired.callSecs.toFixed(2)} s, ${Math.round(ROWS / paired.callSecs)} rows/s) | ${writerPaired} | - | - |`,
+      `| Tideway's flat encoder alone, its calls' own time (${flat.callSecs.toFixed(2)} s) | ${Math.round(ROWS / flat.callSecs)} | - | - |`,
       `| Tideway's flat encoder alone, no sink (generate subtracted) | ${Math.round(ROWS / (flat.secs - gen.secs))} | ${cpu(flat.cpu - gen.cpu)} | ${flat.rssMB} |`,
       `| hyparquet-writer 0.17 encoder alone, no sink (generate subtracted; the writer before) | ${Math.round(ROWS / (hyparquet.secs - gen.secs))} | ${cpu(hyparquet.cpu - gen.cpu)} | ${hyparquet.rssMB} |`,
       `| Tideway LocalFile source, parquet (read the file above) | ${tr.rowsPerSec} | ${cpu(tr.cpu)} | ${tr.rssMB} |`,
       `| DuckDB COPY orders TO 'x.parquet' | ${duck.writeRowsPerSec} | ${cpu(duck.writeCpu)} | ${duck.rssMB} (table in memory) |`,
       `| DuckDB CREATE TABLE AS SELECT * FROM read_parquet | ${duck.readRowsPerSec} | | |`,
       '',
-      `Ratios: Tideway writer alone / DuckDB COPY = ${(writerOnly / duck.writeRowsPerSec).toFixed(2)} (CPU time: DuckDB / Tideway = ${(duck.writeCpu / writerOnlyCpu).toFixed(2)}); flat encoder / hyparquet-writer encoder = ${((hyparquet.secs - gen.secs) / (flat.secs - gen.secs)).toFixed(1)}x (CPU ${((hyparquet.cpu - gen.cpu) / (flat.cpu - gen.cpu)).toFixed(1)}x); Tideway read / DuckDB read_parquet = ${(tr.rowsPerSec / duck.readRowsPerSec).toFixed(2)}.`,
+      `Ratios: Tideway writer alone / DuckDB COPY = ${(writerOnly / duck.writeRowsPerSec).toFixed(2)} subtracted, ${(writerPaired / duck.writeRowsPerSec).toFixed(2)} paired (CPU time: DuckDB / Tideway = ${(duck.writeCpu / writerOnlyCpu).toFixed(2)}); flat encoder / hyparquet-writer encoder = ${((hyparquet.secs - gen.secs) / (flat.secs - gen.secs)).toFixed(1)}x (CPU ${((hyparquet.cpu - gen.cpu) / (flat.cpu - gen.cpu)).toFixed(1)}x); Tideway read / DuckDB read_parquet = ${(tr.rowsPerSec / duck.readRowsPerSec).toFixed(2)}.`,
     ];
     process.stdout.write(`${lines.join('\n')}\n`);
   } finally {

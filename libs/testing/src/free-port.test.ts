@@ -19,6 +19,18 @@ describe('freePort', () => {
     s.close();
   });
 
+  it("draws under vitest from its worker's own slice of the range, so files running side by side never meet", async () => {
+    const id = Number(process.env.VITEST_POOL_ID);
+    expect(Number.isInteger(id) && id >= 1).toBe(true);
+    const width = Math.floor((ephemeralLow - 20_000) / 8);
+    const low = 20_000 + ((id - 1) % 8) * width;
+    for (let i = 0; i < 50; i++) {
+      const p = await freePort();
+      expect(p).toBeGreaterThanOrEqual(low);
+      expect(p).toBeLessThan(low + width);
+    }
+  });
+
   it('gives consecutive ports none of which is listened on or handed out before', async () => {
     const taken = await freePort();
     const s = createServer();

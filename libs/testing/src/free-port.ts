@@ -26,7 +26,26 @@ function testPortRange(): [number, number] | undefined {
   return low - 20_000 >= 1_000 ? [20_000, low] : undefined;
 }
 
-const range = testPortRange();
+/** How many slices the test range is cut into, one per vitest worker (the suite runs 3 at a time). */
+const POOL_SLICES = 8;
+
+/**
+ * The part of the test range this process draws from: under vitest, the slice of its worker
+ * (VITEST_POOL_ID, unique among the workers running at once), so that test files running side by
+ * side never draw the same port, which each of them may hand out long before its server binds it
+ * (a cluster test's ports are chosen when it starts, a worker restarted later binds its own then).
+ * Processes a test starts inherit the slice; they bind at once what they draw. Elsewhere the whole
+ * range.
+ */
+function poolSlice(whole: [number, number] | undefined): [number, number] | undefined {
+  const id = Number(process.env.VITEST_POOL_ID);
+  if (whole === undefined || !Number.isInteger(id) || id < 1) return whole;
+  const width = Math.floor((whole[1] - whole[0]) / POOL_SLICES);
+  const low = whole[0] + ((id - 1) % POOL_SLICES) * width;
+  return [low, low + width];
+}
+
+const range = poolSlice(testPortRange());
 
 function canBind(port: number): Promise<boolean> {
   return new Promise((resolve) => {

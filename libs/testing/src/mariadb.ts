@@ -36,12 +36,16 @@ export async function startMariaDb(opts: MariaDbOptions = {}): Promise<TestDatab
   const password = opts.password ?? randomPassword();
   const database = opts.database ?? 'tideway';
   const asRoot = runningAsRoot();
+  // Its temporary tables go in the server's own folder, as the server's do, not in the shared
+  // /tmp: a bootstrap there once failed beside other test servers ("Could not remove temporary
+  // table '/tmp/#sql-temptable-...'", then "Unknown table 'mysql.tmp_proxies_priv'").
   try {
     execFileSync(
       installDb,
       [
         '--no-defaults',
         `--datadir=${dataDir}`,
+        `--tmpdir=${dir}`,
         '--auth-root-authentication-method=normal',
         '--skip-test-db',
         ...(asRoot ? ['--user=root'] : []),

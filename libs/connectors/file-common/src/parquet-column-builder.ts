@@ -50,6 +50,7 @@ export abstract class ColumnBuilder {
   add(v: unknown): void {
     this.single[0][0] = v;
     this.addColumn(this.single, 0, 1, 0);
+    this.single[0][0] = null;
   }
 
   /**

@@ -32,7 +32,7 @@ class Int32Builder extends ColumnBuilder {
   }
 
   protected store(vs: readonly unknown[], n: number): void {
-    if (this.count + n > this.values.length) this.values = grown(this.values, this.count + n);
+    this.values = grown(this.values, this.count + n);
     const a = this.values;
     let c = this.count;
     let min = this.min;
@@ -179,7 +179,7 @@ class FloatBuilder extends ColumnBuilder {
   }
 
   protected store(vs: readonly unknown[], n: number): void {
-    if (this.count + n > this.values.length) this.values = grown(this.values, this.count + n);
+    this.values = grown(this.values, this.count + n);
     const a = this.values;
     let c = this.count;
     let min = this.min;
@@ -223,7 +223,7 @@ class BooleanBuilder extends ColumnBuilder {
   private seen = 0; // bit 1: false seen, bit 2: true seen
 
   protected store(vs: readonly unknown[], n: number): void {
-    if (this.count + n > this.values.length) this.values = grown(this.values, this.count + n);
+    this.values = grown(this.values, this.count + n);
     const a = this.values;
     const c = this.count;
     let seen = this.seen;
@@ -275,7 +275,7 @@ class DecimalBuilder extends ColumnBuilder {
 
   protected store(vs: readonly unknown[], n: number): void {
     const w = this.width;
-    if ((this.count + n) * w > this.values.length) this.values = grown(this.values, (this.count + n) * w);
+    this.values = grown(this.values, (this.count + n) * w);
     for (let i = 0; i < n; i++) {
       const v = vs[i];
       const s = typeof v === 'string' ? v : String(v);

@@ -20,14 +20,28 @@ import {
  * objects: a row group's memory is its encoded size.
  */
 
-/** INT32 columns: int, tinyint, smallint, date (days). */
-class Int32Builder extends ColumnBuilder {
-  protected values: Int32Array = new Int32Array(4096);
+/**
+ * Columns of numbers in a typed array: INT32 (int, tinyint, smallint, date as days), FLOAT and
+ * DOUBLE. min/max are of what the column holds (a float32 column compares the rounded value);
+ * NaN fails both comparisons, so it takes no part (Parquet's rule), and min > max means no value
+ * but NaN (or none) was seen.
+ */
+class NumberBuilder extends ColumnBuilder {
   protected min = Number.POSITIVE_INFINITY;
   protected max = Number.NEGATIVE_INFINITY;
 
-  /** The INT32 a present value is written as. */
-  protected int(v: unknown): number {
+  constructor(
+    element: SchemaElement,
+    protected values: Int32Array | Float32Array | Float64Array,
+    private readonly width: 4 | 8,
+    /** Parquet writes a float zero min as -0 and a zero max as +0. */
+    private readonly floating: boolean,
+  ) {
+    super(element);
+  }
+
+  /** The number a present value is written as. */
+  protected number(v: unknown): number {
     return v as number;
   }
 
@@ -38,8 +52,8 @@ class Int32Builder extends ColumnBuilder {
     let min = this.min;
     let max = this.max;
     for (let i = 0; i < n; i++) {
-      a[c] = this.int(vs[i]);
-      const x = a[c++]; // min/max of what the column holds
+      a[c] = this.number(vs[i]);
+      const x = a[c++];
       if (x < min) min = x;
       if (x > max) max = x;
     }
@@ -48,12 +62,18 @@ class Int32Builder extends ColumnBuilder {
   }
 
   bytes(): number {
-    return this.count * 4;
+    return this.count * this.width;
   }
 
   raw(): RawValues {
-    const statistics = this.count === 0 ? {} : { min_value: this.min, max_value: this.max };
-    return { values: new Uint8Array(this.values.buffer, 0, this.count * 4), fixed: 4, statistics };
+    const { min, max } = this;
+    const statistics =
+      min > max
+        ? {}
+        : this.floating
+          ? { min_value: min === 0 ? -0 : min, max_value: max === 0 ? 0 : max }
+          : { min_value: min, max_value: max };
+    return { values: new Uint8Array(this.values.buffer, 0, this.count * this.width), fixed: this.width, statistics };
   }
 
   protected swapValues(spare: RawColumn | undefined): void {
@@ -69,8 +89,12 @@ class Int32Builder extends ColumnBuilder {
 
 const DAY_MS = 86_400_000;
 
-class DateBuilder extends Int32Builder {
-  protected override int(v: unknown): number {
+class DateBuilder extends NumberBuilder {
+  constructor(element: SchemaElement) {
+    super(element, new Int32Array(4096), 4, false);
+  }
+
+  protected override number(v: unknown): number {
     const s = v as string;
     const days = parseDateDays(s);
     if (!Number.isNaN(days)) return days;
@@ -137,12 +161,6 @@ class Int64Builder extends ColumnBuilder {
     this.words = takeOver(this.words, spare?.values);
     this.big = new BigInt64Array(this.words.buffer);
   }
-
-  override reset(): void {
-    super.reset();
-    this.minAt = 0;
-    this.maxAt = 0;
-  }
 }
 
 class TimestampBuilder extends Int64Builder {
@@ -162,59 +180,6 @@ class TimeBuilder extends Int64Builder {
     // a time of day is below 2^37 microseconds: the high half is micros / 2^32
     this.words[c * 2] = micros % 4294967296;
     this.words[c * 2 + 1] = Math.floor(micros / 4294967296);
-  }
-}
-
-class FloatBuilder extends ColumnBuilder {
-  private values: Float32Array | Float64Array;
-  private min = Number.NaN;
-  private max = Number.NaN;
-
-  constructor(
-    element: SchemaElement,
-    private readonly width: 4 | 8,
-  ) {
-    super(element);
-    this.values = width === 4 ? new Float32Array(4096) : new Float64Array(4096);
-  }
-
-  protected store(vs: readonly unknown[], n: number): void {
-    this.values = grown(this.values, this.count + n);
-    const a = this.values;
-    let c = this.count;
-    let min = this.min;
-    let max = this.max;
-    for (let i = 0; i < n; i++) {
-      a[c] = vs[i] as number;
-      const stored = a[c++]; // a float column compares what it holds
-      // NaN takes no part in min/max (Parquet's rule); NaN min/max means none seen yet
-      if (!(stored >= min)) min = Number.isNaN(stored) ? min : stored;
-      if (!(stored <= max)) max = Number.isNaN(stored) ? max : stored;
-    }
-    this.min = min;
-    this.max = max;
-  }
-
-  bytes(): number {
-    return this.count * this.width;
-  }
-
-  raw(): RawValues {
-    // NaN min/max: no value but NaN; Parquet: a zero min is written -0, a zero max +0
-    const statistics = Number.isNaN(this.min)
-      ? {}
-      : { min_value: this.min === 0 ? -0 : this.min, max_value: this.max === 0 ? 0 : this.max };
-    return { values: new Uint8Array(this.values.buffer, 0, this.count * this.width), fixed: this.width, statistics };
-  }
-
-  protected swapValues(spare: RawColumn | undefined): void {
-    this.values = takeOver(this.values, spare?.values);
-  }
-
-  override reset(): void {
-    super.reset();
-    this.min = Number.NaN;
-    this.max = Number.NaN;
   }
 }
 
@@ -355,7 +320,7 @@ export function columnBuilderOf(type: DataType, element: SchemaElement): ColumnB
     case 'tinyint':
     case 'smallint':
     case 'int':
-      return new Int32Builder(element);
+      return new NumberBuilder(element, new Int32Array(4096), 4, false);
     case 'date':
       return new DateBuilder(element);
     case 'bigint':
@@ -365,9 +330,9 @@ export function columnBuilderOf(type: DataType, element: SchemaElement): ColumnB
     case 'time':
       return new TimeBuilder(element);
     case 'float':
-      return new FloatBuilder(element, 4);
+      return new NumberBuilder(element, new Float32Array(4096), 4, true);
     case 'double':
-      return new FloatBuilder(element, 8);
+      return new NumberBuilder(element, new Float64Array(4096), 8, true);
     case 'decimal':
       return new DecimalBuilder(element);
     default:

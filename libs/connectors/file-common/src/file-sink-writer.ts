@@ -39,6 +39,12 @@ interface OpenFile {
   readonly finalPath: string;
   readonly layout: TableLayout;
   readonly encoder: FileEncoder;
+  /**
+   * The write of the file's last bytes while it runs: the next batch is encoded meanwhile, and
+   * the next write (or the file's end) waits for it first, so one write at a time is in flight
+   * and a failed one fails the next write() or prepareCommit, before anything is committed.
+   */
+  writing: Promise<void>;
 }
 
 /**
@@ -59,6 +65,8 @@ export class FileSinkWriter implements SinkWriter<FileCommitInfo, FileSinkState>
   private readonly open = new Map<string, OpenFile>();
   private moves: [string, string][] = [];
   private prepared: { transactionId: string; checkpointId: number; commit?: FileCommitInfo } | undefined;
+  /** The fields of a run of rows handed to an encoder's addRows; emptied after each call. */
+  private readonly gathered: (readonly unknown[])[] = [];
   private readonly ready: Promise<void>;
 
   constructor(
@@ -117,54 +125,72 @@ export class FileSinkWriter implements SinkWriter<FileCommitInfo, FileSinkState>
   async write(rows: readonly Row[]): Promise<void> {
     await this.ready;
     const touched = new Set<OpenFile>();
-    let tableId: string | undefined;
-    let layout: TableLayout | undefined;
-    /** The file of the row before, while its table has one file (not partitioned, no file per row). */
-    let same: OpenFile | undefined;
-    /** Fields of the rows for `same` not added yet, when its encoder takes rows in batches. */
-    const run: (readonly unknown[])[] = [];
-    const addRun = () => {
-      if (run.length === 0) return;
-      same!.encoder.addRows!(run, layout!.columns);
-      run.length = 0;
-    };
-    for (const row of rows) {
-      if (row.tableId !== tableId) {
-        addRun();
-        layout = this.cfg.layouts.get(row.tableId) ?? this.unknownTable(row.tableId);
-        tableId = row.tableId;
-        same = undefined;
-      }
-      const l = layout!;
+    for (let i = 0; i < rows.length; ) {
+      const layout = this.layoutOf(rows[i].tableId);
       // binary files are written whole, one file per source file: batch_size cannot cut them
-      if (this.rowsInPart >= this.cfg.batchSize && !l.fileNameOf) {
-        addRun();
+      if (this.rowsInPart >= this.cfg.batchSize && !layout.fileNameOf) {
         await this.flush(touched);
         await this.closeFiles();
         this.part++;
         this.rowsInPart = 0;
-        same = undefined;
       }
-      this.rowsInPart++;
-      let file = same;
-      if (file === undefined) {
-        const partition = l.partitionDir?.(row.fields) ?? '';
-        const own = l.fileNameOf?.(row.fields);
-        // the table id alone when there is one file per table: no string made per row
-        const key = partition === '' && own === undefined ? l.tableId : `${l.tableId}\u0000${partition}\u0000${own ?? ''}`;
-        file = this.open.get(key);
-        if (!file) {
-          file = this.openFile(l, partition, own);
-          this.open.set(key, file);
-        }
-        touched.add(file);
-        if (!l.partitionDir && !l.fileNameOf) same = file;
-      }
-      if (file === same && file.encoder.addRows) run.push(row.fields);
-      else file.encoder.add(l.pick(row.fields));
+      i = this.addRun(rows, i, layout, touched);
     }
-    addRun();
     await this.flush(touched);
+  }
+
+  private layoutOf(tableId: string): TableLayout {
+    return this.cfg.layouts.get(tableId) ?? this.unknownTable(tableId);
+  }
+
+  /**
+   * Adds the rows from `from` on that are of its table and fit the current part (batch_size),
+   * and returns where it stopped. A table written to one file (not partitioned, no file per row)
+   * whose encoder takes batches gets them in one call, its rows' fields gathered in an array
+   * reused from batch to batch; other rows go one at a time to their file's encoder.
+   */
+  private addRun(rows: readonly Row[], from: number, layout: TableLayout, touched: Set<OpenFile>): number {
+    const tableId = layout.tableId;
+    const room = layout.fileNameOf ? Number.POSITIVE_INFINITY : this.cfg.batchSize - this.rowsInPart;
+    let to = from + 1;
+    while (to < rows.length && to - from < room && rows[to].tableId === tableId) to++;
+    this.rowsInPart += to - from;
+    if (!layout.partitionDir && !layout.fileNameOf) {
+      const file = this.fileOf(layout, '', undefined);
+      touched.add(file);
+      const encoder = file.encoder;
+      if (encoder.addRows) {
+        const fields = this.gathered;
+        for (let r = from; r < to; r++) fields.push(rows[r].fields);
+        try {
+          encoder.addRows(fields, layout.columns);
+        } finally {
+          fields.length = 0; // the rows are the caller's: keep none alive past this call
+        }
+      } else {
+        for (let r = from; r < to; r++) encoder.add(layout.pick(rows[r].fields));
+      }
+      return to;
+    }
+    for (let r = from; r < to; r++) {
+      const fields = rows[r].fields;
+      const file = this.fileOf(layout, layout.partitionDir?.(fields) ?? '', layout.fileNameOf?.(fields));
+      touched.add(file);
+      file.encoder.add(layout.pick(fields));
+    }
+    return to;
+  }
+
+  /** The open file of a table's partition (and own file name), opened if it is not. */
+  private fileOf(layout: TableLayout, partition: string, own: string | undefined): OpenFile {
+    // the table id alone when there is one file per table: no string made per row
+    const key = partition === '' && own === undefined ? layout.tableId : `${layout.tableId}\u0000${partition}\u0000${own ?? ''}`;
+    let file = this.open.get(key);
+    if (!file) {
+      file = this.openFile(layout, partition, own);
+      this.open.set(key, file);
+    }
+    return file;
   }
 
   private unknownTable(tableId: string): never {
@@ -183,19 +209,24 @@ export class FileSinkWriter implements SinkWriter<FileCommitInfo, FileSinkState>
       : finalPath;
     const output = this.cfg.fs.create(path);
     output.catch(() => undefined); // awaited in flush
-    return { output, path, finalPath, layout, encoder: layout.newEncoder() };
+    return { output, path, finalPath, layout, encoder: layout.newEncoder(), writing: Promise.resolve() };
   }
 
   private async flush(files: Iterable<OpenFile>): Promise<void> {
     for (const file of files) {
       const chunk = file.encoder.take();
-      if (chunk) await (await file.output).write(chunk);
+      if (!chunk) continue;
+      const output = await file.output;
+      await file.writing;
+      file.writing = output.write(chunk);
+      file.writing.catch(() => undefined); // awaited by the file's next write or its end
     }
   }
 
   /** Ends a file: its encoder's last bytes, then close. */
   private async finishFile(file: OpenFile): Promise<void> {
     const output = await file.output;
+    await file.writing;
     const last = await file.encoder.finish();
     if (last) await output.write(last);
     await output.close();
@@ -238,7 +269,10 @@ export class FileSinkWriter implements SinkWriter<FileCommitInfo, FileSinkState>
     this.prepared = undefined;
     const files = [...this.open.values()];
     this.open.clear();
-    for (const file of files) await (await file.output).close().catch(() => undefined);
+    for (const file of files) {
+      await file.writing.catch(() => undefined);
+      await (await file.output).close().catch(() => undefined);
+    }
     if (this.cfg.transactional) await this.cfg.fs.delete(this.transactionDir);
   }
 

@@ -110,7 +110,8 @@ export function flatRow(g: number): unknown[] {
   if (g < special.length) return special[g];
   const row = [
     BigInt(g) * 1_000_003n - 5_000_000n,
-    `value-${g % 7 === 0 ? 'ü' : ''}${g % 1000}`,
+    // some long enough for the writer's native UTF-8 path (32 characters and more), ASCII and not
+    `value-${g % 7 === 0 ? 'ü' : ''}${g % 1000}${g % 5 === 0 ? `${'-'.repeat(30 + (g % 40))}${g % 10 === 0 ? 'ß日本🎉' : ''}` : ''}`,
     g % 3 === 0,
     (g % 256) - 128,
     ((g * 31) % 65536) - 32768,

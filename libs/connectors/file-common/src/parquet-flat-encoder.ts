@@ -20,6 +20,14 @@ export function takeWritten(bytes: ByteWriter): Uint8Array | undefined {
   return out;
 }
 
+/** `parts` as one array (the only part itself, with no copy), and the list emptied; undefined when empty. */
+function joined(parts: Uint8Array[]): Uint8Array | undefined {
+  if (parts.length <= 1) return parts.pop();
+  const out = Buffer.concat(parts);
+  parts.length = 0;
+  return out;
+}
+
 /** Rows of a batch taken at a time by addRows: the row group's size is looked at between slices. */
 const SLICE = 1024;
 
@@ -43,7 +51,10 @@ interface PendingGroup {
  * the row groups written so far.
  */
 export class FlatParquetEncoder implements FileEncoder {
+  /** The file's own bytes (magic, footer); its `offset` counts every byte of the file, row groups' too. */
   private readonly out = new ByteWriter(1 << 16);
+  /** Bytes of the file ready to be taken, in order: row groups' bytes as the encoding gave them, not copied. */
+  private readonly ready: Uint8Array[] = [];
   private readonly schema: SchemaElement[];
   private readonly builders: ColumnBuilder[];
   private readonly rowGroups: RowGroup[] = [];
@@ -137,8 +148,10 @@ export class FlatParquetEncoder implements FileEncoder {
   }
 
   private writeGroup(rows: number, group: EncodedRowGroup): void {
+    this.moveWritten();
     const start = this.out.offset;
-    this.out.appendBytes(group.bytes);
+    this.ready.push(group.bytes);
+    this.out.offset += group.bytes.length;
     const columns: ColumnChunk[] = [];
     let uncompressed = 0n;
     for (const chunk of group.chunks) {
@@ -164,9 +177,16 @@ export class FlatParquetEncoder implements FileEncoder {
     });
   }
 
+  /** Moves what `out` holds to the bytes ready to be taken. */
+  private moveWritten(): void {
+    const written = takeWritten(this.out);
+    if (written) this.ready.push(written);
+  }
+
   take(): Uint8Array | undefined {
     this.writeDone(Number.POSITIVE_INFINITY);
-    return takeWritten(this.out);
+    this.moveWritten();
+    return joined(this.ready);
   }
 
   finish(): Uint8Array | undefined {
@@ -181,6 +201,7 @@ export class FlatParquetEncoder implements FileEncoder {
       metadata_length: 0,
     });
     this.out.appendUint32(MAGIC);
-    return takeWritten(this.out);
+    this.moveWritten();
+    return joined(this.ready);
   }
 }

@@ -148,5 +148,7 @@ export function encodeRowGroup(codec: 'UNCOMPRESSED' | PageCodec, columns: reado
       },
     });
   }
-  return { bytes: new Uint8Array(out.buffer, 0, out.index), chunks };
+  // a copy of its own size (the buffer was sized for the values uncompressed): the writer hands
+  // these bytes on as they are, and an S3 upload holds them until its part is full
+  return { bytes: new Uint8Array(out.buffer.slice(0, out.index)), chunks };
 }

@@ -6,14 +6,16 @@
  * receives them (batches of 4096 made on the fly); the "generate only" phase times making those
  * rows, so the writer's own cost is the difference. Two processes' times are far apart on a
  * machine whose speed drifts, so the writer is also timed in one process ("paired"): blocks of
- * rows are made and thrown away, then the same rows made again and written, block after block,
- * and the writer's cost is what the second kind of block took more than the first; that counts
- * what a writer costs the making of the rows beside it (garbage collection, caches), which the
- * time of the writer's calls alone (also shown) leaves out. The two encoders (Tideway's flat one and
+ * rows are made and thrown away, and the same rows made again and written, the two kinds of block
+ * in alternating order, and the writer's cost is what the written blocks took more than the
+ * others; that counts what a writer costs the making of the rows beside it (garbage collection,
+ * caches, the file's bytes written while the next batch is made), which the time of the writer's
+ * calls alone (also shown) leaves out. The two encoders (Tideway's flat one and
  * hyparquet-writer, the nested path and the writer before it) also run alone on the same rows.
  * Phases are timed after their modules load, in wall time and CPU time (on a shared machine the
- * CPU time is the steadier of the two). DuckDB then reads Tideway's file and its own table and
- * counts the rows that differ. Results: bench/RESULTS.md.
+ * CPU time is the steadier of the two). DuckDB's COPY runs three times and the median counts.
+ * DuckDB then reads Tideway's file and its own table and counts the rows that differ. Results:
+ * bench/RESULTS.md.
  *
  *   BENCH_ROWS=500000 node --import tsx --conditions=source bench/parquet.ts
  *   node --cpu-prof --import tsx --conditions=source bench/parquet.ts encode-flat /tmp   (one phase, to profile)
@@ -225,8 +227,9 @@ async function phase(name: string, dir: string): Promise<Record<string, number>>
       ((g * 13) % 10000) / 7.0 AS weight, g % 3 <> 0 AS is_paid, TIMESTAMP '2024-01-01' + to_seconds(g % 31536000) + to_microseconds(g % 1000000) AS created_at,
       CASE WHEN g % 10 = 0 THEN NULL ELSE DATE '2024-01-01' + (g % 365)::INT END AS ship_date, repeat(md5(g::VARCHAR), 3) AS note,
       json_object('sku', g % 1000, 'tags', json_array('a', g % 7))::VARCHAR AS attrs FROM range(1, ${ROWS} + 1) t(g)`);
-    // three COPYs, the median reported: one takes 1.2-2 s, short enough for the machine's
-    // speed of the moment to move it by a third
+    // three COPYs, the median reported (the first shown too): one takes 0.6-1.8 s, short enough
+    // for the machine's speed of the moment to move it by a third, and the first in a process
+    // was the slowest each time the order was looked at (2026-12-03: 1.1-1.3 s, then 0.7-1.1)
     const copies: { secs: number; cpu: number }[] = [];
     for (let k = 0; k < DUCKDB_COPIES; k++) {
       rmSync(join(dir, 'duckdb.parquet'), { force: true });
@@ -234,6 +237,7 @@ async function phase(name: string, dir: string): Promise<Record<string, number>>
       await c.run(`COPY orders TO '${join(dir, 'duckdb.parquet')}' (FORMAT parquet, COMPRESSION snappy)`);
       copies.push({ secs: (performance.now() - t0) / 1000, cpu: cpuSecs(cpu0) });
     }
+    const first = copies[0].secs;
     copies.sort((a, b) => a.secs - b.secs);
     const { secs: write, cpu: writeCpu } = copies[copies.length >> 1];
     start();
@@ -248,6 +252,7 @@ async function phase(name: string, dir: string): Promise<Record<string, number>>
     return {
       writeRowsPerSec: Math.round(ROWS / write),
       writeCpu,
+      copyFirst: first,
       copyMin: copies[0].secs,
       copyMax: copies[copies.length - 1].secs,
       readRowsPerSec: Math.round(ROWS / read),
@@ -297,7 +302,7 @@ if (child) {
       `| Tideway's flat encoder alone, no sink (generate subtracted) | ${Math.round(ROWS / (flat.secs - gen.secs))} | ${cpu(flat.cpu - gen.cpu)} | ${flat.rssMB} |`,
       `| hyparquet-writer 0.17 encoder alone, no sink (generate subtracted; the writer before) | ${Math.round(ROWS / (hyparquet.secs - gen.secs))} | ${cpu(hyparquet.cpu - gen.cpu)} | ${hyparquet.rssMB} |`,
       `| Tideway LocalFile source, parquet (read the file above) | ${tr.rowsPerSec} | ${cpu(tr.cpu)} | ${tr.rssMB} |`,
-      `| DuckDB COPY orders TO 'x.parquet' (median of ${DUCKDB_COPIES} runs of ${duck.copyMin.toFixed(2)}-${duck.copyMax.toFixed(2)} s) | ${duck.writeRowsPerSec} | ${cpu(duck.writeCpu)} | ${duck.rssMB} (table in memory) |`,
+      `| DuckDB COPY orders TO 'x.parquet' (median of ${DUCKDB_COPIES} runs of ${duck.copyMin.toFixed(2)}-${duck.copyMax.toFixed(2)} s, the first ${duck.copyFirst.toFixed(2)} s) | ${duck.writeRowsPerSec} | ${cpu(duck.writeCpu)} | ${duck.rssMB} (table in memory) |`,
       `| DuckDB CREATE TABLE AS SELECT * FROM read_parquet | ${duck.readRowsPerSec} | | |`,
       '',
       `Ratios: Tideway writer alone / DuckDB COPY = ${(writerOnly / duck.writeRowsPerSec).toFixed(2)} subtracted, ${(writerPaired / duck.writeRowsPerSec).toFixed(2)} paired (CPU time: DuckDB / Tideway = ${(duck.writeCpu / writerOnlyCpu).toFixed(2)}); flat encoder / hyparquet-writer encoder = ${((hyparquet.secs - gen.secs) / (flat.secs - gen.secs)).toFixed(1)}x (CPU ${((hyparquet.cpu - gen.cpu) / (flat.cpu - gen.cpu)).toFixed(1)}x); Tideway read / DuckDB read_parquet = ${(tr.rowsPerSec / duck.readRowsPerSec).toFixed(2)}.`,

@@ -90,10 +90,10 @@ function writerOn(fs: HeldFileSystem, dir: string): FileSinkWriter {
 
 const rows = (...ids: number[]): Row[] => ids.map((id) => ({ kind: '+I', tableId: 't', fields: [id, `v${id}`] }));
 
-/** Resolves once `cond` holds, releasing the held writes meanwhile when `release` is given. */
-async function until(cond: () => boolean, release?: HeldFileSystem): Promise<void> {
+/** Resolves once `cond` holds, releasing the writes `fs` holds meanwhile. */
+async function until(cond: () => boolean, fs: HeldFileSystem): Promise<void> {
   for (let i = 0; i < 500 && !cond(); i++) {
-    release?.release();
+    fs.release();
     await new Promise((r) => setTimeout(r, 2));
   }
   expect(cond()).toBe(true);

@@ -1,5 +1,5 @@
 import type { SchemaElement } from 'hyparquet';
-import { ColumnBuilder, type RawValues, takeOver } from './parquet-column-builder.js';
+import { ColumnBuilder, grown, type RawValues, takeOver } from './parquet-column-builder.js';
 import type { RawColumn } from './parquet-row-group.js';
 
 /**
@@ -40,13 +40,6 @@ function grownBuffer(buf: Buffer, need: number): Buffer {
   return b;
 }
 
-function grownInts(a: Int32Array, need: number): Int32Array {
-  if (need <= a.length) return a;
-  const b = new Int32Array(Math.max(need, a.length * 2));
-  b.set(a);
-  return b;
-}
-
 /**
  * BYTE_ARRAY columns (string, bytes): values PLAIN (4-byte length, bytes) in one buffer. Whether a
  * string chunk is dictionary-encoded, and its min/max, are found from these bytes when the row
@@ -65,7 +58,7 @@ export class ByteArrayBuilder extends ColumnBuilder {
   }
 
   protected store(vs: readonly unknown[], n: number): void {
-    if (this.count + n > this.starts.length) this.starts = grownInts(this.starts, this.count + n);
+    this.starts = grown(this.starts, this.count + n);
     const starts = this.starts;
     const text = this.text;
     let buf = this.buf;

@@ -6,11 +6,12 @@ export interface FileEncoder {
   /** Adds a row (its written columns, in order). */
   add(fields: readonly unknown[]): void;
   /**
-   * Adds rows as the sink received them: column i of the file is fields[columns[i]] of each row
-   * (fields[i] without `columns`). Encoders that build columns (Parquet's flat writer) take a
-   * batch faster this way; the others have only `add`.
+   * Adds rows[0, count) as the sink received them: column i of the file is fields[columns[i]] of
+   * each row (fields[i] without `columns`). Encoders that build columns (Parquet's flat writer)
+   * take a batch faster this way; the others have only `add`. `count` lets the caller reuse one
+   * array, longer than the run, from batch to batch.
    */
-  addRows?(rows: readonly (readonly unknown[])[], columns?: readonly number[]): void;
+  addRows?(rows: readonly (readonly unknown[])[], count: number, columns?: readonly number[]): void;
   /** The bytes encoded since the last take, if any. */
   take(): Uint8Array | undefined;
   /** Ends the file: its last bytes (e.g. Parquet's last row group and footer). */

@@ -1,5 +1,5 @@
 import type { SchemaElement } from 'hyparquet';
-import { ColumnBuilder, grown, type RawValues, takeOver } from './parquet-column-builder.js';
+import { ColumnBuilder, grown, type RawValues, type Rows, takeOver } from './parquet-column-builder.js';
 import type { RawColumn } from './parquet-row-group.js';
 
 /**
@@ -29,7 +29,11 @@ function putString(buf: Utf8Buffer, at: number, s: string): number {
     if (i === n) len = n;
   }
   if (len < 0) len = buf.utf8Write(s, at + 4);
-  buf.writeUInt32LE(len, at);
+  // the length's bytes, little-endian (writeUInt32LE checks its arguments first)
+  buf[at] = len;
+  buf[at + 1] = len >>> 8;
+  buf[at + 2] = len >>> 16;
+  buf[at + 3] = len >>> 24;
   return len;
 }
 
@@ -57,14 +61,14 @@ export class ByteArrayBuilder extends ColumnBuilder {
     super(element);
   }
 
-  protected store(vs: readonly unknown[], n: number): void {
+  protected store(rows: Rows, col: number, at: Int32Array, n: number): void {
     this.starts = grown(this.starts, this.count + n);
     const starts = this.starts;
     const text = this.text;
     let buf = this.buf;
     let pos = this.pos;
     for (let i = 0, c = this.count; i < n; i++, c++) {
-      const v = vs[i];
+      const v = rows[at[i]][col];
       starts[c] = pos;
       if (typeof v === 'string' || text) {
         const s = typeof v === 'string' ? v : String(v);

@@ -10,6 +10,9 @@ export interface MinMax {
 /** A builder's buffered values, as encodeRowGroup takes them (views into the builder's buffers, valid until its reset). */
 export type RawValues = Pick<RawColumn, 'values' | 'fixed' | 'starts' | 'dictionary' | 'statistics'>;
 
+/** A batch of rows' fields, as the flat encoder takes them. */
+export type Rows = readonly (readonly unknown[])[];
+
 type Typed = Uint8Array | Int32Array | Float32Array | Float64Array;
 
 export function grown<T extends Typed>(a: T, need: number): T {
@@ -28,7 +31,7 @@ export function takeOver<T extends Typed>(a: T, spare: ArrayBufferView | undefin
   return spare ? new Kind(spare.buffer as ArrayBuffer) : new Kind(a.length);
 }
 
-/** Values a builder takes at a time: its gathering array's length. */
+/** Values a builder takes at a time: the length of its array of present rows. */
 const GATHER = 1024;
 
 /** One column of a row group being built. */
@@ -39,8 +42,8 @@ export abstract class ColumnBuilder {
   count = 0;
   /** Definition level of each row: 1 present, 0 null. */
   defs: Uint8Array = new Uint8Array(4096);
-  /** The present values of the slice being added, handed to `store` together. */
-  private readonly present: unknown[] = new Array<unknown>(GATHER).fill(null);
+  /** Row indexes of the present values of the slice being added, handed to `store`. */
+  private readonly present = new Int32Array(GATHER);
   /** A one-row batch for `add`. */
   private readonly single: unknown[][] = [[null]];
 
@@ -55,13 +58,14 @@ export abstract class ColumnBuilder {
 
   /**
    * Adds the values of rows [r0, r1) of `rows` at index `col`: the flat encoder's batch path.
-   * Definition levels are written here and the present values gathered, then each class stores
-   * them in one loop of its own (`store`), with the buffers and statistics in locals: no capacity
-   * check and no field write per value, and no call but the few a conversion needs (the orders
-   * bench, time in the encoder's calls: 1.2 us a row with an `add` and a `push` per value, 0.87
-   * this way; decision 0023).
+   * Definition levels are written here and the rows of the present values noted, then each class
+   * stores them in one loop of its own (`store`), with the buffers and statistics in locals: no
+   * capacity check and no field write per value, and no call but the few a conversion needs
+   * (decision 0023). The present values are noted by row number in a typed array, not gathered
+   * into an array of values: storing a fresh value into a long-lived array costs a write barrier
+   * and a remembered-set entry each, which the scavenges then visit.
    */
-  addColumn(rows: readonly (readonly unknown[])[], r0: number, r1: number, col: number): void {
+  addColumn(rows: Rows, r0: number, r1: number, col: number): void {
     const present = this.present;
     for (let a = r0; a < r1; a += GATHER) {
       const b = Math.min(r1, a + GATHER);
@@ -71,23 +75,24 @@ export abstract class ColumnBuilder {
       let n = 0;
       for (let r = a; r < b; r++) {
         const v = rows[r][col];
-        if (v === null || v === undefined) defs[at++] = 0;
-        else {
-          defs[at++] = 1;
-          present[n++] = v;
-        }
+        const d = v === null || v === undefined ? 0 : 1;
+        defs[at++] = d;
+        present[n] = r;
+        n += d;
       }
       this.rows = at;
       if (n > 0) {
-        this.store(present, n);
+        this.store(rows, col, present, n);
         this.count += n;
-        present.fill(null, 0, n); // the values are the source's: keep none alive past this call
       }
     }
   }
 
-  /** Stores `values[0, n)`, all present, as values number `this.count` on (which the caller then advances). */
-  protected abstract store(values: readonly unknown[], n: number): void;
+  /**
+   * Stores the present values rows[at[k]][col] for k in [0, n) as values number `this.count` on
+   * (which the caller then advances).
+   */
+  protected abstract store(rows: Rows, col: number, at: Int32Array, n: number): void;
 
   /** Bytes the buffered values take. */
   abstract bytes(): number;
@@ -109,9 +114,9 @@ export abstract class ColumnBuilder {
   }
 
   /**
-   * Gives its buffers away (they were sent to the row-group thread with `rawColumn`'s views) and
-   * takes those of `spare`, a row group of this column the thread has sent back, or new ones as
-   * large: the buffers go round, and nothing is copied or allocated per row group.
+   * Gives its buffers away (`rawColumn`'s views of them are about to be sent to the row-group
+   * thread) and takes those of `spare`, a row group of this column the thread has sent back, or
+   * new ones as large: the buffers go round, and nothing is copied or allocated per row group.
    */
   swap(spare: RawColumn | undefined): void {
     this.defs = takeOver(this.defs, spare?.defs);

@@ -1,7 +1,7 @@
 import type { DataType } from '@tideway/api';
 import type { SchemaElement } from 'hyparquet';
 import { ByteArrayBuilder } from './parquet-byte-array-builder.js';
-import { ColumnBuilder, grown, type MinMax, type RawValues, takeOver } from './parquet-column-builder.js';
+import { ColumnBuilder, grown, type MinMax, type RawValues, type Rows, takeOver } from './parquet-column-builder.js';
 import type { RawColumn } from './parquet-row-group.js';
 import { timestampMicros, unscaledDecimal } from './parquet-values.js';
 import {
@@ -45,14 +45,14 @@ class NumberBuilder extends ColumnBuilder {
     return v as number;
   }
 
-  protected store(vs: readonly unknown[], n: number): void {
+  protected store(rows: Rows, col: number, at: Int32Array, n: number): void {
     this.values = grown(this.values, this.count + n);
     const a = this.values;
     let c = this.count;
     let min = this.min;
     let max = this.max;
     for (let i = 0; i < n; i++) {
-      a[c] = this.number(vs[i]);
+      a[c] = this.number(rows[at[i]][col]);
       const x = a[c++];
       if (x < min) min = x;
       if (x > max) max = x;
@@ -124,7 +124,7 @@ class Int64Builder extends ColumnBuilder {
     this.big[c] = b;
   }
 
-  protected store(vs: readonly unknown[], n: number): void {
+  protected store(rows: Rows, col: number, at: Int32Array, n: number): void {
     if ((this.count + n) * 2 > this.words.length) {
       this.words = grown(this.words, (this.count + n) * 2);
       this.big = new BigInt64Array(this.words.buffer);
@@ -136,7 +136,7 @@ class Int64Builder extends ColumnBuilder {
     let maxAt = c0 === 0 ? 0 : this.maxAt;
     for (let i = 0; i < n; i++) {
       const c = c0 + i;
-      this.put(vs[i], c);
+      this.put(rows[at[i]][col], c);
       const hi = w[c * 2 + 1];
       const lo = w[c * 2] >>> 0;
       const mh = w[minAt * 2 + 1];
@@ -187,13 +187,13 @@ class BooleanBuilder extends ColumnBuilder {
   private values: Uint8Array = new Uint8Array(4096);
   private seen = 0; // bit 1: false seen, bit 2: true seen
 
-  protected store(vs: readonly unknown[], n: number): void {
+  protected store(rows: Rows, col: number, at: Int32Array, n: number): void {
     this.values = grown(this.values, this.count + n);
     const a = this.values;
     const c = this.count;
     let seen = this.seen;
     for (let i = 0; i < n; i++) {
-      const b = vs[i] ? 1 : 0;
+      const b = rows[at[i]][col] ? 1 : 0;
       a[c + i] = b;
       seen |= 1 << b;
     }
@@ -238,11 +238,11 @@ class DecimalBuilder extends ColumnBuilder {
     this.values = new Uint8Array(4096 * this.width);
   }
 
-  protected store(vs: readonly unknown[], n: number): void {
+  protected store(rows: Rows, col: number, at: Int32Array, n: number): void {
     const w = this.width;
     this.values = grown(this.values, (this.count + n) * w);
     for (let i = 0; i < n; i++) {
-      const v = vs[i];
+      const v = rows[at[i]][col];
       const s = typeof v === 'string' ? v : String(v);
       const u = this.exact ? parseUnscaled(s, this.scale) : Number.NaN;
       if (Number.isNaN(u)) this.storeBig(unscaledDecimal(s, this.scale), this.count + i);

@@ -59,8 +59,11 @@ export class FlatParquetEncoder implements FileEncoder {
   private readonly builders: ColumnBuilder[];
   private readonly rowGroups: RowGroup[] = [];
   private readonly pending: PendingGroup[] = [];
-  /** The columns of the last row group the thread sent back, whose buffers the builders take next. */
-  private spares: readonly RawColumn[] | undefined;
+  /**
+   * Row groups' columns the thread sent back, whose buffers the builders take for the next row
+   * groups: as many sets go round as row groups are ever in flight, plus the one being filled.
+   */
+  private readonly spares: (readonly RawColumn[])[] = [];
   private rows = 0;
   private totalRows = 0n;
   private nextCheck = 1;
@@ -92,10 +95,10 @@ export class FlatParquetEncoder implements FileEncoder {
     if (this.rows >= this.nextCheck) this.checkSize();
   }
 
-  addRows(rows: readonly (readonly unknown[])[], columns?: readonly number[]): void {
+  addRows(rows: readonly (readonly unknown[])[], count: number, columns?: readonly number[]): void {
     const b = this.builders;
-    for (let r0 = 0; r0 < rows.length; r0 += SLICE) {
-      const r1 = Math.min(rows.length, r0 + SLICE);
+    for (let r0 = 0; r0 < count; r0 += SLICE) {
+      const r1 = Math.min(count, r0 + SLICE);
       for (let i = 0; i < b.length; i++) b[i].addColumn(rows, r0, r1, columns === undefined ? i : columns[i]);
       this.rows += r1 - r0;
       if (this.rows >= this.nextCheck) this.checkSize();
@@ -116,12 +119,13 @@ export class FlatParquetEncoder implements FileEncoder {
     if (this.rows === 0) return;
     const columns = this.builders.map((b) => b.rawColumn());
     const codec = this.codec as 'UNCOMPRESSED' | PageCodec;
-    const ticket = this.thread ? submitRowGroup(codec, columns, buffersOf(columns)) : undefined;
-    if (ticket !== undefined) {
-      // the builders' buffers went with the columns: they take those of a row group sent back
-      const spares = this.spares;
-      this.spares = undefined;
-      this.builders.forEach((b, i) => b.swap(spares?.[i]));
+    let ticket: RowGroupTicket | undefined;
+    if (this.thread) {
+      // the builders' buffers go with the columns: they take those of a row group sent back
+      // first, or new ones as large (once handed over, the buffers are empty and their size lost)
+      const spare = this.spares.pop();
+      this.builders.forEach((b, i) => b.swap(spare?.[i]));
+      ticket = submitRowGroup(codec, columns, buffersOf(columns));
     }
     this.pending.push({ rows: this.rows, ticket, encoded: ticket ? undefined : encodeRowGroup(codec, columns) });
     for (const b of this.builders) b.reset();
@@ -140,7 +144,7 @@ export class FlatParquetEncoder implements FileEncoder {
         const back = collectRowGroup(group.ticket!, this.pending.length > keep);
         if (back === undefined) return;
         encoded = back.group;
-        this.spares = back.columns;
+        this.spares.push(back.columns);
       }
       this.pending.shift();
       this.writeGroup(group.rows, encoded);

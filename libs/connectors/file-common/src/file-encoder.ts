@@ -2,6 +2,9 @@
  * Encodes the rows of one file being written. Synchronous: the sink writer takes the encoded
  * bytes after each batch and streams them to the file, so a file never sits whole in memory.
  */
+/** A batch of rows' fields, as encoders that take batches (addRows) take them. */
+export type Rows = readonly (readonly unknown[])[];
+
 export interface FileEncoder {
   /** Adds a row (its written columns, in order). */
   add(fields: readonly unknown[]): void;
@@ -11,7 +14,7 @@ export interface FileEncoder {
    * take a batch faster this way; the others have only `add`. `count` lets the caller reuse one
    * array, longer than the run, from batch to batch.
    */
-  addRows?(rows: readonly (readonly unknown[])[], count: number, columns?: readonly number[]): void;
+  addRows?(rows: Rows, count: number, columns?: readonly number[]): void;
   /** The bytes encoded since the last take, if any. */
   take(): Uint8Array | undefined;
   /** Ends the file: its last bytes (e.g. Parquet's last row group and footer). */

@@ -1,5 +1,6 @@
 import type { SchemaElement } from 'hyparquet';
-import { ColumnBuilder, grown, type RawValues, type Rows, takeOver } from './parquet-column-builder.js';
+import { ColumnBuilder, grown, type RawValues, takeOver } from './parquet-column-builder.js';
+import type { Rows } from './file-encoder.js';
 import type { RawColumn } from './parquet-row-group.js';
 
 /**

@@ -1,4 +1,5 @@
 import type { SchemaElement } from 'hyparquet';
+import type { Rows } from './file-encoder.js';
 import type { RawColumn } from './parquet-row-group.js';
 
 /** min/max in the form hyparquet-writer's metadata writer takes (number, bigint, boolean, bytes). */
@@ -9,9 +10,6 @@ export interface MinMax {
 
 /** A builder's buffered values, as encodeRowGroup takes them (views into the builder's buffers, valid until its reset). */
 export type RawValues = Pick<RawColumn, 'values' | 'fixed' | 'starts' | 'dictionary' | 'statistics'>;
-
-/** A batch of rows' fields, as the flat encoder takes them. */
-export type Rows = readonly (readonly unknown[])[];
 
 type Typed = Uint8Array | Int32Array | Float32Array | Float64Array;
 

@@ -1,7 +1,8 @@
 import type { DataType } from '@tideway/api';
 import type { SchemaElement } from 'hyparquet';
 import { ByteArrayBuilder } from './parquet-byte-array-builder.js';
-import { ColumnBuilder, grown, type MinMax, type RawValues, type Rows, takeOver } from './parquet-column-builder.js';
+import { ColumnBuilder, grown, type MinMax, type RawValues, takeOver } from './parquet-column-builder.js';
+import type { Rows } from './file-encoder.js';
 import type { RawColumn } from './parquet-row-group.js';
 import { timestampMicros, unscaledDecimal } from './parquet-values.js';
 import {

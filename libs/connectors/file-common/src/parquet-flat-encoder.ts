@@ -2,7 +2,7 @@ import type { Column } from '@tideway/api';
 import type { ColumnChunk, CompressionCodec, RowGroup, SchemaElement } from 'hyparquet';
 import { ByteWriter } from 'hyparquet-writer';
 import { writeMetadata } from 'hyparquet-writer/src/metadata.js';
-import type { FileEncoder } from './file-encoder.js';
+import type { FileEncoder, Rows } from './file-encoder.js';
 import type { ColumnBuilder } from './parquet-column-builder.js';
 import { columnBuilderOf } from './parquet-column-builders.js';
 import { isPageCodec, type PageCodec } from './page-codecs.js';
@@ -95,7 +95,7 @@ export class FlatParquetEncoder implements FileEncoder {
     if (this.rows >= this.nextCheck) this.checkSize();
   }
 
-  addRows(rows: readonly (readonly unknown[])[], count: number, columns?: readonly number[]): void {
+  addRows(rows: Rows, count: number, columns?: readonly number[]): void {
     const b = this.builders;
     for (let r0 = 0; r0 < count; r0 += SLICE) {
       const r1 = Math.min(count, r0 + SLICE);

@@ -1,7 +1,18 @@
 import type { Column } from '@tideway/api';
 import { ConfigError, ErrorCode } from '@tideway/common';
-import { parquetMetadataAsync, parquetRead, type AsyncBuffer, type ColumnData, type FileMetaData, type SchemaElement } from 'hyparquet';
+import {
+  parquetMetadataAsync,
+  parquetRead,
+  parquetSchema,
+  type AsyncBuffer,
+  type ColumnData,
+  type FileMetaData,
+  type SchemaElement,
+} from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
+import { DEFAULT_PARSERS } from 'hyparquet/src/convert.js';
+import { getMaxDefinitionLevel, getTreePath, isFlatColumn } from 'hyparquet/src/schema.js';
+import { chunkRange, type ColumnDecoder, FlatColumnPages } from './parquet-flat-reader.js';
 import type { FileSystemAdapter } from './file-system.js';
 import { columnsOfParquetSchema } from './parquet-schema.js';
 import { compileFromParquet, TIDEWAY_PARSERS } from './parquet-values.js';
@@ -61,11 +72,20 @@ export async function* parquetRowGroupRows(
   for (let i = 0; i < rowGroup; i++) start += Number(meta.row_groups[i].num_rows);
   const end = start + Number(meta.row_groups[rowGroup].num_rows);
   const convert = columns.map((c) => compileFromParquet(c.type));
+  const first = start + offset;
+  const flat = flatColumns(fs, path, meta, rowGroup, columns);
+  if (flat) {
+    const pages = await flat;
+    for (const p of pages) p.skip(offset);
+    for (let row = first; row < end; row += batchRows)
+      yield batchOf(Math.min(batchRows, end - row), columns.length, (batch, i) => pages[i].fill(batch, i, convert[i]));
+    return;
+  }
+  // Columns with nested values: hyparquet's reader assembles them.
   // One read per row group: hyparquet decodes whole column chunks, so smaller reads would decode
   // them again. Its columns are taken as they are (onChunk) and turned into rows one batch at a
   // time: the group's rows are never all made at once (they outlived the young generation and
   // made the read spend 40% of its time in the garbage collector).
-  const first = start + offset;
   const at = new Map(columns.map((c, i) => [c.name, i]));
   const chunks: ColumnData[][] = columns.map(() => []);
   await parquetRead({
@@ -82,12 +102,56 @@ export async function* parquetRowGroupRows(
   for (const list of chunks) list.sort((a, b) => a.rowStart - b.rowStart);
   const cursors = chunks.map((list) => new ColumnCursor(list, first));
   for (let row = first; row < end; row += batchRows) {
-    const n = Math.min(batchRows, end - row);
-    const batch = new Array<unknown[]>(n);
-    for (let r = 0; r < n; r++) batch[r] = new Array<unknown>(columns.length);
-    for (let i = 0; i < columns.length; i++) cursors[i].fill(batch, i, convert[i]);
-    yield batch;
+    yield batchOf(Math.min(batchRows, end - row), columns.length, (batch, i) => cursors[i].fill(batch, i, convert[i]));
   }
+}
+
+/** A batch of `n` rows of `width` fields, column `i` filled by `fill(batch, i)`. */
+function batchOf(n: number, width: number, fill: (batch: unknown[][], i: number) => void): unknown[][] {
+  const batch = new Array<unknown[]>(n);
+  for (let r = 0; r < n; r++) batch[r] = new Array<unknown>(width);
+  for (let i = 0; i < width; i++) fill(batch, i);
+  return batch;
+}
+
+/**
+ * Page readers of `columns` in row group `rowGroup`, when every one is flat (parquet-flat-reader.ts),
+ * their chunks' bytes read; undefined when one is nested, for hyparquet's reader.
+ */
+function flatColumns(
+  fs: FileSystemAdapter,
+  path: string,
+  meta: FileMetaData,
+  rowGroup: number,
+  columns: readonly Column[],
+): Promise<FlatColumnPages[]> | undefined {
+  const raw = rawDecimals(meta);
+  const tree = parquetSchema(raw);
+  const paths = columns.map((c) => getTreePath(tree, [c.name]));
+  if (!paths.every(isFlatColumn)) return undefined;
+  const chunks = meta.row_groups[rowGroup].columns;
+  const parsers = { ...DEFAULT_PARSERS, ...TIDEWAY_PARSERS };
+  return Promise.all(
+    columns.map(async (c, i) => {
+      const chunk = chunks.find((k) => k.meta_data?.path_in_schema.length === 1 && k.meta_data.path_in_schema[0] === c.name);
+      if (!chunk) throw new Error(`${path}: row group ${rowGroup} has no column chunk of ${c.name}`);
+      const m = chunk.meta_data!;
+      const schemaPath = paths[i];
+      const decoder: ColumnDecoder = {
+        pathInSchema: m.path_in_schema,
+        type: m.type,
+        element: schemaPath[schemaPath.length - 1].element,
+        schemaPath,
+        codec: m.codec,
+        parsers,
+        compressors,
+        utf8: false,
+      };
+      const [from, to] = chunkRange(chunk);
+      const bytes = await fs.readRange(path, from, to);
+      return new FlatColumnPages(bytes, decoder, getMaxDefinitionLevel(schemaPath), `${path}: row group ${rowGroup}, column ${c.name}`);
+    }),
+  );
 }
 
 /** Reads one column's chunks in row order, from a given row on (a chunk may start before it: hyparquet reads whole pages). */

@@ -26,6 +26,14 @@ async function duck(sql: string): Promise<Record<string, unknown>[]> {
   }
 }
 
+/** Row groups of a Parquet file, as DuckDB counts them. */
+async function rowGroupsOf(file: string): Promise<number> {
+  const [{ groups }] = (await duck(`SELECT count(DISTINCT row_group_id)::INT AS groups FROM parquet_metadata('${file}')`)) as [
+    { groups: number },
+  ];
+  return groups;
+}
+
 const COLUMNS: [string, string][] = [
   ['id', 'bigint'],
   ['s', 'string'],
@@ -173,9 +181,7 @@ describe('LocalFile parquet', () => {
         signalNoMoreSplits: () => {},
       })
       .run();
-    const [{ groups }] = (await duck(`SELECT count(DISTINCT row_group_id)::INT AS groups FROM parquet_metadata('${file}')`)) as [
-      { groups: number },
-    ];
+    const groups = await rowGroupsOf(file);
     expect(groups).toBeGreaterThan(1);
     expect(splits.map((s) => s.splitId)).toEqual(Array.from({ length: groups }, (_, i) => `${file}#${i}`));
     const { rows, table } = await readAll({ path: dir, file_format_type: 'parquet' });
@@ -204,6 +210,55 @@ describe('LocalFile parquet', () => {
     expect(check({ table: 'db.parts' })).toBeUndefined();
     expect(check({ table: 'db.parts', fields: { id: 'bigint' } })).toMatch(/'schema' names only the table with parquet/);
   });
+});
+
+describe('LocalFile parquet, flat files of another writer (page by page, parquet-flat-reader.ts)', () => {
+  const ROWS = 5000;
+  /** Row g as Tideway reads it, computed here from the SQL's formulas below. */
+  const expected = (g: number) => {
+    const us = g * 1001;
+    const frac = String((us % 1_000_000) + 1_000_000)
+      .slice(1)
+      .replace(/0+$/, '');
+    const at = new Date(Date.UTC(2024, 0, 1) + Math.floor(us / 1000)).toISOString().slice(0, 19) + (frac ? `.${frac}` : '');
+    return [
+      BigInt(g),
+      g % 3 === 0 ? null : `v${g % 7}`,
+      `row-${g}`,
+      `${Math.floor(g / 100)}.${String(g % 100).padStart(2, '0')}`,
+      g * 1.5,
+      g % 2 === 0,
+      g % 5 === 0 ? null : new Date(Date.UTC(2024, 0, 1) + (g % 400) * 86_400_000).toISOString().slice(0, 10),
+      at,
+    ];
+  };
+  for (const version of ['V1', 'V2']) {
+    it(`reads a file DuckDB wrote with data pages ${version}: nulls, dictionaries, several row groups`, async () => {
+      const dir = join(root, `flat-duckdb-${version}`);
+      const file = join(dir, 'part.parquet');
+      mkdirSync(dir, { recursive: true });
+      await duck(`COPY (SELECT g::BIGINT AS id, CASE WHEN g % 3 = 0 THEN NULL ELSE 'v' || (g % 7) END AS tag, 'row-' || g AS name,
+        (g / 100.0)::DECIMAL(10,2) AS amount, g * 1.5::DOUBLE AS x, g % 2 = 0 AS even,
+        CASE WHEN g % 5 = 0 THEN NULL ELSE DATE '2024-01-01' + (g % 400)::INT END AS day, TIMESTAMP '2024-01-01 00:00:00' + to_microseconds(g * 1001) AS at
+        FROM range(0, ${ROWS}) t(g)) TO '${file}' (FORMAT parquet, ROW_GROUP_SIZE 2048, PARQUET_VERSION ${version}, COMPRESSION snappy)`);
+      const groups = await rowGroupsOf(file);
+      expect(groups).toBeGreaterThan(1);
+      const { rows, table } = await readAll({ path: dir, file_format_type: 'parquet' });
+      expect(table.columns.map((c) => `${c.name} ${c.type.kind}`)).toEqual([
+        'id bigint',
+        'tag string',
+        'name string',
+        'amount decimal',
+        'x double',
+        'even boolean',
+        'day date',
+        'at timestamp',
+      ]);
+      expect(rows.map((r) => r.fields)).toEqual(Array.from({ length: ROWS }, (_, g) => expected(g)));
+      const projected = await readAll({ path: dir, file_format_type: 'parquet', read_columns: ['day', 'tag'] });
+      expect(projected.rows.map((r) => r.fields)).toEqual(Array.from({ length: ROWS }, (_, g) => [expected(g)[6], expected(g)[1]]));
+    });
+  }
 });
 
 /**

@@ -1,0 +1,164 @@
+import type { ColumnChunk, DataPageHeader, DataReader, DecodedArray, Encoding, PageHeader } from 'hyparquet';
+import { parquetHeader } from 'hyparquet/src/column.js';
+import { convert, convertWithDictionary } from 'hyparquet/src/convert.js';
+import { decompressPage, readDataPage, readDataPageV2 } from 'hyparquet/src/datapage.js';
+import { readRleBitPackedHybrid } from 'hyparquet/src/encoding.js';
+import { readPlain } from 'hyparquet/src/plain.js';
+
+/** What hyparquet decodes a column chunk with (its type is not exported by name). */
+export type ColumnDecoder = Parameters<typeof readDataPage>[2];
+
+/**
+ * A flat column chunk (a top-level column, not repeated, no children) read page by page, its
+ * values converted as a batch of rows takes them. hyparquet's reader gathers a column chunk into
+ * one array through its general assembly of nested values (Dremel levels), value by value: for a
+ * flat column that assembly was a quarter of the read's time, and the row group's whole columns,
+ * converted and alive at once, made the garbage collector a third of it (decision 0034). Here
+ * only the current page's decoded values are alive, converted a batch at a time and put straight
+ * into the rows. hyparquet still parses the headers, decompresses, decodes every encoding and
+ * converts types: its modules are used as they are (its package exports them, src/*.js).
+ */
+export class FlatColumnPages {
+  private readonly reader: DataReader;
+  private dictionary: DecodedArray | undefined;
+  /** The current page's definition levels; empty when every value is present. */
+  private defs: ArrayLike<number> = [];
+  /** The current page's present values as decoded (dictionary indexes for a dictionary page), and its encoding. */
+  private values: DecodedArray = [];
+  private encoding: Encoding = 'PLAIN';
+  /** Rows of the current page, the next one to take, and the next present value. */
+  private rows = 0;
+  private at = 0;
+  private next = 0;
+  /** Definition levels of v1 pages, reused page after page. */
+  private levels = new Uint8Array(0);
+  /** The decoder as of a required column: what hyparquet decodes a page's values with once its levels are read. */
+  private readonly required: ColumnDecoder;
+
+  constructor(
+    bytes: Uint8Array,
+    private readonly decoder: ColumnDecoder,
+    private readonly maxDef: number,
+    private readonly where: string,
+  ) {
+    this.reader = { view: new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength), offset: 0 };
+    const path = decoder.schemaPath;
+    const column = path[path.length - 1];
+    const element = { ...column.element, repetition_type: 'REQUIRED' as const };
+    this.required = { ...decoder, element, schemaPath: [...path.slice(0, -1), { ...column, element }] };
+  }
+
+  /** Skips `n` rows; whole pages are skipped undecoded. */
+  skip(n: number): void {
+    while (n > 0) {
+      if (this.at === this.rows) n -= this.page(n);
+      else {
+        const take = Math.min(n, this.rows - this.at);
+        for (let k = 0; k < take; k++) if (this.present(this.at + k)) this.next++;
+        this.at += take;
+        n -= take;
+      }
+    }
+  }
+
+  /** Puts the next batch.length values, converted by `conv`, at index `col` of each row of `batch` (null where the row has none). */
+  fill(batch: unknown[][], col: number, conv: (v: unknown) => unknown): void {
+    let r = 0;
+    while (r < batch.length) {
+      if (this.at === this.rows) {
+        this.page(0);
+        continue;
+      }
+      const take = Math.min(batch.length - r, this.rows - this.at);
+      const defs = this.defs;
+      const max = this.maxDef;
+      const at = this.at;
+      let present = take;
+      if (defs.length > 0) for (let k = 0; k < take; k++) if (defs[at + k] !== max) present--;
+      // converted a batch's worth at a time: a page's values all converted at once lived for
+      // dozens of batches, long enough to be promoted to the old generation
+      const values = convertWithDictionary(this.values.slice(this.next, this.next + present), this.dictionary, this.encoding, this.decoder);
+      let v = 0;
+      if (defs.length === 0) for (let k = 0; k < take; k++) batch[r + k][col] = conv(values[v++]);
+      else for (let k = 0; k < take; k++) batch[r + k][col] = defs[at + k] === max ? conv(values[v++]) : null;
+      this.next += present;
+      this.at += take;
+      r += take;
+    }
+  }
+
+  /**
+   * A v1 data page of an optional column: its definition levels decoded here into a reused typed
+   * array, and its values by hyparquet as a required column's (hyparquet decodes the levels into
+   * a new array a page, 1 MB a page of 131,072 rows, and counts the nulls in a second pass).
+   */
+  private pageV1(compressed: Uint8Array, header: PageHeader, v1: DataPageHeader): void {
+    const d = this.decoder;
+    const page = decompressPage(compressed, Number(header.uncompressed_page_size), d.codec, d.compressors);
+    const reader = { view: new DataView(page.buffer, page.byteOffset, page.byteLength), offset: 0 };
+    if (this.levels.length < v1.num_values) this.levels = new Uint8Array(Math.max(v1.num_values, this.levels.length * 2));
+    const levels = this.levels.subarray(0, v1.num_values);
+    readRleBitPackedHybrid(reader, 1, levels);
+    let present = 0;
+    for (let i = 0; i < levels.length; i++) present += levels[i];
+    this.values = readDataPage(page.subarray(reader.offset), { ...v1, num_values: present }, this.required).dataPage;
+    this.defs = present === levels.length ? [] : levels;
+  }
+
+  private present(row: number): boolean {
+    return this.defs.length === 0 || this.defs[row] === this.maxDef;
+  }
+
+  /**
+   * Reads page headers up to the next data page and decodes it, unless `skipRows` covers all of
+   * it: then it is passed over and its row count returned (0 when it was decoded).
+   */
+  private page(skipRows: number): number {
+    const reader = this.reader;
+    const d = this.decoder;
+    for (;;) {
+      if (reader.offset >= reader.view.byteLength) {
+        throw new Error(`${this.where}: the column chunk ended before its row group's rows did (a truncated or corrupt file)`);
+      }
+      const header = parquetHeader(reader);
+      const compressed = new Uint8Array(reader.view.buffer, reader.view.byteOffset + reader.offset, header.compressed_page_size);
+      reader.offset += header.compressed_page_size;
+      if (header.type === 'DICTIONARY_PAGE') {
+        const page = decompressPage(compressed, Number(header.uncompressed_page_size), d.codec, d.compressors);
+        const plain = readPlain(
+          { view: new DataView(page.buffer, page.byteOffset, page.byteLength), offset: 0 },
+          d.type,
+          header.dictionary_page_header!.num_values,
+          d.element.type_length,
+        );
+        this.dictionary = convert(plain, d);
+      } else if (header.type === 'DATA_PAGE' || header.type === 'DATA_PAGE_V2') {
+        const v1 = header.data_page_header;
+        const v2 = header.data_page_header_v2;
+        const rows = v1 ? v1.num_values : v2!.num_rows;
+        if (skipRows >= rows) return rows;
+        if (v1 && this.maxDef === 1 && v1.definition_level_encoding === 'RLE') this.pageV1(compressed, header, v1);
+        else {
+          const { definitionLevels, dataPage } = v1
+            ? readDataPage(decompressPage(compressed, Number(header.uncompressed_page_size), d.codec, d.compressors), v1, d)
+            : readDataPageV2(compressed, header, d);
+          this.values = dataPage;
+          this.defs = definitionLevels ?? [];
+        }
+        this.encoding = (v1 ?? v2!).encoding;
+        this.rows = rows;
+        this.at = 0;
+        this.next = 0;
+        return 0;
+      }
+      // index pages and others hold no values
+    }
+  }
+}
+
+/** The byte range of a column chunk in its file: from its dictionary page, if any, to its end. */
+export function chunkRange(chunk: ColumnChunk): [number, number] {
+  const m = chunk.meta_data!;
+  const start = Number(m.dictionary_page_offset || m.data_page_offset);
+  return [start, start + Number(m.total_compressed_size)];
+}

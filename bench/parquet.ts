@@ -14,7 +14,9 @@
  * hyparquet-writer, the nested path and the writer before it) also run alone on the same rows.
  * Phases are timed after their modules load, in wall time and CPU time (on a shared machine the
  * CPU time is the steadier of the two). DuckDB's COPY runs three times and the median counts,
- * and so does the paired writer: the first of each in a process is shown too.
+ * and so does the paired writer: the first of each in a process is shown too. DuckDB's COPY uses
+ * every core (its default threads); it also runs on one thread (SET threads = 1), to compare core
+ * for core with the one writer (whose row-group thread takes a second core too, mostly idle).
  * DuckDB then reads Tideway's file and its own table and counts the rows that differ. Results:
  * bench/RESULTS.md.
  *
@@ -26,88 +28,28 @@ import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Row, SinkWriter } from '@tideway/api';
 import type { FileEncoder } from '@tideway/connector-file-common';
-import { COLUMNS, orderRow } from './orders-rows.js';
+import { COLUMNS } from './orders-rows.js';
+import {
+  BATCH,
+  batchOf,
+  calls,
+  DUCKDB_COPIES,
+  medianRun,
+  PAIRED_RUNS,
+  pairedRuns,
+  rowGroupThread,
+  ROWS,
+  sinkWriter,
+  timed,
+  writeBatch,
+} from './parquet-paired.js';
 
-const ROWS = Number(process.env.BENCH_ROWS ?? 2_000_000);
-const BATCH = 4096;
-/**
- * Batches in a block of the paired phase: long enough that what a block of writes costs the
- * making of the next rows mostly lands in its own block, short enough (about 0.3 s) that the
- * machine's speed is the same for a block made only and the block made and written after it.
- */
-const PAIRED_BATCHES = 16;
-/** DuckDB's COPY runs this many times; the median is its rate. */
-const DUCKDB_COPIES = 3;
-/** The paired writer runs as many times, in one process, for the same reason: the median is its rate. */
-const PAIRED_RUNS = DUCKDB_COPIES;
 const rss = () => Math.round(process.resourceUsage().maxRSS / 1024);
 const cpuSecs = (since: NodeJS.CpuUsage) => {
   const d = process.cpuUsage(since);
   return (d.user + d.system) / 1e6;
 };
-
-/** Milliseconds spent inside the writer's (or the encoder's) calls in this phase. */
-let inCalls = 0;
-
-/** `f`'s result, its time added to inCalls. */
-async function timed<T>(f: () => T | Promise<T>): Promise<T> {
-  const t0 = performance.now();
-  try {
-    return await f();
-  } finally {
-    inCalls += performance.now() - t0;
-  }
-}
-
-/**
- * Starts the Parquet row-group thread before a phase's clock, as modules are loaded before it: a
- * once-a-process start, which through tsx (compiling the thread's TypeScript) takes about 0.3 s
- * against 0.1-0.15 s for the built JavaScript; meanwhile row groups are encoded on the
- * writer's own thread.
- */
-async function rowGroupThread(): Promise<void> {
-  const { rowGroupThreadListening } = await import('@tideway/connector-file-common');
-  if (!(await rowGroupThreadListening())) throw new Error('the Parquet row-group thread did not start');
-}
-
-/** Tideway's LocalFile parquet sink of the orders table writing under `path`, and its writer. */
-async function sinkWriter(path: string) {
-  const { localFileSinkFactory } = await import('@tideway/connector-localfile');
-  const { optionsOf, parseDataType } = await import('@tideway/api');
-  const table = {
-    tableId: 'db.orders',
-    path: { database: 'db', table: 'orders' },
-    columns: COLUMNS.map(([n, t]) => ({ name: n, type: parseDataType(t), nullable: true })),
-  };
-  const options = optionsOf(
-    { path, tmp_path: `${path}-tmp`, file_format_type: 'parquet', compress_codec: 'snappy', batch_size: ROWS },
-    localFileSinkFactory.spec,
-  );
-  const sink = localFileSinkFactory.create({ jobId: 'bench', jobMode: 'BATCH', parallelism: 1, options, inputTables: [table] });
-  return { sink, writer: sink.createWriter({ subtaskIndex: 0, parallelism: 1 }) };
-}
-
-/**
- * Makes the batch of rows g.. and has `writer` write it, the writer's call timed. A function of
- * its own, so the batch is let go when it returns: a `const batch` in the phase's loop stays alive
- * in the async phase's frame while the next batch is made, and the two batches alive together are
- * promoted to the old generation by the scavenges of the making (2.5 MB a scavenge, about 1.4 s of
- * garbage collection on 2M rows measured with --trace-gc-nvp, and as much with no writer at all):
- * a cost of the bench's loop, which no source hands a sink.
- */
-async function writeBatch(writer: Pick<SinkWriter, 'write'>, g: number): Promise<void> {
-  const batch = batchOf(g);
-  await timed(() => writer.write(batch));
-}
-
-/** Rows g.. of one batch, as a source hands them to a sink. */
-function batchOf(g: number): Row[] {
-  const rows: Row[] = [];
-  for (let i = g; i < Math.min(g + BATCH, ROWS + 1); i++) rows.push({ kind: '+I', tableId: 'db.orders', fields: orderRow(i) });
-  return rows;
-}
 
 async function phase(name: string, dir: string): Promise<Record<string, number>> {
   // timed from after the modules are loaded (tsx compiles them on import, which is no writer's cost)
@@ -157,49 +99,9 @@ async function phase(name: string, dir: string): Promise<Record<string, number>>
       await committer.commit([committer.combine([info])]);
     });
   } else if (name === 'tideway-write-paired') {
-    // blocks of PAIRED_BATCHES batches: made and thrown away, and the same rows made again and
-    // written. The row-group thread encodes a row group while the blocks after its submission
-    // run, so the order alternates (made only, written, written, made only, ...): the thread's
-    // work falls on both kinds of block alike instead of always on the made-only one after.
-    // Run PAIRED_RUNS times in the process, as DuckDB's COPY is: the median counts.
+    // one writer, paired in this thread (parquet-paired.ts says how)
     await rowGroupThread();
-    const runs: { writerSecs: number; callSecs: number }[] = [];
-    for (let run = 0; run < PAIRED_RUNS; run++) {
-      inCalls = 0;
-      const { writer } = await sinkWriter(join(dir, 'paired'));
-      let makeOnly = 0;
-      let makeAndWrite = 0;
-      for (let b0 = 1, k = 0; b0 <= ROWS; b0 += PAIRED_BATCHES * BATCH, k++) {
-        const b1 = Math.min(ROWS + 1, b0 + PAIRED_BATCHES * BATCH);
-        for (const write of k % 2 === 0 ? [false, true] : [true, false]) {
-          const t = performance.now();
-          if (write) {
-            for (let g = b0; g < b1; g += BATCH) await writeBatch(writer, g);
-            makeAndWrite += performance.now() - t;
-          } else {
-            for (let g = b0; g < b1; g += BATCH) batchOf(g);
-            makeOnly += performance.now() - t;
-          }
-        }
-      }
-      const t = performance.now();
-      await timed(async () => {
-        await writer.prepareCommit!(1);
-        await writer.close();
-      });
-      makeAndWrite += performance.now() - t;
-      for (const d of ['paired', 'paired-tmp']) rmSync(join(dir, d), { recursive: true, force: true });
-      runs.push({ writerSecs: (makeAndWrite - makeOnly) / 1000, callSecs: inCalls / 1000 });
-    }
-    const first = runs[0];
-    runs.sort((a, b) => a.writerSecs - b.writerSecs);
-    const median = runs[runs.length >> 1];
-    return {
-      ...median,
-      firstWriterSecs: first.writerSecs,
-      minWriterSecs: runs[0].writerSecs,
-      maxWriterSecs: runs[runs.length - 1].writerSecs,
-    };
+    return medianRun(await pairedRuns(dir));
   } else if (name === 'tideway-read') {
     const { localFileSourceFactory } = await import('@tideway/connector-localfile');
     const { optionsOf } = await import('@tideway/api');
@@ -247,16 +149,23 @@ async function phase(name: string, dir: string): Promise<Record<string, number>>
     // three COPYs, the median reported (the first shown too): one takes 0.6-1.8 s, short enough
     // for the machine's speed of the moment to move it by a third, and the first in a process
     // was the slowest each time the order was looked at (2026-12-03: 1.1-1.3 s, then 0.7-1.1)
-    const copies: { secs: number; cpu: number }[] = [];
-    for (let k = 0; k < DUCKDB_COPIES; k++) {
-      rmSync(join(dir, 'duckdb.parquet'), { force: true });
-      start();
-      await c.run(`COPY orders TO '${join(dir, 'duckdb.parquet')}' (FORMAT parquet, COMPRESSION snappy)`);
-      copies.push({ secs: (performance.now() - t0) / 1000, cpu: cpuSecs(cpu0) });
-    }
-    const first = copies[0].secs;
-    copies.sort((a, b) => a.secs - b.secs);
-    const { secs: write, cpu: writeCpu } = copies[copies.length >> 1];
+    const copy = async () => {
+      const copies: { secs: number; cpu: number }[] = [];
+      for (let k = 0; k < DUCKDB_COPIES; k++) {
+        rmSync(join(dir, 'duckdb.parquet'), { force: true });
+        start();
+        await c.run(`COPY orders TO '${join(dir, 'duckdb.parquet')}' (FORMAT parquet, COMPRESSION snappy)`);
+        copies.push({ secs: (performance.now() - t0) / 1000, cpu: cpuSecs(cpu0) });
+      }
+      const first = copies[0].secs;
+      copies.sort((a, b) => a.secs - b.secs);
+      return { first, min: copies[0].secs, max: copies[copies.length - 1].secs, ...copies[copies.length >> 1] };
+    };
+    // on all cores (DuckDB's default, issue 13's measure), then on one thread (core for core against one Tideway writer)
+    const { first, min, max, secs: write, cpu: writeCpu } = await copy();
+    await c.run('SET threads = 1');
+    const single = await copy();
+    await c.run('RESET threads');
     start();
     await c.run(`CREATE TABLE back AS SELECT * FROM read_parquet('${join(dir, 'duckdb.parquet')}')`);
     const read = (performance.now() - t0) / 1000;
@@ -270,15 +179,18 @@ async function phase(name: string, dir: string): Promise<Record<string, number>>
       writeRowsPerSec: Math.round(ROWS / write),
       writeCpu,
       copyFirst: first,
-      copyMin: copies[0].secs,
-      copyMax: copies[copies.length - 1].secs,
+      copyMin: min,
+      copyMax: max,
+      oneThreadSecs: single.secs,
+      oneThreadMin: single.min,
+      oneThreadMax: single.max,
       readRowsPerSec: Math.round(ROWS / read),
       rssMB: rss(),
       differing,
     };
   }
   const secs = (performance.now() - t0) / 1000;
-  return { secs, cpu: cpuSecs(cpu0), rowsPerSec: Math.round(ROWS / secs), rssMB: rss(), callSecs: inCalls / 1000 };
+  return { secs, cpu: cpuSecs(cpu0), rowsPerSec: Math.round(ROWS / secs), rssMB: rss(), callSecs: calls.ms / 1000 };
 }
 
 const [, , child, dirArg] = process.argv;
@@ -320,9 +232,10 @@ if (child) {
       `| hyparquet-writer 0.17 encoder alone, no sink (generate subtracted; the writer before) | ${Math.round(ROWS / (hyparquet.secs - gen.secs))} | ${cpu(hyparquet.cpu - gen.cpu)} | ${hyparquet.rssMB} |`,
       `| Tideway LocalFile source, parquet (read the file above) | ${tr.rowsPerSec} | ${cpu(tr.cpu)} | ${tr.rssMB} |`,
       `| DuckDB COPY orders TO 'x.parquet' (median of ${DUCKDB_COPIES} runs of ${duck.copyMin.toFixed(2)}-${duck.copyMax.toFixed(2)} s, the first ${duck.copyFirst.toFixed(2)} s) | ${duck.writeRowsPerSec} | ${cpu(duck.writeCpu)} | ${duck.rssMB} (table in memory) |`,
+      `| DuckDB COPY on one thread (SET threads = 1; median of ${DUCKDB_COPIES} runs of ${duck.oneThreadMin.toFixed(2)}-${duck.oneThreadMax.toFixed(2)} s) | ${Math.round(ROWS / duck.oneThreadSecs)} | - | - |`,
       `| DuckDB CREATE TABLE AS SELECT * FROM read_parquet | ${duck.readRowsPerSec} | | |`,
       '',
-      `Ratios: Tideway writer alone / DuckDB COPY = ${(writerOnly / duck.writeRowsPerSec).toFixed(2)} subtracted, ${(writerPaired / duck.writeRowsPerSec).toFixed(2)} paired (of the medians; of the first runs ${(duck.copyFirst / paired.firstWriterSecs).toFixed(2)}; CPU time: DuckDB / Tideway = ${(duck.writeCpu / writerOnlyCpu).toFixed(2)}); flat encoder / hyparquet-writer encoder = ${((hyparquet.secs - gen.secs) / (flat.secs - gen.secs)).toFixed(1)}x (CPU ${((hyparquet.cpu - gen.cpu) / (flat.cpu - gen.cpu)).toFixed(1)}x); Tideway read / DuckDB read_parquet = ${(tr.rowsPerSec / duck.readRowsPerSec).toFixed(2)}.`,
+      `Ratios: Tideway writer alone / DuckDB COPY = ${(writerOnly / duck.writeRowsPerSec).toFixed(2)} subtracted, ${(writerPaired / duck.writeRowsPerSec).toFixed(2)} paired (of the medians; of the first runs ${(duck.copyFirst / paired.firstWriterSecs).toFixed(2)}; CPU time: DuckDB / Tideway = ${(duck.writeCpu / writerOnlyCpu).toFixed(2)}); one writer / DuckDB COPY on one thread = ${(duck.oneThreadSecs / paired.writerSecs).toFixed(2)}; flat encoder / hyparquet-writer encoder = ${((hyparquet.secs - gen.secs) / (flat.secs - gen.secs)).toFixed(1)}x (CPU ${((hyparquet.cpu - gen.cpu) / (flat.cpu - gen.cpu)).toFixed(1)}x); Tideway read / DuckDB read_parquet = ${(tr.rowsPerSec / duck.readRowsPerSec).toFixed(2)}.`,
     ];
     process.stdout.write(`${lines.join('\n')}\n`);
   } finally {

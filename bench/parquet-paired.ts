@@ -1,0 +1,138 @@
+/**
+ * The Parquet sink as bench/parquet.ts times it: rows of orders made in batches as a sink receives
+ * them, Tideway's LocalFile parquet sink writing them, and the "paired" timing of the writer.
+ */
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Row, SinkWriter } from '@tideway/api';
+import { COLUMNS, orderRow } from './orders-rows.js';
+
+export const ROWS = Number(process.env.BENCH_ROWS ?? 2_000_000);
+export const BATCH = 4096;
+/**
+ * Batches in a block of the paired phase: long enough that what a block of writes costs the
+ * making of the next rows mostly lands in its own block, short enough (about 0.3 s) that the
+ * machine's speed is the same for a block made only and the block made and written after it.
+ */
+const PAIRED_BATCHES = 16;
+/** DuckDB's COPY runs this many times; the median is its rate. */
+export const DUCKDB_COPIES = 3;
+/** The paired writer runs as many times, in one process, for the same reason: the median is its rate. */
+export const PAIRED_RUNS = DUCKDB_COPIES;
+
+/** Milliseconds spent inside the writer's (or the encoder's) calls in this thread. */
+export const calls = { ms: 0 };
+
+/** `f`'s result, its time added to calls.ms. */
+export async function timed<T>(f: () => T | Promise<T>): Promise<T> {
+  const t0 = performance.now();
+  try {
+    return await f();
+  } finally {
+    calls.ms += performance.now() - t0;
+  }
+}
+
+/**
+ * Starts the Parquet row-group thread before a phase's clock, as modules are loaded before it: a
+ * once-a-process start, which through tsx (compiling the thread's TypeScript) takes about 0.3 s
+ * against 0.1-0.15 s for the built JavaScript; meanwhile row groups are encoded on the
+ * writer's own thread.
+ */
+export async function rowGroupThread(): Promise<void> {
+  const { rowGroupThreadListening } = await import('@tideway/connector-file-common');
+  if (!(await rowGroupThreadListening())) throw new Error('the Parquet row-group thread did not start');
+}
+
+/** Tideway's LocalFile parquet sink of the orders table writing under `path`, and its writer. */
+export async function sinkWriter(path: string) {
+  const { localFileSinkFactory } = await import('@tideway/connector-localfile');
+  const { optionsOf, parseDataType } = await import('@tideway/api');
+  const table = {
+    tableId: 'db.orders',
+    path: { database: 'db', table: 'orders' },
+    columns: COLUMNS.map(([n, t]) => ({ name: n, type: parseDataType(t), nullable: true })),
+  };
+  const options = optionsOf(
+    { path, tmp_path: `${path}-tmp`, file_format_type: 'parquet', compress_codec: 'snappy', batch_size: ROWS },
+    localFileSinkFactory.spec,
+  );
+  const sink = localFileSinkFactory.create({ jobId: 'bench', jobMode: 'BATCH', parallelism: 1, options, inputTables: [table] });
+  return { sink, writer: sink.createWriter({ subtaskIndex: 0, parallelism: 1 }) };
+}
+
+/** Rows g.. of one batch, as a source hands them to a sink. */
+export function batchOf(g: number): Row[] {
+  const rows: Row[] = [];
+  for (let i = g; i < Math.min(g + BATCH, ROWS + 1); i++) rows.push({ kind: '+I', tableId: 'db.orders', fields: orderRow(i) });
+  return rows;
+}
+
+/**
+ * Makes the batch of rows g.. and has `writer` write it, the writer's call timed. A function of
+ * its own, so the batch is let go when it returns: a `const batch` in the phase's loop stays alive
+ * in the async phase's frame while the next batch is made, and the two batches alive together are
+ * promoted to the old generation by the scavenges of the making (2.5 MB a scavenge, about 1.4 s of
+ * garbage collection on 2M rows measured with --trace-gc-nvp, and as much with no writer at all):
+ * a cost of the bench's loop, which no source hands a sink.
+ */
+export async function writeBatch(writer: Pick<SinkWriter, 'write'>, g: number): Promise<void> {
+  const batch = batchOf(g);
+  await timed(() => writer.write(batch));
+}
+
+/** One paired run: the writer's cost (what the written blocks took more than the made-only ones) and its calls' own time, in seconds. */
+export interface PairedRun {
+  writerSecs: number;
+  callSecs: number;
+}
+
+/**
+ * PAIRED_RUNS paired runs of one writer: blocks of PAIRED_BATCHES batches, made and thrown away,
+ * and the same rows made again and written. The row-group thread encodes a row group while the
+ * blocks after its submission run, so the order alternates (made only, written, written, made
+ * only, ...): the thread's work falls on both kinds of block alike instead of always on the
+ * made-only one after.
+ */
+export async function pairedRuns(dir: string): Promise<PairedRun[]> {
+  const runs: PairedRun[] = [];
+  for (let run = 0; run < PAIRED_RUNS; run++) {
+    calls.ms = 0;
+    const { writer } = await sinkWriter(join(dir, 'paired'));
+    let makeOnly = 0;
+    let makeAndWrite = 0;
+    for (let b0 = 1, k = 0; b0 <= ROWS; b0 += PAIRED_BATCHES * BATCH, k++) {
+      const b1 = Math.min(ROWS + 1, b0 + PAIRED_BATCHES * BATCH);
+      for (const write of k % 2 === 0 ? [false, true] : [true, false]) {
+        const t = performance.now();
+        if (write) {
+          for (let g = b0; g < b1; g += BATCH) await writeBatch(writer, g);
+          makeAndWrite += performance.now() - t;
+        } else {
+          for (let g = b0; g < b1; g += BATCH) batchOf(g);
+          makeOnly += performance.now() - t;
+        }
+      }
+    }
+    const t = performance.now();
+    await timed(async () => {
+      await writer.prepareCommit!(1);
+      await writer.close();
+    });
+    makeAndWrite += performance.now() - t;
+    for (const d of ['paired', 'paired-tmp']) rmSync(join(dir, d), { recursive: true, force: true });
+    runs.push({ writerSecs: (makeAndWrite - makeOnly) / 1000, callSecs: calls.ms / 1000 });
+  }
+  return runs;
+}
+
+/** The median run of `runs` (by the writer's cost), with the first run's cost and the range. */
+export function medianRun(runs: readonly PairedRun[]) {
+  const sorted = [...runs].sort((a, b) => a.writerSecs - b.writerSecs);
+  return {
+    ...sorted[sorted.length >> 1],
+    firstWriterSecs: runs[0].writerSecs,
+    minWriterSecs: sorted[0].writerSecs,
+    maxWriterSecs: sorted[sorted.length - 1].writerSecs,
+  };
+}

@@ -137,6 +137,10 @@ export class FlatColumnPages {
         const v2 = header.data_page_header_v2;
         const rows = v1 ? v1.num_values : v2!.num_rows;
         if (skipRows >= rows) return rows;
+        const encoding = (v1 ?? v2!).encoding;
+        if (encoding.endsWith('_DICTIONARY') && this.dictionary === undefined) {
+          throw new Error(`${this.where}: a dictionary-encoded page with no dictionary page before it (a corrupt file)`);
+        }
         if (v1 && this.maxDef === 1 && v1.definition_level_encoding === 'RLE') this.pageV1(compressed, header, v1);
         else {
           const { definitionLevels, dataPage } = v1
@@ -145,7 +149,7 @@ export class FlatColumnPages {
           this.values = dataPage;
           this.defs = definitionLevels ?? [];
         }
-        this.encoding = (v1 ?? v2!).encoding;
+        this.encoding = encoding;
         this.rows = rows;
         this.at = 0;
         this.next = 0;
@@ -157,8 +161,46 @@ export class FlatColumnPages {
 }
 
 /** The byte range of a column chunk in its file: from its dictionary page, if any, to its end. */
-export function chunkRange(chunk: ColumnChunk): [number, number] {
+function chunkRange(chunk: ColumnChunk): [number, number] {
   const m = chunk.meta_data!;
   const start = Number(m.dictionary_page_offset || m.data_page_offset);
   return [start, start + Number(m.total_compressed_size)];
+}
+
+/** Unread bytes between two chunks that still go in one read (hyparquet's and Arrow's default gap). */
+const GAP_BYTES = 8 * 1024;
+/** Reads grow no larger than this by taking in another chunk. */
+const READ_BYTES = 8 * 1024 * 1024;
+
+/**
+ * The bytes of each of `chunks`, read with as few range reads as hyparquet makes: chunks next to
+ * each other in the file (at most GAP_BYTES apart) are read together, up to READ_BYTES a read. On
+ * S3 a range read is a request, billed and with its latency.
+ */
+export async function readChunks(
+  read: (from: number, to: number) => Promise<Uint8Array>,
+  chunks: readonly ColumnChunk[],
+): Promise<Uint8Array[]> {
+  const ranges = chunks.map(chunkRange);
+  const order = ranges.map((_, i) => i).sort((a, b) => ranges[a][0] - ranges[b][0]);
+  const out = new Array<Uint8Array>(chunks.length);
+  const reads: Promise<void>[] = [];
+  for (let k = 0; k < order.length; ) {
+    const first = k;
+    const from = ranges[order[k]][0];
+    let to = ranges[order[k]][1];
+    for (k++; k < order.length; k++) {
+      const [a, b] = ranges[order[k]];
+      if (a - to > GAP_BYTES || Math.max(to, b) - from > READ_BYTES) break;
+      to = Math.max(to, b);
+    }
+    const members = order.slice(first, k);
+    reads.push(
+      read(from, to).then((bytes) => {
+        for (const i of members) out[i] = bytes.subarray(ranges[i][0] - from, ranges[i][1] - from);
+      }),
+    );
+  }
+  await Promise.all(reads);
+  return out;
 }

@@ -12,7 +12,7 @@ import {
 import { compressors } from 'hyparquet-compressors';
 import { DEFAULT_PARSERS } from 'hyparquet/src/convert.js';
 import { getMaxDefinitionLevel, getTreePath, isFlatColumn } from 'hyparquet/src/schema.js';
-import { chunkRange, type ColumnDecoder, FlatColumnPages } from './parquet-flat-reader.js';
+import { type ColumnDecoder, FlatColumnPages, readChunks } from './parquet-flat-reader.js';
 import type { FileSystemAdapter } from './file-system.js';
 import { columnsOfParquetSchema } from './parquet-schema.js';
 import { compileFromParquet, TIDEWAY_PARSERS } from './parquet-values.js';
@@ -129,13 +129,16 @@ function flatColumns(
   const tree = parquetSchema(raw);
   const paths = columns.map((c) => getTreePath(tree, [c.name]));
   if (!paths.every(isFlatColumn)) return undefined;
-  const chunks = meta.row_groups[rowGroup].columns;
+  const all = meta.row_groups[rowGroup].columns;
+  const chunks = columns.map((c) => {
+    const chunk = all.find((k) => k.meta_data?.path_in_schema.length === 1 && k.meta_data.path_in_schema[0] === c.name);
+    if (!chunk) throw new Error(`${path}: row group ${rowGroup} has no column chunk of ${c.name}`);
+    return chunk;
+  });
   const parsers = { ...DEFAULT_PARSERS, ...TIDEWAY_PARSERS };
-  return Promise.all(
-    columns.map(async (c, i) => {
-      const chunk = chunks.find((k) => k.meta_data?.path_in_schema.length === 1 && k.meta_data.path_in_schema[0] === c.name);
-      if (!chunk) throw new Error(`${path}: row group ${rowGroup} has no column chunk of ${c.name}`);
-      const m = chunk.meta_data!;
+  return readChunks((from, to) => fs.readRange(path, from, to), chunks).then((bytes) =>
+    columns.map((c, i) => {
+      const m = chunks[i].meta_data!;
       const schemaPath = paths[i];
       const decoder: ColumnDecoder = {
         pathInSchema: m.path_in_schema,
@@ -147,9 +150,7 @@ function flatColumns(
         compressors,
         utf8: false,
       };
-      const [from, to] = chunkRange(chunk);
-      const bytes = await fs.readRange(path, from, to);
-      return new FlatColumnPages(bytes, decoder, getMaxDefinitionLevel(schemaPath), `${path}: row group ${rowGroup}, column ${c.name}`);
+      return new FlatColumnPages(bytes[i], decoder, getMaxDefinitionLevel(schemaPath), `${path}: row group ${rowGroup}, column ${c.name}`);
     }),
   );
 }

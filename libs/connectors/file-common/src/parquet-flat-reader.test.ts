@@ -89,10 +89,10 @@ describe('FlatColumnPages', () => {
     const to = from + Number(m.total_compressed_size);
     const batch = Array.from({ length: 100 }, () => [] as unknown[]);
     // the whole chunk reads the strings
-    new FlatColumnPages(bytes.subarray(from, to), decoder, 1, 'f.parquet: column s').fill(batch, 0, (v) => v);
+    new FlatColumnPages(bytes.subarray(from, to), decoder, 'f.parquet: column s').fill(batch, 0, (v) => v);
     expect(batch.map((r) => r[0])).toEqual(Array.from({ length: 100 }, (_, i) => `v${i % 3}`));
     // from the data page on, the dictionary is missing
-    const pages = new FlatColumnPages(bytes.subarray(Number(m.data_page_offset), to), decoder, 1, 'f.parquet: column s');
+    const pages = new FlatColumnPages(bytes.subarray(Number(m.data_page_offset), to), decoder, 'f.parquet: column s');
     expect(() => pages.fill(batch, 0, (v) => v)).toThrow(
       'f.parquet: column s: a dictionary-encoded page with no dictionary page before it (a corrupt file)',
     );

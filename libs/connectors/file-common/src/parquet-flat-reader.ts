@@ -4,6 +4,7 @@ import { convert, convertWithDictionary } from 'hyparquet/src/convert.js';
 import { decompressPage, readDataPage, readDataPageV2 } from 'hyparquet/src/datapage.js';
 import { readRleBitPackedHybrid } from 'hyparquet/src/encoding.js';
 import { readPlain } from 'hyparquet/src/plain.js';
+import { getMaxDefinitionLevel } from 'hyparquet/src/schema.js';
 
 /** What hyparquet decodes a column chunk with (its type is not exported by name). */
 export type ColumnDecoder = Parameters<typeof readDataPage>[2];
@@ -34,14 +35,16 @@ export class FlatColumnPages {
   private levels = new Uint8Array(0);
   /** The decoder as of a required column: what hyparquet decodes a page's values with once its levels are read. */
   private readonly required: ColumnDecoder;
+  /** The definition level of a present value (0 for a required column, 1 for an optional one). */
+  private readonly maxDef: number;
 
   constructor(
     bytes: Uint8Array,
     private readonly decoder: ColumnDecoder,
-    private readonly maxDef: number,
     private readonly where: string,
   ) {
     this.reader = { view: new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength), offset: 0 };
+    this.maxDef = getMaxDefinitionLevel(decoder.schemaPath);
     const path = decoder.schemaPath;
     const column = path[path.length - 1];
     const element = { ...column.element, repetition_type: 'REQUIRED' as const };
@@ -93,8 +96,7 @@ export class FlatColumnPages {
    * a new array a page, 1 MB a page of 131,072 rows, and counts the nulls in a second pass).
    */
   private pageV1(compressed: Uint8Array, header: PageHeader, v1: DataPageHeader): void {
-    const d = this.decoder;
-    const page = decompressPage(compressed, Number(header.uncompressed_page_size), d.codec, d.compressors);
+    const page = this.decompress(compressed, header);
     const reader = { view: new DataView(page.buffer, page.byteOffset, page.byteLength), offset: 0 };
     if (this.levels.length < v1.num_values) this.levels = new Uint8Array(Math.max(v1.num_values, this.levels.length * 2));
     const levels = this.levels.subarray(0, v1.num_values);
@@ -103,6 +105,10 @@ export class FlatColumnPages {
     for (let i = 0; i < levels.length; i++) present += levels[i];
     this.values = readDataPage(page.subarray(reader.offset), { ...v1, num_values: present }, this.required).dataPage;
     this.defs = present === levels.length ? [] : levels;
+  }
+
+  private decompress(compressed: Uint8Array, header: PageHeader): Uint8Array {
+    return decompressPage(compressed, Number(header.uncompressed_page_size), this.decoder.codec, this.decoder.compressors);
   }
 
   private present(row: number): boolean {
@@ -124,7 +130,7 @@ export class FlatColumnPages {
       const compressed = new Uint8Array(reader.view.buffer, reader.view.byteOffset + reader.offset, header.compressed_page_size);
       reader.offset += header.compressed_page_size;
       if (header.type === 'DICTIONARY_PAGE') {
-        const page = decompressPage(compressed, Number(header.uncompressed_page_size), d.codec, d.compressors);
+        const page = this.decompress(compressed, header);
         const plain = readPlain(
           { view: new DataView(page.buffer, page.byteOffset, page.byteLength), offset: 0 },
           d.type,
@@ -144,7 +150,7 @@ export class FlatColumnPages {
         if (v1 && this.maxDef === 1 && v1.definition_level_encoding === 'RLE') this.pageV1(compressed, header, v1);
         else {
           const { definitionLevels, dataPage } = v1
-            ? readDataPage(decompressPage(compressed, Number(header.uncompressed_page_size), d.codec, d.compressors), v1, d)
+            ? readDataPage(this.decompress(compressed, header), v1, d)
             : readDataPageV2(compressed, header, d);
           this.values = dataPage;
           this.defs = definitionLevels ?? [];

@@ -11,7 +11,7 @@ import {
 } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
 import { DEFAULT_PARSERS } from 'hyparquet/src/convert.js';
-import { getMaxDefinitionLevel, getTreePath, isFlatColumn } from 'hyparquet/src/schema.js';
+import { getTreePath, isFlatColumn } from 'hyparquet/src/schema.js';
 import { type ColumnDecoder, FlatColumnPages, readChunks } from './parquet-flat-reader.js';
 import type { FileSystemAdapter } from './file-system.js';
 import { columnsOfParquetSchema } from './parquet-schema.js';
@@ -150,7 +150,7 @@ function flatColumns(
         compressors,
         utf8: false,
       };
-      return new FlatColumnPages(bytes[i], decoder, getMaxDefinitionLevel(schemaPath), `${path}: row group ${rowGroup}, column ${c.name}`);
+      return new FlatColumnPages(bytes[i], decoder, `${path}: row group ${rowGroup}, column ${c.name}`);
     }),
   );
 }

@@ -67,34 +67,83 @@ describe('readChunks', () => {
   });
 });
 
+/** An uncompressed one-column file of `values` through the flat writer, its chunk's bytes and a decoder of the column. */
+async function oneColumn(type: string, values: readonly unknown[]) {
+  const encoder = newParquetEncoder([{ name: 'c', type: parseDataType(type), nullable: true }], 'UNCOMPRESSED');
+  for (const v of values) encoder.add([v]);
+  const parts = [encoder.take(), await encoder.finish()].filter((b): b is Uint8Array => b !== undefined);
+  const bytes = new Uint8Array(Buffer.concat(parts));
+  const meta = parquetMetadata(bytes.buffer);
+  const m = meta.row_groups[0].columns[0].meta_data!;
+  const schemaPath = getTreePath(parquetSchema(meta), ['c']);
+  const decoder = {
+    pathInSchema: ['c'],
+    type: m.type,
+    element: schemaPath[1].element,
+    schemaPath,
+    codec: m.codec,
+    parsers: DEFAULT_PARSERS,
+  };
+  const from = Number(m.dictionary_page_offset ?? m.data_page_offset);
+  return { chunk: bytes.subarray(from, from + Number(m.total_compressed_size)), decoder, meta: m };
+}
+
+/** Reads `rows` values of a chunk in batches of `size`, after skipping `skip`. */
+function readAll(pages: FlatColumnPages, rows: number, size: number, skip = 0): unknown[] {
+  pages.skip(skip);
+  const got: unknown[] = [];
+  for (let r = skip; r < rows; r += size) {
+    const batch = Array.from({ length: Math.min(size, rows - r) }, () => [] as unknown[]);
+    pages.fill(batch, 0, (v) => v);
+    got.push(...batch.map((b) => b[0]));
+  }
+  return got;
+}
+
 describe('FlatColumnPages', () => {
+  it('reads PLAIN pages of strings and of bytes a batch at a time, nulls and empty values included, from any row on', async () => {
+    // unique strings: the chunk's dictionary does not pay, so its pages are PLAIN
+    const strings = Array.from({ length: 20_000 }, (_, i) => (i % 7 === 3 ? null : i % 11 === 5 ? '' : `row-${i}-${'é'.repeat(i % 4)}`));
+    const s = await oneColumn('string', strings);
+    expect(s.meta.encodings).not.toContain('RLE_DICTIONARY');
+    expect(readAll(new FlatColumnPages(s.chunk, s.decoder, 'c'), strings.length, 999)).toEqual(strings);
+    expect(readAll(new FlatColumnPages(s.chunk, s.decoder, 'c'), strings.length, 4096, 12_345)).toEqual(strings.slice(12_345));
+    const bytes = strings.map((v) => (v === null ? null : Buffer.from(v)));
+    const b = await oneColumn('bytes', bytes);
+    const got = readAll(new FlatColumnPages(b.chunk, b.decoder, 'c'), bytes.length, 1000);
+    expect(got.map((v) => (v === null ? null : Buffer.from(v as Uint8Array).toString()))).toEqual(strings);
+  });
+
+  it('refuses a PLAIN page whose value runs past its end, naming the column', async () => {
+    const strings = Array.from({ length: 10_000 }, (_, i) => `value-${i}`);
+    const s = await oneColumn('string', strings);
+    // the first value's 4-byte length, made far longer than the page
+    const at = Buffer.from(s.chunk).indexOf('value-0') - 4;
+    expect([...s.chunk.subarray(at, at + 4)]).toEqual([7, 0, 0, 0]);
+    s.chunk.set([0xff, 0xff, 0, 0], at);
+    expect(() => readAll(new FlatColumnPages(s.chunk, s.decoder, 'f.parquet: column c'), strings.length, 100)).toThrow(
+      'f.parquet: column c: a page ends before its values do (a truncated or corrupt file)',
+    );
+  });
+
   it('refuses a dictionary-encoded page with no dictionary page before it, naming the column, instead of giving indexes as values', async () => {
-    const encoder = newParquetEncoder([{ name: 's', type: parseDataType('string'), nullable: true }], 'UNCOMPRESSED');
-    for (let i = 0; i < 100; i++) encoder.add([`v${i % 3}`]);
-    const parts = [encoder.take(), await encoder.finish()].filter((b): b is Uint8Array => b !== undefined);
-    const bytes = new Uint8Array(Buffer.concat(parts));
-    const meta = parquetMetadata(bytes.buffer);
-    const m = meta.row_groups[0].columns[0].meta_data!;
+    const {
+      chunk: whole,
+      decoder,
+      meta: m,
+    } = await oneColumn(
+      'string',
+      Array.from({ length: 100 }, (_, i) => `v${i % 3}`),
+    );
     expect(m.dictionary_page_offset).toBeDefined();
-    const schemaPath = getTreePath(parquetSchema(meta), ['s']);
-    const decoder = {
-      pathInSchema: ['s'],
-      type: m.type,
-      element: schemaPath[1].element,
-      schemaPath,
-      codec: m.codec,
-      parsers: DEFAULT_PARSERS,
-    };
-    const from = Number(m.dictionary_page_offset);
-    const to = from + Number(m.total_compressed_size);
     const batch = Array.from({ length: 100 }, () => [] as unknown[]);
     // the whole chunk reads the strings
-    new FlatColumnPages(bytes.subarray(from, to), decoder, 'f.parquet: column s').fill(batch, 0, (v) => v);
+    new FlatColumnPages(whole, decoder, 'f.parquet: column c').fill(batch, 0, (v) => v);
     expect(batch.map((r) => r[0])).toEqual(Array.from({ length: 100 }, (_, i) => `v${i % 3}`));
     // from the data page on, the dictionary is missing
-    const pages = new FlatColumnPages(bytes.subarray(Number(m.data_page_offset), to), decoder, 'f.parquet: column s');
-    expect(() => pages.fill(batch, 0, (v) => v)).toThrow(
-      'f.parquet: column s: a dictionary-encoded page with no dictionary page before it (a corrupt file)',
+    const dataPages = whole.subarray(Number(m.data_page_offset) - Number(m.dictionary_page_offset));
+    expect(() => new FlatColumnPages(dataPages, decoder, 'f.parquet: column c').fill(batch, 0, (v) => v)).toThrow(
+      'f.parquet: column c: a dictionary-encoded page with no dictionary page before it (a corrupt file)',
     );
   });
 });

@@ -33,6 +33,14 @@ export class FlatColumnPages {
   private next = 0;
   /** Definition levels of v1 pages, reused page after page. */
   private levels = new Uint8Array(0);
+  /**
+   * A v1 PLAIN page of byte arrays: the bytes of its values, which `values` then does not hold.
+   * A value's view is made as a batch takes it: hyparquet makes one per value for the whole page,
+   * and those views lived for as many batches as the page has rows, long enough to be promoted.
+   */
+  private plain: Uint8Array | undefined;
+  /** Where each BYTE_ARRAY value's 4-byte length starts in `plain`, and past the last; reused. */
+  private plainStarts = new Int32Array(0);
   /** The decoder as of a required column: what hyparquet decodes a page's values with once its levels are read. */
   private readonly required: ColumnDecoder;
   /** The definition level of a present value (0 for a required column, 1 for an optional one). */
@@ -80,7 +88,7 @@ export class FlatColumnPages {
       if (defs.length > 0) for (let k = 0; k < take; k++) if (defs[at + k] !== max) present--;
       // converted a batch's worth at a time: a page's values all converted at once lived for
       // dozens of batches, long enough to be promoted to the old generation
-      const values = convertWithDictionary(this.values.slice(this.next, this.next + present), this.dictionary, this.encoding, this.decoder);
+      const values = convertWithDictionary(this.valuesOf(this.next, this.next + present), this.dictionary, this.encoding, this.decoder);
       let v = 0;
       if (defs.length === 0) for (let k = 0; k < take; k++) batch[r + k][col] = conv(values[v++]);
       else for (let k = 0; k < take; k++) batch[r + k][col] = defs[at + k] === max ? conv(values[v++]) : null;
@@ -103,8 +111,56 @@ export class FlatColumnPages {
     readRleBitPackedHybrid(reader, 1, levels);
     let present = 0;
     for (let i = 0; i < levels.length; i++) present += levels[i];
-    this.values = readDataPage(page.subarray(reader.offset), { ...v1, num_values: present }, this.required).dataPage;
+    this.values = this.plainValues(page.subarray(reader.offset), v1, present);
     this.defs = present === levels.length ? [] : levels;
+  }
+
+  /**
+   * The page's values from..to as hyparquet's readPlain would give them, or, for a PLAIN page of
+   * byte arrays, located without being read: the page's value bytes and each value's start.
+   */
+  private plainValues(bytes: Uint8Array, v1: DataPageHeader, count: number): DecodedArray {
+    const { type, element } = this.decoder;
+    this.plain = undefined;
+    if (v1.encoding !== 'PLAIN' || (type !== 'BYTE_ARRAY' && type !== 'FIXED_LEN_BYTE_ARRAY')) {
+      return readDataPage(bytes, { ...v1, num_values: count }, this.required).dataPage;
+    }
+    if (type === 'FIXED_LEN_BYTE_ARRAY') {
+      if (bytes.length < count * element.type_length!)
+        throw new Error(`${this.where}: a page ends before its values do (a truncated or corrupt file)`);
+    } else {
+      if (this.plainStarts.length <= count) this.plainStarts = new Int32Array(Math.max(count + 1, this.plainStarts.length * 2));
+      const starts = this.plainStarts;
+      let at = 0;
+      for (let i = 0; i < count; i++) {
+        starts[i] = at;
+        at +=
+          4 +
+          (at + 4 <= bytes.length
+            ? (bytes[at] | (bytes[at + 1] << 8) | (bytes[at + 2] << 16) | (bytes[at + 3] << 24)) >>> 0
+            : bytes.length);
+      }
+      if (at > bytes.length) throw new Error(`${this.where}: a page ends before its values do (a truncated or corrupt file)`);
+      starts[count] = at;
+    }
+    this.plain = bytes;
+    return [];
+  }
+
+  /** Present values from..to of the current page, as decoded (views of the page's bytes for a PLAIN page of byte arrays). */
+  private valuesOf(from: number, to: number): DecodedArray {
+    const bytes = this.plain;
+    if (bytes === undefined) return this.values.slice(from, to);
+    const out = new Array<Uint8Array>(to - from);
+    const base = bytes.byteOffset;
+    if (this.decoder.type === 'FIXED_LEN_BYTE_ARRAY') {
+      const w = this.decoder.element.type_length!;
+      for (let i = from; i < to; i++) out[i - from] = new Uint8Array(bytes.buffer, base + i * w, w);
+    } else {
+      const starts = this.plainStarts;
+      for (let i = from; i < to; i++) out[i - from] = new Uint8Array(bytes.buffer, base + starts[i] + 4, starts[i + 1] - starts[i] - 4);
+    }
+    return out;
   }
 
   private decompress(compressed: Uint8Array, header: PageHeader): Uint8Array {
@@ -153,6 +209,7 @@ export class FlatColumnPages {
             ? readDataPage(this.decompress(compressed, header), v1, d)
             : readDataPageV2(compressed, header, d);
           this.values = dataPage;
+          this.plain = undefined;
           this.defs = definitionLevels ?? [];
         }
         this.encoding = encoding;

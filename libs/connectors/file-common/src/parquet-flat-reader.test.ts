@@ -114,6 +114,36 @@ describe('FlatColumnPages', () => {
     expect(got.map((v) => (v === null ? null : Buffer.from(v as Uint8Array).toString()))).toEqual(strings);
   });
 
+  it('reads PLAIN pages of booleans and dictionary-encoded pages a batch at a time, nulls included', async () => {
+    const booleans = Array.from({ length: 30_000 }, (_, i) => (i % 5 === 2 ? null : i % 3 === 0));
+    const b = await oneColumn('boolean', booleans);
+    expect(readAll(new FlatColumnPages(b.chunk, b.decoder, 'c'), booleans.length, 777)).toEqual(booleans);
+    expect(readAll(new FlatColumnPages(b.chunk, b.decoder, 'c'), booleans.length, 4096, 9_999)).toEqual(booleans.slice(9_999));
+    const strings = Array.from({ length: 30_000 }, (_, i) => (i % 5 === 2 ? null : `s${i % 300}`));
+    const s = await oneColumn('string', strings);
+    expect(s.meta.encodings).toContain('RLE_DICTIONARY');
+    expect(readAll(new FlatColumnPages(s.chunk, s.decoder, 'c'), strings.length, 777)).toEqual(strings);
+    expect(readAll(new FlatColumnPages(s.chunk, s.decoder, 'c'), strings.length, 4096, 20_001)).toEqual(strings.slice(20_001));
+  });
+
+  it('refuses a dictionary index past the dictionary, and a run of indexes past its page, naming the column', async () => {
+    // 100 present values of 3 entries: definition levels (length 3: one RLE run of 100 ones), bit width 2, one bit-packed run of 13 groups
+    const strings = Array.from({ length: 100 }, (_, i) => `v${i % 3}`);
+    const s = await oneColumn('string', strings);
+    const at = Buffer.from(s.chunk).indexOf(Buffer.from([3, 0, 0, 0, 0xc8, 1, 1, 2, 0x1b]));
+    expect(at).toBeGreaterThan(0);
+    const outOfRange = s.chunk.slice();
+    outOfRange[at + 9] = 0xff; // the first four indexes become 3
+    expect(() => readAll(new FlatColumnPages(outOfRange, s.decoder, 'f.parquet: column c'), 100, 10)).toThrow(
+      'f.parquet: column c: a value refers to dictionary entry 3 of 3 (a corrupt file)',
+    );
+    const overrun = s.chunk.slice();
+    overrun[at + 7] = 7; // 7 bits an index: the run's 13 groups need more bytes than the page has
+    expect(() => readAll(new FlatColumnPages(overrun, s.decoder, 'f.parquet: column c'), 100, 10)).toThrow(
+      /^f\.parquet: column c: a data page could not be decoded \(a corrupt file\): /,
+    );
+  });
+
   it('refuses a PLAIN page whose value runs past its end, naming the column', async () => {
     const strings = Array.from({ length: 10_000 }, (_, i) => `value-${i}`);
     const s = await oneColumn('string', strings);

@@ -34,13 +34,20 @@ export class FlatColumnPages {
   /** Definition levels of v1 pages, reused page after page. */
   private levels = new Uint8Array(0);
   /**
-   * A v1 PLAIN page of byte arrays: the bytes of its values, which `values` then does not hold.
-   * A value's view is made as a batch takes it: hyparquet makes one per value for the whole page,
-   * and those views lived for as many batches as the page has rows, long enough to be promoted.
+   * How the current page's present values are held (a v1 page of an optional column is read by
+   * this class, and then its values are read as a batch takes them; hyparquet makes an array of
+   * the whole page's values, which lived for as many batches as the page has rows, long enough to
+   * be promoted to the old generation):
+   * - 'decoded': in `values`, as hyparquet decoded them;
+   * - 'plain': a PLAIN page of byte arrays or booleans, its value bytes in `plain`, a value's view
+   *   (or boolean) made as a batch takes it;
+   * - 'indices': a dictionary-encoded page, its indexes decoded into `indices` (reused).
    */
-  private plain: Uint8Array | undefined;
+  private held: 'decoded' | 'plain' | 'indices' = 'decoded';
+  private plain: Uint8Array = new Uint8Array(0);
   /** Where each BYTE_ARRAY value's 4-byte length starts in `plain`, and past the last; reused. */
   private plainStarts = new Int32Array(0);
+  private indices = new Int32Array(0);
   /** The decoder as of a required column: what hyparquet decodes a page's values with once its levels are read. */
   private readonly required: ColumnDecoder;
   /** The definition level of a present value (0 for a required column, 1 for an optional one). */
@@ -88,7 +95,7 @@ export class FlatColumnPages {
       if (defs.length > 0) for (let k = 0; k < take; k++) if (defs[at + k] !== max) present--;
       // converted a batch's worth at a time: a page's values all converted at once lived for
       // dozens of batches, long enough to be promoted to the old generation
-      const values = convertWithDictionary(this.valuesOf(this.next, this.next + present), this.dictionary, this.encoding, this.decoder);
+      const values = this.valuesOf(this.next, this.next + present);
       let v = 0;
       if (defs.length === 0) for (let k = 0; k < take; k++) batch[r + k][col] = conv(values[v++]);
       else for (let k = 0; k < take; k++) batch[r + k][col] = defs[at + k] === max ? conv(values[v++]) : null;
@@ -111,56 +118,89 @@ export class FlatColumnPages {
     readRleBitPackedHybrid(reader, 1, levels);
     let present = 0;
     for (let i = 0; i < levels.length; i++) present += levels[i];
-    this.values = this.plainValues(page.subarray(reader.offset), v1, present);
+    this.pageValues(page.subarray(reader.offset), v1, present);
     this.defs = present === levels.length ? [] : levels;
   }
 
   /**
-   * The page's values from..to as hyparquet's readPlain would give them, or, for a PLAIN page of
-   * byte arrays, located without being read: the page's value bytes and each value's start.
+   * Takes the present values of a v1 page's value section (`count` of them): located or decoded
+   * into reused arrays here for PLAIN byte arrays and booleans and for dictionary indexes, decoded
+   * by hyparquet otherwise.
    */
-  private plainValues(bytes: Uint8Array, v1: DataPageHeader, count: number): DecodedArray {
+  private pageValues(bytes: Uint8Array, v1: DataPageHeader, count: number): void {
     const { type, element } = this.decoder;
-    this.plain = undefined;
-    if (v1.encoding !== 'PLAIN' || (type !== 'BYTE_ARRAY' && type !== 'FIXED_LEN_BYTE_ARRAY')) {
-      return readDataPage(bytes, { ...v1, num_values: count }, this.required).dataPage;
-    }
-    if (type === 'FIXED_LEN_BYTE_ARRAY') {
-      if (bytes.length < count * element.type_length!)
-        throw new Error(`${this.where}: a page ends before its values do (a truncated or corrupt file)`);
+    const dictionary = v1.encoding === 'RLE_DICTIONARY' || v1.encoding === 'PLAIN_DICTIONARY';
+    this.held = 'decoded';
+    if (dictionary && type !== 'BOOLEAN') {
+      if (this.indices.length < count) this.indices = new Int32Array(Math.max(count, this.indices.length * 2));
+      const indices = this.indices.subarray(0, count);
+      const bitWidth = bytes.length > 0 ? bytes[0] : 0;
+      const reader = { view: new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength), offset: 1 };
+      if (bitWidth > 0) readRleBitPackedHybrid(reader, bitWidth, indices, bytes.length - 1);
+      else indices.fill(0);
+      this.held = 'indices';
+    } else if (v1.encoding !== 'PLAIN' || (type !== 'BYTE_ARRAY' && type !== 'FIXED_LEN_BYTE_ARRAY' && type !== 'BOOLEAN')) {
+      this.values = readDataPage(bytes, { ...v1, num_values: count }, this.required).dataPage;
     } else {
-      if (this.plainStarts.length <= count) this.plainStarts = new Int32Array(Math.max(count + 1, this.plainStarts.length * 2));
-      const starts = this.plainStarts;
-      let at = 0;
-      for (let i = 0; i < count; i++) {
-        starts[i] = at;
-        at +=
-          4 +
-          (at + 4 <= bytes.length
-            ? (bytes[at] | (bytes[at + 1] << 8) | (bytes[at + 2] << 16) | (bytes[at + 3] << 24)) >>> 0
-            : bytes.length);
-      }
-      if (at > bytes.length) throw new Error(`${this.where}: a page ends before its values do (a truncated or corrupt file)`);
-      starts[count] = at;
+      const need =
+        type === 'BOOLEAN'
+          ? Math.ceil(count / 8)
+          : type === 'FIXED_LEN_BYTE_ARRAY'
+            ? count * element.type_length!
+            : this.locate(bytes, count);
+      if (need > bytes.length) throw new Error(`${this.where}: a page ends before its values do (a truncated or corrupt file)`);
+      this.plain = bytes;
+      this.held = 'plain';
     }
-    this.plain = bytes;
-    return [];
   }
 
-  /** Present values from..to of the current page, as decoded (views of the page's bytes for a PLAIN page of byte arrays). */
+  /** Notes where each of `count` PLAIN BYTE_ARRAY values of `bytes` starts; returns the bytes they take. */
+  private locate(bytes: Uint8Array, count: number): number {
+    if (this.plainStarts.length <= count) this.plainStarts = new Int32Array(Math.max(count + 1, this.plainStarts.length * 2));
+    const starts = this.plainStarts;
+    let at = 0;
+    for (let i = 0; i < count && at <= bytes.length; i++) {
+      starts[i] = at;
+      const length =
+        at + 4 <= bytes.length ? (bytes[at] | (bytes[at + 1] << 8) | (bytes[at + 2] << 16) | (bytes[at + 3] << 24)) >>> 0 : bytes.length;
+      at += 4 + length;
+    }
+    starts[count] = at;
+    return at;
+  }
+
+  /** Present values from..to of the current page, converted as hyparquet converts them (dictionary entries looked up). */
   private valuesOf(from: number, to: number): DecodedArray {
+    if (this.held === 'decoded') return convertWithDictionary(this.values.slice(from, to), this.dictionary, this.encoding, this.decoder);
+    if (this.held === 'indices') {
+      const dictionary = this.dictionary!;
+      const indices = this.indices;
+      const out = new Array<unknown>(to - from);
+      for (let i = from; i < to; i++) {
+        const e = indices[i];
+        if (e >= dictionary.length)
+          throw new Error(`${this.where}: a value refers to dictionary entry ${e} of ${dictionary.length} (a corrupt file)`);
+        out[i - from] = dictionary[e];
+      }
+      return out;
+    }
     const bytes = this.plain;
-    if (bytes === undefined) return this.values.slice(from, to);
+    const type = this.decoder.type;
+    if (type === 'BOOLEAN') {
+      const out = new Array<boolean>(to - from);
+      for (let i = from; i < to; i++) out[i - from] = (bytes[i >> 3] & (1 << (i & 7))) !== 0;
+      return out;
+    }
     const out = new Array<Uint8Array>(to - from);
     const base = bytes.byteOffset;
-    if (this.decoder.type === 'FIXED_LEN_BYTE_ARRAY') {
+    if (type === 'FIXED_LEN_BYTE_ARRAY') {
       const w = this.decoder.element.type_length!;
       for (let i = from; i < to; i++) out[i - from] = new Uint8Array(bytes.buffer, base + i * w, w);
     } else {
       const starts = this.plainStarts;
       for (let i = from; i < to; i++) out[i - from] = new Uint8Array(bytes.buffer, base + starts[i] + 4, starts[i + 1] - starts[i] - 4);
     }
-    return out;
+    return convert(out, this.decoder);
   }
 
   private decompress(compressed: Uint8Array, header: PageHeader): Uint8Array {
@@ -203,14 +243,21 @@ export class FlatColumnPages {
         if (encoding.endsWith('_DICTIONARY') && this.dictionary === undefined) {
           throw new Error(`${this.where}: a dictionary-encoded page with no dictionary page before it (a corrupt file)`);
         }
-        if (v1 && this.maxDef === 1 && v1.definition_level_encoding === 'RLE') this.pageV1(compressed, header, v1);
-        else {
-          const { definitionLevels, dataPage } = v1
-            ? readDataPage(this.decompress(compressed, header), v1, d)
-            : readDataPageV2(compressed, header, d);
-          this.values = dataPage;
-          this.plain = undefined;
-          this.defs = definitionLevels ?? [];
+        try {
+          if (v1 && this.maxDef === 1 && v1.definition_level_encoding === 'RLE') this.pageV1(compressed, header, v1);
+          else {
+            const { definitionLevels, dataPage } = v1
+              ? readDataPage(this.decompress(compressed, header), v1, d)
+              : readDataPageV2(compressed, header, d);
+            this.values = dataPage;
+            this.held = 'decoded';
+            this.defs = definitionLevels ?? [];
+          }
+        } catch (e) {
+          // hyparquet's decoders fail without saying where (an offset outside a DataView, say)
+          const message = (e as Error).message;
+          if (message.startsWith(this.where)) throw e;
+          throw new Error(`${this.where}: a data page could not be decoded (a corrupt file): ${message}`, { cause: e });
         }
         this.encoding = encoding;
         this.rows = rows;

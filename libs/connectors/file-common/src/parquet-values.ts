@@ -73,22 +73,34 @@ function civilText(): string {
  */
 export function timestampText(micros: bigint): string {
   if (micros > SAFE_BIGINT || micros < -SAFE_BIGINT) return timestampTextByDate(micros);
-  const n = Number(micros);
+  return timestampTextOfNumber(Number(micros), micros);
+}
+
+/** The day of the last timestamp formatted, and its 'YYYY-MM-DDT': timestamps of a column mostly share their day with the one before. */
+let lastDay = Number.NaN;
+let lastDayText = '';
+
+/** timestampText of `n` microseconds (a safe integer; `micros` the same as a bigint, for years out of range). */
+function timestampTextOfNumber(n: number, micros: bigint): string {
   const secs = Math.floor(n / 1e6);
   const sub = n - secs * 1e6;
   const days = Math.floor(secs / 86400);
-  civilFromDays(days);
-  if (civil.y < 0) return timestampTextByDate(micros);
+  if (days !== lastDay) {
+    civilFromDays(days);
+    if (civil.y < 0) return timestampTextByDate(micros);
+    lastDay = days;
+    lastDayText = `${civilText()}T`;
+  }
   let rest = secs - days * 86400;
   const h = Math.floor(rest / 3600);
   rest -= h * 3600;
   const mi = Math.floor(rest / 60);
-  const base = `${civilText()}T${TWO_DIGITS[h]}:${TWO_DIGITS[mi]}:${TWO_DIGITS[rest - mi * 60]}`;
-  if (sub === 0) return base;
+  const s = rest - mi * 60;
+  if (sub === 0) return `${lastDayText}${TWO_DIGITS[h]}:${TWO_DIGITS[mi]}:${TWO_DIGITS[s]}`;
   const digits = String(sub + 1_000_000).slice(1);
   let end = 6;
   while (digits.charCodeAt(end - 1) === 48) end--; // '0'
-  return `${base}.${end === 6 ? digits : digits.slice(0, end)}`;
+  return `${lastDayText}${TWO_DIGITS[h]}:${TWO_DIGITS[mi]}:${TWO_DIGITS[s]}.${end === 6 ? digits : digits.slice(0, end)}`;
 }
 
 const dateDays = (text: string): number => Math.round(Date.parse(`${text}T00:00:00Z`) / DAY_MS);

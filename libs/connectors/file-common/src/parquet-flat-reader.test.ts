@@ -1,5 +1,8 @@
 import { parseDataType } from '@tideway/api';
-import { type ColumnChunk, parquetMetadata, parquetSchema } from 'hyparquet';
+import { type ColumnChunk, type ColumnMetaData, type FileMetaData, parquetMetadata, parquetSchema, type SchemaTree } from 'hyparquet';
+import { parquetHeader } from 'hyparquet/src/column.js';
+import { ByteWriter, parquetWriteBuffer } from 'hyparquet-writer';
+import { writePageHeader } from 'hyparquet-writer/src/datapage.js';
 import { DEFAULT_PARSERS } from 'hyparquet/src/convert.js';
 import { getTreePath } from 'hyparquet/src/schema.js';
 import { describe, expect, it } from 'vitest';
@@ -75,9 +78,13 @@ async function oneColumn(type: string, values: readonly unknown[]) {
   const bytes = new Uint8Array(Buffer.concat(parts));
   const meta = parquetMetadata(bytes.buffer);
   const m = meta.row_groups[0].columns[0].meta_data!;
-  const schemaPath = getTreePath(parquetSchema(meta), ['c']);
+  return { ...chunkOf(bytes, m, getTreePath(parquetSchema(meta), ['c'])), meta: m };
+}
+
+/** The bytes of the chunk `m` describes in file `bytes`, and a decoder of its column (`schemaPath`, hyparquet's default parsers). */
+function chunkOf(bytes: Uint8Array, m: ColumnMetaData, schemaPath: SchemaTree[]) {
   const decoder = {
-    pathInSchema: ['c'],
+    pathInSchema: m.path_in_schema,
     type: m.type,
     element: schemaPath[1].element,
     schemaPath,
@@ -85,7 +92,7 @@ async function oneColumn(type: string, values: readonly unknown[]) {
     parsers: DEFAULT_PARSERS,
   };
   const from = Number(m.dictionary_page_offset ?? m.data_page_offset);
-  return { chunk: bytes.subarray(from, from + Number(m.total_compressed_size)), decoder, meta: m };
+  return { chunk: bytes.subarray(from, from + Number(m.total_compressed_size)), decoder };
 }
 
 /** Reads `rows` values of a chunk in batches of `size`, after skipping `skip`. */
@@ -124,6 +131,88 @@ describe('FlatColumnPages', () => {
     expect(s.meta.encodings).toContain('RLE_DICTIONARY');
     expect(readAll(new FlatColumnPages(s.chunk, s.decoder, 'c'), strings.length, 777)).toEqual(strings);
     expect(readAll(new FlatColumnPages(s.chunk, s.decoder, 'c'), strings.length, 4096, 20_001)).toEqual(strings.slice(20_001));
+  });
+
+  it('reads the data pages v2 of another writer (hyparquet-writer), required and optional columns, PLAIN and dictionary-encoded', () => {
+    const n = 20_000;
+    const columnData = [
+      { name: 'id', data: Array.from({ length: n }, (_, i) => BigInt(i) * 1_000_003n), type: 'INT64' as const, nullable: false },
+      { name: 'x', data: Array.from({ length: n }, (_, i) => i / 8), type: 'DOUBLE' as const, nullable: false },
+      { name: 'name', data: Array.from({ length: n }, (_, i) => `name-${i}`), type: 'STRING' as const, nullable: false },
+      { name: 'tag', data: Array.from({ length: n }, (_, i) => (i % 4 === 1 ? null : `t${i % 9}`)), type: 'STRING' as const },
+      { name: 'flag', data: Array.from({ length: n }, (_, i) => (i % 6 === 0 ? null : i % 5 < 2)), type: 'BOOLEAN' as const },
+    ];
+    const file = parquetWriteBuffer({ columnData, codec: 'SNAPPY', pageSize: 16 * 1024 });
+    const meta = parquetMetadata(file);
+    const tree = parquetSchema(meta);
+    const bytes = new Uint8Array(file);
+    expect(meta.row_groups.length).toBeGreaterThan(1);
+    const encodings = meta.row_groups[1].columns.map((k) => k.meta_data!.encodings);
+    expect(encodings[2]).not.toContain('RLE_DICTIONARY'); // name: unique strings, PLAIN
+    expect(encodings[3]).toContain('RLE_DICTIONARY'); // tag
+    columnData.forEach((c, i) => {
+      const schemaPath = getTreePath(tree, [c.name]);
+      expect(schemaPath[1].element.repetition_type).toBe(c.nullable === false ? 'REQUIRED' : 'OPTIONAL');
+      let start = 0;
+      for (const group of meta.row_groups) {
+        const rows = Number(group.num_rows);
+        const m = group.columns[i].meta_data!;
+        const header = parquetHeader({ view: new DataView(file, Number(m.data_page_offset)), offset: 0 });
+        expect(header.type, c.name).toBe('DATA_PAGE_V2');
+        const { chunk, decoder } = chunkOf(bytes, m, schemaPath);
+        const want = c.data.slice(start, start + rows);
+        expect(readAll(new FlatColumnPages(chunk, decoder, c.name), rows, 3000), c.name).toEqual(want);
+        expect(readAll(new FlatColumnPages(chunk, decoder, c.name), rows, 4096, 777), c.name).toEqual(want.slice(777));
+        start += rows;
+      }
+      expect(start).toBe(n);
+    });
+  });
+
+  it('reads data pages v1 of a required column (no definition levels)', () => {
+    // two PLAIN pages of a REQUIRED string column, uncompressed, as parquet-mr writes a non-null column
+    const values = Array.from({ length: 300 }, (_, i) => `r${i}-${'ü'.repeat(i % 3)}`);
+    const out = new ByteWriter();
+    for (const page of [values.slice(0, 120), values.slice(120)]) {
+      const body = Buffer.concat(
+        page.flatMap((v) => {
+          const text = Buffer.from(v);
+          const length = Buffer.alloc(4);
+          length.writeUInt32LE(text.length);
+          return [length, text];
+        }),
+      );
+      writePageHeader(out, {
+        type: 'DATA_PAGE',
+        uncompressed_page_size: body.length,
+        compressed_page_size: body.length,
+        data_page_header: {
+          num_values: page.length,
+          encoding: 'PLAIN',
+          definition_level_encoding: 'RLE',
+          repetition_level_encoding: 'RLE',
+        },
+      });
+      out.appendBytes(body);
+    }
+    const tree = parquetSchema({
+      schema: [
+        { name: 'root', num_children: 1 },
+        { name: 'c', type: 'BYTE_ARRAY', converted_type: 'UTF8', repetition_type: 'REQUIRED' },
+      ],
+    } as unknown as FileMetaData);
+    const schemaPath = getTreePath(tree, ['c']);
+    const decoder = {
+      pathInSchema: ['c'],
+      type: 'BYTE_ARRAY' as const,
+      element: schemaPath[1].element,
+      schemaPath,
+      codec: 'UNCOMPRESSED' as const,
+      parsers: DEFAULT_PARSERS,
+    };
+    const chunk = new Uint8Array(out.getBuffer());
+    expect(readAll(new FlatColumnPages(chunk, decoder, 'c'), values.length, 77)).toEqual(values);
+    expect(readAll(new FlatColumnPages(chunk, decoder, 'c'), values.length, 50, 130)).toEqual(values.slice(130));
   });
 
   it('refuses a dictionary index past the dictionary, and a run of indexes past its page, naming the column', async () => {

@@ -106,24 +106,67 @@ export class FlatColumnPages {
   }
 
   /**
-   * A v1 data page of an optional column: its definition levels decoded here into a reused typed
-   * array, and its values by hyparquet as a required column's (hyparquet decodes the levels into
-   * a new array a page, 1 MB a page of 131,072 rows, and counts the nulls in a second pass).
+   * A v1 data page: the definition levels of an optional column decoded here into a reused typed
+   * array (hyparquet decodes them into a new array a page, 1 MB a page of 131,072 rows, and
+   * counts the nulls in a second pass), then the values (pageValues).
    */
   private pageV1(compressed: Uint8Array, header: PageHeader, v1: DataPageHeader): void {
     const page = this.decompress(compressed, header);
+    if (this.maxDef === 0) {
+      this.pageValues(page, v1, v1.num_values);
+      this.defs = [];
+      return;
+    }
     const reader = { view: new DataView(page.buffer, page.byteOffset, page.byteLength), offset: 0 };
-    if (this.levels.length < v1.num_values) this.levels = new Uint8Array(Math.max(v1.num_values, this.levels.length * 2));
-    const levels = this.levels.subarray(0, v1.num_values);
-    readRleBitPackedHybrid(reader, 1, levels);
-    let present = 0;
-    for (let i = 0; i < levels.length; i++) present += levels[i];
+    const present = this.readLevels(reader, v1.num_values);
     this.pageValues(page.subarray(reader.offset), v1, present);
-    this.defs = present === levels.length ? [] : levels;
   }
 
   /**
-   * Takes the present values of a v1 page's value section (`count` of them): located or decoded
+   * A v2 data page: its definition levels (stored uncompressed, before the values) as pageV1's,
+   * and its values decompressed on their own.
+   */
+  private pageV2(compressed: Uint8Array, header: PageHeader, v2: NonNullable<PageHeader['data_page_header_v2']>): void {
+    const levelBytes = v2.repetition_levels_byte_length + v2.definition_levels_byte_length;
+    let present = v2.num_values;
+    this.defs = [];
+    if (this.maxDef === 1) {
+      const reader = {
+        view: new DataView(compressed.buffer, compressed.byteOffset, compressed.byteLength),
+        offset: v2.repetition_levels_byte_length,
+      };
+      present = this.readLevels(reader, v2.num_values, v2.definition_levels_byte_length);
+    }
+    let values = compressed.subarray(levelBytes);
+    if (v2.is_compressed !== false) {
+      values = decompressPage(values, Number(header.uncompressed_page_size) - levelBytes, this.decoder.codec, this.decoder.compressors);
+    }
+    const asV1: DataPageHeader = {
+      num_values: present,
+      encoding: v2.encoding,
+      definition_level_encoding: 'RLE',
+      repetition_level_encoding: 'RLE',
+    };
+    this.pageValues(values, asV1, present);
+  }
+
+  /**
+   * Decodes `rows` definition levels (width 1, RLE/bit-packed; `length` bytes, or a 4-byte length
+   * first) into the reused array, notes them as the page's unless every row is present, and returns
+   * how many are.
+   */
+  private readLevels(reader: DataReader, rows: number, length?: number): number {
+    if (this.levels.length < rows) this.levels = new Uint8Array(Math.max(rows, this.levels.length * 2));
+    const levels = this.levels.subarray(0, rows);
+    readRleBitPackedHybrid(reader, 1, levels, length);
+    let present = 0;
+    for (let i = 0; i < rows; i++) present += levels[i];
+    this.defs = present === rows ? [] : levels;
+    return present;
+  }
+
+  /**
+   * Takes the present values of a data page's value section (`count` of them): located or decoded
    * into reused arrays here for PLAIN byte arrays and booleans and for dictionary indexes, decoded
    * by hyparquet otherwise.
    */
@@ -244,7 +287,9 @@ export class FlatColumnPages {
           throw new Error(`${this.where}: a dictionary-encoded page with no dictionary page before it (a corrupt file)`);
         }
         try {
-          if (v1 && this.maxDef === 1 && v1.definition_level_encoding === 'RLE') this.pageV1(compressed, header, v1);
+          // a flat column's definition levels are 0 or 1 (isFlatColumn: a top-level column, not repeated)
+          if (v1 && (this.maxDef === 0 || v1.definition_level_encoding === 'RLE')) this.pageV1(compressed, header, v1);
+          else if (v2 && v2.repetition_levels_byte_length === 0) this.pageV2(compressed, header, v2);
           else {
             const { definitionLevels, dataPage } = v1
               ? readDataPage(this.decompress(compressed, header), v1, d)

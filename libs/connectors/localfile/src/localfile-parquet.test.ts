@@ -233,7 +233,7 @@ describe('LocalFile parquet, flat files of another writer (page by page, parquet
     ];
   };
   for (const version of ['V1', 'V2']) {
-    it(`reads a file DuckDB wrote with data pages ${version}: nulls, dictionaries, several row groups`, async () => {
+    it(`reads a file DuckDB wrote as PARQUET_VERSION ${version} (data pages v1; V2 adds the DELTA encodings): nulls, dictionaries, several row groups`, async () => {
       const dir = join(root, `flat-duckdb-${version}`);
       const file = join(dir, 'part.parquet');
       mkdirSync(dir, { recursive: true });

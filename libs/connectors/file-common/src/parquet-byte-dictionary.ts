@@ -28,6 +28,24 @@ function sameBytes(buf: Uint8Array, as: number, bs: number, len: number): boolea
   return true;
 }
 
+/**
+ * A hash of the `len` bytes at `at`: four bytes at a time (a multiply-xor step per word, then a
+ * final mix), about three times as fast as FNV-1a's step per byte on the orders bench's strings.
+ * Collisions cost a byte comparison, never a wrong entry.
+ */
+function hashAt(buf: Uint8Array, at: number, len: number): number {
+  let h = 0x811c9dc5 ^ len;
+  const end = at + len;
+  let k = at;
+  for (; k + 4 <= end; k += 4) {
+    h = Math.imul(h ^ (buf[k] | (buf[k + 1] << 8) | (buf[k + 2] << 16) | (buf[k + 3] << 24)), 0x9e3779b1);
+    h ^= h >>> 15;
+  }
+  for (; k < end; k++) h = Math.imul(h ^ buf[k], 0x01000193);
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+  return h ^ (h >>> 13);
+}
+
 /** Length of the PLAIN value starting at `at` (its 4-byte little-endian prefix). */
 function lengthAt(buf: Uint8Array, at: number): number {
   return (buf[at] | (buf[at + 1] << 8) | (buf[at + 2] << 16) | (buf[at + 3] << 24)) >>> 0;
@@ -51,8 +69,7 @@ export function byteDictionary(values: Uint8Array, starts: Int32Array, count: nu
     if (i === DICTIONARY_CHECK_VALUES && !dictionaryPays(size, bytes, i, starts[i] - starts[0])) return undefined;
     const at = starts[i];
     const len = lengthAt(values, at);
-    let h = 0x811c9dc5 ^ len;
-    for (let k = at + 4, end = at + 4 + len; k < end; k++) h = Math.imul(h ^ values[k], 0x01000193);
+    const h = hashAt(values, at + 4, len);
     let slot = h & mask;
     let found = -1;
     for (let e = slots[slot]; e >= 0; slot = (slot + 1) & mask, e = slots[slot]) {

@@ -28,6 +28,20 @@ describe('snappyCompress', () => {
     roundTrip(Buffer.concat([randomBytes(70_000), Buffer.alloc(1000, 1), randomBytes(100)]));
   });
 
+  it('compresses a view into a larger buffer (a page inside its row group) as it compresses a copy, never reading past its end', () => {
+    const text = Buffer.from(Array.from({ length: 5_000 }, (_, i) => `v${i % 97}-${i}`).join(','));
+    for (const offset of [0, 1, 3, 4099]) {
+      for (const length of [15, 16, 20, 4096, text.length - offset]) {
+        const big = new Uint8Array(offset + length + 64).fill(0xab);
+        big.set(text.subarray(0, length), offset);
+        const view = big.subarray(offset, offset + length);
+        const expected = Buffer.from(snappyCompress(view.slice()));
+        expect(Buffer.from(snappyCompress(view)).equals(expected), `${offset}+${length}`).toBe(true);
+        roundTrip(view);
+      }
+    }
+  });
+
   it('reuses its output buffer: a result stays right until the next call', () => {
     const a = Buffer.from('abcabcabcabcabcabcabcabc'.repeat(10));
     const first = snappyCompressReused(a);

@@ -47,7 +47,7 @@ function hashAt(buf: Uint8Array, at: number, len: number): number {
 }
 
 /** Length of the PLAIN value starting at `at` (its 4-byte little-endian prefix). */
-function lengthAt(buf: Uint8Array, at: number): number {
+export function lengthAt(buf: Uint8Array, at: number): number {
   return (buf[at] | (buf[at + 1] << 8) | (buf[at + 2] << 16) | (buf[at + 3] << 24)) >>> 0;
 }
 

@@ -5,6 +5,7 @@ import { decompressPage, readDataPage, readDataPageV2 } from 'hyparquet/src/data
 import { readRleBitPackedHybrid } from 'hyparquet/src/encoding.js';
 import { readPlain } from 'hyparquet/src/plain.js';
 import { getMaxDefinitionLevel } from 'hyparquet/src/schema.js';
+import { lengthAt } from './parquet-byte-dictionary.js';
 
 /** What hyparquet decodes a column chunk with (its type is not exported by name). */
 export type ColumnDecoder = Parameters<typeof readDataPage>[2];
@@ -31,13 +32,12 @@ export class FlatColumnPages {
   private rows = 0;
   private at = 0;
   private next = 0;
-  /** Definition levels of v1 pages, reused page after page. */
+  /** Definition levels of the current page, reused page after page. */
   private levels = new Uint8Array(0);
   /**
-   * How the current page's present values are held (a v1 page of an optional column is read by
-   * this class, and then its values are read as a batch takes them; hyparquet makes an array of
-   * the whole page's values, which lived for as many batches as the page has rows, long enough to
-   * be promoted to the old generation):
+   * How the current page's present values are held (hyparquet makes an array of the whole page's
+   * values, which lived for as many batches as the page has rows, long enough to be promoted to
+   * the old generation; the page kinds below are read a batch at a time instead):
    * - 'decoded': in `values`, as hyparquet decoded them;
    * - 'plain': a PLAIN page of byte arrays or booleans, its value bytes in `plain`, a value's view
    *   (or boolean) made as a batch takes it;
@@ -112,13 +112,8 @@ export class FlatColumnPages {
    */
   private pageV1(compressed: Uint8Array, header: PageHeader, v1: DataPageHeader): void {
     const page = this.decompress(compressed, header);
-    if (this.maxDef === 0) {
-      this.pageValues(page, v1, v1.num_values);
-      this.defs = [];
-      return;
-    }
     const reader = { view: new DataView(page.buffer, page.byteOffset, page.byteLength), offset: 0 };
-    const present = this.readLevels(reader, v1.num_values);
+    const present = this.maxDef === 1 ? this.readLevels(reader, v1.num_values) : this.noLevels(v1.num_values);
     this.pageValues(page.subarray(reader.offset), v1, present);
   }
 
@@ -128,15 +123,12 @@ export class FlatColumnPages {
    */
   private pageV2(compressed: Uint8Array, header: PageHeader, v2: NonNullable<PageHeader['data_page_header_v2']>): void {
     const levelBytes = v2.repetition_levels_byte_length + v2.definition_levels_byte_length;
-    let present = v2.num_values;
-    this.defs = [];
-    if (this.maxDef === 1) {
-      const reader = {
-        view: new DataView(compressed.buffer, compressed.byteOffset, compressed.byteLength),
-        offset: v2.repetition_levels_byte_length,
-      };
-      present = this.readLevels(reader, v2.num_values, v2.definition_levels_byte_length);
-    }
+    const reader = {
+      view: new DataView(compressed.buffer, compressed.byteOffset, compressed.byteLength),
+      offset: v2.repetition_levels_byte_length,
+    };
+    const present =
+      this.maxDef === 1 ? this.readLevels(reader, v2.num_values, v2.definition_levels_byte_length) : this.noLevels(v2.num_values);
     let values = compressed.subarray(levelBytes);
     if (v2.is_compressed !== false) {
       values = decompressPage(values, Number(header.uncompressed_page_size) - levelBytes, this.decoder.codec, this.decoder.compressors);
@@ -156,13 +148,19 @@ export class FlatColumnPages {
    * how many are.
    */
   private readLevels(reader: DataReader, rows: number, length?: number): number {
-    if (this.levels.length < rows) this.levels = new Uint8Array(Math.max(rows, this.levels.length * 2));
+    this.levels = atLeast(this.levels, rows);
     const levels = this.levels.subarray(0, rows);
     readRleBitPackedHybrid(reader, 1, levels, length);
     let present = 0;
     for (let i = 0; i < rows; i++) present += levels[i];
     this.defs = present === rows ? [] : levels;
     return present;
+  }
+
+  /** A required column's page of `rows` rows: every one present. */
+  private noLevels(rows: number): number {
+    this.defs = [];
+    return rows;
   }
 
   /**
@@ -175,7 +173,7 @@ export class FlatColumnPages {
     const dictionary = v1.encoding === 'RLE_DICTIONARY' || v1.encoding === 'PLAIN_DICTIONARY';
     this.held = 'decoded';
     if (dictionary && type !== 'BOOLEAN') {
-      if (this.indices.length < count) this.indices = new Int32Array(Math.max(count, this.indices.length * 2));
+      this.indices = atLeast(this.indices, count);
       const indices = this.indices.subarray(0, count);
       const bitWidth = bytes.length > 0 ? bytes[0] : 0;
       const reader = { view: new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength), offset: 1 };
@@ -199,14 +197,12 @@ export class FlatColumnPages {
 
   /** Notes where each of `count` PLAIN BYTE_ARRAY values of `bytes` starts; returns the bytes they take. */
   private locate(bytes: Uint8Array, count: number): number {
-    if (this.plainStarts.length <= count) this.plainStarts = new Int32Array(Math.max(count + 1, this.plainStarts.length * 2));
+    this.plainStarts = atLeast(this.plainStarts, count + 1);
     const starts = this.plainStarts;
     let at = 0;
     for (let i = 0; i < count && at <= bytes.length; i++) {
       starts[i] = at;
-      const length =
-        at + 4 <= bytes.length ? (bytes[at] | (bytes[at + 1] << 8) | (bytes[at + 2] << 16) | (bytes[at + 3] << 24)) >>> 0 : bytes.length;
-      at += 4 + length;
+      at += 4 + (at + 4 <= bytes.length ? lengthAt(bytes, at) : bytes.length);
     }
     starts[count] = at;
     return at;
@@ -313,6 +309,12 @@ export class FlatColumnPages {
       // index pages and others hold no values
     }
   }
+}
+
+/** `a`, or a new array of its kind (contents not kept) when it is shorter than `n`: the reader's arrays reused page after page. */
+function atLeast<T extends Uint8Array | Int32Array>(a: T, n: number): T {
+  if (a.length >= n) return a;
+  return new (a.constructor as new (length: number) => T)(Math.max(n, a.length * 2));
 }
 
 /** The byte range of a column chunk in its file: from its dictionary page, if any, to its end. */

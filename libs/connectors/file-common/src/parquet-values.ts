@@ -66,6 +66,10 @@ function civilText(): string {
   return `${TWO_DIGITS[Math.floor(civil.y / 100)]}${TWO_DIGITS[civil.y % 100]}-${TWO_DIGITS[civil.m]}-${TWO_DIGITS[civil.d]}`;
 }
 
+/** The day of the last timestamp formatted, and its 'YYYY-MM-DDT': timestamps of a column mostly share their day with the one before. */
+let lastDay = Number.NaN;
+let lastDayText = '';
+
 /**
  * Zone-less timestamp text of microseconds since the epoch, fraction digits only as needed.
  * Years 0 to 9999 up to 2^53 microseconds (the year 2255) are formatted digit by digit, three
@@ -73,15 +77,7 @@ function civilText(): string {
  */
 export function timestampText(micros: bigint): string {
   if (micros > SAFE_BIGINT || micros < -SAFE_BIGINT) return timestampTextByDate(micros);
-  return timestampTextOfNumber(Number(micros), micros);
-}
-
-/** The day of the last timestamp formatted, and its 'YYYY-MM-DDT': timestamps of a column mostly share their day with the one before. */
-let lastDay = Number.NaN;
-let lastDayText = '';
-
-/** timestampText of `n` microseconds (a safe integer; `micros` the same as a bigint, for years out of range). */
-function timestampTextOfNumber(n: number, micros: bigint): string {
+  const n = Number(micros);
   const secs = Math.floor(n / 1e6);
   const sub = n - secs * 1e6;
   const days = Math.floor(secs / 86400);

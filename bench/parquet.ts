@@ -10,8 +10,10 @@
  * in alternating order, and the writer's cost is what the written blocks took more than the
  * others; that counts what a writer costs the making of the rows beside it (garbage collection,
  * caches, the file's bytes written while the next batch is made), which the time of the writer's
- * calls alone (also shown) leaves out. The two encoders (Tideway's flat one and
- * hyparquet-writer, the nested path and the writer before it) also run alone on the same rows.
+ * calls alone (also shown) leaves out. The sink also writes rows all made before its clock (in
+ * memory, as DuckDB's COPY reads its table), where both of its threads are busy throughout. The
+ * two encoders (Tideway's flat one and hyparquet-writer, the nested path and the writer before it)
+ * also run alone on the same rows.
  * Phases are timed after their modules load, in wall time and CPU time (on a shared machine the
  * CPU time is the steadier of the two). DuckDB's COPY runs three times and the median counts,
  * and so does the paired writer: the first of each in a process is shown too. DuckDB's COPY uses
@@ -35,6 +37,7 @@ import {
   batchOf,
   calls,
   DUCKDB_COPIES,
+  fromMemoryRuns,
   medianRun,
   PAIRED_RUNS,
   pairedRuns,
@@ -102,6 +105,12 @@ async function phase(name: string, dir: string): Promise<Record<string, number>>
     // one writer, paired in this thread (parquet-paired.ts says how)
     await rowGroupThread();
     return medianRun(await pairedRuns(dir));
+  } else if (name === 'tideway-write-memory') {
+    await Promise.all([import('@tideway/connector-localfile'), import('@tideway/api')]);
+    await rowGroupThread();
+    const runs = await fromMemoryRuns(dir);
+    const sorted = [...runs].sort((a, b) => a - b);
+    return { secs: sorted[sorted.length >> 1], first: runs[0], min: sorted[0], max: sorted[sorted.length - 1] };
   } else if (name === 'tideway-read') {
     const { localFileSourceFactory } = await import('@tideway/connector-localfile');
     const { optionsOf } = await import('@tideway/api');
@@ -199,9 +208,9 @@ if (child) {
 } else {
   const dir = mkdtempSync(join(tmpdir(), 'tideway-parquet-bench-'));
   try {
-    const run = (name: string) =>
+    const run = (name: string, flags: string[] = []) =>
       JSON.parse(
-        execFileSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), name, dir], {
+        execFileSync(process.execPath, [...process.execArgv, ...flags, fileURLToPath(import.meta.url), name, dir], {
           encoding: 'utf8',
           maxBuffer: 1 << 20,
         }),
@@ -211,6 +220,7 @@ if (child) {
     const hyparquet = run('encode-hyparquet');
     const tw = run('tideway-write');
     const paired = run('tideway-write-paired');
+    const memory = run('tideway-write-memory', ['--max-old-space-size=6144']); // the made rows take about 1.2 GB
     const tr = run('tideway-read');
     const duck = run('duckdb');
     const file = readdirSync(join(dir, 'tideway'))[0];
@@ -227,6 +237,7 @@ if (child) {
       `| Tideway LocalFile sink, parquet (rows generated on the fly) | ${tw.rowsPerSec} | ${cpu(tw.cpu)} | ${tw.rssMB} |`,
       `| Tideway writer alone (the two lines above subtracted) | ${writerOnly} | ${cpu(writerOnlyCpu)} | - |`,
       `| Tideway writer alone, paired in one process (median of ${PAIRED_RUNS} runs of ${paired.minWriterSecs.toFixed(2)}-${paired.maxWriterSecs.toFixed(2)} s, the first ${paired.firstWriterSecs.toFixed(2)} s; the median run's calls alone ${paired.callSecs.toFixed(2)} s, ${Math.round(ROWS / paired.callSecs)} rows/s) | ${writerPaired} | - | - |`,
+      `| Tideway LocalFile sink on rows made before the clock (all in memory, as DuckDB's table; median of ${PAIRED_RUNS} runs of ${memory.min.toFixed(2)}-${memory.max.toFixed(2)} s, the first ${memory.first.toFixed(2)} s) | ${Math.round(ROWS / memory.secs)} | - | - |`,
       `| Tideway's flat encoder alone, its calls' own time (${flat.callSecs.toFixed(2)} s) | ${Math.round(ROWS / flat.callSecs)} | - | - |`,
       `| Tideway's flat encoder alone, no sink (generate subtracted) | ${Math.round(ROWS / (flat.secs - gen.secs))} | ${cpu(flat.cpu - gen.cpu)} | ${flat.rssMB} |`,
       `| hyparquet-writer 0.17 encoder alone, no sink (generate subtracted; the writer before) | ${Math.round(ROWS / (hyparquet.secs - gen.secs))} | ${cpu(hyparquet.cpu - gen.cpu)} | ${hyparquet.rssMB} |`,
@@ -235,7 +246,7 @@ if (child) {
       `| DuckDB COPY on one thread (SET threads = 1; median of ${DUCKDB_COPIES} runs of ${duck.oneThreadMin.toFixed(2)}-${duck.oneThreadMax.toFixed(2)} s) | ${Math.round(ROWS / duck.oneThreadSecs)} | - | - |`,
       `| DuckDB CREATE TABLE AS SELECT * FROM read_parquet | ${duck.readRowsPerSec} | | |`,
       '',
-      `Ratios: Tideway writer alone / DuckDB COPY = ${(writerOnly / duck.writeRowsPerSec).toFixed(2)} subtracted, ${(writerPaired / duck.writeRowsPerSec).toFixed(2)} paired (of the medians; of the first runs ${(duck.copyFirst / paired.firstWriterSecs).toFixed(2)}; CPU time: DuckDB / Tideway = ${(duck.writeCpu / writerOnlyCpu).toFixed(2)}); one writer / DuckDB COPY on one thread = ${(duck.oneThreadSecs / paired.writerSecs).toFixed(2)}; flat encoder / hyparquet-writer encoder = ${((hyparquet.secs - gen.secs) / (flat.secs - gen.secs)).toFixed(1)}x (CPU ${((hyparquet.cpu - gen.cpu) / (flat.cpu - gen.cpu)).toFixed(1)}x); Tideway read / DuckDB read_parquet = ${(tr.rowsPerSec / duck.readRowsPerSec).toFixed(2)}.`,
+      `Ratios: Tideway writer alone / DuckDB COPY = ${(writerOnly / duck.writeRowsPerSec).toFixed(2)} subtracted, ${(writerPaired / duck.writeRowsPerSec).toFixed(2)} paired (of the medians; of the first runs ${(duck.copyFirst / paired.firstWriterSecs).toFixed(2)}; CPU time: DuckDB / Tideway = ${(duck.writeCpu / writerOnlyCpu).toFixed(2)}); rows in memory / DuckDB COPY = ${(ROWS / memory.secs / duck.writeRowsPerSec).toFixed(2)}; one writer / DuckDB COPY on one thread = ${(duck.oneThreadSecs / paired.writerSecs).toFixed(2)}; flat encoder / hyparquet-writer encoder = ${((hyparquet.secs - gen.secs) / (flat.secs - gen.secs)).toFixed(1)}x (CPU ${((hyparquet.cpu - gen.cpu) / (flat.cpu - gen.cpu)).toFixed(1)}x); Tideway read / DuckDB read_parquet = ${(tr.rowsPerSec / duck.readRowsPerSec).toFixed(2)}.`,
     ];
     process.stdout.write(`${lines.join('\n')}\n`);
   } finally {

@@ -224,7 +224,10 @@ if (child) {
     const tr = run('tideway-read');
     const duck = run('duckdb');
     const file = readdirSync(join(dir, 'tideway'))[0];
-    const writerOnly = Math.round(ROWS / (tw.secs - gen.secs));
+    // a difference of two processes' times: the machine's speed drifting between them can outweigh
+    // the writer's cost, and then the difference says nothing ("drift") rather than a negative rate
+    const less = (secs: number) => (secs > 0 ? String(Math.round(ROWS / secs)) : 'drift');
+    const ratio = (a: number, b: number) => (a > 0 && b > 0 ? (a / b).toFixed(2) : 'drift');
     const writerOnlyCpu = tw.cpu - gen.cpu;
     const writerPaired = Math.round(ROWS / paired.writerSecs);
     const cpu = (secs: number) => secs.toFixed(2);
@@ -235,18 +238,18 @@ if (child) {
       '|---|---|---|---|',
       `| generate the rows only (Tideway values, in batches as a sink receives them) | ${gen.rowsPerSec} | ${cpu(gen.cpu)} | ${gen.rssMB} |`,
       `| Tideway LocalFile sink, parquet (rows generated on the fly) | ${tw.rowsPerSec} | ${cpu(tw.cpu)} | ${tw.rssMB} |`,
-      `| Tideway writer alone (the two lines above subtracted) | ${writerOnly} | ${cpu(writerOnlyCpu)} | - |`,
+      `| Tideway writer alone (the two lines above subtracted) | ${less(tw.secs - gen.secs)} | ${cpu(writerOnlyCpu)} | - |`,
       `| Tideway writer alone, paired in one process (median of ${PAIRED_RUNS} runs of ${paired.minWriterSecs.toFixed(2)}-${paired.maxWriterSecs.toFixed(2)} s, the first ${paired.firstWriterSecs.toFixed(2)} s; the median run's calls alone ${paired.callSecs.toFixed(2)} s, ${Math.round(ROWS / paired.callSecs)} rows/s) | ${writerPaired} | - | - |`,
       `| Tideway LocalFile sink on rows made before the clock (all in memory, as DuckDB's table; median of ${PAIRED_RUNS} runs of ${memory.min.toFixed(2)}-${memory.max.toFixed(2)} s, the first ${memory.first.toFixed(2)} s) | ${Math.round(ROWS / memory.secs)} | - | - |`,
       `| Tideway's flat encoder alone, its calls' own time (${flat.callSecs.toFixed(2)} s) | ${Math.round(ROWS / flat.callSecs)} | - | - |`,
-      `| Tideway's flat encoder alone, no sink (generate subtracted) | ${Math.round(ROWS / (flat.secs - gen.secs))} | ${cpu(flat.cpu - gen.cpu)} | ${flat.rssMB} |`,
-      `| hyparquet-writer 0.17 encoder alone, no sink (generate subtracted; the writer before) | ${Math.round(ROWS / (hyparquet.secs - gen.secs))} | ${cpu(hyparquet.cpu - gen.cpu)} | ${hyparquet.rssMB} |`,
+      `| Tideway's flat encoder alone, no sink (generate subtracted) | ${less(flat.secs - gen.secs)} | ${cpu(flat.cpu - gen.cpu)} | ${flat.rssMB} |`,
+      `| hyparquet-writer 0.17 encoder alone, no sink (generate subtracted; the writer before) | ${less(hyparquet.secs - gen.secs)} | ${cpu(hyparquet.cpu - gen.cpu)} | ${hyparquet.rssMB} |`,
       `| Tideway LocalFile source, parquet (read the file above) | ${tr.rowsPerSec} | ${cpu(tr.cpu)} | ${tr.rssMB} |`,
       `| DuckDB COPY orders TO 'x.parquet' (median of ${DUCKDB_COPIES} runs of ${duck.copyMin.toFixed(2)}-${duck.copyMax.toFixed(2)} s, the first ${duck.copyFirst.toFixed(2)} s) | ${duck.writeRowsPerSec} | ${cpu(duck.writeCpu)} | ${duck.rssMB} (table in memory) |`,
       `| DuckDB COPY on one thread (SET threads = 1; median of ${DUCKDB_COPIES} runs of ${duck.oneThreadMin.toFixed(2)}-${duck.oneThreadMax.toFixed(2)} s) | ${Math.round(ROWS / duck.oneThreadSecs)} | - | - |`,
       `| DuckDB CREATE TABLE AS SELECT * FROM read_parquet | ${duck.readRowsPerSec} | | |`,
       '',
-      `Ratios: Tideway writer alone / DuckDB COPY = ${(writerOnly / duck.writeRowsPerSec).toFixed(2)} subtracted, ${(writerPaired / duck.writeRowsPerSec).toFixed(2)} paired (of the medians; of the first runs ${(duck.copyFirst / paired.firstWriterSecs).toFixed(2)}; CPU time: DuckDB / Tideway = ${(duck.writeCpu / writerOnlyCpu).toFixed(2)}); rows in memory / DuckDB COPY = ${(ROWS / memory.secs / duck.writeRowsPerSec).toFixed(2)}; one writer / DuckDB COPY on one thread = ${(duck.oneThreadSecs / paired.writerSecs).toFixed(2)}; flat encoder / hyparquet-writer encoder = ${((hyparquet.secs - gen.secs) / (flat.secs - gen.secs)).toFixed(1)}x (CPU ${((hyparquet.cpu - gen.cpu) / (flat.cpu - gen.cpu)).toFixed(1)}x); Tideway read / DuckDB read_parquet = ${(tr.rowsPerSec / duck.readRowsPerSec).toFixed(2)}.`,
+      `Ratios: Tideway writer alone / DuckDB COPY = ${ratio(ROWS / duck.writeRowsPerSec, tw.secs - gen.secs)} subtracted, ${(writerPaired / duck.writeRowsPerSec).toFixed(2)} paired (of the medians; of the first runs ${(duck.copyFirst / paired.firstWriterSecs).toFixed(2)}; CPU time: DuckDB / Tideway = ${ratio(duck.writeCpu, writerOnlyCpu)}); rows in memory / DuckDB COPY = ${(ROWS / memory.secs / duck.writeRowsPerSec).toFixed(2)}; one writer / DuckDB COPY on one thread = ${(duck.oneThreadSecs / paired.writerSecs).toFixed(2)}; flat encoder / hyparquet-writer encoder = ${ratio(hyparquet.secs - gen.secs, flat.secs - gen.secs)}x (CPU ${ratio(hyparquet.cpu - gen.cpu, flat.cpu - gen.cpu)}x); Tideway read / DuckDB read_parquet = ${(tr.rowsPerSec / duck.readRowsPerSec).toFixed(2)}.`,
     ];
     process.stdout.write(`${lines.join('\n')}\n`);
   } finally {

@@ -36,6 +36,7 @@ import {
   BATCH,
   batchOf,
   calls,
+  commitFile,
   DUCKDB_COPIES,
   fromMemoryRuns,
   medianRun,
@@ -95,22 +96,14 @@ async function phase(name: string, dir: string): Promise<Record<string, number>>
     start();
     const { sink, writer } = await sinkWriter(join(dir, 'tideway'));
     for (let g = 1; g <= ROWS; g += BATCH) await writeBatch(writer, g);
-    await timed(async () => {
-      const info = await writer.prepareCommit!(1);
-      await writer.close();
-      const committer = sink.createAggregatedCommitter!();
-      await committer.commit([committer.combine([info])]);
-    });
+    await timed(() => commitFile(sink, writer));
   } else if (name === 'tideway-write-paired') {
     // one writer, paired in this thread (parquet-paired.ts says how)
     await rowGroupThread();
     return medianRun(await pairedRuns(dir));
   } else if (name === 'tideway-write-memory') {
-    await Promise.all([import('@tideway/connector-localfile'), import('@tideway/api')]);
     await rowGroupThread();
-    const runs = await fromMemoryRuns(dir);
-    const sorted = [...runs].sort((a, b) => a - b);
-    return { secs: sorted[sorted.length >> 1], first: runs[0], min: sorted[0], max: sorted[sorted.length - 1] };
+    return medianRun(await fromMemoryRuns(dir));
   } else if (name === 'tideway-read') {
     const { localFileSourceFactory } = await import('@tideway/connector-localfile');
     const { optionsOf } = await import('@tideway/api');
@@ -240,7 +233,7 @@ if (child) {
       `| Tideway LocalFile sink, parquet (rows generated on the fly) | ${tw.rowsPerSec} | ${cpu(tw.cpu)} | ${tw.rssMB} |`,
       `| Tideway writer alone (the two lines above subtracted) | ${less(tw.secs - gen.secs)} | ${cpu(writerOnlyCpu)} | - |`,
       `| Tideway writer alone, paired in one process (median of ${PAIRED_RUNS} runs of ${paired.minWriterSecs.toFixed(2)}-${paired.maxWriterSecs.toFixed(2)} s, the first ${paired.firstWriterSecs.toFixed(2)} s; the median run's calls alone ${paired.callSecs.toFixed(2)} s, ${Math.round(ROWS / paired.callSecs)} rows/s) | ${writerPaired} | - | - |`,
-      `| Tideway LocalFile sink on rows made before the clock (all in memory, as DuckDB's table; median of ${PAIRED_RUNS} runs of ${memory.min.toFixed(2)}-${memory.max.toFixed(2)} s, the first ${memory.first.toFixed(2)} s) | ${Math.round(ROWS / memory.secs)} | - | - |`,
+      `| Tideway LocalFile sink on rows made before the clock (all in memory, as DuckDB's table; median of ${PAIRED_RUNS} runs of ${memory.minWriterSecs.toFixed(2)}-${memory.maxWriterSecs.toFixed(2)} s, the first ${memory.firstWriterSecs.toFixed(2)} s) | ${Math.round(ROWS / memory.writerSecs)} | - | - |`,
       `| Tideway's flat encoder alone, its calls' own time (${flat.callSecs.toFixed(2)} s) | ${Math.round(ROWS / flat.callSecs)} | - | - |`,
       `| Tideway's flat encoder alone, no sink (generate subtracted) | ${less(flat.secs - gen.secs)} | ${cpu(flat.cpu - gen.cpu)} | ${flat.rssMB} |`,
       `| hyparquet-writer 0.17 encoder alone, no sink (generate subtracted; the writer before) | ${less(hyparquet.secs - gen.secs)} | ${cpu(hyparquet.cpu - gen.cpu)} | ${hyparquet.rssMB} |`,
@@ -249,7 +242,7 @@ if (child) {
       `| DuckDB COPY on one thread (SET threads = 1; median of ${DUCKDB_COPIES} runs of ${duck.oneThreadMin.toFixed(2)}-${duck.oneThreadMax.toFixed(2)} s) | ${Math.round(ROWS / duck.oneThreadSecs)} | - | - |`,
       `| DuckDB CREATE TABLE AS SELECT * FROM read_parquet | ${duck.readRowsPerSec} | | |`,
       '',
-      `Ratios: Tideway writer alone / DuckDB COPY = ${ratio(ROWS / duck.writeRowsPerSec, tw.secs - gen.secs)} subtracted, ${(writerPaired / duck.writeRowsPerSec).toFixed(2)} paired (of the medians; of the first runs ${(duck.copyFirst / paired.firstWriterSecs).toFixed(2)}; CPU time: DuckDB / Tideway = ${ratio(duck.writeCpu, writerOnlyCpu)}); rows in memory / DuckDB COPY = ${(ROWS / memory.secs / duck.writeRowsPerSec).toFixed(2)}; one writer / DuckDB COPY on one thread = ${(duck.oneThreadSecs / paired.writerSecs).toFixed(2)}; flat encoder / hyparquet-writer encoder = ${ratio(hyparquet.secs - gen.secs, flat.secs - gen.secs)}x (CPU ${ratio(hyparquet.cpu - gen.cpu, flat.cpu - gen.cpu)}x); Tideway read / DuckDB read_parquet = ${(tr.rowsPerSec / duck.readRowsPerSec).toFixed(2)}.`,
+      `Ratios: Tideway writer alone / DuckDB COPY = ${ratio(ROWS / duck.writeRowsPerSec, tw.secs - gen.secs)} subtracted, ${(writerPaired / duck.writeRowsPerSec).toFixed(2)} paired (of the medians; of the first runs ${(duck.copyFirst / paired.firstWriterSecs).toFixed(2)}; CPU time: DuckDB / Tideway = ${ratio(duck.writeCpu, writerOnlyCpu)}); rows in memory / DuckDB COPY = ${(ROWS / memory.writerSecs / duck.writeRowsPerSec).toFixed(2)}; one writer / DuckDB COPY on one thread = ${(duck.oneThreadSecs / paired.writerSecs).toFixed(2)}; flat encoder / hyparquet-writer encoder = ${ratio(hyparquet.secs - gen.secs, flat.secs - gen.secs)}x (CPU ${ratio(hyparquet.cpu - gen.cpu, flat.cpu - gen.cpu)}x); Tideway read / DuckDB read_parquet = ${(tr.rowsPerSec / duck.readRowsPerSec).toFixed(2)}.`,
     ];
     process.stdout.write(`${lines.join('\n')}\n`);
   } finally {

@@ -19,8 +19,9 @@
  * and so does the paired writer: the first of each in a process is shown too. DuckDB's COPY uses
  * every core (its default threads); it also runs on one thread (SET threads = 1), to compare core
  * for core with the one writer (whose row-group thread takes a second core too, mostly idle).
- * DuckDB then reads Tideway's file and its own table and counts the rows that differ. Results:
- * bench/RESULTS.md.
+ * DuckDB then reads Tideway's file and its own table and counts the rows that differ. Last, DuckDB
+ * writes a table with nested columns (bigint, string, int[], struct) and both read it (Tideway's
+ * nested reader, parquet-nested-reader.ts). Results: bench/RESULTS.md.
  *
  *   BENCH_ROWS=500000 node --import tsx --conditions=source bench/parquet.ts
  *   node --cpu-prof --import tsx --conditions=source bench/parquet.ts encode-flat /tmp   (one phase, to profile)
@@ -104,15 +105,16 @@ async function phase(name: string, dir: string): Promise<Record<string, number>>
   } else if (name === 'tideway-write-memory') {
     await rowGroupThread();
     return medianRun(await fromMemoryRuns(dir));
-  } else if (name === 'tideway-read') {
+  } else if (name === 'tideway-read' || name === 'tideway-read-nested') {
     const { localFileSourceFactory } = await import('@tideway/connector-localfile');
     const { optionsOf } = await import('@tideway/api');
     start();
+    const path = name === 'tideway-read' ? join(dir, 'tideway') : join(dir, 'nested.parquet');
     const source = localFileSourceFactory.create({
       jobId: 'bench',
       jobMode: 'BATCH',
       parallelism: 1,
-      options: optionsOf({ path: join(dir, 'tideway'), file_format_type: 'parquet' }, localFileSourceFactory.spec),
+      options: optionsOf({ path, file_format_type: 'parquet' }, localFileSourceFactory.spec),
       inputTables: [],
     });
     await source.prepare!();
@@ -139,6 +141,15 @@ async function phase(name: string, dir: string): Promise<Record<string, number>>
     const out = { collect: () => rows++, collectBatch: (b: readonly unknown[]) => (rows += b.length) };
     while (!done) await reader.pollNext(out);
     if (rows !== ROWS) throw new Error(`read ${rows} rows, expected ${ROWS}`);
+  } else if (name === 'duckdb-nested') {
+    // a table with nested columns (a list with nulls, a struct), written by DuckDB for the nested reader, and DuckDB's own read of it
+    const { DuckDBInstance } = await import('@duckdb/node-api');
+    const c = await (await DuckDBInstance.create(':memory:')).connect();
+    const file = join(dir, 'nested.parquet');
+    await c.run(`COPY (SELECT g::BIGINT AS id, 'name-' || g AS name, [g::INT, (g % 7)::INT, NULL] AS li, {'a': g::INT, 'b': 'b' || (g % 100)} AS st
+      FROM range(0, ${ROWS}) t(g)) TO '${file}' (FORMAT parquet, COMPRESSION snappy)`);
+    start();
+    await c.run(`CREATE TABLE back AS SELECT * FROM read_parquet('${file}')`);
   } else {
     const { DuckDBInstance } = await import('@duckdb/node-api');
     const db = await DuckDBInstance.create(':memory:');
@@ -216,6 +227,8 @@ if (child) {
     const memory = run('tideway-write-memory', ['--max-old-space-size=6144']); // the made rows take about 1.2 GB
     const tr = run('tideway-read');
     const duck = run('duckdb');
+    const duckNested = run('duckdb-nested');
+    const trNested = run('tideway-read-nested');
     const file = readdirSync(join(dir, 'tideway'))[0];
     // a difference of two processes' times: the machine's speed drifting between them can outweigh
     // the writer's cost, and then the difference says nothing ("drift") rather than a negative rate
@@ -241,8 +254,10 @@ if (child) {
       `| DuckDB COPY orders TO 'x.parquet' (median of ${DUCKDB_COPIES} runs of ${duck.copyMin.toFixed(2)}-${duck.copyMax.toFixed(2)} s, the first ${duck.copyFirst.toFixed(2)} s) | ${duck.writeRowsPerSec} | ${cpu(duck.writeCpu)} | ${duck.rssMB} (table in memory) |`,
       `| DuckDB COPY on one thread (SET threads = 1; median of ${DUCKDB_COPIES} runs of ${duck.oneThreadMin.toFixed(2)}-${duck.oneThreadMax.toFixed(2)} s) | ${Math.round(ROWS / duck.oneThreadSecs)} | - | - |`,
       `| DuckDB CREATE TABLE AS SELECT * FROM read_parquet | ${duck.readRowsPerSec} | | |`,
+      `| Tideway LocalFile source, parquet with nested columns (DuckDB's file of bigint, string, int[], struct) | ${trNested.rowsPerSec} | ${cpu(trNested.cpu)} | ${trNested.rssMB} |`,
+      `| DuckDB CREATE TABLE AS SELECT * FROM read_parquet, the nested file | ${duckNested.rowsPerSec} | ${cpu(duckNested.cpu)} | |`,
       '',
-      `Ratios: Tideway writer alone / DuckDB COPY = ${ratio(ROWS / duck.writeRowsPerSec, tw.secs - gen.secs)} subtracted, ${(writerPaired / duck.writeRowsPerSec).toFixed(2)} paired (of the medians; of the first runs ${(duck.copyFirst / paired.firstWriterSecs).toFixed(2)}; CPU time: DuckDB / Tideway = ${ratio(duck.writeCpu, writerOnlyCpu)}); rows in memory / DuckDB COPY = ${(ROWS / memory.writerSecs / duck.writeRowsPerSec).toFixed(2)}; one writer / DuckDB COPY on one thread = ${(duck.oneThreadSecs / paired.writerSecs).toFixed(2)}; flat encoder / hyparquet-writer encoder = ${ratio(hyparquet.secs - gen.secs, flat.secs - gen.secs)}x (CPU ${ratio(hyparquet.cpu - gen.cpu, flat.cpu - gen.cpu)}x); Tideway read / DuckDB read_parquet = ${(tr.rowsPerSec / duck.readRowsPerSec).toFixed(2)}.`,
+      `Ratios: Tideway writer alone / DuckDB COPY = ${ratio(ROWS / duck.writeRowsPerSec, tw.secs - gen.secs)} subtracted, ${(writerPaired / duck.writeRowsPerSec).toFixed(2)} paired (of the medians; of the first runs ${(duck.copyFirst / paired.firstWriterSecs).toFixed(2)}; CPU time: DuckDB / Tideway = ${ratio(duck.writeCpu, writerOnlyCpu)}); rows in memory / DuckDB COPY = ${(ROWS / memory.writerSecs / duck.writeRowsPerSec).toFixed(2)}; one writer / DuckDB COPY on one thread = ${(duck.oneThreadSecs / paired.writerSecs).toFixed(2)}; flat encoder / hyparquet-writer encoder = ${ratio(hyparquet.secs - gen.secs, flat.secs - gen.secs)}x (CPU ${ratio(hyparquet.cpu - gen.cpu, flat.cpu - gen.cpu)}x); Tideway read / DuckDB read_parquet = ${(tr.rowsPerSec / duck.readRowsPerSec).toFixed(2)}, of the nested file ${(trNested.rowsPerSec / duckNested.rowsPerSec).toFixed(2)}.`,
     ];
     process.stdout.write(`${lines.join('\n')}\n`);
   } finally {

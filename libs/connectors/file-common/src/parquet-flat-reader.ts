@@ -1,11 +1,10 @@
 import type { ColumnChunk, DataPageHeader, DataReader, DecodedArray, Encoding, PageHeader } from 'hyparquet';
-import { parquetHeader } from 'hyparquet/src/column.js';
 import { convert, convertWithDictionary } from 'hyparquet/src/convert.js';
-import { decompressPage, readDataPage, readDataPageV2 } from 'hyparquet/src/datapage.js';
+import { readDataPage, readDataPageV2 } from 'hyparquet/src/datapage.js';
 import { readRleBitPackedHybrid } from 'hyparquet/src/encoding.js';
-import { readPlain } from 'hyparquet/src/plain.js';
 import { getMaxDefinitionLevel } from 'hyparquet/src/schema.js';
 import { lengthAt } from './parquet-byte-dictionary.js';
+import { ChunkPages } from './parquet-chunk-pages.js';
 
 /** What hyparquet decodes a column chunk with (its type is not exported by name). */
 export type ColumnDecoder = Parameters<typeof readDataPage>[2];
@@ -21,8 +20,7 @@ export type ColumnDecoder = Parameters<typeof readDataPage>[2];
  * converts types: its modules are used as they are (its package exports them, src/*.js).
  */
 export class FlatColumnPages {
-  private readonly reader: DataReader;
-  private dictionary: DecodedArray | undefined;
+  private readonly pages: ChunkPages;
   /** The current page's definition levels; empty when every value is present. */
   private defs: ArrayLike<number> = [];
   /** The current page's present values as decoded (dictionary indexes for a dictionary page), and its encoding. */
@@ -58,7 +56,7 @@ export class FlatColumnPages {
     private readonly decoder: ColumnDecoder,
     private readonly where: string,
   ) {
-    this.reader = { view: new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength), offset: 0 };
+    this.pages = new ChunkPages(bytes, decoder, where);
     this.maxDef = getMaxDefinitionLevel(decoder.schemaPath);
     const path = decoder.schemaPath;
     const column = path[path.length - 1];
@@ -111,7 +109,7 @@ export class FlatColumnPages {
    * counts the nulls in a second pass), then the values (pageValues).
    */
   private pageV1(compressed: Uint8Array, header: PageHeader, v1: DataPageHeader): void {
-    const page = this.decompress(compressed, header);
+    const page = this.pages.decompress(compressed, header);
     const reader = { view: new DataView(page.buffer, page.byteOffset, page.byteLength), offset: 0 };
     const present = this.maxDef === 1 ? this.readLevels(reader, v1.num_values) : this.noLevels(v1.num_values);
     this.pageValues(page.subarray(reader.offset), v1, present);
@@ -131,7 +129,7 @@ export class FlatColumnPages {
       this.maxDef === 1 ? this.readLevels(reader, v2.num_values, v2.definition_levels_byte_length) : this.noLevels(v2.num_values);
     let values = compressed.subarray(levelBytes);
     if (v2.is_compressed !== false) {
-      values = decompressPage(values, Number(header.uncompressed_page_size) - levelBytes, this.decoder.codec, this.decoder.compressors);
+      values = this.pages.decompress(values, header, Number(header.uncompressed_page_size) - levelBytes);
     }
     const asV1: DataPageHeader = {
       num_values: present,
@@ -210,9 +208,10 @@ export class FlatColumnPages {
 
   /** Present values from..to of the current page, converted as hyparquet converts them (dictionary entries looked up). */
   private valuesOf(from: number, to: number): DecodedArray {
-    if (this.held === 'decoded') return convertWithDictionary(this.values.slice(from, to), this.dictionary, this.encoding, this.decoder);
+    if (this.held === 'decoded')
+      return convertWithDictionary(this.values.slice(from, to), this.pages.dictionary, this.encoding, this.decoder);
     if (this.held === 'indices') {
-      const dictionary = this.dictionary!;
+      const dictionary = this.pages.dictionary!;
       const indices = this.indices;
       const out = new Array<unknown>(to - from);
       for (let i = from; i < to; i++) {
@@ -242,10 +241,6 @@ export class FlatColumnPages {
     return convert(out, this.decoder);
   }
 
-  private decompress(compressed: Uint8Array, header: PageHeader): Uint8Array {
-    return decompressPage(compressed, Number(header.uncompressed_page_size), this.decoder.codec, this.decoder.compressors);
-  }
-
   private present(row: number): boolean {
     return this.defs.length === 0 || this.defs[row] === this.maxDef;
   }
@@ -255,59 +250,35 @@ export class FlatColumnPages {
    * it: then it is passed over and its row count returned (0 when it was decoded).
    */
   private page(skipRows: number): number {
-    const reader = this.reader;
     const d = this.decoder;
-    for (;;) {
-      if (reader.offset >= reader.view.byteLength) {
-        throw new Error(`${this.where}: the column chunk ended before its row group's rows did (a truncated or corrupt file)`);
+    const { header, encoding, compressed } = this.pages.nextData();
+    const v1 = header.data_page_header;
+    const v2 = header.data_page_header_v2;
+    const rows = v1 ? v1.num_values : v2!.num_rows;
+    if (skipRows >= rows) return rows;
+    try {
+      // a flat column's definition levels are 0 or 1 (isFlatColumn: a top-level column, not repeated)
+      if (v1 && (this.maxDef === 0 || v1.definition_level_encoding === 'RLE')) this.pageV1(compressed, header, v1);
+      else if (v2 && v2.repetition_levels_byte_length === 0) this.pageV2(compressed, header, v2);
+      else {
+        const { definitionLevels, dataPage } = v1
+          ? readDataPage(this.pages.decompress(compressed, header), v1, d)
+          : readDataPageV2(compressed, header, d);
+        this.values = dataPage;
+        this.held = 'decoded';
+        this.defs = definitionLevels ?? [];
       }
-      const header = parquetHeader(reader);
-      const compressed = new Uint8Array(reader.view.buffer, reader.view.byteOffset + reader.offset, header.compressed_page_size);
-      reader.offset += header.compressed_page_size;
-      if (header.type === 'DICTIONARY_PAGE') {
-        const page = this.decompress(compressed, header);
-        const plain = readPlain(
-          { view: new DataView(page.buffer, page.byteOffset, page.byteLength), offset: 0 },
-          d.type,
-          header.dictionary_page_header!.num_values,
-          d.element.type_length,
-        );
-        this.dictionary = convert(plain, d);
-      } else if (header.type === 'DATA_PAGE' || header.type === 'DATA_PAGE_V2') {
-        const v1 = header.data_page_header;
-        const v2 = header.data_page_header_v2;
-        const rows = v1 ? v1.num_values : v2!.num_rows;
-        if (skipRows >= rows) return rows;
-        const encoding = (v1 ?? v2!).encoding;
-        if (encoding.endsWith('_DICTIONARY') && this.dictionary === undefined) {
-          throw new Error(`${this.where}: a dictionary-encoded page with no dictionary page before it (a corrupt file)`);
-        }
-        try {
-          // a flat column's definition levels are 0 or 1 (isFlatColumn: a top-level column, not repeated)
-          if (v1 && (this.maxDef === 0 || v1.definition_level_encoding === 'RLE')) this.pageV1(compressed, header, v1);
-          else if (v2 && v2.repetition_levels_byte_length === 0) this.pageV2(compressed, header, v2);
-          else {
-            const { definitionLevels, dataPage } = v1
-              ? readDataPage(this.decompress(compressed, header), v1, d)
-              : readDataPageV2(compressed, header, d);
-            this.values = dataPage;
-            this.held = 'decoded';
-            this.defs = definitionLevels ?? [];
-          }
-        } catch (e) {
-          // hyparquet's decoders fail without saying where (an offset outside a DataView, say)
-          const message = (e as Error).message;
-          if (message.startsWith(this.where)) throw e;
-          throw new Error(`${this.where}: a data page could not be decoded (a corrupt file): ${message}`, { cause: e });
-        }
-        this.encoding = encoding;
-        this.rows = rows;
-        this.at = 0;
-        this.next = 0;
-        return 0;
-      }
-      // index pages and others hold no values
+    } catch (e) {
+      // hyparquet's decoders fail without saying where (an offset outside a DataView, say)
+      const message = (e as Error).message;
+      if (message.startsWith(this.where)) throw e;
+      throw new Error(`${this.where}: a data page could not be decoded (a corrupt file): ${message}`, { cause: e });
     }
+    this.encoding = encoding;
+    this.rows = rows;
+    this.at = 0;
+    this.next = 0;
+    return 0;
   }
 }
 

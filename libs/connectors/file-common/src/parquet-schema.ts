@@ -175,7 +175,9 @@ function parseAt(schema: readonly SchemaElement[], i: number, where: string): Pa
     const value = parseAt(schema, key.next, where);
     return { type: Types.map(key.type, value.type), next: value.next };
   }
-  return parseGroup(schema, i, where);
+  const group = parseGroup(schema, i, where);
+  // a repeated group outside a LIST or MAP is a list of its rows (the format's backward-compatibility rules)
+  return e.repetition_type === 'REPEATED' ? { type: Types.array(group.type), next: group.next } : group;
 }
 
 function parseGroup(schema: readonly SchemaElement[], i: number, where: string): Parsed {

@@ -2,18 +2,20 @@ import type { Column } from '@tideway/api';
 import { ConfigError, ErrorCode } from '@tideway/common';
 import {
   parquetMetadataAsync,
-  parquetRead,
   parquetSchema,
   type AsyncBuffer,
-  type ColumnData,
+  type ColumnChunk,
   type FileMetaData,
   type SchemaElement,
+  type SchemaTree,
 } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
 import { DEFAULT_PARSERS } from 'hyparquet/src/convert.js';
 import { getTreePath, isFlatColumn } from 'hyparquet/src/schema.js';
 import { type ColumnDecoder, FlatColumnPages, readChunks } from './parquet-flat-reader.js';
 import type { FileSystemAdapter } from './file-system.js';
+import { LeveledColumnPages } from './parquet-leveled-pages.js';
+import { NestedColumnReader } from './parquet-nested-reader.js';
 import { columnsOfParquetSchema } from './parquet-schema.js';
 import { compileFromParquet, TIDEWAY_PARSERS } from './parquet-values.js';
 
@@ -71,39 +73,11 @@ export async function* parquetRowGroupRows(
   let start = 0;
   for (let i = 0; i < rowGroup; i++) start += Number(meta.row_groups[i].num_rows);
   const end = start + Number(meta.row_groups[rowGroup].num_rows);
-  const convert = columns.map((c) => compileFromParquet(c.type));
   const first = start + offset;
-  const flat = flatColumns(fs, path, meta, rowGroup, columns);
-  if (flat) {
-    const pages = await flat;
-    for (const p of pages) p.skip(offset);
-    for (let row = first; row < end; row += batchRows)
-      yield batchOf(Math.min(batchRows, end - row), columns.length, (batch, i) => pages[i].fill(batch, i, convert[i]));
-    return;
-  }
-  // Columns with nested values: hyparquet's reader assembles them.
-  // One read per row group: hyparquet decodes whole column chunks, so smaller reads would decode
-  // them again. Its columns are taken as they are (onChunk) and turned into rows one batch at a
-  // time: the group's rows are never all made at once (they outlived the young generation and
-  // made the read spend 40% of its time in the garbage collector).
-  const at = new Map(columns.map((c, i) => [c.name, i]));
-  const chunks: ColumnData[][] = columns.map(() => []);
-  await parquetRead({
-    file,
-    metadata: rawDecimals(meta),
-    columns: columns.map((c) => c.name),
-    rowStart: first,
-    rowEnd: end,
-    utf8: false,
-    parsers: TIDEWAY_PARSERS,
-    compressors,
-    onChunk: (chunk) => chunks[at.get(chunk.columnName)!].push(chunk),
-  });
-  for (const list of chunks) list.sort((a, b) => a.rowStart - b.rowStart);
-  const cursors = chunks.map((list) => new ColumnCursor(list, first));
-  for (let row = first; row < end; row += batchRows) {
-    yield batchOf(Math.min(batchRows, end - row), columns.length, (batch, i) => cursors[i].fill(batch, i, convert[i]));
-  }
+  const readers = await columnReaders(fs, path, meta, rowGroup, columns);
+  for (const r of readers) r.skip(offset);
+  for (let row = first; row < end; row += batchRows)
+    yield batchOf(Math.min(batchRows, end - row), columns.length, (batch, i) => readers[i].fill(batch, i));
 }
 
 /** A batch of `n` rows of `width` fields, column `i` filled by `fill(batch, i)`. */
@@ -114,32 +88,42 @@ function batchOf(n: number, width: number, fill: (batch: unknown[][], i: number)
   return batch;
 }
 
+/** A column of a row group read a batch of rows at a time. */
+interface ColumnReader {
+  skip(n: number): void;
+  /** Puts the next batch.length values at index `col` of each row of `batch`. */
+  fill(batch: unknown[][], col: number): void;
+}
+
 /**
- * Page readers of `columns` in row group `rowGroup`, when every one is flat (parquet-flat-reader.ts),
- * their chunks' bytes read; undefined when one is nested, for hyparquet's reader.
+ * Readers of `columns` in row group `rowGroup`, their chunks' bytes read: flat columns page by
+ * page (parquet-flat-reader.ts), nested ones (row, array, map) by Tideway's assembly of their
+ * leaves' levels (parquet-nested-reader.ts). Both make a batch of rows from the pages it needs.
  */
-function flatColumns(
+async function columnReaders(
   fs: FileSystemAdapter,
   path: string,
   meta: FileMetaData,
   rowGroup: number,
   columns: readonly Column[],
-): Promise<FlatColumnPages[]> | undefined {
+): Promise<ColumnReader[]> {
   const raw = rawDecimals(meta);
   const tree = parquetSchema(raw);
-  const paths = columns.map((c) => getTreePath(tree, [c.name]));
-  if (!paths.every(isFlatColumn)) return undefined;
-  const all = meta.row_groups[rowGroup].columns;
-  const chunks = columns.map((c) => {
-    const chunk = all.find((k) => k.meta_data?.path_in_schema.length === 1 && k.meta_data.path_in_schema[0] === c.name);
-    if (!chunk) throw new Error(`${path}: row group ${rowGroup} has no column chunk of ${c.name}`);
-    return chunk;
-  });
   const parsers = { ...DEFAULT_PARSERS, ...TIDEWAY_PARSERS };
-  return readChunks((from, to) => fs.readRange(path, from, to), chunks).then((bytes) =>
-    columns.map((c, i) => {
-      const m = chunks[i].meta_data!;
-      const schemaPath = paths[i];
+  const all = meta.row_groups[rowGroup].columns;
+  const chunkOf = (leaf: readonly string[]): ColumnChunk => {
+    const chunk = all.find((k) => k.meta_data?.path_in_schema.join('\u0000') === leaf.join('\u0000'));
+    if (!chunk) throw new Error(`${path}: row group ${rowGroup} has no column chunk of ${leaf.join('.')}`);
+    return chunk;
+  };
+  const leafPaths = columns.map((c) => leavesOf(getTreePath(tree, [c.name]).at(-1)!));
+  const chunks = leafPaths.flat().map(chunkOf);
+  const bytes = await readChunks((from, to) => fs.readRange(path, from, to), chunks);
+  let k = 0;
+  return columns.map((c, i) => {
+    const decoders = leafPaths[i].map((leaf, j) => {
+      const m = chunks[k + j].meta_data!;
+      const schemaPath = getTreePath(tree, leaf);
       const decoder: ColumnDecoder = {
         pathInSchema: m.path_in_schema,
         type: m.type,
@@ -150,39 +134,30 @@ function flatColumns(
         compressors,
         utf8: false,
       };
-      return new FlatColumnPages(bytes[i], decoder, `${path}: row group ${rowGroup}, column ${c.name}`);
-    }),
-  );
+      return {
+        decoder,
+        bytes: bytes[k + j],
+        entries: Number(m.num_values),
+        where: `${path}: row group ${rowGroup}, column ${leaf.join('.')}`,
+      };
+    });
+    k += decoders.length;
+    const schemaPath = getTreePath(tree, [c.name]);
+    if (isFlatColumn(schemaPath)) {
+      const { decoder, bytes: b, where } = decoders[0];
+      const pages = new FlatColumnPages(b, decoder, where);
+      const convert = compileFromParquet(c.type);
+      return { skip: (n) => pages.skip(n), fill: (batch, col) => pages.fill(batch, col, convert) };
+    }
+    const byPath = new Map(decoders.map((d) => [d.decoder.pathInSchema.join('\u0000'), d]));
+    return new NestedColumnReader(schemaPath.at(-1)!, c.type, (leaf) => {
+      const d = byPath.get(leaf.join('\u0000'))!;
+      return new LeveledColumnPages(d.bytes, d.decoder, d.entries, d.where);
+    });
+  });
 }
 
-/** Reads one column's chunks in row order, from a given row on (a chunk may start before it: hyparquet reads whole pages). */
-class ColumnCursor {
-  private chunk = 0;
-  private pos: number;
-
-  constructor(
-    private readonly chunks: readonly ColumnData[],
-    row: number,
-  ) {
-    while (this.chunk < chunks.length && chunks[this.chunk].rowEnd <= row) this.chunk++;
-    this.pos = this.chunk < chunks.length ? row - chunks[this.chunk].rowStart : 0;
-  }
-
-  /** Puts the next batch.length values, converted, at index `col` of each row of `batch`. */
-  fill(batch: unknown[][], col: number, convert: (v: unknown) => unknown): void {
-    let r = 0;
-    while (r < batch.length) {
-      const c = this.chunks[this.chunk];
-      if (c === undefined) throw new Error(`a Parquet column has ${batch.length - r} values fewer than its row group's rows`);
-      const data = c.columnData;
-      const take = Math.min(batch.length - r, data.length - this.pos);
-      for (let k = 0; k < take; k++) batch[r + k][col] = convert(data[this.pos + k]);
-      r += take;
-      this.pos += take;
-      if (this.pos === data.length) {
-        this.chunk++;
-        this.pos = 0;
-      }
-    }
-  }
+/** The paths of the leaves under `node`, depth first (the order of the file's column chunks). */
+function leavesOf(node: SchemaTree): string[][] {
+  return node.children.length === 0 ? [node.path] : node.children.flatMap(leavesOf);
 }

@@ -7,24 +7,13 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DuckDBInstance } from '@duckdb/node-api';
 import type { FileAggregatedCommitInfo, FileCommitInfo, FileSplit } from '@tideway/connector-file-common';
 import { optionsOf, type Row, type SinkAggregatedCommitter } from '@tideway/api';
 import { localFileSinkFactory } from './index.js';
-import { readAll, sinkOf, sourceOf, tableOf } from './test-harness.js';
+import { duck, readAll, sinkOf, sourceOf, tableOf } from './test-harness.js';
 
 const root = mkdtempSync(join(tmpdir(), 'tideway-parquet-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
-
-async function duck(sql: string): Promise<Record<string, unknown>[]> {
-  const db = await DuckDBInstance.create(':memory:');
-  const c = await db.connect();
-  try {
-    return await (await c.run(sql)).getRowObjectsJS();
-  } finally {
-    c.closeSync();
-  }
-}
 
 /** Row groups of a Parquet file, as DuckDB counts them. */
 async function rowGroupsOf(file: string): Promise<number> {

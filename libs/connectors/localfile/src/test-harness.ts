@@ -7,6 +7,7 @@ import {
   type Row,
   type SourceReaderContext,
 } from '@tideway/api';
+import { DuckDBInstance } from '@duckdb/node-api';
 import type { FileSplit } from '@tideway/connector-file-common';
 import { localFileSinkFactory, localFileSourceFactory } from './index.js';
 
@@ -77,4 +78,15 @@ export async function readAll(options: Record<string, unknown>): Promise<{ rows:
   for (let i = 0; !done && i < 100_000; i++) await reader.pollNext(out);
   await reader.close();
   return { rows: out.rows, table: source.catalogTables()[0] };
+}
+
+/** The rows of `sql` as DuckDB (another Parquet implementation) gives them, from an in-memory database of its own. */
+export async function duck(sql: string): Promise<Record<string, unknown>[]> {
+  const db = await DuckDBInstance.create(':memory:');
+  const c = await db.connect();
+  try {
+    return await (await c.run(sql)).getRowObjectsJS();
+  } finally {
+    c.closeSync();
+  }
 }

@@ -37,9 +37,9 @@ async function readFile(path: string, offset = 0, batch = 100): Promise<{ column
 /**
  * The Parquet file `file` with its footer's schema replaced by `schema` (the same leaves in the
  * same order, with the same levels), each column chunk's path renamed to match; statistics are
- * left out.
+ * left out. `extraRows`: rows each row group claims beyond those it holds (a corrupt file).
  */
-function withFooter(file: Uint8Array, schema: SchemaElement[]): Buffer {
+function withFooter(file: Uint8Array, schema: SchemaElement[], extraRows = 0): Buffer {
   const meta = parquetMetadata(file.buffer.slice(file.byteOffset, file.byteOffset + file.byteLength) as ArrayBuffer);
   const leaves: string[][] = [];
   const walk = (i: number, path: string[]): number => {
@@ -56,6 +56,7 @@ function withFooter(file: Uint8Array, schema: SchemaElement[]): Buffer {
   walk(0, []);
   const row_groups = meta.row_groups.map((g) => ({
     ...g,
+    num_rows: g.num_rows + BigInt(extraRows),
     columns: g.columns.map((c, i) => ({ ...c, meta_data: { ...c.meta_data!, path_in_schema: leaves[i], statistics: undefined } })),
   }));
   const footer = new ByteWriter();
@@ -100,23 +101,32 @@ describe('the nested Parquet reader', () => {
       pageSize: 512,
       rowGroupSize: 700,
     });
+    const legacy = (extraRows = 0) =>
+      withFooter(
+        new Uint8Array(written),
+        [
+          { name: 'root', num_children: 3 },
+          { name: 'ints', type: 'INT32', repetition_type: 'REPEATED' },
+          { name: 'texts', repetition_type: 'OPTIONAL', num_children: 1, converted_type: 'LIST' },
+          { name: 'item', type: 'BYTE_ARRAY', converted_type: 'UTF8', repetition_type: 'REPEATED' },
+          { name: 'pairs', repetition_type: 'REPEATED', num_children: 2 },
+          { name: 'k', type: 'INT32', repetition_type: 'REQUIRED' },
+          { name: 'v', type: 'BYTE_ARRAY', converted_type: 'UTF8', repetition_type: 'OPTIONAL' },
+        ],
+        extraRows,
+      );
     const path = join(root, 'legacy.parquet');
-    writeFileSync(
-      path,
-      withFooter(new Uint8Array(written), [
-        { name: 'root', num_children: 3 },
-        { name: 'ints', type: 'INT32', repetition_type: 'REPEATED' },
-        { name: 'texts', repetition_type: 'OPTIONAL', num_children: 1, converted_type: 'LIST' },
-        { name: 'item', type: 'BYTE_ARRAY', converted_type: 'UTF8', repetition_type: 'REPEATED' },
-        { name: 'pairs', repetition_type: 'REPEATED', num_children: 2 },
-        { name: 'k', type: 'INT32', repetition_type: 'REQUIRED' },
-        { name: 'v', type: 'BYTE_ARRAY', converted_type: 'UTF8', repetition_type: 'OPTIONAL' },
-      ]),
-    );
+    writeFileSync(path, legacy());
     const { columns, groups } = await readFile(path);
     expect(columns.map((c) => c.type)).toEqual(['array<int>', 'array<string>', 'array<row<k int, v string>>'].map(parseDataType));
     expect(groups.map((g) => g.length)).toEqual([700, 700, 600]);
     expect(groups.flat()).toEqual(Array.from({ length: n }, (_, g) => [ints[g], texts[g], pairs[g].map((p) => [p.k, p.v])]));
+    // a footer that claims more rows than the chunks hold: refused, naming the file, row group and leaf
+    const corrupt = join(root, 'legacy-corrupt.parquet');
+    writeFileSync(corrupt, legacy(1));
+    await expect(readFile(corrupt)).rejects.toThrow(
+      `${corrupt}: row group 0, column ints: the column chunk ended before its row group's rows did (a truncated or corrupt file)`,
+    );
   });
 
   it("reads Tideway's own nested files, whole and from a row inside each row group on", async () => {

@@ -70,6 +70,19 @@ describe('CheckpointCoordinator', () => {
     expect(cc.failed).toBe(1);
   });
 
+  it('never aborts for time when checkpoints do not expire (a BATCH job without checkpoint.interval, as SeaTunnel)', async () => {
+    const p = new FakePipeline();
+    const cc = new CheckpointCoordinator(1, { ...settings, timeoutMs: 10, expires: false }, p);
+    const final = cc.trigger('COMPLETED_POINT');
+    await tick();
+    await cc.acknowledge(0, 1, state, {});
+    await new Promise((r) => setTimeout(r, 60)); // six timeouts' worth
+    expect(p.aborted).toEqual([]);
+    await cc.acknowledge(1, 1, state, {});
+    expect(await final).toBe(true);
+    expect(cc.failed).toBe(0);
+  });
+
   it('aborts when a task group fails to snapshot or storage fails, and goes on', async () => {
     const p = new FakePipeline();
     const cc = new CheckpointCoordinator(1, settings, p);

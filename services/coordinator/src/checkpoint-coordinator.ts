@@ -37,6 +37,12 @@ export interface CheckpointSettings {
   intervalMs: number;
   timeoutMs: number;
   minPauseMs: number;
+  /**
+   * Whether a checkpoint is aborted after timeoutMs (default true). SeaTunnel applies
+   * checkpoint.timeout only while checkpointing is on: a BATCH job without checkpoint.interval
+   * has none, and its final checkpoint takes as long as its sinks' prepare takes.
+   */
+  expires?: boolean;
 }
 
 interface PendingCheckpoint {
@@ -47,7 +53,7 @@ interface PendingCheckpoint {
   states: Record<number, TaskGroupState>;
   commitInfos: CommitInfos;
   enumeratorStates: Record<number, unknown>;
-  timer: NodeJS.Timeout;
+  timer: NodeJS.Timeout | undefined;
   done: (ok: boolean) => void;
   finished: Promise<boolean>;
 }
@@ -153,11 +159,14 @@ export class CheckpointCoordinator {
       states: {},
       commitInfos: {},
       enumeratorStates: {},
-      timer: setTimeout(() => void this.abort(id, `timed out after ${this.settings.timeoutMs} ms`), this.settings.timeoutMs),
+      timer:
+        this.settings.expires === false
+          ? undefined
+          : setTimeout(() => void this.abort(id, `timed out after ${this.settings.timeoutMs} ms`), this.settings.timeoutMs),
       done,
       finished,
     };
-    pending.timer.unref();
+    pending.timer?.unref();
     this.pending = pending;
     log.debug({ pipelineId: this.pipelineId, checkpointId: id, kind }, 'checkpoint triggered');
     try {

@@ -355,8 +355,11 @@ export class CoordinatorServer {
     const d = this.options.checkpoint;
     // SeaTunnel: STREAMING jobs checkpoint by default; BATCH jobs only when the env sets an interval.
     const intervalMs = env.checkpointInterval ?? (job.jobMode === 'STREAMING' ? d.intervalMs : 0);
+    // and, as SeaTunnel, checkpoint.timeout applies only then: a BATCH job without an interval
+    // (checkpointing off) never aborts its final checkpoint for taking long
+    const enabled = job.jobMode === 'STREAMING' || env.checkpointInterval !== undefined;
     return {
-      checkpoint: { intervalMs, timeoutMs: env.checkpointTimeout ?? d.timeoutMs, minPauseMs: d.minPauseMs },
+      checkpoint: { intervalMs, timeoutMs: env.checkpointTimeout ?? d.timeoutMs, minPauseMs: d.minPauseMs, expires: enabled },
       retryTimes: env.jobRetryTimes,
       retryIntervalMs: env.jobRetryIntervalSeconds * 1000,
     };

@@ -63,6 +63,20 @@ export class ChunkPages {
     }
   }
 
+  /**
+   * `decode()`'s result; its failure named by the column's place and called a corrupt file
+   * (hyparquet's decoders fail without saying where: an offset outside a DataView, say).
+   */
+  decoding<T>(decode: () => T): T {
+    try {
+      return decode();
+    } catch (e) {
+      const message = (e as Error).message;
+      if (message.startsWith(this.where)) throw e;
+      throw new Error(`${this.where}: a data page could not be decoded (a corrupt file): ${message}`, { cause: e });
+    }
+  }
+
   /** A page's bytes decompressed (a v1 page's whole body, or a v2 page's values). */
   decompress(compressed: Uint8Array, header: PageHeader, size = Number(header.uncompressed_page_size)): Uint8Array {
     return decompressPage(compressed, size, this.decoder.codec, this.decoder.compressors);

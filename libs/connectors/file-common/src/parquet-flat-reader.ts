@@ -256,7 +256,7 @@ export class FlatColumnPages {
     const v2 = header.data_page_header_v2;
     const rows = v1 ? v1.num_values : v2!.num_rows;
     if (skipRows >= rows) return rows;
-    try {
+    this.pages.decoding(() => {
       // a flat column's definition levels are 0 or 1 (isFlatColumn: a top-level column, not repeated)
       if (v1 && (this.maxDef === 0 || v1.definition_level_encoding === 'RLE')) this.pageV1(compressed, header, v1);
       else if (v2 && v2.repetition_levels_byte_length === 0) this.pageV2(compressed, header, v2);
@@ -268,12 +268,7 @@ export class FlatColumnPages {
         this.held = 'decoded';
         this.defs = definitionLevels ?? [];
       }
-    } catch (e) {
-      // hyparquet's decoders fail without saying where (an offset outside a DataView, say)
-      const message = (e as Error).message;
-      if (message.startsWith(this.where)) throw e;
-      throw new Error(`${this.where}: a data page could not be decoded (a corrupt file): ${message}`, { cause: e });
-    }
+    });
     this.encoding = encoding;
     this.rows = rows;
     this.at = 0;

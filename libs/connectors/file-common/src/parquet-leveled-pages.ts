@@ -52,13 +52,13 @@ export class LeveledColumnPages {
 
   /** The current entry's definition level. */
   def(): number {
-    while (this.at === this.entries) this.nextPage();
+    while (this.at === this.entries) this.page();
     return this.defs.length === 0 ? this.maxDef : this.defs[this.at];
   }
 
   /** The current entry's repetition level. */
   rep(): number {
-    while (this.at === this.entries) this.nextPage();
+    while (this.at === this.entries) this.page();
     return this.reps.length === 0 ? 0 : this.reps[this.at];
   }
 
@@ -75,30 +75,20 @@ export class LeveledColumnPages {
     this.at++;
   }
 
-  private nextPage(): void {
-    if (this.unread === 0) {
-      throw new Error(`${this.where}: the column chunk ended before its row group's rows did (a truncated or corrupt file)`);
-    }
-    this.page();
-  }
-
   /** Decodes the next data page. */
   private page(): void {
     const d = this.decoder;
     const { header, encoding, compressed } = this.pages.nextData();
     const v1 = header.data_page_header;
     const entries = v1 ? v1.num_values : header.data_page_header_v2!.num_values;
-    try {
+    this.pages.decoding(() => {
       const { definitionLevels, repetitionLevels, dataPage } = v1
         ? readDataPage(this.pages.decompress(compressed, header), v1, d)
         : readDataPageV2(compressed, header, d);
       this.defs = definitionLevels ?? [];
       this.reps = repetitionLevels ?? [];
       this.values = convertWithDictionary(dataPage, this.pages.dictionary, encoding, d);
-    } catch (e) {
-      // hyparquet's decoders fail without saying where (an offset outside a DataView, say)
-      throw new Error(`${this.where}: a data page could not be decoded (a corrupt file): ${(e as Error).message}`, { cause: e });
-    }
+    });
     if ((this.defs.length > 0 && this.defs.length !== entries) || (this.reps.length > 0 && this.reps.length !== entries)) {
       throw new Error(`${this.where}: a data page's levels do not match its ${entries} values (a corrupt file)`);
     }

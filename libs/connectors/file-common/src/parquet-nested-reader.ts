@@ -1,6 +1,7 @@
 import type { DataType } from '@tideway/api';
 import type { SchemaTree } from 'hyparquet';
 import type { LeveledColumnPages } from './parquet-leveled-pages.js';
+import { isListGroup, isMapGroup } from './parquet-schema.js';
 import { compileFromParquet } from './parquet-values.js';
 
 /**
@@ -28,18 +29,13 @@ interface NodeReader {
   readonly leaves: readonly LeveledColumnPages[];
 }
 
-/** The leaf of `path` (names from the root). */
-export type LeafOf = (path: readonly string[]) => LeveledColumnPages;
+/** The page reader of a leaf node of the column's schema. */
+export type LeafOf = (leaf: SchemaTree) => LeveledColumnPages;
 
 /** Moves every leaf of `leaves` past its current entry: one entry each is what a null or empty node below them left. */
 function skipAll(leaves: readonly LeveledColumnPages[]): void {
   for (let i = 0; i < leaves.length; i++) leaves[i].skip();
 }
-
-/** Whether `node` is annotated as a list, or as a map. */
-const isList = (node: SchemaTree) => node.element.converted_type === 'LIST' || node.element.logical_type?.type === 'LIST';
-const isMap = (node: SchemaTree) =>
-  node.element.converted_type === 'MAP' || node.element.converted_type === 'MAP_KEY_VALUE' || node.element.logical_type?.type === 'MAP';
 
 /**
  * The reader of `node`, a column (or part of one) of Tideway type `type`, whose parent is present
@@ -57,14 +53,14 @@ function compile(node: SchemaTree, type: DataType, def: number, rep: number, lea
   }
   const optional = repetition === 'OPTIONAL';
   const own = optional ? def + 1 : def;
-  if (node.children.length === 0) return leafReader(leafOf(node.path), type);
-  if (type.kind === 'array' && isList(node)) {
+  if (node.children.length === 0) return leafReader(leafOf(node), type);
+  if (type.kind === 'array' && isListGroup(node.element)) {
     const repeated = node.children[0];
     const elementNode = repeated.children.length === 1 ? repeated.children[0] : repeated;
     const element = compile(elementNode, type.element, own + 1, rep + 1, leafOf, elementNode === repeated);
     return listReader(own, own + 1, rep + 1, optional, element);
   }
-  if (type.kind === 'map' && isMap(node)) {
+  if (type.kind === 'map' && isMapGroup(node.element)) {
     const kv = node.children[0];
     const key = compile(kv.children[0], type.key, own + 1, rep + 1, leafOf);
     const value = compile(kv.children[1], type.value, own + 1, rep + 1, leafOf);
@@ -174,11 +170,6 @@ export class NestedColumnReader {
 
   constructor(node: SchemaTree, type: DataType, leafOf: LeafOf) {
     this.root = compile(node, type, 0, 0, leafOf);
-  }
-
-  /** The leaf chunks the column reads. */
-  get leaves(): readonly LeveledColumnPages[] {
-    return this.root.leaves;
   }
 
   /** Passes over `n` rows. */

@@ -151,6 +151,13 @@ function leafType(e: SchemaElement, where: string): DataType {
   }
 }
 
+/** Whether a group is annotated as a list. */
+export const isListGroup = (e: SchemaElement): boolean => e.converted_type === 'LIST' || e.logical_type?.type === 'LIST';
+
+/** Whether a group is annotated as a map (MAP_KEY_VALUE: older writers). */
+export const isMapGroup = (e: SchemaElement): boolean =>
+  e.converted_type === 'MAP' || e.converted_type === 'MAP_KEY_VALUE' || e.logical_type?.type === 'MAP';
+
 function parseAt(schema: readonly SchemaElement[], i: number, where: string): Parsed {
   const e = schema[i];
   if (!e.num_children) {
@@ -158,9 +165,7 @@ function parseAt(schema: readonly SchemaElement[], i: number, where: string): Pa
     // A bare repeated leaf is a 1-level list (old writers).
     return { type: e.repetition_type === 'REPEATED' ? Types.array(t) : t, next: i + 1 };
   }
-  const isList = e.converted_type === 'LIST' || e.logical_type?.type === 'LIST';
-  const isMap = e.converted_type === 'MAP' || e.converted_type === 'MAP_KEY_VALUE' || e.logical_type?.type === 'MAP';
-  if (isList) {
+  if (isListGroup(e)) {
     const rep = schema[i + 1];
     if (!rep.num_children) return { type: Types.array(leafType(rep, where)), next: i + 2 }; // 2-level list
     if (rep.num_children === 1) {
@@ -170,7 +175,7 @@ function parseAt(schema: readonly SchemaElement[], i: number, where: string): Pa
     const row = parseGroup(schema, i + 1, where); // a list of structs written as 2 levels
     return { type: Types.array(row.type), next: row.next };
   }
-  if (isMap) {
+  if (isMapGroup(e)) {
     const key = parseAt(schema, i + 2, where);
     const value = parseAt(schema, key.next, where);
     return { type: Types.map(key.type, value.type), next: value.next };

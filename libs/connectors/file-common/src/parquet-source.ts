@@ -107,57 +107,51 @@ async function columnReaders(
   rowGroup: number,
   columns: readonly Column[],
 ): Promise<ColumnReader[]> {
-  const raw = rawDecimals(meta);
-  const tree = parquetSchema(raw);
+  const tree = parquetSchema(rawDecimals(meta));
   const parsers = { ...DEFAULT_PARSERS, ...TIDEWAY_PARSERS };
   const all = meta.row_groups[rowGroup].columns;
-  const chunkOf = (leaf: readonly string[]): ColumnChunk => {
-    const chunk = all.find((k) => k.meta_data?.path_in_schema.join('\u0000') === leaf.join('\u0000'));
-    if (!chunk) throw new Error(`${path}: row group ${rowGroup} has no column chunk of ${leaf.join('.')}`);
+  const chunkOf = (leaf: SchemaTree): ColumnChunk => {
+    const chunk = all.find((k) => k.meta_data?.path_in_schema.join('\u0000') === leaf.path.join('\u0000'));
+    if (!chunk) throw new Error(`${path}: row group ${rowGroup} has no column chunk of ${leaf.path.join('.')}`);
     return chunk;
   };
-  const leafPaths = columns.map((c) => leavesOf(getTreePath(tree, [c.name]).at(-1)!));
-  const chunks = leafPaths.flat().map(chunkOf);
+  const nodes = columns.map((c) => getTreePath(tree, [c.name]));
+  const leaves = nodes.flatMap((n) => leavesOf(n.at(-1)!));
+  const chunks = leaves.map(chunkOf);
   const bytes = await readChunks((from, to) => fs.readRange(path, from, to), chunks);
-  let k = 0;
+  const located = new Map(leaves.map((leaf, i) => [leaf, { chunk: chunks[i], bytes: bytes[i] }]));
+  /** hyparquet's decoder of a leaf's chunk, its bytes, and where it is, for errors. */
+  const leafOf = (leaf: SchemaTree) => {
+    const { chunk, bytes } = located.get(leaf)!;
+    const m = chunk.meta_data!;
+    const decoder: ColumnDecoder = {
+      pathInSchema: m.path_in_schema,
+      type: m.type,
+      element: leaf.element,
+      schemaPath: getTreePath(tree, leaf.path),
+      codec: m.codec,
+      parsers,
+      compressors,
+      utf8: false,
+    };
+    return { decoder, bytes, entries: Number(m.num_values), where: `${path}: row group ${rowGroup}, column ${leaf.path.join('.')}` };
+  };
   return columns.map((c, i) => {
-    const decoders = leafPaths[i].map((leaf, j) => {
-      const m = chunks[k + j].meta_data!;
-      const schemaPath = getTreePath(tree, leaf);
-      const decoder: ColumnDecoder = {
-        pathInSchema: m.path_in_schema,
-        type: m.type,
-        element: schemaPath[schemaPath.length - 1].element,
-        schemaPath,
-        codec: m.codec,
-        parsers,
-        compressors,
-        utf8: false,
-      };
-      return {
-        decoder,
-        bytes: bytes[k + j],
-        entries: Number(m.num_values),
-        where: `${path}: row group ${rowGroup}, column ${leaf.join('.')}`,
-      };
-    });
-    k += decoders.length;
-    const schemaPath = getTreePath(tree, [c.name]);
-    if (isFlatColumn(schemaPath)) {
-      const { decoder, bytes: b, where } = decoders[0];
+    const column = nodes[i].at(-1)!;
+    if (isFlatColumn(nodes[i])) {
+      const { decoder, bytes: b, where } = leafOf(column);
       const pages = new FlatColumnPages(b, decoder, where);
       const convert = compileFromParquet(c.type);
       return { skip: (n) => pages.skip(n), fill: (batch, col) => pages.fill(batch, col, convert) };
     }
-    const byPath = new Map(decoders.map((d) => [d.decoder.pathInSchema.join('\u0000'), d]));
-    return new NestedColumnReader(schemaPath.at(-1)!, c.type, (leaf) => {
-      const d = byPath.get(leaf.join('\u0000'))!;
-      return new LeveledColumnPages(d.bytes, d.decoder, d.entries, d.where);
+    return new NestedColumnReader(column, c.type, (leaf) => {
+      const { decoder, bytes: b, entries, where } = leafOf(leaf);
+      return new LeveledColumnPages(b, decoder, entries, where);
     });
   });
 }
 
-/** The paths of the leaves under `node`, depth first (the order of the file's column chunks). */
-function leavesOf(node: SchemaTree): string[][] {
-  return node.children.length === 0 ? [node.path] : node.children.flatMap(leavesOf);
+/** The leaves under `node` (itself when it is one), depth first: the order of the file's column chunks. */
+function leavesOf(node: SchemaTree): SchemaTree[] {
+  return node.children.length === 0 ? [node] : node.children.flatMap(leavesOf);
 }

@@ -1,6 +1,9 @@
-import { Redis } from 'ioredis';
-import { ErrorCode, TidewayError, type Logger } from '@tideway/common';
+import type { Redis } from 'ioredis';
+import { ErrorCode, onFirstUse, TidewayError, type Logger } from '@tideway/common';
 import { parseHostPort } from '@tideway/config';
+
+/** ioredis, loaded by the first connection: a process with the memory state store never needs it. */
+const ioredis = onFirstUse<typeof import('ioredis')>('ioredis', import.meta.url);
 
 /** How to reach one Redis server. */
 export interface RedisConnectionOptions {
@@ -44,7 +47,7 @@ export class RedisConnection {
         `the Redis ${opts.role} address '${opts.address}' is not host:port (e.g. 127.0.0.1:6379)`,
       );
     this.address = opts.address;
-    this.client = new Redis({
+    this.client = new (ioredis().Redis)({
       host: hostPort.host,
       port: hostPort.port,
       password: opts.password || undefined,

@@ -1,12 +1,15 @@
-import { Redlock, type Lock } from '@sesamecare-oss/redlock';
+import type { Lock, Redlock } from '@sesamecare-oss/redlock';
 import type { Redis } from 'ioredis';
-import { logger, type Logger } from '@tideway/common';
+import { logger, onFirstUse, type Logger } from '@tideway/common';
 import { extendLease } from './lease-extension.js';
 import { RedisConnection } from './redis-connection.js';
 import type { LeaderElection, LeadershipHandlers } from './leader-election.js';
 import type { StateStore } from './state-store.js';
 
 /** Where the lease lives and how it is held. */
+
+/** The Redlock package, loaded by the first election on Redis (HA deployments only). */
+const redlock = onFirstUse<typeof import('@sesamecare-oss/redlock')>('@sesamecare-oss/redlock', import.meta.url);
 export interface RedlockElectionOptions {
   /** host:port of each independent Redis node (1, 3 or 5): a majority decides. */
   readonly nodes: readonly string[];
@@ -96,7 +99,7 @@ export class RedlockElection implements LeaderElection {
         }),
     );
     this.clients = this.connections.map((c) => c.client);
-    this.redlock = new Redlock(this.clients, { retryCount: 0, driftFactor: 0.01 });
+    this.redlock = new (redlock().Redlock)(this.clients, { retryCount: 0, driftFactor: 0.01 });
   }
 
   /** Whether the lease is held and its expiration has not passed, read from the clock now. */

@@ -7,3 +7,4 @@ export * from './fault-budget.js';
 export * from './file-errors.js';
 export * from './secrets.js';
 export * from './text.js';
+export * from './on-first-use.js';

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import * as grpc from '@grpc/grpc-js';
-import { HealthImplementation, type ServingStatusMap } from 'grpc-health-check';
+import type { HealthImplementation, ServingStatusMap } from 'grpc-health-check';
+import { onFirstUse } from '@tideway/common';
 import { DESCRIPTOR_SET_PATH } from '@tideway/contracts';
 import { DescriptorIndex } from './reflection/descriptor-index.js';
 import { addReflection } from './reflection/reflection-service.js';
@@ -29,19 +30,22 @@ export const CHANNEL_OPTIONS: grpc.ChannelOptions = {
   'grpc.keepalive_timeout_ms': 10_000,
 };
 
-let descriptorSet: { set: Buffer; index: DescriptorIndex } | undefined;
+/**
+ * The standard health service, loaded by the first server: it parses its .proto file when
+ * imported, which a process that only calls (the CLI's client commands) does not need.
+ */
+const healthCheck = onFirstUse<typeof import('grpc-health-check')>('grpc-health-check', import.meta.url);
+
+let descriptorIndex: DescriptorIndex | undefined;
 
 /**
  * The descriptors reflection serves, read once per process: buf's compiled set (see
  * DESCRIPTOR_SET_PATH), never descriptors rebuilt from a loaded schema, which strict clients
  * (grpcurl, Python's grpcio) reject on map fields.
  */
-function descriptors(): { set: Buffer; index: DescriptorIndex } {
-  if (!descriptorSet) {
-    const set = readFileSync(DESCRIPTOR_SET_PATH);
-    descriptorSet = { set, index: new DescriptorIndex(set) };
-  }
-  return descriptorSet;
+function descriptors(): DescriptorIndex {
+  descriptorIndex ??= new DescriptorIndex(readFileSync(DESCRIPTOR_SET_PATH));
+  return descriptorIndex;
 }
 
 /**
@@ -61,7 +65,7 @@ export class TidewayServer {
       interceptors: [jobServiceAuth(certificateCallerOf)],
     });
     const status: ServingStatusMap = { '': 'SERVING' };
-    this.health = new HealthImplementation(status);
+    this.health = new (healthCheck().HealthImplementation)(status);
     this.health.addToServer(this.grpc);
   }
 
@@ -75,8 +79,7 @@ export class TidewayServer {
 
   /** Binds to host:port (port 0 picks a free one), registers reflection, returns the port. */
   async listen(host: string, port: number): Promise<number> {
-    const { set, index } = descriptors();
-    addReflection(this.grpc, set, index, [...this.served, 'grpc.health.v1.Health']);
+    addReflection(this.grpc, descriptors(), [...this.served, 'grpc.health.v1.Health']);
     return new Promise((resolve, reject) => {
       this.grpc.bindAsync(`${host}:${port}`, serverCredentials(), (err, bound) => {
         if (err) reject(new Error(`cannot listen on ${host}:${port}: ${err.message}`));

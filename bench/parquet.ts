@@ -12,7 +12,7 @@
  * caches, the file's bytes written while the next batch is made), which the time of the writer's
  * calls alone (also shown) leaves out. The sink also writes rows all made before its clock (in
  * memory, as DuckDB's COPY reads its table), where both of its threads are busy throughout. The
- * two encoders (Tideway's flat one and hyparquet-writer, the nested path and the writer before it)
+ * two encoders (Tideway's and hyparquet-writer, the writer before it)
  * also run alone on the same rows.
  * Phases are timed after their modules load, in wall time and CPU time (on a shared machine the
  * CPU time is the steadier of the two). DuckDB's COPY runs three times and the median counts,
@@ -21,7 +21,9 @@
  * for core with the one writer (whose row-group thread takes a second core too, mostly idle).
  * DuckDB then reads Tideway's file and its own table and counts the rows that differ. Last, DuckDB
  * writes a table with nested columns (bigint, string, int[], struct) and both read it (Tideway's
- * nested reader, parquet-nested-reader.ts). Results: bench/RESULTS.md.
+ * nested reader, parquet-nested-reader.ts), and both Parquet writers write the same values made
+ * in JavaScript (Tideway's writer shreds them into levels, parquet-nested-shredder.ts).
+ * Results: bench/RESULTS.md.
  *
  *   BENCH_ROWS=500000 node --import tsx --conditions=source bench/parquet.ts
  *   node --cpu-prof --import tsx --conditions=source bench/parquet.ts encode-flat /tmp   (one phase, to profile)
@@ -50,6 +52,31 @@ import {
   writeBatch,
 } from './parquet-paired.js';
 
+/** The nested table's columns and rows (duckdb-nested below writes the same values). */
+const NESTED_COLUMNS = [
+  ['id', 'bigint'],
+  ['name', 'string'],
+  ['li', 'array<int>'],
+  ['st', 'row<a int, b string>'],
+] as const;
+function* nestedBatches(): Generator<unknown[][]> {
+  for (let g0 = 0; g0 < ROWS; g0 += BATCH) {
+    const rows: unknown[][] = [];
+    for (let g = g0; g < Math.min(ROWS, g0 + BATCH); g++) rows.push([BigInt(g), `name-${g}`, [g, g % 7, null], [g, `b${g % 100}`]]);
+    yield rows;
+  }
+}
+
+/** The orders rows' fields, a batch at a time (the array reused, as the sink writer's is). */
+function* ordersBatches(): Generator<unknown[][]> {
+  const fields: unknown[][] = [];
+  for (let g = 1; g <= ROWS; g += BATCH) {
+    fields.length = 0;
+    for (const row of batchOf(g)) fields.push(row.fields);
+    yield fields;
+  }
+}
+
 const rss = () => Math.round(process.resourceUsage().maxRSS / 1024);
 const cpuSecs = (since: NodeJS.CpuUsage) => {
   const d = process.cpuUsage(since);
@@ -69,21 +96,23 @@ async function phase(name: string, dir: string): Promise<Record<string, number>>
     let n = 0;
     for (let g = 1; g <= ROWS; g += BATCH) n += batchOf(g).length;
     if (n === 0) throw new Error('nothing generated');
-  } else if (name === 'encode-flat' || name === 'encode-hyparquet') {
-    // the encoders alone, no sink around them, fed the same rows in the same batches
+  } else if (name.startsWith('encode-')) {
+    // the encoders alone, no sink around them, fed the same rows in the same batches: the orders
+    // rows (encode-flat, encode-hyparquet), or a table with nested columns as the nested file DuckDB
+    // writes below (encode-nested, encode-nested-hyparquet)
     const { newParquetEncoder, ParquetFileEncoder } = await import('@tideway/connector-file-common');
     const { parseDataType } = await import('@tideway/api');
     await rowGroupThread();
+    const nested = name.startsWith('encode-nested');
     start();
-    const columns = COLUMNS.map(([n, t]) => ({ name: n, type: parseDataType(t), nullable: true }));
-    const encoder: FileEncoder = name === 'encode-flat' ? newParquetEncoder(columns, 'SNAPPY') : new ParquetFileEncoder(columns, 'SNAPPY');
+    const columns = (nested ? NESTED_COLUMNS : COLUMNS).map(([n, t]) => ({ name: n, type: parseDataType(t), nullable: true }));
+    const encoder: FileEncoder = name.endsWith('-hyparquet')
+      ? new ParquetFileEncoder(columns, 'SNAPPY')
+      : newParquetEncoder(columns, 'SNAPPY');
     let bytes = 0;
-    const fields: unknown[][] = [];
-    for (let g = 1; g <= ROWS; g += BATCH) {
-      // the rows' fields, handed over as the sink writer hands them: in one call where the encoder takes batches
-      fields.length = 0;
-      for (const row of batchOf(g)) fields.push(row.fields);
+    for (const fields of nested ? nestedBatches() : ordersBatches()) {
       bytes += await timed(() => {
+        // handed over as the sink writer hands them: in one call where the encoder takes batches
         if (encoder.addRows) encoder.addRows(fields, fields.length);
         else for (const r of fields) encoder.add(r);
         return encoder.take()?.length ?? 0;
@@ -146,10 +175,14 @@ async function phase(name: string, dir: string): Promise<Record<string, number>>
     const { DuckDBInstance } = await import('@duckdb/node-api');
     const c = await (await DuckDBInstance.create(':memory:')).connect();
     const file = join(dir, 'nested.parquet');
+    start();
     await c.run(`COPY (SELECT g::BIGINT AS id, 'name-' || g AS name, [g::INT, (g % 7)::INT, NULL] AS li, {'a': g::INT, 'b': 'b' || (g % 100)} AS st
       FROM range(0, ${ROWS}) t(g)) TO '${file}' (FORMAT parquet, COMPRESSION snappy)`);
+    const copySecs = (performance.now() - t0) / 1000;
     start();
     await c.run(`CREATE TABLE back AS SELECT * FROM read_parquet('${file}')`);
+    const secs = (performance.now() - t0) / 1000;
+    return { secs, cpu: cpuSecs(cpu0), rowsPerSec: Math.round(ROWS / secs), copySecs };
   } else {
     const { DuckDBInstance } = await import('@duckdb/node-api');
     const db = await DuckDBInstance.create(':memory:');
@@ -229,6 +262,8 @@ if (child) {
     const duck = run('duckdb');
     const duckNested = run('duckdb-nested');
     const trNested = run('tideway-read-nested');
+    const nested = run('encode-nested');
+    const nestedHyparquet = run('encode-nested-hyparquet');
     const file = readdirSync(join(dir, 'tideway'))[0];
     // a difference of two processes' times: the machine's speed drifting between them can outweigh
     // the writer's cost, and then the difference says nothing ("drift") rather than a negative rate
@@ -256,8 +291,11 @@ if (child) {
       `| DuckDB CREATE TABLE AS SELECT * FROM read_parquet | ${duck.readRowsPerSec} | | |`,
       `| Tideway LocalFile source, parquet with nested columns (DuckDB's file of bigint, string, int[], struct) | ${trNested.rowsPerSec} | ${cpu(trNested.cpu)} | ${trNested.rssMB} |`,
       `| DuckDB CREATE TABLE AS SELECT * FROM read_parquet, the nested file | ${duckNested.rowsPerSec} | ${cpu(duckNested.cpu)} | |`,
+      `| DuckDB COPY (SELECT ... the nested table, made by SQL) TO 'x.parquet' (one run) | ${Math.round(ROWS / duckNested.copySecs)} | - | - |`,
+      `| Tideway's writer, the nested table (rows made on the fly; its calls' own time ${nested.callSecs.toFixed(2)} s) | ${Math.round(ROWS / nested.callSecs)} | ${cpu(nested.cpu)} | ${nested.rssMB} |`,
+      `| hyparquet-writer 0.17, the nested table (the same; its calls' own time ${nestedHyparquet.callSecs.toFixed(2)} s) | ${Math.round(ROWS / nestedHyparquet.callSecs)} | ${cpu(nestedHyparquet.cpu)} | ${nestedHyparquet.rssMB} |`,
       '',
-      `Ratios: Tideway writer alone / DuckDB COPY = ${ratio(ROWS / duck.writeRowsPerSec, tw.secs - gen.secs)} subtracted, ${(writerPaired / duck.writeRowsPerSec).toFixed(2)} paired (of the medians; of the first runs ${(duck.copyFirst / paired.firstWriterSecs).toFixed(2)}; CPU time: DuckDB / Tideway = ${ratio(duck.writeCpu, writerOnlyCpu)}); rows in memory / DuckDB COPY = ${(ROWS / memory.writerSecs / duck.writeRowsPerSec).toFixed(2)}; one writer / DuckDB COPY on one thread = ${(duck.oneThreadSecs / paired.writerSecs).toFixed(2)}; flat encoder / hyparquet-writer encoder = ${ratio(hyparquet.secs - gen.secs, flat.secs - gen.secs)}x (CPU ${ratio(hyparquet.cpu - gen.cpu, flat.cpu - gen.cpu)}x); Tideway read / DuckDB read_parquet = ${(tr.rowsPerSec / duck.readRowsPerSec).toFixed(2)}, of the nested file ${(trNested.rowsPerSec / duckNested.rowsPerSec).toFixed(2)}.`,
+      `Ratios: Tideway writer alone / DuckDB COPY = ${ratio(ROWS / duck.writeRowsPerSec, tw.secs - gen.secs)} subtracted, ${(writerPaired / duck.writeRowsPerSec).toFixed(2)} paired (of the medians; of the first runs ${(duck.copyFirst / paired.firstWriterSecs).toFixed(2)}; CPU time: DuckDB / Tideway = ${ratio(duck.writeCpu, writerOnlyCpu)}); rows in memory / DuckDB COPY = ${(ROWS / memory.writerSecs / duck.writeRowsPerSec).toFixed(2)}; one writer / DuckDB COPY on one thread = ${(duck.oneThreadSecs / paired.writerSecs).toFixed(2)}; flat encoder / hyparquet-writer encoder = ${ratio(hyparquet.secs - gen.secs, flat.secs - gen.secs)}x (CPU ${ratio(hyparquet.cpu - gen.cpu, flat.cpu - gen.cpu)}x); Tideway read / DuckDB read_parquet = ${(tr.rowsPerSec / duck.readRowsPerSec).toFixed(2)}, of the nested file ${(trNested.rowsPerSec / duckNested.rowsPerSec).toFixed(2)}; nested write, hyparquet-writer's calls / Tideway's = ${(nestedHyparquet.callSecs / nested.callSecs).toFixed(2)}x, Tideway's calls / DuckDB's COPY = ${(duckNested.copySecs / nested.callSecs).toFixed(2)}.`,
     ];
     process.stdout.write(`${lines.join('\n')}\n`);
   } finally {

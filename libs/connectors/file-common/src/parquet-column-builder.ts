@@ -32,6 +32,19 @@ export function takeOver<T extends Typed>(a: T, spare: ArrayBufferView | undefin
 /** Values a builder takes at a time: the length of its array of present rows. */
 const GATHER = 1024;
 
+/** 0, 1, 2, ...: where a nested leaf's held values are, for `store`. */
+const IN_ORDER = Int32Array.from({ length: GATHER }, (_, i) => i);
+
+/** Where a leaf of a nested column sits in the schema: its levels and its path. */
+export interface LeafPlace {
+  /** The definition level of a present value (every OPTIONAL or REPEATED node above it and itself). */
+  readonly maxDef: number;
+  /** The number of REPEATED nodes above it. */
+  readonly maxRep: number;
+  /** Its path from the column down (path_in_schema). */
+  readonly path: readonly string[];
+}
+
 /** One column of a row group being built. */
 export abstract class ColumnBuilder {
   /** Rows added (present or null). */
@@ -44,8 +57,57 @@ export abstract class ColumnBuilder {
   private readonly present = new Int32Array(GATHER);
   /** A one-row batch for `add`. */
   private readonly single: unknown[][] = [[null]];
+  /** A leaf of a nested column: the repetition level of each entry (`defs` has its definition level). */
+  reps: Uint8Array | undefined;
+  /** A leaf's present values not stored yet, each at [k][0] (`addLevel`). */
+  private held: unknown[][] | undefined;
+  private heldCount = 0;
+
+  /** Where the column sits when it is a leaf of a nested one (`asLeaf`). */
+  place: LeafPlace | undefined;
 
   constructor(readonly element: SchemaElement) {}
+
+  /** Makes this builder a leaf of a nested column at `place`: its entries then come from `addLevel`. */
+  asLeaf(place: LeafPlace): this {
+    this.place = place;
+    this.reps = new Uint8Array(this.defs.length);
+    this.held = Array.from({ length: GATHER }, () => [null]);
+    return this;
+  }
+
+  /**
+   * A nested leaf's next entry (parquet-nested-shredder.ts): its repetition and definition
+   * levels, and the value when the definition level is the leaf's maximum (present). `rows`
+   * counts entries then, not rows.
+   */
+  addLevel(rep: number, def: number, v: unknown): void {
+    const at = this.rows;
+    if (at === this.defs.length) this.defs = grown(this.defs, at + 1);
+    if (at === this.reps!.length) this.reps = grown(this.reps!, at + 1);
+    this.defs[at] = def;
+    this.reps![at] = rep;
+    this.rows = at + 1;
+    if (def === this.place!.maxDef) {
+      this.held![this.heldCount++][0] = v;
+      if (this.heldCount === GATHER) this.storeHeld();
+    }
+  }
+
+  /** Stores the present values `addLevel` holds (before the row group's size is looked at, and at its end). */
+  storeHeld(): void {
+    const n = this.heldCount;
+    if (n === 0) return;
+    this.store(this.held!, 0, IN_ORDER, n);
+    this.count += n;
+    for (let k = 0; k < n; k++) this.held![k][0] = null;
+    this.heldCount = 0;
+  }
+
+  /** Bytes of the levels buffered: one a definition level, one a repetition level. */
+  levelBytes(): number {
+    return this.reps ? 2 * this.rows : this.rows;
+  }
 
   /** Adds one value (null or undefined for a null). */
   add(v: unknown): void {
@@ -101,12 +163,15 @@ export abstract class ColumnBuilder {
   /** The buffered row group of this column: views into this builder's buffers. */
   rawColumn(): RawColumn {
     const e = this.element;
+    this.storeHeld();
+    const place = this.place;
     return {
       name: e.name,
       type: e.type!,
       rows: this.rows,
       count: this.count,
       defs: new Uint8Array(this.defs.buffer, 0, this.rows),
+      ...(place && { reps: new Uint8Array(this.reps!.buffer, 0, this.rows), maxDef: place.maxDef, maxRep: place.maxRep, path: place.path }),
       ...this.raw(),
     };
   }
@@ -118,6 +183,7 @@ export abstract class ColumnBuilder {
    */
   swap(spare: RawColumn | undefined): void {
     this.defs = takeOver(this.defs, spare?.defs);
+    if (this.reps) this.reps = takeOver(this.reps, spare?.reps);
     this.swapValues(spare);
   }
 

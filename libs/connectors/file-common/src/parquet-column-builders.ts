@@ -1,7 +1,7 @@
 import type { DataType } from '@tideway/api';
 import type { SchemaElement } from 'hyparquet';
 import { ByteArrayBuilder } from './parquet-byte-array-builder.js';
-import { ColumnBuilder, grown, type MinMax, type RawValues, takeOver } from './parquet-column-builder.js';
+import { ColumnBuilder, grown, type LeafPlace, type MinMax, type RawValues, takeOver } from './parquet-column-builder.js';
 import type { Rows } from './file-encoder.js';
 import type { RawColumn } from './parquet-row-group.js';
 import { timestampMicros, unscaledDecimal } from './parquet-values.js';
@@ -15,10 +15,11 @@ import {
 } from './parquet-text-parse.js';
 
 /**
- * Column buffers of the flat Parquet writer (parquet-flat-encoder.ts): each column's values
+ * Column buffers of the Parquet writer (parquet-file-writer.ts): each primitive column's values
  * go, as rows arrive, into typed arrays or a byte buffer already in Parquet's PLAIN layout, with
- * a definition level (0 null, 1 present) per row, and min/max kept on the way. No per-value
- * objects: a row group's memory is its encoded size.
+ * a definition level (0 null, 1 present) per row, and min/max kept on the way; a leaf of a nested
+ * column takes its levels from the shredding (`addLevel`). No per-value objects: a row group's
+ * memory is its encoded size.
  */
 
 /**
@@ -309,8 +310,16 @@ class DecimalBuilder extends ColumnBuilder {
   }
 }
 
-/** The builder of a flat column of `type` whose schema element is `element`, or undefined when the type is not flat. */
-export function columnBuilderOf(type: DataType, element: SchemaElement): ColumnBuilder | undefined {
+/**
+ * The builder of a column of primitive `type` whose schema element is `element` (a leaf of a
+ * nested column at `place`), or undefined when the type is not primitive.
+ */
+export function columnBuilderOf(type: DataType, element: SchemaElement, place?: LeafPlace): ColumnBuilder | undefined {
+  const builder = primitiveBuilderOf(type, element);
+  return place ? builder?.asLeaf(place) : builder;
+}
+
+function primitiveBuilderOf(type: DataType, element: SchemaElement): ColumnBuilder | undefined {
   switch (type.kind) {
     case 'string':
       return new ByteArrayBuilder(element, true);

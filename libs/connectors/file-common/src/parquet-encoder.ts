@@ -2,7 +2,7 @@ import { rowBytes, type Column } from '@tideway/api';
 import { ByteWriter, ParquetWriter } from 'hyparquet-writer';
 import { snappyCompress } from 'hysnappy';
 import type { FileEncoder } from './file-encoder.js';
-import { FlatParquetEncoder, takeWritten } from './parquet-flat-encoder.js';
+import { ParquetFileWriter, takeWritten } from './parquet-file-writer.js';
 import { compileToParquet } from './parquet-values.js';
 import { parquetSchemaOf } from './parquet-schema.js';
 import { PAGE_COMPRESSORS, type PageCodec } from './page-codecs.js';
@@ -33,35 +33,24 @@ const compressors: Record<PageCodec, (input: Uint8Array) => Uint8Array> = {
   SNAPPY: snappyCompress, // hysnappy's WebAssembly snappy, which returns a new array each time
 };
 
-/** Nested types: a table with one of these goes through hyparquet-writer (Dremel levels). */
-const NESTED_KINDS = new Set(['array', 'map', 'row']);
-
 /**
- * True when no column is nested: the file goes through Tideway's own flat writer. (A type
- * Parquet cannot hold, null or timestamp_tz, is refused by parquetSchemaOf on either path.)
- */
-export function isFlatSchema(columns: readonly Column[]): boolean {
-  return !columns.some((c) => NESTED_KINDS.has(c.type.kind));
-}
-
-/**
- * The encoder of one Parquet file: Tideway's flat writer when every column is a primitive (2-3
- * times less CPU per row, docs/decisions/0023-own-parquet-writer.md), hyparquet-writer when a
- * column is a row, array or map.
+ * The encoder of one Parquet file: Tideway's own writer (parquet-file-writer.ts; 2-3 times less
+ * CPU per row than hyparquet-writer on flat tables, decision 0023, and 3-9 times on nested ones,
+ * decision 0036).
  */
 export function newParquetEncoder(
   columns: readonly Column[],
   codec: keyof typeof compressors | 'UNCOMPRESSED',
   rowGroupBytes = PARQUET_ROW_GROUP_BYTES,
 ): FileEncoder {
-  if (isFlatSchema(columns)) return new FlatParquetEncoder(columns, codec, rowGroupBytes);
-  return new ParquetFileEncoder(columns, codec, rowGroupBytes);
+  return new ParquetFileWriter(columns, codec, rowGroupBytes);
 }
 
 /**
- * Writes one Parquet file through hyparquet-writer (tables with row, array or map columns) in row
- * groups of about PARQUET_ROW_GROUP_BYTES; `take` hands over the bytes encoded so far so the sink
- * streams them to the file.
+ * Writes one Parquet file through hyparquet-writer in row groups of about
+ * PARQUET_ROW_GROUP_BYTES; `take` hands over the bytes encoded so far. The sinks no longer use
+ * it: it is the independent writer the tests compare Tideway's with (the same rows must read back
+ * the same), and the bench's baseline.
  */
 export class ParquetFileEncoder implements FileEncoder {
   private readonly bytes = new ByteWriter();

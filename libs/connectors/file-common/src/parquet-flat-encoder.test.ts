@@ -11,11 +11,11 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { parseDataType, type Column } from '@tideway/api';
 import type { FileEncoder } from './file-encoder.js';
 import { LocalFileSystem } from './local-file-system.js';
-import { isFlatSchema, newParquetEncoder, ParquetFileEncoder } from './parquet-encoder.js';
+import { newParquetEncoder, ParquetFileEncoder } from './parquet-encoder.js';
 import { rowGroupsSentToThread, rowGroupThreadListening } from './row-group-thread.js';
 import { ByteArrayBuilder } from './parquet-byte-array-builder.js';
 import { byteDictionary } from './parquet-byte-dictionary.js';
-import { FlatParquetEncoder } from './parquet-flat-encoder.js';
+import { ParquetFileWriter } from './parquet-file-writer.js';
 import { parquetColumns, parquetMetadataOf, parquetRowGroupRows } from './parquet-source.js';
 import { decimalText, timestampMicros, timestampText, unscaledDecimal } from './parquet-values.js';
 import { loadZstd } from './zstd-lz4.js';
@@ -172,13 +172,11 @@ function expected(row: readonly unknown[]): unknown[] {
   });
 }
 
-describe('FlatParquetEncoder', () => {
-  it('is chosen for flat schemas only', () => {
-    expect(isFlatSchema(FLAT_COLUMNS)).toBe(true);
-    expect(newParquetEncoder(FLAT_COLUMNS, 'SNAPPY')).toBeInstanceOf(FlatParquetEncoder);
+describe('ParquetFileWriter', () => {
+  it("is the sinks' writer for flat and nested schemas", () => {
+    expect(newParquetEncoder(FLAT_COLUMNS, 'SNAPPY')).toBeInstanceOf(ParquetFileWriter);
     const nested = [...FLAT_COLUMNS, { name: 'arr', type: parseDataType('array<int>'), nullable: true }];
-    expect(isFlatSchema(nested)).toBe(false);
-    expect(newParquetEncoder(nested, 'SNAPPY')).toBeInstanceOf(ParquetFileEncoder);
+    expect(newParquetEncoder(nested, 'SNAPPY')).toBeInstanceOf(ParquetFileWriter);
   });
 
   it.each(['UNCOMPRESSED', 'SNAPPY', 'GZIP', 'BROTLI', 'ZSTD', 'LZ4_RAW'] as const)(
@@ -198,7 +196,7 @@ describe('FlatParquetEncoder', () => {
   it('reads back the same as the hyparquet-writer path for the same rows', async () => {
     const columns = FLAT_COLUMNS;
     const rows = Array.from({ length: 3000 }, (_, g) => flatRow(g));
-    const flat = await readBack(await writeFile('same-flat.parquet', new FlatParquetEncoder(columns, 'UNCOMPRESSED', 1 << 20), rows));
+    const flat = await readBack(await writeFile('same-flat.parquet', new ParquetFileWriter(columns, 'UNCOMPRESSED', 1 << 20), rows));
     const nested = await readBack(await writeFile('same-nested.parquet', new ParquetFileEncoder(columns, 'UNCOMPRESSED'), rows));
     expect(flat.rows).toEqual(nested.rows);
   });
@@ -211,7 +209,7 @@ describe('FlatParquetEncoder', () => {
       const sentBefore = rowGroupsSentToThread();
       const rows = Array.from({ length: 3000 }, (_, g) => flatRow(g));
       const bytesOf = async (thread: boolean) => {
-        const encoder = new FlatParquetEncoder(FLAT_COLUMNS, codec, 32 * 1024, thread);
+        const encoder = new ParquetFileWriter(FLAT_COLUMNS, codec, 32 * 1024, thread);
         const parts: Uint8Array[] = [];
         for (const r of rows) {
           encoder.add(r);
@@ -230,8 +228,8 @@ describe('FlatParquetEncoder', () => {
 
   it('reads back the same rows whether they were added one by one or in batches (addRows, as the sink hands them), with a column map', async () => {
     const rows = Array.from({ length: 5000 }, (_, g) => flatRow(g));
-    const bytesOf = (fill: (e: FlatParquetEncoder) => void) => {
-      const encoder = new FlatParquetEncoder(FLAT_COLUMNS, 'SNAPPY', 32 * 1024, false);
+    const bytesOf = (fill: (e: ParquetFileWriter) => void) => {
+      const encoder = new ParquetFileWriter(FLAT_COLUMNS, 'SNAPPY', 32 * 1024, false);
       fill(encoder);
       return Buffer.concat([encoder.take() ?? new Uint8Array(0), encoder.finish()!]);
     };
@@ -265,7 +263,7 @@ describe('FlatParquetEncoder', () => {
 
   it('reads a row group from any row on (a restored split), in batches of any size', async () => {
     const rows = Array.from({ length: 4000 }, (_, g) => flatRow(g));
-    const path = await writeFile('offsets.parquet', new FlatParquetEncoder(FLAT_COLUMNS, 'SNAPPY', 64 * 1024, false), rows);
+    const path = await writeFile('offsets.parquet', new ParquetFileWriter(FLAT_COLUMNS, 'SNAPPY', 64 * 1024, false), rows);
     const meta = await parquetMetadataOf(fs, path);
     const columns = parquetColumns(meta, path);
     expect(meta.row_groups.length).toBeGreaterThan(2);
@@ -324,7 +322,7 @@ describe('FlatParquetEncoder', () => {
       // short values (no truncation in the footer), each row group with its own range; groups of 4 KB: many
       const value = (g: number) => `k${String(Math.floor(g / 7) % 997).padStart(3, '0')}-${g % 7}`;
       const rows = Array.from({ length: 4000 }, (_, g) => [value(g), Buffer.from(value(3999 - g))]);
-      const path = await writeFile(`group-stats-${thread}.parquet`, new FlatParquetEncoder(columns, 'SNAPPY', 4096, thread), rows);
+      const path = await writeFile(`group-stats-${thread}.parquet`, new ParquetFileWriter(columns, 'SNAPPY', 4096, thread), rows);
       const meta = await parquetMetadataOf(fs, path);
       expect(meta.row_groups.length).toBeGreaterThan(3);
       let r0 = 0;

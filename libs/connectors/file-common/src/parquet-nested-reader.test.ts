@@ -15,6 +15,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { parseDataType, type Column } from '@tideway/api';
 import { LocalFileSystem } from './local-file-system.js';
 import { ParquetFileEncoder } from './parquet-encoder.js';
+import { ParquetFileWriter } from './parquet-file-writer.js';
 import { parquetColumns, parquetMetadataOf, parquetRowGroupRows } from './parquet-source.js';
 
 const root = mkdtempSync(join(tmpdir(), 'tideway-nested-parquet-'));
@@ -129,7 +130,10 @@ describe('the nested Parquet reader', () => {
     );
   });
 
-  it("reads Tideway's own nested files, whole and from a row inside each row group on", async () => {
+  it.each([
+    ["Tideway's own writer", (columns: Column[]) => new ParquetFileWriter(columns, 'SNAPPY', 40_000)],
+    ['hyparquet-writer', (columns: Column[]) => new ParquetFileEncoder(columns, 'SNAPPY', 40_000)],
+  ])('reads nested files of %s, whole and from a row inside each row group on', async (name, writerOf) => {
     const columns: Column[] = (
       [
         ['id', 'bigint'],
@@ -151,7 +155,7 @@ describe('the nested Parquet reader', () => {
           ]),
       g % 6 === 0 ? null : [g % 2 ? null : `n${g}`, g % 7 === 0 ? null : [g / 2, g / 4], g % 8 === 0 ? null : ['2024-02-29', `${g}.05`]],
     ];
-    const encoder = new ParquetFileEncoder(columns, 'SNAPPY', 40_000);
+    const encoder = writerOf(columns);
     const parts: Uint8Array[] = [];
     for (let g = 0; g < 3000; g++) {
       encoder.add(row(g));
@@ -160,7 +164,7 @@ describe('the nested Parquet reader', () => {
     }
     const last = encoder.finish();
     if (last) parts.push(last);
-    const path = join(root, 'tideway-nested.parquet');
+    const path = join(root, `nested-${name.replace(/\W+/g, '-')}.parquet`);
     writeFileSync(path, Buffer.concat(parts));
     const whole = await readFile(path, 0, 333);
     expect(whole.columns).toEqual(columns);

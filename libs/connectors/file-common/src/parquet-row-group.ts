@@ -10,17 +10,27 @@ import type { MinMax } from './parquet-column-builder.js';
 const PAGE_BYTES = 1 << 20;
 
 /**
- * One column of a row group as the flat writer buffered it (parquet-column-builders.ts), in
- * typed arrays that can be sent to the row-group thread (row-group-thread.ts).
+ * One column (or nested column's leaf) of a row group as the writer buffered it
+ * (parquet-column-builders.ts), in typed arrays that can be sent to the row-group thread
+ * (row-group-thread.ts).
  */
 export interface RawColumn {
   readonly name: string;
   readonly type: ParquetType;
+  /** Rows of a flat column; level entries of a nested column's leaf. */
   readonly rows: number;
   /** Present (non-null) values. */
   readonly count: number;
-  /** Definition level of each row: 1 present, 0 null. */
+  /** Definition level of each row (1 present, 0 null), or of each entry of a nested leaf. */
   readonly defs: Uint8Array;
+  /** A nested leaf's repetition level of each entry (0 starts a row); absent for a flat column. */
+  readonly reps?: Uint8Array;
+  /** A nested leaf's definition level of a present value (1 for a flat column). */
+  readonly maxDef?: number;
+  /** A nested leaf's largest repetition level (0 for a flat column). */
+  readonly maxRep?: number;
+  /** A nested leaf's path_in_schema (a flat column's is its name). */
+  readonly path?: readonly string[];
   /**
    * The present values: PLAIN bytes (`fixed` bytes each, or 4-byte length and bytes for byte
    * arrays), or for booleans a byte (0 or 1) each, bit-packed per page here.
@@ -55,7 +65,7 @@ export interface EncodedRowGroup {
 /** The buffers a row group's columns view, each once: handed over to the row-group thread with them. */
 export function buffersOf(columns: readonly RawColumn[]): ArrayBuffer[] {
   const buffers = new Set<ArrayBuffer>();
-  for (const c of columns) for (const a of [c.defs, c.values, c.starts]) if (a) buffers.add(a.buffer as ArrayBuffer);
+  for (const c of columns) for (const a of [c.defs, c.reps, c.values, c.starts]) if (a) buffers.add(a.buffer as ArrayBuffer);
   return [...buffers];
 }
 
@@ -78,6 +88,24 @@ function scratch(k: number, size: number): ByteWriter {
   return w;
 }
 
+/** Bits a level of at most `max` takes. */
+const bitWidth = (max: number) => 32 - Math.clz32(max);
+
+/** Writes levels as the RLE/bit-packed hybrid after their 4-byte length (data pages v1). */
+function writeLevels(page: ByteWriter, levels: Uint8Array, max: number): void {
+  const lengthAt = page.index;
+  page.appendUint32(0);
+  page.view.setUint32(lengthAt, writeRleBitPackedHybrid(page, levels, bitWidth(max)), true);
+}
+
+/** Present values among `defs` (those at `maxDef`). */
+function presentIn(defs: Uint8Array, maxDef: number): number {
+  let present = 0;
+  if (maxDef === 1) for (let i = 0; i < defs.length; i++) present += defs[i];
+  else for (let i = 0; i < defs.length; i++) if (defs[i] === maxDef) present++;
+  return present;
+}
+
 /** Bit-packs the booleans (a byte each) of values [v0, v1). */
 function packBits(values: Uint8Array, v0: number, v1: number): Uint8Array {
   const out = new Uint8Array((v1 - v0 + 7) >> 3);
@@ -86,8 +114,8 @@ function packBits(values: Uint8Array, v0: number, v1: number): Uint8Array {
 }
 
 /**
- * Encodes a row group: each column one chunk of data pages v1 (definition levels RLE/bit-packed,
- * values PLAIN, or RLE_DICTIONARY after a dictionary page for strings whose chunk dictionary stays
+ * Encodes a row group: each column one chunk of data pages v1 (a nested leaf's repetition
+ * levels, definition levels, both RLE/bit-packed; a nested leaf's pages start a row), values PLAIN, or RLE_DICTIONARY after a dictionary page for strings whose chunk dictionary stays
  * small), pages compressed with `codec`, min/max/null_count statistics. A pure function of its
  * input, so the row-group thread and the writer's own thread write the same bytes.
  */
@@ -122,17 +150,17 @@ export function encodeRowGroup(codec: 'UNCOMPRESSED' | PageCodec, columns: reado
     const valueBytes = dict !== undefined ? c.count * 4 + dict.entries.length : c.values.length;
     const pages = Math.max(1, Math.ceil(valueBytes / PAGE_BYTES));
     const rowsPerPage = Math.ceil(c.rows / pages);
+    const maxDef = c.maxDef ?? 1;
     let v0 = 0;
-    for (let r0 = 0; r0 < c.rows; r0 += rowsPerPage) {
-      const r1 = Math.min(c.rows, r0 + rowsPerPage);
+    for (let r0 = 0; r0 < c.rows; ) {
+      let r1 = Math.min(c.rows, r0 + rowsPerPage);
+      // a nested leaf's page starts a row (repetition level 0): a row's entries stay in one page
+      if (c.reps) while (r1 < c.rows && c.reps[r1] !== 0) r1++;
       const defs = c.defs.subarray(r0, r1);
-      let present = 0;
-      for (let i = 0; i < defs.length; i++) present += defs[i];
-      const v1 = v0 + present;
-      // definition levels (4-byte length, RLE/bit-packed, width 1), then the values
-      const lengthAt = page.index;
-      page.appendUint32(0);
-      page.view.setUint32(lengthAt, writeRleBitPackedHybrid(page, defs, 1), true);
+      const v1 = v0 + presentIn(defs, maxDef);
+      // repetition levels (nested leaves), definition levels, then the values
+      if (c.maxRep) writeLevels(page, c.reps!.subarray(r0, r1), c.maxRep);
+      writeLevels(page, defs, maxDef);
       if (dict !== undefined) {
         page.appendUint8(bitWidth);
         writeRleBitPackedHybrid(page, dict.indices.subarray(v0, v1), bitWidth);
@@ -144,6 +172,7 @@ export function encodeRowGroup(codec: 'UNCOMPRESSED' | PageCodec, columns: reado
         data_page_header: { num_values: r1 - r0, encoding, definition_level_encoding: 'RLE', repetition_level_encoding: 'RLE' },
       });
       v0 = v1;
+      r0 = r1;
     }
     let statistics = c.statistics ?? {};
     if (c.fixed === 0 && c.count > 0) {
@@ -161,7 +190,7 @@ export function encodeRowGroup(codec: 'UNCOMPRESSED' | PageCodec, columns: reado
       meta: {
         type: c.type,
         encodings: dict !== undefined ? ['PLAIN', 'RLE', 'RLE_DICTIONARY'] : ['PLAIN', 'RLE'],
-        path_in_schema: [c.name],
+        path_in_schema: c.path ? [...c.path] : [c.name],
         num_values: BigInt(c.rows),
         statistics: { null_count: BigInt(c.rows - c.count), ...statistics },
       },

@@ -8,8 +8,9 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { DataType } from '@tideway/api';
-import { duck, readAll } from './test-harness.js';
+import type { DataType, SinkAggregatedCommitter } from '@tideway/api';
+import type { FileAggregatedCommitInfo, FileCommitInfo } from '@tideway/connector-file-common';
+import { duck, readAll, sinkOf } from './test-harness.js';
 
 const root = mkdtempSync(join(tmpdir(), 'tideway-parquet-nested-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -62,4 +63,29 @@ describe('LocalFile parquet, nested columns (parquet-nested-reader.ts)', () => {
       expect(projected.rows.map((r) => r.fields)).toEqual(rows.map((r) => [r.fields[5], r.fields[0], r.fields[2]]));
     });
   }
+
+  it("writes those rows through Tideway's own writer (parquet-nested-shredder.ts) as a file DuckDB reads as the same JSON", async () => {
+    const source = join(root, 'duckdb-source');
+    mkdirSync(source, { recursive: true });
+    await duck(`COPY (${SELECT}) TO '${join(source, 'part.parquet')}' (FORMAT parquet)`);
+    const expected = (await duck(`SELECT to_json(t)::VARCHAR AS j FROM read_parquet('${source}/part.parquet') t ORDER BY id`)).map(
+      (r) => r.j as string,
+    );
+    const { rows, table } = await readAll({ path: source, file_format_type: 'parquet' });
+    const dir = join(root, 'tideway-written');
+    const sink = sinkOf({ path: dir, tmp_path: join(root, 'tmp'), file_format_type: 'parquet', compress_codec: 'zstd' }, table);
+    const writer = sink.createWriter({ subtaskIndex: 0, parallelism: 1 });
+    await writer.write(rows);
+    const info = (await writer.prepareCommit!(1)) as FileCommitInfo;
+    await writer.close();
+    const committer = sink.createAggregatedCommitter!() as SinkAggregatedCommitter<FileCommitInfo, FileAggregatedCommitInfo>;
+    expect(await committer.commit([committer.combine([info])])).toEqual([]);
+    const written = (await duck(`SELECT to_json(t)::VARCHAR AS j FROM read_parquet('${dir}/*.parquet') t ORDER BY id`)).map(
+      (r) => r.j as string,
+    );
+    expect(written).toHaveLength(ROWS);
+    expect(written).toEqual(expected);
+    // and Tideway reads its own file as it read DuckDB's
+    expect((await readAll({ path: dir, file_format_type: 'parquet' })).rows.map((r) => r.fields)).toEqual(rows.map((r) => r.fields));
+  });
 });

@@ -252,7 +252,7 @@ describe('LocalFile parquet, flat files of another writer (page by page, parquet
 
 /**
  * A table of primitive columns only goes through Tideway's own flat Parquet writer
- * (file-common parquet-flat-encoder.ts): DuckDB must read every value back exactly, from
+ * (file-common parquet-file-writer.ts): DuckDB must read every value back exactly, from
  * expectations computed here independently of the writer (Date.UTC, literal decimal texts).
  */
 describe('LocalFile parquet, flat tables (Tideway writer)', () => {

@@ -5,6 +5,7 @@ import { writeMetadata } from 'hyparquet-writer/src/metadata.js';
 import type { FileEncoder, Rows } from './file-encoder.js';
 import type { ColumnBuilder } from './parquet-column-builder.js';
 import { columnBuilderOf } from './parquet-column-builders.js';
+import { NestedColumn } from './parquet-nested-shredder.js';
 import { isPageCodec, type PageCodec } from './page-codecs.js';
 import { buffersOf, type EncodedRowGroup, encodeRowGroup, type RawColumn } from './parquet-row-group.js';
 import { collectRowGroup, type RowGroupTicket, startRowGroupThread, submitRowGroup } from './row-group-thread.js';
@@ -34,6 +35,16 @@ const SLICE = 1024;
 /** Row groups handed to the row-group thread and not yet written; past this the writer waits for the oldest. */
 const IN_FLIGHT = 2;
 
+/** A column's values' way in: a flat column's builder, or a nested column's shredding. */
+type ColumnWriter = Pick<ColumnBuilder, 'add' | 'addColumn'>;
+
+/** The schema elements column `at` spans (itself and its descendants). */
+function elementCount(schema: readonly SchemaElement[], at: number): number {
+  let n = 1;
+  for (let open = schema[at].num_children ?? 0; open > 0; open--) n += elementCount(schema, at + n);
+  return n;
+}
+
 /** A row group waiting to be written: sent to the row-group thread, or encoded here. */
 interface PendingGroup {
   readonly rows: number;
@@ -42,21 +53,25 @@ interface PendingGroup {
 }
 
 /**
- * Tideway's own Parquet writer for flat schemas (every column a primitive type): values go into
- * column buffers in PLAIN layout as rows arrive (parquet-column-builders.ts) and, once the row
+ * Tideway's own Parquet writer: values go into column buffers in PLAIN layout as rows arrive
+ * (parquet-column-builders.ts; a row, array or map column is first shredded into its leaves'
+ * levels and values, parquet-nested-shredder.ts, each leaf a column of its own) and, once the row
  * group's buffered data reaches `rowGroupBytes`, the buffers are handed over and encoded
  * (parquet-row-group.ts: dictionaries, pages, statistics, compression) on the row-group thread
  * (row-group-thread.ts) while the next row group fills, or here when there is no thread (or it is
  * still starting). The footer is hyparquet-writer's Thrift writer. `take` hands over the bytes of
  * the row groups written so far.
  */
-export class FlatParquetEncoder implements FileEncoder {
+export class ParquetFileWriter implements FileEncoder {
   /** The file's own bytes (magic, footer); its `offset` counts every byte of the file, row groups' too. */
   private readonly out = new ByteWriter(1 << 16);
   /** Bytes of the file ready to be taken, in order: row groups' bytes as the encoding gave them, not copied. */
   private readonly ready: Uint8Array[] = [];
   private readonly schema: SchemaElement[];
+  /** The columns' leaves: a flat column's builder, or those of a nested column's leaves. */
   private readonly builders: ColumnBuilder[];
+  /** What each column's values go to. */
+  private readonly writers: ColumnWriter[];
   private readonly rowGroups: RowGroup[] = [];
   private readonly pending: PendingGroup[] = [];
   /**
@@ -76,30 +91,35 @@ export class FlatParquetEncoder implements FileEncoder {
     private readonly thread = true,
   ) {
     if (codec !== 'UNCOMPRESSED' && !isPageCodec(codec)) {
-      throw new Error(`The flat Parquet writer does not compress with ${codec}.`); // refused by the sink options already
+      throw new Error(`The Parquet writer does not compress with ${codec}.`); // refused by the sink options already
     }
     this.schema = parquetSchemaOf(columns);
-    this.builders = columns.map((c, i) => {
-      const b = columnBuilderOf(c.type, this.schema[i + 1]);
-      if (b === undefined) throw new Error(`column ${c.name} is not flat`); // the caller checked isFlatSchema
-      return b;
+    const builders: ColumnBuilder[] = [];
+    let at = 1; // each column's first schema element
+    this.writers = columns.map((c) => {
+      const flat = columnBuilderOf(c.type, this.schema[at]);
+      const writer = flat ?? new NestedColumn(c.type, this.schema, at);
+      builders.push(...(flat ? [flat] : (writer as NestedColumn).leaves));
+      at += elementCount(this.schema, at);
+      return writer;
     });
+    this.builders = builders;
     this.out.appendUint32(MAGIC);
     if (thread) startRowGroupThread(); // up by the first row group, or that one is encoded here
   }
 
   add(fields: readonly unknown[]): void {
-    const b = this.builders;
-    for (let i = 0; i < b.length; i++) b[i].add(fields[i]);
+    const w = this.writers;
+    for (let i = 0; i < w.length; i++) w[i].add(fields[i]);
     this.rows++;
     if (this.rows >= this.nextCheck) this.checkSize();
   }
 
   addRows(rows: Rows, count: number, columns?: readonly number[]): void {
-    const b = this.builders;
+    const w = this.writers;
     for (let r0 = 0; r0 < count; r0 += SLICE) {
       const r1 = Math.min(count, r0 + SLICE);
-      for (let i = 0; i < b.length; i++) b[i].addColumn(rows, r0, r1, columns === undefined ? i : columns[i]);
+      for (let i = 0; i < w.length; i++) w[i].addColumn(rows, r0, r1, columns === undefined ? i : columns[i]);
       this.rows += r1 - r0;
       if (this.rows >= this.nextCheck) this.checkSize();
     }
@@ -107,8 +127,8 @@ export class FlatParquetEncoder implements FileEncoder {
 
   /** Ends the row group once its buffered bytes reach the limit, else sets when to look again. */
   private checkSize(): void {
-    let bytes = this.rows * this.builders.length; // definition levels
-    for (const b of this.builders) bytes += b.bytes();
+    let bytes = 0;
+    for (const b of this.builders) bytes += b.bytes() + b.levelBytes();
     if (bytes >= this.rowGroupBytes) return this.endRowGroup();
     // look again about halfway to the limit at the rate seen so far
     this.nextCheck = this.rows + Math.max(1, Math.floor(((this.rowGroupBytes - bytes) * this.rows) / bytes / 2));

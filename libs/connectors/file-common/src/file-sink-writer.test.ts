@@ -37,6 +37,8 @@ class HeldFileSystem extends LocalFileSystem {
   readonly log: string[] = [];
   private readonly waiting: (() => void)[] = [];
   private writes = 0;
+  /** Outputs created and not closed (a leaked file handle each). */
+  open = 0;
 
   constructor(private readonly failAt = Number.POSITIVE_INFINITY) {
     super();
@@ -44,6 +46,7 @@ class HeldFileSystem extends LocalFileSystem {
 
   override async create(path: string): Promise<FileOutput> {
     const real = await super.create(path);
+    this.open++;
     return {
       write: async (chunk) => {
         const n = ++this.writes;
@@ -53,7 +56,10 @@ class HeldFileSystem extends LocalFileSystem {
         await real.write(chunk);
         this.log.push(`end ${n}`);
       },
-      close: () => real.close(),
+      close: async () => {
+        this.open--;
+        await real.close();
+      },
     };
   }
 
@@ -130,5 +136,6 @@ describe('FileSinkWriter: a batch is encoded while the bytes of the one before a
     fs.release();
     await expect(next(writer)).rejects.toThrow('disk full at write 1');
     await writer.abortPrepare();
+    expect(fs.open, 'files left open').toBe(0);
   });
 });

@@ -229,22 +229,32 @@ export class FileSinkWriter implements SinkWriter<FileCommitInfo, FileSinkState>
     }
   }
 
-  /** Ends a file: its encoder's last bytes, then close. */
+  /** Ends a file: its encoder's last bytes, then close; a failed write or encoding still closes it. */
   private async finishFile(file: OpenFile): Promise<void> {
     const output = await file.output;
-    await file.writing;
-    const last = await file.encoder.finish();
-    if (last) await output.write(last);
+    try {
+      await file.writing;
+      const last = await file.encoder.finish();
+      if (last) await output.write(last);
+    } catch (err) {
+      await output.close().catch(() => undefined);
+      throw err;
+    }
     await output.close();
   }
 
-  /** Closes every open file and records its move. */
+  /** Closes every open file and records its move; after a failure the others are closed all the same. */
   private async closeFiles(): Promise<void> {
     const files = [...this.open.values()];
     this.open.clear();
-    for (const file of files) {
-      await this.finishFile(file);
-      if (this.cfg.transactional) this.moves.push([file.path, file.finalPath]);
+    for (let i = 0; i < files.length; i++) {
+      try {
+        await this.finishFile(files[i]);
+      } catch (err) {
+        for (const rest of files.slice(i + 1)) await (await rest.output).close().catch(() => undefined);
+        throw err;
+      }
+      if (this.cfg.transactional) this.moves.push([files[i].path, files[i].finalPath]);
     }
   }
 

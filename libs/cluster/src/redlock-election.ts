@@ -6,10 +6,10 @@ import { RedisConnection } from './redis-connection.js';
 import type { LeaderElection, LeadershipHandlers } from './leader-election.js';
 import type { StateStore } from './state-store.js';
 
-/** Where the lease lives and how it is held. */
-
 /** The Redlock package, loaded by the first election on Redis (HA deployments only). */
 const redlock = onFirstUse<typeof import('@sesamecare-oss/redlock')>('@sesamecare-oss/redlock', import.meta.url);
+
+/** Where the lease lives and how it is held. */
 export interface RedlockElectionOptions {
   /** host:port of each independent Redis node (1, 3 or 5): a majority decides. */
   readonly nodes: readonly string[];

@@ -49,6 +49,12 @@ interface OpenFile {
   writing: Promise<void>;
 }
 
+/** Gives a file up: its write in flight settles and it is closed, errors dropped (the caller has one already, or is aborting). */
+async function dropFile(file: OpenFile): Promise<void> {
+  await file.writing.catch(() => undefined);
+  await (await file.output).close().catch(() => undefined);
+}
+
 /**
  * Writes rows into files, one set of files per transaction (SeaTunnel's AbstractWriteStrategy):
  * transaction `T_<job>_<uuidPrefix>_<subtask>_<checkpointId>` writes under
@@ -237,7 +243,7 @@ export class FileSinkWriter implements SinkWriter<FileCommitInfo, FileSinkState>
       const last = await file.encoder.finish();
       if (last) await output.write(last);
     } catch (err) {
-      await output.close().catch(() => undefined);
+      await dropFile(file);
       throw err;
     }
     await output.close();
@@ -251,7 +257,7 @@ export class FileSinkWriter implements SinkWriter<FileCommitInfo, FileSinkState>
       try {
         await this.finishFile(files[i]);
       } catch (err) {
-        for (const rest of files.slice(i + 1)) await (await rest.output).close().catch(() => undefined);
+        for (const rest of files.slice(i + 1)) await dropFile(rest);
         throw err;
       }
       if (this.cfg.transactional) this.moves.push([files[i].path, files[i].finalPath]);
@@ -285,10 +291,7 @@ export class FileSinkWriter implements SinkWriter<FileCommitInfo, FileSinkState>
     this.prepared = undefined;
     const files = [...this.open.values()];
     this.open.clear();
-    for (const file of files) {
-      await file.writing.catch(() => undefined);
-      await (await file.output).close().catch(() => undefined);
-    }
+    for (const file of files) await dropFile(file);
     if (this.cfg.transactional) await this.cfg.fs.delete(this.transactionDir);
   }
 

@@ -35,7 +35,7 @@ const compressors: Record<PageCodec, (input: Uint8Array) => Uint8Array> = {
 
 /**
  * The encoder of one Parquet file: Tideway's own writer (parquet-file-writer.ts; 2-3 times less
- * CPU per row than hyparquet-writer on flat tables, decision 0023, and 3-9 times on nested ones,
+ * CPU per row than hyparquet-writer on flat tables, decision 0023, about 5 times on nested ones,
  * decision 0036).
  */
 export function newParquetEncoder(

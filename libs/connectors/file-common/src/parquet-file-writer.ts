@@ -38,13 +38,6 @@ const IN_FLIGHT = 2;
 /** A column's values' way in: a flat column's builder, or a nested column's shredding. */
 type ColumnWriter = Pick<ColumnBuilder, 'add' | 'addColumn'>;
 
-/** The schema elements column `at` spans (itself and its descendants). */
-function elementCount(schema: readonly SchemaElement[], at: number): number {
-  let n = 1;
-  for (let open = schema[at].num_children ?? 0; open > 0; open--) n += elementCount(schema, at + n);
-  return n;
-}
-
 /** A row group waiting to be written: sent to the row-group thread, or encoded here. */
 interface PendingGroup {
   readonly rows: number;
@@ -96,12 +89,17 @@ export class ParquetFileWriter implements FileEncoder {
     this.schema = parquetSchemaOf(columns);
     const builders: ColumnBuilder[] = [];
     let at = 1; // each column's first schema element
-    this.writers = columns.map((c) => {
+    this.writers = columns.map((c): ColumnWriter => {
       const flat = columnBuilderOf(c.type, this.schema[at]);
-      const writer = flat ?? new NestedColumn(c.type, this.schema, at);
-      builders.push(...(flat ? [flat] : (writer as NestedColumn).leaves));
-      at += elementCount(this.schema, at);
-      return writer;
+      if (flat) {
+        builders.push(flat);
+        at++;
+        return flat;
+      }
+      const nested = new NestedColumn(c.type, this.schema, at);
+      builders.push(...nested.leaves);
+      at += nested.span;
+      return nested;
     });
     this.builders = builders;
     this.out.appendUint32(MAGIC);

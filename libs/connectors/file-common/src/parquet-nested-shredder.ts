@@ -24,7 +24,8 @@ interface Node {
 /** Builds the leaves of one column, in the order of their schema elements. */
 class Shredding {
   readonly leaves: ColumnBuilder[] = [];
-  private next: number;
+  /** The schema element the next node takes. */
+  next: number;
 
   /** `elements`: the column's schema elements, depth first (parquetSchemaOf's), from `start`. */
   constructor(
@@ -115,12 +116,15 @@ class Shredding {
 export class NestedColumn {
   /** The leaves' builders, in schema order: the row group's columns. */
   readonly leaves: readonly ColumnBuilder[];
+  /** The schema elements the column spans (its own and its descendants'). */
+  readonly span: number;
   private readonly root: Node;
 
   /** `type` is the column's (row, array or map); `elements` the file's schema, the column's first at `start`. */
   constructor(type: DataType, elements: readonly SchemaElement[], start: number) {
     const shredding = new Shredding(elements, start);
     this.root = shredding.node(type, [], 0, 0);
+    this.span = shredding.next - start;
     this.leaves = shredding.leaves;
   }
 

@@ -88,7 +88,7 @@ function scratch(k: number, size: number): ByteWriter {
   return w;
 }
 
-/** Bits a level of at most `max` takes. */
+/** Bits a level or dictionary index of at most `max` takes. */
 const bitWidth = (max: number) => 32 - Math.clz32(max);
 
 /** Writes levels as the RLE/bit-packed hybrid after their 4-byte length (data pages v1). */
@@ -115,7 +115,8 @@ function packBits(values: Uint8Array, v0: number, v1: number): Uint8Array {
 
 /**
  * Encodes a row group: each column one chunk of data pages v1 (a nested leaf's repetition
- * levels, definition levels, both RLE/bit-packed; a nested leaf's pages start a row), values PLAIN, or RLE_DICTIONARY after a dictionary page for strings whose chunk dictionary stays
+ * levels, then definition levels, both RLE/bit-packed; a nested leaf's pages start a row; values
+ * PLAIN, or RLE_DICTIONARY after a dictionary page for strings whose chunk dictionary stays
  * small), pages compressed with `codec`, min/max/null_count statistics. A pure function of its
  * input, so the row-group thread and the writer's own thread write the same bytes.
  */
@@ -146,7 +147,7 @@ export function encodeRowGroup(codec: 'UNCOMPRESSED' | PageCodec, columns: reado
     }
     const dataOffset = out.index;
     const encoding: Encoding = dict !== undefined ? 'RLE_DICTIONARY' : 'PLAIN';
-    const bitWidth = dict !== undefined ? Math.max(1, 32 - Math.clz32(dict.size - 1)) : 0;
+    const indexWidth = dict !== undefined ? Math.max(1, bitWidth(dict.size - 1)) : 0;
     const valueBytes = dict !== undefined ? c.count * 4 + dict.entries.length : c.values.length;
     const pages = Math.max(1, Math.ceil(valueBytes / PAGE_BYTES));
     const rowsPerPage = Math.ceil(c.rows / pages);
@@ -162,8 +163,8 @@ export function encodeRowGroup(codec: 'UNCOMPRESSED' | PageCodec, columns: reado
       if (c.maxRep) writeLevels(page, c.reps!.subarray(r0, r1), c.maxRep);
       writeLevels(page, defs, maxDef);
       if (dict !== undefined) {
-        page.appendUint8(bitWidth);
-        writeRleBitPackedHybrid(page, dict.indices.subarray(v0, v1), bitWidth);
+        page.appendUint8(indexWidth);
+        writeRleBitPackedHybrid(page, dict.indices.subarray(v0, v1), indexWidth);
       } else if (c.fixed < 0) page.appendBytes(packBits(c.values, v0, v1));
       else if (c.fixed > 0) page.appendBytes(c.values.subarray(v0 * c.fixed, v1 * c.fixed));
       else if (v1 > v0) page.appendBytes(c.values.subarray(c.starts![v0], v1 < c.count ? c.starts![v1] : c.values.length));

@@ -36,14 +36,14 @@ let definitions: grpc.ServiceDefinition[] | undefined;
  */
 function reflectionDefinitions(index: DescriptorIndex): grpc.ServiceDefinition[] {
   if (definitions) return definitions;
-  const files = new Map<Uint8Array, true>();
+  const files = new Set<Uint8Array>();
   for (const name of REFLECTION_SERVICES) {
     const found = index.fileContainingSymbol(name);
     if (!found) throw new Error(`the descriptor set has no ${name}: regenerate it with pnpm gen`);
-    for (const f of found) files.set(f, true);
+    for (const f of found) files.add(f);
   }
   const set = new BinaryWriter();
-  for (const f of files.keys()) set.tag(1, WireType.LengthDelimited).bytes(f);
+  for (const f of files) set.tag(1, WireType.LengthDelimited).bytes(f);
   const pkg = protoLoader().loadFileDescriptorSetFromBuffer(Buffer.from(set.finish()), {
     keepCase: true,
     oneofs: true,

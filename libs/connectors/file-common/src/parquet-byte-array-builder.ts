@@ -1,5 +1,5 @@
 import type { SchemaElement } from 'hyparquet';
-import { ColumnBuilder, grown, type RawValues, takeOver } from './parquet-column-builder.js';
+import { ColumnBuilder, grown, levelOf, type RawValues, takeOver } from './parquet-column-builder.js';
 import type { Rows } from './file-encoder.js';
 import type { RawColumn } from './parquet-row-group.js';
 
@@ -62,15 +62,18 @@ export class ByteArrayBuilder extends ColumnBuilder {
     super(element);
   }
 
-  protected store(rows: Rows, col: number, at: Int32Array, n: number): void {
-    this.starts = grown(this.starts, this.count + n);
+  protected storeRows(rows: Rows, col: number, r0: number, r1: number, defs: Uint8Array, at: number): number {
+    const c0 = this.count;
+    this.starts = grown(this.starts, c0 + r1 - r0);
     const starts = this.starts;
     const text = this.text;
     let buf = this.buf;
     let pos = this.pos;
-    for (let i = 0, c = this.count; i < n; i++, c++) {
-      const v = rows[at[i]][col];
-      starts[c] = pos;
+    let c = c0;
+    for (let r = r0; r < r1; r++) {
+      const v = rows[r][col];
+      if (levelOf(defs, at++, v) === 0) continue;
+      starts[c++] = pos;
       if (typeof v === 'string' || text) {
         const s = typeof v === 'string' ? v : String(v);
         if (pos + 4 + 3 * s.length > buf.length) buf = grownBuffer(buf, pos + 4 + 3 * s.length);
@@ -85,6 +88,7 @@ export class ByteArrayBuilder extends ColumnBuilder {
     }
     this.buf = buf;
     this.pos = pos;
+    return c - c0;
   }
 
   bytes(): number {

@@ -1,10 +1,10 @@
 import type { DataType } from '@tideway/api';
 import type { SchemaElement } from 'hyparquet';
 import { ByteArrayBuilder } from './parquet-byte-array-builder.js';
-import { ColumnBuilder, grown, type LeafPlace, type MinMax, type RawValues, takeOver } from './parquet-column-builder.js';
+import { ColumnBuilder, grown, levelOf, type LeafPlace, type MinMax, type RawValues, takeOver } from './parquet-column-builder.js';
 import type { Rows } from './file-encoder.js';
 import type { RawColumn } from './parquet-row-group.js';
-import { timestampMicros, unscaledDecimal } from './parquet-values.js';
+import { timeMicros, timestampMicros, unscaledDecimal } from './parquet-values.js';
 import {
   EXACT_DECIMAL_DIGITS,
   int64Out,
@@ -47,20 +47,24 @@ class NumberBuilder extends ColumnBuilder {
     return v as number;
   }
 
-  protected store(rows: Rows, col: number, at: Int32Array, n: number): void {
-    this.values = grown(this.values, this.count + n);
+  protected storeRows(rows: Rows, col: number, r0: number, r1: number, defs: Uint8Array, at: number): number {
+    const c0 = this.count;
+    this.values = grown(this.values, c0 + r1 - r0);
     const a = this.values;
-    let c = this.count;
+    let c = c0;
     let min = this.min;
     let max = this.max;
-    for (let i = 0; i < n; i++) {
-      a[c] = this.number(rows[at[i]][col]);
+    for (let r = r0; r < r1; r++) {
+      const v = rows[r][col];
+      if (levelOf(defs, at++, v) === 0) continue;
+      a[c] = this.number(v);
       const x = a[c++];
       if (x < min) min = x;
       if (x > max) max = x;
     }
     this.min = min;
     this.max = max;
+    return c - c0;
   }
 
   bytes(): number {
@@ -126,28 +130,32 @@ class Int64Builder extends ColumnBuilder {
     this.big[c] = b;
   }
 
-  protected store(rows: Rows, col: number, at: Int32Array, n: number): void {
-    if ((this.count + n) * 2 > this.words.length) {
-      this.words = grown(this.words, (this.count + n) * 2);
+  protected storeRows(rows: Rows, col: number, r0: number, r1: number, defs: Uint8Array, at: number): number {
+    const c0 = this.count;
+    if ((c0 + r1 - r0) * 2 > this.words.length) {
+      this.words = grown(this.words, (c0 + r1 - r0) * 2);
       this.big = new BigInt64Array(this.words.buffer);
     }
     const w = this.words;
-    const c0 = this.count;
     // min/max by position, comparing the halves as a signed 64-bit number; the first value of a row group is both
     let minAt = c0 === 0 ? 0 : this.minAt;
     let maxAt = c0 === 0 ? 0 : this.maxAt;
-    for (let i = 0; i < n; i++) {
-      const c = c0 + i;
-      this.put(rows[at[i]][col], c);
+    let c = c0;
+    for (let r = r0; r < r1; r++) {
+      const v = rows[r][col];
+      if (levelOf(defs, at++, v) === 0) continue;
+      this.put(v, c);
       const hi = w[c * 2 + 1];
       const lo = w[c * 2] >>> 0;
       const mh = w[minAt * 2 + 1];
       if (hi < mh || (hi === mh && lo < w[minAt * 2] >>> 0)) minAt = c;
       const xh = w[maxAt * 2 + 1];
       if (hi > xh || (hi === xh && lo > w[maxAt * 2] >>> 0)) maxAt = c;
+      c++;
     }
     this.minAt = minAt;
     this.maxAt = maxAt;
+    return c - c0;
   }
 
   bytes(): number {
@@ -178,7 +186,7 @@ class TimeBuilder extends Int64Builder {
   protected override put(v: unknown, c: number): void {
     const s = v as string;
     const micros = parseTimeMicros(s);
-    if (micros < 0) return super.put(timestampMicros(`1970-01-01T${s}`), c);
+    if (micros < 0) return super.put(timeMicros(s), c);
     // a time of day is below 2^37 microseconds: the high half is micros / 2^32
     this.words[c * 2] = micros % 4294967296;
     this.words[c * 2 + 1] = Math.floor(micros / 4294967296);
@@ -189,17 +197,21 @@ class BooleanBuilder extends ColumnBuilder {
   private values: Uint8Array = new Uint8Array(4096);
   private seen = 0; // bit 1: false seen, bit 2: true seen
 
-  protected store(rows: Rows, col: number, at: Int32Array, n: number): void {
-    this.values = grown(this.values, this.count + n);
+  protected storeRows(rows: Rows, col: number, r0: number, r1: number, defs: Uint8Array, at: number): number {
+    const c0 = this.count;
+    this.values = grown(this.values, c0 + r1 - r0);
     const a = this.values;
-    const c = this.count;
+    let c = c0;
     let seen = this.seen;
-    for (let i = 0; i < n; i++) {
-      const b = rows[at[i]][col] ? 1 : 0;
-      a[c + i] = b;
+    for (let r = r0; r < r1; r++) {
+      const v = rows[r][col];
+      if (levelOf(defs, at++, v) === 0) continue;
+      const b = v ? 1 : 0;
+      a[c++] = b;
       seen |= 1 << b;
     }
     this.seen = seen;
+    return c - c0;
   }
 
   bytes(): number {
@@ -240,16 +252,19 @@ class DecimalBuilder extends ColumnBuilder {
     this.values = new Uint8Array(4096 * this.width);
   }
 
-  protected store(rows: Rows, col: number, at: Int32Array, n: number): void {
-    const w = this.width;
-    this.values = grown(this.values, (this.count + n) * w);
-    for (let i = 0; i < n; i++) {
-      const v = rows[at[i]][col];
+  protected storeRows(rows: Rows, col: number, r0: number, r1: number, defs: Uint8Array, at: number): number {
+    const c0 = this.count;
+    this.values = grown(this.values, (c0 + r1 - r0) * this.width);
+    let c = c0;
+    for (let r = r0; r < r1; r++) {
+      const v = rows[r][col];
+      if (levelOf(defs, at++, v) === 0) continue;
       const s = typeof v === 'string' ? v : String(v);
       const u = this.exact ? parseUnscaled(s, this.scale) : Number.NaN;
-      if (Number.isNaN(u)) this.storeBig(unscaledDecimal(s, this.scale), this.count + i);
-      else this.storeNumber(u, this.count + i);
+      if (Number.isNaN(u)) this.storeBig(unscaledDecimal(s, this.scale), c++);
+      else this.storeNumber(u, c++);
     }
+    return c - c0;
   }
 
   /** Writes unscaled value `n` (a safe integer) as value number `c`. */

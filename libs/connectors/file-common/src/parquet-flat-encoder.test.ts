@@ -389,6 +389,21 @@ describe('ParquetFileWriter', () => {
     );
   });
 
+  it('refuses a timestamp or time text that is not one, naming it', () => {
+    const encoder = newParquetEncoder(
+      [
+        { name: 'ts', type: parseDataType('timestamp'), nullable: true },
+        { name: 'tm', type: parseDataType('time'), nullable: true },
+      ],
+      'SNAPPY',
+    );
+    encoder.add(['2024-02-29 10:00:00.5', '10:00']);
+    expect(() => encoder.add(['2024-02-29T10:00:00.5Z', null])).toThrow(/timestamp value '2024-02-29T10:00:00.5Z' is not a timestamp/);
+    expect(() => encoder.add([null, 'noon'])).toThrow(
+      "A time value 'noon' is not a time (HH:mm:ss[.ffffff]) and cannot be written to Parquet.",
+    );
+  });
+
   it('writes a valid file with no rows, and columns that are null throughout', async () => {
     expect((await readBack(await writeFile('empty.parquet', newParquetEncoder(FLAT_COLUMNS, 'SNAPPY'), []))).rows).toEqual([]);
     const nulls = Array.from({ length: 10 }, () => FLAT_COLUMNS.map(() => null));

@@ -22,25 +22,32 @@ function digit(s: string, i: number): number {
   return c >= 0 && c <= 9 ? c : -1;
 }
 
-/** `n` digits of `s` from `i` as a number, or -1 if one is not a digit. */
-function digits(s: string, i: number, n: number): number {
-  let v = 0;
-  for (let k = 0; k < n; k++) {
-    const d = digit(s, i + k);
-    if (d < 0) return -1;
-    v = v * 10 + d;
-  }
-  return v;
-}
+/** Days since the epoch of the 1st of each month, by year * 12 + month - 1 (filled as met; NaN not yet). */
+const MONTH_STARTS = new Float64Array(10_000 * 12).fill(Number.NaN);
 
-/** Days since the epoch of 'YYYY-MM-DD' (the first 10 characters of `s`), or NaN. */
+/**
+ * Days since the epoch of 'YYYY-MM-DD' (the first 10 characters of `s`, which has them), or NaN.
+ * Each character is checked as it is read: a digit minus 48, taken unsigned, is at most 9.
+ */
 function dateAt(s: string): number {
+  const y0 = s.charCodeAt(0) - 48;
+  const y1 = s.charCodeAt(1) - 48;
+  const y2 = s.charCodeAt(2) - 48;
+  const y3 = s.charCodeAt(3) - 48;
+  const m0 = s.charCodeAt(5) - 48;
+  const m1 = s.charCodeAt(6) - 48;
+  const d0 = s.charCodeAt(8) - 48;
+  const d1 = s.charCodeAt(9) - 48;
   if (s.charCodeAt(4) !== 45 || s.charCodeAt(7) !== 45) return Number.NaN; // '-'
-  const y = digits(s, 0, 4);
-  const m = digits(s, 5, 2);
-  const d = digits(s, 8, 2);
-  if (y < 0 || m < 1 || m > 12 || d < 1 || d > 31) return Number.NaN;
-  return daysFromCivil(y, m, d);
+  if (y0 >>> 0 > 9 || y1 >>> 0 > 9 || y2 >>> 0 > 9 || y3 >>> 0 > 9) return Number.NaN;
+  if (m0 >>> 0 > 9 || m1 >>> 0 > 9 || d0 >>> 0 > 9 || d1 >>> 0 > 9) return Number.NaN;
+  const m = m0 * 10 + m1;
+  const d = d0 * 10 + d1;
+  if (m < 1 || m > 12 || d < 1 || d > 31) return Number.NaN;
+  const k = (y0 * 1000 + y1 * 100 + y2 * 10 + y3) * 12 + m - 1;
+  let first = MONTH_STARTS[k];
+  if (first !== first) first = MONTH_STARTS[k] = daysFromCivil((k - m + 1) / 12, m, 1); // NaN: not met yet
+  return first + d - 1;
 }
 
 /** Days since the epoch of a date text 'YYYY-MM-DD', or NaN when it is not in that shape. */
@@ -48,31 +55,34 @@ export function parseDateDays(s: string): number {
   return s.length === 10 ? dateAt(s) : Number.NaN;
 }
 
-/** Seconds of 'HH:mm:ss' at `i`, or -1. */
+/** Seconds of 'HH:mm:ss' at `i` (`s` has those characters), or -1. */
 function clockAt(s: string, i: number): number {
+  const h0 = s.charCodeAt(i) - 48;
+  const h1 = s.charCodeAt(i + 1) - 48;
+  const n0 = s.charCodeAt(i + 3) - 48;
+  const n1 = s.charCodeAt(i + 4) - 48;
+  const s0 = s.charCodeAt(i + 6) - 48;
+  const s1 = s.charCodeAt(i + 7) - 48;
   if (s.charCodeAt(i + 2) !== 58 || s.charCodeAt(i + 5) !== 58) return -1; // ':'
-  const h = digits(s, i, 2);
-  const mi = digits(s, i + 3, 2);
-  const se = digits(s, i + 6, 2);
-  if (h < 0 || h > 23 || mi < 0 || mi > 59 || se < 0 || se > 59) return -1;
-  return h * 3600 + mi * 60 + se;
+  if (h0 >>> 0 > 9 || h1 >>> 0 > 9 || n0 >>> 0 > 5 || n1 >>> 0 > 9 || s0 >>> 0 > 5 || s1 >>> 0 > 9) return -1;
+  const h = h0 * 10 + h1;
+  return h > 23 ? -1 : h * 3600 + (n0 * 10 + n1) * 60 + s0 * 10 + s1;
 }
 
 /** Microseconds of an optional fraction '.f{1,9}' at `i` (digits past the sixth are dropped), or -1. */
 function fractionAt(s: string, i: number): number {
-  if (s.length === i) return 0;
-  if (s.charCodeAt(i) !== 46 || s.length < i + 2 || s.length > i + 10) return -1; // '.'
+  const n = s.length;
+  if (n === i) return 0;
+  if (s.charCodeAt(i) !== 46 || n < i + 2 || n > i + 10) return -1; // '.'
   let v = 0;
-  for (let k = 1; k <= 6; k++) {
-    if (i + k >= s.length) {
-      v *= 10;
-      continue;
-    }
-    const d = digit(s, i + k);
-    if (d < 0) return -1;
+  let k = i + 1;
+  for (const end = Math.min(n, i + 7); k < end; k++) {
+    const d = s.charCodeAt(k) - 48;
+    if (d >>> 0 > 9) return -1;
     v = v * 10 + d;
   }
-  for (let k = i + 7; k < s.length; k++) if (digit(s, k) < 0) return -1;
+  for (let z = k; z < i + 7; z++) v *= 10; // fewer than six digits
+  for (; k < n; k++) if ((s.charCodeAt(k) - 48) >>> 0 > 9) return -1;
   return v;
 }
 

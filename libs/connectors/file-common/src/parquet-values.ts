@@ -26,11 +26,28 @@ export function decimalText(unscaled: bigint, scale: number): string {
   return neg ? `-${text}` : text;
 }
 
-/** Microseconds since the epoch of a zone-less timestamp text 'YYYY-MM-DDTHH:mm:ss[.f]' (read as UTC wall time). */
+/**
+ * Microseconds since the epoch of a zone-less timestamp text 'YYYY-MM-DDTHH:mm:ss[.f]' (read as
+ * UTC wall time; a space for the T is read as the T, not by Date's legacy parser, which takes
+ * years below 100 as 19xx or 20xx). A text Date cannot read is refused, naming it.
+ */
 export function timestampMicros(text: string): bigint {
-  const base = Date.parse(`${text.slice(0, 19)}Z`);
+  const iso = text.charCodeAt(10) === 32 ? `${text.slice(0, 10)}T${text.slice(11, 19)}` : text.slice(0, 19);
+  const base = Date.parse(`${iso}Z`);
   const frac = text.length > 20 ? text.slice(20, 26).padEnd(6, '0') : '000000';
+  if (Number.isNaN(base) || !/^[0-9]{6}$/.test(frac)) {
+    throw new TypeError(`A timestamp value '${text}' is not a timestamp (YYYY-MM-DDTHH:mm:ss[.ffffff]) and cannot be written to Parquet.`);
+  }
   return BigInt(base) * 1000n + BigInt(frac);
+}
+
+/** Microseconds since midnight of a time text 'HH:mm:ss[.f]'; a text Date cannot read is refused, naming it. */
+export function timeMicros(text: string): bigint {
+  try {
+    return timestampMicros(`1970-01-01T${text}`);
+  } catch {
+    throw new TypeError(`A time value '${text}' is not a time (HH:mm:ss[.ffffff]) and cannot be written to Parquet.`);
+  }
 }
 
 /** Through Date, for any value (years past 9999 or before 0 get Date's extended '+010000' form). */
@@ -121,7 +138,7 @@ export function compileToParquet(type: DataType): (v: unknown) => unknown {
     case 'timestamp':
       return (v) => (v === null || v === undefined ? null : timestampMicros(v as string));
     case 'time':
-      return (v) => (v === null || v === undefined ? null : timestampMicros(`1970-01-01T${v as string}`));
+      return (v) => (v === null || v === undefined ? null : timeMicros(v as string));
     case 'array': {
       const el = compileToParquet(type.element);
       return (v) => (v === null || v === undefined ? null : (v as unknown[]).map(el));

@@ -225,6 +225,9 @@ describe('LocalFile sink: two-phase commit', () => {
     await vi.waitFor(() => expect(readFileSync(join(tmp, filesUnder(tmp)[0]), 'utf8')).toBe('4\u0001d'));
     await w2.close();
     expect(filesUnder(tmp)).toEqual([]);
+    // the dead task's open file went with its process; this one is still alive, so its handle is closed here
+    await w1.abortPrepare!();
+    expect(filesUnder(tmp)).toEqual([]);
   });
 
   it("abandon drops only its own sink's prepared work: another pipeline of the job writes into the same job folder", async () => {

@@ -22,8 +22,12 @@ function digit(s: string, i: number): number {
   return c >= 0 && c <= 9 ? c : -1;
 }
 
-/** Days since the epoch of the 1st of each month, by year * 12 + month - 1 (filled as met; NaN not yet). */
-const MONTH_STARTS = new Float64Array(10_000 * 12).fill(Number.NaN);
+/**
+ * The month the last date fell in (year * 12 + month - 1) and the day number of its 1st: a
+ * column's consecutive dates mostly share a month, so daysFromCivil runs once a month met.
+ */
+let lastMonth = -1;
+let lastMonthStart = 0;
 
 /**
  * Days since the epoch of 'YYYY-MM-DD' (the first 10 characters of `s`, which has them), or NaN.
@@ -44,10 +48,13 @@ function dateAt(s: string): number {
   const m = m0 * 10 + m1;
   const d = d0 * 10 + d1;
   if (m < 1 || m > 12 || d < 1 || d > 31) return Number.NaN;
-  const k = (y0 * 1000 + y1 * 100 + y2 * 10 + y3) * 12 + m - 1;
-  let first = MONTH_STARTS[k];
-  if (first !== first) first = MONTH_STARTS[k] = daysFromCivil((k - m + 1) / 12, m, 1); // NaN: not met yet
-  return first + d - 1;
+  const y = y0 * 1000 + y1 * 100 + y2 * 10 + y3;
+  const month = y * 12 + m - 1;
+  if (month !== lastMonth) {
+    lastMonthStart = daysFromCivil(y, m, 1);
+    lastMonth = month;
+  }
+  return lastMonthStart + d - 1;
 }
 
 /** Days since the epoch of a date text 'YYYY-MM-DD', or NaN when it is not in that shape. */

@@ -1,4 +1,5 @@
 import * as grpc from '@grpc/grpc-js';
+import { dropIpServerNameWarning } from './ip-servername-warning.js';
 
 /** The PEM files of mutual TLS: the cluster CA, this process's certificate and its key. */
 export interface TlsFiles {
@@ -59,6 +60,7 @@ export function configureTls(files: TlsFiles | undefined): void {
   process.env[TLS_ENV.caFile] = files.caFile;
   process.env[TLS_ENV.certFile] = files.certFile;
   process.env[TLS_ENV.keyFile] = files.keyFile;
+  dropIpServerNameWarning();
   // grpc-js reads the files every REFRESH_MS and hands new contents to the servers' and
   // channels' TLS contexts: new connections use the renewed certificate.
   provider = new grpc.experimental.FileWatcherCertificateProvider({

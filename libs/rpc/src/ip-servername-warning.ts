@@ -22,9 +22,8 @@ function isIpServerName(args: readonly unknown[]): boolean {
 export function dropIpServerNameWarning(): void {
   if (installed) return;
   installed = true;
-  const emit = process.emitWarning;
-  process.emitWarning = function emitWarning(this: unknown, ...args: unknown[]): void {
-    if (isIpServerName(args)) return;
-    (emit as (...a: unknown[]) => void).apply(process, args);
-  } as typeof process.emitWarning;
+  const emit = process.emitWarning.bind(process) as (...args: unknown[]) => void;
+  process.emitWarning = (...args: unknown[]): void => {
+    if (!isIpServerName(args)) emit(...args);
+  };
 }

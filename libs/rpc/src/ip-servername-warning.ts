@@ -18,12 +18,18 @@ function isIpServerName(args: readonly unknown[]): boolean {
   return code === DEP;
 }
 
+type EmitWarning = (...args: unknown[]) => void;
+
+/** `emit` without DEP0123: the calls that carry that code are dropped, every other goes through. */
+export function withoutIpServerName(emit: EmitWarning): EmitWarning {
+  return (...args: unknown[]): void => {
+    if (!isIpServerName(args)) emit(...args);
+  };
+}
+
 /** Drops DEP0123 from this thread's process.emitWarning; idempotent. */
 export function dropIpServerNameWarning(): void {
   if (installed) return;
   installed = true;
-  const emit = process.emitWarning.bind(process) as (...args: unknown[]) => void;
-  process.emitWarning = (...args: unknown[]): void => {
-    if (!isIpServerName(args)) emit(...args);
-  };
+  process.emitWarning = withoutIpServerName(process.emitWarning.bind(process) as EmitWarning);
 }

@@ -6,6 +6,8 @@ export interface SlowEnd {
   closedAfterMs: number;
   /** The first line of what the server answered ('' for nothing). */
   answer: string;
+  /** Which kind of client it was, for a failure's message. */
+  kind: 'slow headers' | 'slow body' | 'idle';
 }
 
 /**
@@ -25,7 +27,11 @@ export function slowClient(host: string, port: number, dripMs: number, giveUpMs:
       clearInterval(drip);
       clearTimeout(giveUp);
       socket.destroy();
-      resolve({ closedAfterMs: closed ? Date.now() - started : -1, answer: answer.split('\r\n')[0] ?? '' });
+      resolve({
+        closedAfterMs: closed ? Date.now() - started : -1,
+        answer: answer.split('\r\n')[0] ?? '',
+        kind: body ? 'slow body' : 'slow headers',
+      });
     };
     socket.on('data', (d) => {
       answer += d.toString('latin1');
@@ -56,7 +62,7 @@ export function idleClient(host: string, port: number, giveUpMs: number): Promis
       done = true;
       clearTimeout(giveUp);
       socket.destroy();
-      resolve({ closedAfterMs: closed ? Date.now() - started : -1, answer: '' });
+      resolve({ closedAfterMs: closed ? Date.now() - started : -1, answer: '', kind: 'idle' });
     };
     socket.on('close', () => finish(true));
     socket.on('error', () => finish(true));

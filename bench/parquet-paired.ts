@@ -5,16 +5,21 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Row, SinkWriter } from '@tideway/api';
-import { COLUMNS, orderRow } from './orders-rows.js';
+import { COLUMNS, copyRows, orderRow } from './orders-rows.js';
 
 export const ROWS = Number(process.env.BENCH_ROWS ?? 2_000_000);
-export const BATCH = 4096;
 /**
- * Batches in a block of the paired phase: long enough that what a block of writes costs the
- * making of the next rows mostly lands in its own block, short enough (about 0.3 s) that the
- * machine's speed is the same for a block made only and the block made and written after it.
+ * Rows a sink's write gets at a time: the PostgreSQL source's default fetch_size (the rows of one
+ * poll, which the task hands its sink in one call). The bench used 4096 until 2026-12-04; in
+ * alternating processes the writer took the same time with either.
  */
-const PAIRED_BATCHES = 16;
+export const BATCH = 1024;
+/**
+ * Batches in a block of the paired phase (65,536 rows): long enough that what a block of writes
+ * costs the making of the next rows mostly lands in its own block, short enough (about 0.3 s) that
+ * the machine's speed is the same for a block made only and the block made and written after it.
+ */
+const PAIRED_BATCHES = 65536 / BATCH;
 /** DuckDB's COPY runs this many times; the median is its rate. */
 export const DUCKDB_COPIES = 3;
 /** The paired writer runs as many times, in one process, for the same reason: the median is its rate. */
@@ -69,11 +74,24 @@ export async function commitFile(sink: Awaited<ReturnType<typeof sinkWriter>>['s
   await committer.commit([committer.combine([info])]);
 }
 
+/**
+ * Where the rows' fields come from: PostgreSQL's COPY text parsed by Tideway's PostgreSQL source
+ * (`copyRows`, the bench's rows since 2026-12-04), or each row made on its own by `orderRow` (the
+ * bench's rows before; one phase still times the writer on them, for comparison).
+ */
+export const rowsFrom = { made: false };
+
+/** The fields of rows g .. g + n - 1. */
+function fieldsOf(g: number, n: number): unknown[][] {
+  if (!rowsFrom.made) return copyRows(g, n);
+  const out: unknown[][] = [];
+  for (let i = g; i < g + n; i++) out.push(orderRow(i));
+  return out;
+}
+
 /** Rows g.. of one batch, as a source hands them to a sink. */
 export function batchOf(g: number): Row[] {
-  const rows: Row[] = [];
-  for (let i = g; i < Math.min(g + BATCH, ROWS + 1); i++) rows.push({ kind: '+I', tableId: 'db.orders', fields: orderRow(i) });
-  return rows;
+  return fieldsOf(g, Math.min(BATCH, ROWS + 1 - g)).map((fields) => ({ kind: '+I', tableId: 'db.orders', fields }));
 }
 
 /**

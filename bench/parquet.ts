@@ -3,14 +3,17 @@
  * columns, BENCH_ROWS rows, default 2,000,000), Tideway's LocalFile parquet sink and source against
  * DuckDB's COPY ... TO 'x.parquet' and read_parquet, in the same run. Each phase runs in its own
  * process (peak RSS from process.resourceUsage().maxRSS). Tideway's writer is fed rows as a sink
- * receives them (batches of 4096 made on the fly); the "generate only" phase times making those
+ * receives them from Tideway's PostgreSQL source, the source of this data: PostgreSQL's COPY text
+ * of each row parsed by that source's own parser (orders-rows.ts `copyRows`), in batches of 1024
+ * (the source's default fetch_size) made on the fly; the "generate only" phase times making those
  * rows, so the writer's own cost is the difference. Two processes' times are far apart on a
  * machine whose speed drifts, so the writer is also timed in one process ("paired"): blocks of
  * rows are made and thrown away, and the same rows made again and written, the two kinds of block
  * in alternating order, and the writer's cost is what the written blocks took more than the
  * others; that counts what a writer costs the making of the rows beside it (garbage collection,
  * caches, the file's bytes written while the next batch is made), which the time of the writer's
- * calls alone (also shown) leaves out. The sink also writes rows all made before its clock (in
+ * calls alone (also shown) leaves out; it is also timed on rows each made on its own (`orderRow`,
+ * the bench's rows until 2026-12-04). The sink also writes rows all made before its clock (in
  * memory, as DuckDB's COPY reads its table), where both of its threads are busy throughout. The
  * two encoders (Tideway's and hyparquet-writer, the writer before it)
  * also run alone on the same rows.
@@ -34,7 +37,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FileEncoder } from '@tideway/connector-file-common';
-import { COLUMNS } from './orders-rows.js';
+import { checkOrdersTypes, COLUMNS } from './orders-rows.js';
 import {
   BATCH,
   batchOf,
@@ -47,6 +50,7 @@ import {
   pairedRuns,
   rowGroupThread,
   ROWS,
+  rowsFrom,
   sinkWriter,
   timed,
   writeBatch,
@@ -127,8 +131,9 @@ async function phase(name: string, dir: string): Promise<Record<string, number>>
     const { sink, writer } = await sinkWriter(join(dir, 'tideway'));
     for (let g = 1; g <= ROWS; g += BATCH) await writeBatch(writer, g);
     await timed(() => commitFile(sink, writer));
-  } else if (name === 'tideway-write-paired') {
+  } else if (name === 'tideway-write-paired' || name === 'tideway-write-paired-made') {
     // one writer, paired in this thread (parquet-paired.ts says how)
+    rowsFrom.made = name.endsWith('-made');
     await rowGroupThread();
     return medianRun(await pairedRuns(dir));
   } else if (name === 'tideway-write-memory') {
@@ -191,7 +196,7 @@ async function phase(name: string, dir: string): Promise<Record<string, number>>
       'product-' || (g % 5000) AS product, (['north','south','east','west','central'])[1 + (g // 7) % 5] AS region, round(((g * 37) % 100000) / 100.0, 2)::DECIMAL(12,2) AS amount,
       ((g * 13) % 10000) / 7.0 AS weight, g % 3 <> 0 AS is_paid, TIMESTAMP '2024-01-01' + to_seconds(g % 31536000) + to_microseconds(g % 1000000) AS created_at,
       CASE WHEN g % 10 = 0 THEN NULL ELSE DATE '2024-01-01' + (g % 365)::INT END AS ship_date, repeat(md5(g::VARCHAR), 3) AS note,
-      json_object('sku', g % 1000, 'tags', json_array('a', g % 7))::VARCHAR AS attrs FROM range(1, ${ROWS} + 1) t(g)`);
+      '{"sku": ' || (g % 1000) || ', "tags": ["a", ' || (g % 7) || ']}' AS attrs FROM range(1, ${ROWS} + 1) t(g)`);
     // three COPYs, the median reported (the first shown too): one takes 0.6-1.8 s, short enough
     // for the machine's speed of the moment to move it by a third, and the first in a process
     // was the slowest each time the order was looked at (2026-12-03: 1.1-1.3 s, then 0.7-1.1)
@@ -243,6 +248,7 @@ const [, , child, dirArg] = process.argv;
 if (child) {
   process.stdout.write(JSON.stringify(await phase(child, dirArg)));
 } else {
+  checkOrdersTypes();
   const dir = mkdtempSync(join(tmpdir(), 'tideway-parquet-bench-'));
   try {
     const run = (name: string, flags: string[] = []) =>
@@ -257,6 +263,7 @@ if (child) {
     const hyparquet = run('encode-hyparquet');
     const tw = run('tideway-write');
     const paired = run('tideway-write-paired');
+    const pairedMade = run('tideway-write-paired-made');
     const memory = run('tideway-write-memory', ['--max-old-space-size=6144']); // the made rows take about 1.2 GB
     const tr = run('tideway-read');
     const duck = run('duckdb');
@@ -277,10 +284,11 @@ if (child) {
       '',
       '| phase | rows/s | CPU seconds | peak RSS (MB) |',
       '|---|---|---|---|',
-      `| generate the rows only (Tideway values, in batches as a sink receives them) | ${gen.rowsPerSec} | ${cpu(gen.cpu)} | ${gen.rssMB} |`,
+      `| generate the rows only (PostgreSQL's COPY text parsed by Tideway's PostgreSQL source, in batches as a sink receives them) | ${gen.rowsPerSec} | ${cpu(gen.cpu)} | ${gen.rssMB} |`,
       `| Tideway LocalFile sink, parquet (rows generated on the fly) | ${tw.rowsPerSec} | ${cpu(tw.cpu)} | ${tw.rssMB} |`,
       `| Tideway writer alone (the two lines above subtracted) | ${less(tw.secs - gen.secs)} | ${cpu(writerOnlyCpu)} | - |`,
       `| Tideway writer alone, paired in one process (median of ${PAIRED_RUNS} runs of ${paired.minWriterSecs.toFixed(2)}-${paired.maxWriterSecs.toFixed(2)} s, the first ${paired.firstWriterSecs.toFixed(2)} s; the median run's calls alone ${paired.callSecs.toFixed(2)} s, ${Math.round(ROWS / paired.callSecs)} rows/s) | ${writerPaired} | - | - |`,
+      `| Tideway writer alone, paired, on rows each made on its own (orderRow, the bench's rows until 2026-12-04; median of ${PAIRED_RUNS} runs of ${pairedMade.minWriterSecs.toFixed(2)}-${pairedMade.maxWriterSecs.toFixed(2)} s, calls alone ${pairedMade.callSecs.toFixed(2)} s) | ${Math.round(ROWS / pairedMade.writerSecs)} | - | - |`,
       `| Tideway LocalFile sink on rows made before the clock (all in memory, as DuckDB's table; median of ${PAIRED_RUNS} runs of ${memory.minWriterSecs.toFixed(2)}-${memory.maxWriterSecs.toFixed(2)} s, the first ${memory.firstWriterSecs.toFixed(2)} s) | ${Math.round(ROWS / memory.writerSecs)} | - | - |`,
       `| Tideway's flat encoder alone, its calls' own time (${flat.callSecs.toFixed(2)} s) | ${Math.round(ROWS / flat.callSecs)} | - | - |`,
       `| Tideway's flat encoder alone, no sink (generate subtracted) | ${less(flat.secs - gen.secs)} | ${cpu(flat.cpu - gen.cpu)} | ${flat.rssMB} |`,
@@ -295,7 +303,7 @@ if (child) {
       `| Tideway's writer, the nested table (rows made on the fly; its calls' own time ${nested.callSecs.toFixed(2)} s) | ${Math.round(ROWS / nested.callSecs)} | ${cpu(nested.cpu)} | ${nested.rssMB} |`,
       `| hyparquet-writer 0.17, the nested table (the same; its calls' own time ${nestedHyparquet.callSecs.toFixed(2)} s) | ${Math.round(ROWS / nestedHyparquet.callSecs)} | ${cpu(nestedHyparquet.cpu)} | ${nestedHyparquet.rssMB} |`,
       '',
-      `Ratios: Tideway writer alone / DuckDB COPY = ${ratio(ROWS / duck.writeRowsPerSec, tw.secs - gen.secs)} subtracted, ${(writerPaired / duck.writeRowsPerSec).toFixed(2)} paired (of the medians; of the first runs ${(duck.copyFirst / paired.firstWriterSecs).toFixed(2)}; CPU time: DuckDB / Tideway = ${ratio(duck.writeCpu, writerOnlyCpu)}); rows in memory / DuckDB COPY = ${(ROWS / memory.writerSecs / duck.writeRowsPerSec).toFixed(2)}; one writer / DuckDB COPY on one thread = ${(duck.oneThreadSecs / paired.writerSecs).toFixed(2)}; flat encoder / hyparquet-writer encoder = ${ratio(hyparquet.secs - gen.secs, flat.secs - gen.secs)}x (CPU ${ratio(hyparquet.cpu - gen.cpu, flat.cpu - gen.cpu)}x); Tideway read / DuckDB read_parquet = ${(tr.rowsPerSec / duck.readRowsPerSec).toFixed(2)}, of the nested file ${(trNested.rowsPerSec / duckNested.rowsPerSec).toFixed(2)}; nested write, hyparquet-writer's calls / Tideway's = ${(nestedHyparquet.callSecs / nested.callSecs).toFixed(2)}x, Tideway's calls / DuckDB's COPY = ${(duckNested.copySecs / nested.callSecs).toFixed(2)}.`,
+      `Ratios: Tideway writer alone / DuckDB COPY = ${ratio(ROWS / duck.writeRowsPerSec, tw.secs - gen.secs)} subtracted, ${(writerPaired / duck.writeRowsPerSec).toFixed(2)} paired (of the medians; of the first runs ${(duck.copyFirst / paired.firstWriterSecs).toFixed(2)}; on rows made by orderRow ${(ROWS / pairedMade.writerSecs / duck.writeRowsPerSec).toFixed(2)}; CPU time: DuckDB / Tideway = ${ratio(duck.writeCpu, writerOnlyCpu)}); rows in memory / DuckDB COPY = ${(ROWS / memory.writerSecs / duck.writeRowsPerSec).toFixed(2)}; one writer / DuckDB COPY on one thread = ${(duck.oneThreadSecs / paired.writerSecs).toFixed(2)}; flat encoder / hyparquet-writer encoder = ${ratio(hyparquet.secs - gen.secs, flat.secs - gen.secs)}x (CPU ${ratio(hyparquet.cpu - gen.cpu, flat.cpu - gen.cpu)}x); Tideway read / DuckDB read_parquet = ${(tr.rowsPerSec / duck.readRowsPerSec).toFixed(2)}, of the nested file ${(trNested.rowsPerSec / duckNested.rowsPerSec).toFixed(2)}; nested write, hyparquet-writer's calls / Tideway's = ${(nestedHyparquet.callSecs / nested.callSecs).toFixed(2)}x, Tideway's calls / DuckDB's COPY = ${(duckNested.copySecs / nested.callSecs).toFixed(2)}.`,
     ];
     process.stdout.write(`${lines.join('\n')}\n`);
   } finally {

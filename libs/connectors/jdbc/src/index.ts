@@ -23,3 +23,7 @@ export type { ValueDecoder } from './value-codec.js';
 export { isComparable, type ComparableTables, type ComparedTable } from './compared-tables.js';
 // Type mappings the CDC connectors reuse for columns a schema change adds (no driver loaded).
 export { mysqlColumnReading, MySqlType, type MySqlFieldMeta } from './mysql-types.js';
+// The PostgreSQL source's reading of COPY text (its column types and row parser), which
+// bench/parquet.ts feeds PostgreSQL's own output to make rows as this source hands them.
+export { pgColumnReading, type PgTypeInfo, type PgColumnReading } from './pg-types.js';
+export { CopyTextRowParser } from './pg-copy-text.js';

@@ -37,7 +37,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FileEncoder } from '@tideway/connector-file-common';
-import { checkOrdersTypes, COLUMNS } from './orders-rows.js';
+import { COLUMNS } from './orders-rows.js';
 import {
   BATCH,
   batchOf,
@@ -248,7 +248,6 @@ const [, , child, dirArg] = process.argv;
 if (child) {
   process.stdout.write(JSON.stringify(await phase(child, dirArg)));
 } else {
-  checkOrdersTypes();
   const dir = mkdtempSync(join(tmpdir(), 'tideway-parquet-bench-'));
   try {
     const run = (name: string, flags: string[] = []) =>

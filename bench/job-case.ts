@@ -8,7 +8,8 @@
  * usage: node --import tsx --conditions=source bench/job-case.ts <job.conf>
  */
 import { readFileSync } from 'node:fs';
-import { JobClient, startLocalCluster } from '@tideway/cli';
+import { JobClient } from '@tideway/client';
+import { startLocalCluster } from '@tideway/cli';
 import { loadEngineConfig } from '@tideway/config';
 import { JobStatus, jobStatusToJSON, type JobEvent } from '@tideway/contracts';
 

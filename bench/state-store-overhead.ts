@@ -16,7 +16,7 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { JobClient } from '@tideway/cli';
+import { JobClient } from '@tideway/client';
 import { JobStatus, jobStatusToJSON } from '@tideway/contracts';
 import { ClusterProcesses, startRedis } from '@tideway/testing';
 import { cliNodeArgs } from '../scripts/cli-entry.mjs';

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs the database servers the test harness (libs/testing) starts privately, but only the
+# Installs the database servers the test harness (libs/launchers) starts privately, but only the
 # ones whose binaries are missing: PostgreSQL (15 where Debian has it, with PostGIS and the
 # decoderbufs output plugin), MariaDB and Redis; and lzop and zip, the reference tools the lzo
 # tests compare against and the conformance suite makes SeaTunnel's lzop and zip files with.

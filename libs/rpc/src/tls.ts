@@ -60,16 +60,31 @@ export function configureTls(files: TlsFiles | undefined): void {
   process.env[TLS_ENV.caFile] = files.caFile;
   process.env[TLS_ENV.certFile] = files.certFile;
   process.env[TLS_ENV.keyFile] = files.keyFile;
+  provider = certificateProvider(files);
+  channel = grpc.experimental.createCertificateProviderChannelCredentials(provider, provider);
+}
+
+/**
+ * A watcher of the files: grpc-js reads them every REFRESH_MS and hands new contents to the
+ * servers' and channels' TLS contexts, so new connections use a renewed certificate.
+ */
+function certificateProvider(files: TlsFiles): grpc.experimental.FileWatcherCertificateProvider {
   dropIpServerNameWarning();
-  // grpc-js reads the files every REFRESH_MS and hands new contents to the servers' and
-  // channels' TLS contexts: new connections use the renewed certificate.
-  provider = new grpc.experimental.FileWatcherCertificateProvider({
+  return new grpc.experimental.FileWatcherCertificateProvider({
     caCertificateFile: files.caFile,
     certificateFile: files.certFile,
     privateKeyFile: files.keyFile,
     refreshIntervalMs: REFRESH_MS,
   });
-  channel = grpc.experimental.createCertificateProviderChannelCredentials(provider, provider);
+}
+
+/**
+ * Mutual TLS credentials for one client with these files, whatever the process's transport
+ * (configureTls): a library's caller names its own certificate (JobClient's `tls` option).
+ */
+export function mutualTlsChannelCredentials(files: TlsFiles): grpc.ChannelCredentials {
+  const watcher = certificateProvider(files);
+  return grpc.experimental.createCertificateProviderChannelCredentials(watcher, watcher);
 }
 
 /** Credentials for every Tideway client channel: mutual TLS when configured, plaintext otherwise. */

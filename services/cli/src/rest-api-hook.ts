@@ -19,7 +19,7 @@ export async function startRestApiIfEnabled(
   // Loaded only here: fastify and the dashboard are a few hundred modules a job without HTTP never needs.
   const [{ requestCertificateCaller, requestToken, startRestApi }, { JobClient }] = await Promise.all([
     import('@tideway/rest-api'),
-    import('./job-client.js'),
+    import('@tideway/client'),
   ]);
   // The REST API checks its callers' tokens and certificates itself and calls JobService with the
   // caller's token, or names its certificate entry (trusted only from this coordinator's own

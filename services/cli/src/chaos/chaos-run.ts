@@ -1,6 +1,6 @@
-import { ClusterProcesses, sequenceJobConfig, startRedis, type RedisServer, type SequenceReport } from '@tideway/testing';
+import { ClusterProcesses, sequenceJobConfig, startRedis, type RedisServer, type SequenceReport } from '@tideway/launchers';
 import { sleep } from '@tideway/common';
-import { JobClient } from '../job-client.js';
+import { JobClient } from '@tideway/client';
 import { JobProbe, allRunning, isEnded, type JobSample } from './job-probe.js';
 import { killOne, type KillRecord } from './kill-step.js';
 import { SeededRandom } from './random.js';

@@ -1,5 +1,5 @@
 import { sleep } from '@tideway/common';
-import { isCoordinatorName, isWorkerName, type ClusterProcesses, type ClusterProcessName } from '@tideway/testing';
+import { isCoordinatorName, isWorkerName, type ClusterProcesses, type ClusterProcessName } from '@tideway/launchers';
 import { maxAttempt, type JobProbe, type JobSample } from './job-probe.js';
 import type { SeededRandom } from './random.js';
 import { waitRowsMoving, type RecoveryOutcome } from './recovery.js';

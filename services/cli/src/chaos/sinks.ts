@@ -11,7 +11,7 @@ import {
   type PgTarget,
   type SequenceReport,
   type SequenceSink,
-} from '@tideway/testing';
+} from '@tideway/launchers';
 
 /** The exactly-once sinks a chaos run can write into. */
 export type ChaosSinkKind = 'localfile' | 'jdbc';
@@ -61,7 +61,7 @@ export function localFileSink(dir: string): ChaosSink {
 
 /**
  * The Jdbc XA sink into a new table `table` of the PostgreSQL at `login`, or of a private
- * PostgreSQL started here (libs/testing, on a free port) when no login is given.
+ * PostgreSQL started here (libs/launchers, on a free port) when no login is given.
  */
 export async function jdbcSink(table: string, login?: JdbcLogin): Promise<ChaosSink> {
   const server = login ? undefined : await startPostgres();

@@ -1,6 +1,6 @@
 import { JobStatus, jobStatusToJSON, type JobEvent } from '@tideway/contracts';
 import { ErrorCode, TidewayError } from '@tideway/common';
-import type { JobClient } from '../job-client.js';
+import type { JobClient } from '@tideway/client';
 import { ProgressReporter, statisticsBlock } from '../progress.js';
 
 /**

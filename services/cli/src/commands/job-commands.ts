@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { jobStatusToJSON, executionStateToJSON, type JobInfo } from '@tideway/contracts';
 import { readJobInput } from '../config-input.js';
-import { JobClient } from '../job-client.js';
+import { JobClient } from '@tideway/client';
 import { collect, coordinatorAddresses, engineConfig } from './options.js';
 import { followJob } from './follow.js';
 import { unreachableCoordinator } from '../unreachable.js';

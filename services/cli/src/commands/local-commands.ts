@@ -38,7 +38,7 @@ export function registerLocalCommands(program: Command): void {
         const [{ startLocalCluster }, { startRestApiIfEnabled }, { JobClient }, { followJob }] = await Promise.all([
           import('../local-cluster.js'),
           import('../rest-api-hook.js'),
-          import('../job-client.js'),
+          import('@tideway/client'),
           import('./follow.js'),
         ]);
         const cluster = await startLocalCluster(engine, port);

@@ -10,7 +10,27 @@ import {
   channelCredentials,
   isUnreachable,
   leaderOf,
+  mutualTlsChannelCredentials,
+  type TlsFiles,
 } from '@tideway/rpc';
+
+/** How a JobClient reaches the cluster: its credentials and transport. */
+export interface JobClientOptions {
+  /**
+   * The bearer token sent with every call, for a cluster with tideway.auth tokens (a function is
+   * asked at each call: the REST API passes on its caller's).
+   */
+  token?: string | (() => string | undefined);
+  /** The REST API's caller authenticated by certificate, named in each call (forwardedCertificateInterceptor). */
+  certificateCaller?: () => string | undefined;
+  /**
+   * Mutual TLS with these PEM files: the cluster's CA, this client's certificate and its key
+   * (read again every few seconds, so a renewed certificate is used without a restart). Without
+   * it the process's transport is used: what configureTls set, else TIDEWAY_TLS_CA/CERT/KEY when
+   * set, else plaintext.
+   */
+  tls?: TlsFiles;
+}
 
 const ENDED = new Set([JobStatus.FINISHED, JobStatus.FAILED, JobStatus.CANCELED, JobStatus.SAVEPOINT_DONE]);
 
@@ -31,22 +51,16 @@ export class JobClient {
   private readonly leader: LeaderCaller<JobServiceClient>;
   private readonly budgetMs: number;
 
-  /**
-   * `token`: the bearer token sent with every call, for a cluster with tideway.auth tokens (a
-   * function is asked at each call: the REST API passes on its caller's). `certificateCaller`:
-   * the REST API's caller authenticated by certificate, named in each call (forwardedCertificateInterceptor).
-   */
-  constructor(
-    addresses: string | readonly string[],
-    opts: { token?: string | (() => string | undefined); certificateCaller?: () => string | undefined } = {},
-  ) {
+  /** `addresses`: the coordinators' `host:port`, one or several (the client finds the leader). */
+  constructor(addresses: string | readonly string[], opts: JobClientOptions = {}) {
     const list = typeof addresses === 'string' ? [addresses] : addresses;
     const interceptors = [
       ...(opts.token ? [bearerInterceptor(opts.token)] : []),
       ...(opts.certificateCaller ? [forwardedCertificateInterceptor(opts.certificateCaller)] : []),
     ];
     const options = interceptors.length ? { ...clientOptions, interceptors } : clientOptions;
-    this.leader = new LeaderCaller(list, (a) => new JobServiceClient(a, channelCredentials(), options));
+    const own = opts.tls ? mutualTlsChannelCredentials(opts.tls) : undefined;
+    this.leader = new LeaderCaller(list, (a) => new JobServiceClient(a, own ?? channelCredentials(), options));
     this.budgetMs = new Set(list).size > 1 ? FIND_LEADER_MS : SINGLE_COORDINATOR_MS;
   }
 

@@ -126,7 +126,7 @@ beforeAll(async () => {
   expect(pack.code, pack.stdout + pack.stderr).toBe(0);
   const made = readdirSync(packs).filter((f) => f.endsWith('.tgz'));
   expect(made).toHaveLength(1);
-  tarball = join(packs, made[0]!);
+  tarball = join(packs, made[0]);
 
   mkdirSync(project);
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'outside', private: true, type: 'module' }, null, 2));

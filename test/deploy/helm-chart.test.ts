@@ -14,7 +14,7 @@
  * Values the schema or the chart refuse are refused with a sentence naming the value.
  */
 import { X509Certificate } from 'node:crypto';
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { checkServerIdentity, type PeerCertificate } from 'node:tls';
 import { join } from 'node:path';
@@ -473,17 +473,41 @@ describe.skipIf(!tools)('deploy/helm/tideway', () => {
     });
   });
 
-  it('the documented certificate host names cover every address a TLS process is dialed at', async () => {
-    const r = renderings.get('external-redis-tls-tokens-values.yaml')!;
+  it('the certificate host names NOTES prints cover every address a TLS process is dialed at', async () => {
+    const file = 'external-redis-tls-tokens-values.yaml';
+    const r = renderings.get(file)!;
     const coordinators = r
       .engine('worker.yaml', { POD_IP: '10.0.0.7', POD_NAME: 'p' })
       .tideway.coordinator.addresses.map((a) => a.split(':')[0]);
-    // The rule the chart's README and NOTES give: each coordinator's name, the resource
-    // manager's Service, and one wildcard for the workers of the release's namespace.
-    const hosts = [...coordinators, 'tideway-resource-manager', '*.tideway-worker.data.svc'];
     const dir = mkdtempSync(join(tmpdir(), 'tideway-helm-certs-'));
     try {
-      const res = await runCli(['cluster', 'certs', '--out', dir, ...hosts.flatMap((h) => ['--host', h])]);
+      // `helm template` leaves NOTES.txt out and `helm install --dry-run` needs a cluster: a copy
+      // of the chart renders NOTES.txt as a template of its own.
+      const copy = join(dir, 'chart');
+      cpSync(CHART, copy, { recursive: true });
+      const notes = readFileSync(join(copy, 'templates', 'NOTES.txt'), 'utf8');
+      writeFileSync(join(copy, 'templates', 'notes-as-yaml.yaml'), `notes: |\n${notes.replace(/^(?!\{\{-)/gm, '  ')}\n`);
+      const out = run(t.helm, [
+        'template',
+        'tideway',
+        copy,
+        '-n',
+        'data',
+        '--kube-version',
+        KUBE_VERSION,
+        '-f',
+        join(CHART, 'ci', file),
+        '--show-only',
+        'templates/notes-as-yaml.yaml',
+      ]);
+      expect(out.code, out.stderr).toBe(0);
+      const text = (parseAllDocuments(out.stdout)[0].toJSON() as { notes: string }).notes;
+      const line = /^ *tideway cluster certs --out tls (.*)$/m.exec(text)?.[1];
+      expect(line, text).toBeTruthy();
+      const hosts = [...line!.matchAll(/--host '([^']+)'/g)].map((m) => m[1]);
+      // Each coordinator's name, the resource manager's Service, one wildcard for the workers.
+      expect(hosts).toEqual([...coordinators, 'tideway-resource-manager', '*.tideway-worker.data.svc']);
+      const res = await runCli(['cluster', 'certs', '--out', join(dir, 'tls'), ...hosts.flatMap((h) => ['--host', h])]);
       expect(res.code, res.stderr).toBe(0);
       const dialed: Array<[string, string]> = [
         ...coordinators.map((h): [string, string] => ['coordinator', h]),
@@ -496,7 +520,7 @@ describe.skipIf(!tools)('deploy/helm/tideway', () => {
         ],
       ];
       for (const [role, host] of dialed) {
-        const cert = new X509Certificate(readFileSync(join(dir, `${role}.pem`)));
+        const cert = new X509Certificate(readFileSync(join(dir, 'tls', `${role}.pem`)));
         const peer = { subject: { CN: cert.subject }, subjectaltname: cert.subjectAltName } as unknown as PeerCertificate;
         expect(checkServerIdentity(host, peer), `${role} certificate for ${host}`).toBeUndefined();
       }

@@ -94,10 +94,10 @@ POD_IP and POD_NAME are filled in by the container before the process starts.
 {{- define "tideway.tlsHosts" -}}
 {{- $c := include "tideway.coordinator" . -}}
 {{- range $i := until (int .Values.coordinator.replicas) }}
-- {{ printf "%s-%d.%s" $c $i $c }}
+- {{ printf "%s-%d.%s" $c $i $c | quote }}
 {{- end }}
-- {{ include "tideway.resourceManager" . }}
-- {{ printf "*.%s.%s.svc" (include "tideway.worker" .) .Release.Namespace }}
+- {{ include "tideway.resourceManager" . | quote }}
+- {{ printf "*.%s.%s.svc" (include "tideway.worker" .) .Release.Namespace | quote }}
 {{- end -}}
 
 {{/* The TLS block of a role's engine config, the files mounted from the Secret. */}}

@@ -32,7 +32,7 @@ if [ "$("$bin/helm" version --template '{{.Version}}' 2>/dev/null || true)" != "
   for pkg in helm.sh/helm/v3/pkg/lint/rules helm.sh/helm/v3/pkg/chartutil; do
     ldflags="$ldflags -X $pkg.k8sVersionMajor=$K8S_MAJOR -X $pkg.k8sVersionMinor=$K8S_MINOR"
   done
-  if ! GOBIN="$bin" GOFLAGS=-mod=mod go install -ldflags "$ldflags" "helm.sh/helm/v3/cmd/helm@$HELM_VERSION" > "$bin/helm-build.log" 2>&1; then
+  if ! GOBIN="$bin" go install -ldflags "$ldflags" "helm.sh/helm/v3/cmd/helm@$HELM_VERSION" > "$bin/helm-build.log" 2>&1; then
     echo "ensure-helm: go install helm.sh/helm/v3/cmd/helm@$HELM_VERSION failed (is the Go module proxy reachable?): $(tail -n 1 "$bin/helm-build.log")"
     exit 0
   fi

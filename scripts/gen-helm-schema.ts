@@ -197,8 +197,12 @@ export function valuesSchema(): Schema {
         networkPolicy: obj('A NetworkPolicy letting only the coordinators in.', { enabled: bool('Make it.') }),
         nodeSelector: stringMap('Node labels.'),
         tolerations: k8s('Tolerations.', 'array'),
+        auth: obj('A password for the state Redis (tideway.state-store.redis.password).', {
+          existingSecret: str("A Secret holding it; the chart's Redis then requires it. Empty: no password."),
+          key: str('The key of the password in that Secret.', { minLength: 1 }),
+        }),
         external: obj('A Redis you run, when redis.enabled is false.', {
-          address: str('host:port (no password: keep it on a private network).', { pattern: '^$|^[^\\s:]+:[0-9]{1,5}$' }),
+          address: str('host:port (on a private network, or with redis.auth).', { pattern: '^$|^[^\\s:]+:[0-9]{1,5}$' }),
         }),
         keyPrefix: settingSchema(field(field(TIDEWAY_SETTINGS['state-store'], 'redis'), 'key-prefix')),
       }),

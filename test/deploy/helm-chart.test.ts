@@ -14,7 +14,8 @@
  * Values the schema or the chart refuse are refused with a sentence naming the value.
  */
 import { X509Certificate } from 'node:crypto';
-import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { checkServerIdentity, type PeerCertificate } from 'node:tls';
 import { join } from 'node:path';
@@ -131,6 +132,34 @@ class Rendering {
 const template_ = (doc: Doc): PodTemplate => doc.spec!.template!;
 const container = (doc: Doc): Container => template_(doc).spec.containers[0];
 const startScript = (doc: Doc) => [...(container(doc).command ?? []), ...(container(doc).args ?? [])].join(' ');
+/**
+ * Runs a container's `sh -c` start script as written, with the ConfigMap's files where the pod
+ * has them and its /tmp moved to a temp folder, up to where it would start the CLI (that `exec`
+ * is replaced by printing the engine config it would read). Returns that config.
+ */
+function startScriptOutput(r: Rendering, workload: Doc, env: Record<string, string>): string {
+  const c = container(workload);
+  expect(c.command).toEqual(['sh', '-c']);
+  const dir = mkdtempSync(join(tmpdir(), 'tideway-helm-start-'));
+  try {
+    mkdirSync(join(dir, 'engine'));
+    mkdirSync(join(dir, 'tmp'));
+    for (const [key, text] of Object.entries(r.engineData)) writeFileSync(join(dir, 'engine', key), text);
+    const script = c.args![0];
+    const cli = /exec node --import tsx --conditions=source services\/cli\/src\/main\.ts cluster start .*--engine-config (\S+)/.exec(
+      script,
+    );
+    expect(cli, script).not.toBeNull();
+    const moved = `${script.slice(0, cli!.index)}cat ${cli![1]}`.replace(/\/etc\/tideway\/engine\/|\/tmp\//g, (path) =>
+      path === '/tmp/' ? `${dir}/tmp/` : `${dir}/engine/`,
+    );
+    const res = spawnSync('sh', ['-c', moved], { encoding: 'utf8', env: { PATH: process.env.PATH, ...env } });
+    expect(res.status, res.stderr).toBe(0);
+    return res.stdout;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
 const matches = (selector: Record<string, string>, labels: Record<string, string> | undefined) =>
   Object.entries(selector).every(([k, v]) => labels?.[k] === v);
 
@@ -246,6 +275,43 @@ describe.skipIf(!tools)('deploy/helm/tideway', () => {
       }
     });
 
+    it("the containers' start scripts, run as written up to the CLI, write engine configs the loader accepts", () => {
+      const password = 'p"a\'s&/\\ w#: d$x\n|';
+      const coordinator = r().find('StatefulSet', 'tideway-coordinator');
+      const c = loadEngineConfig({
+        file: 'coordinator.yaml',
+        text: startScriptOutput(r(), coordinator, { POD_NAME: 'tideway-coordinator-1', TIDEWAY_REDIS_PASSWORD: password }),
+      });
+      expect(c.tideway.coordinator.advertisedAddress).toMatch(/^tideway-coordinator-1\.tideway-coordinator:\d+$/);
+      const secret = get(v, 'redis.auth.existingSecret') as string | undefined;
+      if (secret) {
+        // The password, whatever its characters, reaches the config as written in the Secret.
+        expect(c.tideway.stateStore.redis.password).toBe(password);
+        expect(named(container(coordinator).env, 'TIDEWAY_REDIS_PASSWORD').valueFrom).toEqual({
+          secretKeyRef: { name: secret, key: get(v, 'redis.auth.key') ?? 'password' },
+        });
+        if (redisEnabled) {
+          const redis = container(r().find('StatefulSet', 'tideway-redis'));
+          expect(redis.args?.slice(-2)).toEqual(['--requirepass', '$(REDIS_PASSWORD)']);
+          for (const name of ['REDIS_PASSWORD', 'REDISCLI_AUTH'])
+            expect(named(redis.env, name).valueFrom).toEqual({
+              secretKeyRef: { name: secret, key: get(v, 'redis.auth.key') ?? 'password' },
+            });
+        }
+      } else {
+        expect(c.tideway.stateStore.redis.password).toBe('');
+        expect(startScript(coordinator)).not.toContain('TIDEWAY_REDIS_PASSWORD');
+      }
+      const worker = r().find('Deployment', 'tideway-worker');
+      const w = loadEngineConfig({
+        file: 'worker.yaml',
+        text: startScriptOutput(r(), worker, { POD_NAME: 'tideway-worker-5d8f-x2x9q', POD_IP: '10.0.0.7' }),
+      });
+      expect(w.tideway.worker.advertisedAddress).toMatch(
+        tls ? /^tideway-worker-5d8f-x2x9q\.tideway-worker\.data\.svc:\d+$/ : /^10\.0\.0\.7:\d+$/,
+      );
+    });
+
     it('coordinators: a StatefulSet whose pod DNS names are the addresses every role lists, each advertising its own', () => {
       const sts = r().find('StatefulSet', 'tideway-coordinator');
       expect(sts.spec!.replicas).toBe(coordinators);
@@ -257,7 +323,7 @@ describe.skipIf(!tools)('deploy/helm/tideway', () => {
         expect(r().engine(key, { POD_IP: '10.0.0.7', POD_NAME: 'w' }).tideway.coordinator.addresses, key).toEqual(names);
       // The placeholder is filled from the pod's name, which the StatefulSet sets.
       expect(startScript(sts)).toContain('s/POD_NAME/$POD_NAME/');
-      expect(startScript(sts)).toMatch(/> \/tmp\/coordinator\.yaml && exec .* --engine-config \/tmp\/coordinator\.yaml /);
+      expect(startScript(sts)).toMatch(/> \/tmp\/coordinator\.yaml && .*exec .* --engine-config \/tmp\/coordinator\.yaml /);
       expect(named(container(sts).env, 'POD_NAME').valueFrom?.fieldRef?.fieldPath).toBe('metadata.name');
       names.forEach((name, i) => {
         const c = r().engine('coordinator.yaml', { POD_NAME: `${sts.metadata.name}-${i}` });

@@ -109,6 +109,8 @@ function role(what: string, grpcPort: number, metricsPort: number): Record<strin
     livenessProbe: k8s("Replaces the chart's liveness probe (a Kubernetes Probe); empty: the chart's."),
     podAnnotations: stringMap('Annotations of the pods.'),
     extraEnv: k8s('More environment variables of the container (Kubernetes EnvVar list).', 'array'),
+    extraVolumes: k8s('More volumes of the pods (Kubernetes Volume list).', 'array'),
+    extraVolumeMounts: k8s('More mounts of the container (Kubernetes VolumeMount list), e.g. LocalFile folders.', 'array'),
     nodeSelector: stringMap('Node labels the pods must run on.'),
     tolerations: k8s('Tolerations of the pods.', 'array'),
     affinity: k8s('Affinity of the pods.'),

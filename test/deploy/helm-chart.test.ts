@@ -4,6 +4,8 @@
  * - `helm lint --strict` passes, and `helm template` renders (values.schema.json included);
  * - tideway-k8s-validate decodes every rendered document strictly into the k8s.io/api types
  *   (unknown fields and wrong types fail; decision 0047);
+ * - the containers' start scripts, run as written up to where they start the CLI, write engine
+ *   configs that load with Tideway's own loader (the Redis password included);
  * - the engine configs inside the ConfigMap load with Tideway's own loader (placeholders filled
  *   in as the containers do), and the names that must agree across objects do: the
  *   coordinators' pod DNS names in every coordinator.addresses, each one's advertised address,
@@ -585,6 +587,10 @@ describe.skipIf(!tools)('deploy/helm/tideway', () => {
             .tideway.worker.advertisedAddress.split(':')[0],
         ],
       ];
+      // Prometheus dials pod IPs: each ServiceMonitor names a host its role's certificate holds.
+      for (const m of renderings.get('servicemonitor-values.yaml')!.docs.filter((d) => d.kind === 'ServiceMonitor'))
+        dialed.push([m.spec!.selector!.matchLabels['app.kubernetes.io/component'], m.spec!.endpoints![0].tlsConfig!.serverName!]);
+      expect(dialed).toHaveLength(coordinators.length + 5);
       for (const [role, host] of dialed) {
         const cert = new X509Certificate(readFileSync(join(dir, 'tls', `${role}.pem`)));
         const peer = { subject: { CN: cert.subject }, subjectaltname: cert.subjectAltName } as unknown as PeerCertificate;

@@ -1,7 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as grpc from '@grpc/grpc-js';
 import { RowKind, type Row } from '@tideway/api';
-import { DataExchangeClient, DataExchangeService, type ExchangeMessage, type OpenChannel, type TaskGroupLocation } from '@tideway/contracts';
+import {
+  DataExchangeClient,
+  DataExchangeService,
+  type ExchangeMessage,
+  type OpenChannel,
+  type TaskGroupLocation,
+} from '@tideway/contracts';
 import { TidewayServer, channelCredentials, clientOptions } from '@tideway/rpc';
 import type { ToTaskGroup } from '../protocol.js';
 import { ChannelSender } from './channel-sender.js';

@@ -9,7 +9,13 @@ const REPORTED: TaskGroupExecutionState[] = ['RUNNING', 'PREPARE_CLOSE', 'FINISH
 describe('execution state on the wire', () => {
   it('reads back every state a worker reports as the same state', () => {
     for (const s of REPORTED) expect(reportedStateFromWire(workerStateToWire(s))).toBe(s);
-    expect(REPORTED.map(workerStateToWire)).toEqual([Wire.EXEC_RUNNING, Wire.PREPARE_CLOSE, Wire.EXEC_FINISHED, Wire.EXEC_FAILED, Wire.EXEC_CANCELED]);
+    expect(REPORTED.map(workerStateToWire)).toEqual([
+      Wire.EXEC_RUNNING,
+      Wire.PREPARE_CLOSE,
+      Wire.EXEC_FINISHED,
+      Wire.EXEC_FAILED,
+      Wire.EXEC_CANCELED,
+    ]);
   });
 
   it('says WAITING_RESTORE for a restored task group waiting for its state, which is no report', () => {

@@ -1,6 +1,8 @@
 import { serialize } from 'node:v8';
 import { describe, expect, it } from 'vitest';
+import * as grpc from '@grpc/grpc-js';
 import { ErrorCode } from '@tideway/common';
+import { toServiceError } from '@tideway/rpc';
 import type { TaskGroupDescriptor, TaskGroupState } from '../descriptor.js';
 import {
   WirePayloadError,
@@ -21,7 +23,13 @@ const descriptor: TaskGroupDescriptor = {
   attempt: 2,
   subtaskIndex: 0,
   rowsPerSecond: 0,
-  root: { vertexId: 1, plugin: { name: 'FakeSource', kind: 'source', options: {} } as never, parallelism: 1, inputTables: [], children: [] },
+  root: {
+    vertexId: 1,
+    plugin: { name: 'FakeSource', kind: 'source', options: {} } as never,
+    parallelism: 1,
+    inputTables: [],
+    children: [],
+  },
   peers: { 0: '127.0.0.1:1' },
 };
 const state: TaskGroupState = {
@@ -74,6 +82,14 @@ describe('wire payloads', () => {
     );
   });
 
+  it('crosses gRPC as INVALID_ARGUMENT with its code and sentence', () => {
+    const err = decodeError(commitInfosCodec, Buffer.from([0x54, 0x57, 3, 99]));
+    const status = toServiceError(err);
+    expect(status.code).toBe(grpc.status.INVALID_ARGUMENT);
+    expect(status.details).toBe(err.message);
+    expect(status.metadata?.get('x-tideway-error-code')).toEqual(['TW-WIRE-001']);
+  });
+
   it('refuses an empty payload where one is required', () => {
     expect(decodeError(splitCodec, Buffer.alloc(0)).message).toMatch(/^A split that crossed the wire does not decode: it is empty\.$/);
   });
@@ -88,7 +104,9 @@ describe('wire payloads', () => {
     const bytes = commitInfosCodec.encode({ 1: [] });
     bytes[3] = commitInfosCodec.version + 1;
     expect(decodeError(commitInfosCodec, bytes).message).toMatch(
-      new RegExp(`commit infos .* it is format version ${commitInfosCodec.version + 1}, and this process reads version ${commitInfosCodec.version}`),
+      new RegExp(
+        `commit infos .* it is format version ${commitInfosCodec.version + 1}, and this process reads version ${commitInfosCodec.version}`,
+      ),
     );
   });
 
@@ -112,7 +130,9 @@ describe('wire payloads', () => {
   it('refuses a value of the wrong shape, saying what is missing', () => {
     const asDescriptor = (v: unknown): Buffer => (descriptorCodec as PayloadCodec<unknown>).encode(v);
     expect(decodeError(descriptorCodec, asDescriptor([1, 2])).message).toMatch(/wrong shape: it is not an object\.$/);
-    expect(decodeError(descriptorCodec, asDescriptor({ ...descriptor, attempt: '2' })).message).toMatch(/wrong shape: it has no number attempt\.$/);
+    expect(decodeError(descriptorCodec, asDescriptor({ ...descriptor, attempt: '2' })).message).toMatch(
+      /wrong shape: it has no number attempt\.$/,
+    );
     expect(decodeError(descriptorCodec, asDescriptor({ ...descriptor, root: { vertexId: 1 } })).message).toMatch(
       /its root is not a chain node/,
     );

@@ -72,7 +72,7 @@ export function reportedStateFromWire(state: WireExecutionState): TaskGroupExecu
  * know is EXECUTION_STATE_UNSPECIFIED. A RUNNING task group that reported PREPARE_CLOSE
  * (`readyToClose`) shows as PREPARE_CLOSE.
  */
-export function trackedStateToWire(state: ExecutionState | string, readyToClose = false): WireExecutionState {
+export function trackedStateToWire(state: string, readyToClose = false): WireExecutionState {
   if (readyToClose && state === 'RUNNING') return WireExecutionState.PREPARE_CLOSE;
   return Object.hasOwn(TRACKED_TO_WIRE, state) ? TRACKED_TO_WIRE[state as ExecutionState] : WireExecutionState.EXECUTION_STATE_UNSPECIFIED;
 }

@@ -25,7 +25,7 @@ const descriptor: TaskGroupDescriptor = {
   rowsPerSecond: 0,
   root: {
     vertexId: 1,
-    plugin: { name: 'FakeSource', kind: 'source', options: {} } as never,
+    plugin: { type: 'source', name: 'FakeSource', index: 0, file: 'job.conf', line: 1, options: {}, optionLines: {} },
     parallelism: 1,
     inputTables: [],
     children: [],

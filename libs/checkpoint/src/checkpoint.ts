@@ -3,16 +3,10 @@
  * Uint8Array allowed): it is encoded with msgpackr and must survive the round trip unchanged.
  */
 
-/** Why a checkpoint was taken: SeaTunnel's CheckpointType. */
-export const CheckpointKind = {
-  /** Periodic checkpoint (checkpoint.interval). */
-  CHECKPOINT: 'CHECKPOINT',
-  /** Taken on request (stop-with-savepoint); a job may be restored from it with -r. */
-  SAVEPOINT: 'SAVEPOINT',
-  /** The final checkpoint of a finished bounded pipeline, so its sinks commit. */
-  COMPLETED_POINT: 'COMPLETED_POINT',
-} as const;
-export type CheckpointKind = (typeof CheckpointKind)[keyof typeof CheckpointKind];
+import type { CheckpointKind } from '@tideway/contracts';
+
+/** Why a checkpoint was taken: the names of the wire module (libs/contracts/src/wire). */
+export { CheckpointKind } from '@tideway/contracts';
 
 /** The state one parallel task acknowledged with its barrier. */
 export interface TaskState {

@@ -66,6 +66,11 @@ export const ErrorCode = {
   PERMISSION_DENIED: 'TW-AUTH-001',
   /** An RPC request that is malformed: a required field missing, a value of the wrong form. */
   BAD_REQUEST: 'TW-RPC-001',
+  /**
+   * A payload inside an RPC (task group descriptor, state, commit infos, split, source event) that
+   * does not decode: another format version (a rolling upgrade half-way), garbage, or the wrong shape.
+   */
+  WIRE_PAYLOAD: 'TW-WIRE-001',
   /** Anything else: a bug. */
   INTERNAL: 'TW-INTERNAL-001',
 } as const;

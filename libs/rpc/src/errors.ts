@@ -21,6 +21,7 @@ function statusFor(code: string): grpc.status {
     case ErrorCode.PERMISSION_DENIED:
       return grpc.status.PERMISSION_DENIED;
     case ErrorCode.BAD_REQUEST:
+    case ErrorCode.WIRE_PAYLOAD:
       return grpc.status.INVALID_ARGUMENT;
     default:
       return code.startsWith('TW-CONFIG') || code.startsWith('TW-SQL') || code.startsWith('TW-SCHEMA')

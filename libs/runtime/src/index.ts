@@ -2,4 +2,6 @@ export * from './descriptor.js';
 export * from './protocol.js';
 export * from './metrics.js';
 export * from './task-group-thread.js';
-export { KIND_OF_BARRIER, BARRIER_KIND } from './exchange/channel-sender.js';
+export * from './wire/execution-state.js';
+export * from './wire/payloads.js';
+export { INITIAL_CREDITS, dataExchangeHandlers, type ReceivingTaskGroup, type ReceivingTaskGroups } from './exchange/channel-receiver.js';

@@ -1,4 +1,5 @@
 import type { SerializedError } from '@tideway/common';
+import type { CheckpointKind } from '@tideway/contracts';
 import type { CommitInfos, TaskGroupDescriptor, TaskGroupMetrics, TaskGroupState } from './descriptor.js';
 
 /**
@@ -6,7 +7,7 @@ import type { CommitInfos, TaskGroupDescriptor, TaskGroupMetrics, TaskGroupState
  * clone carries them, so bigint, Map and Uint8Array survive.
  */
 
-export type CheckpointKind = 'CHECKPOINT' | 'SAVEPOINT' | 'COMPLETED_POINT';
+export type { CheckpointKind };
 
 /** Main thread -> task group thread. */
 export type ToTaskGroup =

@@ -1,12 +1,7 @@
-import {
-  ExecutionState as WireState,
-  JobStatus as WireJobStatus,
-  type FailoverInfo,
-  type JobInfo,
-  type JobMetrics,
-} from '@tideway/contracts';
+import { JobStatus as WireJobStatus, type FailoverInfo, type JobInfo, type JobMetrics } from '@tideway/contracts';
 import type { StoredFailover, StoredJob } from '@tideway/cluster';
-import type { ExecutionState, JobStatus } from '@tideway/dag';
+import type { JobStatus } from '@tideway/dag';
+import { trackedStateToWire } from '@tideway/runtime';
 import type { JobMaster } from './job-master.js';
 import type { RateTracker } from './rate-tracker.js';
 import { jobDagInfo, type JobDagInfo } from './job-dag-info.js';
@@ -23,18 +18,6 @@ const JOB_STATUS_TO_WIRE: Record<JobStatus, WireJobStatus> = {
   CANCELING: WireJobStatus.CANCELING,
   CANCELED: WireJobStatus.CANCELED,
   FINISHED: WireJobStatus.FINISHED,
-};
-
-const EXEC_TO_WIRE: Record<ExecutionState, WireState> = {
-  INITIALIZING: WireState.INIT,
-  CREATED: WireState.INIT,
-  DEPLOYING: WireState.DEPLOYING,
-  RUNNING: WireState.EXEC_RUNNING,
-  FINISHED: WireState.EXEC_FINISHED,
-  CANCELING: WireState.CANCELLING,
-  CANCELED: WireState.EXEC_CANCELED,
-  FAILING: WireState.EXEC_FAILED,
-  FAILED: WireState.EXEC_FAILED,
 };
 
 /** A submitted job still being planned: it has no JobMaster yet, and may be cancelled already. */
@@ -97,7 +80,7 @@ export function storedJobInfo(stored: StoredJob): JobInfo {
       lastCheckpointTimeMs: p.lastCheckpointTimeMs,
       taskGroups: p.taskGroups.map((t) => ({
         index: t.index,
-        state: EXEC_TO_WIRE[t.state as ExecutionState] ?? WireState.EXECUTION_STATE_UNSPECIFIED,
+        state: trackedStateToWire(t.state),
         workerAddress: t.slot?.workerAddress ?? '',
         error: t.error,
         description: '',
@@ -184,7 +167,7 @@ export function jobInfo(job: JobMaster, namespace: string): JobInfo {
       lastCheckpointTimeMs: p.lastCheckpointTime,
       taskGroups: p.taskGroups.map((t) => ({
         index: t.index,
-        state: t.readyToClose && t.state === 'RUNNING' ? WireState.PREPARE_CLOSE : EXEC_TO_WIRE[t.state],
+        state: trackedStateToWire(t.state, t.readyToClose),
         workerAddress: t.slot?.workerAddress ?? '',
         error: t.error ? { code: t.error.code, message: t.error.message, retryable: t.error.retryable } : undefined,
         description: describeChain(p.plan.taskGroups[t.index]?.descriptor.root),

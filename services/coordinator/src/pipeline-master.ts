@@ -1,4 +1,3 @@
-import { serialize } from 'node:v8';
 import type { Sink, SinkAggregatedCommitter, SourceSplit } from '@tideway/api';
 import type { CheckpointStorage } from '@tideway/checkpoint';
 import { ErrorCode, backoffDelay, logger, sleep, type SerializedError } from '@tideway/common';
@@ -7,6 +6,7 @@ import type { SlotProfile, TaskGroupLocation } from '@tideway/contracts';
 import { EXECUTION_STATE, PIPELINE_STATUS, type ExecutionState, type PipelineStatus } from '@tideway/dag';
 import type { PlannedJob, PlannedPipeline } from '@tideway/planner';
 import { createSink, createSource } from '@tideway/plugins/lazy';
+import { descriptorCodec, taskGroupStateCodec } from '@tideway/runtime';
 import type { CheckpointKind, CommitInfos, TaskGroupDescriptor, TaskGroupMetrics, TaskGroupState } from '@tideway/runtime';
 import { CheckpointCoordinator, type CheckpointSettings, type CompletedCheckpoint } from './checkpoint-coordinator.js';
 import { restorePointOf, toStored, type RestorePoint } from './checkpoint-records.js';
@@ -296,7 +296,7 @@ export class PipelineMaster {
           this.setTaskState(track, 'DEPLOYING');
           await this.deployOrCancel(
             track,
-            serialize(descriptor),
+            descriptorCodec.encode(descriptor),
             restore && { checkpointId: restore.checkpointId, state: restore.taskStates.get(tg.index) },
           );
         }),
@@ -331,7 +331,7 @@ export class PipelineMaster {
           address,
           this.location(track.index),
           restore.checkpointId,
-          restore.state ? serialize(restore.state) : Buffer.alloc(0),
+          taskGroupStateCodec.encodeOptional(restore.state),
         );
       }
     } catch (err) {

@@ -1,6 +1,6 @@
 import {
-  CheckpointType,
   ResourceManagerServiceClient,
+  checkpointKindToWire,
   WorkerServiceClient,
   type RunningTaskGroup,
   type SlotProfile,
@@ -21,12 +21,6 @@ import {
 import type { CheckpointKind } from '@tideway/runtime';
 import type { ResourceGateway, WorkerGateway } from './gateways.js';
 import type { Leadership } from './leadership.js';
-
-const KIND_TO_WIRE: Record<CheckpointKind, CheckpointType> = {
-  CHECKPOINT: CheckpointType.CHECKPOINT,
-  SAVEPOINT: CheckpointType.SAVEPOINT,
-  COMPLETED_POINT: CheckpointType.COMPLETED_POINT,
-};
 
 /**
  * WorkerService over gRPC, one client per worker address. Every call passes the leadership
@@ -72,15 +66,20 @@ export class RemoteWorkers implements WorkerGateway {
   }
 
   async trigger(address: string, location: TaskGroupLocation, checkpointId: number, kind: CheckpointKind): Promise<void> {
-    await this.send(address, 'triggerCheckpoint', { location, checkpointId, type: KIND_TO_WIRE[kind], timestampMs: Date.now() }, 10_000);
+    await this.send(
+      address,
+      'triggerCheckpoint',
+      { location, checkpointId, type: checkpointKindToWire(kind), timestampMs: Date.now() },
+      10_000,
+    );
   }
 
   async notifyComplete(address: string, location: TaskGroupLocation, checkpointId: number, kind: CheckpointKind): Promise<void> {
-    await this.send(address, 'notifyCheckpointComplete', { location, checkpointId, type: KIND_TO_WIRE[kind] }, 10_000);
+    await this.send(address, 'notifyCheckpointComplete', { location, checkpointId, type: checkpointKindToWire(kind) }, 10_000);
   }
 
   async notifyAborted(address: string, location: TaskGroupLocation, checkpointId: number): Promise<void> {
-    await this.send(address, 'notifyCheckpointAborted', { location, checkpointId, type: CheckpointType.CHECKPOINT }, 10_000);
+    await this.send(address, 'notifyCheckpointAborted', { location, checkpointId, type: checkpointKindToWire('CHECKPOINT') }, 10_000);
   }
 
   async cancel(address: string, location: TaskGroupLocation, reason: string): Promise<void> {

@@ -1,9 +1,7 @@
 import { EventEmitter } from 'node:events';
-import { deserialize, serialize } from 'node:v8';
 import type * as grpc from '@grpc/grpc-js';
 import {
   CoordinatorServiceService,
-  ExecutionState as WireState,
   type Ack,
   type AcknowledgeCheckpointRequest,
   type ReportMetricsRequest,
@@ -29,8 +27,7 @@ import {
   type StoredJobInfo,
   type TokenStore,
 } from '@tideway/cluster';
-import type { CommitInfos, TaskGroupState } from '@tideway/runtime';
-import type { ExecutionState } from '@tideway/dag';
+import { commitInfosCodec, reportedStateFromWire, sourceEventCodec, splitCodec, taskGroupStateCodec } from '@tideway/runtime';
 import type { CheckpointStorage } from '@tideway/checkpoint';
 import type { PipelineSettings } from './pipeline-master.js';
 import { restorePointOf, type RestorePoint } from './checkpoint-records.js';
@@ -88,14 +85,6 @@ export interface CoordinatorOptions {
   /** Size and nesting limits of submitted job configs (tideway.limits; default their defaults). */
   configLimits?: ConfigLimits;
 }
-
-const WIRE_TO_EXEC: Partial<Record<WireState, ExecutionState | 'PREPARE_CLOSE'>> = {
-  [WireState.EXEC_RUNNING]: 'RUNNING',
-  [WireState.PREPARE_CLOSE]: 'PREPARE_CLOSE',
-  [WireState.EXEC_FINISHED]: 'FINISHED',
-  [WireState.EXEC_FAILED]: 'FAILED',
-  [WireState.EXEC_CANCELED]: 'CANCELED',
-};
 
 /**
  * The coordinator process: JobService for clients, CoordinatorService for workers and the
@@ -570,7 +559,7 @@ export class CoordinatorServer {
       reportTaskState: this.leaderOnly<ReportTaskStateRequest>((req) => {
         const loc = required(req.location, 'location');
         const p = this.jobs.get(loc.jobId)?.pipeline(loc.pipelineId);
-        const state = WIRE_TO_EXEC[req.state];
+        const state = reportedStateFromWire(req.state);
         if (p && state) {
           if (req.error && p.taskGroups[loc.taskGroupIndex] && loc.attempt === p.attempt)
             p.taskGroups[loc.taskGroupIndex].error = req.error;
@@ -582,8 +571,8 @@ export class CoordinatorServer {
         const loc = required(req.location, 'location');
         const p = this.jobs.get(loc.jobId)?.pipeline(loc.pipelineId);
         if (p) {
-          const state = req.state.length > 0 ? (deserialize(req.state) as TaskGroupState) : undefined;
-          const infos = req.commitInfos.length > 0 ? (deserialize(req.commitInfos) as CommitInfos) : undefined;
+          const state = taskGroupStateCodec.decodeOptional(req.state);
+          const infos = commitInfosCodec.decodeOptional(req.commitInfos);
           await p.onAck(loc.taskGroupIndex, loc.attempt, req.checkpointId, state, infos, req.error);
         }
         return OK;
@@ -603,9 +592,9 @@ export class CoordinatorServer {
           loc.attempt,
           req.register,
           req.request,
-          req.events.map((e): unknown => deserialize(e)),
+          req.events.map((e) => sourceEventCodec.decode(e)),
         );
-        return { splits: res.splits.map((s) => serialize(s)), noMoreSplits: res.noMoreSplits };
+        return { splits: res.splits.map((s) => splitCodec.encode(s)), noMoreSplits: res.noMoreSplits };
       }),
       workerLost: this.leaderOnly<WorkerLostRequest>((req) => {
         if (req.address === '') throw new TidewayError(ErrorCode.BAD_REQUEST, 'WorkerLost has no worker address');

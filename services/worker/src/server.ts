@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { cpus, freemem, loadavg, totalmem } from 'node:os';
-import { deserialize } from 'node:v8';
 import {
   DataExchangeService,
+  checkpointKindFromWire,
   ResourceManagerServiceClient,
   WorkerServiceService,
   type Ack,
@@ -16,9 +16,8 @@ import {
 } from '@tideway/contracts';
 import { backoffDelay, logger, sleep } from '@tideway/common';
 import { EpochGuard, TidewayServer, call, clientOptions, epochMetadata, channelCredentials, unaryHandler, required } from '@tideway/rpc';
-import type { TaskGroupState } from '@tideway/runtime';
-import { TaskExecutionService, checkpointKind } from './task-execution-service.js';
-import { dataExchangeHandlers } from './data-exchange-service.js';
+import { dataExchangeHandlers, taskGroupStateCodec } from '@tideway/runtime';
+import { TaskExecutionService } from './task-execution-service.js';
 
 const log = logger('worker');
 const OK: Ack = { ok: true, error: undefined };
@@ -101,18 +100,17 @@ export class WorkerServer {
       }),
       notifyTaskRestore: unaryHandler<NotifyTaskRestoreRequest, Ack>((req, c) => {
         this.epochs.check(c.metadata);
-        const state = req.state.length > 0 ? (deserialize(req.state) as TaskGroupState) : undefined;
-        t.restore(required(req.location, 'location'), req.checkpointId, state);
+        t.restore(required(req.location, 'location'), req.checkpointId, taskGroupStateCodec.decodeOptional(req.state));
         return OK;
       }),
       triggerCheckpoint: unaryHandler<TriggerCheckpointRequest, Ack>((req, c) => {
         this.epochs.check(c.metadata);
-        t.triggerCheckpoint(required(req.location, 'location'), req.checkpointId, checkpointKind(req.type));
+        t.triggerCheckpoint(required(req.location, 'location'), req.checkpointId, checkpointKindFromWire(req.type));
         return OK;
       }),
       notifyCheckpointComplete: unaryHandler<CheckpointNotification, Ack>((req, c) => {
         this.epochs.check(c.metadata);
-        t.notifyComplete(required(req.location, 'location'), req.checkpointId, checkpointKind(req.type));
+        t.notifyComplete(required(req.location, 'location'), req.checkpointId, checkpointKindFromWire(req.type));
         return OK;
       }),
       notifyCheckpointAborted: unaryHandler<CheckpointNotification, Ack>((req, c) => {

@@ -1,9 +1,7 @@
-import { serialize, deserialize } from 'node:v8';
 import * as grpc from '@grpc/grpc-js';
 import {
-  CheckpointType,
   CoordinatorServiceClient,
-  ExecutionState,
+  type ExecutionState,
   type RunningTaskGroup as WireRunningTaskGroup,
   type SlotProfile,
   type TaskGroupLocation,
@@ -12,10 +10,16 @@ import { logger, rememberSecretsOf, serializeError, type SerializedError, backof
 import { LeaderCaller, call, clientOptions, channelCredentials } from '@tideway/rpc';
 import {
   TaskGroupThread,
+  WirePayloadError,
+  commitInfosCodec,
+  descriptorCodec,
+  sourceEventCodec,
+  splitCodec,
+  taskGroupStateCodec,
+  workerStateToWire,
   type CheckpointKind,
   type FromTaskGroup,
   type TaskGroupDescriptor,
-  type TaskGroupExecutionState,
   type TaskGroupState,
 } from '@tideway/runtime';
 
@@ -23,18 +27,6 @@ import {
 const RESTORE_WAIT_MS = 60_000;
 
 const log = logger('worker');
-
-const STATE_TO_WIRE: Record<TaskGroupExecutionState, ExecutionState> = {
-  RUNNING: ExecutionState.EXEC_RUNNING,
-  PREPARE_CLOSE: ExecutionState.PREPARE_CLOSE,
-  FINISHED: ExecutionState.EXEC_FINISHED,
-  FAILED: ExecutionState.EXEC_FAILED,
-  CANCELED: ExecutionState.EXEC_CANCELED,
-};
-
-export function checkpointKind(t: CheckpointType): CheckpointKind {
-  return t === CheckpointType.SAVEPOINT ? 'SAVEPOINT' : t === CheckpointType.COMPLETED_POINT ? 'COMPLETED_POINT' : 'CHECKPOINT';
-}
 
 export interface RunningTaskGroup {
   location: TaskGroupLocation;
@@ -101,7 +93,7 @@ export class TaskExecutionService {
       .map((g) => ({
         location: g.location,
         slot: g.slot,
-        state: g.awaitingRestore ? ExecutionState.WAITING_RESTORE : ExecutionState.EXEC_RUNNING,
+        state: workerStateToWire(g.awaitingRestore ? 'WAITING_RESTORE' : 'RUNNING'),
         epoch: g.epoch,
       }));
   }
@@ -126,6 +118,8 @@ export class TaskExecutionService {
     epoch = 0,
     restoreCheckpointId = 0,
   ): Promise<void> {
+    // A descriptor this worker cannot read fails the deploy before anything here changes.
+    const descriptor = descriptorCodec.decode(descriptorBytes);
     const key = locationKey(location);
     const existing = this.groups.get(key);
     if (existing && !existing.ended) {
@@ -135,7 +129,6 @@ export class TaskExecutionService {
       for (const until = Date.now() + 6000; !existing.ended && Date.now() < until; ) await sleep(20);
       if (this.groups.get(key) !== existing) throw new Error(`task group ${key} was deployed again meanwhile`);
     }
-    const descriptor = deserialize(descriptorBytes) as TaskGroupDescriptor;
     // The worker's own logs and errors mask the job's passwords from here on.
     rememberSecretsOf(descriptor.root);
     const group: RunningTaskGroup = {
@@ -157,7 +150,7 @@ export class TaskExecutionService {
           // The thread died without reporting an end (a crash, or terminate()).
           group.ended = true;
           const err: SerializedError = serializeError(error ?? new Error(`task group thread exited with code ${code}`));
-          this.report(group, (c) => this.sendState(c, group, ExecutionState.EXEC_FAILED, err));
+          this.report(group, (c) => this.sendState(c, group, workerStateToWire('FAILED'), err));
         }
       },
       restoreCheckpointId === 0,
@@ -170,7 +163,7 @@ export class TaskExecutionService {
         void group.thread.terminate();
         const message = `no state to restore from checkpoint ${restoreCheckpointId} arrived within ${RESTORE_WAIT_MS / 1000} s`;
         log.warn({ ...logFields(location), checkpointId: restoreCheckpointId }, message);
-        this.report(group, (c) => this.sendState(c, group, ExecutionState.EXEC_FAILED, { code: 'TW-TASK-001', message, retryable: true }));
+        this.report(group, (c) => this.sendState(c, group, workerStateToWire('FAILED'), { code: 'TW-TASK-001', message, retryable: true }));
       }, RESTORE_WAIT_MS);
       timer.unref();
       group.awaitingRestore = { checkpointId: restoreCheckpointId, descriptor, timer };
@@ -183,7 +176,7 @@ export class TaskExecutionService {
     switch (msg.type) {
       case 'state': {
         if (msg.state === 'FINISHED' || msg.state === 'FAILED' || msg.state === 'CANCELED') group.ended = true;
-        const state = STATE_TO_WIRE[msg.state];
+        const state = workerStateToWire(msg.state);
         this.report(group, (c) => this.sendState(c, group, state, msg.error));
         break;
       }
@@ -215,8 +208,8 @@ export class TaskExecutionService {
             {
               location: group.location,
               checkpointId: msg.checkpointId,
-              state: serialize(msg.state),
-              commitInfos: serialize(msg.commitInfos),
+              state: taskGroupStateCodec.encode(msg.state),
+              commitInfos: commitInfosCodec.encode(msg.commitInfos),
               error: undefined,
             },
             { metadata: group.epochMetadata(), deadlineMs: 30_000 },
@@ -303,7 +296,7 @@ export class TaskExecutionService {
               subtaskIndex: group.location.taskGroupIndex,
               register,
               request,
-              events: events.map((e) => serialize(e)),
+              events: events.map((e) => sourceEventCodec.encode(e)),
             },
             { metadata: group.epochMetadata(), deadlineMs: 10_000 },
           ),
@@ -314,11 +307,20 @@ export class TaskExecutionService {
         group.thread.post({
           type: 'splits',
           sourceVertexId,
-          splits: res.splits.map((b): unknown => deserialize(b)),
+          splits: res.splits.map((b) => splitCodec.decode(b)),
           noMoreSplits: res.noMoreSplits,
         });
       }
     } catch (err) {
+      if (err instanceof WirePayloadError && !group.ended) {
+        // Splits the coordinator handed over but this worker cannot read (another wire format):
+        // the task group fails, and its pipeline restores them from its last checkpoint.
+        group.ended = true;
+        void group.thread.terminate();
+        log.warn({ err, ...logFields(group.location) }, 'splits from the coordinator do not decode; task group failed');
+        this.report(group, (c) => this.sendState(c, group, workerStateToWire('FAILED'), err.toJSON()));
+        return;
+      }
       log.debug({ err, ...logFields(group.location) }, 'split request failed; polled again');
     }
   }
@@ -386,7 +388,7 @@ export class TaskExecutionService {
       if (!g.ended) {
         log.warn(logFields(location), 'task group did not stop after cancel; terminating its thread');
         g.ended = true;
-        void g.thread.terminate().then(() => this.report(g, (c) => this.sendState(c, g, ExecutionState.EXEC_CANCELED)));
+        void g.thread.terminate().then(() => this.report(g, (c) => this.sendState(c, g, workerStateToWire('CANCELED'))));
       }
     }, graceMs).unref();
   }

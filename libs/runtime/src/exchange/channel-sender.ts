@@ -1,13 +1,9 @@
 import type * as grpc from '@grpc/grpc-js';
-import { DataExchangeClient, type ExchangeMessage, type OpenChannel } from '@tideway/contracts';
+import { DataExchangeClient, checkpointKindToWire, type CheckpointKind, type ExchangeMessage, type OpenChannel } from '@tideway/contracts';
 import { backoffDelay, sleep } from '@tideway/common';
 import { ClientPool, clientOptions, channelCredentials } from '@tideway/rpc';
 import type { Row, SchemaChangeEvent } from '@tideway/api';
-import type { CheckpointKind } from '../protocol.js';
 import { encodeRows, encodeSchemaChange } from './row-codec.js';
-
-export const BARRIER_KIND: Record<CheckpointKind, number> = { CHECKPOINT: 1, SAVEPOINT: 2, COMPLETED_POINT: 3 };
-export const KIND_OF_BARRIER: Record<number, CheckpointKind> = { 1: 'CHECKPOINT', 2: 'SAVEPOINT', 3: 'COMPLETED_POINT' };
 
 /** Opening a channel is retried this long: the receiving task group may still be deploying. */
 const OPEN_DEADLINE_MS = 30_000;
@@ -121,7 +117,7 @@ export class ChannelSender {
 
   async sendBarrier(checkpointId: number, kind: CheckpointKind): Promise<void> {
     const stream = await this.ready();
-    stream.write({ body: { $case: 'barrier', value: { checkpointId, type: BARRIER_KIND[kind], timestampMs: Date.now() } } });
+    stream.write({ body: { $case: 'barrier', value: { checkpointId, type: checkpointKindToWire(kind), timestampMs: Date.now() } } });
   }
 
   async sendEnd(): Promise<void> {

@@ -17,6 +17,7 @@ import {
   type Metadata,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
+import { CheckpointType, checkpointTypeFromJSON, checkpointTypeToJSON } from "./common.pb.js";
 
 export interface ExchangeMessage {
   body:
@@ -44,9 +45,13 @@ export interface RecordBatch {
   rows: Buffer;
 }
 
+/**
+ * A checkpoint barrier, in-band after the batches it follows. `type` was a bare uint32 with the
+ * same numbers until it became a CheckpointType: the binary bytes are unchanged (docs/wire-format.md).
+ */
 export interface Barrier {
   checkpointId: number;
-  type: number;
+  type: CheckpointType;
   timestampMs: number;
 }
 
@@ -490,7 +495,7 @@ export const Barrier: MessageFns<Barrier> = {
       writer.uint32(8).int64(message.checkpointId);
     }
     if (message.type !== 0) {
-      writer.uint32(16).uint32(message.type);
+      writer.uint32(16).int32(message.type);
     }
     if (message.timestampMs !== 0) {
       writer.uint32(25).double(message.timestampMs);
@@ -524,7 +529,7 @@ export const Barrier: MessageFns<Barrier> = {
               break;
             }
 
-            message.type = reader.uint32();
+            message.type = reader.int32() as any;
             continue;
           }
           case 3: {
@@ -554,7 +559,7 @@ export const Barrier: MessageFns<Barrier> = {
         : isSet(object.checkpoint_id)
         ? globalThis.Number(object.checkpoint_id)
         : 0,
-      type: isSet(object.type) ? globalThis.Number(object.type) : 0,
+      type: isSet(object.type) ? checkpointTypeFromJSON(object.type) : 0,
       timestampMs: isSet(object.timestampMs)
         ? globalThis.Number(object.timestampMs)
         : isSet(object.timestamp_ms)
@@ -569,7 +574,7 @@ export const Barrier: MessageFns<Barrier> = {
       obj.checkpointId = Math.round(message.checkpointId);
     }
     if (message.type !== 0) {
-      obj.type = Math.round(message.type);
+      obj.type = checkpointTypeToJSON(message.type);
     }
     if (message.timestampMs !== 0) {
       obj.timestampMs = floatToJson(message.timestampMs);

@@ -1,22 +1,35 @@
-import * as grpc from '@grpc/grpc-js';
-import type { ExchangeMessage, OpenChannel } from '@tideway/contracts';
+import type * as grpc from '@grpc/grpc-js';
+import { checkpointKindFromWire, type ExchangeMessage, type OpenChannel, type TaskGroupLocation } from '@tideway/contracts';
 import { ErrorCode, TidewayError, logger } from '@tideway/common';
 import { failStream } from '@tideway/rpc';
-import { KIND_OF_BARRIER } from '@tideway/runtime';
-import type { TaskExecutionService } from './task-execution-service.js';
+import type { ToTaskGroup } from '../protocol.js';
 
 const log = logger('data-exchange');
 
 /** Batches a new channel may send before the receiving task group has processed any. */
 export const INITIAL_CREDITS = 16;
 
+/** A task group running on this worker, as the receiving end of its shuffle channels sees it. */
+export interface ReceivingTaskGroup {
+  /** Its thread: batches, barriers and end markers go there. */
+  readonly thread: { post(msg: ToTaskGroup, transfer?: ArrayBuffer[]): void };
+  /** Incoming channels by upstream task group index: the credits its thread grants go back on them. */
+  readonly channels: Map<number, { grantCredits(batches: number): void }>;
+}
+
+/** The worker's task groups, as the receiver finds them. */
+export interface ReceivingTaskGroups {
+  /** The running task group a channel is for, waiting up to `timeoutMs` while it deploys; undefined if none. */
+  awaitRunning(location: TaskGroupLocation, timeoutMs: number): Promise<ReceivingTaskGroup | undefined>;
+}
+
 /**
- * The receiving end of shuffle channels on this worker: each DataExchange stream carries one
- * edge from an upstream task group to a task group running here. Batches, barriers and the end
- * marker go to the task group's thread in order (batches moved, not copied twice); credits the
- * thread grants go back on the stream.
+ * The receiving end of shuffle channels on a worker (ChannelSender is the sending end): the
+ * DataExchange service. Each stream carries one edge from an upstream task group to a task
+ * group running here. Batches, barriers and the end marker go to the task group's thread in
+ * order (batches moved, not copied twice); credits the thread grants go back on the stream.
  */
-export function dataExchangeHandlers(tasks: TaskExecutionService): grpc.UntypedServiceImplementation {
+export function dataExchangeHandlers(tasks: ReceivingTaskGroups): grpc.UntypedServiceImplementation {
   return {
     exchange: (call: grpc.ServerDuplexStream<ExchangeMessage, ExchangeMessage>) => {
       let channel: OpenChannel | undefined;
@@ -52,7 +65,7 @@ export function dataExchangeHandlers(tasks: TaskExecutionService): grpc.UntypedS
                 type: 'exchange-barrier',
                 channel: from,
                 checkpointId: body.value.checkpointId,
-                kind: KIND_OF_BARRIER[body.value.type] ?? 'CHECKPOINT',
+                kind: checkpointKindFromWire(body.value.type),
               });
             } else if (body.$case === 'end') {
               group.thread.post({ type: 'exchange-end', channel: from });

@@ -9,6 +9,9 @@
 # when a test or a check fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Go's toolchain lives in /usr/local/go on these machines; a shell without a login profile may
+# not have it on PATH.
+[ -d /usr/local/go/bin ] && case ":$PATH:" in *:/usr/local/go/bin:*) ;; *) export PATH="$PATH:/usr/local/go/bin" ;; esac
 bash scripts/setup.sh
 bash scripts/ensure-servers.sh
 bash scripts/ensure-client-tools.sh

@@ -68,7 +68,7 @@ async function pgSource(database: string): Promise<Source> {
     extra: `slot.name = "${database}"`,
     name: (t) => `${database}.public.${t}`,
     run: async (sql) => void (await c.query(sql)),
-    rows: async (t) => text((await c.query(`SELECT id, v FROM ${t} ORDER BY id`)).rows),
+    rows: async (t) => text((await c.query<Record<string, unknown>>(`SELECT id, v FROM ${t} ORDER BY id`)).rows),
   };
 }
 

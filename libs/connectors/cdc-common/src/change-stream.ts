@@ -84,9 +84,7 @@ export interface CdcDialect<P, W> {
    * because the change stream resolves types on it.
    */
   releaseSession?(): Promise<void>;
-  /** The ids of the tables the config captures now (absent: a restored stream is never reconciled). */
-  capturedTableIds?(): Promise<string[]>;
-  /** A restored stream's tables differ from those captured now: see TableReconciliation. */
+  /** A restored stream's tables against those captured now (absent: never reconciled); see TableReconciliation. */
   reconcileTables?(schema: unknown): Promise<TableReconciliation>;
 }
 

@@ -65,10 +65,6 @@ export abstract class JdbcCdcDialect<P, W, C extends JdbcConnection, T extends J
     }
   }
 
-  capturedTableIds(): Promise<string[]> {
-    return this.session().then(({ tables }) => [...tables.keys()]);
-  }
-
   /** The restored stream's record against the tables captured now (CdcCatalog.reconcile). */
   async reconcileTables(schema: unknown): Promise<TableReconciliation> {
     const { conn, tables } = await this.session();

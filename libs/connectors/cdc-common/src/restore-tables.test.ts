@@ -80,10 +80,6 @@ class FakeDialect implements CdcDialect<number, number> {
     return (txn.dedup as number) >= w;
   }
 
-  capturedTableIds(): Promise<string[]> {
-    return Promise.resolve([...this.db.captured]);
-  }
-
   reconcileTables(schema: unknown): Promise<TableReconciliation> {
     return Promise.resolve(reconcile(this.db, schema));
   }

@@ -17,7 +17,7 @@ export class MySqlCdcSource extends CdcSource<BinlogPosition, BinlogPosition, My
   private patternStart: BinlogPosition | undefined;
 
   constructor(ctx: PluginContext) {
-    super(ctx, new MySqlCatalog(compileMySqlCdcOptions(ctx.options)), (catalog) => new MySqlCdcDialect(catalog as MySqlCatalog));
+    super(ctx, new MySqlCatalog(compileMySqlCdcOptions(ctx.options)), (catalog) => new MySqlCdcDialect(catalog));
   }
 
   /** SHOW MASTER STATUS: the end of the binlog now. */

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import mysql from 'mysql2/promise';
-import { optionsOf, type PluginContext, type SourceReader } from '@tideway/api';
+import { optionsOf, type PluginContext } from '@tideway/api';
 import {
   applyStrictly,
   chunksThenChangesAcrossRestore,

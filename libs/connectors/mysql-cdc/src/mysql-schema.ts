@@ -1,4 +1,4 @@
-import { applyColumnChanges, type CatalogTable, type ChangedColumn, type ColumnChange, type SchemaChangeEvent } from '@tideway/api';
+import { applyColumnChanges, type ChangedColumn, type ColumnChange, type SchemaChangeEvent } from '@tideway/api';
 import { ErrorCode, TidewayError, type Place, textOf } from '@tideway/common';
 import { inCatalogOrder, recordOf, type SchemaRecord, type TrackedTableOf } from '@tideway/connector-cdc-common';
 import type { JdbcConnection } from '@tideway/connector-jdbc';

@@ -18,7 +18,7 @@ export class PgCdcSource extends CdcSource<string, PgWatermark, PgConnection, Ca
   declare readonly catalog: PgCatalog;
 
   constructor(ctx: PluginContext) {
-    super(ctx, new PgCatalog(compilePgCdcOptions(ctx.options)), (catalog) => new PgCdcDialect(catalog as PgCatalog));
+    super(ctx, new PgCatalog(compilePgCdcOptions(ctx.options)), (catalog) => new PgCdcDialect(catalog));
   }
 
   /** pg_current_wal_lsn(): the end of the WAL written now. */

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
-import { optionsOf, type PluginContext, type SourceReader } from '@tideway/api';
+import { optionsOf, type PluginContext } from '@tideway/api';
 import type { CdcSplit } from '@tideway/connector-cdc-common';
 import { startPostgres, type TestDatabaseServer } from '@tideway/testing';
 import { PG_CDC_SPEC } from './pg-cdc-options.js';

@@ -10,72 +10,17 @@
  * restored once more with the same config, as SeaTunnel's IT does, and streams on.
  */
 import { writeFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
-import mysql from 'mysql2/promise';
-import pg from 'pg';
-import type { TestDatabaseServer } from '@tideway/testing';
+import { expect } from 'vitest';
 import { runCli } from '../conformance/cli-process.js';
-import { cdcServersForFile } from './cdc-servers.js';
 import { cdcJobConfig } from './cdc-job-config.js';
 import { CliJob, TempDirs, until, type RunningCli } from './cli-job.js';
+import { describeBothSources, idAndV, type BothSourcesContext, type SourceDatabase } from './source-databases.js';
 
 const dirs = new TempDirs();
-const clients: Array<{ end(): Promise<void> }> = [];
-let maria: TestDatabaseServer;
-let postgres: TestDatabaseServer;
-let proot: pg.Client;
-let mroot: mysql.Connection;
-
-/** A source database: statements to run, rows of a table, and how the config names its tables. */
-interface Source {
-  readonly plugin: 'MySQL-CDC' | 'Postgres-CDC';
-  readonly server: TestDatabaseServer;
-  readonly extra: string;
-  name(table: string): string;
-  run(sql: string): Promise<void>;
-  rows(table: string): Promise<string[]>;
-}
-
-const text = (rows: Array<Record<string, unknown>>) => rows.map((r) => `${String(r.id)}|${String(r.v)}`);
-
-async function mariaSource(database: string): Promise<Source> {
-  await mroot.query(`CREATE DATABASE ${database}`);
-  const c = await mysql.createConnection({ host: maria.host, port: maria.port, user: maria.user, password: maria.password, database });
-  clients.push(c);
-  return {
-    plugin: 'MySQL-CDC',
-    server: { ...maria, database, jdbcUrl: `jdbc:mysql://${maria.host}:${maria.port}/${database}` },
-    extra: 'server-id = "7400"',
-    name: (t) => `${database}.${t}`,
-    run: async (sql) => void (await c.query(sql)),
-    rows: async (t) => text((await c.query(`SELECT id, v FROM ${t} ORDER BY id`))[0] as Array<Record<string, unknown>>),
-  };
-}
-
-async function pgDatabase(database: string): Promise<pg.Client> {
-  await proot.query(`CREATE DATABASE ${database}`);
-  const c = new pg.Client({ host: postgres.host, port: postgres.port, user: postgres.user, password: postgres.password, database });
-  await c.connect();
-  clients.push(c);
-  return c;
-}
-
-async function pgSource(database: string): Promise<Source> {
-  const c = await pgDatabase(database);
-  return {
-    plugin: 'Postgres-CDC',
-    server: { ...postgres, database, jdbcUrl: `jdbc:postgresql://${postgres.host}:${postgres.port}/${database}` },
-    extra: `slot.name = "${database}"`,
-    name: (t) => `${database}.public.${t}`,
-    run: async (sql) => void (await c.query(sql)),
-    rows: async (t) => text((await c.query<Record<string, unknown>>(`SELECT id, v FROM ${t} ORDER BY id`)).rows),
-  };
-}
 
 const values = (from: number, n: number, v = 'v') => Array.from({ length: n }, (_, k) => `(${from + k}, '${v}${from + k}')`).join(', ');
 
-async function restoreWithTables(src: Source, targetDb: string): Promise<void> {
-  const target = await pgDatabase(targetDb);
+async function restoreWithTables(src: SourceDatabase, { servers, target, targetDatabase: targetDb }: BothSourcesContext): Promise<void> {
   const pk = src.plugin === 'MySQL-CDC' ? 'int NOT NULL PRIMARY KEY' : 'int PRIMARY KEY';
   for (const t of ['orders', 'notes', 'items']) await src.run(`CREATE TABLE ${t} (id ${pk}, v varchar(32))`);
   await src.run(`INSERT INTO orders VALUES ${values(1, 20)}`);
@@ -88,13 +33,13 @@ async function restoreWithTables(src: Source, targetDb: string): Promise<void> {
       tables: tables.map((t) => src.name(t)),
       // Small chunks: the added table's snapshot is several chunks, each with its own watermark.
       sourceExtra: `${src.extra}\n    snapshot.split.size = 700`,
-      target: postgres,
+      target: servers.postgres,
       targetDatabase: targetDb,
       schemaSaveMode: 'CREATE_SCHEMA_WHEN_NOT_EXIST',
     });
   const job = new CliJob(dirs.make(), config(['orders', 'notes']));
   const targetRows = async (t: string) =>
-    text((await target.query(`SELECT id, v FROM ${t} ORDER BY id`).catch(() => ({ rows: [] as Array<Record<string, unknown>> }))).rows);
+    idAndV((await target.query(`SELECT id, v FROM ${t} ORDER BY id`).catch(() => ({ rows: [] as Array<Record<string, unknown>> }))).rows);
   const same = (cli: RunningCli, t: string) =>
     until(
       `${targetDb}.${t} equal to the source table`,
@@ -162,16 +107,11 @@ async function restoreWithTables(src: Source, targetDb: string): Promise<void> {
   expect(ended.code, ended.stderr).toBe(130);
 }
 
-cdcServersForFile(dirs, clients, (s) => {
-  ({ maria, postgres, mroot, proot } = s);
-});
-
-describe('a CDC job restored from a savepoint with a table added and one removed (testMultiTableWithRestore)', () => {
-  it('MySQL-CDC (MariaDB) -> Jdbc PostgreSQL, exactly-once', async () => {
-    await restoreWithTables(await mariaSource('rt_src_m'), 'rt_dst_m');
-  }, 300_000);
-
-  it('Postgres-CDC -> Jdbc PostgreSQL, exactly-once', async () => {
-    await restoreWithTables(await pgSource('rt_src_p'), 'rt_dst_p');
-  }, 300_000);
+describeBothSources({
+  title: 'a CDC job restored from a savepoint with a table added and one removed (testMultiTableWithRestore)',
+  prefix: 'rt',
+  serverId: 7400,
+  dirs,
+  timeoutMs: 300_000,
+  scenario: restoreWithTables,
 });

@@ -4,10 +4,11 @@
  * Postgres-CDC into the exactly-once Jdbc sink (PostgreSQL, target tables created by
  * schema_save_mode), through the real CLI. The job first captures `orders` and `notes`; it is
  * stopped with a savepoint, all three source tables change while it is down, and it is restored
- * (`run -r`, same job id) with a config listing `orders` and `items`. The added `items` is
+ * (same job id) with a config listing `orders` and `items`. The added `items` is
  * snapshotted and then streamed, `orders` goes on from its offset (its changes while down
  * arrive once), and the removed `notes` is no longer read. Then the job is savepointed and
- * restored once more with the same config, as SeaTunnel's IT does, and streams on.
+ * restored once more with the same config, as SeaTunnel's IT does, and streams on. MySQL-CDC runs
+ * in local mode (`run`, `run -r`), Postgres-CDC in a cluster (`submit`, `savepoint`, `restore`).
  */
 import { writeFileSync } from 'node:fs';
 import { expect } from 'vitest';
@@ -52,14 +53,9 @@ async function restoreWithTables(src: SourceDatabase, { servers, target, targetD
     ).catch(async (err: Error) => {
       throw new Error(`${err.message} (target has ${(await targetRows(t)).length} rows):\n${cli.stderrTail()}`);
     });
-  const savepoint = async (cli: RunningCli) => {
-    const res = await runCli(['savepoint', job.jobId, '--address', cli.address], 60_000);
-    expect(res.code, res.stderr).toBe(0);
-    const ended = await cli.exit;
-    expect(ended.code, ended.stderr).toBe(0);
-  };
+  const driver = src.plugin === 'MySQL-CDC' ? localRun(job) : await cluster(job);
 
-  let cli = await job.start();
+  let cli = await driver.start();
   await same(cli, 'orders');
   await same(cli, 'notes');
   await job.checkpointsCompleted(cli, 2);
@@ -67,11 +63,12 @@ async function restoreWithTables(src: SourceDatabase, { servers, target, targetD
   await src.run(`INSERT INTO notes VALUES ${values(11, 2)}`);
   await same(cli, 'orders');
   await same(cli, 'notes');
-  await savepoint(cli);
+  await driver.savepoint(cli);
   const notesAtSavepoint = await targetRows('notes');
   expect(notesAtSavepoint).toHaveLength(12);
 
   // While the job is down, every table changes.
+  // Deleted rows show that `orders` streams on from its offset: a new snapshot would leave them in the upserting sink.
   await src.run(`DELETE FROM orders WHERE id > 18`);
   await src.run(`INSERT INTO orders VALUES ${values(21, 4)}`);
   await src.run(`UPDATE items SET v = 'down' WHERE id BETWEEN 100 AND 110`);
@@ -79,7 +76,7 @@ async function restoreWithTables(src: SourceDatabase, { servers, target, targetD
   await src.run(`INSERT INTO notes VALUES ${values(13, 3)}`);
 
   writeFileSync(job.conf, config(['orders', 'items']));
-  cli = await job.restore();
+  cli = await driver.restore();
   await same(cli, 'orders');
   await same(cli, 'items');
   // After the restore: the added table streams, the kept one goes on, the removed one is not read.
@@ -90,21 +87,73 @@ async function restoreWithTables(src: SourceDatabase, { servers, target, targetD
   await src.run(`INSERT INTO notes VALUES ${values(16, 2)}`);
   await same(cli, 'items');
   await same(cli, 'orders');
-  await job.verifyEqual();
   expect(await targetRows('notes')).toEqual(notesAtSavepoint);
 
   // Savepointed and restored again with the same config: both tables stream on from their offsets.
-  await savepoint(cli);
+  await driver.savepoint(cli);
   await src.run(`INSERT INTO items VALUES ${values(6000, 3)}`);
   await src.run(`DELETE FROM orders WHERE id = 1`);
-  cli = await job.restore();
+  cli = await driver.restore();
   await src.run(`UPDATE items SET v = 'third' WHERE id >= 6000`);
   await same(cli, 'items');
   await same(cli, 'orders');
   expect(await targetRows('notes')).toEqual(notesAtSavepoint);
-  cli.child.kill('SIGINT');
-  const ended = await cli.exit;
-  expect(ended.code, ended.stderr).toBe(130);
+  await driver.stop(cli);
+}
+
+/** How the job runs: started, stopped with a savepoint, restored from it (same job id), ended. */
+interface Driver {
+  start(): Promise<RunningCli>;
+  restore(): Promise<RunningCli>;
+  savepoint(cli: RunningCli): Promise<void>;
+  stop(cli: RunningCli): Promise<void>;
+}
+
+/** `tideway run` in local mode, `run -r` to restore: the process ends with its savepoint. */
+function localRun(job: CliJob): Driver {
+  return {
+    start: () => job.start(),
+    restore: () => job.restore(),
+    savepoint: async (cli) => {
+      const res = await runCli(['savepoint', job.jobId, '--address', cli.address], 60_000);
+      expect(res.code, res.stderr).toBe(0);
+      const ended = await cli.exit;
+      expect(ended.code, ended.stderr).toBe(0);
+    },
+    stop: async (cli) => {
+      cli.child.kill('SIGINT');
+      const ended = await cli.exit;
+      expect(ended.code, ended.stderr).toBe(130);
+    },
+  };
+}
+
+/** A cluster of the job's own: `submit --async`, `savepoint` (the job ends SAVEPOINT_DONE), `restore --async`. */
+async function cluster(job: CliJob): Promise<Driver> {
+  const c = await job.startCluster();
+  const ok = async (args: string[]) => {
+    const res = await runCli([...args, '--address', c.address], 60_000);
+    expect(res.code, `tideway ${args.join(' ')}: ${res.stderr}\n${c.stderrTail()}`).toBe(0);
+  };
+  return {
+    start: async () => {
+      await ok(['submit', '-c', job.conf, '--set-job-id', job.jobId, '--async']);
+      return c;
+    },
+    restore: async () => {
+      await ok(['restore', job.jobId, '-c', job.conf, '--async']);
+      return c;
+    },
+    savepoint: async () => {
+      await ok(['savepoint', job.jobId]);
+      await until(`job ${job.jobId} SAVEPOINT_DONE`, async () => ((await job.status(c))?.status === 'SAVEPOINT_DONE' ? true : undefined));
+    },
+    stop: async () => {
+      await ok(['cancel', job.jobId]);
+      c.child.kill('SIGINT');
+      await c.exit;
+    },
+  };
 }
 
 describeBothSources({

@@ -30,18 +30,21 @@ export abstract class CdcSource<P, W, C extends JdbcConnection, T extends JdbcCa
   implements Source<CdcSplit<P, W>, CdcEnumeratorState>, ComparableTables, ChangePositions
 {
   protected tables: T[] | undefined;
+  readonly catalog: CdcCatalog<C, T, Cfg>;
 
+  /** `Catalog` compiles the options (once the job mode is checked); `Dialect` is each reader's. */
   constructor(
     ctx: PluginContext,
-    readonly catalog: CdcCatalog<C, T, Cfg>,
-    /** A new reader's dialect. */
-    private readonly dialect: (catalog: CdcCatalog<C, T, Cfg>) => CdcDialect<P, W>,
+    plugin: string,
+    Catalog: new (options: PluginContext['options']) => CdcCatalog<C, T, Cfg>,
+    private readonly Dialect: new (catalog: CdcCatalog<C, T, Cfg>) => CdcDialect<P, W>,
   ) {
     if (ctx.jobMode === 'BATCH') {
-      throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `${catalog.plugin} is a streaming source: set env job.mode = "STREAMING"`, {
+      throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `${plugin} is a streaming source: set env job.mode = "STREAMING"`, {
         place: ctx.options.place(),
       });
     }
+    this.catalog = new Catalog(ctx.options);
   }
 
   get config(): Cfg {
@@ -98,7 +101,7 @@ export abstract class CdcSource<P, W, C extends JdbcConnection, T extends JdbcCa
   }
 
   createReader(ctx: SourceReaderContext): SourceReader<CdcSplit<P, W>> {
-    return new CdcSourceReader(this.dialect(this.catalog), this.config.fetchSize, ctx);
+    return new CdcSourceReader(new this.Dialect(this.catalog), this.config.fetchSize, ctx);
   }
 
   openComparisonSession(): Promise<C> {

@@ -1,8 +1,9 @@
+import type { PluginOptions } from '@tideway/api';
 import { ErrorCode, TidewayError } from '@tideway/common';
 import { bigKey, CdcCatalog, type CapturedTable, type KeySql } from '@tideway/connector-cdc-common';
 import { externalError, type JdbcConnection, type MySqlConnection, type ResultColumn, type TableRef } from '@tideway/connector-jdbc';
 import type { BinlogPosition } from './binlog-position.js';
-import { mysqlTableRefs, type MySqlCdcConfig, type MySqlTableRef } from './mysql-cdc-options.js';
+import { compileMySqlCdcOptions, mysqlTableRefs, type MySqlCdcConfig, type MySqlTableRef } from './mysql-cdc-options.js';
 import { readSchemaRecord, type MySqlSchemaRecord } from './mysql-schema.js';
 
 /** A captured MySQL/MariaDB table (its ref always names the database). */
@@ -31,8 +32,8 @@ export class MySqlCatalog extends CdcCatalog<MySqlConnection, MySqlCapturedTable
     },
   });
 
-  constructor(cfg: MySqlCdcConfig) {
-    super(cfg, 'MySQL-CDC', 'mysql');
+  constructor(options: PluginOptions) {
+    super(compileMySqlCdcOptions(options), 'MySQL-CDC', 'mysql');
   }
 
   protected get namedRefs(): readonly MySqlTableRef[] {

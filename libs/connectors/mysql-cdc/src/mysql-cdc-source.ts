@@ -3,7 +3,7 @@ import { CdcSource, cdcSourceFactory } from '@tideway/connector-cdc-common';
 import { externalError, type MySqlConnection } from '@tideway/connector-jdbc';
 import { compareBinlog, type BinlogPosition } from './binlog-position.js';
 import { MySqlCatalog, type MySqlCapturedTable } from './mysql-catalog.js';
-import { compileMySqlCdcOptions, MYSQL_CDC_SPEC, type MySqlCdcConfig } from './mysql-cdc-options.js';
+import { MYSQL_CDC_SPEC, type MySqlCdcConfig } from './mysql-cdc-options.js';
 import { MySqlCdcDialect } from './mysql-dialect.js';
 
 /** MySQL-CDC: snapshot chunks, then the ROW binlog, for MySQL and MariaDB. */
@@ -17,7 +17,7 @@ export class MySqlCdcSource extends CdcSource<BinlogPosition, BinlogPosition, My
   private patternStart: BinlogPosition | undefined;
 
   constructor(ctx: PluginContext) {
-    super(ctx, new MySqlCatalog(compileMySqlCdcOptions(ctx.options)), (catalog) => new MySqlCdcDialect(catalog));
+    super(ctx, 'MySQL-CDC', MySqlCatalog, MySqlCdcDialect);
   }
 
   /** SHOW MASTER STATUS: the end of the binlog now. */

@@ -1,7 +1,8 @@
+import type { PluginOptions } from '@tideway/api';
 import { bigKey, CdcCatalog, type KeySql } from '@tideway/connector-cdc-common';
 import type { JdbcConnection, PgConnection } from '@tideway/connector-jdbc';
 import type { CapturedTable } from './captured-table.js';
-import { pgTableRefs, type PgCdcConfig, type PgTableRef } from './pg-cdc-options.js';
+import { compilePgCdcOptions, pgTableRefs, type PgCdcConfig, type PgTableRef } from './pg-cdc-options.js';
 import { checkLogicalReplication, ensurePublicationAndSlot } from './pg-replication-setup.js';
 import { readPgSchemaRecord, type PgSchemaRecord } from './pg-schema.js';
 
@@ -29,8 +30,8 @@ export class PgCatalog extends CdcCatalog<PgConnection, CapturedTable, PgCdcConf
       ).rows.map((r) => BigInt(String(r[0]))),
   });
 
-  constructor(cfg: PgCdcConfig) {
-    super(cfg, 'Postgres-CDC', 'postgresql');
+  constructor(options: PluginOptions) {
+    super(compilePgCdcOptions(options), 'Postgres-CDC', 'postgresql');
   }
 
   protected get namedRefs(): readonly PgTableRef[] {

@@ -5,7 +5,7 @@ import type { PgConnection } from '@tideway/connector-jdbc';
 import type { CapturedTable } from './captured-table.js';
 import { formatLsn, parseLsn } from './lsn.js';
 import { PgCatalog } from './pg-catalog.js';
-import { compilePgCdcOptions, PG_CDC_SPEC, type PgCdcConfig } from './pg-cdc-options.js';
+import { PG_CDC_SPEC, type PgCdcConfig } from './pg-cdc-options.js';
 import { PgCdcDialect, type PgWatermark } from './pg-dialect.js';
 import { ensurePublicationAndSlot } from './pg-replication-setup.js';
 
@@ -18,7 +18,7 @@ export class PgCdcSource extends CdcSource<string, PgWatermark, PgConnection, Ca
   declare readonly catalog: PgCatalog;
 
   constructor(ctx: PluginContext) {
-    super(ctx, new PgCatalog(compilePgCdcOptions(ctx.options)), (catalog) => new PgCdcDialect(catalog));
+    super(ctx, 'Postgres-CDC', PgCatalog, PgCdcDialect);
   }
 
   /** pg_current_wal_lsn(): the end of the WAL written now. */

@@ -9,6 +9,7 @@ import {
   pollWithCheckpoints,
   settle,
   snapshotThenStream,
+  type CdcEnumeratorState,
   type CdcSplit,
 } from '@tideway/connector-cdc-common';
 import { startMariaDb, type TestDatabaseServer } from '@tideway/testing';
@@ -254,6 +255,45 @@ describe('MySQL-CDC on MariaDB', () => {
       /table-names cannot be combined with table-pattern/,
     );
     expect(() => byPattern({})).toThrow(/MySQL-CDC needs table-names, table-pattern or database-pattern/);
+  }, 30_000);
+
+  it('restored during its snapshot with a config that adds one table and drops another, plans the added one and drops the other (decision 0041)', async () => {
+    const first = source({ 'table-names': ['tideway.orders'] });
+    const planned = await plan(first);
+    const stream = planned.find((s) => s.kind === 'stream')!;
+    const chunks = planned.filter((s) => s.kind === 'snapshot');
+    // Stopped with one chunk of orders read and the rest pending.
+    const restored: CdcEnumeratorState = {
+      planned: true,
+      pending: chunks.slice(1),
+      finished: [{ ...chunks[0], keyIndex: 0, watermark: (stream as { position: unknown }).position }],
+      readBy: [0],
+      stream: stream as CdcEnumeratorState['stream'],
+    };
+    const assigned: CdcSplit[] = [];
+    const enumerate = async (tables: string[]) => {
+      assigned.length = 0;
+      const src = source({ 'table-names': tables });
+      await src.prepare();
+      const e = src.createEnumerator(
+        { parallelism: 1, registeredReaders: () => [], assignSplits: (_, s) => assigned.push(...s), signalNoMoreSplits: () => {} },
+        structuredClone(restored),
+      );
+      e.registerReader(0);
+      expect(assigned, 'nothing is handed out before the tables are reconciled').toEqual([]);
+      await e.run();
+      for (let i = 0; i < chunks.length + 2; i++) e.handleSplitRequest(0);
+      const state = e.snapshotState(1);
+      const recorded = (state.stream?.schema as { tables: { catalog: { tableId: string } }[] }).tables.map((t) => t.catalog.tableId);
+      return { ids: assigned.map((s) => `${s.splitId}${s.kind === 'snapshot' && s.announce ? ' (announced)' : ''}`), recorded, state };
+    };
+    const added = await enumerate(['tideway.orders', 'tideway.notes']);
+    expect(added.ids).toEqual([...chunks.slice(1).map((c) => c.splitId), 'tideway.notes:0 (announced)']);
+    expect(added.recorded).toEqual(['tideway.orders', 'tideway.notes']);
+    const swapped = await enumerate(['tideway.notes']);
+    expect(swapped.ids).toEqual(['tideway.notes:0 (announced)']);
+    expect(swapped.recorded).toEqual(['tideway.notes']);
+    expect(swapped.state.finished).toEqual([]);
   }, 30_000);
 
   it('names the problem in one sentence: bad login, missing table, binlog off, bad options', async () => {

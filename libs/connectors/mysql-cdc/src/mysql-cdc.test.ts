@@ -268,7 +268,7 @@ describe('MySQL-CDC on MariaDB', () => {
       pending: chunks.slice(1),
       finished: [{ ...chunks[0], keyIndex: 0, watermark: (stream as { position: unknown }).position }],
       readBy: [0],
-      stream: stream as CdcEnumeratorState['stream'],
+      stream,
     };
     const assigned: CdcSplit[] = [];
     const enumerate = async (tables: string[]) => {

@@ -22,7 +22,8 @@ const REPORT_AGAIN_MS = 2000;
  * the enumerator. The reader given the stream split then streams changes from its position. A
  * change a chunk's snapshot already holds is dropped (by its key's chunk watermark) until the
  * stream is past every watermark. Positions checkpointed with a checkpoint are confirmed to the
- * database only when that checkpoint completes.
+ * database only when that checkpoint completes. Before the stream opens, its tables are checked
+ * against those the config captures now (a restore with another config, decision 0041).
  */
 export class CdcSourceReader<P, W> implements SourceReader<CdcSplit<P, W>> {
   private readonly chunks: SnapshotSplit[] = [];

@@ -1,6 +1,6 @@
 /** Helpers for testing CDC sources: collect rows, apply a change log strictly, poll until done. */
 import { inspect, isDeepStrictEqual } from 'node:util';
-import type { Collector, Row, SchemaChangeEvent, SourceReader } from '@tideway/api';
+import type { Collector, Row, SchemaChangeEvent, SourceReader, SourceReaderContext } from '@tideway/api';
 import type { CdcSplit } from './cdc-splits.js';
 
 /** Collects emitted rows and schema changes (`rowsBefore`: how many rows came before each change). */
@@ -105,10 +105,13 @@ function same(got: unknown, want: unknown, what: string): void {
   if (!isDeepStrictEqual(got, want)) throw new Error(`${what}: got ${inspect(got, { depth: 4 })}, want ${inspect(want, { depth: 4 })}`);
 }
 
-/** What chunksThenChangesAcrossRestore drives: a source's planned splits, fresh readers, and SQL on its database. */
+/** What chunksThenChangesAcrossRestore drives: a CDC source (snapshot.split.size 10), and SQL on its database. */
 export interface RestoreScenario {
-  readonly splits: CdcSplit[];
-  newReader(): SourceReader<CdcSplit>;
+  readonly source: {
+    prepare(): Promise<void>;
+    planSplits(): Promise<CdcSplit[]>;
+    createReader(ctx: SourceReaderContext): SourceReader<CdcSplit>;
+  };
   run(sql: string): Promise<unknown>;
   /** Runs the statements as one transaction. */
   transaction(statements: readonly string[]): Promise<unknown>;
@@ -125,8 +128,20 @@ export interface RestoreScenario {
  * applied strictly, equals the tables. Throws on the first difference.
  */
 export async function chunksThenChangesAcrossRestore(s: RestoreScenario): Promise<void> {
-  let reader = s.newReader();
-  reader.addSplits(s.splits);
+  await s.source.prepare();
+  const splits = await s.source.planSplits();
+  const chunks = splits.filter((c) => c.kind === 'snapshot').length;
+  if (chunks <= 3) throw new Error(`the snapshot was planned in ${chunks} chunks; the scenario needs more than 3`);
+  const newReader = () =>
+    s.source.createReader({
+      subtaskIndex: 0,
+      parallelism: 1,
+      boundedness: 'UNBOUNDED',
+      signalNoMoreElement: () => {},
+      sendSplitRequest: () => {},
+    });
+  let reader = newReader();
+  reader.addSplits(splits);
   const out = new ListCollector();
   await reader.pollNext(out);
   await reader.pollNext(out);
@@ -165,7 +180,7 @@ export async function chunksThenChangesAcrossRestore(s: RestoreScenario): Promis
   await s.run(`UPDATE orders SET name = 'after-checkpoint' WHERE id = 7`);
   await reader.close();
 
-  reader = s.newReader();
+  reader = newReader();
   reader.addSplits(saved);
   seen = out.rows.length;
   await s.run(`INSERT INTO orders (id, name) VALUES (102, 'y')`);

@@ -3,7 +3,7 @@
  * and coordinator port, so a test can watch its checkpoints, SIGKILL it and restore it.
  */
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LocalFileCheckpointStorage } from '@tideway/checkpoint';
@@ -96,14 +96,45 @@ export class CliJob {
     return this.spawn(['-r', this.jobId]);
   }
 
+  /**
+   * A cluster of its own (`cluster start --role all`) with this job's engine config, its
+   * coordinator and resource manager on free ports, answering once it lists jobs: the job is
+   * then submitted, savepointed and restored against its address.
+   */
+  async startCluster(): Promise<RunningCli> {
+    const [coordinator, resourceManager] = [await freePort(), await freePort()];
+    appendFileSync(
+      this.engine,
+      [
+        'tideway:',
+        `  coordinator: { host: 127.0.0.1, port: ${coordinator} }`,
+        `  resource-manager: { host: 127.0.0.1, port: ${resourceManager} }`,
+        '  worker: { host: 127.0.0.1, port: 0 }',
+        '',
+      ].join('\n'),
+    );
+    const cluster = this.spawnWith(['cluster', 'start', '--role', 'all', '--engine-config', this.engine], `127.0.0.1:${coordinator}`);
+    await until('the cluster answering', async () =>
+      (await runCli(['list', '--address', cluster.address], 30_000)).code === 0 ? true : undefined,
+    );
+    return cluster;
+  }
+
   private async spawn(extra: string[]): Promise<RunningCli> {
     const port = await freePort();
-    const child = spawnCli(['run', '-c', this.conf, '--engine-config', this.engine, '--coordinator-port', String(port), ...extra]);
+    return this.spawnWith(
+      ['run', '-c', this.conf, '--engine-config', this.engine, '--coordinator-port', String(port), ...extra],
+      `127.0.0.1:${port}`,
+    );
+  }
+
+  private spawnWith(args: string[], address: string): RunningCli {
+    const child = spawnCli(args);
     const exit = waitForExit(child);
     started.add(child);
     let tail = '';
     child.stderr!.on('data', (s: string) => (tail = (tail + s).slice(-8192)));
-    return { child, exit, address: `127.0.0.1:${port}`, stderrTail: () => tail };
+    return { child, exit, address, stderrTail: () => tail };
   }
 
   /**

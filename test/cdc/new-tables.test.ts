@@ -7,61 +7,12 @@
  * down, and the job is restored with `run -r`. At the end `tideway verify` reports every
  * captured table equal, and the tables the pattern does not match were not copied.
  */
-import { describe, expect, it } from 'vitest';
-import mysql from 'mysql2/promise';
-import pg from 'pg';
-import type { TestDatabaseServer } from '@tideway/testing';
-import { cdcServersForFile } from './cdc-servers.js';
+import { expect } from 'vitest';
 import { cdcJobConfig } from './cdc-job-config.js';
 import { CliJob, TempDirs, until, type RunningCli } from './cli-job.js';
+import { describeBothSources, type BothSourcesContext, type SourceDatabase } from './source-databases.js';
 
 const dirs = new TempDirs();
-const clients: Array<{ end(): Promise<void> }> = [];
-let maria: TestDatabaseServer;
-let postgres: TestDatabaseServer;
-let proot: pg.Client;
-let mroot: mysql.Connection;
-
-/** A source database: statements to run, and its server as the job config names it. */
-interface Source {
-  readonly plugin: 'MySQL-CDC' | 'Postgres-CDC';
-  readonly server: TestDatabaseServer;
-  readonly pattern: string;
-  readonly extra: string;
-  run(sql: string): Promise<void>;
-}
-
-async function mariaSource(database: string): Promise<Source> {
-  await mroot.query(`CREATE DATABASE ${database}`);
-  const c = await mysql.createConnection({ host: maria.host, port: maria.port, user: maria.user, password: maria.password, database });
-  clients.push(c);
-  return {
-    plugin: 'MySQL-CDC',
-    server: { ...maria, database, jdbcUrl: `jdbc:mysql://${maria.host}:${maria.port}/${database}` },
-    pattern: `${database}\\.items_[0-9]+`,
-    extra: 'server-id = "7300"',
-    run: async (sql) => void (await c.query(sql)),
-  };
-}
-
-async function pgDatabase(database: string): Promise<pg.Client> {
-  await proot.query(`CREATE DATABASE ${database}`);
-  const c = new pg.Client({ host: postgres.host, port: postgres.port, user: postgres.user, password: postgres.password, database });
-  await c.connect();
-  clients.push(c);
-  return c;
-}
-
-async function pgSource(database: string): Promise<Source> {
-  const c = await pgDatabase(database);
-  return {
-    plugin: 'Postgres-CDC',
-    server: { ...postgres, database, jdbcUrl: `jdbc:postgresql://${postgres.host}:${postgres.port}/${database}` },
-    pattern: `${database}\\.public\\.items_[0-9]+`,
-    extra: `slot.name = "${database}"`,
-    run: async (sql) => void (await c.query(sql)),
-  };
-}
 
 const values = (from: number, n: number) => Array.from({ length: n }, (_, k) => `(${from + k}, 'v${from + k}')`).join(', ');
 
@@ -70,8 +21,7 @@ async function killed(cli: RunningCli): Promise<void> {
   expect((await cli.exit).signal).toBe('SIGKILL');
 }
 
-async function newTables(src: Source, targetDb: string): Promise<void> {
-  const target = await pgDatabase(targetDb);
+async function newTables(src: SourceDatabase, { servers, target, targetDatabase: targetDb }: BothSourcesContext): Promise<void> {
   const pk = src.plugin === 'MySQL-CDC' ? 'int NOT NULL PRIMARY KEY' : 'int PRIMARY KEY';
   await src.run(`CREATE TABLE items_1 (id ${pk}, v varchar(32))`);
   await src.run(`CREATE TABLE other_1 (id ${pk}, v varchar(32))`);
@@ -83,9 +33,9 @@ async function newTables(src: Source, targetDb: string): Promise<void> {
       plugin: src.plugin,
       source: src.server,
       tables: [],
-      tablePattern: src.pattern,
+      tablePattern: src.pattern('items_[0-9]+'),
       sourceExtra: src.extra,
-      target: postgres,
+      target: servers.postgres,
       targetDatabase: targetDb,
       schemaSaveMode: 'CREATE_SCHEMA_WHEN_NOT_EXIST',
     }),
@@ -132,16 +82,11 @@ async function newTables(src: Source, targetDb: string): Promise<void> {
   expect(ended.code, ended.stderr).toBe(130);
 }
 
-cdcServersForFile(dirs, clients, (s) => {
-  ({ maria, postgres, mroot, proot } = s);
-});
-
-describe('tables created while the job runs and matching table-pattern are captured, across a kill and restore', () => {
-  it('MySQL-CDC (MariaDB) -> Jdbc PostgreSQL, exactly-once', async () => {
-    await newTables(await mariaSource('nt_src_m'), 'nt_dst_m');
-  }, 180_000);
-
-  it('Postgres-CDC -> Jdbc PostgreSQL, exactly-once', async () => {
-    await newTables(await pgSource('nt_src_p'), 'nt_dst_p');
-  }, 180_000);
+describeBothSources({
+  title: 'tables created while the job runs and matching table-pattern are captured, across a kill and restore',
+  prefix: 'nt',
+  serverId: 7300,
+  dirs,
+  timeoutMs: 180_000,
+  scenario: newTables,
 });

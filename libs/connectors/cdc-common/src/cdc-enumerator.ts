@@ -7,6 +7,20 @@ import {
   type SnapshotSplit,
   type StreamSplit,
 } from './cdc-splits.js';
+import type { TableReconciliation } from './change-stream.js';
+
+/** How a restored enumerator learns the tables captured now (see CdcSplitEnumerator's reconciliation). */
+export type EnumeratorReconcile = (schema: unknown) => Promise<TableReconciliation & { readonly captured: readonly string[] }>;
+
+/** The table of a snapshot chunk's split id (`<tableId>:<n>`). */
+function tableOfSplit(splitId: string): string {
+  return splitId.slice(0, splitId.lastIndexOf(':'));
+}
+
+/** Whether a stream split's schema is a record of tables (checkpoints of older versions may hold none). */
+function hasTableRecord(schema: unknown): boolean {
+  return typeof schema === 'object' && schema !== null && Array.isArray((schema as { tables?: unknown }).tables);
+}
 
 /**
  * What the enumerator checkpoints. `pending`: chunks not handed out yet; `outstanding`: chunks
@@ -43,6 +57,12 @@ const STREAM_READER = 0;
  * checkpoint covering every chunk has completed (`covered`, then `committed`: the writers commit
  * it when told of its completion) and one more checkpoint completed after that (every writer
  * handled the first completion, committing, before it took part in the second). Decision 0017.
+ *
+ * Restored while it still holds the stream split (the snapshot had not finished), the
+ * enumerator first reconciles the split's tables with those the config captures now: chunks of
+ * tables no longer captured are dropped, the added tables' chunks join the pending ones, and the
+ * stream's record follows (a stream split already handed out is reconciled by its reader).
+ * Until then it hands nothing out. Decision 0041.
  */
 export class CdcSplitEnumerator implements SplitEnumerator<CdcSplit, CdcEnumeratorState> {
   private planned: boolean;
@@ -56,11 +76,14 @@ export class CdcSplitEnumerator implements SplitEnumerator<CdcSplit, CdcEnumerat
   private covered: number | undefined;
   /** The first completed checkpoint at or after `covered`. */
   private committed: number | undefined;
+  /** Nothing is handed out until a restored stream split is reconciled. */
+  private ready: boolean;
 
   constructor(
     private readonly ctx: SplitEnumeratorContext<CdcSplit>,
     private readonly plan: () => Promise<CdcSplit[]>,
     restored?: CdcEnumeratorState,
+    private readonly reconcile?: EnumeratorReconcile,
   ) {
     this.planned = restored?.planned ?? false;
     for (const c of restored?.finished ?? []) this.finished.set(c.splitId, c);
@@ -70,6 +93,7 @@ export class CdcSplitEnumerator implements SplitEnumerator<CdcSplit, CdcEnumerat
     for (const r of restored?.readBy ?? []) this.readBy.add(r);
     this.covered = restored?.covered;
     this.committed = restored?.committed;
+    this.ready = !(reconcile && this.planned && this.stream && hasTableRecord(this.stream.schema));
   }
 
   open(): void {}
@@ -78,6 +102,10 @@ export class CdcSplitEnumerator implements SplitEnumerator<CdcSplit, CdcEnumerat
     if (!this.planned) {
       this.take(await this.plan());
       this.planned = true;
+    }
+    if (!this.ready) {
+      await this.reconcileTables();
+      this.ready = true;
     }
     for (const r of new Set([...this.registered, ...this.ctx.registeredReaders()])) this.assign(r);
   }
@@ -147,7 +175,21 @@ export class CdcSplitEnumerator implements SplitEnumerator<CdcSplit, CdcEnumerat
     return this.pending.length === 0 && this.outstanding.size === 0;
   }
 
+  /** See the class comment: the restored stream split's tables against those captured now. */
+  private async reconcileTables(): Promise<void> {
+    const stream = this.stream!;
+    const r = await this.reconcile!(stream.schema);
+    if (r.added.length === 0 && r.removed.length === 0) return;
+    const captured = new Set(r.captured);
+    this.pending = this.pending.filter((p) => captured.has(p.tableId));
+    for (const id of this.outstanding) if (!captured.has(tableOfSplit(id))) this.outstanding.delete(id);
+    for (const [id, c] of this.finished) if (!captured.has(c.tableId)) this.finished.delete(id);
+    this.stream = { ...stream, schema: r.schema, chunks: stream.chunks.filter((c) => captured.has(c.tableId)) };
+    this.take(r.chunks);
+  }
+
   private assign(subtask: number): void {
+    if (!this.ready) return;
     if (!this.stream) {
       this.ctx.signalNoMoreSplits(subtask);
       return;
@@ -163,7 +205,7 @@ export class CdcSplitEnumerator implements SplitEnumerator<CdcSplit, CdcEnumerat
 
   /** Hands out the stream split once every chunk is read and, when other readers read some, committed. */
   private maybeStartStream(gatePassed = false): void {
-    if (!this.stream || !this.allRead()) return;
+    if (!this.ready || !this.stream || !this.allRead()) return;
     const otherWriters = [...this.readBy].some((r) => r !== STREAM_READER);
     if (otherWriters && !gatePassed) return;
     const stream: StreamSplit<unknown, unknown> = { ...this.stream, chunks: [...this.stream.chunks, ...this.finished.values()] };

@@ -1,4 +1,4 @@
-import { RowKind, type Collector, type Row, type SourceReader, type SourceReaderContext } from '@tideway/api';
+import { RowKind, type CatalogTable, type Collector, type Row, type SourceReader, type SourceReaderContext } from '@tideway/api';
 import { ErrorCode, TidewayError } from '@tideway/common';
 import type { CdcSplit, CheckpointWantedEvent, ChunksFinishedEvent, FinishedChunk, SnapshotSplit, StreamSplit } from './cdc-splits.js';
 import type { CdcDialect, ChangeItem, ChangeStream, ChangeTxn, SchemaItem, StreamItem } from './change-stream.js';
@@ -22,7 +22,8 @@ const REPORT_AGAIN_MS = 2000;
  * the enumerator. The reader given the stream split then streams changes from its position. A
  * change a chunk's snapshot already holds is dropped (by its key's chunk watermark) until the
  * stream is past every watermark. Positions checkpointed with a checkpoint are confirmed to the
- * database only when that checkpoint completes.
+ * database only when that checkpoint completes. Before the stream opens, its tables are checked
+ * against those the config captures now (a restore with another config, decision 0041).
  */
 export class CdcSourceReader<P, W> implements SourceReader<CdcSplit<P, W>> {
   private readonly chunks: SnapshotSplit[] = [];
@@ -52,6 +53,10 @@ export class CdcSourceReader<P, W> implements SourceReader<CdcSplit<P, W>> {
   private released = false;
   /** The snapshot session was let go, this reader having no chunk left to read. */
   private sessionReleased = false;
+  /** The stream split's tables were checked against those captured now (see reconcileTables). */
+  private reconciled = false;
+  /** Tables this reader announced downstream as joining the job at a restore. */
+  private readonly announced = new Set<string>();
 
   constructor(
     private readonly dialect: CdcDialect<P, W>,
@@ -84,6 +89,7 @@ export class CdcSourceReader<P, W> implements SourceReader<CdcSplit<P, W>> {
 
   async pollNext(output: Collector): Promise<void> {
     if (this.lastReport === 0 && this.reported.length > 0 && !this.noMoreSplits) this.report(this.reported, false);
+    if (this.streamSplit && !this.stream && !this.reconciled) await this.reconcileTables(this.streamSplit, output);
     const chunk = this.chunks[0];
     if (chunk) {
       // Ask for the next chunk before reading this one, so it arrives while this one is read.
@@ -144,8 +150,52 @@ export class CdcSourceReader<P, W> implements SourceReader<CdcSplit<P, W>> {
     await this.dialect.close();
   }
 
+  /**
+   * A stream split restored from a job whose config captured other tables (decision 0041): the
+   * tables no longer captured leave its record and chunks, and the added tables' snapshot chunks
+   * are read by this reader, holding the split, before the stream resumes from its position (the
+   * chunks' watermarks drop the changes their rows already hold, as for a one-reader snapshot).
+   */
+  private async reconcileTables(split: StreamSplit<P, W>, output: Collector): Promise<void> {
+    this.reconciled = true;
+    const { schema } = split;
+    if (
+      !this.dialect.reconcileTables ||
+      typeof schema !== 'object' ||
+      schema === null ||
+      !Array.isArray((schema as { tables?: unknown }).tables)
+    )
+      return;
+    const r = await this.dialect.reconcileTables(schema);
+    if (r.added.length === 0 && r.removed.length === 0) return;
+    const removed = new Set(r.removed);
+    this.streamSplit = { ...split, schema: r.schema, chunks: split.chunks.filter((c) => !removed.has(c.tableId)) };
+    this.finishedChunks = this.finishedChunks.filter((c) => !removed.has(c.tableId));
+    this.chunks.push(...r.chunks);
+    for (const t of (r.schema as { tables: readonly { catalog: CatalogTable }[] }).tables)
+      if (r.added.includes(t.catalog.tableId)) this.announce(t.catalog, output);
+  }
+
+  /**
+   * Tells downstream that a table joined the job (a restore whose config added it): a new
+   * table, whose target sinks make exist by their save mode before its first row. Announced
+   * again after a restore that still has its chunks to read (sinks make sure, idempotently).
+   */
+  private announce(table: CatalogTable, output: Collector): void {
+    if (this.announced.has(table.tableId)) return;
+    this.announced.add(table.tableId);
+    output.collectSchemaChange?.({ type: 'schema-change', tableId: table.tableId, changes: [], table, created: true });
+  }
+
   private async readChunk(split: SnapshotSplit, output: Collector): Promise<void> {
-    const { rows, watermark } = await this.dialect.readChunk(split);
+    const read = await this.dialect.readChunk(split);
+    if (read === undefined) {
+      // Its table is no longer captured (a restore with another config): nothing to read.
+      this.chunks.shift();
+      return;
+    }
+    const { rows, watermark } = read;
+    if (split.announce && read.table) this.announce(read.table, output);
     const batch = new Array<Row>(rows.length);
     const tableId = split.tableId;
     for (let i = 0; i < rows.length; i++) batch[i] = { kind: RowKind.INSERT, tableId, fields: rows[i] };

@@ -18,6 +18,11 @@ export interface SnapshotSplit {
   readonly lower?: string;
   /** Exclusive upper bound, decimal text; absent: unbounded. */
   readonly upper?: string;
+  /**
+   * The table joined the job at a restore (a config that lists it now): the reader announces it
+   * downstream as a new table before its rows, so that sinks make its target exist.
+   */
+  readonly announce?: boolean;
 }
 
 /** A chunk that was read, with the database's watermark of the moment it was read. */

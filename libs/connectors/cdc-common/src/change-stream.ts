@@ -1,4 +1,4 @@
-import type { SchemaChangeEvent } from '@tideway/api';
+import type { CatalogTable, SchemaChangeEvent } from '@tideway/api';
 import type { SnapshotSplit } from './cdc-splits.js';
 
 /** The transaction a change belongs to. All changes of one transaction share one object. */
@@ -56,6 +56,8 @@ export interface ChangeStream<P> {
 export interface ChunkRead<W> {
   readonly rows: unknown[][];
   readonly watermark: W;
+  /** The chunk's table (for announcing a table that joined the job at a restore). */
+  readonly table?: CatalogTable;
 }
 
 /**
@@ -63,7 +65,8 @@ export interface ChunkRead<W> {
  * from a position, and the comparison of a transaction with a watermark.
  */
 export interface CdcDialect<P, W> {
-  readChunk(split: SnapshotSplit): Promise<ChunkRead<W>>;
+  /** Reads a chunk; undefined when its table is no longer captured (a job restored with another config). */
+  readChunk(split: SnapshotSplit): Promise<ChunkRead<W> | undefined>;
   /**
    * Opens the change stream at `position`. `schema` is the dialect's record of the captured
    * tables' schemas at that position (from the last SchemaItem before it), absent when they
@@ -81,4 +84,18 @@ export interface CdcDialect<P, W> {
    * because the change stream resolves types on it.
    */
   releaseSession?(): Promise<void>;
+  /** A restored stream's tables against those captured now (absent: never reconciled); see TableReconciliation. */
+  reconcileTables?(schema: unknown): Promise<TableReconciliation>;
+}
+
+/**
+ * A job restored with a config that captures other tables than its checkpoint's stream (as
+ * SeaTunnel's restore with an added table): the stream's schema record adapted to the tables
+ * captured now, and the snapshot chunks of the added tables, read before the stream resumes.
+ */
+export interface TableReconciliation {
+  readonly schema: unknown;
+  readonly chunks: readonly SnapshotSplit[];
+  readonly added: readonly string[];
+  readonly removed: readonly string[];
 }

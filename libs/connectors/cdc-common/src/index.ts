@@ -1,6 +1,9 @@
 /**
- * What the CDC sources (Postgres-CDC, MySQL-CDC) share: splits, chunk planning, the reader that
- * reads snapshot chunks then streams with de-duplication, the enumerator, and common options.
+ * What the CDC sources (Postgres-CDC, MySQL-CDC) share: the Source class (CdcSource), the
+ * catalog of captured tables and their chunk planning (CdcCatalog), the dialect's snapshot side
+ * (JdbcCdcDialect), the change stream's reading loop (QueuedChangeStream), splits, the reader
+ * that reads snapshot chunks then streams with de-duplication, the enumerator, and common
+ * options. A database adds its catalog queries, its snapshot watermark and its change stream.
  */
 export type { SnapshotSplit, StreamSplit, FinishedChunk, CdcSplit, ReadChunksRecord, ChunksFinishedEvent } from './cdc-splits.js';
 export { isStreamSplit, isChunksFinishedEvent } from './cdc-splits.js';
@@ -18,5 +21,31 @@ export {
   type TableOverride,
 } from './cdc-options.js';
 export { discoverCapturedTables, comparedCapturedTables, type CapturedTable, type SchemaSession } from './captured-tables.js';
-export { ListCollector, applyStrictly, pollUntil, pollWithCheckpoints, settle, snapshotThenStream } from './changelog-check.js';
+export {
+  ListCollector,
+  applyStrictly,
+  chunksThenChangesAcrossRestore,
+  pollUntil,
+  pollWithCheckpoints,
+  settle,
+  snapshotThenStream,
+  type RestoreScenario,
+} from './changelog-check.js';
 export { hasChangePositions, checkpointedStreamPosition, type ChangePositions } from './change-positions.js';
+export type { TableReconciliation } from './change-stream.js';
+export type { EnumeratorReconcile } from './cdc-enumerator.js';
+export {
+  CdcCatalog,
+  bigKey,
+  inCatalogOrder,
+  recordOf,
+  type CdcSourceConfig,
+  type JdbcCapturedTable,
+  type KeySql,
+  type NamedTableRef,
+  type SchemaRecord,
+  type TrackedTableOf,
+} from './cdc-catalog.js';
+export { CdcSource, cdcSourceFactory } from './cdc-source.js';
+export { JdbcCdcDialect } from './jdbc-cdc-dialect.js';
+export { QueuedChangeStream } from './queued-stream.js';

@@ -2,69 +2,9 @@ import { describe, expect, it } from 'vitest';
 import type { SplitEnumeratorContext } from '@tideway/api';
 import { CdcSplitEnumerator, type CdcEnumeratorState } from './cdc-enumerator.js';
 import { CdcSourceReader } from './cdc-reader.js';
-import type { CdcSplit, SnapshotSplit } from './cdc-splits.js';
-import type { CdcDialect, ChangeStream, ChangeTxn, StreamItem } from './change-stream.js';
+import type { CdcSplit } from './cdc-splits.js';
 import { applyStrictly, ListCollector } from './changelog-check.js';
-
-/**
- * A hand-written database for the enumerator/reader protocol: one table `t` (id, value), a log
- * of single-row transactions numbered from 0, chunk reads that see every transaction before the
- * log's current length (the watermark).
- */
-class FakeDb {
-  readonly rows = new Map<number, number>();
-  readonly log: { op: 'insert' | 'update' | 'delete'; id: number; before: number | undefined; after: number | undefined }[] = [];
-
-  write(id: number, value: number | undefined): void {
-    const before = this.rows.get(id);
-    if (value === undefined) this.rows.delete(id);
-    else this.rows.set(id, value);
-    this.log.push({ op: before === undefined ? 'insert' : value === undefined ? 'delete' : 'update', id, before, after: value });
-  }
-}
-
-class FakeDialect implements CdcDialect<number, number> {
-  constructor(private readonly db: FakeDb) {}
-
-  readChunk(split: SnapshotSplit): Promise<{ rows: unknown[][]; watermark: number }> {
-    const lo = split.lower === undefined ? -Infinity : Number(split.lower);
-    const hi = split.upper === undefined ? Infinity : Number(split.upper);
-    const rows = [...this.db.rows].filter(([id]) => id >= lo && id < hi).map(([id, v]) => [BigInt(id), v]);
-    return Promise.resolve({ rows, watermark: this.db.log.length });
-  }
-
-  openStream(position: number): Promise<ChangeStream<number>> {
-    let next = position;
-    const db = this.db;
-    return Promise.resolve({
-      poll(max: number): Promise<StreamItem<number>[]> {
-        const out: StreamItem<number>[] = [];
-        while (next < db.log.length && out.length < max) {
-          const e = db.log[next];
-          const txn: ChangeTxn<number> = { resume: next, dedup: next };
-          const row = (v: number | undefined) => (v === undefined ? null : [BigInt(e.id), v]);
-          out.push({ type: 'change', txn, tableId: 't', op: e.op, before: row(e.before), after: row(e.after) });
-          out.push({ type: 'commit', next: ++next });
-        }
-        return Promise.resolve(out);
-      },
-      confirm: () => Promise.resolve(),
-      close: () => Promise.resolve(),
-    });
-  }
-
-  snapshotHas(w: number, txn: ChangeTxn<number>): boolean {
-    return (txn.dedup as number) < w;
-  }
-
-  streamPast(w: number, txn: ChangeTxn<number>): boolean {
-    return (txn.dedup as number) >= w;
-  }
-
-  close(): Promise<void> {
-    return Promise.resolve();
-  }
-}
+import { FakeDb, FakeDialect } from './fake-cdc.test-kit.js';
 
 interface Mailbox {
   splits: CdcSplit[];
@@ -195,7 +135,7 @@ class Host {
 let checkpointIds = 0;
 
 function seed(db: FakeDb): void {
-  for (let id = 0; id < 100; id++) db.write(id, 0);
+  for (let id = 0; id < 100; id++) db.write('t', id, 0);
 }
 
 /** Polls every reader in turn, writing to the database between polls. */
@@ -203,7 +143,7 @@ async function drive(host: Host, db: FakeDb, rounds: number, rnd: () => number):
   for (let r = 0; r < rounds; r++) {
     for (let i = 0; i < host.parallelism; i++) {
       const id = Math.floor(rnd() * 110);
-      db.write(id, rnd() < 0.15 ? undefined : r * 10 + i + 1);
+      db.write('t', id, rnd() < 0.15 ? undefined : r * 10 + i + 1);
       await host.poll(i);
     }
     if (r % 3 === 2) await host.completeCheckpoint();
@@ -222,7 +162,7 @@ function expectTarget(rows: ListCollector['rows'], db: FakeDb): void {
   const state = new Map<string, unknown[]>();
   applyStrictly(state, rows);
   const got = new Map([...state.values()].map((f) => [Number(f[0]), f[1]]));
-  expect(got).toEqual(db.rows);
+  expect(got).toEqual(db.rowsOf('t'));
 }
 
 function random(seedValue: number): () => number {

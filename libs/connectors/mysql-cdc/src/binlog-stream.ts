@@ -1,6 +1,6 @@
 import ZongJi from '@vlasky/zongji';
-import { ErrorCode, TidewayError, type Place, asError } from '@tideway/common';
-import type { ChangeStream, ChangeTxn, StreamItem } from '@tideway/connector-cdc-common';
+import { ErrorCode, TidewayError, type Place } from '@tideway/common';
+import { QueuedChangeStream, type ChangeTxn } from '@tideway/connector-cdc-common';
 import { externalError, openConnection, type ConnectionSettings } from '@tideway/connector-jdbc';
 import type { BinlogPosition } from './binlog-position.js';
 import { binlogConverter, type BinlogValueConverter } from './binlog-values.js';
@@ -40,8 +40,6 @@ interface ZongJiInternals {
   connection: { threadId: number | null } | null;
 }
 
-const HIGH_WATER = 20_000;
-
 interface ZEvent {
   getEventName(): string;
   nextPosition: number;
@@ -64,15 +62,11 @@ interface ZEvent {
  * With `notBeforeMs` (startup.mode = timestamp), the changes of transactions that began earlier
  * are dropped (their commits still advance the position).
  */
-export class BinlogStream implements ChangeStream<BinlogPosition> {
-  private readonly items: StreamItem<BinlogPosition>[] = [];
-  private wake: (() => void) | undefined;
-  private error: Error | undefined;
+export class BinlogStream extends QueuedChangeStream<BinlogPosition> {
   private file: string;
   private txn: ChangeTxn<BinlogPosition> | undefined;
   /** The transaction in progress began before notBeforeMs. */
   private early = false;
-  private paused = false;
   private readonly zongji: ZongJi;
   /** The server thread of the binlog dump, once zongji's control connection is closed. */
   private dumpThread: number | undefined;
@@ -93,6 +87,7 @@ export class BinlogStream implements ChangeStream<BinlogPosition> {
     private readonly following: SchemaFollowing,
     private readonly notBeforeMs?: number,
   ) {
+    super();
     this.file = start.file;
     for (const t of record.tables) this.track(t);
     this.zongji = new ZongJi({
@@ -160,31 +155,11 @@ export class BinlogStream implements ChangeStream<BinlogPosition> {
     });
   }
 
-  async poll(max: number, waitMs: number): Promise<StreamItem<BinlogPosition>[]> {
-    if (this.items.length === 0 && this.error === undefined) {
-      await new Promise<void>((resolve) => {
-        const t = setTimeout(resolve, waitMs);
-        this.wake = () => {
-          clearTimeout(t);
-          resolve();
-        };
-      });
-      this.wake = undefined;
-    }
-    if (this.error !== undefined) throw this.error;
-    const out = this.items.length <= max ? this.items.splice(0) : this.items.splice(0, max);
-    if (this.paused && this.items.length < HIGH_WATER / 2) {
-      this.paused = false;
-      this.zongji.connection?.resume();
-    }
-    return out;
-  }
-
   /** The binlog keeps no consumer position; checkpoints hold it. */
   async confirm(): Promise<void> {}
 
   async close(): Promise<void> {
-    this.error ??= new TidewayError(ErrorCode.INTERNAL, 'the binlog stream is closed');
+    this.markClosed(new TidewayError(ErrorCode.INTERNAL, 'the binlog stream is closed'));
     await new Promise<void>((resolve) => {
       const t = setTimeout(resolve, 2000);
       this.zongji.once('stopped', () => {
@@ -206,18 +181,12 @@ export class BinlogStream implements ChangeStream<BinlogPosition> {
     }
   }
 
-  private fail(err: unknown): void {
-    this.error ??= asError(err);
-    this.wake?.();
+  protected pauseInput(): void {
+    this.zongji.connection?.pause();
   }
 
-  private push(item: StreamItem<BinlogPosition>): void {
-    this.items.push(item);
-    if (!this.paused && this.items.length >= HIGH_WATER) {
-      this.paused = true;
-      this.zongji.connection?.pause();
-    }
-    this.wake?.();
+  protected resumeInput(): void {
+    this.zongji.connection?.resume();
   }
 
   private onEvent(e: ZEvent): void {
@@ -338,7 +307,7 @@ export class BinlogStream implements ChangeStream<BinlogPosition> {
             return;
           }
         }
-        if (!this.paused) this.zongji.connection?.resume();
+        if (!this.full) this.resumeInput();
       },
       (err: unknown) =>
         this.fail(

@@ -1,59 +1,73 @@
+import type { PluginOptions } from '@tideway/api';
 import { ErrorCode, TidewayError } from '@tideway/common';
-import { discoverCapturedTables, matchedTableNames, withRetries, type CapturedTable } from '@tideway/connector-cdc-common';
-import {
-  externalError,
-  openConnection,
-  tablePathOf,
-  type JdbcConnection,
-  type MySqlConnection,
-  type ResultColumn,
-  type TableRef,
-} from '@tideway/connector-jdbc';
-import { mysqlTableRefs, type MySqlCdcConfig, type MySqlTableRef } from './mysql-cdc-options.js';
+import { bigKey, CdcCatalog, type CapturedTable, type KeySql } from '@tideway/connector-cdc-common';
+import { externalError, type JdbcConnection, type MySqlConnection, type ResultColumn, type TableRef } from '@tideway/connector-jdbc';
+import type { BinlogPosition } from './binlog-position.js';
+import { compileMySqlCdcOptions, mysqlTableRefs, type MySqlCdcConfig, type MySqlTableRef } from './mysql-cdc-options.js';
+import { readSchemaRecord, type MySqlSchemaRecord } from './mysql-schema.js';
 
 /** A captured MySQL/MariaDB table (its ref always names the database). */
 export type MySqlCapturedTable = CapturedTable<TableRef & { database: string }, ResultColumn>;
 
-export async function connectMySql(cfg: MySqlCdcConfig): Promise<MySqlConnection> {
-  return (await withRetries(
-    cfg.connectRetries,
-    () => openConnection(cfg.settings, cfg.place),
-    (e) => e instanceof TidewayError && e.retryable,
-  )) as MySqlConnection;
-}
+/** MySQL/MariaDB's catalog side of MySQL-CDC: its table listing, binlog check, schema record and key SQL. */
+export class MySqlCatalog extends CdcCatalog<MySqlConnection, MySqlCapturedTable, MySqlCdcConfig> {
+  protected readonly listTablesSql =
+    "SELECT table_schema, table_name FROM information_schema.tables WHERE table_type = 'BASE TABLE' AND table_schema NOT IN ('mysql', 'information_schema', 'performance_schema', 'sys')";
 
-/** The tables of table-names, or those table-pattern / database-pattern match now. */
-async function capturedRefs(conn: JdbcConnection, cfg: MySqlCdcConfig): Promise<readonly MySqlTableRef[]> {
-  if (cfg.tablePattern === undefined && cfg.databasePattern === undefined) return cfg.tables;
-  const names = await matchedTableNames(
-    conn,
-    cfg,
-    "SELECT table_schema, table_name FROM information_schema.tables WHERE table_type = 'BASE TABLE' AND table_schema NOT IN ('mysql', 'information_schema', 'performance_schema', 'sys')",
-    (r) =>
-      cfg.databaseNames === undefined || cfg.databaseNames.includes(String(r[0]))
-        ? { name: `${String(r[0])}.${String(r[1])}`, database: String(r[0]) }
-        : undefined,
-    'MySQL-CDC',
-    cfg.place,
-    (what, err) => externalError(what, err, cfg.place),
-  );
-  return mysqlTableRefs(names, undefined, cfg.databaseNames, cfg.place);
-}
+  protected readonly keySql: KeySql<MySqlConnection> = (conn, k, from) => ({
+    stats: async () => {
+      const r = (await conn.execute(`SELECT CAST(MIN(${k}) AS CHAR), CAST(MAX(${k}) AS CHAR), COUNT(*) FROM ${from}`)).rows[0];
+      return { min: bigKey(r[0]), max: bigKey(r[1]), count: Number(r[2]) };
+    },
+    keyAfter: async (start, offset) =>
+      bigKey(
+        (await conn.execute(`SELECT CAST(${k} AS CHAR) FROM ${from} WHERE ${k} >= ${start} ORDER BY ${k} LIMIT 1 OFFSET ${offset}`))
+          .rows[0]?.[0],
+      ),
+    sample: async (rate) => {
+      const rows = (await conn.execute(`SELECT CAST(${k} AS CHAR) FROM ${from} ORDER BY ${k}`)).rows;
+      const out: bigint[] = [];
+      for (let i = rate - 1; i < rows.length; i += rate) out.push(BigInt(String(rows[i][0])));
+      return out;
+    },
+  });
 
-/** Reads every captured table's columns and key (or those of `refs`: tables created while streaming). */
-export async function discoverMySqlTables(
-  conn: JdbcConnection,
-  cfg: MySqlCdcConfig,
-  refs?: readonly MySqlTableRef[],
-): Promise<MySqlCapturedTable[]> {
-  return (await discoverCapturedTables(
-    conn,
-    (refs ?? (await capturedRefs(conn, cfg))).map((ref) => ({ ref, text: ref.text, path: tablePathOf(ref) })),
-    cfg.overrides,
-    'mysql',
-    cfg.place,
-    (what, err) => externalError(what, err, cfg.place),
-  )) as MySqlCapturedTable[];
+  constructor(options: PluginOptions) {
+    super(compileMySqlCdcOptions(options), 'MySQL-CDC', 'mysql');
+  }
+
+  protected get namedRefs(): readonly MySqlTableRef[] {
+    return this.cfg.tables;
+  }
+
+  protected candidate(r: unknown[]): { name: string; database: string } | undefined {
+    const { databaseNames } = this.cfg;
+    return databaseNames === undefined || databaseNames.includes(String(r[0]))
+      ? { name: `${String(r[0])}.${String(r[1])}`, database: String(r[0]) }
+      : undefined;
+  }
+
+  refsOf(names: readonly string[]): MySqlTableRef[] {
+    return mysqlTableRefs(names, undefined, this.cfg.databaseNames, this.cfg.place);
+  }
+
+  check(conn: JdbcConnection): Promise<void> {
+    return checkBinlog(conn, this.cfg);
+  }
+
+  readSchemaRecord(conn: JdbcConnection, tables: readonly MySqlCapturedTable[]): Promise<MySqlSchemaRecord> {
+    return readSchemaRecord(conn, tables);
+  }
+
+  /** SHOW MASTER STATUS: the end of the binlog now. */
+  async masterStatus(conn: JdbcConnection): Promise<BinlogPosition> {
+    try {
+      const r = (await conn.execute('SHOW MASTER STATUS')).rows[0];
+      return { file: String(r[0]), pos: Number(r[1]) };
+    } catch (err) {
+      throw externalError('reading the binlog position (the user needs REPLICATION CLIENT)', err, this.cfg.place);
+    }
+  }
 }
 
 /** Fails with one sentence unless the binlog is on, in ROW format with full row images. */

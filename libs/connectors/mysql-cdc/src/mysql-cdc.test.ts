@@ -1,13 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import mysql from 'mysql2/promise';
-import { optionsOf, type PluginContext, type SourceReader } from '@tideway/api';
+import { optionsOf, type PluginContext } from '@tideway/api';
 import {
   applyStrictly,
+  chunksThenChangesAcrossRestore,
   ListCollector,
   pollUntil,
   pollWithCheckpoints,
   settle,
   snapshotThenStream,
+  type CdcEnumeratorState,
   type CdcSplit,
 } from '@tideway/connector-cdc-common';
 import { startMariaDb, type TestDatabaseServer } from '@tideway/testing';
@@ -88,52 +90,21 @@ afterAll(async () => {
 });
 
 describe('MySQL-CDC on MariaDB', () => {
-  it('reads the snapshot in chunks, then binlog changes in order, each once, across a restore', async () => {
-    const src = source();
-    const splits = await plan(src);
-    expect(splits.filter((s) => s.kind === 'snapshot').length).toBeGreaterThan(3);
-    let reader: SourceReader<CdcSplit> = src.createReader(readerCtx);
-    reader.addSplits(splits);
-    const out = new ListCollector();
-    await reader.pollNext(out);
-    await reader.pollNext(out);
-    await admin.query(`UPDATE orders SET name = 'early' WHERE id = 3`);
-    await admin.query(`UPDATE orders SET name = 'late' WHERE id = 40`);
-    await admin.query(`DELETE FROM orders WHERE id = 41`);
-    await admin.query(`INSERT INTO orders (id, name) VALUES (100, 'new')`);
-    await admin.query(`INSERT INTO notes VALUES ('c', 'z')`);
-    const state = new Map<string, unknown[]>();
-    await pollUntil(reader, out, () => out.rows.some((r) => r.fields[0] === 3n && r.kind === '+U'));
-    await settle(reader, out);
-    applyStrictly(state, out.rows);
-    expect(out.rows.filter((r) => r.fields[0] === 40n && r.kind !== '+I')).toEqual([]);
-    expect(out.rows.filter((r) => r.fields[0] === 3n).map((r) => r.kind)).toEqual(['+I', '-U', '+U']);
-
-    await admin.query('BEGIN');
-    await admin.query(`UPDATE orders SET amount = 99.99 WHERE id = 5`);
-    await admin.query(`DELETE FROM orders WHERE id = 6`);
-    await admin.query(`INSERT INTO orders (id, name) VALUES (101, 'x')`);
-    await admin.query('COMMIT');
-    let seen = out.rows.length;
-    await pollUntil(reader, out, () => out.rows.some((r) => r.fields[0] === 101n));
-    await settle(reader, out);
-    applyStrictly(state, out.rows.slice(seen));
-    const saved = reader.snapshotState(1);
-    await reader.notifyCheckpointComplete?.(1);
-    await admin.query(`UPDATE orders SET name = 'after-checkpoint' WHERE id = 7`);
-    await reader.close();
-
-    reader = src.createReader(readerCtx);
-    reader.addSplits(saved);
-    seen = out.rows.length;
-    await admin.query(`INSERT INTO orders (id, name) VALUES (102, 'y')`);
-    await pollUntil(reader, out, () => out.rows.some((r) => r.fields[0] === 102n));
-    await settle(reader, out);
-    applyStrictly(state, out.rows.slice(seen));
-    expect(out.rows.slice(seen).map((r) => `${r.kind}${String(r.fields[0])}`)).toEqual(['-U7', '+U7', '+I102']);
-    await reader.close();
-    expect(state).toEqual(await tableState());
-  }, 60_000);
+  it(
+    'reads the snapshot in chunks, then binlog changes in order, each once, across a restore',
+    () =>
+      chunksThenChangesAcrossRestore({
+        source: source(),
+        run: (sql) => admin.query(sql),
+        transaction: async (statements) => {
+          await admin.query('BEGIN');
+          for (const sql of statements) await admin.query(sql);
+          await admin.query('COMMIT');
+        },
+        tableState,
+      }),
+    60_000,
+  );
 
   it('gives binlog values the same SeaTunnel values as the snapshot', async () => {
     const src = source({ 'table-names': ['tideway.orders'], 'startup.mode': 'latest' });
@@ -283,6 +254,45 @@ describe('MySQL-CDC on MariaDB', () => {
       /table-names cannot be combined with table-pattern/,
     );
     expect(() => byPattern({})).toThrow(/MySQL-CDC needs table-names, table-pattern or database-pattern/);
+  }, 30_000);
+
+  it('restored during its snapshot with a config that adds one table and drops another, plans the added one and drops the other (decision 0041)', async () => {
+    const first = source({ 'table-names': ['tideway.orders'] });
+    const planned = await plan(first);
+    const stream = planned.find((s) => s.kind === 'stream')!;
+    const chunks = planned.filter((s) => s.kind === 'snapshot');
+    // Stopped with one chunk of orders read and the rest pending.
+    const restored: CdcEnumeratorState = {
+      planned: true,
+      pending: chunks.slice(1),
+      finished: [{ ...chunks[0], keyIndex: 0, watermark: (stream as { position: unknown }).position }],
+      readBy: [0],
+      stream,
+    };
+    const assigned: CdcSplit[] = [];
+    const enumerate = async (tables: string[]) => {
+      assigned.length = 0;
+      const src = source({ 'table-names': tables });
+      await src.prepare();
+      const e = src.createEnumerator(
+        { parallelism: 1, registeredReaders: () => [], assignSplits: (_, s) => assigned.push(...s), signalNoMoreSplits: () => {} },
+        structuredClone(restored),
+      );
+      e.registerReader(0);
+      expect(assigned, 'nothing is handed out before the tables are reconciled').toEqual([]);
+      await e.run();
+      for (let i = 0; i < chunks.length + 2; i++) e.handleSplitRequest(0);
+      const state = e.snapshotState(1);
+      const recorded = (state.stream?.schema as { tables: { catalog: { tableId: string } }[] }).tables.map((t) => t.catalog.tableId);
+      return { ids: assigned.map((s) => `${s.splitId}${s.kind === 'snapshot' && s.announce ? ' (announced)' : ''}`), recorded, state };
+    };
+    const added = await enumerate(['tideway.orders', 'tideway.notes']);
+    expect(added.ids).toEqual([...chunks.slice(1).map((c) => c.splitId), 'tideway.notes:0 (announced)']);
+    expect(added.recorded).toEqual(['tideway.orders', 'tideway.notes']);
+    const swapped = await enumerate(['tideway.notes']);
+    expect(swapped.ids).toEqual(['tideway.notes:0 (announced)']);
+    expect(swapped.recorded).toEqual(['tideway.notes']);
+    expect(swapped.state.finished).toEqual([]);
   }, 30_000);
 
   it('names the problem in one sentence: bad login, missing table, binlog off, bad options', async () => {

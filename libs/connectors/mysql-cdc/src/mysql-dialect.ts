@@ -1,10 +1,9 @@
-import { TidewayError } from '@tideway/common';
-import type { CdcDialect, ChangeTxn, ChunkRead, SnapshotSplit } from '@tideway/connector-cdc-common';
-import { externalError, type MySqlConnection } from '@tideway/connector-jdbc';
+import { JdbcCdcDialect, type ChangeTxn } from '@tideway/connector-cdc-common';
+import type { MySqlConnection } from '@tideway/connector-jdbc';
 import { compareBinlog, type BinlogPosition } from './binlog-position.js';
 import { BinlogStream } from './binlog-stream.js';
-import { connectMySql, discoverMySqlTables, type MySqlCapturedTable } from './mysql-catalog.js';
-import { mysqlTableRefs, type MySqlCdcConfig } from './mysql-cdc-options.js';
+import type { MySqlCapturedTable } from './mysql-catalog.js';
+import type { MySqlCdcConfig } from './mysql-cdc-options.js';
 import { readSchemaRecord, type MySqlSchemaRecord, type TrackedTable } from './mysql-schema.js';
 
 /**
@@ -13,51 +12,14 @@ import { readSchemaRecord, type MySqlSchemaRecord, type TrackedTable } from './m
  * a brief FLUSH TABLES WITH READ LOCK). A streamed transaction is in the chunk exactly when it
  * starts before that position.
  */
-export class MySqlCdcDialect implements CdcDialect<BinlogPosition, BinlogPosition> {
-  private conn: MySqlConnection | undefined;
-  private tables: Map<string, MySqlCapturedTable> | undefined;
+export class MySqlCdcDialect extends JdbcCdcDialect<BinlogPosition, BinlogPosition, MySqlConnection, MySqlCapturedTable, MySqlCdcConfig> {
   private mariadb = false;
-
-  constructor(private readonly cfg: MySqlCdcConfig) {}
-
-  async readChunk(split: SnapshotSplit): Promise<ChunkRead<BinlogPosition>> {
-    const { conn, tables } = await this.session();
-    const table = tables.get(split.tableId)!;
-    const where: string[] = [];
-    if (split.keyColumn !== undefined && split.lower !== undefined) where.push(`${conn.quote(split.keyColumn)} >= ${split.lower}`);
-    if (split.keyColumn !== undefined && split.upper !== undefined) where.push(`${conn.quote(split.keyColumn)} < ${split.upper}`);
-    const sql = `SELECT * FROM ${conn.tableSql(table.ref)}${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''}`;
-    try {
-      const watermark = await this.beginSnapshot(conn);
-      try {
-        const stream = await conn.stream(sql, table.columns, this.cfg.fetchSize);
-        const rows: unknown[][] = [];
-        for (;;) {
-          const batch = await stream.read(this.cfg.fetchSize);
-          if (batch.length === 0) break;
-          for (const r of batch) rows.push(r);
-        }
-        await stream.close();
-        await conn.execute('COMMIT');
-        return { rows, watermark };
-      } catch (err) {
-        await conn.execute('ROLLBACK').catch(() => undefined);
-        throw err;
-      }
-    } catch (err) {
-      throw err instanceof TidewayError ? err : externalError(`reading snapshot chunk ${split.splitId}`, err, this.cfg.place);
-    }
-  }
 
   /** `schema`: the record checkpointed with the position; absent, the tables' columns are read now. */
   async openStream(position: BinlogPosition, schema?: unknown): Promise<BinlogStream> {
-    const { conn, tables } = await this.session();
-    let record = schema as MySqlSchemaRecord | undefined;
-    try {
-      record ??= await readSchemaRecord(conn, [...tables.values()]);
-    } catch (err) {
-      throw externalError("reading the captured tables' column types", err, this.cfg.place);
-    }
+    const record =
+      (schema as MySqlSchemaRecord | undefined) ??
+      ((await this.currentRecord("reading the captured tables' column types")) as MySqlSchemaRecord);
     const { tablePattern, databasePattern, databaseNames } = this.cfg;
     const matches =
       tablePattern || databasePattern
@@ -74,10 +36,9 @@ export class MySqlCdcDialect implements CdcDialect<BinlogPosition, BinlogPositio
 
   /** A table created while streaming, as the record tracks it: read now, on a session of its own (the stream's may be gone). */
   private async discoverCreated(database: string, table: string): Promise<TrackedTable> {
-    const refs = mysqlTableRefs([`${database}.${table}`], undefined, this.cfg.databaseNames, this.cfg.place);
-    const conn = await connectMySql(this.cfg);
+    const conn = await this.catalog.connect();
     try {
-      const tables = await discoverMySqlTables(conn, this.cfg, refs);
+      const tables = await this.catalog.discover(conn, this.catalog.refsOf([`${database}.${table}`]));
       return (await readSchemaRecord(conn, tables)).tables[0];
     } finally {
       await conn.close();
@@ -92,17 +53,16 @@ export class MySqlCdcDialect implements CdcDialect<BinlogPosition, BinlogPositio
     return compareBinlog(txn.dedup as BinlogPosition, w) >= 0;
   }
 
-  async close(): Promise<void> {
-    await this.conn?.close();
-    this.conn = undefined;
-  }
-
   /** The binlog stream needs no session of ours: the captured tables stay known, the connection goes. */
   releaseSession(): Promise<void> {
     return this.close();
   }
 
-  private async beginSnapshot(conn: MySqlConnection): Promise<BinlogPosition> {
+  protected override async onSession(conn: MySqlConnection): Promise<void> {
+    this.mariadb = /mariadb/i.test(String((await conn.execute('SELECT VERSION()')).rows[0][0]));
+  }
+
+  protected async beginSnapshot(conn: MySqlConnection): Promise<BinlogPosition> {
     if (this.mariadb) {
       await conn.execute('START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY');
       const status = new Map(
@@ -118,14 +78,5 @@ export class MySqlCdcDialect implements CdcDialect<BinlogPosition, BinlogPositio
     } finally {
       await conn.execute('UNLOCK TABLES');
     }
-  }
-
-  private async session(): Promise<{ conn: MySqlConnection; tables: Map<string, MySqlCapturedTable> }> {
-    if (!this.conn) {
-      this.conn = await connectMySql(this.cfg);
-      this.mariadb = /mariadb/i.test(String((await this.conn.execute('SELECT VERSION()')).rows[0][0]));
-    }
-    this.tables ??= new Map((await discoverMySqlTables(this.conn, this.cfg)).map((t) => [t.catalog.tableId, t]));
-    return { conn: this.conn, tables: this.tables };
   }
 }

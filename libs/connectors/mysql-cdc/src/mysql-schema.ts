@@ -1,5 +1,6 @@
-import { applyColumnChanges, type CatalogTable, type ChangedColumn, type ColumnChange, type SchemaChangeEvent } from '@tideway/api';
+import { applyColumnChanges, type ChangedColumn, type ColumnChange, type SchemaChangeEvent } from '@tideway/api';
 import { ErrorCode, TidewayError, type Place, textOf } from '@tideway/common';
+import { inCatalogOrder, recordOf, type SchemaRecord, type TrackedTableOf } from '@tideway/connector-cdc-common';
 import type { JdbcConnection } from '@tideway/connector-jdbc';
 import { parseDdl, type ColumnDefinition, type DdlColumnChange } from './mysql-ddl.js';
 import type { MySqlCapturedTable } from './mysql-catalog.js';
@@ -15,13 +16,11 @@ export interface TrackedColumn {
 }
 
 /** One captured table's schema at a binlog position. */
-export interface TrackedTable {
+export interface TrackedTable extends TrackedTableOf<TrackedColumn> {
   readonly database: string;
   readonly table: string;
   /** Character set of text columns a DDL adds without naming one. */
   readonly defaultCharset: string;
-  readonly columns: readonly TrackedColumn[];
-  readonly catalog: CatalogTable;
 }
 
 /**
@@ -30,14 +29,11 @@ export interface TrackedTable {
  * types, and a restart reads events written before later DDL, so rows are decoded with the
  * schema as it was where they were written, not with the table's current one.
  */
-export interface MySqlSchemaRecord {
-  readonly tables: readonly TrackedTable[];
-}
+export type MySqlSchemaRecord = SchemaRecord<TrackedTable>;
 
 /** Reads the captured tables' column types and character sets now (the schema at the start position). */
-export async function readSchemaRecord(conn: JdbcConnection, tables: readonly MySqlCapturedTable[]): Promise<MySqlSchemaRecord> {
-  const out: TrackedTable[] = [];
-  for (const t of tables) {
+export function readSchemaRecord(conn: JdbcConnection, tables: readonly MySqlCapturedTable[]): Promise<MySqlSchemaRecord> {
+  return recordOf(tables, async (t): Promise<TrackedTable> => {
     const db = conn.literal(t.ref.database);
     const name = conn.literal(t.ref.table);
     const cols = (
@@ -50,25 +46,20 @@ export async function readSchemaRecord(conn: JdbcConnection, tables: readonly My
         `SELECT c.CHARACTER_SET_NAME FROM information_schema.TABLES t JOIN information_schema.COLLATIONS c ON c.COLLATION_NAME = t.TABLE_COLLATION WHERE t.TABLE_SCHEMA = ${db} AND t.TABLE_NAME = ${name}`,
       )
     ).rows;
-    const byName = new Map(cols.map((r) => [String(r[0]), r]));
-    out.push({
+    const text = (v: unknown) => (v == null ? null : textOf(v));
+    return {
       database: t.ref.database,
       table: t.ref.table,
       defaultCharset: cs.length > 0 ? String(cs[0][0]) : 'utf8mb4',
-      // In the catalog's order (the order rows are emitted in), which is the table's.
-      columns: t.catalog.columns.map((c) => {
-        const r = byName.get(c.name);
-        return {
-          name: c.name,
-          columnType: r ? String(r[1]) : '',
-          charset: r?.[2] == null ? null : textOf(r[2]),
-          collation: r?.[3] == null ? null : textOf(r[3]),
-        };
-      }),
+      columns: inCatalogOrder(t.catalog, new Map(cols.map((r) => [String(r[0]), r])), (n, r) => ({
+        name: n,
+        columnType: r ? String(r[1]) : '',
+        charset: text(r?.[2]),
+        collation: text(r?.[3]),
+      })),
       catalog: t.catalog,
-    });
-  }
-  return { tables: out };
+    };
+  });
 }
 
 /** What a DDL statement did to the captured tables: the new record and the events to emit. */

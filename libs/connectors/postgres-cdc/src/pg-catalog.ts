@@ -1,44 +1,64 @@
-import { TidewayError } from '@tideway/common';
-import { externalError, openConnection, tablePathOf, type JdbcConnection, type PgConnection } from '@tideway/connector-jdbc';
-import { discoverCapturedTables, matchedTableNames, withRetries } from '@tideway/connector-cdc-common';
+import type { PluginOptions } from '@tideway/api';
+import { bigKey, CdcCatalog, type KeySql } from '@tideway/connector-cdc-common';
+import type { JdbcConnection, PgConnection } from '@tideway/connector-jdbc';
 import type { CapturedTable } from './captured-table.js';
-import { pgTableRefs, type PgCdcConfig, type PgTableRef } from './pg-cdc-options.js';
+import { compilePgCdcOptions, pgTableRefs, type PgCdcConfig, type PgTableRef } from './pg-cdc-options.js';
+import { checkLogicalReplication, ensurePublicationAndSlot } from './pg-replication-setup.js';
+import { readPgSchemaRecord, type PgSchemaRecord } from './pg-schema.js';
 
-/** Opens a session (retrying refused or dropped connections connect.max-retries times). */
-export async function connectPg(cfg: PgCdcConfig): Promise<PgConnection> {
-  return (await withRetries(
-    cfg.connectRetries,
-    () => openConnection(cfg.settings, cfg.place),
-    (e) => e instanceof TidewayError && e.retryable,
-  )) as PgConnection;
-}
+/** PostgreSQL's catalog side of Postgres-CDC: its table listing, wal_level check, schema record and key SQL. */
+export class PgCatalog extends CdcCatalog<PgConnection, CapturedTable, PgCdcConfig> {
+  protected readonly listTablesSql =
+    "SELECT table_schema, table_name FROM information_schema.tables WHERE table_type = 'BASE TABLE' AND table_schema NOT IN ('pg_catalog', 'information_schema') AND table_schema NOT LIKE 'pg\\_%'";
 
-/** The tables of table-names, or those table-pattern / database-pattern match now. */
-async function capturedRefs(conn: JdbcConnection, cfg: PgCdcConfig): Promise<readonly PgTableRef[]> {
-  if (cfg.tablePattern === undefined && cfg.databasePattern === undefined) return cfg.tables;
-  const names = await matchedTableNames(
-    conn,
-    cfg,
-    "SELECT table_schema, table_name FROM information_schema.tables WHERE table_type = 'BASE TABLE' AND table_schema NOT IN ('pg_catalog', 'information_schema') AND table_schema NOT LIKE 'pg\\_%'",
-    (r) =>
-      cfg.schemaNames === undefined || cfg.schemaNames.includes(String(r[0]))
-        ? { name: `${cfg.database}.${String(r[0])}.${String(r[1])}`, database: cfg.database }
-        : undefined,
-    'Postgres-CDC',
-    cfg.place,
-    (what, err) => externalError(what, err, cfg.place),
-  );
-  return pgTableRefs(names, cfg.database, cfg.schemaNames, cfg.place);
-}
+  protected readonly keySql: KeySql<PgConnection> = (conn, k, from) => ({
+    stats: async () => {
+      const r = (await conn.execute(`SELECT MIN(${k})::text, MAX(${k})::text, COUNT(*) FROM ${from}`)).rows[0];
+      return { min: bigKey(r[0]), max: bigKey(r[1]), count: Number(r[2]) };
+    },
+    keyAfter: async (start, offset) =>
+      bigKey(
+        (await conn.execute(`SELECT ${k}::text FROM ${from} WHERE ${k} >= $1 ORDER BY ${k} OFFSET $2 LIMIT 1`, [start.toString(), offset]))
+          .rows[0]?.[0],
+      ),
+    sample: async (rate) =>
+      (
+        await conn.execute(
+          `SELECT k::text FROM (SELECT ${k} AS k, row_number() OVER (ORDER BY ${k}) AS n FROM ${from}) s WHERE n % $1 = 0 ORDER BY k`,
+          [rate],
+        )
+      ).rows.map((r) => BigInt(String(r[0]))),
+  });
 
-/** Reads every captured table's columns and key (or those of `refs`: tables created while streaming). */
-export async function discoverPgTables(conn: JdbcConnection, cfg: PgCdcConfig, refs?: readonly PgTableRef[]): Promise<CapturedTable[]> {
-  return (await discoverCapturedTables(
-    conn,
-    (refs ?? (await capturedRefs(conn, cfg))).map((ref) => ({ ref, text: ref.text, path: tablePathOf(ref) })),
-    cfg.overrides,
-    'postgresql',
-    cfg.place,
-    (what, err) => externalError(what, err, cfg.place),
-  )) as CapturedTable[];
+  constructor(options: PluginOptions) {
+    super(compilePgCdcOptions(options), 'Postgres-CDC', 'postgresql');
+  }
+
+  protected get namedRefs(): readonly PgTableRef[] {
+    return this.cfg.tables;
+  }
+
+  protected candidate(r: unknown[]): { name: string; database: string } | undefined {
+    const { schemaNames, database } = this.cfg;
+    return schemaNames === undefined || schemaNames.includes(String(r[0]))
+      ? { name: `${database}.${String(r[0])}.${String(r[1])}`, database }
+      : undefined;
+  }
+
+  refsOf(names: readonly string[]): PgTableRef[] {
+    return pgTableRefs(names, this.cfg.database, this.cfg.schemaNames, this.cfg.place);
+  }
+
+  check(conn: JdbcConnection): Promise<void> {
+    return checkLogicalReplication(conn, this.cfg);
+  }
+
+  readSchemaRecord(conn: PgConnection, tables: readonly CapturedTable[]): Promise<PgSchemaRecord> {
+    return readPgSchemaRecord(conn, tables);
+  }
+
+  /** A publication that lists its tables gains the added ones before their snapshot, so their later changes are streamed. */
+  protected override async beforeAddedSnapshot(conn: PgConnection, tables: readonly CapturedTable[]): Promise<void> {
+    await ensurePublicationAndSlot(conn, this.cfg, tables);
+  }
 }

@@ -1,12 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
-import { optionsOf, type PluginContext, type SourceReader } from '@tideway/api';
+import { optionsOf, type PluginContext } from '@tideway/api';
 import type { CdcSplit } from '@tideway/connector-cdc-common';
 import { startPostgres, type TestDatabaseServer } from '@tideway/testing';
 import { PG_CDC_SPEC } from './pg-cdc-options.js';
 import type { PgWatermark } from './pg-dialect.js';
 import { PgCdcSource } from './pg-cdc-source.js';
-import { applyStrictly, ListCollector, pollUntil, pollWithCheckpoints, settle, snapshotThenStream } from '@tideway/connector-cdc-common';
+import {
+  applyStrictly,
+  chunksThenChangesAcrossRestore,
+  ListCollector,
+  pollUntil,
+  pollWithCheckpoints,
+  settle,
+  snapshotThenStream,
+} from '@tideway/connector-cdc-common';
 
 let server: TestDatabaseServer;
 let admin: pg.Client;
@@ -75,60 +83,17 @@ afterAll(async () => {
 });
 
 describe('Postgres-CDC', () => {
-  it('reads the snapshot in chunks, then changes in order, each once, across a restore', async () => {
-    const src = source();
-    const splits = await plan(src);
-    expect(splits.filter((s) => s.kind === 'snapshot').length).toBeGreaterThan(3);
-    const readerCtx = {
-      subtaskIndex: 0,
-      parallelism: 1,
-      boundedness: 'UNBOUNDED' as const,
-      signalNoMoreElement: () => {},
-      sendSplitRequest: () => {},
-    };
-    let reader: SourceReader<CdcSplit> = src.createReader(readerCtx);
-    reader.addSplits(splits);
-    const out = new ListCollector();
-    // Changes while the snapshot is half read: some hit chunks already read, some chunks to come.
-    await reader.pollNext(out);
-    await reader.pollNext(out);
-    await admin.query(`UPDATE orders SET name = 'early' WHERE id = 3`); // chunk read: must stream
-    await admin.query(`UPDATE orders SET name = 'late' WHERE id = 40`); // chunk to come: in snapshot, not streamed
-    await admin.query(`DELETE FROM orders WHERE id = 41`);
-    await admin.query(`INSERT INTO orders (id, name) VALUES (100, 'new')`);
-    await admin.query(`INSERT INTO notes VALUES ('c', 'z')`);
-    const state = new Map<string, unknown[]>();
-    // 'c' is in the notes snapshot (read after the insert): wait for the streamed update of 3.
-    await pollUntil(reader, out, () => out.rows.some((r) => r.fields[0] === 3n && r.kind === '+U'));
-    await settle(reader, out);
-    applyStrictly(state, out.rows);
-    expect(out.rows.filter((r) => r.fields[0] === 40n && r.kind !== '+I')).toEqual([]);
-    expect(out.rows.filter((r) => r.fields[0] === 3n).map((r) => r.kind)).toEqual(['+I', '-U', '+U']);
-
-    // A transaction of several changes, checkpointed in its middle is impossible to force; checkpoint between transactions.
-    await admin.query(
-      `BEGIN; UPDATE orders SET amount = 99.99 WHERE id = 5; DELETE FROM orders WHERE id = 6; INSERT INTO orders (id, name) VALUES (101, 'x'); COMMIT`,
-    );
-    let seen = out.rows.length;
-    await pollUntil(reader, out, () => out.rows.some((r) => r.fields[0] === 101n));
-    await settle(reader, out);
-    applyStrictly(state, out.rows.slice(seen));
-    const saved = reader.snapshotState(1);
-    await reader.notifyCheckpointComplete?.(1);
-    await admin.query(`UPDATE orders SET name = 'after-checkpoint' WHERE id = 7`);
-    await reader.close();
-
-    reader = src.createReader(readerCtx);
-    reader.addSplits(saved);
-    seen = out.rows.length;
-    await admin.query(`INSERT INTO orders (id, name) VALUES (102, 'y')`);
-    await pollUntil(reader, out, () => out.rows.some((r) => r.fields[0] === 102n));
-    await settle(reader, out);
-    applyStrictly(state, out.rows.slice(seen));
-    expect(out.rows.slice(seen).map((r) => `${r.kind}${String(r.fields[0])}`)).toEqual(['-U7', '+U7', '+I102']);
-    await reader.close();
-    expect(state).toEqual(await tableState());
-  }, 60_000);
+  it(
+    'reads the snapshot in chunks, then changes in order, each once, across a restore',
+    () =>
+      chunksThenChangesAcrossRestore({
+        source: source(),
+        run: (sql) => admin.query(sql),
+        transaction: (statements) => admin.query(['BEGIN', ...statements, 'COMMIT'].join('; ')),
+        tableState,
+      }),
+    60_000,
+  );
 
   it('keeps every type exact, as the Jdbc connector reads it', async () => {
     const src = source({ 'table-names': ['tideway.public.orders'], 'startup.mode': 'latest', 'slot.name': 'types' });

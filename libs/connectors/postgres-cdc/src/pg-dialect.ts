@@ -1,14 +1,11 @@
-import { TidewayError } from '@tideway/common';
-import type { CdcDialect, ChangeTxn, ChunkRead, SnapshotSplit } from '@tideway/connector-cdc-common';
-import { externalError, type PgConnection } from '@tideway/connector-jdbc';
+import { JdbcCdcDialect, type ChangeTxn } from '@tideway/connector-cdc-common';
+import type { PgConnection } from '@tideway/connector-jdbc';
 import type { CapturedTable } from './captured-table.js';
 import { parseLsn } from './lsn.js';
-import { connectPg, discoverPgTables } from './pg-catalog.js';
-import { pgTableRefs, type PgCdcConfig } from './pg-cdc-options.js';
+import type { PgCdcConfig } from './pg-cdc-options.js';
 import { PgReplicationStream, type PgTxnDedup } from './replication-stream.js';
 import {
   catalogColumns,
-  readPgSchemaRecord,
   resolveColumns,
   type PgSchemaRecord,
   type ResolvedColumns,
@@ -37,53 +34,21 @@ function parseSnapshot(text: string, hw: string): PgWatermark {
  * kept as the watermark; a streamed transaction is in the chunk exactly when that snapshot sees
  * its xid. Transactions whose commit record lies at or after `hw` committed after the snapshot.
  */
-export class PgCdcDialect implements CdcDialect<string, PgWatermark> {
-  private conn: PgConnection | undefined;
-  private tables: Map<string, CapturedTable> | undefined;
-
-  constructor(private readonly cfg: PgCdcConfig) {}
-
-  async readChunk(split: SnapshotSplit): Promise<ChunkRead<PgWatermark>> {
-    const { conn, tables } = await this.session();
-    const table = tables.get(split.tableId)!;
-    const where: string[] = [];
-    if (split.keyColumn !== undefined && split.lower !== undefined) where.push(`${conn.quote(split.keyColumn)} >= ${split.lower}`);
-    if (split.keyColumn !== undefined && split.upper !== undefined) where.push(`${conn.quote(split.keyColumn)} < ${split.upper}`);
-    const sql = `SELECT * FROM ${conn.tableSql(table.ref)}${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''}`;
-    try {
-      await conn.execute('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-      try {
-        // The first statement takes the transaction's snapshot; the WAL position is read after it.
-        const snap = String((await conn.execute('SELECT pg_current_snapshot()::text')).rows[0][0]);
-        const hw = String((await conn.execute('SELECT pg_current_wal_insert_lsn()::text')).rows[0][0]);
-        const stream = await conn.stream(sql, table.columns);
-        const rows: unknown[][] = [];
-        for (;;) {
-          const batch = await stream.read(this.cfg.fetchSize);
-          if (batch.length === 0) break;
-          for (const r of batch) rows.push(r);
-        }
-        await stream.close();
-        await conn.execute('COMMIT');
-        return { rows, watermark: parseSnapshot(snap, hw) };
-      } catch (err) {
-        await conn.execute('ROLLBACK').catch(() => undefined);
-        throw err;
-      }
-    } catch (err) {
-      throw err instanceof TidewayError ? err : externalError(`reading snapshot chunk ${split.splitId}`, err, this.cfg.place);
-    }
+export class PgCdcDialect extends JdbcCdcDialect<string, PgWatermark, PgConnection, CapturedTable, PgCdcConfig> {
+  protected async beginSnapshot(conn: PgConnection): Promise<PgWatermark> {
+    await conn.execute('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    // The first statement takes the transaction's snapshot; the WAL position is read after it.
+    const snap = String((await conn.execute('SELECT pg_current_snapshot()::text')).rows[0][0]);
+    const hw = String((await conn.execute('SELECT pg_current_wal_insert_lsn()::text')).rows[0][0]);
+    return parseSnapshot(snap, hw);
   }
 
   /** `schema`: the record checkpointed with the position; absent, the tables' columns are read now. */
   async openStream(position: string, schema?: unknown): Promise<PgReplicationStream> {
-    const { conn, tables } = await this.session();
-    let record = schema as PgSchemaRecord | undefined;
-    try {
-      record ??= await readPgSchemaRecord(conn, [...tables.values()]);
-    } catch (err) {
-      throw externalError("reading the captured tables' columns", err, this.cfg.place);
-    }
+    // The stream resolves column types on this session.
+    const { conn } = await this.session();
+    const record =
+      (schema as PgSchemaRecord | undefined) ?? ((await this.currentRecord("reading the captured tables' columns")) as PgSchemaRecord);
     const { tablePattern, databasePattern, schemaNames, database } = this.cfg;
     const matches =
       tablePattern || databasePattern
@@ -134,8 +99,7 @@ export class PgCdcDialect implements CdcDialect<string, PgWatermark> {
     columns: readonly TrackedPgColumn[],
   ): Promise<{ table: TrackedPgTable; resolved: ResolvedColumns }> {
     const { conn } = await this.session();
-    const refs = pgTableRefs([`${this.cfg.database}.${schema}.${table}`], this.cfg.database, this.cfg.schemaNames, this.cfg.place);
-    const [found] = await discoverPgTables(conn, this.cfg, refs);
+    const [found] = await this.catalog.discover(conn, this.catalog.refsOf([`${this.cfg.database}.${schema}.${table}`]));
     const key = `${schema}.${table}`;
     const resolved = await resolveColumns(conn, key, columns);
     const catalog = { ...found.catalog, columns: resolved.columns };
@@ -154,16 +118,5 @@ export class PgCdcDialect implements CdcDialect<string, PgWatermark> {
 
   streamPast(w: PgWatermark, txn: ChangeTxn<string>): boolean {
     return (txn.dedup as PgTxnDedup).commitLsn >= parseLsn(w.hw);
-  }
-
-  async close(): Promise<void> {
-    await this.conn?.close();
-    this.conn = undefined;
-  }
-
-  private async session(): Promise<{ conn: PgConnection; tables: Map<string, CapturedTable> }> {
-    this.conn ??= await connectPg(this.cfg);
-    this.tables ??= new Map((await discoverPgTables(this.conn, this.cfg)).map((t) => [t.catalog.tableId, t]));
-    return { conn: this.conn, tables: this.tables };
   }
 }

@@ -1,5 +1,6 @@
 import { applyColumnChanges, type CatalogTable, type ChangedColumn, type ColumnChange, type SchemaChangeEvent } from '@tideway/api';
 import { ErrorCode, TidewayError, type Place, textOf } from '@tideway/common';
+import { inCatalogOrder, recordOf, type SchemaRecord, type TrackedTableOf } from '@tideway/connector-cdc-common';
 import type { PgConnection, ValueDecoder } from '@tideway/connector-jdbc';
 import type { CapturedTable } from './captured-table.js';
 import type { RelationColumn } from './pgoutput.js';
@@ -12,37 +13,28 @@ export interface TrackedPgColumn {
 }
 
 /** One captured table's columns at a stream position. */
-export interface TrackedPgTable {
+export interface TrackedPgTable extends TrackedTableOf<TrackedPgColumn> {
   /** `schema.table`, as relation messages name it. */
   readonly key: string;
-  readonly columns: readonly TrackedPgColumn[];
-  readonly catalog: CatalogTable;
 }
 
 /**
  * Postgres-CDC's record of the captured tables' columns at a stream position (checkpointed in
  * the stream split): a relation message whose columns differ from it is a schema change.
  */
-export interface PgSchemaRecord {
-  readonly tables: readonly TrackedPgTable[];
-}
+export type PgSchemaRecord = SchemaRecord<TrackedPgTable>;
 
 /** The captured tables' columns now, from pg_attribute (the schema at the position planned with them). */
-export async function readPgSchemaRecord(conn: PgConnection, tables: readonly CapturedTable[]): Promise<PgSchemaRecord> {
-  const out: TrackedPgTable[] = [];
-  for (const t of tables) {
+export function readPgSchemaRecord(conn: PgConnection, tables: readonly CapturedTable[]): Promise<PgSchemaRecord> {
+  return recordOf(tables, async (t): Promise<TrackedPgTable> => {
     const { columns } = await catalogColumns(conn, t.ref.schema, t.ref.table);
-    const byName = new Map(columns.map((c) => [c.name, c]));
-    out.push({
-      key: `${t.ref.schema}.${t.ref.table}`,
-      columns: t.catalog.columns.map((c) => {
-        const r = byName.get(c.name);
-        return { name: c.name, typeOid: r?.typeOid ?? 0, typmod: r?.typmod ?? -1 };
-      }),
-      catalog: t.catalog,
-    });
-  }
-  return { tables: out };
+    const tracked = inCatalogOrder(t.catalog, new Map(columns.map((c) => [c.name, c])), (name, r) => ({
+      name,
+      typeOid: r?.typeOid ?? 0,
+      typmod: r?.typmod ?? -1,
+    }));
+    return { key: `${t.ref.schema}.${t.ref.table}`, columns: tracked, catalog: t.catalog };
+  });
 }
 
 /**

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { ErrorCode, TidewayError, type Place } from '@tideway/common';
-import type { ChangeStream, ChangeTxn, StreamItem } from '@tideway/connector-cdc-common';
+import { QueuedChangeStream, type ChangeTxn } from '@tideway/connector-cdc-common';
 import { externalError, type ValueDecoder } from '@tideway/connector-jdbc';
 import { formatLsn, parseLsn } from './lsn.js';
 import { DecoderbufsMessages } from './decoderbufs-messages.js';
@@ -66,8 +66,6 @@ interface RelationMapping {
 }
 
 const PG_EPOCH_MICROS = 946_684_800_000_000n;
-/** Received items kept before the socket is paused (backpressure). */
-const HIGH_WATER = 20_000;
 const STATUS_INTERVAL_MS = 10_000;
 
 /**
@@ -75,11 +73,8 @@ const STATUS_INTERVAL_MS = 10_000;
  * the same messages), on a pg client in replication mode. Items are queued as they arrive; the slot's confirmed position moves only
  * through confirm(), i.e. after a checkpoint completed.
  */
-export class PgReplicationStream implements ChangeStream<string> {
-  private readonly items: StreamItem<string>[] = [];
+export class PgReplicationStream extends QueuedChangeStream<string> {
   private readonly relations = new Map<number, RelationMapping | null>();
-  private wake: (() => void) | undefined;
-  private error: Error | undefined;
   private txn: ChangeTxn<string> | undefined;
   private lastCommitEnd: string;
   /** The start position: transactions whose commit record lies before it are dropped. */
@@ -88,7 +83,6 @@ export class PgReplicationStream implements ChangeStream<string> {
   private skipping = false;
   private received = 0n;
   private confirmed: bigint;
-  private paused = false;
   private timer: NodeJS.Timeout | undefined;
   /** Messages that arrived while a relation's columns were being resolved, in order. */
   private backlog: Buffer[] = [];
@@ -109,6 +103,7 @@ export class PgReplicationStream implements ChangeStream<string> {
     private readonly target: ReplicationTarget,
     start: string,
   ) {
+    super();
     this.lastCommitEnd = start;
     this.confirmed = parseLsn(start);
     this.startLsn = this.confirmed;
@@ -166,26 +161,6 @@ export class PgReplicationStream implements ChangeStream<string> {
     return stream;
   }
 
-  async poll(max: number, waitMs: number): Promise<StreamItem<string>[]> {
-    if (this.items.length === 0 && this.error === undefined) {
-      await new Promise<void>((resolve) => {
-        const t = setTimeout(resolve, waitMs);
-        this.wake = () => {
-          clearTimeout(t);
-          resolve();
-        };
-      });
-      this.wake = undefined;
-    }
-    if (this.error !== undefined) throw this.error;
-    const out = this.items.length <= max ? this.items.splice(0) : this.items.splice(0, max);
-    if (this.paused && this.items.length < HIGH_WATER / 2) {
-      this.paused = false;
-      this.socket()?.resume();
-    }
-    return out;
-  }
-
   async confirm(position: string): Promise<void> {
     const lsn = parseLsn(position);
     if (lsn > this.confirmed) this.confirmed = lsn;
@@ -194,7 +169,7 @@ export class PgReplicationStream implements ChangeStream<string> {
 
   async close(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
-    this.error ??= new TidewayError(ErrorCode.INTERNAL, 'the replication stream is closed');
+    this.markClosed(new TidewayError(ErrorCode.INTERNAL, 'the replication stream is closed'));
     await this.client.end().catch(() => undefined);
   }
 
@@ -202,15 +177,23 @@ export class PgReplicationStream implements ChangeStream<string> {
     return (this.client as unknown as { connection: { stream?: { pause(): void; resume(): void } } }).connection.stream;
   }
 
-  private fail(err: unknown): void {
-    this.error ??=
-      err instanceof TidewayError ? err : externalError(`streaming from replication slot '${this.target.slot}'`, err, this.target.place);
-    this.wake?.();
+  protected override asStreamError(err: unknown): Error {
+    return err instanceof TidewayError
+      ? err
+      : externalError(`streaming from replication slot '${this.target.slot}'`, err, this.target.place);
+  }
+
+  protected pauseInput(): void {
+    this.socket()?.pause();
+  }
+
+  protected resumeInput(): void {
+    this.socket()?.resume();
   }
 
   /** Standby status: written = received, flushed = applied = confirmed (what the slot may drop). */
   private sendStatus(): void {
-    if (this.error !== undefined) return;
+    if (this.failed) return;
     const buf = Buffer.alloc(34);
     buf[0] = 0x72; // r
     buf.writeBigUInt64BE(this.received > this.confirmed ? this.received : this.confirmed, 1);
@@ -254,15 +237,6 @@ export class PgReplicationStream implements ChangeStream<string> {
     this.lastCommitEnd = formatLsn(walEnd);
     if (walEnd > this.received) this.received = walEnd;
     this.push({ type: 'commit', next: this.lastCommitEnd });
-  }
-
-  private push(item: StreamItem<string>): void {
-    this.items.push(item);
-    if (!this.paused && this.items.length >= HIGH_WATER) {
-      this.paused = true;
-      this.socket()?.pause();
-    }
-    this.wake?.();
   }
 
   private handle(m: PgOutputMessage): void {
@@ -435,7 +409,7 @@ export class PgReplicationStream implements ChangeStream<string> {
             return;
           }
         }
-        if (!this.paused) this.socket()?.resume();
+        if (!this.full) this.resumeInput();
       })
       .catch((err: unknown) => this.fail(err instanceof TidewayError ? err : externalError(what, err, this.target.place)));
   }

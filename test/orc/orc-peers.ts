@@ -48,6 +48,12 @@ export async function pyarrowWrite(spec: string, out: string, codec: string): Pr
   await run(PYTHON, [PEER_SCRIPT, 'write', spec, out, codec], { maxBuffer: 1 << 26 });
 }
 
+/** Writes a Parquet file's rows as ORC with pyarrow (the conformance suite's ORC fixtures). */
+export async function pyarrowOrcFromParquet(parquet: string, out: string, codec: string): Promise<void> {
+  if (!existsSync(PYTHON)) throw new Error(`pyarrow is not installed under ${ORC_PEERS_DIR}: scripts/ensure-orc-peers.sh installs it.`);
+  await run(PYTHON, [PEER_SCRIPT, 'from-parquet', parquet, out, codec]);
+}
+
 /** Runs Apache ORC's tools (`meta`, `data`, `convert`) with the machine's Java. */
 export async function orcTools(...args: string[]): Promise<string> {
   const { stdout } = await run('java', ['-jar', ORC_TOOLS_JAR, ...args], { maxBuffer: 1 << 28 });

@@ -2,6 +2,7 @@
 
   orc_peer.py read FILE...            prints, per file, one JSON line: {"schema": [...], "rows": [...], "stripes": n}
   orc_peer.py write SPEC OUT CODEC    writes SPEC's rows ({"columns": [[name, type]], "rows": [...], options}) with pyarrow
+  orc_peer.py from-parquet IN OUT CODEC   writes a Parquet file's rows as ORC (the conformance fixtures)
 
 Values travel in a canonical form both sides make: integers and decimals as strings, floats as
 JSON numbers (or "NaN", "Infinity", "-Infinity"), bytes as hex, dates as YYYY-MM-DD, timestamps
@@ -195,8 +196,12 @@ def main():
         table = pa.Table.from_arrays(arrays, names=names)
         opts = spec.get("options", {})
         orc.write_table(table, out, compression=codec, **opts)
+    elif cmd == "from-parquet":
+        import pyarrow.parquet as pq
+
+        orc.write_table(pq.read_table(sys.argv[2]), sys.argv[3], compression=sys.argv[4])
     else:
-        raise SystemExit("usage: orc_peer.py read FILE... | write SPEC OUT CODEC")
+        raise SystemExit("usage: orc_peer.py read FILE... | write SPEC OUT CODEC | from-parquet IN OUT CODEC")
 
 
 if __name__ == "__main__":

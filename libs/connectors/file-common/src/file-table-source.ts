@@ -5,12 +5,14 @@ import { buildSourceDecoder, emptyFolderDecoder, partitionsOf, type SourceDecode
 import type { FileSplit } from './file-split-enumerator.js';
 import type { FileSystemAdapter } from './file-system.js';
 import { parquetColumns, parquetMetadataOf } from './parquet-source.js';
+import { orcColumns, readOrcTail } from './orc-reader.js';
 import type { ArchiveCodec } from './archive-entries.js';
 import { SOURCE_SUFFIXES, type FileFormat } from './sink-options.js';
 
 /**
  * One table of a file source: the top-level options, or one item of `tables_configs`. Its
- * files are listed once in prepare(); each file is one split (each row group, for Parquet).
+ * files are listed once in prepare(); each file is one split (each row group, for Parquet; each
+ * stripe, for ORC).
  * `table` is its index in the source, carried by its splits; `idPrefix` keeps split ids of
  * several tables apart.
  */
@@ -73,6 +75,10 @@ export class FileTableSource {
       await this.prepareParquet(files, keys);
       return;
     }
+    if (String(o.get('file_format_type')).toLowerCase() === 'orc') {
+      await this.prepareOrc(files, keys);
+      return;
+    }
     this.splits = files.map((path) => this.split(path, keys));
     this.decoder = buildSourceDecoder(o, this.plugin, keys);
     if (files.length > 0 && o.has('schema') && this.decoder.table.columns.length === keys.length) {
@@ -108,6 +114,34 @@ export class FileTableSource {
       }
       columns ??= parquetColumns(meta, path);
       meta.row_groups.forEach((_, rowGroup) => splits.push(this.split(path, keys, rowGroup)));
+    }
+    this.splits = splits;
+    this.decoder = buildSourceDecoder(o, this.plugin, keys, columns);
+  }
+
+  /** ORC: the table comes from the first file's schema (or the schema's fields); every stripe is a split. */
+  private async prepareOrc(files: string[], keys: string[]): Promise<void> {
+    const o = this.options;
+    if (files.length === 0) {
+      this.splits = [];
+      this.decoder = emptyFolderDecoder(this.plugin);
+      return;
+    }
+    const splits: FileSplit[] = [];
+    let columns;
+    for (const path of files) {
+      let tail;
+      try {
+        tail = await readOrcTail(this.fs, path);
+        columns ??= orcColumns(tail);
+      } catch (err) {
+        if (err instanceof TidewayError) throw err;
+        throw new TidewayError(ErrorCode.CONNECTOR_IO, `${this.plugin}: cannot read the ORC footer of ${path}: ${(err as Error).message}`, {
+          place: o.place('path'),
+          cause: err,
+        });
+      }
+      tail.footer.stripes.forEach((_, stripe) => splits.push(this.split(path, keys, stripe)));
     }
     this.splits = splits;
     this.decoder = buildSourceDecoder(o, this.plugin, keys, columns);

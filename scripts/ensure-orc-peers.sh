@@ -6,7 +6,7 @@
 #     run with the machine's Java 17 (`java -jar orc-tools.jar meta|data file.orc`).
 # Nothing of theirs goes into the repository. A registry that cannot be reached is said in one
 # line and the script goes on (exit 0): the tests that need a peer then skip outside CI and fail
-# in CI (test/orc/orc-peers.ts).
+# in CI (libs/testing/src/orc-peers.ts).
 set -uo pipefail
 cache="${TIDEWAY_CACHE:-$HOME/.cache/tideway}/orc"
 mkdir -p "$cache"

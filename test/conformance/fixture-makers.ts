@@ -38,7 +38,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, extname, isAbsolute, join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import * as XLSX from 'xlsx';
-import { pyarrowOrcFromParquet } from '../orc/orc-peers.js';
+import { pyarrowOrcFromParquet } from '@tideway/testing';
 
 export interface Fixture {
   readonly files: readonly string[];

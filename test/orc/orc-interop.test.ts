@@ -12,7 +12,7 @@ import {
   readOrcTail,
 } from '@tideway/connector-file-common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { orcPeersPresent, orcTools, pyarrowRead, pyarrowWrite } from './orc-peers.js';
+import { orcPeersPresent, orcTools, pyarrowRead, pyarrowWrite } from '@tideway/testing';
 import { canon, prng, randomColumns, randomValue } from './orc-values.js';
 
 /**

@@ -25,3 +25,12 @@ export {
   type SequenceReport,
   type PgTarget,
 } from './sequence-check.js';
+export {
+  orcPeersPresent,
+  pyarrowRead,
+  pyarrowWrite,
+  pyarrowOrcFromParquet,
+  orcTools,
+  ORC_PEERS_DIR,
+  type PyarrowRead,
+} from './orc-peers.js';

@@ -1,4 +1,4 @@
-"""pyarrow's side of Tideway's ORC interop tests (test/orc/orc-interop.test.ts).
+"""pyarrow's side of Tideway's ORC interop tests (test/orc/orc-interop.test.ts, the LocalFile ORC tests).
 
   orc_peer.py read FILE...            prints, per file, one JSON line: {"schema": [...], "rows": [...], "stripes": n}
   orc_peer.py write SPEC OUT CODEC    writes SPEC's rows ({"columns": [[name, type]], "rows": [...], options}) with pyarrow

@@ -10,7 +10,8 @@ const run = promisify(execFile);
 export const ORC_PEERS_DIR = join(process.env.TIDEWAY_CACHE ?? join(homedir(), '.cache', 'tideway'), 'orc');
 export const PYTHON = join(ORC_PEERS_DIR, 'venv', 'bin', 'python');
 export const ORC_TOOLS_JAR = join(ORC_PEERS_DIR, 'orc-tools.jar');
-const PEER_SCRIPT = join(import.meta.dirname, 'orc_peer.py');
+// beside this file in src/ (also when this module runs from dist/)
+const PEER_SCRIPT = join(import.meta.dirname, '..', 'src', 'orc_peer.py');
 
 /**
  * Whether the ORC peers are installed. Outside CI a missing peer skips the tests that need it (one

@@ -55,8 +55,8 @@ export async function pyarrowOrcFromParquet(parquet: string, out: string, codec:
   await run(PYTHON, [PEER_SCRIPT, 'from-parquet', parquet, out, codec]);
 }
 
-/** Runs Apache ORC's tools (`meta`, `data`, `convert`) with the machine's Java. */
-export async function orcTools(...args: string[]): Promise<string> {
-  const { stdout } = await run('java', ['-jar', ORC_TOOLS_JAR, ...args], { maxBuffer: 1 << 28 });
+/** Runs Apache ORC's tools (`meta`, `data`, `convert`) with the machine's Java (`jvm`: options such as -Duser.timezone). */
+export async function orcTools(args: readonly string[], jvm: readonly string[] = []): Promise<string> {
+  const { stdout } = await run('java', [...jvm, '-jar', ORC_TOOLS_JAR, ...args], { maxBuffer: 1 << 28 });
   return stdout;
 }

@@ -20,6 +20,7 @@ import {
 import { compress } from './orc-compression.js';
 import { ByteSink, type OrcInt, writeBooleans, writeByteRle, writeIntRleV2 } from './orc-rle.js';
 import { dateDays, unscaledDecimal } from './parquet-values.js';
+import { daysFromCivil, parseDateDays, parseUnscaled } from './parquet-text-parse.js';
 
 /**
  * Tideway's ORC writer (docs/decisions/0011-orc.md): file format 0.12, integers in RLE v2,
@@ -115,6 +116,38 @@ interface StripeStream {
 function toInt(v: unknown): OrcInt {
   if (typeof v === 'bigint') return v <= SAFE && v >= -SAFE ? Number(v) : v;
   return Math.trunc(Number(v));
+}
+
+const d2 = (s: string, i: number): number => {
+  const a = s.charCodeAt(i) - 48;
+  const b = s.charCodeAt(i + 1) - 48;
+  return a >>> 0 > 9 || b >>> 0 > 9 ? -1 : a * 10 + b;
+};
+
+/** The canonical 'YYYY-MM-DDTHH:mm:ss[.f{1,9}]' read digit by digit into `out` (seconds, nanoseconds); false for any other shape. */
+function fastSecondsAndNanos(s: string, out: [number, number]): boolean {
+  const n = s.length;
+  if (n < 19 || (n > 19 && (s.charCodeAt(19) !== 46 || n === 20 || n > 29))) return false;
+  const sep = s.charCodeAt(10);
+  if ((sep !== 84 && sep !== 32) || s.charCodeAt(4) !== 45 || s.charCodeAt(7) !== 45 || s.charCodeAt(13) !== 58 || s.charCodeAt(16) !== 58)
+    return false;
+  const y0 = d2(s, 0);
+  const y1 = d2(s, 2);
+  const mo = d2(s, 5);
+  const d = d2(s, 8);
+  const h = d2(s, 11);
+  const mi = d2(s, 14);
+  const se = d2(s, 17);
+  if (y0 < 0 || y1 < 0 || mo < 1 || mo > 12 || d < 1 || d > 31 || h < 0 || h > 23 || mi < 0 || mi > 59 || se < 0 || se > 59) return false;
+  let ns = 0;
+  for (let k = 20; k < 29; k++) {
+    const c = k < n ? s.charCodeAt(k) - 48 : 0;
+    if (c >>> 0 > 9) return false;
+    ns = ns * 10 + c;
+  }
+  out[0] = daysFromCivil(y0 * 100 + y1, mo, d) * 86400 + h * 3600 + mi * 60 + se;
+  out[1] = ns;
+  return true;
 }
 
 /** Wall-clock seconds and nanoseconds of a timestamp text (read as UTC), or of an instant with an offset. */
@@ -301,15 +334,19 @@ class StringWriter extends ColumnWriter {
     return DIRECT_V2;
   }
   private bytesAndLengths(values: readonly (string | Uint8Array)[]): [Uint8Array, Uint8Array] {
-    const sink = new ByteSink();
+    // one buffer for all: a string takes at most 3 bytes per UTF-16 unit
+    let room = 0;
+    for (const v of values) room += typeof v === 'string' ? v.length * 3 : v.length;
+    const buf = Buffer.allocUnsafe(room);
     const lengths = new Array<number>(values.length);
+    let at = 0;
     for (let i = 0; i < values.length; i++) {
       const v = values[i];
-      const b = typeof v === 'string' ? Buffer.from(v, 'utf8') : v;
-      sink.write(b);
-      lengths[i] = b.length;
+      const n = typeof v === 'string' ? buf.write(v, at, 'utf8') : (buf.set(v, at), v.length);
+      lengths[i] = n;
+      at += n;
     }
-    return [sink.bytes(), intStream(lengths, false)];
+    return [buf.subarray(0, at), intStream(lengths, false)];
   }
 }
 
@@ -323,7 +360,10 @@ class DecimalWriter extends ColumnWriter {
     super(id);
   }
   protected addValue(v: unknown): void {
-    this.sink.svarint(unscaledDecimal(typeof v === 'string' ? v : String(v as number | bigint), this.scale));
+    const text = typeof v === 'string' ? v : String(v as number | bigint);
+    // up to 15 digits as a number (exact), wider through BigInt
+    const n = parseUnscaled(text, this.scale);
+    this.sink.svarint(Number.isNaN(n) ? unscaledDecimal(text, this.scale) : n);
     this.count++;
   }
   protected flushValues(out: (kind: Stream_Kind, bytes: Uint8Array) => void): ColumnEncoding {
@@ -344,8 +384,10 @@ class TimestampWriter extends ColumnWriter {
   ) {
     super(id);
   }
+  private readonly parsed: [number, number] = [0, 0];
   protected addValue(v: unknown): void {
-    const [s, ns] = secondsAndNanos(String(v), this.withZone);
+    const text = String(v);
+    const [s, ns] = !this.withZone && fastSecondsAndNanos(text, this.parsed) ? this.parsed : secondsAndNanos(text, this.withZone);
     // ORC's writers truncate toward zero before 1970: readers take one second back
     this.secs.push(s - ORC_EPOCH + (s < 0 && ns > 999_999 ? 1 : 0));
     this.nanos.push(encodeNanos(ns));
@@ -426,7 +468,11 @@ function buildWriter(type: DataType, name: string, types: Type[]): ColumnWriter 
     case 'bigint':
       return new IntWriter(id, toInt);
     case 'date':
-      return new IntWriter(id, (v) => dateDays(String(v)));
+      return new IntWriter(id, (v) => {
+        const text = String(v);
+        const days = parseDateDays(text);
+        return Number.isNaN(days) ? dateDays(text) : days;
+      });
     case 'float':
       return new FloatWriter(id, 4);
     case 'double':

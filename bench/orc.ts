@@ -18,7 +18,7 @@ import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { COLUMNS } from './orders-rows.js';
-import { BATCH, batchOf, ROWS } from './parquet-paired.js';
+import { BATCH, batchOf, ROWS, sourceRowCount } from './parquet-paired.js';
 
 const PYTHON = join(process.env.TIDEWAY_CACHE ?? join(homedir(), '.cache', 'tideway'), 'orc', 'venv', 'bin', 'python');
 
@@ -29,7 +29,7 @@ const cpuSecs = (since: NodeJS.CpuUsage) => {
 };
 
 async function phase(name: string, dir: string): Promise<Record<string, number>> {
-  const { localFileSinkFactory, localFileSourceFactory } = await import('@tideway/connector-localfile');
+  const { localFileSinkFactory } = await import('@tideway/connector-localfile');
   const { optionsOf, parseDataType } = await import('@tideway/api');
   const t0 = performance.now();
   const cpu0 = process.cpuUsage();
@@ -56,36 +56,7 @@ async function phase(name: string, dir: string): Promise<Record<string, number>>
     const committer = sink.createAggregatedCommitter!();
     await committer.commit([committer.combine([info])]);
   } else if (name === 'tideway-read') {
-    const source = localFileSourceFactory.create({
-      jobId: 'bench',
-      jobMode: 'BATCH',
-      parallelism: 1,
-      options: optionsOf({ path: join(dir, 'tideway'), file_format_type: 'orc' }, localFileSourceFactory.spec),
-      inputTables: [],
-    });
-    await source.prepare!();
-    const splits: unknown[] = [];
-    await source
-      .createEnumerator({
-        parallelism: 1,
-        registeredReaders: () => [0],
-        assignSplits: (_s, sp) => splits.push(...sp),
-        signalNoMoreSplits: () => {},
-      })
-      .run();
-    let done = false;
-    let rows = 0;
-    const reader = source.createReader({
-      subtaskIndex: 0,
-      parallelism: 1,
-      boundedness: 'BOUNDED',
-      signalNoMoreElement: () => (done = true),
-      sendSplitRequest: () => {},
-    });
-    reader.addSplits(splits as never[]);
-    reader.handleNoMoreSplits();
-    const out = { collect: () => rows++, collectBatch: (b: readonly unknown[]) => (rows += b.length) };
-    while (!done) await reader.pollNext(out);
+    const rows = await sourceRowCount(join(dir, 'tideway'), 'orc');
     if (rows !== ROWS) throw new Error(`read ${rows} rows, expected ${ROWS}`);
   }
   const secs = (performance.now() - t0) / 1000;

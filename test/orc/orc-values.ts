@@ -33,10 +33,10 @@ export function canon(v: unknown, type: DataType): unknown {
     case 'smallint':
     case 'int':
     case 'bigint':
-      return String(v);
+      return (v as number | bigint).toString();
     case 'float':
     case 'double':
-      return Number.isFinite(v) ? v : String(v);
+      return Number.isFinite(v) ? v : (v as number).toString();
     case 'bytes':
       return Buffer.from(v as Uint8Array).toString('hex');
     case 'timestamp':

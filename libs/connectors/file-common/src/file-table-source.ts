@@ -1,4 +1,4 @@
-import type { PluginOptions, SourceReaderContext } from '@tideway/api';
+import type { Column, PluginOptions, SourceReaderContext } from '@tideway/api';
 import { ErrorCode, TidewayError } from '@tideway/common';
 import { FileSourceReader } from './file-source-reader.js';
 import { buildSourceDecoder, emptyFolderDecoder, partitionsOf, type SourceDecoder } from './file-source-table.js';
@@ -92,6 +92,30 @@ export class FileTableSource {
 
   /** Parquet: the table comes from the first file's schema; every row group is a split. */
   private async prepareParquet(files: string[], keys: string[]): Promise<void> {
+    await this.prepareGroups(files, keys, 'Parquet', async (path) => {
+      const meta = await parquetMetadataOf(this.fs, path);
+      return { columns: () => parquetColumns(meta, path), groups: meta.row_groups.length };
+    });
+  }
+
+  /** ORC: the table comes from the first file's schema (or the schema's fields); every stripe is a split. */
+  private async prepareOrc(files: string[], keys: string[]): Promise<void> {
+    await this.prepareGroups(files, keys, 'ORC', async (path) => {
+      const tail = await readOrcTail(this.fs, path);
+      return { columns: () => orcColumns(tail), groups: tail.footer.stripes.length };
+    });
+  }
+
+  /**
+   * A format whose files carry their schema and are read by groups of rows (Parquet's row
+   * groups, ORC's stripes): the table comes from the first file's schema, each group is a split.
+   */
+  private async prepareGroups(
+    files: string[],
+    keys: string[],
+    format: string,
+    footer: (path: string) => Promise<{ columns: () => Column[]; groups: number }>,
+  ): Promise<void> {
     const o = this.options;
     if (files.length === 0) {
       // SeaTunnel reads an empty folder (its e2e does): its default table, and no rows
@@ -100,48 +124,24 @@ export class FileTableSource {
       return;
     }
     const splits: FileSplit[] = [];
-    let columns;
+    let columns: Column[] | undefined;
     for (const path of files) {
-      let meta;
+      let read;
       try {
-        meta = await parquetMetadataOf(this.fs, path);
-      } catch (err) {
-        throw new TidewayError(
-          ErrorCode.CONNECTOR_IO,
-          `${this.plugin}: cannot read the Parquet footer of ${path}: ${(err as Error).message}`,
-          { place: o.place('path'), cause: err },
-        );
-      }
-      columns ??= parquetColumns(meta, path);
-      meta.row_groups.forEach((_, rowGroup) => splits.push(this.split(path, keys, rowGroup)));
-    }
-    this.splits = splits;
-    this.decoder = buildSourceDecoder(o, this.plugin, keys, columns);
-  }
-
-  /** ORC: the table comes from the first file's schema (or the schema's fields); every stripe is a split. */
-  private async prepareOrc(files: string[], keys: string[]): Promise<void> {
-    const o = this.options;
-    if (files.length === 0) {
-      this.splits = [];
-      this.decoder = emptyFolderDecoder(this.plugin);
-      return;
-    }
-    const splits: FileSplit[] = [];
-    let columns;
-    for (const path of files) {
-      let tail;
-      try {
-        tail = await readOrcTail(this.fs, path);
-        columns ??= orcColumns(tail);
+        read = await footer(path);
       } catch (err) {
         if (err instanceof TidewayError) throw err;
-        throw new TidewayError(ErrorCode.CONNECTOR_IO, `${this.plugin}: cannot read the ORC footer of ${path}: ${(err as Error).message}`, {
-          place: o.place('path'),
-          cause: err,
-        });
+        throw new TidewayError(
+          ErrorCode.CONNECTOR_IO,
+          `${this.plugin}: cannot read the ${format} footer of ${path}: ${(err as Error).message}`,
+          {
+            place: o.place('path'),
+            cause: err,
+          },
+        );
       }
-      tail.footer.stripes.forEach((_, stripe) => splits.push(this.split(path, keys, stripe)));
+      columns ??= read.columns();
+      for (let group = 0; group < read.groups; group++) splits.push(this.split(path, keys, group));
     }
     this.splits = splits;
     this.decoder = buildSourceDecoder(o, this.plugin, keys, columns);

@@ -48,6 +48,16 @@ export class ByteSource {
 
   /** An unsigned LEB128 varint (up to 64 bits; more is corrupt). */
   uvarint(): OrcInt {
+    return this.varint(10);
+  }
+
+  /** A zigzag-encoded signed varint, unbounded (decimals' digits may pass 64 bits; 146 bytes hold 10^308). */
+  svarint(): OrcInt {
+    return unzigzag(this.varint(146));
+  }
+
+  /** An unsigned LEB128 varint of at most `maxBytes` bytes: a number up to 49 bits, in bigints past them. */
+  private varint(maxBytes: number): OrcInt {
     let v = 0;
     let mul = 1;
     for (let i = 0; i < 7; i++) {
@@ -56,50 +66,15 @@ export class ByteSource {
       if (b < 0x80) return v;
       mul *= 128;
     }
-    // past 49 bits: go on in bigints
     let big = BigInt(v);
     let shift = 49n;
-    for (;;) {
+    for (let i = 7; i < maxBytes; i++) {
       const b = this.byte();
       big |= BigInt(b & 0x7f) << shift;
       if (b < 0x80) return small(big);
       shift += 7n;
-      if (shift > 70n) throw new OrcCorruptError(`the ${this.what} stream has a varint longer than 10 bytes`);
     }
-  }
-
-  /** A zigzag-encoded signed varint, unbounded (decimals' digits may pass 64 bits). */
-  svarint(): OrcInt {
-    return unzigzag(this.uvarintUnbounded());
-  }
-
-  private uvarintUnbounded(): OrcInt {
-    const start = this.pos;
-    const v = this.uvarintLoose();
-    if (v !== undefined) return v;
-    this.pos = start;
-    let big = 0n;
-    let shift = 0n;
-    for (;;) {
-      const b = this.byte();
-      big |= BigInt(b & 0x7f) << shift;
-      if (b < 0x80) return small(big);
-      shift += 7n;
-      if (shift > 1000n) throw new OrcCorruptError(`the ${this.what} stream has a varint longer than 140 bytes`);
-    }
-  }
-
-  /** A varint of at most 7 bytes as a number, or undefined for longer ones. */
-  private uvarintLoose(): number | undefined {
-    let v = 0;
-    let mul = 1;
-    for (let i = 0; i < 7; i++) {
-      const b = this.byte();
-      v += (b & 0x7f) * mul;
-      if (b < 0x80) return v;
-      mul *= 128;
-    }
-    return undefined;
+    throw new OrcCorruptError(`the ${this.what} stream has a varint longer than ${maxBytes} bytes`);
   }
 
   /** `n` bytes big-endian, unsigned. */
@@ -134,14 +109,6 @@ function add(a: OrcInt, b: OrcInt): OrcInt {
     if (Number.isSafeInteger(s)) return s;
   }
   return small(BigInt.asIntN(64, BigInt(a) + BigInt(b)));
-}
-
-function mul(a: OrcInt, b: number): OrcInt {
-  if (typeof a === 'number') {
-    const p = a * b;
-    if (Number.isSafeInteger(p)) return p;
-  }
-  return small(BigInt.asIntN(64, BigInt(a) * BigInt(b)));
 }
 
 /** Byte RLE: `count` bytes. */
@@ -461,11 +428,10 @@ export function writeIntRleV2(out: ByteSink, values: readonly OrcInt[], signed: 
   let i = 0;
   while (i < n) {
     // a run of one step (equal values: step 0)
-    let run = 1;
     if (i + 1 < n && typeof values[i] === 'number' && typeof values[i + 1] === 'number') {
       const step = (values[i + 1] as number) - (values[i] as number);
       if (Number.isSafeInteger(step)) {
-        run = 2;
+        let run = 2;
         while (
           i + run < n &&
           run < 512 &&

@@ -360,7 +360,7 @@ class DecimalWriter extends ColumnWriter {
     super(id);
   }
   protected addValue(v: unknown): void {
-    const text = typeof v === 'string' ? v : String(v as number | bigint);
+    const text = typeof v === 'string' ? v : (v as number | bigint).toString();
     // up to 15 digits as a number (exact), wider through BigInt
     const n = parseUnscaled(text, this.scale);
     this.sink.svarint(Number.isNaN(n) ? unscaledDecimal(text, this.scale) : n);

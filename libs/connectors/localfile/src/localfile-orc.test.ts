@@ -8,32 +8,16 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Row, type SinkAggregatedCommitter } from '@tideway/api';
-import type { FileAggregatedCommitInfo, FileCommitInfo, FileSplit } from '@tideway/connector-file-common';
+import type { FileAggregatedCommitInfo, FileCommitInfo } from '@tideway/connector-file-common';
 import { orcPeersPresent, pyarrowRead, pyarrowWrite } from '@tideway/testing';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readAll, sinkOf, sourceOf, tableOf } from './test-harness.js';
+import { ALL_TYPES, readAll, sinkOf, splitsOf, tableOf } from './test-harness.js';
 
 const root = mkdtempSync(join(tmpdir(), 'tideway-orc-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 const peers = orcPeersPresent();
 
-const COLUMNS: [string, string][] = [
-  ['id', 'bigint'],
-  ['s', 'string'],
-  ['b', 'boolean'],
-  ['ti', 'tinyint'],
-  ['si', 'smallint'],
-  ['i', 'int'],
-  ['f', 'float'],
-  ['d', 'double'],
-  ['dec', 'decimal(38, 18)'],
-  ['by', 'bytes'],
-  ['dt', 'date'],
-  ['ts', 'timestamp'],
-  ['arr', 'array<int>'],
-  ['m', 'map<string, string>'],
-  ['r', 'row<a int, b string>'],
-];
+const COLUMNS = ALL_TYPES;
 const ROW1 = [
   9007199254740993n,
   'héllo',
@@ -85,22 +69,6 @@ async function writeOrc(dir: string, options: Record<string, unknown> = {}): Pro
   return readdirSync(dir).map((f) => join(dir, f));
 }
 
-/** The splits a source makes of its files. */
-async function splitsOf(options: Record<string, unknown>): Promise<FileSplit[]> {
-  const source = sourceOf(options);
-  await source.prepare!();
-  const splits: FileSplit[] = [];
-  const enumerator = source.createEnumerator({
-    parallelism: 1,
-    registeredReaders: () => [0],
-    assignSplits: (_s, sp) => splits.push(...(sp as FileSplit[])),
-    signalNoMoreSplits: () => {},
-  });
-  await enumerator.open();
-  await enumerator.run();
-  return splits;
-}
-
 describe.skipIf(!peers)('LocalFile orc', () => {
   for (const codec of ['none', 'zlib', 'snappy', 'lz4', 'zstd']) {
     it(`writes a file pyarrow reads with the same rows and types, and reads it back (compress_codec ${codec})`, async () => {
@@ -136,13 +104,13 @@ describe.skipIf(!peers)('LocalFile orc', () => {
       }),
     );
     await pyarrowWrite(spec, join(dir, 'part-0.orc'), 'zstd');
-    const splits = await splitsOf({ path: dir, file_format_type: 'orc' });
+    const { splits } = await splitsOf({ path: dir, file_format_type: 'orc' });
     expect(splits.length).toBeGreaterThan(1);
     expect(new Set(splits.map((s) => s.rowGroup)).size).toBe(splits.length);
 
     const all = await readAll({ path: dir, file_format_type: 'orc', read_columns: ['name', 'id'] });
     expect(all.table.columns.map((c) => `${c.name} ${c.type.kind}`)).toEqual(['name string', 'id bigint']);
-    expect(all.rows.map((r) => r.fields)).toEqual(rows.map((r) => [r[1], BigInt(r[0])]));
+    expect(all.rows.map((r) => r.fields)).toEqual(rows.map((r) => [r[1], BigInt(r[0]!)]));
 
     const cast = await readAll({
       path: dir,

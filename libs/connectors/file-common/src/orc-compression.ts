@@ -126,13 +126,7 @@ export function decompress(codec: CompressionKind, bytes: Uint8Array): Uint8Arra
     total += out.length;
   }
   if (parts.length === 1) return parts[0];
-  const all = new Uint8Array(total);
-  let at = 0;
-  for (const p of parts) {
-    all.set(p, at);
-    at += p.length;
-  }
-  return all;
+  return Buffer.concat(parts, total);
 }
 
 function compressChunk(codec: CompressionKind, chunk: Uint8Array): Uint8Array {
@@ -165,11 +159,5 @@ export function compress(codec: CompressionKind, bytes: Uint8Array, blockSize: n
     parts.push(head, body);
     total += 3 + body.length;
   }
-  const all = new Uint8Array(total);
-  let at = 0;
-  for (const p of parts) {
-    all.set(p, at);
-    at += p.length;
-  }
-  return all;
+  return Buffer.concat(parts, total);
 }

@@ -24,9 +24,9 @@ import { daysFromCivil, parseDateDays, parseUnscaled } from './parquet-text-pars
 
 /**
  * Tideway's ORC writer (docs/decisions/0011-orc.md): file format 0.12, integers in RLE v2,
- * strings by dictionary when at most 80% of a stripe's values are distinct (direct otherwise, as
- * ORC's Java writer decides), a present stream only where a stripe has nulls, stripes of about
- * ORC_STRIPE_BYTES of row data, each stream compressed in blocks of 256 KB; column statistics
+ * strings by dictionary when at most 80% of a stripe's values are distinct, and of its first
+ * 10,000 (direct otherwise, as ORC's Java writer decides on its first row group), a present
+ * stream only where a stripe has nulls, stripes of about ORC_STRIPE_BYTES of row data, each stream compressed in blocks of 256 KB; column statistics
  * (values, nulls) per stripe and per file. No row index (row_index_stride 0): readers then read
  * whole stripes, which is how Tideway splits a file anyway.
  *
@@ -218,6 +218,8 @@ abstract class ColumnWriter {
 }
 
 const DIRECT: ColumnEncoding = { kind: ColumnEncoding_Kind.DIRECT };
+/** Values of a stripe's string column whose distinct share decides dictionary or direct (ORC's default row index stride). */
+const DICTIONARY_SAMPLE = 10_000;
 const DIRECT_V2: ColumnEncoding = { kind: ColumnEncoding_Kind.DIRECT_V2 };
 
 function intStream(values: readonly OrcInt[], signed: boolean): Uint8Array {
@@ -311,7 +313,9 @@ class StringWriter extends ColumnWriter {
     if (!this.binary) {
       const dict = new Map<string, number>();
       const idx = new Array<number>(values.length);
-      for (let i = 0; i < values.length; i++) {
+      const limit = 0.8 * values.length;
+      let direct = values.length === 0;
+      for (let i = 0; i < values.length && !direct; i++) {
         const s = values[i] as string;
         let j = dict.get(s);
         if (j === undefined) {
@@ -319,8 +323,10 @@ class StringWriter extends ColumnWriter {
           dict.set(s, j);
         }
         idx[i] = j;
+        // decided on the first DICTIONARY_SAMPLE values, as ORC's Java writer decides on its first row group
+        direct = dict.size > limit || (i === DICTIONARY_SAMPLE - 1 && dict.size > 0.8 * DICTIONARY_SAMPLE);
       }
-      if (values.length > 0 && dict.size <= 0.8 * values.length) {
+      if (!direct) {
         out(Stream_Kind.DATA, intStream(idx, false));
         const [data, lengths] = this.bytesAndLengths([...dict.keys()]);
         out(Stream_Kind.LENGTH, lengths);

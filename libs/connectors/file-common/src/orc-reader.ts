@@ -342,8 +342,13 @@ class StripeDecoder {
         const scales = this.ints(id, Stream_Kind.SECONDARY, `${name} SECONDARY`, k, true);
         const out = new Array<string>(k);
         for (let i = 0; i < k; i++) {
-          let v = BigInt(s.svarint());
+          const raw = s.svarint();
           const sc = Number(scales[i]);
+          if (typeof raw === 'number' && sc === scale) {
+            out[i] = decimalNumberText(raw, scale); // the common case, without a BigInt
+            continue;
+          }
+          let v = BigInt(raw);
           if (sc < scale) v *= 10n ** BigInt(scale - sc);
           else if (sc > scale) v /= 10n ** BigInt(sc - scale);
           out[i] = decimalText(v, scale);
@@ -388,8 +393,8 @@ class StripeDecoder {
             ns += 1_000_000_000;
           }
           const wall = offset ? utc + offset(utc) : utc;
-          const text = timestampText(BigInt(wall) * 1_000_000n);
-          const frac = ns === 0 ? '' : `.${String(ns).padStart(9, '0').replace(/0+$/, '')}`;
+          const text = secondsText(wall);
+          const frac = ns === 0 ? '' : fractionText(ns);
           return instant ? `${text}${frac}+00:00` : `${text}${frac}`;
         });
       }
@@ -455,6 +460,43 @@ class StripeDecoder {
     }
     return out;
   }
+}
+
+/** Canonical decimal text of an unscaled integer held exactly in a number (decimalText's, without a BigInt). */
+function decimalNumberText(unscaled: number, scale: number): string {
+  const neg = unscaled < 0;
+  const digits = String(neg ? -unscaled : unscaled).padStart(scale + 1, '0');
+  const text = scale === 0 ? digits : `${digits.slice(0, -scale)}.${digits.slice(-scale)}`;
+  return neg ? `-${text}` : text;
+}
+
+const TWO = Array.from({ length: 60 }, (_, i) => String(i).padStart(2, '0'));
+/** The day of the last timestamp formatted and its 'YYYY-MM-DDT': a column's timestamps mostly share their day with the one before. */
+let lastDay = Number.NaN;
+let lastDayText = '';
+
+/** 'YYYY-MM-DDTHH:mm:ss' of wall-clock seconds since 1970 (timestampText for the days outside 0000-9999). */
+function secondsText(wall: number): string {
+  const day = Math.floor(wall / 86400);
+  if (day !== lastDay) {
+    const date = dateText(day);
+    if (date.length !== 10) return timestampText(BigInt(wall) * 1_000_000n);
+    lastDay = day;
+    lastDayText = `${date}T`;
+  }
+  let rest = wall - day * 86400;
+  const h = Math.floor(rest / 3600);
+  rest -= h * 3600;
+  const m = Math.floor(rest / 60);
+  return `${lastDayText}${TWO[h]}:${TWO[m]}:${TWO[rest - m * 60]}`;
+}
+
+/** '.f' of nanoseconds (1 to 999,999,999), trailing zeros dropped. */
+function fractionText(ns: number): string {
+  const digits = String(ns + 1_000_000_000).slice(1);
+  let end = 9;
+  while (digits.charCodeAt(end - 1) === 48) end--; // '0'
+  return `.${end === 9 ? digits : digits.slice(0, end)}`;
 }
 
 /** A node over `k` values made by `get(i)`. */

@@ -173,8 +173,11 @@ function encodeNanos(ns: number): number {
 }
 
 abstract class ColumnWriter {
-  present: number[] = [];
+  /** Values (nulls too) of the stripe so far. */
+  count = 0;
   nonNull = 0;
+  /** Where the stripe's nulls are: the present stream is made from them, when there are any. */
+  private nulls: number[] = [];
   fileValues = 0;
   fileNulls = false;
 
@@ -182,11 +185,11 @@ abstract class ColumnWriter {
 
   add(v: unknown): void {
     if (v === null || v === undefined) {
-      this.present.push(0);
+      this.nulls.push(this.count++);
       this.fileNulls = true;
       return;
     }
-    this.present.push(1);
+    this.count++;
     this.nonNull++;
     this.addValue(v);
   }
@@ -201,10 +204,12 @@ abstract class ColumnWriter {
   }
 
   flush(streams: StripeStream[], codec: CompressionKind, encodings: ColumnEncoding[], stats: ColumnStatistics[]): void {
-    const hasNull = this.present.length > this.nonNull;
+    const hasNull = this.nulls.length > 0;
     if (hasNull) {
+      const present = new Uint8Array(this.count).fill(1);
+      for (const at of this.nulls) present[at] = 0;
       const sink = new ByteSink();
-      writeBooleans(sink, Uint8Array.from(this.present));
+      writeBooleans(sink, present);
       streams.push({ kind: Stream_Kind.PRESENT, column: this.id, bytes: compress(codec, sink.bytes(), ORC_BLOCK_SIZE) });
     }
     stats[this.id] = { numberOfValues: BigInt(this.nonNull), hasNull };
@@ -212,7 +217,8 @@ abstract class ColumnWriter {
     encodings[this.id] = this.flushValues((kind, bytes) => {
       streams.push({ kind, column: this.id, bytes: compress(codec, bytes, ORC_BLOCK_SIZE) });
     });
-    this.present = [];
+    this.nulls = [];
+    this.count = 0;
     this.nonNull = 0;
   }
 }
@@ -275,8 +281,7 @@ class IntWriter extends ColumnWriter {
 }
 
 class FloatWriter extends ColumnWriter {
-  private sink = new ByteSink();
-  private readonly scratch = new DataView(new ArrayBuffer(8));
+  private values: number[] = [];
   constructor(
     id: number,
     private readonly width: 4 | 8,
@@ -284,14 +289,16 @@ class FloatWriter extends ColumnWriter {
     super(id);
   }
   protected addValue(v: unknown): void {
-    const n = Number(v);
-    if (this.width === 4) this.scratch.setFloat32(0, n, true);
-    else this.scratch.setFloat64(0, n, true);
-    this.sink.write(new Uint8Array(this.scratch.buffer, 0, this.width));
+    this.values.push(Number(v));
   }
   protected flushValues(out: (kind: Stream_Kind, bytes: Uint8Array) => void): ColumnEncoding {
-    out(Stream_Kind.DATA, this.sink.bytes());
-    this.sink = new ByteSink();
+    const bytes = new Uint8Array(this.values.length * this.width);
+    const view = new DataView(bytes.buffer);
+    // IEEE 754, little-endian, whatever the machine's order
+    if (this.width === 4) for (let i = 0; i < this.values.length; i++) view.setFloat32(i * 4, this.values[i], true);
+    else for (let i = 0; i < this.values.length; i++) view.setFloat64(i * 8, this.values[i], true);
+    out(Stream_Kind.DATA, bytes);
+    this.values = [];
     return DIRECT;
   }
 }
@@ -358,7 +365,6 @@ class StringWriter extends ColumnWriter {
 
 class DecimalWriter extends ColumnWriter {
   private sink = new ByteSink();
-  private count = 0;
   constructor(
     id: number,
     private readonly scale: number,
@@ -370,13 +376,11 @@ class DecimalWriter extends ColumnWriter {
     // up to 15 digits as a number (exact), wider through BigInt
     const n = parseUnscaled(text, this.scale);
     this.sink.svarint(Number.isNaN(n) ? unscaledDecimal(text, this.scale) : n);
-    this.count++;
   }
   protected flushValues(out: (kind: Stream_Kind, bytes: Uint8Array) => void): ColumnEncoding {
     out(Stream_Kind.DATA, this.sink.bytes());
-    out(Stream_Kind.SECONDARY, intStream(new Array<number>(this.count).fill(this.scale), true));
+    out(Stream_Kind.SECONDARY, intStream(new Array<number>(this.nonNull).fill(this.scale), true));
     this.sink = new ByteSink();
-    this.count = 0;
     return DIRECT_V2;
   }
 }
@@ -559,7 +563,7 @@ export class OrcFileWriter implements FileEncoder {
   private writeStripe(): void {
     if (this.rows === 0) return;
     // the root struct has a value per row and no nulls
-    this.root.present = new Array<number>(this.rows).fill(1);
+    this.root.count = this.rows;
     this.root.nonNull = this.rows;
     const streams: StripeStream[] = [];
     const encodings: ColumnEncoding[] = [];

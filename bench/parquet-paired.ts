@@ -186,3 +186,40 @@ export async function fromMemoryRuns(dir: string): Promise<PairedRun[]> {
   }
   return runs;
 }
+
+/** Rows Tideway's LocalFile source reads from `path` (a file or folder of `format` files), with one reader, as a job's would. */
+export async function sourceRowCount(path: string, format: string): Promise<number> {
+  const { localFileSourceFactory } = await import('@tideway/connector-localfile');
+  const { optionsOf } = await import('@tideway/api');
+  const source = localFileSourceFactory.create({
+    jobId: 'bench',
+    jobMode: 'BATCH',
+    parallelism: 1,
+    options: optionsOf({ path, file_format_type: format }, localFileSourceFactory.spec),
+    inputTables: [],
+  });
+  await source.prepare!();
+  const splits: unknown[] = [];
+  await source
+    .createEnumerator({
+      parallelism: 1,
+      registeredReaders: () => [0],
+      assignSplits: (_s, sp) => splits.push(...sp),
+      signalNoMoreSplits: () => {},
+    })
+    .run();
+  let done = false;
+  let rows = 0;
+  const reader = source.createReader({
+    subtaskIndex: 0,
+    parallelism: 1,
+    boundedness: 'BOUNDED',
+    signalNoMoreElement: () => (done = true),
+    sendSplitRequest: () => {},
+  });
+  reader.addSplits(splits as never[]);
+  reader.handleNoMoreSplits();
+  const out = { collect: () => rows++, collectBatch: (b: readonly unknown[]) => (rows += b.length) };
+  while (!done) await reader.pollNext(out);
+  return rows;
+}

@@ -52,6 +52,7 @@ import {
   ROWS,
   rowsFrom,
   sinkWriter,
+  sourceRowCount,
   timed,
   writeBatch,
 } from './parquet-paired.js';
@@ -140,40 +141,9 @@ async function phase(name: string, dir: string): Promise<Record<string, number>>
     await rowGroupThread();
     return medianRun(await fromMemoryRuns(dir));
   } else if (name === 'tideway-read' || name === 'tideway-read-nested') {
-    const { localFileSourceFactory } = await import('@tideway/connector-localfile');
-    const { optionsOf } = await import('@tideway/api');
+    await Promise.all([import('@tideway/connector-localfile'), import('@tideway/api')]); // loaded before the clock starts
     start();
-    const path = name === 'tideway-read' ? join(dir, 'tideway') : join(dir, 'nested.parquet');
-    const source = localFileSourceFactory.create({
-      jobId: 'bench',
-      jobMode: 'BATCH',
-      parallelism: 1,
-      options: optionsOf({ path, file_format_type: 'parquet' }, localFileSourceFactory.spec),
-      inputTables: [],
-    });
-    await source.prepare!();
-    const splits: unknown[] = [];
-    await source
-      .createEnumerator({
-        parallelism: 1,
-        registeredReaders: () => [0],
-        assignSplits: (_s, sp) => splits.push(...sp),
-        signalNoMoreSplits: () => {},
-      })
-      .run();
-    let done = false;
-    let rows = 0;
-    const reader = source.createReader({
-      subtaskIndex: 0,
-      parallelism: 1,
-      boundedness: 'BOUNDED',
-      signalNoMoreElement: () => (done = true),
-      sendSplitRequest: () => {},
-    });
-    reader.addSplits(splits as never[]);
-    reader.handleNoMoreSplits();
-    const out = { collect: () => rows++, collectBatch: (b: readonly unknown[]) => (rows += b.length) };
-    while (!done) await reader.pollNext(out);
+    const rows = await sourceRowCount(name === 'tideway-read' ? join(dir, 'tideway') : join(dir, 'nested.parquet'), 'parquet');
     if (rows !== ROWS) throw new Error(`read ${rows} rows, expected ${ROWS}`);
   } else if (name === 'duckdb-nested') {
     // a table with nested columns (a list with nulls, a struct), written by DuckDB for the nested reader, and DuckDB's own read of it

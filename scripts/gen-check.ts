@@ -1,11 +1,11 @@
 // After `buf generate`: fails when a generated file lacks its DO-NOT-EDIT header, so a
 // hand-edited or stray file under libs/contracts/src/gen (or the decoderbufs messages of
-// libs/connectors/postgres-cdc/src/gen) is noticed. descriptors.binpb (binary,
+// libs/connectors/postgres-cdc/src/gen, the ORC messages of libs/connectors/file-common/src/gen) is noticed. descriptors.binpb (binary,
 // from gen-descriptors.ts) is checked by libs/contracts' test against a fresh build instead.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
-const roots = ['libs/contracts/src/gen', 'libs/connectors/postgres-cdc/src/gen'];
+const roots = ['libs/contracts/src/gen', 'libs/connectors/postgres-cdc/src/gen', 'libs/connectors/file-common/src/gen'];
 let count = 0;
 const walk = (dir: string): void => {
   for (const name of readdirSync(dir)) {

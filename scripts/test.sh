@@ -2,7 +2,9 @@
 # The whole test suite on a fresh machine: installs pnpm and packages, the Debian database
 # servers the tests start privately (PostgreSQL, MariaDB, Redis) and the client tools (Python
 # grpcio, protoc, promtool, chromium; scripts/ensure-client-tools.sh), helm and the chart's
-# Kubernetes validator (Go modules into the cache folder; scripts/ensure-helm.sh) when missing, builds
+# Kubernetes validator (Go modules into the cache folder; scripts/ensure-helm.sh), the ORC test
+# peers (pyarrow in a venv and Apache ORC's orc-tools jar, in the cache folder outside the
+# repository; scripts/ensure-orc-peers.sh) when missing, builds
 # (the dashboard bundle too), then runs every test and, beside them, the static checks
 # (`pnpm lint`: Biome's format check, the type check of tests and benches, typescript-eslint's
 # type-checked rules). Tests start their own servers on free ports and stop them. Exits non-zero
@@ -16,6 +18,7 @@ bash scripts/setup.sh
 bash scripts/ensure-servers.sh
 bash scripts/ensure-client-tools.sh
 bash scripts/ensure-helm.sh
+bash scripts/ensure-orc-peers.sh
 pnpm build
 report=$(mktemp --suffix=.json)
 checks=$(mktemp --suffix=.log)

@@ -12,6 +12,10 @@
  *   e2e.parquet of its own that shared/ does not have; its configs look only at c_string,
  *   c_boolean and c_double and the partition folders. (The decimals pass through DuckDB's JSON
  *   reader as doubles, so their last digits are not e2e.json's.)
+ * - `pyarrow_orc`: those rows (DuckDB's Parquet, as above) written as ORC by pyarrow (zlib), an
+ *   independent ORC writer standing in for the IT's e2e.orc, which shared/ does not have; its
+ *   configs look at c_string, c_boolean and c_double, and the cast config reads c_timestamp as a
+ *   time, c_float as a string and the small integers as bigints.
  * - `sheetjs_xlsx`, `sheetjs_xls`: the rows of such a json file as an Excel workbook written by
  *   SheetJS, xlsx or Excel 97-2003 (BIFF8) .xls, standing in for the IT's e2e.xlsx and e2e.xls
  *   (shared/ has neither). Laid out as those are: one sheet, a header row of the column names,
@@ -34,6 +38,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, extname, isAbsolute, join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import * as XLSX from 'xlsx';
+import { pyarrowOrcFromParquet } from '@tideway/testing';
 
 export interface Fixture {
   readonly files: readonly string[];
@@ -126,6 +131,17 @@ async function duckdbParquet(src: string, out: string): Promise<void> {
     );
   } finally {
     c.closeSync();
+  }
+}
+
+/** Writes the rows of SeaTunnel's json file `src` as ORC to `out`: DuckDB's Parquet of them, rewritten by pyarrow. */
+async function pyarrowOrc(src: string, out: string): Promise<void> {
+  const parquet = `${out}.parquet`;
+  await duckdbParquet(src, parquet);
+  try {
+    await pyarrowOrcFromParquet(parquet, out, 'zlib');
+  } finally {
+    rmSync(parquet, { force: true });
   }
 }
 
@@ -245,6 +261,7 @@ function xmlAttrRecord(src: string, out: string): void {
 /** The kinds made from a json file of SeaTunnel's by a library or by hand: `src` in, `out` written. */
 const MAKERS: Record<string, (src: string, out: string) => void | Promise<void>> = {
   duckdb_parquet: duckdbParquet,
+  pyarrow_orc: pyarrowOrc,
   sheetjs_xlsx: (src, out) => sheetjsWorkbook(src, out, 'xlsx'),
   sheetjs_xls: (src, out) => sheetjsWorkbook(src, out, 'biff8'),
   xml_attr_record: xmlAttrRecord,

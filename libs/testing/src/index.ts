@@ -5,3 +5,12 @@
  */
 export * from '@tideway/launchers';
 export { sharedConformanceDir, sharedConformancePath, sharedConformanceMissing, repoRoot } from './shared-conformance.js';
+export {
+  orcPeersPresent,
+  pyarrowRead,
+  pyarrowWrite,
+  pyarrowOrcFromParquet,
+  orcTools,
+  ORC_PEERS_DIR,
+  type PyarrowRead,
+} from './orc-peers.js';

@@ -9,7 +9,6 @@ import { lzopDecompress } from './lzop.js';
 import { archiveEntries, type ArchiveCodec } from './archive-entries.js';
 import { excelRows } from './excel-format.js';
 import { binaryParts, relativePathOf } from './binary-format.js';
-import { parquetRowGroupRows } from './parquet-source.js';
 
 /** Rows emitted per pollNext at most. */
 export const FILE_READ_BATCH_ROWS = 1024;
@@ -37,7 +36,7 @@ export interface FileSourceReaderConfig {
 interface Current {
   readonly split: FileSplit;
   readonly lines?: AsyncIterator<string>;
-  /** A Parquet row group's rows, in batches, decoded. */
+  /** A Parquet row group's (ORC stripe's) rows, in batches, decoded. */
   readonly batches?: AsyncIterator<unknown[][]>;
   /** Lines consumed after the header, including blank ones. */
   offset: number;
@@ -148,10 +147,9 @@ export class FileSourceReader implements SourceReader<FileSplit> {
     const partitionValues = (split.partitionKeys ?? this.cfg.decoder.partitionKeys).map((k) => found.get(k) ?? null);
     if (split.rowGroup !== undefined) {
       const rowGroup = split.rowGroup;
-      const batches = await this.io(split, async () => {
-        const columns = await this.cfg.decoder.parquetColumns!(this.cfg.fs, split.path);
-        return parquetRowGroupRows(this.cfg.fs, split.path, rowGroup, split.offset, columns, FILE_READ_BATCH_ROWS)[Symbol.asyncIterator]();
-      });
+      const batches = await this.io(split, async () =>
+        this.cfg.decoder.rowGroupRows!(this.cfg.fs, split.path, rowGroup, split.offset, FILE_READ_BATCH_ROWS)[Symbol.asyncIterator](),
+      );
       return { split, batches, offset: split.offset, partitionValues };
     }
     if (this.cfg.decoder.binary) {

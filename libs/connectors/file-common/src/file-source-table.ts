@@ -5,7 +5,8 @@ import { compileJsonLineParser } from './json-format.js';
 import { compileTextFieldParsers, splitCsvLine } from './text-format.js';
 import { javaLineSplitter } from './java-line-split.js';
 import type { FileSystemAdapter } from './file-system.js';
-import { parquetColumns, parquetMetadataOf } from './parquet-source.js';
+import { parquetColumns, parquetMetadataOf, parquetRowGroupRows } from './parquet-source.js';
+import { orcStripeReader } from './orc-source.js';
 import { compileExcelValue } from './excel-format.js';
 import { BINARY_COLUMNS } from './binary-format.js';
 import { compileXmlDocumentParser } from './xml-format.js';
@@ -23,8 +24,17 @@ export interface SourceDecoder {
   readonly binary?: boolean;
   /** Excel: the fields of one sheet row (cell values as exceljs reads them), projected to read_columns. */
   readonly decodeCells?: (cells: readonly unknown[]) => unknown[];
-  /** Parquet: the columns to read from a file (its own schema, projected to read_columns). */
-  readonly parquetColumns?: (fs: FileSystemAdapter, path: string) => Promise<Column[]>;
+  /**
+   * Parquet and ORC: the rows of one row group (ORC: stripe) of a file from row `offset` on, in
+   * batches, projected to read_columns (before partition values).
+   */
+  readonly rowGroupRows?: (
+    fs: FileSystemAdapter,
+    path: string,
+    group: number,
+    offset: number,
+    batchRows: number,
+  ) => AsyncGenerator<unknown[][]>;
 }
 
 /** read_columns as indexes into `columns` (all of them when not set). */
@@ -70,7 +80,41 @@ function parquetDecoder(
       throw new Error('Parquet files are read by row group, not by line');
     },
     partitionKeys,
-    parquetColumns: async (fs, path) => pick(parquetColumns(await parquetMetadataOf(fs, path), path), path),
+    rowGroupRows: async function* (fs, path, group, offset, batchRows) {
+      const columns = pick(parquetColumns(await parquetMetadataOf(fs, path), path), path);
+      yield* parquetRowGroupRows(fs, path, group, offset, columns, batchRows);
+    },
+  };
+}
+
+/**
+ * The decoder of an ORC source: the table is the file's own schema (read by prepare() from the
+ * first file), projected to read_columns; or, when `schema` has fields, those columns, read from
+ * the files' columns of the same names and cast to the types given (SeaTunnel's ORC reader does so).
+ */
+function orcDecoder(
+  o: PluginOptions,
+  plugin: string,
+  partitionKeys: readonly string[],
+  fileColumns: readonly Column[] | undefined,
+): SourceDecoder {
+  const written = o.has('schema') ? (o.get<Record<string, unknown>>('schema') ?? {}) : {};
+  const declared = 'fields' in written || 'columns' in written;
+  const base = parseSchemaConfig(declared ? written : { ...written, fields: {} }, { catalogName: plugin, place: o.place('schema') }).table;
+  const pick = (columns: readonly Column[], what: string): Column[] => {
+    const projection = projectionOf(o, columns, what);
+    return projection.length > 0 ? projection.map((i) => columns[i]) : [...columns];
+  };
+  const emitted = declared ? pick(base.columns, 'the schema') : fileColumns ? pick(fileColumns, 'the ORC file') : [];
+  const read = declared ? [...emitted] : undefined;
+  for (const key of partitionKeys) emitted.push({ name: key, type: Types.STRING, nullable: true });
+  return {
+    table: { ...base, columns: emitted },
+    decode: () => {
+      throw new Error('ORC files are read by stripe, not by line');
+    },
+    partitionKeys,
+    rowGroupRows: orcStripeReader(read, pick),
   };
 }
 
@@ -106,7 +150,7 @@ export function partitionsOf(base: string, file: string): [string, string][] {
   return out;
 }
 
-/** Builds the table and line decoder of a file source (`fileColumns`: a Parquet file's schema, once read). */
+/** Builds the table and line decoder of a file source (`fileColumns`: a Parquet or ORC file's schema, once read). */
 export function buildSourceDecoder(
   o: PluginOptions,
   plugin: string,
@@ -115,6 +159,7 @@ export function buildSourceDecoder(
 ): SourceDecoder {
   const format = String(o.get('file_format_type')).toLowerCase() as FileFormat;
   if (format === 'parquet') return parquetDecoder(o, plugin, partitionKeys, fileColumns);
+  if (format === 'orc') return orcDecoder(o, plugin, partitionKeys, fileColumns);
   if (format === 'binary') {
     const table = { ...parseSchemaConfig({ fields: {} }, { catalogName: plugin }).table, columns: [...BINARY_COLUMNS] };
     return {

@@ -1,13 +1,13 @@
 import type { SplitEnumerator, SplitEnumeratorContext, SourceSplit } from '@tideway/api';
 
 /**
- * One file to read, or one row group of a Parquet file; `offset` is how many lines after the
- * skipped header (rows of the row group, for Parquet) were consumed.
+ * One file to read, or one row group of a Parquet file (one stripe of an ORC file); `offset` is
+ * how many lines after the skipped header (rows of the row group or stripe) were consumed.
  */
 export interface FileSplit extends SourceSplit {
   readonly path: string;
   readonly offset: number;
-  /** The Parquet row group this split reads (absent: the whole file). */
+  /** The Parquet row group (ORC stripe) this split reads (absent: the whole file). */
   readonly rowGroup?: number;
   /** The item of `tables_configs` the file belongs to (absent: the source has one table). */
   readonly table?: number;

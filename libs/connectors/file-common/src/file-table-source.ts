@@ -1,16 +1,18 @@
-import type { PluginOptions, SourceReaderContext } from '@tideway/api';
+import type { Column, PluginOptions, SourceReaderContext } from '@tideway/api';
 import { ErrorCode, TidewayError } from '@tideway/common';
 import { FileSourceReader } from './file-source-reader.js';
 import { buildSourceDecoder, emptyFolderDecoder, partitionsOf, type SourceDecoder } from './file-source-table.js';
 import type { FileSplit } from './file-split-enumerator.js';
 import type { FileSystemAdapter } from './file-system.js';
 import { parquetColumns, parquetMetadataOf } from './parquet-source.js';
+import { orcColumns, readOrcTail } from './orc-reader.js';
 import type { ArchiveCodec } from './archive-entries.js';
 import { SOURCE_SUFFIXES, type FileFormat } from './sink-options.js';
 
 /**
  * One table of a file source: the top-level options, or one item of `tables_configs`. Its
- * files are listed once in prepare(); each file is one split (each row group, for Parquet).
+ * files are listed once in prepare(); each file is one split (each row group, for Parquet; each
+ * stripe, for ORC).
  * `table` is its index in the source, carried by its splits; `idPrefix` keeps split ids of
  * several tables apart.
  */
@@ -73,6 +75,10 @@ export class FileTableSource {
       await this.prepareParquet(files, keys);
       return;
     }
+    if (String(o.get('file_format_type')).toLowerCase() === 'orc') {
+      await this.prepareOrc(files, keys);
+      return;
+    }
     this.splits = files.map((path) => this.split(path, keys));
     this.decoder = buildSourceDecoder(o, this.plugin, keys);
     if (files.length > 0 && o.has('schema') && this.decoder.table.columns.length === keys.length) {
@@ -86,6 +92,30 @@ export class FileTableSource {
 
   /** Parquet: the table comes from the first file's schema; every row group is a split. */
   private async prepareParquet(files: string[], keys: string[]): Promise<void> {
+    await this.prepareGroups(files, keys, 'Parquet', async (path) => {
+      const meta = await parquetMetadataOf(this.fs, path);
+      return { columns: () => parquetColumns(meta, path), groups: meta.row_groups.length };
+    });
+  }
+
+  /** ORC: the table comes from the first file's schema (or the schema's fields); every stripe is a split. */
+  private async prepareOrc(files: string[], keys: string[]): Promise<void> {
+    await this.prepareGroups(files, keys, 'ORC', async (path) => {
+      const tail = await readOrcTail(this.fs, path);
+      return { columns: () => orcColumns(tail), groups: tail.footer.stripes.length };
+    });
+  }
+
+  /**
+   * A format whose files carry their schema and are read by groups of rows (Parquet's row
+   * groups, ORC's stripes): the table comes from the first file's schema, each group is a split.
+   */
+  private async prepareGroups(
+    files: string[],
+    keys: string[],
+    format: string,
+    footer: (path: string) => Promise<{ columns: () => Column[]; groups: number }>,
+  ): Promise<void> {
     const o = this.options;
     if (files.length === 0) {
       // SeaTunnel reads an empty folder (its e2e does): its default table, and no rows
@@ -94,20 +124,24 @@ export class FileTableSource {
       return;
     }
     const splits: FileSplit[] = [];
-    let columns;
+    let columns: Column[] | undefined;
     for (const path of files) {
-      let meta;
+      let read;
       try {
-        meta = await parquetMetadataOf(this.fs, path);
+        read = await footer(path);
       } catch (err) {
+        if (err instanceof TidewayError) throw err;
         throw new TidewayError(
           ErrorCode.CONNECTOR_IO,
-          `${this.plugin}: cannot read the Parquet footer of ${path}: ${(err as Error).message}`,
-          { place: o.place('path'), cause: err },
+          `${this.plugin}: cannot read the ${format} footer of ${path}: ${(err as Error).message}`,
+          {
+            place: o.place('path'),
+            cause: err,
+          },
         );
       }
-      columns ??= parquetColumns(meta, path);
-      meta.row_groups.forEach((_, rowGroup) => splits.push(this.split(path, keys, rowGroup)));
+      columns ??= read.columns();
+      for (let group = 0; group < read.groups; group++) splits.push(this.split(path, keys, group));
     }
     this.splits = splits;
     this.decoder = buildSourceDecoder(o, this.plugin, keys, columns);

@@ -19,3 +19,7 @@ export { newParquetEncoder, ParquetFileEncoder, PARQUET_ROW_GROUP_BYTES } from '
 export type { FileEncoder } from './file-encoder.js';
 /** Starts the Parquet row-group thread and resolves once it listens: benches start it before their clock. */
 export { rowGroupThreadListening } from './row-group-thread.js';
+export { OrcFileWriter, ORC_STRIPE_BYTES } from './orc-writer.js';
+export { readOrcTail, orcColumns, orcStripeRows, type OrcTail } from './orc-reader.js';
+export { ORC_WRITE_CODECS } from './orc-compression.js';
+export { loadZstd } from './zstd-lz4.js';

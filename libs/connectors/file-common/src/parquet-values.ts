@@ -116,10 +116,10 @@ export function timestampText(micros: bigint): string {
   return `${lastDayText}${TWO_DIGITS[h]}:${TWO_DIGITS[mi]}:${TWO_DIGITS[s]}.${end === 6 ? digits : digits.slice(0, end)}`;
 }
 
-const dateDays = (text: string): number => Math.round(Date.parse(`${text}T00:00:00Z`) / DAY_MS);
+export const dateDays = (text: string): number => Math.round(Date.parse(`${text}T00:00:00Z`) / DAY_MS);
 
 /** 'YYYY-MM-DD' of a day number; digit by digit for years 0 to 9999, through Date otherwise. */
-function dateText(days: number): string {
+export function dateText(days: number): string {
   civilFromDays(days);
   if (civil.y < 0 || civil.y > 9999) return new Date(days * DAY_MS).toISOString().slice(0, 10);
   return civilText();

@@ -1,13 +1,12 @@
 import type { OptionDef, PluginOptions, PluginSpec, RetiredOption } from '@tideway/api';
 import { DATE_FORMATS, DATETIME_FORMATS, TIME_FORMATS } from './temporal-formats.js';
 import { PARQUET_WRITE_CODECS } from './parquet-encoder.js';
+import { ORC_WRITE_CODECS } from './orc-compression.js';
 import { charsetEncoder } from './charset.js';
 
-/** File formats Tideway reads and writes; SeaTunnel's others (orc, excel, xml, binary) are refused. */
-export const FILE_FORMATS = ['text', 'csv', 'json', 'parquet', 'excel', 'binary', 'xml'] as const;
+/** File formats Tideway reads and writes: all of SeaTunnel's. */
+export const FILE_FORMATS = ['text', 'csv', 'json', 'parquet', 'orc', 'excel', 'binary', 'xml'] as const;
 export type FileFormat = (typeof FILE_FORMATS)[number];
-/** SeaTunnel's formats Tideway does not implement yet: accepted by the enum so the refusal can say so. */
-export const SEATUNNEL_ONLY_FORMATS = ['orc'];
 
 /** The file name suffix SeaTunnel gives each format (its FileFormat's first). */
 export const FORMAT_SUFFIX: Record<FileFormat, string> = {
@@ -15,6 +14,7 @@ export const FORMAT_SUFFIX: Record<FileFormat, string> = {
   csv: '.csv',
   json: '.json',
   parquet: '.parquet',
+  orc: '.orc',
   excel: '.xlsx',
   binary: '',
   xml: '.xml',
@@ -35,6 +35,7 @@ export const CODEC_SUFFIX: Record<string, string> = {
   brotli: '.br',
   zstd: '.zstd',
   lz4: '.lz4',
+  zlib: '.zlib',
 };
 
 export const SCHEMA_SAVE_MODES = ['RECREATE_SCHEMA', 'CREATE_SCHEMA_WHEN_NOT_EXIST', 'ERROR_WHEN_SCHEMA_NOT_EXIST', 'IGNORE'] as const;
@@ -77,10 +78,10 @@ export const FILE_SINK_OPTIONS: readonly OptionDef[] = [
   {
     name: 'file_format_type',
     type: 'enum',
-    values: [...FILE_FORMATS, ...SEATUNNEL_ONLY_FORMATS],
+    values: [...FILE_FORMATS],
     default: 'csv',
     description:
-      'text, csv, json, parquet, excel, xml or binary (orc is not implemented by Tideway). binary writes the files a binary source read, under their relativePath.',
+      'text, csv, json, parquet, orc, excel, xml or binary. binary writes the files a binary source read, under their relativePath.',
   },
   {
     name: 'field_delimiter',
@@ -131,7 +132,7 @@ export const FILE_SINK_OPTIONS: readonly OptionDef[] = [
     type: 'string',
     default: 'none',
     description:
-      'parquet: none, snappy, gzip, brotli, zstd (level 3) or lz4 (written as LZ4_RAW, the codec the format keeps; its older LZ4 is deprecated); lzo is refused (DuckDB and Arrow read no LZO pages). text, csv and json: none or lzo (the lzop format, file names end .lzo.txt etc.).',
+      'parquet: none, snappy, gzip, brotli, zstd (level 3) or lz4 (written as LZ4_RAW, the codec the format keeps; its older LZ4 is deprecated); lzo is refused (DuckDB and Arrow read no LZO pages). orc: none, zlib, snappy, lz4 or zstd (lzo is refused: no maintained LZO compressor for Node). text, csv and json: none or lzo (the lzop format, file names end .lzo.txt etc.).',
   },
   {
     name: 'encoding',
@@ -189,11 +190,12 @@ export const FILE_SINK_OPTIONS: readonly OptionDef[] = [
 /** Cross-option rules of the file sinks. */
 export function validateFileSinkOptions(o: PluginOptions): string | undefined {
   const format = String(o.get('file_format_type')).toLowerCase();
-  if (SEATUNNEL_ONLY_FORMATS.includes(format))
-    return `Option 'file_format_type': Tideway does not implement the ${format} format; use text, csv, json, parquet, excel, xml or binary${format === 'orc' ? ' (no maintained ORC library exists for Node: docs/decisions/0011-orc.md)' : ''}.`;
   const codec = String(o.get('compress_codec')).toLowerCase();
   if (format === 'parquet' && !(codec in PARQUET_WRITE_CODECS)) {
     return `Option 'compress_codec': the parquet writer implements none, snappy, gzip, brotli, zstd and lz4, got '${o.get<string>('compress_codec')}'${codec === 'lzo' ? ' (LZO pages are read by almost no Parquet reader: DuckDB and Arrow have none)' : ''}.`;
+  }
+  if (format === 'orc' && !(codec in ORC_WRITE_CODECS)) {
+    return `Option 'compress_codec': the orc writer implements none, zlib, snappy, lz4 and zstd, got '${o.get<string>('compress_codec')}'${codec === 'lzo' ? ' (no maintained LZO compressor exists for Node: docs/decisions/0011-orc.md)' : ''}.`;
   }
   if (format === 'xml' && !o.has('xml_use_attr_format')) return "Option 'xml_use_attr_format' is required when file_format_type is xml.";
   if (format === 'xml' && codec !== 'none')
@@ -202,7 +204,7 @@ export function validateFileSinkOptions(o: PluginOptions): string | undefined {
     return `Option 'compress_codec': binary files are copied as they are; only none applies, got '${o.get<string>('compress_codec')}'.`;
   if (format === 'excel' && codec !== 'none')
     return `Option 'compress_codec': excel files are zip archives already; only none applies, got '${o.get<string>('compress_codec')}'.`;
-  if (format !== 'parquet' && codec !== 'none' && codec !== 'lzo') {
+  if (format !== 'parquet' && format !== 'orc' && codec !== 'none' && codec !== 'lzo') {
     return `Option 'compress_codec': ${format} files take lzo or none (as in SeaTunnel), got '${o.get<string>('compress_codec')}'.`;
   }
   if (!charsetEncoder(String(o.get('encoding')))) {

@@ -8,7 +8,7 @@ import {
 } from '@tideway/api';
 import { ConfigError, ErrorCode } from '@tideway/common';
 import { DATE_FORMATS, DATETIME_FORMATS, TIME_FORMATS } from './temporal-formats.js';
-import { FILE_FORMATS, FILE_SINK_OPTIONS, SEATUNNEL_ONLY_FORMATS } from './sink-options.js';
+import { FILE_FORMATS, FILE_SINK_OPTIONS } from './sink-options.js';
 import { ARCHIVE_CODECS } from './archive-entries.js';
 
 /** Options of SeaTunnel's file sources (BaseSourceConfigOptions) that Tideway implements. */
@@ -22,15 +22,15 @@ export const FILE_SOURCE_OPTIONS: readonly OptionDef[] = [
   {
     name: 'file_format_type',
     type: 'enum',
-    values: [...FILE_FORMATS, ...SEATUNNEL_ONLY_FORMATS],
+    values: [...FILE_FORMATS],
     description:
-      'text, csv, json, parquet, excel, xml or binary (orc is not implemented by Tideway). excel reads .xlsx files, and Excel 97-2003 workbooks of files named .xls. binary reads whole files as rows (data bytes, relativePath string, partIndex bigint) of 1024 bytes. Parquet files bring their own schema; each row group is a split. Required unless tables_configs is set.',
+      'text, csv, json, parquet, orc, excel, xml or binary. excel reads .xlsx files, and Excel 97-2003 workbooks of files named .xls. binary reads whole files as rows (data bytes, relativePath string, partIndex bigint) of 1024 bytes. Parquet and orc files bring their own schema; each row group (orc: stripe) is a split. Required unless tables_configs is set.',
   },
   {
     name: 'schema',
     type: 'object',
     description:
-      'The columns in the files (required for json, excel and xml; text and csv without it read each line into one string column `content`; parquet takes its columns from the file and from schema only its table name, binary has a fixed one). A folder with no files reads no rows: parquet then has one string column `content`, as in SeaTunnel; `schema {}` (no columns) is accepted only for such a folder.',
+      'The columns in the files (required for json, excel and xml; text and csv without it read each line into one string column `content`; parquet takes its columns from the file and from schema only its table name; orc takes its columns from the file, or, when schema has fields, reads the columns of those names from the files as the types given (a cast, as the orc reader of SeaTunnel does); binary has a fixed one). A folder with no files reads no rows: parquet and orc then have one string column `content`, as in SeaTunnel; `schema {}` (no columns) is accepted only for such a folder.',
   },
   {
     name: 'read_columns',
@@ -155,7 +155,7 @@ function validateOneTable(o: PluginOptions): string | undefined {
   if (!o.has('file_format_type')) return "Option 'file_format_type' is required (or tables_configs).";
   const format = String(o.get('file_format_type')).toLowerCase();
   if (!(FILE_FORMATS as readonly string[]).includes(format))
-    return `Option 'file_format_type': Tideway does not implement the ${format} format; use text, csv, json, parquet, excel, xml or binary${format === 'orc' ? ' (no maintained ORC library exists for Node: docs/decisions/0011-orc.md)' : ''}.`;
+    return `Option 'file_format_type': Tideway does not implement the ${format} format; use text, csv, json, parquet, orc, excel, xml or binary.`;
   if (format === 'xml' && (!o.has('xml_row_tag') || !o.has('xml_use_attr_format')))
     return "Options 'xml_row_tag' and 'xml_use_attr_format' are required when file_format_type is xml.";
   if (format === 'xml' && String(o.get('compress_codec')).toLowerCase() !== 'none')
@@ -164,8 +164,8 @@ function validateOneTable(o: PluginOptions): string | undefined {
     return `Option 'schema' is required when file_format_type is ${format}.`;
   if (format === 'excel' && String(o.get('compress_codec')).toLowerCase() !== 'none')
     return "Option 'compress_codec': excel files are zip archives already; only none applies.";
-  if (String(o.get('archive_compress_codec')) !== 'none' && format === 'parquet')
-    return "Option 'archive_compress_codec' applies to text, csv and json files; Parquet files are read by byte range, not from archives.";
+  if (String(o.get('archive_compress_codec')) !== 'none' && (format === 'parquet' || format === 'orc'))
+    return `Option 'archive_compress_codec' applies to text, csv and json files; ${format === 'orc' ? 'ORC' : 'Parquet'} files are read by byte range, not from archives.`;
   if (String(o.get('row_delimiter')) === '') return "Option 'row_delimiter' is empty: rows need a separator (the default is \\n).";
   if (o.has('row_delimiter') && String(o.get('row_delimiter')) !== '\n' && format !== 'text' && format !== 'csv')
     return `Option 'row_delimiter' applies to text and csv files; ${format} files are not cut into rows by a separator${format === 'json' ? ' (a json file holds one object per line)' : ''}.`;
@@ -182,8 +182,8 @@ function validateOneTable(o: PluginOptions): string | undefined {
     if ('fields' in schema || 'columns' in schema)
       return "Option 'schema' names only the table with parquet (schema.table): the columns come from the files' own schema (use read_columns to pick some).";
   }
-  // Parquet files name their codec per column chunk: any compress_codec reads them.
-  if (format !== 'parquet' && !['none', 'lzo'].includes(String(o.get('compress_codec')).toLowerCase())) {
+  // Parquet files name their codec per column chunk, ORC files in their postscript: any compress_codec reads them.
+  if (format !== 'parquet' && format !== 'orc' && !['none', 'lzo'].includes(String(o.get('compress_codec')).toLowerCase())) {
     return `Option 'compress_codec': ${format} files are read with lzo or none (as in SeaTunnel), got '${o.get<string>('compress_codec')}'.`;
   }
   try {

@@ -10,6 +10,9 @@ import { CompressedFileEncoder, LineFileEncoder, type FileEncoder } from './file
 import { LzopWriter } from './lzop.js';
 import { newParquetEncoder, PARQUET_WRITE_CODECS } from './parquet-encoder.js';
 import { parquetSchemaOf } from './parquet-schema.js';
+import { checkOrcColumns, OrcFileWriter } from './orc-writer.js';
+import { ORC_WRITE_CODECS } from './orc-compression.js';
+import { CompressionKind } from './gen/orc_file.js';
 import { ExcelFileEncoder, loadExcel } from './excel-format.js';
 import { binaryLayout } from './binary-format.js';
 import { XmlFileEncoder } from './xml-format.js';
@@ -153,14 +156,25 @@ export function buildTableLayout(o: PluginOptions, table: CatalogTable, plugin: 
     newEncoder:
       format === 'parquet'
         ? parquetEncoderFactory(o, columns)
-        : format === 'excel'
-          ? excelEncoderFactory(o, columns, written)
-          : format === 'xml'
-            ? xmlEncoderFactory(o, columns)
-            : lineEncoderFactory(o, format as LineFormat, columns),
+        : format === 'orc'
+          ? orcEncoderFactory(o, columns)
+          : format === 'excel'
+            ? excelEncoderFactory(o, columns, written)
+            : format === 'xml'
+              ? xmlEncoderFactory(o, columns)
+              : lineEncoderFactory(o, format as LineFormat, columns),
     ...(format === 'excel' ? { load: async () => void (await loadExcel()) } : {}),
     ...(format === 'parquet' && PARQUET_WRITE_CODECS[String(o.get('compress_codec')).toLowerCase()] === 'ZSTD' ? { load: loadZstd } : {}),
+    ...(format === 'orc' && ORC_WRITE_CODECS[String(o.get('compress_codec')).toLowerCase()] === CompressionKind.ZSTD
+      ? { load: loadZstd }
+      : {}),
   };
+}
+
+function orcEncoderFactory(o: PluginOptions, columns: readonly Column[]): () => FileEncoder {
+  const codec = ORC_WRITE_CODECS[String(o.get('compress_codec')).toLowerCase()];
+  checkOrcColumns(columns); // a column ORC cannot hold fails now, at planning, not in a worker
+  return () => new OrcFileWriter(columns, codec);
 }
 
 function parquetEncoderFactory(o: PluginOptions, columns: readonly Column[]): () => FileEncoder {

@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { FileAggregatedCommitInfo, FileCommitInfo, FileSplit } from '@tideway/connector-file-common';
 import { optionsOf, type Row, type SinkAggregatedCommitter } from '@tideway/api';
 import { localFileSinkFactory } from './index.js';
-import { duck, readAll, sinkOf, sourceOf, tableOf } from './test-harness.js';
+import { ALL_TYPES, duck, readAll, sinkOf, sourceOf, tableOf } from './test-harness.js';
 
 const root = mkdtempSync(join(tmpdir(), 'tideway-parquet-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -23,23 +23,7 @@ async function rowGroupsOf(file: string): Promise<number> {
   return groups;
 }
 
-const COLUMNS: [string, string][] = [
-  ['id', 'bigint'],
-  ['s', 'string'],
-  ['b', 'boolean'],
-  ['ti', 'tinyint'],
-  ['si', 'smallint'],
-  ['i', 'int'],
-  ['f', 'float'],
-  ['d', 'double'],
-  ['dec', 'decimal(38, 18)'],
-  ['by', 'bytes'],
-  ['dt', 'date'],
-  ['ts', 'timestamp'],
-  ['arr', 'array<int>'],
-  ['m', 'map<string, string>'],
-  ['r', 'row<a int, b string>'],
-];
+const COLUMNS = ALL_TYPES;
 const ROW1 = [
   9007199254740993n,
   'héllo',

@@ -415,7 +415,10 @@ describe('LocalFile sink: partitions, names and save modes', () => {
     const { optionsOf } = await import('@tideway/api');
     const check = (o: Record<string, unknown>) =>
       localFileSinkFactory.spec.validate!(optionsOf({ path: '/x', ...o }, localFileSinkFactory.spec));
-    expect(check({ file_format_type: 'orc' })).toMatch(/does not implement the orc format/);
+    expect(check({ file_format_type: 'orc', compress_codec: 'lzo' })).toMatch(
+      /orc writer implements none, zlib, snappy, lz4 and zstd, got 'lzo'/,
+    );
+    expect(check({ file_format_type: 'orc', compress_codec: 'zlib' })).toBeUndefined();
     expect(check({ file_format_type: 'parquet', compress_codec: 'lzo' })).toMatch(
       /compress_codec.*zstd and lz4, got 'lzo' \(LZO pages .*DuckDB/,
     );

@@ -11,6 +11,25 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import type { FileSplit } from '@tideway/connector-file-common';
 import { localFileSinkFactory, localFileSourceFactory } from './index.js';
 
+/** A column of every SeaTunnel type a file format holds (the Parquet and ORC tests' table). */
+export const ALL_TYPES: [string, string][] = [
+  ['id', 'bigint'],
+  ['s', 'string'],
+  ['b', 'boolean'],
+  ['ti', 'tinyint'],
+  ['si', 'smallint'],
+  ['i', 'int'],
+  ['f', 'float'],
+  ['d', 'double'],
+  ['dec', 'decimal(38, 18)'],
+  ['by', 'bytes'],
+  ['dt', 'date'],
+  ['ts', 'timestamp'],
+  ['arr', 'array<int>'],
+  ['m', 'map<string, string>'],
+  ['r', 'row<a int, b string>'],
+];
+
 /** A table for tests, from `name type` pairs. */
 export function tableOf(columns: [string, string][], name = 'db.t'): CatalogTable {
   const [database, table] = name.split('.');
@@ -47,22 +66,29 @@ export class ListCollector implements Collector {
   }
 }
 
-/** Runs a source's enumerator and one reader to the end; returns the rows. */
-export async function readAll(options: Record<string, unknown>): Promise<{ rows: Row[]; table: CatalogTable }> {
+/** Prepares a source and runs its enumerator: the splits it hands its one reader, and whether it said no more would come. */
+export async function splitsOf(
+  options: Record<string, unknown>,
+): Promise<{ source: ReturnType<typeof sourceOf>; splits: FileSplit[]; noMore: boolean }> {
   const source = sourceOf(options);
   await source.prepare!();
-  const splits: FileSplit[] = [];
-  let noMore = false;
+  const found = { source, splits: [] as FileSplit[], noMore: false };
   const enumerator = source.createEnumerator({
     parallelism: 1,
     registeredReaders: () => [0],
-    assignSplits: (_s, sp) => splits.push(...(sp as FileSplit[])),
+    assignSplits: (_s, sp) => found.splits.push(...(sp as FileSplit[])),
     signalNoMoreSplits: () => {
-      noMore = true;
+      found.noMore = true;
     },
   });
   await enumerator.open();
   await enumerator.run();
+  return found;
+}
+
+/** Runs a source's enumerator and one reader to the end; returns the rows. */
+export async function readAll(options: Record<string, unknown>): Promise<{ rows: Row[]; table: CatalogTable }> {
+  const { source, splits, noMore } = await splitsOf(options);
   let done = false;
   const ctx: SourceReaderContext = {
     subtaskIndex: 0,

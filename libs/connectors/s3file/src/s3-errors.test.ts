@@ -111,7 +111,9 @@ describe('S3File options', () => {
     expect(opts({ bucket: 's3a://b/folder' })).toThrow(/Option 'bucket' must be a bucket such as s3a:\/\/my-bucket/);
     expect(opts({ hadoop_s3_properties: { 'fs.s3a.multipart.size': '1M' } })).toThrow(/must be at least 5M/);
     expect(opts({ hadoop_s3_properties: { 'fs.s3a.path.style.access': 'yes' } })).toThrow(/must be true or false, got 'yes'/);
-    expect(opts({ file_format_type: 'orc' })).toThrow(/does not implement the orc format/);
+    expect(opts({ file_format_type: 'orc', compress_codec: 'gzip' })).toThrow(
+      /orc writer implements none, zlib, snappy, lz4 and zstd, got 'gzip'/,
+    );
     expect(opts({ hadoop_s3_properties: { 'fs.s3a.fast.upload.buffer': 'disk' } })).not.toThrow();
   });
 

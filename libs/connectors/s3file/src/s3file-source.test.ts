@@ -1,4 +1,4 @@
-import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -85,6 +85,33 @@ describe('S3File source', () => {
 
   it('reads nothing from a missing prefix', async () => {
     expect((await readAll({ ...conn, path: '/nothing/here', file_format_type: 'text' })).rows).toEqual([]);
+  });
+
+  it('writes ORC to S3 and reads it back by stripe through range GETs', async () => {
+    const table = tableOf([
+      ['id', 'bigint'],
+      ['name', 'string'],
+      ['at', 'timestamp'],
+    ]);
+    const sink = sinkOf({ ...conn, path: '/orc', tmp_path: '/tmp-orc', file_format_type: 'orc', compress_codec: 'zstd' }, table);
+    const writer = sink.createWriter({ subtaskIndex: 0, parallelism: 1 });
+    const at = (i: number) => `2024-01-01T00:00:${String(i % 60).padStart(2, '0')}.${String(i).padStart(4, '0')}1`;
+    await writer.write(
+      Array.from({ length: 3000 }, (_, i) => ({
+        kind: '+I' as const,
+        tableId: 'db.t',
+        fields: [BigInt(i), i % 9 === 0 ? null : `n${i}`, at(i)],
+      })),
+    );
+    const info = await writer.prepareCommit!(1);
+    await writer.close();
+    const committer = sink.createAggregatedCommitter!();
+    expect(await committer.commit([committer.combine([info])])).toEqual([]);
+    const listed = await client.send(new ListObjectsV2Command({ Bucket: 'tideway', Prefix: 'orc/' }));
+    expect(listed.Contents?.map((c) => c.Key)).toEqual([expect.stringMatching(/^orc\/.*\.zstd\.orc$/)]);
+    const { rows, table: read } = await readAll({ ...conn, path: '/orc', file_format_type: 'orc', read_columns: ['at', 'name'] });
+    expect(read.columns.map((c) => c.name)).toEqual(['at', 'name']);
+    expect(rows.map((r) => r.fields)).toEqual(Array.from({ length: 3000 }, (_, i) => [at(i), i % 9 === 0 ? null : `n${i}`]));
   });
 
   it('writes Parquet to S3 and reads it back by row group through range GETs; reads a zip archive the zip tool made', async () => {

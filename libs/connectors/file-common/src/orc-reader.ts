@@ -1,0 +1,621 @@
+import { type Column, type DataType, Types } from '@tideway/api';
+import { ErrorCode, TidewayError } from '@tideway/common';
+import type { FileSystemAdapter } from './file-system.js';
+import {
+  ColumnEncoding_Kind,
+  type ColumnEncoding,
+  type CompressionKind,
+  Footer,
+  PostScript,
+  StripeFooter,
+  Stream_Kind,
+  type Type,
+  Type_Kind,
+} from './gen/orc_file.js';
+import { CODEC_NAMES, decompress, isReadCodec } from './orc-compression.js';
+import { ByteSource, OrcCorruptError, type OrcInt, readBooleans, readByteRle, readIntRleV1, readIntRleV2 } from './orc-rle.js';
+import { dateText, decimalText, timestampText } from './parquet-values.js';
+
+/**
+ * Tideway's ORC reader (docs/decisions/0011-orc.md): the file tail (postscript, footer) through
+ * the protobuf messages of proto/orc_file.proto, then one stripe at a time, reading only the
+ * streams of the columns asked for. A stripe's streams are decoded whole into compact arrays
+ * (numbers, bytes and offsets); JS values are made a batch of rows at a time.
+ *
+ * | ORC                         | Tideway                      |
+ * |-----------------------------|------------------------------|
+ * | boolean                     | boolean                      |
+ * | tinyint, smallint, int      | tinyint, smallint, int       |
+ * | bigint                      | bigint                       |
+ * | float, double               | float, double                |
+ * | string, varchar, char       | string                       |
+ * | binary                      | bytes                        |
+ * | decimal(p,s)                | decimal(p,s)                 |
+ * | date                        | date                         |
+ * | timestamp                   | timestamp (the writer's wall clock, its time zone applied) |
+ * | timestamp with local time zone | timestamp_tz (UTC)        |
+ * | array, map, struct          | array, map, row              |
+ * | uniontype                   | refused                      |
+ */
+
+/** A file's tail, read once per file. */
+export interface OrcTail {
+  readonly path: string;
+  readonly size: number;
+  readonly codec: CompressionKind;
+  readonly footer: Footer;
+  readonly types: readonly Type[];
+}
+
+const TAIL_GUESS = 16 * 1024;
+
+function corrupt(path: string, what: string): TidewayError {
+  return new TidewayError(ErrorCode.VALUE_CONVERSION, `${path} is not a readable ORC file: ${what}.`);
+}
+
+/** Reads and checks the postscript and footer of an ORC file. */
+export async function readOrcTail(fs: FileSystemAdapter, path: string): Promise<OrcTail> {
+  const entry = (await fs.listFiles(path))[0];
+  if (!entry) throw new Error(`${path} does not exist`);
+  const size = entry.size;
+  if (size < 4) throw corrupt(path, `it has ${size} bytes, fewer than an ORC file's smallest`);
+  const tailStart = Math.max(0, size - TAIL_GUESS);
+  let tail = await fs.readRange(path, tailStart, size);
+  const psLen = tail[tail.length - 1];
+  if (psLen === 0 || psLen + 1 > size)
+    throw corrupt(path, `its last byte gives a postscript of ${psLen} bytes (the file is truncated or not ORC)`);
+  let ps: PostScript;
+  try {
+    ps = PostScript.decode(tail.subarray(tail.length - 1 - psLen, tail.length - 1));
+  } catch (err) {
+    throw corrupt(path, `its postscript does not decode (${(err as Error).message}; the file is truncated or not ORC)`);
+  }
+  if (ps.magic !== 'ORC') throw corrupt(path, `its postscript has no ORC magic (the file is truncated or not ORC)`);
+  const codec = ps.compression ?? 0;
+  if (!isReadCodec(codec))
+    throw corrupt(path, `its codec ${CODEC_NAMES[codec] ?? `#${codec}`} is not one Tideway reads (none, zlib, snappy, lz4, zstd)`);
+  const footerLen = Number(ps.footerLength ?? 0n);
+  const footerEnd = size - 1 - psLen;
+  const footerStart = footerEnd - footerLen;
+  if (footerLen === 0 || footerStart < 3)
+    throw corrupt(path, `its postscript gives a footer of ${footerLen} bytes in a file of ${size} (truncated?)`);
+  if (footerStart < tailStart) {
+    tail = await fs.readRange(path, footerStart, size);
+  }
+  const base = size - tail.length;
+  let footer: Footer;
+  try {
+    footer = Footer.decode(decompress(codec, tail.subarray(footerStart - base, footerEnd - base)));
+  } catch (err) {
+    throw corrupt(path, `its footer does not decode (${(err as Error).message})`);
+  }
+  const types = footer.types;
+  if (types.length === 0 || types[0].kind !== Type_Kind.STRUCT) throw corrupt(path, 'its root type is not a struct');
+  for (const [i, s] of footer.stripes.entries()) {
+    const end = Number(s.offset ?? 0n) + Number(s.indexLength ?? 0n) + Number(s.dataLength ?? 0n) + Number(s.footerLength ?? 0n);
+    if (end > footerStart)
+      throw corrupt(path, `stripe ${i} ends at byte ${end}, past the footer at ${footerStart} (the file is truncated)`);
+  }
+  return { path, size, codec, footer, types };
+}
+
+/** The Tideway type of ORC type `id`; subtypes must come after their parent (no cycles in a corrupt file). */
+function dataTypeOf(types: readonly Type[], id: number, path: string, name: string): DataType {
+  const t = types[id];
+  const child = (k: number): number => {
+    const c = t.subtypes[k];
+    if (c === undefined || c <= id || c >= types.length) throw corrupt(path, `type ${id} (${name}) has a bad subtype`);
+    return c;
+  };
+  switch (t.kind) {
+    case Type_Kind.BOOLEAN:
+      return Types.BOOLEAN;
+    case Type_Kind.BYTE:
+      return Types.TINYINT;
+    case Type_Kind.SHORT:
+      return Types.SMALLINT;
+    case Type_Kind.INT:
+      return Types.INT;
+    case Type_Kind.LONG:
+      return Types.BIGINT;
+    case Type_Kind.FLOAT:
+      return Types.FLOAT;
+    case Type_Kind.DOUBLE:
+      return Types.DOUBLE;
+    case Type_Kind.STRING:
+    case Type_Kind.VARCHAR:
+    case Type_Kind.CHAR:
+      return Types.STRING;
+    case Type_Kind.BINARY:
+      return Types.BYTES;
+    case Type_Kind.TIMESTAMP:
+      return Types.TIMESTAMP;
+    case Type_Kind.TIMESTAMP_INSTANT:
+      return Types.TIMESTAMP_TZ;
+    case Type_Kind.DATE:
+      return Types.DATE;
+    case Type_Kind.DECIMAL:
+      return Types.decimal(t.precision ?? 38, t.scale ?? 0);
+    case Type_Kind.LIST:
+      return Types.array(dataTypeOf(types, child(0), path, `${name}.element`));
+    case Type_Kind.MAP:
+      return Types.map(dataTypeOf(types, child(0), path, `${name}.key`), dataTypeOf(types, child(1), path, `${name}.value`));
+    case Type_Kind.STRUCT:
+      return Types.row(
+        t.subtypes.map((_, k) => {
+          const fieldName = t.fieldNames[k] ?? `_col${k}`;
+          return { name: fieldName, type: dataTypeOf(types, child(k), path, `${name}.${fieldName}`) };
+        }),
+      );
+    case Type_Kind.UNION:
+      throw new TidewayError(
+        ErrorCode.UNSUPPORTED_TYPE,
+        `${path}: column ${name} is an ORC uniontype, which no SeaTunnel type holds (SeaTunnel's ORC reader refuses it too).`,
+      );
+    default:
+      throw new TidewayError(
+        ErrorCode.UNSUPPORTED_TYPE,
+        `${path}: column ${name} has ORC type kind ${String(t.kind)}, which Tideway does not know.`,
+      );
+  }
+}
+
+/** The table columns of an ORC file (its root struct's fields). */
+export function orcColumns(tail: OrcTail): Column[] {
+  const root = tail.types[0];
+  return root.subtypes.map((id, k) => {
+    const name = root.fieldNames[k] ?? `_col${k}`;
+    if (id <= 0 || id >= tail.types.length) throw corrupt(tail.path, `the root struct's field ${name} has a bad type id ${id}`);
+    return { name, type: dataTypeOf(tail.types, id, tail.path, name), nullable: true };
+  });
+}
+
+// ---- decoding one stripe ----
+
+/** A column of a stripe, decoded to compact arrays; `take(n)` makes the next n values. */
+interface ColumnNode {
+  take(n: number): unknown[];
+}
+
+const ORC_EPOCH = 1_420_070_400; // 2015-01-01T00:00:00Z
+
+/** Seconds a zone is ahead of UTC at an instant, through Intl, cached per quarter hour. */
+function zoneOffsets(zone: string): (utc: number) => number {
+  const fmt = new Intl.DateTimeFormat('en-US', {
+    timeZone: zone,
+    hourCycle: 'h23',
+    year: 'numeric',
+    month: 'numeric',
+    day: 'numeric',
+    hour: 'numeric',
+    minute: 'numeric',
+    second: 'numeric',
+    era: 'short',
+  });
+  const cache = new Map<number, number>();
+  return (utc) => {
+    const key = Math.floor(utc / 900);
+    let off = cache.get(key);
+    if (off === undefined) {
+      const t = key * 900;
+      const p = Object.fromEntries(fmt.formatToParts(new Date(t * 1000)).map((x) => [x.type, x.value]));
+      const year = p.era === 'BC' || p.era === 'B' ? 1 - Number(p.year) : Number(p.year);
+      const d = new Date(0);
+      d.setUTCFullYear(year, Number(p.month) - 1, Number(p.day));
+      d.setUTCHours(Number(p.hour), Number(p.minute), Number(p.second), 0);
+      off = Math.round(d.getTime() / 1000) - t;
+      cache.set(key, off);
+    }
+    return off;
+  };
+}
+
+const UTC_ZONES = new Set([
+  '',
+  'GMT',
+  'UTC',
+  'Etc/UTC',
+  'Etc/GMT',
+  'Z',
+  'Zulu',
+  'Etc/Universal',
+  'Universal',
+  'Etc/Zulu',
+  'GMT0',
+  'Etc/GMT0',
+]);
+
+/** The streams of one stripe's columns, decompressed, by column and kind. */
+type Streams = Map<string, Uint8Array>;
+
+class StripeDecoder {
+  /** Where in the file tree decoding is, for errors. */
+  column = '';
+
+  constructor(
+    private readonly tail: OrcTail,
+    private readonly streams: Streams,
+    private readonly encodings: readonly ColumnEncoding[],
+    private readonly writerZone: string,
+  ) {}
+
+  private stream(id: number, kind: Stream_Kind, what: string): ByteSource {
+    return new ByteSource(this.streams.get(`${id}:${kind}`) ?? new Uint8Array(0), what);
+  }
+
+  private v2(id: number): boolean {
+    const k = this.encodings[id]?.kind ?? ColumnEncoding_Kind.DIRECT;
+    return k === ColumnEncoding_Kind.DIRECT_V2 || k === ColumnEncoding_Kind.DICTIONARY_V2;
+  }
+
+  private ints(id: number, kind: Stream_Kind, what: string, count: number, signed: boolean): OrcInt[] {
+    const s = this.stream(id, kind, what);
+    return this.v2(id) ? readIntRleV2(s, count, signed) : readIntRleV1(s, count, signed);
+  }
+
+  /** A node of `count` values of type `id` (named `name`), its present stream applied. */
+  node(id: number, count: number, name: string): ColumnNode {
+    this.column = name;
+    const t = this.tail.types[id];
+    const hasPresent = this.streams.has(`${id}:${Stream_Kind.PRESENT}`);
+    const present = hasPresent ? readBooleans(this.stream(id, Stream_Kind.PRESENT, `${name} PRESENT`), count) : undefined;
+    let k = count;
+    if (present) {
+      k = 0;
+      for (let i = 0; i < count; i++) k += present[i];
+    }
+    const values = this.values(id, t, k, name);
+    this.column = name;
+    if (!present) return values;
+    let at = 0;
+    return {
+      take: (n) => {
+        const out = new Array<unknown>(n);
+        let nonNull = 0;
+        const start = at;
+        for (let i = 0; i < n; i++) nonNull += present[start + i];
+        const vals = values.take(nonNull);
+        let v = 0;
+        for (let i = 0; i < n; i++) out[i] = present[start + i] ? vals[v++] : null;
+        at += n;
+        return out;
+      },
+    };
+  }
+
+  /** The non-null values of a column (`k` of them). */
+  private values(id: number, t: Type, k: number, name: string): ColumnNode {
+    const data = `${name} DATA`;
+    switch (t.kind) {
+      case Type_Kind.BOOLEAN: {
+        const bits = readBooleans(this.stream(id, Stream_Kind.DATA, data), k);
+        return cursor(k, (i) => bits[i] === 1);
+      }
+      case Type_Kind.BYTE: {
+        const bytes = readByteRle(this.stream(id, Stream_Kind.DATA, data), k);
+        return cursor(k, (i) => (bytes[i] << 24) >> 24);
+      }
+      case Type_Kind.SHORT:
+      case Type_Kind.INT: {
+        const v = this.ints(id, Stream_Kind.DATA, data, k, true);
+        return cursor(k, (i) => Number(v[i]));
+      }
+      case Type_Kind.LONG: {
+        const v = this.ints(id, Stream_Kind.DATA, data, k, true);
+        return cursor(k, (i) => BigInt(v[i]));
+      }
+      case Type_Kind.DATE: {
+        const v = this.ints(id, Stream_Kind.DATA, data, k, true);
+        return cursor(k, (i) => dateText(Number(v[i])));
+      }
+      case Type_Kind.FLOAT:
+      case Type_Kind.DOUBLE: {
+        const width = t.kind === Type_Kind.FLOAT ? 4 : 8;
+        const s = this.stream(id, Stream_Kind.DATA, data);
+        const bytes = s.bytes(k * width);
+        const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+        return width === 4 ? cursor(k, (i) => view.getFloat32(i * 4, true)) : cursor(k, (i) => view.getFloat64(i * 8, true));
+      }
+      case Type_Kind.STRING:
+      case Type_Kind.VARCHAR:
+      case Type_Kind.CHAR:
+      case Type_Kind.BINARY: {
+        const binary = t.kind === Type_Kind.BINARY;
+        const enc = this.encodings[id]?.kind ?? ColumnEncoding_Kind.DIRECT;
+        if (enc === ColumnEncoding_Kind.DICTIONARY || enc === ColumnEncoding_Kind.DICTIONARY_V2) {
+          const size = this.encodings[id]?.dictionarySize ?? 0;
+          const dict = this.byteValues(id, Stream_Kind.DICTIONARY_DATA, size, name, binary);
+          const idx = this.ints(id, Stream_Kind.DATA, data, k, false);
+          return cursor(k, (i) => {
+            const j = idx[i];
+            if (typeof j !== 'number' || j >= size)
+              throw new OrcCorruptError(`dictionary index ${j} is past the dictionary's ${size} entries`);
+            return dict[j];
+          });
+        }
+        const values = this.byteValues(id, Stream_Kind.DATA, k, name, binary);
+        return cursor(k, (i) => values[i]);
+      }
+      case Type_Kind.DECIMAL: {
+        const s = this.stream(id, Stream_Kind.DATA, data);
+        const scale = t.scale ?? 0;
+        const scales = this.ints(id, Stream_Kind.SECONDARY, `${name} SECONDARY`, k, true);
+        const out = new Array<string>(k);
+        for (let i = 0; i < k; i++) {
+          const raw = s.svarint();
+          const sc = Number(scales[i]);
+          if (typeof raw === 'number' && sc === scale) {
+            out[i] = decimalNumberText(raw, scale); // the common case, without a BigInt
+            continue;
+          }
+          let v = BigInt(raw);
+          if (sc < scale) v *= 10n ** BigInt(scale - sc);
+          else if (sc > scale) v /= 10n ** BigInt(sc - scale);
+          out[i] = decimalText(v, scale);
+        }
+        return cursor(k, (i) => out[i]);
+      }
+      case Type_Kind.TIMESTAMP:
+      case Type_Kind.TIMESTAMP_INSTANT: {
+        const secs = this.ints(id, Stream_Kind.DATA, data, k, true);
+        const nanos = this.ints(id, Stream_Kind.SECONDARY, `${name} SECONDARY`, k, false);
+        const instant = t.kind === Type_Kind.TIMESTAMP_INSTANT;
+        const zone = instant ? '' : this.writerZone;
+        let offset: ((utc: number) => number) | undefined;
+        if (!UTC_ZONES.has(zone)) {
+          try {
+            offset = zoneOffsets(zone);
+          } catch {
+            throw new OrcCorruptError(`the stripe's writer time zone '${zone}' is not one this machine knows`);
+          }
+        }
+        const epoch = offset ? ORC_EPOCH - offset(ORC_EPOCH - offset(ORC_EPOCH)) : ORC_EPOCH;
+        return cursor(k, (i) => {
+          const raw = nanos[i];
+          let zeros: number;
+          let ns: number;
+          if (typeof raw === 'number') {
+            zeros = raw & 7;
+            ns = Math.floor(raw / 8);
+          } else {
+            // Arrow's writer gives instants before 1970 negative nanoseconds, stored as 64-bit two's complement
+            const signed = BigInt.asIntN(64, raw);
+            zeros = Number(signed & 7n);
+            ns = Number(signed >> 3n);
+          }
+          if (zeros !== 0) ns *= 10 ** (zeros + 1);
+          if (ns > 999_999_999 || ns < -999_999_999) throw new OrcCorruptError(`a timestamp has ${ns} nanoseconds`);
+          let utc = Number(secs[i]) + epoch;
+          // ORC's writers store seconds truncated toward zero for instants before 1970
+          if (utc < 0 && ns > 999_999) utc -= 1;
+          if (ns < 0) {
+            utc -= 1;
+            ns += 1_000_000_000;
+          }
+          const wall = offset ? utc + offset(utc) : utc;
+          const text = secondsText(wall);
+          const frac = ns === 0 ? '' : fractionText(ns);
+          return instant ? `${text}${frac}+00:00` : `${text}${frac}`;
+        });
+      }
+      case Type_Kind.STRUCT: {
+        const children = t.subtypes.map((c, j) => this.node(c, k, `${name}.${t.fieldNames[j] ?? `_col${j}`}`));
+        return {
+          take: (n) => {
+            const cols = children.map((c) => c.take(n));
+            const out = new Array<unknown>(n);
+            for (let i = 0; i < n; i++) out[i] = cols.map((c) => c[i]);
+            return out;
+          },
+        };
+      }
+      case Type_Kind.LIST:
+      case Type_Kind.MAP: {
+        const lengths = this.ints(id, Stream_Kind.LENGTH, `${name} LENGTH`, k, false).map(Number);
+        let total = 0;
+        for (const l of lengths) total += l;
+        const isMap = t.kind === Type_Kind.MAP;
+        const keys = this.node(t.subtypes[0], total, isMap ? `${name}.key` : `${name}.element`);
+        const vals = isMap ? this.node(t.subtypes[1], total, `${name}.value`) : undefined;
+        let at = 0;
+        return {
+          take: (n) => {
+            let sum = 0;
+            for (let i = 0; i < n; i++) sum += lengths[at + i];
+            const ks = keys.take(sum);
+            const vs = vals?.take(sum);
+            const out = new Array<unknown>(n);
+            let p = 0;
+            for (let i = 0; i < n; i++) {
+              const len = lengths[at + i];
+              if (vs) {
+                const m = new Map<unknown, unknown>();
+                for (let j = 0; j < len; j++) m.set(ks[p + j], vs[p + j]);
+                out[i] = m;
+              } else out[i] = ks.slice(p, p + len);
+              p += len;
+            }
+            at += n;
+            return out;
+          },
+        };
+      }
+      default:
+        throw new OrcCorruptError(`type kind ${String(t.kind)} cannot be read`);
+    }
+  }
+
+  /** `count` strings (bytes for binary) from a bytes stream and the LENGTH stream. */
+  private byteValues(id: number, kind: Stream_Kind, count: number, name: string, binary: boolean): (string | Uint8Array)[] {
+    const lengths = this.ints(id, Stream_Kind.LENGTH, `${name} LENGTH`, count, false);
+    const s = this.stream(id, kind, `${name} ${kind === Stream_Kind.DATA ? 'DATA' : 'DICTIONARY_DATA'}`);
+    const buf = Buffer.from(s.buf.buffer, s.buf.byteOffset, s.buf.byteLength);
+    const out = new Array<string | Uint8Array>(count);
+    let at = 0;
+    for (let i = 0; i < count; i++) {
+      const len = Number(lengths[i]);
+      if (at + len > buf.length) throw new OrcCorruptError(`the ${name} values pass the end of their stream (${buf.length} bytes)`);
+      out[i] = binary ? Buffer.from(buf.subarray(at, at + len)) : buf.toString('utf8', at, at + len);
+      at += len;
+    }
+    return out;
+  }
+}
+
+/** Canonical decimal text of an unscaled integer held exactly in a number (decimalText's, without a BigInt). */
+function decimalNumberText(unscaled: number, scale: number): string {
+  const neg = unscaled < 0;
+  const digits = String(neg ? -unscaled : unscaled).padStart(scale + 1, '0');
+  const text = scale === 0 ? digits : `${digits.slice(0, -scale)}.${digits.slice(-scale)}`;
+  return neg ? `-${text}` : text;
+}
+
+const TWO = Array.from({ length: 60 }, (_, i) => String(i).padStart(2, '0'));
+/** The day of the last timestamp formatted and its 'YYYY-MM-DDT': a column's timestamps mostly share their day with the one before. */
+let lastDay = Number.NaN;
+let lastDayText = '';
+
+/** 'YYYY-MM-DDTHH:mm:ss' of wall-clock seconds since 1970 (timestampText for the days outside 0000-9999). */
+function secondsText(wall: number): string {
+  const day = Math.floor(wall / 86400);
+  if (day !== lastDay) {
+    const date = dateText(day);
+    if (date.length !== 10) return timestampText(BigInt(wall) * 1_000_000n);
+    lastDay = day;
+    lastDayText = `${date}T`;
+  }
+  let rest = wall - day * 86400;
+  const h = Math.floor(rest / 3600);
+  rest -= h * 3600;
+  const m = Math.floor(rest / 60);
+  return `${lastDayText}${TWO[h]}:${TWO[m]}:${TWO[rest - m * 60]}`;
+}
+
+/** '.f' of nanoseconds (1 to 999,999,999), trailing zeros dropped. */
+function fractionText(ns: number): string {
+  const digits = String(ns + 1_000_000_000).slice(1);
+  let end = 9;
+  while (digits.charCodeAt(end - 1) === 48) end--; // '0'
+  return `.${end === 9 ? digits : digits.slice(0, end)}`;
+}
+
+/** A node over `k` values made by `get(i)`. */
+function cursor(k: number, get: (i: number) => unknown): ColumnNode {
+  let at = 0;
+  return {
+    take: (n) => {
+      if (at + n > k) throw new OrcCorruptError(`more values are asked than the stream's ${k}`);
+      const out = new Array<unknown>(n);
+      for (let i = 0; i < n; i++) out[i] = get(at + i);
+      at += n;
+      return out;
+    },
+  };
+}
+
+/** Every type id under `id`, itself included (pre-order ids: a subtree is a contiguous range). */
+function subtreeIds(types: readonly Type[], id: number, into: Set<number>): void {
+  if (into.has(id)) return;
+  into.add(id);
+  for (const c of types[id].subtypes) if (c > id && c < types.length) subtreeIds(types, c, into);
+}
+
+const DATA_KINDS = new Set([Stream_Kind.PRESENT, Stream_Kind.DATA, Stream_Kind.LENGTH, Stream_Kind.DICTIONARY_DATA, Stream_Kind.SECONDARY]);
+
+/**
+ * The rows of stripe `stripe` of an ORC file from row `offset` on, `columns` (file columns by
+ * name) only, in batches of `batchRows`. Only those columns' streams are read.
+ */
+export async function* orcStripeRows(
+  fs: FileSystemAdapter,
+  path: string,
+  stripe: number,
+  offset: number,
+  columns: readonly Column[],
+  batchRows: number,
+  knownTail?: OrcTail,
+): AsyncGenerator<unknown[][]> {
+  const tail = knownTail ?? (await readOrcTail(fs, path));
+  const stripes = tail.footer.stripes;
+  if (stripe >= stripes.length) {
+    throw new TidewayError(
+      ErrorCode.CONFIG_BAD_VALUE,
+      `${path} has ${stripes.length} stripes, not ${stripe + 1}: the file changed after the job listed it.`,
+    );
+  }
+  const where = `${path}: stripe ${stripe} of ${stripes.length}`;
+  const si = stripes[stripe];
+  const rows = Number(si.numberOfRows ?? 0n);
+  const start = Number(si.offset ?? 0n);
+  const dataEnd = start + Number(si.indexLength ?? 0n) + Number(si.dataLength ?? 0n);
+  const footerLen = Number(si.footerLength ?? 0n);
+  const fail = (what: string, column?: string): TidewayError =>
+    new TidewayError(ErrorCode.VALUE_CONVERSION, `${where}${column ? `, column ${column}` : ''}: ${what} (the file is corrupt).`);
+  let sf: StripeFooter;
+  try {
+    sf = StripeFooter.decode(decompress(tail.codec, await fs.readRange(path, dataEnd, dataEnd + footerLen)));
+  } catch (err) {
+    throw fail(`its stripe footer does not decode (${(err as Error).message})`);
+  }
+  const root = tail.types[0];
+  const ids = columns.map((c) => {
+    const k = root.fieldNames.indexOf(c.name);
+    if (k < 0)
+      throw new TidewayError(ErrorCode.CONFIG_BAD_VALUE, `${path} has no column ${c.name} (its columns: ${root.fieldNames.join(', ')}).`);
+    return root.subtypes[k];
+  });
+  const wanted = new Set<number>();
+  for (const id of ids) subtreeIds(tail.types, id, wanted);
+  // where each stream is; the wanted ones are read, adjacent ones in one read
+  const ranges: { key: string; from: number; to: number }[] = [];
+  let pos = start;
+  for (const s of sf.streams) {
+    const len = Number(s.length ?? 0n);
+    const from = pos;
+    pos += len;
+    if (pos > dataEnd) throw fail(`its streams run past the stripe's data (${pos} > ${dataEnd})`);
+    if (wanted.has(s.column ?? 0) && DATA_KINDS.has(s.kind ?? Stream_Kind.DATA) && len > 0) {
+      ranges.push({ key: `${s.column ?? 0}:${s.kind ?? Stream_Kind.DATA}`, from, to: pos });
+    }
+  }
+  const streams: Streams = new Map();
+  for (let i = 0; i < ranges.length; ) {
+    let j = i;
+    while (j + 1 < ranges.length && ranges[j + 1].from === ranges[j].to) j++;
+    const bytes = await fs.readRange(path, ranges[i].from, ranges[j].to);
+    for (let r = i; r <= j; r++) {
+      const raw = bytes.subarray(ranges[r].from - ranges[i].from, ranges[r].to - ranges[i].from);
+      try {
+        streams.set(ranges[r].key, decompress(tail.codec, raw));
+      } catch (err) {
+        throw fail(`stream ${ranges[r].key} does not decompress (${(err as Error).message})`);
+      }
+    }
+    i = j + 1;
+  }
+  const decoder = new StripeDecoder(tail, streams, sf.columns, sf.writerTimezone ?? '');
+  let nodes: ColumnNode[];
+  try {
+    nodes = ids.map((id, i) => decoder.node(id, rows, columns[i].name));
+  } catch (err) {
+    if (err instanceof TidewayError) throw err;
+    throw fail((err as Error).message, decoder.column);
+  }
+  try {
+    if (offset > 0) for (const n of nodes) n.take(Math.min(offset, rows));
+    for (let row = Math.min(offset, rows); row < rows; row += batchRows) {
+      const n = Math.min(batchRows, rows - row);
+      const cols = nodes.map((c) => c.take(n));
+      const batch = new Array<unknown[]>(n);
+      for (let r = 0; r < n; r++) {
+        const fields = new Array<unknown>(cols.length);
+        for (let c = 0; c < cols.length; c++) fields[c] = cols[c][r];
+        batch[r] = fields;
+      }
+      yield batch;
+    }
+  } catch (err) {
+    if (err instanceof TidewayError) throw err;
+    throw fail((err as Error).message);
+  }
+}

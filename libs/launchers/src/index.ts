@@ -7,6 +7,7 @@
 export { startPostgres, postgresBinDir, type PostgresOptions } from './postgres.js';
 export { startMariaDb, type MariaDbOptions } from './mariadb.js';
 export { startRedis, type RedisOptions, type RedisServer } from './redis.js';
+export { startRedisCluster, type RedisClusterServer } from './redis-cluster.js';
 export { freePort, freePortRange, isListening } from './free-port.js';
 export type { TestServer, TestDatabaseServer } from './test-server.js';
 export {

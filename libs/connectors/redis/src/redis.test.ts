@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
-import { optionsOf, type Collector, type Row, type SourceReader, type SplitEnumeratorContext } from '@tideway/api';
+import { optionsOf, type Collector, type Row, type Source, type SourceReader, type SplitEnumeratorContext } from '@tideway/api';
 import { startRedis, type RedisServer } from '@tideway/testing';
 import { redisSourceFactory, REDIS_SOURCE_SPEC, type RedisSplit } from './index.js';
 
@@ -38,7 +38,10 @@ function source() {
     },
     REDIS_SOURCE_SPEC,
   );
-  return redisSourceFactory.create({ jobId: 'j', jobMode: 'BATCH', parallelism: 1, options, inputTables: [] });
+  return redisSourceFactory.create({ jobId: 'j', jobMode: 'BATCH', parallelism: 1, options, inputTables: [] }) as Source<
+    RedisSplit,
+    { assigned: string[] }
+  >;
 }
 
 describe('Redis source state', () => {

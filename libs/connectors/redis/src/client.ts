@@ -87,13 +87,29 @@ export type Command = [string, ...(string | number | Buffer)[]];
 /**
  * Runs commands in order and throws the first command error (a pipeline reports them per
  * command). A single server gets them as one pipeline (one round trip). In cluster mode every
- * command goes on its own, routed by its key's slot and grouped per node by auto-pipelining,
- * since one pipeline may only hold keys of one node; commands on one key still go in order,
- * on that node's connection.
+ * command goes on its own, routed by its key's slot (the first argument of every command here)
+ * and grouped per node by auto-pipelining, since one pipeline may only hold keys of one node.
  */
 export async function execAll(client: RedisClient, commands: readonly Command[]): Promise<unknown[]> {
   if (commands.length === 0) return [];
-  if (client instanceof Cluster) return Promise.all(commands.map(([name, ...args]) => client.call(name, ...args)));
+  if (client instanceof Cluster) {
+    // Keys in parallel, each key's commands one after the other: a redirected command (MOVED,
+    // ASK) is answered before the next one on its key is sent, so none overtakes another.
+    const byKey = new Map<string, Command[]>();
+    for (const c of commands) {
+      const key = String(c[1]);
+      const list = byKey.get(key);
+      if (list) list.push(c);
+      else byKey.set(key, [c]);
+    }
+    const results = new Map<Command, unknown>();
+    await Promise.all(
+      [...byKey.values()].map(async (list) => {
+        for (const c of list) results.set(c, await client.call(c[0], ...c.slice(1)));
+      }),
+    );
+    return commands.map((c) => results.get(c));
+  }
   const results = (await client.pipeline(commands.map((c) => [...c])).exec()) ?? [];
   return results.map(([err, value]) => {
     if (err) throw err;

@@ -6,9 +6,17 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
-import { optionsOf, type Collector, type Row, type Source, type SourceReader, type SplitEnumeratorContext } from '@tideway/api';
-import { startRedis, type RedisServer } from '@tideway/testing';
-import { redisSourceFactory, REDIS_SOURCE_SPEC, type RedisSplit } from './index.js';
+import {
+  optionsOf,
+  type CatalogTable,
+  type Collector,
+  type Row,
+  type Source,
+  type SourceReader,
+  type SplitEnumeratorContext,
+} from '@tideway/api';
+import { startRedis, startRedisCluster, type RedisClusterServer, type RedisServer } from '@tideway/testing';
+import { redisSinkFactory, redisSourceFactory, REDIS_SINK_SPEC, REDIS_SOURCE_SPEC, type RedisSplit } from './index.js';
 
 let server: RedisServer;
 
@@ -88,4 +96,67 @@ describe('Redis source state', () => {
     expect(ids).toEqual(Array.from({ length: 200 }, (_, i) => i));
     expect(rows.find((r) => r.fields[0] === 7)?.fields).toEqual([7, 'n7']);
   });
+});
+
+describe('Redis sink on a cluster whose slot moves while it writes', () => {
+  let cluster: RedisClusterServer;
+  beforeAll(async () => {
+    cluster = await startRedisCluster({ password: 'pw' });
+  }, 120_000);
+  afterAll(async () => {
+    await cluster?.stop();
+  });
+
+  it('follows ASK during the migration and MOVED after it, losing no row', async () => {
+    const table: CatalogTable = {
+      tableId: 't',
+      path: { table: 't' },
+      columns: [
+        { name: 'k', type: { kind: 'string' }, nullable: false },
+        { name: 'v', type: { kind: 'int' }, nullable: false },
+      ],
+    };
+    const [seed] = cluster.nodes;
+    const options = optionsOf(
+      { host: '127.0.0.1', port: seed.port, mode: 'cluster', auth: 'pw', key: 'k', data_type: 'key', value_field: 'v' },
+      REDIS_SINK_SPEC,
+    );
+    const sink = redisSinkFactory.create({ jobId: 'j', jobMode: 'BATCH', parallelism: 1, options, inputTables: [table] });
+    const writer = sink.createWriter({ subtaskIndex: 0, parallelism: 1 });
+    const row = (k: string, v: number): Row => ({ kind: '+I', tableId: 't', fields: [k, v] });
+    const direct = cluster.nodes.map((n) => new Redis({ host: '127.0.0.1', port: n.port, password: 'pw' }));
+    try {
+      await writer.write([row('warm-up', 0)]); // the writer's client now holds the slot map
+      const slot = (await direct[0].cluster('KEYSLOT', '{tag}')) as number;
+      const ids = await Promise.all(direct.map(async (d) => (await d.cluster('MYID')) as string));
+      const counts = () => Promise.all(direct.map(async (d) => (await d.cluster('COUNTKEYSINSLOT', slot)) as number));
+      let from = -1;
+      for (let i = 0; i < direct.length; i++) {
+        const nodes = (await direct[i].cluster('NODES')) as string;
+        const mine = nodes.split('\n').find((l) => l.includes('myself'))!;
+        for (const range of mine.split(' ').slice(8)) {
+          const [lo, hi = lo] = range.split('-').map(Number);
+          if (slot >= lo && slot <= hi) from = i;
+        }
+      }
+      const to = (from + 1) % direct.length;
+      await writer.write([row('{tag}1', 1)]);
+      // Migration started: the old owner answers ASK for keys it does not hold.
+      await direct[to].cluster('SETSLOT', slot, 'IMPORTING', ids[from]);
+      await direct[from].cluster('SETSLOT', slot, 'MIGRATING', ids[to]);
+      await writer.write([row('{tag}2', 2)]);
+      let c = await counts();
+      expect([c[from], c[to]]).toEqual([1, 1]);
+      // Migration finished: the moved key first, then the slot; the writer's map is stale (MOVED).
+      await direct[from].migrate('127.0.0.1', cluster.nodes[to].port, '', 0, 5000, 'AUTH', 'pw', 'KEYS', '{tag}1');
+      for (const d of direct) await d.cluster('SETSLOT', slot, 'NODE', ids[to]);
+      await writer.write([row('{tag}3', 3), row('{tag}1', 10)]);
+      c = await counts();
+      expect([c[from], c[to]]).toEqual([0, 3]);
+      expect(await direct[to].mget('{tag}1', '{tag}2', '{tag}3')).toEqual(['10', '2', '3']);
+    } finally {
+      await writer.close();
+      for (const d of direct) d.disconnect();
+    }
+  }, 120_000);
 });

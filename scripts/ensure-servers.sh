@@ -18,6 +18,7 @@ if ! command -v mariadbd >/dev/null 2>&1 && [ ! -x /usr/sbin/mariadbd ] || ! com
   missing+=(mariadb-server)
 fi
 if ! command -v redis-server >/dev/null 2>&1; then missing+=(redis-server); fi
+if ! command -v redis-cli >/dev/null 2>&1; then missing+=(redis-tools); fi # the cluster tests join nodes with redis-cli
 # PostGIS: SeaTunnel's PostgreSQL Jdbc e2e configs (test/jdbc/seatunnel-configs) read geometry columns.
 if ! ls /usr/share/postgresql/*/extension/postgis.control >/dev/null 2>&1; then
   pg_major=15

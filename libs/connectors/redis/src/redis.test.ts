@@ -16,6 +16,8 @@ import {
   type SplitEnumeratorContext,
 } from '@tideway/api';
 import { startRedis, startRedisCluster, type RedisClusterServer, type RedisServer } from '@tideway/testing';
+import type { Command, RedisConnection } from './client.js';
+import { RespWriter } from './resp-writer.js';
 import { redisSinkFactory, redisSourceFactory, REDIS_SINK_SPEC, REDIS_SOURCE_SPEC, type RedisSplit } from './index.js';
 
 let server: RedisServer;
@@ -159,4 +161,36 @@ describe('Redis sink on a cluster whose slot moves while it writes', () => {
       for (const d of direct) d.disconnect();
     }
   }, 120_000);
+});
+
+describe('RespWriter', () => {
+  const conn = (auth: string, db = 0): RedisConnection => ({ mode: 'single', host: '127.0.0.1', port: server.port, nodes: [], auth, db });
+
+  it('writes in order, counts every reply, and fails with the first error reply by its text', async () => {
+    const w = await RespWriter.open(conn('pw', 9));
+    try {
+      const many: Command[] = Array.from({ length: 5000 }, (_, i) => ['SET', `r:${i}`, 'x'.repeat(i % 300)]);
+      await w.run(many);
+      await expect(
+        w.run([
+          ['SET', 'r:str', 'a'],
+          ['LPUSH', 'r:str', 'b'],
+          ['SET', 'r:after', 'c'],
+        ]),
+      ).rejects.toThrow(/WRONGTYPE/);
+      await w.run([['EXPIRE', 'r:after', 100]]); // the connection is still in step after an error reply
+    } finally {
+      w.close();
+    }
+    const r = new Redis({ host: '127.0.0.1', port: server.port, password: 'pw', db: 9 });
+    expect(await r.dbsize()).toBe(5002);
+    expect(await r.get('r:4999')).toBe('x'.repeat(4999 % 300));
+    expect(await r.ttl('r:after')).toBeGreaterThan(0);
+    await r.flushdb();
+    r.disconnect();
+  });
+
+  it('refuses a wrong password when it connects', async () => {
+    await expect(RespWriter.open(conn('wrong'))).rejects.toThrow(/WRONGPASS|invalid password/);
+  });
 });

@@ -2,6 +2,7 @@ import type { CatalogTable, PluginContext, Row, Sink, SinkFactory, SinkWriter } 
 import { ErrorCode, TidewayError } from '@tideway/common';
 import { connectionOf, describeConnection, execAll, openClient, type Command, type RedisClient, type RedisConnection } from './client.js';
 import { REDIS_SINK_SPEC, type RedisDataType } from './options.js';
+import { RespWriter } from './resp-writer.js';
 import { compileFieldText, compileRowWriter } from './values.js';
 
 interface SinkSettings {
@@ -127,7 +128,8 @@ function compileRowCommands(s: SinkSettings, table: CatalogTable): RowCommands {
  * trip, so nothing is held across a checkpoint: every row of a completed checkpoint is in Redis.
  */
 class RedisSinkWriter implements SinkWriter {
-  private client?: RedisClient;
+  /** A single server: RespWriter; a cluster: ioredis' Cluster client (slot routing, redirections). */
+  private target?: RespWriter | RedisClient;
   private readonly plans = new Map<string, RowCommands>();
 
   constructor(
@@ -137,8 +139,13 @@ class RedisSinkWriter implements SinkWriter {
     for (const t of tables) this.plans.set(t.tableId, compileRowCommands(s, t));
   }
 
+  private async open(): Promise<RespWriter | RedisClient> {
+    this.target ??= this.s.connection.mode === 'cluster' ? await openClient(this.s.connection) : await RespWriter.open(this.s.connection);
+    return this.target;
+  }
+
   async write(rows: readonly Row[]): Promise<void> {
-    this.client ??= await openClient(this.s.connection);
+    const target = await this.open();
     for (let i = 0; i < rows.length; i += this.s.batchSize) {
       const commands: Command[] = [];
       for (const row of rows.slice(i, i + this.s.batchSize)) {
@@ -148,8 +155,10 @@ class RedisSinkWriter implements SinkWriter {
         commands.push(...plan(row));
       }
       try {
-        await execAll(this.client, commands);
+        if (target instanceof RespWriter) await target.run(commands);
+        else await execAll(target, commands);
       } catch (err) {
+        if (err instanceof TidewayError) throw err;
         throw new TidewayError(
           ErrorCode.CONNECTOR_IO,
           `writing to ${describeConnection(this.s.connection)} failed: ${(err as Error).message}`,
@@ -163,9 +172,10 @@ class RedisSinkWriter implements SinkWriter {
   }
 
   async close(): Promise<void> {
-    const c = this.client;
-    this.client = undefined;
-    if (c) await c.quit().catch(() => c.disconnect());
+    const t = this.target;
+    this.target = undefined;
+    if (t instanceof RespWriter) t.close();
+    else if (t) await t.quit().catch(() => t.disconnect());
   }
 }
 

@@ -50,7 +50,7 @@ sink { Redis { host = "${server.host}", port = ${server.port}, data_type = key, 
     ]).toString();
     const line = csv.split('\n').find((l) => l.startsWith('"SET"'));
     if (!line) throw new Error(`redis-benchmark printed no SET line:\n${csv}`);
-    baseline.push(Number(JSON.parse(`[${line}]`)[1]));
+    baseline.push(Number((JSON.parse(`[${line}]`) as string[])[1]));
     await client.flushall();
     const out = execFileSync(process.execPath, ['--import', 'tsx', '--conditions=source', 'bench/job-case.ts', job], {
       cwd: join(import.meta.dirname, '..'),

@@ -129,9 +129,9 @@ describe('Redis sink on a cluster whose slot moves while it writes', () => {
     const direct = cluster.nodes.map((n) => new Redis({ host: '127.0.0.1', port: n.port, password: 'pw' }));
     try {
       await writer.write([row('warm-up', 0)]); // the writer's client now holds the slot map
-      const slot = (await direct[0].cluster('KEYSLOT', '{tag}')) as number;
-      const ids = await Promise.all(direct.map(async (d) => (await d.cluster('MYID')) as string));
-      const counts = () => Promise.all(direct.map(async (d) => (await d.cluster('COUNTKEYSINSLOT', slot)) as number));
+      const slot = await direct[0].cluster('KEYSLOT', '{tag}');
+      const ids = await Promise.all(direct.map((d) => d.cluster('MYID')));
+      const counts = () => Promise.all(direct.map((d) => d.cluster('COUNTKEYSINSLOT', slot)));
       let from = -1;
       for (let i = 0; i < direct.length; i++) {
         const nodes = (await direct[i].cluster('NODES')) as string;

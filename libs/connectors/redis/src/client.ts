@@ -67,13 +67,16 @@ export async function openClient(c: RedisConnection): Promise<RedisClient> {
         })
       : new Redis({ ...common, host: c.host, port: c.port, db: c.db, retryStrategy: (n) => (n > 5 ? null : n * 200) });
   // Errors reach the commands that fail; the client's own 'error' events would otherwise crash.
-  client.on('error', () => undefined);
+  // The last one says why a connection failed (connect() itself only says it closed).
+  let lastError: Error | undefined;
+  client.on('error', (err: Error) => (lastError = err));
   try {
     await client.connect();
     await client.ping();
   } catch (err) {
     client.disconnect();
-    throw new TidewayError(ErrorCode.CONNECTOR_IO, `cannot connect to ${describeConnection(c)}: ${(err as Error).message}`, {
+    const why = lastError?.message ?? (err as Error).message;
+    throw new TidewayError(ErrorCode.CONNECTOR_IO, `cannot connect to ${describeConnection(c)}: ${why}`, {
       retryable: true,
       cause: err,
     });

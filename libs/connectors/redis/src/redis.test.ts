@@ -194,3 +194,62 @@ describe('RespWriter', () => {
     await expect(RespWriter.open(conn('wrong'))).rejects.toThrow(/WRONGPASS|invalid password/);
   });
 });
+
+describe('Redis source formats', () => {
+  async function readAll(values: Record<string, unknown>): Promise<unknown[][]> {
+    const options = optionsOf(
+      { host: '127.0.0.1', port: server.port, auth: 'pw', db_num: 11, batch_size: 50, ...values },
+      REDIS_SOURCE_SPEC,
+    );
+    const src = redisSourceFactory.create({ jobId: 'j', jobMode: 'BATCH', parallelism: 1, options, inputTables: [] }) as Source<
+      RedisSplit,
+      { assigned: string[] }
+    >;
+    const rows: unknown[][] = [];
+    let finished = false;
+    const reader = src.createReader({
+      subtaskIndex: 0,
+      parallelism: 1,
+      boundedness: 'BOUNDED',
+      signalNoMoreElement: () => (finished = true),
+      sendSplitRequest: () => undefined,
+    });
+    reader.addSplits([{ splitId: 'redis', cursor: '0' }]);
+    reader.handleNoMoreSplits();
+    while (!finished)
+      await reader.pollNext({ collect: (r) => rows.push(r.fields), collectBatch: (rs) => rows.push(...rs.map((r) => r.fields)) });
+    await reader.close();
+    return rows;
+  }
+
+  it('hash_key_parse_mode all: a hash is one row by column name; text splits list elements by field_delimiter', async () => {
+    const r = new Redis({ host: '127.0.0.1', port: server.port, password: 'pw', db: 11 });
+    await r.hset('p:1', { id: '1', tags: '["a","b"]', price: '2.50' });
+    await r.rpush('l:1', '1|x', '2|');
+    try {
+      expect(
+        await readAll({
+          keys: 'p:*',
+          data_type: 'hash',
+          format: 'json',
+          schema: { fields: { id: 'bigint', tags: 'array<string>', price: 'decimal(5,2)', gone: 'string' } },
+        }),
+      ).toEqual([[1n, ['a', 'b'], '2.50', null]]);
+      expect(
+        await readAll({
+          keys: 'l:*',
+          data_type: 'list',
+          format: 'text',
+          field_delimiter: '|',
+          schema: { fields: { n: 'int', s: 'string' } },
+        }),
+      ).toEqual([
+        [1, 'x'],
+        [2, null],
+      ]);
+    } finally {
+      await r.flushdb();
+      r.disconnect();
+    }
+  });
+});

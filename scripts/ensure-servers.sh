@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the database servers the test harness (libs/launchers) starts privately, but only the
 # ones whose binaries are missing: PostgreSQL (15 where Debian has it, with PostGIS and the
-# decoderbufs output plugin), MariaDB and Redis; and lzop and zip, the reference tools the lzo
+# decoderbufs output plugin), MariaDB, Redis and RabbitMQ; and lzop and zip, the reference tools the lzo
 # tests compare against and the conformance suite makes SeaTunnel's lzop and zip files with.
 # Nothing is started or enabled here; the harness runs its own servers on free ports.
 set -euo pipefail
@@ -18,6 +18,11 @@ if ! command -v mariadbd >/dev/null 2>&1 && [ ! -x /usr/sbin/mariadbd ] || ! com
   missing+=(mariadb-server)
 fi
 if ! command -v redis-server >/dev/null 2>&1; then missing+=(redis-server); fi
+if ! command -v redis-cli >/dev/null 2>&1; then missing+=(redis-tools); fi # the cluster tests join nodes with redis-cli
+# RabbitMQ: libs/launchers starts private nodes from the broker's own start script and epmd.
+if ! ls /usr/lib/rabbitmq/lib/rabbitmq_server-*/sbin/rabbitmq-server >/dev/null 2>&1 || [ ! -x /usr/bin/epmd ]; then
+  missing+=(rabbitmq-server)
+fi
 # PostGIS: SeaTunnel's PostgreSQL Jdbc e2e configs (test/jdbc/seatunnel-configs) read geometry columns.
 if ! ls /usr/share/postgresql/*/extension/postgis.control >/dev/null 2>&1; then
   pg_major=15
@@ -39,7 +44,7 @@ if ! command -v lzop >/dev/null 2>&1; then missing+=(lzop); fi
 if ! command -v zip >/dev/null 2>&1; then missing+=(zip); fi
 
 if [ ${#missing[@]} -eq 0 ]; then
-  echo "ensure-servers: PostgreSQL (with PostGIS and decoderbufs), MariaDB, Redis, lzop and zip binaries are present"
+  echo "ensure-servers: PostgreSQL (with PostGIS and decoderbufs), MariaDB, Redis, RabbitMQ, lzop and zip binaries are present"
   exit 0
 fi
 

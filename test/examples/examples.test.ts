@@ -11,7 +11,8 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { S3BlobStore } from '@tideway/checkpoint/s3';
 import { startS3rver, type TestS3Server } from '@tideway/checkpoint/testing';
-import { startMariaDb, startPostgres, type TestDatabaseServer } from '@tideway/testing';
+import { Redis } from 'ioredis';
+import { startMariaDb, startPostgres, startRedis, type RedisServer, type TestDatabaseServer } from '@tideway/testing';
 import { repoRoot } from '../conformance/conformance-files.js';
 import { runCli, spawnCli, waitForExit } from '../conformance/cli-process.js';
 import { filesUnder, textRowsUnder } from '../conformance/local-file-output.js';
@@ -22,9 +23,10 @@ const vars = (v: Record<string, string | number>) => Object.entries(v).flatMap((
 let postgres: TestDatabaseServer | undefined;
 let maria: TestDatabaseServer | undefined;
 let s3: TestS3Server | undefined;
+let redis: RedisServer | undefined;
 
 afterAll(async () => {
-  await Promise.all([postgres?.stop(), maria?.stop(), s3?.stop()]);
+  await Promise.all([postgres?.stop(), maria?.stop(), s3?.stop(), redis?.stop()]);
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -180,6 +182,32 @@ describe('examples/', () => {
       const digest =
         "SELECT count(*)::int AS n, sum(total)::text AS total, md5(string_agg(id || customer || placed_at, ',' ORDER BY id)) AS h FROM public.orders";
       expect(await pgQuery('shop_copy', digest)).toEqual(await pgQuery('shop', digest));
+    }, 120_000);
+
+    it('jdbc_postgres_to_redis.conf loads a table into one Redis hash per row, expiring in a day', async () => {
+      redis = await startRedis({ password: 'example-secret' });
+      await pgQuery(postgres!.database, 'CREATE DATABASE redis_shop');
+      await pgQuery(
+        'redis_shop',
+        `CREATE TABLE public.products (id int PRIMARY KEY, name text NOT NULL, price numeric(8,2));
+        INSERT INTO public.products SELECT g, 'product ' || g, g * 0.5 FROM generate_series(1, 2000) g`,
+      );
+      const res = await runCli([
+        'run',
+        '-c',
+        example('jdbc_postgres_to_redis.conf'),
+        ...vars({ ...pgVars(), pg_db: 'redis_shop', redis_host: redis.host, redis_port: redis.port, redis_password: 'example-secret' }),
+      ]);
+      expect(res.code, res.stderr).toBe(0);
+      const client = new Redis({ host: redis.host, port: redis.port, password: 'example-secret' });
+      try {
+        expect(await client.dbsize()).toBe(2000);
+        expect(await client.hgetall('product:7')).toEqual({ id: '7', name: 'product 7', price: '3.50' });
+        const ttl = await client.ttl('product:2000');
+        expect(ttl).toBeGreaterThan(86_000);
+      } finally {
+        client.disconnect();
+      }
     }, 120_000);
 
     it('mysql_cdc_to_postgres.conf snapshots, then applies inserts, updates and deletes as they happen', async () => {

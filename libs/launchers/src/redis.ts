@@ -14,6 +14,11 @@ export interface RedisOptions {
   readonly appendOnly?: boolean;
   /** Starts the server as a replica of this one (`--replicaof host port`). */
   readonly replicaOf?: { readonly host: string; readonly port: number };
+  /**
+   * Starts the server as a Redis Cluster node (`--cluster-enabled yes`) with its cluster bus on
+   * this port (drawn by the caller from freePort); startRedisCluster joins such nodes.
+   */
+  readonly clusterBusPort?: number;
 }
 
 /** A private redis-server that can also be restarted in place. */
@@ -80,6 +85,11 @@ export async function startRedis(opts: RedisOptions = {}): Promise<RedisServer> 
     if (password) args.push('--requirepass', password);
     if (opts.replicaOf) args.push('--replicaof', opts.replicaOf.host, String(opts.replicaOf.port));
     if (password && opts.replicaOf) args.push('--masterauth', password);
+    if (opts.clusterBusPort !== undefined) {
+      args.push('--cluster-enabled', 'yes', '--cluster-config-file', join(dir, 'nodes.conf'));
+      args.push('--cluster-port', String(opts.clusterBusPort), '--cluster-node-timeout', '5000');
+      if (password && !opts.replicaOf) args.push('--masterauth', password);
+    }
     return ServerProcess.start({ name: 'Redis', command, args, dir, logFile: join(dir, 'redis.log'), stopSignal: 'SIGTERM' });
   };
   const started = await startOnFreePort(spawnOn, (port) => ping(port, password));

@@ -115,6 +115,18 @@ export const PLUGIN_CATALOG: readonly CatalogEntry[] = [
     factory: 'sequenceSourceFactory',
     load: () => import('@tideway/connector-sequence').then((m) => m.sequenceSourceFactory),
   },
+  {
+    type: 'source',
+    name: 'Redis',
+    factory: 'redisSourceFactory',
+    load: () => import('@tideway/connector-redis').then((m) => m.redisSourceFactory),
+  },
+  {
+    type: 'sink',
+    name: 'Redis',
+    factory: 'redisSinkFactory',
+    load: () => import('@tideway/connector-redis').then((m) => m.redisSinkFactory),
+  },
   { type: 'sink', name: 'Jdbc', factory: 'jdbcSinkFactory', load: () => import('@tideway/connector-jdbc').then((m) => m.jdbcSinkFactory) },
   {
     type: 'source',

@@ -1,0 +1,255 @@
+/**
+ * The Redis source's state against a real redis-server: a reader restored from the state taken
+ * after each of its SCAN steps (a checkpoint at every step) goes on where the last one stopped, so
+ * every key is read exactly once over the restores; and its splits and enumerator state survive
+ * structured clone, as checkpoints need.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Redis } from 'ioredis';
+import {
+  optionsOf,
+  type CatalogTable,
+  type Collector,
+  type Row,
+  type Source,
+  type SourceReader,
+  type SplitEnumeratorContext,
+} from '@tideway/api';
+import { startRedis, startRedisCluster, type RedisClusterServer, type RedisServer } from '@tideway/testing';
+import type { Command, RedisConnection } from './client.js';
+import { RespWriter } from './resp-writer.js';
+import { redisSinkFactory, redisSourceFactory, REDIS_SINK_SPEC, REDIS_SOURCE_SPEC, type RedisSplit } from './index.js';
+
+let server: RedisServer;
+
+beforeAll(async () => {
+  server = await startRedis({ password: 'pw' });
+  const r = new Redis({ host: '127.0.0.1', port: server.port, password: 'pw' });
+  for (let i = 0; i < 200; i++) await r.set(`k:${i}`, JSON.stringify({ id: i, name: `n${i}` }));
+  await r.lpush('k:not-a-string', 'skipped by TYPE');
+  r.disconnect();
+}, 60_000);
+
+afterAll(async () => {
+  await server?.stop();
+});
+
+function source() {
+  const options = optionsOf(
+    {
+      host: '127.0.0.1',
+      port: server.port,
+      auth: 'pw',
+      keys: 'k:*',
+      data_type: 'string',
+      batch_size: 5,
+      format: 'json',
+      schema: { fields: { id: 'int', name: 'string' } },
+    },
+    REDIS_SOURCE_SPEC,
+  );
+  return redisSourceFactory.create({ jobId: 'j', jobMode: 'BATCH', parallelism: 1, options, inputTables: [] }) as Source<
+    RedisSplit,
+    { assigned: string[] }
+  >;
+}
+
+describe('Redis source state', () => {
+  it('restored after every SCAN step, reads each key exactly once', async () => {
+    const src = source();
+    const assigned: RedisSplit[] = [];
+    const ectx: SplitEnumeratorContext<RedisSplit> = {
+      parallelism: 1,
+      registeredReaders: () => [0],
+      assignSplits: (_s, splits) => assigned.push(...splits),
+      signalNoMoreSplits: () => undefined,
+    };
+    const enumerator = src.createEnumerator(ectx);
+    await enumerator.open();
+    enumerator.registerReader(0);
+    expect(structuredClone(enumerator.snapshotState(1))).toEqual({ assigned: ['redis'] });
+    expect(assigned).toHaveLength(1);
+
+    const rows: Row[] = [];
+    const out: Collector = { collect: (r) => rows.push(r), collectBatch: (rs) => rows.push(...rs) };
+    let finished = false;
+    const readerCtx = {
+      subtaskIndex: 0,
+      parallelism: 1,
+      boundedness: 'BOUNDED' as const,
+      signalNoMoreElement: () => (finished = true),
+      sendSplitRequest: () => undefined,
+    };
+    let state: RedisSplit[] = structuredClone(assigned);
+    let steps = 0;
+    while (!finished) {
+      // A fresh reader from the last checkpoint's state, one step, then a checkpoint.
+      const reader: SourceReader<RedisSplit> = src.createReader(readerCtx);
+      await reader.open();
+      reader.addSplits(state);
+      reader.handleNoMoreSplits();
+      await reader.pollNext(out);
+      state = structuredClone(reader.snapshotState(++steps));
+      await reader.close();
+      expect(steps).toBeLessThan(500);
+    }
+    expect(steps).toBeGreaterThan(5);
+    const ids = rows.map((r) => r.fields[0] as number).sort((a, b) => a - b);
+    expect(ids).toEqual(Array.from({ length: 200 }, (_, i) => i));
+    expect(rows.find((r) => r.fields[0] === 7)?.fields).toEqual([7, 'n7']);
+  });
+});
+
+describe('Redis sink on a cluster whose slot moves while it writes', () => {
+  let cluster: RedisClusterServer;
+  beforeAll(async () => {
+    cluster = await startRedisCluster({ password: 'pw' });
+  }, 120_000);
+  afterAll(async () => {
+    await cluster?.stop();
+  });
+
+  it('follows ASK during the migration and MOVED after it, losing no row', async () => {
+    const table: CatalogTable = {
+      tableId: 't',
+      path: { table: 't' },
+      columns: [
+        { name: 'k', type: { kind: 'string' }, nullable: false },
+        { name: 'v', type: { kind: 'int' }, nullable: false },
+      ],
+    };
+    const [seed] = cluster.nodes;
+    const options = optionsOf(
+      { host: '127.0.0.1', port: seed.port, mode: 'cluster', auth: 'pw', key: 'k', data_type: 'key', value_field: 'v' },
+      REDIS_SINK_SPEC,
+    );
+    const sink = redisSinkFactory.create({ jobId: 'j', jobMode: 'BATCH', parallelism: 1, options, inputTables: [table] });
+    const writer = sink.createWriter({ subtaskIndex: 0, parallelism: 1 });
+    const row = (k: string, v: number): Row => ({ kind: '+I', tableId: 't', fields: [k, v] });
+    const direct = cluster.nodes.map((n) => new Redis({ host: '127.0.0.1', port: n.port, password: 'pw' }));
+    try {
+      await writer.write([row('warm-up', 0)]); // the writer's client now holds the slot map
+      const slot = await direct[0].cluster('KEYSLOT', '{tag}');
+      const ids = await Promise.all(direct.map((d) => d.cluster('MYID')));
+      const counts = () => Promise.all(direct.map((d) => d.cluster('COUNTKEYSINSLOT', slot)));
+      let from = -1;
+      for (let i = 0; i < direct.length; i++) {
+        const nodes = (await direct[i].cluster('NODES')) as string;
+        const mine = nodes.split('\n').find((l) => l.includes('myself'))!;
+        for (const range of mine.split(' ').slice(8)) {
+          const [lo, hi = lo] = range.split('-').map(Number);
+          if (slot >= lo && slot <= hi) from = i;
+        }
+      }
+      const to = (from + 1) % direct.length;
+      await writer.write([row('{tag}1', 1)]);
+      // Migration started: the old owner answers ASK for keys it does not hold.
+      await direct[to].cluster('SETSLOT', slot, 'IMPORTING', ids[from]);
+      await direct[from].cluster('SETSLOT', slot, 'MIGRATING', ids[to]);
+      await writer.write([row('{tag}2', 2)]);
+      let c = await counts();
+      expect([c[from], c[to]]).toEqual([1, 1]);
+      // Migration finished: the moved key first, then the slot; the writer's map is stale (MOVED).
+      await direct[from].migrate('127.0.0.1', cluster.nodes[to].port, '', 0, 5000, 'AUTH', 'pw', 'KEYS', '{tag}1');
+      for (const d of direct) await d.cluster('SETSLOT', slot, 'NODE', ids[to]);
+      await writer.write([row('{tag}3', 3), row('{tag}1', 10)]);
+      c = await counts();
+      expect([c[from], c[to]]).toEqual([0, 3]);
+      expect(await direct[to].mget('{tag}1', '{tag}2', '{tag}3')).toEqual(['10', '2', '3']);
+    } finally {
+      await writer.close();
+      for (const d of direct) d.disconnect();
+    }
+  }, 120_000);
+});
+
+describe('RespWriter', () => {
+  const conn = (auth: string, db = 0): RedisConnection => ({ mode: 'single', host: '127.0.0.1', port: server.port, nodes: [], auth, db });
+
+  it('writes in order, counts every reply, and fails with the first error reply by its text', async () => {
+    const w = await RespWriter.open(conn('pw', 9));
+    try {
+      const many: Command[] = Array.from({ length: 5000 }, (_, i) => ['SET', `r:${i}`, 'x'.repeat(i % 300)]);
+      await w.run(many);
+      await expect(
+        w.run([
+          ['SET', 'r:str', 'a'],
+          ['LPUSH', 'r:str', 'b'],
+          ['SET', 'r:after', 'c'],
+        ]),
+      ).rejects.toThrow(/WRONGTYPE/);
+      await w.run([['EXPIRE', 'r:after', 100]]); // the connection is still in step after an error reply
+    } finally {
+      w.close();
+    }
+    const r = new Redis({ host: '127.0.0.1', port: server.port, password: 'pw', db: 9 });
+    expect(await r.dbsize()).toBe(5002);
+    expect(await r.get('r:4999')).toBe('x'.repeat(4999 % 300));
+    expect(await r.ttl('r:after')).toBeGreaterThan(0);
+    await r.flushdb();
+    r.disconnect();
+  });
+
+  it('refuses a wrong password when it connects', async () => {
+    await expect(RespWriter.open(conn('wrong'))).rejects.toThrow(/WRONGPASS|invalid password/);
+  });
+});
+
+describe('Redis source formats', () => {
+  async function readAll(values: Record<string, unknown>): Promise<unknown[][]> {
+    const options = optionsOf(
+      { host: '127.0.0.1', port: server.port, auth: 'pw', db_num: 11, batch_size: 50, ...values },
+      REDIS_SOURCE_SPEC,
+    );
+    const src = redisSourceFactory.create({ jobId: 'j', jobMode: 'BATCH', parallelism: 1, options, inputTables: [] }) as Source<
+      RedisSplit,
+      { assigned: string[] }
+    >;
+    const rows: unknown[][] = [];
+    let finished = false;
+    const reader = src.createReader({
+      subtaskIndex: 0,
+      parallelism: 1,
+      boundedness: 'BOUNDED',
+      signalNoMoreElement: () => (finished = true),
+      sendSplitRequest: () => undefined,
+    });
+    reader.addSplits([{ splitId: 'redis', cursor: '0' }]);
+    reader.handleNoMoreSplits();
+    while (!finished)
+      await reader.pollNext({ collect: (r) => rows.push(r.fields), collectBatch: (rs) => rows.push(...rs.map((r) => r.fields)) });
+    await reader.close();
+    return rows;
+  }
+
+  it('hash_key_parse_mode all: a hash is one row by column name; text splits list elements by field_delimiter', async () => {
+    const r = new Redis({ host: '127.0.0.1', port: server.port, password: 'pw', db: 11 });
+    await r.hset('p:1', { id: '1', tags: '["a","b"]', price: '2.50' });
+    await r.rpush('l:1', '1|x', '2|');
+    try {
+      expect(
+        await readAll({
+          keys: 'p:*',
+          data_type: 'hash',
+          format: 'json',
+          schema: { fields: { id: 'bigint', tags: 'array<string>', price: 'decimal(5,2)', gone: 'string' } },
+        }),
+      ).toEqual([[1n, ['a', 'b'], '2.50', null]]);
+      expect(
+        await readAll({
+          keys: 'l:*',
+          data_type: 'list',
+          format: 'text',
+          field_delimiter: '|',
+          schema: { fields: { n: 'int', s: 'string' } },
+        }),
+      ).toEqual([
+        [1, 'x'],
+        [2, null],
+      ]);
+    } finally {
+      await r.flushdb();
+      r.disconnect();
+    }
+  });
+});

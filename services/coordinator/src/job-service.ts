@@ -17,12 +17,11 @@ import type {
   WatchJobRequest,
 } from '@tideway/contracts';
 import { JOB_STATUS, type JobStatus } from '@tideway/dag';
-import { ErrorCode, TidewayError } from '@tideway/common';
+import { ErrorCode, TidewayError, detach } from '@tideway/common';
 import { NotLeaderError, failStream, unaryHandler } from '@tideway/rpc';
 import { describePlan } from '@tideway/planner';
 import type { EventEmitter } from 'node:events';
 import type { StateStore, StoredJob } from '@tideway/cluster';
-import { detach } from '@tideway/common';
 import type { Dispatcher } from './dispatcher.js';
 import { jobInfo, jobMetrics, planningJobInfo, storedJobInfo, storedJobMetrics } from './job-info.js';
 import type { JobMaster } from './job-master.js';

@@ -79,7 +79,7 @@ export class PipelineMaster {
     this.taskGroups = plan.taskGroups.map((tg) => freshTrack(tg.index));
     this.committers = new CommitterHost(job, plan, () => deps.records?.fence() ?? Promise.resolve());
     const persist = deps.records && (() => deps.records!.persist());
-    this.failover = new PipelineFailover({ ...job, pipelineId: plan.pipelineId, resources: deps.resources, settings, persist });
+    this.failover = new PipelineFailover({ jobId: job.jobId, env: job.env, pipelineId: plan.pipelineId, ...deps, settings, persist });
     this.restorePoint = restoreFrom;
     this.cps = new PipelineCheckpoints(
       {

@@ -63,12 +63,11 @@ export class PipelineCheckpoints {
     return this.failedBefore + this.coordinator.failed;
   }
 
-  /** A take-over: the counters go on from the recorded ones, numbering after `startAfterId`. */
-  resume(s: StoredPipeline, startAfterId: number): void {
+  /** A take-over: the counters go on from the recorded ones (before any checkpoint of this leader). */
+  resume(s: StoredPipeline): void {
     this.completedBefore = s.completedCheckpoints;
     this.failedBefore = s.failedCheckpoints;
     this.lastCheckpointTime = s.lastCheckpointTimeMs;
-    this.coordinator = this.newCoordinator(startAfterId);
   }
 
   /** A new attempt: its own coordinator, numbering after `startAfterId` (or the last id). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { SerializedError } from '@tideway/common';
+import { ErrorCode, type SerializedError } from '@tideway/common';
 import { PIPELINE_STATUS, type PipelineStatus } from '@tideway/dag';
 import { planJobText, type PlannedJob } from '@tideway/planner';
 import { FakeResources, FakeWorkers, MemoryStorage, ackState, tick, until } from './gateway-fakes.js';
@@ -11,7 +11,7 @@ source { FakeSource { row.num = 10, schema = { fields { id = "int" } } } }
 sink { Console {} }
 `;
 
-const failure = (message: string): SerializedError => ({ code: 'TW-TASK-001', message, retryable: true });
+const failure = (message: string): SerializedError => ({ code: ErrorCode.TASK_FAILED, message, retryable: true });
 
 interface Options {
   retries?: number;

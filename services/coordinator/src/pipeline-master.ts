@@ -165,8 +165,9 @@ export class PipelineMaster {
       t.slot = r.slots[i];
       t.previousMetrics = i === 0 && s.counters.length > 0 ? { tables: s.counters.map((c) => ({ ...c })) } : undefined;
     });
+    this.cps.resume(s);
     this.restorePoint = await this.cps.latestRecorded();
-    this.cps.resume(s, this.restorePoint?.checkpointId ?? 0);
+    this.cps.renew(this.restorePoint?.checkpointId ?? 0);
     const status = this.status;
     if (!(await this.failover.acquireMissingSlots(this.taskGroups, () => this.status === status))) return;
     log.info(

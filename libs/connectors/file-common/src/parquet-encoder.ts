@@ -61,7 +61,7 @@ export class ParquetFileEncoder implements FileEncoder {
   private rows = 0;
   private estimated = 0;
   /** An error of a writer call that returned a promise (ours, writing to a ByteWriter, never does), thrown by take(). */
-  private failure?: unknown;
+  private failure?: Error;
 
   constructor(
     columns: readonly Column[],
@@ -86,20 +86,24 @@ export class ParquetFileEncoder implements FileEncoder {
     if (this.rows === 0) return;
     const columnData = this.names.map((name, i) => ({ name, data: this.cols[i] }));
     // sync: our ByteWriter has no async flush (it throws; a rejection would be kept for take())
-    Promise.resolve(this.writer.write({ columnData, rowGroupSize: this.rows })).catch((err: unknown) => (this.failure ??= err));
+    Promise.resolve(this.writer.write({ columnData, rowGroupSize: this.rows })).catch((err: unknown) => this.fail(err));
     this.cols = this.names.map(() => []);
     this.rows = 0;
     this.estimated = 0;
   }
 
+  private fail(err: unknown): void {
+    this.failure ??= err instanceof Error ? err : new Error('the Parquet writer failed', { cause: err });
+  }
+
   take(): Uint8Array | undefined {
-    if (this.failure !== undefined) throw this.failure instanceof Error ? this.failure : new Error(String(this.failure));
+    if (this.failure) throw this.failure;
     return takeWritten(this.bytes);
   }
 
   finish(): Uint8Array | undefined {
     this.writeRowGroup();
-    Promise.resolve(this.writer.finish()).catch((err: unknown) => (this.failure ??= err));
+    Promise.resolve(this.writer.finish()).catch((err: unknown) => this.fail(err));
     return this.take();
   }
 }

@@ -33,6 +33,9 @@ export default tseslint.config(
       '@typescript-eslint/require-await': 'off',
       // `_name` marks a parameter or binding kept for its position (callbacks, destructuring).
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+      // `void promise` does not handle a rejection, it only hides it: every promise is awaited, or
+      // detached through a helper that handles its error (detach() of @tideway/common).
+      '@typescript-eslint/no-floating-promises': ['error', { ignoreVoid: false }],
     },
   },
 );

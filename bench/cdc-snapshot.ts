@@ -108,7 +108,7 @@ async function snapshotRun(flow: 'Postgres-CDC' | 'MySQL-CDC', parallelism: numb
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   const exited = new Promise<number | null>((r) => child.on('close', (code) => r(code)));
   let ended: number | null | undefined;
-  void exited.then((c) => (ended = c));
+  exited.then((c) => (ended = c)).catch(() => undefined); // 'close' never rejects
   let tidewayCpu = 0;
   let lastIns = -1;
   let insChanged = performance.now();

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'vitest';
-import { newJobId } from '@tideway/common';
+import { detach, newJobId } from '@tideway/common';
 import { runCli, spawnCli, waitForExit } from './cli-process.js';
 import { checkOutcome } from './expectation.js';
 import { variablesOf } from './case-cleanup.js';
@@ -77,7 +77,10 @@ async function streamingLocalFile(c: CaseRun, rows: number): Promise<void> {
   const child = spawnCli(['run', '-c', c.config, '--set-job-id', jobId, ...c.args]);
   const exited = waitForExit(child);
   let ended = false;
-  void exited.then(() => (ended = true));
+  detach(
+    exited.then(() => (ended = true)),
+    'waiting for the process to exit',
+  );
   const deadline = Date.now() + 120_000;
   let seen = 0;
   while (!ended && Date.now() < deadline) {

@@ -16,6 +16,7 @@ import { startMariaDb, startPostgres, startRedis, type RedisServer, type TestDat
 import { repoRoot } from '../conformance/conformance-files.js';
 import { runCli, spawnCli, waitForExit } from '../conformance/cli-process.js';
 import { filesUnder, textRowsUnder } from '../conformance/local-file-output.js';
+import { detach } from '@tideway/common';
 
 const dir = mkdtempSync(join(tmpdir(), 'tideway-examples-'));
 const example = (name: string) => join(repoRoot, 'examples', name);
@@ -65,7 +66,10 @@ function startStreaming(args: string[]) {
   const child = spawnCli(args);
   const exited = waitForExit(child);
   let ended = false;
-  void exited.then(() => (ended = true));
+  detach(
+    exited.then(() => (ended = true)),
+    'waiting for the process to exit',
+  );
   return {
     running: () => !ended,
     exited,

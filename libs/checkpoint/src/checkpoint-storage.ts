@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { ErrorCode, TidewayError, logger } from '@tideway/common';
+import { detach, ErrorCode, TidewayError, logger } from '@tideway/common';
 import type { BlobStore } from './blob-store.js';
 import type { CheckpointRef, CompletedCheckpoint, LatestCheckpoint } from './checkpoint.js';
 import { ContentKind, CorruptCheckpointError, decodeStored, encodeStored } from './codec.js';
@@ -113,9 +113,12 @@ export class BlobCheckpointStorage implements CheckpointStorage {
     const next = previous.then(run, run);
     const tail = next.catch(() => undefined);
     this.chains.set(dir, tail);
-    void tail.then(() => {
-      if (this.chains.get(dir) === tail) this.chains.delete(dir);
-    });
+    detach(
+      tail.then(() => {
+        if (this.chains.get(dir) === tail) this.chains.delete(dir);
+      }),
+      'forgetting a checkpoint folder chain',
+    );
     return next;
   }
 

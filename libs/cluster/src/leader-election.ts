@@ -1,4 +1,5 @@
 import type { StateStore } from './state-store.js';
+import { detach } from '@tideway/common';
 
 /** What a coordinator is told by its election. */
 export interface LeadershipHandlers {
@@ -53,10 +54,13 @@ export class SoleLeaderElection implements LeaderElection {
 
   start(handlers: LeadershipHandlers): void {
     this.handlers = handlers;
-    void this.store.claimEpoch(this.address).then(async (epoch) => {
-      this.isLeading = true;
-      await handlers.onElected(epoch);
-    });
+    detach(
+      this.store.claimEpoch(this.address).then(async (epoch) => {
+        this.isLeading = true;
+        await handlers.onElected(epoch);
+      }),
+      'claiming the leadership',
+    );
   }
 
   async stop(): Promise<void> {

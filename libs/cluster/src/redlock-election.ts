@@ -1,6 +1,6 @@
 import type { Lock, Redlock } from '@sesamecare-oss/redlock';
 import type { Redis } from 'ioredis';
-import { logger, onFirstUse, type Logger } from '@tideway/common';
+import { detach, logger, onFirstUse, type Logger } from '@tideway/common';
 import { extendLease } from './lease-extension.js';
 import { RedisConnection } from './redis-connection.js';
 import type { LeaderElection, LeadershipHandlers } from './leader-election.js';
@@ -126,11 +126,14 @@ export class RedlockElection implements LeaderElection {
     let settled = 0;
     await new Promise<void>((resolve) => {
       for (const c of connected) {
-        void c.then((ok) => {
-          settled++;
-          if (ok) ready++;
-          if (ready >= majority || settled === connected.length) resolve();
-        });
+        detach(
+          c.then((ok) => {
+            settled++;
+            if (ok) ready++;
+            if (ready >= majority || settled === connected.length) resolve();
+          }),
+          'connecting to a Redis node',
+        );
       }
     });
   }
@@ -154,7 +157,7 @@ export class RedlockElection implements LeaderElection {
       this.lease = lease;
       this.stepDownReason = undefined;
       this.log.info({ epoch: lease.epoch }, `elected leader with epoch ${lease.epoch}`);
-      void this.elected(lease.epoch);
+      detach(this.elected(lease.epoch), 'taking the leadership up');
       const reason = await this.hold(lease);
       this.lease = undefined; // leading is false before anyone hears of the loss
       try {

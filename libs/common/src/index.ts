@@ -8,3 +8,4 @@ export * from './file-errors.js';
 export * from './secrets.js';
 export * from './text.js';
 export * from './on-first-use.js';
+export * from './detach.js';

@@ -21,6 +21,15 @@ export class StateMachineSpec<S extends string> {
     return to;
   }
 
+  /**
+   * A machine that starts from a recorded state instead of moving there (a new leader takes a
+   * job over as the state store has it): returns `recorded` when the table knows it, throws otherwise.
+   */
+  restored(recorded: string): S {
+    if (!Object.hasOwn(this.allowed, recorded)) throw new IllegalTransitionError(this.name, '(recorded)', recorded);
+    return recorded as S;
+  }
+
   isTerminal(s: S): boolean {
     return this.terminal.includes(s);
   }

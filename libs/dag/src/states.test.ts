@@ -96,6 +96,13 @@ describe.each(Object.entries(EXPECTED))('%s state machine', (name, { spec, legal
     for (const move of allowed) for (const s of move.split('>')) expect(states).toContain(s);
   });
 
+  it('takes a recorded state back (a take-over) only when the table knows it', () => {
+    for (const st of spec.states()) expect(spec.restored(st)).toBe(st);
+    for (const bad of ['NOPE', 'toString', '']) {
+      expect(() => spec.restored(bad), bad).toThrow(IllegalTransitionError);
+    }
+  });
+
   it('marks exactly the terminal states terminal, and they have no way out', () => {
     for (const s of spec.states()) {
       expect(spec.isTerminal(s), s).toBe(terminal.includes(s));

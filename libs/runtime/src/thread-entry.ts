@@ -4,7 +4,7 @@
  */
 import { parentPort } from 'node:worker_threads';
 import type { FromTaskGroup, ToTaskGroup } from './protocol.js';
-import { rememberSecretsOf } from '@tideway/common';
+import { detach, rememberSecretsOf } from '@tideway/common';
 import { TaskGroupRunner } from './task-group-runner.js';
 
 const port = parentPort;
@@ -18,7 +18,10 @@ port.on('message', (msg: ToTaskGroup) => {
     // This thread's logger and errors mask the job's passwords too (module state is per thread).
     rememberSecretsOf(msg.descriptor.root);
     runner = new TaskGroupRunner(msg.descriptor, send);
-    void runner.run().finally(() => port.close());
+    detach(
+      runner.run().finally(() => port.close()),
+      'a task group run',
+    );
   } else {
     runner?.deliver(msg);
   }

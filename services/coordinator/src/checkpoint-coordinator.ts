@@ -1,4 +1,4 @@
-import { logger, type SerializedError } from '@tideway/common';
+import { detach, logger, type SerializedError } from '@tideway/common';
 import type { CheckpointKind, CommitInfos, TaskGroupState } from '@tideway/runtime';
 
 const log = logger('checkpoint');
@@ -115,7 +115,7 @@ export class CheckpointCoordinator {
   private schedule(delayMs: number): void {
     if (this.stopped) return;
     if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => void this.trigger('CHECKPOINT'), delayMs);
+    this.timer = setTimeout(() => detach(this.trigger('CHECKPOINT'), 'a periodic checkpoint'), delayMs);
     this.timer.unref();
   }
 
@@ -162,7 +162,10 @@ export class CheckpointCoordinator {
       timer:
         this.settings.expires === false
           ? undefined
-          : setTimeout(() => void this.abort(id, `timed out after ${this.settings.timeoutMs} ms`), this.settings.timeoutMs),
+          : setTimeout(
+              () => detach(this.abort(id, `timed out after ${this.settings.timeoutMs} ms`), 'aborting a checkpoint'),
+              this.settings.timeoutMs,
+            ),
       done,
       finished,
     };

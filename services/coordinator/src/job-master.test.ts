@@ -1,70 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { CheckpointStorage, CompletedCheckpoint as StoredCheckpoint, CheckpointRef } from '@tideway/checkpoint';
-import type { SlotProfile, TaskGroupLocation } from '@tideway/contracts';
 import { planJobText } from '@tideway/planner';
-import type { CheckpointKind } from '@tideway/runtime';
-import type { ResourceGateway, WorkerGateway } from './gateways.js';
+import { FakeResources, FakeWorkers, MemoryStorage, ackState as state, slot, tick } from './gateway-fakes.js';
 import { JobMaster } from './job-master.js';
-
-/** Hand-written fakes: workers that record calls, an in-memory checkpoint storage. */
-class FakeWorkers implements WorkerGateway {
-  deployed: TaskGroupLocation[] = [];
-  cancelled: TaskGroupLocation[] = [];
-  triggered: Array<{ loc: TaskGroupLocation; id: number; kind: CheckpointKind }> = [];
-  completed: Array<{ loc: TaskGroupLocation; id: number }> = [];
-  deployedFrom: number[] = [];
-  async deploy(_a: string, loc: TaskGroupLocation, _s: SlotProfile, _d: Buffer, restoreCheckpointId = 0): Promise<void> {
-    this.deployed.push(loc);
-    this.deployedFrom.push(restoreCheckpointId);
-  }
-  async trigger(_a: string, loc: TaskGroupLocation, id: number, kind: CheckpointKind): Promise<void> {
-    this.triggered.push({ loc, id, kind });
-  }
-  async notifyComplete(_a: string, loc: TaskGroupLocation, id: number): Promise<void> {
-    this.completed.push({ loc, id });
-  }
-  async notifyAborted(): Promise<void> {}
-  restored: Array<{ loc: TaskGroupLocation; id: number }> = [];
-  async restore(_a: string, loc: TaskGroupLocation, id: number): Promise<void> {
-    this.restored.push({ loc, id });
-  }
-  async cancel(_a: string, loc: TaskGroupLocation): Promise<void> {
-    this.cancelled.push(loc);
-  }
-}
-
-class FakeResources implements ResourceGateway {
-  async apply(jobId: string, owners: string[]): Promise<SlotProfile[]> {
-    return owners.map((o, i) => slot(jobId, i, o));
-  }
-  async release(): Promise<void> {}
-}
-
-class MemoryStorage implements CheckpointStorage {
-  readonly description = 'memory';
-  readonly maxRetained = 5;
-  stored: StoredCheckpoint[] = [];
-  async write(cp: StoredCheckpoint): Promise<CheckpointRef> {
-    this.stored.push(cp);
-    return { jobId: cp.jobId, pipelineId: cp.pipelineId, checkpointId: cp.checkpointId, key: String(cp.checkpointId) };
-  }
-  async readLatest(jobId: string, pipelineId: number) {
-    const cp = this.stored.filter((c) => c.jobId === jobId && c.pipelineId === pipelineId).at(-1);
-    return cp ? { checkpoint: cp, skipped: [] } : undefined;
-  }
-  async read(): Promise<StoredCheckpoint> {
-    throw new Error('not used');
-  }
-  async listCheckpoints(): Promise<CheckpointRef[]> {
-    return [];
-  }
-  async deleteJob(): Promise<void> {}
-  async close(): Promise<void> {}
-}
-
-function slot(jobId: string, i: number, owner = ''): SlotProfile {
-  return { slotId: `s${i}`, workerId: 'w', workerAddress: 'worker:1', jobId, cpu: 0, memoryMb: 0, owner };
-}
 
 const CONFIG = `
 env { job.mode = "BATCH", parallelism = 2, job.retry.times = 1, job.retry.interval.seconds = 0 }
@@ -86,9 +23,6 @@ async function newJob() {
   );
   return { job, workers, storage, statuses, released, slots: [slot('j1', 0), slot('j1', 1)] };
 }
-
-const tick = (ms = 10) => new Promise((r) => setTimeout(r, ms));
-const state = { readerSplits: {}, writerStates: {} };
 
 /** Drives a pipeline's task groups as workers would: running, done reading, final checkpoint, finished. */
 async function finishAll(job: JobMaster, workers: FakeWorkers, attempt = 0): Promise<void> {

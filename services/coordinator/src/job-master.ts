@@ -5,7 +5,8 @@ import { JOB_STATUS, PIPELINE_STATUS, type JobStatus, type PipelineStatus } from
 import type { PlannedJob } from '@tideway/planner';
 import type { TaskGroupMetrics } from '@tideway/runtime';
 import type { RestorePoint } from './checkpoint-records.js';
-import { PipelineMaster, type PipelineDeps, type PipelineRecords, type PipelineSettings } from './pipeline-master.js';
+import type { PipelineRecords, PipelineSettings } from './pipeline-deps.js';
+import { PipelineMaster, type PipelineDeps } from './pipeline-master.js';
 
 const log = logger('job-master');
 
@@ -106,7 +107,8 @@ export class JobMaster {
     this.failovers.push(...state.failovers);
     if (state.error) this.error = state.error;
     const stopping = state.status === 'CANCELING' || state.status === 'FAILING';
-    this.status = stopping ? (state.status as JobStatus) : 'RUNNING';
+    // The job takes its recorded state (a running one, whatever its recorded step, runs on).
+    this.status = JOB_STATUS.restored(stopping ? state.status : 'RUNNING');
     if (state.status === 'CANCELING') this.cancelRequested = true;
     await Promise.all(
       this.pipelines.map(async (p) => {

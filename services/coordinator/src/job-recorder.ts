@@ -9,7 +9,9 @@ import {
 } from '@tideway/cluster';
 import type { JobMaster } from './job-master.js';
 import type { Leadership } from './leadership.js';
-import { mergeMetrics, type PipelineMaster, type PipelineRecords } from './pipeline-master.js';
+import type { PipelineRecords } from './pipeline-deps.js';
+import type { PipelineMaster } from './pipeline-master.js';
+import { mergeMetrics } from './task-group-track.js';
 
 const log = logger('coordinator');
 

@@ -17,20 +17,37 @@ import type {
   WatchJobRequest,
 } from '@tideway/contracts';
 import { JOB_STATUS, type JobStatus } from '@tideway/dag';
-import { ErrorCode, TidewayError } from '@tideway/common';
+import { ErrorCode, TidewayError, detach } from '@tideway/common';
 import { NotLeaderError, failStream, unaryHandler } from '@tideway/rpc';
 import { describePlan } from '@tideway/planner';
-import type { StoredJob } from '@tideway/cluster';
+import type { EventEmitter } from 'node:events';
+import type { StateStore, StoredJob } from '@tideway/cluster';
+import type { Dispatcher } from './dispatcher.js';
 import { jobInfo, jobMetrics, planningJobInfo, storedJobInfo, storedJobMetrics } from './job-info.js';
 import type { JobMaster } from './job-master.js';
-import type { CoordinatorServer } from './server.js';
+import type { RemoteResourceManager } from './remote-gateways.js';
 import { callerOfCall, checkAccess, mayAccess, type Caller } from './namespace-access.js';
+
+/** What JobService reaches of the coordinator process. */
+export interface JobServiceContext {
+  /** The jobs of this leadership. */
+  readonly dispatcher: Dispatcher;
+  /** Ended jobs (of any leader), and the coordinators alive. */
+  readonly store: Pick<StateStore, 'job' | 'endedJobs' | 'coordinators'>;
+  readonly resources: Pick<RemoteResourceManager, 'listWorkers'>;
+  /** Emits 'step-down' when this coordinator stops leading. */
+  readonly leadership: EventEmitter;
+  /** Waits for a take-over in progress; throws NotLeader unless this coordinator leads. */
+  ready(): Promise<void>;
+  /** This coordinator's address and epoch, and the leader it knows of. */
+  whereabouts(): { address: string; epoch: number; knownLeader: string };
+}
 
 /** A job as the API sees it: running here (live), or known from the state store only. */
 type JobView = { live: JobMaster } | { stored: StoredJob };
 
-async function findJob(c: CoordinatorServer, jobId: string): Promise<JobView> {
-  const live = c.jobs.get(jobId);
+async function findJob(c: JobServiceContext, jobId: string): Promise<JobView> {
+  const live = c.dispatcher.jobs.get(jobId);
   if (live) return { live };
   const stored = await c.store.job(jobId);
   if (stored) return { stored };
@@ -38,15 +55,15 @@ async function findJob(c: CoordinatorServer, jobId: string): Promise<JobView> {
 }
 
 /** The namespace a job was submitted in ('' for jobs of no namespace). */
-function namespaceOfView(c: CoordinatorServer, v: JobView): string {
-  return 'live' in v ? c.namespaceOf(v.live.jobId) : (v.stored.info.namespace ?? '');
+function namespaceOfView(c: JobServiceContext, v: JobView): string {
+  return 'live' in v ? c.dispatcher.namespaceOf(v.live.jobId) : (v.stored.info.namespace ?? '');
 }
 
-const liveInfo = (c: CoordinatorServer, job: JobMaster): JobInfo => jobInfo(job, c.namespaceOf(job.jobId));
-const infoOf = (c: CoordinatorServer, v: JobView): JobInfo => ('live' in v ? liveInfo(c, v.live) : storedJobInfo(v.stored));
+const liveInfo = (c: JobServiceContext, job: JobMaster): JobInfo => jobInfo(job, c.dispatcher.namespaceOf(job.jobId));
+const infoOf = (c: JobServiceContext, v: JobView): JobInfo => ('live' in v ? liveInfo(c, v.live) : storedJobInfo(v.stored));
 
 /** The job, when the caller may act on it (PERMISSION_DENIED naming both namespaces otherwise). */
-async function accessibleJob(c: CoordinatorServer, caller: Caller, method: string, jobId: string): Promise<JobView> {
+async function accessibleJob(c: JobServiceContext, caller: Caller, method: string, jobId: string): Promise<JobView> {
   const view = await findJob(c, jobId);
   checkAccess(caller, method, jobId, namespaceOfView(c, view));
   return view;
@@ -61,20 +78,20 @@ function live(v: JobView, jobId: string): JobMaster {
 }
 
 /** Waits until a job has ended (or the timeout passed). */
-function waitEnded(c: CoordinatorServer, job: JobMaster, timeoutMs: number): Promise<void> {
+function waitEnded(c: JobServiceContext, job: JobMaster, timeoutMs: number): Promise<void> {
   if (job.isEnded()) return Promise.resolve();
   return new Promise((resolve) => {
     const done = () => {
       if (!job.isEnded()) return;
       clearTimeout(timer);
-      c.events.off(job.jobId, done);
+      c.dispatcher.events.off(job.jobId, done);
       resolve();
     };
     const timer = setTimeout(() => {
-      c.events.off(job.jobId, done);
+      c.dispatcher.events.off(job.jobId, done);
       resolve();
     }, timeoutMs);
-    c.events.on(job.jobId, done);
+    c.dispatcher.events.on(job.jobId, done);
   });
 }
 
@@ -83,7 +100,7 @@ function waitEnded(c: CoordinatorServer, job: JobMaster, timeoutMs: number): Pro
  * over) answers UNAVAILABLE with the leader's address, which the CLI follows by itself. Jobs
  * running here answer from their JobMaster; ended jobs (of any leader) from the state store.
  */
-export function jobServiceHandlers(c: CoordinatorServer): grpc.UntypedServiceImplementation {
+export function jobServiceHandlers(c: JobServiceContext): grpc.UntypedServiceImplementation {
   const leaderUnary = <Req, Res>(fn: (req: Req, caller: Caller) => Promise<Res> | Res) =>
     unaryHandler<Req, Res>(async (req, call) => {
       await c.ready();
@@ -91,15 +108,15 @@ export function jobServiceHandlers(c: CoordinatorServer): grpc.UntypedServiceImp
     });
   return {
     submitJob: leaderUnary<SubmitJobRequest, SubmitJobResponse>(async (req, caller) => {
-      const job = await c.submit(req, caller);
+      const job = await c.dispatcher.submit(req, caller);
       return { jobId: job.jobId, job: liveInfo(c, job) };
     }),
     // Planning changes nothing: any coordinator answers.
     planJob: unaryHandler<SubmitJobRequest, PlanJobResponse>(async (req, call) =>
-      describePlan(await c.plan(req, req.jobId || 'plan', callerOfCall(call))),
+      describePlan(await c.dispatcher.plan(req, req.jobId || 'plan', callerOfCall(call))),
     ),
     getJob: leaderUnary<GetJobRequest, JobInfo>(async (req, caller) => {
-      const init = c.planning.get(req.jobId);
+      const init = c.dispatcher.planning.get(req.jobId);
       if (init) {
         checkAccess(caller, 'GetJob', req.jobId, init.namespace);
         return planningJobInfo(req.jobId, init);
@@ -108,12 +125,12 @@ export function jobServiceHandlers(c: CoordinatorServer): grpc.UntypedServiceImp
     }),
     // Viewers and operators see their namespace's jobs only; an admin every job.
     listJobs: leaderUnary<object, ListJobsResponse>(async (_req, caller) => {
-      const running = [...c.jobs.values()];
+      const running = [...c.dispatcher.jobs.values()];
       const here = new Set(running.map((j) => j.jobId));
       const ended = (await c.store.endedJobs()).filter((s) => !here.has(s.info.jobId));
       return {
         jobs: [
-          ...[...c.planning].map(([id, init]) => planningJobInfo(id, init)),
+          ...[...c.dispatcher.planning].map(([id, init]) => planningJobInfo(id, init)),
           ...running.map((j) => liveInfo(c, j)),
           ...ended.map(storedJobInfo),
         ]
@@ -122,7 +139,7 @@ export function jobServiceHandlers(c: CoordinatorServer): grpc.UntypedServiceImp
       };
     }),
     cancelJob: leaderUnary<CancelJobRequest, CancelJobResponse>(async (req, caller) => {
-      const init = c.planning.get(req.jobId);
+      const init = c.dispatcher.planning.get(req.jobId);
       if (init) {
         checkAccess(caller, 'CancelJob', req.jobId, init.namespace);
         init.cancelRequested = true;
@@ -142,24 +159,25 @@ export function jobServiceHandlers(c: CoordinatorServer): grpc.UntypedServiceImp
     }),
     getJobMetrics: leaderUnary<GetJobMetricsRequest, JobMetrics>(async (req, caller) => {
       const view = await accessibleJob(c, caller, 'GetJobMetrics', req.jobId);
-      return 'live' in view ? jobMetrics(view.live, c.rates.get(req.jobId)) : storedJobMetrics(view.stored);
+      return 'live' in view ? jobMetrics(view.live, c.dispatcher.rates.get(req.jobId)) : storedJobMetrics(view.stored);
     }),
     getClusterOverview: leaderUnary<object, ClusterOverview>(async (_req, caller) => overview(c, caller)),
-    watchJob: (call: grpc.ServerWritableStream<WatchJobRequest, JobEvent>) => void watch(c, call),
+    watchJob: (call: grpc.ServerWritableStream<WatchJobRequest, JobEvent>) => detach(watch(c, call), 'a WatchJob stream'),
   };
 }
 
 /** The cluster's workers and slots, and the counts of the jobs the caller may see. */
-async function overview(c: CoordinatorServer, caller: Caller): Promise<ClusterOverview> {
-  const [{ workers }, ended, coordinators] = await Promise.all([c.rm.listWorkers(), c.store.endedJobs(), c.store.coordinators()]);
+async function overview(c: JobServiceContext, caller: Caller): Promise<ClusterOverview> {
+  const [{ workers }, ended, coordinators] = await Promise.all([c.resources.listWorkers(), c.store.endedJobs(), c.store.coordinators()]);
+  const here = c.whereabouts();
   const statuses = [
-    ...[...c.jobs.values()].filter((j) => mayAccess(caller, c.namespaceOf(j.jobId))).map((j) => j.status as string),
-    ...ended.filter((s) => !c.jobs.has(s.info.jobId) && mayAccess(caller, s.info.namespace ?? '')).map((s) => s.state.status),
+    ...[...c.dispatcher.jobs.values()].filter((j) => mayAccess(caller, c.dispatcher.namespaceOf(j.jobId))).map((j) => j.status as string),
+    ...ended.filter((s) => !c.dispatcher.jobs.has(s.info.jobId) && mayAccess(caller, s.info.namespace ?? '')).map((s) => s.state.status),
   ];
   const count = (s: string) => statuses.filter((x) => x === s).length;
   const totalSlots = workers.reduce((n, w) => n + (w.dynamicSlot ? 0 : w.slotNum), 0);
   const used = workers.reduce((n, w) => n + w.assignedSlots.length, 0);
-  if (!coordinators.some((x) => x.address === c.address)) coordinators.push({ address: c.address, lastSeenMs: Date.now() });
+  if (!coordinators.some((x) => x.address === here.address)) coordinators.push({ address: here.address, lastSeenMs: Date.now() });
   return {
     workers: workers.map((w) => ({
       workerId: w.workerId,
@@ -179,9 +197,9 @@ async function overview(c: CoordinatorServer, caller: Caller): Promise<ClusterOv
     finishedJobs: count('FINISHED'),
     failedJobs: count('FAILED'),
     canceledJobs: count('CANCELED'),
-    leaderAddress: c.address,
-    coordinators: coordinators.map((x) => ({ address: x.address, leader: x.address === c.address, lastSeenMs: x.lastSeenMs })),
-    epoch: c.epoch,
+    leaderAddress: here.address,
+    coordinators: coordinators.map((x) => ({ address: x.address, leader: x.address === here.address, lastSeenMs: x.lastSeenMs })),
+    epoch: here.epoch,
   };
 }
 
@@ -189,7 +207,7 @@ async function overview(c: CoordinatorServer, caller: Caller): Promise<ClusterOv
  * Streams a job's state and metrics until it ends. When this coordinator stops leading the
  * stream fails with UNAVAILABLE and the leader's address, and the client watches there.
  */
-async function watch(c: CoordinatorServer, call: grpc.ServerWritableStream<WatchJobRequest, JobEvent>): Promise<void> {
+async function watch(c: JobServiceContext, call: grpc.ServerWritableStream<WatchJobRequest, JobEvent>): Promise<void> {
   const jobId = call.request.jobId;
   let view: JobView;
   try {
@@ -210,7 +228,7 @@ async function watch(c: CoordinatorServer, call: grpc.ServerWritableStream<Watch
   let closed = false;
   const send = () => {
     if (closed) return;
-    call.write({ job: liveInfo(c, job), metrics: jobMetrics(job, c.rates.get(jobId)) });
+    call.write({ job: liveInfo(c, job), metrics: jobMetrics(job, c.dispatcher.rates.get(jobId)) });
     if (job.isEnded()) finish();
   };
   const onChange = () => send();
@@ -218,7 +236,7 @@ async function watch(c: CoordinatorServer, call: grpc.ServerWritableStream<Watch
   const cleanup = () => {
     closed = true;
     clearInterval(timer);
-    c.events.off(jobId, onChange);
+    c.dispatcher.events.off(jobId, onChange);
     c.leadership.off('step-down', onStepDown);
   };
   const finish = () => {
@@ -229,10 +247,11 @@ async function watch(c: CoordinatorServer, call: grpc.ServerWritableStream<Watch
   const onStepDown = () => {
     if (closed) return;
     cleanup();
-    const err = new NotLeaderError(c.address, c.fence.knownLeader || undefined);
+    const { address, knownLeader } = c.whereabouts();
+    const err = new NotLeaderError(address, knownLeader || undefined);
     failStream(call, err);
   };
-  c.events.on(jobId, onChange);
+  c.dispatcher.events.on(jobId, onChange);
   c.leadership.on('step-down', onStepDown);
   call.on('cancelled', finish);
   call.on('error', finish);

@@ -1,43 +1,31 @@
-import type { Sink, SinkAggregatedCommitter, SourceSplit } from '@tideway/api';
+import type { Source } from '@tideway/api';
 import type { CheckpointStorage } from '@tideway/checkpoint';
-import { ErrorCode, backoffDelay, logger, sleep, type SerializedError } from '@tideway/common';
-import type { CheckpointPointer, StoredPipeline } from '@tideway/cluster';
+import { ErrorCode, detach, logger, sleep, type SerializedError } from '@tideway/common';
 import type { SlotProfile, TaskGroupLocation } from '@tideway/contracts';
 import { EXECUTION_STATE, PIPELINE_STATUS, type ExecutionState, type PipelineStatus } from '@tideway/dag';
 import type { PlannedJob, PlannedPipeline } from '@tideway/planner';
-import { createSink, createSource } from '@tideway/plugins/lazy';
-import { descriptorCodec, taskGroupStateCodec } from '@tideway/runtime';
-import type { CheckpointKind, CommitInfos, TaskGroupDescriptor, TaskGroupMetrics, TaskGroupState } from '@tideway/runtime';
-import { CheckpointCoordinator, type CheckpointSettings, type CompletedCheckpoint } from './checkpoint-coordinator.js';
-import { restorePointOf, toStored, type RestorePoint } from './checkpoint-records.js';
+import { createSource } from '@tideway/plugins/lazy';
+import type { CheckpointKind, CommitInfos, TaskGroupMetrics, TaskGroupState } from '@tideway/runtime';
+import type { CheckpointCoordinator } from './checkpoint-coordinator.js';
+import type { RestorePoint } from './checkpoint-records.js';
+import { CommitterHost } from './committer-host.js';
 import { EnumeratorHost } from './enumerator-host.js';
-import { shouldRestart, type RetrySettings } from './failover-policy.js';
 import type { ResourceGateway, WorkerGateway } from './gateways.js';
+import { PipelineCheckpoints } from './pipeline-checkpoints.js';
+import type { PipelineRecords, PipelineResume, PipelineSettings } from './pipeline-deps.js';
+import { PipelineFailover } from './pipeline-failover.js';
+import { deployTaskGroups, type DeploymentContext } from './task-deployment.js';
+import { freshTrack, mergeMetrics, moveTrack, type TaskGroupTrack } from './task-group-track.js';
 
 const log = logger('pipeline');
 
-/** How many times a failing aggregated commit is retried before the checkpoint aborts. */
-const COMMIT_ATTEMPTS = 3;
-
-export interface TaskGroupTrack {
-  index: number;
-  slot?: SlotProfile;
-  state: ExecutionState;
-  readyToClose: boolean;
-  error?: SerializedError;
-  metrics?: TaskGroupMetrics;
-  /** Counters of earlier attempts, so a restart does not make the job's metrics go back. */
-  previousMetrics?: TaskGroupMetrics;
-}
+export { mergeMetrics, type TaskGroupTrack };
+export type { PipelineRecords, PipelineResume, PipelineSettings };
 
 export interface PipelineListener {
   onStatus(pipeline: PipelineMaster): void;
   /** A failure is making the pipeline restart (or fail). */
   onFailover?(pipeline: PipelineMaster, reason: string): void;
-}
-
-export interface PipelineSettings extends RetrySettings {
-  checkpoint: CheckpointSettings;
 }
 
 export interface PipelineDeps {
@@ -47,28 +35,6 @@ export interface PipelineDeps {
   listener: PipelineListener;
   /** Where the pipeline's progress is recorded (the state store); none in unit tests. */
   records?: PipelineRecords;
-}
-
-/** What a pipeline records in the coordinators' state store, through its job. */
-export interface PipelineRecords {
-  /** Moves the latest-checkpoint pointer (fenced: throws, aborting the checkpoint, unless leading). */
-  checkpointCompleted(pipelineId: number, pointer: CheckpointPointer): Promise<void>;
-  /** The pointer of the pipeline's latest completed checkpoint, if one is recorded. */
-  latestPointer(pipelineId: number): CheckpointPointer | undefined;
-  /** Writes the job's state now (resolves once stored). */
-  persist(): Promise<void>;
-  /**
-   * Throws unless this coordinator still leads (checked against the store): called before
-   * effects that are not RPCs (commits on the coordinator, save modes, dropping uncommitted work).
-   */
-  fence(): Promise<void>;
-}
-
-/** How a new leader resumes a pipeline that an earlier leader was running. */
-export interface PipelineResume {
-  stored: StoredPipeline;
-  /** Where each task group restarts: the slots it held when the worker still holds them. */
-  slots: Array<SlotProfile | undefined>;
 }
 
 /**
@@ -84,27 +50,24 @@ export class PipelineMaster {
   attempt = 0;
   /** Restarts so far (all attempts). */
   restarts = 0;
-  checkpoints: CheckpointCoordinator;
-  /** Checkpoints completed and failed by earlier attempts (and earlier leaders). */
-  private completedBefore = 0;
-  private failedBefore = 0;
+  /** The checkpoints of every attempt (the current attempt's coordinator is `checkpoints`). */
+  private readonly cps: PipelineCheckpoints;
   /** Whether the sinks' save modes ran (a restart or take-over never runs them again). */
   sinksPrepared = false;
   private enumerator?: EnumeratorHost;
-  private committers = new Map<number, SinkAggregatedCommitter<unknown, unknown>>();
-  /** The sinks of the current attempt, for abandon() when the job is cancelled. */
-  private sinks: Sink[] = [];
+  /** The sinks' coordinator side: save modes, aggregated commits, abandon. */
+  private readonly committers: CommitterHost;
+  /** Restart decisions and slot replacement. */
+  private readonly failover: PipelineFailover;
   /** The job was cancelled: its sinks roll back what was prepared but never committed. */
   private abandonOnEnd = false;
   private finalTriggered = false;
-  private failuresSinceCheckpoint = 0;
   private restarting = false;
   private ending = false;
-  private readonly lostWorkers = new Set<string>();
-  private undelivered: Record<number, SourceSplit[]> = {};
+  /** The start of an attempt in progress: its end waits for it (the two never interleave). */
+  private starting?: Promise<void>;
   /** The checkpoint the next attempt starts from (a restore, or the latest completed). */
   private restorePoint?: RestorePoint;
-  private lastStored?: RestorePoint;
 
   constructor(
     private readonly job: PlannedJob,
@@ -113,9 +76,35 @@ export class PipelineMaster {
     private readonly settings: PipelineSettings,
     restoreFrom?: RestorePoint,
   ) {
-    this.taskGroups = plan.taskGroups.map((tg) => ({ index: tg.index, state: 'CREATED', readyToClose: false }));
+    this.taskGroups = plan.taskGroups.map((tg) => freshTrack(tg.index));
+    this.committers = new CommitterHost(job, plan, () => deps.records?.fence() ?? Promise.resolve());
+    const persist = deps.records && (() => deps.records!.persist());
+    this.failover = new PipelineFailover({ jobId: job.jobId, env: job.env, pipelineId: plan.pipelineId, ...deps, settings, persist });
     this.restorePoint = restoreFrom;
-    this.checkpoints = this.newCheckpointCoordinator(restoreFrom?.checkpointId ?? 0);
+    this.cps = new PipelineCheckpoints(
+      {
+        jobId: job.jobId,
+        pipelineId: plan.pipelineId,
+        sourceVertexId: plan.source.vertexId,
+        settings: settings.checkpoint,
+        workers: deps.workers,
+        storage: deps.storage,
+        records: deps.records,
+        committers: this.committers,
+        liveTaskGroups: () => this.taskGroups.filter((t) => !EXECUTION_STATE.isTerminal(t.state)).map((t) => t.index),
+        isSource: (tg) => this.plan.taskGroups[tg].isSource,
+        address: (tg) => this.taskGroups[tg].slot!.workerAddress,
+        location: (tg) => this.location(tg),
+        enumerator: () => this.enumerator,
+        onCompleted: () => this.failover.onCheckpointCompleted(),
+      },
+      restoreFrom?.checkpointId ?? 0,
+    );
+  }
+
+  /** The checkpoint coordinator of the current attempt. */
+  get checkpoints(): CheckpointCoordinator {
+    return this.cps.coordinator;
   }
 
   get pipelineId(): number {
@@ -124,41 +113,6 @@ export class PipelineMaster {
 
   location(index: number): TaskGroupLocation {
     return { jobId: this.job.jobId, pipelineId: this.pipelineId, taskGroupIndex: index, attempt: this.attempt };
-  }
-
-  private address(index: number): string {
-    return this.taskGroups[index].slot!.workerAddress;
-  }
-
-  private newCheckpointCoordinator(startAfterId: number): CheckpointCoordinator {
-    const w = this.deps.workers;
-    return new CheckpointCoordinator(
-      this.pipelineId,
-      this.settings.checkpoint,
-      {
-        taskGroups: () => this.taskGroups.filter((t) => !EXECUTION_STATE.isTerminal(t.state)).map((t) => t.index),
-        // Barriers start at the sources; task groups behind a shuffle get them in-band.
-        trigger: async (tg, id, kind) => {
-          if (this.plan.taskGroups[tg].isSource) await w.trigger(this.address(tg), this.location(tg), id, kind);
-        },
-        snapshotEnumerators: async (id) => {
-          const snap = await this.enumerator!.snapshot(id);
-          this.undelivered = snap.undelivered;
-          return { [this.plan.source.vertexId]: snap.state };
-        },
-        complete: (cp) => this.persistAndCommit(cp),
-        notifyComplete: (tg, id, kind) => w.notifyComplete(this.address(tg), this.location(tg), id, kind),
-        notifyAborted: (tg, id) => w.notifyAborted(this.address(tg), this.location(tg), id),
-        onCompleted: (cp) => {
-          this.enumerator?.thaw();
-          void this.enumerator?.notifyCheckpointComplete(cp.checkpointId);
-          // A completed checkpoint proves progress: the restart budget starts again.
-          this.failuresSinceCheckpoint = 0;
-        },
-        onAborted: () => this.enumerator?.thaw(),
-      },
-      startAfterId,
-    );
   }
 
   private setStatus(to: PipelineStatus): void {
@@ -173,27 +127,29 @@ export class PipelineMaster {
    * it takes that status without running anything; its task groups count as stopped.
    */
   markEnded(status: PipelineStatus, error?: SerializedError): void {
-    for (const t of this.taskGroups) {
-      t.state = status === 'FINISHED' ? 'FINISHED' : status === 'FAILED' ? 'FAILED' : 'CANCELED';
-      t.slot = undefined;
-    }
+    const taskState = status === 'FINISHED' ? 'FINISHED' : status === 'FAILED' ? 'FAILED' : 'CANCELED';
+    this.taskGroups.forEach((t, i) => {
+      this.taskGroups[i] = { ...t, slot: undefined, state: EXECUTION_STATE.restored(taskState) };
+    });
     if (error) this.error ??= error;
     this.checkpoints.stop();
-    this.status = status;
+    this.status = PIPELINE_STATUS.restored(status);
     this.deps.listener.onStatus(this);
   }
 
   /** Checkpoints completed over every attempt. */
   get completedCheckpoints(): number {
-    return this.completedBefore + this.checkpoints.completed;
+    return this.cps.completed;
   }
 
   get failedCheckpoints(): number {
-    return this.failedBefore + this.checkpoints.failed;
+    return this.cps.failed;
   }
 
   /** Time of the latest completed checkpoint (ms since epoch, 0 if none). */
-  lastCheckpointTime = 0;
+  get lastCheckpointTime(): number {
+    return this.cps.lastCheckpointTime;
+  }
 
   /**
    * A new leader takes the pipeline over: the next attempt restores from the latest recorded
@@ -204,28 +160,21 @@ export class PipelineMaster {
     const s = r.stored;
     this.attempt = s.attempt + 1;
     this.restarts = s.restarts;
-    this.completedBefore = s.completedCheckpoints;
-    this.failedBefore = s.failedCheckpoints;
-    this.lastCheckpointTime = s.lastCheckpointTimeMs;
     this.sinksPrepared = s.sinksPrepared;
     this.taskGroups.forEach((t, i) => {
       t.slot = r.slots[i];
       t.previousMetrics = i === 0 && s.counters.length > 0 ? { tables: s.counters.map((c) => ({ ...c })) } : undefined;
     });
-    this.restorePoint = await this.readLatestStored();
-    this.checkpoints = this.newCheckpointCoordinator(this.restorePoint?.checkpointId ?? 0);
-    if (!(await this.acquireMissingSlots())) return;
+    this.cps.resume(s);
+    this.restorePoint = await this.cps.latestRecorded();
+    this.cps.renew(this.restorePoint?.checkpointId ?? 0);
+    const status = this.status;
+    if (!(await this.failover.acquireMissingSlots(this.taskGroups, () => this.status === status))) return;
     log.info(
       { jobId: this.job.jobId, pipelineId: this.pipelineId, attempt: this.attempt, checkpoint: this.restorePoint?.checkpointId ?? 0 },
       'pipeline taken over',
     );
     await this.startAttempt();
-  }
-
-  private setTaskState(t: TaskGroupTrack, to: ExecutionState): void {
-    if (t.state === to) return;
-    if (!EXECUTION_STATE.canTransition(t.state, to) && to === 'FAILED') t.state = EXECUTION_STATE.transition(t.state, 'FAILING');
-    t.state = EXECUTION_STATE.transition(t.state, to);
   }
 
   isEnded(): boolean {
@@ -238,126 +187,70 @@ export class PipelineMaster {
     await this.startAttempt();
   }
 
+  /** Starts an attempt; an end that comes meanwhile waits for it (see end()). */
   private async startAttempt(): Promise<void> {
+    const run = this.runAttemptStart();
+    this.starting = run;
+    try {
+      await run;
+    } finally {
+      if (this.starting === run) this.starting = undefined;
+    }
+  }
+
+  private async runAttemptStart(): Promise<void> {
+    const attempt = this.attempt;
     this.setStatus('SCHEDULED');
     this.setStatus('DEPLOYING');
     try {
-      const job = this.job;
       const restore = this.restorePoint;
       // The first attempt reuses the source planning prepared; a restart reads its schema afresh.
-      let source = this.plan.source.prepared;
-      if (this.attempt > 0) {
-        source = createSource(
-          this.plan.source.plugin,
-          { jobId: job.jobId, jobMode: job.jobMode, parallelism: this.plan.source.parallelism, inputTables: [] },
-          job.registry,
-        );
-        await source.prepare?.();
-      }
+      const source = this.attempt > 0 ? await preparedSource(this.job, this.plan) : this.plan.source.prepared;
       this.enumerator = new EnumeratorHost(source, this.plan.source.parallelism, () => this.checkpoints.request());
       await this.enumerator.open(restore?.enumeratorStates.get(this.plan.source.vertexId));
-      this.committers = new Map();
-      this.sinks = [];
-      for (const s of this.plan.sinks) {
-        const sink = createSink(
-          s.plugin,
-          { jobId: job.jobId, jobMode: job.jobMode, parallelism: s.parallelism, inputTables: s.inputTables },
-          job.registry,
-        );
-        this.sinks.push(sink);
-        // Save modes (create/drop/truncate the target) run once, before the first writer starts.
-        if (!this.sinksPrepared && !restore && sink.prepare) {
-          await this.deps.records?.fence();
-          await sink.prepare();
-        }
-        const committer = sink.createAggregatedCommitter?.();
-        if (committer) this.committers.set(s.vertexId, committer);
-      }
-      if (!this.sinksPrepared) {
+      // Save modes (create/drop/truncate the target) run once, before the first writer starts.
+      await this.committers.open(!this.sinksPrepared && !restore, () => this.status === 'DEPLOYING');
+      if (this.status === 'DEPLOYING' && !this.sinksPrepared) {
         this.sinksPrepared = true;
         // Recorded before any writer starts, so that no later leader runs the save modes again.
         await this.deps.records?.persist();
       }
-      if (restore) await this.recommit(restore);
+      if (restore) await this.committers.recommit(restore);
       if (this.status !== 'DEPLOYING') {
         // Cancelled while the enumerator and committers opened: close them again, deploy nothing.
         await this.closeCoordinatorParts(false);
         return;
       }
-      const peers = Object.fromEntries(this.taskGroups.map((t) => [t.index, t.slot!.workerAddress]));
-      await Promise.all(
-        this.plan.taskGroups.map(async (tg) => {
-          const track = this.taskGroups[tg.index];
-          // A restored task group gets its state by NotifyTaskRestore once deployed (it waits
-          // in WAITING_RESTORE meanwhile), not inside the descriptor.
-          const descriptor: TaskGroupDescriptor = { ...tg.descriptor, attempt: this.attempt, peers };
-          // Cancelled or failed meanwhile: nothing more goes out (its track was cancelled already).
-          if (this.status !== 'DEPLOYING') return;
-          this.setTaskState(track, 'DEPLOYING');
-          await this.deployOrCancel(
-            track,
-            descriptorCodec.encode(descriptor),
-            restore && { checkpointId: restore.checkpointId, state: restore.taskStates.get(tg.index) },
-          );
-        }),
-      );
+      await deployTaskGroups(this.deployment(attempt), this.plan, this.taskGroups, restore);
     } catch (err) {
+      // A failure of an attempt that was replaced meanwhile is no news.
+      if (this.attempt !== attempt) return;
       this.onFailure({
-        code: (err as { code?: string }).code ?? 'TW-INTERNAL-001',
+        code: (err as { code?: string }).code ?? ErrorCode.INTERNAL,
         message: `could not deploy pipeline ${this.pipelineId}: ${(err as Error).message}`,
         retryable: true,
       });
     }
   }
 
-  /**
-   * Deploys one task group. A cancel that reached the worker before this deploy found nothing
-   * to stop there, so it is sent again once the deploy is acknowledged; a deploy that fails
-   * while the pipeline is already stopping leaves nothing running, so the task group counts
-   * as cancelled.
-   */
-  private async deployOrCancel(
-    track: TaskGroupTrack,
-    descriptor: Buffer,
-    restore?: { checkpointId: number; state: TaskGroupState | undefined },
-  ): Promise<void> {
-    const attempt = this.attempt;
-    const stopping = () => this.attempt === attempt && (this.status === 'CANCELING' || this.status === 'FAILING');
-    const address = track.slot!.workerAddress;
-    try {
-      await this.deps.workers.deploy(address, this.location(track.index), track.slot!, descriptor, restore?.checkpointId ?? 0);
-      if (restore && !stopping()) {
-        await this.deps.workers.restore(
-          address,
-          this.location(track.index),
-          restore.checkpointId,
-          taskGroupStateCodec.encodeOptional(restore.state),
-        );
-      }
-    } catch (err) {
-      if (!stopping()) throw err;
-      this.onTaskState(track.index, attempt, 'CANCELED');
-      return;
-    }
-    if (!stopping() || EXECUTION_STATE.isTerminal(track.state)) return;
-    this.deps.workers
-      .cancel(track.slot!.workerAddress, this.location(track.index), 'cancelled while deploying')
-      .catch(() => this.onTaskState(track.index, attempt, 'CANCELED'));
-  }
-
-  /** Commits a restored checkpoint's prepared work again: committers are idempotent. */
-  private async recommit(restore: RestorePoint): Promise<void> {
-    if (this.committers.size > 0) await this.deps.records?.fence();
-    for (const [vertexId, committer] of this.committers) {
-      const infos = restore.pendingCommits.get(vertexId);
-      if (infos && infos.length > 0) await this.commitWithRetries(vertexId, committer, infos, restore.checkpointId);
-    }
+  private deployment(attempt: number): DeploymentContext {
+    return {
+      workers: this.deps.workers,
+      attempt,
+      location: (i) => this.location(i),
+      deploying: () => this.status === 'DEPLOYING',
+      stopping: () => this.attempt === attempt && (this.status === 'CANCELING' || this.status === 'FAILING'),
+      onCancelled: (i) => this.onTaskState(i, attempt, 'CANCELED'),
+    };
   }
 
   /** A task group's state report from its worker. */
   onTaskState(index: number, attempt: number, state: ExecutionState | 'PREPARE_CLOSE', error?: SerializedError): void {
     const t = this.taskGroups[index];
-    if (!t || attempt !== this.attempt || EXECUTION_STATE.isTerminal(t.state)) return;
+    if (!t || attempt !== this.attempt) return;
+    // The worker's error of the current attempt is kept even when the task group has ended here.
+    if (error) t.error = error;
+    if (EXECUTION_STATE.isTerminal(t.state)) return;
     if (state === 'PREPARE_CLOSE') {
       t.readyToClose = true;
       this.maybeTriggerFinal();
@@ -368,10 +261,10 @@ export class PipelineMaster {
       // Cancelled on its worker without this pipeline asking (the worker lost its leader, or
       // an operator): its rows since the last checkpoint are gone, so the pipeline restarts.
       state = 'FAILED';
-      error ??= { code: 'TW-TASK-001', message: `task group ${index} was cancelled on its worker`, retryable: true };
+      error ??= { code: ErrorCode.TASK_FAILED, message: `task group ${index} was cancelled on its worker`, retryable: true };
     }
     if (error) t.error = error;
-    this.setTaskState(t, state);
+    moveTrack(t, state);
     if (state === 'RUNNING') {
       if (this.status === 'DEPLOYING' && this.taskGroups.every((x) => x.state === 'RUNNING' || EXECUTION_STATE.isTerminal(x.state))) {
         this.setStatus('RUNNING');
@@ -379,7 +272,7 @@ export class PipelineMaster {
         this.maybeTriggerFinal();
       }
     } else if (state === 'FAILED') {
-      this.onFailure(error ?? { code: 'TW-TASK-001', message: `task group ${index} failed`, retryable: true });
+      this.onFailure(error ?? { code: ErrorCode.TASK_FAILED, message: `task group ${index} failed`, retryable: true });
     }
     this.maybeEnd();
   }
@@ -425,53 +318,9 @@ export class PipelineMaster {
     if (this.finalTriggered || this.status !== 'RUNNING') return;
     if (!this.taskGroups.every((t) => t.readyToClose || EXECUTION_STATE.isTerminal(t.state))) return;
     this.finalTriggered = true;
-    void this.triggerFinal();
-  }
-
-  private async triggerFinal(): Promise<void> {
     const attempt = this.attempt;
-    for (let i = 0; !this.isEnded() && this.status === 'RUNNING' && this.attempt === attempt; i++) {
-      if (await this.checkpoints.trigger('COMPLETED_POINT')) return;
-      await sleep(Math.min(5000, 200 * 2 ** i));
-    }
-  }
-
-  /**
-   * Completes a checkpoint on the coordinator: the data goes to storage first (so a restore
-   * finds what was committed), then the aggregated committers commit.
-   */
-  private async persistAndCommit(cp: CompletedCheckpoint): Promise<void> {
-    const stored = toStored(this.job.jobId, this.pipelineId, cp, this.plan.source.vertexId, this.undelivered);
-    const ref = await this.deps.storage.write(stored);
-    // The pointer in the state store is what makes the checkpoint complete: it is fenced, so a
-    // leader that lost its place can never commit (its pointer write fails first).
-    await this.deps.records?.checkpointCompleted(this.pipelineId, {
-      pipelineId: this.pipelineId,
-      checkpointId: cp.checkpointId,
-      key: ref.key,
-      timestamp: cp.timestamp,
-      kind: cp.kind,
-    });
-    this.lastStored = restorePointOf(stored);
-    this.lastCheckpointTime = cp.timestamp;
-    for (const [vertexId, committer] of this.committers) {
-      const infos = cp.commitInfos[vertexId];
-      if (infos && infos.length > 0) await this.commitWithRetries(vertexId, committer, infos, cp.checkpointId);
-    }
-  }
-
-  private async commitWithRetries(
-    vertexId: number,
-    committer: SinkAggregatedCommitter<unknown, unknown>,
-    infos: unknown[],
-    checkpointId: number,
-  ): Promise<void> {
-    let pending = [committer.combine(infos)];
-    for (let i = 0; pending.length > 0; i++) {
-      if (i === COMMIT_ATTEMPTS)
-        throw new Error(`sink vertex ${vertexId} could not commit checkpoint ${checkpointId} after ${COMMIT_ATTEMPTS} attempts`);
-      pending = await committer.commit(pending);
-    }
+    const running = () => !this.isEnded() && this.status === 'RUNNING' && this.attempt === attempt;
+    detach(this.cps.triggerFinal(running), 'the final checkpoint');
   }
 
   /** A task group failed (or deploying failed): restart from the latest checkpoint, or fail. */
@@ -481,8 +330,7 @@ export class PipelineMaster {
       return;
     }
     this.error = error;
-    this.restarting = shouldRestart(error, this.failuresSinceCheckpoint, this.settings);
-    this.failuresSinceCheckpoint++;
+    this.restarting = this.failover.onFailure(error);
     log.warn(
       { jobId: this.job.jobId, pipelineId: this.pipelineId, attempt: this.attempt, restart: this.restarting, error: error.message },
       'pipeline failed',
@@ -492,11 +340,6 @@ export class PipelineMaster {
     this.setStatus('FAILING');
     this.cancelTaskGroups(`pipeline ${this.pipelineId} failed: ${error.message}`);
     this.maybeEnd();
-  }
-
-  /** Public entry for a failure found outside the task groups. */
-  fail(error: SerializedError): void {
-    this.onFailure(error);
   }
 
   /**
@@ -510,13 +353,10 @@ export class PipelineMaster {
     this.restarting = false;
     this.checkpoints.stop();
     if (this.status === 'FAILING') return; // already stopping; it will end FAILED
-    if (this.status === 'INITIALIZING') {
-      this.setStatus('CANCELING');
-      this.maybeEnd();
-      return;
-    }
+    // Between two attempts (INITIALIZING) no task group runs: there is nothing to tell.
+    const between = this.status === 'INITIALIZING';
     this.setStatus('CANCELING');
-    this.cancelTaskGroups('job cancelled');
+    if (!between) this.cancelTaskGroups('job cancelled');
     this.maybeEnd();
   }
 
@@ -543,10 +383,11 @@ export class PipelineMaster {
 
   /** Task groups on a lost worker have failed; their slots must be replaced on restart. */
   onWorkerLost(address: string): void {
-    this.lostWorkers.add(address);
+    this.failover.onWorkerLost(address);
     for (const t of this.taskGroups) {
       if (t.slot?.workerAddress === address && !EXECUTION_STATE.isTerminal(t.state)) {
-        this.onTaskState(t.index, this.attempt, 'FAILED', { code: 'TW-TASK-001', message: `worker ${address} was lost`, retryable: true });
+        const error = { code: ErrorCode.TASK_FAILED, message: `worker ${address} was lost`, retryable: true };
+        this.onTaskState(t.index, this.attempt, 'FAILED', error);
       }
     }
   }
@@ -555,32 +396,42 @@ export class PipelineMaster {
     if (this.isEnded() || this.ending) return;
     if (this.status === 'INITIALIZING' && this.restarting) return;
     if (!this.taskGroups.every((t) => EXECUTION_STATE.isTerminal(t.state))) return;
-    void this.end();
+    detach(this.end(), `the end of pipeline ${this.job.jobId}/${this.pipelineId}`);
   }
 
+  /**
+   * Every task group has stopped: the coordinator parts close, then the pipeline restarts,
+   * or ends as its status says (a cancel that comes while it closes wins over finishing).
+   */
   private async end(): Promise<void> {
     this.ending = true;
     try {
+      // An attempt still starting (deploy calls in flight) is waited for, so that its sinks and
+      // enumerator are not closed while they open.
+      if (this.starting) await this.starting;
       this.checkpoints.stop();
       await this.closeCoordinatorParts(this.status === 'RUNNING');
       if (this.status === 'FAILING' && this.restarting) {
+        // A restart called off by a cancel leaves the pipeline CANCELING: maybeEnd() below ends it.
         await this.restart();
-        return;
-      }
-      if (this.status === 'FAILING' || this.status === 'CANCELING' || this.status === 'INITIALIZING') {
+      } else if (this.status === 'FAILING' || this.status === 'CANCELING' || this.status === 'INITIALIZING') {
         if (this.status === 'INITIALIZING') this.setStatus('CANCELING');
-        if (this.abandonOnEnd) await this.abandonSinks();
+        if (this.abandonOnEnd) await this.committers.abandon();
         this.setStatus(this.status === 'FAILING' ? 'FAILED' : 'CANCELED');
-        return;
+      } else {
+        // Every checkpoint is committed: what a sink still holds uncommitted (leftovers of failed
+        // attempts that no checkpoint kept) can never be committed; drop it as a cancel does.
+        await this.committers.abandon();
+        if ((this.status as PipelineStatus) === 'CANCELING') this.setStatus('CANCELED');
+        else this.setStatus('FINISHED');
       }
-      // Every checkpoint is committed: what a sink still holds uncommitted (leftovers of failed
-      // attempts that no checkpoint kept) can never be committed; drop it as a cancel does.
-      await this.abandonSinks();
-      this.setStatus('FINISHED');
     } catch (err) {
-      this.error ??= { code: (err as { code?: string }).code ?? 'TW-TASK-001', message: (err as Error).message, retryable: false };
-      if (this.status !== 'FAILING') this.setStatus('FAILING');
-      this.setStatus('FAILED');
+      this.error ??= { code: (err as { code?: string }).code ?? ErrorCode.TASK_FAILED, message: (err as Error).message, retryable: false };
+      if (this.status === 'CANCELING') this.setStatus('CANCELED');
+      else if (!this.isEnded()) {
+        if (this.status !== 'FAILING') this.setStatus('FAILING');
+        this.setStatus('FAILED');
+      }
     } finally {
       this.ending = false;
     }
@@ -588,35 +439,14 @@ export class PipelineMaster {
     this.maybeEnd();
   }
 
-  /** Sink.abandon of every sink (before the job reports its end, so a CLI exiting then waits for it). */
-  private async abandonSinks(): Promise<void> {
-    if (this.sinks.some((s) => s.abandon !== undefined)) await this.deps.records?.fence();
-    for (const sink of this.sinks) {
-      try {
-        await sink.abandon?.();
-      } catch (err) {
-        log.warn(
-          { err: (err as Error).message, jobId: this.job.jobId, pipelineId: this.pipelineId },
-          'a sink could not drop uncommitted work of an ended job',
-        );
-      }
-    }
-  }
-
   /**
    * Closes the enumerator and committers. After a successful run the committers' close() is
    * the end-of-job hook (Assert checks its row counts there) and its error fails the job.
    */
   private async closeCoordinatorParts(success: boolean): Promise<void> {
-    const committers = [...this.committers.values()];
-    this.committers = new Map();
-    if (success) {
-      for (const c of committers) await c.close?.();
-      await this.enumerator?.close();
-      return;
-    }
-    for (const c of committers) await Promise.resolve(c.close?.()).catch(() => undefined);
-    await this.enumerator?.close().catch(() => undefined);
+    await this.committers.close(success);
+    if (success) await this.enumerator?.close();
+    else await this.enumerator?.close().catch(() => undefined);
   }
 
   /** The failover: a new attempt from the latest completed checkpoint. */
@@ -624,106 +454,25 @@ export class PipelineMaster {
     this.restarts++;
     this.attempt++;
     this.setStatus('INITIALIZING');
-    await sleep(this.settings.retryIntervalMs);
-    if (this.status !== 'INITIALIZING') return; // cancelled while waiting
-    this.restorePoint = this.lastStored ?? (await this.readLatestStored());
-    await this.replaceLostSlots();
-    if (!(await this.acquireMissingSlots())) return;
-    if ((this.status as PipelineStatus) !== 'INITIALIZING') return;
-    for (const t of this.taskGroups) {
-      if (t.metrics) t.previousMetrics = mergeMetrics(t.previousMetrics, t.metrics);
-      t.metrics = undefined;
-      t.state = 'CREATED';
-      t.readyToClose = false;
-      t.error = undefined;
-    }
+    const attempt = this.attempt;
+    // false once the restart is called off (a cancel while waiting for the interval or slots)
+    const current = () => this.attempt === attempt && this.status === 'INITIALIZING';
+    if (!(await this.failover.prepareRestart(this.taskGroups, current))) return;
+    this.restorePoint = await this.cps.latest();
+    if (!current()) return;
+    // The new attempt's task groups start CREATED, in the slots they keep.
+    this.taskGroups.forEach((t, i) => {
+      this.taskGroups[i] = freshTrack(t.index, t.slot, t.metrics ? mergeMetrics(t.previousMetrics, t.metrics) : t.previousMetrics);
+    });
     this.finalTriggered = false;
     this.restarting = false;
-    this.completedBefore += this.checkpoints.completed;
-    this.failedBefore += this.checkpoints.failed;
-    this.checkpoints = this.newCheckpointCoordinator(this.restorePoint?.checkpointId ?? this.checkpoints.lastId);
+    this.cps.renew(this.restorePoint?.checkpointId);
     log.info(
       { jobId: this.job.jobId, pipelineId: this.pipelineId, attempt: this.attempt, checkpoint: this.restorePoint?.checkpointId ?? 0 },
       'pipeline restarting',
     );
     this.setStatus('CREATED');
     await this.startAttempt();
-  }
-
-  private async readLatestStored(): Promise<RestorePoint | undefined> {
-    const pointer = this.deps.records?.latestPointer(this.pipelineId);
-    // With a state store, only a checkpoint whose pointer was recorded counts as completed:
-    // data a deposed leader wrote later was never confirmed.
-    if (this.deps.records && !pointer) return undefined;
-    const latest = await this.deps.storage.readLatest(
-      this.job.jobId,
-      this.pipelineId,
-      pointer && { checkpointId: pointer.checkpointId, key: pointer.key },
-    );
-    if (latest?.warning) log.warn({ jobId: this.job.jobId, pipelineId: this.pipelineId }, latest.warning);
-    return latest ? restorePointOf(latest.checkpoint) : undefined;
-  }
-
-  /**
-   * Before a restart deploys anything: every worker the task groups sit on is checked now (a
-   * dead worker refuses connections long before its heartbeats time out), and task groups on
-   * workers that are lost or do not answer lose their slots, to be replaced.
-   */
-  private async replaceLostSlots(): Promise<void> {
-    const probe = this.deps.resources.probe?.bind(this.deps.resources);
-    const addresses = [...new Set(this.taskGroups.map((t) => t.slot?.workerAddress).filter((a): a is string => a !== undefined))];
-    for (const address of addresses) {
-      if (this.lostWorkers.has(address) || !probe) continue;
-      const r = await probe(address).catch(() => ({ alive: true, lost: false, reason: '' }));
-      if (!r.alive) {
-        log.warn(
-          { jobId: this.job.jobId, pipelineId: this.pipelineId, worker: address, reason: r.reason },
-          'not restarting on a worker that does not answer',
-        );
-        this.lostWorkers.add(address);
-      }
-    }
-    const gone = this.taskGroups.filter((t) => t.slot && this.lostWorkers.has(t.slot.workerAddress));
-    if (gone.length === 0) return;
-    const ids = gone.map((t) => t.slot!.slotId);
-    for (const t of gone) t.slot = undefined;
-    // The slots on a worker that is only unresponsive would otherwise stay granted.
-    await this.deps.resources
-      .release(this.job.jobId, ids)
-      .catch((err: unknown) =>
-        log.warn({ err: (err as Error).message, jobId: this.job.jobId }, 'could not release the slots of a lost worker'),
-      );
-  }
-
-  /**
-   * Gets slots for task groups without one, all at once. While none are free (or the resource
-   * manager is away) it waits with backoff instead of failing: a restart that finds no slot
-   * does not spend the job's retries. Returns false when the pipeline stopped meanwhile.
-   */
-  private async acquireMissingSlots(): Promise<boolean> {
-    const status = this.status;
-    for (let attempt = 0; ; attempt++) {
-      const missing = this.taskGroups.filter((t) => !t.slot);
-      if (missing.length === 0) return true;
-      try {
-        const fresh = await this.deps.resources.apply(
-          this.job.jobId,
-          missing.map((t) => `${this.pipelineId}/${t.index}`),
-          this.job.env.tagFilter ?? {},
-        );
-        missing.forEach((t, i) => (t.slot = fresh[i]));
-        this.lostWorkers.clear();
-        void this.deps.records?.persist().catch(() => undefined);
-        return true;
-      } catch (err) {
-        const e = err as { code?: string; retryable?: boolean; message: string };
-        if (e.code === ErrorCode.NOT_LEADER || (e.code !== ErrorCode.NO_ENOUGH_RESOURCE && !e.retryable)) throw err;
-        if (attempt === 0)
-          log.warn({ jobId: this.job.jobId, pipelineId: this.pipelineId, reason: e.message }, 'restart waits for free slots');
-        await sleep(backoffDelay(attempt, 250, 5000) + 100);
-        if (this.status !== status) return false;
-      }
-    }
   }
 
   slotIds(): string[] {
@@ -736,22 +485,12 @@ export class PipelineMaster {
   }
 }
 
-/** Counters summed table by table (attempts of a task group, or task groups of a pipeline). */
-export function mergeMetrics(...all: Array<TaskGroupMetrics | undefined>): TaskGroupMetrics {
-  const byTable = new Map<string, TaskGroupMetrics['tables'][number]>();
-  for (const m of all) {
-    for (const t of m?.tables ?? []) {
-      const e = byTable.get(t.table);
-      if (!e) byTable.set(t.table, { ...t });
-      else {
-        e.sourceReceivedCount += t.sourceReceivedCount;
-        e.sinkWriteCount += t.sinkWriteCount;
-        e.sourceReceivedBytes += t.sourceReceivedBytes;
-        e.sinkWriteBytes += t.sinkWriteBytes;
-      }
-    }
-  }
-  return { tables: [...byTable.values()] };
+/** A fresh source for a restarted attempt (it reads its schema afresh). */
+async function preparedSource(job: PlannedJob, plan: PlannedPipeline): Promise<Source> {
+  const spec = { jobId: job.jobId, jobMode: job.jobMode, parallelism: plan.source.parallelism, inputTables: [] };
+  const source = createSource(plan.source.plugin, spec, job.registry);
+  await source.prepare?.();
+  return source;
 }
 
 export type { CheckpointKind };

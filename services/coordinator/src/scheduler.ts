@@ -1,4 +1,4 @@
-import { ErrorCode, TidewayError, backoffDelay, logger, serializeError } from '@tideway/common';
+import { ErrorCode, TidewayError, backoffDelay, detach, logger, serializeError } from '@tideway/common';
 import type { ResourceGateway } from './gateways.js';
 import type { JobMaster } from './job-master.js';
 
@@ -46,7 +46,7 @@ export class Scheduler {
       this.again = true;
       return;
     }
-    void this.drain();
+    detach(this.drain(), 'scheduling the queued jobs');
   }
 
   stop(): void {

@@ -18,7 +18,7 @@ import {
   type ReleaseResourcesRequest,
 } from '@tideway/contracts';
 import { EpochGuard, LeaderCaller, TidewayServer, call, clientOptions, channelCredentials, unaryHandler, required } from '@tideway/rpc';
-import { ErrorCode, TidewayError, backoffDelay, logger, sleep } from '@tideway/common';
+import { detach, ErrorCode, TidewayError, backoffDelay, logger, sleep } from '@tideway/common';
 import { ResourceManager, type ProbeResult, type ResourceManagerOptions } from './resource-manager.js';
 
 const log = logger('resource-manager');
@@ -41,7 +41,7 @@ export class ResourceManagerService {
   constructor(private readonly options: ResourceManagerServiceOptions) {
     this.manager = new ResourceManager({
       ...options,
-      onWorkerLost: (w, reason) => void this.tellWorkerLost(w.workerId, w.address, reason),
+      onWorkerLost: (w, reason) => detach(this.tellWorkerLost(w.workerId, w.address, reason), 'telling the coordinator a worker was lost'),
       probe: (address) => probeWorker(address, Math.max(500, options.heartbeatIntervalMs)),
     });
     if (options.coordinatorAddresses?.length) this.setCoordinators(options.coordinatorAddresses);

@@ -14,7 +14,7 @@ import {
   type TriggerCheckpointRequest,
   type WorkerProfile,
 } from '@tideway/contracts';
-import { backoffDelay, logger, sleep } from '@tideway/common';
+import { detach, backoffDelay, logger, sleep } from '@tideway/common';
 import { EpochGuard, TidewayServer, call, clientOptions, epochMetadata, channelCredentials, unaryHandler, required } from '@tideway/rpc';
 import { dataExchangeHandlers, taskGroupStateCodec } from '@tideway/runtime';
 import { TaskExecutionService } from './task-execution-service.js';
@@ -136,13 +136,13 @@ export class WorkerServer {
       'grpc.initial_reconnect_backoff_ms': Math.min(1000, reconnectMs),
       'grpc.max_reconnect_backoff_ms': reconnectMs,
     });
-    void this.registerLoop();
+    detach(this.registerLoop(), 'registering with the resource manager');
     this.scheduleLeaderReport();
     return this.address;
   }
 
   private scheduleLeaderReport(): void {
-    this.leaderTimer = setTimeout(() => void this.reportToLeader(), this.options.heartbeatIntervalMs);
+    this.leaderTimer = setTimeout(() => detach(this.reportToLeader(), 'reporting to the leader'), this.options.heartbeatIntervalMs);
     this.leaderTimer.unref();
   }
 
@@ -229,7 +229,7 @@ export class WorkerServer {
   }
 
   private scheduleHeartbeat(): void {
-    this.heartbeatTimer = setTimeout(() => void this.heartbeat(), this.options.heartbeatIntervalMs);
+    this.heartbeatTimer = setTimeout(() => detach(this.heartbeat(), 'a heartbeat'), this.options.heartbeatIntervalMs);
     this.heartbeatTimer.unref();
   }
 

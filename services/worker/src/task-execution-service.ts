@@ -6,7 +6,7 @@ import {
   type SlotProfile,
   type TaskGroupLocation,
 } from '@tideway/contracts';
-import { logger, rememberSecretsOf, serializeError, type SerializedError, backoffDelay, sleep } from '@tideway/common';
+import { detach, logger, rememberSecretsOf, serializeError, type SerializedError, backoffDelay, sleep } from '@tideway/common';
 import { LeaderCaller, call, clientOptions, channelCredentials } from '@tideway/rpc';
 import {
   TaskGroupThread,
@@ -160,7 +160,7 @@ export class TaskExecutionService {
         if (!group.awaitingRestore || group.ended) return;
         group.awaitingRestore = undefined;
         group.ended = true;
-        void group.thread.terminate();
+        detach(group.thread.terminate(), 'stopping a task group thread');
         const message = `no state to restore from checkpoint ${restoreCheckpointId} arrived within ${RESTORE_WAIT_MS / 1000} s`;
         log.warn({ ...logFields(location), checkpointId: restoreCheckpointId }, message);
         this.report(group, (c) => this.sendState(c, group, workerStateToWire('FAILED'), { code: 'TW-TASK-001', message, retryable: true }));
@@ -182,10 +182,10 @@ export class TaskExecutionService {
       }
       case 'split-request':
         group.awaitingSplits.set(msg.sourceVertexId, true);
-        void this.requestSplits(group, msg.sourceVertexId, msg.register, !msg.register);
+        detach(this.requestSplits(group, msg.sourceVertexId, msg.register, !msg.register), 'requesting splits');
         break;
       case 'source-event':
-        void this.requestSplits(group, msg.sourceVertexId, false, false, [msg.event]);
+        detach(this.requestSplits(group, msg.sourceVertexId, false, false, [msg.event]), 'sending a source event');
         break;
       case 'exchange-credit':
         group.channels.get(msg.channel)?.grantCredits(msg.batches);
@@ -329,7 +329,8 @@ export class TaskExecutionService {
   private pollSplits(): void {
     for (const g of this.groups.values()) {
       if (g.ended) continue;
-      for (const [vertex, waiting] of g.awaitingSplits) if (waiting) void this.requestSplits(g, vertex, false, false);
+      for (const [vertex, waiting] of g.awaitingSplits)
+        if (waiting) detach(this.requestSplits(g, vertex, false, false), 'requesting splits');
     }
   }
 
@@ -388,7 +389,10 @@ export class TaskExecutionService {
       if (!g.ended) {
         log.warn(logFields(location), 'task group did not stop after cancel; terminating its thread');
         g.ended = true;
-        void g.thread.terminate().then(() => this.report(g, (c) => this.sendState(c, g, workerStateToWire('CANCELED'))));
+        detach(
+          g.thread.terminate().then(() => this.report(g, (c) => this.sendState(c, g, workerStateToWire('CANCELED')))),
+          'stopping a task group thread',
+        );
       }
     }, graceMs).unref();
   }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CatalogTable, Row, Sink } from '@tideway/api';
 import { newCatalogTable, optionsOf, parseSchemaConfig } from '@tideway/api';
-import { ErrorCode, TidewayError } from '@tideway/common';
+import { detach, ErrorCode, TidewayError } from '@tideway/common';
 import type { AssertCommitInfo } from './assert-writer.js';
 import type { AssertAggregatedInfo } from './row-count-committer.js';
 import { ASSERT_SINK_SPEC } from './spec.js';
@@ -83,7 +83,7 @@ function sinkOf(rules: unknown, tables: CatalogTable[] = [FULL]): Sink<AssertCom
 }
 
 function writeOne(rules: unknown, row: Row = FULL_ROW, tables?: CatalogTable[]): void {
-  void sinkOf(rules, tables).createWriter({ subtaskIndex: 0, parallelism: 1 }).write([row]);
+  detach(sinkOf(rules, tables).createWriter({ subtaskIndex: 0, parallelism: 1 }).write([row]), 'an Assert write');
 }
 
 function assertFailure(fn: () => unknown, ...parts: string[]): void {
@@ -197,12 +197,12 @@ describe('Assert field rules', () => {
 function runCounts(sink: Sink<AssertCommitInfo, AssertAggregatedInfo>, perWriter: Row[][]): () => void {
   const committer = sink.createAggregatedCommitter!();
   const writers = perWriter.map((_, i) => sink.createWriter({ subtaskIndex: i, parallelism: perWriter.length }));
-  perWriter.forEach((rows, i) => void writers[i].write(rows));
+  perWriter.forEach((rows, i) => detach(writers[i].write(rows), 'an Assert write'));
   const infos = writers.map((w) => w.prepareCommit!(1) as AssertCommitInfo);
   const agg = committer.combine(infos);
-  void committer.commit([agg]);
-  void committer.commit([agg]); // a replayed commit counts nothing twice
-  return () => void committer.close!();
+  detach(committer.commit([agg]), 'an Assert commit');
+  detach(committer.commit([agg]), 'an Assert commit'); // a replayed commit counts nothing twice
+  return () => detach(committer.close!(), 'closing the Assert committer');
 }
 
 describe('Assert row rules', () => {

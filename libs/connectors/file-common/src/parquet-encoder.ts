@@ -60,6 +60,8 @@ export class ParquetFileEncoder implements FileEncoder {
   private cols: unknown[][];
   private rows = 0;
   private estimated = 0;
+  /** An error of a writer call that returned a promise (ours, writing to a ByteWriter, never does), thrown by take(). */
+  private failure?: Error;
 
   constructor(
     columns: readonly Column[],
@@ -83,19 +85,25 @@ export class ParquetFileEncoder implements FileEncoder {
   private writeRowGroup(): void {
     if (this.rows === 0) return;
     const columnData = this.names.map((name, i) => ({ name, data: this.cols[i] }));
-    void this.writer.write({ columnData, rowGroupSize: this.rows }); // sync: our ByteWriter has no async flush
+    // sync: our ByteWriter has no async flush (it throws; a rejection would be kept for take())
+    Promise.resolve(this.writer.write({ columnData, rowGroupSize: this.rows })).catch((err: unknown) => this.fail(err));
     this.cols = this.names.map(() => []);
     this.rows = 0;
     this.estimated = 0;
   }
 
+  private fail(err: unknown): void {
+    this.failure ??= err instanceof Error ? err : new Error('the Parquet writer failed', { cause: err });
+  }
+
   take(): Uint8Array | undefined {
+    if (this.failure) throw this.failure;
     return takeWritten(this.bytes);
   }
 
   finish(): Uint8Array | undefined {
     this.writeRowGroup();
-    void this.writer.finish();
+    Promise.resolve(this.writer.finish()).catch((err: unknown) => this.fail(err));
     return this.take();
   }
 }

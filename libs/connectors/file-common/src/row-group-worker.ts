@@ -8,6 +8,7 @@ import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
 import type { PageCodec } from './page-codecs.js';
 import { buffersOf, type EncodedRowGroup, encodeRowGroup, type RawColumn } from './parquet-row-group.js';
 import { loadZstd } from './zstd-lz4.js';
+import { detach } from '@tideway/common';
 
 export interface EncodeJob {
   readonly id: number;
@@ -40,7 +41,7 @@ async function answer(job: EncodeJob): Promise<void> {
   Atomics.notify(signal, 0);
 }
 
-parentPort!.on('message', (job: EncodeJob) => void answer(job));
+parentPort!.on('message', (job: EncodeJob) => detach(answer(job), 'encoding a row group'));
 
 // ready: the writer waits for this before it sends work
 Atomics.store(signal, 1, 1);

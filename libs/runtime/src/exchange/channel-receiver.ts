@@ -45,35 +45,38 @@ export function dataExchangeHandlers(tasks: ReceivingTaskGroups): grpc.UntypedSe
         channel = m.body.value;
         const open = channel;
         const location = { jobId: open.jobId, pipelineId: open.pipelineId, taskGroupIndex: open.toTaskGroup, attempt: open.attempt };
-        void tasks.awaitRunning(location, 5000).then((group) => {
-          if (!group) {
-            const where = `${open.jobId}/${open.pipelineId}/${open.toTaskGroup} attempt ${open.attempt}`;
-            failStream(call, new TidewayError(ErrorCode.NOT_FOUND, `task group ${where} is not running here`));
-            return;
-          }
-          const from = open.fromTaskGroup;
-          group.channels.set(from, { grantCredits: (batches) => call.write({ body: { $case: 'credit', value: { batches } } }) });
-          deliver = (msg) => {
-            const body = msg.body;
-            if (!body) return;
-            if (body.$case === 'batch') {
-              // A copy in a buffer of its own, moved to the thread without another copy.
-              const rows = new Uint8Array(body.value.rows);
-              group.thread.post({ type: 'exchange-batch', channel: from, rows }, [rows.buffer]);
-            } else if (body.$case === 'barrier') {
-              group.thread.post({
-                type: 'exchange-barrier',
-                channel: from,
-                checkpointId: body.value.checkpointId,
-                kind: checkpointKindFromWire(body.value.type),
-              });
-            } else if (body.$case === 'end') {
-              group.thread.post({ type: 'exchange-end', channel: from });
+        tasks.awaitRunning(location, 5000).then(
+          (group) => {
+            if (!group) {
+              const where = `${open.jobId}/${open.pipelineId}/${open.toTaskGroup} attempt ${open.attempt}`;
+              failStream(call, new TidewayError(ErrorCode.NOT_FOUND, `task group ${where} is not running here`));
+              return;
             }
-          };
-          for (const m2 of early.splice(0)) deliver(m2);
-          call.write({ body: { $case: 'credit', value: { batches: INITIAL_CREDITS } } });
-        });
+            const from = open.fromTaskGroup;
+            group.channels.set(from, { grantCredits: (batches) => call.write({ body: { $case: 'credit', value: { batches } } }) });
+            deliver = (msg) => {
+              const body = msg.body;
+              if (!body) return;
+              if (body.$case === 'batch') {
+                // A copy in a buffer of its own, moved to the thread without another copy.
+                const rows = new Uint8Array(body.value.rows);
+                group.thread.post({ type: 'exchange-batch', channel: from, rows }, [rows.buffer]);
+              } else if (body.$case === 'barrier') {
+                group.thread.post({
+                  type: 'exchange-barrier',
+                  channel: from,
+                  checkpointId: body.value.checkpointId,
+                  kind: checkpointKindFromWire(body.value.type),
+                });
+              } else if (body.$case === 'end') {
+                group.thread.post({ type: 'exchange-end', channel: from });
+              }
+            };
+            for (const m2 of early.splice(0)) deliver(m2);
+            call.write({ body: { $case: 'credit', value: { batches: INITIAL_CREDITS } } });
+          },
+          (err: unknown) => failStream(call, err),
+        );
       });
       call.on('end', () => call.end());
       call.on('error', (err) => log.debug({ err: err.message, channel }, 'exchange stream error'));

@@ -141,7 +141,7 @@ export function listen<T>(path: string, onJob: (data: T) => void, onError: (mess
     else if (e.event === 'error' && e.data) onError((JSON.parse(e.data) as { message: string }).message);
     return e.event === 'done';
   };
-  void (async () => {
+  (async () => {
     while (!abort.signal.aborted) {
       try {
         const res = await fetch(`api/${path}`, { headers: { accept: 'text/event-stream', ...authHeaders() }, signal: abort.signal });
@@ -155,7 +155,7 @@ export function listen<T>(path: string, onJob: (data: T) => void, onError: (mess
       }
       await new Promise((r) => setTimeout(r, RECONNECT_MS));
     }
-  })();
+  })().catch((err: unknown) => onError(err instanceof Error ? err.message : String(err)));
   return () => abort.abort();
 }
 

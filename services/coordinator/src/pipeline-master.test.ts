@@ -1,0 +1,208 @@
+import { describe, expect, it } from 'vitest';
+import { ErrorCode, type SerializedError } from '@tideway/common';
+import { PIPELINE_STATUS, type PipelineStatus } from '@tideway/dag';
+import { planJobText, type PlannedJob } from '@tideway/planner';
+import { FakeResources, FakeWorkers, MemoryStorage, ackState, tick, until } from './gateway-fakes.js';
+import { PipelineMaster } from './pipeline-master.js';
+
+const config = (retries: number) => `
+env { job.mode = "BATCH", parallelism = 2, job.retry.times = ${retries}, job.retry.interval.seconds = 0 }
+source { FakeSource { row.num = 10, schema = { fields { id = "int" } } } }
+sink { Console {} }
+`;
+
+const failure = (message: string): SerializedError => ({ code: ErrorCode.TASK_FAILED, message, retryable: true });
+
+interface Options {
+  retries?: number;
+  retryIntervalMs?: number;
+  /** Changes the planned job (its plugins) before the pipeline is made. */
+  job?: (planned: PlannedJob) => PlannedJob;
+}
+
+/** One pipeline of two task groups (source and sink fused, parallelism 2) on hand-written gateways. */
+async function newPipeline(opts: Options = {}) {
+  const planned = await planJobText(config(opts.retries ?? 1), { jobId: 'j1', file: 'job.conf' });
+  const job = opts.job?.(planned) ?? planned;
+  const workers = new FakeWorkers();
+  const resources = new FakeResources();
+  const storage = new MemoryStorage();
+  const statuses: PipelineStatus[] = [];
+  const p = new PipelineMaster(
+    job,
+    job.pipelines[0],
+    { workers, resources, storage, listener: { onStatus: (pm) => statuses.push(pm.status) } },
+    {
+      checkpoint: { intervalMs: 0, timeoutMs: 2000, minPauseMs: 0 },
+      retryTimes: job.env.jobRetryTimes,
+      retryIntervalMs: opts.retryIntervalMs ?? 0,
+    },
+  );
+  return { p, workers, resources, storage, statuses };
+}
+
+function running(p: PipelineMaster, attempt: number): void {
+  for (const i of [0, 1]) p.onTaskState(i, attempt, 'RUNNING');
+}
+
+/** As workers would: done reading, the final checkpoint acknowledged, then finished. */
+async function finish(p: PipelineMaster, workers: FakeWorkers, attempt: number): Promise<void> {
+  for (const i of [0, 1]) p.onTaskState(i, attempt, 'PREPARE_CLOSE');
+  const final = () => workers.triggered.filter((t) => t.kind === 'COMPLETED_POINT' && t.loc.attempt === attempt);
+  await until(() => final().length === 2, 'the final checkpoint');
+  for (const t of final()) await p.onAck(t.loc.taskGroupIndex, attempt, t.id, ackState, {});
+  const id = final()[0].id;
+  await until(() => workers.completed.filter((c) => c.id === id && c.loc.attempt === attempt).length === 2, 'its completion');
+  for (const i of [0, 1]) p.onTaskState(i, attempt, 'FINISHED');
+  await tick();
+}
+
+/** The planned job with sinks whose abandon() counts its calls and waits for `gate`. */
+function heldAbandon(gate: Promise<void>, calls: { n: number }) {
+  return (planned: PlannedJob): PlannedJob => {
+    const registry = planned.registry;
+    const held = Object.create(registry) as typeof registry;
+    held.get = (type, name, place) => {
+      const f = registry.get(type, name, place);
+      if (f.type !== 'sink') return f;
+      return {
+        ...f,
+        create: (ctx) => {
+          const sink = f.create(ctx);
+          sink.abandon = async () => {
+            calls.n++;
+            await gate;
+          };
+          return sink;
+        },
+      };
+    };
+    return { ...planned, registry: held };
+  };
+}
+
+describe('PipelineMaster failure handling', () => {
+  it('a task group failing while the pipeline restarts: late reports of the old attempt change nothing, the new attempt fails over again', async () => {
+    const { p, workers, resources, statuses } = await newPipeline({ retries: 2, retryIntervalMs: 100 });
+    await p.deploy(await resources.apply('j1', ['1/0', '1/1']));
+    running(p, 0);
+    p.onTaskState(0, 0, 'FAILED', failure('boom 0'));
+    p.onTaskState(1, 0, 'CANCELED');
+    await until(() => p.status === 'INITIALIZING', 'the restart');
+    // A report of the failed attempt that comes during the restart's pause is no news.
+    p.onTaskState(1, 0, 'FAILED', failure('late'));
+    expect(p.status).toBe('INITIALIZING');
+    workers.holdDeploys();
+    await until(() => workers.deployed.filter((l) => l.attempt === 1).length === 2, 'the deploys of attempt 1');
+    expect(p.attempt).toBe(1);
+    expect(p.status).toBe('DEPLOYING');
+    // Task group 0 of the new attempt fails while the deploy calls are still out.
+    p.onTaskState(0, 1, 'FAILED', failure('boom 1'));
+    expect(p.status).toBe('FAILING');
+    expect(p.attempt).toBe(1);
+    workers.releaseDeploys();
+    // Task group 1 was deployed after the failure: it is told to stop, and the restart waits for it.
+    await until(() => workers.cancelled.filter((l) => l.attempt === 1).length === 2, 'the cancel after the deploy');
+    await tick(150);
+    expect(p.attempt).toBe(1);
+    p.onTaskState(1, 1, 'CANCELED');
+    await until(() => p.status === 'DEPLOYING' && p.attempt === 2, 'attempt 2');
+    expect(p.restarts).toBe(2);
+    running(p, 2);
+    await finish(p, workers, 2);
+    await until(() => p.isEnded(), 'the end');
+    expect(p.status).toBe('FINISHED');
+    const attempt = ['CREATED', 'SCHEDULED', 'DEPLOYING'];
+    expect(statuses).toEqual([
+      ...attempt.slice(1),
+      'RUNNING',
+      'FAILING',
+      'INITIALIZING',
+      ...attempt,
+      'FAILING',
+      'INITIALIZING',
+      ...attempt,
+      'RUNNING',
+      'FINISHED',
+    ]);
+  });
+
+  it('a worker lost during a checkpoint: the checkpoint aborts and the pipeline restarts from the one before, on a new slot', async () => {
+    const { p, workers, resources, storage } = await newPipeline();
+    resources.nextWorker = 'worker:a';
+    const [a] = await resources.apply('j1', ['1/0']);
+    resources.nextWorker = 'worker:b';
+    const [b] = await resources.apply('j1', ['1/1']);
+    await p.deploy([a, b]);
+    running(p, 0);
+    const first = p.checkpoints.trigger('CHECKPOINT');
+    await until(() => workers.triggered.length === 2, 'checkpoint 1');
+    for (const t of workers.triggered) await p.onAck(t.loc.taskGroupIndex, 0, t.id, ackState, {});
+    expect(await first).toBe(true);
+    const second = p.checkpoints.trigger('CHECKPOINT');
+    await until(() => workers.triggered.filter((t) => t.id === 2).length === 2, 'checkpoint 2');
+    await p.onAck(0, 0, 2, ackState, {});
+    resources.nextWorker = 'worker:c';
+    p.onWorkerLost('worker:b');
+    expect(await second).toBe(false);
+    expect(p.status).toBe('FAILING');
+    // Only the task group on the live worker is asked to stop.
+    expect(workers.cancelled.map((l) => [l.taskGroupIndex, l.attempt])).toEqual([[0, 0]]);
+    // The lost worker's acknowledgement of the aborted checkpoint arrives late: ignored.
+    await p.onAck(1, 0, 2, ackState, {});
+    p.onTaskState(0, 0, 'CANCELED');
+    await until(() => p.status === 'DEPLOYING' && p.attempt === 1, 'attempt 1');
+    expect(resources.released).toEqual([[b.slotId]]);
+    const redeployed = workers.deployed
+      .map((l, i) => [l.attempt, l.taskGroupIndex, workers.deployedTo[i], workers.deployedFrom[i]])
+      .filter(([attempt]) => attempt === 1);
+    expect(redeployed).toEqual([
+      [1, 0, 'worker:a', 1],
+      [1, 1, 'worker:c', 1],
+    ]);
+    expect(storage.stored.map((c) => c.checkpointId)).toEqual([1]);
+    expect(p.completedCheckpoints).toBe(1);
+    running(p, 1);
+    await finish(p, workers, 1);
+    await until(() => p.isEnded(), 'the end');
+    expect(p.status).toBe('FINISHED');
+    expect(storage.stored.map((c) => [c.checkpointId, c.kind])).toEqual([
+      [1, 'CHECKPOINT'],
+      [2, 'COMPLETED_POINT'],
+    ]);
+  });
+
+  it('a cancel that comes while a finished pipeline ends (its sinks abandoning leftovers) ends it CANCELED, once', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const calls = { n: 0 };
+    const { p, workers, resources, statuses } = await newPipeline({ job: heldAbandon(gate, calls) });
+    await p.deploy(await resources.apply('j1', ['1/0', '1/1']));
+    running(p, 0);
+    await finish(p, workers, 0);
+    await until(() => calls.n === 1, 'the sinks to abandon');
+    expect(p.status).toBe('RUNNING');
+    p.cancel(true);
+    expect(p.status).toBe('CANCELING');
+    release();
+    await until(() => p.isEnded(), 'the end');
+    expect(p.status).toBe('CANCELED');
+    expect(statuses.filter((s) => PIPELINE_STATUS.isTerminal(s))).toEqual(['CANCELED']);
+    expect(calls.n).toBe(1);
+  });
+
+  it('a cancel that comes during the pause before a restart ends the pipeline CANCELED without a new attempt', async () => {
+    const { p, workers, resources, statuses } = await newPipeline({ retryIntervalMs: 100 });
+    await p.deploy(await resources.apply('j1', ['1/0', '1/1']));
+    running(p, 0);
+    p.onTaskState(0, 0, 'FAILED', failure('boom'));
+    p.onTaskState(1, 0, 'CANCELED');
+    await until(() => p.status === 'INITIALIZING', 'the restart');
+    p.cancel(true);
+    await until(() => p.isEnded(), 'the end');
+    expect(p.status).toBe('CANCELED');
+    await tick(150);
+    expect(workers.deployed.filter((l) => l.attempt > 0)).toHaveLength(0);
+    expect(statuses.slice(-4)).toEqual(['FAILING', 'INITIALIZING', 'CANCELING', 'CANCELED']);
+  });
+});

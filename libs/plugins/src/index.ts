@@ -7,7 +7,18 @@
 import { loadAllPlugins } from './catalog.js';
 
 export { PluginRegistry } from './plugin-registry.js';
-export { PLUGIN_CATALOG, loadAllPlugins, loadPluginsFor, type CatalogEntry } from './catalog.js';
+export {
+  PLUGIN_CATALOG,
+  INSTALL_ROOT,
+  externalPluginPackages,
+  loadAllPlugins,
+  loadBuiltinPlugins,
+  loadPluginsFor,
+  pluginCatalog,
+  usePluginDirs,
+  type CatalogEntry,
+} from './catalog.js';
+export type { PluginDeclaration, PluginPackage } from './packages.js';
 export * from './instantiate.js';
 
 /** Every plugin Tideway ships, loaded. */

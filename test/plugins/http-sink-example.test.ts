@@ -5,20 +5,16 @@
  * into a plugin folder named by the engine config; `tideway run` runs a job whose sink is it,
  * into an HTTP server this test starts. Every row arrives once.
  */
-import { execFile } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../conformance/cli-process.js';
 import { repoRoot } from '../conformance/conformance-files.js';
-import { writeEngineConfig, writeJob } from './plugin-job.js';
+import { TSC, installApi, packApi, runTool, writeEngineConfig, writeJob } from './plugin-job.js';
 
-const exec = promisify(execFile);
 const dir = mkdtempSync(join(tmpdir(), 'tideway-http-sink-'));
 const pluginDir = join(dir, 'plugins');
 /** Batches by Idempotency-Key, as the endpoint keeps them; every POST, repeats included. */
@@ -45,29 +41,15 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/rows`;
 
-  // The API tarball, as `pnpm pack` makes it for authors outside the repository.
-  const packs = join(dir, 'packs');
-  mkdirSync(packs);
-  await exec('pnpm', ['pack', '--pack-destination', packs], { cwd: join(repoRoot, 'libs', 'api'), timeout: 300_000 });
-  const [tarball] = readdirSync(packs).filter((f) => f.endsWith('.tgz'));
-  expect(tarball).toBeDefined();
-
-  // The author's checkout of the example, its peer dependency installed from the tarball (where
-  // npm puts it: the tarball's package/ folder as node_modules/@tideway/api), then built.
+  const tarball = await packApi(dir);
+  // The author's checkout of the example, its peer dependency installed from the tarball, then built.
   const build = join(dir, 'build');
   cpSync(join(repoRoot, 'examples', 'plugins', 'http-sink'), build, {
     recursive: true,
     filter: (src) => !/[/\\](node_modules|dist)$/.test(src),
   });
-  const api = join(build, 'node_modules', '@tideway', 'api');
-  mkdirSync(api, { recursive: true });
-  await exec('tar', ['-xzf', join(packs, tarball), '-C', api, '--strip-components=1']);
-  const tsc = createRequire(join(repoRoot, 'package.json')).resolve('typescript/bin/tsc');
-  const compiled = await exec(process.execPath, [tsc, '-p', build], { timeout: 180_000 }).then(
-    () => '',
-    (e: { stdout?: string; stderr?: string }) => `${e.stdout ?? ''}${e.stderr ?? ''}`,
-  );
-  expect(compiled).toBe('');
+  await installApi(build, tarball);
+  await runTool(process.execPath, [TSC, '-p', build], build);
 
   // Installed as an operator would: the package folder in a plugin folder.
   cpSync(build, join(pluginDir, 'http-sink'), { recursive: true, filter: (src) => !/[/\\]node_modules$/.test(src) });

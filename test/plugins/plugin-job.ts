@@ -66,7 +66,7 @@ export async function runTool(command: string, args: string[], cwd: string, time
     return r.stdout + r.stderr;
   } catch (e) {
     const err = e as { stdout?: string; stderr?: string; message: string };
-    throw new Error(`${command} ${args.join(' ')} failed in ${cwd}: ${err.message}\n${err.stdout ?? ''}${err.stderr ?? ''}`);
+    throw new Error(`${command} ${args.join(' ')} failed in ${cwd}: ${err.message}\n${err.stdout ?? ''}${err.stderr ?? ''}`, { cause: e });
   }
 }
 

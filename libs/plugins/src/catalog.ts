@@ -126,12 +126,15 @@ export function usePluginDirs(dirs: readonly string[]): PluginPackage[] {
 }
 
 function externalCatalog(): NonNullable<typeof external> {
-  if (!external) {
-    const inherited = process.env[DIRS_ENV];
-    external = { dirs: [], entries: [], packages: [] };
-    if (inherited) usePluginDirs(JSON.parse(inherited) as string[]);
+  if (external) return external;
+  const inherited = process.env[DIRS_ENV];
+  if (inherited) {
+    // A task-group thread: its process's folders (usePluginDirs sets `external`).
+    usePluginDirs(JSON.parse(inherited) as string[]);
+    return externalCatalog();
   }
-  return external as NonNullable<typeof external>;
+  external = { dirs: [], entries: [], packages: [] };
+  return external;
 }
 
 /** Every plugin this process knows: the built-ins, then those of its plugin folders. */

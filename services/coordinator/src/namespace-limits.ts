@@ -107,7 +107,7 @@ export function checkAllowedPlugins(namespaces: Readonly<Record<string, Namespac
     if (unknown !== undefined) {
       throw new ConfigError(
         ErrorCode.ENGINE_CONFIG,
-        `tideway.auth.namespaces.${ns}.allowed-plugins: '${unknown}' is not a plugin (known: ${[...new Set(catalog.map((p) => p.name))].join(', ')})`,
+        `tideway.auth.namespaces.${ns}.allowed-plugins: '${unknown}' is not a plugin (known: ${[...new Set(catalog.map((p) => p.name))].sort((a, b) => a.localeCompare(b)).join(', ')})`,
       );
     }
   }

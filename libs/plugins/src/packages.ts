@@ -120,7 +120,8 @@ export function readPluginPackage(dir: string, options: { builtin: boolean; from
   const entry = entryOf(manifest, options.fromSource);
   if (!entry) return fail('its package.json "exports" has no "." entry Tideway can import');
   const entryPath = resolve(dir, entry);
-  if (!existsSync(entryPath)) fail(`its entry module ${entry} does not exist (is the package built?)`);
+  // A built-in that is not built yet fails only the jobs that name it (when its module is imported).
+  if (!options.builtin && !existsSync(entryPath)) fail(`its entry module ${entry} does not exist (is the package built?)`);
   return {
     name: name as string,
     version: typeof manifest.version === 'string' ? manifest.version : '0.0.0',

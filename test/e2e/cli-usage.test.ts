@@ -169,6 +169,7 @@ describe('shell completion', () => {
       'metrics',
       'overview',
       'plan',
+      'plugin',
       'restore',
       'run',
       'savepoint',

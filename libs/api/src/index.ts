@@ -10,3 +10,4 @@ export * from './java-text.js';
 export * from './value-size.js';
 export * from './option-items.js';
 export * from './schema-change.js';
+export * from './version.js';

@@ -28,6 +28,8 @@ export const ErrorCode = {
   ENGINE_CONFIG: 'TW-CONFIG-010',
   /** A job config uses a plugin, or a local path, that its namespace's limits (tideway.auth.namespaces) do not allow. */
   CONFIG_NOT_ALLOWED: 'TW-CONFIG-011',
+  /** A plugin package that cannot be used: it does not load, lacks its factory, is built for another plugin API, or reuses a plugin's name. */
+  PLUGIN_PACKAGE: 'TW-CONFIG-012',
   /** A schema or type declaration that cannot be parsed. */
   SCHEMA: 'TW-SCHEMA-001',
   /** Not enough slots for a job. */

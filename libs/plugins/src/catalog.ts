@@ -1,171 +1,172 @@
+import { isAbsolute, join, relative, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { PluginFactory, PluginType } from '@tideway/api';
 import { PluginRegistry } from './plugin-registry.js';
+import { packageError, packageFolders, readPluginPackage, scanPluginDirs, type PluginDeclaration, type PluginPackage } from './packages.js';
 
-/** One shipped plugin and how to load it (its package is imported only when needed). */
+/** One plugin and how to load it (its package is imported only when a job names it). */
 export interface CatalogEntry {
   readonly type: PluginType;
-  /** SeaTunnel's plugin name (the factory's `name`; a test keeps them equal). */
+  /** SeaTunnel's plugin name (the factory's `name`; loading checks they are equal). */
   readonly name: string;
   /** The exported factory's name, for messages. */
   readonly factory: string;
+  /** The package providing it. */
+  readonly package: string;
+  /** Shipped with Tideway, or found in a plugin folder. */
+  readonly builtin: boolean;
   load(): Promise<PluginFactory>;
 }
 
-/** Every plugin Tideway ships. */
-export const PLUGIN_CATALOG: readonly CatalogEntry[] = [
-  {
-    type: 'source',
-    name: 'FakeSource',
-    factory: 'fakeSourceFactory',
-    load: () => import('@tideway/connector-fake').then((m) => m.fakeSourceFactory),
-  },
-  {
-    type: 'sink',
-    name: 'Console',
-    factory: 'consoleSinkFactory',
-    load: () => import('@tideway/connector-console').then((m) => m.consoleSinkFactory),
-  },
-  {
-    type: 'sink',
-    name: 'Assert',
-    factory: 'assertSinkFactory',
-    load: () => import('@tideway/connector-assert').then((m) => m.assertSinkFactory),
-  },
-  {
-    type: 'transform',
-    name: 'Sql',
-    factory: 'sqlTransformFactory',
-    load: () => import('@tideway/transform-sql').then((m) => m.sqlTransformFactory),
-  },
-  {
-    type: 'transform',
-    name: 'Filter',
-    factory: 'filterTransformFactory',
-    load: () => import('@tideway/transform-filter').then((m) => m.filterTransformFactory),
-  },
-  {
-    type: 'transform',
-    name: 'FieldMapper',
-    factory: 'fieldMapperTransformFactory',
-    load: () => import('@tideway/transform-field-mapper').then((m) => m.fieldMapperTransformFactory),
-  },
-  {
-    type: 'transform',
-    name: 'Replace',
-    factory: 'replaceTransformFactory',
-    load: () => import('@tideway/transform-replace').then((m) => m.replaceTransformFactory),
-  },
-  {
-    type: 'transform',
-    name: 'Copy',
-    factory: 'copyTransformFactory',
-    load: () => import('@tideway/transform-copy').then((m) => m.copyTransformFactory),
-  },
-  {
-    type: 'transform',
-    name: 'Split',
-    factory: 'splitTransformFactory',
-    load: () => import('@tideway/transform-split').then((m) => m.splitTransformFactory),
-  },
-  {
-    type: 'transform',
-    name: 'FilterRowKind',
-    factory: 'filterRowKindTransformFactory',
-    load: () => import('@tideway/transform-filter-rowkind').then((m) => m.filterRowKindTransformFactory),
-  },
-  {
-    type: 'transform',
-    name: 'RowKindExtractor',
-    factory: 'rowKindExtractorTransformFactory',
-    load: () => import('@tideway/transform-rowkind-extractor').then((m) => m.rowKindExtractorTransformFactory),
-  },
-  {
-    type: 'transform',
-    name: 'JsonPath',
-    factory: 'jsonPathTransformFactory',
-    load: () => import('@tideway/transform-json-path').then((m) => m.jsonPathTransformFactory),
-  },
-  {
-    type: 'sink',
-    name: 'LocalFile',
-    factory: 'localFileSinkFactory',
-    load: () => import('@tideway/connector-localfile').then((m) => m.localFileSinkFactory),
-  },
-  {
-    type: 'source',
-    name: 'LocalFile',
-    factory: 'localFileSourceFactory',
-    load: () => import('@tideway/connector-localfile').then((m) => m.localFileSourceFactory),
-  },
-  {
-    type: 'sink',
-    name: 'S3File',
-    factory: 's3FileSinkFactory',
-    load: () => import('@tideway/connector-s3file').then((m) => m.s3FileSinkFactory),
-  },
-  {
-    type: 'source',
-    name: 'S3File',
-    factory: 's3FileSourceFactory',
-    load: () => import('@tideway/connector-s3file').then((m) => m.s3FileSourceFactory),
-  },
-  {
-    type: 'source',
-    name: 'Sequence',
-    factory: 'sequenceSourceFactory',
-    load: () => import('@tideway/connector-sequence').then((m) => m.sequenceSourceFactory),
-  },
-  {
-    type: 'source',
-    name: 'Redis',
-    factory: 'redisSourceFactory',
-    load: () => import('@tideway/connector-redis').then((m) => m.redisSourceFactory),
-  },
-  {
-    type: 'sink',
-    name: 'Redis',
-    factory: 'redisSinkFactory',
-    load: () => import('@tideway/connector-redis').then((m) => m.redisSinkFactory),
-  },
-  { type: 'sink', name: 'Jdbc', factory: 'jdbcSinkFactory', load: () => import('@tideway/connector-jdbc').then((m) => m.jdbcSinkFactory) },
-  {
-    type: 'source',
-    name: 'Jdbc',
-    factory: 'jdbcSourceFactory',
-    load: () => import('@tideway/connector-jdbc').then((m) => m.jdbcSourceFactory),
-  },
-  {
-    type: 'transform',
-    name: 'FaultInjector',
-    factory: 'faultInjectorTransformFactory',
-    load: () => import('@tideway/transform-fault-injector').then((m) => m.faultInjectorTransformFactory),
-  },
-  {
-    type: 'source',
-    name: 'Postgres-CDC',
-    factory: 'postgresCdcSourceFactory',
-    load: () => import('@tideway/connector-postgres-cdc').then((m) => m.postgresCdcSourceFactory),
-  },
-  {
-    type: 'source',
-    name: 'MySQL-CDC',
-    factory: 'mysqlCdcSourceFactory',
-    load: () => import('@tideway/connector-mysql-cdc').then((m) => m.mysqlCdcSourceFactory),
-  },
-];
+/** Running from the TypeScript sources (tests, tsx): built-ins load through their `source` export. */
+const fromSource = import.meta.url.endsWith('.ts');
+const libs = fileURLToPath(new URL('../../', import.meta.url));
+/** The folder holding deploy/ and libs/: relative plugin folders are taken beside it. */
+export const INSTALL_ROOT = resolve(libs, '..');
+/** Where a task-group thread learns its process's plugin folders (threads inherit the environment). */
+const DIRS_ENV = 'TIDEWAY_PLUGIN_DIRS';
 
-/** A registry of every plugin (the coordinator's: it validates any config). */
+const firstLine = (err: unknown) => (err instanceof Error ? err.message : String(err)).split('\n')[0];
+
+function isFactory(v: unknown): v is PluginFactory {
+  if (typeof v !== 'object' || v === null) return false;
+  const f = v as Record<string, unknown>;
+  return typeof f.type === 'string' && typeof f.name === 'string' && typeof f.spec === 'object' && typeof f.create === 'function';
+}
+
+/** Imports a package's entry and takes the declared factory, checking it is what package.json says. */
+async function loadFactory(pkg: PluginPackage, decl: PluginDeclaration): Promise<PluginFactory> {
+  let mod: Record<string, unknown>;
+  try {
+    mod = (await import(pathToFileURL(pkg.entry).href)) as Record<string, unknown>;
+  } catch (err) {
+    throw packageError(pkg, `its module ${relative(pkg.dir, pkg.entry)} does not load: ${firstLine(err)}`);
+  }
+  const f = mod[decl.factory];
+  if (f === undefined)
+    throw packageError(
+      pkg,
+      `it does not export ${decl.factory}, which its package.json names as the factory of its ${decl.kind} ${decl.name}`,
+    );
+  if (!isFactory(f))
+    throw packageError(pkg, `its export ${decl.factory} is not a plugin factory (an object with type, name, spec and create)`);
+  if (f.type !== decl.kind || f.name !== decl.name)
+    throw packageError(
+      pkg,
+      `its export ${decl.factory} is the ${f.type} ${f.name}, and its package.json declares the ${decl.kind} ${decl.name}`,
+    );
+  return f;
+}
+
+function entriesOf(packages: readonly PluginPackage[]): CatalogEntry[] {
+  return packages.flatMap((pkg) =>
+    pkg.plugins.map((decl) => {
+      let loading: Promise<PluginFactory> | undefined;
+      return {
+        type: decl.kind,
+        name: decl.name,
+        factory: decl.factory,
+        package: pkg.name,
+        builtin: pkg.builtin,
+        load: () => (loading ??= loadFactory(pkg, decl)),
+      };
+    }),
+  );
+}
+
+/** The built-in packages: every folder of libs/connectors and libs/transforms whose package.json declares plugins. */
+function builtinPackages(): PluginPackage[] {
+  return ['connectors', 'transforms'].flatMap((group) =>
+    packageFolders(join(libs, group)).flatMap((dir) => readPluginPackage(dir, { builtin: true, fromSource }) ?? []),
+  );
+}
+
+/** Every plugin Tideway ships, from its packages' declarations. */
+export const PLUGIN_CATALOG: readonly CatalogEntry[] = entriesOf(builtinPackages());
+
+let external: { dirs: string[]; entries: CatalogEntry[]; packages: PluginPackage[] } | undefined;
+
+/**
+ * Refuses a plugin folder's package whose plugin has a built-in's name, or another package's,
+ * for the same kind (names match case-insensitively, as in job configs).
+ */
+function checkNames(packages: readonly PluginPackage[]): void {
+  const owner = new Map<string, string>();
+  for (const e of PLUGIN_CATALOG) owner.set(`${e.type}:${e.name.toLowerCase()}`, '');
+  for (const pkg of packages) {
+    for (const p of pkg.plugins) {
+      const key = `${p.kind}:${p.name.toLowerCase()}`;
+      const other = owner.get(key);
+      if (other === '') throw packageError(pkg, `its ${p.kind} ${p.name} has the name of a built-in ${p.kind}; give it another name`);
+      if (other !== undefined)
+        throw packageError(
+          pkg,
+          `its ${p.kind} ${p.name} is also provided by plugin package ${other}; keep one of them in the plugin folders`,
+        );
+      owner.set(key, pkg.name);
+    }
+  }
+}
+
+/**
+ * Uses the plugin packages of these folders (tideway.plugins.dirs; relative ones are taken beside
+ * the install, and the default plugins/ may be absent). Reads every package's declaration now, so
+ * a package that is malformed, built for another plugin API or reuses a plugin's name is refused
+ * at start in one sentence naming it (a ConfigError); no plugin code is loaded. Task-group threads
+ * started afterwards see the same folders.
+ */
+export function usePluginDirs(dirs: readonly string[]): PluginPackage[] {
+  const absolute = dirs.map((d) => (isAbsolute(d) ? d : resolve(INSTALL_ROOT, d)));
+  const defaultDir = resolve(INSTALL_ROOT, 'plugins');
+  const packages = scanPluginDirs(absolute, { fromSource: false, optional: (d) => d === defaultDir });
+  checkNames(packages);
+  external = { dirs: absolute, entries: entriesOf(packages), packages };
+  process.env[DIRS_ENV] = JSON.stringify(absolute);
+  return packages;
+}
+
+function externalCatalog(): NonNullable<typeof external> {
+  if (external) return external;
+  const inherited = process.env[DIRS_ENV];
+  if (inherited) {
+    // A task-group thread: its process's folders (usePluginDirs sets `external`).
+    usePluginDirs(JSON.parse(inherited) as string[]);
+    return externalCatalog();
+  }
+  external = { dirs: [], entries: [], packages: [] };
+  return external;
+}
+
+/** Every plugin this process knows: the built-ins, then those of its plugin folders. */
+export function pluginCatalog(): readonly CatalogEntry[] {
+  return [...PLUGIN_CATALOG, ...externalCatalog().entries];
+}
+
+/** The packages of this process's plugin folders. */
+export function externalPluginPackages(): readonly PluginPackage[] {
+  return externalCatalog().packages;
+}
+
+/** A registry of every plugin (`tideway describe`, docs): loads every package. */
 export async function loadAllPlugins(): Promise<PluginRegistry> {
-  return new PluginRegistry(await Promise.all(PLUGIN_CATALOG.map((e) => e.load())));
+  const catalog = pluginCatalog();
+  return new PluginRegistry(await Promise.all(catalog.map((e) => e.load())), catalog);
+}
+
+/** A registry of just the built-in plugins (the generated reference pages under docs/connectors). */
+export async function loadBuiltinPlugins(): Promise<PluginRegistry> {
+  return new PluginRegistry(await Promise.all(PLUGIN_CATALOG.map((e) => e.load())), PLUGIN_CATALOG);
 }
 
 /**
  * A registry of just the plugins a job or task group names, loading only their packages: the
  * coordinator plans and a worker thread starts faster, with less memory, than with every
- * connector's dependencies. Names it does not know are reported against the whole catalog.
+ * connector's dependencies (docs/decisions/0035). Names it does not know are reported against
+ * the whole catalog; a package that does not load is reported in one sentence naming it.
  */
 export async function loadPluginsFor(wanted: ReadonlyArray<{ type: PluginType; name: string }>): Promise<PluginRegistry> {
+  const catalog = pluginCatalog();
   const keys = new Set(wanted.map((w) => `${w.type}:${w.name.toLowerCase()}`));
-  const entries = PLUGIN_CATALOG.filter((e) => keys.has(`${e.type}:${e.name.toLowerCase()}`));
-  return new PluginRegistry(await Promise.all(entries.map((e) => e.load())), PLUGIN_CATALOG);
+  const entries = catalog.filter((e) => keys.has(`${e.type}:${e.name.toLowerCase()}`));
+  return new PluginRegistry(await Promise.all(entries.map((e) => e.load())), catalog);
 }

@@ -3,5 +3,14 @@
  * runs. Importing this module loads no connector.
  */
 export { PluginRegistry } from './plugin-registry.js';
-export { PLUGIN_CATALOG, loadPluginsFor, type CatalogEntry } from './catalog.js';
+export {
+  PLUGIN_CATALOG,
+  INSTALL_ROOT,
+  externalPluginPackages,
+  loadPluginsFor,
+  pluginCatalog,
+  usePluginDirs,
+  type CatalogEntry,
+} from './catalog.js';
+export type { PluginDeclaration, PluginPackage } from './packages.js';
 export * from './instantiate.js';

@@ -3,7 +3,7 @@ import type { CatalogTable, PluginOptions } from '@tideway/api';
 import { ConfigError, ErrorCode } from '@tideway/common';
 import type { NamespaceLimits } from '@tideway/config';
 import type { PluginBlock } from '@tideway/dag';
-import { PLUGIN_CATALOG } from '@tideway/plugins/lazy';
+import { pluginCatalog } from '@tideway/plugins/lazy';
 
 /**
  * The options of each plugin that name a folder or file on the worker's own disk: LocalFile is
@@ -100,13 +100,14 @@ export function admitSinkTables(
 
 /** Refuses (as an engine-config error) an allowed-plugins entry that names no plugin: a typo would refuse every job of the namespace. */
 export function checkAllowedPlugins(namespaces: Readonly<Record<string, NamespaceLimits>>): void {
-  const known = new Set(PLUGIN_CATALOG.map((p) => p.name.toLowerCase()));
+  const catalog = pluginCatalog();
+  const known = new Set(catalog.map((p) => p.name.toLowerCase()));
   for (const [ns, limits] of Object.entries(namespaces)) {
     const unknown = limits.allowedPlugins.find((p) => !known.has(p.toLowerCase()));
     if (unknown !== undefined) {
       throw new ConfigError(
         ErrorCode.ENGINE_CONFIG,
-        `tideway.auth.namespaces.${ns}.allowed-plugins: '${unknown}' is not a plugin (known: ${[...new Set(PLUGIN_CATALOG.map((p) => p.name))].join(', ')})`,
+        `tideway.auth.namespaces.${ns}.allowed-plugins: '${unknown}' is not a plugin (known: ${[...new Set(catalog.map((p) => p.name))].sort((a, b) => a.localeCompare(b)).join(', ')})`,
       );
     }
   }

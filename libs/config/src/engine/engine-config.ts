@@ -105,6 +105,11 @@ export interface EngineConfig {
     };
     /** Mutual TLS files; all three '' for plaintext (checkTls refuses a partial set). */
     readonly tls: { readonly caFile: string; readonly certFile: string; readonly keyFile: string };
+    /** `tideway.plugins`: plugin packages besides the built-ins. */
+    readonly plugins: {
+      /** Folders of plugin packages, as written (relative ones are taken beside the install). */
+      readonly dirs: readonly string[];
+    };
     /** `tideway.limits`: what a request may weigh. */
     readonly limits: {
       /** Bytes of one gRPC message a server receives. */

@@ -322,6 +322,18 @@ export const TIDEWAY_SETTINGS: Readonly<Record<string, EngineSetting>> = {
       'key-file': { type: 'string', default: '', description: 'PEM file of the private key of that certificate.' },
     },
   },
+  plugins: {
+    type: 'section',
+    description: 'Where this process finds plugin packages besides the built-in ones (docs/plugins.md).',
+    fields: {
+      dirs: {
+        type: 'string-list',
+        default: ['plugins'],
+        description:
+          'Folders holding plugin packages, one package folder each; a relative folder is taken beside the install (the folder holding deploy/). The default plugins/ may be absent; a folder named here otherwise must exist.',
+      },
+    },
+  },
   limits: {
     type: 'section',
     description: 'Sizes every request must keep to; a request past one is refused with a sentence naming the setting, and changes nothing.',

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { ConfigError, ErrorCode } from '@tideway/common';
-import { checkpointStorageOf, collect, configLimitsOf, coordinatorAddresses, engineConfig } from './options.js';
+import { checkpointStorageOf, collect, configLimitsOf, coordinatorAddresses, engineConfig, usePluginFolders } from './options.js';
 import { registerCertsCommand } from './certs-command.js';
 
 const ROLES = ['coordinator', 'resource-manager', 'worker', 'all'] as const;
@@ -57,6 +57,7 @@ export function registerClusterCommands(program: Command): void {
       const role = opts.role as Role;
       const metricsPort = opts.metricsPort === undefined ? undefined : metricsPortOf(opts.metricsPort);
       const engine = engineConfig(opts);
+      await usePluginFolders(engine);
       const t = engine.tideway;
       // Before any server or client exists: each picks its credentials when it is made.
       configureTls(t.tls.caFile ? t.tls : undefined);

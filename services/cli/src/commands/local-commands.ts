@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { ConfigError, ErrorCode, newJobId } from '@tideway/common';
 import { readJobInput } from '../config-input.js';
-import { collect, engineConfig } from './options.js';
+import { collect, engineConfig, usePluginFolders } from './options.js';
 
 export function registerLocalCommands(program: Command): void {
   program
@@ -32,6 +32,7 @@ export function registerLocalCommands(program: Command): void {
       }) => {
         const input = readJobInput(opts.config, opts.variable);
         const engine = engineConfig(opts);
+        await usePluginFolders(engine);
         const port = Number(opts.coordinatorPort);
         if (!Number.isInteger(port) || port < 0 || port > 65535)
           throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `--coordinator-port ${opts.coordinatorPort}: expected a port number`);
@@ -67,8 +68,10 @@ export function registerLocalCommands(program: Command): void {
     .option('-i, --variable <key=value>', 'job variable (repeatable)', collect, [])
     .option('--check', 'only validate the config; print nothing but errors')
     .option('--json', 'print the plan as JSON')
-    .action(async (opts: { config: string; variable: string[]; check?: boolean; json?: boolean }) => {
+    .option('--engine-config <file>', 'engine config whose tideway.plugins.dirs name the plugin folders (default deploy/seatunnel.yaml)')
+    .action(async (opts: { config: string; variable: string[]; check?: boolean; json?: boolean; engineConfig?: string }) => {
       const input = readJobInput(opts.config, opts.variable);
+      await usePluginFolders(engineConfig(opts));
       const { describePlan, planJobText } = await import('@tideway/planner');
       const job = await planJobText(input.configText, {
         jobId: newJobId(),
@@ -88,11 +91,15 @@ export function registerLocalCommands(program: Command): void {
     .command('describe')
     .description('list the plugins, or show the options of one plugin')
     .argument('[plugin]', 'plugin name, e.g. FakeSource')
-    .action(async (name?: string) => {
+    .option('--engine-config <file>', 'engine config whose tideway.plugins.dirs name the plugin folders (default deploy/seatunnel.yaml)')
+    .action(async (name: string | undefined, opts: { engineConfig?: string }) => {
+      await usePluginFolders(engineConfig(opts));
       // Every plugin's package is loaded only here: `run` and `plan` load just the job's.
-      const { registry } = await import('@tideway/plugins');
+      const { registry, pluginCatalog } = await import('@tideway/plugins');
       if (!name) {
-        for (const f of registry.list()) process.stdout.write(`${f.type.padEnd(10)} ${f.name}\n`);
+        const packageOf = new Map(pluginCatalog().map((e) => [`${e.type}:${e.name}`, e.builtin ? '' : `  (${e.package})`]));
+        for (const f of registry.list())
+          process.stdout.write(`${f.type.padEnd(10)} ${f.name}${packageOf.get(`${f.type}:${f.name}`) ?? ''}\n`);
         return;
       }
       const matches = registry.list().filter((f) => f.name.toLowerCase() === name.toLowerCase());

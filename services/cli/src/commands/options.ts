@@ -14,6 +14,16 @@ export function engineConfig(opts: { engineConfig?: string; set?: string[] }): E
   return loadEngineConfig({ file, sets: opts.set ?? [] });
 }
 
+/**
+ * Reads the plugin folders of tideway.plugins.dirs (before any job is planned or any thread
+ * started): a package that is malformed, built for another plugin API or reuses a plugin's name
+ * is refused here in one sentence naming it (exit 2). No plugin code is loaded.
+ */
+export async function usePluginFolders(engine: EngineConfig): Promise<void> {
+  const { usePluginDirs } = await import('@tideway/plugins/lazy');
+  usePluginDirs(engine.tideway.plugins.dirs);
+}
+
 /** The checkpoint storage of seatunnel.engine.checkpoint.storage. */
 export function checkpointStorageOf(engine: EngineConfig): CheckpointStorage {
   const s = engine.checkpoint.storage;

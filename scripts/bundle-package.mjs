@@ -1,19 +1,21 @@
-// Builds what `pnpm pack` puts in the tarball (dist/bundle/): one ES module and one .d.ts holding this
-// package and the workspace code it uses (@tideway/common, contracts, rpc), so a project outside
-// the repository installs one tarball whose only dependencies are the registry packages listed
-// in package.json (docs/decisions/0040-client-package.md).
+// Builds what `pnpm pack` puts in the tarball of a package published from this workspace
+// (@tideway/client, @tideway/api): dist/bundle/ holds one ES module and one .d.ts with the
+// package and the workspace code it uses (its @tideway/* devDependencies, inlined), so a project
+// outside the repository installs one tarball whose only dependencies are the registry packages
+// listed in its package.json (docs/decisions/0040-client-package.md). Run from the package's
+// folder (its prepack: `tsc -b && node ../../scripts/bundle-package.mjs`).
 import { builtinModules } from 'node:module';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { build } from 'esbuild';
 import { generateDtsBundle } from 'dts-bundle-generator';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const root = process.cwd();
 // Under dist/ (beside tsc's output): scripts/cli-entry.mjs takes a newer file elsewhere for a stale build.
 const out = join(root, 'dist', 'bundle');
 const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
-const declared = new Set(Object.keys(manifest.dependencies ?? {}));
+const declared = new Set([...Object.keys(manifest.dependencies ?? {}), ...Object.keys(manifest.peerDependencies ?? {})]);
+const inlined = Object.keys(manifest.devDependencies ?? {}).filter((n) => n.startsWith('@tideway/'));
 const builtins = new Set(builtinModules);
 
 /** The package a bare import names: `@scope/name` or `name`. */
@@ -55,7 +57,9 @@ await build({
 
 const undeclared = [...imported].filter((n) => !n.startsWith('node:') && !builtins.has(n) && !declared.has(n));
 if (undeclared.length) {
-  console.error(`bundle: the bundle imports ${undeclared.join(', ')}, which ${root}/package.json does not list under dependencies`);
+  console.error(
+    `bundle: the bundle imports ${undeclared.join(', ')}, which ${root}/package.json does not list under dependencies or peerDependencies`,
+  );
   process.exit(1);
 }
 
@@ -66,7 +70,7 @@ const [types] = generateDtsBundle(
     {
       filePath: join(root, 'dist', 'index.d.ts'),
       output: { noBanner: true },
-      libraries: { inlinedLibraries: ['@tideway/common', '@tideway/contracts', '@tideway/rpc'] },
+      libraries: { inlinedLibraries: inlined },
     },
   ],
   { preferredConfigPath: join(root, 'tsconfig.bundle.json') },

@@ -1,0 +1,74 @@
+/** Plugin folders, engine configs and jobs for the plugin tests (test/plugins). */
+import { execFile } from 'node:child_process';
+import { mkdirSync, readdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { repoRoot } from '../conformance/conformance-files.js';
+
+/** An engine config whose tideway.plugins.dirs is `pluginDir` (everything else default). */
+export function writeEngineConfig(dir: string, pluginDir: string): string {
+  const file = join(dir, 'engine.yaml');
+  writeFileSync(file, `tideway:\n  plugins:\n    dirs: [${JSON.stringify(pluginDir)}]\n`);
+  return file;
+}
+
+/** A BATCH job: FakeSource's `rows` rows (id bigint, name string) into `sink`, a HOCON block. */
+export function writeJob(dir: string, rows: number, sink: string): string {
+  const file = join(dir, 'job.conf');
+  writeFileSync(
+    file,
+    `env {\n  job.mode = "BATCH"\n  parallelism = 2\n}\nsource {\n  FakeSource {\n    row.num = ${rows}\n    schema = { fields { id = "bigint", name = "string" } }\n  }\n}\nsink {\n  ${sink}\n}\n`,
+  );
+  return file;
+}
+
+/** A plugin package folder of plain JavaScript under `pluginDir`. */
+export function writePluginPackage(pluginDir: string, name: string, tideway: unknown, code: string): void {
+  const dir = join(pluginDir, name);
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(
+    join(dir, 'package.json'),
+    JSON.stringify({ name, version: '1.0.0', type: 'module', exports: './index.js', tideway }, null, 2),
+  );
+  writeFileSync(join(dir, 'index.js'), code);
+}
+
+const exec = promisify(execFile);
+
+/** The @tideway/api tarball, as `pnpm pack` makes it for authors outside the repository (its prepack builds and bundles). */
+export async function packApi(dir: string): Promise<string> {
+  const packs = join(dir, 'packs');
+  mkdirSync(packs, { recursive: true });
+  await exec('pnpm', ['pack', '--pack-destination', packs], { cwd: join(repoRoot, 'libs', 'api'), timeout: 300_000 });
+  const [tarball] = readdirSync(packs).filter((f) => f.endsWith('.tgz'));
+  if (!tarball) throw new Error(`pnpm pack left no tarball in ${packs}`);
+  return join(packs, tarball);
+}
+
+/**
+ * Installs a plugin project's peer dependency from the tarball where npm puts it (the tarball's
+ * package/ folder as node_modules/@tideway/api), and the repository's @types/node and
+ * TypeScript for its build: no registry needed.
+ */
+export async function installApi(project: string, tarball: string): Promise<void> {
+  const api = join(project, 'node_modules', '@tideway', 'api');
+  mkdirSync(api, { recursive: true });
+  await exec('tar', ['-xzf', tarball, '-C', api, '--strip-components=1']);
+  mkdirSync(join(project, 'node_modules', '@types'), { recursive: true });
+  symlinkSync(realpathSync(join(repoRoot, 'node_modules', '@types', 'node')), join(project, 'node_modules', '@types', 'node'));
+}
+
+/** Runs a command to its end; resolves with its output, rejects with it when the exit code is not 0. */
+export async function runTool(command: string, args: string[], cwd: string, timeoutMs = 180_000): Promise<string> {
+  try {
+    const r = await exec(command, args, { cwd, timeout: timeoutMs });
+    return r.stdout + r.stderr;
+  } catch (e) {
+    const err = e as { stdout?: string; stderr?: string; message: string };
+    throw new Error(`${command} ${args.join(' ')} failed in ${cwd}: ${err.message}\n${err.stdout ?? ''}${err.stderr ?? ''}`, { cause: e });
+  }
+}
+
+/** tsc of the repository, for building plugin projects. */
+export const TSC = createRequire(join(repoRoot, 'package.json')).resolve('typescript/bin/tsc');

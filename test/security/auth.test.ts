@@ -45,7 +45,7 @@ describe('gRPC JobService (the CLI)', () => {
   it('without a token, or with an unknown one, every call is refused', async () => {
     const none = await cli(['list']);
     expect(none.code).not.toBe(0);
-    expect(none.stderr).toContain('ListJobs needs a bearer token');
+    expect(none.stderr).toContain('ListJobs needs a bearer token (pass --token');
     const unknown = await cli(['list'], 'tw_' + 'x'.repeat(43));
     expect(unknown.code).not.toBe(0);
     expect(unknown.stderr).toContain("ListJobs: the bearer token is not one of this cluster's tokens");

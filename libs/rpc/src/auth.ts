@@ -91,7 +91,7 @@ export function authorize(
     return {
       code: grpc.status.UNAUTHENTICATED,
       http: 401,
-      message: `${method} needs a bearer token: pass --token or set TIDEWAY_TOKEN (tideway token create makes one)${orCertificate}`,
+      message: `${method} needs a bearer token (pass --token or set TIDEWAY_TOKEN; tideway token create makes one)${orCertificate}`,
     };
   }
   const entry = token === undefined ? (certificate as CertificateEntry) : findToken(tokens, token);

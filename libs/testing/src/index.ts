@@ -25,3 +25,13 @@ export {
   type SequenceReport,
   type PgTarget,
 } from './sequence-check.js';
+export {
+  SEATUNNEL_VERSION,
+  SeaTunnelCluster,
+  consoleLinesOf,
+  ensureSeaTunnel,
+  runSeaTunnelLocal,
+  seaTunnelHome,
+  type SeaTunnelRun,
+  type SeaTunnelRunOptions,
+} from './seatunnel.js';

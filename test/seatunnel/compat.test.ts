@@ -70,7 +70,7 @@ describe.skipIf(shared === undefined)('tideway compat on the shared conformance 
   }, 240_000);
 
   it('exits 0 when every config runs, and takes job variables', async () => {
-    const one = await runCli(['compat', join(shared!, 'cases', SAMPLE_RUNS[0]!)]);
+    const one = await runCli(['compat', join(shared!, 'cases', SAMPLE_RUNS[0])]);
     expect(one.code, one.stderr).toBe(0);
     const vars = [
       '-i',

@@ -31,6 +31,7 @@ export {
   consoleLinesOf,
   ensureSeaTunnel,
   runSeaTunnelLocal,
+  seaTunnelLocalCommand,
   seaTunnelHome,
   type SeaTunnelRun,
   type SeaTunnelRunOptions,

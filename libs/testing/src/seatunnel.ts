@@ -231,22 +231,35 @@ function seaTunnelEnv(home: string): NodeJS.ProcessEnv {
  * its own Hazelcast member on a free port, ended with the job.
  */
 export async function runSeaTunnelLocal(home: string, configPath: string, opts: SeaTunnelRunOptions = {}): Promise<SeaTunnelRun> {
-  const port = await freePort();
-  const dir = instanceDir(home, port, `tideway-st-${process.pid}-${port}`, [port]);
+  const cmd = await seaTunnelLocalCommand(home, configPath, opts);
   try {
-    const args = [
-      ...javaArgs(home, dir, opts.heap ?? '1g', 'seatunnel-starter-client'),
-      CLIENT_MAIN,
-      ...jobArgs(configPath, opts),
-      '-m',
-      'local',
-    ];
-    const { exitCode, output } = await runJava(args, seaTunnelEnv(home), opts.timeoutMs ?? 180_000);
+    const { exitCode, output } = await runJava(cmd.args, cmd.env, opts.timeoutMs ?? 180_000);
     const jobId = jobIdOf(output);
     return { exitCode, output, jobId, consoleLines: consoleLinesOf(output, jobId) };
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    cmd.cleanup();
   }
+}
+
+/**
+ * The `java` arguments of one local-mode run, for callers that start it themselves (the
+ * benchmarks wrap it in /usr/bin/time); `cleanup` removes its private config folder.
+ */
+export async function seaTunnelLocalCommand(
+  home: string,
+  configPath: string,
+  opts: SeaTunnelRunOptions = {},
+): Promise<{ args: string[]; env: NodeJS.ProcessEnv; cleanup: () => void }> {
+  const port = await freePort();
+  const dir = instanceDir(home, port, `tideway-st-${process.pid}-${port}`, [port]);
+  const args = [
+    ...javaArgs(home, dir, opts.heap ?? '1g', 'seatunnel-starter-client'),
+    CLIENT_MAIN,
+    ...jobArgs(configPath, opts),
+    '-m',
+    'local',
+  ];
+  return { args, env: seaTunnelEnv(home), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
 function probePort(port: number): Promise<void> {

@@ -48,7 +48,7 @@ export class JdbcSink implements Sink<JdbcCommitInfo, unknown, JdbcWriterState>,
     if (cfg.query !== undefined) {
       compileSinkQuery(
         cfg.query,
-        ctx.inputTables[0]!.columns.map((c) => c.name),
+        ctx.inputTables[0].columns.map((c) => c.name),
         cfg.connection.target.dialect,
         ctx.options.place('query'),
       );

@@ -43,7 +43,7 @@ export function compileSinkQuery(
     out.push(query.slice(start, to));
   };
   while (i < query.length) {
-    const c = query[i]!;
+    const c = query[i];
     if (c === "'" || c === '"' || c === '`') {
       i = quotedEnd(query, i, c);
     } else if (c === '-' && query[i + 1] === '-') {

@@ -207,7 +207,7 @@ export class TableWriter {
       this.target.input.columns.map((c) => c.name),
       this.pg ? 'postgresql' : 'mysql',
       { option: 'query' },
-      (f) => (this.pg ? pgParameterType(this.target.types[f]!) : undefined),
+      (f) => (this.pg ? pgParameterType(this.target.types[f]) : undefined),
     );
     const { sql: statement, fields } = this.query;
     for (const row of rows) {

@@ -17,9 +17,9 @@ const home = seaTunnelHome();
 const shared = sharedConformanceDir();
 
 /**
- * The sample of the differential run that the suite runs: Sql functions, CASE WHEN, criteria,
- * RowKindExtractor and two tables with listed rows (compared on values), Copy, FakeSource with
- * Sql and job variables with random rows (compared on counts and value kinds).
+ * The sample of the differential run that the suite runs: Sql numeric functions (RAND() masked),
+ * CASE WHEN, criteria and two tables with listed rows (compared on values), Copy, FakeSource with
+ * Sql and with job variables, random rows (compared on counts and value kinds).
  * `TIDEWAY_SEATUNNEL_DIFF=all` runs every config both engines can run (differentialCases).
  */
 const SAMPLE = [

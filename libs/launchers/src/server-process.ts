@@ -16,6 +16,8 @@ export interface ServerProcessOptions {
   /** Run as this user (PostgreSQL refuses to run as root). */
   readonly uid?: number;
   readonly gid?: number;
+  /** The server's environment (this process's by default). */
+  readonly env?: NodeJS.ProcessEnv;
   /** The signal that ends the server quickly without leaving shared memory behind. */
   readonly stopSignal: NodeJS.Signals;
 }
@@ -51,6 +53,7 @@ export class ServerProcess {
         uid: opts.uid,
         gid: opts.gid,
         cwd: opts.dir,
+        env: opts.env,
       });
     } finally {
       closeSync(log);

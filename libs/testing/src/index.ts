@@ -14,3 +14,14 @@ export {
   ORC_PEERS_DIR,
   type PyarrowRead,
 } from './orc-peers.js';
+export {
+  SEATUNNEL_VERSION,
+  SeaTunnelCluster,
+  consoleLinesOf,
+  ensureSeaTunnel,
+  runSeaTunnelLocal,
+  seaTunnelLocalCommand,
+  seaTunnelHome,
+  type SeaTunnelRun,
+  type SeaTunnelRunOptions,
+} from './seatunnel.js';

@@ -12,6 +12,7 @@ import { registerChaosCommand } from './commands/chaos-command.js';
 import { registerShadeCommands } from './commands/shade-commands.js';
 import { registerTokenCommand } from './commands/token-command.js';
 import { registerPluginCommand } from './commands/plugin-command.js';
+import { registerCompatCommand } from './commands/compat-command.js';
 
 // The AWS SDK warns on every run under Node 20 that its releases after January 2027 will need
 // Node 22; Tideway pins its SDK version (stack.md), so the notice is only noise for users.
@@ -35,6 +36,7 @@ registerShadeCommands(program);
 registerTokenCommand(program);
 registerChaosCommand(program);
 registerPluginCommand(program);
+registerCompatCommand(program);
 registerCompletionCommand(program);
 
 /** One line on stderr, the place first (a usage error adds the usage line); a non-zero exit code. */

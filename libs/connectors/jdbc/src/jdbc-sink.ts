@@ -1,6 +1,7 @@
 import type { PluginContext, Sink, SinkCommitter, SinkFactory, SinkWriter, SinkWriterContext } from '@tideway/api';
 import { ConfigError, ErrorCode, TidewayError } from '@tideway/common';
 import type { ComparableTables, ComparedTable } from './compared-tables.js';
+import { compileSinkQuery } from './sink-query.js';
 import { describeDbError } from './db-errors.js';
 import { compileConnection } from './connection-options.js';
 import type { ConnectionSettings } from './connection-settings.js';
@@ -43,6 +44,15 @@ export class JdbcSink implements Sink<JdbcCommitInfo, unknown, JdbcWriterState>,
       );
     }
     this.targets = ctx.inputTables.map((t) => sinkTarget(cfg, cfg.connection.target.dialect, t, ctx.options.place('table')));
+    // A query's parameters are checked against the input table when the job is planned.
+    if (cfg.query !== undefined) {
+      compileSinkQuery(
+        cfg.query,
+        ctx.inputTables[0].columns.map((c) => c.name),
+        cfg.connection.target.dialect,
+        ctx.options.place('query'),
+      );
+    }
   }
 
   /** Applies schema_save_mode and data_save_mode to every target table. */

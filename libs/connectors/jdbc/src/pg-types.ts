@@ -131,6 +131,28 @@ export function pgColumnReading(oid: number, typmod: number, types: ReadonlyMap<
   throw new UnsupportedPgType(info.name);
 }
 
+/**
+ * The type JDBC's setter gives a statement parameter of SeaTunnel type `t` (setBoolean, setShort,
+ * setInt, setLong, setFloat, setDouble, setBigDecimal), or undefined where Tideway leaves the
+ * parameter untyped for the server to convert to its place's type (strings, dates, times, ...).
+ */
+export function pgParameterType(t: DataType): string | undefined {
+  switch (t.kind) {
+    case 'boolean':
+    case 'tinyint':
+    case 'smallint':
+    case 'int':
+    case 'bigint':
+    case 'float':
+    case 'double':
+      return pgColumnType(t);
+    case 'decimal':
+      return 'numeric';
+    default:
+      return undefined;
+  }
+}
+
 /** The column type a SeaTunnel type is stored in when the sink creates a PostgreSQL table. */
 export function pgColumnType(t: DataType): string {
   switch (t.kind) {

@@ -15,7 +15,8 @@ export const SINK_OPTIONS: readonly OptionDef[] = [
   {
     name: 'query',
     type: 'string',
-    description: 'Statement run for every row, with `?` for the fields in order, e.g. `insert into t(a, b) values(?, ?)`.',
+    description:
+      'Statement run for every row, with `?` for the fields in order, e.g. `insert into t(a, b) values(?, ?)`, or named parameters `:field` for the fields of those names, in any order and more than once, e.g. `insert into t(b, a) values(:b, :a)`.',
   },
   { name: 'database', type: 'string', description: 'Database of the table the sink generates its SQL for (supports ${database_name}).' },
   {

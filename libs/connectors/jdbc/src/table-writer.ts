@@ -2,10 +2,11 @@ import type { Row } from '@tideway/api';
 import type { JdbcConnection } from './jdbc-connection.js';
 import { mysqlEncoder } from './mysql-types.js';
 import type { PgConnection } from './pg-connection.js';
-import { pgTextEncoder } from './pg-types.js';
+import { pgParameterType, pgTextEncoder } from './pg-types.js';
 import { CopyEncoder } from './copy-encoder.js';
 import type { CopyIn } from './pg-copy-in.js';
 import type { SinkTarget } from './sink-target.js';
+import { compileSinkQuery, type SinkQuery } from './sink-query.js';
 import type { ValueEncoder } from './value-codec.js';
 
 /** PostgreSQL accepts at most 65535 parameters per statement. */
@@ -35,6 +36,9 @@ export class TableWriter {
   private readonly cols: string;
   private readonly keyCols: string[];
   private readonly pg: boolean;
+
+  /** The user's `query`, compiled on first use. */
+  private query?: SinkQuery;
 
   /** The session's staging table for upserts (PostgreSQL, staged paths), made on first use. */
   private stage?: { readonly name: string; readonly copy: CopyEncoder; made: boolean };
@@ -197,10 +201,22 @@ export class TableWriter {
 
   /** Runs the user's statement once per row, with the row's fields as parameters in order. */
   async runQuery(sql: string, rows: readonly Row[]): Promise<void> {
-    let n = 0;
-    // JDBC statements use `?`; PostgreSQL's protocol numbers its parameters.
-    const statement = this.pg ? sql.replace(/\?/g, () => `$${++n}`) : sql;
-    for (const row of rows) await this.conn.execute(statement, this.encode(row.fields));
+    // `?` or `:field` parameters; PostgreSQL's protocol numbers them ($1, $2, ...).
+    this.query ??= compileSinkQuery(
+      sql,
+      this.target.input.columns.map((c) => c.name),
+      this.pg ? 'postgresql' : 'mysql',
+      { option: 'query' },
+      (f) => (this.pg ? pgParameterType(this.target.types[f]) : undefined),
+    );
+    const { sql: statement, fields } = this.query;
+    for (const row of rows) {
+      const enc = this.encode(row.fields);
+      await this.conn.execute(
+        statement,
+        fields.map((f) => enc[f]),
+      );
+    }
   }
 
   private *pgChunks(rows: readonly Row[]): Generator<readonly Row[]> {

@@ -18,7 +18,7 @@ export {
   type ClusterProcessName,
   type ClusterProcessesOptions,
 } from './cluster-processes.js';
-export { startWatchdog } from './server-process.js';
+export { ServerProcess, startWatchdog } from './server-process.js';
 export { sequenceJobConfig, sequenceTableDdl, pgSinkConnection, type SequenceJobConfig, type SequenceSink } from './sequence-job.js';
 export {
   SequenceTally,

@@ -3,8 +3,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSy
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from './free-port.js';
-import { ServerProcess } from './server-process.js';
+import { ServerProcess, freePort } from '@tideway/launchers';
 import { repoRoot } from './shared-conformance.js';
 
 /**

@@ -88,7 +88,8 @@ export class JdbcSource implements Source<JdbcSplit, JdbcEnumeratorState>, Compa
   }
 
   private connect(): Promise<JdbcConnection> {
-    return openConnection(this.config.connection.settings, this.ctx.options.place('url'));
+    // A source only reads: a SQLite file is opened read-only and must exist.
+    return openConnection({ ...this.config.connection.settings, readOnly: true }, this.ctx.options.place('url'));
   }
 }
 

@@ -10,8 +10,13 @@ import type { JdbcConnection } from './jdbc-connection.js';
 export async function openConnection(s: ConnectionSettings, place: Place): Promise<JdbcConnection> {
   try {
     if (s.dialect === 'postgresql') return await (await import('./pg-connection.js')).PgConnection.open(s);
+    if (s.dialect === 'sqlite') return await (await import('./sqlite-connection.js')).SqliteConnection.open(s);
     return await (await import('./mysql-connection.js')).MySqlConnection.open(s);
   } catch (err) {
-    throw externalError(`connecting to ${s.dialect === 'postgresql' ? 'PostgreSQL' : 'MySQL'} at ${s.host}:${s.port}`, err, place, s);
+    const where =
+      s.dialect === 'sqlite'
+        ? `SQLite database file ${s.file}`
+        : `${s.dialect === 'postgresql' ? 'PostgreSQL' : 'MySQL'} at ${s.host}:${s.port}`;
+    throw externalError(`connecting to ${where}${s.readOnly ? ' (to read)' : ''}`, err, place, s);
   }
 }

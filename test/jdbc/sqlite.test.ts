@@ -115,7 +115,7 @@ describe('SQLite through tideway run', () => {
         '2024-01-02 03:04:05.123456',
         '2024-01-01 19:04:05.123456',
       ],
-      [2n, ...new Array(14).fill(null)],
+      [2n, ...new Array<null>(14).fill(null)],
       [
         3n,
         0n,

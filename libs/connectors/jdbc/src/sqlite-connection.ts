@@ -87,7 +87,7 @@ export class SqliteConnection implements JdbcConnection {
     const db = new Database(file, { readonly: s.readOnly === true, fileMustExist: s.readOnly === true, timeout: s.connectTimeoutMs });
     try {
       // CRC32 as MySQL's: hash splits of text columns (jdbc-split.ts) bucket rows with it.
-      db.function('crc32', { deterministic: true }, (v: unknown) =>
+      db.function('crc32', { deterministic: true }, (v: string | number | bigint | Buffer | null) =>
         v === null ? null : crc32(Buffer.isBuffer(v) ? v : Buffer.from(String(v), 'utf8')),
       );
       // Fail now, with the file named, when it is not a database or not writable.
@@ -131,7 +131,7 @@ export class SqliteConnection implements JdbcConnection {
       this.db.exec('BEGIN IMMEDIATE');
       return { rows: [], rowCount: 0 };
     }
-    const rowList = params.length === 1 && isList(params[0]) && params[0].every(isList) ? (params[0] as unknown[][]) : undefined;
+    const rowList = params.length === 1 && isList(params[0]) && params[0].every(isList) ? params[0] : undefined;
     if (rowList && rowList.length > 0) {
       const per = Math.max(1, Math.floor(MAX_PARAMS / Math.max(1, rowList[0].length)));
       if (rowList.length > per) {

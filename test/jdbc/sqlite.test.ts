@@ -155,6 +155,30 @@ describe('SQLite through tideway run', () => {
     expect(sqliteRows('SELECT count(*) FROM sq_types')).toEqual([[3n]]);
   });
 
+  it('two sink writers of one file take turns: every row arrives once', async () => {
+    await pgExec(pgs, `CREATE TABLE many AS SELECT g AS id, 'row ' || g AS label FROM generate_series(1, 5000) g`);
+    const res = await run(`
+env { job.mode = "BATCH", parallelism = 2 }
+source {
+  Jdbc {
+    ${jdbcConnection('pg', pgs)}
+    query = "SELECT id, label FROM many"
+    partition_column = "id"
+    partition_num = 4
+  }
+}
+sink {
+  Jdbc {
+    ${sqliteConn()}
+    generate_sink_sql = true
+    table = "many"
+    batch_size = 200
+  }
+}`);
+    expect(res.code, res.stderr).toBe(0);
+    expect(sqliteRows('SELECT count(*), count(DISTINCT id), min(id), max(id) FROM many')).toEqual([[5000n, 5000n, 1n, 5000n]]);
+  });
+
   it('SQLite -> PostgreSQL into a table the sink creates: values equal (timestamptz arrives as UTC timestamp)', async () => {
     const res = await run(`
 env { job.mode = "BATCH", parallelism = 1 }

@@ -5,7 +5,7 @@ import type { JdbcConnection } from './jdbc-connection.js';
 
 /**
  * Opens a session for the settings' dialect; a refusal becomes one sentence with the place. The
- * dialect's driver (pg or mysql2) is imported here, on first use: a job loads only its own.
+ * dialect's driver (pg, mysql2 or better-sqlite3) is imported here, on first use: a job loads only its own.
  */
 export async function openConnection(s: ConnectionSettings, place: Place): Promise<JdbcConnection> {
   try {
@@ -15,8 +15,8 @@ export async function openConnection(s: ConnectionSettings, place: Place): Promi
   } catch (err) {
     const where =
       s.dialect === 'sqlite'
-        ? `SQLite database file ${s.file}`
+        ? `SQLite database file ${s.file}${s.readOnly ? ' (to read)' : ''}`
         : `${s.dialect === 'postgresql' ? 'PostgreSQL' : 'MySQL'} at ${s.host}:${s.port}`;
-    throw externalError(`connecting to ${where}${s.readOnly ? ' (to read)' : ''}`, err, place, s);
+    throw externalError(`connecting to ${where}`, err, place, s);
   }
 }

@@ -82,7 +82,7 @@ function checkClassFits(
   if (!allowed[target.dialect].includes(className.trim())) {
     throw new ConfigError(
       ErrorCode.CONFIG_BAD_VALUE,
-      `${option} '${className}' does not fit url jdbc:${target.subprotocol}:// (use ${allowed[target.dialect].join(' or ')})`,
+      `${option} '${className}' does not fit url jdbc:${target.subprotocol}:${target.dialect === 'sqlite' ? '' : '//'} (use ${allowed[target.dialect].join(' or ')})`,
       { place },
     );
   }

@@ -284,7 +284,7 @@ describe('SQLite sink and source on a real file', () => {
       /url\/properties parameter journal_mode=WAL is not supported for SQLite/,
     );
     await expect(makeSink({ ...roSink, driver: 'org.postgresql.Driver' }, [all])).rejects.toThrow(
-      /driver 'org.postgresql.Driver' does not fit url jdbc:sqlite:\/\/ \(use org.sqlite.JDBC\)/,
+      /driver 'org.postgresql.Driver' does not fit url jdbc:sqlite: \(use org.sqlite.JDBC\)/,
     );
   });
 });

@@ -9,6 +9,9 @@ if ! command -v pnpm >/dev/null 2>&1 || [ "$(pnpm --version 2>/dev/null)" != "$w
   echo "setup: installing pnpm $want" >&2
   npm install -g "pnpm@$want" >/dev/null 2>&1
 fi
+# better-sqlite3 (the Jdbc connector's SQLite driver) compiles its addon when no prebuilt one
+# can be fetched; node-gyp then takes Node's headers from the Debian package, not the network.
+if [ -z "${npm_config_nodedir:-}" ] && [ -f /usr/include/node/node.h ]; then export npm_config_nodedir=/usr; fi
 stamp=node_modules/.tideway-install-stamp
 if [ ! -f "$stamp" ] || [ pnpm-lock.yaml -nt "$stamp" ]; then
   echo "setup: installing packages" >&2

@@ -10,13 +10,14 @@ export const CONNECTION_OPTIONS: readonly OptionDef[] = [
     type: 'string',
     required: true,
     description:
-      'JDBC URL: jdbc:postgresql://host:port/db, jdbc:mysql://host:port/db or jdbc:mariadb://host:port/db, with driver parameters after `?`.',
+      'JDBC URL: jdbc:postgresql://host:port/db, jdbc:mysql://host:port/db, jdbc:mariadb://host:port/db (driver parameters after `?`) or jdbc:sqlite:/path/to/file.db (a database file; no parameters).',
   },
   {
     name: 'driver',
     type: 'string',
     required: true,
-    description: 'JDBC driver class; must fit the url (org.postgresql.Driver, com.mysql.cj.jdbc.Driver, org.mariadb.jdbc.Driver).',
+    description:
+      'JDBC driver class; must fit the url (org.postgresql.Driver, com.mysql.cj.jdbc.Driver, org.mariadb.jdbc.Driver, org.sqlite.JDBC).',
   },
   { name: 'user', type: 'string', description: 'User name.' },
   { name: 'password', type: 'string', description: 'Password.' },

@@ -20,6 +20,9 @@ export interface ConnectionSettings {
   readonly multipleStatements: boolean;
   /** MySQL: read TINYINT(1) as BOOLEAN (Connector/J's tinyInt1isBit, default true). */
   readonly tinyInt1isBit: boolean;
+  /** SQLite: the database file, and whether to open it read-only (a source: it must exist). */
+  readonly file?: string;
+  readonly readOnly?: boolean;
 }
 
 /** Driver parameters that change nothing here, and why they are safe to accept. */
@@ -42,6 +45,7 @@ const NO_EFFECT: Record<DialectName, Record<string, string>> = {
     useSSL: '',
     requireSSL: '',
   },
+  sqlite: {},
 };
 
 function bool(v: string): boolean {
@@ -86,7 +90,21 @@ export function connectionSettings(
   const bad = (key: string, value: string, why: string) =>
     new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `url/properties parameter ${key}=${value} ${why}`, { place });
 
+  if (target.dialect === 'sqlite') {
+    const [key, value] = [...params].find(([k]) => k !== 'user' && k !== 'password') ?? [];
+    if (key !== undefined) throw bad(key, value ?? '', 'is not supported for SQLite by this connector');
+    if (user || password) {
+      throw new ConfigError(
+        ErrorCode.CONFIG_BAD_VALUE,
+        'user and password are not supported for SQLite, which has no login (leave them empty)',
+        {
+          place,
+        },
+      );
+    }
+  }
   for (const [key, value] of params) {
+    if (target.dialect === 'sqlite') break;
     if (key in NO_EFFECT[target.dialect] && NO_EFFECT[target.dialect][key] !== '') continue;
     if (key === 'user') user ??= value;
     else if (key === 'password') password ??= value;
@@ -179,5 +197,6 @@ export function connectionSettings(
     keepAlive,
     multipleStatements,
     tinyInt1isBit,
+    file: target.file,
   };
 }

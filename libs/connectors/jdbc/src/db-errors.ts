@@ -23,6 +23,7 @@ const RETRYABLE = new Set([
   '08001',
   '40001',
   '40P01',
+  'SQLITE_BUSY',
 ]);
 
 /**
@@ -30,7 +31,17 @@ const RETRYABLE = new Set([
  * database or table. They carry a configuration or schema code, so that failover fails the job
  * at once with the cause instead of restarting it (job.retry.times) into the same error.
  */
-const CONFIG_CODES = new Set(['28P01', '28000', 'ER_ACCESS_DENIED_ERROR', 'ER_DBACCESS_DENIED_ERROR', '3D000', 'ER_BAD_DB_ERROR']);
+const CONFIG_CODES = new Set([
+  '28P01',
+  '28000',
+  'ER_ACCESS_DENIED_ERROR',
+  'ER_DBACCESS_DENIED_ERROR',
+  '3D000',
+  'ER_BAD_DB_ERROR',
+  'SQLITE_CANTOPEN',
+  'SQLITE_NOTADB',
+  'SQLITE_READONLY',
+]);
 const SCHEMA_CODES = new Set(['42P01', 'ER_NO_SUCH_TABLE']);
 
 /** The error code a driver error is reported under. */

@@ -132,7 +132,7 @@ export const jdbcSinkFactory: SinkFactory = {
   name: 'Jdbc',
   type: 'sink',
   description:
-    'Writes to PostgreSQL and MySQL/MariaDB: COPY or multi-row inserts, upserts and deletes by primary key for changelogs, table creation (save modes), and exactly-once through prepared (XA) transactions. On PostgreSQL plain inserts stream into a COPY in the binary format when every column type allows it (text otherwise), and upserts go by COPY into a temporary table of the session, then one INSERT ... SELECT ... ON CONFLICT (multi-row INSERT statements with is_exactly_once, or for a role without the TEMPORARY privilege).',
+    'Writes to PostgreSQL and MySQL/MariaDB: COPY or multi-row inserts, upserts and deletes by primary key for changelogs, table creation (save modes), and exactly-once through prepared (XA) transactions. On PostgreSQL plain inserts stream into a COPY in the binary format when every column type allows it (text otherwise), and upserts go by COPY into a temporary table of the session, then one INSERT ... SELECT ... ON CONFLICT (multi-row INSERT statements with is_exactly_once, or for a role without the TEMPORARY privilege). SQLite (a database file, created when missing): multi-row INSERT and INSERT ... ON CONFLICT DO UPDATE with primary_keys; writers of one file take turns on its write lock, waiting up to connection_check_timeout_sec (keep auto_commit with parallelism > 1); is_exactly_once, transaction_timeout_sec and schema changes are refused (no XA), so delivery is at-least-once, idempotent with primary_keys.',
   spec: SINK_SPEC,
   create: (ctx: PluginContext) => new JdbcSink(ctx),
 };

@@ -88,7 +88,8 @@ export class JdbcSource implements Source<JdbcSplit, JdbcEnumeratorState>, Compa
   }
 
   private connect(): Promise<JdbcConnection> {
-    return openConnection(this.config.connection.settings, this.ctx.options.place('url'));
+    // A source only reads: a SQLite file is opened read-only and must exist.
+    return openConnection({ ...this.config.connection.settings, readOnly: true }, this.ctx.options.place('url'));
   }
 }
 
@@ -97,7 +98,7 @@ export const jdbcSourceFactory: SourceFactory = {
   name: 'Jdbc',
   type: 'source',
   description:
-    'Reads tables or queries from PostgreSQL and MySQL/MariaDB over their native protocols (JDBC URLs and driver names as in SeaTunnel). Splits numeric keys into ranges read in parallel; values keep exact precision. PostgreSQL splits stream with COPY (query) TO STDOUT; MySQL results stream row by row.',
+    'Reads tables or queries from PostgreSQL and MySQL/MariaDB over their native protocols (JDBC URLs and driver names as in SeaTunnel). Splits numeric keys into ranges read in parallel; values keep exact precision. PostgreSQL splits stream with COPY (query) TO STDOUT; MySQL results stream row by row. SQLite (jdbc:sqlite:/path/file.db) is read from an existing file opened read-only; declared column types map to SeaTunnel types, expression columns by their first value.',
   spec: SOURCE_SPEC,
   create: (ctx: PluginContext) => new JdbcSource(ctx),
 };

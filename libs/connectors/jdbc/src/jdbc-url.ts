@@ -1,7 +1,7 @@
 import { ConfigError, ErrorCode, type Place } from '@tideway/common';
 
 /** The databases this connector speaks to. MariaDB uses the MySQL dialect. */
-export type DialectName = 'postgresql' | 'mysql';
+export type DialectName = 'postgresql' | 'mysql' | 'sqlite';
 
 /** A JDBC URL taken apart: where to connect and the driver parameters after `?`. */
 export interface JdbcTarget {
@@ -14,6 +14,8 @@ export interface JdbcTarget {
   readonly database?: string;
   /** URL parameters in order of appearance, values percent-decoded. */
   readonly params: ReadonlyMap<string, string>;
+  /** SQLite: the database file (`jdbc:sqlite:/path/file.db`); the database is then `main`. */
+  readonly file?: string;
 }
 
 const DEFAULT_PORTS: Record<string, number> = { postgresql: 5432, mysql: 3306, mariadb: 3306 };
@@ -22,12 +24,14 @@ const DEFAULT_PORTS: Record<string, number> = { postgresql: 5432, mysql: 3306, m
 const DRIVERS: Record<DialectName, readonly string[]> = {
   postgresql: ['org.postgresql.Driver'],
   mysql: ['com.mysql.cj.jdbc.Driver', 'com.mysql.jdbc.Driver', 'org.mariadb.jdbc.Driver'],
+  sqlite: ['org.sqlite.JDBC'],
 };
 
 /** XA data source classes that fit each dialect (sink `xa_data_source_class_name`). */
 const XA_DATA_SOURCES: Record<DialectName, readonly string[]> = {
   postgresql: ['org.postgresql.xa.PGXADataSource'],
   mysql: ['com.mysql.cj.jdbc.MysqlXADataSource', 'org.mariadb.jdbc.MariaDbDataSource', 'org.mariadb.jdbc.MariaXaResource'],
+  sqlite: [],
 };
 
 const URL_SHAPE = /^jdbc:(postgresql|mysql|mariadb):\/\/(\[[^\]]+\]|[^/:?,]*)(?::(\d+))?(?:\/([^?]*))?(?:\?(.*))?$/i;
@@ -37,12 +41,13 @@ const URL_SHAPE = /^jdbc:(postgresql|mysql|mariadb):\/\/(\[[^\]]+\]|[^/:?,]*)(?:
  * (one host; the port defaults to the database's usual one).
  */
 export function parseJdbcUrl(url: string, place: Place): JdbcTarget {
+  if (/^jdbc:sqlite:/i.test(url.trim())) return parseSqliteUrl(url.trim(), place);
   const m = URL_SHAPE.exec(url.trim());
   if (!m) {
     const kind = /^jdbc:([a-z0-9]+)[:]/i.exec(url)?.[1];
     const why =
       kind && !['postgresql', 'mysql', 'mariadb'].includes(kind.toLowerCase())
-        ? `the ${kind} database is not supported (use jdbc:postgresql://, jdbc:mysql:// or jdbc:mariadb://)`
+        ? `the ${kind} database is not supported (use jdbc:postgresql://, jdbc:mysql://, jdbc:mariadb:// or jdbc:sqlite:)`
         : 'expected jdbc:postgresql://host[:port]/database, jdbc:mysql://host[:port]/database or jdbc:mariadb://…';
     throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `url '${url}' cannot be used: ${why}`, { place });
   }
@@ -77,7 +82,7 @@ function checkClassFits(
   if (!allowed[target.dialect].includes(className.trim())) {
     throw new ConfigError(
       ErrorCode.CONFIG_BAD_VALUE,
-      `${option} '${className}' does not fit url jdbc:${target.subprotocol}:// (use ${allowed[target.dialect].join(' or ')})`,
+      `${option} '${className}' does not fit url jdbc:${target.subprotocol}:${target.dialect === 'sqlite' ? '' : '//'} (use ${allowed[target.dialect].join(' or ')})`,
       { place },
     );
   }
@@ -91,4 +96,26 @@ export function checkDriver(target: JdbcTarget, driver: string, place: Place): v
 /** Checks that `className` is an XA data source of the URL's database. */
 export function checkXaDataSource(target: JdbcTarget, className: string, place: Place): void {
   checkClassFits('xa_data_source_class_name', XA_DATA_SOURCES, target, className, place);
+}
+
+/** Parses `jdbc:sqlite:/path/file.db` (or a relative path, or `file:` URI form) with optional `?k=v` parameters. */
+function parseSqliteUrl(url: string, place: Place): JdbcTarget {
+  const rest = url.slice('jdbc:sqlite:'.length);
+  const q = rest.indexOf('?');
+  let file = q < 0 ? rest : rest.slice(0, q);
+  if (file.startsWith('file:')) file = decodeURIComponent(file.slice('file:'.length).replace(/^\/\/(?=\/)/, ''));
+  if (file === '' || file === ':memory:' || file.startsWith(':resource:')) {
+    const why =
+      file === ''
+        ? 'it names no database file (expected jdbc:sqlite:/path/to/file.db)'
+        : 'only database files are supported (every reader and writer opens its own connection, so an in-memory or resource database would not be shared)';
+    throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `url '${url}' cannot be used: ${why}`, { place });
+  }
+  const params = new Map<string, string>();
+  for (const pair of q < 0 ? [] : rest.slice(q + 1).split('&')) {
+    if (pair === '') continue;
+    const eq = pair.indexOf('=');
+    params.set(decodeURIComponent(eq < 0 ? pair : pair.slice(0, eq)), eq < 0 ? '' : decodeURIComponent(pair.slice(eq + 1)));
+  }
+  return { dialect: 'sqlite', subprotocol: 'sqlite', host: file, port: 0, database: 'main', params, file };
 }

@@ -33,7 +33,7 @@ export function createTableSql(conn: JdbcConnection, target: SinkTarget, createI
 
 async function ensureNamespace(conn: JdbcConnection, ref: TableRef): Promise<void> {
   if (conn.dialect === 'postgresql') await conn.execute(`CREATE SCHEMA IF NOT EXISTS ${conn.quote(ref.schema ?? 'public')}`);
-  else if (ref.database) await conn.execute(`CREATE DATABASE IF NOT EXISTS ${conn.quote(ref.database)}`);
+  else if (ref.database && conn.dialect === 'mysql') await conn.execute(`CREATE DATABASE IF NOT EXISTS ${conn.quote(ref.database)}`);
 }
 
 /**
@@ -82,7 +82,7 @@ export async function applySaveModes(conn: JdbcConnection, cfg: SinkConfig, targ
       }
       switch (cfg.dataSaveMode) {
         case 'DROP_DATA':
-          await conn.execute(`TRUNCATE TABLE ${table}`);
+          await conn.execute(conn.dialect === 'sqlite' ? `DELETE FROM ${table}` : `TRUNCATE TABLE ${table}`);
           break;
         case 'APPEND_DATA':
           break;

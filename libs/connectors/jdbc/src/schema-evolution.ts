@@ -1,4 +1,4 @@
-import { describeColumnChange, type ChangedColumn, type ColumnChange, type SchemaChangeEvent } from '@tideway/api';
+import { describeColumnChange, describeSchemaChange, type ChangedColumn, type ColumnChange, type SchemaChangeEvent } from '@tideway/api';
 import { ErrorCode, TidewayError, type Place } from '@tideway/common';
 import { describeDbError } from './db-errors.js';
 import type { JdbcConnection } from './jdbc-connection.js';
@@ -133,6 +133,13 @@ export async function alterTarget(
   ide: FieldIde,
   place: Place,
 ): Promise<void> {
+  if (conn.dialect === 'sqlite') {
+    throw new TidewayError(
+      ErrorCode.CONFIG_BAD_VALUE,
+      `table ${event.tableId}: schema changes (${describeSchemaChange(event)}) are not supported for SQLite targets`,
+      { place },
+    );
+  }
   const table = conn.tableSql(old.ref!);
   const keys = new Set(old.keyIndexes.map((i) => old.input.columns[i].name));
   for (const change of event.changes) {

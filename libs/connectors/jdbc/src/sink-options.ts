@@ -151,6 +151,20 @@ export interface SinkConfig {
   readonly createIndex: boolean;
 }
 
+/** What a SQLite target cannot do, refused by option name (decision 0051). */
+function checkSqliteSink(options: PluginOptions, bad: (option: string, message: string) => ConfigError): void {
+  if (options.get<boolean>('is_exactly_once')) {
+    throw bad(
+      'is_exactly_once',
+      'is_exactly_once is not supported for SQLite: it has no XA or prepared transactions (give primary_keys for idempotent upserts: at-least-once delivery then ends with each row once)',
+    );
+  }
+  if (options.get<number>('transaction_timeout_sec') !== -1)
+    throw bad('transaction_timeout_sec', 'transaction_timeout_sec is not supported for SQLite: it has no idle transaction timeout');
+  if (options.has('database') && options.get<string>('database') !== 'main')
+    throw bad('database', `database '${options.get<string>('database')}' is not supported for SQLite: the url's file is database main`);
+}
+
 /** Checks option combinations and builds the sink config. */
 export function compileSinkOptions(options: PluginOptions): SinkConfig {
   const connection = compileConnection(options);
@@ -196,6 +210,7 @@ export function compileSinkOptions(options: PluginOptions): SinkConfig {
     throw bad('schema', 'schema applies to PostgreSQL targets; MySQL and MariaDB tables live in a database (use database)');
   }
   const exactlyOnce = options.get<boolean>('is_exactly_once');
+  if (connection.target.dialect === 'sqlite') checkSqliteSink(options, bad);
   if (exactlyOnce) {
     if (!options.has('xa_data_source_class_name')) throw bad('is_exactly_once', 'is_exactly_once needs xa_data_source_class_name');
     checkXaDataSource(connection.target, options.get<string>('xa_data_source_class_name'), options.place('xa_data_source_class_name'));

@@ -1,6 +1,7 @@
 import type { Row } from '@tideway/api';
 import type { JdbcConnection } from './jdbc-connection.js';
 import { mysqlEncoder } from './mysql-types.js';
+import { sqliteEncoder } from './sqlite-types.js';
 import type { PgConnection } from './pg-connection.js';
 import { pgParameterType, pgTextEncoder } from './pg-types.js';
 import { CopyEncoder } from './copy-encoder.js';
@@ -51,7 +52,8 @@ export class TableWriter {
     private upsertPath: PgUpsertPath = 'values',
   ) {
     this.pg = conn.dialect === 'postgresql';
-    this.encoders = target.types.map((t) => (this.pg ? pgTextEncoder(t) : mysqlEncoder(t)));
+    const encoderOf = this.pg ? pgTextEncoder : conn.dialect === 'sqlite' ? sqliteEncoder : mysqlEncoder;
+    this.encoders = target.types.map((t) => encoderOf(t));
     this.table = target.ref ? conn.tableSql(target.ref) : '';
     this.cols = target.columns.map((c) => conn.quote(c)).join(', ');
     this.keyCols = target.keyIndexes.map((i) => conn.quote(target.columns[i]));
@@ -93,9 +95,14 @@ export class TableWriter {
     const nonKey = this.target.columns
       .map((c, i) => (this.target.keyIndexes.includes(i) ? undefined : this.conn.quote(c)))
       .filter((c): c is string => c !== undefined);
+    const action = nonKey.length === 0 ? 'DO NOTHING' : `DO UPDATE SET ${nonKey.map((c) => `${c} = EXCLUDED.${c}`).join(', ')}`;
+    const conflict = `ON CONFLICT (${this.keyCols.join(', ')}) ${action}`;
+    if (this.conn.dialect === 'sqlite') {
+      // The connection expands the row list (and splits it at SQLite's parameter bound).
+      await this.conn.execute(`INSERT INTO ${this.table} (${this.cols}) VALUES ? ${conflict}`, [rows.map((r) => this.encode(r.fields))]);
+      return;
+    }
     if (this.pg) {
-      const action = nonKey.length === 0 ? 'DO NOTHING' : `DO UPDATE SET ${nonKey.map((c) => `${c} = EXCLUDED.${c}`).join(', ')}`;
-      const conflict = `ON CONFLICT (${this.keyCols.join(', ')}) ${action}`;
       if (this.upsertPath !== 'values' && (await this.staging())) return this.stagedUpsert(rows, conflict);
       for (const chunk of this.pgChunks(rows)) {
         const { values, params } = this.pgValues(chunk);

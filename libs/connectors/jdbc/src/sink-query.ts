@@ -1,8 +1,9 @@
 import { ConfigError, ErrorCode, type Place } from '@tideway/common';
+import type { DialectName } from './jdbc-url.js';
 
 /**
  * The Jdbc sink's own `query`, ready to run per row: its parameters as the driver takes them
- * (`$1, $2, ...` for PostgreSQL, `?` for MySQL/MariaDB) and, per parameter, the index of the row
+ * (`$1, $2, ...` for PostgreSQL, `?` for MySQL/MariaDB and SQLite) and, per parameter, the index of the row
  * field it takes.
  */
 export interface SinkQuery {
@@ -24,7 +25,7 @@ export interface SinkQuery {
 export function compileSinkQuery(
   query: string,
   fieldNames: readonly string[],
-  dialect: 'postgresql' | 'mysql',
+  dialect: DialectName,
   place: Place,
   castOf: (field: number) => string | undefined = () => undefined,
 ): SinkQuery {

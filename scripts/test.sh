@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite on a fresh machine: installs pnpm and packages, the Debian database
-# servers the tests start privately (PostgreSQL, MariaDB, Redis) and the client tools (Python
+# servers the tests start privately (PostgreSQL, MariaDB, Redis), Apache Kafka's jars
+# (scripts/ensure-kafka.sh) and the client tools (Python
 # grpcio, protoc, promtool, chromium; scripts/ensure-client-tools.sh) when missing, builds
 # (the dashboard bundle too), then runs every test and, beside them, the static checks
 # (`pnpm lint`: Biome's format check, the type check of tests and benches, typescript-eslint's
@@ -11,6 +12,9 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 bash scripts/ensure-servers.sh
 bash scripts/ensure-client-tools.sh
+# Apache Kafka's jars for the private brokers of the Kafka tests; when Maven Central cannot be
+# reached it says so in one line and those tests skip (outside CI) or fail (CI=true).
+bash scripts/ensure-kafka.sh || true
 pnpm build
 report=$(mktemp --suffix=.json)
 checks=$(mktemp --suffix=.log)

@@ -25,3 +25,13 @@ export {
   type SequenceReport,
   type PgTarget,
 } from './sequence-check.js';
+export {
+  startKafka,
+  sharedKafka,
+  kafkaMissing,
+  kafkaSkipped,
+  kafkaLibsDir,
+  type KafkaCluster,
+  type KafkaBroker,
+  type KafkaOptions,
+} from './kafka.js';

@@ -140,6 +140,18 @@ export const PLUGIN_CATALOG: readonly CatalogEntry[] = [
     factory: 'mysqlCdcSourceFactory',
     load: () => import('@tideway/connector-mysql-cdc').then((m) => m.mysqlCdcSourceFactory),
   },
+  {
+    type: 'source',
+    name: 'Kafka',
+    factory: 'kafkaSourceFactory',
+    load: () => import('@tideway/connector-kafka').then((m) => m.kafkaSourceFactory),
+  },
+  {
+    type: 'sink',
+    name: 'Kafka',
+    factory: 'kafkaSinkFactory',
+    load: () => import('@tideway/connector-kafka').then((m) => m.kafkaSinkFactory),
+  },
 ];
 
 /** A registry of every plugin (the coordinator's: it validates any config). */

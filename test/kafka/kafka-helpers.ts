@@ -1,7 +1,12 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { Admin, Consumer, MessagesStreamModes, Producer } from '@platformatic/kafka';
+import { kafkaLibsDir } from '@tideway/testing';
+
+const run = promisify(execFile);
 
 /** Folders of one test file, removed by cleanup(). */
 export class TempDirs {
@@ -31,13 +36,24 @@ export async function createTopic(bootstrap: string, topic: string, partitions: 
   }
 }
 
+/**
+ * Grows a topic to `count` partitions with Kafka's own kafka-topics tool (the Node client's
+ * CreatePartitions request is refused by the broker).
+ */
 export async function addPartitions(bootstrap: string, topic: string, count: number): Promise<void> {
-  const admin = new Admin({ clientId: 'kafka-test', bootstrapBrokers: [bootstrap] });
-  try {
-    await admin.createPartitions({ topics: [{ name: topic, count, assignments: [] }] });
-  } finally {
-    await admin.close();
-  }
+  await run('java', [
+    '-Xmx256m',
+    '-cp',
+    `${kafkaLibsDir()}/*`,
+    'org.apache.kafka.tools.TopicCommand',
+    '--bootstrap-server',
+    bootstrap,
+    '--alter',
+    '--topic',
+    topic,
+    '--partitions',
+    String(count),
+  ]);
 }
 
 export interface Message {

@@ -30,26 +30,58 @@ export function errorText(err: unknown): string {
   return [...new Set(out)].join('; ');
 }
 
+/** Whether the client or the broker said a topic does not exist (withDeadline's sentence keeps their words). */
+export function isUnknownTopic(err: unknown): boolean {
+  return (
+    hasApiError(err, 'UNKNOWN_TOPIC_OR_PARTITION') ||
+    /UNKNOWN_TOPIC_OR_PARTITION|Unknown topic /.test(err instanceof Error ? err.message : String(err))
+  );
+}
+
 /** Whether an error (or one inside it) is the broker's answer `apiId`, e.g. UNKNOWN_TOPIC_OR_PARTITION. */
 export function hasApiError(err: unknown, apiId: string): boolean {
   if (err instanceof AggregateError) return err.errors.some((e) => hasApiError(e, apiId));
   return (err as { apiId?: string } | undefined)?.apiId === apiId;
 }
 
-/** Races `work` against `ms`: the job fails naming the brokers rather than hanging on them. */
-export async function withDeadline<T>(bootstrap: string, ms: number, what: string, work: Promise<T>): Promise<T> {
+/** Whether the client could not connect (refused, reset, timed out) rather than got an answer. */
+function isNetworkError(err: unknown): boolean {
+  if (err instanceof AggregateError && err.errors.length > 0) return err.errors.some(isNetworkError);
+  const code = (err as { code?: string } | undefined)?.code;
+  return code === 'PLT_KFK_NETWORK' || code === 'PLT_KFK_TIMEOUT' || code === 'ECONNREFUSED' || code === 'ECONNRESET';
+}
+
+/**
+ * Runs `work` until it succeeds, trying again while the brokers cannot be reached, for at most
+ * `ms`: then the job fails with one sentence naming the brokers rather than hanging on them.
+ * An answer with an error (a missing topic, say) fails at once.
+ */
+export async function withDeadline<T>(bootstrap: string, ms: number, what: string, work: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + ms;
   let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
+  const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(
       () => reject(new TidewayError(ErrorCode.TASK_FAILED, `Kafka at ${bootstrap} could not be reached within ${ms} ms (${what}).`)),
       ms,
     );
   });
   try {
-    return await Promise.race([work, deadline]);
-  } catch (err) {
-    if (err instanceof TidewayError) throw err;
-    throw new TidewayError(ErrorCode.TASK_FAILED, `Kafka at ${bootstrap} failed while ${what}: ${errorText(err)}`);
+    for (;;) {
+      try {
+        return await Promise.race([work(), timeout]);
+      } catch (err) {
+        if (err instanceof TidewayError) throw err;
+        if (!isNetworkError(err))
+          throw new TidewayError(ErrorCode.TASK_FAILED, `Kafka at ${bootstrap} failed while ${what}: ${errorText(err)}`);
+        if (Date.now() + 250 >= deadline) {
+          throw new TidewayError(
+            ErrorCode.TASK_FAILED,
+            `Kafka at ${bootstrap} could not be reached within ${ms} ms (${what}: ${errorText(err)}).`,
+          );
+        }
+        await Promise.race([new Promise((r) => setTimeout(r, 250)), timeout]);
+      }
+    }
   } finally {
     clearTimeout(timer);
   }

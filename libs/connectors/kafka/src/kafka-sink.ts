@@ -2,7 +2,7 @@ import { murmur2, Producer } from '@platformatic/kafka';
 import type { MessageToProduce } from '@platformatic/kafka';
 import type { CatalogTable, PluginContext, PluginOptions, PluginSpec, Row, Sink, SinkFactory, SinkWriter } from '@tideway/api';
 import { ConfigError, ErrorCode, TidewayError } from '@tideway/common';
-import { brokerList, connectTimeoutMs, errorText, hasApiError, withDeadline } from './client.js';
+import { brokerList, connectTimeoutMs, errorText, hasApiError, isUnknownTopic, withDeadline } from './client.js';
 import { compileEncoder, KAFKA_FORMATS, KAFKA_FORMATS_NOT_YET, type KafkaFormat } from './formats.js';
 import { PRODUCER_CONFIG_KEYS, producerSettings, type ProducerSettings } from './kafka-config.js';
 
@@ -181,15 +181,12 @@ class KafkaWriter implements SinkWriter {
     const topic = this.cfg.topic;
     let metadata;
     try {
-      metadata = await withDeadline(
-        this.cfg.bootstrap,
-        connectTimeoutMs(s),
-        `reading the metadata of topic ${topic}`,
+      metadata = await withDeadline(this.cfg.bootstrap, connectTimeoutMs(s), `reading the metadata of topic ${topic}`, () =>
         producer.metadata({ topics: [topic], autocreateTopics: s.autocreateTopics ?? true }),
       );
     } catch (err) {
       await producer.close().catch(() => undefined);
-      if (/UNKNOWN_TOPIC_OR_PARTITION|does not host this topic-partition/i.test(String((err as Error).message))) {
+      if (isUnknownTopic(err)) {
         throw new TidewayError(
           ErrorCode.TASK_FAILED,
           `topic ${topic} does not exist at ${this.cfg.bootstrap} (kafka.config allow.auto.create.topics is false).`,

@@ -17,7 +17,7 @@ import {
   type SplitEnumeratorContext,
 } from '@tideway/api';
 import { ConfigError, ErrorCode, logger, TidewayError } from '@tideway/common';
-import { connectTimeoutMs, errorText, hasApiError, newAdmin, newConsumer, withDeadline } from './client.js';
+import { connectTimeoutMs, errorText, isUnknownTopic, newAdmin, newConsumer, withDeadline } from './client.js';
 import { CONTENT_COLUMN, compileDecoder, isContentTable, KAFKA_FORMATS, KAFKA_FORMATS_NOT_YET, type KafkaFormat } from './formats.js';
 import { CONSUMER_CONFIG_KEYS, consumerSettings, type ConsumerSettings } from './kafka-config.js';
 
@@ -293,7 +293,7 @@ class KafkaEnumerator implements SplitEnumerator<KafkaSplit, EnumState> {
     const consumer = this.consumer as Consumer;
     const cfg = this.cfg;
     const ms = connectTimeoutMs(cfg.settings);
-    const topics = await withDeadline(cfg.bootstrap, ms, 'listing topics', this.topicsNow(consumer));
+    const topics = await withDeadline(cfg.bootstrap, ms, 'listing topics', () => this.topicsNow(consumer));
     if (topics.length === 0) {
       if (!this.initialDone)
         throw new TidewayError(ErrorCode.TASK_FAILED, `no topic at ${cfg.bootstrap} matches the pattern '${cfg.pattern?.source ?? ''}'.`);
@@ -301,17 +301,11 @@ class KafkaEnumerator implements SplitEnumerator<KafkaSplit, EnumState> {
     }
     let metadata;
     try {
-      metadata = await withDeadline(
-        cfg.bootstrap,
-        ms,
-        `reading the metadata of ${topics.join(', ')}`,
+      metadata = await withDeadline(cfg.bootstrap, ms, `reading the metadata of ${topics.join(', ')}`, () =>
         consumer.metadata({ topics, forceUpdate: true, autocreateTopics: false }),
       );
     } catch (err) {
-      if (
-        hasApiError((err as { cause?: unknown }).cause ?? err, 'UNKNOWN_TOPIC_OR_PARTITION') ||
-        /UNKNOWN_TOPIC_OR_PARTITION/.test(String((err as Error).message))
-      ) {
+      if (isUnknownTopic(err)) {
         throw new TidewayError(ErrorCode.TASK_FAILED, `topic ${topics.join(', ')} does not exist at ${cfg.bootstrap}.`);
       }
       throw err;
@@ -326,9 +320,9 @@ class KafkaEnumerator implements SplitEnumerator<KafkaSplit, EnumState> {
       this.initialDone = true;
       return;
     }
-    const starts = await withDeadline(cfg.bootstrap, ms, 'looking up start offsets', this.startOffsets(fresh, !this.initialDone));
+    const starts = await withDeadline(cfg.bootstrap, ms, 'looking up start offsets', () => this.startOffsets(fresh, !this.initialDone));
     const ends = this.bounded
-      ? await withDeadline(cfg.bootstrap, ms, 'looking up end offsets', this.listOffsets(fresh, LATEST))
+      ? await withDeadline(cfg.bootstrap, ms, 'looking up end offsets', () => this.listOffsets(fresh, LATEST))
       : undefined;
     for (const f of fresh) {
       const id = splitId(f.topic, f.partition);

@@ -117,4 +117,21 @@ describe.skipIf(kafkaSkipped())('Kafka source', () => {
     expect(failed.code).toBe(1);
     expect(failed.stderr).toContain(`offset 6 of ${topic} partition 0 does not match format text`);
   }, 200_000);
+
+  it('kafka.config isolation.level = read_uncommitted reads aborted records too; max.poll.records = 1 still reads every record', async () => {
+    const topic = uniqueTopic('src-isolation');
+    await createTopic(bootstrap, topic, 1);
+    await produce(bootstrap, topic, [{ value: '{"id":1}' }]);
+    await produceInTransaction(bootstrap, topic, [{ value: '{"id":2}' }], 'abort');
+    await produce(bootstrap, topic, [{ value: '{"id":3}' }]);
+    const dir = dirs.make();
+    const ids = async (config: string, out: string) => {
+      const source = `start_mode = earliest\n    schema = { fields { id = int } }\n    kafka.config = { ${config} }`;
+      const res = await runCli(['run', '-c', writeJob(dir, batchJob({ bootstrap, topic, out, source }))], 120_000);
+      expect(res.code, res.stderr).toBe(0);
+      return outputLines(out).map((l) => (JSON.parse(l) as { id: number }).id);
+    };
+    expect(await ids('isolation.level = read_uncommitted', join(dir, 'uncommitted'))).toEqual([1, 2, 3]);
+    expect(await ids('max.poll.records = 1', join(dir, 'one-at-a-time'))).toEqual([1, 3]);
+  }, 200_000);
 });

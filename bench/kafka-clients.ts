@@ -142,7 +142,7 @@ async function main(): Promise<void> {
         if (++seen >= RECORDS) break;
       }
       await stream.close();
-      await consumer.close(true);
+      await consumer.close();
     });
     await time("@platformatic/kafka consume, fetch loop (the Kafka source's path)", async () => {
       const consumer = new Consumer({ clientId: 'bench-pf', groupId: 'bench-pf', bootstrapBrokers: [bootstrap] });

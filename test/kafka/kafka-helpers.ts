@@ -130,7 +130,7 @@ export async function consumeAll(bootstrap: string, topic: string, count: number
   } finally {
     clearTimeout(timer);
     await stream.close();
-    await consumer.close(true);
+    await consumer.close();
   }
   return out;
 }
@@ -139,7 +139,7 @@ export async function consumeAll(bootstrap: string, topic: string, count: number
 export function outputLines(dir: string): string[] {
   const lines: string[] = [];
   const walk = (d: string) => {
-    let names: string[] = [];
+    let names: string[];
     try {
       names = readdirSync(d);
     } catch {

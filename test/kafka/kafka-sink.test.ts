@@ -2,7 +2,6 @@
  * The Kafka sink against a real broker (the run's shared one): keys and partitions as Kafka's
  * Java producer picks them, fixed and content-assigned partitions, text and json.
  */
-import { join } from 'node:path';
 import { murmur2 } from '@platformatic/kafka';
 import { kafkaSkipped, sharedKafka } from '@tideway/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

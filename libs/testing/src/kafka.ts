@@ -213,7 +213,7 @@ async function formatStorage(dir: string, id: string): Promise<void> {
     );
   } catch (err) {
     const e = err as { stderr?: string; stdout?: string; message: string };
-    throw new Error(`kafka-storage format failed in ${dir}: ${(e.stderr || e.stdout || e.message).trim()}`);
+    throw new Error(`kafka-storage format failed in ${dir}: ${(e.stderr || e.stdout || e.message).trim()}`, { cause: err });
   }
 }
 

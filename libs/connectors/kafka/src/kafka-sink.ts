@@ -149,7 +149,7 @@ class KafkaWriter implements SinkWriter {
     const columns = table.columns.map((c) => ({ name: c.name, type: c.type }));
     this.encodeValue = compileEncoder(columns, cfg.format, cfg.fieldDelimiter);
     if (cfg.keyFields.length > 0) {
-      const keyColumns = cfg.keyFields.map((i) => columns[i] as { name: string; type: CatalogTable['columns'][number]['type'] });
+      const keyColumns = cfg.keyFields.map((i) => columns[i]);
       const encode = compileEncoder(keyColumns, cfg.format, cfg.fieldDelimiter);
       this.encodeKey = (fields) => encode(cfg.keyFields.map((i) => fields[i]));
     }
@@ -215,8 +215,7 @@ class KafkaWriter implements SinkWriter {
     if (cfg.partition !== undefined) return cfg.partition;
     if (cfg.assignPartitions.length > 0) {
       const text = value.toString('utf8');
-      for (let i = 0; i < cfg.assignPartitions.length && i < this.partitions; i++)
-        if (text.includes(cfg.assignPartitions[i] as string)) return i;
+      for (let i = 0; i < cfg.assignPartitions.length && i < this.partitions; i++) if (text.includes(cfg.assignPartitions[i])) return i;
       const rest = this.partitions - cfg.assignPartitions.length;
       return rest > 0 ? cfg.assignPartitions.length + (positiveMurmur2(value) % rest) : positiveMurmur2(value) % this.partitions;
     }
@@ -230,18 +229,18 @@ class KafkaWriter implements SinkWriter {
     // Keyless rows of one batch go to one partition, the next batch to the next (as Java's
     // sticky partitioner fills one batch at a time).
     this.roundRobin = (this.roundRobin + 1) % this.partitions;
-    const messages: MessageToProduce<Buffer, Buffer, Buffer, Buffer>[] = new Array(rows.length);
-    for (let i = 0; i < rows.length; i++) {
-      const fields = (rows[i] as Row).fields;
+    const messages: MessageToProduce<Buffer, Buffer, Buffer, Buffer>[] = [];
+    for (const row of rows) {
+      const fields = row.fields;
       const value = this.encodeValue(fields);
       const key = this.encodeKey?.(fields);
-      messages[i] = { topic: this.cfg.topic, key, value, partition: this.partitionOf(value, key) };
+      messages.push({ topic: this.cfg.topic, key, value, partition: this.partitionOf(value, key) });
     }
     try {
       await producer.send({ messages });
     } catch (err) {
       if (hasApiError(err, 'MESSAGE_TOO_LARGE') || hasApiError(err, 'RECORD_LIST_TOO_LARGE')) {
-        let largest = messages[0] as MessageToProduce<Buffer, Buffer, Buffer, Buffer>;
+        let largest = messages[0];
         for (const m of messages) if ((m.value?.length ?? 0) > (largest.value?.length ?? 0)) largest = m;
         throw new TidewayError(
           ErrorCode.TASK_FAILED,

@@ -281,7 +281,7 @@ class KafkaEnumerator implements SplitEnumerator<KafkaSplit, EnumState> {
     }
   }
 
-  private async topicsNow(consumer: Consumer): Promise<string[]> {
+  private async topicsNow(): Promise<string[]> {
     if (!this.cfg.pattern) return [...this.cfg.topics];
     const admin = this.admin as Admin;
     const all = await admin.listTopics();
@@ -293,7 +293,7 @@ class KafkaEnumerator implements SplitEnumerator<KafkaSplit, EnumState> {
     const consumer = this.consumer as Consumer;
     const cfg = this.cfg;
     const ms = connectTimeoutMs(cfg.settings);
-    const topics = await withDeadline(cfg.bootstrap, ms, 'listing topics', () => this.topicsNow(consumer));
+    const topics = await withDeadline(cfg.bootstrap, ms, 'listing topics', () => this.topicsNow());
     if (topics.length === 0) {
       if (!this.initialDone)
         throw new TidewayError(ErrorCode.TASK_FAILED, `no topic at ${cfg.bootstrap} matches the pattern '${cfg.pattern?.source ?? ''}'.`);

@@ -134,4 +134,45 @@ describe.skipIf(kafkaSkipped())('Kafka source', () => {
     expect(await ids('isolation.level = read_uncommitted', join(dir, 'uncommitted'))).toEqual([1, 2, 3]);
     expect(await ids('max.poll.records = 1', join(dir, 'one-at-a-time'))).toEqual([1, 3]);
   }, 200_000);
+
+  it('start_mode timestamp, latest and group_offsets (resuming where the last job committed), and topics by pattern', async () => {
+    const topic = uniqueTopic('src-modes');
+    await createTopic(bootstrap, topic, 1);
+    const json = (from: number, n: number) => Array.from({ length: n }, (_, i) => ({ value: JSON.stringify({ id: from + i }) }));
+    await produce(bootstrap, topic, json(0, 5));
+    await new Promise((r) => setTimeout(r, 50));
+    const middle = Date.now();
+    await new Promise((r) => setTimeout(r, 50));
+    await produce(bootstrap, topic, json(5, 5));
+    const dir = dirs.make();
+    let n = 0;
+    const ids = async (source: string, topicOption = topic) => {
+      const out = join(dir, `out-${n++}`);
+      const res = await runCli(
+        [
+          'run',
+          '-c',
+          writeJob(dir, batchJob({ bootstrap, topic: topicOption, out, source: `${source}\n    schema = { fields { id = int } }` })),
+        ],
+        120_000,
+      );
+      expect(res.code, res.stderr).toBe(0);
+      return outputLines(out)
+        .map((l) => (JSON.parse(l) as { id: number }).id)
+        .sort((a, b) => a - b);
+    };
+    expect(await ids(`start_mode = timestamp\n    start_mode.timestamp = ${middle}`)).toEqual([5, 6, 7, 8, 9]);
+    expect(await ids('start_mode = latest')).toEqual([]);
+    const group = `consumer.group = "g-${topic}"`;
+    expect(await ids(`start_mode = group_offsets\n    ${group}`)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    await produce(bootstrap, topic, json(10, 2));
+    expect(await ids(`start_mode = group_offsets\n    ${group}`)).toEqual([10, 11]);
+
+    const prefix = uniqueTopic('src-pattern');
+    await createTopic(bootstrap, `${prefix}-a`, 1);
+    await createTopic(bootstrap, `${prefix}-b`, 2);
+    await produce(bootstrap, `${prefix}-a`, json(100, 2));
+    await produce(bootstrap, `${prefix}-b`, [...json(200, 2), { value: '{"id":202}', partition: 1 }]);
+    expect(await ids('start_mode = earliest\n    pattern = true', `${prefix}-.*`)).toEqual([100, 101, 200, 201, 202]);
+  }, 400_000);
 });

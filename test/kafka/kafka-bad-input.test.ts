@@ -2,10 +2,12 @@
  * Bad Kafka jobs get one clear sentence: options refused by name at planning (exit 2, file:line),
  * an unreachable broker named after the configured timeout, a topic that does not exist.
  */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { freePort, kafkaSkipped, sharedKafka } from '@tideway/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../conformance/cli-process.js';
-import { TempDirs, uniqueTopic, writeJob } from './kafka-helpers.js';
+import { createTopic, TempDirs, uniqueTopic, writeJob } from './kafka-helpers.js';
 
 const dirs = new TempDirs();
 /** The job fails at its first failure (a restart would meet the same broker). */
@@ -125,4 +127,38 @@ sink {
     expect(sink.code).toBe(1);
     expect(sink.stderr).toContain(`topic ${missing} does not exist at ${bootstrap}`);
   }, 200_000);
+
+  it('a message larger than the broker takes fails the job naming the topic, the partition and the size', async () => {
+    const topic = uniqueTopic('too-large');
+    await createTopic(bootstrap, topic, 1);
+    const dir = dirs.make();
+    mkdirSync(join(dir, 'in'));
+    writeFileSync(join(dir, 'in', 'big.txt'), `${'x'.repeat(2_000_000)}\n`);
+    const conf = writeJob(
+      dir,
+      `env {
+  job.mode = "BATCH"${NO_RETRY}
+}
+source {
+  LocalFile {
+    plugin_output = "k"
+    path = "${join(dir, 'in')}"
+    file_format_type = "text"
+  }
+}
+sink {
+  Kafka {
+    plugin_input = "k"
+    bootstrap.servers = "${bootstrap}"
+    topic = "${topic}"
+  }
+}
+`,
+    );
+    const res = await runCli(['run', '-c', conf], 90_000);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toMatch(
+      new RegExp(`a message of 20000\\d\\d bytes for topic ${topic} partition 0 is larger than the broker at ${bootstrap} accepts`),
+    );
+  }, 100_000);
 });

@@ -7,14 +7,12 @@
  * @confluentinc/kafka-javascript is not measured: it cannot be installed without downloading
  * (see the decision). Usage: `pnpm bench:kafka-clients`.
  */
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { Admin, Consumer, MessagesStreamModes, Producer } from '@platformatic/kafka';
-import { kafkaLibsDir, startKafka } from '@tideway/testing';
+import { startKafka } from '@tideway/testing';
 import { Kafka, logLevel } from 'kafkajs';
+import { consumerPerfMs, producerPerfMs } from './kafka-perf-tools.js';
 import { machineLine } from './machine.js';
 
-const run = promisify(execFile);
 const RECORDS = Number(process.env.BENCH_KAFKA_RECORDS ?? 1_000_000);
 const SIZE = 200;
 const PARTITIONS = 3;
@@ -58,31 +56,8 @@ function batchOf<T>(i: number, make: (n: number) => T): T[] {
   return out;
 }
 
-async function javaTool(main: string, args: string[]): Promise<string> {
-  const { stdout } = await run('java', ['-Xmx512m', '-cp', `${kafkaLibsDir()}/*`, main, ...args], { maxBuffer: 1 << 24 });
-  return stdout;
-}
-
-/** ProducerPerformance's summary: `N records sent, R records/sec (M MB/sec), ...`. */
-function producerPerfMs(out: string): number {
-  const m = /([\d.]+) records sent, ([\d.]+) records\/sec/.exec(out.trim().split('\n').at(-1) ?? '');
-  if (!m) throw new Error(`no summary in kafka-producer-perf-test's output:\n${out}`);
-  return (Number(m[1]) / Number(m[2])) * 1000;
-}
-
-/** ConsumerPerformance's CSV line: start.time, end.time, data.consumed.in.MB, MB.sec, ..., fetch.time.ms, ... */
-function consumerPerfMs(out: string): number {
-  const lines = out.trim().split('\n');
-  const header = lines.findIndex((l) => l.startsWith('start.time'));
-  const names = (lines[header] ?? '').split(',').map((c) => c.trim());
-  const values = (lines[header + 1] ?? '').split(',').map((c) => c.trim());
-  const fetchMs = Number(values[names.indexOf('fetch.time.ms')]);
-  if (header < 0 || !Number.isFinite(fetchMs)) throw new Error(`no summary in kafka-consumer-perf-test's output:\n${out}`);
-  return fetchMs;
-}
-
-async function javaRun(what: string, parse: (out: string) => number, fn: () => Promise<string>): Promise<void> {
-  const ms = parse(await fn());
+async function javaRun(what: string, measure: () => Promise<number>): Promise<void> {
+  const ms = await measure();
   rows.push({ what, ms });
   console.error(`${what}: ${Math.round(ms)} ms (as it reports)`);
 }
@@ -95,36 +70,10 @@ async function main(): Promise<void> {
   await admin.createTopics({ topics, partitions: PARTITIONS, replicas: 1 });
   await admin.close();
   try {
-    await javaRun('kafka-producer-perf-test (Java)', producerPerfMs, async () => {
-      return javaTool('org.apache.kafka.tools.ProducerPerformance', [
-        '--topic',
-        'bench-java',
-        '--num-records',
-        String(RECORDS),
-        '--record-size',
-        String(SIZE),
-        '--throughput',
-        '-1',
-        '--producer-props',
-        `bootstrap.servers=${bootstrap}`,
-        'acks=all',
-        'enable.idempotence=true',
-        'batch.size=16384',
-        'linger.ms=5',
-      ]);
-    });
-    await javaRun('kafka-consumer-perf-test (Java)', consumerPerfMs, async () => {
-      return javaTool('org.apache.kafka.tools.ConsumerPerformance', [
-        '--bootstrap-server',
-        bootstrap,
-        '--topic',
-        'bench-java',
-        '--messages',
-        String(RECORDS),
-        '--timeout',
-        '60000',
-      ]);
-    });
+    await javaRun('kafka-producer-perf-test (Java)', () =>
+      producerPerfMs(bootstrap, 'bench-java', RECORDS, SIZE, ['acks=all', 'enable.idempotence=true', 'batch.size=16384', 'linger.ms=5']),
+    );
+    await javaRun('kafka-consumer-perf-test (Java)', () => consumerPerfMs(bootstrap, 'bench-java', RECORDS));
 
     // @platformatic/kafka
     const pProducer = new Producer({ clientId: 'bench-p', bootstrapBrokers: [bootstrap], idempotent: true, acks: -1 });

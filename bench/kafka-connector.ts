@@ -14,18 +14,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Admin } from '@platformatic/kafka';
-import { kafkaLibsDir, startKafka } from '@tideway/testing';
+import { startKafka } from '@tideway/testing';
+import { consumerPerfMs, producerPerfMs } from './kafka-perf-tools.js';
 import { machineLine } from './machine.js';
 
 const run = promisify(execFile);
 const RECORDS = Number(process.env.BENCH_KAFKA_RECORDS ?? 1_000_000);
 const KEYS = 8;
 const PARTITIONS = 3;
-
-async function java(main: string, args: string[]): Promise<string> {
-  const { stdout } = await run('java', ['-Xmx512m', '-cp', `${kafkaLibsDir()}/*`, main, ...args], { maxBuffer: 1 << 24 });
-  return stdout;
-}
 
 async function job(conf: string): Promise<{ rowsRead: number; rowsWritten: number; runMs: number }> {
   const { stdout } = await run(
@@ -79,23 +75,11 @@ sink {
 `,
     );
     const sink = await job(sinkConf);
-    const producerOut = await java('org.apache.kafka.tools.ProducerPerformance', [
-      '--topic',
-      'bench-java',
-      '--num-records',
-      String(RECORDS),
-      '--record-size',
-      '200',
-      '--throughput',
-      '-1',
-      '--producer-props',
-      `bootstrap.servers=${bootstrap}`,
+    const javaProduceMs = await producerPerfMs(bootstrap, 'bench-java', RECORDS, 200, [
       'acks=all',
       'enable.idempotence=true',
       'compression.type=none',
     ]);
-    const m = /([\d.]+) records sent, ([\d.]+) records\/sec/.exec(producerOut.trim().split('\n').at(-1) ?? '');
-    const javaProduceMs = m ? (Number(m[1]) / Number(m[2])) * 1000 : Number.NaN;
 
     const sourceConf = join(dir, 'source.conf');
     writeFileSync(
@@ -122,20 +106,7 @@ sink {
 `,
     );
     const source = await job(sourceConf);
-    const consumerOut = await java('org.apache.kafka.tools.ConsumerPerformance', [
-      '--bootstrap-server',
-      bootstrap,
-      '--topic',
-      'bench-tideway',
-      '--messages',
-      String(RECORDS),
-      '--timeout',
-      '60000',
-    ]);
-    const lines = consumerOut.trim().split('\n');
-    const header = lines.findIndex((l) => l.startsWith('start.time'));
-    const names = (lines[header] ?? '').split(',').map((c) => c.trim());
-    const javaConsumeMs = Number((lines[header + 1] ?? '').split(',')[names.indexOf('fetch.time.ms')]);
+    const javaConsumeMs = await consumerPerfMs(bootstrap, 'bench-tideway', RECORDS);
 
     console.log(`${machineLine({ load: true })}\n`);
     console.log(

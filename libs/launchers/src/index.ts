@@ -11,6 +11,7 @@ export { startRedisCluster, type RedisClusterServer } from './redis-cluster.js';
 export { startRabbitMq, type RabbitMqServer } from './rabbitmq.js';
 export { freePort, freePortRange, isListening } from './free-port.js';
 export type { TestServer, TestDatabaseServer } from './test-server.js';
+export { makeServerDir, portWasTaken } from './test-server.js';
 export {
   ClusterProcesses,
   isCoordinatorName,

@@ -20,6 +20,12 @@ export interface ServerProcessOptions {
   readonly env?: NodeJS.ProcessEnv;
   /** The signal that ends the server quickly without leaving shared memory behind. */
   readonly stopSignal: NodeJS.Signals;
+  /**
+   * Another process whose life bounds the server's (a broker shared by the test files of one
+   * vitest run lives until the run ends): the server is then not ended when this process exits,
+   * only by the watchdog once `ownerPid` has gone, or by stop(). Default: this process.
+   */
+  readonly ownerPid?: number;
 }
 
 /** Servers started by this process, ended on exit even when a test forgets stop(). */
@@ -54,7 +60,9 @@ export class ServerProcess {
         gid: opts.gid,
         cwd: opts.dir,
         env: opts.env,
+        detached: opts.ownerPid !== undefined,
       });
+      if (opts.ownerPid !== undefined) this.child.unref();
     } finally {
       closeSync(log);
     }
@@ -70,8 +78,10 @@ export class ServerProcess {
         resolve(-1);
       });
     });
-    running.add(this);
-    installExitHook();
+    if (opts.ownerPid === undefined) {
+      running.add(this);
+      installExitHook();
+    }
     this.startWatchdog();
   }
 
@@ -148,7 +158,7 @@ export class ServerProcess {
   }
 
   private startWatchdog(): void {
-    if (this.child.pid !== undefined) startWatchdog(this.child.pid, this.opts.stopSignal, this.opts.dir);
+    if (this.child.pid !== undefined) startWatchdog(this.child.pid, this.opts.stopSignal, this.opts.dir, this.opts.ownerPid);
   }
 }
 
@@ -158,7 +168,7 @@ export class ServerProcess {
  * worker); it exits by itself once `pid` has ended. Also used for the cluster processes of
  * tests and `tideway chaos`.
  */
-export function startWatchdog(pid: number, signal: NodeJS.Signals, dir = ''): void {
+export function startWatchdog(pid: number, signal: NodeJS.Signals, dir = '', ownerPid = process.pid): void {
   // Positional args keep paths out of the script text (no quoting issues). SIGCONT first: a
   // paused (SIGSTOP) process would hold the signal pending until the SIGKILL.
   const script =
@@ -166,7 +176,7 @@ export function startWatchdog(pid: number, signal: NodeJS.Signals, dir = ''): vo
     'if kill -0 "$2" 2>/dev/null; then kill -s CONT "$2"; kill -s "$4" "$2"; sleep 3; kill -9 "$2" 2>/dev/null; if [ -n "$3" ]; then rm -rf "$3"; fi; fi';
   // dash's kill takes `TERM`, not `SIGTERM` ("invalid signal number or name").
   const name = signal.replace(/^SIG/, '');
-  const dog = spawn('sh', ['-c', script, 'tideway-watchdog', String(process.pid), String(pid), dir, name], {
+  const dog = spawn('sh', ['-c', script, 'tideway-watchdog', String(ownerPid), String(pid), dir, name], {
     detached: true,
     stdio: 'ignore',
   });

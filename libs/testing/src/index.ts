@@ -25,3 +25,13 @@ export {
   type SeaTunnelRun,
   type SeaTunnelRunOptions,
 } from './seatunnel.js';
+export {
+  startKafka,
+  sharedKafka,
+  kafkaMissing,
+  kafkaSkipped,
+  kafkaLibsDir,
+  type KafkaCluster,
+  type KafkaBroker,
+  type KafkaOptions,
+} from './kafka.js';

@@ -32,6 +32,15 @@ describe('HOCON syntax', () => {
     expect(plain('row.num = 1\n"a.b" = 2\nx."y.z" = 3')).toEqual({ row: { num: 1 }, 'a.b': 2, x: { 'y.z': 3 } });
   });
 
+  it('keeps an option with a value beside dotted options below it, as SeaTunnel does (start_mode and start_mode.offsets)', () => {
+    expect(plain('start_mode = specific_offsets\nstart_mode.offsets = { t-0 = 50 }')).toEqual({
+      start_mode: 'specific_offsets',
+      'start_mode.offsets': { 't-0': 50 },
+    });
+    expect(plain('start_mode.timestamp = 1\nstart_mode = timestamp')).toEqual({ start_mode: 'timestamp', 'start_mode.timestamp': 1 });
+    expect(plain('a = 1\na = { b = 2 }')).toEqual({ a: { b: 2 } });
+  });
+
   it('keeps integers past 2^53 exact, as their text (Java reads them as exact longs)', () => {
     expect(
       plain('lo = 2844674407371055000\nhi = 2844674407371055099\nneg = -9223372036854775808\nsafe = 9007199254740991\nf = 1.5e300'),

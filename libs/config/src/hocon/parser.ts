@@ -333,11 +333,33 @@ function unquotedScalar(t: Token): HValue {
   return { kind: 'scalar', value: text, raw: text, line: t.line };
 }
 
-/** Sets `path` (relative to `obj`) to `value`, merging with what is there (HOCON duplicate keys). */
+/**
+ * Sets `path` (relative to `obj`) to `value`, merging with what is there (HOCON duplicate keys).
+ * One departure from HOCON, as SeaTunnel's config parser makes it: an option with a value and
+ * dotted options below it (`start_mode = timestamp` and `start_mode.timestamp = 1`, as Kafka
+ * configs write them) keep both; the dotted ones are kept under their dotted name, where HOCON
+ * would let the later replace the earlier.
+ */
 export function setPath(obj: HObject, path: readonly string[], value: HValue, line: number): void {
+  const head = obj.fields.get(path[0]);
+  if (path.length > 1 && head?.value.kind === 'scalar') {
+    setPath(obj, [path.join('.')], value, line);
+    return;
+  }
+  if (
+    path.length === 1 &&
+    value.kind === 'scalar' &&
+    head?.value.kind === 'object' &&
+    head.value.fields.size > 0 &&
+    head.value.fromDottedKeys
+  ) {
+    obj.fields.delete(path[0]);
+    for (const [k, f] of head.value.fields) setPath(obj, [`${path[0]}.${k}`], f.value, f.line);
+  }
   let target = value;
   for (let i = path.length - 1; i >= 1; i--) {
     const wrapper = newObject(line);
+    wrapper.fromDottedKeys = true;
     wrapper.fields.set(path[i], { value: target, line });
     target = wrapper;
   }

@@ -24,6 +24,8 @@ export interface HObject {
   /** Insertion order is file order. */
   readonly fields: Map<string, HField>;
   readonly line: number;
+  /** Made by a dotted key (`a.b = 1` makes `a`'s object): a later `a = x` keeps `a.b` (parser.ts setPath). */
+  fromDottedKeys?: boolean;
 }
 
 export interface HList {

@@ -1,0 +1,3 @@
+export { kafkaSourceFactory, kafkaSourceSpec, ownerOf, type KafkaSplit } from './kafka-source.js';
+export { kafkaSinkFactory, kafkaSinkSpec } from './kafka-sink.js';
+export { consumerSettings, producerSettings, CONSUMER_CONFIG_KEYS, PRODUCER_CONFIG_KEYS } from './kafka-config.js';

@@ -1,0 +1,748 @@
+import type { Admin, Consumer, RecordsBatch } from '@platformatic/kafka';
+
+type FetchResponse = Awaited<ReturnType<Consumer['fetch']>>;
+import {
+  parseSchemaConfig,
+  type CatalogTable,
+  type Collector,
+  type PluginContext,
+  type PluginOptions,
+  type PluginSpec,
+  type Row,
+  type Source,
+  type SourceFactory,
+  type SourceReader,
+  type SourceReaderContext,
+  type SplitEnumerator,
+  type SplitEnumeratorContext,
+} from '@tideway/api';
+import { ConfigError, ErrorCode, logger, TidewayError } from '@tideway/common';
+import { connectTimeoutMs, errorText, isUnknownTopic, newAdmin, newConsumer, withDeadline } from './client.js';
+import { CONTENT_COLUMN, compileDecoder, isContentTable, KAFKA_FORMATS, KAFKA_FORMATS_NOT_YET, type KafkaFormat } from './formats.js';
+import { CONSUMER_CONFIG_KEYS, consumerSettings, type ConsumerSettings } from './kafka-config.js';
+
+const log = logger('kafka-source');
+
+/** A split is one partition of a topic, with the next offset to read (and, when bounded, where to stop). */
+export interface KafkaSplit {
+  readonly splitId: string;
+  readonly topic: string;
+  readonly partition: number;
+  /** The next offset to read. */
+  offset: number;
+  /** Bounded (BATCH) jobs: the offset to stop before (the partition's end when the job started). */
+  readonly end?: number;
+}
+
+const START_MODES = ['earliest', 'group_offsets', 'latest', 'timestamp', 'specific_offsets'] as const;
+type StartMode = (typeof START_MODES)[number];
+
+/** SeaTunnel options this build refuses by name until they are done. */
+const SOURCE_NOT_YET = ['tables_configs', 'table_list', 'debezium_record_table_filter', 'start_mode.end_timestamp'] as const;
+const PROTOBUF_OPTIONS = ['protobuf_message_name', 'protobuf_schema'] as const;
+
+export const kafkaSourceSpec: PluginSpec = {
+  options: [
+    { name: 'bootstrap.servers', type: 'string', required: true, description: 'Kafka brokers, `host:port[,host:port...]`.' },
+    {
+      name: 'topic',
+      type: 'string',
+      required: true,
+      description: 'Topic to read; several as `a,b`; with `pattern = true` a regular expression that whole topic names match.',
+    },
+    { name: 'pattern', type: 'boolean', default: false, description: '`topic` is a regular expression over topic names.' },
+    {
+      name: 'consumer.group',
+      type: 'string',
+      default: 'SeaTunnel-Consumer-Group',
+      description: 'The consumer group whose offsets `group_offsets` starts from and to which offsets are committed.',
+    },
+    {
+      name: 'commit_on_checkpoint',
+      type: 'boolean',
+      default: true,
+      description: 'Commit the offsets a checkpoint holds to the consumer group when the checkpoint completes.',
+    },
+    {
+      name: 'kafka.config',
+      type: 'map',
+      description: `Java consumer properties the Node client honours: ${CONSUMER_CONFIG_KEYS.join(', ')}. Any other key is refused.`,
+    },
+    {
+      name: 'schema',
+      type: 'object',
+      description: 'The columns of the messages; without it each message value is one string column `content`.',
+    },
+    {
+      name: 'format',
+      type: 'enum',
+      values: [...KAFKA_FORMATS, ...KAFKA_FORMATS_NOT_YET],
+      default: 'json',
+      description: `Message format: json or text (${KAFKA_FORMATS_NOT_YET.join(', ')}: not supported yet, refused).`,
+    },
+    {
+      name: 'format_error_handle_way',
+      type: 'enum',
+      values: ['fail', 'skip'],
+      default: 'fail',
+      description: 'A message the format cannot decode fails the job (fail) or is dropped with a warning (skip).',
+    },
+    { name: 'field_delimiter', type: 'string', default: ',', description: 'Field delimiter of the text format.' },
+    {
+      name: 'start_mode',
+      type: 'enum',
+      values: [...START_MODES],
+      default: 'group_offsets',
+      description:
+        "Where reading starts: earliest, latest, group_offsets (the group's committed offsets; where it has none, kafka.config auto.offset.reset, default earliest), timestamp (start_mode.timestamp), specific_offsets (start_mode.offsets).",
+    },
+    {
+      name: 'start_mode.timestamp',
+      type: 'long',
+      min: 0,
+      description: 'For start_mode = timestamp: epoch milliseconds; each partition starts at its first record at or after it.',
+    },
+    {
+      name: 'start_mode.offsets',
+      type: 'map',
+      description: 'For start_mode = specific_offsets: `topic-partition = offset` for every partition read.',
+    },
+    {
+      name: 'partition-discovery.interval-millis',
+      type: 'long',
+      default: -1,
+      description:
+        'Streaming jobs: how often to look for new partitions (and, with pattern, new topics); -1 never. New ones are read from their start.',
+    },
+    {
+      name: 'poll.timeout',
+      type: 'long',
+      default: 10_000,
+      min: 1,
+      description:
+        'The longest one fetch waits for records, in milliseconds (each wait is also cut to 500 ms so checkpoints are not held up).',
+    },
+    ...SOURCE_NOT_YET.map((name) => ({ name, type: 'any' as const, description: 'Not supported yet: refused.' })),
+    ...PROTOBUF_OPTIONS.map((name) => ({ name, type: 'any' as const, description: 'Not supported yet (protobuf format): refused.' })),
+  ],
+};
+
+/** A config error at the option's file:line. */
+function bad(o: PluginOptions, option: string, message: string): ConfigError {
+  return new ConfigError(ErrorCode.CONFIG_BAD_VALUE, message, { place: o.place(option) });
+}
+
+interface SourceConfig {
+  readonly bootstrap: string;
+  readonly topics: readonly string[];
+  readonly pattern?: RegExp;
+  readonly group: string;
+  readonly commitOnCheckpoint: boolean;
+  readonly settings: ConsumerSettings;
+  readonly format: KafkaFormat;
+  readonly skipBadRecords: boolean;
+  readonly fieldDelimiter: string;
+  readonly startMode: StartMode;
+  readonly startTimestamp?: number;
+  readonly startOffsets?: ReadonlyMap<string, number>;
+  readonly discoveryMs: number;
+  readonly pollTimeoutMs: number;
+}
+
+function readConfig(o: PluginOptions): SourceConfig {
+  for (const name of [...SOURCE_NOT_YET, ...PROTOBUF_OPTIONS]) {
+    if (o.has(name))
+      throw new ConfigError(ErrorCode.CONFIG_UNKNOWN_OPTION, `option '${name}' is not supported yet by the Kafka source.`, {
+        place: o.place(name),
+      });
+  }
+  const format = o.get<string>('format');
+  if (!(KAFKA_FORMATS as readonly string[]).includes(format)) {
+    throw bad(o, 'format', `format '${format}' is not supported yet by the Kafka source (it reads ${KAFKA_FORMATS.join(', ')}).`);
+  }
+  const topicText = o.get<string>('topic');
+  const pattern = o.get<boolean>('pattern');
+  let regex: RegExp | undefined;
+  if (pattern) {
+    try {
+      regex = new RegExp(`^(?:${topicText})$`);
+    } catch (err) {
+      throw bad(o, 'topic', `topic '${topicText}' is not a valid regular expression: ${(err as Error).message}.`);
+    }
+  }
+  const topics = pattern
+    ? []
+    : topicText
+        .split(',')
+        .map((t) => t.trim())
+        .filter((t) => t !== '');
+  if (!pattern && topics.length === 0) throw bad(o, 'topic', 'topic names no topic.');
+  const startMode = o.get<StartMode>('start_mode');
+  let startTimestamp: number | undefined;
+  let startOffsets: Map<string, number> | undefined;
+  if (startMode === 'timestamp') {
+    if (!o.has('start_mode.timestamp')) throw bad(o, 'start_mode', "start_mode = timestamp needs 'start_mode.timestamp'.");
+    startTimestamp = o.get<number>('start_mode.timestamp');
+  } else if (o.has('start_mode.timestamp'))
+    throw bad(o, 'start_mode.timestamp', `'start_mode.timestamp' is only read with start_mode = timestamp (it is ${startMode}).`);
+  if (startMode === 'specific_offsets') {
+    const raw = o.get<Record<string, unknown> | undefined>('start_mode.offsets');
+    if (!raw || Object.keys(raw).length === 0) throw bad(o, 'start_mode', "start_mode = specific_offsets needs 'start_mode.offsets'.");
+    startOffsets = new Map();
+    for (const [k, v] of Object.entries(raw)) {
+      const n = Number(v);
+      if (!/^.+-\d+$/.test(k)) throw bad(o, 'start_mode.offsets', `start_mode.offsets key '${k}' is not 'topic-partition'.`);
+      if (!Number.isSafeInteger(n) || n < 0)
+        throw bad(o, 'start_mode.offsets', `start_mode.offsets '${k}' must be an offset of 0 or more, got '${String(v)}'.`);
+      startOffsets.set(k, n);
+    }
+  } else if (o.has('start_mode.offsets'))
+    throw bad(o, 'start_mode.offsets', `'start_mode.offsets' is only read with start_mode = specific_offsets (it is ${startMode}).`);
+  const fieldDelimiter = o.get<string>('field_delimiter');
+  if (fieldDelimiter === '') throw bad(o, 'field_delimiter', 'field_delimiter must not be empty.');
+  return {
+    bootstrap: o.get<string>('bootstrap.servers'),
+    topics,
+    pattern: regex,
+    group: o.get<string>('consumer.group'),
+    commitOnCheckpoint: o.get<boolean>('commit_on_checkpoint'),
+    settings: consumerSettings(o),
+    format: format as KafkaFormat,
+    skipBadRecords: o.get<string>('format_error_handle_way') === 'skip',
+    fieldDelimiter,
+    startMode,
+    startTimestamp,
+    startOffsets,
+    discoveryMs: o.get<number>('partition-discovery.interval-millis'),
+    pollTimeoutMs: o.get<number>('poll.timeout'),
+  };
+}
+
+function splitId(topic: string, partition: number): string {
+  return `${topic}-${partition}`;
+}
+
+/** Which reader owns a partition: spread by topic, then round-robin over partitions. */
+export function ownerOf(topic: string, partition: number, parallelism: number): number {
+  let h = 0;
+  for (let i = 0; i < topic.length; i++) h = (Math.imul(h, 31) + topic.charCodeAt(i)) | 0;
+  return (((h & 0x7fffffff) % parallelism) + partition) % parallelism;
+}
+
+interface EnumState {
+  /** Splits handed out (or waiting for their reader): never handed out twice. */
+  known: string[];
+  pending: KafkaSplit[];
+}
+
+const LATEST = -1n;
+const EARLIEST = -2n;
+
+class KafkaEnumerator implements SplitEnumerator<KafkaSplit, EnumState> {
+  private readonly known: Set<string>;
+  private readonly pending: KafkaSplit[];
+  private consumer?: Consumer;
+  private admin?: Admin;
+  private timer?: NodeJS.Timeout;
+  private discovering?: Promise<void>;
+  private noMore = false;
+  private initialDone: boolean;
+
+  constructor(
+    private readonly ctx: SplitEnumeratorContext<KafkaSplit>,
+    private readonly cfg: SourceConfig,
+    private readonly bounded: boolean,
+    restored?: EnumState,
+  ) {
+    this.known = new Set(restored?.known ?? []);
+    this.pending = [...(restored?.pending ?? [])];
+    this.initialDone = restored !== undefined;
+  }
+
+  open(): void {
+    this.consumer = newConsumer(this.cfg.bootstrap, this.cfg.group, this.cfg.settings, 'tideway-kafka-enumerator');
+    this.admin = newAdmin(this.cfg.bootstrap, this.cfg.settings, 'tideway-kafka-enumerator');
+  }
+
+  async run(): Promise<void> {
+    await this.discover();
+    if (!this.bounded && this.cfg.discoveryMs > 0) {
+      this.timer = setInterval(() => {
+        this.discovering ??= this.discover()
+          .catch((err: unknown) => log.warn({ err: errorText(err) }, 'partition discovery failed; retrying at the next interval'))
+          .finally(() => {
+            this.discovering = undefined;
+          });
+      }, this.cfg.discoveryMs);
+      this.timer.unref();
+    } else {
+      this.noMore = true;
+      for (const r of this.ctx.registeredReaders()) this.flush(r);
+    }
+  }
+
+  private async topicsNow(): Promise<string[]> {
+    if (!this.cfg.pattern) return [...this.cfg.topics];
+    const admin = this.admin as Admin;
+    const all = await admin.listTopics();
+    return all.filter((t) => this.cfg.pattern?.test(t) && !t.startsWith('__'));
+  }
+
+  /** Finds partitions not handed out yet and hands them out with their start (and end) offsets. */
+  private async discover(): Promise<void> {
+    const consumer = this.consumer as Consumer;
+    const cfg = this.cfg;
+    const ms = connectTimeoutMs(cfg.settings);
+    const topics = await withDeadline(cfg.bootstrap, ms, 'listing topics', () => this.topicsNow());
+    if (topics.length === 0) {
+      if (!this.initialDone)
+        throw new TidewayError(ErrorCode.TASK_FAILED, `no topic at ${cfg.bootstrap} matches the pattern '${cfg.pattern?.source ?? ''}'.`);
+      return;
+    }
+    let metadata;
+    try {
+      metadata = await withDeadline(cfg.bootstrap, ms, `reading the metadata of ${topics.join(', ')}`, () =>
+        consumer.metadata({ topics, forceUpdate: true, autocreateTopics: false }),
+      );
+    } catch (err) {
+      if (isUnknownTopic(err)) {
+        throw new TidewayError(ErrorCode.TASK_FAILED, `topic ${topics.join(', ')} does not exist at ${cfg.bootstrap}.`);
+      }
+      throw err;
+    }
+    const fresh: { topic: string; partition: number }[] = [];
+    for (const t of topics) {
+      const m = metadata.topics.get(t);
+      if (!m) throw new TidewayError(ErrorCode.TASK_FAILED, `topic ${t} does not exist at ${cfg.bootstrap}.`);
+      for (let p = 0; p < m.partitionsCount; p++) if (!this.known.has(splitId(t, p))) fresh.push({ topic: t, partition: p });
+    }
+    if (fresh.length === 0) {
+      this.initialDone = true;
+      return;
+    }
+    const starts = await withDeadline(cfg.bootstrap, ms, 'looking up start offsets', () => this.startOffsets(fresh, !this.initialDone));
+    const ends = this.bounded
+      ? await withDeadline(cfg.bootstrap, ms, 'looking up end offsets', () => this.listOffsets(fresh, LATEST))
+      : undefined;
+    for (const f of fresh) {
+      const id = splitId(f.topic, f.partition);
+      const offset = starts.get(id) ?? 0;
+      const end = ends?.get(id);
+      this.known.add(id);
+      this.pending.push({ splitId: id, topic: f.topic, partition: f.partition, offset, end });
+    }
+    if (this.initialDone) log.info({ partitions: fresh.map((f) => splitId(f.topic, f.partition)) }, 'new partitions found');
+    this.initialDone = true;
+    for (const r of this.ctx.registeredReaders()) this.flush(r);
+  }
+
+  private async listOffsets(parts: readonly { topic: string; partition: number }[], timestamp: bigint): Promise<Map<string, number>> {
+    const consumer = this.consumer as Consumer;
+    const topics = [...new Set(parts.map((p) => p.topic))];
+    const partitions: Record<string, number[]> = {};
+    for (const p of parts) (partitions[p.topic] ??= []).push(p.partition);
+    const got = await consumer.listOffsetsWithTimestamps({
+      topics,
+      partitions,
+      timestamp,
+      isolationLevel: this.cfg.settings.isolationLevel,
+    });
+    const out = new Map<string, number>();
+    const latest = timestamp >= 0n ? await this.listOffsets(parts, LATEST) : undefined;
+    for (const p of parts) {
+      const found = got.get(p.topic)?.get(p.partition);
+      // A timestamp after every record finds none (-1): start at the end.
+      out.set(
+        splitId(p.topic, p.partition),
+        found && found.offset >= 0n ? Number(found.offset) : (latest?.get(splitId(p.topic, p.partition)) ?? 0),
+      );
+    }
+    return out;
+  }
+
+  private async startOffsets(parts: readonly { topic: string; partition: number }[], initial: boolean): Promise<Map<string, number>> {
+    const cfg = this.cfg;
+    // Partitions found while the job runs are read from their start, whatever start_mode says.
+    if (!initial) return this.listOffsets(parts, EARLIEST);
+    switch (cfg.startMode) {
+      case 'earliest':
+        return this.listOffsets(parts, EARLIEST);
+      case 'latest':
+        return this.listOffsets(parts, LATEST);
+      case 'timestamp':
+        return this.listOffsets(parts, BigInt(cfg.startTimestamp ?? 0));
+      case 'specific_offsets': {
+        const out = new Map<string, number>();
+        const missing = parts.filter((p) => !cfg.startOffsets?.has(splitId(p.topic, p.partition)));
+        const fallback = missing.length > 0 ? await this.listOffsets(missing, EARLIEST) : new Map<string, number>();
+        for (const p of parts) {
+          const id = splitId(p.topic, p.partition);
+          out.set(id, cfg.startOffsets?.get(id) ?? fallback.get(id) ?? 0);
+        }
+        return out;
+      }
+      case 'group_offsets': {
+        const admin = this.admin as Admin;
+        const topics = [...new Set(parts.map((p) => p.topic))];
+        const groups = await admin.listConsumerGroupOffsets({
+          groups: [
+            {
+              groupId: cfg.group,
+              topics: topics.map((t) => ({ name: t, partitionIndexes: parts.filter((p) => p.topic === t).map((p) => p.partition) })),
+            },
+          ],
+        });
+        const committed = new Map<string, number>();
+        for (const g of groups)
+          for (const t of g.topics)
+            for (const p of t.partitions)
+              if (p.committedOffset >= 0n) committed.set(splitId(t.name, p.partitionIndex), Number(p.committedOffset));
+        const missing = parts.filter((p) => !committed.has(splitId(p.topic, p.partition)));
+        const fallback =
+          missing.length > 0
+            ? await this.listOffsets(missing, cfg.settings.autoOffsetReset === 'latest' ? LATEST : EARLIEST)
+            : new Map<string, number>();
+        for (const [k, v] of fallback) committed.set(k, v);
+        return committed;
+      }
+    }
+  }
+
+  /** Hands a reader the pending splits it owns, and says no more will come once discovery is over. */
+  private flush(subtask: number): void {
+    const mine = this.pending.filter((s) => ownerOf(s.topic, s.partition, this.ctx.parallelism) === subtask);
+    if (mine.length > 0) {
+      for (const s of mine) this.pending.splice(this.pending.indexOf(s), 1);
+      this.ctx.assignSplits(subtask, mine);
+    }
+    if (this.noMore) this.ctx.signalNoMoreSplits(subtask);
+  }
+
+  registerReader(subtask: number): void {
+    this.flush(subtask);
+  }
+
+  handleSplitRequest(): void {}
+
+  addSplitsBack(splits: KafkaSplit[], subtask: number): void {
+    this.pending.push(...splits);
+    if (this.ctx.registeredReaders().includes(subtask)) this.flush(subtask);
+  }
+
+  snapshotState(): EnumState {
+    return { known: [...this.known], pending: this.pending.map((s) => ({ ...s })) };
+  }
+
+  async close(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    await this.discovering;
+    await Promise.allSettled([this.consumer?.close(), this.admin?.close()]);
+  }
+}
+
+// Kafka record batch attributes.
+const TRANSACTIONAL = 0x10;
+const CONTROL = 0x20;
+// Fetch partition errors after which the leader is looked up again.
+const STALE_LEADER = new Set([3, 6, 74, 75, 100]);
+const OFFSET_OUT_OF_RANGE = 1;
+/** The longest one fetch waits, so that barriers reach the reader quickly. */
+const MAX_FETCH_WAIT_MS = 500;
+const ERROR_GIVE_UP_MS = 60_000;
+
+interface TopicInfo {
+  readonly id: string;
+  readonly leaders: readonly number[];
+}
+
+class KafkaReader implements SourceReader<KafkaSplit> {
+  private readonly splits = new Map<string, KafkaSplit>();
+  private noMore = false;
+  private consumer?: Consumer;
+  private admin?: Admin;
+  private topics = new Map<string, TopicInfo>();
+  private readonly decode: (value: Buffer) => unknown[];
+  /** Offsets each checkpoint holds, committed to the group when it completes. */
+  private readonly toCommit = new Map<number, Map<string, { topic: string; partition: number; offset: number }>>();
+  private failingSince = 0;
+  private skipped = 0;
+
+  constructor(
+    private readonly ctx: SourceReaderContext,
+    private readonly cfg: SourceConfig,
+    private readonly table: CatalogTable,
+    raw: boolean,
+  ) {
+    this.decode = compileDecoder(table, cfg.format, cfg.fieldDelimiter, raw);
+  }
+
+  open(): void {
+    this.consumer = newConsumer(this.cfg.bootstrap, this.cfg.group, this.cfg.settings, `tideway-kafka-reader-${this.ctx.subtaskIndex}`);
+  }
+
+  addSplits(splits: KafkaSplit[]): void {
+    for (const s of splits) this.splits.set(s.splitId, { ...s });
+  }
+
+  handleNoMoreSplits(): void {
+    this.noMore = true;
+  }
+
+  private active(): KafkaSplit[] {
+    return [...this.splits.values()].filter((s) => s.end === undefined || s.offset < s.end);
+  }
+
+  private async refreshTopics(names: readonly string[]): Promise<void> {
+    const consumer = this.consumer as Consumer;
+    const md = await consumer.metadata({ topics: [...names], forceUpdate: true, autocreateTopics: false });
+    for (const n of names) {
+      const t = md.topics.get(n);
+      if (t) this.topics.set(n, { id: t.id, leaders: t.partitions.map((p) => p.leader) });
+    }
+  }
+
+  async pollNext(output: Collector): Promise<void> {
+    // Finished splits (bounded jobs) stay: the final checkpoint holds, and commits, their offsets.
+    const active = this.active();
+    if (active.length === 0) {
+      if (this.noMore && this.ctx.boundedness === 'BOUNDED') this.ctx.signalNoMoreElement();
+      return;
+    }
+    try {
+      const missing = [...new Set(active.map((s) => s.topic))].filter((t) => {
+        const info = this.topics.get(t);
+        return !info || active.some((s) => s.topic === t && (info.leaders[s.partition] ?? -1) < 0);
+      });
+      if (missing.length > 0) await this.refreshTopics(missing);
+      const byLeader = new Map<number, KafkaSplit[]>();
+      for (const s of active) {
+        const leader = this.topics.get(s.topic)?.leaders[s.partition] ?? -1;
+        if (leader < 0) continue;
+        const list = byLeader.get(leader) ?? [];
+        list.push(s);
+        byLeader.set(leader, list);
+      }
+      const responses = await Promise.all([...byLeader].map(([node, splits]) => this.fetchFrom(node, splits)));
+      const rows: Row[] = [];
+      let stale = false;
+      for (const r of responses) stale = this.collect(r.response, r.splits, rows) || stale;
+      if (stale) this.topics.clear();
+      if (rows.length > 0) output.collectBatch(rows);
+      this.failingSince = 0;
+    } catch (err) {
+      if (err instanceof TidewayError) throw err;
+      this.topics.clear();
+      const now = Date.now();
+      if (this.failingSince === 0) this.failingSince = now;
+      if (now - this.failingSince > ERROR_GIVE_UP_MS) {
+        throw new TidewayError(
+          ErrorCode.TASK_FAILED,
+          `Kafka at ${this.cfg.bootstrap} could not be read for ${ERROR_GIVE_UP_MS / 1000} s: ${errorText(err)}`,
+          {
+            retryable: true,
+          },
+        );
+      }
+      log.warn({ err: errorText(err) }, 'fetch failed; retrying');
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+
+  private async fetchFrom(node: number, splits: KafkaSplit[]): Promise<{ response: FetchResponse; splits: KafkaSplit[] }> {
+    const consumer = this.consumer as Consumer;
+    const s = this.cfg.settings;
+    const byTopic = new Map<string, KafkaSplit[]>();
+    for (const sp of splits) byTopic.set(sp.topic, [...(byTopic.get(sp.topic) ?? []), sp]);
+    const response = await consumer.fetch({
+      node,
+      minBytes: s.minBytes ?? 1,
+      maxBytes: s.maxBytes ?? 50 * 1024 * 1024,
+      maxWaitTime: Math.min(s.maxWaitTime ?? this.cfg.pollTimeoutMs, this.cfg.pollTimeoutMs, MAX_FETCH_WAIT_MS),
+      isolationLevel: s.isolationLevel,
+      topics: [...byTopic].map(([topic, list]) => ({
+        topicId: this.topics.get(topic)?.id ?? '',
+        partitions: list.map((sp) => ({
+          partition: sp.partition,
+          currentLeaderEpoch: -1,
+          fetchOffset: BigInt(sp.offset),
+          lastFetchedEpoch: -1,
+          partitionMaxBytes: s.maxBytesPerPartition ?? 1024 * 1024,
+        })),
+      })),
+    });
+    return { response, splits };
+  }
+
+  /** Turns one fetch response into rows, advancing the splits; returns whether a leader moved. */
+  private collect(response: FetchResponse, splits: readonly KafkaSplit[], rows: Row[]): boolean {
+    let stale = false;
+    const byId = new Map<string, string>();
+    for (const [name, info] of this.topics) byId.set(info.id, name);
+    const limit = this.cfg.settings.maxPollRecords ?? Number.MAX_SAFE_INTEGER;
+    for (const t of response.responses) {
+      const topic = byId.get(t.topicId);
+      if (topic === undefined) continue;
+      for (const p of t.partitions) {
+        const split = splits.find((s) => s.topic === topic && s.partition === p.partitionIndex);
+        if (!split) continue;
+        if (p.errorCode !== 0) {
+          if (STALE_LEADER.has(p.errorCode)) {
+            stale = true;
+            continue;
+          }
+          if (p.errorCode === OFFSET_OUT_OF_RANGE) {
+            throw new TidewayError(
+              ErrorCode.TASK_FAILED,
+              `offset ${split.offset} of ${topic} partition ${p.partitionIndex} is out of range at ${this.cfg.bootstrap} (the records were deleted or the topic was recreated).`,
+            );
+          }
+          throw new TidewayError(
+            ErrorCode.TASK_FAILED,
+            `fetching ${topic} partition ${p.partitionIndex} failed with Kafka error code ${p.errorCode}.`,
+            { retryable: true },
+          );
+        }
+        this.readBatches(split, p.records ?? [], p.abortedTransactions, rows, limit);
+      }
+    }
+    return stale;
+  }
+
+  private readBatches(
+    split: KafkaSplit,
+    batches: readonly RecordsBatch[],
+    aborted: readonly { producerId: bigint; firstOffset: bigint }[],
+    rows: Row[],
+    limit: number,
+  ): void {
+    // read_committed: the broker sends records up to the last stable offset, with the list of
+    // transactions that were aborted there; their records are skipped up to their abort marker.
+    const abortQueue = [...aborted].sort((a, b) => (a.firstOffset < b.firstOffset ? -1 : 1));
+    const abortedProducers = new Set<bigint>();
+    const start = BigInt(split.offset);
+    const end = split.end === undefined ? undefined : BigInt(split.end);
+    for (const batch of batches) {
+      const last = batch.firstOffset + BigInt(batch.lastOffsetDelta);
+      if (last < start) continue;
+      while (abortQueue.length > 0 && (abortQueue[0]?.firstOffset ?? 0n) <= last)
+        abortedProducers.add((abortQueue.shift() as { producerId: bigint }).producerId);
+      const next = Number(last + 1n);
+      if (batch.attributes & CONTROL) {
+        abortedProducers.delete(batch.producerId);
+        split.offset = Math.max(split.offset, next);
+        continue;
+      }
+      if (batch.attributes & TRANSACTIONAL && abortedProducers.has(batch.producerId)) {
+        split.offset = Math.max(split.offset, next);
+        continue;
+      }
+      for (const record of batch.records) {
+        const offset = batch.firstOffset + BigInt(record.offsetDelta);
+        if (offset < start) continue;
+        if (end !== undefined && offset >= end) {
+          split.offset = split.end as number;
+          return;
+        }
+        if (rows.length >= limit) return;
+        split.offset = Number(offset + 1n);
+        if (record.value === null) continue; // a tombstone carries no row
+        const row = this.decodeRecord(record.value, split, offset);
+        if (row) rows.push(row);
+      }
+      split.offset = Math.max(split.offset, next);
+    }
+  }
+
+  private decodeRecord(value: Buffer, split: KafkaSplit, offset: bigint): Row | undefined {
+    try {
+      return { kind: '+I', tableId: this.table.tableId, fields: this.decode(value) };
+    } catch (err) {
+      const where = `the record at offset ${offset} of ${split.topic} partition ${split.partition}`;
+      if (!this.cfg.skipBadRecords) {
+        throw new TidewayError(ErrorCode.VALUE_CONVERSION, `${where} does not match format ${this.cfg.format}: ${(err as Error).message}`);
+      }
+      if (this.skipped++ % 1000 === 0)
+        log.warn(
+          { err: (err as Error).message, skipped: this.skipped },
+          `${where} does not match format ${this.cfg.format}; skipped (format_error_handle_way = skip)`,
+        );
+      return undefined;
+    }
+  }
+
+  snapshotState(checkpointId: number): KafkaSplit[] {
+    const splits = [...this.splits.values()].map((s) => ({ ...s }));
+    if (this.cfg.commitOnCheckpoint) {
+      this.toCommit.set(
+        checkpointId,
+        new Map(splits.map((s) => [s.splitId, { topic: s.topic, partition: s.partition, offset: s.offset }])),
+      );
+    }
+    return splits;
+  }
+
+  async notifyCheckpointComplete(checkpointId: number): Promise<void> {
+    if (!this.cfg.commitOnCheckpoint) return;
+    const offsets = this.toCommit.get(checkpointId);
+    for (const id of [...this.toCommit.keys()]) if (id <= checkpointId) this.toCommit.delete(id);
+    if (!offsets || offsets.size === 0) return;
+    this.admin ??= newAdmin(this.cfg.bootstrap, this.cfg.settings, `tideway-kafka-reader-${this.ctx.subtaskIndex}`);
+    const topics = new Map<string, { partition: number; offset: bigint }[]>();
+    for (const o of offsets.values())
+      topics.set(o.topic, [...(topics.get(o.topic) ?? []), { partition: o.partition, offset: BigInt(o.offset) }]);
+    try {
+      await this.admin.alterConsumerGroupOffsets({
+        groupId: this.cfg.group,
+        topics: [...topics].map(([name, partitionOffsets]) => ({ name, partitionOffsets })),
+      });
+    } catch (err) {
+      // The offsets are in the checkpoint, which is what a restore reads; the group's copy is
+      // for monitoring and for start_mode = group_offsets, and the next checkpoint commits again.
+      log.warn(
+        { group: this.cfg.group, err: errorText(err) },
+        `committing offsets of checkpoint ${checkpointId} to the consumer group failed`,
+      );
+    }
+  }
+
+  async close(): Promise<void> {
+    await Promise.allSettled([this.consumer?.close(), this.admin?.close()]);
+  }
+}
+
+function sourceTable(o: PluginOptions, cfg: SourceConfig): { table: CatalogTable; raw: boolean } {
+  const fallbackTable = cfg.pattern ? 'default' : (cfg.topics[0] ?? 'default');
+  if (o.has('schema')) {
+    return {
+      table: parseSchemaConfig(o.get('schema'), { catalogName: 'Kafka', fallbackTable, place: o.place('schema') }).table,
+      raw: false,
+    };
+  }
+  const table = parseSchemaConfig({ fields: { [CONTENT_COLUMN]: 'string' } }, { catalogName: 'Kafka', fallbackTable }).table;
+  return { table, raw: isContentTable(table, false) };
+}
+
+/**
+ * SeaTunnel's Kafka source: each partition of the topics is a split, spread over the readers;
+ * offsets are part of checkpoints (a restore resumes at them exactly) and are committed to the
+ * consumer group when a checkpoint completes; read_committed by default.
+ */
+export const kafkaSourceFactory: SourceFactory = {
+  type: 'source',
+  name: 'Kafka',
+  description:
+    'Reads Kafka topics (a list or a pattern) as json or text rows: each partition is a split, offsets are checkpointed and committed to the consumer group when a checkpoint completes, transactions are read committed, and partitions added while a streaming job runs are picked up.',
+  spec: kafkaSourceSpec,
+  create(ctx: PluginContext): Source<KafkaSplit, EnumState> {
+    const o = ctx.options;
+    const cfg = readConfig(o);
+    const { table, raw } = sourceTable(o, cfg);
+    const bounded = ctx.jobMode === 'BATCH';
+    return {
+      boundedness: () => (bounded ? 'BOUNDED' : 'UNBOUNDED'),
+      catalogTables: () => [table],
+      createEnumerator: (ectx, restored) => new KafkaEnumerator(ectx, cfg, bounded, restored),
+      createReader: (rctx) => new KafkaReader(rctx, cfg, table, raw),
+    };
+  },
+};

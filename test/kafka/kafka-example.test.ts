@@ -1,0 +1,47 @@
+/** examples/kafka_to_kafka.conf against the run's shared broker, as its header says to run it. */
+import { join } from 'node:path';
+import { kafkaSkipped, sharedKafka } from '@tideway/testing';
+import { describe, expect, it } from 'vitest';
+import { repoRoot } from '../conformance/conformance-files.js';
+import { runCli } from '../conformance/cli-process.js';
+import { consumeAll, createTopic, produce, uniqueTopic } from './kafka-helpers.js';
+
+describe.skipIf(kafkaSkipped())('examples/kafka_to_kafka.conf', () => {
+  it('copies every record of the source topic into the target topic, keyed by id', async () => {
+    const bootstrap = await sharedKafka();
+    const source = uniqueTopic('example-orders');
+    const target = uniqueTopic('example-copy');
+    await createTopic(bootstrap, source, 2);
+    await createTopic(bootstrap, target, 3);
+    for (const partition of [0, 1]) {
+      await produce(
+        bootstrap,
+        source,
+        Array.from({ length: 20 }, (_, i) => ({
+          value: JSON.stringify({ id: partition * 20 + i, customer: `c${i}`, total: 1.5 * i }),
+          partition,
+        })),
+      );
+    }
+    const res = await runCli(
+      [
+        'run',
+        '-c',
+        join(repoRoot, 'examples', 'kafka_to_kafka.conf'),
+        '-i',
+        `bootstrap=${bootstrap}`,
+        '-i',
+        `source_topic=${source}`,
+        '-i',
+        `target_topic=${target}`,
+      ],
+      120_000,
+    );
+    expect(res.code, res.stderr).toBe(0);
+    const copied = await consumeAll(bootstrap, target, 40);
+    expect(copied.map((m) => (JSON.parse(m.value) as { id: number }).id).sort((a, b) => a - b)).toEqual(
+      Array.from({ length: 40 }, (_, i) => i),
+    );
+    expect(JSON.parse(copied.find((m) => m.key === '{"id":3}')?.value ?? 'null')).toEqual({ id: 3, customer: 'c3', total: 4.5 });
+  }, 150_000);
+});

@@ -1,0 +1,167 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { Admin, Consumer, MessagesStreamModes, Producer } from '@platformatic/kafka';
+import { kafkaLibsDir } from '@tideway/testing';
+
+const run = promisify(execFile);
+
+/** Folders of one test file, removed by cleanup(). */
+export class TempDirs {
+  private readonly dirs: string[] = [];
+  make(): string {
+    const d = mkdtempSync(join(tmpdir(), 'tideway-kafka-test-'));
+    this.dirs.push(d);
+    return d;
+  }
+  cleanup(): void {
+    for (const d of this.dirs) rmSync(d, { recursive: true, force: true });
+  }
+}
+
+let counter = 0;
+/** A topic name no other test of this run uses (the broker is shared). */
+export function uniqueTopic(prefix: string): string {
+  return `${prefix}-${process.pid}-${Date.now()}-${counter++}`;
+}
+
+export async function createTopic(bootstrap: string, topic: string, partitions: number): Promise<void> {
+  const admin = new Admin({ clientId: 'kafka-test', bootstrapBrokers: [bootstrap] });
+  try {
+    await admin.createTopics({ topics: [topic], partitions, replicas: 1 });
+  } finally {
+    await admin.close();
+  }
+}
+
+/**
+ * Grows a topic to `count` partitions with Kafka's own kafka-topics tool (the Node client's
+ * CreatePartitions request is refused by the broker).
+ */
+export async function addPartitions(bootstrap: string, topic: string, count: number): Promise<void> {
+  await run('java', [
+    '-Xmx256m',
+    '-cp',
+    `${kafkaLibsDir()}/*`,
+    'org.apache.kafka.tools.TopicCommand',
+    '--bootstrap-server',
+    bootstrap,
+    '--alter',
+    '--topic',
+    topic,
+    '--partitions',
+    String(count),
+  ]);
+}
+
+export interface Message {
+  readonly value: string | null;
+  readonly key?: string;
+  readonly partition?: number;
+}
+
+/** Sends messages, one send (idempotent, acks=all). */
+export async function produce(bootstrap: string, topic: string, messages: readonly Message[]): Promise<void> {
+  const producer = new Producer({ clientId: 'kafka-test', bootstrapBrokers: [bootstrap], acks: -1 });
+  try {
+    await producer.send({
+      messages: messages.map((m) => ({
+        topic,
+        value: m.value === null ? undefined : Buffer.from(m.value),
+        key: m.key === undefined ? undefined : Buffer.from(m.key),
+        partition: m.partition ?? 0,
+      })),
+    });
+  } finally {
+    await producer.close();
+  }
+}
+
+/** Sends messages in one transaction, then commits or aborts it. */
+export async function produceInTransaction(
+  bootstrap: string,
+  topic: string,
+  messages: readonly Message[],
+  outcome: 'commit' | 'abort',
+): Promise<void> {
+  const producer = new Producer({
+    clientId: 'kafka-test',
+    bootstrapBrokers: [bootstrap],
+    idempotent: true,
+    acks: -1,
+    transactionalId: `test-${topic}-${outcome}-${counter++}`,
+  });
+  try {
+    const tx = await producer.beginTransaction();
+    await tx.send({
+      messages: messages.map((m) => ({ topic, value: m.value === null ? undefined : Buffer.from(m.value), partition: m.partition ?? 0 })),
+    });
+    if (outcome === 'commit') await tx.commit();
+    else await tx.abort();
+  } finally {
+    await producer.close();
+  }
+}
+
+export interface Consumed {
+  readonly key: string | null;
+  readonly value: string;
+  readonly partition: number;
+}
+
+/** Reads `count` records of a topic from the beginning (read_committed); fails after `timeoutMs`. */
+export async function consumeAll(bootstrap: string, topic: string, count: number, timeoutMs = 30_000): Promise<Consumed[]> {
+  const consumer = new Consumer({
+    clientId: 'kafka-test',
+    groupId: `read-${topic}-${counter++}`,
+    bootstrapBrokers: [bootstrap],
+    isolationLevel: 1,
+  });
+  const stream = await consumer.consume({ topics: [topic], mode: MessagesStreamModes.EARLIEST, autocommit: false });
+  const out: Consumed[] = [];
+  const timer = setTimeout(() => void stream.close(), timeoutMs);
+  try {
+    for await (const m of stream) {
+      out.push({ key: m.key?.length ? m.key.toString() : null, value: m.value.toString(), partition: m.partition });
+      if (out.length >= count) break;
+    }
+  } finally {
+    clearTimeout(timer);
+    await stream.close();
+    await consumer.close();
+  }
+  return out;
+}
+
+/** The lines of every file under `dir` (a LocalFile sink's output), sorted. */
+export function outputLines(dir: string): string[] {
+  const lines: string[] = [];
+  const walk = (d: string) => {
+    let names: string[];
+    try {
+      names = readdirSync(d);
+    } catch {
+      return;
+    }
+    for (const n of names) {
+      const p = join(d, n);
+      if (statSync(p).isDirectory()) walk(p);
+      else
+        lines.push(
+          ...readFileSync(p, 'utf8')
+            .split('\n')
+            .filter((l) => l !== ''),
+        );
+    }
+  };
+  walk(dir);
+  return lines.sort();
+}
+
+export function writeJob(dir: string, text: string): string {
+  const conf = join(dir, 'job.conf');
+  writeFileSync(conf, text);
+  return conf;
+}

@@ -1,0 +1,116 @@
+/**
+ * The Kafka sink against a real broker (the run's shared one): keys and partitions as Kafka's
+ * Java producer picks them, fixed and content-assigned partitions, text and json.
+ */
+import { murmur2 } from '@platformatic/kafka';
+import { kafkaSkipped, sharedKafka } from '@tideway/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../conformance/cli-process.js';
+import { consumeAll, createTopic, TempDirs, uniqueTopic, writeJob } from './kafka-helpers.js';
+
+const dirs = new TempDirs();
+afterAll(() => dirs.cleanup());
+
+function sequenceToKafka(opts: { bootstrap: string; topic: string; keys: number; rowsPerKey: number; sink: string }): string {
+  return `env {
+  parallelism = 2
+  job.mode = "BATCH"
+}
+source {
+  Sequence {
+    plugin_output = "seq"
+    keys = ${opts.keys}
+    rows.per.key = ${opts.rowsPerKey}
+  }
+}
+sink {
+  Kafka {
+    plugin_input = "seq"
+    bootstrap.servers = "${opts.bootstrap}"
+    topic = "${opts.topic}"
+    ${opts.sink}
+  }
+}
+`;
+}
+
+describe.skipIf(kafkaSkipped())('Kafka sink', () => {
+  let bootstrap = '';
+  beforeAll(async () => {
+    bootstrap = await sharedKafka();
+  }, 200_000);
+
+  it('AT_LEAST_ONCE with partition_key_fields: every row once, each key in the partition Java would pick', async () => {
+    const topic = uniqueTopic('sink-keyed');
+    await createTopic(bootstrap, topic, 3);
+    const dir = dirs.make();
+    const conf = writeJob(
+      dir,
+      sequenceToKafka({
+        bootstrap,
+        topic,
+        keys: 6,
+        rowsPerKey: 300,
+        sink: 'semantics = AT_LEAST_ONCE\n    partition_key_fields = ["key"]',
+      }),
+    );
+    const res = await runCli(['run', '-c', conf], 120_000);
+    expect(res.code, res.stderr).toBe(0);
+    const got = await consumeAll(bootstrap, topic, 1800);
+    expect(got).toHaveLength(1800);
+    const seen = new Set<string>();
+    for (const m of got) {
+      const row = JSON.parse(m.value) as { key: number; seq: number; payload: string };
+      expect(m.key).toBe(JSON.stringify({ key: row.key }));
+      // Java's partitioner: toPositive(murmur2(keyBytes)) % partitions
+      expect(m.partition).toBe((murmur2(Buffer.from(m.key ?? '')) & 0x7fffffff) % 3);
+      seen.add(`${row.key}/${row.seq}`);
+    }
+    expect(seen.size).toBe(1800);
+  }, 150_000);
+
+  it('writes text to one fixed partition, and spreads rows by content with assign_partitions', async () => {
+    const fixed = uniqueTopic('sink-fixed');
+    const assigned = uniqueTopic('sink-assigned');
+    await createTopic(bootstrap, fixed, 3);
+    await createTopic(bootstrap, assigned, 4);
+    const dir = dirs.make();
+    const a = await runCli(
+      [
+        'run',
+        '-c',
+        writeJob(
+          dir,
+          sequenceToKafka({
+            bootstrap,
+            topic: fixed,
+            keys: 2,
+            rowsPerKey: 50,
+            sink: 'format = text\n    field_delimiter = "|"\n    partition = 2',
+          }),
+        ),
+      ],
+      120_000,
+    );
+    expect(a.code, a.stderr).toBe(0);
+    const fixedRows = await consumeAll(bootstrap, fixed, 100);
+    expect(fixedRows.every((m) => m.partition === 2)).toBe(true);
+    expect(fixedRows.map((m) => m.value)).toContain('1|49|k1-s49');
+    const b = await runCli(
+      [
+        'run',
+        '-c',
+        writeJob(dir, sequenceToKafka({ bootstrap, topic: assigned, keys: 3, rowsPerKey: 40, sink: 'assign_partitions = ["k0-", "k1-"]' })),
+      ],
+      120_000,
+    );
+    expect(b.code, b.stderr).toBe(0);
+    const rows = await consumeAll(bootstrap, assigned, 120);
+    for (const m of rows) {
+      const key = (JSON.parse(m.value) as { key: number }).key;
+      if (key === 0) expect(m.partition).toBe(0);
+      else if (key === 1) expect(m.partition).toBe(1);
+      else expect(m.partition).toBeGreaterThanOrEqual(2);
+    }
+  }, 200_000);
+});

@@ -161,6 +161,7 @@ describe('shell completion', () => {
       'cancel',
       'chaos',
       'cluster',
+      'compat',
       'completion',
       'decrypt',
       'describe',

@@ -43,8 +43,8 @@ describe.skipIf(shared === undefined)('tideway compat on the shared conformance 
     mkdirSync(folder);
     for (const f of [...SAMPLE_RUNS, VARIABLES]) copyFileSync(join(shared!, 'cases', f), join(folder, f));
     writeFileSync(
-      join(folder, 'kafka_sink.conf'),
-      'env { job.mode = "BATCH" }\nsource {\n  FakeSource {\n    row.num = 3\n    schema = { fields { a = "int" } }\n  }\n}\nsink {\n  Kafka {\n    topic = "t"\n  }\n}\n',
+      join(folder, 'hudi_sink.conf'),
+      'env { job.mode = "BATCH" }\nsource {\n  FakeSource {\n    row.num = 3\n    schema = { fields { a = "int" } }\n  }\n}\nsink {\n  Hudi {\n    table_name = "t"\n  }\n}\n',
     );
     writeFileSync(
       join(folder, 'unknown_option.conf'),
@@ -52,7 +52,7 @@ describe.skipIf(shared === undefined)('tideway compat on the shared conformance 
     );
     const compat = await runCli(['compat', folder]);
     expect(compat.code, compat.stderr).toBe(1);
-    for (const f of [...SAMPLE_RUNS, VARIABLES, 'kafka_sink.conf', 'unknown_option.conf']) {
+    for (const f of [...SAMPLE_RUNS, VARIABLES, 'hudi_sink.conf', 'unknown_option.conf']) {
       const path = join(folder, f);
       const run = await runCli(['run', '-c', path]);
       const line = verdictLine(compat.stdout, path);
@@ -65,7 +65,7 @@ describe.skipIf(shared === undefined)('tideway compat on the shared conformance 
         expect(run.stderr.trim().split('\n').pop()).toBe(`tideway: ${line.slice('refused  '.length)}`);
       }
     }
-    expect(verdictLine(compat.stdout, 'kafka_sink.conf')).toContain("kafka_sink.conf:9: unknown sink plugin 'Kafka'");
+    expect(verdictLine(compat.stdout, 'hudi_sink.conf')).toContain("hudi_sink.conf:9: unknown sink plugin 'Hudi'");
     expect(verdictLine(compat.stdout, 'unknown_option.conf')).toContain("unknown_option.conf:5, plugin FakeSource, option 'fake_seed'");
   }, 240_000);
 

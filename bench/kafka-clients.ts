@@ -169,13 +169,15 @@ async function main(): Promise<void> {
       await consumer.connect();
       await consumer.subscribe({ topic: 'bench-kafkajs', fromBeginning: true });
       let seen = 0;
-      await new Promise<void>((resolve) => {
-        void consumer.run({
-          eachBatch: async ({ batch }) => {
-            seen += batch.messages.length;
-            if (seen >= RECORDS) resolve();
-          },
-        });
+      await new Promise<void>((resolve, reject) => {
+        consumer
+          .run({
+            eachBatch: async ({ batch }) => {
+              seen += batch.messages.length;
+              if (seen >= RECORDS) resolve();
+            },
+          })
+          .catch(reject);
       });
       await consumer.disconnect();
     });

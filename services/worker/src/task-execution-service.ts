@@ -316,7 +316,7 @@ export class TaskExecutionService {
         // Splits the coordinator handed over but this worker cannot read (another wire format):
         // the task group fails, and its pipeline restores them from its last checkpoint.
         group.ended = true;
-        void group.thread.terminate();
+        detach(group.thread.terminate(), 'stopping a task group thread');
         log.warn({ err, ...logFields(group.location) }, 'splits from the coordinator do not decode; task group failed');
         this.report(group, (c) => this.sendState(c, group, workerStateToWire('FAILED'), err.toJSON()));
         return;

@@ -3,6 +3,7 @@ import { formatType } from '@tideway/api';
 import { TidewayError } from '@tideway/common';
 import { discoverSplits } from './splits.js';
 import { FakeSourceReader, FAKE_BATCH_ROWS } from './reader.js';
+import { randomLetters } from './value-generators.js';
 import { fakeSourceOf, ListCollector, RecordingEnumeratorContext, RecordingReaderContext, runBounded } from './test-harness.js';
 
 const ALL_TYPES = {
@@ -83,6 +84,16 @@ describe('FakeSource schema', () => {
 });
 
 describe('FakeSource random values', () => {
+  it('makes strings of any string.length, short and past what one call can take as arguments', () => {
+    for (const length of [0, 5, 8192, 8193, 2_000_000]) {
+      const next = randomLetters(length);
+      const a = next();
+      expect(a).toHaveLength(length);
+      expect(a).toMatch(/^[A-Za-z]*$/);
+      if (length > 100) expect(next()).not.toBe(a);
+    }
+  });
+
   it('generates values of every type, held as types.ts says', () => {
     const [rows] = runBounded(fakeSourceOf({ schema: { fields: ALL_TYPES }, 'row.num': 200 }), 1);
     expect(rows).toHaveLength(200);

@@ -27,8 +27,21 @@ function intRange(min: number, max: number): () => number {
   return () => min + Math.floor(Math.random() * span);
 }
 
+/**
+ * Past this many letters a string is made from a byte buffer: fromCharCode.apply passes every
+ * code as an argument, and V8's stack holds only so many (`string.length = 2000000` overflowed it).
+ */
+const APPLY_MAX = 8192;
+
 /** Random letters; one reusable code buffer per generator, one string per value. */
 export function randomLetters(length: number): () => string {
+  if (length > APPLY_MAX) {
+    const bytes = randomLetterBytes(length);
+    return () => {
+      const b = bytes();
+      return Buffer.from(b.buffer, b.byteOffset, b.length).toString('latin1');
+    };
+  }
   const codes = new Array<number>(length);
   return () => {
     for (let i = 0; i < length; i++) codes[i] = LETTER_CODES[(Math.random() * 52) | 0]!;

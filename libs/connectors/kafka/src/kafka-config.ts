@@ -8,8 +8,8 @@ import { ConfigError, ErrorCode } from '@tideway/common';
  * refused by name when the job is planned, so that no property is accepted and then ignored.
  */
 
-/** What a consumer (the source) takes from kafka.config. */
-export interface ConsumerSettings {
+/** What both sides take from kafka.config: the client's connection and retries. */
+export interface ClientSettings {
   clientId?: string;
   /** request.timeout.ms: how long one request may take. */
   timeout?: number;
@@ -18,6 +18,10 @@ export interface ConsumerSettings {
   retries?: number;
   retryDelay?: number;
   metadataMaxAge?: number;
+}
+
+/** What a consumer (the source) takes from kafka.config. */
+export interface ConsumerSettings extends ClientSettings {
   minBytes?: number;
   maxBytes?: number;
   maxBytesPerPartition?: number;
@@ -33,13 +37,7 @@ export interface ConsumerSettings {
 export type Compression = 'none' | 'gzip' | 'snappy' | 'lz4' | 'zstd';
 
 /** What a producer (the sink) takes from kafka.config. */
-export interface ProducerSettings {
-  clientId?: string;
-  timeout?: number;
-  connectTimeout?: number;
-  retries?: number;
-  retryDelay?: number;
-  metadataMaxAge?: number;
+export interface ProducerSettings extends ClientSettings {
   /** -1 (all), 0 or 1; undefined: as the sink's semantics choose. */
   acks?: -1 | 0 | 1;
   compression?: Compression;
@@ -81,7 +79,7 @@ function oneOf<T extends string>(options: PluginOptions, key: string, value: unk
 
 type Apply<T> = (target: T, value: unknown, options: PluginOptions, key: string) => void;
 
-const COMMON: Record<string, Apply<ConsumerSettings | ProducerSettings>> = {
+const COMMON: Record<string, Apply<ClientSettings>> = {
   'client.id': (t, v) => {
     t.clientId = String(v);
   },

@@ -35,3 +35,4 @@ export {
   type KafkaBroker,
   type KafkaOptions,
 } from './kafka.js';
+export { mockServerJar, mockServerSkipped, startMockServer, type MockServer } from './mockserver.js';

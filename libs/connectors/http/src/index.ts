@@ -1,0 +1,3 @@
+export { HTTP_SINK_SPEC, HTTP_SOURCE_SPEC } from './options.js';
+export { httpSinkFactory } from './sink.js';
+export { httpSourceFactory, type HttpSplit } from './source.js';

@@ -36,3 +36,4 @@ export {
   type KafkaOptions,
 } from './kafka.js';
 export { mockServerJar, mockServerSkipped, startMockServer, type MockServer } from './mockserver.js';
+export { openSearchDir, openSearchSkipped, startOpenSearch, type OpenSearchNode, type OpenSearchOptions } from './opensearch.js';

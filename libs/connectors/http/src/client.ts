@@ -57,8 +57,17 @@ export interface Agents {
   readonly https: HttpsAgent;
 }
 
-export function newAgents(): Agents {
-  return { http: new HttpAgent({ keepAlive: true, maxSockets: 1 }), https: new HttpsAgent({ keepAlive: true, maxSockets: 1 }) };
+/** `tls.verifyCertificate = false` accepts any server certificate (SeaTunnel's tls_verify_certificate). */
+export function newAgents(tls: { verifyCertificate?: boolean; verifyHostname?: boolean } = {}): Agents {
+  return {
+    http: new HttpAgent({ keepAlive: true, maxSockets: 1 }),
+    https: new HttpsAgent({
+      keepAlive: true,
+      maxSockets: 1,
+      rejectUnauthorized: tls.verifyCertificate !== false,
+      ...(tls.verifyHostname === false ? { checkServerIdentity: () => undefined } : {}),
+    }),
+  };
 }
 
 export function closeAgents(a: Agents): void {

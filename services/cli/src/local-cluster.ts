@@ -33,7 +33,12 @@ export async function startLocalCluster(engine: EngineConfig, coordinatorPort = 
     resourceManagerAddress: rmAddress,
     jobScheduleStrategy: engine.jobScheduleStrategy,
     historyExpireMs: engine.historyJobExpireMinutes * 60_000,
-    checkpoint: { intervalMs: engine.checkpoint.interval, timeoutMs: engine.checkpoint.timeout, minPauseMs: 0 },
+    checkpoint: {
+      intervalMs: engine.checkpoint.interval,
+      timeoutMs: engine.checkpoint.timeout,
+      minPauseMs: 0,
+      historySize: engine.tideway.checkpointHistory.size,
+    },
     checkpointStorage: checkpointStorageOf(engine),
     configLimits: configLimitsOf(engine),
   });

@@ -29,7 +29,7 @@ export interface DispatcherOptions {
   /** Ended jobs stay listed this long (history-job-expire-minutes). */
   historyExpireMs: number;
   /** Engine-level checkpoint defaults (seatunnel.engine.checkpoint). */
-  checkpoint: { intervalMs: number; timeoutMs: number; minPauseMs: number };
+  checkpoint: { intervalMs: number; timeoutMs: number; minPauseMs: number; historySize?: number };
   checkpointStorage: CheckpointStorage;
   namespaces?: Readonly<Record<string, NamespaceLimits>>;
   configLimits?: ConfigLimits;
@@ -347,7 +347,13 @@ function pipelineSettings(job: PlannedJob, d: DispatcherOptions['checkpoint']): 
   // (checkpointing off) never aborts its final checkpoint for taking long
   const enabled = job.jobMode === 'STREAMING' || env.checkpointInterval !== undefined;
   return {
-    checkpoint: { intervalMs, timeoutMs: env.checkpointTimeout ?? d.timeoutMs, minPauseMs: d.minPauseMs, expires: enabled },
+    checkpoint: {
+      intervalMs,
+      timeoutMs: env.checkpointTimeout ?? d.timeoutMs,
+      minPauseMs: d.minPauseMs,
+      expires: enabled,
+      historySize: d.historySize,
+    },
     retryTimes: env.jobRetryTimes,
     retryIntervalMs: env.jobRetryIntervalSeconds * 1000,
   };

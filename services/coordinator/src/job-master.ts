@@ -1,6 +1,6 @@
 import { ErrorCode, TidewayError, logger, type SerializedError } from '@tideway/common';
 import type { SlotProfile } from '@tideway/contracts';
-import type { StoredFailover, StoredJobState, StoredPipeline } from '@tideway/cluster';
+import type { StoredCheckpointRecord, StoredFailover, StoredJobState, StoredPipeline } from '@tideway/cluster';
 import { JOB_STATUS, PIPELINE_STATUS, type JobStatus, type PipelineStatus } from '@tideway/dag';
 import type { PlannedJob } from '@tideway/planner';
 import type { TaskGroupMetrics } from '@tideway/runtime';
@@ -20,6 +20,10 @@ export interface JobListener {
   onJobStatus(job: JobMaster): void;
   /** Slots of a pipeline that ended (every path: finish, fail, cancel, savepoint). */
   onPipelineEnded(job: JobMaster, slotIds: string[]): void;
+  /** A checkpoint of a pipeline ended (completed, failed or aborted). */
+  onCheckpoint?(job: JobMaster, pipelineId: number, record: StoredCheckpointRecord): void;
+  /** A pipeline is failing over (restarting, or failing for good). */
+  onFailover?(job: JobMaster, failover: StoredFailover): void;
 }
 
 /** Summed counters of a job. */
@@ -70,7 +74,15 @@ export class JobMaster {
             ...deps,
             listener: {
               onStatus: (pm) => this.onPipelineStatus(pm),
-              onFailover: (pm, reason) => this.failovers.push({ timeMs: Date.now(), pipelineId: pm.pipelineId, reason, epoch: epoch() }),
+              onFailover: (pm, reason) => {
+                const failover = { timeMs: Date.now(), pipelineId: pm.pipelineId, reason, epoch: epoch() };
+                this.failovers.push(failover);
+                this.listener.onFailover?.(this, failover);
+              },
+              onCheckpoint: (pm, record) => {
+                this.records?.changed();
+                this.listener.onCheckpoint?.(this, pm.pipelineId, record);
+              },
             },
           },
           settings,
@@ -113,6 +125,7 @@ export class JobMaster {
     await Promise.all(
       this.pipelines.map(async (p) => {
         const sp = state.pipelines.find((x) => x.pipelineId === p.pipelineId);
+        p.resumeCheckpointHistory(sp?.checkpointHistory);
         const recorded = sp?.status as PipelineStatus | undefined;
         if (recorded && PIPELINE_STATUS.isTerminal(recorded)) return p.markEnded(recorded, sp?.taskGroups.find((t) => t.error)?.error);
         if (stopping || !sp) return p.markEnded(state.status === 'CANCELING' ? 'CANCELED' : 'FAILED', this.error);

@@ -166,5 +166,6 @@ function storedPipeline(p: PipelineMaster): StoredPipeline {
       error: t.error ? { code: t.error.code, message: t.error.message, retryable: t.error.retryable } : undefined,
     })),
     counters,
+    checkpointHistory: p.checkpointHistory,
   };
 }

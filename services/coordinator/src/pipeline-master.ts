@@ -1,5 +1,6 @@
 import type { Source } from '@tideway/api';
 import type { CheckpointStorage } from '@tideway/checkpoint';
+import type { StoredCheckpointRecord } from '@tideway/cluster';
 import { ErrorCode, detach, logger, sleep, type SerializedError } from '@tideway/common';
 import type { SlotProfile, TaskGroupLocation } from '@tideway/contracts';
 import { EXECUTION_STATE, PIPELINE_STATUS, type ExecutionState, type PipelineStatus } from '@tideway/dag';
@@ -26,6 +27,8 @@ export interface PipelineListener {
   onStatus(pipeline: PipelineMaster): void;
   /** A failure is making the pipeline restart (or fail). */
   onFailover?(pipeline: PipelineMaster, reason: string): void;
+  /** A checkpoint ended (completed, failed or aborted) and joined the pipeline's history. */
+  onCheckpoint?(pipeline: PipelineMaster, record: StoredCheckpointRecord): void;
 }
 
 export interface PipelineDeps {
@@ -97,6 +100,7 @@ export class PipelineMaster {
         location: (tg) => this.location(tg),
         enumerator: () => this.enumerator,
         onCompleted: () => this.failover.onCheckpointCompleted(),
+        onRecorded: (record) => this.deps.listener.onCheckpoint?.(this, record),
       },
       restoreFrom?.checkpointId ?? 0,
     );
@@ -149,6 +153,16 @@ export class PipelineMaster {
   /** Time of the latest completed checkpoint (ms since epoch, 0 if none). */
   get lastCheckpointTime(): number {
     return this.cps.lastCheckpointTime;
+  }
+
+  /** The last checkpoints, newest first (tideway.checkpoint-history.size of them). */
+  get checkpointHistory(): StoredCheckpointRecord[] {
+    return this.cps.history.list();
+  }
+
+  /** The history an earlier leader recorded, for a pipeline taken over (ended or not). */
+  resumeCheckpointHistory(recorded: StoredCheckpointRecord[] | undefined): void {
+    this.cps.history.resume(recorded);
   }
 
   /**

@@ -30,7 +30,7 @@ export interface CoordinatorOptions {
   /** Ended jobs stay listed this long (history-job-expire-minutes). */
   historyExpireMs: number;
   /** Engine-level checkpoint defaults (seatunnel.engine.checkpoint). */
-  checkpoint: { intervalMs: number; timeoutMs: number; minPauseMs: number };
+  checkpoint: { intervalMs: number; timeoutMs: number; minPauseMs: number; historySize?: number };
   /** Where completed checkpoints and savepoints go (local directory or S3). */
   checkpointStorage: CheckpointStorage;
   /** The coordinators' shared state (default: in memory, for a single coordinator). */

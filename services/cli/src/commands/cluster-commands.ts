@@ -100,7 +100,12 @@ export function registerClusterCommands(program: Command): void {
           resourceManagerAddress: rmAddress,
           jobScheduleStrategy: engine.jobScheduleStrategy,
           historyExpireMs: engine.historyJobExpireMinutes * 60_000,
-          checkpoint: { intervalMs: engine.checkpoint.interval, timeoutMs: engine.checkpoint.timeout, minPauseMs: 0 },
+          checkpoint: {
+      intervalMs: engine.checkpoint.interval,
+      timeoutMs: engine.checkpoint.timeout,
+      minPauseMs: 0,
+      historySize: engine.tideway.checkpointHistory.size,
+    },
           checkpointStorage: checkpointStorageOf(engine),
           store,
           election: ha ? (address, s, epochFloor) => electionFromConfig(engine, s, address, epochFloor) : undefined,

@@ -204,7 +204,9 @@ describe("SeaTunnel's REST API v2", () => {
     expect(bad.json).toEqual({ status: 'fail', message: "status 'DONE' is not one of COMPLETED, FAILED, CANCELED" });
     const cli = await cluster.cli(['checkpoints', jobId]);
     expect(cli.code, cli.stderr).toBe(0);
-    expect(cli.stdout).toMatch(new RegExp(`^${pipeline.pipelineId}\\s+${pipeline.latestSavepoint!.checkpointId}\\s+SAVEPOINT\\s+COMPLETED\\s`, 'm'));
+    expect(cli.stdout).toMatch(
+      new RegExp(`^${pipeline.pipelineId}\\s+${pipeline.latestSavepoint!.checkpointId}\\s+SAVEPOINT\\s+COMPLETED\\s`, 'm'),
+    );
     const resumed = await http<SubmittedJob>(
       'POST',
       `/submit-job?format=hocon&jobId=${jobId}&isStartWithSavePoint=true`,

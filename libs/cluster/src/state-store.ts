@@ -184,6 +184,8 @@ export interface StoredJobState {
   pipelines: StoredPipeline[];
   /** The last few fail-overs (bounded). */
   failovers: StoredFailover[];
+  /** The sequence of the job's last event pushed to receivers (absent in older records: 0). */
+  eventSequence?: number;
   /** The epoch of the leader that wrote this state. */
   epoch: number;
   updatedAtMs: number;

@@ -1,4 +1,4 @@
-import { CoordinatorServer } from '@tideway/coordinator';
+import { CoordinatorServer, JobEventReporter } from '@tideway/coordinator';
 import { ResourceManagerService } from '@tideway/resource-manager';
 import { WorkerServer } from '@tideway/worker';
 import type { EngineConfig } from '@tideway/config';
@@ -41,6 +41,7 @@ export async function startLocalCluster(engine: EngineConfig, coordinatorPort = 
     },
     checkpointStorage: checkpointStorageOf(engine),
     configLimits: configLimitsOf(engine),
+    events: JobEventReporter.fromConfig(engine),
   });
   const coordinatorAddress = await coordinator.start({ waitForLeadership: true });
   resourceManager.setCoordinators([coordinatorAddress]);

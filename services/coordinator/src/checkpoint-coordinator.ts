@@ -265,7 +265,15 @@ export class CheckpointCoordinator {
   }
 
   private ended(p: PendingCheckpoint, state: CheckpointOutcome['state'], reason: string): void {
-    const outcome = { checkpointId: p.id, kind: p.kind, triggeredAt: p.startedAt, endedAt: Date.now(), alignedAt: p.alignedAt, state, reason };
+    const outcome = {
+      checkpointId: p.id,
+      kind: p.kind,
+      triggeredAt: p.startedAt,
+      endedAt: Date.now(),
+      alignedAt: p.alignedAt,
+      state,
+      reason,
+    };
     try {
       this.participants.onEnded?.(outcome);
     } catch (err) {

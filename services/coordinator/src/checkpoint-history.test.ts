@@ -68,8 +68,26 @@ describe('checkpoint history', () => {
     h.add(outcome(2, 'FAILED'), 999);
     h.add(outcome(3, 'COMPLETED'), 2048);
     expect(h.list()).toEqual([
-      { checkpointId: 3, kind: 'CHECKPOINT', triggerTimeMs: 3000, durationMs: 40, stateBytes: 2048, alignmentMs: 25, state: 'COMPLETED', failureReason: '' },
-      { checkpointId: 2, kind: 'CHECKPOINT', triggerTimeMs: 2000, durationMs: 40, stateBytes: 0, alignmentMs: 0, state: 'FAILED', failureReason: 'boom' },
+      {
+        checkpointId: 3,
+        kind: 'CHECKPOINT',
+        triggerTimeMs: 3000,
+        durationMs: 40,
+        stateBytes: 2048,
+        alignmentMs: 25,
+        state: 'COMPLETED',
+        failureReason: '',
+      },
+      {
+        checkpointId: 2,
+        kind: 'CHECKPOINT',
+        triggerTimeMs: 2000,
+        durationMs: 40,
+        stateBytes: 0,
+        alignmentMs: 0,
+        state: 'FAILED',
+        failureReason: 'boom',
+      },
     ]);
     const next = new CheckpointHistory(2);
     next.resume(h.list());

@@ -5,6 +5,7 @@ import type { ConfigLimits, NamespaceLimits } from '@tideway/config';
 import { planJobText, type PlannedJob, type PlanRequest } from '@tideway/planner';
 import type { StateStore, StoredJob, StoredJobInfo } from '@tideway/cluster';
 import type { CheckpointStorage } from '@tideway/checkpoint';
+import type { JobEventReporter } from './job-events.js';
 import type { PipelineSettings } from './pipeline-deps.js';
 import { restorePointOf, type RestorePoint } from './checkpoint-records.js';
 import { JobMaster } from './job-master.js';
@@ -33,6 +34,8 @@ export interface DispatcherOptions {
   checkpointStorage: CheckpointStorage;
   namespaces?: Readonly<Record<string, NamespaceLimits>>;
   configLimits?: ConfigLimits;
+  /** Where job events are pushed (event-report-http, tideway.events.webhooks); none when unset. */
+  events?: JobEventReporter;
 }
 
 /** The parts of the coordinator process the dispatcher works through. */
@@ -239,6 +242,7 @@ export class Dispatcher {
       {
         onJobStatus: (j) => {
           this.events.emit(j.jobId, j);
+          this.options.events?.jobStatus(j, this.deps.fence.epoch);
           if (!j.isEnded()) return;
           detach(recorder.end(), `recording the end of job ${j.jobId}`);
           // As in SeaTunnel: a cancelled or finished job's checkpoints go; a failed job keeps
@@ -247,6 +251,8 @@ export class Dispatcher {
             storage.deleteJob(j.jobId).catch((err: unknown) => log.warn({ err, jobId: j.jobId }, 'could not delete checkpoints'));
           }
         },
+        onCheckpoint: (j, pipelineId, record) => this.options.events?.checkpoint(j, this.deps.fence.epoch, pipelineId, record),
+        onFailover: (j, failover) => this.options.events?.failover(j, this.deps.fence.epoch, failover),
         onPipelineEnded: (j, slotIds) => {
           if (slotIds.length === 0) return;
           this.deps.rm

@@ -49,6 +49,8 @@ export class JobMaster {
   readonly failovers: StoredFailover[] = [];
   startTime = 0;
   finishTime = 0;
+  /** The sequence of the job's last event pushed to receivers (job-events.ts). */
+  eventSequence = 0;
   error?: SerializedError;
   private cancelRequested = false;
   private savepointRequested = false;
@@ -117,6 +119,7 @@ export class JobMaster {
   async resume(state: StoredJobState, epoch: number, slotsOf: (p: StoredPipeline) => Array<SlotProfile | undefined>): Promise<void> {
     this.startTime = state.startTimeMs;
     this.failovers.push(...state.failovers);
+    this.eventSequence = state.eventSequence ?? 0;
     if (state.error) this.error = state.error;
     const stopping = state.status === 'CANCELING' || state.status === 'FAILING';
     // The job takes its recorded state (a running one, whatever its recorded step, runs on).
@@ -129,7 +132,9 @@ export class JobMaster {
         const recorded = sp?.status as PipelineStatus | undefined;
         if (recorded && PIPELINE_STATUS.isTerminal(recorded)) return p.markEnded(recorded, sp?.taskGroups.find((t) => t.error)?.error);
         if (stopping || !sp) return p.markEnded(state.status === 'CANCELING' ? 'CANCELED' : 'FAILED', this.error);
-        this.failovers.push({ timeMs: Date.now(), pipelineId: p.pipelineId, reason: `taken over by a new leader (epoch ${epoch})`, epoch });
+        const takeOver = { timeMs: Date.now(), pipelineId: p.pipelineId, reason: `taken over by a new leader (epoch ${epoch})`, epoch };
+        this.failovers.push(takeOver);
+        this.listener.onFailover?.(this, takeOver);
         await p.resume({ stored: sp, slots: slotsOf(sp) });
       }),
     );

@@ -1,5 +1,6 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { JOB_STATUS, type JobStatus } from '@tideway/dag';
+import type { DeliveryStats } from './event-delivery.js';
 import type { JobMaster } from './job-master.js';
 
 /** What the coordinator's metrics read at scrape time. */
@@ -11,6 +12,8 @@ export interface CoordinatorMetricsSource {
   /** Whether this coordinator leads now, and with which epoch. */
   readonly leading: boolean;
   readonly epoch: number;
+  /** Each job event receiver's deliveries (none without receivers). */
+  eventDeliveries(): DeliveryStats[];
 }
 
 const STATUSES: readonly JobStatus[] = JOB_STATUS.states();
@@ -92,6 +95,37 @@ export function registerCoordinatorMetrics(registry: Registry, source: Coordinat
       this.set(source.leading ? source.epoch : 0);
     },
   });
+  eventCounter(
+    registry,
+    source,
+    'tideway_events_delivered_total',
+    'Job events a receiver accepted (a 2xx answer to their POST).',
+    (s) => s.delivered,
+  );
+  eventCounter(
+    registry,
+    source,
+    'tideway_events_failed_posts_total',
+    'POSTs of job events that failed (no answer within tideway.events.request-timeout, no connection, or a status other than 2xx); each is retried.',
+    (s) => s.failedPosts,
+  );
+  eventCounter(
+    registry,
+    source,
+    'tideway_events_dropped_total',
+    'Job events dropped because the receiver was down past tideway.events.buffer-size events (or the coordinator stopped first).',
+    (s) => s.dropped,
+  );
+  new Gauge({
+    name: 'tideway_events_buffered',
+    help: 'Job events waiting for their receiver.',
+    labelNames: ['receiver'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const s of source.eventDeliveries()) this.set({ receiver: s.name }, s.buffered);
+    },
+  });
   new Counter({
     name: 'tideway_coordinator_workers_lost_total',
     help: 'Workers the resource manager declared lost and told this coordinator about.',
@@ -99,6 +133,26 @@ export function registerCoordinatorMetrics(registry: Registry, source: Coordinat
     collect() {
       this.reset();
       this.inc(source.workersLost);
+    },
+  });
+}
+
+/** A counter per job event receiver, labelled receiver, re-read at each scrape. */
+function eventCounter(
+  registry: Registry,
+  source: CoordinatorMetricsSource,
+  name: string,
+  help: string,
+  value: (s: DeliveryStats) => number,
+): void {
+  new Counter({
+    name,
+    help,
+    labelNames: ['receiver'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const s of source.eventDeliveries()) this.inc({ receiver: s.name }, value(s));
     },
   });
 }

@@ -7,6 +7,8 @@ import { MemoryStateStore, SoleLeaderElection, type LeaderElection, type StateSt
 import type { CheckpointStorage } from '@tideway/checkpoint';
 import { coordinatorServiceHandlers } from './coordinator-service.js';
 import { Dispatcher } from './dispatcher.js';
+import type { DeliveryStats } from './event-delivery.js';
+import type { JobEventReporter } from './job-events.js';
 import type { JobMaster } from './job-master.js';
 import { jobServiceHandlers } from './job-service.js';
 import { Leadership } from './leadership.js';
@@ -51,6 +53,8 @@ export interface CoordinatorOptions {
   tokenStore?: TokenStore;
   /** Size and nesting limits of submitted job configs (tideway.limits; default their defaults). */
   configLimits?: ConfigLimits;
+  /** Where job events are pushed (event-report-http, tideway.events.webhooks); none when unset. */
+  events?: JobEventReporter;
 }
 
 /**
@@ -155,6 +159,7 @@ export class CoordinatorServer {
     this.stopped = true;
     if (this.ticker) clearInterval(this.ticker);
     this.dispatcher.stop();
+    await this.options.events?.close();
     await this.election?.stop();
     await this.options.checkpointStorage.close();
     this.rm.close();
@@ -270,5 +275,10 @@ export class CoordinatorServer {
 
   pendingCount(): number {
     return this.dispatcher.pendingCount();
+  }
+
+  /** Each job event receiver's deliveries (tideway_events_* metrics). */
+  eventDeliveries(): DeliveryStats[] {
+    return this.options.events?.stats() ?? [];
   }
 }

@@ -117,7 +117,10 @@ export interface EngineConfig {
     /** `tideway.events`: job events pushed to webhooks. */
     readonly events: {
       readonly webhooks: Readonly<
-        Record<string, { readonly url: string; readonly headers: Readonly<Record<string, string | number | boolean>>; readonly secret: string }>
+        Record<
+          string,
+          { readonly url: string; readonly headers: Readonly<Record<string, string | number | boolean>>; readonly secret: string }
+        >
       >;
       readonly bufferSize: number;
       readonly batchSize: number;
@@ -238,7 +241,8 @@ function checkEventReceivers(config: EngineConfig, fail: (message: string) => ne
     } catch {
       parsed = undefined;
     }
-    if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) fail(`${where} '${url}': expected an http:// or https:// URL`);
+    if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:'))
+      fail(`${where} '${url}': expected an http:// or https:// URL`);
   };
   check(config.eventReportHttp.url, 'seatunnel.engine.event-report-http.url', false);
   for (const [name, hook] of Object.entries(config.tideway.events.webhooks)) check(hook.url, `tideway.events.webhooks.${name}.url`, true);

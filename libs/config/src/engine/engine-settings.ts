@@ -347,7 +347,13 @@ export const TIDEWAY_SETTINGS: Readonly<Record<string, EngineSetting>> = {
     type: 'section',
     description: "Each pipeline's checkpoint history (JobInfo, REST /jobs/checkpoints, `tideway checkpoints`), kept in the state store.",
     fields: {
-      size: { type: 'int', default: 32, min: 1, max: 1000, description: 'Checkpoints (completed, failed, aborted) kept per pipeline, newest first.' },
+      size: {
+        type: 'int',
+        default: 32,
+        min: 1,
+        max: 1000,
+        description: 'Checkpoints (completed, failed, aborted) kept per pipeline, newest first.',
+      },
     },
   },
   events: {

@@ -36,7 +36,14 @@ export function checkpointTable(job: JobInfo): string {
       ]);
   if (rows.length === 1) return `job ${job.jobId} has no checkpoint yet`;
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
-  return rows.map((r) => r.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd()).join('\n');
+  return rows
+    .map((r) =>
+      r
+        .map((c, i) => c.padEnd(widths[i]))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }
 
 /** `tideway checkpoints <jobId>`: the job's checkpoint history (tideway.checkpoint-history.size per pipeline). */

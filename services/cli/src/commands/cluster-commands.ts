@@ -36,7 +36,7 @@ export function registerClusterCommands(program: Command): void {
     .action(async (opts: StartOptions) => {
       // The services are loaded when one starts: every other command (and --help) stays quick.
       const [
-        { CoordinatorServer, registerCoordinatorMetrics },
+        { CoordinatorServer, JobEventReporter, registerCoordinatorMetrics },
         { ResourceManagerService, registerResourceManagerMetrics },
         { WorkerServer, registerWorkerMetrics },
         { newMetricsRegistry, startMetricsEndpoint },
@@ -101,11 +101,11 @@ export function registerClusterCommands(program: Command): void {
           jobScheduleStrategy: engine.jobScheduleStrategy,
           historyExpireMs: engine.historyJobExpireMinutes * 60_000,
           checkpoint: {
-      intervalMs: engine.checkpoint.interval,
-      timeoutMs: engine.checkpoint.timeout,
-      minPauseMs: 0,
-      historySize: engine.tideway.checkpointHistory.size,
-    },
+            intervalMs: engine.checkpoint.interval,
+            timeoutMs: engine.checkpoint.timeout,
+            minPauseMs: 0,
+            historySize: engine.tideway.checkpointHistory.size,
+          },
           checkpointStorage: checkpointStorageOf(engine),
           store,
           election: ha ? (address, s, epochFloor) => electionFromConfig(engine, s, address, epochFloor) : undefined,
@@ -113,6 +113,7 @@ export function registerClusterCommands(program: Command): void {
           namespaces: t.auth.namespaces,
           tokenStore: store instanceof RedisStateStore ? store : undefined,
           configLimits: configLimitsOf(engine),
+          events: JobEventReporter.fromConfig(engine),
         });
         process.stderr.write(`tideway: coordinator listening on ${await c.start()}\n`);
         registerCoordinatorMetrics(registry, c);

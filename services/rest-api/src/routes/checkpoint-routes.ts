@@ -69,9 +69,11 @@ export function checkpointHistoryBody(job: JobInfo, query: { pipelineId?: string
   if (pipelineId !== undefined && !(Number.isInteger(pipelineId) && pipelineId >= 0))
     throw new BadRequest(`pipelineId '${query.pipelineId}' is not a pipeline id: expected a whole number, e.g. 1`);
   const limit = query.limit === undefined ? DEFAULT_LIMIT : Number(query.limit);
-  if (!(Number.isInteger(limit) && limit >= 1)) throw new BadRequest(`limit '${query.limit}' is not a count: expected a whole number of at least 1`);
+  if (!(Number.isInteger(limit) && limit >= 1))
+    throw new BadRequest(`limit '${query.limit}' is not a count: expected a whole number of at least 1`);
   const status = query.status?.toUpperCase();
-  if (status !== undefined && !STATUSES.includes(status)) throw new BadRequest(`status '${query.status}' is not one of ${STATUSES.join(', ')}`);
+  if (status !== undefined && !STATUSES.includes(status))
+    throw new BadRequest(`status '${query.status}' is not one of ${STATUSES.join(', ')}`);
   return job.pipelines
     .filter((p) => pipelineId === undefined || p.pipelineId === pipelineId)
     .flatMap((p) => p.checkpointHistory.map((r) => ({ pipelineId: p.pipelineId, checkpoint: checkpointInfoBody(r) })))

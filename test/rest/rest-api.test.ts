@@ -309,6 +309,20 @@ describe("SeaTunnel's REST API v2", () => {
     });
   });
 
+  it('every process answers the probes beside its metrics: /livez alive, /readyz ready with its reason', async () => {
+    const roles = { coordinator: 'coordinator', 'resource-manager': 'resource-manager', 'worker-1': 'worker' } as const;
+    for (const [name, role] of Object.entries(roles)) {
+      const port = cluster.metricsPorts.get(name as keyof typeof roles)!;
+      const live = await fetch(`http://127.0.0.1:${port}/livez`);
+      expect(live.status).toBe(200);
+      expect(await live.json()).toEqual({ status: 'alive' });
+      const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
+      const body = (await ready.json()) as { status: string; checks: Record<string, { ready: boolean; reason: string }> };
+      expect(ready.status, JSON.stringify(body)).toBe(200);
+      expect(body).toEqual({ status: 'ready', checks: { [role]: { ready: true, reason: expect.any(String) as unknown } } });
+    }
+  });
+
   it('GET /system-monitoring-information, /metrics, /openmetrics and /logs', async () => {
     const sys = (await http<Array<Record<string, string>>>('GET', '/system-monitoring-information')).json;
     expect(sys[0]).toMatchObject({

@@ -2,6 +2,7 @@ import { Counter, Gauge, type Registry } from 'prom-client';
 import { JOB_STATUS, type JobStatus } from '@tideway/dag';
 import type { DeliveryStats } from './event-delivery.js';
 import type { JobMaster } from './job-master.js';
+import { TableSeries } from './table-series.js';
 
 /** What the coordinator's metrics read at scrape time. */
 export interface CoordinatorMetricsSource {
@@ -23,7 +24,11 @@ const STATUSES: readonly JobStatus[] = JOB_STATUS.states();
  * on the hot path): jobs by status, running task groups, and per job rows and bytes read and
  * written and checkpoints completed and failed. Per-job series disappear with the job's history.
  */
-export function registerCoordinatorMetrics(registry: Registry, source: CoordinatorMetricsSource): void {
+export function registerCoordinatorMetrics(
+  registry: Registry,
+  source: CoordinatorMetricsSource,
+  options: { maxTableSeries?: number } = {},
+): void {
   new Gauge({
     name: 'tideway_jobs',
     help: 'Jobs known to the coordinator, by status (ended jobs until history-job-expire-minutes).',
@@ -79,6 +84,50 @@ export function registerCoordinatorMetrics(registry: Registry, source: Coordinat
   perJob(registry, source, 'tideway_job_checkpoints_failed_total', 'Checkpoints of a job that failed or timed out.', (j) =>
     sum(j, (p) => p.failedCheckpoints),
   );
+  const tables = new TableSeries(options.maxTableSeries);
+  perTable(
+    registry,
+    source,
+    tables,
+    'tideway_table_rows_read_total',
+    'Rows read from a table by the sources of a job.',
+    (c) => c.sourceReceivedCount,
+  );
+  perTable(
+    registry,
+    source,
+    tables,
+    'tideway_table_rows_written_total',
+    'Rows written to a table by the sinks of a job.',
+    (c) => c.sinkWriteCount,
+  );
+  perTable(
+    registry,
+    source,
+    tables,
+    'tideway_table_bytes_read_total',
+    'Bytes read from a table by the sources of a job.',
+    (c) => c.sourceReceivedBytes,
+  );
+  perTable(
+    registry,
+    source,
+    tables,
+    'tideway_table_bytes_written_total',
+    'Bytes written to a table by the sinks of a job.',
+    (c) => c.sinkWriteBytes,
+  );
+  new Gauge({
+    name: 'tideway_job_tables_folded',
+    help: 'Tables of a job past tideway.metrics.max-table-series, whose counts are summed into the series labelled table="_other".',
+    labelNames: ['job_id', 'job_name'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const j of source.jobMasters())
+        this.set({ job_id: j.jobId, job_name: j.job.jobName }, tables.series(j, j.counters().tables).folded);
+    },
+  });
   new Gauge({
     name: 'tideway_coordinator_leader',
     help: '1 while this coordinator leads the cluster, 0 while it follows.',
@@ -133,6 +182,29 @@ export function registerCoordinatorMetrics(registry: Registry, source: Coordinat
     collect() {
       this.reset();
       this.inc(source.workersLost);
+    },
+  });
+}
+
+/** A counter per table of each job (at most the limit of TableSeries, the rest in `_other`), re-read at each scrape. */
+function perTable(
+  registry: Registry,
+  source: CoordinatorMetricsSource,
+  tables: TableSeries,
+  name: string,
+  help: string,
+  value: (c: { sourceReceivedCount: number; sinkWriteCount: number; sourceReceivedBytes: number; sinkWriteBytes: number }) => number,
+): void {
+  new Counter({
+    name,
+    help: `${help} Past tideway.metrics.max-table-series tables per job, the rest are summed into table="_other".`,
+    labelNames: ['job_id', 'job_name', 'table'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const j of source.jobMasters())
+        for (const [table, c] of tables.series(j, j.counters().tables).series)
+          this.inc({ job_id: j.jobId, job_name: j.job.jobName, table }, value(c));
     },
   });
 }

@@ -85,6 +85,8 @@ export class CoordinatorServer {
   private stopped = false;
   /** Workers the resource manager reported lost since the start (a Prometheus counter). */
   workersLost = 0;
+  /** A follower's view at its last tick: whether the recorded leader announced itself within its ttl. */
+  private leaderAlive = false;
   port = 0;
 
   constructor(private readonly options: CoordinatorOptions) {
@@ -257,6 +259,8 @@ export class CoordinatorServer {
     if (!this.fence.leading) {
       const leader = await this.store.leader().catch(() => undefined);
       this.fence.knownLeader = leader?.address ?? '';
+      const alive = leader ? await this.store.coordinators().catch(() => []) : [];
+      this.leaderAlive = !!leader && alive.some((c) => c.address === leader.address);
       return;
     }
     const backup = now - this.lastMetricsBackup >= (this.options.metricsBackupIntervalMs ?? 10_000);
@@ -275,6 +279,21 @@ export class CoordinatorServer {
 
   pendingCount(): number {
     return this.dispatcher.pendingCount();
+  }
+
+  /**
+   * The readiness probe's answer: ready while this coordinator leads (its take-over done), or
+   * follows a leader that announced itself within its ttl; not ready while it follows without a
+   * leader (an election under way, the state store unreachable) or stops.
+   */
+  readiness(): { ready: boolean; reason: string } {
+    if (this.stopped) return { ready: false, reason: 'the coordinator is stopping' };
+    if (this.fence.leading)
+      return this.takingOver
+        ? { ready: false, reason: `leading (epoch ${this.epoch}), taking the recorded jobs over` }
+        : { ready: true, reason: `leading (epoch ${this.epoch})` };
+    if (this.leaderAlive) return { ready: true, reason: `following the leader at ${this.fence.knownLeader}` };
+    return { ready: false, reason: 'following, and no leader answers (an election is under way, or the state store is unreachable)' };
   }
 
   /** Each job event receiver's deliveries (tideway_events_* metrics). */

@@ -112,6 +112,8 @@ export interface EngineConfig {
       /** Folders of plugin packages, as written (relative ones are taken beside the install). */
       readonly dirs: readonly string[];
     };
+    /** `tideway.metrics`. */
+    readonly metrics: { readonly maxTableSeries: number };
     /** `tideway.checkpoint-history`. */
     readonly checkpointHistory: { readonly size: number };
     /** `tideway.events`: job events pushed to webhooks. */

@@ -343,6 +343,19 @@ export const TIDEWAY_SETTINGS: Readonly<Record<string, EngineSetting>> = {
       },
     },
   },
+  metrics: {
+    type: 'section',
+    description: "The coordinator's Prometheus metrics (cluster start --metrics-port, docs/cluster.md).",
+    fields: {
+      'max-table-series': {
+        type: 'int',
+        default: 100,
+        min: 1,
+        description:
+          'Tables per job with series of their own (tideway_table_*); later tables of the job are summed into one series labelled table="_other".',
+      },
+    },
+  },
   'checkpoint-history': {
     type: 'section',
     description: "Each pipeline's checkpoint history (JobInfo, REST /jobs/checkpoints, `tideway checkpoints`), kept in the state store.",

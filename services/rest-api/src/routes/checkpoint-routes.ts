@@ -2,8 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import type { CheckpointRecord, JobInfo } from '@tideway/contracts';
 import type { JobApi } from '../job-api.js';
 import { BadRequest } from '../rest-errors.js';
+import { checkJobId } from './job-routes.js';
 
-const JOB_ID = /^\d{1,19}$/;
 /** SeaTunnel's CheckpointStatus values a history query may filter by. */
 const STATUSES = ['COMPLETED', 'FAILED', 'CANCELED'];
 /** SeaTunnel's default `limit` of the history endpoint. */
@@ -80,11 +80,6 @@ export function checkpointHistoryBody(job: JobInfo, query: { pipelineId?: string
     .filter((e) => status === undefined || e.checkpoint.status === status)
     .sort((a, b) => b.checkpoint.triggerTimestamp - a.checkpoint.triggerTimestamp)
     .slice(0, limit);
-}
-
-function checkJobId(jobId: string): string {
-  if (!JOB_ID.test(jobId)) throw new BadRequest(`job id '${jobId}' is not a job id: expected digits, e.g. 733584788375666689`);
-  return jobId;
 }
 
 /** SeaTunnel's checkpoint endpoints: GET /jobs/checkpoints/:jobId and /jobs/checkpoints/history/:jobId. */

@@ -6,6 +6,8 @@
  * the DROP (before the sink has necessarily applied it) and restored with `run -r`; at the end
  * the target has the source's columns and `tideway verify` reports every row equal.
  */
+import { appendFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
@@ -114,6 +116,29 @@ sink {
 const rows = (from: number, n: number, cols: (i: number) => string) =>
   Array.from({ length: n }, (_, k) => `(${cols(from + k)})`).join(', ');
 
+/** The fields of a pushed job event this test reads. */
+interface PushedEvent {
+  eventType: string;
+  tableId?: string;
+  changes?: string[];
+}
+
+/** A local HTTP server that keeps every job event POSTed to it. */
+async function eventReceiver(): Promise<{ url: string; got: PushedEvent[]; close(): void }> {
+  const got: PushedEvent[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      got.push(...(JSON.parse(Buffer.concat(chunks).toString('utf8')) as PushedEvent[]));
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return { url: `http://127.0.0.1:${port}/events`, got, close: () => server.close() };
+}
+
 async function killed(cli: RunningCli): Promise<void> {
   cli.child.kill('SIGKILL');
   expect((await cli.exit).signal).toBe('SIGKILL');
@@ -124,6 +149,13 @@ async function evolve(src: Db, dst: Db, slot: string): Promise<void> {
   await src.run(`CREATE TABLE items (id ${pk}, name varchar(64) NOT NULL, qty int, note varchar(32))`);
   await src.run(`INSERT INTO items VALUES ${rows(1, 50, (i) => `${i}, 'item ${i}', ${i}, 'n${i}'`)}`);
   const job = new CliJob(dirs.make(), jobConfig(src, dst, slot));
+  // The job's schema changes are pushed to a webhook (docs/events.md).
+  const events = await eventReceiver();
+  appendFileSync(
+    job.engine,
+    ['tideway:', '  events:', '    flush-interval: 100', '    webhooks:', `      test: { url: '${events.url}' }`, ''].join('\n'),
+  );
+  const schemaEvents = () => events.got.filter((e) => e.eventType === 'SCHEMA_CHANGE');
   const sameColumns = async (cli: RunningCli) =>
     until(
       `the columns of ${dst.name}.items to be the source's`,
@@ -141,6 +173,9 @@ async function evolve(src: Db, dst: Db, slot: string): Promise<void> {
   await src.run(`INSERT INTO items VALUES ${rows(51, 20, (i) => `${i}, 'item ${i}', ${i}, 'n${i}', 'blue'`)}`);
   await src.run("UPDATE items SET color = 'green' WHERE id BETWEEN 5 AND 15");
   await sameColumns(cli);
+  await until('the ADD COLUMN event', () =>
+    schemaEvents().some((e) => /items$/.test(e.tableId ?? '') && e.changes?.some((c) => /^ADD COLUMN color /.test(c))) ? true : undefined,
+  );
 
   // Killed with the DROP and the rows after it possibly not applied yet.
   await src.run('ALTER TABLE items DROP COLUMN note');
@@ -158,6 +193,11 @@ async function evolve(src: Db, dst: Db, slot: string): Promise<void> {
   await src.run(`INSERT INTO items VALUES ${rows(101, 10, (i) => `${i}, 'item ${i}', ${i * 10_000_000_000}, 'black'`)}`);
   await src.run("UPDATE items SET title = 'changed' WHERE id IN (1, 2, 3)");
   await sameColumns(cli);
+  await until('the RENAME and MODIFY COLUMN events', () => {
+    const changes = schemaEvents().flatMap((e) => e.changes ?? []);
+    return changes.includes('RENAME COLUMN name TO title') && changes.some((c) => /^MODIFY COLUMN qty /.test(c)) ? true : undefined;
+  });
+  events.close();
   await job.verifyEqual();
   cli.child.kill('SIGINT');
   const ended = await cli.exit;

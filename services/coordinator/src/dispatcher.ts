@@ -253,6 +253,7 @@ export class Dispatcher {
         },
         onCheckpoint: (j, pipelineId, record) => this.options.events?.checkpoint(j, this.deps.fence.epoch, pipelineId, record),
         onFailover: (j, failover) => this.options.events?.failover(j, this.deps.fence.epoch, failover),
+        onSchemaChange: (j, pipelineId, change) => this.options.events?.schemaChange(j, this.deps.fence.epoch, pipelineId, change),
         onPipelineEnded: (j, slotIds) => {
           if (slotIds.length === 0) return;
           this.deps.rm

@@ -6,7 +6,7 @@ import { JobEventReporter, type JobEvent } from './job-events.js';
 import { JobMaster } from './job-master.js';
 
 describe('JobEventReporter', () => {
-  it('a job status change, a failed checkpoint and a fail-over each become an event, numbered in the job order', async () => {
+  it('a job status change, a failed checkpoint, a schema change and a fail-over each become an event, numbered in the job order', async () => {
     const got: JobEvent[] = [];
     const server = createServer((req, res) => {
       const chunks: Buffer[] = [];
@@ -40,6 +40,7 @@ describe('JobEventReporter', () => {
         onPipelineEnded: () => undefined,
         onCheckpoint: (j, p, r) => reporter.checkpoint(j, 7, p, r),
         onFailover: (j, f) => reporter.failover(j, 7, f),
+        onSchemaChange: (j, p, c) => reporter.schemaChange(j, 7, p, c),
       },
       { checkpoint: { intervalMs: 0, timeoutMs: 50, minPauseMs: 0 }, retryTimes: 1, retryIntervalMs: 0 },
     );
@@ -48,9 +49,11 @@ describe('JobEventReporter', () => {
     const p = job.pipelines[0];
     p.onTaskState(0, 0, 'RUNNING');
     expect(await p.checkpoints.trigger('CHECKPOINT')).toBe(false); // never acknowledged: times out
+    p.onSchemaChange(0, 0, { tableId: 'db.items', changes: ['ADD COLUMN color varchar(16)'], created: false });
+    p.onSchemaChange(0, 9, { tableId: 'db.late', changes: [], created: true }); // another attempt's: ignored
     p.onTaskState(0, 0, 'FAILED', { code: 'TW-TASK-001', message: 'boom', retryable: true });
     await tick(30);
-    await until(() => got.length >= 5, 'the events delivered');
+    await until(() => got.length >= 6, 'the events delivered');
     await reporter.close();
     server.close();
     expect(got.map((e) => [e.sequence, e.eventType, e.status ?? e.failureReason ?? e.reason])).toEqual([
@@ -58,8 +61,10 @@ describe('JobEventReporter', () => {
       [2, 'JOB_STATUS_CHANGED', 'SCHEDULED'],
       [3, 'JOB_STATUS_CHANGED', 'RUNNING'],
       [4, 'CHECKPOINT_FAILED', 'timed out after 50 ms'],
-      [5, 'PIPELINE_FAILOVER', 'boom'],
+      [5, 'SCHEMA_CHANGE', undefined],
+      [6, 'PIPELINE_FAILOVER', 'boom'],
     ]);
+    expect(got[4]).toMatchObject({ pipelineId: 1, tableId: 'db.items', changes: ['ADD COLUMN color varchar(16)'], created: false });
     expect(got[3]).toMatchObject({
       eventId: 'j1-7-4',
       jobId: 'j1',
@@ -68,6 +73,6 @@ describe('JobEventReporter', () => {
       checkpointId: 1,
       checkpointType: 'CHECKPOINT_TYPE',
     });
-    expect(job.eventSequence).toBe(5);
+    expect(job.eventSequence).toBe(6);
   });
 });

@@ -3,6 +3,7 @@ import { logger } from '@tideway/common';
 import type { EngineConfig } from '@tideway/config';
 import { EventDelivery, type DeliverySettings, type DeliveryStats, type ReceiverSettings } from './event-delivery.js';
 import type { JobMaster } from './job-master.js';
+import type { SchemaChangeNotice } from './pipeline-master.js';
 
 const log = logger('events');
 
@@ -21,11 +22,11 @@ export interface JobEvent {
   epoch: number;
   /** Milliseconds since epoch. */
   createdTime: number;
-  eventType: 'JOB_STATUS_CHANGED' | 'CHECKPOINT_FAILED' | 'PIPELINE_FAILOVER';
+  eventType: 'JOB_STATUS_CHANGED' | 'CHECKPOINT_FAILED' | 'PIPELINE_FAILOVER' | 'SCHEMA_CHANGE';
   /** JOB_STATUS_CHANGED: the job's new status, and its error when it is failing or failed. */
   status?: string;
   error?: { code: string; message: string };
-  /** CHECKPOINT_FAILED and PIPELINE_FAILOVER: the pipeline. */
+  /** CHECKPOINT_FAILED, PIPELINE_FAILOVER and SCHEMA_CHANGE: the pipeline. */
   pipelineId?: number;
   /** CHECKPOINT_FAILED: the checkpoint (as SeaTunnel's checkpoint overview names it). */
   checkpointId?: number;
@@ -35,6 +36,10 @@ export interface JobEvent {
   failureReason?: string;
   /** PIPELINE_FAILOVER: why the pipeline restarts (or fails), or that a new leader took it over. */
   reason?: string;
+  /** SCHEMA_CHANGE: the table, its column changes in words (ADD COLUMN c int, ...), or that it was created. */
+  tableId?: string;
+  changes?: string[];
+  created?: boolean;
 }
 
 type EventDetails = Omit<JobEvent, 'eventId' | 'jobId' | 'jobName' | 'sequence' | 'epoch' | 'createdTime'>;
@@ -116,6 +121,13 @@ export class JobEventReporter {
 
   failover(job: JobMaster, epoch: number, f: StoredFailover): void {
     this.publish(jobEvent(job, epoch, { eventType: 'PIPELINE_FAILOVER', pipelineId: f.pipelineId, reason: f.reason }));
+  }
+
+  /** A source reader emitted a schema change (CDC): a table's columns changed, or a table was created. */
+  schemaChange(job: JobMaster, epoch: number, pipelineId: number, c: SchemaChangeNotice): void {
+    this.publish(
+      jobEvent(job, epoch, { eventType: 'SCHEMA_CHANGE', pipelineId, tableId: c.tableId, changes: [...c.changes], created: c.created }),
+    );
   }
 
   private publish(event: JobEvent): void {

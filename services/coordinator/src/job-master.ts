@@ -6,7 +6,7 @@ import type { PlannedJob } from '@tideway/planner';
 import type { TaskGroupMetrics } from '@tideway/runtime';
 import type { RestorePoint } from './checkpoint-records.js';
 import type { PipelineRecords, PipelineSettings } from './pipeline-deps.js';
-import { PipelineMaster, type PipelineDeps } from './pipeline-master.js';
+import { PipelineMaster, type PipelineDeps, type SchemaChangeNotice } from './pipeline-master.js';
 
 const log = logger('job-master');
 
@@ -24,6 +24,8 @@ export interface JobListener {
   onCheckpoint?(job: JobMaster, pipelineId: number, record: StoredCheckpointRecord): void;
   /** A pipeline is failing over (restarting, or failing for good). */
   onFailover?(job: JobMaster, failover: StoredFailover): void;
+  /** A source reader of a pipeline emitted a schema change. */
+  onSchemaChange?(job: JobMaster, pipelineId: number, change: SchemaChangeNotice): void;
 }
 
 /** Summed counters of a job. */
@@ -85,6 +87,7 @@ export class JobMaster {
                 this.records?.changed();
                 this.listener.onCheckpoint?.(this, pm.pipelineId, record);
               },
+              onSchemaChange: (pm, change) => this.listener.onSchemaChange?.(this, pm.pipelineId, change),
             },
           },
           settings,

@@ -29,6 +29,15 @@ export interface PipelineListener {
   onFailover?(pipeline: PipelineMaster, reason: string): void;
   /** A checkpoint ended (completed, failed or aborted) and joined the pipeline's history. */
   onCheckpoint?(pipeline: PipelineMaster, record: StoredCheckpointRecord): void;
+  /** A source reader of the current attempt emitted a schema change. */
+  onSchemaChange?(pipeline: PipelineMaster, change: SchemaChangeNotice): void;
+}
+
+/** A schema change a source reader reported: the table, its column changes in words, or that it was created. */
+export interface SchemaChangeNotice {
+  tableId: string;
+  changes: string[];
+  created: boolean;
 }
 
 export interface PipelineDeps {
@@ -294,6 +303,11 @@ export class PipelineMaster {
   onMetrics(index: number, attempt: number, metrics: TaskGroupMetrics): void {
     const t = this.taskGroups[index];
     if (t && attempt === this.attempt) t.metrics = metrics;
+  }
+
+  /** A reader's schema change (an earlier attempt's late report is ignored). */
+  onSchemaChange(index: number, attempt: number, change: SchemaChangeNotice): void {
+    if (this.taskGroups[index] && attempt === this.attempt) this.deps.listener.onSchemaChange?.(this, change);
   }
 
   async onAck(

@@ -7,11 +7,10 @@
  * the target has the source's columns and `tideway verify` reports every row equal.
  */
 import { appendFileSync } from 'node:fs';
-import { createServer } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
-import type { TestDatabaseServer } from '@tideway/testing';
+import { startHttpReceiver, type TestDatabaseServer } from '@tideway/testing';
 import { cdcServersForFile } from './cdc-servers.js';
 import { CliJob, TempDirs, until, type RunningCli } from './cli-job.js';
 
@@ -123,22 +122,6 @@ interface PushedEvent {
   changes?: string[];
 }
 
-/** A local HTTP server that keeps every job event POSTed to it. */
-async function eventReceiver(): Promise<{ url: string; got: PushedEvent[]; close(): void }> {
-  const got: PushedEvent[] = [];
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      got.push(...(JSON.parse(Buffer.concat(chunks).toString('utf8')) as PushedEvent[]));
-      res.writeHead(204).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  return { url: `http://127.0.0.1:${port}/events`, got, close: () => server.close() };
-}
-
 async function killed(cli: RunningCli): Promise<void> {
   cli.child.kill('SIGKILL');
   expect((await cli.exit).signal).toBe('SIGKILL');
@@ -150,12 +133,12 @@ async function evolve(src: Db, dst: Db, slot: string): Promise<void> {
   await src.run(`INSERT INTO items VALUES ${rows(1, 50, (i) => `${i}, 'item ${i}', ${i}, 'n${i}'`)}`);
   const job = new CliJob(dirs.make(), jobConfig(src, dst, slot));
   // The job's schema changes are pushed to a webhook (docs/events.md).
-  const events = await eventReceiver();
+  const events = await startHttpReceiver({ path: '/events' });
   appendFileSync(
     job.engine,
     ['tideway:', '  events:', '    flush-interval: 100', '    webhooks:', `      test: { url: '${events.url}' }`, ''].join('\n'),
   );
-  const schemaEvents = () => events.got.filter((e) => e.eventType === 'SCHEMA_CHANGE');
+  const schemaEvents = () => events.items<PushedEvent>().filter((e) => e.eventType === 'SCHEMA_CHANGE');
   const sameColumns = async (cli: RunningCli) =>
     until(
       `the columns of ${dst.name}.items to be the source's`,
@@ -197,11 +180,11 @@ async function evolve(src: Db, dst: Db, slot: string): Promise<void> {
     const changes = schemaEvents().flatMap((e) => e.changes ?? []);
     return changes.includes('RENAME COLUMN name TO title') && changes.some((c) => /^MODIFY COLUMN qty /.test(c)) ? true : undefined;
   });
-  events.close();
   await job.verifyEqual();
   cli.child.kill('SIGINT');
   const ended = await cli.exit;
   expect(ended.code, ended.stderr).toBe(130);
+  await events.close();
 }
 
 cdcServersForFile(dirs, clients, (s) => {

@@ -5,26 +5,20 @@
  * every event all the same, in order, once.
  */
 import { createHmac } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
-import { freePort } from '@tideway/testing';
+import { freePort, startHttpReceiver, type HttpReceiver } from '@tideway/testing';
 import { spawnCli, waitForExit } from '../conformance/cli-process.js';
 import { fakeJob } from '../cluster/test-cluster.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'tideway-events-'));
-const servers: Server[] = [];
+const receivers: HttpReceiver[] = [];
 afterAll(async () => {
-  await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
+  await Promise.all(receivers.map((r) => r.close()));
   rmSync(dir, { recursive: true, force: true });
 });
-
-interface Post {
-  headers: Record<string, string | string[] | undefined>;
-  body: string;
-}
 
 interface Event {
   eventId: string;
@@ -36,21 +30,13 @@ interface Event {
   status?: string;
 }
 
-async function receiver(port: number, posts: Post[]): Promise<Server> {
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      posts.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
-      res.writeHead(204).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-  servers.push(server);
-  return server;
+async function receiver(port: number): Promise<HttpReceiver> {
+  const r = await startHttpReceiver({ port });
+  receivers.push(r);
+  return r;
 }
 
-const events = (posts: Post[]) => posts.flatMap((p) => JSON.parse(p.body) as Event[]);
+const events = (r: HttpReceiver) => r.items<Event>();
 
 async function until(what: string, cond: () => boolean, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -65,8 +51,7 @@ it('event-report-http and a signed webhook get every job state change in order; 
 }, async () => {
   const seatunnelPort = await freePort();
   const hookPort = await freePort(); // nothing listens there yet
-  const seatunnel: Post[] = [];
-  await receiver(seatunnelPort, seatunnel);
+  const seatunnel = await receiver(seatunnelPort);
   const engine = join(dir, 'engine.yaml');
   writeFileSync(
     engine,
@@ -94,8 +79,7 @@ it('event-report-http and a signed webhook get every job state change in order; 
   const exited = waitForExit(child);
 
   await until('RUNNING reported to event-report-http', () => events(seatunnel).some((e) => e.status === 'RUNNING'));
-  const hook: Post[] = [];
-  await receiver(hookPort, hook);
+  const hook = await receiver(hookPort);
   await until('the webhook, back, got RUNNING', () => events(hook).some((e) => e.status === 'RUNNING'), 30_000);
   child.kill('SIGINT');
   const res = await exited;
@@ -111,10 +95,12 @@ it('event-report-http and a signed webhook get every job state change in order; 
     expect(e).toMatchObject({ jobId, eventType: 'JOB_STATUS_CHANGED', sequence: i + 1, createdTime: expect.any(Number) as unknown });
     expect(e.eventId).toBe(`${jobId}-${e.epoch}-${e.sequence}`);
   }
-  expect(seatunnel.every((p) => p.headers.authorization === 'Bearer abc' && p.headers['x-tideway-signature'] === undefined)).toBe(true);
+  expect(seatunnel.requests.every((p) => p.headers.authorization === 'Bearer abc' && p.headers['x-tideway-signature'] === undefined)).toBe(
+    true,
+  );
   // The webhook got the same events, once each, in order, every POST signed.
   expect(events(hook)).toEqual(st);
-  for (const p of hook)
+  for (const p of hook.requests)
     expect(p.headers['x-tideway-signature']).toBe(`sha256=${createHmac('sha256', 's3cret').update(p.body).digest('hex')}`);
   expect(res.stderr).toMatch(/could not deliver job events; retrying with backoff/);
 });

@@ -35,3 +35,4 @@ export {
   type KafkaBroker,
   type KafkaOptions,
 } from './kafka.js';
+export { startHttpReceiver, type HttpReceiver, type ReceivedRequest } from './http-receiver.js';

@@ -1,24 +1,14 @@
-import { createServer } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { planJobText } from '@tideway/planner';
+import { startHttpReceiver } from '@tideway/testing';
 import { FakeResources, FakeWorkers, MemoryStorage, slot, tick, until } from './gateway-fakes.js';
 import { JobEventReporter, type JobEvent } from './job-events.js';
 import { JobMaster } from './job-master.js';
 
 describe('JobEventReporter', () => {
   it('a job status change, a failed checkpoint, a schema change and a fail-over each become an event, numbered in the job order', async () => {
-    const got: JobEvent[] = [];
-    const server = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        got.push(...(JSON.parse(Buffer.concat(chunks).toString('utf8')) as JobEvent[]));
-        res.writeHead(200).end();
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const { port } = server.address() as { port: number };
-    const reporter = new JobEventReporter([{ name: 'test', url: `http://127.0.0.1:${port}/`, headers: {}, secret: '' }], {
+    const receiver = await startHttpReceiver();
+    const reporter = new JobEventReporter([{ name: 'test', url: receiver.url, headers: {}, secret: '' }], {
       bufferSize: 100,
       batchSize: 10,
       flushIntervalMs: 10,
@@ -53,9 +43,10 @@ describe('JobEventReporter', () => {
     p.onSchemaChange(0, 9, { tableId: 'db.late', changes: [], created: true }); // another attempt's: ignored
     p.onTaskState(0, 0, 'FAILED', { code: 'TW-TASK-001', message: 'boom', retryable: true });
     await tick(30);
-    await until(() => got.length >= 6, 'the events delivered');
+    await until(() => receiver.items().length >= 6, 'the events delivered');
     await reporter.close();
-    server.close();
+    await receiver.close();
+    const got = receiver.items<JobEvent>();
     expect(got.map((e) => [e.sequence, e.eventType, e.status ?? e.failureReason ?? e.reason])).toEqual([
       [1, 'JOB_STATUS_CHANGED', 'PENDING'],
       [2, 'JOB_STATUS_CHANGED', 'SCHEDULED'],

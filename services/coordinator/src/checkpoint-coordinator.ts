@@ -107,6 +107,14 @@ export class CheckpointCoordinator {
     return this.completedCount;
   }
 
+  /** The checkpoint in flight, if one is: its task groups that acknowledged, of all that must. */
+  inFlight(): { checkpointId: number; kind: CheckpointKind; triggeredAt: number; acknowledged: number; total: number } | undefined {
+    const p = this.pending;
+    if (!p) return undefined;
+    const total = Object.keys(p.states).length + p.waiting.size;
+    return { checkpointId: p.id, kind: p.kind, triggeredAt: p.startedAt, acknowledged: total - p.waiting.size, total };
+  }
+
   /** The id of the last checkpoint triggered (0 if none). */
   get lastId(): number {
     return this.nextId - 1;

@@ -26,11 +26,14 @@ describe('checkpoint history', () => {
   it('every checkpoint ends once: completed (with its alignment), failed (timed out), aborted (the pipeline stopped)', async () => {
     const outcomes: CheckpointOutcome[] = [];
     const cc = new CheckpointCoordinator(1, { intervalMs: 0, timeoutMs: 100, minPauseMs: 0 }, fakeParticipants(outcomes));
+    expect(cc.inFlight()).toBeUndefined();
     const first = cc.trigger('CHECKPOINT');
     await tick(15);
     await cc.acknowledge(0, 1, state, {});
+    expect(cc.inFlight()).toMatchObject({ checkpointId: 1, kind: 'CHECKPOINT', acknowledged: 1, total: 2 });
     await cc.acknowledge(1, 1, state, {});
     expect(await first).toBe(true);
+    expect(cc.inFlight()).toBeUndefined();
     const second = cc.trigger('CHECKPOINT');
     await tick();
     await cc.acknowledge(0, 2, state, {});

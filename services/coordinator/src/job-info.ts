@@ -1,4 +1,11 @@
-import { JobStatus as WireJobStatus, type CheckpointRecord, type FailoverInfo, type JobInfo, type JobMetrics } from '@tideway/contracts';
+import {
+  JobStatus as WireJobStatus,
+  type CheckpointInFlight,
+  type CheckpointRecord,
+  type FailoverInfo,
+  type JobInfo,
+  type JobMetrics,
+} from '@tideway/contracts';
 import type { StoredCheckpointRecord, StoredFailover, StoredJob } from '@tideway/cluster';
 import type { JobStatus } from '@tideway/dag';
 import { trackedStateToWire } from '@tideway/runtime';
@@ -52,6 +59,10 @@ export function planningJobInfo(jobId: string, p: PlanningJob): JobInfo {
   };
 }
 
+function inFlight(c: ReturnType<JobMaster['pipelines'][number]['checkpoints']['inFlight']>): CheckpointInFlight | undefined {
+  return c && { checkpointId: c.checkpointId, kind: c.kind, triggerTimeMs: c.triggeredAt, acknowledged: c.acknowledged, total: c.total };
+}
+
 function checkpointRecords(records: readonly StoredCheckpointRecord[]): CheckpointRecord[] {
   return records.map((r) => ({ ...r }));
 }
@@ -83,6 +94,8 @@ export function storedJobInfo(stored: StoredJob): JobInfo {
       failedCheckpoints: p.failedCheckpoints,
       lastCheckpointTimeMs: p.lastCheckpointTimeMs,
       checkpointHistory: checkpointRecords(p.checkpointHistory ?? []),
+      // Only the live leader knows a checkpoint in flight.
+      checkpointInFlight: undefined,
       taskGroups: p.taskGroups.map((t) => ({
         index: t.index,
         state: trackedStateToWire(t.state),
@@ -171,6 +184,7 @@ export function jobInfo(job: JobMaster, namespace: string): JobInfo {
       failedCheckpoints: p.failedCheckpoints,
       lastCheckpointTimeMs: p.lastCheckpointTime,
       checkpointHistory: checkpointRecords(p.checkpointHistory),
+      checkpointInFlight: inFlight(p.checkpoints.inFlight()),
       taskGroups: p.taskGroups.map((t) => ({
         index: t.index,
         state: trackedStateToWire(t.state, t.readyToClose),

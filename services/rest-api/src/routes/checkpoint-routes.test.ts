@@ -22,21 +22,25 @@ const pipeline = (pipelineId: number, history: CheckpointRecord[], attempt = 0):
   failedCheckpoints: history.filter((r) => r.state === 'FAILED').length,
   lastCheckpointTimeMs: 0,
   checkpointHistory: history,
+  checkpointInFlight: undefined,
 });
 
 const job = {
   jobId: '42',
   pipelines: [
-    pipeline(
-      1,
-      [
-        record(4, 'ABORTED', 'SAVEPOINT', 'the pipeline stopped while it was in flight'),
-        record(3, 'FAILED', 'CHECKPOINT', 'timed out after 10 ms'),
-        record(2, 'COMPLETED', 'SAVEPOINT'),
-        record(1, 'COMPLETED'),
-      ],
-      2,
-    ),
+    {
+      ...pipeline(
+        1,
+        [
+          record(4, 'ABORTED', 'SAVEPOINT', 'the pipeline stopped while it was in flight'),
+          record(3, 'FAILED', 'CHECKPOINT', 'timed out after 10 ms'),
+          record(2, 'COMPLETED', 'SAVEPOINT'),
+          record(1, 'COMPLETED'),
+        ],
+        2,
+      ),
+      checkpointInFlight: { checkpointId: 5, kind: 'CHECKPOINT', triggerTimeMs: 5000, acknowledged: 1, total: 2 },
+    },
     pipeline(2, [record(5, 'COMPLETED')]),
   ],
 } as unknown as JobInfo;
@@ -46,7 +50,11 @@ describe("SeaTunnel's checkpoint endpoints", () => {
     const body = checkpointOverviewBody(job, 123);
     expect(body.updatedAt).toBe(123);
     const [p1] = body.pipelines;
-    expect(p1.counts).toEqual({ triggered: 3, completed: 2, failed: 1, inProgress: 0, restored: 1 });
+    expect(p1.counts).toEqual({ triggered: 3, completed: 2, failed: 1, inProgress: 1, restored: 1 });
+    expect(p1.inProgress).toEqual([
+      { checkpointId: 5, checkpointType: 'CHECKPOINT_TYPE', triggerTimestamp: 5000, acknowledged: 1, total: 2 },
+    ]);
+    expect(body.pipelines[1].inProgress).toEqual([]);
     expect(p1.latestCompleted).toEqual({
       checkpointId: 2,
       checkpointType: 'SAVEPOINT_TYPE',

@@ -32,10 +32,10 @@ type CheckpointInfoBody = ReturnType<typeof checkpointInfoBody>;
 
 /**
  * SeaTunnel's checkpoint overview of a job (GET /jobs/checkpoints/:jobId): per pipeline the
- * counts, the latest completed, failed and savepoint checkpoints, those in flight, and the
- * history newest first. Counts are the job's own over every attempt; `inProgress` is always
- * empty (Tideway does not report acknowledgements of a checkpoint in flight) and `restored`
- * counts the pipeline's restarts from a checkpoint (attempts after the first).
+ * counts, the latest completed, failed and savepoint checkpoints, the one in flight (with how
+ * many task groups acknowledged it), and the history newest first. Counts are the job's own over
+ * every attempt; `restored` counts the pipeline's restarts from a checkpoint (attempts after the
+ * first).
  */
 export function checkpointOverviewBody(job: JobInfo, now = Date.now()) {
   return {
@@ -44,19 +44,31 @@ export function checkpointOverviewBody(job: JobInfo, now = Date.now()) {
     pipelines: job.pipelines.map((p) => {
       const history = p.checkpointHistory.map(checkpointInfoBody);
       const latest = (pred: (c: CheckpointInfoBody) => boolean) => history.find(pred) ?? null;
+      const f = p.checkpointInFlight;
+      const inProgress = f
+        ? [
+            {
+              checkpointId: f.checkpointId,
+              checkpointType: `${f.kind}_TYPE`,
+              triggerTimestamp: f.triggerTimeMs,
+              acknowledged: f.acknowledged,
+              total: f.total,
+            },
+          ]
+        : [];
       return {
         pipelineId: p.pipelineId,
         counts: {
           triggered: p.completedCheckpoints + p.failedCheckpoints,
           completed: p.completedCheckpoints,
           failed: p.failedCheckpoints,
-          inProgress: 0,
+          inProgress: inProgress.length,
           restored: Math.max(0, p.attempt - 1),
         },
         latestCompleted: latest((c) => c.status === 'COMPLETED'),
         latestFailed: latest((c) => c.status === 'FAILED'),
         latestSavepoint: latest((c) => c.checkpointType === 'SAVEPOINT_TYPE' && c.status === 'COMPLETED'),
-        inProgress: [],
+        inProgress,
         history: history.map((checkpoint) => ({ pipelineId: p.pipelineId, checkpoint })),
       };
     }),

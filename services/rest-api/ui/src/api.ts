@@ -35,6 +35,7 @@ export interface Pipeline {
   taskGroups?: TaskGroup[];
   /** Newest first. */
   checkpointHistory?: CheckpointRecord[];
+  checkpointInFlight?: { checkpointId?: number; kind?: string; triggerTimeMs?: number; acknowledged?: number; total?: number };
 }
 export interface Vertex {
   vertexId?: number;

@@ -17,7 +17,20 @@ function size(bytes: number | undefined): string {
 export function CheckpointsPanel({ pipeline }: { pipeline: Pipeline }) {
   const history = pipeline.checkpointHistory ?? [];
   const pid = pipeline.pipelineId ?? 0;
-  if (history.length === 0) return <p data-testid={`checkpoint-history-${pid}`}>pipeline {pid}: no checkpoint yet</p>;
+  const f = pipeline.checkpointInFlight;
+  const inFlight = f && (
+    <p class="small" data-testid={`checkpoint-in-flight-${pid}`}>
+      in flight: {f.kind} {f.checkpointId ?? 0}, triggered {time(f.triggerTimeMs)}, {f.acknowledged ?? 0} of {f.total ?? 0} task groups
+      acknowledged
+    </p>
+  );
+  if (history.length === 0)
+    return (
+      <div data-testid={`checkpoint-history-${pid}`}>
+        <p>pipeline {pid}: no checkpoint yet</p>
+        {inFlight}
+      </div>
+    );
   const oldestFirst = [...history].reverse();
   return (
     <div class="pipeline" data-testid={`checkpoint-history-${pid}`}>
@@ -27,6 +40,7 @@ export function CheckpointsPanel({ pipeline }: { pipeline: Pipeline }) {
           {pipeline.completedCheckpoints ?? 0} completed · {pipeline.failedCheckpoints ?? 0} failed · last {history.length} shown
         </small>
       </h3>
+      {inFlight}
       <RateChart
         title="checkpoint duration (ms)"
         testId={`checkpoint-chart-${pid}`}

@@ -184,6 +184,19 @@ export interface PipelineInfo {
    * completed, failed and aborted ones, over every attempt and leader.
    */
   checkpointHistory: CheckpointRecord[];
+  /** The checkpoint in flight, if one is (a live job's leader knows it; absent otherwise). */
+  checkpointInFlight: CheckpointInFlight | undefined;
+}
+
+/** A checkpoint triggered and not yet ended. */
+export interface CheckpointInFlight {
+  checkpointId: number;
+  /** CHECKPOINT, SAVEPOINT or COMPLETED_POINT. */
+  kind: string;
+  triggerTimeMs: number;
+  /** Task groups that acknowledged it so far, of the total that must. */
+  acknowledged: number;
+  total: number;
 }
 
 /** One checkpoint of a pipeline, as its history keeps it. */
@@ -2392,6 +2405,7 @@ function createBasePipelineInfo(): PipelineInfo {
     failedCheckpoints: 0,
     lastCheckpointTimeMs: 0,
     checkpointHistory: [],
+    checkpointInFlight: undefined,
   };
 }
 
@@ -2420,6 +2434,9 @@ export const PipelineInfo: MessageFns<PipelineInfo> = {
     }
     for (const v of message.checkpointHistory) {
       CheckpointRecord.encode(v!, writer.uint32(66).fork()).join();
+    }
+    if (message.checkpointInFlight !== undefined) {
+      CheckpointInFlight.encode(message.checkpointInFlight, writer.uint32(74).fork()).join();
     }
     return writer;
   },
@@ -2501,6 +2518,14 @@ export const PipelineInfo: MessageFns<PipelineInfo> = {
             message.checkpointHistory.push(CheckpointRecord.decode(reader, reader.uint32()));
             continue;
           }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.checkpointInFlight = CheckpointInFlight.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2547,6 +2572,11 @@ export const PipelineInfo: MessageFns<PipelineInfo> = {
         : globalThis.Array.isArray(object?.checkpoint_history)
         ? object.checkpoint_history.map((e: any) => CheckpointRecord.fromJSON(e))
         : [],
+      checkpointInFlight: isSet(object.checkpointInFlight)
+        ? CheckpointInFlight.fromJSON(object.checkpointInFlight)
+        : isSet(object.checkpoint_in_flight)
+        ? CheckpointInFlight.fromJSON(object.checkpoint_in_flight)
+        : undefined,
     };
   },
 
@@ -2576,6 +2606,9 @@ export const PipelineInfo: MessageFns<PipelineInfo> = {
     if (message.checkpointHistory?.length) {
       obj.checkpointHistory = message.checkpointHistory.map((e) => CheckpointRecord.toJSON(e));
     }
+    if (message.checkpointInFlight !== undefined) {
+      obj.checkpointInFlight = CheckpointInFlight.toJSON(message.checkpointInFlight);
+    }
     return obj;
   },
 
@@ -2592,6 +2625,150 @@ export const PipelineInfo: MessageFns<PipelineInfo> = {
     message.failedCheckpoints = object.failedCheckpoints ?? 0;
     message.lastCheckpointTimeMs = object.lastCheckpointTimeMs ?? 0;
     message.checkpointHistory = object.checkpointHistory?.map((e) => CheckpointRecord.fromPartial(e)) || [];
+    message.checkpointInFlight = (object.checkpointInFlight !== undefined && object.checkpointInFlight !== null)
+      ? CheckpointInFlight.fromPartial(object.checkpointInFlight)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseCheckpointInFlight(): CheckpointInFlight {
+  return { checkpointId: 0, kind: "", triggerTimeMs: 0, acknowledged: 0, total: 0 };
+}
+
+export const CheckpointInFlight: MessageFns<CheckpointInFlight> = {
+  encode(message: CheckpointInFlight, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.checkpointId !== 0) {
+      writer.uint32(8).uint64(message.checkpointId);
+    }
+    if (message.kind !== "") {
+      writer.uint32(18).string(message.kind);
+    }
+    if (message.triggerTimeMs !== 0) {
+      writer.uint32(25).double(message.triggerTimeMs);
+    }
+    if (message.acknowledged !== 0) {
+      writer.uint32(32).uint32(message.acknowledged);
+    }
+    if (message.total !== 0) {
+      writer.uint32(40).uint32(message.total);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CheckpointInFlight {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCheckpointInFlight();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.checkpointId = longToNumber(reader.uint64());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.kind = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 25) {
+              break;
+            }
+
+            message.triggerTimeMs = reader.double();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.acknowledged = reader.uint32();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.total = reader.uint32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CheckpointInFlight {
+    return {
+      checkpointId: isSet(object.checkpointId)
+        ? globalThis.Number(object.checkpointId)
+        : isSet(object.checkpoint_id)
+        ? globalThis.Number(object.checkpoint_id)
+        : 0,
+      kind: isSet(object.kind) ? globalThis.String(object.kind) : "",
+      triggerTimeMs: isSet(object.triggerTimeMs)
+        ? globalThis.Number(object.triggerTimeMs)
+        : isSet(object.trigger_time_ms)
+        ? globalThis.Number(object.trigger_time_ms)
+        : 0,
+      acknowledged: isSet(object.acknowledged) ? globalThis.Number(object.acknowledged) : 0,
+      total: isSet(object.total) ? globalThis.Number(object.total) : 0,
+    };
+  },
+
+  toJSON(message: CheckpointInFlight): unknown {
+    const obj: any = {};
+    if (message.checkpointId !== 0) {
+      obj.checkpointId = Math.round(message.checkpointId);
+    }
+    if (message.kind !== "") {
+      obj.kind = message.kind;
+    }
+    if (message.triggerTimeMs !== 0) {
+      obj.triggerTimeMs = floatToJson(message.triggerTimeMs);
+    }
+    if (message.acknowledged !== 0) {
+      obj.acknowledged = Math.round(message.acknowledged);
+    }
+    if (message.total !== 0) {
+      obj.total = Math.round(message.total);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CheckpointInFlight>, I>>(base?: I): CheckpointInFlight {
+    return CheckpointInFlight.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CheckpointInFlight>, I>>(object: I): CheckpointInFlight {
+    const message = createBaseCheckpointInFlight();
+    message.checkpointId = object.checkpointId ?? 0;
+    message.kind = object.kind ?? "";
+    message.triggerTimeMs = object.triggerTimeMs ?? 0;
+    message.acknowledged = object.acknowledged ?? 0;
+    message.total = object.total ?? 0;
     return message;
   },
 };

@@ -50,7 +50,7 @@ describe("SeaTunnel's checkpoint endpoints", () => {
     const body = checkpointOverviewBody(job, 123);
     expect(body.updatedAt).toBe(123);
     const [p1] = body.pipelines;
-    expect(p1.counts).toEqual({ triggered: 3, completed: 2, failed: 1, inProgress: 1, restored: 1 });
+    expect(p1.counts).toEqual({ triggered: 3, completed: 2, failed: 1, inProgress: 1, restored: 2 });
     expect(p1.inProgress).toEqual([
       { checkpointId: 5, checkpointType: 'CHECKPOINT_TYPE', triggerTimestamp: 5000, acknowledged: 1, total: 2 },
     ]);

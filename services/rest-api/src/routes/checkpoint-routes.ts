@@ -34,8 +34,8 @@ type CheckpointInfoBody = ReturnType<typeof checkpointInfoBody>;
  * SeaTunnel's checkpoint overview of a job (GET /jobs/checkpoints/:jobId): per pipeline the
  * counts, the latest completed, failed and savepoint checkpoints, the one in flight (with how
  * many task groups acknowledged it), and the history newest first. Counts are the job's own over
- * every attempt; `restored` counts the pipeline's restarts from a checkpoint (attempts after the
- * first).
+ * every attempt; `restored` counts the pipeline's restarts (its attempts after the first, which
+ * restore from the latest checkpoint).
  */
 export function checkpointOverviewBody(job: JobInfo, now = Date.now()) {
   return {
@@ -63,7 +63,7 @@ export function checkpointOverviewBody(job: JobInfo, now = Date.now()) {
           completed: p.completedCheckpoints,
           failed: p.failedCheckpoints,
           inProgress: inProgress.length,
-          restored: Math.max(0, p.attempt - 1),
+          restored: p.attempt,
         },
         latestCompleted: latest((c) => c.status === 'COMPLETED'),
         latestFailed: latest((c) => c.status === 'FAILED'),

@@ -6,10 +6,11 @@
  * the DROP (before the sink has necessarily applied it) and restored with `run -r`; at the end
  * the target has the source's columns and `tideway verify` reports every row equal.
  */
+import { appendFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
-import type { TestDatabaseServer } from '@tideway/testing';
+import { startHttpReceiver, type TestDatabaseServer } from '@tideway/testing';
 import { cdcServersForFile } from './cdc-servers.js';
 import { CliJob, TempDirs, until, type RunningCli } from './cli-job.js';
 
@@ -114,6 +115,13 @@ sink {
 const rows = (from: number, n: number, cols: (i: number) => string) =>
   Array.from({ length: n }, (_, k) => `(${cols(from + k)})`).join(', ');
 
+/** The fields of a pushed job event this test reads. */
+interface PushedEvent {
+  eventType: string;
+  tableId?: string;
+  changes?: string[];
+}
+
 async function killed(cli: RunningCli): Promise<void> {
   cli.child.kill('SIGKILL');
   expect((await cli.exit).signal).toBe('SIGKILL');
@@ -124,6 +132,13 @@ async function evolve(src: Db, dst: Db, slot: string): Promise<void> {
   await src.run(`CREATE TABLE items (id ${pk}, name varchar(64) NOT NULL, qty int, note varchar(32))`);
   await src.run(`INSERT INTO items VALUES ${rows(1, 50, (i) => `${i}, 'item ${i}', ${i}, 'n${i}'`)}`);
   const job = new CliJob(dirs.make(), jobConfig(src, dst, slot));
+  // The job's schema changes are pushed to a webhook (docs/events.md).
+  const events = await startHttpReceiver({ path: '/events' });
+  appendFileSync(
+    job.engine,
+    ['tideway:', '  events:', '    flush-interval: 100', '    webhooks:', `      test: { url: '${events.url}' }`, ''].join('\n'),
+  );
+  const schemaEvents = () => events.items<PushedEvent>().filter((e) => e.eventType === 'SCHEMA_CHANGE');
   const sameColumns = async (cli: RunningCli) =>
     until(
       `the columns of ${dst.name}.items to be the source's`,
@@ -141,6 +156,9 @@ async function evolve(src: Db, dst: Db, slot: string): Promise<void> {
   await src.run(`INSERT INTO items VALUES ${rows(51, 20, (i) => `${i}, 'item ${i}', ${i}, 'n${i}', 'blue'`)}`);
   await src.run("UPDATE items SET color = 'green' WHERE id BETWEEN 5 AND 15");
   await sameColumns(cli);
+  await until('the ADD COLUMN event', () =>
+    schemaEvents().some((e) => /items$/.test(e.tableId ?? '') && e.changes?.some((c) => /^ADD COLUMN color /.test(c))) ? true : undefined,
+  );
 
   // Killed with the DROP and the rows after it possibly not applied yet.
   await src.run('ALTER TABLE items DROP COLUMN note');
@@ -158,10 +176,15 @@ async function evolve(src: Db, dst: Db, slot: string): Promise<void> {
   await src.run(`INSERT INTO items VALUES ${rows(101, 10, (i) => `${i}, 'item ${i}', ${i * 10_000_000_000}, 'black'`)}`);
   await src.run("UPDATE items SET title = 'changed' WHERE id IN (1, 2, 3)");
   await sameColumns(cli);
+  await until('the RENAME and MODIFY COLUMN events', () => {
+    const changes = schemaEvents().flatMap((e) => e.changes ?? []);
+    return changes.includes('RENAME COLUMN name TO title') && changes.some((c) => /^MODIFY COLUMN qty /.test(c)) ? true : undefined;
+  });
   await job.verifyEqual();
   cli.child.kill('SIGINT');
   const ended = await cli.exit;
   expect(ended.code, ended.stderr).toBe(130);
+  await events.close();
 }
 
 cdcServersForFile(dirs, clients, (s) => {

@@ -81,6 +81,9 @@ describe('master fail-over', () => {
     await cluster.until('a checkpoint completed', async () => (await cluster.job(jobId)).completedCheckpoints >= 2);
     const before = await metrics(jobId);
     const checkpointsBefore = (await cluster.job(jobId)).completedCheckpoints;
+    // The checkpoint history lives in the state store: the oldest record of the leader's is there.
+    const recordedBefore = (await cluster.job(jobId)).pipelines[0].checkpointHistory.at(-1)!;
+    expect(recordedBefore.state).toBe('COMPLETED');
     const killedAt = Date.now();
     await cluster.kill(first, 'SIGKILL');
     const seconds = await rowsMoveAgain(jobId, Number(before.sourceReceivedCount), killedAt);
@@ -96,6 +99,9 @@ describe('master fail-over', () => {
     const job = await cluster.job(jobId);
     expect(job.completedCheckpoints).toBeGreaterThan(checkpointsBefore);
     expect(job.failovers.some((f) => /taken over by a new leader/.test(f.reason))).toBe(true);
+    const history = job.pipelines[0].checkpointHistory;
+    expect(history).toContainEqual(recordedBefore);
+    expect(history[0].checkpointId).toBeGreaterThan(recordedBefore.checkpointId);
     const report = checkSequenceOutput(out, 4, 3000);
     expect(report, report.examples.join('; ')).toMatchObject({ lost: 0, duplicated: 0, seen: 12000 });
     // The CLI, given both addresses, finds the new leader; the ended job is listed.

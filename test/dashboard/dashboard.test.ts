@@ -99,6 +99,13 @@ describe("Tideway's dashboard", () => {
     await expect.poll(rowsRead, { timeout: 30_000 }).toBeGreaterThan(before);
     expect(await page.getByTestId('totals').textContent()).toMatch(/rows read \d+ \([1-9]\d*\/s\)/);
     expect(await page.locator('svg.dag').textContent()).toMatch(/[1-9]\d* rows · [1-9]\d*\/s/);
+    // The checkpoint history (checkpoint.interval 2 s): the table and the duration chart grow.
+    const history = page.getByTestId('checkpoint-history-1');
+    await expect.poll(async () => history.locator('tr[data-checkpoint]').count(), { timeout: 30_000 }).toBeGreaterThanOrEqual(2);
+    expect(await history.locator('tr[data-checkpoint]').first().textContent()).toMatch(
+      /^\d+CHECKPOINTCOMPLETED.+\d+ ms.*\d+(\.\d)? (B|KiB|MiB)/,
+    );
+    expect(Number(await page.getByTestId('checkpoint-chart-1').getAttribute('data-points'))).toBeGreaterThanOrEqual(2);
     await page.screenshot({ path: join(shots, '2-running-job.png'), fullPage: true });
 
     await page.getByTestId('cancel').click();

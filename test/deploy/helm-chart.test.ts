@@ -452,17 +452,12 @@ describe.skipIf(!tools)('deploy/helm/tideway', () => {
       expect(Object.keys(auth.namespaces ?? {})).toEqual(Object.keys((get(v, 'auth.namespaces') as object) ?? {}));
     });
 
-    it('probes: the gRPC health service without TLS; with TLS the gRPC port and HTTPS metrics (the kubelet has no client certificate)', () => {
+    it('probes: /readyz and /livez on the metrics port, over HTTPS with TLS (the kubelet has no client certificate)', () => {
       for (const name of ['tideway-coordinator', 'tideway-resource-manager', 'tideway-worker']) {
         const c = container(r().workloads.find((x) => x.metadata.name === name)!);
-        const grpc = named(c.ports, 'grpc').containerPort;
-        if (tls) {
-          expect(c.readinessProbe, name).toMatchObject({ tcpSocket: { port: 'grpc' } });
-          expect(c.livenessProbe, name).toMatchObject({ httpGet: { path: '/metrics', port: 'metrics', scheme: 'HTTPS' } });
-        } else {
-          expect(c.readinessProbe, name).toMatchObject({ grpc: { port: grpc } });
-          expect(c.livenessProbe, name).toMatchObject({ grpc: { port: grpc } });
-        }
+        const scheme = tls ? 'HTTPS' : 'HTTP';
+        expect(c.readinessProbe, name).toMatchObject({ httpGet: { path: '/readyz', port: 'metrics', scheme } });
+        expect(c.livenessProbe, name).toMatchObject({ httpGet: { path: '/livez', port: 'metrics', scheme } });
       }
     });
 

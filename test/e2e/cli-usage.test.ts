@@ -160,6 +160,7 @@ describe('shell completion', () => {
     expect(bash('')).toEqual([
       'cancel',
       'chaos',
+      'checkpoints',
       'cluster',
       'compat',
       'completion',

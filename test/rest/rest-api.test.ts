@@ -9,6 +9,18 @@ import { TestCluster, fakeJob } from '../cluster/test-cluster.js';
 import { freePort } from '@tideway/testing';
 import { anyOf, containing, matching, type JobInfo, type Overview, type SubmittedJob } from './rest-shapes.js';
 
+/** SeaTunnel's checkpoint overview (GET /jobs/checkpoints/:jobId), the fields this test reads. */
+interface CheckpointOverview {
+  jobId: string;
+  pipelines: Array<{
+    pipelineId: number;
+    counts: { triggered: number; completed: number; failed: number; inProgress: number; restored: number };
+    latestCompleted: Record<string, unknown> | null;
+    latestSavepoint: { checkpointId: number; stateSize: number } | null;
+    history: Array<{ pipelineId: number; checkpoint: Record<string, unknown> }>;
+  }>;
+}
+
 /** /encrypt-config's answer: the job config with its secrets encoded. */
 interface EncryptedConfig {
   source: Record<string, unknown>[];
@@ -165,6 +177,36 @@ describe("SeaTunnel's REST API v2", () => {
     await cluster.until('rows read', async () => (await http<JobInfo>('GET', `/job-info/${jobId}`)).json.metrics.SourceReceivedCount > 0);
     expect((await http('POST', '/stop-job', { jobId, isStopWithSavePoint: true })).json).toEqual({ jobId });
     await untilStatus(jobId, 'SAVEPOINT_DONE');
+    // SeaTunnel's checkpoint overview and history: the savepoint is the pipeline's latest.
+    const overview = (await http<CheckpointOverview>('GET', `/jobs/checkpoints/${jobId}`)).json;
+    expect(overview.jobId).toBe(jobId);
+    const [pipeline] = overview.pipelines;
+    expect(pipeline.counts).toMatchObject({ completed: anyOf(Number), failed: anyOf(Number), inProgress: 0 });
+    expect(pipeline.counts.completed).toBeGreaterThanOrEqual(1);
+    expect(pipeline.latestSavepoint).toMatchObject({
+      checkpointType: 'SAVEPOINT_TYPE',
+      status: 'COMPLETED',
+      triggerTimestamp: anyOf(Number),
+      completedTimestamp: anyOf(Number),
+      durationMillis: anyOf(Number),
+      failureReason: null,
+    });
+    expect(pipeline.latestSavepoint!.stateSize).toBeGreaterThan(0);
+    expect(pipeline.latestCompleted).toEqual(pipeline.latestSavepoint);
+    expect(pipeline.history[0]).toEqual({ pipelineId: pipeline.pipelineId, checkpoint: pipeline.latestSavepoint });
+    const history = await http<Array<{ pipelineId: number; checkpoint: { checkpointType: string } }>>(
+      'GET',
+      `/jobs/checkpoints/history/${jobId}?status=completed&limit=1`,
+    );
+    expect(history.json).toEqual([pipeline.history[0]]);
+    const bad = await http('GET', `/jobs/checkpoints/history/${jobId}?status=DONE`);
+    expect(bad.status).toBe(400);
+    expect(bad.json).toEqual({ status: 'fail', message: "status 'DONE' is not one of COMPLETED, FAILED, CANCELED" });
+    const cli = await cluster.cli(['checkpoints', jobId]);
+    expect(cli.code, cli.stderr).toBe(0);
+    expect(cli.stdout).toMatch(
+      new RegExp(`^${pipeline.pipelineId}\\s+${pipeline.latestSavepoint!.checkpointId}\\s+SAVEPOINT\\s+COMPLETED\\s`, 'm'),
+    );
     const resumed = await http<SubmittedJob>(
       'POST',
       `/submit-job?format=hocon&jobId=${jobId}&isStartWithSavePoint=true`,
@@ -265,6 +307,20 @@ describe("SeaTunnel's REST API v2", () => {
       status: 'fail',
       message: "the request body: env shade.identifier 'aes' is not supported: Tideway knows default, base64, aes256",
     });
+  });
+
+  it('every process answers the probes beside its metrics: /livez alive, /readyz ready with its reason', async () => {
+    const roles = { coordinator: 'coordinator', 'resource-manager': 'resource-manager', 'worker-1': 'worker' } as const;
+    for (const [name, role] of Object.entries(roles)) {
+      const port = cluster.metricsPorts.get(name as keyof typeof roles)!;
+      const live = await fetch(`http://127.0.0.1:${port}/livez`);
+      expect(live.status).toBe(200);
+      expect(await live.json()).toEqual({ status: 'alive' });
+      const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
+      const body = (await ready.json()) as { status: string; checks: Record<string, { ready: boolean; reason: string }> };
+      expect(ready.status, JSON.stringify(body)).toBe(200);
+      expect(body).toEqual({ status: 'ready', checks: { [role]: { ready: true, reason: expect.any(String) as unknown } } });
+    }
   });
 
   it('GET /system-monitoring-information, /metrics, /openmetrics and /logs', async () => {

@@ -15,7 +15,7 @@ import { freePort } from '@tideway/testing';
 const dir = mkdtempSync(join(tmpdir(), 'tideway-rest-local-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-it('tideway run with http.enable-http: the job is listed over HTTP while it runs, on the next port when the first is taken', async () => {
+it('tideway run with http.enable-http: the job is listed over HTTP while it runs, on the next port when the first is taken; --metrics-port serves the probes', async () => {
   const taken = await freePort();
   const blocker = createServer().listen(taken, '127.0.0.1');
   try {
@@ -31,6 +31,8 @@ it('tideway run with http.enable-http: the job is listed over HTTP while it runs
       `http.port=${taken}`,
       '--set',
       'http.port-range=20',
+      '--metrics-port',
+      '0',
     ]);
     const exited = waitForExit(child);
     let stderr = '';
@@ -50,6 +52,24 @@ it('tideway run with http.enable-http: the job is listed over HTTP while it runs
       await new Promise((r) => setTimeout(r, 200));
     }
     expect(running).toHaveLength(1);
+    // Local mode's probes: alive, and ready with each of its three services' reasons.
+    const metrics = /metrics at (http:\/\/\S+)\/metrics/.exec(stderr)?.[1];
+    expect(metrics, stderr).toBeDefined();
+    expect(await (await fetch(`${metrics}/livez`)).json()).toEqual({ status: 'alive' });
+    const ready = await fetch(`${metrics}/readyz`);
+    const body = (await ready.json()) as { status: string; checks: Record<string, { ready: boolean }> };
+    expect(ready.status, JSON.stringify(body)).toBe(200);
+    expect(Object.keys(body.checks).sort()).toEqual(['coordinator', 'resource-manager', 'worker']);
+    expect(Object.values(body.checks).every((c) => c.ready)).toBe(true);
+    // Per-table series, the job's one table under its own name (no table is folded into _other).
+    let scrape = '';
+    while (!scrape.includes('tideway_table_rows_read_total{') && Date.now() < deadline) {
+      scrape = await (await fetch(`${metrics}/metrics`)).text();
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(scrape).toMatch(/^tideway_table_rows_read_total\{job_id="\d+",job_name="[^"]*",table="[^"_][^"]*"\} \d+$/m);
+    expect(scrape).not.toMatch(/^tideway_table_\w+\{[^}]*table="_other"/m);
+    expect(scrape).toMatch(/^tideway_job_tables_folded\{job_id="\d+",job_name="[^"]*"\} 0$/m);
     child.kill('SIGINT');
     expect((await exited).code).toBe(130);
   } finally {

@@ -106,7 +106,13 @@ export class BlobCheckpointStorage implements CheckpointStorage {
         checkpoint.jobId,
       );
       await this.prune(checkpoint.jobId, checkpoint.pipelineId, key);
-      return { jobId: checkpoint.jobId, pipelineId: checkpoint.pipelineId, checkpointId: checkpoint.checkpointId, key };
+      return {
+        jobId: checkpoint.jobId,
+        pipelineId: checkpoint.pipelineId,
+        checkpointId: checkpoint.checkpointId,
+        key,
+        bytes: bytes.byteLength,
+      };
     };
     // Writes of one pipeline run one after another so the pointer never moves backwards.
     const previous = this.chains.get(dir) ?? Promise.resolve();

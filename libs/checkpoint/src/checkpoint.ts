@@ -51,6 +51,8 @@ export interface CheckpointRef {
   readonly checkpointId: number;
   /** The storage key of its data (relative to the storage's namespace). */
   readonly key: string;
+  /** Bytes of its data, when the storage just wrote it (absent in listings). */
+  readonly bytes?: number;
 }
 
 /** What `readLatest` found. */

@@ -141,6 +141,28 @@ export interface StoredPipeline {
   taskGroups: StoredTaskGroup[];
   /** Counters so far, every attempt included. */
   counters: StoredTableCounters[];
+  /**
+   * The pipeline's last checkpoints, newest first (bounded by tideway.checkpoint-history.size).
+   * Absent in records written before the history was kept: read as none.
+   */
+  checkpointHistory?: StoredCheckpointRecord[];
+}
+
+/** One checkpoint of a pipeline's history (issue 35): what became of it and what it cost. */
+export interface StoredCheckpointRecord {
+  checkpointId: number;
+  /** CHECKPOINT, SAVEPOINT or COMPLETED_POINT. */
+  kind: string;
+  triggerTimeMs: number;
+  /** From its trigger to its end. */
+  durationMs: number;
+  /** Bytes of its stored data (0 unless completed). */
+  stateBytes: number;
+  /** From its trigger until the last task group acknowledged (0 when not every one did). */
+  alignmentMs: number;
+  state: 'COMPLETED' | 'FAILED' | 'ABORTED';
+  /** Why it failed or was aborted ('' when completed). */
+  failureReason: string;
 }
 
 /** A fail-over or take-over, for status and the dashboard. */
@@ -162,6 +184,8 @@ export interface StoredJobState {
   pipelines: StoredPipeline[];
   /** The last few fail-overs (bounded). */
   failovers: StoredFailover[];
+  /** The sequence of the job's last event pushed to receivers (absent in older records: 0). */
+  eventSequence?: number;
   /** The epoch of the leader that wrote this state. */
   epoch: number;
   updatedAtMs: number;

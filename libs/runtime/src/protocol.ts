@@ -35,5 +35,7 @@ export type FromTaskGroup =
   | { type: 'checkpoint-ack'; checkpointId: number; state: TaskGroupState; commitInfos: CommitInfos }
   | { type: 'checkpoint-failed'; checkpointId: number; error: SerializedError }
   | { type: 'metrics'; metrics: TaskGroupMetrics }
+  /** The reader emitted a schema change (changes in words; none for a created table), for the job's event receivers. */
+  | { type: 'schema-change'; tableId: string; changes: string[]; created: boolean }
   /** Grants upstream task group `channel` more batches (it processed some). */
   | { type: 'exchange-credit'; channel: number; batches: number };

@@ -12,6 +12,7 @@ import type {
   SourceSplit,
   Transform,
 } from '@tideway/api';
+import { describeColumnChange } from '@tideway/api';
 import { serializeError } from '@tideway/common';
 import { createSink, createSource, createTransform, loadPluginsFor, type PluginRegistry } from '@tideway/plugins/lazy';
 import { chainNodes, type ChainNode, type CommitInfos, type TaskGroupDescriptor, type TaskGroupState } from './descriptor.js';
@@ -315,6 +316,14 @@ export class TaskGroupRunner {
           if (r instanceof Promise) await this.awaitPush(r);
         }
         await this.awaitPush(this.pushSchema(event));
+        // A change the source saw now (not one replayed after a restore) goes to the job's event receivers.
+        if (!event.restored)
+          this.send({
+            type: 'schema-change',
+            tableId: event.tableId,
+            changes: event.created ? [] : event.changes.map(describeColumnChange),
+            created: event.created === true,
+          });
       }
       if (batch.length > 0) {
         const rows = batch.splice(0, batch.length);

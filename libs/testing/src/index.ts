@@ -37,3 +37,4 @@ export {
 } from './kafka.js';
 export { mockServerJar, mockServerSkipped, startMockServer, type MockServer } from './mockserver.js';
 export { openSearchDir, openSearchSkipped, startOpenSearch, type OpenSearchNode, type OpenSearchOptions } from './opensearch.js';
+export { startHttpReceiver, type HttpReceiver, type ReceivedRequest } from './http-receiver.js';

@@ -1,4 +1,4 @@
-import { CoordinatorServer } from '@tideway/coordinator';
+import { CoordinatorServer, JobEventReporter } from '@tideway/coordinator';
 import { ResourceManagerService } from '@tideway/resource-manager';
 import { WorkerServer } from '@tideway/worker';
 import type { EngineConfig } from '@tideway/config';
@@ -33,9 +33,15 @@ export async function startLocalCluster(engine: EngineConfig, coordinatorPort = 
     resourceManagerAddress: rmAddress,
     jobScheduleStrategy: engine.jobScheduleStrategy,
     historyExpireMs: engine.historyJobExpireMinutes * 60_000,
-    checkpoint: { intervalMs: engine.checkpoint.interval, timeoutMs: engine.checkpoint.timeout, minPauseMs: 0 },
+    checkpoint: {
+      intervalMs: engine.checkpoint.interval,
+      timeoutMs: engine.checkpoint.timeout,
+      minPauseMs: 0,
+      historySize: engine.tideway.checkpointHistory.size,
+    },
     checkpointStorage: checkpointStorageOf(engine),
     configLimits: configLimitsOf(engine),
+    events: JobEventReporter.fromConfig(engine),
   });
   const coordinatorAddress = await coordinator.start({ waitForLeadership: true });
   resourceManager.setCoordinators([coordinatorAddress]);

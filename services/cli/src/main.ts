@@ -4,6 +4,7 @@ import { TidewayError, redactText } from '@tideway/common';
 import { TidewayCommand, UsageError, USAGE_EXIT_CODE, commanderExitCode } from './usage.js';
 import { registerCompletionCommand } from './commands/completion.js';
 import { translateSeaTunnelArgv } from './seatunnel-argv.js';
+import { registerCheckpointCommand } from './commands/checkpoint-command.js';
 import { registerJobCommands } from './commands/job-commands.js';
 import { registerLocalCommands } from './commands/local-commands.js';
 import { registerClusterCommands } from './commands/cluster-commands.js';
@@ -30,6 +31,7 @@ const program = new TidewayCommand('tideway')
 
 registerLocalCommands(program);
 registerJobCommands(program);
+registerCheckpointCommand(program);
 registerClusterCommands(program);
 registerVerifyCommand(program);
 registerShadeCommands(program);

@@ -3,6 +3,16 @@ import { createServer as createHttpsServer } from 'node:https';
 import { httpsMaterial, reloadHttpsOnChange } from '@tideway/rpc';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 
+/** One service's answer to the readiness probe. */
+export interface Readiness {
+  ready: boolean;
+  /** Why, in words (shown in the probe's answer). */
+  reason: string;
+}
+
+/** The readiness of each service of the process, by role (coordinator, resource-manager, worker). */
+export type ReadinessChecks = Readonly<Record<string, () => Readiness>>;
+
 /** A running Prometheus endpoint. */
 export interface MetricsEndpoint {
   /** `http://host:port/metrics` */
@@ -31,14 +41,43 @@ const SLOW_CLIENT_LIMITS = { headersTimeout: 10_000, requestTimeout: 10_000, con
 /** Open connections at once (a few Prometheus servers scrape an endpoint); more are closed as they arrive. */
 const MAX_SCRAPERS = 100;
 
+/** The probes' answers: JSON, 200 when alive / ready, 503 when not ready. */
+function answerProbe(res: ServerResponse, path: string, checks: ReadinessChecks): void {
+  if (path === '/livez') {
+    // The process answers, so its event loop turns: alive.
+    res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"alive"}\n');
+    return;
+  }
+  const answers = Object.fromEntries(Object.entries(checks).map(([role, check]) => [role, check()]));
+  const ready = Object.values(answers).every((a) => a.ready);
+  res
+    .writeHead(ready ? 200 : 503, { 'content-type': 'application/json' })
+    .end(`${JSON.stringify({ status: ready ? 'ready' : 'not ready', checks: answers })}\n`);
+}
+
 /**
  * Serves `registry` in Prometheus text format at GET /metrics on host:port (port 0 picks a
- * free one), over HTTPS when tideway.tls is set. Every other path answers 404, so a probe cannot mistake it for something else.
+ * free one), over HTTPS when tideway.tls is set, with the liveness and readiness probes beside
+ * it: GET /livez (200 while the process answers) and GET /readyz (200 when every service of the
+ * process is ready, 503 with each one's reason otherwise). Every other path answers 404, so a
+ * probe cannot mistake it for something else.
  */
-export async function startMetricsEndpoint(registry: Registry, host: string, port: number): Promise<MetricsEndpoint> {
+export async function startMetricsEndpoint(
+  registry: Registry,
+  host: string,
+  port: number,
+  checks: ReadinessChecks = {},
+): Promise<MetricsEndpoint> {
   const serve = (req: IncomingMessage, res: ServerResponse): void => {
-    if (req.method !== 'GET' || (req.url ?? '').split('?')[0] !== '/metrics') {
-      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found: metrics are at GET /metrics\n');
+    const path = (req.url ?? '').split('?')[0];
+    if (req.method === 'GET' && (path === '/livez' || path === '/readyz')) {
+      answerProbe(res, path, checks);
+      return;
+    }
+    if (req.method !== 'GET' || path !== '/metrics') {
+      res
+        .writeHead(404, { 'content-type': 'text/plain' })
+        .end('not found: metrics are at GET /metrics, probes at GET /livez and /readyz\n');
       return;
     }
     registry.metrics().then(

@@ -30,6 +30,20 @@ export interface CheckpointParticipants {
   onCompleted?(checkpoint: CompletedCheckpoint): void;
   /** After a checkpoint was aborted. */
   onAborted?(checkpointId: number, reason: string): void;
+  /** Every checkpoint triggered ends here once: completed, failed, or aborted by a stop. */
+  onEnded?(outcome: CheckpointOutcome): void;
+}
+
+/** How a checkpoint ended, for its pipeline's history. */
+export interface CheckpointOutcome {
+  checkpointId: number;
+  kind: CheckpointKind;
+  triggeredAt: number;
+  endedAt: number;
+  /** When the last task group acknowledged (undefined when not every one did). */
+  alignedAt?: number;
+  state: 'COMPLETED' | 'FAILED' | 'ABORTED';
+  reason: string;
 }
 
 export interface CheckpointSettings {
@@ -43,12 +57,16 @@ export interface CheckpointSettings {
    * has none, and its final checkpoint takes as long as its sinks' prepare takes.
    */
   expires?: boolean;
+  /** Checkpoints a pipeline's history keeps (tideway.checkpoint-history.size; default 32). */
+  historySize?: number;
 }
 
 interface PendingCheckpoint {
   id: number;
   kind: CheckpointKind;
   startedAt: number;
+  /** When the last task group acknowledged. */
+  alignedAt?: number;
   waiting: Set<number>;
   states: Record<number, TaskGroupState>;
   commitInfos: CommitInfos;
@@ -89,6 +107,14 @@ export class CheckpointCoordinator {
     return this.completedCount;
   }
 
+  /** The checkpoint in flight, if one is: its task groups that acknowledged, of all that must. */
+  inFlight(): { checkpointId: number; kind: CheckpointKind; triggeredAt: number; acknowledged: number; total: number } | undefined {
+    const p = this.pending;
+    if (!p) return undefined;
+    const total = Object.keys(p.states).length + p.waiting.size;
+    return { checkpointId: p.id, kind: p.kind, triggeredAt: p.startedAt, acknowledged: total - p.waiting.size, total };
+  }
+
   /** The id of the last checkpoint triggered (0 if none). */
   get lastId(): number {
     return this.nextId - 1;
@@ -105,10 +131,12 @@ export class CheckpointCoordinator {
   stop(): void {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
-    if (this.pending) {
-      clearTimeout(this.pending.timer);
-      this.pending.done(false);
+    const p = this.pending;
+    if (p) {
+      clearTimeout(p.timer);
       this.pending = undefined;
+      this.ended(p, 'ABORTED', 'the pipeline stopped while it was in flight');
+      p.done(false);
     }
   }
 
@@ -201,7 +229,10 @@ export class CheckpointCoordinator {
       const v = Number(vertex);
       (p.commitInfos[v] ??= []).push(...infos);
     }
-    if (p.waiting.size === 0) await this.completePending(p);
+    if (p.waiting.size === 0) {
+      p.alignedAt = Date.now();
+      await this.completePending(p);
+    }
   }
 
   private async completePending(p: PendingCheckpoint): Promise<void> {
@@ -235,9 +266,27 @@ export class CheckpointCoordinator {
         ),
     );
     this.participants.onCompleted?.(checkpoint);
+    this.ended(p, 'COMPLETED', '');
     p.done(true);
     if (p.kind === 'CHECKPOINT' && this.settings.intervalMs > 0) this.schedule(this.requested ? 0 : this.settings.intervalMs);
     this.requested = false;
+  }
+
+  private ended(p: PendingCheckpoint, state: CheckpointOutcome['state'], reason: string): void {
+    const outcome = {
+      checkpointId: p.id,
+      kind: p.kind,
+      triggeredAt: p.startedAt,
+      endedAt: Date.now(),
+      alignedAt: p.alignedAt,
+      state,
+      reason,
+    };
+    try {
+      this.participants.onEnded?.(outcome);
+    } catch (err) {
+      log.warn({ pipelineId: this.pipelineId, checkpointId: p.id, err: (err as Error).message }, 'could not record how a checkpoint ended');
+    }
   }
 
   private async abort(checkpointId: number, reason: string): Promise<void> {
@@ -249,6 +298,7 @@ export class CheckpointCoordinator {
     await Promise.all(this.participants.taskGroups().map((tg) => this.participants.notifyAborted(tg, checkpointId).catch(() => undefined)));
     this.failedCount++;
     this.participants.onAborted?.(checkpointId, reason);
+    this.ended(p, 'FAILED', reason);
     p.done(false);
     // A failed checkpoint never stops later ones.
     if (this.settings.intervalMs > 0) this.schedule(this.settings.intervalMs);

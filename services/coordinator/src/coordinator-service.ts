@@ -3,6 +3,7 @@ import {
   type Ack,
   type AcknowledgeCheckpointRequest,
   type ReportMetricsRequest,
+  type ReportSchemaChangeRequest,
   type ReportTaskGroupsRequest,
   type ReportTaskStateRequest,
   type RequestSplitsRequest,
@@ -65,6 +66,12 @@ export function coordinatorServiceHandlers(host: CoordinatorServiceHost): grpc.U
     reportMetrics: leaderOnly<ReportMetricsRequest>((req) => {
       const loc = required(req.location, 'location');
       pipeline(loc.jobId, loc.pipelineId)?.onMetrics(loc.taskGroupIndex, loc.attempt, { tables: req.tables });
+      return OK;
+    }),
+    reportSchemaChange: leaderOnly<ReportSchemaChangeRequest>((req) => {
+      const loc = required(req.location, 'location');
+      const change = { tableId: req.tableId, changes: req.changes, created: req.created };
+      pipeline(loc.jobId, loc.pipelineId)?.onSchemaChange(loc.taskGroupIndex, loc.attempt, change);
       return OK;
     }),
     requestSplits: unaryHandler<RequestSplitsRequest, RequestSplitsResponse>(async (req) => {

@@ -5,6 +5,7 @@ import type { ConfigLimits, NamespaceLimits } from '@tideway/config';
 import { planJobText, type PlannedJob, type PlanRequest } from '@tideway/planner';
 import type { StateStore, StoredJob, StoredJobInfo } from '@tideway/cluster';
 import type { CheckpointStorage } from '@tideway/checkpoint';
+import type { JobEventReporter } from './job-events.js';
 import type { PipelineSettings } from './pipeline-deps.js';
 import { restorePointOf, type RestorePoint } from './checkpoint-records.js';
 import { JobMaster } from './job-master.js';
@@ -29,10 +30,12 @@ export interface DispatcherOptions {
   /** Ended jobs stay listed this long (history-job-expire-minutes). */
   historyExpireMs: number;
   /** Engine-level checkpoint defaults (seatunnel.engine.checkpoint). */
-  checkpoint: { intervalMs: number; timeoutMs: number; minPauseMs: number };
+  checkpoint: { intervalMs: number; timeoutMs: number; minPauseMs: number; historySize?: number };
   checkpointStorage: CheckpointStorage;
   namespaces?: Readonly<Record<string, NamespaceLimits>>;
   configLimits?: ConfigLimits;
+  /** Where job events are pushed (event-report-http, tideway.events.webhooks); none when unset. */
+  events?: JobEventReporter;
 }
 
 /** The parts of the coordinator process the dispatcher works through. */
@@ -239,6 +242,7 @@ export class Dispatcher {
       {
         onJobStatus: (j) => {
           this.events.emit(j.jobId, j);
+          this.options.events?.jobStatus(j, this.deps.fence.epoch);
           if (!j.isEnded()) return;
           detach(recorder.end(), `recording the end of job ${j.jobId}`);
           // As in SeaTunnel: a cancelled or finished job's checkpoints go; a failed job keeps
@@ -247,6 +251,9 @@ export class Dispatcher {
             storage.deleteJob(j.jobId).catch((err: unknown) => log.warn({ err, jobId: j.jobId }, 'could not delete checkpoints'));
           }
         },
+        onCheckpoint: (j, pipelineId, record) => this.options.events?.checkpoint(j, this.deps.fence.epoch, pipelineId, record),
+        onFailover: (j, failover) => this.options.events?.failover(j, this.deps.fence.epoch, failover),
+        onSchemaChange: (j, pipelineId, change) => this.options.events?.schemaChange(j, this.deps.fence.epoch, pipelineId, change),
         onPipelineEnded: (j, slotIds) => {
           if (slotIds.length === 0) return;
           this.deps.rm
@@ -347,7 +354,13 @@ function pipelineSettings(job: PlannedJob, d: DispatcherOptions['checkpoint']): 
   // (checkpointing off) never aborts its final checkpoint for taking long
   const enabled = job.jobMode === 'STREAMING' || env.checkpointInterval !== undefined;
   return {
-    checkpoint: { intervalMs, timeoutMs: env.checkpointTimeout ?? d.timeoutMs, minPauseMs: d.minPauseMs, expires: enabled },
+    checkpoint: {
+      intervalMs,
+      timeoutMs: env.checkpointTimeout ?? d.timeoutMs,
+      minPauseMs: d.minPauseMs,
+      expires: enabled,
+      historySize: d.historySize,
+    },
     retryTimes: env.jobRetryTimes,
     retryIntervalMs: env.jobRetryIntervalSeconds * 1000,
   };

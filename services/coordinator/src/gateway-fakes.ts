@@ -1,4 +1,5 @@
 // Hand-written gateways for the unit tests of JobMaster and PipelineMaster (not built into dist).
+import { serialize } from 'node:v8';
 import type { CheckpointStorage, CompletedCheckpoint as StoredCheckpoint, CheckpointRef } from '@tideway/checkpoint';
 import type { SlotProfile, TaskGroupLocation } from '@tideway/contracts';
 import type { CheckpointKind } from '@tideway/runtime';
@@ -67,7 +68,8 @@ export class MemoryStorage implements CheckpointStorage {
   stored: StoredCheckpoint[] = [];
   async write(cp: StoredCheckpoint): Promise<CheckpointRef> {
     this.stored.push(cp);
-    return { jobId: cp.jobId, pipelineId: cp.pipelineId, checkpointId: cp.checkpointId, key: String(cp.checkpointId) };
+    const bytes = serialize(cp).byteLength;
+    return { jobId: cp.jobId, pipelineId: cp.pipelineId, checkpointId: cp.checkpointId, key: String(cp.checkpointId), bytes };
   }
   async readLatest(jobId: string, pipelineId: number) {
     const cp = this.stored.filter((c) => c.jobId === jobId && c.pipelineId === pipelineId).at(-1);

@@ -1,5 +1,12 @@
-import { JobStatus as WireJobStatus, type FailoverInfo, type JobInfo, type JobMetrics } from '@tideway/contracts';
-import type { StoredFailover, StoredJob } from '@tideway/cluster';
+import {
+  JobStatus as WireJobStatus,
+  type CheckpointInFlight,
+  type CheckpointRecord,
+  type FailoverInfo,
+  type JobInfo,
+  type JobMetrics,
+} from '@tideway/contracts';
+import type { StoredCheckpointRecord, StoredFailover, StoredJob } from '@tideway/cluster';
 import type { JobStatus } from '@tideway/dag';
 import { trackedStateToWire } from '@tideway/runtime';
 import type { JobMaster } from './job-master.js';
@@ -52,6 +59,14 @@ export function planningJobInfo(jobId: string, p: PlanningJob): JobInfo {
   };
 }
 
+function inFlight(c: ReturnType<JobMaster['pipelines'][number]['checkpoints']['inFlight']>): CheckpointInFlight | undefined {
+  return c && { checkpointId: c.checkpointId, kind: c.kind, triggerTimeMs: c.triggeredAt, acknowledged: c.acknowledged, total: c.total };
+}
+
+function checkpointRecords(records: readonly StoredCheckpointRecord[]): CheckpointRecord[] {
+  return records.map((r) => ({ ...r }));
+}
+
 function failoverInfos(f: readonly StoredFailover[]): FailoverInfo[] {
   return f.map((x) => ({ timeMs: x.timeMs, pipelineId: x.pipelineId, reason: x.reason, epoch: x.epoch }));
 }
@@ -78,6 +93,9 @@ export function storedJobInfo(stored: StoredJob): JobInfo {
       completedCheckpoints: p.completedCheckpoints,
       failedCheckpoints: p.failedCheckpoints,
       lastCheckpointTimeMs: p.lastCheckpointTimeMs,
+      checkpointHistory: checkpointRecords(p.checkpointHistory ?? []),
+      // Only the live leader knows a checkpoint in flight.
+      checkpointInFlight: undefined,
       taskGroups: p.taskGroups.map((t) => ({
         index: t.index,
         state: trackedStateToWire(t.state),
@@ -165,6 +183,8 @@ export function jobInfo(job: JobMaster, namespace: string): JobInfo {
       completedCheckpoints: p.completedCheckpoints,
       failedCheckpoints: p.failedCheckpoints,
       lastCheckpointTimeMs: p.lastCheckpointTime,
+      checkpointHistory: checkpointRecords(p.checkpointHistory),
+      checkpointInFlight: inFlight(p.checkpoints.inFlight()),
       taskGroups: p.taskGroups.map((t) => ({
         index: t.index,
         state: trackedStateToWire(t.state, t.readyToClose),

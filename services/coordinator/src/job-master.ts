@@ -1,12 +1,12 @@
 import { ErrorCode, TidewayError, logger, type SerializedError } from '@tideway/common';
 import type { SlotProfile } from '@tideway/contracts';
-import type { StoredFailover, StoredJobState, StoredPipeline } from '@tideway/cluster';
+import type { StoredCheckpointRecord, StoredFailover, StoredJobState, StoredPipeline } from '@tideway/cluster';
 import { JOB_STATUS, PIPELINE_STATUS, type JobStatus, type PipelineStatus } from '@tideway/dag';
 import type { PlannedJob } from '@tideway/planner';
 import type { TaskGroupMetrics } from '@tideway/runtime';
 import type { RestorePoint } from './checkpoint-records.js';
 import type { PipelineRecords, PipelineSettings } from './pipeline-deps.js';
-import { PipelineMaster, type PipelineDeps } from './pipeline-master.js';
+import { PipelineMaster, type PipelineDeps, type SchemaChangeNotice } from './pipeline-master.js';
 
 const log = logger('job-master');
 
@@ -20,6 +20,12 @@ export interface JobListener {
   onJobStatus(job: JobMaster): void;
   /** Slots of a pipeline that ended (every path: finish, fail, cancel, savepoint). */
   onPipelineEnded(job: JobMaster, slotIds: string[]): void;
+  /** A checkpoint of a pipeline ended (completed, failed or aborted). */
+  onCheckpoint?(job: JobMaster, pipelineId: number, record: StoredCheckpointRecord): void;
+  /** A pipeline is failing over (restarting, or failing for good). */
+  onFailover?(job: JobMaster, failover: StoredFailover): void;
+  /** A source reader of a pipeline emitted a schema change. */
+  onSchemaChange?(job: JobMaster, pipelineId: number, change: SchemaChangeNotice): void;
 }
 
 /** Summed counters of a job. */
@@ -45,6 +51,8 @@ export class JobMaster {
   readonly failovers: StoredFailover[] = [];
   startTime = 0;
   finishTime = 0;
+  /** The sequence of the job's last event pushed to receivers (job-events.ts). */
+  eventSequence = 0;
   error?: SerializedError;
   private cancelRequested = false;
   private savepointRequested = false;
@@ -70,7 +78,16 @@ export class JobMaster {
             ...deps,
             listener: {
               onStatus: (pm) => this.onPipelineStatus(pm),
-              onFailover: (pm, reason) => this.failovers.push({ timeMs: Date.now(), pipelineId: pm.pipelineId, reason, epoch: epoch() }),
+              onFailover: (pm, reason) => {
+                const failover = { timeMs: Date.now(), pipelineId: pm.pipelineId, reason, epoch: epoch() };
+                this.failovers.push(failover);
+                this.listener.onFailover?.(this, failover);
+              },
+              onCheckpoint: (pm, record) => {
+                this.records?.changed();
+                this.listener.onCheckpoint?.(this, pm.pipelineId, record);
+              },
+              onSchemaChange: (pm, change) => this.listener.onSchemaChange?.(this, pm.pipelineId, change),
             },
           },
           settings,
@@ -105,6 +122,7 @@ export class JobMaster {
   async resume(state: StoredJobState, epoch: number, slotsOf: (p: StoredPipeline) => Array<SlotProfile | undefined>): Promise<void> {
     this.startTime = state.startTimeMs;
     this.failovers.push(...state.failovers);
+    this.eventSequence = state.eventSequence ?? 0;
     if (state.error) this.error = state.error;
     const stopping = state.status === 'CANCELING' || state.status === 'FAILING';
     // The job takes its recorded state (a running one, whatever its recorded step, runs on).
@@ -113,10 +131,13 @@ export class JobMaster {
     await Promise.all(
       this.pipelines.map(async (p) => {
         const sp = state.pipelines.find((x) => x.pipelineId === p.pipelineId);
+        p.resumeCheckpointHistory(sp?.checkpointHistory);
         const recorded = sp?.status as PipelineStatus | undefined;
         if (recorded && PIPELINE_STATUS.isTerminal(recorded)) return p.markEnded(recorded, sp?.taskGroups.find((t) => t.error)?.error);
         if (stopping || !sp) return p.markEnded(state.status === 'CANCELING' ? 'CANCELED' : 'FAILED', this.error);
-        this.failovers.push({ timeMs: Date.now(), pipelineId: p.pipelineId, reason: `taken over by a new leader (epoch ${epoch})`, epoch });
+        const takeOver = { timeMs: Date.now(), pipelineId: p.pipelineId, reason: `taken over by a new leader (epoch ${epoch})`, epoch };
+        this.failovers.push(takeOver);
+        this.listener.onFailover?.(this, takeOver);
         await p.resume({ stored: sp, slots: slotsOf(sp) });
       }),
     );

@@ -57,6 +57,7 @@ export class JobRecorder implements PipelineRecords {
       error: job.error ? { code: job.error.code, message: job.error.message, retryable: job.error.retryable } : undefined,
       pipelines: job.pipelines.map(storedPipeline),
       failovers: job.failovers.slice(-MAX_STORED_FAILOVERS),
+      eventSequence: job.eventSequence,
       ...base,
     };
   }
@@ -166,5 +167,6 @@ function storedPipeline(p: PipelineMaster): StoredPipeline {
       error: t.error ? { code: t.error.code, message: t.error.message, retryable: t.error.retryable } : undefined,
     })),
     counters,
+    checkpointHistory: p.checkpointHistory,
   };
 }

@@ -1,6 +1,8 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { JOB_STATUS, type JobStatus } from '@tideway/dag';
+import type { DeliveryStats } from './event-delivery.js';
 import type { JobMaster } from './job-master.js';
+import { TableSeries } from './table-series.js';
 
 /** What the coordinator's metrics read at scrape time. */
 export interface CoordinatorMetricsSource {
@@ -11,6 +13,8 @@ export interface CoordinatorMetricsSource {
   /** Whether this coordinator leads now, and with which epoch. */
   readonly leading: boolean;
   readonly epoch: number;
+  /** Each job event receiver's deliveries (none without receivers). */
+  eventDeliveries(): DeliveryStats[];
 }
 
 const STATUSES: readonly JobStatus[] = JOB_STATUS.states();
@@ -20,7 +24,11 @@ const STATUSES: readonly JobStatus[] = JOB_STATUS.states();
  * on the hot path): jobs by status, running task groups, and per job rows and bytes read and
  * written and checkpoints completed and failed. Per-job series disappear with the job's history.
  */
-export function registerCoordinatorMetrics(registry: Registry, source: CoordinatorMetricsSource): void {
+export function registerCoordinatorMetrics(
+  registry: Registry,
+  source: CoordinatorMetricsSource,
+  options: { maxTableSeries?: number } = {},
+): void {
   new Gauge({
     name: 'tideway_jobs',
     help: 'Jobs known to the coordinator, by status (ended jobs until history-job-expire-minutes).',
@@ -76,6 +84,50 @@ export function registerCoordinatorMetrics(registry: Registry, source: Coordinat
   perJob(registry, source, 'tideway_job_checkpoints_failed_total', 'Checkpoints of a job that failed or timed out.', (j) =>
     sum(j, (p) => p.failedCheckpoints),
   );
+  const tables = new TableSeries(options.maxTableSeries);
+  perTable(
+    registry,
+    source,
+    tables,
+    'tideway_table_rows_read_total',
+    'Rows read from a table by the sources of a job.',
+    (c) => c.sourceReceivedCount,
+  );
+  perTable(
+    registry,
+    source,
+    tables,
+    'tideway_table_rows_written_total',
+    'Rows written to a table by the sinks of a job.',
+    (c) => c.sinkWriteCount,
+  );
+  perTable(
+    registry,
+    source,
+    tables,
+    'tideway_table_bytes_read_total',
+    'Bytes read from a table by the sources of a job.',
+    (c) => c.sourceReceivedBytes,
+  );
+  perTable(
+    registry,
+    source,
+    tables,
+    'tideway_table_bytes_written_total',
+    'Bytes written to a table by the sinks of a job.',
+    (c) => c.sinkWriteBytes,
+  );
+  new Gauge({
+    name: 'tideway_job_tables_folded',
+    help: 'Tables of a job past tideway.metrics.max-table-series, whose counts are summed into the series labelled table="_other".',
+    labelNames: ['job_id', 'job_name'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const j of source.jobMasters())
+        this.set({ job_id: j.jobId, job_name: j.job.jobName }, tables.series(j, j.counters().tables).folded);
+    },
+  });
   new Gauge({
     name: 'tideway_coordinator_leader',
     help: '1 while this coordinator leads the cluster, 0 while it follows.',
@@ -92,6 +144,37 @@ export function registerCoordinatorMetrics(registry: Registry, source: Coordinat
       this.set(source.leading ? source.epoch : 0);
     },
   });
+  eventCounter(
+    registry,
+    source,
+    'tideway_events_delivered_total',
+    'Job events a receiver accepted (a 2xx answer to their POST).',
+    (s) => s.delivered,
+  );
+  eventCounter(
+    registry,
+    source,
+    'tideway_events_failed_posts_total',
+    'POSTs of job events that failed (no answer within tideway.events.request-timeout, no connection, or a status other than 2xx); each is retried.',
+    (s) => s.failedPosts,
+  );
+  eventCounter(
+    registry,
+    source,
+    'tideway_events_dropped_total',
+    'Job events dropped because the receiver was down past tideway.events.buffer-size events (or the coordinator stopped first).',
+    (s) => s.dropped,
+  );
+  new Gauge({
+    name: 'tideway_events_buffered',
+    help: 'Job events waiting for their receiver.',
+    labelNames: ['receiver'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const s of source.eventDeliveries()) this.set({ receiver: s.name }, s.buffered);
+    },
+  });
   new Counter({
     name: 'tideway_coordinator_workers_lost_total',
     help: 'Workers the resource manager declared lost and told this coordinator about.',
@@ -99,6 +182,49 @@ export function registerCoordinatorMetrics(registry: Registry, source: Coordinat
     collect() {
       this.reset();
       this.inc(source.workersLost);
+    },
+  });
+}
+
+/** A counter per table of each job (at most the limit of TableSeries, the rest in `_other`), re-read at each scrape. */
+function perTable(
+  registry: Registry,
+  source: CoordinatorMetricsSource,
+  tables: TableSeries,
+  name: string,
+  help: string,
+  value: (c: { sourceReceivedCount: number; sinkWriteCount: number; sourceReceivedBytes: number; sinkWriteBytes: number }) => number,
+): void {
+  new Counter({
+    name,
+    help: `${help} Past tideway.metrics.max-table-series tables per job, the rest are summed into table="_other".`,
+    labelNames: ['job_id', 'job_name', 'table'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const j of source.jobMasters())
+        for (const [table, c] of tables.series(j, j.counters().tables).series)
+          this.inc({ job_id: j.jobId, job_name: j.job.jobName, table }, value(c));
+    },
+  });
+}
+
+/** A counter per job event receiver, labelled receiver, re-read at each scrape. */
+function eventCounter(
+  registry: Registry,
+  source: CoordinatorMetricsSource,
+  name: string,
+  help: string,
+  value: (s: DeliveryStats) => number,
+): void {
+  new Counter({
+    name,
+    help,
+    labelNames: ['receiver'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const s of source.eventDeliveries()) this.inc({ receiver: s.name }, value(s));
     },
   });
 }

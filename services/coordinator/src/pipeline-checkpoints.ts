@@ -1,9 +1,10 @@
 import type { SourceSplit } from '@tideway/api';
 import type { CheckpointStorage } from '@tideway/checkpoint';
 import { detach, logger, sleep } from '@tideway/common';
-import type { StoredPipeline } from '@tideway/cluster';
+import type { StoredCheckpointRecord, StoredPipeline } from '@tideway/cluster';
 import type { TaskGroupLocation } from '@tideway/contracts';
 import { CheckpointCoordinator, type CheckpointSettings, type CompletedCheckpoint } from './checkpoint-coordinator.js';
+import { CheckpointHistory } from './checkpoint-history.js';
 import { restorePointOf, toStored, type RestorePoint } from './checkpoint-records.js';
 import type { CommitterHost } from './committer-host.js';
 import type { EnumeratorHost } from './enumerator-host.js';
@@ -30,6 +31,8 @@ export interface CheckpointSide {
   enumerator(): EnumeratorHost | undefined;
   /** A checkpoint completed (the restart budget starts again). */
   onCompleted(): void;
+  /** A checkpoint ended and was added to the history (the job's state is written soon). */
+  onRecorded?(record: StoredCheckpointRecord): void;
 }
 
 /**
@@ -47,11 +50,16 @@ export class PipelineCheckpoints {
   private lastStored?: RestorePoint;
   /** Splits assigned but not yet delivered when the enumerator was last snapshotted. */
   private undelivered: Record<number, SourceSplit[]> = {};
+  /** The last checkpoints, newest first, over every attempt (and earlier leaders). */
+  readonly history: CheckpointHistory;
+  /** Bytes storage holds of the checkpoint being completed (for its history record). */
+  private storedBytes = new Map<number, number>();
 
   constructor(
     private readonly side: CheckpointSide,
     startAfterId: number,
   ) {
+    this.history = new CheckpointHistory(side.settings.historySize);
     this.coordinator = this.newCoordinator(startAfterId);
   }
 
@@ -68,6 +76,7 @@ export class PipelineCheckpoints {
     this.completedBefore = s.completedCheckpoints;
     this.failedBefore = s.failedCheckpoints;
     this.lastCheckpointTime = s.lastCheckpointTimeMs;
+    this.history.resume(s.checkpointHistory);
   }
 
   /** A new attempt: its own coordinator, numbering after `startAfterId` (or the last id). */
@@ -129,6 +138,11 @@ export class PipelineCheckpoints {
           side.onCompleted();
         },
         onAborted: () => side.enumerator()?.thaw(),
+        onEnded: (outcome) => {
+          const bytes = this.storedBytes.get(outcome.checkpointId) ?? 0;
+          this.storedBytes.delete(outcome.checkpointId);
+          side.onRecorded?.(this.history.add(outcome, bytes));
+        },
       },
       startAfterId,
     );
@@ -142,6 +156,7 @@ export class PipelineCheckpoints {
     const { jobId, pipelineId } = this.side;
     const stored = toStored(jobId, pipelineId, cp, this.side.sourceVertexId, this.undelivered);
     const ref = await this.side.storage.write(stored);
+    this.storedBytes.set(cp.checkpointId, ref.bytes ?? 0);
     // The pointer in the state store is what makes the checkpoint complete: it is fenced, so a
     // leader that lost its place can never commit (its pointer write fails first).
     await this.side.records?.checkpointCompleted(pipelineId, {

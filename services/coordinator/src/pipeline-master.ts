@@ -1,5 +1,6 @@
 import type { Source } from '@tideway/api';
 import type { CheckpointStorage } from '@tideway/checkpoint';
+import type { StoredCheckpointRecord } from '@tideway/cluster';
 import { ErrorCode, detach, logger, sleep, type SerializedError } from '@tideway/common';
 import type { SlotProfile, TaskGroupLocation } from '@tideway/contracts';
 import { EXECUTION_STATE, PIPELINE_STATUS, type ExecutionState, type PipelineStatus } from '@tideway/dag';
@@ -26,6 +27,17 @@ export interface PipelineListener {
   onStatus(pipeline: PipelineMaster): void;
   /** A failure is making the pipeline restart (or fail). */
   onFailover?(pipeline: PipelineMaster, reason: string): void;
+  /** A checkpoint ended (completed, failed or aborted) and joined the pipeline's history. */
+  onCheckpoint?(pipeline: PipelineMaster, record: StoredCheckpointRecord): void;
+  /** A source reader of the current attempt emitted a schema change. */
+  onSchemaChange?(pipeline: PipelineMaster, change: SchemaChangeNotice): void;
+}
+
+/** A schema change a source reader reported: the table, its column changes in words, or that it was created. */
+export interface SchemaChangeNotice {
+  tableId: string;
+  changes: string[];
+  created: boolean;
 }
 
 export interface PipelineDeps {
@@ -97,6 +109,7 @@ export class PipelineMaster {
         location: (tg) => this.location(tg),
         enumerator: () => this.enumerator,
         onCompleted: () => this.failover.onCheckpointCompleted(),
+        onRecorded: (record) => this.deps.listener.onCheckpoint?.(this, record),
       },
       restoreFrom?.checkpointId ?? 0,
     );
@@ -149,6 +162,16 @@ export class PipelineMaster {
   /** Time of the latest completed checkpoint (ms since epoch, 0 if none). */
   get lastCheckpointTime(): number {
     return this.cps.lastCheckpointTime;
+  }
+
+  /** The last checkpoints, newest first (tideway.checkpoint-history.size of them). */
+  get checkpointHistory(): StoredCheckpointRecord[] {
+    return this.cps.history.list();
+  }
+
+  /** The history an earlier leader recorded, for a pipeline taken over (ended or not). */
+  resumeCheckpointHistory(recorded: StoredCheckpointRecord[] | undefined): void {
+    this.cps.history.resume(recorded);
   }
 
   /**
@@ -280,6 +303,11 @@ export class PipelineMaster {
   onMetrics(index: number, attempt: number, metrics: TaskGroupMetrics): void {
     const t = this.taskGroups[index];
     if (t && attempt === this.attempt) t.metrics = metrics;
+  }
+
+  /** A reader's schema change (an earlier attempt's late report is ignored). */
+  onSchemaChange(index: number, attempt: number, change: SchemaChangeNotice): void {
+    if (this.taskGroups[index] && attempt === this.attempt) this.deps.listener.onSchemaChange?.(this, change);
   }
 
   async onAck(

@@ -7,6 +7,8 @@ import { MemoryStateStore, SoleLeaderElection, type LeaderElection, type StateSt
 import type { CheckpointStorage } from '@tideway/checkpoint';
 import { coordinatorServiceHandlers } from './coordinator-service.js';
 import { Dispatcher } from './dispatcher.js';
+import type { DeliveryStats } from './event-delivery.js';
+import type { JobEventReporter } from './job-events.js';
 import type { JobMaster } from './job-master.js';
 import { jobServiceHandlers } from './job-service.js';
 import { Leadership } from './leadership.js';
@@ -30,7 +32,7 @@ export interface CoordinatorOptions {
   /** Ended jobs stay listed this long (history-job-expire-minutes). */
   historyExpireMs: number;
   /** Engine-level checkpoint defaults (seatunnel.engine.checkpoint). */
-  checkpoint: { intervalMs: number; timeoutMs: number; minPauseMs: number };
+  checkpoint: { intervalMs: number; timeoutMs: number; minPauseMs: number; historySize?: number };
   /** Where completed checkpoints and savepoints go (local directory or S3). */
   checkpointStorage: CheckpointStorage;
   /** The coordinators' shared state (default: in memory, for a single coordinator). */
@@ -51,6 +53,8 @@ export interface CoordinatorOptions {
   tokenStore?: TokenStore;
   /** Size and nesting limits of submitted job configs (tideway.limits; default their defaults). */
   configLimits?: ConfigLimits;
+  /** Where job events are pushed (event-report-http, tideway.events.webhooks); none when unset. */
+  events?: JobEventReporter;
 }
 
 /**
@@ -81,6 +85,8 @@ export class CoordinatorServer {
   private stopped = false;
   /** Workers the resource manager reported lost since the start (a Prometheus counter). */
   workersLost = 0;
+  /** A follower's view at its last tick: whether the recorded leader announced itself within its ttl. */
+  private leaderAlive = false;
   port = 0;
 
   constructor(private readonly options: CoordinatorOptions) {
@@ -155,6 +161,7 @@ export class CoordinatorServer {
     this.stopped = true;
     if (this.ticker) clearInterval(this.ticker);
     this.dispatcher.stop();
+    await this.options.events?.close();
     await this.election?.stop();
     await this.options.checkpointStorage.close();
     this.rm.close();
@@ -252,6 +259,8 @@ export class CoordinatorServer {
     if (!this.fence.leading) {
       const leader = await this.store.leader().catch(() => undefined);
       this.fence.knownLeader = leader?.address ?? '';
+      const alive = leader ? await this.store.coordinators().catch(() => []) : [];
+      this.leaderAlive = !!leader && alive.some((c) => c.address === leader.address);
       return;
     }
     const backup = now - this.lastMetricsBackup >= (this.options.metricsBackupIntervalMs ?? 10_000);
@@ -270,5 +279,25 @@ export class CoordinatorServer {
 
   pendingCount(): number {
     return this.dispatcher.pendingCount();
+  }
+
+  /**
+   * The readiness probe's answer: ready while this coordinator leads (its take-over done), or
+   * follows a leader that announced itself within its ttl; not ready while it follows without a
+   * leader (an election under way, the state store unreachable) or stops.
+   */
+  readiness(): { ready: boolean; reason: string } {
+    if (this.stopped) return { ready: false, reason: 'the coordinator is stopping' };
+    if (this.fence.leading)
+      return this.takingOver
+        ? { ready: false, reason: `leading (epoch ${this.epoch}), taking the recorded jobs over` }
+        : { ready: true, reason: `leading (epoch ${this.epoch})` };
+    if (this.leaderAlive) return { ready: true, reason: `following the leader at ${this.fence.knownLeader}` };
+    return { ready: false, reason: 'following, and no leader answers (an election is under way, or the state store is unreachable)' };
+  }
+
+  /** Each job event receiver's deliveries (tideway_events_* metrics). */
+  eventDeliveries(): DeliveryStats[] {
+    return this.options.events?.stats() ?? [];
   }
 }

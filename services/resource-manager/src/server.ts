@@ -37,6 +37,7 @@ export class ResourceManagerService {
   private readonly epochs = new EpochGuard((_epoch, address) => this.coordinators?.noteLeader(address));
   private coordinators?: LeaderCaller<CoordinatorServiceClient>;
   port = 0;
+  private serving = false;
 
   constructor(private readonly options: ResourceManagerServiceOptions) {
     this.manager = new ResourceManager({
@@ -105,11 +106,21 @@ export class ResourceManagerService {
     });
     this.port = await this.server.listen(this.options.host, this.options.port);
     m.start();
+    this.serving = true;
     log.info({ address: this.address }, 'resource manager listening');
     return this.address;
   }
 
+  /**
+   * The readiness probe's answer: ready while it serves (workers register with it even while it
+   * rebuilds its slot registry after a restart), not before it listens nor once it stops.
+   */
+  readiness(): { ready: boolean; reason: string } {
+    return this.serving ? { ready: true, reason: `serving at ${this.address}` } : { ready: false, reason: 'not serving' };
+  }
+
   async stop(): Promise<void> {
+    this.serving = false;
     this.manager.stop();
     this.coordinators?.close();
     await this.server.close();

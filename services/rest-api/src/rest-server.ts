@@ -20,6 +20,7 @@ import { DEFAULT_CONFIG_LIMITS, type ConfigLimits } from '@tideway/config';
 import type { JobApi } from './job-api.js';
 import { failBody, statusOf } from './rest-errors.js';
 import { registerDashboardRoutes } from './dashboard/dashboard-routes.js';
+import { registerCheckpointRoutes } from './routes/checkpoint-routes.js';
 import { registerJobRoutes } from './routes/job-routes.js';
 import { registerSubmitRoutes } from './routes/submit-routes.js';
 import { registerSystemRoutes } from './routes/system-routes.js';
@@ -169,6 +170,7 @@ export function buildRestApp(
     async (scoped) => {
       registerSystemRoutes(scoped, jobs, registry, limits.config);
       registerJobRoutes(scoped, jobs);
+      registerCheckpointRoutes(scoped, jobs);
       registerSubmitRoutes(scoped, jobs, limits.config.maxDepth);
       registerDashboardRoutes(scoped, jobs);
     },

@@ -188,6 +188,18 @@ export class WorkerServer {
     if (!this.stopped) this.scheduleLeaderReport();
   }
 
+  /**
+   * The readiness probe's answer: ready once the resource manager has accepted this worker and
+   * while its heartbeats get through; not ready before, while they fail, and once it stops.
+   */
+  readiness(): { ready: boolean; reason: string } {
+    const rm = this.options.resourceManagerAddress;
+    if (this.stopped) return { ready: false, reason: 'the worker is stopping' };
+    if (!this.registered) return { ready: false, reason: `not yet registered with the resource manager at ${rm}` };
+    if (this.heartbeatLost) return { ready: false, reason: `heartbeats to the resource manager at ${rm} fail` };
+    return { ready: true, reason: `registered with the resource manager at ${rm}` };
+  }
+
   /** Resolves once the resource manager has accepted this worker. */
   async waitRegistered(timeoutMs = 30_000): Promise<void> {
     const until = Date.now() + timeoutMs;

@@ -200,6 +200,16 @@ export class TaskExecutionService {
           ).then(() => undefined),
         );
         break;
+      case 'schema-change':
+        this.report(group, (c) =>
+          call(
+            c,
+            'reportSchemaChange',
+            { location: group.location, tableId: msg.tableId, changes: msg.changes, created: msg.created },
+            { metadata: group.epochMetadata(), deadlineMs: 10_000 },
+          ).then(() => undefined),
+        );
+        break;
       case 'checkpoint-ack':
         this.report(group, (c) =>
           call(

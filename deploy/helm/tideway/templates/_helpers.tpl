@@ -111,37 +111,27 @@ tls:
 {{- end -}}
 
 {{/*
-Probes. Without TLS: Kubernetes' gRPC probe against the standard health service every Tideway
-port serves. With TLS the kubelet's gRPC probe cannot present a client certificate (mutual TLS
-refuses it), so readiness checks that the gRPC port accepts connections and liveness GETs the
-metrics endpoint over HTTPS (server TLS only; the kubelet does not verify the certificate).
-A role's readinessProbe / livenessProbe value replaces these.
+Probes: GET /readyz and /livez on the metrics port (HTTPS with TLS: server TLS only, the kubelet
+does not verify the certificate and needs no client certificate). /readyz is false while a
+coordinator follows without a live leader, or a worker is not registered with the resource
+manager. A role's readinessProbe / livenessProbe value replaces these.
 */}}
 {{- define "tideway.probes" -}}
 {{- $v := .values -}}
 {{- if $v.readinessProbe }}
 readinessProbe:
   {{- toYaml $v.readinessProbe | nindent 2 }}
-{{- else if .root.Values.tls.enabled }}
-readinessProbe:
-  tcpSocket: { port: grpc }
-  periodSeconds: 5
 {{- else }}
 readinessProbe:
-  grpc: { port: {{ int $v.port }} }
+  httpGet: { path: /readyz, port: metrics, scheme: {{ .root.Values.tls.enabled | ternary "HTTPS" "HTTP" }} }
   periodSeconds: 5
 {{- end }}
 {{- if $v.livenessProbe }}
 livenessProbe:
   {{- toYaml $v.livenessProbe | nindent 2 }}
-{{- else if .root.Values.tls.enabled }}
-livenessProbe:
-  httpGet: { path: /metrics, port: metrics, scheme: HTTPS }
-  initialDelaySeconds: 20
-  periodSeconds: 10
 {{- else }}
 livenessProbe:
-  grpc: { port: {{ int $v.port }} }
+  httpGet: { path: /livez, port: metrics, scheme: {{ .root.Values.tls.enabled | ternary "HTTPS" "HTTP" }} }
   initialDelaySeconds: 20
   periodSeconds: 10
 {{- end }}

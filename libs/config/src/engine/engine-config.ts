@@ -48,6 +48,8 @@ export interface EngineConfig {
       readonly pluginConfig: Readonly<Record<string, string | number | boolean>>;
     };
   };
+  /** SeaTunnel's job event report (`seatunnel.engine.event-report-http`); url '' when off. */
+  readonly eventReportHttp: { readonly url: string; readonly headers: Readonly<Record<string, string | number | boolean>> };
   /** SeaTunnel's REST API v2 (`seatunnel.engine.http`). */
   readonly http: {
     readonly enableHttp: boolean;
@@ -109,6 +111,27 @@ export interface EngineConfig {
     readonly plugins: {
       /** Folders of plugin packages, as written (relative ones are taken beside the install). */
       readonly dirs: readonly string[];
+    };
+    /** `tideway.metrics`. */
+    readonly metrics: { readonly maxTableSeries: number };
+    /** `tideway.checkpoint-history`. */
+    readonly checkpointHistory: { readonly size: number };
+    /** `tideway.events`: job events pushed to webhooks. */
+    readonly events: {
+      readonly webhooks: Readonly<
+        Record<
+          string,
+          { readonly url: string; readonly headers: Readonly<Record<string, string | number | boolean>>; readonly secret: string }
+        >
+      >;
+      readonly bufferSize: number;
+      readonly batchSize: number;
+      /** Milliseconds. */
+      readonly flushInterval: number;
+      /** Milliseconds. */
+      readonly requestTimeout: number;
+      /** Milliseconds. */
+      readonly maxRetryInterval: number;
     };
     /** `tideway.limits`: what a request may weigh. */
     readonly limits: {
@@ -202,6 +225,27 @@ export function compileEngineConfig(input: EngineConfigInput): EngineConfig {
       `seatunnel.engine.http.request-timeout (${config.http.requestTimeout} ms) must not be shorter than seatunnel.engine.http.headers-timeout (${config.http.headersTimeout} ms)`,
     );
   }
+  checkEventReceivers(config, fail);
   const strategy = config.slotService.dynamicSlot ? 'REJECT' : config.jobScheduleStrategy;
   return Object.freeze({ ...config, jobScheduleStrategy: strategy });
+}
+
+/** Every event receiver needs an http(s) URL; a webhook without one is refused by name. */
+function checkEventReceivers(config: EngineConfig, fail: (message: string) => never): void {
+  const check = (url: string, where: string, required: boolean): void => {
+    if (url === '') {
+      if (required) fail(`${where} is required: the http(s) URL the events are POSTed to`);
+      return;
+    }
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(url);
+    } catch {
+      parsed = undefined;
+    }
+    if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:'))
+      fail(`${where} '${url}': expected an http:// or https:// URL`);
+  };
+  check(config.eventReportHttp.url, 'seatunnel.engine.event-report-http.url', false);
+  for (const [name, hook] of Object.entries(config.tideway.events.webhooks)) check(hook.url, `tideway.events.webhooks.${name}.url`, true);
 }

@@ -133,6 +133,15 @@ export const SEATUNNEL_ENGINE_SETTINGS: Readonly<Record<string, EngineSetting>> 
       },
     },
   },
+  'event-report-http': {
+    type: 'section',
+    description:
+      "SeaTunnel's job event report: the leading coordinator POSTs each job's events to url as a JSON array of SeaTunnel's event objects (docs/events.md).",
+    fields: {
+      url: { type: 'string', default: '', description: 'http(s) URL the events are POSTed to; empty: no report.' },
+      headers: { type: 'map', description: 'HTTP headers sent with every POST, e.g. Content-Type or Authorization.' },
+    },
+  },
   http: {
     type: 'section',
     description: "SeaTunnel's REST API v2, served by the coordinator beside its gRPC port.",
@@ -331,6 +340,77 @@ export const TIDEWAY_SETTINGS: Readonly<Record<string, EngineSetting>> = {
         default: ['plugins'],
         description:
           'Folders holding plugin packages, one package folder each; a relative folder is taken beside the install (the folder holding deploy/). The default plugins/ may be absent; a folder named here otherwise must exist.',
+      },
+    },
+  },
+  metrics: {
+    type: 'section',
+    description: "The coordinator's Prometheus metrics (cluster start --metrics-port, docs/cluster.md).",
+    fields: {
+      'max-table-series': {
+        type: 'int',
+        default: 100,
+        min: 1,
+        description:
+          'Tables per job with series of their own (tideway_table_*); later tables of the job are summed into one series labelled table="_other".',
+      },
+    },
+  },
+  'checkpoint-history': {
+    type: 'section',
+    description: "Each pipeline's checkpoint history (JobInfo, REST /jobs/checkpoints, `tideway checkpoints`), kept in the state store.",
+    fields: {
+      size: {
+        type: 'int',
+        default: 32,
+        min: 1,
+        max: 1000,
+        description: 'Checkpoints (completed, failed, aborted) kept per pipeline, newest first.',
+      },
+    },
+  },
+  events: {
+    type: 'section',
+    description:
+      'Job events (state changes, checkpoint failures, fail-overs) POSTed by the leading coordinator to webhooks, and to seatunnel.engine.event-report-http (docs/events.md).',
+    fields: {
+      webhooks: {
+        type: 'map',
+        description: 'Receivers by name; each gets every job event as JSON, batched, with an event id and a per-job sequence.',
+        each: {
+          type: 'section',
+          description: 'One receiver.',
+          fields: {
+            url: { type: 'string', default: '', description: 'http(s) URL the events are POSTed to (required).' },
+            headers: { type: 'map', description: 'HTTP headers sent with every POST.' },
+            secret: {
+              type: 'string',
+              default: '',
+              description:
+                'When set, every POST carries X-Tideway-Signature: sha256=<hex HMAC-SHA256 of the body with this secret>; empty: unsigned.',
+            },
+          },
+        },
+      },
+      'buffer-size': {
+        type: 'int',
+        default: 10000,
+        min: 1,
+        description: 'Events held per receiver while it is down; past it the oldest are dropped (counted and logged).',
+      },
+      'batch-size': { type: 'int', default: 100, min: 1, description: 'Most events in one POST.' },
+      'flush-interval': {
+        type: 'int',
+        default: 1000,
+        min: 1,
+        description: 'Milliseconds an event may wait for others to join its batch.',
+      },
+      'request-timeout': { type: 'int', default: 10000, min: 1, description: 'Milliseconds a POST may take before it counts as failed.' },
+      'max-retry-interval': {
+        type: 'int',
+        default: 30000,
+        min: 1,
+        description: 'Longest wait between attempts at a receiver that is down (the wait doubles from 250 ms up to this).',
       },
     },
   },

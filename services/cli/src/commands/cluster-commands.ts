@@ -1,6 +1,14 @@
 import type { Command } from 'commander';
 import { ConfigError, ErrorCode } from '@tideway/common';
-import { checkpointStorageOf, collect, configLimitsOf, coordinatorAddresses, engineConfig, usePluginFolders } from './options.js';
+import {
+  checkpointStorageOf,
+  collect,
+  configLimitsOf,
+  coordinatorAddresses,
+  engineConfig,
+  metricsPortOf,
+  usePluginFolders,
+} from './options.js';
 import { registerCertsCommand } from './certs-command.js';
 
 const ROLES = ['coordinator', 'resource-manager', 'worker', 'all'] as const;
@@ -14,13 +22,6 @@ interface StartOptions {
   metricsHost?: string;
 }
 
-function metricsPortOf(text: string): number {
-  const port = Number(text);
-  if (!Number.isInteger(port) || port < 0 || port > 65535)
-    throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `--metrics-port ${text}: expected a port number (0 picks a free one)`);
-  return port;
-}
-
 /** `tideway cluster start --role ...`: one service per process (or all in one with `all`). */
 export function registerClusterCommands(program: Command): void {
   const cluster = program.command('cluster').description('run cluster services');
@@ -31,12 +32,15 @@ export function registerClusterCommands(program: Command): void {
     .requiredOption('--role <role>', `one of ${ROLES.join(', ')}`)
     .option('--engine-config <file>', 'engine config in seatunnel.yaml shape (default deploy/seatunnel.yaml)')
     .option('--set <key=value>', 'engine setting under seatunnel.engine (repeatable)', collect, [])
-    .option('--metrics-port <port>', 'serve Prometheus metrics at http://<host>:<port>/metrics (0 picks a free port; default: no endpoint)')
+    .option(
+      '--metrics-port <port>',
+      'serve Prometheus metrics at http://<host>:<port>/metrics and the probes /livez and /readyz (0 picks a free port; default: no endpoint)',
+    )
     .option('--metrics-host <host>', "address the metrics endpoint binds to (default: the role's host from the engine config)")
     .action(async (opts: StartOptions) => {
       // The services are loaded when one starts: every other command (and --help) stays quick.
       const [
-        { CoordinatorServer, registerCoordinatorMetrics },
+        { CoordinatorServer, JobEventReporter, registerCoordinatorMetrics },
         { ResourceManagerService, registerResourceManagerMetrics },
         { WorkerServer, registerWorkerMetrics },
         { newMetricsRegistry, startMetricsEndpoint },
@@ -74,6 +78,7 @@ export function registerClusterCommands(program: Command): void {
       const coordinators = coordinatorAddresses(engine);
       const registry = newMetricsRegistry();
       const stops: Array<() => Promise<void>> = [];
+      const checks: Record<string, () => { ready: boolean; reason: string }> = {};
       if (role === 'resource-manager' || role === 'all') {
         const rm = new ResourceManagerService({
           host: t.resourceManager.host,
@@ -88,6 +93,7 @@ export function registerClusterCommands(program: Command): void {
         });
         process.stderr.write(`tideway: resource manager listening on ${await rm.start()}\n`);
         registerResourceManagerMetrics(registry, rm.manager);
+        checks['resource-manager'] = () => rm.readiness();
         stops.push(() => rm.stop());
       }
       if (role === 'coordinator' || role === 'all') {
@@ -100,7 +106,12 @@ export function registerClusterCommands(program: Command): void {
           resourceManagerAddress: rmAddress,
           jobScheduleStrategy: engine.jobScheduleStrategy,
           historyExpireMs: engine.historyJobExpireMinutes * 60_000,
-          checkpoint: { intervalMs: engine.checkpoint.interval, timeoutMs: engine.checkpoint.timeout, minPauseMs: 0 },
+          checkpoint: {
+            intervalMs: engine.checkpoint.interval,
+            timeoutMs: engine.checkpoint.timeout,
+            minPauseMs: 0,
+            historySize: engine.tideway.checkpointHistory.size,
+          },
           checkpointStorage: checkpointStorageOf(engine),
           store,
           election: ha ? (address, s, epochFloor) => electionFromConfig(engine, s, address, epochFloor) : undefined,
@@ -108,9 +119,11 @@ export function registerClusterCommands(program: Command): void {
           namespaces: t.auth.namespaces,
           tokenStore: store instanceof RedisStateStore ? store : undefined,
           configLimits: configLimitsOf(engine),
+          events: JobEventReporter.fromConfig(engine),
         });
         process.stderr.write(`tideway: coordinator listening on ${await c.start()}\n`);
-        registerCoordinatorMetrics(registry, c);
+        registerCoordinatorMetrics(registry, c, { maxTableSeries: t.metrics.maxTableSeries });
+        checks.coordinator = () => c.readiness();
         stops.push(() => c.stop());
         stops.push(
           await startRestApiIfEnabled(engine, t.coordinator.host, [c.address, ...coordinators.filter((a) => a !== c.address)], registry),
@@ -131,13 +144,14 @@ export function registerClusterCommands(program: Command): void {
         });
         process.stderr.write(`tideway: worker listening on ${await w.start()}\n`);
         registerWorkerMetrics(registry, w);
+        checks.worker = () => w.readiness();
         stops.push(() => w.stop());
       }
       if (metricsPort !== undefined) {
         const host =
           opts.metricsHost ??
           (role === 'worker' ? t.worker.host : role === 'resource-manager' ? t.resourceManager.host : t.coordinator.host);
-        const endpoint = await startMetricsEndpoint(registry, host, metricsPort);
+        const endpoint = await startMetricsEndpoint(registry, host, metricsPort, checks);
         process.stderr.write(`tideway: metrics at ${endpoint.url}\n`);
         stops.push(() => endpoint.close());
       }

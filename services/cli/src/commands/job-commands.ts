@@ -27,7 +27,7 @@ export function addresses(opts: AddressOpts): string[] {
   return coordinatorAddresses(engineConfig(opts));
 }
 
-function withClient<T extends AddressOpts>(fn: (client: JobClient, opts: T, args: string[]) => Promise<void>) {
+export function withClient<T extends AddressOpts>(fn: (client: JobClient, opts: T, args: string[]) => Promise<void>) {
   return async (...params: unknown[]) => {
     const cmd = params[params.length - 1] as Command;
     const opts = cmd.opts<T>();

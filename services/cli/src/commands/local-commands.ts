@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import { ConfigError, ErrorCode, newJobId } from '@tideway/common';
 import { readJobInput } from '../config-input.js';
-import { collect, engineConfig, usePluginFolders } from './options.js';
+import type { LocalCluster } from '../local-cluster.js';
+import { collect, engineConfig, metricsPortOf, usePluginFolders } from './options.js';
 
 export function registerLocalCommands(program: Command): void {
   program
@@ -19,6 +20,10 @@ export function registerLocalCommands(program: Command): void {
       'serve JobService on this loopback port (default: a free one), e.g. for `tideway savepoint --address`',
       '0',
     )
+    .option(
+      '--metrics-port <port>',
+      'serve Prometheus metrics at http://127.0.0.1:<port>/metrics and the probes /livez and /readyz while the job runs (0 picks a free port)',
+    )
     .action(
       async (opts: {
         config: string;
@@ -29,6 +34,7 @@ export function registerLocalCommands(program: Command): void {
         setJobId?: string;
         restore?: string;
         coordinatorPort: string;
+        metricsPort?: string;
       }) => {
         const input = readJobInput(opts.config, opts.variable);
         const engine = engineConfig(opts);
@@ -36,6 +42,7 @@ export function registerLocalCommands(program: Command): void {
         const port = Number(opts.coordinatorPort);
         if (!Number.isInteger(port) || port < 0 || port > 65535)
           throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `--coordinator-port ${opts.coordinatorPort}: expected a port number`);
+        const metricsPort = opts.metricsPort === undefined ? undefined : metricsPortOf(opts.metricsPort);
         const [{ startLocalCluster }, { startRestApiIfEnabled }, { JobClient }, { followJob }] = await Promise.all([
           import('../local-cluster.js'),
           import('../rest-api-hook.js'),
@@ -44,6 +51,10 @@ export function registerLocalCommands(program: Command): void {
         ]);
         const cluster = await startLocalCluster(engine, port);
         const stopRestApi = await startRestApiIfEnabled(engine, '127.0.0.1', cluster.coordinatorAddress);
+        const stopMetrics =
+          metricsPort === undefined
+            ? async () => undefined
+            : await serveLocalMetrics(cluster, metricsPort, engine.tideway.metrics.maxTableSeries);
         const client = new JobClient(cluster.coordinatorAddress);
         try {
           const res = await client.submit({
@@ -55,6 +66,7 @@ export function registerLocalCommands(program: Command): void {
           process.exitCode = await followJob(client, res.jobId, engine.printJobMetricsInfoInterval * 1000);
         } finally {
           client.close();
+          await stopMetrics();
           await stopRestApi();
           await cluster.stop();
         }
@@ -117,4 +129,30 @@ export function registerLocalCommands(program: Command): void {
         process.stdout.write('\n');
       }
     });
+}
+
+/** Local mode's metrics and probes: the three services' metrics, and each one's readiness. */
+async function serveLocalMetrics(cluster: LocalCluster, port: number, maxTableSeries: number): Promise<() => Promise<void>> {
+  const [
+    { registerCoordinatorMetrics },
+    { registerResourceManagerMetrics },
+    { registerWorkerMetrics },
+    { newMetricsRegistry, startMetricsEndpoint },
+  ] = await Promise.all([
+    import('@tideway/coordinator'),
+    import('@tideway/resource-manager'),
+    import('@tideway/worker'),
+    import('../metrics-endpoint.js'),
+  ]);
+  const registry = newMetricsRegistry();
+  registerCoordinatorMetrics(registry, cluster.coordinator, { maxTableSeries });
+  registerResourceManagerMetrics(registry, cluster.resourceManager.manager);
+  registerWorkerMetrics(registry, cluster.worker);
+  const endpoint = await startMetricsEndpoint(registry, '127.0.0.1', port, {
+    coordinator: () => cluster.coordinator.readiness(),
+    'resource-manager': () => cluster.resourceManager.readiness(),
+    worker: () => cluster.worker.readiness(),
+  });
+  process.stderr.write(`tideway: metrics at ${endpoint.url}\n`);
+  return () => endpoint.close();
 }

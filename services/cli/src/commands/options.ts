@@ -1,3 +1,4 @@
+import { ConfigError, ErrorCode } from '@tideway/common';
 import { loadEngineConfig, type ConfigLimits, type EngineConfig } from '@tideway/config';
 import { checkpointStorageFromConfig, type CheckpointStorage } from '@tideway/checkpoint';
 import { existsSync } from 'node:fs';
@@ -40,4 +41,12 @@ export function coordinatorAddresses(engine: EngineConfig): string[] {
 export function configLimitsOf(engine: EngineConfig): ConfigLimits {
   const l = engine.tideway.limits;
   return { maxBytes: l.maxConfigBytes, maxDepth: l.maxConfigDepth };
+}
+
+/** --metrics-port: a port number, 0 for a free one. */
+export function metricsPortOf(text: string): number {
+  const port = Number(text);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `--metrics-port ${text}: expected a port number (0 picks a free one)`);
+  return port;
 }

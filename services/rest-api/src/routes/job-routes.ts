@@ -9,7 +9,7 @@ const FINISHED_STATES = ['FINISHED', 'CANCELED', 'FAILED', 'SAVEPOINT_DONE', 'UN
 
 const JOB_ID = /^\d{1,19}$/;
 
-function checkJobId(jobId: string): string {
+export function checkJobId(jobId: string): string {
   if (!JOB_ID.test(jobId)) throw new BadRequest(`job id '${jobId}' is not a job id: expected digits, e.g. 733584788375666689`);
   return jobId;
 }

@@ -13,6 +13,18 @@ export interface TaskGroup {
   description?: string;
   error?: { message?: string };
 }
+/** One checkpoint of a pipeline's history (JobInfo's CheckpointRecord). */
+export interface CheckpointRecord {
+  checkpointId?: number;
+  kind?: string;
+  triggerTimeMs?: number;
+  durationMs?: number;
+  stateBytes?: number;
+  alignmentMs?: number;
+  /** COMPLETED, FAILED or ABORTED. */
+  state?: string;
+  failureReason?: string;
+}
 export interface Pipeline {
   pipelineId?: number;
   status?: string;
@@ -21,6 +33,9 @@ export interface Pipeline {
   failedCheckpoints?: number;
   lastCheckpointTimeMs?: number;
   taskGroups?: TaskGroup[];
+  /** Newest first. */
+  checkpointHistory?: CheckpointRecord[];
+  checkpointInFlight?: { checkpointId?: number; kind?: string; triggerTimeMs?: number; acknowledged?: number; total?: number };
 }
 export interface Vertex {
   vertexId?: number;

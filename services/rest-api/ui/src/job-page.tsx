@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ENDED, api, listen, time, type Job, type JobEvent, type Metrics } from './api.js';
+import { CheckpointsPanel } from './checkpoints-panel.js';
 import { DagView } from './dag-view.js';
 import { HISTORY, vertexLabel, vertexRates } from './job-view.js';
 import { RateChart } from './rate-chart.js';
@@ -23,34 +24,16 @@ function append(s: Series, job: Job, m: Metrics | undefined): Series {
   return next;
 }
 
-/** A checkpoint count seen to change while the page was open. */
-interface CheckpointSeen {
-  timeMs: number;
-  completed: number;
-  failed: number;
-}
-
 /** One job: state, DAG per pipeline with task groups and workers, rows charts, checkpoints, fail-overs, cancel. */
 export function JobPage({ jobId }: { jobId: string }) {
   const [event, setEvent] = useState<JobEvent | undefined>();
   const [series, setSeries] = useState<Series>({ xs: [], rows: new Map(), rates: new Map() });
-  const [checkpoints, setCheckpoints] = useState<CheckpointSeen[]>([]);
   const [error, setError] = useState('');
   const [canceling, setCanceling] = useState(false);
 
   const take = (e: JobEvent) => {
     setEvent((old) => ({ job: e.job ?? old?.job, metrics: e.metrics ?? old?.metrics }));
     if (e.job && e.metrics) setSeries((s) => append(s, e.job!, e.metrics));
-    if (e.job) {
-      const seen = {
-        timeMs: e.job.lastCheckpointTimeMs ?? 0,
-        completed: e.job.completedCheckpoints ?? 0,
-        failed: e.job.failedCheckpoints ?? 0,
-      };
-      const same = (c: CheckpointSeen[]) =>
-        c.length > 0 ? c[0].completed === seen.completed && c[0].failed === seen.failed : seen.completed + seen.failed === 0;
-      setCheckpoints((c) => (same(c) ? c : [seen, ...c].slice(0, 50)));
-    }
   };
 
   useEffect(() => {
@@ -183,26 +166,9 @@ export function JobPage({ jobId }: { jobId: string }) {
       <p class="summary" data-testid="checkpoints">
         {job.completedCheckpoints ?? 0} completed · {job.failedCheckpoints ?? 0} failed · last {time(job.lastCheckpointTimeMs)}
       </p>
-      {checkpoints.length > 0 && (
-        <table>
-          <thead>
-            <tr>
-              <th>last completed</th>
-              <th>completed</th>
-              <th>failed</th>
-            </tr>
-          </thead>
-          <tbody>
-            {checkpoints.map((c) => (
-              <tr>
-                <td>{time(c.timeMs)}</td>
-                <td>{c.completed}</td>
-                <td>{c.failed}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      {pipelines.map((p) => (
+        <CheckpointsPanel pipeline={p} />
+      ))}
 
       <h2>Fail-overs</h2>
       {(job.failovers ?? []).length === 0 ? (

@@ -50,6 +50,21 @@ export interface ReportMetricsRequest {
   tables: TableMetrics[];
 }
 
+export interface ReportSchemaChangeRequest {
+  location:
+    | TaskGroupLocation
+    | undefined;
+  /** The table, as the job names it (database.schema.table). */
+  tableId: string;
+  /**
+   * Each column change in order, in words: ADD COLUMN c int, DROP COLUMN c, RENAME COLUMN a TO b,
+   * MODIFY COLUMN c bigint. Empty for a created table.
+   */
+  changes: string[];
+  /** The table was created at the source while the job runs. */
+  created: boolean;
+}
+
 export interface RequestSplitsRequest {
   location:
     | TaskGroupLocation
@@ -420,6 +435,129 @@ export const ReportMetricsRequest: MessageFns<ReportMetricsRequest> = {
       ? TaskGroupLocation.fromPartial(object.location)
       : undefined;
     message.tables = object.tables?.map((e) => TableMetrics.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseReportSchemaChangeRequest(): ReportSchemaChangeRequest {
+  return { location: undefined, tableId: "", changes: [], created: false };
+}
+
+export const ReportSchemaChangeRequest: MessageFns<ReportSchemaChangeRequest> = {
+  encode(message: ReportSchemaChangeRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.location !== undefined) {
+      TaskGroupLocation.encode(message.location, writer.uint32(10).fork()).join();
+    }
+    if (message.tableId !== "") {
+      writer.uint32(18).string(message.tableId);
+    }
+    for (const v of message.changes) {
+      writer.uint32(26).string(v!);
+    }
+    if (message.created !== false) {
+      writer.uint32(32).bool(message.created);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReportSchemaChangeRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReportSchemaChangeRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.location = TaskGroupLocation.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.tableId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.changes.push(reader.string());
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.created = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ReportSchemaChangeRequest {
+    return {
+      location: isSet(object.location) ? TaskGroupLocation.fromJSON(object.location) : undefined,
+      tableId: isSet(object.tableId)
+        ? globalThis.String(object.tableId)
+        : isSet(object.table_id)
+        ? globalThis.String(object.table_id)
+        : "",
+      changes: globalThis.Array.isArray(object?.changes) ? object.changes.map((e: any) => globalThis.String(e)) : [],
+      created: isSet(object.created) ? globalThis.Boolean(object.created) : false,
+    };
+  },
+
+  toJSON(message: ReportSchemaChangeRequest): unknown {
+    const obj: any = {};
+    if (message.location !== undefined) {
+      obj.location = TaskGroupLocation.toJSON(message.location);
+    }
+    if (message.tableId !== "") {
+      obj.tableId = message.tableId;
+    }
+    if (message.changes?.length) {
+      obj.changes = message.changes;
+    }
+    if (message.created !== false) {
+      obj.created = message.created;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ReportSchemaChangeRequest>, I>>(base?: I): ReportSchemaChangeRequest {
+    return ReportSchemaChangeRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ReportSchemaChangeRequest>, I>>(object: I): ReportSchemaChangeRequest {
+    const message = createBaseReportSchemaChangeRequest();
+    message.location = (object.location !== undefined && object.location !== null)
+      ? TaskGroupLocation.fromPartial(object.location)
+      : undefined;
+    message.tableId = object.tableId ?? "";
+    message.changes = object.changes?.map((e) => e) || [];
+    message.created = object.created ?? false;
     return message;
   },
 };
@@ -968,6 +1106,20 @@ export const CoordinatorServiceService = {
     responseSerialize: (value: Ack): Buffer => Buffer.from(Ack.encode(value).finish()),
     responseDeserialize: (value: Buffer): Ack => Ack.decode(value),
   },
+  /**
+   * A source reader emitted a schema change (CDC: a table's columns changed, or a table was
+   * created while the job runs), for the job's event receivers (docs/events.md).
+   */
+  reportSchemaChange: {
+    path: "/tideway.v1.CoordinatorService/ReportSchemaChange" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ReportSchemaChangeRequest): Buffer =>
+      Buffer.from(ReportSchemaChangeRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ReportSchemaChangeRequest => ReportSchemaChangeRequest.decode(value),
+    responseSerialize: (value: Ack): Buffer => Buffer.from(Ack.encode(value).finish()),
+    responseDeserialize: (value: Buffer): Ack => Ack.decode(value),
+  },
 } as const;
 
 export interface CoordinatorServiceServer extends UntypedServiceImplementation {
@@ -990,6 +1142,11 @@ export interface CoordinatorServiceServer extends UntypedServiceImplementation {
    * leader is alive. A follower answers UNAVAILABLE with the leader's address.
    */
   reportTaskGroups: handleUnaryCall<ReportTaskGroupsRequest, Ack>;
+  /**
+   * A source reader emitted a schema change (CDC: a table's columns changed, or a table was
+   * created while the job runs), for the job's event receivers (docs/events.md).
+   */
+  reportSchemaChange: handleUnaryCall<ReportSchemaChangeRequest, Ack>;
 }
 
 export interface CoordinatorServiceClient extends Client {
@@ -1092,6 +1249,25 @@ export interface CoordinatorServiceClient extends Client {
   ): ClientUnaryCall;
   reportTaskGroups(
     request: ReportTaskGroupsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: Ack) => void,
+  ): ClientUnaryCall;
+  /**
+   * A source reader emitted a schema change (CDC: a table's columns changed, or a table was
+   * created while the job runs), for the job's event receivers (docs/events.md).
+   */
+  reportSchemaChange(
+    request: ReportSchemaChangeRequest,
+    callback: (error: ServiceError | null, response: Ack) => void,
+  ): ClientUnaryCall;
+  reportSchemaChange(
+    request: ReportSchemaChangeRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: Ack) => void,
+  ): ClientUnaryCall;
+  reportSchemaChange(
+    request: ReportSchemaChangeRequest,
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: Ack) => void,

@@ -179,6 +179,46 @@ export interface PipelineInfo {
   failedCheckpoints: number;
   /** Milliseconds since epoch of the pipeline's last completed checkpoint, 0 if none. */
   lastCheckpointTimeMs: number;
+  /**
+   * The pipeline's last checkpoints (tideway.checkpoint-history.size of them), newest first:
+   * completed, failed and aborted ones, over every attempt and leader.
+   */
+  checkpointHistory: CheckpointRecord[];
+  /** The checkpoint in flight, if one is (a live job's leader knows it; absent otherwise). */
+  checkpointInFlight: CheckpointInFlight | undefined;
+}
+
+/** A checkpoint triggered and not yet ended. */
+export interface CheckpointInFlight {
+  checkpointId: number;
+  /** CHECKPOINT, SAVEPOINT or COMPLETED_POINT. */
+  kind: string;
+  triggerTimeMs: number;
+  /** Task groups that acknowledged it so far, of the total that must. */
+  acknowledged: number;
+  total: number;
+}
+
+/** One checkpoint of a pipeline, as its history keeps it. */
+export interface CheckpointRecord {
+  checkpointId: number;
+  /** CHECKPOINT, SAVEPOINT or COMPLETED_POINT. */
+  kind: string;
+  /** Milliseconds since epoch when it was triggered. */
+  triggerTimeMs: number;
+  /** Milliseconds from its trigger to its end (completed: stored and committed; failed or aborted: given up). */
+  durationMs: number;
+  /** Bytes of its stored data (0 unless completed). */
+  stateBytes: number;
+  /** Milliseconds from its trigger until the last task group acknowledged its barrier (0 when not every one did). */
+  alignmentMs: number;
+  /**
+   * COMPLETED, FAILED (timed out, a task group could not snapshot, storage refused it) or
+   * ABORTED (the pipeline stopped or restarted while it was in flight).
+   */
+  state: string;
+  /** Why it failed or was aborted; empty when completed. */
+  failureReason: string;
 }
 
 export interface TaskGroupInfo {
@@ -2364,6 +2404,8 @@ function createBasePipelineInfo(): PipelineInfo {
     completedCheckpoints: 0,
     failedCheckpoints: 0,
     lastCheckpointTimeMs: 0,
+    checkpointHistory: [],
+    checkpointInFlight: undefined,
   };
 }
 
@@ -2389,6 +2431,12 @@ export const PipelineInfo: MessageFns<PipelineInfo> = {
     }
     if (message.lastCheckpointTimeMs !== 0) {
       writer.uint32(57).double(message.lastCheckpointTimeMs);
+    }
+    for (const v of message.checkpointHistory) {
+      CheckpointRecord.encode(v!, writer.uint32(66).fork()).join();
+    }
+    if (message.checkpointInFlight !== undefined) {
+      CheckpointInFlight.encode(message.checkpointInFlight, writer.uint32(74).fork()).join();
     }
     return writer;
   },
@@ -2462,6 +2510,22 @@ export const PipelineInfo: MessageFns<PipelineInfo> = {
             message.lastCheckpointTimeMs = reader.double();
             continue;
           }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.checkpointHistory.push(CheckpointRecord.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.checkpointInFlight = CheckpointInFlight.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2503,6 +2567,16 @@ export const PipelineInfo: MessageFns<PipelineInfo> = {
         : isSet(object.last_checkpoint_time_ms)
         ? globalThis.Number(object.last_checkpoint_time_ms)
         : 0,
+      checkpointHistory: globalThis.Array.isArray(object?.checkpointHistory)
+        ? object.checkpointHistory.map((e: any) => CheckpointRecord.fromJSON(e))
+        : globalThis.Array.isArray(object?.checkpoint_history)
+        ? object.checkpoint_history.map((e: any) => CheckpointRecord.fromJSON(e))
+        : [],
+      checkpointInFlight: isSet(object.checkpointInFlight)
+        ? CheckpointInFlight.fromJSON(object.checkpointInFlight)
+        : isSet(object.checkpoint_in_flight)
+        ? CheckpointInFlight.fromJSON(object.checkpoint_in_flight)
+        : undefined,
     };
   },
 
@@ -2529,6 +2603,12 @@ export const PipelineInfo: MessageFns<PipelineInfo> = {
     if (message.lastCheckpointTimeMs !== 0) {
       obj.lastCheckpointTimeMs = floatToJson(message.lastCheckpointTimeMs);
     }
+    if (message.checkpointHistory?.length) {
+      obj.checkpointHistory = message.checkpointHistory.map((e) => CheckpointRecord.toJSON(e));
+    }
+    if (message.checkpointInFlight !== undefined) {
+      obj.checkpointInFlight = CheckpointInFlight.toJSON(message.checkpointInFlight);
+    }
     return obj;
   },
 
@@ -2544,6 +2624,365 @@ export const PipelineInfo: MessageFns<PipelineInfo> = {
     message.completedCheckpoints = object.completedCheckpoints ?? 0;
     message.failedCheckpoints = object.failedCheckpoints ?? 0;
     message.lastCheckpointTimeMs = object.lastCheckpointTimeMs ?? 0;
+    message.checkpointHistory = object.checkpointHistory?.map((e) => CheckpointRecord.fromPartial(e)) || [];
+    message.checkpointInFlight = (object.checkpointInFlight !== undefined && object.checkpointInFlight !== null)
+      ? CheckpointInFlight.fromPartial(object.checkpointInFlight)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseCheckpointInFlight(): CheckpointInFlight {
+  return { checkpointId: 0, kind: "", triggerTimeMs: 0, acknowledged: 0, total: 0 };
+}
+
+export const CheckpointInFlight: MessageFns<CheckpointInFlight> = {
+  encode(message: CheckpointInFlight, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.checkpointId !== 0) {
+      writer.uint32(8).uint64(message.checkpointId);
+    }
+    if (message.kind !== "") {
+      writer.uint32(18).string(message.kind);
+    }
+    if (message.triggerTimeMs !== 0) {
+      writer.uint32(25).double(message.triggerTimeMs);
+    }
+    if (message.acknowledged !== 0) {
+      writer.uint32(32).uint32(message.acknowledged);
+    }
+    if (message.total !== 0) {
+      writer.uint32(40).uint32(message.total);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CheckpointInFlight {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCheckpointInFlight();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.checkpointId = longToNumber(reader.uint64());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.kind = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 25) {
+              break;
+            }
+
+            message.triggerTimeMs = reader.double();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.acknowledged = reader.uint32();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.total = reader.uint32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CheckpointInFlight {
+    return {
+      checkpointId: isSet(object.checkpointId)
+        ? globalThis.Number(object.checkpointId)
+        : isSet(object.checkpoint_id)
+        ? globalThis.Number(object.checkpoint_id)
+        : 0,
+      kind: isSet(object.kind) ? globalThis.String(object.kind) : "",
+      triggerTimeMs: isSet(object.triggerTimeMs)
+        ? globalThis.Number(object.triggerTimeMs)
+        : isSet(object.trigger_time_ms)
+        ? globalThis.Number(object.trigger_time_ms)
+        : 0,
+      acknowledged: isSet(object.acknowledged) ? globalThis.Number(object.acknowledged) : 0,
+      total: isSet(object.total) ? globalThis.Number(object.total) : 0,
+    };
+  },
+
+  toJSON(message: CheckpointInFlight): unknown {
+    const obj: any = {};
+    if (message.checkpointId !== 0) {
+      obj.checkpointId = Math.round(message.checkpointId);
+    }
+    if (message.kind !== "") {
+      obj.kind = message.kind;
+    }
+    if (message.triggerTimeMs !== 0) {
+      obj.triggerTimeMs = floatToJson(message.triggerTimeMs);
+    }
+    if (message.acknowledged !== 0) {
+      obj.acknowledged = Math.round(message.acknowledged);
+    }
+    if (message.total !== 0) {
+      obj.total = Math.round(message.total);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CheckpointInFlight>, I>>(base?: I): CheckpointInFlight {
+    return CheckpointInFlight.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CheckpointInFlight>, I>>(object: I): CheckpointInFlight {
+    const message = createBaseCheckpointInFlight();
+    message.checkpointId = object.checkpointId ?? 0;
+    message.kind = object.kind ?? "";
+    message.triggerTimeMs = object.triggerTimeMs ?? 0;
+    message.acknowledged = object.acknowledged ?? 0;
+    message.total = object.total ?? 0;
+    return message;
+  },
+};
+
+function createBaseCheckpointRecord(): CheckpointRecord {
+  return {
+    checkpointId: 0,
+    kind: "",
+    triggerTimeMs: 0,
+    durationMs: 0,
+    stateBytes: 0,
+    alignmentMs: 0,
+    state: "",
+    failureReason: "",
+  };
+}
+
+export const CheckpointRecord: MessageFns<CheckpointRecord> = {
+  encode(message: CheckpointRecord, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.checkpointId !== 0) {
+      writer.uint32(8).uint64(message.checkpointId);
+    }
+    if (message.kind !== "") {
+      writer.uint32(18).string(message.kind);
+    }
+    if (message.triggerTimeMs !== 0) {
+      writer.uint32(25).double(message.triggerTimeMs);
+    }
+    if (message.durationMs !== 0) {
+      writer.uint32(33).double(message.durationMs);
+    }
+    if (message.stateBytes !== 0) {
+      writer.uint32(40).uint64(message.stateBytes);
+    }
+    if (message.alignmentMs !== 0) {
+      writer.uint32(49).double(message.alignmentMs);
+    }
+    if (message.state !== "") {
+      writer.uint32(58).string(message.state);
+    }
+    if (message.failureReason !== "") {
+      writer.uint32(66).string(message.failureReason);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CheckpointRecord {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCheckpointRecord();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.checkpointId = longToNumber(reader.uint64());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.kind = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 25) {
+              break;
+            }
+
+            message.triggerTimeMs = reader.double();
+            continue;
+          }
+          case 4: {
+            if (tag !== 33) {
+              break;
+            }
+
+            message.durationMs = reader.double();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.stateBytes = longToNumber(reader.uint64());
+            continue;
+          }
+          case 6: {
+            if (tag !== 49) {
+              break;
+            }
+
+            message.alignmentMs = reader.double();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.state = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.failureReason = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CheckpointRecord {
+    return {
+      checkpointId: isSet(object.checkpointId)
+        ? globalThis.Number(object.checkpointId)
+        : isSet(object.checkpoint_id)
+        ? globalThis.Number(object.checkpoint_id)
+        : 0,
+      kind: isSet(object.kind) ? globalThis.String(object.kind) : "",
+      triggerTimeMs: isSet(object.triggerTimeMs)
+        ? globalThis.Number(object.triggerTimeMs)
+        : isSet(object.trigger_time_ms)
+        ? globalThis.Number(object.trigger_time_ms)
+        : 0,
+      durationMs: isSet(object.durationMs)
+        ? globalThis.Number(object.durationMs)
+        : isSet(object.duration_ms)
+        ? globalThis.Number(object.duration_ms)
+        : 0,
+      stateBytes: isSet(object.stateBytes)
+        ? globalThis.Number(object.stateBytes)
+        : isSet(object.state_bytes)
+        ? globalThis.Number(object.state_bytes)
+        : 0,
+      alignmentMs: isSet(object.alignmentMs)
+        ? globalThis.Number(object.alignmentMs)
+        : isSet(object.alignment_ms)
+        ? globalThis.Number(object.alignment_ms)
+        : 0,
+      state: isSet(object.state) ? globalThis.String(object.state) : "",
+      failureReason: isSet(object.failureReason)
+        ? globalThis.String(object.failureReason)
+        : isSet(object.failure_reason)
+        ? globalThis.String(object.failure_reason)
+        : "",
+    };
+  },
+
+  toJSON(message: CheckpointRecord): unknown {
+    const obj: any = {};
+    if (message.checkpointId !== 0) {
+      obj.checkpointId = Math.round(message.checkpointId);
+    }
+    if (message.kind !== "") {
+      obj.kind = message.kind;
+    }
+    if (message.triggerTimeMs !== 0) {
+      obj.triggerTimeMs = floatToJson(message.triggerTimeMs);
+    }
+    if (message.durationMs !== 0) {
+      obj.durationMs = floatToJson(message.durationMs);
+    }
+    if (message.stateBytes !== 0) {
+      obj.stateBytes = Math.round(message.stateBytes);
+    }
+    if (message.alignmentMs !== 0) {
+      obj.alignmentMs = floatToJson(message.alignmentMs);
+    }
+    if (message.state !== "") {
+      obj.state = message.state;
+    }
+    if (message.failureReason !== "") {
+      obj.failureReason = message.failureReason;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CheckpointRecord>, I>>(base?: I): CheckpointRecord {
+    return CheckpointRecord.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CheckpointRecord>, I>>(object: I): CheckpointRecord {
+    const message = createBaseCheckpointRecord();
+    message.checkpointId = object.checkpointId ?? 0;
+    message.kind = object.kind ?? "";
+    message.triggerTimeMs = object.triggerTimeMs ?? 0;
+    message.durationMs = object.durationMs ?? 0;
+    message.stateBytes = object.stateBytes ?? 0;
+    message.alignmentMs = object.alignmentMs ?? 0;
+    message.state = object.state ?? "";
+    message.failureReason = object.failureReason ?? "";
     return message;
   },
 };

@@ -81,7 +81,10 @@ describe('restore with checkpoint: a new job from a cancelled one, at another pa
       const child = spawnCli(['run', ...args, '--set-job-id', jobId, '--engine-config', engine, '--coordinator-port', String(port)]);
       const exit = waitForExit(child);
       let ended = false;
-      void exit.then(() => (ended = true));
+      exit.then(
+        () => (ended = true),
+        () => (ended = true),
+      );
       try {
         await until(
           `job ${jobId}: ${enough} rows committed`,

@@ -2,7 +2,19 @@ import type { CompletedCheckpoint as StoredCheckpoint } from '@tideway/checkpoin
 import type { SourceSplit } from '@tideway/api';
 import type { TaskGroupState } from '@tideway/runtime';
 import type { CompletedCheckpoint } from './checkpoint-coordinator.js';
-import type { TaskGroupPlacement } from './rescale.js';
+
+/**
+ * Where a task group ran when its state was checkpointed: its subtask index and the
+ * parallelism of each vertex of its chain. Stored beside its state, so that a restore at
+ * another parallelism knows which old writer and reader each state belonged to.
+ */
+export interface TaskGroupPlacement {
+  subtaskIndex: number;
+  /** The vertex the task group's chain starts at (a source, or the first after a shuffle). */
+  root: number;
+  /** Vertex id -> its parallelism, for every vertex of the task group's chain. */
+  vertices: Record<number, number>;
+}
 
 /** Task group states are stored under this vertex name (a fused task group has one state). */
 const TASK_GROUP_VERTEX = 'task-group';

@@ -141,7 +141,8 @@ export class Dispatcher {
       const planned = await this.plan(requestOf(info), info.jobId);
       // A restored job restarts from what it was restored from until its own first checkpoint.
       const from = restoreSourceOf(info);
-      const restore = from ? fitRestorePoints(await this.restorePoints(from).catch(() => new Map()), planned, from) : new Map();
+      const none = new Map<number, RestorePoint>();
+      const restore = from ? fitRestorePoints(await this.restorePoints(from).catch(() => none), planned, from) : none;
       job = this.newJobMaster(planned, recorder, info.submitTimeMs, restore);
     } catch (err) {
       const e = serializeError(err);

@@ -4,12 +4,11 @@ import { detach, logger, sleep } from '@tideway/common';
 import type { StoredPipeline } from '@tideway/cluster';
 import type { TaskGroupLocation } from '@tideway/contracts';
 import { CheckpointCoordinator, type CheckpointSettings, type CompletedCheckpoint } from './checkpoint-coordinator.js';
-import { restorePointOf, toStored, type RestorePoint } from './checkpoint-records.js';
+import { restorePointOf, toStored, type RestorePoint, type TaskGroupPlacement } from './checkpoint-records.js';
 import type { CommitterHost } from './committer-host.js';
 import type { EnumeratorHost } from './enumerator-host.js';
 import type { WorkerGateway } from './gateways.js';
 import type { PipelineRecords } from './pipeline-deps.js';
-import type { TaskGroupPlacement } from './rescale.js';
 
 const log = logger('pipeline');
 

@@ -2,20 +2,7 @@ import type { SourceSplit } from '@tideway/api';
 import { ErrorCode, TidewayError } from '@tideway/common';
 import type { PlannedPipeline } from '@tideway/planner';
 import type { ChainNode, TaskGroupState } from '@tideway/runtime';
-import type { RestorePoint } from './checkpoint-records.js';
-
-/**
- * Where a task group ran when its state was checkpointed: its subtask index and the
- * parallelism of each vertex of its chain. Stored beside its state, so that a restore at
- * another parallelism knows which old writer and reader each state belonged to.
- */
-export interface TaskGroupPlacement {
-  subtaskIndex: number;
-  /** The vertex the task group's chain starts at (a source, or the first after a shuffle). */
-  root: number;
-  /** Vertex id -> its parallelism, for every vertex of the task group's chain. */
-  vertices: Record<number, number>;
-}
+import type { RestorePoint, TaskGroupPlacement } from './checkpoint-records.js';
 
 /** What the plugins of the new plan allow (Source.rescalable, Sink.rescalable). */
 export interface RescaleAbilities {
@@ -90,7 +77,7 @@ export function fitRestorePoint(point: RestorePoint, plan: PlannedPipeline, abil
     const p = old.get(tg)!;
     for (const v of Object.keys(p.vertices).map(Number)) {
       let m = oldByVertex.get(v);
-      if (!m) oldByVertex.set(v, (m = new Map()));
+      if (!m) oldByVertex.set(v, (m = new Map<number, TaskGroupState>()));
       m.set(p.subtaskIndex, state);
     }
   }

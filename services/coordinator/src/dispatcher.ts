@@ -20,6 +20,8 @@ import { checkAccess, namespaceOf, type Caller } from './namespace-access.js';
 import { admitBlocks, admitSinkTables } from './namespace-limits.js';
 import { CheckpointRetention } from './checkpoint-retention.js';
 import { fitRestorePoints, restoreSourceOf } from './restore-from.js';
+import { namespaceUsage, quotaPolicy, type QuotaSource } from './namespace-quotas.js';
+import type { NamespaceUsage } from '@tideway/contracts';
 
 const log = logger('coordinator');
 /** Ended jobs stay in memory this long (for watchers); their history lives in the state store. */
@@ -73,7 +75,7 @@ export class Dispatcher {
     private readonly options: DispatcherOptions,
     private readonly deps: DispatcherDeps,
   ) {
-    this.scheduler = new Scheduler(deps.rm, options.jobScheduleStrategy);
+    this.scheduler = this.newScheduler();
     this.events.setMaxListeners(0);
     this.retention = new CheckpointRetention(
       options.checkpointStorage,
@@ -85,10 +87,24 @@ export class Dispatcher {
 
   /** A new leadership begins: a fresh scheduler and queue; cancelled jobs' checkpoints get their expiry. */
   beginLeadership(): void {
-    this.scheduler = new Scheduler(this.deps.rm, this.options.jobScheduleStrategy);
+    this.scheduler = this.newScheduler();
     this.retention
       .arm()
       .catch((err: unknown) => log.warn({ err: (err as Error).message }, 'could not list ended jobs for their checkpoints expiry'));
+  }
+
+  /** The queue, fair between namespaces and within their quotas (tideway.auth.namespaces). */
+  private newScheduler(): Scheduler {
+    return new Scheduler(this.deps.rm, this.options.jobScheduleStrategy, undefined, quotaPolicy(this.quotaSource()));
+  }
+
+  private quotaSource(): QuotaSource {
+    return { jobs: () => this.jobs.values(), namespaceOf: (id) => this.namespaceOf(id), limits: this.options.namespaces };
+  }
+
+  /** Usage against quota per namespace (tideway overview). */
+  namespaceUsage(): NamespaceUsage[] {
+    return namespaceUsage(this.quotaSource(), this.scheduler.pendingByNamespace());
   }
 
   /** The process stops: no more scheduling, no more checkpoints. */

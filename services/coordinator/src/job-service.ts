@@ -214,6 +214,7 @@ async function overview(c: JobServiceContext, caller: Caller): Promise<ClusterOv
     leaderAddress: here.address,
     coordinators: coordinators.map((x) => ({ address: x.address, leader: x.address === here.address, lastSeenMs: x.lastSeenMs })),
     epoch: here.epoch,
+    namespaces: c.dispatcher.namespaceUsage().filter((u) => mayAccess(caller, u.namespace)),
   };
 }
 

@@ -245,6 +245,21 @@ export interface ClusterOverview {
   coordinators: CoordinatorInfo[];
   /** The leader's fencing epoch. */
   epoch: number;
+  /** Per namespace with a quota or with jobs holding or waiting for slots: usage against quota. */
+  namespaces: NamespaceUsage[];
+}
+
+export interface NamespaceUsage {
+  /** "" for the jobs of no namespace. */
+  namespace: string;
+  /** Jobs holding slots, and tideway.auth.namespaces.<ns>.max-running-jobs (0: no limit). */
+  runningJobs: number;
+  maxRunningJobs: number;
+  /** Slots its jobs hold, and max-slots (0: no limit). */
+  slots: number;
+  maxSlots: number;
+  /** Jobs of the namespace waiting in the queue. */
+  pendingJobs: number;
 }
 
 export interface CoordinatorInfo {
@@ -3475,6 +3490,7 @@ function createBaseClusterOverview(): ClusterOverview {
     leaderAddress: "",
     coordinators: [],
     epoch: 0,
+    namespaces: [],
   };
 }
 
@@ -3512,6 +3528,9 @@ export const ClusterOverview: MessageFns<ClusterOverview> = {
     }
     if (message.epoch !== 0) {
       writer.uint32(88).uint64(message.epoch);
+    }
+    for (const v of message.namespaces) {
+      NamespaceUsage.encode(v!, writer.uint32(98).fork()).join();
     }
     return writer;
   },
@@ -3617,6 +3636,14 @@ export const ClusterOverview: MessageFns<ClusterOverview> = {
             message.epoch = longToNumber(reader.uint64());
             continue;
           }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.namespaces.push(NamespaceUsage.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3676,6 +3703,9 @@ export const ClusterOverview: MessageFns<ClusterOverview> = {
         ? object.coordinators.map((e: any) => CoordinatorInfo.fromJSON(e))
         : [],
       epoch: isSet(object.epoch) ? globalThis.Number(object.epoch) : 0,
+      namespaces: globalThis.Array.isArray(object?.namespaces)
+        ? object.namespaces.map((e: any) => NamespaceUsage.fromJSON(e))
+        : [],
     };
   },
 
@@ -3714,6 +3744,9 @@ export const ClusterOverview: MessageFns<ClusterOverview> = {
     if (message.epoch !== 0) {
       obj.epoch = Math.round(message.epoch);
     }
+    if (message.namespaces?.length) {
+      obj.namespaces = message.namespaces.map((e) => NamespaceUsage.toJSON(e));
+    }
     return obj;
   },
 
@@ -3733,6 +3766,172 @@ export const ClusterOverview: MessageFns<ClusterOverview> = {
     message.leaderAddress = object.leaderAddress ?? "";
     message.coordinators = object.coordinators?.map((e) => CoordinatorInfo.fromPartial(e)) || [];
     message.epoch = object.epoch ?? 0;
+    message.namespaces = object.namespaces?.map((e) => NamespaceUsage.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseNamespaceUsage(): NamespaceUsage {
+  return { namespace: "", runningJobs: 0, maxRunningJobs: 0, slots: 0, maxSlots: 0, pendingJobs: 0 };
+}
+
+export const NamespaceUsage: MessageFns<NamespaceUsage> = {
+  encode(message: NamespaceUsage, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.namespace !== "") {
+      writer.uint32(10).string(message.namespace);
+    }
+    if (message.runningJobs !== 0) {
+      writer.uint32(16).uint32(message.runningJobs);
+    }
+    if (message.maxRunningJobs !== 0) {
+      writer.uint32(24).uint32(message.maxRunningJobs);
+    }
+    if (message.slots !== 0) {
+      writer.uint32(32).uint32(message.slots);
+    }
+    if (message.maxSlots !== 0) {
+      writer.uint32(40).uint32(message.maxSlots);
+    }
+    if (message.pendingJobs !== 0) {
+      writer.uint32(48).uint32(message.pendingJobs);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): NamespaceUsage {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseNamespaceUsage();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.namespace = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.runningJobs = reader.uint32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.maxRunningJobs = reader.uint32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.slots = reader.uint32();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.maxSlots = reader.uint32();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.pendingJobs = reader.uint32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): NamespaceUsage {
+    return {
+      namespace: isSet(object.namespace) ? globalThis.String(object.namespace) : "",
+      runningJobs: isSet(object.runningJobs)
+        ? globalThis.Number(object.runningJobs)
+        : isSet(object.running_jobs)
+        ? globalThis.Number(object.running_jobs)
+        : 0,
+      maxRunningJobs: isSet(object.maxRunningJobs)
+        ? globalThis.Number(object.maxRunningJobs)
+        : isSet(object.max_running_jobs)
+        ? globalThis.Number(object.max_running_jobs)
+        : 0,
+      slots: isSet(object.slots) ? globalThis.Number(object.slots) : 0,
+      maxSlots: isSet(object.maxSlots)
+        ? globalThis.Number(object.maxSlots)
+        : isSet(object.max_slots)
+        ? globalThis.Number(object.max_slots)
+        : 0,
+      pendingJobs: isSet(object.pendingJobs)
+        ? globalThis.Number(object.pendingJobs)
+        : isSet(object.pending_jobs)
+        ? globalThis.Number(object.pending_jobs)
+        : 0,
+    };
+  },
+
+  toJSON(message: NamespaceUsage): unknown {
+    const obj: any = {};
+    if (message.namespace !== "") {
+      obj.namespace = message.namespace;
+    }
+    if (message.runningJobs !== 0) {
+      obj.runningJobs = Math.round(message.runningJobs);
+    }
+    if (message.maxRunningJobs !== 0) {
+      obj.maxRunningJobs = Math.round(message.maxRunningJobs);
+    }
+    if (message.slots !== 0) {
+      obj.slots = Math.round(message.slots);
+    }
+    if (message.maxSlots !== 0) {
+      obj.maxSlots = Math.round(message.maxSlots);
+    }
+    if (message.pendingJobs !== 0) {
+      obj.pendingJobs = Math.round(message.pendingJobs);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<NamespaceUsage>, I>>(base?: I): NamespaceUsage {
+    return NamespaceUsage.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<NamespaceUsage>, I>>(object: I): NamespaceUsage {
+    const message = createBaseNamespaceUsage();
+    message.namespace = object.namespace ?? "";
+    message.runningJobs = object.runningJobs ?? 0;
+    message.maxRunningJobs = object.maxRunningJobs ?? 0;
+    message.slots = object.slots ?? 0;
+    message.maxSlots = object.maxSlots ?? 0;
+    message.pendingJobs = object.pendingJobs ?? 0;
     return message;
   },
 };

@@ -4,17 +4,18 @@ import { CheckpointRetention } from './checkpoint-retention.js';
 import { MemoryStorage, tick, until } from './gateway-fakes.js';
 
 /** Storage that records which jobs' checkpoints were deleted. */
-class RecordingStorage extends MemoryStorage {
-  deleted: string[] = [];
-  override async deleteJob(jobId: string): Promise<void> {
-    this.deleted.push(jobId);
-  }
+function recordingStorage() {
+  const storage = Object.assign(new MemoryStorage(), { deleted: [] as string[] });
+  storage.deleteJob = async (jobId?: string) => {
+    storage.deleted.push(jobId ?? '');
+  };
+  return storage;
 }
 
 const ended = (jobId: string, status: string, finishTimeMs: number) => ({ info: { jobId }, state: { status, finishTimeMs } }) as StoredJob;
 
 function setup(expireMs: number, store: StoredJob[] = [], inUse = new Set<string>()) {
-  const storage = new RecordingStorage();
+  const storage = recordingStorage();
   const known = new Map(store.map((s) => [s.info.jobId, s]));
   const retention = new CheckpointRetention(
     storage,

@@ -181,6 +181,7 @@ describe('cluster job commands', () => {
           jobName: `concurrent_${i}`,
           jobId: '',
           restoreJobId: '',
+          restoreWithCheckpoint: '',
         }).then((r) => r.jobId),
       ),
     );
@@ -207,6 +208,7 @@ describe('cluster job commands', () => {
         jobName: '',
         jobId: '',
         restoreJobId: '',
+        restoreWithCheckpoint: '',
       });
       // Later rounds wait a little longer, so the cancel lands in different stages.
       if (i > 0) await new Promise((r) => setTimeout(r, i * 60));
@@ -239,6 +241,7 @@ sink { Console { plugin_input = "src", log.print.data = false } }`;
         jobName: '',
         jobId,
         restoreJobId: '',
+        restoreWithCheckpoint: '',
       });
       await cluster.until('planning holds on the schema read', () => proxy.held > 0);
       expect(status(await cluster.job(jobId))).toBe('CREATED');

@@ -34,6 +34,7 @@ const submit = async (text: string) =>
       jobName: '',
       jobId: '',
       restoreJobId: '',
+      restoreWithCheckpoint: '',
     })
   ).jobId;
 

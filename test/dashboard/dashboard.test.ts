@@ -108,6 +108,13 @@ describe("Tideway's dashboard", () => {
     expect(Number(await page.getByTestId('checkpoint-chart-1').getAttribute('data-points'))).toBeGreaterThanOrEqual(2);
     await page.screenshot({ path: join(shots, '2-running-job.png'), fullPage: true });
 
+    // The workers page shows usage against quota per namespace (no quota here: counts alone).
+    await page.getByRole('link', { name: 'Workers' }).click();
+    const usage = page.locator('[data-testid="namespaces"] tr[data-namespace=""]');
+    await usage.waitFor();
+    expect((await usage.locator('td').allTextContents()).map((t) => t.trim())).toEqual(['(none)', '1', '2', '0']);
+    await page.goBack();
+
     await page.getByTestId('cancel').click();
     await page.locator('h1 [data-status="CANCELED"]').waitFor({ timeout: 30_000 });
     const info = (await (await fetch(`${base}/job-info/${jobId}`)).json()) as { jobStatus: string };

@@ -160,6 +160,7 @@ describe('shell completion', () => {
     expect(bash('')).toEqual([
       'cancel',
       'chaos',
+      'checkpoint',
       'checkpoints',
       'cluster',
       'compat',
@@ -183,6 +184,7 @@ describe('shell completion', () => {
     expect(bash('ru')).toEqual(['run']);
     expect(bash('cluster', '')).toEqual(['certs', 'start']);
     expect(bash('run', '--eng')).toEqual(['--engine-config']);
+    expect(bash('run', '--restore-')).toEqual(['--restore-with-checkpoint']);
     expect(bash('cluster', 'start', '--ro')).toEqual(['--role']);
     expect(bash('run', '-c', 'jo')).toEqual(['job.conf']);
     expect(bash('run', '--engine-config', 'comp')).toEqual(['completion.bash', 'completion.zsh']);

@@ -220,6 +220,40 @@ describe("SeaTunnel's REST API v2", () => {
     await untilStatus(jobId, 'CANCELED');
   });
 
+  it('POST /checkpoint-job takes a checkpoint now; a cancelled job keeps its last one, and /submit-job?restoreWithCheckpoint starts a new job from it', async () => {
+    const [jobId, next] = ['700000000000000011', '700000000000000012'];
+    expect((await http('POST', `/submit-job?format=hocon&jobId=${jobId}`, streaming(), 'text/plain')).status).toBe(200);
+    await untilStatus(jobId, 'RUNNING');
+    await cluster.until('rows read', async () => (await http<JobInfo>('GET', `/job-info/${jobId}`)).json.metrics.SourceReceivedCount > 0);
+    const cp = await http<{ jobId: string; checkpoints: Array<{ pipelineId: number; checkpointId: number; error: string }> }>(
+      'POST',
+      '/checkpoint-job',
+      { jobId },
+    );
+    expect(cp.status, cp.text).toBe(200);
+    expect(cp.json).toEqual({ jobId, checkpoints: [{ pipelineId: 1, checkpointId: anyOf(Number), error: '' }] });
+    expect(cp.json.checkpoints[0].checkpointId).toBeGreaterThan(0);
+    // From a job still running: refused.
+    const early = await http('POST', `/submit-job?format=hocon&jobId=${next}&restoreWithCheckpoint=${jobId}`, streaming(), 'text/plain');
+    expect(early.json).toEqual({
+      status: 'fail',
+      message: containing(`job ${jobId} is RUNNING; a new job starts only from an ended job's checkpoint`),
+    });
+    expect((await http('POST', '/stop-job', { jobId })).json).toEqual({ jobId });
+    await untilStatus(jobId, 'CANCELED');
+    const restored = await http<SubmittedJob>(
+      'POST',
+      `/submit-job?format=hocon&jobId=${next}&restoreWithCheckpoint=${jobId}`,
+      streaming(),
+      'text/plain',
+    );
+    expect(restored.status, restored.text).toBe(200);
+    expect(restored.json.jobId).toBe(next);
+    await untilStatus(next, 'RUNNING');
+    expect((await http('POST', '/stop-job', { jobId: next })).json).toEqual({ jobId: next });
+    await untilStatus(next, 'CANCELED');
+  });
+
   it('POST /submit-jobs submits each with its params; a bad one refuses the whole batch and submits nothing', async () => {
     const before =
       ((await http('GET', '/finished-jobs')).json as unknown[]).length + ((await http('GET', '/running-jobs')).json as unknown[]).length;
@@ -252,6 +286,9 @@ describe("SeaTunnel's REST API v2", () => {
       [http('POST', '/submit-job', ''), 400, /the request body is empty/],
       [http('POST', '/submit-job?format=yaml', docJob), 400, /format 'yaml' is not supported/],
       [http('POST', '/submit-job?isStartWithSavePoint=true', docJob), 400, /needs the jobId/],
+      [http('POST', '/submit-job?jobId=5&isStartWithSavePoint=true&restoreWithCheckpoint=4', docJob), 400, /cannot be given together/],
+      [http('POST', '/submit-job?restoreWithCheckpoint=abc', docJob), 400, /restoreWithCheckpoint 'abc' is not a job id/],
+      [http('POST', '/checkpoint-job', {}), 400, /jobId is missing/],
       [
         http(
           'POST',

@@ -114,6 +114,7 @@ const request = (text: string) => ({
   jobName: '',
   jobId: '',
   restoreJobId: '',
+  restoreWithCheckpoint: '',
 });
 
 async function submit(who: Who, text = streaming()): Promise<string> {

@@ -68,7 +68,15 @@ export interface SplitEnumerator<S extends SourceSplit, State = unknown> {
   registerReader(subtask: number): void;
   /** A reader asks for more work. */
   handleSplitRequest(subtask: number): void;
-  /** Splits handed to a reader that failed before checkpointing them come back. */
+  /**
+   * Splits come back to be assigned again: those handed to a reader that failed before
+   * checkpointing them, and, when a job is restored at another parallelism than its checkpoint's
+   * (a source that is `rescalable`), every reader's checkpointed splits with their progress,
+   * called after open() and run() and before any reader registers. `subtask` is the reader
+   * they are meant for (in a restore: the old reader's index modulo the new parallelism); the
+   * enumerator may choose another. It hands them out as they are and must not create again
+   * splits it created before the checkpoint.
+   */
   addSplitsBack(splits: S[], subtask: number): void;
   /**
    * Optional: an event a reader sent with SourceReaderContext.sendSourceEvent (SeaTunnel's
@@ -125,6 +133,13 @@ export interface Source<S extends SourceSplit = SourceSplit, EnumState = unknown
   catalogTables(): CatalogTable[];
   createEnumerator(ctx: SplitEnumeratorContext<S>, restored?: EnumState): SplitEnumerator<S, EnumState>;
   createReader(ctx: SourceReaderContext): SourceReader<S>;
+  /**
+   * Optional: true when a job may be restored with this source at another parallelism than
+   * its checkpoint's: the enumerator's state does not depend on the number of readers, and its
+   * addSplitsBack() hands restored splits to the readers there are now. Without it, such a
+   * restore is refused with a sentence naming the source.
+   */
+  readonly rescalable?: boolean;
 }
 
 // ---------------------------------------------------------------- transforms
@@ -195,8 +210,9 @@ export interface Sink<CommitInfo = unknown, AggInfo = unknown, State = unknown> 
   /**
    * Optional: nothing of this job will be committed any more: drop everything not committed,
    * prepared transactions included. Called once on the coordinator, after every writer of the
-   * pipeline has stopped: when the job was cancelled (its checkpoints are deleted, no restore
-   * can commit them) and when the pipeline finished (every checkpoint is committed; what is
+   * pipeline has stopped: when the job was cancelled (what no completed checkpoint holds can
+   * never be committed; a new job restored from its last checkpoint re-commits only what that
+   * checkpoint holds, which was committed when it completed) and when the pipeline finished (every checkpoint is committed; what is
    * left are leftovers of failed attempts). Never after a failure, whose prepared work a
    * restore may still commit. Must be idempotent (a restore from a savepoint re-commits, which
    * must then find nothing to undo). A rejection is logged; the job still ends as it would.
@@ -204,6 +220,15 @@ export interface Sink<CommitInfo = unknown, AggInfo = unknown, State = unknown> 
   abandon?(): Promise<void>;
   createCommitter?(): SinkCommitter<CommitInfo>;
   createAggregatedCommitter?(): SinkAggregatedCommitter<CommitInfo, AggInfo>;
+  /**
+   * Optional: true when a job may be restored with this sink at another parallelism than its
+   * checkpoint's. The engine's rule then: the states (and prepared commit infos) of old writer
+   * `i` all go to new writer `i % parallelism` (a shrink merges several old writers' lists into
+   * one writer's `restored`; a growth leaves the new writers past the old count without state);
+   * one writer's states are never split. A sink whose writers keep no state (no snapshotState)
+   * needs no flag. Without it, such a restore is refused with a sentence naming the sink.
+   */
+  readonly rescalable?: boolean;
 }
 
 // ---------------------------------------------------------------- factories

@@ -11,6 +11,7 @@ export {
   jobStatusFromJSON,
   jobStatusToJSON,
   type CancelJobResponse,
+  type CheckpointJobResponse,
   type ClusterOverview,
   type JobEvent,
   type JobInfo,

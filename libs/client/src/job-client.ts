@@ -74,7 +74,16 @@ export class JobClient {
   }
 
   submit(req: Partial<SubmitJobRequest> & { configText: string }) {
-    const full: SubmitJobRequest = { configFile: '', format: '', variables: {}, jobName: '', jobId: '', restoreJobId: '', ...req };
+    const full: SubmitJobRequest = {
+      configFile: '',
+      format: '',
+      variables: {},
+      jobName: '',
+      jobId: '',
+      restoreJobId: '',
+      restoreWithCheckpoint: '',
+      ...req,
+    };
     if (!full.jobId && !full.restoreJobId) full.jobId = newJobId();
     return this.unary((c) => call(c, 'submitJob', full, { deadlineMs: 120_000 }));
   }
@@ -84,7 +93,7 @@ export class JobClient {
       call(
         c,
         'planJob',
-        { configFile: '', format: '', variables: {}, jobName: '', jobId: '', restoreJobId: '', ...req },
+        { configFile: '', format: '', variables: {}, jobName: '', jobId: '', restoreJobId: '', restoreWithCheckpoint: '', ...req },
         { deadlineMs: 120_000 },
       ),
     );
@@ -104,6 +113,11 @@ export class JobClient {
 
   savepoint(jobId: string) {
     return this.unary((c) => call(c, 'savepointJob', { jobId }, { deadlineMs: 600_000 }));
+  }
+
+  /** A checkpoint of every running pipeline of the job, now; answers once each completed or failed. */
+  checkpoint(jobId: string) {
+    return this.unary((c) => call(c, 'checkpointJob', { jobId }, { deadlineMs: 600_000 }));
   }
 
   metrics(jobId: string) {

@@ -86,6 +86,8 @@ export interface StoredJobInfo {
   variables: Record<string, string>;
   /** The job id restored from with -r, or ''. */
   restoreJobId: string;
+  /** The ended job whose checkpoint this new job started from (--restore-with-checkpoint); absent otherwise. */
+  restoreWithCheckpoint?: string;
   /**
    * The namespace of the token that submitted it (tideway.auth), '' without tokens or for an
    * admin without one. Absent in records written before namespaces were kept: read as ''.

@@ -33,6 +33,15 @@ export const ENV_OPTIONS: readonly OptionDef[] = [
   },
   { name: 'job.retry.times', type: 'int', default: 3, min: 0, description: 'How many times a failed job is restored before it fails.' },
   { name: 'job.retry.interval.seconds', type: 'int', default: 3, min: 0, description: 'Seconds between two restore attempts.' },
+  {
+    name: 'job.priority',
+    type: 'int',
+    default: 0,
+    min: -1000,
+    max: 1000,
+    description:
+      "Tideway's: the job's place in its namespace's share of the queue for slots: higher first, then submission order (no preemption of running jobs).",
+  },
   { name: 'read_limit.rows_per_second', type: 'int', min: 1, description: 'Rows per second each source reader may emit.' },
   { name: 'read_limit.bytes_per_second', type: 'int', min: 1, description: 'Bytes per second each source reader may emit.' },
   {
@@ -75,6 +84,8 @@ export interface EnvConfig {
   readonly checkpointTimeout?: number;
   readonly jobRetryTimes: number;
   readonly jobRetryIntervalSeconds: number;
+  /** job.priority: higher goes first within its namespace's queue (0 by default). */
+  readonly jobPriority: number;
   readonly readLimitRowsPerSecond?: number;
   readonly readLimitBytesPerSecond?: number;
   readonly savemodeExecuteLocation: 'CLUSTER' | 'CLIENT';
@@ -115,6 +126,7 @@ export function validateEnv(env: PlainObject, envLines: Readonly<Record<string, 
     checkpointTimeout: o.get<number | undefined>('checkpoint.timeout'),
     jobRetryTimes: o.get<number>('job.retry.times'),
     jobRetryIntervalSeconds: o.get<number>('job.retry.interval.seconds'),
+    jobPriority: o.get<number>('job.priority'),
     readLimitRowsPerSecond: o.get<number | undefined>('read_limit.rows_per_second'),
     readLimitBytesPerSecond: o.get<number | undefined>('read_limit.bytes_per_second'),
     savemodeExecuteLocation: o.get<'CLUSTER' | 'CLIENT'>('savemode.execute.location'),

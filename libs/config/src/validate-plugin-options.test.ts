@@ -168,6 +168,7 @@ describe('validateEnv', () => {
       parallelism: 1,
       jobRetryTimes: 3,
       jobRetryIntervalSeconds: 3,
+      jobPriority: 0,
       savemodeExecuteLocation: 'CLUSTER',
       tagFilter: {},
     });

@@ -23,7 +23,7 @@ export interface TokenEntry {
 /**
  * The lowest role each JobService method needs. Viewers read (list, status, metrics, watch,
  * overview); operators also plan (planning connects to the job's databases), submit (restore
- * is a submit), cancel and savepoint. A method missing here needs admin.
+ * is a submit), cancel, savepoint and checkpoint. A method missing here needs admin.
  */
 export const METHOD_ROLES: Readonly<Record<string, Role>> = {
   ListJobs: 'viewer',
@@ -35,6 +35,7 @@ export const METHOD_ROLES: Readonly<Record<string, Role>> = {
   SubmitJob: 'operator',
   CancelJob: 'operator',
   SavepointJob: 'operator',
+  CheckpointJob: 'operator',
 };
 
 /** The services whose calls need a token: the client API, and the tokens' own (admin only: not in METHOD_ROLES). */

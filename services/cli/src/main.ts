@@ -22,7 +22,7 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 const program = new TidewayCommand('tideway')
   .description(
     'Tideway: a data-integration engine (batch, streaming, CDC) that runs Apache SeaTunnel job configs.\n' +
-      "SeaTunnel's flags work too: tideway -c job.conf -m local, -can <id>, -l, -j <id>, --metrics <id>, -s <id>, -r <id>, -c job.conf --encrypt / --decrypt.",
+      "SeaTunnel's flags work too: tideway -c job.conf -m local, -can <id>, -l, -j <id>, --metrics <id>, -s <id>, -r <id>, --restore-with-checkpoint <id>, -c job.conf --encrypt / --decrypt.",
   )
   .version('0.1.0')
   .showHelpAfterError(false)

@@ -41,6 +41,14 @@ describe("SeaTunnel's command line", () => {
       ['run', '-r', '7', '-c', 'a.conf'],
     ],
     [
+      ['--restore-with-checkpoint', '7', '-c', 'a.conf', '-m', 'local'],
+      ['run', '--restore-with-checkpoint', '7', '-c', 'a.conf'],
+    ],
+    [
+      ['-c', 'a.conf', '--restore-with-checkpoint', '7', '--set-job-id', '8'],
+      ['submit', '-c', 'a.conf', '--restore-with-checkpoint', '7', '--set-job-id', '8'],
+    ],
+    [
       ['-c', 'a.conf', '--encrypt'],
       ['encrypt', '-c', 'a.conf'],
     ],

@@ -8,6 +8,7 @@
  * | -c F [-m cluster]          | submit -c F                   |
  * | -c F --check               | plan -c F --check             |
  * | -r ID -c F                 | restore ID -c F               |
+ * | --restore-with-checkpoint ID -c F [--set-job-id N] | submit ... (a new job; -m local: run ...), passed on as it is |
  * | -s ID                      | savepoint ID                  |
  * | -can ID...                 | cancel ID...                  |
  * | -l                         | list                          |

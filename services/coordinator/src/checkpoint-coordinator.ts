@@ -160,16 +160,17 @@ export class CheckpointCoordinator {
 
   /**
    * Triggers a checkpoint of the given kind; resolves true when it completed. A final or
-   * savepoint trigger waits for a checkpoint in flight first.
+   * savepoint trigger waits for a checkpoint in flight first, and so does one asked for by
+   * hand (`manual`: tideway checkpoint), which also skips the minimum pause.
    */
-  async trigger(kind: CheckpointKind): Promise<boolean> {
+  async trigger(kind: CheckpointKind, manual = false): Promise<boolean> {
     if (this.stopped) return false;
-    if (this.pending) {
-      if (kind === 'CHECKPOINT') return false; // periodic: skip, the next interval tries again
+    while (this.pending) {
+      if (kind === 'CHECKPOINT' && !manual) return false; // periodic: skip, the next interval tries again
       await this.pending.finished;
       if (this.stopped) return false;
     }
-    if (kind === 'CHECKPOINT') {
+    if (kind === 'CHECKPOINT' && !manual) {
       const sinceLast = Date.now() - this.lastCompletedAt;
       if (sinceLast < this.settings.minPauseMs) {
         this.schedule(this.settings.minPauseMs - sinceLast);

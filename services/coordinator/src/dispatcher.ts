@@ -19,6 +19,10 @@ import { Scheduler, type JobScheduleStrategy } from './scheduler.js';
 import { reusableSlots } from './take-over.js';
 import { checkAccess, namespaceOf, type Caller } from './namespace-access.js';
 import { admitBlocks, admitSinkTables } from './namespace-limits.js';
+import { CheckpointRetention } from './checkpoint-retention.js';
+import { fitRestorePoints, restoreSourceOf } from './restore-from.js';
+import { namespaceUsage, quotaPolicy, type QuotaSource } from './namespace-quotas.js';
+import type { NamespaceUsage } from '@tideway/contracts';
 
 const log = logger('coordinator');
 /** Ended jobs stay in memory this long (for watchers); their history lives in the state store. */
@@ -67,22 +71,48 @@ export class Dispatcher {
   /** Job changes, by job id (watchers listen). */
   readonly events = new EventEmitter();
   private scheduler: Scheduler;
+  /** Deletes ended jobs' checkpoints when their time comes (checkpoint-retention.ts). */
+  private readonly retention: CheckpointRetention;
 
   constructor(
     private readonly options: DispatcherOptions,
     private readonly deps: DispatcherDeps,
   ) {
-    this.scheduler = new Scheduler(deps.rm, options.jobScheduleStrategy);
+    this.scheduler = this.newScheduler();
     this.events.setMaxListeners(0);
+    this.retention = new CheckpointRetention(
+      options.checkpointStorage,
+      deps.store,
+      options.historyExpireMs,
+      (id) => this.planning.has(id) || (this.jobs.has(id) && !this.jobs.get(id)!.isEnded()),
+    );
   }
 
-  /** A new leadership begins: a fresh scheduler and queue. */
+  /** A new leadership begins: a fresh scheduler and queue; cancelled jobs' checkpoints get their expiry. */
   beginLeadership(): void {
-    this.scheduler = new Scheduler(this.deps.rm, this.options.jobScheduleStrategy);
+    this.scheduler = this.newScheduler();
+    this.retention
+      .arm()
+      .catch((err: unknown) => log.warn({ err: (err as Error).message }, 'could not list ended jobs for their checkpoints expiry'));
+  }
+
+  /** The queue, fair between namespaces and within their quotas (tideway.auth.namespaces). */
+  private newScheduler(): Scheduler {
+    return new Scheduler(this.deps.rm, this.options.jobScheduleStrategy, undefined, quotaPolicy(this.quotaSource()));
+  }
+
+  private quotaSource(): QuotaSource {
+    return { jobs: () => this.jobs.values(), namespaceOf: (id) => this.namespaceOf(id), limits: this.options.namespaces };
+  }
+
+  /** Usage against quota per namespace (tideway overview). */
+  namespaceUsage(): NamespaceUsage[] {
+    return namespaceUsage(this.quotaSource(), this.scheduler.pendingByNamespace());
   }
 
   /** The process stops: no more scheduling, no more checkpoints. */
   stop(): void {
+    this.retention.stop();
     this.scheduler.stop();
     for (const j of this.jobs.values()) for (const p of j.pipelines) p.checkpoints.stop();
   }
@@ -128,7 +158,11 @@ export class Dispatcher {
     let job: JobMaster;
     try {
       const planned = await this.plan(requestOf(info), info.jobId);
-      job = this.newJobMaster(planned, recorder, info.submitTimeMs, new Map());
+      // A restored job restarts from what it was restored from until its own first checkpoint.
+      const from = restoreSourceOf(info);
+      const none = new Map<number, RestorePoint>();
+      const restore = from ? fitRestorePoints(await this.restorePoints(from).catch(() => none), planned, from) : none;
+      job = this.newJobMaster(planned, recorder, info.submitTimeMs, restore);
     } catch (err) {
       const e = serializeError(err);
       log.warn({ jobId: info.jobId, err: e.message }, 'take-over: the job could not be planned again; it fails');
@@ -227,6 +261,44 @@ export class Dispatcher {
     }
   }
 
+  /**
+   * A new job restored from another job's checkpoint (--restore-with-checkpoint): both ids are
+   * given apart, the source job has ended, and the caller may act on the source job's
+   * namespace (only an admin when the state store no longer knows it).
+   */
+  private async checkRestoreSource(req: SubmitJobRequest, jobId: string, caller: Caller): Promise<void> {
+    const from = req.restoreWithCheckpoint;
+    const bad = (message: string, code: ErrorCode = ErrorCode.CONFIG_BAD_VALUE) => new TidewayError(code, message, { jobId: from });
+    if (req.restoreJobId)
+      throw bad(
+        `-r ${req.restoreJobId} and --restore-with-checkpoint ${from} cannot be given together: -r resumes a job under its own id, --restore-with-checkpoint starts a new job from another job's checkpoint`,
+      );
+    if (jobId === from)
+      throw bad(
+        `--restore-with-checkpoint ${from} starts a new job and needs a new job id; to resume job ${from} under its own id use -r ${from}`,
+      );
+    const live = this.jobs.get(from);
+    const recorded = live ? undefined : await this.deps.store.job(from);
+    const status = live?.status ?? recorded?.state.status;
+    if (
+      live
+        ? !live.isEnded()
+        : this.planning.has(from) || (recorded && !['FINISHED', 'FAILED', 'CANCELED', 'SAVEPOINT_DONE'].includes(status!))
+    )
+      throw bad(
+        `--restore-with-checkpoint ${from}: job ${from} is ${status ?? 'being planned'}; a new job starts only from an ended job's checkpoint (cancel it, or stop it with a savepoint, first)`,
+        ErrorCode.ILLEGAL_TRANSITION,
+      );
+    if (!caller || caller.role === 'admin') return;
+    const info = this.recorders.get(from)?.info ?? recorded?.info;
+    if (info) checkAccess(caller, 'SubmitJob (restore with checkpoint)', from, info.namespace ?? '');
+    else
+      throw bad(
+        `SubmitJob (restore with checkpoint) from job ${from} is refused: the state store no longer knows the job (its history expired), so its namespace is unknown; an admin token may restore from it`,
+        ErrorCode.PERMISSION_DENIED,
+      );
+  }
+
   private newJobMaster(planned: PlannedJob, recorder: JobRecorder, submitTime: number, restore: Map<number, RestorePoint>): JobMaster {
     const storage = this.options.checkpointStorage;
     const job = new JobMaster(
@@ -245,11 +317,9 @@ export class Dispatcher {
           this.options.events?.jobStatus(j, this.deps.fence.epoch);
           if (!j.isEnded()) return;
           detach(recorder.end(), `recording the end of job ${j.jobId}`);
-          // As in SeaTunnel: a cancelled or finished job's checkpoints go; a failed job keeps
-          // them (it can be restored with -r), and so does a savepoint.
-          if (j.status === 'CANCELED' || j.status === 'FINISHED') {
-            storage.deleteJob(j.jobId).catch((err: unknown) => log.warn({ err, jobId: j.jobId }, 'could not delete checkpoints'));
-          }
+          // A finished job's checkpoints go; a cancelled job's stay as long as its history; a
+          // failed job's and a savepoint stay (restored with -r, or as a new job).
+          this.retention.ended(j.jobId, j.status, j.finishTime);
         },
         onCheckpoint: (j, pipelineId, record) => this.options.events?.checkpoint(j, this.deps.fence.epoch, pipelineId, record),
         onFailover: (j, failover) => this.options.events?.failover(j, this.deps.fence.epoch, failover),
@@ -284,6 +354,7 @@ export class Dispatcher {
     const jobId = req.restoreJobId || req.jobId || newJobId();
     const namespace = namespaceOf(caller);
     await this.checkSubmitAccess(req, jobId, caller);
+    if (req.restoreWithCheckpoint) await this.checkRestoreSource(req, jobId, caller);
     const existing = this.jobs.get(jobId);
     if (!existing && !req.restoreJobId) {
       // A job id from an earlier leader's history is not reused (a restore -r reuses it on purpose).
@@ -308,7 +379,9 @@ export class Dispatcher {
     let recorder: JobRecorder;
     try {
       planned = await this.plan(req, jobId, caller);
-      restore = req.restoreJobId ? await this.restorePoints(jobId) : new Map<number, RestorePoint>();
+      const from = restoreSourceOf(req);
+      // A restore at other parallelisms is refused here, naming the plugin, when one cannot change.
+      restore = from ? fitRestorePoints(await this.restorePoints(from), planned, from) : new Map<number, RestorePoint>();
       const info: StoredJobInfo = {
         jobId,
         jobName: planned.jobName,
@@ -317,6 +390,7 @@ export class Dispatcher {
         format: req.format,
         variables: { ...req.variables },
         restoreJobId: req.restoreJobId,
+        ...(req.restoreWithCheckpoint ? { restoreWithCheckpoint: req.restoreWithCheckpoint } : {}),
         namespace,
         submitTimeMs: init.submitTimeMs,
         // The DAG as shown (SeaTunnel's jobDag), kept for the job's history after a fail-over.
@@ -376,5 +450,6 @@ function requestOf(info: StoredJobInfo): SubmitJobRequest {
     jobName: info.jobName,
     jobId: info.jobId,
     restoreJobId: '',
+    restoreWithCheckpoint: '',
   };
 }

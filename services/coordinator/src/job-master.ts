@@ -216,6 +216,28 @@ export class JobMaster {
     });
   }
 
+  /**
+   * A checkpoint of every pipeline still running, taken now (tideway checkpoint). Resolves per
+   * pipeline with the id completed, or why there is none; throws unless the job is RUNNING.
+   */
+  async checkpoint(): Promise<Array<{ pipelineId: number; checkpointId: number; error: string }>> {
+    if (this.status !== 'RUNNING') {
+      throw new TidewayError(ErrorCode.ILLEGAL_TRANSITION, `job ${this.jobId} is ${this.status}; only a RUNNING job takes a checkpoint`, {
+        jobId: this.jobId,
+      });
+    }
+    return Promise.all(
+      this.pipelines.map(async (p) => {
+        if (p.isEnded()) return { pipelineId: p.pipelineId, checkpointId: 0, error: `pipeline ${p.pipelineId} has ended (${p.status})` };
+        try {
+          return { pipelineId: p.pipelineId, checkpointId: await p.checkpointNow(), error: '' };
+        } catch (err) {
+          return { pipelineId: p.pipelineId, checkpointId: 0, error: (err as Error).message };
+        }
+      }),
+    );
+  }
+
   pipeline(id: number): PipelineMaster | undefined {
     return this.pipelines.find((p) => p.pipelineId === id);
   }

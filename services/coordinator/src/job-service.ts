@@ -2,6 +2,8 @@ import * as grpc from '@grpc/grpc-js';
 import type {
   CancelJobRequest,
   CancelJobResponse,
+  CheckpointJobRequest,
+  CheckpointJobResponse,
   ClusterOverview,
   GetJobMetricsRequest,
   GetJobRequest,
@@ -157,6 +159,18 @@ export function jobServiceHandlers(c: JobServiceContext): grpc.UntypedServiceImp
       await waitEnded(c, job, 60_000);
       return { job: liveInfo(c, job), checkpointId: Math.max(0, ...ids) };
     }),
+    checkpointJob: leaderUnary<CheckpointJobRequest, CheckpointJobResponse>(async (req, caller) => {
+      const init = c.dispatcher.planning.get(req.jobId);
+      if (init) {
+        checkAccess(caller, 'CheckpointJob', req.jobId, init.namespace);
+        throw new TidewayError(ErrorCode.ILLEGAL_TRANSITION, `job ${req.jobId} is being planned; only a RUNNING job takes a checkpoint`, {
+          jobId: req.jobId,
+        });
+      }
+      const job = live(await accessibleJob(c, caller, 'CheckpointJob', req.jobId), req.jobId);
+      const checkpoints = await job.checkpoint();
+      return { job: liveInfo(c, job), checkpoints };
+    }),
     getJobMetrics: leaderUnary<GetJobMetricsRequest, JobMetrics>(async (req, caller) => {
       const view = await accessibleJob(c, caller, 'GetJobMetrics', req.jobId);
       return 'live' in view ? jobMetrics(view.live, c.dispatcher.rates.get(req.jobId)) : storedJobMetrics(view.stored);
@@ -200,6 +214,7 @@ async function overview(c: JobServiceContext, caller: Caller): Promise<ClusterOv
     leaderAddress: here.address,
     coordinators: coordinators.map((x) => ({ address: x.address, leader: x.address === here.address, lastSeenMs: x.lastSeenMs })),
     epoch: here.epoch,
+    namespaces: c.dispatcher.namespaceUsage().filter((u) => mayAccess(caller, u.namespace)),
   };
 }
 

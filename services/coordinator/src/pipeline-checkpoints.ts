@@ -5,7 +5,7 @@ import type { StoredCheckpointRecord, StoredPipeline } from '@tideway/cluster';
 import type { TaskGroupLocation } from '@tideway/contracts';
 import { CheckpointCoordinator, type CheckpointSettings, type CompletedCheckpoint } from './checkpoint-coordinator.js';
 import { CheckpointHistory } from './checkpoint-history.js';
-import { restorePointOf, toStored, type RestorePoint } from './checkpoint-records.js';
+import { restorePointOf, toStored, type RestorePoint, type TaskGroupPlacement } from './checkpoint-records.js';
 import type { CommitterHost } from './committer-host.js';
 import type { EnumeratorHost } from './enumerator-host.js';
 import type { WorkerGateway } from './gateways.js';
@@ -33,6 +33,13 @@ export interface CheckpointSide {
   onCompleted(): void;
   /** A checkpoint ended and was added to the history (the job's state is written soon). */
   onRecorded?(record: StoredCheckpointRecord): void;
+  /** Where each task group runs, stored with its state (a restore at another parallelism reads it). */
+  placements?: ReadonlyMap<number, TaskGroupPlacement>;
+  /**
+   * What the job was restored from (-r, or --restore-with-checkpoint from another job): where
+   * a restart restores from until the job's own first checkpoint completes.
+   */
+  restoredFrom?: RestorePoint;
 }
 
 /**
@@ -91,16 +98,19 @@ export class PipelineCheckpoints {
     return this.lastStored ?? (await this.latestRecorded());
   }
 
-  /** The latest checkpoint recorded in the state store (in storage, without a state store). */
+  /**
+   * The latest checkpoint recorded in the state store (in storage, without a state store); the
+   * restore point the job started from while none is.
+   */
   async latestRecorded(): Promise<RestorePoint | undefined> {
-    const { records, storage, jobId, pipelineId } = this.side;
+    const { records, storage, jobId, pipelineId, restoredFrom } = this.side;
     const pointer = records?.latestPointer(pipelineId);
     // With a state store, only a checkpoint whose pointer was recorded counts as completed:
     // data a deposed leader wrote later was never confirmed.
-    if (records && !pointer) return undefined;
+    if (records && !pointer) return restoredFrom;
     const latest = await storage.readLatest(jobId, pipelineId, pointer && { checkpointId: pointer.checkpointId, key: pointer.key });
     if (latest?.warning) log.warn({ jobId, pipelineId }, latest.warning);
-    return latest ? restorePointOf(latest.checkpoint) : undefined;
+    return latest ? restorePointOf(latest.checkpoint) : restoredFrom;
   }
 
   /** The final checkpoint of a bounded pipeline, tried again with backoff while `running` says so. */
@@ -154,7 +164,7 @@ export class PipelineCheckpoints {
    */
   private async persistAndCommit(cp: CompletedCheckpoint): Promise<void> {
     const { jobId, pipelineId } = this.side;
-    const stored = toStored(jobId, pipelineId, cp, this.side.sourceVertexId, this.undelivered);
+    const stored = toStored(jobId, pipelineId, cp, this.side.sourceVertexId, this.undelivered, this.side.placements);
     const ref = await this.side.storage.write(stored);
     this.storedBytes.set(cp.checkpointId, ref.bytes ?? 0);
     // The pointer in the state store is what makes the checkpoint complete: it is fenced, so a

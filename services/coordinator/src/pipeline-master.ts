@@ -15,6 +15,7 @@ import type { ResourceGateway, WorkerGateway } from './gateways.js';
 import { PipelineCheckpoints } from './pipeline-checkpoints.js';
 import type { PipelineRecords, PipelineResume, PipelineSettings } from './pipeline-deps.js';
 import { PipelineFailover } from './pipeline-failover.js';
+import { placementsOf } from './rescale.js';
 import { deployTaskGroups, type DeploymentContext } from './task-deployment.js';
 import { freshTrack, mergeMetrics, moveTrack, type TaskGroupTrack } from './task-group-track.js';
 
@@ -110,6 +111,8 @@ export class PipelineMaster {
         enumerator: () => this.enumerator,
         onCompleted: () => this.failover.onCheckpointCompleted(),
         onRecorded: (record) => this.deps.listener.onCheckpoint?.(this, record),
+        placements: placementsOf(plan),
+        restoredFrom: restoreFrom,
       },
       restoreFrom?.checkpointId ?? 0,
     );
@@ -231,6 +234,8 @@ export class PipelineMaster {
       const source = this.attempt > 0 ? await preparedSource(this.job, this.plan) : this.plan.source.prepared;
       this.enumerator = new EnumeratorHost(source, this.plan.source.parallelism, () => this.checkpoints.request());
       await this.enumerator.open(restore?.enumeratorStates.get(this.plan.source.vertexId));
+      // A restore at another source parallelism: the old readers' splits go back to the enumerator.
+      for (const back of restore?.splitsBack ?? []) await this.enumerator.addSplitsBack(back.splits, back.subtask);
       // Save modes (create/drop/truncate the target) run once, before the first writer starts.
       await this.committers.open(!this.sinksPrepared && !restore, () => this.status === 'DEPLOYING');
       if (this.status === 'DEPLOYING' && !this.sinksPrepared) {
@@ -339,6 +344,21 @@ export class PipelineMaster {
       await sleep(50);
     }
     return this.checkpoints.trigger('SAVEPOINT');
+  }
+
+  /**
+   * A checkpoint asked for by hand (tideway checkpoint): taken now, after one in flight, without
+   * the minimum pause. Resolves with the id of the checkpoint completed; throws with the reason
+   * when the pipeline is not running or the checkpoint failed.
+   */
+  async checkpointNow(): Promise<number> {
+    if (this.status !== 'RUNNING')
+      throw new Error(`pipeline ${this.pipelineId} is ${this.status}; only a RUNNING pipeline takes a checkpoint`);
+    const coordinator = this.checkpoints;
+    if (!(await coordinator.trigger('CHECKPOINT', true))) {
+      throw new Error(`the checkpoint of pipeline ${this.pipelineId} did not complete (aborted, timed out, or the pipeline stopped)`);
+    }
+    return coordinator.latestCompleted?.checkpointId ?? coordinator.lastId;
   }
 
   /** Bounded pipelines end with a final checkpoint once every reader is done. */

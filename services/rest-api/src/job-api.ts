@@ -8,4 +8,7 @@ import type { JobClient } from '@tideway/client';
  * events until the job ends (across a leader change) or its signal aborts; the dashboard pushes
  * them to the browser.
  */
-export type JobApi = Pick<JobClient, 'submit' | 'plan' | 'get' | 'list' | 'cancel' | 'savepoint' | 'metrics' | 'overview' | 'watch'>;
+export type JobApi = Pick<
+  JobClient,
+  'submit' | 'plan' | 'get' | 'list' | 'cancel' | 'savepoint' | 'checkpoint' | 'metrics' | 'overview' | 'watch'
+>;

@@ -275,11 +275,20 @@ describe('HA settings', () => {
     const auth = (lines: string) => loadEngineConfig({ file: 'e.yaml', text: `tideway:\n  auth:\n    namespaces:\n${lines}` });
     const ok = auth('      team-a:\n        allowed-plugins: [FakeSource, Console]\n        local-file-path-prefixes: [/data/team-a/]\n');
     expect(ok.tideway.auth.namespaces).toEqual({
-      'team-a': { allowedPlugins: ['FakeSource', 'Console'], localFilePathPrefixes: ['/data/team-a/'] },
+      'team-a': { allowedPlugins: ['FakeSource', 'Console'], localFilePathPrefixes: ['/data/team-a/'], maxRunningJobs: 0, maxSlots: 0 },
     });
-    expect(auth('      team-b: {}\n').tideway.auth.namespaces['team-b']).toEqual({ allowedPlugins: [], localFilePathPrefixes: [] });
+    expect(auth('      team-b: {}\n').tideway.auth.namespaces['team-b']).toEqual({
+      allowedPlugins: [],
+      localFilePathPrefixes: [],
+      maxRunningJobs: 0,
+      maxSlots: 0,
+    });
+    expect(auth('      team-c:\n        max-running-jobs: 2\n        max-slots: 4\n').tideway.auth.namespaces['team-c']).toMatchObject({
+      maxRunningJobs: 2,
+      maxSlots: 4,
+    });
     expect(failure(() => auth('      team-a:\n        allowed-plugin: [FakeSource]\n')).message).toBe(
-      "e.yaml:5: unknown key 'tideway.auth.namespaces.team-a.allowed-plugin' (known here: allowed-plugins, local-file-path-prefixes)",
+      "e.yaml:5: unknown key 'tideway.auth.namespaces.team-a.allowed-plugin' (known here: allowed-plugins, local-file-path-prefixes, max-running-jobs, max-slots)",
     );
     expect(failure(() => auth('      team-a:\n        allowed-plugins: FakeSource\n')).message).toMatch(
       /^e\.yaml:5: 'tideway\.auth\.namespaces\.team-a\.allowed-plugins' must be a list of strings/,

@@ -308,6 +308,20 @@ export const TIDEWAY_SETTINGS: Readonly<Record<string, EngineSetting>> = {
               description:
                 "Absolute folders the LocalFile source and sink of its jobs may read and write in (path, and a sink's tmp_path), e.g. [/data/team-a/].",
             },
+            'max-running-jobs': {
+              type: 'int',
+              default: 0,
+              min: 0,
+              description:
+                'Jobs of the namespace that may hold slots at once (0: no limit). One more waits in the queue (job-schedule-strategy WAIT) or is refused (REJECT).',
+            },
+            'max-slots': {
+              type: 'int',
+              default: 0,
+              min: 0,
+              description:
+                'Slots (one per task group, with fixed or dynamic slots) the jobs of the namespace may hold at once (0: no limit). A job that would go over waits (WAIT) or is refused (REJECT).',
+            },
           },
         },
       },

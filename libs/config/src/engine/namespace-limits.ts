@@ -2,6 +2,10 @@
 export interface NamespaceLimits {
   readonly allowedPlugins: readonly string[];
   readonly localFilePathPrefixes: readonly string[];
+  /** Jobs that may hold slots at once; 0 or absent: no limit. */
+  readonly maxRunningJobs?: number;
+  /** Slots its jobs may hold at once; 0 or absent: no limit. */
+  readonly maxSlots?: number;
 }
 
 /** Namespace names, as `tideway token create --namespace` accepts them. */

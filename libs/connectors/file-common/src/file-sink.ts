@@ -30,6 +30,12 @@ export class FileSink implements Sink<FileCommitInfo, FileAggregatedCommitInfo, 
   private readonly layouts = new Map<string, TableLayout>();
   /** See sinkKey. */
   private readonly key: string;
+  /**
+   * A restore may change its parallelism: a writer's states name its own temp folder and the
+   * moves of its prepared transaction, so a writer given several old writers' states commits
+   * each (idempotently) and names its new transactions after the new job and subtask.
+   */
+  readonly rescalable = true;
 
   constructor(
     private readonly ctx: PluginContext,

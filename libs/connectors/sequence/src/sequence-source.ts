@@ -77,39 +77,72 @@ function sequenceTable(name: string): CatalogTable {
   };
 }
 
-class SequenceEnumerator implements SplitEnumerator<SequenceSplit, { assigned: string[] }> {
+/**
+ * The enumerator's state: the splits it created, the number of readers their keys were spread
+ * over (absent in states written before restores could change parallelism: the job's own), and
+ * splits given back and not yet handed out again.
+ */
+interface SequenceEnumState {
+  assigned: string[];
+  spread?: number;
+  backlog?: Array<{ subtask: number; split: SequenceSplit }>;
+}
+
+class SequenceEnumerator implements SplitEnumerator<SequenceSplit, SequenceEnumState> {
   private readonly assigned: Set<string>;
+  /** Keys are spread over this many splits (the parallelism of the run that created them). */
+  private readonly spread: number;
+  private readonly backlog: Array<{ subtask: number; split: SequenceSplit }>;
+  private readonly registered = new Set<number>();
 
   constructor(
     private readonly ctx: SplitEnumeratorContext<SequenceSplit>,
     private readonly keys: number,
-    restored?: { assigned: string[] },
+    restored?: SequenceEnumState,
   ) {
     this.assigned = new Set(restored?.assigned ?? []);
+    this.spread = restored?.spread ?? ctx.parallelism;
+    this.backlog = (restored?.backlog ?? []).map((b) => ({ subtask: b.subtask % ctx.parallelism, split: b.split }));
   }
 
   open(): void {}
   run(): void {}
 
   registerReader(subtask: number): void {
+    this.registered.add(subtask);
     const id = `seq-${subtask}`;
-    if (!this.assigned.has(id)) {
+    // A split is made once, for the spread of the first run: a restore at another parallelism
+    // re-assigns the checkpointed splits (addSplitsBack) and creates none of them again.
+    if (subtask < this.spread && !this.assigned.has(id)) {
       const keys: number[] = [];
-      for (let k = subtask; k < this.keys; k += this.ctx.parallelism) keys.push(k);
+      for (let k = subtask; k < this.keys; k += this.spread) keys.push(k);
       this.ctx.assignSplits(subtask, [{ splitId: id, keys, emitted: 0 }]);
       this.assigned.add(id);
     }
+    this.handOut(subtask);
     this.ctx.signalNoMoreSplits(subtask);
   }
 
   handleSplitRequest(): void {}
 
-  addSplitsBack(splits: SequenceSplit[]): void {
-    for (const s of splits) this.assigned.delete(s.splitId);
+  /** Splits with their progress, for `subtask` (a restore at another parallelism, or a failed reader's). */
+  addSplitsBack(splits: SequenceSplit[], subtask: number): void {
+    for (const split of splits) this.backlog.push({ subtask: subtask % this.ctx.parallelism, split });
+    if (this.registered.has(subtask % this.ctx.parallelism)) this.handOut(subtask % this.ctx.parallelism);
   }
 
-  snapshotState(): { assigned: string[] } {
-    return { assigned: [...this.assigned] };
+  private handOut(subtask: number): void {
+    const mine = this.backlog.filter((b) => b.subtask === subtask);
+    if (mine.length === 0) return;
+    this.ctx.assignSplits(
+      subtask,
+      mine.map((b) => b.split),
+    );
+    for (const b of mine) this.backlog.splice(this.backlog.indexOf(b), 1);
+  }
+
+  snapshotState(): SequenceEnumState {
+    return { assigned: [...this.assigned], spread: this.spread, backlog: this.backlog.map((b) => ({ ...b })) };
   }
 
   close(): void {}
@@ -204,8 +237,10 @@ export const sequenceSourceFactory: SourceFactory = {
     const table = o.get<string>('table');
     return {
       boundedness: () => (ctx.jobMode === 'BATCH' ? 'BOUNDED' : 'UNBOUNDED'),
+      // Its splits carry their keys and progress; the enumerator re-assigns them to any readers.
+      rescalable: true,
       catalogTables: () => [sequenceTable(table)],
-      createEnumerator: (ectx, restored) => new SequenceEnumerator(ectx, o.get<number>('keys'), restored as { assigned: string[] }),
+      createEnumerator: (ectx, restored) => new SequenceEnumerator(ectx, o.get<number>('keys'), restored as SequenceEnumState | undefined),
       createReader: (rctx) =>
         new SequenceReader(
           rctx,

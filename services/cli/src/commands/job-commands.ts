@@ -94,20 +94,36 @@ export function registerJobCommands(program: Command): void {
       .option('-i, --variable <key=value>', 'job variable (repeatable)', collect, [])
       .option('-n, --name <name>', 'job name')
       .option('--async', 'return once the job is queued, printing its id')
-      .option('--set-job-id <id>', 'use this job id'),
+      .option('--set-job-id <id>', 'use this job id')
+      .option(
+        '--restore-with-checkpoint <jobId>',
+        "start from that ended job's latest checkpoint or savepoint, as a new job; parallelism may change",
+      ),
   ).action(
-    withClient<AddressOpts & { config: string; variable: string[]; name?: string; async?: boolean; setJobId?: string }>(
-      async (client, opts) => {
-        const input = readJobInput(opts.config, opts.variable);
-        const res = await client.submit({ ...input, jobName: opts.name ?? '', jobId: opts.setJobId ?? '' });
-        if (opts.async) {
-          process.stdout.write(`${res.jobId}\n`);
-          return;
-        }
-        process.stderr.write(`tideway: job ${res.jobId} submitted\n`);
-        process.exitCode = await followJob(client, res.jobId, 60_000);
-      },
-    ),
+    withClient<
+      AddressOpts & {
+        config: string;
+        variable: string[];
+        name?: string;
+        async?: boolean;
+        setJobId?: string;
+        restoreWithCheckpoint?: string;
+      }
+    >(async (client, opts) => {
+      const input = readJobInput(opts.config, opts.variable);
+      const res = await client.submit({
+        ...input,
+        jobName: opts.name ?? '',
+        jobId: opts.setJobId ?? '',
+        restoreWithCheckpoint: opts.restoreWithCheckpoint ?? '',
+      });
+      if (opts.async) {
+        process.stdout.write(`${res.jobId}\n`);
+        return;
+      }
+      process.stderr.write(`tideway: job ${res.jobId} submitted\n`);
+      process.exitCode = await followJob(client, res.jobId, 60_000);
+    }),
   );
 
   addressOptions(
@@ -176,6 +192,25 @@ export function registerJobCommands(program: Command): void {
         return;
       }
       process.exitCode = await followJob(client, res.jobId, 60_000);
+    }),
+  );
+
+  addressOptions(
+    program
+      .command('checkpoint')
+      .description("take a checkpoint of a running job now (beside its periodic ones); prints each pipeline's checkpoint id")
+      .argument('<jobId>'),
+  ).action(
+    withClient(async (client, _opts, args) => {
+      const res = await client.checkpoint(args[0]);
+      for (const c of res.checkpoints) {
+        process.stdout.write(
+          c.error
+            ? `${args[0]} pipeline ${c.pipelineId}: no checkpoint: ${c.error}\n`
+            : `${args[0]} pipeline ${c.pipelineId} checkpoint ${c.checkpointId}\n`,
+        );
+      }
+      if (res.checkpoints.some((c) => c.error)) process.exitCode = 1;
     }),
   );
 

@@ -16,6 +16,10 @@ export function registerLocalCommands(program: Command): void {
     .option('--set-job-id <id>', 'use this job id')
     .option('-r, --restore <jobId>', 'restore this job from its savepoint or latest checkpoint (same job id)')
     .option(
+      '--restore-with-checkpoint <jobId>',
+      "start a new job (new id, or --set-job-id) from that ended job's latest checkpoint or savepoint; parallelism may change",
+    )
+    .option(
       '--coordinator-port <port>',
       'serve JobService on this loopback port (default: a free one), e.g. for `tideway savepoint --address`',
       '0',
@@ -33,6 +37,7 @@ export function registerLocalCommands(program: Command): void {
         engineConfig?: string;
         setJobId?: string;
         restore?: string;
+        restoreWithCheckpoint?: string;
         coordinatorPort: string;
         metricsPort?: string;
       }) => {
@@ -62,6 +67,7 @@ export function registerLocalCommands(program: Command): void {
             jobName: opts.name ?? '',
             jobId: opts.setJobId ?? '',
             restoreJobId: opts.restore ?? '',
+            restoreWithCheckpoint: opts.restoreWithCheckpoint ?? '',
           });
           process.exitCode = await followJob(client, res.jobId, engine.printJobMetricsInfoInterval * 1000);
         } finally {

@@ -9,6 +9,8 @@ interface SubmitParams {
   jobId?: string;
   jobName?: string;
   isStartWithSavePoint?: string;
+  /** Tideway's: a new job starts from this ended job's latest checkpoint or savepoint. */
+  restoreWithCheckpoint?: string;
   format?: string;
 }
 
@@ -37,11 +39,19 @@ function jobIdParam(value: unknown, what: string): string | undefined {
   return id;
 }
 
-/** The SubmitJob request of a submission; isStartWithSavePoint restores the job id given. */
+/**
+ * The SubmitJob request of a submission; isStartWithSavePoint restores the job id given,
+ * restoreWithCheckpoint starts a new job from another ended job's checkpoint.
+ */
 function submitRequest(s: Submission, file: string) {
   const jobId = jobIdParam(s.params.jobId, 'jobId');
   const restore = bool('isStartWithSavePoint', s.params.isStartWithSavePoint);
+  const from = jobIdParam(s.params.restoreWithCheckpoint, 'restoreWithCheckpoint');
   if (restore && !jobId) throw new BadRequest('isStartWithSavePoint=true needs the jobId of the job to restore');
+  if (restore && from)
+    throw new BadRequest(
+      'isStartWithSavePoint=true and restoreWithCheckpoint cannot be given together: the first resumes jobId itself, the second starts a new job from another job',
+    );
   return {
     configText: s.configText,
     configFile: file,
@@ -49,6 +59,7 @@ function submitRequest(s: Submission, file: string) {
     jobName: optionalString('jobName', s.params.jobName) ?? '',
     jobId: restore ? '' : (jobId ?? ''),
     restoreJobId: restore ? jobId! : '',
+    restoreWithCheckpoint: from ?? '',
   };
 }
 
@@ -79,7 +90,16 @@ async function stop(jobs: JobApi, body: unknown, where: string): Promise<{ jobId
   return { jobId };
 }
 
-/** POST /submit-job, /submit-jobs, /stop-job, /stop-jobs. */
+/** A checkpoint request: `{jobId}`; answers each pipeline's checkpoint id (or why it has none). */
+async function checkpoint(jobs: JobApi, body: unknown) {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new BadRequest('expected an object {"jobId": ...}');
+  const jobId = jobIdParam((body as JsonObject).jobId, 'jobId');
+  if (!jobId) throw new BadRequest('jobId is missing');
+  const res = await jobs.checkpoint(jobId);
+  return { jobId, checkpoints: res.checkpoints.map((c) => ({ pipelineId: c.pipelineId, checkpointId: c.checkpointId, error: c.error })) };
+}
+
+/** POST /submit-job, /submit-jobs, /stop-job, /stop-jobs, /checkpoint-job (Tideway's). */
 export function registerSubmitRoutes(app: FastifyInstance, jobs: JobApi, maxJsonDepth: number): void {
   const json = (text: string | undefined, what: string) => parseJsonBody(text, what, maxJsonDepth);
   app.post<{ Querystring: SubmitParams; Body: string }>('/submit-job', async (req) => {
@@ -115,6 +135,8 @@ export function registerSubmitRoutes(app: FastifyInstance, jobs: JobApi, maxJson
   });
 
   app.post<{ Body: string }>('/stop-job', async (req) => stop(jobs, json(req.body, 'the request body'), ''));
+
+  app.post<{ Body: string }>('/checkpoint-job', async (req) => checkpoint(jobs, json(req.body, 'the request body')));
 
   app.post<{ Body: string }>('/stop-jobs', async (req) => {
     const body = json(req.body, 'the request body');

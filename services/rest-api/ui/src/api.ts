@@ -114,6 +114,15 @@ export interface Overview {
   failedJobs?: number;
   canceledJobs?: number;
   leaderAddress?: string;
+  /** Usage against quota per namespace (tideway.auth.namespaces max-running-jobs, max-slots; 0: no limit). */
+  namespaces?: Array<{
+    namespace?: string;
+    runningJobs?: number;
+    maxRunningJobs?: number;
+    slots?: number;
+    maxSlots?: number;
+    pendingJobs?: number;
+  }>;
 }
 
 /**

@@ -1,7 +1,10 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, type Overview } from './api.js';
 
-/** Workers and slots (GetClusterOverview), read when the page opens and on refresh. */
+/** A count against its quota: `3 / 4`, or `3` when there is none (0). */
+const ofQuota = (used: number | undefined, max: number | undefined) => (max ? `${used ?? 0} / ${max}` : String(used ?? 0));
+
+/** Workers and slots (GetClusterOverview), and usage against quota per namespace, read when the page opens and on refresh. */
 export function WorkersPanel() {
   const [o, setO] = useState<Overview | undefined>();
   const [error, setError] = useState('');
@@ -54,6 +57,28 @@ export function WorkersPanel() {
               ))}
             </tbody>
           </table>
+          {(o.namespaces ?? []).length > 0 && (
+            <table data-testid="namespaces">
+              <thead>
+                <tr>
+                  <th>namespace</th>
+                  <th>running jobs / max</th>
+                  <th>slots / max</th>
+                  <th>waiting</th>
+                </tr>
+              </thead>
+              <tbody>
+                {(o.namespaces ?? []).map((n) => (
+                  <tr key={n.namespace ?? ''} data-namespace={n.namespace ?? ''}>
+                    <td>{n.namespace || '(none)'}</td>
+                    <td>{ofQuota(n.runningJobs, n.maxRunningJobs)}</td>
+                    <td>{ofQuota(n.slots, n.maxSlots)}</td>
+                    <td>{n.pendingJobs ?? 0}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
         </>
       )}
     </section>

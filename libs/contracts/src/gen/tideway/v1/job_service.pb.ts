@@ -46,6 +46,12 @@ export interface SubmitJobRequest {
   jobId: string;
   /** -r: restore this job id from its savepoint or latest checkpoint. */
   restoreJobId: string;
+  /**
+   * --restore-with-checkpoint: a new job (job_id, or a new id) that starts from the latest
+   * completed checkpoint or savepoint of this ended job (cancelled, failed, or stopped with a
+   * savepoint), at the parallelism the new config gives where its plugins allow a change.
+   */
+  restoreWithCheckpoint: string;
 }
 
 export interface SubmitJobRequest_VariablesEntry {
@@ -279,6 +285,21 @@ export interface ClusterOverview {
   coordinators: CoordinatorInfo[];
   /** The leader's fencing epoch. */
   epoch: number;
+  /** Per namespace with a quota or with jobs holding or waiting for slots: usage against quota. */
+  namespaces: NamespaceUsage[];
+}
+
+export interface NamespaceUsage {
+  /** "" for the jobs of no namespace. */
+  namespace: string;
+  /** Jobs holding slots, and tideway.auth.namespaces.<ns>.max-running-jobs (0: no limit). */
+  runningJobs: number;
+  maxRunningJobs: number;
+  /** Slots its jobs hold, and max-slots (0: no limit). */
+  slots: number;
+  maxSlots: number;
+  /** Jobs of the namespace waiting in the queue. */
+  pendingJobs: number;
 }
 
 export interface CoordinatorInfo {
@@ -287,8 +308,37 @@ export interface CoordinatorInfo {
   lastSeenMs: number;
 }
 
+export interface CheckpointJobRequest {
+  jobId: string;
+}
+
+export interface CheckpointJobResponse {
+  job:
+    | JobInfo
+    | undefined;
+  /** The checkpoint taken, per pipeline, in pipeline order. */
+  checkpoints: PipelineCheckpoint[];
+}
+
+export interface PipelineCheckpoint {
+  pipelineId: number;
+  /** 0 when the pipeline could not take one (not running, or the checkpoint failed). */
+  checkpointId: number;
+  /** Why it has none; empty when it has one. */
+  error: string;
+}
+
 function createBaseSubmitJobRequest(): SubmitJobRequest {
-  return { configText: "", configFile: "", format: "", variables: {}, jobName: "", jobId: "", restoreJobId: "" };
+  return {
+    configText: "",
+    configFile: "",
+    format: "",
+    variables: {},
+    jobName: "",
+    jobId: "",
+    restoreJobId: "",
+    restoreWithCheckpoint: "",
+  };
 }
 
 export const SubmitJobRequest: MessageFns<SubmitJobRequest> = {
@@ -313,6 +363,9 @@ export const SubmitJobRequest: MessageFns<SubmitJobRequest> = {
     }
     if (message.restoreJobId !== "") {
       writer.uint32(58).string(message.restoreJobId);
+    }
+    if (message.restoreWithCheckpoint !== "") {
+      writer.uint32(66).string(message.restoreWithCheckpoint);
     }
     return writer;
   },
@@ -389,6 +442,14 @@ export const SubmitJobRequest: MessageFns<SubmitJobRequest> = {
             message.restoreJobId = reader.string();
             continue;
           }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.restoreWithCheckpoint = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -443,6 +504,11 @@ export const SubmitJobRequest: MessageFns<SubmitJobRequest> = {
         : isSet(object.restore_job_id)
         ? globalThis.String(object.restore_job_id)
         : "",
+      restoreWithCheckpoint: isSet(object.restoreWithCheckpoint)
+        ? globalThis.String(object.restoreWithCheckpoint)
+        : isSet(object.restore_with_checkpoint)
+        ? globalThis.String(object.restore_with_checkpoint)
+        : "",
     };
   },
 
@@ -475,6 +541,9 @@ export const SubmitJobRequest: MessageFns<SubmitJobRequest> = {
     if (message.restoreJobId !== "") {
       obj.restoreJobId = message.restoreJobId;
     }
+    if (message.restoreWithCheckpoint !== "") {
+      obj.restoreWithCheckpoint = message.restoreWithCheckpoint;
+    }
     return obj;
   },
 
@@ -498,6 +567,7 @@ export const SubmitJobRequest: MessageFns<SubmitJobRequest> = {
     message.jobName = object.jobName ?? "";
     message.jobId = object.jobId ?? "";
     message.restoreJobId = object.restoreJobId ?? "";
+    message.restoreWithCheckpoint = object.restoreWithCheckpoint ?? "";
     return message;
   },
 };
@@ -3859,6 +3929,7 @@ function createBaseClusterOverview(): ClusterOverview {
     leaderAddress: "",
     coordinators: [],
     epoch: 0,
+    namespaces: [],
   };
 }
 
@@ -3896,6 +3967,9 @@ export const ClusterOverview: MessageFns<ClusterOverview> = {
     }
     if (message.epoch !== 0) {
       writer.uint32(88).uint64(message.epoch);
+    }
+    for (const v of message.namespaces) {
+      NamespaceUsage.encode(v!, writer.uint32(98).fork()).join();
     }
     return writer;
   },
@@ -4001,6 +4075,14 @@ export const ClusterOverview: MessageFns<ClusterOverview> = {
             message.epoch = longToNumber(reader.uint64());
             continue;
           }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.namespaces.push(NamespaceUsage.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4060,6 +4142,9 @@ export const ClusterOverview: MessageFns<ClusterOverview> = {
         ? object.coordinators.map((e: any) => CoordinatorInfo.fromJSON(e))
         : [],
       epoch: isSet(object.epoch) ? globalThis.Number(object.epoch) : 0,
+      namespaces: globalThis.Array.isArray(object?.namespaces)
+        ? object.namespaces.map((e: any) => NamespaceUsage.fromJSON(e))
+        : [],
     };
   },
 
@@ -4098,6 +4183,9 @@ export const ClusterOverview: MessageFns<ClusterOverview> = {
     if (message.epoch !== 0) {
       obj.epoch = Math.round(message.epoch);
     }
+    if (message.namespaces?.length) {
+      obj.namespaces = message.namespaces.map((e) => NamespaceUsage.toJSON(e));
+    }
     return obj;
   },
 
@@ -4117,6 +4205,172 @@ export const ClusterOverview: MessageFns<ClusterOverview> = {
     message.leaderAddress = object.leaderAddress ?? "";
     message.coordinators = object.coordinators?.map((e) => CoordinatorInfo.fromPartial(e)) || [];
     message.epoch = object.epoch ?? 0;
+    message.namespaces = object.namespaces?.map((e) => NamespaceUsage.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseNamespaceUsage(): NamespaceUsage {
+  return { namespace: "", runningJobs: 0, maxRunningJobs: 0, slots: 0, maxSlots: 0, pendingJobs: 0 };
+}
+
+export const NamespaceUsage: MessageFns<NamespaceUsage> = {
+  encode(message: NamespaceUsage, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.namespace !== "") {
+      writer.uint32(10).string(message.namespace);
+    }
+    if (message.runningJobs !== 0) {
+      writer.uint32(16).uint32(message.runningJobs);
+    }
+    if (message.maxRunningJobs !== 0) {
+      writer.uint32(24).uint32(message.maxRunningJobs);
+    }
+    if (message.slots !== 0) {
+      writer.uint32(32).uint32(message.slots);
+    }
+    if (message.maxSlots !== 0) {
+      writer.uint32(40).uint32(message.maxSlots);
+    }
+    if (message.pendingJobs !== 0) {
+      writer.uint32(48).uint32(message.pendingJobs);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): NamespaceUsage {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseNamespaceUsage();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.namespace = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.runningJobs = reader.uint32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.maxRunningJobs = reader.uint32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.slots = reader.uint32();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.maxSlots = reader.uint32();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.pendingJobs = reader.uint32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): NamespaceUsage {
+    return {
+      namespace: isSet(object.namespace) ? globalThis.String(object.namespace) : "",
+      runningJobs: isSet(object.runningJobs)
+        ? globalThis.Number(object.runningJobs)
+        : isSet(object.running_jobs)
+        ? globalThis.Number(object.running_jobs)
+        : 0,
+      maxRunningJobs: isSet(object.maxRunningJobs)
+        ? globalThis.Number(object.maxRunningJobs)
+        : isSet(object.max_running_jobs)
+        ? globalThis.Number(object.max_running_jobs)
+        : 0,
+      slots: isSet(object.slots) ? globalThis.Number(object.slots) : 0,
+      maxSlots: isSet(object.maxSlots)
+        ? globalThis.Number(object.maxSlots)
+        : isSet(object.max_slots)
+        ? globalThis.Number(object.max_slots)
+        : 0,
+      pendingJobs: isSet(object.pendingJobs)
+        ? globalThis.Number(object.pendingJobs)
+        : isSet(object.pending_jobs)
+        ? globalThis.Number(object.pending_jobs)
+        : 0,
+    };
+  },
+
+  toJSON(message: NamespaceUsage): unknown {
+    const obj: any = {};
+    if (message.namespace !== "") {
+      obj.namespace = message.namespace;
+    }
+    if (message.runningJobs !== 0) {
+      obj.runningJobs = Math.round(message.runningJobs);
+    }
+    if (message.maxRunningJobs !== 0) {
+      obj.maxRunningJobs = Math.round(message.maxRunningJobs);
+    }
+    if (message.slots !== 0) {
+      obj.slots = Math.round(message.slots);
+    }
+    if (message.maxSlots !== 0) {
+      obj.maxSlots = Math.round(message.maxSlots);
+    }
+    if (message.pendingJobs !== 0) {
+      obj.pendingJobs = Math.round(message.pendingJobs);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<NamespaceUsage>, I>>(base?: I): NamespaceUsage {
+    return NamespaceUsage.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<NamespaceUsage>, I>>(object: I): NamespaceUsage {
+    const message = createBaseNamespaceUsage();
+    message.namespace = object.namespace ?? "";
+    message.runningJobs = object.runningJobs ?? 0;
+    message.maxRunningJobs = object.maxRunningJobs ?? 0;
+    message.slots = object.slots ?? 0;
+    message.maxSlots = object.maxSlots ?? 0;
+    message.pendingJobs = object.pendingJobs ?? 0;
     return message;
   },
 };
@@ -4226,6 +4480,275 @@ export const CoordinatorInfo: MessageFns<CoordinatorInfo> = {
   },
 };
 
+function createBaseCheckpointJobRequest(): CheckpointJobRequest {
+  return { jobId: "" };
+}
+
+export const CheckpointJobRequest: MessageFns<CheckpointJobRequest> = {
+  encode(message: CheckpointJobRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.jobId !== "") {
+      writer.uint32(10).string(message.jobId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CheckpointJobRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCheckpointJobRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.jobId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CheckpointJobRequest {
+    return {
+      jobId: isSet(object.jobId)
+        ? globalThis.String(object.jobId)
+        : isSet(object.job_id)
+        ? globalThis.String(object.job_id)
+        : "",
+    };
+  },
+
+  toJSON(message: CheckpointJobRequest): unknown {
+    const obj: any = {};
+    if (message.jobId !== "") {
+      obj.jobId = message.jobId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CheckpointJobRequest>, I>>(base?: I): CheckpointJobRequest {
+    return CheckpointJobRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CheckpointJobRequest>, I>>(object: I): CheckpointJobRequest {
+    const message = createBaseCheckpointJobRequest();
+    message.jobId = object.jobId ?? "";
+    return message;
+  },
+};
+
+function createBaseCheckpointJobResponse(): CheckpointJobResponse {
+  return { job: undefined, checkpoints: [] };
+}
+
+export const CheckpointJobResponse: MessageFns<CheckpointJobResponse> = {
+  encode(message: CheckpointJobResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.job !== undefined) {
+      JobInfo.encode(message.job, writer.uint32(10).fork()).join();
+    }
+    for (const v of message.checkpoints) {
+      PipelineCheckpoint.encode(v!, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CheckpointJobResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCheckpointJobResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.job = JobInfo.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.checkpoints.push(PipelineCheckpoint.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CheckpointJobResponse {
+    return {
+      job: isSet(object.job) ? JobInfo.fromJSON(object.job) : undefined,
+      checkpoints: globalThis.Array.isArray(object?.checkpoints)
+        ? object.checkpoints.map((e: any) => PipelineCheckpoint.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: CheckpointJobResponse): unknown {
+    const obj: any = {};
+    if (message.job !== undefined) {
+      obj.job = JobInfo.toJSON(message.job);
+    }
+    if (message.checkpoints?.length) {
+      obj.checkpoints = message.checkpoints.map((e) => PipelineCheckpoint.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CheckpointJobResponse>, I>>(base?: I): CheckpointJobResponse {
+    return CheckpointJobResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CheckpointJobResponse>, I>>(object: I): CheckpointJobResponse {
+    const message = createBaseCheckpointJobResponse();
+    message.job = (object.job !== undefined && object.job !== null) ? JobInfo.fromPartial(object.job) : undefined;
+    message.checkpoints = object.checkpoints?.map((e) => PipelineCheckpoint.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBasePipelineCheckpoint(): PipelineCheckpoint {
+  return { pipelineId: 0, checkpointId: 0, error: "" };
+}
+
+export const PipelineCheckpoint: MessageFns<PipelineCheckpoint> = {
+  encode(message: PipelineCheckpoint, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.pipelineId !== 0) {
+      writer.uint32(8).uint32(message.pipelineId);
+    }
+    if (message.checkpointId !== 0) {
+      writer.uint32(16).uint64(message.checkpointId);
+    }
+    if (message.error !== "") {
+      writer.uint32(26).string(message.error);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PipelineCheckpoint {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePipelineCheckpoint();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.pipelineId = reader.uint32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.checkpointId = longToNumber(reader.uint64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.error = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PipelineCheckpoint {
+    return {
+      pipelineId: isSet(object.pipelineId)
+        ? globalThis.Number(object.pipelineId)
+        : isSet(object.pipeline_id)
+        ? globalThis.Number(object.pipeline_id)
+        : 0,
+      checkpointId: isSet(object.checkpointId)
+        ? globalThis.Number(object.checkpointId)
+        : isSet(object.checkpoint_id)
+        ? globalThis.Number(object.checkpoint_id)
+        : 0,
+      error: isSet(object.error) ? globalThis.String(object.error) : "",
+    };
+  },
+
+  toJSON(message: PipelineCheckpoint): unknown {
+    const obj: any = {};
+    if (message.pipelineId !== 0) {
+      obj.pipelineId = Math.round(message.pipelineId);
+    }
+    if (message.checkpointId !== 0) {
+      obj.checkpointId = Math.round(message.checkpointId);
+    }
+    if (message.error !== "") {
+      obj.error = message.error;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<PipelineCheckpoint>, I>>(base?: I): PipelineCheckpoint {
+    return PipelineCheckpoint.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<PipelineCheckpoint>, I>>(object: I): PipelineCheckpoint {
+    const message = createBasePipelineCheckpoint();
+    message.pipelineId = object.pipelineId ?? 0;
+    message.checkpointId = object.checkpointId ?? 0;
+    message.error = object.error ?? "";
+    return message;
+  },
+};
+
 /**
  * The client-facing API: the CLI, grpcurl and any gRPC SDK use it. Served by the leader
  * coordinator; followers answer UNAVAILABLE with the leader's address in the trailer
@@ -4320,6 +4843,20 @@ export const JobServiceService = {
     responseSerialize: (value: ClusterOverview): Buffer => Buffer.from(ClusterOverview.encode(value).finish()),
     responseDeserialize: (value: Buffer): ClusterOverview => ClusterOverview.decode(value),
   },
+  /**
+   * A checkpoint of every running pipeline of the job, now (tideway checkpoint <jobId>);
+   * answers once each has completed or failed.
+   */
+  checkpointJob: {
+    path: "/tideway.v1.JobService/CheckpointJob" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CheckpointJobRequest): Buffer => Buffer.from(CheckpointJobRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CheckpointJobRequest => CheckpointJobRequest.decode(value),
+    responseSerialize: (value: CheckpointJobResponse): Buffer =>
+      Buffer.from(CheckpointJobResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CheckpointJobResponse => CheckpointJobResponse.decode(value),
+  },
 } as const;
 
 export interface JobServiceServer extends UntypedServiceImplementation {
@@ -4336,6 +4873,11 @@ export interface JobServiceServer extends UntypedServiceImplementation {
   watchJob: handleServerStreamingCall<WatchJobRequest, JobEvent>;
   getJobMetrics: handleUnaryCall<GetJobMetricsRequest, JobMetrics>;
   getClusterOverview: handleUnaryCall<GetClusterOverviewRequest, ClusterOverview>;
+  /**
+   * A checkpoint of every running pipeline of the job, now (tideway checkpoint <jobId>);
+   * answers once each has completed or failed.
+   */
+  checkpointJob: handleUnaryCall<CheckpointJobRequest, CheckpointJobResponse>;
 }
 
 export interface JobServiceClient extends Client {
@@ -4465,6 +5007,25 @@ export interface JobServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ClusterOverview) => void,
+  ): ClientUnaryCall;
+  /**
+   * A checkpoint of every running pipeline of the job, now (tideway checkpoint <jobId>);
+   * answers once each has completed or failed.
+   */
+  checkpointJob(
+    request: CheckpointJobRequest,
+    callback: (error: ServiceError | null, response: CheckpointJobResponse) => void,
+  ): ClientUnaryCall;
+  checkpointJob(
+    request: CheckpointJobRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CheckpointJobResponse) => void,
+  ): ClientUnaryCall;
+  checkpointJob(
+    request: CheckpointJobRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CheckpointJobResponse) => void,
   ): ClientUnaryCall;
 }
 

@@ -15,7 +15,7 @@ import { PipelineCheckpoints } from './pipeline-checkpoints.js';
 import type { PipelineRecords, PipelineResume, PipelineSettings } from './pipeline-deps.js';
 import { PipelineFailover } from './pipeline-failover.js';
 import { deployTaskGroups, type DeploymentContext } from './task-deployment.js';
-import { freshTrack, mergeMetrics, moveTrack, type TaskGroupTrack } from './task-group-track.js';
+import { freshTrack, mergeAttempts, mergeMetrics, moveTrack, type TaskGroupTrack } from './task-group-track.js';
 
 const log = logger('pipeline');
 
@@ -462,7 +462,7 @@ export class PipelineMaster {
     if (!current()) return;
     // The new attempt's task groups start CREATED, in the slots they keep.
     this.taskGroups.forEach((t, i) => {
-      this.taskGroups[i] = freshTrack(t.index, t.slot, t.metrics ? mergeMetrics(t.previousMetrics, t.metrics) : t.previousMetrics);
+      this.taskGroups[i] = freshTrack(t.index, t.slot, t.metrics ? mergeAttempts(t.previousMetrics, t.metrics) : t.previousMetrics);
     });
     this.finalTriggered = false;
     this.restarting = false;
@@ -481,7 +481,7 @@ export class PipelineMaster {
 
   /** Counters of every attempt of a task group. */
   metricsOf(t: TaskGroupTrack): TaskGroupMetrics | undefined {
-    return t.previousMetrics ? mergeMetrics(t.previousMetrics, t.metrics) : t.metrics;
+    return t.previousMetrics ? mergeAttempts(t.previousMetrics, t.metrics) : t.metrics;
   }
 }
 

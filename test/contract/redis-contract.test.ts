@@ -5,10 +5,10 @@
  */
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll } from 'vitest';
-import { redisSinkFactory } from '@tideway/connector-redis';
-import { sinkContract, type SinkSubject } from '@tideway/connector-contract';
+import { redisSinkFactory, redisSourceFactory } from '@tideway/connector-redis';
+import { sinkContract, sourceContract, type ExpectedRow, type SinkSubject } from '@tideway/connector-contract';
 import { startRedis, type RedisServer } from '@tideway/testing';
-import { REDIS_NOT_APPLICABLE } from './contract-table.js';
+import { REDIS_NOT_APPLICABLE, REDIS_SOURCE_NOT_APPLICABLE } from './contract-table.js';
 
 let server: RedisServer;
 let client: Redis;
@@ -56,3 +56,33 @@ const redis: SinkSubject = {
 };
 
 sinkContract(redis);
+
+// The source: keys holding JSON rows, read by SCAN in batches (its state is the scan cursor).
+sourceContract({
+  name: 'Redis (json strings)',
+  factory: redisSourceFactory,
+  target: async (id) => {
+    const expected: ExpectedRow[] = [];
+    const pipeline = client.pipeline();
+    for (let i = 1; i <= 300; i++) {
+      pipeline.set(`${id}:${i}`, JSON.stringify({ id: i, name: `items-${i}` }));
+      expected.push(['items', i, `items-${i}`]);
+    }
+    await pipeline.exec();
+    return {
+      options: {
+        host: '127.0.0.1',
+        port: server.port,
+        auth: 'pw',
+        keys: `${id}:*`,
+        data_type: 'string',
+        batch_size: 20,
+        format: 'json',
+        schema: { table: 'contract.items', fields: { id: 'int', name: 'string' } },
+      },
+      expected,
+    };
+  },
+  notApplicable: REDIS_SOURCE_NOT_APPLICABLE,
+  badOptions: [{ options: { format: 'avro' }, option: 'format' }],
+});

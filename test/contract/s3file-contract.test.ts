@@ -3,12 +3,12 @@
  * s3rver: each scenario writes under its own prefix, `${table_name}` a folder per table; read
  * back with the AWS SDK's ListObjectsV2 and GetObject.
  */
-import { GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll } from 'vitest';
 import { startS3rver, type TestS3Server } from '@tideway/checkpoint/testing';
-import { createS3Client, s3FileSinkFactory } from '@tideway/connector-s3file';
-import { sinkContract, type ReadRow, type SinkSubject } from '@tideway/connector-contract';
-import { FILE_NOT_APPLICABLE } from './contract-table.js';
+import { createS3Client, s3FileSinkFactory, s3FileSourceFactory } from '@tideway/connector-s3file';
+import { sinkContract, sourceContract, type ExpectedRow, type ReadRow, type SinkSubject } from '@tideway/connector-contract';
+import { FILE_NOT_APPLICABLE, S3_SOURCE_NOT_APPLICABLE } from './contract-table.js';
 
 let s3: TestS3Server;
 let client: S3Client;
@@ -49,6 +49,15 @@ async function jsonRows(key: string): Promise<ReadRow[]> {
     .map((l) => JSON.parse(l) as ReadRow);
 }
 
+const connection = () => ({
+  bucket: 's3a://tideway',
+  'fs.s3a.endpoint': s3.endpoint,
+  'fs.s3a.aws.credentials.provider': 'org.apache.hadoop.fs.s3a.SimpleAWSCredentialsProvider',
+  access_key: s3.accessKeyId,
+  secret_key: s3.secretAccessKey,
+  hadoop_s3_properties: { 'fs.s3a.path.style.access': 'true' },
+});
+
 const s3file: SinkSubject = {
   name: 'S3File (json)',
   factory: s3FileSinkFactory,
@@ -57,12 +66,7 @@ const s3file: SinkSubject = {
   failureCalls: 'first-call',
   target: (id) => ({
     options: {
-      bucket: 's3a://tideway',
-      'fs.s3a.endpoint': s3.endpoint,
-      'fs.s3a.aws.credentials.provider': 'org.apache.hadoop.fs.s3a.SimpleAWSCredentialsProvider',
-      access_key: s3.accessKeyId,
-      secret_key: s3.secretAccessKey,
-      hadoop_s3_properties: { 'fs.s3a.path.style.access': 'true' },
+      ...connection(),
       path: `/${id}/\${table_name}`,
       tmp_path: `/${id}-tmp`,
       file_format_type: 'json',
@@ -81,3 +85,29 @@ const s3file: SinkSubject = {
 };
 
 sinkContract(s3file);
+
+// The source: json objects under a prefix, one object a split.
+sourceContract({
+  name: 'S3File (json)',
+  factory: s3FileSourceFactory,
+  target: async (id) => {
+    const expected: ExpectedRow[] = [];
+    for (let f = 0; f < 4; f++) {
+      const rows = Array.from({ length: 10 }, (_, i) => f * 10 + i + 1).map((i) => ['items', i, `items-${i}`] as const);
+      expected.push(...rows);
+      const body = rows.map(([, i, n]) => JSON.stringify({ id: i, name: n })).join('\n');
+      await client.send(new PutObjectCommand({ Bucket: 'tideway', Key: `${id}/part-${f}.json`, Body: Buffer.from(body) }));
+    }
+    return {
+      options: {
+        ...connection(),
+        path: `/${id}`,
+        file_format_type: 'json',
+        schema: { table: 'contract.items', fields: { id: 'int', name: 'string' } },
+      },
+      expected,
+    };
+  },
+  notApplicable: S3_SOURCE_NOT_APPLICABLE,
+  badOptions: [{ options: { file_format_type: 'avro' }, option: 'file_format_type' }],
+});

@@ -4,7 +4,17 @@
  * SinkSubject (its factory, how to make a fresh target and read back what was committed, and the
  * checks that do not apply, with the reason). docs/plugins.md shows how and lists every built-in.
  */
-export { sinkContract, type SinkContractOptions } from './register.js';
+export { sinkContract, sourceContract, type SinkContractOptions } from './register.js';
+export {
+  SOURCE_CHECKS,
+  SOURCE_CHECK_TITLES,
+  SOURCE_CHECK_FUNCTIONS,
+  type SourceCheck,
+  type SourceSubject,
+  type SourceTarget,
+  type ExpectedRow,
+} from './source-checks.js';
+export { readToEnd, type SourceRunOptions } from './source-job.js';
 export {
   SINK_CHECKS,
   SINK_CHECK_TITLES,

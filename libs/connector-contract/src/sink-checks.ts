@@ -16,7 +16,7 @@ function scenarioId(check: string): string {
 }
 
 /** Text as the contract compares values: null stays null, everything else its String(). */
-function text(v: unknown): string | null {
+export function valueText(v: unknown): string | null {
   if (v === null || v === undefined) return null;
   if (v instanceof Uint8Array) return Buffer.from(v).toString('utf8');
   switch (typeof v) {
@@ -37,7 +37,7 @@ function lines(table: CatalogTable, rows: readonly ReadRow[]): string[] {
   return rows
     .map((r) => {
       const lower = Object.fromEntries(Object.entries(r).map(([k, v]) => [k.toLowerCase(), v]));
-      return names.map((n) => text(lower[n.toLowerCase()])).join('|');
+      return names.map((n) => valueText(lower[n.toLowerCase()])).join('|');
     })
     .sort((a, b) => Number(a.split('|')[0]) - Number(b.split('|')[0]) || a.localeCompare(b));
 }

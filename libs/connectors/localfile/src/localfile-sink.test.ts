@@ -1,9 +1,9 @@
 import { mkdtempSync, readFileSync, readdirSync, rmSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { Row, SinkAggregatedCommitter } from '@tideway/api';
-import type { FileAggregatedCommitInfo, FileCommitInfo, FileSinkState } from '@tideway/connector-file-common';
+import type { FileAggregatedCommitInfo, FileCommitInfo } from '@tideway/connector-file-common';
 import { readAll, sinkOf, tableOf } from './test-harness.js';
 
 const root = mkdtempSync(join(tmpdir(), 'tideway-localfile-'));

@@ -2,11 +2,11 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import { CopyObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Row, SinkAggregatedCommitter } from '@tideway/api';
-import type { FileAggregatedCommitInfo, FileCommitInfo, FileSinkState } from '@tideway/connector-file-common';
+import type { FileAggregatedCommitInfo, FileCommitInfo } from '@tideway/connector-file-common';
 import { startS3rver, type TestS3Server } from '@tideway/checkpoint/testing';
 import { createS3Client, keyOf } from './index.js';
 import { S3Upload } from './s3-upload.js';
-import { getText, keysUnder, putText, readAll, s3OptionsOf, sinkOf, tableOf } from './test-harness.js';
+import { getText, keysUnder, readAll, s3OptionsOf, sinkOf, tableOf } from './test-harness.js';
 
 let s3: TestS3Server;
 let client: S3Client;

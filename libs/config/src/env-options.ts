@@ -1,6 +1,7 @@
 import type { OptionDef, PluginOptions } from '@tideway/api';
 import type { PlainObject } from './job-config.js';
 import { validateOptionBlock } from './validate-plugin-options.js';
+import { ERROR_HANDLER_OPTIONS, errorHandlingOf, type ErrorHandling } from './error-handling.js';
 
 /**
  * The `env` block's options: SeaTunnel's EnvCommonOptions and the Zeta-only ones documented in
@@ -66,6 +67,7 @@ export const ENV_OPTIONS: readonly OptionDef[] = [
   },
   { name: 'custom_parameters', type: 'map', description: 'Custom engine parameters, string to string.' },
   { name: 'tag_filter', type: 'map', description: 'Run the job only on workers whose attributes match every key and value.' },
+  ...ERROR_HANDLER_OPTIONS,
 ];
 
 /**
@@ -93,6 +95,8 @@ export interface EnvConfig {
   readonly jars?: string;
   readonly customParameters: Readonly<Record<string, string>>;
   readonly tagFilter: Readonly<Record<string, string>>;
+  /** Row-level error handling (error_handler, transform_error_handler, sink_error_handler). */
+  readonly errorHandling: ErrorHandling;
   /** `spark.*`, `flink.*`, `execution.*` settings, kept as written and not used by Tideway. */
   readonly engineSpecific: Readonly<Record<string, unknown>>;
   /** The validated options, for file:line lookups. */
@@ -135,6 +139,7 @@ export function validateEnv(env: PlainObject, envLines: Readonly<Record<string, 
     customParameters: Object.freeze({ ...(o.get<Record<string, string> | undefined>('custom_parameters') ?? {}) }),
     tagFilter: Object.freeze({ ...(o.get<Record<string, string> | undefined>('tag_filter') ?? {}) }),
     engineSpecific: Object.freeze(engineSpecific),
+    errorHandling: errorHandlingOf(o),
     options: o,
   });
 }

@@ -3,7 +3,7 @@ import { parseJobConfig, validateEnv, type EnvConfig, type JobConfig, type Parse
 import { planJobConfig, formatPlan, planToJson, type JobPlan, type Pipeline, type PipelineVertex, type PluginBlock } from '@tideway/dag';
 import { createSource, createTransform, createSink, loadPluginsFor, resolveOptions, type PluginRegistry } from '@tideway/plugins/lazy';
 import { logger, redactSecrets, redactText } from '@tideway/common';
-import type { ChainNode, TaskGroupDescriptor } from '@tideway/runtime';
+import type { ChainNode, RowErrorPolicy, TaskGroupDescriptor } from '@tideway/runtime';
 
 /** A task group ready to deploy (attempt and restore state are added at deploy time). */
 export interface PlannedTaskGroup {
@@ -86,6 +86,7 @@ export async function planJobText(text: string, req: PlanRequest): Promise<Plann
     jobName: req.jobName ?? env.jobName,
     rowsPerSecond: env.readLimitRowsPerSecond ?? 0,
     bytesPerSecond: env.readLimitBytesPerSecond ?? 0,
+    rowErrors: rowErrorPolicy(env),
   };
   for (const p of plan.pipelines) pipelines.push(await planPipeline(p, plan, facts, config, schemas, registry));
   return {
@@ -121,6 +122,15 @@ interface JobFacts {
   jobMode: JobMode;
   rowsPerSecond: number;
   bytesPerSecond: number;
+  rowErrors?: RowErrorPolicy;
+}
+
+/** The transform stage's row-level error handling for the task groups (absent when DISABLE). */
+function rowErrorPolicy(env: EnvConfig): RowErrorPolicy | undefined {
+  const t = env.errorHandling.transform;
+  if (t.mode !== 'LOG') return undefined;
+  const { mode: _mode, ...rest } = t;
+  return { mode: 'LOG', ...rest };
 }
 
 async function planPipeline(
@@ -205,6 +215,7 @@ async function planPipeline(
         ...(inputOf.has(tg.stageId) ? { input: inputOf.get(tg.stageId)! } : {}),
         rowsPerSecond: job.rowsPerSecond,
         bytesPerSecond: job.bytesPerSecond,
+        ...(job.rowErrors ? { rowErrors: job.rowErrors } : {}),
       },
     })),
   };

@@ -1,5 +1,6 @@
 import type { CatalogTable, JobMode } from '@tideway/api';
 import type { PluginConfig } from '@tideway/config';
+import type { RowErrorCounts, RowErrorPolicy } from './row-errors.js';
 
 /**
  * What a worker needs to run one task group: the plugins of its fused chain (as configured,
@@ -30,6 +31,8 @@ export interface TaskGroupDescriptor {
   bytesPerSecond?: number;
   /** The state to start from when the pipeline restores from a checkpoint. */
   restored?: TaskGroupState;
+  /** Row-level errors of transforms (env.transform_error_handler, mode LOG); absent: they fail the task. */
+  rowErrors?: RowErrorPolicy;
 }
 
 export interface ChainNode {
@@ -77,6 +80,8 @@ export interface TaskGroupState {
    * any row, so transforms and sinks resume with the shape the rows have.
    */
   schemas?: CatalogTable[];
+  /** Rows each transform vertex saw and dropped as bad (row-level error handling), by vertex id. */
+  rowErrors?: Record<number, RowErrorCounts>;
 }
 
 /** Commit infos prepared at a checkpoint, by sink vertex id. */
@@ -91,6 +96,8 @@ export interface TaskGroupMetrics {
     sourceReceivedBytes: number;
     sinkWriteBytes: number;
   }>;
+  /** Bad rows each transform vertex dropped (row-level error handling), by vertex id. */
+  badRows?: Record<number, number>;
 }
 
 /** Walks a chain depth-first. */

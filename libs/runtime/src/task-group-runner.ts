@@ -21,6 +21,7 @@ import type { CheckpointKind, FromTaskGroup, ToTaskGroup } from './protocol.js';
 import type { InputGate } from './exchange/input-gate.js';
 import type { ShuffleWriter } from './exchange/shuffle-writer.js';
 import { ReadLimiter } from './read-limiter.js';
+import { RowErrorGuard } from './row-errors.js';
 import { applyToSink, EvolvingTransform, type PushSchema } from './schema-stages.js';
 
 /** How long a task group's loop runs before it yields to receive control messages. */
@@ -76,6 +77,8 @@ export class TaskGroupRunner {
   private readonly currentTables = new Map<string, CatalogTable>();
   private readonly sinks: SinkInstance[] = [];
   private readonly transforms: Transform[] = [];
+  /** Row-level error handling of the transform vertices, by vertex id (env.transform_error_handler). */
+  private readonly rowGuards = new Map<number, RowErrorGuard>();
   private readerDone = false;
   private noMoreElementSignaled = false;
   private ending: 'none' | 'closing' | 'cancel' = 'none';
@@ -246,9 +249,21 @@ export class TaskGroupRunner {
         close: () => evolving.transform.close?.(),
       });
       const next = this.withShuffles(node, this.compileChildren(node.children));
+      const policy = d.rowErrors;
+      const guard = policy
+        ? new RowErrorGuard(
+            policy,
+            d.jobId,
+            node.vertexId,
+            `transform ${node.plugin.name} (${node.plugin.file}:${node.plugin.line})`,
+            d.restored?.rowErrors?.[node.vertexId],
+          )
+        : undefined;
+      if (guard) this.rowGuards.set(node.vertexId, guard);
+      const transform = (rows: readonly Row[]) => evolving.transform.transform(rows);
       return {
         rows: (rows) => {
-          const out = evolving.transform.transform(rows);
+          const out = guard ? guard.apply(rows, transform) : transform(rows);
           return out.length > 0 ? next.rows(out) : undefined;
         },
         schema: async (event) => {
@@ -466,6 +481,7 @@ export class TaskGroupRunner {
     try {
       const state: TaskGroupState = { readerSplits: {}, writerStates: {} };
       if (this.currentTables.size > 0) state.schemas = [...this.currentTables.values()];
+      if (this.rowGuards.size > 0) state.rowErrors = Object.fromEntries([...this.rowGuards].map(([v, g]) => [v, { ...g.counts }]));
       if (this.reader) state.readerSplits[this.sourceVertexId] = this.reader.snapshotState(checkpointId);
       const prepared: CommitInfos = {};
       for (const s of this.sinks) {
@@ -568,6 +584,8 @@ export class TaskGroupRunner {
 
   private sendMetrics(now = Date.now()): void {
     this.lastMetrics = now;
-    this.send({ type: 'metrics', metrics: this.counters.snapshot() });
+    const metrics = this.counters.snapshot();
+    if (this.rowGuards.size > 0) metrics.badRows = Object.fromEntries([...this.rowGuards].map(([v, g]) => [v, g.counts.bad]));
+    this.send({ type: 'metrics', metrics });
   }
 }

@@ -35,6 +35,8 @@ export interface JobCounters {
   sinkWriteCount: number;
   sourceReceivedBytes: number;
   sinkWriteBytes: number;
+  /** Bad rows dropped by each transform vertex (row-level error handling), by vertex id. */
+  badRows: Map<number, number>;
 }
 
 /**
@@ -274,13 +276,21 @@ export class JobMaster {
   }
 
   counters(): JobCounters {
-    const c: JobCounters = { tables: new Map(), sourceReceivedCount: 0, sinkWriteCount: 0, sourceReceivedBytes: 0, sinkWriteBytes: 0 };
+    const c: JobCounters = {
+      tables: new Map(),
+      sourceReceivedCount: 0,
+      sinkWriteCount: 0,
+      sourceReceivedBytes: 0,
+      sinkWriteBytes: 0,
+      badRows: new Map(),
+    };
     for (const p of this.pipelines) for (const t of p.taskGroups) add(c, p.metricsOf(t));
     return c;
   }
 }
 
 function add(c: JobCounters, m: TaskGroupMetrics | undefined): void {
+  for (const [v, n] of Object.entries(m?.badRows ?? {})) c.badRows.set(Number(v), (c.badRows.get(Number(v)) ?? 0) + n);
   for (const t of m?.tables ?? []) {
     let e = c.tables.get(t.table);
     if (!e) {

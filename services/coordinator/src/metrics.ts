@@ -78,6 +78,17 @@ export function registerCoordinatorMetrics(
     'Bytes written by the sinks of a job (SinkWriteBytes).',
     (j) => j.counters().sinkWriteBytes,
   );
+  new Counter({
+    name: 'tideway_job_bad_rows_total',
+    help: 'Rows a transform vertex dropped as bad (env.transform_error_handler mode LOG), by job and vertex.',
+    labelNames: ['job_id', 'job_name', 'vertex'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const j of source.jobMasters())
+        for (const [vertex, n] of j.counters().badRows) this.inc({ job_id: j.jobId, job_name: j.job.jobName, vertex: String(vertex) }, n);
+    },
+  });
   perJob(registry, source, 'tideway_job_checkpoints_completed_total', 'Checkpoints of a job that completed.', (j) =>
     sum(j, (p) => p.completedCheckpoints),
   );

@@ -17,7 +17,7 @@ import type { PipelineRecords, PipelineResume, PipelineSettings } from './pipeli
 import { PipelineFailover } from './pipeline-failover.js';
 import { placementsOf } from './rescale.js';
 import { deployTaskGroups, type DeploymentContext } from './task-deployment.js';
-import { freshTrack, mergeMetrics, moveTrack, type TaskGroupTrack } from './task-group-track.js';
+import { freshTrack, mergeAttempts, mergeMetrics, moveTrack, type TaskGroupTrack } from './task-group-track.js';
 
 const log = logger('pipeline');
 
@@ -510,7 +510,7 @@ export class PipelineMaster {
     if (!current()) return;
     // The new attempt's task groups start CREATED, in the slots they keep.
     this.taskGroups.forEach((t, i) => {
-      this.taskGroups[i] = freshTrack(t.index, t.slot, t.metrics ? mergeMetrics(t.previousMetrics, t.metrics) : t.previousMetrics);
+      this.taskGroups[i] = freshTrack(t.index, t.slot, t.metrics ? mergeAttempts(t.previousMetrics, t.metrics) : t.previousMetrics);
     });
     this.finalTriggered = false;
     this.restarting = false;
@@ -529,7 +529,7 @@ export class PipelineMaster {
 
   /** Counters of every attempt of a task group. */
   metricsOf(t: TaskGroupTrack): TaskGroupMetrics | undefined {
-    return t.previousMetrics ? mergeMetrics(t.previousMetrics, t.metrics) : t.metrics;
+    return t.previousMetrics ? mergeAttempts(t.previousMetrics, t.metrics) : t.metrics;
   }
 }
 

@@ -42,5 +42,17 @@ export function mergeMetrics(...all: Array<TaskGroupMetrics | undefined>): TaskG
       }
     }
   }
-  return { tables: [...byTable.values()] };
+  const badRows: Record<number, number> = {};
+  for (const m of all) for (const [v, n] of Object.entries(m?.badRows ?? {})) badRows[Number(v)] = (badRows[Number(v)] ?? 0) + n;
+  return Object.keys(badRows).length > 0 ? { tables: [...byTable.values()], badRows } : { tables: [...byTable.values()] };
+}
+
+/**
+ * The counters of a task group over its attempts: rows and bytes add up; bad rows do not, as a
+ * restored attempt starts from the checkpoint's count (row-errors.ts), so the latest attempt's count is the total.
+ */
+export function mergeAttempts(previous: TaskGroupMetrics | undefined, current: TaskGroupMetrics | undefined): TaskGroupMetrics {
+  const merged = mergeMetrics(previous, current);
+  const badRows = current?.badRows ?? previous?.badRows;
+  return badRows ? { ...merged, badRows } : { tables: merged.tables };
 }

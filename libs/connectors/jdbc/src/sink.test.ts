@@ -236,82 +236,13 @@ describe.each(['PostgreSQL', 'MariaDB'])('Jdbc sink on %s', (dbName) => {
     await c.close();
   });
 
+  // Commit, replayed commits, abort, restores at every checkpoint and failures in every method:
+  // the connector contract suite (test/contract/jdbc-contract.test.ts). What stays here looks
+  // at the databases' prepared transactions themselves.
   describe('exactly-once', () => {
     const xa = (table: string, jobId: string) => ({
       opts: gen(table, { primary_keys: ['id'], is_exactly_once: true, xa_data_source_class_name: d().xa, batch_size: 1 }),
       jobId,
-    });
-
-    it('prepare then commit makes rows visible; replaying the commit is a no-op success', async () => {
-      const { opts, jobId } = xa('xa1', 'job-commit');
-      const sink = await makeSink(opts, [users], jobId);
-      const writer = sink.createWriter({ subtaskIndex: 0, parallelism: 1 });
-      await writer.write([row('+I', 1, 'a', '1.00'), row('+I', 2, 'b', '2.00')]);
-      const info = (await writer.prepareCommit!(1)) as JdbcCommitInfo;
-      expect(info.xid).toMatch(/^tw-[0-9a-f]{12}-0-/);
-      const c = await session(d().conn);
-      expect(await contents(c, d().table('xa1'))).toEqual([]);
-      const committer = sink.createCommitter();
-      expect(await committer.commit([info])).toEqual([]);
-      expect((await contents(c, d().table('xa1'))).length).toBe(2);
-      expect(await committer.commit([info])).toEqual([]);
-      expect((await contents(c, d().table('xa1'))).length).toBe(2);
-      await writer.close();
-      await c.close();
-    });
-
-    it('prepare then abort leaves nothing', async () => {
-      const { opts, jobId } = xa('xa2', 'job-abort');
-      const sink = await makeSink(opts, [users], jobId);
-      const writer = sink.createWriter({ subtaskIndex: 0, parallelism: 1 });
-      await writer.write([row('+I', 1, 'a', '1.00')]);
-      const info = (await writer.prepareCommit!(1)) as JdbcCommitInfo;
-      await sink.createCommitter().abort([info]);
-      await sink.createCommitter().abort([info]);
-      await writer.close();
-      const c = await session(d().conn);
-      expect(await contents(c, d().table('xa2'))).toEqual([]);
-      await c.close();
-    });
-
-    it('abortPrepare after a failure keeps prepared transactions for their checkpoint: the committer still commits them', async () => {
-      const { opts, jobId } = xa('xa4', 'job-abort-prepared');
-      const sink = await makeSink(opts, [users], jobId);
-      const writer = sink.createWriter({ subtaskIndex: 0, parallelism: 1 });
-      await writer.write([row('+I', 1, 'prepared', null)]);
-      const info = (await writer.prepareCommit!(1)) as JdbcCommitInfo;
-      await writer.write([row('+I', 2, 'open', null)]);
-      // The task group fails while checkpoint 1 completes on the coordinator.
-      await writer.abortPrepare!();
-      await writer.close();
-      expect(await sink.createCommitter().commit([info])).toEqual([]);
-      const c = await session(d().conn);
-      expect(await contents(c, d().table('xa4'))).toEqual([[1, 'prepared', null]]);
-      await c.close();
-    });
-
-    it('a restored writer commits the prepared ids in its state (the process died before the commit)', async () => {
-      const { opts, jobId } = xa('xa3', 'job-restore');
-      const sink = await makeSink(opts, [users], jobId);
-      const w1 = sink.createWriter({ subtaskIndex: 0, parallelism: 1 });
-      await w1.write([row('+I', 1, 'cp1', null)]);
-      await w1.prepareCommit!(1);
-      const state = w1.snapshotState!(1);
-      // Checkpoint 1 completes on the coordinator, but the process dies before its commit:
-      // no commit, no close. Its session ends, its prepared transaction stays.
-      await (w1 as unknown as { conn?: JdbcConnection }).conn?.close();
-      const w2 = sink.createWriter({ subtaskIndex: 0, parallelism: 1 }, state);
-      await w2.write([row('+I', 4, 'after-restore', null)]);
-      const info = (await w2.prepareCommit!(2)) as JdbcCommitInfo;
-      await sink.createCommitter().commit([info]);
-      await w2.close();
-      const c = await session(d().conn);
-      expect(await contents(c, d().table('xa3'))).toEqual([
-        [1, 'cp1', null],
-        [4, 'after-restore', null],
-      ]);
-      expect(await preparedXids(c, xidPrefix(jobId, 0))).toEqual([]);
-      await c.close();
     });
 
     it('a restored writer rolls back prepared ids its state does not have (their checkpoint never completed)', async () => {

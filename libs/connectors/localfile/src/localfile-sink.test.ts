@@ -1,9 +1,9 @@
 import { mkdtempSync, readFileSync, readdirSync, rmSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { Row, SinkAggregatedCommitter } from '@tideway/api';
-import type { FileAggregatedCommitInfo, FileCommitInfo, FileSinkState } from '@tideway/connector-file-common';
+import type { FileAggregatedCommitInfo, FileCommitInfo } from '@tideway/connector-file-common';
 import { readAll, sinkOf, tableOf } from './test-harness.js';
 
 const root = mkdtempSync(join(tmpdir(), 'tideway-localfile-'));
@@ -158,6 +158,9 @@ describe('LocalFile sink: formats', () => {
   });
 });
 
+// Commit, replayed commits, abort, restores at every checkpoint, failures in every method and
+// leftovers in tmp_path: the connector contract suite (test/contract/). What stays here is this
+// sink's own: file names, partial commits, abandon, options.
 describe('LocalFile sink: two-phase commit', () => {
   const table = tableOf([
     ['id', 'int'],
@@ -187,47 +190,6 @@ describe('LocalFile sink: two-phase commit', () => {
     expect(filesUnder(out)).toEqual(committed);
     expect(readFileSync(join(out, committed[0]), 'utf8')).toBe('1\u0001a\n2\u0001b');
     await writer.close();
-  });
-
-  it('abort leaves no final files and removes the temp files', async () => {
-    const { out, tmp } = fresh();
-    const sink = sinkOf({ path: out, tmp_path: tmp, file_format_type: 'text' }, table);
-    const writer = sink.createWriter({ subtaskIndex: 0, parallelism: 1 });
-    await writer.write(some);
-    const info = (await writer.prepareCommit!(1)) as FileCommitInfo;
-    const committer = sink.createAggregatedCommitter!() as SinkAggregatedCommitter<FileCommitInfo, FileAggregatedCommitInfo>;
-    await committer.abort([committer.combine([info])]);
-    expect(filesUnder(out)).toEqual([]);
-    expect(filesUnder(tmp)).toEqual([]);
-    await expect(committer.commit([committer.combine([info])])).rejects.toThrow(/temp file .* is gone and the final file does not exist/);
-    await writer.close();
-  });
-
-  it('a restored writer commits its checkpointed transaction and deletes later leftovers', async () => {
-    const { out, tmp } = fresh();
-    const sink = sinkOf({ path: out, tmp_path: tmp, file_format_type: 'text' }, table);
-    const w1 = sink.createWriter({ subtaskIndex: 0, parallelism: 1 });
-    await w1.write(some);
-    await w1.prepareCommit!(1);
-    const state = w1.snapshotState!(1) as FileSinkState[];
-    await w1.write(rowsOf('db.t', [3, 'c'])); // transaction 2, never checkpointed; then the task dies
-    expect(filesUnder(tmp)).toHaveLength(2);
-    const w2 = sink.createWriter({ subtaskIndex: 0, parallelism: 1 }, state);
-    await w2.write(rowsOf('db.t', [4, 'd']));
-    const committedNames = filesUnder(out);
-    expect(committedNames).toHaveLength(1);
-    expect(readFileSync(join(out, committedNames[0]), 'utf8')).toBe('1\u0001a\n2\u0001b');
-    // only the restored writer's new transaction (checkpoint 2) is left in tmp
-    expect(filesUnder(tmp)).toEqual([
-      expect.stringMatching(/T_job1_[0-9a-f]{10}_0_2-[0-9a-f]{8}\/0\/NON_PARTITION\/T_job1_[0-9a-f]{10}_0_2_0\.txt$/),
-    ]);
-    // a write returns with its bytes possibly still in flight (they overlap the next batch)
-    await vi.waitFor(() => expect(readFileSync(join(tmp, filesUnder(tmp)[0]), 'utf8')).toBe('4\u0001d'));
-    await w2.close();
-    expect(filesUnder(tmp)).toEqual([]);
-    // the dead task's open file went with its process; this one is still alive, so its handle is closed here
-    await w1.abortPrepare!();
-    expect(filesUnder(tmp)).toEqual([]);
   });
 
   it("abandon drops only its own sink's prepared work: another pipeline of the job writes into the same job folder", async () => {

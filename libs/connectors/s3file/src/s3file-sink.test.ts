@@ -2,11 +2,11 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import { CopyObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Row, SinkAggregatedCommitter } from '@tideway/api';
-import type { FileAggregatedCommitInfo, FileCommitInfo, FileSinkState } from '@tideway/connector-file-common';
+import type { FileAggregatedCommitInfo, FileCommitInfo } from '@tideway/connector-file-common';
 import { startS3rver, type TestS3Server } from '@tideway/checkpoint/testing';
 import { createS3Client, keyOf } from './index.js';
 import { S3Upload } from './s3-upload.js';
-import { getText, keysUnder, putText, readAll, s3OptionsOf, sinkOf, tableOf } from './test-harness.js';
+import { getText, keysUnder, readAll, s3OptionsOf, sinkOf, tableOf } from './test-harness.js';
 
 let s3: TestS3Server;
 let client: S3Client;
@@ -172,29 +172,10 @@ describe('S3File sink and source: formats', () => {
   }, 60_000);
 });
 
+// Commit, replayed commits, abort, restores at every checkpoint, failures in every method and
+// leftovers in tmp_path: the connector contract suite (test/contract/). What stays here is this
+// sink's own: file names, partial commits, abandon, options.
 describe('S3File sink: two-phase commit (copy + delete)', () => {
-  it('keeps objects under tmp_path until commit; commit copies and deletes; a replayed commit changes nothing', async () => {
-    const { out, tmp } = fresh();
-    const sink = sinkOf({ ...conn, path: out, tmp_path: tmp, file_format_type: 'text' }, table);
-    const writer = sink.createWriter({ subtaskIndex: 3, parallelism: 4 });
-    await writer.write(some);
-    const info = (await writer.prepareCommit!(7)) as FileCommitInfo;
-    expect(await keysUnder(client, `${keyOf(out)}/`)).toEqual([]);
-    expect(await keysUnder(client, `${keyOf(tmp)}/`)).toEqual([keyOf(info.moves[0][0])]);
-    expect(info.transactionDir).toMatch(new RegExp(`^${tmp}/seatunnel/job1/[0-9a-f]{10}/T_job1_[0-9a-f]{10}_3_1-[0-9a-f]{8}$`));
-    const committer = sink.createAggregatedCommitter!() as Committer;
-    const agg = committer.combine([info]);
-    expect(await committer.commit([agg])).toEqual([]);
-    const finalKey = keyOf(info.moves[0][1]);
-    expect(await keysUnder(client, `${keyOf(out)}/`)).toEqual([finalKey]);
-    expect(await getText(client, finalKey)).toBe('1\u0001a\n2\u0001b');
-    expect(await keysUnder(client, `${keyOf(tmp)}/`)).toEqual([]);
-    expect(await committer.commit([agg])).toEqual([]);
-    expect(await keysUnder(client, `${keyOf(out)}/`)).toEqual([finalKey]);
-    expect(await getText(client, finalKey)).toBe('1\u0001a\n2\u0001b');
-    await writer.close();
-  });
-
   it('a commit that died between copy and delete is completed by the replay', async () => {
     const { out, tmp } = fresh();
     const sink = sinkOf({ ...conn, path: out, tmp_path: tmp, file_format_type: 'text' }, table);
@@ -209,41 +190,6 @@ describe('S3File sink: two-phase commit (copy + delete)', () => {
     expect(await getText(client, final)).toBe('1\u0001a\n2\u0001b');
     expect(await keysUnder(client, `${keyOf(tmp)}/`)).toEqual([]);
     await writer.close();
-  });
-
-  it('abort deletes the temp objects and never writes a final one', async () => {
-    const { out, tmp } = fresh();
-    const sink = sinkOf({ ...conn, path: out, tmp_path: tmp, file_format_type: 'text' }, table);
-    const writer = sink.createWriter({ subtaskIndex: 0, parallelism: 1 });
-    await writer.write(some);
-    const info = (await writer.prepareCommit!(1)) as FileCommitInfo;
-    const committer = sink.createAggregatedCommitter!() as Committer;
-    await committer.abort([committer.combine([info])]);
-    expect(await keysUnder(client, `${keyOf(out)}/`)).toEqual([]);
-    expect(await keysUnder(client, `${keyOf(tmp)}/`)).toEqual([]);
-    await expect(committer.commit([committer.combine([info])])).rejects.toThrow(/temp file .* is gone and the final file does not exist/);
-    await writer.close();
-  });
-
-  it("a restored writer commits its checkpointed transaction and deletes the dead run's leftovers", async () => {
-    const { out, tmp } = fresh();
-    const sink = sinkOf({ ...conn, path: out, tmp_path: tmp, file_format_type: 'text' }, table);
-    const w1 = sink.createWriter({ subtaskIndex: 0, parallelism: 1 });
-    await w1.write(some);
-    const prepared = (await w1.prepareCommit!(1)) as FileCommitInfo;
-    const state = w1.snapshotState!(1) as FileSinkState[];
-    // transaction 2 closed a file (batch_size rolled over) and then the task died
-    const leftover = `${keyOf(prepared.transactionDir).replace(/_1-[0-9a-f]{8}$/, '_2-00000000')}/0/NON_PARTITION/T_leftover_0.txt`;
-    await putText(client, leftover, '3\u0001c');
-    const w2 = sink.createWriter({ subtaskIndex: 0, parallelism: 1 }, state);
-    await w2.write(rowsOf([4, 'd']));
-    const committed = await keysUnder(client, `${keyOf(out)}/`);
-    expect(committed).toEqual([keyOf(prepared.moves[0][1])]);
-    expect(await getText(client, committed[0])).toBe('1\u0001a\n2\u0001b');
-    expect(await keysUnder(client, `${keyOf(tmp)}/`)).toEqual([]);
-    const next = (await w2.prepareCommit!(2)) as FileCommitInfo;
-    expect(next.transactionDir).toMatch(/T_job1_[0-9a-f]{10}_0_2-[0-9a-f]{8}$/);
-    await w2.close();
   });
 
   it('without transactions writes straight into path', async () => {

@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { parseJobConfig, validateEnv } from './index.js';
+
+const envOf = (body: string) => {
+  const job = parseJobConfig(`env {\n${body}\n}\nsource { A {} }\nsink { B {} }`, { file: 'job.conf', env: {} });
+  return () => validateEnv(job.env, job.envLines, job.file).errorHandling;
+};
+
+describe('env error handling (error_handler, transform_error_handler, sink_error_handler)', () => {
+  it('defaults to DISABLE; the stage key overrides error_handler key by key', () => {
+    expect(envOf('job.mode = BATCH')().transform).toMatchObject({ mode: 'DISABLE', maxErrorRecords: 0, maxErrorRatioMinRecords: 10000 });
+    const h = envOf(
+      'error_handler { mode = LOG, max_error_records = 7, max_error_ratio = 0.5 }\ntransform_error_handler { max_error_records = 2, include_original_data = true }\nsink_error_handler { mode = DISABLE }',
+    )().transform;
+    expect(h).toEqual({
+      mode: 'LOG',
+      maxErrorRecords: 2,
+      maxErrorRatio: 0.5,
+      maxErrorRatioMinRecords: 10000,
+      includeOriginalData: true,
+      includeStacktrace: false,
+      originalDataMaxLength: 8192,
+      setBy: 'env.error_handler.mode',
+    });
+  });
+
+  it('refuses what it does not implement, naming the key and its line', () => {
+    expect(envOf('transform_error_handler {\n  mode = ROUTE\n}')).toThrow(
+      /^job\.conf:3: env\.transform_error_handler\.mode = ROUTE \(a dead-letter sink\) is not supported yet: use LOG/,
+    );
+    expect(envOf('sink_error_handler {\n  mode = LOG\n}')).toThrow(
+      /^job\.conf:3: env\.sink_error_handler\.mode = LOG is not supported for sinks: no Tideway sink classifies/,
+    );
+    // error_handler gives sinks their mode too
+    expect(envOf('error_handler { mode = LOG }')).toThrow(/env\.error_handler\.mode = LOG is not supported for sinks/);
+    expect(envOf('error_handler { mode = LOG }\nsink_error_handler { mode = DISABLE }')().transform.mode).toBe('LOG');
+    expect(envOf('transform_error_handler {\n mode = LOG\n sink { plugin_name = Jdbc }\n}')).toThrow(
+      /env\.transform_error_handler\.sink is not supported: it configures mode = ROUTE/,
+    );
+    expect(envOf('transform_error_handler { queue_capacity = 5 }')).toThrow(
+      /env\.transform_error_handler\.queue_capacity is not supported/,
+    );
+    expect(envOf('transform_error_handler { mode = SKIP }')).toThrow(/transform_error_handler\.mode/);
+    expect(envOf('transform_error_handler { max_error_ratio = 2 }')).toThrow(/transform_error_handler\.max_error_ratio/);
+    expect(envOf('transform_error_handler { max_errors = 2 }')).toThrow(/no option 'transform_error_handler\.max_errors'/);
+  });
+});

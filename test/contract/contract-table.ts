@@ -34,6 +34,24 @@ export const KAFKA_NOT_APPLICABLE: NotApplicable = {
   'schema-change': NO_SCHEMA_CHANGE,
 };
 
+export const RABBITMQ_NOT_APPLICABLE: NotApplicable = {
+  'commit-idempotence': `${NO_TWO_PHASE_COMMIT} (messages are published with confirms before each checkpoint)`,
+  'abort-after-prepare': `${NO_TWO_PHASE_COMMIT} (messages are published with confirms before each checkpoint)`,
+  'schema-change': NO_SCHEMA_CHANGE,
+};
+
+export const HTTP_NOT_APPLICABLE: NotApplicable = {
+  'commit-idempotence': `${NO_TWO_PHASE_COMMIT} (each row is POSTed and answered before its checkpoint)`,
+  'abort-after-prepare': `${NO_TWO_PHASE_COMMIT} (each row is POSTed and answered before its checkpoint)`,
+  'schema-change': NO_SCHEMA_CHANGE,
+};
+
+export const ELASTICSEARCH_NOT_APPLICABLE: NotApplicable = {
+  'commit-idempotence': `${NO_TWO_PHASE_COMMIT} (each batch is sent with _bulk before its checkpoint; keyed rows are upserts by _id)`,
+  'abort-after-prepare': `${NO_TWO_PHASE_COMMIT} (each batch is sent with _bulk before its checkpoint; keyed rows are upserts by _id)`,
+  'schema-change': NO_SCHEMA_CHANGE,
+};
+
 /** Every check but bad-options, for a sink without a target to read back. */
 function noTarget(reason: string): NotApplicable {
   return Object.fromEntries(SINK_CHECKS.filter((c) => c !== 'bad-options').map((c) => [c, reason]));
@@ -48,6 +66,15 @@ export const FAKE_SOURCE_NOT_APPLICABLE: Partial<Record<SourceCheck, string>> = 
 
 export const SEQUENCE_NOT_APPLICABLE: Partial<Record<SourceCheck, string>> = { 'multi-table': 'one table of keyed sequences' };
 export const REDIS_SOURCE_NOT_APPLICABLE: Partial<Record<SourceCheck, string>> = { 'multi-table': 'one key pattern, one table' };
+
+export const HTTP_SOURCE_NOT_APPLICABLE: Partial<Record<SourceCheck, string>> = { 'multi-table': 'one URL, one table' };
+
+export const ELASTICSEARCH_SOURCE_NOT_APPLICABLE: Partial<Record<SourceCheck, string>> = {
+  'exactly-once-restore':
+    'a restore scrolls an unfinished index again from its start (a scroll expires and cannot be resumed from a checkpoint): at-least-once',
+  'failure-in-every-method': 'a restore scrolls an unfinished index again from its start: at-least-once',
+  'multi-table': 'one index pattern, one table',
+};
 
 export const S3_SOURCE_NOT_APPLICABLE: Partial<Record<SourceCheck, string>> = {
   'multi-table': "the LocalFile source's tables_configs, on the same FileSource, run it",
@@ -76,6 +103,14 @@ export const CONTRACT_ROWS: readonly ContractRow[] = [
   { name: 'S3File (json)', delivery: 'exactly-once', file: 's3file-contract.test.ts', notApplicable: FILE_NOT_APPLICABLE },
   { name: 'Redis (hash per row)', delivery: 'idempotent', file: 'redis-contract.test.ts', notApplicable: REDIS_NOT_APPLICABLE },
   { name: 'Kafka (AT_LEAST_ONCE)', delivery: 'at-least-once', file: 'kafka-contract.test.ts', notApplicable: KAFKA_NOT_APPLICABLE },
+  { name: 'RabbitMQ', delivery: 'at-least-once', file: 'systems-contract.test.ts', notApplicable: RABBITMQ_NOT_APPLICABLE },
+  { name: 'Http', delivery: 'at-least-once', file: 'systems-contract.test.ts', notApplicable: HTTP_NOT_APPLICABLE },
+  {
+    name: 'Elasticsearch (primary_keys)',
+    delivery: 'idempotent',
+    file: 'elasticsearch-contract.test.ts',
+    notApplicable: ELASTICSEARCH_NOT_APPLICABLE,
+  },
   { name: 'Console', file: 'console-assert-contract.test.ts', notApplicable: CONSOLE_NOT_APPLICABLE },
   { name: 'Assert', file: 'console-assert-contract.test.ts', notApplicable: ASSERT_NOT_APPLICABLE },
 ];
@@ -130,7 +165,14 @@ export const SOURCE_ROWS: readonly SourceContractRow[] = [
   { name: 'Sequence', file: 'source-contract.test.ts', notApplicable: SEQUENCE_NOT_APPLICABLE },
   { name: 'Jdbc (PostgreSQL)', file: 'source-contract.test.ts' },
   { name: 'Redis (json strings)', file: 'redis-contract.test.ts', notApplicable: REDIS_SOURCE_NOT_APPLICABLE },
+  { name: 'Http (json pages)', file: 'systems-contract.test.ts', notApplicable: HTTP_SOURCE_NOT_APPLICABLE },
+  { name: 'Elasticsearch', file: 'elasticsearch-contract.test.ts', notApplicable: ELASTICSEARCH_SOURCE_NOT_APPLICABLE },
   { name: 'Kafka', outOfScope: UNBOUNDED },
+  {
+    name: 'RabbitMQ',
+    outOfScope:
+      'streaming jobs only (SeaTunnel refuses BATCH too): the source contract reads bounded sources in batch jobs; test/systems/rabbitmq.test.ts runs its restores in jobs',
+  },
   { name: 'MySQL-CDC', outOfScope: UNBOUNDED },
   { name: 'Postgres-CDC', outOfScope: UNBOUNDED },
 ];

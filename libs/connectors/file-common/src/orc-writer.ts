@@ -1,6 +1,7 @@
-import { type Column, type DataType, formatType, rowBytes } from '@tideway/api';
+import { endianness } from 'node:os';
+import { type Column, type DataType, formatType } from '@tideway/api';
 import { ConfigError, ErrorCode } from '@tideway/common';
-import type { FileEncoder } from './file-encoder.js';
+import type { FileEncoder, Rows } from './file-encoder.js';
 import {
   CalendarKind,
   ColumnEncoding_Kind,
@@ -17,7 +18,10 @@ import {
   type Type,
   Type_Kind,
 } from './gen/orc_file.js';
-import { compress } from './orc-compression.js';
+import { compress, compressInto } from './orc-compression.js';
+import { grownBuffer, type Utf8Buffer, writeUtf8 } from './parquet-byte-array-builder.js';
+import { hashAt, sameBytes } from './parquet-byte-dictionary.js';
+import { grown } from './parquet-column-builder.js';
 import { ByteSink, type OrcInt, writeBooleans, writeByteRle, writeIntRleV2 } from './orc-rle.js';
 import { dateDays, unscaledDecimal } from './parquet-values.js';
 import { daysFromCivil, parseDateDays, parseUnscaled } from './parquet-text-parse.js';
@@ -106,14 +110,8 @@ export function checkOrcColumns(columns: readonly Column[]): void {
   for (const c of columns) walk(c.type, c.name);
 }
 
-/** A stream of a stripe: its kind, column and compressed bytes. */
-interface StripeStream {
-  readonly kind: Stream_Kind;
-  readonly column: number;
-  readonly bytes: Uint8Array;
-}
-
 function toInt(v: unknown): OrcInt {
+  if (typeof v === 'number') return Math.trunc(v);
   if (typeof v === 'bigint') return v <= SAFE && v >= -SAFE ? Number(v) : v;
   return Math.trunc(Number(v));
 }
@@ -172,10 +170,30 @@ function encodeNanos(ns: number): number {
   return zeros >= 2 ? v * 8 + (zeros - 1) : ns * 8;
 }
 
+/** Stream bytes made before they are compressed into the stripe: one buffer, reused stream after stream. */
+const scratch = new ByteSink(1 << 16);
+
+/** Integer RLE v2 of values[0, n), in `scratch` (valid until the next stream is made). */
+function intStream(values: ArrayLike<OrcInt>, n: number, signed: boolean): Uint8Array {
+  scratch.length = 0;
+  writeIntRleV2(scratch, values, signed, n);
+  return scratch.bytes();
+}
+
+/** Where a stripe's streams go: compressed into the stripe's bytes, and listed for its footer. */
+type Emit = (kind: Stream_Kind, bytes: Uint8Array) => void;
+
+/**
+ * One column of the file being written. Values go, as they arrive, into typed arrays or one byte
+ * buffer per column (decision 0011, "Speed"), kept from stripe to stripe; the streams are made
+ * from them when the stripe is written.
+ */
 abstract class ColumnWriter {
   /** Values (nulls too) of the stripe so far. */
   count = 0;
   nonNull = 0;
+  /** Bytes the stripe's values take, about (a null one): the stripe is cut on their sum. */
+  size = 0;
   /** Where the stripe's nulls are: the present stream is made from them, when there are any. */
   private nulls: number[] = [];
   fileValues = 0;
@@ -186,40 +204,44 @@ abstract class ColumnWriter {
   add(v: unknown): void {
     if (v === null || v === undefined) {
       this.nulls.push(this.count++);
+      this.size++;
       this.fileNulls = true;
       return;
     }
+    this.addValue(v);
     this.count++;
     this.nonNull++;
-    this.addValue(v);
   }
 
   protected abstract addValue(v: unknown): void;
   /** The stripe's data streams (uncompressed) and encoding; resets the stripe's values. */
-  protected abstract flushValues(out: (kind: Stream_Kind, bytes: Uint8Array) => void): ColumnEncoding;
+  protected abstract flushValues(emit: Emit): ColumnEncoding;
 
   /** Every writer of this subtree, pre-order. */
   all(): ColumnWriter[] {
     return [this];
   }
 
-  flush(streams: StripeStream[], codec: CompressionKind, encodings: ColumnEncoding[], stats: ColumnStatistics[]): void {
+  flush(sink: ByteSink, codec: CompressionKind, listed: Stream[], encodings: ColumnEncoding[], stats: ColumnStatistics[]): void {
+    const emit: Emit = (kind, bytes) => {
+      const length = compressInto(codec, bytes, ORC_BLOCK_SIZE, sink);
+      listed.push({ kind, column: this.id, length: BigInt(length) });
+    };
     const hasNull = this.nulls.length > 0;
     if (hasNull) {
       const present = new Uint8Array(this.count).fill(1);
       for (const at of this.nulls) present[at] = 0;
-      const sink = new ByteSink();
-      writeBooleans(sink, present);
-      streams.push({ kind: Stream_Kind.PRESENT, column: this.id, bytes: compress(codec, sink.bytes(), ORC_BLOCK_SIZE) });
+      scratch.length = 0;
+      writeBooleans(scratch, present);
+      emit(Stream_Kind.PRESENT, scratch.bytes());
     }
     stats[this.id] = { numberOfValues: BigInt(this.nonNull), hasNull };
     this.fileValues += this.nonNull;
-    encodings[this.id] = this.flushValues((kind, bytes) => {
-      streams.push({ kind, column: this.id, bytes: compress(codec, bytes, ORC_BLOCK_SIZE) });
-    });
+    encodings[this.id] = this.flushValues(emit);
     this.nulls = [];
     this.count = 0;
     this.nonNull = 0;
+    this.size = 0;
   }
 }
 
@@ -227,43 +249,67 @@ const DIRECT: ColumnEncoding = { kind: ColumnEncoding_Kind.DIRECT };
 /** Values of a stripe's string column whose distinct share decides dictionary or direct (ORC's default row index stride). */
 const DICTIONARY_SAMPLE = 10_000;
 const DIRECT_V2: ColumnEncoding = { kind: ColumnEncoding_Kind.DIRECT_V2 };
-
-function intStream(values: readonly OrcInt[], signed: boolean): Uint8Array {
-  const sink = new ByteSink();
-  writeIntRleV2(sink, values, signed);
-  return sink.bytes();
-}
+const LITTLE_ENDIAN = endianness() === 'LE';
 
 class BooleanWriter extends ColumnWriter {
-  private bits: number[] = [];
+  private bits = new Uint8Array(1024);
   protected addValue(v: unknown): void {
-    this.bits.push(v ? 1 : 0);
+    const n = this.nonNull;
+    if (n === this.bits.length) this.bits = grown(this.bits, n + 1);
+    this.bits[n] = v ? 1 : 0;
+    this.size++;
   }
-  protected flushValues(out: (kind: Stream_Kind, bytes: Uint8Array) => void): ColumnEncoding {
-    const sink = new ByteSink();
-    writeBooleans(sink, Uint8Array.from(this.bits));
-    out(Stream_Kind.DATA, sink.bytes());
-    this.bits = [];
+  protected flushValues(emit: Emit): ColumnEncoding {
+    scratch.length = 0;
+    writeBooleans(scratch, this.bits, this.nonNull);
+    emit(Stream_Kind.DATA, scratch.bytes());
     return DIRECT;
   }
 }
 
 class ByteWriter extends ColumnWriter {
-  private bytes: number[] = [];
+  private bytes = new Uint8Array(1024);
   protected addValue(v: unknown): void {
-    this.bytes.push(Number(v) & 0xff);
+    const n = this.nonNull;
+    if (n === this.bytes.length) this.bytes = grown(this.bytes, n + 1);
+    this.bytes[n] = Number(v) & 0xff;
+    this.size++;
   }
-  protected flushValues(out: (kind: Stream_Kind, bytes: Uint8Array) => void): ColumnEncoding {
-    const sink = new ByteSink();
-    writeByteRle(sink, Uint8Array.from(this.bytes));
-    out(Stream_Kind.DATA, sink.bytes());
-    this.bytes = [];
+  protected flushValues(emit: Emit): ColumnEncoding {
+    scratch.length = 0;
+    writeByteRle(scratch, this.bytes, this.nonNull);
+    emit(Stream_Kind.DATA, scratch.bytes());
     return DIRECT;
   }
 }
 
+/** A stripe's integers: in a Float64Array while each fits a number exactly, in an array once a bigint does not. */
+class Ints {
+  values = new Float64Array(1024);
+  big: OrcInt[] | undefined;
+  n = 0;
+  push(x: OrcInt): void {
+    const n = this.n;
+    if (typeof x === 'number' && this.big === undefined) {
+      if (n === this.values.length) this.values = grown(this.values, n + 1);
+      this.values[n] = x;
+    } else {
+      this.big ??= Array.from(this.values.subarray(0, n));
+      this.big.push(x);
+    }
+    this.n = n + 1;
+  }
+  /** The RLE v2 stream of the values, and empties them. */
+  stream(signed: boolean): Uint8Array {
+    const bytes = intStream(this.big ?? this.values, this.n, signed);
+    this.n = 0;
+    this.big = undefined;
+    return bytes;
+  }
+}
+
 class IntWriter extends ColumnWriter {
-  private values: OrcInt[] = [];
+  private readonly values = new Ints();
   constructor(
     id: number,
     private readonly convert: (v: unknown) => OrcInt,
@@ -272,99 +318,172 @@ class IntWriter extends ColumnWriter {
   }
   protected addValue(v: unknown): void {
     this.values.push(this.convert(v));
+    this.size += 8;
   }
-  protected flushValues(out: (kind: Stream_Kind, bytes: Uint8Array) => void): ColumnEncoding {
-    out(Stream_Kind.DATA, intStream(this.values, true));
-    this.values = [];
+  protected flushValues(emit: Emit): ColumnEncoding {
+    emit(Stream_Kind.DATA, this.values.stream(true));
     return DIRECT_V2;
   }
 }
 
 class FloatWriter extends ColumnWriter {
-  private values: number[] = [];
+  private values: Float32Array | Float64Array;
   constructor(
     id: number,
     private readonly width: 4 | 8,
   ) {
     super(id);
+    this.values = width === 4 ? new Float32Array(1024) : new Float64Array(1024);
   }
   protected addValue(v: unknown): void {
-    this.values.push(Number(v));
+    const n = this.nonNull;
+    if (n === this.values.length) this.values = grown(this.values, n + 1);
+    this.values[n] = Number(v);
+    this.size += this.width;
   }
-  protected flushValues(out: (kind: Stream_Kind, bytes: Uint8Array) => void): ColumnEncoding {
-    const bytes = new Uint8Array(this.values.length * this.width);
-    const view = new DataView(bytes.buffer);
-    // IEEE 754, little-endian, whatever the machine's order
-    if (this.width === 4) for (let i = 0; i < this.values.length; i++) view.setFloat32(i * 4, this.values[i], true);
-    else for (let i = 0; i < this.values.length; i++) view.setFloat64(i * 8, this.values[i], true);
-    out(Stream_Kind.DATA, bytes);
-    this.values = [];
+  protected flushValues(emit: Emit): ColumnEncoding {
+    const n = this.nonNull;
+    if (LITTLE_ENDIAN) emit(Stream_Kind.DATA, new Uint8Array(this.values.buffer, 0, n * this.width));
+    else {
+      // IEEE 754, little-endian, whatever the machine's order
+      const bytes = new Uint8Array(n * this.width);
+      const view = new DataView(bytes.buffer);
+      if (this.width === 4) for (let i = 0; i < n; i++) view.setFloat32(i * 4, this.values[i], true);
+      else for (let i = 0; i < n; i++) view.setFloat64(i * 8, this.values[i], true);
+      emit(Stream_Kind.DATA, bytes);
+    }
     return DIRECT;
   }
 }
 
+/** A stripe's string dictionary: an entry per distinct value, in first-seen order, and each value's entry. */
+interface StringDictionary {
+  readonly size: number;
+  /** Where each entry's bytes are in the values' buffer, and how many. */
+  readonly entryAt: Int32Array;
+  readonly entryLength: Int32Array;
+  readonly ids: Int32Array;
+}
+
+/**
+ * The dictionary of `n` values, value i the lengths[i] bytes after value i - 1 in `buf`, found on
+ * the bytes (an open-addressing table of hashes, each hit confirmed byte for byte, as the Parquet
+ * writer's); undefined when more than 80% of the values are distinct, or of the first
+ * DICTIONARY_SAMPLE (ORC's Java writer decides on its first row group).
+ */
+function stringDictionary(buf: Uint8Array, lengths: Int32Array, n: number): StringDictionary | undefined {
+  let mask = 1023;
+  let slots = new Int32Array(mask + 1).fill(-1); // entry number, -1 free
+  let hashes = new Int32Array(256);
+  let entryAt = new Int32Array(256);
+  let entryLength = new Int32Array(256);
+  const ids = new Int32Array(n);
+  const limit = 0.8 * n;
+  let size = 0;
+  let at = 0;
+  for (let i = 0; i < n; i++) {
+    if (i === DICTIONARY_SAMPLE && size > 0.8 * DICTIONARY_SAMPLE) return undefined;
+    const len = lengths[i];
+    const h = hashAt(buf, at, len);
+    let slot = h & mask;
+    let found = -1;
+    for (let e = slots[slot]; e >= 0; slot = (slot + 1) & mask, e = slots[slot]) {
+      if (hashes[e] === h && entryLength[e] === len && sameBytes(buf, entryAt[e], at, len)) {
+        found = e;
+        break;
+      }
+    }
+    if (found < 0) {
+      if (size + 1 > limit) return undefined;
+      found = size++;
+      if (found === hashes.length) {
+        hashes = grown(hashes, found + 1);
+        entryAt = grown(entryAt, found + 1);
+        entryLength = grown(entryLength, found + 1);
+      }
+      hashes[found] = h;
+      entryAt[found] = at;
+      entryLength[found] = len;
+      slots[slot] = found;
+      if (size * 2 > mask) {
+        // kept at most half full
+        mask = mask * 2 + 1;
+        slots = new Int32Array(mask + 1).fill(-1);
+        for (let e = 0; e < size; e++) {
+          let s = hashes[e] & mask;
+          while (slots[s] >= 0) s = (s + 1) & mask;
+          slots[s] = e;
+        }
+      }
+    }
+    ids[i] = found;
+    at += len;
+  }
+  return { size, entryAt, entryLength, ids };
+}
+
+/**
+ * Strings and binary: each value's bytes (UTF-8 for a string) written, as it arrives, into one
+ * buffer, its length beside. When the stripe is written a string column goes by dictionary if
+ * at most 80% of its values are distinct (stringDictionary), direct otherwise; binary direct.
+ */
 class StringWriter extends ColumnWriter {
-  private values: (string | Uint8Array)[] = [];
+  private buf = Buffer.allocUnsafeSlow(1 << 16) as Utf8Buffer;
+  private pos = 0;
+  private lengths = new Int32Array(1024);
+
   constructor(
     id: number,
     private readonly binary: boolean,
   ) {
     super(id);
   }
+
   protected addValue(v: unknown): void {
-    this.values.push(this.binary ? (v as Uint8Array) : typeof v === 'string' ? v : String(v));
-  }
-  protected flushValues(out: (kind: Stream_Kind, bytes: Uint8Array) => void): ColumnEncoding {
-    const values = this.values;
-    this.values = [];
-    if (!this.binary) {
-      const dict = new Map<string, number>();
-      const idx = new Array<number>(values.length);
-      const limit = 0.8 * values.length;
-      let direct = values.length === 0;
-      for (let i = 0; i < values.length && !direct; i++) {
-        const s = values[i] as string;
-        let j = dict.get(s);
-        if (j === undefined) {
-          j = dict.size;
-          dict.set(s, j);
-        }
-        idx[i] = j;
-        // decided on the first DICTIONARY_SAMPLE values, as ORC's Java writer decides on its first row group
-        direct = dict.size > limit || (i === DICTIONARY_SAMPLE - 1 && dict.size > 0.8 * DICTIONARY_SAMPLE);
-      }
-      if (!direct) {
-        out(Stream_Kind.DATA, intStream(idx, false));
-        const [data, lengths] = this.bytesAndLengths([...dict.keys()]);
-        out(Stream_Kind.LENGTH, lengths);
-        out(Stream_Kind.DICTIONARY_DATA, data);
-        return { kind: ColumnEncoding_Kind.DICTIONARY_V2, dictionarySize: dict.size };
-      }
+    let len: number;
+    if (this.binary) {
+      const b = v as Uint8Array;
+      if (this.pos + b.length > this.buf.length) this.buf = grownBuffer(this.buf, this.pos + b.length) as Utf8Buffer;
+      this.buf.set(b, this.pos);
+      len = b.length;
+    } else {
+      const s = typeof v === 'string' ? v : String(v);
+      if (this.pos + 3 * s.length > this.buf.length) this.buf = grownBuffer(this.buf, this.pos + 3 * s.length) as Utf8Buffer;
+      len = writeUtf8(this.buf, this.pos, s);
     }
-    const [data, lengths] = this.bytesAndLengths(values);
-    out(Stream_Kind.DATA, data);
-    out(Stream_Kind.LENGTH, lengths);
-    return DIRECT_V2;
+    this.pos += len;
+    this.size += len + 4;
+    const k = this.nonNull;
+    if (k === this.lengths.length) this.lengths = grown(this.lengths, k + 1);
+    this.lengths[k] = len;
   }
-  private bytesAndLengths(values: readonly (string | Uint8Array)[]): [Uint8Array, Uint8Array] {
-    // one buffer for all: a string takes at most 3 bytes per UTF-16 unit
-    let room = 0;
-    for (const v of values) room += typeof v === 'string' ? v.length * 3 : v.length;
-    const buf = Buffer.allocUnsafe(room);
-    const lengths = new Array<number>(values.length);
+
+  protected flushValues(emit: Emit): ColumnEncoding {
+    const n = this.nonNull;
+    const buf = this.buf;
+    const dict = this.binary || n === 0 ? undefined : stringDictionary(buf, this.lengths, n);
+    const end = this.pos;
+    this.pos = 0;
+    if (!dict) {
+      emit(Stream_Kind.DATA, buf.subarray(0, end));
+      emit(Stream_Kind.LENGTH, intStream(this.lengths, n, false));
+      return DIRECT_V2;
+    }
+    emit(Stream_Kind.DATA, intStream(dict.ids, n, false));
+    emit(Stream_Kind.LENGTH, intStream(dict.entryLength, dict.size, false));
+    // the entries' bytes, one after the other (in place: each entry is at or after where it goes)
     let at = 0;
-    for (let i = 0; i < values.length; i++) {
-      const v = values[i];
-      const n = typeof v === 'string' ? buf.write(v, at, 'utf8') : (buf.set(v, at), v.length);
-      lengths[i] = n;
-      at += n;
+    for (let e = 0; e < dict.size; e++) {
+      buf.copy(buf, at, dict.entryAt[e], dict.entryAt[e] + dict.entryLength[e]);
+      at += dict.entryLength[e];
     }
-    return [buf.subarray(0, at), intStream(lengths, false)];
+    emit(Stream_Kind.DICTIONARY_DATA, buf.subarray(0, at));
+    return { kind: ColumnEncoding_Kind.DICTIONARY_V2, dictionarySize: dict.size };
   }
 }
 
 class DecimalWriter extends ColumnWriter {
-  private sink = new ByteSink();
+  private readonly sink = new ByteSink();
   constructor(
     id: number,
     private readonly scale: number,
@@ -376,18 +495,19 @@ class DecimalWriter extends ColumnWriter {
     // up to 15 digits as a number (exact), wider through BigInt
     const n = parseUnscaled(text, this.scale);
     this.sink.svarint(Number.isNaN(n) ? unscaledDecimal(text, this.scale) : n);
+    this.size += 8;
   }
-  protected flushValues(out: (kind: Stream_Kind, bytes: Uint8Array) => void): ColumnEncoding {
-    out(Stream_Kind.DATA, this.sink.bytes());
-    out(Stream_Kind.SECONDARY, intStream(new Array<number>(this.nonNull).fill(this.scale), true));
-    this.sink = new ByteSink();
+  protected flushValues(emit: Emit): ColumnEncoding {
+    emit(Stream_Kind.DATA, this.sink.bytes());
+    emit(Stream_Kind.SECONDARY, intStream(new Float64Array(this.nonNull).fill(this.scale), this.nonNull, true));
+    this.sink.length = 0;
     return DIRECT_V2;
   }
 }
 
 class TimestampWriter extends ColumnWriter {
-  private secs: number[] = [];
-  private nanos: number[] = [];
+  private readonly secs = new Ints();
+  private readonly nanos = new Ints();
   constructor(
     id: number,
     private readonly withZone: boolean,
@@ -396,17 +516,16 @@ class TimestampWriter extends ColumnWriter {
   }
   private readonly parsed: [number, number] = [0, 0];
   protected addValue(v: unknown): void {
-    const text = String(v);
+    const text = typeof v === 'string' ? v : String(v);
     const [s, ns] = !this.withZone && fastSecondsAndNanos(text, this.parsed) ? this.parsed : secondsAndNanos(text, this.withZone);
     // ORC's writers truncate toward zero before 1970: readers take one second back
     this.secs.push(s - ORC_EPOCH + (s < 0 && ns > 999_999 ? 1 : 0));
     this.nanos.push(encodeNanos(ns));
+    this.size += 12;
   }
-  protected flushValues(out: (kind: Stream_Kind, bytes: Uint8Array) => void): ColumnEncoding {
-    out(Stream_Kind.DATA, intStream(this.secs, true));
-    out(Stream_Kind.SECONDARY, intStream(this.nanos, false));
-    this.secs = [];
-    this.nanos = [];
+  protected flushValues(emit: Emit): ColumnEncoding {
+    emit(Stream_Kind.DATA, this.secs.stream(true));
+    emit(Stream_Kind.SECONDARY, this.nanos.stream(false));
     return DIRECT_V2;
   }
 }
@@ -431,7 +550,7 @@ class StructWriter extends ColumnWriter {
 }
 
 class ListWriter extends ColumnWriter {
-  private lengths: number[] = [];
+  private readonly lengths = new Ints();
   constructor(
     id: number,
     private readonly element: ColumnWriter,
@@ -442,23 +561,24 @@ class ListWriter extends ColumnWriter {
   protected addValue(v: unknown): void {
     if (this.value) {
       const entries = v instanceof Map ? [...(v as Map<unknown, unknown>).entries()] : Object.entries(v as object);
-      this.lengths.push(entries.length);
       for (const [k, val] of entries) {
         this.element.add(k);
         this.value.add(val);
       }
+      this.lengths.push(entries.length);
+      this.size += 4;
       return;
     }
     const items = v as readonly unknown[];
-    this.lengths.push(items.length);
     for (const item of items) this.element.add(item);
+    this.lengths.push(items.length);
+    this.size += 4;
   }
   override all(): ColumnWriter[] {
     return [this, ...this.element.all(), ...(this.value ? this.value.all() : [])];
   }
-  protected flushValues(out: (kind: Stream_Kind, bytes: Uint8Array) => void): ColumnEncoding {
-    out(Stream_Kind.LENGTH, intStream(this.lengths, false));
-    this.lengths = [];
+  protected flushValues(emit: Emit): ColumnEncoding {
+    emit(Stream_Kind.LENGTH, this.lengths.stream(false));
     return DIRECT_V2;
   }
 }
@@ -521,18 +641,23 @@ function buildWriter(type: DataType, name: string, types: Type[]): ColumnWriter 
   }
 }
 
+/** Rows of a batch taken at a time by addRows, column by column: the stripe's size is looked at between slices. */
+const SLICE = 1024;
+
 /** Writes one ORC file; `take` hands over the stripes written so far. */
 export class OrcFileWriter implements FileEncoder {
   private readonly types: Type[] = [];
   private readonly root: StructWriter;
   private readonly writers: ColumnWriter[];
-  private out = new ByteSink();
-  private offset = 0;
+  /** The file's bytes not taken yet, in order. */
+  private ready: Uint8Array[] = [Buffer.from('ORC')];
+  /** A stripe's bytes while it is written: one buffer, reused stripe after stripe. */
+  private readonly stripe = new ByteSink(1 << 20);
+  private offset = 3;
   private readonly stripes: StripeInformation[] = [];
   private readonly stripeStats: ColumnStatistics[][] = [];
   private rows = 0;
   private totalRows = 0;
-  private estimated = 0;
 
   constructor(
     columns: readonly Column[],
@@ -548,16 +673,34 @@ export class OrcFileWriter implements FileEncoder {
     });
     this.root = new StructWriter(0, children);
     this.writers = this.root.all();
-    this.out.write(new TextEncoder().encode('ORC'));
-    this.offset = 3;
   }
 
   add(fields: readonly unknown[]): void {
     const children = this.root.children;
     for (let i = 0; i < children.length; i++) children[i].add(fields[i]);
     this.rows++;
-    this.estimated += rowBytes(fields) + fields.length;
-    if (this.estimated >= this.stripeBytes) this.writeStripe();
+    if (this.stripeSize() >= this.stripeBytes) this.writeStripe();
+  }
+
+  addRows(rows: Rows, count: number, columns?: readonly number[]): void {
+    const children = this.root.children;
+    for (let r0 = 0; r0 < count; r0 += SLICE) {
+      const r1 = Math.min(count, r0 + SLICE);
+      for (let i = 0; i < children.length; i++) {
+        const w = children[i];
+        const col = columns === undefined ? i : columns[i];
+        for (let r = r0; r < r1; r++) w.add(rows[r][col]);
+      }
+      this.rows += r1 - r0;
+      if (this.stripeSize() >= this.stripeBytes) this.writeStripe();
+    }
+  }
+
+  /** Bytes the stripe's values take, about: a value's own, and one a column per row. */
+  private stripeSize(): number {
+    let size = 0;
+    for (const w of this.writers) size += w.size + w.count;
+    return size;
   }
 
   private writeStripe(): void {
@@ -565,43 +708,38 @@ export class OrcFileWriter implements FileEncoder {
     // the root struct has a value per row and no nulls
     this.root.count = this.rows;
     this.root.nonNull = this.rows;
-    const streams: StripeStream[] = [];
+    const listed: Stream[] = [];
     const encodings: ColumnEncoding[] = [];
     const stats: ColumnStatistics[] = [];
-    for (const w of this.writers) w.flush(streams, this.codec, encodings, stats);
-    const start = this.offset;
-    let dataLength = 0;
-    const listed: Stream[] = [];
-    for (const s of streams) {
-      this.out.write(s.bytes);
-      dataLength += s.bytes.length;
-      listed.push({ kind: s.kind, column: s.column, length: BigInt(s.bytes.length) });
-    }
-    const footer = compress(
+    const sink = this.stripe;
+    sink.length = 0;
+    for (const w of this.writers) w.flush(sink, this.codec, listed, encodings, stats);
+    const dataLength = sink.length;
+    const footerLength = compressInto(
       this.codec,
       StripeFooter.encode({ streams: listed, columns: encodings, writerTimezone: 'GMT' }).finish(),
       ORC_BLOCK_SIZE,
+      sink,
     );
-    this.out.write(footer);
-    this.offset += dataLength + footer.length;
+    this.ready.push(sink.bytes().slice());
     this.stripes.push({
-      offset: BigInt(start),
+      offset: BigInt(this.offset),
       indexLength: 0n,
       dataLength: BigInt(dataLength),
-      footerLength: BigInt(footer.length),
+      footerLength: BigInt(footerLength),
       numberOfRows: BigInt(this.rows),
     });
+    this.offset += sink.length;
     this.stripeStats.push(stats);
     this.totalRows += this.rows;
     this.rows = 0;
-    this.estimated = 0;
   }
 
   take(): Uint8Array | undefined {
-    if (this.out.length === 0) return undefined;
-    const bytes = this.out.bytes();
-    this.out = new ByteSink();
-    return bytes;
+    const parts = this.ready;
+    if (parts.length === 0) return undefined;
+    this.ready = [];
+    return parts.length === 1 ? parts[0] : Buffer.concat(parts);
   }
 
   finish(): Uint8Array | undefined {
@@ -636,10 +774,7 @@ export class OrcFileWriter implements FileEncoder {
       writerVersion: 6,
       magic: 'ORC',
     }).finish();
-    this.out.write(metadata);
-    this.out.write(footer);
-    this.out.write(ps);
-    this.out.byte(ps.length);
+    this.ready.push(metadata, footer, ps, Uint8Array.of(ps.length));
     return this.take();
   }
 }

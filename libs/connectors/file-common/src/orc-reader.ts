@@ -269,6 +269,9 @@ class LongNode extends ColumnNode {
   }
 }
 
+/** 10^0 to 10^9. */
+const POW10 = Array.from({ length: 10 }, (_, i) => 10 ** i);
+
 /** Dates' texts already made, by day (a column's dates repeat). */
 const dateTexts = new Map<number, string>();
 
@@ -406,7 +409,7 @@ class TimestampNode extends ColumnNode {
         zeros = Number(signed & 7n);
         ns = Number(signed >> 3n);
       }
-      if (zeros !== 0) ns *= 10 ** (zeros + 1);
+      if (zeros !== 0) ns *= POW10[zeros + 1];
       if (ns > 999_999_999 || ns < -999_999_999) throw new OrcCorruptError(`a timestamp has ${ns} nanoseconds`);
       let utc = Number(secs[k + i]) + epoch;
       // ORC's writers store seconds truncated toward zero for instants before 1970
@@ -415,9 +418,7 @@ class TimestampNode extends ColumnNode {
         utc -= 1;
         ns += 1_000_000_000;
       }
-      const wall = offset ? utc + offset(utc) : utc;
-      const text = ns === 0 ? secondsText(wall) : `${secondsText(wall)}${fractionText(ns)}`;
-      into[i] = instant ? `${text}+00:00` : text;
+      into[i] = timestampTextOf(offset ? utc + offset(utc) : utc, ns, instant);
     }
   }
 }
@@ -686,53 +687,93 @@ class StripeDecoder {
   }
 }
 
-const POW10 = Array.from({ length: 16 }, (_, i) => 10 ** i);
+/** Texts are written here as bytes and made into a string in one call: one flat string, not a concatenation of several. */
+const textBuf = Buffer.alloc(64) as Buffer & { latin1Slice(start: number, end: number): string };
+
+/** Writes the decimal digits of `v` (a non-negative integer below 2^53) to end before `end`; returns where they start. */
+function digitsBefore(v: number, end: number): number {
+  let at = end;
+  do {
+    const q = Math.floor(v / 10);
+    textBuf[--at] = 48 + v - q * 10;
+    v = q;
+  } while (v > 0);
+  return at;
+}
 
 /** Canonical decimal text of an unscaled integer held exactly in a number (decimalText's, without a BigInt). */
 function decimalNumberText(unscaled: number, scale: number): string {
   if (scale === 0) return String(unscaled);
   const neg = unscaled < 0;
-  const a = neg ? -unscaled : unscaled;
-  let text: string;
-  if (scale < POW10.length) {
-    const p = POW10[scale];
-    let whole = Math.floor(a / p);
-    let frac = a - whole * p; // exact: both below 2^53
-    if (frac < 0) {
-      whole--;
-      frac += p;
-    } else if (frac >= p) {
-      whole++;
-      frac -= p;
-    }
-    text = `${whole}.${scale === 2 ? TWO[frac] : String(frac + p).slice(1)}`;
-  } else {
+  let a = neg ? -unscaled : unscaled;
+  if (scale > 38) {
     const digits = String(a).padStart(scale + 1, '0');
-    text = `${digits.slice(0, -scale)}.${digits.slice(-scale)}`;
+    const text = `${digits.slice(0, -scale)}.${digits.slice(-scale)}`;
+    return neg ? `-${text}` : text;
   }
-  return neg ? `-${text}` : text;
+  // the digits from the last: `scale` of the fraction, the point, then the whole part (at least a 0)
+  const end = 60;
+  let at = end;
+  for (let i = 0; i < scale; i++) {
+    const q = Math.floor(a / 10);
+    textBuf[--at] = 48 + a - q * 10;
+    a = q;
+  }
+  textBuf[--at] = 46; // '.'
+  at = digitsBefore(a, at);
+  if (neg) textBuf[--at] = 45; // '-'
+  return textBuf.latin1Slice(at, end);
 }
 
-/** '00' to '99'. */
-const TWO = Array.from({ length: 100 }, (_, i) => String(i).padStart(2, '0'));
-/** The day of the last timestamp formatted and its 'YYYY-MM-DDT': a column's timestamps mostly share their day with the one before. */
-let lastDay = Number.NaN;
-let lastDayText = '';
+/** The day whose 'YYYY-MM-DDT' is in textBuf[0, 11). */
+let textDay = Number.NaN;
 
-/** 'YYYY-MM-DDTHH:mm:ss' of wall-clock seconds since 1970 (timestampText for the days outside 0000-9999). */
-function secondsText(wall: number): string {
+/** The text of a timestamp: wall-clock seconds since 1970 and nanoseconds (0 to 999,999,999; the fraction's trailing zeros dropped), '+00:00' after an instant's. */
+function timestampTextOf(wall: number, ns: number, instant: boolean): string {
   const day = Math.floor(wall / 86400);
-  if (day !== lastDay) {
+  if (day !== textDay) {
     const date = dateText(day);
-    if (date.length !== 10) return timestampText(BigInt(wall) * 1_000_000n);
-    lastDay = day;
-    lastDayText = `${date}T`;
+    if (date.length !== 10) {
+      // years outside 0000-9999
+      return `${timestampText(BigInt(wall) * 1_000_000n)}${ns === 0 ? '' : fractionText(ns)}${instant ? '+00:00' : ''}`;
+    }
+    textBuf.latin1Write(date, 0);
+    textBuf[10] = 84; // 'T'
+    textDay = day;
   }
-  let rest = wall - day * 86400;
-  const h = Math.floor(rest / 3600);
+  // small integers from here on: 32-bit arithmetic
+  let rest = (wall - day * 86400) | 0;
+  const h = (rest / 3600) | 0;
   rest -= h * 3600;
-  const m = Math.floor(rest / 60);
-  return `${lastDayText}${TWO[h]}:${TWO[m]}:${TWO[rest - m * 60]}`;
+  const m = (rest / 60) | 0;
+  const sec = rest - m * 60;
+  const b = textBuf;
+  b[11] = 48 + ((h / 10) | 0);
+  b[12] = 48 + (h % 10);
+  b[13] = 58; // ':'
+  b[14] = 48 + ((m / 10) | 0);
+  b[15] = 48 + (m % 10);
+  b[16] = 58;
+  b[17] = 48 + ((sec / 10) | 0);
+  b[18] = 48 + (sec % 10);
+  let len = 19;
+  if (ns !== 0) {
+    let v = ns | 0;
+    let digits = 9;
+    while (v % 10 === 0) {
+      v = (v / 10) | 0;
+      digits--;
+    }
+    b[19] = 46; // '.'
+    len = 20 + digits;
+    for (let i = len - 1; i >= 20; i--) {
+      const q = (v / 10) | 0;
+      b[i] = 48 + v - q * 10;
+      v = q;
+    }
+  }
+  if (instant) len += b.latin1Write('+00:00', len);
+  return b.latin1Slice(0, len);
 }
 
 /** '.f' of nanoseconds (1 to 999,999,999), trailing zeros dropped. */
@@ -781,12 +822,6 @@ export async function* orcStripeRows(
   const footerLen = Number(si.footerLength ?? 0n);
   const fail = (what: string, column?: string): TidewayError =>
     new TidewayError(ErrorCode.VALUE_CONVERSION, `${where}${column ? `, column ${column}` : ''}: ${what} (the file is corrupt).`);
-  let sf: StripeFooter;
-  try {
-    sf = StripeFooter.decode(decompress(tail.codec, await fs.readRange(path, dataEnd, dataEnd + footerLen)));
-  } catch (err) {
-    throw fail(`its stripe footer does not decode (${(err as Error).message})`);
-  }
   const root = tail.types[0];
   const ids = columns.map((c) => {
     const k = root.fieldNames.indexOf(c.name);
@@ -796,6 +831,16 @@ export async function* orcStripeRows(
   });
   const wanted = new Set<number>();
   for (const id of ids) subtreeIds(tail.types, id, wanted);
+  // every column asked for: the stripe's data (its row index aside) and footer in one read; else the footer, then the streams wanted
+  const dataStart = start + Number(si.indexLength ?? 0n);
+  const whole = wanted.size === tail.types.length ? await fs.readRange(path, dataStart, dataEnd + footerLen) : undefined;
+  let sf: StripeFooter;
+  try {
+    const footerBytes = whole ? whole.subarray(dataEnd - dataStart) : await fs.readRange(path, dataEnd, dataEnd + footerLen);
+    sf = StripeFooter.decode(decompress(tail.codec, footerBytes));
+  } catch (err) {
+    throw fail(`its stripe footer does not decode (${(err as Error).message})`);
+  }
   // where each stream is; the wanted ones are read, adjacent ones in one read
   const ranges: { key: string; from: number; to: number }[] = [];
   let pos = start;
@@ -812,7 +857,10 @@ export async function* orcStripeRows(
   for (let i = 0; i < ranges.length; ) {
     let j = i;
     while (j + 1 < ranges.length && ranges[j + 1].from === ranges[j].to) j++;
-    const bytes = await fs.readRange(path, ranges[i].from, ranges[j].to);
+    const inWhole = whole !== undefined && ranges[i].from >= dataStart && ranges[j].to <= dataEnd;
+    const bytes = inWhole
+      ? whole.subarray(ranges[i].from - dataStart, ranges[j].to - dataStart)
+      : await fs.readRange(path, ranges[i].from, ranges[j].to);
     for (let r = i; r <= j; r++) {
       const raw = bytes.subarray(ranges[r].from - ranges[i].from, ranges[r].to - ranges[i].from);
       try {

@@ -1,28 +1,23 @@
-import { endianness } from 'node:os';
 import { type Column, type DataType, formatType } from '@tideway/api';
 import { ConfigError, ErrorCode } from '@tideway/common';
 import type { FileEncoder, Rows } from './file-encoder.js';
 import {
   CalendarKind,
-  ColumnEncoding_Kind,
-  type ColumnEncoding,
   type ColumnStatistics,
   CompressionKind,
   Footer,
   Metadata,
   PostScript,
-  type Stream,
-  StripeFooter,
   type StripeInformation,
-  Stream_Kind,
   type Type,
   Type_Kind,
 } from './gen/orc_file.js';
-import { compress, compressInto } from './orc-compression.js';
+import { compress } from './orc-compression.js';
+import { type EncodedOrcStripe, encodeOrcStripe, ORC_BLOCK_SIZE, type OrcStripeJob, type RawOrcColumn } from './orc-stripe.js';
+import { collectOrcStripe, type RowGroupTicket, startRowGroupThread, submitOrcStripe } from './row-group-thread.js';
 import { grownBuffer, type Utf8Buffer, writeUtf8 } from './parquet-byte-array-builder.js';
-import { hashAt, sameBytes } from './parquet-byte-dictionary.js';
 import { grown } from './parquet-column-builder.js';
-import { ByteSink, type OrcInt, writeBooleans, writeByteRle, writeIntRleV2 } from './orc-rle.js';
+import { ByteSink, type OrcInt } from './orc-rle.js';
 import { dateDays, unscaledDecimal } from './parquet-values.js';
 import { daysFromCivil, parseDateDays, parseUnscaled } from './parquet-text-parse.js';
 
@@ -50,7 +45,6 @@ import { daysFromCivil, parseDateDays, parseUnscaled } from './parquet-text-pars
 
 /** A stripe is cut once this many bytes of row data (rowBytes) are buffered. */
 export const ORC_STRIPE_BYTES = 16 * 1024 * 1024;
-export const ORC_BLOCK_SIZE = 256 * 1024;
 const ORC_EPOCH = 1_420_070_400; // 2015-01-01T00:00:00Z
 const SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
@@ -170,23 +164,15 @@ function encodeNanos(ns: number): number {
   return zeros >= 2 ? v * 8 + (zeros - 1) : ns * 8;
 }
 
-/** Stream bytes made before they are compressed into the stripe: one buffer, reused stream after stream. */
-const scratch = new ByteSink(1 << 16);
-
-/** Integer RLE v2 of values[0, n), in `scratch` (valid until the next stream is made). */
-function intStream(values: ArrayLike<OrcInt>, n: number, signed: boolean): Uint8Array {
-  scratch.length = 0;
-  writeIntRleV2(scratch, values, signed, n);
-  return scratch.bytes();
+/** The used part of a typed array, copied into an array of its own (handed to the row-group thread; the writer keeps its buffer). */
+function used<T extends Uint8Array | Int32Array | Float32Array | Float64Array>(a: T, n: number): T {
+  return a.slice(0, n) as T;
 }
-
-/** Where a stripe's streams go: compressed into the stripe's bytes, and listed for its footer. */
-type Emit = (kind: Stream_Kind, bytes: Uint8Array) => void;
 
 /**
  * One column of the file being written. Values go, as they arrive, into typed arrays or one byte
- * buffer per column (decision 0011, "Speed"), kept from stripe to stripe; the streams are made
- * from them when the stripe is written.
+ * buffer per column (decision 0011, "Speed"), kept from stripe to stripe; when the stripe is cut
+ * their used parts are copied out (`detach`) and encoded (orc-stripe.ts).
  */
 abstract class ColumnWriter {
   /** Values (nulls too) of the stripe so far. */
@@ -214,42 +200,33 @@ abstract class ColumnWriter {
   }
 
   protected abstract addValue(v: unknown): void;
-  /** The stripe's data streams (uncompressed) and encoding; resets the stripe's values. */
-  protected abstract flushValues(emit: Emit): ColumnEncoding;
+  /** The stripe's values (copied out) for its encoding; the writer empties its own. */
+  protected abstract detachValues(): Omit<RawOrcColumn, 'id' | 'count' | 'nonNull' | 'nulls'>;
 
   /** Every writer of this subtree, pre-order. */
   all(): ColumnWriter[] {
     return [this];
   }
 
-  flush(sink: ByteSink, codec: CompressionKind, listed: Stream[], encodings: ColumnEncoding[], stats: ColumnStatistics[]): void {
-    const emit: Emit = (kind, bytes) => {
-      const length = compressInto(codec, bytes, ORC_BLOCK_SIZE, sink);
-      listed.push({ kind, column: this.id, length: BigInt(length) });
-    };
+  /** The stripe's column, its statistics in `stats`; empties the column for the next stripe. */
+  detach(stats: ColumnStatistics[]): RawOrcColumn {
     const hasNull = this.nulls.length > 0;
-    if (hasNull) {
-      const present = new Uint8Array(this.count).fill(1);
-      for (const at of this.nulls) present[at] = 0;
-      scratch.length = 0;
-      writeBooleans(scratch, present);
-      emit(Stream_Kind.PRESENT, scratch.bytes());
-    }
     stats[this.id] = { numberOfValues: BigInt(this.nonNull), hasNull };
     this.fileValues += this.nonNull;
-    encodings[this.id] = this.flushValues(emit);
+    const raw: RawOrcColumn = {
+      id: this.id,
+      count: this.count,
+      nonNull: this.nonNull,
+      ...(hasNull && { nulls: Int32Array.from(this.nulls) }),
+      ...this.detachValues(),
+    };
     this.nulls = [];
     this.count = 0;
     this.nonNull = 0;
     this.size = 0;
+    return raw;
   }
 }
-
-const DIRECT: ColumnEncoding = { kind: ColumnEncoding_Kind.DIRECT };
-/** Values of a stripe's string column whose distinct share decides dictionary or direct (ORC's default row index stride). */
-const DICTIONARY_SAMPLE = 10_000;
-const DIRECT_V2: ColumnEncoding = { kind: ColumnEncoding_Kind.DIRECT_V2 };
-const LITTLE_ENDIAN = endianness() === 'LE';
 
 class BooleanWriter extends ColumnWriter {
   private bits = new Uint8Array(1024);
@@ -259,11 +236,8 @@ class BooleanWriter extends ColumnWriter {
     this.bits[n] = v ? 1 : 0;
     this.size++;
   }
-  protected flushValues(emit: Emit): ColumnEncoding {
-    scratch.length = 0;
-    writeBooleans(scratch, this.bits, this.nonNull);
-    emit(Stream_Kind.DATA, scratch.bytes());
-    return DIRECT;
+  protected detachValues() {
+    return { kind: 'boolean' as const, values: used(this.bits, this.nonNull) };
   }
 }
 
@@ -275,11 +249,8 @@ class ByteWriter extends ColumnWriter {
     this.bytes[n] = Number(v) & 0xff;
     this.size++;
   }
-  protected flushValues(emit: Emit): ColumnEncoding {
-    scratch.length = 0;
-    writeByteRle(scratch, this.bytes, this.nonNull);
-    emit(Stream_Kind.DATA, scratch.bytes());
-    return DIRECT;
+  protected detachValues() {
+    return { kind: 'byte' as const, values: used(this.bytes, this.nonNull) };
   }
 }
 
@@ -299,12 +270,12 @@ class Ints {
     }
     this.n = n + 1;
   }
-  /** The RLE v2 stream of the values, and empties them. */
-  stream(signed: boolean): Uint8Array {
-    const bytes = intStream(this.big ?? this.values, this.n, signed);
+  /** The values (copied out, or the bigints' array), and empties them. */
+  detach(): { values?: Float64Array; big?: OrcInt[] } {
+    const out = this.big ? { big: this.big } : { values: used(this.values, this.n) };
     this.n = 0;
     this.big = undefined;
-    return bytes;
+    return out;
   }
 }
 
@@ -320,18 +291,14 @@ class IntWriter extends ColumnWriter {
     this.values.push(this.convert(v));
     this.size += 8;
   }
-  protected flushValues(emit: Emit): ColumnEncoding {
-    emit(Stream_Kind.DATA, this.values.stream(true));
-    return DIRECT_V2;
+  protected detachValues() {
+    return { kind: 'int' as const, ...this.values.detach() };
   }
 }
 
 class FloatWriter extends ColumnWriter {
   private values: Float32Array | Float64Array;
-  constructor(
-    id: number,
-    private readonly width: 4 | 8,
-  ) {
+  constructor(id: number, width: 4 | 8) {
     super(id);
     this.values = width === 4 ? new Float32Array(1024) : new Float64Array(1024);
   }
@@ -339,93 +306,17 @@ class FloatWriter extends ColumnWriter {
     const n = this.nonNull;
     if (n === this.values.length) this.values = grown(this.values, n + 1);
     this.values[n] = Number(v);
-    this.size += this.width;
+    this.size += this.values.BYTES_PER_ELEMENT;
   }
-  protected flushValues(emit: Emit): ColumnEncoding {
-    const n = this.nonNull;
-    if (LITTLE_ENDIAN) emit(Stream_Kind.DATA, new Uint8Array(this.values.buffer, 0, n * this.width));
-    else {
-      // IEEE 754, little-endian, whatever the machine's order
-      const bytes = new Uint8Array(n * this.width);
-      const view = new DataView(bytes.buffer);
-      if (this.width === 4) for (let i = 0; i < n; i++) view.setFloat32(i * 4, this.values[i], true);
-      else for (let i = 0; i < n; i++) view.setFloat64(i * 8, this.values[i], true);
-      emit(Stream_Kind.DATA, bytes);
-    }
-    return DIRECT;
+  protected detachValues() {
+    return { kind: 'float' as const, values: used(this.values, this.nonNull) };
   }
-}
-
-/** A stripe's string dictionary: an entry per distinct value, in first-seen order, and each value's entry. */
-interface StringDictionary {
-  readonly size: number;
-  /** Where each entry's bytes are in the values' buffer, and how many. */
-  readonly entryAt: Int32Array;
-  readonly entryLength: Int32Array;
-  readonly ids: Int32Array;
-}
-
-/**
- * The dictionary of `n` values, value i the lengths[i] bytes after value i - 1 in `buf`, found on
- * the bytes (an open-addressing table of hashes, each hit confirmed byte for byte, as the Parquet
- * writer's); undefined when more than 80% of the values are distinct, or of the first
- * DICTIONARY_SAMPLE (ORC's Java writer decides on its first row group).
- */
-function stringDictionary(buf: Uint8Array, lengths: Int32Array, n: number): StringDictionary | undefined {
-  let mask = 1023;
-  let slots = new Int32Array(mask + 1).fill(-1); // entry number, -1 free
-  let hashes = new Int32Array(256);
-  let entryAt = new Int32Array(256);
-  let entryLength = new Int32Array(256);
-  const ids = new Int32Array(n);
-  const limit = 0.8 * n;
-  let size = 0;
-  let at = 0;
-  for (let i = 0; i < n; i++) {
-    if (i === DICTIONARY_SAMPLE && size > 0.8 * DICTIONARY_SAMPLE) return undefined;
-    const len = lengths[i];
-    const h = hashAt(buf, at, len);
-    let slot = h & mask;
-    let found = -1;
-    for (let e = slots[slot]; e >= 0; slot = (slot + 1) & mask, e = slots[slot]) {
-      if (hashes[e] === h && entryLength[e] === len && sameBytes(buf, entryAt[e], at, len)) {
-        found = e;
-        break;
-      }
-    }
-    if (found < 0) {
-      if (size + 1 > limit) return undefined;
-      found = size++;
-      if (found === hashes.length) {
-        hashes = grown(hashes, found + 1);
-        entryAt = grown(entryAt, found + 1);
-        entryLength = grown(entryLength, found + 1);
-      }
-      hashes[found] = h;
-      entryAt[found] = at;
-      entryLength[found] = len;
-      slots[slot] = found;
-      if (size * 2 > mask) {
-        // kept at most half full
-        mask = mask * 2 + 1;
-        slots = new Int32Array(mask + 1).fill(-1);
-        for (let e = 0; e < size; e++) {
-          let s = hashes[e] & mask;
-          while (slots[s] >= 0) s = (s + 1) & mask;
-          slots[s] = e;
-        }
-      }
-    }
-    ids[i] = found;
-    at += len;
-  }
-  return { size, entryAt, entryLength, ids };
 }
 
 /**
  * Strings and binary: each value's bytes (UTF-8 for a string) written, as it arrives, into one
- * buffer, its length beside. When the stripe is written a string column goes by dictionary if
- * at most 80% of its values are distinct (stringDictionary), direct otherwise; binary direct.
+ * buffer, its length beside; whether a string column's stripe goes by dictionary is decided on
+ * those bytes when the stripe is encoded.
  */
 class StringWriter extends ColumnWriter {
   private buf = Buffer.allocUnsafeSlow(1 << 16) as Utf8Buffer;
@@ -458,27 +349,10 @@ class StringWriter extends ColumnWriter {
     this.lengths[k] = len;
   }
 
-  protected flushValues(emit: Emit): ColumnEncoding {
-    const n = this.nonNull;
-    const buf = this.buf;
-    const dict = this.binary || n === 0 ? undefined : stringDictionary(buf, this.lengths, n);
-    const end = this.pos;
+  protected detachValues() {
+    const bytes = Uint8Array.prototype.slice.call(this.buf, 0, this.pos);
     this.pos = 0;
-    if (!dict) {
-      emit(Stream_Kind.DATA, buf.subarray(0, end));
-      emit(Stream_Kind.LENGTH, intStream(this.lengths, n, false));
-      return DIRECT_V2;
-    }
-    emit(Stream_Kind.DATA, intStream(dict.ids, n, false));
-    emit(Stream_Kind.LENGTH, intStream(dict.entryLength, dict.size, false));
-    // the entries' bytes, one after the other (in place: each entry is at or after where it goes)
-    let at = 0;
-    for (let e = 0; e < dict.size; e++) {
-      buf.copy(buf, at, dict.entryAt[e], dict.entryAt[e] + dict.entryLength[e]);
-      at += dict.entryLength[e];
-    }
-    emit(Stream_Kind.DICTIONARY_DATA, buf.subarray(0, at));
-    return { kind: ColumnEncoding_Kind.DICTIONARY_V2, dictionarySize: dict.size };
+    return { kind: this.binary ? ('binary' as const) : ('string' as const), bytes, values: used(this.lengths, this.nonNull) };
   }
 }
 
@@ -497,11 +371,10 @@ class DecimalWriter extends ColumnWriter {
     this.sink.svarint(Number.isNaN(n) ? unscaledDecimal(text, this.scale) : n);
     this.size += 8;
   }
-  protected flushValues(emit: Emit): ColumnEncoding {
-    emit(Stream_Kind.DATA, this.sink.bytes());
-    emit(Stream_Kind.SECONDARY, intStream(new Float64Array(this.nonNull).fill(this.scale), this.nonNull, true));
+  protected detachValues() {
+    const bytes = this.sink.bytes().slice();
     this.sink.length = 0;
-    return DIRECT_V2;
+    return { kind: 'decimal' as const, bytes, scale: this.scale };
   }
 }
 
@@ -523,10 +396,9 @@ class TimestampWriter extends ColumnWriter {
     this.nanos.push(encodeNanos(ns));
     this.size += 12;
   }
-  protected flushValues(emit: Emit): ColumnEncoding {
-    emit(Stream_Kind.DATA, this.secs.stream(true));
-    emit(Stream_Kind.SECONDARY, this.nanos.stream(false));
-    return DIRECT_V2;
+  protected detachValues() {
+    const nanos = this.nanos.detach();
+    return { kind: 'timestamp' as const, ...this.secs.detach(), nanos: nanos.values, bigNanos: nanos.big };
   }
 }
 
@@ -544,8 +416,8 @@ class StructWriter extends ColumnWriter {
   override all(): ColumnWriter[] {
     return [this, ...this.children.flatMap((c) => c.all())];
   }
-  protected flushValues(): ColumnEncoding {
-    return DIRECT;
+  protected detachValues() {
+    return { kind: 'struct' as const };
   }
 }
 
@@ -577,9 +449,8 @@ class ListWriter extends ColumnWriter {
   override all(): ColumnWriter[] {
     return [this, ...this.element.all(), ...(this.value ? this.value.all() : [])];
   }
-  protected flushValues(emit: Emit): ColumnEncoding {
-    emit(Stream_Kind.LENGTH, this.lengths.stream(false));
-    return DIRECT_V2;
+  protected detachValues() {
+    return { kind: 'list' as const, ...this.lengths.detach() };
   }
 }
 
@@ -644,25 +515,42 @@ function buildWriter(type: DataType, name: string, types: Type[]): ColumnWriter 
 /** Rows of a batch taken at a time by addRows, column by column: the stripe's size is looked at between slices. */
 const SLICE = 1024;
 
-/** Writes one ORC file; `take` hands over the stripes written so far. */
+/** Stripes handed to the row-group thread and not yet written; past this the writer waits for the oldest. */
+const IN_FLIGHT = 2;
+
+/** A stripe cut and not yet placed in the file: sent to the row-group thread, or encoded here. */
+interface PendingStripe {
+  readonly rows: number;
+  readonly stats: ColumnStatistics[];
+  readonly ticket?: RowGroupTicket;
+  readonly encoded?: EncodedOrcStripe;
+}
+
+/**
+ * Writes one ORC file: values go into column buffers as rows arrive (the column writers above);
+ * once a stripe's values reach `stripeBytes` they are copied out and the stripe is encoded
+ * (orc-stripe.ts) on the row-group thread while the next one fills, or here when there is no
+ * thread (or it is still starting). `take` hands over the stripes written so far.
+ */
 export class OrcFileWriter implements FileEncoder {
   private readonly types: Type[] = [];
   private readonly root: StructWriter;
   private readonly writers: ColumnWriter[];
   /** The file's bytes not taken yet, in order. */
   private ready: Uint8Array[] = [Buffer.from('ORC')];
-  /** A stripe's bytes while it is written: one buffer, reused stripe after stripe. */
-  private readonly stripe = new ByteSink(1 << 20);
+  private readonly pending: PendingStripe[] = [];
   private offset = 3;
   private readonly stripes: StripeInformation[] = [];
   private readonly stripeStats: ColumnStatistics[][] = [];
   private rows = 0;
   private totalRows = 0;
 
+  /** `thread`: encode stripes on the row-group thread when it can start (tests compare both ways). */
   constructor(
     columns: readonly Column[],
     private readonly codec: CompressionKind,
     private readonly stripeBytes = ORC_STRIPE_BYTES,
+    private readonly thread = true,
   ) {
     checkOrcColumns(columns);
     this.types.push({ kind: Type_Kind.STRUCT, subtypes: [], fieldNames: [], attributes: [] });
@@ -673,13 +561,14 @@ export class OrcFileWriter implements FileEncoder {
     });
     this.root = new StructWriter(0, children);
     this.writers = this.root.all();
+    if (thread) startRowGroupThread(); // up by the first stripe, or that one is encoded here
   }
 
   add(fields: readonly unknown[]): void {
     const children = this.root.children;
     for (let i = 0; i < children.length; i++) children[i].add(fields[i]);
     this.rows++;
-    if (this.stripeSize() >= this.stripeBytes) this.writeStripe();
+    if (this.stripeSize() >= this.stripeBytes) this.cutStripe();
   }
 
   addRows(rows: Rows, count: number, columns?: readonly number[]): void {
@@ -692,7 +581,7 @@ export class OrcFileWriter implements FileEncoder {
         for (let r = r0; r < r1; r++) w.add(rows[r][col]);
       }
       this.rows += r1 - r0;
-      if (this.stripeSize() >= this.stripeBytes) this.writeStripe();
+      if (this.stripeSize() >= this.stripeBytes) this.cutStripe();
     }
   }
 
@@ -703,39 +592,44 @@ export class OrcFileWriter implements FileEncoder {
     return size;
   }
 
-  private writeStripe(): void {
+  /** Ends the stripe being filled: its values copied out and sent to be encoded. */
+  private cutStripe(): void {
     if (this.rows === 0) return;
     // the root struct has a value per row and no nulls
     this.root.count = this.rows;
     this.root.nonNull = this.rows;
-    const listed: Stream[] = [];
-    const encodings: ColumnEncoding[] = [];
     const stats: ColumnStatistics[] = [];
-    const sink = this.stripe;
-    sink.length = 0;
-    for (const w of this.writers) w.flush(sink, this.codec, listed, encodings, stats);
-    const dataLength = sink.length;
-    const footerLength = compressInto(
-      this.codec,
-      StripeFooter.encode({ streams: listed, columns: encodings, writerTimezone: 'GMT' }).finish(),
-      ORC_BLOCK_SIZE,
-      sink,
-    );
-    this.ready.push(sink.bytes().slice());
-    this.stripes.push({
-      offset: BigInt(this.offset),
-      indexLength: 0n,
-      dataLength: BigInt(dataLength),
-      footerLength: BigInt(footerLength),
-      numberOfRows: BigInt(this.rows),
-    });
-    this.offset += sink.length;
-    this.stripeStats.push(stats);
-    this.totalRows += this.rows;
+    const job: OrcStripeJob = { codec: this.codec, columns: this.writers.map((w) => w.detach(stats)) };
+    const ticket = this.thread ? submitOrcStripe(job) : undefined;
+    this.pending.push({ rows: this.rows, stats, ticket, encoded: ticket ? undefined : encodeOrcStripe(job) });
     this.rows = 0;
+    this.place(false);
+  }
+
+  /** Places the stripes encoded so far in the file, in order; waits for them all with `all`, and for the oldest while too many are out. */
+  private place(all: boolean): void {
+    while (this.pending.length > 0) {
+      const p = this.pending[0];
+      const wait = all || this.pending.length > IN_FLIGHT;
+      const encoded = p.encoded ?? collectOrcStripe(p.ticket!, wait);
+      if (encoded === undefined) return;
+      this.pending.shift();
+      this.ready.push(encoded.bytes);
+      this.stripes.push({
+        offset: BigInt(this.offset),
+        indexLength: 0n,
+        dataLength: BigInt(encoded.dataLength),
+        footerLength: BigInt(encoded.footerLength),
+        numberOfRows: BigInt(p.rows),
+      });
+      this.offset += encoded.bytes.length;
+      this.stripeStats.push(p.stats);
+      this.totalRows += p.rows;
+    }
   }
 
   take(): Uint8Array | undefined {
+    this.place(false);
     const parts = this.ready;
     if (parts.length === 0) return undefined;
     this.ready = [];
@@ -743,7 +637,8 @@ export class OrcFileWriter implements FileEncoder {
   }
 
   finish(): Uint8Array | undefined {
-    this.writeStripe();
+    this.cutStripe();
+    this.place(true);
     const metadata = compress(
       this.codec,
       Metadata.encode({ stripeStats: this.stripeStats.map((colStats) => ({ colStats })) }).finish(),

@@ -49,8 +49,8 @@ export async function rowGroupThread(): Promise<void> {
   if (!(await rowGroupThreadListening())) throw new Error('the Parquet row-group thread did not start');
 }
 
-/** Tideway's LocalFile parquet sink of the orders table writing under `path`, and its writer. */
-export async function sinkWriter(path: string) {
+/** Tideway's LocalFile sink of the orders table writing `format` (parquet unless said) under `path`, snappy, and its writer. */
+export async function sinkWriter(path: string, format = 'parquet') {
   const { localFileSinkFactory } = await import('@tideway/connector-localfile');
   const { optionsOf, parseDataType } = await import('@tideway/api');
   const table = {
@@ -59,7 +59,7 @@ export async function sinkWriter(path: string) {
     columns: COLUMNS.map(([n, t]) => ({ name: n, type: parseDataType(t), nullable: true })),
   };
   const options = optionsOf(
-    { path, tmp_path: `${path}-tmp`, file_format_type: 'parquet', compress_codec: 'snappy', batch_size: ROWS },
+    { path, tmp_path: `${path}-tmp`, file_format_type: format, compress_codec: 'snappy', batch_size: ROWS },
     localFileSinkFactory.spec,
   );
   const sink = localFileSinkFactory.create({ jobId: 'bench', jobMode: 'BATCH', parallelism: 1, options, inputTables: [table] });

@@ -793,20 +793,45 @@ function subtreeIds(types: readonly Type[], id: number, into: Set<number>): void
 
 const DATA_KINDS = new Set([Stream_Kind.PRESENT, Stream_Kind.DATA, Stream_Kind.LENGTH, Stream_Kind.DICTIONARY_DATA, Stream_Kind.SECONDARY]);
 
+/** A stripe as read from its file: its footer, and the streams of the columns asked for, decompressed. */
+export interface OrcStripeData {
+  readonly footer: StripeFooter;
+  readonly streams: Streams;
+}
+
+/** Where in a file a stripe is, for errors, and the error of a stripe that does not decode. */
+function stripeFail(path: string, stripe: number, stripes: number): (what: string, column?: string) => TidewayError {
+  const where = `${path}: stripe ${stripe} of ${stripes}`;
+  return (what, column) =>
+    new TidewayError(ErrorCode.VALUE_CONVERSION, `${where}${column ? `, column ${column}` : ''}: ${what} (the file is corrupt).`);
+}
+
+/** The type ids of `columns` (file columns by name), in the file's root struct. */
+function columnIds(tail: OrcTail, columns: readonly Column[]): number[] {
+  const root = tail.types[0];
+  return columns.map((c) => {
+    const k = root.fieldNames.indexOf(c.name);
+    if (k < 0)
+      throw new TidewayError(
+        ErrorCode.CONFIG_BAD_VALUE,
+        `${tail.path} has no column ${c.name} (its columns: ${root.fieldNames.join(', ')}).`,
+      );
+    return root.subtypes[k];
+  });
+}
+
 /**
- * The rows of stripe `stripe` of an ORC file from row `offset` on, `columns` (file columns by
- * name) only, in batches of `batchRows`. Only those columns' streams are read.
+ * Reads stripe `stripe` of an ORC file: its footer and the streams of `columns` only (file
+ * columns by name), decompressed. A source reader calls it for the next stripe while it decodes
+ * one (orc-source.ts), so the file's reads wait behind the decoding.
  */
-export async function* orcStripeRows(
+export async function readOrcStripe(
   fs: FileSystemAdapter,
-  path: string,
+  tail: OrcTail,
   stripe: number,
-  offset: number,
   columns: readonly Column[],
-  batchRows: number,
-  knownTail?: OrcTail,
-): AsyncGenerator<unknown[][]> {
-  const tail = knownTail ?? (await readOrcTail(fs, path));
+): Promise<OrcStripeData> {
+  const path = tail.path;
   const stripes = tail.footer.stripes;
   if (stripe >= stripes.length) {
     throw new TidewayError(
@@ -814,23 +839,13 @@ export async function* orcStripeRows(
       `${path} has ${stripes.length} stripes, not ${stripe + 1}: the file changed after the job listed it.`,
     );
   }
-  const where = `${path}: stripe ${stripe} of ${stripes.length}`;
+  const fail = stripeFail(path, stripe, stripes.length);
   const si = stripes[stripe];
-  const rows = Number(si.numberOfRows ?? 0n);
   const start = Number(si.offset ?? 0n);
   const dataEnd = start + Number(si.indexLength ?? 0n) + Number(si.dataLength ?? 0n);
   const footerLen = Number(si.footerLength ?? 0n);
-  const fail = (what: string, column?: string): TidewayError =>
-    new TidewayError(ErrorCode.VALUE_CONVERSION, `${where}${column ? `, column ${column}` : ''}: ${what} (the file is corrupt).`);
-  const root = tail.types[0];
-  const ids = columns.map((c) => {
-    const k = root.fieldNames.indexOf(c.name);
-    if (k < 0)
-      throw new TidewayError(ErrorCode.CONFIG_BAD_VALUE, `${path} has no column ${c.name} (its columns: ${root.fieldNames.join(', ')}).`);
-    return root.subtypes[k];
-  });
   const wanted = new Set<number>();
-  for (const id of ids) subtreeIds(tail.types, id, wanted);
+  for (const id of columnIds(tail, columns)) subtreeIds(tail.types, id, wanted);
   // every column asked for: the stripe's data (its row index aside) and footer in one read; else the footer, then the streams wanted
   const dataStart = start + Number(si.indexLength ?? 0n);
   const whole = wanted.size === tail.types.length ? await fs.readRange(path, dataStart, dataEnd + footerLen) : undefined;
@@ -871,6 +886,29 @@ export async function* orcStripeRows(
     }
     i = j + 1;
   }
+  return { footer: sf, streams };
+}
+
+/**
+ * The rows of stripe `stripe` of an ORC file from row `offset` on, `columns` (file columns by
+ * name) only, in batches of `batchRows`. Only those columns' streams are read (or `read`, the
+ * stripe read beforehand by readOrcStripe).
+ */
+export async function* orcStripeRows(
+  fs: FileSystemAdapter,
+  path: string,
+  stripe: number,
+  offset: number,
+  columns: readonly Column[],
+  batchRows: number,
+  knownTail?: OrcTail,
+  read?: Promise<OrcStripeData>,
+): AsyncGenerator<unknown[][]> {
+  const tail = knownTail ?? (await readOrcTail(fs, path));
+  const { footer: sf, streams } = await (read ?? readOrcStripe(fs, tail, stripe, columns));
+  const fail = stripeFail(path, stripe, tail.footer.stripes.length);
+  const rows = Number(tail.footer.stripes[stripe].numberOfRows ?? 0n);
+  const ids = columnIds(tail, columns);
   const decoder = new StripeDecoder(tail, streams, sf.columns, sf.writerTimezone ?? '');
   let nodes: ColumnNode[];
   try {

@@ -688,7 +688,10 @@ class StripeDecoder {
 }
 
 /** Texts are written here as bytes and made into a string in one call: one flat string, not a concatenation of several. */
-const textBuf = Buffer.alloc(64) as Buffer & { latin1Slice(start: number, end: number): string };
+const textBuf = Buffer.alloc(64) as Buffer & {
+  latin1Slice(start: number, end: number): string;
+  latin1Write(s: string, offset: number): number;
+};
 
 /** Writes the decimal digits of `v` (a non-negative integer below 2^53) to end before `end`; returns where they start. */
 function digitsBefore(v: number, end: number): number {

@@ -209,62 +209,42 @@ abstract class ColumnNode {
   protected abstract values(m: number, into: unknown[]): void;
 }
 
-class BooleanNode extends ColumnNode {
+/** A node whose non-null values are made from one array. */
+abstract class DataNode<T> extends ColumnNode {
   constructor(
     present: Uint8Array | undefined,
     rows: number,
     count: number,
-    private readonly bits: Uint8Array,
+    protected readonly data: T,
   ) {
     super(present, rows, count);
   }
+}
+
+class BooleanNode extends DataNode<Uint8Array> {
   protected values(m: number, into: unknown[]): void {
-    const { bits, k } = this;
+    const { data: bits, k } = this;
     for (let i = 0; i < m; i++) into[i] = bits[k + i] === 1;
   }
 }
 
-class ByteNode extends ColumnNode {
-  constructor(
-    present: Uint8Array | undefined,
-    rows: number,
-    count: number,
-    private readonly bytes: Uint8Array,
-  ) {
-    super(present, rows, count);
-  }
+class ByteNode extends DataNode<Uint8Array> {
   protected values(m: number, into: unknown[]): void {
-    const { bytes, k } = this;
+    const { data: bytes, k } = this;
     for (let i = 0; i < m; i++) into[i] = (bytes[k + i] << 24) >> 24;
   }
 }
 
-class IntNode extends ColumnNode {
-  constructor(
-    present: Uint8Array | undefined,
-    rows: number,
-    count: number,
-    private readonly ints: Ints,
-  ) {
-    super(present, rows, count);
-  }
+class IntNode extends DataNode<Ints> {
   protected values(m: number, into: unknown[]): void {
-    const { ints, k } = this;
+    const { data: ints, k } = this;
     for (let i = 0; i < m; i++) into[i] = Number(ints[k + i]);
   }
 }
 
-class LongNode extends ColumnNode {
-  constructor(
-    present: Uint8Array | undefined,
-    rows: number,
-    count: number,
-    private readonly ints: Ints,
-  ) {
-    super(present, rows, count);
-  }
+class LongNode extends DataNode<Ints> {
   protected values(m: number, into: unknown[]): void {
-    const { ints, k } = this;
+    const { data: ints, k } = this;
     for (let i = 0; i < m; i++) into[i] = BigInt(ints[k + i]);
   }
 }
@@ -275,17 +255,9 @@ const POW10 = Array.from({ length: 10 }, (_, i) => 10 ** i);
 /** Dates' texts already made, by day (a column's dates repeat). */
 const dateTexts = new Map<number, string>();
 
-class DateNode extends ColumnNode {
-  constructor(
-    present: Uint8Array | undefined,
-    rows: number,
-    count: number,
-    private readonly ints: Ints,
-  ) {
-    super(present, rows, count);
-  }
+class DateNode extends DataNode<Ints> {
   protected values(m: number, into: unknown[]): void {
-    const { ints, k } = this;
+    const { data: ints, k } = this;
     for (let i = 0; i < m; i++) {
       const day = Number(ints[k + i]);
       let text = dateTexts.get(day);
@@ -299,17 +271,9 @@ class DateNode extends ColumnNode {
   }
 }
 
-class FloatNode extends ColumnNode {
-  constructor(
-    present: Uint8Array | undefined,
-    rows: number,
-    count: number,
-    private readonly floats: Float32Array | Float64Array,
-  ) {
-    super(present, rows, count);
-  }
+class FloatNode extends DataNode<Float32Array | Float64Array> {
   protected values(m: number, into: unknown[]): void {
-    const { floats, k } = this;
+    const { data: floats, k } = this;
     for (let i = 0; i < m; i++) into[i] = floats[k + i];
   }
 }
@@ -460,8 +424,9 @@ class ListNode extends ColumnNode {
     for (let i = 0; i < m; i++) sum += Number(lengths[k + i]);
     const ks = new Array<unknown>(sum);
     this.keys.read(sum, ks);
-    const vs = this.vals && new Array<unknown>(sum);
-    if (vs) this.vals!.read(sum, vs);
+    const vals = this.vals;
+    const vs = vals && new Array<unknown>(sum);
+    if (vals && vs) vals.read(sum, vs);
     let p = 0;
     for (let i = 0; i < m; i++) {
       const len = Number(lengths[k + i]);

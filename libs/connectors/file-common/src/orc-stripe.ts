@@ -2,7 +2,7 @@ import { endianness } from 'node:os';
 import { ColumnEncoding_Kind, type ColumnEncoding, type CompressionKind, type Stream, StripeFooter, Stream_Kind } from './gen/orc_file.js';
 import { compressInto } from './orc-compression.js';
 import { ByteSink, type OrcInt, writeBooleans, writeByteRle, writeIntRleV2 } from './orc-rle.js';
-import { hashAt, sameBytes } from './parquet-byte-dictionary.js';
+import { hashAt, hashSlots, sameBytes } from './parquet-byte-dictionary.js';
 import { grown } from './parquet-column-builder.js';
 
 /**
@@ -122,12 +122,7 @@ function stringDictionary(buf: Uint8Array, lengths: ArrayLike<number>, n: number
       if (size * 2 > mask) {
         // kept at most half full
         mask = mask * 2 + 1;
-        slots = new Int32Array(mask + 1).fill(-1);
-        for (let e = 0; e < size; e++) {
-          let s = hashes[e] & mask;
-          while (slots[s] >= 0) s = (s + 1) & mask;
-          slots[s] = e;
-        }
+        slots = hashSlots(hashes, size, mask);
       }
     }
     ids[i] = found;

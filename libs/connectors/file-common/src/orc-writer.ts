@@ -25,7 +25,7 @@ import { daysFromCivil, parseDateDays, parseUnscaled } from './parquet-text-pars
  * Tideway's ORC writer (docs/decisions/0011-orc.md): file format 0.12, integers in RLE v2,
  * strings by dictionary when at most 80% of a stripe's values are distinct, and of its first
  * 10,000 (direct otherwise, as ORC's Java writer decides on its first row group), a present
- * stream only where a stripe has nulls, stripes of about ORC_STRIPE_BYTES of row data, each stream compressed in blocks of 256 KB; column statistics
+ * stream only where a stripe has nulls, stripes of about ORC_STRIPE_BYTES of buffered values, encoded by orc-stripe.ts (on the row-group thread), each stream compressed in blocks of 256 KB; column statistics
  * (values, nulls) per stripe and per file. No row index (row_index_stride 0): readers then read
  * whole stripes, which is how Tideway splits a file anyway.
  *
@@ -43,7 +43,7 @@ import { daysFromCivil, parseDateDays, parseUnscaled } from './parquet-text-pars
  * | array, map, row | array, map, struct                              |
  */
 
-/** A stripe is cut once this many bytes of row data (rowBytes) are buffered. */
+/** A stripe is cut once its buffered values take about this many bytes (ColumnWriter.size). */
 export const ORC_STRIPE_BYTES = 16 * 1024 * 1024;
 const ORC_EPOCH = 1_420_070_400; // 2015-01-01T00:00:00Z
 const SAFE = BigInt(Number.MAX_SAFE_INTEGER);

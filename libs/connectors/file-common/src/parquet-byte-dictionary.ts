@@ -46,6 +46,17 @@ export function hashAt(buf: Uint8Array, at: number, len: number): number {
   return h ^ (h >>> 13);
 }
 
+/** An open-addressing table of `mask + 1` slots (-1 free) holding entries 0 to size - 1 by their hashes (the ORC writer's dictionary too). */
+export function hashSlots(hashes: Int32Array, size: number, mask: number): Int32Array {
+  const slots = new Int32Array(mask + 1).fill(-1);
+  for (let e = 0; e < size; e++) {
+    let s = hashes[e] & mask;
+    while (slots[s] >= 0) s = (s + 1) & mask;
+    slots[s] = e;
+  }
+  return slots;
+}
+
 /** Length of the PLAIN value starting at `at` (its 4-byte little-endian prefix). */
 export function lengthAt(buf: Uint8Array, at: number): number {
   return (buf[at] | (buf[at + 1] << 8) | (buf[at + 2] << 16) | (buf[at + 3] << 24)) >>> 0;
@@ -90,14 +101,9 @@ export function byteDictionary(values: Uint8Array, starts: Int32Array, count: nu
       entryAt[found] = at;
       slots[slot] = found;
       if (size * 2 > mask) {
-        // keep the table at most half full
+        // kept at most half full
         mask = mask * 2 + 1;
-        slots = new Int32Array(mask + 1).fill(-1);
-        for (let e = 0; e < size; e++) {
-          let s = hashes[e] & mask;
-          while (slots[s] >= 0) s = (s + 1) & mask;
-          slots[s] = e;
-        }
+        slots = hashSlots(hashes, size, mask);
       }
     }
     indices[i] = found;

@@ -35,7 +35,7 @@ const { results, signal } = workerData as { results: MessagePort; signal: Int32A
 /** Encodes one job and answers it (answers may pass each other while zstd loads: the writer finds its own by id). */
 async function answer(job: EncodeJob): Promise<void> {
   let answer: EncodeResult;
-  let transfer: ArrayBuffer[] = [];
+  let transfer: ArrayBuffer[];
   try {
     if (job.orc) {
       if (job.orc.codec === CompressionKind.ZSTD) await loadZstd();

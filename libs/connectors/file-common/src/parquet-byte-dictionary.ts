@@ -47,7 +47,7 @@ export function hashAt(buf: Uint8Array, at: number, len: number): number {
 }
 
 /** An open-addressing table of `mask + 1` slots (-1 free) holding entries 0 to size - 1 by their hashes (the ORC writer's dictionary too). */
-export function hashSlots(hashes: Int32Array, size: number, mask: number): Int32Array {
+export function hashSlots(hashes: Int32Array, size: number, mask: number): Int32Array<ArrayBuffer> {
   const slots = new Int32Array(mask + 1).fill(-1);
   for (let e = 0; e < size; e++) {
     let s = hashes[e] & mask;

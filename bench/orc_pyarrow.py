@@ -1,36 +1,31 @@
-"""pyarrow's side of bench/orc.ts: reads Tideway's ORC file of the orders rows into memory (before
-any clock), then times pyarrow writing that table as ORC (snappy) and reading its own file and
-Tideway's, each three times (the median and the spread printed), and prints JSON."""
+"""pyarrow's side of bench/orc.ts (Apache ORC's C++ library), one timed run a call, so the bench
+can alternate it with Tideway's runs and print JSON:
+
+  check TIDEWAY_FILE OUT  reads Tideway's file, writes it as ORC (snappy) to OUT, reads OUT back and
+                          says whether it holds the same table (rows, schema);
+  write TIDEWAY_FILE OUT  reads Tideway's file into memory before the clock, then times writing that
+                          table as ORC (snappy) to OUT;
+  read FILE               times reading FILE whole into a table."""
 import json
 import sys
 import time
 
 import pyarrow.orc as orc
 
-tideway_file, out = sys.argv[1], sys.argv[2]
-table = orc.ORCFile(tideway_file).read()
-
-
-def median(f):
-    runs = []
-    for _ in range(3):
-        t0 = time.perf_counter()
-        f()
-        runs.append(time.perf_counter() - t0)
-    first = runs[0]
-    runs.sort()
-    return {"secs": runs[1], "min": runs[0], "max": runs[2], "first": first}
-
-
-write = median(lambda: orc.write_table(table, out, compression="snappy"))
-read = median(lambda: orc.ORCFile(out).read())
-read_tideway = median(lambda: orc.ORCFile(tideway_file).read())
-back = orc.ORCFile(out).read()
-print(json.dumps({
-    "rows": table.num_rows,
-    "write": write,
-    "read": read,
-    "readTideway": read_tideway,
-    "same": back.equals(table),
-    "schema": str(table.schema).replace("\n", "; "),
-}))
+mode = sys.argv[1]
+if mode == "check":
+    table = orc.ORCFile(sys.argv[2]).read()
+    orc.write_table(table, sys.argv[3], compression="snappy")
+    back = orc.ORCFile(sys.argv[3]).read()
+    print(json.dumps({"rows": table.num_rows, "same": back.equals(table), "schema": str(table.schema).replace("\n", "; ")}))
+elif mode == "write":
+    table = orc.ORCFile(sys.argv[2]).read()
+    t0 = time.perf_counter()
+    orc.write_table(table, sys.argv[3], compression="snappy")
+    print(json.dumps({"secs": time.perf_counter() - t0, "rows": table.num_rows}))
+elif mode == "read":
+    t0 = time.perf_counter()
+    table = orc.ORCFile(sys.argv[2]).read()
+    print(json.dumps({"secs": time.perf_counter() - t0, "rows": table.num_rows}))
+else:
+    raise SystemExit(f"unknown mode {mode}")

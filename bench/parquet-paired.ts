@@ -49,8 +49,8 @@ export async function rowGroupThread(): Promise<void> {
   if (!(await rowGroupThreadListening())) throw new Error('the Parquet row-group thread did not start');
 }
 
-/** Tideway's LocalFile parquet sink of the orders table writing under `path`, and its writer. */
-export async function sinkWriter(path: string) {
+/** Tideway's LocalFile sink of the orders table writing `format` (parquet unless said) under `path`, snappy, and its writer. */
+export async function sinkWriter(path: string, format = 'parquet') {
   const { localFileSinkFactory } = await import('@tideway/connector-localfile');
   const { optionsOf, parseDataType } = await import('@tideway/api');
   const table = {
@@ -59,7 +59,7 @@ export async function sinkWriter(path: string) {
     columns: COLUMNS.map(([n, t]) => ({ name: n, type: parseDataType(t), nullable: true })),
   };
   const options = optionsOf(
-    { path, tmp_path: `${path}-tmp`, file_format_type: 'parquet', compress_codec: 'snappy', batch_size: ROWS },
+    { path, tmp_path: `${path}-tmp`, file_format_type: format, compress_codec: 'snappy', batch_size: ROWS },
     localFileSinkFactory.spec,
   );
   const sink = localFileSinkFactory.create({ jobId: 'bench', jobMode: 'BATCH', parallelism: 1, options, inputTables: [table] });
@@ -114,17 +114,17 @@ export interface PairedRun {
 }
 
 /**
- * PAIRED_RUNS paired runs of one writer: blocks of PAIRED_BATCHES batches, made and thrown away,
+ * `count` (PAIRED_RUNS) paired runs of one writer of `format` (parquet): blocks of PAIRED_BATCHES batches, made and thrown away,
  * and the same rows made again and written. The row-group thread encodes a row group while the
  * blocks after its submission run, so the order alternates (made only, written, written, made
  * only, ...): the thread's work falls on both kinds of block alike instead of always on the
  * made-only one after.
  */
-export async function pairedRuns(dir: string): Promise<PairedRun[]> {
+export async function pairedRuns(dir: string, format = 'parquet', count = PAIRED_RUNS): Promise<PairedRun[]> {
   const runs: PairedRun[] = [];
-  for (let run = 0; run < PAIRED_RUNS; run++) {
+  for (let run = 0; run < count; run++) {
     calls.ms = 0;
-    const { writer } = await sinkWriter(join(dir, 'paired'));
+    const { writer } = await sinkWriter(join(dir, 'paired'), format);
     let makeOnly = 0;
     let makeAndWrite = 0;
     for (let b0 = 1, k = 0; b0 <= ROWS; b0 += PAIRED_BATCHES * BATCH, k++) {

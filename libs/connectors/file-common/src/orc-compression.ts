@@ -1,18 +1,22 @@
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
-import { decompressLz4Raw, decompressSnappy, decompressZstd } from 'hyparquet-compressors';
-import { snappyCompress } from 'hysnappy';
+import { decompressLz4Raw, decompressZstd } from 'hyparquet-compressors';
+import { snappyUncompressor } from 'hysnappy';
 import { CompressionKind } from './gen/orc_file.js';
-import { OrcCorruptError } from './orc-rle.js';
+import { ByteSink, OrcCorruptError } from './orc-rle.js';
+import { snappyCompressReused } from './snappy-compress.js';
 import { lz4RawCompress, zstdCompress } from './zstd-lz4.js';
 
 /**
  * ORC's compression framing (specification v1, "Compression"): a stream, footer or metadata
  * section is a run of chunks, each a 3-byte little-endian header (length << 1 | original) and
  * the chunk, compressed on its own (zlib: raw deflate; snappy and lz4: raw blocks; zstd: frames)
- * or stored as it was when compressing did not make it smaller. The codecs are the maintained
- * libraries the Parquet reader and writer use (node:zlib, hysnappy, lz4-napi, zstd-wasm, and
- * hyparquet-compressors' decoders); LZO is refused by name.
+ * or stored as it was when compressing did not make it smaller. The codecs are those the Parquet
+ * reader and writer use (node:zlib, lz4-napi, zstd-wasm, Tideway's snappy compressor of decision
+ * 0023, hysnappy's decompressor and hyparquet-compressors' other decoders); LZO is refused by name.
  */
+
+/** hysnappy's decompressor, its WebAssembly instance made once (its snappyUncompress makes one a call). */
+let snappyDecoder: ((input: Uint8Array, outputLength: number) => Uint8Array) | undefined;
 
 /** The compress_codec values the ORC writer takes, and the file's codec. */
 export const ORC_WRITE_CODECS: Record<string, CompressionKind> = {
@@ -80,7 +84,8 @@ function decompressChunk(codec: CompressionKind, chunk: Uint8Array): Uint8Array 
     case CompressionKind.SNAPPY: {
       const n = snappyLength(chunk);
       if (n > MAX_CHUNK) throw new OrcCorruptError('a snappy chunk decodes to more than 64 MB');
-      return decompressSnappy(chunk, n);
+      snappyDecoder ??= snappyUncompressor();
+      return snappyDecoder(chunk, n);
     }
     case CompressionKind.LZ4:
       return decompressLz4Raw(chunk, lz4DecodedLength(chunk));
@@ -134,7 +139,7 @@ function compressChunk(codec: CompressionKind, chunk: Uint8Array): Uint8Array {
     case CompressionKind.ZLIB:
       return deflateRawSync(chunk);
     case CompressionKind.SNAPPY:
-      return snappyCompress(chunk);
+      return snappyCompressReused(chunk); // copied out before the next call
     case CompressionKind.LZ4:
       return lz4RawCompress(chunk);
     case CompressionKind.ZSTD:
@@ -144,20 +149,35 @@ function compressChunk(codec: CompressionKind, chunk: Uint8Array): Uint8Array {
   }
 }
 
-/** A section compressed in chunks of at most `blockSize` bytes, each stored as it was when compressing does not shrink it. */
-export function compress(codec: CompressionKind, bytes: Uint8Array, blockSize: number): Uint8Array {
-  if (codec === CompressionKind.NONE) return bytes;
-  const parts: Uint8Array[] = [];
-  let total = 0;
+/**
+ * A section compressed in chunks of at most `blockSize` bytes, each stored as it was when
+ * compressing does not shrink it, written at the end of `out`; returns the bytes written.
+ */
+export function compressInto(codec: CompressionKind, bytes: Uint8Array, blockSize: number, out: ByteSink): number {
+  const start = out.length;
+  if (codec === CompressionKind.NONE) {
+    out.write(bytes);
+    return bytes.length;
+  }
   for (let at = 0; at < bytes.length; at += blockSize) {
     const chunk = bytes.subarray(at, Math.min(bytes.length, at + blockSize));
     const packed = compressChunk(codec, chunk);
     const original = packed.length >= chunk.length;
     const body = original ? chunk : packed;
     const h = (body.length << 1) | (original ? 1 : 0);
-    const head = Uint8Array.of(h & 0xff, (h >>> 8) & 0xff, (h >>> 16) & 0xff);
-    parts.push(head, body);
-    total += 3 + body.length;
+    out.room(3 + body.length);
+    out.buf[out.length] = h & 0xff;
+    out.buf[out.length + 1] = (h >>> 8) & 0xff;
+    out.buf[out.length + 2] = (h >>> 16) & 0xff;
+    out.length += 3;
+    out.write(body);
   }
-  return Buffer.concat(parts, total);
+  return out.length - start;
+}
+
+/** A section compressed (compressInto) into an array of its own. */
+export function compress(codec: CompressionKind, bytes: Uint8Array, blockSize: number): Uint8Array {
+  const out = new ByteSink(Math.min(bytes.length, blockSize) + 64);
+  compressInto(codec, bytes, blockSize, out);
+  return out.bytes().slice();
 }

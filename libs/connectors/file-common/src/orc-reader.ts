@@ -1,3 +1,4 @@
+import { endianness } from 'node:os';
 import { type Column, type DataType, Types } from '@tideway/api';
 import { ErrorCode, TidewayError } from '@tideway/common';
 import type { FileSystemAdapter } from './file-system.js';
@@ -13,7 +14,7 @@ import {
   Type_Kind,
 } from './gen/orc_file.js';
 import { CODEC_NAMES, decompress, isReadCodec } from './orc-compression.js';
-import { ByteSource, OrcCorruptError, type OrcInt, readBooleans, readByteRle, readIntRleV1, readIntRleV2 } from './orc-rle.js';
+import { ByteSource, type Ints, OrcCorruptError, type OrcInt, readBooleans, readByteRle, readIntRleV1, readIntRleV2 } from './orc-rle.js';
 import { dateText, decimalText, timestampText } from './parquet-values.js';
 
 /**
@@ -172,12 +173,275 @@ export function orcColumns(tail: OrcTail): Column[] {
 
 // ---- decoding one stripe ----
 
-/** A column of a stripe, decoded to compact arrays; `take(n)` makes the next n values. */
-interface ColumnNode {
-  take(n: number): unknown[];
+/**
+ * A column of a stripe, decoded whole into compact arrays (typed where the values allow) with its
+ * present bits; `read(n, into)` makes its next n values into into[0, n).
+ */
+abstract class ColumnNode {
+  private row = 0;
+  /** The next non-null value. */
+  protected k = 0;
+
+  constructor(
+    private readonly present: Uint8Array | undefined,
+    private readonly rows: number,
+    private readonly count: number,
+  ) {}
+
+  read(n: number, into: unknown[]): void {
+    const row = this.row;
+    if (row + n > this.rows) throw new OrcCorruptError(`more values are asked than the stream's ${this.rows}`);
+    const p = this.present;
+    let m = n;
+    if (p !== undefined) {
+      m = 0;
+      for (let i = row; i < row + n; i++) m += p[i];
+    }
+    if (this.k + m > this.count) throw new OrcCorruptError(`more values are asked than the stream's ${this.count}`);
+    // the non-null values first, then moved to their rows (from the last, so none is overwritten before it moves)
+    this.values(m, into);
+    this.k += m;
+    if (m < n) for (let i = n - 1, j = m; i >= 0; i--) into[i] = p![row + i] === 1 ? into[--j] : null;
+    this.row = row + n;
+  }
+
+  /** Makes the non-null values k, k + 1, ... k + m - 1 into into[0, m): a loop of each type's own. */
+  protected abstract values(m: number, into: unknown[]): void;
+}
+
+/** A node whose non-null values are made from one array. */
+abstract class DataNode<T> extends ColumnNode {
+  constructor(
+    present: Uint8Array | undefined,
+    rows: number,
+    count: number,
+    protected readonly data: T,
+  ) {
+    super(present, rows, count);
+  }
+}
+
+class BooleanNode extends DataNode<Uint8Array> {
+  protected values(m: number, into: unknown[]): void {
+    const { data: bits, k } = this;
+    for (let i = 0; i < m; i++) into[i] = bits[k + i] === 1;
+  }
+}
+
+class ByteNode extends DataNode<Uint8Array> {
+  protected values(m: number, into: unknown[]): void {
+    const { data: bytes, k } = this;
+    for (let i = 0; i < m; i++) into[i] = (bytes[k + i] << 24) >> 24;
+  }
+}
+
+class IntNode extends DataNode<Ints> {
+  protected values(m: number, into: unknown[]): void {
+    const { data: ints, k } = this;
+    for (let i = 0; i < m; i++) into[i] = Number(ints[k + i]);
+  }
+}
+
+class LongNode extends DataNode<Ints> {
+  protected values(m: number, into: unknown[]): void {
+    const { data: ints, k } = this;
+    for (let i = 0; i < m; i++) into[i] = BigInt(ints[k + i]);
+  }
+}
+
+/** 10^0 to 10^9. */
+const POW10 = Array.from({ length: 10 }, (_, i) => 10 ** i);
+
+/** Dates' texts already made, by day (a column's dates repeat). */
+const dateTexts = new Map<number, string>();
+
+class DateNode extends DataNode<Ints> {
+  protected values(m: number, into: unknown[]): void {
+    const { data: ints, k } = this;
+    for (let i = 0; i < m; i++) {
+      const day = Number(ints[k + i]);
+      let text = dateTexts.get(day);
+      if (text === undefined) {
+        if (dateTexts.size >= 100_000) dateTexts.clear();
+        text = dateText(day);
+        dateTexts.set(day, text);
+      }
+      into[i] = text;
+    }
+  }
+}
+
+class FloatNode extends DataNode<Float32Array | Float64Array> {
+  protected values(m: number, into: unknown[]): void {
+    const { data: floats, k } = this;
+    for (let i = 0; i < m; i++) into[i] = floats[k + i];
+  }
+}
+
+/** A dictionary's entries (checked: every index is one of them). */
+class DictionaryNode extends ColumnNode {
+  constructor(
+    present: Uint8Array | undefined,
+    rows: number,
+    count: number,
+    private readonly entries: readonly (string | Uint8Array)[],
+    private readonly ids: Ints,
+  ) {
+    super(present, rows, count);
+  }
+  protected values(m: number, into: unknown[]): void {
+    const { entries, ids, k } = this;
+    for (let i = 0; i < m; i++) into[i] = entries[ids[k + i] as number];
+  }
+}
+
+/** Node's Buffer#utf8Slice (what toString('utf8') calls, without its argument handling). */
+type SliceBuffer = Buffer & { utf8Slice(start: number, end: number): string };
+
+/** Direct strings (bytes for binary): value i is the bytes from starts[i] to starts[i + 1]. */
+class DirectNode extends ColumnNode {
+  constructor(
+    present: Uint8Array | undefined,
+    rows: number,
+    count: number,
+    private readonly buf: SliceBuffer,
+    private readonly starts: Float64Array,
+    private readonly binary: boolean,
+  ) {
+    super(present, rows, count);
+  }
+  protected values(m: number, into: unknown[]): void {
+    const { buf, starts, k } = this;
+    if (this.binary) for (let i = 0; i < m; i++) into[i] = Buffer.from(buf.subarray(starts[k + i], starts[k + i + 1]));
+    else for (let i = 0; i < m; i++) into[i] = buf.utf8Slice(starts[k + i], starts[k + i + 1]);
+  }
+}
+
+class DecimalNode extends ColumnNode {
+  constructor(
+    present: Uint8Array | undefined,
+    rows: number,
+    count: number,
+    private readonly unscaled: Ints,
+    private readonly scales: Ints,
+    private readonly scale: number,
+  ) {
+    super(present, rows, count);
+  }
+  protected values(m: number, into: unknown[]): void {
+    const { unscaled, scales, scale, k } = this;
+    for (let i = 0; i < m; i++) {
+      const raw = unscaled[k + i];
+      const sc = Number(scales[k + i]);
+      if (typeof raw === 'number' && sc === scale) {
+        into[i] = decimalNumberText(raw, scale); // the common case, without a BigInt
+        continue;
+      }
+      let v = BigInt(raw);
+      if (sc < scale) v *= 10n ** BigInt(scale - sc);
+      else if (sc > scale) v /= 10n ** BigInt(sc - scale);
+      into[i] = decimalText(v, scale);
+    }
+  }
+}
+
+class TimestampNode extends ColumnNode {
+  constructor(
+    present: Uint8Array | undefined,
+    rows: number,
+    count: number,
+    private readonly secs: Ints,
+    private readonly nanos: Ints,
+    private readonly instant: boolean,
+    private readonly epoch: number,
+    private readonly offset: ((utc: number) => number) | undefined,
+  ) {
+    super(present, rows, count);
+  }
+  protected values(m: number, into: unknown[]): void {
+    const { secs, nanos, instant, epoch, offset, k } = this;
+    for (let i = 0; i < m; i++) {
+      const raw = nanos[k + i];
+      let zeros: number;
+      let ns: number;
+      if (typeof raw === 'number') {
+        zeros = raw % 8;
+        ns = (raw - zeros) / 8;
+      } else {
+        // Arrow's writer gives instants before 1970 negative nanoseconds, stored as 64-bit two's complement
+        const signed = BigInt.asIntN(64, raw);
+        zeros = Number(signed & 7n);
+        ns = Number(signed >> 3n);
+      }
+      if (zeros !== 0) ns *= POW10[zeros + 1];
+      if (ns > 999_999_999 || ns < -999_999_999) throw new OrcCorruptError(`a timestamp has ${ns} nanoseconds`);
+      let utc = Number(secs[k + i]) + epoch;
+      // ORC's writers store seconds truncated toward zero for instants before 1970
+      if (utc < 0 && ns > 999_999) utc -= 1;
+      if (ns < 0) {
+        utc -= 1;
+        ns += 1_000_000_000;
+      }
+      into[i] = timestampTextOf(offset ? utc + offset(utc) : utc, ns, instant);
+    }
+  }
+}
+
+class StructNode extends ColumnNode {
+  constructor(
+    present: Uint8Array | undefined,
+    rows: number,
+    count: number,
+    private readonly children: readonly ColumnNode[],
+  ) {
+    super(present, rows, count);
+  }
+  protected values(m: number, into: unknown[]): void {
+    const cols = this.children.map((c) => {
+      const vals = new Array<unknown>(m);
+      c.read(m, vals);
+      return vals;
+    });
+    for (let i = 0; i < m; i++) into[i] = cols.map((c) => c[i]);
+  }
+}
+
+/** Lists, and maps (with `vals`): each value's entries are the next lengths[k] of the children's. */
+class ListNode extends ColumnNode {
+  constructor(
+    present: Uint8Array | undefined,
+    rows: number,
+    count: number,
+    private readonly lengths: Ints,
+    private readonly keys: ColumnNode,
+    private readonly vals: ColumnNode | undefined,
+  ) {
+    super(present, rows, count);
+  }
+  protected values(m: number, into: unknown[]): void {
+    const { lengths, k } = this;
+    let sum = 0;
+    for (let i = 0; i < m; i++) sum += Number(lengths[k + i]);
+    const ks = new Array<unknown>(sum);
+    this.keys.read(sum, ks);
+    const vals = this.vals;
+    const vs = vals && new Array<unknown>(sum);
+    if (vals && vs) vals.read(sum, vs);
+    let p = 0;
+    for (let i = 0; i < m; i++) {
+      const len = Number(lengths[k + i]);
+      if (vs) {
+        const map = new Map<unknown, unknown>();
+        for (let j = 0; j < len; j++) map.set(ks[p + j], vs[p + j]);
+        into[i] = map;
+      } else into[i] = ks.slice(p, p + len);
+      p += len;
+    }
+  }
 }
 
 const ORC_EPOCH = 1_420_070_400; // 2015-01-01T00:00:00Z
+const LITTLE_ENDIAN = endianness() === 'LE';
 
 /** Seconds a zone is ahead of UTC at an instant, through Intl, cached per quarter hour. */
 function zoneOffsets(zone: string): (utc: number) => number {
@@ -248,73 +512,54 @@ class StripeDecoder {
     return k === ColumnEncoding_Kind.DIRECT_V2 || k === ColumnEncoding_Kind.DICTIONARY_V2;
   }
 
-  private ints(id: number, kind: Stream_Kind, what: string, count: number, signed: boolean): OrcInt[] {
+  private ints(id: number, kind: Stream_Kind, what: string, count: number, signed: boolean): Ints {
     const s = this.stream(id, kind, what);
     return this.v2(id) ? readIntRleV2(s, count, signed) : readIntRleV1(s, count, signed);
   }
 
-  /** A node of `count` values of type `id` (named `name`), its present stream applied. */
-  node(id: number, count: number, name: string): ColumnNode {
+  /** A node of `rows` values of type `id` (named `name`), with its present stream. */
+  node(id: number, rows: number, name: string): ColumnNode {
     this.column = name;
     const t = this.tail.types[id];
     const hasPresent = this.streams.has(`${id}:${Stream_Kind.PRESENT}`);
-    const present = hasPresent ? readBooleans(this.stream(id, Stream_Kind.PRESENT, `${name} PRESENT`), count) : undefined;
-    let k = count;
+    const present = hasPresent ? readBooleans(this.stream(id, Stream_Kind.PRESENT, `${name} PRESENT`), rows) : undefined;
+    let k = rows;
     if (present) {
       k = 0;
-      for (let i = 0; i < count; i++) k += present[i];
+      for (let i = 0; i < rows; i++) k += present[i];
     }
-    const values = this.values(id, t, k, name);
+    const node = this.values(id, t, present, rows, k, name);
     this.column = name;
-    if (!present) return values;
-    let at = 0;
-    return {
-      take: (n) => {
-        const out = new Array<unknown>(n);
-        let nonNull = 0;
-        const start = at;
-        for (let i = 0; i < n; i++) nonNull += present[start + i];
-        const vals = values.take(nonNull);
-        let v = 0;
-        for (let i = 0; i < n; i++) out[i] = present[start + i] ? vals[v++] : null;
-        at += n;
-        return out;
-      },
-    };
+    return node;
   }
 
-  /** The non-null values of a column (`k` of them). */
-  private values(id: number, t: Type, k: number, name: string): ColumnNode {
+  /** The node of a column of `rows` rows, `k` of them not null. */
+  private values(id: number, t: Type, present: Uint8Array | undefined, rows: number, k: number, name: string): ColumnNode {
     const data = `${name} DATA`;
     switch (t.kind) {
-      case Type_Kind.BOOLEAN: {
-        const bits = readBooleans(this.stream(id, Stream_Kind.DATA, data), k);
-        return cursor(k, (i) => bits[i] === 1);
-      }
-      case Type_Kind.BYTE: {
-        const bytes = readByteRle(this.stream(id, Stream_Kind.DATA, data), k);
-        return cursor(k, (i) => (bytes[i] << 24) >> 24);
-      }
+      case Type_Kind.BOOLEAN:
+        return new BooleanNode(present, rows, k, readBooleans(this.stream(id, Stream_Kind.DATA, data), k));
+      case Type_Kind.BYTE:
+        return new ByteNode(present, rows, k, readByteRle(this.stream(id, Stream_Kind.DATA, data), k));
       case Type_Kind.SHORT:
-      case Type_Kind.INT: {
-        const v = this.ints(id, Stream_Kind.DATA, data, k, true);
-        return cursor(k, (i) => Number(v[i]));
-      }
-      case Type_Kind.LONG: {
-        const v = this.ints(id, Stream_Kind.DATA, data, k, true);
-        return cursor(k, (i) => BigInt(v[i]));
-      }
-      case Type_Kind.DATE: {
-        const v = this.ints(id, Stream_Kind.DATA, data, k, true);
-        return cursor(k, (i) => dateText(Number(v[i])));
-      }
+      case Type_Kind.INT:
+        return new IntNode(present, rows, k, this.ints(id, Stream_Kind.DATA, data, k, true));
+      case Type_Kind.LONG:
+        return new LongNode(present, rows, k, this.ints(id, Stream_Kind.DATA, data, k, true));
+      case Type_Kind.DATE:
+        return new DateNode(present, rows, k, this.ints(id, Stream_Kind.DATA, data, k, true));
       case Type_Kind.FLOAT:
       case Type_Kind.DOUBLE: {
         const width = t.kind === Type_Kind.FLOAT ? 4 : 8;
-        const s = this.stream(id, Stream_Kind.DATA, data);
-        const bytes = s.bytes(k * width);
-        const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-        return width === 4 ? cursor(k, (i) => view.getFloat32(i * 4, true)) : cursor(k, (i) => view.getFloat64(i * 8, true));
+        const bytes = this.stream(id, Stream_Kind.DATA, data).bytes(k * width);
+        // copied to an aligned array (IEEE 754, little-endian: read through a DataView on a big-endian machine)
+        const floats = width === 4 ? new Float32Array(k) : new Float64Array(k);
+        if (LITTLE_ENDIAN) new Uint8Array(floats.buffer).set(bytes);
+        else {
+          const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+          for (let i = 0; i < k; i++) floats[i] = width === 4 ? view.getFloat32(i * 4, true) : view.getFloat64(i * 8, true);
+        }
+        return new FloatNode(present, rows, k, floats);
       }
       case Type_Kind.STRING:
       case Type_Kind.VARCHAR:
@@ -324,36 +569,35 @@ class StripeDecoder {
         const enc = this.encodings[id]?.kind ?? ColumnEncoding_Kind.DIRECT;
         if (enc === ColumnEncoding_Kind.DICTIONARY || enc === ColumnEncoding_Kind.DICTIONARY_V2) {
           const size = this.encodings[id]?.dictionarySize ?? 0;
-          const dict = this.byteValues(id, Stream_Kind.DICTIONARY_DATA, size, name, binary);
-          const idx = this.ints(id, Stream_Kind.DATA, data, k, false);
-          return cursor(k, (i) => {
-            const j = idx[i];
+          const [buf, starts] = this.bytesAndStarts(id, Stream_Kind.DICTIONARY_DATA, size, name);
+          const entries = new Array<string | Uint8Array>(size);
+          for (let e = 0; e < size; e++)
+            entries[e] = binary ? Buffer.from(buf.subarray(starts[e], starts[e + 1])) : buf.utf8Slice(starts[e], starts[e + 1]);
+          const ids = this.ints(id, Stream_Kind.DATA, data, k, false);
+          for (let i = 0; i < k; i++) {
+            const j = ids[i];
             if (typeof j !== 'number' || j >= size)
               throw new OrcCorruptError(`dictionary index ${j} is past the dictionary's ${size} entries`);
-            return dict[j];
-          });
+          }
+          return new DictionaryNode(present, rows, k, entries, ids);
         }
-        const values = this.byteValues(id, Stream_Kind.DATA, k, name, binary);
-        return cursor(k, (i) => values[i]);
+        const [buf, starts] = this.bytesAndStarts(id, Stream_Kind.DATA, k, name);
+        return new DirectNode(present, rows, k, buf, starts, binary);
       }
       case Type_Kind.DECIMAL: {
         const s = this.stream(id, Stream_Kind.DATA, data);
-        const scale = t.scale ?? 0;
-        const scales = this.ints(id, Stream_Kind.SECONDARY, `${name} SECONDARY`, k, true);
-        const out = new Array<string>(k);
+        const unscaled = new Float64Array(k);
+        let big: OrcInt[] | undefined;
         for (let i = 0; i < k; i++) {
-          const raw = s.svarint();
-          const sc = Number(scales[i]);
-          if (typeof raw === 'number' && sc === scale) {
-            out[i] = decimalNumberText(raw, scale); // the common case, without a BigInt
-            continue;
+          const v = s.svarint();
+          if (big === undefined && typeof v === 'number') unscaled[i] = v;
+          else {
+            big ??= Array.from(unscaled.subarray(0, i));
+            big.push(v);
           }
-          let v = BigInt(raw);
-          if (sc < scale) v *= 10n ** BigInt(scale - sc);
-          else if (sc > scale) v /= 10n ** BigInt(sc - scale);
-          out[i] = decimalText(v, scale);
         }
-        return cursor(k, (i) => out[i]);
+        const scales = this.ints(id, Stream_Kind.SECONDARY, `${name} SECONDARY`, k, true);
+        return new DecimalNode(present, rows, k, big ?? unscaled, scales, t.scale ?? 0);
       }
       case Type_Kind.TIMESTAMP:
       case Type_Kind.TIMESTAMP_INSTANT: {
@@ -370,125 +614,134 @@ class StripeDecoder {
           }
         }
         const epoch = offset ? ORC_EPOCH - offset(ORC_EPOCH - offset(ORC_EPOCH)) : ORC_EPOCH;
-        return cursor(k, (i) => {
-          const raw = nanos[i];
-          let zeros: number;
-          let ns: number;
-          if (typeof raw === 'number') {
-            zeros = raw & 7;
-            ns = Math.floor(raw / 8);
-          } else {
-            // Arrow's writer gives instants before 1970 negative nanoseconds, stored as 64-bit two's complement
-            const signed = BigInt.asIntN(64, raw);
-            zeros = Number(signed & 7n);
-            ns = Number(signed >> 3n);
-          }
-          if (zeros !== 0) ns *= 10 ** (zeros + 1);
-          if (ns > 999_999_999 || ns < -999_999_999) throw new OrcCorruptError(`a timestamp has ${ns} nanoseconds`);
-          let utc = Number(secs[i]) + epoch;
-          // ORC's writers store seconds truncated toward zero for instants before 1970
-          if (utc < 0 && ns > 999_999) utc -= 1;
-          if (ns < 0) {
-            utc -= 1;
-            ns += 1_000_000_000;
-          }
-          const wall = offset ? utc + offset(utc) : utc;
-          const text = secondsText(wall);
-          const frac = ns === 0 ? '' : fractionText(ns);
-          return instant ? `${text}${frac}+00:00` : `${text}${frac}`;
-        });
+        return new TimestampNode(present, rows, k, secs, nanos, instant, epoch, offset);
       }
       case Type_Kind.STRUCT: {
         const children = t.subtypes.map((c, j) => this.node(c, k, `${name}.${t.fieldNames[j] ?? `_col${j}`}`));
-        return {
-          take: (n) => {
-            const cols = children.map((c) => c.take(n));
-            const out = new Array<unknown>(n);
-            for (let i = 0; i < n; i++) out[i] = cols.map((c) => c[i]);
-            return out;
-          },
-        };
+        return new StructNode(present, rows, k, children);
       }
       case Type_Kind.LIST:
       case Type_Kind.MAP: {
-        const lengths = this.ints(id, Stream_Kind.LENGTH, `${name} LENGTH`, k, false).map(Number);
+        const lengths = this.ints(id, Stream_Kind.LENGTH, `${name} LENGTH`, k, false);
         let total = 0;
-        for (const l of lengths) total += l;
+        for (let i = 0; i < k; i++) total += Number(lengths[i]);
         const isMap = t.kind === Type_Kind.MAP;
         const keys = this.node(t.subtypes[0], total, isMap ? `${name}.key` : `${name}.element`);
         const vals = isMap ? this.node(t.subtypes[1], total, `${name}.value`) : undefined;
-        let at = 0;
-        return {
-          take: (n) => {
-            let sum = 0;
-            for (let i = 0; i < n; i++) sum += lengths[at + i];
-            const ks = keys.take(sum);
-            const vs = vals?.take(sum);
-            const out = new Array<unknown>(n);
-            let p = 0;
-            for (let i = 0; i < n; i++) {
-              const len = lengths[at + i];
-              if (vs) {
-                const m = new Map<unknown, unknown>();
-                for (let j = 0; j < len; j++) m.set(ks[p + j], vs[p + j]);
-                out[i] = m;
-              } else out[i] = ks.slice(p, p + len);
-              p += len;
-            }
-            at += n;
-            return out;
-          },
-        };
+        return new ListNode(present, rows, k, lengths, keys, vals);
       }
       default:
         throw new OrcCorruptError(`type kind ${String(t.kind)} cannot be read`);
     }
   }
 
-  /** `count` strings (bytes for binary) from a bytes stream and the LENGTH stream. */
-  private byteValues(id: number, kind: Stream_Kind, count: number, name: string, binary: boolean): (string | Uint8Array)[] {
+  /** A bytes stream and where each of its `count` values starts (the LENGTH stream summed; starts[count] is the end). */
+  private bytesAndStarts(id: number, kind: Stream_Kind, count: number, name: string): [SliceBuffer, Float64Array] {
     const lengths = this.ints(id, Stream_Kind.LENGTH, `${name} LENGTH`, count, false);
     const s = this.stream(id, kind, `${name} ${kind === Stream_Kind.DATA ? 'DATA' : 'DICTIONARY_DATA'}`);
-    const buf = Buffer.from(s.buf.buffer, s.buf.byteOffset, s.buf.byteLength);
-    const out = new Array<string | Uint8Array>(count);
+    const buf = Buffer.from(s.buf.buffer, s.buf.byteOffset, s.buf.byteLength) as SliceBuffer;
+    const starts = new Float64Array(count + 1);
     let at = 0;
     for (let i = 0; i < count; i++) {
-      const len = Number(lengths[i]);
-      if (at + len > buf.length) throw new OrcCorruptError(`the ${name} values pass the end of their stream (${buf.length} bytes)`);
-      out[i] = binary ? Buffer.from(buf.subarray(at, at + len)) : buf.toString('utf8', at, at + len);
-      at += len;
+      starts[i] = at;
+      at += Number(lengths[i]);
     }
-    return out;
+    if (at > buf.length) throw new OrcCorruptError(`the ${name} values pass the end of their stream (${buf.length} bytes)`);
+    starts[count] = at;
+    return [buf, starts];
   }
+}
+
+/** Texts are written here as bytes and made into a string in one call: one flat string, not a concatenation of several. */
+const textBuf = Buffer.alloc(64) as Buffer & {
+  latin1Slice(start: number, end: number): string;
+  latin1Write(s: string, offset: number): number;
+};
+
+/** Writes the decimal digits of `v` (a non-negative integer below 2^53) to end before `end`; returns where they start. */
+function digitsBefore(v: number, end: number): number {
+  let at = end;
+  do {
+    const q = Math.floor(v / 10);
+    textBuf[--at] = 48 + v - q * 10;
+    v = q;
+  } while (v > 0);
+  return at;
 }
 
 /** Canonical decimal text of an unscaled integer held exactly in a number (decimalText's, without a BigInt). */
 function decimalNumberText(unscaled: number, scale: number): string {
+  if (scale === 0) return String(unscaled);
   const neg = unscaled < 0;
-  const digits = String(neg ? -unscaled : unscaled).padStart(scale + 1, '0');
-  const text = scale === 0 ? digits : `${digits.slice(0, -scale)}.${digits.slice(-scale)}`;
-  return neg ? `-${text}` : text;
+  let a = neg ? -unscaled : unscaled;
+  if (scale > 38) {
+    const digits = String(a).padStart(scale + 1, '0');
+    const text = `${digits.slice(0, -scale)}.${digits.slice(-scale)}`;
+    return neg ? `-${text}` : text;
+  }
+  // the digits from the last: `scale` of the fraction, the point, then the whole part (at least a 0)
+  const end = 60;
+  let at = end;
+  for (let i = 0; i < scale; i++) {
+    const q = Math.floor(a / 10);
+    textBuf[--at] = 48 + a - q * 10;
+    a = q;
+  }
+  textBuf[--at] = 46; // '.'
+  at = digitsBefore(a, at);
+  if (neg) textBuf[--at] = 45; // '-'
+  return textBuf.latin1Slice(at, end);
 }
 
-const TWO = Array.from({ length: 60 }, (_, i) => String(i).padStart(2, '0'));
-/** The day of the last timestamp formatted and its 'YYYY-MM-DDT': a column's timestamps mostly share their day with the one before. */
-let lastDay = Number.NaN;
-let lastDayText = '';
+/** The day whose 'YYYY-MM-DDT' is in textBuf[0, 11). */
+let textDay = Number.NaN;
 
-/** 'YYYY-MM-DDTHH:mm:ss' of wall-clock seconds since 1970 (timestampText for the days outside 0000-9999). */
-function secondsText(wall: number): string {
+/** The text of a timestamp: wall-clock seconds since 1970 and nanoseconds (0 to 999,999,999; the fraction's trailing zeros dropped), '+00:00' after an instant's. */
+function timestampTextOf(wall: number, ns: number, instant: boolean): string {
   const day = Math.floor(wall / 86400);
-  if (day !== lastDay) {
+  if (day !== textDay) {
     const date = dateText(day);
-    if (date.length !== 10) return timestampText(BigInt(wall) * 1_000_000n);
-    lastDay = day;
-    lastDayText = `${date}T`;
+    if (date.length !== 10) {
+      // years outside 0000-9999
+      return `${timestampText(BigInt(wall) * 1_000_000n)}${ns === 0 ? '' : fractionText(ns)}${instant ? '+00:00' : ''}`;
+    }
+    textBuf.latin1Write(date, 0);
+    textBuf[10] = 84; // 'T'
+    textDay = day;
   }
-  let rest = wall - day * 86400;
-  const h = Math.floor(rest / 3600);
+  // small integers from here on: 32-bit arithmetic
+  let rest = (wall - day * 86400) | 0;
+  const h = (rest / 3600) | 0;
   rest -= h * 3600;
-  const m = Math.floor(rest / 60);
-  return `${lastDayText}${TWO[h]}:${TWO[m]}:${TWO[rest - m * 60]}`;
+  const m = (rest / 60) | 0;
+  const sec = rest - m * 60;
+  const b = textBuf;
+  b[11] = 48 + ((h / 10) | 0);
+  b[12] = 48 + (h % 10);
+  b[13] = 58; // ':'
+  b[14] = 48 + ((m / 10) | 0);
+  b[15] = 48 + (m % 10);
+  b[16] = 58;
+  b[17] = 48 + ((sec / 10) | 0);
+  b[18] = 48 + (sec % 10);
+  let len = 19;
+  if (ns !== 0) {
+    let v = ns | 0;
+    let digits = 9;
+    while (v % 10 === 0) {
+      v = (v / 10) | 0;
+      digits--;
+    }
+    b[19] = 46; // '.'
+    len = 20 + digits;
+    for (let i = len - 1; i >= 20; i--) {
+      const q = (v / 10) | 0;
+      b[i] = 48 + v - q * 10;
+      v = q;
+    }
+  }
+  if (instant) len += b.latin1Write('+00:00', len);
+  return b.latin1Slice(0, len);
 }
 
 /** '.f' of nanoseconds (1 to 999,999,999), trailing zeros dropped. */
@@ -497,20 +750,6 @@ function fractionText(ns: number): string {
   let end = 9;
   while (digits.charCodeAt(end - 1) === 48) end--; // '0'
   return `.${end === 9 ? digits : digits.slice(0, end)}`;
-}
-
-/** A node over `k` values made by `get(i)`. */
-function cursor(k: number, get: (i: number) => unknown): ColumnNode {
-  let at = 0;
-  return {
-    take: (n) => {
-      if (at + n > k) throw new OrcCorruptError(`more values are asked than the stream's ${k}`);
-      const out = new Array<unknown>(n);
-      for (let i = 0; i < n; i++) out[i] = get(at + i);
-      at += n;
-      return out;
-    },
-  };
 }
 
 /** Every type id under `id`, itself included (pre-order ids: a subtree is a contiguous range). */
@@ -522,20 +761,45 @@ function subtreeIds(types: readonly Type[], id: number, into: Set<number>): void
 
 const DATA_KINDS = new Set([Stream_Kind.PRESENT, Stream_Kind.DATA, Stream_Kind.LENGTH, Stream_Kind.DICTIONARY_DATA, Stream_Kind.SECONDARY]);
 
+/** A stripe as read from its file: its footer, and the streams of the columns asked for, decompressed. */
+export interface OrcStripeData {
+  readonly footer: StripeFooter;
+  readonly streams: Streams;
+}
+
+/** Where in a file a stripe is, for errors, and the error of a stripe that does not decode. */
+function stripeFail(path: string, stripe: number, stripes: number): (what: string, column?: string) => TidewayError {
+  const where = `${path}: stripe ${stripe} of ${stripes}`;
+  return (what, column) =>
+    new TidewayError(ErrorCode.VALUE_CONVERSION, `${where}${column ? `, column ${column}` : ''}: ${what} (the file is corrupt).`);
+}
+
+/** The type ids of `columns` (file columns by name), in the file's root struct. */
+function columnIds(tail: OrcTail, columns: readonly Column[]): number[] {
+  const root = tail.types[0];
+  return columns.map((c) => {
+    const k = root.fieldNames.indexOf(c.name);
+    if (k < 0)
+      throw new TidewayError(
+        ErrorCode.CONFIG_BAD_VALUE,
+        `${tail.path} has no column ${c.name} (its columns: ${root.fieldNames.join(', ')}).`,
+      );
+    return root.subtypes[k];
+  });
+}
+
 /**
- * The rows of stripe `stripe` of an ORC file from row `offset` on, `columns` (file columns by
- * name) only, in batches of `batchRows`. Only those columns' streams are read.
+ * Reads stripe `stripe` of an ORC file: its footer and the streams of `columns` only (file
+ * columns by name), decompressed. A source reader calls it for the next stripe while it decodes
+ * one (orc-source.ts), so the file's reads wait behind the decoding.
  */
-export async function* orcStripeRows(
+export async function readOrcStripe(
   fs: FileSystemAdapter,
-  path: string,
+  tail: OrcTail,
   stripe: number,
-  offset: number,
   columns: readonly Column[],
-  batchRows: number,
-  knownTail?: OrcTail,
-): AsyncGenerator<unknown[][]> {
-  const tail = knownTail ?? (await readOrcTail(fs, path));
+): Promise<OrcStripeData> {
+  const path = tail.path;
   const stripes = tail.footer.stripes;
   if (stripe >= stripes.length) {
     throw new TidewayError(
@@ -543,29 +807,23 @@ export async function* orcStripeRows(
       `${path} has ${stripes.length} stripes, not ${stripe + 1}: the file changed after the job listed it.`,
     );
   }
-  const where = `${path}: stripe ${stripe} of ${stripes.length}`;
+  const fail = stripeFail(path, stripe, stripes.length);
   const si = stripes[stripe];
-  const rows = Number(si.numberOfRows ?? 0n);
   const start = Number(si.offset ?? 0n);
   const dataEnd = start + Number(si.indexLength ?? 0n) + Number(si.dataLength ?? 0n);
   const footerLen = Number(si.footerLength ?? 0n);
-  const fail = (what: string, column?: string): TidewayError =>
-    new TidewayError(ErrorCode.VALUE_CONVERSION, `${where}${column ? `, column ${column}` : ''}: ${what} (the file is corrupt).`);
+  const wanted = new Set<number>();
+  for (const id of columnIds(tail, columns)) subtreeIds(tail.types, id, wanted);
+  // every column asked for: the stripe's data (its row index aside) and footer in one read; else the footer, then the streams wanted
+  const dataStart = start + Number(si.indexLength ?? 0n);
+  const whole = wanted.size === tail.types.length ? await fs.readRange(path, dataStart, dataEnd + footerLen) : undefined;
   let sf: StripeFooter;
   try {
-    sf = StripeFooter.decode(decompress(tail.codec, await fs.readRange(path, dataEnd, dataEnd + footerLen)));
+    const footerBytes = whole ? whole.subarray(dataEnd - dataStart) : await fs.readRange(path, dataEnd, dataEnd + footerLen);
+    sf = StripeFooter.decode(decompress(tail.codec, footerBytes));
   } catch (err) {
     throw fail(`its stripe footer does not decode (${(err as Error).message})`);
   }
-  const root = tail.types[0];
-  const ids = columns.map((c) => {
-    const k = root.fieldNames.indexOf(c.name);
-    if (k < 0)
-      throw new TidewayError(ErrorCode.CONFIG_BAD_VALUE, `${path} has no column ${c.name} (its columns: ${root.fieldNames.join(', ')}).`);
-    return root.subtypes[k];
-  });
-  const wanted = new Set<number>();
-  for (const id of ids) subtreeIds(tail.types, id, wanted);
   // where each stream is; the wanted ones are read, adjacent ones in one read
   const ranges: { key: string; from: number; to: number }[] = [];
   let pos = start;
@@ -582,7 +840,10 @@ export async function* orcStripeRows(
   for (let i = 0; i < ranges.length; ) {
     let j = i;
     while (j + 1 < ranges.length && ranges[j + 1].from === ranges[j].to) j++;
-    const bytes = await fs.readRange(path, ranges[i].from, ranges[j].to);
+    const inWhole = whole !== undefined && ranges[i].from >= dataStart && ranges[j].to <= dataEnd;
+    const bytes = inWhole
+      ? whole.subarray(ranges[i].from - dataStart, ranges[j].to - dataStart)
+      : await fs.readRange(path, ranges[i].from, ranges[j].to);
     for (let r = i; r <= j; r++) {
       const raw = bytes.subarray(ranges[r].from - ranges[i].from, ranges[r].to - ranges[i].from);
       try {
@@ -593,6 +854,29 @@ export async function* orcStripeRows(
     }
     i = j + 1;
   }
+  return { footer: sf, streams };
+}
+
+/**
+ * The rows of stripe `stripe` of an ORC file from row `offset` on, `columns` (file columns by
+ * name) only, in batches of `batchRows`. Only those columns' streams are read (or `read`, the
+ * stripe read beforehand by readOrcStripe).
+ */
+export async function* orcStripeRows(
+  fs: FileSystemAdapter,
+  path: string,
+  stripe: number,
+  offset: number,
+  columns: readonly Column[],
+  batchRows: number,
+  knownTail?: OrcTail,
+  read?: Promise<OrcStripeData>,
+): AsyncGenerator<unknown[][]> {
+  const tail = knownTail ?? (await readOrcTail(fs, path));
+  const { footer: sf, streams } = await (read ?? readOrcStripe(fs, tail, stripe, columns));
+  const fail = stripeFail(path, stripe, tail.footer.stripes.length);
+  const rows = Number(tail.footer.stripes[stripe].numberOfRows ?? 0n);
+  const ids = columnIds(tail, columns);
   const decoder = new StripeDecoder(tail, streams, sf.columns, sf.writerTimezone ?? '');
   let nodes: ColumnNode[];
   try {
@@ -602,14 +886,18 @@ export async function* orcStripeRows(
     throw fail((err as Error).message, decoder.column);
   }
   try {
-    if (offset > 0) for (const n of nodes) n.take(Math.min(offset, rows));
-    for (let row = Math.min(offset, rows); row < rows; row += batchRows) {
+    const skip = Math.min(offset, rows);
+    if (skip > 0) for (const n of nodes) n.read(skip, new Array<unknown>(skip));
+    // each column's values of a batch, in arrays kept from batch to batch
+    const cols = nodes.map(() => new Array<unknown>(Math.min(batchRows, rows)));
+    const width = cols.length;
+    for (let row = skip; row < rows; row += batchRows) {
       const n = Math.min(batchRows, rows - row);
-      const cols = nodes.map((c) => c.take(n));
+      for (let c = 0; c < width; c++) nodes[c].read(n, cols[c]);
       const batch = new Array<unknown[]>(n);
       for (let r = 0; r < n; r++) {
-        const fields = new Array<unknown>(cols.length);
-        for (let c = 0; c < cols.length; c++) fields[c] = cols[c][r];
+        const fields = new Array<unknown>(width);
+        for (let c = 0; c < width; c++) fields[c] = cols[c][r];
         batch[r] = fields;
       }
       yield batch;

@@ -22,24 +22,30 @@ describe('ORC run-length decoding: the specification examples', () => {
   });
 
   it('integer RLE v1: a run and literals', () => {
-    expect(readIntRleV1(src([0x61, 0x00, 0x07]), 100, false)).toEqual(new Array(100).fill(7));
-    expect(readIntRleV1(src([0xfb, 0x02, 0x03, 0x06, 0x07, 0x0b]), 5, false)).toEqual([2, 3, 6, 7, 11]);
+    expect(Array.from(readIntRleV1(src([0x61, 0x00, 0x07]), 100, false))).toEqual(new Array(100).fill(7));
+    expect(Array.from(readIntRleV1(src([0xfb, 0x02, 0x03, 0x06, 0x07, 0x0b]), 5, false))).toEqual([2, 3, 6, 7, 11]);
   });
 
   it('integer RLE v2: short repeat, direct, patched base and delta', () => {
-    expect(readIntRleV2(src([0x0a, 0x27, 0x10]), 5, false)).toEqual([10000, 10000, 10000, 10000, 10000]);
-    expect(readIntRleV2(src([0x5e, 0x03, 0x5c, 0xa1, 0xab, 0x1e, 0xde, 0xad, 0xbe, 0xef]), 4, false)).toEqual([23713, 43806, 57005, 48879]);
+    expect(Array.from(readIntRleV2(src([0x0a, 0x27, 0x10]), 5, false))).toEqual([10000, 10000, 10000, 10000, 10000]);
+    expect(Array.from(readIntRleV2(src([0x5e, 0x03, 0x5c, 0xa1, 0xab, 0x1e, 0xde, 0xad, 0xbe, 0xef]), 4, false))).toEqual([
+      23713, 43806, 57005, 48879,
+    ]);
     expect(
-      readIntRleV2(
-        src([
-          0x8e, 0x13, 0x2b, 0x21, 0x07, 0xd0, 0x1e, 0x00, 0x14, 0x70, 0x28, 0x32, 0x3c, 0x46, 0x50, 0x5a, 0x64, 0x6e, 0x78, 0x82, 0x8c,
-          0x96, 0xa0, 0xaa, 0xb4, 0xbe, 0xfc, 0xe8,
-        ]),
-        20,
-        false,
+      Array.from(
+        readIntRleV2(
+          src([
+            0x8e, 0x13, 0x2b, 0x21, 0x07, 0xd0, 0x1e, 0x00, 0x14, 0x70, 0x28, 0x32, 0x3c, 0x46, 0x50, 0x5a, 0x64, 0x6e, 0x78, 0x82, 0x8c,
+            0x96, 0xa0, 0xaa, 0xb4, 0xbe, 0xfc, 0xe8,
+          ]),
+          20,
+          false,
+        ),
       ),
     ).toEqual([2030, 2000, 2020, 1000000, 2040, 2050, 2060, 2070, 2080, 2090, 2100, 2110, 2120, 2130, 2140, 2150, 2160, 2170, 2180, 2190]);
-    expect(readIntRleV2(src([0xc6, 0x09, 0x02, 0x02, 0x22, 0x42, 0x42, 0x46]), 10, false)).toEqual([2, 3, 5, 7, 11, 13, 17, 19, 23, 29]);
+    expect(Array.from(readIntRleV2(src([0xc6, 0x09, 0x02, 0x02, 0x22, 0x42, 0x42, 0x46]), 10, false))).toEqual([
+      2, 3, 5, 7, 11, 13, 17, 19, 23, 29,
+    ]);
   });
 
   it('refuses a stream that ends early or holds more values than asked, naming the stream', () => {
@@ -80,7 +86,7 @@ describe('ORC run-length encoding reads back', () => {
       const sink = new ByteSink();
       writeIntRleV2(sink, clean, signed);
       const back = readIntRleV2(new ByteSource(sink.bytes(), 'test'), clean.length, signed);
-      expect(back.map(String)).toEqual(clean.map(String));
+      expect(Array.from(back, String)).toEqual(clean.map(String));
     }
   });
 

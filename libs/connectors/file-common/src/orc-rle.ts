@@ -142,37 +142,70 @@ export function readBooleans(s: ByteSource, count: number): Uint8Array {
 
 /** Byte RLE of at least `count` bytes: a run may end past the bits needed (a writer's last byte of a stripe's bits). */
 function readByteRleAtLeast(s: ByteSource, count: number): Uint8Array {
-  const out: number[] = [];
-  while (out.length < count) {
+  const out = new Uint8Array(count + 130);
+  let n = 0;
+  while (n < count) {
     const h = s.byte();
     if (h < 128) {
-      const v = s.byte();
-      for (let i = 0; i < h + 3; i++) out.push(v);
-    } else for (const b of s.bytes(256 - h)) out.push(b);
+      out.fill(s.byte(), n, n + h + 3);
+      n += h + 3;
+    } else {
+      out.set(s.bytes(256 - h), n);
+      n += 256 - h;
+    }
   }
-  return Uint8Array.from(out);
+  return out;
+}
+
+/** Decoded integers: a Float64Array while every one fits a number exactly, an array once a bigint does not. */
+export type Ints = Float64Array | OrcInt[];
+
+/** Where a decoder puts its integers (Ints), in a Float64Array until a bigint comes. */
+class IntsOut {
+  readonly nums: Float64Array;
+  big: OrcInt[] | undefined;
+  n = 0;
+  constructor(readonly count: number) {
+    this.nums = new Float64Array(count);
+  }
+  push(v: OrcInt): void {
+    if (this.big !== undefined) this.big.push(v);
+    else if (typeof v === 'number') this.nums[this.n] = v;
+    else {
+      this.big = Array.from(this.nums.subarray(0, this.n));
+      this.big.push(v);
+    }
+    this.n++;
+  }
+  /** Room for `run` more, or the stream is corrupt. */
+  check(run: number, what: string): void {
+    if (this.n + run > this.count) throw new OrcCorruptError(`${what} of ${run} passes the ${this.count} integers expected`);
+  }
+  result(): Ints {
+    return this.big ?? this.nums;
+  }
 }
 
 /** Integer RLE v1: `count` integers. */
-export function readIntRleV1(s: ByteSource, count: number, signed: boolean): OrcInt[] {
-  const out: OrcInt[] = [];
+export function readIntRleV1(s: ByteSource, count: number, signed: boolean): Ints {
+  const out = new IntsOut(count);
   const next = (): OrcInt => (signed ? unzigzag(s.uvarint()) : s.uvarint());
-  while (out.length < count) {
+  while (out.n < count) {
     const h = s.byte();
     if (h < 128) {
       const run = h + 3;
       const d = s.byte();
       const delta = d < 128 ? d : d - 256;
       const base = next();
-      if (out.length + run > count) throw new OrcCorruptError(`an integer run of ${run} passes the ${count} values expected`);
+      if (out.n + run > count) throw new OrcCorruptError(`an integer run of ${run} passes the ${count} values expected`);
       for (let i = 0; i < run; i++) out.push(add(base, i * delta));
     } else {
       const run = 256 - h;
-      if (out.length + run > count) throw new OrcCorruptError(`${run} literal integers pass the ${count} values expected`);
+      if (out.n + run > count) throw new OrcCorruptError(`${run} literal integers pass the ${count} values expected`);
       for (let i = 0; i < run; i++) out.push(next());
     }
   }
-  return out;
+  return out.result();
 }
 
 /** The bit widths the 5-bit width codes of RLE v2 stand for. */
@@ -184,44 +217,81 @@ export function closestFixedBits(bits: number): number {
   return 64;
 }
 
-/** `n` unsigned values of `w` bits, most significant bit first, starting at a byte. */
-function readPacked(s: ByteSource, w: number, n: number): OrcInt[] {
-  const out = new Array<OrcInt>(n);
+/** A run's unpacked values (a run holds at most 512), reused from run to run. */
+const unpacked = new Float64Array(512);
+
+/**
+ * `n` unsigned values of `w` bits, most significant bit first, starting at a byte: in `unpacked`
+ * (valid until the next call) when they all fit a number, in an array otherwise.
+ */
+function readPacked(s: ByteSource, w: number, n: number): ArrayLike<OrcInt> {
+  const buf = s.buf;
   if (w % 8 === 0) {
-    for (let i = 0; i < n; i++) out[i] = s.bigEndian(w / 8);
-    return out;
-  }
-  // w <= 30 here (40, 48, 56, 64 are whole bytes): the accumulator stays under 2^38
-  let acc = 0;
-  let bits = 0;
-  for (let i = 0; i < n; i++) {
-    while (bits < w) {
-      acc = acc * 256 + s.byte();
-      bits += 8;
+    const bytes = w / 8;
+    if (s.pos + n * bytes > buf.length) s.bytes(n * bytes); // throws: the stream ends early
+    if (bytes > 6) {
+      const out = new Array<OrcInt>(n);
+      for (let i = 0; i < n; i++) out[i] = s.bigEndian(bytes);
+      return out;
     }
-    const div = 2 ** (bits - w);
-    const v = Math.floor(acc / div);
-    acc -= v * div;
-    bits -= w;
-    out[i] = v;
+    let at = s.pos;
+    for (let i = 0; i < n; i++) {
+      let v = 0;
+      for (let b = 0; b < bytes; b++) v = v * 256 + buf[at++];
+      unpacked[i] = v;
+    }
+    s.pos = at;
+    return unpacked;
   }
-  return out;
+  const need = Math.ceil((n * w) / 8);
+  if (s.pos + need > buf.length) s.bytes(need); // throws: the stream ends early
+  let at = s.pos;
+  if (w <= 24) {
+    // integer bit operations: at most 7 + 24 bits are held
+    let acc = 0;
+    let bits = 0;
+    const mask = (1 << w) - 1;
+    for (let i = 0; i < n; i++) {
+      while (bits < w) {
+        acc = ((acc << 8) | buf[at++]) >>> 0;
+        bits += 8;
+      }
+      bits -= w;
+      unpacked[i] = (acc >>> bits) & mask;
+      acc &= (1 << bits) - 1;
+    }
+  } else {
+    // w <= 30 here (40, 48, 56, 64 are whole bytes): the accumulator stays under 2^38
+    let acc = 0;
+    let bits = 0;
+    for (let i = 0; i < n; i++) {
+      while (bits < w) {
+        acc = acc * 256 + buf[at++];
+        bits += 8;
+      }
+      const div = 2 ** (bits - w);
+      const v = Math.floor(acc / div);
+      acc -= v * div;
+      bits -= w;
+      unpacked[i] = v;
+    }
+  }
+  s.pos = at;
+  return unpacked;
 }
 
 /** Integer RLE v2: `count` integers. */
-export function readIntRleV2(s: ByteSource, count: number, signed: boolean): OrcInt[] {
-  const out: OrcInt[] = [];
-  const check = (n: number): void => {
-    if (out.length + n > count) throw new OrcCorruptError(`an RLE v2 run of ${n} passes the ${count} integers expected`);
-  };
-  while (out.length < count) {
+export function readIntRleV2(s: ByteSource, count: number, signed: boolean): Ints {
+  const out = new IntsOut(count);
+  const run = 'an RLE v2 run';
+  while (out.n < count) {
     const first = s.byte();
     switch (first >>> 6) {
       case 0: {
         // SHORT_REPEAT
         const width = ((first >>> 3) & 7) + 1;
         const n = (first & 7) + 3;
-        check(n);
+        out.check(n, run);
         const raw = s.bigEndian(width);
         const v = signed ? unzigzag(raw) : raw;
         for (let i = 0; i < n; i++) out.push(v);
@@ -231,15 +301,26 @@ export function readIntRleV2(s: ByteSource, count: number, signed: boolean): Orc
         // DIRECT
         const w = WIDTHS[(first >>> 1) & 0x1f];
         const n = (((first & 1) << 8) | s.byte()) + 1;
-        check(n);
-        for (const raw of readPacked(s, w, n)) out.push(signed ? unzigzag(raw) : raw);
+        out.check(n, run);
+        const raw = readPacked(s, w, n);
+        if (raw === unpacked && out.big === undefined) {
+          const nums = out.nums;
+          let at = out.n;
+          if (signed)
+            for (let i = 0; i < n; i++) {
+              const u = unpacked[i];
+              nums[at++] = u % 2 === 0 ? u / 2 : -(u + 1) / 2;
+            }
+          else for (let i = 0; i < n; i++) nums[at++] = unpacked[i];
+          out.n = at;
+        } else for (let i = 0; i < n; i++) out.push(signed ? unzigzag(raw[i]) : raw[i]);
         break;
       }
       case 2: {
         // PATCHED_BASE
         const w = WIDTHS[(first >>> 1) & 0x1f];
         const n = (((first & 1) << 8) | s.byte()) + 1;
-        check(n);
+        out.check(n, run);
         const third = s.byte();
         const baseBytes = ((third >>> 5) & 7) + 1;
         const pw = WIDTHS[third & 0x1f];
@@ -249,11 +330,10 @@ export function readIntRleV2(s: ByteSource, count: number, signed: boolean): Orc
         let base = BigInt(s.bigEndian(baseBytes));
         const signBit = 1n << BigInt(baseBytes * 8 - 1);
         if (base & signBit) base = -(base & ~signBit);
-        const values = readPacked(s, w, n);
+        const patched: bigint[] = Array.from(readPacked(s, w, n), BigInt);
         const cfb = closestFixedBits(pw + pgw);
         if (cfb > 64) throw new OrcCorruptError('a patched-base run has patches wider than 64 bits');
-        const patches = readPacked(s, cfb, pll).map(BigInt);
-        const patched: bigint[] = values.map(BigInt);
+        const patches = Array.from(readPacked(s, cfb, pll), BigInt);
         const patchMask = (1n << BigInt(pw)) - 1n;
         let at = 0;
         let p = 0;
@@ -279,7 +359,7 @@ export function readIntRleV2(s: ByteSource, count: number, signed: boolean): Orc
         const code = (first >>> 1) & 0x1f;
         const w = code === 0 ? 0 : WIDTHS[code];
         const n = (((first & 1) << 8) | s.byte()) + 1;
-        check(n);
+        out.check(n, run);
         const base = signed ? unzigzag(s.uvarint()) : s.uvarint();
         const deltaBase = unzigzag(s.uvarint());
         out.push(base);
@@ -290,7 +370,9 @@ export function readIntRleV2(s: ByteSource, count: number, signed: boolean): Orc
           let v = add(base, deltaBase);
           out.push(v);
           const negative = deltaBase < 0;
-          for (const d of readPacked(s, w, n - 2)) {
+          const deltas = readPacked(s, w, n - 2);
+          for (let i = 0; i < n - 2; i++) {
+            const d = deltas[i];
             v = add(v, negative ? -d : d);
             out.push(v);
           }
@@ -299,7 +381,7 @@ export function readIntRleV2(s: ByteSource, count: number, signed: boolean): Orc
       }
     }
   }
-  return out;
+  return out.result();
 }
 
 /** A growable byte buffer. */
@@ -307,7 +389,12 @@ export class ByteSink {
   buf = new Uint8Array(1024);
   length = 0;
 
-  private room(n: number): void {
+  constructor(size = 1024) {
+    this.buf = new Uint8Array(size);
+  }
+
+  /** Makes room for `n` more bytes (hot loops then write `buf` directly). */
+  room(n: number): void {
     if (this.length + n <= this.buf.length) return;
     let size = this.buf.length * 2;
     while (size < this.length + n) size *= 2;
@@ -317,7 +404,7 @@ export class ByteSink {
   }
 
   byte(b: number): void {
-    this.room(1);
+    if (this.length === this.buf.length) this.room(1);
     this.buf[this.length++] = b;
   }
 
@@ -329,11 +416,15 @@ export class ByteSink {
 
   uvarint(v: OrcInt): void {
     if (typeof v === 'number') {
+      this.room(8);
+      const buf = this.buf;
+      let at = this.length;
       while (v >= 128) {
-        this.byte((v % 128) | 128);
+        buf[at++] = (v % 128) | 128;
         v = Math.floor(v / 128);
       }
-      this.byte(v);
+      buf[at++] = v;
+      this.length = at;
       return;
     }
     while (v >= 128n) {
@@ -348,12 +439,18 @@ export class ByteSink {
   }
 
   bigEndian(v: OrcInt, n: number): void {
-    if (typeof v === 'number' && n <= 6) {
-      for (let i = n - 1; i >= 0; i--) this.byte(Math.floor(v / 2 ** (8 * i)) % 256);
-      return;
+    this.room(n);
+    const buf = this.buf;
+    const at = this.length;
+    if (typeof v === 'number' && v >= 0 && v < TWO_32 && n <= 4) {
+      for (let i = n - 1, x = v; i >= 0; i--, x >>>= 8) buf[at + i] = x & 255;
+    } else if (typeof v === 'number' && v >= 0 && n <= 6) {
+      for (let i = n - 1, x = v; i >= 0; i--, x = Math.floor(x / 256)) buf[at + i] = x % 256;
+    } else {
+      const b = BigInt.asUintN(64, BigInt(v));
+      for (let i = n - 1; i >= 0; i--) buf[at + n - 1 - i] = Number((b >> BigInt(8 * i)) & 255n);
     }
-    const b = BigInt.asUintN(64, BigInt(v));
-    for (let i = n - 1; i >= 0; i--) this.byte(Number((b >> BigInt(8 * i)) & 255n));
+    this.length = at + n;
   }
 
   bytes(): Uint8Array {
@@ -361,9 +458,8 @@ export class ByteSink {
   }
 }
 
-/** Byte RLE of `values`. */
-export function writeByteRle(out: ByteSink, values: Uint8Array): void {
-  const n = values.length;
+/** Byte RLE of values[0, n). */
+export function writeByteRle(out: ByteSink, values: Uint8Array, n = values.length): void {
   let i = 0;
   let literalStart = 0;
   const flushLiterals = (end: number): void => {
@@ -375,12 +471,13 @@ export function writeByteRle(out: ByteSink, values: Uint8Array): void {
     }
   };
   while (i < n) {
+    const v = values[i];
     let run = 1;
-    while (i + run < n && run < 130 && values[i + run] === values[i]) run++;
+    while (i + run < n && run < 130 && values[i + run] === v) run++;
     if (run >= 3) {
       flushLiterals(i);
       out.byte(run - 3);
-      out.byte(values[i]);
+      out.byte(v);
       i += run;
       literalStart = i;
     } else i += run;
@@ -388,7 +485,7 @@ export function writeByteRle(out: ByteSink, values: Uint8Array): void {
   flushLiterals(n);
 }
 
-/** A boolean stream of 0/1 `bits`. */
+/** A boolean stream of 0/1 bits[0, count). */
 export function writeBooleans(out: ByteSink, bits: Uint8Array, count = bits.length): void {
   const bytes = new Uint8Array(Math.ceil(count / 8));
   for (let i = 0; i < count; i++) if (bits[i]) bytes[i >>> 3] |= 0x80 >>> (i & 7);
@@ -401,95 +498,133 @@ function bitsOf(u: OrcInt): number {
   return u.toString(2).length;
 }
 
-function writePacked(out: ByteSink, values: readonly OrcInt[], from: number, to: number, w: number): void {
+/** values[0, len) packed in `w` bits each, most significant first (w <= 30 or a whole number of bytes). */
+function writePacked(out: ByteSink, values: ArrayLike<OrcInt>, len: number, w: number): void {
   if (w % 8 === 0) {
-    for (let i = from; i < to; i++) out.bigEndian(values[i], w / 8);
+    for (let i = 0; i < len; i++) out.bigEndian(values[i], w / 8);
     return;
   }
-  let acc = 0;
-  let bits = 0;
-  for (let i = from; i < to; i++) {
-    acc = acc * 2 ** w + (values[i] as number);
-    bits += w;
-    while (bits >= 8) {
-      const div = 2 ** (bits - 8);
-      const b = Math.floor(acc / div);
-      out.byte(b);
-      acc -= b * div;
-      bits -= 8;
+  out.room(Math.ceil((len * w) / 8) + 1);
+  const buf = out.buf;
+  let at = out.length;
+  if (w <= 24) {
+    // integer bit operations: at most 7 + 24 bits are held
+    let acc = 0;
+    let bits = 0;
+    for (let i = 0; i < len; i++) {
+      acc = (acc << w) | (values[i] as number);
+      bits += w;
+      while (bits >= 8) {
+        bits -= 8;
+        buf[at++] = acc >>> bits;
+      }
+      acc &= (1 << bits) - 1;
     }
+    if (bits > 0) buf[at++] = acc << (8 - bits);
+  } else {
+    let acc = 0;
+    let bits = 0;
+    for (let i = 0; i < len; i++) {
+      acc = acc * 2 ** w + (values[i] as number);
+      bits += w;
+      while (bits >= 8) {
+        const div = 2 ** (bits - 8);
+        const b = Math.floor(acc / div);
+        buf[at++] = b;
+        acc -= b * div;
+        bits -= 8;
+      }
+    }
+    if (bits > 0) buf[at++] = acc * 2 ** (8 - bits);
   }
-  if (bits > 0) out.byte(acc * 2 ** (8 - bits));
+  out.length = at;
 }
 
-/** Integer RLE v2 of `values` (short repeat, delta for runs of one step, direct otherwise). */
-export function writeIntRleV2(out: ByteSink, values: readonly OrcInt[], signed: boolean): void {
-  const n = values.length;
+/** One run's values zigzagged (when signed), reused from run to run. */
+const runScratch = new Float64Array(512);
+
+/**
+ * Integer RLE v2 of values[0, n) (short repeat, delta for runs of one step, direct otherwise).
+ * Numbers go without an allocation per run; a bigint makes its run take the general path.
+ */
+export function writeIntRleV2(out: ByteSink, values: ArrayLike<OrcInt>, signed: boolean, n = values.length): void {
   let i = 0;
   while (i < n) {
     // a run of one step (equal values: step 0)
-    if (i + 1 < n && typeof values[i] === 'number' && typeof values[i + 1] === 'number') {
-      const step = (values[i + 1] as number) - (values[i] as number);
-      if (Number.isSafeInteger(step)) {
-        let run = 2;
-        while (
-          i + run < n &&
-          run < 512 &&
-          typeof values[i + run] === 'number' &&
-          (values[i + run] as number) - (values[i + run - 1] as number) === step
-        )
-          run++;
-        if (run >= 3) {
-          const first = values[i] as number;
-          if (step === 0 && run <= 10) {
-            const raw = signed ? zigzag(first) : first;
-            const width = Math.max(1, Math.ceil(bitsOf(raw) / 8));
-            out.byte(((width - 1) << 3) | (run - 3));
-            out.bigEndian(raw, width);
-          } else {
-            out.byte(0xc0 | ((run - 1) >>> 8));
-            out.byte((run - 1) & 0xff);
-            if (signed) out.svarint(first);
-            else out.uvarint(first);
-            out.svarint(step);
-          }
-          i += run;
-          continue;
+    const a = values[i];
+    const b = i + 1 < n ? values[i + 1] : undefined;
+    if (typeof a === 'number' && typeof b === 'number' && Number.isSafeInteger(b - a)) {
+      const step = b - a;
+      let run = 2;
+      let prev = b;
+      while (i + run < n && run < 512) {
+        const c = values[i + run];
+        if (typeof c !== 'number' || c - prev !== step) break;
+        prev = c;
+        run++;
+      }
+      if (run >= 3) {
+        if (step === 0 && run <= 10) {
+          const raw = signed ? zigzag(a) : a;
+          const width = Math.max(1, Math.ceil(bitsOf(raw) / 8));
+          out.byte(((width - 1) << 3) | (run - 3));
+          out.bigEndian(raw, width);
+        } else {
+          out.byte(0xc0 | ((run - 1) >>> 8));
+          out.byte((run - 1) & 0xff);
+          if (signed) out.svarint(a);
+          else out.uvarint(a);
+          out.svarint(step);
         }
+        i += run;
+        continue;
       }
     }
     // literals until the next run of three equal steps, at most 512
     let end = i + 1;
-    while (end < n && end - i < 512 && !stepRunAt(values, end)) end++;
+    while (end < n && end - i < 512 && !stepRunAt(values, end, n)) end++;
     writeDirect(out, values, i, end, signed);
     i = end;
   }
 }
 
 /** Whether values[k..k+2] are numbers one step apart (where a delta run can start). */
-function stepRunAt(values: readonly OrcInt[], k: number): boolean {
-  if (k + 2 >= values.length) return false;
+function stepRunAt(values: ArrayLike<OrcInt>, k: number, n: number): boolean {
+  if (k + 2 >= n) return false;
   const a = values[k];
   const b = values[k + 1];
   const c = values[k + 2];
   return typeof a === 'number' && typeof b === 'number' && typeof c === 'number' && b - a === c - b && Number.isSafeInteger(b - a);
 }
 
-function writeDirect(out: ByteSink, values: readonly OrcInt[], from: number, to: number, signed: boolean): void {
-  const raw: OrcInt[] = [];
-  let bits = 0;
+function writeDirect(out: ByteSink, values: ArrayLike<OrcInt>, from: number, to: number, signed: boolean): void {
+  const len = to - from;
+  let raw: ArrayLike<OrcInt> = runScratch;
+  let max = 0;
   for (let i = from; i < to; i++) {
     const v = values[i];
-    const r = signed ? zigzag(v) : v;
-    raw.push(r);
-    const b = bitsOf(r);
-    if (b > bits) bits = b;
+    const r = typeof v === 'number' ? (signed ? (v >= 0 ? v * 2 : -v * 2 - 1) : v) : 0;
+    if (typeof v !== 'number' || r > Number.MAX_SAFE_INTEGER) {
+      raw = generalRaw(values, from, to, signed);
+      break;
+    }
+    runScratch[i - from] = r;
+    if (r > max) max = r;
   }
+  let bits = 0;
+  if (raw === runScratch) bits = bitsOf(max);
+  else for (let i = 0; i < len; i++) bits = Math.max(bits, bitsOf(raw[i]));
   let w = closestFixedBits(Math.max(bits, 1));
   // the packer takes numbers up to 30 bits unaligned; past them whole bytes
   if (w > 30 && w % 8 !== 0) w = closestFixedBits(Math.ceil(w / 8) * 8);
-  const len = to - from;
   out.byte(0x40 | (WIDTHS.indexOf(w) << 1) | ((len - 1) >>> 8));
   out.byte((len - 1) & 0xff);
-  writePacked(out, raw, 0, len, w);
+  writePacked(out, raw, len, w);
+}
+
+/** A run's values zigzagged (when signed), bigints among them. */
+function generalRaw(values: ArrayLike<OrcInt>, from: number, to: number, signed: boolean): OrcInt[] {
+  const raw: OrcInt[] = [];
+  for (let i = from; i < to; i++) raw.push(signed ? zigzag(values[i]) : values[i]);
+  return raw;
 }

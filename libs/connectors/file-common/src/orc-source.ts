@@ -2,7 +2,7 @@ import { type Column, type DataType, formatType } from '@tideway/api';
 import { ConfigError, ErrorCode } from '@tideway/common';
 import type { FileSystemAdapter } from './file-system.js';
 import { javaDoubleText, javaFloatText } from './java-text.js';
-import { orcColumns, orcStripeRows, readOrcTail } from './orc-reader.js';
+import { type OrcStripeData, type OrcTail, orcColumns, orcStripeRows, readOrcStripe, readOrcTail } from './orc-reader.js';
 
 /**
  * What an ORC source reads from each file: the file's columns (all, or read_columns), or, when
@@ -57,6 +57,14 @@ function castOf(from: DataType, to: DataType): Cast | undefined {
   return undefined;
 }
 
+/** A file's tail, the file columns read and the casts to the columns emitted. */
+interface FilePlan {
+  readonly path: string;
+  readonly tail: OrcTail;
+  readonly read: Column[];
+  readonly casts: Cast[];
+}
+
 /** The rows of one stripe of an ORC file as the source emits them (before partition values). */
 export type OrcStripeReader = (
   fs: FileSystemAdapter,
@@ -75,7 +83,7 @@ export function orcStripeReader(
   declared: readonly Column[] | undefined,
   pick: (fileColumns: readonly Column[], path: string) => Column[],
 ): OrcStripeReader {
-  return async function* (fs, path, stripe, offset, batchRows) {
+  const planOf = async (fs: FileSystemAdapter, path: string): Promise<FilePlan> => {
     const tail = await readOrcTail(fs, path);
     const fileColumns = orcColumns(tail);
     const emitted = declared ?? pick(fileColumns, path);
@@ -99,8 +107,25 @@ export function orcStripeReader(
       read.push(found);
       casts.push(cast);
     }
+    return { path, tail, read, casts };
+  };
+  /** The last file's tail and what is read of it: a file's stripes are mostly read one after the other by the same reader. */
+  let last: FilePlan | undefined;
+  /** The stripe after the last one asked for, being read while that one is decoded. */
+  let next: { path: string; stripe: number; read: Promise<OrcStripeData> } | undefined;
+  return async function* (fs, path, stripe, offset, batchRows) {
+    if (last?.path !== path) last = await planOf(fs, path);
+    const { tail, read, casts } = last;
+    const ahead = next?.path === path && next.stripe === stripe ? next.read : undefined;
+    next = undefined;
+    const stripeRead = ahead ?? readOrcStripe(fs, tail, stripe, read);
+    stripeRead.catch(() => undefined); // thrown where the rows are read
+    if (stripe + 1 < tail.footer.stripes.length) {
+      next = { path, stripe: stripe + 1, read: readOrcStripe(fs, tail, stripe + 1, read) };
+      next.read.catch(() => undefined); // its error, if any, is thrown when that stripe is asked for
+    }
     const identity = declared === undefined;
-    for await (const batch of orcStripeRows(fs, path, stripe, offset, read, batchRows, tail)) {
+    for await (const batch of orcStripeRows(fs, path, stripe, offset, read, batchRows, tail, stripeRead)) {
       if (!identity) for (const row of batch) for (let i = 0; i < casts.length; i++) row[i] = casts[i](row[i]);
       yield batch;
     }

@@ -1,24 +1,23 @@
-import { type Column, type DataType, formatType, rowBytes } from '@tideway/api';
+import { type Column, type DataType, formatType } from '@tideway/api';
 import { ConfigError, ErrorCode } from '@tideway/common';
-import type { FileEncoder } from './file-encoder.js';
+import type { FileEncoder, Rows } from './file-encoder.js';
 import {
   CalendarKind,
-  ColumnEncoding_Kind,
-  type ColumnEncoding,
   type ColumnStatistics,
   CompressionKind,
   Footer,
   Metadata,
   PostScript,
-  type Stream,
-  StripeFooter,
   type StripeInformation,
-  Stream_Kind,
   type Type,
   Type_Kind,
 } from './gen/orc_file.js';
 import { compress } from './orc-compression.js';
-import { ByteSink, type OrcInt, writeBooleans, writeByteRle, writeIntRleV2 } from './orc-rle.js';
+import { type EncodedOrcStripe, encodeOrcStripe, ORC_BLOCK_SIZE, type OrcStripeJob, type RawOrcColumn } from './orc-stripe.js';
+import { collectOrcStripe, type RowGroupTicket, startRowGroupThread, submitOrcStripe } from './row-group-thread.js';
+import { grownBuffer, type Utf8Buffer, writeUtf8 } from './parquet-byte-array-builder.js';
+import { grown } from './parquet-column-builder.js';
+import { ByteSink, type OrcInt } from './orc-rle.js';
 import { dateDays, unscaledDecimal } from './parquet-values.js';
 import { daysFromCivil, parseDateDays, parseUnscaled } from './parquet-text-parse.js';
 
@@ -26,7 +25,7 @@ import { daysFromCivil, parseDateDays, parseUnscaled } from './parquet-text-pars
  * Tideway's ORC writer (docs/decisions/0011-orc.md): file format 0.12, integers in RLE v2,
  * strings by dictionary when at most 80% of a stripe's values are distinct, and of its first
  * 10,000 (direct otherwise, as ORC's Java writer decides on its first row group), a present
- * stream only where a stripe has nulls, stripes of about ORC_STRIPE_BYTES of row data, each stream compressed in blocks of 256 KB; column statistics
+ * stream only where a stripe has nulls, stripes of about ORC_STRIPE_BYTES of buffered values, encoded by orc-stripe.ts (on the row-group thread), each stream compressed in blocks of 256 KB; column statistics
  * (values, nulls) per stripe and per file. No row index (row_index_stride 0): readers then read
  * whole stripes, which is how Tideway splits a file anyway.
  *
@@ -44,9 +43,8 @@ import { daysFromCivil, parseDateDays, parseUnscaled } from './parquet-text-pars
  * | array, map, row | array, map, struct                              |
  */
 
-/** A stripe is cut once this many bytes of row data (rowBytes) are buffered. */
+/** A stripe is cut once its buffered values take about this many bytes (ColumnWriter.size). */
 export const ORC_STRIPE_BYTES = 16 * 1024 * 1024;
-export const ORC_BLOCK_SIZE = 256 * 1024;
 const ORC_EPOCH = 1_420_070_400; // 2015-01-01T00:00:00Z
 const SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
@@ -106,14 +104,8 @@ export function checkOrcColumns(columns: readonly Column[]): void {
   for (const c of columns) walk(c.type, c.name);
 }
 
-/** A stream of a stripe: its kind, column and compressed bytes. */
-interface StripeStream {
-  readonly kind: Stream_Kind;
-  readonly column: number;
-  readonly bytes: Uint8Array;
-}
-
 function toInt(v: unknown): OrcInt {
+  if (typeof v === 'number') return Math.trunc(v);
   if (typeof v === 'bigint') return v <= SAFE && v >= -SAFE ? Number(v) : v;
   return Math.trunc(Number(v));
 }
@@ -172,10 +164,22 @@ function encodeNanos(ns: number): number {
   return zeros >= 2 ? v * 8 + (zeros - 1) : ns * 8;
 }
 
+/** The used part of a typed array, copied into an array of its own (handed to the row-group thread; the writer keeps its buffer). */
+function used<T extends Uint8Array | Int32Array | Float32Array | Float64Array>(a: T, n: number): T {
+  return a.slice(0, n) as T;
+}
+
+/**
+ * One column of the file being written. Values go, as they arrive, into typed arrays or one byte
+ * buffer per column (decision 0011, "Speed"), kept from stripe to stripe; when the stripe is cut
+ * their used parts are copied out (`detach`) and encoded (orc-stripe.ts).
+ */
 abstract class ColumnWriter {
   /** Values (nulls too) of the stripe so far. */
   count = 0;
   nonNull = 0;
+  /** Bytes the stripe's values take, about (a null one): the stripe is cut on their sum. */
+  size = 0;
   /** Where the stripe's nulls are: the present stream is made from them, when there are any. */
   private nulls: number[] = [];
   fileValues = 0;
@@ -186,84 +190,97 @@ abstract class ColumnWriter {
   add(v: unknown): void {
     if (v === null || v === undefined) {
       this.nulls.push(this.count++);
+      this.size++;
       this.fileNulls = true;
       return;
     }
+    this.addValue(v);
     this.count++;
     this.nonNull++;
-    this.addValue(v);
   }
 
   protected abstract addValue(v: unknown): void;
-  /** The stripe's data streams (uncompressed) and encoding; resets the stripe's values. */
-  protected abstract flushValues(out: (kind: Stream_Kind, bytes: Uint8Array) => void): ColumnEncoding;
+  /** The stripe's values (copied out) for its encoding; the writer empties its own. */
+  protected abstract detachValues(): Omit<RawOrcColumn, 'id' | 'count' | 'nonNull' | 'nulls'>;
 
   /** Every writer of this subtree, pre-order. */
   all(): ColumnWriter[] {
     return [this];
   }
 
-  flush(streams: StripeStream[], codec: CompressionKind, encodings: ColumnEncoding[], stats: ColumnStatistics[]): void {
+  /** The stripe's column, its statistics in `stats`; empties the column for the next stripe. */
+  detach(stats: ColumnStatistics[]): RawOrcColumn {
     const hasNull = this.nulls.length > 0;
-    if (hasNull) {
-      const present = new Uint8Array(this.count).fill(1);
-      for (const at of this.nulls) present[at] = 0;
-      const sink = new ByteSink();
-      writeBooleans(sink, present);
-      streams.push({ kind: Stream_Kind.PRESENT, column: this.id, bytes: compress(codec, sink.bytes(), ORC_BLOCK_SIZE) });
-    }
     stats[this.id] = { numberOfValues: BigInt(this.nonNull), hasNull };
     this.fileValues += this.nonNull;
-    encodings[this.id] = this.flushValues((kind, bytes) => {
-      streams.push({ kind, column: this.id, bytes: compress(codec, bytes, ORC_BLOCK_SIZE) });
-    });
+    const raw: RawOrcColumn = {
+      id: this.id,
+      count: this.count,
+      nonNull: this.nonNull,
+      ...(hasNull && { nulls: Int32Array.from(this.nulls) }),
+      ...this.detachValues(),
+    };
     this.nulls = [];
     this.count = 0;
     this.nonNull = 0;
+    this.size = 0;
+    return raw;
   }
-}
-
-const DIRECT: ColumnEncoding = { kind: ColumnEncoding_Kind.DIRECT };
-/** Values of a stripe's string column whose distinct share decides dictionary or direct (ORC's default row index stride). */
-const DICTIONARY_SAMPLE = 10_000;
-const DIRECT_V2: ColumnEncoding = { kind: ColumnEncoding_Kind.DIRECT_V2 };
-
-function intStream(values: readonly OrcInt[], signed: boolean): Uint8Array {
-  const sink = new ByteSink();
-  writeIntRleV2(sink, values, signed);
-  return sink.bytes();
 }
 
 class BooleanWriter extends ColumnWriter {
-  private bits: number[] = [];
+  private bits = new Uint8Array(1024);
   protected addValue(v: unknown): void {
-    this.bits.push(v ? 1 : 0);
+    const n = this.nonNull;
+    if (n === this.bits.length) this.bits = grown(this.bits, n + 1);
+    this.bits[n] = v ? 1 : 0;
+    this.size++;
   }
-  protected flushValues(out: (kind: Stream_Kind, bytes: Uint8Array) => void): ColumnEncoding {
-    const sink = new ByteSink();
-    writeBooleans(sink, Uint8Array.from(this.bits));
-    out(Stream_Kind.DATA, sink.bytes());
-    this.bits = [];
-    return DIRECT;
+  protected detachValues() {
+    return { kind: 'boolean' as const, values: used(this.bits, this.nonNull) };
   }
 }
 
 class ByteWriter extends ColumnWriter {
-  private bytes: number[] = [];
+  private bytes = new Uint8Array(1024);
   protected addValue(v: unknown): void {
-    this.bytes.push(Number(v) & 0xff);
+    const n = this.nonNull;
+    if (n === this.bytes.length) this.bytes = grown(this.bytes, n + 1);
+    this.bytes[n] = Number(v) & 0xff;
+    this.size++;
   }
-  protected flushValues(out: (kind: Stream_Kind, bytes: Uint8Array) => void): ColumnEncoding {
-    const sink = new ByteSink();
-    writeByteRle(sink, Uint8Array.from(this.bytes));
-    out(Stream_Kind.DATA, sink.bytes());
-    this.bytes = [];
-    return DIRECT;
+  protected detachValues() {
+    return { kind: 'byte' as const, values: used(this.bytes, this.nonNull) };
+  }
+}
+
+/** A stripe's integers: in a Float64Array while each fits a number exactly, in an array once a bigint does not. */
+class Ints {
+  values = new Float64Array(1024);
+  big: OrcInt[] | undefined;
+  n = 0;
+  push(x: OrcInt): void {
+    const n = this.n;
+    if (typeof x === 'number' && this.big === undefined) {
+      if (n === this.values.length) this.values = grown(this.values, n + 1);
+      this.values[n] = x;
+    } else {
+      this.big ??= Array.from(this.values.subarray(0, n));
+      this.big.push(x);
+    }
+    this.n = n + 1;
+  }
+  /** The values (copied out, or the bigints' array), and empties them. */
+  detach(): { values?: Float64Array; big?: OrcInt[] } {
+    const out = this.big ? { big: this.big } : { values: used(this.values, this.n) };
+    this.n = 0;
+    this.big = undefined;
+    return out;
   }
 }
 
 class IntWriter extends ColumnWriter {
-  private values: OrcInt[] = [];
+  private readonly values = new Ints();
   constructor(
     id: number,
     private readonly convert: (v: unknown) => OrcInt,
@@ -272,99 +289,75 @@ class IntWriter extends ColumnWriter {
   }
   protected addValue(v: unknown): void {
     this.values.push(this.convert(v));
+    this.size += 8;
   }
-  protected flushValues(out: (kind: Stream_Kind, bytes: Uint8Array) => void): ColumnEncoding {
-    out(Stream_Kind.DATA, intStream(this.values, true));
-    this.values = [];
-    return DIRECT_V2;
+  protected detachValues() {
+    return { kind: 'int' as const, ...this.values.detach() };
   }
 }
 
 class FloatWriter extends ColumnWriter {
-  private values: number[] = [];
-  constructor(
-    id: number,
-    private readonly width: 4 | 8,
-  ) {
+  private values: Float32Array | Float64Array;
+  constructor(id: number, width: 4 | 8) {
     super(id);
+    this.values = width === 4 ? new Float32Array(1024) : new Float64Array(1024);
   }
   protected addValue(v: unknown): void {
-    this.values.push(Number(v));
+    const n = this.nonNull;
+    if (n === this.values.length) this.values = grown(this.values, n + 1);
+    this.values[n] = Number(v);
+    this.size += this.values.BYTES_PER_ELEMENT;
   }
-  protected flushValues(out: (kind: Stream_Kind, bytes: Uint8Array) => void): ColumnEncoding {
-    const bytes = new Uint8Array(this.values.length * this.width);
-    const view = new DataView(bytes.buffer);
-    // IEEE 754, little-endian, whatever the machine's order
-    if (this.width === 4) for (let i = 0; i < this.values.length; i++) view.setFloat32(i * 4, this.values[i], true);
-    else for (let i = 0; i < this.values.length; i++) view.setFloat64(i * 8, this.values[i], true);
-    out(Stream_Kind.DATA, bytes);
-    this.values = [];
-    return DIRECT;
+  protected detachValues() {
+    return { kind: 'float' as const, values: used(this.values, this.nonNull) };
   }
 }
 
+/**
+ * Strings and binary: each value's bytes (UTF-8 for a string) written, as it arrives, into one
+ * buffer, its length beside; whether a string column's stripe goes by dictionary is decided on
+ * those bytes when the stripe is encoded.
+ */
 class StringWriter extends ColumnWriter {
-  private values: (string | Uint8Array)[] = [];
+  private buf = Buffer.allocUnsafeSlow(1 << 16) as Utf8Buffer;
+  private pos = 0;
+  private lengths = new Int32Array(1024);
+
   constructor(
     id: number,
     private readonly binary: boolean,
   ) {
     super(id);
   }
+
   protected addValue(v: unknown): void {
-    this.values.push(this.binary ? (v as Uint8Array) : typeof v === 'string' ? v : String(v));
-  }
-  protected flushValues(out: (kind: Stream_Kind, bytes: Uint8Array) => void): ColumnEncoding {
-    const values = this.values;
-    this.values = [];
-    if (!this.binary) {
-      const dict = new Map<string, number>();
-      const idx = new Array<number>(values.length);
-      const limit = 0.8 * values.length;
-      let direct = values.length === 0;
-      for (let i = 0; i < values.length && !direct; i++) {
-        const s = values[i] as string;
-        let j = dict.get(s);
-        if (j === undefined) {
-          j = dict.size;
-          dict.set(s, j);
-        }
-        idx[i] = j;
-        // decided on the first DICTIONARY_SAMPLE values, as ORC's Java writer decides on its first row group
-        direct = dict.size > limit || (i === DICTIONARY_SAMPLE - 1 && dict.size > 0.8 * DICTIONARY_SAMPLE);
-      }
-      if (!direct) {
-        out(Stream_Kind.DATA, intStream(idx, false));
-        const [data, lengths] = this.bytesAndLengths([...dict.keys()]);
-        out(Stream_Kind.LENGTH, lengths);
-        out(Stream_Kind.DICTIONARY_DATA, data);
-        return { kind: ColumnEncoding_Kind.DICTIONARY_V2, dictionarySize: dict.size };
-      }
+    let len: number;
+    if (this.binary) {
+      const b = v as Uint8Array;
+      if (this.pos + b.length > this.buf.length) this.buf = grownBuffer(this.buf, this.pos + b.length) as Utf8Buffer;
+      this.buf.set(b, this.pos);
+      len = b.length;
+    } else {
+      const s = typeof v === 'string' ? v : String(v);
+      if (this.pos + 3 * s.length > this.buf.length) this.buf = grownBuffer(this.buf, this.pos + 3 * s.length) as Utf8Buffer;
+      len = writeUtf8(this.buf, this.pos, s);
     }
-    const [data, lengths] = this.bytesAndLengths(values);
-    out(Stream_Kind.DATA, data);
-    out(Stream_Kind.LENGTH, lengths);
-    return DIRECT_V2;
+    this.pos += len;
+    this.size += len + 4;
+    const k = this.nonNull;
+    if (k === this.lengths.length) this.lengths = grown(this.lengths, k + 1);
+    this.lengths[k] = len;
   }
-  private bytesAndLengths(values: readonly (string | Uint8Array)[]): [Uint8Array, Uint8Array] {
-    // one buffer for all: a string takes at most 3 bytes per UTF-16 unit
-    let room = 0;
-    for (const v of values) room += typeof v === 'string' ? v.length * 3 : v.length;
-    const buf = Buffer.allocUnsafe(room);
-    const lengths = new Array<number>(values.length);
-    let at = 0;
-    for (let i = 0; i < values.length; i++) {
-      const v = values[i];
-      const n = typeof v === 'string' ? buf.write(v, at, 'utf8') : (buf.set(v, at), v.length);
-      lengths[i] = n;
-      at += n;
-    }
-    return [buf.subarray(0, at), intStream(lengths, false)];
+
+  protected detachValues() {
+    const bytes = Uint8Array.prototype.slice.call(this.buf, 0, this.pos);
+    this.pos = 0;
+    return { kind: this.binary ? ('binary' as const) : ('string' as const), bytes, values: used(this.lengths, this.nonNull) };
   }
 }
 
 class DecimalWriter extends ColumnWriter {
-  private sink = new ByteSink();
+  private readonly sink = new ByteSink();
   constructor(
     id: number,
     private readonly scale: number,
@@ -376,18 +369,18 @@ class DecimalWriter extends ColumnWriter {
     // up to 15 digits as a number (exact), wider through BigInt
     const n = parseUnscaled(text, this.scale);
     this.sink.svarint(Number.isNaN(n) ? unscaledDecimal(text, this.scale) : n);
+    this.size += 8;
   }
-  protected flushValues(out: (kind: Stream_Kind, bytes: Uint8Array) => void): ColumnEncoding {
-    out(Stream_Kind.DATA, this.sink.bytes());
-    out(Stream_Kind.SECONDARY, intStream(new Array<number>(this.nonNull).fill(this.scale), true));
-    this.sink = new ByteSink();
-    return DIRECT_V2;
+  protected detachValues() {
+    const bytes = this.sink.bytes().slice();
+    this.sink.length = 0;
+    return { kind: 'decimal' as const, bytes, scale: this.scale };
   }
 }
 
 class TimestampWriter extends ColumnWriter {
-  private secs: number[] = [];
-  private nanos: number[] = [];
+  private readonly secs = new Ints();
+  private readonly nanos = new Ints();
   constructor(
     id: number,
     private readonly withZone: boolean,
@@ -396,18 +389,16 @@ class TimestampWriter extends ColumnWriter {
   }
   private readonly parsed: [number, number] = [0, 0];
   protected addValue(v: unknown): void {
-    const text = String(v);
+    const text = typeof v === 'string' ? v : String(v);
     const [s, ns] = !this.withZone && fastSecondsAndNanos(text, this.parsed) ? this.parsed : secondsAndNanos(text, this.withZone);
     // ORC's writers truncate toward zero before 1970: readers take one second back
     this.secs.push(s - ORC_EPOCH + (s < 0 && ns > 999_999 ? 1 : 0));
     this.nanos.push(encodeNanos(ns));
+    this.size += 12;
   }
-  protected flushValues(out: (kind: Stream_Kind, bytes: Uint8Array) => void): ColumnEncoding {
-    out(Stream_Kind.DATA, intStream(this.secs, true));
-    out(Stream_Kind.SECONDARY, intStream(this.nanos, false));
-    this.secs = [];
-    this.nanos = [];
-    return DIRECT_V2;
+  protected detachValues() {
+    const nanos = this.nanos.detach();
+    return { kind: 'timestamp' as const, ...this.secs.detach(), nanos: nanos.values, bigNanos: nanos.big };
   }
 }
 
@@ -425,13 +416,13 @@ class StructWriter extends ColumnWriter {
   override all(): ColumnWriter[] {
     return [this, ...this.children.flatMap((c) => c.all())];
   }
-  protected flushValues(): ColumnEncoding {
-    return DIRECT;
+  protected detachValues() {
+    return { kind: 'struct' as const };
   }
 }
 
 class ListWriter extends ColumnWriter {
-  private lengths: number[] = [];
+  private readonly lengths = new Ints();
   constructor(
     id: number,
     private readonly element: ColumnWriter,
@@ -442,24 +433,24 @@ class ListWriter extends ColumnWriter {
   protected addValue(v: unknown): void {
     if (this.value) {
       const entries = v instanceof Map ? [...(v as Map<unknown, unknown>).entries()] : Object.entries(v as object);
-      this.lengths.push(entries.length);
       for (const [k, val] of entries) {
         this.element.add(k);
         this.value.add(val);
       }
+      this.lengths.push(entries.length);
+      this.size += 4;
       return;
     }
     const items = v as readonly unknown[];
-    this.lengths.push(items.length);
     for (const item of items) this.element.add(item);
+    this.lengths.push(items.length);
+    this.size += 4;
   }
   override all(): ColumnWriter[] {
     return [this, ...this.element.all(), ...(this.value ? this.value.all() : [])];
   }
-  protected flushValues(out: (kind: Stream_Kind, bytes: Uint8Array) => void): ColumnEncoding {
-    out(Stream_Kind.LENGTH, intStream(this.lengths, false));
-    this.lengths = [];
-    return DIRECT_V2;
+  protected detachValues() {
+    return { kind: 'list' as const, ...this.lengths.detach() };
   }
 }
 
@@ -521,23 +512,45 @@ function buildWriter(type: DataType, name: string, types: Type[]): ColumnWriter 
   }
 }
 
-/** Writes one ORC file; `take` hands over the stripes written so far. */
+/** Rows of a batch taken at a time by addRows, column by column: the stripe's size is looked at between slices. */
+const SLICE = 1024;
+
+/** Stripes handed to the row-group thread and not yet written; past this the writer waits for the oldest. */
+const IN_FLIGHT = 2;
+
+/** A stripe cut and not yet placed in the file: sent to the row-group thread, or encoded here. */
+interface PendingStripe {
+  readonly rows: number;
+  readonly stats: ColumnStatistics[];
+  readonly ticket?: RowGroupTicket;
+  readonly encoded?: EncodedOrcStripe;
+}
+
+/**
+ * Writes one ORC file: values go into column buffers as rows arrive (the column writers above);
+ * once a stripe's values reach `stripeBytes` they are copied out and the stripe is encoded
+ * (orc-stripe.ts) on the row-group thread while the next one fills, or here when there is no
+ * thread (or it is still starting). `take` hands over the stripes written so far.
+ */
 export class OrcFileWriter implements FileEncoder {
   private readonly types: Type[] = [];
   private readonly root: StructWriter;
   private readonly writers: ColumnWriter[];
-  private out = new ByteSink();
-  private offset = 0;
+  /** The file's bytes not taken yet, in order. */
+  private ready: Uint8Array[] = [Buffer.from('ORC')];
+  private readonly pending: PendingStripe[] = [];
+  private offset = 3;
   private readonly stripes: StripeInformation[] = [];
   private readonly stripeStats: ColumnStatistics[][] = [];
   private rows = 0;
   private totalRows = 0;
-  private estimated = 0;
 
+  /** `thread`: encode stripes on the row-group thread when it can start (tests compare both ways). */
   constructor(
     columns: readonly Column[],
     private readonly codec: CompressionKind,
     private readonly stripeBytes = ORC_STRIPE_BYTES,
+    private readonly thread = true,
   ) {
     checkOrcColumns(columns);
     this.types.push({ kind: Type_Kind.STRUCT, subtypes: [], fieldNames: [], attributes: [] });
@@ -548,64 +561,84 @@ export class OrcFileWriter implements FileEncoder {
     });
     this.root = new StructWriter(0, children);
     this.writers = this.root.all();
-    this.out.write(new TextEncoder().encode('ORC'));
-    this.offset = 3;
+    if (thread) startRowGroupThread(); // up by the first stripe, or that one is encoded here
   }
 
   add(fields: readonly unknown[]): void {
     const children = this.root.children;
     for (let i = 0; i < children.length; i++) children[i].add(fields[i]);
     this.rows++;
-    this.estimated += rowBytes(fields) + fields.length;
-    if (this.estimated >= this.stripeBytes) this.writeStripe();
+    if (this.stripeSize() >= this.stripeBytes) this.cutStripe();
   }
 
-  private writeStripe(): void {
+  addRows(rows: Rows, count: number, columns?: readonly number[]): void {
+    const children = this.root.children;
+    for (let r0 = 0; r0 < count; r0 += SLICE) {
+      const r1 = Math.min(count, r0 + SLICE);
+      for (let i = 0; i < children.length; i++) {
+        const w = children[i];
+        const col = columns === undefined ? i : columns[i];
+        for (let r = r0; r < r1; r++) w.add(rows[r][col]);
+      }
+      this.rows += r1 - r0;
+      if (this.stripeSize() >= this.stripeBytes) this.cutStripe();
+    }
+  }
+
+  /** Bytes the stripe's values take, about: a value's own, and one a column per row. */
+  private stripeSize(): number {
+    let size = 0;
+    for (const w of this.writers) size += w.size + w.count;
+    return size;
+  }
+
+  /** Ends the stripe being filled: its values copied out and sent to be encoded. */
+  private cutStripe(): void {
     if (this.rows === 0) return;
     // the root struct has a value per row and no nulls
     this.root.count = this.rows;
     this.root.nonNull = this.rows;
-    const streams: StripeStream[] = [];
-    const encodings: ColumnEncoding[] = [];
     const stats: ColumnStatistics[] = [];
-    for (const w of this.writers) w.flush(streams, this.codec, encodings, stats);
-    const start = this.offset;
-    let dataLength = 0;
-    const listed: Stream[] = [];
-    for (const s of streams) {
-      this.out.write(s.bytes);
-      dataLength += s.bytes.length;
-      listed.push({ kind: s.kind, column: s.column, length: BigInt(s.bytes.length) });
-    }
-    const footer = compress(
-      this.codec,
-      StripeFooter.encode({ streams: listed, columns: encodings, writerTimezone: 'GMT' }).finish(),
-      ORC_BLOCK_SIZE,
-    );
-    this.out.write(footer);
-    this.offset += dataLength + footer.length;
-    this.stripes.push({
-      offset: BigInt(start),
-      indexLength: 0n,
-      dataLength: BigInt(dataLength),
-      footerLength: BigInt(footer.length),
-      numberOfRows: BigInt(this.rows),
-    });
-    this.stripeStats.push(stats);
-    this.totalRows += this.rows;
+    const job: OrcStripeJob = { codec: this.codec, columns: this.writers.map((w) => w.detach(stats)) };
+    const ticket = this.thread ? submitOrcStripe(job) : undefined;
+    this.pending.push({ rows: this.rows, stats, ticket, encoded: ticket ? undefined : encodeOrcStripe(job) });
     this.rows = 0;
-    this.estimated = 0;
+    this.place(false);
+  }
+
+  /** Places the stripes encoded so far in the file, in order; waits for them all with `all`, and for the oldest while too many are out. */
+  private place(all: boolean): void {
+    while (this.pending.length > 0) {
+      const p = this.pending[0];
+      const wait = all || this.pending.length > IN_FLIGHT;
+      const encoded = p.encoded ?? collectOrcStripe(p.ticket!, wait);
+      if (encoded === undefined) return;
+      this.pending.shift();
+      this.ready.push(encoded.bytes);
+      this.stripes.push({
+        offset: BigInt(this.offset),
+        indexLength: 0n,
+        dataLength: BigInt(encoded.dataLength),
+        footerLength: BigInt(encoded.footerLength),
+        numberOfRows: BigInt(p.rows),
+      });
+      this.offset += encoded.bytes.length;
+      this.stripeStats.push(p.stats);
+      this.totalRows += p.rows;
+    }
   }
 
   take(): Uint8Array | undefined {
-    if (this.out.length === 0) return undefined;
-    const bytes = this.out.bytes();
-    this.out = new ByteSink();
-    return bytes;
+    this.place(false);
+    const parts = this.ready;
+    if (parts.length === 0) return undefined;
+    this.ready = [];
+    return parts.length === 1 ? parts[0] : Buffer.concat(parts);
   }
 
   finish(): Uint8Array | undefined {
-    this.writeStripe();
+    this.cutStripe();
+    this.place(true);
     const metadata = compress(
       this.codec,
       Metadata.encode({ stripeStats: this.stripeStats.map((colStats) => ({ colStats })) }).finish(),
@@ -636,10 +669,7 @@ export class OrcFileWriter implements FileEncoder {
       writerVersion: 6,
       magic: 'ORC',
     }).finish();
-    this.out.write(metadata);
-    this.out.write(footer);
-    this.out.write(ps);
-    this.out.byte(ps.length);
+    this.ready.push(metadata, footer, ps, Uint8Array.of(ps.length));
     return this.take();
   }
 }

@@ -11,25 +11,29 @@ import type { RawColumn } from './parquet-row-group.js';
 const SHORT = 32;
 
 /** Node's Buffer#utf8Write (what Buffer#write calls for UTF-8, without its argument handling: about 20 ns less a call). */
-type Utf8Buffer = Buffer & { utf8Write(s: string, offset: number): number };
+export type Utf8Buffer = Buffer & { utf8Write(s: string, offset: number): number };
+
+/** Writes `s` as UTF-8 at `at` (`buf` has room for 3 * s.length bytes) and returns its byte length; the ORC writer's strings too. */
+export function writeUtf8(buf: Utf8Buffer, at: number, s: string): number {
+  const n = s.length;
+  if (n < SHORT) {
+    let i = 0;
+    for (; i < n; i++) {
+      const c = s.charCodeAt(i);
+      if (c > 127) break;
+      buf[at + i] = c;
+    }
+    if (i === n) return n;
+  }
+  return buf.utf8Write(s, at);
+}
 
 /**
  * Writes `s` as a PLAIN BYTE_ARRAY (4-byte length, UTF-8) at `at`; `buf` has room for 4 + 3 *
  * s.length bytes. Returns the UTF-8 byte length.
  */
 function putString(buf: Utf8Buffer, at: number, s: string): number {
-  const n = s.length;
-  let len = -1;
-  if (n < SHORT) {
-    let i = 0;
-    for (; i < n; i++) {
-      const c = s.charCodeAt(i);
-      if (c > 127) break;
-      buf[at + 4 + i] = c;
-    }
-    if (i === n) len = n;
-  }
-  if (len < 0) len = buf.utf8Write(s, at + 4);
+  const len = writeUtf8(buf, at + 4, s);
   // the length's bytes, little-endian (writeUInt32LE checks its arguments first)
   buf[at] = len;
   buf[at + 1] = len >>> 8;
@@ -38,7 +42,7 @@ function putString(buf: Utf8Buffer, at: number, s: string): number {
   return len;
 }
 
-function grownBuffer(buf: Buffer, need: number): Buffer {
+export function grownBuffer(buf: Buffer, need: number): Buffer {
   if (need <= buf.length) return buf;
   const b = Buffer.allocUnsafeSlow(Math.max(need, buf.length * 2));
   buf.copy(b);

@@ -22,8 +22,8 @@ export interface ByteDictionary {
   readonly indices: Int32Array;
 }
 
-/** Whether PLAIN values a (at `as`, length `al`) and b are the same bytes. */
-function sameBytes(buf: Uint8Array, as: number, bs: number, len: number): boolean {
+/** Whether the `len` bytes at `as` and at `bs` are the same (the ORC writer's dictionary too). */
+export function sameBytes(buf: Uint8Array, as: number, bs: number, len: number): boolean {
   for (let k = 0; k < len; k++) if (buf[as + k] !== buf[bs + k]) return false;
   return true;
 }
@@ -31,9 +31,9 @@ function sameBytes(buf: Uint8Array, as: number, bs: number, len: number): boolea
 /**
  * A hash of the `len` bytes at `at`: four bytes at a time (a multiply-xor step per word, then a
  * final mix), about three times as fast as FNV-1a's step per byte on the orders bench's strings.
- * Collisions cost a byte comparison, never a wrong entry.
+ * Collisions cost a byte comparison, never a wrong entry. The ORC writer's dictionary too.
  */
-function hashAt(buf: Uint8Array, at: number, len: number): number {
+export function hashAt(buf: Uint8Array, at: number, len: number): number {
   let h = 0x811c9dc5 ^ len;
   const end = at + len;
   let k = at;
@@ -44,6 +44,17 @@ function hashAt(buf: Uint8Array, at: number, len: number): number {
   for (; k < end; k++) h = Math.imul(h ^ buf[k], 0x01000193);
   h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
   return h ^ (h >>> 13);
+}
+
+/** An open-addressing table of `mask + 1` slots (-1 free) holding entries 0 to size - 1 by their hashes (the ORC writer's dictionary too). */
+export function hashSlots(hashes: Int32Array, size: number, mask: number): Int32Array<ArrayBuffer> {
+  const slots = new Int32Array(mask + 1).fill(-1);
+  for (let e = 0; e < size; e++) {
+    let s = hashes[e] & mask;
+    while (slots[s] >= 0) s = (s + 1) & mask;
+    slots[s] = e;
+  }
+  return slots;
 }
 
 /** Length of the PLAIN value starting at `at` (its 4-byte little-endian prefix). */
@@ -90,14 +101,9 @@ export function byteDictionary(values: Uint8Array, starts: Int32Array, count: nu
       entryAt[found] = at;
       slots[slot] = found;
       if (size * 2 > mask) {
-        // keep the table at most half full
+        // kept at most half full
         mask = mask * 2 + 1;
-        slots = new Int32Array(mask + 1).fill(-1);
-        for (let e = 0; e < size; e++) {
-          let s = hashes[e] & mask;
-          while (slots[s] >= 0) s = (s + 1) & mask;
-          slots[s] = e;
-        }
+        slots = hashSlots(hashes, size, mask);
       }
     }
     indices[i] = found;

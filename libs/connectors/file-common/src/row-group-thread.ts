@@ -5,11 +5,12 @@ import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from '
 import type { PageCodec } from './page-codecs.js';
 import type { EncodedRowGroup, RawColumn } from './parquet-row-group.js';
 import type { EncodeJob, EncodeResult } from './row-group-worker.js';
+import { type EncodedOrcStripe, orcJobBuffers, type OrcStripeJob } from './orc-stripe.js';
 
 /**
  * One thread per process that encodes and compresses Parquet row groups (parquet-row-group.ts:
- * dictionaries, pages, statistics) while the writer goes on buffering rows (the second core
- * DuckDB's writer uses too). Synchronous on the writer's side, as FileEncoder
+ * dictionaries, pages, statistics) and ORC stripes (orc-stripe.ts) while the writer goes on
+ * buffering rows (the second core DuckDB's writer uses too). Synchronous on the writer's side, as FileEncoder
  * is: results are taken from the port with receiveMessageOnPort, and a writer that must have
  * one waits with Atomics.wait on a counter the thread bumps. Shared by every file being written;
  * unref'd, so it never keeps a process alive.
@@ -76,6 +77,16 @@ export interface RowGroupTicket {
   readonly id: number;
 }
 
+/** Sends a job to the thread, handing over `buffers`; undefined when there is no thread or it is still starting. */
+function submit(job: Omit<EncodeJob, 'id'>, buffers: ArrayBuffer[]): RowGroupTicket | undefined {
+  const t = readyThread();
+  if (!t) return undefined;
+  sent++;
+  const id = t.nextId++;
+  t.worker.postMessage({ ...job, id }, buffers);
+  return { thread: t, id };
+}
+
 /**
  * Sends a row group's columns to the thread, handing over `buffers` (those the columns view);
  * undefined when there is no thread or it is still starting, and the caller encodes them itself.
@@ -85,23 +96,16 @@ export function submitRowGroup(
   columns: readonly RawColumn[],
   buffers: ArrayBuffer[],
 ): RowGroupTicket | undefined {
-  const t = readyThread();
-  if (!t) return undefined;
-  sent++;
-  const id = t.nextId++;
-  const job: EncodeJob = { id, codec, columns };
-  t.worker.postMessage(job, buffers);
-  return { thread: t, id };
+  return submit({ codec, columns }, buffers);
 }
 
-/**
- * The encoded row group of a ticket, with the columns it was sent (their buffers handed back):
- * undefined while not done, unless `wait`, which blocks until it is.
- */
-export function collectRowGroup(
-  ticket: RowGroupTicket,
-  wait: boolean,
-): { group: EncodedRowGroup; columns: readonly RawColumn[] } | undefined {
+/** Sends an ORC stripe's columns to the thread (their buffers handed over); undefined when the caller encodes it itself. */
+export function submitOrcStripe(job: OrcStripeJob): RowGroupTicket | undefined {
+  return submit({ orc: job }, orcJobBuffers(job.columns));
+}
+
+/** The answer of a ticket: undefined while not done, unless `wait`, which blocks until it is. */
+function collect(ticket: RowGroupTicket, wait: boolean, what: string): EncodeResult | undefined {
   const t = ticket.thread;
   for (;;) {
     const seen = Atomics.load(t.signal, 0);
@@ -112,14 +116,31 @@ export function collectRowGroup(
     const r = t.done.get(ticket.id);
     if (r !== undefined) {
       t.done.delete(ticket.id);
-      if (r.error !== undefined) throw new Error(`Encoding a Parquet row group failed: ${r.error}`);
-      return { group: r.group!, columns: r.columns! };
+      if (r.error !== undefined) throw new Error(`Encoding ${what} failed: ${r.error}`);
+      return r;
     }
     if (!wait) return undefined;
     if (Atomics.wait(t.signal, 0, seen, ANSWER_MS) === 'timed-out' && Atomics.load(t.signal, 0) === seen) {
-      throw new Error(`The Parquet row-group thread did not answer in ${ANSWER_MS / 1000} s.`);
+      throw new Error(`The row-group thread did not answer in ${ANSWER_MS / 1000} s (encoding ${what}).`);
     }
   }
+}
+
+/**
+ * The encoded row group of a ticket, with the columns it was sent (their buffers handed back):
+ * undefined while not done, unless `wait`, which blocks until it is.
+ */
+export function collectRowGroup(
+  ticket: RowGroupTicket,
+  wait: boolean,
+): { group: EncodedRowGroup; columns: readonly RawColumn[] } | undefined {
+  const r = collect(ticket, wait, 'a Parquet row group');
+  return r && { group: r.group!, columns: r.columns! };
+}
+
+/** The encoded ORC stripe of a ticket: undefined while not done, unless `wait`. */
+export function collectOrcStripe(ticket: RowGroupTicket, wait: boolean): EncodedOrcStripe | undefined {
+  return collect(ticket, wait, 'an ORC stripe')?.orc;
 }
 
 /**

@@ -1,6 +1,6 @@
 /**
- * The row-group thread (row-group-thread.ts): encodes and compresses the row groups it is sent
- * (parquet-row-group.ts), answers on its result port, and bumps a shared counter
+ * The row-group thread (row-group-thread.ts): encodes and compresses the Parquet row groups
+ * (parquet-row-group.ts) and ORC stripes (orc-stripe.ts) it is sent, answers on its result port, and bumps a shared counter
  * (Atomics.notify) so that the writer, which may be blocked in Atomics.wait, knows an answer is
  * there.
  */
@@ -8,13 +8,17 @@ import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
 import type { PageCodec } from './page-codecs.js';
 import { buffersOf, type EncodedRowGroup, encodeRowGroup, type RawColumn } from './parquet-row-group.js';
 import { loadZstd } from './zstd-lz4.js';
+import { CompressionKind } from './gen/orc_file.js';
+import { type EncodedOrcStripe, encodeOrcStripe, type OrcStripeJob } from './orc-stripe.js';
 import { detach } from '@tideway/common';
 
 export interface EncodeJob {
   readonly id: number;
-  readonly codec: 'UNCOMPRESSED' | PageCodec;
+  readonly codec?: 'UNCOMPRESSED' | PageCodec;
   /** Views into one buffer, handed over with the job. */
-  readonly columns: readonly RawColumn[];
+  readonly columns?: readonly RawColumn[];
+  /** An ORC stripe instead of a Parquet row group. */
+  readonly orc?: OrcStripeJob;
 }
 
 export interface EncodeResult {
@@ -22,6 +26,7 @@ export interface EncodeResult {
   readonly group?: EncodedRowGroup;
   /** The job's columns, their buffers handed back for the writer's next row groups. */
   readonly columns?: readonly RawColumn[];
+  readonly orc?: EncodedOrcStripe;
   readonly error?: string;
 }
 
@@ -30,13 +35,24 @@ const { results, signal } = workerData as { results: MessagePort; signal: Int32A
 /** Encodes one job and answers it (answers may pass each other while zstd loads: the writer finds its own by id). */
 async function answer(job: EncodeJob): Promise<void> {
   let answer: EncodeResult;
+  let transfer: ArrayBuffer[];
   try {
-    if (job.codec === 'ZSTD') await loadZstd();
-    answer = { id: job.id, group: encodeRowGroup(job.codec, job.columns), columns: job.columns };
+    if (job.orc) {
+      if (job.orc.codec === CompressionKind.ZSTD) await loadZstd();
+      const orc = encodeOrcStripe(job.orc);
+      answer = { id: job.id, orc };
+      transfer = [orc.bytes.buffer as ArrayBuffer];
+    } else {
+      if (job.codec === 'ZSTD') await loadZstd();
+      const group = encodeRowGroup(job.codec!, job.columns!);
+      answer = { id: job.id, group, columns: job.columns };
+      transfer = [group.bytes.buffer as ArrayBuffer, ...buffersOf(job.columns!)];
+    }
   } catch (e) {
     answer = { id: job.id, error: e instanceof Error ? e.message : String(e) };
+    transfer = [];
   }
-  results.postMessage(answer, answer.group ? [answer.group.bytes.buffer as ArrayBuffer, ...buffersOf(job.columns)] : []);
+  results.postMessage(answer, transfer);
   Atomics.add(signal, 0, 1);
   Atomics.notify(signal, 0);
 }

@@ -21,8 +21,8 @@
  * command start to the first row written (the target table or file has bytes), or, where the sink
  * drops rows, the wall time of the same job with one row.
  *
- * Both engines: TZ=UTC, C.UTF-8, the same parallelism and checkpoint.interval (10 s, in the
- * configs). SeaTunnel's JVM heap: -Xms2g -Xmx2g (--heap), the heap of its distribution's
+ * Both engines: TZ=UTC, C.UTF-8, the same parallelism, checkpoint.interval (10 s) and
+ * checkpoint.timeout (600 s; SeaTunnel ships 10 s, which its FakeSource outlasts on a busy machine). SeaTunnel's JVM heap: -Xms2g -Xmx2g (--heap), the heap of its distribution's
  * jvm_options. `--rounds N` (default 5); `--write` appends the tables to bench/RESULTS.md.
  */
 import { spawn } from 'node:child_process';
@@ -75,6 +75,8 @@ const ROWS = Number(opts.rows);
 const FAKE_ROWS = Number(opts['fake-rows']);
 const HEAP = opts.heap;
 const CHECKPOINT_MS = 10_000;
+/** SeaTunnel ships a 10 s checkpoint timeout, which its FakeSource (a split made in one poll) outlasts on a busy machine. */
+const CHECKPOINT_TIMEOUT_MS = 600_000;
 for (const [name, n] of [
   ['--rounds', ROUNDS],
   ['--rows', ROWS],
@@ -196,7 +198,7 @@ const toVarArgs = (vars: Vars) => Object.entries(vars).flatMap(([k, v]) => ['-i'
 
 /** One job config on one engine in local mode (`tideway run` / `seatunnel.sh -m local`). */
 async function runEngine(engine: Engine, home: string, conf: string, vars: Vars, firstRow?: () => Promise<boolean>): Promise<Run> {
-  const all = { checkpoint_interval: String(CHECKPOINT_MS), ...vars };
+  const all = { checkpoint_interval: String(CHECKPOINT_MS), checkpoint_timeout: String(CHECKPOINT_TIMEOUT_MS), ...vars };
   if (engine === 'Tideway')
     return measure(
       `tideway run ${conf}`,
@@ -511,7 +513,11 @@ async function recoveryJob(home: string, s: TestDatabaseServer, target: pg.Clien
   if (!wanted('recovery')) return;
   const job = 'cluster: worker SIGKILL to rows moving again (Jdbc PG -> PG, p1)';
   const conf = confPath('jdbc-pg-pg');
-  const vars: Vars = { checkpoint_interval: String(CHECKPOINT_MS), ...jdbcVars(s, 1, 'public.orders_r') };
+  const vars: Vars = {
+    checkpoint_interval: String(CHECKPOINT_MS),
+    checkpoint_timeout: String(CHECKPOINT_TIMEOUT_MS),
+    ...jdbcVars(s, 1, 'public.orders_r'),
+  };
   const seconds = new Map<Engine, (number | undefined)[]>([
     ['Tideway', []],
     ['SeaTunnel', []],
@@ -688,7 +694,7 @@ async function main(): Promise<void> {
     `## Tideway against SeaTunnel ${SEATUNNEL_VERSION}: bench/seatunnel.ts, ${started.toISOString().slice(0, 16).replace('T', ' ')} UTC`,
     '',
     `${machineLine({ postgres: results.some((r) => r.tool === 'psql pipe') })} ${javaVersion.trim()}. Load average (1, 5, 15 min) at the start ${loadAtStart.map((x) => x.toFixed(1)).join(', ')}, at the end ${loadAtEnd.map((x) => x.toFixed(1)).join(', ')} (the machine is shared: other work ran meanwhile).`,
-    `SeaTunnel ${SEATUNNEL_VERSION} in local mode (\`seatunnel.sh -m local\`'s java command), JVM heap -Xms${HEAP} -Xmx${HEAP}; Tideway: \`tideway run\`. The job configs are bench/seatunnel/*.conf, the same text on both (their variables given with -i); TZ=UTC, C.UTF-8, checkpoint.interval ${CHECKPOINT_MS / 1000} s on both. ${ROUNDS} rounds, engines alternating (the first one changes every round). FakeSource jobs: ${FAKE_ROWS.toLocaleString('en')} rows; the others ${ROWS.toLocaleString('en')}.`,
+    `SeaTunnel ${SEATUNNEL_VERSION} in local mode (\`seatunnel.sh -m local\`'s java command), JVM heap -Xms${HEAP} -Xmx${HEAP}; Tideway: \`tideway run\`. The job configs are bench/seatunnel/*.conf, the same text on both (their variables given with -i); TZ=UTC, C.UTF-8, checkpoint.interval ${CHECKPOINT_MS / 1000} s and checkpoint.timeout ${CHECKPOINT_TIMEOUT_MS / 1000} s on both (SeaTunnel's shipped 10 s timeout expired in its FakeSource jobs here, which make a split's rows in one poll). ${ROUNDS} rounds, engines alternating (the first one changes every round). FakeSource jobs: ${FAKE_ROWS.toLocaleString('en')} rows; the others ${ROWS.toLocaleString('en')}.`,
     "Seconds: the whole command (start, job, exit), with the range over the rounds; start-up: command start to the first byte in the target table or files, or, where the sink drops rows (Console), the wall time of the same job with one row; peak RSS: the largest over the rounds, of all the engine's processes together.",
     '',
     ...table(),

@@ -30,6 +30,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { Admin } from '@platformatic/kafka';
 import pg from 'pg';
 import {
   ClusterProcesses,
@@ -431,6 +432,18 @@ async function kafkaJob(home: string): Promise<void> {
   try {
     const bootstrap = cluster.bootstrap;
     const dataDir = join(cluster.brokers[0].dir, 'data');
+    // Every topic made before the jobs (one partition each): Tideway's producer does not create
+    // topics (allow.auto.create.topics false), SeaTunnel's does, and a job meeting a missing topic
+    // would restart once and be timed with it.
+    const admin = new Admin({ clientId: 'bench-seatunnel', bootstrapBrokers: [bootstrap] });
+    try {
+      const outs = Array.from({ length: ROUNDS }, (_, round) =>
+        (['Tideway', 'SeaTunnel'] as const).map((e) => `bench-out-${e}-${round}`),
+      ).flat();
+      await admin.createTopics({ topics: ['bench-in', ...outs], partitions: 1, replicas: 1 });
+    } finally {
+      await admin.close();
+    }
     await runEngine('Tideway', home, confPath('kafka-fill'), { row_num: String(ROWS), bootstrap, topic: 'bench-in' });
     const job = 'Kafka -> Kafka (json), p1';
     for (let round = 0; round < ROUNDS; round++) {

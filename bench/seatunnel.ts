@@ -609,7 +609,7 @@ async function recoveryJob(home: string, s: TestDatabaseServer, target: pg.Clien
   }
   recoveryLines.push(
     '',
-    `${job}: one coordinator (SeaTunnel: master, separated mode) and two workers, each engine with its own defaults (Tideway: heartbeat 3 s, timeout 30 s; SeaTunnel: Hazelcast's member heartbeat as its config ships), checkpoint.interval ${CHECKPOINT_MS / 1000} s; 2 s after the first rows the worker that used the most CPU over the next second gets SIGKILL. Rows move again when a connection opened after the kill writes the target and the table grows.`,
+    `${job}: one coordinator (SeaTunnel: master, separated mode) and two workers, each engine with its own defaults (Tideway: heartbeat 3 s, timeout 30 s, a dropped connection to a worker running task groups probed at once; SeaTunnel: Hazelcast as its config ships), job retry interval 3 s on both, checkpoint.interval ${CHECKPOINT_MS / 1000} s; 2 s after the first rows the worker that used the most CPU over the next second gets SIGKILL. Rows move again when a connection opened after the kill writes the target and the table grows.`,
     '',
     '| engine | seconds (median) | every run |',
     '|---|---|---|',

@@ -24,6 +24,7 @@ import {
   pgCount,
   pgOrdersSink,
   pgRun,
+  psqlCopyPipe,
   psqlEnv,
   repo,
   startOrdersServers,
@@ -74,12 +75,11 @@ try {
     console.error(`loading ${rows} rows into PostgreSQL and MariaDB ...`);
     await loadOrders(work, pgSrv, mySrv, rows);
 
-    const pipe = `psql -q -d src -c "\\copy orders to stdout" | psql -q -d ${pgSrv.database} -c "\\copy orders from stdin"`;
     const commands: Array<{ flow: string; tool: string; run: () => Promise<Measured> }> = [
       {
         flow: 'PG->PG',
         tool: 'psql \\copy out, piped to psql \\copy in',
-        run: () => timed('psql pipe', 'bash', ['-o', 'pipefail', '-c', pipe], pgEnv),
+        run: () => timed('psql pipe', 'bash', psqlCopyPipe('src', pgSrv.database), pgEnv),
       },
       { flow: 'PG->PG', tool: TIDEWAY, run: () => timed('tideway PG->PG', process.execPath, [...cli, pgToPg]) },
       {

@@ -164,4 +164,14 @@ export async function loadOrders(
   await pgRun(pgSrv, 'src', 'CHECKPOINT');
 }
 
+/**
+ * The machine's limit for PostgreSQL -> PostgreSQL: psql's `\copy` out of `srcDb`, piped into
+ * psql's `\copy` into `dstDb` (table `table` on both sides), as `bash` arguments; run it with
+ * psqlEnv(s).
+ */
+export function psqlCopyPipe(srcDb: string, dstDb: string, table = 'orders'): string[] {
+  const pipe = `psql -q -d ${srcDb} -c "\\copy ${table} to stdout" | psql -q -d ${dstDb} -c "\\copy ${table} from stdin"`;
+  return ['-o', 'pipefail', '-c', pipe];
+}
+
 export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];

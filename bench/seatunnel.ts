@@ -1,80 +1,656 @@
 /**
- * `pnpm bench:seatunnel`: the same job configs on Tideway and on Apache SeaTunnel itself (the
- * release of decision 0045, local mode on both: `tideway run` and `seatunnel.sh -m local`),
- * alternating engines within each round, BENCH_ROUNDS rounds (5), medians and spread.
+ * `pnpm bench:seatunnel`: the same job configs (bench/seatunnel/*.conf, one HOCON text run
+ * unchanged by both, its `${...}` filled by `-i key=value` on both command lines) on Tideway and
+ * on Apache SeaTunnel itself (the release of decision 0045), alternating engines within each
+ * round (the first engine changes every round), medians and spread.
  *
- * Jobs: FakeSource (BENCH_ROWS rows in all, 8,000,000; row.num is per degree of parallelism, so
- * it is BENCH_ROWS / parallelism) at parallelism 1 and 2 into a Console sink with
- * `log.print.data = false` (rows are taken and dropped: the engines' own cost per row shows).
- * Per job and engine: the whole command's wall time, rows/s over it, peak RSS of the process
- * (/usr/bin/time -v; Tideway's worker threads are in its process, SeaTunnel's local mode is one
- * JVM), and start-up: the wall time of the same job with one row, start to exit.
+ * Jobs (`--jobs` takes a comma-separated subset of the names):
+ * - fake-p1, fake-p2: FakeSource (--fake-rows in all, 8,000,000) into Console without printing;
+ * - jdbc-p1, jdbc-p2: Jdbc PostgreSQL -> PostgreSQL of shared/bench's `orders` (--rows, 2,000,000)
+ *   on a private PostgreSQL, beside the psql `\copy` pipe (the machine's limit);
+ * - text-write, parquet-write: FakeSource (--rows) into LocalFile; text-read, parquet-read: those
+ *   files (written once by Tideway before the rounds) into Console without printing;
+ * - kafka: Kafka -> Kafka (json) of --rows records on a private KRaft broker (scripts/ensure-kafka.sh),
+ *   the source topic filled once by Tideway before the rounds;
+ * - recovery: the jdbc job (into a table without a key) on a cluster of one coordinator (SeaTunnel:
+ *   master) and two workers, each engine with its defaults; once rows flow, the busy worker is
+ *   SIGKILLed and the seconds until rows move again are taken.
+ * Per job and engine: the whole command's wall time and rows/s over it; peak RSS of all the
+ * engine's processes together (the sum of each process's VmHWM, read from /proc while it runs:
+ * Tideway's worker threads are in its one process, SeaTunnel's local mode is one JVM); start-up:
+ * command start to the first row written (the target table or file has bytes), or, where the sink
+ * drops rows, the wall time of the same job with one row.
  *
- * Both engines run with TZ=UTC and the C.UTF-8 locale, the same parallelism and the same
- * checkpoint interval (the config's env: none set, so each engine's default). SeaTunnel's JVM
- * heap: -Xms2g -Xmx2g (BENCH_SEATUNNEL_HEAP), the heap of its distribution's jvm_options.
- * Prints the table; `--write` appends it to bench/RESULTS.md.
+ * Both engines: TZ=UTC, C.UTF-8, the same parallelism, checkpoint.interval (10 s) and
+ * checkpoint.timeout (600 s; SeaTunnel ships 10 s, which its FakeSource outlasts on a busy machine). SeaTunnel's JVM heap: -Xms2g -Xmx2g (--heap), the heap of its distribution's
+ * jvm_options. `--rounds N` (default 5); `--write` appends the tables to bench/RESULTS.md.
  */
-import { spawnSync } from 'node:child_process';
-import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, appendFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { SEATUNNEL_VERSION, ensureSeaTunnel, seaTunnelLocalCommand } from '@tideway/testing';
+import { parseArgs } from 'node:util';
+import { Admin } from '@platformatic/kafka';
+import pg from 'pg';
+import {
+  ClusterProcesses,
+  SEATUNNEL_VERSION,
+  SeaTunnelCluster,
+  ensureSeaTunnel,
+  seaTunnelLocalCommand,
+  kafkaMissing,
+  startKafka,
+  startPostgres,
+  type TestDatabaseServer,
+} from '@tideway/testing';
 import { cliNodeArgs } from '../scripts/cli-entry.mjs';
 import { machineLine } from './machine.js';
+import { loadOrders, median, pgRun, psqlCopyPipe, psqlEnv, repo } from './orders-servers.js';
 
-const ROWS = Number(process.env.BENCH_ROWS ?? 8_000_000);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
-const HEAP = process.env.BENCH_SEATUNNEL_HEAP ?? '2g';
-const root = fileURLToPath(new URL('..', import.meta.url));
+const JOBS = [
+  'fake-p1',
+  'fake-p2',
+  'jdbc-p1',
+  'jdbc-p2',
+  'text-write',
+  'text-read',
+  'parquet-write',
+  'parquet-read',
+  'kafka',
+  'recovery',
+] as const;
+type JobName = (typeof JOBS)[number];
 
-type Engine = 'Tideway' | 'SeaTunnel';
-
-interface Measured {
-  seconds: number;
-  peakRssMb: number;
-}
-
-function fakeJob(rows: number, parallelism: number): string {
-  return `env {
-  job.mode = "BATCH"
-  parallelism = ${parallelism}
-}
-source {
-  FakeSource {
-    row.num = ${Math.ceil(rows / parallelism)}
-    schema = { fields { id = "bigint", name = "string", score = "int", price = "double", at = "timestamp" } }
+const { values: opts } = parseArgs({
+  options: {
+    rounds: { type: 'string', default: process.env.BENCH_ROUNDS ?? '5' },
+    jobs: { type: 'string', default: JOBS.join(',') },
+    rows: { type: 'string', default: '2000000' },
+    'fake-rows': { type: 'string', default: process.env.BENCH_ROWS ?? '8000000' },
+    heap: { type: 'string', default: process.env.BENCH_SEATUNNEL_HEAP ?? '2g' },
+    write: { type: 'boolean', default: false },
+  },
+});
+const ROUNDS = Number(opts.rounds);
+const ROWS = Number(opts.rows);
+const FAKE_ROWS = Number(opts['fake-rows']);
+const HEAP = opts.heap;
+const CHECKPOINT_MS = 10_000;
+/** SeaTunnel ships a 10 s checkpoint timeout, which its FakeSource (a split made in one poll) outlasts on a busy machine. */
+const CHECKPOINT_TIMEOUT_MS = 600_000;
+for (const [name, n] of [
+  ['--rounds', ROUNDS],
+  ['--rows', ROWS],
+  ['--fake-rows', FAKE_ROWS],
+] as const) {
+  if (!Number.isInteger(n) || n < 1) {
+    console.error(`bench:seatunnel: ${name} takes a whole number above 0`);
+    process.exit(2);
   }
 }
-sink {
-  Console { log.print.data = false }
+const selected = opts.jobs.split(',').map((s) => s.trim());
+for (const j of selected) {
+  if (!(JOBS as readonly string[]).includes(j)) {
+    console.error(`bench:seatunnel: --jobs: no job named '${j}' (the jobs: ${JOBS.join(', ')})`);
+    process.exit(2);
+  }
 }
-`;
+const wanted = (j: JobName) => selected.includes(j);
+
+type Engine = 'Tideway' | 'SeaTunnel';
+type Tool = Engine | 'psql pipe';
+type Vars = Record<string, string>;
+
+/** One run: wall seconds, seconds to the first row written (or undefined), peak RSS of the process tree. */
+interface Run {
+  seconds: number;
+  firstRow?: number;
+  peakRssMb: number;
+  output: string;
 }
 
-/** Runs a command under /usr/bin/time -v: wall seconds and peak RSS; throws when it fails. */
-function timed(command: string, args: string[], env: NodeJS.ProcessEnv): Measured {
-  const t0 = performance.now();
-  const res = spawnSync('/usr/bin/time', ['-v', command, ...args], { cwd: root, env, encoding: 'utf8', maxBuffer: 256 * 2 ** 20 });
-  const seconds = (performance.now() - t0) / 1000;
-  if (res.status !== 0) throw new Error(`${command} exited ${res.status}:\n${res.stdout.slice(-2000)}\n${res.stderr.slice(-3000)}`);
-  const kb = /Maximum resident set size \(kbytes\): (\d+)/.exec(res.stderr)?.[1];
-  return { seconds, peakRssMb: kb === undefined ? Number.NaN : Number(kb) / 1024 };
+const confPath = (name: string) => join(repo, 'bench', 'seatunnel', `${name}.conf`);
+const engineEnv = { TZ: 'UTC', LANG: 'C.UTF-8', LC_ALL: 'C.UTF-8' };
+
+/** Pids of `root` and every live descendant. */
+function processTree(root: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const e of readdirSync('/proc')) {
+    if (!/^\d+$/.test(e)) continue;
+    try {
+      const stat = readFileSync(`/proc/${e}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      children.set(ppid, [...(children.get(ppid) ?? []), Number(e)]);
+    } catch {
+      // exited meanwhile
+    }
+  }
+  const out = [root];
+  for (let i = 0; i < out.length; i++) out.push(...(children.get(out[i]) ?? []));
+  return out;
 }
 
-async function runOnce(engine: Engine, home: string, conf: string): Promise<Measured> {
-  const env = { ...process.env, TZ: 'UTC', LANG: 'C.UTF-8', LC_ALL: 'C.UTF-8' };
-  if (engine === 'Tideway') return timed(process.execPath, [...cliNodeArgs(), 'run', '-c', conf], env);
-  const cmd = await seaTunnelLocalCommand(home, conf, { heap: HEAP });
+/** A process's peak resident set so far (VmHWM), in MB; undefined once it is gone. */
+function peakRss(pid: number): number | undefined {
   try {
-    return timed('java', cmd.args, cmd.env);
+    const kb = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return kb === undefined ? undefined : Number(kb) / 1024;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Follows the peak RSS of processes (each one's VmHWM, summed) while they run. */
+class RssWatch {
+  private readonly peaks = new Map<number, number>();
+  private ticks = 0;
+  constructor(private readonly roots: () => number[]) {}
+  sample(): void {
+    const rescan = this.ticks++ % 5 === 0;
+    const pids = rescan ? this.roots().flatMap(processTree) : [...this.peaks.keys()];
+    for (const pid of pids) {
+      const mb = peakRss(pid);
+      if (mb !== undefined) this.peaks.set(pid, Math.max(mb, this.peaks.get(pid) ?? 0));
+    }
+  }
+  get totalMb(): number {
+    return [...this.peaks.values()].reduce((a, b) => a + b, 0);
+  }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Runs a command to its end: wall time, the time at which `firstRow` first answered true (polled
+ * every 100 ms), the peak RSS of its process tree. Throws when it exits non-zero.
+ */
+async function measure(
+  label: string,
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  firstRow?: () => Promise<boolean>,
+): Promise<Run> {
+  const started = performance.now();
+  const child = spawn(command, args, { cwd: repo, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.setEncoding('utf8').on('data', (s: string) => (output += s));
+  child.stderr.setEncoding('utf8').on('data', (s: string) => (output += s));
+  let code: number | null | undefined;
+  const closed = new Promise<void>((resolve) =>
+    child.once('close', (c) => {
+      code = c;
+      resolve();
+    }),
+  );
+  const rss = new RssWatch(() => (child.pid === undefined ? [] : [child.pid]));
+  let firstRowAt: number | undefined;
+  while (code === undefined) {
+    rss.sample();
+    if (firstRow && firstRowAt === undefined && (await firstRow())) firstRowAt = (performance.now() - started) / 1000;
+    await Promise.race([closed, sleep(100)]);
+  }
+  const seconds = (performance.now() - started) / 1000;
+  if (code !== 0) throw new Error(`${label} exited ${code}:\n${output.slice(-4000)}`);
+  return { seconds, firstRow: firstRowAt, peakRssMb: rss.totalMb, output };
+}
+
+const toVarArgs = (vars: Vars) => Object.entries(vars).flatMap(([k, v]) => ['-i', `${k}=${v}`]);
+
+/** One job config on one engine in local mode (`tideway run` / `seatunnel.sh -m local`). */
+async function runEngine(engine: Engine, home: string, conf: string, vars: Vars, firstRow?: () => Promise<boolean>): Promise<Run> {
+  const all = { checkpoint_interval: String(CHECKPOINT_MS), checkpoint_timeout: String(CHECKPOINT_TIMEOUT_MS), ...vars };
+  if (engine === 'Tideway')
+    return measure(
+      `tideway run ${conf}`,
+      process.execPath,
+      [...cliNodeArgs(), 'run', '-c', conf, ...toVarArgs(all)],
+      { ...process.env, ...engineEnv },
+      firstRow,
+    );
+  const cmd = await seaTunnelLocalCommand(home, conf, { heap: HEAP, variables: all });
+  try {
+    return await measure(`seatunnel ${conf}`, 'java', cmd.args, cmd.env, firstRow);
   } finally {
     cmd.cleanup();
   }
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+/** The row count an engine reports at its end ("Total Read Count : N", printed by both). */
+function readCount(output: string): number | undefined {
+  const m = /Total Read Count\s*:\s*(\d+)/.exec(output);
+  return m ? Number(m[1]) : undefined;
+}
+
+/** Bytes of the files under a folder (0 when it is missing). */
+function bytesUnder(dir: string): number {
+  if (!existsSync(dir)) return 0;
+  let total = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (!e.isFile()) continue;
+    try {
+      total += statSync(join(e.parentPath, e.name)).size;
+    } catch {
+      // moved meanwhile (a commit renames the temporary files)
+    }
+  }
+  return total;
+}
+
+/** Rows of the text files under a folder (both engines put the newline between rows, none after the last). */
+function linesUnder(dir: string): number {
+  let n = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (!e.isFile()) continue;
+    const buf = readFileSync(join(e.parentPath, e.name));
+    if (buf.length === 0) continue;
+    n += buf.at(-1) === 10 ? 0 : 1;
+    for (let i = buf.indexOf(10); i !== -1; i = buf.indexOf(10, i + 1)) n++;
+  }
+  return n;
+}
+
+interface Row {
+  job: string;
+  tool: Tool;
+  rows: number;
+  runs: Run[];
+  /** Start-up runs (one-row jobs) where the sink drops rows; else the runs' first-row times. */
+  startup: number[];
+}
+
+const results: Row[] = [];
+const notes: string[] = [];
+
+function record(job: string, tool: Tool, rows: number): Row {
+  let r = results.find((x) => x.job === job && x.tool === tool);
+  if (!r) {
+    r = { job, tool, rows, runs: [], startup: [] };
+    results.push(r);
+  }
+  return r;
+}
+
+const orderOf = (round: number): Engine[] => (round % 2 === 0 ? ['Tideway', 'SeaTunnel'] : ['SeaTunnel', 'Tideway']);
+
+function progress(job: string, round: number, tool: Tool, run: Run): void {
+  const first = run.firstRow === undefined ? '' : `, first row at ${run.firstRow.toFixed(1)} s`;
+  console.error(`${job}, round ${round + 1}/${ROUNDS}, ${tool}: ${run.seconds.toFixed(1)} s${first}, ${Math.round(run.peakRssMb)} MB`);
+}
+
+async function fakeJobs(home: string): Promise<void> {
+  for (const p of [1, 2]) {
+    const name = `fake-p${p}` as JobName;
+    if (!wanted(name)) continue;
+    const job = `FakeSource -> Console (dropped), p${p}`;
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const engine of orderOf(round)) {
+        const r = record(job, engine, FAKE_ROWS);
+        r.startup.push((await runEngine(engine, home, confPath('fake-console'), { parallelism: String(p), row_num: '1' })).seconds);
+        const run = await runEngine(engine, home, confPath('fake-console'), {
+          parallelism: String(p),
+          row_num: String(Math.ceil(FAKE_ROWS / p)),
+        });
+        r.runs.push(run);
+        progress(job, round, engine, run);
+      }
+    }
+  }
+}
+
+/** A pg client on one database of the server. */
+async function pgClient(s: TestDatabaseServer, db: string): Promise<pg.Client> {
+  const c = new pg.Client({ host: s.host, port: s.port, user: s.user, password: s.password, database: db });
+  await c.connect();
+  return c;
+}
+
+async function relationBytes(c: pg.Client, table: string): Promise<number> {
+  const res = await c.query<{ n: string }>({ text: 'SELECT pg_relation_size($1::regclass)::text AS n', values: [table] });
+  return Number(res.rows[0].n);
+}
+
+function jdbcVars(s: TestDatabaseServer, parallelism: number, sinkTable: string): Vars {
+  return {
+    parallelism: String(parallelism),
+    source_url: `jdbc:postgresql://${s.host}:${s.port}/src`,
+    source_table: 'src.public.orders',
+    sink_url: s.jdbcUrl,
+    sink_database: s.database,
+    sink_table: sinkTable,
+    user: s.user,
+    password: s.password,
+  };
+}
+
+async function jdbcJobs(home: string, s: TestDatabaseServer, target: pg.Client): Promise<void> {
+  for (const p of [1, 2]) {
+    const name = `jdbc-p${p}` as JobName;
+    if (!wanted(name)) continue;
+    const job = `Jdbc PostgreSQL -> PostgreSQL (COPY), p${p}`;
+    const firstRow = async () => (await relationBytes(target, 'public.orders')) > 0;
+    const check = async (tool: Tool) => {
+      const n = Number((await target.query<{ n: string }>('SELECT count(*)::text AS n FROM orders')).rows[0].n);
+      if (n !== ROWS) throw new Error(`${job}, ${tool}: the target has ${n} rows, not ${ROWS}`);
+      await target.query('TRUNCATE orders');
+      await target.query('CHECKPOINT');
+    };
+    for (let round = 0; round < ROUNDS; round++) {
+      const tools: Tool[] = [...orderOf(round)];
+      // The pipe only at parallelism 1 (it has none), in the middle so it shares the drift.
+      if (p === 1) tools.splice(1, 0, 'psql pipe');
+      for (const tool of tools) {
+        const run =
+          tool === 'psql pipe'
+            ? await measure('psql pipe', 'bash', psqlCopyPipe('src', s.database), { ...process.env, ...psqlEnv(s), ...engineEnv }, firstRow)
+            : await runEngine(tool, home, confPath('jdbc-pg-pg'), jdbcVars(s, p, 'public.orders'), firstRow);
+        await check(tool);
+        const r = record(job, tool, ROWS);
+        r.runs.push(run);
+        if (run.firstRow !== undefined) r.startup.push(run.firstRow);
+        progress(job, round, tool, run);
+      }
+    }
+  }
+}
+
+async function fileJobs(home: string, dir: string): Promise<void> {
+  for (const format of ['text', 'parquet'] as const) {
+    const writeName = `${format}-write` as JobName;
+    const readName = `${format}-read` as JobName;
+    if (wanted(writeName)) {
+      const job = `FakeSource -> LocalFile ${format} (write), p1`;
+      for (let round = 0; round < ROUNDS; round++) {
+        for (const engine of orderOf(round)) {
+          const out = join(dir, `write-${format}-${engine}-${round}`);
+          const vars = {
+            parallelism: '1',
+            row_num: String(ROWS),
+            path: join(out, 'data'),
+            tmp_path: join(out, 'tmp'),
+            file_format: format,
+          };
+          const run = await runEngine(engine, home, confPath('file-write'), vars, async () => bytesUnder(out) > 0);
+          const written = format === 'text' ? linesUnder(join(out, 'data')) : ROWS;
+          if (written !== ROWS) throw new Error(`${job}, ${engine}: the files hold ${written} rows, not ${ROWS}`);
+          rmSync(out, { recursive: true, force: true });
+          const r = record(job, engine, ROWS);
+          r.runs.push(run);
+          if (run.firstRow !== undefined) r.startup.push(run.firstRow);
+          progress(job, round, engine, run);
+        }
+      }
+    }
+    if (wanted(readName)) {
+      // The input, written once by Tideway: ROWS rows, and one row for the start-up runs.
+      const input = (rows: number) => {
+        const out = join(dir, `input-${format}-${rows}`);
+        return {
+          out,
+          vars: { parallelism: '1', row_num: String(rows), path: join(out, 'data'), tmp_path: join(out, 'tmp'), file_format: format },
+        };
+      };
+      for (const rows of [ROWS, 1]) await runEngine('Tideway', home, confPath('file-write'), input(rows).vars);
+      const job = `LocalFile ${format} -> Console (dropped, read), p1`;
+      for (let round = 0; round < ROUNDS; round++) {
+        for (const engine of orderOf(round)) {
+          const r = record(job, engine, ROWS);
+          r.startup.push(
+            (await runEngine(engine, home, confPath(`file-read-${format}`), { parallelism: '1', path: input(1).vars.path })).seconds,
+          );
+          const run = await runEngine(engine, home, confPath(`file-read-${format}`), { parallelism: '1', path: input(ROWS).vars.path });
+          const n = readCount(run.output);
+          if (n !== undefined && n !== ROWS) throw new Error(`${job}, ${engine}: read ${n} rows, not ${ROWS}`);
+          r.runs.push(run);
+          progress(job, round, engine, run);
+        }
+      }
+      for (const rows of [ROWS, 1]) rmSync(input(rows).out, { recursive: true, force: true });
+    }
+  }
+}
+
+/** Bytes of a topic's log segments in a broker's data folder (its index files are preallocated: left out). */
+function topicBytes(dataDir: string, topic: string): number {
+  if (!existsSync(dataDir)) return 0;
+  let total = 0;
+  for (const d of readdirSync(dataDir)) {
+    if (!d.startsWith(`${topic}-`) || !/^\d+$/.test(d.slice(topic.length + 1))) continue;
+    for (const f of readdirSync(join(dataDir, d))) if (f.endsWith('.log')) total += statSync(join(dataDir, d, f)).size;
+  }
+  return total;
+}
+
+async function kafkaJob(home: string): Promise<void> {
+  if (!wanted('kafka')) return;
+  const missing = kafkaMissing();
+  if (missing) {
+    notes.push('', `Kafka -> Kafka did not run: ${missing}.`);
+    return;
+  }
+  const cluster = await startKafka({ heapMb: 1024 });
+  try {
+    const bootstrap = cluster.bootstrap;
+    const dataDir = join(cluster.brokers[0].dir, 'data');
+    // Every topic made before the jobs (one partition each): Tideway's producer does not create
+    // topics (allow.auto.create.topics false), SeaTunnel's does, and a job meeting a missing topic
+    // would restart once and be timed with it.
+    const admin = new Admin({ clientId: 'bench-seatunnel', bootstrapBrokers: [bootstrap] });
+    try {
+      const outs = Array.from({ length: ROUNDS }, (_, round) =>
+        (['Tideway', 'SeaTunnel'] as const).map((e) => `bench-out-${e}-${round}`),
+      ).flat();
+      await admin.createTopics({ topics: ['bench-in', ...outs], partitions: 1, replicas: 1 });
+    } finally {
+      await admin.close();
+    }
+    await runEngine('Tideway', home, confPath('kafka-fill'), { row_num: String(ROWS), bootstrap, topic: 'bench-in' });
+    const job = 'Kafka -> Kafka (json), p1';
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const engine of orderOf(round)) {
+        const topic = `bench-out-${engine}-${round}`;
+        const vars = { parallelism: '1', bootstrap, source_topic: 'bench-in', sink_topic: topic, group: `bench-${engine}-${round}` };
+        const run = await runEngine(engine, home, confPath('kafka-kafka'), vars, async () => topicBytes(dataDir, topic) > 0);
+        const n = readCount(run.output);
+        if (n !== undefined && n !== ROWS) throw new Error(`${job}, ${engine}: read ${n} records, not ${ROWS}`);
+        const r = record(job, engine, ROWS);
+        r.runs.push(run);
+        if (run.firstRow !== undefined) r.startup.push(run.firstRow);
+        progress(job, round, engine, run);
+      }
+    }
+  } finally {
+    await cluster.stop();
+  }
+}
+
+/** CPU seconds a process has used so far (user + system). */
+function cpuSeconds(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+/** Of the worker pids, the one that used the most CPU over the next second (the one running the job). */
+async function busiest(pids: number[]): Promise<number> {
+  const before = pids.map(cpuSeconds);
+  await sleep(1000);
+  const used = pids.map((p, i) => cpuSeconds(p) - before[i]);
+  return pids[used.indexOf(Math.max(...used))];
+}
+
+/**
+ * Waits for rows in `orders_r`, lets them flow 2 s, SIGKILLs the busiest worker and returns the
+ * seconds until rows move again: a connection opened after the kill is writing `orders_r` and the
+ * table has grown since that connection was first seen.
+ */
+async function killAndRecover(
+  target: pg.Client,
+  workers: number[],
+  kill: (pid: number) => void,
+  failed: () => string | undefined,
+): Promise<number | undefined> {
+  const deadline = Date.now() + 300_000;
+  while ((await relationBytes(target, 'public.orders_r')) === 0) {
+    const why = failed();
+    if (why !== undefined) throw new Error(why);
+    if (Date.now() > deadline) throw new Error('no rows reached orders_r within 300 s');
+    await sleep(100);
+  }
+  await sleep(2000);
+  const victim = await busiest(workers);
+  const killedAt = (await target.query<{ t: Date }>('SELECT clock_timestamp() AS t')).rows[0].t;
+  const t0 = performance.now();
+  kill(victim);
+  let baseline: number | undefined;
+  while (performance.now() - t0 < 240_000) {
+    const res = await target.query<{ n: string }>({
+      text: "SELECT count(*)::text AS n FROM pg_stat_activity WHERE backend_start > $1 AND query ILIKE '%orders_r%' AND datname = current_database()",
+      values: [killedAt],
+    });
+    if (Number(res.rows[0].n) > 0) {
+      const size = await relationBytes(target, 'public.orders_r');
+      if (baseline === undefined) baseline = size;
+      else if (size > baseline) return (performance.now() - t0) / 1000;
+    }
+    await sleep(100);
+  }
+  return undefined;
+}
+
+async function recoveryJob(home: string, s: TestDatabaseServer, target: pg.Client, dir: string): Promise<void> {
+  if (!wanted('recovery')) return;
+  const job = 'cluster: worker SIGKILL to rows moving again (Jdbc PG -> PG, p1)';
+  const conf = confPath('jdbc-pg-pg');
+  const vars: Vars = {
+    checkpoint_interval: String(CHECKPOINT_MS),
+    checkpoint_timeout: String(CHECKPOINT_TIMEOUT_MS),
+    ...jdbcVars(s, 1, 'public.orders_r'),
+  };
+  const seconds = new Map<Engine, (number | undefined)[]>([
+    ['Tideway', []],
+    ['SeaTunnel', []],
+  ]);
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const engine of orderOf(round)) {
+      await target.query('DROP TABLE IF EXISTS orders_r; CREATE TABLE orders_r (LIKE orders)');
+      let took: number | undefined;
+      if (engine === 'Tideway') {
+        const processes = await ClusterProcesses.create({
+          cli: cliNodeArgs(),
+          cwd: repo,
+          dir: join(dir, `tideway-cluster-${round}`),
+          workers: [{ attributes: {} }, { attributes: {} }],
+          slotNum: 2,
+          jobScheduleStrategy: 'WAIT',
+          env: { ...engineEnv, TIDEWAY_LOG_LEVEL: 'info' },
+        });
+        let client: ReturnType<typeof spawn> | undefined;
+        try {
+          await processes.startAll();
+          await sleep(3000); // the workers' first heartbeats reach the resource manager
+          client = spawn(
+            process.execPath,
+            [...cliNodeArgs(), 'submit', '-c', conf, ...toVarArgs(vars), '--address', processes.address('coordinator')],
+            {
+              cwd: repo,
+              env: { ...process.env, ...engineEnv },
+              stdio: ['ignore', 'pipe', 'pipe'],
+            },
+          );
+          let out = '';
+          client.stdout?.setEncoding('utf8').on('data', (t: string) => (out += t));
+          client.stderr?.setEncoding('utf8').on('data', (t: string) => (out += t));
+          let exit: number | null | undefined;
+          client.once('close', (c) => (exit = c));
+          const pids = processes.workerNames().map((n) => processes.pid(n)!);
+          took = await killAndRecover(
+            target,
+            pids,
+            (pid) => {
+              const name = processes.workerNames().find((n) => processes.pid(n) === pid)!;
+              // Not awaited: it resolves on the exit, and the clock runs from the signal.
+              processes.kill(name, 'SIGKILL').catch(() => undefined);
+            },
+            () => (exit === undefined ? undefined : `tideway submit ended (${exit}) before rows flowed:\n${out.slice(-3000)}`),
+          );
+        } finally {
+          client?.kill('SIGKILL');
+          await processes.stop();
+        }
+      } else {
+        const cluster = await SeaTunnelCluster.start(home, { heap: HEAP, workers: 2 });
+        let ended: string | undefined;
+        try {
+          const submitted = cluster.run(conf, { variables: vars, timeoutMs: 600_000 });
+          submitted
+            .then((r) => (ended = `SeaTunnel's client ended (${r.exitCode}) before rows flowed:\n${r.output.slice(-3000)}`))
+            .catch((e: unknown) => (ended = String(e)));
+          const pids = cluster.workerPids().filter((p): p is number => p !== undefined);
+          took = await killAndRecover(
+            target,
+            pids,
+            (pid) => process.kill(pid, 'SIGKILL'),
+            () => ended,
+          );
+        } finally {
+          await cluster.stop();
+        }
+      }
+      seconds.get(engine)!.push(took);
+      console.error(
+        `${job}, round ${round + 1}/${ROUNDS}, ${engine}: ${took === undefined ? 'no rows within 240 s' : `${took.toFixed(1)} s`}`,
+      );
+    }
+  }
+  recoveryLines.push(
+    '',
+    `${job}: one coordinator (SeaTunnel: master, separated mode) and two workers, each engine with its own defaults (Tideway: heartbeat 3 s, timeout 30 s, a dropped connection to a worker running task groups probed at once; SeaTunnel: Hazelcast as its config ships), job retry interval 3 s on both, checkpoint.interval ${CHECKPOINT_MS / 1000} s; 2 s after the first rows the worker that used the most CPU over the next second gets SIGKILL. Rows move again when a connection opened after the kill writes the target and the table grows.`,
+    '',
+    '| engine | seconds (median) | every run |',
+    '|---|---|---|',
+    ...[...seconds].map(([engine, xs]) => {
+      const ok = xs.filter((x): x is number => x !== undefined);
+      return `| ${engine} | ${ok.length ? median(ok).toFixed(1) : '-'} | ${xs.map((x) => (x === undefined ? '> 240' : x.toFixed(1))).join(', ')} |`;
+    }),
+  );
+}
+
+const recoveryLines: string[] = [];
+
+const spread = (xs: number[]) => `${Math.min(...xs).toFixed(1)}-${Math.max(...xs).toFixed(1)}`;
+
+function table(): string[] {
+  const lines = [
+    '| job | engine | seconds (median) | every run | rows/s (median) | start-up s (median) | peak RSS MB | Tideway / SeaTunnel: rows/s, RSS, start-up | Tideway / psql pipe rows/s |',
+    '|---|---|---|---|---|---|---|---|---|',
+  ];
+  for (const r of results) {
+    const secs = median(r.runs.map((m) => m.seconds));
+    const rss = Math.max(...r.runs.map((m) => m.peakRssMb));
+    const start = r.startup.length ? median(r.startup) : Number.NaN;
+    let vsSt = '';
+    let vsPipe = '';
+    if (r.tool === 'Tideway') {
+      const st = results.find((o) => o.job === r.job && o.tool === 'SeaTunnel');
+      if (st) {
+        const stSecs = median(st.runs.map((m) => m.seconds));
+        const stRss = Math.max(...st.runs.map((m) => m.peakRssMb));
+        vsSt = `${(stSecs / secs).toFixed(2)}x, ${(rss / stRss).toFixed(2)}x, ${(start / median(st.startup)).toFixed(2)}x`;
+      }
+      const pipe = results.find((o) => o.job === r.job && o.tool === 'psql pipe');
+      if (pipe) vsPipe = `${(median(pipe.runs.map((m) => m.seconds)) / secs).toFixed(2)}x`;
+    }
+    lines.push(
+      `| ${r.job} | ${r.tool} | ${secs.toFixed(1)} | ${r.runs.map((m) => m.seconds.toFixed(1)).join(', ')} (${spread(r.runs.map((m) => m.seconds))}) | ${Math.round(r.rows / secs).toLocaleString('en')} | ${Number.isNaN(start) ? '-' : start.toFixed(1)} | ${Math.round(rss)} | ${vsSt} | ${vsPipe} |`,
+    );
+  }
+  return lines;
+}
 
 async function main(): Promise<void> {
   const got = ensureSeaTunnel();
@@ -82,58 +658,65 @@ async function main(): Promise<void> {
     console.error(`bench:seatunnel: ${got.missing}`);
     process.exit(3);
   }
+  const started = new Date();
+  const loadAtStart = loadavg();
   const dir = mkdtempSync(join(tmpdir(), 'tideway-bench-seatunnel-'));
-  const results: { job: string; engine: Engine; runs: Measured[]; startup: Measured[] }[] = [];
+  let pgSrv: TestDatabaseServer | undefined;
+  let target: pg.Client | undefined;
   try {
-    for (const parallelism of [1, 2]) {
-      const big = join(dir, `fake-p${parallelism}.conf`);
-      const one = join(dir, `fake-one-p${parallelism}.conf`);
-      writeFileSync(big, fakeJob(ROWS, parallelism));
-      writeFileSync(one, fakeJob(parallelism, parallelism));
-      const job = `FakeSource -> Console (dropped), parallelism ${parallelism}`;
-      const per = new Map<Engine, { runs: Measured[]; startup: Measured[] }>([
-        ['Tideway', { runs: [], startup: [] }],
-        ['SeaTunnel', { runs: [], startup: [] }],
-      ]);
-      for (let round = 0; round < ROUNDS; round++) {
-        // Alternating, the first engine changing every round: drift in the machine's load lands on both.
-        const order: Engine[] = round % 2 === 0 ? ['Tideway', 'SeaTunnel'] : ['SeaTunnel', 'Tideway'];
-        for (const engine of order) {
-          const r = per.get(engine)!;
-          r.startup.push(await runOnce(engine, got.home, one));
-          r.runs.push(await runOnce(engine, got.home, big));
-          const last = r.runs[r.runs.length - 1];
-          console.error(`${job}, round ${round + 1}/${ROUNDS}, ${engine}: ${last.seconds.toFixed(1)} s, ${Math.round(last.peakRssMb)} MB`);
-        }
+    // A job that fails is reported under the tables and the others still run.
+    const attempt = async (what: string, f: () => Promise<void>) => {
+      try {
+        await f();
+      } catch (err) {
+        console.error(`${what} failed: ${err instanceof Error ? err.message : String(err)}`);
+        notes.push('', `${what} failed: ${(err instanceof Error ? err.message : String(err)).split('\n')[0]}`);
       }
-      for (const [engine, r] of per) results.push({ job, engine, ...r });
+    };
+    await attempt('FakeSource jobs', () => fakeJobs(got.home));
+    if (wanted('jdbc-p1') || wanted('jdbc-p2') || wanted('recovery')) {
+      pgSrv = await startPostgres({ settings: { shared_buffers: '1GB', max_wal_size: '8GB' } });
+      await pgRun(pgSrv, pgSrv.database, 'CREATE DATABASE src');
+      console.error(`loading ${ROWS} orders into PostgreSQL ...`);
+      mkdirSync(join(dir, 'orders'));
+      await loadOrders(join(dir, 'orders'), pgSrv, undefined, ROWS);
+      target = await pgClient(pgSrv, pgSrv.database);
+      const [s, t] = [pgSrv, target];
+      await attempt('Recovery job', () => recoveryJob(got.home, s, t, dir));
+      await attempt('Jdbc jobs', () => jdbcJobs(got.home, s, t));
     }
+    await attempt('LocalFile jobs', () => fileJobs(got.home, dir));
+    await attempt('Kafka job', () => kafkaJob(got.home));
   } finally {
+    await target?.end();
+    await pgSrv?.stop();
     rmSync(dir, { recursive: true, force: true });
   }
 
-  const javaVersion = spawnSync('java', ['-version'], { encoding: 'utf8' }).stderr.split('\n')[0] ?? 'java';
+  const { stdout: javaVersion } = await new Promise<{ stdout: string }>((resolve) => {
+    const c = spawn('java', ['-version'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let e = '';
+    c.stderr.setEncoding('utf8').on('data', (s: string) => (e += s));
+    c.once('close', () => resolve({ stdout: e.split('\n')[0] ?? 'java' }));
+  });
+  const loadAtEnd = loadavg();
   const lines = [
     '',
-    `## Tideway against SeaTunnel ${SEATUNNEL_VERSION} (bench/seatunnel.ts, ${new Date().toISOString().slice(0, 10)})`,
+    `## Tideway against SeaTunnel ${SEATUNNEL_VERSION}: bench/seatunnel.ts, ${started.toISOString().slice(0, 16).replace('T', ' ')} UTC`,
     '',
-    `${machineLine({ load: true })} ${javaVersion.trim()}; SeaTunnel ${SEATUNNEL_VERSION} in local mode (\`seatunnel.sh -m local\`'s java command), JVM heap -Xms${HEAP} -Xmx${HEAP}.`,
-    `FakeSource, ${ROWS.toLocaleString('en')} rows in all (5 columns: bigint, string, int, double, timestamp) into Console with log.print.data = false; both engines local, TZ=UTC, C.UTF-8, each engine's default checkpoint interval. ${ROUNDS} rounds, engines alternating. Seconds: the whole command (start, job, exit); start-up: the same job with one row per degree of parallelism; peak RSS from /usr/bin/time -v, the largest over the rounds.`,
+    `${machineLine({ postgres: results.some((r) => r.tool === 'psql pipe') })} ${javaVersion.trim()}. Load average (1, 5, 15 min) at the start ${loadAtStart.map((x) => x.toFixed(1)).join(', ')}, at the end ${loadAtEnd.map((x) => x.toFixed(1)).join(', ')} (the machine is shared: other work ran meanwhile).`,
+    `SeaTunnel ${SEATUNNEL_VERSION} in local mode (\`seatunnel.sh -m local\`'s java command), JVM heap -Xms${HEAP} -Xmx${HEAP}; Tideway: \`tideway run\`. The job configs are bench/seatunnel/*.conf, the same text on both (their variables given with -i); TZ=UTC, C.UTF-8, checkpoint.interval ${CHECKPOINT_MS / 1000} s and checkpoint.timeout ${CHECKPOINT_TIMEOUT_MS / 1000} s on both (SeaTunnel's shipped 10 s timeout expired in its FakeSource jobs here, which make a split's rows in one poll). ${ROUNDS} rounds, engines alternating (the first one changes every round). ${wanted('fake-p1') || wanted('fake-p2') ? `FakeSource jobs: ${FAKE_ROWS.toLocaleString('en')} rows; the others` : 'Rows:'} ${ROWS.toLocaleString('en')}.`,
+    "Seconds: the whole command (start, job, exit), with the range over the rounds; start-up: command start to the first byte in the target table or files, or, where the sink drops rows (Console), the wall time of the same job with one row; peak RSS: the largest over the rounds, of all the engine's processes together.",
     '',
-    '| job | engine | seconds (median) | every run | rows/s (median) | start-up s (median) | peak RSS MB | Tideway / SeaTunnel rows/s |',
-    '|---|---|---|---|---|---|---|---|',
+    ...table(),
+    ...recoveryLines,
+    '',
+    `Postgres-CDC (snapshot of orders, then 100k changes) is not compared: SeaTunnel's connector-cdc-postgres has no ${SEATUNNEL_VERSION} release in the registry, and the 2.3.4 one fails in the ${SEATUNNEL_VERSION} engine (it carries its own copy of connector-jdbc's classes: their serialVersionUIDs clash, and without them its reader meets a null Struct). Tideway's own CDC snapshot figures are \`pnpm bench:cdc\`'s.`,
+    ...notes,
   ];
-  for (const r of results) {
-    const secs = median(r.runs.map((m) => m.seconds));
-    const other = results.find((o) => o.job === r.job && o.engine !== r.engine)!;
-    const ratio = median(other.runs.map((m) => m.seconds)) / secs;
-    lines.push(
-      `| ${r.job} | ${r.engine} | ${secs.toFixed(1)} | ${r.runs.map((m) => m.seconds.toFixed(1)).join(', ')} | ${Math.round(ROWS / secs).toLocaleString('en')} | ${median(r.startup.map((m) => m.seconds)).toFixed(1)} | ${Math.round(Math.max(...r.runs.map((m) => m.peakRssMb)))} | ${r.engine === 'Tideway' ? `${ratio.toFixed(2)}x` : ''} |`,
-    );
-  }
   const text = `${lines.join('\n')}\n`;
   process.stdout.write(text);
-  if (process.argv.includes('--write')) appendFileSync(join(root, 'bench', 'RESULTS.md'), text);
+  if (opts.write) appendFileSync(join(repo, 'bench', 'RESULTS.md'), text);
 }
 
 await main();

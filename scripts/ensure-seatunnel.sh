@@ -17,7 +17,84 @@ cache="${TIDEWAY_CACHE:-$HOME/.cache/tideway}/seatunnel"
 home="$cache/seatunnel-$version"
 marker="$home/.complete"
 
+# The connectors the comparisons and benchmarks use. Each is published shaded, with a reduced pom
+# listing only what it does not carry (connector-common, HikariCP for Jdbc), which goes to lib/.
+# connector-cdc-postgres has no 2.3.8 release in the registry (decision 0045), so it is not here.
+connectors=(connector-fake connector-console connector-file-local connector-jdbc connector-kafka)
+
+# The plugin mapping: which connector jar serves which plugin name (the distribution's
+# connectors/plugin-mapping.properties, for the connectors above).
+plugin_mapping() {
+  cat <<'MAPPING'
+seatunnel.source.FakeSource = connector-fake
+seatunnel.sink.Console = connector-console
+seatunnel.source.LocalFile = connector-file-local
+seatunnel.sink.LocalFile = connector-file-local
+seatunnel.source.Jdbc = connector-jdbc
+seatunnel.sink.Jdbc = connector-jdbc
+seatunnel.source.Kafka = connector-kafka
+seatunnel.sink.Kafka = connector-kafka
+MAPPING
+}
+
+# A pom depending on the given artifacts, one "groupId:artifactId:version[:classifier]" each (one
+# with a classifier comes alone, without its dependencies: the Hadoop uber jar carries them).
+write_pom() {
+  echo '<project xmlns="http://maven.apache.org/POM/4.0.0"><modelVersion>4.0.0</modelVersion>'
+  echo '<groupId>tideway.cache</groupId><artifactId>seatunnel-home</artifactId><version>1</version><packaging>pom</packaging><dependencies>'
+  local a g n v c
+  for a in "$@"; do
+    IFS=: read -r g n v c <<<"$a"
+    if [ -n "${c:-}" ]; then
+      echo "<dependency><groupId>$g</groupId><artifactId>$n</artifactId><version>$v</version><classifier>$c</classifier><exclusions><exclusion><groupId>*</groupId><artifactId>*</artifactId></exclusion></exclusions></dependency>"
+    else
+      echo "<dependency><groupId>$g</groupId><artifactId>$n</artifactId><version>$v</version></dependency>"
+    fi
+  done
+  echo '</dependencies></project>'
+}
+
+# Resolves $1/pom.xml into $1/jars; when it cannot, says why in one line and exits (3: no registry).
+resolve() {
+  local work=$1 what=$2
+  echo "ensure-seatunnel: resolving $what with Maven (once)" >&2
+  if ! (cd "$work" && mvn -B -q dependency:copy-dependencies -DoutputDirectory="$work/jars" -DincludeScope=runtime) > "$work/mvn.log" 2>&1; then
+    if grep -q -E "UnknownHostException|Connection refused|connect timed out|Network is unreachable|Could not transfer" "$work/mvn.log"; then
+      echo "ensure-seatunnel: Maven Central cannot be reached, so SeaTunnel $version is not available here" >&2
+      exit 3
+    fi
+    echo "ensure-seatunnel: Maven could not resolve $what; its log: $work/mvn.log" >&2
+    grep ERROR "$work/mvn.log" | head -3 >&2 || true
+    exit 1
+  fi
+}
+
 if [ -f "$marker" ]; then
+  # A home laid out before a connector joined the list gets the missing ones added in place, so
+  # runs using the home meanwhile keep their jars: connector jars go to connectors/, what their
+  # poms add goes to lib/ unless it is there already.
+  wanted=()
+  for c in "${connectors[@]}"; do
+    [ -f "$home/connectors/$c-$version.jar" ] || wanted+=("org.apache.seatunnel:$c:$version")
+  done
+  if [ ${#wanted[@]} -gt 0 ]; then
+    work="$cache/add-$version-$$"
+    rm -rf "$work"
+    mkdir -p "$work"
+    write_pom "${wanted[@]}" > "$work/pom.xml"
+    resolve "$work" "${wanted[*]}"
+    for jar in "$work"/jars/*.jar; do
+      name=$(basename "$jar")
+      case "$name" in
+        connector-common-*.jar) [ -f "$home/lib/$name" ] || mv "$jar" "$home/lib/" ;;
+        connector-*.jar) mv "$jar" "$home/connectors/" ;;
+        *) [ -f "$home/lib/$name" ] || mv "$jar" "$home/lib/" ;;
+      esac
+    done
+    plugin_mapping > "$home/connectors/plugin-mapping.properties.tmp"
+    mv "$home/connectors/plugin-mapping.properties.tmp" "$home/connectors/plugin-mapping.properties"
+    rm -rf "$work"
+  fi
   echo "$home"
   exit 0
 fi
@@ -39,47 +116,17 @@ work="$cache/resolve-$version"
 rm -rf "$work" "$home"
 mkdir -p "$work"
 
-# The connectors the comparisons use. Each is published shaded, with a reduced pom listing only
-# what it does not carry (connector-common, HikariCP for Jdbc), which goes to lib/.
-connectors=(connector-fake connector-console connector-file-local connector-jdbc)
-{
-  cat <<EOF
-<project xmlns="http://maven.apache.org/POM/4.0.0">
-  <modelVersion>4.0.0</modelVersion>
-  <groupId>tideway.cache</groupId>
-  <artifactId>seatunnel-home</artifactId>
-  <version>1</version>
-  <packaging>pom</packaging>
-  <dependencies>
-    <dependency><groupId>org.apache.seatunnel</groupId><artifactId>seatunnel-starter</artifactId><version>$version</version></dependency>
-    <dependency><groupId>org.apache.seatunnel</groupId><artifactId>seatunnel-transforms-v2</artifactId><version>$version</version></dependency>
-    <dependency>
-      <groupId>org.apache.seatunnel</groupId><artifactId>seatunnel-hadoop3-3.1.4-uber</artifactId><version>$version</version><classifier>optional</classifier>
-      <exclusions><exclusion><groupId>*</groupId><artifactId>*</artifactId></exclusion></exclusions>
-    </dependency>
-    <dependency><groupId>org.postgresql</groupId><artifactId>postgresql</artifactId><version>42.7.4</version></dependency>
-    <dependency><groupId>org.mariadb.jdbc</groupId><artifactId>mariadb-java-client</artifactId><version>3.4.1</version></dependency>
-    <dependency><groupId>com.mysql</groupId><artifactId>mysql-connector-j</artifactId><version>8.4.0</version></dependency>
-EOF
-  for c in "${connectors[@]}"; do
-    echo "    <dependency><groupId>org.apache.seatunnel</groupId><artifactId>$c</artifactId><version>$version</version></dependency>"
-  done
-  cat <<EOF
-  </dependencies>
-</project>
-EOF
-} > "$work/pom.xml"
-
-echo "ensure-seatunnel: resolving SeaTunnel $version with Maven (once; about 180 MB)" >&2
-if ! (cd "$work" && mvn -B -q dependency:copy-dependencies -DoutputDirectory="$work/jars" -DincludeScope=runtime) > "$work/mvn.log" 2>&1; then
-  if grep -q -E "UnknownHostException|Connection refused|connect timed out|Network is unreachable|Could not transfer" "$work/mvn.log"; then
-    echo "ensure-seatunnel: Maven Central cannot be reached, so SeaTunnel $version is not available here" >&2
-    exit 3
-  fi
-  echo "ensure-seatunnel: Maven could not resolve SeaTunnel $version; its log: $work/mvn.log" >&2
-  grep ERROR "$work/mvn.log" | head -3 >&2 || true
-  exit 1
-fi
+artifacts=(
+  "org.apache.seatunnel:seatunnel-starter:$version"
+  "org.apache.seatunnel:seatunnel-transforms-v2:$version"
+  "org.apache.seatunnel:seatunnel-hadoop3-3.1.4-uber:$version:optional"
+  org.postgresql:postgresql:42.7.4
+  org.mariadb.jdbc:mariadb-java-client:3.4.1
+  com.mysql:mysql-connector-j:8.4.0
+)
+for c in "${connectors[@]}"; do artifacts+=("org.apache.seatunnel:$c:$version"); done
+write_pom "${artifacts[@]}" > "$work/pom.xml"
+resolve "$work" "SeaTunnel $version (about 210 MB)"
 
 staging="$home.partial"
 rm -rf "$staging"
@@ -97,16 +144,7 @@ done
 # SeaTunnel's own configuration files, as its starter jar publishes them.
 (cd "$staging/config" && unzip -q -o ../starter/seatunnel-starter.jar seatunnel.yaml hazelcast.yaml hazelcast-client.yaml log4j2.properties)
 
-# The plugin mapping: which connector jar serves which plugin name (the distribution's
-# connectors/plugin-mapping.properties, for the connectors above).
-cat > "$staging/connectors/plugin-mapping.properties" <<'EOF'
-seatunnel.source.FakeSource = connector-fake
-seatunnel.sink.Console = connector-console
-seatunnel.source.LocalFile = connector-file-local
-seatunnel.sink.LocalFile = connector-file-local
-seatunnel.source.Jdbc = connector-jdbc
-seatunnel.sink.Jdbc = connector-jdbc
-EOF
+plugin_mapping > "$staging/connectors/plugin-mapping.properties"
 
 echo "$version" > "$staging/.complete"
 mv "$staging" "$home"

@@ -55,4 +55,27 @@ describe('ClientPool', () => {
     expect(await ping(fresh)).toBe('pong');
     pool.close();
   });
+
+  it('tells of a connection that was up and went down, once per loss, and not of a closed pool', async () => {
+    const port = await serve();
+    const lost: string[] = [];
+    const pool = new ClientPool(
+      (a) => new Client(a, grpc.credentials.createInsecure()) as unknown as PingClient,
+      (a) => lost.push(a),
+    );
+    const address = `127.0.0.1:${port}`;
+    expect(await ping(pool.get(address))).toBe('pong');
+    expect(lost).toEqual([]);
+
+    servers.pop()!.forceShutdown();
+    for (let i = 0; i < 100 && lost.length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(lost).toEqual([address]);
+
+    await serve(port);
+    const again = pool.get(address);
+    expect(await ping(again)).toBe('pong');
+    pool.close();
+    await new Promise((r) => setTimeout(r, 200));
+    expect(lost).toEqual([address]);
+  });
 });

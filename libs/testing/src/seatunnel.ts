@@ -281,47 +281,56 @@ export class SeaTunnelCluster {
     readonly home: string,
     private readonly dir: string,
     readonly masterPort: number,
-    readonly workerPort: number,
+    readonly workerPorts: readonly number[],
     private readonly master: ServerProcess,
-    private readonly worker: ServerProcess,
+    private readonly workers: readonly ServerProcess[],
   ) {}
 
-  static async start(home: string, opts: { heap?: string; timeoutMs?: number } = {}): Promise<SeaTunnelCluster> {
+  /** The first worker's Hazelcast port. */
+  get workerPort(): number {
+    return this.workerPorts[0];
+  }
+
+  /** `workers`: how many worker processes (default 1; more for failover, each with its own port). */
+  static async start(home: string, opts: { heap?: string; timeoutMs?: number; workers?: number } = {}): Promise<SeaTunnelCluster> {
     const masterPort = await freePort();
-    const workerPort = await freePort();
-    const dir = instanceDir(home, masterPort, `tideway-st-${process.pid}-${masterPort}`, [masterPort, workerPort]);
-    // The worker's own Hazelcast file differs only in its port.
-    const workerConfig = join(dir, 'worker-config');
-    mkdirSync(workerConfig);
-    for (const f of ['seatunnel.yaml', 'hazelcast-client.yaml', 'log4j2.properties'])
-      copyFileSync(join(dir, 'config', f), join(workerConfig, f));
-    writeFileSync(
-      join(workerConfig, 'hazelcast.yaml'),
-      readFileSync(join(dir, 'config', 'hazelcast.yaml'), 'utf8').replace(`port: ${masterPort}`, `port: ${workerPort}`),
-    );
+    const workerPorts: number[] = [];
+    for (let i = 0; i < (opts.workers ?? 1); i++) workerPorts.push(await freePort());
+    const dir = instanceDir(home, masterPort, `tideway-st-${process.pid}-${masterPort}`, [masterPort, ...workerPorts]);
     const heap = opts.heap ?? '1g';
     const env = seaTunnelEnv(home);
-    const start = (role: 'master' | 'worker', configDir: string): ServerProcess => {
-      const args = javaArgs(home, dir, heap, `seatunnel-engine-${role}`).map((a) => a.replaceAll(join(dir, 'config'), configDir));
+    const start = (role: 'master' | 'worker', name: string, configDir: string): ServerProcess => {
+      const args = javaArgs(home, dir, heap, `seatunnel-engine-${name}`).map((a) => a.replaceAll(join(dir, 'config'), configDir));
+      mkdirSync(join(dir, name));
       return ServerProcess.start({
-        name: `SeaTunnel ${role}`,
+        name: `SeaTunnel ${name}`,
         command: 'java',
         args: [...args, SERVER_MAIN, '-r', role],
-        dir: join(dir, role),
-        logFile: join(dir, `${role}.log`),
+        dir: join(dir, name),
+        logFile: join(dir, `${name}.log`),
         stopSignal: 'SIGTERM',
         env,
       });
     };
-    mkdirSync(join(dir, 'master'));
-    mkdirSync(join(dir, 'worker'));
-    const master = start('master', join(dir, 'config'));
-    const worker = start('worker', workerConfig);
-    const cluster = new SeaTunnelCluster(home, dir, masterPort, workerPort, master, worker);
+    const master = start('master', 'master', join(dir, 'config'));
+    const workers = workerPorts.map((port, i) => {
+      // Each worker's own Hazelcast file differs only in its port.
+      const name = i === 0 ? 'worker' : `worker-${i + 1}`;
+      const workerConfig = join(dir, `${name}-config`);
+      mkdirSync(workerConfig);
+      for (const f of ['seatunnel.yaml', 'hazelcast-client.yaml', 'log4j2.properties'])
+        copyFileSync(join(dir, 'config', f), join(workerConfig, f));
+      writeFileSync(
+        join(workerConfig, 'hazelcast.yaml'),
+        readFileSync(join(dir, 'config', 'hazelcast.yaml'), 'utf8').replace(`port: ${masterPort}`, `port: ${port}`),
+      );
+      return start('worker', name, workerConfig);
+    });
+    const cluster = new SeaTunnelCluster(home, dir, masterPort, workerPorts, master, workers);
     try {
       await master.waitReady(() => probePort(masterPort), opts.timeoutMs ?? 120_000);
-      await worker.waitReady(() => probePort(workerPort), opts.timeoutMs ?? 120_000);
-      await cluster.waitForWorker(opts.timeoutMs ?? 120_000);
+      for (const [i, worker] of workers.entries()) await worker.waitReady(() => probePort(workerPorts[i]), opts.timeoutMs ?? 120_000);
+      await cluster.waitForWorkers(opts.timeoutMs ?? 120_000);
     } catch (err) {
       await cluster.stop();
       throw err;
@@ -329,14 +338,14 @@ export class SeaTunnelCluster {
     return cluster;
   }
 
-  /** Waits until the master has registered the worker's slots (its log says so). */
-  private async waitForWorker(timeoutMs: number): Promise<void> {
+  /** Waits until the master sees every worker in its Hazelcast cluster (its log says so). */
+  private async waitForWorkers(timeoutMs: number): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline) {
-      if (/Members \{size:2/.test(this.masterLog())) return;
+      if (new RegExp(`Members \\{size:${this.workers.length + 1}`).test(this.masterLog())) return;
       await new Promise((r) => setTimeout(r, 250));
     }
-    throw new Error(`SeaTunnel's worker did not join its master within ${timeoutMs} ms:\n${this.master.logTail()}`);
+    throw new Error(`SeaTunnel's workers did not join their master within ${timeoutMs} ms:\n${this.master.logTail()}`);
   }
 
   masterLog(): string {
@@ -347,9 +356,14 @@ export class SeaTunnelCluster {
     return readFileSync(join(this.dir, 'worker.log'), 'utf8');
   }
 
-  /** The process ids of the master and the worker (for memory figures). */
+  /** The process ids of the master and the workers (for memory figures). */
   pids(): number[] {
-    return [this.master.pid, this.worker.pid].filter((p): p is number => p !== undefined);
+    return [this.master.pid, ...this.workerPids()].filter((p): p is number => p !== undefined);
+  }
+
+  /** The process id of each worker, in start order (undefined once it has exited). */
+  workerPids(): (number | undefined)[] {
+    return this.workers.map((w) => w.pid);
   }
 
   /**
@@ -379,7 +393,7 @@ export class SeaTunnelCluster {
   }
 
   async stop(): Promise<void> {
-    await Promise.all([this.worker.stop(), this.master.stop()]);
+    await Promise.all([...this.workers.map((w) => w.stop()), this.master.stop()]);
     rmSync(this.dir, { recursive: true, force: true });
   }
 }

@@ -131,6 +131,11 @@ export class Dispatcher {
     return [...this.jobs.values()].flatMap((j) => j.pipelines.flatMap((p) => p.slotIds()));
   }
 
+  /** Whether a job of this leader has a task group running on the worker. */
+  runsOn(address: string): boolean {
+    return [...this.jobs.values()].some((j) => !j.isEnded() && j.pipelines.some((p) => p.runsOn(address)));
+  }
+
   /** Task groups on a lost worker fail (their pipelines fail over). */
   workerLost(address: string): void {
     for (const j of this.jobs.values()) if (!j.isEnded()) j.onWorkerLost(address);

@@ -429,6 +429,11 @@ export class PipelineMaster {
     }
   }
 
+  /** Whether a task group of this pipeline runs (not ended) on the worker. */
+  runsOn(address: string): boolean {
+    return this.taskGroups.some((t) => t.slot?.workerAddress === address && !EXECUTION_STATE.isTerminal(t.state));
+  }
+
   /** Task groups on a lost worker have failed; their slots must be replaced on restart. */
   onWorkerLost(address: string): void {
     this.failover.onWorkerLost(address);

@@ -27,12 +27,17 @@ import type { Leadership } from './leadership.js';
  * fence (refused once this coordinator stops leading) and carries the epoch.
  */
 export class RemoteWorkers implements WorkerGateway {
-  private readonly clients = new ClientPool((address) => new WorkerServiceClient(address, channelCredentials(), clientOptions));
+  private readonly clients = new ClientPool(
+    (address) => new WorkerServiceClient(address, channelCredentials(), clientOptions),
+    (address) => this.onDisconnected(address),
+  );
 
   constructor(
     private readonly fence: Leadership,
     /** Told when a worker refuses a connection (it may be dead: the resource manager checks). */
     private readonly onRefused: (address: string) => void = () => undefined,
+    /** Told when the connection to a worker dropped (its process may have died). */
+    private readonly onDisconnected: (address: string) => void = () => undefined,
   ) {}
 
   /** One fenced call: refused before it leaves when not leading; a stale-epoch answer steps down. */

@@ -98,7 +98,16 @@ export class CoordinatorServer {
       (reason) => detach(this.stepDown(reason, true), 'stepping down'),
     );
     this.rm = new RemoteResourceManager(options.resourceManagerAddress, this.fence);
-    this.workers = new RemoteWorkers(this.fence, (address) => this.suspectWorker(address));
+    // A dropped connection to a worker that runs task groups is checked at once: a killed worker's
+    // socket closes at once, long before its heartbeats are missed or a checkpoint call fails.
+    // (Workers that run nothing, as the local mode's at its end, are left to their heartbeats.)
+    this.workers = new RemoteWorkers(
+      this.fence,
+      (address) => this.suspectWorker(address),
+      (address) => {
+        if (this.dispatcher.runsOn(address)) this.suspectWorker(address);
+      },
+    );
     this.dispatcher = new Dispatcher(options, { store: this.store, fence: this.fence, rm: this.rm, workers: this.workers });
   }
 

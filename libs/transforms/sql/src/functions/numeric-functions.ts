@@ -72,7 +72,11 @@ export const NUMERIC_FUNCTIONS: SqlFunction[] = [
   math(['atan2'], 2, Math.atan2),
   math(['cos'], 1, Math.cos),
   math(['cosh'], 1, Math.cosh),
-  math(['cot'], 1, (x) => 1 / Math.tan(x)),
+  math(['cot'], 1, (x) => {
+    const t = Math.tan(x);
+    if (t === 0) throw new SqlValueError('COT: division by zero');
+    return 1 / t;
+  }),
   math(['sin'], 1, Math.sin),
   math(['sinh'], 1, Math.sinh),
   math(['tan'], 1, Math.tan),
@@ -104,14 +108,11 @@ export const NUMERIC_FUNCTIONS: SqlFunction[] = [
     nullableResult: false,
     build: (a) => {
       if (a.length === 0) return () => Math.random();
-      // a seed gives a repeatable value (a small LCG: same seed, same number)
+      // a seed gives java.util.Random's first nextDouble() for that seed, as SeaTunnel's RAND(seed)
       const ev = a[0].ev;
       return (f) => {
         const s = ev(f);
-        if (s == null) return Math.random();
-        let x = (Number(s) ^ 0x5deece66d) >>> 0;
-        x = (Math.imul(x, 1103515245) + 12345) >>> 0;
-        return x / 2 ** 32;
+        return s == null ? Math.random() : javaRandomDouble(Number(s));
       };
     },
   },
@@ -161,6 +162,21 @@ export const NUMERIC_FUNCTIONS: SqlFunction[] = [
     },
   },
 ];
+
+const MULTIPLIER = 0x5deece66dn;
+const MASK = (1n << 48n) - 1n;
+
+/** java.util.Random(seed).nextDouble(): the 48-bit LCG's two draws of 26 and 27 bits. */
+export function javaRandomDouble(seed: number): number {
+  let state = (BigInt(Math.trunc(seed) | 0) ^ MULTIPLIER) & MASK;
+  const next = (bits: bigint): bigint => {
+    state = (state * MULTIPLIER + 0xbn) & MASK;
+    return state >> (48n - bits);
+  };
+  const hi = next(26n);
+  const lo = next(27n);
+  return Number((hi << 27n) + lo) * 2 ** -53;
+}
 
 function toInt(d: Decimal): number {
   const n = d.toNumber();

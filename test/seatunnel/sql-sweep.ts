@@ -233,8 +233,9 @@ export const SWEEP_CALLS: Record<'string' | 'numeric' | 'datetime' | 'system', S
       'floor(i)',
     ]),
     ...calls('LN', [onRows([1, 5], 'ln(l)'), 'ln(2.718281828459045)', onRows([1, 4, 6], 'ln(d)')]),
-    ...calls('LOG', ['log(2, 8)', onRows([1, 4, 6], 'log(10, d)'), onRows([1, 4, 6], 'log(d)'), onRows([5], 'log(i, 2)')]),
-    ...alone('LOG', ['log(1, 2)']),
+    ...calls('LOG', ['log(2, 8)', onRows([1, 4, 6], 'log(10, d)'), onRows([5], 'log(i, 2)')]),
+    ...alone('LOG', ['log(1, 2)', onRows([1, 4, 6], 'log(d)')]),
+    ...alone('ROUND', ['round(l, -1)']),
     ...calls('LOG10', ['log10(1000)', onRows([1, 4, 6], 'log10(d)'), onRows([1, 5], 'log10(n)')]),
     ...calls('RADIANS', ['radians(d)', 'radians(i)', 'radians(180)']),
     ...calls('SQRT', ['sqrt(d)', 'sqrt(i)', 'sqrt(d * -1)', 'sqrt(n)']),
@@ -242,7 +243,7 @@ export const SWEEP_CALLS: Record<'string' | 'numeric' | 'datetime' | 'system', S
     ...calls('POWER', ['power(d, 2)', 'power(i, 2)', 'power(2, -1)', 'power(l, 0)', 'power(d * -1, 3)', 'power(d, 0.5)']),
     ...calls('RAND', ['rand()'], { random: true }),
     ...calls('RANDOM', ['random()'], { random: true }),
-    ...calls('RANDOM', ['random(7)', 'rand(i)']),
+    ...calls('RANDOM', ['random(7)', onRows([1, 2, 4, 5, 6], 'rand(i)')]),
     ...calls('ROUND', [
       'round(d)',
       'round(d, 1)',
@@ -251,7 +252,7 @@ export const SWEEP_CALLS: Record<'string' | 'numeric' | 'datetime' | 'system', S
       'round(n)',
       'round(f, 1)',
       'round(i)',
-      'round(l, -1)',
+      'round(l)',
       'round(2.5)',
       'round(-2.5)',
       'round(0.125, 2)',
@@ -269,7 +270,6 @@ export const SWEEP_CALLS: Record<'string' | 'numeric' | 'datetime' | 'system', S
       "dateadd(ts, 1, 'YEAR')",
       "dateadd(dt, 1, 'YEAR')",
       "dateadd(dt, -1, 'MONTH')",
-      "dateadd(ts, 1, 'QUARTER')",
       "dateadd(dt, 1, 'DAY')",
       "dateadd(dt, 2, 'WEEK')",
       "dateadd(ts, 1, 'HOUR')",
@@ -280,7 +280,7 @@ export const SWEEP_CALLS: Record<'string' | 'numeric' | 'datetime' | 'system', S
       "dateadd(t, 30, 'SECOND')",
       onRows([1, 2, 3, 6], "dateadd(ts, i, 'DAY')"),
     ]),
-    ...alone('DATEADD', ["dateadd(t, 1, 'DAY')", "dateadd(dt, 1, 'HOUR')"]),
+    ...alone('DATEADD', ["dateadd(t, 1, 'DAY')", "dateadd(dt, 1, 'HOUR')", "dateadd(ts, 1, 'QUARTER')"]),
     ...calls('TIMESTAMPADD', ["timestampadd(ts, 3, 'MONTH')"]),
     ...calls('DATEDIFF', [
       "datediff(dt, cast(ts as date), 'DAY')",
@@ -327,7 +327,7 @@ export const SWEEP_CALLS: Record<'string' | 'numeric' | 'datetime' | 'system', S
       "formatdatetime(ts, 'yyyy-MM-dd HH:mm:ss')",
       "formatdatetime(dt, 'dd/MM/yyyy')",
       "formatdatetime(ts, 'EEE MMM d yy')",
-      "formatdatetime(ts, 'yyyy-MM-dd''T''HH:mm:ss.SSS')",
+      "formatdatetime(ts, 'yyyy-MM-dd HH:mm:ss.SSS')",
       "formatdatetime(t, 'HH:mm')",
       "formatdatetime(ts, 'D w a h')",
     ]),
@@ -358,6 +358,7 @@ export const SWEEP_CALLS: Record<'string' | 'numeric' | 'datetime' | 'system', S
       "from_unixtime(e, 'yyyy-MM-dd HH:mm:ss', 'Asia/Kolkata')",
       "from_unixtime(e, 'yyyy-MM-dd HH:mm:ss', 'UTC-09:30')",
     ]),
+    ...alone('FORMATDATETIME', ["formatdatetime(ts, 'yyyy-MM-dd''T''HH:mm')"]),
     ...alone('FROM_UNIXTIME', ["from_unixtime(1672502400, 'yyyy-MM-dd')"]),
   ],
   system: [
@@ -384,9 +385,8 @@ export const SWEEP_CALLS: Record<'string' | 'numeric' | 'datetime' | 'system', S
       "cast('1.5' as double)",
       'cast(s as bytes)',
       'cast(i as float)',
-      onRows([1, 2, 3, 6], 'cast(i as byte)'),
     ]),
-    ...alone('CAST', ['cast(d as int)', "cast('2024-02-29' as date)"]),
+    ...alone('CAST', ['cast(d as int)', "cast('2024-02-29' as date)", 'cast(ti as byte)']),
     ...calls('COALESCE', ["coalesce(s, 'dflt')", 'coalesce(i, l)', 'coalesce(null, d, 0)', 'coalesce(dt, cast(ts as date))']),
     ...alone('COALESCE', ["coalesce(dt, '2000-01-01')"]),
     ...calls('IFNULL', ["ifnull(s, 'x')", 'ifnull(i, -1)']),
@@ -408,8 +408,9 @@ export function allSweepCalls(): SweepCall[] {
 function hoconValue(v: unknown): string {
   if (v === null) return 'null';
   if (typeof v === 'string') return JSON.stringify(v);
-  // HOCON takes 1E308, not JavaScript's 1e+308
-  return String(v).replace('e+', 'E').replace('e-', 'E-');
+  if (typeof v === 'number') return String(v).replace('e+', 'E').replace('e-', 'E-'); // HOCON takes 1E308, not 1e+308
+  if (typeof v === 'bigint' || typeof v === 'boolean') return String(v);
+  throw new Error(`no HOCON for the sweep value ${JSON.stringify(v)}`);
 }
 
 /** Escapes a Sql query for a HOCON double-quoted string. */
@@ -489,7 +490,7 @@ export function compareSweep(
     batch.forEach((call, i) => {
       const [va, vb] = [ta[i + 1], tb[i + 1]];
       const [na, nb] = [nullsA[i], nullsB[i]];
-      const same = call.random ? na === nb && valueShape(va) === valueShape(vb) : na === nb && va === vb;
+      const same = call.random ? na === nb && valueShape(va) === valueShape(vb) : na === nb && (va === vb || sameDouble(va, vb));
       if (!same) diffs.push(`${call.fn}: ${call.expr} on row ${id}: Tideway ${shown(va, na)}, SeaTunnel ${shown(vb, nb)}`);
     });
   }
@@ -500,6 +501,16 @@ export function compareSweep(
     });
   } else diffs.push(`types: ${tideway.types ? 'SeaTunnel' : 'Tideway'} did not show its output row type`);
   return diffs;
+}
+
+/**
+ * One double printed two ways: Java 17's Double.toString (SeaTunnel's JVM) gives some doubles a
+ * digit more than the shortest text that reads back as the same double (JDK-4511638, fixed in
+ * Java 19): 4.6116860184273879E18 for 4.611686018427388E18.
+ */
+function sameDouble(a: string, b: string): boolean {
+  const double = /^-?\d+\.\d+E-?\d+$/;
+  return double.test(a) && double.test(b) && Number(a) === Number(b);
 }
 
 function shown(value: string, nullMark: string | undefined): string {
@@ -571,6 +582,9 @@ export async function sweep(batch: readonly SweepCall[], run: SweepRunner): Prom
   return { diffs: [...x.diffs, ...y.diffs], failedOnBoth: [...x.failedOnBoth, ...y.failedOnBoth], jobs: 1 + x.jobs + y.jobs };
 }
 
+/** Sweep jobs written so far in this process: each job's config file has its own name. */
+let jobCount = 0;
+
 /** Tideway's declared output types of the sweep job's Sql transform (`tideway plan --json`). */
 function tidewayTypes(planJson: string): ColumnTypes | undefined {
   try {
@@ -589,10 +603,9 @@ function tidewayTypes(planJson: string): ColumnTypes | undefined {
  * cluster (types from its Console's `output rowType` line), at most `limit` at once.
  */
 export function sweepRunner(cluster: SeaTunnelCluster, work: string, limit: <T>(f: () => Promise<T>) => Promise<T>): SweepRunner {
-  let n = 0;
   return (batch) =>
     limit(async () => {
-      const path = join(work, `sql-sweep-${++n}.conf`);
+      const path = join(work, `sql-sweep-${++jobCount}.conf`);
       writeFileSync(path, sweepConfig(batch));
       const [tw, plan, st] = await Promise.all([
         runCli(['run', '-c', path], 180_000, { TZ: 'UTC' }),
@@ -698,5 +711,38 @@ export const KNOWN_SWEEP_DIFFERENCES: readonly { pattern: RegExp; doc: string }[
   {
     pattern: /^CAST: cast\('2024-02-29' as date\) fails on SeaTunnel only/,
     doc: 'CAST of a string AS DATE, TIME or TIMESTAMP fails on SeaTunnel (Unsupported CAST AS type)',
+  },
+  {
+    pattern: /^ROUND: round\(n(, 1)?\) on row \d: Tideway '[^']*', SeaTunnel '[^']*'$/,
+    doc: "ROUND of a decimal: SeaTunnel's value has the digits' scale (1.5), its type the column's (decimal(10, 2))",
+  },
+  {
+    pattern: /^ROUND: round\(f, 1\) on row \d: Tideway '[^']*', SeaTunnel '[^']*'$/,
+    doc: "ROUND of a float: SeaTunnel's value is a double in a FLOAT column",
+  },
+  {
+    pattern: /^TRUNC(ATE)?: trunc(ate)?\((i|n|n, 1)\) on row \d: Tideway '[^']*', SeaTunnel '[^']*'$/,
+    doc: "TRUNC of an int or a decimal: SeaTunnel's value is an int or a decimal in a DOUBLE column",
+  },
+  {
+    pattern: /^IS_DATE: is_date\((ds|null), '[^']*'\) on row \d: Tideway 'false', SeaTunnel 'true'$/,
+    doc: 'IS_DATE of a NULL string is true on SeaTunnel',
+  },
+  { pattern: /^CAST: cast\(ti as byte\) fails on SeaTunnel only/, doc: 'CAST AS BYTE fails on SeaTunnel: its Sql parser refuses BYTE' },
+  {
+    pattern: /^ROUND: round\(l, -1\) fails on SeaTunnel only/,
+    doc: 'ROUND of an int or bigint to negative digits fails on SeaTunnel (IllegalArgumentException)',
+  },
+  {
+    pattern: /^LOG: case when id in \(1, 4, 6\) then log\(d\) end fails on SeaTunnel only/,
+    doc: 'LOG with one argument fails on SeaTunnel (IndexOutOfBoundsException)',
+  },
+  {
+    pattern: /^DATEADD: dateadd\(ts, 1, 'QUARTER'\) fails on SeaTunnel only/,
+    doc: 'DATEADD of QUARTER fails on SeaTunnel (Unsupported dateTimeField)',
+  },
+  {
+    pattern: /^FORMATDATETIME: formatdatetime\(ts, 'yyyy-MM-dd''T''HH:mm'\) fails on SeaTunnel only/,
+    doc: "A '' in a Sql string literal stays two quotes on SeaTunnel (DateTimeFormatter: Unknown pattern letter: T)",
   },
 ];

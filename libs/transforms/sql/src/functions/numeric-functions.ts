@@ -8,16 +8,18 @@ const D = Types.DOUBLE;
 
 /** A double-valued function of doubles (trig, exp, ...), null in, null out. */
 function math(names: string[], arity: number, f: (...x: number[]) => number): SqlFunction {
-  return strict(
-    names,
-    new Array<ArgKind>(arity).fill('numeric'),
-    arity,
-    arity,
-    D,
-    () =>
-      (...xs: unknown[]) =>
-        f(...xs.map(Number)),
-  );
+  return strict(names, new Array<ArgKind>(arity).fill('numeric'), arity, arity, D, (a) => {
+    const widen = floatWidening(a);
+    return (...xs: unknown[]) => f(...xs.map((x, i) => widen[i](x)));
+  });
+}
+
+/**
+ * How each argument reads as a Java double: a float argument is its float32 value widened
+ * (Float.doubleValue: 3.4E38f is 3.3999999521443642E38), the others as they are.
+ */
+function floatWidening(a: readonly Compiled[]): ((x: unknown) => number)[] {
+  return a.map((c) => (c.type.kind === 'float' ? (x: unknown) => Math.fround(Number(x)) : Number));
 }
 
 function positive(fn: string, x: number): number {
@@ -38,7 +40,10 @@ function roundTo(type: DataType, mode: Mode): (v: unknown, digits?: unknown) => 
     if (type.kind === 'bigint') return scale >= 0 ? v : BigInt(roundNeg(toDecimal(v), scale, mode).toFixed());
     if (type.kind === 'float' || type.kind === 'double') {
       const r = toDecimal(v).toDecimalPlaces(Math.max(0, scale), mode);
-      return (scale < 0 ? roundNeg(toDecimal(v), scale, mode) : r).toNumber();
+      const n = (scale < 0 ? roundNeg(toDecimal(v), scale, mode) : r).toNumber();
+      // SeaTunnel rounds through BigDecimal, which has no negative zero (only its TRUNC to
+      // 0 digits goes through Math.ceil/floor and keeps it)
+      return scale !== 0 || mode === Decimal.ROUND_HALF_UP ? n + 0 : n;
     }
     return scale >= 0 ? v : roundNeg(toDecimal(v), scale, mode).toNumber();
   };
@@ -94,8 +99,9 @@ export const NUMERIC_FUNCTIONS: SqlFunction[] = [
           return base === Math.E ? Math.log(v) : base === 10 ? Math.log10(v) : Math.log(v) / Math.log(base);
         },
   ),
-  math(['radians'], 1, (x) => (x / 180) * Math.PI),
-  math(['degrees'], 1, (x) => (x * 180) / Math.PI),
+  // Java's Math.toRadians/toDegrees: one multiplication by the constant
+  math(['radians'], 1, (x) => x * 0.017453292519943295),
+  math(['degrees'], 1, (x) => x * 57.29577951308232),
   math(['sqrt'], 1, Math.sqrt),
   math(['power', 'pow'], 2, Math.pow),
   { names: ['pi'], minArgs: 0, maxArgs: 0, args: [], resultType: () => D, build: () => () => Math.PI },
@@ -139,9 +145,10 @@ export const NUMERIC_FUNCTIONS: SqlFunction[] = [
   strict(['ceil', 'ceiling'], ['numeric'], 1, 1, Types.INT, () => (v) => toInt(toDecimal(v).toDecimalPlaces(0, Decimal.ROUND_CEIL))),
   strict(['floor'], ['numeric'], 1, 1, Types.INT, () => (v) => toInt(toDecimal(v).toDecimalPlaces(0, Decimal.ROUND_FLOOR))),
   strict(['round'], ['numeric', 'integer'], 1, 2, firstArgType, (a) => roundTo(a[0].type, Decimal.ROUND_HALF_UP)),
-  strict(['trunc', 'truncate'], ['numeric', 'integer'], 1, 2, D, () => {
+  strict(['trunc', 'truncate'], ['numeric', 'integer'], 1, 2, D, (a) => {
     const r = roundTo(D, Decimal.ROUND_DOWN);
-    return (v: unknown, digits?: unknown) => r(Number(v), digits);
+    const [widen] = floatWidening(a);
+    return (v: unknown, digits?: unknown) => r(widen(v), digits);
   }),
   {
     names: ['sign'],

@@ -1,6 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SeaTunnelCluster, SeaTunnelRun } from '@tideway/testing';
+import { parseDataType, type DataType } from '@tideway/api';
 import { runCli } from '../conformance/cli-process.js';
 
 /**
@@ -293,4 +294,147 @@ export function atMost(n: number): <T>(f: () => Promise<T>) => Promise<T> {
       else running--;
     }
   };
+}
+
+/**
+ * A value of `type` for row `r` of an explicit-rows copy: fixed, varied per row, with edge values
+ * both engines' FakeSource must read alike (unicode, the empty string, negative numbers, a leap
+ * day, the epoch, fractions of seconds). `column` varies values between columns of one type.
+ */
+export function fixedValue(type: DataType, r: number, column: number): unknown {
+  const pick = <T>(xs: readonly T[]): T => xs[(r + column) % xs.length];
+  switch (type.kind) {
+    case 'null':
+      return null;
+    case 'string':
+      return pick(['alpha', 'Ünï 中文', '', 'x y']);
+    case 'boolean':
+      return (r + column) % 2 === 0;
+    case 'tinyint':
+      return pick([1, -128, 127, 0]);
+    case 'smallint':
+      return pick([2, -32768, 32767, 0]);
+    case 'int':
+      return pick([3, -2147483648, 2147483647, 0]);
+    case 'bigint':
+      return pick([4n, -9007199254740993n, 9223372036854775807n, 0n]);
+    case 'float':
+      return pick([1.5, -0.25, 1e10, 0]);
+    case 'double':
+      return pick([2.5, -1e-7, 1.0e100, 0.1]);
+    case 'decimal': {
+      const whole = Math.min(type.precision - type.scale, 3);
+      const int = whole <= 0 ? '0' : String(123).slice(0, whole);
+      const text = type.scale > 0 ? `${int}.${'5'.padEnd(type.scale, '0')}` : int;
+      return pick([text, `-${text}`, '0']);
+    }
+    case 'bytes':
+      return pick(['AQID', '', '/w==']);
+    case 'date':
+      return pick(['2024-02-29', '1970-01-01', '1999-12-31']);
+    case 'time':
+      return pick(['12:34:56', '00:00:00', '23:59:59']);
+    case 'timestamp':
+    case 'timestamp_tz':
+      // one shape for every row: SeaTunnel 2.3.8 parses a column's timestamps with the format of
+      // its first (docs/seatunnel-differences.md)
+      return pick(['2024-02-29T12:34:56', '1970-01-01T00:00:00', '1999-12-31T23:59:59']);
+    case 'array':
+      return [fixedValue(type.element, r, column), fixedValue(type.element, r + 1, column)];
+    case 'map': {
+      // a key never empty: HOCON's path "" is refused
+      const key = type.key.kind === 'string' ? `k${r}` : fixedValue(type.key, r, column);
+      return { [String(key)]: fixedValue(type.value, r, column) };
+    }
+    case 'row':
+      return Object.fromEntries(type.fields.map((f, i) => [f.name, fixedValue(f.type, r, column + i)]));
+  }
+}
+
+/** A value as HOCON (JSON with bigints unquoted). */
+function hocon(v: unknown): string {
+  if (typeof v === 'bigint') return v.toString();
+  if (Array.isArray(v)) return `[${v.map(hocon).join(', ')}]`;
+  if (typeof v === 'object' && v !== null)
+    return `{${Object.entries(v)
+      .map(([k, x]) => `${JSON.stringify(k)} = ${hocon(x)}`)
+      .join(', ')}}`;
+  // HOCON takes 1E100, not JavaScript's 1e+100
+  if (typeof v === 'number') return String(v).replace('e+', 'E').replace('e-', 'E-');
+  return JSON.stringify(v);
+}
+
+/** Rows of an explicit-rows copy: `count` rows of fixed values for the columns. */
+export function fixedRows(columns: readonly { type: DataType }[], count: number): string {
+  const rows: string[] = [];
+  for (let r = 0; r < count; r++)
+    rows.push(`{ kind = INSERT, fields = [${columns.map((c, i) => hocon(fixedValue(c.type, r, i))).join(', ')}] }`);
+  return `rows = [\n${rows.join('\n')}\n]\n`;
+}
+
+/**
+ * The copy of a config whose FakeSources make random rows with explicit `rows` of fixed values
+ * instead (FakeSource has no seed: the copy compares values), given each FakeSource table's
+ * columns in the config's order (from Tideway's plan). A FakeSource with `tables_configs` gets
+ * rows in each table's block. Undefined when the config has no FakeSource or every table lists
+ * its rows already.
+ */
+export function withExplicitRows(text: string, tables: readonly (readonly { type: DataType }[])[], count = 3): string | undefined {
+  const inserts: { at: number; text: string }[] = [];
+  let table = 0;
+  for (const m of text.matchAll(/\bFakeSource\s*\{/g)) {
+    const open = m.index + m[0].length - 1;
+    const end = blockEnd(text, open);
+    const body = text.slice(open, end);
+    const multi = /\btables_configs\s*=?\s*\[/.exec(body);
+    if (multi) {
+      const listOpen = open + multi.index + multi[0].length - 1;
+      const listEnd = blockEnd(text, listOpen);
+      for (let i = listOpen + 1; i < listEnd; i++) {
+        if (text[i] !== '{') continue;
+        const tEnd = blockEnd(text, i);
+        if (!/\brows\s*=\s*\[/.test(text.slice(i, tEnd)) && tables[table])
+          inserts.push({ at: i + 1, text: fixedRows(tables[table], count) });
+        table++;
+        i = tEnd;
+      }
+    } else {
+      if (!/\brows\s*=\s*\[/.test(body) && tables[table]) inserts.push({ at: open + 1, text: fixedRows(tables[table], count) });
+      table++;
+    }
+  }
+  if (inserts.length === 0) return undefined;
+  let out = text;
+  for (const ins of inserts.reverse()) out = `${out.slice(0, ins.at)}\n${ins.text}${out.slice(ins.at)}`;
+  return out;
+}
+
+/**
+ * Writes the explicit-rows copy of a config with random FakeSource rows (withExplicitRows) into
+ * `work`, its tables' columns taken from Tideway's plan; the copy's path, or undefined when the
+ * config has none to copy.
+ */
+export async function explicitRowsCopy(
+  configPath: string,
+  work: string,
+  variables: Readonly<Record<string, string>> = {},
+): Promise<string | undefined> {
+  const text = readFileSync(configPath, 'utf8');
+  if (hasExplicitRows(text) || !/\bFakeSource\s*\{/.test(text)) return undefined;
+  const vars = Object.entries(variables).flatMap(([k, v]) => ['-i', `${k}=${v}`]);
+  const plan = await runCli(['plan', '-c', configPath, '--json', ...vars], 120_000);
+  if (plan.code !== 0) throw new Error(`tideway plan of ${configPath} failed: ${plan.stderr}`);
+  const json = JSON.parse(plan.stdout) as {
+    logical: { vertices: { id: number; plugin: { name: string } }[] };
+    schemas: Record<string, { columns: { type: string }[] }[]>;
+  };
+  const tables = json.logical.vertices
+    .filter((v) => v.plugin.name.toLowerCase() === 'fakesource')
+    .sort((a, b) => a.id - b.id)
+    .flatMap((v) => (json.schemas[String(v.id)] ?? []).map((t) => t.columns.map((c) => ({ type: parseDataType(c.type) }))));
+  const copy = withExplicitRows(text, tables);
+  if (copy === undefined) return undefined;
+  const path = join(work, `rows-${configPath.split('/').pop()!}`);
+  writeFileSync(path, copy);
+  return path;
 }

@@ -28,3 +28,26 @@ export function javaFloat(v: number): string {
   }
   return javaDouble(f);
 }
+
+const TIME_RE = /^(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?$/;
+
+/** LocalTime.toString of 'HH:mm:ss[.fraction]'. */
+export function javaTime(text: string): string {
+  const m = TIME_RE.exec(text);
+  if (!m) return text;
+  const nanos = m[4] === undefined ? 0 : Number(m[4].padEnd(9, '0'));
+  const sec = m[3] === undefined ? 0 : Number(m[3]);
+  let out = `${m[1]}:${m[2]}`;
+  if (sec > 0 || nanos > 0) out += `:${m[3]}`;
+  if (nanos > 0) {
+    const nano9 = String(nanos).padStart(9, '0');
+    out += nanos % 1_000_000 === 0 ? `.${nano9.slice(0, 3)}` : nanos % 1000 === 0 ? `.${nano9.slice(0, 6)}` : `.${nano9}`;
+  }
+  return out;
+}
+
+/** LocalDateTime.toString of 'YYYY-MM-DDTHH:mm:ss[.f]'. */
+export function javaTimestamp(text: string): string {
+  const t = text.indexOf('T') >= 0 ? text.indexOf('T') : text.indexOf(' ');
+  return t < 0 ? text : `${text.slice(0, t)}T${javaTime(text.slice(t + 1))}`;
+}

@@ -22,6 +22,13 @@ function rowFormatter(table: CatalogTable): RowFormatter {
 }
 
 /** A row whose table the sink was not told about: plain String() of each field. */
+/**
+ * A UTF-16 half of a character without its other half (a string cut between them, as SUBSTRING
+ * can): Java's UTF-8 encoder, and so SeaTunnel's log, writes it as '?', where Node's writes U+FFFD.
+ */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const LONE_SURROGATE_ALL = new RegExp(LONE_SURROGATE.source, 'g');
+
 const untyped: RowFormatter = (fields) => fields.map((v) => (v === null || v === undefined ? '' : textOf(v))).join(', ');
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -50,7 +57,8 @@ export class ConsoleSinkWriter implements SinkWriter<void, never> {
 
   private line(row: Row): string {
     const format = this.formatters.get(row.tableId) ?? this.single ?? untyped;
-    return `subtaskIndex=${this.subtaskIndex}  rowIndex=${++this.rowIndex}:  SeaTunnelRow#tableId=${row.tableId} SeaTunnelRow#kind=${rowKindName(row.kind)} : ${format(row.fields)}\n`;
+    const fields = format(row.fields);
+    return `subtaskIndex=${this.subtaskIndex}  rowIndex=${++this.rowIndex}:  SeaTunnelRow#tableId=${row.tableId} SeaTunnelRow#kind=${rowKindName(row.kind)} : ${LONE_SURROGATE.test(fields) ? fields.replace(LONE_SURROGATE_ALL, '?') : fields}\n`;
   }
 
   write(rows: readonly Row[]): Promise<void> | void {

@@ -5,9 +5,9 @@
  * LocalTime.toString ("12:34" when the seconds are zero), offsets as OffsetDateTime ("Z").
  */
 
-import { javaDouble, javaFloat } from '@tideway/api';
+import { javaDouble, javaFloat, javaTime, javaTimestamp } from '@tideway/api';
 
-export { javaDouble, javaFloat };
+export { javaDouble, javaFloat, javaTime, javaTimestamp };
 
 /** BigDecimal.toString of a decimal text: plain, or scientific when the adjusted exponent is below -6. */
 export function javaDecimal(text: string): string {
@@ -20,29 +20,6 @@ export function javaDecimal(text: string): string {
   if (adjusted >= -6) return text;
   const mant = unscaled.length > 1 ? `${unscaled[0]}.${unscaled.slice(1)}` : unscaled;
   return `${neg ? '-' : ''}${mant}E${adjusted}`;
-}
-
-const TIME_RE = /^(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?$/;
-
-/** LocalTime.toString of 'HH:mm:ss[.fraction]'. */
-export function javaTime(text: string): string {
-  const m = TIME_RE.exec(text);
-  if (!m) return text;
-  const nanos = m[4] === undefined ? 0 : Number(m[4].padEnd(9, '0'));
-  const sec = m[3] === undefined ? 0 : Number(m[3]);
-  let out = `${m[1]}:${m[2]}`;
-  if (sec > 0 || nanos > 0) out += `:${m[3]}`;
-  if (nanos > 0) {
-    const nano9 = String(nanos).padStart(9, '0');
-    out += nanos % 1_000_000 === 0 ? `.${nano9.slice(0, 3)}` : nanos % 1000 === 0 ? `.${nano9.slice(0, 6)}` : `.${nano9}`;
-  }
-  return out;
-}
-
-/** LocalDateTime.toString of 'YYYY-MM-DDTHH:mm:ss[.f]'. */
-export function javaTimestamp(text: string): string {
-  const t = text.indexOf('T') >= 0 ? text.indexOf('T') : text.indexOf(' ');
-  return t < 0 ? text : `${text.slice(0, t)}T${javaTime(text.slice(t + 1))}`;
 }
 
 /** OffsetDateTime.toString of an ISO text with offset ('+00:00' prints as 'Z'). */

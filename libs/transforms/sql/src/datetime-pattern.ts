@@ -35,7 +35,7 @@ export function compilePattern(pattern: string): Part[] {
     if (/[a-zA-Z]/.test(c)) {
       let j = i;
       while (pattern[j] === c) j++;
-      if (!'yuMLdHhmsSaEDak'.includes(c)) throw new SqlValueError(`unsupported letter '${c}' in date/time pattern '${pattern}'`);
+      if (!'yuMLdHhmsSaEDakw'.includes(c)) throw new SqlValueError(`unsupported letter '${c}' in date/time pattern '${pattern}'`);
       parts.push({ letter: c, count: j - i });
       i = j;
       continue;
@@ -48,6 +48,20 @@ export function compilePattern(pattern: string): Part[] {
 
 function num(n: number, w: number): string {
   return String(n).padStart(w, '0');
+}
+
+/**
+ * java.time's 'w' in the en-US locale SeaTunnel runs in: the week of the week-based year, weeks
+ * starting on Sunday, week 1 the one holding January 1st (so late December can be week 1).
+ */
+function usWeekOfYear(year: number, month: number, day: number): number {
+  const DAY = 86400000;
+  const t = Date.UTC(year, month - 1, day);
+  const weekStart = t - new Date(t).getUTCDay() * DAY;
+  if (new Date(weekStart + 6 * DAY).getUTCFullYear() > year) return 1;
+  const jan1 = Date.UTC(year, 0, 1);
+  const firstWeekStart = jan1 - new Date(jan1).getUTCDay() * DAY;
+  return Math.round((weekStart - firstWeekStart) / (7 * DAY)) + 1;
 }
 
 /** Formats like java.time's DateTimeFormatter for the common letters (y M d H h m s S a E D). */
@@ -74,6 +88,9 @@ export function formatPattern(parts: Part[], t: LocalDateTime): string {
         break;
       case 'D':
         out += num(f.dayOfYear, n);
+        break;
+      case 'w':
+        out += num(usWeekOfYear(f.year, f.month, f.day), n);
         break;
       case 'H':
         out += num(f.hour, n);
@@ -208,7 +225,9 @@ export function parsePattern(parts: Part[], text: string): Parsed | undefined {
   }
   if (i !== text.length) return undefined;
   if (pm !== undefined && pm) h += 12;
-  if (mo < 1 || mo > 12 || d < 1 || d > daysInMonth(y, mo) || h > 23 || mi > 59 || s > 59) return undefined;
+  if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || s > 59) return undefined;
+  // java.time's SMART resolver (DateTimeFormatter.ofPattern): day 29-31 past the month's end is its last day
+  d = Math.min(d, daysInMonth(y, mo));
   const ms = utc(y, mo - 1, d, h, mi, s) + Math.floor(nanos / 1e6);
   return { value: { ms, subNanos: nanos % 1e6 }, hasDate, hasTime };
 }

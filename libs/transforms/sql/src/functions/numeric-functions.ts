@@ -8,16 +8,18 @@ const D = Types.DOUBLE;
 
 /** A double-valued function of doubles (trig, exp, ...), null in, null out. */
 function math(names: string[], arity: number, f: (...x: number[]) => number): SqlFunction {
-  return strict(
-    names,
-    new Array<ArgKind>(arity).fill('numeric'),
-    arity,
-    arity,
-    D,
-    () =>
-      (...xs: unknown[]) =>
-        f(...xs.map(Number)),
-  );
+  return strict(names, new Array<ArgKind>(arity).fill('numeric'), arity, arity, D, (a) => {
+    const widen = floatWidening(a);
+    return (...xs: unknown[]) => f(...xs.map((x, i) => widen[i](x)));
+  });
+}
+
+/**
+ * How each argument reads as a Java double: a float argument is its float32 value widened
+ * (Float.doubleValue: 3.4E38f is 3.3999999521443642E38), the others as they are.
+ */
+function floatWidening(a: readonly Compiled[]): ((x: unknown) => number)[] {
+  return a.map((c) => (c.type.kind === 'float' ? (x: unknown) => Math.fround(Number(x)) : Number));
 }
 
 function positive(fn: string, x: number): number {
@@ -38,7 +40,10 @@ function roundTo(type: DataType, mode: Mode): (v: unknown, digits?: unknown) => 
     if (type.kind === 'bigint') return scale >= 0 ? v : BigInt(roundNeg(toDecimal(v), scale, mode).toFixed());
     if (type.kind === 'float' || type.kind === 'double') {
       const r = toDecimal(v).toDecimalPlaces(Math.max(0, scale), mode);
-      return (scale < 0 ? roundNeg(toDecimal(v), scale, mode) : r).toNumber();
+      const n = (scale < 0 ? roundNeg(toDecimal(v), scale, mode) : r).toNumber();
+      // SeaTunnel rounds through BigDecimal, which has no negative zero (only its TRUNC to
+      // 0 digits goes through Math.ceil/floor and keeps it)
+      return scale !== 0 || mode === Decimal.ROUND_HALF_UP ? n + 0 : n;
     }
     return scale >= 0 ? v : roundNeg(toDecimal(v), scale, mode).toNumber();
   };
@@ -72,7 +77,11 @@ export const NUMERIC_FUNCTIONS: SqlFunction[] = [
   math(['atan2'], 2, Math.atan2),
   math(['cos'], 1, Math.cos),
   math(['cosh'], 1, Math.cosh),
-  math(['cot'], 1, (x) => 1 / Math.tan(x)),
+  math(['cot'], 1, (x) => {
+    const t = Math.tan(x);
+    if (t === 0) throw new SqlValueError('COT: division by zero');
+    return 1 / t;
+  }),
   math(['sin'], 1, Math.sin),
   math(['sinh'], 1, Math.sinh),
   math(['tan'], 1, Math.tan),
@@ -90,8 +99,9 @@ export const NUMERIC_FUNCTIONS: SqlFunction[] = [
           return base === Math.E ? Math.log(v) : base === 10 ? Math.log10(v) : Math.log(v) / Math.log(base);
         },
   ),
-  math(['radians'], 1, (x) => (x / 180) * Math.PI),
-  math(['degrees'], 1, (x) => (x * 180) / Math.PI),
+  // Java's Math.toRadians/toDegrees: one multiplication by the constant
+  math(['radians'], 1, (x) => x * 0.017453292519943295),
+  math(['degrees'], 1, (x) => x * 57.29577951308232),
   math(['sqrt'], 1, Math.sqrt),
   math(['power', 'pow'], 2, Math.pow),
   { names: ['pi'], minArgs: 0, maxArgs: 0, args: [], resultType: () => D, build: () => () => Math.PI },
@@ -104,14 +114,11 @@ export const NUMERIC_FUNCTIONS: SqlFunction[] = [
     nullableResult: false,
     build: (a) => {
       if (a.length === 0) return () => Math.random();
-      // a seed gives a repeatable value (a small LCG: same seed, same number)
+      // a seed gives java.util.Random's first nextDouble() for that seed, as SeaTunnel's RAND(seed)
       const ev = a[0].ev;
       return (f) => {
         const s = ev(f);
-        if (s == null) return Math.random();
-        let x = (Number(s) ^ 0x5deece66d) >>> 0;
-        x = (Math.imul(x, 1103515245) + 12345) >>> 0;
-        return x / 2 ** 32;
+        return s == null ? Math.random() : javaRandomDouble(Number(s));
       };
     },
   },
@@ -138,9 +145,10 @@ export const NUMERIC_FUNCTIONS: SqlFunction[] = [
   strict(['ceil', 'ceiling'], ['numeric'], 1, 1, Types.INT, () => (v) => toInt(toDecimal(v).toDecimalPlaces(0, Decimal.ROUND_CEIL))),
   strict(['floor'], ['numeric'], 1, 1, Types.INT, () => (v) => toInt(toDecimal(v).toDecimalPlaces(0, Decimal.ROUND_FLOOR))),
   strict(['round'], ['numeric', 'integer'], 1, 2, firstArgType, (a) => roundTo(a[0].type, Decimal.ROUND_HALF_UP)),
-  strict(['trunc', 'truncate'], ['numeric', 'integer'], 1, 2, D, () => {
+  strict(['trunc', 'truncate'], ['numeric', 'integer'], 1, 2, D, (a) => {
     const r = roundTo(D, Decimal.ROUND_DOWN);
-    return (v: unknown, digits?: unknown) => r(Number(v), digits);
+    const [widen] = floatWidening(a);
+    return (v: unknown, digits?: unknown) => r(widen(v), digits);
   }),
   {
     names: ['sign'],
@@ -161,6 +169,21 @@ export const NUMERIC_FUNCTIONS: SqlFunction[] = [
     },
   },
 ];
+
+const MULTIPLIER = 0x5deece66dn;
+const MASK = (1n << 48n) - 1n;
+
+/** java.util.Random(seed).nextDouble(): the 48-bit LCG's two draws of 26 and 27 bits. */
+export function javaRandomDouble(seed: number): number {
+  let state = (BigInt(Math.trunc(seed) | 0) ^ MULTIPLIER) & MASK;
+  const next = (bits: bigint): bigint => {
+    state = (state * MULTIPLIER + 0xbn) & MASK;
+    return state >> (48n - bits);
+  };
+  const hi = next(26n);
+  const lo = next(27n);
+  return Number((hi << 27n) + lo) * 2 ** -53;
+}
 
 function toInt(d: Decimal): number {
   const n = d.toNumber();

@@ -13,59 +13,51 @@ function count(n: unknown): number {
   return Number(n);
 }
 
-/** Java's String.substring-like slicing by code units, as SeaTunnel's functions use. */
+/**
+ * LPAD/RPAD as SeaTunnel's: a negative length is 0, a longer string is cut, and the padding is
+ * the first character of the padding string (a space when it is empty).
+ */
 function pad(left: boolean) {
   return (s: unknown, len: unknown, fill: unknown = ' ') => {
     const str = text(s);
-    const n = count(len);
-    if (n <= str.length) return str.slice(0, Math.max(0, n));
+    const n = Math.max(0, count(len));
+    if (n <= str.length) return str.slice(0, n);
     const f = text(fill);
-    if (f === '') return str;
-    return left ? str.padStart(n, f) : str.padEnd(n, f);
+    const ch = f === '' ? ' ' : f[0];
+    return left ? str.padStart(n, ch) : str.padEnd(n, ch);
   };
 }
 
+/** TRIM/LTRIM/RTRIM as SeaTunnel's: only the first character of `chars` is trimmed (a space when it is empty). */
 function trimChars(s: string, chars: string, start: boolean, end: boolean): string {
+  const ch = chars === '' ? ' ' : chars[0];
   let a = 0;
   let b = s.length;
-  if (start) while (a < b && chars.includes(s[a])) a++;
-  if (end) while (b > a && chars.includes(s[b - 1])) b--;
+  if (start) while (a < b && s[a] === ch) a++;
+  if (end) while (b > a && s[b - 1] === ch) b--;
   return s.slice(a, b);
 }
 
+/** H2's (SeaTunnel's) soundex digits for A..Z: 7 a vowel (it separates equal codes), 8 H and W (they do not). */
+const SOUNDEX_DIGITS = '71237128722455712623718272';
+
+/** SOUNDEX as SeaTunnel's: letters outside A-Z are skipped, '0000' for none, H and W do not separate equal codes. */
 function soundex(s: string): string {
-  const codes: Record<string, string> = {
-    B: '1',
-    F: '1',
-    P: '1',
-    V: '1',
-    C: '2',
-    G: '2',
-    J: '2',
-    K: '2',
-    Q: '2',
-    S: '2',
-    X: '2',
-    Z: '2',
-    D: '3',
-    T: '3',
-    L: '4',
-    M: '5',
-    N: '5',
-    R: '6',
-  };
-  const up = s.toUpperCase().replace(/[^A-Z]/g, '');
-  if (up === '') return '';
-  let out = up[0];
-  let last = codes[up[0]] ?? '';
-  for (let i = 1; i < up.length && out.length < 4; i++) {
-    const c = up[i];
-    const code = codes[c] ?? '';
-    if (code !== '' && code !== last) out += code;
-    // H and W do not separate equal codes; vowels do
-    if (c !== 'H' && c !== 'W') last = code;
+  const out = ['0', '0', '0', '0'];
+  let last = '0';
+  for (let i = 0, j = 0; i < s.length && j < 4; i++) {
+    const c = s.charCodeAt(i);
+    const upper = c >= 97 && c <= 122 ? c - 32 : c;
+    if (upper < 65 || upper > 90) continue;
+    const digit = SOUNDEX_DIGITS[upper - 65];
+    if (j === 0) {
+      out[j++] = String.fromCharCode(upper);
+      last = digit;
+    } else if (digit <= '6') {
+      if (digit !== last) out[j++] = last = digit;
+    } else if (digit === '7') last = digit;
   }
-  return out.padEnd(4, '0');
+  return out.join('');
 }
 
 function desKey(password: string): Buffer {
@@ -88,11 +80,36 @@ function locate(search: unknown, s: unknown, start: unknown = 1): number {
   return hay.indexOf(needle, from - 1) + 1;
 }
 
+/**
+ * LOCATE, POSITION (which takes no start) and INSTR as SeaTunnel's: 0 when the searched string is
+ * null (a null search string or start gives null).
+ */
+function located(
+  names: string[],
+  order: (x: unknown, y: unknown, z: unknown) => { search: unknown; s: unknown; start?: unknown },
+): SqlFunction {
+  return {
+    names,
+    minArgs: 2,
+    maxArgs: 3,
+    args: ['string', 'string', 'integer'],
+    resultType: () => Types.INT,
+    build: (a) =>
+      allArgs(a, ([x, y, z]) => {
+        const { search, s, start } = order(x, y, a.length === 3 ? z : undefined);
+        if (s === null) return 0;
+        if (search === null || start === null) return null;
+        return locate(search, s, start);
+      }),
+  };
+}
+
 /** The string functions of SeaTunnel's Sql transform (docs/en/transform-v2/sql-functions.md). */
 export const STRING_FUNCTIONS: SqlFunction[] = [
   strict(['ascii'], ['string'], 1, 1, Types.INT, () => (s) => {
     const t = text(s);
-    return t.length === 0 ? null : t.codePointAt(0)!;
+    // a UTF-16 unit, as Java's charAt (SeaTunnel fails on the empty string: docs/seatunnel-differences.md)
+    return t.length === 0 ? null : t.charCodeAt(0);
   }),
   strict(
     ['bit_length'],
@@ -153,13 +170,28 @@ export const STRING_FUNCTIONS: SqlFunction[] = [
     for (let i = 0; i < t.length; i++) out += t.charCodeAt(i).toString(16).padStart(4, '0');
     return out;
   }),
-  strict(['insert'], ['string', 'integer', 'integer', 'string'], 4, 4, S, () => (s, start, len, add) => {
-    const t = text(s);
-    const st = count(start);
-    const ln = count(len);
-    if (st < 1 || st > t.length + 1) return t;
-    return t.slice(0, st - 1) + text(add) + t.slice(Math.min(t.length, st - 1 + Math.max(0, ln)));
-  }),
+  {
+    // SeaTunnel's: a null string gives the other one; a start outside the string, a length <= 0
+    // or an empty addition leave the string as it is
+    names: ['insert'],
+    minArgs: 4,
+    maxArgs: 4,
+    args: ['string', 'integer', 'integer', 'string'],
+    resultType: () => S,
+    build: (a) =>
+      allArgs(a, ([s, start, len, add]) => {
+        if (s === null) return add === null ? null : text(add);
+        if (add === null) return text(s);
+        if (start === null || len === null) return null;
+        const t = text(s);
+        const extra = text(add);
+        const st = count(start) - 1;
+        let ln = count(len);
+        if (st < 0 || ln <= 0 || extra === '' || st > t.length) return t;
+        if (st + ln > t.length) ln = t.length - st;
+        return t.slice(0, st) + extra + t.slice(st + ln);
+      }),
+  },
   strict(['lower', 'lcase'], ['string'], 1, 1, S, () => (s) => text(s).toLowerCase()),
   strict(['upper', 'ucase'], ['string'], 1, 1, S, () => (s) => text(s).toUpperCase()),
   strict(['left'], ['string', 'integer'], 2, 2, S, () => (s, n) => text(s).slice(0, Math.max(0, count(n)))),
@@ -168,8 +200,9 @@ export const STRING_FUNCTIONS: SqlFunction[] = [
     const k = Math.max(0, count(n));
     return k === 0 ? '' : t.slice(Math.max(0, t.length - k));
   }),
-  strict(['locate', 'position'], ['string', 'string', 'integer'], 2, 3, Types.INT, () => locate),
-  strict(['instr'], ['string', 'string', 'integer'], 2, 3, Types.INT, () => (s, search, start) => locate(search, s, start)),
+  located(['locate'], (search, s, start) => ({ search, s, start })),
+  located(['position'], (search, s) => ({ search, s })),
+  located(['instr'], (s, search, start) => ({ search, s, start })),
   strict(['lpad'], ['string', 'integer', 'string'], 2, 3, S, () => pad(true)),
   strict(['rpad'], ['string', 'integer', 'string'], 2, 3, S, () => pad(false)),
   strict(
@@ -268,20 +301,26 @@ export const STRING_FUNCTIONS: SqlFunction[] = [
   },
   strict(['soundex'], ['string'], 1, 1, S, () => (s) => soundex(text(s))),
   strict(['space'], ['integer'], 1, 1, S, () => (n) => ' '.repeat(Math.max(0, count(n)))),
-  strict(['substring', 'substr'], ['string', 'integer', 'integer'], 2, 3, S, () => (s, start, len) => {
+  strict(['substring', 'substr'], ['string', 'integer', 'integer'], 2, 3, S, () => (s, startArg, len) => {
+    // SeaTunnel's (H2's): start 0 is 1, a negative start counts from the end; null when nothing is left
     const t = text(s);
-    let st = count(start);
-    if (st < 0) st = t.length + st + 1;
-    const from = Math.max(0, st - 1);
-    if (len === undefined) return t.slice(from);
-    const end = st - 1 + count(len);
-    return end <= from ? '' : t.slice(from, end);
+    const sl = t.length;
+    let start = count(startArg);
+    if (start === 0) start = 1;
+    else if (start < 0) start = sl + start + 1;
+    let end = len === undefined ? Math.max(sl + 1, start) : start + count(len);
+    start = Math.max(start, 1);
+    end = Math.min(end, sl + 1);
+    return start > sl || end <= start ? null : t.slice(start - 1, end - 1);
   }),
   strict(['translate'], ['string', 'string', 'string'], 3, 3, S, () => (s, from, to) => {
     const f = text(from);
     const r = text(to);
     let out = '';
-    for (const ch of text(s)) {
+    // UTF-16 units, as SeaTunnel's
+    const t = text(s);
+    for (let k = 0; k < t.length; k++) {
+      const ch = t[k];
       const i = f.indexOf(ch);
       if (i < 0) out += ch;
       else if (i < r.length) out += r[i];

@@ -6,12 +6,15 @@
  * throws, in its call or later from a timer, fails its own task (the job FAILED, exit 1, with
  * the plugin's message), not the process.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../conformance/cli-process.js';
+import { repoRoot } from '../conformance/conformance-files.js';
 import { writeEngineConfig, writeJob, writePluginPackage } from './plugin-job.js';
+
+const API = (JSON.parse(readFileSync(join(repoRoot, 'libs', 'api', 'package.json'), 'utf8')) as { version: string }).version;
 
 let dir: string;
 let pluginDir: string;
@@ -42,7 +45,7 @@ describe('a broken plugin package is refused in one sentence naming it (exit 2)'
     const res = await run('Console {}');
     expect(res.code, res.stderr).toBe(2);
     expect(res.lines).toEqual([
-      `tideway: plugin package old-sink (${join(pluginDir, 'old-sink')}): it was built for plugin API ^2.0.0, and this Tideway has API 0.1.0; rebuild it against @tideway/api 0.1.0 [TW-CONFIG-012]`,
+      `tideway: plugin package old-sink (${join(pluginDir, 'old-sink')}): it was built for plugin API ^2.0.0, and this Tideway has API ${API}; rebuild it against @tideway/api ${API} [TW-CONFIG-012]`,
     ]);
     noStack(res.stderr);
   }, 200_000);

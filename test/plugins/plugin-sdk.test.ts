@@ -18,6 +18,9 @@ import { runCli } from '../conformance/cli-process.js';
 import { repoRoot } from '../conformance/conformance-files.js';
 import { TSC, installApi, packApi, runTool, writeEngineConfig, writeJob } from './plugin-job.js';
 
+/** The plugin API this Tideway has: scaffolds ask for its caret range. */
+const API = (JSON.parse(readFileSync(join(repoRoot, 'libs', 'api', 'package.json'), 'utf8')) as { version: string }).version;
+
 const dir = mkdtempSync(join(tmpdir(), 'tideway-plugin-sdk-'));
 const pluginDir = join(dir, 'plugins');
 /** Batches by Idempotency-Key, as the endpoint keeps them; every POST, repeats included. */
@@ -108,8 +111,8 @@ describe('tideway plugin new', () => {
       expect(res.stdout).toContain(`${join(projects, folder)}: ${kind} plugin ${name}`);
       const project = join(projects, folder);
       const manifest = JSON.parse(readFileSync(join(project, 'package.json'), 'utf8')) as Record<string, unknown>;
-      expect(manifest.peerDependencies).toEqual({ '@tideway/api': '^0.1.0' });
-      expect(manifest.tideway).toEqual({ api: '^0.1.0', plugins: [{ name, kind, factory: expect.stringMatching(/Factory$/) as string }] });
+      expect(manifest.peerDependencies).toEqual({ '@tideway/api': `^${API}` });
+      expect(manifest.tideway).toEqual({ api: `^${API}`, plugins: [{ name, kind, factory: expect.stringMatching(/Factory$/) as string }] });
       await installApi(project, tarball);
       await runTool(process.execPath, [TSC, '-p', project], project);
       const tests = await runTool(process.execPath, ['--test', 'dist/'], project);

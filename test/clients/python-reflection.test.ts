@@ -83,7 +83,18 @@ describe('a reflection-only Python client (grpcio, C++ descriptor pool)', () => 
     expect(svc.file).toBe('tideway/v1/job_service.proto');
     const methods = svc.methods as { name: string; serverStreaming: boolean }[];
     expect(methods.map((m) => m.name).sort()).toEqual(
-      ['CancelJob', 'CheckpointJob', 'GetClusterOverview', 'GetJob', 'GetJobMetrics', 'ListJobs', 'PlanJob', 'SavepointJob', 'SubmitJob', 'WatchJob'].sort(),
+      [
+        'CancelJob',
+        'CheckpointJob',
+        'GetClusterOverview',
+        'GetJob',
+        'GetJobMetrics',
+        'ListJobs',
+        'PlanJob',
+        'SavepointJob',
+        'SubmitJob',
+        'WatchJob',
+      ].sort(),
     );
     expect(methods.find((m) => m.name === 'WatchJob')!.serverStreaming).toBe(true);
     const req = await coordinator(['describe', 'tideway.v1.SubmitJobRequest']);

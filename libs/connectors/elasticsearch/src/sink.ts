@@ -13,6 +13,11 @@ interface SinkSettings {
   readonly retries: number;
 }
 
+/** The index pattern with the table's ${table_name} and ${database_name} filled in (row fields stay). */
+function tableIndex(index: string, table: CatalogTable): string {
+  return index.replace(/\$\{table_name\}/g, table.path.table).replace(/\$\{database_name\}/g, table.path.database ?? '');
+}
+
 /** One row as its _bulk lines. */
 type Action = (row: Row) => string;
 
@@ -22,7 +27,7 @@ function compileAction(s: SinkSettings, table: CatalogTable): Action {
   const doc = compileJsonLineWriter(table.columns);
   const indexParts: ((row: Row) => string)[] = [];
   let last = 0;
-  const pattern = s.index.replace(/\$\{table_name\}/g, table.path.table).replace(/\$\{database_name\}/g, table.path.database ?? '');
+  const pattern = tableIndex(s.index, table);
   for (const m of pattern.matchAll(/\$\{([^{}]+)\}/g)) {
     const i = at(m[1]);
     if (i < 0) continue;
@@ -125,9 +130,9 @@ class EsSinkWriter implements SinkWriter {
   }
 }
 
-/** The indices a table writes to, when its index name has no ${field} in it. */
+/** The index a table writes to, when its index name has no ${field} in it. */
 function fixedIndex(index: string, table: CatalogTable): string | undefined {
-  const name = index.replace(/\$\{table_name\}/g, table.path.table).replace(/\$\{database_name\}/g, table.path.database ?? '');
+  const name = tableIndex(index, table);
   return /\$\{/.test(name) ? undefined : name.toLowerCase();
 }
 

@@ -209,6 +209,7 @@ class RabbitReader implements SourceReader<RabbitSplit> {
     for (let i = 0; i < n; i++) {
       const msg = this.buffer[this.head++];
       const tag = msg.fields.deliveryTag;
+      this.lastTag = tag;
       if (this.s.useCorrelationId) {
         const id: unknown = msg.properties.correlationId;
         if (typeof id !== 'string' || id === '')
@@ -216,12 +217,10 @@ class RabbitReader implements SourceReader<RabbitSplit> {
             ErrorCode.EXTERNAL_SYSTEM,
             `RabbitMQ queue '${this.s.connection.queue}': delivery ${tag} has no correlation id, and use_correlation_id is true`,
           );
-        this.lastTag = tag;
         if (this.seen.has(id)) continue; // read before a restore: its row is already past the checkpoint
         this.seen.add(id);
         this.currentIds.push(id);
       }
-      this.lastTag = tag;
       let fields: unknown[];
       try {
         fields = this.s.parse(msg.content.toString('utf8'));

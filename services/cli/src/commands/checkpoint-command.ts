@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { JobInfo } from '@tideway/contracts';
 import { ConfigError, ErrorCode } from '@tideway/common';
-import { addressOptions, withClient, type AddressOpts } from './job-commands.js';
+import { addressOptions, alignedColumns, withClient, type AddressOpts } from './job-commands.js';
 
 interface CheckpointsOpts extends AddressOpts {
   json?: boolean;
@@ -35,15 +35,7 @@ export function checkpointTable(job: JobInfo): string {
         r.failureReason,
       ]);
   if (rows.length === 1) return `job ${job.jobId} has no checkpoint yet`;
-  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
-  return rows
-    .map((r) =>
-      r
-        .map((c, i) => c.padEnd(widths[i]))
-        .join('  ')
-        .trimEnd(),
-    )
-    .join('\n');
+  return alignedColumns(rows);
 }
 
 /** `tideway checkpoints <jobId>`: the job's checkpoint history (tideway.checkpoint-history.size per pipeline). */

@@ -65,6 +65,11 @@ function listTable(jobs: JobInfo[]): string {
     const row = [j.jobId, j.jobName, jobStatusToJSON(j.status), time(j.submitTimeMs), time(j.finishTimeMs)];
     rows.push(namespaced ? [...row, j.namespace || '-'] : row);
   }
+  return alignedColumns(rows);
+}
+
+/** Rows of cells as text columns two spaces apart, each as wide as its widest cell. */
+export function alignedColumns(rows: readonly (readonly string[])[]): string {
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
   return rows
     .map((r) =>

@@ -4,8 +4,11 @@
  * (libs/testing) and s3rver. Each test checks what the example promises arrived.
  */
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -113,6 +116,50 @@ describe('examples/', () => {
     expect(textRowsUnder(join(out, 'customers'))).toBe(10);
     const customer = JSON.parse(readFileSync(filesUnder(join(out, 'customers'))[0], 'utf8').split('\n')[0]) as Record<string, unknown>;
     expect(Object.keys(customer).sort()).toEqual(['id', 'name']);
+  });
+
+  it('http_to_sqlite.conf pages through a JSON API into a SQLite file, and a second run upserts the same rows', async () => {
+    // 250 products served 100 a page: pages 1, 2 and 3 (50 rows, the last).
+    const products = Array.from({ length: 250 }, (_, i) => ({ id: i + 1, name: `product ${i + 1}`, price: ((i + 1) * 1.25).toFixed(2) }));
+    const requested: string[] = [];
+    const api = createServer((req, res) => {
+      const url = new URL(req.url ?? '/', 'http://localhost');
+      requested.push(url.search);
+      const page = Number(url.searchParams.get('page'));
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify({ page, items: products.slice((page - 1) * 100, page * 100) }));
+    });
+    await new Promise<void>((r) => api.listen(0, '127.0.0.1', r));
+    try {
+      const { port } = api.address() as AddressInfo;
+      const dbFile = join(dir, 'products.db');
+      const args = [
+        'run',
+        '-c',
+        example('http_to_sqlite.conf'),
+        ...vars({ api_url: `http://127.0.0.1:${port}/products`, db_file: dbFile }),
+      ];
+      for (let run = 1; run <= 2; run++) {
+        const res = await runCli(args);
+        expect(res.code, res.stderr).toBe(0);
+      }
+      expect(requested).toEqual(['?page=1', '?page=2', '?page=3', '?page=1', '?page=2', '?page=3']);
+      const db = new Database(dbFile, { readonly: true });
+      try {
+        const rows = db.prepare('SELECT id, name, price FROM products ORDER BY id').all() as Array<{
+          id: number;
+          name: string;
+          price: unknown;
+        }>;
+        expect(rows).toHaveLength(250);
+        expect(rows[0]).toMatchObject({ id: 1, name: 'product 1' });
+        expect(Number(rows[249].price)).toBe(312.5);
+      } finally {
+        db.close();
+      }
+    } finally {
+      await new Promise((r) => api.close(r));
+    }
   });
 
   it('localfile_to_s3file.conf turns CSV files into JSON objects in a bucket', async () => {

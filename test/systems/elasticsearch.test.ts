@@ -5,12 +5,13 @@
  * the container's address) with the data ElasticsearchIT loads and the documents it expects; then
  * upserts and deletes by primary key, an index per field value, and the planning errors.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openSearchSkipped, sharedConformanceDir, startOpenSearch, type OpenSearchNode } from '@tideway/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../conformance/cli-process.js';
+import { repoRoot } from '../conformance/conformance-files.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'tideway-es-'));
 const shared = sharedConformanceDir();
@@ -166,6 +167,38 @@ sink {
     expect(await docs('people_blue')).toEqual([{ id: 3, name: 'c', team: 'blue' }]);
     const hit = await es<{ _id: string }>('GET', '/people_red/_doc/1:red');
     expect(hit._id).toBe('1:red');
+  }, 120_000);
+
+  it('examples/localfile_to_elasticsearch.conf indexes CSV rows by id; a second run over a changed file updates them', async () => {
+    const input = join(dir, 'customers-csv');
+    mkdirSync(input);
+    const csv = (countryOf: (i: number) => string) =>
+      [
+        'id,name,country,signed_up',
+        ...Array.from({ length: 40 }, (_, i) => `${i + 1},customer ${i + 1},${countryOf(i + 1)},2026-0${(i % 9) + 1}-15`),
+      ].join('\n') + '\n';
+    const args = [
+      'run',
+      '-c',
+      join(repoRoot, 'examples', 'localfile_to_elasticsearch.conf'),
+      ...['-i', `input_dir=${input}`, '-i', `es_url=${node.secureUrl}`, '-i', `es_user=${USER}`, '-i', `es_password=${PASSWORD}`],
+    ];
+    writeFileSync(
+      join(input, 'customers.csv'),
+      csv(() => 'NL'),
+    );
+    expect((await runCli(args)).code).toBe(0);
+    writeFileSync(
+      join(input, 'customers.csv'),
+      csv((i) => (i % 2 === 0 ? 'DE' : 'NL')),
+    );
+    const res = await runCli(args);
+    expect(res.code, res.stderr).toBe(0);
+    const indexed = await docs('customers');
+    expect(indexed).toHaveLength(40);
+    expect(indexed.filter((d) => d.country === 'DE')).toHaveLength(20);
+    const hit = await es<{ _source: Record<string, unknown> }>('GET', '/customers/_doc/7');
+    expect(hit._source).toMatchObject({ id: 7, name: 'customer 7', country: 'NL', signed_up: '2026-07-15' });
   }, 120_000);
 
   it('fails naming the index when an item is refused (a value the mapping cannot take)', async () => {

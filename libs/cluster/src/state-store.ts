@@ -202,6 +202,12 @@ export interface CheckpointPointer {
   timestamp: number;
   /** CHECKPOINT, SAVEPOINT or COMPLETED_POINT. */
   kind: string;
+  /**
+   * The pipeline's counters when the checkpoint completed (absent in pointers written before
+   * they were kept). A take-over goes on from at least these: the job state's own counters are
+   * written a moment later and may be older than the checkpoint the pipeline restores from.
+   */
+  counters?: StoredTableCounters[];
 }
 
 export interface StoredJob {

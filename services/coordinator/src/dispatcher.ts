@@ -9,7 +9,7 @@ import type { JobEventReporter } from './job-events.js';
 import type { PipelineSettings } from './pipeline-deps.js';
 import { restorePointOf, type RestorePoint } from './checkpoint-records.js';
 import { JobMaster } from './job-master.js';
-import { JobRecorder } from './job-recorder.js';
+import { countersForTakeOver, JobRecorder } from './job-recorder.js';
 import { jobDagInfo } from './job-dag-info.js';
 import { rateCounters, type PlanningJob } from './job-info.js';
 import type { Leadership } from './leadership.js';
@@ -192,7 +192,8 @@ export class Dispatcher {
       log.info({ jobId: info.jobId }, 'take-over: job queued again');
       return;
     }
-    await job.resume(state, epoch, (p) => reusableSlots(stored, p.pipelineId, slots));
+    const pipelines = state.pipelines.map((p) => ({ ...p, counters: countersForTakeOver(p.counters, stored.checkpoints[p.pipelineId]) }));
+    await job.resume({ ...state, pipelines }, epoch, (p) => reusableSlots(stored, p.pipelineId, slots));
     log.info({ jobId: info.jobId, status: job.status }, 'take-over: job resumed');
   }
 

@@ -6,6 +6,7 @@ import {
   type StoredJobInfo,
   type StoredJobState,
   type StoredPipeline,
+  type StoredTableCounters,
 } from '@tideway/cluster';
 import type { JobMaster } from './job-master.js';
 import type { Leadership } from './leadership.js';
@@ -103,7 +104,9 @@ export class JobRecorder implements PipelineRecords {
     await this.write();
   }
 
-  async checkpointCompleted(pipelineId: number, pointer: CheckpointPointer): Promise<void> {
+  async checkpointCompleted(pipelineId: number, completed: CheckpointPointer): Promise<void> {
+    const pipeline = this.job?.pipelines.find((p) => p.pipelineId === pipelineId);
+    const pointer = pipeline ? { ...completed, counters: countersOf(pipeline) } : completed;
     await this.fenceRef.run((epoch) => this.store.putCheckpoint(epoch, this.jobId, pointer));
     this.pointers[pipelineId] = pointer;
     this.changed();
@@ -141,14 +144,39 @@ export class JobRecorder implements PipelineRecords {
   }
 }
 
-function storedPipeline(p: PipelineMaster): StoredPipeline {
-  const counters = mergeMetrics(...p.taskGroups.map((t) => p.metricsOf(t))).tables.map((t) => ({
+function countersOf(p: PipelineMaster): StoredTableCounters[] {
+  return mergeMetrics(...p.taskGroups.map((t) => p.metricsOf(t))).tables.map((t) => ({
     table: t.table,
     sourceReceivedCount: t.sourceReceivedCount,
     sinkWriteCount: t.sinkWriteCount,
     sourceReceivedBytes: t.sourceReceivedBytes,
     sinkWriteBytes: t.sinkWriteBytes,
   }));
+}
+
+/**
+ * The counters a taken-over pipeline goes on from: per table, the larger of the recorded job
+ * state's and those its latest checkpoint pointer carries. Rows replayed from that checkpoint
+ * then count again (at least every row, as in Flink), never fewer than were read.
+ */
+export function countersForTakeOver(state: StoredTableCounters[], pointer: CheckpointPointer | undefined): StoredTableCounters[] {
+  const byTable = new Map(state.map((c) => [c.table, { ...c }]));
+  for (const c of pointer?.counters ?? []) {
+    const s = byTable.get(c.table);
+    if (!s) {
+      byTable.set(c.table, { ...c });
+      continue;
+    }
+    s.sourceReceivedCount = Math.max(s.sourceReceivedCount, c.sourceReceivedCount);
+    s.sinkWriteCount = Math.max(s.sinkWriteCount, c.sinkWriteCount);
+    s.sourceReceivedBytes = Math.max(s.sourceReceivedBytes, c.sourceReceivedBytes);
+    s.sinkWriteBytes = Math.max(s.sinkWriteBytes, c.sinkWriteBytes);
+  }
+  return [...byTable.values()];
+}
+
+function storedPipeline(p: PipelineMaster): StoredPipeline {
+  const counters = countersOf(p);
   return {
     pipelineId: p.pipelineId,
     status: p.status,

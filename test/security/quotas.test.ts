@@ -77,7 +77,8 @@ async function untilStatus(jobId: string, want: string): Promise<void> {
 }
 
 describe('namespace quotas and the queue', () => {
-  it('a namespace at max-running-jobs waits while another takes the slot; the queue keeps its order across a leader kill', async () => {
+  // SeaTunnel #11653, #12120, #12201: pending jobs scheduled twice or re-ordered after a master fail-over.
+  it('a namespace at max-running-jobs waits while another takes the slot; the queue keeps its order across a leader kill, and no job is scheduled twice (SeaTunnel #11653, #12120, #12201)', async () => {
     const a1 = await submit('opA');
     await untilStatus(a1, 'RUNNING');
     const a2 = await submit('opA');
@@ -109,6 +110,9 @@ describe('namespace quotas and the queue', () => {
     await call(await jobs('admin'), 'cancelJob', { jobId: a1 });
     await untilStatus(a2, 'RUNNING');
     expect([await status(b2), await status(b3)]).toEqual(['PENDING', 'PENDING']);
+    // Scheduled once: team-a holds the one slot of a2, not a second set from a queue rebuilt twice.
+    const teamA = (await call(await jobs('admin'), 'getClusterOverview', {})).namespaces.find((n) => n.namespace === 'team-a');
+    expect(teamA).toMatchObject({ runningJobs: 1, slots: 1, pendingJobs: 0 });
     // b1 ends: b2, queued before b3, starts.
     await call(await jobs('admin'), 'cancelJob', { jobId: b1 });
     await untilStatus(b2, 'RUNNING');

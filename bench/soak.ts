@@ -78,7 +78,7 @@ const text = [
   '',
   `${startedAt.toISOString()}; \`pnpm bench:soak --minutes ${minutes} --batch-per-second ${batchPerSecond} --streams ${streams} --history-expire-minutes ${historyExpireMinutes}\`. ${machine}`,
   '',
-  'A Redis (AOF) state store and lease, 2 coordinators, the resource manager and 3 workers (6 slots each), real processes; BATCH Sequence jobs (2 keys x 100 rows into exactly-once LocalFile) submitted continuously; streaming Sequence jobs (4 keys, 2 readers at 25 rows/s, checkpoint every 2 s) cancelled and replaced, or stopped with a savepoint and restored, one every 20 s; the leader SIGKILLed half-way and started again 5 s later.',
+  'A Redis (AOF) state store and lease (5 s, the default), 2 coordinators, the resource manager and 3 workers (6 slots each), real processes; BATCH Sequence jobs (2 keys x 100 rows into exactly-once LocalFile) submitted continuously; streaming Sequence jobs (4 keys, 2 readers at 25 rows/s, checkpoint every 2 s) cancelled and replaced, or stopped with a savepoint and restored, one every 20 s; the leader SIGKILLed half-way and started again 5 s later.',
   '',
   '| figure | value |',
   '|---|---|',

@@ -14,7 +14,11 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { runSoak } from '../../bench/soak-run.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'tideway-soak-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let passed = false;
+// A failed soak keeps its cluster's logs and configs (the folder is named in the failure).
+afterAll(() => {
+  if (passed) rmSync(dir, { recursive: true, force: true });
+});
 
 describe('soak (2 minutes)', () => {
   it('SeaTunnel #10997, #9885, #11437, #11458, #7768: no job stuck, no slot leaked, nothing lost or doubled, ended jobs expire from the state store', async () => {
@@ -30,7 +34,11 @@ describe('soak (2 minutes)', () => {
       dir,
       progress: (l) => lines.push(l),
     });
-    const context = JSON.stringify({ ...report, samples: report.samples.length, progress: lines.slice(-8) }, null, 1);
+    const context = JSON.stringify(
+      { logs: join(dir, 'cluster', 'logs'), ...report, samples: report.samples.length, progress: lines.slice(-8) },
+      null,
+      1,
+    );
     expect(report.stuck, context).toEqual([]);
     expect(report.problems, context).toEqual([]);
     expect(report.leakedSlots, context).toBe(0);
@@ -41,5 +49,6 @@ describe('soak (2 minutes)', () => {
     expect(report.batchFinished, context).toBeGreaterThanOrEqual(report.batchSubmitted * 0.8);
     expect(report.cancels + report.savepointRestores, context).toBeGreaterThanOrEqual(3);
     expect(report.keptPastExpiry, context).toBe(0);
+    passed = true;
   }, 420_000);
 });

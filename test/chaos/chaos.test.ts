@@ -5,6 +5,7 @@
  * issue 10 behind TIDEWAY_CHAOS_LONG=1 (about 12 minutes per sink on 2 cores).
  */
 import { describe, expect, it } from 'vitest';
+import { kafkaSkipped, sharedKafka } from '@tideway/testing';
 import { runCli } from '../conformance/cli-process.js';
 
 interface Report {
@@ -52,11 +53,14 @@ function expectExactlyOnce(run: Report['runs'][number], kills: number): void {
 }
 
 describe('tideway chaos', () => {
-  it('refuses bad flags with exit code 2, naming the flag', async () => {
+  it('refuses bad flags with exit code 2, naming the flag', { timeout: 180_000 }, async () => {
     for (const [args, text] of [
       [['--kills', '-1'], '--kills'],
       [['--coordinators', '5'], '--coordinators'],
-      [['--sink', 'kafka'], '--sink'],
+      [['--sink', 'nosuch'], '--sink'],
+      [['--sink', 'kafka'], '--kafka-bootstrap'],
+      [['--kafka-bootstrap', '127.0.0.1:9092'], '--kafka-bootstrap'],
+      [['--sink', 'kafka', '--kafka-bootstrap', 'no-port'], '--kafka-bootstrap'],
       [['--jdbc-url', 'jdbc:postgresql://127.0.0.1/x'], '--jdbc-url'],
       [['--sink', 'jdbc', '--jdbc-url', 'jdbc:mysql://127.0.0.1/x'], '--jdbc-url'],
       [['--no-such-flag'], '--no-such-flag'],
@@ -75,6 +79,21 @@ describe('tideway chaos', () => {
     expect(report.passed).toBe(true);
     expectExactlyOnce(report.runs[0], 4);
   });
+
+  // The broker is the suite's shared one (started once per run); the command itself starts none.
+  it.skipIf(kafkaSkipped())(
+    '3 kills and pauses with the Kafka EXACTLY_ONCE sink: FINISHED, every row once for a read_committed consumer',
+    { timeout: 300_000 },
+    async () => {
+      const bootstrap = await sharedKafka();
+      const report = await chaos(
+        ['--kills', '3', '--sink', 'kafka', '--kafka-bootstrap', bootstrap, '--seed', '5', '--rows-per-key', '2600'],
+        280_000,
+      );
+      expect(report.runs[0].sink).toBe('kafka');
+      expectExactlyOnce(report.runs[0], 3);
+    },
+  );
 
   // The Jdbc XA sink under kills is also proven by test/jdbc/exactly-once-xa.test.ts and the 50-kill
   // bench (bench/RESULTS.md); this short run joins the long one to keep the suite under 20 minutes.

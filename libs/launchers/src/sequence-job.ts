@@ -9,7 +9,10 @@
  * (columns k, seq, payload), reached by `connection` (the url, driver, user and password lines
  * of the plugin block) with the XA data source class of its database.
  */
-export type SequenceSink = { kind: 'localfile'; path: string } | { kind: 'jdbc'; connection: string; xaDataSource: string; table: string };
+export type SequenceSink =
+  | { kind: 'localfile'; path: string }
+  | { kind: 'jdbc'; connection: string; xaDataSource: string; table: string }
+  | { kind: 'kafka'; bootstrap: string; topic: string; transactionPrefix: string };
 
 /** The connection lines of a Jdbc block for PostgreSQL, and its XA data source class. */
 export function pgSinkConnection(jdbcUrl: string, user: string, password: string): { connection: string; xaDataSource: string } {
@@ -41,6 +44,17 @@ export interface SequenceJobConfig {
 export const sequenceTableDdl = (table: string) => `CREATE TABLE ${table} (k integer, seq bigint, payload text)`;
 
 function sinkBlock(sink: SequenceSink, input: string): string {
+  if (sink.kind === 'kafka') {
+    // Kafka transactions bound to checkpoints; the rows as JSON objects {key, seq, payload}.
+    return `  Kafka {
+    plugin_input = "${input}"
+    bootstrap.servers = "${sink.bootstrap}"
+    topic = "${sink.topic}"
+    format = "json"
+    semantics = "EXACTLY_ONCE"
+    transaction_prefix = "${sink.transactionPrefix}"
+  }`;
+  }
   if (sink.kind === 'localfile') {
     return `  LocalFile {
     plugin_input = "${input}"

@@ -5,7 +5,7 @@ import { JobProbe, allRunning, isEnded, type JobSample } from './job-probe.js';
 import { killOne, type KillRecord } from './kill-step.js';
 import { SeededRandom } from './random.js';
 import { runPassed } from './chaos-report.js';
-import { jdbcSink, localFileSink, type ChaosSink, type ChaosSinkKind, type JdbcLogin } from './sinks.js';
+import { jdbcSink, kafkaSink, localFileSink, type ChaosSink, type ChaosSinkKind, type JdbcLogin } from './sinks.js';
 
 /** A chaos run's settings, checked by the command. */
 export interface ChaosOptions {
@@ -19,6 +19,8 @@ export interface ChaosOptions {
   /** Rows per second per reader (the job has two readers). */
   rate: number;
   jdbc?: JdbcLogin;
+  /** host:port of the Kafka broker of `--sink kafka` (the user's own). */
+  kafkaBootstrap?: string;
   /** Node arguments that start the Tideway CLI, for the cluster processes. */
   cli: string[];
   cwd?: string;
@@ -110,7 +112,12 @@ export async function runChaos(sinkKind: ChaosSinkKind, o: ChaosOptions): Promis
     await c.startAll();
     const settled = () => settle(c, o.workers, o.signal);
     await settled();
-    sink = sinkKind === 'localfile' ? localFileSink(c.dir) : await jdbcSink(`chaos_${o.seed}_${Date.now()}`, o.jdbc);
+    sink =
+      sinkKind === 'localfile'
+        ? localFileSink(c.dir)
+        : sinkKind === 'kafka'
+          ? await kafkaSink(o.kafkaBootstrap!, `tideway-chaos-${o.seed}-${Date.now()}`)
+          : await jdbcSink(`chaos_${o.seed}_${Date.now()}`, o.jdbc);
     const config = sequenceJobConfig({
       mode: 'BATCH',
       keys: o.keys,

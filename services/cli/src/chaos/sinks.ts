@@ -1,4 +1,5 @@
 import { mkdirSync } from 'node:fs';
+import { Admin, Consumer, MessagesStreamModes } from '@platformatic/kafka';
 import { join } from 'node:path';
 import { parseJdbcUrl } from '@tideway/connector-jdbc';
 import { ConfigError, ErrorCode } from '@tideway/common';
@@ -11,10 +12,11 @@ import {
   type PgTarget,
   type SequenceReport,
   type SequenceSink,
+  SequenceTally,
 } from '@tideway/launchers';
 
 /** The exactly-once sinks a chaos run can write into. */
-export type ChaosSinkKind = 'localfile' | 'jdbc';
+export type ChaosSinkKind = 'localfile' | 'jdbc' | 'kafka';
 
 /** A PostgreSQL given on the command line (`--jdbc-url` and its login). */
 export interface JdbcLogin {
@@ -80,4 +82,77 @@ export async function jdbcSink(table: string, login?: JdbcLogin): Promise<ChaosS
     await server?.stop();
     throw err;
   }
+}
+
+/** Partitions of the topic a Kafka chaos run writes into (the job's two writers share them). */
+const KAFKA_PARTITIONS = 4;
+/** How long the check keeps reading after the expected rows arrived, for duplicates behind them. */
+const KAFKA_TAIL_MS = 3000;
+
+/**
+ * The Kafka sink with EXACTLY_ONCE (transactions bound to checkpoints) into a new topic of the
+ * broker at `bootstrap` (the user's: the chaos command starts no JVM). The check reads the topic
+ * from its start as a read_committed consumer, as a downstream reader would: rows of aborted or
+ * open transactions are not seen.
+ */
+export async function kafkaSink(bootstrap: string, topic: string): Promise<ChaosSink> {
+  const admin = new Admin({ clientId: 'tideway-chaos', bootstrapBrokers: [bootstrap], timeout: 10_000, retries: 2 });
+  try {
+    await admin.createTopics({ topics: [topic], partitions: KAFKA_PARTITIONS, replicas: -1 });
+  } catch (err) {
+    throw new ConfigError(
+      ErrorCode.CONFIG_BAD_VALUE,
+      `could not create topic ${topic} on the Kafka broker at ${bootstrap}: ${(err as Error).message}`,
+      {
+        place: { option: '--kafka-bootstrap' },
+      },
+    );
+  } finally {
+    await admin.close().catch(() => undefined);
+  }
+  return {
+    kind: 'kafka',
+    spec: { kind: 'kafka', bootstrap, topic, transactionPrefix: `${topic}-tx` },
+    where: `topic ${topic} on ${bootstrap}`,
+    check: async (keys, rowsPerKey) => readCommitted(bootstrap, topic, keys * rowsPerKey, keys, rowsPerKey),
+    close: async () => undefined,
+  };
+}
+
+async function readCommitted(
+  bootstrap: string,
+  topic: string,
+  expected: number,
+  keys: number,
+  rowsPerKey: number,
+): Promise<SequenceReport> {
+  const consumer = new Consumer({
+    clientId: 'tideway-chaos-check',
+    groupId: `${topic}-check-${Date.now()}`,
+    bootstrapBrokers: [bootstrap],
+    isolationLevel: 1, // READ_COMMITTED
+    maxWaitTime: 500,
+  });
+  const tally = new SequenceTally();
+  const stream = await consumer.consume({ topics: [topic], mode: MessagesStreamModes.EARLIEST, autocommit: false });
+  let seen = 0;
+  let last = Date.now();
+  // Ends the read: the expected rows and a quiet tail after them, or 30 s without a record.
+  const timer = setInterval(() => {
+    const quiet = Date.now() - last;
+    if ((seen >= expected && quiet > KAFKA_TAIL_MS) || quiet > 30_000) stream.close().catch(() => undefined);
+  }, 250);
+  try {
+    for await (const m of stream) {
+      const row = JSON.parse(m.value.toString()) as { key: number | string; seq: number | string };
+      tally.add(`${row.key},${row.seq}`);
+      seen++;
+      last = Date.now();
+    }
+  } finally {
+    clearInterval(timer);
+    await stream.close().catch(() => undefined);
+    await consumer.close().catch(() => undefined);
+  }
+  return tally.report(keys, rowsPerKey);
 }

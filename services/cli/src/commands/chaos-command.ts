@@ -14,6 +14,7 @@ interface ChaosFlags {
   jdbcUrl?: string;
   jdbcUser?: string;
   jdbcPassword?: string;
+  kafkaBootstrap?: string;
   seed?: string;
   keys: string;
   rowsPerKey?: string;
@@ -33,7 +34,27 @@ function wholeNumber(option: string, text: string, min: number, max = Number.MAX
   return n;
 }
 
-const SINKS: Record<string, ChaosSinkKind[]> = { localfile: ['localfile'], jdbc: ['jdbc'], both: ['localfile', 'jdbc'] };
+const SINKS: Record<string, ChaosSinkKind[]> = { localfile: ['localfile'], jdbc: ['jdbc'], both: ['localfile', 'jdbc'], kafka: ['kafka'] };
+
+/** `--kafka-bootstrap` goes with `--sink kafka`, and that sink needs it: the command starts no broker. */
+function kafkaBootstrap(o: ChaosFlags, sinks: ChaosSinkKind[]): string | undefined {
+  if (!sinks.includes('kafka')) {
+    if (o.kafkaBootstrap !== undefined)
+      throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `--kafka-bootstrap is only read with --sink kafka (this run's sink: ${o.sink})`, {
+        place: { option: '--kafka-bootstrap' },
+      });
+    return undefined;
+  }
+  if (o.kafkaBootstrap === undefined)
+    throw new ConfigError(
+      ErrorCode.CONFIG_BAD_VALUE,
+      '--sink kafka needs --kafka-bootstrap host:port, a Kafka broker of yours (transactions enabled); the chaos command starts no broker',
+      { place: { option: '--kafka-bootstrap' } },
+    );
+  if (!/^[^\s:,]+:\d{1,5}$/.test(o.kafkaBootstrap))
+    throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `${o.kafkaBootstrap} is not host:port`, { place: { option: '--kafka-bootstrap' } });
+  return o.kafkaBootstrap;
+}
 
 function jdbcLogin(o: ChaosFlags, sinks: ChaosSinkKind[], pgTargetOf: (login: JdbcLogin) => unknown): JdbcLogin | undefined {
   const given = o.jdbcUrl ?? o.jdbcUser ?? o.jdbcPassword;
@@ -72,13 +93,18 @@ export function registerChaosCommand(program: Command): void {
     .option('--coordinators <n>', 'coordinators: 2 or 3', '2')
     .option('--workers <n>', 'workers, 2 slots each (at least 2, so that the job has slots with one down)', '3')
     .option('--kills <n>', 'how many kills and pauses', '10')
-    .option('--sink <kind>', 'localfile (transactional files), jdbc (PostgreSQL, XA exactly-once) or both (one run each)', 'localfile')
+    .option(
+      '--sink <kind>',
+      'localfile (transactional files), jdbc (PostgreSQL, XA exactly-once), both (one run each) or kafka (EXACTLY_ONCE transactions into a new topic, checked by a read_committed consumer)',
+      'localfile',
+    )
     .option(
       '--jdbc-url <url>',
       'jdbc:postgresql://host:port/db for --sink jdbc (default: a private PostgreSQL started for the run); needs max_prepared_transactions > 0',
     )
     .option('--jdbc-user <user>', 'user for --jdbc-url (default postgres)')
     .option('--jdbc-password <password>', 'password for --jdbc-url (default none)')
+    .option('--kafka-bootstrap <host:port>', 'the Kafka broker of --sink kafka (required with it: the command starts no broker)')
     .option('--seed <n>', 'seed of the random choices (process, signal, pause, gaps), to repeat a run (default: random, printed)')
     .option('--keys <n>', 'keys of the Sequence source', '8')
     .option('--rows-per-key <n>', 'rows per key (default: enough for the kills asked at --rate)')
@@ -94,9 +120,13 @@ export function registerChaosCommand(program: Command): void {
       ]);
       const sinks = SINKS[o.sink];
       if (!sinks)
-        throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `${o.sink} is not a sink the chaos run knows: use localfile, jdbc or both`, {
-          place: { option: '--sink' },
-        });
+        throw new ConfigError(
+          ErrorCode.CONFIG_BAD_VALUE,
+          `${o.sink} is not a sink the chaos run knows: use localfile, jdbc, both or kafka`,
+          {
+            place: { option: '--sink' },
+          },
+        );
       const coordinators = wholeNumber('--coordinators', o.coordinators, 2, 3);
       const workers = wholeNumber('--workers', o.workers, 2, 16);
       const kills = wholeNumber('--kills', o.kills, 0);
@@ -105,6 +135,7 @@ export function registerChaosCommand(program: Command): void {
       const rowsPerKey = o.rowsPerKey === undefined ? undefined : wholeNumber('--rows-per-key', o.rowsPerKey, 1);
       const rate = wholeNumber('--rate', o.rate, 1);
       const jdbc = jdbcLogin(o, sinks, pgTargetOf);
+      const kafka = kafkaBootstrap(o, sinks);
       const engine = engineConfig({});
 
       const abort = new AbortController();
@@ -128,6 +159,7 @@ export function registerChaosCommand(program: Command): void {
               rowsPerKey,
               rate,
               jdbc,
+              kafkaBootstrap: kafka,
               cli: [...process.execArgv, process.argv[1]],
               cwd: REPO_ROOT,
               leaseTtlMs: engine.tideway.ha.leaseTtl,

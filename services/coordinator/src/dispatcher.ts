@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { SlotProfile, SubmitJobRequest } from '@tideway/contracts';
-import { ErrorCode, TidewayError, detach, logger, newJobId, serializeError } from '@tideway/common';
+import { ErrorCode, TidewayError, detach, logger, newJobId, runForJob, serializeError } from '@tideway/common';
 import type { ConfigLimits, NamespaceLimits } from '@tideway/config';
 import { planJobText, type PlannedJob, type PlanRequest } from '@tideway/planner';
 import type { StateStore, StoredJob, StoredJobInfo } from '@tideway/cluster';
@@ -156,7 +156,11 @@ export class Dispatcher {
   }
 
   /** Takes one recorded job over: re-planned from its config, then resumed or queued again. */
-  async adopt(stored: StoredJob, epoch: number, slots: Map<string, SlotProfile>): Promise<void> {
+  adopt(stored: StoredJob, epoch: number, slots: Map<string, SlotProfile>): Promise<void> {
+    return runForJob(stored.info.jobId, () => this.adoptAs(stored, epoch, slots));
+  }
+
+  private async adoptAs(stored: StoredJob, epoch: number, slots: Map<string, SlotProfile>): Promise<void> {
     const { info, state } = stored;
     const { store, fence, rm } = this.deps;
     const recorder = new JobRecorder(store, fence, info, this.options.historyExpireMs, stored.checkpoints);
@@ -355,8 +359,13 @@ export class Dispatcher {
    * nothing; then recorded in the state store, then queued. A submit repeated with the same id
    * and config (a client retrying across a fail-over) answers with the job already there.
    */
-  async submit(req: SubmitJobRequest, caller?: Caller): Promise<JobMaster> {
+  submit(req: SubmitJobRequest, caller?: Caller): Promise<JobMaster> {
     const jobId = req.restoreJobId || req.jobId || newJobId();
+    // Everything the job's submit starts (planning, recording, its run) logs under its id.
+    return runForJob(jobId, () => this.submitAs(jobId, req, caller));
+  }
+
+  private async submitAs(jobId: string, req: SubmitJobRequest, caller?: Caller): Promise<JobMaster> {
     const namespace = namespaceOf(caller);
     await this.checkSubmitAccess(req, jobId, caller);
     if (req.restoreWithCheckpoint) await this.checkRestoreSource(req, jobId, caller);

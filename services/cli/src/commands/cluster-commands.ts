@@ -10,6 +10,7 @@ import {
   usePluginFolders,
 } from './options.js';
 import { registerCertsCommand } from './certs-command.js';
+import { keepJobLogs } from './job-logs-setup.js';
 
 const ROLES = ['coordinator', 'resource-manager', 'worker', 'all'] as const;
 type Role = (typeof ROLES)[number];
@@ -122,6 +123,7 @@ export function registerClusterCommands(program: Command): void {
           events: JobEventReporter.fromConfig(engine),
         });
         process.stderr.write(`tideway: coordinator listening on ${await c.start()}\n`);
+        stops.push(keepJobLogs(engine, c.address, role === 'all' ? 'all' : 'coordinator'));
         registerCoordinatorMetrics(registry, c, { maxTableSeries: t.metrics.maxTableSeries });
         checks.coordinator = () => c.readiness();
         stops.push(() => c.stop());
@@ -143,6 +145,7 @@ export function registerClusterCommands(program: Command): void {
           heartbeatIntervalMs: t.heartbeat.interval,
         });
         process.stderr.write(`tideway: worker listening on ${await w.start()}\n`);
+        if (role === 'worker') stops.push(keepJobLogs(engine, w.address, 'worker'));
         registerWorkerMetrics(registry, w);
         checks.worker = () => w.readiness();
         stops.push(() => w.stop());

@@ -24,6 +24,8 @@ import {
   ExecutionState,
   executionStateFromJSON,
   executionStateToJSON,
+  GetJobLogsRequest,
+  GetJobLogsResponse,
   RunningTaskGroup,
   TableMetrics,
   TaskGroupLocation,
@@ -1120,6 +1122,16 @@ export const CoordinatorServiceService = {
     responseSerialize: (value: Ack): Buffer => Buffer.from(Ack.encode(value).finish()),
     responseDeserialize: (value: Buffer): Ack => Ack.decode(value),
   },
+  /** This coordinator's own log lines of a job (another coordinator collects them). */
+  readJobLogs: {
+    path: "/tideway.v1.CoordinatorService/ReadJobLogs" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetJobLogsRequest): Buffer => Buffer.from(GetJobLogsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetJobLogsRequest => GetJobLogsRequest.decode(value),
+    responseSerialize: (value: GetJobLogsResponse): Buffer => Buffer.from(GetJobLogsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetJobLogsResponse => GetJobLogsResponse.decode(value),
+  },
 } as const;
 
 export interface CoordinatorServiceServer extends UntypedServiceImplementation {
@@ -1147,6 +1159,8 @@ export interface CoordinatorServiceServer extends UntypedServiceImplementation {
    * created while the job runs), for the job's event receivers (docs/events.md).
    */
   reportSchemaChange: handleUnaryCall<ReportSchemaChangeRequest, Ack>;
+  /** This coordinator's own log lines of a job (another coordinator collects them). */
+  readJobLogs: handleUnaryCall<GetJobLogsRequest, GetJobLogsResponse>;
 }
 
 export interface CoordinatorServiceClient extends Client {
@@ -1271,6 +1285,22 @@ export interface CoordinatorServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: Ack) => void,
+  ): ClientUnaryCall;
+  /** This coordinator's own log lines of a job (another coordinator collects them). */
+  readJobLogs(
+    request: GetJobLogsRequest,
+    callback: (error: ServiceError | null, response: GetJobLogsResponse) => void,
+  ): ClientUnaryCall;
+  readJobLogs(
+    request: GetJobLogsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetJobLogsResponse) => void,
+  ): ClientUnaryCall;
+  readJobLogs(
+    request: GetJobLogsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetJobLogsResponse) => void,
   ): ClientUnaryCall;
 }
 

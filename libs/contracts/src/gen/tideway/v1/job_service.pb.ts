@@ -25,6 +25,8 @@ import {
   ExecutionState,
   executionStateFromJSON,
   executionStateToJSON,
+  GetJobLogsRequest,
+  GetJobLogsResponse,
   JobStatus,
   jobStatusFromJSON,
   jobStatusToJSON,
@@ -4857,6 +4859,19 @@ export const JobServiceService = {
       Buffer.from(CheckpointJobResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): CheckpointJobResponse => CheckpointJobResponse.decode(value),
   },
+  /**
+   * A job's log lines from every coordinator and worker (any coordinator answers); the
+   * processes that did not answer are named in `missing`.
+   */
+  getJobLogs: {
+    path: "/tideway.v1.JobService/GetJobLogs" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetJobLogsRequest): Buffer => Buffer.from(GetJobLogsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetJobLogsRequest => GetJobLogsRequest.decode(value),
+    responseSerialize: (value: GetJobLogsResponse): Buffer => Buffer.from(GetJobLogsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetJobLogsResponse => GetJobLogsResponse.decode(value),
+  },
 } as const;
 
 export interface JobServiceServer extends UntypedServiceImplementation {
@@ -4878,6 +4893,11 @@ export interface JobServiceServer extends UntypedServiceImplementation {
    * answers once each has completed or failed.
    */
   checkpointJob: handleUnaryCall<CheckpointJobRequest, CheckpointJobResponse>;
+  /**
+   * A job's log lines from every coordinator and worker (any coordinator answers); the
+   * processes that did not answer are named in `missing`.
+   */
+  getJobLogs: handleUnaryCall<GetJobLogsRequest, GetJobLogsResponse>;
 }
 
 export interface JobServiceClient extends Client {
@@ -5026,6 +5046,25 @@ export interface JobServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: CheckpointJobResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * A job's log lines from every coordinator and worker (any coordinator answers); the
+   * processes that did not answer are named in `missing`.
+   */
+  getJobLogs(
+    request: GetJobLogsRequest,
+    callback: (error: ServiceError | null, response: GetJobLogsResponse) => void,
+  ): ClientUnaryCall;
+  getJobLogs(
+    request: GetJobLogsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetJobLogsResponse) => void,
+  ): ClientUnaryCall;
+  getJobLogs(
+    request: GetJobLogsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetJobLogsResponse) => void,
   ): ClientUnaryCall;
 }
 

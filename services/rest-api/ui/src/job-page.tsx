@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { ENDED, api, listen, time, type Job, type JobEvent, type Metrics } from './api.js';
 import { CheckpointsPanel } from './checkpoints-panel.js';
 import { DagView } from './dag-view.js';
+import { LogsPanel } from './logs-panel.js';
 import { HISTORY, vertexLabel, vertexRates } from './job-view.js';
 import { RateChart } from './rate-chart.js';
 import { StatusBadge } from './status-badge.js';
@@ -24,7 +25,7 @@ function append(s: Series, job: Job, m: Metrics | undefined): Series {
   return next;
 }
 
-/** One job: state, DAG per pipeline with task groups and workers, rows charts, checkpoints, fail-overs, cancel. */
+/** One job: state, DAG per pipeline with task groups and workers, rows charts, checkpoints, fail-overs, logs, cancel. */
 export function JobPage({ jobId }: { jobId: string }) {
   const [event, setEvent] = useState<JobEvent | undefined>();
   const [series, setSeries] = useState<Series>({ xs: [], rows: new Map(), rates: new Map() });
@@ -195,6 +196,9 @@ export function JobPage({ jobId }: { jobId: string }) {
           </tbody>
         </table>
       )}
+
+      <h2>Logs</h2>
+      <LogsPanel jobId={jobId} running={!ended} />
     </section>
   );
 }

@@ -50,4 +50,9 @@ describe('secrets', () => {
     expect(new TidewayError(ErrorCode.EXTERNAL_SYSTEM, 'bad login Zq9-remembered-pw').message).toBe(`bad login ${MASK}`);
     expect(serializeError(new Error('x Zq9-remembered-pw y')).message).toBe(`x ${MASK} y`);
   });
+
+  it('remembers a secret under a dotted key that HOCON nests (fs.s3a.secret.key)', () => {
+    rememberSecretsOf({ spark: { hadoop: { fs: { s3a: { secret: { key: 'Zq9-nested-s3-key' }, endpoint: 'http://s3' } } } } });
+    expect(redactText('key Zq9-nested-s3-key, endpoint http://s3')).toBe(`key ${MASK}, endpoint http://s3`);
+  });
 });

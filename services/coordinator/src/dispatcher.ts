@@ -424,7 +424,8 @@ export class Dispatcher {
       return job;
     }
     this.scheduler.submit(job);
-    log.info({ jobId, jobName: planned.jobName }, 'job submitted');
+    // The config as submitted, in the job's log (secrets masked as every line is).
+    log.info({ jobId, jobName: planned.jobName, config: req.configText }, 'job submitted');
     return job;
   }
 

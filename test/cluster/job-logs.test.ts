@@ -61,7 +61,12 @@ describe('per-job logs', () => {
     follow.stdout!.setEncoding('utf8').on('data', (s: string) => (out += s));
     const ended = waitForExit(follow);
     const deployedOn = (n: 1 | 2) => out.split('\n').some((l) => l.includes(`worker ${worker(n)}`) && l.includes('task group deployed'));
-    await pollUntil('both workers’ deploy lines in the followed output', () => deployedOn(1) && deployedOn(2), 60_000, () => out);
+    await pollUntil(
+      'both workers’ deploy lines in the followed output',
+      () => deployedOn(1) && deployedOn(2),
+      60_000,
+      () => out,
+    );
     expect(out).not.toContain('task group ended');
     const cancelled = await cluster.cli(['-can', jobId, '--token', admin]);
     expect(cancelled.code, cancelled.stderr).toBe(0);

@@ -1,4 +1,11 @@
-import { JobServiceClient, JobStatus, jobStatusToJSON, type GetJobLogsRequest, type JobEvent, type SubmitJobRequest } from '@tideway/contracts';
+import {
+  JobServiceClient,
+  JobStatus,
+  jobStatusToJSON,
+  type GetJobLogsRequest,
+  type JobEvent,
+  type SubmitJobRequest,
+} from '@tideway/contracts';
 import { ErrorCode, backoffDelay, newJobId, sleep, type TidewayError } from '@tideway/common';
 import {
   LeaderCaller,

@@ -10,7 +10,10 @@ const dirs: string[] = [];
 function keep(maxFileBytes = 1 << 20) {
   const dir = mkdtempSync(join(tmpdir(), 'tideway-job-logs-'));
   dirs.push(dir);
-  return { dir, store: configureJobLogs({ dir, node: '127.0.0.1:5801', role: 'worker', level: LOG_LEVELS.info, maxFileBytes, expireMs: 60_000 }) };
+  return {
+    dir,
+    store: configureJobLogs({ dir, node: '127.0.0.1:5801', role: 'worker', level: LOG_LEVELS.info, maxFileBytes, expireMs: 60_000 }),
+  };
 }
 
 afterEach(() => {
@@ -44,11 +47,11 @@ describe('per-job logs', () => {
     expect(read('333').lines.map((l) => l.msg)).toEqual(['names its job itself']);
     expect(read('111', 'warn').lines).toHaveLength(1);
     expect(read('111', '', a.lines[1].timeMs).lines.map((l) => l.msg)).toContain(`after a timer, the password ${MASK} leaks`);
-    expect(readLocalJobLogs({ jobId: '', minLevel: '', sinceMs: 0, maxLines: 0 }).files.map((f) => f.jobId).sort()).toEqual([
-      '111',
-      '222',
-      '333',
-    ]);
+    expect(
+      readLocalJobLogs({ jobId: '', minLevel: '', sinceMs: 0, maxLines: 0 })
+        .files.map((f) => f.jobId)
+        .sort(),
+    ).toEqual(['111', '222', '333']);
   });
 
   it('rotates a job’s file past its size, keeping one older file, and reads both in order', () => {

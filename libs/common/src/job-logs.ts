@@ -180,7 +180,8 @@ export class JobLogStore {
       this.writeFailed = false;
     } catch (err) {
       // Said once per outage, on stderr only (logging it would come back here).
-      if (!this.writeFailed) process.stderr.write(`tideway: cannot write the log of job ${jobId} under ${this.settings.dir}: ${(err as Error).message}\n`);
+      if (!this.writeFailed)
+        process.stderr.write(`tideway: cannot write the log of job ${jobId} under ${this.settings.dir}: ${(err as Error).message}\n`);
       this.writeFailed = true;
     }
   }
@@ -228,7 +229,7 @@ export class JobLogStore {
       if (!name.endsWith(suffix)) continue;
       const parsed = parseJobLogName(name);
       if (!parsed) continue;
-      let size = 0;
+      let size: number;
       try {
         size = statSync(join(this.settings.dir, name)).size;
       } catch {

@@ -42,7 +42,8 @@ export function rememberSecretsOf(value: unknown, key = ''): void {
   if (Array.isArray(value)) for (const v of value) rememberSecretsOf(v, key);
   else if (typeof value === 'object' && value !== null)
     // A dotted HOCON key is nested objects: `fs.s3a.secret.key = x` is judged as `secret.key`.
-    for (const [k, v] of Object.entries(value)) rememberSecretsOf(v, key && isSensitiveKey(`${lastSegment(key)}.${k}`) ? `${lastSegment(key)}.${k}` : k);
+    for (const [k, v] of Object.entries(value))
+      rememberSecretsOf(v, key && isSensitiveKey(`${lastSegment(key)}.${k}`) ? `${lastSegment(key)}.${k}` : k);
   else if (typeof value === 'string' && isSensitiveKey(key)) rememberSecret(value);
   else if (typeof value === 'string') for (const p of urlPasswords(value)) rememberSecret(p);
 }

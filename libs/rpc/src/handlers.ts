@@ -13,14 +13,13 @@ export function unaryHandler<Req, Res>(
 ): grpc.handleUnaryCall<Req, Res> {
   return (call, callback) => {
     // A request that names a job is work of that job: its log lines carry the job's id.
-    runForJob(jobIdOf(call.request), () => Promise.resolve().then(() => fn(call.request, call)))
-      .then(
-        (res) => callback(null, res),
-        (err: unknown) => {
-          log.debug({ err, path: call.getPath() }, 'rpc failed');
-          callback(toServiceError(err));
-        },
-      );
+    runForJob(jobIdOf(call.request), () => Promise.resolve().then(() => fn(call.request, call))).then(
+      (res) => callback(null, res),
+      (err: unknown) => {
+        log.debug({ err, path: call.getPath() }, 'rpc failed');
+        callback(toServiceError(err));
+      },
+    );
   };
 }
 

@@ -57,7 +57,8 @@ export class JobLogCollector {
     let ran: string[] = [];
     if (req.jobId) {
       const info = await this.c.jobInfo(req.jobId);
-      if (!info) throw new TidewayError(ErrorCode.NOT_FOUND, `job ${req.jobId} does not exist (or its history expired)`, { jobId: req.jobId });
+      if (!info)
+        throw new TidewayError(ErrorCode.NOT_FOUND, `job ${req.jobId} does not exist (or its history expired)`, { jobId: req.jobId });
       checkAccess(caller, 'GetJobLogs', req.jobId, info.namespace);
       ran = info.pipelines.flatMap((p) => p.taskGroups.map((t) => t.workerAddress)).filter((a) => a !== '');
     }

@@ -92,7 +92,9 @@ interface Query {
 
 async function printLogs(client: JobClient, q: Query, opts: LogsOpts): Promise<void> {
   const print = (l: JobLogLine) =>
-    process.stdout.write(`${opts.json ? JSON.stringify({ node: l.node, role: l.role, ...(JSON.parse(l.line) as object) }) : formatLogLine(l)}\n`);
+    process.stdout.write(
+      `${opts.json ? JSON.stringify({ node: l.node, role: l.role, ...(JSON.parse(l.line) as object) }) : formatLogLine(l)}\n`,
+    );
   const missingSaid = new Map<string, string>();
   const sayMissing = (missing: MissingLogNode[]) => {
     for (const m of missing)

@@ -22,7 +22,7 @@ function jobId(id: string): string {
 
 /** The fields of a line past time, level, message and the ones every line has, as `key=value`. */
 function dashboardLogLine(l: JobLogLine) {
-  let fields = '';
+  let fields: string;
   try {
     const { level: _l, time: _t, msg: _m, pid: _p, jobId: _j, ...rest } = JSON.parse(l.line) as Record<string, unknown>;
     fields = Object.entries(rest)

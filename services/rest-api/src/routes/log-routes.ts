@@ -36,7 +36,12 @@ function wantsJson(format: string | undefined): boolean {
  * A viewer's token lists its namespace's jobs only, and reading another's file is refused (403).
  */
 export function registerLogRoutes(app: FastifyInstance, jobs: JobApi, prefix: string): void {
-  const list = async (req: FastifyRequest<{ Querystring: { format?: string } }>, reply: FastifyReply, jobId: string, localOnly: boolean) => {
+  const list = async (
+    req: FastifyRequest<{ Querystring: { format?: string } }>,
+    reply: FastifyReply,
+    jobId: string,
+    localOnly: boolean,
+  ) => {
     const json = wantsJson(req.query.format);
     let files = (await jobs.logs({ jobId })).files;
     if (localOnly) {
@@ -69,8 +74,7 @@ export function registerLogRoutes(app: FastifyInstance, jobs: JobApi, prefix: st
   });
   app.get<{ Params: { name: string } }>('/log/:name', async (req, reply) => {
     const here = readLocalJobLogs({ jobId: '', minLevel: '', sinceMs: 0, maxLines: 0 }).files;
-    if (!here.some((f) => f.logName === req.params.name))
-      return reply.code(404).send(failBody(`no log ${req.params.name} on this node`));
+    if (!here.some((f) => f.logName === req.params.name)) return reply.code(404).send(failBody(`no log ${req.params.name} on this node`));
     return content(reply, req.params.name);
   });
 }

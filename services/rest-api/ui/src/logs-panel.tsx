@@ -24,6 +24,7 @@ export function LogsPanel({ jobId, running }: { jobId: string; running: boolean 
     let since = 0;
     let seen = new Set<string>();
     setLines([]);
+    // Never rejects: a failed fetch shows its error.
     const fetchNew = async () => {
       try {
         const res = await api.logs(jobId, level, since);
@@ -39,8 +40,11 @@ export function LogsPanel({ jobId, running }: { jobId: string; running: boolean 
         if (!stopped) setError((e as Error).message);
       }
     };
-    void fetchNew();
-    const timer = running ? setInterval(() => void fetchNew(), POLL_MS) : undefined;
+    fetchNew().catch(() => undefined);
+    const poll = () => {
+      fetchNew().catch(() => undefined);
+    };
+    const timer = running ? setInterval(poll, POLL_MS) : undefined;
     return () => {
       stopped = true;
       if (timer) clearInterval(timer);

@@ -44,10 +44,11 @@ export function LogsPanel({ jobId, running }: { jobId: string; running: boolean 
     const poll = () => {
       fetchNew().catch(() => undefined);
     };
-    const timer = running ? setInterval(poll, POLL_MS) : undefined;
+    // An ended job's last lines may land just after its end: read once more.
+    const timer = running ? setInterval(poll, POLL_MS) : setTimeout(poll, POLL_MS);
     return () => {
       stopped = true;
-      if (timer) clearInterval(timer);
+      clearInterval(timer);
     };
   }, [jobId, level, running]);
 

@@ -69,7 +69,7 @@ export function coordinatorServiceHandlers(host: CoordinatorServiceHost): grpc.U
     }),
     reportMetrics: leaderOnly<ReportMetricsRequest>((req) => {
       const loc = required(req.location, 'location');
-      pipeline(loc.jobId, loc.pipelineId)?.onMetrics(loc.taskGroupIndex, loc.attempt, { tables: req.tables });
+      pipeline(loc.jobId, loc.pipelineId)?.onMetrics(loc.taskGroupIndex, loc.attempt, { tables: req.tables, busyness: req.busyness });
       return OK;
     }),
     reportSchemaChange: leaderOnly<ReportSchemaChangeRequest>((req) => {

@@ -200,7 +200,17 @@ export class TaskExecutionService {
           call(
             c,
             'reportMetrics',
-            { location: group.location, tables: msg.metrics.tables.map((t) => ({ ...t, sourceReceivedQps: 0, sinkWriteQps: 0 })) },
+            {
+              location: group.location,
+              tables: msg.metrics.tables.map((t) => ({ ...t, sourceReceivedQps: 0, sinkWriteQps: 0 })),
+              busyness: msg.metrics.busyness && {
+                ...msg.metrics.busyness,
+                pipelineId: group.location.pipelineId,
+                taskGroupIndex: group.location.taskGroupIndex,
+                workerAddress: '',
+                vertexIds: [],
+              },
+            },
             { metadata: group.epochMetadata(), deadlineMs: 10_000 },
           ).then(() => undefined),
         );

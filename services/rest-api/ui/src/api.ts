@@ -88,6 +88,18 @@ export interface Metrics {
   sinkWriteQps?: number;
   failedCount?: string;
   tables?: TableMetrics[];
+  tasks?: TaskBusyness[];
+}
+/** A running task group's time per second (JobMetrics.tasks). */
+export interface TaskBusyness {
+  pipelineId?: number;
+  taskGroupIndex?: number;
+  workerAddress?: string;
+  vertexIds?: number[];
+  busyMsPerSecond?: number;
+  idleMsPerSecond?: number;
+  backPressuredMsPerSecond?: number;
+  outPoolUsage?: number;
 }
 export interface JobEvent {
   job?: Job;

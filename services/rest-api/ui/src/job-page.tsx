@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ENDED, api, listen, time, type Job, type JobEvent, type Metrics } from './api.js';
 import { CheckpointsPanel } from './checkpoints-panel.js';
-import { DagView } from './dag-view.js';
+import { DagView, vertexBusyness } from './dag-view.js';
 import { LogsPanel } from './logs-panel.js';
 import { HISTORY, vertexLabel, vertexRates } from './job-view.js';
 import { RateChart } from './rate-chart.js';
@@ -113,6 +113,7 @@ export function JobPage({ jobId }: { jobId: string }) {
                 // An ended job's last rate is history, not a rate: show its rows only.
                 return r ? (ended ? `${r.rows} rows` : `${r.rows} rows · ${Math.round(r.rate)}/s`) : '';
               }}
+              busyness={(v) => (ended ? undefined : vertexBusyness(v, event?.metrics))}
             />
             <table class="task-groups">
               <thead>

@@ -359,6 +359,29 @@ export interface GetJobLogsResponse {
   processId: string;
 }
 
+/**
+ * How one task group spent its time lately (Flink's busyTimeMsPerSecond, idleTimeMsPerSecond,
+ * backPressuredTimeMsPerSecond: the three add up to about 1000), and how full its output
+ * channels are.
+ */
+export interface TaskBusyness {
+  pipelineId: number;
+  taskGroupIndex: number;
+  workerAddress: string;
+  /** The vertices the task group runs (its fused chain). */
+  vertexIds: number[];
+  busyMsPerSecond: number;
+  /** Waiting for input: the source has nothing, or no batch has come through the shuffle. */
+  idleMsPerSecond: number;
+  /** Waiting on a full output channel (no credit from the downstream task group). */
+  backPressuredMsPerSecond: number;
+  /**
+   * Batches sent and not yet taken by the downstream task group, over what the channel holds
+   * (0 to 1; the fullest output channel; 0 without a shuffle output).
+   */
+  outPoolUsage: number;
+}
+
 function createBaseErrorInfo(): ErrorInfo {
   return { code: "", message: "", retryable: false };
 }
@@ -1846,6 +1869,242 @@ export const GetJobLogsResponse: MessageFns<GetJobLogsResponse> = {
     message.files = object.files?.map((e) => JobLogFile.fromPartial(e)) || [];
     message.missing = object.missing?.map((e) => MissingLogNode.fromPartial(e)) || [];
     message.processId = object.processId ?? "";
+    return message;
+  },
+};
+
+function createBaseTaskBusyness(): TaskBusyness {
+  return {
+    pipelineId: 0,
+    taskGroupIndex: 0,
+    workerAddress: "",
+    vertexIds: [],
+    busyMsPerSecond: 0,
+    idleMsPerSecond: 0,
+    backPressuredMsPerSecond: 0,
+    outPoolUsage: 0,
+  };
+}
+
+export const TaskBusyness: MessageFns<TaskBusyness> = {
+  encode(message: TaskBusyness, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.pipelineId !== 0) {
+      writer.uint32(8).int32(message.pipelineId);
+    }
+    if (message.taskGroupIndex !== 0) {
+      writer.uint32(16).int32(message.taskGroupIndex);
+    }
+    if (message.workerAddress !== "") {
+      writer.uint32(26).string(message.workerAddress);
+    }
+    if (message.vertexIds.length !== 0) {
+      writer.uint32(34).fork();
+      for (const v of message.vertexIds) {
+        writer.int32(v);
+      }
+      writer.join();
+    }
+    if (message.busyMsPerSecond !== 0) {
+      writer.uint32(41).double(message.busyMsPerSecond);
+    }
+    if (message.idleMsPerSecond !== 0) {
+      writer.uint32(49).double(message.idleMsPerSecond);
+    }
+    if (message.backPressuredMsPerSecond !== 0) {
+      writer.uint32(57).double(message.backPressuredMsPerSecond);
+    }
+    if (message.outPoolUsage !== 0) {
+      writer.uint32(65).double(message.outPoolUsage);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TaskBusyness {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTaskBusyness();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.pipelineId = reader.int32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.taskGroupIndex = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.workerAddress = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag === 32) {
+              message.vertexIds.push(reader.int32());
+
+              continue;
+            }
+
+            if (tag === 34) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.vertexIds.push(reader.int32());
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 5: {
+            if (tag !== 41) {
+              break;
+            }
+
+            message.busyMsPerSecond = reader.double();
+            continue;
+          }
+          case 6: {
+            if (tag !== 49) {
+              break;
+            }
+
+            message.idleMsPerSecond = reader.double();
+            continue;
+          }
+          case 7: {
+            if (tag !== 57) {
+              break;
+            }
+
+            message.backPressuredMsPerSecond = reader.double();
+            continue;
+          }
+          case 8: {
+            if (tag !== 65) {
+              break;
+            }
+
+            message.outPoolUsage = reader.double();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): TaskBusyness {
+    return {
+      pipelineId: isSet(object.pipelineId)
+        ? globalThis.Number(object.pipelineId)
+        : isSet(object.pipeline_id)
+        ? globalThis.Number(object.pipeline_id)
+        : 0,
+      taskGroupIndex: isSet(object.taskGroupIndex)
+        ? globalThis.Number(object.taskGroupIndex)
+        : isSet(object.task_group_index)
+        ? globalThis.Number(object.task_group_index)
+        : 0,
+      workerAddress: isSet(object.workerAddress)
+        ? globalThis.String(object.workerAddress)
+        : isSet(object.worker_address)
+        ? globalThis.String(object.worker_address)
+        : "",
+      vertexIds: globalThis.Array.isArray(object?.vertexIds)
+        ? object.vertexIds.map((e: any) => globalThis.Number(e))
+        : globalThis.Array.isArray(object?.vertex_ids)
+        ? object.vertex_ids.map((e: any) => globalThis.Number(e))
+        : [],
+      busyMsPerSecond: isSet(object.busyMsPerSecond)
+        ? globalThis.Number(object.busyMsPerSecond)
+        : isSet(object.busy_ms_per_second)
+        ? globalThis.Number(object.busy_ms_per_second)
+        : 0,
+      idleMsPerSecond: isSet(object.idleMsPerSecond)
+        ? globalThis.Number(object.idleMsPerSecond)
+        : isSet(object.idle_ms_per_second)
+        ? globalThis.Number(object.idle_ms_per_second)
+        : 0,
+      backPressuredMsPerSecond: isSet(object.backPressuredMsPerSecond)
+        ? globalThis.Number(object.backPressuredMsPerSecond)
+        : isSet(object.back_pressured_ms_per_second)
+        ? globalThis.Number(object.back_pressured_ms_per_second)
+        : 0,
+      outPoolUsage: isSet(object.outPoolUsage)
+        ? globalThis.Number(object.outPoolUsage)
+        : isSet(object.out_pool_usage)
+        ? globalThis.Number(object.out_pool_usage)
+        : 0,
+    };
+  },
+
+  toJSON(message: TaskBusyness): unknown {
+    const obj: any = {};
+    if (message.pipelineId !== 0) {
+      obj.pipelineId = Math.round(message.pipelineId);
+    }
+    if (message.taskGroupIndex !== 0) {
+      obj.taskGroupIndex = Math.round(message.taskGroupIndex);
+    }
+    if (message.workerAddress !== "") {
+      obj.workerAddress = message.workerAddress;
+    }
+    if (message.vertexIds?.length) {
+      obj.vertexIds = message.vertexIds.map((e) => Math.round(e));
+    }
+    if (message.busyMsPerSecond !== 0) {
+      obj.busyMsPerSecond = floatToJson(message.busyMsPerSecond);
+    }
+    if (message.idleMsPerSecond !== 0) {
+      obj.idleMsPerSecond = floatToJson(message.idleMsPerSecond);
+    }
+    if (message.backPressuredMsPerSecond !== 0) {
+      obj.backPressuredMsPerSecond = floatToJson(message.backPressuredMsPerSecond);
+    }
+    if (message.outPoolUsage !== 0) {
+      obj.outPoolUsage = floatToJson(message.outPoolUsage);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<TaskBusyness>, I>>(base?: I): TaskBusyness {
+    return TaskBusyness.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<TaskBusyness>, I>>(object: I): TaskBusyness {
+    const message = createBaseTaskBusyness();
+    message.pipelineId = object.pipelineId ?? 0;
+    message.taskGroupIndex = object.taskGroupIndex ?? 0;
+    message.workerAddress = object.workerAddress ?? "";
+    message.vertexIds = object.vertexIds?.map((e) => e) || [];
+    message.busyMsPerSecond = object.busyMsPerSecond ?? 0;
+    message.idleMsPerSecond = object.idleMsPerSecond ?? 0;
+    message.backPressuredMsPerSecond = object.backPressuredMsPerSecond ?? 0;
+    message.outPoolUsage = object.outPoolUsage ?? 0;
     return message;
   },
 };

@@ -28,6 +28,7 @@ import {
   GetJobLogsResponse,
   RunningTaskGroup,
   TableMetrics,
+  TaskBusyness,
   TaskGroupLocation,
 } from "./common.pb.js";
 
@@ -50,6 +51,8 @@ export interface AcknowledgeCheckpointRequest {
 export interface ReportMetricsRequest {
   location: TaskGroupLocation | undefined;
   tables: TableMetrics[];
+  /** Filled by the worker except pipeline, index and address (taken from the location). */
+  busyness: TaskBusyness | undefined;
 }
 
 export interface ReportSchemaChangeRequest {
@@ -355,7 +358,7 @@ export const AcknowledgeCheckpointRequest: MessageFns<AcknowledgeCheckpointReque
 };
 
 function createBaseReportMetricsRequest(): ReportMetricsRequest {
-  return { location: undefined, tables: [] };
+  return { location: undefined, tables: [], busyness: undefined };
 }
 
 export const ReportMetricsRequest: MessageFns<ReportMetricsRequest> = {
@@ -365,6 +368,9 @@ export const ReportMetricsRequest: MessageFns<ReportMetricsRequest> = {
     }
     for (const v of message.tables) {
       TableMetrics.encode(v!, writer.uint32(18).fork()).join();
+    }
+    if (message.busyness !== undefined) {
+      TaskBusyness.encode(message.busyness, writer.uint32(26).fork()).join();
     }
     return writer;
   },
@@ -398,6 +404,14 @@ export const ReportMetricsRequest: MessageFns<ReportMetricsRequest> = {
             message.tables.push(TableMetrics.decode(reader, reader.uint32()));
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.busyness = TaskBusyness.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -414,6 +428,7 @@ export const ReportMetricsRequest: MessageFns<ReportMetricsRequest> = {
     return {
       location: isSet(object.location) ? TaskGroupLocation.fromJSON(object.location) : undefined,
       tables: globalThis.Array.isArray(object?.tables) ? object.tables.map((e: any) => TableMetrics.fromJSON(e)) : [],
+      busyness: isSet(object.busyness) ? TaskBusyness.fromJSON(object.busyness) : undefined,
     };
   },
 
@@ -424,6 +439,9 @@ export const ReportMetricsRequest: MessageFns<ReportMetricsRequest> = {
     }
     if (message.tables?.length) {
       obj.tables = message.tables.map((e) => TableMetrics.toJSON(e));
+    }
+    if (message.busyness !== undefined) {
+      obj.busyness = TaskBusyness.toJSON(message.busyness);
     }
     return obj;
   },
@@ -437,6 +455,9 @@ export const ReportMetricsRequest: MessageFns<ReportMetricsRequest> = {
       ? TaskGroupLocation.fromPartial(object.location)
       : undefined;
     message.tables = object.tables?.map((e) => TableMetrics.fromPartial(e)) || [];
+    message.busyness = (object.busyness !== undefined && object.busyness !== null)
+      ? TaskBusyness.fromPartial(object.busyness)
+      : undefined;
     return message;
   },
 };

@@ -31,6 +31,7 @@ import {
   jobStatusFromJSON,
   jobStatusToJSON,
   TableMetrics,
+  TaskBusyness,
 } from "./common.pb.js";
 
 export interface SubmitJobRequest {
@@ -254,6 +255,8 @@ export interface JobMetrics {
   failedCount: number;
   sourceReceivedBytesPerSecond: number;
   sinkWriteBytesPerSecond: number;
+  /** Each running task group's busy, idle and back-pressured time per second and output fill. */
+  tasks: TaskBusyness[];
 }
 
 export interface WorkerInfo {
@@ -3298,6 +3301,7 @@ function createBaseJobMetrics(): JobMetrics {
     failedCount: 0,
     sourceReceivedBytesPerSecond: 0,
     sinkWriteBytesPerSecond: 0,
+    tasks: [],
   };
 }
 
@@ -3335,6 +3339,9 @@ export const JobMetrics: MessageFns<JobMetrics> = {
     }
     if (message.sinkWriteBytesPerSecond !== 0) {
       writer.uint32(89).double(message.sinkWriteBytesPerSecond);
+    }
+    for (const v of message.tasks) {
+      TaskBusyness.encode(v!, writer.uint32(98).fork()).join();
     }
     return writer;
   },
@@ -3440,6 +3447,14 @@ export const JobMetrics: MessageFns<JobMetrics> = {
             message.sinkWriteBytesPerSecond = reader.double();
             continue;
           }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.tasks.push(TaskBusyness.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3507,6 +3522,9 @@ export const JobMetrics: MessageFns<JobMetrics> = {
         : isSet(object.sink_write_bytes_per_second)
         ? globalThis.Number(object.sink_write_bytes_per_second)
         : 0,
+      tasks: globalThis.Array.isArray(object?.tasks)
+        ? object.tasks.map((e: any) => TaskBusyness.fromJSON(e))
+        : [],
     };
   },
 
@@ -3545,6 +3563,9 @@ export const JobMetrics: MessageFns<JobMetrics> = {
     if (message.sinkWriteBytesPerSecond !== 0) {
       obj.sinkWriteBytesPerSecond = floatToJson(message.sinkWriteBytesPerSecond);
     }
+    if (message.tasks?.length) {
+      obj.tasks = message.tasks.map((e) => TaskBusyness.toJSON(e));
+    }
     return obj;
   },
 
@@ -3564,6 +3585,7 @@ export const JobMetrics: MessageFns<JobMetrics> = {
     message.failedCount = object.failedCount ?? 0;
     message.sourceReceivedBytesPerSecond = object.sourceReceivedBytesPerSecond ?? 0;
     message.sinkWriteBytesPerSecond = object.sinkWriteBytesPerSecond ?? 0;
+    message.tasks = object.tasks?.map((e) => TaskBusyness.fromPartial(e)) || [];
     return message;
   },
 };

@@ -110,6 +110,12 @@ describe('per-job logs', () => {
       for (const l of lines) expect(JSON.parse(l)).toMatchObject({ jobId });
       expect(body.text).not.toContain(SECRET);
     }
+    // The dashboard's log panel reads the same lines, masked too.
+    const panel = await get(`/ui/api/jobs/${jobId}/logs?level=info&since=0`);
+    expect(panel.status, panel.text).toBe(200);
+    const { lines: shown } = JSON.parse(panel.text) as { lines: Array<{ node: string; msg: string; fields: string }> };
+    expect(shown.some((l) => l.msg === 'job submitted' && l.fields.includes('spark.hadoop.fs.s3a.secret.key'))).toBe(true);
+    expect(panel.text).not.toContain(SECRET);
     const html = await get(`/logs/${jobId}`);
     expect(html.text).toContain(`<a href="${files[0].logLink}">`);
     const all = JSON.parse((await get('/logs?format=json')).text) as Array<{ logName: string }>;

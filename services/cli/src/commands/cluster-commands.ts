@@ -122,8 +122,14 @@ export function registerClusterCommands(program: Command): void {
           configLimits: configLimitsOf(engine),
           events: JobEventReporter.fromConfig(engine),
         });
+        // A fixed port names the process before it starts: a take-over at the start logs to the jobs' files too.
+        const coordinatorRole = role === 'all' ? 'all' : 'coordinator';
+        if (t.coordinator.port !== 0)
+          stops.push(
+            keepJobLogs(engine, t.coordinator.advertisedAddress || `${t.coordinator.host}:${t.coordinator.port}`, coordinatorRole),
+          );
         process.stderr.write(`tideway: coordinator listening on ${await c.start()}\n`);
-        stops.push(keepJobLogs(engine, c.address, role === 'all' ? 'all' : 'coordinator'));
+        if (t.coordinator.port === 0) stops.push(keepJobLogs(engine, c.address, coordinatorRole));
         registerCoordinatorMetrics(registry, c, { maxTableSeries: t.metrics.maxTableSeries });
         checks.coordinator = () => c.readiness();
         stops.push(() => c.stop());

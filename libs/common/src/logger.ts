@@ -36,7 +36,8 @@ export function rootLogger(): Logger {
     const wanted = process.env.TIDEWAY_LOG_LEVEL ?? 'warn';
     const stderrLevel = wanted === 'silent' ? Number.POSITIVE_INFINITY : (LOG_LEVELS[wanted] ?? LOG_LEVELS.warn);
     const options: LoggerOptions = {
-      level: stderrLevel < JOB_LOG_FLOOR ? wanted : 'info',
+      // An unknown name goes to pino, which refuses it by name.
+      level: wanted !== 'silent' && LOG_LEVELS[wanted] === undefined ? wanted : stderrLevel < JOB_LOG_FLOOR ? wanted : 'info',
       base: { pid: process.pid },
       // Every line is masked as written: a logged error, config or URL never carries a secret.
       hooks: { streamWrite: redactText },

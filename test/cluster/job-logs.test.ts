@@ -79,7 +79,7 @@ describe('per-job logs', () => {
       ).toBe(true);
     expect(out).toMatch(/coordinator 127\.0\.0\.1:\d+ {2}coordinator: job submitted/);
     // The config is in the job's log, its secret masked.
-    expect(out).toContain('spark.hadoop.fs.s3a.secret.key');
+    expect(out).toContain('"s3a":{"secret":{"key":"******"}}');
     expect(out).not.toContain(SECRET);
     // --level and --json
     const warnOnly = await cluster.cli(['logs', jobId, '--level', 'warn', '--token', admin]);
@@ -114,7 +114,7 @@ describe('per-job logs', () => {
     const panel = await get(`/ui/api/jobs/${jobId}/logs?level=info&since=0`);
     expect(panel.status, panel.text).toBe(200);
     const { lines: shown } = JSON.parse(panel.text) as { lines: Array<{ node: string; msg: string; fields: string }> };
-    expect(shown.some((l) => l.msg === 'job submitted' && l.fields.includes('spark.hadoop.fs.s3a.secret.key'))).toBe(true);
+    expect(shown.some((l) => l.msg === 'job submitted' && l.fields.includes('"s3a":{"secret":{"key":"******"}}'))).toBe(true);
     expect(panel.text).not.toContain(SECRET);
     const html = await get(`/logs/${jobId}`);
     expect(html.text).toContain(`<a href="${files[0].logLink}">`);

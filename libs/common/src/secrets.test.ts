@@ -41,6 +41,8 @@ describe('secrets', () => {
     expect(redactText('connect to postgres://app:s3cr3t@db:5432/x failed')).toBe(`connect to postgres://app:${MASK}@db:5432/x failed`);
     expect(redactText('jdbc:mysql://h/db?user=a&password=p4ss&ssl=true')).toBe(`jdbc:mysql://h/db?user=a&password=${MASK}&ssl=true`);
     expect(redactText('{"password":"abc","user":"u"}')).toBe(`{"password":"${MASK}","user":"u"}`);
+    // An object under such a key stays JSON: its members are masked by their own keys.
+    expect(redactText('{"secret":{"key":"v","token":"t"}}')).toBe(`{"secret":{"key":"v","token":"${MASK}"}}`);
   });
 
   it('masks remembered secrets wherever they appear, also inside errors', () => {

@@ -66,7 +66,9 @@ export function redactSecrets<T>(value: T, key = ''): T {
 const URL_USERINFO = /([a-z][a-z0-9+.-]*:\/\/[^/\s:@'"]*:)([^@\s/'"]+)(@)/gi;
 // Tideway's bearer tokens (tideway token create) are recognisable wherever they appear.
 const BEARER = /\btw_[A-Za-z0-9_-]{43}\b/g;
-const KEY_VALUE = /((?:"|\b)(?:password|passwd|pwd|secret|token|secret_key|access_key|api_key)"?\s*[=:]\s*"?)([^"&;,\s}]+)/gi;
+// A key whose value is an object or a list (`"secret":{...}` in a JSON log line) is not a value:
+// its members are masked by their own keys.
+const KEY_VALUE = /((?:"|\b)(?:password|passwd|pwd|secret|token|secret_key|access_key|api_key)"?\s*[=:]\s*"?)(?![{[])([^"&;,\s}]+)/gi;
 
 function urlPasswords(text: string): string[] {
   return [...text.matchAll(URL_USERINFO)].map((m) => m[2]);

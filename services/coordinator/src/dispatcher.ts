@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { SlotProfile, SubmitJobRequest } from '@tideway/contracts';
-import { ErrorCode, TidewayError, detach, logger, newJobId, runForJob, serializeError } from '@tideway/common';
-import type { ConfigLimits, NamespaceLimits } from '@tideway/config';
+import { ErrorCode, TidewayError, detach, logger, newJobId, redactSecrets, runForJob, serializeError } from '@tideway/common';
+import type { ConfigLimits, JobConfig, NamespaceLimits } from '@tideway/config';
 import { planJobText, type PlannedJob, type PlanRequest } from '@tideway/planner';
 import type { StateStore, StoredJob, StoredJobInfo } from '@tideway/cluster';
 import type { CheckpointStorage } from '@tideway/checkpoint';
@@ -61,6 +61,12 @@ export interface DispatcherDeps {
  * between, and a continuation after an await is a new event that checks again that its job,
  * pipeline attempt and status are still the ones it started from (docs/architecture.md).
  */
+/** A job config as its log shows it: env and each plugin's options, secrets masked by key and value. */
+function shownConfig(c: JobConfig): Record<string, unknown> {
+  const plugins = (list: JobConfig['sources']) => list.map((p) => ({ [p.name]: redactSecrets(p.options) }));
+  return { env: redactSecrets(c.env), source: plugins(c.sources), transform: plugins(c.transforms), sink: plugins(c.sinks) };
+}
+
 export class Dispatcher {
   /** Jobs of this leadership: running ones, and ended ones for a minute. */
   readonly jobs = new Map<string, JobMaster>();
@@ -424,8 +430,8 @@ export class Dispatcher {
       return job;
     }
     this.scheduler.submit(job);
-    // The config as submitted, in the job's log (secrets masked as every line is).
-    log.info({ jobId, jobName: planned.jobName, config: req.configText }, 'job submitted');
+    // The job's config, in its log: decrypted (env.shade.identifier) and every secret masked.
+    log.info({ jobId, jobName: planned.jobName, config: shownConfig(planned.config) }, 'job submitted');
     return job;
   }
 

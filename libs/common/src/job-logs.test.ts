@@ -1,6 +1,8 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LOG_LEVELS, configureJobLogs, jobLogName, parseJobLogName, readLocalJobLogs, runForJob, stopJobLogs } from './job-logs.js';
 import { logger } from './logger.js';
@@ -82,6 +84,21 @@ describe('per-job logs', () => {
     expect(readdirSync(dir)).toHaveLength(1);
     store.sweep(Date.now() + 61_000); // idle for a minute: closed, and older than the expiry
     expect(readdirSync(dir)).toHaveLength(0);
+  });
+
+  it('keeps the lines of a worker thread acting for a job (handed to the main thread)', async () => {
+    keep();
+    const bootstrap = fileURLToPath(new URL('../../runtime/src/thread-bootstrap.mjs', import.meta.url));
+    const worker = new Worker(bootstrap, {
+      execArgv: ['--conditions=source'],
+      workerData: { entry: new URL('./job-logs-thread.test-fixture.ts', import.meta.url).href },
+    });
+    await new Promise<void>((resolve, reject) => {
+      worker.once('message', () => resolve());
+      worker.once('error', reject);
+    });
+    await worker.terminate();
+    await expect.poll(() => read('777').lines.map((l) => l.msg)).toEqual(['from a worker thread']);
   });
 
   it('names files so the job, role and node are read back', () => {

@@ -89,6 +89,7 @@ describe('a reflection-only Python client (grpcio, C++ descriptor pool)', () => 
         'GetClusterOverview',
         'GetJob',
         'GetJobMetrics',
+        'GetJobLogs',
         'ListJobs',
         'PlanJob',
         'SavepointJob',

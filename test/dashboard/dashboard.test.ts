@@ -106,6 +106,10 @@ describe("Tideway's dashboard", () => {
       /^\d+CHECKPOINTCOMPLETED.+\d+ ms.*\d+(\.\d)? (B|KiB|MiB)/,
     );
     expect(Number(await page.getByTestId('checkpoint-chart-1').getAttribute('data-points'))).toBeGreaterThanOrEqual(2);
+    // The log panel: the worker's lines of the job (GetJobLogs), from every process.
+    const logs = page.getByTestId('job-logs');
+    await expect.poll(async () => (await logs.textContent()) ?? '', { timeout: 30_000 }).toContain('task group deployed');
+    expect(await logs.textContent()).toMatch(/job submitted/);
     await page.screenshot({ path: join(shots, '2-running-job.png'), fullPage: true });
 
     // The workers page shows usage against quota per namespace (no quota here: counts alone).
@@ -119,6 +123,7 @@ describe("Tideway's dashboard", () => {
     await page.locator('h1 [data-status="CANCELED"]').waitFor({ timeout: 30_000 });
     const info = (await (await fetch(`${base}/job-info/${jobId}`)).json()) as { jobStatus: string };
     expect(info.jobStatus).toBe('CANCELED');
+    await expect.poll(async () => (await logs.textContent()) ?? '', { timeout: 30_000 }).toContain('state=CANCELED');
     await page.screenshot({ path: join(shots, '3-canceled-job.png'), fullPage: true });
   });
 });

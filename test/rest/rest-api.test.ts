@@ -374,6 +374,9 @@ describe("SeaTunnel's REST API v2", () => {
     const open = await http('GET', '/openmetrics');
     expect(open.type).toMatch(/^application\/openmetrics-text/);
     expect(open.text.trimEnd()).toMatch(/# EOF$/);
-    expect((await http('GET', '/logs?format=json')).json).toEqual([]);
+    // The per-job log files of the jobs run above, one per job and process (docs/logs.md).
+    const logs = (await http<Array<{ node: string; logLink: string; logName: string }>>('GET', '/logs?format=json')).json;
+    expect(logs.length).toBeGreaterThan(0);
+    for (const f of logs) expect(f.logLink).toBe(`${base}/logs/${f.logName}`);
   });
 });

@@ -1,4 +1,11 @@
-import { JobServiceClient, JobStatus, jobStatusToJSON, type JobEvent, type SubmitJobRequest } from '@tideway/contracts';
+import {
+  JobServiceClient,
+  JobStatus,
+  jobStatusToJSON,
+  type GetJobLogsRequest,
+  type JobEvent,
+  type SubmitJobRequest,
+} from '@tideway/contracts';
 import { ErrorCode, backoffDelay, newJobId, sleep, type TidewayError } from '@tideway/common';
 import {
   LeaderCaller,
@@ -122,6 +129,12 @@ export class JobClient {
 
   metrics(jobId: string) {
     return this.unary((c) => call(c, 'getJobMetrics', { jobId }, { deadlineMs: 10_000 }));
+  }
+
+  /** A job's log lines from every coordinator and worker (any coordinator answers). */
+  logs(req: Partial<GetJobLogsRequest>) {
+    const full: GetJobLogsRequest = { jobId: '', minLevel: '', sinceMs: 0, maxLines: 0, node: '', ...req };
+    return this.unary((c) => call(c, 'getJobLogs', full, { deadlineMs: 30_000 }));
   }
 
   overview() {

@@ -1,5 +1,6 @@
 export * from './errors.js';
 export * from './logger.js';
+export * from './job-logs.js';
 export * from './ids.js';
 export * from './backoff.js';
 export * from './state-machine.js';

@@ -41,6 +41,8 @@ describe('secrets', () => {
     expect(redactText('connect to postgres://app:s3cr3t@db:5432/x failed')).toBe(`connect to postgres://app:${MASK}@db:5432/x failed`);
     expect(redactText('jdbc:mysql://h/db?user=a&password=p4ss&ssl=true')).toBe(`jdbc:mysql://h/db?user=a&password=${MASK}&ssl=true`);
     expect(redactText('{"password":"abc","user":"u"}')).toBe(`{"password":"${MASK}","user":"u"}`);
+    // An object under such a key stays JSON: its members are masked by their own keys.
+    expect(redactText('{"secret":{"key":"v","token":"t"}}')).toBe(`{"secret":{"key":"v","token":"${MASK}"}}`);
   });
 
   it('masks remembered secrets wherever they appear, also inside errors', () => {
@@ -49,5 +51,10 @@ describe('secrets', () => {
     expect(redactText('login failed for Zq9-remembered-pw; abc')).toBe(`login failed for ${MASK}; abc`);
     expect(new TidewayError(ErrorCode.EXTERNAL_SYSTEM, 'bad login Zq9-remembered-pw').message).toBe(`bad login ${MASK}`);
     expect(serializeError(new Error('x Zq9-remembered-pw y')).message).toBe(`x ${MASK} y`);
+  });
+
+  it('remembers a secret under a dotted key that HOCON nests (fs.s3a.secret.key)', () => {
+    rememberSecretsOf({ spark: { hadoop: { fs: { s3a: { secret: { key: 'Zq9-nested-s3-key' }, endpoint: 'http://s3' } } } } });
+    expect(redactText('key Zq9-nested-s3-key, endpoint http://s3')).toBe(`key ${MASK}, endpoint http://s3`);
   });
 });

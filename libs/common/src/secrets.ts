@@ -40,9 +40,16 @@ export function rememberSecret(value: string): void {
 /** Remembers the values of every sensitive key in a (nested) config object. */
 export function rememberSecretsOf(value: unknown, key = ''): void {
   if (Array.isArray(value)) for (const v of value) rememberSecretsOf(v, key);
-  else if (typeof value === 'object' && value !== null) for (const [k, v] of Object.entries(value)) rememberSecretsOf(v, k);
+  else if (typeof value === 'object' && value !== null)
+    // A dotted HOCON key is nested objects: `fs.s3a.secret.key = x` is judged as `secret.key`.
+    for (const [k, v] of Object.entries(value))
+      rememberSecretsOf(v, key && isSensitiveKey(`${lastSegment(key)}.${k}`) ? `${lastSegment(key)}.${k}` : k);
   else if (typeof value === 'string' && isSensitiveKey(key)) rememberSecret(value);
   else if (typeof value === 'string') for (const p of urlPasswords(value)) rememberSecret(p);
+}
+
+function lastSegment(key: string): string {
+  return key.slice(key.lastIndexOf('.') + 1);
 }
 
 /** A copy of a config value with every sensitive key's value replaced by MASK and URL passwords masked. */
@@ -59,7 +66,9 @@ export function redactSecrets<T>(value: T, key = ''): T {
 const URL_USERINFO = /([a-z][a-z0-9+.-]*:\/\/[^/\s:@'"]*:)([^@\s/'"]+)(@)/gi;
 // Tideway's bearer tokens (tideway token create) are recognisable wherever they appear.
 const BEARER = /\btw_[A-Za-z0-9_-]{43}\b/g;
-const KEY_VALUE = /((?:"|\b)(?:password|passwd|pwd|secret|token|secret_key|access_key|api_key)"?\s*[=:]\s*"?)([^"&;,\s}]+)/gi;
+// A key whose value is an object or a list (`"secret":{...}` in a JSON log line) is not a value:
+// its members are masked by their own keys.
+const KEY_VALUE = /((?:"|\b)(?:password|passwd|pwd|secret|token|secret_key|access_key|api_key)"?\s*[=:]\s*"?)(?![{[])([^"&;,\s}]+)/gi;
 
 function urlPasswords(text: string): string[] {
   return [...text.matchAll(URL_USERINFO)].map((m) => m[2]);

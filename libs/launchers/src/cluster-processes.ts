@@ -47,7 +47,8 @@ export interface ClusterProcessesOptions {
  * Real Tideway processes on loopback: coordinators, a resource manager and workers, each
  * `tideway cluster start --role …` with its own generated engine config, on free ports, with a
  * Prometheus endpoint each. Processes can be killed, paused and started again on the same
- * ports; their output goes to `<dir>/logs/<name>.log` (kept across restarts). A watchdog ends
+ * ports; their output goes to `<dir>/logs/<name>.log` (kept across restarts), their per-job logs
+ * to `<dir>/job-logs/`. A watchdog ends
  * each one if this process dies without stop(). Used by the cluster tests and `tideway chaos`.
  */
 export class ClusterProcesses {
@@ -164,6 +165,8 @@ export class ClusterProcesses {
       ...opt('    leader-loss-timeout', o.leaderLossTimeoutMs),
       ...(heartbeat.length > 0 ? ['  heartbeat:', ...heartbeat] : []),
       ...ha,
+      // Per-job logs inside the cluster's folder (docs/logs.md), removed with it.
+      `  logs: { dir: "${join(this.dir, 'job-logs')}" }`,
       ...(o.tidewayYaml?.(name) ?? []),
       '',
     ].join('\n');

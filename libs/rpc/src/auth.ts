@@ -31,6 +31,7 @@ export const METHOD_ROLES: Readonly<Record<string, Role>> = {
   GetJobMetrics: 'viewer',
   WatchJob: 'viewer',
   GetClusterOverview: 'viewer',
+  GetJobLogs: 'viewer',
   PlanJob: 'operator',
   SubmitJob: 'operator',
   CancelJob: 'operator',

@@ -1,5 +1,5 @@
 import type * as grpc from '@grpc/grpc-js';
-import { logger } from '@tideway/common';
+import { logger, runForJob } from '@tideway/common';
 import { toServiceError } from './errors.js';
 
 const log = logger('rpc');
@@ -12,16 +12,22 @@ export function unaryHandler<Req, Res>(
   fn: (request: Req, call: grpc.ServerUnaryCall<Req, Res>) => Promise<Res> | Res,
 ): grpc.handleUnaryCall<Req, Res> {
   return (call, callback) => {
-    Promise.resolve()
-      .then(() => fn(call.request, call))
-      .then(
-        (res) => callback(null, res),
-        (err: unknown) => {
-          log.debug({ err, path: call.getPath() }, 'rpc failed');
-          callback(toServiceError(err));
-        },
-      );
+    // A request that names a job is work of that job: its log lines carry the job's id.
+    runForJob(jobIdOf(call.request), () => Promise.resolve().then(() => fn(call.request, call))).then(
+      (res) => callback(null, res),
+      (err: unknown) => {
+        log.debug({ err, path: call.getPath() }, 'rpc failed');
+        callback(toServiceError(err));
+      },
+    );
   };
+}
+
+/** The job a request names (`jobId`, or `location.jobId` of a task group), '' for none. */
+function jobIdOf(request: unknown): string {
+  const r = request as { jobId?: unknown; location?: { jobId?: unknown } } | null;
+  const id = r?.jobId ?? r?.location?.jobId;
+  return typeof id === 'string' ? id : '';
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { TaskBusynessSample } from './busy-time.js';
 import type { CatalogTable, JobMode } from '@tideway/api';
 import type { PluginConfig } from '@tideway/config';
 import type { RowErrorCounts, RowErrorPolicy } from './row-errors.js';
@@ -98,6 +99,8 @@ export interface TaskGroupMetrics {
   }>;
   /** Bad rows each transform vertex dropped (row-level error handling), by vertex id. */
   badRows?: Record<number, number>;
+  /** Busy, idle and back-pressured time per second since the last report, and output fill. */
+  busyness?: TaskBusynessSample;
 }
 
 /** Walks a chain depth-first. */

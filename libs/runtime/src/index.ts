@@ -6,3 +6,4 @@ export * from './wire/execution-state.js';
 export * from './wire/payloads.js';
 export { INITIAL_CREDITS, dataExchangeHandlers, type ReceivingTaskGroup, type ReceivingTaskGroups } from './exchange/channel-receiver.js';
 export { RowErrorGuard, isRowLevelError, type RowErrorPolicy, type RowErrorCounts } from './row-errors.js';
+export { BusyTimeMeter, type TaskBusynessSample } from './busy-time.js';

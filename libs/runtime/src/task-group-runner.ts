@@ -16,6 +16,7 @@ import { describeColumnChange } from '@tideway/api';
 import { serializeError } from '@tideway/common';
 import { createSink, createSource, createTransform, loadPluginsFor, type PluginRegistry } from '@tideway/plugins/lazy';
 import { chainNodes, type ChainNode, type CommitInfos, type TaskGroupDescriptor, type TaskGroupState } from './descriptor.js';
+import { BusyTimeMeter } from './busy-time.js';
 import { TaskGroupCounters } from './metrics.js';
 import type { CheckpointKind, FromTaskGroup, ToTaskGroup } from './protocol.js';
 import type { InputGate } from './exchange/input-gate.js';
@@ -56,6 +57,10 @@ export class TaskGroupRunner {
   private readonly inbox: ToTaskGroup[] = [];
   private wake?: () => void;
   private readonly counters = new TaskGroupCounters();
+  /** Busy, idle and back-pressured time (Flink's task metrics). */
+  private readonly busy = new BusyTimeMeter();
+  /** Sends metrics while the loop waits long (a back-pressured push). */
+  private metricsTimer?: NodeJS.Timeout;
   private source?: Source;
   private reader?: SourceReader<SourceSplit>;
   private gate?: InputGate;
@@ -107,6 +112,8 @@ export class TaskGroupRunner {
   }
 
   async run(): Promise<void> {
+    this.metricsTimer = setInterval(() => this.maybeSendMetrics(), METRICS_INTERVAL_MS);
+    this.metricsTimer.unref();
     try {
       await this.open();
       this.send({ type: 'state', state: 'RUNNING' });
@@ -115,6 +122,8 @@ export class TaskGroupRunner {
       await this.closeQuietly(true);
       this.sendMetrics();
       this.send({ type: 'state', state: 'FAILED', error: serializeError(err) });
+    } finally {
+      clearInterval(this.metricsTimer);
     }
   }
 
@@ -222,7 +231,7 @@ export class TaskGroupRunner {
   /** Adds the vertex's outgoing shuffles after its fused children. */
   private withShuffles(node: ChainNode, next: Stage): Stage {
     if (!node.shuffles || node.shuffles.length === 0) return next;
-    const writers = node.shuffles.map((o) => new this.exchange!.ShuffleWriter(this.descriptor, o));
+    const writers = node.shuffles.map((o) => new this.exchange!.ShuffleWriter(this.descriptor, o, this.busy));
     this.shuffles.push(...writers);
     return {
       rows: async (rows) => {
@@ -318,7 +327,8 @@ export class TaskGroupRunner {
     for (;;) {
       if (this.inbox.length > 0 && (await this.handleInbox())) return;
       if (!this.reader || this.readerDone || this.ending !== 'none') {
-        await this.waitForMessage(MAX_IDLE_MS);
+        // Waiting for input: batches through the shuffle, or control messages once the reader is done.
+        await this.busy.waiting('idle', this.waitForMessage(MAX_IDLE_MS));
         this.maybeSendMetrics();
         continue;
       }
@@ -349,11 +359,11 @@ export class TaskGroupRunner {
         if (this.limiter.active) {
           // read_limit: wait out the excess, still answering barriers and commits meanwhile.
           const wait = this.limiter.delayMs(rows.length, bytes);
-          if (wait > 0) await this.waitForMessage(wait);
+          if (wait > 0) await this.busy.waiting('idle', this.waitForMessage(wait));
         }
       } else if (!this.noMoreElementSignaled) {
         // Nothing to read now: back off a little, but wake for control messages at once.
-        await this.waitForMessage(idleMs);
+        await this.busy.waiting('idle', this.waitForMessage(idleMs));
         idleMs = Math.min(MAX_IDLE_MS, idleMs * 2);
         sliceStart = Date.now();
       }
@@ -585,6 +595,7 @@ export class TaskGroupRunner {
   private sendMetrics(now = Date.now()): void {
     this.lastMetrics = now;
     const metrics = this.counters.snapshot();
+    metrics.busyness = this.busy.sample(this.shuffles.reduce((m, w) => Math.max(m, w.usage()), 0));
     if (this.rowGuards.size > 0) metrics.badRows = Object.fromEntries([...this.rowGuards].map(([v, g]) => [v, g.counts.bad]));
     this.send({ type: 'metrics', metrics });
   }

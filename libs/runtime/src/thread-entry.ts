@@ -4,7 +4,7 @@
  */
 import { parentPort } from 'node:worker_threads';
 import type { FromTaskGroup, ToTaskGroup } from './protocol.js';
-import { detach, rememberSecretsOf } from '@tideway/common';
+import { detach, rememberSecretsOf, setThreadJob } from '@tideway/common';
 import { TaskGroupRunner } from './task-group-runner.js';
 
 const port = parentPort;
@@ -17,6 +17,8 @@ port.on('message', (msg: ToTaskGroup) => {
   if (msg.type === 'start') {
     // This thread's logger and errors mask the job's passwords too (module state is per thread).
     rememberSecretsOf(msg.descriptor.root);
+    // Every line this thread logs is its job's (kept in the job's log by the main thread).
+    setThreadJob(msg.descriptor.jobId);
     runner = new TaskGroupRunner(msg.descriptor, send);
     detach(
       runner.run().finally(() => port.close()),

@@ -5,6 +5,7 @@ import { TidewayCommand, UsageError, USAGE_EXIT_CODE, commanderExitCode } from '
 import { registerCompletionCommand } from './commands/completion.js';
 import { translateSeaTunnelArgv } from './seatunnel-argv.js';
 import { registerCheckpointCommand } from './commands/checkpoint-command.js';
+import { registerLogsCommand } from './commands/logs-command.js';
 import { registerJobCommands } from './commands/job-commands.js';
 import { registerLocalCommands } from './commands/local-commands.js';
 import { registerClusterCommands } from './commands/cluster-commands.js';
@@ -32,6 +33,7 @@ const program = new TidewayCommand('tideway')
 registerLocalCommands(program);
 registerJobCommands(program);
 registerCheckpointCommand(program);
+registerLogsCommand(program);
 registerClusterCommands(program);
 registerVerifyCommand(program);
 registerShadeCommands(program);

@@ -2,6 +2,8 @@ import type * as grpc from '@grpc/grpc-js';
 import {
   type Ack,
   type AcknowledgeCheckpointRequest,
+  type GetJobLogsRequest,
+  type GetJobLogsResponse,
   type ReportMetricsRequest,
   type ReportSchemaChangeRequest,
   type ReportTaskGroupsRequest,
@@ -10,7 +12,7 @@ import {
   type RequestSplitsResponse,
   type WorkerLostRequest,
 } from '@tideway/contracts';
-import { ErrorCode, TidewayError, logger } from '@tideway/common';
+import { ErrorCode, TidewayError, logger, readLocalJobLogs } from '@tideway/common';
 import { unaryHandler, required } from '@tideway/rpc';
 import { commitInfosCodec, reportedStateFromWire, sourceEventCodec, splitCodec, taskGroupStateCodec } from '@tideway/runtime';
 import type { Dispatcher } from './dispatcher.js';
@@ -46,6 +48,8 @@ export function coordinatorServiceHandlers(host: CoordinatorServiceHost): grpc.U
       return fn(req);
     });
   return {
+    // Any coordinator answers with its own lines (another coordinator collects them).
+    readJobLogs: unaryHandler<GetJobLogsRequest, GetJobLogsResponse>((req) => readLocalJobLogs(req)),
     reportTaskState: leaderOnly<ReportTaskStateRequest>((req) => {
       const loc = required(req.location, 'location');
       const p = pipeline(loc.jobId, loc.pipelineId);
@@ -65,7 +69,7 @@ export function coordinatorServiceHandlers(host: CoordinatorServiceHost): grpc.U
     }),
     reportMetrics: leaderOnly<ReportMetricsRequest>((req) => {
       const loc = required(req.location, 'location');
-      pipeline(loc.jobId, loc.pipelineId)?.onMetrics(loc.taskGroupIndex, loc.attempt, { tables: req.tables });
+      pipeline(loc.jobId, loc.pipelineId)?.onMetrics(loc.taskGroupIndex, loc.attempt, { tables: req.tables, busyness: req.busyness });
       return OK;
     }),
     reportSchemaChange: leaderOnly<ReportSchemaChangeRequest>((req) => {

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { SlotProfile, SubmitJobRequest } from '@tideway/contracts';
-import { ErrorCode, TidewayError, detach, logger, newJobId, serializeError } from '@tideway/common';
-import type { ConfigLimits, NamespaceLimits } from '@tideway/config';
+import { ErrorCode, TidewayError, detach, logger, newJobId, redactSecrets, runForJob, serializeError } from '@tideway/common';
+import type { ConfigLimits, JobConfig, NamespaceLimits } from '@tideway/config';
 import { planJobText, type PlannedJob, type PlanRequest } from '@tideway/planner';
 import type { StateStore, StoredJob, StoredJobInfo } from '@tideway/cluster';
 import type { CheckpointStorage } from '@tideway/checkpoint';
@@ -61,6 +61,12 @@ export interface DispatcherDeps {
  * between, and a continuation after an await is a new event that checks again that its job,
  * pipeline attempt and status are still the ones it started from (docs/architecture.md).
  */
+/** A job config as its log shows it: env and each plugin's options, secrets masked by key and value. */
+function shownConfig(c: JobConfig): Record<string, unknown> {
+  const plugins = (list: JobConfig['sources']) => list.map((p) => ({ [p.name]: redactSecrets(p.options) }));
+  return { env: redactSecrets(c.env), source: plugins(c.sources), transform: plugins(c.transforms), sink: plugins(c.sinks) };
+}
+
 export class Dispatcher {
   /** Jobs of this leadership: running ones, and ended ones for a minute. */
   readonly jobs = new Map<string, JobMaster>();
@@ -156,7 +162,11 @@ export class Dispatcher {
   }
 
   /** Takes one recorded job over: re-planned from its config, then resumed or queued again. */
-  async adopt(stored: StoredJob, epoch: number, slots: Map<string, SlotProfile>): Promise<void> {
+  adopt(stored: StoredJob, epoch: number, slots: Map<string, SlotProfile>): Promise<void> {
+    return runForJob(stored.info.jobId, () => this.adoptAs(stored, epoch, slots));
+  }
+
+  private async adoptAs(stored: StoredJob, epoch: number, slots: Map<string, SlotProfile>): Promise<void> {
     const { info, state } = stored;
     const { store, fence, rm } = this.deps;
     const recorder = new JobRecorder(store, fence, info, this.options.historyExpireMs, stored.checkpoints);
@@ -356,8 +366,13 @@ export class Dispatcher {
    * nothing; then recorded in the state store, then queued. A submit repeated with the same id
    * and config (a client retrying across a fail-over) answers with the job already there.
    */
-  async submit(req: SubmitJobRequest, caller?: Caller): Promise<JobMaster> {
+  submit(req: SubmitJobRequest, caller?: Caller): Promise<JobMaster> {
     const jobId = req.restoreJobId || req.jobId || newJobId();
+    // Everything the job's submit starts (planning, recording, its run) logs under its id.
+    return runForJob(jobId, () => this.submitAs(jobId, req, caller));
+  }
+
+  private async submitAs(jobId: string, req: SubmitJobRequest, caller?: Caller): Promise<JobMaster> {
     const namespace = namespaceOf(caller);
     await this.checkSubmitAccess(req, jobId, caller);
     if (req.restoreWithCheckpoint) await this.checkRestoreSource(req, jobId, caller);
@@ -416,7 +431,8 @@ export class Dispatcher {
       return job;
     }
     this.scheduler.submit(job);
-    log.info({ jobId, jobName: planned.jobName }, 'job submitted');
+    // The job's config, in its log: decrypted (env.shade.identifier) and every secret masked.
+    log.info({ jobId, jobName: planned.jobName, config: shownConfig(planned.config) }, 'job submitted');
     return job;
   }
 

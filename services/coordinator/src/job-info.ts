@@ -5,10 +5,11 @@ import {
   type FailoverInfo,
   type JobInfo,
   type JobMetrics,
+  type TaskBusyness,
 } from '@tideway/contracts';
 import type { StoredCheckpointRecord, StoredFailover, StoredJob } from '@tideway/cluster';
 import type { JobStatus } from '@tideway/dag';
-import { trackedStateToWire } from '@tideway/runtime';
+import { chainNodes, trackedStateToWire } from '@tideway/runtime';
 import type { JobMaster } from './job-master.js';
 import type { RateTracker } from './rate-tracker.js';
 import { jobDagInfo, type JobDagInfo } from './job-dag-info.js';
@@ -153,6 +154,8 @@ export function storedJobMetrics(stored: StoredJob): JobMetrics {
     sourceReceivedBytesPerSecond: 0,
     sinkWriteBytesPerSecond: 0,
     failedCount: 0,
+    // Not running here: no task group reports its time.
+    tasks: [],
     tables: all,
   };
 }
@@ -231,6 +234,29 @@ export function rateCounters(job: JobMaster): Map<string, number> {
 }
 
 /** The wire view of a job's counters, with rates over the tracker's window. */
+/** Each running task group's last busyness report, with the vertices its chain runs. */
+function taskBusyness(job: JobMaster): TaskBusyness[] {
+  return job.pipelines.flatMap((p) =>
+    p.taskGroups.flatMap((t) => {
+      const b = t.metrics?.busyness;
+      if (!b || t.state !== 'RUNNING') return [];
+      const root = p.plan.taskGroups[t.index]?.descriptor.root;
+      return [
+        {
+          pipelineId: p.pipelineId,
+          taskGroupIndex: t.index,
+          workerAddress: t.slot?.workerAddress ?? '',
+          vertexIds: root ? [...chainNodes(root)].map((n) => n.vertexId) : [],
+          busyMsPerSecond: b.busyMsPerSecond,
+          idleMsPerSecond: b.idleMsPerSecond,
+          backPressuredMsPerSecond: b.backPressuredMsPerSecond,
+          outPoolUsage: b.outPoolUsage,
+        },
+      ];
+    }),
+  );
+}
+
 export function jobMetrics(job: JobMaster, rates?: RateTracker): JobMetrics {
   const c = job.counters();
   const rate = (name: string) => rates?.rate(name) ?? 0;
@@ -245,6 +271,7 @@ export function jobMetrics(job: JobMaster, rates?: RateTracker): JobMetrics {
     sourceReceivedBytesPerSecond: rate('sourceBytes'),
     sinkWriteBytesPerSecond: rate('sinkBytes'),
     failedCount: 0,
+    tasks: taskBusyness(job),
     tables: [...c.tables].map(([table, t]) => ({
       table,
       ...t,

@@ -5,6 +5,8 @@ import type {
   CheckpointJobRequest,
   CheckpointJobResponse,
   ClusterOverview,
+  GetJobLogsRequest,
+  GetJobLogsResponse,
   GetJobMetricsRequest,
   GetJobRequest,
   JobEvent,
@@ -29,6 +31,7 @@ import { jobInfo, jobMetrics, planningJobInfo, storedJobInfo, storedJobMetrics }
 import type { JobMaster } from './job-master.js';
 import type { RemoteResourceManager } from './remote-gateways.js';
 import { callerOfCall, checkAccess, mayAccess, type Caller } from './namespace-access.js';
+import type { JobLogCollector } from './job-logs.js';
 
 /** What JobService reaches of the coordinator process. */
 export interface JobServiceContext {
@@ -43,6 +46,18 @@ export interface JobServiceContext {
   ready(): Promise<void>;
   /** This coordinator's address and epoch, and the leader it knows of. */
   whereabouts(): { address: string; epoch: number; knownLeader: string };
+  /** Collects a job's log lines from every process. */
+  readonly logs: JobLogCollector;
+}
+
+/** A job's info as this coordinator knows it (planning, live, or from the state store), undefined when unknown. */
+export async function knownJobInfo(c: Pick<JobServiceContext, 'dispatcher' | 'store'>, jobId: string): Promise<JobInfo | undefined> {
+  const init = c.dispatcher.planning.get(jobId);
+  if (init) return planningJobInfo(jobId, init);
+  const running = c.dispatcher.jobs.get(jobId);
+  if (running) return jobInfo(running, c.dispatcher.namespaceOf(jobId));
+  const stored = await c.store.job(jobId);
+  return stored ? storedJobInfo(stored) : undefined;
 }
 
 /** A job as the API sees it: running here (live), or known from the state store only. */
@@ -175,6 +190,8 @@ export function jobServiceHandlers(c: JobServiceContext): grpc.UntypedServiceImp
       const view = await accessibleJob(c, caller, 'GetJobMetrics', req.jobId);
       return 'live' in view ? jobMetrics(view.live, c.dispatcher.rates.get(req.jobId)) : storedJobMetrics(view.stored);
     }),
+    // Any coordinator answers (a follower too): it asks the other processes for their lines.
+    getJobLogs: unaryHandler<GetJobLogsRequest, GetJobLogsResponse>((req, call) => c.logs.collect(req, callerOfCall(call))),
     getClusterOverview: leaderUnary<object, ClusterOverview>(async (_req, caller) => overview(c, caller)),
     watchJob: (call: grpc.ServerWritableStream<WatchJobRequest, JobEvent>) => detach(watch(c, call), 'a WatchJob stream'),
   };

@@ -2,6 +2,7 @@ import { Counter, Gauge, type Registry } from 'prom-client';
 import { JOB_STATUS, type JobStatus } from '@tideway/dag';
 import type { DeliveryStats } from './event-delivery.js';
 import type { JobMaster } from './job-master.js';
+import type { TaskBusynessSample } from '@tideway/runtime';
 import { TableSeries } from './table-series.js';
 
 /** What the coordinator's metrics read at scrape time. */
@@ -50,6 +51,34 @@ export function registerCoordinatorMetrics(
       this.set(n);
     },
   });
+  perTaskGroup(
+    registry,
+    source,
+    'tideway_task_busy_time_ms_per_second',
+    "Milliseconds per second a running task group was busy (Flink's busyTimeMsPerSecond).",
+    (b) => b.busyMsPerSecond,
+  );
+  perTaskGroup(
+    registry,
+    source,
+    'tideway_task_idle_time_ms_per_second',
+    "Milliseconds per second a running task group waited for input (Flink's idleTimeMsPerSecond).",
+    (b) => b.idleMsPerSecond,
+  );
+  perTaskGroup(
+    registry,
+    source,
+    'tideway_task_back_pressured_time_ms_per_second',
+    "Milliseconds per second a running task group waited on a full output channel (Flink's backPressuredTimeMsPerSecond).",
+    (b) => b.backPressuredMsPerSecond,
+  );
+  perTaskGroup(
+    registry,
+    source,
+    'tideway_task_out_pool_usage',
+    "How full a running task group's fullest output channel is, 0 to 1 (Flink's outPoolUsage).",
+    (b) => b.outPoolUsage,
+  );
   perJob(
     registry,
     source,
@@ -244,6 +273,32 @@ function sum(job: JobMaster, of: (p: JobMaster['pipelines'][number]) => number):
   let n = 0;
   for (const p of job.pipelines) n += of(p);
   return n;
+}
+
+/** A gauge per running task group (job_id, pipeline, task_group) from its last busyness report. */
+function perTaskGroup(
+  registry: Registry,
+  source: CoordinatorMetricsSource,
+  name: string,
+  help: string,
+  value: (b: TaskBusynessSample) => number,
+): void {
+  new Gauge({
+    name,
+    help,
+    labelNames: ['job_id', 'pipeline', 'task_group'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const j of source.jobMasters())
+        for (const p of j.pipelines)
+          for (const t of p.taskGroups) {
+            const b = t.metrics?.busyness;
+            if (b && t.state === 'RUNNING')
+              this.set({ job_id: j.jobId, pipeline: String(p.pipelineId), task_group: String(t.index) }, value(b));
+          }
+    },
+  });
 }
 
 /** A counter per job, labelled job_id and job_name, re-read from the jobs at each scrape. */

@@ -1,4 +1,4 @@
-import { ErrorCode, TidewayError, backoffDelay, detach, logger, serializeError } from '@tideway/common';
+import { ErrorCode, TidewayError, backoffDelay, detach, logger, runForJob, serializeError } from '@tideway/common';
 import type { ResourceGateway } from './gateways.js';
 import type { JobMaster } from './job-master.js';
 
@@ -193,7 +193,7 @@ export class Scheduler {
               continue;
             }
             this.lastServed = this.policy.namespaceOf(job);
-            void job.run(slots).catch((err: unknown) => log.error({ err, jobId: job.jobId }, 'job run failed'));
+            void runForJob(job.jobId, () => job.run(slots)).catch((err: unknown) => log.error({ err, jobId: job.jobId }, 'job run failed'));
             // The next turn goes to the next namespace: the order is made again.
             started = true;
             break;

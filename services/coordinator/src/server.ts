@@ -10,7 +10,8 @@ import { Dispatcher } from './dispatcher.js';
 import type { DeliveryStats } from './event-delivery.js';
 import type { JobEventReporter } from './job-events.js';
 import type { JobMaster } from './job-master.js';
-import { jobServiceHandlers } from './job-service.js';
+import { JobLogCollector } from './job-logs.js';
+import { jobServiceHandlers, knownJobInfo } from './job-service.js';
 import { Leadership } from './leadership.js';
 import { RemoteResourceManager, RemoteWorkers } from './remote-gateways.js';
 import type { JobScheduleStrategy } from './scheduler.js';
@@ -74,6 +75,8 @@ export class CoordinatorServer {
   readonly fence: Leadership;
   readonly rm: RemoteResourceManager;
   readonly workers: RemoteWorkers;
+  /** Collects a job's log lines from this and every other process (GetJobLogs). */
+  readonly logs: JobLogCollector;
   private election?: LeaderElection;
   private ticker?: NodeJS.Timeout;
   private lastMetricsBackup = 0;
@@ -109,6 +112,13 @@ export class CoordinatorServer {
       },
     );
     this.dispatcher = new Dispatcher(options, { store: this.store, fence: this.fence, rm: this.rm, workers: this.workers });
+    this.logs = new JobLogCollector({
+      dispatcher: this.dispatcher,
+      store: this.store,
+      resources: this.rm,
+      address: () => this.address,
+      jobInfo: (jobId) => knownJobInfo({ dispatcher: this.dispatcher, store: this.store }, jobId),
+    });
   }
 
   get address(): string {
@@ -133,6 +143,7 @@ export class CoordinatorServer {
       dispatcher: this.dispatcher,
       store: this.store,
       resources: this.rm,
+      logs: this.logs,
       leadership: this.leadership,
       ready: () => this.ready(),
       whereabouts: () => ({ address: this.address, epoch: this.epoch, knownLeader: this.fence.knownLeader }),
@@ -175,6 +186,7 @@ export class CoordinatorServer {
     await this.options.checkpointStorage.close();
     this.rm.close();
     this.workers.close();
+    this.logs.close();
     await this.server.close(500);
     await this.store.close();
   }

@@ -22,6 +22,7 @@ import { failBody, statusOf } from './rest-errors.js';
 import { registerDashboardRoutes } from './dashboard/dashboard-routes.js';
 import { registerCheckpointRoutes } from './routes/checkpoint-routes.js';
 import { registerJobRoutes } from './routes/job-routes.js';
+import { registerLogRoutes } from './routes/log-routes.js';
 import { registerSubmitRoutes } from './routes/submit-routes.js';
 import { registerSystemRoutes } from './routes/system-routes.js';
 
@@ -171,6 +172,7 @@ export function buildRestApp(
       registerSystemRoutes(scoped, jobs, registry, limits.config);
       registerJobRoutes(scoped, jobs);
       registerCheckpointRoutes(scoped, jobs);
+      registerLogRoutes(scoped, jobs, contextPath);
       registerSubmitRoutes(scoped, jobs, limits.config.maxDepth);
       registerDashboardRoutes(scoped, jobs);
     },

@@ -9,12 +9,14 @@ import {
   type CancelTaskRequest,
   type CheckpointNotification,
   type DeployTaskRequest,
+  type GetJobLogsRequest,
+  type GetJobLogsResponse,
   type ListTaskGroupsResponse,
   type NotifyTaskRestoreRequest,
   type TriggerCheckpointRequest,
   type WorkerProfile,
 } from '@tideway/contracts';
-import { detach, backoffDelay, logger, sleep } from '@tideway/common';
+import { detach, backoffDelay, logger, readLocalJobLogs, sleep } from '@tideway/common';
 import { EpochGuard, TidewayServer, call, clientOptions, epochMetadata, channelCredentials, unaryHandler, required } from '@tideway/rpc';
 import { dataExchangeHandlers, taskGroupStateCodec } from '@tideway/runtime';
 import { TaskExecutionService } from './task-execution-service.js';
@@ -98,6 +100,8 @@ export class WorkerServer {
         this.epochs.check(c.metadata);
         return { workerId: this.workerId, taskGroups: t.running() };
       }),
+      // Read-only: any coordinator (a follower too) may ask, without the leader's epoch.
+      readJobLogs: unaryHandler<GetJobLogsRequest, GetJobLogsResponse>((req) => readLocalJobLogs(req)),
       notifyTaskRestore: unaryHandler<NotifyTaskRestoreRequest, Ack>((req, c) => {
         this.epochs.check(c.metadata);
         t.restore(required(req.location, 'location'), req.checkpointId, taskGroupStateCodec.decodeOptional(req.state));

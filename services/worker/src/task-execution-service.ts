@@ -169,13 +169,18 @@ export class TaskExecutionService {
       group.awaitingRestore = { checkpointId: restoreCheckpointId, descriptor, timer };
     }
     this.groups.set(key, group);
-    log.debug({ ...logFields(location), slot: slot.slotId }, 'task group deployed');
+    log.info({ ...logFields(location), slot: slot.slotId }, 'task group deployed');
   }
 
   private onThreadMessage(group: RunningTaskGroup, msg: FromTaskGroup): void {
     switch (msg.type) {
       case 'state': {
-        if (msg.state === 'FINISHED' || msg.state === 'FAILED' || msg.state === 'CANCELED') group.ended = true;
+        if (msg.state === 'FINISHED' || msg.state === 'FAILED' || msg.state === 'CANCELED') {
+          group.ended = true;
+          const fields = { ...logFields(group.location), state: msg.state, err: msg.error?.message };
+          if (msg.state === 'FAILED') log.warn(fields, 'task group ended');
+          else log.info(fields, 'task group ended');
+        }
         const state = workerStateToWire(msg.state);
         this.report(group, (c) => this.sendState(c, group, state, msg.error));
         break;
@@ -195,7 +200,17 @@ export class TaskExecutionService {
           call(
             c,
             'reportMetrics',
-            { location: group.location, tables: msg.metrics.tables.map((t) => ({ ...t, sourceReceivedQps: 0, sinkWriteQps: 0 })) },
+            {
+              location: group.location,
+              tables: msg.metrics.tables.map((t) => ({ ...t, sourceReceivedQps: 0, sinkWriteQps: 0 })),
+              busyness: msg.metrics.busyness && {
+                ...msg.metrics.busyness,
+                pipelineId: group.location.pipelineId,
+                taskGroupIndex: group.location.taskGroupIndex,
+                workerAddress: '',
+                vertexIds: [],
+              },
+            },
             { metadata: group.epochMetadata(), deadlineMs: 10_000 },
           ).then(() => undefined),
         );

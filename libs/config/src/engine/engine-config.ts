@@ -114,6 +114,8 @@ export interface EngineConfig {
     };
     /** `tideway.metrics`. */
     readonly metrics: { readonly maxTableSeries: number };
+    /** `tideway.logs`: per-job logs. */
+    readonly logs: { readonly dir: string; readonly level: 'info' | 'warn' | 'error'; readonly maxFileBytes: number };
     /** `tideway.checkpoint-history`. */
     readonly checkpointHistory: { readonly size: number };
     /** `tideway.events`: job events pushed to webhooks. */

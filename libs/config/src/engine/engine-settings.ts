@@ -370,6 +370,30 @@ export const TIDEWAY_SETTINGS: Readonly<Record<string, EngineSetting>> = {
       },
     },
   },
+  logs: {
+    type: 'section',
+    description:
+      "Per-job logs: each coordinator and worker keeps the lines it logs for a job in a file per job (tideway logs, REST /logs, docs/logs.md); deleted history-job-expire-minutes after the job's last line.",
+    fields: {
+      dir: {
+        type: 'string',
+        default: '',
+        description: "Folder of this process's per-job log files; empty: tideway/log in the system's temporary folder.",
+      },
+      level: {
+        type: 'enum',
+        values: ['info', 'warn', 'error'],
+        default: 'info',
+        description: 'Lowest level kept in the per-job logs (stderr keeps TIDEWAY_LOG_LEVEL, warn by default).',
+      },
+      'max-file-bytes': {
+        type: 'int',
+        default: 10_485_760,
+        min: 4096,
+        description: "A job's file is rotated past this size; one older file is kept, so a job takes at most twice this per process.",
+      },
+    },
+  },
   'checkpoint-history': {
     type: 'section',
     description: "Each pipeline's checkpoint history (JobInfo, REST /jobs/checkpoints, `tideway checkpoints`), kept in the state store.",

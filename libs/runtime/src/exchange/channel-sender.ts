@@ -3,6 +3,7 @@ import { DataExchangeClient, checkpointKindToWire, type CheckpointKind, type Exc
 import { backoffDelay, sleep } from '@tideway/common';
 import { ClientPool, clientOptions, channelCredentials } from '@tideway/rpc';
 import type { Row, SchemaChangeEvent } from '@tideway/api';
+import type { BusyTimeMeter } from '../busy-time.js';
 import { encodeRows, encodeSchemaChange } from './row-codec.js';
 
 /** Opening a channel is retried this long: the receiving task group may still be deploying. */
@@ -20,6 +21,8 @@ const clientFor = (address: string): DataExchangeClient => clients.get(address);
 export class ChannelSender {
   private stream?: grpc.ClientDuplexStream<ExchangeMessage, ExchangeMessage>;
   private credits = 0;
+  /** The credits the receiver first granted: what the channel holds. */
+  private window = 0;
   private waiter?: () => void;
   private failure?: Error;
   private readonly opened: Promise<void>;
@@ -28,6 +31,8 @@ export class ChannelSender {
   constructor(
     private readonly address: string,
     private readonly open: OpenChannel,
+    /** Counts the waits for a credit as back pressure. */
+    private readonly meter?: BusyTimeMeter,
   ) {
     this.opened = this.connect();
     this.opened.catch(() => undefined);
@@ -62,6 +67,7 @@ export class ChannelSender {
         this.credits += m.body.value.batches;
         if (!accepted) {
           accepted = true;
+          this.window = this.credits;
           this.stream = stream;
           resolve();
         }
@@ -108,11 +114,17 @@ export class ChannelSender {
   private async sendBatch(rowCount: number, bytes: Uint8Array): Promise<void> {
     const stream = await this.ready();
     while (this.credits === 0) {
-      await new Promise<void>((r) => (this.waiter = r));
+      const credit = new Promise<void>((r) => (this.waiter = r));
+      await (this.meter ? this.meter.waiting('backPressured', credit) : credit);
       if (this.failure) throw this.failure;
     }
     this.credits--;
     stream.write({ body: { $case: 'batch', value: { rowCount, rows: bytes as Buffer } } });
+  }
+
+  /** Batches sent and not yet taken by the receiver, over what the channel holds (0 before it opened). */
+  usage(): number {
+    return this.window > 0 ? (this.window - this.credits) / this.window : 0;
   }
 
   async sendBarrier(checkpointId: number, kind: CheckpointKind): Promise<void> {

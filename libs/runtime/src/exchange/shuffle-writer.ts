@@ -1,6 +1,7 @@
 import type { Row, SchemaChangeEvent } from '@tideway/api';
 import type { ShuffleOutput, TaskGroupDescriptor } from '../descriptor.js';
 import type { CheckpointKind } from '../protocol.js';
+import type { BusyTimeMeter } from '../busy-time.js';
 import { ChannelSender } from './channel-sender.js';
 import { Partitioner } from './partitioner.js';
 
@@ -12,19 +13,23 @@ export class ShuffleWriter {
   private readonly partitioner: Partitioner;
   private readonly senders: ChannelSender[];
 
-  constructor(descriptor: TaskGroupDescriptor, output: ShuffleOutput) {
+  constructor(descriptor: TaskGroupDescriptor, output: ShuffleOutput, meter?: BusyTimeMeter) {
     this.partitioner = new Partitioner(output.targets.length, output.keyIndexes);
     this.senders = output.targets.map((target) => {
       const address = descriptor.peers?.[target];
       if (!address) throw new Error(`shuffle ${output.shuffleId}: no worker address for task group ${target}`);
-      return new ChannelSender(address, {
-        jobId: descriptor.jobId,
-        pipelineId: descriptor.pipelineId,
-        attempt: descriptor.attempt,
-        edgeId: output.shuffleId,
-        fromTaskGroup: descriptor.taskGroupIndex,
-        toTaskGroup: target,
-      });
+      return new ChannelSender(
+        address,
+        {
+          jobId: descriptor.jobId,
+          pipelineId: descriptor.pipelineId,
+          attempt: descriptor.attempt,
+          edgeId: output.shuffleId,
+          fromTaskGroup: descriptor.taskGroupIndex,
+          toTaskGroup: target,
+        },
+        meter,
+      );
     });
   }
 
@@ -44,6 +49,11 @@ export class ShuffleWriter {
 
   async end(): Promise<void> {
     await Promise.all(this.senders.map((s) => s.sendEnd()));
+  }
+
+  /** The fullest output channel's fill (0 to 1). */
+  usage(): number {
+    return this.senders.reduce((m, s) => Math.max(m, s.usage()), 0);
   }
 
   close(): void {

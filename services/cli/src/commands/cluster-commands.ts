@@ -10,6 +10,7 @@ import {
   usePluginFolders,
 } from './options.js';
 import { registerCertsCommand } from './certs-command.js';
+import { keepJobLogs } from './job-logs-setup.js';
 
 const ROLES = ['coordinator', 'resource-manager', 'worker', 'all'] as const;
 type Role = (typeof ROLES)[number];
@@ -121,7 +122,14 @@ export function registerClusterCommands(program: Command): void {
           configLimits: configLimitsOf(engine),
           events: JobEventReporter.fromConfig(engine),
         });
+        // A fixed port names the process before it starts: a take-over at the start logs to the jobs' files too.
+        const coordinatorRole = role === 'all' ? 'all' : 'coordinator';
+        if (t.coordinator.port !== 0)
+          stops.push(
+            keepJobLogs(engine, t.coordinator.advertisedAddress || `${t.coordinator.host}:${t.coordinator.port}`, coordinatorRole),
+          );
         process.stderr.write(`tideway: coordinator listening on ${await c.start()}\n`);
+        if (t.coordinator.port === 0) stops.push(keepJobLogs(engine, c.address, coordinatorRole));
         registerCoordinatorMetrics(registry, c, { maxTableSeries: t.metrics.maxTableSeries });
         checks.coordinator = () => c.readiness();
         stops.push(() => c.stop());
@@ -143,6 +151,7 @@ export function registerClusterCommands(program: Command): void {
           heartbeatIntervalMs: t.heartbeat.interval,
         });
         process.stderr.write(`tideway: worker listening on ${await w.start()}\n`);
+        if (role === 'worker') stops.push(keepJobLogs(engine, w.address, 'worker'));
         registerWorkerMetrics(registry, w);
         checks.worker = () => w.readiness();
         stops.push(() => w.stop());

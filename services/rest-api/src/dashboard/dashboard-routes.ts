@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import fastifyStatic from '@fastify/static';
-import { ClusterOverview, JobInfo, JobMetrics } from '@tideway/contracts';
+import { ClusterOverview, JobInfo, JobMetrics, type JobLogLine } from '@tideway/contracts';
 import type { JobApi } from '../job-api.js';
 import { BadRequest } from '../rest-errors.js';
 import { jobPage, jobRow } from './job-pages.js';
@@ -18,6 +18,20 @@ const MAX_LIVE = 200;
 function jobId(id: string): string {
   if (!JOB_ID.test(id)) throw new BadRequest(`'${id}' is not a job id: expected digits, e.g. 733584788375666689`);
   return id;
+}
+
+/** The fields of a line past time, level, message and the ones every line has, as `key=value`. */
+function dashboardLogLine(l: JobLogLine) {
+  let fields: string;
+  try {
+    const { level: _l, time: _t, msg: _m, pid: _p, jobId: _j, ...rest } = JSON.parse(l.line) as Record<string, unknown>;
+    fields = Object.entries(rest)
+      .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
+      .join(' ');
+  } catch {
+    fields = l.line;
+  }
+  return { node: l.node, role: l.role, timeMs: l.timeMs, level: l.level, msg: l.msg, fields };
 }
 
 /**
@@ -37,6 +51,14 @@ export function registerDashboardRoutes(app: FastifyInstance, jobs: JobApi, uiDi
   app.post<{ Params: { jobId: string } }>('/ui/api/jobs/:jobId/cancel', async (req) => {
     const { job } = await jobs.cancel(jobId(req.params.jobId));
     return { job: job ? JobInfo.toJSON(job) : undefined };
+  });
+
+  // The job's log lines from every process, for the job page's log panel (polled while it runs).
+  app.get<{ Params: { jobId: string }; Querystring: { level?: string; since?: string } }>('/ui/api/jobs/:jobId/logs', async (req) => {
+    const since = Number(req.query.since ?? 0);
+    if (!(Number.isInteger(since) && since >= 0)) throw new BadRequest(`since '${req.query.since}': expected milliseconds since the epoch`);
+    const res = await jobs.logs({ jobId: jobId(req.params.jobId), minLevel: req.query.level ?? '', sinceMs: since });
+    return { lines: res.lines.map(dashboardLogLine), missing: res.missing };
   });
 
   app.get('/ui/api/overview', async () => ClusterOverview.toJSON(await jobs.overview()));

@@ -16,7 +16,7 @@ function matches(attributes: Record<string, string>, tags: Record<string, string
   return Object.entries(tags).every(([k, v]) => attributes[k] === v);
 }
 
-/** GET /overview, /system-monitoring-information, /metrics, /openmetrics, /logs, /log; POST /encrypt-config, /update-tags. */
+/** GET /overview, /system-monitoring-information, /metrics, /openmetrics; POST /encrypt-config, /update-tags (the logs: log-routes.ts). */
 export function registerSystemRoutes(app: FastifyInstance, jobs: JobApi, registry: Registry | undefined, limits: ConfigLimits): void {
   app.get<{ Querystring: Record<string, string> }>('/overview', async (req) => {
     const o = await jobs.overview();
@@ -73,20 +73,6 @@ export function registerSystemRoutes(app: FastifyInstance, jobs: JobApi, registr
           "update-tags is not supported: Tideway's REST API is served by the coordinator, which has no tags; a worker's tags are tideway.worker.attributes in its engine config",
         ),
       ),
-  );
-
-  // Tideway logs to each process's stderr (pino JSON), not to per-job files: the lists are empty.
-  const logList = async (req: { query: { format?: string } }, reply: { type(t: string): unknown }) => {
-    if ((req.query.format ?? 'html') === 'json') return [];
-    reply.type('text/html; charset=utf-8');
-    return '<html><body><p>No log files: Tideway logs to the standard error of each process (pino JSON).</p></body></html>';
-  };
-  app.get<{ Querystring: { format?: string } }>('/logs', logList);
-  app.get<{ Querystring: { format?: string } }>('/log', logList);
-  app.get<{ Params: { name: string } }>('/logs/:name', async (req, reply) =>
-    reply
-      .code(404)
-      .send(failBody(`no log ${req.params.name}: Tideway logs to the standard error of each process (pino JSON), not to per-job files`)),
   );
 
   const metrics = (openMetrics: boolean) => async (_req: unknown, reply: { type(t: string): unknown }) => {

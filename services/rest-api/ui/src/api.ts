@@ -88,6 +88,18 @@ export interface Metrics {
   sinkWriteQps?: number;
   failedCount?: string;
   tables?: TableMetrics[];
+  tasks?: TaskBusyness[];
+}
+/** A running task group's time per second (JobMetrics.tasks). */
+export interface TaskBusyness {
+  pipelineId?: number;
+  taskGroupIndex?: number;
+  workerAddress?: string;
+  vertexIds?: number[];
+  busyMsPerSecond?: number;
+  idleMsPerSecond?: number;
+  backPressuredMsPerSecond?: number;
+  outPoolUsage?: number;
 }
 export interface JobEvent {
   job?: Job;
@@ -147,7 +159,14 @@ export const api = {
   job: (id: string) => json<JobEvent>(`jobs/${id}`),
   cancel: (id: string) => json<{ job?: Job }>(`jobs/${id}/cancel`, { method: 'POST' }),
   overview: () => json<Overview>('overview'),
+  logs: (id: string, level: string, sinceMs: number) => json<JobLogs>(`jobs/${id}/logs?level=${level}&since=${sinceMs}`),
 };
+
+/** A job's log lines from every process (GET /ui/api/jobs/:id/logs), oldest first. */
+export interface JobLogs {
+  lines: Array<{ node: string; role: string; timeMs: number; level: string; msg: string; fields: string }>;
+  missing: Array<{ node: string; role: string; reason: string }>;
+}
 
 /** How long a broken event stream waits before it is opened again (EventSource's default is about this). */
 const RECONNECT_MS = 2000;

@@ -1,7 +1,38 @@
-import type { Edge, Vertex } from './api.js';
+import type { Edge, Metrics, Vertex } from './api.js';
 
 const W = 170;
-const H = 54;
+const H = 68;
+
+/** A vertex's shares of time (0 to 1): the busiest of the task groups that run it. */
+export interface VertexBusyness {
+  busy: number;
+  idle: number;
+  backPressured: number;
+  outPoolUsage: number;
+}
+
+/** Busyness of a vertex from the running task groups' reports, undefined when none reports it. */
+export function vertexBusyness(v: Vertex, m: Metrics | undefined): VertexBusyness | undefined {
+  const mine = (m?.tasks ?? []).filter((t) => (t.pipelineId ?? 0) === (v.pipelineId ?? 0) && (t.vertexIds ?? []).includes(v.vertexId ?? 0));
+  if (mine.length === 0) return undefined;
+  const max = (f: (t: (typeof mine)[number]) => number | undefined) => Math.max(...mine.map((t) => f(t) ?? 0));
+  return {
+    busy: max((t) => t.busyMsPerSecond) / 1000,
+    idle: max((t) => t.idleMsPerSecond) / 1000,
+    backPressured: max((t) => t.backPressuredMsPerSecond) / 1000,
+    outPoolUsage: max((t) => t.outPoolUsage),
+  };
+}
+
+/**
+ * The colour of a vertex, as Flink's UI paints its job graph: from blue (idle) to red (busy) by
+ * the busy share, and dark grey when back pressure is most of its time.
+ */
+export function busynessColour(b: VertexBusyness): string {
+  if (b.backPressured > 0.5 && b.backPressured >= b.busy) return 'hsl(0, 0%, 30%)';
+  const busy = Math.min(1, Math.max(0, b.busy));
+  return `hsl(${Math.round(210 - 210 * busy)}, 70%, ${Math.round(88 - 28 * busy)}%)`;
+}
 const GAP_X = 60;
 const GAP_Y = 18;
 
@@ -23,7 +54,17 @@ function depths(vertices: Vertex[], edges: Edge[]): Map<number, number> {
 }
 
 /** One pipeline's vertices and edges as an SVG drawing, left to right; `rows` labels each vertex. */
-export function DagView({ vertices, edges, rows }: { vertices: Vertex[]; edges: Edge[]; rows: (v: Vertex) => string }) {
+export function DagView({
+  vertices,
+  edges,
+  rows,
+  busyness,
+}: {
+  vertices: Vertex[];
+  edges: Edge[];
+  rows: (v: Vertex) => string;
+  busyness?: (v: Vertex) => VertexBusyness | undefined;
+}) {
   const depth = depths(vertices, edges);
   const columns = new Map<number, Vertex[]>();
   for (const v of vertices) {
@@ -49,9 +90,23 @@ export function DagView({ vertices, edges, rows }: { vertices: Vertex[]; edges: 
       })}
       {vertices.map((v) => {
         const p = at.get(v.vertexId ?? 0)!;
+        const b = busyness?.(v);
+        const pct = (x: number) => Math.round(x * 100);
+        const dark = b !== undefined && busynessColour(b).includes(' 30%)');
         return (
-          <g class={`vertex ${v.type}`} data-vertex={v.vertexId} transform={`translate(${p.x},${p.y})`}>
-            <rect width={W} height={H} rx="6" />
+          <g
+            class={`vertex ${v.type}${dark ? ' back-pressured' : ''}`}
+            data-vertex={v.vertexId}
+            data-busy={b ? pct(b.busy) : undefined}
+            data-back-pressured={b ? pct(b.backPressured) : undefined}
+            transform={`translate(${p.x},${p.y})`}
+          >
+            <rect width={W} height={H} rx="6" style={b ? { fill: busynessColour(b) } : undefined} />
+            {b && (
+              <title>
+                busy {pct(b.busy)}% · idle {pct(b.idle)}% · back-pressured {pct(b.backPressured)}% · output {pct(b.outPoolUsage)}% full
+              </title>
+            )}
             <text x="8" y="17" class="name">
               {v.pluginName} ×{v.parallelism ?? 1}
             </text>
@@ -61,6 +116,11 @@ export function DagView({ vertices, edges, rows }: { vertices: Vertex[]; edges: 
             <text x="8" y="47" class="rows">
               {rows(v)}
             </text>
+            {b && (
+              <text x="8" y="62" class="busyness">
+                busy {pct(b.busy)}% · bp {pct(b.backPressured)}% · out {pct(b.outPoolUsage)}%
+              </text>
+            )}
           </g>
         );
       })}

@@ -1,7 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ENDED, api, listen, time, type Job, type JobEvent, type Metrics } from './api.js';
 import { CheckpointsPanel } from './checkpoints-panel.js';
-import { DagView } from './dag-view.js';
+import { DagView, vertexBusyness } from './dag-view.js';
+import { LogsPanel } from './logs-panel.js';
 import { HISTORY, vertexLabel, vertexRates } from './job-view.js';
 import { RateChart } from './rate-chart.js';
 import { StatusBadge } from './status-badge.js';
@@ -24,7 +25,7 @@ function append(s: Series, job: Job, m: Metrics | undefined): Series {
   return next;
 }
 
-/** One job: state, DAG per pipeline with task groups and workers, rows charts, checkpoints, fail-overs, cancel. */
+/** One job: state, DAG per pipeline with task groups and workers, rows charts, checkpoints, fail-overs, logs, cancel. */
 export function JobPage({ jobId }: { jobId: string }) {
   const [event, setEvent] = useState<JobEvent | undefined>();
   const [series, setSeries] = useState<Series>({ xs: [], rows: new Map(), rates: new Map() });
@@ -112,6 +113,7 @@ export function JobPage({ jobId }: { jobId: string }) {
                 // An ended job's last rate is history, not a rate: show its rows only.
                 return r ? (ended ? `${r.rows} rows` : `${r.rows} rows · ${Math.round(r.rate)}/s`) : '';
               }}
+              busyness={(v) => (ended ? undefined : vertexBusyness(v, event?.metrics))}
             />
             <table class="task-groups">
               <thead>
@@ -195,6 +197,9 @@ export function JobPage({ jobId }: { jobId: string }) {
           </tbody>
         </table>
       )}
+
+      <h2>Logs</h2>
+      <LogsPanel jobId={jobId} running={!ended} />
     </section>
   );
 }

@@ -302,6 +302,86 @@ export interface RunningTaskGroup {
   epoch: number;
 }
 
+/**
+ * Reads a job's log lines (JobService.GetJobLogs; WorkerService and CoordinatorService
+ * ReadJobLogs: one process's own lines).
+ */
+export interface GetJobLogsRequest {
+  /** Empty: list the log files of every job this caller may see (no lines). */
+  jobId: string;
+  /** Lowest level returned (trace, debug, info, warn, error, fatal); empty: every line kept. */
+  minLevel: string;
+  /** Only lines written at or after this time (ms since epoch); 0: from the first kept line. */
+  sinceMs: number;
+  /** The newest this many lines (after the filters); 0: 1000. */
+  maxLines: number;
+  /** Only the lines of this node (a process's address); empty: every node. */
+  node: string;
+}
+
+/** One log line of a job, as the process wrote it (pino's JSON, secrets masked). */
+export interface JobLogLine {
+  /** The process's address (host:port of its gRPC server). */
+  node: string;
+  /** coordinator, worker, or all (one process with the three services). */
+  role: string;
+  timeMs: number;
+  /** trace, debug, info, warn, error, fatal. */
+  level: string;
+  msg: string;
+  /** The whole JSON line. */
+  line: string;
+}
+
+/** A job's log file on one process. */
+export interface JobLogFile {
+  node: string;
+  role: string;
+  jobId: string;
+  /** job-<jobId>-<role>-<host>_<port>.log */
+  logName: string;
+  sizeBytes: number;
+}
+
+/** A process whose lines the answer lacks. */
+export interface MissingLogNode {
+  node: string;
+  role: string;
+  reason: string;
+}
+
+export interface GetJobLogsResponse {
+  /** Oldest first. */
+  lines: JobLogLine[];
+  files: JobLogFile[];
+  missing: MissingLogNode[];
+  /** The answering process's random id (a process that is coordinator and worker answers once). */
+  processId: string;
+}
+
+/**
+ * How one task group spent its time lately (Flink's busyTimeMsPerSecond, idleTimeMsPerSecond,
+ * backPressuredTimeMsPerSecond: the three add up to about 1000), and how full its output
+ * channels are.
+ */
+export interface TaskBusyness {
+  pipelineId: number;
+  taskGroupIndex: number;
+  workerAddress: string;
+  /** The vertices the task group runs (its fused chain). */
+  vertexIds: number[];
+  busyMsPerSecond: number;
+  /** Waiting for input: the source has nothing, or no batch has come through the shuffle. */
+  idleMsPerSecond: number;
+  /** Waiting on a full output channel (no credit from the downstream task group). */
+  backPressuredMsPerSecond: number;
+  /**
+   * Batches sent and not yet taken by the downstream task group, over what the channel holds
+   * (0 to 1; the fullest output channel; 0 without a shuffle output).
+   */
+  outPoolUsage: number;
+}
+
 function createBaseErrorInfo(): ErrorInfo {
   return { code: "", message: "", retryable: false };
 }
@@ -1118,6 +1198,913 @@ export const RunningTaskGroup: MessageFns<RunningTaskGroup> = {
       : undefined;
     message.state = object.state ?? 0;
     message.epoch = object.epoch ?? 0;
+    return message;
+  },
+};
+
+function createBaseGetJobLogsRequest(): GetJobLogsRequest {
+  return { jobId: "", minLevel: "", sinceMs: 0, maxLines: 0, node: "" };
+}
+
+export const GetJobLogsRequest: MessageFns<GetJobLogsRequest> = {
+  encode(message: GetJobLogsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.jobId !== "") {
+      writer.uint32(10).string(message.jobId);
+    }
+    if (message.minLevel !== "") {
+      writer.uint32(18).string(message.minLevel);
+    }
+    if (message.sinceMs !== 0) {
+      writer.uint32(24).int64(message.sinceMs);
+    }
+    if (message.maxLines !== 0) {
+      writer.uint32(32).int32(message.maxLines);
+    }
+    if (message.node !== "") {
+      writer.uint32(42).string(message.node);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetJobLogsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetJobLogsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.jobId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.minLevel = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.sinceMs = longToNumber(reader.int64());
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.maxLines = reader.int32();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.node = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetJobLogsRequest {
+    return {
+      jobId: isSet(object.jobId)
+        ? globalThis.String(object.jobId)
+        : isSet(object.job_id)
+        ? globalThis.String(object.job_id)
+        : "",
+      minLevel: isSet(object.minLevel)
+        ? globalThis.String(object.minLevel)
+        : isSet(object.min_level)
+        ? globalThis.String(object.min_level)
+        : "",
+      sinceMs: isSet(object.sinceMs)
+        ? globalThis.Number(object.sinceMs)
+        : isSet(object.since_ms)
+        ? globalThis.Number(object.since_ms)
+        : 0,
+      maxLines: isSet(object.maxLines)
+        ? globalThis.Number(object.maxLines)
+        : isSet(object.max_lines)
+        ? globalThis.Number(object.max_lines)
+        : 0,
+      node: isSet(object.node) ? globalThis.String(object.node) : "",
+    };
+  },
+
+  toJSON(message: GetJobLogsRequest): unknown {
+    const obj: any = {};
+    if (message.jobId !== "") {
+      obj.jobId = message.jobId;
+    }
+    if (message.minLevel !== "") {
+      obj.minLevel = message.minLevel;
+    }
+    if (message.sinceMs !== 0) {
+      obj.sinceMs = Math.round(message.sinceMs);
+    }
+    if (message.maxLines !== 0) {
+      obj.maxLines = Math.round(message.maxLines);
+    }
+    if (message.node !== "") {
+      obj.node = message.node;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetJobLogsRequest>, I>>(base?: I): GetJobLogsRequest {
+    return GetJobLogsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetJobLogsRequest>, I>>(object: I): GetJobLogsRequest {
+    const message = createBaseGetJobLogsRequest();
+    message.jobId = object.jobId ?? "";
+    message.minLevel = object.minLevel ?? "";
+    message.sinceMs = object.sinceMs ?? 0;
+    message.maxLines = object.maxLines ?? 0;
+    message.node = object.node ?? "";
+    return message;
+  },
+};
+
+function createBaseJobLogLine(): JobLogLine {
+  return { node: "", role: "", timeMs: 0, level: "", msg: "", line: "" };
+}
+
+export const JobLogLine: MessageFns<JobLogLine> = {
+  encode(message: JobLogLine, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.node !== "") {
+      writer.uint32(10).string(message.node);
+    }
+    if (message.role !== "") {
+      writer.uint32(18).string(message.role);
+    }
+    if (message.timeMs !== 0) {
+      writer.uint32(24).int64(message.timeMs);
+    }
+    if (message.level !== "") {
+      writer.uint32(34).string(message.level);
+    }
+    if (message.msg !== "") {
+      writer.uint32(42).string(message.msg);
+    }
+    if (message.line !== "") {
+      writer.uint32(50).string(message.line);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): JobLogLine {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseJobLogLine();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.node = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.role = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.timeMs = longToNumber(reader.int64());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.level = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.msg = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.line = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): JobLogLine {
+    return {
+      node: isSet(object.node) ? globalThis.String(object.node) : "",
+      role: isSet(object.role) ? globalThis.String(object.role) : "",
+      timeMs: isSet(object.timeMs)
+        ? globalThis.Number(object.timeMs)
+        : isSet(object.time_ms)
+        ? globalThis.Number(object.time_ms)
+        : 0,
+      level: isSet(object.level) ? globalThis.String(object.level) : "",
+      msg: isSet(object.msg) ? globalThis.String(object.msg) : "",
+      line: isSet(object.line) ? globalThis.String(object.line) : "",
+    };
+  },
+
+  toJSON(message: JobLogLine): unknown {
+    const obj: any = {};
+    if (message.node !== "") {
+      obj.node = message.node;
+    }
+    if (message.role !== "") {
+      obj.role = message.role;
+    }
+    if (message.timeMs !== 0) {
+      obj.timeMs = Math.round(message.timeMs);
+    }
+    if (message.level !== "") {
+      obj.level = message.level;
+    }
+    if (message.msg !== "") {
+      obj.msg = message.msg;
+    }
+    if (message.line !== "") {
+      obj.line = message.line;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<JobLogLine>, I>>(base?: I): JobLogLine {
+    return JobLogLine.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<JobLogLine>, I>>(object: I): JobLogLine {
+    const message = createBaseJobLogLine();
+    message.node = object.node ?? "";
+    message.role = object.role ?? "";
+    message.timeMs = object.timeMs ?? 0;
+    message.level = object.level ?? "";
+    message.msg = object.msg ?? "";
+    message.line = object.line ?? "";
+    return message;
+  },
+};
+
+function createBaseJobLogFile(): JobLogFile {
+  return { node: "", role: "", jobId: "", logName: "", sizeBytes: 0 };
+}
+
+export const JobLogFile: MessageFns<JobLogFile> = {
+  encode(message: JobLogFile, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.node !== "") {
+      writer.uint32(10).string(message.node);
+    }
+    if (message.role !== "") {
+      writer.uint32(18).string(message.role);
+    }
+    if (message.jobId !== "") {
+      writer.uint32(26).string(message.jobId);
+    }
+    if (message.logName !== "") {
+      writer.uint32(34).string(message.logName);
+    }
+    if (message.sizeBytes !== 0) {
+      writer.uint32(40).int64(message.sizeBytes);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): JobLogFile {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseJobLogFile();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.node = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.role = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.jobId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.logName = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.sizeBytes = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): JobLogFile {
+    return {
+      node: isSet(object.node) ? globalThis.String(object.node) : "",
+      role: isSet(object.role) ? globalThis.String(object.role) : "",
+      jobId: isSet(object.jobId)
+        ? globalThis.String(object.jobId)
+        : isSet(object.job_id)
+        ? globalThis.String(object.job_id)
+        : "",
+      logName: isSet(object.logName)
+        ? globalThis.String(object.logName)
+        : isSet(object.log_name)
+        ? globalThis.String(object.log_name)
+        : "",
+      sizeBytes: isSet(object.sizeBytes)
+        ? globalThis.Number(object.sizeBytes)
+        : isSet(object.size_bytes)
+        ? globalThis.Number(object.size_bytes)
+        : 0,
+    };
+  },
+
+  toJSON(message: JobLogFile): unknown {
+    const obj: any = {};
+    if (message.node !== "") {
+      obj.node = message.node;
+    }
+    if (message.role !== "") {
+      obj.role = message.role;
+    }
+    if (message.jobId !== "") {
+      obj.jobId = message.jobId;
+    }
+    if (message.logName !== "") {
+      obj.logName = message.logName;
+    }
+    if (message.sizeBytes !== 0) {
+      obj.sizeBytes = Math.round(message.sizeBytes);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<JobLogFile>, I>>(base?: I): JobLogFile {
+    return JobLogFile.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<JobLogFile>, I>>(object: I): JobLogFile {
+    const message = createBaseJobLogFile();
+    message.node = object.node ?? "";
+    message.role = object.role ?? "";
+    message.jobId = object.jobId ?? "";
+    message.logName = object.logName ?? "";
+    message.sizeBytes = object.sizeBytes ?? 0;
+    return message;
+  },
+};
+
+function createBaseMissingLogNode(): MissingLogNode {
+  return { node: "", role: "", reason: "" };
+}
+
+export const MissingLogNode: MessageFns<MissingLogNode> = {
+  encode(message: MissingLogNode, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.node !== "") {
+      writer.uint32(10).string(message.node);
+    }
+    if (message.role !== "") {
+      writer.uint32(18).string(message.role);
+    }
+    if (message.reason !== "") {
+      writer.uint32(26).string(message.reason);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): MissingLogNode {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseMissingLogNode();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.node = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.role = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): MissingLogNode {
+    return {
+      node: isSet(object.node) ? globalThis.String(object.node) : "",
+      role: isSet(object.role) ? globalThis.String(object.role) : "",
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
+    };
+  },
+
+  toJSON(message: MissingLogNode): unknown {
+    const obj: any = {};
+    if (message.node !== "") {
+      obj.node = message.node;
+    }
+    if (message.role !== "") {
+      obj.role = message.role;
+    }
+    if (message.reason !== "") {
+      obj.reason = message.reason;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<MissingLogNode>, I>>(base?: I): MissingLogNode {
+    return MissingLogNode.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<MissingLogNode>, I>>(object: I): MissingLogNode {
+    const message = createBaseMissingLogNode();
+    message.node = object.node ?? "";
+    message.role = object.role ?? "";
+    message.reason = object.reason ?? "";
+    return message;
+  },
+};
+
+function createBaseGetJobLogsResponse(): GetJobLogsResponse {
+  return { lines: [], files: [], missing: [], processId: "" };
+}
+
+export const GetJobLogsResponse: MessageFns<GetJobLogsResponse> = {
+  encode(message: GetJobLogsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.lines) {
+      JobLogLine.encode(v!, writer.uint32(10).fork()).join();
+    }
+    for (const v of message.files) {
+      JobLogFile.encode(v!, writer.uint32(18).fork()).join();
+    }
+    for (const v of message.missing) {
+      MissingLogNode.encode(v!, writer.uint32(26).fork()).join();
+    }
+    if (message.processId !== "") {
+      writer.uint32(34).string(message.processId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetJobLogsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetJobLogsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.lines.push(JobLogLine.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.files.push(JobLogFile.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.missing.push(MissingLogNode.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.processId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetJobLogsResponse {
+    return {
+      lines: globalThis.Array.isArray(object?.lines) ? object.lines.map((e: any) => JobLogLine.fromJSON(e)) : [],
+      files: globalThis.Array.isArray(object?.files) ? object.files.map((e: any) => JobLogFile.fromJSON(e)) : [],
+      missing: globalThis.Array.isArray(object?.missing)
+        ? object.missing.map((e: any) => MissingLogNode.fromJSON(e))
+        : [],
+      processId: isSet(object.processId)
+        ? globalThis.String(object.processId)
+        : isSet(object.process_id)
+        ? globalThis.String(object.process_id)
+        : "",
+    };
+  },
+
+  toJSON(message: GetJobLogsResponse): unknown {
+    const obj: any = {};
+    if (message.lines?.length) {
+      obj.lines = message.lines.map((e) => JobLogLine.toJSON(e));
+    }
+    if (message.files?.length) {
+      obj.files = message.files.map((e) => JobLogFile.toJSON(e));
+    }
+    if (message.missing?.length) {
+      obj.missing = message.missing.map((e) => MissingLogNode.toJSON(e));
+    }
+    if (message.processId !== "") {
+      obj.processId = message.processId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetJobLogsResponse>, I>>(base?: I): GetJobLogsResponse {
+    return GetJobLogsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetJobLogsResponse>, I>>(object: I): GetJobLogsResponse {
+    const message = createBaseGetJobLogsResponse();
+    message.lines = object.lines?.map((e) => JobLogLine.fromPartial(e)) || [];
+    message.files = object.files?.map((e) => JobLogFile.fromPartial(e)) || [];
+    message.missing = object.missing?.map((e) => MissingLogNode.fromPartial(e)) || [];
+    message.processId = object.processId ?? "";
+    return message;
+  },
+};
+
+function createBaseTaskBusyness(): TaskBusyness {
+  return {
+    pipelineId: 0,
+    taskGroupIndex: 0,
+    workerAddress: "",
+    vertexIds: [],
+    busyMsPerSecond: 0,
+    idleMsPerSecond: 0,
+    backPressuredMsPerSecond: 0,
+    outPoolUsage: 0,
+  };
+}
+
+export const TaskBusyness: MessageFns<TaskBusyness> = {
+  encode(message: TaskBusyness, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.pipelineId !== 0) {
+      writer.uint32(8).int32(message.pipelineId);
+    }
+    if (message.taskGroupIndex !== 0) {
+      writer.uint32(16).int32(message.taskGroupIndex);
+    }
+    if (message.workerAddress !== "") {
+      writer.uint32(26).string(message.workerAddress);
+    }
+    if (message.vertexIds.length !== 0) {
+      writer.uint32(34).fork();
+      for (const v of message.vertexIds) {
+        writer.int32(v);
+      }
+      writer.join();
+    }
+    if (message.busyMsPerSecond !== 0) {
+      writer.uint32(41).double(message.busyMsPerSecond);
+    }
+    if (message.idleMsPerSecond !== 0) {
+      writer.uint32(49).double(message.idleMsPerSecond);
+    }
+    if (message.backPressuredMsPerSecond !== 0) {
+      writer.uint32(57).double(message.backPressuredMsPerSecond);
+    }
+    if (message.outPoolUsage !== 0) {
+      writer.uint32(65).double(message.outPoolUsage);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TaskBusyness {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTaskBusyness();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.pipelineId = reader.int32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.taskGroupIndex = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.workerAddress = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag === 32) {
+              message.vertexIds.push(reader.int32());
+
+              continue;
+            }
+
+            if (tag === 34) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.vertexIds.push(reader.int32());
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 5: {
+            if (tag !== 41) {
+              break;
+            }
+
+            message.busyMsPerSecond = reader.double();
+            continue;
+          }
+          case 6: {
+            if (tag !== 49) {
+              break;
+            }
+
+            message.idleMsPerSecond = reader.double();
+            continue;
+          }
+          case 7: {
+            if (tag !== 57) {
+              break;
+            }
+
+            message.backPressuredMsPerSecond = reader.double();
+            continue;
+          }
+          case 8: {
+            if (tag !== 65) {
+              break;
+            }
+
+            message.outPoolUsage = reader.double();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): TaskBusyness {
+    return {
+      pipelineId: isSet(object.pipelineId)
+        ? globalThis.Number(object.pipelineId)
+        : isSet(object.pipeline_id)
+        ? globalThis.Number(object.pipeline_id)
+        : 0,
+      taskGroupIndex: isSet(object.taskGroupIndex)
+        ? globalThis.Number(object.taskGroupIndex)
+        : isSet(object.task_group_index)
+        ? globalThis.Number(object.task_group_index)
+        : 0,
+      workerAddress: isSet(object.workerAddress)
+        ? globalThis.String(object.workerAddress)
+        : isSet(object.worker_address)
+        ? globalThis.String(object.worker_address)
+        : "",
+      vertexIds: globalThis.Array.isArray(object?.vertexIds)
+        ? object.vertexIds.map((e: any) => globalThis.Number(e))
+        : globalThis.Array.isArray(object?.vertex_ids)
+        ? object.vertex_ids.map((e: any) => globalThis.Number(e))
+        : [],
+      busyMsPerSecond: isSet(object.busyMsPerSecond)
+        ? globalThis.Number(object.busyMsPerSecond)
+        : isSet(object.busy_ms_per_second)
+        ? globalThis.Number(object.busy_ms_per_second)
+        : 0,
+      idleMsPerSecond: isSet(object.idleMsPerSecond)
+        ? globalThis.Number(object.idleMsPerSecond)
+        : isSet(object.idle_ms_per_second)
+        ? globalThis.Number(object.idle_ms_per_second)
+        : 0,
+      backPressuredMsPerSecond: isSet(object.backPressuredMsPerSecond)
+        ? globalThis.Number(object.backPressuredMsPerSecond)
+        : isSet(object.back_pressured_ms_per_second)
+        ? globalThis.Number(object.back_pressured_ms_per_second)
+        : 0,
+      outPoolUsage: isSet(object.outPoolUsage)
+        ? globalThis.Number(object.outPoolUsage)
+        : isSet(object.out_pool_usage)
+        ? globalThis.Number(object.out_pool_usage)
+        : 0,
+    };
+  },
+
+  toJSON(message: TaskBusyness): unknown {
+    const obj: any = {};
+    if (message.pipelineId !== 0) {
+      obj.pipelineId = Math.round(message.pipelineId);
+    }
+    if (message.taskGroupIndex !== 0) {
+      obj.taskGroupIndex = Math.round(message.taskGroupIndex);
+    }
+    if (message.workerAddress !== "") {
+      obj.workerAddress = message.workerAddress;
+    }
+    if (message.vertexIds?.length) {
+      obj.vertexIds = message.vertexIds.map((e) => Math.round(e));
+    }
+    if (message.busyMsPerSecond !== 0) {
+      obj.busyMsPerSecond = floatToJson(message.busyMsPerSecond);
+    }
+    if (message.idleMsPerSecond !== 0) {
+      obj.idleMsPerSecond = floatToJson(message.idleMsPerSecond);
+    }
+    if (message.backPressuredMsPerSecond !== 0) {
+      obj.backPressuredMsPerSecond = floatToJson(message.backPressuredMsPerSecond);
+    }
+    if (message.outPoolUsage !== 0) {
+      obj.outPoolUsage = floatToJson(message.outPoolUsage);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<TaskBusyness>, I>>(base?: I): TaskBusyness {
+    return TaskBusyness.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<TaskBusyness>, I>>(object: I): TaskBusyness {
+    const message = createBaseTaskBusyness();
+    message.pipelineId = object.pipelineId ?? 0;
+    message.taskGroupIndex = object.taskGroupIndex ?? 0;
+    message.workerAddress = object.workerAddress ?? "";
+    message.vertexIds = object.vertexIds?.map((e) => e) || [];
+    message.busyMsPerSecond = object.busyMsPerSecond ?? 0;
+    message.idleMsPerSecond = object.idleMsPerSecond ?? 0;
+    message.backPressuredMsPerSecond = object.backPressuredMsPerSecond ?? 0;
+    message.outPoolUsage = object.outPoolUsage ?? 0;
     return message;
   },
 };

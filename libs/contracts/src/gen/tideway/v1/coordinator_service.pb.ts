@@ -24,8 +24,11 @@ import {
   ExecutionState,
   executionStateFromJSON,
   executionStateToJSON,
+  GetJobLogsRequest,
+  GetJobLogsResponse,
   RunningTaskGroup,
   TableMetrics,
+  TaskBusyness,
   TaskGroupLocation,
 } from "./common.pb.js";
 
@@ -48,6 +51,8 @@ export interface AcknowledgeCheckpointRequest {
 export interface ReportMetricsRequest {
   location: TaskGroupLocation | undefined;
   tables: TableMetrics[];
+  /** Filled by the worker except pipeline, index and address (taken from the location). */
+  busyness: TaskBusyness | undefined;
 }
 
 export interface ReportSchemaChangeRequest {
@@ -353,7 +358,7 @@ export const AcknowledgeCheckpointRequest: MessageFns<AcknowledgeCheckpointReque
 };
 
 function createBaseReportMetricsRequest(): ReportMetricsRequest {
-  return { location: undefined, tables: [] };
+  return { location: undefined, tables: [], busyness: undefined };
 }
 
 export const ReportMetricsRequest: MessageFns<ReportMetricsRequest> = {
@@ -363,6 +368,9 @@ export const ReportMetricsRequest: MessageFns<ReportMetricsRequest> = {
     }
     for (const v of message.tables) {
       TableMetrics.encode(v!, writer.uint32(18).fork()).join();
+    }
+    if (message.busyness !== undefined) {
+      TaskBusyness.encode(message.busyness, writer.uint32(26).fork()).join();
     }
     return writer;
   },
@@ -396,6 +404,14 @@ export const ReportMetricsRequest: MessageFns<ReportMetricsRequest> = {
             message.tables.push(TableMetrics.decode(reader, reader.uint32()));
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.busyness = TaskBusyness.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -412,6 +428,7 @@ export const ReportMetricsRequest: MessageFns<ReportMetricsRequest> = {
     return {
       location: isSet(object.location) ? TaskGroupLocation.fromJSON(object.location) : undefined,
       tables: globalThis.Array.isArray(object?.tables) ? object.tables.map((e: any) => TableMetrics.fromJSON(e)) : [],
+      busyness: isSet(object.busyness) ? TaskBusyness.fromJSON(object.busyness) : undefined,
     };
   },
 
@@ -422,6 +439,9 @@ export const ReportMetricsRequest: MessageFns<ReportMetricsRequest> = {
     }
     if (message.tables?.length) {
       obj.tables = message.tables.map((e) => TableMetrics.toJSON(e));
+    }
+    if (message.busyness !== undefined) {
+      obj.busyness = TaskBusyness.toJSON(message.busyness);
     }
     return obj;
   },
@@ -435,6 +455,9 @@ export const ReportMetricsRequest: MessageFns<ReportMetricsRequest> = {
       ? TaskGroupLocation.fromPartial(object.location)
       : undefined;
     message.tables = object.tables?.map((e) => TableMetrics.fromPartial(e)) || [];
+    message.busyness = (object.busyness !== undefined && object.busyness !== null)
+      ? TaskBusyness.fromPartial(object.busyness)
+      : undefined;
     return message;
   },
 };
@@ -1120,6 +1143,16 @@ export const CoordinatorServiceService = {
     responseSerialize: (value: Ack): Buffer => Buffer.from(Ack.encode(value).finish()),
     responseDeserialize: (value: Buffer): Ack => Ack.decode(value),
   },
+  /** This coordinator's own log lines of a job (another coordinator collects them). */
+  readJobLogs: {
+    path: "/tideway.v1.CoordinatorService/ReadJobLogs" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetJobLogsRequest): Buffer => Buffer.from(GetJobLogsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetJobLogsRequest => GetJobLogsRequest.decode(value),
+    responseSerialize: (value: GetJobLogsResponse): Buffer => Buffer.from(GetJobLogsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetJobLogsResponse => GetJobLogsResponse.decode(value),
+  },
 } as const;
 
 export interface CoordinatorServiceServer extends UntypedServiceImplementation {
@@ -1147,6 +1180,8 @@ export interface CoordinatorServiceServer extends UntypedServiceImplementation {
    * created while the job runs), for the job's event receivers (docs/events.md).
    */
   reportSchemaChange: handleUnaryCall<ReportSchemaChangeRequest, Ack>;
+  /** This coordinator's own log lines of a job (another coordinator collects them). */
+  readJobLogs: handleUnaryCall<GetJobLogsRequest, GetJobLogsResponse>;
 }
 
 export interface CoordinatorServiceClient extends Client {
@@ -1271,6 +1306,22 @@ export interface CoordinatorServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: Ack) => void,
+  ): ClientUnaryCall;
+  /** This coordinator's own log lines of a job (another coordinator collects them). */
+  readJobLogs(
+    request: GetJobLogsRequest,
+    callback: (error: ServiceError | null, response: GetJobLogsResponse) => void,
+  ): ClientUnaryCall;
+  readJobLogs(
+    request: GetJobLogsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetJobLogsResponse) => void,
+  ): ClientUnaryCall;
+  readJobLogs(
+    request: GetJobLogsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetJobLogsResponse) => void,
   ): ClientUnaryCall;
 }
 

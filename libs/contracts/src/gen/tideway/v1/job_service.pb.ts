@@ -25,10 +25,13 @@ import {
   ExecutionState,
   executionStateFromJSON,
   executionStateToJSON,
+  GetJobLogsRequest,
+  GetJobLogsResponse,
   JobStatus,
   jobStatusFromJSON,
   jobStatusToJSON,
   TableMetrics,
+  TaskBusyness,
 } from "./common.pb.js";
 
 export interface SubmitJobRequest {
@@ -252,6 +255,8 @@ export interface JobMetrics {
   failedCount: number;
   sourceReceivedBytesPerSecond: number;
   sinkWriteBytesPerSecond: number;
+  /** Each running task group's busy, idle and back-pressured time per second and output fill. */
+  tasks: TaskBusyness[];
 }
 
 export interface WorkerInfo {
@@ -3296,6 +3301,7 @@ function createBaseJobMetrics(): JobMetrics {
     failedCount: 0,
     sourceReceivedBytesPerSecond: 0,
     sinkWriteBytesPerSecond: 0,
+    tasks: [],
   };
 }
 
@@ -3333,6 +3339,9 @@ export const JobMetrics: MessageFns<JobMetrics> = {
     }
     if (message.sinkWriteBytesPerSecond !== 0) {
       writer.uint32(89).double(message.sinkWriteBytesPerSecond);
+    }
+    for (const v of message.tasks) {
+      TaskBusyness.encode(v!, writer.uint32(98).fork()).join();
     }
     return writer;
   },
@@ -3438,6 +3447,14 @@ export const JobMetrics: MessageFns<JobMetrics> = {
             message.sinkWriteBytesPerSecond = reader.double();
             continue;
           }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.tasks.push(TaskBusyness.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3505,6 +3522,9 @@ export const JobMetrics: MessageFns<JobMetrics> = {
         : isSet(object.sink_write_bytes_per_second)
         ? globalThis.Number(object.sink_write_bytes_per_second)
         : 0,
+      tasks: globalThis.Array.isArray(object?.tasks)
+        ? object.tasks.map((e: any) => TaskBusyness.fromJSON(e))
+        : [],
     };
   },
 
@@ -3543,6 +3563,9 @@ export const JobMetrics: MessageFns<JobMetrics> = {
     if (message.sinkWriteBytesPerSecond !== 0) {
       obj.sinkWriteBytesPerSecond = floatToJson(message.sinkWriteBytesPerSecond);
     }
+    if (message.tasks?.length) {
+      obj.tasks = message.tasks.map((e) => TaskBusyness.toJSON(e));
+    }
     return obj;
   },
 
@@ -3562,6 +3585,7 @@ export const JobMetrics: MessageFns<JobMetrics> = {
     message.failedCount = object.failedCount ?? 0;
     message.sourceReceivedBytesPerSecond = object.sourceReceivedBytesPerSecond ?? 0;
     message.sinkWriteBytesPerSecond = object.sinkWriteBytesPerSecond ?? 0;
+    message.tasks = object.tasks?.map((e) => TaskBusyness.fromPartial(e)) || [];
     return message;
   },
 };
@@ -4857,6 +4881,19 @@ export const JobServiceService = {
       Buffer.from(CheckpointJobResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): CheckpointJobResponse => CheckpointJobResponse.decode(value),
   },
+  /**
+   * A job's log lines from every coordinator and worker (any coordinator answers); the
+   * processes that did not answer are named in `missing`.
+   */
+  getJobLogs: {
+    path: "/tideway.v1.JobService/GetJobLogs" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetJobLogsRequest): Buffer => Buffer.from(GetJobLogsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetJobLogsRequest => GetJobLogsRequest.decode(value),
+    responseSerialize: (value: GetJobLogsResponse): Buffer => Buffer.from(GetJobLogsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetJobLogsResponse => GetJobLogsResponse.decode(value),
+  },
 } as const;
 
 export interface JobServiceServer extends UntypedServiceImplementation {
@@ -4878,6 +4915,11 @@ export interface JobServiceServer extends UntypedServiceImplementation {
    * answers once each has completed or failed.
    */
   checkpointJob: handleUnaryCall<CheckpointJobRequest, CheckpointJobResponse>;
+  /**
+   * A job's log lines from every coordinator and worker (any coordinator answers); the
+   * processes that did not answer are named in `missing`.
+   */
+  getJobLogs: handleUnaryCall<GetJobLogsRequest, GetJobLogsResponse>;
 }
 
 export interface JobServiceClient extends Client {
@@ -5026,6 +5068,25 @@ export interface JobServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: CheckpointJobResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * A job's log lines from every coordinator and worker (any coordinator answers); the
+   * processes that did not answer are named in `missing`.
+   */
+  getJobLogs(
+    request: GetJobLogsRequest,
+    callback: (error: ServiceError | null, response: GetJobLogsResponse) => void,
+  ): ClientUnaryCall;
+  getJobLogs(
+    request: GetJobLogsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetJobLogsResponse) => void,
+  ): ClientUnaryCall;
+  getJobLogs(
+    request: GetJobLogsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetJobLogsResponse) => void,
   ): ClientUnaryCall;
 }
 

@@ -23,6 +23,8 @@ import {
   CheckpointType,
   checkpointTypeFromJSON,
   checkpointTypeToJSON,
+  GetJobLogsRequest,
+  GetJobLogsResponse,
   RunningTaskGroup,
   SlotProfile,
   TaskGroupLocation,
@@ -846,6 +848,16 @@ export const WorkerServiceService = {
       Buffer.from(ListTaskGroupsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListTaskGroupsResponse => ListTaskGroupsResponse.decode(value),
   },
+  /** This worker's own log lines of a job (no leader epoch needed: any coordinator asks). */
+  readJobLogs: {
+    path: "/tideway.v1.WorkerService/ReadJobLogs" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetJobLogsRequest): Buffer => Buffer.from(GetJobLogsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetJobLogsRequest => GetJobLogsRequest.decode(value),
+    responseSerialize: (value: GetJobLogsResponse): Buffer => Buffer.from(GetJobLogsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetJobLogsResponse => GetJobLogsResponse.decode(value),
+  },
 } as const;
 
 export interface WorkerServiceServer extends UntypedServiceImplementation {
@@ -860,6 +872,8 @@ export interface WorkerServiceServer extends UntypedServiceImplementation {
   cancelTask: handleUnaryCall<CancelTaskRequest, Ack>;
   /** The task groups running here (a new leader reconciles them before it redeploys). */
   listTaskGroups: handleUnaryCall<ListTaskGroupsRequest, ListTaskGroupsResponse>;
+  /** This worker's own log lines of a job (no leader epoch needed: any coordinator asks). */
+  readJobLogs: handleUnaryCall<GetJobLogsRequest, GetJobLogsResponse>;
 }
 
 export interface WorkerServiceClient extends Client {
@@ -971,6 +985,22 @@ export interface WorkerServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListTaskGroupsResponse) => void,
+  ): ClientUnaryCall;
+  /** This worker's own log lines of a job (no leader epoch needed: any coordinator asks). */
+  readJobLogs(
+    request: GetJobLogsRequest,
+    callback: (error: ServiceError | null, response: GetJobLogsResponse) => void,
+  ): ClientUnaryCall;
+  readJobLogs(
+    request: GetJobLogsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetJobLogsResponse) => void,
+  ): ClientUnaryCall;
+  readJobLogs(
+    request: GetJobLogsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetJobLogsResponse) => void,
   ): ClientUnaryCall;
 }
 

@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { BusyTimeMeter } from './busy-time.js';
+
+const wait = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+describe('BusyTimeMeter', () => {
+  it('splits the time since the last sample into idle, back-pressured and busy shares per second', async () => {
+    const m = new BusyTimeMeter();
+    m.sample(0);
+    await m.waiting('idle', wait(100));
+    // Two overlapping back-pressure waits count once; idle inside back pressure counts as back pressure.
+    await Promise.all([m.waiting('backPressured', wait(200)), m.waiting('backPressured', wait(150)), m.waiting('idle', wait(50))]);
+    const busyUntil = Date.now() + 100;
+    while (Date.now() < busyUntil); // busy
+    const s = m.sample(0.5);
+    const sum = s.busyMsPerSecond + s.idleMsPerSecond + s.backPressuredMsPerSecond;
+    expect(sum).toBeCloseTo(1000, 0);
+    // Shares of 400 ms: idle 100, back-pressured 200, busy 100 (timers run late, never early).
+    expect(s.backPressuredMsPerSecond).toBeGreaterThan(s.idleMsPerSecond);
+    expect(s.idleMsPerSecond).toBeGreaterThan(100);
+    expect(s.busyMsPerSecond).toBeGreaterThan(100);
+    expect(s.outPoolUsage).toBe(0.5);
+  });
+
+  it('counts a wait still in progress up to the sample', async () => {
+    const m = new BusyTimeMeter();
+    m.sample(0);
+    let release!: () => void;
+    const blocked = m.waiting('backPressured', new Promise<void>((r) => (release = r)));
+    await wait(100);
+    expect(m.sample(1).backPressuredMsPerSecond).toBeGreaterThan(900);
+    release();
+    await blocked;
+  });
+});

@@ -1,0 +1,61 @@
+import { performance } from 'node:perf_hooks';
+
+/** A task group's recent time split, per second (Flink's names), and its output fill. */
+export interface TaskBusynessSample {
+  busyMsPerSecond: number;
+  idleMsPerSecond: number;
+  backPressuredMsPerSecond: number;
+  /** 0 to 1: the fullest output channel's batches in flight over its credits. */
+  outPoolUsage: number;
+}
+
+type Waiting = 'idle' | 'backPressured';
+
+/**
+ * Where a task group's thread spends its time, as Flink measures a task: idle while it waits for
+ * input (the source has nothing, no batch came through the shuffle), back-pressured while it
+ * waits for a credit of a full output channel, busy otherwise (reading, transforming, writing a
+ * sink, which includes a sink's own waits on its system). Waits are marked around the awaited
+ * promise; overlapping waits of one kind count once, and back pressure wins over idle.
+ */
+export class BusyTimeMeter {
+  private readonly depth = { idle: 0, backPressured: 0 };
+  private readonly total = { idle: 0, backPressured: 0 };
+  private state: Waiting | 'busy' = 'busy';
+  private since = performance.now();
+  private last = { at: performance.now(), idle: 0, backPressured: 0 };
+
+  /** Counts the time until `p` settles as a wait of this kind. */
+  async waiting<T>(kind: Waiting, p: Promise<T>): Promise<T> {
+    this.depth[kind]++;
+    this.settle();
+    try {
+      return await p;
+    } finally {
+      this.depth[kind]--;
+      this.settle();
+    }
+  }
+
+  private settle(now = performance.now()): void {
+    if (this.state !== 'busy') this.total[this.state] += now - this.since;
+    this.since = now;
+    this.state = this.depth.backPressured > 0 ? 'backPressured' : this.depth.idle > 0 ? 'idle' : 'busy';
+  }
+
+  /** The shares since the last sample (a wait in progress counts up to now), per second. */
+  sample(outPoolUsage: number, now = performance.now()): TaskBusynessSample {
+    this.settle(now);
+    const elapsed = now - this.last.at;
+    const per = (ms: number) => (elapsed > 0 ? Math.min(1000, Math.max(0, (ms * 1000) / elapsed)) : 0);
+    const idle = per(this.total.idle - this.last.idle);
+    const backPressured = per(this.total.backPressured - this.last.backPressured);
+    this.last = { at: now, idle: this.total.idle, backPressured: this.total.backPressured };
+    return {
+      busyMsPerSecond: Math.max(0, 1000 - idle - backPressured),
+      idleMsPerSecond: idle,
+      backPressuredMsPerSecond: backPressured,
+      outPoolUsage: Math.min(1, Math.max(0, outPoolUsage)),
+    };
+  }
+}

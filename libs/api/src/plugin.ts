@@ -104,6 +104,14 @@ export interface SourceReaderContext {
    * there). Absent where the engine hosting the reader has no enumerator channel (unit-test fakes).
    */
   sendSourceEvent?(event: unknown): void;
+  /**
+   * Optional, for sources that read a database's log (CDC): the commit time (epoch ms) of the
+   * newest change this pollNext emitted, or null when the reader has caught up with the log and
+   * emitted nothing. The runtime turns it into the source's event-time lag (the time from a
+   * change's commit in the database to the moment its rows left the task group for the sinks),
+   * shown in metrics. Absent in engines without the metric (unit-test fakes).
+   */
+  reportEventTime?(commitTimeMs: number | null): void;
 }
 
 export interface SourceReader<S extends SourceSplit> {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BusyTimeMeter } from './busy-time.js';
+import { BusyTimeMeter, EventTimeLag } from './busy-time.js';
 
 const wait = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
@@ -31,5 +31,28 @@ describe('BusyTimeMeter', () => {
     expect(m.sample(1).backPressuredMsPerSecond).toBeGreaterThan(900);
     release();
     await blocked;
+  });
+});
+
+describe('EventTimeLag', () => {
+  it('measures from the newest commit time reported to the push of its rows, 0 once caught up, none for other sources', () => {
+    const lag = new EventTimeLag();
+    lag.pushed(1000);
+    expect(lag.value).toBeUndefined();
+    lag.report(4000);
+    lag.report(4500);
+    lag.report(4200);
+    lag.pushed(5000);
+    expect(lag.value).toBe(500);
+    // A poll that read nothing keeps the last lag until the reader says it caught up.
+    lag.pushed(9000);
+    expect(lag.value).toBe(500);
+    lag.report(null);
+    lag.pushed(9100);
+    expect(lag.value).toBe(0);
+    // A commit time ahead of this clock (another machine's) is no negative lag.
+    lag.report(20_000);
+    lag.pushed(10_000);
+    expect(lag.value).toBe(0);
   });
 });

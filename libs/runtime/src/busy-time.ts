@@ -7,6 +7,44 @@ export interface TaskBusynessSample {
   backPressuredMsPerSecond: number;
   /** 0 to 1: the fullest output channel's batches in flight over its credits. */
   outPoolUsage: number;
+  /**
+   * CDC sources: milliseconds from the database's commit of the newest change read to the moment
+   * its rows left the task group for the sinks (fused sinks had written them); 0 while the reader
+   * has caught up with the log. Absent for other sources.
+   */
+  eventTimeLagMs?: number;
+}
+
+/**
+ * The event-time lag of a source that reports its changes' commit times (SourceReaderContext
+ * reportEventTime): the newest commit time reported is held until the rows of that poll have
+ * been pushed on, then measured against the clock.
+ */
+export class EventTimeLag {
+  private pending?: number;
+  private caughtUp = false;
+  private lagMs?: number;
+
+  report(commitTimeMs: number | null): void {
+    if (commitTimeMs === null) this.caughtUp = true;
+    else {
+      this.pending = Math.max(this.pending ?? commitTimeMs, commitTimeMs);
+      this.caughtUp = false;
+    }
+  }
+
+  /** The rows of the polls reported so far have left the task group. */
+  pushed(now = Date.now()): void {
+    if (this.pending !== undefined) {
+      this.lagMs = Math.max(0, now - this.pending);
+      this.pending = undefined;
+    } else if (this.caughtUp) this.lagMs = 0;
+  }
+
+  /** The last lag measured; undefined when the source never reported a commit time. */
+  get value(): number | undefined {
+    return this.lagMs;
+  }
 }
 
 type Waiting = 'idle' | 'backPressured';

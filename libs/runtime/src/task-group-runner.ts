@@ -16,7 +16,7 @@ import { describeColumnChange } from '@tideway/api';
 import { serializeError } from '@tideway/common';
 import { createSink, createSource, createTransform, loadPluginsFor, type PluginRegistry } from '@tideway/plugins/lazy';
 import { chainNodes, type ChainNode, type CommitInfos, type TaskGroupDescriptor, type TaskGroupState } from './descriptor.js';
-import { BusyTimeMeter } from './busy-time.js';
+import { BusyTimeMeter, EventTimeLag } from './busy-time.js';
 import { TaskGroupCounters } from './metrics.js';
 import type { CheckpointKind, FromTaskGroup, ToTaskGroup } from './protocol.js';
 import type { InputGate } from './exchange/input-gate.js';
@@ -59,6 +59,8 @@ export class TaskGroupRunner {
   private readonly counters = new TaskGroupCounters();
   /** Busy, idle and back-pressured time (Flink's task metrics). */
   private readonly busy = new BusyTimeMeter();
+  /** CDC sources: the time from a change's commit to its rows leaving for the sinks. */
+  private readonly eventLag = new EventTimeLag();
   /** Sends metrics while the loop waits long (a back-pressured push). */
   private metricsTimer?: NodeJS.Timeout;
   private source?: Source;
@@ -160,6 +162,7 @@ export class TaskGroupRunner {
       },
       sendSplitRequest: () => this.send({ type: 'split-request', sourceVertexId: this.sourceVertexId, register: false }),
       sendSourceEvent: (event) => this.send({ type: 'source-event', sourceVertexId: this.sourceVertexId, event }),
+      reportEventTime: (commitTimeMs) => this.eventLag.report(commitTimeMs),
     });
     this.setStage(
       this.withShuffles(root, this.compileChildren(root.children)),
@@ -367,6 +370,7 @@ export class TaskGroupRunner {
         idleMs = Math.min(MAX_IDLE_MS, idleMs * 2);
         sliceStart = Date.now();
       }
+      this.eventLag.pushed();
       if (this.noMoreElementSignaled && !this.readerDone) await this.endOfData();
       const now = Date.now();
       this.maybeSendMetrics(now);
@@ -596,6 +600,8 @@ export class TaskGroupRunner {
     this.lastMetrics = now;
     const metrics = this.counters.snapshot();
     metrics.busyness = this.busy.sample(this.shuffles.reduce((m, w) => Math.max(m, w.usage()), 0));
+    const lag = this.eventLag.value;
+    if (lag !== undefined) metrics.busyness.eventTimeLagMs = lag;
     if (this.rowGuards.size > 0) metrics.badRows = Object.fromEntries([...this.rowGuards].map(([v, g]) => [v, g.counts.bad]));
     this.send({ type: 'metrics', metrics });
   }

@@ -251,6 +251,7 @@ function taskBusyness(job: JobMaster): TaskBusyness[] {
           idleMsPerSecond: b.idleMsPerSecond,
           backPressuredMsPerSecond: b.backPressuredMsPerSecond,
           outPoolUsage: b.outPoolUsage,
+          eventTimeLagMs: b.eventTimeLagMs,
         },
       ];
     }),

@@ -79,6 +79,13 @@ export function registerCoordinatorMetrics(
     "How full a running task group's fullest output channel is, 0 to 1 (Flink's outPoolUsage).",
     (b) => b.outPoolUsage,
   );
+  perTaskGroup(
+    registry,
+    source,
+    'tideway_task_source_event_time_lag_seconds',
+    "CDC sources: seconds from the database's commit of the newest change read to its rows leaving the task group for the sinks; 0 when caught up with the log (Flink CDC's currentEmitEventTimeLag, measured after the fused sinks wrote).",
+    (b) => (b.eventTimeLagMs === undefined ? undefined : b.eventTimeLagMs / 1000),
+  );
   perJob(
     registry,
     source,
@@ -281,7 +288,7 @@ function perTaskGroup(
   source: CoordinatorMetricsSource,
   name: string,
   help: string,
-  value: (b: TaskBusynessSample) => number,
+  value: (b: TaskBusynessSample) => number | undefined,
 ): void {
   new Gauge({
     name,
@@ -294,8 +301,8 @@ function perTaskGroup(
         for (const p of j.pipelines)
           for (const t of p.taskGroups) {
             const b = t.metrics?.busyness;
-            if (b && t.state === 'RUNNING')
-              this.set({ job_id: j.jobId, pipeline: String(p.pipelineId), task_group: String(t.index) }, value(b));
+            const v = b && t.state === 'RUNNING' ? value(b) : undefined;
+            if (v !== undefined) this.set({ job_id: j.jobId, pipeline: String(p.pipelineId), task_group: String(t.index) }, v);
           }
     },
   });

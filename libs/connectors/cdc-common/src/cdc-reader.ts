@@ -61,7 +61,7 @@ export class CdcSourceReader<P, W> implements SourceReader<CdcSplit<P, W>> {
   constructor(
     private readonly dialect: CdcDialect<P, W>,
     private readonly fetchSize: number,
-    private readonly ctx?: Pick<SourceReaderContext, 'sendSplitRequest' | 'sendSourceEvent'>,
+    private readonly ctx?: Pick<SourceReaderContext, 'sendSplitRequest' | 'sendSourceEvent' | 'reportEventTime'>,
   ) {}
 
   open(): void {}
@@ -244,8 +244,13 @@ export class CdcSourceReader<P, W> implements SourceReader<CdcSplit<P, W>> {
       this.released = false;
       this.applySchema(items.shift() as SchemaItem<P>, output);
     } else items = await this.stream!.poll(this.fetchSize, POLL_WAIT_MS);
-    if (items.length === 0) return;
+    if (items.length === 0) {
+      // Caught up with the database's log: no lag until the next change.
+      this.ctx?.reportEventTime?.(null);
+      return;
+    }
     const batch: Row[] = [];
+    let newest: number | undefined;
     const point = this.point!;
     for (let n = 0; n < items.length; n++) {
       const item = items[n];
@@ -274,8 +279,10 @@ export class CdcSourceReader<P, W> implements SourceReader<CdcSplit<P, W>> {
         continue;
       }
       this.emit(item, batch);
+      if (item.txn.commitTimeMs !== undefined) newest = Math.max(newest ?? 0, item.txn.commitTimeMs);
     }
     if (batch.length > 0) output.collectBatch(batch);
+    if (newest !== undefined) this.ctx?.reportEventTime?.(newest);
   }
 
   /** Emits a held schema change and moves the position past it. */

@@ -7,6 +7,8 @@ export interface ChangeTxn<P> {
   readonly resume: P;
   /** What the dialect needs to compare the transaction with chunk watermarks (xid, position). */
   readonly dedup: unknown;
+  /** When the database committed it (epoch ms), where its log says; for the event-time lag. */
+  readonly commitTimeMs?: number;
 }
 
 /** A row change of a captured table, with positional values in the table's column order. */

@@ -228,7 +228,9 @@ export class BinlogStream extends QueuedChangeStream<BinlogPosition> {
   private begin(e: ZEvent): void {
     if (this.txn) return; // MySQL: GTID event, then BEGIN
     const start = { file: this.file, pos: e.nextPosition - e.size };
-    this.txn = { resume: start, dedup: start };
+    // The binlog stamps a transaction's events with the time its first statement began, in
+    // whole seconds: the event-time lag of MariaDB and MySQL is that coarse.
+    this.txn = { resume: start, dedup: start, commitTimeMs: e.timestamp };
     this.early = this.notBeforeMs !== undefined && e.timestamp < this.notBeforeMs;
   }
 

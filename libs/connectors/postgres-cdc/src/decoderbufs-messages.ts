@@ -40,7 +40,14 @@ export class DecoderbufsMessages {
     const msg = decodeDecoderbufs(chunk.subarray(25));
     switch (msg.kind) {
       case ChangeKind.CHANGE_KIND_BEGIN:
-        host.handle({ tag: 'begin', finalLsn: undefined, firstLsn: at, xid: msg.xid ?? 0 });
+        host.handle({
+          tag: 'begin',
+          finalLsn: undefined,
+          firstLsn: at,
+          xid: msg.xid ?? 0,
+          // Microseconds since 1970 (decoderbufs converts PostgreSQL's own epoch).
+          commitTimeMs: msg.commitTimeMicros ? Number(msg.commitTimeMicros / 1000n) : undefined,
+        });
         return;
       case ChangeKind.CHANGE_KIND_COMMIT:
         host.handle({ tag: 'commit', commitLsn: at, endLsn: at });

@@ -15,9 +15,19 @@ export interface RelationColumn {
   readonly typmod: number;
 }
 
+/** PostgreSQL's timestamps count from 2000-01-01 UTC. */
+const PG_EPOCH_MS = Date.UTC(2000, 0, 1);
+
 export type PgOutputMessage =
   /** `finalLsn`: where the commit record is (pgoutput); absent (decoderbufs), `firstLsn`: where the transaction's first record is. */
-  | { readonly tag: 'begin'; readonly finalLsn: bigint | undefined; readonly firstLsn?: bigint; readonly xid: number }
+  | {
+      readonly tag: 'begin';
+      readonly finalLsn: bigint | undefined;
+      readonly firstLsn?: bigint;
+      readonly xid: number;
+      /** The commit time (epoch ms): pgoutput's Begin carries it; decoderbufs each row's. */
+      readonly commitTimeMs?: number;
+    }
   | { readonly tag: 'commit'; readonly commitLsn: bigint; readonly endLsn: bigint }
   | { readonly tag: 'relation'; readonly oid: number; readonly schema: string; readonly name: string; readonly columns: RelationColumn[] }
   | { readonly tag: 'insert'; readonly oid: number; readonly after: TupleValue[] }
@@ -83,8 +93,9 @@ export function decodePgOutput(buf: Buffer): PgOutputMessage {
     case 0x42: {
       // B: final LSN, commit time, xid
       const finalLsn = c.u64();
-      c.u64();
-      return { tag: 'begin', finalLsn, xid: c.i32() >>> 0 };
+      // Microseconds since 2000-01-01 UTC.
+      const commitTimeMs = Number(c.u64() / 1000n) + PG_EPOCH_MS;
+      return { tag: 'begin', finalLsn, commitTimeMs, xid: c.i32() >>> 0 };
     }
     case 0x43: {
       // C: flags, commit LSN, end LSN, commit time

@@ -255,7 +255,7 @@ export class PgReplicationStream extends QueuedChangeStream<string> {
       this.undecided = undefined;
       if (m.endLsn <= this.startLsn) return;
       const begin = held[0] as Extract<PgOutputMessage, { tag: 'begin' }>;
-      this.beginTxn(begin.xid, begin.firstLsn!);
+      this.beginTxn(begin.xid, begin.firstLsn!, begin.commitTimeMs);
       for (const h of held.slice(1)) this.handle(h);
     }
     switch (m.tag) {
@@ -264,14 +264,14 @@ export class PgReplicationStream extends QueuedChangeStream<string> {
           // decoderbufs tells a transaction's commit position only at its commit. One that began
           // after the start commits after it; an earlier one waits for its commit to tell.
           if (m.firstLsn! < this.startLsn) this.undecided = [m];
-          else this.beginTxn(m.xid, m.firstLsn!);
+          else this.beginTxn(m.xid, m.firstLsn!, m.commitTimeMs);
           return;
         }
         if (m.finalLsn < this.startLsn) {
           this.skipping = true;
           return;
         }
-        this.beginTxn(m.xid, m.finalLsn);
+        this.beginTxn(m.xid, m.finalLsn, m.commitTimeMs);
         return;
       case 'commit':
         this.lastCommitEnd = formatLsn(m.endLsn);
@@ -318,8 +318,8 @@ export class PgReplicationStream extends QueuedChangeStream<string> {
    * commit record's position, or (decoderbufs) its first record's, which lies before it, so the
    * comparison keeps de-duplicating a little longer but never stops too early.
    */
-  private beginTxn(xid: number, commitLsn: bigint): void {
-    this.txn = { resume: this.lastCommitEnd, dedup: { xid, commitLsn } satisfies PgTxnDedup };
+  private beginTxn(xid: number, commitLsn: bigint, commitTimeMs: number | undefined): void {
+    this.txn = { resume: this.lastCommitEnd, dedup: { xid, commitLsn } satisfies PgTxnDedup, commitTimeMs };
   }
 
   /**

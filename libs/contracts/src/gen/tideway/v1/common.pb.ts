@@ -380,6 +380,12 @@ export interface TaskBusyness {
    * (0 to 1; the fullest output channel; 0 without a shuffle output).
    */
   outPoolUsage: number;
+  /**
+   * CDC sources: milliseconds from the database's commit of the newest change read to the moment
+   * its rows left the task group for the sinks; 0 while the reader has caught up with the log.
+   * Absent for other sources.
+   */
+  eventTimeLagMs?: number | undefined;
 }
 
 function createBaseErrorInfo(): ErrorInfo {
@@ -1883,6 +1889,7 @@ function createBaseTaskBusyness(): TaskBusyness {
     idleMsPerSecond: 0,
     backPressuredMsPerSecond: 0,
     outPoolUsage: 0,
+    eventTimeLagMs: undefined,
   };
 }
 
@@ -1915,6 +1922,9 @@ export const TaskBusyness: MessageFns<TaskBusyness> = {
     }
     if (message.outPoolUsage !== 0) {
       writer.uint32(65).double(message.outPoolUsage);
+    }
+    if (message.eventTimeLagMs !== undefined) {
+      writer.uint32(73).double(message.eventTimeLagMs);
     }
     return writer;
   },
@@ -2006,6 +2016,14 @@ export const TaskBusyness: MessageFns<TaskBusyness> = {
             message.outPoolUsage = reader.double();
             continue;
           }
+          case 9: {
+            if (tag !== 73) {
+              break;
+            }
+
+            message.eventTimeLagMs = reader.double();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2060,6 +2078,11 @@ export const TaskBusyness: MessageFns<TaskBusyness> = {
         : isSet(object.out_pool_usage)
         ? globalThis.Number(object.out_pool_usage)
         : 0,
+      eventTimeLagMs: isSet(object.eventTimeLagMs)
+        ? globalThis.Number(object.eventTimeLagMs)
+        : isSet(object.event_time_lag_ms)
+        ? globalThis.Number(object.event_time_lag_ms)
+        : undefined,
     };
   },
 
@@ -2089,6 +2112,9 @@ export const TaskBusyness: MessageFns<TaskBusyness> = {
     if (message.outPoolUsage !== 0) {
       obj.outPoolUsage = floatToJson(message.outPoolUsage);
     }
+    if (message.eventTimeLagMs !== undefined) {
+      obj.eventTimeLagMs = floatToJson(message.eventTimeLagMs);
+    }
     return obj;
   },
 
@@ -2105,6 +2131,7 @@ export const TaskBusyness: MessageFns<TaskBusyness> = {
     message.idleMsPerSecond = object.idleMsPerSecond ?? 0;
     message.backPressuredMsPerSecond = object.backPressuredMsPerSecond ?? 0;
     message.outPoolUsage = object.outPoolUsage ?? 0;
+    message.eventTimeLagMs = object.eventTimeLagMs ?? undefined;
     return message;
   },
 };

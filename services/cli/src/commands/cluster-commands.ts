@@ -10,6 +10,7 @@ import {
   usePluginFolders,
 } from './options.js';
 import { registerCertsCommand } from './certs-command.js';
+import { registerDrainCommands } from './drain-commands.js';
 
 const ROLES = ['coordinator', 'resource-manager', 'worker', 'all'] as const;
 type Role = (typeof ROLES)[number];
@@ -26,6 +27,7 @@ interface StartOptions {
 export function registerClusterCommands(program: Command): void {
   const cluster = program.command('cluster').description('run cluster services');
   registerCertsCommand(cluster);
+  registerDrainCommands(cluster);
   cluster
     .command('start')
     .description('start a coordinator, resource manager or worker process (or all three) with an engine config')
@@ -78,6 +80,8 @@ export function registerClusterCommands(program: Command): void {
       const coordinators = coordinatorAddresses(engine);
       const registry = newMetricsRegistry();
       const stops: Array<() => Promise<void>> = [];
+      /** A worker process drains before it stops (SIGTERM): its task groups move to other workers first. */
+      let drainFirst: (() => Promise<void>) | undefined;
       const checks: Record<string, () => { ready: boolean; reason: string }> = {};
       if (role === 'resource-manager' || role === 'all') {
         const rm = new ResourceManagerService({
@@ -120,6 +124,7 @@ export function registerClusterCommands(program: Command): void {
           tokenStore: store instanceof RedisStateStore ? store : undefined,
           configLimits: configLimitsOf(engine),
           events: JobEventReporter.fromConfig(engine),
+          drainBatchTimeoutMs: t.drain.batchTimeout,
         });
         process.stderr.write(`tideway: coordinator listening on ${await c.start()}\n`);
         registerCoordinatorMetrics(registry, c, { maxTableSeries: t.metrics.maxTableSeries });
@@ -146,6 +151,17 @@ export function registerClusterCommands(program: Command): void {
         registerWorkerMetrics(registry, w);
         checks.worker = () => w.readiness();
         stops.push(() => w.stop());
+        if (role === 'worker')
+          drainFirst = async () => {
+            const grace = t.drain.gracePeriod;
+            process.stderr.write(`tideway: worker stopping: draining first (at most ${grace} ms, tideway.drain.grace-period)\n`);
+            const empty = await w.drainBeforeStop(grace, (slots) =>
+              process.stderr.write(`tideway: worker draining: ${slots} slot(s) in use\n`),
+            );
+            process.stderr.write(
+              empty ? 'tideway: worker drained: stopping\n' : 'tideway: worker drain grace period over: stopping anyway\n',
+            );
+          };
       }
       if (metricsPort !== undefined) {
         const host =
@@ -155,11 +171,12 @@ export function registerClusterCommands(program: Command): void {
         process.stderr.write(`tideway: metrics at ${endpoint.url}\n`);
         stops.push(() => endpoint.close());
       }
-      await new Promise<void>((resolve) => {
-        const stop = () => resolve();
-        process.once('SIGINT', stop);
-        process.once('SIGTERM', stop);
+      const signal = await new Promise<NodeJS.Signals>((resolve) => {
+        process.once('SIGINT', () => resolve('SIGINT'));
+        process.once('SIGTERM', () => resolve('SIGTERM'));
       });
+      // SIGTERM (Kubernetes, systemd, a rolling upgrade) drains a worker first; SIGINT stops at once.
+      if (signal === 'SIGTERM' && drainFirst) await drainFirst();
       for (const s of stops.reverse()) await s();
     });
 }

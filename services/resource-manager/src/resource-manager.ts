@@ -84,6 +84,19 @@ export class ResourceManager {
 
   register(profile: WorkerProfile): void {
     const existing = this.workers.get(profile.workerId);
+    // Another worker registered at this address is gone: a restarted process (a rolling upgrade,
+    // a pod of a StatefulSet) took its port. It is lost now, not after its heartbeat timeout, so
+    // that neither its slots nor its drain are mistaken for the new process's.
+    // One that held no slot is simply forgotten (the leader has nothing to fail over).
+    if (!existing)
+      for (const [id, other] of this.workers) {
+        if (other.profile.address !== profile.address) continue;
+        if (other.slots.size > 0) this.lose(id, other, `worker ${profile.workerId} registered at its address`);
+        else {
+          this.workers.delete(id);
+          log.info({ workerId: id, address: profile.address, by: profile.workerId }, 'worker replaced at its address');
+        }
+      }
     const entry: WorkerEntry = existing ?? {
       profile,
       lastHeartbeat: Date.now(),
@@ -204,13 +217,17 @@ export class ResourceManager {
   declareLost(address: string, reason: string): boolean {
     for (const [id, entry] of this.workers) {
       if (entry.profile.address !== address) continue;
-      this.workers.delete(id);
-      this.lostWorkers++;
-      log.warn({ workerId: id, address, reason }, 'worker lost');
-      this.options.onWorkerLost?.(entry.profile, reason);
+      this.lose(id, entry, reason);
       return true;
     }
     return false;
+  }
+
+  private lose(id: string, entry: WorkerEntry, reason: string): void {
+    this.workers.delete(id);
+    this.lostWorkers++;
+    log.warn({ workerId: id, address: entry.profile.address, reason }, 'worker lost');
+    this.options.onWorkerLost?.(entry.profile, reason);
   }
 
   /** Releases the given slots of a job, or all of its slots when `slotIds` is empty. */

@@ -86,13 +86,16 @@ describe('a reflection-only Python client (grpcio, C++ descriptor pool)', () => 
       [
         'CancelJob',
         'CheckpointJob',
+        'DrainWorker',
         'GetClusterOverview',
         'GetJob',
         'GetJobMetrics',
         'ListJobs',
         'PlanJob',
         'SavepointJob',
+        'StepDown',
         'SubmitJob',
+        'UndrainWorker',
         'WatchJob',
       ].sort(),
     );

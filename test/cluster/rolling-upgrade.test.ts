@@ -35,7 +35,7 @@ afterAll(async () => {
 /** Committed rows per `key,seq`, read from the sink's committed files. */
 function committed(out: string): Map<string, number> {
   const counts = new Map<string, number>();
-  let names: string[] = [];
+  let names: string[];
   try {
     names = readdirSync(out);
   } catch {

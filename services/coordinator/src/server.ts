@@ -203,7 +203,7 @@ export class CoordinatorServer {
     if (!election?.resign)
       throw new TidewayError(
         ErrorCode.ILLEGAL_TRANSITION,
-        `coordinator ${this.address} is the sole coordinator (${election?.description ?? 'no election'}): there is no follower to hand over to`,
+        `coordinator ${this.address} cannot hand over: it runs as a ${election?.description ?? 'coordinator without an election'}, and a step-down needs coordinators sharing a Redis state store (docs/cluster.md, "High availability")`,
       );
     const others = (await this.store.coordinators()).filter((c) => c.address !== this.address);
     if (others.length === 0)

@@ -320,11 +320,20 @@ export class CoordinatorServer {
     if (!this.takingOver) await this.moveOffDrainingWorkers();
   }
 
+  /** A look for draining workers is under way (a slow resource manager must not pile ticks up). */
+  private lookingForDrains = false;
+
   /** Pipelines with task groups on draining workers move off them (Dispatcher.moveOff). */
   private async moveOffDrainingWorkers(): Promise<void> {
-    const { workers } = await this.rm.listWorkers().catch(() => ({ workers: [] }));
-    if (!this.fence.leading) return;
-    for (const w of workers) if (w.draining) this.dispatcher.moveOff(w.address, this.options.drainBatchTimeoutMs ?? 600_000);
+    if (this.lookingForDrains) return;
+    this.lookingForDrains = true;
+    try {
+      const { workers } = await this.rm.listWorkers().catch(() => ({ workers: [] }));
+      if (!this.fence.leading) return;
+      for (const w of workers) if (w.draining) this.dispatcher.moveOff(w.address, this.options.drainBatchTimeoutMs ?? 600_000);
+    } finally {
+      this.lookingForDrains = false;
+    }
   }
 
   /** Every job known here: running ones, and ended ones for a while. */

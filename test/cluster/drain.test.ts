@@ -79,6 +79,7 @@ describe('tideway cluster drain', () => {
     const moves = job.failovers.filter((f) => f.reason.includes(`moved off draining worker ${address} from checkpoint`));
     expect(moves.length).toBeGreaterThanOrEqual(1);
     expect(job.failovers.length - before.failovers.length).toBe(moves.length);
+    expect(await cluster.metric('resource-manager', 'tideway_workers_draining')).toBe(1);
     // The worker's readiness probe says it drains.
     const ready = await fetch(`http://127.0.0.1:${cluster.metricsPorts.get(drained)}/readyz`);
     expect(ready.status).toBe(503);

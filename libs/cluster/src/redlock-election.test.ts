@@ -137,7 +137,7 @@ describe('RedlockElection over 3 Redis nodes', () => {
     await b.election.stop();
     await sleep(3 * TTL);
     expect(a.election.leading).toBe(false); // still pausing: no claim before 10 ttl
-    expect(a.logs.some((l) => l.message.includes('handed the leader lease of epoch'))).toBe(true);
+    expect(a.logs.some((l) => l.message.includes('released the leader lease of epoch') && l.message.endsWith('handed over'))).toBe(true);
   });
 
   it('lets exactly one of two contenders lead, with the epoch the store recorded for it', async () => {

@@ -184,10 +184,14 @@ export class RedlockElection implements LeaderElection {
       }
       const resigned = this.resigned;
       this.resigned = undefined;
-      if (resigned) this.log.info({ epoch: lease.epoch }, `handed the leader lease of epoch ${lease.epoch} over`);
-      else if (reason !== 'stopped')
-        this.log.warn({ epoch: lease.epoch, reason }, `lost the leader lease of epoch ${lease.epoch}: ${reason}`);
+      const handedOver = resigned !== undefined || reason === 'stopped';
+      if (!handedOver) this.log.warn({ epoch: lease.epoch, reason }, `lost the leader lease of epoch ${lease.epoch}: ${reason}`);
       await this.release(lease.lock);
+      if (handedOver)
+        this.log.info(
+          { epoch: lease.epoch },
+          `released the leader lease of epoch ${lease.epoch}: ${resigned ? 'handed over' : 'stopping'}`,
+        );
       resigned?.();
     }
   }

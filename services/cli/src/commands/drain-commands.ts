@@ -37,6 +37,11 @@ export function registerDrainCommands(cluster: Command): void {
   ).action(
     withClient<DrainOpts>(async (client, opts, args) => {
       const timeoutMs = timeoutOf(opts);
+      if (!opts.wait && timeoutMs !== undefined)
+        throw new ConfigError(
+          ErrorCode.CONFIG_BAD_VALUE,
+          '--timeout with --no-wait: --timeout bounds the wait that --no-wait leaves out; give one of them',
+        );
       const { worker } = await client.drain(args[0]);
       const w = worker!;
       process.stderr.write(`${describe(w)} is draining: ${w.usedSlots} slot(s) in use\n`);

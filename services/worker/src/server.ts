@@ -65,7 +65,7 @@ export class WorkerServer {
   private heartbeatLost = false;
   /** An operator drains this worker (as the resource manager said in the last heartbeat). */
   private drainRequested = false;
-  /** The worker drains because it is stopping (drainAndStop). */
+  /** The worker drains because it is stopping (drainBeforeStop). */
   private stopping = false;
   port = 0;
 
@@ -233,11 +233,6 @@ export class WorkerServer {
     };
   }
 
-  /** Whether the worker drains (an operator's drain, or it is stopping). */
-  get draining(): boolean {
-    return this.drainRequested || this.stopping;
-  }
-
   /**
    * A stop with a drain first (SIGTERM): the worker tells the resource manager it is stopping
    * (no new slot is granted here, and the leader moves its task groups away at their next
@@ -289,8 +284,10 @@ export class WorkerServer {
     try {
       this.tasks.prune();
       const res = await call(this.rm!, 'heartbeat', { profile: this.profile() }, { deadlineMs: 5000 });
-      if (res.draining !== this.drainRequested) log.info({ draining: res.draining }, res.draining ? 'draining' : 'drain ended');
-      if (res.known) this.drainRequested = res.draining;
+      if (res.known && res.draining !== this.drainRequested) {
+        log.info({ draining: res.draining }, res.draining ? 'draining' : 'drain ended');
+        this.drainRequested = res.draining;
+      }
       if (!res.known) {
         // The resource manager restarted: register again, reporting the slots held here.
         const profile = this.profile();

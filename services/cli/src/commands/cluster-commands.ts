@@ -25,7 +25,9 @@ interface StartOptions {
 
 /** `tideway cluster start --role ...`: one service per process (or all in one with `all`). */
 export function registerClusterCommands(program: Command): void {
-  const cluster = program.command('cluster').description('run cluster services');
+  const cluster = program
+    .command('cluster')
+    .description('run cluster services; drain workers and hand the leadership over (docs/operations.md)');
   registerCertsCommand(cluster);
   registerDrainCommands(cluster);
   cluster

@@ -86,6 +86,7 @@ describe('a reflection-only Python client (grpcio, C++ descriptor pool)', () => 
       [
         'CancelJob',
         'CheckpointJob',
+        'DrainWorker',
         'GetClusterOverview',
         'GetJob',
         'GetJobMetrics',
@@ -93,7 +94,9 @@ describe('a reflection-only Python client (grpcio, C++ descriptor pool)', () => 
         'ListJobs',
         'PlanJob',
         'SavepointJob',
+        'StepDown',
         'SubmitJob',
+        'UndrainWorker',
         'WatchJob',
       ].sort(),
     );

@@ -140,6 +140,16 @@ export class TestCluster {
     return this.processes.coordinatorNames();
   }
 
+  /** `127.0.0.1:port` of a process's gRPC server. */
+  addressOf(name: ProcessName): string {
+    return this.processes.address(name);
+  }
+
+  /** The process listening at a gRPC address. */
+  nameAt(address: string): ProcessName | undefined {
+    return this.processes.nameOf(address);
+  }
+
   /** Starts (or restarts) one process and resolves once its gRPC server listens. */
   startProcess(name: ProcessName): Promise<void> {
     return this.processes.startProcess(name);
@@ -158,8 +168,8 @@ export class TestCluster {
     this.processes.signal(name, signal);
   }
 
-  /** Sends a signal to one process and waits for it to exit. */
-  kill(name: ProcessName, signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
+  /** Sends a signal to one process and waits for it to exit; resolves with its exit code (null: ended by the signal). */
+  kill(name: ProcessName, signal: NodeJS.Signals = 'SIGKILL'): Promise<number | null> {
     return this.processes.kill(name, signal);
   }
 

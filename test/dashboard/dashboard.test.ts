@@ -70,6 +70,27 @@ describe("Tideway's dashboard", () => {
     await page.screenshot({ path: join(shots, '1-workers.png'), fullPage: true });
   });
 
+  it('shows a worker drained over REST (POST /drain-worker) as drained, and serving again after /undrain-worker', async () => {
+    const address = (await cluster.workers())[0].address;
+    const post = (route: string) =>
+      fetch(`${base}${route}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ worker: address }),
+      });
+    const drained = await post('/drain-worker');
+    expect(drained.status).toBe(200);
+    expect(await drained.json()).toMatchObject({ address, draining: true, usedSlots: 0 });
+    await page.getByRole('button', { name: 'refresh' }).click();
+    await page.getByTestId('worker-state').filter({ hasText: 'drained (empty)' }).waitFor();
+    expect(await page.getByTestId('slots').textContent()).toContain('0 free of 2');
+    await page.screenshot({ path: join(shots, '1b-worker-drained.png'), fullPage: true });
+    expect((await post('/undrain-worker')).status).toBe(200);
+    await page.getByRole('button', { name: 'refresh' }).click();
+    await page.getByTestId('worker-state').filter({ hasText: 'serving' }).waitFor();
+    expect(await page.getByTestId('slots').textContent()).toContain('2 free of 2');
+  });
+
   it('shows a submitted streaming job with its DAG, task groups on the worker and rows/s moving, then cancels it', async () => {
     const jobId = await submit(
       fakeJob({ mode: 'STREAMING', parallelism: 2, rowNum: 400, splitNum: 2000, readIntervalMs: 50 }),

@@ -408,13 +408,15 @@ describe.skipIf(!tools)('deploy/helm/tideway', () => {
       expect(matches(rmSvc.spec!.selector as Record<string, string>, template_(rm).metadata.labels)).toBe(true);
     });
 
-    it('the worker preStop hook runs only what the values name; no drain is pretended', () => {
+    it('the worker preStop hook runs only what the values name; SIGTERM drains the worker within 5 s less than its grace period', () => {
       const d = r().find('Deployment', 'tideway-worker');
       const command = get(v, 'worker.preStop.command') as string[] | undefined;
       if (command?.length) expect(container(d).lifecycle?.preStop?.exec?.command).toEqual(command);
       else expect(container(d).lifecycle).toBeUndefined();
-      expect(template_(d).spec.terminationGracePeriodSeconds).toBe(get(v, 'worker.terminationGracePeriodSeconds') ?? 30);
-      expect(JSON.stringify(r().docs)).not.toMatch(/cluster drain/);
+      const grace = (get(v, 'worker.terminationGracePeriodSeconds') as number | undefined) ?? 30;
+      expect(template_(d).spec.terminationGracePeriodSeconds).toBe(grace);
+      const w = r().engine('worker.yaml', { POD_NAME: 'p', POD_IP: '10.0.0.7' });
+      expect(w.tideway.drain.gracePeriod).toBe(Math.max(0, grace - 5) * 1000);
     });
 
     it('TLS: each role mounts its own certificate and key and the CA from the Secret, at the files its engine config names', () => {

@@ -63,6 +63,24 @@ describe('gRPC JobService (the CLI)', () => {
     expect(cancel.stderr).toContain('CancelJob needs the role operator or above');
   });
 
+  it('drain, undrain and step-down need the operator role (CLI and REST); a sole coordinator refuses to step down in one sentence', async () => {
+    const worker = (await cluster.workers())[0].address;
+    const refused = await cli(['cluster', 'drain', worker, '--no-wait'], tokens.viewer);
+    expect(refused.stderr).toContain("DrainWorker needs the role operator or above: token 'viewer' has the role viewer");
+    expect((await cli(['cluster', 'step-down'], tokens.viewer)).stderr).toContain('StepDown needs the role operator or above');
+    expect((await rest('POST', '/drain-worker', tokens.viewer, JSON.stringify({ worker }))).status).toBe(403);
+    const drained = await rest<{ draining: boolean }>('POST', '/drain-worker', tokens.operator, JSON.stringify({ worker }));
+    expect(drained).toMatchObject({ status: 200, json: { draining: true } });
+    const undrain = await cli(['cluster', 'undrain', worker], tokens.operator);
+    expect(undrain.code, undrain.stderr).toBe(0);
+    expect((await cluster.workers())[0].draining).toBe(false);
+    const down = await cli(['cluster', 'step-down'], tokens.admin);
+    expect(down.code).toBe(1);
+    expect(down.stderr).toMatch(
+      /cannot hand over: it runs as a sole coordinator, and a step-down needs coordinators sharing a Redis state store/,
+    );
+  });
+
   it('an operator and an admin submit, read and cancel; TIDEWAY_TOKEN works as --token', async () => {
     for (const role of ['operator', 'admin'] as const) {
       const submit = await cli(['submit', '--async', '-c', job()], tokens[role]);

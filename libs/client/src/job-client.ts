@@ -141,6 +141,21 @@ export class JobClient {
     return this.unary((c) => call(c, 'getClusterOverview', {}, { deadlineMs: 10_000 }));
   }
 
+  /** Drains a worker (by id or host:port): no new slot on it, its task groups move away. Answers at once. */
+  drain(worker: string) {
+    return this.unary((c) => call(c, 'drainWorker', { worker }, { deadlineMs: 10_000 }));
+  }
+
+  /** Ends a worker's drain: it gets slots again. */
+  undrain(worker: string) {
+    return this.unary((c) => call(c, 'undrainWorker', { worker }, { deadlineMs: 10_000 }));
+  }
+
+  /** The leader hands the leadership over to a follower at once (a rolling upgrade). */
+  stepDown() {
+    return this.unary((c) => call(c, 'stepDown', {}, { deadlineMs: 30_000 }));
+  }
+
   /**
    * Follows a job until it ends; `onEvent` sees every event; resolves with the last one. When
    * the coordinator dies or steps down mid-watch, the watch goes on at the new leader. An

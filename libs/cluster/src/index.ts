@@ -5,3 +5,4 @@ export { RedisStateStore, type RedisStateStoreOptions } from './redis-state-stor
 export * from './leader-election.js';
 export { RedlockElection, type RedlockElectionOptions } from './redlock-election.js';
 export { stateStoreFromConfig, electionFromConfig } from './from-config.js';
+export { STATE_FORMAT_VERSION, OLDEST_READABLE_STATE_FORMAT } from './state-format.js';

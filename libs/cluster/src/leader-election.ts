@@ -28,6 +28,13 @@ export interface LeaderElection {
    * stopped election does not start again: contend again with a new one.
    */
   stop(): Promise<void>;
+  /**
+   * Hands the leadership over (a rolling upgrade): when leading, stops holding the lease, calls
+   * onLost, releases the lease (so a follower takes it at its next try, without waiting for it
+   * to expire) and resolves; candidacy resumes after `pauseMs`. Absent: the election cannot
+   * hand over (a sole coordinator).
+   */
+  resign?(pauseMs: number): Promise<void>;
   /** Whether this process believes it holds the lease right now. */
   readonly leading: boolean;
   /** For messages: where the lease lives. */

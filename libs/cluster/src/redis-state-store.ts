@@ -14,6 +14,7 @@ import {
   type StoredJobState,
 } from './state-store.js';
 import type { StoredToken, TokenStore } from './token-store.js';
+import { OLDEST_READABLE_STATE_FORMAT, STATE_FORMAT_VERSION } from './state-format.js';
 
 /** Where the state lives and how hard a critical write waits for replicas. */
 export interface RedisStateStoreOptions {
@@ -50,6 +51,7 @@ export interface RedisStateStoreOptions {
  * | `<prefix>coordinators` | sorted set | coordinator address, scored by the ms it was last heard from |
  * | `<prefix>coordinators:ttl` | hash | coordinator address -> the ttl (ms) it announced itself with |
  * | `<prefix>tokens` | hash | token name -> StoredToken as JSON (the hash of a bearer token, never the token) |
+ * | `<prefix>format` | string (integer) | the state format version (state-format.ts); absent before it was kept: 1 |
  *
  * Every write is one Lua script that reads `<prefix>epoch` first: a higher stored epoch refuses
  * it (StaleEpochError, nothing written), a lower one (the server lost its data: restarted without
@@ -72,6 +74,8 @@ export class RedisStateStore implements StateStore, TokenStore {
   private readonly waitTimeoutMs: number;
   private readonly connectTimeoutMs: number;
   private readonly log: Logger;
+  /** The state format the store holds (state-format.ts), known once open() resolved. */
+  formatVersion = 0;
 
   constructor(private readonly options: RedisStateStoreOptions) {
     this.prefix = options.keyPrefix ?? 'tideway:';
@@ -105,6 +109,34 @@ export class RedisStateStore implements StateStore, TokenStore {
         },
       );
     }
+    this.formatVersion = await this.checkFormat();
+  }
+
+  /**
+   * The store's format version: stamped with this version's when absent (a new store, or one
+   * written before the version was kept, which has format 1's layout); a format this version
+   * cannot read is refused in one sentence.
+   */
+  private async checkFormat(): Promise<number> {
+    const key = this.key('format');
+    const client = this.connection.client;
+    const text = await this.read('open', async () => {
+      await client.set(key, String(STATE_FORMAT_VERSION), 'NX');
+      return client.get(key);
+    });
+    const version = Number(text);
+    if (!Number.isSafeInteger(version) || version < 1)
+      throw new StateStoreError(
+        ErrorCode.EXTERNAL_SYSTEM,
+        `the Redis state store at ${this.options.address} holds '${text}' under ${key}, which is not a state format version: another program wrote it`,
+      );
+    if (version > STATE_FORMAT_VERSION || version < OLDEST_READABLE_STATE_FORMAT)
+      throw new StateStoreError(
+        ErrorCode.EXTERNAL_SYSTEM,
+        `the Redis state store at ${this.options.address} holds state format ${version}, and this Tideway reads formats ` +
+          `${OLDEST_READABLE_STATE_FORMAT} to ${STATE_FORMAT_VERSION}: it was written by ${version > STATE_FORMAT_VERSION ? 'a newer' : 'a much older'} Tideway (docs/operations.md, "Rolling upgrade")`,
+      );
+    return version;
   }
 
   async close(): Promise<void> {

@@ -120,6 +120,26 @@ function childCandidate(address: string, jobId: string): { child: ChildProcess; 
 }
 
 describe('RedlockElection over 3 Redis nodes', () => {
+  it('resign hands the lease over at once: the follower leads before the lease could have expired, with a higher epoch, and the resigned one waits out its pause', async () => {
+    const a = await candidate('a:5801');
+    await until('a leads', () => a.election.leading);
+    const b = await candidate('b:5801');
+    await sleep(TTL); // b contends against a held lease meanwhile
+    expect(b.election.leading).toBe(false);
+    const t0 = Date.now();
+    await a.election.resign(10 * TTL);
+    expect(a.election.leading).toBe(false);
+    expect(a.lost).toEqual(['resigned: handing the leadership over']);
+    await until('b leads', () => b.election.leading);
+    // Taken at b's next try (every RETRY ms), not after the lease's ttl.
+    expect(Date.now() - t0).toBeLessThan(TTL);
+    expect(b.elected[0]).toBeGreaterThan(a.elected[0]);
+    await b.election.stop();
+    await sleep(3 * TTL);
+    expect(a.election.leading).toBe(false); // still pausing: no claim before 10 ttl
+    expect(a.logs.some((l) => l.message.includes('released the leader lease of epoch') && l.message.endsWith('handed over'))).toBe(true);
+  });
+
   it('lets exactly one of two contenders lead, with the epoch the store recorded for it', async () => {
     const a = await candidate('a:5801');
     const b = await candidate('b:5801');

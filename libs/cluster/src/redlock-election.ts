@@ -77,6 +77,10 @@ export class RedlockElection implements LeaderElection {
   private wake?: () => void;
   private stepDownReason?: string;
   private storeDown = false;
+  /** After a resign: no attempt to take the lease before this (ms since epoch). */
+  private resignedUntil = 0;
+  /** Resolves the resign() under way once the lease is released. */
+  private resigned?: () => void;
 
   constructor(private readonly options: RedlockElectionOptions) {
     if (options.nodes.length === 0) throw new Error('RedlockElection needs at least one Redis node');
@@ -147,8 +151,21 @@ export class RedlockElection implements LeaderElection {
     await Promise.all(this.connections.map((c) => c.close()));
   }
 
+  async resign(pauseMs: number): Promise<void> {
+    if (!this.lease) return;
+    this.resignedUntil = Date.now() + pauseMs;
+    const released = new Promise<void>((resolve) => (this.resigned = resolve));
+    this.stepDownReason = 'resigned: handing the leadership over';
+    this.wake?.();
+    await released;
+  }
+
   private async contend(): Promise<void> {
     while (this.running) {
+      if (Date.now() < this.resignedUntil) {
+        await this.sleep(this.resignedUntil - Date.now());
+        continue;
+      }
       const lease = await this.acquire();
       if (!lease) {
         await this.sleep(this.jittered(this.retryInterval));
@@ -165,8 +182,17 @@ export class RedlockElection implements LeaderElection {
       } catch (err) {
         this.log.error({ err: (err as Error).message }, 'onLost threw');
       }
-      if (reason !== 'stopped') this.log.warn({ epoch: lease.epoch, reason }, `lost the leader lease of epoch ${lease.epoch}: ${reason}`);
+      const resigned = this.resigned;
+      this.resigned = undefined;
+      const handedOver = resigned !== undefined || reason === 'stopped';
+      if (!handedOver) this.log.warn({ epoch: lease.epoch, reason }, `lost the leader lease of epoch ${lease.epoch}: ${reason}`);
       await this.release(lease.lock);
+      if (handedOver)
+        this.log.info(
+          { epoch: lease.epoch },
+          `released the leader lease of epoch ${lease.epoch}: ${resigned ? 'handed over' : 'stopping'}`,
+        );
+      resigned?.();
     }
   }
 

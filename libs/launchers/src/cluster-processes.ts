@@ -250,15 +250,19 @@ export class ClusterProcesses {
     else this.paused.delete(name);
   }
 
-  /** Sends a signal to one process and waits for it to exit (nothing when it is not running). */
-  async kill(name: ClusterProcessName, signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
+  /**
+   * Sends a signal to one process and waits for it to exit (nothing when it is not running).
+   * Resolves with its exit code (null when a signal ended it, or it was not running).
+   */
+  async kill(name: ClusterProcessName, signal: NodeJS.Signals = 'SIGKILL'): Promise<number | null> {
     const child = this.children.get(name);
-    if (!child || !this.isRunning(name)) return;
-    const exited = new Promise((resolve) => child.once('exit', resolve));
+    if (!child || !this.isRunning(name)) return null;
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     child.kill(signal);
-    await exited;
+    const code = await exited;
     this.children.delete(name);
     this.paused.delete(name);
+    return code;
   }
 
   /**

@@ -23,7 +23,8 @@ export interface TokenEntry {
 /**
  * The lowest role each JobService method needs. Viewers read (list, status, metrics, watch,
  * overview); operators also plan (planning connects to the job's databases), submit (restore
- * is a submit), cancel, savepoint and checkpoint. A method missing here needs admin.
+ * is a submit), cancel, savepoint and checkpoint, and drain workers and hand the leadership over
+ * (a rolling upgrade). A method missing here needs admin.
  */
 export const METHOD_ROLES: Readonly<Record<string, Role>> = {
   ListJobs: 'viewer',
@@ -37,6 +38,9 @@ export const METHOD_ROLES: Readonly<Record<string, Role>> = {
   CancelJob: 'operator',
   SavepointJob: 'operator',
   CheckpointJob: 'operator',
+  DrainWorker: 'operator',
+  UndrainWorker: 'operator',
+  StepDown: 'operator',
 };
 
 /** The services whose calls need a token: the client API, and the tokens' own (admin only: not in METHOD_ROLES). */

@@ -142,6 +142,18 @@ export class Dispatcher {
     return [...this.jobs.values()].some((j) => !j.isEnded() && j.pipelines.some((p) => p.runsOn(address)));
   }
 
+  /**
+   * A worker drains: every pipeline with a task group on it moves off (PipelineMaster.moveOff:
+   * at its next completed checkpoint, or after `batchTimeoutMs` without checkpoints).
+   */
+  moveOff(address: string, batchTimeoutMs: number): void {
+    for (const j of this.jobs.values()) {
+      if (j.isEnded()) continue;
+      for (const p of j.pipelines)
+        if (p.runsOn(address)) detach(p.moveOff(address, batchTimeoutMs), `moving job ${j.jobId} off ${address}`);
+    }
+  }
+
   /** Task groups on a lost worker fail (their pipelines fail over). */
   workerLost(address: string): void {
     for (const j of this.jobs.values()) if (!j.isEnded()) j.onWorkerLost(address);

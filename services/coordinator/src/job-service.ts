@@ -19,6 +19,11 @@ import type {
   SubmitJobRequest,
   SubmitJobResponse,
   WatchJobRequest,
+  DrainWorkerRequest,
+  DrainWorkerResponse,
+  StepDownResponse,
+  WorkerInfo,
+  WorkerProfile,
 } from '@tideway/contracts';
 import { JOB_STATUS, type JobStatus } from '@tideway/dag';
 import { ErrorCode, TidewayError, detach } from '@tideway/common';
@@ -39,13 +44,15 @@ export interface JobServiceContext {
   readonly dispatcher: Dispatcher;
   /** Ended jobs (of any leader), and the coordinators alive. */
   readonly store: Pick<StateStore, 'job' | 'endedJobs' | 'coordinators'>;
-  readonly resources: Pick<RemoteResourceManager, 'listWorkers'>;
+  readonly resources: Pick<RemoteResourceManager, 'listWorkers' | 'setDraining'>;
   /** Emits 'step-down' when this coordinator stops leading. */
   readonly leadership: EventEmitter;
   /** Waits for a take-over in progress; throws NotLeader unless this coordinator leads. */
   ready(): Promise<void>;
   /** This coordinator's address and epoch, and the leader it knows of. */
   whereabouts(): { address: string; epoch: number; knownLeader: string };
+  /** Hands the leadership over (CoordinatorServer.handOver). */
+  stepDown(): Promise<{ address: string; epoch: number }>;
   /** Collects a job's log lines from every process. */
   readonly logs: JobLogCollector;
 }
@@ -193,7 +200,40 @@ export function jobServiceHandlers(c: JobServiceContext): grpc.UntypedServiceImp
     // Any coordinator answers (a follower too): it asks the other processes for their lines.
     getJobLogs: unaryHandler<GetJobLogsRequest, GetJobLogsResponse>((req, call) => c.logs.collect(req, callerOfCall(call))),
     getClusterOverview: leaderUnary<object, ClusterOverview>(async (_req, caller) => overview(c, caller)),
+    // Operators drain and undrain (docs/security.md); the leader moves the task groups on its tick.
+    drainWorker: leaderUnary<DrainWorkerRequest, DrainWorkerResponse>(async (req) => ({
+      worker: workerInfo(await c.resources.setDraining(workerName(req), true)),
+    })),
+    undrainWorker: leaderUnary<DrainWorkerRequest, DrainWorkerResponse>(async (req) => ({
+      worker: workerInfo(await c.resources.setDraining(workerName(req), false)),
+    })),
+    stepDown: leaderUnary<object, StepDownResponse>(async () => c.stepDown()),
     watchJob: (call: grpc.ServerWritableStream<WatchJobRequest, JobEvent>) => detach(watch(c, call), 'a WatchJob stream'),
+  };
+}
+
+/** The worker of a DrainWorker call: its id or address, refused when empty. */
+function workerName(req: DrainWorkerRequest): string {
+  const worker = req.worker.trim();
+  if (worker === '') throw new TidewayError(ErrorCode.BAD_REQUEST, 'name the worker to drain or undrain: its id or host:port');
+  return worker;
+}
+
+/** A worker as the resource manager registers it, as clients see it. */
+function workerInfo(w: WorkerProfile): WorkerInfo {
+  return {
+    workerId: w.workerId,
+    address: w.address,
+    attributes: w.attributes,
+    totalSlots: w.dynamicSlot ? 0 : w.slotNum,
+    freeSlots: w.dynamicSlot || w.draining ? 0 : Math.max(0, w.slotNum - w.assignedSlots.length),
+    cpuCores: w.cpuCores,
+    memoryMb: w.memoryMb,
+    systemLoad: w.systemLoad,
+    lastHeartbeatMs: 0,
+    draining: w.draining,
+    stopping: w.stopping,
+    usedSlots: w.assignedSlots.length,
   };
 }
 
@@ -210,19 +250,15 @@ async function overview(c: JobServiceContext, caller: Caller): Promise<ClusterOv
   const used = workers.reduce((n, w) => n + w.assignedSlots.length, 0);
   if (!coordinators.some((x) => x.address === here.address)) coordinators.push({ address: here.address, lastSeenMs: Date.now() });
   return {
-    workers: workers.map((w) => ({
-      workerId: w.workerId,
-      address: w.address,
-      attributes: w.attributes,
-      totalSlots: w.dynamicSlot ? 0 : w.slotNum,
-      freeSlots: w.dynamicSlot ? 0 : Math.max(0, w.slotNum - w.assignedSlots.length),
-      cpuCores: w.cpuCores,
-      memoryMb: w.memoryMb,
-      systemLoad: w.systemLoad,
-      lastHeartbeatMs: 0,
-    })),
+    workers: workers.map(workerInfo),
     totalSlots,
-    freeSlots: Math.max(0, totalSlots - used),
+    // A draining worker's free slots are not given out.
+    freeSlots: Math.max(
+      0,
+      totalSlots -
+        used -
+        workers.reduce((n, w) => n + (w.draining && !w.dynamicSlot ? Math.max(0, w.slotNum - w.assignedSlots.length) : 0), 0),
+    ),
     runningJobs: count('RUNNING'),
     pendingJobs: count('PENDING'),
     finishedJobs: count('FINISHED'),

@@ -47,12 +47,18 @@ export class PipelineFailover {
     this.lostWorkers.add(address);
   }
 
+  /** A drained worker: its slots are released and replaced at the next restart, as a lost worker's. */
+  onWorkerDrained(address: string): void {
+    this.lostWorkers.add(address);
+  }
+
   /**
    * The steps between two attempts, before anything is deployed: the retry interval, then the
    * slots. Returns false when `current` says the restart was called off meanwhile (a cancel).
+   * A move off a draining worker (`pause` false) is no failure: it restarts without the interval.
    */
-  async prepareRestart(taskGroups: TaskGroupTrack[], current: () => boolean): Promise<boolean> {
-    await sleep(this.ctx.settings.retryIntervalMs);
+  async prepareRestart(taskGroups: TaskGroupTrack[], current: () => boolean, pause = true): Promise<boolean> {
+    if (pause) await sleep(this.ctx.settings.retryIntervalMs);
     if (!current()) return false;
     await this.replaceLostSlots(taskGroups);
     if (!current()) return false;

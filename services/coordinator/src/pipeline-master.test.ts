@@ -18,6 +18,8 @@ interface Options {
   retryIntervalMs?: number;
   /** Changes the planned job (its plugins) before the pipeline is made. */
   job?: (planned: PlannedJob) => PlannedJob;
+  /** checkpoint.interval (default 0: none). */
+  checkpointIntervalMs?: number;
 }
 
 /** One pipeline of two task groups (source and sink fused, parallelism 2) on hand-written gateways. */
@@ -28,17 +30,23 @@ async function newPipeline(opts: Options = {}) {
   const resources = new FakeResources();
   const storage = new MemoryStorage();
   const statuses: PipelineStatus[] = [];
+  const failovers: string[] = [];
   const p = new PipelineMaster(
     job,
     job.pipelines[0],
-    { workers, resources, storage, listener: { onStatus: (pm) => statuses.push(pm.status) } },
     {
-      checkpoint: { intervalMs: 0, timeoutMs: 2000, minPauseMs: 0 },
+      workers,
+      resources,
+      storage,
+      listener: { onStatus: (pm) => statuses.push(pm.status), onFailover: (_pm, reason) => failovers.push(reason) },
+    },
+    {
+      checkpoint: { intervalMs: opts.checkpointIntervalMs ?? 0, timeoutMs: 2000, minPauseMs: 0 },
       retryTimes: job.env.jobRetryTimes,
       retryIntervalMs: opts.retryIntervalMs ?? 0,
     },
   );
-  return { p, workers, resources, storage, statuses };
+  return { p, workers, resources, storage, statuses, failovers };
 }
 
 function running(p: PipelineMaster, attempt: number): void {
@@ -204,5 +212,53 @@ describe('PipelineMaster failure handling', () => {
     await tick(150);
     expect(workers.deployed.filter((l) => l.attempt > 0)).toHaveLength(0);
     expect(statuses.slice(-4)).toEqual(['FAILING', 'INITIALIZING', 'CANCELING', 'CANCELED']);
+  });
+});
+
+describe('PipelineMaster moving off a draining worker', () => {
+  it('takes a checkpoint, then restarts from it with new slots, at once and without spending job.retry.times', async () => {
+    const { p, workers, resources, failovers } = await newPipeline({ retries: 0, retryIntervalMs: 60_000, checkpointIntervalMs: 60_000 });
+    await p.deploy(await resources.apply('j1', ['1/0', '1/1']));
+    running(p, 0);
+    expect(p.runsOn('worker:1')).toBe(true);
+    resources.nextWorker = 'worker:2';
+    const move = p.moveOff('worker:1', 600_000);
+    await until(() => workers.triggered.filter((t) => t.kind === 'CHECKPOINT' && t.loc.attempt === 0).length === 2, 'the checkpoint');
+    const id = workers.triggered[0].id;
+    for (const i of [0, 1]) await p.onAck(i, 0, id, ackState, {});
+    await move;
+    expect(p.status).toBe('FAILING');
+    expect(failovers).toEqual([`moved off draining worker worker:1 from checkpoint ${id}`]);
+    await until(() => workers.cancelled.filter((l) => l.attempt === 0).length === 2, 'the cancels');
+    for (const i of [0, 1]) p.onTaskState(i, 0, 'CANCELED');
+    // No retry interval (60 s here) and no retry spent (job.retry.times 0 would fail the pipeline).
+    await until(() => p.status === 'DEPLOYING' && p.attempt === 1, 'attempt 1', 5000);
+    expect(resources.released.flat()).toHaveLength(2);
+    expect(workers.deployedTo.slice(-2)).toEqual(['worker:2', 'worker:2']);
+    expect(workers.deployed.filter((l) => l.attempt === 1)).toHaveLength(2);
+    expect(p.error).toBeUndefined();
+    running(p, 1);
+    expect(p.status).toBe('RUNNING');
+    expect(p.runsOn('worker:1')).toBe(false);
+    // Nothing left there: a later call does nothing.
+    await p.moveOff('worker:1', 600_000);
+    expect(p.status).toBe('RUNNING');
+    p.cancel(true);
+  });
+
+  it('without checkpoints it waits for the batch timeout; a cancel during the move ends the pipeline CANCELED, not FAILED', async () => {
+    const { p, workers, resources } = await newPipeline({ retries: 0 });
+    await p.deploy(await resources.apply('j1', ['1/0', '1/1']));
+    running(p, 0);
+    await p.moveOff('worker:1', 200);
+    expect(p.status).toBe('RUNNING');
+    await tick(250);
+    await p.moveOff('worker:1', 200);
+    expect(p.status).toBe('FAILING');
+    expect(workers.triggered).toHaveLength(0);
+    p.cancel(true);
+    for (const i of [0, 1]) p.onTaskState(i, 0, 'CANCELED');
+    await until(() => p.isEnded(), 'the end');
+    expect(p.status).toBe('CANCELED');
   });
 });

@@ -81,6 +81,12 @@ export class PipelineMaster {
   private starting?: Promise<void>;
   /** The checkpoint the next attempt starts from (a restore, or the latest completed). */
   private restorePoint?: RestorePoint;
+  /** A move off a draining worker is under way (moveOff). */
+  private moving = false;
+  /** The restart under way moves task groups off a draining worker: no failure, no pause. */
+  private relocating = false;
+  /** When this pipeline first saw each draining worker it runs on (ms), for the batch timeout. */
+  private readonly drainSeen = new Map<string, number>();
 
   constructor(
     private readonly job: PlannedJob,
@@ -378,6 +384,7 @@ export class PipelineMaster {
       return;
     }
     this.error = error;
+    this.relocating = false;
     this.restarting = this.failover.onFailure(error);
     log.warn(
       { jobId: this.job.jobId, pipelineId: this.pipelineId, attempt: this.attempt, restart: this.restarting, error: error.message },
@@ -400,7 +407,7 @@ export class PipelineMaster {
     if (this.status === 'CANCELING') return;
     this.restarting = false;
     this.checkpoints.stop();
-    if (this.status === 'FAILING') return; // already stopping; it will end FAILED
+    if (this.status === 'FAILING') return; // already stopping: it ends FAILED (CANCELED when it was moving off a drained worker)
     // Between two attempts (INITIALIZING) no task group runs: there is nothing to tell.
     const between = this.status === 'INITIALIZING';
     this.setStatus('CANCELING');
@@ -432,6 +439,57 @@ export class PipelineMaster {
   /** Whether a task group of this pipeline runs (not ended) on the worker. */
   runsOn(address: string): boolean {
     return this.taskGroups.some((t) => t.slot?.workerAddress === address && !EXECUTION_STATE.isTerminal(t.state));
+  }
+
+  /**
+   * The worker drains: this pipeline's task groups leave it. With checkpoints on (an interval
+   * above 0), a checkpoint is taken now and, once it completed, the pipeline restarts from it at
+   * once, its task groups on the worker in new slots on other workers (the others keep theirs).
+   * The whole pipeline restarts because its failover works per pipeline: a task group's
+   * restored state and its peers' shuffle channels belong to one attempt. The restart does not
+   * count against job.retry.times. Without checkpoints (a BATCH job without
+   * checkpoint.interval) the task groups may run to their end; after `batchTimeoutMs` they are
+   * moved by the same restart (from the latest checkpoint, or from the start). Called on every
+   * tick while the worker drains: it does nothing while a move is under way, while the pipeline
+   * is not RUNNING (a restart, a deploy) or finishing, or once nothing of it runs there.
+   */
+  async moveOff(address: string, batchTimeoutMs: number): Promise<void> {
+    if (this.moving || this.status !== 'RUNNING' || this.finalTriggered || !this.runsOn(address)) return;
+    const now = Date.now();
+    const seen = this.drainSeen.get(address) ?? now;
+    this.drainSeen.set(address, seen);
+    const checkpointed = this.settings.checkpoint.intervalMs > 0;
+    if (!checkpointed && now - seen < batchTimeoutMs) return;
+    const attempt = this.attempt;
+    this.moving = true;
+    try {
+      let reason = `moved off draining worker ${address}`;
+      if (checkpointed) reason += ` from checkpoint ${await this.checkpointNow()}`;
+      else reason += ` after ${Math.round((now - seen) / 1000)} s without checkpoints (tideway.drain.batch-timeout)`;
+      if (this.attempt !== attempt || this.status !== 'RUNNING' || this.finalTriggered || !this.runsOn(address)) return;
+      this.relocate(address, reason);
+    } catch (err) {
+      log.warn(
+        { jobId: this.job.jobId, pipelineId: this.pipelineId, worker: address, err: (err as Error).message },
+        'could not move off a draining worker yet; trying again',
+      );
+    } finally {
+      this.moving = false;
+    }
+  }
+
+  /** Stops every task group and restarts the pipeline from its latest checkpoint, off `address`. */
+  private relocate(address: string, reason: string): void {
+    log.info({ jobId: this.job.jobId, pipelineId: this.pipelineId, attempt: this.attempt, worker: address }, reason);
+    this.drainSeen.delete(address);
+    this.failover.onWorkerDrained(address);
+    this.deps.listener.onFailover?.(this, reason);
+    this.restarting = true;
+    this.relocating = true;
+    this.checkpoints.stop();
+    this.setStatus('FAILING');
+    this.cancelTaskGroups(reason);
+    this.maybeEnd();
   }
 
   /** Task groups on a lost worker have failed; their slots must be replaced on restart. */
@@ -468,6 +526,9 @@ export class PipelineMaster {
         // A restart called off by a cancel leaves the pipeline CANCELING: maybeEnd() below ends it.
         await this.restart();
       } else if (this.status === 'FAILING' || this.status === 'CANCELING' || this.status === 'INITIALIZING') {
+        // A cancel during a move off a draining worker: no failure happened, the pipeline ends CANCELED.
+        if (this.status === 'FAILING' && this.relocating) this.setStatus('INITIALIZING');
+        this.relocating = false;
         if (this.status === 'INITIALIZING') this.setStatus('CANCELING');
         if (this.abandonOnEnd) await this.committers.abandon();
         this.setStatus(this.status === 'FAILING' ? 'FAILED' : 'CANCELED');
@@ -510,7 +571,9 @@ export class PipelineMaster {
     const attempt = this.attempt;
     // false once the restart is called off (a cancel while waiting for the interval or slots)
     const current = () => this.attempt === attempt && this.status === 'INITIALIZING';
-    if (!(await this.failover.prepareRestart(this.taskGroups, current))) return;
+    const moving = this.relocating;
+    this.relocating = false;
+    if (!(await this.failover.prepareRestart(this.taskGroups, current, !moving))) return;
     this.restorePoint = await this.cps.latest();
     if (!current()) return;
     // The new attempt's task groups start CREATED, in the slots they keep.

@@ -156,6 +156,12 @@ export class RemoteResourceManager implements ResourceGateway {
     }
   }
 
+  /** Drains a worker (by id or address) or ends its drain; answers with the worker as now registered. */
+  async setDraining(worker: string, draining: boolean): Promise<WorkerProfile> {
+    const res = await this.send('setDraining', { worker, draining }, 10_000);
+    return res.worker!;
+  }
+
   async listWorkers(): Promise<{ workers: WorkerProfile[]; nowMs: number }> {
     return call(this.client, 'listWorkers', {}, { deadlineMs: 10_000 });
   }

@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { CoordinatorServiceService, JobServiceService, TokenServiceService } from '@tideway/contracts';
-import { detach, logger } from '@tideway/common';
+import { ErrorCode, TidewayError, detach, logger } from '@tideway/common';
 import type { ConfigLimits, NamespaceLimits } from '@tideway/config';
 import { TidewayServer, useStoredTokens } from '@tideway/rpc';
 import { MemoryStateStore, SoleLeaderElection, type LeaderElection, type StateStore, type TokenStore } from '@tideway/cluster';
@@ -22,6 +22,8 @@ import { storedTokenEntries, tokenServiceHandlers } from './token-service.js';
 const log = logger('coordinator');
 /** How often the leader hands the resource manager the list of slots its jobs hold. */
 const SLOT_SYNC_INTERVAL_MS = 30_000;
+/** After a step-down this coordinator does not contend for the lease for this long (a follower takes it). */
+const STEP_DOWN_PAUSE_MS = 10_000;
 
 export interface CoordinatorOptions {
   host: string;
@@ -56,6 +58,11 @@ export interface CoordinatorOptions {
   configLimits?: ConfigLimits;
   /** Where job events are pushed (event-report-http, tideway.events.webhooks); none when unset. */
   events?: JobEventReporter;
+  /**
+   * Milliseconds a pipeline without checkpoints may run on a draining worker before it is moved
+   * by a restart (tideway.drain.batch-timeout; default 10 minutes).
+   */
+  drainBatchTimeoutMs?: number;
 }
 
 /**
@@ -146,6 +153,7 @@ export class CoordinatorServer {
       logs: this.logs,
       leadership: this.leadership,
       ready: () => this.ready(),
+      stepDown: () => this.handOver(),
       whereabouts: () => ({ address: this.address, epoch: this.epoch, knownLeader: this.fence.knownLeader }),
     });
     this.server.add('tideway.v1.JobService', JobServiceService, jobService);
@@ -177,9 +185,15 @@ export class CoordinatorServer {
     return this.address;
   }
 
+  /**
+   * Stops the process. A leader hands over: its jobs stop being acted on (no scheduling, no new
+   * checkpoints), then the election's stop releases the lease, so a follower takes over at its
+   * next try instead of when the lease would have expired; task groups run on meanwhile.
+   */
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.ticker) clearInterval(this.ticker);
+    if (this.fence.leading) log.info({ address: this.address, epoch: this.epoch }, 'stopping: handing the leadership over');
     this.dispatcher.stop();
     await this.options.events?.close();
     await this.election?.stop();
@@ -189,6 +203,30 @@ export class CoordinatorServer {
     this.logs.close();
     await this.server.close(500);
     await this.store.close();
+  }
+
+  /**
+   * tideway cluster step-down: this leader stops its work, releases the lease and does not
+   * contend for a while, so a follower leads at once (a rolling upgrade restarts the leader
+   * last). Refused without an election that can hand over, or with no other coordinator alive.
+   */
+  async handOver(): Promise<{ address: string; epoch: number }> {
+    const election = this.election;
+    if (!election?.resign)
+      throw new TidewayError(
+        ErrorCode.ILLEGAL_TRANSITION,
+        `coordinator ${this.address} cannot hand over: it runs as a ${election?.description ?? 'coordinator without an election'}, and a step-down needs coordinators sharing a Redis state store (docs/cluster.md, "High availability")`,
+      );
+    const others = (await this.store.coordinators()).filter((c) => c.address !== this.address);
+    if (others.length === 0)
+      throw new TidewayError(
+        ErrorCode.ILLEGAL_TRANSITION,
+        `no other coordinator announced itself lately: coordinator ${this.address} keeps leading (start a follower first)`,
+      );
+    const epoch = this.epoch;
+    log.info({ address: this.address, epoch, followers: others.map((c) => c.address) }, 'stepping down: handing the leadership over');
+    await election.resign(STEP_DOWN_PAUSE_MS);
+    return { address: this.address, epoch };
   }
 
   /** Waits for a take-over in progress; throws NotLeader unless this coordinator leads. */
@@ -291,6 +329,23 @@ export class CoordinatorServer {
       detach(this.syncSlots(), 'syncing the slot table');
     }
     this.dispatcher.tick(now, backup);
+    if (!this.takingOver) await this.moveOffDrainingWorkers();
+  }
+
+  /** A look for draining workers is under way (a slow resource manager must not pile ticks up). */
+  private lookingForDrains = false;
+
+  /** Pipelines with task groups on draining workers move off them (Dispatcher.moveOff). */
+  private async moveOffDrainingWorkers(): Promise<void> {
+    if (this.lookingForDrains) return;
+    this.lookingForDrains = true;
+    try {
+      const { workers } = await this.rm.listWorkers().catch(() => ({ workers: [] }));
+      if (!this.fence.leading) return;
+      for (const w of workers) if (w.draining) this.dispatcher.moveOff(w.address, this.options.drainBatchTimeoutMs ?? 600_000);
+    } finally {
+      this.lookingForDrains = false;
+    }
   }
 
   /** Every job known here: running ones, and ended ones for a while. */

@@ -3,9 +3,10 @@ import type { ResourceManager } from './resource-manager.js';
 
 /**
  * The resource manager's Prometheus metrics, read from its registry at scrape time:
- * registered workers, slots (total, used, free) and workers declared lost. Workers with
- * dynamic slots have no fixed total: they add their used slots to `used` only, and nothing
- * to `total` or `free`.
+ * registered workers (and those draining), slots (total, used, free) and workers declared lost.
+ * Workers with dynamic slots have no fixed total: they add their used slots to `used` only, and
+ * nothing to `total` or `free`; a draining worker's unused slots are not `free` (none is granted
+ * there).
  */
 export function registerResourceManagerMetrics(registry: Registry, manager: ResourceManager): void {
   new Gauge({
@@ -14,6 +15,14 @@ export function registerResourceManagerMetrics(registry: Registry, manager: Reso
     registers: [registry],
     collect() {
       this.set(manager.listWorkers().length);
+    },
+  });
+  new Gauge({
+    name: 'tideway_workers_draining',
+    help: 'Workers draining (tideway cluster drain, or stopping): no slot is granted on them.',
+    registers: [registry],
+    collect() {
+      this.set(manager.listWorkers().filter((w) => w.draining).length);
     },
   });
   const slots = (help: string, name: string, pick: (s: { total: number; used: number; free: number }) => number) =>
@@ -48,7 +57,7 @@ export function slotCounts(manager: ResourceManager): { total: number; used: num
     used += w.assignedSlots.length;
     if (w.dynamicSlot) continue;
     total += w.slotNum;
-    free += Math.max(0, w.slotNum - w.assignedSlots.length);
+    if (!w.draining) free += Math.max(0, w.slotNum - w.assignedSlots.length);
   }
   return { total, used, free };
 }

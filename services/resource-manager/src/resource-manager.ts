@@ -42,7 +42,15 @@ interface WorkerEntry {
   grantedAt: Map<string, number>;
   /** A probe of this worker is in flight. */
   probing: boolean;
+  /**
+   * An operator drains the worker (SetDraining). Answered in each heartbeat; a registration
+   * (after a restart of this resource manager) takes it from the worker's own report.
+   */
+  drainRequested: boolean;
 }
+
+/** Whether a worker drains: by an operator's drain or because it is stopping. */
+const drains = (e: WorkerEntry): boolean => e.drainRequested || e.profile.stopping;
 
 /**
  * The resource manager's registry: workers, their slots, and who holds them. Stateless
@@ -76,7 +84,28 @@ export class ResourceManager {
 
   register(profile: WorkerProfile): void {
     const existing = this.workers.get(profile.workerId);
-    const entry: WorkerEntry = existing ?? { profile, lastHeartbeat: Date.now(), slots: new Map(), grantedAt: new Map(), probing: false };
+    // Another worker registered at this address is gone: a restarted process (a rolling upgrade,
+    // a pod of a StatefulSet) took its port. It is lost now, not after its heartbeat timeout, so
+    // that neither its slots nor its drain are mistaken for the new process's.
+    // One that held no slot is simply forgotten (the leader has nothing to fail over).
+    if (!existing)
+      for (const [id, other] of this.workers) {
+        if (other.profile.address !== profile.address) continue;
+        if (other.slots.size > 0) this.lose(id, other, `worker ${profile.workerId} registered at its address`);
+        else {
+          this.workers.delete(id);
+          log.info({ workerId: id, address: profile.address, by: profile.workerId }, 'worker replaced at its address');
+        }
+      }
+    const entry: WorkerEntry = existing ?? {
+      profile,
+      lastHeartbeat: Date.now(),
+      slots: new Map(),
+      grantedAt: new Map(),
+      probing: false,
+      // A worker that was draining before this resource manager (re)started still is.
+      drainRequested: profile.draining && !profile.stopping,
+    };
     entry.profile = profile;
     entry.lastHeartbeat = Date.now();
     // The worker's own report of the slots it holds wins: it owns them.
@@ -86,14 +115,35 @@ export class ResourceManager {
       log.info({ workerId: profile.workerId, address: profile.address, slots: profile.assignedSlots.length }, 'worker registered');
   }
 
-  /** Returns false when the worker is unknown (it must register again). */
-  heartbeat(profile: WorkerProfile): boolean {
+  /**
+   * `known` false when the worker is unknown (it must register again); `draining`: whether an
+   * operator drains it (the worker reports it back, and is not ready meanwhile).
+   */
+  heartbeat(profile: WorkerProfile): { known: boolean; draining: boolean } {
     const entry = this.workers.get(profile.workerId);
-    if (!entry) return false;
+    if (!entry) return { known: false, draining: false };
+    if (profile.stopping && !entry.profile.stopping)
+      log.info({ workerId: profile.workerId, address: profile.address }, 'worker stopping: draining');
     entry.profile = profile;
     entry.lastHeartbeat = Date.now();
     for (const slot of profile.assignedSlots) if (!entry.slots.has(slot.slotId)) entry.slots.set(slot.slotId, slot);
-    return true;
+    return { known: true, draining: entry.drainRequested };
+  }
+
+  /**
+   * Drains a worker (no slot is granted on it any more) or ends its drain. `worker` is its id or
+   * its address; NOT_FOUND naming it when no registered worker matches.
+   */
+  setDraining(worker: string, draining: boolean): WorkerProfile {
+    const entry = this.workers.get(worker) ?? [...this.workers.values()].find((w) => w.profile.address === worker);
+    if (!entry) {
+      const known = [...this.workers.values()].map((w) => `${w.profile.workerId} (${w.profile.address})`).join(', ') || 'none';
+      throw new TidewayError(ErrorCode.NOT_FOUND, `no registered worker has the id or address '${worker}'; registered: ${known}`);
+    }
+    if (entry.drainRequested !== draining)
+      log.info({ workerId: entry.profile.workerId, address: entry.profile.address }, draining ? 'worker draining' : 'worker drain ended');
+    entry.drainRequested = draining;
+    return this.view(entry);
   }
 
   /** Grants `slotCount` slots to a job, all or nothing (NoEnoughResourceError otherwise). */
@@ -167,13 +217,17 @@ export class ResourceManager {
   declareLost(address: string, reason: string): boolean {
     for (const [id, entry] of this.workers) {
       if (entry.profile.address !== address) continue;
-      this.workers.delete(id);
-      this.lostWorkers++;
-      log.warn({ workerId: id, address, reason }, 'worker lost');
-      this.options.onWorkerLost?.(entry.profile, reason);
+      this.lose(id, entry, reason);
       return true;
     }
     return false;
+  }
+
+  private lose(id: string, entry: WorkerEntry, reason: string): void {
+    this.workers.delete(id);
+    this.lostWorkers++;
+    log.warn({ workerId: id, address: entry.profile.address, reason }, 'worker lost');
+    this.options.onWorkerLost?.(entry.profile, reason);
   }
 
   /** Releases the given slots of a job, or all of its slots when `slotIds` is empty. */
@@ -193,7 +247,11 @@ export class ResourceManager {
   }
 
   listWorkers(): WorkerProfile[] {
-    return [...this.workers.values()].map((w) => ({ ...w.profile, assignedSlots: [...w.slots.values()] }));
+    return [...this.workers.values()].map((w) => this.view(w));
+  }
+
+  private view(w: WorkerEntry): WorkerProfile {
+    return { ...w.profile, assignedSlots: [...w.slots.values()], draining: drains(w) };
   }
 
   private capacity(w: WorkerEntry): WorkerCapacity {
@@ -215,6 +273,7 @@ export class ResourceManager {
       usedSlots: w.slots.size,
       usedCpu,
       usedMemoryMb,
+      draining: drains(w),
     };
   }
 

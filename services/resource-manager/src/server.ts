@@ -16,6 +16,8 @@ import {
   type RegisterWorkerRequest,
   type RegisterWorkerResponse,
   type ReleaseResourcesRequest,
+  type SetDrainingRequest,
+  type SetDrainingResponse,
 } from '@tideway/contracts';
 import { EpochGuard, LeaderCaller, TidewayServer, call, clientOptions, channelCredentials, unaryHandler, required } from '@tideway/rpc';
 import { detach, ErrorCode, TidewayError, backoffDelay, logger, sleep } from '@tideway/common';
@@ -64,7 +66,13 @@ export class ResourceManagerService {
         m.register(checkedProfile(req.profile));
         return { heartbeatIntervalMs: m.heartbeatIntervalMs };
       }),
-      heartbeat: unaryHandler<HeartbeatRequest, HeartbeatResponse>((req) => ({ known: m.heartbeat(checkedProfile(req.profile)) })),
+      heartbeat: unaryHandler<HeartbeatRequest, HeartbeatResponse>((req) => m.heartbeat(checkedProfile(req.profile))),
+      // Any caller may drain: the coordinator checks the operator's role before it calls here
+      // (the internal services are protected by mutual TLS, docs/security.md).
+      setDraining: unaryHandler<SetDrainingRequest, SetDrainingResponse>((req) => {
+        if (req.worker === '') throw new TidewayError(ErrorCode.BAD_REQUEST, 'SetDraining names no worker (an id or host:port)');
+        return { worker: m.setDraining(req.worker, req.draining) };
+      }),
       applyResources: unaryHandler<ApplyResourcesRequest, ApplyResourcesResponse>((req, callCtx) => {
         this.epochs.check(callCtx.metadata);
         if (req.jobId === '') throw new TidewayError(ErrorCode.BAD_REQUEST, 'ApplyResources has no jobId');

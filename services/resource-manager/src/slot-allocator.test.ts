@@ -57,4 +57,15 @@ describe('allocateSlots', () => {
     expect(() => allocateSlots([w], { ...req(2), cpuPerSlot: 1 }, 'RANDOM')).toThrow(/NoEnoughResource/);
     expect(allocateSlots([w], req(50), 'RANDOM')).toHaveLength(50);
   });
+
+  it('grants nothing on a draining worker, and says so when that is why slots are short', () => {
+    for (const strategy of ['RANDOM', 'SLOT_RATIO', 'SYSTEM_LOAD'] as const) {
+      const grants = allocateSlots([worker('a', { draining: true, systemLoad: 0 }), worker('b', { systemLoad: 3 })], req(2), strategy);
+      expect(grants.map((g) => g.workerId)).toEqual(['b', 'b']);
+    }
+    expect(() => allocateSlots([worker('a', { draining: true }), worker('b')], req(3), 'RANDOM')).toThrow(
+      /needs 3 slot\(s\), but 1 worker\(s\) have 2 slot\(s\) in all, 2 free \(1 draining worker\(s\) left out\)/,
+    );
+    expect(() => allocateSlots([worker('a', { draining: true })], req(1), 'RANDOM')).toThrow(/every one of the 1 worker\(s\) is draining/);
+  });
 });

@@ -18,6 +18,8 @@ export interface WorkerCapacity {
   usedSlots: number;
   usedCpu: number;
   usedMemoryMb: number;
+  /** Draining (tideway cluster drain, or stopping): no slot is granted on it. */
+  draining?: boolean;
 }
 
 export interface SlotRequest {
@@ -57,7 +59,7 @@ export function allocateSlots(
   strategy: SlotAllocateStrategy,
   random: () => number = Math.random,
 ): Grant[] {
-  const eligible = workers.filter((w) => matchesTagFilter(w.attributes, req.tagFilter));
+  const eligible = workers.filter((w) => !w.draining && matchesTagFilter(w.attributes, req.tagFilter));
   const taken = new Map<string, number>();
   const grants: Grant[] = [];
   for (let i = 0; i < req.slotCount; i++) {
@@ -110,9 +112,14 @@ function noEnoughResource(all: readonly WorkerCapacity[], eligible: WorkerCapaci
   const total = eligible.reduce((n, w) => n + (w.dynamicSlot ? Infinity : w.slotNum), 0);
   const filterText = Object.keys(req.tagFilter).length ? ` with tag_filter ${JSON.stringify(req.tagFilter)}` : '';
   let why: string;
+  const draining = all.filter((w) => w.draining).length;
+  const drainingText = draining > 0 ? ` (${draining} draining worker(s) left out)` : '';
   if (all.length === 0) why = 'no worker is registered';
-  else if (eligible.length === 0) why = `tag_filter ${JSON.stringify(req.tagFilter)} matches none of the ${all.length} worker(s)`;
-  else why = `${eligible.length} worker(s)${filterText} have ${Number.isFinite(total) ? total : 'dynamic'} slot(s) in all, ${free} free`;
+  else if (eligible.length === 0 && draining === all.length) why = `every one of the ${all.length} worker(s) is draining`;
+  else if (eligible.length === 0)
+    why = `tag_filter ${JSON.stringify(req.tagFilter)} matches none of the ${all.length} worker(s)${drainingText}`;
+  else
+    why = `${eligible.length} worker(s)${filterText} have ${Number.isFinite(total) ? total : 'dynamic'} slot(s) in all, ${free} free${drainingText}`;
   return new NoEnoughResourceError(
     ErrorCode.NO_ENOUGH_RESOURCE,
     `NoEnoughResource: job ${req.jobId} needs ${req.slotCount} slot(s), but ${why}`,

@@ -10,5 +10,5 @@ import type { JobClient } from '@tideway/client';
  */
 export type JobApi = Pick<
   JobClient,
-  'submit' | 'plan' | 'get' | 'list' | 'cancel' | 'savepoint' | 'checkpoint' | 'metrics' | 'overview' | 'watch' | 'logs'
+  'submit' | 'plan' | 'get' | 'list' | 'cancel' | 'savepoint' | 'checkpoint' | 'metrics' | 'overview' | 'watch' | 'logs' | 'drain' | 'undrain'
 >;

@@ -65,6 +65,10 @@ export class WorkerServer {
   private registered = false;
   /** Whether the last heartbeat failed (the resource manager is away). */
   private heartbeatLost = false;
+  /** An operator drains this worker (as the resource manager said in the last heartbeat). */
+  private drainRequested = false;
+  /** The worker drains because it is stopping (drainBeforeStop). */
+  private stopping = false;
   port = 0;
 
   constructor(private readonly options: WorkerOptions) {
@@ -199,6 +203,8 @@ export class WorkerServer {
   readiness(): { ready: boolean; reason: string } {
     const rm = this.options.resourceManagerAddress;
     if (this.stopped) return { ready: false, reason: 'the worker is stopping' };
+    if (this.stopping) return { ready: false, reason: 'the worker is stopping: it drains (its task groups move to other workers)' };
+    if (this.drainRequested) return { ready: false, reason: 'the worker drains (tideway cluster drain): no new slots; undrain ends it' };
     if (!this.registered) return { ready: false, reason: `not yet registered with the resource manager at ${rm}` };
     if (this.heartbeatLost) return { ready: false, reason: `heartbeats to the resource manager at ${rm} fail` };
     return { ready: true, reason: `registered with the resource manager at ${rm}` };
@@ -226,7 +232,35 @@ export class WorkerServer {
       dynamicSlot: this.options.dynamicSlot,
       slotNum: this.options.slotNum,
       assignedSlots: this.tasks.heldSlots(),
+      draining: this.drainRequested || this.stopping,
+      stopping: this.stopping,
     };
+  }
+
+  /**
+   * A stop with a drain first (SIGTERM): the worker tells the resource manager it is stopping
+   * (no new slot is granted here, and the leader moves its task groups away at their next
+   * checkpoint), then waits until it holds no slot, at most `graceMs`. Resolves whether it
+   * emptied in time; the caller stops it either way.
+   */
+  async drainBeforeStop(graceMs: number, progress?: (slots: number) => void): Promise<boolean> {
+    this.stopping = true;
+    const until = Date.now() + graceMs;
+    log.info({ graceMs, slots: this.tasks.heldSlots().length }, 'stopping: draining first');
+    if (this.registered) await this.heartbeat(false);
+    let last = -1;
+    for (;;) {
+      this.tasks.prune();
+      const held = this.tasks.heldSlots().length;
+      if (held !== last) progress?.(held);
+      last = held;
+      if (held === 0) return true;
+      if (Date.now() >= until) {
+        log.warn({ graceMs, slots: held }, 'the drain grace period ended with slots still held: stopping anyway');
+        return false;
+      }
+      await sleep(Math.min(200, Math.max(1, until - Date.now())));
+    }
   }
 
   private async registerLoop(): Promise<void> {
@@ -249,11 +283,15 @@ export class WorkerServer {
     this.heartbeatTimer.unref();
   }
 
-  private async heartbeat(): Promise<void> {
+  private async heartbeat(reschedule = true): Promise<void> {
     if (this.stopped) return;
     try {
       this.tasks.prune();
       const res = await call(this.rm!, 'heartbeat', { profile: this.profile() }, { deadlineMs: 5000 });
+      if (res.known && res.draining !== this.drainRequested) {
+        log.info({ draining: res.draining }, res.draining ? 'draining' : 'drain ended');
+        this.drainRequested = res.draining;
+      }
       if (!res.known) {
         // The resource manager restarted: register again, reporting the slots held here.
         const profile = this.profile();
@@ -274,7 +312,7 @@ export class WorkerServer {
         );
       this.heartbeatLost = true;
     }
-    if (!this.stopped) this.scheduleHeartbeat();
+    if (!this.stopped && reschedule) this.scheduleHeartbeat();
   }
 
   async stop(): Promise<void> {

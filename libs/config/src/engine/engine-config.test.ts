@@ -32,6 +32,7 @@ describe('loadEngineConfig', () => {
         stateStore: { type: 'memory', redis: { address: '', password: '', keyPrefix: 'tideway:', waitReplicas: 0, waitTimeout: 1000 } },
         ha: { lockNodes: [], leaseTtl: 5000, retryInterval: 500 },
         heartbeat: { interval: 3000, timeout: 30000 },
+        drain: { gracePeriod: 30000, batchTimeout: 600000 },
       },
     });
     expect(Object.isFrozen(c)).toBe(true);

@@ -84,6 +84,8 @@ export interface EngineConfig {
     };
     /** Milliseconds. */
     readonly heartbeat: { readonly interval: number; readonly timeout: number };
+    /** `tideway.drain`, milliseconds: a stopping worker's wait, and how long a pipeline without checkpoints stays on a draining worker. */
+    readonly drain: { readonly gracePeriod: number; readonly batchTimeout: number };
     readonly stateStore: {
       readonly type: 'memory' | 'redis';
       readonly redis: {

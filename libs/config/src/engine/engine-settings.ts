@@ -224,6 +224,26 @@ export const TIDEWAY_SETTINGS: Readonly<Record<string, EngineSetting>> = {
       },
     },
   },
+  drain: {
+    type: 'section',
+    description: 'Taking a worker out of service (tideway cluster drain, or a worker that is sent SIGTERM): docs/operations.md.',
+    fields: {
+      'grace-period': {
+        type: 'int',
+        default: 30000,
+        min: 0,
+        description:
+          "Milliseconds a worker sent SIGTERM waits for its task groups to move to other workers before it exits anyway (keep it below Kubernetes' terminationGracePeriodSeconds).",
+      },
+      'batch-timeout': {
+        type: 'int',
+        default: 600000,
+        min: 0,
+        description:
+          'Milliseconds a pipeline without checkpoints (a BATCH job without checkpoint.interval) may run on a draining worker before the coordinator moves it by a restart.',
+      },
+    },
+  },
   heartbeat: {
     type: 'section',
     description: 'Worker liveness.',

@@ -11,6 +11,7 @@ import {
 } from './options.js';
 import { registerCertsCommand } from './certs-command.js';
 import { keepJobLogs } from './job-logs-setup.js';
+import { registerDrainCommands } from './drain-commands.js';
 
 const ROLES = ['coordinator', 'resource-manager', 'worker', 'all'] as const;
 type Role = (typeof ROLES)[number];
@@ -25,8 +26,11 @@ interface StartOptions {
 
 /** `tideway cluster start --role ...`: one service per process (or all in one with `all`). */
 export function registerClusterCommands(program: Command): void {
-  const cluster = program.command('cluster').description('run cluster services');
+  const cluster = program
+    .command('cluster')
+    .description('run cluster services; drain workers and hand the leadership over (docs/operations.md)');
   registerCertsCommand(cluster);
+  registerDrainCommands(cluster);
   cluster
     .command('start')
     .description('start a coordinator, resource manager or worker process (or all three) with an engine config')
@@ -79,6 +83,8 @@ export function registerClusterCommands(program: Command): void {
       const coordinators = coordinatorAddresses(engine);
       const registry = newMetricsRegistry();
       const stops: Array<() => Promise<void>> = [];
+      /** A worker process drains before it stops (SIGTERM): its task groups move to other workers first. */
+      let drainFirst: (() => Promise<void>) | undefined;
       const checks: Record<string, () => { ready: boolean; reason: string }> = {};
       if (role === 'resource-manager' || role === 'all') {
         const rm = new ResourceManagerService({
@@ -121,6 +127,7 @@ export function registerClusterCommands(program: Command): void {
           tokenStore: store instanceof RedisStateStore ? store : undefined,
           configLimits: configLimitsOf(engine),
           events: JobEventReporter.fromConfig(engine),
+          drainBatchTimeoutMs: t.drain.batchTimeout,
         });
         // A fixed port names the process before it starts: a take-over at the start logs to the jobs' files too.
         const coordinatorRole = role === 'all' ? 'all' : 'coordinator';
@@ -155,6 +162,17 @@ export function registerClusterCommands(program: Command): void {
         registerWorkerMetrics(registry, w);
         checks.worker = () => w.readiness();
         stops.push(() => w.stop());
+        if (role === 'worker')
+          drainFirst = async () => {
+            const grace = t.drain.gracePeriod;
+            process.stderr.write(`tideway: worker stopping: draining first (at most ${grace} ms, tideway.drain.grace-period)\n`);
+            const empty = await w.drainBeforeStop(grace, (slots) =>
+              process.stderr.write(`tideway: worker draining: ${slots} slot(s) in use\n`),
+            );
+            process.stderr.write(
+              empty ? 'tideway: worker drained: stopping\n' : 'tideway: worker drain grace period over: stopping anyway\n',
+            );
+          };
       }
       if (metricsPort !== undefined) {
         const host =
@@ -164,11 +182,12 @@ export function registerClusterCommands(program: Command): void {
         process.stderr.write(`tideway: metrics at ${endpoint.url}\n`);
         stops.push(() => endpoint.close());
       }
-      await new Promise<void>((resolve) => {
-        const stop = () => resolve();
-        process.once('SIGINT', stop);
-        process.once('SIGTERM', stop);
+      const signal = await new Promise<NodeJS.Signals>((resolve) => {
+        process.once('SIGINT', () => resolve('SIGINT'));
+        process.once('SIGTERM', () => resolve('SIGTERM'));
       });
+      // SIGTERM (Kubernetes, systemd, a rolling upgrade) drains a worker first; SIGINT stops at once.
+      if (signal === 'SIGTERM' && drainFirst) await drainFirst();
       for (const s of stops.reverse()) await s();
     });
 }

@@ -99,7 +99,19 @@ async function checkpoint(jobs: JobApi, body: unknown) {
   return { jobId, checkpoints: res.checkpoints.map((c) => ({ pipelineId: c.pipelineId, checkpointId: c.checkpointId, error: c.error })) };
 }
 
-/** POST /submit-job, /submit-jobs, /stop-job, /stop-jobs, /checkpoint-job (Tideway's). */
+/** POST /drain-worker and /undrain-worker (Tideway's): `{"worker": "<id or host:port>"}`; answers with the worker. */
+async function drain(jobs: JobApi, body: unknown, draining: boolean) {
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw new BadRequest('expected an object {"worker": "<id or host:port>"}');
+  const worker = (body as JsonObject).worker;
+  if (typeof worker !== 'string' || worker.trim() === '')
+    throw new BadRequest('worker is missing: the worker id or host:port to drain or undrain');
+  const res = draining ? await jobs.drain(worker) : await jobs.undrain(worker);
+  const w = res.worker!;
+  return { workerId: w.workerId, address: w.address, draining: w.draining, stopping: w.stopping, usedSlots: w.usedSlots };
+}
+
+/** POST /submit-job, /submit-jobs, /stop-job, /stop-jobs, /checkpoint-job, /drain-worker, /undrain-worker (the last three Tideway's). */
 export function registerSubmitRoutes(app: FastifyInstance, jobs: JobApi, maxJsonDepth: number): void {
   const json = (text: string | undefined, what: string) => parseJsonBody(text, what, maxJsonDepth);
   app.post<{ Querystring: SubmitParams; Body: string }>('/submit-job', async (req) => {
@@ -137,6 +149,9 @@ export function registerSubmitRoutes(app: FastifyInstance, jobs: JobApi, maxJson
   app.post<{ Body: string }>('/stop-job', async (req) => stop(jobs, json(req.body, 'the request body'), ''));
 
   app.post<{ Body: string }>('/checkpoint-job', async (req) => checkpoint(jobs, json(req.body, 'the request body')));
+
+  app.post<{ Body: string }>('/drain-worker', async (req) => drain(jobs, json(req.body, 'the request body'), true));
+  app.post<{ Body: string }>('/undrain-worker', async (req) => drain(jobs, json(req.body, 'the request body'), false));
 
   app.post<{ Body: string }>('/stop-jobs', async (req) => {
     const body = json(req.body, 'the request body');

@@ -115,6 +115,11 @@ export interface Worker {
   memoryMb?: number;
   systemLoad?: number;
   lastHeartbeatMs?: number;
+  /** Draining (tideway cluster drain, or stopping): no new slots, its task groups move away. */
+  draining?: boolean;
+  /** Draining because it was sent SIGTERM. */
+  stopping?: boolean;
+  usedSlots?: number;
 }
 export interface Overview {
   workers?: Worker[];

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, type Overview } from './api.js';
+import { api, type Overview, type Worker } from './api.js';
 
 /** A count against its quota: `3 / 4`, or `3` when there is none (0). */
 const ofQuota = (used: number | undefined, max: number | undefined) => (max ? `${used ?? 0} / ${max}` : String(used ?? 0));
@@ -30,6 +30,7 @@ export function WorkersPanel() {
               <tr>
                 <th>worker</th>
                 <th>address</th>
+                <th>state</th>
                 <th>slots used / total</th>
                 <th>cores</th>
                 <th>memory MB</th>
@@ -39,11 +40,12 @@ export function WorkersPanel() {
             </thead>
             <tbody>
               {(o.workers ?? []).map((w) => (
-                <tr key={w.workerId} data-worker={w.workerId}>
+                <tr key={w.workerId} data-worker={w.workerId} class={w.draining ? 'draining' : undefined}>
                   <td>{w.workerId}</td>
                   <td>{w.address}</td>
+                  <td data-testid="worker-state">{workerState(w)}</td>
                   <td>
-                    <SlotBar used={(w.totalSlots ?? 0) - (w.freeSlots ?? 0)} total={w.totalSlots ?? 0} />
+                    <SlotBar used={w.usedSlots ?? 0} total={w.totalSlots ?? 0} />
                   </td>
                   <td>{w.cpuCores ?? 0}</td>
                   <td>{Math.round(w.memoryMb ?? 0)}</td>
@@ -83,6 +85,13 @@ export function WorkersPanel() {
       )}
     </section>
   );
+}
+
+/** Whether a worker takes slots: `serving`, `draining` (tideway cluster drain), or `stopping` (SIGTERM: it drains, then exits). */
+function workerState(w: Worker): string {
+  if (w.stopping) return `stopping (draining, ${w.usedSlots ?? 0} slot(s) left)`;
+  if (w.draining) return (w.usedSlots ?? 0) === 0 ? 'drained (empty)' : `draining (${w.usedSlots ?? 0} slot(s) left)`;
+  return 'serving';
 }
 
 function SlotBar({ used, total }: { used: number; total: number }) {

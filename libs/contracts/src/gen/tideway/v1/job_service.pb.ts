@@ -34,6 +34,24 @@ import {
   TaskBusyness,
 } from "./common.pb.js";
 
+export interface DrainWorkerRequest {
+  /** The worker's id or address (host:port), as GetClusterOverview lists them. */
+  worker: string;
+}
+
+export interface DrainWorkerResponse {
+  worker: WorkerInfo | undefined;
+}
+
+export interface StepDownRequest {
+}
+
+export interface StepDownResponse {
+  /** The coordinator that stepped down, and its epoch then. */
+  address: string;
+  epoch: number;
+}
+
 export interface SubmitJobRequest {
   /** The job config as written (HOCON or JSON). */
   configText: string;
@@ -269,6 +287,15 @@ export interface WorkerInfo {
   memoryMb: number;
   systemLoad: number;
   lastHeartbeatMs: number;
+  /**
+   * Draining (tideway cluster drain, or the worker is stopping): no new slots; its task groups
+   * move away.
+   */
+  draining: boolean;
+  /** Slots granted on the worker now (a drained worker is empty at 0). */
+  usedSlots: number;
+  /** The worker drains because it is stopping (SIGTERM). */
+  stopping: boolean;
 }
 
 export interface WorkerInfo_AttributesEntry {
@@ -332,6 +359,279 @@ export interface PipelineCheckpoint {
   /** Why it has none; empty when it has one. */
   error: string;
 }
+
+function createBaseDrainWorkerRequest(): DrainWorkerRequest {
+  return { worker: "" };
+}
+
+export const DrainWorkerRequest: MessageFns<DrainWorkerRequest> = {
+  encode(message: DrainWorkerRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.worker !== "") {
+      writer.uint32(10).string(message.worker);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DrainWorkerRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDrainWorkerRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.worker = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DrainWorkerRequest {
+    return { worker: isSet(object.worker) ? globalThis.String(object.worker) : "" };
+  },
+
+  toJSON(message: DrainWorkerRequest): unknown {
+    const obj: any = {};
+    if (message.worker !== "") {
+      obj.worker = message.worker;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DrainWorkerRequest>, I>>(base?: I): DrainWorkerRequest {
+    return DrainWorkerRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DrainWorkerRequest>, I>>(object: I): DrainWorkerRequest {
+    const message = createBaseDrainWorkerRequest();
+    message.worker = object.worker ?? "";
+    return message;
+  },
+};
+
+function createBaseDrainWorkerResponse(): DrainWorkerResponse {
+  return { worker: undefined };
+}
+
+export const DrainWorkerResponse: MessageFns<DrainWorkerResponse> = {
+  encode(message: DrainWorkerResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.worker !== undefined) {
+      WorkerInfo.encode(message.worker, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DrainWorkerResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDrainWorkerResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.worker = WorkerInfo.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DrainWorkerResponse {
+    return { worker: isSet(object.worker) ? WorkerInfo.fromJSON(object.worker) : undefined };
+  },
+
+  toJSON(message: DrainWorkerResponse): unknown {
+    const obj: any = {};
+    if (message.worker !== undefined) {
+      obj.worker = WorkerInfo.toJSON(message.worker);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DrainWorkerResponse>, I>>(base?: I): DrainWorkerResponse {
+    return DrainWorkerResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DrainWorkerResponse>, I>>(object: I): DrainWorkerResponse {
+    const message = createBaseDrainWorkerResponse();
+    message.worker = (object.worker !== undefined && object.worker !== null)
+      ? WorkerInfo.fromPartial(object.worker)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseStepDownRequest(): StepDownRequest {
+  return {};
+}
+
+export const StepDownRequest: MessageFns<StepDownRequest> = {
+  encode(_: StepDownRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): StepDownRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseStepDownRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): StepDownRequest {
+    return {};
+  },
+
+  toJSON(_: StepDownRequest): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<StepDownRequest>, I>>(base?: I): StepDownRequest {
+    return StepDownRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<StepDownRequest>, I>>(_: I): StepDownRequest {
+    const message = createBaseStepDownRequest();
+    return message;
+  },
+};
+
+function createBaseStepDownResponse(): StepDownResponse {
+  return { address: "", epoch: 0 };
+}
+
+export const StepDownResponse: MessageFns<StepDownResponse> = {
+  encode(message: StepDownResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.address !== "") {
+      writer.uint32(10).string(message.address);
+    }
+    if (message.epoch !== 0) {
+      writer.uint32(16).uint64(message.epoch);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): StepDownResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseStepDownResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.address = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.epoch = longToNumber(reader.uint64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): StepDownResponse {
+    return {
+      address: isSet(object.address) ? globalThis.String(object.address) : "",
+      epoch: isSet(object.epoch) ? globalThis.Number(object.epoch) : 0,
+    };
+  },
+
+  toJSON(message: StepDownResponse): unknown {
+    const obj: any = {};
+    if (message.address !== "") {
+      obj.address = message.address;
+    }
+    if (message.epoch !== 0) {
+      obj.epoch = Math.round(message.epoch);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<StepDownResponse>, I>>(base?: I): StepDownResponse {
+    return StepDownResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<StepDownResponse>, I>>(object: I): StepDownResponse {
+    const message = createBaseStepDownResponse();
+    message.address = object.address ?? "";
+    message.epoch = object.epoch ?? 0;
+    return message;
+  },
+};
 
 function createBaseSubmitJobRequest(): SubmitJobRequest {
   return {
@@ -3601,6 +3901,9 @@ function createBaseWorkerInfo(): WorkerInfo {
     memoryMb: 0,
     systemLoad: 0,
     lastHeartbeatMs: 0,
+    draining: false,
+    usedSlots: 0,
+    stopping: false,
   };
 }
 
@@ -3632,6 +3935,15 @@ export const WorkerInfo: MessageFns<WorkerInfo> = {
     }
     if (message.lastHeartbeatMs !== 0) {
       writer.uint32(73).double(message.lastHeartbeatMs);
+    }
+    if (message.draining !== false) {
+      writer.uint32(80).bool(message.draining);
+    }
+    if (message.usedSlots !== 0) {
+      writer.uint32(88).uint32(message.usedSlots);
+    }
+    if (message.stopping !== false) {
+      writer.uint32(96).bool(message.stopping);
     }
     return writer;
   },
@@ -3724,6 +4036,30 @@ export const WorkerInfo: MessageFns<WorkerInfo> = {
             message.lastHeartbeatMs = reader.double();
             continue;
           }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.draining = reader.bool();
+            continue;
+          }
+          case 11: {
+            if (tag !== 88) {
+              break;
+            }
+
+            message.usedSlots = reader.uint32();
+            continue;
+          }
+          case 12: {
+            if (tag !== 96) {
+              break;
+            }
+
+            message.stopping = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3788,6 +4124,13 @@ export const WorkerInfo: MessageFns<WorkerInfo> = {
         : isSet(object.last_heartbeat_ms)
         ? globalThis.Number(object.last_heartbeat_ms)
         : 0,
+      draining: isSet(object.draining) ? globalThis.Boolean(object.draining) : false,
+      usedSlots: isSet(object.usedSlots)
+        ? globalThis.Number(object.usedSlots)
+        : isSet(object.used_slots)
+        ? globalThis.Number(object.used_slots)
+        : 0,
+      stopping: isSet(object.stopping) ? globalThis.Boolean(object.stopping) : false,
     };
   },
 
@@ -3826,6 +4169,15 @@ export const WorkerInfo: MessageFns<WorkerInfo> = {
     if (message.lastHeartbeatMs !== 0) {
       obj.lastHeartbeatMs = floatToJson(message.lastHeartbeatMs);
     }
+    if (message.draining !== false) {
+      obj.draining = message.draining;
+    }
+    if (message.usedSlots !== 0) {
+      obj.usedSlots = Math.round(message.usedSlots);
+    }
+    if (message.stopping !== false) {
+      obj.stopping = message.stopping;
+    }
     return obj;
   },
 
@@ -3851,6 +4203,9 @@ export const WorkerInfo: MessageFns<WorkerInfo> = {
     message.memoryMb = object.memoryMb ?? 0;
     message.systemLoad = object.systemLoad ?? 0;
     message.lastHeartbeatMs = object.lastHeartbeatMs ?? 0;
+    message.draining = object.draining ?? false;
+    message.usedSlots = object.usedSlots ?? 0;
+    message.stopping = object.stopping ?? false;
     return message;
   },
 };
@@ -4894,6 +5249,43 @@ export const JobServiceService = {
     responseSerialize: (value: GetJobLogsResponse): Buffer => Buffer.from(GetJobLogsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): GetJobLogsResponse => GetJobLogsResponse.decode(value),
   },
+  /**
+   * Drains a worker (tideway cluster drain): no new slot on it, and its task groups move to
+   * other workers at their next completed checkpoint. Answers at once; GetClusterOverview
+   * shows the worker's slots going to 0.
+   */
+  drainWorker: {
+    path: "/tideway.v1.JobService/DrainWorker" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: DrainWorkerRequest): Buffer => Buffer.from(DrainWorkerRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): DrainWorkerRequest => DrainWorkerRequest.decode(value),
+    responseSerialize: (value: DrainWorkerResponse): Buffer => Buffer.from(DrainWorkerResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): DrainWorkerResponse => DrainWorkerResponse.decode(value),
+  },
+  /** Ends a drain (tideway cluster undrain): the worker gets slots again. */
+  undrainWorker: {
+    path: "/tideway.v1.JobService/UndrainWorker" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: DrainWorkerRequest): Buffer => Buffer.from(DrainWorkerRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): DrainWorkerRequest => DrainWorkerRequest.decode(value),
+    responseSerialize: (value: DrainWorkerResponse): Buffer => Buffer.from(DrainWorkerResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): DrainWorkerResponse => DrainWorkerResponse.decode(value),
+  },
+  /**
+   * The leader stops its work, releases its lease and lets a follower lead at once
+   * (tideway cluster step-down); it contends again only after a pause.
+   */
+  stepDown: {
+    path: "/tideway.v1.JobService/StepDown" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: StepDownRequest): Buffer => Buffer.from(StepDownRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): StepDownRequest => StepDownRequest.decode(value),
+    responseSerialize: (value: StepDownResponse): Buffer => Buffer.from(StepDownResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): StepDownResponse => StepDownResponse.decode(value),
+  },
 } as const;
 
 export interface JobServiceServer extends UntypedServiceImplementation {
@@ -4920,6 +5312,19 @@ export interface JobServiceServer extends UntypedServiceImplementation {
    * processes that did not answer are named in `missing`.
    */
   getJobLogs: handleUnaryCall<GetJobLogsRequest, GetJobLogsResponse>;
+  /**
+   * Drains a worker (tideway cluster drain): no new slot on it, and its task groups move to
+   * other workers at their next completed checkpoint. Answers at once; GetClusterOverview
+   * shows the worker's slots going to 0.
+   */
+  drainWorker: handleUnaryCall<DrainWorkerRequest, DrainWorkerResponse>;
+  /** Ends a drain (tideway cluster undrain): the worker gets slots again. */
+  undrainWorker: handleUnaryCall<DrainWorkerRequest, DrainWorkerResponse>;
+  /**
+   * The leader stops its work, releases its lease and lets a follower lead at once
+   * (tideway cluster step-down); it contends again only after a pause.
+   */
+  stepDown: handleUnaryCall<StepDownRequest, StepDownResponse>;
 }
 
 export interface JobServiceClient extends Client {
@@ -5087,6 +5492,61 @@ export interface JobServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetJobLogsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Drains a worker (tideway cluster drain): no new slot on it, and its task groups move to
+   * other workers at their next completed checkpoint. Answers at once; GetClusterOverview
+   * shows the worker's slots going to 0.
+   */
+  drainWorker(
+    request: DrainWorkerRequest,
+    callback: (error: ServiceError | null, response: DrainWorkerResponse) => void,
+  ): ClientUnaryCall;
+  drainWorker(
+    request: DrainWorkerRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: DrainWorkerResponse) => void,
+  ): ClientUnaryCall;
+  drainWorker(
+    request: DrainWorkerRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: DrainWorkerResponse) => void,
+  ): ClientUnaryCall;
+  /** Ends a drain (tideway cluster undrain): the worker gets slots again. */
+  undrainWorker(
+    request: DrainWorkerRequest,
+    callback: (error: ServiceError | null, response: DrainWorkerResponse) => void,
+  ): ClientUnaryCall;
+  undrainWorker(
+    request: DrainWorkerRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: DrainWorkerResponse) => void,
+  ): ClientUnaryCall;
+  undrainWorker(
+    request: DrainWorkerRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: DrainWorkerResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The leader stops its work, releases its lease and lets a follower lead at once
+   * (tideway cluster step-down); it contends again only after a pause.
+   */
+  stepDown(
+    request: StepDownRequest,
+    callback: (error: ServiceError | null, response: StepDownResponse) => void,
+  ): ClientUnaryCall;
+  stepDown(
+    request: StepDownRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: StepDownResponse) => void,
+  ): ClientUnaryCall;
+  stepDown(
+    request: StepDownRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: StepDownResponse) => void,
   ): ClientUnaryCall;
 }
 

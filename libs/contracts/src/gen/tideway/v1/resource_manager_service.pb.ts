@@ -33,6 +33,13 @@ export interface WorkerProfile {
   /** Slots the worker holds for jobs (so a restarted resource manager can rebuild). */
   assignedSlots: SlotProfile[];
   freeMemoryMb: number;
+  /**
+   * The worker drains: no new slot is granted on it, and the leader moves its task groups
+   * away. In a heartbeat: the drain the resource manager last told it of, or its own stop.
+   */
+  draining: boolean;
+  /** The worker drains because it is stopping (SIGTERM): an undrain does not end that. */
+  stopping: boolean;
 }
 
 export interface WorkerProfile_AttributesEntry {
@@ -55,6 +62,8 @@ export interface HeartbeatRequest {
 export interface HeartbeatResponse {
   /** False when the resource manager does not know the worker (it restarted): register again. */
   known: boolean;
+  /** Whether an operator drains this worker (tideway cluster drain; undrain ends it). */
+  draining: boolean;
 }
 
 export interface ApplyResourcesRequest {
@@ -107,6 +116,16 @@ export interface SyncSlotsRequest {
   heldSlotIds: string[];
 }
 
+export interface SetDrainingRequest {
+  /** The worker's id or its address (host:port). */
+  worker: string;
+  draining: boolean;
+}
+
+export interface SetDrainingResponse {
+  worker: WorkerProfile | undefined;
+}
+
 function createBaseWorkerProfile(): WorkerProfile {
   return {
     workerId: "",
@@ -119,6 +138,8 @@ function createBaseWorkerProfile(): WorkerProfile {
     slotNum: 0,
     assignedSlots: [],
     freeMemoryMb: 0,
+    draining: false,
+    stopping: false,
   };
 }
 
@@ -153,6 +174,12 @@ export const WorkerProfile: MessageFns<WorkerProfile> = {
     }
     if (message.freeMemoryMb !== 0) {
       writer.uint32(81).double(message.freeMemoryMb);
+    }
+    if (message.draining !== false) {
+      writer.uint32(88).bool(message.draining);
+    }
+    if (message.stopping !== false) {
+      writer.uint32(96).bool(message.stopping);
     }
     return writer;
   },
@@ -253,6 +280,22 @@ export const WorkerProfile: MessageFns<WorkerProfile> = {
             message.freeMemoryMb = reader.double();
             continue;
           }
+          case 11: {
+            if (tag !== 88) {
+              break;
+            }
+
+            message.draining = reader.bool();
+            continue;
+          }
+          case 12: {
+            if (tag !== 96) {
+              break;
+            }
+
+            message.stopping = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -322,6 +365,8 @@ export const WorkerProfile: MessageFns<WorkerProfile> = {
         : isSet(object.free_memory_mb)
         ? globalThis.Number(object.free_memory_mb)
         : 0,
+      draining: isSet(object.draining) ? globalThis.Boolean(object.draining) : false,
+      stopping: isSet(object.stopping) ? globalThis.Boolean(object.stopping) : false,
     };
   },
 
@@ -363,6 +408,12 @@ export const WorkerProfile: MessageFns<WorkerProfile> = {
     if (message.freeMemoryMb !== 0) {
       obj.freeMemoryMb = floatToJson(message.freeMemoryMb);
     }
+    if (message.draining !== false) {
+      obj.draining = message.draining;
+    }
+    if (message.stopping !== false) {
+      obj.stopping = message.stopping;
+    }
     return obj;
   },
 
@@ -389,6 +440,8 @@ export const WorkerProfile: MessageFns<WorkerProfile> = {
     message.slotNum = object.slotNum ?? 0;
     message.assignedSlots = object.assignedSlots?.map((e) => SlotProfile.fromPartial(e)) || [];
     message.freeMemoryMb = object.freeMemoryMb ?? 0;
+    message.draining = object.draining ?? false;
+    message.stopping = object.stopping ?? false;
     return message;
   },
 };
@@ -692,13 +745,16 @@ export const HeartbeatRequest: MessageFns<HeartbeatRequest> = {
 };
 
 function createBaseHeartbeatResponse(): HeartbeatResponse {
-  return { known: false };
+  return { known: false, draining: false };
 }
 
 export const HeartbeatResponse: MessageFns<HeartbeatResponse> = {
   encode(message: HeartbeatResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.known !== false) {
       writer.uint32(8).bool(message.known);
+    }
+    if (message.draining !== false) {
+      writer.uint32(16).bool(message.draining);
     }
     return writer;
   },
@@ -724,6 +780,14 @@ export const HeartbeatResponse: MessageFns<HeartbeatResponse> = {
             message.known = reader.bool();
             continue;
           }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.draining = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -737,13 +801,19 @@ export const HeartbeatResponse: MessageFns<HeartbeatResponse> = {
   },
 
   fromJSON(object: any): HeartbeatResponse {
-    return { known: isSet(object.known) ? globalThis.Boolean(object.known) : false };
+    return {
+      known: isSet(object.known) ? globalThis.Boolean(object.known) : false,
+      draining: isSet(object.draining) ? globalThis.Boolean(object.draining) : false,
+    };
   },
 
   toJSON(message: HeartbeatResponse): unknown {
     const obj: any = {};
     if (message.known !== false) {
       obj.known = message.known;
+    }
+    if (message.draining !== false) {
+      obj.draining = message.draining;
     }
     return obj;
   },
@@ -754,6 +824,7 @@ export const HeartbeatResponse: MessageFns<HeartbeatResponse> = {
   fromPartial<I extends Exact<DeepPartial<HeartbeatResponse>, I>>(object: I): HeartbeatResponse {
     const message = createBaseHeartbeatResponse();
     message.known = object.known ?? false;
+    message.draining = object.draining ?? false;
     return message;
   },
 };
@@ -1603,6 +1674,160 @@ export const SyncSlotsRequest: MessageFns<SyncSlotsRequest> = {
   },
 };
 
+function createBaseSetDrainingRequest(): SetDrainingRequest {
+  return { worker: "", draining: false };
+}
+
+export const SetDrainingRequest: MessageFns<SetDrainingRequest> = {
+  encode(message: SetDrainingRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.worker !== "") {
+      writer.uint32(10).string(message.worker);
+    }
+    if (message.draining !== false) {
+      writer.uint32(16).bool(message.draining);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetDrainingRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetDrainingRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.worker = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.draining = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SetDrainingRequest {
+    return {
+      worker: isSet(object.worker) ? globalThis.String(object.worker) : "",
+      draining: isSet(object.draining) ? globalThis.Boolean(object.draining) : false,
+    };
+  },
+
+  toJSON(message: SetDrainingRequest): unknown {
+    const obj: any = {};
+    if (message.worker !== "") {
+      obj.worker = message.worker;
+    }
+    if (message.draining !== false) {
+      obj.draining = message.draining;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SetDrainingRequest>, I>>(base?: I): SetDrainingRequest {
+    return SetDrainingRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SetDrainingRequest>, I>>(object: I): SetDrainingRequest {
+    const message = createBaseSetDrainingRequest();
+    message.worker = object.worker ?? "";
+    message.draining = object.draining ?? false;
+    return message;
+  },
+};
+
+function createBaseSetDrainingResponse(): SetDrainingResponse {
+  return { worker: undefined };
+}
+
+export const SetDrainingResponse: MessageFns<SetDrainingResponse> = {
+  encode(message: SetDrainingResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.worker !== undefined) {
+      WorkerProfile.encode(message.worker, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetDrainingResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetDrainingResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.worker = WorkerProfile.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SetDrainingResponse {
+    return { worker: isSet(object.worker) ? WorkerProfile.fromJSON(object.worker) : undefined };
+  },
+
+  toJSON(message: SetDrainingResponse): unknown {
+    const obj: any = {};
+    if (message.worker !== undefined) {
+      obj.worker = WorkerProfile.toJSON(message.worker);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SetDrainingResponse>, I>>(base?: I): SetDrainingResponse {
+    return SetDrainingResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SetDrainingResponse>, I>>(object: I): SetDrainingResponse {
+    const message = createBaseSetDrainingResponse();
+    message.worker = (object.worker !== undefined && object.worker !== null)
+      ? WorkerProfile.fromPartial(object.worker)
+      : undefined;
+    return message;
+  },
+};
+
 /** The resource manager: stateless, rebuilt from worker heartbeats; slots are owned by workers. */
 export type ResourceManagerServiceService = typeof ResourceManagerServiceService;
 export const ResourceManagerServiceService = {
@@ -1683,6 +1908,19 @@ export const ResourceManagerServiceService = {
     responseSerialize: (value: Ack): Buffer => Buffer.from(Ack.encode(value).finish()),
     responseDeserialize: (value: Buffer): Ack => Ack.decode(value),
   },
+  /**
+   * Drains a worker (no new slot is granted on it) or ends its drain; NOT_FOUND when no
+   * registered worker has that id or address. Answers with the worker as now registered.
+   */
+  setDraining: {
+    path: "/tideway.v1.ResourceManagerService/SetDraining" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SetDrainingRequest): Buffer => Buffer.from(SetDrainingRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SetDrainingRequest => SetDrainingRequest.decode(value),
+    responseSerialize: (value: SetDrainingResponse): Buffer => Buffer.from(SetDrainingResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SetDrainingResponse => SetDrainingResponse.decode(value),
+  },
 } as const;
 
 export interface ResourceManagerServiceServer extends UntypedServiceImplementation {
@@ -1702,6 +1940,11 @@ export interface ResourceManagerServiceServer extends UntypedServiceImplementati
    * in the last seconds) are free again.
    */
   syncSlots: handleUnaryCall<SyncSlotsRequest, Ack>;
+  /**
+   * Drains a worker (no new slot is granted on it) or ends its drain; NOT_FOUND when no
+   * registered worker has that id or address. Answers with the worker as now registered.
+   */
+  setDraining: handleUnaryCall<SetDrainingRequest, SetDrainingResponse>;
 }
 
 export interface ResourceManagerServiceClient extends Client {
@@ -1815,6 +2058,25 @@ export interface ResourceManagerServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: Ack) => void,
+  ): ClientUnaryCall;
+  /**
+   * Drains a worker (no new slot is granted on it) or ends its drain; NOT_FOUND when no
+   * registered worker has that id or address. Answers with the worker as now registered.
+   */
+  setDraining(
+    request: SetDrainingRequest,
+    callback: (error: ServiceError | null, response: SetDrainingResponse) => void,
+  ): ClientUnaryCall;
+  setDraining(
+    request: SetDrainingRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SetDrainingResponse) => void,
+  ): ClientUnaryCall;
+  setDraining(
+    request: SetDrainingRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SetDrainingResponse) => void,
   ): ClientUnaryCall;
 }
 

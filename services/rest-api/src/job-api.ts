@@ -10,5 +10,17 @@ import type { JobClient } from '@tideway/client';
  */
 export type JobApi = Pick<
   JobClient,
-  'submit' | 'plan' | 'get' | 'list' | 'cancel' | 'savepoint' | 'checkpoint' | 'metrics' | 'overview' | 'watch' | 'logs' | 'drain' | 'undrain'
+  | 'submit'
+  | 'plan'
+  | 'get'
+  | 'list'
+  | 'cancel'
+  | 'savepoint'
+  | 'checkpoint'
+  | 'metrics'
+  | 'overview'
+  | 'watch'
+  | 'logs'
+  | 'drain'
+  | 'undrain'
 >;

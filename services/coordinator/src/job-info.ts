@@ -132,6 +132,8 @@ export function storedJobMetrics(stored: StoredJob): JobMetrics {
         sinkWriteBytes: 0,
         sourceReceivedQps: 0,
         sinkWriteQps: 0,
+        sourceReceivedBytesPerSecond: 0,
+        sinkWriteBytesPerSecond: 0,
       };
       t.sourceReceivedCount += c.sourceReceivedCount;
       t.sinkWriteCount += c.sinkWriteCount;
@@ -226,6 +228,8 @@ export function rateCounters(job: JobMaster): Map<string, number> {
   for (const [table, t] of c.tables) {
     m.set(`table:${table}:source`, t.sourceReceivedCount);
     m.set(`table:${table}:sink`, t.sinkWriteCount);
+    m.set(`table:${table}:sourceBytes`, t.sourceReceivedBytes);
+    m.set(`table:${table}:sinkBytes`, t.sinkWriteBytes);
   }
   return m;
 }
@@ -250,6 +254,8 @@ export function jobMetrics(job: JobMaster, rates?: RateTracker): JobMetrics {
       ...t,
       sourceReceivedQps: rate(`table:${table}:source`),
       sinkWriteQps: rate(`table:${table}:sink`),
+      sourceReceivedBytesPerSecond: rate(`table:${table}:sourceBytes`),
+      sinkWriteBytesPerSecond: rate(`table:${table}:sinkBytes`),
     })),
   };
 }

@@ -195,7 +195,16 @@ export class TaskExecutionService {
           call(
             c,
             'reportMetrics',
-            { location: group.location, tables: msg.metrics.tables.map((t) => ({ ...t, sourceReceivedQps: 0, sinkWriteQps: 0 })) },
+            {
+              location: group.location,
+              tables: msg.metrics.tables.map((t) => ({
+                ...t,
+                sourceReceivedQps: 0,
+                sinkWriteQps: 0,
+                sourceReceivedBytesPerSecond: 0,
+                sinkWriteBytesPerSecond: 0,
+              })),
+            },
             { metadata: group.epochMetadata(), deadlineMs: 10_000 },
           ).then(() => undefined),
         );

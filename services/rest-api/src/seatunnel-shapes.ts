@@ -46,26 +46,37 @@ export function dottedEnvOptions(env: Record<string, string>): Record<string, st
 /**
  * SeaTunnel's jobDag: `vertexInfoMap` (one entry per vertex: id, source/transform/sink, a name
  * like SeaTunnel's `pipeline-1 [Source[0]-FakeSource]`, the table paths) and `pipelineEdges`
- * (pipeline id -> its edges).
+ * (pipeline id -> its edges), which SeaTunnel's web UI draws; and, for clients of SeaTunnel 2.3.8,
+ * whose running jobs' jobDag is its logical DAG, `vertices` (id, `Source[0]-FakeSource(id=1)`,
+ * parallelism) and `edges` (by the vertices' names).
  */
 export function jobDag(job: JobInfo): object {
   const counters = new Map<string, number>();
   const kind: Record<string, string> = { source: 'Source', transform: 'Transform', sink: 'Sink' };
-  const vertexInfoMap = job.vertices.map((v) => {
+  const named = job.vertices.map((v) => {
     const key = `${v.pipelineId}:${v.type}`;
     const n = counters.get(key) ?? 0;
     counters.set(key, n + 1);
-    return {
-      vertexId: v.vertexId,
-      type: v.type,
-      vertexName: `pipeline-${v.pipelineId} [${kind[v.type] ?? v.type}[${n}]-${v.pluginName}]`,
-      tablePaths: v.tablePaths,
-    };
+    return { v, name: `${kind[v.type] ?? v.type}[${n}]-${v.pluginName}` };
   });
+  const vertexInfoMap = named.map(({ v, name }) => ({
+    vertexId: v.vertexId,
+    type: v.type,
+    vertexName: `pipeline-${v.pipelineId} [${name}]`,
+    tablePaths: v.tablePaths,
+  }));
   const pipelineEdges: Record<string, Array<{ inputVertexId: string; targetVertexId: string }>> = {};
   for (const e of job.edges)
     (pipelineEdges[String(e.pipelineId)] ??= []).push({ inputVertexId: String(e.inputVertexId), targetVertexId: String(e.targetVertexId) });
-  return { jobId: job.jobId, envOptions: dottedEnvOptions(job.envOptions), vertexInfoMap, pipelineEdges };
+  const nameOf = new Map(named.map(({ v, name }) => [v.vertexId, name]));
+  return {
+    jobId: job.jobId,
+    envOptions: dottedEnvOptions(job.envOptions),
+    vertexInfoMap,
+    pipelineEdges,
+    vertices: named.map(({ v, name }) => ({ id: v.vertexId, name: `${name}(id=${v.vertexId})`, parallelism: v.parallelism })),
+    edges: job.edges.map((e) => ({ inputVertex: nameOf.get(e.inputVertexId) ?? '', targetVertex: nameOf.get(e.targetVertexId) ?? '' })),
+  };
 }
 
 /**

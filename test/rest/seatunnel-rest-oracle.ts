@@ -17,7 +17,7 @@ type Shape = string | Shape[] | { [key: string]: Shape };
 function shapeOf(v: unknown): Shape {
   if (v === null) return 'null';
   if (Array.isArray(v)) return v.length > 0 ? [shapeOf(v[0])] : [];
-  if (typeof v === 'object') return Object.fromEntries(Object.entries(v as object).map(([k, x]) => [k, shapeOf(x)]));
+  if (typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, shapeOf(x)]));
   return typeof v;
 }
 
@@ -40,6 +40,12 @@ function differences(oracle: Shape, ours: Shape | undefined, path = ''): string[
  */
 const EXPECTED_RUNNING = ['isStartWithSavePoint: missing'];
 const ENDED_DAG = /^jobDag: "string" here \{/;
+
+/** SeaTunnel 2.3.8's jobDag of a running job: its logical DAG. */
+interface LogicalDag {
+  vertices: Array<{ name: string }>;
+  edges: Array<{ inputVertex: string; targetVertex: string }>;
+}
 
 /** Hazelcast's own figures of a member, which have no counterpart in Tideway. */
 const HAZELCAST_ONLY =
@@ -72,7 +78,7 @@ export function restAnswersFieldByField(oracle: () => SeaTunnelCluster): void {
     beforeAll(async () => {
       const port = await freePort();
       tideway = await TestCluster.start({
-        workers: [{}],
+        workers: [{ attributes: {} }],
         slotNum: 2,
         jobScheduleStrategy: 'WAIT',
         engineYaml: ['http:', '  enable-http: true', `  port: ${port}`, '  enable-dynamic-port: false'],
@@ -105,7 +111,7 @@ export function restAnswersFieldByField(oracle: () => SeaTunnelCluster): void {
         what,
         async () => {
           const { theirs: a, ours: b } = await both<UiJob>((id) => `/job-info/${id}`);
-          return check(a) && check(b) ? true : undefined;
+          return check(a) && check(b);
         },
         90_000,
       );
@@ -122,8 +128,8 @@ export function restAnswersFieldByField(oracle: () => SeaTunnelCluster): void {
       // The same tables under the same names, on both sides, in every map.
       for (const map of TABLE_MAPS) expect(Object.keys(info.ours.metrics[map]), map).toEqual(Object.keys(info.theirs.metrics[map]));
       // SeaTunnel 2.3.8's running jobDag is its logical DAG: the same vertices and edges by name.
-      type LogicalDag = { vertices: Array<{ name: string }>; edges: Array<{ inputVertex: string; targetVertex: string }> };
-      const [a, b] = [info.theirs.jobDag as unknown as LogicalDag, info.ours.jobDag as unknown as LogicalDag];
+      const dagOf = async (base: string, id: string) => (await get<{ jobDag: LogicalDag }>(base, `/job-info/${id}`)).jobDag;
+      const [a, b] = [await dagOf(theirs, ids.theirs), await dagOf(ours, ids.ours)];
       expect(b.vertices.map((v) => v.name.replace(/\(id=\d+\)$/, '').replace(/-MultiTableSink$/, ''))).toEqual(
         a.vertices.map((v) => v.name.replace(/\(id=\d+\)$/, '').replace(/-MultiTableSink$/, '')),
       );

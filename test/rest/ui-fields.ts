@@ -18,6 +18,7 @@
  *   Workers page those with "false", showing host, port, physical.memory.total and heap.memory.used.
  */
 import { expect } from 'vitest';
+import { anyOf, matching } from './rest-shapes.js';
 
 /** The eight per-table maps of a job's metrics, source side first. */
 export const TABLE_MAPS = [
@@ -75,7 +76,7 @@ const SINK_MAPS = TABLE_MAPS.slice(4);
 
 /** Checks every field the UI reads of one job, and that its vertex metrics table adds up to numbers. */
 export function expectUiJob(job: UiJob, want: { jobId: string; status: string }): void {
-  expect(job).toMatchObject({ jobId: want.jobId, jobName: expect.any(String), jobStatus: want.status, pluginJarsUrls: [] });
+  expect(job).toMatchObject({ jobId: want.jobId, jobName: anyOf(String), jobStatus: want.status, pluginJarsUrls: [] });
   expect(job.createTime).toMatch(TIME);
   if (['FINISHED', 'FAILED', 'CANCELED', 'SAVEPOINT_DONE'].includes(want.status)) {
     expect(job.finishTime).toMatch(TIME);
@@ -83,15 +84,15 @@ export function expectUiJob(job: UiJob, want: { jobId: string; status: string })
   }
   const dag = job.jobDag;
   expect(dag.jobId).toBe(want.jobId);
-  expect(dag.envOptions).toEqual(expect.any(Object));
+  expect(dag.envOptions).toEqual(anyOf(Object));
   expect(dag.vertexInfoMap.length).toBeGreaterThan(0);
   const ids = new Set<string>();
   for (const v of dag.vertexInfoMap) {
     expect(v).toEqual({
-      vertexId: expect.any(Number),
-      type: expect.stringMatching(/^(source|transform|sink)$/),
-      vertexName: expect.any(String),
-      tablePaths: expect.any(Array),
+      vertexId: anyOf(Number),
+      type: matching(/^(source|transform|sink)$/),
+      vertexName: anyOf(String),
+      tablePaths: anyOf(Array),
     });
     // The name carries SeaTunnel's vertex identifier (Source[0], Transform[0], Sink[0]).
     expect(v.vertexName).toMatch(/(Source|Transform|Sink)\[\d+\]/);
@@ -100,13 +101,13 @@ export function expectUiJob(job: UiJob, want: { jobId: string; status: string })
   const edges = Object.values(dag.pipelineEdges).flat();
   expect(edges.length).toBeGreaterThan(0);
   for (const e of edges) {
-    expect(e).toEqual({ inputVertexId: expect.any(String), targetVertexId: expect.any(String) });
+    expect(e).toEqual({ inputVertexId: anyOf(String), targetVertexId: anyOf(String) });
     expect(ids.has(e.inputVertexId) && ids.has(e.targetVertexId), JSON.stringify(e)).toBe(true);
   }
   for (const key of METRIC_TOTALS)
     expect(Number.isFinite(Number(job.metrics[key])) && typeof job.metrics[key] === 'string', key).toBe(true);
   for (const key of TABLE_MAPS) {
-    expect(job.metrics[key], key).toEqual(expect.any(Object));
+    expect(job.metrics[key], key).toEqual(anyOf(Object));
     for (const [table, value] of Object.entries(job.metrics[key]))
       expect(typeof value === 'string' && Number.isFinite(Number(value)), `${key}.${table}`).toBe(true);
   }
@@ -123,11 +124,11 @@ export function expectUiJob(job: UiJob, want: { jobId: string; status: string })
 /** Checks the fields the Master and Workers pages show of one cluster member. */
 export function expectUiMonitor(m: Record<string, string>): void {
   expect(m).toMatchObject({
-    isMaster: expect.stringMatching(/^(true|false)$/),
-    host: expect.stringMatching(/\S/),
-    port: expect.stringMatching(/^\d+$/),
-    processors: expect.stringMatching(/^\d+$/),
-    'physical.memory.total': expect.stringMatching(/^\d+(\.\d)?[KMGTPE]?$/),
+    isMaster: matching(/^(true|false)$/),
+    host: matching(/\S/),
+    port: matching(/^\d+$/),
+    processors: matching(/^\d+$/),
+    'physical.memory.total': matching(/^\d+(\.\d)?[KMGTPE]?$/),
   });
   if (m.isMaster === 'true') expect(m['heap.memory.used']).toMatch(/^\d+(\.\d)?[KMGTPE]?$/);
 }

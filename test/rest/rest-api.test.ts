@@ -225,6 +225,7 @@ describe("SeaTunnel's REST API v2", () => {
     expect(resumed.status, resumed.text).toBe(200);
     expect(resumed.json.jobId).toBe(jobId);
     await untilStatus(jobId, 'RUNNING');
+    expect((await http('GET', `/job-info/${jobId}`)).json).toMatchObject({ isStartWithSavePoint: true });
     expect((await http('POST', '/stop-jobs', [{ jobId, isStopWithSavePoint: false }])).json).toEqual([{ jobId }]);
     await untilStatus(jobId, 'CANCELED');
   });

@@ -130,6 +130,7 @@ describe("the fields SeaTunnel's web UI reads", () => {
     const { json: job } = await get<UiJob>(`/job-info/${RUNNING}`);
     expectUiJob(job, { jobId: RUNNING, status: 'RUNNING' });
     expect(job).not.toHaveProperty('finishTime');
+    expect(job).toMatchObject({ isStartWithSavePoint: false });
     // Both tables on both sides: the users table keeps its name through the Sql transform.
     const sources = job.jobDag.vertexInfoMap.filter((v) => v.type === 'source');
     const sinks = job.jobDag.vertexInfoMap.filter((v) => v.type === 'sink');

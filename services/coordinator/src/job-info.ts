@@ -33,6 +33,8 @@ export interface PlanningJob {
   readonly submitTimeMs: number;
   /** The namespace of the token that submitted it. */
   readonly namespace: string;
+  /** Resumed from its own savepoint or latest checkpoint (-r). */
+  readonly startWithSavepoint: boolean;
   cancelRequested: boolean;
 }
 
@@ -56,6 +58,7 @@ export function planningJobInfo(jobId: string, p: PlanningJob): JobInfo {
     edges: [],
     envOptions: {},
     namespace: p.namespace,
+    startWithSavepoint: p.startWithSavepoint,
   };
 }
 
@@ -110,6 +113,7 @@ export function storedJobInfo(stored: StoredJob): JobInfo {
     failovers: failoverInfos(s.failovers),
     ...storedDag(stored),
     namespace: stored.info.namespace ?? '',
+    startWithSavepoint: Boolean(stored.info.restoreJobId),
   };
 }
 
@@ -160,7 +164,7 @@ export function storedJobMetrics(stored: StoredJob): JobMetrics {
 }
 
 /** The wire view of a job submitted in `namespace`. */
-export function jobInfo(job: JobMaster, namespace: string): JobInfo {
+export function jobInfo(job: JobMaster, namespace: string, startWithSavepoint = false): JobInfo {
   let lastCheckpoint = 0;
   let completed = 0;
   let failed = 0;
@@ -201,6 +205,7 @@ export function jobInfo(job: JobMaster, namespace: string): JobInfo {
     failovers: failoverInfos(job.failovers),
     ...jobDagInfo(job.job),
     namespace,
+    startWithSavepoint,
   };
 }
 

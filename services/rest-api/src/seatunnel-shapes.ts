@@ -168,6 +168,6 @@ export function jobInfoBody(job: JobInfo, metrics: JobMetrics): Record<string, u
   if (ENDED.has(status)) {
     body.errorMsg = job.error ? job.error.message : null;
     body.finishTime = seaTunnelTime(job.finishTimeMs);
-  }
+  } else body.isStartWithSavePoint = job.startWithSavepoint;
   return body;
 }

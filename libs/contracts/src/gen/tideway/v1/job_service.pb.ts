@@ -142,6 +142,8 @@ export interface JobInfo {
    * for a job an admin token without a namespace submitted.
    */
   namespace: string;
+  /** Resumed from its own savepoint or latest checkpoint (-r, REST isStartWithSavePoint=true). */
+  startWithSavepoint: boolean;
 }
 
 export interface JobInfo_EnvOptionsEntry {
@@ -1564,6 +1566,7 @@ function createBaseJobInfo(): JobInfo {
     envOptions: {},
     failedCheckpoints: 0,
     namespace: "",
+    startWithSavepoint: false,
   };
 }
 
@@ -1619,6 +1622,9 @@ export const JobInfo: MessageFns<JobInfo> = {
     }
     if (message.namespace !== "") {
       writer.uint32(138).string(message.namespace);
+    }
+    if (message.startWithSavepoint !== false) {
+      writer.uint32(144).bool(message.startWithSavepoint);
     }
     return writer;
   },
@@ -1775,6 +1781,14 @@ export const JobInfo: MessageFns<JobInfo> = {
             message.namespace = reader.string();
             continue;
           }
+          case 18: {
+            if (tag !== 144) {
+              break;
+            }
+
+            message.startWithSavepoint = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1876,6 +1890,11 @@ export const JobInfo: MessageFns<JobInfo> = {
         ? globalThis.Number(object.failed_checkpoints)
         : 0,
       namespace: isSet(object.namespace) ? globalThis.String(object.namespace) : "",
+      startWithSavepoint: isSet(object.startWithSavepoint)
+        ? globalThis.Boolean(object.startWithSavepoint)
+        : isSet(object.start_with_savepoint)
+        ? globalThis.Boolean(object.start_with_savepoint)
+        : false,
     };
   },
 
@@ -1938,6 +1957,9 @@ export const JobInfo: MessageFns<JobInfo> = {
     if (message.namespace !== "") {
       obj.namespace = message.namespace;
     }
+    if (message.startWithSavepoint !== false) {
+      obj.startWithSavepoint = message.startWithSavepoint;
+    }
     return obj;
   },
 
@@ -1973,6 +1995,7 @@ export const JobInfo: MessageFns<JobInfo> = {
     );
     message.failedCheckpoints = object.failedCheckpoints ?? 0;
     message.namespace = object.namespace ?? "";
+    message.startWithSavepoint = object.startWithSavepoint ?? false;
     return message;
   },
 };

@@ -197,6 +197,11 @@ describe("the fields SeaTunnel's web UI reads", () => {
     expect(json).toHaveLength(2);
     expectUiMonitor(masters[0]);
     expectUiMonitor(workers[0]);
+    // A worker's heap, as it reports it with its heartbeats.
+    expect(workers[0]).toMatchObject({
+      'heap.memory.used': matching(/^\d+(\.\d)?[KMG]?$/),
+      'heap.memory.used/max': matching(/^\d+\.\d\d%$/),
+    });
     // The master entry is this coordinator's own process, with SeaTunnel's health figures.
     expect(masters[0]).toMatchObject({
       'heap.memory.used': matching(/^\d+(\.\d)?[KMG]?$/),
@@ -222,6 +227,8 @@ describe("the fields SeaTunnel's web UI reads", () => {
       totalSlots: 4,
       dynamicSlot: false,
       totalCpuCores: anyOf(Number),
+      totalHeapMemoryBytes: anyOf(Number),
+      availableHeapMemoryBytes: anyOf(Number),
       runningJobIds: [RUNNING],
     });
     expect((w.freeSlots as number) + (w.usedSlots as number)).toBe(4);

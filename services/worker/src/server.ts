@@ -1,3 +1,4 @@
+import { getHeapStatistics } from 'node:v8';
 import { randomUUID } from 'node:crypto';
 import { cpus, freemem, loadavg, totalmem } from 'node:os';
 import {
@@ -211,6 +212,7 @@ export class WorkerServer {
   }
 
   profile(): WorkerProfile {
+    const heap = getHeapStatistics();
     return {
       workerId: this.workerId,
       address: this.address,
@@ -222,6 +224,9 @@ export class WorkerServer {
       dynamicSlot: this.options.dynamicSlot,
       slotNum: this.options.slotNum,
       assignedSlots: this.tasks.heldSlots(),
+      heapUsedBytes: heap.used_heap_size,
+      heapTotalBytes: heap.total_heap_size,
+      heapMaxBytes: heap.heap_size_limit,
     };
   }
 

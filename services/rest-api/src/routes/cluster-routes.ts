@@ -68,8 +68,9 @@ const PLUGIN_TYPES: readonly PluginType[] = ['source', 'transform', 'sink'];
  * /metrics/realtime/..., belong to the busyness work: docs/rest-api.md.)
  */
 export function registerClusterRoutes(app: FastifyInstance, jobs: JobApi, service: RestServiceInfo): void {
-  // SeaTunnel's WorkerResourceSnapshot. Tideway's workers report cores, memory and load, not a
-  // heap or CPU usage of their own: those are null, as SeaTunnel sends for a figure it lacks.
+  // SeaTunnel's WorkerResourceSnapshot. Tideway's workers report cores, memory, heap and load;
+  // the figures they do not (available cores, CPU and memory usage) are null, as SeaTunnel sends
+  // for a figure it lacks. The heap is the worker's main thread's (V8's limit as the total).
   app.get('/resource/workers', async () => {
     const [overview, { jobs: all }] = await Promise.all([jobs.overview(), jobs.list()]);
     const live = all.filter((j) => !ENDED.has(statusName(j)));
@@ -82,11 +83,11 @@ export function registerClusterRoutes(app: FastifyInstance, jobs: JobApi, servic
         totalSlots: w.totalSlots,
         freeSlots: w.freeSlots,
         usedSlots: w.totalSlots - w.freeSlots,
-        dynamicSlot: false,
+        dynamicSlot: w.dynamicSlot,
         totalCpuCores: w.cpuCores,
         availableCpuCores: null,
-        totalHeapMemoryBytes: null,
-        availableHeapMemoryBytes: null,
+        totalHeapMemoryBytes: w.heapMaxBytes > 0 ? w.heapMaxBytes : null,
+        availableHeapMemoryBytes: w.heapMaxBytes > 0 ? w.heapMaxBytes - w.heapUsedBytes : null,
         cpuUsage: null,
         memUsage: null,
         runningJobIds: live

@@ -15,6 +15,18 @@ export function numberToUnit(bytes: number): string {
 
 const percent = (part: number, whole: number) => `${(whole > 0 ? (100 * part) / whole : 0).toFixed(2)}%`;
 
+/** A heap's figures in SeaTunnel's names: V8's used, total and limit as used, total and max. */
+export function heapFigures(used: number, total: number, max: number): Record<string, string> {
+  return {
+    'heap.memory.used': numberToUnit(used),
+    'heap.memory.free': numberToUnit(total - used),
+    'heap.memory.total': numberToUnit(total),
+    'heap.memory.max': numberToUnit(max),
+    'heap.memory.used/total': percent(used, total),
+    'heap.memory.used/max': percent(used, max),
+  };
+}
+
 /** Garbage collections of this process since the REST API started, as V8 reports them. */
 const gc = { minorCount: 0, minorMs: 0, majorCount: 0, majorMs: 0 };
 let gcObserver: PerformanceObserver | undefined;
@@ -103,13 +115,7 @@ export function processHealth(): Record<string, string> {
     health['swap.space.total'] = numberToUnit(proc.swapTotal);
     health['swap.space.free'] = numberToUnit(proc.swapFree);
   }
-  Object.assign(health, {
-    'heap.memory.used': numberToUnit(heap.used_heap_size),
-    'heap.memory.free': numberToUnit(heap.total_heap_size - heap.used_heap_size),
-    'heap.memory.total': numberToUnit(heap.total_heap_size),
-    'heap.memory.max': numberToUnit(heap.heap_size_limit),
-    'heap.memory.used/total': percent(heap.used_heap_size, heap.total_heap_size),
-    'heap.memory.used/max': percent(heap.used_heap_size, heap.heap_size_limit),
+  Object.assign(health, heapFigures(heap.used_heap_size, heap.total_heap_size, heap.heap_size_limit), {
     'minor.gc.count': String(gc.minorCount),
     'minor.gc.time': `${Math.round(gc.minorMs)}ms`,
     'major.gc.count': String(gc.majorCount),

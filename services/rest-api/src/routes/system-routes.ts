@@ -3,7 +3,7 @@ import { Registry } from 'prom-client';
 import { parseJobConfig, shadeJobConfigJson, type ConfigLimits } from '@tideway/config';
 import type { JobApi } from '../job-api.js';
 import { failBody } from '../rest-errors.js';
-import { hostPort, numberToUnit, processHealth } from './node-health.js';
+import { heapFigures, hostPort, numberToUnit, processHealth } from './node-health.js';
 
 /** Tideway's version, where SeaTunnel reports its own. */
 const VERSION = '0.1.0';
@@ -41,7 +41,7 @@ export function registerSystemRoutes(
 
   // SeaTunnel's health figures of every cluster member: each coordinator (the leader with
   // isMaster "true", as SeaTunnel's master; this process with its own figures), then each worker
-  // (isMaster "false") with what it reports (cores, memory, load). SeaTunnel's UI puts the
+  // (isMaster "false") with what it reports (cores, memory, heap, load). SeaTunnel's UI puts the
   // isMaster "true" entries on its Master page and the others on its Workers page.
   app.get('/system-monitoring-information', async () => {
     const overview = await jobs.overview();
@@ -58,6 +58,9 @@ export function registerSystemRoutes(
         isMaster: 'false',
         processors: String(w.cpuCores),
         'physical.memory.total': numberToUnit(w.memoryMb * 1024 * 1024),
+        'physical.memory.free': numberToUnit(w.freeMemoryMb * 1024 * 1024),
+        // A worker that does not report its heap (0) has none listed.
+        ...(w.heapTotalBytes > 0 ? heapFigures(w.heapUsedBytes, w.heapTotalBytes, w.heapMaxBytes) : {}),
         'load.systemAverage': w.systemLoad.toFixed(2),
       })),
     ];

@@ -266,6 +266,13 @@ export interface WorkerInfo {
   memoryMb: number;
   systemLoad: number;
   lastHeartbeatMs: number;
+  /** Slots follow the worker's resources (seatunnel.engine.slot-service.dynamic-slot). */
+  dynamicSlot: boolean;
+  freeMemoryMb: number;
+  /** The worker process's JavaScript heap (V8's used, total and limit), in bytes. */
+  heapUsedBytes: number;
+  heapTotalBytes: number;
+  heapMaxBytes: number;
 }
 
 export interface WorkerInfo_AttributesEntry {
@@ -3600,6 +3607,11 @@ function createBaseWorkerInfo(): WorkerInfo {
     memoryMb: 0,
     systemLoad: 0,
     lastHeartbeatMs: 0,
+    dynamicSlot: false,
+    freeMemoryMb: 0,
+    heapUsedBytes: 0,
+    heapTotalBytes: 0,
+    heapMaxBytes: 0,
   };
 }
 
@@ -3631,6 +3643,21 @@ export const WorkerInfo: MessageFns<WorkerInfo> = {
     }
     if (message.lastHeartbeatMs !== 0) {
       writer.uint32(73).double(message.lastHeartbeatMs);
+    }
+    if (message.dynamicSlot !== false) {
+      writer.uint32(80).bool(message.dynamicSlot);
+    }
+    if (message.freeMemoryMb !== 0) {
+      writer.uint32(89).double(message.freeMemoryMb);
+    }
+    if (message.heapUsedBytes !== 0) {
+      writer.uint32(97).double(message.heapUsedBytes);
+    }
+    if (message.heapTotalBytes !== 0) {
+      writer.uint32(105).double(message.heapTotalBytes);
+    }
+    if (message.heapMaxBytes !== 0) {
+      writer.uint32(113).double(message.heapMaxBytes);
     }
     return writer;
   },
@@ -3723,6 +3750,46 @@ export const WorkerInfo: MessageFns<WorkerInfo> = {
             message.lastHeartbeatMs = reader.double();
             continue;
           }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.dynamicSlot = reader.bool();
+            continue;
+          }
+          case 11: {
+            if (tag !== 89) {
+              break;
+            }
+
+            message.freeMemoryMb = reader.double();
+            continue;
+          }
+          case 12: {
+            if (tag !== 97) {
+              break;
+            }
+
+            message.heapUsedBytes = reader.double();
+            continue;
+          }
+          case 13: {
+            if (tag !== 105) {
+              break;
+            }
+
+            message.heapTotalBytes = reader.double();
+            continue;
+          }
+          case 14: {
+            if (tag !== 113) {
+              break;
+            }
+
+            message.heapMaxBytes = reader.double();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3787,6 +3854,31 @@ export const WorkerInfo: MessageFns<WorkerInfo> = {
         : isSet(object.last_heartbeat_ms)
         ? globalThis.Number(object.last_heartbeat_ms)
         : 0,
+      dynamicSlot: isSet(object.dynamicSlot)
+        ? globalThis.Boolean(object.dynamicSlot)
+        : isSet(object.dynamic_slot)
+        ? globalThis.Boolean(object.dynamic_slot)
+        : false,
+      freeMemoryMb: isSet(object.freeMemoryMb)
+        ? globalThis.Number(object.freeMemoryMb)
+        : isSet(object.free_memory_mb)
+        ? globalThis.Number(object.free_memory_mb)
+        : 0,
+      heapUsedBytes: isSet(object.heapUsedBytes)
+        ? globalThis.Number(object.heapUsedBytes)
+        : isSet(object.heap_used_bytes)
+        ? globalThis.Number(object.heap_used_bytes)
+        : 0,
+      heapTotalBytes: isSet(object.heapTotalBytes)
+        ? globalThis.Number(object.heapTotalBytes)
+        : isSet(object.heap_total_bytes)
+        ? globalThis.Number(object.heap_total_bytes)
+        : 0,
+      heapMaxBytes: isSet(object.heapMaxBytes)
+        ? globalThis.Number(object.heapMaxBytes)
+        : isSet(object.heap_max_bytes)
+        ? globalThis.Number(object.heap_max_bytes)
+        : 0,
     };
   },
 
@@ -3825,6 +3917,21 @@ export const WorkerInfo: MessageFns<WorkerInfo> = {
     if (message.lastHeartbeatMs !== 0) {
       obj.lastHeartbeatMs = floatToJson(message.lastHeartbeatMs);
     }
+    if (message.dynamicSlot !== false) {
+      obj.dynamicSlot = message.dynamicSlot;
+    }
+    if (message.freeMemoryMb !== 0) {
+      obj.freeMemoryMb = floatToJson(message.freeMemoryMb);
+    }
+    if (message.heapUsedBytes !== 0) {
+      obj.heapUsedBytes = floatToJson(message.heapUsedBytes);
+    }
+    if (message.heapTotalBytes !== 0) {
+      obj.heapTotalBytes = floatToJson(message.heapTotalBytes);
+    }
+    if (message.heapMaxBytes !== 0) {
+      obj.heapMaxBytes = floatToJson(message.heapMaxBytes);
+    }
     return obj;
   },
 
@@ -3850,6 +3957,11 @@ export const WorkerInfo: MessageFns<WorkerInfo> = {
     message.memoryMb = object.memoryMb ?? 0;
     message.systemLoad = object.systemLoad ?? 0;
     message.lastHeartbeatMs = object.lastHeartbeatMs ?? 0;
+    message.dynamicSlot = object.dynamicSlot ?? false;
+    message.freeMemoryMb = object.freeMemoryMb ?? 0;
+    message.heapUsedBytes = object.heapUsedBytes ?? 0;
+    message.heapTotalBytes = object.heapTotalBytes ?? 0;
+    message.heapMaxBytes = object.heapMaxBytes ?? 0;
     return message;
   },
 };

@@ -33,6 +33,10 @@ export interface WorkerProfile {
   /** Slots the worker holds for jobs (so a restarted resource manager can rebuild). */
   assignedSlots: SlotProfile[];
   freeMemoryMb: number;
+  /** The worker process's JavaScript heap (V8's used, total and limit), in bytes. */
+  heapUsedBytes: number;
+  heapTotalBytes: number;
+  heapMaxBytes: number;
 }
 
 export interface WorkerProfile_AttributesEntry {
@@ -119,6 +123,9 @@ function createBaseWorkerProfile(): WorkerProfile {
     slotNum: 0,
     assignedSlots: [],
     freeMemoryMb: 0,
+    heapUsedBytes: 0,
+    heapTotalBytes: 0,
+    heapMaxBytes: 0,
   };
 }
 
@@ -153,6 +160,15 @@ export const WorkerProfile: MessageFns<WorkerProfile> = {
     }
     if (message.freeMemoryMb !== 0) {
       writer.uint32(81).double(message.freeMemoryMb);
+    }
+    if (message.heapUsedBytes !== 0) {
+      writer.uint32(89).double(message.heapUsedBytes);
+    }
+    if (message.heapTotalBytes !== 0) {
+      writer.uint32(97).double(message.heapTotalBytes);
+    }
+    if (message.heapMaxBytes !== 0) {
+      writer.uint32(105).double(message.heapMaxBytes);
     }
     return writer;
   },
@@ -253,6 +269,30 @@ export const WorkerProfile: MessageFns<WorkerProfile> = {
             message.freeMemoryMb = reader.double();
             continue;
           }
+          case 11: {
+            if (tag !== 89) {
+              break;
+            }
+
+            message.heapUsedBytes = reader.double();
+            continue;
+          }
+          case 12: {
+            if (tag !== 97) {
+              break;
+            }
+
+            message.heapTotalBytes = reader.double();
+            continue;
+          }
+          case 13: {
+            if (tag !== 105) {
+              break;
+            }
+
+            message.heapMaxBytes = reader.double();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -322,6 +362,21 @@ export const WorkerProfile: MessageFns<WorkerProfile> = {
         : isSet(object.free_memory_mb)
         ? globalThis.Number(object.free_memory_mb)
         : 0,
+      heapUsedBytes: isSet(object.heapUsedBytes)
+        ? globalThis.Number(object.heapUsedBytes)
+        : isSet(object.heap_used_bytes)
+        ? globalThis.Number(object.heap_used_bytes)
+        : 0,
+      heapTotalBytes: isSet(object.heapTotalBytes)
+        ? globalThis.Number(object.heapTotalBytes)
+        : isSet(object.heap_total_bytes)
+        ? globalThis.Number(object.heap_total_bytes)
+        : 0,
+      heapMaxBytes: isSet(object.heapMaxBytes)
+        ? globalThis.Number(object.heapMaxBytes)
+        : isSet(object.heap_max_bytes)
+        ? globalThis.Number(object.heap_max_bytes)
+        : 0,
     };
   },
 
@@ -363,6 +418,15 @@ export const WorkerProfile: MessageFns<WorkerProfile> = {
     if (message.freeMemoryMb !== 0) {
       obj.freeMemoryMb = floatToJson(message.freeMemoryMb);
     }
+    if (message.heapUsedBytes !== 0) {
+      obj.heapUsedBytes = floatToJson(message.heapUsedBytes);
+    }
+    if (message.heapTotalBytes !== 0) {
+      obj.heapTotalBytes = floatToJson(message.heapTotalBytes);
+    }
+    if (message.heapMaxBytes !== 0) {
+      obj.heapMaxBytes = floatToJson(message.heapMaxBytes);
+    }
     return obj;
   },
 
@@ -389,6 +453,9 @@ export const WorkerProfile: MessageFns<WorkerProfile> = {
     message.slotNum = object.slotNum ?? 0;
     message.assignedSlots = object.assignedSlots?.map((e) => SlotProfile.fromPartial(e)) || [];
     message.freeMemoryMb = object.freeMemoryMb ?? 0;
+    message.heapUsedBytes = object.heapUsedBytes ?? 0;
+    message.heapTotalBytes = object.heapTotalBytes ?? 0;
+    message.heapMaxBytes = object.heapMaxBytes ?? 0;
     return message;
   },
 };

@@ -46,12 +46,13 @@ export function registerSystemRoutes(
   app.get('/system-monitoring-information', async () => {
     const overview = await jobs.overview();
     const coordinators = overview.coordinators.length > 0 ? overview.coordinators : [{ address: coordinator ?? '', leader: true }];
-    const self = coordinator ?? (coordinators.length === 1 ? coordinators[0].address : undefined);
+    // This process: the coordinator at its own address, or the only one (local mode).
+    const self = coordinators.find((c) => c.address === coordinator) ?? (coordinators.length === 1 ? coordinators[0] : undefined);
     return [
       ...coordinators.map((c) => ({
         ...hostPort(c.address),
         isMaster: String(c.leader),
-        ...(c.address === self ? processHealth() : {}),
+        ...(c === self ? processHealth() : {}),
       })),
       ...overview.workers.map((w) => ({
         ...hostPort(w.address),

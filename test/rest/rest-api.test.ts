@@ -105,6 +105,7 @@ describe("SeaTunnel's REST API v2", () => {
       'runningJobs',
       'totalSlot',
       'unassignedSlot',
+      'workers',
       'works',
     ]);
     expect((await http<Overview>('GET', '/overview?group=platform')).json.works).toBe('1');
@@ -123,9 +124,14 @@ describe("SeaTunnel's REST API v2", () => {
       jobName: 'rest_api_test',
       jobStatus: 'FINISHED',
       createTime: matching(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/),
-      finishedTime: matching(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/),
+      finishTime: matching(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/),
       errorMsg: null,
-      metrics: { SourceReceivedCount: 100, SinkWriteCount: 100, TableSourceReceivedCount: { fake: 100 } },
+      metrics: {
+        SourceReceivedCount: '100',
+        SinkWriteCount: '100',
+        TableSourceReceivedCount: { fake: '100' },
+        TableSinkWriteCount: { fake: '100' },
+      },
     });
     expect(info.jobDag.vertexInfoMap).toEqual([
       { vertexId: anyOf(Number), type: 'source', vertexName: 'pipeline-1 [Source[0]-FakeSource]', tablePaths: ['fake'] },
@@ -140,7 +146,7 @@ describe("SeaTunnel's REST API v2", () => {
       jobName: 'rest_api_test',
       jobStatus: 'FINISHED',
       errorMsg: null,
-      metrics: { SinkWriteCount: 100 },
+      metrics: { SinkWriteCount: '100' },
     });
     expect((await http<Array<{ jobId: string }>>('GET', '/finished-jobs/CANCELED')).json.map((j) => j.jobId)).not.toContain(jobId);
     expect((await http<Overview>('GET', '/overview')).json.finishedJobs).toBe('1');
@@ -157,11 +163,11 @@ describe("SeaTunnel's REST API v2", () => {
       jobName: 'hocon_job',
       jobStatus: 'RUNNING',
       pluginJarsUrls: [],
-      metrics: { sourceReceivedCount: anyOf(String) },
+      metrics: { SourceReceivedCount: anyOf(String), TableSourceReceivedCount: { fake: anyOf(String) } },
     });
     const live = (await http('GET', `/job-info/${jobId}`)).json;
     expect(live).toHaveProperty('envOptions');
-    expect(live).not.toHaveProperty('finishedTime');
+    expect(live).not.toHaveProperty('finishTime');
     // SeaTunnel's own example sends the id as a number beyond a double's precision.
     const stop = await http('POST', '/stop-job', `{"jobId": ${jobId}, "isStopWithSavePoint": false}`);
     expect(stop.status, stop.text).toBe(200);
@@ -174,7 +180,10 @@ describe("SeaTunnel's REST API v2", () => {
     const jobId = '700000000000000001';
     expect((await http('POST', `/submit-job?format=hocon&jobId=${jobId}`, streaming(), 'text/plain')).status).toBe(200);
     await untilStatus(jobId, 'RUNNING');
-    await cluster.until('rows read', async () => (await http<JobInfo>('GET', `/job-info/${jobId}`)).json.metrics.SourceReceivedCount > 0);
+    await cluster.until(
+      'rows read',
+      async () => Number((await http<JobInfo>('GET', `/job-info/${jobId}`)).json.metrics.SourceReceivedCount) > 0,
+    );
     expect((await http('POST', '/stop-job', { jobId, isStopWithSavePoint: true })).json).toEqual({ jobId });
     await untilStatus(jobId, 'SAVEPOINT_DONE');
     // SeaTunnel's checkpoint overview and history: the savepoint is the pipeline's latest.
@@ -216,6 +225,7 @@ describe("SeaTunnel's REST API v2", () => {
     expect(resumed.status, resumed.text).toBe(200);
     expect(resumed.json.jobId).toBe(jobId);
     await untilStatus(jobId, 'RUNNING');
+    expect((await http('GET', `/job-info/${jobId}`)).json).toMatchObject({ isStartWithSavePoint: true });
     expect((await http('POST', '/stop-jobs', [{ jobId, isStopWithSavePoint: false }])).json).toEqual([{ jobId }]);
     await untilStatus(jobId, 'CANCELED');
   });
@@ -224,7 +234,10 @@ describe("SeaTunnel's REST API v2", () => {
     const [jobId, next] = ['700000000000000011', '700000000000000012'];
     expect((await http('POST', `/submit-job?format=hocon&jobId=${jobId}`, streaming(), 'text/plain')).status).toBe(200);
     await untilStatus(jobId, 'RUNNING');
-    await cluster.until('rows read', async () => (await http<JobInfo>('GET', `/job-info/${jobId}`)).json.metrics.SourceReceivedCount > 0);
+    await cluster.until(
+      'rows read',
+      async () => Number((await http<JobInfo>('GET', `/job-info/${jobId}`)).json.metrics.SourceReceivedCount) > 0,
+    );
     const cp = await http<{ jobId: string; checkpoints: Array<{ pipelineId: number; checkpointId: number; error: string }> }>(
       'POST',
       '/checkpoint-job',
@@ -363,6 +376,8 @@ describe("SeaTunnel's REST API v2", () => {
   it('GET /system-monitoring-information, /metrics, /openmetrics and /logs', async () => {
     const sys = (await http<Array<Record<string, string>>>('GET', '/system-monitoring-information')).json;
     expect(sys[0]).toMatchObject({
+      isMaster: 'true',
+      host: '127.0.0.1',
       processors: matching(/^\d+$/),
       'physical.memory.total': matching(/G$/),
       'heap.memory.used': matching(/M$/),

@@ -52,6 +52,11 @@ it('tideway run with http.enable-http: the job is listed over HTTP while it runs
       await new Promise((r) => setTimeout(r, 200));
     }
     expect(running).toHaveLength(1);
+    // SeaTunnel's Master page: the one coordinator, with this process's health figures.
+    const members = (await (await fetch(`${url}/system-monitoring-information`)).json()) as Array<Record<string, string>>;
+    expect(members.filter((m) => m.isMaster === 'true')).toEqual([
+      expect.objectContaining({ host: '127.0.0.1', 'heap.memory.used': expect.stringMatching(/\d/) as unknown }) as unknown,
+    ]);
     // Local mode's probes: alive, and ready with each of its three services' reasons.
     const metrics = /metrics at (http:\/\/\S+)\/metrics/.exec(stderr)?.[1];
     expect(metrics, stderr).toBeDefined();

@@ -22,13 +22,14 @@ export interface JobInfo {
   jobName: string;
   jobStatus: string;
   jobDag: { vertexInfoMap: unknown[]; pipelineEdges: Record<string, unknown>; envOptions: Record<string, string> };
-  metrics: { SourceReceivedCount: number; SinkWriteCount: number };
+  metrics: { SourceReceivedCount: string; SinkWriteCount: string };
 }
 
 /** /overview. */
 export interface Overview {
   totalSlot: string;
   unassignedSlot: string;
+  workers: string;
   works: string;
   runningJobs: string;
   finishedJobs: string;

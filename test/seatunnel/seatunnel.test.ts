@@ -8,6 +8,7 @@ import { variablesOf } from '../conformance/case-cleanup.js';
 import { atMost, explicitRowsCopy, runBoth } from './differential.js';
 import { KNOWN_SWEEP_DIFFERENCES, sweep, sweepBatches, sweepCalls, sweepRunner, type SweepCall } from './sql-sweep.js';
 import { parseJobConfig, type JobConfig } from '@tideway/config';
+import { restAnswersFieldByField } from '../rest/seatunnel-rest-oracle.js';
 
 /**
  * Apache SeaTunnel itself (scripts/ensure-seatunnel.sh, decision 0045), run from this suite: one
@@ -185,6 +186,9 @@ sink { LocalFile { path = "${out}", file_format_type = "text", field_delimiter =
     expect(rows).toHaveLength(25);
     for (const row of rows) expect(row).toMatch(/^-?\d+,[A-Za-z]+$/);
   }, 240_000);
+
+  // Its REST answers against Tideway's, on the same cluster (docs/rest-api.md).
+  restAnswersFieldByField(() => cluster);
 
   // Three at a time: most of a case is its two engines' processes starting.
   const threeAtATime = atMost(3);

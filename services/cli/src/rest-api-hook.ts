@@ -34,6 +34,7 @@ export async function startRestApiIfEnabled(
         contextPath: http.contextPath,
         enableDynamicPort: http.enableDynamicPort,
         portRange: http.portRange,
+        coordinator: typeof coordinators === 'string' ? coordinators : coordinators[0],
         limits: {
           maxBodyBytes: http.maxBodyBytes,
           headersTimeout: http.headersTimeout,

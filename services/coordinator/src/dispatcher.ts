@@ -271,6 +271,11 @@ export class Dispatcher {
     return this.recorders.get(jobId)?.info.namespace ?? this.planning.get(jobId)?.namespace ?? '';
   }
 
+  /** Whether the job resumed from its own savepoint or latest checkpoint (-r). */
+  startedWithSavepoint(jobId: string): boolean {
+    return Boolean(this.recorders.get(jobId)?.info.restoreJobId ?? this.planning.get(jobId)?.startWithSavepoint);
+  }
+
   /**
    * A restore (-r) or a repeated submit acts on a job that exists: only a caller that may act on
    * that job's namespace may. A job the state store no longer knows has no known namespace:
@@ -405,7 +410,13 @@ export class Dispatcher {
       throw new TidewayError(ErrorCode.CONFIG_BAD_VALUE, `job id ${jobId} is already in use (being planned)`, { jobId });
     // Planning may take long (sources read schemas from their systems): the job can be seen
     // and cancelled meanwhile.
-    const init: PlanningJob = { jobName: req.jobName, submitTimeMs: Date.now(), cancelRequested: false, namespace };
+    const init: PlanningJob = {
+      jobName: req.jobName,
+      submitTimeMs: Date.now(),
+      cancelRequested: false,
+      namespace,
+      startWithSavepoint: Boolean(req.restoreJobId),
+    };
     this.planning.set(jobId, init);
     let planned: PlannedJob;
     let restore: Map<number, RestorePoint>;

@@ -12,14 +12,19 @@ export interface JobDagInfo {
 /**
  * The vertices and edges of every pipeline, as they run (a vertex cloned into several
  * pipelines appears in each, under its pipeline's id), with the tables each outputs (a sink:
- * the tables it writes), and the env block with each value as text, secrets masked.
+ * the tables it writes, by the ids its rows carry, which the per-table metrics are keyed by), and the env block with each value as text, secrets masked.
  */
 export function jobDagInfo(job: PlannedJob): JobDagInfo {
   const vertices: JobVertex[] = [];
   const edges: JobEdge[] = [];
+  const sinkTables = new Map<number, string[]>();
+  for (const p of job.pipelines) for (const s of p.sinks) sinkTables.set(s.vertexId, [...new Set(s.inputTables.map((t) => t.tableId))]);
   for (const p of job.plan.pipelines) {
     for (const v of p.vertices) {
-      const tables = v.plugin.type === 'sink' ? v.inputTables : (job.schemas.get(v.logicalId) ?? []).map((t) => t.tableId);
+      // A sink names the tables it receives, as its rows carry them (after transforms), not the
+      // plugin_input names of the config; the others the tables they output.
+      const tables =
+        v.plugin.type === 'sink' ? (sinkTables.get(v.id) ?? v.inputTables) : (job.schemas.get(v.logicalId) ?? []).map((t) => t.tableId);
       vertices.push({
         vertexId: v.id,
         type: v.plugin.type,

@@ -34,6 +34,8 @@ export interface PlanningJob {
   readonly submitTimeMs: number;
   /** The namespace of the token that submitted it. */
   readonly namespace: string;
+  /** Resumed from its own savepoint or latest checkpoint (-r). */
+  readonly startWithSavepoint: boolean;
   cancelRequested: boolean;
 }
 
@@ -57,6 +59,7 @@ export function planningJobInfo(jobId: string, p: PlanningJob): JobInfo {
     edges: [],
     envOptions: {},
     namespace: p.namespace,
+    startWithSavepoint: p.startWithSavepoint,
   };
 }
 
@@ -111,6 +114,7 @@ export function storedJobInfo(stored: StoredJob): JobInfo {
     failovers: failoverInfos(s.failovers),
     ...storedDag(stored),
     namespace: stored.info.namespace ?? '',
+    startWithSavepoint: Boolean(stored.info.restoreJobId),
   };
 }
 
@@ -133,6 +137,8 @@ export function storedJobMetrics(stored: StoredJob): JobMetrics {
         sinkWriteBytes: 0,
         sourceReceivedQps: 0,
         sinkWriteQps: 0,
+        sourceReceivedBytesPerSecond: 0,
+        sinkWriteBytesPerSecond: 0,
       };
       t.sourceReceivedCount += c.sourceReceivedCount;
       t.sinkWriteCount += c.sinkWriteCount;
@@ -161,7 +167,7 @@ export function storedJobMetrics(stored: StoredJob): JobMetrics {
 }
 
 /** The wire view of a job submitted in `namespace`. */
-export function jobInfo(job: JobMaster, namespace: string): JobInfo {
+export function jobInfo(job: JobMaster, namespace: string, startWithSavepoint = false): JobInfo {
   let lastCheckpoint = 0;
   let completed = 0;
   let failed = 0;
@@ -202,6 +208,7 @@ export function jobInfo(job: JobMaster, namespace: string): JobInfo {
     failovers: failoverInfos(job.failovers),
     ...jobDagInfo(job.job),
     namespace,
+    startWithSavepoint,
   };
 }
 
@@ -229,6 +236,8 @@ export function rateCounters(job: JobMaster): Map<string, number> {
   for (const [table, t] of c.tables) {
     m.set(`table:${table}:source`, t.sourceReceivedCount);
     m.set(`table:${table}:sink`, t.sinkWriteCount);
+    m.set(`table:${table}:sourceBytes`, t.sourceReceivedBytes);
+    m.set(`table:${table}:sinkBytes`, t.sinkWriteBytes);
   }
   return m;
 }
@@ -278,6 +287,8 @@ export function jobMetrics(job: JobMaster, rates?: RateTracker): JobMetrics {
       ...t,
       sourceReceivedQps: rate(`table:${table}:source`),
       sinkWriteQps: rate(`table:${table}:sink`),
+      sourceReceivedBytesPerSecond: rate(`table:${table}:sourceBytes`),
+      sinkWriteBytesPerSecond: rate(`table:${table}:sinkBytes`),
     })),
   };
 }

@@ -83,7 +83,8 @@ function namespaceOfView(c: JobServiceContext, v: JobView): string {
   return 'live' in v ? c.dispatcher.namespaceOf(v.live.jobId) : (v.stored.info.namespace ?? '');
 }
 
-const liveInfo = (c: JobServiceContext, job: JobMaster): JobInfo => jobInfo(job, c.dispatcher.namespaceOf(job.jobId));
+const liveInfo = (c: JobServiceContext, job: JobMaster): JobInfo =>
+  jobInfo(job, c.dispatcher.namespaceOf(job.jobId), c.dispatcher.startedWithSavepoint(job.jobId));
 const infoOf = (c: JobServiceContext, v: JobView): JobInfo => ('live' in v ? liveInfo(c, v.live) : storedJobInfo(v.stored));
 
 /** The job, when the caller may act on it (PERMISSION_DENIED naming both namespaces otherwise). */
@@ -234,6 +235,11 @@ function workerInfo(w: WorkerProfile): WorkerInfo {
     draining: w.draining,
     stopping: w.stopping,
     usedSlots: w.assignedSlots.length,
+    dynamicSlot: w.dynamicSlot,
+    freeMemoryMb: w.freeMemoryMb,
+    heapUsedBytes: w.heapUsedBytes,
+    heapTotalBytes: w.heapTotalBytes,
+    heapMaxBytes: w.heapMaxBytes,
   };
 }
 

@@ -21,6 +21,7 @@ import type { JobApi } from './job-api.js';
 import { failBody, statusOf } from './rest-errors.js';
 import { registerDashboardRoutes } from './dashboard/dashboard-routes.js';
 import { registerCheckpointRoutes } from './routes/checkpoint-routes.js';
+import { registerClusterRoutes, type RestServiceInfo } from './routes/cluster-routes.js';
 import { registerJobRoutes } from './routes/job-routes.js';
 import { registerLogRoutes } from './routes/log-routes.js';
 import { registerSubmitRoutes } from './routes/submit-routes.js';
@@ -38,6 +39,8 @@ export interface RestApiOptions {
   portRange: number;
   /** What a request may weigh and how slowly it may arrive; defaults as in the engine config. */
   limits?: Partial<RestLimits>;
+  /** This coordinator's gRPC address: its entry of /system-monitoring-information carries this process's figures. */
+  coordinator?: string;
 }
 
 /** `seatunnel.engine.http` limits (docs/security.md "Request limits"). */
@@ -86,6 +89,7 @@ export function buildRestApp(
   registry?: Registry,
   tls?: HttpsMaterial,
   given: Partial<RestLimits> = {},
+  served: { service?: Partial<RestServiceInfo>; coordinator?: string } = {},
 ): FastifyInstance {
   const limits = { ...DEFAULT_REST_LIMITS, ...given };
   // Node's own clocks against slow clients: headers and the whole request must arrive in time
@@ -169,7 +173,15 @@ export function buildRestApp(
   });
   void app.register(
     async (scoped) => {
-      registerSystemRoutes(scoped, jobs, registry, limits.config);
+      registerSystemRoutes(scoped, jobs, registry, limits.config, served.coordinator);
+      registerClusterRoutes(scoped, jobs, {
+        configuredPort: 0,
+        enableDynamicPort: false,
+        portRange: 0,
+        https: tls !== undefined,
+        mutualTls: authCertificates().length > 0,
+        ...served.service,
+      });
       registerJobRoutes(scoped, jobs);
       registerCheckpointRoutes(scoped, jobs);
       registerLogRoutes(scoped, jobs, contextPath);
@@ -199,7 +211,10 @@ export async function startRestApi(jobs: JobApi, options: RestApiOptions, regist
   for (let port = options.port; ; port++) {
     // With client certificates in tideway.auth, HTTPS asks callers for one (and the CA to check it).
     const tls = httpsMaterial(authCertificates().length > 0);
-    const app = buildRestApp(jobs, options.contextPath, registry, tls, options.limits);
+    const app = buildRestApp(jobs, options.contextPath, registry, tls, options.limits, {
+      coordinator: options.coordinator,
+      service: { configuredPort: options.port, enableDynamicPort: options.enableDynamicPort, portRange: options.portRange },
+    });
     try {
       await app.listen({ host: options.host, port });
     } catch (err) {

@@ -17,55 +17,141 @@ export function statusName(job: JobInfo): string {
 export const ENDED = new Set(['FINISHED', 'CANCELED', 'FAILED', 'SAVEPOINT_DONE']);
 
 /**
+ * A job's env options under dotted keys, as SeaTunnel lists them (`job.mode`, `checkpoint.interval`):
+ * a block the config nests (`job { mode = ... }`, or HOCON's `job.mode = ...`, which Tideway reads
+ * as a nested block) is spread into one key per value; lists stay JSON.
+ */
+export function dottedEnvOptions(env: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  const put = (key: string, value: unknown) => {
+    if (value !== null && typeof value === 'object' && !Array.isArray(value))
+      for (const [k, v] of Object.entries(value)) put(`${key}.${k}`, v);
+    else out[key] = typeof value === 'string' ? value : JSON.stringify(value);
+  };
+  for (const [key, text] of Object.entries(env)) {
+    let nested: unknown;
+    if (text.startsWith('{')) {
+      try {
+        nested = JSON.parse(text);
+      } catch {
+        nested = undefined;
+      }
+    }
+    if (nested !== null && typeof nested === 'object' && !Array.isArray(nested)) put(key, nested);
+    else out[key] = text;
+  }
+  return out;
+}
+
+/**
  * SeaTunnel's jobDag: `vertexInfoMap` (one entry per vertex: id, source/transform/sink, a name
  * like SeaTunnel's `pipeline-1 [Source[0]-FakeSource]`, the table paths) and `pipelineEdges`
- * (pipeline id -> its edges).
+ * (pipeline id -> its edges), which SeaTunnel's web UI draws; and, for clients of SeaTunnel 2.3.8,
+ * whose running jobs' jobDag is its logical DAG, `vertices` (id, `Source[0]-FakeSource(id=1)`,
+ * parallelism) and `edges` (by the vertices' names).
  */
 export function jobDag(job: JobInfo): object {
   const counters = new Map<string, number>();
   const kind: Record<string, string> = { source: 'Source', transform: 'Transform', sink: 'Sink' };
-  const vertexInfoMap = job.vertices.map((v) => {
+  const named = job.vertices.map((v) => {
     const key = `${v.pipelineId}:${v.type}`;
     const n = counters.get(key) ?? 0;
     counters.set(key, n + 1);
-    return {
-      vertexId: v.vertexId,
-      type: v.type,
-      vertexName: `pipeline-${v.pipelineId} [${kind[v.type] ?? v.type}[${n}]-${v.pluginName}]`,
-      tablePaths: v.tablePaths,
-    };
+    return { v, name: `${kind[v.type] ?? v.type}[${n}]-${v.pluginName}` };
   });
+  const vertexInfoMap = named.map(({ v, name }) => ({
+    vertexId: v.vertexId,
+    type: v.type,
+    vertexName: `pipeline-${v.pipelineId} [${name}]`,
+    tablePaths: v.tablePaths,
+  }));
   const pipelineEdges: Record<string, Array<{ inputVertexId: string; targetVertexId: string }>> = {};
   for (const e of job.edges)
     (pipelineEdges[String(e.pipelineId)] ??= []).push({ inputVertexId: String(e.inputVertexId), targetVertexId: String(e.targetVertexId) });
-  return { jobId: job.jobId, envOptions: job.envOptions, vertexInfoMap, pipelineEdges };
-}
-
-/** A job's metrics under SeaTunnel's names (as `seatunnel.sh --get_running_job_metrics` prints them). */
-export function seaTunnelMetrics(m: JobMetrics): Record<string, unknown> {
-  const perTable = <K extends keyof JobMetrics['tables'][number]>(key: K) => Object.fromEntries(m.tables.map((t) => [t.table, t[key]]));
+  const nameOf = new Map(named.map(({ v, name }) => [v.vertexId, name]));
   return {
-    SourceReceivedCount: m.sourceReceivedCount,
-    SourceReceivedQPS: m.sourceReceivedQps,
-    SourceReceivedBytes: m.sourceReceivedBytes,
-    SourceReceivedBytesPerSeconds: m.sourceReceivedBytesPerSecond,
-    SinkWriteCount: m.sinkWriteCount,
-    SinkWriteQPS: m.sinkWriteQps,
-    SinkWriteBytes: m.sinkWriteBytes,
-    SinkWriteBytesPerSeconds: m.sinkWriteBytesPerSecond,
-    TableSourceReceivedCount: perTable('sourceReceivedCount'),
-    TableSinkWriteCount: perTable('sinkWriteCount'),
-    TableSourceReceivedBytes: perTable('sourceReceivedBytes'),
-    TableSinkWriteBytes: perTable('sinkWriteBytes'),
-    TableSourceReceivedQPS: perTable('sourceReceivedQps'),
-    TableSinkWriteQPS: perTable('sinkWriteQps'),
+    jobId: job.jobId,
+    envOptions: dottedEnvOptions(job.envOptions),
+    vertexInfoMap,
+    pipelineEdges,
+    vertices: named.map(({ v, name }) => ({ id: v.vertexId, name: `${name}(id=${v.vertexId})`, parallelism: v.parallelism })),
+    edges: job.edges.map((e) => ({ inputVertex: nameOf.get(e.inputVertexId) ?? '', targetVertex: nameOf.get(e.targetVertexId) ?? '' })),
   };
 }
 
 /**
- * `/job-info/:jobId`: always jobId, jobName, jobStatus, createTime, jobDag and metrics; envOptions
- * and pluginJarsUrls (Tideway has no plugin jars: always empty) while the job runs; finishedTime
- * and errorMsg once it ended, as SeaTunnel's JobInfoService answers.
+ * A number as Java's Double.toString writes it (SeaTunnel's rates are doubles turned to text):
+ * `0.0`, `12.5`, `1.0E7`.
+ */
+export function javaDouble(n: number): string {
+  if (Number.isNaN(n)) return 'NaN';
+  if (!Number.isFinite(n)) return n > 0 ? 'Infinity' : '-Infinity';
+  const abs = Math.abs(n);
+  if (abs === 0 || (abs >= 1e-3 && abs < 1e7)) return Number.isInteger(n) ? n.toFixed(1) : String(n);
+  const [mantissa, exponent] = n.toExponential().split('e');
+  return `${mantissa.includes('.') ? mantissa : `${mantissa}.0`}E${Number(exponent)}`;
+}
+
+type TableCounters = JobMetrics['tables'][number];
+type TableKey = Exclude<keyof TableCounters, 'table'>;
+
+/**
+ * The tables a side of the job names: the DAG's source vertices' tables (what the sources emit)
+ * or its sink vertices' (what the sinks write, after transforms), and any table counted on that
+ * side that the DAG does not name (a job still being planned has no DAG yet).
+ */
+function sideTables(job: JobInfo | undefined, m: JobMetrics, side: 'source' | 'sink'): string[] {
+  const names = new Set<string>();
+  for (const v of job?.vertices ?? []) if (v.type === side) for (const t of v.tablePaths) names.add(t);
+  const counted: TableKey = side === 'source' ? 'sourceReceivedCount' : 'sinkWriteCount';
+  for (const t of m.tables) if (t[counted] > 0) names.add(t.table);
+  return [...names];
+}
+
+/**
+ * A job's metrics as SeaTunnel's REST API answers them: the eight job totals and the eight
+ * per-table maps, every value text (counts as whole numbers, rates as Java doubles), each
+ * source map keyed by the tables the DAG's sources emit and each sink map by the tables its sinks
+ * write (a table renamed by a transform is under its new name on the sink side). With `text`
+ * false the values stay numbers (`tideway metrics` prints them so).
+ */
+export function seaTunnelMetrics(m: JobMetrics, job?: JobInfo, text = true): Record<string, unknown> {
+  const byTable = new Map(m.tables.map((t) => [t.table, t]));
+  const sources = sideTables(job, m, 'source');
+  const sinks = sideTables(job, m, 'sink');
+  const count = (v: number, rate: boolean): string | number => (!text ? v : rate ? javaDouble(v) : String(Math.round(v)));
+  const map = (tables: string[], key: TableKey, rate: boolean) =>
+    Object.fromEntries(
+      tables.map((t) => {
+        const v = byTable.get(t)?.[key] ?? 0;
+        return [t, count(v, rate)];
+      }),
+    );
+  return {
+    SourceReceivedCount: count(m.sourceReceivedCount, false),
+    SourceReceivedQPS: count(m.sourceReceivedQps, true),
+    SourceReceivedBytes: count(m.sourceReceivedBytes, false),
+    SourceReceivedBytesPerSeconds: count(m.sourceReceivedBytesPerSecond, true),
+    SinkWriteCount: count(m.sinkWriteCount, false),
+    SinkWriteQPS: count(m.sinkWriteQps, true),
+    SinkWriteBytes: count(m.sinkWriteBytes, false),
+    SinkWriteBytesPerSeconds: count(m.sinkWriteBytesPerSecond, true),
+    TableSourceReceivedCount: map(sources, 'sourceReceivedCount', false),
+    TableSinkWriteCount: map(sinks, 'sinkWriteCount', false),
+    TableSourceReceivedBytes: map(sources, 'sourceReceivedBytes', false),
+    TableSinkWriteBytes: map(sinks, 'sinkWriteBytes', false),
+    TableSourceReceivedQPS: map(sources, 'sourceReceivedQps', true),
+    TableSinkWriteQPS: map(sinks, 'sinkWriteQps', true),
+    TableSourceReceivedBytesPerSeconds: map(sources, 'sourceReceivedBytesPerSecond', true),
+    TableSinkWriteBytesPerSeconds: map(sinks, 'sinkWriteBytesPerSecond', true),
+  };
+}
+
+/**
+ * One job as SeaTunnel's job-info, running-jobs and finished-jobs answer it (its JobInfoService):
+ * always jobId, jobName, jobStatus, createTime, jobDag, pluginJarsUrls (Tideway has no plugin
+ * jars: always empty) and metrics; envOptions too (SeaTunnel's UI reads them there or in the
+ * jobDag); errorMsg (null unless it failed) and finishTime once the job ended.
  */
 export function jobInfoBody(job: JobInfo, metrics: JobMetrics): Record<string, unknown> {
   const status = statusName(job);
@@ -75,42 +161,13 @@ export function jobInfoBody(job: JobInfo, metrics: JobMetrics): Record<string, u
     jobStatus: status,
     createTime: seaTunnelTime(job.submitTimeMs),
     jobDag: jobDag(job),
-    metrics: seaTunnelMetrics(metrics),
+    pluginJarsUrls: [],
+    envOptions: dottedEnvOptions(job.envOptions),
+    metrics: seaTunnelMetrics(metrics, job),
   };
   if (ENDED.has(status)) {
-    body.finishedTime = seaTunnelTime(job.finishTimeMs);
     body.errorMsg = job.error ? job.error.message : null;
-  } else {
-    body.envOptions = job.envOptions;
-    body.pluginJarsUrls = [];
-  }
+    body.finishTime = seaTunnelTime(job.finishTimeMs);
+  } else body.isStartWithSavePoint = job.startWithSavepoint;
   return body;
-}
-
-/** One entry of `/running-jobs`. */
-export function runningJobBody(job: JobInfo, metrics: JobMetrics): Record<string, unknown> {
-  return {
-    jobId: job.jobId,
-    jobName: job.jobName,
-    jobStatus: statusName(job),
-    envOptions: job.envOptions,
-    createTime: seaTunnelTime(job.submitTimeMs),
-    jobDag: jobDag(job),
-    pluginJarsUrls: [],
-    metrics: { sourceReceivedCount: String(metrics.sourceReceivedCount), sinkWriteCount: String(metrics.sinkWriteCount) },
-  };
-}
-
-/** One entry of `/finished-jobs/:state`. */
-export function finishedJobBody(job: JobInfo, metrics: JobMetrics): Record<string, unknown> {
-  return {
-    jobId: job.jobId,
-    jobName: job.jobName,
-    jobStatus: statusName(job),
-    errorMsg: job.error ? job.error.message : null,
-    createTime: seaTunnelTime(job.submitTimeMs),
-    finishTime: seaTunnelTime(job.finishTimeMs),
-    jobDag: jobDag(job),
-    metrics: seaTunnelMetrics(metrics),
-  };
 }

@@ -1,3 +1,4 @@
+import { getHeapStatistics } from 'node:v8';
 import { randomUUID } from 'node:crypto';
 import { cpus, freemem, loadavg, totalmem } from 'node:os';
 import {
@@ -221,6 +222,7 @@ export class WorkerServer {
   }
 
   profile(): WorkerProfile {
+    const heap = getHeapStatistics();
     return {
       workerId: this.workerId,
       address: this.address,
@@ -234,6 +236,9 @@ export class WorkerServer {
       assignedSlots: this.tasks.heldSlots(),
       draining: this.drainRequested || this.stopping,
       stopping: this.stopping,
+      heapUsedBytes: heap.used_heap_size,
+      heapTotalBytes: heap.total_heap_size,
+      heapMaxBytes: heap.heap_size_limit,
     };
   }
 

@@ -202,7 +202,13 @@ export class TaskExecutionService {
             'reportMetrics',
             {
               location: group.location,
-              tables: msg.metrics.tables.map((t) => ({ ...t, sourceReceivedQps: 0, sinkWriteQps: 0 })),
+              tables: msg.metrics.tables.map((t) => ({
+                ...t,
+                sourceReceivedQps: 0,
+                sinkWriteQps: 0,
+                sourceReceivedBytesPerSecond: 0,
+                sinkWriteBytesPerSecond: 0,
+              })),
               busyness: msg.metrics.busyness && {
                 ...msg.metrics.busyness,
                 pipelineId: group.location.pipelineId,

@@ -158,7 +158,8 @@ export function registerJobCommands(program: Command): void {
   ).action(
     withClient(async (client, _opts, args) => {
       const { seaTunnelMetrics } = await import('@tideway/rest-api');
-      const out = seaTunnelMetrics(await client.metrics(args[0]));
+      const [metrics, job] = await Promise.all([client.metrics(args[0]), client.get(args[0])]);
+      const out = seaTunnelMetrics(metrics, job, false);
       process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
     }),
   );

@@ -27,6 +27,7 @@ function job(i: number, status = JobStatus.FINISHED): JobInfo {
     vertices: [],
     edges: [],
     envOptions: {},
+    startWithSavepoint: false,
   };
 }
 

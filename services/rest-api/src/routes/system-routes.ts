@@ -1,15 +1,12 @@
-import { cpus, freemem, loadavg, totalmem } from 'node:os';
 import type { FastifyInstance } from 'fastify';
 import { Registry } from 'prom-client';
 import { parseJobConfig, shadeJobConfigJson, type ConfigLimits } from '@tideway/config';
 import type { JobApi } from '../job-api.js';
 import { failBody } from '../rest-errors.js';
+import { heapFigures, hostPort, numberToUnit, processHealth } from './node-health.js';
 
 /** Tideway's version, where SeaTunnel reports its own. */
 const VERSION = '0.1.0';
-
-const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)}M`;
-const gb = (bytes: number) => `${(bytes / 1024 / 1024 / 1024).toFixed(1)}G`;
 
 /** Whether a worker's attributes carry every tag of the filter, as SeaTunnel's overview filters. */
 function matches(attributes: Record<string, string>, tags: Record<string, string>): boolean {
@@ -17,7 +14,13 @@ function matches(attributes: Record<string, string>, tags: Record<string, string
 }
 
 /** GET /overview, /system-monitoring-information, /metrics, /openmetrics; POST /encrypt-config, /update-tags (the logs: log-routes.ts). */
-export function registerSystemRoutes(app: FastifyInstance, jobs: JobApi, registry: Registry | undefined, limits: ConfigLimits): void {
+export function registerSystemRoutes(
+  app: FastifyInstance,
+  jobs: JobApi,
+  registry: Registry | undefined,
+  limits: ConfigLimits,
+  coordinator: string | undefined,
+): void {
   app.get<{ Querystring: Record<string, string> }>('/overview', async (req) => {
     const o = await jobs.overview();
     const workers = o.workers.filter((w) => matches(w.attributes, req.query));
@@ -26,6 +29,8 @@ export function registerSystemRoutes(app: FastifyInstance, jobs: JobApi, registr
       gitCommitAbbrev: 'unknown',
       totalSlot: String(workers.reduce((n, w) => n + w.totalSlots, 0)),
       unassignedSlot: String(workers.reduce((n, w) => n + w.freeSlots, 0)),
+      workers: String(workers.length),
+      // The older name of `workers`, as SeaTunnel's REST API documentation still shows it.
       works: String(workers.length),
       runningJobs: String(o.runningJobs),
       finishedJobs: String(o.finishedJobs),
@@ -34,25 +39,29 @@ export function registerSystemRoutes(app: FastifyInstance, jobs: JobApi, registr
     };
   });
 
+  // SeaTunnel's health figures of every cluster member: each coordinator (the leader with
+  // isMaster "true", as SeaTunnel's master; this process with its own figures), then each worker
+  // (isMaster "false") with what it reports (cores, memory, heap, load). SeaTunnel's UI puts the
+  // isMaster "true" entries on its Master page and the others on its Workers page.
   app.get('/system-monitoring-information', async () => {
-    const mem = process.memoryUsage();
-    const coordinator = {
-      node: 'coordinator',
-      processors: String(cpus().length),
-      'physical.memory.total': gb(totalmem()),
-      'physical.memory.free': mb(freemem()),
-      'heap.memory.used': mb(mem.heapUsed),
-      'heap.memory.total': mb(mem.heapTotal),
-      'heap.memory.used/total': `${((100 * mem.heapUsed) / mem.heapTotal).toFixed(2)}%`,
-      'load.systemAverage': loadavg()[0].toFixed(2),
-    };
-    const { workers } = await jobs.overview();
+    const overview = await jobs.overview();
+    const coordinators = overview.coordinators.length > 0 ? overview.coordinators : [{ address: coordinator ?? '', leader: true }];
+    // This process: the coordinator at its own address, or the only one (local mode).
+    const self = coordinators.find((c) => c.address === coordinator) ?? (coordinators.length === 1 ? coordinators[0] : undefined);
     return [
-      coordinator,
-      ...workers.map((w) => ({
-        node: w.address,
+      ...coordinators.map((c) => ({
+        ...hostPort(c.address),
+        isMaster: String(c.leader),
+        ...(c === self ? processHealth() : {}),
+      })),
+      ...overview.workers.map((w) => ({
+        ...hostPort(w.address),
+        isMaster: 'false',
         processors: String(w.cpuCores),
-        'physical.memory.total': mb(w.memoryMb * 1024 * 1024),
+        'physical.memory.total': numberToUnit(w.memoryMb * 1024 * 1024),
+        'physical.memory.free': numberToUnit(w.freeMemoryMb * 1024 * 1024),
+        // A worker that does not report its heap (0) has none listed.
+        ...(w.heapTotalBytes > 0 ? heapFigures(w.heapUsedBytes, w.heapTotalBytes, w.heapMaxBytes) : {}),
         'load.systemAverage': w.systemLoad.toFixed(2),
       })),
     ];

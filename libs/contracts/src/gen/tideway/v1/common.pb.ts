@@ -291,6 +291,12 @@ export interface TableMetrics {
   /** Rows per second over the last seconds. */
   sourceReceivedQps: number;
   sinkWriteQps: number;
+  /**
+   * Bytes per second over the last seconds (SeaTunnel's TableSourceReceivedBytesPerSeconds and
+   * TableSinkWriteBytesPerSeconds).
+   */
+  sourceReceivedBytesPerSecond: number;
+  sinkWriteBytesPerSecond: number;
 }
 
 /** A task group a worker runs, as it reports it to a (new) leader. */
@@ -899,6 +905,8 @@ function createBaseTableMetrics(): TableMetrics {
     sinkWriteBytes: 0,
     sourceReceivedQps: 0,
     sinkWriteQps: 0,
+    sourceReceivedBytesPerSecond: 0,
+    sinkWriteBytesPerSecond: 0,
   };
 }
 
@@ -924,6 +932,12 @@ export const TableMetrics: MessageFns<TableMetrics> = {
     }
     if (message.sinkWriteQps !== 0) {
       writer.uint32(57).double(message.sinkWriteQps);
+    }
+    if (message.sourceReceivedBytesPerSecond !== 0) {
+      writer.uint32(65).double(message.sourceReceivedBytesPerSecond);
+    }
+    if (message.sinkWriteBytesPerSecond !== 0) {
+      writer.uint32(73).double(message.sinkWriteBytesPerSecond);
     }
     return writer;
   },
@@ -997,6 +1011,22 @@ export const TableMetrics: MessageFns<TableMetrics> = {
             message.sinkWriteQps = reader.double();
             continue;
           }
+          case 8: {
+            if (tag !== 65) {
+              break;
+            }
+
+            message.sourceReceivedBytesPerSecond = reader.double();
+            continue;
+          }
+          case 9: {
+            if (tag !== 73) {
+              break;
+            }
+
+            message.sinkWriteBytesPerSecond = reader.double();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1042,6 +1072,16 @@ export const TableMetrics: MessageFns<TableMetrics> = {
         : isSet(object.sink_write_qps)
         ? globalThis.Number(object.sink_write_qps)
         : 0,
+      sourceReceivedBytesPerSecond: isSet(object.sourceReceivedBytesPerSecond)
+        ? globalThis.Number(object.sourceReceivedBytesPerSecond)
+        : isSet(object.source_received_bytes_per_second)
+        ? globalThis.Number(object.source_received_bytes_per_second)
+        : 0,
+      sinkWriteBytesPerSecond: isSet(object.sinkWriteBytesPerSecond)
+        ? globalThis.Number(object.sinkWriteBytesPerSecond)
+        : isSet(object.sink_write_bytes_per_second)
+        ? globalThis.Number(object.sink_write_bytes_per_second)
+        : 0,
     };
   },
 
@@ -1068,6 +1108,12 @@ export const TableMetrics: MessageFns<TableMetrics> = {
     if (message.sinkWriteQps !== 0) {
       obj.sinkWriteQps = floatToJson(message.sinkWriteQps);
     }
+    if (message.sourceReceivedBytesPerSecond !== 0) {
+      obj.sourceReceivedBytesPerSecond = floatToJson(message.sourceReceivedBytesPerSecond);
+    }
+    if (message.sinkWriteBytesPerSecond !== 0) {
+      obj.sinkWriteBytesPerSecond = floatToJson(message.sinkWriteBytesPerSecond);
+    }
     return obj;
   },
 
@@ -1083,6 +1129,8 @@ export const TableMetrics: MessageFns<TableMetrics> = {
     message.sinkWriteBytes = object.sinkWriteBytes ?? 0;
     message.sourceReceivedQps = object.sourceReceivedQps ?? 0;
     message.sinkWriteQps = object.sinkWriteQps ?? 0;
+    message.sourceReceivedBytesPerSecond = object.sourceReceivedBytesPerSecond ?? 0;
+    message.sinkWriteBytesPerSecond = object.sinkWriteBytesPerSecond ?? 0;
     return message;
   },
 };

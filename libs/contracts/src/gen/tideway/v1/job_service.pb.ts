@@ -163,6 +163,8 @@ export interface JobInfo {
    * for a job an admin token without a namespace submitted.
    */
   namespace: string;
+  /** Resumed from its own savepoint or latest checkpoint (-r, REST isStartWithSavePoint=true). */
+  startWithSavepoint: boolean;
 }
 
 export interface JobInfo_EnvOptionsEntry {
@@ -296,6 +298,13 @@ export interface WorkerInfo {
   usedSlots: number;
   /** The worker drains because it is stopping (SIGTERM). */
   stopping: boolean;
+  /** Slots follow the worker's resources (seatunnel.engine.slot-service.dynamic-slot). */
+  dynamicSlot: boolean;
+  freeMemoryMb: number;
+  /** The worker process's JavaScript heap (V8's used, total and limit), in bytes. */
+  heapUsedBytes: number;
+  heapTotalBytes: number;
+  heapMaxBytes: number;
 }
 
 export interface WorkerInfo_AttributesEntry {
@@ -1869,6 +1878,7 @@ function createBaseJobInfo(): JobInfo {
     envOptions: {},
     failedCheckpoints: 0,
     namespace: "",
+    startWithSavepoint: false,
   };
 }
 
@@ -1924,6 +1934,9 @@ export const JobInfo: MessageFns<JobInfo> = {
     }
     if (message.namespace !== "") {
       writer.uint32(138).string(message.namespace);
+    }
+    if (message.startWithSavepoint !== false) {
+      writer.uint32(144).bool(message.startWithSavepoint);
     }
     return writer;
   },
@@ -2080,6 +2093,14 @@ export const JobInfo: MessageFns<JobInfo> = {
             message.namespace = reader.string();
             continue;
           }
+          case 18: {
+            if (tag !== 144) {
+              break;
+            }
+
+            message.startWithSavepoint = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2181,6 +2202,11 @@ export const JobInfo: MessageFns<JobInfo> = {
         ? globalThis.Number(object.failed_checkpoints)
         : 0,
       namespace: isSet(object.namespace) ? globalThis.String(object.namespace) : "",
+      startWithSavepoint: isSet(object.startWithSavepoint)
+        ? globalThis.Boolean(object.startWithSavepoint)
+        : isSet(object.start_with_savepoint)
+        ? globalThis.Boolean(object.start_with_savepoint)
+        : false,
     };
   },
 
@@ -2243,6 +2269,9 @@ export const JobInfo: MessageFns<JobInfo> = {
     if (message.namespace !== "") {
       obj.namespace = message.namespace;
     }
+    if (message.startWithSavepoint !== false) {
+      obj.startWithSavepoint = message.startWithSavepoint;
+    }
     return obj;
   },
 
@@ -2278,6 +2307,7 @@ export const JobInfo: MessageFns<JobInfo> = {
     );
     message.failedCheckpoints = object.failedCheckpoints ?? 0;
     message.namespace = object.namespace ?? "";
+    message.startWithSavepoint = object.startWithSavepoint ?? false;
     return message;
   },
 };
@@ -3904,6 +3934,11 @@ function createBaseWorkerInfo(): WorkerInfo {
     draining: false,
     usedSlots: 0,
     stopping: false,
+    dynamicSlot: false,
+    freeMemoryMb: 0,
+    heapUsedBytes: 0,
+    heapTotalBytes: 0,
+    heapMaxBytes: 0,
   };
 }
 
@@ -3944,6 +3979,21 @@ export const WorkerInfo: MessageFns<WorkerInfo> = {
     }
     if (message.stopping !== false) {
       writer.uint32(96).bool(message.stopping);
+    }
+    if (message.dynamicSlot !== false) {
+      writer.uint32(104).bool(message.dynamicSlot);
+    }
+    if (message.freeMemoryMb !== 0) {
+      writer.uint32(113).double(message.freeMemoryMb);
+    }
+    if (message.heapUsedBytes !== 0) {
+      writer.uint32(121).double(message.heapUsedBytes);
+    }
+    if (message.heapTotalBytes !== 0) {
+      writer.uint32(129).double(message.heapTotalBytes);
+    }
+    if (message.heapMaxBytes !== 0) {
+      writer.uint32(137).double(message.heapMaxBytes);
     }
     return writer;
   },
@@ -4060,6 +4110,46 @@ export const WorkerInfo: MessageFns<WorkerInfo> = {
             message.stopping = reader.bool();
             continue;
           }
+          case 13: {
+            if (tag !== 104) {
+              break;
+            }
+
+            message.dynamicSlot = reader.bool();
+            continue;
+          }
+          case 14: {
+            if (tag !== 113) {
+              break;
+            }
+
+            message.freeMemoryMb = reader.double();
+            continue;
+          }
+          case 15: {
+            if (tag !== 121) {
+              break;
+            }
+
+            message.heapUsedBytes = reader.double();
+            continue;
+          }
+          case 16: {
+            if (tag !== 129) {
+              break;
+            }
+
+            message.heapTotalBytes = reader.double();
+            continue;
+          }
+          case 17: {
+            if (tag !== 137) {
+              break;
+            }
+
+            message.heapMaxBytes = reader.double();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4131,6 +4221,31 @@ export const WorkerInfo: MessageFns<WorkerInfo> = {
         ? globalThis.Number(object.used_slots)
         : 0,
       stopping: isSet(object.stopping) ? globalThis.Boolean(object.stopping) : false,
+      dynamicSlot: isSet(object.dynamicSlot)
+        ? globalThis.Boolean(object.dynamicSlot)
+        : isSet(object.dynamic_slot)
+        ? globalThis.Boolean(object.dynamic_slot)
+        : false,
+      freeMemoryMb: isSet(object.freeMemoryMb)
+        ? globalThis.Number(object.freeMemoryMb)
+        : isSet(object.free_memory_mb)
+        ? globalThis.Number(object.free_memory_mb)
+        : 0,
+      heapUsedBytes: isSet(object.heapUsedBytes)
+        ? globalThis.Number(object.heapUsedBytes)
+        : isSet(object.heap_used_bytes)
+        ? globalThis.Number(object.heap_used_bytes)
+        : 0,
+      heapTotalBytes: isSet(object.heapTotalBytes)
+        ? globalThis.Number(object.heapTotalBytes)
+        : isSet(object.heap_total_bytes)
+        ? globalThis.Number(object.heap_total_bytes)
+        : 0,
+      heapMaxBytes: isSet(object.heapMaxBytes)
+        ? globalThis.Number(object.heapMaxBytes)
+        : isSet(object.heap_max_bytes)
+        ? globalThis.Number(object.heap_max_bytes)
+        : 0,
     };
   },
 
@@ -4178,6 +4293,21 @@ export const WorkerInfo: MessageFns<WorkerInfo> = {
     if (message.stopping !== false) {
       obj.stopping = message.stopping;
     }
+    if (message.dynamicSlot !== false) {
+      obj.dynamicSlot = message.dynamicSlot;
+    }
+    if (message.freeMemoryMb !== 0) {
+      obj.freeMemoryMb = floatToJson(message.freeMemoryMb);
+    }
+    if (message.heapUsedBytes !== 0) {
+      obj.heapUsedBytes = floatToJson(message.heapUsedBytes);
+    }
+    if (message.heapTotalBytes !== 0) {
+      obj.heapTotalBytes = floatToJson(message.heapTotalBytes);
+    }
+    if (message.heapMaxBytes !== 0) {
+      obj.heapMaxBytes = floatToJson(message.heapMaxBytes);
+    }
     return obj;
   },
 
@@ -4206,6 +4336,11 @@ export const WorkerInfo: MessageFns<WorkerInfo> = {
     message.draining = object.draining ?? false;
     message.usedSlots = object.usedSlots ?? 0;
     message.stopping = object.stopping ?? false;
+    message.dynamicSlot = object.dynamicSlot ?? false;
+    message.freeMemoryMb = object.freeMemoryMb ?? 0;
+    message.heapUsedBytes = object.heapUsedBytes ?? 0;
+    message.heapTotalBytes = object.heapTotalBytes ?? 0;
+    message.heapMaxBytes = object.heapMaxBytes ?? 0;
     return message;
   },
 };

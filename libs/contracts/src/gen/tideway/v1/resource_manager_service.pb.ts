@@ -40,6 +40,10 @@ export interface WorkerProfile {
   draining: boolean;
   /** The worker drains because it is stopping (SIGTERM): an undrain does not end that. */
   stopping: boolean;
+  /** The worker process's JavaScript heap (V8's used, total and limit), in bytes. */
+  heapUsedBytes: number;
+  heapTotalBytes: number;
+  heapMaxBytes: number;
 }
 
 export interface WorkerProfile_AttributesEntry {
@@ -140,6 +144,9 @@ function createBaseWorkerProfile(): WorkerProfile {
     freeMemoryMb: 0,
     draining: false,
     stopping: false,
+    heapUsedBytes: 0,
+    heapTotalBytes: 0,
+    heapMaxBytes: 0,
   };
 }
 
@@ -180,6 +187,15 @@ export const WorkerProfile: MessageFns<WorkerProfile> = {
     }
     if (message.stopping !== false) {
       writer.uint32(96).bool(message.stopping);
+    }
+    if (message.heapUsedBytes !== 0) {
+      writer.uint32(105).double(message.heapUsedBytes);
+    }
+    if (message.heapTotalBytes !== 0) {
+      writer.uint32(113).double(message.heapTotalBytes);
+    }
+    if (message.heapMaxBytes !== 0) {
+      writer.uint32(121).double(message.heapMaxBytes);
     }
     return writer;
   },
@@ -296,6 +312,30 @@ export const WorkerProfile: MessageFns<WorkerProfile> = {
             message.stopping = reader.bool();
             continue;
           }
+          case 13: {
+            if (tag !== 105) {
+              break;
+            }
+
+            message.heapUsedBytes = reader.double();
+            continue;
+          }
+          case 14: {
+            if (tag !== 113) {
+              break;
+            }
+
+            message.heapTotalBytes = reader.double();
+            continue;
+          }
+          case 15: {
+            if (tag !== 121) {
+              break;
+            }
+
+            message.heapMaxBytes = reader.double();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -367,6 +407,21 @@ export const WorkerProfile: MessageFns<WorkerProfile> = {
         : 0,
       draining: isSet(object.draining) ? globalThis.Boolean(object.draining) : false,
       stopping: isSet(object.stopping) ? globalThis.Boolean(object.stopping) : false,
+      heapUsedBytes: isSet(object.heapUsedBytes)
+        ? globalThis.Number(object.heapUsedBytes)
+        : isSet(object.heap_used_bytes)
+        ? globalThis.Number(object.heap_used_bytes)
+        : 0,
+      heapTotalBytes: isSet(object.heapTotalBytes)
+        ? globalThis.Number(object.heapTotalBytes)
+        : isSet(object.heap_total_bytes)
+        ? globalThis.Number(object.heap_total_bytes)
+        : 0,
+      heapMaxBytes: isSet(object.heapMaxBytes)
+        ? globalThis.Number(object.heapMaxBytes)
+        : isSet(object.heap_max_bytes)
+        ? globalThis.Number(object.heap_max_bytes)
+        : 0,
     };
   },
 
@@ -414,6 +469,15 @@ export const WorkerProfile: MessageFns<WorkerProfile> = {
     if (message.stopping !== false) {
       obj.stopping = message.stopping;
     }
+    if (message.heapUsedBytes !== 0) {
+      obj.heapUsedBytes = floatToJson(message.heapUsedBytes);
+    }
+    if (message.heapTotalBytes !== 0) {
+      obj.heapTotalBytes = floatToJson(message.heapTotalBytes);
+    }
+    if (message.heapMaxBytes !== 0) {
+      obj.heapMaxBytes = floatToJson(message.heapMaxBytes);
+    }
     return obj;
   },
 
@@ -442,6 +506,9 @@ export const WorkerProfile: MessageFns<WorkerProfile> = {
     message.freeMemoryMb = object.freeMemoryMb ?? 0;
     message.draining = object.draining ?? false;
     message.stopping = object.stopping ?? false;
+    message.heapUsedBytes = object.heapUsedBytes ?? 0;
+    message.heapTotalBytes = object.heapTotalBytes ?? 0;
+    message.heapMaxBytes = object.heapMaxBytes ?? 0;
     return message;
   },
 };

@@ -1,0 +1,327 @@
+/**
+ * The fields SeaTunnel's own web UI (seatunnel-engine-ui) reads, endpoint by endpoint, from a
+ * real cluster's REST API: a running job, a finished one and a failed one, as its pages read them
+ * (docs/rest-api.md, "What SeaTunnel's web UI reads"). Written from reading the UI's sources; none
+ * of its code is here.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TestCluster } from '../cluster/test-cluster.js';
+import { freePort } from '@tideway/testing';
+import { anyOf, matching } from './rest-shapes.js';
+import { expectUiJob, expectUiMonitor, METRIC_TOTALS, TABLE_MAPS, type UiJob } from './ui-fields.js';
+
+let cluster: TestCluster;
+let base = '';
+let port = 0;
+
+beforeAll(async () => {
+  port = await freePort();
+  cluster = await TestCluster.start({
+    workers: [{ attributes: { zone: 'a' } }],
+    slotNum: 4,
+    jobScheduleStrategy: 'WAIT',
+    engineYaml: ['http:', '  enable-http: true', `  port: ${port}`, '  enable-dynamic-port: false'],
+  });
+  base = `http://127.0.0.1:${port}`;
+}, 120_000);
+
+afterAll(async () => {
+  await cluster?.stop();
+});
+
+async function get<T>(path: string): Promise<{ status: number; json: T }> {
+  const res = await fetch(`${base}${path}`);
+  return { status: res.status, json: (await res.json()) as T };
+}
+
+async function submit(config: string, jobId: string): Promise<void> {
+  const res = await fetch(`${base}/submit-job?format=hocon&jobId=${jobId}`, {
+    method: 'POST',
+    body: config,
+    headers: { 'content-type': 'text/plain' },
+  });
+  expect(res.status, await res.text()).toBe(200);
+}
+
+const until = (what: string, check: () => Promise<boolean>) => cluster.until(what, check, 60_000);
+
+/**
+ * Two tables in one job: users through a Sql transform to one Console, orders straight to
+ * another, read slowly so the job stays RUNNING.
+ */
+const TWO_TABLES = `env {
+  job.mode = "STREAMING"
+  parallelism = 1
+  checkpoint.interval = 2000
+}
+source {
+  FakeSource {
+    plugin_output = "users"
+    row.num = 1000
+    split.num = 1000
+    split.read-interval = 200
+    schema = { table = "shop.users", fields { id = "int", name = "string" } }
+  }
+  FakeSource {
+    plugin_output = "orders"
+    row.num = 1000
+    split.num = 1000
+    split.read-interval = 200
+    schema = { table = "shop.orders", fields { id = "int", amount = "double" } }
+  }
+}
+transform {
+  Sql { plugin_input = "users", plugin_output = "named", query = "select id, upper(name) as name from users" }
+}
+sink {
+  Console { plugin_input = "named", log.print.data = false }
+  Console { plugin_input = "orders", log.print.data = false }
+}
+`;
+
+const FINISHES = `env { job.mode = "BATCH", parallelism = 1 }
+source { FakeSource { plugin_output = "fake", row.num = 20, schema = { table = "shop.items", fields { id = "int" } } } }
+sink { Console { plugin_input = "fake", log.print.data = false } }
+`;
+
+/** An Assert sink that allows fewer rows than the source sends: the job fails, with a message. */
+const FAILS = `env { job.mode = "BATCH", parallelism = 1 }
+source { FakeSource { plugin_output = "fake", row.num = 20, schema = { table = "shop.bad", fields { id = "int" } } } }
+sink { Assert { plugin_input = "fake", rules { row_rules = [ { rule_type = MAX_ROW, rule_value = 5 } ] } } }
+`;
+
+const RUNNING = '810000000000000001';
+const FINISHED = '810000000000000002';
+const FAILED = '810000000000000003';
+
+describe("the fields SeaTunnel's web UI reads", () => {
+  beforeAll(async () => {
+    await submit(TWO_TABLES, RUNNING);
+    await submit(FINISHES, FINISHED);
+    await submit(FAILS, FAILED);
+    const status = async (id: string) => (await get<UiJob>(`/job-info/${id}`)).json.jobStatus;
+    await until('the finished job', async () => (await status(FINISHED)) === 'FINISHED');
+    await until('the failed job', async () => (await status(FAILED)) === 'FAILED');
+    // Running, with rows written to both sinks.
+    await until('rows through both tables', async () => {
+      const { metrics } = (await get<UiJob>(`/job-info/${RUNNING}`)).json;
+      return Number(metrics?.TableSinkWriteCount?.['shop.users']) > 0 && Number(metrics?.TableSinkWriteCount?.['shop.orders']) > 0;
+    });
+  }, 120_000);
+
+  it('the overview page: /overview, every figure as text', async () => {
+    const { json } = await get<Record<string, unknown>>('/overview');
+    for (const key of [
+      'projectVersion',
+      'gitCommitAbbrev',
+      'totalSlot',
+      'unassignedSlot',
+      'workers',
+      'runningJobs',
+      'finishedJobs',
+      'failedJobs',
+      'cancelledJobs',
+    ])
+      expect(json[key], key).toEqual(anyOf(String));
+    expect(json).toMatchObject({ totalSlot: '4', workers: '1', runningJobs: '1', finishedJobs: '1', failedJobs: '1' });
+  });
+
+  it('the job detail page of a running job: DAG, vertex metrics table, configuration', async () => {
+    const { json: job } = await get<UiJob>(`/job-info/${RUNNING}`);
+    expectUiJob(job, { jobId: RUNNING, status: 'RUNNING' });
+    expect(job).not.toHaveProperty('finishTime');
+    expect(job).toMatchObject({ isStartWithSavePoint: false });
+    // Both tables on both sides: the users table keeps its name through the Sql transform.
+    const sources = job.jobDag.vertexInfoMap.filter((v) => v.type === 'source');
+    const sinks = job.jobDag.vertexInfoMap.filter((v) => v.type === 'sink');
+    expect(sources.flatMap((v) => v.tablePaths).sort()).toEqual(['shop.orders', 'shop.users']);
+    expect(sinks.flatMap((v) => v.tablePaths).sort()).toEqual(['shop.orders', 'shop.users']);
+    expect(job.jobDag.vertexInfoMap.filter((v) => v.type === 'transform')).toHaveLength(1);
+    for (const map of TABLE_MAPS) expect(Object.keys(job.metrics[map]).sort(), map).toEqual(['shop.orders', 'shop.users']);
+    expect(Number(job.metrics.TableSourceReceivedCount['shop.users'])).toBeGreaterThan(0);
+    // What the configuration tab shows.
+    expect(job.envOptions ?? job.jobDag.envOptions).toMatchObject({ 'job.mode': 'STREAMING', parallelism: '1' });
+    // /running-job/:jobId is the same answer.
+    expect((await get<UiJob>(`/running-job/${RUNNING}`)).json.jobStatus).toBe('RUNNING');
+  });
+
+  it('the job detail page of a finished and of a failed job: finishTime, and the exception tab shows the error', async () => {
+    const { json: done } = await get<UiJob>(`/job-info/${FINISHED}`);
+    expectUiJob(done, { jobId: FINISHED, status: 'FINISHED' });
+    expect(done).toMatchObject({ errorMsg: null, finishTime: matching(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/) });
+    expect(done.metrics).toMatchObject({
+      SourceReceivedCount: '20',
+      SinkWriteCount: '20',
+      TableSourceReceivedCount: { 'shop.items': '20' },
+      TableSinkWriteCount: { 'shop.items': '20' },
+    });
+    const { json: failed } = await get<UiJob>(`/job-info/${FAILED}`);
+    expectUiJob(failed, { jobId: FAILED, status: 'FAILED' });
+    expect(failed.errorMsg).toEqual(matching(/\S/));
+  });
+
+  it('the jobs page: /running-jobs/summary and /finished-jobs/<state> paged as {data, total}', async () => {
+    const running = (await get<{ data: UiJob[]; total: number }>('/running-jobs/summary?page=1&rows=10')).json;
+    expect(running.total).toBe(1);
+    expect(running.data.map((j) => j.jobId)).toEqual([RUNNING]);
+    expectUiJob(running.data[0], { jobId: RUNNING, status: 'RUNNING' });
+    const finished = (await get<{ data: UiJob[]; total: number }>('/finished-jobs/finished?page=1&rows=10')).json;
+    expect(finished).toMatchObject({ total: 1, data: [{ jobId: FINISHED, jobStatus: 'FINISHED' }] });
+    const all = (await get<{ data: UiJob[]; total: number }>('/finished-jobs?page=1&rows=1')).json;
+    expect(all.total).toBe(2);
+    // Newest end first, one a page.
+    expect(all.data).toHaveLength(1);
+    const second = (await get<{ data: UiJob[]; total: number }>('/finished-jobs?page=2&rows=1')).json;
+    expect([all.data[0].jobId, second.data[0].jobId].sort()).toEqual([FINISHED, FAILED]);
+    // Without page: the whole list, as before.
+    expect((await get<UiJob[]>('/running-jobs')).json.map((j) => j.jobId)).toEqual([RUNNING]);
+    // A page past the end, or not a page: refused, naming it.
+    expect(await get('/finished-jobs?page=3&rows=1')).toEqual({
+      status: 400,
+      json: { status: 'fail', message: 'page 3 is past the last page: 2 jobs at 1 rows a page' },
+    });
+    expect((await get('/running-jobs/summary?page=0')).json).toEqual({
+      status: 'fail',
+      message: "page '0' is not a page number: expected a whole number of at least 1",
+    });
+    // The first page of an empty list is empty.
+    expect((await get('/finished-jobs/SAVEPOINT_DONE?page=1')).json).toEqual({ data: [], total: 0 });
+  });
+
+  it('the master and workers pages: /system-monitoring-information, picked by isMaster', async () => {
+    const { json } = await get<Array<Record<string, string>>>('/system-monitoring-information');
+    const masters = json.filter((m) => m.isMaster === 'true');
+    const workers = json.filter((m) => m.isMaster === 'false');
+    expect(masters).toHaveLength(1);
+    expect(workers).toHaveLength(1);
+    expect(json).toHaveLength(2);
+    expectUiMonitor(masters[0]);
+    expectUiMonitor(workers[0]);
+    // A worker's heap, as it reports it with its heartbeats.
+    expect(workers[0]).toMatchObject({
+      'heap.memory.used': matching(/^\d+(\.\d)?[KMG]?$/),
+      'heap.memory.used/max': matching(/^\d+\.\d\d%$/),
+    });
+    // The master entry is this coordinator's own process, with SeaTunnel's health figures.
+    expect(masters[0]).toMatchObject({
+      'heap.memory.used': matching(/^\d+(\.\d)?[KMG]?$/),
+      'heap.memory.max': matching(/^\d+(\.\d)?[KMG]?$/),
+      'heap.memory.used/total': matching(/^\d+\.\d\d%$/),
+      'load.process': matching(/^\d+\.\d\d%$/),
+      'minor.gc.count': matching(/^\d+$/),
+      'major.gc.time': matching(/^\d+ms$/),
+    });
+    const [worker] = await cluster.workers();
+    expect(workers[0].port).toBe(worker.address.split(':').pop());
+  });
+
+  it("the workers' resources: /resource/workers", async () => {
+    const { json } = await get<{ available: boolean; collectedAt: number; workers: Array<Record<string, unknown>> }>('/resource/workers');
+    expect(json).toMatchObject({ available: true, collectedAt: anyOf(Number) });
+    expect(json.workers).toHaveLength(1);
+    const [w] = json.workers;
+    const [worker] = await cluster.workers();
+    expect(w).toMatchObject({
+      address: worker.address,
+      tags: { zone: 'a' },
+      totalSlots: 4,
+      dynamicSlot: false,
+      totalCpuCores: anyOf(Number),
+      totalHeapMemoryBytes: anyOf(Number),
+      availableHeapMemoryBytes: anyOf(Number),
+      runningJobIds: [RUNNING],
+    });
+    expect((w.freeSlots as number) + (w.usedSlots as number)).toBe(4);
+    expect(w.usedSlots).toBeGreaterThan(0);
+  });
+
+  it("a job's checkpoints: /jobs/checkpoints/:jobId carries what the checkpoints tab reads", async () => {
+    await until('a completed checkpoint', async () => {
+      const o = (await get<{ pipelines: Array<{ counts: { completed: number } }> }>(`/jobs/checkpoints/${RUNNING}`)).json;
+      return o.pipelines.some((p) => p.counts.completed > 0);
+    });
+    const { json } = await get<{ jobId: string; updatedAt: number; pipelines: Array<Record<string, unknown>> }>(
+      `/jobs/checkpoints/${RUNNING}`,
+    );
+    expect(json).toMatchObject({ jobId: RUNNING, updatedAt: anyOf(Number) });
+    for (const p of json.pipelines) {
+      expect(p).toMatchObject({
+        pipelineId: anyOf(Number),
+        counts: {
+          triggered: anyOf(Number),
+          completed: anyOf(Number),
+          failed: anyOf(Number),
+          inProgress: anyOf(Number),
+          restored: anyOf(Number),
+        },
+        inProgress: anyOf(Array),
+        history: anyOf(Array),
+      });
+    }
+  });
+
+  it('the operations page: /http-service/status and /option-rules', async () => {
+    expect((await get('/http-service/status')).json).toEqual({
+      httpEnabled: true,
+      httpsEnabled: false,
+      configuredHttpPort: port,
+      configuredHttpsPort: 0,
+      httpPort: port,
+      httpsPort: 0,
+      contextPath: '/',
+      dynamicPortEnabled: false,
+      portRange: 100,
+      basicAuthEnabled: false,
+      mutualTlsEnabled: false,
+    });
+    const rules = (
+      await get<{ engineType: string; pluginType: string; pluginName: string; optionRule: Record<string, Array<Record<string, unknown>>> }>(
+        '/option-rules?type=source&plugin=fakesource',
+      )
+    ).json;
+    expect(rules).toMatchObject({
+      engineType: 'seatunnel',
+      pluginType: 'source',
+      pluginName: 'FakeSource',
+      optionRule: { conditionRules: [], valueConstraints: [] },
+    });
+    const rowNum = rules.optionRule.optionalOptions.find((o) => o.key === 'row.num');
+    expect(rowNum).toEqual({
+      key: 'row.num',
+      type: 'java.lang.Integer',
+      defaultValue: 5,
+      description: anyOf(String),
+      fallbackKeys: [],
+      optionValues: null,
+    });
+    const jdbc = (
+      await get<{ optionRule: { requiredOptions: Array<{ ruleType: string; options: Array<{ key: string }> }> } }>(
+        '/option-rules?type=sink&plugin=Jdbc',
+      )
+    ).json;
+    expect(jdbc.optionRule.requiredOptions[0].ruleType).toBe('ABSOLUTELY_REQUIRED');
+    expect(jdbc.optionRule.requiredOptions[0].options.map((o) => o.key)).toContain('url');
+    expect(await get('/option-rules?type=source&plugin=NoSuch')).toEqual({
+      status: 404,
+      json: { status: 'fail', message: "option-rules: Tideway has no source plugin 'NoSuch'" },
+    });
+    expect((await get('/option-rules?type=catalog&plugin=Jdbc')).json).toEqual({
+      status: 'fail',
+      message: "option-rules: type 'catalog' is not source, transform or sink",
+    });
+  });
+
+  it('the metric totals are whole numbers and rates as SeaTunnel writes them', async () => {
+    const { json: job } = await get<UiJob>(`/job-info/${RUNNING}`);
+    for (const key of METRIC_TOTALS) expect(job.metrics[key], key).toMatch(/QPS|PerSeconds/.test(key) ? /^\d+\.\d+(E\d+)?$/ : /^\d+$/);
+    await fetch(`${base}/stop-job`, {
+      method: 'POST',
+      body: JSON.stringify({ jobId: RUNNING }),
+      headers: { 'content-type': 'application/json' },
+    });
+    await until('the running job cancelled', async () => (await get<UiJob>(`/job-info/${RUNNING}`)).json.jobStatus === 'CANCELED');
+    const { json: ended } = await get<UiJob>(`/job-info/${RUNNING}`);
+    expectUiJob(ended, { jobId: RUNNING, status: 'CANCELED' });
+    expect(Number(ended.metrics.TableSinkWriteCount['shop.orders'])).toBeGreaterThan(0);
+  });
+});

@@ -15,6 +15,9 @@ const profile = (id: string, over: Partial<WorkerProfile> = {}): WorkerProfile =
   freeMemoryMb: 512,
   draining: false,
   stopping: false,
+  heapUsedBytes: 0,
+  heapTotalBytes: 0,
+  heapMaxBytes: 0,
   ...over,
 });
 

@@ -24,6 +24,12 @@ export interface PluginContext {
   readonly options: PluginOptions;
   /** Tables this plugin receives (empty for sources), in plugin_input order. */
   readonly inputTables: readonly CatalogTable[];
+  /**
+   * The job env's `checkpoint.interval` and `checkpoint.timeout` in ms, where it sets them; given
+   * only when the job is planned (for warnings such as a Kafka transaction timeout shorter than a
+   * checkpoint may take), absent where the plugin runs.
+   */
+  readonly checkpoint?: { readonly intervalMs?: number; readonly timeoutMs?: number };
 }
 
 // ---------------------------------------------------------------- sources

@@ -97,6 +97,8 @@ function serverProperties(node: NodePorts, all: readonly NodePorts[], dir: strin
     'transaction.state.log.replication.factor': String(n),
     'transaction.state.log.min.isr': n === 3 ? '2' : '1',
     'transaction.state.log.num.partitions': '5',
+    // Tests of timed-out transactions: the broker looks for them every second, not every 10 s.
+    'transaction.abort.timed.out.transaction.cleanup.interval.ms': '1000',
     'share.coordinator.state.topic.replication.factor': String(n),
     'share.coordinator.state.topic.min.isr': '1',
     'default.replication.factor': String(n),

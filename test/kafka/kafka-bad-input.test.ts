@@ -40,9 +40,9 @@ describe('Kafka options refused at planning', () => {
     ],
     [
       'a format not done yet',
-      'bootstrap.servers = "127.0.0.1:9"\n    topic = "t"\n    format = canal_json',
+      'bootstrap.servers = "127.0.0.1:9"\n    topic = "t"\n    format = avro',
       'Console { plugin_input = "k" }',
-      /job\.conf:9.*format 'canal_json' is not supported yet by the Kafka source/,
+      /job\.conf:9.*format 'avro' is not supported yet by the Kafka source/,
     ],
     [
       'a source option not done yet',

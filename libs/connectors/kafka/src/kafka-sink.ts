@@ -3,7 +3,7 @@ import type { MessageToProduce } from '@platformatic/kafka';
 import type { CatalogTable, PluginContext, PluginOptions, PluginSpec, Row, Sink, SinkFactory, SinkWriter } from '@tideway/api';
 import { ConfigError, ErrorCode, logger, TidewayError } from '@tideway/common';
 import { brokerList, connectTimeoutMs, errorText, hasApiError, isUnknownTopic, withDeadline } from './client.js';
-import { compileEncoder, KAFKA_FORMATS, KAFKA_FORMATS_NOT_YET, type KafkaFormat } from './formats.js';
+import { compileEncoder, KAFKA_FORMAT_NAMES, KAFKA_SINK_FORMATS, type KafkaSinkFormat } from './formats.js';
 import { PRODUCER_CONFIG_KEYS, producerSettings, type ProducerSettings } from './kafka-config.js';
 import {
   BROKER_MAX_TRANSACTION_TIMEOUT_MS,
@@ -61,9 +61,9 @@ export const kafkaSinkSpec: PluginSpec = {
     {
       name: 'format',
       type: 'enum',
-      values: [...KAFKA_FORMATS, ...KAFKA_FORMATS_NOT_YET],
+      values: [...KAFKA_FORMAT_NAMES],
       default: 'json',
-      description: `Message format: json or text (${KAFKA_FORMATS_NOT_YET.join(', ')}: not supported yet, refused).`,
+      description: `Message format: ${KAFKA_SINK_FORMATS.join(', ')} (canal_json, maxwell_json and ogg_json as SeaTunnel writes them: {"data": row, "type": INSERT for +I and +U, DELETE for -U and -D}; debezium_json: {"before", "after", "op": c or d}); the others are not supported yet, refused. Keys (partition_key_fields) are text with format text, json otherwise.`,
     },
     { name: 'field_delimiter', type: 'string', default: ',', description: 'Field delimiter of the text format.' },
     {
@@ -81,7 +81,7 @@ interface SinkConfig {
   readonly keyFields: readonly number[];
   readonly partition?: number;
   readonly assignPartitions: readonly string[];
-  readonly format: KafkaFormat;
+  readonly format: KafkaSinkFormat;
   readonly fieldDelimiter: string;
   readonly settings: ProducerSettings;
   /** EXACTLY_ONCE only. */
@@ -148,8 +148,8 @@ function readConfig(o: PluginOptions, table: CatalogTable, ctx: PluginContext): 
       ErrorCode.CONFIG_UNKNOWN_OPTION,
     );
   const format = o.get<string>('format');
-  if (!(KAFKA_FORMATS as readonly string[]).includes(format)) {
-    throw bad(o, 'format', `format '${format}' is not supported yet by the Kafka sink (it writes ${KAFKA_FORMATS.join(', ')}).`);
+  if (!(KAFKA_SINK_FORMATS as readonly string[]).includes(format)) {
+    throw bad(o, 'format', `format '${format}' is not supported yet by the Kafka sink (it writes ${KAFKA_SINK_FORMATS.join(', ')}).`);
   }
   const names = table.columns.map((c) => c.name);
   const keyFields = (o.get<string[] | undefined>('partition_key_fields') ?? []).map((f) => {
@@ -187,7 +187,7 @@ function readConfig(o: PluginOptions, table: CatalogTable, ctx: PluginContext): 
     keyFields,
     partition: o.has('partition') ? o.get<number>('partition') : undefined,
     assignPartitions: o.get<string[] | undefined>('assign_partitions') ?? [],
-    format: format as KafkaFormat,
+    format: format as KafkaSinkFormat,
     fieldDelimiter,
     settings,
     transactions,
@@ -213,7 +213,7 @@ class KafkaWriter implements SinkWriter<KafkaCommitInfo, KafkaWriterState> {
   /** NON / AT_LEAST_ONCE: the producer that sends; EXACTLY_ONCE: a client for metadata only. */
   private producer?: Producer;
   private partitions = 0;
-  private readonly encodeValue: (fields: readonly unknown[]) => Buffer;
+  private readonly encodeValue: (fields: readonly unknown[], kind: Row['kind']) => Buffer;
   private readonly encodeKey?: (fields: readonly unknown[]) => Buffer;
   private roundRobin = 0;
   /** EXACTLY_ONCE: the number of the next transactional id, and the transaction open now. */
@@ -232,7 +232,7 @@ class KafkaWriter implements SinkWriter<KafkaCommitInfo, KafkaWriterState> {
     this.encodeValue = compileEncoder(columns, cfg.format, cfg.fieldDelimiter);
     if (cfg.keyFields.length > 0) {
       const keyColumns = cfg.keyFields.map((i) => columns[i]);
-      const encode = compileEncoder(keyColumns, cfg.format, cfg.fieldDelimiter);
+      const encode = compileEncoder(keyColumns, cfg.format === 'text' ? 'text' : 'json', cfg.fieldDelimiter);
       this.encodeKey = (fields) => encode(cfg.keyFields.map((i) => fields[i]));
     }
     this.roundRobin = subtask;
@@ -369,7 +369,7 @@ class KafkaWriter implements SinkWriter<KafkaCommitInfo, KafkaWriterState> {
     const messages: MessageToProduce<Buffer, Buffer, Buffer, Buffer>[] = [];
     for (const row of rows) {
       const fields = row.fields;
-      const value = this.encodeValue(fields);
+      const value = this.encodeValue(fields, row.kind);
       const key = this.encodeKey?.(fields);
       messages.push({ topic: this.cfg.topic, key, value, partition: this.partitionOf(value, key) });
     }

@@ -18,7 +18,16 @@ import {
 } from '@tideway/api';
 import { ConfigError, ErrorCode, logger, TidewayError } from '@tideway/common';
 import { connectTimeoutMs, errorText, isUnknownTopic, newAdmin, newConsumer, withDeadline } from './client.js';
-import { CONTENT_COLUMN, compileDecoder, isContentTable, KAFKA_FORMATS, KAFKA_FORMATS_NOT_YET, type KafkaFormat } from './formats.js';
+import {
+  CONTENT_COLUMN,
+  compileDecoder,
+  isContentTable,
+  KAFKA_FORMAT_NAMES,
+  KAFKA_FORMATS,
+  KAFKA_FORMATS_NOT_YET,
+  type KafkaFormat,
+} from './formats.js';
+import type { ChangeRow } from './change-formats.js';
 import { CONSUMER_CONFIG_KEYS, consumerSettings, type ConsumerSettings } from './kafka-config.js';
 
 const log = logger('kafka-source');
@@ -76,9 +85,9 @@ export const kafkaSourceSpec: PluginSpec = {
     {
       name: 'format',
       type: 'enum',
-      values: [...KAFKA_FORMATS, ...KAFKA_FORMATS_NOT_YET],
+      values: [...KAFKA_FORMAT_NAMES],
       default: 'json',
-      description: `Message format: json or text (${KAFKA_FORMATS_NOT_YET.join(', ')}: not supported yet, refused).`,
+      description: `Message format: ${KAFKA_FORMATS.join(', ')} (the change formats give rows of kind +I, -U, +U, -D; their DDL events are skipped); ${KAFKA_FORMATS_NOT_YET.join(', ')}: not supported yet, refused.`,
     },
     {
       name: 'format_error_handle_way',
@@ -461,7 +470,7 @@ class KafkaReader implements SourceReader<KafkaSplit> {
   private consumer?: Consumer;
   private admin?: Admin;
   private topics = new Map<string, TopicInfo>();
-  private readonly decode: (value: Buffer) => unknown[];
+  private readonly decode: (value: Buffer) => ChangeRow[];
   /** Offsets each checkpoint holds, committed to the group when it completes. */
   private readonly toCommit = new Map<number, Map<string, { topic: string; partition: number; offset: number }>>();
   private failingSince = 0;
@@ -646,16 +655,16 @@ class KafkaReader implements SourceReader<KafkaSplit> {
         if (rows.length >= limit) return;
         split.offset = Number(offset + 1n);
         if (record.value === null) continue; // a tombstone carries no row
-        const row = this.decodeRecord(record.value, split, offset);
-        if (row) rows.push(row);
+        this.decodeRecord(record.value, split, offset, rows);
       }
       split.offset = Math.max(split.offset, next);
     }
   }
 
-  private decodeRecord(value: Buffer, split: KafkaSplit, offset: bigint): Row | undefined {
+  private decodeRecord(value: Buffer, split: KafkaSplit, offset: bigint, rows: Row[]): void {
+    let decoded: ChangeRow[];
     try {
-      return { kind: '+I', tableId: this.table.tableId, fields: this.decode(value) };
+      decoded = this.decode(value);
     } catch (err) {
       const where = `the record at offset ${offset} of ${split.topic} partition ${split.partition}`;
       if (!this.cfg.skipBadRecords) {
@@ -666,8 +675,9 @@ class KafkaReader implements SourceReader<KafkaSplit> {
           { err: (err as Error).message, skipped: this.skipped },
           `${where} does not match format ${this.cfg.format}; skipped (format_error_handle_way = skip)`,
         );
-      return undefined;
+      return;
     }
+    for (const r of decoded) rows.push({ kind: r.kind, tableId: this.table.tableId, fields: r.fields });
   }
 
   snapshotState(checkpointId: number): KafkaSplit[] {

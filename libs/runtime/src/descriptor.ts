@@ -98,6 +98,8 @@ export interface TaskGroupMetrics {
   }>;
   /** Bad rows each transform vertex dropped (row-level error handling), by vertex id. */
   badRows?: Record<number, number>;
+  /** The source reader's lag by split id (SourceReader.lag, e.g. a Kafka partition's consumer lag). */
+  sourceLag?: Record<string, number>;
 }
 
 /** Walks a chain depth-first. */

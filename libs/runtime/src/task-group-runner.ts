@@ -586,6 +586,8 @@ export class TaskGroupRunner {
     this.lastMetrics = now;
     const metrics = this.counters.snapshot();
     if (this.rowGuards.size > 0) metrics.badRows = Object.fromEntries([...this.rowGuards].map(([v, g]) => [v, g.counts.bad]));
+    const lag = this.reader?.lag?.();
+    if (lag && Object.keys(lag).length > 0) metrics.sourceLag = { ...lag };
     this.send({ type: 'metrics', metrics });
   }
 }

@@ -195,7 +195,11 @@ export class TaskExecutionService {
           call(
             c,
             'reportMetrics',
-            { location: group.location, tables: msg.metrics.tables.map((t) => ({ ...t, sourceReceivedQps: 0, sinkWriteQps: 0 })) },
+            {
+              location: group.location,
+              tables: msg.metrics.tables.map((t) => ({ ...t, sourceReceivedQps: 0, sinkWriteQps: 0 })),
+              sourceLag: msg.metrics.sourceLag ?? {},
+            },
             { metadata: group.epochMetadata(), deadlineMs: 10_000 },
           ).then(() => undefined),
         );

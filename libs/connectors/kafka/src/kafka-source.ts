@@ -475,6 +475,8 @@ class KafkaReader implements SourceReader<KafkaSplit> {
   private readonly toCommit = new Map<number, Map<string, { topic: string; partition: number; offset: number }>>();
   private failingSince = 0;
   private skipped = 0;
+  /** Consumer lag by split id: records from the next offset to the end the last fetch saw. */
+  private readonly lagBySplit = new Map<string, number>();
 
   constructor(
     private readonly ctx: SourceReaderContext,
@@ -612,6 +614,9 @@ class KafkaReader implements SourceReader<KafkaSplit> {
           );
         }
         this.readBatches(split, p.records ?? [], p.abortedTransactions, rows, limit);
+        // read_committed reads up to the last stable offset, read_uncommitted up to the high watermark.
+        const end = this.cfg.settings.isolationLevel === 1 && p.lastStableOffset >= 0n ? p.lastStableOffset : p.highWatermark;
+        if (end >= 0n) this.lagBySplit.set(split.splitId, Math.max(0, Number(end) - split.offset));
       }
     }
     return stale;
@@ -678,6 +683,12 @@ class KafkaReader implements SourceReader<KafkaSplit> {
       return;
     }
     for (const r of decoded) rows.push({ kind: r.kind, tableId: this.table.tableId, fields: r.fields });
+  }
+
+  lag(): Record<string, number> {
+    const out: Record<string, number> = {};
+    for (const [id, n] of this.lagBySplit) if (this.splits.has(id)) out[id] = n;
+    return out;
   }
 
   snapshotState(checkpointId: number): KafkaSplit[] {

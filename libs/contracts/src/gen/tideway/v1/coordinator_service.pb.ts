@@ -48,6 +48,13 @@ export interface AcknowledgeCheckpointRequest {
 export interface ReportMetricsRequest {
   location: TaskGroupLocation | undefined;
   tables: TableMetrics[];
+  /** The source reader's lag by split id (a Kafka partition's consumer lag in records). */
+  sourceLag: { [key: string]: number };
+}
+
+export interface ReportMetricsRequest_SourceLagEntry {
+  key: string;
+  value: number;
 }
 
 export interface ReportSchemaChangeRequest {
@@ -353,7 +360,7 @@ export const AcknowledgeCheckpointRequest: MessageFns<AcknowledgeCheckpointReque
 };
 
 function createBaseReportMetricsRequest(): ReportMetricsRequest {
-  return { location: undefined, tables: [] };
+  return { location: undefined, tables: [], sourceLag: {} };
 }
 
 export const ReportMetricsRequest: MessageFns<ReportMetricsRequest> = {
@@ -364,6 +371,9 @@ export const ReportMetricsRequest: MessageFns<ReportMetricsRequest> = {
     for (const v of message.tables) {
       TableMetrics.encode(v!, writer.uint32(18).fork()).join();
     }
+    globalThis.Object.entries(message.sourceLag).forEach(([key, value]: [string, number]) => {
+      ReportMetricsRequest_SourceLagEntry.encode({ key: key as any, value }, writer.uint32(26).fork()).join();
+    });
     return writer;
   },
 
@@ -396,6 +406,17 @@ export const ReportMetricsRequest: MessageFns<ReportMetricsRequest> = {
             message.tables.push(TableMetrics.decode(reader, reader.uint32()));
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            const entry3 = ReportMetricsRequest_SourceLagEntry.decode(reader, reader.uint32());
+            if (entry3.value !== undefined) {
+              message.sourceLag[entry3.key] = entry3.value;
+            }
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -412,6 +433,33 @@ export const ReportMetricsRequest: MessageFns<ReportMetricsRequest> = {
     return {
       location: isSet(object.location) ? TaskGroupLocation.fromJSON(object.location) : undefined,
       tables: globalThis.Array.isArray(object?.tables) ? object.tables.map((e: any) => TableMetrics.fromJSON(e)) : [],
+      sourceLag: isObject(object.sourceLag)
+        ? (globalThis.Object.entries(object.sourceLag) as [string, any][]).reduce(
+          (acc: { [key: string]: number }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.Number(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : isObject(object.source_lag)
+        ? (globalThis.Object.entries(object.source_lag) as [string, any][]).reduce(
+          (acc: { [key: string]: number }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.Number(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
     };
   },
 
@@ -422,6 +470,15 @@ export const ReportMetricsRequest: MessageFns<ReportMetricsRequest> = {
     }
     if (message.tables?.length) {
       obj.tables = message.tables.map((e) => TableMetrics.toJSON(e));
+    }
+    if (message.sourceLag) {
+      const entries = globalThis.Object.entries(message.sourceLag) as [string, number][];
+      if (entries.length > 0) {
+        obj.sourceLag = {};
+        entries.forEach(([k, v]) => {
+          obj.sourceLag[k] = Math.round(v);
+        });
+      }
     }
     return obj;
   },
@@ -435,6 +492,104 @@ export const ReportMetricsRequest: MessageFns<ReportMetricsRequest> = {
       ? TaskGroupLocation.fromPartial(object.location)
       : undefined;
     message.tables = object.tables?.map((e) => TableMetrics.fromPartial(e)) || [];
+    message.sourceLag = (globalThis.Object.entries(object.sourceLag ?? {}) as [string, number][]).reduce(
+      (acc: { [key: string]: number }, [key, value]: [string, number]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.Number(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    return message;
+  },
+};
+
+function createBaseReportMetricsRequest_SourceLagEntry(): ReportMetricsRequest_SourceLagEntry {
+  return { key: "", value: 0 };
+}
+
+export const ReportMetricsRequest_SourceLagEntry: MessageFns<ReportMetricsRequest_SourceLagEntry> = {
+  encode(message: ReportMetricsRequest_SourceLagEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== 0) {
+      writer.uint32(16).uint64(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReportMetricsRequest_SourceLagEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReportMetricsRequest_SourceLagEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.value = longToNumber(reader.uint64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ReportMetricsRequest_SourceLagEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.Number(object.value) : 0,
+    };
+  },
+
+  toJSON(message: ReportMetricsRequest_SourceLagEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== 0) {
+      obj.value = Math.round(message.value);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ReportMetricsRequest_SourceLagEntry>, I>>(
+    base?: I,
+  ): ReportMetricsRequest_SourceLagEntry {
+    return ReportMetricsRequest_SourceLagEntry.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ReportMetricsRequest_SourceLagEntry>, I>>(
+    object: I,
+  ): ReportMetricsRequest_SourceLagEntry {
+    const message = createBaseReportMetricsRequest_SourceLagEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? 0;
     return message;
   },
 };
@@ -1313,6 +1468,10 @@ function longToNumber(int64: { toString(): string }): number {
     throw new globalThis.Error("Value is smaller than Number.MIN_SAFE_INTEGER");
   }
   return num;
+}
+
+function isObject(value: any): boolean {
+  return typeof value === "object" && value !== null;
 }
 
 function isSet(value: any): boolean {

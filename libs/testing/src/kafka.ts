@@ -69,7 +69,11 @@ function javaCommand(): string {
 
 /** Kafka's cluster ids are 16 random bytes in URL-safe base64 without padding. */
 function clusterId(): string {
-  return randomBytes(16).toString('base64url');
+  // As Kafka's Uuid.randomUuid: never one that starts with '-', which its tools read as an option.
+  for (;;) {
+    const id = randomBytes(16).toString('base64url');
+    if (!id.startsWith('-')) return id;
+  }
 }
 
 const READY_LINE = 'Kafka Server started';

@@ -45,7 +45,8 @@ export function mergeMetrics(...all: Array<TaskGroupMetrics | undefined>): TaskG
   const badRows: Record<number, number> = {};
   for (const m of all) for (const [v, n] of Object.entries(m?.badRows ?? {})) badRows[Number(v)] = (badRows[Number(v)] ?? 0) + n;
   // Lag is a gauge and each split has one reader: the task groups' maps are joined, not summed.
-  const sourceLag: Record<string, number> = Object.assign({}, ...all.map((m) => m?.sourceLag ?? {}));
+  const sourceLag: Record<string, number> = {};
+  for (const m of all) Object.assign(sourceLag, m?.sourceLag);
   const out: TaskGroupMetrics = { tables: [...byTable.values()] };
   if (Object.keys(badRows).length > 0) out.badRows = badRows;
   if (Object.keys(sourceLag).length > 0) out.sourceLag = sourceLag;

@@ -44,7 +44,7 @@ describe('change formats', () => {
         { name: 'us', type: t('timestamp') },
         { name: 'z', type: t('timestamp') },
         { name: 'tm', type: t('time') },
-        { name: 'dec', type: { kind: 'decimal', precision: 10, scale: 2 } as DataType },
+        { name: 'dec', type: { kind: 'decimal', precision: 10, scale: 2 } },
         { name: 'bits', type: t('tinyint') },
       ],
       'debezium_json',

@@ -23,6 +23,11 @@ export type ChangeFormat = (typeof CHANGE_FORMATS)[number];
 /** The change formats the sink writes (SeaTunnel has no compatible_kafka_connect_json serializer). */
 export const CHANGE_SINK_FORMATS = ['canal_json', 'debezium_json', 'maxwell_json', 'ogg_json'] as const;
 
+/** A message's text field (its type or op), or '' when absent or not text. */
+function textField(v: unknown): string {
+  return typeof v === 'string' ? v : '';
+}
+
 function fail(message: string): never {
   throw new ValueConversionError(ErrorCode.VALUE_CONVERSION, message);
 }
@@ -153,7 +158,7 @@ export function compileChangeDecoder(columns: Columns, format: ChangeFormat): (t
     case 'canal_json':
       return (text) => {
         const m = parseJsonObject(text, exactNumbers);
-        const type = String(m.type ?? '');
+        const type = textField(m.type);
         if (m.isDdl === true || !['INSERT', 'UPDATE', 'DELETE'].includes(type)) return []; // DDL and other events carry no rows
         if (!Array.isArray(m.data)) fail(`a Canal ${type} message has no "data" array`);
         const data = m.data as unknown[];
@@ -172,7 +177,7 @@ export function compileChangeDecoder(columns: Columns, format: ChangeFormat): (t
     case 'maxwell_json':
       return (text) => {
         const m = parseJsonObject(text, exactNumbers);
-        const type = String(m.type ?? '');
+        const type = textField(m.type);
         switch (type) {
           case 'insert':
           case 'bootstrap-insert':
@@ -192,7 +197,7 @@ export function compileChangeDecoder(columns: Columns, format: ChangeFormat): (t
     case 'ogg_json':
       return (text) => {
         const m = parseJsonObject(text, exactNumbers);
-        const op = String(m.op_type ?? '');
+        const op = textField(m.op_type);
         switch (op) {
           case 'I':
             return [row('+I', m.after, 'OGG "after"')];
@@ -225,7 +230,7 @@ export function compileChangeDecoder(columns: Columns, format: ChangeFormat): (t
         if (env === null) return []; // a tombstone-like empty payload
         const e = object(env, 'the Debezium payload');
         const logical = connectFields(schema);
-        switch (String(e.op ?? '')) {
+        switch (textField(e.op)) {
           case 'c':
           case 'r':
             return [row('+I', convert(e.after, logical, 'Debezium "after"'), 'Debezium "after"')];
@@ -239,7 +244,7 @@ export function compileChangeDecoder(columns: Columns, format: ChangeFormat): (t
           case 't':
             return [];
           default:
-            return fail(`a Debezium message has op '${String(e.op)}' (c, r, u, d or t were expected)`);
+            return fail(`a Debezium message has op '${textField(e.op)}' (c, r, u, d or t were expected)`);
         }
       };
     }

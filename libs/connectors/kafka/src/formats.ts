@@ -1,12 +1,5 @@
 import type { CatalogTable, DataType, RowKind } from '@tideway/api';
-import {
-  CHANGE_FORMATS,
-  CHANGE_SINK_FORMATS,
-  type ChangeFormat,
-  type ChangeRow,
-  compileChangeDecoder,
-  compileChangeEncoder,
-} from './change-formats.js';
+import { CHANGE_FORMATS, CHANGE_SINK_FORMATS, type ChangeRow, compileChangeDecoder, compileChangeEncoder } from './change-formats.js';
 import {
   compileJsonLineParser,
   compileJsonLineWriter,
@@ -59,7 +52,7 @@ export function compileDecoder(
       return [{ kind: '+I', fields: parsers.map((p, i) => p(parts[i])) }];
     };
   }
-  const decode = compileChangeDecoder(columnsOf(table), format as ChangeFormat);
+  const decode = compileChangeDecoder(columnsOf(table), format);
   return (value) => decode(value.toString('utf8'));
 }
 

@@ -475,6 +475,6 @@ export const kafkaSinkFactory: SinkFactory = {
         abort: () => undefined,
       }),
     };
-    return sink as Sink;
+    return sink;
   },
 };

@@ -134,6 +134,25 @@ describe.skipIf(kafkaSkipped())('Kafka sink, EXACTLY_ONCE', () => {
     expect(r, r.examples.join('; ')).toMatchObject({ lost: 0, duplicated: 0, seen: 6000 });
   }, 200_000);
 
+  it('an outage longer than transaction.timeout.ms: the job fails saying so, and nothing is half-visible', async () => {
+    const topic = uniqueTopic('eo-timeout');
+    await createTopic(bootstrap, topic, 1);
+    const conf = writeJob(
+      dirs.make(),
+      sequenceToKafka({ bootstrap, topic, keys: 1, rowsPerKey: 400, rowsPerSecond: 50 })
+        .replace('checkpoint.interval = 500', 'checkpoint.interval = 60000')
+        .replace('job.retry.times = 20', 'job.retry.times = 0')
+        .replace('"transaction.timeout.ms" = "60000"', '"transaction.timeout.ms" = "2000"'),
+    );
+    const res = await runCli(['run', '-c', conf], 120_000);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toContain('transaction.timeout.ms (2000 ms) is shorter than checkpoint.interval (60000 ms)');
+    expect(res.stderr).toMatch(
+      /the Kafka transaction \S+ was aborted by the broker at \S+ while open .*transaction\.timeout\.ms \(2000 ms\) ran out/,
+    );
+    expect(await readCommitted(bootstrap, topic, 2000)).toEqual([]);
+  }, 150_000);
+
   it('commits a prepared transaction from its ids alone, again without harm, and fails clearly on one the broker aborted', async () => {
     const topic = uniqueTopic('eo-resume');
     await createTopic(bootstrap, topic, 1);

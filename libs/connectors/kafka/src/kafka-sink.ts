@@ -9,6 +9,7 @@ import {
   BROKER_MAX_TRANSACTION_TIMEOUT_MS,
   commitAll,
   DEFAULT_TRANSACTION_TIMEOUT_MS,
+  isLost,
   type KafkaCommitInfo,
   type KafkaWriterState,
   type LiveTransactions,
@@ -123,16 +124,17 @@ function checkSemantics(o: PluginOptions, semantics: Semantics, settings: Produc
  * Says, once at planning, when the transaction timeout is shorter than a transaction may have to
  * stay open: from its first record (just after a barrier) to the next checkpoint's completion.
  */
+export function transactionTimeoutConflict(checkpoint: PluginContext['checkpoint'], timeoutMs: number): string | undefined {
+  if (!checkpoint?.intervalMs) return undefined;
+  const needed = checkpoint.intervalMs + (checkpoint.timeoutMs ?? 0);
+  if (timeoutMs >= needed) return undefined;
+  const what = checkpoint.timeoutMs === undefined ? 'checkpoint.interval' : 'checkpoint.interval plus checkpoint.timeout';
+  return `Kafka sink: transaction.timeout.ms (${timeoutMs} ms) is shorter than ${what} (${needed} ms), so the broker may abort a transaction before its checkpoint completes, and the job then restarts or, when the checkpoint had completed, fails at the commit.`;
+}
+
 function warnTimeout(ctx: PluginContext, timeoutMs: number): void {
-  const cp = ctx.checkpoint;
-  if (!cp?.intervalMs) return;
-  const needed = cp.intervalMs + (cp.timeoutMs ?? 0);
-  if (timeoutMs < needed) {
-    log.warn(
-      { transactionTimeoutMs: timeoutMs, checkpointIntervalMs: cp.intervalMs, checkpointTimeoutMs: cp.timeoutMs },
-      `Kafka sink: transaction.timeout.ms (${timeoutMs} ms) is shorter than checkpoint.interval plus checkpoint.timeout (${needed} ms), so the broker may abort a transaction before its checkpoint completes, and the job then fails at the commit.`,
-    );
-  }
+  const conflict = transactionTimeoutConflict(ctx.checkpoint, timeoutMs);
+  if (conflict) log.warn({ transactionTimeoutMs: timeoutMs, checkpoint: ctx.checkpoint }, conflict);
 }
 
 function readConfig(o: PluginOptions, table: CatalogTable, ctx: PluginContext): SinkConfig {
@@ -302,17 +304,9 @@ class KafkaWriter implements SinkWriter<KafkaCommitInfo, KafkaWriterState> {
    * checkpoint, and their rows are written again after the restore.
    */
   private async beginTransaction(): Promise<OpenTransaction> {
-    const t = this.cfg.transactions as TransactionalConfig;
     for (;;) {
-      const id = transactionalId(t.prefix, this.subtask, this.next);
-      const producer = transactionalProducer(t, id, `tideway-kafka-sink-${this.subtask}`);
-      let transaction: Transaction;
-      try {
-        transaction = await this.initTransaction(producer, id);
-      } catch (err) {
-        await producer.close().catch(() => undefined);
-        throw err;
-      }
+      const id = transactionalId((this.cfg.transactions as TransactionalConfig).prefix, this.subtask, this.next);
+      const { producer, transaction } = await this.initTransaction(id);
       this.next++;
       if (!this.probed && (producer.producerEpoch ?? 0) > 0) {
         log.info({ transactionalId: id }, 'fenced an earlier producer of this transactional id and aborted its open transaction');
@@ -324,24 +318,27 @@ class KafkaWriter implements SinkWriter<KafkaCommitInfo, KafkaWriterState> {
     }
   }
 
-  private async initTransaction(producer: Producer, id: string): Promise<Transaction> {
+  /** A producer for `id` with its transaction begun; a busy coordinator is asked again, by a new producer. */
+  private async initTransaction(id: string): Promise<{ producer: Producer; transaction: Transaction }> {
     const t = this.cfg.transactions as TransactionalConfig;
     const ms = Math.max(connectTimeoutMs(t.settings), 30_000);
     const deadline = Date.now() + ms;
     for (let attempt = 0; ; attempt++) {
+      const producer = transactionalProducer(t, id, `tideway-kafka-sink-${this.subtask}`);
       try {
-        return await withDeadline(t.bootstrap, ms, `starting transaction ${id}`, () => producer.beginTransaction());
+        const transaction = await withDeadline(t.bootstrap, ms, `starting transaction ${id}`, () => producer.beginTransaction());
+        return { producer, transaction };
       } catch (err) {
-        // The coordinator is still aborting the transaction the id's earlier producer left open.
-        const busy = /CONCURRENT_TRANSACTIONS|COORDINATOR_LOAD_IN_PROGRESS|NOT_COORDINATOR|COORDINATOR_NOT_AVAILABLE/.test(errorText(err));
-        if (!busy || Date.now() > deadline) {
-          if (/INVALID_TRANSACTION_TIMEOUT/.test(errorText(err)))
-            throw new TidewayError(
-              ErrorCode.CONFIG_BAD_VALUE,
-              `the broker at ${t.bootstrap} refuses transaction.timeout.ms = ${t.transactionTimeoutMs} (it is above its transaction.max.timeout.ms); set kafka.config transaction.timeout.ms lower.`,
-            );
-          throw err;
-        }
+        await producer.close().catch(() => undefined);
+        const text = errorText(err);
+        if (/INVALID_TRANSACTION_TIMEOUT/.test(text))
+          throw new TidewayError(
+            ErrorCode.CONFIG_BAD_VALUE,
+            `the broker at ${t.bootstrap} refuses transaction.timeout.ms = ${t.transactionTimeoutMs} (it is above its transaction.max.timeout.ms); set kafka.config transaction.timeout.ms lower.`,
+          );
+        // The coordinator is loading, moving, or still aborting what the id's earlier producer left open.
+        const busy = /CONCURRENT_TRANSACTIONS|COORDINATOR_LOAD_IN_PROGRESS|NOT_COORDINATOR|COORDINATOR_NOT_AVAILABLE/.test(text);
+        if (!busy || Date.now() > deadline) throw err;
         await new Promise((r) => setTimeout(r, Math.min(100 * 2 ** attempt, 1_000)));
       }
     }
@@ -381,6 +378,14 @@ class KafkaWriter implements SinkWriter<KafkaCommitInfo, KafkaWriterState> {
       } else await producer.send({ messages });
     } catch (err) {
       if (err instanceof TidewayError) throw err;
+      if (this.open && isLost(err)) {
+        // Its rows are in no completed checkpoint: the restore writes them again.
+        throw new TidewayError(
+          ErrorCode.TASK_FAILED,
+          `the Kafka transaction ${this.open.id} was aborted by the broker at ${this.cfg.bootstrap} while open (${errorText(err)}): its transaction.timeout.ms (${this.cfg.transactions?.transactionTimeoutMs ?? 0} ms) ran out before its checkpoint, or another producer took its transactional id; the job restarts from its last checkpoint (raise kafka.config transaction.timeout.ms above the checkpoint interval plus the checkpoint timeout).`,
+          { retryable: true },
+        );
+      }
       if (hasApiError(err, 'MESSAGE_TOO_LARGE') || hasApiError(err, 'RECORD_LIST_TOO_LARGE')) {
         let largest = messages[0];
         for (const m of messages) if ((m.value?.length ?? 0) > (largest.value?.length ?? 0)) largest = m;

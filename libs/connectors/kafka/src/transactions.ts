@@ -101,7 +101,7 @@ const LOST = [
   'TRANSACTIONAL_ID_NOT_FOUND',
 ];
 
-function isLost(err: unknown): boolean {
+export function isLost(err: unknown): boolean {
   return LOST.some((id) => hasApiError(err, id));
 }
 

@@ -71,9 +71,9 @@ sink {
 `;
 }
 
-async function report(bootstrap: string, topic: string, keys: number, rowsPerKey: number) {
+async function report(bootstrap: string, topic: string, partitions: number, keys: number, rowsPerKey: number) {
   const tally = new SequenceTally();
-  tally.addText((await readCommitted(bootstrap, topic)).join('\n'));
+  tally.addText((await readCommitted(bootstrap, topic, partitions)).join('\n'));
   return tally.report(keys, rowsPerKey);
 }
 
@@ -93,7 +93,7 @@ describe.skipIf(kafkaSkipped())('Kafka sink, EXACTLY_ONCE', () => {
     const res = await runCli(['run', '-c', conf], 150_000);
     expect(res.code, res.stderr).toBe(0);
     const faults = ['reader', 'chain'].map((d) => readdirSync(join(faultDir, d)).length).reduce((a, b) => a + b, 0);
-    const r = await report(bootstrap, topic, 4, 2000);
+    const r = await report(bootstrap, topic, 3, 4, 2000);
     console.log(
       `Kafka EXACTLY_ONCE: ${faults} faults; rows expected ${r.expected}, seen ${r.seen}, lost ${r.lost}, duplicated ${r.duplicated}`,
     );
@@ -129,7 +129,7 @@ describe.skipIf(kafkaSkipped())('Kafka sink, EXACTLY_ONCE', () => {
     expect(killed.signal, killed.stderr).toBe('SIGKILL');
     const restored = await runCli(['run', '-r', jobId, ...cli], 120_000);
     expect(restored.code, restored.stderr).toBe(0);
-    const r = await report(bootstrap, topic, 4, 1500);
+    const r = await report(bootstrap, topic, 2, 4, 1500);
     console.log(`Kafka EXACTLY_ONCE restore: rows expected ${r.expected}, seen ${r.seen}, lost ${r.lost}, duplicated ${r.duplicated}`);
     expect(r, r.examples.join('; ')).toMatchObject({ lost: 0, duplicated: 0, seen: 6000 });
   }, 200_000);
@@ -150,7 +150,7 @@ describe.skipIf(kafkaSkipped())('Kafka sink, EXACTLY_ONCE', () => {
     expect(res.stderr).toMatch(
       /the Kafka transaction \S+ was aborted by the broker at \S+ while open .*transaction\.timeout\.ms \(2000 ms\) ran out/,
     );
-    expect(await readCommitted(bootstrap, topic, 2000)).toEqual([]);
+    expect(await readCommitted(bootstrap, topic)).toEqual([]);
   }, 150_000);
 
   it('commits a prepared transaction from its ids alone, again without harm, and fails clearly on one the broker aborted', async () => {
@@ -183,13 +183,13 @@ describe.skipIf(kafkaSkipped())('Kafka sink, EXACTLY_ONCE', () => {
     const info = await prepare(`${topic}-a`, 60_000, ['a1', 'a2']);
     await commitByInfo(cfg(60_000), info);
     await commitByInfo(cfg(60_000), info); // a restore commits the same checkpoint again
-    expect((await readCommitted(bootstrap, topic, 2000)).sort()).toEqual(['a1', 'a2']);
+    expect((await readCommitted(bootstrap, topic)).sort()).toEqual(['a1', 'a2']);
 
     const expired = await prepare(`${topic}-b`, 1_000, ['b1']);
     await new Promise((r) => setTimeout(r, 4_000)); // an outage longer than transaction.timeout.ms
     await expect(commitByInfo(cfg(1_000), expired)).rejects.toThrow(
       /transaction .*-b of checkpoint 7 \(1 records for topic .*\) was aborted by the broker .* before it could be committed/,
     );
-    expect((await readCommitted(bootstrap, topic, 2000)).sort()).toEqual(['a1', 'a2']);
+    expect((await readCommitted(bootstrap, topic)).sort()).toEqual(['a1', 'a2']);
   }, 60_000);
 });

@@ -72,7 +72,7 @@ describe.skipIf(kafkaSkipped())('examples/kafka_to_kafka.conf', () => {
       120_000,
     );
     expect(res.code, res.stderr).toBe(0);
-    expect((await readCommitted(bootstrap, target)).sort()).toEqual(
+    expect((await readCommitted(bootstrap, target, 2)).sort()).toEqual(
       [
         '{"before":null,"after":{"id":1,"name":"scooter","weight":3.14},"op":"c"}',
         '{"before":null,"after":{"id":2,"name":"hammer","weight":0.75},"op":"c"}',

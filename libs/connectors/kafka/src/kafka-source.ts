@@ -752,7 +752,7 @@ export const kafkaSourceFactory: SourceFactory = {
   type: 'source',
   name: 'Kafka',
   description:
-    'Reads Kafka topics (a list or a pattern) as json or text rows: each partition is a split, offsets are checkpointed and committed to the consumer group when a checkpoint completes, transactions are read committed, and partitions added while a streaming job runs are picked up.',
+    "Reads Kafka topics (a list or a pattern) as json, text or change-log (canal, debezium, maxwell, ogg, Kafka Connect json) rows: each partition is a split, offsets are checkpointed and committed to the consumer group when a checkpoint completes, transactions are read committed, partitions added while a streaming job runs are picked up, and each partition's consumer lag is the metric tideway_source_lag.",
   spec: kafkaSourceSpec,
   create(ctx: PluginContext): Source<KafkaSplit, EnumState> {
     const o = ctx.options;

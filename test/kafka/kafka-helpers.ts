@@ -172,9 +172,10 @@ export function writeJob(dir: string, text: string): string {
 /**
  * Every committed value of a topic, read by Kafka's own console consumer with isolation.level
  * read_committed (it skips aborted transactions, which the Node client's stream does not): one
- * consumer per partition, assigned to it (no group to join), until no record came for `idleMs`.
+ * consumer per partition, assigned to it (no group to join), until no record came for `idleMs`
+ * (generous: a JVM on a loaded machine may take seconds before its first fetch).
  */
-export async function readCommitted(bootstrap: string, topic: string, partitions = 1, idleMs = 5000): Promise<string[]> {
+export async function readCommitted(bootstrap: string, topic: string, partitions = 1, idleMs = 10_000): Promise<string[]> {
   const read = async (partition: number) => {
     const { stdout } = await run(
       'java',

@@ -71,7 +71,7 @@ const kafka: SinkSubject = {
   },
   notApplicable: KAFKA_NOT_APPLICABLE,
   badOptions: [
-    { options: { semantics: 'EXACTLY_ONCE' }, option: 'semantics' },
+    { options: { transaction_prefix: 'x' }, option: 'transaction_prefix' },
     { options: { topic: '${table_name}' }, option: 'topic' },
     { options: { partition: -1 }, option: 'partition' },
   ],

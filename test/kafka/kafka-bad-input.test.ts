@@ -40,9 +40,9 @@ describe('Kafka options refused at planning', () => {
     ],
     [
       'a format not done yet',
-      'bootstrap.servers = "127.0.0.1:9"\n    topic = "t"\n    format = canal_json',
+      'bootstrap.servers = "127.0.0.1:9"\n    topic = "t"\n    format = avro',
       'Console { plugin_input = "k" }',
-      /job\.conf:9.*format 'canal_json' is not supported yet by the Kafka source/,
+      /job\.conf:9.*format 'avro' is not supported yet by the Kafka source/,
     ],
     [
       'a source option not done yet',
@@ -57,10 +57,16 @@ describe('Kafka options refused at planning', () => {
       /job\.conf:8.*Kafka has no option 'topics'; did you mean 'topic'/,
     ],
     [
-      'EXACTLY_ONCE, not done yet',
+      'transaction_prefix without EXACTLY_ONCE',
       'bootstrap.servers = "127.0.0.1:9"\n    topic = "t"',
-      'Kafka {\n    plugin_input = "k"\n    bootstrap.servers = "127.0.0.1:9"\n    topic = "o"\n    semantics = EXACTLY_ONCE\n  }',
-      /job\.conf:16.*semantics = EXACTLY_ONCE is not supported yet/,
+      'Kafka {\n    plugin_input = "k"\n    bootstrap.servers = "127.0.0.1:9"\n    topic = "o"\n    transaction_prefix = "x"\n  }',
+      /job\.conf:16.*'transaction_prefix' is read only with semantics = EXACTLY_ONCE \(it is NON\)/,
+    ],
+    [
+      'request.timeout.ms with EXACTLY_ONCE',
+      'bootstrap.servers = "127.0.0.1:9"\n    topic = "t"',
+      'Kafka {\n    plugin_input = "k"\n    bootstrap.servers = "127.0.0.1:9"\n    topic = "o"\n    semantics = EXACTLY_ONCE\n    kafka.config = { request.timeout.ms = 1000 }\n  }',
+      /job\.conf:17.*'request\.timeout\.ms' cannot be set with semantics = EXACTLY_ONCE/,
     ],
     [
       'an unknown producer property',

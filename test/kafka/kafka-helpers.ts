@@ -168,3 +168,40 @@ export function writeJob(dir: string, text: string): string {
   writeFileSync(conf, text);
   return conf;
 }
+
+/**
+ * Every committed value of a topic, read by Kafka's own console consumer with isolation.level
+ * read_committed (it skips aborted transactions, which the Node client's stream does not): one
+ * consumer per partition, assigned to it (no group to join), until no record came for `idleMs`
+ * (generous: a JVM on a loaded machine may take seconds before its first fetch).
+ */
+export async function readCommitted(bootstrap: string, topic: string, partitions = 1, idleMs = 10_000): Promise<string[]> {
+  const read = async (partition: number) => {
+    const { stdout } = await run(
+      'java',
+      [
+        '-Xmx256m',
+        // Its log (the TimeoutException that ends it after --timeout-ms) would go to stdout.
+        '-Dlog4j2.level=OFF',
+        '-cp',
+        `${kafkaLibsDir()}/*`,
+        'org.apache.kafka.tools.consumer.ConsoleConsumer',
+        '--bootstrap-server',
+        bootstrap,
+        '--topic',
+        topic,
+        '--partition',
+        String(partition),
+        '--offset',
+        'earliest',
+        '--isolation-level',
+        'read_committed',
+        '--timeout-ms',
+        String(idleMs),
+      ],
+      { maxBuffer: 256 * 1024 * 1024 },
+    );
+    return stdout.split('\n').filter((l) => l !== '');
+  };
+  return (await Promise.all(Array.from({ length: partitions }, (_, p) => read(p)))).flat();
+}

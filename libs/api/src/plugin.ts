@@ -24,6 +24,12 @@ export interface PluginContext {
   readonly options: PluginOptions;
   /** Tables this plugin receives (empty for sources), in plugin_input order. */
   readonly inputTables: readonly CatalogTable[];
+  /**
+   * The job env's `checkpoint.interval` and `checkpoint.timeout` in ms, where it sets them; given
+   * only when the job is planned (for warnings such as a Kafka transaction timeout shorter than a
+   * checkpoint may take), absent where the plugin runs.
+   */
+  readonly checkpoint?: { readonly intervalMs?: number; readonly timeoutMs?: number };
 }
 
 // ---------------------------------------------------------------- sources
@@ -126,6 +132,13 @@ export interface SourceReader<S extends SourceSplit> {
   /** The splits this reader still owns, with their progress. */
   snapshotState(checkpointId: number): S[];
   notifyCheckpointComplete?(checkpointId: number): Promise<void> | void;
+  /**
+   * Optional: how far each split this reader owns is behind the end of its stream, by split id,
+   * as of the reader's last read (Kafka: records from the partition's next offset to its high
+   * watermark, or to its last stable offset when reading read_committed: the consumer lag). The
+   * runtime sends it with the task group's metrics; the coordinator exposes it per split.
+   */
+  lag?(): Readonly<Record<string, number>>;
   close(): Promise<void> | void;
 }
 

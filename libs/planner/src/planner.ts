@@ -87,6 +87,7 @@ export async function planJobText(text: string, req: PlanRequest): Promise<Plann
     rowsPerSecond: env.readLimitRowsPerSecond ?? 0,
     bytesPerSecond: env.readLimitBytesPerSecond ?? 0,
     rowErrors: rowErrorPolicy(env),
+    checkpoint: { intervalMs: env.checkpointInterval, timeoutMs: env.checkpointTimeout },
   };
   for (const p of plan.pipelines) pipelines.push(await planPipeline(p, plan, facts, config, schemas, registry));
   return {
@@ -123,6 +124,8 @@ interface JobFacts {
   rowsPerSecond: number;
   bytesPerSecond: number;
   rowErrors?: RowErrorPolicy;
+  /** env checkpoint.interval / checkpoint.timeout, for the plugins' planning-time checks. */
+  checkpoint?: { intervalMs?: number; timeoutMs?: number };
 }
 
 /** The transform stage's row-level error handling for the task groups (absent when DISABLE). */
@@ -155,7 +158,7 @@ async function planPipeline(
     const plugin = blockOf(config, v);
     const inputs = v.plugin.type === 'source' ? [] : (outTables.get(parentOf.get(v.id)!) ?? []);
     inTables.set(v.id, inputs);
-    const ctx = { jobId: job.jobId, jobMode: job.jobMode, parallelism: v.parallelism, inputTables: inputs };
+    const ctx = { jobId: job.jobId, jobMode: job.jobMode, parallelism: v.parallelism, inputTables: inputs, checkpoint: job.checkpoint };
     if (v.plugin.type === 'source') {
       const source = createSource(plugin, ctx, registry);
       // Sources that must look at an external system first (Jdbc reads table schemas).

@@ -10,6 +10,8 @@ export interface InstantiateContext {
   jobMode: JobMode;
   parallelism: number;
   inputTables: readonly CatalogTable[];
+  /** PluginContext.checkpoint: given when the job is planned. */
+  checkpoint?: PluginContext['checkpoint'];
 }
 
 /** Validates a plugin's options against its spec (ConfigError with file:line on failure). */
@@ -24,6 +26,7 @@ function context(plugin: PluginConfig, ctx: InstantiateContext, registry: Plugin
     jobMode: ctx.jobMode,
     parallelism: ctx.parallelism,
     inputTables: ctx.inputTables,
+    ...(ctx.checkpoint ? { checkpoint: ctx.checkpoint } : {}),
     options: resolveOptions(plugin, registry),
   };
 }

@@ -101,6 +101,8 @@ export interface TaskGroupMetrics {
   badRows?: Record<number, number>;
   /** Busy, idle and back-pressured time per second since the last report, and output fill. */
   busyness?: TaskBusynessSample;
+  /** The source reader's lag by split id (SourceReader.lag, e.g. a Kafka partition's consumer lag). */
+  sourceLag?: Record<string, number>;
 }
 
 /** Walks a chain depth-first. */

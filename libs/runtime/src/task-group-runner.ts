@@ -600,9 +600,11 @@ export class TaskGroupRunner {
     this.lastMetrics = now;
     const metrics = this.counters.snapshot();
     metrics.busyness = this.busy.sample(this.shuffles.reduce((m, w) => Math.max(m, w.usage()), 0));
-    const lag = this.eventLag.value;
-    if (lag !== undefined) metrics.busyness.eventTimeLagMs = lag;
+    const eventLag = this.eventLag.value;
+    if (eventLag !== undefined) metrics.busyness.eventTimeLagMs = eventLag;
     if (this.rowGuards.size > 0) metrics.badRows = Object.fromEntries([...this.rowGuards].map(([v, g]) => [v, g.counts.bad]));
+    const lag = this.reader?.lag?.();
+    if (lag && Object.keys(lag).length > 0) metrics.sourceLag = { ...lag };
     this.send({ type: 'metrics', metrics });
   }
 }

@@ -69,7 +69,11 @@ function javaCommand(): string {
 
 /** Kafka's cluster ids are 16 random bytes in URL-safe base64 without padding. */
 function clusterId(): string {
-  return randomBytes(16).toString('base64url');
+  // As Kafka's Uuid.randomUuid: never one that starts with '-', which its tools read as an option.
+  for (;;) {
+    const id = randomBytes(16).toString('base64url');
+    if (!id.startsWith('-')) return id;
+  }
 }
 
 const READY_LINE = 'Kafka Server started';
@@ -97,6 +101,8 @@ function serverProperties(node: NodePorts, all: readonly NodePorts[], dir: strin
     'transaction.state.log.replication.factor': String(n),
     'transaction.state.log.min.isr': n === 3 ? '2' : '1',
     'transaction.state.log.num.partitions': '5',
+    // Tests of timed-out transactions: the broker looks for them every second, not every 10 s.
+    'transaction.abort.timed.out.transaction.cleanup.interval.ms': '1000',
     'share.coordinator.state.topic.replication.factor': String(n),
     'share.coordinator.state.topic.min.isr': '1',
     'default.replication.factor': String(n),

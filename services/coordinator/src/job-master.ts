@@ -37,6 +37,8 @@ export interface JobCounters {
   sinkWriteBytes: number;
   /** Bad rows dropped by each transform vertex (row-level error handling), by vertex id. */
   badRows: Map<number, number>;
+  /** The sources' lag by split id (a Kafka partition's consumer lag), as last reported. */
+  sourceLag: Map<string, number>;
 }
 
 /**
@@ -283,6 +285,7 @@ export class JobMaster {
       sourceReceivedBytes: 0,
       sinkWriteBytes: 0,
       badRows: new Map(),
+      sourceLag: new Map(),
     };
     for (const p of this.pipelines) for (const t of p.taskGroups) add(c, p.metricsOf(t));
     return c;
@@ -291,6 +294,7 @@ export class JobMaster {
 
 function add(c: JobCounters, m: TaskGroupMetrics | undefined): void {
   for (const [v, n] of Object.entries(m?.badRows ?? {})) c.badRows.set(Number(v), (c.badRows.get(Number(v)) ?? 0) + n);
+  for (const [split, n] of Object.entries(m?.sourceLag ?? {})) c.sourceLag.set(split, n);
   for (const t of m?.tables ?? []) {
     let e = c.tables.get(t.table);
     if (!e) {

@@ -125,6 +125,19 @@ export function registerCoordinatorMetrics(
         for (const [vertex, n] of j.counters().badRows) this.inc({ job_id: j.jobId, job_name: j.job.jobName, vertex: String(vertex) }, n);
     },
   });
+  new Gauge({
+    name: 'tideway_source_lag',
+    help: "How far a source split is behind the end of its stream, as its reader last saw it (a Kafka partition's consumer lag in records), by job and split.",
+    labelNames: ['job_id', 'job_name', 'split'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const j of source.jobMasters()) {
+        if (j.status !== 'RUNNING') continue;
+        for (const [split, n] of j.counters().sourceLag) this.set({ job_id: j.jobId, job_name: j.job.jobName, split }, n);
+      }
+    },
+  });
   perJob(registry, source, 'tideway_job_checkpoints_completed_total', 'Checkpoints of a job that completed.', (j) =>
     sum(j, (p) => p.completedCheckpoints),
   );

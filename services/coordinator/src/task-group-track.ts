@@ -44,7 +44,13 @@ export function mergeMetrics(...all: Array<TaskGroupMetrics | undefined>): TaskG
   }
   const badRows: Record<number, number> = {};
   for (const m of all) for (const [v, n] of Object.entries(m?.badRows ?? {})) badRows[Number(v)] = (badRows[Number(v)] ?? 0) + n;
-  return Object.keys(badRows).length > 0 ? { tables: [...byTable.values()], badRows } : { tables: [...byTable.values()] };
+  // Lag is a gauge and each split has one reader: the task groups' maps are joined, not summed.
+  const sourceLag: Record<string, number> = {};
+  for (const m of all) Object.assign(sourceLag, m?.sourceLag);
+  const out: TaskGroupMetrics = { tables: [...byTable.values()] };
+  if (Object.keys(badRows).length > 0) out.badRows = badRows;
+  if (Object.keys(sourceLag).length > 0) out.sourceLag = sourceLag;
+  return out;
 }
 
 /**
@@ -54,5 +60,9 @@ export function mergeMetrics(...all: Array<TaskGroupMetrics | undefined>): TaskG
 export function mergeAttempts(previous: TaskGroupMetrics | undefined, current: TaskGroupMetrics | undefined): TaskGroupMetrics {
   const merged = mergeMetrics(previous, current);
   const badRows = current?.badRows ?? previous?.badRows;
-  return badRows ? { ...merged, badRows } : { tables: merged.tables };
+  const out: TaskGroupMetrics = { tables: merged.tables };
+  if (badRows) out.badRows = badRows;
+  // The lag is the latest attempt's (a gauge).
+  if (current?.sourceLag) out.sourceLag = current.sourceLag;
+  return out;
 }

@@ -216,6 +216,7 @@ export class TaskExecutionService {
                 workerAddress: '',
                 vertexIds: [],
               },
+              sourceLag: msg.metrics.sourceLag ?? {},
             },
             { metadata: group.epochMetadata(), deadlineMs: 10_000 },
           ).then(() => undefined),

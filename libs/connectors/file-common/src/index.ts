@@ -10,7 +10,7 @@ export { FileSplitEnumerator, ownerOf, type FileSplit, type FileEnumeratorState 
 export { fileSinkSpec, FILE_SINK_OPTIONS, FILE_FORMATS, FORMAT_SUFFIX, type FileFormat } from './sink-options.js';
 export { fileSourceSpec, FILE_SOURCE_OPTIONS } from './source-options.js';
 export { compileTextLineWriter, compileTextFieldParsers, splitCsvLine, NESTED_SEPARATORS } from './text-format.js';
-export { compileJsonLineWriter, compileJsonLineParser } from './json-format.js';
+export { compileJsonLineWriter, compileJsonLineParser, compileJsonObjectReader, parseJsonObject } from './json-format.js';
 export { javaDoubleText, javaFloatText, isoTemporalText } from './java-text.js';
 export { FileNamer, compileTimePattern, substituteVariables } from './file-name.js';
 export { applySaveModes, type SchemaSaveMode, type DataSaveMode } from './save-mode.js';

@@ -229,30 +229,46 @@ function needsExactNumbers(type: DataType): boolean {
   }
 }
 
-/** Compiles a parser of one JSON line into the fields of `columns` (missing keys are null). */
-export function compileJsonLineParser(columns: readonly { name: string; type: DataType }[]): (line: string) => unknown[] {
+/**
+ * Compiles a reader of a parsed JSON object (JSON.parse of a line, after quoteInexactNumbers when
+ * `exactNumbers` says so) into the fields of `columns` (missing keys are null).
+ */
+export function compileJsonObjectReader(columns: readonly { name: string; type: DataType }[]): {
+  read: (o: Readonly<Record<string, unknown>>) => unknown[];
+  exactNumbers: boolean;
+} {
   const readers = columns.map((c) => {
     const r = compileRead(c.type, c.name);
     return (v: unknown) => (v === null || v === undefined ? null : r(v));
   });
   const names = columns.map((c) => c.name);
-  const exact = columns.some((c) => needsExactNumbers(c.type));
-  return (line) => {
-    let o: unknown;
-    try {
-      o = JSON.parse(exact ? quoteInexactNumbers(line) : line);
-    } catch (err) {
-      throw new ValueConversionError(
-        ErrorCode.VALUE_CONVERSION,
-        `A line is not valid JSON (${(err as Error).message}): ${line.slice(0, 200)}`,
-      );
-    }
-    if (o === null || typeof o !== 'object' || Array.isArray(o)) {
-      throw new ValueConversionError(ErrorCode.VALUE_CONVERSION, `A line is not a JSON object: ${line.slice(0, 200)}`);
-    }
-    const rec = o as Record<string, unknown>;
-    return names.map((n, i) => readers[i](rec[n]));
+  return {
+    read: (rec) => names.map((n, i) => readers[i](rec[n])),
+    exactNumbers: columns.some((c) => needsExactNumbers(c.type)),
   };
+}
+
+/** Parses one JSON text that must be an object; throws a ValueConversionError quoting it otherwise. */
+export function parseJsonObject(line: string, exactNumbers: boolean): Record<string, unknown> {
+  let o: unknown;
+  try {
+    o = JSON.parse(exactNumbers ? quoteInexactNumbers(line) : line);
+  } catch (err) {
+    throw new ValueConversionError(
+      ErrorCode.VALUE_CONVERSION,
+      `A line is not valid JSON (${(err as Error).message}): ${line.slice(0, 200)}`,
+    );
+  }
+  if (o === null || typeof o !== 'object' || Array.isArray(o)) {
+    throw new ValueConversionError(ErrorCode.VALUE_CONVERSION, `A line is not a JSON object: ${line.slice(0, 200)}`);
+  }
+  return o as Record<string, unknown>;
+}
+
+/** Compiles a parser of one JSON line into the fields of `columns` (missing keys are null). */
+export function compileJsonLineParser(columns: readonly { name: string; type: DataType }[]): (line: string) => unknown[] {
+  const { read, exactNumbers } = compileJsonObjectReader(columns);
+  return (line) => read(parseJsonObject(line, exactNumbers));
 }
 
 /** The JSON text of one value of `type` (a map or array inside a text cell: excel, xml). */

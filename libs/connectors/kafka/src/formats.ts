@@ -1,4 +1,5 @@
-import type { CatalogTable, DataType } from '@tideway/api';
+import type { CatalogTable, DataType, RowKind } from '@tideway/api';
+import { CHANGE_FORMATS, CHANGE_SINK_FORMATS, type ChangeRow, compileChangeDecoder, compileChangeEncoder } from './change-formats.js';
 import {
   compileJsonLineParser,
   compileJsonLineWriter,
@@ -6,22 +7,19 @@ import {
   compileTextLineWriter,
 } from '@tideway/connector-file-common';
 
-/** The formats this build reads and writes; SeaTunnel's others are refused by name. */
-export const KAFKA_FORMATS = ['json', 'text'] as const;
+/** The formats the source reads; SeaTunnel's others are refused by name. */
+export const KAFKA_FORMATS = ['json', 'text', ...CHANGE_FORMATS] as const;
 export type KafkaFormat = (typeof KAFKA_FORMATS)[number];
 
+/** The formats the sink writes. */
+export const KAFKA_SINK_FORMATS = ['json', 'text', ...CHANGE_SINK_FORMATS] as const;
+export type KafkaSinkFormat = (typeof KAFKA_SINK_FORMATS)[number];
+
 /** SeaTunnel's other Kafka formats: refused at planning with "not supported yet". */
-export const KAFKA_FORMATS_NOT_YET = [
-  'canal_json',
-  'debezium_json',
-  'compatible_debezium_json',
-  'compatible_kafka_connect_json',
-  'maxwell_json',
-  'ogg_json',
-  'avro',
-  'protobuf',
-  'native',
-] as const;
+export const KAFKA_FORMATS_NOT_YET = ['compatible_debezium_json', 'avro', 'protobuf', 'native'] as const;
+
+/** Every format name either side accepts or refuses by name (the option's enum). */
+export const KAFKA_FORMAT_NAMES = [...KAFKA_FORMATS, ...KAFKA_FORMATS_NOT_YET] as const;
 
 /** SeaTunnel's table of a Kafka source without `schema`: the message value as one text column. */
 export const CONTENT_COLUMN = 'content';
@@ -35,33 +33,44 @@ export function isContentTable(table: CatalogTable, hasSchema: boolean): boolean
   return !hasSchema && table.columns.length === 1 && table.columns[0]?.name === CONTENT_COLUMN;
 }
 
-/** Decodes one message value into the table's fields; throws on bytes that do not fit. */
+/** Decodes one message value into rows of the table (none for a change format's DDL events); throws on bytes that do not fit. */
 export function compileDecoder(
   table: CatalogTable,
   format: KafkaFormat,
   fieldDelimiter: string,
   raw: boolean,
-): (value: Buffer) => unknown[] {
-  if (raw) return (value) => [value.toString('utf8')];
+): (value: Buffer) => ChangeRow[] {
+  if (raw) return (value) => [{ kind: '+I', fields: [value.toString('utf8')] }];
   if (format === 'json') {
     const parse = compileJsonLineParser(columnsOf(table));
-    return (value) => parse(value.toString('utf8'));
+    return (value) => [{ kind: '+I', fields: parse(value.toString('utf8')) }];
   }
-  const parsers = compileTextFieldParsers(columnsOf(table), fieldDelimiter);
-  return (value) => {
-    const parts = value.toString('utf8').split(fieldDelimiter);
-    return parsers.map((p, i) => p(parts[i]));
-  };
+  if (format === 'text') {
+    const parsers = compileTextFieldParsers(columnsOf(table), fieldDelimiter);
+    return (value) => {
+      const parts = value.toString('utf8').split(fieldDelimiter);
+      return [{ kind: '+I', fields: parsers.map((p, i) => p(parts[i])) }];
+    };
+  }
+  const decode = compileChangeDecoder(columnsOf(table), format);
+  return (value) => decode(value.toString('utf8'));
 }
 
 const TEXT_TEMPORAL = { dateFormat: 'yyyy-MM-dd', dateTimeFormat: 'yyyy-MM-dd HH:mm:ss', timeFormat: 'HH:mm:ss' } as const;
 
-/** Encodes a row's fields (of `columns`) as a message value or key. */
+/**
+ * Encodes a row (its kind and the fields of `columns`) as a message value; json and text write
+ * the fields alone, as SeaTunnel does, and the change formats the kind too.
+ */
 export function compileEncoder(
   columns: readonly { name: string; type: DataType }[],
-  format: KafkaFormat,
+  format: KafkaSinkFormat,
   fieldDelimiter: string,
-): (fields: readonly unknown[]) => Buffer {
+): (fields: readonly unknown[], kind?: RowKind) => Buffer {
+  if (format !== 'json' && format !== 'text') {
+    const encode = compileChangeEncoder(columns, format);
+    return (fields, kind = '+I') => Buffer.from(encode(kind, fields), 'utf8');
+  }
   if (format === 'json') {
     const write = compileJsonLineWriter(columns);
     return (fields) => Buffer.from(write(fields), 'utf8');

@@ -41,6 +41,7 @@ const PRODUCER_CASES: [string, unknown, Record<string, unknown>][] = [
   ['compression.type', 'lz4', { compression: 'lz4' }],
   ['enable.idempotence', 'true', { idempotent: true }],
   ['allow.auto.create.topics', false, { autocreateTopics: false }],
+  ['transaction.timeout.ms', '120000', { transactionTimeoutMs: 120000 }],
 ];
 
 describe('kafka.config', () => {
@@ -89,5 +90,6 @@ describe('kafka.config', () => {
     expect(() => consumerSettings(options({ 'max.poll.records': 0 }))).toThrow(/must be 1 or more/);
     expect(() => producerSettings(options({ acks: 2 }))).toThrow(/must be one of all, -1, 0, 1/);
     expect(() => producerSettings(options({ 'request.timeout.ms': -1 }))).toThrow(/whole number of 0 or more/);
+    expect(() => producerSettings(options({ 'transaction.timeout.ms': 10 }))).toThrow(/must be 1000 ms or more/);
   });
 });

@@ -45,6 +45,8 @@ export interface ProducerSettings extends ClientSettings {
   idempotent?: boolean;
   /** allow.auto.create.topics: whether writing to a missing topic creates it. */
   autocreateTopics?: boolean;
+  /** transaction.timeout.ms (EXACTLY_ONCE only). */
+  transactionTimeoutMs?: number;
 }
 
 type Side = 'consumer' | 'producer';
@@ -158,6 +160,11 @@ const PRODUCER: Record<string, Apply<ProducerSettings>> = {
   },
   'allow.auto.create.topics': (t, v, o, k) => {
     t.autocreateTopics = bool(o, k, v);
+  },
+  'transaction.timeout.ms': (t, v, o, k) => {
+    const n = nonNegativeInt(o, k, v);
+    if (n < 1000) throw bad(o, `kafka.config '${k}' must be 1000 ms or more, got '${String(v)}'.`);
+    t.transactionTimeoutMs = n;
   },
 };
 

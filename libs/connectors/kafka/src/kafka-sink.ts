@@ -1,10 +1,24 @@
 import { murmur2, Producer } from '@platformatic/kafka';
 import type { MessageToProduce } from '@platformatic/kafka';
 import type { CatalogTable, PluginContext, PluginOptions, PluginSpec, Row, Sink, SinkFactory, SinkWriter } from '@tideway/api';
-import { ConfigError, ErrorCode, TidewayError } from '@tideway/common';
+import { ConfigError, ErrorCode, logger, TidewayError } from '@tideway/common';
 import { brokerList, connectTimeoutMs, errorText, hasApiError, isUnknownTopic, withDeadline } from './client.js';
-import { compileEncoder, KAFKA_FORMATS, KAFKA_FORMATS_NOT_YET, type KafkaFormat } from './formats.js';
+import { compileEncoder, KAFKA_FORMAT_NAMES, KAFKA_SINK_FORMATS, type KafkaSinkFormat } from './formats.js';
 import { PRODUCER_CONFIG_KEYS, producerSettings, type ProducerSettings } from './kafka-config.js';
+import {
+  BROKER_MAX_TRANSACTION_TIMEOUT_MS,
+  commitAll,
+  DEFAULT_TRANSACTION_TIMEOUT_MS,
+  isLost,
+  type KafkaCommitInfo,
+  type KafkaWriterState,
+  type LiveTransactions,
+  transactionalId,
+  transactionalProducer,
+  type TransactionalConfig,
+} from './transactions.js';
+
+const log = logger('kafka-sink');
 
 const SEMANTICS = ['NON', 'AT_LEAST_ONCE', 'EXACTLY_ONCE'] as const;
 type Semantics = (typeof SEMANTICS)[number];
@@ -24,7 +38,7 @@ export const kafkaSinkSpec: PluginSpec = {
       values: [...SEMANTICS],
       default: 'NON',
       description:
-        'NON: acks=1, each batch sent before the next; AT_LEAST_ONCE: the idempotent producer with acks=all, every row acknowledged before a checkpoint completes. EXACTLY_ONCE: not supported yet, refused.',
+        "NON: acks=1, each batch sent before the next; AT_LEAST_ONCE: the idempotent producer with acks=all, every row acknowledged before a checkpoint completes; EXACTLY_ONCE: each checkpoint's rows in one Kafka transaction per writer, flushed at the barrier and committed when the checkpoint completes (readers with isolation.level read_committed see each row once).",
     },
     {
       name: 'partition_key_fields',
@@ -39,13 +53,18 @@ export const kafkaSinkSpec: PluginSpec = {
       description:
         'Partition by content: a message whose value contains the i-th string goes to partition i; the others are spread over the remaining partitions by a hash of their value.',
     },
-    { name: 'transaction_prefix', type: 'string', description: 'Prefix of transactional ids (EXACTLY_ONCE): not supported yet, refused.' },
+    {
+      name: 'transaction_prefix',
+      type: 'string',
+      description:
+        "EXACTLY_ONCE: prefix of the transactional ids, `<prefix>-<subtask>-<n>` (default `tideway-<jobId>-<topic>`). Give it explicitly when a new job continues from another job's checkpoint, so that it fences that job's producers.",
+    },
     {
       name: 'format',
       type: 'enum',
-      values: [...KAFKA_FORMATS, ...KAFKA_FORMATS_NOT_YET],
+      values: [...KAFKA_FORMAT_NAMES],
       default: 'json',
-      description: `Message format: json or text (${KAFKA_FORMATS_NOT_YET.join(', ')}: not supported yet, refused).`,
+      description: `Message format: ${KAFKA_SINK_FORMATS.join(', ')} (canal_json, maxwell_json and ogg_json as SeaTunnel writes them: {"data": row, "type": INSERT for +I and +U, DELETE for -U and -D}; debezium_json: {"before", "after", "op": c or d}); the others are not supported yet, refused. Keys (partition_key_fields) are text with format text, json otherwise.`,
     },
     { name: 'field_delimiter', type: 'string', default: ',', description: 'Field delimiter of the text format.' },
     {
@@ -63,32 +82,65 @@ interface SinkConfig {
   readonly keyFields: readonly number[];
   readonly partition?: number;
   readonly assignPartitions: readonly string[];
-  readonly format: KafkaFormat;
+  readonly format: KafkaSinkFormat;
   readonly fieldDelimiter: string;
   readonly settings: ProducerSettings;
+  /** EXACTLY_ONCE only. */
+  readonly transactions?: TransactionalConfig;
 }
 
 function bad(o: PluginOptions, option: string, message: string, code: ErrorCode = ErrorCode.CONFIG_BAD_VALUE): ConfigError {
   return new ConfigError(code, message, { place: o.place(option) });
 }
 
-function readConfig(o: PluginOptions, table: CatalogTable): SinkConfig {
-  const semantics = o.get<Semantics>('semantics');
-  if (semantics === 'EXACTLY_ONCE')
-    throw bad(
-      o,
-      'semantics',
-      'semantics = EXACTLY_ONCE is not supported yet by the Kafka sink (NON and AT_LEAST_ONCE are).',
-      ErrorCode.CONFIG_UNKNOWN_OPTION,
-    );
-  if (o.has('transaction_prefix')) {
-    throw bad(
-      o,
-      'transaction_prefix',
-      "option 'transaction_prefix' is not supported yet by the Kafka sink (it belongs to EXACTLY_ONCE).",
-      ErrorCode.CONFIG_UNKNOWN_OPTION,
-    );
+/** The kafka.config keys EXACTLY_ONCE decides itself, or that only it reads. */
+function checkSemantics(o: PluginOptions, semantics: Semantics, settings: ProducerSettings): void {
+  const config = o.get<Record<string, unknown> | undefined>('kafka.config') ?? {};
+  const exactly = semantics === 'EXACTLY_ONCE';
+  if (!exactly) {
+    if (o.has('transaction_prefix'))
+      throw bad(o, 'transaction_prefix', `'transaction_prefix' is read only with semantics = EXACTLY_ONCE (it is ${semantics}).`);
+    if ('transaction.timeout.ms' in config)
+      throw bad(
+        o,
+        'kafka.config',
+        `kafka.config 'transaction.timeout.ms' is read only with semantics = EXACTLY_ONCE (it is ${semantics}).`,
+      );
+    return;
   }
+  if ('request.timeout.ms' in config)
+    throw bad(
+      o,
+      'kafka.config',
+      "kafka.config 'request.timeout.ms' cannot be set with semantics = EXACTLY_ONCE: the Node client sends one timeout as both the produce request's and the transaction's, and the sink sets it to transaction.timeout.ms.",
+    );
+  if (settings.idempotent === false)
+    throw bad(o, 'kafka.config', "semantics = EXACTLY_ONCE needs kafka.config 'enable.idempotence' = true.");
+  if (settings.acks !== undefined && settings.acks !== -1)
+    throw bad(o, 'kafka.config', `semantics = EXACTLY_ONCE needs kafka.config 'acks' = all; it sets ${settings.acks}.`);
+}
+
+/**
+ * Says, once at planning, when the transaction timeout is shorter than a transaction may have to
+ * stay open: from its first record (just after a barrier) to the next checkpoint's completion.
+ */
+export function transactionTimeoutConflict(checkpoint: PluginContext['checkpoint'], timeoutMs: number): string | undefined {
+  if (!checkpoint?.intervalMs) return undefined;
+  const needed = checkpoint.intervalMs + (checkpoint.timeoutMs ?? 0);
+  if (timeoutMs >= needed) return undefined;
+  const what = checkpoint.timeoutMs === undefined ? 'checkpoint.interval' : 'checkpoint.interval plus checkpoint.timeout';
+  return `Kafka sink: transaction.timeout.ms (${timeoutMs} ms) is shorter than ${what} (${needed} ms), so the broker may abort a transaction before its checkpoint completes, and the job then restarts or, when the checkpoint had completed, fails at the commit.`;
+}
+
+function warnTimeout(ctx: PluginContext, timeoutMs: number): void {
+  const conflict = transactionTimeoutConflict(ctx.checkpoint, timeoutMs);
+  if (conflict) log.warn({ transactionTimeoutMs: timeoutMs, checkpoint: ctx.checkpoint }, conflict);
+}
+
+function readConfig(o: PluginOptions, table: CatalogTable, ctx: PluginContext): SinkConfig {
+  const semantics = o.get<Semantics>('semantics');
+  const settings = producerSettings(o);
+  checkSemantics(o, semantics, settings);
   const topic = o.get<string>('topic');
   if (topic.includes('${'))
     throw bad(
@@ -98,8 +150,8 @@ function readConfig(o: PluginOptions, table: CatalogTable): SinkConfig {
       ErrorCode.CONFIG_UNKNOWN_OPTION,
     );
   const format = o.get<string>('format');
-  if (!(KAFKA_FORMATS as readonly string[]).includes(format)) {
-    throw bad(o, 'format', `format '${format}' is not supported yet by the Kafka sink (it writes ${KAFKA_FORMATS.join(', ')}).`);
+  if (!(KAFKA_SINK_FORMATS as readonly string[]).includes(format)) {
+    throw bad(o, 'format', `format '${format}' is not supported yet by the Kafka sink (it writes ${KAFKA_SINK_FORMATS.join(', ')}).`);
   }
   const names = table.columns.map((c) => c.name);
   const keyFields = (o.get<string[] | undefined>('partition_key_fields') ?? []).map((f) => {
@@ -116,16 +168,31 @@ function readConfig(o: PluginOptions, table: CatalogTable): SinkConfig {
   if (given.length > 1) throw bad(o, 'assign_partitions', "'partition' and 'assign_partitions' cannot both be set.");
   const fieldDelimiter = o.get<string>('field_delimiter');
   if (fieldDelimiter === '') throw bad(o, 'field_delimiter', 'field_delimiter must not be empty.');
+  const bootstrap = o.get<string>('bootstrap.servers');
+  let transactions: TransactionalConfig | undefined;
+  if (semantics === 'EXACTLY_ONCE') {
+    const transactionTimeoutMs = settings.transactionTimeoutMs ?? DEFAULT_TRANSACTION_TIMEOUT_MS;
+    if (transactionTimeoutMs > BROKER_MAX_TRANSACTION_TIMEOUT_MS)
+      log.info(
+        { transactionTimeoutMs },
+        `transaction.timeout.ms is above the broker's default transaction.max.timeout.ms (${BROKER_MAX_TRANSACTION_TIMEOUT_MS}); brokers not configured for it refuse it`,
+      );
+    warnTimeout(ctx, transactionTimeoutMs);
+    const prefix = o.has('transaction_prefix') ? o.get<string>('transaction_prefix') : `tideway-${ctx.jobId}-${topic}`;
+    if (prefix.trim() === '') throw bad(o, 'transaction_prefix', 'transaction_prefix must not be empty.');
+    transactions = { bootstrap, prefix, settings, transactionTimeoutMs };
+  }
   return {
-    bootstrap: o.get<string>('bootstrap.servers'),
+    bootstrap,
     topic,
     semantics,
     keyFields,
     partition: o.has('partition') ? o.get<number>('partition') : undefined,
     assignPartitions: o.get<string[] | undefined>('assign_partitions') ?? [],
-    format: format as KafkaFormat,
+    format: format as KafkaSinkFormat,
     fieldDelimiter,
-    settings: producerSettings(o),
+    settings,
+    transactions,
   };
 }
 
@@ -134,41 +201,60 @@ function positiveMurmur2(bytes: Buffer): number {
   return murmur2(bytes) & 0x7fffffff;
 }
 
-class KafkaWriter implements SinkWriter {
+type Transaction = NonNullable<Producer['transaction']>;
+
+/** The transaction a writer has open (EXACTLY_ONCE). */
+interface OpenTransaction {
+  readonly id: string;
+  readonly producer: Producer;
+  readonly transaction: Transaction;
+  records: number;
+}
+
+class KafkaWriter implements SinkWriter<KafkaCommitInfo, KafkaWriterState> {
+  /** NON / AT_LEAST_ONCE: the producer that sends; EXACTLY_ONCE: a client for metadata only. */
   private producer?: Producer;
   private partitions = 0;
-  private readonly encodeValue: (fields: readonly unknown[]) => Buffer;
+  private readonly encodeValue: (fields: readonly unknown[], kind: Row['kind']) => Buffer;
   private readonly encodeKey?: (fields: readonly unknown[]) => Buffer;
   private roundRobin = 0;
+  /** EXACTLY_ONCE: the number of the next transactional id, and the transaction open now. */
+  private next = 0;
+  private probed = false;
+  private open?: OpenTransaction;
 
   constructor(
     private readonly cfg: SinkConfig,
     table: CatalogTable,
     private readonly subtask: number,
+    restored: readonly KafkaWriterState[] | undefined,
+    private readonly live: LiveTransactions,
   ) {
     const columns = table.columns.map((c) => ({ name: c.name, type: c.type }));
     this.encodeValue = compileEncoder(columns, cfg.format, cfg.fieldDelimiter);
     if (cfg.keyFields.length > 0) {
       const keyColumns = cfg.keyFields.map((i) => columns[i]);
-      const encode = compileEncoder(keyColumns, cfg.format, cfg.fieldDelimiter);
+      const encode = compileEncoder(keyColumns, cfg.format === 'text' ? 'text' : 'json', cfg.fieldDelimiter);
       this.encodeKey = (fields) => encode(cfg.keyFields.map((i) => fields[i]));
     }
     this.roundRobin = subtask;
+    for (const st of restored ?? []) this.next = Math.max(this.next, st.next);
   }
 
-  private async open(): Promise<Producer> {
+  private async connect(): Promise<Producer> {
     if (this.producer) return this.producer;
     const s = this.cfg.settings;
+    const exactly = this.cfg.semantics === 'EXACTLY_ONCE';
     const atLeastOnce = this.cfg.semantics === 'AT_LEAST_ONCE';
-    const idempotent = s.idempotent ?? atLeastOnce;
-    const acks = s.acks ?? (atLeastOnce ? -1 : 1);
+    const idempotent = exactly ? false : (s.idempotent ?? atLeastOnce);
+    const acks = s.acks ?? (atLeastOnce || exactly ? -1 : 1);
     if (atLeastOnce && acks !== -1) {
       throw new TidewayError(ErrorCode.CONFIG_BAD_VALUE, `semantics = AT_LEAST_ONCE needs acks = all; kafka.config sets acks = ${acks}.`);
     }
     const producer = new Producer({
       clientId: s.clientId ?? `tideway-kafka-sink-${this.subtask}`,
       bootstrapBrokers: brokerList(this.cfg.bootstrap),
-      timeout: s.timeout,
+      timeout: exactly ? undefined : s.timeout,
       connectTimeout: connectTimeoutMs(s),
       retries: s.retries ?? 3,
       retryDelay: s.retryDelay,
@@ -210,6 +296,54 @@ class KafkaWriter implements SinkWriter {
     return producer;
   }
 
+  /**
+   * Opens the next transaction under a transactional id never used before. Its InitProducerId
+   * fences any producer that used the id and aborts a transaction it left open; ids the
+   * writer's predecessors used after the restored checkpoint (their epoch is above 0) are so
+   * aborted one by one until an unused one is found: those transactions are in no completed
+   * checkpoint, and their rows are written again after the restore.
+   */
+  private async beginTransaction(): Promise<OpenTransaction> {
+    for (;;) {
+      const id = transactionalId((this.cfg.transactions as TransactionalConfig).prefix, this.subtask, this.next);
+      const { producer, transaction } = await this.initTransaction(id);
+      this.next++;
+      if (!this.probed && (producer.producerEpoch ?? 0) > 0) {
+        log.info({ transactionalId: id }, 'fenced an earlier producer of this transactional id and aborted its open transaction');
+        await producer.close().catch(() => undefined);
+        continue;
+      }
+      this.probed = true;
+      return { id, producer, transaction, records: 0 };
+    }
+  }
+
+  /** A producer for `id` with its transaction begun; a busy coordinator is asked again, by a new producer. */
+  private async initTransaction(id: string): Promise<{ producer: Producer; transaction: Transaction }> {
+    const t = this.cfg.transactions as TransactionalConfig;
+    const ms = Math.max(connectTimeoutMs(t.settings), 30_000);
+    const deadline = Date.now() + ms;
+    for (let attempt = 0; ; attempt++) {
+      const producer = transactionalProducer(t, id, `tideway-kafka-sink-${this.subtask}`);
+      try {
+        const transaction = await withDeadline(t.bootstrap, ms, `starting transaction ${id}`, () => producer.beginTransaction());
+        return { producer, transaction };
+      } catch (err) {
+        await producer.close().catch(() => undefined);
+        const text = errorText(err);
+        if (/INVALID_TRANSACTION_TIMEOUT/.test(text))
+          throw new TidewayError(
+            ErrorCode.CONFIG_BAD_VALUE,
+            `the broker at ${t.bootstrap} refuses transaction.timeout.ms = ${t.transactionTimeoutMs} (it is above its transaction.max.timeout.ms); set kafka.config transaction.timeout.ms lower.`,
+          );
+        // The coordinator is loading, moving, or still aborting what the id's earlier producer left open.
+        const busy = /CONCURRENT_TRANSACTIONS|COORDINATOR_LOAD_IN_PROGRESS|NOT_COORDINATOR|COORDINATOR_NOT_AVAILABLE/.test(text);
+        if (!busy || Date.now() > deadline) throw err;
+        await new Promise((r) => setTimeout(r, Math.min(100 * 2 ** attempt, 1_000)));
+      }
+    }
+  }
+
   private partitionOf(value: Buffer, key: Buffer | undefined): number {
     const cfg = this.cfg;
     if (cfg.partition !== undefined) return cfg.partition;
@@ -225,20 +359,33 @@ class KafkaWriter implements SinkWriter {
 
   async write(rows: readonly Row[]): Promise<void> {
     if (rows.length === 0) return;
-    const producer = await this.open();
+    const producer = await this.connect();
     // Keyless rows of one batch go to one partition, the next batch to the next (as Java's
     // sticky partitioner fills one batch at a time).
     this.roundRobin = (this.roundRobin + 1) % this.partitions;
     const messages: MessageToProduce<Buffer, Buffer, Buffer, Buffer>[] = [];
     for (const row of rows) {
       const fields = row.fields;
-      const value = this.encodeValue(fields);
+      const value = this.encodeValue(fields, row.kind);
       const key = this.encodeKey?.(fields);
       messages.push({ topic: this.cfg.topic, key, value, partition: this.partitionOf(value, key) });
     }
     try {
-      await producer.send({ messages });
+      if (this.cfg.transactions) {
+        this.open ??= await this.beginTransaction();
+        await this.open.transaction.send({ messages });
+        this.open.records += messages.length;
+      } else await producer.send({ messages });
     } catch (err) {
+      if (err instanceof TidewayError) throw err;
+      if (this.open && isLost(err)) {
+        // Its rows are in no completed checkpoint: the restore writes them again.
+        throw new TidewayError(
+          ErrorCode.TASK_FAILED,
+          `the Kafka transaction ${this.open.id} was aborted by the broker at ${this.cfg.bootstrap} while open (${errorText(err)}): its transaction.timeout.ms (${this.cfg.transactions?.transactionTimeoutMs ?? 0} ms) ran out before its checkpoint, or another producer took its transactional id; the job restarts from its last checkpoint (raise kafka.config transaction.timeout.ms above the checkpoint interval plus the checkpoint timeout).`,
+          { retryable: true },
+        );
+      }
       if (hasApiError(err, 'MESSAGE_TOO_LARGE') || hasApiError(err, 'RECORD_LIST_TOO_LARGE')) {
         let largest = messages[0];
         for (const m of messages) if ((m.value?.length ?? 0) > (largest.value?.length ?? 0)) largest = m;
@@ -255,12 +402,44 @@ class KafkaWriter implements SinkWriter {
     }
   }
 
-  /** Every row written so far was acknowledged in write(): nothing is left to flush at the barrier. */
-  prepareCommit(): undefined {
-    return undefined;
+  /**
+   * NON / AT_LEAST_ONCE: every row written so far was acknowledged in write(), nothing is left
+   * to flush. EXACTLY_ONCE: the same holds for the open transaction's records, which is now
+   * prepared: its ids go to the committer, and the next row opens a new transaction.
+   */
+  prepareCommit(checkpointId: number): KafkaCommitInfo | undefined {
+    const open = this.open;
+    if (!open) return undefined;
+    this.open = undefined;
+    this.live.set(open.id, { producer: open.producer, transaction: open.transaction });
+    return {
+      transactionalId: open.id,
+      producerId: String(open.producer.producerId),
+      producerEpoch: open.producer.producerEpoch ?? 0,
+      checkpointId,
+      topic: this.cfg.topic,
+      records: open.records,
+    };
+  }
+
+  snapshotState(): KafkaWriterState[] {
+    return this.cfg.transactions ? [{ next: this.next }] : [];
+  }
+
+  /** Aborts the open transaction (no checkpoint holds it); prepared ones stay for a restore to commit. */
+  async abortPrepare(): Promise<void> {
+    const open = this.open;
+    this.open = undefined;
+    if (!open) return;
+    try {
+      if (open.records > 0) await open.transaction.abort();
+    } finally {
+      await open.producer.close().catch(() => undefined);
+    }
   }
 
   async close(): Promise<void> {
+    await this.abortPrepare().catch((err: unknown) => log.warn({ err: errorText(err) }, 'aborting the open transaction failed'));
     await this.producer?.close();
   }
 }
@@ -270,7 +449,7 @@ export const kafkaSinkFactory: SinkFactory = {
   type: 'sink',
   name: 'Kafka',
   description:
-    'Writes rows to a Kafka topic as json or text messages, with keys from partition_key_fields, a fixed partition or content-assigned partitions; NON or AT_LEAST_ONCE (the idempotent producer, every row acknowledged before its checkpoint completes).',
+    'Writes rows to a Kafka topic as json or text messages, with keys from partition_key_fields, a fixed partition or content-assigned partitions; NON, AT_LEAST_ONCE (the idempotent producer, every row acknowledged before its checkpoint completes) or EXACTLY_ONCE (a Kafka transaction per writer and checkpoint, committed when the checkpoint completes, and again, idempotently, after a restore).',
   spec: kafkaSinkSpec,
   create(ctx: PluginContext): Sink {
     const o = ctx.options;
@@ -284,9 +463,23 @@ export const kafkaSinkFactory: SinkFactory = {
     }
     const table = ctx.inputTables[0];
     if (!table) throw bad(o, 'plugin_input', 'the Kafka sink has no input table.');
-    const cfg = readConfig(o, table);
-    return {
-      createWriter: (wctx) => new KafkaWriter(cfg, table, wctx.subtaskIndex),
+    const cfg = readConfig(o, table, ctx);
+    const transactions = cfg.transactions;
+    // Prepared transactions of this task group's writers, which its committer commits.
+    const live: LiveTransactions = new Map();
+    if (!transactions) return { createWriter: (wctx) => new KafkaWriter(cfg, table, wctx.subtaskIndex, undefined, live) };
+    const sink: Sink<KafkaCommitInfo, unknown, KafkaWriterState> = {
+      createWriter: (wctx, restored) => new KafkaWriter(cfg, table, wctx.subtaskIndex, restored, live),
+      createCommitter: () => ({
+        commit: async (infos) => {
+          await commitAll(transactions, live, infos);
+          return [];
+        },
+        // A prepared transaction may still be committed by a restore: the broker aborts the
+        // ones no checkpoint kept after transaction.timeout.ms, or a restored writer fences them.
+        abort: () => undefined,
+      }),
     };
+    return sink;
   },
 };

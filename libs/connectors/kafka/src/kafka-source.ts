@@ -18,7 +18,16 @@ import {
 } from '@tideway/api';
 import { ConfigError, ErrorCode, logger, TidewayError } from '@tideway/common';
 import { connectTimeoutMs, errorText, isUnknownTopic, newAdmin, newConsumer, withDeadline } from './client.js';
-import { CONTENT_COLUMN, compileDecoder, isContentTable, KAFKA_FORMATS, KAFKA_FORMATS_NOT_YET, type KafkaFormat } from './formats.js';
+import {
+  CONTENT_COLUMN,
+  compileDecoder,
+  isContentTable,
+  KAFKA_FORMAT_NAMES,
+  KAFKA_FORMATS,
+  KAFKA_FORMATS_NOT_YET,
+  type KafkaFormat,
+} from './formats.js';
+import type { ChangeRow } from './change-formats.js';
 import { CONSUMER_CONFIG_KEYS, consumerSettings, type ConsumerSettings } from './kafka-config.js';
 
 const log = logger('kafka-source');
@@ -76,9 +85,9 @@ export const kafkaSourceSpec: PluginSpec = {
     {
       name: 'format',
       type: 'enum',
-      values: [...KAFKA_FORMATS, ...KAFKA_FORMATS_NOT_YET],
+      values: [...KAFKA_FORMAT_NAMES],
       default: 'json',
-      description: `Message format: json or text (${KAFKA_FORMATS_NOT_YET.join(', ')}: not supported yet, refused).`,
+      description: `Message format: ${KAFKA_FORMATS.join(', ')} (the change formats give rows of kind +I, -U, +U, -D; their DDL events are skipped); ${KAFKA_FORMATS_NOT_YET.join(', ')}: not supported yet, refused.`,
     },
     {
       name: 'format_error_handle_way',
@@ -461,11 +470,13 @@ class KafkaReader implements SourceReader<KafkaSplit> {
   private consumer?: Consumer;
   private admin?: Admin;
   private topics = new Map<string, TopicInfo>();
-  private readonly decode: (value: Buffer) => unknown[];
+  private readonly decode: (value: Buffer) => ChangeRow[];
   /** Offsets each checkpoint holds, committed to the group when it completes. */
   private readonly toCommit = new Map<number, Map<string, { topic: string; partition: number; offset: number }>>();
   private failingSince = 0;
   private skipped = 0;
+  /** Consumer lag by split id: records from the next offset to the end the last fetch saw. */
+  private readonly lagBySplit = new Map<string, number>();
 
   constructor(
     private readonly ctx: SourceReaderContext,
@@ -603,6 +614,9 @@ class KafkaReader implements SourceReader<KafkaSplit> {
           );
         }
         this.readBatches(split, p.records ?? [], p.abortedTransactions, rows, limit);
+        // read_committed reads up to the last stable offset, read_uncommitted up to the high watermark.
+        const end = this.cfg.settings.isolationLevel === 1 && p.lastStableOffset >= 0n ? p.lastStableOffset : p.highWatermark;
+        if (end >= 0n) this.lagBySplit.set(split.splitId, Math.max(0, Number(end) - split.offset));
       }
     }
     return stale;
@@ -646,16 +660,16 @@ class KafkaReader implements SourceReader<KafkaSplit> {
         if (rows.length >= limit) return;
         split.offset = Number(offset + 1n);
         if (record.value === null) continue; // a tombstone carries no row
-        const row = this.decodeRecord(record.value, split, offset);
-        if (row) rows.push(row);
+        this.decodeRecord(record.value, split, offset, rows);
       }
       split.offset = Math.max(split.offset, next);
     }
   }
 
-  private decodeRecord(value: Buffer, split: KafkaSplit, offset: bigint): Row | undefined {
+  private decodeRecord(value: Buffer, split: KafkaSplit, offset: bigint, rows: Row[]): void {
+    let decoded: ChangeRow[];
     try {
-      return { kind: '+I', tableId: this.table.tableId, fields: this.decode(value) };
+      decoded = this.decode(value);
     } catch (err) {
       const where = `the record at offset ${offset} of ${split.topic} partition ${split.partition}`;
       if (!this.cfg.skipBadRecords) {
@@ -666,8 +680,15 @@ class KafkaReader implements SourceReader<KafkaSplit> {
           { err: (err as Error).message, skipped: this.skipped },
           `${where} does not match format ${this.cfg.format}; skipped (format_error_handle_way = skip)`,
         );
-      return undefined;
+      return;
     }
+    for (const r of decoded) rows.push({ kind: r.kind, tableId: this.table.tableId, fields: r.fields });
+  }
+
+  lag(): Record<string, number> {
+    const out: Record<string, number> = {};
+    for (const [id, n] of this.lagBySplit) if (this.splits.has(id)) out[id] = n;
+    return out;
   }
 
   snapshotState(checkpointId: number): KafkaSplit[] {
@@ -731,7 +752,7 @@ export const kafkaSourceFactory: SourceFactory = {
   type: 'source',
   name: 'Kafka',
   description:
-    'Reads Kafka topics (a list or a pattern) as json or text rows: each partition is a split, offsets are checkpointed and committed to the consumer group when a checkpoint completes, transactions are read committed, and partitions added while a streaming job runs are picked up.',
+    "Reads Kafka topics (a list or a pattern) as json, text or change-log (canal, debezium, maxwell, ogg, Kafka Connect json) rows: each partition is a split, offsets are checkpointed and committed to the consumer group when a checkpoint completes, transactions are read committed, partitions added while a streaming job runs are picked up, and each partition's consumer lag is the metric tideway_source_lag.",
   spec: kafkaSourceSpec,
   create(ctx: PluginContext): Source<KafkaSplit, EnumState> {
     const o = ctx.options;

@@ -52,7 +52,16 @@ export interface ReportMetricsRequest {
   location: TaskGroupLocation | undefined;
   tables: TableMetrics[];
   /** Filled by the worker except pipeline, index and address (taken from the location). */
-  busyness: TaskBusyness | undefined;
+  busyness:
+    | TaskBusyness
+    | undefined;
+  /** The source reader's lag by split id (a Kafka partition's consumer lag in records). */
+  sourceLag: { [key: string]: number };
+}
+
+export interface ReportMetricsRequest_SourceLagEntry {
+  key: string;
+  value: number;
 }
 
 export interface ReportSchemaChangeRequest {
@@ -358,7 +367,7 @@ export const AcknowledgeCheckpointRequest: MessageFns<AcknowledgeCheckpointReque
 };
 
 function createBaseReportMetricsRequest(): ReportMetricsRequest {
-  return { location: undefined, tables: [], busyness: undefined };
+  return { location: undefined, tables: [], busyness: undefined, sourceLag: {} };
 }
 
 export const ReportMetricsRequest: MessageFns<ReportMetricsRequest> = {
@@ -372,6 +381,9 @@ export const ReportMetricsRequest: MessageFns<ReportMetricsRequest> = {
     if (message.busyness !== undefined) {
       TaskBusyness.encode(message.busyness, writer.uint32(26).fork()).join();
     }
+    globalThis.Object.entries(message.sourceLag).forEach(([key, value]: [string, number]) => {
+      ReportMetricsRequest_SourceLagEntry.encode({ key: key as any, value }, writer.uint32(34).fork()).join();
+    });
     return writer;
   },
 
@@ -412,6 +424,17 @@ export const ReportMetricsRequest: MessageFns<ReportMetricsRequest> = {
             message.busyness = TaskBusyness.decode(reader, reader.uint32());
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            const entry4 = ReportMetricsRequest_SourceLagEntry.decode(reader, reader.uint32());
+            if (entry4.value !== undefined) {
+              message.sourceLag[entry4.key] = entry4.value;
+            }
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -429,6 +452,33 @@ export const ReportMetricsRequest: MessageFns<ReportMetricsRequest> = {
       location: isSet(object.location) ? TaskGroupLocation.fromJSON(object.location) : undefined,
       tables: globalThis.Array.isArray(object?.tables) ? object.tables.map((e: any) => TableMetrics.fromJSON(e)) : [],
       busyness: isSet(object.busyness) ? TaskBusyness.fromJSON(object.busyness) : undefined,
+      sourceLag: isObject(object.sourceLag)
+        ? (globalThis.Object.entries(object.sourceLag) as [string, any][]).reduce(
+          (acc: { [key: string]: number }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.Number(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : isObject(object.source_lag)
+        ? (globalThis.Object.entries(object.source_lag) as [string, any][]).reduce(
+          (acc: { [key: string]: number }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.Number(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
     };
   },
 
@@ -442,6 +492,15 @@ export const ReportMetricsRequest: MessageFns<ReportMetricsRequest> = {
     }
     if (message.busyness !== undefined) {
       obj.busyness = TaskBusyness.toJSON(message.busyness);
+    }
+    if (message.sourceLag) {
+      const entries = globalThis.Object.entries(message.sourceLag) as [string, number][];
+      if (entries.length > 0) {
+        obj.sourceLag = {};
+        entries.forEach(([k, v]) => {
+          obj.sourceLag[k] = Math.round(v);
+        });
+      }
     }
     return obj;
   },
@@ -458,6 +517,104 @@ export const ReportMetricsRequest: MessageFns<ReportMetricsRequest> = {
     message.busyness = (object.busyness !== undefined && object.busyness !== null)
       ? TaskBusyness.fromPartial(object.busyness)
       : undefined;
+    message.sourceLag = (globalThis.Object.entries(object.sourceLag ?? {}) as [string, number][]).reduce(
+      (acc: { [key: string]: number }, [key, value]: [string, number]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.Number(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    return message;
+  },
+};
+
+function createBaseReportMetricsRequest_SourceLagEntry(): ReportMetricsRequest_SourceLagEntry {
+  return { key: "", value: 0 };
+}
+
+export const ReportMetricsRequest_SourceLagEntry: MessageFns<ReportMetricsRequest_SourceLagEntry> = {
+  encode(message: ReportMetricsRequest_SourceLagEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== 0) {
+      writer.uint32(16).uint64(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReportMetricsRequest_SourceLagEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReportMetricsRequest_SourceLagEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.value = longToNumber(reader.uint64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ReportMetricsRequest_SourceLagEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.Number(object.value) : 0,
+    };
+  },
+
+  toJSON(message: ReportMetricsRequest_SourceLagEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== 0) {
+      obj.value = Math.round(message.value);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ReportMetricsRequest_SourceLagEntry>, I>>(
+    base?: I,
+  ): ReportMetricsRequest_SourceLagEntry {
+    return ReportMetricsRequest_SourceLagEntry.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ReportMetricsRequest_SourceLagEntry>, I>>(
+    object: I,
+  ): ReportMetricsRequest_SourceLagEntry {
+    const message = createBaseReportMetricsRequest_SourceLagEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? 0;
     return message;
   },
 };
@@ -1364,6 +1521,10 @@ function longToNumber(int64: { toString(): string }): number {
     throw new globalThis.Error("Value is smaller than Number.MIN_SAFE_INTEGER");
   }
   return num;
+}
+
+function isObject(value: any): boolean {
+  return typeof value === "object" && value !== null;
 }
 
 function isSet(value: any): boolean {

@@ -1,0 +1,222 @@
+/**
+ * The Kafka sink's EXACTLY_ONCE against a real broker (the run's shared one), read back by
+ * Kafka's own console consumer with isolation.level read_committed:
+ * - a job with injected faults (reader exceptions, chain exceptions, worker threads killed) and
+ *   so restores from its checkpoints: every row once;
+ * - a job SIGKILLed mid-run and restored with `-r`: its lingering transactions are fenced and
+ *   aborted, what its last checkpoint prepared is committed, every row once;
+ * - a prepared transaction is committed from its recorded ids alone (as after a restore), twice
+ *   without harm, and one the broker aborted for its timeout fails with a sentence saying so.
+ */
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Admin, Producer } from '@platformatic/kafka';
+import { commitByInfo, type KafkaCommitInfo } from '@tideway/connector-kafka';
+import { freePort, kafkaSkipped, SequenceTally, sharedKafka } from '@tideway/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, spawnCli, waitForExit } from '../conformance/cli-process.js';
+import { createTopic, readCommitted, TempDirs, uniqueTopic, writeJob } from './kafka-helpers.js';
+
+const dirs = new TempDirs();
+afterAll(() => dirs.cleanup());
+
+function sequenceToKafka(o: {
+  bootstrap: string;
+  topic: string;
+  keys: number;
+  rowsPerKey: number;
+  rowsPerSecond: number;
+  faultDir?: string;
+}): string {
+  const faults = o.faultDir
+    ? {
+        source: `fault.probability = 0.05\n    fault.max = 2\n    fault.dir = "${join(o.faultDir, 'reader')}"`,
+        chain: `probability = 0.1\n    max = 3\n    dir = "${join(o.faultDir, 'chain')}"`,
+      }
+    : { source: '', chain: `max = 0\n    dir = "${o.topic}-budget"` };
+  return `env {
+  job.mode = "BATCH"
+  parallelism = 2
+  checkpoint.interval = 500
+  job.retry.times = 20
+  job.retry.interval.seconds = 0
+}
+source {
+  Sequence {
+    plugin_output = "seq"
+    keys = ${o.keys}
+    rows.per.key = ${o.rowsPerKey}
+    rows.per.second = ${o.rowsPerSecond}
+    ${faults.source}
+  }
+}
+transform {
+  FaultInjector {
+    plugin_input = "seq"
+    plugin_output = "out"
+    ${faults.chain}
+  }
+}
+sink {
+  Kafka {
+    plugin_input = "out"
+    bootstrap.servers = "${o.bootstrap}"
+    topic = "${o.topic}"
+    semantics = EXACTLY_ONCE
+    format = text
+    field_delimiter = ","
+    kafka.config = { "transaction.timeout.ms" = "60000" }
+  }
+}
+`;
+}
+
+/**
+ * Whether every partition's last stable offset is its high watermark: no transaction is left
+ * open (a predecessor's lingering one would hold read_committed readers back until its timeout).
+ */
+async function noOpenTransaction(bootstrap: string, topic: string, partitions: number): Promise<boolean> {
+  const admin = new Admin({ clientId: 'eo-test', bootstrapBrokers: [bootstrap] });
+  try {
+    const ends = async (isolationLevel: 0 | 1) => {
+      const [t] = await admin.listOffsets({
+        isolationLevel,
+        topics: [{ name: topic, partitions: Array.from({ length: partitions }, (_, p) => ({ partitionIndex: p, timestamp: -1n })) }],
+      });
+      return t.partitions.map((p) => String(p.offset)).join(',');
+    };
+    return (await ends(1)) === (await ends(0));
+  } finally {
+    await admin.close();
+  }
+}
+
+async function report(bootstrap: string, topic: string, partitions: number, keys: number, rowsPerKey: number) {
+  const tally = new SequenceTally();
+  tally.addText((await readCommitted(bootstrap, topic, partitions)).join('\n'));
+  return tally.report(keys, rowsPerKey);
+}
+
+describe.skipIf(kafkaSkipped())('Kafka sink, EXACTLY_ONCE', () => {
+  let bootstrap = '';
+  beforeAll(async () => {
+    bootstrap = await sharedKafka();
+  }, 200_000);
+
+  it('loses and doubles nothing through injected faults, as a read_committed consumer sees it', async () => {
+    const topic = uniqueTopic('eo-faults');
+    await createTopic(bootstrap, topic, 3);
+    const dir = dirs.make();
+    const faultDir = join(dir, 'faults');
+    mkdirSync(faultDir);
+    const conf = writeJob(dir, sequenceToKafka({ bootstrap, topic, keys: 4, rowsPerKey: 2000, rowsPerSecond: 2000, faultDir }));
+    const res = await runCli(['run', '-c', conf], 240_000);
+    expect(res.code, res.stderr).toBe(0);
+    const faults = ['reader', 'chain'].map((d) => readdirSync(join(faultDir, d)).length).reduce((a, b) => a + b, 0);
+    const r = await report(bootstrap, topic, 3, 4, 2000);
+    console.log(
+      `Kafka EXACTLY_ONCE: ${faults} faults; rows expected ${r.expected}, seen ${r.seen}, lost ${r.lost}, duplicated ${r.duplicated}`,
+    );
+    expect(faults).toBeGreaterThanOrEqual(3);
+    expect(r, r.examples.join('; ')).toMatchObject({ lost: 0, duplicated: 0, seen: 8000 });
+  }, 300_000);
+
+  it('a job SIGKILLed mid-run and restored fences its predecessor: every row once', async () => {
+    const topic = uniqueTopic('eo-restore');
+    await createTopic(bootstrap, topic, 2);
+    const dir = dirs.make();
+    const storage = join(dir, 'checkpoints');
+    const engine = join(dir, 'seatunnel.yaml');
+    writeFileSync(
+      engine,
+      `seatunnel:\n  engine:\n    checkpoint:\n      storage:\n        type: localfile\n        plugin-config:\n          namespace: ${storage}\n`,
+    );
+    const conf = writeJob(dir, sequenceToKafka({ bootstrap, topic, keys: 4, rowsPerKey: 1500, rowsPerSecond: 500 }));
+    const jobId = String(Date.now());
+    const port = await freePort();
+    const cli = ['-c', conf, '--engine-config', engine];
+    const first = spawnCli(['run', ...cli, '--set-job-id', jobId, '--coordinator-port', String(port)]);
+    const exited = waitForExit(first);
+    // Killed after its first checkpoints, well before the end of its 6 s of rows: some
+    // transactions committed, one prepared or open.
+    const end = Date.now() + 60_000;
+    while (!existsSync(join(storage, jobId, '1')) || readdirSync(join(storage, jobId, '1')).length < 2) {
+      if (Date.now() > end) throw new Error('the job wrote no checkpoint within 60 s');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    first.kill('SIGKILL');
+    const killed = await exited;
+    expect(killed.signal, killed.stderr).toBe('SIGKILL');
+    const restored = await runCli(['run', '-r', jobId, ...cli], 120_000);
+    expect(restored.code, restored.stderr).toBe(0);
+    // Commit markers are written just after a commit returns: give them a few seconds.
+    let settled = false;
+    for (let i = 0; i < 20 && !settled; i++) {
+      settled = await noOpenTransaction(bootstrap, topic, 2);
+      if (!settled) await new Promise((r) => setTimeout(r, 500));
+    }
+    expect(settled, 'a transaction is still open on the topic after the restored job ended').toBe(true);
+    const r = await report(bootstrap, topic, 2, 4, 1500);
+    console.log(`Kafka EXACTLY_ONCE restore: rows expected ${r.expected}, seen ${r.seen}, lost ${r.lost}, duplicated ${r.duplicated}`);
+    expect(r, r.examples.join('; ')).toMatchObject({ lost: 0, duplicated: 0, seen: 6000 });
+  }, 200_000);
+
+  it('an outage longer than transaction.timeout.ms: the job fails saying so, and nothing is half-visible', async () => {
+    const topic = uniqueTopic('eo-timeout');
+    await createTopic(bootstrap, topic, 1);
+    const conf = writeJob(
+      dirs.make(),
+      sequenceToKafka({ bootstrap, topic, keys: 1, rowsPerKey: 400, rowsPerSecond: 50 })
+        .replace('checkpoint.interval = 500', 'checkpoint.interval = 60000')
+        .replace('job.retry.times = 20', 'job.retry.times = 0')
+        .replace('"transaction.timeout.ms" = "60000"', '"transaction.timeout.ms" = "2000"'),
+    );
+    const res = await runCli(['run', '-c', conf], 120_000);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toContain('transaction.timeout.ms (2000 ms) is shorter than checkpoint.interval (60000 ms)');
+    expect(res.stderr).toMatch(
+      /the Kafka transaction \S+ was aborted by the broker at \S+ while open .*transaction\.timeout\.ms \(2000 ms\) ran out/,
+    );
+    expect(await readCommitted(bootstrap, topic)).toEqual([]);
+  }, 150_000);
+
+  it('commits a prepared transaction from its ids alone, again without harm, and fails clearly on one the broker aborted', async () => {
+    const topic = uniqueTopic('eo-resume');
+    await createTopic(bootstrap, topic, 1);
+    const prepare = async (id: string, timeoutMs: number, values: string[]): Promise<KafkaCommitInfo> => {
+      const producer = new Producer({
+        clientId: 'eo-test',
+        bootstrapBrokers: [bootstrap],
+        idempotent: true,
+        acks: -1,
+        transactionalId: id,
+        timeout: timeoutMs,
+      });
+      const tx = await producer.beginTransaction();
+      await tx.send({ messages: values.map((v) => ({ topic, value: Buffer.from(v), partition: 0 })) });
+      const info = {
+        transactionalId: id,
+        producerId: String(producer.producerId),
+        producerEpoch: producer.producerEpoch ?? 0,
+        checkpointId: 7,
+        topic,
+        records: values.length,
+      };
+      // The process "dies": the producer goes without committing or aborting.
+      await producer.close();
+      return info;
+    };
+    const cfg = (timeoutMs: number) => ({ bootstrap, prefix: 'eo-test', settings: {}, transactionTimeoutMs: timeoutMs });
+    const info = await prepare(`${topic}-a`, 60_000, ['a1', 'a2']);
+    await commitByInfo(cfg(60_000), info);
+    await commitByInfo(cfg(60_000), info); // a restore commits the same checkpoint again
+    expect((await readCommitted(bootstrap, topic)).sort()).toEqual(['a1', 'a2']);
+
+    const expired = await prepare(`${topic}-b`, 1_000, ['b1']);
+    await new Promise((r) => setTimeout(r, 4_000)); // an outage longer than transaction.timeout.ms
+    await expect(commitByInfo(cfg(1_000), expired)).rejects.toThrow(
+      /transaction .*-b of checkpoint 7 \(1 records for topic .*\) was aborted by the broker .* before it could be committed/,
+    );
+    expect((await readCommitted(bootstrap, topic)).sort()).toEqual(['a1', 'a2']);
+  }, 60_000);
+});

@@ -74,7 +74,7 @@ export function parseMetadataJson(text: string): TableMetadata {
       while (j < text.length && /[0-9.eE+-]/.test(text[j])) j++;
       const num = text.slice(i, j);
       if (/^-?\d{16,}$/.test(num) && !Number.isSafeInteger(Number(num))) {
-        out += `${text.slice(last, i)}"${BIG}${num}"`;
+        out += `${text.slice(last, i)}"\\u0000big:${num}"`; // escaped: a raw control character is not JSON
         last = j;
       }
       i = j - 1;

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { icebergPeersPresent, pyicebergRead, startPostgres, type TestDatabaseServer } from '@tideway/testing';
+import { icebergPeersPresent, pyicebergRead, sharedConformanceDir, startPostgres, type TestDatabaseServer } from '@tideway/testing';
 import { runCli } from '../conformance/cli-process.js';
 
 const present = icebergPeersPresent();
@@ -126,6 +126,22 @@ print(len(list(t.scan(row_filter="id > 2").plan_files())), len(list(t.scan(row_f
     expect(none).toBe(0);
     expect(matching).toBeGreaterThanOrEqual(1);
     expect(matching).toBeLessThan(all);
+  }, 150_000);
+
+  it("runs SeaTunnel's fake_to_iceberg.conf unchanged but for its warehouse: 100 rows, one file each (10-byte target), partitioned by timestamp", async () => {
+    const shared = sharedConformanceDir();
+    if (!shared) return; // said once by sharedConformanceDir; CI fails there without the folder
+    const wh = join(dir, 'wh-seatunnel');
+    const text = readFileSync(join(shared, 'iceberg', 'iceberg', 'fake_to_iceberg.conf'), 'utf8').replace(
+      'file:///tmp/seatunnel/iceberg/hadoop-sink/',
+      `file://${wh}/`,
+    );
+    const res = await runJob(text);
+    expect(res.code, res.stderr).toBe(0);
+    const t = await pyicebergRead({ metadata: hadoopMetadata(wh, 'seatunnel_namespace/iceberg_sink_table') });
+    expect(t.rows).toHaveLength(100);
+    expect(t.files).toBe(100);
+    expect(t.schema.map(([n, ty]) => `${n} ${ty}`)).toContain('c_timestamp timestamp');
   }, 150_000);
 
   it('copies a PostgreSQL table into a sql catalog table in the same PostgreSQL, appending a second run as a second snapshot', async () => {

@@ -26,7 +26,21 @@ const LONG = avro.types.LongType.__with({
 type AvroSchema = Record<string, unknown> | string | unknown[];
 
 export function avroType(schema: AvroSchema): avro.Type {
-  return avro.Type.forSchema(schema as avro.Schema, { registry: { long: LONG }, wrapUnions: false });
+  return avro.Type.forSchema(plainLongs(schema) as avro.Schema, { registry: { long: LONG }, wrapUnions: false });
+}
+
+/**
+ * The schema with longs of a logical type (timestamp-micros, time-micros) as plain longs: avsc
+ * would make those its own number longs, not the bigint LONG. Values are the same; a file's header
+ * keeps the schema as given.
+ */
+function plainLongs(schema: AvroSchema): AvroSchema {
+  if (Array.isArray(schema)) return schema.map((s) => plainLongs(s as AvroSchema));
+  if (typeof schema !== 'object' || schema === null) return schema;
+  if (schema.type === 'long' && schema.logicalType !== undefined && schema.name === undefined) return 'long'; // a type, not a field named so
+  return Object.fromEntries(
+    Object.entries(schema).map(([k, v]) => [k, typeof v === 'object' && v !== null ? plainLongs(v as AvroSchema) : v]),
+  );
 }
 
 const optional = (type: AvroSchema): AvroSchema => ['null', type];

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { ConfigError, ErrorCode } from '@tideway/common';
 import { parseMetadataJson, stringifyMetadata, type TableMetadata } from './metadata.js';
 
@@ -45,7 +44,9 @@ export interface IcebergCatalog {
 
 /** The local path of a location (`file:` URI or absolute path); other schemes are refused. */
 export function localPath(location: string): string {
-  if (location.startsWith('file:')) return fileURLToPath(location.startsWith('file://') ? location : `file://${location.slice(5)}`);
+  // taken literally, not URL-decoded: Iceberg writers keep a partition value's escapes (%3A) in file names
+  if (location.startsWith('file://')) return location.slice('file://'.length);
+  if (location.startsWith('file:')) return location.slice('file:'.length);
   if (location.startsWith('/')) return location;
   const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(location)?.[1];
   throw new ConfigError(

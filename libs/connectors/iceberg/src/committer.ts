@@ -72,6 +72,12 @@ function partitionAvroType(type: string): Record<string, unknown> | string {
   }
 }
 
+/** A partition value of a commit info (bigints as text) in Iceberg's internal form. */
+function partitionInternal(type: string, v: string | number | boolean | null): Internal | null {
+  if (v === null) return null;
+  return type === 'long' || type === 'time' || type === 'timestamp' || type.startsWith('decimal') ? BigInt(v as string) : v;
+}
+
 /** A partition value as Avro takes it. */
 function partitionAvroValue(type: string, v: Internal | null): unknown {
   if (v === null) return null;
@@ -133,7 +139,9 @@ class PendingCommit {
           content: f.content,
           file_path: f.path,
           file_format: 'PARQUET',
-          partition: Object.fromEntries(fields.map((sf, i) => [sf.spec.name, partitionAvroValue(sf.sourceType, f.partition[i])])),
+          partition: Object.fromEntries(
+            fields.map((sf, i) => [sf.spec.name, partitionAvroValue(sf.sourceType, partitionInternal(sf.sourceType, f.partition[i]))]),
+          ),
           record_count: BigInt(f.recordCount),
           file_size_in_bytes: BigInt(f.fileSize),
           column_sizes: null,
@@ -174,7 +182,7 @@ class PendingCommit {
         partitions: fields.map((sf, i) =>
           summary(
             sf.sourceType,
-            files.map((f) => f.partition[i]),
+            files.map((f) => partitionInternal(sf.sourceType, f.partition[i])),
           ),
         ),
         key_metadata: null,

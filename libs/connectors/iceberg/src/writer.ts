@@ -17,8 +17,8 @@ export interface PreparedFile {
   readonly recordCount: number;
   readonly fileSize: number;
   readonly specId: number;
-  /** The partition's values in Iceberg's internal form (bigints for longs, timestamps, decimals). */
-  readonly partition: readonly (Internal | null)[];
+  /** The partition's values in Iceberg's internal form, bigints (longs, times, timestamps, unscaled decimals) as their text: commit infos go through JSON. */
+  readonly partition: readonly (string | number | boolean | null)[];
   readonly valueCounts: readonly (readonly [number, number])[];
   readonly nullCounts: readonly (readonly [number, number])[];
   /** Single-value serialized bounds, base64. */
@@ -97,7 +97,7 @@ class OpenFile {
       recordCount: this.rows,
       fileSize: this.bytes,
       specId: this.specId,
-      partition: this.partition,
+      partition: this.partition.map((v) => (typeof v === 'bigint' ? String(v) : (v as string | number | boolean | null))),
       ...(this.equalityIds ? { equalityIds: this.equalityIds } : {}),
     };
   }

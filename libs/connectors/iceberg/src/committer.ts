@@ -24,7 +24,7 @@ import {
   type TableMetadata,
   withSnapshot,
 } from './metadata.js';
-import type { IcebergField } from './schema.js';
+import { type IcebergField, typeText } from './schema.js';
 import { compareInternal, type Internal, serializeValue, unscaledBytes } from './values.js';
 import type { IcebergCommitInfo, PreparedFile } from './writer.js';
 
@@ -75,7 +75,7 @@ function partitionAvroType(type: string): Record<string, unknown> | string {
 /** A partition value of a commit info (bigints as text) in Iceberg's internal form. */
 function partitionInternal(type: string, v: string | number | boolean | null): Internal | null {
   if (v === null) return null;
-  return type === 'long' || type === 'time' || type === 'timestamp' || type.startsWith('decimal') ? BigInt(v as string) : v;
+  return type === 'long' || type === 'time' || type === 'timestamp' || type.startsWith('decimal') ? BigInt(v) : v;
 }
 
 /** A partition value as Avro takes it. */
@@ -109,7 +109,7 @@ class PendingCommit {
     const spec = m['partition-specs'].find((s) => s['spec-id'] === specId);
     if (!spec) throw new Error(`The table at ${m.location} has no partition spec ${specId}.`);
     const fields = new Map(currentSchema(m).fields.map((f): [number, IcebergField] => [f.id, f]));
-    return spec.fields.map((f) => ({ spec: f, sourceType: String(fields.get(f['source-id'])?.type) }));
+    return spec.fields.map((f) => ({ spec: f, sourceType: typeText(fields.get(f['source-id'])?.type ?? 'unknown') }));
   }
 
   /** Writes the manifests of the files (data and deletes apart, per spec); their entries inherit the snapshot's id and sequence number. */

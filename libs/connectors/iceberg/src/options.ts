@@ -111,7 +111,7 @@ export const ICEBERG_SINK_SPEC: PluginSpec = {
       return "option 'iceberg.table.upsert-mode-enabled' needs option 'iceberg.table.primary-keys'";
     }
     const catalog = o.get<Record<string, unknown>>('iceberg.catalog.config');
-    const type = String(catalog.type ?? '').toLowerCase();
+    const type = typeof catalog.type === 'string' ? catalog.type.toLowerCase() : '';
     if (!type) return "option 'iceberg.catalog.config' needs a 'type' (hadoop, jdbc or sql)";
     const keys = CATALOG_KEYS[type];
     if (!keys) return `option 'iceberg.catalog.config' type '${type}' is not supported by Tideway (hadoop, jdbc or sql)`;

@@ -177,6 +177,6 @@ export const icebergSinkFactory: SinkFactory = {
         `The Iceberg sink writes one table and receives ${ctx.inputTables.length} (${ctx.inputTables.map((t) => t.tableId).join(', ')}): multi-table jobs are not supported by it yet.`,
       );
     }
-    return new IcebergSink(settingsOf(ctx.options), ctx.inputTables[0], ctx.jobId) as Sink;
+    return new IcebergSink(settingsOf(ctx.options), ctx.inputTables[0], ctx.jobId);
   },
 };

@@ -128,6 +128,37 @@ print(len(list(t.scan(row_filter="id > 2").plan_files())), len(list(t.scan(row_f
     expect(matching).toBeLessThan(all);
   }, 150_000);
 
+  it('partitions by year, month, day, hour and truncate as Iceberg computes them (PyIceberg prunes by them)', async () => {
+    const wh = join(dir, 'wh-transforms');
+    const res = await runJob(`
+env { parallelism = 1, job.mode = "BATCH" }
+source { FakeSource { schema = { fields { id = bigint, name = string, d = date, ts = timestamp, amount = "decimal(10, 2)" } }, rows = [
+  { kind = INSERT, fields = [1, "alpha", "2024-02-29", "2024-02-29T23:59:59.5", "12.34"] },
+  { kind = INSERT, fields = [2, "beta", "1969-12-31", "1969-12-31T23:00:00", "-0.05"] },
+  { kind = INSERT, fields = [3, null, null, null, null] } ] } }
+sink { Iceberg {
+  catalog_name = "c"
+  ${hadoop(wh)}
+  namespace = "db", table = "p"
+  iceberg.table.partition-keys = "year(d),month(ts),day(ts),hour(ts),truncate[2](name),truncate[10](id),truncate[100](amount)"
+} }`);
+    expect(res.code, res.stderr).toBe(0);
+    const out = await runPython(`
+from pyiceberg.table import StaticTable
+t = StaticTable.from_metadata(${JSON.stringify(hadoopMetadata(wh, 'db/p'))})
+print(str(t.spec()).replace("\\n", " "))
+for p in sorted(str(task.file.partition) for task in t.scan().plan_files()): print(p)
+print(len(list(t.scan(row_filter="ts >= '2024-01-01T00:00:00'").plan_files())), t.scan().to_arrow().num_rows)`);
+    const lines = out.trim().split('\n');
+    expect(lines.slice(-4)).toEqual([
+      'Record[-1, -1, -1, -1, be, 0, -1.00]',
+      'Record[54, 649, 19782, 474791, al, 0, 12.00]',
+      'Record[None, None, None, None, None, 0, None]',
+      '1 3',
+    ]);
+    expect(out).toContain('ts_hour: hour(4)');
+  }, 150_000);
+
   it("runs SeaTunnel's fake_to_iceberg.conf unchanged but for its warehouse: 100 rows, one file each (10-byte target), partitioned by timestamp", async () => {
     const shared = sharedConformanceDir();
     if (!shared) return; // said once by sharedConformanceDir; CI fails there without the folder
@@ -292,6 +323,7 @@ source { FakeSource { schema = { fields { id = int, region = string, name = stri
   }, 150_000);
 });
 
+// (a rest catalog, an ORC format, an unknown partition key: the contract's bad-options, in process)
 describe('Iceberg sink refusals', () => {
   const job = (sinkOptions: string) => `
 env { parallelism = 1, job.mode = "BATCH" }
@@ -299,28 +331,15 @@ source { FakeSource { row.num = 1, schema = { fields { id = int, name = string }
 sink { Iceberg { catalog_name = "c", namespace = "n", table = "t"
   ${sinkOptions}
 } }`;
+  const local = 'iceberg.catalog.config = { "type" = "hadoop", "warehouse" = "/tmp/none" }';
   const cases: [string, string, RegExp][] = [
-    ['a rest catalog', 'iceberg.catalog.config = { "type" = "rest", "uri" = "http://127.0.0.1:1" }', /type 'rest' is not supported/],
     [
       'a hadoop catalog on S3',
       'iceberg.catalog.config = { "type" = "hadoop", "warehouse" = "s3a://bucket/wh" }',
       /cannot be on S3.*atomic/,
     ],
-    [
-      'an unknown partition key',
-      `${'iceberg.catalog.config = { "type" = "hadoop", "warehouse" = "/tmp/none" }'}\n iceberg.table.partition-keys = "nope"`,
-      /partition key nope/,
-    ],
-    [
-      'schema evolution',
-      `${'iceberg.catalog.config = { "type" = "hadoop", "warehouse" = "/tmp/none" }'}\n iceberg.table.schema-evolution-enabled = true`,
-      /schema-evolution-enabled/,
-    ],
-    [
-      'an ORC write format',
-      `${'iceberg.catalog.config = { "type" = "hadoop", "warehouse" = "/tmp/none" }'}\n iceberg.table.write-props = { write.format.default = "orc" }`,
-      /write.format.default = orc is not supported/,
-    ],
+    ['schema evolution', `${local}\n iceberg.table.schema-evolution-enabled = true`, /schema-evolution-enabled/],
+    ['a bucket partition', `${local}\n iceberg.table.partition-keys = "bucket[16](id)"`, /bucket\[16\] is not written by Tideway/],
   ];
   for (const [what, options, says] of cases) {
     it(`refuses ${what} before the job starts (exit 2)`, async () => {

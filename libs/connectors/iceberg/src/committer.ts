@@ -25,6 +25,7 @@ import {
   withSnapshot,
 } from './metadata.js';
 import { type IcebergField, typeText } from './schema.js';
+import { resultType } from './transforms.js';
 import { compareInternal, type Internal, serializeValue, unscaledBytes } from './values.js';
 import type { IcebergCommitInfo, PreparedFile } from './writer.js';
 
@@ -93,7 +94,8 @@ function partitionAvroValue(type: string, v: Internal | null): unknown {
 
 interface SpecField {
   readonly spec: PartitionSpec['fields'][number];
-  readonly sourceType: string;
+  /** The Iceberg type of the field's partition values (the transform's result type). */
+  readonly valueType: string;
 }
 
 /** The commit of one checkpoint's files: its manifests (written once), then snapshots tried until one lands. */
@@ -109,7 +111,10 @@ class PendingCommit {
     const spec = m['partition-specs'].find((s) => s['spec-id'] === specId);
     if (!spec) throw new Error(`The table at ${m.location} has no partition spec ${specId}.`);
     const fields = new Map(currentSchema(m).fields.map((f): [number, IcebergField] => [f.id, f]));
-    return spec.fields.map((f) => ({ spec: f, sourceType: typeText(fields.get(f['source-id'])?.type ?? 'unknown') }));
+    return spec.fields.map((f) => ({
+      spec: f,
+      valueType: resultType(f.transform, typeText(fields.get(f['source-id'])?.type ?? 'unknown')),
+    }));
   }
 
   /** Writes the manifests of the files (data and deletes apart, per spec); their entries inherit the snapshot's id and sequence number. */
@@ -128,7 +133,7 @@ class PendingCommit {
       const avroFields: AvroPartitionField[] = fields.map((f) => ({
         name: f.spec.name,
         fieldId: f.spec['field-id'],
-        type: partitionAvroType(f.sourceType),
+        type: partitionAvroType(f.valueType),
       }));
       const entries = files.map((f) => ({
         status: 1,
@@ -140,7 +145,7 @@ class PendingCommit {
           file_path: f.path,
           file_format: 'PARQUET',
           partition: Object.fromEntries(
-            fields.map((sf, i) => [sf.spec.name, partitionAvroValue(sf.sourceType, partitionInternal(sf.sourceType, f.partition[i]))]),
+            fields.map((sf, i) => [sf.spec.name, partitionAvroValue(sf.valueType, partitionInternal(sf.valueType, f.partition[i]))]),
           ),
           record_count: BigInt(f.recordCount),
           file_size_in_bytes: BigInt(f.fileSize),
@@ -181,8 +186,8 @@ class PendingCommit {
         deleted_rows_count: 0n,
         partitions: fields.map((sf, i) =>
           summary(
-            sf.sourceType,
-            files.map((f) => partitionInternal(sf.sourceType, f.partition[i])),
+            sf.valueType,
+            files.map((f) => partitionInternal(sf.valueType, f.partition[i])),
           ),
         ),
         key_metadata: null,

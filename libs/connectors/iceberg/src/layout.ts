@@ -1,6 +1,7 @@
 import type { CatalogTable, Column, DataType } from '@tideway/api';
 import { ConfigError, ErrorCode } from '@tideway/common';
 import { currentSchema, defaultSpec, type PartitionSpec, type TableMetadata } from './metadata.js';
+import { transformRefusal } from './transforms.js';
 import { type IcebergField, type IcebergSchema, icebergSchemaOf, parquetFieldIds, typeText } from './schema.js';
 
 /** A partition field of the table's spec, computed from a job column. */
@@ -108,19 +109,9 @@ export function layoutOf(
         ErrorCode.CONFIG_BAD_VALUE,
         `${where}: partition field ${p.name} is computed from a column the job does not write.`,
       );
-    if (p.transform !== 'identity') {
-      throw new ConfigError(
-        ErrorCode.CONFIG_BAD_VALUE,
-        `${where}: partition field ${p.name} has transform ${p.transform}, which Tideway does not write yet (identity only).`,
-      );
-    }
-    if (typeof source.type !== 'string' || source.type === 'binary') {
-      throw new ConfigError(
-        ErrorCode.CONFIG_BAD_VALUE,
-        `${where}: partition field ${p.name} is computed from a ${typeText(source.type)} column, which Tideway does not partition by.`,
-      );
-    }
-    return { fieldId: p['field-id'], name: p.name, transform: p.transform, column, sourceType: source.type };
+    const refusal = transformRefusal(p.transform, typeText(source.type));
+    if (refusal) throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `${where}: partition field ${p.name}: ${refusal}.`);
+    return { fieldId: p['field-id'], name: p.name, transform: p.transform, column, sourceType: source.type as string };
   });
   const keyNames = primaryKeys.length
     ? primaryKeys

@@ -67,7 +67,8 @@ export const ICEBERG_SINK_SPEC: PluginSpec = {
     {
       name: 'iceberg.table.partition-keys',
       type: 'string',
-      description: 'Comma-separated columns the table is partitioned by (identity partitions) when the sink creates it.',
+      description:
+        'Comma-separated partition keys of a table the sink creates: a column name (an identity partition, as SeaTunnel writes), or, beyond SeaTunnel, year(col), month(col), day(col), hour(col) or truncate[W](col). bucket[N] is refused.',
     },
     {
       name: 'iceberg.table.schema-evolution-enabled',

@@ -5,32 +5,46 @@ import { IcebergCommitter, JOB_ID_PROPERTY } from './committer.js';
 import { layoutOf } from './layout.js';
 import { currentSnapshot, newSnapshotId, newTableMetadata, type PartitionSpec, withSnapshot } from './metadata.js';
 import { ICEBERG_SINK_SPEC, type IcebergSinkSettings, openCatalog, settingsOf } from './options.js';
-import { icebergSchemaOf, lastColumnId } from './schema.js';
+import { type IcebergField, icebergSchemaOf, lastColumnId, typeText } from './schema.js';
+import { transformRefusal } from './transforms.js';
 import { avroFile, MANIFEST_FILE_SCHEMA } from './avro.js';
 import { joinLocation, writeFileAtomically } from './catalog.js';
 import { type IcebergCommitInfo, IcebergWriter } from './writer.js';
 
 /** The partition spec of a new table: identity partitions of `keys`. */
-function specOf(
-  table: CatalogTable,
-  keys: readonly string[],
-  schemaFields: readonly { id: number; name: string }[],
-  where: string,
-): PartitionSpec {
+/** A partition key of iceberg.table.partition-keys: a column (identity), or `day(col)`, `truncate[4](col)` and the like. */
+function parsePartitionKey(key: string): { column: string; transform: string; name: string } {
+  const m = /^\s*(year|month|day|hour|truncate\[\d+\]|bucket\[\d+\]|[a-z_]+)\s*\(\s*([^()]+?)\s*\)\s*$/i.exec(key);
+  if (!m) return { column: key, transform: 'identity', name: key };
+  const transform = m[1].toLowerCase();
+  const suffix = transform.startsWith('truncate') ? 'trunc' : transform.startsWith('bucket') ? 'bucket' : transform;
+  return { column: m[2], transform, name: `${m[2]}_${suffix}` };
+}
+
+/** The partition spec of a new table from iceberg.table.partition-keys. */
+function specOf(table: CatalogTable, keys: readonly string[], schemaFields: readonly IcebergField[], where: string): PartitionSpec {
   return {
     'spec-id': 0,
     fields: keys.map((k, i) => {
-      const f = schemaFields.find((x) => x.name === k);
+      const key = parsePartitionKey(k);
+      const f = schemaFields.find((x) => x.name === key.column);
       if (!f) {
         throw new ConfigError(
           ErrorCode.CONFIG_BAD_VALUE,
           `${where}: partition key ${k} (iceberg.table.partition-keys) is not a column of the job's table ${table.tableId} (${table.columns.map((c) => c.name).join(', ')}).`,
         );
       }
-      return { 'source-id': f.id, 'field-id': 1000 + i, name: k, transform: 'identity' };
+      const refusal = transformRefusal(key.transform, typeText(f.type));
+      if (refusal)
+        throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `${where}: partition key ${k} (iceberg.table.partition-keys): ${refusal}.`);
+      return { 'source-id': f.id, 'field-id': 1000 + i, name: key.name, transform: key.transform };
     }),
   };
 }
+
+/** The source columns of a spec's fields. */
+const specColumns = (spec: PartitionSpec, fields: readonly IcebergField[]): string[] =>
+  spec.fields.map((p) => fields.find((f) => f.id === p['source-id'])!.name);
 
 class IcebergSink implements Sink<IcebergCommitInfo, IcebergCommitInfo> {
   private readonly ident: TableIdent;
@@ -56,11 +70,11 @@ class IcebergSink implements Sink<IcebergCommitInfo, IcebergCommitInfo> {
     const schema = icebergSchemaOf(table.columns, keys, this.where);
     const spec = specOf(table, settings.partitionKeys, schema.fields, this.where);
     if (keys.length) {
-      for (const p of spec.fields) {
-        if (!keys.includes(p.name)) {
+      for (const column of specColumns(spec, schema.fields)) {
+        if (!keys.includes(column)) {
           throw new ConfigError(
             ErrorCode.CONFIG_BAD_VALUE,
-            `option 'iceberg.table.partition-keys': ${p.name} must be one of the primary keys (iceberg.table.primary-keys): Iceberg's equality deletes are keyed within a partition.`,
+            `option 'iceberg.table.partition-keys': ${column} must be one of the primary keys (iceberg.table.primary-keys): Iceberg's equality deletes are keyed within a partition.`,
           );
         }
       }

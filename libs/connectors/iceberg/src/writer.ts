@@ -8,6 +8,7 @@ import { formatIdent, type IcebergCatalog, joinLocation, localPath, type TableId
 import { layoutOf, type TableLayout } from './layout.js';
 import type { IcebergSinkSettings } from './options.js';
 import type { IcebergType } from './schema.js';
+import { applyTransform, transformHuman } from './transforms.js';
 import { compareInternal, humanString, type Internal, internalOf, serializeValue } from './values.js';
 
 /** A data file (content 0) or equality delete file (content 2) a writer prepared, plain data for the checkpoint. */
@@ -296,9 +297,12 @@ export class IcebergWriter implements SinkWriter<IcebergCommitInfo> {
 
   /** The open file of the row's partition (a delete file with `isDelete`). */
   private fileFor(layout: TableLayout, fields: readonly unknown[], isDelete: boolean): OpenFile {
-    const partition = layout.partition.map((p) => internalOf(p.sourceType, fields[p.column]));
+    const partition = layout.partition.map((p) => applyTransform(p.transform, p.sourceType, internalOf(p.sourceType, fields[p.column])));
     const path = layout.partition
-      .map((p, i) => `${encodeURIComponent(p.name)}=${encodeURIComponent(humanString(p.sourceType, partition[i]))}`)
+      .map(
+        (p, i) =>
+          `${encodeURIComponent(p.name)}=${encodeURIComponent(transformHuman(p.transform, partition[i], (v) => humanString(p.sourceType, v)))}`,
+      )
       .join('/');
     const files = isDelete ? this.deletes : this.open;
     let file = files.get(path);

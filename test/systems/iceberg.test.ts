@@ -5,7 +5,7 @@
  * injected faults with restores (every row once), two jobs committing to one table at once,
  * CDC updates and deletes as equality deletes, and the refusals of bad options (exit 2).
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -228,7 +228,7 @@ sink {
       `
 env { parallelism = 2, job.mode = "BATCH", checkpoint.interval = 300, job.retry.times = 20, job.retry.interval.seconds = 0 }
 source { Sequence { plugin_output = "seq", keys = 4, rows.per.key = 1500, rows.per.second = 4000 } }
-transform { FaultInjector { plugin_input = "seq", plugin_output = "out", probability = 0.1, max = 4, dir = "${join(dir, 'faults')}" } }
+transform { FaultInjector { plugin_input = "seq", plugin_output = "out", probability = 0.5, max = 4, dir = "${join(dir, 'faults')}" } }
 sink {
   Iceberg {
     plugin_input = "out"
@@ -241,6 +241,7 @@ sink {
       170_000,
     );
     expect(res.code, res.stderr).toBe(0);
+    expect(readdirSync(join(dir, 'faults')).length).toBeGreaterThanOrEqual(2); // faults did happen
     const t = await pyicebergRead({ metadata: hadoopMetadata(wh, 'db/seq') });
     const keys = new Set(t.rows.map((r) => JSON.stringify(r.slice(0, 2))));
     expect(t.rows).toHaveLength(6000);

@@ -56,7 +56,7 @@ export const ICEBERG_SINK_SPEC: PluginSpec = {
       name: 'iceberg.table.primary-keys',
       type: 'string',
       description:
-        "Comma-separated primary-key columns: the table's identifier fields, and the keys of the equality deletes that update and delete rows become. They must include the partition columns.",
+        "Comma-separated primary-key columns: the table's identifier fields, and the keys of the equality deletes that update and delete rows become. They must include the partition columns. Default: the input table's primary key, if it has one. Rows of one key must reach one writer (parallelism 1, or a source that keeps a key on one reader).",
     },
     {
       name: 'iceberg.table.upsert-mode-enabled',

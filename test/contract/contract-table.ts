@@ -52,6 +52,12 @@ export const ELASTICSEARCH_NOT_APPLICABLE: NotApplicable = {
   'schema-change': NO_SCHEMA_CHANGE,
 };
 
+export const ICEBERG_NOT_APPLICABLE: NotApplicable = {
+  'multi-table': 'one table per sink: a job feeding it several tables is refused (multi-table jobs are not supported yet)',
+  'schema-change':
+    'schema evolution is not supported yet (iceberg.table.schema-evolution-enabled = true is refused): a schema change fails the job',
+};
+
 /** Every check but bad-options, for a sink without a target to read back. */
 function noTarget(reason: string): NotApplicable {
   return Object.fromEntries(SINK_CHECKS.filter((c) => c !== 'bad-options').map((c) => [c, reason]));
@@ -111,6 +117,7 @@ export const CONTRACT_ROWS: readonly ContractRow[] = [
     file: 'elasticsearch-contract.test.ts',
     notApplicable: ELASTICSEARCH_NOT_APPLICABLE,
   },
+  { name: 'Iceberg (hadoop catalog)', delivery: 'exactly-once', file: 'iceberg-contract.test.ts', notApplicable: ICEBERG_NOT_APPLICABLE },
   { name: 'Console', file: 'console-assert-contract.test.ts', notApplicable: CONSOLE_NOT_APPLICABLE },
   { name: 'Assert', file: 'console-assert-contract.test.ts', notApplicable: ASSERT_NOT_APPLICABLE },
 ];

@@ -23,3 +23,6 @@ export { OrcFileWriter, ORC_STRIPE_BYTES } from './orc-writer.js';
 export { readOrcTail, orcColumns, orcStripeRows, type OrcTail } from './orc-reader.js';
 export { ORC_WRITE_CODECS } from './orc-compression.js';
 export { loadZstd } from './zstd-lz4.js';
+export { ParquetFileWriter } from './parquet-file-writer.js';
+export { parquetSchemaOf, decimalByteCount } from './parquet-schema.js';
+export { unscaledDecimal, decimalText, timestampMicros, timestampText, timeMicros, dateDays, dateText } from './parquet-values.js';

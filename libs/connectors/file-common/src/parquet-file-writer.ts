@@ -76,17 +76,26 @@ export class ParquetFileWriter implements FileEncoder {
   private totalRows = 0n;
   private nextCheck = 1;
 
-  /** `thread`: encode row groups on the row-group thread when it can start (tests compare both ways). */
+  /**
+   * `thread`: encode row groups on the row-group thread when it can start (tests compare both
+   * ways). `fieldIds`: a field id for each schema element, root first as parquetSchemaOf lists
+   * them (undefined where none): the ids Iceberg readers map columns by.
+   */
   constructor(
     columns: readonly Column[],
     private readonly codec: CompressionCodec,
     private readonly rowGroupBytes: number,
     private readonly thread = true,
+    fieldIds?: readonly (number | undefined)[],
   ) {
     if (codec !== 'UNCOMPRESSED' && !isPageCodec(codec)) {
       throw new Error(`The Parquet writer does not compress with ${codec}.`); // refused by the sink options already
     }
-    this.schema = parquetSchemaOf(columns);
+    const schema = parquetSchemaOf(columns);
+    if (fieldIds && fieldIds.length !== schema.length) {
+      throw new Error(`${fieldIds.length} field ids were given for a Parquet schema of ${schema.length} elements.`);
+    }
+    this.schema = fieldIds ? schema.map((e, i) => (fieldIds[i] === undefined ? e : { ...e, field_id: fieldIds[i] })) : schema;
     const builders: ColumnBuilder[] = [];
     let at = 1; // each column's first schema element
     this.writers = columns.map((c): ColumnWriter => {
@@ -203,6 +212,11 @@ export class ParquetFileWriter implements FileEncoder {
   private moveWritten(): void {
     const written = takeWritten(this.out);
     if (written) this.ready.push(written);
+  }
+
+  /** The row groups written so far: their rows, and each column chunk's values, nulls and min/max statistics. */
+  get writtenRowGroups(): readonly RowGroup[] {
+    return this.rowGroups;
   }
 
   take(): Uint8Array | undefined {

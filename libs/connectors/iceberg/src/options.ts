@@ -1,0 +1,199 @@
+import { COMMON_OPTIONS, type PluginOptions, type PluginSpec } from '@tideway/api';
+import { ConfigError, ErrorCode } from '@tideway/common';
+import { type IcebergCatalog, localPath } from './catalog.js';
+import { HadoopCatalog } from './hadoop-catalog.js';
+import { pgConfigOf, SqlCatalog } from './sql-catalog.js';
+
+/**
+ * SeaTunnel's Iceberg sink options (connector-iceberg's IcebergSinkConfig, docs/en/connector-v2/sink/Iceberg.md).
+ * What Tideway does not do is refused by name.
+ */
+
+export const SCHEMA_SAVE_MODES = ['RECREATE_SCHEMA', 'CREATE_SCHEMA_WHEN_NOT_EXIST', 'ERROR_WHEN_SCHEMA_NOT_EXIST', 'IGNORE'] as const;
+export const DATA_SAVE_MODES = ['DROP_DATA', 'APPEND_DATA', 'ERROR_WHEN_DATA_EXISTS'] as const;
+
+/** Parquet codecs of write.parquet.compression-codec (Iceberg's names) and the writer's codec. */
+export const PARQUET_CODECS: Record<string, 'UNCOMPRESSED' | 'SNAPPY' | 'GZIP' | 'ZSTD' | 'BROTLI' | 'LZ4_RAW'> = {
+  uncompressed: 'UNCOMPRESSED',
+  snappy: 'SNAPPY',
+  gzip: 'GZIP',
+  zstd: 'ZSTD',
+  brotli: 'BROTLI',
+  lz4: 'LZ4_RAW',
+};
+
+/** Iceberg's default target data file size (write.target-file-size-bytes). */
+export const DEFAULT_TARGET_FILE_BYTES = 512 * 1024 * 1024;
+
+const CATALOG_KEYS: Record<string, readonly string[]> = {
+  hadoop: ['type', 'warehouse'],
+  jdbc: ['type', 'warehouse', 'uri', 'jdbc.user', 'jdbc.password'],
+  sql: ['type', 'warehouse', 'uri', 'jdbc.user', 'jdbc.password'],
+};
+
+const WRITE_PROPS = ['write.format.default', 'write.target-file-size-bytes', 'write.parquet.compression-codec'];
+
+export const ICEBERG_SINK_SPEC: PluginSpec = {
+  options: [
+    ...COMMON_OPTIONS,
+    { name: 'catalog_name', type: 'string', required: true, description: "The catalog's name (the sql catalog's `catalog_name` column)." },
+    {
+      name: 'iceberg.catalog.config',
+      type: 'map',
+      required: true,
+      description:
+        'The catalog: `type` = hadoop (a local folder `warehouse`) or jdbc/sql (tables in PostgreSQL at `uri`, jdbc:postgresql://host:port/db or postgresql://user:password@host:port/db, with `jdbc.user`/`jdbc.password`; data under `warehouse`). rest, hive and glue catalogs are refused.',
+    },
+    { name: 'namespace', type: 'string', required: true, description: "The table's namespace (levels separated by dots)." },
+    { name: 'table', type: 'string', required: true, description: "The table's name." },
+    {
+      name: 'iceberg.table.write-props',
+      type: 'map',
+      description:
+        'Write properties: write.format.default (parquet only), write.target-file-size-bytes (a data file is closed past this size; default 512 MiB), write.parquet.compression-codec (zstd, the default, snappy, gzip, brotli, lz4, uncompressed). They are also set as the properties of a table the sink creates.',
+    },
+    {
+      name: 'iceberg.table.primary-keys',
+      type: 'string',
+      description:
+        "Comma-separated primary-key columns: the table's identifier fields, and the keys of the equality deletes that update and delete rows become. They must include the partition columns. Default: the input table's primary key, if it has one. Rows of one key must reach one writer (parallelism 1, or a source that keeps a key on one reader).",
+    },
+    {
+      name: 'iceberg.table.upsert-mode-enabled',
+      type: 'boolean',
+      default: false,
+      description: 'With primary keys: an insert replaces the row of its key (each written key gets an equality delete first).',
+    },
+    {
+      name: 'iceberg.table.partition-keys',
+      type: 'string',
+      description:
+        'Comma-separated partition keys of a table the sink creates: a column name (an identity partition, as SeaTunnel writes), or, beyond SeaTunnel, year(col), month(col), day(col), hour(col) or truncate[W](col). bucket[N] is refused.',
+    },
+    {
+      name: 'iceberg.table.schema-evolution-enabled',
+      type: 'boolean',
+      default: false,
+      description: 'Schema evolution: not supported yet (true is refused); a schema change fails the job.',
+    },
+    {
+      name: 'iceberg.table.commit-branch',
+      type: 'string',
+      description: 'Commits to a branch: not supported yet (refused when set); commits go to main.',
+    },
+    {
+      name: 'case_sensitive',
+      type: 'boolean',
+      default: false,
+      description: "Match the job's columns to an existing table's columns case-sensitively.",
+    },
+    {
+      name: 'schema_save_mode',
+      type: 'enum',
+      values: SCHEMA_SAVE_MODES,
+      default: 'CREATE_SCHEMA_WHEN_NOT_EXIST',
+      description: 'Before the job writes: recreate the table, create it when missing, fail when missing, or nothing.',
+    },
+    {
+      name: 'data_save_mode',
+      type: 'enum',
+      values: DATA_SAVE_MODES,
+      default: 'APPEND_DATA',
+      description: 'Rows already in the table: commit a snapshot that removes them all (DROP_DATA), keep them, or fail.',
+    },
+  ],
+  validate: (o) => {
+    if (o.get<boolean>('iceberg.table.schema-evolution-enabled')) {
+      return "option 'iceberg.table.schema-evolution-enabled' = true is not supported by Tideway's Iceberg sink yet";
+    }
+    if (o.has('iceberg.table.commit-branch'))
+      return "option 'iceberg.table.commit-branch' is not supported by Tideway's Iceberg sink yet: commits go to main";
+    if (o.get<boolean>('iceberg.table.upsert-mode-enabled') && !o.has('iceberg.table.primary-keys')) {
+      return "option 'iceberg.table.upsert-mode-enabled' needs option 'iceberg.table.primary-keys'";
+    }
+    const catalog = o.get<Record<string, unknown>>('iceberg.catalog.config');
+    const type = typeof catalog.type === 'string' ? catalog.type.toLowerCase() : '';
+    if (!type) return "option 'iceberg.catalog.config' needs a 'type' (hadoop, jdbc or sql)";
+    const keys = CATALOG_KEYS[type];
+    if (!keys) return `option 'iceberg.catalog.config' type '${type}' is not supported by Tideway (hadoop, jdbc or sql)`;
+    for (const k of Object.keys(catalog)) {
+      if (!keys.includes(k))
+        return `option 'iceberg.catalog.config' key '${k}' is not supported for a ${type} catalog (${keys.join(', ')})`;
+    }
+    if (!catalog.warehouse) return `option 'iceberg.catalog.config' needs a 'warehouse' for a ${type} catalog`;
+    if (type !== 'hadoop' && !catalog.uri) return `option 'iceberg.catalog.config' needs a 'uri' for a ${type} catalog`;
+    for (const [k, v] of Object.entries(o.get<Record<string, unknown> | undefined>('iceberg.table.write-props') ?? {})) {
+      if (!WRITE_PROPS.includes(k)) return `option 'iceberg.table.write-props' key '${k}' is not supported (${WRITE_PROPS.join(', ')})`;
+      if (k === 'write.format.default' && String(v).toLowerCase() !== 'parquet') {
+        return `option 'iceberg.table.write-props' write.format.default = ${String(v)} is not supported: Tideway writes parquet data files`;
+      }
+      if (k === 'write.target-file-size-bytes' && !(Number(v) > 0))
+        return `option 'iceberg.table.write-props' write.target-file-size-bytes = ${String(v)} is not a positive number`;
+      if (k === 'write.parquet.compression-codec' && !PARQUET_CODECS[String(v).toLowerCase()]) {
+        return `option 'iceberg.table.write-props' write.parquet.compression-codec = ${String(v)} is not one of ${Object.keys(PARQUET_CODECS).join(', ')}`;
+      }
+    }
+    return undefined;
+  },
+};
+
+/** The sink's settings, plain data. */
+export interface IcebergSinkSettings {
+  readonly catalogName: string;
+  readonly catalog: Readonly<Record<string, string>>;
+  readonly namespace: readonly string[];
+  readonly table: string;
+  readonly writeProps: Readonly<Record<string, string>>;
+  readonly primaryKeys: readonly string[];
+  readonly upsert: boolean;
+  readonly partitionKeys: readonly string[];
+  readonly caseSensitive: boolean;
+  readonly schemaSaveMode: (typeof SCHEMA_SAVE_MODES)[number];
+  readonly dataSaveMode: (typeof DATA_SAVE_MODES)[number];
+  readonly targetFileBytes: number;
+  readonly codec: 'UNCOMPRESSED' | 'SNAPPY' | 'GZIP' | 'ZSTD' | 'BROTLI' | 'LZ4_RAW';
+}
+
+const listOf = (text: string | undefined): string[] =>
+  (text ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+
+export function settingsOf(o: PluginOptions): IcebergSinkSettings {
+  const catalog = Object.fromEntries(
+    Object.entries(o.get<Record<string, unknown>>('iceberg.catalog.config')).map(([k, v]) => [k, String(v)]),
+  );
+  const writeProps = Object.fromEntries(
+    Object.entries(o.get<Record<string, unknown> | undefined>('iceberg.table.write-props') ?? {}).map(([k, v]) => [k, String(v)]),
+  );
+  return {
+    catalogName: o.get<string>('catalog_name'),
+    catalog: { ...catalog, type: catalog.type.toLowerCase() },
+    namespace: o.get<string>('namespace').split('.'),
+    table: o.get<string>('table'),
+    writeProps,
+    primaryKeys: listOf(o.get<string | undefined>('iceberg.table.primary-keys')),
+    upsert: o.get<boolean>('iceberg.table.upsert-mode-enabled'),
+    partitionKeys: listOf(o.get<string | undefined>('iceberg.table.partition-keys')),
+    caseSensitive: o.get<boolean>('case_sensitive'),
+    schemaSaveMode: o.get('schema_save_mode'),
+    dataSaveMode: o.get('data_save_mode'),
+    targetFileBytes: Number(writeProps['write.target-file-size-bytes'] ?? DEFAULT_TARGET_FILE_BYTES),
+    codec: PARQUET_CODECS[(writeProps['write.parquet.compression-codec'] ?? 'zstd').toLowerCase()],
+  };
+}
+
+/** A client of the settings' catalog (not connected yet). */
+export function openCatalog(s: IcebergSinkSettings): IcebergCatalog {
+  const c = s.catalog;
+  if (c.type === 'hadoop') return new HadoopCatalog(c.warehouse);
+  localPath(c.warehouse);
+  if (!/^(jdbc:postgresql|postgres)/i.test(c.uri)) {
+    throw new ConfigError(
+      ErrorCode.CONFIG_BAD_VALUE,
+      `iceberg.catalog.config: uri ${c.uri} is not PostgreSQL: Tideway's ${c.type} catalog keeps its tables in PostgreSQL only.`,
+    );
+  }
+  return new SqlCatalog(s.catalogName, c.warehouse, pgConfigOf(c.uri, c['jdbc.user'], c['jdbc.password']));
+}

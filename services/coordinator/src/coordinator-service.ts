@@ -70,7 +70,11 @@ export function coordinatorServiceHandlers(host: CoordinatorServiceHost): grpc.U
     reportMetrics: leaderOnly<ReportMetricsRequest>((req) => {
       const loc = required(req.location, 'location');
       const lag = Object.keys(req.sourceLag).length > 0 ? { sourceLag: req.sourceLag } : {};
-      pipeline(loc.jobId, loc.pipelineId)?.onMetrics(loc.taskGroupIndex, loc.attempt, { tables: req.tables, busyness: req.busyness, ...lag });
+      pipeline(loc.jobId, loc.pipelineId)?.onMetrics(loc.taskGroupIndex, loc.attempt, {
+        tables: req.tables,
+        busyness: req.busyness,
+        ...lag,
+      });
       return OK;
     }),
     reportSchemaChange: leaderOnly<ReportSchemaChangeRequest>((req) => {

@@ -31,6 +31,13 @@ export interface CheckpointSide {
   enumerator(): EnumeratorHost | undefined;
   /** A checkpoint completed (the restart budget starts again). */
   onCompleted(): void;
+  /**
+   * The aggregated commit of a completed checkpoint threw: the checkpoint stays complete (its
+   * pointer is recorded), and the pipeline fails, so that a restart from it commits again (the
+   * restart budget bounds how often) instead of every later checkpoint carrying the failing
+   * commit and aborting, which would hang a bounded job at its final checkpoint.
+   */
+  onCommitFailed(err: unknown): void;
   /** A checkpoint ended and was added to the history (the job's state is written soon). */
   onRecorded?(record: StoredCheckpointRecord): void;
   /** Where each task group runs, stored with its state (a restore at another parallelism reads it). */
@@ -178,6 +185,16 @@ export class PipelineCheckpoints {
     });
     this.lastStored = restorePointOf(stored);
     this.lastCheckpointTime = cp.timestamp;
-    await this.side.committers.commit(cp.checkpointId, cp.commitInfos);
+    try {
+      await this.side.committers.commit(cp.checkpointId, cp.commitInfos);
+    } catch (err) {
+      log.warn(
+        { jobId, pipelineId, checkpointId: cp.checkpointId, err: (err as Error).message },
+        'the commit of a completed checkpoint failed',
+      );
+      // After the completion has run its course (its onCompleted resets the restart budget), so
+      // that this failure counts against job.retry.times.
+      setImmediate(() => this.side.onCommitFailed(err));
+    }
   }
 }

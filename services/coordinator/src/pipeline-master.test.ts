@@ -89,6 +89,33 @@ function heldAbandon(gate: Promise<void>, calls: { n: number }) {
   };
 }
 
+/** The planned job with sinks whose aggregated committer throws on every commit. */
+function failingCommit(commits: { n: number }) {
+  return (planned: PlannedJob): PlannedJob => {
+    const registry = planned.registry;
+    const failing = Object.create(registry) as typeof registry;
+    failing.get = (type, name, place) => {
+      const f = registry.get(type, name, place);
+      if (f.type !== 'sink') return f;
+      return {
+        ...f,
+        create: (ctx) => {
+          const sink = f.create(ctx);
+          sink.createAggregatedCommitter = () => ({
+            combine: (infos: unknown[]) => infos,
+            commit: () => {
+              commits.n++;
+              throw new Error('the target refused the commit');
+            },
+          });
+          return sink;
+        },
+      };
+    };
+    return { ...planned, registry: failing };
+  };
+}
+
 describe('PipelineMaster failure handling', () => {
   it('a task group failing while the pipeline restarts: late reports of the old attempt change nothing, the new attempt fails over again', async () => {
     const { p, workers, resources, statuses } = await newPipeline({ retries: 2, retryIntervalMs: 100 });
@@ -133,6 +160,28 @@ describe('PipelineMaster failure handling', () => {
       'RUNNING',
       'FINISHED',
     ]);
+  });
+
+  it('a commit that throws after its checkpoint completed fails the pipeline, the restart commits again, and past the retries the pipeline FAILS (no hang at the final checkpoint)', async () => {
+    const commits = { n: 0 };
+    const { p, workers, resources, failovers } = await newPipeline({ retries: 1, job: failingCommit(commits) });
+    const sinkVertex = p.plan.sinks[0].vertexId;
+    await p.deploy(await resources.apply('j1', ['1/0', '1/1']));
+    running(p, 0);
+    for (const i of [0, 1]) p.onTaskState(i, 0, 'PREPARE_CLOSE');
+    const final = () => workers.triggered.filter((t) => t.kind === 'COMPLETED_POINT' && t.loc.attempt === 0);
+    await until(() => final().length === 2, 'the final checkpoint');
+    for (const t of final())
+      await p.onAck(t.loc.taskGroupIndex, 0, t.id, ackState, { [sinkVertex]: [{ file: `part-${t.loc.taskGroupIndex}` }] });
+    await until(() => p.status === 'FAILING', 'the pipeline failing on the commit');
+    expect(commits.n).toBe(1);
+    expect(failovers[0]).toMatch(/the target refused the commit/);
+    for (const i of [0, 1]) p.onTaskState(i, 0, 'CANCELED');
+    // The restart restores from the completed checkpoint and commits its work again: it throws again.
+    await until(() => p.isEnded(), 'the end', 10_000);
+    expect(p.status).toBe('FAILED');
+    expect(commits.n).toBe(2);
+    expect(p.error?.message).toMatch(/the target refused the commit/);
   });
 
   it('a worker lost during a checkpoint: the checkpoint aborts and the pipeline restarts from the one before, on a new slot', async () => {

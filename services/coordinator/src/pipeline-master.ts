@@ -1,7 +1,7 @@
 import type { Source } from '@tideway/api';
 import type { CheckpointStorage } from '@tideway/checkpoint';
 import type { StoredCheckpointRecord } from '@tideway/cluster';
-import { ErrorCode, detach, logger, sleep, type SerializedError } from '@tideway/common';
+import { ErrorCode, detach, logger, sleep, type SerializedError, serializeError } from '@tideway/common';
 import type { SlotProfile, TaskGroupLocation } from '@tideway/contracts';
 import { EXECUTION_STATE, PIPELINE_STATUS, type ExecutionState, type PipelineStatus } from '@tideway/dag';
 import type { PlannedJob, PlannedPipeline } from '@tideway/planner';
@@ -116,6 +116,7 @@ export class PipelineMaster {
         location: (tg) => this.location(tg),
         enumerator: () => this.enumerator,
         onCompleted: () => this.failover.onCheckpointCompleted(),
+        onCommitFailed: (err) => this.onFailure(serializeError(err)),
         onRecorded: (record) => this.deps.listener.onCheckpoint?.(this, record),
         placements: placementsOf(plan),
         restoredFrom: restoreFrom,

@@ -6,7 +6,7 @@ import type { FileSystemAdapter } from './file-system.js';
 import {
   ColumnEncoding_Kind,
   type ColumnEncoding,
-  type CompressionKind,
+  CompressionKind,
   Footer,
   PostScript,
   StripeFooter,
@@ -17,6 +17,7 @@ import {
 import { CODEC_NAMES, decompress, isReadCodec } from './orc-compression.js';
 import { ByteSource, type Ints, OrcCorruptError, type OrcInt, readBooleans, readByteRle, readIntRleV1, readIntRleV2 } from './orc-rle.js';
 import { dateText, decimalText, timestampText } from './parquet-values.js';
+import { decompressOrcOnThread } from './row-group-thread.js';
 
 /**
  * Tideway's ORC reader (docs/decisions/0011-orc.md): the file tail (postscript, footer) through
@@ -916,7 +917,7 @@ export async function readOrcStripe(
       ranges.push({ key: `${s.column ?? 0}:${s.kind ?? Stream_Kind.DATA}`, from, to: pos });
     }
   }
-  const streams: Streams = new Map();
+  const raws: Uint8Array[] = [];
   for (let i = 0; i < ranges.length; ) {
     let j = i;
     while (j + 1 < ranges.length && ranges[j + 1].from === ranges[j].to) j++;
@@ -924,15 +925,18 @@ export async function readOrcStripe(
     const bytes = inWhole
       ? whole.subarray(ranges[i].from - dataStart, ranges[j].to - dataStart)
       : await fs.readRange(path, ranges[i].from, ranges[j].to);
-    for (let r = i; r <= j; r++) {
-      const raw = bytes.subarray(ranges[r].from - ranges[i].from, ranges[r].to - ranges[i].from);
-      try {
-        streams.set(ranges[r].key, decompress(tail.codec, raw));
-      } catch (err) {
-        throw fail(`stream ${ranges[r].key} does not decompress (${(err as Error).message})`);
-      }
-    }
+    for (let r = i; r <= j; r++) raws.push(bytes.subarray(ranges[r].from - ranges[i].from, ranges[r].to - ranges[i].from));
     i = j + 1;
+  }
+  // decompressed on the row-group thread when it is there (decision 0011, "Speed"), else (or when it fails) here, naming the stream that does not decompress
+  const done = tail.codec === CompressionKind.NONE || raws.length === 0 ? undefined : await decompressOrcOnThread(tail.codec, raws);
+  const streams: Streams = new Map();
+  for (let r = 0; r < ranges.length; r++) {
+    try {
+      streams.set(ranges[r].key, done ? done[r] : decompress(tail.codec, raws[r]));
+    } catch (err) {
+      throw fail(`stream ${ranges[r].key} does not decompress (${(err as Error).message})`);
+    }
   }
   return { footer: sf, streams };
 }

@@ -297,8 +297,8 @@ class DictionaryNode extends ColumnNode {
   }
 }
 
-/** Node's Buffer#utf8Slice (what toString('utf8') calls, without its argument handling). */
-type SliceBuffer = Buffer & { utf8Slice(start: number, end: number): string };
+/** Node's Buffer#utf8Slice and latin1Slice (what toString('utf8') and toString('latin1') call, without their argument handling). */
+type SliceBuffer = Buffer & { utf8Slice(start: number, end: number): string; latin1Slice(start: number, end: number): string };
 
 /** Direct strings (bytes for binary): value i is the bytes from starts[i] to starts[i + 1]. */
 class DirectNode extends ColumnNode {

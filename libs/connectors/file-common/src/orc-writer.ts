@@ -167,6 +167,9 @@ function encodeNanos(ns: number): number {
   return zeros >= 2 ? v * 8 + (zeros - 1) : ns * 8;
 }
 
+/** A string value, or the text of another (as a string column takes any value). */
+const textOf = (v: unknown): string => (typeof v === 'string' ? v : String(v));
+
 /** The used part of a typed array, copied into an array of its own (handed to the row-group thread; the writer keeps its buffer). */
 function used<T extends Uint8Array | Int32Array | Float32Array | Float64Array>(a: T, n: number): T {
   return a.slice(0, n) as T;
@@ -397,7 +400,7 @@ class StringWriter extends ColumnWriter {
       this.buf.set(b, this.pos);
       len = b.length;
     } else {
-      const s = typeof v === 'string' ? v : String(v);
+      const s = textOf(v);
       if (this.pos + 3 * s.length > this.buf.length) this.buf = grownBuffer(this.buf, this.pos + 3 * s.length) as Utf8Buffer;
       len = writeUtf8(this.buf, this.pos, s);
     }
@@ -426,7 +429,7 @@ class StringWriter extends ColumnWriter {
       const v = rows[r][col];
       if (v === null || v === undefined) this.addNull();
       else {
-        const s = typeof v === 'string' ? v : String(v);
+        const s = textOf(v);
         parts[n] = s;
         lengths[first + n++] = s.length;
         chars += s.length;

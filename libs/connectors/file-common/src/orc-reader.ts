@@ -1,3 +1,4 @@
+import { isAscii } from 'node:buffer';
 import { endianness } from 'node:os';
 import { type Column, type DataType, Types } from '@tideway/api';
 import { ErrorCode, TidewayError } from '@tideway/common';
@@ -5,7 +6,7 @@ import type { FileSystemAdapter } from './file-system.js';
 import {
   ColumnEncoding_Kind,
   type ColumnEncoding,
-  type CompressionKind,
+  CompressionKind,
   Footer,
   PostScript,
   StripeFooter,
@@ -16,6 +17,7 @@ import {
 import { CODEC_NAMES, decompress, isReadCodec } from './orc-compression.js';
 import { ByteSource, type Ints, OrcCorruptError, type OrcInt, readBooleans, readByteRle, readIntRleV1, readIntRleV2 } from './orc-rle.js';
 import { dateText, decimalText, timestampText } from './parquet-values.js';
+import { decompressOrcOnThread } from './row-group-thread.js';
 
 /**
  * Tideway's ORC reader (docs/decisions/0011-orc.md): the file tail (postscript, footer) through
@@ -295,8 +297,8 @@ class DictionaryNode extends ColumnNode {
   }
 }
 
-/** Node's Buffer#utf8Slice (what toString('utf8') calls, without its argument handling). */
-type SliceBuffer = Buffer & { utf8Slice(start: number, end: number): string };
+/** Node's Buffer#utf8Slice and latin1Slice (what toString('utf8') and toString('latin1') call, without their argument handling). */
+type SliceBuffer = Buffer & { utf8Slice(start: number, end: number): string; latin1Slice(start: number, end: number): string };
 
 /** Direct strings (bytes for binary): value i is the bytes from starts[i] to starts[i + 1]. */
 class DirectNode extends ColumnNode {
@@ -312,8 +314,17 @@ class DirectNode extends ColumnNode {
   }
   protected values(m: number, into: unknown[]): void {
     const { buf, starts, k } = this;
-    if (this.binary) for (let i = 0; i < m; i++) into[i] = Buffer.from(buf.subarray(starts[k + i], starts[k + i + 1]));
-    else for (let i = 0; i < m; i++) into[i] = buf.utf8Slice(starts[k + i], starts[k + i + 1]);
+    if (this.binary) {
+      for (let i = 0; i < m; i++) into[i] = Buffer.from(buf.subarray(starts[k + i], starts[k + i + 1]));
+      return;
+    }
+    const from = starts[k];
+    const to = starts[k + m];
+    if (m > 1 && isAscii(buf.subarray(from, to))) {
+      // ASCII: a character a byte, so the batch's values are one string's substrings (no native call a value)
+      const all = buf.latin1Slice(from, to);
+      for (let i = 0; i < m; i++) into[i] = all.substring(starts[k + i] - from, starts[k + i + 1] - from);
+    } else for (let i = 0; i < m; i++) into[i] = buf.utf8Slice(starts[k + i], starts[k + i + 1]);
   }
 }
 
@@ -330,18 +341,20 @@ class DecimalNode extends ColumnNode {
   }
   protected values(m: number, into: unknown[]): void {
     const { unscaled, scales, scale, k } = this;
+    texts.start(m);
     for (let i = 0; i < m; i++) {
       const raw = unscaled[k + i];
       const sc = Number(scales[k + i]);
       if (typeof raw === 'number' && sc === scale) {
-        into[i] = decimalNumberText(raw, scale); // the common case, without a BigInt
+        texts.decimal(raw, scale); // the common case, without a BigInt
         continue;
       }
       let v = BigInt(raw);
       if (sc < scale) v *= 10n ** BigInt(scale - sc);
       else if (sc > scale) v /= 10n ** BigInt(sc - scale);
-      into[i] = decimalText(v, scale);
+      texts.text(decimalText(v, scale));
     }
+    texts.strings(m, into);
   }
 }
 
@@ -360,6 +373,7 @@ class TimestampNode extends ColumnNode {
   }
   protected values(m: number, into: unknown[]): void {
     const { secs, nanos, instant, epoch, offset, k } = this;
+    texts.start(m);
     for (let i = 0; i < m; i++) {
       const raw = nanos[k + i];
       let zeros: number;
@@ -382,8 +396,9 @@ class TimestampNode extends ColumnNode {
         utc -= 1;
         ns += 1_000_000_000;
       }
-      into[i] = timestampTextOf(offset ? utc + offset(utc) : utc, ns, instant);
+      texts.timestamp(offset ? utc + offset(utc) : utc, ns, instant);
     }
+    texts.strings(m, into);
   }
 }
 
@@ -652,97 +667,163 @@ class StripeDecoder {
   }
 }
 
-/** Texts are written here as bytes and made into a string in one call: one flat string, not a concatenation of several. */
-const textBuf = Buffer.alloc(64) as Buffer & {
-  latin1Slice(start: number, end: number): string;
-  latin1Write(s: string, offset: number): number;
-};
+type LatinBuffer = Buffer & { latin1Slice(start: number, end: number): string; latin1Write(s: string, offset: number): number };
 
-/** Writes the decimal digits of `v` (a non-negative integer below 2^53) to end before `end`; returns where they start. */
+/** Digits of a decimal are written here from the last, then copied into the batch's texts. */
+const digitBuf = Buffer.alloc(64);
+const DIGITS_END = 60;
+
+/** Writes the decimal digits of `v` (a non-negative integer below 2^53) to end before `end` in digitBuf; returns where they start. */
 function digitsBefore(v: number, end: number): number {
   let at = end;
   do {
     const q = Math.floor(v / 10);
-    textBuf[--at] = 48 + v - q * 10;
+    digitBuf[--at] = 48 + v - q * 10;
     v = q;
   } while (v > 0);
   return at;
 }
 
-/** Canonical decimal text of an unscaled integer held exactly in a number (decimalText's, without a BigInt). */
-function decimalNumberText(unscaled: number, scale: number): string {
-  if (scale === 0) return String(unscaled);
+/** The canonical decimal text of an unscaled integer held exactly in a number, in digitBuf[at, DIGITS_END) (decimalText's, without a BigInt); -1 past 38 digits of scale. */
+function decimalDigits(unscaled: number, scale: number): number {
   const neg = unscaled < 0;
   let a = neg ? -unscaled : unscaled;
-  if (scale > 38) {
-    const digits = String(a).padStart(scale + 1, '0');
-    const text = `${digits.slice(0, -scale)}.${digits.slice(-scale)}`;
-    return neg ? `-${text}` : text;
-  }
+  if (scale > 38) return -1;
   // the digits from the last: `scale` of the fraction, the point, then the whole part (at least a 0)
-  const end = 60;
-  let at = end;
-  for (let i = 0; i < scale; i++) {
-    const q = Math.floor(a / 10);
-    textBuf[--at] = 48 + a - q * 10;
-    a = q;
+  let at = DIGITS_END;
+  if (scale > 0) {
+    for (let i = 0; i < scale; i++) {
+      const q = Math.floor(a / 10);
+      digitBuf[--at] = 48 + a - q * 10;
+      a = q;
+    }
+    digitBuf[--at] = 46; // '.'
   }
-  textBuf[--at] = 46; // '.'
   at = digitsBefore(a, at);
-  if (neg) textBuf[--at] = 45; // '-'
-  return textBuf.latin1Slice(at, end);
+  if (neg) digitBuf[--at] = 45; // '-'
+  return at;
 }
 
-/** The day whose 'YYYY-MM-DDT' is in textBuf[0, 11). */
+/** The day whose 'YYYY-MM-DDT' is in dayPrefix. */
 let textDay = Number.NaN;
+const dayPrefix = Buffer.alloc(11) as LatinBuffer;
 
-/** The text of a timestamp: wall-clock seconds since 1970 and nanoseconds (0 to 999,999,999; the fraction's trailing zeros dropped), '+00:00' after an instant's. */
-function timestampTextOf(wall: number, ns: number, instant: boolean): string {
-  const day = Math.floor(wall / 86400);
-  if (day !== textDay) {
-    const date = dateText(day);
-    if (date.length !== 10) {
-      // years outside 0000-9999
-      return `${timestampText(BigInt(wall) * 1_000_000n)}${ns === 0 ? '' : fractionText(ns)}${instant ? '+00:00' : ''}`;
-    }
-    textBuf.latin1Write(date, 0);
-    textBuf[10] = 84; // 'T'
-    textDay = day;
+/**
+ * A batch's texts (timestamps, decimals) written one after the other as bytes, then made into
+ * strings by one latin1Slice and a substring each (`strings`): flat strings (substrings of one,
+ * not concatenations), without a native call a value.
+ */
+class BatchTexts {
+  private buf = Buffer.allocUnsafe(1 << 16) as LatinBuffer;
+  private pos = 0;
+  private ends = new Int32Array(1024);
+  private n = 0;
+
+  /** Starts a batch of `m` texts. */
+  start(m: number): void {
+    this.pos = 0;
+    this.n = 0;
+    if (this.ends.length < m) this.ends = new Int32Array(m);
   }
-  // small integers from here on: 32-bit arithmetic
-  let rest = (wall - day * 86400) | 0;
-  const h = (rest / 3600) | 0;
-  rest -= h * 3600;
-  const m = (rest / 60) | 0;
-  const sec = rest - m * 60;
-  const b = textBuf;
-  b[11] = 48 + ((h / 10) | 0);
-  b[12] = 48 + (h % 10);
-  b[13] = 58; // ':'
-  b[14] = 48 + ((m / 10) | 0);
-  b[15] = 48 + (m % 10);
-  b[16] = 58;
-  b[17] = 48 + ((sec / 10) | 0);
-  b[18] = 48 + (sec % 10);
-  let len = 19;
-  if (ns !== 0) {
-    let v = ns | 0;
-    let digits = 9;
-    while (v % 10 === 0) {
-      v = (v / 10) | 0;
-      digits--;
-    }
-    b[19] = 46; // '.'
-    len = 20 + digits;
-    for (let i = len - 1; i >= 20; i--) {
-      const q = (v / 10) | 0;
-      b[i] = 48 + v - q * 10;
-      v = q;
+
+  private room(bytes: number): void {
+    if (this.pos + bytes > this.buf.length) {
+      const b = Buffer.allocUnsafe(Math.max(this.pos + bytes, this.buf.length * 2)) as LatinBuffer;
+      this.buf.copy(b, 0, 0, this.pos);
+      this.buf = b;
     }
   }
-  if (instant) len += b.latin1Write('+00:00', len);
-  return b.latin1Slice(0, len);
+
+  /** An ASCII text made another way. */
+  text(s: string): void {
+    this.room(s.length);
+    this.pos += this.buf.latin1Write(s, this.pos);
+    this.ends[this.n++] = this.pos;
+  }
+
+  /** A decimal's canonical text (decimalText's) of an unscaled integer held exactly in a number. */
+  decimal(unscaled: number, scale: number): void {
+    const at = decimalDigits(unscaled, scale);
+    if (at < 0) {
+      this.text(decimalText(BigInt(unscaled), scale));
+      return;
+    }
+    this.room(DIGITS_END - at);
+    // a loop: Buffer#copy's checks cost more than these few bytes
+    const b = this.buf;
+    let p = this.pos;
+    for (let i = at; i < DIGITS_END; i++) b[p++] = digitBuf[i];
+    this.pos = p;
+    this.ends[this.n++] = p;
+  }
+
+  /** The text of a timestamp: wall-clock seconds since 1970 and nanoseconds (0 to 999,999,999; the fraction's trailing zeros dropped), '+00:00' after an instant's. */
+  timestamp(wall: number, ns: number, instant: boolean): void {
+    const day = Math.floor(wall / 86400);
+    if (day !== textDay) {
+      const date = dateText(day);
+      if (date.length !== 10) {
+        // years outside 0000-9999
+        this.text(`${timestampText(BigInt(wall) * 1_000_000n)}${ns === 0 ? '' : fractionText(ns)}${instant ? '+00:00' : ''}`);
+        return;
+      }
+      dayPrefix.latin1Write(date, 0);
+      dayPrefix[10] = 84; // 'T'
+      textDay = day;
+    }
+    this.room(40);
+    const b = this.buf;
+    const p = this.pos;
+    for (let i = 0; i < 11; i++) b[p + i] = dayPrefix[i];
+    // small integers from here on: 32-bit arithmetic
+    let rest = (wall - day * 86400) | 0;
+    const h = (rest / 3600) | 0;
+    rest -= h * 3600;
+    const m = (rest / 60) | 0;
+    const sec = rest - m * 60;
+    b[p + 11] = 48 + ((h / 10) | 0);
+    b[p + 12] = 48 + (h % 10);
+    b[p + 13] = 58; // ':'
+    b[p + 14] = 48 + ((m / 10) | 0);
+    b[p + 15] = 48 + (m % 10);
+    b[p + 16] = 58;
+    b[p + 17] = 48 + ((sec / 10) | 0);
+    b[p + 18] = 48 + (sec % 10);
+    let len = 19;
+    if (ns !== 0) {
+      let v = ns | 0;
+      let digits = 9;
+      while (v % 10 === 0) {
+        v = (v / 10) | 0;
+        digits--;
+      }
+      b[p + 19] = 46; // '.'
+      len = 20 + digits;
+      for (let i = len - 1; i >= 20; i--) {
+        const q = (v / 10) | 0;
+        b[p + i] = 48 + v - q * 10;
+        v = q;
+      }
+    }
+    if (instant) len += b.latin1Write('+00:00', p + len);
+    this.pos = p + len;
+    this.ends[this.n++] = this.pos;
+  }
+
+  /** The batch's `m` texts into into[0, m). */
+  strings(m: number, into: unknown[]): void {
+    if (this.n !== m) throw new Error(`${this.n} texts made for ${m} values`);
+    const all = this.buf.latin1Slice(0, this.pos);
+    const ends = this.ends;
+    let from = 0;
+    for (let i = 0; i < m; i++) {
+      into[i] = all.substring(from, ends[i]);
+      from = ends[i];
+    }
+  }
 }
+
+const texts = new BatchTexts();
 
 /** '.f' of nanoseconds (1 to 999,999,999), trailing zeros dropped. */
 function fractionText(ns: number): string {
@@ -836,7 +917,7 @@ export async function readOrcStripe(
       ranges.push({ key: `${s.column ?? 0}:${s.kind ?? Stream_Kind.DATA}`, from, to: pos });
     }
   }
-  const streams: Streams = new Map();
+  const raws: Uint8Array[] = [];
   for (let i = 0; i < ranges.length; ) {
     let j = i;
     while (j + 1 < ranges.length && ranges[j + 1].from === ranges[j].to) j++;
@@ -844,15 +925,18 @@ export async function readOrcStripe(
     const bytes = inWhole
       ? whole.subarray(ranges[i].from - dataStart, ranges[j].to - dataStart)
       : await fs.readRange(path, ranges[i].from, ranges[j].to);
-    for (let r = i; r <= j; r++) {
-      const raw = bytes.subarray(ranges[r].from - ranges[i].from, ranges[r].to - ranges[i].from);
-      try {
-        streams.set(ranges[r].key, decompress(tail.codec, raw));
-      } catch (err) {
-        throw fail(`stream ${ranges[r].key} does not decompress (${(err as Error).message})`);
-      }
-    }
+    for (let r = i; r <= j; r++) raws.push(bytes.subarray(ranges[r].from - ranges[i].from, ranges[r].to - ranges[i].from));
     i = j + 1;
+  }
+  // decompressed on the row-group thread when it is there (decision 0011, "Speed"), else (or when it fails) here, naming the stream that does not decompress
+  const done = tail.codec === CompressionKind.NONE || raws.length === 0 ? undefined : await decompressOrcOnThread(tail.codec, raws);
+  const streams: Streams = new Map();
+  for (let r = 0; r < ranges.length; r++) {
+    try {
+      streams.set(ranges[r].key, done ? done[r] : decompress(tail.codec, raws[r]));
+    } catch (err) {
+      throw fail(`stream ${ranges[r].key} does not decompress (${(err as Error).message})`);
+    }
   }
   return { footer: sf, streams };
 }

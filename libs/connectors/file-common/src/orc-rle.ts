@@ -280,6 +280,43 @@ function readPacked(s: ByteSource, w: number, n: number): ArrayLike<OrcInt> {
   return unpacked;
 }
 
+/**
+ * A DELTA run of numbers written straight into out.nums, as long as its last value is a safe
+ * integer: a run is monotonic (its deltas all take deltaBase's sign), so every value between
+ * two safe ends is safe and each sum exact, and a run that passes 2^53 ends past it. False (the
+ * run's deltas unread, out.n unchanged) when it does, and the caller decodes the run the general
+ * way.
+ */
+function deltaRun(s: ByteSource, out: IntsOut, base: number, deltaBase: number, w: number, n: number): boolean {
+  const nums = out.nums;
+  let at = out.n;
+  let v = base;
+  if (w === 0) {
+    nums[at++] = v;
+    for (let i = 1; i < n; i++) nums[at++] = v += deltaBase;
+    // past 2^53 a sum rounds, but away from zero: a run that leaves the safe range ends outside it
+    if (!Number.isSafeInteger(v)) return false;
+    out.n = at;
+    return true;
+  }
+  if (w > 48) return false;
+  const pos = s.pos;
+  nums[at++] = v;
+  if (n > 1) {
+    v += deltaBase;
+    nums[at++] = v;
+    const deltas = readPacked(s, w, n - 2);
+    if (deltaBase < 0) for (let i = 0; i < n - 2; i++) nums[at++] = v -= deltas[i] as number;
+    else for (let i = 0; i < n - 2; i++) nums[at++] = v += deltas[i] as number;
+  }
+  if (!Number.isSafeInteger(v)) {
+    s.pos = pos;
+    return false;
+  }
+  out.n = at;
+  return true;
+}
+
 /** Integer RLE v2: `count` integers. */
 export function readIntRleV2(s: ByteSource, count: number, signed: boolean): Ints {
   const out = new IntsOut(count);
@@ -294,7 +331,10 @@ export function readIntRleV2(s: ByteSource, count: number, signed: boolean): Int
         out.check(n, run);
         const raw = s.bigEndian(width);
         const v = signed ? unzigzag(raw) : raw;
-        for (let i = 0; i < n; i++) out.push(v);
+        if (typeof v === 'number' && out.big === undefined) {
+          out.nums.fill(v, out.n, out.n + n);
+          out.n += n;
+        } else for (let i = 0; i < n; i++) out.push(v);
         break;
       }
       case 1: {
@@ -362,6 +402,8 @@ export function readIntRleV2(s: ByteSource, count: number, signed: boolean): Int
         out.check(n, run);
         const base = signed ? unzigzag(s.uvarint()) : s.uvarint();
         const deltaBase = unzigzag(s.uvarint());
+        if (typeof base === 'number' && typeof deltaBase === 'number' && out.big === undefined && deltaRun(s, out, base, deltaBase, w, n))
+          break;
         out.push(base);
         if (w === 0) {
           let v = base;

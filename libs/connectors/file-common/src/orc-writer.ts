@@ -46,7 +46,6 @@ import { daysFromCivil, parseDateDays, parseUnscaled } from './parquet-text-pars
 /** A stripe is cut once its buffered values take about this many bytes (ColumnWriter.size). */
 export const ORC_STRIPE_BYTES = 16 * 1024 * 1024;
 const ORC_EPOCH = 1_420_070_400; // 2015-01-01T00:00:00Z
-const SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
 /** The ORC type of a column, or a sentence saying why it has none. */
 function orcKind(type: DataType, name: string): Type_Kind {
@@ -106,7 +105,11 @@ export function checkOrcColumns(columns: readonly Column[]): void {
 
 function toInt(v: unknown): OrcInt {
   if (typeof v === 'number') return Math.trunc(v);
-  if (typeof v === 'bigint') return v <= SAFE && v >= -SAFE ? Number(v) : v;
+  if (typeof v === 'bigint') {
+    // a safe integer only when exact: a bigint past 2^53 converts to a number past it (no BigInt comparisons)
+    const n = Number(v);
+    return Number.isSafeInteger(n) ? n : v;
+  }
   return Math.trunc(Number(v));
 }
 
@@ -164,6 +167,9 @@ function encodeNanos(ns: number): number {
   return zeros >= 2 ? v * 8 + (zeros - 1) : ns * 8;
 }
 
+/** A string value, or the text of another (as a string column takes any value). */
+const textOf = (v: unknown): string => (typeof v === 'string' ? v : String(v));
+
 /** The used part of a typed array, copied into an array of its own (handed to the row-group thread; the writer keeps its buffer). */
 function used<T extends Uint8Array | Int32Array | Float32Array | Float64Array>(a: T, n: number): T {
   return a.slice(0, n) as T;
@@ -188,15 +194,27 @@ abstract class ColumnWriter {
   constructor(readonly id: number) {}
 
   add(v: unknown): void {
-    if (v === null || v === undefined) {
-      this.nulls.push(this.count++);
-      this.size++;
-      this.fileNulls = true;
-      return;
+    if (v === null || v === undefined) this.addNull();
+    else {
+      this.addValue(v);
+      this.count++;
+      this.nonNull++;
     }
-    this.addValue(v);
-    this.count++;
-    this.nonNull++;
+  }
+
+  protected addNull(): void {
+    this.nulls.push(this.count++);
+    this.size++;
+    this.fileNulls = true;
+  }
+
+  /**
+   * Adds rows[r][col] for r in [r0, r1). The leaf writers each have a loop of their own (a call
+   * of one class's addValue, which the compiler inlines), where `add` called column after column
+   * goes through every class's addValue from one call site.
+   */
+  addColumn(rows: Rows, col: number, r0: number, r1: number): void {
+    for (let r = r0; r < r1; r++) this.add(rows[r][col]);
   }
 
   protected abstract addValue(v: unknown): void;
@@ -230,6 +248,17 @@ abstract class ColumnWriter {
 
 class BooleanWriter extends ColumnWriter {
   private bits = new Uint8Array(1024);
+  override addColumn(rows: Rows, col: number, r0: number, r1: number): void {
+    for (let r = r0; r < r1; r++) {
+      const v = rows[r][col];
+      if (v === null || v === undefined) this.addNull();
+      else {
+        this.addValue(v);
+        this.count++;
+        this.nonNull++;
+      }
+    }
+  }
   protected addValue(v: unknown): void {
     const n = this.nonNull;
     if (n === this.bits.length) this.bits = grown(this.bits, n + 1);
@@ -243,6 +272,17 @@ class BooleanWriter extends ColumnWriter {
 
 class ByteWriter extends ColumnWriter {
   private bytes = new Uint8Array(1024);
+  override addColumn(rows: Rows, col: number, r0: number, r1: number): void {
+    for (let r = r0; r < r1; r++) {
+      const v = rows[r][col];
+      if (v === null || v === undefined) this.addNull();
+      else {
+        this.addValue(v);
+        this.count++;
+        this.nonNull++;
+      }
+    }
+  }
   protected addValue(v: unknown): void {
     const n = this.nonNull;
     if (n === this.bytes.length) this.bytes = grown(this.bytes, n + 1);
@@ -287,6 +327,17 @@ class IntWriter extends ColumnWriter {
   ) {
     super(id);
   }
+  override addColumn(rows: Rows, col: number, r0: number, r1: number): void {
+    for (let r = r0; r < r1; r++) {
+      const v = rows[r][col];
+      if (v === null || v === undefined) this.addNull();
+      else {
+        this.addValue(v);
+        this.count++;
+        this.nonNull++;
+      }
+    }
+  }
   protected addValue(v: unknown): void {
     this.values.push(this.convert(v));
     this.size += 8;
@@ -301,6 +352,17 @@ class FloatWriter extends ColumnWriter {
   constructor(id: number, width: 4 | 8) {
     super(id);
     this.values = width === 4 ? new Float32Array(1024) : new Float64Array(1024);
+  }
+  override addColumn(rows: Rows, col: number, r0: number, r1: number): void {
+    for (let r = r0; r < r1; r++) {
+      const v = rows[r][col];
+      if (v === null || v === undefined) this.addNull();
+      else {
+        this.addValue(v);
+        this.count++;
+        this.nonNull++;
+      }
+    }
   }
   protected addValue(v: unknown): void {
     const n = this.nonNull;
@@ -338,7 +400,7 @@ class StringWriter extends ColumnWriter {
       this.buf.set(b, this.pos);
       len = b.length;
     } else {
-      const s = typeof v === 'string' ? v : String(v);
+      const s = textOf(v);
       if (this.pos + 3 * s.length > this.buf.length) this.buf = grownBuffer(this.buf, this.pos + 3 * s.length) as Utf8Buffer;
       len = writeUtf8(this.buf, this.pos, s);
     }
@@ -347,6 +409,51 @@ class StringWriter extends ColumnWriter {
     const k = this.nonNull;
     if (k === this.lengths.length) this.lengths = grown(this.lengths, k + 1);
     this.lengths[k] = len;
+  }
+
+  /** A slice's strings, joined and written in one call when they are all ASCII (a byte a character). */
+  private readonly parts: string[] = [];
+
+  override addColumn(rows: Rows, col: number, r0: number, r1: number): void {
+    if (this.binary) {
+      super.addColumn(rows, col, r0, r1);
+      return;
+    }
+    const parts = this.parts;
+    const first = this.nonNull;
+    if (this.lengths.length < first + (r1 - r0)) this.lengths = grown(this.lengths, first + (r1 - r0));
+    const lengths = this.lengths;
+    let n = 0;
+    let chars = 0;
+    for (let r = r0; r < r1; r++) {
+      const v = rows[r][col];
+      if (v === null || v === undefined) this.addNull();
+      else {
+        const s = textOf(v);
+        parts[n] = s;
+        lengths[first + n++] = s.length;
+        chars += s.length;
+        this.count++;
+      }
+    }
+    if (n === 0) return;
+    parts.length = n;
+    const at = this.pos;
+    if (at + 3 * chars > this.buf.length) this.buf = grownBuffer(this.buf, at + 3 * chars) as Utf8Buffer;
+    const written = this.buf.utf8Write(parts.join(''), at);
+    if (written === chars) {
+      // all ASCII: each string's length is its bytes'
+      this.pos = at + written;
+      this.size += written + 4 * n;
+      this.nonNull = first + n;
+    } else {
+      // some are not ASCII: again one by one, for each one's byte length
+      this.pos = at;
+      for (let i = 0; i < n; i++) {
+        this.addValue(parts[i]);
+        this.nonNull++;
+      }
+    }
   }
 
   protected detachValues() {
@@ -363,6 +470,17 @@ class DecimalWriter extends ColumnWriter {
     private readonly scale: number,
   ) {
     super(id);
+  }
+  override addColumn(rows: Rows, col: number, r0: number, r1: number): void {
+    for (let r = r0; r < r1; r++) {
+      const v = rows[r][col];
+      if (v === null || v === undefined) this.addNull();
+      else {
+        this.addValue(v);
+        this.count++;
+        this.nonNull++;
+      }
+    }
   }
   protected addValue(v: unknown): void {
     const text = typeof v === 'string' ? v : (v as number | bigint).toString();
@@ -388,6 +506,17 @@ class TimestampWriter extends ColumnWriter {
     super(id);
   }
   private readonly parsed: [number, number] = [0, 0];
+  override addColumn(rows: Rows, col: number, r0: number, r1: number): void {
+    for (let r = r0; r < r1; r++) {
+      const v = rows[r][col];
+      if (v === null || v === undefined) this.addNull();
+      else {
+        this.addValue(v);
+        this.count++;
+        this.nonNull++;
+      }
+    }
+  }
   protected addValue(v: unknown): void {
     const text = typeof v === 'string' ? v : String(v);
     const [s, ns] = !this.withZone && fastSecondsAndNanos(text, this.parsed) ? this.parsed : secondsAndNanos(text, this.withZone);
@@ -578,7 +707,7 @@ export class OrcFileWriter implements FileEncoder {
       for (let i = 0; i < children.length; i++) {
         const w = children[i];
         const col = columns === undefined ? i : columns[i];
-        for (let r = r0; r < r1; r++) w.add(rows[r][col]);
+        w.addColumn(rows, col, r0, r1);
       }
       this.rows += r1 - r0;
       if (this.stripeSize() >= this.stripeBytes) this.cutStripe();

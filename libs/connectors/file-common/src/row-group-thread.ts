@@ -6,6 +6,7 @@ import type { PageCodec } from './page-codecs.js';
 import type { EncodedRowGroup, RawColumn } from './parquet-row-group.js';
 import type { EncodeJob, EncodeResult } from './row-group-worker.js';
 import { type EncodedOrcStripe, orcJobBuffers, type OrcStripeJob } from './orc-stripe.js';
+import type { CompressionKind } from './gen/orc_file.js';
 
 /**
  * One thread per process that encodes and compresses Parquet row groups (parquet-row-group.ts:
@@ -141,6 +142,32 @@ export function collectRowGroup(
 /** The encoded ORC stripe of a ticket: undefined while not done, unless `wait`. */
 export function collectOrcStripe(ticket: RowGroupTicket, wait: boolean): EncodedOrcStripe | undefined {
   return collect(ticket, wait, 'an ORC stripe')?.orc;
+}
+
+/**
+ * The compressed sections of an ORC file (a stripe's streams, read ahead by its reader)
+ * decompressed on the thread, while the reader's thread decodes the stripe before; undefined
+ * when there is no thread (or it is still starting), or it fails, and the caller decompresses
+ * them itself (and so names the section that does not decompress).
+ */
+export async function decompressOrcOnThread(codec: CompressionKind, sections: readonly Uint8Array[]): Promise<Uint8Array[] | undefined> {
+  const t = readyThread();
+  if (!t) return undefined;
+  const { port1, port2 } = new MessageChannel();
+  let gone: (() => void) | undefined;
+  try {
+    const answer = new Promise<{ sections?: Uint8Array[]; error?: string }>((resolve) => {
+      port1.once('message', resolve);
+      gone = () => resolve({}); // the thread died: decompressed by the caller
+      t.worker.once('exit', gone);
+    });
+    // the sections are copied (views of a read that may share its buffer), not handed over
+    t.worker.postMessage({ id: 0, orcSections: { codec, sections, reply: port2 } }, [port2]);
+    return (await answer).sections;
+  } finally {
+    if (gone) t.worker.off('exit', gone);
+    port1.close();
+  }
 }
 
 /**

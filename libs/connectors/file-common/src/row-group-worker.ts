@@ -10,6 +10,7 @@ import { buffersOf, type EncodedRowGroup, encodeRowGroup, type RawColumn } from 
 import { loadZstd } from './zstd-lz4.js';
 import { CompressionKind } from './gen/orc_file.js';
 import { type EncodedOrcStripe, encodeOrcStripe, type OrcStripeJob } from './orc-stripe.js';
+import { decompress } from './orc-compression.js';
 import { detach } from '@tideway/common';
 
 export interface EncodeJob {
@@ -19,6 +20,8 @@ export interface EncodeJob {
   readonly columns?: readonly RawColumn[];
   /** An ORC stripe instead of a Parquet row group. */
   readonly orc?: OrcStripeJob;
+  /** Compressed sections of an ORC file (a stripe's streams) to decompress instead, answered on `reply`. */
+  readonly orcSections?: { readonly codec: CompressionKind; readonly sections: readonly Uint8Array[]; readonly reply: MessagePort };
 }
 
 export interface EncodeResult {
@@ -34,6 +37,20 @@ const { results, signal } = workerData as { results: MessagePort; signal: Int32A
 
 /** Encodes one job and answers it (answers may pass each other while zstd loads: the writer finds its own by id). */
 async function answer(job: EncodeJob): Promise<void> {
+  if (job.orcSections) {
+    const { codec, sections, reply } = job.orcSections;
+    try {
+      if (codec === CompressionKind.ZSTD) await loadZstd();
+      const out = sections.map((s) => decompress(codec, s));
+      // each one's own buffer, handed over (a section stored as it was is a view of the read bytes, copied)
+      const own = out.map((o) => (o.byteOffset === 0 && o.byteLength === o.buffer.byteLength ? o : o.slice()));
+      reply.postMessage({ sections: own }, [...new Set(own.map((o) => o.buffer as ArrayBuffer))]);
+    } catch (e) {
+      reply.postMessage({ error: e instanceof Error ? e.message : String(e) });
+    }
+    reply.close();
+    return;
+  }
   let answer: EncodeResult;
   let transfer: ArrayBuffer[];
   try {

@@ -107,6 +107,7 @@ function failingCommit(commits: { n: number }) {
               commits.n++;
               throw new Error('the target refused the commit');
             },
+            abort: () => undefined,
           });
           return sink;
         },

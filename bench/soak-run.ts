@@ -184,7 +184,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
   /** Counts the committed `key,seq` lines of an output: each key must be 0..n-1 exactly once. */
   const checkOutput = (t: Tracked, complete: boolean): void => {
     const perKey = new Map<number, Map<number, number>>();
-    let files: string[] = [];
+    let files: string[];
     try {
       files = readdirSync(t.out).filter((f) => statSync(join(t.out, f)).isFile());
     } catch {
@@ -346,7 +346,8 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
     while (Date.now() < endAt) {
       const now = Date.now();
       if (now >= nextBatch) {
-        nextBatch += batchEveryMs;
+        // Steady load: after a stall (a savepoint waited for) no burst makes up for lost time.
+        nextBatch = Math.max(nextBatch + batchEveryMs, now - batchEveryMs);
         if (await submit('batch')) report.batchSubmitted++;
       }
       if (now >= nextAction) {

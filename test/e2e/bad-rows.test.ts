@@ -7,7 +7,8 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCli } from '../conformance/cli-process.js';
+import { freePort } from '@tideway/testing';
+import { runCli, spawnCli, waitForExit } from '../conformance/cli-process.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'tideway-bad-rows-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -90,6 +91,46 @@ describe('bad rows (env.transform_error_handler)', () => {
       /FAILED: 4 bad rows \(more than max_error_records = 3, env\.transform_error_handler\.mode = LOG\); the last, transform Sql \(\S+limit\.conf:19\), vertex \d+: a row of table \S+ \[33,"x33"\]: .*cannot cast 'x33' to int/,
     );
   });
+
+  it('the bad rows of a running job are counted per vertex on the Prometheus endpoint (tideway_job_bad_rows_total)', async () => {
+    const conf = join(dir, 'metrics.conf');
+    writeFileSync(
+      conf,
+      `env {
+  job.mode = "STREAMING"
+  checkpoint.interval = 1000
+  transform_error_handler { mode = "LOG", max_error_records = 1000000 }
+}
+source { Sequence { keys = 2, rows.per.key = 1000000, rows.per.second = 50, plugin_output = "seq" } }
+transform {
+  Sql {
+    plugin_input = "seq"
+    plugin_output = "out"
+    query = "select key, CAST(CASE WHEN seq % 10 = 3 THEN 'x' ELSE '1' END AS INT) as v from seq"
+  }
+}
+sink { Console { plugin_input = "out", log.print.data = false } }
+`,
+    );
+    const port = await freePort();
+    const child = spawnCli(['run', '-c', conf, '--metrics-port', String(port)]);
+    const exited = waitForExit(child);
+    try {
+      const deadline = Date.now() + 90_000;
+      let seen = 0;
+      while (Date.now() < deadline && seen === 0) {
+        const text = await fetch(`http://127.0.0.1:${port}/metrics`)
+          .then((r) => r.text())
+          .catch(() => '');
+        for (const m of text.matchAll(/^tideway_job_bad_rows_total\{[^}]*vertex="\d+"[^}]*\} (\d+)/gm)) seen += Number(m[1]);
+        if (seen === 0) await new Promise((r) => setTimeout(r, 500));
+      }
+      expect(seen).toBeGreaterThan(0);
+    } finally {
+      child.kill('SIGINT');
+      await exited;
+    }
+  }, 120_000);
 
   it('mode ROUTE and sink-stage handling are refused at submit, naming the key', async () => {
     const { conf } = job('route', 3);

@@ -70,10 +70,12 @@ export function coordinatorServiceHandlers(host: CoordinatorServiceHost): grpc.U
     reportMetrics: leaderOnly<ReportMetricsRequest>((req) => {
       const loc = required(req.location, 'location');
       const lag = Object.keys(req.sourceLag).length > 0 ? { sourceLag: req.sourceLag } : {};
+      const bad = Object.keys(req.badRows).length > 0 ? { badRows: req.badRows } : {};
       pipeline(loc.jobId, loc.pipelineId)?.onMetrics(loc.taskGroupIndex, loc.attempt, {
         tables: req.tables,
         busyness: req.busyness,
         ...lag,
+        ...bad,
       });
       return OK;
     }),

@@ -217,6 +217,7 @@ export class TaskExecutionService {
                 vertexIds: [],
               },
               sourceLag: msg.metrics.sourceLag ?? {},
+              badRows: msg.metrics.badRows ?? {},
             },
             { metadata: group.epochMetadata(), deadlineMs: 10_000 },
           ).then(() => undefined),

@@ -57,10 +57,17 @@ export interface ReportMetricsRequest {
     | undefined;
   /** The source reader's lag by split id (a Kafka partition's consumer lag in records). */
   sourceLag: { [key: string]: number };
+  /** Rows the task group's row-level error handling counted as bad, by vertex id (env.error_handler). */
+  badRows: { [key: number]: number };
 }
 
 export interface ReportMetricsRequest_SourceLagEntry {
   key: string;
+  value: number;
+}
+
+export interface ReportMetricsRequest_BadRowsEntry {
+  key: number;
   value: number;
 }
 
@@ -367,7 +374,7 @@ export const AcknowledgeCheckpointRequest: MessageFns<AcknowledgeCheckpointReque
 };
 
 function createBaseReportMetricsRequest(): ReportMetricsRequest {
-  return { location: undefined, tables: [], busyness: undefined, sourceLag: {} };
+  return { location: undefined, tables: [], busyness: undefined, sourceLag: {}, badRows: {} };
 }
 
 export const ReportMetricsRequest: MessageFns<ReportMetricsRequest> = {
@@ -383,6 +390,9 @@ export const ReportMetricsRequest: MessageFns<ReportMetricsRequest> = {
     }
     globalThis.Object.entries(message.sourceLag).forEach(([key, value]: [string, number]) => {
       ReportMetricsRequest_SourceLagEntry.encode({ key: key as any, value }, writer.uint32(34).fork()).join();
+    });
+    globalThis.Object.entries(message.badRows).forEach(([key, value]: [string, number]) => {
+      ReportMetricsRequest_BadRowsEntry.encode({ key: key as any, value }, writer.uint32(42).fork()).join();
     });
     return writer;
   },
@@ -435,6 +445,17 @@ export const ReportMetricsRequest: MessageFns<ReportMetricsRequest> = {
             }
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            const entry5 = ReportMetricsRequest_BadRowsEntry.decode(reader, reader.uint32());
+            if (entry5.value !== undefined) {
+              message.badRows[entry5.key] = entry5.value;
+            }
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -479,6 +500,33 @@ export const ReportMetricsRequest: MessageFns<ReportMetricsRequest> = {
           {},
         )
         : {},
+      badRows: isObject(object.badRows)
+        ? (globalThis.Object.entries(object.badRows) as [string, any][]).reduce(
+          (acc: { [key: number]: number }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, globalThis.Number(key), {
+              value: globalThis.Number(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : isObject(object.bad_rows)
+        ? (globalThis.Object.entries(object.bad_rows) as [string, any][]).reduce(
+          (acc: { [key: number]: number }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, globalThis.Number(key), {
+              value: globalThis.Number(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
     };
   },
 
@@ -502,6 +550,15 @@ export const ReportMetricsRequest: MessageFns<ReportMetricsRequest> = {
         });
       }
     }
+    if (message.badRows) {
+      const entries = globalThis.Object.entries(message.badRows) as [string, number][];
+      if (entries.length > 0) {
+        obj.badRows = {};
+        entries.forEach(([k, v]) => {
+          obj.badRows[k] = Math.round(v);
+        });
+      }
+    }
     return obj;
   },
 
@@ -521,6 +578,15 @@ export const ReportMetricsRequest: MessageFns<ReportMetricsRequest> = {
       (acc: { [key: string]: number }, [key, value]: [string, number]) => {
         if (value !== undefined) {
           acc[key] = globalThis.Number(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    message.badRows = (globalThis.Object.entries(object.badRows ?? {}) as [string, number][]).reduce(
+      (acc: { [key: number]: number }, [key, value]: [string, number]) => {
+        if (value !== undefined) {
+          acc[globalThis.Number(key)] = globalThis.Number(value);
         }
         return acc;
       },
@@ -614,6 +680,95 @@ export const ReportMetricsRequest_SourceLagEntry: MessageFns<ReportMetricsReques
   ): ReportMetricsRequest_SourceLagEntry {
     const message = createBaseReportMetricsRequest_SourceLagEntry();
     message.key = object.key ?? "";
+    message.value = object.value ?? 0;
+    return message;
+  },
+};
+
+function createBaseReportMetricsRequest_BadRowsEntry(): ReportMetricsRequest_BadRowsEntry {
+  return { key: 0, value: 0 };
+}
+
+export const ReportMetricsRequest_BadRowsEntry: MessageFns<ReportMetricsRequest_BadRowsEntry> = {
+  encode(message: ReportMetricsRequest_BadRowsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== 0) {
+      writer.uint32(8).uint32(message.key);
+    }
+    if (message.value !== 0) {
+      writer.uint32(16).uint64(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReportMetricsRequest_BadRowsEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReportMetricsRequest_BadRowsEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.key = reader.uint32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.value = longToNumber(reader.uint64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ReportMetricsRequest_BadRowsEntry {
+    return {
+      key: isSet(object.key) ? globalThis.Number(object.key) : 0,
+      value: isSet(object.value) ? globalThis.Number(object.value) : 0,
+    };
+  },
+
+  toJSON(message: ReportMetricsRequest_BadRowsEntry): unknown {
+    const obj: any = {};
+    if (message.key !== 0) {
+      obj.key = Math.round(message.key);
+    }
+    if (message.value !== 0) {
+      obj.value = Math.round(message.value);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ReportMetricsRequest_BadRowsEntry>, I>>(
+    base?: I,
+  ): ReportMetricsRequest_BadRowsEntry {
+    return ReportMetricsRequest_BadRowsEntry.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ReportMetricsRequest_BadRowsEntry>, I>>(
+    object: I,
+  ): ReportMetricsRequest_BadRowsEntry {
+    const message = createBaseReportMetricsRequest_BadRowsEntry();
+    message.key = object.key ?? 0;
     message.value = object.value ?? 0;
     return message;
   },

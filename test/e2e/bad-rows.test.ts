@@ -7,6 +7,8 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { JobServiceClient } from '@tideway/contracts';
+import { call, channelCredentials, clientOptions } from '@tideway/rpc';
 import { freePort } from '@tideway/testing';
 import { runCli, spawnCli, waitForExit } from '../conformance/cli-process.js';
 
@@ -92,7 +94,7 @@ describe('bad rows (env.transform_error_handler)', () => {
     );
   });
 
-  it('the bad rows of a running job are counted per vertex on the Prometheus endpoint (tideway_job_bad_rows_total)', async () => {
+  it('the bad rows of a running job are counted per vertex on the Prometheus endpoint (tideway_job_bad_rows_total) and in JobMetrics (the dashboard shows them)', async () => {
     const conf = join(dir, 'metrics.conf');
     writeFileSync(
       conf,
@@ -112,8 +114,20 @@ transform {
 sink { Console { plugin_input = "out", log.print.data = false } }
 `,
     );
-    const port = await freePort();
-    const child = spawnCli(['run', '-c', conf, '--metrics-port', String(port)]);
+    const [port, coordinatorPort] = [await freePort(), await freePort()];
+    const jobId = String(Date.now());
+    const child = spawnCli([
+      'run',
+      '-c',
+      conf,
+      '--metrics-port',
+      String(port),
+      '--coordinator-port',
+      String(coordinatorPort),
+      '--set-job-id',
+      jobId,
+    ]);
+    const client = new JobServiceClient(`127.0.0.1:${coordinatorPort}`, channelCredentials(), clientOptions);
     const exited = waitForExit(child);
     try {
       const deadline = Date.now() + 90_000;
@@ -126,7 +140,13 @@ sink { Console { plugin_input = "out", log.print.data = false } }
         if (seen === 0) await new Promise((r) => setTimeout(r, 500));
       }
       expect(seen).toBeGreaterThan(0);
+      // The same counts, by vertex, in JobMetrics: the Sql transform's vertex is the one with bad rows.
+      const metrics = await call(client, 'getJobMetrics', { jobId }, { deadlineMs: 10_000 });
+      const byVertex = Object.entries(metrics.badRows).filter(([, n]) => Number(n) > 0);
+      expect(byVertex).toHaveLength(1);
+      expect(Number(byVertex[0][1])).toBeGreaterThan(0);
     } finally {
+      client.close();
       child.kill('SIGINT');
       await exited;
     }

@@ -28,7 +28,7 @@ const MISUSES: Array<{ args: string[]; says: RegExp; usage: string }> = [
   },
   {
     args: ['cluster', 'stop'],
-    says: /^tideway: unknown command 'stop' for 'tideway cluster': the commands are certs, start$/,
+    says: /^tideway: unknown command 'stop' for 'tideway cluster': the commands are certs, drain, undrain, step-down, start$/,
     usage: 'usage: tideway cluster [options] <command>',
   },
   {
@@ -169,6 +169,7 @@ describe('shell completion', () => {
       'describe',
       'encrypt',
       'list',
+      'logs',
       'metrics',
       'overview',
       'plan',
@@ -182,7 +183,7 @@ describe('shell completion', () => {
       'verify',
     ]);
     expect(bash('ru')).toEqual(['run']);
-    expect(bash('cluster', '')).toEqual(['certs', 'start']);
+    expect(bash('cluster', '')).toEqual(['certs', 'drain', 'start', 'step-down', 'undrain']);
     expect(bash('run', '--eng')).toEqual(['--engine-config']);
     expect(bash('run', '--restore-')).toEqual(['--restore-with-checkpoint']);
     expect(bash('cluster', 'start', '--ro')).toEqual(['--role']);

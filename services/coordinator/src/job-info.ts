@@ -160,8 +160,9 @@ export function storedJobMetrics(stored: StoredJob): JobMetrics {
     sourceReceivedBytesPerSecond: 0,
     sinkWriteBytesPerSecond: 0,
     failedCount: 0,
-    // Not running here: no task group reports its time.
+    // Not running here: no task group reports its time or its bad rows.
     tasks: [],
+    badRows: {},
     tables: all,
   };
 }
@@ -282,6 +283,7 @@ export function jobMetrics(job: JobMaster, rates?: RateTracker): JobMetrics {
     sinkWriteBytesPerSecond: rate('sinkBytes'),
     failedCount: 0,
     tasks: taskBusyness(job),
+    badRows: Object.fromEntries(c.badRows),
     tables: [...c.tables].map(([table, t]) => ({
       table,
       ...t,

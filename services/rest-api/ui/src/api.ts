@@ -88,6 +88,8 @@ export interface Metrics {
   sinkWriteQps?: number;
   failedCount?: string;
   tables?: TableMetrics[];
+  /** Rows dropped as bad by vertex id (row-level error handling). */
+  badRows?: Record<string, number | string>;
   tasks?: TaskBusyness[];
 }
 /** A running task group's time per second (JobMetrics.tasks). */

@@ -3,7 +3,7 @@ import { ENDED, api, listen, time, type Job, type JobEvent, type Metrics } from 
 import { CheckpointsPanel } from './checkpoints-panel.js';
 import { DagView, vertexBusyness } from './dag-view.js';
 import { LogsPanel } from './logs-panel.js';
-import { HISTORY, vertexLabel, vertexRates } from './job-view.js';
+import { HISTORY, vertexBadRows, vertexLabel, vertexRates } from './job-view.js';
 import { RateChart } from './rate-chart.js';
 import { StatusBadge } from './status-badge.js';
 
@@ -110,8 +110,10 @@ export function JobPage({ jobId }: { jobId: string }) {
               edges={(job.edges ?? []).filter((e) => (e.pipelineId ?? 0) === pid)}
               rows={(v) => {
                 const r = vertexRates(v, event?.metrics);
+                const bad = vertexBadRows(v, event?.metrics);
                 // An ended job's last rate is history, not a rate: show its rows only.
-                return r ? (ended ? `${r.rows} rows` : `${r.rows} rows · ${Math.round(r.rate)}/s`) : '';
+                const text = r ? (ended ? `${r.rows} rows` : `${r.rows} rows · ${Math.round(r.rate)}/s`) : '';
+                return bad > 0 ? `${text}${text ? ' · ' : ''}${bad} bad` : text;
               }}
               busyness={(v) => (ended ? undefined : vertexBusyness(v, event?.metrics))}
             />

@@ -17,6 +17,11 @@ export function vertexRates(v: Vertex, m: Metrics | undefined): { rows: number; 
   return { rows: mine.reduce((n, t) => n + Number(t.sinkWriteCount ?? 0), 0), rate: mine.reduce((n, t) => n + (t.sinkWriteQps ?? 0), 0) };
 }
 
+/** Rows a vertex dropped as bad (row-level error handling), 0 when none. */
+export function vertexBadRows(v: Vertex, m: Metrics | undefined): number {
+  return Number(m?.badRows?.[String(v.vertexId ?? 0)] ?? 0);
+}
+
 /** A vertex's name in charts and tables. */
 export function vertexLabel(v: Vertex): string {
   return `${v.vertexId} ${v.pluginName} (${v.type}, pipeline ${v.pipelineId})`;

@@ -277,6 +277,16 @@ export interface JobMetrics {
   sinkWriteBytesPerSecond: number;
   /** Each running task group's busy, idle and back-pressured time per second and output fill. */
   tasks: TaskBusyness[];
+  /**
+   * Rows the row-level error handling dropped as bad (env.error_handler, transform_error_handler),
+   * by vertex id, over the job's attempts; running jobs only.
+   */
+  badRows: { [key: number]: number };
+}
+
+export interface JobMetrics_BadRowsEntry {
+  key: number;
+  value: number;
 }
 
 export interface WorkerInfo {
@@ -3632,6 +3642,7 @@ function createBaseJobMetrics(): JobMetrics {
     sourceReceivedBytesPerSecond: 0,
     sinkWriteBytesPerSecond: 0,
     tasks: [],
+    badRows: {},
   };
 }
 
@@ -3673,6 +3684,9 @@ export const JobMetrics: MessageFns<JobMetrics> = {
     for (const v of message.tasks) {
       TaskBusyness.encode(v!, writer.uint32(98).fork()).join();
     }
+    globalThis.Object.entries(message.badRows).forEach(([key, value]: [string, number]) => {
+      JobMetrics_BadRowsEntry.encode({ key: key as any, value }, writer.uint32(106).fork()).join();
+    });
     return writer;
   },
 
@@ -3785,6 +3799,17 @@ export const JobMetrics: MessageFns<JobMetrics> = {
             message.tasks.push(TaskBusyness.decode(reader, reader.uint32()));
             continue;
           }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            const entry13 = JobMetrics_BadRowsEntry.decode(reader, reader.uint32());
+            if (entry13.value !== undefined) {
+              message.badRows[entry13.key] = entry13.value;
+            }
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3855,6 +3880,33 @@ export const JobMetrics: MessageFns<JobMetrics> = {
       tasks: globalThis.Array.isArray(object?.tasks)
         ? object.tasks.map((e: any) => TaskBusyness.fromJSON(e))
         : [],
+      badRows: isObject(object.badRows)
+        ? (globalThis.Object.entries(object.badRows) as [string, any][]).reduce(
+          (acc: { [key: number]: number }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, globalThis.Number(key), {
+              value: globalThis.Number(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : isObject(object.bad_rows)
+        ? (globalThis.Object.entries(object.bad_rows) as [string, any][]).reduce(
+          (acc: { [key: number]: number }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, globalThis.Number(key), {
+              value: globalThis.Number(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
     };
   },
 
@@ -3896,6 +3948,15 @@ export const JobMetrics: MessageFns<JobMetrics> = {
     if (message.tasks?.length) {
       obj.tasks = message.tasks.map((e) => TaskBusyness.toJSON(e));
     }
+    if (message.badRows) {
+      const entries = globalThis.Object.entries(message.badRows) as [string, number][];
+      if (entries.length > 0) {
+        obj.badRows = {};
+        entries.forEach(([k, v]) => {
+          obj.badRows[k] = Math.round(v);
+        });
+      }
+    }
     return obj;
   },
 
@@ -3916,6 +3977,100 @@ export const JobMetrics: MessageFns<JobMetrics> = {
     message.sourceReceivedBytesPerSecond = object.sourceReceivedBytesPerSecond ?? 0;
     message.sinkWriteBytesPerSecond = object.sinkWriteBytesPerSecond ?? 0;
     message.tasks = object.tasks?.map((e) => TaskBusyness.fromPartial(e)) || [];
+    message.badRows = (globalThis.Object.entries(object.badRows ?? {}) as [string, number][]).reduce(
+      (acc: { [key: number]: number }, [key, value]: [string, number]) => {
+        if (value !== undefined) {
+          acc[globalThis.Number(key)] = globalThis.Number(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    return message;
+  },
+};
+
+function createBaseJobMetrics_BadRowsEntry(): JobMetrics_BadRowsEntry {
+  return { key: 0, value: 0 };
+}
+
+export const JobMetrics_BadRowsEntry: MessageFns<JobMetrics_BadRowsEntry> = {
+  encode(message: JobMetrics_BadRowsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== 0) {
+      writer.uint32(8).uint32(message.key);
+    }
+    if (message.value !== 0) {
+      writer.uint32(16).uint64(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): JobMetrics_BadRowsEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseJobMetrics_BadRowsEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.key = reader.uint32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.value = longToNumber(reader.uint64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): JobMetrics_BadRowsEntry {
+    return {
+      key: isSet(object.key) ? globalThis.Number(object.key) : 0,
+      value: isSet(object.value) ? globalThis.Number(object.value) : 0,
+    };
+  },
+
+  toJSON(message: JobMetrics_BadRowsEntry): unknown {
+    const obj: any = {};
+    if (message.key !== 0) {
+      obj.key = Math.round(message.key);
+    }
+    if (message.value !== 0) {
+      obj.value = Math.round(message.value);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<JobMetrics_BadRowsEntry>, I>>(base?: I): JobMetrics_BadRowsEntry {
+    return JobMetrics_BadRowsEntry.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<JobMetrics_BadRowsEntry>, I>>(object: I): JobMetrics_BadRowsEntry {
+    const message = createBaseJobMetrics_BadRowsEntry();
+    message.key = object.key ?? 0;
+    message.value = object.value ?? 0;
     return message;
   },
 };

@@ -103,6 +103,8 @@ export function describeBothSources(o: {
   readonly dirs: TempDirs;
   readonly timeoutMs: number;
   readonly scenario: (src: SourceDatabase, ctx: BothSourcesContext) => Promise<void>;
+  /** A source whose case is skipped, with the reason (said in the test's name). */
+  readonly skip?: { readonly source: 'MySQL-CDC' | 'Postgres-CDC'; readonly why: string };
 }): void {
   const clients: Array<{ end(): Promise<void> }> = [];
   let servers: CdcServers | undefined;
@@ -113,13 +115,13 @@ export function describeBothSources(o: {
     await o.scenario(await source(s), { servers: s, target: await pgDatabase(s, clients, targetDatabase), targetDatabase });
   };
   describe(o.title, () => {
-    it(
-      'MySQL-CDC (MariaDB) -> Jdbc PostgreSQL, exactly-once',
+    (o.skip?.source === 'MySQL-CDC' ? it.skip : it)(
+      `MySQL-CDC (MariaDB) -> Jdbc PostgreSQL, exactly-once${o.skip?.source === 'MySQL-CDC' ? ` (skipped: ${o.skip.why})` : ''}`,
       () => run((s) => mariaSourceDatabase(s, clients, `${o.prefix}_src_m`, o.serverId), 'm'),
       o.timeoutMs,
     );
-    it(
-      'Postgres-CDC -> Jdbc PostgreSQL, exactly-once',
+    (o.skip?.source === 'Postgres-CDC' ? it.skip : it)(
+      `Postgres-CDC -> Jdbc PostgreSQL, exactly-once${o.skip?.source === 'Postgres-CDC' ? ` (skipped: ${o.skip.why})` : ''}`,
       () => run((s) => pgSourceDatabase(s, clients, `${o.prefix}_src_p`), 'p'),
       o.timeoutMs,
     );

@@ -35,24 +35,28 @@ describe('BusyTimeMeter', () => {
 });
 
 describe('EventTimeLag', () => {
-  it('measures from the newest commit time reported to the push of its rows, 0 once caught up, none for other sources', () => {
+  it('reports the largest lag measured since the last sample, the last one when nothing went out, 0 once caught up, none for other sources', () => {
     const lag = new EventTimeLag();
     lag.pushed(1000);
-    expect(lag.value).toBeUndefined();
+    expect(lag.sample()).toBeUndefined();
     lag.report(4000);
     lag.report(4500);
     lag.report(4200);
     lag.pushed(5000);
-    expect(lag.value).toBe(500);
-    // A poll that read nothing keeps the last lag until the reader says it caught up.
-    lag.pushed(9000);
-    expect(lag.value).toBe(500);
+    // The reader caught up right after: a sample still shows the lag of what went out since the last.
     lag.report(null);
-    lag.pushed(9100);
-    expect(lag.value).toBe(0);
+    lag.pushed(5010);
+    expect(lag.sample()).toBe(500);
+    // Nothing went out since: the last measure, which is 0 now that the reader caught up.
+    expect(lag.sample()).toBe(0);
+    lag.report(8000);
+    lag.pushed(8300);
+    lag.report(8400);
+    lag.pushed(9400);
+    expect(lag.sample()).toBe(1000);
     // A commit time ahead of this clock (another machine's) is no negative lag.
     lag.report(20_000);
     lag.pushed(10_000);
-    expect(lag.value).toBe(0);
+    expect(lag.sample()).toBe(0);
   });
 });

@@ -24,6 +24,8 @@ export class EventTimeLag {
   private pending?: number;
   private caughtUp = false;
   private lagMs?: number;
+  /** The largest lag measured since the last sample, so that a sample between two changes still shows it. */
+  private peakMs?: number;
 
   report(commitTimeMs: number | null): void {
     if (commitTimeMs === null) this.caughtUp = true;
@@ -37,13 +39,20 @@ export class EventTimeLag {
   pushed(now = Date.now()): void {
     if (this.pending !== undefined) {
       this.lagMs = Math.max(0, now - this.pending);
+      this.peakMs = Math.max(this.peakMs ?? 0, this.lagMs);
       this.pending = undefined;
     } else if (this.caughtUp) this.lagMs = 0;
   }
 
-  /** The last lag measured; undefined when the source never reported a commit time. */
-  get value(): number | undefined {
-    return this.lagMs;
+  /**
+   * The lag to report now: the largest measured since the last call, or, when no change went out
+   * meanwhile, the last one (0 once caught up); undefined when the source never reported a
+   * commit time.
+   */
+  sample(): number | undefined {
+    const peak = this.peakMs;
+    this.peakMs = undefined;
+    return peak ?? this.lagMs;
   }
 }
 

@@ -600,7 +600,7 @@ export class TaskGroupRunner {
     this.lastMetrics = now;
     const metrics = this.counters.snapshot();
     metrics.busyness = this.busy.sample(this.shuffles.reduce((m, w) => Math.max(m, w.usage()), 0));
-    const eventLag = this.eventLag.value;
+    const eventLag = this.eventLag.sample();
     if (eventLag !== undefined) metrics.busyness.eventTimeLagMs = eventLag;
     if (this.rowGuards.size > 0) metrics.badRows = Object.fromEntries([...this.rowGuards].map(([v, g]) => [v, g.counts.bad]));
     const lag = this.reader?.lag?.();

@@ -152,11 +152,50 @@ sink { Console { plugin_input = "out", log.print.data = false } }
     }
   }, 120_000);
 
-  it('mode ROUTE and sink-stage handling are refused at submit, naming the key', async () => {
-    const { conf } = job('route', 3);
+  it('mode ROUTE: each bad row goes once to the dead-letter sink (a LocalFile folder) with its error, the rest to the sink', async () => {
+    const { conf, out } = job('route', 10);
+    const dead = join(dir, 'route-dead');
+    writeFileSync(
+      conf,
+      readFileSync(conf, 'utf8').replace(
+        'mode = "LOG"',
+        `mode = "ROUTE"\n    sink {\n      plugin_name = "LocalFile"\n      path = "${dead}"\n      file_format_type = "json"\n    }`,
+      ),
+    );
+    const jobId = '7701';
+    const res = await runCli(['run', '-c', conf, '--set-job-id', jobId], 120_000);
+    expect(res.code, res.stderr).toBe(0);
+    const good = readdirSync(out)
+      .flatMap((f) => readFileSync(join(out, f), 'utf8').split('\n'))
+      .filter((l) => l !== '');
+    expect(good).toHaveLength(40 - BAD.length);
+    const routed = readdirSync(dead)
+      .flatMap((f) => readFileSync(join(dead, f), 'utf8').split('\n'))
+      .filter((l) => l !== '')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(routed.map((r) => r.original_data).sort()).toEqual(BAD.map((id) => `[${id},"x${id}"]`).sort());
+    for (const r of routed) {
+      expect(r).toMatchObject({ error_stage: 'TRANSFORM', plugin_type: 'TRANSFORM', plugin_name: 'Sql', job_id: Number(jobId), stacktrace: null });
+      expect(r.error_message).toMatch(/cannot cast 'x\d+' to int/);
+      expect(r.exception_class).toBe('ValueConversionError[TW-DATA-001]');
+      expect(String(r.source_table_path)).not.toBe('');
+      expect(Date.parse(`${String(r.occur_time)}Z`)).toBeGreaterThan(Date.now() - 600_000);
+    }
+    expect(res.stderr.split('\n').filter((l) => l.includes('bad row routed to the dead-letter sink'))).toHaveLength(BAD.length);
+  });
+
+  it('mode ROUTE is refused at submit without a dead-letter sink, and with one whose options are wrong, naming the key and line', async () => {
+    const { conf } = job('route-bad', 3);
     writeFileSync(conf, readFileSync(conf, 'utf8').replace('mode = "LOG"', 'mode = "ROUTE"'));
-    const res = await runCli(['run', '-c', conf], 60_000);
+    let res = await runCli(['run', '-c', conf], 60_000);
     expect(res.code).toBe(2);
-    expect(res.stderr).toMatch(/route\.conf:4: env\.transform_error_handler\.mode = ROUTE \(a dead-letter sink\) is not supported yet/);
+    expect(res.stderr).toMatch(/route-bad\.conf:4: env\.transform_error_handler\.mode = ROUTE needs a dead-letter sink/);
+    writeFileSync(
+      conf,
+      readFileSync(conf, 'utf8').replace('mode = "ROUTE"', 'mode = "ROUTE"\n    sink {\n      plugin_name = "LocalFile"\n      file_format_type = "json"\n    }'),
+    );
+    res = await runCli(['run', '-c', conf], 60_000);
+    expect(res.code).toBe(2);
+    expect(res.stderr).toMatch(/route-bad\.conf:6, plugin LocalFile, option 'path': LocalFile needs the option 'path'/);
   });
 });

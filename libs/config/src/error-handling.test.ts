@@ -24,9 +24,28 @@ describe('env error handling (error_handler, transform_error_handler, sink_error
     });
   });
 
+  it('mode ROUTE takes its dead-letter sink block and the queue options', () => {
+    const h = envOf(
+      'transform_error_handler {\n  mode = ROUTE\n  queue_capacity = 5\n  queue_overflow_policy = BLOCK\n  sink {\n    plugin_name = LocalFile\n    path = "/tmp/x"\n  }\n}',
+    )().transform;
+    expect(h.mode).toBe('ROUTE');
+    expect(h.route).toEqual({
+      sink: { plugin_name: 'LocalFile', path: '/tmp/x' },
+      key: 'transform_error_handler.sink',
+      queueCapacity: 5,
+      queueOverflowPolicy: 'BLOCK',
+    });
+    // error_handler's sink serves the transform stage too; FAIL and 10000 by default
+    const g = envOf('error_handler { mode = ROUTE, sink { plugin_name = Console } }\nsink_error_handler { mode = DISABLE }')().transform;
+    expect(g.route).toMatchObject({ key: 'error_handler.sink', queueCapacity: 10000, queueOverflowPolicy: 'FAIL' });
+  });
+
   it('refuses what it does not implement, naming the key and its line', () => {
     expect(envOf('transform_error_handler {\n  mode = ROUTE\n}')).toThrow(
-      /^job\.conf:3: env\.transform_error_handler\.mode = ROUTE \(a dead-letter sink\) is not supported yet: use LOG/,
+      /^job\.conf:3: env\.transform_error_handler\.mode = ROUTE needs a dead-letter sink: add `transform_error_handler\.sink/,
+    );
+    expect(envOf('transform_error_handler {\n  mode = ROUTE\n  sink { path = "/x" }\n}')).toThrow(
+      /env\.transform_error_handler\.sink has no plugin_name/,
     );
     expect(envOf('sink_error_handler {\n  mode = LOG\n}')).toThrow(
       /^job\.conf:3: env\.sink_error_handler\.mode = LOG is not supported for sinks: no Tideway sink classifies/,
@@ -35,11 +54,12 @@ describe('env error handling (error_handler, transform_error_handler, sink_error
     expect(envOf('error_handler { mode = LOG }')).toThrow(/env\.error_handler\.mode = LOG is not supported for sinks/);
     expect(envOf('error_handler { mode = LOG }\nsink_error_handler { mode = DISABLE }')().transform.mode).toBe('LOG');
     expect(envOf('transform_error_handler {\n mode = LOG\n sink { plugin_name = Jdbc }\n}')).toThrow(
-      /env\.transform_error_handler\.sink is not supported: it configures mode = ROUTE/,
+      /env\.transform_error_handler\.sink configures mode = ROUTE, but the transform stage's mode is LOG/,
     );
     expect(envOf('transform_error_handler { queue_capacity = 5 }')).toThrow(
-      /env\.transform_error_handler\.queue_capacity is not supported/,
+      /env\.transform_error_handler\.queue_capacity configures mode = ROUTE, but the transform stage's mode is DISABLE/,
     );
+    expect(envOf('sink_error_handler { mode = DISABLE, queue_capacity = 5 }')).toThrow(/env\.sink_error_handler\.queue_capacity is not supported/);
     expect(envOf('transform_error_handler { mode = SKIP }')).toThrow(/transform_error_handler\.mode/);
     expect(envOf('transform_error_handler { max_error_ratio = 2 }')).toThrow(/transform_error_handler\.max_error_ratio/);
     expect(envOf('transform_error_handler { max_errors = 2 }')).toThrow(/no option 'transform_error_handler\.max_errors'/);

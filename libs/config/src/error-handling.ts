@@ -1,12 +1,14 @@
-import type { OptionDef, PluginOptions } from '@tideway/api';
+import { newCatalogTable, Types, type CatalogTable, type Column, type OptionDef, type PluginOptions } from '@tideway/api';
 import { ConfigError, ErrorCode } from '@tideway/common';
+import type { PlainObject, PluginConfig } from './job-config.js';
 
 /**
  * SeaTunnel's row-level error handling (apache/seatunnel#10306, docs
  * introduction/configuration/error-handling.md; newer than the 2.3.8 oracle, which has none of
  * it): `env.error_handler` gives every stage its defaults, `env.transform_error_handler` and
- * `env.sink_error_handler` override them per stage. Tideway implements DISABLE and LOG for the
- * transform stage; what it does not implement is refused by name (docs/error-handling.md).
+ * `env.sink_error_handler` override them per stage. Tideway implements DISABLE, LOG and ROUTE (a
+ * dead-letter sink) for the transform stage; what it does not implement is refused by name
+ * (docs/error-handling.md).
  */
 export const ERROR_HANDLER_KEYS = ['error_handler', 'transform_error_handler', 'sink_error_handler'] as const;
 export type ErrorHandlerKey = (typeof ERROR_HANDLER_KEYS)[number];
@@ -29,6 +31,25 @@ export interface ErrorHandlerConfig {
   readonly originalDataMaxLength: number;
   /** The env key that set `mode` (for messages), e.g. `env.transform_error_handler.mode`. */
   readonly setBy: string;
+  /** mode ROUTE: where the bad rows go. */
+  readonly route?: DeadLetterConfig;
+}
+
+/** What to do with a batch's bad rows past `queue_capacity` (SeaTunnel's queue_overflow_policy). */
+export type QueueOverflowPolicy = 'FAIL' | 'DROP' | 'BLOCK';
+
+/**
+ * mode ROUTE's dead-letter sink, as written under `<stage>.sink`: a sink plugin (any, by
+ * `plugin_name`) with its own options, and the bound on one batch's bad rows held for it.
+ */
+export interface DeadLetterConfig {
+  /** The sink block's options, `plugin_name` included, as written. */
+  readonly sink: Readonly<Record<string, unknown>>;
+  /** The env key of the block, e.g. `transform_error_handler.sink`, to find its lines. */
+  readonly key: string;
+  /** Bad rows one batch may hold for the dead-letter sink before queue_overflow_policy applies. */
+  readonly queueCapacity: number;
+  readonly queueOverflowPolicy: QueueOverflowPolicy;
 }
 
 const SUB_OPTIONS: readonly (Omit<OptionDef, 'name'> & { sub: string })[] = [
@@ -37,7 +58,7 @@ const SUB_OPTIONS: readonly (Omit<OptionDef, 'name'> & { sub: string })[] = [
     type: 'enum',
     values: ['DISABLE', 'LOG', 'ROUTE'],
     description:
-      'DISABLE (a row error fails the task), LOG (the row is dropped and logged) or ROUTE (to a dead-letter sink: not supported yet, refused).',
+      'DISABLE (a row error fails the task), LOG (the row is dropped and logged) or ROUTE (dropped, logged and written to the dead-letter sink of `sink`).',
   },
   {
     sub: 'max_error_records',
@@ -62,14 +83,21 @@ const SUB_OPTIONS: readonly (Omit<OptionDef, 'name'> & { sub: string })[] = [
   { sub: 'include_stacktrace', type: 'boolean', description: 'Whether the log line of a bad row has the error’s stack (default false).' },
   { sub: 'original_data_max_length', type: 'int', min: 1, description: 'A logged row is cut to this many characters (default 8192).' },
   { sub: 'original_data_format', type: 'enum', values: ['TEXT'], description: 'How a bad row is shown: TEXT (SeaTunnel’s only value).' },
-  { sub: 'queue_capacity', type: 'int', min: 1, description: 'ROUTE’s queue of bad rows: not supported yet, refused.' },
+  {
+    sub: 'queue_capacity',
+    type: 'int',
+    min: 1,
+    description:
+      'ROUTE: bad rows one batch may hold for the dead-letter sink, which the task writes before the batch goes on (default 10000).',
+  },
   {
     sub: 'queue_overflow_policy',
     type: 'enum',
     values: ['FAIL', 'DROP', 'BLOCK'],
-    description: 'ROUTE’s queue policy: not supported yet, refused.',
+    description:
+      'ROUTE, a batch with more bad rows than queue_capacity: FAIL (the job fails, the default), DROP (the excess is logged and not routed) or BLOCK (written in parts of queue_capacity).',
   },
-  { sub: 'sink', type: 'object', description: 'ROUTE’s dead-letter sink (`plugin_name` and its options): not supported yet, refused.' },
+  { sub: 'sink', type: 'object', description: 'ROUTE’s dead-letter sink: `plugin_name` and the options of that sink.' },
 ];
 
 /** The env options of the three keys, for ENV_OPTIONS (docs are generated from them). */
@@ -109,16 +137,6 @@ function pick<T>(o: PluginOptions, stage: ErrorHandlerKey, sub: string): { value
 
 /** Reads the three keys from the validated env; refuses, naming the key, what Tideway does not do. */
 export function errorHandlingOf(o: PluginOptions): ErrorHandling {
-  for (const key of ERROR_HANDLER_KEYS) {
-    for (const sub of ['queue_capacity', 'queue_overflow_policy', 'sink']) {
-      if (o.has(`${key}.${sub}`))
-        refuse(
-          o,
-          `${key}.${sub}`,
-          'is not supported: it configures mode = ROUTE (a dead-letter sink), which Tideway does not implement yet (LOG and DISABLE are)',
-        );
-    }
-  }
   const sinkMode = pick<ErrorHandlingMode>(o, 'sink_error_handler', 'mode');
   if (sinkMode && sinkMode.value !== 'DISABLE')
     refuse(
@@ -126,11 +144,35 @@ export function errorHandlingOf(o: PluginOptions): ErrorHandling {
       sinkMode.key,
       `= ${sinkMode.value} is not supported for sinks: no Tideway sink classifies its errors as row-level yet, so a sink error always fails the task (set sink_error_handler.mode = DISABLE, or set the mode in transform_error_handler)`,
     );
+  for (const sub of ['queue_capacity', 'queue_overflow_policy', 'sink'])
+    if (o.has(`sink_error_handler.${sub}`))
+      refuse(o, `sink_error_handler.${sub}`, 'is not supported: sinks have no row-level error handling yet (sink_error_handler.mode is DISABLE)');
   const stage = 'transform_error_handler';
   const mode = pick<ErrorHandlingMode>(o, stage, 'mode');
-  if (mode?.value === 'ROUTE')
-    refuse(o, mode.key, '= ROUTE (a dead-letter sink) is not supported yet: use LOG, which drops and logs the bad row');
   const get = <T>(sub: string, fallback: T): T => pick<T>(o, stage, sub)?.value ?? fallback;
+  let route: DeadLetterConfig | undefined;
+  if (mode?.value === 'ROUTE') {
+    const sink = pick<Record<string, unknown>>(o, stage, 'sink');
+    if (!sink)
+      refuse(
+        o,
+        mode.key,
+        `= ROUTE needs a dead-letter sink: add \`${stage}.sink { plugin_name = ... }\` (a LocalFile folder, a Jdbc table, a Kafka topic), or use LOG`,
+      );
+    if (typeof sink.value.plugin_name !== 'string' || sink.value.plugin_name === '')
+      refuse(o, sink.key, 'has no plugin_name: name the sink plugin that receives the bad rows (for example plugin_name = "LocalFile")');
+    route = {
+      sink: sink.value,
+      key: sink.key,
+      queueCapacity: get('queue_capacity', 10_000),
+      queueOverflowPolicy: get<QueueOverflowPolicy>('queue_overflow_policy', 'FAIL'),
+    };
+  } else {
+    for (const sub of ['queue_capacity', 'queue_overflow_policy', 'sink']) {
+      const set = pick(o, stage, sub);
+      if (set) refuse(o, set.key, `configures mode = ROUTE, but the transform stage's mode is ${mode?.value ?? DEFAULTS.mode}`);
+    }
+  }
   return {
     transform: {
       mode: mode?.value ?? DEFAULTS.mode,
@@ -141,6 +183,60 @@ export function errorHandlingOf(o: PluginOptions): ErrorHandling {
       includeStacktrace: get('include_stacktrace', DEFAULTS.includeStacktrace),
       originalDataMaxLength: get('original_data_max_length', DEFAULTS.originalDataMaxLength),
       setBy: `env.${mode?.key ?? `${stage}.mode`}`,
+      ...(route ? { route } : {}),
     },
+  };
+}
+
+/** The columns of a dead-letter row (SeaTunnel's error table, its names and order). */
+export const DEAD_LETTER_COLUMNS: readonly Column[] = [
+  { name: 'error_stage', type: Types.STRING, nullable: false },
+  { name: 'plugin_type', type: Types.STRING, nullable: false },
+  { name: 'plugin_name', type: Types.STRING, nullable: false },
+  { name: 'source_table_path', type: Types.STRING, nullable: true },
+  { name: 'job_id', type: Types.BIGINT, nullable: false },
+  { name: 'error_message', type: Types.STRING, nullable: true },
+  { name: 'exception_class', type: Types.STRING, nullable: true },
+  { name: 'stacktrace', type: Types.STRING, nullable: true },
+  { name: 'original_data', type: Types.STRING, nullable: true },
+  { name: 'occur_time', type: Types.TIMESTAMP, nullable: false },
+];
+
+/**
+ * The dead-letter sink as a sink block of the job (`<stage>.sink` in env), and the one table it
+ * receives. Jdbc's `error_table` (SeaTunnel's name for the error table) becomes its `table`, with
+ * `generate_sink_sql` on unless written; another sink refuses `error_table`.
+ */
+export function deadLetterSink(
+  route: DeadLetterConfig,
+  config: { file: string; envLines: Readonly<Record<string, number>> },
+  index: number,
+): { plugin: PluginConfig; table: CatalogTable } {
+  const { plugin_name: name, error_table: errorTable, ...options } = route.sink as Record<string, unknown> & { plugin_name: string };
+  const prefix = `${route.key}.`;
+  const optionLines: Record<string, number> = {};
+  for (const [k, line] of Object.entries(config.envLines)) if (k.startsWith(prefix)) optionLines[k.slice(prefix.length)] = line;
+  const line = config.envLines[`${route.key}.plugin_name`] ?? config.envLines[route.key] ?? 1;
+  const place = { file: config.file, line: config.envLines[`${route.key}.error_table`] ?? line };
+  let tableName = 'error_rows';
+  if (errorTable !== undefined) {
+    if (name.toLowerCase() !== 'jdbc')
+      throw new ConfigError(
+        ErrorCode.CONFIG_BAD_VALUE,
+        `env.${route.key}.error_table is Jdbc's option (the error table); a ${name} dead-letter sink takes its own options for where rows go`,
+        { place },
+      );
+    if (typeof errorTable !== 'string' || errorTable === '')
+      throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `env.${route.key}.error_table must name a table`, { place });
+    if (options.table !== undefined)
+      throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `env.${route.key} sets both error_table and table: keep one`, { place });
+    options.table = errorTable;
+    if (options.generate_sink_sql === undefined && options.query === undefined) options.generate_sink_sql = true;
+    optionLines.table = place.line;
+    tableName = errorTable.split('.').pop()!;
+  }
+  return {
+    plugin: { type: 'sink', name, index, file: config.file, line, options: options as PlainObject, optionLines },
+    table: newCatalogTable({ table: tableName }, DEAD_LETTER_COLUMNS.map((c) => ({ ...c }))),
   };
 }

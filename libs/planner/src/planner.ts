@@ -1,9 +1,17 @@
 import type { CatalogTable, JobMode, PluginOptions, Source } from '@tideway/api';
-import { parseJobConfig, validateEnv, type EnvConfig, type JobConfig, type ParseOptions, type PluginConfig } from '@tideway/config';
+import {
+  deadLetterSink,
+  parseJobConfig,
+  validateEnv,
+  type EnvConfig,
+  type JobConfig,
+  type ParseOptions,
+  type PluginConfig,
+} from '@tideway/config';
 import { planJobConfig, formatPlan, planToJson, type JobPlan, type Pipeline, type PipelineVertex, type PluginBlock } from '@tideway/dag';
 import { createSource, createTransform, createSink, loadPluginsFor, resolveOptions, type PluginRegistry } from '@tideway/plugins/lazy';
 import { logger, redactSecrets, redactText } from '@tideway/common';
-import type { ChainNode, RowErrorPolicy, TaskGroupDescriptor } from '@tideway/runtime';
+import type { ChainNode, DeadLetterTarget, RowErrorPolicy, TaskGroupDescriptor } from '@tideway/runtime';
 
 /** A task group ready to deploy (attempt and restore state are added at deploy time). */
 export interface PlannedTaskGroup {
@@ -68,7 +76,10 @@ export interface PlanRequest extends ParseOptions {
 export async function planJobText(text: string, req: PlanRequest): Promise<PlannedJob> {
   const config = parseJobConfig(text, req);
   const env = validateEnv(config.env, config.envLines, config.file);
-  const blocks = [...config.sources, ...config.transforms, ...config.sinks];
+  const route = env.errorHandling.transform.route;
+  // mode ROUTE: the dead-letter sink is a sink block of the job for validation, admission and the committers.
+  const deadLetter = route ? deadLetterSink(route, config, config.sinks.length) : undefined;
+  const blocks = [...config.sources, ...config.transforms, ...config.sinks, ...(deadLetter ? [deadLetter.plugin] : [])];
   const registry = await loadPluginsFor(blocks);
   const optionsByBlock = new Map<PluginBlock, PluginOptions>();
   for (const block of blocks) optionsByBlock.set(block, resolveOptions(block, registry));
@@ -88,6 +99,9 @@ export async function planJobText(text: string, req: PlanRequest): Promise<Plann
     bytesPerSecond: env.readLimitBytesPerSecond ?? 0,
     rowErrors: rowErrorPolicy(env),
     checkpoint: { intervalMs: env.checkpointInterval, timeoutMs: env.checkpointTimeout },
+    ...(deadLetter
+      ? { deadLetter: { ...deadLetter, firstVertexId: Math.max(0, ...plan.pipelines.flatMap((p) => p.vertices.map((v) => v.id))) + 1 } }
+      : {}),
   };
   for (const p of plan.pipelines) pipelines.push(await planPipeline(p, plan, facts, config, schemas, registry));
   return {
@@ -126,14 +140,19 @@ interface JobFacts {
   rowErrors?: RowErrorPolicy;
   /** env checkpoint.interval / checkpoint.timeout, for the plugins' planning-time checks. */
   checkpoint?: { intervalMs?: number; timeoutMs?: number };
+  /**
+   * mode ROUTE: the dead-letter sink block and its table; pipeline p's dead-letter vertex is
+   * `firstVertexId + index of p` (after every vertex of the DAG).
+   */
+  deadLetter?: { plugin: PluginConfig; table: CatalogTable; firstVertexId: number };
 }
 
 /** The transform stage's row-level error handling for the task groups (absent when DISABLE). */
 function rowErrorPolicy(env: EnvConfig): RowErrorPolicy | undefined {
   const t = env.errorHandling.transform;
-  if (t.mode !== 'LOG') return undefined;
-  const { mode: _mode, ...rest } = t;
-  return { mode: 'LOG', ...rest };
+  if (t.mode === 'DISABLE') return undefined;
+  const { mode, route, ...rest } = t;
+  return { mode, ...rest, ...(route ? { queueCapacity: route.queueCapacity, queueOverflowPolicy: route.queueOverflowPolicy } : {}) };
 }
 
 async function planPipeline(
@@ -198,12 +217,22 @@ async function planPipeline(
     physical.shuffles.map((sh) => [sh.downstream.stageId, { shuffleId: sh.id, upstreamTaskGroups: indexesOf(sh.upstream.taskGroupIds) }]),
   );
   const source = byId.get(p.sourceVertexId)!;
+  const sinks = p.vertices
+    .filter((v) => v.plugin.type === 'sink')
+    .map((v) => ({ vertexId: v.id, plugin: blockOf(config, v), parallelism: v.parallelism, inputTables: inTables.get(v.id)! }));
+  let deadLetter: DeadLetterTarget | undefined;
+  if (job.deadLetter && p.vertices.some((v) => v.plugin.type === 'transform')) {
+    const { plugin, table, firstVertexId } = job.deadLetter;
+    deadLetter = { vertexId: firstVertexId + plan.pipelines.indexOf(p), plugin, parallelism: physical.taskGroups.length, table };
+    const ctx = { jobId: job.jobId, jobMode: job.jobMode, parallelism: deadLetter.parallelism, inputTables: [table], checkpoint: job.checkpoint };
+    createSink(plugin, ctx, registry); // validates the dead-letter sink against the error table now
+    sinks.push({ vertexId: deadLetter.vertexId, plugin, parallelism: deadLetter.parallelism, inputTables: [table] });
+  }
+  const hasTransform = (n: ChainNode): boolean => n.plugin.type === 'transform' || n.children.some(hasTransform);
   return {
     pipelineId: p.id,
     source: { vertexId: source.id, plugin: blockOf(config, source), parallelism: source.parallelism, prepared: prepared! },
-    sinks: p.vertices
-      .filter((v) => v.plugin.type === 'sink')
-      .map((v) => ({ vertexId: v.id, plugin: blockOf(config, v), parallelism: v.parallelism, inputTables: inTables.get(v.id)! })),
+    sinks,
     taskGroups: physical.taskGroups.map((tg, i) => ({
       index: i,
       isSource: tg.stageId === 1,
@@ -219,6 +248,7 @@ async function planPipeline(
         rowsPerSecond: job.rowsPerSecond,
         bytesPerSecond: job.bytesPerSecond,
         ...(job.rowErrors ? { rowErrors: job.rowErrors } : {}),
+        ...(deadLetter && hasTransform(stageRoots.get(tg.stageId)!) ? { deadLetter } : {}),
       },
     })),
   };

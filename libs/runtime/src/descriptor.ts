@@ -32,8 +32,24 @@ export interface TaskGroupDescriptor {
   bytesPerSecond?: number;
   /** The state to start from when the pipeline restores from a checkpoint. */
   restored?: TaskGroupState;
-  /** Row-level errors of transforms (env.transform_error_handler, mode LOG); absent: they fail the task. */
+  /** Row-level errors of transforms (env.transform_error_handler, mode LOG or ROUTE); absent: they fail the task. */
   rowErrors?: RowErrorPolicy;
+  /** mode ROUTE: the dead-letter sink this task group's transforms write their bad rows to. */
+  deadLetter?: DeadLetterTarget;
+}
+
+/**
+ * The pipeline's dead-letter sink (env.transform_error_handler.sink), one writer in each task
+ * group that runs a transform: a sink vertex outside the DAG, with its own vertex id, whose
+ * writer state and commits go through the checkpoints as any sink's do.
+ */
+export interface DeadLetterTarget {
+  vertexId: number;
+  plugin: PluginConfig;
+  /** Its writers: one per task group of the pipeline (subtask index = task group index). */
+  parallelism: number;
+  /** The one table it receives: the error rows (DEAD_LETTER_COLUMNS). */
+  table: CatalogTable;
 }
 
 export interface ChainNode {

@@ -1,16 +1,23 @@
 /**
- * Row-level error handling of the transform stage (env.transform_error_handler, mode LOG): a
- * batch whose transform throws a row-level error is transformed again row by row; each row that
- * throws a row-level error is dropped and logged, and counted for its vertex; past
- * max_error_records or max_error_ratio the task fails naming the row. Any other error (not a
- * value that does not convert) fails the task as before: it is never counted as a bad row.
+ * Row-level error handling of the transform stage (env.transform_error_handler, mode LOG or
+ * ROUTE): a batch whose transform throws a row-level error is transformed again row by row; each
+ * row that throws a row-level error is dropped and logged, and counted for its vertex; with ROUTE
+ * it also becomes an error row (SeaTunnel's error table) for the dead-letter sink, which the
+ * task writes before the batch's good rows go on. Past max_error_records or max_error_ratio the
+ * task fails naming the row. Any other error (not a value that does not convert) fails the task
+ * as before: it is never counted as a bad row.
  */
-import type { Row } from '@tideway/api';
+import { RowKind, type Row } from '@tideway/api';
 import { ErrorCode, TidewayError, logger } from '@tideway/common';
-import type { ErrorHandlerConfig } from '@tideway/config';
+import type { ErrorHandlerConfig, QueueOverflowPolicy } from '@tideway/config';
 
-/** The transform stage's policy (env.transform_error_handler with mode LOG), as the planner puts it in the descriptor. */
-export type RowErrorPolicy = Omit<ErrorHandlerConfig, 'mode'> & { readonly mode: 'LOG' };
+/** The transform stage's policy (env.transform_error_handler with mode LOG or ROUTE), as the planner puts it in the descriptor. */
+export type RowErrorPolicy = Omit<ErrorHandlerConfig, 'mode' | 'route'> & {
+  readonly mode: 'LOG' | 'ROUTE';
+  /** ROUTE: bad rows one batch may hold for the dead-letter sink, and what happens past that. */
+  readonly queueCapacity?: number;
+  readonly queueOverflowPolicy?: QueueOverflowPolicy;
+};
 
 /** Rows a vertex has seen and dropped: checkpointed, so a restore does not reset the allowance. */
 export interface RowErrorCounts {
@@ -36,8 +43,23 @@ function showRow(row: Row, max: number): string {
   return text.length > max ? `${text.slice(0, max)}...` : text;
 }
 
+/** A timestamp value (no zone) of the UTC time now, as the engine's rows carry one. */
+function utcTimestamp(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 23);
+}
+
+/** What the error row says of an error's kind: its class, and the engine's code when it has one. */
+function errorClass(err: Error): string {
+  const code = (err as { code?: unknown }).code;
+  return typeof code === 'string' ? `${err.name}[${code}]` : err.name;
+}
+
+const MAX_MESSAGE = 4096;
+
 export class RowErrorGuard {
   readonly counts: RowErrorCounts;
+  /** ROUTE: the error rows of the current batch, for the dead-letter sink. */
+  private routed: Row[] = [];
 
   constructor(
     private readonly policy: RowErrorPolicy,
@@ -46,8 +68,42 @@ export class RowErrorGuard {
     /** The transform as a user finds it: `Sql (job.conf:12)`. */
     private readonly where: string,
     restored?: RowErrorCounts,
+    /** ROUTE: the transform's plugin name and the dead-letter sink's table id. */
+    private readonly route?: { pluginName: string; tableId: string },
   ) {
     this.counts = { seen: restored?.seen ?? 0, bad: restored?.bad ?? 0 };
+  }
+
+  /**
+   * ROUTE: the error rows of the batch just transformed, in parts of at most queue_capacity
+   * (BLOCK), all of them while they fit, the first queue_capacity (DROP, the rest logged), or a
+   * failure naming the limit (FAIL). Empty with LOG.
+   */
+  takeRouted(): Row[][] {
+    if (this.routed.length === 0) return [];
+    const rows = this.routed;
+    this.routed = [];
+    const capacity = this.policy.queueCapacity ?? Number.MAX_SAFE_INTEGER;
+    if (rows.length <= capacity) return [rows];
+    switch (this.policy.queueOverflowPolicy ?? 'FAIL') {
+      case 'BLOCK': {
+        const parts: Row[][] = [];
+        for (let i = 0; i < rows.length; i += capacity) parts.push(rows.slice(i, i + capacity));
+        return parts;
+      }
+      case 'DROP':
+        log.warn(
+          { jobId: this.jobId, vertexId: this.vertexId, dropped: rows.length - capacity },
+          `${rows.length - capacity} bad rows of one batch not routed: more than queue_capacity = ${capacity} (queue_overflow_policy = DROP); they are logged above`,
+        );
+        return [rows.slice(0, capacity)];
+      default:
+        throw new TidewayError(
+          ErrorCode.VALUE_CONVERSION,
+          `${rows.length} bad rows in one batch of ${this.where}, vertex ${this.vertexId}: more than queue_capacity = ${capacity} (queue_overflow_policy = FAIL); raise queue_capacity, or set queue_overflow_policy = BLOCK`,
+          { jobId: this.jobId },
+        );
+    }
   }
 
   /** Transforms `rows` with `fn`, dropping (and counting) the rows that throw a row-level error. */
@@ -74,7 +130,25 @@ export class RowErrorGuard {
     this.counts.bad++;
     const p = this.policy;
     const { seen, bad } = this.counts;
-    const place = `${this.where}, vertex ${this.vertexId}: a row of table ${row.tableId}${p.includeOriginalData ? ` ${showRow(row, p.originalDataMaxLength)}` : ''}`;
+    const shown = p.includeOriginalData ? showRow(row, p.originalDataMaxLength) : undefined;
+    const place = `${this.where}, vertex ${this.vertexId}: a row of table ${row.tableId}${shown !== undefined ? ` ${shown}` : ''}`;
+    if (this.route)
+      this.routed.push({
+        kind: RowKind.INSERT,
+        tableId: this.route.tableId,
+        fields: [
+          'TRANSFORM',
+          'TRANSFORM',
+          this.route.pluginName,
+          row.tableId,
+          /^\d+$/.test(this.jobId) ? BigInt(this.jobId) : null,
+          err.message.length > MAX_MESSAGE ? `${err.message.slice(0, MAX_MESSAGE)}...` : err.message,
+          errorClass(err),
+          p.includeStacktrace ? (err.stack ?? null) : null,
+          shown ?? null,
+          utcTimestamp(Date.now()),
+        ],
+      });
     log.warn(
       {
         jobId: this.jobId,
@@ -84,7 +158,7 @@ export class RowErrorGuard {
         ...(p.includeOriginalData ? { row: showRow(row, p.originalDataMaxLength) } : {}),
         ...(p.includeStacktrace ? { stack: err.stack } : {}),
       },
-      `bad row dropped (${p.setBy} = LOG): ${err.message}`,
+      `bad row ${p.mode === 'ROUTE' ? 'routed to the dead-letter sink' : 'dropped'} (${p.setBy} = ${p.mode}): ${err.message}`,
     );
     const overCount = p.maxErrorRecords > 0 && bad > p.maxErrorRecords;
     const overRatio = p.maxErrorRatio > 0 && seen >= p.maxErrorRatioMinRecords && bad / seen > p.maxErrorRatio;
@@ -93,7 +167,7 @@ export class RowErrorGuard {
       ? `more than max_error_records = ${p.maxErrorRecords}`
       : `${bad} of ${seen} rows, more than max_error_ratio = ${p.maxErrorRatio}`;
     // A data error, as the row's own: the job fails without restoring (a restore would meet the same rows again).
-    throw new TidewayError(ErrorCode.VALUE_CONVERSION, `${bad} bad rows (${limit}, ${p.setBy} = LOG); the last, ${place}: ${err.message}`, {
+    throw new TidewayError(ErrorCode.VALUE_CONVERSION, `${bad} bad rows (${limit}, ${p.setBy} = ${p.mode}); the last, ${place}: ${err.message}`, {
       jobId: this.jobId,
       cause: err,
     });

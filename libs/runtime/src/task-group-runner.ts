@@ -83,6 +83,8 @@ export class TaskGroupRunner {
    */
   private readonly currentTables = new Map<string, CatalogTable>();
   private readonly sinks: SinkInstance[] = [];
+  /** env.transform_error_handler mode ROUTE: the writer of the pipeline's dead-letter sink (also in `sinks`). */
+  private deadLetter?: SinkInstance;
   private readonly transforms: Transform[] = [];
   /** Row-level error handling of the transform vertices, by vertex id (env.transform_error_handler). */
   private readonly rowGuards = new Map<number, RowErrorGuard>();
@@ -137,7 +139,10 @@ export class TaskGroupRunner {
     const d = this.descriptor;
     const root = d.root;
     const nodes = [...chainNodes(root)];
-    this.plugins = await this.loadPlugins(nodes.map((n) => ({ type: n.plugin.type, name: n.plugin.name })));
+    const plugins = nodes.map((n) => ({ type: n.plugin.type, name: n.plugin.name }));
+    if (d.deadLetter) plugins.push({ type: 'sink', name: d.deadLetter.plugin.name });
+    this.plugins = await this.loadPlugins(plugins);
+    this.openDeadLetter();
     if (d.input || nodes.some((n) => (n.shuffles?.length ?? 0) > 0)) this.exchange = await import('./exchange/exchange.js');
     if (d.input) {
       // Fed by a shuffle: the chain starts at the root vertex; rows arrive on channels.
@@ -177,6 +182,30 @@ export class TaskGroupRunner {
     const restoredSplits = this.descriptor.restored?.readerSplits[this.sourceVertexId];
     if (restoredSplits && restoredSplits.length > 0) this.reader.addSplits(restoredSplits as SourceSplit[]);
     this.send({ type: 'split-request', sourceVertexId: this.sourceVertexId, register: true });
+  }
+
+  /**
+   * The dead-letter sink's writer (mode ROUTE): a sink like the chain's, whose prepared commits
+   * and state travel with each checkpoint, so a bad row is routed once however often the task
+   * group restores. Its subtask index is the task group's index, unique in the pipeline.
+   */
+  private openDeadLetter(): void {
+    const d = this.descriptor;
+    const target = d.deadLetter;
+    if (!target) return;
+    const ctx = { jobId: d.jobId, jobMode: d.jobMode, parallelism: target.parallelism, inputTables: [target.table] };
+    const sink: Sink = createSink(target.plugin, ctx, this.plugins);
+    const writer = sink.createWriter(
+      { subtaskIndex: d.taskGroupIndex, parallelism: target.parallelism },
+      d.restored?.writerStates[target.vertexId],
+    );
+    this.deadLetter = { vertexId: target.vertexId, writer, committer: sink.createCommitter?.() };
+    this.sinks.push(this.deadLetter);
+  }
+
+  /** Writes a batch's routed bad rows to the dead-letter sink, part by part. */
+  private async writeDeadLetters(parts: Row[][]): Promise<void> {
+    for (const part of parts) await this.deadLetter!.writer.write(part);
   }
 
   /**
@@ -269,14 +298,19 @@ export class TaskGroupRunner {
             node.vertexId,
             `transform ${node.plugin.name} (${node.plugin.file}:${node.plugin.line})`,
             d.restored?.rowErrors?.[node.vertexId],
+            this.deadLetter && d.deadLetter ? { pluginName: node.plugin.name, tableId: d.deadLetter.table.tableId } : undefined,
           )
         : undefined;
       if (guard) this.rowGuards.set(node.vertexId, guard);
       const transform = (rows: readonly Row[]) => evolving.transform.transform(rows);
+      const onward = (out: Row[]) => (out.length > 0 ? next.rows(out) : undefined);
       return {
         rows: (rows) => {
-          const out = guard ? guard.apply(rows, transform) : transform(rows);
-          return out.length > 0 ? next.rows(out) : undefined;
+          if (!guard) return onward(transform(rows));
+          const out = guard.apply(rows, transform);
+          const routed = guard.takeRouted();
+          // The bad rows reach the dead-letter writer before the batch goes on, so before any barrier after it.
+          return routed.length > 0 ? this.writeDeadLetters(routed).then(() => onward(out)) : onward(out);
         },
         schema: async (event) => {
           for (const e of evolving.evolve(event)) await next.schema(e);

@@ -27,6 +27,24 @@ export function placementsOf(plan: PlannedPipeline): Map<number, TaskGroupPlacem
   );
 }
 
+/**
+ * The dead-letter sink (env.transform_error_handler mode ROUTE) writes from every task group
+ * with a transform; its writers' states and prepared commits stay where they were written, so a
+ * checkpoint where it holds any restores only into the layout it had.
+ */
+function refuseMovingDeadLetterState(point: RestorePoint, plan: PlannedPipeline, where: string, jobId: string): void {
+  const target = plan.taskGroups.find((tg) => tg.descriptor.deadLetter)?.descriptor.deadLetter;
+  if (!target) return;
+  const v = target.vertexId;
+  const holds = [...point.taskStates.values()].some((s) => (s.writerStates[v]?.length ?? 0) > 0 || (s.pendingCommits?.[v]?.length ?? 0) > 0);
+  if (holds)
+    throw new TidewayError(
+      ErrorCode.CONFIG_BAD_VALUE,
+      `${where} cannot be restored at another parallelism: its dead-letter sink ${target.plugin.name} (env.transform_error_handler.sink, vertex ${v}) keeps per-writer state that it cannot hand to another number of writers; restore at the parallelism it had`,
+      { jobId },
+    );
+}
+
 /** The parallelism each vertex had in a set of placements. */
 function parallelismOf(placements: Iterable<TaskGroupPlacement>): Map<number, number> {
   const out = new Map<number, number>();
@@ -70,6 +88,7 @@ export function fitRestorePoint(point: RestorePoint, plan: PlannedPipeline, abil
     old.size === fresh.size &&
     [...old].every(([i, p]) => fresh.get(i)?.subtaskIndex === p.subtaskIndex && sameKeys(fresh.get(i)!.vertices, p.vertices));
   if (sameLayout) return point;
+  refuseMovingDeadLetterState(point, plan, where, jobId);
 
   // Old states by vertex and subtask.
   const oldByVertex = new Map<number, Map<number, TaskGroupState>>();

@@ -11,6 +11,8 @@ import { JobServiceClient } from '@tideway/contracts';
 import { call, channelCredentials, clientOptions } from '@tideway/rpc';
 import { freePort } from '@tideway/testing';
 import { runCli, spawnCli, waitForExit } from '../conformance/cli-process.js';
+import { SequenceTally } from './sequence-checker.js';
+import { sequenceJob } from './sequence-job.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'tideway-bad-rows-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -198,4 +200,63 @@ sink { Console { plugin_input = "out", log.print.data = false } }
     expect(res.code).toBe(2);
     expect(res.stderr).toMatch(/route-bad\.conf:6, plugin LocalFile, option 'path': LocalFile needs the option 'path'/);
   });
+
+  it('mode ROUTE through injected faults and restores: every row once, the good ones in the sink, the bad ones in the dead-letter folder', async () => {
+    const base = join(dir, 'route-faults');
+    const [out, dead] = [join(base, 'out'), join(base, 'dead')];
+    const [keys, rowsPerKey] = [4, 2000];
+    const conf = join(dir, 'route-faults.conf');
+    const text = sequenceJob({
+      mode: 'BATCH',
+      keys,
+      rowsPerKey,
+      rowsPerSecond: 4000,
+      out,
+      env: `job.retry.times = 20
+  job.retry.interval.seconds = 0
+  transform_error_handler {
+    mode = "ROUTE"
+    include_original_data = true
+    sink {
+      plugin_name = "LocalFile"
+      path = "${dead}"
+      file_format_type = "json"
+      is_enable_transaction = true
+    }
+  }`,
+      // Every seq ending in 3 does not convert; the FaultInjector behind the Sql transform fails the chain now and then.
+      chain: `probability = 0.1\n    max = 6\n    dir = "${join(base, 'faults')}"`,
+    }).replace(
+      /transform \{\n  FaultInjector \{\n    plugin_input = "seq"/,
+      `transform {
+  Sql {
+    plugin_input = "seq"
+    plugin_output = "checked"
+    query = "select key, CAST(CASE WHEN seq % 10 = 3 THEN 'x' ELSE CAST(seq AS STRING) END AS BIGINT) as seq, payload from seq"
+  }
+  FaultInjector {
+    plugin_input = "checked"`,
+    );
+    expect(text).toContain('plugin_input = "checked"');
+    writeFileSync(conf, text);
+    const res = await runCli(['run', '-c', conf], 170_000);
+    expect(res.code, res.stderr).toBe(0);
+    expect(readdirSync(join(base, 'faults')).length).toBeGreaterThan(0);
+    const tally = new SequenceTally();
+    let routed = 0;
+    for (const f of readdirSync(out, { withFileTypes: true })) if (f.isFile()) tally.addText(readFileSync(join(out, f.name), 'utf8'));
+    for (const f of readdirSync(dead, { withFileTypes: true })) {
+      if (!f.isFile()) continue;
+      for (const line of readFileSync(join(dead, f.name), 'utf8').split('\n')) {
+        if (line === '') continue;
+        const [key, seq] = JSON.parse(String((JSON.parse(line) as { original_data: string }).original_data)) as [number, number];
+        expect(seq % 10).toBe(3);
+        tally.add(`${key},${seq}`);
+        routed++;
+      }
+    }
+    expect(routed).toBe((keys * rowsPerKey) / 10);
+    const report = tally.report(keys, rowsPerKey);
+    expect(report, report.examples.join('; ')).toMatchObject({ lost: 0, duplicated: 0 });
+  }, 180_000);
 });

@@ -177,7 +177,13 @@ sink { Console { plugin_input = "out", log.print.data = false } }
       .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(routed.map((r) => r.original_data).sort()).toEqual(BAD.map((id) => `[${id},"x${id}"]`).sort());
     for (const r of routed) {
-      expect(r).toMatchObject({ error_stage: 'TRANSFORM', plugin_type: 'TRANSFORM', plugin_name: 'Sql', job_id: Number(jobId), stacktrace: null });
+      expect(r).toMatchObject({
+        error_stage: 'TRANSFORM',
+        plugin_type: 'TRANSFORM',
+        plugin_name: 'Sql',
+        job_id: Number(jobId),
+        stacktrace: null,
+      });
       expect(r.error_message).toMatch(/cannot cast 'x\d+' to int/);
       expect(r.exception_class).toBe('ValueConversionError[TW-DATA-001]');
       expect(String(r.source_table_path)).not.toBe('');
@@ -194,7 +200,10 @@ sink { Console { plugin_input = "out", log.print.data = false } }
     expect(res.stderr).toMatch(/route-bad\.conf:4: env\.transform_error_handler\.mode = ROUTE needs a dead-letter sink/);
     writeFileSync(
       conf,
-      readFileSync(conf, 'utf8').replace('mode = "ROUTE"', 'mode = "ROUTE"\n    sink {\n      plugin_name = "LocalFile"\n      file_format_type = "json"\n    }'),
+      readFileSync(conf, 'utf8').replace(
+        'mode = "ROUTE"',
+        'mode = "ROUTE"\n    sink {\n      plugin_name = "LocalFile"\n      file_format_type = "json"\n    }',
+      ),
     );
     res = await runCli(['run', '-c', conf], 60_000);
     expect(res.code).toBe(2);

@@ -146,7 +146,11 @@ export function errorHandlingOf(o: PluginOptions): ErrorHandling {
     );
   for (const sub of ['queue_capacity', 'queue_overflow_policy', 'sink'])
     if (o.has(`sink_error_handler.${sub}`))
-      refuse(o, `sink_error_handler.${sub}`, 'is not supported: sinks have no row-level error handling yet (sink_error_handler.mode is DISABLE)');
+      refuse(
+        o,
+        `sink_error_handler.${sub}`,
+        'is not supported: sinks have no row-level error handling yet (sink_error_handler.mode is DISABLE)',
+      );
   const stage = 'transform_error_handler';
   const mode = pick<ErrorHandlingMode>(o, stage, 'mode');
   const get = <T>(sub: string, fallback: T): T => pick<T>(o, stage, sub)?.value ?? fallback;
@@ -237,6 +241,9 @@ export function deadLetterSink(
   }
   return {
     plugin: { type: 'sink', name, index, file: config.file, line, options: options as PlainObject, optionLines },
-    table: newCatalogTable({ table: tableName }, DEAD_LETTER_COLUMNS.map((c) => ({ ...c }))),
+    table: newCatalogTable(
+      { table: tableName },
+      DEAD_LETTER_COLUMNS.map((c) => ({ ...c })),
+    ),
   };
 }

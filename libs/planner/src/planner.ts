@@ -224,7 +224,13 @@ async function planPipeline(
   if (job.deadLetter && p.vertices.some((v) => v.plugin.type === 'transform')) {
     const { plugin, table, firstVertexId } = job.deadLetter;
     deadLetter = { vertexId: firstVertexId + plan.pipelines.indexOf(p), plugin, parallelism: physical.taskGroups.length, table };
-    const ctx = { jobId: job.jobId, jobMode: job.jobMode, parallelism: deadLetter.parallelism, inputTables: [table], checkpoint: job.checkpoint };
+    const ctx = {
+      jobId: job.jobId,
+      jobMode: job.jobMode,
+      parallelism: deadLetter.parallelism,
+      inputTables: [table],
+      checkpoint: job.checkpoint,
+    };
     createSink(plugin, ctx, registry); // validates the dead-letter sink against the error table now
     sinks.push({ vertexId: deadLetter.vertexId, plugin, parallelism: deadLetter.parallelism, inputTables: [table] });
   }

@@ -65,3 +65,45 @@ describe('RowErrorGuard (transform_error_handler mode LOG)', () => {
     expect(g.counts.bad).toBe(0);
   });
 });
+
+describe('RowErrorGuard (transform_error_handler mode ROUTE)', () => {
+  const route = { pluginName: 'Sql', tableId: 'error_rows' };
+  const guard = (p: Partial<RowErrorPolicy>) =>
+    new RowErrorGuard(policy({ mode: 'ROUTE', ...p }), '77', 2, 'transform Sql (job.conf:9)', undefined, route);
+
+  it("makes an error row of each bad row, in SeaTunnel's error-table columns, and hands them over once", () => {
+    const g = guard({ includeStacktrace: true });
+    g.apply(rows(1, 3, 6), castTransform);
+    const [part, ...more] = g.takeRouted();
+    expect(more).toEqual([]);
+    expect(part.map((r) => r.tableId)).toEqual(['error_rows', 'error_rows']);
+    const [stage, type, name, table, jobId, message, cls, stack, original, at] = part[0].fields;
+    expect([stage, type, name, table, jobId]).toEqual(['TRANSFORM', 'TRANSFORM', 'Sql', 'db.t', 77n]);
+    expect(message).toBe("cannot cast 'bad' to int (row 3)");
+    expect(cls).toBe('ValueConversionError[TW-DATA-001]');
+    expect(String(stack)).toContain('castTransform');
+    expect(original).toBe('[3,"bad"]');
+    expect(String(at)).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}$/);
+    expect(g.takeRouted()).toEqual([]);
+  });
+
+  it('past queue_capacity in one batch: FAIL names the limit, DROP keeps the first, BLOCK hands them in parts', () => {
+    const batch = rows(3, 6, 9, 12, 15);
+    const fail = guard({ queueCapacity: 2, queueOverflowPolicy: 'FAIL' });
+    fail.apply(batch, castTransform);
+    expect(() => fail.takeRouted()).toThrow(
+      /5 bad rows in one batch of transform Sql \(job\.conf:9\), vertex 2: more than queue_capacity = 2/,
+    );
+    const drop = guard({ queueCapacity: 2, queueOverflowPolicy: 'DROP' });
+    drop.apply(batch, castTransform);
+    expect(drop.takeRouted().map((p) => p.length)).toEqual([2]);
+    const block = guard({ queueCapacity: 2, queueOverflowPolicy: 'BLOCK' });
+    block.apply(batch, castTransform);
+    expect(block.takeRouted().map((p) => p.length)).toEqual([2, 2, 1]);
+    // The count still limits the job, as with LOG
+    const limited = guard({ maxErrorRecords: 1 });
+    expect(() => limited.apply(batch, castTransform)).toThrow(
+      /2 bad rows \(more than max_error_records = 1, env\.transform_error_handler\.mode = ROUTE\)/,
+    );
+  });
+});

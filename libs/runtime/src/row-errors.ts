@@ -167,9 +167,13 @@ export class RowErrorGuard {
       ? `more than max_error_records = ${p.maxErrorRecords}`
       : `${bad} of ${seen} rows, more than max_error_ratio = ${p.maxErrorRatio}`;
     // A data error, as the row's own: the job fails without restoring (a restore would meet the same rows again).
-    throw new TidewayError(ErrorCode.VALUE_CONVERSION, `${bad} bad rows (${limit}, ${p.setBy} = ${p.mode}); the last, ${place}: ${err.message}`, {
-      jobId: this.jobId,
-      cause: err,
-    });
+    throw new TidewayError(
+      ErrorCode.VALUE_CONVERSION,
+      `${bad} bad rows (${limit}, ${p.setBy} = ${p.mode}); the last, ${place}: ${err.message}`,
+      {
+        jobId: this.jobId,
+        cause: err,
+      },
+    );
   }
 }

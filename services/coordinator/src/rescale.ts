@@ -36,7 +36,9 @@ function refuseMovingDeadLetterState(point: RestorePoint, plan: PlannedPipeline,
   const target = plan.taskGroups.find((tg) => tg.descriptor.deadLetter)?.descriptor.deadLetter;
   if (!target) return;
   const v = target.vertexId;
-  const holds = [...point.taskStates.values()].some((s) => (s.writerStates[v]?.length ?? 0) > 0 || (s.pendingCommits?.[v]?.length ?? 0) > 0);
+  const holds = [...point.taskStates.values()].some(
+    (s) => (s.writerStates[v]?.length ?? 0) > 0 || (s.pendingCommits?.[v]?.length ?? 0) > 0,
+  );
   if (holds)
     throw new TidewayError(
       ErrorCode.CONFIG_BAD_VALUE,

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe } from 'vitest';
 import { sinkContract, sourceContract, type ExpectedRow, type ReadRow } from '@tideway/connector-contract';
 import { elasticsearchSinkFactory, elasticsearchSourceFactory } from '@tideway/connector-elasticsearch';
-import { openSearchSkipped, startOpenSearch, type OpenSearchNode } from '@tideway/testing';
+import { openSearchSkipped, sharedOpenSearch, type OpenSearchNode } from '@tideway/testing';
 import { ELASTICSEARCH_NOT_APPLICABLE, ELASTICSEARCH_SOURCE_NOT_APPLICABLE } from './contract-table.js';
 
 let node: OpenSearchNode;
@@ -25,7 +25,7 @@ async function es<T>(method: string, path: string, body?: string, ndjson = false
 
 describe.skipIf(openSearchSkipped())('Elasticsearch contract (OpenSearch)', () => {
   beforeAll(async () => {
-    node = await startOpenSearch();
+    node = await sharedOpenSearch();
   }, 240_000);
   afterAll(async () => {
     await node?.stop();

@@ -8,7 +8,7 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openSearchSkipped, sharedConformanceDir, startOpenSearch, type OpenSearchNode } from '@tideway/testing';
+import { openSearchSkipped, sharedConformanceDir, sharedOpenSearch, type OpenSearchNode } from '@tideway/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../conformance/cli-process.js';
 import { repoRoot } from '../conformance/conformance-files.js';
@@ -83,7 +83,7 @@ const secureBlock = () => `hosts = ["${node.secureUrl}"]
 
 describe.skipIf(openSearchSkipped())('Elasticsearch (against OpenSearch)', () => {
   beforeAll(async () => {
-    node = await startOpenSearch({ secure: { user: USER, password: PASSWORD } });
+    node = await sharedOpenSearch({ secure: { user: USER, password: PASSWORD } });
     const lines = itDocs()
       .map((d) => `{"index":{"_index":"st_index"}}\n${JSON.stringify(d)}\n`)
       .join('');

@@ -36,6 +36,13 @@ export {
   type KafkaOptions,
 } from './kafka.js';
 export { mockServerJar, mockServerSkipped, startMockServer, type MockServer } from './mockserver.js';
-export { openSearchDir, openSearchSkipped, startOpenSearch, type OpenSearchNode, type OpenSearchOptions } from './opensearch.js';
+export {
+  openSearchDir,
+  openSearchSkipped,
+  sharedOpenSearch,
+  startOpenSearch,
+  type OpenSearchNode,
+  type OpenSearchOptions,
+} from './opensearch.js';
 export { startHttpReceiver, type HttpReceiver, type ReceivedRequest } from './http-receiver.js';
 export { icebergPeersPresent, pyicebergRead, ICEBERG_PEERS_DIR, type PyIcebergRead } from './iceberg-peers.js';

@@ -5,6 +5,7 @@ import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { ServerProcess, freePort, makeServerDir, portWasTaken } from '@tideway/launchers';
+import { openSharedPeer } from './shared-peer.js';
 
 const run = promisify(execFile);
 
@@ -290,35 +291,6 @@ export function sharedKafka(): Promise<string> {
   return shared;
 }
 
-async function openShared(): Promise<string> {
-  const owner = process.env.VITEST ? process.ppid : process.pid;
-  const root = join(tmpdir(), `tideway-kafka-shared-${owner}`);
-  const address = join(root, 'bootstrap');
-  const failed = join(root, 'failed');
-  let mine = false;
-  try {
-    mkdirSync(root);
-    mine = true;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-  }
-  if (mine) {
-    try {
-      const cluster = await startKafka({ ownerPid: owner }, root);
-      writeFileSync(`${address}.tmp`, cluster.bootstrap);
-      renameSync(`${address}.tmp`, address);
-      return cluster.bootstrap;
-    } catch (err) {
-      mkdirSync(root, { recursive: true });
-      writeFileSync(failed, err instanceof Error ? err.message : String(err));
-      throw err;
-    }
-  }
-  const deadline = Date.now() + 180_000;
-  for (;;) {
-    if (existsSync(address)) return readFileSync(address, 'utf8');
-    if (existsSync(failed)) throw new Error(`the shared Kafka broker did not start: ${readFileSync(failed, 'utf8')}`);
-    if (Date.now() > deadline) throw new Error(`the shared Kafka broker did not start within 180 s (${root})`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
+function openShared(): Promise<string> {
+  return openSharedPeer('kafka', async (owner, root) => (await startKafka({ ownerPid: owner }, root)).bootstrap);
 }

@@ -4,6 +4,7 @@ import { createServer, type Server } from 'node:https';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { ServerProcess, freePort, makeServerDir } from '@tideway/launchers';
+import { openSharedPeer } from './shared-peer.js';
 
 /** Where scripts/ensure-opensearch.sh puts OpenSearch's jars and the launcher (outside the repository). */
 export function openSearchDir(): string {
@@ -35,6 +36,10 @@ export interface OpenSearchOptions {
   /** Puts an HTTPS front with basic auth before the node, as SeaTunnel's configs expect of their server. */
   readonly secure?: { readonly user: string; readonly password: string };
   readonly heapMb?: number;
+  /** See ServerProcessOptions.ownerPid: the node outlives this process until that one ends. */
+  readonly ownerPid?: number;
+  /** The node's folder (default: a new one under the servers' temp folder). */
+  readonly dir?: string;
 }
 
 /** An HTTPS server that checks basic auth and passes every request on to `target`. */
@@ -70,7 +75,8 @@ async function secureFront(target: number, user: string, password: string): Prom
  */
 export async function startOpenSearch(opts: OpenSearchOptions = {}): Promise<OpenSearchNode> {
   if (!openSearchReady()) throw new Error(`OpenSearch is not in ${openSearchDir()}: run scripts/ensure-opensearch.sh`);
-  const dir = makeServerDir('opensearch');
+  const dir = opts.dir ?? makeServerDir('opensearch');
+  mkdirSync(dir, { recursive: true });
   const home = join(dir, 'home');
   mkdirSync(join(home, 'config'), { recursive: true });
   writeFileSync(join(home, 'config', 'opensearch.yml'), '');
@@ -94,6 +100,7 @@ export async function startOpenSearch(opts: OpenSearchOptions = {}): Promise<Ope
     dir,
     logFile: join(dir, 'opensearch.log'),
     stopSignal: 'SIGTERM',
+    ownerPid: opts.ownerPid,
   });
   const url = `http://127.0.0.1:${httpPort}`;
   try {
@@ -113,6 +120,27 @@ export async function startOpenSearch(opts: OpenSearchOptions = {}): Promise<Ope
     async stop() {
       front?.server.close();
       await server.stop();
+    },
+  };
+}
+
+let shared: Promise<string> | undefined;
+
+/**
+ * One OpenSearch node shared by every test file of this vitest run (started by the first file
+ * that asks, ended by a watchdog when vitest ends): its plain address, and with `secure` an HTTPS
+ * basic-auth front of this file's own before it (stop() closes only the front). Tests give their
+ * indexes unique names.
+ */
+export async function sharedOpenSearch(opts: Pick<OpenSearchOptions, 'secure'> = {}): Promise<OpenSearchNode> {
+  shared ??= openSharedPeer('opensearch', async (owner, root) => (await startOpenSearch({ ownerPid: owner, dir: root })).url);
+  const url = await shared;
+  const front = opts.secure ? await secureFront(Number(new URL(url).port), opts.secure.user, opts.secure.password) : undefined;
+  return {
+    url,
+    secureUrl: front ? `https://127.0.0.1:${front.port}` : undefined,
+    stop: async () => {
+      front?.server.close();
     },
   };
 }

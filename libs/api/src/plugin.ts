@@ -198,6 +198,17 @@ export interface SinkWriter<CommitInfo = unknown, State = unknown> {
    * this method fails the job at the first schema change.
    */
   applySchemaChange?(event: SchemaChangeEvent): Promise<void> | void;
+  /**
+   * Optional (API 0.1.3), row-level error handling (env.sink_error_handler mode LOG or ROUTE):
+   * the engine calls it once, before the first write, when the job handles a sink's bad rows.
+   * From then on a row the target refuses for itself (a value it cannot store, a constraint the
+   * row violates) is handed to `reject` with the error, and the other rows of its batch are still
+   * written; every other error (the target away, a timeout, a lost connection) still fails the
+   * call as before, so no row is rejected because a server was away. `reject` may be called from
+   * write(), prepareCommit() or close(), and never throws. A writer without this method has no
+   * row-level errors: everything it throws fails the task.
+   */
+  handleRowErrors?(reject: (row: Row, error: Error) => void): void;
   close(): Promise<void> | void;
 }
 

@@ -47,12 +47,22 @@ describe('env error handling (error_handler, transform_error_handler, sink_error
     expect(envOf('transform_error_handler {\n  mode = ROUTE\n  sink { path = "/x" }\n}')).toThrow(
       /env\.transform_error_handler\.sink has no plugin_name/,
     );
-    expect(envOf('sink_error_handler {\n  mode = LOG\n}')).toThrow(
-      /^job\.conf:3: env\.sink_error_handler\.mode = LOG is not supported for sinks: no Tideway sink classifies/,
-    );
-    // error_handler gives sinks their mode too
-    expect(envOf('error_handler { mode = LOG }')).toThrow(/env\.error_handler\.mode = LOG is not supported for sinks/);
+    // error_handler gives sinks their mode too; one dead-letter sink per job
+    expect(envOf('error_handler { mode = LOG }')().sink.mode).toBe('LOG');
     expect(envOf('error_handler { mode = LOG }\nsink_error_handler { mode = DISABLE }')().transform.mode).toBe('LOG');
+    expect(envOf('error_handler { mode = ROUTE, sink { plugin_name = Console } }\nsink_error_handler { mode = DISABLE }')().sink.mode).toBe(
+      'DISABLE',
+    );
+    expect(
+      envOf(
+        'transform_error_handler { mode = ROUTE, sink { plugin_name = Console } }\nsink_error_handler {\n mode = ROUTE\n sink { plugin_name = LocalFile }\n}',
+      ),
+    ).toThrow(
+      /job\.conf:5: env\.sink_error_handler\.sink is a second dead-letter sink \(the transform stage routes to transform_error_handler\.sink\)/,
+    );
+    expect(envOf('error_handler { sink { plugin_name = Console } }')).toThrow(
+      /env\.error_handler\.sink configures mode = ROUTE, but no stage's mode is ROUTE/,
+    );
     expect(envOf('transform_error_handler {\n mode = LOG\n sink { plugin_name = Jdbc }\n}')).toThrow(
       /env\.transform_error_handler\.sink configures mode = ROUTE, but the transform stage's mode is LOG/,
     );

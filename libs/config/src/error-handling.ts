@@ -112,6 +112,8 @@ export const ERROR_HANDLER_OPTIONS: readonly OptionDef[] = ERROR_HANDLER_KEYS.fl
 /** The stages' error handling, as set by env: defaults, then error_handler, then the stage's own key. */
 export interface ErrorHandling {
   readonly transform: ErrorHandlerConfig;
+  /** Rows a sink refuses for themselves (only sinks whose writers tell them apart: SinkWriter.handleRowErrors). */
+  readonly sink: ErrorHandlerConfig;
 }
 
 const DEFAULTS: Omit<ErrorHandlerConfig, 'setBy'> = {
@@ -135,23 +137,8 @@ function pick<T>(o: PluginOptions, stage: ErrorHandlerKey, sub: string): { value
   return undefined;
 }
 
-/** Reads the three keys from the validated env; refuses, naming the key, what Tideway does not do. */
-export function errorHandlingOf(o: PluginOptions): ErrorHandling {
-  const sinkMode = pick<ErrorHandlingMode>(o, 'sink_error_handler', 'mode');
-  if (sinkMode && sinkMode.value !== 'DISABLE')
-    refuse(
-      o,
-      sinkMode.key,
-      `= ${sinkMode.value} is not supported for sinks: no Tideway sink classifies its errors as row-level yet, so a sink error always fails the task (set sink_error_handler.mode = DISABLE, or set the mode in transform_error_handler)`,
-    );
-  for (const sub of ['queue_capacity', 'queue_overflow_policy', 'sink'])
-    if (o.has(`sink_error_handler.${sub}`))
-      refuse(
-        o,
-        `sink_error_handler.${sub}`,
-        'is not supported: sinks have no row-level error handling yet (sink_error_handler.mode is DISABLE)',
-      );
-  const stage = 'transform_error_handler';
+/** One stage's settings: its own key's, else error_handler's, else the defaults. */
+function stageOf(o: PluginOptions, stage: 'transform_error_handler' | 'sink_error_handler'): ErrorHandlerConfig {
   const mode = pick<ErrorHandlingMode>(o, stage, 'mode');
   const get = <T>(sub: string, fallback: T): T => pick<T>(o, stage, sub)?.value ?? fallback;
   let route: DeadLetterConfig | undefined;
@@ -174,22 +161,39 @@ export function errorHandlingOf(o: PluginOptions): ErrorHandling {
   } else {
     for (const sub of ['queue_capacity', 'queue_overflow_policy', 'sink']) {
       const set = pick(o, stage, sub);
-      if (set) refuse(o, set.key, `configures mode = ROUTE, but the transform stage's mode is ${mode?.value ?? DEFAULTS.mode}`);
+      // error_handler's may serve the other stage; checked below.
+      if (set?.key.startsWith(stage))
+        refuse(o, set.key, `configures mode = ROUTE, but the ${stage.split('_')[0]} stage's mode is ${mode?.value ?? DEFAULTS.mode}`);
     }
   }
   return {
-    transform: {
-      mode: mode?.value ?? DEFAULTS.mode,
-      maxErrorRecords: get('max_error_records', DEFAULTS.maxErrorRecords),
-      maxErrorRatio: get('max_error_ratio', DEFAULTS.maxErrorRatio),
-      maxErrorRatioMinRecords: get('max_error_ratio_min_records', DEFAULTS.maxErrorRatioMinRecords),
-      includeOriginalData: get('include_original_data', DEFAULTS.includeOriginalData),
-      includeStacktrace: get('include_stacktrace', DEFAULTS.includeStacktrace),
-      originalDataMaxLength: get('original_data_max_length', DEFAULTS.originalDataMaxLength),
-      setBy: `env.${mode?.key ?? `${stage}.mode`}`,
-      ...(route ? { route } : {}),
-    },
+    mode: mode?.value ?? DEFAULTS.mode,
+    maxErrorRecords: get('max_error_records', DEFAULTS.maxErrorRecords),
+    maxErrorRatio: get('max_error_ratio', DEFAULTS.maxErrorRatio),
+    maxErrorRatioMinRecords: get('max_error_ratio_min_records', DEFAULTS.maxErrorRatioMinRecords),
+    includeOriginalData: get('include_original_data', DEFAULTS.includeOriginalData),
+    includeStacktrace: get('include_stacktrace', DEFAULTS.includeStacktrace),
+    originalDataMaxLength: get('original_data_max_length', DEFAULTS.originalDataMaxLength),
+    setBy: `env.${mode?.key ?? `${stage}.mode`}`,
+    ...(route ? { route } : {}),
   };
+}
+
+/** Reads the three keys from the validated env; refuses, naming the key, what Tideway does not do. */
+export function errorHandlingOf(o: PluginOptions): ErrorHandling {
+  const transform = stageOf(o, 'transform_error_handler');
+  const sink = stageOf(o, 'sink_error_handler');
+  // One dead-letter sink per job: both stages may route to it, set once (error_handler.sink) or twice alike.
+  if (transform.route && sink.route && JSON.stringify(transform.route.sink) !== JSON.stringify(sink.route.sink))
+    refuse(
+      o,
+      sink.route.key,
+      `is a second dead-letter sink (the transform stage routes to ${transform.route.key}): one per job is supported; set it once under error_handler.sink`,
+    );
+  if (!transform.route && !sink.route)
+    for (const sub of ['queue_capacity', 'queue_overflow_policy', 'sink'])
+      if (o.has(`error_handler.${sub}`)) refuse(o, `error_handler.${sub}`, "configures mode = ROUTE, but no stage's mode is ROUTE");
+  return { transform, sink };
 }
 
 /** The columns of a dead-letter row (SeaTunnel's error table, its names and order). */

@@ -76,7 +76,7 @@ export interface PlanRequest extends ParseOptions {
 export async function planJobText(text: string, req: PlanRequest): Promise<PlannedJob> {
   const config = parseJobConfig(text, req);
   const env = validateEnv(config.env, config.envLines, config.file);
-  const route = env.errorHandling.transform.route;
+  const route = env.errorHandling.transform.route ?? env.errorHandling.sink.route;
   // mode ROUTE: the dead-letter sink is a sink block of the job for validation, admission and the committers.
   const deadLetter = route ? deadLetterSink(route, config, config.sinks.length) : undefined;
   const blocks = [...config.sources, ...config.transforms, ...config.sinks, ...(deadLetter ? [deadLetter.plugin] : [])];
@@ -97,7 +97,8 @@ export async function planJobText(text: string, req: PlanRequest): Promise<Plann
     jobName: req.jobName ?? env.jobName,
     rowsPerSecond: env.readLimitRowsPerSecond ?? 0,
     bytesPerSecond: env.readLimitBytesPerSecond ?? 0,
-    rowErrors: rowErrorPolicy(env),
+    rowErrors: rowErrorPolicy(env.errorHandling.transform),
+    sinkRowErrors: rowErrorPolicy(env.errorHandling.sink),
     checkpoint: { intervalMs: env.checkpointInterval, timeoutMs: env.checkpointTimeout },
     ...(deadLetter
       ? { deadLetter: { ...deadLetter, firstVertexId: Math.max(0, ...plan.pipelines.flatMap((p) => p.vertices.map((v) => v.id))) + 1 } }
@@ -138,6 +139,7 @@ interface JobFacts {
   rowsPerSecond: number;
   bytesPerSecond: number;
   rowErrors?: RowErrorPolicy;
+  sinkRowErrors?: RowErrorPolicy;
   /** env checkpoint.interval / checkpoint.timeout, for the plugins' planning-time checks. */
   checkpoint?: { intervalMs?: number; timeoutMs?: number };
   /**
@@ -147,9 +149,8 @@ interface JobFacts {
   deadLetter?: { plugin: PluginConfig; table: CatalogTable; firstVertexId: number };
 }
 
-/** The transform stage's row-level error handling for the task groups (absent when DISABLE). */
-function rowErrorPolicy(env: EnvConfig): RowErrorPolicy | undefined {
-  const t = env.errorHandling.transform;
+/** A stage's row-level error handling for the task groups (absent when DISABLE). */
+function rowErrorPolicy(t: EnvConfig['errorHandling']['transform']): RowErrorPolicy | undefined {
   if (t.mode === 'DISABLE') return undefined;
   const { mode, route, ...rest } = t;
   return { mode, ...rest, ...(route ? { queueCapacity: route.queueCapacity, queueOverflowPolicy: route.queueOverflowPolicy } : {}) };
@@ -221,7 +222,11 @@ async function planPipeline(
     .filter((v) => v.plugin.type === 'sink')
     .map((v) => ({ vertexId: v.id, plugin: blockOf(config, v), parallelism: v.parallelism, inputTables: inTables.get(v.id)! }));
   let deadLetter: DeadLetterTarget | undefined;
-  if (job.deadLetter && p.vertices.some((v) => v.plugin.type === 'transform')) {
+  const routes = (n: ChainNode): boolean =>
+    (n.plugin.type === 'transform' && job.rowErrors?.mode === 'ROUTE') ||
+    (n.plugin.type === 'sink' && job.sinkRowErrors?.mode === 'ROUTE') ||
+    n.children.some(routes);
+  if (job.deadLetter && [...stageRoots.values()].some(routes)) {
     const { plugin, table, firstVertexId } = job.deadLetter;
     deadLetter = { vertexId: firstVertexId + plan.pipelines.indexOf(p), plugin, parallelism: physical.taskGroups.length, table };
     const ctx = {
@@ -234,7 +239,6 @@ async function planPipeline(
     createSink(plugin, ctx, registry); // validates the dead-letter sink against the error table now
     sinks.push({ vertexId: deadLetter.vertexId, plugin, parallelism: deadLetter.parallelism, inputTables: [table] });
   }
-  const hasTransform = (n: ChainNode): boolean => n.plugin.type === 'transform' || n.children.some(hasTransform);
   return {
     pipelineId: p.id,
     source: { vertexId: source.id, plugin: blockOf(config, source), parallelism: source.parallelism, prepared: prepared! },
@@ -254,7 +258,8 @@ async function planPipeline(
         rowsPerSecond: job.rowsPerSecond,
         bytesPerSecond: job.bytesPerSecond,
         ...(job.rowErrors ? { rowErrors: job.rowErrors } : {}),
-        ...(deadLetter && hasTransform(stageRoots.get(tg.stageId)!) ? { deadLetter } : {}),
+        ...(job.sinkRowErrors ? { sinkRowErrors: job.sinkRowErrors } : {}),
+        ...(deadLetter && routes(stageRoots.get(tg.stageId)!) ? { deadLetter } : {}),
       },
     })),
   };

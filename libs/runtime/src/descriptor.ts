@@ -34,7 +34,9 @@ export interface TaskGroupDescriptor {
   restored?: TaskGroupState;
   /** Row-level errors of transforms (env.transform_error_handler, mode LOG or ROUTE); absent: they fail the task. */
   rowErrors?: RowErrorPolicy;
-  /** mode ROUTE: the dead-letter sink this task group's transforms write their bad rows to. */
+  /** Rows a sink refuses for themselves (env.sink_error_handler, mode LOG or ROUTE); absent: they fail the task. */
+  sinkRowErrors?: RowErrorPolicy;
+  /** mode ROUTE: the dead-letter sink this task group's transforms (or sinks) write their bad rows to. */
   deadLetter?: DeadLetterTarget;
 }
 
@@ -97,7 +99,7 @@ export interface TaskGroupState {
    * any row, so transforms and sinks resume with the shape the rows have.
    */
   schemas?: CatalogTable[];
-  /** Rows each transform vertex saw and dropped as bad (row-level error handling), by vertex id. */
+  /** Rows each transform or sink vertex saw and dropped as bad (row-level error handling), by vertex id. */
   rowErrors?: Record<number, RowErrorCounts>;
 }
 
@@ -113,7 +115,7 @@ export interface TaskGroupMetrics {
     sourceReceivedBytes: number;
     sinkWriteBytes: number;
   }>;
-  /** Bad rows each transform vertex dropped (row-level error handling), by vertex id. */
+  /** Bad rows each transform or sink vertex dropped (row-level error handling), by vertex id. */
   badRows?: Record<number, number>;
   /** Busy, idle and back-pressured time per second since the last report, and output fill. */
   busyness?: TaskBusynessSample;

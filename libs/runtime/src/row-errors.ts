@@ -68,10 +68,38 @@ export class RowErrorGuard {
     /** The transform as a user finds it: `Sql (job.conf:12)`. */
     private readonly where: string,
     restored?: RowErrorCounts,
-    /** ROUTE: the transform's plugin name and the dead-letter sink's table id. */
+    /** ROUTE: the transform's or sink's plugin name and the dead-letter sink's table id. */
     private readonly route?: { pluginName: string; tableId: string },
+    /** Where the rows fail: a transform, or a sink that refuses them (env.sink_error_handler). */
+    private readonly stage: 'TRANSFORM' | 'SINK' = 'TRANSFORM',
   ) {
     this.counts = { seen: restored?.seen ?? 0, bad: restored?.bad ?? 0 };
+  }
+
+  /** A limit a sink's rejected row passed: thrown by check(), after the sink's call returned. */
+  private failure?: Error;
+
+  /** Rows given to the sink (what max_error_ratio divides by). */
+  saw(rows: number): void {
+    this.counts.seen += rows;
+  }
+
+  /**
+   * A row the sink refused for itself (SinkWriter.handleRowErrors): counted, logged and, with
+   * ROUTE, held for the dead-letter sink. Never throws (the sink calls it in the middle of its
+   * work); a limit it passes is thrown by the next check().
+   */
+  reject(row: Row, err: Error): void {
+    try {
+      this.drop(row, err);
+    } catch (limit) {
+      this.failure ??= limit as Error;
+    }
+  }
+
+  /** Throws the limit a rejected row passed, if one did. */
+  check(): void {
+    if (this.failure) throw this.failure;
   }
 
   /**
@@ -137,8 +165,8 @@ export class RowErrorGuard {
         kind: RowKind.INSERT,
         tableId: this.route.tableId,
         fields: [
-          'TRANSFORM',
-          'TRANSFORM',
+          this.stage,
+          this.stage,
           this.route.pluginName,
           row.tableId,
           /^\d+$/.test(this.jobId) ? BigInt(this.jobId) : null,

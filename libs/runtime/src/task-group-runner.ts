@@ -13,7 +13,7 @@ import type {
   Transform,
 } from '@tideway/api';
 import { describeColumnChange } from '@tideway/api';
-import { serializeError } from '@tideway/common';
+import { logger, serializeError } from '@tideway/common';
 import { createSink, createSource, createTransform, loadPluginsFor, type PluginRegistry } from '@tideway/plugins/lazy';
 import { chainNodes, type ChainNode, type CommitInfos, type TaskGroupDescriptor, type TaskGroupState } from './descriptor.js';
 import { BusyTimeMeter, EventTimeLag } from './busy-time.js';
@@ -24,6 +24,8 @@ import type { ShuffleWriter } from './exchange/shuffle-writer.js';
 import { ReadLimiter } from './read-limiter.js';
 import { RowErrorGuard } from './row-errors.js';
 import { applyToSink, EvolvingTransform, type PushSchema } from './schema-stages.js';
+
+const log = logger('task-group');
 
 /** How long a task group's loop runs before it yields to receive control messages. */
 const SLICE_MS = 5;
@@ -88,6 +90,8 @@ export class TaskGroupRunner {
   private readonly transforms: Transform[] = [];
   /** Row-level error handling of the transform vertices, by vertex id (env.transform_error_handler). */
   private readonly rowGuards = new Map<number, RowErrorGuard>();
+  /** The sink vertices' guards among them (env.sink_error_handler): their rejects are settled before the dead-letter writer's turn. */
+  private readonly sinkGuards: RowErrorGuard[] = [];
   private readerDone = false;
   private noMoreElementSignaled = false;
   private ending: 'none' | 'closing' | 'cancel' = 'none';
@@ -148,6 +152,7 @@ export class TaskGroupRunner {
       // Fed by a shuffle: the chain starts at the root vertex; rows arrive on channels.
       this.gate = new this.exchange!.InputGate(d.input.upstreamTaskGroups);
       this.setStage(this.compileNode(root), root.inputTables);
+      this.sinksInOrder();
       await this.recommitRestored();
       await this.replayRestoredSchemas();
       return;
@@ -176,6 +181,7 @@ export class TaskGroupRunner {
     // What the source emits is what its fused children receive (catalogTables() may need a
     // prepare() that only the coordinator runs).
     this.counters.registerSourceTables(root.children.flatMap((c) => c.inputTables));
+    this.sinksInOrder();
     await this.reader.open();
     await this.recommitRestored();
     await this.replayRestoredSchemas();
@@ -199,8 +205,25 @@ export class TaskGroupRunner {
       { subtaskIndex: d.taskGroupIndex, parallelism: target.parallelism },
       d.restored?.writerStates[target.vertexId],
     );
+    // Joins `sinks` last, once the chain's sinks are in (see sinksInOrder).
     this.deadLetter = { vertexId: target.vertexId, writer, committer: sink.createCommitter?.() };
-    this.sinks.push(this.deadLetter);
+  }
+
+  /**
+   * The dead-letter writer goes after the chain's sinks: their prepareCommit or close may still
+   * reject rows (a flush), which reach it before its own prepareCommit or close.
+   */
+  private sinksInOrder(): void {
+    if (this.deadLetter) this.sinks.push(this.deadLetter);
+  }
+
+  /** The limits the sinks' rejected rows passed, and their routed rows to the dead-letter writer. */
+  private async settleSinkRejects(): Promise<void> {
+    for (const g of this.sinkGuards) {
+      g.check();
+      const routed = g.takeRouted();
+      if (routed.length > 0) await this.writeDeadLetters(routed);
+    }
   }
 
   /** Writes a batch's routed bad rows to the dead-letter sink, part by part. */
@@ -325,6 +348,21 @@ export class TaskGroupRunner {
       this.sinks.push({ vertexId: node.vertexId, writer, committer });
       const counters = this.counters;
       counters.registerSinkTables(node.inputTables);
+      const guard = this.sinkGuard(node, writer);
+      if (guard) {
+        return {
+          rows: async (rows) => {
+            guard.saw(rows.length);
+            await writer.write(rows);
+            counters.countSink(rows);
+            await this.settleSinkRejects();
+          },
+          schema: (event) => {
+            if (event.created) counters.registerSinkTables([event.table]);
+            return applyToSink(writer, node.inputTables, node.plugin.name, event);
+          },
+        };
+      }
       return {
         rows: (rows) => {
           const r = writer.write(rows);
@@ -342,6 +380,39 @@ export class TaskGroupRunner {
       };
     }
     throw new Error(`a ${node.plugin.type} cannot sit inside a task group's chain`);
+  }
+
+  /**
+   * env.sink_error_handler (LOG or ROUTE): a guard that counts, logs and routes the rows the
+   * sink's writer refuses for themselves (SinkWriter.handleRowErrors). A writer that cannot tell
+   * them apart keeps failing the task on any error, as SeaTunnel's sinks without a row-level
+   * classifier do; that is said once in the job's log.
+   */
+  private sinkGuard(node: ChainNode, writer: SinkWriter): RowErrorGuard | undefined {
+    const d = this.descriptor;
+    const policy = d.sinkRowErrors;
+    if (!policy) return undefined;
+    if (!writer.handleRowErrors) {
+      if (d.subtaskIndex === 0)
+        log.warn(
+          { jobId: d.jobId, vertexId: node.vertexId },
+          `sink ${node.plugin.name} (${node.plugin.file}:${node.plugin.line}) does not tell rows it refuses from its other errors: with ${policy.setBy} = ${policy.mode}, every error it meets still fails the task`,
+        );
+      return undefined;
+    }
+    const guard = new RowErrorGuard(
+      policy,
+      d.jobId,
+      node.vertexId,
+      `sink ${node.plugin.name} (${node.plugin.file}:${node.plugin.line})`,
+      d.restored?.rowErrors?.[node.vertexId],
+      this.deadLetter && d.deadLetter ? { pluginName: node.plugin.name, tableId: d.deadLetter.table.tableId } : undefined,
+      'SINK',
+    );
+    this.rowGuards.set(node.vertexId, guard);
+    this.sinkGuards.push(guard);
+    writer.handleRowErrors((row, err) => guard.reject(row, err));
+    return guard;
   }
 
   private async loop(): Promise<void> {
@@ -529,14 +600,17 @@ export class TaskGroupRunner {
     try {
       const state: TaskGroupState = { readerSplits: {}, writerStates: {} };
       if (this.currentTables.size > 0) state.schemas = [...this.currentTables.values()];
-      if (this.rowGuards.size > 0) state.rowErrors = Object.fromEntries([...this.rowGuards].map(([v, g]) => [v, { ...g.counts }]));
       if (this.reader) state.readerSplits[this.sourceVertexId] = this.reader.snapshotState(checkpointId);
       const prepared: CommitInfos = {};
       for (const s of this.sinks) {
+        if (s === this.deadLetter) await this.settleSinkRejects();
         const info = s.writer.prepareCommit ? await s.writer.prepareCommit(checkpointId) : undefined;
         if (info !== undefined) prepared[s.vertexId] = [info];
         state.writerStates[s.vertexId] = s.writer.snapshotState?.(checkpointId) ?? [];
       }
+      // After the sinks' prepareCommit, whose flush may have rejected rows (a limit passed fails the checkpoint).
+      if (!this.deadLetter) await this.settleSinkRejects();
+      if (this.rowGuards.size > 0) state.rowErrors = Object.fromEntries([...this.rowGuards].map(([v, g]) => [v, { ...g.counts }]));
       this.pendingCommits.set(checkpointId, prepared);
       const commitInfos = this.uncommitted(checkpointId);
       state.pendingCommits = commitInfos;
@@ -605,7 +679,11 @@ export class TaskGroupRunner {
     for (const w of this.shuffles) w.close();
     await this.reader?.close();
     for (const t of this.transforms) t.close?.();
-    for (const s of this.sinks) await s.writer.close();
+    for (const s of this.sinks) {
+      if (s === this.deadLetter) await this.settleSinkRejects();
+      await s.writer.close();
+    }
+    if (!this.deadLetter) await this.settleSinkRejects();
   }
 
   private async closeQuietly(abort: boolean): Promise<void> {

@@ -103,3 +103,38 @@ export function isUnknownXid(err: unknown): boolean {
   // MySQL/MariaDB: 1397 XAER_NOTA "Unknown XID".
   return e.code === '42704' || e.errno === 1397 || e.code === 'ER_XAER_NOTA';
 }
+
+/**
+ * The SQLSTATE of a driver error: PostgreSQL's `code`, MySQL/MariaDB's `sqlState` (mysql2's
+ * `code` is the ER_ name); undefined when it has none (a lost connection, a timeout).
+ */
+function sqlStateOf(err: unknown): string | undefined {
+  const e = (err ?? {}) as DriverError & { sqlState?: unknown };
+  if (typeof e.sqlState === 'string') return e.sqlState;
+  return typeof e.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code) && /\d/.test(e.code) ? e.code : undefined;
+}
+
+/**
+ * Whether the database refused a row for the row's own sake, as SeaTunnel's Jdbc sink judges it:
+ * SQLSTATE class 22 (data exception: a value too long, out of range, not of its type) or 23
+ * (integrity constraint violation: a duplicate key, a null in a NOT NULL column, a failed CHECK
+ * or foreign key); SQLite's constraint and type errors; a value Tideway could not convert for the
+ * column. Anything else (the server away, a timeout, a missing table, no privilege) is not.
+ */
+export function isRowLevelDbError(err: unknown): boolean {
+  if (err instanceof TidewayError) return err.code === ErrorCode.VALUE_CONVERSION;
+  const state = sqlStateOf(err);
+  if (state !== undefined) return state.startsWith('22') || state.startsWith('23');
+  const code = (err as DriverError | undefined)?.code;
+  return typeof code === 'string' && (code.startsWith('SQLITE_CONSTRAINT') || code === 'SQLITE_MISMATCH' || code === 'SQLITE_TOOBIG');
+}
+
+/** A row-level driver error as the error a rejected row carries: one sentence, the SQLSTATE as its code. */
+export function rowLevelError(err: unknown): Error {
+  if (err instanceof Error && err instanceof TidewayError) return err;
+  const rejected = new Error(describeDbError(err));
+  rejected.name = 'DatabaseError';
+  const state = sqlStateOf(err) ?? (err as DriverError | undefined)?.code;
+  if (state !== undefined) Object.assign(rejected, { code: String(state) });
+  return rejected;
+}

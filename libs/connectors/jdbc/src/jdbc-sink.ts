@@ -72,7 +72,9 @@ export class JdbcSink implements Sink<JdbcCommitInfo, unknown, JdbcWriterState>,
       this.config,
       this.targets,
       () => this.connect(),
-      xidPrefix(this.ctx.jobId, ctx.subtaskIndex),
+      // Where it writes tells two Jdbc sinks of one job apart (a dead-letter table beside the job's own, two targets on one
+      // server): a restored writer rolls back the prepared ids of its prefix that its state does not hold.
+      xidPrefix(this.ctx.jobId, ctx.subtaskIndex, [this.config.database, this.config.table, this.config.query].join('\u0000')),
       this.ctx.options.place(),
       restoredXids,
     );

@@ -7,7 +7,7 @@ import type { JdbcConnection } from './jdbc-connection.js';
 import { jdbcSinkFactory } from './jdbc-sink.js';
 import { openConnection } from './open-connection.js';
 import { flushed, makeSink, type JdbcCommitInfo } from './test/wiring.js';
-import { preparedXids, xidPrefix } from './xa-transactions.js';
+import { jobXidPrefix, preparedXids } from './xa-transactions.js';
 
 let pgServer: TestDatabaseServer;
 let myServer: TestDatabaseServer;
@@ -134,7 +134,7 @@ describe('exactly-once Jdbc sink on PostgreSQL: waiting for the previous commit'
     expect(err.code).toBe(ErrorCode.EXTERNAL_SYSTEM);
     expect(err.retryable).toBe(true);
     expect(err.message).toMatch(
-      /^plugin test: the Jdbc sink's next transaction waited 1 s \(transaction_timeout_sec.*\) for prepared transaction\(s\) tw-[0-9a-f]{12}-0-\S+ of an earlier checkpoint to be committed, and they were not/,
+      /^plugin test: the Jdbc sink's next transaction waited 1 s \(transaction_timeout_sec.*\) for prepared transaction\(s\) tw-[0-9a-f]{12}-[0-9a-f]{6}-0-\S+ of an earlier checkpoint to be committed, and they were not/,
     );
     expect(err.message).toContain(info1.xid);
     expect(waited).toBeGreaterThanOrEqual(900);
@@ -147,7 +147,7 @@ describe('exactly-once Jdbc sink on PostgreSQL: waiting for the previous commit'
     await w2.close();
     const c = await session(xaOpts('x'));
     expect((await c.execute('SELECT id FROM public.never_committed ORDER BY id')).rows.map((r) => Number(r[0]))).toEqual([3]);
-    expect(await preparedXids(c, xidPrefix(jobId, 0))).toEqual([]);
+    expect(await preparedXids(c, jobXidPrefix(jobId))).toEqual([]);
     await c.close();
   });
 

@@ -1,6 +1,6 @@
 import { describeSchemaChange, type Row, type SchemaChangeEvent, type SinkWriter } from '@tideway/api';
 import { ErrorCode, TidewayError, type Place } from '@tideway/common';
-import { externalError } from './db-errors.js';
+import { externalError, isRowLevelDbError, rowLevelError } from './db-errors.js';
 import type { JdbcConnection } from './jdbc-connection.js';
 import { RowBuffer } from './row-buffer.js';
 import type { SinkConfig } from './sink-options.js';
@@ -85,6 +85,8 @@ export class JdbcSinkWriter implements SinkWriter<JdbcCommitInfo, JdbcWriterStat
   private readonly explicit: boolean;
   /** How upserts reach PostgreSQL: XA transactions cannot hold a temporary table; one spanning batches empties it itself. */
   private readonly upsertPath: PgUpsertPath;
+  /** env.sink_error_handler: where the rows the database refuses for themselves go (handleRowErrors). */
+  private reject: ((row: Row, error: Error) => void) | undefined;
 
   constructor(
     private readonly cfg: SinkConfig,
@@ -101,8 +103,21 @@ export class JdbcSinkWriter implements SinkWriter<JdbcCommitInfo, JdbcWriterStat
     this.runs = new CopyRuns(!this.explicit && cfg.maxRetries > 0);
   }
 
+  /**
+   * Row-level error handling (env.sink_error_handler): a batch the database refuses for a row's
+   * sake (SQLSTATE class 22 or 23, isRowLevelDbError) is undone (to a savepoint inside a
+   * transaction; a lone statement failed whole) and written again row by row, each refused row
+   * going to `reject` and the others written. To make that possible each batch is written on its
+   * own, in the foreground, as statements: no COPY stream across batches (plain inserts on
+   * PostgreSQL become multi-row INSERTs), which is slower; it is the price of knowing the row.
+   */
+  handleRowErrors(reject: (row: Row, error: Error) => void): void {
+    this.reject = reject;
+    for (const [id, slot] of this.slots) this.slots.set(id, this.slotFor(slot.target));
+  }
+
   private slotFor(t: SinkTarget): TableSlot {
-    const pg = this.cfg.connection.target.dialect === 'postgresql';
+    const pg = this.cfg.connection.target.dialect === 'postgresql' && this.reject === undefined;
     const keys = this.cfg.query !== undefined || this.cfg.useCopy ? [] : t.keyIndexes;
     const inserts = this.cfg.query === undefined && (t.keyIndexes.length === 0 || this.cfg.useCopy);
     return { target: t, keys, inserts, copy: pg && inserts ? new CopyEncoder(t) : undefined, buffer: new RowBuffer(keys) };
@@ -184,6 +199,10 @@ export class JdbcSinkWriter implements SinkWriter<JdbcCommitInfo, JdbcWriterStat
       }
       slot.buffer.add(row);
       this.buffered++;
+    }
+    if (this.buffered >= this.cfg.batchSize && this.reject) {
+      await this.writeOut(this.takeBuffers());
+      return;
     }
     if (this.buffered >= this.cfg.batchSize) {
       // Written in the background: the task group reads and converts the next rows meanwhile
@@ -315,13 +334,13 @@ export class JdbcSinkWriter implements SinkWriter<JdbcCommitInfo, JdbcWriterStat
       try {
         if (this.explicit) {
           await this.ensureTransaction(conn);
-          await this.writeBuffers(conn, batches);
+          await this.writeBatches(conn, batches, true);
         } else if (oneStatement) {
-          await this.writeBuffers(conn, batches);
+          await this.writeBatches(conn, batches, false);
         } else {
           await conn.execute('BEGIN');
           try {
-            await this.writeBuffers(conn, batches);
+            await this.writeBatches(conn, batches, true);
             await conn.execute('COMMIT');
           } catch (err) {
             await conn.execute('ROLLBACK').catch(() => undefined);
@@ -387,6 +406,36 @@ export class JdbcSinkWriter implements SinkWriter<JdbcCommitInfo, JdbcWriterStat
   /** The slot's table writer on this session (session() drops them when it opens a new one). */
   private writerFor(slot: TableSlot, conn: JdbcConnection): TableWriter {
     return (slot.writer ??= new TableWriter(conn, slot.target, slot.copy, this.upsertPath));
+  }
+
+  /** Writes the batches; with handleRowErrors, row by row after a row-level refusal (see there). */
+  private async writeBatches(conn: JdbcConnection, batches: readonly TakenBatch[], inTransaction: boolean): Promise<void> {
+    const reject = this.reject;
+    if (!reject) return this.writeBuffers(conn, batches);
+    const refused = await this.undoable(conn, inTransaction, 'tw_batch', () => this.writeBuffers(conn, batches));
+    if (refused === undefined) return;
+    for (const single of oneRowBatches(batches)) {
+      const err = await this.undoable(conn, inTransaction, 'tw_row', () => this.writeBuffers(conn, [single]));
+      if (err !== undefined) reject(single.row, rowLevelError(err));
+    }
+  }
+
+  /**
+   * Runs `write`; when the database refuses it for a row's sake, undoes it (to a savepoint named
+   * `name` inside a transaction, else the statement failed whole) and returns that error. Any
+   * other error is thrown.
+   */
+  private async undoable(conn: JdbcConnection, inTransaction: boolean, name: string, write: () => Promise<void>): Promise<unknown> {
+    if (inTransaction) await conn.execute(`SAVEPOINT ${name}`);
+    try {
+      await write();
+    } catch (err) {
+      if (!isRowLevelDbError(err)) throw err;
+      if (inTransaction) await conn.execute(`ROLLBACK TO SAVEPOINT ${name}`);
+      return err;
+    }
+    if (inTransaction) await conn.execute(`RELEASE SAVEPOINT ${name}`);
+    return undefined;
   }
 
   private async writeBuffers(conn: JdbcConnection, batches: readonly TakenBatch[]): Promise<void> {
@@ -468,5 +517,21 @@ export class JdbcSinkWriter implements SinkWriter<JdbcCommitInfo, JdbcWriterStat
     }
     this.conn = conn;
     return conn;
+  }
+}
+
+/** Each row of the batches as a batch of its own (keyed tables: their reduced changes, deletes first). */
+function* oneRowBatches(batches: readonly TakenBatch[]): Generator<TakenBatch & { row: Row }> {
+  for (const { slot, buffer } of batches) {
+    let rows = buffer.rows();
+    if (slot.keys.length > 0) {
+      const { upserts, deletes } = buffer.changes();
+      rows = [...deletes, ...upserts];
+    }
+    for (const row of rows) {
+      const one = new RowBuffer(slot.keys);
+      one.add(row);
+      yield { slot, buffer: one, row };
+    }
   }
 }

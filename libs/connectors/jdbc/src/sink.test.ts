@@ -7,7 +7,7 @@ import { optionsOf } from '@tideway/api';
 import type { JdbcConnection } from './jdbc-connection.js';
 import { flushed, makeSink, writeAll, type JdbcCommitInfo } from './test/wiring.js';
 import { jdbcSinkFactory } from './jdbc-sink.js';
-import { preparedXids, xidPrefix } from './xa-transactions.js';
+import { jobXidPrefix, preparedXids } from './xa-transactions.js';
 
 let pgServer: TestDatabaseServer;
 let myServer: TestDatabaseServer;
@@ -268,7 +268,7 @@ describe.each(['PostgreSQL', 'MariaDB'])('Jdbc sink on %s', (dbName) => {
         [1, 'cp1', null],
         [4, 'after-restore', null],
       ]);
-      expect(await preparedXids(c, xidPrefix(jobId, 0))).toEqual([]);
+      expect(await preparedXids(c, jobXidPrefix(jobId))).toEqual([]);
       await c.close();
     });
   });

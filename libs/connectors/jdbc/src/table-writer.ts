@@ -73,6 +73,14 @@ export class TableWriter {
   /** Plain inserts as one multi-row INSERT (MySQL; PostgreSQL's plain inserts stream into a COPY). */
   async insert(rows: readonly Row[]): Promise<void> {
     if (rows.length === 0) return;
+    if (this.pg) {
+      // Plain inserts reach PostgreSQL by COPY, but where each row may have to be told apart (sink_error_handler) as VALUES.
+      for (const chunk of this.pgChunks(rows)) {
+        const { values, params } = this.pgValues(chunk);
+        await this.conn.execute(`INSERT INTO ${this.table} (${this.cols}) VALUES ${values}`, params);
+      }
+      return;
+    }
     await this.conn.execute(`INSERT INTO ${this.table} (${this.cols}) VALUES ?`, [rows.map((r) => this.encode(r.fields))]);
   }
 

@@ -8,12 +8,13 @@ export interface JdbcCommitInfo {
 }
 
 /**
- * The id prefix of one sink subtask's transactions: stable across restarts of the job, so a
+ * The id prefix of one sink subtask's transactions (`sink`: what tells the job's Jdbc sinks apart):
+ * stable across restarts of the job, so a
  * restored writer can find what its earlier attempt prepared. Letters, digits and dashes only:
  * safe to inline in SQL, and short enough for MySQL's 64-byte gtrid.
  */
-export function xidPrefix(jobId: string, subtask: number): string {
-  return `${jobXidPrefix(jobId)}${subtask}-`;
+export function xidPrefix(jobId: string, subtask: number, sink: string): string {
+  return `${jobXidPrefix(jobId)}${createHash('sha1').update(sink).digest('hex').slice(0, 6)}-${subtask}-`;
 }
 
 /** The id prefix shared by every transaction of a job (all subtasks, all attempts). */

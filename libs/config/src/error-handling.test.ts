@@ -70,7 +70,7 @@ describe('env error handling (error_handler, transform_error_handler, sink_error
       /env\.transform_error_handler\.queue_capacity configures mode = ROUTE, but the transform stage's mode is DISABLE/,
     );
     expect(envOf('sink_error_handler { mode = DISABLE, queue_capacity = 5 }')).toThrow(
-      /env\.sink_error_handler\.queue_capacity is not supported/,
+      /env\.sink_error_handler\.queue_capacity configures mode = ROUTE, but the sink stage's mode is DISABLE/,
     );
     expect(envOf('transform_error_handler { mode = SKIP }')).toThrow(/transform_error_handler\.mode/);
     expect(envOf('transform_error_handler { max_error_ratio = 2 }')).toThrow(/transform_error_handler\.max_error_ratio/);

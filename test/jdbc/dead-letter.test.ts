@@ -171,6 +171,9 @@ describe.each<DbKind>(['pg', 'maria'])('the Jdbc sink routes the rows the databa
     expect(String(bad[1].exception_class)).toMatch(/^DatabaseError\[22/);
     expect(String(bad[2].exception_class)).toMatch(/^DatabaseError\[23/);
     expect(String(bad[1].error_message)).toMatch(/too long/i);
+    // The refused rows are not counted as written.
+    expect(res.stdout + res.stderr).toMatch(/Total Write Count\s*:\s*4\n/);
+    expect(res.stdout + res.stderr).toMatch(/Total Failed Count\s*:\s*3\n/);
   });
 
   it("an error that is not the row's (the table is gone) still fails the job", async () => {

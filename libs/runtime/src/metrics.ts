@@ -152,6 +152,14 @@ export class TaskGroupCounters {
     return this.count(rows, false);
   }
 
+  /** A row a sink counted and then refused (env.sink_error_handler): it was not written. */
+  uncountSink(row: Row): void {
+    const t = this.table(row.tableId);
+    const sizer = this.sinkTypes.get(row.tableId);
+    t.sinkWriteCount--;
+    t.sinkWriteBytes -= sizer ? sizer.bytes(row.fields) : rowBytes(row.fields);
+  }
+
   private count(rows: readonly Row[], source: boolean): number {
     let total = 0;
     let current: TableCounters | undefined;

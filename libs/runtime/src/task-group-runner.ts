@@ -353,8 +353,9 @@ export class TaskGroupRunner {
         return {
           rows: async (rows) => {
             guard.saw(rows.length);
-            await writer.write(rows);
+            // Counted first: a row the sink refuses (now or at a later flush) is taken off again.
             counters.countSink(rows);
+            await writer.write(rows);
             await this.settleSinkRejects();
           },
           schema: (event) => {
@@ -411,7 +412,10 @@ export class TaskGroupRunner {
     );
     this.rowGuards.set(node.vertexId, guard);
     this.sinkGuards.push(guard);
-    writer.handleRowErrors((row, err) => guard.reject(row, err));
+    writer.handleRowErrors((row, err) => {
+      guard.reject(row, err);
+      this.counters.uncountSink(row);
+    });
     return guard;
   }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ErrorCode } from '@tideway/common';
-import { externalError } from './db-errors.js';
+import { ErrorCode, TidewayError } from '@tideway/common';
+import { externalError, isRowLevelDbError, rowLevelError } from './db-errors.js';
 
 const place = { plugin: 'Jdbc', option: 'url' };
 
@@ -23,5 +23,37 @@ describe('externalError', () => {
     expect(dropped.code).toBe(ErrorCode.EXTERNAL_SYSTEM);
     expect(dropped.retryable).toBe(true);
     expect(externalError('writing', { code: '23505', message: 'duplicate key' }, place).code).toBe(ErrorCode.EXTERNAL_SYSTEM);
+  });
+});
+
+describe('isRowLevelDbError (env.sink_error_handler)', () => {
+  it("judges a row's own refusals by SQLSTATE class 22 or 23, as SeaTunnel's Jdbc sink does", () => {
+    const pg = (code: string) => Object.assign(new Error('pg'), { code });
+    const my = (code: string, sqlState: string) => Object.assign(new Error('mysql'), { code, sqlState });
+    for (const e of [pg('23505'), pg('22001'), pg('23502'), my('ER_DUP_ENTRY', '23000'), my('ER_DATA_TOO_LONG', '22001')])
+      expect(isRowLevelDbError(e)).toBe(true);
+    for (const code of ['SQLITE_CONSTRAINT_PRIMARYKEY', 'SQLITE_CONSTRAINT_NOTNULL', 'SQLITE_MISMATCH'])
+      expect(isRowLevelDbError(pg(code))).toBe(true);
+    // Not the row's: the server away, a missing table, a lock, a syntax error, no privilege
+    for (const e of [
+      pg('ECONNRESET'),
+      pg('EPIPE'),
+      pg('42P01'),
+      pg('40P01'),
+      pg('42601'),
+      pg('42501'),
+      my('ER_NO_SUCH_TABLE', '42S02'),
+      new Error('x'),
+    ])
+      expect(isRowLevelDbError(e)).toBe(false);
+    expect(isRowLevelDbError(new TidewayError(ErrorCode.VALUE_CONVERSION, 'cannot convert'))).toBe(true);
+    expect(isRowLevelDbError(new TidewayError(ErrorCode.EXTERNAL_SYSTEM, 'away'))).toBe(false);
+  });
+
+  it('a refused row carries the database message and its SQLSTATE', () => {
+    const e = rowLevelError(Object.assign(new Error('value too long for type character varying(5)'), { code: '22001' }));
+    expect(e.name).toBe('DatabaseError');
+    expect((e as Error & { code: string }).code).toBe('22001');
+    expect(e.message).toBe('value too long for type character varying(5) [22001]');
   });
 });

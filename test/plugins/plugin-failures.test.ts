@@ -24,8 +24,11 @@ const sink = (exportName: string, name: string, write = '') =>
   `  create: () => ({ createWriter: () => ({ write(rows) { ${write} }, close() {} }) }) };\n`;
 const declares = (name: string, factory = 'f', api = '^0.1.0') => ({ api, plugins: [{ name, kind: 'sink', factory }] });
 
-async function run(sinkBlock: string) {
-  const res = await runCli(['run', '-c', writeJob(dir, 20, sinkBlock), '--engine-config', writeEngineConfig(dir, pluginDir)], 180_000);
+async function run(sinkBlock: string, engine = '') {
+  const res = await runCli(
+    ['run', '-c', writeJob(dir, 20, sinkBlock), '--engine-config', writeEngineConfig(dir, pluginDir, engine)],
+    180_000,
+  );
   const lines = res.stderr.split('\n').filter((l) => l.startsWith('tideway: '));
   return { ...res, lines };
 }
@@ -102,5 +105,24 @@ describe('a plugin that throws fails its task, not the process', () => {
     expect(later.code, later.stderr).toBe(1);
     expect(later.lines.at(-1)).toMatch(/^tideway: job \d+ FAILED: .*ThrowsLater: out of band/);
     noStack(later.stderr);
+  }, 300_000);
+});
+
+describe('a plugin call past its time limit (tideway.plugin-call-timeout) fails its task, naming the plugin and the call', () => {
+  it('a write that spins in a loop, and one whose promise never settles', async () => {
+    const limits = '  plugin-call-timeout:\n    write: 3000\n';
+    writePluginPackage(pluginDir, 'spins', declares('Spins'), sink('f', 'Spins', 'for (;;) {}'));
+    const spun = await run('Spins {}', limits);
+    expect(spun.code, spun.stderr).toBe(1);
+    expect(spun.lines.at(-1)).toMatch(
+      /^tideway: job \d+ FAILED: sink Spins \(\S+job\.conf:12\): its SinkWriter\.write call did not return within 3 s \(tideway\.plugin-call-timeout\.write\); its task was stopped/,
+    );
+    // Retried as any task failure first.
+    expect(spun.stderr).toMatch(/"restart":true,"error":"sink Spins/);
+    noStack(spun.stderr);
+    writePluginPackage(pluginDir, 'hangs', declares('Hangs'), sink('f', 'Hangs', 'return new Promise(() => {});'));
+    const hung = await run('Hangs {}', limits);
+    expect(hung.code, hung.stderr).toBe(1);
+    expect(hung.lines.at(-1)).toMatch(/^tideway: job \d+ FAILED: sink Hangs \(\S+\): its SinkWriter\.write call did not return within 3 s/);
   }, 300_000);
 });

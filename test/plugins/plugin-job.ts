@@ -6,10 +6,10 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { repoRoot } from '../conformance/conformance-files.js';
 
-/** An engine config whose tideway.plugins.dirs is `pluginDir` (everything else default). */
-export function writeEngineConfig(dir: string, pluginDir: string): string {
+/** An engine config whose tideway.plugins.dirs is `pluginDir` (everything else default but `tideway` lines in `more`). */
+export function writeEngineConfig(dir: string, pluginDir: string, more = ''): string {
   const file = join(dir, 'engine.yaml');
-  writeFileSync(file, `tideway:\n  plugins:\n    dirs: [${JSON.stringify(pluginDir)}]\n`);
+  writeFileSync(file, `tideway:\n  plugins:\n    dirs: [${JSON.stringify(pluginDir)}]\n${more}`);
   return file;
 }
 

@@ -7,3 +7,4 @@ export * from './wire/payloads.js';
 export { INITIAL_CREDITS, dataExchangeHandlers, type ReceivingTaskGroup, type ReceivingTaskGroups } from './exchange/channel-receiver.js';
 export { RowErrorGuard, isRowLevelError, type RowErrorPolicy, type RowErrorCounts } from './row-errors.js';
 export { BusyTimeMeter, type TaskBusynessSample } from './busy-time.js';
+export { CALL_KINDS, CALL_KIND_METHODS, type CallKind } from './call-clock.js';

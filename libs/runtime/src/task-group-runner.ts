@@ -23,6 +23,7 @@ import type { InputGate } from './exchange/input-gate.js';
 import type { ShuffleWriter } from './exchange/shuffle-writer.js';
 import { ReadLimiter } from './read-limiter.js';
 import { RowErrorGuard } from './row-errors.js';
+import { CallClock } from './call-clock.js';
 import { applyToSink, EvolvingTransform, type PushSchema } from './schema-stages.js';
 
 const log = logger('task-group');
@@ -107,6 +108,8 @@ export class TaskGroupRunner {
     private readonly descriptor: TaskGroupDescriptor,
     private readonly send: (msg: FromTaskGroup) => void,
     private readonly loadPlugins: typeof loadPluginsFor = loadPluginsFor,
+    /** Which plugin call runs, for the main thread's time limits (tideway.plugin-call-timeout). */
+    private readonly clock = new CallClock(),
   ) {
     this.limiter = new ReadLimiter(descriptor.rowsPerSecond, descriptor.bytesPerSecond ?? 0);
   }
@@ -182,7 +185,8 @@ export class TaskGroupRunner {
     // prepare() that only the coordinator runs).
     this.counters.registerSourceTables(root.children.flatMap((c) => c.inputTables));
     this.sinksInOrder();
-    await this.reader.open();
+    const reader = this.reader;
+    await this.clock.run('open', this.sourceVertexId, () => reader.open());
     await this.recommitRestored();
     await this.replayRestoredSchemas();
     const restoredSplits = this.descriptor.restored?.readerSplits[this.sourceVertexId];
@@ -228,7 +232,8 @@ export class TaskGroupRunner {
 
   /** Writes a batch's routed bad rows to the dead-letter sink, part by part. */
   private async writeDeadLetters(parts: Row[][]): Promise<void> {
-    for (const part of parts) await this.deadLetter!.writer.write(part);
+    const { writer, vertexId } = this.deadLetter!;
+    for (const part of parts) await this.clock.run('write', vertexId, () => writer.write(part));
   }
 
   /**
@@ -242,7 +247,8 @@ export class TaskGroupRunner {
     for (const s of this.sinks) {
       const infos = pending[s.vertexId];
       if (!s.committer || !infos || infos.length === 0) continue;
-      const retry = await s.committer.commit(infos);
+      const committer = s.committer;
+      const retry = await this.clock.run('commit', s.vertexId, () => committer.commit(infos));
       if (retry.length > 0) throw new Error(`sink vertex ${s.vertexId} could not re-commit ${retry.length} transaction(s) after restore`);
     }
   }
@@ -325,7 +331,7 @@ export class TaskGroupRunner {
           )
         : undefined;
       if (guard) this.rowGuards.set(node.vertexId, guard);
-      const transform = (rows: readonly Row[]) => evolving.transform.transform(rows);
+      const transform = (rows: readonly Row[]) => this.clock.run('transform', node.vertexId, () => evolving.transform.transform(rows));
       const onward = (out: Row[]) => (out.length > 0 ? next.rows(out) : undefined);
       return {
         rows: (rows) => {
@@ -355,7 +361,7 @@ export class TaskGroupRunner {
             guard.saw(rows.length);
             // Counted first: a row the sink refuses (now or at a later flush) is taken off again.
             counters.countSink(rows);
-            await writer.write(rows);
+            await this.clock.run('write', node.vertexId, () => writer.write(rows));
             await this.settleSinkRejects();
           },
           schema: (event) => {
@@ -366,7 +372,7 @@ export class TaskGroupRunner {
       }
       return {
         rows: (rows) => {
-          const r = writer.write(rows);
+          const r = this.clock.run('write', node.vertexId, () => writer.write(rows));
           if (r instanceof Promise) {
             return r.then(() => {
               counters.countSink(rows);
@@ -444,7 +450,8 @@ export class TaskGroupRunner {
         this.maybeSendMetrics();
         continue;
       }
-      const p = this.reader.pollNext(collector);
+      const reader = this.reader;
+      const p = this.clock.run('read', this.sourceVertexId, () => reader.pollNext(collector));
       if (p instanceof Promise) await p;
       for (const { rows, event } of changes.splice(0, changes.length)) {
         if (rows.length > 0) {
@@ -604,13 +611,18 @@ export class TaskGroupRunner {
     try {
       const state: TaskGroupState = { readerSplits: {}, writerStates: {} };
       if (this.currentTables.size > 0) state.schemas = [...this.currentTables.values()];
-      if (this.reader) state.readerSplits[this.sourceVertexId] = this.reader.snapshotState(checkpointId);
+      const reader = this.reader;
+      if (reader)
+        state.readerSplits[this.sourceVertexId] = this.clock.run('checkpoint', this.sourceVertexId, () =>
+          reader.snapshotState(checkpointId),
+        );
       const prepared: CommitInfos = {};
       for (const s of this.sinks) {
         if (s === this.deadLetter) await this.settleSinkRejects();
-        const info = s.writer.prepareCommit ? await s.writer.prepareCommit(checkpointId) : undefined;
+        const w = s.writer;
+        const info = w.prepareCommit ? await this.clock.run('checkpoint', s.vertexId, () => w.prepareCommit!(checkpointId)) : undefined;
         if (info !== undefined) prepared[s.vertexId] = [info];
-        state.writerStates[s.vertexId] = s.writer.snapshotState?.(checkpointId) ?? [];
+        state.writerStates[s.vertexId] = this.clock.run('checkpoint', s.vertexId, () => w.snapshotState?.(checkpointId)) ?? [];
       }
       // After the sinks' prepareCommit, whose flush may have rejected rows (a limit passed fails the checkpoint).
       if (!this.deadLetter) await this.settleSinkRejects();
@@ -652,15 +664,18 @@ export class TaskGroupRunner {
     for (const id of [...this.pendingCommits.keys()]) if (id <= checkpointId) this.pendingCommits.delete(id);
     for (const s of this.sinks) {
       const own = infos[s.vertexId];
-      if (s.committer && own && own.length > 0) {
-        const retry = await s.committer.commit(own);
+      const committer = s.committer;
+      if (committer && own && own.length > 0) {
+        const retry = await this.clock.run('commit', s.vertexId, () => committer.commit(own));
         if (retry.length > 0)
           throw new Error(
             `sink vertex ${s.vertexId} could not commit ${retry.length} prepared transaction(s) of checkpoint ${checkpointId}`,
           );
       }
     }
-    await this.reader?.notifyCheckpointComplete?.(checkpointId);
+    const reader = this.reader;
+    if (reader?.notifyCheckpointComplete)
+      await this.clock.run('commit', this.sourceVertexId, () => reader.notifyCheckpointComplete!(checkpointId));
     if (kind !== 'CHECKPOINT' && checkpointId >= this.endingCheckpoint && this.ending === 'closing') {
       await this.closeAll();
       this.sendMetrics();
@@ -681,11 +696,12 @@ export class TaskGroupRunner {
 
   private async closeAll(): Promise<void> {
     for (const w of this.shuffles) w.close();
-    await this.reader?.close();
+    const reader = this.reader;
+    if (reader) await this.clock.run('close', this.sourceVertexId, () => reader.close());
     for (const t of this.transforms) t.close?.();
     for (const s of this.sinks) {
       if (s === this.deadLetter) await this.settleSinkRejects();
-      await s.writer.close();
+      await this.clock.run('close', s.vertexId, () => s.writer.close());
     }
     if (!this.deadLetter) await this.settleSinkRejects();
   }

@@ -1,6 +1,8 @@
 import { Worker } from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';
-import type { TaskGroupDescriptor } from './descriptor.js';
+import { ErrorCode, TidewayError } from '@tideway/common';
+import { CALL_KIND_METHODS, CallClock, type CallKind } from './call-clock.js';
+import { chainNodes, type TaskGroupDescriptor } from './descriptor.js';
 import type { FromTaskGroup, ToTaskGroup } from './protocol.js';
 
 const entryTs = new URL('./thread-entry.ts', import.meta.url).href;
@@ -22,13 +24,24 @@ const profiling = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : 
  */
 const YOUNG_GENERATION_MB = 96;
 
+/** Milliseconds a plugin call of each kind may run before its task fails (tideway.plugin-call-timeout); 0: no limit. */
+export type CallLimits = Readonly<Partial<Record<CallKind, number>>>;
+
+/** How often the main thread looks at a task thread's call clock. */
+const CALL_WATCH_MS = 1000;
+
 /**
  * The main-thread handle of a task group running in its own worker thread (one slot = one
- * thread, so parallelism N uses N cores).
+ * thread, so parallelism N uses N cores). With call limits it watches the thread's call clock:
+ * a plugin call past its limit (a busy loop, a promise that never settles) ends the thread, and
+ * the task fails naming the plugin, the method and the limit; the job restarts as after any
+ * task failure.
  */
 export class TaskGroupThread {
   private readonly worker: Worker;
   private exited = false;
+  private readonly clock = new CallClock();
+  private watch?: NodeJS.Timeout;
 
   private started = false;
 
@@ -41,12 +54,13 @@ export class TaskGroupThread {
     onMessage: (msg: FromTaskGroup) => void,
     onExit: (code: number, error?: Error) => void,
     start = true,
+    limits: CallLimits = {},
   ) {
     const fromSource = import.meta.url.endsWith('.ts');
     // Running from sources (tsx), the thread needs the same loader and conditions.
     this.worker = new Worker(fromSource ? bootstrap : entryJs, {
       execArgv: [...(fromSource ? ['--conditions=source'] : []), ...profiling],
-      workerData: { entry: entryTs },
+      workerData: { entry: entryTs, clock: this.clock.buffer },
       name: `tg-${descriptor.jobId}-${descriptor.pipelineId}-${descriptor.taskGroupIndex}`,
       resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
     });
@@ -57,9 +71,35 @@ export class TaskGroupThread {
     });
     this.worker.on('exit', (code) => {
       this.exited = true;
+      clearInterval(this.watch);
       onExit(code, lastError);
     });
+    if (Object.values(limits).some((ms) => ms > 0)) {
+      this.watch = setInterval(() => {
+        const overdue = this.overdueCall(descriptor, limits);
+        if (!overdue) return;
+        clearInterval(this.watch);
+        lastError = overdue;
+        void this.terminate();
+      }, CALL_WATCH_MS);
+      this.watch.unref();
+    }
     if (start) this.start(descriptor);
+  }
+
+  /** The error of a plugin call past its limit, if one is. */
+  private overdueCall(descriptor: TaskGroupDescriptor, limits: CallLimits): Error | undefined {
+    const call = this.clock.current();
+    const limit = call ? (limits[call.kind] ?? 0) : 0;
+    if (!call || limit <= 0 || Date.now() - call.startedAt <= limit) return undefined;
+    const plugins = [...chainNodes(descriptor.root), ...(descriptor.deadLetter ? [descriptor.deadLetter] : [])];
+    const plugin = plugins.find((n) => n.vertexId === call.vertexId)?.plugin;
+    const which = plugin ? `${plugin.type} ${plugin.name} (${plugin.file}:${plugin.line})` : `vertex ${call.vertexId}`;
+    return new TidewayError(
+      ErrorCode.TASK_FAILED,
+      `${which}: its ${CALL_KIND_METHODS[call.kind]} call did not return within ${limit / 1000} s (tideway.plugin-call-timeout.${call.kind}); its task was stopped`,
+      { retryable: true, jobId: descriptor.jobId },
+    );
   }
 
   /** Starts the task group (once); the descriptor may now carry its restored state. */

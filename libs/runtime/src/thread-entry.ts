@@ -2,9 +2,10 @@
  * Entry point of a task group's worker thread: receives `start`, runs the TaskGroupRunner,
  * forwards control messages to it and its reports to the main thread.
  */
-import { parentPort } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
 import type { FromTaskGroup, ToTaskGroup } from './protocol.js';
 import { detach, rememberSecretsOf, setThreadJob } from '@tideway/common';
+import { CallClock } from './call-clock.js';
 import { TaskGroupRunner } from './task-group-runner.js';
 
 const port = parentPort;
@@ -19,7 +20,7 @@ port.on('message', (msg: ToTaskGroup) => {
     rememberSecretsOf(msg.descriptor.root);
     // Every line this thread logs is its job's (kept in the job's log by the main thread).
     setThreadJob(msg.descriptor.jobId);
-    runner = new TaskGroupRunner(msg.descriptor, send);
+    runner = new TaskGroupRunner(msg.descriptor, send, undefined, new CallClock((workerData as { clock: SharedArrayBuffer }).clock));
     detach(
       runner.run().finally(() => port.close()),
       'a task group run',

@@ -54,6 +54,7 @@ export async function startLocalCluster(engine: EngineConfig, coordinatorPort = 
     slotNum: engine.slotService.slotNum,
     attributes: Object.fromEntries(Object.entries(engine.tideway.worker.attributes).map(([k, v]) => [k, String(v)])),
     heartbeatIntervalMs: engine.tideway.heartbeat.interval,
+    pluginCallTimeout: engine.tideway.pluginCallTimeout,
   });
   await worker.start();
   await worker.waitRegistered();

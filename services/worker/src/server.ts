@@ -19,7 +19,7 @@ import {
 } from '@tideway/contracts';
 import { detach, backoffDelay, logger, readLocalJobLogs, sleep } from '@tideway/common';
 import { EpochGuard, TidewayServer, call, clientOptions, epochMetadata, channelCredentials, unaryHandler, required } from '@tideway/rpc';
-import { dataExchangeHandlers, taskGroupStateCodec } from '@tideway/runtime';
+import { dataExchangeHandlers, taskGroupStateCodec, type CallLimits } from '@tideway/runtime';
 import { TaskExecutionService } from './task-execution-service.js';
 
 const log = logger('worker');
@@ -44,6 +44,8 @@ export interface WorkerOptions {
    * all died stops cleanly instead of running orphans. 0 never does.
    */
   leaderLossTimeoutMs?: number;
+  /** Milliseconds each kind of plugin call may run in a task thread (tideway.plugin-call-timeout); absent: no limit. */
+  pluginCallTimeout?: CallLimits;
 }
 
 /**
@@ -74,7 +76,7 @@ export class WorkerServer {
 
   constructor(private readonly options: WorkerOptions) {
     this.workerId = options.workerId ?? randomUUID();
-    this.tasks = new TaskExecutionService(options.coordinatorAddresses);
+    this.tasks = new TaskExecutionService(options.coordinatorAddresses, options.pluginCallTimeout);
     this.epochs = new EpochGuard((epoch, address) => {
       log.info({ epoch, leader: address }, 'a new leader coordinator');
       this.tasks.leader.noteLeader(address);

@@ -10,6 +10,7 @@ import { detach, logger, rememberSecretsOf, serializeError, type SerializedError
 import { LeaderCaller, call, clientOptions, channelCredentials } from '@tideway/rpc';
 import {
   TaskGroupThread,
+  type CallLimits,
   WirePayloadError,
   commitInfosCodec,
   descriptorCodec,
@@ -68,7 +69,11 @@ export class TaskExecutionService {
   readonly leader: LeaderCaller<CoordinatorServiceClient>;
   private splitPoller?: NodeJS.Timeout;
 
-  constructor(coordinatorAddresses: readonly string[]) {
+  constructor(
+    coordinatorAddresses: readonly string[],
+    /** Time limits of plugin calls in the task threads (tideway.plugin-call-timeout). */
+    private readonly callLimits: CallLimits = {},
+  ) {
     this.leader = new LeaderCaller(coordinatorAddresses, (a) => new CoordinatorServiceClient(a, channelCredentials(), clientOptions));
   }
 
@@ -154,6 +159,7 @@ export class TaskExecutionService {
         }
       },
       restoreCheckpointId === 0,
+      this.callLimits,
     );
     if (restoreCheckpointId > 0) {
       const timer = setTimeout(() => {

@@ -82,6 +82,16 @@ export interface EngineConfig {
       /** Milliseconds without a leader before the worker cancels its task groups. */
       readonly leaderLossTimeout: number;
     };
+    /** `tideway.plugin-call-timeout`, milliseconds per kind of worker-side plugin call; 0: no limit. */
+    readonly pluginCallTimeout: {
+      readonly open: number;
+      readonly read: number;
+      readonly transform: number;
+      readonly write: number;
+      readonly checkpoint: number;
+      readonly commit: number;
+      readonly close: number;
+    };
     /** Milliseconds. */
     readonly heartbeat: { readonly interval: number; readonly timeout: number };
     /** `tideway.drain`, milliseconds: a stopping worker's wait, and how long a pipeline without checkpoints stays on a draining worker. */

@@ -244,6 +244,20 @@ export const TIDEWAY_SETTINGS: Readonly<Record<string, EngineSetting>> = {
       },
     },
   },
+  'plugin-call-timeout': {
+    type: 'section',
+    description:
+      'How long one call into a connector or transform may run on a worker before its task is stopped and fails (a busy loop or a promise that never settles in a plugin), in milliseconds per kind of call; 0: no limit. The job then restarts as after any task failure (job.retry.times). Coordinator-side calls (split enumerators, aggregated committers) are not limited: docs/plugins.md.',
+    fields: {
+      open: { type: 'int', default: 600000, min: 0, description: 'SourceReader.open.' },
+      read: { type: 'int', default: 600000, min: 0, description: 'SourceReader.pollNext (one poll).' },
+      transform: { type: 'int', default: 600000, min: 0, description: 'Transform.transform (one batch).' },
+      write: { type: 'int', default: 600000, min: 0, description: 'SinkWriter.write (one batch).' },
+      checkpoint: { type: 'int', default: 600000, min: 0, description: 'snapshotState and prepareCommit at a checkpoint barrier.' },
+      commit: { type: 'int', default: 600000, min: 0, description: 'SinkCommitter.commit and SourceReader.notifyCheckpointComplete.' },
+      close: { type: 'int', default: 600000, min: 0, description: 'SourceReader.close and SinkWriter.close.' },
+    },
+  },
   heartbeat: {
     type: 'section',
     description: 'Worker liveness.',

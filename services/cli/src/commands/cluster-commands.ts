@@ -156,6 +156,7 @@ export function registerClusterCommands(program: Command): void {
           slotNum: engine.slotService.slotNum,
           attributes: Object.fromEntries(Object.entries(t.worker.attributes).map(([k, v]) => [k, String(v)])),
           heartbeatIntervalMs: t.heartbeat.interval,
+          pluginCallTimeout: t.pluginCallTimeout,
         });
         process.stderr.write(`tideway: worker listening on ${await w.start()}\n`);
         if (role === 'worker') stops.push(keepJobLogs(engine, w.address, 'worker'));

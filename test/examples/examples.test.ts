@@ -235,6 +235,41 @@ describe('examples/', () => {
       expect(await pgQuery('shop_copy', digest)).toEqual(await pgQuery('shop', digest));
     }, 120_000);
 
+    it('csv_to_postgres_with_dead_letters.conf writes the good payments and puts each bad one, with its error, in payments_rejected', async () => {
+      await pgQuery(postgres!.database, 'CREATE DATABASE payments_shop');
+      await pgQuery(
+        'payments_shop',
+        'CREATE TABLE payments (id bigint PRIMARY KEY, amount numeric(12,2) NOT NULL, currency varchar(3) NOT NULL)',
+      );
+      const input = join(dir, 'payments');
+      mkdirSync(input);
+      const lines = ['id,amount,currency'];
+      for (let id = 1; id <= 1000; id++)
+        lines.push(`${id},${id % 97 === 0 ? 'n/a' : (id * 1.5).toFixed(2)},${id % 250 === 0 ? 'EURO' : 'EUR'}`);
+      lines.push('7,1.00,EUR'); // a duplicate id
+      writeFileSync(join(input, 'payments.csv'), `${lines.join('\n')}\n`);
+      const res = await runCli([
+        'run',
+        '-c',
+        example('csv_to_postgres_with_dead_letters.conf'),
+        ...vars({ ...pgVars(), pg_db: 'payments_shop', input }),
+      ]);
+      expect(res.code, res.stderr).toBe(0);
+      // 10 amounts that are not numbers (a multiple of 97), 3 currencies too long (250, 500, 750; 1000 is 97-free too), one duplicate id.
+      const notNumbers = Array.from({ length: 1000 }, (_, i) => i + 1).filter((id) => id % 97 === 0);
+      const tooLong = [250, 500, 750, 1000].filter((id) => id % 97 !== 0);
+      const good = await pgQuery('payments_shop', 'SELECT count(*)::int AS n FROM payments');
+      expect(good[0].n).toBe(1000 - notNumbers.length - tooLong.length);
+      const bad = await pgQuery(
+        'payments_shop',
+        'SELECT error_stage, count(*)::int AS n FROM payments_rejected GROUP BY error_stage ORDER BY error_stage',
+      );
+      expect(bad).toEqual([
+        { error_stage: 'SINK', n: tooLong.length + 1 },
+        { error_stage: 'TRANSFORM', n: notNumbers.length },
+      ]);
+    }, 120_000);
+
     it('jdbc_postgres_to_redis.conf loads a table into one Redis hash per row, expiring in a day', async () => {
       redis = await startRedis({ password: 'example-secret' });
       await pgQuery(postgres!.database, 'CREATE DATABASE redis_shop');

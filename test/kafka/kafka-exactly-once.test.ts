@@ -6,12 +6,13 @@
  * - a job SIGKILLed mid-run and restored with `-r`: its lingering transactions are fenced and
  *   aborted, what its last checkpoint prepared is committed, every row once;
  * - a prepared transaction is committed from its recorded ids alone (as after a restore), twice
- *   without harm, and one the broker aborted for its timeout fails with a sentence saying so.
+ *   without harm, and one the broker aborted for its timeout fails with a sentence saying so;
+ * - a cancelled job's transactions still open under its prefix are aborted at once (Sink.abandon).
  */
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Admin, Producer } from '@platformatic/kafka';
-import { commitByInfo, type KafkaCommitInfo } from '@tideway/connector-kafka';
+import { abandonTransactions, commitByInfo, type KafkaCommitInfo } from '@tideway/connector-kafka';
 import { freePort, kafkaSkipped, SequenceTally, sharedKafka } from '@tideway/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, spawnCli, waitForExit } from '../conformance/cli-process.js';
@@ -218,5 +219,23 @@ describe.skipIf(kafkaSkipped())('Kafka sink, EXACTLY_ONCE', () => {
       /transaction .*-b of checkpoint 7 \(1 records for topic .*\) was aborted by the broker .* before it could be committed/,
     );
     expect((await readCommitted(bootstrap, topic)).sort()).toEqual(['a1', 'a2']);
-  }, 60_000);
+
+    // Sink.abandon (a cancelled job): what is still open under the prefix is aborted at once, not
+    // after its transaction.timeout.ms, and nothing of another prefix is touched.
+    const prefix = `${topic}-job`;
+    await prepare(`${prefix}-0-3`, 60_000, ['c1']);
+    await prepare(`${prefix}-1-4`, 60_000, ['c2']);
+    const other = await prepare(`${topic}-other-0-1`, 60_000, ['d1']);
+    expect(await noOpenTransaction(bootstrap, topic, 1)).toBe(false);
+    const aborted = await abandonTransactions({ bootstrap, prefix, settings: {}, transactionTimeoutMs: 60_000 });
+    expect(aborted.sort()).toEqual([`${prefix}-0-3`, `${prefix}-1-4`]);
+    await commitByInfo(cfg(60_000), other);
+    let settled = false;
+    for (let i = 0; i < 20 && !settled; i++) {
+      settled = await noOpenTransaction(bootstrap, topic, 1);
+      if (!settled) await new Promise((r) => setTimeout(r, 500));
+    }
+    expect(settled, 'a transaction of the abandoned prefix is still open').toBe(true);
+    expect((await readCommitted(bootstrap, topic)).sort()).toEqual(['a1', 'a2', 'd1']);
+  }, 180_000);
 });

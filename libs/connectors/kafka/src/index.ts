@@ -1,4 +1,4 @@
 export { kafkaSourceFactory, kafkaSourceSpec, ownerOf, type KafkaSplit } from './kafka-source.js';
 export { kafkaSinkFactory, kafkaSinkSpec } from './kafka-sink.js';
 export { consumerSettings, producerSettings, CONSUMER_CONFIG_KEYS, PRODUCER_CONFIG_KEYS } from './kafka-config.js';
-export { commitByInfo, type KafkaCommitInfo, type TransactionalConfig } from './transactions.js';
+export { abandonTransactions, commitByInfo, type KafkaCommitInfo, type TransactionalConfig } from './transactions.js';

@@ -7,6 +7,7 @@ import { compileEncoder, KAFKA_FORMAT_NAMES, KAFKA_SINK_FORMATS, type KafkaSinkF
 import { PRODUCER_CONFIG_KEYS, producerSettings, type ProducerSettings } from './kafka-config.js';
 import {
   BROKER_MAX_TRANSACTION_TIMEOUT_MS,
+  abandonTransactions,
   commitAll,
   DEFAULT_TRANSACTION_TIMEOUT_MS,
   isLost,
@@ -479,6 +480,10 @@ export const kafkaSinkFactory: SinkFactory = {
         // ones no checkpoint kept after transaction.timeout.ms, or a restored writer fences them.
         abort: () => undefined,
       }),
+      // Cancelled (or finished with an attempt's leftovers): nothing open under the prefix will be committed.
+      abandon: async () => {
+        await abandonTransactions(transactions);
+      },
     };
     return sink;
   },

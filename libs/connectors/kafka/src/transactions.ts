@@ -1,4 +1,4 @@
-import { Connection, endTxnV4, findCoordinatorV6, Producer } from '@platformatic/kafka';
+import { Admin, Connection, endTxnV4, findCoordinatorV6, initProducerIdV4, listTransactionsV0, Producer } from '@platformatic/kafka';
 import { ErrorCode, logger, TidewayError } from '@tideway/common';
 import { brokerList, connectTimeoutMs, errorText, hasApiError } from './client.js';
 import type { ProducerSettings } from './kafka-config.js';
@@ -184,4 +184,61 @@ export async function commitAll(cfg: TransactionalConfig, live: LiveTransactions
       await commitByInfo(cfg, info);
     }
   }
+}
+
+/** The transaction coordinator of `transactionalId`, through any broker that answers. */
+async function coordinatorOf(cfg: TransactionalConfig, via: Connection, transactionalId: string): Promise<{ host: string; port: number }> {
+  const found = await findCoordinatorV6.api.async(via, 1, [transactionalId]);
+  const c = found.coordinators.find((x) => x.key === transactionalId);
+  if (!c || c.errorCode !== 0)
+    throw new Error(`no transaction coordinator for ${transactionalId} at ${cfg.bootstrap} (error ${c?.errorCode})`);
+  return { host: c.host, port: c.port };
+}
+
+/**
+ * Aborts every transaction still open under the sink's transactional id prefix (Sink.abandon: the
+ * job was cancelled, or finished and left an attempt's transaction behind), so that
+ * read_committed consumers of its partitions need not wait for transaction.timeout.ms (15 min by
+ * default) to read past it. Each broker lists its open transactions (ListTransactions, Kafka 3.0
+ * and later); for each of ours, InitProducerId on its id makes its coordinator abort it and fence
+ * its producer, as a new producer with that id would. Returns the aborted ids.
+ */
+export async function abandonTransactions(cfg: TransactionalConfig): Promise<string[]> {
+  const admin = new Admin({ clientId: cfg.settings.clientId ?? 'tideway-kafka-abandon', bootstrapBrokers: brokerList(cfg.bootstrap) });
+  let brokers: Array<{ host: string; port: number }>;
+  try {
+    brokers = [...(await admin.metadata({ topics: [] })).brokers.values()].map((b) => ({ host: b.host, port: b.port }));
+  } finally {
+    await admin.close();
+  }
+  const open = new Set<string>();
+  const opened: Connection[] = [];
+  try {
+    for (const b of brokers) {
+      const conn = await connect(cfg, b.host, b.port);
+      opened.push(conn);
+      // The broker matches its own state names ("Ongoing"), not the client's enumeration.
+      const listed = await listTransactionsV0.api.async(conn, ['Ongoing' as 'ONGOING'], [], -1n, null);
+      for (const t of listed.transactionStates) if (t.transactionalId.startsWith(`${cfg.prefix}-`)) open.add(t.transactionalId);
+    }
+    for (const id of open) {
+      const at = await coordinatorOf(cfg, opened[0], id);
+      const conn = await connect(cfg, at.host, at.port);
+      opened.push(conn);
+      // The coordinator answers CONCURRENT_TRANSACTIONS while it writes the abort markers: ask again.
+      for (let attempt = 0; ; attempt++) {
+        try {
+          await initProducerIdV4.api.async(conn, id, cfg.transactionTimeoutMs, -1n, -1);
+          break;
+        } catch (err) {
+          if (attempt >= 20 || !hasApiError(err, 'CONCURRENT_TRANSACTIONS')) throw err;
+          await new Promise((r) => setTimeout(r, Math.min(100 * 2 ** attempt, 1_000)));
+        }
+      }
+      log.info({ transactionalId: id }, 'aborted a transaction no checkpoint will commit');
+    }
+  } finally {
+    await Promise.allSettled(opened.map((c) => c.close()));
+  }
+  return [...open];
 }

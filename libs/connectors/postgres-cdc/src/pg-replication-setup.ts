@@ -66,9 +66,13 @@ async function createSlot(conn: JdbcConnection, cfg: PgCdcConfig, openWatcher?: 
     } catch (err) {
       log.debug({ err: (err as Error).message }, 'could not tell what the replication slot creation waits for');
     }
-    if (!done) timer = setTimeout(() => void check(), SLOT_WAIT_WARN_EVERY_MS);
+    if (!done) timer = setTimeout(later, SLOT_WAIT_WARN_EVERY_MS);
   };
-  if (openWatcher) timer = setTimeout(() => void check(), SLOT_WAIT_FIRST_WARN_MS);
+  // check() catches what it meets; the catch here only keeps the promise handled.
+  const later = (): void => {
+    check().catch(() => undefined);
+  };
+  if (openWatcher) timer = setTimeout(later, SLOT_WAIT_FIRST_WARN_MS);
   try {
     return await conn.execute('SELECT lsn::text FROM pg_create_logical_replication_slot($1, $2)', [cfg.slot, cfg.decodingPlugin]);
   } finally {

@@ -367,8 +367,8 @@ export interface GetJobLogsResponse {
 
 /**
  * How one task group spent its time lately (Flink's busyTimeMsPerSecond, idleTimeMsPerSecond,
- * backPressuredTimeMsPerSecond: the three add up to about 1000), and how full its output
- * channels are.
+ * backPressuredTimeMsPerSecond: the three add up to about 1000), the same times accumulated since
+ * it started, and how full its output channels and its input queue are.
  */
 export interface TaskBusyness {
   pipelineId: number;

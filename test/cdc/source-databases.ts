@@ -82,6 +82,18 @@ export async function pgSourceDatabase(
   };
 }
 
+/**
+ * Rolls back the XA transactions a scenario's jobs left prepared in its target database: a job
+ * SIGKILLed between a checkpoint's prepare and its commit, and never restored. Left there, they
+ * would hold up the next case on the same server: PostgreSQL creates a logical replication slot
+ * only once every transaction running at that moment has ended, prepared ones included, in any
+ * database (Postgres-CDC logs which ones it waits for).
+ */
+async function rollBackAbandoned(target: pg.Client, database: string): Promise<void> {
+  const left = await target.query<{ gid: string }>('SELECT gid FROM pg_prepared_xacts WHERE database = $1', [database]);
+  for (const { gid } of left.rows) await target.query(`ROLLBACK PREPARED '${gid.replace(/'/g, "''")}'`);
+}
+
 /** What a scenario of describeBothSources gets beside its source database. */
 export interface BothSourcesContext {
   readonly servers: CdcServers;
@@ -112,7 +124,12 @@ export function describeBothSources(o: {
   const run = async (source: (s: CdcServers) => Promise<SourceDatabase>, suffix: string) => {
     const s = servers!;
     const targetDatabase = `${o.prefix}_dst_${suffix}`;
-    await o.scenario(await source(s), { servers: s, target: await pgDatabase(s, clients, targetDatabase), targetDatabase });
+    const target = await pgDatabase(s, clients, targetDatabase);
+    try {
+      await o.scenario(await source(s), { servers: s, target, targetDatabase });
+    } finally {
+      await rollBackAbandoned(target, targetDatabase);
+    }
   };
   describe(o.title, () => {
     (o.skip?.source === 'MySQL-CDC' ? it.skip : it)(

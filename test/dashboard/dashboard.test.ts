@@ -51,6 +51,39 @@ async function submit(text: string, name: string): Promise<string> {
   return body.jobId;
 }
 
+/**
+ * A streaming job whose Sql transform drops the rows with an amount that is not a number (row-level
+ * error handling, mode LOG): 8 rows, 3 bad. FakeSource keeps running after its rows in STREAMING.
+ */
+const BAD_ROWS_JOB = `env {
+  job.mode = "STREAMING"
+  parallelism = 1
+  transform_error_handler { mode = "LOG", max_error_records = 100 }
+}
+source {
+  FakeSource {
+    plugin_output = "src"
+    schema = { fields { id = "int", amount = "string" } }
+    rows = [
+      { kind = INSERT, fields = [1, "10"] },
+      { kind = INSERT, fields = [2, "x2"] },
+      { kind = INSERT, fields = [3, "30"] },
+      { kind = INSERT, fields = [4, "x4"] },
+      { kind = INSERT, fields = [5, "50"] },
+      { kind = INSERT, fields = [6, "60"] },
+      { kind = INSERT, fields = [7, "x7"] },
+      { kind = INSERT, fields = [8, "80"] }
+    ]
+  }
+}
+transform {
+  Sql { plugin_input = "src", plugin_output = "out", query = "select id, CAST(amount AS INT) as amount from src" }
+}
+sink {
+  Console { plugin_input = "out", log.print.data = false }
+}
+`;
+
 /** The rows read, as the job page's totals line shows them. */
 async function rowsRead(): Promise<number> {
   const text = (await page.getByTestId('totals').textContent()) ?? '';
@@ -146,5 +179,22 @@ describe("Tideway's dashboard", () => {
     expect(info.jobStatus).toBe('CANCELED');
     await expect.poll(async () => (await logs.textContent()) ?? '', { timeout: 30_000 }).toContain('state=CANCELED');
     await page.screenshot({ path: join(shots, '3-canceled-job.png'), fullPage: true });
+  });
+
+  it('shows the rows a transform dropped as bad beside its vertex on the DAG', async () => {
+    const jobId = await submit(BAD_ROWS_JOB, 'dashboard_bad_rows');
+    await page.goto(`${base}/ui/#/job/${jobId}`);
+    await page.locator('h1 [data-status="RUNNING"]').waitFor({ timeout: 30_000 });
+    // The transform has no row counters of its own: its label is the bad count alone.
+    const transform = page.locator('svg.dag g.vertex.transform text.rows');
+    await expect.poll(async () => (await transform.textContent()) ?? '', { timeout: 30_000 }).toBe('3 bad');
+    // The source read all 8; the sink wrote the 5 good ones, with no bad count of its own.
+    await expect
+      .poll(async () => (await page.locator('svg.dag g.vertex.sink text.rows').textContent()) ?? '', { timeout: 30_000 })
+      .toMatch(/^5 rows · \d+\/s$/);
+    expect(await page.locator('svg.dag g.vertex.source text.rows').textContent()).toMatch(/^8 rows · \d+\/s$/);
+    await page.screenshot({ path: join(shots, '4-bad-rows.png'), fullPage: true });
+    await page.getByTestId('cancel').click();
+    await page.locator('h1 [data-status="CANCELED"]').waitFor({ timeout: 30_000 });
   });
 });

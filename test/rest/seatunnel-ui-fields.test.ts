@@ -18,7 +18,7 @@ beforeAll(async () => {
   port = await freePort();
   cluster = await TestCluster.start({
     workers: [{ attributes: { zone: 'a' } }],
-    slotNum: 4,
+    slotNum: 6,
     jobScheduleStrategy: 'WAIT',
     engineYaml: ['http:', '  enable-http: true', `  port: ${port}`, '  enable-dynamic-port: false'],
   });
@@ -47,12 +47,15 @@ const until = (what: string, check: () => Promise<boolean>) => cluster.until(wha
 
 /**
  * Two tables in one job: users through a Sql transform to one Console, orders straight to
- * another, read slowly so the job stays RUNNING.
+ * another at parallelism 2 (a shuffle), read slowly so the job stays RUNNING; its live vertex and
+ * edge metrics are on (SeaTunnel's engine.observability keys).
  */
 const TWO_TABLES = `env {
   job.mode = "STREAMING"
   parallelism = 1
   checkpoint.interval = 2000
+  engine.observability.enabled = true
+  engine.observability.bucket_ms = 2000
 }
 source {
   FakeSource {
@@ -75,7 +78,7 @@ transform {
 }
 sink {
   Console { plugin_input = "named", log.print.data = false }
-  Console { plugin_input = "orders", log.print.data = false }
+  Console { plugin_input = "orders", parallelism = 2, log.print.data = false }
 }
 `;
 
@@ -123,7 +126,7 @@ describe("the fields SeaTunnel's web UI reads", () => {
       'cancelledJobs',
     ])
       expect(json[key], key).toEqual(anyOf(String));
-    expect(json).toMatchObject({ totalSlot: '4', workers: '1', runningJobs: '1', finishedJobs: '1', failedJobs: '1' });
+    expect(json).toMatchObject({ totalSlot: '6', workers: '1', runningJobs: '1', finishedJobs: '1', failedJobs: '1' });
   });
 
   it('the job detail page of a running job: DAG, vertex metrics table, configuration', async () => {
@@ -224,14 +227,14 @@ describe("the fields SeaTunnel's web UI reads", () => {
     expect(w).toMatchObject({
       address: worker.address,
       tags: { zone: 'a' },
-      totalSlots: 4,
+      totalSlots: 6,
       dynamicSlot: false,
       totalCpuCores: anyOf(Number),
       totalHeapMemoryBytes: anyOf(Number),
       availableHeapMemoryBytes: anyOf(Number),
       runningJobIds: [RUNNING],
     });
-    expect((w.freeSlots as number) + (w.usedSlots as number)).toBe(4);
+    expect((w.freeSlots as number) + (w.usedSlots as number)).toBe(6);
     expect(w.usedSlots).toBeGreaterThan(0);
   });
 
@@ -309,6 +312,117 @@ describe("the fields SeaTunnel's web UI reads", () => {
       status: 'fail',
       message: "option-rules: type 'catalog' is not source, transform or sink",
     });
+  });
+
+  it('the live vertex and edge metrics: /metrics/realtime/jobs/:jobId/vertices and /edges, as the later UI reads them', async () => {
+    type Series<K extends string> = { bucketMs: number; fromMs: number; toMs: number } & Record<
+      K,
+      Array<{ vertexId?: number; queueId?: number; targetVertexId?: number; points: Array<Record<string, number>> }>
+    >;
+    const { json: job } = await get<UiJob>(`/job-info/${RUNNING}`);
+    const ids = (type: string) => job.jobDag.vertexInfoMap.filter((v) => v.type === type).map((v) => Number(v.vertexId));
+    // A read folds what changed since the previous one into the current bucket: the first read
+    // sets the baselines. Task groups report every 500 ms, each on its own clock, so within a few
+    // reads every source has read or idle time and rows have reached both sinks.
+    let vertices!: Series<'vertices'>;
+    const sum = (id: number, f: (p: Record<string, number>) => number) =>
+      vertices.vertices.find((v) => v.vertexId === id)?.points.reduce((n, p) => n + f(p), 0) ?? 0;
+    await until('points of every vertex: time at each source, rows into each sink', async () => {
+      vertices = (await get<Series<'vertices'>>(`/metrics/realtime/jobs/${RUNNING}/vertices?windowMs=60000`)).json;
+      return (
+        vertices.vertices.length === job.jobDag.vertexInfoMap.length &&
+        ids('source').every((id) => sum(id, (p) => p.sourceReadNs + p.sourceIdleNs) > 0) &&
+        ids('sink').every((id) => sum(id, (p) => p.sinkRecordsIn) > 0)
+      );
+    });
+    expect(vertices).toMatchObject({ bucketMs: 2000, fromMs: anyOf(Number), toMs: anyOf(Number) });
+    expect(vertices.toMs - vertices.fromMs).toBe(60_000);
+    // Every DAG vertex, by its jobDag id, in order.
+    expect(vertices.vertices.map((v) => v.vertexId)).toEqual(job.jobDag.vertexInfoMap.map((v) => Number(v.vertexId)).sort((a, b) => a - b));
+    const POINT = [
+      'ts',
+      'subtaskCount',
+      'sourceReadNs',
+      'sourceIdleNs',
+      'sourceReadRatio',
+      'sourceIdleRatio',
+      'transformProcessNs',
+      'transformRecordsIn',
+      'transformRecordsOut',
+      'transformBusyRatio',
+      'transformProcessNsPerRecord',
+      'sinkWriteNs',
+      'sinkRecordsIn',
+      'sinkPrepareCommitNs',
+      'sinkCommitNs',
+      'sinkAbortNs',
+      'sinkBusyRatio',
+      'sinkWriteNsPerRecord',
+    ];
+    for (const v of vertices.vertices)
+      for (const p of v.points) {
+        expect(Object.keys(p).sort()).toEqual([...POINT].sort());
+        for (const key of POINT) expect(p[key], key).toEqual(anyOf(Number));
+        expect(p.ts % 2000).toBe(0);
+        for (const key of POINT.filter((k) => k.endsWith('Ratio'))) expect(p[key], key).toBeLessThanOrEqual(1);
+      }
+    const at = (id: number) => vertices.vertices.find((v) => v.vertexId === id)!.points;
+    // A source runs in one task group; the sinks' subtasks are their task groups.
+    for (const id of ids('source')) expect(at(id).every((p) => p.subtaskCount === 1)).toBe(true);
+    const parallelisms = ids('sink').map((id) => Math.max(...at(id).map((p) => p.subtaskCount)));
+    expect(parallelisms.sort()).toEqual([1, 2]);
+    for (const id of ids('sink'))
+      for (const p of at(id)) expect(p.sinkWriteNsPerRecord).toBeCloseTo(p.sinkRecordsIn > 0 ? p.sinkWriteNs / p.sinkRecordsIn : 0, 3);
+
+    // The one shuffle, into the orders sink at parallelism 2: its input queues (16 batches each)
+    // and the time its source waited for them.
+    const ordersSink = job.jobDag.vertexInfoMap.find((v) => v.type === 'sink' && v.tablePaths.includes('shop.orders'))!;
+    let edges!: Series<'edges'>;
+    await until('a point of the shuffle', async () => {
+      edges = (await get<Series<'edges'>>(`/metrics/realtime/jobs/${RUNNING}/edges`)).json;
+      return edges.edges.length > 0 && edges.edges[0].points.length > 0;
+    });
+    expect(edges).toMatchObject({ bucketMs: 2000, fromMs: anyOf(Number), toMs: anyOf(Number) });
+    expect(edges.edges.map((e) => [e.queueId, e.targetVertexId])).toEqual([[Number(ordersSink.vertexId), Number(ordersSink.vertexId)]]);
+    for (const p of edges.edges[0].points) {
+      expect(p).toEqual({
+        ts: anyOf(Number),
+        emitBlockedNs: anyOf(Number),
+        subtaskCount: 2,
+        bpRatio: anyOf(Number),
+        queueCapacity: 32,
+        queueSize: anyOf(Number),
+        queueFillRatio: anyOf(Number),
+      });
+      expect(p.queueFillRatio).toBeCloseTo(p.queueSize / 32, 5);
+      expect(p.bpRatio).toBeLessThanOrEqual(1);
+    }
+
+    // The jobs SeaTunnel's collector lists, with its status.
+    const { json: listed } = await get<{ jobs: Array<Record<string, unknown>>; collector: Record<string, unknown> }>('/metrics/realtime');
+    expect(listed.jobs).toEqual([
+      { jobId: RUNNING, enabled: true, bucketMs: 2000, retentionMinutes: 3, latestBucketStartMs: anyOf(Number) },
+    ]);
+    expect(listed.jobs[0].latestBucketStartMs as number).toBeGreaterThan(0);
+    expect(listed.collector).toMatchObject({
+      pollIntervalMs: 0,
+      fetchTimeoutMs: anyOf(Number),
+      lastCollectStartMs: anyOf(Number),
+      lastCollectEndMs: anyOf(Number),
+      lastRawMetricsFetchCostMs: anyOf(Number),
+      lastRawMetricsBlobs: 4,
+      collectFailureCount: 0,
+    });
+    expect((await get('/metrics/realtime/jobs')).json).toMatchObject({ jobs: [{ jobId: RUNNING }] });
+    // An ended or unknown job has no series: SeaTunnel answers an empty object.
+    expect(await get(`/metrics/realtime/jobs/${FINISHED}/vertices`)).toEqual({ status: 200, json: {} });
+    expect(await get('/metrics/realtime/jobs/810000000000000999/edges')).toEqual({ status: 200, json: {} });
+    // Bad input is refused, naming it.
+    expect(await get(`/metrics/realtime/jobs/${RUNNING}/vertices?windowMs=soon`)).toEqual({
+      status: 400,
+      json: { status: 'fail', message: "windowMs 'soon' is not a whole number of milliseconds" },
+    });
+    expect((await get('/metrics/realtime/jobs/x1/edges')).status).toBe(400);
   });
 
   it('the metric totals are whole numbers and rates as SeaTunnel writes them', async () => {

@@ -68,6 +68,28 @@ export const ENV_OPTIONS: readonly OptionDef[] = [
   { name: 'custom_parameters', type: 'map', description: 'Custom engine parameters, string to string.' },
   { name: 'tag_filter', type: 'map', description: 'Run the job only on workers whose attributes match every key and value.' },
   ...ERROR_HANDLER_OPTIONS,
+  {
+    name: 'engine.observability.enabled',
+    type: 'boolean',
+    default: false,
+    description:
+      "Keep the job's live vertex and edge metrics for SeaTunnel's REST API (/metrics/realtime/jobs/<id>/vertices and /edges); off by default, as in SeaTunnel.",
+  },
+  {
+    name: 'engine.observability.bucket_ms',
+    type: 'long',
+    default: 5000,
+    min: 1000,
+    description: 'Milliseconds each point of the live vertex and edge metrics covers.',
+  },
+  {
+    name: 'engine.observability.retention_minutes',
+    type: 'int',
+    default: 3,
+    min: 1,
+    max: 10,
+    description: 'Minutes of live vertex and edge metrics kept.',
+  },
 ];
 
 /**

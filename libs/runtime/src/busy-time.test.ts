@@ -20,6 +20,20 @@ describe('BusyTimeMeter', () => {
     expect(s.idleMsPerSecond).toBeGreaterThan(100);
     expect(s.busyMsPerSecond).toBeGreaterThan(100);
     expect(s.outPoolUsage).toBe(0.5);
+    // The totals since the meter started: the three add up to its age, back pressure about 200 ms.
+    const age = s.accumulatedBusyMs + s.accumulatedIdleMs + s.accumulatedBackPressuredMs;
+    expect(age).toBeGreaterThanOrEqual(400);
+    expect(s.accumulatedBackPressuredMs).toBeGreaterThanOrEqual(195);
+    expect(s.accumulatedBackPressuredMs).toBeLessThan(age);
+    // No shuffle input: no input queue.
+    expect([s.inPoolUsage, s.inQueueBatches, s.inQueueCapacity]).toEqual([0, 0, 0]);
+  });
+
+  it('reports the input queue as batches waiting over what the channels hold', () => {
+    const m = new BusyTimeMeter();
+    const s = m.sample(0, { batches: 12, capacity: 32 });
+    expect([s.inPoolUsage, s.inQueueBatches, s.inQueueCapacity]).toEqual([0.375, 12, 32]);
+    expect(m.sample(0, { batches: 32, capacity: 32 }).inPoolUsage).toBe(1);
   });
 
   it('counts a wait still in progress up to the sample', async () => {

@@ -8,6 +8,22 @@ export interface TaskBusynessSample {
   /** 0 to 1: the fullest output channel's batches in flight over its credits. */
   outPoolUsage: number;
   /**
+   * 0 to 1: the batches received through the shuffle and not yet processed, over what the input
+   * channels hold (Flink's inPoolUsage); 0 for a task group without shuffle input.
+   */
+  inPoolUsage: number;
+  /** Those batches, and what the input channels hold (0 and 0 without shuffle input). */
+  inQueueBatches: number;
+  inQueueCapacity: number;
+  /**
+   * Milliseconds busy, idle and back-pressured since the task group started (Flink's
+   * accumulateBusyTime, accumulateIdleTime, accumulateBackPressuredTime): the difference of two
+   * reports is the time split between them, however far apart they are.
+   */
+  accumulatedBusyMs: number;
+  accumulatedIdleMs: number;
+  accumulatedBackPressuredMs: number;
+  /**
    * CDC sources: milliseconds from the database's commit of the newest change read to the moment
    * its rows left the task group for the sinks (fused sinks had written them); 0 while the reader
    * has caught up with the log. Absent for other sources.
@@ -56,6 +72,14 @@ export class EventTimeLag {
   }
 }
 
+/** A task group's input queue now: batches waiting in it, and what its channels hold. */
+export interface InputQueueFill {
+  batches: number;
+  capacity: number;
+}
+
+const NO_INPUT: InputQueueFill = { batches: 0, capacity: 0 };
+
 type Waiting = 'idle' | 'backPressured';
 
 /**
@@ -70,7 +94,8 @@ export class BusyTimeMeter {
   private readonly total = { idle: 0, backPressured: 0 };
   private state: Waiting | 'busy' = 'busy';
   private since = performance.now();
-  private last = { at: performance.now(), idle: 0, backPressured: 0 };
+  private readonly started = performance.now();
+  private last = { at: this.started, idle: 0, backPressured: 0 };
 
   /** Counts the time until `p` settles as a wait of this kind. */
   async waiting<T>(kind: Waiting, p: Promise<T>): Promise<T> {
@@ -90,8 +115,11 @@ export class BusyTimeMeter {
     this.state = this.depth.backPressured > 0 ? 'backPressured' : this.depth.idle > 0 ? 'idle' : 'busy';
   }
 
-  /** The shares since the last sample (a wait in progress counts up to now), per second. */
-  sample(outPoolUsage: number, now = performance.now()): TaskBusynessSample {
+  /**
+   * The shares since the last sample (a wait in progress counts up to now), per second, with the
+   * fill of the output channels and of the input queue.
+   */
+  sample(outPoolUsage: number, input: InputQueueFill = NO_INPUT, now = performance.now()): TaskBusynessSample {
     this.settle(now);
     const elapsed = now - this.last.at;
     const per = (ms: number) => (elapsed > 0 ? Math.min(1000, Math.max(0, (ms * 1000) / elapsed)) : 0);
@@ -103,6 +131,12 @@ export class BusyTimeMeter {
       idleMsPerSecond: idle,
       backPressuredMsPerSecond: backPressured,
       outPoolUsage: Math.min(1, Math.max(0, outPoolUsage)),
+      inPoolUsage: input.capacity > 0 ? Math.min(1, Math.max(0, input.batches / input.capacity)) : 0,
+      inQueueBatches: input.batches,
+      inQueueCapacity: input.capacity,
+      accumulatedBusyMs: Math.max(0, now - this.started - this.total.idle - this.total.backPressured),
+      accumulatedIdleMs: this.total.idle,
+      accumulatedBackPressuredMs: this.total.backPressured,
     };
   }
 }

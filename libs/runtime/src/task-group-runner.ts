@@ -19,7 +19,7 @@ import { chainNodes, type ChainNode, type CommitInfos, type TaskGroupDescriptor,
 import { BusyTimeMeter, EventTimeLag } from './busy-time.js';
 import { TaskGroupCounters } from './metrics.js';
 import type { CheckpointKind, FromTaskGroup, ToTaskGroup } from './protocol.js';
-import type { InputGate } from './exchange/input-gate.js';
+import { INITIAL_CREDITS, type InputGate } from './exchange/input-gate.js';
 import type { ShuffleWriter } from './exchange/shuffle-writer.js';
 import { ReadLimiter } from './read-limiter.js';
 import { RowErrorGuard } from './row-errors.js';
@@ -69,6 +69,11 @@ export class TaskGroupRunner {
   private source?: Source;
   private reader?: SourceReader<SourceSplit>;
   private gate?: InputGate;
+  /**
+   * Batches that came through the shuffle and are not processed yet (in the inbox, or held behind
+   * a barrier): the input queue, which holds INITIAL_CREDITS per channel.
+   */
+  private inputQueued = 0;
   private plugins!: PluginRegistry;
   private readonly limiter: ReadLimiter;
   private readonly shuffles: ShuffleWriter[] = [];
@@ -116,6 +121,7 @@ export class TaskGroupRunner {
 
   /** Delivers a control message (called from the thread's message handler). */
   deliver(msg: ToTaskGroup): void {
+    if (msg.type === 'exchange-batch') this.inputQueued++;
     this.inbox.push(msg);
     const w = this.wake;
     this.wake = undefined;
@@ -553,6 +559,7 @@ export class TaskGroupRunner {
     const rows = this.exchange!.decodeExchanged(bytes);
     const r = Array.isArray(rows) ? this.push(rows) : this.pushSchema(rows);
     if (r instanceof Promise) await this.awaitPush(r);
+    this.inputQueued--;
     this.send({ type: 'exchange-credit', channel, batches: 1 });
   }
 
@@ -731,7 +738,11 @@ export class TaskGroupRunner {
   private sendMetrics(now = Date.now()): void {
     this.lastMetrics = now;
     const metrics = this.counters.snapshot();
-    metrics.busyness = this.busy.sample(this.shuffles.reduce((m, w) => Math.max(m, w.usage()), 0));
+    const inputChannels = this.descriptor.input?.upstreamTaskGroups.length ?? 0;
+    metrics.busyness = this.busy.sample(
+      this.shuffles.reduce((m, w) => Math.max(m, w.usage()), 0),
+      { batches: this.inputQueued, capacity: inputChannels * INITIAL_CREDITS },
+    );
     const eventLag = this.eventLag.sample();
     if (eventLag !== undefined) metrics.busyness.eventTimeLagMs = eventLag;
     if (this.rowGuards.size > 0) metrics.badRows = Object.fromEntries([...this.rowGuards].map(([v, g]) => [v, g.counts.bad]));

@@ -262,6 +262,12 @@ function taskBusyness(job: JobMaster): TaskBusyness[] {
           backPressuredMsPerSecond: b.backPressuredMsPerSecond,
           outPoolUsage: b.outPoolUsage,
           eventTimeLagMs: b.eventTimeLagMs,
+          inPoolUsage: b.inPoolUsage,
+          inQueueBatches: b.inQueueBatches,
+          inQueueCapacity: b.inQueueCapacity,
+          accumulatedBusyMs: b.accumulatedBusyMs,
+          accumulatedIdleMs: b.accumulatedIdleMs,
+          accumulatedBackPressuredMs: b.accumulatedBackPressuredMs,
         },
       ];
     }),

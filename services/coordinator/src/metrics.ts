@@ -82,6 +82,13 @@ export function registerCoordinatorMetrics(
   perTaskGroup(
     registry,
     source,
+    'tideway_task_in_pool_usage',
+    "How full a running task group's input queue is, 0 to 1: batches received through the shuffle and not yet processed, over what its input channels hold (Flink's inPoolUsage; 0 without shuffle input).",
+    (b) => b.inPoolUsage,
+  );
+  perTaskGroup(
+    registry,
+    source,
     'tideway_task_source_event_time_lag_seconds',
     "CDC sources: seconds from the database's commit of the newest change read to its rows leaving the task group for the sinks; 0 when caught up with the log (Flink CDC's currentEmitEventTimeLag, measured after the fused sinks wrote).",
     (b) => (b.eventTimeLagMs === undefined ? undefined : b.eventTimeLagMs / 1000),

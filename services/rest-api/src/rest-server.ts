@@ -24,6 +24,7 @@ import { registerCheckpointRoutes } from './routes/checkpoint-routes.js';
 import { registerClusterRoutes, type RestServiceInfo } from './routes/cluster-routes.js';
 import { registerJobRoutes } from './routes/job-routes.js';
 import { registerLogRoutes } from './routes/log-routes.js';
+import { registerRealtimeRoutes } from './routes/realtime-routes.js';
 import { registerSubmitRoutes } from './routes/submit-routes.js';
 import { registerSystemRoutes } from './routes/system-routes.js';
 
@@ -184,6 +185,7 @@ export function buildRestApp(
       });
       registerJobRoutes(scoped, jobs);
       registerCheckpointRoutes(scoped, jobs);
+      registerRealtimeRoutes(scoped, jobs);
       registerLogRoutes(scoped, jobs, contextPath);
       registerSubmitRoutes(scoped, jobs, limits.config.maxDepth);
       registerDashboardRoutes(scoped, jobs);

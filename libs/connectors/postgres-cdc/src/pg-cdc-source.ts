@@ -41,7 +41,7 @@ export class PgCdcSource extends CdcSource<string, PgWatermark, PgConnection, Ca
 
   /** Sets up publication and slot before any chunk is read; the stream starts at the slot's position unless told otherwise. */
   protected async startPosition(conn: PgConnection, tables: readonly CapturedTable[]): Promise<string> {
-    const slotLsn = await ensurePublicationAndSlot(conn, this.config, tables);
+    const slotLsn = await ensurePublicationAndSlot(conn, this.config, tables, () => this.catalog.connect());
     if (this.config.startupMode === 'latest') return String((await conn.execute('SELECT pg_current_wal_insert_lsn()::text')).rows[0][0]);
     const specific = this.config.specificLsn;
     if (specific === undefined) return slotLsn;

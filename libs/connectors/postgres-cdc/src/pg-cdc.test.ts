@@ -6,6 +6,7 @@ import { startPostgres, type TestDatabaseServer } from '@tideway/testing';
 import { PG_CDC_SPEC } from './pg-cdc-options.js';
 import type { PgWatermark } from './pg-dialect.js';
 import { PgCdcSource } from './pg-cdc-source.js';
+import { describeBlockers } from './pg-replication-setup.js';
 import {
   applyStrictly,
   chunksThenChangesAcrossRestore,
@@ -83,6 +84,44 @@ afterAll(async () => {
 });
 
 describe('Postgres-CDC', () => {
+  it('tells which prepared transaction a replication slot creation waits for', async () => {
+    // A two-phase transaction left prepared (an XA sink's writer killed between prepare and
+    // commit): PostgreSQL creates no logical slot until it ends, in whatever database it is.
+    const holder = new pg.Client({ connectionString: server.url });
+    await holder.connect();
+    const src = source();
+    const creator = await src.catalog.connect();
+    const watcher = await src.catalog.connect();
+    try {
+      await holder.query('CREATE TABLE held (id int)');
+      await holder.query('BEGIN');
+      await holder.query('INSERT INTO held VALUES (1)');
+      await holder.query("PREPARE TRANSACTION 'tw-left-prepared'");
+      const pid = Number((await creator.execute('SELECT pg_backend_pid()')).rows[0][0]);
+      expect(await describeBlockers(watcher, pid)).toBeUndefined();
+      const creating = creator.execute("SELECT pg_create_logical_replication_slot('held_slot', 'pgoutput')");
+      let said: string | undefined;
+      for (const end = Date.now() + 20_000; said === undefined && Date.now() < end; ) {
+        said = await describeBlockers(watcher, pid);
+        if (said === undefined) await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(said).toMatch(
+        /^prepared transaction 'tw-left-prepared' in database 'tideway' \(prepared .+; end it with COMMIT PREPARED or ROLLBACK PREPARED\)$/,
+      );
+      await admin.query("ROLLBACK PREPARED 'tw-left-prepared'");
+      await creating;
+      expect(await describeBlockers(watcher, pid)).toBeUndefined();
+    } finally {
+      const left = await admin.query("SELECT 1 FROM pg_prepared_xacts WHERE gid = 'tw-left-prepared'");
+      if (left.rowCount) await admin.query("ROLLBACK PREPARED 'tw-left-prepared'");
+      await admin.query("SELECT pg_drop_replication_slot('held_slot') FROM pg_replication_slots WHERE slot_name = 'held_slot'");
+      await admin.query('DROP TABLE IF EXISTS held');
+      await holder.end();
+      await creator.close();
+      await watcher.close();
+    }
+  }, 60_000);
+
   it(
     'reads the snapshot in chunks, then changes in order, each once, across a restore',
     () =>

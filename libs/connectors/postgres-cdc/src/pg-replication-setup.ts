@@ -1,7 +1,86 @@
-import { ConfigError, ErrorCode, TidewayError, textOf } from '@tideway/common';
+import { ConfigError, ErrorCode, TidewayError, logger, textOf } from '@tideway/common';
 import { externalError, type JdbcConnection } from '@tideway/connector-jdbc';
 import type { CapturedTable } from './captured-table.js';
 import type { PgCdcConfig } from './pg-cdc-options.js';
+
+const log = logger('postgres-cdc');
+
+/** How long a slot's creation may wait before the transactions it waits for are logged, and how often after. */
+const SLOT_WAIT_FIRST_WARN_MS = 5_000;
+const SLOT_WAIT_WARN_EVERY_MS = 30_000;
+
+/**
+ * What a backend (`pid`) waits for, in one sentence: the prepared transactions (two-phase
+ * commit, e.g. an XA sink's, left by a writer that died before it committed) and the sessions
+ * whose transactions hold the locks it waits on; undefined when it waits for none.
+ */
+export async function describeBlockers(watcher: JdbcConnection, pid: number): Promise<string | undefined> {
+  const prepared = await watcher.execute(
+    `SELECT p.gid, p.database, p.prepared::text FROM pg_prepared_xacts p
+       JOIN pg_locks l ON l.locktype = 'transactionid' AND l.transactionid = p.transaction AND l.pid = $1 AND NOT l.granted`,
+    [pid],
+  );
+  const sessions = await watcher.execute(
+    `SELECT a.pid, a.datname, a.xact_start::text, left(a.query, 120) FROM pg_stat_activity a
+       WHERE a.pid = ANY(pg_blocking_pids($1)) AND a.pid <> 0`,
+    [pid],
+  );
+  const parts = [
+    ...prepared.rows.map(
+      ([gid, db, at]) =>
+        `prepared transaction '${textOf(gid)}' in database '${textOf(db)}' (prepared ${textOf(at)}; end it with COMMIT PREPARED or ROLLBACK PREPARED)`,
+    ),
+    ...sessions.rows.map(
+      ([p, db, since, query]) =>
+        `session ${textOf(p)} in database '${textOf(db)}' (transaction open since ${textOf(since)}: ${textOf(query)})`,
+    ),
+  ];
+  return parts.length > 0 ? parts.join('; ') : undefined;
+}
+
+/**
+ * Creates the slot. PostgreSQL first waits for every transaction running at that moment to end,
+ * in any database of the server, prepared ones included: while it waits, the transactions it waits
+ * for are logged (after 5 s, then every 30 s) on a second connection, so a creation that hangs
+ * says why.
+ */
+async function createSlot(conn: JdbcConnection, cfg: PgCdcConfig, openWatcher?: () => Promise<JdbcConnection>) {
+  const pid = openWatcher ? Number((await conn.execute('SELECT pg_backend_pid()')).rows[0][0]) : 0;
+  let watcher: JdbcConnection | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  let done = false;
+  const check = async () => {
+    try {
+      if (!watcher) {
+        const opened = await openWatcher!();
+        // The creation ended meanwhile: the finally below has run without this connection.
+        if (done) return void (await opened.close().catch(() => undefined));
+        watcher = opened;
+      }
+      const blockers = await describeBlockers(watcher, pid);
+      if (blockers && !done)
+        log.warn(
+          { slot: cfg.slot, server: `${cfg.settings.host}:${cfg.settings.port}` },
+          `creating replication slot '${cfg.slot}' waits for transactions that were running when it began to end: ${blockers}`,
+        );
+    } catch (err) {
+      log.debug({ err: (err as Error).message }, 'could not tell what the replication slot creation waits for');
+    }
+    if (!done) timer = setTimeout(later, SLOT_WAIT_WARN_EVERY_MS);
+  };
+  // check() catches what it meets; the catch here only keeps the promise handled.
+  const later = (): void => {
+    check().catch(() => undefined);
+  };
+  if (openWatcher) timer = setTimeout(later, SLOT_WAIT_FIRST_WARN_MS);
+  try {
+    return await conn.execute('SELECT lsn::text FROM pg_create_logical_replication_slot($1, $2)', [cfg.slot, cfg.decodingPlugin]);
+  } finally {
+    done = true;
+    clearTimeout(timer);
+    await watcher?.close().catch(() => undefined);
+  }
+}
 
 /** Fails with one sentence when the server cannot do logical replication. */
 export async function checkLogicalReplication(conn: JdbcConnection, cfg: PgCdcConfig): Promise<void> {
@@ -19,9 +98,15 @@ export async function checkLogicalReplication(conn: JdbcConnection, cfg: PgCdcCo
  * Makes sure the publication covers every captured table (creating it, or adding tables to it;
  * with table-pattern / database-pattern it is FOR ALL TABLES, so tables created later are
  * published from their first row) and that the slot exists with pgoutput; returns the slot's
- * confirmed position.
+ * confirmed position. `openWatcher` opens a second connection to tell what a slow slot creation
+ * waits for.
  */
-export async function ensurePublicationAndSlot(conn: JdbcConnection, cfg: PgCdcConfig, tables: readonly CapturedTable[]): Promise<string> {
+export async function ensurePublicationAndSlot(
+  conn: JdbcConnection,
+  cfg: PgCdcConfig,
+  tables: readonly CapturedTable[],
+  openWatcher?: () => Promise<JdbcConnection>,
+): Promise<string> {
   const quote = (s: string) => conn.quote(s);
   const list = tables.map((t) => conn.tableSql(t.ref)).join(', ');
   try {
@@ -57,16 +142,14 @@ export async function ensurePublicationAndSlot(conn: JdbcConnection, cfg: PgCdcC
       cfg.slot,
     ]);
     if (slot.rows.length === 0) {
-      const created = await conn
-        .execute('SELECT lsn::text FROM pg_create_logical_replication_slot($1, $2)', [cfg.slot, cfg.decodingPlugin])
-        .catch((err: unknown) => {
-          if (!/may not be used as an output plugin|could not access file/i.test(String((err as Error)?.message))) throw err;
-          throw new TidewayError(
-            ErrorCode.EXTERNAL_SYSTEM,
-            `PostgreSQL at ${cfg.settings.host}:${cfg.settings.port} cannot create a ${cfg.decodingPlugin} replication slot (${(err as Error).message}): install the output plugin (Debian: postgresql-NN-${cfg.decodingPlugin}) and, where the server has output_plugin_libraries, list it there`,
-            { place: cfg.place },
-          );
-        });
+      const created = await createSlot(conn, cfg, openWatcher).catch((err: unknown) => {
+        if (!/may not be used as an output plugin|could not access file/i.test(String((err as Error)?.message))) throw err;
+        throw new TidewayError(
+          ErrorCode.EXTERNAL_SYSTEM,
+          `PostgreSQL at ${cfg.settings.host}:${cfg.settings.port} cannot create a ${cfg.decodingPlugin} replication slot (${(err as Error).message}): install the output plugin (Debian: postgresql-NN-${cfg.decodingPlugin}) and, where the server has output_plugin_libraries, list it there`,
+          { place: cfg.place },
+        );
+      });
       return String(created.rows[0][0]);
     }
     const [plugin, database, lsn] = slot.rows[0].map(String);

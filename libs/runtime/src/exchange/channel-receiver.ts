@@ -6,8 +6,9 @@ import type { ToTaskGroup } from '../protocol.js';
 
 const log = logger('data-exchange');
 
-/** Batches a new channel may send before the receiving task group has processed any. */
-export const INITIAL_CREDITS = 16;
+import { INITIAL_CREDITS } from './input-gate.js';
+
+export { INITIAL_CREDITS };
 
 /** A task group running on this worker, as the receiving end of its shuffle channels sees it. */
 export interface ReceivingTaskGroup {

@@ -1,5 +1,11 @@
 import type { CheckpointKind } from '../protocol.js';
 
+/**
+ * Batches a new channel may send before the receiving task group has processed any: what each
+ * input channel of a task group holds (a credit comes back for each batch processed).
+ */
+export const INITIAL_CREDITS = 16;
+
 /** A batch waiting behind a barrier, with the channel it came from. */
 export interface BufferedBatch {
   channel: number;

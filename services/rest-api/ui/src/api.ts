@@ -102,6 +102,10 @@ export interface TaskBusyness {
   idleMsPerSecond?: number;
   backPressuredMsPerSecond?: number;
   outPoolUsage?: number;
+  /** The input queue's fill, 0 to 1 (Flink's inPoolUsage). */
+  inPoolUsage?: number;
+  inQueueBatches?: number;
+  inQueueCapacity?: number;
 }
 export interface JobEvent {
   job?: Job;

@@ -9,6 +9,7 @@ export interface VertexBusyness {
   idle: number;
   backPressured: number;
   outPoolUsage: number;
+  inPoolUsage: number;
 }
 
 /** Busyness of a vertex from the running task groups' reports, undefined when none reports it. */
@@ -21,6 +22,7 @@ export function vertexBusyness(v: Vertex, m: Metrics | undefined): VertexBusynes
     idle: max((t) => t.idleMsPerSecond) / 1000,
     backPressured: max((t) => t.backPressuredMsPerSecond) / 1000,
     outPoolUsage: max((t) => t.outPoolUsage),
+    inPoolUsage: max((t) => t.inPoolUsage),
   };
 }
 
@@ -99,12 +101,14 @@ export function DagView({
             data-vertex={v.vertexId}
             data-busy={b ? pct(b.busy) : undefined}
             data-back-pressured={b ? pct(b.backPressured) : undefined}
+            data-in-pool={b ? pct(b.inPoolUsage) : undefined}
             transform={`translate(${p.x},${p.y})`}
           >
             <rect width={W} height={H} rx="6" style={b ? { fill: busynessColour(b) } : undefined} />
             {b && (
               <title>
-                busy {pct(b.busy)}% · idle {pct(b.idle)}% · back-pressured {pct(b.backPressured)}% · output {pct(b.outPoolUsage)}% full
+                busy {pct(b.busy)}% · idle {pct(b.idle)}% · back-pressured {pct(b.backPressured)}% · input {pct(b.inPoolUsage)}% full ·
+                output {pct(b.outPoolUsage)}% full
               </title>
             )}
             <text x="8" y="17" class="name">

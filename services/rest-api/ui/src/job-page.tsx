@@ -3,7 +3,7 @@ import { ENDED, api, listen, time, type Job, type JobEvent, type Metrics } from 
 import { CheckpointsPanel } from './checkpoints-panel.js';
 import { DagView, vertexBusyness } from './dag-view.js';
 import { LogsPanel } from './logs-panel.js';
-import { HISTORY, vertexBadRows, vertexLabel, vertexRates } from './job-view.js';
+import { HISTORY, taskBusyness, vertexBadRows, vertexLabel, vertexRates } from './job-view.js';
 import { RateChart } from './rate-chart.js';
 import { StatusBadge } from './status-badge.js';
 
@@ -124,20 +124,34 @@ export function JobPage({ jobId }: { jobId: string }) {
                   <th>state</th>
                   <th>worker</th>
                   <th>chain</th>
+                  <th>busy · back-pressured</th>
+                  <th>input queue</th>
+                  <th>output</th>
                 </tr>
               </thead>
               <tbody>
-                {(p?.taskGroups ?? []).map((t) => (
-                  <tr data-task-group={t.index ?? 0}>
-                    <td>{t.index ?? 0}</td>
-                    <td>
-                      <StatusBadge status={t.state} />
-                      {t.error?.message && <span class="error small"> {t.error.message}</span>}
-                    </td>
-                    <td>{t.workerAddress || '—'}</td>
-                    <td>{t.description}</td>
-                  </tr>
-                ))}
+                {(p?.taskGroups ?? []).map((t) => {
+                  const b = ended ? undefined : taskBusyness(event?.metrics, pid, t.index ?? 0);
+                  const pct = (x: number | undefined) => `${Math.round((x ?? 0) * 100)}%`;
+                  return (
+                    <tr data-task-group={t.index ?? 0}>
+                      <td>{t.index ?? 0}</td>
+                      <td>
+                        <StatusBadge status={t.state} />
+                        {t.error?.message && <span class="error small"> {t.error.message}</span>}
+                      </td>
+                      <td>{t.workerAddress || '—'}</td>
+                      <td>{t.description}</td>
+                      <td>{b ? `${pct((b.busyMsPerSecond ?? 0) / 1000)} · ${pct((b.backPressuredMsPerSecond ?? 0) / 1000)}` : '—'}</td>
+                      <td data-in-pool={b ? Math.round((b.inPoolUsage ?? 0) * 100) : undefined}>
+                        {b && (b.inQueueCapacity ?? 0) > 0
+                          ? `${pct(b.inPoolUsage)} (${b.inQueueBatches ?? 0}/${b.inQueueCapacity} batches)`
+                          : '—'}
+                      </td>
+                      <td>{b ? `${pct(b.outPoolUsage)} full` : '—'}</td>
+                    </tr>
+                  );
+                })}
               </tbody>
             </table>
           </div>

@@ -1,4 +1,4 @@
-import type { Metrics, Vertex } from './api.js';
+import type { Metrics, TaskBusyness, Vertex } from './api.js';
 
 /**
  * Rows and rows/s of a vertex, from the job's per-table metrics: a source counts the rows it
@@ -29,3 +29,8 @@ export function vertexLabel(v: Vertex): string {
 
 /** How many points the charts keep: ten minutes at one event a second. */
 export const HISTORY = 600;
+
+/** A running task group's last busyness report (JobMetrics.tasks), undefined when none. */
+export function taskBusyness(m: Metrics | undefined, pipelineId: number, taskGroupIndex: number): TaskBusyness | undefined {
+  return (m?.tasks ?? []).find((t) => (t.pipelineId ?? 0) === pipelineId && (t.taskGroupIndex ?? 0) === taskGroupIndex);
+}

@@ -367,8 +367,8 @@ export interface GetJobLogsResponse {
 
 /**
  * How one task group spent its time lately (Flink's busyTimeMsPerSecond, idleTimeMsPerSecond,
- * backPressuredTimeMsPerSecond: the three add up to about 1000), and how full its output
- * channels are.
+ * backPressuredTimeMsPerSecond: the three add up to about 1000), the same times accumulated since
+ * it started, and how full its output channels and its input queue are.
  */
 export interface TaskBusyness {
   pipelineId: number;
@@ -391,7 +391,25 @@ export interface TaskBusyness {
    * its rows left the task group for the sinks; 0 while the reader has caught up with the log.
    * Absent for other sources.
    */
-  eventTimeLagMs?: number | undefined;
+  eventTimeLagMs?:
+    | number
+    | undefined;
+  /**
+   * Batches received through the shuffle and not yet processed by this task group, over what its
+   * input channels hold (0 to 1; Flink's inPoolUsage; 0 without shuffle input).
+   */
+  inPoolUsage: number;
+  /** Those batches, and what the input channels hold (credits per channel times channels). */
+  inQueueBatches: number;
+  inQueueCapacity: number;
+  /**
+   * Milliseconds busy, idle and back-pressured since the task group started (Flink's
+   * accumulateBusyTime, accumulateIdleTime, accumulateBackPressuredTime): the difference of two
+   * reports is the time split between them.
+   */
+  accumulatedBusyMs: number;
+  accumulatedIdleMs: number;
+  accumulatedBackPressuredMs: number;
 }
 
 function createBaseErrorInfo(): ErrorInfo {
@@ -1938,6 +1956,12 @@ function createBaseTaskBusyness(): TaskBusyness {
     backPressuredMsPerSecond: 0,
     outPoolUsage: 0,
     eventTimeLagMs: undefined,
+    inPoolUsage: 0,
+    inQueueBatches: 0,
+    inQueueCapacity: 0,
+    accumulatedBusyMs: 0,
+    accumulatedIdleMs: 0,
+    accumulatedBackPressuredMs: 0,
   };
 }
 
@@ -1973,6 +1997,24 @@ export const TaskBusyness: MessageFns<TaskBusyness> = {
     }
     if (message.eventTimeLagMs !== undefined) {
       writer.uint32(73).double(message.eventTimeLagMs);
+    }
+    if (message.inPoolUsage !== 0) {
+      writer.uint32(81).double(message.inPoolUsage);
+    }
+    if (message.inQueueBatches !== 0) {
+      writer.uint32(88).uint32(message.inQueueBatches);
+    }
+    if (message.inQueueCapacity !== 0) {
+      writer.uint32(96).uint32(message.inQueueCapacity);
+    }
+    if (message.accumulatedBusyMs !== 0) {
+      writer.uint32(105).double(message.accumulatedBusyMs);
+    }
+    if (message.accumulatedIdleMs !== 0) {
+      writer.uint32(113).double(message.accumulatedIdleMs);
+    }
+    if (message.accumulatedBackPressuredMs !== 0) {
+      writer.uint32(121).double(message.accumulatedBackPressuredMs);
     }
     return writer;
   },
@@ -2072,6 +2114,54 @@ export const TaskBusyness: MessageFns<TaskBusyness> = {
             message.eventTimeLagMs = reader.double();
             continue;
           }
+          case 10: {
+            if (tag !== 81) {
+              break;
+            }
+
+            message.inPoolUsage = reader.double();
+            continue;
+          }
+          case 11: {
+            if (tag !== 88) {
+              break;
+            }
+
+            message.inQueueBatches = reader.uint32();
+            continue;
+          }
+          case 12: {
+            if (tag !== 96) {
+              break;
+            }
+
+            message.inQueueCapacity = reader.uint32();
+            continue;
+          }
+          case 13: {
+            if (tag !== 105) {
+              break;
+            }
+
+            message.accumulatedBusyMs = reader.double();
+            continue;
+          }
+          case 14: {
+            if (tag !== 113) {
+              break;
+            }
+
+            message.accumulatedIdleMs = reader.double();
+            continue;
+          }
+          case 15: {
+            if (tag !== 121) {
+              break;
+            }
+
+            message.accumulatedBackPressuredMs = reader.double();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2131,6 +2221,36 @@ export const TaskBusyness: MessageFns<TaskBusyness> = {
         : isSet(object.event_time_lag_ms)
         ? globalThis.Number(object.event_time_lag_ms)
         : undefined,
+      inPoolUsage: isSet(object.inPoolUsage)
+        ? globalThis.Number(object.inPoolUsage)
+        : isSet(object.in_pool_usage)
+        ? globalThis.Number(object.in_pool_usage)
+        : 0,
+      inQueueBatches: isSet(object.inQueueBatches)
+        ? globalThis.Number(object.inQueueBatches)
+        : isSet(object.in_queue_batches)
+        ? globalThis.Number(object.in_queue_batches)
+        : 0,
+      inQueueCapacity: isSet(object.inQueueCapacity)
+        ? globalThis.Number(object.inQueueCapacity)
+        : isSet(object.in_queue_capacity)
+        ? globalThis.Number(object.in_queue_capacity)
+        : 0,
+      accumulatedBusyMs: isSet(object.accumulatedBusyMs)
+        ? globalThis.Number(object.accumulatedBusyMs)
+        : isSet(object.accumulated_busy_ms)
+        ? globalThis.Number(object.accumulated_busy_ms)
+        : 0,
+      accumulatedIdleMs: isSet(object.accumulatedIdleMs)
+        ? globalThis.Number(object.accumulatedIdleMs)
+        : isSet(object.accumulated_idle_ms)
+        ? globalThis.Number(object.accumulated_idle_ms)
+        : 0,
+      accumulatedBackPressuredMs: isSet(object.accumulatedBackPressuredMs)
+        ? globalThis.Number(object.accumulatedBackPressuredMs)
+        : isSet(object.accumulated_back_pressured_ms)
+        ? globalThis.Number(object.accumulated_back_pressured_ms)
+        : 0,
     };
   },
 
@@ -2163,6 +2283,24 @@ export const TaskBusyness: MessageFns<TaskBusyness> = {
     if (message.eventTimeLagMs !== undefined) {
       obj.eventTimeLagMs = floatToJson(message.eventTimeLagMs);
     }
+    if (message.inPoolUsage !== 0) {
+      obj.inPoolUsage = floatToJson(message.inPoolUsage);
+    }
+    if (message.inQueueBatches !== 0) {
+      obj.inQueueBatches = Math.round(message.inQueueBatches);
+    }
+    if (message.inQueueCapacity !== 0) {
+      obj.inQueueCapacity = Math.round(message.inQueueCapacity);
+    }
+    if (message.accumulatedBusyMs !== 0) {
+      obj.accumulatedBusyMs = floatToJson(message.accumulatedBusyMs);
+    }
+    if (message.accumulatedIdleMs !== 0) {
+      obj.accumulatedIdleMs = floatToJson(message.accumulatedIdleMs);
+    }
+    if (message.accumulatedBackPressuredMs !== 0) {
+      obj.accumulatedBackPressuredMs = floatToJson(message.accumulatedBackPressuredMs);
+    }
     return obj;
   },
 
@@ -2180,6 +2318,12 @@ export const TaskBusyness: MessageFns<TaskBusyness> = {
     message.backPressuredMsPerSecond = object.backPressuredMsPerSecond ?? 0;
     message.outPoolUsage = object.outPoolUsage ?? 0;
     message.eventTimeLagMs = object.eventTimeLagMs ?? undefined;
+    message.inPoolUsage = object.inPoolUsage ?? 0;
+    message.inQueueBatches = object.inQueueBatches ?? 0;
+    message.inQueueCapacity = object.inQueueCapacity ?? 0;
+    message.accumulatedBusyMs = object.accumulatedBusyMs ?? 0;
+    message.accumulatedIdleMs = object.accumulatedIdleMs ?? 0;
+    message.accumulatedBackPressuredMs = object.accumulatedBackPressuredMs ?? 0;
     return message;
   },
 };

@@ -9,6 +9,7 @@ export { startMariaDb, type MariaDbOptions } from './mariadb.js';
 export { startRedis, type RedisOptions, type RedisServer } from './redis.js';
 export { startRedisCluster, type RedisClusterServer } from './redis-cluster.js';
 export { startRabbitMq, type RabbitMqServer } from './rabbitmq.js';
+export { startFirebird, sharedFirebird, firebirdMissing, type FirebirdServer, type FirebirdOptions } from './firebird.js';
 export { freePort, freePortRange, isListening } from './free-port.js';
 export type { TestServer, TestDatabaseServer } from './test-server.js';
 export { makeServerDir, portWasTaken } from './test-server.js';

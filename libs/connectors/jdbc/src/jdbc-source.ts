@@ -98,7 +98,7 @@ export const jdbcSourceFactory: SourceFactory = {
   name: 'Jdbc',
   type: 'source',
   description:
-    'Reads tables or queries from PostgreSQL and MySQL/MariaDB over their native protocols (JDBC URLs and driver names as in SeaTunnel). Splits numeric keys into ranges read in parallel; values keep exact precision. PostgreSQL splits stream with COPY (query) TO STDOUT; MySQL results stream row by row. SQLite (jdbc:sqlite:/path/file.db) is read from an existing file opened read-only; declared column types map to SeaTunnel types, expression columns by their first value.',
+    'Reads tables or queries from PostgreSQL and MySQL/MariaDB over their native protocols (JDBC URLs and driver names as in SeaTunnel). Splits numeric keys into ranges read in parallel; values keep exact precision. PostgreSQL splits stream with COPY (query) TO STDOUT; MySQL results stream row by row. SQLite (jdbc:sqlite:/path/file.db) is read from an existing file opened read-only; declared column types map to SeaTunnel types, expression columns by their first value. Firebird 3 (jdbc:firebirdsql://host:port/path) is read over its wire protocol, numerics exactly and dates and times to 1/10000 s.',
   spec: SOURCE_SPEC,
   create: (ctx: PluginContext) => new JdbcSource(ctx),
 };

@@ -49,6 +49,8 @@ export function sinkTarget(cfg: SinkConfig, dialect: DialectName, input: Catalog
   if (dialect === 'postgresql') {
     const parts = tableText.split('.');
     ref = resolveTableRef('postgresql', parts.length === 1 ? `public.${tableText}` : tableText, database, place);
+  } else if (dialect === 'firebird') {
+    ref = resolveTableRef('firebird', tableText, database, place);
   } else {
     ref = tableText.includes('.')
       ? resolveTableRef('mysql', tableText, database, place)

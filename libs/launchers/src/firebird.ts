@@ -47,7 +47,7 @@ function isql(env: NodeJS.ProcessEnv, args: readonly string[], sql: string): Pro
   return new Promise((resolve, reject) => {
     const child = execFile(ISQL, ['-q', ...args], { env, timeout: 20_000 }, (err, stdout, stderr) => {
       // isql-fb exits 0 even when a statement failed; the error text is on stderr.
-      if (err || stderr.trim() !== '') reject(new Error(`isql-fb failed: ${(stderr || String(err)).trim()}`));
+      if (err || stderr.trim() !== '') reject(new Error(`isql-fb failed: ${(stderr || err?.message || '').trim()}`));
       else resolve(stdout);
     });
     child.stdin?.end(sql);

@@ -10,7 +10,7 @@ export const CONNECTION_OPTIONS: readonly OptionDef[] = [
     type: 'string',
     required: true,
     description:
-      'JDBC URL: jdbc:postgresql://host:port/db, jdbc:mysql://host:port/db, jdbc:mariadb://host:port/db (driver parameters after `?`) jdbc:sqlite:/path/to/file.db (a database file; no parameters) or jdbc:firebirdsql://host:port/database-path-or-alias (Firebird 3; also jdbc:firebirdsql:host/port:path).',
+      'JDBC URL: jdbc:postgresql://host:port/db, jdbc:mysql://host:port/db, jdbc:mariadb://host:port/db (driver parameters after `?`), jdbc:sqlite:/path/to/file.db (a database file; no parameters) or jdbc:firebirdsql://host:port/database-path-or-alias (Firebird 3; also jdbc:firebirdsql:host/port:path).',
   },
   {
     name: 'driver',

@@ -17,7 +17,7 @@ type BlobReader = (tx: Transaction, cb: (err: unknown, name: string, e: NodeJS.E
 function readBlob(reader: BlobReader, tx: Transaction): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     reader(tx, (err, _name, e) => {
-      if (err) return reject(err instanceof Error ? err : new Error(String(err)));
+      if (err) return reject(err instanceof Error ? err : new Error(`reading a BLOB failed: ${JSON.stringify(err)}`));
       const chunks: Buffer[] = [];
       e.on('data', (c: Buffer) => chunks.push(c));
       e.once('end', () => resolve(Buffer.concat(chunks)));

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the database servers the test harness (libs/launchers) starts privately, but only the
 # ones whose binaries are missing: PostgreSQL (15 where Debian has it, with PostGIS and the
-# decoderbufs output plugin), MariaDB, Redis and RabbitMQ; and lzop and zip, the reference tools the lzo
+# decoderbufs output plugin), MariaDB, Redis, RabbitMQ and Firebird 3; and lzop and zip, the reference tools the lzo
 # tests compare against and the conformance suite makes SeaTunnel's lzop and zip files with.
 # Nothing is started or enabled here; the harness runs its own servers on free ports.
 set -euo pipefail
@@ -40,11 +40,17 @@ fi
 # lzop: the file connectors' lzo tests check their lzop files against the reference tool, both ways.
 # lzop and zip: test/conformance/seatunnel-extra.suite.ts makes the lzop files and zip archives
 # SeaTunnel's LocalFileIT makes at test time (tar and gzip come with Debian).
+# Firebird 3: the Jdbc connector's firebird dialect; libs/launchers starts a private server from
+# its binary with a configuration and security database of its own (the package's own service,
+# on port 3050, is never used by the tests).
+if [ ! -x /usr/sbin/firebird ]; then missing+=(firebird3.0-server); fi
+if ! command -v isql-fb >/dev/null 2>&1; then missing+=(firebird3.0-utils); fi
+
 if ! command -v lzop >/dev/null 2>&1; then missing+=(lzop); fi
 if ! command -v zip >/dev/null 2>&1; then missing+=(zip); fi
 
 if [ ${#missing[@]} -eq 0 ]; then
-  echo "ensure-servers: PostgreSQL (with PostGIS and decoderbufs), MariaDB, Redis, RabbitMQ, lzop and zip binaries are present"
+  echo "ensure-servers: PostgreSQL (with PostGIS and decoderbufs), MariaDB, Redis, RabbitMQ, Firebird, lzop and zip binaries are present"
   exit 0
 fi
 

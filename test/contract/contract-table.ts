@@ -17,6 +17,13 @@ export const JDBC_SQLITE_NOT_APPLICABLE: NotApplicable = {
   'schema-change': 'SQLite targets refuse schema changes (ALTER TABLE cannot change a column in place), naming the table and the change',
 };
 
+export const JDBC_FIREBIRD_NOT_APPLICABLE: NotApplicable = {
+  'commit-idempotence':
+    'no XA for Firebird here (is_exactly_once is refused): rows commit as they are written, there is no commit to replay',
+  'abort-after-prepare': 'no XA for Firebird here: nothing is prepared',
+  'schema-change': 'Firebird targets refuse schema changes, naming the table and the change',
+};
+
 export const FILE_NOT_APPLICABLE: NotApplicable = { 'schema-change': NO_SCHEMA_CHANGE };
 
 const NO_TWO_PHASE_COMMIT = 'no commit phase: rows are written as they come, there is nothing prepared to commit or abort';
@@ -100,6 +107,7 @@ export const CONTRACT_ROWS: readonly ContractRow[] = [
   { name: 'Jdbc (PostgreSQL, XA)', delivery: 'exactly-once', file: 'jdbc-contract.test.ts', notApplicable: JDBC_NOT_APPLICABLE },
   { name: 'Jdbc (MariaDB, XA)', delivery: 'exactly-once', file: 'jdbc-contract.test.ts', notApplicable: JDBC_NOT_APPLICABLE },
   { name: 'Jdbc (SQLite)', delivery: 'idempotent', file: 'jdbc-contract.test.ts', notApplicable: JDBC_SQLITE_NOT_APPLICABLE },
+  { name: 'Jdbc (Firebird)', delivery: 'idempotent', file: 'jdbc-contract.test.ts', notApplicable: JDBC_FIREBIRD_NOT_APPLICABLE },
   ...['text', 'csv', 'json', 'parquet', 'excel'].map((f) => ({
     name: `LocalFile (${f})`,
     delivery: 'exactly-once' as const,

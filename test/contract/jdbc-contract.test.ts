@@ -1,26 +1,36 @@
 /**
  * The sink contract (libs/connector-contract) on the Jdbc sink: PostgreSQL and MariaDB with XA
  * transactions (exactly once), and SQLite, which has no XA and upserts by primary key
- * (idempotent). Read back with each database's own client.
+ * (idempotent), and Firebird 3, which upserts with UPDATE OR INSERT (idempotent). Read back with
+ * each database's own client.
  */
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { crc32 } from 'node:zlib';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import Firebird from 'node-firebird';
 import { afterAll, beforeAll } from 'vitest';
 import type { CatalogTable } from '@tideway/api';
 import { jdbcSinkFactory } from '@tideway/connector-jdbc';
 import { sinkContract, type SinkSubject } from '@tideway/connector-contract';
-import { startMariaDb, startPostgres, type TestDatabaseServer } from '@tideway/testing';
+import { firebirdMissing, sharedFirebird, startMariaDb, startPostgres, type TestDatabaseServer } from '@tideway/testing';
 import { myExec, pgExec } from '../jdbc/databases.js';
-import { JDBC_NOT_APPLICABLE, JDBC_SQLITE_NOT_APPLICABLE } from './contract-table.js';
+import { JDBC_FIREBIRD_NOT_APPLICABLE, JDBC_NOT_APPLICABLE, JDBC_SQLITE_NOT_APPLICABLE } from './contract-table.js';
 
 let pgServer: TestDatabaseServer;
 let myServer: TestDatabaseServer;
+/** The Firebird database of this file (on the server the run's files share), when Firebird is installed. */
+let fb: { host: string; port: number; user: string; password: string; database: string } | undefined;
+const firebirdRuns = firebirdMissing() === undefined || process.env.CI === 'true';
 const sqliteDir = mkdtempSync(join(tmpdir(), 'tideway-contract-sqlite-'));
 
 beforeAll(async () => {
   [pgServer, myServer] = await Promise.all([startPostgres(), startMariaDb()]);
+  if (firebirdRuns) {
+    const server = await sharedFirebird();
+    fb = { ...server, database: await server.createDatabase(`contract_${process.pid}`) };
+  }
 });
 afterAll(async () => {
   await Promise.all([pgServer?.stop(), myServer?.stop()]);
@@ -114,6 +124,46 @@ const sqlite: SinkSubject = {
   ],
 };
 
+/** Rows of a Firebird table as objects, BLOBs as text, with node-firebird on its own. */
+async function firebirdRows(table: string): Promise<Record<string, unknown>[]> {
+  const db = await Firebird.attachAsync({ ...fb!, encoding: 'UTF8', numericMode: 'string', blobAsText: true });
+  try {
+    const exists = await db.queryAsync('SELECT 1 FROM RDB$RELATIONS WHERE RDB$RELATION_NAME = ?', [table]);
+    return exists.length === 0 ? [] : await db.queryAsync<Record<string, unknown>>(`SELECT * FROM "${table}"`);
+  } finally {
+    await db.detachAsync(true);
+  }
+}
+
+/** Firebird 3 names hold 31 bytes: a scenario's tables get a short prefix of its id. */
+const fbPrefix = (id: string) => `t${crc32(id).toString(36)}`;
+
+const firebird: SinkSubject = {
+  name: 'Jdbc (Firebird)',
+  factory: jdbcSinkFactory,
+  delivery: 'idempotent',
+  target: (id) => ({
+    options: {
+      url: `jdbc:firebirdsql://127.0.0.1:${fb!.port}/${fb!.database}`,
+      driver: 'org.firebirdsql.jdbc.FBDriver',
+      user: fb!.user,
+      password: fb!.password,
+      generate_sink_sql: true,
+      table: `${fbPrefix(id)}_\${table_name}`,
+      primary_keys: ['${primary_key}'],
+      batch_size: 3,
+    },
+    readBack: (table) => firebirdRows(`${fbPrefix(id)}_${table.path.table}`),
+  }),
+  notApplicable: JDBC_FIREBIRD_NOT_APPLICABLE,
+  badOptions: [
+    { options: { is_exactly_once: true, xa_data_source_class_name: 'org.firebirdsql.ds.FBXADataSource' }, option: 'is_exactly_once' },
+    { options: { driver: 'org.postgresql.Driver' }, option: 'driver' },
+  ],
+};
+
 sinkContract(xaSubject('pg'));
 sinkContract(xaSubject('maria'));
 sinkContract(sqlite);
+if (firebirdRuns) sinkContract(firebird);
+else console.log(`Jdbc (Firebird) contract skipped: ${firebirdMissing()}`);

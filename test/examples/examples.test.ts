@@ -15,7 +15,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { S3BlobStore } from '@tideway/checkpoint/s3';
 import { startS3rver, type TestS3Server } from '@tideway/checkpoint/testing';
 import { Redis } from 'ioredis';
-import { startMariaDb, startPostgres, startRedis, type RedisServer, type TestDatabaseServer } from '@tideway/testing';
+import Firebird from 'node-firebird';
+import {
+  firebirdMissing,
+  sharedFirebird,
+  startMariaDb,
+  startPostgres,
+  startRedis,
+  type RedisServer,
+  type TestDatabaseServer,
+} from '@tideway/testing';
 import { repoRoot } from '../conformance/conformance-files.js';
 import { runCli, spawnCli, waitForExit } from '../conformance/cli-process.js';
 import { filesUnder, textRowsUnder } from '../conformance/local-file-output.js';
@@ -269,6 +278,51 @@ describe('examples/', () => {
         { error_stage: 'TRANSFORM', n: notNumbers.length },
       ]);
     }, 120_000);
+    it.skipIf(firebirdMissing() !== undefined && process.env.CI !== 'true')(
+      'jdbc_firebird_to_postgres.conf copies a Firebird table into PostgreSQL, lower-casing its names, and a second run upserts',
+      async () => {
+        const fb = await sharedFirebird();
+        const database = await fb.createDatabase(`examples_shop_${process.pid}`);
+        const db = await Firebird.attachAsync({ host: fb.host, port: fb.port, database, user: fb.user, password: fb.password });
+        try {
+          await db.queryAsync(
+            'CREATE TABLE orders (id BIGINT NOT NULL PRIMARY KEY, customer VARCHAR(40) NOT NULL, total NUMERIC(10, 2), placed_at TIMESTAMP)',
+          );
+          await db.queryAsync(
+            `EXECUTE BLOCK AS DECLARE i INTEGER = 1; BEGIN
+               WHILE (i <= 3000) DO BEGIN
+                 INSERT INTO orders VALUES (:i, 'customer ' || :i, :i * 1.25, DATEADD(:i MINUTE TO TIMESTAMP '2026-11-30 12:00:00.1234'));
+                 i = i + 1;
+               END
+             END`,
+          );
+        } finally {
+          await db.detachAsync(true);
+        }
+        await pgQuery(postgres!.database, 'CREATE DATABASE fb_shop');
+        const args = [
+          'run',
+          '-c',
+          example('jdbc_firebird_to_postgres.conf'),
+          ...vars({ fb_host: fb.host, fb_port: fb.port, fb_database: database, fb_user: fb.user, fb_password: fb.password }),
+          ...vars({ ...pgVars(), pg_db: 'fb_shop' }),
+        ];
+        for (let run = 1; run <= 2; run++) {
+          const res = await runCli(args);
+          expect(res.code, res.stderr).toBe(0);
+        }
+        expect(
+          await pgQuery(
+            'fb_shop',
+            'SELECT count(*)::int AS n, sum(total)::text AS total, count(DISTINCT id)::int AS ids FROM public.orders',
+          ),
+        ).toEqual([{ n: 3000, total: '5626875.00', ids: 3000 }]);
+        expect(await pgQuery('fb_shop', 'SELECT id::text, customer, total::text, placed_at::text FROM public.orders WHERE id = 7')).toEqual(
+          [{ id: '7', customer: 'customer 7', total: '8.75', placed_at: '2026-11-30 12:07:00.1234' }],
+        );
+      },
+      120_000,
+    );
 
     it('jdbc_postgres_to_redis.conf loads a table into one Redis hash per row, expiring in a day', async () => {
       redis = await startRedis({ password: 'example-secret' });

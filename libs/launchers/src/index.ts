@@ -1,5 +1,5 @@
 /**
- * Real processes started privately: PostgreSQL, MariaDB, Redis and RabbitMQ from the Debian binaries on
+ * Real processes started privately: PostgreSQL, MariaDB, Redis, RabbitMQ and Firebird from the Debian binaries on
  * free 127.0.0.1 ports in temp folders (never the machine's own services), and clusters of
  * Tideway processes. `tideway chaos` runs on them, so they ship with the CLI; the tests reach
  * them through @tideway/testing, which re-exports this package.
@@ -9,6 +9,7 @@ export { startMariaDb, type MariaDbOptions } from './mariadb.js';
 export { startRedis, type RedisOptions, type RedisServer } from './redis.js';
 export { startRedisCluster, type RedisClusterServer } from './redis-cluster.js';
 export { startRabbitMq, type RabbitMqServer } from './rabbitmq.js';
+export { startFirebird, sharedFirebird, firebirdMissing, type FirebirdServer, type FirebirdOptions } from './firebird.js';
 export { freePort, freePortRange, isListening } from './free-port.js';
 export type { TestServer, TestDatabaseServer } from './test-server.js';
 export { makeServerDir, portWasTaken } from './test-server.js';

@@ -10,14 +10,14 @@ export const CONNECTION_OPTIONS: readonly OptionDef[] = [
     type: 'string',
     required: true,
     description:
-      'JDBC URL: jdbc:postgresql://host:port/db, jdbc:mysql://host:port/db, jdbc:mariadb://host:port/db (driver parameters after `?`) or jdbc:sqlite:/path/to/file.db (a database file; no parameters).',
+      'JDBC URL: jdbc:postgresql://host:port/db, jdbc:mysql://host:port/db, jdbc:mariadb://host:port/db (driver parameters after `?`), jdbc:sqlite:/path/to/file.db (a database file; no parameters) or jdbc:firebirdsql://host:port/database-path-or-alias (Firebird 3; also jdbc:firebirdsql:host/port:path).',
   },
   {
     name: 'driver',
     type: 'string',
     required: true,
     description:
-      'JDBC driver class; must fit the url (org.postgresql.Driver, com.mysql.cj.jdbc.Driver, org.mariadb.jdbc.Driver, org.sqlite.JDBC).',
+      'JDBC driver class; must fit the url (org.postgresql.Driver, com.mysql.cj.jdbc.Driver, org.mariadb.jdbc.Driver, org.sqlite.JDBC, org.firebirdsql.jdbc.FBDriver).',
   },
   { name: 'user', type: 'string', description: 'User name.' },
   { name: 'password', type: 'string', description: 'Password.' },

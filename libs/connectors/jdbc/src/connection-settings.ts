@@ -46,6 +46,7 @@ const NO_EFFECT: Record<DialectName, Record<string, string>> = {
     requireSSL: '',
   },
   sqlite: {},
+  firebird: {},
 };
 
 function bool(v: string): boolean {
@@ -105,6 +106,17 @@ export function connectionSettings(
   }
   for (const [key, value] of params) {
     if (target.dialect === 'sqlite') break;
+    if (target.dialect === 'firebird') {
+      if (key === 'user') user ??= value;
+      else if (key === 'password') password ??= value;
+      else if (key === 'encoding' || key === 'lc_ctype' || key === 'charSet' || key === 'characterEncoding') {
+        if (!/^utf-?8$/i.test(value)) throw bad(key, value, 'is not supported: the connector always reads and writes UTF8');
+      } else if (key === 'connectTimeout') {
+        connectTimeoutMs = Number(value) * 1000;
+        if (!Number.isFinite(connectTimeoutMs)) throw bad(key, value, 'is not a number of seconds');
+      } else throw bad(key, value, 'is not supported for Firebird by this connector');
+      continue;
+    }
     if (key in NO_EFFECT[target.dialect] && NO_EFFECT[target.dialect][key] !== '') continue;
     if (key === 'user') user ??= value;
     else if (key === 'password') password ??= value;

@@ -46,11 +46,11 @@ export interface JdbcSplit extends SourceSplit {
 /** A plain decimal number: safe to put into SQL as a literal. */
 const NUMERIC_TEXT = /^-?\d+(\.\d+)?$/;
 
-/** 0..modulus-1 from a text column: hashtext (an int4, maybe negative) on PostgreSQL, CRC32 on MySQL (and SQLite, where the connection defines it). */
+/** 0..modulus-1 from a text column: hashtext (an int4, maybe negative) on PostgreSQL, HASH on Firebird, CRC32 on MySQL (and SQLite, where the connection defines it). */
 function hashBucket(conn: JdbcConnection, column: string, modulus: number): string {
-  return conn.dialect === 'postgresql'
-    ? `mod(mod(hashtext(${column}::text), ${modulus}) + ${modulus}, ${modulus})`
-    : `(CRC32(${column}) % ${modulus})`;
+  if (conn.dialect === 'postgresql') return `mod(mod(hashtext(${column}::text), ${modulus}) + ${modulus}, ${modulus})`;
+  if (conn.dialect === 'firebird') return `MOD(MOD(HASH(${column}), ${modulus}) + ${modulus}, ${modulus})`;
+  return `(CRC32(${column}) % ${modulus})`;
 }
 
 /**
@@ -87,8 +87,11 @@ export function splitStatement(conn: JdbcConnection, split: JdbcSplit): string {
   if (conds.length > 0) sql += ` WHERE ${conds.join(' AND ')}`;
   if (split.orderKey !== undefined) sql += ` ORDER BY ${conn.quote(split.orderKey)}`;
   else if (split.rowsRead > 0) {
-    const all = conn.dialect === 'postgresql' ? '' : conn.dialect === 'sqlite' ? ' LIMIT -1' : ' LIMIT 18446744073709551615';
-    sql += `${all} OFFSET ${split.rowsRead}`;
+    if (conn.dialect === 'firebird') sql += ` OFFSET ${split.rowsRead} ROWS`;
+    else {
+      const all = conn.dialect === 'postgresql' ? '' : conn.dialect === 'sqlite' ? ' LIMIT -1' : ' LIMIT 18446744073709551615';
+      sql += `${all} OFFSET ${split.rowsRead}`;
+    }
   }
   return sql;
 }

@@ -1,7 +1,7 @@
 import { ConfigError, ErrorCode, type Place } from '@tideway/common';
 
 /** The databases this connector speaks to. MariaDB uses the MySQL dialect. */
-export type DialectName = 'postgresql' | 'mysql' | 'sqlite';
+export type DialectName = 'postgresql' | 'mysql' | 'sqlite' | 'firebird';
 
 /** A JDBC URL taken apart: where to connect and the driver parameters after `?`. */
 export interface JdbcTarget {
@@ -18,13 +18,14 @@ export interface JdbcTarget {
   readonly file?: string;
 }
 
-const DEFAULT_PORTS: Record<string, number> = { postgresql: 5432, mysql: 3306, mariadb: 3306 };
+const DEFAULT_PORTS: Record<string, number> = { postgresql: 5432, mysql: 3306, mariadb: 3306, firebirdsql: 3050 };
 
 /** Driver class names that fit each dialect (SeaTunnel's docs and the drivers' own names). */
 const DRIVERS: Record<DialectName, readonly string[]> = {
   postgresql: ['org.postgresql.Driver'],
   mysql: ['com.mysql.cj.jdbc.Driver', 'com.mysql.jdbc.Driver', 'org.mariadb.jdbc.Driver'],
   sqlite: ['org.sqlite.JDBC'],
+  firebird: ['org.firebirdsql.jdbc.FBDriver'],
 };
 
 /** XA data source classes that fit each dialect (sink `xa_data_source_class_name`). */
@@ -32,6 +33,7 @@ const XA_DATA_SOURCES: Record<DialectName, readonly string[]> = {
   postgresql: ['org.postgresql.xa.PGXADataSource'],
   mysql: ['com.mysql.cj.jdbc.MysqlXADataSource', 'org.mariadb.jdbc.MariaDbDataSource', 'org.mariadb.jdbc.MariaXaResource'],
   sqlite: [],
+  firebird: [],
 };
 
 const URL_SHAPE = /^jdbc:(postgresql|mysql|mariadb):\/\/(\[[^\]]+\]|[^/:?,]*)(?::(\d+))?(?:\/([^?]*))?(?:\?(.*))?$/i;
@@ -42,25 +44,20 @@ const URL_SHAPE = /^jdbc:(postgresql|mysql|mariadb):\/\/(\[[^\]]+\]|[^/:?,]*)(?:
  */
 export function parseJdbcUrl(url: string, place: Place): JdbcTarget {
   if (/^jdbc:sqlite:/i.test(url.trim())) return parseSqliteUrl(url.trim(), place);
+  if (/^jdbc:firebird(sql)?:/i.test(url.trim())) return parseFirebirdUrl(url.trim(), place);
   const m = URL_SHAPE.exec(url.trim());
   if (!m) {
     const kind = /^jdbc:([a-z0-9]+)[:]/i.exec(url)?.[1];
     const why =
       kind && !['postgresql', 'mysql', 'mariadb'].includes(kind.toLowerCase())
-        ? `the ${kind} database is not supported (use jdbc:postgresql://, jdbc:mysql://, jdbc:mariadb:// or jdbc:sqlite:)`
+        ? `the ${kind} database is not supported (use jdbc:postgresql://, jdbc:mysql://, jdbc:mariadb://, jdbc:sqlite: or jdbc:firebirdsql://)`
         : 'expected jdbc:postgresql://host[:port]/database, jdbc:mysql://host[:port]/database or jdbc:mariadb://…';
     throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `url '${url}' cannot be used: ${why}`, { place });
   }
   const subprotocol = m[1].toLowerCase();
   const host = (m[2] || 'localhost').replace(/^\[|\]$/g, '');
   const port = m[3] ? Number(m[3]) : DEFAULT_PORTS[subprotocol];
-  const params = new Map<string, string>();
-  for (const pair of (m[5] ?? '').split('&')) {
-    if (pair === '') continue;
-    const eq = pair.indexOf('=');
-    const key = decodeURIComponent(eq < 0 ? pair : pair.slice(0, eq));
-    params.set(key, eq < 0 ? '' : decodeURIComponent(pair.slice(eq + 1)));
-  }
+  const params = urlParams(m[5]);
   const database = m[4] ? decodeURIComponent(m[4]) : undefined;
   return {
     dialect: subprotocol === 'postgresql' ? 'postgresql' : 'mysql',
@@ -82,7 +79,9 @@ function checkClassFits(
   if (!allowed[target.dialect].includes(className.trim())) {
     throw new ConfigError(
       ErrorCode.CONFIG_BAD_VALUE,
-      `${option} '${className}' does not fit url jdbc:${target.subprotocol}:${target.dialect === 'sqlite' ? '' : '//'} (use ${allowed[target.dialect].join(' or ')})`,
+      allowed[target.dialect].length === 0
+        ? `${option} '${className}' cannot be used with url jdbc:${target.subprotocol}: (this connector has no XA for it)`
+        : `${option} '${className}' does not fit url jdbc:${target.subprotocol}:${target.dialect === 'sqlite' ? '' : '//'} (use ${allowed[target.dialect].join(' or ')})`,
       { place },
     );
   }
@@ -111,11 +110,40 @@ function parseSqliteUrl(url: string, place: Place): JdbcTarget {
         : 'only database files are supported (every reader and writer opens its own connection, so an in-memory or resource database would not be shared)';
     throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `url '${url}' cannot be used: ${why}`, { place });
   }
+  const params = urlParams(q < 0 ? undefined : rest.slice(q + 1));
+  return { dialect: 'sqlite', subprotocol: 'sqlite', host: file, port: 0, database: 'main', params, file };
+}
+
+/** `k=v&k2=v2` (values percent-decoded), in order of appearance. */
+function urlParams(query: string | undefined): Map<string, string> {
   const params = new Map<string, string>();
-  for (const pair of q < 0 ? [] : rest.slice(q + 1).split('&')) {
+  for (const pair of (query ?? '').split('&')) {
     if (pair === '') continue;
     const eq = pair.indexOf('=');
     params.set(decodeURIComponent(eq < 0 ? pair : pair.slice(0, eq)), eq < 0 ? '' : decodeURIComponent(pair.slice(eq + 1)));
   }
-  return { dialect: 'sqlite', subprotocol: 'sqlite', host: file, port: 0, database: 'main', params, file };
+  return params;
+}
+
+const FIREBIRD_URL = /^jdbc:firebird(?:sql)?:(?:\/\/(\[[^\]]+\]|[^/:?]+)(?::(\d+))?\/([^?]+)|([^/:?]+)(?:\/(\d+))?:([^?]+))(?:\?(.*))?$/i;
+
+/**
+ * Parses Jaybird's url forms: `jdbc:firebirdsql://host[:port]/path-or-alias` (an absolute path
+ * then starts with a second slash: `//host:3050//data/db.fdb`) and the older
+ * `jdbc:firebirdsql:host[/port]:path` (also with the `jdbc:firebird:` prefix). The database is
+ * the path or alias as the server reads it.
+ */
+function parseFirebirdUrl(url: string, place: Place): JdbcTarget {
+  const m = FIREBIRD_URL.exec(url);
+  if (!m) {
+    throw new ConfigError(
+      ErrorCode.CONFIG_BAD_VALUE,
+      `url '${url}' cannot be used: expected jdbc:firebirdsql://host[:port]/database-path-or-alias or jdbc:firebirdsql:host[/port]:database-path`,
+      { place },
+    );
+  }
+  const host = (m[1] ?? m[4]).replace(/^\[|\]$/g, '');
+  const port = Number(m[2] ?? m[5] ?? DEFAULT_PORTS.firebirdsql);
+  const database = decodeURIComponent(m[3] ?? m[6]);
+  return { dialect: 'firebird', subprotocol: 'firebirdsql', host, port, database, params: urlParams(m[7]) };
 }

@@ -35,7 +35,7 @@ describe('JDBC urls', () => {
 
   it('refuses other databases and malformed urls in one sentence', () => {
     expect(() => parseJdbcUrl('jdbc:oracle:thin:@localhost:1521/xe', { option: 'url' })).toThrow(
-      "option 'url': url 'jdbc:oracle:thin:@localhost:1521/xe' cannot be used: the oracle database is not supported (use jdbc:postgresql://, jdbc:mysql://, jdbc:mariadb:// or jdbc:sqlite:)",
+      "option 'url': url 'jdbc:oracle:thin:@localhost:1521/xe' cannot be used: the oracle database is not supported (use jdbc:postgresql://, jdbc:mysql://, jdbc:mariadb://, jdbc:sqlite: or jdbc:firebirdsql://)",
     );
     expect(() => parseJdbcUrl('postgres://x/y', {})).toThrow(/expected jdbc:postgresql:\/\/host\[:port\]\/database/);
   });

@@ -24,7 +24,8 @@ export function createTableSql(conn: JdbcConnection, target: SinkTarget, createI
       const keyCols = key.columns.map((c) => byName.get(c)).filter((c): c is string => c !== undefined);
       if (keyCols.length !== key.columns.length) continue;
       const unique = key.type === 'UNIQUE_KEY' ? 'UNIQUE ' : '';
-      const name = conn.quote(`${target.ref!.table}_${key.name}`.slice(0, 60));
+      // Firebird 3 names hold at most 31 bytes.
+      const name = conn.quote(`${target.ref!.table}_${key.name}`.slice(0, conn.dialect === 'firebird' ? 31 : 60));
       out.push(`CREATE ${unique}INDEX ${name} ON ${table} (${keyCols.map((c) => conn.quote(c)).join(', ')})`);
     }
   }
@@ -82,7 +83,8 @@ export async function applySaveModes(conn: JdbcConnection, cfg: SinkConfig, targ
       }
       switch (cfg.dataSaveMode) {
         case 'DROP_DATA':
-          await conn.execute(conn.dialect === 'sqlite' ? `DELETE FROM ${table}` : `TRUNCATE TABLE ${table}`);
+          // SQLite and Firebird have no TRUNCATE.
+          await conn.execute(conn.dialect === 'sqlite' || conn.dialect === 'firebird' ? `DELETE FROM ${table}` : `TRUNCATE TABLE ${table}`);
           break;
         case 'APPEND_DATA':
           break;
@@ -90,7 +92,7 @@ export async function applySaveModes(conn: JdbcConnection, cfg: SinkConfig, targ
           await conn.execute(cfg.customSql!);
           break;
         case 'ERROR_WHEN_DATA_EXISTS': {
-          const res = await conn.execute(`SELECT 1 FROM ${table} LIMIT 1`);
+          const res = await conn.execute(conn.dialect === 'firebird' ? `SELECT FIRST 1 1 FROM ${table}` : `SELECT 1 FROM ${table} LIMIT 1`);
           if (res.rows.length > 0)
             throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `table ${name} has rows (data_save_mode = ERROR_WHEN_DATA_EXISTS)`, {
               place,

@@ -133,10 +133,10 @@ export async function alterTarget(
   ide: FieldIde,
   place: Place,
 ): Promise<void> {
-  if (conn.dialect === 'sqlite') {
+  if (conn.dialect === 'sqlite' || conn.dialect === 'firebird') {
     throw new TidewayError(
       ErrorCode.CONFIG_BAD_VALUE,
-      `table ${event.tableId}: schema changes (${describeSchemaChange(event)}) are not supported for SQLite targets`,
+      `table ${event.tableId}: schema changes (${describeSchemaChange(event)}) are not supported for ${conn.dialect === 'sqlite' ? 'SQLite' : 'Firebird'} targets`,
       { place },
     );
   }

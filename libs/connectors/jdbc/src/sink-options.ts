@@ -1,7 +1,7 @@
 import type { OptionDef, PluginOptions, PluginSpec } from '@tideway/api';
 import { ConfigError, ErrorCode } from '@tideway/common';
 import { CONNECTION_OPTIONS, compileConnection, type CompiledConnection } from './connection-options.js';
-import { checkXaDataSource } from './jdbc-url.js';
+import { checkXaDataSource, type JdbcTarget } from './jdbc-url.js';
 
 export const SCHEMA_SAVE_MODES = ['RECREATE_SCHEMA', 'CREATE_SCHEMA_WHEN_NOT_EXIST', 'ERROR_WHEN_SCHEMA_NOT_EXIST', 'IGNORE'] as const;
 export const DATA_SAVE_MODES = ['DROP_DATA', 'APPEND_DATA', 'CUSTOM_PROCESSING', 'ERROR_WHEN_DATA_EXISTS'] as const;
@@ -152,17 +152,26 @@ export interface SinkConfig {
 }
 
 /** What a SQLite target cannot do, refused by option name (decision 0051). */
-function checkSqliteSink(options: PluginOptions, bad: (option: string, message: string) => ConfigError): void {
+/** SQLite and Firebird sinks: no XA here, no idle-transaction timeout, one database per url. */
+function checkSinkWithoutXa(options: PluginOptions, target: JdbcTarget, bad: (option: string, message: string) => ConfigError): void {
+  const name = target.dialect === 'sqlite' ? 'SQLite' : 'Firebird';
   if (options.get<boolean>('is_exactly_once')) {
+    const why =
+      target.dialect === 'sqlite'
+        ? 'it has no XA or prepared transactions'
+        : 'this connector does not drive its two-phase commit (the Node client has no prepare and recover)';
     throw bad(
       'is_exactly_once',
-      'is_exactly_once is not supported for SQLite: it has no XA or prepared transactions (give primary_keys for idempotent upserts: at-least-once delivery then ends with each row once)',
+      `is_exactly_once is not supported for ${name}: ${why} (give primary_keys for idempotent upserts: at-least-once delivery then ends with each row once)`,
     );
   }
   if (options.get<number>('transaction_timeout_sec') !== -1)
-    throw bad('transaction_timeout_sec', 'transaction_timeout_sec is not supported for SQLite: it has no idle transaction timeout');
-  if (options.has('database') && options.get<string>('database') !== 'main')
-    throw bad('database', `database '${options.get<string>('database')}' is not supported for SQLite: the url's file is database main`);
+    throw bad('transaction_timeout_sec', `transaction_timeout_sec is not supported for ${name}: it has no idle transaction timeout`);
+  if (options.has('database') && options.get<string>('database') !== target.database)
+    throw bad(
+      'database',
+      `database '${options.get<string>('database')}' is not supported for ${name}: the url names the database (${target.database})`,
+    );
 }
 
 /** Checks option combinations and builds the sink config. */
@@ -210,7 +219,8 @@ export function compileSinkOptions(options: PluginOptions): SinkConfig {
     throw bad('schema', 'schema applies to PostgreSQL targets; MySQL and MariaDB tables live in a database (use database)');
   }
   const exactlyOnce = options.get<boolean>('is_exactly_once');
-  if (connection.target.dialect === 'sqlite') checkSqliteSink(options, bad);
+  if (connection.target.dialect === 'sqlite' || connection.target.dialect === 'firebird')
+    checkSinkWithoutXa(options, connection.target, bad);
   if (exactlyOnce) {
     if (!options.has('xa_data_source_class_name')) throw bad('is_exactly_once', 'is_exactly_once needs xa_data_source_class_name');
     checkXaDataSource(connection.target, options.get<string>('xa_data_source_class_name'), options.place('xa_data_source_class_name'));

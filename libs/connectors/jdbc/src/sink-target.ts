@@ -49,6 +49,15 @@ export function sinkTarget(cfg: SinkConfig, dialect: DialectName, input: Catalog
   if (dialect === 'postgresql') {
     const parts = tableText.split('.');
     ref = resolveTableRef('postgresql', parts.length === 1 ? `public.${tableText}` : tableText, database, place);
+  } else if (dialect === 'firebird') {
+    ref = resolveTableRef('firebird', tableText, database, place);
+    if (Buffer.byteLength(ref.table) > 31) {
+      throw new ConfigError(
+        ErrorCode.CONFIG_BAD_VALUE,
+        `table name '${ref.table}' (for ${input.tableId}) is ${Buffer.byteLength(ref.table)} bytes long; Firebird 3 names hold at most 31`,
+        { place },
+      );
+    }
   } else {
     ref = tableText.includes('.')
       ? resolveTableRef('mysql', tableText, database, place)

@@ -133,7 +133,8 @@ function evenBoundaries(lo: bigint, hi: bigint, step: bigint): bigint[] {
 async function queriedBoundaries(conn: JdbcConnection, q: string, k: string, lo: bigint, hi: bigint, size: number): Promise<bigint[]> {
   const out: bigint[] = [lo];
   let start = lo;
-  const sql = `SELECT MAX(${k}) FROM (SELECT ${k} FROM (${q}) tw_chunk WHERE ${k} >= ${conn.placeholder(0)} ORDER BY ${k} LIMIT ${size}) tw_end`;
+  const limit = conn.dialect === 'firebird' ? `FETCH FIRST ${size} ROWS ONLY` : `LIMIT ${size}`;
+  const sql = `SELECT MAX(${k}) FROM (SELECT ${k} FROM (${q}) tw_chunk WHERE ${k} >= ${conn.placeholder(0)} ORDER BY ${k} ${limit}) tw_end`;
   for (;;) {
     const end = (await conn.execute(sql, [start.toString()])).rows[0]?.[0];
     if (end === null || end === undefined) break;

@@ -7,45 +7,13 @@ import type { ConnectionSettings } from './connection-settings.js';
 import { decodeRows, decodersOf } from './decode-rows.js';
 import type { JdbcConnection, ResultColumn, RowBatchStream, TableRef } from './jdbc-connection.js';
 import { sqliteColumnReading, sqliteColumnType } from './sqlite-types.js';
+import { expandListParams, isList } from './sql-text.js';
+
+export { expandListParams };
 import type { ValueDecoder } from './value-codec.js';
 
 /** SQLite's default bound on parameters per statement (SQLITE_MAX_VARIABLE_NUMBER). */
 const MAX_PARAMS = 32_766;
-
-/** A value bound as a list, as mysql2 does: an array of tuples or of values (not a byte array). */
-function isList(v: unknown): v is unknown[] {
-  return Array.isArray(v);
-}
-
-/**
- * Expands list parameters the way the sink's statements are written for mysql2 (`VALUES ?` with
- * an array of row arrays, `IN (?)` with an array of keys): `?` with an array of arrays becomes
- * `(?, ?), (?, ?)`, with an array of values `?, ?`. Only `?` outside quotes counts.
- */
-export function expandListParams(sql: string, params: readonly unknown[]): { sql: string; params: unknown[] } {
-  if (!params.some(isList)) return { sql, params: [...params] };
-  const out: unknown[] = [];
-  let n = 0;
-  const text = sql.replace(/'(?:[^']|'')*'|"(?:[^"]|"")*"|\?/g, (tok) => {
-    if (tok !== '?') return tok;
-    const p = params[n++];
-    if (!isList(p)) {
-      out.push(p);
-      return '?';
-    }
-    return p
-      .map((item) => {
-        if (!isList(item)) {
-          out.push(item);
-          return '?';
-        }
-        out.push(...item);
-        return `(${item.map(() => '?').join(', ')})`;
-      })
-      .join(', ');
-  });
-  return { sql: text, params: out };
-}
 
 class SqliteRowStream implements RowBatchStream {
   constructor(

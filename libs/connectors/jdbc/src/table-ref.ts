@@ -29,6 +29,17 @@ export function resolveTableRef(dialect: DialectName, text: string, connectedDb:
     if (parts.length === 2) return { database: connectedDb, schema: parts[0], table: parts[1] };
     return { database: connectedDb, schema: 'public', table: parts[0] };
   }
+  if (dialect === 'firebird') {
+    // One database per url; a leading part may only repeat its name.
+    if (parts.length > 2 || (parts.length === 2 && parts[0] !== connectedDb)) {
+      throw new ConfigError(
+        ErrorCode.CONFIG_BAD_VALUE,
+        `table path '${text}' cannot be used: Firebird has no schemas and the url names the database, so give the table alone${connectedDb ? ` (or ${connectedDb}.table)` : ''}`,
+        { place },
+      );
+    }
+    return { database: connectedDb, table: parts[parts.length - 1] };
+  }
   if (parts.length > 2)
     throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `table path '${text}' has more than database.table (MySQL has no schemas)`, {
       place,

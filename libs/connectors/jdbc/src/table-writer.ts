@@ -2,6 +2,8 @@ import type { Row } from '@tideway/api';
 import type { JdbcConnection } from './jdbc-connection.js';
 import { mysqlEncoder } from './mysql-types.js';
 import { sqliteEncoder } from './sqlite-types.js';
+import type { FirebirdConnection } from './firebird-connection.js';
+import { firebirdEncoder, firebirdPlaceholder } from './firebird-types.js';
 import type { PgConnection } from './pg-connection.js';
 import { pgParameterType, pgTextEncoder } from './pg-types.js';
 import { CopyEncoder } from './copy-encoder.js';
@@ -52,7 +54,13 @@ export class TableWriter {
     private upsertPath: PgUpsertPath = 'values',
   ) {
     this.pg = conn.dialect === 'postgresql';
-    const encoderOf = this.pg ? pgTextEncoder : conn.dialect === 'sqlite' ? sqliteEncoder : mysqlEncoder;
+    const encoderOf = this.pg
+      ? pgTextEncoder
+      : conn.dialect === 'sqlite'
+        ? sqliteEncoder
+        : conn.dialect === 'firebird'
+          ? firebirdEncoder
+          : mysqlEncoder;
     this.encoders = target.types.map((t) => encoderOf(t));
     this.table = target.ref ? conn.tableSql(target.ref) : '';
     this.cols = target.columns.map((c) => conn.quote(c)).join(', ');
@@ -70,7 +78,7 @@ export class TableWriter {
     return out;
   }
 
-  /** Plain inserts as one multi-row INSERT (MySQL; PostgreSQL's plain inserts stream into a COPY). */
+  /** Plain inserts as one multi-row INSERT (MySQL; PostgreSQL's plain inserts stream into a COPY; Firebird: one prepared INSERT per row). */
   async insert(rows: readonly Row[]): Promise<void> {
     if (rows.length === 0) return;
     if (this.pg) {
@@ -79,6 +87,10 @@ export class TableWriter {
         const { values, params } = this.pgValues(chunk);
         await this.conn.execute(`INSERT INTO ${this.table} (${this.cols}) VALUES ${values}`, params);
       }
+      return;
+    }
+    if (this.conn.dialect === 'firebird') {
+      await this.firebirdEach(`INSERT INTO ${this.table} (${this.cols}) VALUES (${this.firebirdValues()})`, rows);
       return;
     }
     await this.conn.execute(`INSERT INTO ${this.table} (${this.cols}) VALUES ?`, [rows.map((r) => this.encode(r.fields))]);
@@ -100,6 +112,7 @@ export class TableWriter {
   /** Inserts, or updates the non-key columns of rows whose key exists. */
   async upsert(rows: readonly Row[]): Promise<void> {
     if (rows.length === 0) return;
+    if (this.conn.dialect === 'firebird') return this.firebirdUpsert(rows);
     const nonKey = this.target.columns
       .map((c, i) => (this.target.keyIndexes.includes(i) ? undefined : this.conn.quote(c)))
       .filter((c): c is string => c !== undefined);
@@ -166,6 +179,16 @@ export class TableWriter {
   async delete(rows: readonly Row[]): Promise<void> {
     if (rows.length === 0) return;
     const keyIdx = this.target.keyIndexes;
+    if (this.conn.dialect === 'firebird') {
+      // Firebird compares no row values ((a, b) IN (...)): one prepared DELETE per row.
+      const where = keyIdx.map((i) => `${this.conn.quote(this.target.columns[i])} = ${firebirdPlaceholder(this.target.types[i])}`);
+      const keys = rows.map((r) => {
+        const enc = this.encode(r.fields);
+        return keyIdx.map((i) => enc[i]);
+      });
+      await (this.conn as FirebirdConnection).executeEach(`DELETE FROM ${this.table} WHERE ${where.join(' AND ')}`, keys);
+      return;
+    }
     const keyList = keyIdx.length === 1 ? this.keyCols[0] : `(${this.keyCols.join(', ')})`;
     if (this.pg) {
       const per = keyIdx.length;
@@ -194,6 +217,8 @@ export class TableWriter {
 
   /** SeaTunnel's upsert by query: update by key, insert when no row had the key (one statement per row). */
   async updateOrInsert(rows: readonly Row[]): Promise<void> {
+    // Firebird's UPDATE OR INSERT ... MATCHING is this statement, server-side.
+    if (this.conn.dialect === 'firebird') return this.firebirdUpsert(rows);
     const keyIdx = this.target.keyIndexes;
     const nonKeyIdx = this.target.columns.map((_, i) => i).filter((i) => !keyIdx.includes(i));
     const ph = (i: number) => this.conn.placeholder(i);
@@ -232,6 +257,27 @@ export class TableWriter {
         fields.map((f) => enc[f]),
       );
     }
+  }
+
+  /** Firebird's VALUES placeholders, dates and times cast from text (firebird-types.ts). */
+  private firebirdValues(): string {
+    return this.target.types.map((t) => firebirdPlaceholder(t)).join(', ');
+  }
+
+  /** Runs a Firebird statement once per row, prepared once (Firebird 3 has no multi-row VALUES and no batch API). */
+  private async firebirdEach(sql: string, rows: readonly Row[]): Promise<void> {
+    await (this.conn as FirebirdConnection).executeEach(
+      sql,
+      rows.map((r) => this.encode(r.fields)),
+    );
+  }
+
+  /** Firebird's upsert: UPDATE OR INSERT ... MATCHING (keys), which updates every matching row or inserts one. */
+  private async firebirdUpsert(rows: readonly Row[]): Promise<void> {
+    await this.firebirdEach(
+      `UPDATE OR INSERT INTO ${this.table} (${this.cols}) VALUES (${this.firebirdValues()}) MATCHING (${this.keyCols.join(', ')})`,
+      rows,
+    );
   }
 
   private *pgChunks(rows: readonly Row[]): Generator<readonly Row[]> {

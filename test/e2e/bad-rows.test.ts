@@ -236,7 +236,7 @@ sink { Console { plugin_input = "out", log.print.data = false } }
       // Every seq ending in 3 does not convert; the FaultInjector behind the Sql transform fails the chain now and then.
       chain: `probability = 0.1\n    max = 6\n    dir = "${join(base, 'faults')}"`,
     }).replace(
-      /transform \{\n  FaultInjector \{\n    plugin_input = "seq"/,
+      /transform \{\n {2}FaultInjector \{\n {4}plugin_input = "seq"/,
       `transform {
   Sql {
     plugin_input = "seq"

@@ -80,7 +80,7 @@ export class TaskGroupThread {
         if (!overdue) return;
         clearInterval(this.watch);
         lastError = overdue;
-        void this.terminate();
+        this.terminate().catch(() => undefined);
       }, CALL_WATCH_MS);
       this.watch.unref();
     }

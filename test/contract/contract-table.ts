@@ -82,6 +82,11 @@ export const ELASTICSEARCH_SOURCE_NOT_APPLICABLE: Partial<Record<SourceCheck, st
   'multi-table': 'one index pattern, one table',
 };
 
+/** search_api_type = PIT: a restore continues after the checkpointed sort values (every check runs but multi-table). */
+export const ELASTICSEARCH_PIT_SOURCE_NOT_APPLICABLE: Partial<Record<SourceCheck, string>> = {
+  'multi-table': 'one index pattern, one table',
+};
+
 export const S3_SOURCE_NOT_APPLICABLE: Partial<Record<SourceCheck, string>> = {
   'multi-table': "the LocalFile source's tables_configs, on the same FileSource, run it",
 };

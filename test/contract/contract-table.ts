@@ -82,7 +82,7 @@ export const ELASTICSEARCH_SOURCE_NOT_APPLICABLE: Partial<Record<SourceCheck, st
   'multi-table': 'one index pattern, one table',
 };
 
-/** search_api_type = PIT: a restore continues after the checkpointed sort values (every check runs but multi-table). */
+/** search_api_type = PIT: a restore continues after the checkpointed _id, so every check runs but multi-table. */
 export const ELASTICSEARCH_PIT_SOURCE_NOT_APPLICABLE: Partial<Record<SourceCheck, string>> = {
   'multi-table': 'one index pattern, one table',
 };
@@ -179,6 +179,11 @@ export const SOURCE_ROWS: readonly SourceContractRow[] = [
   { name: 'Redis (json strings)', file: 'redis-contract.test.ts', notApplicable: REDIS_SOURCE_NOT_APPLICABLE },
   { name: 'Http (json pages)', file: 'systems-contract.test.ts', notApplicable: HTTP_SOURCE_NOT_APPLICABLE },
   { name: 'Elasticsearch', file: 'elasticsearch-contract.test.ts', notApplicable: ELASTICSEARCH_SOURCE_NOT_APPLICABLE },
+  {
+    name: 'Elasticsearch (search_api_type = PIT)',
+    file: 'elasticsearch-contract.test.ts',
+    notApplicable: ELASTICSEARCH_PIT_SOURCE_NOT_APPLICABLE,
+  },
   { name: 'Kafka', outOfScope: UNBOUNDED },
   {
     name: 'RabbitMQ',

@@ -82,7 +82,7 @@ export const ES_SINK_SPEC: PluginSpec = {
       type: 'boolean',
       default: true,
       description:
-        "Tideway's own: with primary_keys, a row that carries its source's log position (a MySQL-CDC or Postgres-CDC change; pgoutput only) is written with it as an external version (version_type external_gte), so the index refuses a replayed or reordered write older than the document it holds; rows without a position are upserted as without this option.",
+        "Tideway's own: with primary_keys, a row that carries its source's log position (a streamed MySQL-CDC or Postgres-CDC change; pgoutput only) is written with it as an external version (version_type external_gte): an index of the whole row (replacing the document, as the update API takes no external version) or a delete, which the index refuses (409, skipped) when it holds a newer version, so a replayed or reordered older write cannot overwrite a newer document. Rows without a position (batch sources, CDC snapshot rows) are upserted as without this option. Turn it off when the source's log starts again (RESET MASTER, a new cluster).",
     },
     {
       name: 'schema_save_mode',

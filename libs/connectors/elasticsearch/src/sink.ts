@@ -111,16 +111,18 @@ function versioned(lines: string): boolean {
 }
 
 /**
- * Sends each batch to _bulk: keyed rows are idempotent by _id (a replay after a restore writes
- * the same documents), unkeyed rows are at-least-once. Items that fail with 429 or 5xx are sent
- * again; a versioned item refused with 409 is older than the document (skipped); any other item
- * error fails the task naming the document. One _bulk is in flight at a time, in row order: a
- * batch is built while the one before it is at the cluster, and every batch has its answer
- * before a checkpoint's prepareCommit returns, so a completed checkpoint has every row before
- * it in the index.
+ * Writes rows with _bulk, max_batch_size actions a request (rows are gathered across write()
+ * calls, as SeaTunnel's writer does): keyed rows are idempotent by _id (a replay after a restore
+ * writes the same documents), unkeyed rows are at-least-once. Items that fail with 429 or 5xx
+ * are sent again; a versioned item refused with 409 is older than the document (skipped); any
+ * other item error fails the task naming the document. One _bulk is in flight at a time, in
+ * row order (as a loader on one connection): the next batch is built while it is at the
+ * cluster. prepareCommit sends what is gathered and waits for every answer, so a completed
+ * checkpoint has every row before it in the index.
  */
 class EsSinkWriter implements SinkWriter {
   private readonly actions = new Map<string, Action>();
+  private gathered: string[] = [];
   /** The _bulk at the cluster (rejects with the error that fails the task). */
   private inFlight: Promise<void> | undefined;
   private stale = 0;
@@ -134,27 +136,29 @@ class EsSinkWriter implements SinkWriter {
   }
 
   async write(rows: readonly Row[]): Promise<void> {
-    for (let i = 0; i < rows.length; i += this.s.batchSize) {
-      const lines: string[] = [];
-      const end = Math.min(rows.length, i + this.s.batchSize);
-      for (let r = i; r < end; r++) {
-        const row = rows[r];
-        const action = this.actions.get(row.tableId);
-        if (!action)
-          throw new TidewayError(
-            ErrorCode.CONNECTOR_IO,
-            `Elasticsearch sink got a row of table '${row.tableId}', which is not one of its inputs`,
-          );
-        const a = action(row);
-        if (a !== '') lines.push(a);
-      }
-      await this.flush();
-      if (lines.length > 0) {
-        const sent = this.bulk(lines);
-        sent.catch(() => {}); // awaited by the next flush, which fails the task with it
-        this.inFlight = sent;
-      }
+    for (const row of rows) {
+      const action = this.actions.get(row.tableId);
+      if (!action)
+        throw new TidewayError(
+          ErrorCode.CONNECTOR_IO,
+          `Elasticsearch sink got a row of table '${row.tableId}', which is not one of its inputs`,
+        );
+      const a = action(row);
+      if (a === '') continue;
+      this.gathered.push(a);
+      if (this.gathered.length >= this.s.batchSize) await this.send();
     }
+  }
+
+  /** Sends the gathered actions once the _bulk before them has answered. */
+  private async send(): Promise<void> {
+    const lines = this.gathered;
+    this.gathered = [];
+    await this.flush();
+    if (lines.length === 0) return;
+    const sent = this.bulk(lines);
+    sent.catch(() => {}); // awaited by the next flush, which fails the task with it
+    this.inFlight = sent;
   }
 
   /** Waits for the _bulk in flight; its failure fails the task. */
@@ -199,12 +203,14 @@ class EsSinkWriter implements SinkWriter {
   }
 
   async prepareCommit(): Promise<undefined> {
+    await this.send();
     await this.flush();
     return undefined;
   }
 
   async close(): Promise<void> {
     try {
+      await this.send();
       await this.flush();
     } finally {
       this.client.close();

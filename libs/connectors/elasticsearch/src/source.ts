@@ -383,7 +383,7 @@ export const elasticsearchSourceFactory: SourceFactory = {
   type: 'source',
   name: 'Elasticsearch',
   description:
-    "SeaTunnel's Elasticsearch source (tested against OpenSearch 2.19): scrolls through an index (or each index of a pattern, one split each) with a query, reading the `source` fields by `schema` or by the index mapping.",
+    "SeaTunnel's Elasticsearch source (tested against OpenSearch 2.19): scrolls through an index (or each index of a pattern, one split each), or pages a point in time with search_after (search_api_type = PIT; a restore continues after the checkpointed _id), with a query, reading the `source` fields by `schema` or by the index mapping.",
   spec: ES_SOURCE_SPEC,
   create: (ctx: PluginContext): Source<EsSplit, { assigned: string[] }> => {
     const o = ctx.options;

@@ -268,7 +268,7 @@ export const elasticsearchSinkFactory: SinkFactory = {
   type: 'sink',
   name: 'Elasticsearch',
   description:
-    "SeaTunnel's Elasticsearch sink (tested against OpenSearch 2.19): writes rows with _bulk into an index named literally, by ${table_name} or by ${field}; with primary_keys rows are upserted and deleted by _id (idempotent across restores), without them indexed (at-least-once); creates the index from the schema by schema_save_mode.",
+    "SeaTunnel's Elasticsearch sink (tested against OpenSearch 2.19): writes rows with _bulk into an index named literally, by ${table_name} or by ${field}; with primary_keys rows are upserted and deleted by _id (idempotent across restores), CDC changes with their log position as external version so an older write cannot overwrite a newer document; without keys rows are indexed (at-least-once); creates the index from the schema by schema_save_mode.",
   spec: ES_SINK_SPEC,
   create: (ctx: PluginContext): Sink => {
     const o = ctx.options;

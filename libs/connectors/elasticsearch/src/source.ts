@@ -282,15 +282,14 @@ class EsReader implements SourceReader<EsSplit> {
     if (this.distribution !== undefined) return;
     const info = await this.client!.json<{ version?: { distribution?: string; number?: string } }>('GET', '/');
     this.distribution = info.version?.distribution ?? 'elasticsearch';
-    if (this.distribution !== 'opensearch')
+    if (this.distribution !== 'opensearch') {
+      const version = info.version?.number === undefined ? '' : ` ${info.version.number}`;
       throw new ConfigError(
         ErrorCode.CONFIG_BAD_VALUE,
-        `option 'search_api_type' = PIT is supported for OpenSearch clusters only: the cluster at ${this.client!.where} is Elasticsearch ${info.version?.number ?? ''}, whose point-in-time API (_pit) is not supported here; use search_api_type = SCROLL`.replace(
-          ' ,',
-          ',',
-        ),
+        `option 'search_api_type' = PIT is supported for OpenSearch clusters only: the cluster at ${this.client!.where} is Elasticsearch${version}, whose point-in-time API (_pit) is not supported here; use search_api_type = SCROLL`,
         { place: this.s.options.place('search_api_type') },
       );
+    }
   }
 
   /** A finished split's point in time: closed now, or once no checkpoint a restore could use holds it. */

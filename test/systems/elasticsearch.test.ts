@@ -3,7 +3,8 @@
  * Central's jars in its own JVM) behind an HTTPS basic-auth front, as SeaTunnel's configs expect
  * of their server: SeaTunnel's own e2e configs (connector-elasticsearch-e2e, unchanged but for
  * the container's address) with the data ElasticsearchIT loads and the documents it expects; then
- * upserts and deletes by primary key, an index per field value, and the planning errors.
+ * upserts and deletes by primary key, an index per field value, and the planning errors; CDC jobs
+ * whose older changes arrive after newer ones (elasticsearch-cdc-versions.ts).
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,6 +13,7 @@ import { openSearchSkipped, sharedConformanceDir, startOpenSearch, type OpenSear
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../conformance/cli-process.js';
 import { repoRoot } from '../conformance/conformance-files.js';
+import { describeCdcVersions } from './elasticsearch-cdc-versions.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'tideway-es-'));
 const shared = sharedConformanceDir();
@@ -298,4 +300,6 @@ sink { Console {} }
     },
     60_000,
   );
+
+  describeCdcVersions(() => node);
 });

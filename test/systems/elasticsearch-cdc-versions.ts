@@ -5,21 +5,15 @@
  * writes the newer change of document 1, then the job of table x, restored from a checkpoint
  * taken before its older change of document 1, writes that change late; the document keeps the
  * newer value. Restored again from that same checkpoint, the job writes its changes a second
- * time without error, and the documents stay as they were.
+ * time without error, and the documents stay as they were. Registered inside
+ * elasticsearch.test.ts's describe, to share its OpenSearch node.
  */
 import { cpSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  openSearchSkipped,
-  startMariaDb,
-  startOpenSearch,
-  startPostgres,
-  type OpenSearchNode,
-  type TestDatabaseServer,
-} from '@tideway/testing';
+import { startMariaDb, startPostgres, type OpenSearchNode, type TestDatabaseServer } from '@tideway/testing';
 import { CliJob, killStartedJobs, TempDirs, until, type RunningCli } from '../cdc/cli-job.js';
 
 const dirs = new TempDirs();
@@ -120,68 +114,72 @@ async function olderAfterNewer(src: CdcSource): Promise<void> {
   await killed(cliY);
 }
 
-describe.skipIf(openSearchSkipped())('CDC -> Elasticsearch with external versions (OpenSearch)', () => {
-  let maria: TestDatabaseServer;
-  let postgres: TestDatabaseServer;
-  let my: mysql.Connection;
-  let pc: pg.Client;
+/** The tests, against the node `nodeOf()` returns once its file's beforeAll has started it. */
+export function describeCdcVersions(nodeOf: () => OpenSearchNode): void {
+  describe('CDC -> Elasticsearch with external versions', () => {
+    let maria: TestDatabaseServer;
+    let postgres: TestDatabaseServer;
+    let my: mysql.Connection;
+    let pc: pg.Client;
 
-  beforeAll(async () => {
-    [node, maria, postgres] = await Promise.all([startOpenSearch(), startMariaDb(), startPostgres({ logical: true })]);
-    my = await mysql.createConnection({ host: maria.host, port: maria.port, user: maria.user, password: maria.password });
-    await my.query('CREATE DATABASE esv');
-    await my.query('USE esv');
-    pc = new pg.Client({ connectionString: postgres.url });
-    await pc.connect();
-    for (const t of ['x', 'y']) {
-      await my.query(`CREATE TABLE ${t} (id int NOT NULL PRIMARY KEY, v varchar(32))`);
-      await pc.query(`CREATE TABLE ${t} (id int PRIMARY KEY, v varchar(32))`);
-    }
-  }, 240_000);
+    beforeAll(async () => {
+      node = nodeOf();
+      [maria, postgres] = await Promise.all([startMariaDb(), startPostgres({ logical: true })]);
+      my = await mysql.createConnection({ host: maria.host, port: maria.port, user: maria.user, password: maria.password });
+      await my.query('CREATE DATABASE esv');
+      await my.query('USE esv');
+      pc = new pg.Client({ connectionString: postgres.url });
+      await pc.connect();
+      for (const t of ['x', 'y']) {
+        await my.query(`CREATE TABLE ${t} (id int NOT NULL PRIMARY KEY, v varchar(32))`);
+        await pc.query(`CREATE TABLE ${t} (id int PRIMARY KEY, v varchar(32))`);
+      }
+    }, 240_000);
 
-  afterAll(async () => {
-    killStartedJobs();
-    await my?.end().catch(() => undefined);
-    await pc?.end().catch(() => undefined);
-    await Promise.all([node?.stop(), maria?.stop(), postgres?.stop()]);
-    dirs.cleanup();
-  });
+    afterAll(async () => {
+      killStartedJobs();
+      await my?.end().catch(() => undefined);
+      await pc?.end().catch(() => undefined);
+      await Promise.all([maria?.stop(), postgres?.stop()]);
+      dirs.cleanup();
+    });
 
-  it('MySQL-CDC (MariaDB): an older change written after a newer one leaves the newer document; the same changes written twice change nothing', async () => {
-    await olderAfterNewer({
-      name: 'MariaDB',
-      index: 'merged_mariadb',
-      run: async (sql) => void (await my.query(sql)),
-      block: (table, n) => `MySQL-CDC {
+    it('MySQL-CDC (MariaDB): an older change written after a newer one leaves the newer document; the same changes written twice change nothing', async () => {
+      await olderAfterNewer({
+        name: 'MariaDB',
+        index: 'merged_mariadb',
+        run: async (sql) => void (await my.query(sql)),
+        block: (table, n) => `MySQL-CDC {
     base-url = "jdbc:mysql://${maria.host}:${maria.port}/esv"
     username = "${maria.user}"
     password = "${maria.password}"
     table-names = ["esv.${table}"]
     server-id = "${5400 + n}"
   }`,
-      // A binlog version is file sequence (>= 1) * 2^32 + offset.
-      positionNow: () => Promise.resolve(2 ** 32),
-    });
-  }, 300_000);
+        // A binlog version is file sequence (>= 1) * 2^32 + offset.
+        positionNow: () => Promise.resolve(2 ** 32),
+      });
+    }, 300_000);
 
-  it('Postgres-CDC (pgoutput): the same, with commit LSNs as versions', async () => {
-    const db = postgres.database;
-    await olderAfterNewer({
-      name: 'PostgreSQL',
-      index: 'merged_postgres',
-      run: async (sql) => void (await pc.query(sql)),
-      block: (table, n) => `Postgres-CDC {
+    it('Postgres-CDC (pgoutput): the same, with commit LSNs as versions', async () => {
+      const db = postgres.database;
+      await olderAfterNewer({
+        name: 'PostgreSQL',
+        index: 'merged_postgres',
+        run: async (sql) => void (await pc.query(sql)),
+        block: (table, n) => `Postgres-CDC {
     base-url = "jdbc:postgresql://${postgres.host}:${postgres.port}/${db}"
     username = "${postgres.user}"
     password = "${postgres.password}"
     table-names = ["${db}.public.${table}"]
     slot.name = "esv_${table}_${n}"
   }`,
-      positionNow: async () => {
-        const r = await pc.query<{ lsn: string }>('SELECT pg_current_wal_lsn()::text AS lsn');
-        const [hi, lo] = r.rows[0].lsn.split('/').map((h) => parseInt(h, 16));
-        return hi * 2 ** 32 + lo;
-      },
-    });
-  }, 300_000);
-});
+        positionNow: async () => {
+          const r = await pc.query<{ lsn: string }>('SELECT pg_current_wal_lsn()::text AS lsn');
+          const [hi, lo] = r.rows[0].lsn.split('/').map((h) => parseInt(h, 16));
+          return hi * 2 ** 32 + lo;
+        },
+      });
+    }, 300_000);
+  });
+}

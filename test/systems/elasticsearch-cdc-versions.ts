@@ -27,7 +27,6 @@ interface Hit {
 
 /** A CDC source database holding tables x and y, and how a job captures one of them. */
 interface CdcSource {
-  readonly name: string;
   readonly index: string;
   run(sql: string): Promise<void>;
   /** The source block capturing `table`; `n` tells the job's binlog client or slot apart. */
@@ -146,7 +145,6 @@ export function describeCdcVersions(nodeOf: () => OpenSearchNode): void {
 
     it('MySQL-CDC (MariaDB): an older change written after a newer one leaves the newer document; the same changes written twice change nothing', async () => {
       await olderAfterNewer({
-        name: 'MariaDB',
         index: 'merged_mariadb',
         run: async (sql) => void (await my.query(sql)),
         block: (table, n) => `MySQL-CDC {
@@ -164,7 +162,6 @@ export function describeCdcVersions(nodeOf: () => OpenSearchNode): void {
     it('Postgres-CDC (pgoutput): the same, with commit LSNs as versions', async () => {
       const db = postgres.database;
       await olderAfterNewer({
-        name: 'PostgreSQL',
         index: 'merged_postgres',
         run: async (sql) => void (await pc.query(sql)),
         block: (table, n) => `Postgres-CDC {

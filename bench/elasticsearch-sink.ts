@@ -5,9 +5,13 @@
  *   turn, documents prepared before the clock starts (what a plain loading script does);
  * - a job (bench/job-case.ts, local mode in process): Sequence -> Elasticsearch sink,
  *   max_batch_size = <batch>, as many documents of the same shape.
- * Each is run BENCH_REPEAT times (default 3) in turn into a fresh index; medians are reported.
+ * The node is warmed first by one untimed loader pass (its JIT and caches; the first pass used to
+ * run at a third of the later ones). Each is then run BENCH_REPEAT times (default 3) in turn into
+ * a fresh index; medians are reported.
  * The job's rate is rows over the job's run time (its start and finish timestamps), so CLI
- * start-up is left out. Prints a Markdown section for bench/RESULTS.md.
+ * start-up is left out. Each side's client CPU time (all threads, user + system) per 1,000
+ * documents is reported too: the node shares the machine's cores with the client, and CPU time
+ * varies far less than rates on a busy machine. Prints a Markdown section for bench/RESULTS.md.
  *
  * usage: pnpm bench:elasticsearch [docs] [batch]   (default 200,000 docs, batch 1,000)
  */
@@ -78,24 +82,34 @@ sink { Elasticsearch { hosts = ["${node.url}"], index = "bench_tw", max_batch_si
   }
   const loader: number[] = [];
   const tideway: number[] = [];
+  const loaderCpu: number[] = [];
+  const tidewayCpu: number[] = [];
+  const ratios: number[] = [];
+  await reset('bench_loader');
+  for (const b of bodies) await post('/_bulk', b, 'application/x-ndjson'); // warm-up, untimed
   for (let run = 0; run < REPEAT; run++) {
     await reset('bench_loader');
     const t0 = performance.now();
+    const cpu0 = process.cpuUsage();
     for (const b of bodies) {
       const answer = await post('/_bulk', b, 'application/x-ndjson');
       if (answer.includes('"errors":true')) throw new Error('the loader got item errors');
     }
     loader.push(Math.round((rows / (performance.now() - t0)) * 1000));
+    const cpu = process.cpuUsage(cpu0);
+    loaderCpu.push((cpu.user + cpu.system) / 1000 / (rows / 1000));
     if ((await count('bench_loader')) !== rows) throw new Error('the loader did not index every document');
     await reset('bench_tw');
     const out = execFileSync(process.execPath, ['--import', 'tsx', '--conditions=source', 'bench/job-case.ts', job], {
       cwd: join(import.meta.dirname, '..'),
     }).toString();
-    const m = JSON.parse(out.trim().split('\n').pop()!) as { rowsWritten: number; runMs: number };
+    const m = JSON.parse(out.trim().split('\n').pop()!) as { rowsWritten: number; runMs: number; cpuMs: number };
     const indexed = await count('bench_tw');
     if (m.rowsWritten !== rows || indexed !== rows)
       throw new Error(`the job wrote ${m.rowsWritten} rows and indexed ${indexed}, not ${rows}`);
     tideway.push(Math.round((rows / m.runMs) * 1000));
+    tidewayCpu.push(m.cpuMs / (rows / 1000));
+    ratios.push(tideway[run] / loader[run]);
     console.error(`run ${run + 1}: _bulk loader ${loader[run]} docs/s, tideway ${tideway[run]} rows/s`);
   }
   const l = median(loader);
@@ -105,7 +119,7 @@ sink { Elasticsearch { hosts = ["${node.url}"], index = "bench_tw", max_batch_si
       `## Elasticsearch sink against a _bulk loader (${new Date().toISOString().slice(0, 10)})`,
       '',
       machineLine({ load: true }),
-      `${rows.toLocaleString('en')} documents of 3 fields into one OpenSearch 2.19.6 node (1 GB heap), _bulk batches of ${BATCH} (the sink's max_batch_size), one connection, median of ${REPEAT} runs taken in turn, each into a fresh index.`,
+      `${rows.toLocaleString('en')} documents of 3 fields into one OpenSearch 2.19.6 node (1 GB heap), _bulk batches of ${BATCH} (the sink's max_batch_size), one connection, after an untimed warm-up pass of the loader, median of ${REPEAT} runs taken in turn, each into a fresh index.`,
       '',
       '| tool | docs/s (median) | every run |',
       '|---|---|---|',
@@ -115,6 +129,8 @@ sink { Elasticsearch { hosts = ["${node.url}"], index = "bench_tw", max_batch_si
       '| ratio | value |',
       '|---|---|',
       `| tideway / _bulk loader (issue 38 wants >= 0.8) | ${(t / l).toFixed(2)} |`,
+      `| median of each run's tideway / loader (${ratios.map((r) => r.toFixed(2)).join(', ')}) | ${median(ratios).toFixed(2)} |`,
+      `| client CPU ms per 1,000 docs, loader / tideway (median) | ${median(loaderCpu).toFixed(1)} / ${median(tidewayCpu).toFixed(1)} |`,
     ].join('\n'),
   );
 } finally {

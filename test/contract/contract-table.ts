@@ -89,6 +89,11 @@ export const ELASTICSEARCH_SOURCE_NOT_APPLICABLE: Partial<Record<SourceCheck, st
   'multi-table': 'one index pattern, one table',
 };
 
+/** search_api_type = PIT: a restore continues after the checkpointed _id, so every check runs but multi-table. */
+export const ELASTICSEARCH_PIT_SOURCE_NOT_APPLICABLE: Partial<Record<SourceCheck, string>> = {
+  'multi-table': 'one index pattern, one table',
+};
+
 export const S3_SOURCE_NOT_APPLICABLE: Partial<Record<SourceCheck, string>> = {
   'multi-table': "the LocalFile source's tables_configs, on the same FileSource, run it",
 };
@@ -182,6 +187,11 @@ export const SOURCE_ROWS: readonly SourceContractRow[] = [
   { name: 'Redis (json strings)', file: 'redis-contract.test.ts', notApplicable: REDIS_SOURCE_NOT_APPLICABLE },
   { name: 'Http (json pages)', file: 'systems-contract.test.ts', notApplicable: HTTP_SOURCE_NOT_APPLICABLE },
   { name: 'Elasticsearch', file: 'elasticsearch-contract.test.ts', notApplicable: ELASTICSEARCH_SOURCE_NOT_APPLICABLE },
+  {
+    name: 'Elasticsearch (search_api_type = PIT)',
+    file: 'elasticsearch-contract.test.ts',
+    notApplicable: ELASTICSEARCH_PIT_SOURCE_NOT_APPLICABLE,
+  },
   { name: 'Kafka', outOfScope: UNBOUNDED },
   {
     name: 'RabbitMQ',

@@ -8,7 +8,11 @@ import { afterAll, beforeAll, describe } from 'vitest';
 import { sinkContract, sourceContract, type ExpectedRow, type ReadRow } from '@tideway/connector-contract';
 import { elasticsearchSinkFactory, elasticsearchSourceFactory } from '@tideway/connector-elasticsearch';
 import { openSearchSkipped, sharedOpenSearch, type OpenSearchNode } from '@tideway/testing';
-import { ELASTICSEARCH_NOT_APPLICABLE, ELASTICSEARCH_SOURCE_NOT_APPLICABLE } from './contract-table.js';
+import {
+  ELASTICSEARCH_NOT_APPLICABLE,
+  ELASTICSEARCH_PIT_SOURCE_NOT_APPLICABLE,
+  ELASTICSEARCH_SOURCE_NOT_APPLICABLE,
+} from './contract-table.js';
 
 let node: OpenSearchNode;
 
@@ -78,5 +82,36 @@ describe.skipIf(openSearchSkipped())('Elasticsearch contract (OpenSearch)', () =
     },
     notApplicable: ELASTICSEARCH_SOURCE_NOT_APPLICABLE,
     badOptions: [{ options: { tls_truststore_path: '/x.jks' }, option: 'tls_truststore_path' }],
+  });
+
+  sourceContract({
+    name: 'Elasticsearch (search_api_type = PIT)',
+    factory: elasticsearchSourceFactory,
+    target: async (id) => {
+      const index = id.toLowerCase();
+      const expected: ExpectedRow[] = [];
+      let lines = '';
+      for (let i = 1; i <= 250; i++) {
+        lines += `{"index":{"_index":"${index}","_id":"${i}"}}\n${JSON.stringify({ id: i, name: `pit-${i}` })}\n`;
+        expected.push(['default', i, `pit-${i}`]); // a `schema` without a table name names its table default
+      }
+      await es('POST', '/_bulk?refresh=true', lines, true);
+      return {
+        options: {
+          hosts: [node.url],
+          index,
+          search_api_type: 'PIT',
+          pit_batch_size: 40,
+          pit_keep_alive: 120000,
+          schema: { fields: { id: 'int', name: 'string' } },
+        },
+        expected,
+      };
+    },
+    notApplicable: ELASTICSEARCH_PIT_SOURCE_NOT_APPLICABLE,
+    badOptions: [
+      { options: { search_api_type: 'CURSOR' }, option: 'search_api_type' },
+      { options: { search_type: 'SQL' }, option: 'search_type' },
+    ],
   });
 });

@@ -3,7 +3,8 @@
  * Central's jars in its own JVM) behind an HTTPS basic-auth front, as SeaTunnel's configs expect
  * of their server: SeaTunnel's own e2e configs (connector-elasticsearch-e2e, unchanged but for
  * the container's address) with the data ElasticsearchIT loads and the documents it expects; then
- * upserts and deletes by primary key, an index per field value, and the planning errors.
+ * upserts and deletes by primary key, an index per field value, and the planning errors; CDC jobs
+ * whose older changes arrive after newer ones (elasticsearch-cdc-versions.ts).
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,6 +13,7 @@ import { openSearchSkipped, sharedConformanceDir, sharedOpenSearch, type OpenSea
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../conformance/cli-process.js';
 import { repoRoot } from '../conformance/conformance-files.js';
+import { describeCdcVersions } from './elasticsearch-cdc-versions.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'tideway-es-'));
 const shared = sharedConformanceDir();
@@ -132,6 +134,36 @@ describe.skipIf(openSearchSkipped())('Elasticsearch (against OpenSearch)', () =>
     const norm = (d: Record<string, unknown>) => ({ ...d, c_decimal: Number(d.c_decimal) });
     expect((await docs('st_index5')).map(norm)).toEqual([{ ...base, c_decimal: 6.3, c_string: 'NEW' }]);
     expect((await docs('st_index6')).map(norm)).toEqual([{ ...base, c_decimal: 6.3 }]);
+  }, 180_000);
+
+  it('search_api_type = PIT pages st_index (100 documents) by point in time, 30 a page, with the query, and closes its point in time', async () => {
+    const conf = writeJob(`env { job.mode = "BATCH" }
+source {
+  Elasticsearch {
+    ${secureBlock()}
+    index = "st_index"
+    source = ["c_int", "c_string"]
+    query = {"range": {"c_int": {"gte": 5}}}
+    search_api_type = PIT
+    pit_batch_size = 30
+    pit_keep_alive = 30000
+  }
+}
+sink {
+  Elasticsearch {
+    ${secureBlock()}
+    index = "st_index_pit"
+    primary_keys = ["c_int"]
+    max_batch_size = 40
+  }
+}
+`);
+    const res = await runCli(['run', '-c', conf], 150_000);
+    expect(res.code, res.stderr.slice(-1500)).toBe(0);
+    const out = (await docs('st_index_pit')).map((d) => d.c_int as number).sort((a, b) => a - b);
+    expect(out).toEqual(Array.from({ length: 95 }, (_, i) => 5 + i));
+    const pits = await es<{ pits: unknown[] }>('GET', '/_search/point_in_time/_all');
+    expect(pits.pits).toEqual([]);
   }, 180_000);
 
   it('upserts and deletes by primary key: a changelog ends as its final state, and a replay changes nothing', async () => {
@@ -268,4 +300,6 @@ sink { Console {} }
     },
     60_000,
   );
+
+  describeCdcVersions(() => node);
 });

@@ -47,6 +47,16 @@ export interface Row {
   kind: RowKind;
   tableId: string;
   fields: unknown[];
+  /**
+   * Optional: where the change stands in its source's log, as a 64-bit number that never
+   * decreases along the log (PostgreSQL-CDC: the transaction's commit LSN; MySQL-CDC: the binlog
+   * file's sequence number and the transaction's offset in it, `seq * 2^32 + offset`). The
+   * changes of one transaction share it. Sinks that can refuse a write older than what they hold
+   * use it (the Elasticsearch sink's external versions), so a retried or replayed write cannot
+   * overwrite a newer one. Absent for rows that are not read from such a log (batch sources,
+   * CDC snapshot rows); transforms that build new rows drop it.
+   */
+  version?: bigint;
 }
 
 /** Where a table lives: SeaTunnel's TablePath (database.schema.table, schema optional). */

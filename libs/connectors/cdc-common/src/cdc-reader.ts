@@ -324,16 +324,20 @@ export class CdcSourceReader<P, W> implements SourceReader<CdcSplit<P, W>> {
 
   private emit(item: ChangeItem<P>, batch: Row[]): void {
     const { tableId, before, after, txn } = item;
+    const row =
+      txn.version === undefined
+        ? (kind: RowKind, fields: unknown[]): Row => ({ kind, tableId, fields })
+        : (kind: RowKind, fields: unknown[]): Row => ({ kind, tableId, fields, version: txn.version });
     switch (item.op) {
       case 'insert':
-        if (after && !this.inSnapshot(tableId, after, txn)) batch.push({ kind: RowKind.INSERT, tableId, fields: after });
+        if (after && !this.inSnapshot(tableId, after, txn)) batch.push(row(RowKind.INSERT, after));
         return;
       case 'delete':
-        if (before && !this.inSnapshot(tableId, before, txn)) batch.push({ kind: RowKind.DELETE, tableId, fields: before });
+        if (before && !this.inSnapshot(tableId, before, txn)) batch.push(row(RowKind.DELETE, before));
         return;
       case 'update':
-        if (before && !this.inSnapshot(tableId, before, txn)) batch.push({ kind: RowKind.UPDATE_BEFORE, tableId, fields: before });
-        if (after && !this.inSnapshot(tableId, after, txn)) batch.push({ kind: RowKind.UPDATE_AFTER, tableId, fields: after });
+        if (before && !this.inSnapshot(tableId, before, txn)) batch.push(row(RowKind.UPDATE_BEFORE, before));
+        if (after && !this.inSnapshot(tableId, after, txn)) batch.push(row(RowKind.UPDATE_AFTER, after));
         return;
     }
   }

@@ -9,6 +9,13 @@ export interface ChangeTxn<P> {
   readonly dedup: unknown;
   /** When the database committed it (epoch ms), where its log says; for the event-time lag. */
   readonly commitTimeMs?: number;
+  /**
+   * The transaction's place in the log's commit order as a 64-bit number, larger for every later
+   * transaction (PostgreSQL pgoutput: its commit LSN; binlog: file sequence * 2^32 + offset).
+   * Given to its rows as Row.version; absent where the log does not tell it before the changes
+   * (decoderbufs names a transaction's first record, which is not in commit order).
+   */
+  readonly version?: bigint;
 }
 
 /** A row change of a captured table, with positional values in the table's column order. */

@@ -61,10 +61,15 @@ export class EsClient {
     if (answer.status < 200 || answer.status > 299)
       throw new TidewayError(
         ErrorCode.EXTERNAL_SYSTEM,
-        `Elasticsearch ${method} ${path} at ${this.hosts.join(', ')} answered ${answer.status}: ${answer.body.slice(0, 300)}`,
+        `Elasticsearch ${method} ${path} at ${this.where} answered ${answer.status}: ${answer.body.slice(0, 300)}`,
         { retryable: answer.status === 429 || answer.status >= 500 },
       );
     return JSON.parse(answer.body) as T;
+  }
+
+  /** The cluster's addresses, for messages. */
+  get where(): string {
+    return this.hosts.join(', ');
   }
 
   close(): void {

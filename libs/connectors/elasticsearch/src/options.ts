@@ -78,6 +78,13 @@ export const ES_SINK_SPEC: PluginSpec = {
       description: 'Retries of a _bulk request, and of its items that failed with 429 or 5xx.',
     },
     {
+      name: 'external_version',
+      type: 'boolean',
+      default: true,
+      description:
+        "Tideway's own: with primary_keys, a row that carries its source's log position (a streamed MySQL-CDC or Postgres-CDC change; pgoutput only) is written with it as an external version (version_type external_gte): an index of the whole row (replacing the document, as the update API takes no external version) or a delete, which the index refuses (409, skipped) when it holds a newer version, so a replayed or reordered older write cannot overwrite a newer document. Rows without a position (batch sources, CDC snapshot rows) are upserted as without this option. Turn it off when the source's log starts again (RESET MASTER, a new cluster).",
+    },
+    {
       name: 'schema_save_mode',
       type: 'enum',
       values: SCHEMA_SAVE_MODES,
@@ -118,11 +125,39 @@ export const ES_SOURCE_SPEC: PluginSpec = {
     { name: 'query', type: 'object', description: 'The query DSL, e.g. {"range": {"c_int": {"gte": 10}}} (default match_all).' },
     { name: 'scroll_time', type: 'string', default: '1m', description: 'How long the server keeps a scroll between two pages.' },
     { name: 'scroll_size', type: 'int', default: 100, min: 1, description: 'Documents per scroll page.' },
+    {
+      name: 'search_type',
+      type: 'enum',
+      values: ['DSL', 'SQL'],
+      default: 'DSL',
+      description: 'How the documents are selected: DSL (`query`); SQL (`sql_query`) is not supported.',
+    },
+    { name: 'sql_query', type: 'string', description: 'Not supported (see search_type).' },
+    {
+      name: 'search_api_type',
+      type: 'enum',
+      values: ['SCROLL', 'PIT'],
+      default: 'SCROLL',
+      description:
+        'How pages are read: SCROLL (scroll_time, scroll_size), or PIT, a point in time paged with search_after (pit_keep_alive, pit_batch_size; OpenSearch clusters only).',
+    },
+    {
+      name: 'pit_keep_alive',
+      type: 'long',
+      default: 60000,
+      min: 1,
+      description: 'Milliseconds the server keeps a point in time between two pages (and for a restore to continue with it).',
+    },
+    { name: 'pit_batch_size', type: 'int', default: 100, min: 1, description: 'Documents per point-in-time page.' },
   ],
   ignoredOptions: ['es.mapping.date.rich', 'es.read.field.exclude', 'es.read.field.as.array.include'].map((name) => ({
     name,
     reason: "it is an option of the Elasticsearch-Hadoop connector, which SeaTunnel's Elasticsearch source does not read",
   })),
   validate: (o) =>
-    checkConnection(o) ?? (o.has('schema') && o.has('array_column') ? "option 'array_column' applies without 'schema' only" : undefined),
+    checkConnection(o) ??
+    (o.has('schema') && o.has('array_column') ? "option 'array_column' applies without 'schema' only" : undefined) ??
+    (o.get<string>('search_type') === 'SQL' || o.has('sql_query')
+      ? "option 'search_type' = SQL (with 'sql_query') is not supported: select documents with 'query' (DSL)"
+      : undefined),
 };

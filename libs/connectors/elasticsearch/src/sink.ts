@@ -1,9 +1,11 @@
 import type { CatalogTable, PluginContext, Row, Sink, SinkFactory, SinkWriter } from '@tideway/api';
-import { ConfigError, ErrorCode, TidewayError, textOf } from '@tideway/common';
+import { ConfigError, ErrorCode, logger, TidewayError, textOf } from '@tideway/common';
 import { compileJsonLineWriter } from '@tideway/connector-file-common/formats';
 import { clientOf, type EsClient } from './client.js';
 import { ES_SINK_SPEC, type DATA_SAVE_MODES, type SCHEMA_SAVE_MODES } from './options.js';
 import { toEsMapping } from './types.js';
+
+const log = logger('elasticsearch-sink');
 
 interface SinkSettings {
   readonly index: string;
@@ -11,6 +13,8 @@ interface SinkSettings {
   readonly keyDelimiter: string;
   readonly batchSize: number;
   readonly retries: number;
+  /** Keyed rows with a Row.version are written with it as an external version (option external_version). */
+  readonly externalVersion: boolean;
 }
 
 /** The index pattern with the table's ${table_name} and ${database_name} filled in (row fields stay). */
@@ -18,65 +22,110 @@ function tableIndex(index: string, table: CatalogTable): string {
   return index.replace(/\$\{table_name\}/g, table.path.table).replace(/\$\{database_name\}/g, table.path.database ?? '');
 }
 
-/** One row as its _bulk lines. */
-type Action = (row: Row) => string;
+/** One row as its _bulk lines ('' when the row writes nothing). */
+export type Action = (row: Row) => string;
 
-function compileAction(s: SinkSettings, table: CatalogTable): Action {
-  const names = table.columns.map((c) => c.name);
-  const at = (n: string) => names.indexOf(n);
-  const doc = compileJsonLineWriter(table.columns);
-  const indexParts: ((row: Row) => string)[] = [];
+/** The action line's `"_index":...` part for a row: fixed, or made of the row's ${field} values. */
+function compileIndexPart(pattern: string, names: readonly string[]): (row: Row) => string {
+  const parts: Array<string | number> = [];
   let last = 0;
-  const pattern = tableIndex(s.index, table);
   for (const m of pattern.matchAll(/\$\{([^{}]+)\}/g)) {
-    const i = at(m[1]);
+    const i = names.indexOf(m[1]);
     if (i < 0) continue;
-    const literal = pattern.slice(last, m.index);
-    indexParts.push(
-      () => literal,
-      (row) => (row.fields[i] === null || row.fields[i] === undefined ? 'null' : textOf(row.fields[i])),
-    );
+    parts.push(pattern.slice(last, m.index), i);
     last = m.index + m[0].length;
   }
-  const tail = pattern.slice(last);
-  indexParts.push(() => tail);
-  const indexOf = (row: Row) =>
-    indexParts
-      .map((p) => p(row))
-      .join('')
-      .toLowerCase();
-  const keys = (s.primaryKeys ?? []).map((k) => at(k));
-  const idOf =
-    keys.length === 0
-      ? undefined
-      : (row: Row) =>
-          keys.map((i) => (row.fields[i] === null || row.fields[i] === undefined ? '' : textOf(row.fields[i]))).join(s.keyDelimiter);
+  parts.push(pattern.slice(last));
+  if (parts.length === 1) {
+    const fixed = `"_index":${JSON.stringify(pattern.toLowerCase())}`;
+    return () => fixed;
+  }
   return (row) => {
-    const meta: Record<string, string> = { _index: indexOf(row) };
-    if (idOf) meta._id = idOf(row);
-    if (row.kind === '-D' || row.kind === '-U') {
-      if (!idOf) return ''; // without keys there is no document to find: SeaTunnel's writer cannot delete either
-      return `${JSON.stringify({ delete: meta })}\n`;
+    let name = '';
+    for (const p of parts) {
+      if (typeof p === 'string') name += p;
+      else {
+        const v = row.fields[p];
+        name += v === null || v === undefined ? 'null' : textOf(v);
+      }
     }
-    const body = doc(row.fields);
-    if (idOf) return `${JSON.stringify({ update: meta })}\n{"doc":${body},"doc_as_upsert":true}\n`;
-    return `${JSON.stringify({ index: meta })}\n${body}\n`;
+    return `"_index":${JSON.stringify(name.toLowerCase())}`;
   };
+}
+
+/**
+ * The _bulk lines of a table's rows. Without keys a row is an `index` action (a delete cannot
+ * find its document and writes nothing, as in SeaTunnel). With keys the _id is the key values
+ * joined: a row is an `update` with doc_as_upsert, UPDATE_BEFORE and DELETE a `delete`; a keyed
+ * row carrying its source position (Row.version) is instead written with it as an external
+ * version (`version_type` external_gte, since a transaction's changes share their version): an
+ * `index` of the whole row (the update API takes no external version) or a `delete`, which the
+ * index refuses with 409 when it holds a newer version of the document.
+ */
+export function compileAction(s: SinkSettings, table: CatalogTable): Action {
+  const names = table.columns.map((c) => c.name);
+  const doc = compileJsonLineWriter(table.columns);
+  const indexPart = compileIndexPart(tableIndex(s.index, table), names);
+  const keys = (s.primaryKeys ?? []).map((k) => names.indexOf(k));
+  if (keys.length === 0)
+    return (row) => (row.kind === '-D' || row.kind === '-U' ? '' : `{"index":{${indexPart(row)}}}\n${doc(row.fields)}\n`);
+  const idOf = (row: Row) => {
+    let id = '';
+    for (let k = 0; k < keys.length; k++) {
+      const v = row.fields[keys[k]];
+      id += (k === 0 ? '' : s.keyDelimiter) + (v === null || v === undefined ? '' : textOf(v));
+    }
+    return JSON.stringify(id);
+  };
+  return (row) => {
+    const meta = `${indexPart(row)},"_id":${idOf(row)}`;
+    const deleting = row.kind === '-D' || row.kind === '-U';
+    if (s.externalVersion && row.version !== undefined) {
+      const v = `${meta},"version":${row.version},"version_type":"external_gte"`;
+      return deleting ? `{"delete":{${v}}}\n` : `{"index":{${v}}}\n${doc(row.fields)}\n`;
+    }
+    return deleting ? `{"delete":{${meta}}}\n` : `{"update":{${meta}}}\n{"doc":${doc(row.fields)},"doc_as_upsert":true}\n`;
+  };
+}
+
+interface BulkItem {
+  status: number;
+  error?: { type?: string; reason?: string };
 }
 
 interface BulkAnswer {
   errors: boolean;
-  items: Array<Record<string, { status: number; error?: { type?: string; reason?: string } }>>;
+  items: Array<Record<string, BulkItem>>;
+}
+
+/** Whether an answer to _bulk says no item failed, read from its head (`{"took":n,"errors":false,...`). */
+function noErrors(body: string): boolean {
+  const at = body.indexOf('"errors":');
+  return at >= 0 && at < 64 && body.startsWith('false', at + 9);
+}
+
+/** An action line of a versioned write: its item's 409 means the index holds a newer version. */
+function versioned(lines: string): boolean {
+  const nl = lines.indexOf('\n');
+  return lines.lastIndexOf('"version_type":"external_gte"', nl) > 0;
 }
 
 /**
- * Sends each batch to _bulk before returning, so every row before a completed checkpoint is in
- * the index: keyed rows are idempotent by _id (a replay after a restore writes the same
- * documents), unkeyed rows are at-least-once. Items that fail with 429 or 5xx are sent again;
- * any other item error fails the task naming the document.
+ * Writes rows with _bulk, max_batch_size actions a request (rows are gathered across write()
+ * calls, as SeaTunnel's writer does): keyed rows are idempotent by _id (a replay after a restore
+ * writes the same documents), unkeyed rows are at-least-once. Items that fail with 429 or 5xx
+ * are sent again; a versioned item refused with 409 is older than the document (skipped); any
+ * other item error fails the task naming the document. One _bulk is in flight at a time, in
+ * row order (as a loader on one connection): the next batch is built while it is at the
+ * cluster. prepareCommit sends what is gathered and waits for every answer, so a completed
+ * checkpoint has every row before it in the index.
  */
 class EsSinkWriter implements SinkWriter {
   private readonly actions = new Map<string, Action>();
+  private gathered: string[] = [];
+  /** The _bulk at the cluster (rejects with the error that fails the task). */
+  private inFlight: Promise<void> | undefined;
+  private stale = 0;
 
   constructor(
     private readonly client: EsClient,
@@ -87,31 +136,59 @@ class EsSinkWriter implements SinkWriter {
   }
 
   async write(rows: readonly Row[]): Promise<void> {
-    for (let i = 0; i < rows.length; i += this.s.batchSize) {
-      const lines: string[] = [];
-      for (const row of rows.slice(i, i + this.s.batchSize)) {
-        const action = this.actions.get(row.tableId);
-        if (!action)
-          throw new TidewayError(
-            ErrorCode.CONNECTOR_IO,
-            `Elasticsearch sink got a row of table '${row.tableId}', which is not one of its inputs`,
-          );
-        const a = action(row);
-        if (a !== '') lines.push(a);
-      }
-      await this.bulk(lines);
+    for (const row of rows) {
+      const action = this.actions.get(row.tableId);
+      if (!action)
+        throw new TidewayError(
+          ErrorCode.CONNECTOR_IO,
+          `Elasticsearch sink got a row of table '${row.tableId}', which is not one of its inputs`,
+        );
+      const a = action(row);
+      if (a === '') continue;
+      this.gathered.push(a);
+      if (this.gathered.length >= this.s.batchSize) await this.send();
     }
+  }
+
+  /** Sends the gathered actions once the _bulk before them has answered. */
+  private async send(): Promise<void> {
+    const lines = this.gathered;
+    this.gathered = [];
+    await this.flush();
+    if (lines.length === 0) return;
+    const sent = this.bulk(lines);
+    sent.catch(() => {}); // awaited by the next flush, which fails the task with it
+    this.inFlight = sent;
+  }
+
+  /** Waits for the _bulk in flight; its failure fails the task. */
+  private async flush(): Promise<void> {
+    const pending = this.inFlight;
+    this.inFlight = undefined;
+    await pending;
   }
 
   private async bulk(lines: string[]): Promise<void> {
     let pending = lines;
     for (let attempt = 0; pending.length > 0; attempt++) {
-      const answer = await this.client.json<BulkAnswer>('POST', '/_bulk?refresh=false', pending.join(''), 'application/x-ndjson');
-      if (!answer.errors) return;
+      const answer = await this.client.call('POST', '/_bulk?refresh=false', pending.join(''), 'application/x-ndjson');
+      if (answer.status < 200 || answer.status > 299)
+        throw new TidewayError(
+          ErrorCode.EXTERNAL_SYSTEM,
+          `Elasticsearch POST /_bulk at ${this.client.where} answered ${answer.status}: ${answer.body.slice(0, 300)}`,
+          { retryable: answer.status === 429 || answer.status >= 500 },
+        );
+      if (noErrors(answer.body)) return;
+      const { items } = JSON.parse(answer.body) as BulkAnswer;
       const retry: string[] = [];
-      answer.items.forEach((item, i) => {
+      items.forEach((item, i) => {
         const r = Object.values(item)[0];
         if (r.status < 300 || (r.status === 404 && 'delete' in item)) return;
+        if (r.status === 409 && versioned(pending[i])) {
+          // The index holds a newer version of this document: a replayed or reordered write.
+          if (this.stale++ % 1000 === 0) log.debug({ stale: this.stale }, 'Elasticsearch kept newer documents over older versioned writes');
+          return;
+        }
         if ((r.status === 429 || r.status >= 500) && attempt < this.s.retries) retry.push(pending[i]);
         else
           throw new TidewayError(
@@ -125,8 +202,19 @@ class EsSinkWriter implements SinkWriter {
     }
   }
 
-  close(): void {
-    this.client.close();
+  async prepareCommit(): Promise<undefined> {
+    await this.send();
+    await this.flush();
+    return undefined;
+  }
+
+  async close(): Promise<void> {
+    try {
+      await this.send();
+      await this.flush();
+    } finally {
+      this.client.close();
+    }
   }
 }
 
@@ -180,7 +268,7 @@ export const elasticsearchSinkFactory: SinkFactory = {
   type: 'sink',
   name: 'Elasticsearch',
   description:
-    "SeaTunnel's Elasticsearch sink (tested against OpenSearch 2.19): writes rows with _bulk into an index named literally, by ${table_name} or by ${field}; with primary_keys rows are upserted and deleted by _id (idempotent across restores), without them indexed (at-least-once); creates the index from the schema by schema_save_mode.",
+    "SeaTunnel's Elasticsearch sink (tested against OpenSearch 2.19): writes rows with _bulk into an index named literally, by ${table_name} or by ${field}; with primary_keys rows are upserted and deleted by _id (idempotent across restores), CDC changes with their log position as external version so an older write cannot overwrite a newer document; without keys rows are indexed (at-least-once); creates the index from the schema by schema_save_mode.",
   spec: ES_SINK_SPEC,
   create: (ctx: PluginContext): Sink => {
     const o = ctx.options;
@@ -202,6 +290,7 @@ export const elasticsearchSinkFactory: SinkFactory = {
       keyDelimiter: o.get<string>('key_delimiter'),
       batchSize: o.get<number>('max_batch_size'),
       retries: o.get<number>('max_retry_count'),
+      externalVersion: o.get<boolean>('external_version'),
     };
     const schemaMode = o.get<(typeof SCHEMA_SAVE_MODES)[number]>('schema_save_mode');
     const dataMode = o.get<(typeof DATA_SAVE_MODES)[number]>('data_save_mode');

@@ -14,16 +14,24 @@ import {
   type SplitEnumerator,
   type SplitEnumeratorContext,
 } from '@tideway/api';
-import { ConfigError, ErrorCode, ValueConversionError } from '@tideway/common';
+import { ConfigError, ErrorCode, logger, TidewayError, ValueConversionError } from '@tideway/common';
 import { compileJsonLineParser } from '@tideway/connector-file-common/formats';
 import { clientOf, type EsClient } from './client.js';
 import { ES_SOURCE_SPEC } from './options.js';
 import { fromEsType } from './types.js';
 
-/** One index to scroll through (an index pattern gives one split per matching index). */
+const log = logger('elasticsearch-source');
+
+/**
+ * One index to read (an index pattern gives one split per matching index). In PIT mode a
+ * checkpoint also holds where the reader stands: its point in time and the sort value (_id) of
+ * the last document emitted, so a restore continues after that document.
+ */
 export interface EsSplit {
   splitId: string;
   index: string;
+  pitId?: string;
+  searchAfter?: unknown[];
 }
 
 interface SourceSettings {
@@ -34,11 +42,21 @@ interface SourceSettings {
   readonly query: unknown;
   readonly scrollTime: string;
   readonly scrollSize: number;
+  /** SCROLL, or PIT: a point in time paged with search_after. */
+  readonly api: 'SCROLL' | 'PIT';
+  readonly pitKeepAliveMs: number;
+  readonly pitBatchSize: number;
 }
 
 interface SearchAnswer {
   _scroll_id?: string;
-  hits: { hits: Array<{ _source?: Record<string, unknown> }> };
+  pit_id?: string;
+  hits: { hits: Array<{ _source?: Record<string, unknown>; sort?: unknown[] }> };
+}
+
+/** A point in time's search context is gone (expired, or closed when its job was cancelled). */
+function pitGone(status: number, body: string): boolean {
+  return status === 404 || /search_context_missing|No search context found|pit.*(not found|expired)/i.test(body);
 }
 
 function isTemporal(t: DataType): boolean {
@@ -114,12 +132,24 @@ class EsEnumerator implements SplitEnumerator<EsSplit, { assigned: string[] }> {
   close(): void {}
 }
 
-/** Scrolls through each split's index; a restore reads a split again from its start. */
+/**
+ * Reads each split's index by scroll or by point in time with search_after (sorted by _id). A
+ * restore reads a scrolled split again from its start (a scroll cannot be resumed); a PIT split
+ * continues after the checkpointed _id, in the checkpoint's point in time while it lives
+ * (pit_keep_alive), else in a new one (then documents changed since are read as they are now).
+ */
 class EsReader implements SourceReader<EsSplit> {
   private readonly splits: EsSplit[] = [];
   private noMore = false;
   private scrollId?: string;
+  /** PIT mode: whether the first split's checkpointed point in time was tried. */
+  private resumed = false;
+  /** Points in time a checkpoint holds: a restore may continue with them, so they stay open. */
+  private readonly snapshotted = new Set<string>();
+  /** Points in time of finished splits that a checkpoint holds, closed once a later checkpoint completes. */
+  private retired: Array<{ id: string; after?: number }> = [];
   private client?: EsClient;
+  private distribution?: string;
   private table?: { readonly t: CatalogTable; readonly parse: (line: string) => unknown[] };
 
   constructor(
@@ -130,6 +160,8 @@ class EsReader implements SourceReader<EsSplit> {
   open(): void {}
 
   addSplits(splits: EsSplit[]): void {
+    // A restored split's point in time is held by the checkpoint it came from.
+    for (const s of splits) if (s.pitId !== undefined) this.snapshotted.add(s.pitId);
     this.splits.push(...splits);
   }
 
@@ -150,19 +182,7 @@ class EsReader implements SourceReader<EsSplit> {
     }
     const { t: table, parse } = this.table;
     const columns = table.columns;
-    const answer = this.scrollId
-      ? await this.client.json<SearchAnswer>('POST', '/_search/scroll', { scroll: this.s.scrollTime, scroll_id: this.scrollId })
-      : await this.client.json<SearchAnswer>(
-          'POST',
-          `/${encodeURIComponent(split.index)}/_search?scroll=${encodeURIComponent(this.s.scrollTime)}`,
-          {
-            size: this.s.scrollSize,
-            query: this.s.query,
-            sort: ['_doc'],
-            _source: columns.map((c) => c.name),
-          },
-        );
-    this.scrollId = answer._scroll_id;
+    const answer = this.s.api === 'PIT' ? await this.pitPage(split, columns) : await this.scrollPage(split, columns);
     const hits = answer.hits.hits;
     const rows: Row[] = [];
     for (const hit of hits) {
@@ -183,19 +203,139 @@ class EsReader implements SourceReader<EsSplit> {
       }
     }
     if (rows.length > 0) output.collectBatch(rows);
-    if (hits.length < this.s.scrollSize) {
+    if (this.s.api === 'PIT') {
+      if (hits.length > 0) split.searchAfter = hits[hits.length - 1].sort;
+      if (hits.length < this.s.pitBatchSize) {
+        await this.closePit(split);
+        this.splits.shift();
+      }
+    } else if (hits.length < this.s.scrollSize) {
       if (this.scrollId) await this.client.call('DELETE', '/_search/scroll', { scroll_id: this.scrollId });
       this.scrollId = undefined;
       this.splits.shift();
     }
   }
 
-  snapshotState(): EsSplit[] {
-    return this.splits.map((s) => ({ ...s }));
+  private async scrollPage(split: EsSplit, columns: readonly { name: string }[]): Promise<SearchAnswer> {
+    const client = this.client!;
+    const answer = this.scrollId
+      ? await client.json<SearchAnswer>('POST', '/_search/scroll', { scroll: this.s.scrollTime, scroll_id: this.scrollId })
+      : await client.json<SearchAnswer>(
+          'POST',
+          `/${encodeURIComponent(split.index)}/_search?scroll=${encodeURIComponent(this.s.scrollTime)}`,
+          {
+            size: this.s.scrollSize,
+            query: this.s.query,
+            sort: ['_doc'],
+            _source: columns.map((c) => c.name),
+          },
+        );
+    this.scrollId = answer._scroll_id;
+    return answer;
   }
 
-  close(): void {
-    this.client?.close();
+  /** The next page of a split by point in time, opened (again) when the split has none alive. */
+  private async pitPage(split: EsSplit, columns: readonly { name: string }[]): Promise<SearchAnswer> {
+    const client = this.client!;
+    const keepAlive = `${this.s.pitKeepAliveMs}ms`;
+    const restored = !this.resumed && split.pitId !== undefined;
+    this.resumed = true;
+    if (split.pitId === undefined) {
+      await this.checkOpenSearch();
+      const opened = await client.json<{ pit_id: string }>(
+        'POST',
+        `/${encodeURIComponent(split.index)}/_search/point_in_time?keep_alive=${keepAlive}`,
+      );
+      split.pitId = opened.pit_id;
+    }
+    const body = {
+      size: this.s.pitBatchSize,
+      query: this.s.query,
+      _source: columns.map((c) => c.name),
+      pit: { id: split.pitId, keep_alive: keepAlive },
+      // OpenSearch (a fork of Elasticsearch 7.10) has no _shard_doc; _id is unique and the same in
+      // every point in time, so a restore can continue after it even with a new one.
+      sort: [{ _id: 'asc' }],
+      ...(split.searchAfter ? { search_after: split.searchAfter } : {}),
+    };
+    const answer = await client.call('POST', '/_search', body);
+    if (answer.status >= 200 && answer.status < 300) {
+      const a = JSON.parse(answer.body) as SearchAnswer;
+      if (a.pit_id) split.pitId = a.pit_id;
+      return a;
+    }
+    if (restored && pitGone(answer.status, answer.body)) {
+      // The checkpoint's point in time is gone: a new one, read after the same _id.
+      log.info({ index: split.index }, 'the checkpointed point in time has expired or was closed; continuing in a new one');
+      split.pitId = undefined;
+      return this.pitPage(split, columns);
+    }
+    throw new TidewayError(
+      ErrorCode.EXTERNAL_SYSTEM,
+      `Elasticsearch POST /_search (point in time of index '${split.index}') at ${client.where} answered ${answer.status}: ${answer.body.slice(0, 300)}`,
+      { retryable: answer.status === 429 || answer.status >= 500 },
+    );
+  }
+
+  /** search_api_type = PIT uses OpenSearch's point-in-time API; Elasticsearch's (_pit) is another path, not tried here. */
+  private async checkOpenSearch(): Promise<void> {
+    if (this.distribution !== undefined) return;
+    const info = await this.client!.json<{ version?: { distribution?: string; number?: string } }>('GET', '/');
+    this.distribution = info.version?.distribution ?? 'elasticsearch';
+    if (this.distribution !== 'opensearch') {
+      const version = info.version?.number === undefined ? '' : ` ${info.version.number}`;
+      throw new ConfigError(
+        ErrorCode.CONFIG_BAD_VALUE,
+        `option 'search_api_type' = PIT is supported for OpenSearch clusters only: the cluster at ${this.client!.where} is Elasticsearch${version}, whose point-in-time API (_pit) is not supported here; use search_api_type = SCROLL`,
+        { place: this.s.options.place('search_api_type') },
+      );
+    }
+  }
+
+  /** A finished split's point in time: closed now, or once no checkpoint a restore could use holds it. */
+  private async closePit(split: EsSplit): Promise<void> {
+    const id = split.pitId;
+    split.pitId = undefined;
+    if (id === undefined) return;
+    if (this.snapshotted.has(id)) this.retired.push({ id });
+    else await this.deletePits([id]);
+  }
+
+  private async deletePits(ids: string[]): Promise<void> {
+    if (ids.length > 0) await this.client?.call('DELETE', '/_search/point_in_time', { pit_id: ids });
+  }
+
+  async notifyCheckpointComplete(checkpointId: number): Promise<void> {
+    const done = this.retired.filter((r) => r.after !== undefined && r.after <= checkpointId).map((r) => r.id);
+    if (done.length === 0) return;
+    this.retired = this.retired.filter((r) => !done.includes(r.id));
+    for (const id of done) this.snapshotted.delete(id);
+    await this.deletePits(done);
+  }
+
+  snapshotState(checkpointId: number): EsSplit[] {
+    for (const r of this.retired) r.after ??= checkpointId;
+    for (const s of this.splits) if (s.pitId !== undefined) this.snapshotted.add(s.pitId);
+    return this.splits.map((s) => ({ ...s, ...(s.searchAfter ? { searchAfter: [...s.searchAfter] } : {}) }));
+  }
+
+  /**
+   * Closes the point in time of an unfinished split unless a checkpoint holds it: after a
+   * failure or a cancel, a restore from that checkpoint continues with it while it lives, and it
+   * expires pit_keep_alive after its last page otherwise.
+   */
+  async close(): Promise<void> {
+    try {
+      const id = this.splits[0]?.pitId;
+      if (id !== undefined && !this.snapshotted.has(id)) await this.deletePits([id]);
+    } catch (err) {
+      log.warn(
+        { err: (err as Error).message },
+        'could not close the point in time of an Elasticsearch index; it expires by pit_keep_alive',
+      );
+    } finally {
+      this.client?.close();
+    }
   }
 }
 
@@ -242,7 +382,7 @@ export const elasticsearchSourceFactory: SourceFactory = {
   type: 'source',
   name: 'Elasticsearch',
   description:
-    "SeaTunnel's Elasticsearch source (tested against OpenSearch 2.19): scrolls through an index (or each index of a pattern, one split each) with a query, reading the `source` fields by `schema` or by the index mapping.",
+    "SeaTunnel's Elasticsearch source (tested against OpenSearch 2.19): scrolls through an index (or each index of a pattern, one split each), or pages a point in time with search_after (search_api_type = PIT; a restore continues after the checkpointed _id), with a query, reading the `source` fields by `schema` or by the index mapping.",
   spec: ES_SOURCE_SPEC,
   create: (ctx: PluginContext): Source<EsSplit, { assigned: string[] }> => {
     const o = ctx.options;
@@ -268,6 +408,9 @@ export const elasticsearchSourceFactory: SourceFactory = {
       query: o.raw.query ?? { match_all: {} },
       scrollTime: o.get<string>('scroll_time'),
       scrollSize: o.get<number>('scroll_size'),
+      api: o.get<'SCROLL' | 'PIT'>('search_api_type'),
+      pitKeepAliveMs: o.get<number>('pit_keep_alive'),
+      pitBatchSize: o.get<number>('pit_batch_size'),
     });
     return {
       boundedness: () => 'BOUNDED',

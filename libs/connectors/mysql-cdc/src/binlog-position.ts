@@ -15,3 +15,11 @@ export function compareBinlog(a: BinlogPosition, b: BinlogPosition): number {
   const f = fileSeq(a.file) - fileSeq(b.file);
   return f !== 0 ? f : a.pos - b.pos;
 }
+
+/**
+ * A position as one 64-bit number in binlog order (Row.version): the file's sequence number
+ * times 2^32 plus the offset (a binlog file stays far below 4 GiB).
+ */
+export function binlogVersion(p: BinlogPosition): bigint {
+  return (BigInt(fileSeq(p.file)) << 32n) + BigInt(p.pos);
+}

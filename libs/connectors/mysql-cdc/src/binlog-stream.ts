@@ -2,7 +2,7 @@ import ZongJi from '@vlasky/zongji';
 import { ErrorCode, TidewayError, type Place } from '@tideway/common';
 import { QueuedChangeStream, type ChangeTxn } from '@tideway/connector-cdc-common';
 import { externalError, openConnection, type ConnectionSettings } from '@tideway/connector-jdbc';
-import type { BinlogPosition } from './binlog-position.js';
+import { binlogVersion, type BinlogPosition } from './binlog-position.js';
 import { binlogConverter, type BinlogValueConverter } from './binlog-values.js';
 import { applyDdl, type MySqlSchemaRecord, type TrackedTable } from './mysql-schema.js';
 
@@ -230,7 +230,7 @@ export class BinlogStream extends QueuedChangeStream<BinlogPosition> {
     const start = { file: this.file, pos: e.nextPosition - e.size };
     // The binlog stamps a transaction's events with the time its first statement began, in
     // whole seconds: the event-time lag of MariaDB and MySQL is that coarse.
-    this.txn = { resume: start, dedup: start, commitTimeMs: e.timestamp };
+    this.txn = { resume: start, dedup: start, commitTimeMs: e.timestamp, version: binlogVersion(start) };
     this.early = this.notBeforeMs !== undefined && e.timestamp < this.notBeforeMs;
   }
 

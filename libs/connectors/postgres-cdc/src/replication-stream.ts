@@ -255,7 +255,7 @@ export class PgReplicationStream extends QueuedChangeStream<string> {
       this.undecided = undefined;
       if (m.endLsn <= this.startLsn) return;
       const begin = held[0] as Extract<PgOutputMessage, { tag: 'begin' }>;
-      this.beginTxn(begin.xid, begin.firstLsn!, begin.commitTimeMs);
+      this.beginTxn(begin.xid, begin.firstLsn!, begin.commitTimeMs, undefined);
       for (const h of held.slice(1)) this.handle(h);
     }
     switch (m.tag) {
@@ -264,14 +264,14 @@ export class PgReplicationStream extends QueuedChangeStream<string> {
           // decoderbufs tells a transaction's commit position only at its commit. One that began
           // after the start commits after it; an earlier one waits for its commit to tell.
           if (m.firstLsn! < this.startLsn) this.undecided = [m];
-          else this.beginTxn(m.xid, m.firstLsn!, m.commitTimeMs);
+          else this.beginTxn(m.xid, m.firstLsn!, m.commitTimeMs, undefined);
           return;
         }
         if (m.finalLsn < this.startLsn) {
           this.skipping = true;
           return;
         }
-        this.beginTxn(m.xid, m.finalLsn, m.commitTimeMs);
+        this.beginTxn(m.xid, m.finalLsn, m.commitTimeMs, m.finalLsn);
         return;
       case 'commit':
         this.lastCommitEnd = formatLsn(m.endLsn);
@@ -316,10 +316,11 @@ export class PgReplicationStream extends QueuedChangeStream<string> {
   /**
    * `commitLsn` compares the transaction with chunk watermarks (PgCdcDialect.streamPast): its
    * commit record's position, or (decoderbufs) its first record's, which lies before it, so the
-   * comparison keeps de-duplicating a little longer but never stops too early.
+   * comparison keeps de-duplicating a little longer but never stops too early. `version` is the
+   * commit LSN where the log gives it first (pgoutput's Begin), so rows carry commit order.
    */
-  private beginTxn(xid: number, commitLsn: bigint, commitTimeMs: number | undefined): void {
-    this.txn = { resume: this.lastCommitEnd, dedup: { xid, commitLsn } satisfies PgTxnDedup, commitTimeMs };
+  private beginTxn(xid: number, commitLsn: bigint, commitTimeMs: number | undefined, version: bigint | undefined): void {
+    this.txn = { resume: this.lastCommitEnd, dedup: { xid, commitLsn } satisfies PgTxnDedup, commitTimeMs, version };
   }
 
   /**

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { machineLine } from './machine.js';
-import { runSoak, type SoakReport } from './soak-run.js';
+import { runSoak, type SoakReport, type SoakSample } from './soak-run.js';
 
 const { values } = parseArgs({
   options: {
@@ -71,6 +71,18 @@ function memoryRows(r: SoakReport): string[] {
   });
 }
 
+/** Each process's RSS at about ten points of the run (a plateau shows settling, a steady climb a leak). */
+function memoryTimeline(r: SoakReport): string[] {
+  const names = Object.keys(r.samples.at(-1)?.rssMb ?? {}) as Array<keyof SoakSample['rssMb']>;
+  const step = Math.max(1, Math.floor(r.samples.length / 10));
+  const picked = r.samples.filter((_, i) => i % step === 0 || i === r.samples.length - 1);
+  return [
+    `| RSS, MB, at | ${names.join(' | ')} |`,
+    `|---|${names.map(() => '---|').join('')}`,
+    ...picked.map((smp) => `| ${smp.t} s | ${names.map((n) => smp.rssMb[n] ?? '-').join(' | ')} |`),
+  ];
+}
+
 const peakState = Math.max(...report.samples.map((s) => s.stateBytes));
 const text = [
   '',
@@ -95,6 +107,8 @@ const text = [
   '| process | RSS after warm-up, MB | RSS at the end, MB | change | |',
   '|---|---|---|---|---|',
   ...memoryRows(report),
+  '',
+  ...memoryTimeline(report),
   '',
   ...report.stuck.map((s) => `- stuck: ${s}`),
   ...report.problems.map((p) => `- problem: ${p}`),

@@ -580,7 +580,7 @@ class TextsOut {
         b[--i] = PAIRS[r];
         v = q;
       }
-      if (i > first) b[--i] = 48 + v;
+      if (i > first) b[first] = 48 + v; // the first digit, when they are odd
     }
     if (instant) len += b.latin1Write('+00:00', p + len);
     this.pos = p + len;

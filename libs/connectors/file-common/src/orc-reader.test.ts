@@ -1,12 +1,13 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Types } from '@tideway/api';
+import { parseDataType, Types } from '@tideway/api';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ColumnEncoding_Kind, CompressionKind, Footer, PostScript, StripeFooter, Type_Kind } from './gen/orc_file.js';
 import { LocalFileSystem } from './local-file-system.js';
-import { orcColumns, orcStripeRows, readOrcTail } from './orc-reader.js';
+import { orcColumns, orcStripeRows, readOrcStripe, readOrcTail } from './orc-reader.js';
 import { OrcFileWriter } from './orc-writer.js';
+import { orcStripesDecodedOnThread, rowGroupThreadListening } from './row-group-thread.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'tideway-orc-reader-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -50,5 +51,93 @@ describe('ORC reader', () => {
     expect(footer.types[1].kind).toBe(Type_Kind.INT);
     expect((await readOrcTail(fs, file)).footer.stripes.map((s) => Number(s.numberOfRows))).toEqual([0, 1, 1]);
     expect(await rowsOf(file)).toEqual([[1], [null]]);
+  });
+});
+
+describe('ORC reader on the row-group thread', () => {
+  /** Every type, nulls in every column, values past 2^53, before 1970, not ASCII; nested ones. */
+  const columns = (
+    [
+      ['b', 'boolean'],
+      ['t', 'tinyint'],
+      ['i', 'int'],
+      ['l', 'bigint'],
+      ['f', 'float'],
+      ['d', 'double'],
+      ['dec', 'decimal(10, 3)'],
+      ['big', 'decimal(38, 6)'],
+      ['day', 'date'],
+      ['ts', 'timestamp'],
+      ['tz', 'timestamp_tz'],
+      ['few', 'string'],
+      ['text', 'string'],
+      ['bin', 'bytes'],
+      ['list', 'array<bigint>'],
+      ['map', 'map<string, decimal(5, 1)>'],
+      ['rec', 'row<x int, y timestamp>'],
+    ] as const
+  ).map(([name, t]) => ({ name, type: parseDataType(t), nullable: true }));
+  const frac = (k: number) =>
+    k % 4 === 0
+      ? ''
+      : `.${String(k * 12_345)
+          .padStart(9, '0')
+          .replace(/0+$/, '')}`;
+  const rowOf = (k: number): unknown[] =>
+    [
+      k % 3 === 0,
+      (k % 200) - 100,
+      k * 7 - 50_000,
+      k % 5 === 0 ? -9_007_199_254_740_993n - BigInt(k) : BigInt(k) * 1_000_003n,
+      Math.fround(k / 8),
+      k % 13 === 0 ? Number.NaN : k * -0.1,
+      `${k % 2 === 0 && k > 0 ? '-' : ''}${k}.${String(k % 1000).padStart(3, '0')}`,
+      `${k + 1}2345678901234567890.000001`,
+      `${1960 + (k % 80)}-0${1 + (k % 9)}-2${k % 8}`,
+      `${1965 + (k % 70)}-12-31T23:59:${String(k % 60).padStart(2, '0')}${frac(k)}`,
+      `2024-06-0${1 + (k % 9)}T01:02:03${frac(k + 1)}+00:00`,
+      ['x', 'yy', 'zzz'][k % 3],
+      k % 4 === 0 ? `é ${k} ✓` : `row ${k} ${'a'.repeat(k % 30)}`,
+      Buffer.of(k & 255, 0, 255),
+      Array.from({ length: k % 4 }, (_, j) => (j === 2 ? null : BigInt(k * j))),
+      new Map(Array.from({ length: k % 3 }, (_, j) => [`m${j}`, j === 1 ? null : `${k % 100}.${j}`])),
+      [k, `2001-02-03T04:05:0${k % 10}`],
+    ].map((v, c) => (k % (4 + c) === 2 ? null : v));
+
+  it('reads every type the same on the thread as on its own thread, and names a corrupt column either way', async () => {
+    const file = join(dir, 'types.orc');
+    const w = new OrcFileWriter(columns, CompressionKind.SNAPPY, 16 * 1024);
+    const rows = Array.from({ length: 3000 }, (_, k) => rowOf(k));
+    w.addRows(rows, rows.length);
+    writeFileSync(file, w.finish()!);
+    const tail = await readOrcTail(fs, file);
+    expect(tail.footer.stripes.length).toBeGreaterThan(2);
+    const read = async (thread: boolean) => {
+      const out: unknown[][] = [];
+      for (let s = 0; s < tail.footer.stripes.length; s++) {
+        const stripe = readOrcStripe(fs, tail, s, columns, thread);
+        for await (const b of orcStripeRows(fs, file, s, 0, columns, 500, tail, stripe)) out.push(...b);
+      }
+      return out;
+    };
+    expect(await read(false)).toEqual(rows);
+    expect(await rowGroupThreadListening()).toBe(true);
+    const before = orcStripesDecodedOnThread();
+    expect(await read(true)).toEqual(rows);
+    expect(orcStripesDecodedOnThread()).toBe(before + tail.footer.stripes.length);
+
+    // RLE that ends early (column i's DATA stream, uncompressed): the thread fails, the stripe is decoded again here to name the column
+    const plain = new OrcFileWriter([columns[2]], CompressionKind.NONE, 1 << 20);
+    plain.addRows(rows, rows.length);
+    const bytes = Buffer.from(plain.finish()!);
+    const broken = join(dir, 'broken.orc');
+    const cut = Buffer.from(bytes);
+    cut.fill(0x7f, 3, 5); // a DIRECT header of 256 values of 64 bits, more than the stream holds
+    writeFileSync(broken, cut);
+    const brokenTail = await readOrcTail(fs, broken);
+    for (const thread of [true, false])
+      await expect(readOrcStripe(fs, brokenTail, 0, [columns[2]], thread)).rejects.toThrow(
+        /broken\.orc: stripe 0 of 1, column i: .*\(the file is corrupt\)\.$/,
+      );
   });
 });

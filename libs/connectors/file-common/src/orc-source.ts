@@ -65,6 +65,12 @@ interface FilePlan {
   readonly casts: Cast[];
 }
 
+/**
+ * Stripes read ahead of the one whose values are being made: two, so that the row-group thread
+ * decoding them (orc-reader.ts) never waits for the next stripe's read.
+ */
+const READ_AHEAD = 2;
+
 /** The rows of one stripe of an ORC file as the source emits them (before partition values). */
 export type OrcStripeReader = (
   fs: FileSystemAdapter,
@@ -111,18 +117,20 @@ export function orcStripeReader(
   };
   /** The last file's tail and what is read of it: a file's stripes are mostly read one after the other by the same reader. */
   let last: FilePlan | undefined;
-  /** The stripe after the last one asked for, being read while that one is decoded. */
-  let next: { path: string; stripe: number; read: Promise<OrcStripeData> } | undefined;
+  /** The stripes after the last one asked for (up to READ_AHEAD), being read and decoded while that one's values are made. */
+  let ahead: { path: string; stripe: number; read: Promise<OrcStripeData> }[] = [];
   return async function* (fs, path, stripe, offset, batchRows) {
     if (last?.path !== path) last = await planOf(fs, path);
     const { tail, read, casts } = last;
-    const ahead = next?.path === path && next.stripe === stripe ? next.read : undefined;
-    next = undefined;
-    const stripeRead = ahead ?? readOrcStripe(fs, tail, stripe, read);
+    const mine = ahead.find((a) => a.path === path && a.stripe === stripe);
+    ahead = ahead.filter((a) => a.path === path && a.stripe > stripe);
+    const stripeRead = mine?.read ?? readOrcStripe(fs, tail, stripe, read);
     stripeRead.catch(() => undefined); // thrown where the rows are read
-    if (stripe + 1 < tail.footer.stripes.length) {
-      next = { path, stripe: stripe + 1, read: readOrcStripe(fs, tail, stripe + 1, read) };
+    for (let s = stripe + 1; s <= stripe + READ_AHEAD && s < tail.footer.stripes.length; s++) {
+      if (ahead.some((a) => a.stripe === s)) continue;
+      const next = { path, stripe: s, read: readOrcStripe(fs, tail, s, read) };
       next.read.catch(() => undefined); // its error, if any, is thrown when that stripe is asked for
+      ahead.push(next);
     }
     const identity = declared === undefined;
     for await (const batch of orcStripeRows(fs, path, stripe, offset, read, batchRows, tail, stripeRead)) {

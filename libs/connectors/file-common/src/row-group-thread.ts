@@ -7,6 +7,7 @@ import type { EncodedRowGroup, RawColumn } from './parquet-row-group.js';
 import type { EncodeJob, EncodeResult } from './row-group-worker.js';
 import { type EncodedOrcStripe, orcJobBuffers, type OrcStripeJob } from './orc-stripe.js';
 import type { CompressionKind } from './gen/orc_file.js';
+import type { ColumnData, StripeColumns } from './orc-decode.js';
 
 /**
  * One thread per process that encodes and compresses Parquet row groups (parquet-row-group.ts:
@@ -31,6 +32,8 @@ const ANSWER_MS = 120_000;
 
 /** Row groups the thread has been sent (for tests: pages went through it). */
 let sent = 0;
+/** ORC stripes the thread has decoded (for tests). */
+let orcStripesDecoded = 0;
 
 let thread: Thread | null | undefined; // null: it could not start, encode on the writer's thread
 
@@ -145,25 +148,40 @@ export function collectOrcStripe(ticket: RowGroupTicket, wait: boolean): Encoded
 }
 
 /**
- * The compressed sections of an ORC file (a stripe's streams, read ahead by its reader)
- * decompressed on the thread, while the reader's thread decodes the stripe before; undefined
- * when there is no thread (or it is still starting), or it fails, and the caller decompresses
- * them itself (and so names the section that does not decompress).
+ * A stripe's compressed streams (`sections`, named by `keys`), read ahead by its reader,
+ * decompressed and decoded (orc-decode.ts) on the thread while the reader's thread makes the
+ * values of the stripe before; undefined when there is no thread (or it is still starting), or
+ * it fails, and the caller does both itself (and so names the stream or column that fails).
  */
-export async function decompressOrcOnThread(codec: CompressionKind, sections: readonly Uint8Array[]): Promise<Uint8Array[] | undefined> {
+export async function decodeOrcStripeOnThread(
+  codec: CompressionKind,
+  sections: readonly Uint8Array[],
+  keys: readonly string[],
+  columns: StripeColumns,
+): Promise<ColumnData[] | undefined> {
   const t = readyThread();
   if (!t) return undefined;
   const { port1, port2 } = new MessageChannel();
   let gone: (() => void) | undefined;
   try {
-    const answer = new Promise<{ sections?: Uint8Array[]; error?: string }>((resolve) => {
+    const answer = new Promise<{ columns?: ColumnData[]; error?: string }>((resolve) => {
       port1.once('message', resolve);
-      gone = () => resolve({}); // the thread died: decompressed by the caller
+      gone = () => resolve({}); // the thread died: done by the caller
       t.worker.once('exit', gone);
     });
-    // the sections are copied (views of a read that may share its buffer), not handed over
-    t.worker.postMessage({ id: 0, orcSections: { codec, sections, reply: port2 } }, [port2]);
-    return (await answer).sections;
+    // the sections (views of a read that may share its buffer) are copied one after the other into a buffer handed over
+    let total = 0;
+    for (const s of sections) total += s.byteLength;
+    const packed = new Uint8Array(total);
+    const ends: number[] = [];
+    for (const s of sections) {
+      packed.set(s, ends.length === 0 ? 0 : ends[ends.length - 1]);
+      ends.push((ends.length === 0 ? 0 : ends[ends.length - 1]) + s.byteLength);
+    }
+    t.worker.postMessage({ id: 0, orcStripeRead: { codec, packed, ends, keys, columns, reply: port2 } }, [port2, packed.buffer]);
+    const { columns: decoded } = await answer;
+    if (decoded) orcStripesDecoded++;
+    return decoded;
   } finally {
     if (gone) t.worker.off('exit', gone);
     port1.close();
@@ -184,4 +202,9 @@ export async function rowGroupThreadListening(): Promise<boolean> {
 
 export function rowGroupsSentToThread(): number {
   return sent;
+}
+
+/** For tests: how many ORC stripes being read the thread has decoded so far. */
+export function orcStripesDecodedOnThread(): number {
+  return orcStripesDecoded;
 }

@@ -11,6 +11,7 @@ import { loadZstd } from './zstd-lz4.js';
 import { CompressionKind } from './gen/orc_file.js';
 import { type EncodedOrcStripe, encodeOrcStripe, type OrcStripeJob } from './orc-stripe.js';
 import { decompress } from './orc-compression.js';
+import { columnBuffers, decodeStripeColumns, type StripeColumns, type Streams } from './orc-decode.js';
 import { detach } from '@tideway/common';
 
 export interface EncodeJob {
@@ -20,8 +21,16 @@ export interface EncodeJob {
   readonly columns?: readonly RawColumn[];
   /** An ORC stripe instead of a Parquet row group. */
   readonly orc?: OrcStripeJob;
-  /** Compressed sections of an ORC file (a stripe's streams) to decompress instead, answered on `reply`. */
-  readonly orcSections?: { readonly codec: CompressionKind; readonly sections: readonly Uint8Array[]; readonly reply: MessagePort };
+  /** The compressed streams of an ORC stripe being read, named by `keys`, to decompress and decode instead, answered on `reply`. */
+  readonly orcStripeRead?: {
+    readonly codec: CompressionKind;
+    /** The streams one after the other; stream i ends at ends[i]. */
+    readonly packed: Uint8Array;
+    readonly ends: readonly number[];
+    readonly keys: readonly string[];
+    readonly columns: StripeColumns;
+    readonly reply: MessagePort;
+  };
 }
 
 export interface EncodeResult {
@@ -37,14 +46,19 @@ const { results, signal } = workerData as { results: MessagePort; signal: Int32A
 
 /** Encodes one job and answers it (answers may pass each other while zstd loads: the writer finds its own by id). */
 async function answer(job: EncodeJob): Promise<void> {
-  if (job.orcSections) {
-    const { codec, sections, reply } = job.orcSections;
+  if (job.orcStripeRead) {
+    const { codec, packed, ends, keys, columns, reply } = job.orcStripeRead;
     try {
       if (codec === CompressionKind.ZSTD) await loadZstd();
-      const out = sections.map((s) => decompress(codec, s));
-      // each one's own buffer, handed over (a section stored as it was is a view of the read bytes, copied)
-      const own = out.map((o) => (o.byteOffset === 0 && o.byteLength === o.buffer.byteLength ? o : o.slice()));
-      reply.postMessage({ sections: own }, [...new Set(own.map((o) => o.buffer as ArrayBuffer))]);
+      const streams: Streams = new Map();
+      for (let i = 0; i < keys.length; i++) {
+        let s = decompress(codec, packed.subarray(i === 0 ? 0 : ends[i - 1], ends[i]));
+        // handed over with the answer: a small one may be a view of Buffer's pool, which stays here
+        if (s.buffer.byteLength <= Buffer.poolSize && s.byteLength !== s.buffer.byteLength) s = s.slice();
+        streams.set(keys[i], s);
+      }
+      const decoded = decodeStripeColumns(columns, streams);
+      reply.postMessage({ columns: decoded }, columnBuffers(decoded));
     } catch (e) {
       reply.postMessage({ error: e instanceof Error ? e.message : String(e) });
     }

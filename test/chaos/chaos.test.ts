@@ -26,6 +26,7 @@ interface Report {
 
 async function chaos(args: string[], timeoutMs: number): Promise<Report> {
   const res = await runCli(['chaos', '--json', ...args], timeoutMs);
+  if (res.stdout.trim() === '') throw new Error(`tideway chaos printed no report (exit ${String(res.code)}):\n${res.stderr.slice(-4000)}`);
   const report = JSON.parse(res.stdout) as Report;
   const why = JSON.stringify(report.runs.map((r) => ({ problems: r.problems, examples: r.rows.examples, status: r.status })));
   expect(res.code, `${why}\n${res.stderr}`).toBe(0);

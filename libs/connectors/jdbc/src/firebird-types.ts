@@ -1,7 +1,16 @@
 import { Types, formatType, type DataType } from '@tideway/api';
 import { ConfigError, ErrorCode } from '@tideway/common';
 import { UnsupportedColumnType } from './unsupported-type.js';
-import { bigintOfText, encoderOf, jsonText, timestampTzToUtc, type ValueDecoder, type ValueEncoder } from './value-codec.js';
+import {
+  bigintOfText,
+  bufferEncoder,
+  encoderOf,
+  jsonText,
+  spacedTimestamp,
+  timestampTzToUtc,
+  type ValueDecoder,
+  type ValueEncoder,
+} from './value-codec.js';
 
 /**
  * Firebird 3's type mapping (decision 0075). Result columns are described by their SQL type
@@ -219,13 +228,10 @@ function fourDigitFraction(s: string): string {
   const dot = s.lastIndexOf('.');
   return dot >= 0 && s.length - dot - 1 > 4 ? s.slice(0, dot + 5) : s;
 }
-const spacedTimestamp: ValueEncoder = encoderOf((v: string) =>
-  fourDigitFraction(v.charCodeAt(10) === 84 ? `${v.slice(0, 10)} ${v.slice(11)}` : v),
-);
+const spacedTimestampText: ValueEncoder = encoderOf((v: string) => fourDigitFraction(spacedTimestamp(v)));
 const utcTimestamp: ValueEncoder = encoderOf((v: string) => fourDigitFraction(timestampTzToUtc(v)));
 const timeText: ValueEncoder = encoderOf((v: string) => fourDigitFraction(v));
 const bigintText: ValueEncoder = encoderOf((v: bigint | number) => v.toString());
-const asBuffer: ValueEncoder = encoderOf((v: Uint8Array) => (Buffer.isBuffer(v) ? v : Buffer.from(v.buffer, v.byteOffset, v.byteLength)));
 
 /**
  * What node-firebird sends for a SeaTunnel value of type `t` (undefined: the value as is).
@@ -236,13 +242,13 @@ export function firebirdEncoder(t: DataType): ValueEncoder | undefined {
     case 'bigint':
       return bigintText;
     case 'timestamp':
-      return spacedTimestamp;
+      return spacedTimestampText;
     case 'timestamp_tz':
       return utcTimestamp;
     case 'time':
       return timeText;
     case 'bytes':
-      return asBuffer;
+      return bufferEncoder;
     case 'array':
     case 'map':
     case 'row':

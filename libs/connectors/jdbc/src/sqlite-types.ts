@@ -1,5 +1,14 @@
 import { Types, type DataType } from '@tideway/api';
-import { encoderOf, isoTimestamp, jsonText, timestampTzToUtc, type ValueDecoder, type ValueEncoder } from './value-codec.js';
+import {
+  bufferEncoder,
+  encoderOf,
+  isoTimestamp,
+  jsonText,
+  spacedTimestamp,
+  timestampTzToUtc,
+  type ValueDecoder,
+  type ValueEncoder,
+} from './value-codec.js';
 
 /**
  * SQLite's type mapping. SQLite stores INTEGER, REAL, TEXT or BLOB per value; a column's
@@ -150,9 +159,8 @@ export function sqliteColumnType(t: DataType): string {
 }
 
 const boolNumber: ValueEncoder = encoderOf((v: boolean) => (v ? 1 : 0));
-const spacedTimestamp: ValueEncoder = encoderOf((v: string) => (v.charCodeAt(10) === 84 ? `${v.slice(0, 10)} ${v.slice(11)}` : v));
+const spacedTimestampText: ValueEncoder = encoderOf(spacedTimestamp);
 const utcTimestamp: ValueEncoder = encoderOf((v: string) => timestampTzToUtc(v));
-const asBuffer: ValueEncoder = encoderOf((v: Uint8Array) => (Buffer.isBuffer(v) ? v : Buffer.from(v.buffer, v.byteOffset, v.byteLength)));
 
 /** What better-sqlite3 binds for a SeaTunnel value of type `t` (undefined: the value as is). */
 export function sqliteEncoder(t: DataType): ValueEncoder | undefined {
@@ -160,11 +168,11 @@ export function sqliteEncoder(t: DataType): ValueEncoder | undefined {
     case 'boolean':
       return boolNumber;
     case 'timestamp':
-      return spacedTimestamp;
+      return spacedTimestampText;
     case 'timestamp_tz':
       return utcTimestamp;
     case 'bytes':
-      return asBuffer;
+      return bufferEncoder;
     case 'array':
     case 'map':
     case 'row':

@@ -92,6 +92,16 @@ export function timestampTzToUtc(value: string): string {
   return `${iso.slice(0, 10)} ${iso.slice(11, 19)}${m[3] ?? ''}`;
 }
 
+/** A timestamp value ('2024-01-02T03:04:05.123') with a space for the 'T', as SQL timestamp text. */
+export function spacedTimestamp(value: string): string {
+  return value.charCodeAt(10) === 84 ? `${value.slice(0, 10)} ${value.slice(11)}` : value;
+}
+
+/** Bytes as a Buffer over the same memory, for drivers that bind only Buffers. */
+export const bufferEncoder: ValueEncoder = encoderOf((v: Uint8Array) =>
+  Buffer.isBuffer(v) ? v : Buffer.from(v.buffer, v.byteOffset, v.byteLength),
+);
+
 /** Whether a type is held as text in JS and sent as text unchanged. */
 export function isTextual(t: DataType): boolean {
   return t.kind === 'string' || t.kind === 'decimal' || t.kind === 'date' || t.kind === 'time' || t.kind === 'timestamp';

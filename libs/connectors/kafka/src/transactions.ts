@@ -112,6 +112,13 @@ async function connect(cfg: TransactionalConfig, host: string, port: number): Pr
   return conn;
 }
 
+/** The transaction coordinator of `transactionalId` as the broker behind `via` names it, or undefined while none is (loading, moving). */
+async function coordinatorOf(via: Connection, transactionalId: string): Promise<{ host: string; port: number } | undefined> {
+  const found = await findCoordinatorV6.api.async(via, 1, [transactionalId]);
+  const c = found.coordinators.find((x) => x.key === transactionalId);
+  return c && c.errorCode === 0 ? { host: c.host, port: c.port } : undefined;
+}
+
 /**
  * Commits a prepared transaction from its commit info alone (no producer of this process has it:
  * the job was restored). The client has no call to resume a transaction, so this sends Kafka's
@@ -131,9 +138,7 @@ export async function commitByInfo(cfg: TransactionalConfig, info: KafkaCommitIn
         try {
           const conn = await connect(cfg, address.slice(0, i), Number(address.slice(i + 1)));
           opened.push(conn);
-          const found = await findCoordinatorV6.api.async(conn, 1, [info.transactionalId]);
-          const c = found.coordinators.find((x) => x.key === info.transactionalId);
-          if (c && c.errorCode === 0) coordinator = { host: c.host, port: c.port };
+          coordinator = await coordinatorOf(conn, info.transactionalId);
           break;
         } catch (err) {
           lastErr = err;
@@ -186,15 +191,6 @@ export async function commitAll(cfg: TransactionalConfig, live: LiveTransactions
   }
 }
 
-/** The transaction coordinator of `transactionalId`, through any broker that answers. */
-async function coordinatorOf(cfg: TransactionalConfig, via: Connection, transactionalId: string): Promise<{ host: string; port: number }> {
-  const found = await findCoordinatorV6.api.async(via, 1, [transactionalId]);
-  const c = found.coordinators.find((x) => x.key === transactionalId);
-  if (!c || c.errorCode !== 0)
-    throw new Error(`no transaction coordinator for ${transactionalId} at ${cfg.bootstrap} (error ${c?.errorCode})`);
-  return { host: c.host, port: c.port };
-}
-
 /**
  * Aborts every transaction still open under the sink's transactional id prefix (Sink.abandon: the
  * job was cancelled, or finished and left an attempt's transaction behind), so that
@@ -222,7 +218,8 @@ export async function abandonTransactions(cfg: TransactionalConfig): Promise<str
       for (const t of listed.transactionStates) if (t.transactionalId.startsWith(`${cfg.prefix}-`)) open.add(t.transactionalId);
     }
     for (const id of open) {
-      const at = await coordinatorOf(cfg, opened[0], id);
+      const at = await coordinatorOf(opened[0], id);
+      if (!at) throw new Error(`no transaction coordinator for ${id} at ${cfg.bootstrap} yet`);
       const conn = await connect(cfg, at.host, at.port);
       opened.push(conn);
       // The coordinator answers CONCURRENT_TRANSACTIONS while it writes the abort markers: ask again.

@@ -28,6 +28,9 @@ export {
 export {
   startKafka,
   sharedKafka,
+  sharedKafkaSecurity,
+  KAFKA_TEST_USER,
+  type KafkaSecurity,
   kafkaMissing,
   kafkaSkipped,
   kafkaLibsDir,

@@ -38,6 +38,31 @@ export interface KafkaOptions {
   readonly heapMb?: number;
   /** See ServerProcessOptions.ownerPid: the brokers outlive this process until that one ends. */
   readonly ownerPid?: number;
+  /**
+   * One broker only: adds SASL_PLAINTEXT, SSL (client certificates required) and SASL_SSL
+   * listeners beside PLAINTEXT, with a private CA (openssl) and the user KAFKA_TEST_USER known to
+   * PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512.
+   */
+  readonly secure?: boolean;
+}
+
+/** The user and password the secure listeners know. */
+export const KAFKA_TEST_USER = { username: 'tideway-user', password: 'tideway-secret' } as const;
+
+/** The secure listeners of a broker started with `secure: true`, and the PEM files to reach them. */
+export interface KafkaSecurity {
+  /** host:port of each listener. */
+  readonly saslPlaintext: string;
+  readonly ssl: string;
+  readonly saslSsl: string;
+  /** PEM of the CA that signed the broker's certificate (a truststore). */
+  readonly caFile: string;
+  /** PEM of a client certificate signed by that CA, and of its key (PKCS#8), for the SSL listener. */
+  readonly clientCertFile: string;
+  readonly clientKeyFile: string;
+  /** The same certificate and key as a PKCS#12 keystore, password `keystorePassword`. */
+  readonly clientKeystoreFile: string;
+  readonly keystorePassword: string;
 }
 
 /** One KRaft node (broker and controller in one JVM). */
@@ -58,6 +83,8 @@ export interface KafkaCluster {
   /** `127.0.0.1:p1,127.0.0.1:p2,...`: what `bootstrap.servers` takes. */
   readonly bootstrap: string;
   readonly brokers: readonly KafkaBroker[];
+  /** With `secure: true`: the secure listeners. */
+  readonly security?: KafkaSecurity;
   /** Ends every broker and removes their folders. Safe to call twice. */
   stop(): Promise<void>;
 }
@@ -83,6 +110,94 @@ interface NodePorts {
   readonly nodeId: number;
   readonly port: number;
   readonly controllerPort: number;
+  /** With `secure`: the SASL_PLAINTEXT, SSL and SASL_SSL ports. */
+  readonly secure?: { saslPlaintext: number; ssl: number; saslSsl: number };
+}
+
+/**
+ * A CA, a broker certificate for 127.0.0.1/localhost and a client certificate, by openssl, in
+ * `dir`; keys unencrypted PKCS#8 (the broker's PEM keystore and Node's TLS both read them).
+ */
+async function makeCertificates(dir: string): Promise<KafkaSecurity & { serverPem: string }> {
+  mkdirSync(dir, { recursive: true });
+  const at = (f: string) => join(dir, f);
+  const ssl = (args: string[]) => run('openssl', args, { cwd: dir });
+  await ssl([
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-keyout',
+    'ca.key',
+    '-out',
+    'ca.pem',
+    '-days',
+    '2',
+    '-subj',
+    '/CN=tideway-test-ca',
+  ]);
+  const signed = async (name: string, subject: string, ext: string) => {
+    await ssl(['req', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', subject]);
+    writeFileSync(at(`${name}.ext`), ext);
+    await ssl([
+      'x509',
+      '-req',
+      '-in',
+      `${name}.csr`,
+      '-CA',
+      'ca.pem',
+      '-CAkey',
+      'ca.key',
+      '-CAcreateserial',
+      '-out',
+      `${name}.pem`,
+      '-days',
+      '2',
+      '-extfile',
+      `${name}.ext`,
+    ]);
+  };
+  await signed('server', '/CN=localhost', 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n');
+  await signed('client', `/CN=${KAFKA_TEST_USER.username}`, 'extendedKeyUsage=clientAuth\n');
+  const password = 'tideway-keystore';
+  await ssl(['pkcs12', '-export', '-in', 'client.pem', '-inkey', 'client.key', '-out', 'client.p12', '-passout', `pass:${password}`]);
+  // The broker's PEM keystore: its key then its certificate chain, in one file.
+  writeFileSync(at('server-keystore.pem'), readFileSync(at('server.key'), 'utf8') + readFileSync(at('server.pem'), 'utf8'));
+  return {
+    saslPlaintext: '',
+    ssl: '',
+    saslSsl: '',
+    caFile: at('ca.pem'),
+    clientCertFile: at('client.pem'),
+    clientKeyFile: at('client.key'),
+    clientKeystoreFile: at('client.p12'),
+    keystorePassword: password,
+    serverPem: at('server-keystore.pem'),
+  };
+}
+
+function securityProperties(node: NodePorts, tlsDir: string): Record<string, string> {
+  const s = node.secure!;
+  const plain = `org.apache.kafka.common.security.plain.PlainLoginModule required user_${KAFKA_TEST_USER.username}="${KAFKA_TEST_USER.password}";`;
+  const scram = 'org.apache.kafka.common.security.scram.ScramLoginModule required;';
+  const props: Record<string, string> = {
+    listeners: `PLAINTEXT://127.0.0.1:${node.port},CONTROLLER://127.0.0.1:${node.controllerPort},SASL_PLAINTEXT://127.0.0.1:${s.saslPlaintext},SSL://127.0.0.1:${s.ssl},SASL_SSL://127.0.0.1:${s.saslSsl}`,
+    'advertised.listeners': `PLAINTEXT://127.0.0.1:${node.port},SASL_PLAINTEXT://127.0.0.1:${s.saslPlaintext},SSL://127.0.0.1:${s.ssl},SASL_SSL://127.0.0.1:${s.saslSsl}`,
+    'listener.security.protocol.map': 'PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT,SSL:SSL,SASL_SSL:SASL_SSL',
+    'sasl.enabled.mechanisms': 'PLAIN,SCRAM-SHA-256,SCRAM-SHA-512',
+    'ssl.keystore.type': 'PEM',
+    'ssl.keystore.location': join(tlsDir, 'server-keystore.pem'),
+    'ssl.truststore.type': 'PEM',
+    'ssl.truststore.location': join(tlsDir, 'ca.pem'),
+    'listener.name.ssl.ssl.client.auth': 'required',
+  };
+  for (const listener of ['sasl_plaintext', 'sasl_ssl']) {
+    props[`listener.name.${listener}.plain.sasl.jaas.config`] = plain;
+    props[`listener.name.${listener}.scram-sha-256.sasl.jaas.config`] = scram;
+    props[`listener.name.${listener}.scram-sha-512.sasl.jaas.config`] = scram;
+  }
+  return props;
 }
 
 function serverProperties(node: NodePorts, all: readonly NodePorts[], dir: string, extra: Readonly<Record<string, string>>): string {
@@ -112,6 +227,7 @@ function serverProperties(node: NodePorts, all: readonly NodePorts[], dir: strin
     'num.network.threads': '2',
     'num.io.threads': '4',
     'num.partitions': '1',
+    ...(node.secure ? securityProperties(node, join(dir, 'tls')) : {}),
     ...extra,
   };
   return `${Object.entries(props)
@@ -209,11 +325,28 @@ class Node implements KafkaBroker {
   }
 }
 
-async function formatStorage(dir: string, id: string): Promise<void> {
+async function formatStorage(dir: string, id: string, secure: boolean): Promise<void> {
+  // SCRAM credentials live in the cluster's metadata: KRaft takes them when the storage is formatted.
+  const scram = secure
+    ? ['SCRAM-SHA-256', 'SCRAM-SHA-512'].flatMap((m) => [
+        '--add-scram',
+        `${m}=[name=${KAFKA_TEST_USER.username},password=${KAFKA_TEST_USER.password}]`,
+      ])
+    : [];
   try {
     await run(
       javaCommand(),
-      [...jvmArgs(dir, 256), 'kafka.tools.StorageTool', 'format', '-t', id, '-c', join(dir, 'server.properties'), '--ignore-formatted'],
+      [
+        ...jvmArgs(dir, 256),
+        'kafka.tools.StorageTool',
+        'format',
+        '-t',
+        id,
+        '-c',
+        join(dir, 'server.properties'),
+        '--ignore-formatted',
+        ...scram,
+      ],
       { cwd: dir },
     );
   } catch (err) {
@@ -224,9 +357,19 @@ async function formatStorage(dir: string, id: string): Promise<void> {
 
 async function startOnce(opts: KafkaOptions, root: string): Promise<KafkaCluster> {
   const count = opts.brokers ?? 1;
+  if (opts.secure && count !== 1) throw new Error('startKafka: secure listeners are made for one broker only');
   const ports: NodePorts[] = [];
-  for (let i = 1; i <= count; i++) ports.push({ nodeId: i, port: await freePort(), controllerPort: await freePort() });
+  for (let i = 1; i <= count; i++) {
+    const secure = opts.secure ? { saslPlaintext: await freePort(), ssl: await freePort(), saslSsl: await freePort() } : undefined;
+    ports.push({ nodeId: i, port: await freePort(), controllerPort: await freePort(), secure });
+  }
   const id = clusterId();
+  let security: KafkaSecurity | undefined;
+  if (opts.secure) {
+    const { serverPem: _, ...files } = await makeCertificates(join(root, 'tls'));
+    const s = ports[0]!.secure!;
+    security = { ...files, saslPlaintext: `127.0.0.1:${s.saslPlaintext}`, ssl: `127.0.0.1:${s.ssl}`, saslSsl: `127.0.0.1:${s.saslSsl}` };
+  }
   const nodes = ports.map((p) => {
     const dir = count === 1 ? root : join(root, `node-${p.nodeId}`);
     mkdirSync(dir, { recursive: true });
@@ -234,7 +377,7 @@ async function startOnce(opts: KafkaOptions, root: string): Promise<KafkaCluster
     writeFileSync(join(dir, 'log4j2.properties'), log4jConfig());
     return new Node(p, dir, opts);
   });
-  await Promise.all(nodes.map((n) => formatStorage(n.dir, id)));
+  await Promise.all(nodes.map((n) => formatStorage(n.dir, id, opts.secure === true)));
   const spawned = nodes.map((n) => n.spawn());
   const stopAll = async () => {
     await Promise.all(spawned.map((s) => s.server.stop()));
@@ -250,6 +393,7 @@ async function startOnce(opts: KafkaOptions, root: string): Promise<KafkaCluster
   return {
     bootstrap: nodes.map((n) => `127.0.0.1:${n.port}`).join(','),
     brokers: nodes,
+    security,
     stop: () => {
       stopped ??= Promise.all(nodes.map((n) => n.stop())).then(() => rmSync(root, { recursive: true, force: true }));
       return stopped;
@@ -278,19 +422,33 @@ export async function startKafka(opts: KafkaOptions = {}, dir?: string): Promise
   }
 }
 
-let shared: Promise<string> | undefined;
+interface SharedKafka {
+  readonly bootstrap: string;
+  readonly security: KafkaSecurity;
+}
+
+let shared: Promise<SharedKafka> | undefined;
 
 /**
  * The bootstrap address of one broker shared by every test file of this vitest run: the first
  * file that asks starts it (so the JVM starts once per run, and only when a Kafka test runs), the
  * others wait for its address. It lives until the vitest process ends (a watchdog ends it then);
- * tests give their topics unique names. Outside vitest it belongs to this process.
+ * tests give their topics unique names. Outside vitest it belongs to this process. Its secure
+ * listeners are `sharedKafkaSecurity()`'s.
  */
-export function sharedKafka(): Promise<string> {
-  shared ??= openShared();
-  return shared;
+export async function sharedKafka(): Promise<string> {
+  return (await openShared()).bootstrap;
 }
 
-function openShared(): Promise<string> {
-  return openSharedPeer('kafka', async (owner, root) => (await startKafka({ ownerPid: owner }, root)).bootstrap);
+/** The shared broker's SASL_PLAINTEXT, SSL and SASL_SSL listeners (user KAFKA_TEST_USER). */
+export async function sharedKafkaSecurity(): Promise<KafkaSecurity> {
+  return (await openShared()).security;
+}
+
+function openShared(): Promise<SharedKafka> {
+  shared ??= openSharedPeer('kafka', async (owner, root) => {
+    const cluster = await startKafka({ ownerPid: owner, secure: true }, root);
+    return JSON.stringify({ bootstrap: cluster.bootstrap, security: cluster.security });
+  }).then((text) => JSON.parse(text) as SharedKafka);
+  return shared;
 }

@@ -1,6 +1,6 @@
 import { Admin, Consumer, type ClusterMetadata } from '@platformatic/kafka';
 import { ErrorCode, TidewayError } from '@tideway/common';
-import type { ConsumerSettings } from './kafka-config.js';
+import { type ClientSettings, connectionSecurity, type ConsumerSettings } from './kafka-config.js';
 
 /** `host:port,host:port` as the Node client takes it. */
 export function brokerList(bootstrap: string): string[] {
@@ -15,12 +15,14 @@ export function connectTimeoutMs(settings: { timeout?: number; connectTimeout?: 
   return settings.connectTimeout ?? settings.timeout ?? 10_000;
 }
 
-/** The innermost messages of the client's nested errors (AggregateError), one line. */
+/** The innermost messages of the client's nested errors (AggregateError, causes), one line. */
 export function errorText(err: unknown): string {
   const out: string[] = [];
   const walk = (e: unknown) => {
     if (e instanceof AggregateError && e.errors.length > 0) {
       for (const inner of e.errors) walk(inner);
+    } else if (e instanceof Error && e.cause instanceof Error) {
+      walk(e.cause);
     } else if (e instanceof Error) {
       const code = (e as { code?: string; apiId?: string }).apiId ?? (e as { code?: string }).code;
       out.push(code && !e.message.includes(code) ? `${e.message} (${code})` : e.message);
@@ -28,6 +30,14 @@ export function errorText(err: unknown): string {
   };
   walk(err);
   return [...new Set(out)].join('; ');
+}
+
+/** Whether the broker refused the client's SASL credentials (an answer, not a network fault). */
+function isAuthenticationError(err: unknown): boolean {
+  if (err instanceof AggregateError && err.errors.some(isAuthenticationError)) return true;
+  const e = err as { code?: string; apiId?: string; cause?: unknown } | undefined;
+  if (e?.code === 'PLT_KFK_AUTHENTICATION' || e?.apiId === 'SASL_AUTHENTICATION_FAILED') return true;
+  return e?.cause !== undefined && isAuthenticationError(e.cause);
 }
 
 /** Whether the client or the broker said a topic does not exist (withDeadline's sentence keeps their words). */
@@ -46,6 +56,7 @@ export function hasApiError(err: unknown, apiId: string): boolean {
 
 /** Whether the client could not connect (refused, reset, timed out) rather than got an answer. */
 function isNetworkError(err: unknown): boolean {
+  if (isAuthenticationError(err)) return false;
   if (err instanceof AggregateError && err.errors.length > 0) return err.errors.some(isNetworkError);
   const code = (err as { code?: string } | undefined)?.code;
   return code === 'PLT_KFK_NETWORK' || code === 'PLT_KFK_TIMEOUT' || code === 'ECONNREFUSED' || code === 'ECONNRESET';
@@ -59,9 +70,16 @@ function isNetworkError(err: unknown): boolean {
 export async function withDeadline<T>(bootstrap: string, ms: number, what: string, work: () => Promise<T>): Promise<T> {
   const deadline = Date.now() + ms;
   let timer: NodeJS.Timeout | undefined;
+  let last: unknown;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(
-      () => reject(new TidewayError(ErrorCode.TASK_FAILED, `Kafka at ${bootstrap} could not be reached within ${ms} ms (${what}).`)),
+      () =>
+        reject(
+          new TidewayError(
+            ErrorCode.TASK_FAILED,
+            `Kafka at ${bootstrap} could not be reached within ${ms} ms (${what}${last === undefined ? '' : `: ${errorText(last)}`}).`,
+          ),
+        ),
       ms,
     );
   });
@@ -71,6 +89,7 @@ export async function withDeadline<T>(bootstrap: string, ms: number, what: strin
         return await Promise.race([work(), timeout]);
       } catch (err) {
         if (err instanceof TidewayError) throw err;
+        last = err;
         if (!isNetworkError(err))
           throw new TidewayError(ErrorCode.TASK_FAILED, `Kafka at ${bootstrap} failed while ${what}: ${errorText(err)}`);
         if (Date.now() + 250 >= deadline) {
@@ -99,20 +118,18 @@ export function newConsumer(bootstrap: string, group: string, s: ConsumerSetting
     retryDelay: s.retryDelay,
     metadataMaxAge: s.metadataMaxAge,
     autocreateTopics: false,
+    ...connectionSecurity(s),
   });
 }
 
-export function newAdmin(
-  bootstrap: string,
-  s: { clientId?: string; timeout?: number; connectTimeout?: number; retries?: number },
-  clientId: string,
-): Admin {
+export function newAdmin(bootstrap: string, s: ClientSettings, clientId: string): Admin {
   return new Admin({
     clientId: s.clientId ?? clientId,
     bootstrapBrokers: brokerList(bootstrap),
     timeout: s.timeout,
     connectTimeout: connectTimeoutMs(s),
     retries: s.retries ?? 3,
+    ...connectionSecurity(s),
   });
 }
 

@@ -4,7 +4,7 @@ import type { CatalogTable, PluginContext, PluginOptions, PluginSpec, Row, Sink,
 import { ConfigError, ErrorCode, logger, TidewayError } from '@tideway/common';
 import { brokerList, connectTimeoutMs, errorText, hasApiError, isUnknownTopic, withDeadline } from './client.js';
 import { compileEncoder, KAFKA_FORMAT_NAMES, KAFKA_SINK_FORMATS, type KafkaSinkFormat } from './formats.js';
-import { PRODUCER_CONFIG_KEYS, producerSettings, type ProducerSettings } from './kafka-config.js';
+import { connectionSecurity, PRODUCER_CONFIG_KEYS, producerSettings, type ProducerSettings } from './kafka-config.js';
 import {
   BROKER_MAX_TRANSACTION_TIMEOUT_MS,
   abandonTransactions,
@@ -71,7 +71,7 @@ export const kafkaSinkSpec: PluginSpec = {
     {
       name: 'kafka.config',
       type: 'map',
-      description: `Java producer properties the Node client honours: ${PRODUCER_CONFIG_KEYS.join(', ')}. Any other key is refused.`,
+      description: `Java producer properties the Node client honours: ${PRODUCER_CONFIG_KEYS.join(', ')}. Security as Kafka's Java client: security.protocol PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL; sasl.mechanism PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512 with the username and password of sasl.jaas.config (PlainLoginModule or ScramLoginModule); PEM truststores; PKCS12 or PEM keystores (client certificates). Any other key is refused.`,
     },
   ],
 };
@@ -264,6 +264,7 @@ class KafkaWriter implements SinkWriter<KafkaCommitInfo, KafkaWriterState> {
       acks,
       compression: s.compression,
       autocreateTopics: s.autocreateTopics ?? true,
+      ...connectionSecurity(s),
     });
     const topic = this.cfg.topic;
     let metadata;

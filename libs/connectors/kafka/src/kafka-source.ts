@@ -75,7 +75,7 @@ export const kafkaSourceSpec: PluginSpec = {
     {
       name: 'kafka.config',
       type: 'map',
-      description: `Java consumer properties the Node client honours: ${CONSUMER_CONFIG_KEYS.join(', ')}. Any other key is refused.`,
+      description: `Java consumer properties the Node client honours: ${CONSUMER_CONFIG_KEYS.join(', ')}. Security as Kafka's Java client: security.protocol PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL; sasl.mechanism PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512 with the username and password of sasl.jaas.config (PlainLoginModule or ScramLoginModule); PEM truststores; PKCS12 or PEM keystores (client certificates). Any other key is refused.`,
     },
     {
       name: 'schema',

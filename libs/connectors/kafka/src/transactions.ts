@@ -1,7 +1,7 @@
-import { Admin, Connection, endTxnV4, findCoordinatorV6, initProducerIdV4, listTransactionsV0, Producer } from '@platformatic/kafka';
+import { Connection, endTxnV4, findCoordinatorV6, initProducerIdV4, listTransactionsV0, Producer } from '@platformatic/kafka';
 import { ErrorCode, logger, TidewayError } from '@tideway/common';
-import { brokerList, connectTimeoutMs, errorText, hasApiError } from './client.js';
-import type { ProducerSettings } from './kafka-config.js';
+import { brokerList, connectTimeoutMs, errorText, hasApiError, newAdmin } from './client.js';
+import { connectionSecurity, type ProducerSettings } from './kafka-config.js';
 
 const log = logger('kafka-sink');
 
@@ -75,6 +75,7 @@ export function transactionalProducer(cfg: TransactionalConfig, id: string, clie
     compression: s.compression,
     autocreateTopics: s.autocreateTopics ?? true,
     transactionalId: id,
+    ...connectionSecurity(s),
     // InitProducerId with no producer id (-1), as Kafka's Java producer sends it: the client's
     // default (0, 0) is refused with PRODUCER_FENCED for an id another producer used before.
     producerId: -1n,
@@ -107,7 +108,7 @@ export function isLost(err: unknown): boolean {
 
 async function connect(cfg: TransactionalConfig, host: string, port: number): Promise<Connection> {
   const s = cfg.settings;
-  const conn = new Connection(s.clientId ?? 'tideway-kafka-committer', { connectTimeout: connectTimeoutMs(s) });
+  const conn = new Connection(s.clientId ?? 'tideway-kafka-committer', { connectTimeout: connectTimeoutMs(s), ...connectionSecurity(s) });
   await conn.connect(host, port);
   return conn;
 }
@@ -200,7 +201,7 @@ export async function commitAll(cfg: TransactionalConfig, live: LiveTransactions
  * its producer, as a new producer with that id would. Returns the aborted ids.
  */
 export async function abandonTransactions(cfg: TransactionalConfig): Promise<string[]> {
-  const admin = new Admin({ clientId: cfg.settings.clientId ?? 'tideway-kafka-abandon', bootstrapBrokers: brokerList(cfg.bootstrap) });
+  const admin = newAdmin(cfg.bootstrap, cfg.settings, 'tideway-kafka-abandon');
   let brokers: Array<{ host: string; port: number }>;
   try {
     brokers = [...(await admin.metadata({ topics: [] })).brokers.values()].map((b) => ({ host: b.host, port: b.port }));

@@ -57,7 +57,7 @@ export async function addPartitions(bootstrap: string, topic: string, count: num
 }
 
 export interface Message {
-  readonly value: string | null;
+  readonly value: string | Buffer | null;
   readonly key?: string;
   readonly partition?: number;
 }
@@ -113,6 +113,20 @@ export interface Consumed {
 
 /** Reads `count` records of a topic from the beginning (read_committed); fails after `timeoutMs`. */
 export async function consumeAll(bootstrap: string, topic: string, count: number, timeoutMs = 30_000): Promise<Consumed[]> {
+  return (await consumeRaw(bootstrap, topic, count, timeoutMs)).map((m) => ({
+    key: m.key?.length ? m.key.toString() : null,
+    value: m.value.toString(),
+    partition: m.partition,
+  }));
+}
+
+/** As consumeAll, the keys and values as bytes (binary formats). */
+export async function consumeRaw(
+  bootstrap: string,
+  topic: string,
+  count: number,
+  timeoutMs = 30_000,
+): Promise<{ key: Buffer | null; value: Buffer; partition: number }[]> {
   const consumer = new Consumer({
     clientId: 'kafka-test',
     groupId: `read-${topic}-${counter++}`,
@@ -120,14 +134,14 @@ export async function consumeAll(bootstrap: string, topic: string, count: number
     isolationLevel: 1,
   });
   const stream = await consumer.consume({ topics: [topic], mode: MessagesStreamModes.EARLIEST, autocommit: false });
-  const out: Consumed[] = [];
+  const out: { key: Buffer | null; value: Buffer; partition: number }[] = [];
   // A close that fails after the timeout ends the loop below all the same (the stream errors).
   const timer = setTimeout(() => {
     stream.close().catch(() => undefined);
   }, timeoutMs);
   try {
     for await (const m of stream) {
-      out.push({ key: m.key?.length ? m.key.toString() : null, value: m.value.toString(), partition: m.partition });
+      out.push({ key: m.key ? Buffer.from(m.key) : null, value: Buffer.from(m.value), partition: m.partition });
       if (out.length >= count) break;
     }
   } finally {

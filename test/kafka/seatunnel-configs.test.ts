@@ -9,10 +9,12 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { Admin } from '@platformatic/kafka';
+import type { DataType } from '@tideway/api';
+import { compileAvroDecoder, compileAvroEncoder } from '@tideway/connector-kafka';
 import { kafkaSkipped, sharedConformanceDir, sharedKafka } from '@tideway/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../conformance/cli-process.js';
-import { consumeAll, createTopic, produce, TempDirs, writeJob } from './kafka-helpers.js';
+import { consumeAll, consumeRaw, createTopic, produce, TempDirs, writeJob } from './kafka-helpers.js';
 
 const dirs = new TempDirs();
 afterAll(() => dirs.cleanup());
@@ -146,8 +148,6 @@ const NOT_RUN: Readonly<Record<string, string>> = {
     'KafkaIT makes its input records with Java serializers: not reproduced yet',
   'kafka/kafkasource_format_error_handle_way_skip_to_console.conf':
     'KafkaIT makes its input records with Java serializers: not reproduced yet',
-  'avro/fake_source_to_kafka_avro_format.conf': 'format avro is not supported yet',
-  'avro/kafka_avro_to_assert.conf': 'format avro is not supported yet',
   'protobuf/fake_to_kafka_protobuf.conf': 'format protobuf is not supported yet',
   'protobuf/kafka_protobuf_to_assert.conf': 'format protobuf is not supported yet',
 };
@@ -164,6 +164,37 @@ function configs(dir: string): string[] {
   walk(dir);
   return out.sort();
 }
+
+const AVRO_CASES = ['avro/fake_source_to_kafka_avro_format.conf', 'avro/kafka_avro_to_assert.conf'];
+
+const t = (kind: string): DataType => ({ kind }) as DataType;
+
+/** FakeSource's row of the avro config (KafkaIT's fake_source_row_type), a nested row of the same fields last. */
+const FAKE_AVRO_FIELDS: { name: string; type: DataType }[] = [
+  { name: 'c_map', type: { kind: 'map', key: t('string'), value: t('string') } },
+  { name: 'c_array', type: { kind: 'array', element: t('int') } },
+  ...['c_string', 'c_boolean', 'c_tinyint', 'c_smallint', 'c_int', 'c_bigint', 'c_float', 'c_double', 'c_bytes', 'c_date'].map((n) => ({
+    name: n,
+    type: t(n.slice(2) === 'bytes' ? 'bytes' : n.slice(2)),
+  })),
+  { name: 'c_decimal', type: { kind: 'decimal', precision: 38, scale: 18 } },
+  { name: 'c_timestamp', type: t('timestamp') },
+];
+
+/** KafkaIT's SEATUNNEL_ROW_TYPE, the rows of kafka_avro_to_assert.conf's input. */
+const IT_ROW_TYPE: { name: string; type: DataType }[] = [
+  { name: 'id', type: t('bigint') },
+  { name: 'c_map', type: { kind: 'map', key: t('string'), value: t('smallint') } },
+  { name: 'c_array', type: { kind: 'array', element: t('tinyint') } },
+  ...['c_string', 'c_boolean', 'c_tinyint', 'c_smallint', 'c_int', 'c_bigint', 'c_float', 'c_double'].map((n) => ({
+    name: n,
+    type: t(n.slice(2)),
+  })),
+  { name: 'c_decimal', type: { kind: 'decimal', precision: 2, scale: 1 } },
+  { name: 'c_bytes', type: t('bytes') },
+  { name: 'c_date', type: t('date') },
+  { name: 'c_timestamp', type: t('timestamp') },
+];
 
 async function endOffset(bootstrap: string, topic: string): Promise<number> {
   const admin = new Admin({ clientId: 'seatunnel-configs', bootstrapBrokers: [bootstrap] });
@@ -182,9 +213,62 @@ describe.skipIf(kafkaSkipped() || !shared)("SeaTunnel's Kafka e2e configs", () =
   }, 200_000);
 
   it('runs or lists every config of the folder', () => {
-    const listed = [...CASES.map((c) => c.config), ...Object.keys(NOT_RUN)].sort();
+    const listed = [...CASES.map((c) => c.config), ...AVRO_CASES, ...Object.keys(NOT_RUN)].sort();
     expect(listed).toEqual(configs(kafkaDir));
   });
+
+  it('avro/kafka_avro_to_assert.conf reads the 100 records KafkaIT sends (its serializer is byte for byte what avro-seatunnel.test.ts checks)', async () => {
+    const topic = 'test_avro_topic';
+    await createTopic(bootstrap, topic, 1);
+    const encode = compileAvroEncoder(IT_ROW_TYPE);
+    await produce(
+      bootstrap,
+      topic,
+      Array.from({ length: 100 }, (_, i) => ({
+        value: encode([
+          BigInt(i),
+          new Map([['key', 1]]),
+          [1],
+          'string',
+          false,
+          1,
+          1,
+          1,
+          1n,
+          Math.fround(1.1),
+          1.1,
+          '1.1',
+          new Uint8Array(Buffer.from('test')),
+          '2024-01-01',
+          '2024-01-01T12:59:23',
+        ]),
+      })),
+    );
+    const text = readFileSync(join(kafkaDir, AVRO_CASES[1]!), 'utf8').replaceAll('kafkaCluster:9092', bootstrap);
+    const res = await runCli(['run', '-c', writeJob(dirs.make(), text)], 120_000);
+    expect(res.code, res.stderr).toBe(0);
+  }, 150_000);
+
+  it("avro/fake_source_to_kafka_avro_format.conf writes 90 records of SeaTunnel's avro schema (KafkaIT reads them back by it)", async () => {
+    const text = readFileSync(join(kafkaDir, AVRO_CASES[0]!), 'utf8').replaceAll('kafkaCluster:9092', bootstrap);
+    const res = await runCli(['run', '-c', writeJob(dirs.make(), text)], 120_000);
+    expect(res.code, res.stderr).toBe(0);
+    const topic = 'test_avro_topic_fake_source';
+    const got = await consumeRaw(bootstrap, topic, await endOffset(bootstrap, topic));
+    expect(got).toHaveLength(90);
+    const decode = compileAvroDecoder([...FAKE_AVRO_FIELDS, { name: 'c_row', type: { kind: 'row', fields: FAKE_AVRO_FIELDS } }]);
+    for (const m of got) {
+      const row = decode(m.value);
+      expect(row[0]).toBeInstanceOf(Map);
+      expect(Array.isArray(row[1])).toBe(true);
+      expect(row[2]).toBe('fake_source_avro');
+      expect(typeof row[7]).toBe('bigint');
+      expect(row[10]).toBeInstanceOf(Uint8Array);
+      expect(row[11]).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+      expect(row[13]).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}/);
+      expect(Array.isArray(row[14])).toBe(true);
+    }
+  }, 150_000);
 
   it.each(CASES)(
     '$config',

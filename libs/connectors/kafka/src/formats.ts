@@ -1,4 +1,5 @@
 import type { CatalogTable, DataType, RowKind } from '@tideway/api';
+import { avroColumnsProblem, compileAvroDecoder, compileAvroEncoder } from './avro-format.js';
 import { CHANGE_FORMATS, CHANGE_SINK_FORMATS, type ChangeRow, compileChangeDecoder, compileChangeEncoder } from './change-formats.js';
 import {
   compileJsonLineParser,
@@ -8,15 +9,15 @@ import {
 } from '@tideway/connector-file-common';
 
 /** The formats the source reads; SeaTunnel's others are refused by name. */
-export const KAFKA_FORMATS = ['json', 'text', ...CHANGE_FORMATS] as const;
+export const KAFKA_FORMATS = ['json', 'text', 'avro', ...CHANGE_FORMATS] as const;
 export type KafkaFormat = (typeof KAFKA_FORMATS)[number];
 
 /** The formats the sink writes. */
-export const KAFKA_SINK_FORMATS = ['json', 'text', ...CHANGE_SINK_FORMATS] as const;
+export const KAFKA_SINK_FORMATS = ['json', 'text', 'avro', ...CHANGE_SINK_FORMATS] as const;
 export type KafkaSinkFormat = (typeof KAFKA_SINK_FORMATS)[number];
 
 /** SeaTunnel's other Kafka formats: refused at planning with "not supported yet". */
-export const KAFKA_FORMATS_NOT_YET = ['compatible_debezium_json', 'avro', 'protobuf', 'native'] as const;
+export const KAFKA_FORMATS_NOT_YET = ['compatible_debezium_json', 'protobuf', 'native'] as const;
 
 /** Every format name either side accepts or refuses by name (the option's enum). */
 export const KAFKA_FORMAT_NAMES = [...KAFKA_FORMATS, ...KAFKA_FORMATS_NOT_YET] as const;
@@ -26,6 +27,11 @@ export const CONTENT_COLUMN = 'content';
 
 function columnsOf(table: CatalogTable): { name: string; type: DataType }[] {
   return table.columns.map((c) => ({ name: c.name, type: c.type }));
+}
+
+/** Why the table cannot be read or written in `format`, or undefined (avro's types and names). */
+export function formatProblem(columns: readonly { name: string; type: DataType }[], format: string): string | undefined {
+  return format === 'avro' ? avroColumnsProblem(columns) : undefined;
 }
 
 /** Whether the table is the schema-less one (a single `content` string: the raw value). */
@@ -44,6 +50,10 @@ export function compileDecoder(
   if (format === 'json') {
     const parse = compileJsonLineParser(columnsOf(table));
     return (value) => [{ kind: '+I', fields: parse(value.toString('utf8')) }];
+  }
+  if (format === 'avro') {
+    const decode = compileAvroDecoder(columnsOf(table));
+    return (value) => [{ kind: '+I', fields: decode(value) }];
   }
   if (format === 'text') {
     const parsers = compileTextFieldParsers(columnsOf(table), fieldDelimiter);
@@ -67,6 +77,7 @@ export function compileEncoder(
   format: KafkaSinkFormat,
   fieldDelimiter: string,
 ): (fields: readonly unknown[], kind?: RowKind) => Buffer {
+  if (format === 'avro') return compileAvroEncoder(columns);
   if (format !== 'json' && format !== 'text') {
     const encode = compileChangeEncoder(columns, format);
     return (fields, kind = '+I') => Buffer.from(encode(kind, fields), 'utf8');

@@ -2,3 +2,4 @@ export { kafkaSourceFactory, kafkaSourceSpec, ownerOf, type KafkaSplit } from '.
 export { kafkaSinkFactory, kafkaSinkSpec } from './kafka-sink.js';
 export { consumerSettings, producerSettings, CONSUMER_CONFIG_KEYS, PRODUCER_CONFIG_KEYS } from './kafka-config.js';
 export { abandonTransactions, commitByInfo, type KafkaCommitInfo, type TransactionalConfig } from './transactions.js';
+export { compileAvroDecoder, compileAvroEncoder } from './avro-format.js';

@@ -3,7 +3,7 @@ import type { MessageToProduce } from '@platformatic/kafka';
 import type { CatalogTable, PluginContext, PluginOptions, PluginSpec, Row, Sink, SinkFactory, SinkWriter } from '@tideway/api';
 import { ConfigError, ErrorCode, logger, TidewayError } from '@tideway/common';
 import { brokerList, connectTimeoutMs, errorText, hasApiError, isUnknownTopic, withDeadline } from './client.js';
-import { compileEncoder, KAFKA_FORMAT_NAMES, KAFKA_SINK_FORMATS, type KafkaSinkFormat } from './formats.js';
+import { compileEncoder, formatProblem, KAFKA_FORMAT_NAMES, KAFKA_SINK_FORMATS, type KafkaSinkFormat } from './formats.js';
 import { connectionSecurity, PRODUCER_CONFIG_KEYS, producerSettings, type ProducerSettings } from './kafka-config.js';
 import {
   BROKER_MAX_TRANSACTION_TIMEOUT_MS,
@@ -65,7 +65,7 @@ export const kafkaSinkSpec: PluginSpec = {
       type: 'enum',
       values: [...KAFKA_FORMAT_NAMES],
       default: 'json',
-      description: `Message format: ${KAFKA_SINK_FORMATS.join(', ')} (canal_json, maxwell_json and ogg_json as SeaTunnel writes them: {"data": row, "type": INSERT for +I and +U, DELETE for -U and -D}; debezium_json: {"before", "after", "op": c or d}); the others are not supported yet, refused. Keys (partition_key_fields) are text with format text, json otherwise.`,
+      description: `Message format: ${KAFKA_SINK_FORMATS.join(', ')} (canal_json, maxwell_json and ogg_json as SeaTunnel writes them: {"data": row, "type": INSERT for +I and +U, DELETE for -U and -D}; debezium_json: {"before", "after", "op": c or d}); the others are not supported yet, refused. avro: one Avro datum per message in SeaTunnel's schema (record SeaTunnelRecord, no nullable fields). Keys (partition_key_fields) are text with format text, avro with avro, json otherwise.`,
     },
     { name: 'field_delimiter', type: 'string', default: ',', description: 'Field delimiter of the text format.' },
     {
@@ -154,6 +154,8 @@ function readConfig(o: PluginOptions, table: CatalogTable, ctx: PluginContext): 
   if (!(KAFKA_SINK_FORMATS as readonly string[]).includes(format)) {
     throw bad(o, 'format', `format '${format}' is not supported yet by the Kafka sink (it writes ${KAFKA_SINK_FORMATS.join(', ')}).`);
   }
+  const problem = formatProblem(table.columns, format);
+  if (problem) throw bad(o, 'format', `format ${format}: table ${table.tableId}'s ${problem}.`);
   const names = table.columns.map((c) => c.name);
   const keyFields = (o.get<string[] | undefined>('partition_key_fields') ?? []).map((f) => {
     const i = names.indexOf(f);
@@ -235,7 +237,8 @@ class KafkaWriter implements SinkWriter<KafkaCommitInfo, KafkaWriterState> {
     this.encodeValue = compileEncoder(columns, cfg.format, cfg.fieldDelimiter);
     if (cfg.keyFields.length > 0) {
       const keyColumns = cfg.keyFields.map((i) => columns[i]);
-      const encode = compileEncoder(keyColumns, cfg.format === 'text' ? 'text' : 'json', cfg.fieldDelimiter);
+      const keyFormat = cfg.format === 'text' || cfg.format === 'avro' ? cfg.format : 'json';
+      const encode = compileEncoder(keyColumns, keyFormat, cfg.fieldDelimiter);
       this.encodeKey = (fields) => encode(cfg.keyFields.map((i) => fields[i]));
     }
     this.roundRobin = subtask;

@@ -21,6 +21,7 @@ import { connectTimeoutMs, errorText, isUnknownTopic, newAdmin, newConsumer, wit
 import {
   CONTENT_COLUMN,
   compileDecoder,
+  formatProblem,
   isContentTable,
   KAFKA_FORMAT_NAMES,
   KAFKA_FORMATS,
@@ -752,12 +753,16 @@ export const kafkaSourceFactory: SourceFactory = {
   type: 'source',
   name: 'Kafka',
   description:
-    "Reads Kafka topics (a list or a pattern) as json, text or change-log (canal, debezium, maxwell, ogg, Kafka Connect json) rows: each partition is a split, offsets are checkpointed and committed to the consumer group when a checkpoint completes, transactions are read committed, partitions added while a streaming job runs are picked up, and each partition's consumer lag is the metric tideway_source_lag.",
+    "Reads Kafka topics (a list or a pattern) as json, text or change-log (canal, debezium, maxwell, ogg, Kafka Connect json) or avro rows: each partition is a split, offsets are checkpointed and committed to the consumer group when a checkpoint completes, transactions are read committed, partitions added while a streaming job runs are picked up, and each partition's consumer lag is the metric tideway_source_lag.",
   spec: kafkaSourceSpec,
   create(ctx: PluginContext): Source<KafkaSplit, EnumState> {
     const o = ctx.options;
     const cfg = readConfig(o);
     const { table, raw } = sourceTable(o, cfg);
+    if (cfg.format === 'avro' && !o.has('schema'))
+      throw bad(o, 'format', "format avro needs 'schema': the records' Avro schema is made from it, as SeaTunnel does.");
+    const problem = formatProblem(table.columns, cfg.format);
+    if (problem) throw bad(o, 'schema', `format ${cfg.format}: the ${problem}.`);
     const bounded = ctx.jobMode === 'BATCH';
     return {
       boundedness: () => (bounded ? 'BOUNDED' : 'UNBOUNDED'),

@@ -113,4 +113,36 @@ describe.skipIf(kafkaSkipped())('Kafka sink', () => {
       else expect(m.partition).toBeGreaterThanOrEqual(2);
     }
   }, 200_000);
+
+  it('kafka.config buffer.memory bounds the bytes of one send: small buffers still deliver every row; a record larger than the buffer fails the job', async () => {
+    const topic = uniqueTopic('sink-buffer');
+    await createTopic(bootstrap, topic, 1);
+    const dir = dirs.make();
+    const ok = await runCli(
+      [
+        'run',
+        '-c',
+        writeJob(dir, sequenceToKafka({ bootstrap, topic, keys: 2, rowsPerKey: 150, sink: 'kafka.config = { buffer.memory = 256 }' })),
+      ],
+      120_000,
+    );
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(new Set((await consumeAll(bootstrap, topic, 300)).map((m) => m.value)).size).toBe(300);
+    const tooSmall = await runCli(
+      [
+        'run',
+        '-c',
+        writeJob(
+          dirs.make(),
+          sequenceToKafka({ bootstrap, topic, keys: 1, rowsPerKey: 5, sink: 'kafka.config = { buffer.memory = 10 }' }).replace(
+            'job.mode = "BATCH"',
+            'job.mode = "BATCH"\n  job.retry.times = 0',
+          ),
+        ),
+      ],
+      120_000,
+    );
+    expect(tooSmall.code).not.toBe(0);
+    expect(tooSmall.stderr).toMatch(/a record of \d+ bytes for topic \S+ is larger than kafka\.config buffer\.memory \(10 bytes\)/);
+  }, 200_000);
 });

@@ -10,7 +10,13 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { Admin } from '@platformatic/kafka';
 import type { DataType } from '@tideway/api';
-import { compileAvroDecoder, compileAvroEncoder } from '@tideway/connector-kafka';
+import {
+  compileAvroDecoder,
+  compileAvroEncoder,
+  compileProtobufDecoder,
+  compileProtobufEncoder,
+  protobufType,
+} from '@tideway/connector-kafka';
 import { kafkaSkipped, sharedConformanceDir, sharedKafka } from '@tideway/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../conformance/cli-process.js';
@@ -148,8 +154,6 @@ const NOT_RUN: Readonly<Record<string, string>> = {
     'KafkaIT makes its input records with Java serializers: not reproduced yet',
   'kafka/kafkasource_format_error_handle_way_skip_to_console.conf':
     'KafkaIT makes its input records with Java serializers: not reproduced yet',
-  'protobuf/fake_to_kafka_protobuf.conf': 'format protobuf is not supported yet',
-  'protobuf/kafka_protobuf_to_assert.conf': 'format protobuf is not supported yet',
 };
 
 function configs(dir: string): string[] {
@@ -165,9 +169,33 @@ function configs(dir: string): string[] {
   return out.sort();
 }
 
-const AVRO_CASES = ['avro/fake_source_to_kafka_avro_format.conf', 'avro/kafka_avro_to_assert.conf'];
-
 const t = (kind: string): DataType => ({ kind }) as DataType;
+
+const AVRO_CASES = ['avro/fake_source_to_kafka_avro_format.conf', 'avro/kafka_avro_to_assert.conf'];
+const PROTOBUF_CASES = ['protobuf/fake_to_kafka_protobuf.conf', 'protobuf/kafka_protobuf_to_assert.conf'];
+
+/** KafkaIT's buildSeaTunnelRowType (the rows of both protobuf configs). */
+const PERSON: { name: string; type: DataType }[] = [
+  { name: 'c_int32', type: t('int') },
+  { name: 'c_int64', type: t('bigint') },
+  { name: 'c_float', type: t('float') },
+  { name: 'c_double', type: t('double') },
+  { name: 'c_bool', type: t('boolean') },
+  { name: 'c_string', type: t('string') },
+  { name: 'c_bytes', type: t('bytes') },
+  { name: 'Address', type: { kind: 'row', fields: ['city', 'state', 'street'].map((name) => ({ name, type: t('string') })) } },
+  { name: 'attributes', type: { kind: 'map', key: t('string'), value: t('float') } },
+  { name: 'phone_numbers', type: { kind: 'array', element: t('string') } },
+];
+
+/** The Person message of a protobuf config (its protobuf_schema), as KafkaIT takes it from the config. */
+function personMessage(config: string) {
+  const text = readFileSync(join(kafkaDir, config), 'utf8');
+  const schema = /protobuf_schema\s*=\s*"""([\s\S]*?)"""/.exec(text)?.[1];
+  const type = protobufType({ messageName: 'Person', schema: schema ?? '' });
+  if (typeof type === 'string') throw new Error(`${config}: ${type}`);
+  return type;
+}
 
 /** FakeSource's row of the avro config (KafkaIT's fake_source_row_type), a nested row of the same fields last. */
 const FAKE_AVRO_FIELDS: { name: string; type: DataType }[] = [
@@ -213,7 +241,7 @@ describe.skipIf(kafkaSkipped() || !shared)("SeaTunnel's Kafka e2e configs", () =
   }, 200_000);
 
   it('runs or lists every config of the folder', () => {
-    const listed = [...CASES.map((c) => c.config), ...AVRO_CASES, ...Object.keys(NOT_RUN)].sort();
+    const listed = [...CASES.map((c) => c.config), ...AVRO_CASES, ...PROTOBUF_CASES, ...Object.keys(NOT_RUN)].sort();
     expect(listed).toEqual(configs(kafkaDir));
   });
 
@@ -267,6 +295,60 @@ describe.skipIf(kafkaSkipped() || !shared)("SeaTunnel's Kafka e2e configs", () =
       expect(row[11]).toMatch(/^\d{4}-\d{2}-\d{2}$/);
       expect(row[13]).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}/);
       expect(Array.isArray(row[14])).toBe(true);
+    }
+  }, 150_000);
+
+  it('protobuf/kafka_protobuf_to_assert.conf reads the 20 Person records KafkaIT sends', async () => {
+    const topic = 'test_protobuf_topic_fake_source';
+    await createTopic(bootstrap, topic, 1);
+    const encode = compileProtobufEncoder(personMessage(PROTOBUF_CASES[1]!), PERSON);
+    const row = [
+      123,
+      123123123123n,
+      Math.fround(0.123),
+      0.123,
+      false,
+      'test data',
+      Uint8Array.of(1, 2, 3),
+      ['city_value', 'state_value', 'street_value'],
+      new Map([
+        ['k1', Math.fround(0.1)],
+        ['k2', Math.fround(2.3)],
+      ]),
+      ['1', '2'],
+    ];
+    await produce(
+      bootstrap,
+      topic,
+      Array.from({ length: 20 }, () => ({ value: encode(row) })),
+    );
+    const text = readFileSync(join(kafkaDir, PROTOBUF_CASES[1]!), 'utf8').replaceAll('kafkaCluster:9092', bootstrap);
+    const res = await runCli(['run', '-c', writeJob(dirs.make(), text)], 120_000);
+    expect(res.code, res.stderr).toBe(0);
+    // As KafkaIT: the topic's records read back by the config's schema are the row sent.
+    const decode = compileProtobufDecoder(personMessage(PROTOBUF_CASES[1]!), PERSON);
+    const got = await consumeRaw(bootstrap, topic, 20);
+    for (const m of got) expect(decode(m.value)).toEqual(row);
+  }, 150_000);
+
+  it('protobuf/fake_to_kafka_protobuf.conf writes 16 Person records (KafkaIT reads them back by the schema)', async () => {
+    const text = readFileSync(join(kafkaDir, PROTOBUF_CASES[0]!), 'utf8').replaceAll('kafkaCluster:9092', bootstrap);
+    const res = await runCli(['run', '-c', writeJob(dirs.make(), text)], 120_000);
+    expect(res.code, res.stderr).toBe(0);
+    const topic = 'test_protobuf_topic_fake_source';
+    // kafka_protobuf_to_assert.conf's case (above, in this file) sent 20 records to the same topic first.
+    const got = await consumeRaw(bootstrap, topic, await endOffset(bootstrap, topic));
+    expect(got).toHaveLength(36);
+    const decode = compileProtobufDecoder(personMessage(PROTOBUF_CASES[0]!), PERSON);
+    for (const m of got.slice(20)) {
+      const row = decode(m.value);
+      expect(typeof row[0]).toBe('number');
+      expect(typeof row[1]).toBe('bigint');
+      expect(typeof row[5]).toBe('string');
+      expect(row[6]).toBeInstanceOf(Uint8Array);
+      expect(Array.isArray(row[7]) && (row[7] as unknown[]).every((x) => typeof x === 'string' && x !== '')).toBe(true);
+      expect(row[8]).toBeInstanceOf(Map);
+      expect(Array.isArray(row[9])).toBe(true);
     }
   }, 150_000);
 

@@ -52,6 +52,7 @@ const PRODUCER_CASES: [string, unknown, Record<string, unknown>][] = [
   ['enable.idempotence', 'true', { idempotent: true }],
   ['allow.auto.create.topics', false, { autocreateTopics: false }],
   ['transaction.timeout.ms', '120000', { transactionTimeoutMs: 120000 }],
+  ['buffer.memory', 33554432, { bufferMemory: 33554432 }],
 ];
 
 const dir = mkdtempSync(join(tmpdir(), 'tideway-kafka-config-'));
@@ -246,7 +247,7 @@ describe('kafka.config', () => {
       [consumerSettings, 'sasl.kerberos.service.name'],
       [consumerSettings, 'session.timeout.ms'],
       [producerSettings, 'linger.ms'],
-      [producerSettings, 'buffer.memory'],
+      [producerSettings, 'max.block.ms'],
       [producerSettings, 'isolation.level'],
     ] as const) {
       let caught: unknown;

@@ -117,6 +117,8 @@ export interface ProducerSettings extends ClientSettings {
   autocreateTopics?: boolean;
   /** transaction.timeout.ms (EXACTLY_ONCE only). */
   transactionTimeoutMs?: number;
+  /** buffer.memory: the most bytes of records (keys and values) handed to the client in one send. */
+  bufferMemory?: number;
 }
 
 type Side = 'consumer' | 'producer';
@@ -386,6 +388,11 @@ const PRODUCER: Record<string, Apply<ProducerSettings>> = {
   },
   'allow.auto.create.topics': (t, v, o, k) => {
     t.autocreateTopics = bool(o, k, v);
+  },
+  'buffer.memory': (t, v, o, k) => {
+    const n = nonNegativeInt(o, k, v);
+    if (n < 1) throw bad(o, `kafka.config '${k}' must be 1 or more, got '${String(v)}'.`);
+    t.bufferMemory = n;
   },
   'transaction.timeout.ms': (t, v, o, k) => {
     const n = nonNegativeInt(o, k, v);

@@ -4,6 +4,7 @@ import type { CatalogTable, PluginContext, PluginOptions, PluginSpec, Row, Sink,
 import { ConfigError, ErrorCode, logger, TidewayError } from '@tideway/common';
 import { brokerList, connectTimeoutMs, errorText, hasApiError, isUnknownTopic, withDeadline } from './client.js';
 import { compileEncoder, formatProblem, KAFKA_FORMAT_NAMES, KAFKA_SINK_FORMATS, type KafkaSinkFormat } from './formats.js';
+import { PROTOBUF_OPTION_SPECS, protobufMessage, protobufOptions, type ProtobufSchema } from './protobuf-format.js';
 import { connectionSecurity, PRODUCER_CONFIG_KEYS, producerSettings, type ProducerSettings } from './kafka-config.js';
 import {
   BROKER_MAX_TRANSACTION_TIMEOUT_MS,
@@ -65,13 +66,22 @@ export const kafkaSinkSpec: PluginSpec = {
       type: 'enum',
       values: [...KAFKA_FORMAT_NAMES],
       default: 'json',
-      description: `Message format: ${KAFKA_SINK_FORMATS.join(', ')} (canal_json, maxwell_json and ogg_json as SeaTunnel writes them: {"data": row, "type": INSERT for +I and +U, DELETE for -U and -D}; debezium_json: {"before", "after", "op": c or d}); the others are not supported yet, refused. avro: one Avro datum per message in SeaTunnel's schema (record SeaTunnelRecord, no nullable fields). Keys (partition_key_fields) are text with format text, avro with avro, json otherwise.`,
+      description: `Message format: ${KAFKA_SINK_FORMATS.join(', ')} (canal_json, maxwell_json and ogg_json as SeaTunnel writes them: {"data": row, "type": INSERT for +I and +U, DELETE for -U and -D}; debezium_json: {"before", "after", "op": c or d}); the others are not supported yet, refused. avro: one Avro datum per message in SeaTunnel's schema (record SeaTunnelRecord, no nullable fields). protobuf: one message of protobuf_message_name per record. Keys (partition_key_fields) are text with format text, avro and protobuf records of the key columns with those formats, json otherwise.`,
     },
     { name: 'field_delimiter', type: 'string', default: ',', description: 'Field delimiter of the text format.' },
+    ...PROTOBUF_OPTION_SPECS,
     {
       name: 'kafka.config',
       type: 'map',
       description: `Java producer properties the Node client honours: ${PRODUCER_CONFIG_KEYS.join(', ')}. Security as Kafka's Java client: security.protocol PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL; sasl.mechanism PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512 with the username and password of sasl.jaas.config (PlainLoginModule or ScramLoginModule); PEM truststores; PKCS12 or PEM keystores (client certificates). Any other key is refused.`,
+    },
+  ],
+  retiredOptions: [
+    {
+      // SeaTunnel's docs still show it in their examples (and its protobuf e2e config carries it).
+      name: 'kafka.request.timeout.ms',
+      replacement: 'kafka.config = { request.timeout.ms = ... }',
+      history: 'stopped reading `kafka.`-prefixed producer properties in 2.3.1 (apache/seatunnel#4427 moved them into kafka.config)',
     },
   ],
 };
@@ -85,6 +95,8 @@ interface SinkConfig {
   readonly assignPartitions: readonly string[];
   readonly format: KafkaSinkFormat;
   readonly fieldDelimiter: string;
+  /** format = protobuf: the message type's schema. */
+  readonly protobuf?: ProtobufSchema;
   readonly settings: ProducerSettings;
   /** EXACTLY_ONCE only. */
   readonly transactions?: TransactionalConfig;
@@ -156,6 +168,7 @@ function readConfig(o: PluginOptions, table: CatalogTable, ctx: PluginContext): 
   }
   const problem = formatProblem(table.columns, format);
   if (problem) throw bad(o, 'format', `format ${format}: table ${table.tableId}'s ${problem}.`);
+  const protobuf = protobufOptions(o, format, table.columns, 'sink');
   const names = table.columns.map((c) => c.name);
   const keyFields = (o.get<string[] | undefined>('partition_key_fields') ?? []).map((f) => {
     const i = names.indexOf(f);
@@ -194,6 +207,7 @@ function readConfig(o: PluginOptions, table: CatalogTable, ctx: PluginContext): 
     assignPartitions: o.get<string[] | undefined>('assign_partitions') ?? [],
     format: format as KafkaSinkFormat,
     fieldDelimiter,
+    protobuf,
     settings,
     transactions,
   };
@@ -234,11 +248,13 @@ class KafkaWriter implements SinkWriter<KafkaCommitInfo, KafkaWriterState> {
     private readonly live: LiveTransactions,
   ) {
     const columns = table.columns.map((c) => ({ name: c.name, type: c.type }));
-    this.encodeValue = compileEncoder(columns, cfg.format, cfg.fieldDelimiter);
+    const message = cfg.protobuf && protobufMessage(cfg.protobuf);
+    this.encodeValue = compileEncoder(columns, cfg.format, cfg.fieldDelimiter, message);
     if (cfg.keyFields.length > 0) {
       const keyColumns = cfg.keyFields.map((i) => columns[i]);
-      const keyFormat = cfg.format === 'text' || cfg.format === 'avro' ? cfg.format : 'json';
-      const encode = compileEncoder(keyColumns, keyFormat, cfg.fieldDelimiter);
+      // As SeaTunnel's key serializer: the value's format for avro and protobuf (a message of the same type with the key columns set).
+      const keyFormat = cfg.format === 'text' || cfg.format === 'avro' || cfg.format === 'protobuf' ? cfg.format : 'json';
+      const encode = compileEncoder(keyColumns, keyFormat, cfg.fieldDelimiter, message);
       this.encodeKey = (fields) => encode(cfg.keyFields.map((i) => fields[i]));
     }
     this.roundRobin = subtask;
@@ -362,6 +378,39 @@ class KafkaWriter implements SinkWriter<KafkaCommitInfo, KafkaWriterState> {
     return this.roundRobin;
   }
 
+  /**
+   * The batch's messages in sends of at most kafka.config buffer.memory bytes each (keys and
+   * values), each awaited before the next, as Java's producer blocks while its buffer is full; a
+   * record larger than the buffer fails, as Java's does.
+   */
+  private *sends(
+    messages: MessageToProduce<Buffer, Buffer, Buffer, Buffer>[],
+  ): Generator<MessageToProduce<Buffer, Buffer, Buffer, Buffer>[]> {
+    const limit = this.cfg.settings.bufferMemory;
+    if (limit === undefined) {
+      yield messages;
+      return;
+    }
+    let part: MessageToProduce<Buffer, Buffer, Buffer, Buffer>[] = [];
+    let bytes = 0;
+    for (const m of messages) {
+      const size = (m.key?.length ?? 0) + (m.value?.length ?? 0);
+      if (size > limit)
+        throw new TidewayError(
+          ErrorCode.TASK_FAILED,
+          `a record of ${size} bytes for topic ${this.cfg.topic} is larger than kafka.config buffer.memory (${limit} bytes).`,
+        );
+      if (bytes + size > limit && part.length > 0) {
+        yield part;
+        part = [];
+        bytes = 0;
+      }
+      part.push(m);
+      bytes += size;
+    }
+    if (part.length > 0) yield part;
+  }
+
   async write(rows: readonly Row[]): Promise<void> {
     if (rows.length === 0) return;
     const producer = await this.connect();
@@ -376,11 +425,13 @@ class KafkaWriter implements SinkWriter<KafkaCommitInfo, KafkaWriterState> {
       messages.push({ topic: this.cfg.topic, key, value, partition: this.partitionOf(value, key) });
     }
     try {
-      if (this.cfg.transactions) {
-        this.open ??= await this.beginTransaction();
-        await this.open.transaction.send({ messages });
-        this.open.records += messages.length;
-      } else await producer.send({ messages });
+      for (const part of this.sends(messages)) {
+        if (this.cfg.transactions) {
+          this.open ??= await this.beginTransaction();
+          await this.open.transaction.send({ messages: part });
+          this.open.records += part.length;
+        } else await producer.send({ messages: part });
+      }
     } catch (err) {
       if (err instanceof TidewayError) throw err;
       if (this.open && isLost(err)) {

@@ -30,6 +30,7 @@ import {
 } from './formats.js';
 import type { ChangeRow } from './change-formats.js';
 import { CONSUMER_CONFIG_KEYS, consumerSettings, type ConsumerSettings } from './kafka-config.js';
+import { PROTOBUF_OPTION_SPECS, protobufMessage, protobufOptions, type ProtobufSchema } from './protobuf-format.js';
 
 const log = logger('kafka-source');
 
@@ -49,7 +50,6 @@ type StartMode = (typeof START_MODES)[number];
 
 /** SeaTunnel options this build refuses by name until they are done. */
 const SOURCE_NOT_YET = ['tables_configs', 'table_list', 'debezium_record_table_filter', 'start_mode.end_timestamp'] as const;
-const PROTOBUF_OPTIONS = ['protobuf_message_name', 'protobuf_schema'] as const;
 
 export const kafkaSourceSpec: PluginSpec = {
   options: [
@@ -133,7 +133,7 @@ export const kafkaSourceSpec: PluginSpec = {
         'The longest one fetch waits for records, in milliseconds (each wait is also cut to 500 ms so checkpoints are not held up).',
     },
     ...SOURCE_NOT_YET.map((name) => ({ name, type: 'any' as const, description: 'Not supported yet: refused.' })),
-    ...PROTOBUF_OPTIONS.map((name) => ({ name, type: 'any' as const, description: 'Not supported yet (protobuf format): refused.' })),
+    ...PROTOBUF_OPTION_SPECS,
   ],
 };
 
@@ -160,7 +160,7 @@ interface SourceConfig {
 }
 
 function readConfig(o: PluginOptions): SourceConfig {
-  for (const name of [...SOURCE_NOT_YET, ...PROTOBUF_OPTIONS]) {
+  for (const name of SOURCE_NOT_YET) {
     if (o.has(name))
       throw new ConfigError(ErrorCode.CONFIG_UNKNOWN_OPTION, `option '${name}' is not supported yet by the Kafka source.`, {
         place: o.place(name),
@@ -484,8 +484,9 @@ class KafkaReader implements SourceReader<KafkaSplit> {
     private readonly cfg: SourceConfig,
     private readonly table: CatalogTable,
     raw: boolean,
+    protobuf: ProtobufSchema | undefined,
   ) {
-    this.decode = compileDecoder(table, cfg.format, cfg.fieldDelimiter, raw);
+    this.decode = compileDecoder(table, cfg.format, cfg.fieldDelimiter, raw, protobuf && protobufMessage(protobuf));
   }
 
   open(): void {
@@ -759,16 +760,17 @@ export const kafkaSourceFactory: SourceFactory = {
     const o = ctx.options;
     const cfg = readConfig(o);
     const { table, raw } = sourceTable(o, cfg);
-    if (cfg.format === 'avro' && !o.has('schema'))
-      throw bad(o, 'format', "format avro needs 'schema': the records' Avro schema is made from it, as SeaTunnel does.");
     const problem = formatProblem(table.columns, cfg.format);
     if (problem) throw bad(o, 'schema', `format ${cfg.format}: the ${problem}.`);
+    if ((cfg.format === 'avro' || cfg.format === 'protobuf') && !o.has('schema'))
+      throw bad(o, 'format', `format ${cfg.format} needs 'schema': the records are decoded into its columns, as SeaTunnel does.`);
+    const protobuf = protobufOptions(o, cfg.format, table.columns, 'source');
     const bounded = ctx.jobMode === 'BATCH';
     return {
       boundedness: () => (bounded ? 'BOUNDED' : 'UNBOUNDED'),
       catalogTables: () => [table],
       createEnumerator: (ectx, restored) => new KafkaEnumerator(ectx, cfg, bounded, restored),
-      createReader: (rctx) => new KafkaReader(rctx, cfg, table, raw),
+      createReader: (rctx) => new KafkaReader(rctx, cfg, table, raw, protobuf),
     };
   },
 };

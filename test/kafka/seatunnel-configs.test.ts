@@ -17,7 +17,7 @@ import {
   compileProtobufEncoder,
   protobufType,
 } from '@tideway/connector-kafka';
-import { kafkaSkipped, sharedConformanceDir, sharedKafka } from '@tideway/testing';
+import { kafkaSkipped, runSeaTunnelLocal, seaTunnelHome, sharedConformanceDir, sharedKafka } from '@tideway/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../conformance/cli-process.js';
 import { consumeAll, consumeRaw, createTopic, produce, TempDirs, writeJob } from './kafka-helpers.js';
@@ -140,20 +140,6 @@ const NOT_RUN: Readonly<Record<string, string>> = {
     'its IT checks a PostgreSQL table: the PostgreSQL side of this case is not wired yet',
   'extractTopic_fake_to_kafka.conf':
     "it routes by a Sql transform's topic column into `${topic}`: per-row topic routing is not supported yet",
-  'jsonFormatIT/kafka_source_json_to_console.conf':
-    "KafkaIT makes its 100 input records with SeaTunnel's Java JSON serializer from a generated row of every type: not reproduced yet",
-  'textFormatIT/kafka_source_text_to_console.conf':
-    "KafkaIT makes its 100 input records with SeaTunnel's Java text serializer from a generated row of every type: not reproduced yet",
-  'textFormatIT/kafka_source_text_to_console_assert_catalog_table.conf': 'as kafka_source_text_to_console.conf',
-  'kafka/kafka_source_to_assert_with_max_poll_records_1.conf': 'KafkaIT makes its input records with Java serializers: not reproduced yet',
-  'kafka/kafkasource_earliest_to_console.conf': 'KafkaIT makes its input records with Java serializers: not reproduced yet',
-  'kafka/kafkasource_latest_to_console.conf': 'KafkaIT makes its input records with Java serializers: not reproduced yet',
-  'kafka/kafkasource_group_offset_to_console.conf': 'KafkaIT makes its input records with Java serializers: not reproduced yet',
-  'kafka/kafkasource_specific_offsets_to_console.conf': 'KafkaIT makes its input records with Java serializers: not reproduced yet',
-  'kafka/kafkasource_format_error_handle_way_fail_to_console.conf':
-    'KafkaIT makes its input records with Java serializers: not reproduced yet',
-  'kafka/kafkasource_format_error_handle_way_skip_to_console.conf':
-    'KafkaIT makes its input records with Java serializers: not reproduced yet',
 };
 
 function configs(dir: string): string[] {
@@ -224,6 +210,87 @@ const IT_ROW_TYPE: { name: string; type: DataType }[] = [
   { name: 'c_timestamp', type: t('timestamp') },
 ];
 
+/**
+ * The configs whose input KafkaIT makes with SeaTunnel's Java serializers (JSON, or text with
+ * ","): here SeaTunnel itself makes it, its Kafka sink writing KafkaIT's rows (generateTestData:
+ * ids 0..99, and 100..149 for the group-offsets topic) with the same serializers, before Tideway
+ * runs the config. What each IT asserts is the exit code (the configs' Assert sinks check the
+ * rows' values); the rows read are checked too, so that no config passes by reading nothing.
+ */
+const SEATUNNEL_FED: readonly { config: string; exitCode: number; rows?: number }[] = [
+  { config: 'kafka/kafkasource_earliest_to_console.conf', exitCode: 0, rows: 100 },
+  { config: 'kafka/kafkasource_latest_to_console.conf', exitCode: 0, rows: 0 },
+  { config: 'kafka/kafkasource_specific_offsets_to_console.conf', exitCode: 0, rows: 50 },
+  { config: 'kafka/kafkasource_group_offset_to_console.conf', exitCode: 0, rows: 50 },
+  { config: 'jsonFormatIT/kafka_source_json_to_console.conf', exitCode: 0, rows: 100 },
+  { config: 'textFormatIT/kafka_source_text_to_console.conf', exitCode: 0, rows: 100 },
+  { config: 'textFormatIT/kafka_source_text_to_console_assert_catalog_table.conf', exitCode: 0, rows: 100 },
+  { config: 'kafka/kafka_source_to_assert_with_max_poll_records_1.conf', exitCode: 0, rows: 100 },
+  // JSON records read as text: skip drops them all (exit 0), fail fails the job (KafkaIT: exit 1).
+  { config: 'kafka/kafkasource_format_error_handle_way_skip_to_console.conf', exitCode: 0, rows: 0 },
+  { config: 'kafka/kafkasource_format_error_handle_way_fail_to_console.conf', exitCode: 1 },
+];
+
+/** KafkaIT's generateTestData row for id `i`, as FakeSource `rows` (bytes in base64). */
+const itRow = (i: number) =>
+  `{ kind = INSERT, fields = [${i}, {"key": 1}, [1], "string", false, 1, 1, 1, 1, 1.1, 1.1, 1.1, "dGVzdA==", "2024-01-01", "2024-01-01T12:59:23"] }`;
+
+const IT_SCHEMA = `schema = { fields {
+        id = bigint
+        c_map = "map<string, smallint>"
+        c_array = "array<tinyint>"
+        c_string = string
+        c_boolean = boolean
+        c_tinyint = tinyint
+        c_smallint = smallint
+        c_int = int
+        c_bigint = bigint
+        c_float = float
+        c_double = double
+        c_decimal = "decimal(2, 1)"
+        c_bytes = bytes
+        c_date = date
+        c_timestamp = timestamp
+      } }`;
+
+/** The SeaTunnel job that writes every topic those configs read. */
+function seaTunnelProducer(bootstrap: string): string {
+  const range = (from: number, to: number) => Array.from({ length: to - from }, (_, k) => `        ${itRow(from + k)}`).join(',\n');
+  const sink = (table: string, topic: string, format: string) =>
+    `  Kafka {\n    source_table_name = "${table}"\n    bootstrap.servers = "${bootstrap}"\n    topic = "${topic}"\n    format = ${format}\n  }`;
+  return `env {
+  parallelism = 1
+  job.mode = "BATCH"
+}
+source {
+  FakeSource {
+    result_table_name = "ids"
+    ${IT_SCHEMA}
+    rows = [
+${range(0, 100)}
+    ]
+  }
+  FakeSource {
+    result_table_name = "group_ids"
+    ${IT_SCHEMA}
+    rows = [
+${range(100, 150)}
+    ]
+  }
+}
+sink {
+${[
+  sink('ids', 'test_topic_source', 'json'),
+  sink('ids', 'test_topic_json', 'json'),
+  sink('ids', 'test_topic_error_message', 'json'),
+  sink('ids', 'test_topic_text', 'text'),
+  sink('ids', 'test_topic_text_max_poll_records_1', 'text'),
+  sink('group_ids', 'test_topic_group', 'json'),
+].join('\n')}
+}
+`;
+}
+
 async function endOffset(bootstrap: string, topic: string): Promise<number> {
   const admin = new Admin({ clientId: 'seatunnel-configs', bootstrapBrokers: [bootstrap] });
   try {
@@ -241,7 +308,13 @@ describe.skipIf(kafkaSkipped() || !shared)("SeaTunnel's Kafka e2e configs", () =
   }, 200_000);
 
   it('runs or lists every config of the folder', () => {
-    const listed = [...CASES.map((c) => c.config), ...AVRO_CASES, ...PROTOBUF_CASES, ...Object.keys(NOT_RUN)].sort();
+    const listed = [
+      ...CASES.map((c) => c.config),
+      ...AVRO_CASES,
+      ...PROTOBUF_CASES,
+      ...SEATUNNEL_FED.map((c) => c.config),
+      ...Object.keys(NOT_RUN),
+    ].sort();
     expect(listed).toEqual(configs(kafkaDir));
   });
 
@@ -381,6 +454,37 @@ describe.skipIf(kafkaSkipped() || !shared)("SeaTunnel's Kafka e2e configs", () =
         expect(keys.size).toBe(c.output.count);
         for (const k of keys) expect(Object.keys(JSON.parse(k ?? '{}') as object)).toEqual(c.output.keyed);
       }
+    },
+    150_000,
+  );
+});
+
+const home = kafkaSkipped() || !shared ? undefined : seaTunnelHome();
+
+describe.skipIf(home === undefined)("SeaTunnel's Kafka source configs, their input made by SeaTunnel itself", () => {
+  let bootstrap = '';
+  beforeAll(async () => {
+    bootstrap = await sharedKafka();
+    for (const topic of [
+      'test_topic_source',
+      'test_topic_json',
+      'test_topic_error_message',
+      'test_topic_text',
+      'test_topic_text_max_poll_records_1',
+      'test_topic_group',
+    ])
+      await createTopic(bootstrap, topic, 1);
+    const st = await runSeaTunnelLocal(home!, writeJob(dirs.make(), seaTunnelProducer(bootstrap)), { timeoutMs: 300_000 });
+    if (st.exitCode !== 0) throw new Error(`SeaTunnel's producer job failed:\n${st.output.slice(-3000)}`);
+  }, 400_000);
+
+  it.each(SEATUNNEL_FED)(
+    '$config exits $exitCode',
+    async (c) => {
+      const text = readFileSync(join(kafkaDir, c.config), 'utf8').replaceAll('kafkaCluster:9092', bootstrap);
+      const res = await runCli(['run', '-c', writeJob(dirs.make(), text)], 120_000);
+      expect(res.code, res.stderr).toBe(c.exitCode);
+      if (c.rows !== undefined) expect(Number(/Total Read Count\s*:\s*(\d+)/.exec(res.stdout)?.[1]), res.stdout).toBe(c.rows);
     },
     150_000,
   );

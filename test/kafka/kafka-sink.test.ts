@@ -145,4 +145,70 @@ describe.skipIf(kafkaSkipped())('Kafka sink', () => {
     expect(tooSmall.code).not.toBe(0);
     expect(tooSmall.stderr).toMatch(/a record of \d+ bytes for topic \S+ is larger than kafka\.config buffer\.memory \(10 bytes\)/);
   }, 200_000);
+
+  it("a multi-table sink writes each table to its ${table_name} topic, and ${column} takes each row's topic from that column", async () => {
+    const prefix = uniqueTopic('mt');
+    const orders = `{
+        schema = { table = "shop.orders", fields { id = bigint, topic = string } }
+        rows = [
+          { kind = INSERT, fields = [1, "${prefix}-a"] },
+          { kind = INSERT, fields = [2, "${prefix}-b"] },
+          { kind = INSERT, fields = [3, "${prefix}-a"] }
+        ]
+      }`;
+    const customers = `{
+        schema = { table = "shop.customers", fields { name = string } }
+        rows = [{ kind = INSERT, fields = ["ann"] }, { kind = INSERT, fields = ["bob"] }]
+      }`;
+    const job = (topic: string, tables: string[]) =>
+      writeJob(
+        dirs.make(),
+        `env {
+  parallelism = 1
+  job.mode = "BATCH"
+}
+source {
+  FakeSource {
+    plugin_output = "fake"
+    tables_configs = [
+      ${tables.join(',\n      ')}
+    ]
+  }
+}
+sink {
+  Kafka {
+    plugin_input = "fake"
+    bootstrap.servers = "${bootstrap}"
+    topic = "${topic}"
+    format = json
+  }
+}
+`,
+      );
+    const res = await runCli(['run', '-c', job(`${prefix}-\${database_name}-\${table_name}`, [orders, customers])], 120_000);
+    expect(res.code, res.stderr).toBe(0);
+    expect((await consumeAll(bootstrap, `${prefix}-shop-orders`, 3)).map((m) => m.value).sort()).toEqual([
+      `{"id":1,"topic":"${prefix}-a"}`,
+      `{"id":2,"topic":"${prefix}-b"}`,
+      `{"id":3,"topic":"${prefix}-a"}`,
+    ]);
+    expect((await consumeAll(bootstrap, `${prefix}-shop-customers`, 2)).map((m) => m.value).sort()).toEqual([
+      '{"name":"ann"}',
+      '{"name":"bob"}',
+    ]);
+
+    // Routed by the topic column; a table without that column is refused at planning.
+    const refused = await runCli(['run', '-c', job('\${topic}', [orders, customers])], 120_000);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(
+      /option 'topic': topic '\$\{topic\}' takes each row's topic from column 'topic', which table shop\.customers does not have/,
+    );
+    const routed = await runCli(['run', '-c', job('\${topic}', [orders])], 120_000);
+    expect(routed.code, routed.stderr).toBe(0);
+    expect((await consumeAll(bootstrap, `${prefix}-a`, 2)).map((m) => m.value).sort()).toEqual([
+      `{"id":1,"topic":"${prefix}-a"}`,
+      `{"id":3,"topic":"${prefix}-a"}`,
+    ]);
+    expect((await consumeAll(bootstrap, `${prefix}-b`, 1)).map((m) => m.value)).toEqual([`{"id":2,"topic":"${prefix}-b"}`]);
+  }, 200_000);
 });

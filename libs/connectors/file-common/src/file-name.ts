@@ -8,6 +8,17 @@ export function substituteVariables(expression: string, values: Readonly<Record<
   return expression.replace(/\$\{([^}]*)\}/g, (whole, name: string) => values[name] ?? whole);
 }
 
+/**
+ * SeaTunnel's table placeholders of multi-table sinks (TablePlaceholder): ${database_name},
+ * ${schema_name} and ${table_name} replaced with the input table's; other `${...}` stay.
+ */
+export function substituteTablePlaceholders(
+  expression: string,
+  path: { readonly database?: string; readonly schema?: string; readonly table: string },
+): string {
+  return substituteVariables(expression, { database_name: path.database ?? '', schema_name: path.schema ?? '', table_name: path.table });
+}
+
 type Piece = string | ((d: Date) => string);
 
 const pad = (n: number, width: number): string => String(n).padStart(width, '0');

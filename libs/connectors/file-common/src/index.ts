@@ -12,7 +12,7 @@ export { fileSourceSpec, FILE_SOURCE_OPTIONS } from './source-options.js';
 export { compileTextLineWriter, compileTextFieldParsers, splitCsvLine, NESTED_SEPARATORS } from './text-format.js';
 export { compileJsonLineWriter, compileJsonLineParser, compileJsonObjectReader, parseJsonObject } from './json-format.js';
 export { javaDoubleText, javaFloatText, isoTemporalText } from './java-text.js';
-export { FileNamer, compileTimePattern, substituteVariables } from './file-name.js';
+export { FileNamer, compileTimePattern, substituteTablePlaceholders, substituteVariables } from './file-name.js';
 export { applySaveModes, type SchemaSaveMode, type DataSaveMode } from './save-mode.js';
 export { readLines } from './line-reader.js';
 export { newParquetEncoder, ParquetFileEncoder, PARQUET_ROW_GROUP_BYTES } from './parquet-encoder.js';

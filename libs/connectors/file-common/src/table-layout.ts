@@ -2,7 +2,7 @@ import { formatType, type CatalogTable, type Column, type DataType, type PluginO
 import { ConfigError, ErrorCode, ValueConversionError } from '@tideway/common';
 import { javaDoubleText, javaFloatText, isoTemporalText } from './java-text.js';
 import { compileJsonLineWriter } from './json-format.js';
-import { substituteVariables } from './file-name.js';
+import { substituteTablePlaceholders, substituteVariables } from './file-name.js';
 import { CODEC_SUFFIX, FORMAT_SUFFIX, type FileFormat } from './sink-options.js';
 import { charsetEncoder } from './charset.js';
 import { compileTextLineWriter } from './text-format.js';
@@ -185,11 +185,7 @@ function parquetEncoderFactory(o: PluginOptions, columns: readonly Column[]): ()
 
 /** The target folder of a table: path with ${database_name} etc. replaced, without a trailing '/'. */
 function targetPath(o: PluginOptions, table: CatalogTable): string {
-  const path = substituteVariables(String(o.get('path')), {
-    database_name: table.path.database ?? '',
-    schema_name: table.path.schema ?? '',
-    table_name: table.path.table,
-  }).replace(/\/+$/, '');
+  const path = substituteTablePlaceholders(String(o.get('path')), table.path).replace(/\/+$/, '');
   return path === '' ? '/' : path;
 }
 

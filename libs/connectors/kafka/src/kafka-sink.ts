@@ -1,6 +1,7 @@
 import { murmur2, Producer } from '@platformatic/kafka';
 import type { MessageToProduce } from '@platformatic/kafka';
-import type { CatalogTable, PluginContext, PluginOptions, PluginSpec, Row, Sink, SinkFactory, SinkWriter } from '@tideway/api';
+import type { CatalogTable, DataType, PluginContext, PluginOptions, PluginSpec, Row, Sink, SinkFactory, SinkWriter } from '@tideway/api';
+import { substituteTablePlaceholders } from '@tideway/connector-file-common';
 import { ConfigError, ErrorCode, logger, TidewayError } from '@tideway/common';
 import { brokerList, connectTimeoutMs, errorText, hasApiError, isUnknownTopic, withDeadline } from './client.js';
 import { compileEncoder, formatProblem, KAFKA_FORMAT_NAMES, KAFKA_SINK_FORMATS, type KafkaSinkFormat } from './formats.js';
@@ -32,7 +33,8 @@ export const kafkaSinkSpec: PluginSpec = {
       name: 'topic',
       type: 'string',
       required: true,
-      description: 'The topic written to (`${...}` routing per table: not supported yet, refused).',
+      description:
+        "The topic written to. As SeaTunnel: ${database_name}, ${schema_name} and ${table_name} are each input table's (a multi-table sink writes each table to its topic); a `${column}` left after them makes each row's topic that column's value (the rest of the text is not used, as SeaTunnel's topicExtractor).",
     },
     {
       name: 'semantics',
@@ -88,9 +90,11 @@ export const kafkaSinkSpec: PluginSpec = {
 
 interface SinkConfig {
   readonly bootstrap: string;
+  /** The topic option as written: a name, or with ${table_name}-style table placeholders and/or one ${column}. */
   readonly topic: string;
   readonly semantics: Semantics;
-  readonly keyFields: readonly number[];
+  /** partition_key_fields, by name (each input table has them). */
+  readonly keyFields: readonly string[];
   readonly partition?: number;
   readonly assignPartitions: readonly string[];
   readonly format: KafkaSinkFormat;
@@ -150,36 +154,15 @@ function warnTimeout(ctx: PluginContext, timeoutMs: number): void {
   if (conflict) log.warn({ transactionTimeoutMs: timeoutMs, checkpoint: ctx.checkpoint }, conflict);
 }
 
-function readConfig(o: PluginOptions, table: CatalogTable, ctx: PluginContext): SinkConfig {
+function readConfig(o: PluginOptions, ctx: PluginContext): SinkConfig {
   const semantics = o.get<Semantics>('semantics');
   const settings = producerSettings(o);
   checkSemantics(o, semantics, settings);
   const topic = o.get<string>('topic');
-  if (topic.includes('${'))
-    throw bad(
-      o,
-      'topic',
-      `topic '${topic}': per-table topic routing is not supported yet by the Kafka sink.`,
-      ErrorCode.CONFIG_UNKNOWN_OPTION,
-    );
   const format = o.get<string>('format');
   if (!(KAFKA_SINK_FORMATS as readonly string[]).includes(format)) {
     throw bad(o, 'format', `format '${format}' is not supported yet by the Kafka sink (it writes ${KAFKA_SINK_FORMATS.join(', ')}).`);
   }
-  const problem = formatProblem(table.columns, format);
-  if (problem) throw bad(o, 'format', `format ${format}: table ${table.tableId}'s ${problem}.`);
-  const protobuf = protobufOptions(o, format, table.columns, 'sink');
-  const names = table.columns.map((c) => c.name);
-  const keyFields = (o.get<string[] | undefined>('partition_key_fields') ?? []).map((f) => {
-    const i = names.indexOf(f);
-    if (i < 0)
-      throw bad(
-        o,
-        'partition_key_fields',
-        `partition_key_fields names '${f}', which table ${table.tableId} does not have (it has ${names.join(', ')}).`,
-      );
-    return i;
-  });
   const given = ['partition', 'assign_partitions'].filter((n) => o.has(n));
   if (given.length > 1) throw bad(o, 'assign_partitions', "'partition' and 'assign_partitions' cannot both be set.");
   const fieldDelimiter = o.get<string>('field_delimiter');
@@ -202,15 +185,102 @@ function readConfig(o: PluginOptions, table: CatalogTable, ctx: PluginContext): 
     bootstrap,
     topic,
     semantics,
-    keyFields,
+    keyFields: o.get<string[] | undefined>('partition_key_fields') ?? [],
     partition: o.has('partition') ? o.get<number>('partition') : undefined,
     assignPartitions: o.get<string[] | undefined>('assign_partitions') ?? [],
     format: format as KafkaSinkFormat,
     fieldDelimiter,
-    protobuf,
+    protobuf: undefined,
     settings,
     transactions,
   };
+}
+
+/** How the rows of one input table become records: their topic, value and key. */
+interface TableRoute {
+  readonly tableId: string;
+  readonly columns: readonly { name: string; type: DataType }[];
+  /** The topic with the table's placeholders replaced. */
+  readonly topic: string;
+  /** As SeaTunnel's topicExtractor: `${column}` left in the topic makes the whole topic that column's value, row by row. */
+  readonly topicField?: number;
+  readonly keyFields: readonly number[];
+}
+
+/** Each input table's route, checked at planning (its format, key fields, topic column) with the option's line. */
+function tableRoutes(
+  o: PluginOptions,
+  cfg: SinkConfig,
+  tables: readonly CatalogTable[],
+): { routes: TableRoute[]; protobuf?: ProtobufSchema } {
+  let protobuf: ProtobufSchema | undefined;
+  const routes = tables.map((table) => {
+    const problem = formatProblem(table.columns, cfg.format);
+    if (problem) throw bad(o, 'format', `format ${cfg.format}: table ${table.tableId}'s ${problem}.`);
+    protobuf = protobufOptions(o, cfg.format, table.columns, 'sink');
+    const names = table.columns.map((c) => c.name);
+    const keyFields = cfg.keyFields.map((f) => {
+      const i = names.indexOf(f);
+      if (i < 0)
+        throw bad(
+          o,
+          'partition_key_fields',
+          `partition_key_fields names '${f}', which table ${table.tableId} does not have (it has ${names.join(', ')}).`,
+        );
+      return i;
+    });
+    const topic = substituteTablePlaceholders(cfg.topic, table.path);
+    const field = /\$\{(.*?)\}/s.exec(topic)?.[1];
+    let topicField: number | undefined;
+    if (field !== undefined) {
+      topicField = names.indexOf(field);
+      if (topicField < 0)
+        throw bad(
+          o,
+          'topic',
+          `topic '${cfg.topic}' takes each row's topic from column '${field}', which table ${table.tableId} does not have (it has ${names.join(', ')}; the table placeholders are \${database_name}, \${schema_name} and \${table_name}).`,
+        );
+    } else if (topic.trim() === '') throw bad(o, 'topic', `topic '${cfg.topic}' is empty for table ${table.tableId}.`);
+    return { tableId: table.tableId, columns: table.columns.map((c) => ({ name: c.name, type: c.type })), topic, topicField, keyFields };
+  });
+  return { routes, protobuf };
+}
+
+/** A route made ready to encode: compiled encoders and the topic of a row. */
+interface RouteEncoder {
+  /** The topic of every row, when it does not come from a column. */
+  readonly staticTopic?: string;
+  readonly topicOf: (fields: readonly unknown[]) => string;
+  readonly encodeValue: (fields: readonly unknown[], kind: Row['kind']) => Buffer;
+  readonly encodeKey?: (fields: readonly unknown[]) => Buffer;
+}
+
+function routeEncoder(cfg: SinkConfig, route: TableRoute): RouteEncoder {
+  const message = cfg.protobuf && protobufMessage(cfg.protobuf);
+  const encodeValue = compileEncoder(route.columns, cfg.format, cfg.fieldDelimiter, message);
+  let encodeKey: RouteEncoder['encodeKey'];
+  if (route.keyFields.length > 0) {
+    const keyColumns = route.keyFields.map((i) => route.columns[i]!);
+    // As SeaTunnel's key serializer: the value's format for avro and protobuf (a message of the same type with the key columns set).
+    const keyFormat = cfg.format === 'text' || cfg.format === 'avro' || cfg.format === 'protobuf' ? cfg.format : 'json';
+    const encode = compileEncoder(keyColumns, keyFormat, cfg.fieldDelimiter, message);
+    encodeKey = (fields) => encode(route.keyFields.map((i) => fields[i]));
+  }
+  const field = route.topicField;
+  const column = field === undefined ? '' : route.columns[field]!.name;
+  const topicOf =
+    field === undefined
+      ? () => route.topic
+      : (fields: readonly unknown[]) => {
+          const v = fields[field];
+          if (v === null || v === undefined || String(v) === '')
+            throw new TidewayError(
+              ErrorCode.TASK_FAILED,
+              `a row of table ${route.tableId} has no topic: its column '${column}' (topic '${cfg.topic}') is ${v === null || v === undefined ? 'null' : 'empty'}.`,
+            );
+          return String(v);
+        };
+  return { staticTopic: field === undefined ? route.topic : undefined, topicOf, encodeValue, encodeKey };
 }
 
 /** Java's positive murmur2 hash of the bytes (its Utils.toPositive(Utils.murmur2(...))). */
@@ -226,14 +296,17 @@ interface OpenTransaction {
   readonly producer: Producer;
   readonly transaction: Transaction;
   records: number;
+  readonly topics: Set<string>;
 }
 
 class KafkaWriter implements SinkWriter<KafkaCommitInfo, KafkaWriterState> {
   /** NON / AT_LEAST_ONCE: the producer that sends; EXACTLY_ONCE: a client for metadata only. */
   private producer?: Producer;
-  private partitions = 0;
-  private readonly encodeValue: (fields: readonly unknown[], kind: Row['kind']) => Buffer;
-  private readonly encodeKey?: (fields: readonly unknown[]) => Buffer;
+  /** Partition counts of the topics written so far (looked up on first use). */
+  private readonly partitions = new Map<string, number>();
+  private readonly routes = new Map<string, RouteEncoder>();
+  /** With one input table, its route takes every row whatever its table id. */
+  private readonly only?: RouteEncoder;
   private roundRobin = 0;
   /** EXACTLY_ONCE: the number of the next transactional id, and the transaction open now. */
   private next = 0;
@@ -242,21 +315,13 @@ class KafkaWriter implements SinkWriter<KafkaCommitInfo, KafkaWriterState> {
 
   constructor(
     private readonly cfg: SinkConfig,
-    table: CatalogTable,
+    routes: readonly TableRoute[],
     private readonly subtask: number,
     restored: readonly KafkaWriterState[] | undefined,
     private readonly live: LiveTransactions,
   ) {
-    const columns = table.columns.map((c) => ({ name: c.name, type: c.type }));
-    const message = cfg.protobuf && protobufMessage(cfg.protobuf);
-    this.encodeValue = compileEncoder(columns, cfg.format, cfg.fieldDelimiter, message);
-    if (cfg.keyFields.length > 0) {
-      const keyColumns = cfg.keyFields.map((i) => columns[i]);
-      // As SeaTunnel's key serializer: the value's format for avro and protobuf (a message of the same type with the key columns set).
-      const keyFormat = cfg.format === 'text' || cfg.format === 'avro' || cfg.format === 'protobuf' ? cfg.format : 'json';
-      const encode = compileEncoder(keyColumns, keyFormat, cfg.fieldDelimiter, message);
-      this.encodeKey = (fields) => encode(cfg.keyFields.map((i) => fields[i]));
-    }
+    for (const r of routes) this.routes.set(r.tableId, routeEncoder(cfg, r));
+    if (routes.length === 1) this.only = this.routes.get(routes[0]!.tableId);
     this.roundRobin = subtask;
     for (const st of restored ?? []) this.next = Math.max(this.next, st.next);
   }
@@ -285,14 +350,23 @@ class KafkaWriter implements SinkWriter<KafkaCommitInfo, KafkaWriterState> {
       autocreateTopics: s.autocreateTopics ?? true,
       ...connectionSecurity(s),
     });
-    const topic = this.cfg.topic;
+    this.producer = producer;
+    // The topics known before any row (not taken from a column) are looked up now: a missing one fails the task at once.
+    for (const r of this.routes.values()) if (r.staticTopic !== undefined) await this.partitionsOf(producer, r.staticTopic);
+    return producer;
+  }
+
+  /** The topic's partition count, looked up once (created first when the broker allows it). */
+  private async partitionsOf(producer: Producer, topic: string): Promise<number> {
+    const known = this.partitions.get(topic);
+    if (known !== undefined) return known;
+    const s = this.cfg.settings;
     let metadata;
     try {
       metadata = await withDeadline(this.cfg.bootstrap, connectTimeoutMs(s), `reading the metadata of topic ${topic}`, () =>
         producer.metadata({ topics: [topic], autocreateTopics: s.autocreateTopics ?? true }),
       );
     } catch (err) {
-      await producer.close().catch(() => undefined);
       if (isUnknownTopic(err)) {
         throw new TidewayError(
           ErrorCode.TASK_FAILED,
@@ -301,20 +375,12 @@ class KafkaWriter implements SinkWriter<KafkaCommitInfo, KafkaWriterState> {
       }
       throw err;
     }
-    this.partitions = metadata.topics.get(topic)?.partitionsCount ?? 0;
-    if (this.partitions === 0) {
-      await producer.close().catch(() => undefined);
-      throw new TidewayError(ErrorCode.TASK_FAILED, `topic ${topic} does not exist at ${this.cfg.bootstrap}.`);
-    }
-    if (this.cfg.partition !== undefined && this.cfg.partition >= this.partitions) {
-      await producer.close().catch(() => undefined);
-      throw new TidewayError(
-        ErrorCode.CONFIG_BAD_VALUE,
-        `partition = ${this.cfg.partition}, but topic ${topic} has ${this.partitions} partitions.`,
-      );
-    }
-    this.producer = producer;
-    return producer;
+    const count = metadata.topics.get(topic)?.partitionsCount ?? 0;
+    if (count === 0) throw new TidewayError(ErrorCode.TASK_FAILED, `topic ${topic} does not exist at ${this.cfg.bootstrap}.`);
+    if (this.cfg.partition !== undefined && this.cfg.partition >= count)
+      throw new TidewayError(ErrorCode.CONFIG_BAD_VALUE, `partition = ${this.cfg.partition}, but topic ${topic} has ${count} partitions.`);
+    this.partitions.set(topic, count);
+    return count;
   }
 
   /**
@@ -335,7 +401,7 @@ class KafkaWriter implements SinkWriter<KafkaCommitInfo, KafkaWriterState> {
         continue;
       }
       this.probed = true;
-      return { id, producer, transaction, records: 0 };
+      return { id, producer, transaction, records: 0, topics: new Set() };
     }
   }
 
@@ -365,17 +431,17 @@ class KafkaWriter implements SinkWriter<KafkaCommitInfo, KafkaWriterState> {
     }
   }
 
-  private partitionOf(value: Buffer, key: Buffer | undefined): number {
+  private partitionOf(value: Buffer, key: Buffer | undefined, partitions: number): number {
     const cfg = this.cfg;
     if (cfg.partition !== undefined) return cfg.partition;
     if (cfg.assignPartitions.length > 0) {
       const text = value.toString('utf8');
-      for (let i = 0; i < cfg.assignPartitions.length && i < this.partitions; i++) if (text.includes(cfg.assignPartitions[i])) return i;
-      const rest = this.partitions - cfg.assignPartitions.length;
-      return rest > 0 ? cfg.assignPartitions.length + (positiveMurmur2(value) % rest) : positiveMurmur2(value) % this.partitions;
+      for (let i = 0; i < cfg.assignPartitions.length && i < partitions; i++) if (text.includes(cfg.assignPartitions[i])) return i;
+      const rest = partitions - cfg.assignPartitions.length;
+      return rest > 0 ? cfg.assignPartitions.length + (positiveMurmur2(value) % rest) : positiveMurmur2(value) % partitions;
     }
-    if (key) return positiveMurmur2(key) % this.partitions;
-    return this.roundRobin;
+    if (key) return positiveMurmur2(key) % partitions;
+    return this.roundRobin % partitions;
   }
 
   /**
@@ -398,7 +464,7 @@ class KafkaWriter implements SinkWriter<KafkaCommitInfo, KafkaWriterState> {
       if (size > limit)
         throw new TidewayError(
           ErrorCode.TASK_FAILED,
-          `a record of ${size} bytes for topic ${this.cfg.topic} is larger than kafka.config buffer.memory (${limit} bytes).`,
+          `a record of ${size} bytes for topic ${m.topic} is larger than kafka.config buffer.memory (${limit} bytes).`,
         );
       if (bytes + size > limit && part.length > 0) {
         yield part;
@@ -416,13 +482,21 @@ class KafkaWriter implements SinkWriter<KafkaCommitInfo, KafkaWriterState> {
     const producer = await this.connect();
     // Keyless rows of one batch go to one partition, the next batch to the next (as Java's
     // sticky partitioner fills one batch at a time).
-    this.roundRobin = (this.roundRobin + 1) % this.partitions;
+    this.roundRobin = (this.roundRobin + 1) % 0x7fffffff;
     const messages: MessageToProduce<Buffer, Buffer, Buffer, Buffer>[] = [];
     for (const row of rows) {
+      const route = this.only ?? this.routes.get(row.tableId);
+      if (!route)
+        throw new TidewayError(
+          ErrorCode.TASK_FAILED,
+          `the Kafka sink got a row of table ${row.tableId}, which is not one of its input tables.`,
+        );
       const fields = row.fields;
-      const value = this.encodeValue(fields, row.kind);
-      const key = this.encodeKey?.(fields);
-      messages.push({ topic: this.cfg.topic, key, value, partition: this.partitionOf(value, key) });
+      const topic = route.topicOf(fields);
+      const partitions = this.partitions.get(topic) ?? (await this.partitionsOf(producer, topic));
+      const value = route.encodeValue(fields, row.kind);
+      const key = route.encodeKey?.(fields);
+      messages.push({ topic, key, value, partition: this.partitionOf(value, key, partitions) });
     }
     try {
       for (const part of this.sends(messages)) {
@@ -430,6 +504,7 @@ class KafkaWriter implements SinkWriter<KafkaCommitInfo, KafkaWriterState> {
           this.open ??= await this.beginTransaction();
           await this.open.transaction.send({ messages: part });
           this.open.records += part.length;
+          for (const m of part) this.open.topics.add(m.topic);
         } else await producer.send({ messages: part });
       }
     } catch (err) {
@@ -447,12 +522,12 @@ class KafkaWriter implements SinkWriter<KafkaCommitInfo, KafkaWriterState> {
         for (const m of messages) if ((m.value?.length ?? 0) > (largest.value?.length ?? 0)) largest = m;
         throw new TidewayError(
           ErrorCode.TASK_FAILED,
-          `a message of ${largest.value?.length ?? 0} bytes for topic ${this.cfg.topic} partition ${String(largest.partition)} is larger than the broker at ${this.cfg.bootstrap} accepts (max.message.bytes).`,
+          `a message of ${largest.value?.length ?? 0} bytes for topic ${largest.topic} partition ${String(largest.partition)} is larger than the broker at ${this.cfg.bootstrap} accepts (max.message.bytes).`,
         );
       }
       throw new TidewayError(
         ErrorCode.TASK_FAILED,
-        `writing to topic ${this.cfg.topic} at ${this.cfg.bootstrap} failed: ${errorText(err)}`,
+        `writing to topic ${[...new Set(messages.map((m) => m.topic))].join(', ')} at ${this.cfg.bootstrap} failed: ${errorText(err)}`,
         { retryable: true },
       );
     }
@@ -473,7 +548,7 @@ class KafkaWriter implements SinkWriter<KafkaCommitInfo, KafkaWriterState> {
       producerId: String(open.producer.producerId),
       producerEpoch: open.producer.producerEpoch ?? 0,
       checkpointId,
-      topic: this.cfg.topic,
+      topic: [...open.topics].join(','),
       records: open.records,
     };
   }
@@ -505,27 +580,20 @@ export const kafkaSinkFactory: SinkFactory = {
   type: 'sink',
   name: 'Kafka',
   description:
-    'Writes rows to a Kafka topic as json or text messages, with keys from partition_key_fields, a fixed partition or content-assigned partitions; NON, AT_LEAST_ONCE (the idempotent producer, every row acknowledged before its checkpoint completes) or EXACTLY_ONCE (a Kafka transaction per writer and checkpoint, committed when the checkpoint completes, and again, idempotently, after a restore).',
+    'Writes rows (of one or several input tables) to Kafka topics as json, text, avro, protobuf or change-log messages, with keys from partition_key_fields, a fixed partition or content-assigned partitions; NON, AT_LEAST_ONCE (the idempotent producer, every row acknowledged before its checkpoint completes) or EXACTLY_ONCE (a Kafka transaction per writer and checkpoint, committed when the checkpoint completes, and again, idempotently, after a restore).',
   spec: kafkaSinkSpec,
   create(ctx: PluginContext): Sink {
     const o = ctx.options;
-    if (ctx.inputTables.length > 1) {
-      throw bad(
-        o,
-        'plugin_input',
-        `the Kafka sink takes one table; it is given ${ctx.inputTables.length} (multi-table routing is not supported yet).`,
-        ErrorCode.CONFIG_UNKNOWN_OPTION,
-      );
-    }
-    const table = ctx.inputTables[0];
-    if (!table) throw bad(o, 'plugin_input', 'the Kafka sink has no input table.');
-    const cfg = readConfig(o, table, ctx);
+    if (ctx.inputTables.length === 0) throw bad(o, 'plugin_input', 'the Kafka sink has no input table.');
+    const base = readConfig(o, ctx);
+    const { routes, protobuf } = tableRoutes(o, base, ctx.inputTables);
+    const cfg: SinkConfig = { ...base, protobuf };
     const transactions = cfg.transactions;
     // Prepared transactions of this task group's writers, which its committer commits.
     const live: LiveTransactions = new Map();
-    if (!transactions) return { createWriter: (wctx) => new KafkaWriter(cfg, table, wctx.subtaskIndex, undefined, live) };
+    if (!transactions) return { createWriter: (wctx) => new KafkaWriter(cfg, routes, wctx.subtaskIndex, undefined, live) };
     const sink: Sink<KafkaCommitInfo, unknown, KafkaWriterState> = {
-      createWriter: (wctx, restored) => new KafkaWriter(cfg, table, wctx.subtaskIndex, restored, live),
+      createWriter: (wctx, restored) => new KafkaWriter(cfg, routes, wctx.subtaskIndex, restored, live),
       createCommitter: () => ({
         commit: async (infos) => {
           await commitAll(transactions, live, infos);

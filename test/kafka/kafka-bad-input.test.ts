@@ -40,15 +40,33 @@ describe('Kafka options refused at planning', () => {
     ],
     [
       'a format not done yet',
-      'bootstrap.servers = "127.0.0.1:9"\n    topic = "t"\n    format = avro',
+      'bootstrap.servers = "127.0.0.1:9"\n    topic = "t"\n    format = native',
       'Console { plugin_input = "k" }',
-      /job\.conf:9.*format 'avro' is not supported yet by the Kafka source/,
+      /job\.conf:9.*format 'native' is not supported yet by the Kafka source/,
     ],
     [
       'a source option not done yet',
-      'bootstrap.servers = "127.0.0.1:9"\n    topic = "t"\n    table_list = []',
+      'bootstrap.servers = "127.0.0.1:9"\n    topic = "t"\n    debezium_record_table_filter = { database_name = "d" }',
       'Console { plugin_input = "k" }',
-      /job\.conf:9.*option 'table_list' is not supported yet/,
+      /job\.conf:9.*option 'debezium_record_table_filter' is not supported yet/,
+    ],
+    [
+      'a topic beside table_list',
+      'bootstrap.servers = "127.0.0.1:9"\n    topic = "t"\n    table_list = [{ topic = "a" }]',
+      'Console { plugin_input = "k" }',
+      /job\.conf:8.*'topic' goes into each item of table_list, not beside it/,
+    ],
+    [
+      'an unknown option in a table_list item',
+      'bootstrap.servers = "127.0.0.1:9"\n    table_list = [{ topic = "a", consumer.group = "g" }]',
+      'Console { plugin_input = "k" }',
+      /job\.conf:8.*unknown option 'consumer\.group'/,
+    ],
+    [
+      'two table_list items of one table',
+      'bootstrap.servers = "127.0.0.1:9"\n    table_list = [{ topic = "a" }, { topic = "b", schema = { table = "a", fields { content = string } } }]',
+      'Console { plugin_input = "k" }',
+      /job\.conf:8.*two topic entries make the same table/,
     ],
     [
       'an option Kafka does not have',
@@ -71,8 +89,8 @@ describe('Kafka options refused at planning', () => {
     [
       'an unknown producer property',
       'bootstrap.servers = "127.0.0.1:9"\n    topic = "t"',
-      'Kafka {\n    plugin_input = "k"\n    bootstrap.servers = "127.0.0.1:9"\n    topic = "o"\n    kafka.config = { buffer.memory = 33554432 }\n  }',
-      /job\.conf:16.*kafka\.config 'buffer\.memory' is not supported by Tideway's Kafka sink/,
+      'Kafka {\n    plugin_input = "k"\n    bootstrap.servers = "127.0.0.1:9"\n    topic = "o"\n    kafka.config = { linger.ms = 5 }\n  }',
+      /job\.conf:16.*kafka\.config 'linger\.ms' is not supported by Tideway's Kafka sink/,
     ],
   ];
   it.each(cases)('%s: exit 2 naming file:line and the option', async (_what, source, sink, message) => {

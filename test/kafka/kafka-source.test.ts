@@ -7,7 +7,7 @@ import { Admin } from '@platformatic/kafka';
 import { kafkaSkipped, sharedKafka } from '@tideway/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../conformance/cli-process.js';
-import { createTopic, outputLines, produce, produceInTransaction, TempDirs, uniqueTopic, writeJob } from './kafka-helpers.js';
+import { consumeAll, createTopic, outputLines, produce, produceInTransaction, TempDirs, uniqueTopic, writeJob } from './kafka-helpers.js';
 
 const dirs = new TempDirs();
 afterAll(() => dirs.cleanup());
@@ -175,4 +175,69 @@ describe.skipIf(kafkaSkipped())('Kafka source', () => {
     await produce(bootstrap, `${prefix}-b`, [...json(200, 2), { value: '{"id":202}', partition: 1 }]);
     expect(await ids('start_mode = earliest\n    pattern = true', `${prefix}-.*`)).toEqual([100, 101, 200, 201, 202]);
   }, 400_000);
+
+  it('table_list: topics of different formats and schemas in one source, each its own table (routed on by a multi-table Kafka sink), and start modes per item', async () => {
+    const orders = uniqueTopic('tl-orders');
+    const stock = uniqueTopic('tl-stock');
+    await createTopic(bootstrap, orders, 2);
+    await createTopic(bootstrap, stock, 1);
+    for (const partition of [0, 1])
+      await produce(
+        bootstrap,
+        orders,
+        [0, 1, 2].map((i) => ({ value: JSON.stringify({ id: partition * 10 + i, total: 1.5 * i }), partition })),
+      );
+    await produce(
+      bootstrap,
+      stock,
+      ['a|1', 'b|2', 'c|3', 'd|4'].map((value) => ({ value })),
+    );
+    const out = uniqueTopic('tl-out');
+    const conf = writeJob(
+      dirs.make(),
+      `env {
+  parallelism = 2
+  job.mode = "BATCH"
+}
+source {
+  Kafka {
+    plugin_output = "k"
+    bootstrap.servers = "${bootstrap}"
+    table_list = [
+      {
+        topic = "${orders}"
+        format = json
+        schema = { table = "shop.orders", fields { id = int, total = double } }
+      },
+      {
+        topic = "${stock}"
+        format = text
+        field_delimiter = "|"
+        start_mode = specific_offsets
+        start_mode.offsets = { ${stock}-0 = 2 }
+        schema = { table = "shop.stock", fields { sku = string, qty = int } }
+      }
+    ]
+  }
+}
+sink {
+  Kafka {
+    plugin_input = "k"
+    bootstrap.servers = "${bootstrap}"
+    topic = "${out}-\${table_name}"
+    format = json
+  }
+}
+`,
+    );
+    const res = await runCli(['run', '-c', conf], 120_000);
+    expect(res.code, res.stderr).toBe(0);
+    const orderRows = (await consumeAll(bootstrap, `${out}-orders`, 6)).map((m) => JSON.parse(m.value) as { id: number; total: number });
+    expect(orderRows.sort((a, b) => a.id - b.id)).toEqual([0, 1, 2, 10, 11, 12].map((id) => ({ id, total: 1.5 * (id % 10) })));
+    // The stock item starts at offset 2: its first two records are not read.
+    expect((await consumeAll(bootstrap, `${out}-stock`, 2)).map((m) => m.value).sort()).toEqual([
+      '{"sku":"c","qty":3}',
+      '{"sku":"d","qty":4}',
+    ]);
+  }, 200_000);
 });

@@ -59,6 +59,7 @@ function coerce(def: OptionDef, v: unknown, place: Place): unknown {
   };
   switch (def.type) {
     case 'object':
+    case 'map':
       return isObject(v) ? v : bad();
     case 'object-list':
       return Array.isArray(v) && v.every(isObject) ? v : bad();

@@ -3,6 +3,7 @@ import type { Admin, Consumer, RecordsBatch } from '@platformatic/kafka';
 type FetchResponse = Awaited<ReturnType<Consumer['fetch']>>;
 import {
   parseSchemaConfig,
+  resolveOptionItem,
   type CatalogTable,
   type Collector,
   type PluginContext,
@@ -49,7 +50,24 @@ const START_MODES = ['earliest', 'group_offsets', 'latest', 'timestamp', 'specif
 type StartMode = (typeof START_MODES)[number];
 
 /** SeaTunnel options this build refuses by name until they are done. */
-const SOURCE_NOT_YET = ['tables_configs', 'table_list', 'debezium_record_table_filter', 'start_mode.end_timestamp'] as const;
+const SOURCE_NOT_YET = ['debezium_record_table_filter', 'start_mode.end_timestamp'] as const;
+
+/** The options of one topic entry: the source's own, or each item of table_list / tables_configs. */
+const ENTRY_OPTIONS = new Set([
+  'topic',
+  'pattern',
+  'schema',
+  'format',
+  'field_delimiter',
+  'start_mode',
+  'start_mode.timestamp',
+  'start_mode.offsets',
+  'protobuf_message_name',
+  'protobuf_schema',
+]);
+
+/** SeaTunnel's names of the list of topic entries (table_list; tables_configs in later releases). */
+const ENTRY_LISTS = ['table_list', 'tables_configs'] as const;
 
 export const kafkaSourceSpec: PluginSpec = {
   options: [
@@ -57,9 +75,15 @@ export const kafkaSourceSpec: PluginSpec = {
     {
       name: 'topic',
       type: 'string',
-      required: true,
-      description: 'Topic to read; several as `a,b`; with `pattern = true` a regular expression that whole topic names match.',
+      description:
+        'Topic to read; several as `a,b`; with `pattern = true` a regular expression that whole topic names match. Either this or table_list / tables_configs.',
     },
+    ...ENTRY_LISTS.map((name) => ({
+      name,
+      type: 'object-list' as const,
+      description:
+        "Several topics with their own tables, one item each: topic, pattern, schema, format (and field_delimiter, protobuf_*), start_mode (and start_mode.timestamp / start_mode.offsets). The other options are the source's, shared by all. Each item is a table of the source.",
+    })),
     { name: 'pattern', type: 'boolean', default: false, description: '`topic` is a regular expression over topic names.' },
     {
       name: 'consumer.group',
@@ -142,34 +166,43 @@ function bad(o: PluginOptions, option: string, message: string): ConfigError {
   return new ConfigError(ErrorCode.CONFIG_BAD_VALUE, message, { place: o.place(option) });
 }
 
-interface SourceConfig {
-  readonly bootstrap: string;
+/** One entry of topics read as one table: the source's own options, or an item of table_list. */
+interface TopicEntry {
   readonly topics: readonly string[];
   readonly pattern?: RegExp;
-  readonly group: string;
-  readonly commitOnCheckpoint: boolean;
-  readonly settings: ConsumerSettings;
   readonly format: KafkaFormat;
-  readonly skipBadRecords: boolean;
   readonly fieldDelimiter: string;
   readonly startMode: StartMode;
   readonly startTimestamp?: number;
   readonly startOffsets?: ReadonlyMap<string, number>;
+  readonly table: CatalogTable;
+  /** The schema-less table: each record's value is the one `content` column. */
+  readonly raw: boolean;
+  readonly protobuf?: ProtobufSchema;
+}
+
+interface SourceConfig {
+  readonly bootstrap: string;
+  readonly entries: readonly TopicEntry[];
+  readonly group: string;
+  readonly commitOnCheckpoint: boolean;
+  readonly settings: ConsumerSettings;
+  readonly skipBadRecords: boolean;
   readonly discoveryMs: number;
   readonly pollTimeoutMs: number;
 }
 
-function readConfig(o: PluginOptions): SourceConfig {
-  for (const name of SOURCE_NOT_YET) {
-    if (o.has(name))
-      throw new ConfigError(ErrorCode.CONFIG_UNKNOWN_OPTION, `option '${name}' is not supported yet by the Kafka source.`, {
-        place: o.place(name),
-      });
-  }
+/** The entry a topic belongs to (the first that lists it or whose pattern matches it). */
+export function entryOf(entries: readonly TopicEntry[], topic: string): TopicEntry | undefined {
+  return entries.find((e) => (e.pattern ? e.pattern.test(topic) : e.topics.includes(topic)));
+}
+
+function readEntry(o: PluginOptions): TopicEntry {
   const format = o.get<string>('format');
   if (!(KAFKA_FORMATS as readonly string[]).includes(format)) {
     throw bad(o, 'format', `format '${format}' is not supported yet by the Kafka source (it reads ${KAFKA_FORMATS.join(', ')}).`);
   }
+  if (!o.has('topic')) throw bad(o, 'topic', "the Kafka source needs 'topic' (or table_list).");
   const topicText = o.get<string>('topic');
   const pattern = o.get<boolean>('pattern');
   let regex: RegExp | undefined;
@@ -210,19 +243,58 @@ function readConfig(o: PluginOptions): SourceConfig {
     throw bad(o, 'start_mode.offsets', `'start_mode.offsets' is only read with start_mode = specific_offsets (it is ${startMode}).`);
   const fieldDelimiter = o.get<string>('field_delimiter');
   if (fieldDelimiter === '') throw bad(o, 'field_delimiter', 'field_delimiter must not be empty.');
+  const { table, raw } = sourceTable(o, regex ? 'default' : (topics[0] ?? 'default'));
+  const problem = formatProblem(table.columns, format);
+  if (problem) throw bad(o, 'schema', `format ${format}: the ${problem}.`);
+  if ((format === 'avro' || format === 'protobuf') && !o.has('schema'))
+    throw bad(o, 'format', `format ${format} needs 'schema': the records are decoded into its columns, as SeaTunnel does.`);
+  const protobuf = protobufOptions(o, format, table.columns, 'source');
   return {
-    bootstrap: o.get<string>('bootstrap.servers'),
     topics,
     pattern: regex,
-    group: o.get<string>('consumer.group'),
-    commitOnCheckpoint: o.get<boolean>('commit_on_checkpoint'),
-    settings: consumerSettings(o),
     format: format as KafkaFormat,
-    skipBadRecords: o.get<string>('format_error_handle_way') === 'skip',
     fieldDelimiter,
     startMode,
     startTimestamp,
     startOffsets,
+    table,
+    raw,
+    protobuf,
+  };
+}
+
+function readConfig(o: PluginOptions): SourceConfig {
+  for (const name of SOURCE_NOT_YET) {
+    if (o.has(name))
+      throw new ConfigError(ErrorCode.CONFIG_UNKNOWN_OPTION, `option '${name}' is not supported yet by the Kafka source.`, {
+        place: o.place(name),
+      });
+  }
+  const lists = ENTRY_LISTS.filter((n) => o.has(n));
+  if (lists.length > 1) throw bad(o, lists[1]!, "'table_list' and 'tables_configs' are the same list: give one.");
+  let entries: TopicEntry[];
+  if (lists.length === 1) {
+    const list = lists[0]!;
+    const beside = [...ENTRY_OPTIONS].find((n) => o.has(n));
+    if (beside) throw bad(o, beside, `'${beside}' goes into each item of ${list}, not beside it (as SeaTunnel: one ${list} or one topic).`);
+    const items = o.get<Record<string, unknown>[]>(list);
+    if (items.length === 0) throw bad(o, list, `${list} has no item.`);
+    const defs = kafkaSourceSpec.options.filter((d) => ENTRY_OPTIONS.has(d.name));
+    entries = items.map((item) => readEntry(resolveOptionItem(item, defs, o.place(list))));
+  } else entries = [readEntry(o)];
+  const ids = new Set<string>();
+  for (const e of entries) {
+    if (ids.has(e.table.tableId))
+      throw bad(o, lists[0] ?? 'schema', `two topic entries make the same table ${e.table.tableId}: give each its own schema.table.`);
+    ids.add(e.table.tableId);
+  }
+  return {
+    bootstrap: o.get<string>('bootstrap.servers'),
+    entries,
+    group: o.get<string>('consumer.group'),
+    commitOnCheckpoint: o.get<boolean>('commit_on_checkpoint'),
+    settings: consumerSettings(o),
+    skipBadRecords: o.get<string>('format_error_handle_way') === 'skip',
     discoveryMs: o.get<number>('partition-discovery.interval-millis'),
     pollTimeoutMs: o.get<number>('poll.timeout'),
   };
@@ -292,10 +364,12 @@ class KafkaEnumerator implements SplitEnumerator<KafkaSplit, EnumState> {
   }
 
   private async topicsNow(): Promise<string[]> {
-    if (!this.cfg.pattern) return [...this.cfg.topics];
+    const listed = this.cfg.entries.flatMap((e) => e.topics);
+    if (!this.cfg.entries.some((e) => e.pattern)) return [...new Set(listed)];
     const admin = this.admin as Admin;
     const all = await admin.listTopics();
-    return all.filter((t) => this.cfg.pattern?.test(t) && !t.startsWith('__'));
+    const matched = all.filter((t) => !t.startsWith('__') && this.cfg.entries.some((e) => e.pattern?.test(t)));
+    return [...new Set([...listed, ...matched])];
   }
 
   /** Finds partitions not handed out yet and hands them out with their start (and end) offsets. */
@@ -306,7 +380,10 @@ class KafkaEnumerator implements SplitEnumerator<KafkaSplit, EnumState> {
     const topics = await withDeadline(cfg.bootstrap, ms, 'listing topics', () => this.topicsNow());
     if (topics.length === 0) {
       if (!this.initialDone)
-        throw new TidewayError(ErrorCode.TASK_FAILED, `no topic at ${cfg.bootstrap} matches the pattern '${cfg.pattern?.source ?? ''}'.`);
+        throw new TidewayError(
+          ErrorCode.TASK_FAILED,
+          `no topic at ${cfg.bootstrap} matches the pattern '${cfg.entries.map((e) => e.pattern?.source ?? '').join("', '")}'.`,
+        );
       return;
     }
     let metadata;
@@ -371,9 +448,18 @@ class KafkaEnumerator implements SplitEnumerator<KafkaSplit, EnumState> {
   }
 
   private async startOffsets(parts: readonly { topic: string; partition: number }[], initial: boolean): Promise<Map<string, number>> {
-    const cfg = this.cfg;
     // Partitions found while the job runs are read from their start, whatever start_mode says.
     if (!initial) return this.listOffsets(parts, EARLIEST);
+    const out = new Map<string, number>();
+    for (const entry of this.cfg.entries) {
+      const mine = parts.filter((p) => entryOf(this.cfg.entries, p.topic) === entry);
+      if (mine.length > 0) for (const [k, v] of await this.entryStartOffsets(entry, mine)) out.set(k, v);
+    }
+    return out;
+  }
+
+  /** Where the partitions of one entry start, by its start_mode. */
+  private async entryStartOffsets(cfg: TopicEntry, parts: readonly { topic: string; partition: number }[]): Promise<Map<string, number>> {
     switch (cfg.startMode) {
       case 'earliest':
         return this.listOffsets(parts, EARLIEST);
@@ -397,7 +483,7 @@ class KafkaEnumerator implements SplitEnumerator<KafkaSplit, EnumState> {
         const groups = await admin.listConsumerGroupOffsets({
           groups: [
             {
-              groupId: cfg.group,
+              groupId: this.cfg.group,
               topics: topics.map((t) => ({ name: t, partitionIndexes: parts.filter((p) => p.topic === t).map((p) => p.partition) })),
             },
           ],
@@ -410,7 +496,7 @@ class KafkaEnumerator implements SplitEnumerator<KafkaSplit, EnumState> {
         const missing = parts.filter((p) => !committed.has(splitId(p.topic, p.partition)));
         const fallback =
           missing.length > 0
-            ? await this.listOffsets(missing, cfg.settings.autoOffsetReset === 'latest' ? LATEST : EARLIEST)
+            ? await this.listOffsets(missing, this.cfg.settings.autoOffsetReset === 'latest' ? LATEST : EARLIEST)
             : new Map<string, number>();
         for (const [k, v] of fallback) committed.set(k, v);
         return committed;
@@ -465,13 +551,21 @@ interface TopicInfo {
   readonly leaders: readonly number[];
 }
 
+/** How the records of one entry's topics become rows of its table. */
+interface TopicDecoder {
+  readonly decode: (value: Buffer) => ChangeRow[];
+  readonly tableId: string;
+  readonly format: KafkaFormat;
+}
+
 class KafkaReader implements SourceReader<KafkaSplit> {
   private readonly splits = new Map<string, KafkaSplit>();
   private noMore = false;
   private consumer?: Consumer;
   private admin?: Admin;
   private topics = new Map<string, TopicInfo>();
-  private readonly decode: (value: Buffer) => ChangeRow[];
+  private readonly decoders = new Map<TopicEntry, TopicDecoder>();
+  private readonly byTopic = new Map<string, TopicDecoder>();
   /** Offsets each checkpoint holds, committed to the group when it completes. */
   private readonly toCommit = new Map<number, Map<string, { topic: string; partition: number; offset: number }>>();
   private failingSince = 0;
@@ -482,11 +576,11 @@ class KafkaReader implements SourceReader<KafkaSplit> {
   constructor(
     private readonly ctx: SourceReaderContext,
     private readonly cfg: SourceConfig,
-    private readonly table: CatalogTable,
-    raw: boolean,
-    protobuf: ProtobufSchema | undefined,
   ) {
-    this.decode = compileDecoder(table, cfg.format, cfg.fieldDelimiter, raw, protobuf && protobufMessage(protobuf));
+    for (const e of cfg.entries) {
+      const decode = compileDecoder(e.table, e.format, e.fieldDelimiter, e.raw, e.protobuf && protobufMessage(e.protobuf));
+      this.decoders.set(e, { decode, tableId: e.table.tableId, format: e.format });
+    }
   }
 
   open(): void {
@@ -668,23 +762,40 @@ class KafkaReader implements SourceReader<KafkaSplit> {
     }
   }
 
+  /** The decoder of a split's topic (its entry's), found once per topic. */
+  private decoderOf(topic: string): TopicDecoder {
+    let d = this.byTopic.get(topic);
+    if (!d) {
+      const entry = entryOf(this.cfg.entries, topic);
+      d = entry && this.decoders.get(entry);
+      if (!d)
+        throw new TidewayError(
+          ErrorCode.TASK_FAILED,
+          `the Kafka source was given topic ${topic}, which none of its topics or patterns names.`,
+        );
+      this.byTopic.set(topic, d);
+    }
+    return d;
+  }
+
   private decodeRecord(value: Buffer, split: KafkaSplit, offset: bigint, rows: Row[]): void {
+    const d = this.decoderOf(split.topic);
     let decoded: ChangeRow[];
     try {
-      decoded = this.decode(value);
+      decoded = d.decode(value);
     } catch (err) {
       const where = `the record at offset ${offset} of ${split.topic} partition ${split.partition}`;
       if (!this.cfg.skipBadRecords) {
-        throw new TidewayError(ErrorCode.VALUE_CONVERSION, `${where} does not match format ${this.cfg.format}: ${(err as Error).message}`);
+        throw new TidewayError(ErrorCode.VALUE_CONVERSION, `${where} does not match format ${d.format}: ${(err as Error).message}`);
       }
       if (this.skipped++ % 1000 === 0)
         log.warn(
           { err: (err as Error).message, skipped: this.skipped },
-          `${where} does not match format ${this.cfg.format}; skipped (format_error_handle_way = skip)`,
+          `${where} does not match format ${d.format}; skipped (format_error_handle_way = skip)`,
         );
       return;
     }
-    for (const r of decoded) rows.push({ kind: r.kind, tableId: this.table.tableId, fields: r.fields });
+    for (const r of decoded) rows.push({ kind: r.kind, tableId: d.tableId, fields: r.fields });
   }
 
   lag(): Record<string, number> {
@@ -733,8 +844,7 @@ class KafkaReader implements SourceReader<KafkaSplit> {
   }
 }
 
-function sourceTable(o: PluginOptions, cfg: SourceConfig): { table: CatalogTable; raw: boolean } {
-  const fallbackTable = cfg.pattern ? 'default' : (cfg.topics[0] ?? 'default');
+function sourceTable(o: PluginOptions, fallbackTable: string): { table: CatalogTable; raw: boolean } {
   if (o.has('schema')) {
     return {
       table: parseSchemaConfig(o.get('schema'), { catalogName: 'Kafka', fallbackTable, place: o.place('schema') }).table,
@@ -759,18 +869,12 @@ export const kafkaSourceFactory: SourceFactory = {
   create(ctx: PluginContext): Source<KafkaSplit, EnumState> {
     const o = ctx.options;
     const cfg = readConfig(o);
-    const { table, raw } = sourceTable(o, cfg);
-    const problem = formatProblem(table.columns, cfg.format);
-    if (problem) throw bad(o, 'schema', `format ${cfg.format}: the ${problem}.`);
-    if ((cfg.format === 'avro' || cfg.format === 'protobuf') && !o.has('schema'))
-      throw bad(o, 'format', `format ${cfg.format} needs 'schema': the records are decoded into its columns, as SeaTunnel does.`);
-    const protobuf = protobufOptions(o, cfg.format, table.columns, 'source');
     const bounded = ctx.jobMode === 'BATCH';
     return {
       boundedness: () => (bounded ? 'BOUNDED' : 'UNBOUNDED'),
-      catalogTables: () => [table],
+      catalogTables: () => cfg.entries.map((e) => e.table),
       createEnumerator: (ectx, restored) => new KafkaEnumerator(ectx, cfg, bounded, restored),
-      createReader: (rctx) => new KafkaReader(rctx, cfg, table, raw, protobuf),
+      createReader: (rctx) => new KafkaReader(rctx, cfg),
     };
   },
 };

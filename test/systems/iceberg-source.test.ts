@@ -23,7 +23,7 @@ import {
   pyicebergScan,
   sortCanonical,
 } from '@tideway/testing';
-import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runCli, spawnCli, waitForExit } from '../conformance/cli-process.js';
 
 const present = icebergPeersPresent();
@@ -123,4 +123,145 @@ describe.skipIf(!present)('Iceberg source, tables written by PyIceberg', () => {
     expect(rows).toEqual(expected.rows);
     expect(scanCounters.deleteFilesRead).toBe(1);
   }, 60_000);
+
+  describe('a table of three appends (eu, us, ap), 100-row row groups', () => {
+    const wh = join(dir, 'events');
+    let made: Awaited<ReturnType<typeof makeIcebergTable>>;
+    const region = (name: string, first: number) =>
+      Array.from({ length: 1000 }, (_, i) => [String(first + i), name, String(i % 7), `2024-01-${String(1 + (i % 28)).padStart(2, '0')}`]);
+
+    beforeAll(async () => {
+      made = await makeIcebergTable({
+        warehouse: wh,
+        namespace: 'db',
+        table: 'events',
+        schema: [
+          ['id', 'long', true],
+          ['region', 'string', false],
+          ['v', 'int', false],
+          ['day', 'date', false],
+        ],
+        partition: [['identity', 'region']],
+        properties: { 'write.parquet.row-group-limit': '100' },
+        steps: [{ append: region('eu', 0) }, { append: region('us', 1000) }, { append: region('ap', 2000) }],
+      });
+    }, 60_000);
+
+    it('skips manifests by partition summaries, files by column bounds and row groups by statistics (counted)', async () => {
+      const byRegion = await readTable(base(wh, 'events', { filter: "region = 'eu'" }));
+      expect(byRegion.rows).toEqual((await pyicebergScan(made.metadata, undefined, "region = 'eu'")).rows);
+      expect(byRegion.rows.length).toBe(1000);
+      expect(scanCounters).toMatchObject({ manifests: 1, manifestsSkipped: 2, dataFilesOpened: 1, rowGroupsRead: 10, rowGroupsSkipped: 0 });
+
+      scanCounters.reset();
+      const filter = 'id >= 950 AND id < 1050';
+      const byId = await readTable(base(wh, 'events', { filter }));
+      expect(byId.rows).toEqual((await pyicebergScan(made.metadata, undefined, filter)).rows);
+      expect(byId.rows.length).toBe(100);
+      // ap's file is out of the id bounds; of eu's and us's 10 row groups each, one holds ids in range
+      expect(scanCounters).toMatchObject({ dataFilesSkipped: 1, dataFilesOpened: 2, rowGroupsRead: 2, rowGroupsSkipped: 18 });
+
+      scanCounters.reset();
+      const none = await readTable(base(wh, 'events', { filter: "region IN ('mars') AND v IS NOT NULL" }));
+      expect(none.rows).toEqual([]);
+      expect(scanCounters).toMatchObject({ manifestsSkipped: 3, dataFilesOpened: 0 });
+    }, 60_000);
+
+    it('splits files by row groups (read.split.target-size) and restores mid-scan: every row once', async () => {
+      const expected = await pyicebergScan(made.metadata);
+      const options = base(wh, 'events');
+      const whole = await readTable(options);
+      expect(whole.rows).toEqual(expected.rows);
+      expect(scanCounters).toMatchObject({ splits: 3, dataFilesOpened: 3 });
+
+      // the table's split size (a table property, as Iceberg readers take it) below a row group: a split per row group
+      const small = await makeIcebergTable({
+        warehouse: wh,
+        namespace: 'db',
+        table: 'small_splits',
+        schema: [
+          ['id', 'long', true],
+          ['region', 'string', false],
+          ['v', 'int', false],
+          ['day', 'date', false],
+        ],
+        properties: { 'write.parquet.row-group-limit': '100', 'read.split.target-size': '1000' },
+        steps: [{ append: region('eu', 0) }, { append: region('us', 1000) }],
+      });
+      scanCounters.reset();
+      const split = await readTable(base(wh, 'small_splits'), { method: 'pollNext', call: 9 });
+      expect(scanCounters.splits).toBe(20);
+      expect(split.rows).toEqual((await pyicebergScan(small.metadata)).rows);
+      expect(split.rows.length).toBe(2000);
+      const failedLater = await readToEnd(icebergSourceFactory, base(wh, 'small_splits'), { parallelism: 3, failAfterCheckpoint: 4 });
+      expect(new Set(failedLater.map((r) => String(r.fields[0]))).size).toBe(2000);
+      expect(failedLater.length).toBe(2000);
+    }, 60_000);
+
+    it('reads a snapshot by id or time, and the files appended between two snapshots', async () => {
+      const [first, second] = made.snapshots as string[];
+      const atFirst = await readTable(base(wh, 'events', { use_snapshot_id: first }));
+      expect(atFirst.rows).toEqual((await pyicebergScan(made.metadata, first)).rows);
+      expect(atFirst.rows.length).toBe(1000);
+
+      const metadata = JSON.parse(readFileSync(made.metadata, 'utf8')) as { snapshots: { 'timestamp-ms': number }[] };
+      const atTime = await readTable(base(wh, 'events', { use_snapshot_timestamp: metadata.snapshots[1]['timestamp-ms'] }));
+      expect(atTime.rows).toEqual((await pyicebergScan(made.metadata, second)).rows);
+      expect(atTime.rows.length).toBe(2000);
+
+      const appended = await readTable(base(wh, 'events', { start_snapshot_id: first, end_snapshot_id: second }));
+      expect(appended.rows).toEqual((await pyicebergScan(made.metadata, second, "region = 'us'")).rows);
+      expect(appended.rows.length).toBe(1000);
+      const sinceFirst = await readTable(base(wh, 'events', { start_snapshot_id: first }));
+      expect(sinceFirst.rows.length).toBe(2000);
+      expect(sinceFirst.rows.every((r) => r[1] !== 'eu')).toBe(true);
+    }, 60_000);
+  });
 });
+
+async function runJob(text: string, timeoutMs = 120_000) {
+  const file = join(dir, `job-${++jobNo}.conf`);
+  writeFileSync(file, text);
+  return runCli(['run', '-c', file], timeoutMs);
+}
+
+/** The current metadata file of a hadoop-catalog table. */
+function hadoopMetadata(warehouse: string, table: string): string {
+  const version = readFileSync(join(warehouse, table, 'metadata', 'version-hint.text'), 'utf8').trim();
+  return join(warehouse, table, 'metadata', `v${version}.metadata.json`);
+}
+
+describe.skipIf(!present)('Iceberg source, tables written by Tideway', () => {
+  it("applies the sink's CDC equality deletes (only to rows of older sequence numbers)", async () => {
+    const wh = join(dir, 'cdc');
+    const job = (rows: string) => `
+env { parallelism = 1, job.mode = "BATCH" }
+source { FakeSource { schema = { fields { id = int, region = string, score = bigint } }, rows = [${rows}] } }
+sink { Iceberg { catalog_name = "cdc", iceberg.catalog.config = { "type" = "hadoop", "warehouse" = "${wh}" }, namespace = "db", table = "users"
+  iceberg.table.primary-keys = "id,region", iceberg.table.partition-keys = "region" } }`;
+    const insert = await runJob(
+      job(`{ kind = INSERT, fields = [1, "eu", 10] }, { kind = INSERT, fields = [2, "eu", 20] },
+           { kind = INSERT, fields = [3, "us", 30] }, { kind = INSERT, fields = [4, "us", 40] }`),
+    );
+    expect(insert.code, insert.stderr).toBe(0);
+    const changes = await runJob(
+      job(`{ kind = UPDATE_BEFORE, fields = [1, "eu", 10] }, { kind = UPDATE_AFTER, fields = [1, "eu", 11] },
+           { kind = DELETE, fields = [3, "us", 30] }, { kind = INSERT, fields = [5, "us", 50] },
+           { kind = UPDATE_BEFORE, fields = [5, "us", 50] }, { kind = UPDATE_AFTER, fields = [5, "us", 55] }`),
+    );
+    expect(changes.code, changes.stderr).toBe(0);
+    const expected = await pyicebergRead({ metadata: hadoopMetadata(wh, 'db/users') });
+    expect(expected.delete_files).toBeGreaterThan(0);
+    const { types, rows } = await readTable({ ...base(wh, 'users'), catalog_name: 'cdc' });
+    expect(types.map((t) => t.kind)).toEqual(['int', 'string', 'bigint']);
+    expect(rows).toEqual(sortCanonical(expected.rows));
+    expect(rows).toEqual([
+      ['1', 'eu', '11'],
+      ['2', 'eu', '20'],
+      ['4', 'us', '40'],
+      ['5', 'us', '55'],
+    ]);
+    expect(scanCounters.deleteFilesRead).toBeGreaterThan(0);
+  }, 90_000);
+});
+

@@ -49,6 +49,8 @@ export interface PlanStats {
   dataFilesSkipped: number;
   deleteFiles: number;
   footersRead: number;
+  /** Splits made (a data file, or a run of its row groups). */
+  splits: number;
 }
 
 const newStats = (): PlanStats => ({
@@ -58,6 +60,7 @@ const newStats = (): PlanStats => ({
   dataFilesSkipped: 0,
   deleteFiles: 0,
   footersRead: 0,
+  splits: 0,
 });
 
 /** Counters of everything the source opened and skipped in this process (tests and debugging). */
@@ -245,6 +248,7 @@ export async function planSnapshot(ctx: PlanContext, snapshot: Snapshot): Promis
     stats.dataFiles++;
     tasks.push(...(await splitsOf(ctx, e, deletesFor(e, deletes, specs), stats)));
   }
+  stats.splits = tasks.length;
   return { tasks, stats };
 }
 
@@ -370,6 +374,7 @@ export async function planAppends(ctx: PlanContext, snapshots: readonly Snapshot
       }
     }
   }
+  stats.splits = tasks.length;
   return { tasks, stats };
 }
 

@@ -22,6 +22,8 @@ export interface IcebergRecipe {
   readonly warehouse: string;
   readonly namespace: string;
   readonly table: string;
+  /** The steps go on with the table there (its hadoop layout's latest version); schema, partition and properties are not used. */
+  readonly existing?: boolean;
   readonly schema: readonly (readonly [string, string, boolean])[];
   readonly partition?: readonly (readonly [string, string])[];
   readonly properties?: Readonly<Record<string, string>>;

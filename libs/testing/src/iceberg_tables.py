@@ -4,6 +4,7 @@
   iceberg_tables.py scan FILE [SNAPSHOT_ID|-] [FILTER]   PyIceberg's scan of the table of a metadata file, canonical rows
 
 The recipe: {"warehouse": folder, "namespace": "db", "table": "t", "schema": [[name, type, required], ...],
+"existing": true (the steps go on with the table there, schema and partition ignored),
 "partition": [[transform, column], ...], "properties": {...}, "steps": [step, ...]} where a step is
 {"append": [row, ...]} (rows as lists in the current schema's order, canonical JSON values),
 {"delete": "filter"} (PyIceberg's row filter text), {"evolve": [[op, ...], ...]} (add NAME TYPE,
@@ -199,17 +200,27 @@ def make(recipe):
     warehouse = recipe["warehouse"]
     ns, name = recipe["namespace"], recipe["table"]
     location = os.path.join(warehouse, *ns.split("."), name)
-    shutil.rmtree(location, ignore_errors=True)
-    os.makedirs(location, exist_ok=True)
+    meta_dir = os.path.join(location, "metadata")
+    existing = recipe.get("existing", False)
+    published = 0
+    if not existing:
+        shutil.rmtree(location, ignore_errors=True)
+        os.makedirs(location, exist_ok=True)
     tmp = tempfile.mkdtemp(prefix="pyiceberg-catalog-")
     try:
         catalog = SqlCatalog("make", uri=f"sqlite:///{tmp}/catalog.db", warehouse=f"file://{warehouse}")
         catalog.create_namespace_if_not_exists(ns)
-        schema = schema_of(recipe["schema"])
-        table = catalog.create_table(
-            f"{ns}.{name}", schema=schema, location=f"file://{location}",
-            partition_spec=partition_spec(schema, recipe.get("partition", [])), properties=recipe.get("properties", {}),
-        )
+        if existing:
+            # a table of the hadoop layout goes on: registered by its latest version, new versions after it
+            with open(os.path.join(meta_dir, "version-hint.text")) as h:
+                published = int(h.read().strip())
+            table = catalog.register_table(f"{ns}.{name}", f"file://{meta_dir}/v{published}.metadata.json")
+        else:
+            schema = schema_of(recipe["schema"])
+            table = catalog.create_table(
+                f"{ns}.{name}", schema=schema, location=f"file://{location}",
+                partition_spec=partition_spec(schema, recipe.get("partition", [])), properties=recipe.get("properties", {}),
+            )
         metadata_files = [table.metadata_location]
         snapshots = []
         for step in recipe.get("steps", []):
@@ -244,13 +255,15 @@ def make(recipe):
                 metadata_files.append(table.metadata_location)
             snap = table.current_snapshot()
             snapshots.append(str(snap.snapshot_id) if snap else None)
-        meta_dir = os.path.join(location, "metadata")
+        if existing:
+            metadata_files = metadata_files[1:]  # the registered version is published already
         for i, f in enumerate(metadata_files):
-            shutil.copyfile(f.removeprefix("file://"), os.path.join(meta_dir, f"v{i + 1}.metadata.json"))
+            shutil.copyfile(f.removeprefix("file://"), os.path.join(meta_dir, f"v{published + i + 1}.metadata.json"))
+        last = published + len(metadata_files)
         with open(os.path.join(meta_dir, "version-hint.text"), "w") as h:
-            h.write(str(len(metadata_files)))
+            h.write(str(last))
         files = sorted(t.file.file_path for t in table.scan().plan_files()) if table.current_snapshot() else []
-        print(json.dumps({"snapshots": snapshots, "metadata": os.path.join(meta_dir, f"v{len(metadata_files)}.metadata.json"), "files": files}))
+        print(json.dumps({"snapshots": snapshots, "metadata": os.path.join(meta_dir, f"v{last}.metadata.json"), "files": files}))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

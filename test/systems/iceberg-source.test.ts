@@ -285,7 +285,13 @@ async function streamRows(options: Record<string, unknown>, done: (rows: Row[]) 
     options: options as Record<string, never>,
     optionLines: {},
   });
-  const source = icebergSourceFactory.create({ jobId: 'stream', jobMode: 'STREAMING', parallelism: 1, options: validated, inputTables: [] });
+  const source = icebergSourceFactory.create({
+    jobId: 'stream',
+    jobMode: 'STREAMING',
+    parallelism: 1,
+    options: validated,
+    inputTables: [],
+  });
   await source.prepare?.();
   const pending: (() => void)[] = [];
   const rows: Row[] = [];
@@ -331,14 +337,26 @@ describe.skipIf(!present)('Iceberg source, STREAMING', () => {
   it('scans the table, then reads appended snapshots as they come, its position restored from a checkpoint', async () => {
     const wh = join(dir, 'stream');
     const rows = (from: number, count: number) => range(from, count).map((i) => [String(i), `n${i}`]);
-    const table = { warehouse: wh, namespace: 'db', table: 'stream', schema: [['id', 'long', true], ['name', 'string', false]] as const };
+    const table = {
+      warehouse: wh,
+      namespace: 'db',
+      table: 'stream',
+      schema: [
+        ['id', 'long', true],
+        ['name', 'string', false],
+      ] as const,
+    };
     await makeIcebergTable({ ...table, steps: [{ append: rows(0, 100) }] });
     const options = base(wh, 'stream', { stream_scan_strategy: 'TABLE_SCAN_THEN_INCREMENTAL', 'increment.scan-interval': 100 });
     const first = await streamRows(options, (r) => r.length >= 100, 20_000);
     expect(first.ids).toEqual(range(0, 100));
 
     // while the job is down: two appends and a delete (an overwrite: not an append, so not read)
-    await makeIcebergTable({ ...table, existing: true, steps: [{ append: rows(100, 50) }, { delete: 'id < 10' }, { append: rows(150, 25) }] });
+    await makeIcebergTable({
+      ...table,
+      existing: true,
+      steps: [{ append: rows(100, 50) }, { delete: 'id < 10' }, { append: rows(150, 25) }],
+    });
     const second = await streamRows(options, (r) => r.length >= 75, 20_000, first.state);
     expect(second.ids).toEqual(range(100, 75));
 
@@ -351,7 +369,9 @@ describe.skipIf(!present)('Iceberg source, STREAMING', () => {
     expect(third.ids).toEqual(range(175, 5));
 
     // where other strategies start: the latest snapshot's appends, every append, appends from a snapshot on
-    expect((await streamRows(base(wh, 'stream', { 'increment.scan-interval': 100 }), (r) => r.length >= 5, 20_000)).ids).toEqual(range(175, 5));
+    expect((await streamRows(base(wh, 'stream', { 'increment.scan-interval': 100 }), (r) => r.length >= 5, 20_000)).ids).toEqual(
+      range(175, 5),
+    );
     const all = await streamRows(base(wh, 'stream', { stream_scan_strategy: 'FROM_EARLIEST_SNAPSHOT' }), (r) => r.length >= 180, 20_000);
     expect(all.ids).toEqual(range(0, 180));
   }, 90_000);
@@ -395,20 +415,46 @@ describe.skipIf(!present)('Iceberg source through the CLI', () => {
       const location = join(root, 'hadoop', 'database1', 'source');
       try {
         const row = (i: number) => [
-          String(i), true, '2147483647', '9223372036854775807', 3.4028234663852886e38, 1.7976931348623157e308, '2024-05-06',
-          '10:11:12.123456', '2024-05-06T10:11:12.123456+00:00', '2024-05-06T10:11:12.123456', 'test',
-          Buffer.from('abcdefghij').toString('hex'), Buffer.from('test').toString('hex'), '1000000000.000000001', ['2147483647'],
-          [['key', '2147483647']], ['test'],
+          String(i),
+          true,
+          '2147483647',
+          '9223372036854775807',
+          3.4028234663852886e38,
+          1.7976931348623157e308,
+          '2024-05-06',
+          '10:11:12.123456',
+          '2024-05-06T10:11:12.123456+00:00',
+          '2024-05-06T10:11:12.123456',
+          'test',
+          Buffer.from('abcdefghij').toString('hex'),
+          Buffer.from('test').toString('hex'),
+          '1000000000.000000001',
+          ['2147483647'],
+          [['key', '2147483647']],
+          ['test'],
         ];
         await makeIcebergTable({
           warehouse: join(root, 'hadoop'),
           namespace: 'database1',
           table: 'source',
           schema: [
-            ['f1', 'long', false], ['f2', 'boolean', false], ['f3', 'int', false], ['f4', 'long', false], ['f5', 'float', false],
-            ['f6', 'double', false], ['f7', 'date', false], ['f8', 'time', false], ['f9', 'timestamptz', false],
-            ['f10', 'timestamp', false], ['f11', 'string', false], ['f12', 'fixed[10]', false], ['f13', 'binary', false],
-            ['f14', 'decimal(19,9)', false], ['f15', 'list<int>', false], ['f16', 'map<string,int>', false], ['f17', 'struct<f17_a:string>', false],
+            ['f1', 'long', false],
+            ['f2', 'boolean', false],
+            ['f3', 'int', false],
+            ['f4', 'long', false],
+            ['f5', 'float', false],
+            ['f6', 'double', false],
+            ['f7', 'date', false],
+            ['f8', 'time', false],
+            ['f9', 'timestamptz', false],
+            ['f10', 'timestamp', false],
+            ['f11', 'string', false],
+            ['f12', 'fixed[10]', false],
+            ['f13', 'binary', false],
+            ['f14', 'decimal(19,9)', false],
+            ['f15', 'list<int>', false],
+            ['f16', 'map<string,int>', false],
+            ['f17', 'struct<f17_a:string>', false],
           ],
           steps: range(0, 10).map((k) => ({ append: range(k * 10, 10).map(row) })),
         });
@@ -428,14 +474,26 @@ describe.skipIf(!present)('Iceberg source through the CLI', () => {
       warehouse: wh,
       namespace: 'db',
       table: 'big',
-      schema: [['id', 'long', true], ['name', 'string', false]],
+      schema: [
+        ['id', 'long', true],
+        ['name', 'string', false],
+      ],
       properties: { 'write.parquet.row-group-limit': '500' },
       steps: range(0, 6).map((k) => ({ append: range(k * 1000, 1000).map((i) => [String(i), `n${i}`]) })),
     });
     const engine = join(dir, 'restore-engine.yaml');
     writeFileSync(
       engine,
-      ['seatunnel:', '  engine:', '    checkpoint:', '      storage:', '        type: localfile', '        plugin-config:', `          namespace: ${join(dir, 'restore-checkpoints')}`, ''].join('\n'),
+      [
+        'seatunnel:',
+        '  engine:',
+        '    checkpoint:',
+        '      storage:',
+        '        type: localfile',
+        '        plugin-config:',
+        `          namespace: ${join(dir, 'restore-checkpoints')}`,
+        '',
+      ].join('\n'),
     );
     const conf = join(dir, 'restore.conf');
     writeFileSync(
@@ -471,3 +529,55 @@ sink { Iceberg { catalog_name = "c", iceberg.catalog.config = { "type" = "hadoop
   }, 120_000);
 });
 
+describe.skipIf(!present)('Iceberg source refusals', () => {
+  const wh = join(dir, 'refusals');
+  beforeAll(async () => {
+    await makeIcebergTable({
+      warehouse: wh,
+      namespace: 'db',
+      table: 'small',
+      schema: [
+        ['id', 'long', true],
+        ['name', 'string', false],
+      ],
+      steps: [{ append: [['1', 'a']] }],
+    });
+  }, 60_000);
+  const job = (options: string) => `
+env { parallelism = 1, job.mode = "BATCH" }
+source { Iceberg { catalog_name = "lake", iceberg.catalog.config = { "type" = "hadoop", "warehouse" = "${wh}" }, namespace = "db"
+  ${options}
+} }
+sink { Console {} }`;
+  const cases: [string, string, RegExp][] = [
+    [
+      'an unknown table',
+      'table = "nope"',
+      /job-\d+\.conf:\d+, plugin Iceberg, option 'table': Iceberg table db\.nope does not exist in catalog 'lake' \(the hadoop catalog at .*refusals\)/,
+    ],
+    [
+      'a snapshot id the table does not have',
+      'table = "small", use_snapshot_id = 123',
+      /option 'use_snapshot_id': snapshot 123 is not in Iceberg table db\.small \(its snapshots: \d+\)/,
+    ],
+    [
+      'a schema field the table does not have',
+      'table = "small", schema = { fields { id = bigint, nope = string } }',
+      /option 'schema': field nope is not a column of Iceberg table db\.small \(id, name\)/,
+    ],
+    ['a filter on an unknown column', 'table = "small", filter = "x = 1"', /option 'filter': the table has no column x \(id, name\)/],
+    [
+      'a streaming option in a BATCH job',
+      'table = "small", stream_scan_strategy = FROM_EARLIEST_SNAPSHOT',
+      /option 'stream_scan_strategy': it applies to STREAMING jobs only/,
+    ],
+    ['hadoop.config', 'table = "small", hadoop.config = { a = b }', /option 'hadoop.config' is not supported/],
+  ];
+  for (const [what, options, says] of cases) {
+    it(`refuses ${what} before the job starts (exit 2)`, async () => {
+      const res = await runJob(job(options));
+      expect(res.code, res.stderr).toBe(2);
+      expect(res.stderr).toMatch(says);
+    }, 60_000);
+  }
+});

@@ -1,4 +1,4 @@
-import { ConfigError, ErrorCode } from '@tideway/common';
+import { ConfigError, ErrorCode, type Place } from '@tideway/common';
 import { dateDays, timestampMicros, timeMicros, unscaledDecimal } from '@tideway/connector-file-common';
 import type { IcebergField } from './schema.js';
 import { applyTransform } from './transforms.js';
@@ -52,10 +52,14 @@ function tokens(text: string): { kind: 'str' | 'num' | 'op' | 'word'; text: stri
   return out;
 }
 
+/** Where the filter was written (the job config's line), for refusals. */
+let filterPlace: Place | undefined;
+
 const bad = (why: string): ConfigError =>
   new ConfigError(
     ErrorCode.CONFIG_BAD_VALUE,
-    `option 'filter': ${why} (it takes comparisons of a column with literals joined by AND: col = 1 AND name IN ('a', 'b') AND x IS NOT NULL).`,
+    `${filterPlace ? '' : "option 'filter': "}${why} (it takes comparisons of a column with literals joined by AND: col = 1 AND name IN ('a', 'b') AND x IS NOT NULL).`,
+    filterPlace ? { place: filterPlace } : {},
   );
 
 /** The predicates of a filter text, AND-ed. */
@@ -147,9 +151,18 @@ function literalInternal(type: string, v: string | number | boolean, column: str
 }
 
 /** The predicates bound to the table's top-level fields (names matched per case_sensitive). */
-export function bindFilter(text: string, fields: readonly IcebergField[], caseSensitive: boolean): BoundPredicate[] {
+export function bindFilter(text: string, fields: readonly IcebergField[], caseSensitive: boolean, place?: Place): BoundPredicate[] {
+  filterPlace = place;
+  try {
+    return bindParsed(parseFilter(text), fields, caseSensitive);
+  } finally {
+    filterPlace = undefined;
+  }
+}
+
+function bindParsed(parsed: readonly ParsedPredicate[], fields: readonly IcebergField[], caseSensitive: boolean): BoundPredicate[] {
   const norm = (s: string): string => (caseSensitive ? s : s.toLowerCase());
-  return parseFilter(text).map((p) => {
+  return parsed.map((p) => {
     const field = fields.find((f) => norm(f.name) === norm(p.column));
     if (!field) throw bad(`the table has no column ${p.column} (${fields.map((f) => f.name).join(', ')})`);
     const type = typeof field.type === 'string' ? field.type : '';

@@ -1,5 +1,5 @@
 import { type Column, COMMON_OPTIONS, type JobMode, type PluginOptions, type PluginSpec, parseSchemaConfig } from '@tideway/api';
-import { ConfigError, ErrorCode } from '@tideway/common';
+import { ConfigError, ErrorCode, type Place } from '@tideway/common';
 import { catalogConfigProblem } from './options.js';
 
 /**
@@ -146,6 +146,8 @@ export interface IcebergSourceSettings {
   readonly streamScanStrategy: StreamScanStrategy;
   readonly scanIntervalMs: number;
   readonly streaming: boolean;
+  /** Where an option was written in the job config, for refusals. */
+  readonly place: (option: string) => Place;
 }
 
 /** The settings of validated options for a job of `mode`; options that do not apply to the mode are refused by name. */
@@ -155,7 +157,7 @@ export function sourceSettingsOf(o: PluginOptions, mode: JobMode): IcebergSource
   const only = (names: readonly string[], m: JobMode): void => {
     for (const name of names) {
       if (o.has(name) && mode !== m) {
-        throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `option '${name}' applies to ${m} jobs only (this job is ${mode}).`, {
+        throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `it applies to ${m} jobs only (this job is ${mode}).`, {
           place: o.place(name),
         });
       }
@@ -179,7 +181,7 @@ export function sourceSettingsOf(o: PluginOptions, mode: JobMode): IcebergSource
   if (streaming && o.has('start_snapshot_id') && strategy !== 'FROM_SNAPSHOT_ID')
     throw new ConfigError(
       ErrorCode.CONFIG_BAD_VALUE,
-      `option 'start_snapshot_id' applies with stream_scan_strategy FROM_SNAPSHOT_ID in a STREAMING job (not ${strategy}).`,
+      `it applies with stream_scan_strategy FROM_SNAPSHOT_ID in a STREAMING job (not ${strategy}).`,
       { place: o.place('start_snapshot_id') },
     );
   const catalog = Object.fromEntries(
@@ -203,5 +205,6 @@ export function sourceSettingsOf(o: PluginOptions, mode: JobMode): IcebergSource
     streamScanStrategy: strategy,
     scanIntervalMs: o.get<number>('increment.scan-interval'),
     streaming,
+    place: (option) => o.place(option),
   };
 }

@@ -14,7 +14,7 @@ import {
   type SplitEnumeratorContext,
   formatType,
 } from '@tideway/api';
-import { ConfigError, ErrorCode, logger, TidewayError } from '@tideway/common';
+import { ConfigError, ErrorCode, logger, type Place, TidewayError } from '@tideway/common';
 import { formatIdent, type IcebergCatalog, type TableIdent } from './catalog.js';
 import { type BoundPredicate, bindFilter } from './filter.js';
 import { ancestry, currentSchema, currentSnapshot, type Snapshot, type TableMetadata } from './metadata.js';
@@ -53,31 +53,35 @@ interface Resolved {
 }
 
 /** A snapshot id option's snapshot, or a refusal naming the option. */
-function snapshotById(m: TableMetadata, id: bigint, option: string, where: string): Snapshot {
+function snapshotById(m: TableMetadata, id: bigint, option: string, where: string, place: (option: string) => Place): Snapshot {
   const s = m.snapshots?.find((x) => x['snapshot-id'] === id);
   if (!s) {
     const ids = (m.snapshots ?? []).map((x) => String(x['snapshot-id']));
     throw new ConfigError(
       ErrorCode.CONFIG_BAD_VALUE,
-      `option '${option}': snapshot ${id} is not in ${where} (its snapshots: ${ids.length ? ids.slice(-5).join(', ') : 'none'}${ids.length > 5 ? ', ...' : ''}).`,
+      `snapshot ${id} is not in ${where} (its snapshots: ${ids.length ? ids.slice(-5).join(', ') : 'none'}${ids.length > 5 ? ', ...' : ''}).`,
+      { place: place(option) },
     );
   }
   return s;
 }
 
 /** The latest snapshot of the current history committed at or before `ms`, or a refusal naming the option. */
-function snapshotAsOf(m: TableMetadata, ms: number, option: string, where: string): Snapshot {
+function snapshotAsOf(m: TableMetadata, ms: number, option: string, where: string, place: (option: string) => Place): Snapshot {
   for (const s of ancestry(m)) if (s['timestamp-ms'] <= ms) return s;
   throw new ConfigError(
     ErrorCode.CONFIG_BAD_VALUE,
-    `option '${option}': ${where} has no snapshot committed at or before ${new Date(ms).toISOString()} (${ms}).`,
+    `${where} has no snapshot committed at or before ${new Date(ms).toISOString()} (${ms}).`,
+    {
+      place: place(option),
+    },
   );
 }
 
 /** The snapshot a BATCH snapshot scan reads (undefined: an empty table). */
 function batchSnapshot(s: IcebergSourceSettings, m: TableMetadata, where: string): Snapshot | undefined {
-  if (s.useSnapshotId !== undefined) return snapshotById(m, s.useSnapshotId, 'use_snapshot_id', where);
-  if (s.useSnapshotTimestamp !== undefined) return snapshotAsOf(m, s.useSnapshotTimestamp, 'use_snapshot_timestamp', where);
+  if (s.useSnapshotId !== undefined) return snapshotById(m, s.useSnapshotId, 'use_snapshot_id', where, s.place);
+  if (s.useSnapshotTimestamp !== undefined) return snapshotAsOf(m, s.useSnapshotTimestamp, 'use_snapshot_timestamp', where, s.place);
   return currentSnapshot(m);
 }
 
@@ -130,6 +134,7 @@ class IcebergSource implements Source<IcebergSplit, IcebergEnumeratorState> {
         throw new ConfigError(
           ErrorCode.CONFIG_BAD_VALUE,
           `${this.where} does not exist in catalog '${this.settings.catalogName}' (the ${own.description}).`,
+          { place: this.settings.place('table') },
         );
       }
       const m = loaded.metadata;
@@ -137,11 +142,15 @@ class IcebergSource implements Source<IcebergSplit, IcebergEnumeratorState> {
       let schema = currentSchema(m);
       if (!s.streaming) {
         if (s.startSnapshotId !== undefined || s.endSnapshotId !== undefined) {
-          if (s.startSnapshotId !== undefined) snapshotById(m, s.startSnapshotId, 'start_snapshot_id', this.where);
-          const end = s.endSnapshotId !== undefined ? snapshotById(m, s.endSnapshotId, 'end_snapshot_id', this.where) : currentSnapshot(m);
+          if (s.startSnapshotId !== undefined) snapshotById(m, s.startSnapshotId, 'start_snapshot_id', this.where, this.settings.place);
+          const end =
+            s.endSnapshotId !== undefined
+              ? snapshotById(m, s.endSnapshotId, 'end_snapshot_id', this.where, this.settings.place)
+              : currentSnapshot(m);
           if (end) snapshotsBetween(m, s.startSnapshotId, end, this.where);
         } else schema = schemaOf(m, batchSnapshot(s, m, this.where));
-      } else if (s.streamScanStrategy === 'FROM_SNAPSHOT_ID') snapshotById(m, s.startSnapshotId!, 'start_snapshot_id', this.where);
+      } else if (s.streamScanStrategy === 'FROM_SNAPSHOT_ID')
+        snapshotById(m, s.startSnapshotId!, 'start_snapshot_id', this.where, this.settings.place);
       this.resolved = { metadata: m, schema, ...this.readPlanOf(schema) };
       return this.resolved;
     } finally {
@@ -177,7 +186,7 @@ class IcebergSource implements Source<IcebergSplit, IcebergEnumeratorState> {
       output.push({ field: fields.length - 1, as: c.type });
       return { name: c.name, type: c.type, nullable: true };
     });
-    const filter: BoundPredicate[] = s.filter ? bindFilter(s.filter, schema.fields, s.caseSensitive) : [];
+    const filter: BoundPredicate[] = s.filter ? bindFilter(s.filter, schema.fields, s.caseSensitive, s.place('filter')) : [];
     for (const p of filter) {
       if (!fields.some((f) => f.id === p.fieldId)) {
         const f = schema.fields.find((x) => x.id === p.fieldId)!;
@@ -282,7 +291,10 @@ class IcebergEnumerator implements SplitEnumerator<IcebergSplit, IcebergEnumerat
     const ctx = { metadata: m, schema: r.schema, filter: r.plan.filter, splitBytes: this.splitBytes(m), where };
     if (!s.streaming) {
       if (s.startSnapshotId !== undefined || s.endSnapshotId !== undefined) {
-        const end = s.endSnapshotId !== undefined ? snapshotById(m, s.endSnapshotId, 'end_snapshot_id', where) : currentSnapshot(m);
+        const end =
+          s.endSnapshotId !== undefined
+            ? snapshotById(m, s.endSnapshotId, 'end_snapshot_id', where, this.settings.place)
+            : currentSnapshot(m);
         const { tasks, stats } = end
           ? await planAppends(ctx, snapshotsBetween(m, s.startSnapshotId, end, where))
           : { tasks: [], stats: undefined };
@@ -315,7 +327,7 @@ class IcebergEnumerator implements SplitEnumerator<IcebergSplit, IcebergEnumerat
         start = [...ancestry(m)].at(-1);
         break;
       case 'FROM_SNAPSHOT_ID':
-        start = snapshotById(m, s.startSnapshotId!, 'start_snapshot_id', where);
+        start = snapshotById(m, s.startSnapshotId!, 'start_snapshot_id', where, this.settings.place);
         break;
       case 'FROM_SNAPSHOT_TIMESTAMP':
         start = [...ancestry(m)].reverse().find((x) => x['timestamp-ms'] >= s.startSnapshotTimestamp!);

@@ -125,6 +125,39 @@ describe.skipIf(!present)('Iceberg source, tables written by PyIceberg', () => {
     expect(scanCounters.deleteFilesRead).toBe(1);
   }, 60_000);
 
+  it('reads a table whose partitioning evolved (region, then kind added), pruning the files of both specs', async () => {
+    const wh = join(dir, 'logs');
+    const rows = (first: number, kinds: string[]) =>
+      kinds.flatMap((kind, k) =>
+        ['eu', 'us'].flatMap((region, r) =>
+          range(0, 5).map((i) => [String(first + k * 100 + r * 10 + i), region, kind, `2024-01-0${1 + k}`]),
+        ),
+      );
+    const made = await makeIcebergTable({
+      warehouse: wh,
+      namespace: 'db',
+      table: 'logs',
+      schema: [
+        ['id', 'long', true],
+        ['region', 'string', false],
+        ['kind', 'string', false],
+        ['day', 'date', false],
+      ],
+      partition: [['identity', 'region']],
+      steps: [{ append: rows(0, ['a', 'b']) }, { spec: [['identity', 'kind']] }, { append: rows(1000, ['a', 'b', 'c']) }],
+    });
+    const filter = "kind = 'b' AND region = 'eu'";
+    const got = await readTable(base(wh, 'logs', { filter }));
+    expect(got.rows).toEqual((await pyicebergScan(made.metadata, undefined, filter)).rows);
+    expect(got.rows.length).toBe(10);
+    // first spec: us's file by its region; eu's file (kinds a and b) read. Second spec: only (eu, b) of six read
+    expect(scanCounters).toMatchObject({ dataFilesSkipped: 6, dataFilesOpened: 2 });
+    const byDay = "day >= '2024-01-03'";
+    const late = await readTable(base(wh, 'logs', { filter: byDay }));
+    expect(late.rows).toEqual((await pyicebergScan(made.metadata, undefined, byDay)).rows);
+    expect(late.rows.length).toBe(10);
+  }, 60_000);
+
   describe('a table of three appends (eu, us, ap), 100-row row groups', () => {
     const wh = join(dir, 'events');
     let made: Awaited<ReturnType<typeof makeIcebergTable>>;

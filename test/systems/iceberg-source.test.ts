@@ -23,6 +23,7 @@ import {
   pyicebergScan,
   sharedConformanceDir,
   sortCanonical,
+  startPostgres,
 } from '@tideway/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runCli, spawnCli, waitForExit } from '../conformance/cli-process.js';
@@ -123,6 +124,39 @@ describe.skipIf(!present)('Iceberg source, tables written by PyIceberg', () => {
     expect(types.map((t) => t.kind)).toEqual(['bigint', 'string', 'bigint', 'double', 'decimal', 'timestamp', 'string']);
     expect(rows).toEqual(expected.rows);
     expect(scanCounters.deleteFilesRead).toBe(1);
+  }, 60_000);
+
+  it("reads a table of PyIceberg's SqlCatalog in the test's own PostgreSQL (a jdbc catalog)", async () => {
+    const server = await startPostgres();
+    try {
+      const wh = join(dir, 'sql');
+      await makeIcebergTable({
+        warehouse: wh,
+        namespace: 'sales',
+        table: 'orders',
+        sql: {
+          uri: `postgresql+psycopg2://${server.user}:${encodeURIComponent(server.password)}@127.0.0.1:${server.port}/${server.database}`,
+          catalog: 'shop',
+        },
+        schema: [
+          ['id', 'long', true],
+          ['amount', 'decimal(10,2)', false],
+        ],
+        steps: [{ append: range(1, 20).map((i) => [String(i), `${i}.25`]) }, { delete: 'id > 15' }],
+      });
+      const catalog = { type: 'jdbc', uri: server.jdbcUrl, 'jdbc.user': server.user, 'jdbc.password': server.password, warehouse: wh };
+      const got = await readTable({
+        catalog_name: 'shop',
+        'iceberg.catalog.config': catalog,
+        namespace: 'sales',
+        table: 'orders',
+        filter: 'amount >= 3.25',
+      });
+      expect(got.types).toEqual([{ kind: 'bigint' }, { kind: 'decimal', precision: 10, scale: 2 }]);
+      expect(got.rows).toEqual(sortCanonical(range(3, 13).map((i) => [String(i), `${i}.25`])));
+    } finally {
+      await server.stop();
+    }
   }, 60_000);
 
   it('reads a table whose partitioning evolved (region, then kind added), pruning the files of both specs', async () => {

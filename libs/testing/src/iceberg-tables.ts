@@ -24,6 +24,8 @@ export interface IcebergRecipe {
   readonly table: string;
   /** The steps go on with the table there (its hadoop layout's latest version); schema, partition and properties are not used. */
   readonly existing?: boolean;
+  /** The table is made in this SqlCatalog (a SQLAlchemy URI and the catalog's name) instead of a hadoop folder. */
+  readonly sql?: { readonly uri: string; readonly catalog: string };
   readonly schema: readonly (readonly [string, string, boolean])[];
   readonly partition?: readonly (readonly [string, string])[];
   readonly properties?: Readonly<Record<string, string>>;

@@ -5,6 +5,7 @@
 
 The recipe: {"warehouse": folder, "namespace": "db", "table": "t", "schema": [[name, type, required], ...],
 "existing": true (the steps go on with the table there, schema and partition ignored),
+"sql": {"uri": SQLAlchemy URI, "catalog": name} (the table is made in that SqlCatalog instead, not published),
 "partition": [[transform, column], ...], "properties": {...}, "steps": [step, ...]} where a step is
 {"append": [row, ...]} (rows as lists in the current schema's order, canonical JSON values),
 {"delete": "filter"} (PyIceberg's row filter text), {"evolve": [[op, ...], ...]} (add NAME TYPE,
@@ -208,7 +209,11 @@ def make(recipe):
         os.makedirs(location, exist_ok=True)
     tmp = tempfile.mkdtemp(prefix="pyiceberg-catalog-")
     try:
-        catalog = SqlCatalog("make", uri=f"sqlite:///{tmp}/catalog.db", warehouse=f"file://{warehouse}")
+        sql = recipe.get("sql")
+        if sql:  # a SqlCatalog of the test's own (PostgreSQL): the table stays there, nothing is published
+            catalog = SqlCatalog(sql["catalog"], uri=sql["uri"], warehouse=f"file://{warehouse}")
+        else:
+            catalog = SqlCatalog("make", uri=f"sqlite:///{tmp}/catalog.db", warehouse=f"file://{warehouse}")
         catalog.create_namespace_if_not_exists(ns)
         if existing:
             # a table of the hadoop layout goes on: registered by its latest version, new versions after it
@@ -255,6 +260,9 @@ def make(recipe):
                 metadata_files.append(table.metadata_location)
             snap = table.current_snapshot()
             snapshots.append(str(snap.snapshot_id) if snap else None)
+        if sql:
+            print(json.dumps({"snapshots": snapshots, "metadata": table.metadata_location, "files": []}))
+            return
         if existing:
             metadata_files = metadata_files[1:]  # the registered version is published already
         for i, f in enumerate(metadata_files):

@@ -461,7 +461,7 @@ async function withLock<T>(lock: string, fn: () => Promise<T>): Promise<T> {
         alive = false;
       }
       if (!alive) rmSync(lock, { force: true });
-      else if (Date.now() > end) throw new Error(`${lock} is held by process ${holder}`);
+      else if (Date.now() > end) throw new Error(`${lock} is held by process ${holder}`, { cause: err });
       else await new Promise((r) => setTimeout(r, 500));
     }
   }

@@ -84,7 +84,7 @@ export function canonicalValue(type: CanonType, v: unknown): unknown {
     case 'smallint':
     case 'int':
     case 'bigint':
-      return String(v);
+      return typeof v === 'bigint' ? v.toString() : String(Number(v));
     case 'bytes':
       return Buffer.from(v as Uint8Array).toString('hex');
     case 'time':

@@ -281,7 +281,7 @@ async function splitsOf(ctx: PlanContext, e: Entry, deletes: DeleteRef[], stats:
   const path = String(e.file.file_path);
   const size = num(e.file.file_size_in_bytes);
   const records = num(e.file.record_count);
-  const format = String(e.file.file_format ?? 'PARQUET').toUpperCase();
+  const format = (typeof e.file.file_format === 'string' ? e.file.file_format : 'PARQUET').toUpperCase();
   if (format !== 'PARQUET') {
     throw new ConfigError(
       ErrorCode.UNSUPPORTED_TYPE,

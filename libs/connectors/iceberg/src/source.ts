@@ -529,6 +529,6 @@ export const icebergSourceFactory: SourceFactory = {
     'Reads an Apache Iceberg table of a hadoop (local folder) or sql (PostgreSQL) catalog: a snapshot (the current one or by id or time), the files appended between two snapshots, or, in STREAMING jobs, the appended snapshots as they come; Parquet columns by field id, position and equality deletes applied, files and row groups skipped by a filter.',
   spec: ICEBERG_SOURCE_SPEC,
   create(ctx: PluginContext): Source {
-    return new IcebergSource(sourceSettingsOf(ctx.options, ctx.jobMode), ctx.jobMode) as unknown as Source;
+    return new IcebergSource(sourceSettingsOf(ctx.options, ctx.jobMode), ctx.jobMode);
   },
 };

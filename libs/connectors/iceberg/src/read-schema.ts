@@ -1,9 +1,8 @@
 import { type DataType, formatType } from '@tideway/api';
-import { ConfigError, ErrorCode } from '@tideway/common';
-import { dateDays, timeMicros, timestampMicros, unscaledDecimal } from '@tideway/connector-file-common';
+import { timestampMicros } from '@tideway/connector-file-common';
 import type { SchemaTree } from 'hyparquet';
-import type { IcebergField, IcebergType } from './schema.js';
-import { decimalScale, type Internal } from './values.js';
+import { dataTypeOf, type IcebergField, type IcebergType } from './schema.js';
+import { type Internal, internalOf } from './values.js';
 
 /**
  * How the Iceberg source reads columns: the engine type of each Iceberg type, the conversions a
@@ -26,39 +25,8 @@ import { decimalScale, type Internal } from './values.js';
  * | list, map, struct | array, map, row                |
  */
 
-/** The engine type of an Iceberg type. */
-export function engineTypeOf(t: IcebergType, where: string): DataType {
-  if (typeof t !== 'string') {
-    switch (t.type) {
-      case 'list':
-        return { kind: 'array', element: engineTypeOf(t.element, where) };
-      case 'map':
-        return { kind: 'map', key: engineTypeOf(t.key, where), value: engineTypeOf(t.value, where) };
-      case 'struct':
-        return { kind: 'row', fields: t.fields.map((f) => ({ name: f.name, type: engineTypeOf(f.type, where) })) };
-    }
-  }
-  const decimal = /^decimal\((\d+),\s*(\d+)\)$/.exec(t);
-  if (decimal) return { kind: 'decimal', precision: Number(decimal[1]), scale: Number(decimal[2]) };
-  if (/^fixed\[\d+\]$/.test(t)) return { kind: 'bytes' };
-  const simple: Record<string, DataType['kind']> = {
-    boolean: 'boolean',
-    int: 'int',
-    long: 'bigint',
-    float: 'float',
-    double: 'double',
-    string: 'string',
-    uuid: 'string',
-    binary: 'bytes',
-    date: 'date',
-    time: 'time',
-    timestamp: 'timestamp',
-    timestamptz: 'timestamp_tz',
-  };
-  const kind = simple[t];
-  if (!kind) throw new ConfigError(ErrorCode.UNSUPPORTED_TYPE, `${where}: Iceberg type ${t} is not read by Tideway.`);
-  return { kind } as DataType;
-}
+/** The engine type of an Iceberg type (the table's schema.ts mapping). */
+export const engineTypeOf = dataTypeOf;
 
 /**
  * Whether a column of Iceberg type `from` may be read as `to` (the `schema` option): its own
@@ -149,22 +117,8 @@ export function compileFileValue(t: IcebergType, node: FileNode, where: string):
 
 /** The Iceberg internal value of an engine value of Iceberg primitive type `t` (filters and bounds). */
 export function internalOfEngine(t: string, v: unknown): Internal | null {
-  if (nil(v)) return null;
-  switch (t) {
-    case 'long':
-      return BigInt(v as bigint);
-    case 'date':
-      return dateDays(v as string);
-    case 'time':
-      return timeMicros(v as string);
-    case 'timestamp':
-      return timestampMicros(v as string);
-    case 'timestamptz':
-      return timestampMicros((v as string).replace(/(Z|[+-]\d{2}:\d{2})$/, ''));
-    default:
-      if (t.startsWith('decimal')) return unscaledDecimal(v as string, decimalScale(t));
-      return v as Internal;
-  }
+  if (t === 'timestamptz') return v === null || v === undefined ? null : timestampMicros((v as string).replace(/(Z|[+-]\d{2}:\d{2})$/, ''));
+  return internalOf(t, v);
 }
 
 /** The file's top-level node of each field, by field id (undefined: the file predates the column). */

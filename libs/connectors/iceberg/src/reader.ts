@@ -161,7 +161,17 @@ function groupRange(file: OpenFile, group: number, node: SchemaTree, type: strin
   };
 }
 
-/** Reads data files of splits, keeping what delete files it read for the next splits. */
+/** Delete files a reader keeps read for its next splits (the oldest read is dropped past this). */
+const KEPT_DELETE_FILES = 32;
+
+/** Puts `value` in a map kept to KEPT_DELETE_FILES entries, the oldest dropped. */
+function remember<K, V>(map: Map<K, V>, key: K, value: V): V {
+  map.set(key, value);
+  if (map.size > KEPT_DELETE_FILES) map.delete(map.keys().next().value as K);
+  return value;
+}
+
+/** Reads data files of splits, keeping the delete files it read last for the next splits. */
 export class DataFileReader {
   private readonly positionDeletes = new Map<string, Promise<Map<string, Set<number>>>>();
   private readonly equalityDeletes = new Map<string, Promise<Set<string>>>();
@@ -187,7 +197,7 @@ export class DataFileReader {
         }
         return out;
       })();
-      this.positionDeletes.set(d.path, all);
+      remember(this.positionDeletes, d.path, all);
     }
     return all.then((m) => m.get(path) ?? new Set());
   }
@@ -204,7 +214,7 @@ export class DataFileReader {
         for await (const b of fieldBatches(file, fields, [0, file.meta.row_groups.length], 0)) for (const r of b.rows) out.add(keyOf(r));
         return out;
       })();
-      this.equalityDeletes.set(cacheKey, keys);
+      remember(this.equalityDeletes, cacheKey, keys);
     }
     return keys;
   }
@@ -251,7 +261,10 @@ export class DataFileReader {
         const node = filterNodes[i];
         if (!node) return mayMatch(p, { hasNull: true, hasValue: false }); // a column the file predates: all null
         const range = groupRange(file, group, node, p.type);
-        return range === undefined || mayMatch(p, range);
+        // statistics of another form than the literals' (a writer's odd annotation) prune nothing
+        const sample = p.values[0];
+        const comparable = (v: Internal | undefined): boolean => v === undefined || sample === undefined || typeof v === typeof sample;
+        return range === undefined || !comparable(range.lower) || !comparable(range.upper) || mayMatch(p, range);
       });
     const casts = plan.output.map((o) => castTo(plan.fields[o.field].type, o.as, where));
     const range: readonly [number, number] = task.rowGroups ?? [0, file.meta.row_groups.length];

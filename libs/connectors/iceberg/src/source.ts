@@ -103,6 +103,8 @@ function fieldById(m: TableMetadata, schema: IcebergSchema, id: number): Iceberg
 }
 
 class IcebergSource implements Source<IcebergSplit, IcebergEnumeratorState> {
+  /** The enumerator's state does not depend on the readers, and splits given back go to whichever reader asks. */
+  readonly rescalable = true;
   readonly ident: TableIdent;
   readonly where: string;
   private resolved?: Resolved;

@@ -155,7 +155,7 @@ describe.skipIf(!present)('Iceberg source, tables written by PyIceberg', () => {
         { append: [['4', 'c']] },
       ],
     });
-    expect(JSON.parse(readFileSync(made.metadata, 'utf8'))['format-version']).toBe(1);
+    expect((JSON.parse(readFileSync(made.metadata, 'utf8')) as { 'format-version': number })['format-version']).toBe(1);
     const got = await readTable(base(wh, 'v1'));
     expect(got.rows).toEqual((await pyicebergScan(made.metadata)).rows);
     expect(got.rows).toEqual([

@@ -165,10 +165,9 @@ function groupRange(file: OpenFile, group: number, node: SchemaTree, type: strin
 const KEPT_DELETE_FILES = 32;
 
 /** Puts `value` in a map kept to KEPT_DELETE_FILES entries, the oldest dropped. */
-function remember<K, V>(map: Map<K, V>, key: K, value: V): V {
+function remember<K, V>(map: Map<K, V>, key: K, value: V): void {
   map.set(key, value);
   if (map.size > KEPT_DELETE_FILES) map.delete(map.keys().next().value as K);
-  return value;
 }
 
 /** Reads data files of splits, keeping the delete files it read last for the next splits. */

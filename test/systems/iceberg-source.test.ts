@@ -7,7 +7,7 @@
  * a scan (in process and through `run -r` after a kill), streaming of appended snapshots, SeaTunnel's
  * iceberg_source.conf unchanged, and bad input refused in one sentence (exit 2).
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DataType, Row, SourceSplit } from '@tideway/api';
@@ -561,6 +561,14 @@ describe.skipIf(!present)('Iceberg source through the CLI', () => {
         expect(res.stdout).toMatch(/Total Failed Count\s*:\s*0\b/);
       } finally {
         rmSync(location, { recursive: true, force: true });
+        // the folders above it, when nothing else is in them
+        for (const folder of [join(root, 'hadoop', 'database1'), join(root, 'hadoop')]) {
+          try {
+            rmdirSync(folder);
+          } catch {
+            break;
+          }
+        }
       }
     });
   }, 90_000);

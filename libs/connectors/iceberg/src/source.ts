@@ -482,6 +482,16 @@ class IcebergReader implements SourceReader<IcebergSplit> {
       }
       // ask for the next split while this one is read
       if (this.queue.length === 0 && !this.noMoreSplits) this.ask();
+      log.debug(
+        {
+          table: this.source.where,
+          file: next.task.path,
+          rowGroups: next.task.rowGroups,
+          deletes: next.task.deletes.length,
+          offset: next.offset,
+        },
+        'reading a split',
+      );
       this.current = {
         split: next,
         batches: this.files.read(next.task, next.plan, next.offset)[Symbol.asyncIterator](),

@@ -94,6 +94,8 @@ export const ELASTICSEARCH_PIT_SOURCE_NOT_APPLICABLE: Partial<Record<SourceCheck
   'multi-table': 'one index pattern, one table',
 };
 
+export const ICEBERG_SOURCE_NOT_APPLICABLE: Partial<Record<SourceCheck, string>> = { 'multi-table': 'one table per source' };
+
 export const S3_SOURCE_NOT_APPLICABLE: Partial<Record<SourceCheck, string>> = {
   'multi-table': "the LocalFile source's tables_configs, on the same FileSource, run it",
 };
@@ -192,6 +194,7 @@ export const SOURCE_ROWS: readonly SourceContractRow[] = [
     file: 'elasticsearch-contract.test.ts',
     notApplicable: ELASTICSEARCH_PIT_SOURCE_NOT_APPLICABLE,
   },
+  { name: 'Iceberg (hadoop catalog)', file: 'iceberg-source-contract.test.ts', notApplicable: ICEBERG_SOURCE_NOT_APPLICABLE },
   { name: 'Kafka', outOfScope: UNBOUNDED },
   {
     name: 'RabbitMQ',

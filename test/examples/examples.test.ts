@@ -403,4 +403,40 @@ describe('examples/', () => {
       }
     }, 180_000);
   });
+
+  it('iceberg_to_localfile.conf writes the rows of one region of an Iceberg table (made by the Iceberg sink) as JSON files', async () => {
+    const warehouse = join(dir, 'lake');
+    const make = join(dir, 'make-orders.conf');
+    writeFileSync(
+      make,
+      `env { parallelism = 1, job.mode = "BATCH" }
+source { FakeSource { schema = { fields { id = bigint, region = string, total = "decimal(10, 2)" } }, rows = [
+  { kind = INSERT, fields = [1, "eu", "10.50"] }, { kind = INSERT, fields = [2, "us", "20.00"] },
+  { kind = INSERT, fields = [3, "eu", "30.25"] }, { kind = INSERT, fields = [4, "ap", "40.00"] } ] } }
+sink { Iceberg { catalog_name = "lake", iceberg.catalog.config = { "type" = "hadoop", "warehouse" = "${warehouse}" }
+  namespace = "sales", table = "orders", iceberg.table.partition-keys = "region" } }`,
+    );
+    const made = await runCli(['run', '-c', make]);
+    expect(made.code, made.stderr).toBe(0);
+    const out = join(dir, 'iceberg-eu');
+    const res = await runCli([
+      'run',
+      '-c',
+      example('iceberg_to_localfile.conf'),
+      ...vars({ warehouse, namespace: 'sales', table: 'orders', region: 'eu', output_dir: out }),
+    ]);
+    expect(res.code, res.stderr).toBe(0);
+    const rows = filesUnder(out)
+      .flatMap((f) =>
+        readFileSync(f, 'utf8')
+          .split('\n')
+          .filter((l) => l !== ''),
+      )
+      .map((l) => JSON.parse(l) as { id: number; region: string; total: string })
+      .sort((a, b) => a.id - b.id);
+    expect(rows.map((r) => [r.id, r.region, String(r.total)])).toEqual([
+      [1, 'eu', '10.5'],
+      [3, 'eu', '30.25'],
+    ]);
+  });
 });

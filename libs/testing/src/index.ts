@@ -49,3 +49,12 @@ export {
 } from './opensearch.js';
 export { startHttpReceiver, type HttpReceiver, type ReceivedRequest } from './http-receiver.js';
 export { icebergPeersPresent, pyicebergRead, ICEBERG_PEERS_DIR, type PyIcebergRead } from './iceberg-peers.js';
+export {
+  makeIcebergTable,
+  pyicebergScan,
+  canonicalRows,
+  canonicalValue,
+  sortCanonical,
+  type IcebergRecipe,
+  type MadeIcebergTable,
+} from './iceberg-tables.js';

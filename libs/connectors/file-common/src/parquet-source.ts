@@ -70,11 +70,28 @@ export async function* parquetRowGroupRows(
       `${path} has ${meta.row_groups.length} row groups, not ${rowGroup + 1}: the file changed after the job listed it.`,
     );
   }
+  yield* parquetRowGroupBatches((from, to) => fs.readRange(path, from, to), path, meta, rowGroup, offset, columns, batchRows);
+}
+
+/**
+ * The rows of row group `rowGroup` of a file whose footer is `meta`, from row `offset` on,
+ * projected to `columns` (top-level file column names, read as the columns' types), in batches;
+ * `read` gives the file's bytes [from, to), `where` names the file in errors.
+ */
+export async function* parquetRowGroupBatches(
+  read: (from: number, to: number) => Promise<Uint8Array>,
+  where: string,
+  meta: FileMetaData,
+  rowGroup: number,
+  offset: number,
+  columns: readonly Column[],
+  batchRows: number,
+): AsyncGenerator<unknown[][]> {
   let start = 0;
   for (let i = 0; i < rowGroup; i++) start += Number(meta.row_groups[i].num_rows);
   const end = start + Number(meta.row_groups[rowGroup].num_rows);
   const first = start + offset;
-  const readers = await columnReaders(fs, path, meta, rowGroup, columns);
+  const readers = await columnReaders(read, where, meta, rowGroup, columns);
   for (const r of readers) r.skip(offset);
   for (let row = first; row < end; row += batchRows)
     yield batchOf(Math.min(batchRows, end - row), columns.length, (batch, i) => readers[i].fill(batch, i));
@@ -101,7 +118,7 @@ interface ColumnReader {
  * leaves' levels (parquet-nested-reader.ts). Both make a batch of rows from the pages it needs.
  */
 async function columnReaders(
-  fs: FileSystemAdapter,
+  read: (from: number, to: number) => Promise<Uint8Array>,
   path: string,
   meta: FileMetaData,
   rowGroup: number,
@@ -118,7 +135,7 @@ async function columnReaders(
   const nodes = columns.map((c) => getTreePath(tree, [c.name]));
   const leaves = nodes.flatMap((n) => leavesOf(n.at(-1)!));
   const chunks = leaves.map(chunkOf);
-  const bytes = await readChunks((from, to) => fs.readRange(path, from, to), chunks);
+  const bytes = await readChunks(read, chunks);
   const located = new Map(leaves.map((leaf, i) => [leaf, { chunk: chunks[i], bytes: bytes[i] }]));
   /** hyparquet's decoder of a leaf's chunk, its bytes, and where it is, for errors. */
   const leafOf = (leaf: SchemaTree) => {

@@ -6,3 +6,6 @@ export { CommitConflict, type IcebergCatalog, type LoadedTable, type TableIdent 
 export { parseMetadataJson, stringifyMetadata, type TableMetadata } from './metadata.js';
 export { readAvroFile } from './avro.js';
 export { JOB_ID_PROPERTY, MAX_CHECKPOINT_PROPERTY, COMMIT_ATTEMPTS } from './committer.js';
+export { icebergSourceFactory, type IcebergSplit, type IcebergEnumeratorState } from './source.js';
+export { ICEBERG_SOURCE_SPEC } from './source-options.js';
+export { scanCounters } from './scan.js';

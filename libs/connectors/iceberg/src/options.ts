@@ -33,6 +33,20 @@ const CATALOG_KEYS: Record<string, readonly string[]> = {
 
 const WRITE_PROPS = ['write.format.default', 'write.target-file-size-bytes', 'write.parquet.compression-codec'];
 
+/** What is wrong with option 'iceberg.catalog.config' (a sentence naming it), or undefined; shared by the sink and the source. */
+export function catalogConfigProblem(catalog: Record<string, unknown>): string | undefined {
+  const type = typeof catalog.type === 'string' ? catalog.type.toLowerCase() : '';
+  if (!type) return "option 'iceberg.catalog.config' needs a 'type' (hadoop, jdbc or sql)";
+  const keys = CATALOG_KEYS[type];
+  if (!keys) return `option 'iceberg.catalog.config' type '${type}' is not supported by Tideway (hadoop, jdbc or sql)`;
+  for (const k of Object.keys(catalog)) {
+    if (!keys.includes(k)) return `option 'iceberg.catalog.config' key '${k}' is not supported for a ${type} catalog (${keys.join(', ')})`;
+  }
+  if (!catalog.warehouse) return `option 'iceberg.catalog.config' needs a 'warehouse' for a ${type} catalog`;
+  if (type !== 'hadoop' && !catalog.uri) return `option 'iceberg.catalog.config' needs a 'uri' for a ${type} catalog`;
+  return undefined;
+}
+
 export const ICEBERG_SINK_SPEC: PluginSpec = {
   options: [
     ...COMMON_OPTIONS,
@@ -111,17 +125,8 @@ export const ICEBERG_SINK_SPEC: PluginSpec = {
     if (o.get<boolean>('iceberg.table.upsert-mode-enabled') && !o.has('iceberg.table.primary-keys')) {
       return "option 'iceberg.table.upsert-mode-enabled' needs option 'iceberg.table.primary-keys'";
     }
-    const catalog = o.get<Record<string, unknown>>('iceberg.catalog.config');
-    const type = typeof catalog.type === 'string' ? catalog.type.toLowerCase() : '';
-    if (!type) return "option 'iceberg.catalog.config' needs a 'type' (hadoop, jdbc or sql)";
-    const keys = CATALOG_KEYS[type];
-    if (!keys) return `option 'iceberg.catalog.config' type '${type}' is not supported by Tideway (hadoop, jdbc or sql)`;
-    for (const k of Object.keys(catalog)) {
-      if (!keys.includes(k))
-        return `option 'iceberg.catalog.config' key '${k}' is not supported for a ${type} catalog (${keys.join(', ')})`;
-    }
-    if (!catalog.warehouse) return `option 'iceberg.catalog.config' needs a 'warehouse' for a ${type} catalog`;
-    if (type !== 'hadoop' && !catalog.uri) return `option 'iceberg.catalog.config' needs a 'uri' for a ${type} catalog`;
+    const catalogProblem = catalogConfigProblem(o.get<Record<string, unknown>>('iceberg.catalog.config'));
+    if (catalogProblem) return catalogProblem;
     for (const [k, v] of Object.entries(o.get<Record<string, unknown> | undefined>('iceberg.table.write-props') ?? {})) {
       if (!WRITE_PROPS.includes(k)) return `option 'iceberg.table.write-props' key '${k}' is not supported (${WRITE_PROPS.join(', ')})`;
       if (k === 'write.format.default' && String(v).toLowerCase() !== 'parquet') {
@@ -185,7 +190,7 @@ export function settingsOf(o: PluginOptions): IcebergSinkSettings {
 }
 
 /** A client of the settings' catalog (not connected yet). */
-export function openCatalog(s: IcebergSinkSettings): IcebergCatalog {
+export function openCatalog(s: Pick<IcebergSinkSettings, 'catalog' | 'catalogName'>): IcebergCatalog {
   const c = s.catalog;
   if (c.type === 'hadoop') return new HadoopCatalog(c.warehouse);
   localPath(c.warehouse);

@@ -193,7 +193,7 @@ export function parquetFieldIds(fields: readonly IcebergField[]): (number | unde
   return out;
 }
 
-/** The Tideway type an Iceberg type is read as (tinyint and smallint come back as int). */
+/** The Tideway type an Iceberg type is read as (tinyint and smallint come back as int; uuid as string, fixed[n] as bytes, timestamptz as timestamp_tz in UTC). */
 export function dataTypeOf(t: IcebergType, where: string): DataType {
   if (typeof t !== 'string') {
     switch (t.type) {
@@ -207,6 +207,7 @@ export function dataTypeOf(t: IcebergType, where: string): DataType {
   }
   const decimal = /^decimal\((\d+),\s*(\d+)\)$/.exec(t);
   if (decimal) return { kind: 'decimal', precision: Number(decimal[1]), scale: Number(decimal[2]) };
+  if (/^fixed\[\d+\]$/.test(t)) return { kind: 'bytes' };
   const simple: Record<string, DataType['kind']> = {
     boolean: 'boolean',
     int: 'int',
@@ -214,10 +215,12 @@ export function dataTypeOf(t: IcebergType, where: string): DataType {
     float: 'float',
     double: 'double',
     string: 'string',
+    uuid: 'string',
     binary: 'bytes',
     date: 'date',
     time: 'time',
     timestamp: 'timestamp',
+    timestamptz: 'timestamp_tz',
   };
   const kind = simple[t];
   if (!kind) throw new ConfigError(ErrorCode.UNSUPPORTED_TYPE, `${where}: Iceberg type ${t} is not read or written by Tideway.`);

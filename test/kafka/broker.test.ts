@@ -1,6 +1,11 @@
 import { Admin, Consumer, MessagesStreamModes, Producer, stringDeserializers, stringSerializers } from '@platformatic/kafka';
-import { isListening, kafkaMissing, kafkaSkipped, sharedKafka, startKafka } from '@tideway/testing';
-import { describe, expect, it } from 'vitest';
+import { isListening, type KafkaCluster, kafkaMissing, kafkaSkipped, sharedKafka, startKafka } from '@tideway/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawnCli, waitForExit } from '../conformance/cli-process.js';
+import { committedTally, exactlyOnceJob, TempDirs, uniqueTopic, writeJob } from './kafka-helpers.js';
+
+const dirs = new TempDirs();
+afterAll(() => dirs.cleanup());
 
 /** Produces `values` to a new topic and reads them back from the beginning. */
 async function roundTrip(bootstrap: string, topic: string, values: string[], replicas: number): Promise<string[]> {
@@ -43,12 +48,19 @@ describe.skipIf(kafkaSkipped())('private Kafka brokers (libs/testing)', () => {
     expect(await roundTrip(bootstrap, `broker-test-${Date.now()}`, ['a', 'b', 'c'], 1)).toEqual(['a', 'b', 'c']);
   });
 
-  it('starts three brokers, keeps serving with one stopped, and restarts it on its port and data', async () => {
-    const cluster = await startKafka({ brokers: 3, heapMb: 256 });
-    try {
+  describe('three brokers', () => {
+    let cluster: KafkaCluster;
+    beforeAll(async () => {
+      cluster = await startKafka({ brokers: 3, heapMb: 256 });
+    }, 480_000);
+    afterAll(async () => {
+      await cluster?.stop();
+      for (const b of cluster?.brokers ?? []) expect(await isListening(b.port)).toBe(false);
+    });
+
+    it('keep serving with one stopped, which restarts on its port and data', async () => {
       expect(cluster.brokers).toHaveLength(3);
-      const topic = 'replicated';
-      expect(await roundTrip(cluster.bootstrap, topic, ['x'], 3)).toEqual(['x']);
+      expect(await roundTrip(cluster.bootstrap, 'replicated', ['x'], 3)).toEqual(['x']);
       const third = cluster.brokers[2];
       await third.stop();
       expect(await isListening(third.port)).toBe(false);
@@ -59,9 +71,41 @@ describe.skipIf(kafkaSkipped())('private Kafka brokers (libs/testing)', () => {
       expect(await roundTrip(others, 'while-one-is-down', ['y'], 2)).toEqual(['y']);
       await third.start();
       expect(await isListening(third.port)).toBe(true);
-    } finally {
-      await cluster.stop();
-    }
-    for (const b of cluster.brokers) expect(await isListening(b.port)).toBe(false);
-  }, 480_000);
+    }, 240_000);
+
+    it('EXACTLY_ONCE through partition leaders stopped and restarted mid-job: every row once, as read_committed sees it', async () => {
+      const topic = uniqueTopic('eo-leaders');
+      const admin = new Admin({ clientId: 'broker-test', bootstrapBrokers: cluster.bootstrap.split(',') });
+      const moved: number[] = [];
+      try {
+        await admin.createTopics({ topics: [topic], partitions: 3, replicas: 3 });
+        const dir = dirs.make();
+        const conf = writeJob(dir, exactlyOnceJob({ bootstrap: cluster.bootstrap, topic, keys: 4, rowsPerKey: 1500, rowsPerSecond: 600 }));
+        const job = spawnCli(['run', '-c', conf]);
+        const exited = waitForExit(job);
+        // Twice while the job writes: the broker leading a partition is stopped (its leadership
+        // moves to a follower), then started again.
+        for (const partition of [0, 1]) {
+          await new Promise((r) => setTimeout(r, 2_500));
+          const meta = await admin.metadata({ topics: [topic], forceUpdate: true });
+          const leader = meta.topics.get(topic)?.partitions[partition]?.leader;
+          const broker = cluster.brokers.find((b) => b.nodeId === leader);
+          if (!broker) throw new Error(`no leader for ${topic}-${partition}: ${String(leader)}`);
+          await broker.stop();
+          moved.push(broker.nodeId);
+          await new Promise((r) => setTimeout(r, 2_000));
+          await broker.start();
+        }
+        const res = await exited;
+        expect(res.code, res.stderr).toBe(0);
+        const r = await committedTally(cluster.bootstrap, topic, 3, 4, 1500);
+        console.log(
+          `Kafka EXACTLY_ONCE, brokers ${moved.join(' and ')} stopped while leading: rows expected ${r.expected}, seen ${r.seen}, lost ${r.lost}, duplicated ${r.duplicated}`,
+        );
+        expect(r, r.examples.join('; ')).toMatchObject({ lost: 0, duplicated: 0, seen: 6000 });
+      } finally {
+        await admin.close();
+      }
+    }, 400_000);
+  });
 });

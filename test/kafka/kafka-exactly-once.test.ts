@@ -13,64 +13,21 @@ import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Admin, Producer } from '@platformatic/kafka';
 import { abandonTransactions, commitByInfo, type KafkaCommitInfo } from '@tideway/connector-kafka';
-import { freePort, kafkaSkipped, SequenceTally, sharedKafka } from '@tideway/testing';
+import { freePort, kafkaSkipped, sharedKafka } from '@tideway/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, spawnCli, waitForExit } from '../conformance/cli-process.js';
-import { createTopic, readCommitted, TempDirs, uniqueTopic, writeJob } from './kafka-helpers.js';
+import {
+  createTopic,
+  readCommitted,
+  exactlyOnceJob as sequenceToKafka,
+  committedTally as report,
+  TempDirs,
+  uniqueTopic,
+  writeJob,
+} from './kafka-helpers.js';
 
 const dirs = new TempDirs();
 afterAll(() => dirs.cleanup());
-
-function sequenceToKafka(o: {
-  bootstrap: string;
-  topic: string;
-  keys: number;
-  rowsPerKey: number;
-  rowsPerSecond: number;
-  faultDir?: string;
-}): string {
-  const faults = o.faultDir
-    ? {
-        source: `fault.probability = 0.05\n    fault.max = 2\n    fault.dir = "${join(o.faultDir, 'reader')}"`,
-        chain: `probability = 0.1\n    max = 3\n    dir = "${join(o.faultDir, 'chain')}"`,
-      }
-    : { source: '', chain: `max = 0\n    dir = "${o.topic}-budget"` };
-  return `env {
-  job.mode = "BATCH"
-  parallelism = 2
-  checkpoint.interval = 500
-  job.retry.times = 20
-  job.retry.interval.seconds = 0
-}
-source {
-  Sequence {
-    plugin_output = "seq"
-    keys = ${o.keys}
-    rows.per.key = ${o.rowsPerKey}
-    rows.per.second = ${o.rowsPerSecond}
-    ${faults.source}
-  }
-}
-transform {
-  FaultInjector {
-    plugin_input = "seq"
-    plugin_output = "out"
-    ${faults.chain}
-  }
-}
-sink {
-  Kafka {
-    plugin_input = "out"
-    bootstrap.servers = "${o.bootstrap}"
-    topic = "${o.topic}"
-    semantics = EXACTLY_ONCE
-    format = text
-    field_delimiter = ","
-    kafka.config = { "transaction.timeout.ms" = "60000" }
-  }
-}
-`;
-}
 
 /**
  * Whether every partition's last stable offset is its high watermark: no transaction is left
@@ -90,12 +47,6 @@ async function noOpenTransaction(bootstrap: string, topic: string, partitions: n
   } finally {
     await admin.close();
   }
-}
-
-async function report(bootstrap: string, topic: string, partitions: number, keys: number, rowsPerKey: number) {
-  const tally = new SequenceTally();
-  tally.addText((await readCommitted(bootstrap, topic, partitions)).join('\n'));
-  return tally.report(keys, rowsPerKey);
 }
 
 describe.skipIf(kafkaSkipped())('Kafka sink, EXACTLY_ONCE', () => {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { Admin, Consumer, MessagesStreamModes, Producer } from '@platformatic/kafka';
-import { kafkaLibsDir } from '@tideway/testing';
+import { kafkaLibsDir, SequenceTally } from '@tideway/testing';
 
 const run = promisify(execFile);
 
@@ -218,4 +218,63 @@ export async function readCommitted(bootstrap: string, topic: string, partitions
     return stdout.split('\n').filter((l) => l !== '');
   };
   return (await Promise.all(Array.from({ length: partitions }, (_, p) => read(p)))).flat();
+}
+
+/** A BATCH Sequence -> Kafka EXACTLY_ONCE job (text records), optionally with injected reader and chain faults. */
+export function exactlyOnceJob(o: {
+  bootstrap: string;
+  topic: string;
+  keys: number;
+  rowsPerKey: number;
+  rowsPerSecond: number;
+  faultDir?: string;
+}): string {
+  const faults = o.faultDir
+    ? {
+        source: `fault.probability = 0.05\n    fault.max = 2\n    fault.dir = "${join(o.faultDir, 'reader')}"`,
+        chain: `probability = 0.1\n    max = 3\n    dir = "${join(o.faultDir, 'chain')}"`,
+      }
+    : { source: '', chain: `max = 0\n    dir = "${o.topic}-budget"` };
+  return `env {
+  job.mode = "BATCH"
+  parallelism = 2
+  checkpoint.interval = 500
+  job.retry.times = 20
+  job.retry.interval.seconds = 0
+}
+source {
+  Sequence {
+    plugin_output = "seq"
+    keys = ${o.keys}
+    rows.per.key = ${o.rowsPerKey}
+    rows.per.second = ${o.rowsPerSecond}
+    ${faults.source}
+  }
+}
+transform {
+  FaultInjector {
+    plugin_input = "seq"
+    plugin_output = "out"
+    ${faults.chain}
+  }
+}
+sink {
+  Kafka {
+    plugin_input = "out"
+    bootstrap.servers = "${o.bootstrap}"
+    topic = "${o.topic}"
+    semantics = EXACTLY_ONCE
+    format = text
+    field_delimiter = ","
+    kafka.config = { "transaction.timeout.ms" = "60000" }
+  }
+}
+`;
+}
+
+/** The rows of a topic as a read_committed consumer sees them, tallied against a Sequence source's keys and rows. */
+export async function committedTally(bootstrap: string, topic: string, partitions: number, keys: number, rowsPerKey: number) {
+  const tally = new SequenceTally();
+  tally.addText((await readCommitted(bootstrap, topic, partitions)).join('\n'));
+  return tally.report(keys, rowsPerKey);
 }

@@ -16,7 +16,7 @@ const dirs = new TempDirs();
 afterAll(() => dirs.cleanup());
 
 const ROWS = 120;
-const jaas = (module: 'plain' | 'scram', password = KAFKA_TEST_USER.password) =>
+const jaas = (module: 'plain' | 'scram', password: string = KAFKA_TEST_USER.password) =>
   `"org.apache.kafka.common.security.${module}.${module === 'plain' ? 'PlainLoginModule' : 'ScramLoginModule'} required username=\\"${KAFKA_TEST_USER.username}\\" password=\\"${password}\\";"`;
 
 describe.skipIf(kafkaSkipped())('Kafka over SASL and TLS', () => {
@@ -120,8 +120,8 @@ source {
   Kafka {
     plugin_output = "k"
     bootstrap.servers = "${sec.saslSsl}"
-    topic = "${sinks[2]!.topic}"
-    consumer.group = "${sinks[2]!.topic}-reader"
+    topic = "${sinks[2].topic}"
+    consumer.group = "${sinks[2].topic}-reader"
     start_mode = earliest
     format = json
     schema = { fields { key = int, seq = bigint, payload = string } }

@@ -198,12 +198,12 @@ sink {
     ]);
 
     // Routed by the topic column; a table without that column is refused at planning.
-    const refused = await runCli(['run', '-c', job('\${topic}', [orders, customers])], 120_000);
+    const refused = await runCli(['run', '-c', job('${topic}', [orders, customers])], 120_000);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(
       /option 'topic': topic '\$\{topic\}' takes each row's topic from column 'topic', which table shop\.customers does not have/,
     );
-    const routed = await runCli(['run', '-c', job('\${topic}', [orders])], 120_000);
+    const routed = await runCli(['run', '-c', job('${topic}', [orders])], 120_000);
     expect(routed.code, routed.stderr).toBe(0);
     expect((await consumeAll(bootstrap, `${prefix}-a`, 2)).map((m) => m.value).sort()).toEqual([
       `{"id":1,"topic":"${prefix}-a"}`,

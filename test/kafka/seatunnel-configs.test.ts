@@ -345,13 +345,13 @@ describe.skipIf(kafkaSkipped() || !shared)("SeaTunnel's Kafka e2e configs", () =
         ]),
       })),
     );
-    const text = readFileSync(join(kafkaDir, AVRO_CASES[1]!), 'utf8').replaceAll('kafkaCluster:9092', bootstrap);
+    const text = readFileSync(join(kafkaDir, AVRO_CASES[1]), 'utf8').replaceAll('kafkaCluster:9092', bootstrap);
     const res = await runCli(['run', '-c', writeJob(dirs.make(), text)], 120_000);
     expect(res.code, res.stderr).toBe(0);
   }, 150_000);
 
   it("avro/fake_source_to_kafka_avro_format.conf writes 90 records of SeaTunnel's avro schema (KafkaIT reads them back by it)", async () => {
-    const text = readFileSync(join(kafkaDir, AVRO_CASES[0]!), 'utf8').replaceAll('kafkaCluster:9092', bootstrap);
+    const text = readFileSync(join(kafkaDir, AVRO_CASES[0]), 'utf8').replaceAll('kafkaCluster:9092', bootstrap);
     const res = await runCli(['run', '-c', writeJob(dirs.make(), text)], 120_000);
     expect(res.code, res.stderr).toBe(0);
     const topic = 'test_avro_topic_fake_source';
@@ -374,7 +374,7 @@ describe.skipIf(kafkaSkipped() || !shared)("SeaTunnel's Kafka e2e configs", () =
   it('protobuf/kafka_protobuf_to_assert.conf reads the 20 Person records KafkaIT sends', async () => {
     const topic = 'test_protobuf_topic_fake_source';
     await createTopic(bootstrap, topic, 1);
-    const encode = compileProtobufEncoder(personMessage(PROTOBUF_CASES[1]!), PERSON);
+    const encode = compileProtobufEncoder(personMessage(PROTOBUF_CASES[1]), PERSON);
     const row = [
       123,
       123123123123n,
@@ -395,24 +395,24 @@ describe.skipIf(kafkaSkipped() || !shared)("SeaTunnel's Kafka e2e configs", () =
       topic,
       Array.from({ length: 20 }, () => ({ value: encode(row) })),
     );
-    const text = readFileSync(join(kafkaDir, PROTOBUF_CASES[1]!), 'utf8').replaceAll('kafkaCluster:9092', bootstrap);
+    const text = readFileSync(join(kafkaDir, PROTOBUF_CASES[1]), 'utf8').replaceAll('kafkaCluster:9092', bootstrap);
     const res = await runCli(['run', '-c', writeJob(dirs.make(), text)], 120_000);
     expect(res.code, res.stderr).toBe(0);
     // As KafkaIT: the topic's records read back by the config's schema are the row sent.
-    const decode = compileProtobufDecoder(personMessage(PROTOBUF_CASES[1]!), PERSON);
+    const decode = compileProtobufDecoder(personMessage(PROTOBUF_CASES[1]), PERSON);
     const got = await consumeRaw(bootstrap, topic, 20);
     for (const m of got) expect(decode(m.value)).toEqual(row);
   }, 150_000);
 
   it('protobuf/fake_to_kafka_protobuf.conf writes 16 Person records (KafkaIT reads them back by the schema)', async () => {
-    const text = readFileSync(join(kafkaDir, PROTOBUF_CASES[0]!), 'utf8').replaceAll('kafkaCluster:9092', bootstrap);
+    const text = readFileSync(join(kafkaDir, PROTOBUF_CASES[0]), 'utf8').replaceAll('kafkaCluster:9092', bootstrap);
     const res = await runCli(['run', '-c', writeJob(dirs.make(), text)], 120_000);
     expect(res.code, res.stderr).toBe(0);
     const topic = 'test_protobuf_topic_fake_source';
     // kafka_protobuf_to_assert.conf's case (above, in this file) sent 20 records to the same topic first.
     const got = await consumeRaw(bootstrap, topic, await endOffset(bootstrap, topic));
     expect(got).toHaveLength(36);
-    const decode = compileProtobufDecoder(personMessage(PROTOBUF_CASES[0]!), PERSON);
+    const decode = compileProtobufDecoder(personMessage(PROTOBUF_CASES[0]), PERSON);
     for (const m of got.slice(20)) {
       const row = decode(m.value);
       expect(typeof row[0]).toBe('number');

@@ -367,7 +367,7 @@ async function startOnce(opts: KafkaOptions, root: string): Promise<KafkaCluster
   let security: KafkaSecurity | undefined;
   if (opts.secure) {
     const { serverPem: _, ...files } = await makeCertificates(join(root, 'tls'));
-    const s = ports[0]!.secure!;
+    const s = ports[0].secure!;
     security = { ...files, saslPlaintext: `127.0.0.1:${s.saslPlaintext}`, ssl: `127.0.0.1:${s.ssl}`, saslSsl: `127.0.0.1:${s.saslSsl}` };
   }
   const nodes = ports.map((p) => {

@@ -180,7 +180,7 @@ function toAvro(type: DataType, path: string): Convert {
       return notNull((v) => {
         const arr = v as unknown[];
         const out: Record<string, unknown> = {};
-        for (let i = 0; i < fields.length; i++) out[fields[i]!.name] = fields[i]!.conv(arr[i]);
+        for (let i = 0; i < fields.length; i++) out[fields[i].name] = fields[i].conv(arr[i]);
         return out;
       });
     }
@@ -228,7 +228,7 @@ export function compileAvroEncoder(columns: readonly Column[]): (fields: readonl
   const convs = columns.map((c) => ({ name: c.name, conv: toAvro(c.type, c.name) }));
   return (fields) => {
     const record: Record<string, unknown> = {};
-    for (let i = 0; i < convs.length; i++) record[convs[i]!.name] = convs[i]!.conv(fields[i]);
+    for (let i = 0; i < convs.length; i++) record[convs[i].name] = convs[i].conv(fields[i]);
     return type.toBuffer(record);
   };
 }

@@ -92,7 +92,7 @@ const SECURITY_CASES: [string, Record<string, unknown>, Record<string, unknown>]
   [
     'ssl.truststore.type',
     { 'security.protocol': 'SSL', 'ssl.truststore.type': 'pem', 'ssl.truststore.location': caFile },
-    { tls: expect.objectContaining({ ca: expect.stringContaining('CA') }) },
+    { tls: expect.objectContaining({ ca: expect.stringContaining('CA') as unknown }) as unknown },
   ],
   [
     'ssl.truststore.certificates',
@@ -102,7 +102,13 @@ const SECURITY_CASES: [string, Record<string, unknown>, Record<string, unknown>]
   [
     'ssl.keystore.location',
     { 'security.protocol': 'SSL', 'ssl.keystore.type': 'PEM', 'ssl.keystore.location': keystorePem },
-    { tls: { verifyHostname: true, key: expect.stringContaining('PRIVATE KEY'), cert: expect.stringContaining('CERTIFICATE') } },
+    {
+      tls: {
+        verifyHostname: true,
+        key: expect.stringContaining('PRIVATE KEY') as unknown,
+        cert: expect.stringContaining('CERTIFICATE') as unknown,
+      },
+    },
   ],
   [
     'ssl.keystore.type',
@@ -112,7 +118,7 @@ const SECURITY_CASES: [string, Record<string, unknown>, Record<string, unknown>]
   [
     'ssl.keystore.password',
     { 'security.protocol': 'SSL', 'ssl.keystore.type': 'PKCS12', 'ssl.keystore.location': keystoreP12, 'ssl.keystore.password': 'x' },
-    { tls: expect.objectContaining({ passphrase: 'x' }) },
+    { tls: expect.objectContaining({ passphrase: 'x' }) as unknown },
   ],
   [
     'ssl.keystore.key',
@@ -127,7 +133,7 @@ const SECURITY_CASES: [string, Record<string, unknown>, Record<string, unknown>]
   [
     'ssl.key.password',
     { 'security.protocol': 'SSL', 'ssl.keystore.type': 'PEM', 'ssl.keystore.location': keystorePem, 'ssl.key.password': 'kp' },
-    { tls: expect.objectContaining({ passphrase: 'kp' }) },
+    { tls: expect.objectContaining({ passphrase: 'kp' }) as unknown },
   ],
   [
     'ssl.endpoint.identification.algorithm',

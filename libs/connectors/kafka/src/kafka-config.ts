@@ -158,7 +158,7 @@ function oneOf<T extends string>(options: PluginOptions, key: string, value: unk
 export function parseJaas(text: string): { module: 'plain' | 'scram'; options: Record<string, string> } | string {
   const m = /^\s*([\w.$]+)\s+(required|requisite|sufficient|optional)\b([\s\S]*?);?\s*$/.exec(text);
   if (!m) return 'is not a JAAS login module line (<LoginModule> required username="..." password="...";)';
-  const cls = m[1]!;
+  const cls = m[1];
   const module =
     cls === 'org.apache.kafka.common.security.plain.PlainLoginModule'
       ? 'plain'
@@ -167,14 +167,14 @@ export function parseJaas(text: string): { module: 'plain' | 'scram'; options: R
         : undefined;
   if (!module) return `names the login module ${cls}, which is not supported (PlainLoginModule or ScramLoginModule)`;
   const options: Record<string, string> = {};
-  const rest = m[3]!;
+  const rest = m[3];
   const pair = /\s*([\w.-]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s";]+))/y;
   let at = 0;
   while (rest.slice(at).trim() !== '') {
     pair.lastIndex = at;
     const p = pair.exec(rest);
     if (!p) return `cannot be read near '${rest.slice(at).trim().slice(0, 30)}'`;
-    options[p[1]!] = p[2] !== undefined ? p[2].replace(/\\(.)/g, '$1') : p[3]!;
+    options[p[1]] = p[2] !== undefined ? p[2].replace(/\\(.)/g, '$1') : p[3];
     at = pair.lastIndex;
   }
   return { module, options };

@@ -246,6 +246,14 @@ function tableRoutes(
   return { routes, protobuf };
 }
 
+/** A topic column's value as a topic name ('' for null). */
+function topicText(v: unknown): string {
+  if (v === null || v === undefined) return '';
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number' || typeof v === 'bigint' || typeof v === 'boolean') return String(v);
+  return JSON.stringify(v);
+}
+
 /** A route made ready to encode: compiled encoders and the topic of a row. */
 interface RouteEncoder {
   /** The topic of every row, when it does not come from a column. */
@@ -260,25 +268,26 @@ function routeEncoder(cfg: SinkConfig, route: TableRoute): RouteEncoder {
   const encodeValue = compileEncoder(route.columns, cfg.format, cfg.fieldDelimiter, message);
   let encodeKey: RouteEncoder['encodeKey'];
   if (route.keyFields.length > 0) {
-    const keyColumns = route.keyFields.map((i) => route.columns[i]!);
+    const keyColumns = route.keyFields.map((i) => route.columns[i]);
     // As SeaTunnel's key serializer: the value's format for avro and protobuf (a message of the same type with the key columns set).
     const keyFormat = cfg.format === 'text' || cfg.format === 'avro' || cfg.format === 'protobuf' ? cfg.format : 'json';
     const encode = compileEncoder(keyColumns, keyFormat, cfg.fieldDelimiter, message);
     encodeKey = (fields) => encode(route.keyFields.map((i) => fields[i]));
   }
   const field = route.topicField;
-  const column = field === undefined ? '' : route.columns[field]!.name;
+  const column = field === undefined ? '' : route.columns[field].name;
   const topicOf =
     field === undefined
       ? () => route.topic
       : (fields: readonly unknown[]) => {
           const v = fields[field];
-          if (v === null || v === undefined || String(v) === '')
+          const text = topicText(v);
+          if (text === '')
             throw new TidewayError(
               ErrorCode.TASK_FAILED,
               `a row of table ${route.tableId} has no topic: its column '${column}' (topic '${cfg.topic}') is ${v === null || v === undefined ? 'null' : 'empty'}.`,
             );
-          return String(v);
+          return text;
         };
   return { staticTopic: field === undefined ? route.topic : undefined, topicOf, encodeValue, encodeKey };
 }
@@ -321,7 +330,7 @@ class KafkaWriter implements SinkWriter<KafkaCommitInfo, KafkaWriterState> {
     private readonly live: LiveTransactions,
   ) {
     for (const r of routes) this.routes.set(r.tableId, routeEncoder(cfg, r));
-    if (routes.length === 1) this.only = this.routes.get(routes[0]!.tableId);
+    if (routes.length === 1) this.only = this.routes.get(routes[0].tableId);
     this.roundRobin = subtask;
     for (const st of restored ?? []) this.next = Math.max(this.next, st.next);
   }

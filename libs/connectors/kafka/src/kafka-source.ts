@@ -271,10 +271,10 @@ function readConfig(o: PluginOptions): SourceConfig {
       });
   }
   const lists = ENTRY_LISTS.filter((n) => o.has(n));
-  if (lists.length > 1) throw bad(o, lists[1]!, "'table_list' and 'tables_configs' are the same list: give one.");
+  if (lists.length > 1) throw bad(o, lists[1], "'table_list' and 'tables_configs' are the same list: give one.");
   let entries: TopicEntry[];
   if (lists.length === 1) {
-    const list = lists[0]!;
+    const list = lists[0];
     const beside = [...ENTRY_OPTIONS].find((n) => o.has(n));
     if (beside) throw bad(o, beside, `'${beside}' goes into each item of ${list}, not beside it (as SeaTunnel: one ${list} or one topic).`);
     const items = o.get<Record<string, unknown>[]>(list);

@@ -194,7 +194,7 @@ function messageWriter(
     for (let i = 0; i < parts.length; i++) {
       const v = fields[i];
       if (v === null || v === undefined) continue;
-      const p = parts[i]!;
+      const p = parts[i];
       const x = p.conv(v);
       if (p.proto3Scalar && isDefault(x)) continue;
       obj[p.name] = x;
@@ -242,7 +242,7 @@ function messageReader(message: protobuf.Type, columns: readonly Column[]): (m: 
       return (m: Record<string, unknown>) => inner((m[b.field.name] as Record<string, unknown> | undefined) ?? {});
     }
     const conv = fromProto(c.type);
-    const fallback = b.field.map ? {} : b.field.repeated ? [] : b.field.typeDefault;
+    const fallback: unknown = b.field.map ? {} : b.field.repeated ? [] : b.field.typeDefault;
     return (m: Record<string, unknown>) => conv(m[b.field.name] ?? fallback);
   });
   return (m) => parts.map((p) => p(m));
@@ -251,7 +251,7 @@ function messageReader(message: protobuf.Type, columns: readonly Column[]): (m: 
 /** The columns' decoder: one message of `message`'s type to the row's fields; throws on bytes that are not one. */
 export function compileProtobufDecoder(message: protobuf.Type, columns: readonly Column[]): (value: Buffer) => unknown[] {
   const read = messageReader(message, columns);
-  return (value) => read(message.decode(value) as unknown as Record<string, unknown>);
+  return (value) => read(message.decode(value));
 }
 
 /** The protobuf options both sides take, as their specs list them. */

@@ -2,6 +2,7 @@
 
   iceberg_peer.py read-metadata FILE             reads the table of a metadata file (StaticTable)
   iceberg_peer.py read-sql URI CATALOG TABLE     reads a table of a SqlCatalog (namespace.table)
+  iceberg_peer.py read-rest URI TABLE [PROPS]    reads a table of a REST catalog (PROPS: JSON of more catalog properties)
   iceberg_peer.py append-sql URI CATALOG TABLE WAREHOUSE   creates (or replaces) a table and appends rows of stdin's JSON
 
 `read-*` print one JSON object: {"schema": [[name, type, required]], "identifier": [names],
@@ -122,6 +123,11 @@ def main():
         dump(StaticTable.from_metadata(sys.argv[2]))
     elif cmd == "read-sql":
         dump(sql_catalog(sys.argv[2], sys.argv[3]).load_table(sys.argv[4]))
+    elif cmd == "read-rest":
+        from pyiceberg.catalog.rest import RestCatalog
+
+        props = json.loads(sys.argv[4]) if len(sys.argv) > 4 else {}
+        dump(RestCatalog("rest", uri=sys.argv[2], **props).load_table(sys.argv[3]))
     else:
         sys.exit("unknown command " + cmd)
 

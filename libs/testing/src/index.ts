@@ -46,3 +46,11 @@ export {
 } from './opensearch.js';
 export { startHttpReceiver, type HttpReceiver, type ReceivedRequest } from './http-receiver.js';
 export { icebergPeersPresent, pyicebergRead, ICEBERG_PEERS_DIR, type PyIcebergRead } from './iceberg-peers.js';
+export {
+  icebergJavaDir,
+  icebergJavaPresent,
+  javaIcebergRead,
+  sharedIcebergJava,
+  type JavaIcebergRead,
+  type JavaIcebergTable,
+} from './iceberg-java.js';

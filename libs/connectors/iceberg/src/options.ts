@@ -2,6 +2,7 @@ import { COMMON_OPTIONS, type PluginOptions, type PluginSpec } from '@tideway/ap
 import { ConfigError, ErrorCode } from '@tideway/common';
 import { type IcebergCatalog, localPath } from './catalog.js';
 import { HadoopCatalog } from './hadoop-catalog.js';
+import { REST_CATALOG_KEYS, RestCatalog } from './rest-catalog.js';
 import { pgConfigOf, SqlCatalog } from './sql-catalog.js';
 
 /**
@@ -29,6 +30,7 @@ const CATALOG_KEYS: Record<string, readonly string[]> = {
   hadoop: ['type', 'warehouse'],
   jdbc: ['type', 'warehouse', 'uri', 'jdbc.user', 'jdbc.password'],
   sql: ['type', 'warehouse', 'uri', 'jdbc.user', 'jdbc.password'],
+  rest: REST_CATALOG_KEYS,
 };
 
 const WRITE_PROPS = ['write.format.default', 'write.target-file-size-bytes', 'write.parquet.compression-codec'];
@@ -42,7 +44,7 @@ export const ICEBERG_SINK_SPEC: PluginSpec = {
       type: 'map',
       required: true,
       description:
-        'The catalog: `type` = hadoop (a local folder `warehouse`) or jdbc/sql (tables in PostgreSQL at `uri`, jdbc:postgresql://host:port/db or postgresql://user:password@host:port/db, with `jdbc.user`/`jdbc.password`; data under `warehouse`). rest, hive and glue catalogs are refused.',
+        "The catalog: `type` = hadoop (a local folder `warehouse`), jdbc/sql (tables in PostgreSQL at `uri`, jdbc:postgresql://host:port/db or postgresql://user:password@host:port/db, with `jdbc.user`/`jdbc.password`; data under `warehouse`) or rest (Iceberg's REST catalog protocol at `uri`, http(s)://host:port[/path]; `warehouse` is sent to its /v1/config, and the server places new tables; `token` a bearer token or `credential` client_id:client_secret for OAuth2 client credentials at `oauth2-server-uri` (default `uri`/v1/oauth/tokens) with `scope` (default catalog); `prefix` when /v1/config gives none). hive and glue catalogs are refused.",
     },
     { name: 'namespace', type: 'string', required: true, description: "The table's namespace (levels separated by dots)." },
     { name: 'table', type: 'string', required: true, description: "The table's name." },
@@ -113,14 +115,14 @@ export const ICEBERG_SINK_SPEC: PluginSpec = {
     }
     const catalog = o.get<Record<string, unknown>>('iceberg.catalog.config');
     const type = typeof catalog.type === 'string' ? catalog.type.toLowerCase() : '';
-    if (!type) return "option 'iceberg.catalog.config' needs a 'type' (hadoop, jdbc or sql)";
+    if (!type) return "option 'iceberg.catalog.config' needs a 'type' (hadoop, jdbc, sql or rest)";
     const keys = CATALOG_KEYS[type];
-    if (!keys) return `option 'iceberg.catalog.config' type '${type}' is not supported by Tideway (hadoop, jdbc or sql)`;
+    if (!keys) return `option 'iceberg.catalog.config' type '${type}' is not supported by Tideway (hadoop, jdbc, sql or rest)`;
     for (const k of Object.keys(catalog)) {
       if (!keys.includes(k))
         return `option 'iceberg.catalog.config' key '${k}' is not supported for a ${type} catalog (${keys.join(', ')})`;
     }
-    if (!catalog.warehouse) return `option 'iceberg.catalog.config' needs a 'warehouse' for a ${type} catalog`;
+    if (!catalog.warehouse && type !== 'rest') return `option 'iceberg.catalog.config' needs a 'warehouse' for a ${type} catalog`;
     if (type !== 'hadoop' && !catalog.uri) return `option 'iceberg.catalog.config' needs a 'uri' for a ${type} catalog`;
     for (const [k, v] of Object.entries(o.get<Record<string, unknown> | undefined>('iceberg.table.write-props') ?? {})) {
       if (!WRITE_PROPS.includes(k)) return `option 'iceberg.table.write-props' key '${k}' is not supported (${WRITE_PROPS.join(', ')})`;
@@ -188,6 +190,7 @@ export function settingsOf(o: PluginOptions): IcebergSinkSettings {
 export function openCatalog(s: IcebergSinkSettings): IcebergCatalog {
   const c = s.catalog;
   if (c.type === 'hadoop') return new HadoopCatalog(c.warehouse);
+  if (c.type === 'rest') return new RestCatalog(c);
   localPath(c.warehouse);
   if (!/^(jdbc:postgresql|postgres)/i.test(c.uri)) {
     throw new ConfigError(

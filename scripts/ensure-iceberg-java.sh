@@ -4,7 +4,8 @@
 # Central (iceberg-core with its test jar, which holds the REST catalog servlet and adapter;
 # iceberg-data with iceberg-parquet and iceberg-orc (its generic reader registers both formats),
 # which read tables applying deletes; iceberg-aws for S3), with
-# Hadoop's client, Jetty, the PostgreSQL and SQLite drivers and the AWS SDK's S3 client (libs/), and the
+# Hadoop's client, Jetty, the PostgreSQL and SQLite drivers and the AWS SDK's S3 client (with KMS and STS,
+# which Iceberg's AWS properties load) (libs/), and the
 # project's launcher (libs/testing/java/IcebergPeer.java, compiled into classes/): one JVM that
 # serves a REST catalog and reads tables for the tests (libs/testing/src/iceberg-java.ts).
 # Iceberg 1.11.0: the newest release whose REST catalog test classes Maven Central serves.
@@ -40,6 +41,8 @@ if ! ls "$cache"/.libs-$ICEBERG_VERSION >/dev/null 2>&1; then
     $(dep org.apache.iceberg iceberg-orc $ICEBERG_VERSION)
     $(dep org.apache.iceberg iceberg-aws $ICEBERG_VERSION)
     $(dep software.amazon.awssdk s3 $AWS_SDK_VERSION)
+    $(dep software.amazon.awssdk kms $AWS_SDK_VERSION)
+    $(dep software.amazon.awssdk sts $AWS_SDK_VERSION)
     $(dep software.amazon.awssdk url-connection-client $AWS_SDK_VERSION)
     $(dep software.amazon.awssdk apache-client $AWS_SDK_VERSION)
     $(dep org.apache.hadoop hadoop-client-api $HADOOP_VERSION)

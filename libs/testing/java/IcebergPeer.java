@@ -136,6 +136,7 @@ public class IcebergPeer {
       Map<String, String> props = stringMap(request.get("catalog"));
       props.putAll(io);
       String type = props.remove("type");
+      props.putIfAbsent(CatalogProperties.FILE_IO_IMPL, ResolvingFileIO.class.getName()); // s3:// and local locations alike
       String name = request.has("name") ? request.get("name").asText() : "tideway";
       switch (type) {
         case "hadoop":

@@ -38,13 +38,13 @@ export interface PyIcebergRead {
 
 /**
  * PyIceberg's reading of the table of a metadata file (StaticTable), of a SqlCatalog's table
- * (uri, catalog, namespace.table), or of a REST catalog's table (rest: its address; props: more
- * catalog properties, such as s3.endpoint).
+ * (uri, catalog, namespace.table), or of a REST catalog's table (rest: its address); props: more
+ * catalog properties, such as s3.endpoint.
  */
 export async function pyicebergRead(
   from:
     | { metadata: string }
-    | { uri: string; catalog: string; table: string }
+    | { uri: string; catalog: string; table: string; props?: Record<string, string> }
     | { rest: string; table: string; props?: Record<string, string> },
 ): Promise<PyIcebergRead> {
   const args =
@@ -52,7 +52,7 @@ export async function pyicebergRead(
       ? ['read-metadata', from.metadata]
       : 'rest' in from
         ? ['read-rest', from.rest, from.table, JSON.stringify(from.props ?? {})]
-        : ['read-sql', from.uri, from.catalog, from.table];
+        : ['read-sql', from.uri, from.catalog, from.table, JSON.stringify(from.props ?? {})];
   const { stdout } = await run(PYTHON, [PEER_SCRIPT, ...args], { maxBuffer: 1 << 28 });
   return JSON.parse(stdout) as PyIcebergRead;
 }

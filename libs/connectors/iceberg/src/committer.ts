@@ -1,19 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { readFile, rm } from 'node:fs/promises';
 import type { SinkAggregatedCommitter } from '@tideway/api';
 import { ErrorCode, logger, TidewayError } from '@tideway/common';
 import { decimalByteCount } from '@tideway/connector-file-common';
 import { type AvroPartitionField, avroFile, MANIFEST_FILE_SCHEMA, manifestEntrySchema, readAvroFile } from './avro.js';
-import {
-  CommitConflict,
-  formatIdent,
-  type IcebergCatalog,
-  joinLocation,
-  type LoadedTable,
-  localPath,
-  type TableIdent,
-  writeFileAtomically,
-} from './catalog.js';
+import { CommitConflict, formatIdent, type IcebergCatalog, joinLocation, type LoadedTable, type TableIdent } from './catalog.js';
+import type { IcebergFileIO } from './file-io.js';
 import {
   ancestry,
   currentSchema,
@@ -105,6 +96,7 @@ class PendingCommit {
   constructor(
     private readonly info: IcebergCommitInfo,
     private readonly snapshotId: bigint,
+    private readonly io: IcebergFileIO,
   ) {}
 
   private specFields(m: TableMetadata, specId: number): SpecField[] {
@@ -171,7 +163,7 @@ class PendingCommit {
         content: content === 0 ? 'data' : 'deletes',
       });
       const path = joinLocation(m.location, `metadata/${randomUUID()}-m0.avro`);
-      await writeFileAtomically(path, bytes);
+      await this.io.write(path, bytes);
       out.push({
         manifest_path: path,
         manifest_length: BigInt(bytes.length),
@@ -202,11 +194,11 @@ class PendingCommit {
     const m = table.metadata;
     const manifests = await this.writeManifests(m);
     const parent = currentSnapshot(m);
-    const carried = parent ? (await readAvroFile(await readFile(localPath(parent['manifest-list'])))).records : [];
+    const carried = parent ? (await readAvroFile(await this.io.read(parent['manifest-list']))).records : [];
     const seq = m['last-sequence-number'] + 1;
     const list = [...manifests.map((x) => ({ ...x, sequence_number: BigInt(seq), min_sequence_number: BigInt(seq) })), ...carried];
     const listPath = joinLocation(m.location, `metadata/snap-${this.snapshotId}-${seq}-${randomUUID()}.avro`);
-    await writeFileAtomically(
+    await this.io.write(
       listPath,
       avroFile(MANIFEST_FILE_SCHEMA, list, {
         'snapshot-id': String(this.snapshotId),
@@ -313,7 +305,7 @@ export class IcebergCommitter implements SinkAggregatedCommitter<IcebergCommitIn
   }
 
   private async commitOne(info: IcebergCommitInfo): Promise<void> {
-    const pending = new PendingCommit(info, newSnapshotId());
+    const pending = new PendingCommit(info, newSnapshotId(), this.catalog.io);
     const name = formatIdent(this.ident);
     for (let attempt = 1; ; attempt++) {
       const table = await this.catalog.load(this.ident);
@@ -350,7 +342,7 @@ export class IcebergCommitter implements SinkAggregatedCommitter<IcebergCommitIn
     for (const info of infos) {
       // a checkpoint the table holds keeps its files, whatever the caller thinks
       if (table && maxCommittedCheckpoint(table.metadata, info.jobId) >= info.checkpointId) continue;
-      for (const f of info.files) await rm(localPath(f.path), { force: true });
+      for (const f of info.files) await this.catalog.io.delete(f.path);
     }
   }
 

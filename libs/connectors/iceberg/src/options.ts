@@ -1,6 +1,7 @@
 import { COMMON_OPTIONS, type PluginOptions, type PluginSpec } from '@tideway/api';
 import { ConfigError, ErrorCode } from '@tideway/common';
-import { type IcebergCatalog, localPath } from './catalog.js';
+import type { IcebergCatalog } from './catalog.js';
+import { FileIO, S3_FILE_IO_KEYS } from './file-io.js';
 import { HadoopCatalog } from './hadoop-catalog.js';
 import { REST_CATALOG_KEYS, RestCatalog } from './rest-catalog.js';
 import { pgConfigOf, SqlCatalog } from './sql-catalog.js';
@@ -28,8 +29,8 @@ export const DEFAULT_TARGET_FILE_BYTES = 512 * 1024 * 1024;
 
 const CATALOG_KEYS: Record<string, readonly string[]> = {
   hadoop: ['type', 'warehouse'],
-  jdbc: ['type', 'warehouse', 'uri', 'jdbc.user', 'jdbc.password'],
-  sql: ['type', 'warehouse', 'uri', 'jdbc.user', 'jdbc.password'],
+  jdbc: ['type', 'warehouse', 'uri', 'jdbc.user', 'jdbc.password', ...S3_FILE_IO_KEYS],
+  sql: ['type', 'warehouse', 'uri', 'jdbc.user', 'jdbc.password', ...S3_FILE_IO_KEYS],
   rest: REST_CATALOG_KEYS,
 };
 
@@ -191,12 +192,11 @@ export function openCatalog(s: IcebergSinkSettings): IcebergCatalog {
   const c = s.catalog;
   if (c.type === 'hadoop') return new HadoopCatalog(c.warehouse);
   if (c.type === 'rest') return new RestCatalog(c);
-  localPath(c.warehouse);
   if (!/^(jdbc:postgresql|postgres)/i.test(c.uri)) {
     throw new ConfigError(
       ErrorCode.CONFIG_BAD_VALUE,
       `iceberg.catalog.config: uri ${c.uri} is not PostgreSQL: Tideway's ${c.type} catalog keeps its tables in PostgreSQL only.`,
     );
   }
-  return new SqlCatalog(s.catalogName, c.warehouse, pgConfigOf(c.uri, c['jdbc.user'], c['jdbc.password']));
+  return new SqlCatalog(s.catalogName, c.warehouse, pgConfigOf(c.uri, c['jdbc.user'], c['jdbc.password']), new FileIO(c));
 }

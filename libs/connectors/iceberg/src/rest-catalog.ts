@@ -1,9 +1,20 @@
 import { ConfigError, ErrorCode, TidewayError } from '@tideway/common';
 import { CommitConflict, formatIdent, type IcebergCatalog, type LoadedTable, type TableIdent } from './catalog.js';
+import { FileIO, type IcebergFileIO, S3_FILE_IO_KEYS } from './file-io.js';
 import { currentSchema, defaultSpec, parseMetadataJson, stringifyMetadata, type TableMetadata } from './metadata.js';
 
 /** The keys of a rest catalog's `iceberg.catalog.config` (Iceberg's RESTCatalog property names). */
-export const REST_CATALOG_KEYS = ['type', 'uri', 'warehouse', 'credential', 'token', 'oauth2-server-uri', 'scope', 'prefix'] as const;
+export const REST_CATALOG_KEYS = [
+  'type',
+  'uri',
+  'warehouse',
+  'credential',
+  'token',
+  'oauth2-server-uri',
+  'scope',
+  'prefix',
+  ...S3_FILE_IO_KEYS,
+] as const;
 
 /** A failed call: its HTTP status and the server's error (`{"error": {"message", "type", "code"}}`). */
 class RestError extends Error {
@@ -33,6 +44,7 @@ const jsonText = (body: unknown): string => stringifyMetadata(body as TableMetad
  */
 export class RestCatalog implements IcebergCatalog {
   readonly description: string;
+  readonly io: IcebergFileIO;
   private readonly uri: string;
   private config?: Promise<{ prefix: string; separator: string }>;
   private token?: Promise<string | undefined>;
@@ -47,6 +59,7 @@ export class RestCatalog implements IcebergCatalog {
     }
     this.uri = uri.replace(/\/+$/, '');
     this.description = `rest catalog at ${this.uri}`;
+    this.io = new FileIO(props);
   }
 
   private async bearer(): Promise<string | undefined> {

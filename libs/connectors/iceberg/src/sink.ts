@@ -8,7 +8,7 @@ import { ICEBERG_SINK_SPEC, type IcebergSinkSettings, openCatalog, settingsOf } 
 import { type IcebergField, icebergSchemaOf, lastColumnId, typeText } from './schema.js';
 import { transformRefusal } from './transforms.js';
 import { avroFile, MANIFEST_FILE_SCHEMA } from './avro.js';
-import { joinLocation, writeFileAtomically } from './catalog.js';
+import { joinLocation } from './catalog.js';
 import { type IcebergCommitInfo, IcebergWriter } from './writer.js';
 
 /** The partition spec of a new table: identity partitions of `keys`. */
@@ -138,7 +138,7 @@ class IcebergSink implements Sink<IcebergCommitInfo, IcebergCommitInfo> {
     const parent = currentSnapshot(m)!;
     const seq = m['last-sequence-number'] + 1;
     const listPath = joinLocation(m.location, `metadata/snap-${id}-${seq}-drop.avro`);
-    await writeFileAtomically(
+    await catalog.io.write(
       listPath,
       avroFile(MANIFEST_FILE_SCHEMA, [], {
         'snapshot-id': String(id),

@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { closeSync, mkdirSync, openSync, rmSync, writeSync } from 'node:fs';
-import { dirname } from 'node:path';
 import type { CatalogTable, Column, Row, SinkWriter, SinkWriterContext } from '@tideway/api';
 import { ErrorCode, TidewayError } from '@tideway/common';
-import { loadZstd, ParquetFileWriter, PARQUET_ROW_GROUP_BYTES } from '@tideway/connector-file-common';
-import { formatIdent, type IcebergCatalog, joinLocation, localPath, type TableIdent } from './catalog.js';
+import { type FileOutput, loadZstd, ParquetFileWriter, PARQUET_ROW_GROUP_BYTES } from '@tideway/connector-file-common';
+import { formatIdent, type IcebergCatalog, joinLocation, type TableIdent } from './catalog.js';
+import type { IcebergFileIO } from './file-io.js';
 import { layoutOf, type TableLayout } from './layout.js';
 import type { IcebergSinkSettings } from './options.js';
 import type { IcebergType } from './schema.js';
@@ -46,10 +45,10 @@ function leaves(t: IcebergType): number {
   return t.fields.reduce((n, f) => n + leaves(f.type), 0);
 }
 
-/** One Parquet file being written: its encoder and the file it appends to. */
+/** One Parquet file being written: its encoder and the file it appends to (opened with the first bytes). */
 class OpenFile {
   private readonly encoder: ParquetFileWriter;
-  private readonly fd: number;
+  private output?: Promise<FileOutput>;
   private bytes = 0;
   rows = 0;
 
@@ -61,11 +60,9 @@ class OpenFile {
     private readonly partition: readonly (Internal | null)[],
     private readonly specId: number,
     settings: IcebergSinkSettings,
+    private readonly io: IcebergFileIO,
     private readonly equalityIds?: readonly number[],
   ) {
-    const path = localPath(location);
-    mkdirSync(dirname(path), { recursive: true });
-    this.fd = openSync(path, 'wx');
     this.encoder = new ParquetFileWriter(
       columns,
       settings.codec,
@@ -80,17 +77,23 @@ class OpenFile {
     this.rows++;
   }
 
+  private async append(bytes: Uint8Array): Promise<void> {
+    this.output ??= this.io.create(this.location);
+    await (await this.output).write(bytes);
+    this.bytes += bytes.byteLength;
+  }
+
   /** Writes what the encoder finished; returns the file's size so far. */
-  flush(): number {
+  async flush(): Promise<number> {
     const out = this.encoder.take();
-    if (out) this.bytes += writeSync(this.fd, out);
+    if (out) await this.append(out);
     return this.bytes;
   }
 
-  finish(): PreparedFile {
+  async finish(): Promise<PreparedFile> {
     const out = this.encoder.finish();
-    if (out) this.bytes += writeSync(this.fd, out);
-    closeSync(this.fd);
+    if (out) await this.append(out);
+    await (await (this.output ?? this.io.create(this.location))).close();
     return {
       ...this.stats(),
       content: this.equalityIds ? 2 : 0,
@@ -156,13 +159,12 @@ class OpenFile {
   }
 
   /** Drops the file (the writer failed or was aborted before it was prepared). */
-  discard(): void {
-    try {
-      closeSync(this.fd);
-    } catch {
-      // closed already
-    }
-    rmSync(localPath(this.location), { force: true });
+  async discard(): Promise<void> {
+    const output = this.output;
+    this.output = undefined;
+    if (!output) return;
+    await output.then((o) => o.close()).catch(() => undefined); // an S3 upload ends only by completing
+    await this.io.delete(this.location);
   }
 }
 
@@ -271,7 +273,7 @@ export class IcebergWriter implements SinkWriter<IcebergCommitInfo> {
       }
       this.fileFor(layout, row.fields, false).add(layout.written.map((w) => row.fields[w.column]));
     }
-    this.roll(false);
+    await this.roll(false);
   }
 
   private keep(layout: TableLayout, rows: readonly Row[]): void {
@@ -319,6 +321,7 @@ export class IcebergWriter implements SinkWriter<IcebergCommitInfo> {
             partition,
             layout.spec['spec-id'],
             this.settings,
+            this.catalog.io,
             layout.keyFieldIds,
           )
         : new OpenFile(
@@ -329,6 +332,7 @@ export class IcebergWriter implements SinkWriter<IcebergCommitInfo> {
             partition,
             layout.spec['spec-id'],
             this.settings,
+            this.catalog.io,
           );
       files.set(path, file);
     }
@@ -336,12 +340,12 @@ export class IcebergWriter implements SinkWriter<IcebergCommitInfo> {
   }
 
   /** Closes the files past the target size (all of them with `all`). */
-  private roll(all: boolean): void {
+  private async roll(all: boolean): Promise<void> {
     for (const files of [this.open, this.deletes]) {
       for (const [path, file] of files) {
-        if (all || file.flush() >= this.settings.targetFileBytes) {
-          this.done.push(file.finish());
+        if (all || (await file.flush()) >= this.settings.targetFileBytes) {
           files.delete(path);
+          this.done.push(await file.finish());
         }
       }
     }
@@ -359,28 +363,29 @@ export class IcebergWriter implements SinkWriter<IcebergCommitInfo> {
       }
       this.changes.clear();
     }
-    this.roll(true);
+    await this.roll(true);
     const files = this.done;
     this.done = [];
     return files.length ? { jobId: this.jobId, checkpointId, files } : undefined;
   }
 
-  abortPrepare(): void {
-    this.discardAll();
+  async abortPrepare(): Promise<void> {
+    await this.discardAll();
   }
 
-  private discardAll(): void {
-    for (const files of [this.open, this.deletes]) {
-      for (const f of files.values()) f.discard();
-      files.clear();
-    }
-    for (const f of this.done) rmSync(localPath(f.path), { force: true });
+  private async discardAll(): Promise<void> {
+    const open = [...this.open.values(), ...this.deletes.values()];
+    const done = this.done;
+    this.open.clear();
+    this.deletes.clear();
     this.done = [];
     this.changes.clear();
+    for (const f of open) await f.discard();
+    for (const f of done) await this.catalog.io.delete(f.path);
   }
 
   async close(): Promise<void> {
-    this.discardAll();
+    await this.discardAll();
     await this.catalog.close();
   }
 }

@@ -349,7 +349,7 @@ source { FakeSource { schema = { fields { id = int, region = string, name = stri
   }, 150_000);
 });
 
-// (a rest catalog, an ORC format, an unknown partition key: the contract's bad-options, in process)
+// (a hive catalog, an ORC format, an unknown partition key: the contract's bad-options, in process)
 describe('Iceberg sink refusals', () => {
   const job = (sinkOptions: string) => `
 env { parallelism = 1, job.mode = "BATCH" }
@@ -364,7 +364,11 @@ sink { Iceberg { catalog_name = "c", namespace = "n", table = "t"
       'iceberg.catalog.config = { "type" = "hadoop", "warehouse" = "s3a://bucket/wh" }',
       /cannot be on S3.*atomic/,
     ],
-    ['schema evolution', `${local}\n iceberg.table.schema-evolution-enabled = true`, /schema-evolution-enabled/],
+    [
+      'a warehouse of a scheme other than a local folder or S3',
+      'iceberg.catalog.config = { "type" = "jdbc", "uri" = "jdbc:postgresql://127.0.0.1:1/x", "warehouse" = "gs://bucket/wh" }',
+      /gs:\/\/bucket\/wh: the gs: scheme is not supported/,
+    ],
     ['a bucket partition', `${local}\n iceberg.table.partition-keys = "bucket[16](id)"`, /bucket\[16\] is not written by Tideway/],
   ];
   for (const [what, options, says] of cases) {

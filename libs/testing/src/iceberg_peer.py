@@ -42,16 +42,21 @@ def canon(v):
 
 def read_by_ids(io, path, schema):
     """A Parquet file's rows as dicts keyed by the table's column names, matched by field id
-    (read through the table's FileIO: a local folder or S3)."""
+    (read through the table's FileIO: a local folder or S3). A file written before a schema
+    change keeps the columns the schema still has (by id, under their current names); columns
+    added since are missing from its rows (read as nulls)."""
     import pyarrow.parquet as pq
 
     with io.new_input(path).open() as f:
         t = pq.read_table(f)
-    names = []
+    ids = {f.field_id for f in schema.fields}
+    keep, names = [], []
     for f in t.schema:
         fid = int(f.metadata[b"PARQUET:field_id"])
-        names.append(schema.find_field(fid).name)
-    return t.rename_columns(names).to_pylist()
+        if fid in ids:
+            keep.append(f.name)
+            names.append(schema.find_field(fid).name)
+    return t.select(keep).rename_columns(names).to_pylist()
 
 
 def scan_applying_equality_deletes(table):

@@ -77,7 +77,8 @@ export const ICEBERG_SINK_SPEC: PluginSpec = {
       name: 'iceberg.table.schema-evolution-enabled',
       type: 'boolean',
       default: false,
-      description: 'Schema evolution: not supported yet (true is refused); a schema change fails the job.',
+      description:
+        "Schema evolution: the table follows the source's schema changes (CDC sources with schema-changes.enabled): an added column becomes a new optional field (a new field id), a dropped one goes, a renamed one keeps its field id, and a column is widened as Iceberg allows (int to bigint, float to double, a wider decimal), each committed as a new schema before the rows after the change. Identifier and partition columns cannot be dropped. Off: a schema change fails the job.",
     },
     {
       name: 'iceberg.table.commit-branch',
@@ -106,9 +107,6 @@ export const ICEBERG_SINK_SPEC: PluginSpec = {
     },
   ],
   validate: (o) => {
-    if (o.get<boolean>('iceberg.table.schema-evolution-enabled')) {
-      return "option 'iceberg.table.schema-evolution-enabled' = true is not supported by Tideway's Iceberg sink yet";
-    }
     if (o.has('iceberg.table.commit-branch'))
       return "option 'iceberg.table.commit-branch' is not supported by Tideway's Iceberg sink yet: commits go to main";
     if (o.get<boolean>('iceberg.table.upsert-mode-enabled') && !o.has('iceberg.table.primary-keys')) {
@@ -149,6 +147,7 @@ export interface IcebergSinkSettings {
   readonly writeProps: Readonly<Record<string, string>>;
   readonly primaryKeys: readonly string[];
   readonly upsert: boolean;
+  readonly schemaEvolution: boolean;
   readonly partitionKeys: readonly string[];
   readonly caseSensitive: boolean;
   readonly schemaSaveMode: (typeof SCHEMA_SAVE_MODES)[number];
@@ -178,6 +177,7 @@ export function settingsOf(o: PluginOptions): IcebergSinkSettings {
     writeProps,
     primaryKeys: listOf(o.get<string | undefined>('iceberg.table.primary-keys')),
     upsert: o.get<boolean>('iceberg.table.upsert-mode-enabled'),
+    schemaEvolution: o.get<boolean>('iceberg.table.schema-evolution-enabled'),
     partitionKeys: listOf(o.get<string | undefined>('iceberg.table.partition-keys')),
     caseSensitive: o.get<boolean>('case_sensitive'),
     schemaSaveMode: o.get('schema_save_mode'),

@@ -1,8 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import type { CatalogTable, Column, Row, SinkWriter, SinkWriterContext } from '@tideway/api';
-import { ErrorCode, TidewayError } from '@tideway/common';
+import {
+  type CatalogTable,
+  type Column,
+  describeSchemaChange,
+  type Row,
+  type SchemaChangeEvent,
+  type SinkWriter,
+  type SinkWriterContext,
+} from '@tideway/api';
+import { ErrorCode, logger, TidewayError } from '@tideway/common';
 import { type FileOutput, loadZstd, ParquetFileWriter, PARQUET_ROW_GROUP_BYTES } from '@tideway/connector-file-common';
-import { formatIdent, type IcebergCatalog, joinLocation, type TableIdent } from './catalog.js';
+import { CommitConflict, formatIdent, type IcebergCatalog, joinLocation, type TableIdent } from './catalog.js';
+import { evolvedMetadata } from './evolution.js';
 import type { IcebergFileIO } from './file-io.js';
 import { layoutOf, type TableLayout } from './layout.js';
 import type { IcebergSinkSettings } from './options.js';
@@ -33,6 +42,11 @@ export interface IcebergCommitInfo {
   readonly checkpointId: number;
   readonly files: readonly PreparedFile[];
 }
+
+const log = logger('iceberg-writer');
+
+/** Attempts of a schema commit that loses races to other writers before it fails. */
+const SCHEMA_COMMIT_ATTEMPTS = 8;
 
 /** Bounds of strings and binaries longer than this are left out of manifests (a bound is optional; a long one only makes manifests big). */
 const MAX_BOUND_BYTES = 256;
@@ -227,7 +241,7 @@ export class IcebergWriter implements SinkWriter<IcebergCommitInfo> {
 
   constructor(
     private readonly settings: IcebergSinkSettings,
-    private readonly table: CatalogTable,
+    private table: CatalogTable,
     private readonly catalog: IcebergCatalog,
     private readonly ident: TableIdent,
     private readonly jobId: string,
@@ -351,7 +365,8 @@ export class IcebergWriter implements SinkWriter<IcebergCommitInfo> {
     }
   }
 
-  async prepareCommit(checkpointId: number): Promise<IcebergCommitInfo | undefined> {
+  /** Writes the kept changes and closes every open file: what was written so far is in `done`. */
+  private async drain(): Promise<void> {
     if (this.changes.size) {
       const layout = await this.ready();
       for (const change of this.changes.values()) {
@@ -364,9 +379,60 @@ export class IcebergWriter implements SinkWriter<IcebergCommitInfo> {
       this.changes.clear();
     }
     await this.roll(true);
+  }
+
+  async prepareCommit(checkpointId: number): Promise<IcebergCommitInfo | undefined> {
+    await this.drain();
     const files = this.done;
     this.done = [];
     return files.length ? { jobId: this.jobId, checkpointId, files } : undefined;
+  }
+
+  /**
+   * Schema evolution (iceberg.table.schema-evolution-enabled): the rows before the change are
+   * written into files of the old schema first (Iceberg reads them by field id under the new one),
+   * then the table's new schema is committed, before any row of the new shape is written. A
+   * replayed or already committed change commits nothing; a lost race is redone on the table the
+   * other writer left.
+   */
+  async applySchemaChange(event: SchemaChangeEvent): Promise<void> {
+    const name = formatIdent(this.ident);
+    if (!event.restored && event.changes.length) {
+      if (!this.settings.schemaEvolution) {
+        throw new TidewayError(
+          ErrorCode.CONFIG_BAD_VALUE,
+          `Iceberg table ${name}: the source table ${event.tableId} changed (${describeSchemaChange(event)}) and iceberg.table.schema-evolution-enabled is false.`,
+        );
+      }
+      await this.drain();
+      await this.commitSchema(event);
+    }
+    this.table = event.table;
+    this.layout = undefined; // the next rows are laid out on the table's current schema
+  }
+
+  private async commitSchema(event: SchemaChangeEvent): Promise<void> {
+    const name = formatIdent(this.ident);
+    for (let attempt = 1; ; attempt++) {
+      const loaded = await this.catalog.load(this.ident);
+      if (!loaded) throw new TidewayError(ErrorCode.EXTERNAL_SYSTEM, `Iceberg table ${name} is gone from the ${this.catalog.description}.`);
+      const next = evolvedMetadata(loaded.metadata, event, this.settings.caseSensitive, `Iceberg table ${name}`);
+      if (!next) return;
+      try {
+        await this.catalog.commit(this.ident, loaded, next);
+        log.info({ table: name, schemaId: next['current-schema-id'], change: describeSchemaChange(event) }, 'schema committed');
+        return;
+      } catch (err) {
+        if (!(err instanceof CommitConflict)) throw err;
+        if (attempt >= SCHEMA_COMMIT_ATTEMPTS) {
+          throw new TidewayError(
+            ErrorCode.EXTERNAL_SYSTEM,
+            `Iceberg table ${name}: the schema change (${describeSchemaChange(event)}) lost ${attempt} commit races in a row to other writers of the ${this.catalog.description}.`,
+            { retryable: true },
+          );
+        }
+      }
+    }
   }
 
   async abortPrepare(): Promise<void> {

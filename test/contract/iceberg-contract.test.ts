@@ -96,6 +96,7 @@ sinkContract({
         namespace: 'db',
         table: 'items',
         'iceberg.table.write-props': { 'write.parquet.compression-codec': 'snappy' },
+        'iceberg.table.schema-evolution-enabled': true,
       },
       readBack: () => readTable(join(warehouse, 'db', 'items')),
     };

@@ -192,6 +192,24 @@ print(len(list(t.scan(row_filter="ts >= '2024-01-01T00:00:00'").plan_files())), 
     expect(t.schema.map(([n, ty]) => `${n} ${ty}`)).toContain('c_timestamp timestamp');
   }, 150_000);
 
+  it("runs SeaTunnel's fake_to_iceberg_with_branch.conf unchanged but for its warehouse: the snapshots go to the branch, main stays empty", async () => {
+    const shared = sharedConformanceDir();
+    if (!shared) return; // said once by sharedConformanceDir; CI fails there without the folder
+    const wh = join(dir, 'wh-branch');
+    const text = readFileSync(join(shared, 'iceberg', 'iceberg', 'fake_to_iceberg_with_branch.conf'), 'utf8').replace(
+      'file:///tmp/seatunnel/iceberg/hadoop-sink/',
+      `file://${wh}/`,
+    );
+    const res = await runJob(text);
+    expect(res.code, res.stderr).toBe(0);
+    const out = await runPython(`
+from pyiceberg.table import StaticTable
+t = StaticTable.from_metadata(${JSON.stringify(hadoopMetadata(wh, 'seatunnel_namespace/iceberg_sink_table'))})
+ref = t.metadata.refs["commit-branch"]
+print(ref.snapshot_ref_type.value, t.current_snapshot() is None, t.scan(snapshot_id=ref.snapshot_id).to_arrow().num_rows)`);
+    expect(out.trim()).toBe('branch True 100');
+  }, 150_000);
+
   it('copies a PostgreSQL table into a sql catalog table in the same PostgreSQL, appending a second run as a second snapshot', async () => {
     const client = new pg.Client({ connectionString: server.url });
     await client.connect();

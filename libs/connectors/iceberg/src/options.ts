@@ -83,7 +83,8 @@ export const ICEBERG_SINK_SPEC: PluginSpec = {
     {
       name: 'iceberg.table.commit-branch',
       type: 'string',
-      description: 'Commits to a branch: not supported yet (refused when set); commits go to main.',
+      description:
+        "The branch each checkpoint's snapshot is committed to (default main). A branch that does not exist yet is created at main's current snapshot; the table's current snapshot (main) does not move. Save modes look at main.",
     },
     {
       name: 'case_sensitive',
@@ -107,8 +108,8 @@ export const ICEBERG_SINK_SPEC: PluginSpec = {
     },
   ],
   validate: (o) => {
-    if (o.has('iceberg.table.commit-branch'))
-      return "option 'iceberg.table.commit-branch' is not supported by Tideway's Iceberg sink yet: commits go to main";
+    const branch = o.get<string | undefined>('iceberg.table.commit-branch');
+    if (branch !== undefined && !/^[^\s]+$/.test(branch)) return `option 'iceberg.table.commit-branch' = '${branch}' is not a branch name`;
     if (o.get<boolean>('iceberg.table.upsert-mode-enabled') && !o.has('iceberg.table.primary-keys')) {
       return "option 'iceberg.table.upsert-mode-enabled' needs option 'iceberg.table.primary-keys'";
     }
@@ -148,6 +149,8 @@ export interface IcebergSinkSettings {
   readonly primaryKeys: readonly string[];
   readonly upsert: boolean;
   readonly schemaEvolution: boolean;
+  /** iceberg.table.commit-branch, main by default. */
+  readonly branch: string;
   readonly partitionKeys: readonly string[];
   readonly caseSensitive: boolean;
   readonly schemaSaveMode: (typeof SCHEMA_SAVE_MODES)[number];
@@ -178,6 +181,7 @@ export function settingsOf(o: PluginOptions): IcebergSinkSettings {
     primaryKeys: listOf(o.get<string | undefined>('iceberg.table.primary-keys')),
     upsert: o.get<boolean>('iceberg.table.upsert-mode-enabled'),
     schemaEvolution: o.get<boolean>('iceberg.table.schema-evolution-enabled'),
+    branch: o.get<string | undefined>('iceberg.table.commit-branch') ?? 'main',
     partitionKeys: listOf(o.get<string | undefined>('iceberg.table.partition-keys')),
     caseSensitive: o.get<boolean>('case_sensitive'),
     schemaSaveMode: o.get('schema_save_mode'),

@@ -266,17 +266,19 @@ const same = (a: unknown, b: unknown): boolean => a === b || (a !== undefined &&
 
 /**
  * The REST commit of `next` over `base`: requirements that hold only while nobody else committed
- * (the table's uuid, the main ref's snapshot, the current schema and last column id), and the
+ * (the table's uuid, the snapshot of each ref the commit moves, the current schema and last column id), and the
  * updates that make `base` into `next`. A change the sink never makes (a new partition spec, a
  * sort order, a removed snapshot) is refused rather than dropped silently.
  */
 export function commitChanges(base: TableMetadata, next: TableMetadata): { requirements: Json[]; updates: Json[] } {
-  const mainOf = (m: TableMetadata) => m.refs?.main?.['snapshot-id'] ?? null;
-  const requirements: Json[] = [
-    { type: 'assert-table-uuid', uuid: base['table-uuid'] },
-    { type: 'assert-ref-snapshot-id', ref: 'main', 'snapshot-id': mainOf(base) },
-    { type: 'assert-current-schema-id', 'current-schema-id': base['current-schema-id'] },
-  ];
+  const requirements: Json[] = [{ type: 'assert-table-uuid', uuid: base['table-uuid'] }];
+  // every ref the commit moves must still be where the base had it (null: not there yet)
+  for (const [name, ref] of Object.entries(next.refs ?? {})) {
+    if (!same(ref, base.refs?.[name])) {
+      requirements.push({ type: 'assert-ref-snapshot-id', ref: name, 'snapshot-id': base.refs?.[name]?.['snapshot-id'] ?? null });
+    }
+  }
+  requirements.push({ type: 'assert-current-schema-id', 'current-schema-id': base['current-schema-id'] });
   const updates: Json[] = [];
   const oldSchemas = new Set(base.schemas.map((s) => s['schema-id']));
   for (const s of next.schemas) {

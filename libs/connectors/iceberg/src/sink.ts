@@ -174,7 +174,7 @@ class IcebergSink implements Sink<IcebergCommitInfo, IcebergCommitInfo> {
   }
 
   createAggregatedCommitter(): SinkAggregatedCommitter<IcebergCommitInfo, IcebergCommitInfo> {
-    return new IcebergCommitter(openCatalog(this.settings), this.ident);
+    return new IcebergCommitter(openCatalog(this.settings), this.ident, this.settings.branch);
   }
 }
 

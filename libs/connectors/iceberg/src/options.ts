@@ -71,7 +71,7 @@ export const ICEBERG_SINK_SPEC: PluginSpec = {
       name: 'iceberg.table.partition-keys',
       type: 'string',
       description:
-        'Comma-separated partition keys of a table the sink creates: a column name (an identity partition, as SeaTunnel writes), or, beyond SeaTunnel, year(col), month(col), day(col), hour(col), truncate[W](col) or bucket[N](col) (Iceberg's Murmur3 hash of the value, modulo N).',
+        "Comma-separated partition keys of a table the sink creates: a column name (an identity partition, as SeaTunnel writes), or, beyond SeaTunnel, year(col), month(col), day(col), hour(col), truncate[W](col) or bucket[N](col) (Iceberg's Murmur3 hash of the value, modulo N).",
     },
     {
       name: 'iceberg.table.schema-evolution-enabled',

@@ -258,7 +258,7 @@ export class RestCatalog implements IcebergCatalog {
 /** JSON text parsed with integers past 2^53 as bigints (as metadata files are). */
 function parseJsonExact(text: string): unknown {
   // parseMetadataJson keeps big integers wherever they are; its snapshot-id fix-ups only touch metadata-shaped objects
-  return parseMetadataJson(text) as unknown;
+  return parseMetadataJson(text);
 }
 
 type Json = Record<string, unknown>;

@@ -22,7 +22,7 @@ export function bucketHash(sourceType: string, v: Internal): number {
   else if (sourceType.startsWith('decimal')) bytes = unscaledBytes(v as bigint);
   else {
     const b = Buffer.alloc(8);
-    b.writeBigInt64LE(BigInt(v as number | bigint));
+    b.writeBigInt64LE(BigInt(v));
     bytes = b;
   }
   return murmurhash.v3(bytes, 0) | 0;

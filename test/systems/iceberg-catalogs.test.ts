@@ -1,6 +1,7 @@
 /**
  * The Iceberg sink's REST catalog against Iceberg's own REST catalog (Iceberg's Java library in
- * one JVM shared by the suite run, scripts/ensure-iceberg-java.sh), and an S3 warehouse (s3rver),
+ * one JVM shared by the suite run, scripts/ensure-iceberg-java.sh), and S3 warehouses (s3rver) of
+ * a sql catalog and of a REST catalog (a peer of its own, its warehouse on S3),
  * the tables read back by two readers that apply deletes: PyIceberg and Iceberg's Java library
  * (IcebergGenerics). The hadoop catalog's tables are read by both in iceberg.test.ts.
  */
@@ -15,6 +16,7 @@ import {
   javaIcebergRead,
   pyicebergRead,
   sharedIcebergJava,
+  startIcebergJava,
   startPostgres,
   type TestDatabaseServer,
 } from '@tideway/testing';
@@ -56,9 +58,17 @@ const CDC_ROWS = [
   ['7', 'us', 'gus', '70', '7.07', '2024-01-07T07:07:07'],
 ];
 
-/** Runs the three CDC runs into the sink block `sink(extra)`. */
-async function runCdc(sink: (extra: string) => string): Promise<void> {
-  for (const [i, rows] of CDC_RUNS.entries()) {
+/** The rows after the first two runs (inserts, then updates and deletes). */
+const CDC_ROWS_AFTER_TWO = [
+  ['1', 'eu', 'ann', '11', '1.50', '2024-01-01T10:00:00'],
+  ['2', 'eu', 'bob', '20', '-2.25', '2024-01-02T00:00:00.500000'],
+  ['4', 'us', 'dan', '40', '4.00', '2024-01-04T04:04:04'],
+  ['5', 'us', 'eve', '55', '5.50', null],
+];
+
+/** Runs the first `runs` CDC runs into the sink block `sink(extra)`. */
+async function runCdc(sink: (extra: string) => string, runs = CDC_RUNS.length): Promise<void> {
+  for (const [i, rows] of CDC_RUNS.slice(0, runs).entries()) {
     const res = await runJob(`${source(rows)}sink { Iceberg {
       ${sink(i === 2 ? 'iceberg.table.upsert-mode-enabled = true' : '')}
       iceberg.table.primary-keys = "id,region"
@@ -69,6 +79,18 @@ async function runCdc(sink: (extra: string) => string): Promise<void> {
 }
 
 const sorted = (rows: unknown[][]) => rows.map((r) => JSON.stringify(r)).sort();
+/** The catalog keys of the test's s3rver, as Iceberg names them. */
+const s3Props = (): Record<string, string> => ({
+  's3.endpoint': s3.endpoint,
+  's3.access-key-id': s3.accessKeyId,
+  's3.secret-access-key': s3.secretAccessKey,
+  's3.path-style-access': 'true',
+  'client.region': 'us-east-1',
+});
+const hocon = (props: Record<string, string>) =>
+  Object.entries(props)
+    .map(([k, v]) => `"${k}" = "${v}"`)
+    .join(', ');
 
 beforeAll(async () => {
   if (!present) return;
@@ -130,26 +152,19 @@ sink { Iceberg {
   }, 240_000);
 
   it("keeps a sql catalog table in S3 (data, manifests, metadata); PyIceberg's SqlCatalog and the Java library's JdbcCatalog read it there", async () => {
-    const io = {
-      's3.endpoint': s3.endpoint,
-      's3.access-key-id': s3.accessKeyId,
-      's3.secret-access-key': s3.secretAccessKey,
-      's3.path-style-access': 'true',
-      'client.region': 'us-east-1',
-    };
-    const ioText = Object.entries(io)
-      .map(([k, v]) => `"${k}" = "${v}"`)
-      .join(', ');
+    const io = s3Props();
+    const ioText = hocon(io);
     await runCdc(
       (extra) => `catalog_name = "lake"
       iceberg.catalog.config = { "type" = "jdbc", "uri" = "${server.jdbcUrl}", "jdbc.user" = "${server.user}", "jdbc.password" = "${server.password}", "warehouse" = "s3://lake/wh", ${ioText} }
       namespace = "db"
       table = "users"
       ${extra}`,
+      2,
     );
     const pyUri = `postgresql+psycopg2://${server.user}:${encodeURIComponent(server.password)}@127.0.0.1:${server.port}/${server.database}`;
     const py = await pyicebergRead({ uri: pyUri, catalog: 'lake', table: 'db.users', props: io });
-    expect(sorted(py.rows)).toEqual(sorted(CDC_ROWS));
+    expect(sorted(py.rows)).toEqual(sorted(CDC_ROWS_AFTER_TWO));
     expect(py.delete_files).toBeGreaterThan(0);
     const java = await javaIcebergRead({
       catalog: { type: 'jdbc', uri: server.jdbcUrl, 'jdbc.user': server.user, 'jdbc.password': server.password, warehouse: 's3://lake/wh' },
@@ -157,7 +172,34 @@ sink { Iceberg {
       table: 'db.users',
       io,
     });
-    expect(sorted(java.rows)).toEqual(sorted(CDC_ROWS));
+    expect(sorted(java.rows)).toEqual(sorted(CDC_ROWS_AFTER_TWO));
+  }, 240_000);
+
+  it('writes a REST catalog table whose warehouse is on S3 (the server writes metadata there, the sink data and manifests)', async () => {
+    const io = s3Props();
+    // s3rver stores the SDK's aws-chunked upload framing as the object's bytes: the server uploads plainly
+    const peer = await startIcebergJava(join(dir, 'rest-s3-peer'), {
+      warehouse: 's3://lake/rest-wh',
+      ...io,
+      's3.chunked-encoding-enabled': 'false',
+    });
+    try {
+      await runCdc(
+        (extra) => `catalog_name = "rest"
+        iceberg.catalog.config = { "type" = "rest", "uri" = "${peer.url}", ${hocon(io)} }
+        namespace = "db"
+        table = "users"
+        ${extra}`,
+        2,
+      );
+      const py = await pyicebergRead({ rest: peer.url, table: 'db.users', props: io });
+      expect(sorted(py.rows)).toEqual(sorted(CDC_ROWS_AFTER_TWO));
+      expect(py.delete_files).toBeGreaterThan(0);
+      const java = await javaIcebergRead({ catalog: { type: 'rest', uri: peer.url }, table: 'db.users', io }, peer.url);
+      expect(sorted(java.rows)).toEqual(sorted(CDC_ROWS_AFTER_TWO));
+    } finally {
+      await peer.stop();
+    }
   }, 240_000);
 
   it('says in one sentence that a REST catalog cannot be reached, with its address', async () => {

@@ -62,8 +62,9 @@ import org.eclipse.jetty.server.ServerConnector;
  * numbers, bytes as hex, dates and times as ISO text, lists as arrays, maps and structs as arrays
  * of [key, value].
  *
- * <p>Usage: IcebergPeer PORT WORKDIR (PORT 0: any free port). Prints "listening PORT" when
- * ready and serves until it is stopped (SIGTERM).
+ * <p>Usage: IcebergPeer PORT WORKDIR [KEY=VALUE...] (PORT 0: any free port; KEY=VALUE: more
+ * properties of the REST catalog's JdbcCatalog, such as a warehouse on S3 with its s3.* keys).
+ * Prints "listening PORT" when ready and serves until it is stopped (SIGTERM).
  */
 public class IcebergPeer {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -77,6 +78,10 @@ public class IcebergPeer {
     props.put(CatalogProperties.WAREHOUSE_LOCATION, workdir + "/rest-warehouse");
     props.put(CatalogProperties.FILE_IO_IMPL, ResolvingFileIO.class.getName());
     props.put(CatalogProperties.CLIENT_POOL_SIZE, "1"); // SQLite: one connection, commits in turn
+    for (int i = 2; i < args.length; i++) { // KEY=VALUE: more catalog properties (a warehouse on S3 and its s3.* keys)
+      int eq = args[i].indexOf('=');
+      props.put(args[i].substring(0, eq), args[i].substring(eq + 1));
+    }
     JdbcCatalog backend = new JdbcCatalog();
     backend.setConf(new Configuration());
     backend.initialize("rest", props);

@@ -31,8 +31,15 @@ export function icebergJavaPresent(): boolean {
   return present;
 }
 
-/** Starts the peer (libs/testing/java/IcebergPeer.java) in its own JVM and returns its address. */
-async function startIcebergJava(owner: number | undefined, root: string): Promise<string> {
+/**
+ * Starts the peer (libs/testing/java/IcebergPeer.java) in its own JVM and returns its address and
+ * a stop; `catalog`: more properties of its REST catalog (a warehouse on S3 and its s3.* keys).
+ */
+export async function startIcebergJava(
+  root: string,
+  catalog: Record<string, string> = {},
+  owner?: number,
+): Promise<{ url: string; stop(): Promise<void> }> {
   if (!icebergJavaReady()) throw new Error(`Iceberg's Java library is not in ${icebergJavaDir()}: run scripts/ensure-iceberg-java.sh`);
   mkdirSync(root, { recursive: true });
   const port = await freePort();
@@ -51,6 +58,7 @@ async function startIcebergJava(owner: number | undefined, root: string): Promis
       'IcebergPeer',
       String(port),
       root,
+      ...Object.entries(catalog).map(([k, v]) => `${k}=${v}`),
     ],
     dir: root,
     logFile: join(root, 'iceberg-java.log'),
@@ -67,7 +75,7 @@ async function startIcebergJava(owner: number | undefined, root: string): Promis
     await server.stop();
     throw err;
   }
-  return url;
+  return { url, stop: () => server.stop() };
 }
 
 let shared: Promise<string> | undefined;
@@ -80,7 +88,7 @@ let shared: Promise<string> | undefined;
  * Tests give their namespaces unique names.
  */
 export function sharedIcebergJava(): Promise<string> {
-  shared ??= openSharedPeer('iceberg-java', (owner, root) => startIcebergJava(owner, root));
+  shared ??= openSharedPeer('iceberg-java', async (owner, root) => (await startIcebergJava(root, {}, owner)).url);
   return shared;
 }
 
@@ -96,9 +104,9 @@ export type JavaIcebergTable =
   | { readonly metadata: string; readonly io?: Record<string, string> }
   | { readonly catalog: Record<string, string>; readonly name?: string; readonly table: string; readonly io?: Record<string, string> };
 
-/** Iceberg's Java library's reading of a table (the shared peer's IcebergGenerics). */
-export async function javaIcebergRead(table: JavaIcebergTable): Promise<JavaIcebergRead> {
-  const url = await sharedIcebergJava();
+/** Iceberg's Java library's reading of a table (IcebergGenerics of the shared peer, or of the peer at `url`). */
+export async function javaIcebergRead(table: JavaIcebergTable, url?: string): Promise<JavaIcebergRead> {
+  url ??= await sharedIcebergJava();
   const res = await fetch(`${url}/tideway/read`, {
     method: 'POST',
     body: JSON.stringify(table),

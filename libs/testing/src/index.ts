@@ -51,6 +51,7 @@ export {
   icebergJavaPresent,
   javaIcebergRead,
   sharedIcebergJava,
+  startIcebergJava,
   type JavaIcebergRead,
   type JavaIcebergTable,
 } from './iceberg-java.js';

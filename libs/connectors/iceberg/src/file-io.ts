@@ -3,7 +3,7 @@ import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { ConfigError, ErrorCode } from '@tideway/common';
 import { type FileOutput, type FileSystemAdapter, LocalFileSystem } from '@tideway/connector-file-common';
-import { S3FileSystem } from '@tideway/connector-s3file';
+import { S3AccessError, S3FileSystem } from '@tideway/connector-s3file';
 
 /**
  * Iceberg's FileIO: the files of a table (data and delete files, manifests, manifest lists,
@@ -50,6 +50,37 @@ export function localPathOf(location: string): string | undefined {
 }
 
 const S3_LOCATION = /^s3[an]?:\/\/([^/]+)\/?(.*)$/i;
+
+/** The catalog keys to look at for what the S3File connector's errors name by its own options. */
+const ICEBERG_KEY_OF: Record<string, string> = {
+  'fs.s3a.endpoint': 's3.endpoint',
+  access_key: 's3.access-key-id and s3.secret-access-key',
+  'fs.s3a.aws.credentials.provider': 's3.access-key-id and s3.secret-access-key',
+};
+
+/** An S3 error in the words of Iceberg's catalog keys (the S3File connector's sentence names its own options). */
+function icebergS3Error(err: unknown): unknown {
+  if (!(err instanceof S3AccessError)) return err;
+  const key = ICEBERG_KEY_OF[err.option];
+  const sentence = err.message.replace(/; check [^;]*$/, '').replace(/\.$/, '');
+  return new S3AccessError(
+    key
+      ? `${sentence}; check ${key} of iceberg.catalog.config.`
+      : `${sentence}; check the table's location (iceberg.catalog.config warehouse).`,
+    err.code,
+    { cause: err },
+    key ?? 'warehouse',
+  );
+}
+
+/** `fn`'s result, its S3 errors in Iceberg's words. */
+async function s3Call<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    throw icebergS3Error(err);
+  }
+}
 
 export class FileIO implements IcebergFileIO {
   private readonly local = new LocalFileSystem();
@@ -100,14 +131,16 @@ export class FileIO implements IcebergFileIO {
   async read(location: string): Promise<Uint8Array> {
     const { fs, path, local } = this.resolve(location);
     if (local) return readFile(path);
-    const chunks: Uint8Array[] = [];
-    for await (const c of fs.read(path)) chunks.push(c);
-    return Buffer.concat(chunks);
+    return s3Call(async () => {
+      const chunks: Uint8Array[] = [];
+      for await (const c of fs.read(path)) chunks.push(c);
+      return Buffer.concat(chunks);
+    });
   }
 
   readRange(location: string, start: number, end: number): Promise<Uint8Array> {
     const { fs, path } = this.resolve(location);
-    return fs.readRange(path, start, end);
+    return s3Call(() => fs.readRange(path, start, end));
   }
 
   async write(location: string, bytes: Uint8Array | string): Promise<void> {
@@ -119,24 +152,28 @@ export class FileIO implements IcebergFileIO {
       await rename(tmp, path);
       return;
     }
-    const out = await fs.create(path);
-    await out.write(typeof bytes === 'string' ? Buffer.from(bytes) : bytes);
-    await out.close();
+    await s3Call(async () => {
+      const out = await fs.create(path);
+      await out.write(typeof bytes === 'string' ? Buffer.from(bytes) : bytes);
+      await out.close();
+    });
   }
 
   async create(location: string): Promise<FileOutput> {
-    const { fs, path } = this.resolve(location);
-    return fs.create(path);
+    const { fs, path, local } = this.resolve(location);
+    const out = await fs.create(path);
+    if (local) return out;
+    return { write: (chunk) => s3Call(() => out.write(chunk)), close: () => s3Call(() => out.close()) };
   }
 
   async delete(location: string): Promise<void> {
     const { fs, path, local } = this.resolve(location);
     if (local) await rm(path, { force: true });
-    else await fs.delete(path);
+    else await s3Call(() => fs.delete(path));
   }
 
   exists(location: string): Promise<boolean> {
     const { fs, path } = this.resolve(location);
-    return fs.exists(path);
+    return s3Call(() => fs.exists(path));
   }
 }

@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { newTableMetadata, type Snapshot, withSnapshot } from './metadata.js';
 import { commitChanges, RestCatalog } from './rest-catalog.js';
@@ -71,5 +73,46 @@ describe('the REST catalog client', () => {
     await expect(c.load({ namespace: ['db'], name: 't' })).rejects.toThrow(
       /rest catalog at http:\/\/127\.0\.0\.1:9 cannot be reached \(GET http:\/\/127\.0\.0\.1:9\/v1\/config\)/,
     );
+  });
+
+  it('exchanges the credential for a token, and again when the token expired (401)', async () => {
+    // a hand-written server: tokens t1, t2...; only the newest is accepted
+    let issued = 0;
+    const seen: string[] = [];
+    const server = createServer((req, res) => {
+      seen.push(`${req.method} ${req.url} ${req.headers.authorization ?? ''}`);
+      if (req.url === '/v1/oauth/tokens') {
+        issued++;
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ access_token: `t${issued}`, token_type: 'bearer' }));
+      } else if (req.url?.startsWith('/v1/config')) {
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{"defaults":{},"overrides":{"prefix":"cat"}}');
+      } else if (req.headers.authorization !== `Bearer t${issued}` || issued < 2) {
+        res
+          .writeHead(401, { 'content-type': 'application/json' })
+          .end('{"error":{"message":"expired","type":"NotAuthorizedException","code":401}}');
+      } else {
+        res
+          .writeHead(404, { 'content-type': 'application/json' })
+          .end('{"error":{"message":"no table","type":"NoSuchTableException","code":404}}');
+      }
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const c = new RestCatalog({
+        type: 'rest',
+        uri: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+        credential: 'id:secret',
+      });
+      await expect(c.load({ namespace: ['a', 'b'], name: 't' })).resolves.toBeUndefined();
+      expect(issued).toBe(2);
+      expect(seen.filter((l) => l.startsWith('GET /v1/cat/namespaces/a%1Fb/tables/t'))).toEqual([
+        'GET /v1/cat/namespaces/a%1Fb/tables/t Bearer t1',
+        'GET /v1/cat/namespaces/a%1Fb/tables/t Bearer t2',
+      ]);
+    } finally {
+      server.close();
+    }
   });
 });

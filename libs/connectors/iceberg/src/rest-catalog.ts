@@ -124,12 +124,20 @@ export class RestCatalog implements IcebergCatalog {
 
   private async call(method: string, path: string, body?: unknown): Promise<unknown> {
     const { prefix } = await this.settings();
-    const token = await this.bearer();
     const url = `${this.uri}/v1/${prefix ? `${encodeURIComponent(prefix)}/` : ''}${path}`;
-    const headers: Record<string, string> = { accept: 'application/json' };
-    if (token) headers.authorization = `Bearer ${token}`;
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    return (await this.send(url, { method, headers, ...(body !== undefined ? { body: jsonText(body) } : {}) })).body;
+    for (let fresh = false; ; fresh = true) {
+      const token = await this.bearer();
+      const headers: Record<string, string> = { accept: 'application/json' };
+      if (token) headers.authorization = `Bearer ${token}`;
+      if (body !== undefined) headers['content-type'] = 'application/json';
+      try {
+        return (await this.send(url, { method, headers, ...(body !== undefined ? { body: jsonText(body) } : {}) })).body;
+      } catch (err) {
+        // a token from the credential expired: exchange the credential again, once
+        if (!(err instanceof RestError && err.status === 401 && this.props.credential && !this.props.token && !fresh)) throw err;
+        this.token = undefined;
+      }
+    }
   }
 
   /** GET /v1/config: the server's defaults under the client's properties under its overrides. */

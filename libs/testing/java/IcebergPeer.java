@@ -158,9 +158,13 @@ public class IcebergPeer {
         default:
           throw new IllegalArgumentException("unknown catalog type " + type);
       }
+      // HadoopCatalog takes Hadoop's Configurable, the JDBC and REST catalogs Iceberg's own
       if (catalog instanceof org.apache.hadoop.conf.Configurable c) c.setConf(new Configuration());
-      if (catalog instanceof JdbcCatalog j) j.setConf(new Configuration());
-      if (catalog instanceof RESTCatalog r) r.setConf(new Configuration());
+      else if (catalog instanceof org.apache.iceberg.hadoop.Configurable<?>) {
+        @SuppressWarnings("unchecked")
+        org.apache.iceberg.hadoop.Configurable<Object> c = (org.apache.iceberg.hadoop.Configurable<Object>) catalog;
+        c.setConf(new Configuration());
+      }
       catalog.initialize(name, props);
       table = catalog.loadTable(TableIdentifier.parse(request.get("table").asText()));
     }

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startS3rver, type TestS3Server } from '@tideway/checkpoint/testing';
 import {
+  freePort,
   icebergJavaPresent,
   icebergPeersPresent,
   javaIcebergRead,
@@ -203,13 +204,16 @@ sink { Iceberg {
   }, 240_000);
 
   it('says in one sentence that a REST catalog cannot be reached, with its address', async () => {
+    const port = await freePort(); // nothing listens there
     const res =
       await runJob(`${source('{ kind = INSERT, fields = [1, "eu", "ann", 10, null, null] }').replace('job.mode = "BATCH"', 'job.mode = "BATCH", job.retry.times = 0')}sink { Iceberg {
       catalog_name = "rest"
-      iceberg.catalog.config = { "type" = "rest", "uri" = "http://127.0.0.1:9" }
+      iceberg.catalog.config = { "type" = "rest", "uri" = "http://127.0.0.1:${port}" }
       namespace = "db", table = "t"
     } }`);
     expect(res.code).not.toBe(0);
-    expect(res.stderr).toMatch(/rest catalog at http:\/\/127\.0\.0\.1:9 cannot be reached/);
+    expect(res.stderr).toContain(
+      `rest catalog at http://127.0.0.1:${port} cannot be reached (GET http://127.0.0.1:${port}/v1/config): ECONNREFUSED.`,
+    );
   }, 120_000);
 });

@@ -69,9 +69,14 @@ describe('the REST catalog client', () => {
   });
 
   it('says which address cannot be reached', async () => {
-    const c = new RestCatalog({ type: 'rest', uri: 'http://127.0.0.1:9/' });
+    // a port just given up: nothing listens there
+    const server = createServer();
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as AddressInfo).port;
+    await new Promise((r) => server.close(r));
+    const c = new RestCatalog({ type: 'rest', uri: `http://127.0.0.1:${port}/` });
     await expect(c.load({ namespace: ['db'], name: 't' })).rejects.toThrow(
-      /rest catalog at http:\/\/127\.0\.0\.1:9 cannot be reached \(GET http:\/\/127\.0\.0\.1:9\/v1\/config\)/,
+      `rest catalog at http://127.0.0.1:${port} cannot be reached (GET http://127.0.0.1:${port}/v1/config): ECONNREFUSED.`,
     );
   });
 

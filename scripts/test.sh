@@ -5,7 +5,8 @@
 # Kubernetes validator (Go modules into the cache folder; scripts/ensure-helm.sh), the ORC test
 # peers (pyarrow in a venv and Apache ORC's orc-tools jar, in the cache folder outside the
 # repository; scripts/ensure-orc-peers.sh), PyIceberg for the Iceberg tests (a venv in the cache folder;
-# scripts/ensure-iceberg-peers.sh), MockServer for the Http tests (scripts/ensure-mockserver.sh),
+# scripts/ensure-iceberg-peers.sh) and Iceberg's Java library with its REST catalog (jars in the cache folder;
+# scripts/ensure-iceberg-java.sh), MockServer for the Http tests (scripts/ensure-mockserver.sh),
 # OpenSearch for the Elasticsearch tests (scripts/ensure-opensearch.sh) and Apache Kafka's jars (scripts/ensure-kafka.sh) when
 # missing, builds
 # (the dashboard bundle too), then runs every test and, beside them, the static checks
@@ -23,6 +24,7 @@ bash scripts/ensure-client-tools.sh
 bash scripts/ensure-helm.sh
 bash scripts/ensure-orc-peers.sh
 bash scripts/ensure-iceberg-peers.sh
+bash scripts/ensure-iceberg-java.sh
 bash scripts/ensure-mockserver.sh
 bash scripts/ensure-opensearch.sh
 # Apache Kafka's jars for the private brokers of the Kafka tests; when Maven Central cannot be

@@ -61,8 +61,6 @@ export const ELASTICSEARCH_NOT_APPLICABLE: NotApplicable = {
 
 export const ICEBERG_NOT_APPLICABLE: NotApplicable = {
   'multi-table': 'one table per sink: a job feeding it several tables is refused (multi-table jobs are not supported yet)',
-  'schema-change':
-    'schema evolution is not supported yet (iceberg.table.schema-evolution-enabled = true is refused): a schema change fails the job',
 };
 
 /** Every check but bad-options, for a sink without a target to read back. */

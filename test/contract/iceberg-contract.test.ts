@@ -96,6 +96,7 @@ sinkContract({
         namespace: 'db',
         table: 'items',
         'iceberg.table.write-props': { 'write.parquet.compression-codec': 'snappy' },
+        'iceberg.table.schema-evolution-enabled': true,
       },
       readBack: () => readTable(join(warehouse, 'db', 'items')),
     };
@@ -103,7 +104,7 @@ sinkContract({
   notApplicable: ICEBERG_NOT_APPLICABLE,
   badOptions: [
     {
-      options: { 'iceberg.catalog.config': { type: 'rest', uri: 'http://127.0.0.1:1', warehouse: dir } },
+      options: { 'iceberg.catalog.config': { type: 'hive', uri: 'thrift://127.0.0.1:1', warehouse: dir } },
       option: 'iceberg.catalog.config',
     },
     { options: { 'iceberg.table.write-props': { 'write.format.default': 'orc' } }, option: 'iceberg.table.write-props' },

@@ -36,9 +36,23 @@ export interface PyIcebergRead {
   readonly delete_files: number;
 }
 
-/** PyIceberg's reading of the table of a metadata file (StaticTable), or of a SqlCatalog's table (`sql`: uri, catalog, namespace.table). */
-export async function pyicebergRead(from: { metadata: string } | { uri: string; catalog: string; table: string }): Promise<PyIcebergRead> {
-  const args = 'metadata' in from ? ['read-metadata', from.metadata] : ['read-sql', from.uri, from.catalog, from.table];
+/**
+ * PyIceberg's reading of the table of a metadata file (StaticTable), of a SqlCatalog's table
+ * (uri, catalog, namespace.table), or of a REST catalog's table (rest: its address); props: more
+ * catalog properties, such as s3.endpoint.
+ */
+export async function pyicebergRead(
+  from:
+    | { metadata: string }
+    | { uri: string; catalog: string; table: string; props?: Record<string, string> }
+    | { rest: string; table: string; props?: Record<string, string> },
+): Promise<PyIcebergRead> {
+  const args =
+    'metadata' in from
+      ? ['read-metadata', from.metadata]
+      : 'rest' in from
+        ? ['read-rest', from.rest, from.table, JSON.stringify(from.props ?? {})]
+        : ['read-sql', from.uri, from.catalog, from.table, JSON.stringify(from.props ?? {})];
   const { stdout } = await run(PYTHON, [PEER_SCRIPT, ...args], { maxBuffer: 1 << 28 });
   return JSON.parse(stdout) as PyIcebergRead;
 }

@@ -1,7 +1,8 @@
 """PyIceberg's side of Tideway's Iceberg tests (test/systems/iceberg.test.ts).
 
   iceberg_peer.py read-metadata FILE             reads the table of a metadata file (StaticTable)
-  iceberg_peer.py read-sql URI CATALOG TABLE     reads a table of a SqlCatalog (namespace.table)
+  iceberg_peer.py read-sql URI CATALOG TABLE [PROPS]  reads a table of a SqlCatalog (namespace.table; PROPS: JSON of more catalog properties)
+  iceberg_peer.py read-rest URI TABLE [PROPS]    reads a table of a REST catalog (PROPS: JSON of more catalog properties)
   iceberg_peer.py append-sql URI CATALOG TABLE WAREHOUSE   creates (or replaces) a table and appends rows of stdin's JSON
 
 `read-*` print one JSON object: {"schema": [[name, type, required]], "identifier": [names],
@@ -39,16 +40,23 @@ def canon(v):
     return str(v)
 
 
-def read_by_ids(path, schema):
-    """A Parquet file's rows as dicts keyed by the table's column names, matched by field id."""
+def read_by_ids(io, path, schema):
+    """A Parquet file's rows as dicts keyed by the table's column names, matched by field id
+    (read through the table's FileIO: a local folder or S3). A file written before a schema
+    change keeps the columns the schema still has (by id, under their current names); columns
+    added since are missing from its rows (read as nulls)."""
     import pyarrow.parquet as pq
 
-    t = pq.read_table(path.removeprefix("file://"))
-    names = []
+    with io.new_input(path).open() as f:
+        t = pq.read_table(f)
+    ids = {f.field_id for f in schema.fields}
+    keep, names = [], []
     for f in t.schema:
         fid = int(f.metadata[b"PARQUET:field_id"])
-        names.append(schema.find_field(fid).name)
-    return t.rename_columns(names).to_pylist()
+        if fid in ids:
+            keep.append(f.name)
+            names.append(schema.find_field(fid).name)
+    return t.select(keep).rename_columns(names).to_pylist()
 
 
 def scan_applying_equality_deletes(table):
@@ -69,11 +77,11 @@ def scan_applying_equality_deletes(table):
     delete_keys = []
     for d in deletes:
         names = [schema.find_field(i).name for i in d.data_file.equality_ids]
-        keys = {tuple(r[n] for n in names) for r in read_by_ids(d.data_file.file_path, schema)}
+        keys = {tuple(r[n] for n in names) for r in read_by_ids(table.io, d.data_file.file_path, schema)}
         delete_keys.append((d, names, keys))
     rows = []
     for e in data:
-        recs = read_by_ids(e.data_file.file_path, schema)
+        recs = read_by_ids(table.io, e.data_file.file_path, schema)
         for d, names, keys in delete_keys:
             if d.sequence_number <= e.sequence_number or repr(d.data_file.partition) != repr(e.data_file.partition):
                 continue
@@ -105,10 +113,10 @@ def dump(table):
     print(json.dumps(out))
 
 
-def sql_catalog(uri, name, warehouse=None):
+def sql_catalog(uri, name, warehouse=None, more=None):
     from pyiceberg.catalog.sql import SqlCatalog
 
-    props = {"uri": uri}
+    props = {"uri": uri, **(more or {})}
     if warehouse:
         props["warehouse"] = warehouse
     return SqlCatalog(name, **props)
@@ -121,7 +129,13 @@ def main():
 
         dump(StaticTable.from_metadata(sys.argv[2]))
     elif cmd == "read-sql":
-        dump(sql_catalog(sys.argv[2], sys.argv[3]).load_table(sys.argv[4]))
+        more = json.loads(sys.argv[5]) if len(sys.argv) > 5 else {}
+        dump(sql_catalog(sys.argv[2], sys.argv[3], more=more).load_table(sys.argv[4]))
+    elif cmd == "read-rest":
+        from pyiceberg.catalog.rest import RestCatalog
+
+        props = json.loads(sys.argv[4]) if len(sys.argv) > 4 else {}
+        dump(RestCatalog("rest", uri=sys.argv[2], **props).load_table(sys.argv[3]))
     else:
         sys.exit("unknown command " + cmd)
 

@@ -58,3 +58,12 @@ export {
   type IcebergRecipe,
   type MadeIcebergTable,
 } from './iceberg-tables.js';
+export {
+  icebergJavaDir,
+  icebergJavaPresent,
+  javaIcebergRead,
+  sharedIcebergJava,
+  startIcebergJava,
+  type JavaIcebergRead,
+  type JavaIcebergTable,
+} from './iceberg-java.js';

@@ -1,7 +1,5 @@
-import { randomUUID } from 'node:crypto';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
 import { ConfigError, ErrorCode } from '@tideway/common';
+import { type IcebergFileIO, localPathOf } from './file-io.js';
 import { parseMetadataJson, stringifyMetadata, type TableMetadata } from './metadata.js';
 
 /** A table identifier: namespace levels and the table's name. */
@@ -28,6 +26,8 @@ export class CommitConflict extends Error {
  * next version only when nobody else did first (optimistic concurrency), drop it.
  */
 export interface IcebergCatalog {
+  /** The files of the catalog's tables: data, manifests, metadata. */
+  readonly io: IcebergFileIO;
   /** Where new tables go (`<warehouse>/<namespace>/<table>` or the catalog's own layout). */
   defaultLocation(ident: TableIdent): string;
   load(ident: TableIdent): Promise<LoadedTable | undefined>;
@@ -42,39 +42,24 @@ export interface IcebergCatalog {
   readonly description: string;
 }
 
-/** The local path of a location (`file:` URI or absolute path); other schemes are refused. */
+/** The local path of a location (`file:` URI or absolute path); other schemes are refused (the hadoop catalog's folders). */
 export function localPath(location: string): string {
-  // taken literally, not URL-decoded: Iceberg writers keep a partition value's escapes (%3A) in file names
-  if (location.startsWith('file://')) return location.slice('file://'.length);
-  if (location.startsWith('file:')) return location.slice('file:'.length);
-  if (location.startsWith('/')) return location;
+  const path = localPathOf(location);
+  if (path !== undefined) return path;
   const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(location)?.[1];
   throw new ConfigError(
     ErrorCode.CONFIG_BAD_VALUE,
-    `Iceberg location ${location}: ${scheme ? `the ${scheme}: scheme is not supported by Tideway's Iceberg connector yet (local folders only)` : 'not an absolute path or file: URI'}.`,
+    `Iceberg location ${location}: ${scheme ? `the ${scheme}: scheme is not supported here (a local folder is needed)` : 'not an absolute path or file: URI'}.`,
   );
 }
 
 /** `base` + `/` + `child`, without doubling the slash. */
 export const joinLocation = (base: string, child: string): string => `${base.replace(/\/+$/, '')}/${child}`;
 
-export async function readMetadataFile(location: string): Promise<TableMetadata> {
-  return parseMetadataJson(await readFile(localPath(location), 'utf8'));
+export async function readMetadataFile(io: IcebergFileIO, location: string): Promise<TableMetadata> {
+  return parseMetadataJson(Buffer.from(await io.read(location)).toString('utf8'));
 }
 
-/** Writes a file whole, through a temporary file renamed into place (a reader sees all of it or nothing). */
-export async function writeFileAtomically(location: string, bytes: Uint8Array | string): Promise<void> {
-  const path = localPath(location);
-  await mkdir(dirname(path), { recursive: true });
-  const tmp = `${path}.${randomUUID()}.tmp`;
-  await writeFile(tmp, bytes);
-  await rename(tmp, path);
-}
-
-export async function writeMetadataFile(location: string, metadata: TableMetadata): Promise<void> {
-  await writeFileAtomically(location, stringifyMetadata(metadata));
-}
-
-export async function removeFile(location: string): Promise<void> {
-  await rm(localPath(location), { force: true });
+export async function writeMetadataFile(io: IcebergFileIO, location: string, metadata: TableMetadata): Promise<void> {
+  await io.write(location, stringifyMetadata(metadata));
 }

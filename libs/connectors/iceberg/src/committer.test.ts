@@ -87,6 +87,24 @@ describe('IcebergCommitter', () => {
     expect((await catalog.load(ident))!.metadata.snapshots).toHaveLength(3);
   });
 
+  it('commits to a branch forked from main: main stays, a replay on the branch changes nothing', async () => {
+    const catalog = await newTable(0);
+    await new IcebergCommitter(catalog, ident).commit([info(1, 'main-job')]);
+    const onMain = (await catalog.load(ident))!.metadata;
+    const committer = new IcebergCommitter(catalog, ident, 'audit');
+    const cp = info(1);
+    await committer.commit([cp]);
+    await new IcebergCommitter(catalog, ident, 'audit').commit([cp]);
+    const m = (await catalog.load(ident))!.metadata;
+    expect(m.snapshots).toHaveLength(2);
+    expect(m['current-snapshot-id']).toBe(onMain['current-snapshot-id']);
+    const head = m.snapshots!.find((s) => s['snapshot-id'] === m.refs!.audit['snapshot-id'])!;
+    expect(head['parent-snapshot-id']).toBe(onMain['current-snapshot-id']);
+    expect(head.summary['total-records']).toBe('20');
+    expect(maxCommittedCheckpoint(m, 'job-1', 'audit')).toBe(1);
+    expect(maxCommittedCheckpoint(m, 'job-1')).toBe(-1);
+  });
+
   it('redoes a commit that lost a race on the table the other writer left', async () => {
     const catalog = await newTable(3);
     await new IcebergCommitter(catalog, ident).commit([info(1)]);

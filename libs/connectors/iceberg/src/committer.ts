@@ -1,19 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { readFile, rm } from 'node:fs/promises';
 import type { SinkAggregatedCommitter } from '@tideway/api';
 import { ErrorCode, logger, TidewayError } from '@tideway/common';
 import { decimalByteCount } from '@tideway/connector-file-common';
 import { type AvroPartitionField, avroFile, MANIFEST_FILE_SCHEMA, manifestEntrySchema, readAvroFile } from './avro.js';
-import {
-  CommitConflict,
-  formatIdent,
-  type IcebergCatalog,
-  joinLocation,
-  type LoadedTable,
-  localPath,
-  type TableIdent,
-  writeFileAtomically,
-} from './catalog.js';
+import { CommitConflict, formatIdent, type IcebergCatalog, joinLocation, type LoadedTable, type TableIdent } from './catalog.js';
+import type { IcebergFileIO } from './file-io.js';
 import {
   ancestry,
   currentSchema,
@@ -38,12 +29,46 @@ export const MAX_CHECKPOINT_PROPERTY = 'tideway.max-committed-checkpoint-id';
 /** Attempts of one commit that loses races to other writers before it fails. */
 export const COMMIT_ATTEMPTS = 8;
 
-/** The checkpoint `jobId` committed last to this table, by the snapshots of its current ancestry (-1: none). */
-export function maxCommittedCheckpoint(m: TableMetadata, jobId: string): number {
-  for (const s of ancestry(m)) {
+/** The head snapshot of `branch`: main's current snapshot, a branch ref's, or main's for a branch not created yet (it forks from there). */
+export function branchHead(m: TableMetadata, branch: string): Snapshot | undefined {
+  const ref = branch === 'main' ? undefined : m.refs?.[branch];
+  if (!ref) return currentSnapshot(m);
+  return m.snapshots?.find((s) => s['snapshot-id'] === ref['snapshot-id']);
+}
+
+/** `branch`'s head and its ancestors, newest first. */
+function* branchAncestry(m: TableMetadata, branch: string): Generator<Snapshot> {
+  if (branch === 'main') {
+    yield* ancestry(m);
+    return;
+  }
+  const byId = new Map((m.snapshots ?? []).map((s) => [s['snapshot-id'], s]));
+  for (let s = branchHead(m, branch); s; ) {
+    yield s;
+    const parent = s['parent-snapshot-id'];
+    s = parent === undefined ? undefined : byId.get(parent);
+  }
+}
+
+/** The checkpoint `jobId` committed last to this table's `branch` (main by default), by the snapshots of its ancestry (-1: none). */
+export function maxCommittedCheckpoint(m: TableMetadata, jobId: string, branch = 'main'): number {
+  for (const s of branchAncestry(m, branch)) {
     if (s.summary[JOB_ID_PROPERTY] === jobId) return Number(s.summary[MAX_CHECKPOINT_PROPERTY] ?? -1);
   }
   return -1;
+}
+
+/** The next metadata: `snapshot` added as the head of `branch` (main: also the table's current snapshot). */
+export function withBranchSnapshot(m: TableMetadata, snapshot: Snapshot, previousFile: string, branch: string): TableMetadata {
+  if (branch === 'main') return withSnapshot(m, snapshot, previousFile);
+  return {
+    ...m,
+    'last-sequence-number': snapshot['sequence-number'],
+    'last-updated-ms': snapshot['timestamp-ms'],
+    snapshots: [...(m.snapshots ?? []), snapshot],
+    'metadata-log': [...(m['metadata-log'] ?? []), { 'timestamp-ms': m['last-updated-ms'], 'metadata-file': previousFile }],
+    refs: { ...(m.refs ?? {}), [branch]: { 'snapshot-id': snapshot['snapshot-id'], type: 'branch' } },
+  };
 }
 
 /** The Avro type of a partition field whose source column is of Iceberg type `type`. */
@@ -105,6 +130,8 @@ class PendingCommit {
   constructor(
     private readonly info: IcebergCommitInfo,
     private readonly snapshotId: bigint,
+    private readonly io: IcebergFileIO,
+    private readonly branch: string,
   ) {}
 
   private specFields(m: TableMetadata, specId: number): SpecField[] {
@@ -171,7 +198,7 @@ class PendingCommit {
         content: content === 0 ? 'data' : 'deletes',
       });
       const path = joinLocation(m.location, `metadata/${randomUUID()}-m0.avro`);
-      await writeFileAtomically(path, bytes);
+      await this.io.write(path, bytes);
       out.push({
         manifest_path: path,
         manifest_length: BigInt(bytes.length),
@@ -201,12 +228,12 @@ class PendingCommit {
   async nextMetadata(table: LoadedTable): Promise<TableMetadata> {
     const m = table.metadata;
     const manifests = await this.writeManifests(m);
-    const parent = currentSnapshot(m);
-    const carried = parent ? (await readAvroFile(await readFile(localPath(parent['manifest-list'])))).records : [];
+    const parent = branchHead(m, this.branch);
+    const carried = parent ? (await readAvroFile(await this.io.read(parent['manifest-list']))).records : [];
     const seq = m['last-sequence-number'] + 1;
     const list = [...manifests.map((x) => ({ ...x, sequence_number: BigInt(seq), min_sequence_number: BigInt(seq) })), ...carried];
     const listPath = joinLocation(m.location, `metadata/snap-${this.snapshotId}-${seq}-${randomUUID()}.avro`);
-    await writeFileAtomically(
+    await this.io.write(
       listPath,
       avroFile(MANIFEST_FILE_SCHEMA, list, {
         'snapshot-id': String(this.snapshotId),
@@ -224,7 +251,7 @@ class PendingCommit {
       summary: this.summary(parent),
       'schema-id': m['current-schema-id'],
     };
-    return withSnapshot(m, snapshot, table.metadataLocation);
+    return withBranchSnapshot(m, snapshot, table.metadataLocation, this.branch);
   }
 
   private summary(parent: Snapshot | undefined): Record<string, string> {
@@ -294,6 +321,8 @@ export class IcebergCommitter implements SinkAggregatedCommitter<IcebergCommitIn
   constructor(
     private readonly catalog: IcebergCatalog,
     private readonly ident: TableIdent,
+    /** The branch snapshots are committed to (iceberg.table.commit-branch; main by default). */
+    private readonly branch = 'main',
   ) {}
 
   combine(infos: IcebergCommitInfo[]): IcebergCommitInfo {
@@ -313,7 +342,7 @@ export class IcebergCommitter implements SinkAggregatedCommitter<IcebergCommitIn
   }
 
   private async commitOne(info: IcebergCommitInfo): Promise<void> {
-    const pending = new PendingCommit(info, newSnapshotId());
+    const pending = new PendingCommit(info, newSnapshotId(), this.catalog.io, this.branch);
     const name = formatIdent(this.ident);
     for (let attempt = 1; ; attempt++) {
       const table = await this.catalog.load(this.ident);
@@ -322,7 +351,7 @@ export class IcebergCommitter implements SinkAggregatedCommitter<IcebergCommitIn
           ErrorCode.EXTERNAL_SYSTEM,
           `Iceberg table ${name} is gone from the ${this.catalog.description}: checkpoint ${info.checkpointId} cannot be committed.`,
         );
-      if (maxCommittedCheckpoint(table.metadata, info.jobId) >= info.checkpointId) {
+      if (maxCommittedCheckpoint(table.metadata, info.jobId, this.branch) >= info.checkpointId) {
         log.info({ table: name, checkpoint: info.checkpointId }, 'checkpoint already committed: skipped');
         return;
       }
@@ -349,8 +378,8 @@ export class IcebergCommitter implements SinkAggregatedCommitter<IcebergCommitIn
     const table = await this.catalog.load(this.ident);
     for (const info of infos) {
       // a checkpoint the table holds keeps its files, whatever the caller thinks
-      if (table && maxCommittedCheckpoint(table.metadata, info.jobId) >= info.checkpointId) continue;
-      for (const f of info.files) await rm(localPath(f.path), { force: true });
+      if (table && maxCommittedCheckpoint(table.metadata, info.jobId, this.branch) >= info.checkpointId) continue;
+      for (const f of info.files) await this.catalog.io.delete(f.path);
     }
   }
 

@@ -9,8 +9,8 @@ import {
   localPath,
   readMetadataFile,
   type TableIdent,
-  writeFileAtomically,
 } from './catalog.js';
+import { FileIO } from './file-io.js';
 import { stringifyMetadata, type TableMetadata } from './metadata.js';
 
 const exists = (path: string): Promise<boolean> =>
@@ -29,6 +29,7 @@ const exists = (path: string): Promise<boolean> =>
  */
 export class HadoopCatalog implements IcebergCatalog {
   readonly description: string;
+  readonly io = new FileIO();
 
   constructor(private readonly warehouse: string) {
     if (/^s3[an]?:/i.test(warehouse)) {
@@ -60,7 +61,7 @@ export class HadoopCatalog implements IcebergCatalog {
     // the hint is written after the version file: a newer one may exist
     while (await exists(localPath(this.versionFile(ident, version + 1)))) version++;
     const metadataLocation = this.versionFile(ident, version);
-    return { metadata: await readMetadataFile(metadataLocation), metadataLocation };
+    return { metadata: await readMetadataFile(this.io, metadataLocation), metadataLocation };
   }
 
   private async put(ident: TableIdent, version: number, metadata: TableMetadata): Promise<LoadedTable> {
@@ -78,7 +79,7 @@ export class HadoopCatalog implements IcebergCatalog {
     } finally {
       await rm(tmp, { force: true });
     }
-    await writeFileAtomically(joinLocation(this.metadataDir(ident), 'version-hint.text'), `${version}`);
+    await this.io.write(joinLocation(this.metadataDir(ident), 'version-hint.text'), `${version}`);
     return { metadata, metadataLocation: target };
   }
 

@@ -2,6 +2,8 @@ export { icebergSinkFactory } from './sink.js';
 export { ICEBERG_SINK_SPEC } from './options.js';
 export { HadoopCatalog } from './hadoop-catalog.js';
 export { SqlCatalog, pgConfigOf } from './sql-catalog.js';
+export { RestCatalog } from './rest-catalog.js';
+export { FileIO, type IcebergFileIO, localPathOf, S3_FILE_IO_KEYS } from './file-io.js';
 export { CommitConflict, type IcebergCatalog, type LoadedTable, type TableIdent } from './catalog.js';
 export { parseMetadataJson, stringifyMetadata, type TableMetadata } from './metadata.js';
 export { readAvroFile } from './avro.js';

@@ -86,7 +86,7 @@ export function layoutOf(
     if (want !== have) {
       throw new ConfigError(
         ErrorCode.CONFIG_BAD_VALUE,
-        `${where}: column ${field.name} is ${want} in the table and ${have} in the job (schema evolution is not supported yet).`,
+        `${where}: column ${field.name} is ${want} in the table and ${have} in the job (iceberg.table.schema-evolution-enabled follows a source's changes while a job runs, not a table that differs at its start).`,
       );
     }
     written.push({ field, column: at });
@@ -96,7 +96,7 @@ export function layoutOf(
   if (missing.length) {
     throw new ConfigError(
       ErrorCode.CONFIG_BAD_VALUE,
-      `${where}: the table has no column ${missing.join(', ')} of the job (schema evolution is not supported yet; RECREATE_SCHEMA recreates the table).`,
+      `${where}: the table has no column ${missing.join(', ')} of the job (RECREATE_SCHEMA recreates the table).`,
     );
   }
   const fieldById = new Map(schema.fields.map((f) => [f.id, f]));

@@ -1,7 +1,9 @@
 import { COMMON_OPTIONS, type PluginOptions, type PluginSpec } from '@tideway/api';
 import { ConfigError, ErrorCode } from '@tideway/common';
-import { type IcebergCatalog, localPath } from './catalog.js';
+import type { IcebergCatalog } from './catalog.js';
+import { FileIO, S3_FILE_IO_KEYS } from './file-io.js';
 import { HadoopCatalog } from './hadoop-catalog.js';
+import { REST_CATALOG_KEYS, RestCatalog } from './rest-catalog.js';
 import { pgConfigOf, SqlCatalog } from './sql-catalog.js';
 
 /**
@@ -27,8 +29,9 @@ export const DEFAULT_TARGET_FILE_BYTES = 512 * 1024 * 1024;
 
 const CATALOG_KEYS: Record<string, readonly string[]> = {
   hadoop: ['type', 'warehouse'],
-  jdbc: ['type', 'warehouse', 'uri', 'jdbc.user', 'jdbc.password'],
-  sql: ['type', 'warehouse', 'uri', 'jdbc.user', 'jdbc.password'],
+  jdbc: ['type', 'warehouse', 'uri', 'jdbc.user', 'jdbc.password', ...S3_FILE_IO_KEYS],
+  sql: ['type', 'warehouse', 'uri', 'jdbc.user', 'jdbc.password', ...S3_FILE_IO_KEYS],
+  rest: REST_CATALOG_KEYS,
 };
 
 const WRITE_PROPS = ['write.format.default', 'write.target-file-size-bytes', 'write.parquet.compression-codec'];
@@ -36,13 +39,13 @@ const WRITE_PROPS = ['write.format.default', 'write.target-file-size-bytes', 'wr
 /** What is wrong with option 'iceberg.catalog.config' (a sentence naming it), or undefined; shared by the sink and the source. */
 export function catalogConfigProblem(catalog: Record<string, unknown>): string | undefined {
   const type = typeof catalog.type === 'string' ? catalog.type.toLowerCase() : '';
-  if (!type) return "option 'iceberg.catalog.config' needs a 'type' (hadoop, jdbc or sql)";
+  if (!type) return "option 'iceberg.catalog.config' needs a 'type' (hadoop, jdbc, sql or rest)";
   const keys = CATALOG_KEYS[type];
-  if (!keys) return `option 'iceberg.catalog.config' type '${type}' is not supported by Tideway (hadoop, jdbc or sql)`;
+  if (!keys) return `option 'iceberg.catalog.config' type '${type}' is not supported by Tideway (hadoop, jdbc, sql or rest)`;
   for (const k of Object.keys(catalog)) {
     if (!keys.includes(k)) return `option 'iceberg.catalog.config' key '${k}' is not supported for a ${type} catalog (${keys.join(', ')})`;
   }
-  if (!catalog.warehouse) return `option 'iceberg.catalog.config' needs a 'warehouse' for a ${type} catalog`;
+  if (!catalog.warehouse && type !== 'rest') return `option 'iceberg.catalog.config' needs a 'warehouse' for a ${type} catalog`;
   if (type !== 'hadoop' && !catalog.uri) return `option 'iceberg.catalog.config' needs a 'uri' for a ${type} catalog`;
   return undefined;
 }
@@ -56,7 +59,7 @@ export const ICEBERG_SINK_SPEC: PluginSpec = {
       type: 'map',
       required: true,
       description:
-        'The catalog: `type` = hadoop (a local folder `warehouse`) or jdbc/sql (tables in PostgreSQL at `uri`, jdbc:postgresql://host:port/db or postgresql://user:password@host:port/db, with `jdbc.user`/`jdbc.password`; data under `warehouse`). rest, hive and glue catalogs are refused.',
+        "The catalog: `type` = hadoop (a local folder `warehouse`), jdbc/sql (tables in PostgreSQL at `uri`, jdbc:postgresql://host:port/db or postgresql://user:password@host:port/db, with `jdbc.user`/`jdbc.password`; data under `warehouse`) or rest (Iceberg's REST catalog protocol at `uri`, http(s)://host:port[/path]; `warehouse` is sent to its /v1/config, and the server places new tables; `token` a bearer token or `credential` client_id:client_secret for OAuth2 client credentials at `oauth2-server-uri` (default `uri`/v1/oauth/tokens) with `scope` (default catalog); `prefix` when /v1/config gives none). Files of sql and rest catalog tables may be on S3 (s3://bucket/path), with the keys s3.endpoint, s3.access-key-id, s3.secret-access-key, s3.session-token, s3.path-style-access and client.region; a hadoop catalog is local only (its commit needs an atomic create-if-absent, which S3 lacks). hive and glue catalogs are refused.",
     },
     { name: 'namespace', type: 'string', required: true, description: "The table's namespace (levels separated by dots)." },
     { name: 'table', type: 'string', required: true, description: "The table's name." },
@@ -82,18 +85,20 @@ export const ICEBERG_SINK_SPEC: PluginSpec = {
       name: 'iceberg.table.partition-keys',
       type: 'string',
       description:
-        'Comma-separated partition keys of a table the sink creates: a column name (an identity partition, as SeaTunnel writes), or, beyond SeaTunnel, year(col), month(col), day(col), hour(col) or truncate[W](col). bucket[N] is refused.',
+        "Comma-separated partition keys of a table the sink creates: a column name (an identity partition, as SeaTunnel writes), or, beyond SeaTunnel, year(col), month(col), day(col), hour(col), truncate[W](col) or bucket[N](col) (Iceberg's Murmur3 hash of the value, modulo N).",
     },
     {
       name: 'iceberg.table.schema-evolution-enabled',
       type: 'boolean',
       default: false,
-      description: 'Schema evolution: not supported yet (true is refused); a schema change fails the job.',
+      description:
+        "Schema evolution: the table follows the source's schema changes (CDC sources with schema-changes.enabled): an added column becomes a new optional field (a new field id), a dropped one goes, a renamed one keeps its field id, and a column is widened as Iceberg allows (int to bigint, float to double, a wider decimal), each committed as a new schema before the rows after the change. Identifier and partition columns cannot be dropped. Off: a schema change fails the job.",
     },
     {
       name: 'iceberg.table.commit-branch',
       type: 'string',
-      description: 'Commits to a branch: not supported yet (refused when set); commits go to main.',
+      description:
+        "The branch each checkpoint's snapshot is committed to (default main). A branch that does not exist yet is created at main's current snapshot; the table's current snapshot (main) does not move. Save modes look at main.",
     },
     {
       name: 'case_sensitive',
@@ -117,11 +122,8 @@ export const ICEBERG_SINK_SPEC: PluginSpec = {
     },
   ],
   validate: (o) => {
-    if (o.get<boolean>('iceberg.table.schema-evolution-enabled')) {
-      return "option 'iceberg.table.schema-evolution-enabled' = true is not supported by Tideway's Iceberg sink yet";
-    }
-    if (o.has('iceberg.table.commit-branch'))
-      return "option 'iceberg.table.commit-branch' is not supported by Tideway's Iceberg sink yet: commits go to main";
+    const branch = o.get<string | undefined>('iceberg.table.commit-branch');
+    if (branch !== undefined && !/^[^\s]+$/.test(branch)) return `option 'iceberg.table.commit-branch' = '${branch}' is not a branch name`;
     if (o.get<boolean>('iceberg.table.upsert-mode-enabled') && !o.has('iceberg.table.primary-keys')) {
       return "option 'iceberg.table.upsert-mode-enabled' needs option 'iceberg.table.primary-keys'";
     }
@@ -151,6 +153,9 @@ export interface IcebergSinkSettings {
   readonly writeProps: Readonly<Record<string, string>>;
   readonly primaryKeys: readonly string[];
   readonly upsert: boolean;
+  readonly schemaEvolution: boolean;
+  /** iceberg.table.commit-branch, main by default. */
+  readonly branch: string;
   readonly partitionKeys: readonly string[];
   readonly caseSensitive: boolean;
   readonly schemaSaveMode: (typeof SCHEMA_SAVE_MODES)[number];
@@ -180,6 +185,8 @@ export function settingsOf(o: PluginOptions): IcebergSinkSettings {
     writeProps,
     primaryKeys: listOf(o.get<string | undefined>('iceberg.table.primary-keys')),
     upsert: o.get<boolean>('iceberg.table.upsert-mode-enabled'),
+    schemaEvolution: o.get<boolean>('iceberg.table.schema-evolution-enabled'),
+    branch: o.get<string | undefined>('iceberg.table.commit-branch') ?? 'main',
     partitionKeys: listOf(o.get<string | undefined>('iceberg.table.partition-keys')),
     caseSensitive: o.get<boolean>('case_sensitive'),
     schemaSaveMode: o.get('schema_save_mode'),
@@ -193,12 +200,12 @@ export function settingsOf(o: PluginOptions): IcebergSinkSettings {
 export function openCatalog(s: Pick<IcebergSinkSettings, 'catalog' | 'catalogName'>): IcebergCatalog {
   const c = s.catalog;
   if (c.type === 'hadoop') return new HadoopCatalog(c.warehouse);
-  localPath(c.warehouse);
+  if (c.type === 'rest') return new RestCatalog(c);
   if (!/^(jdbc:postgresql|postgres)/i.test(c.uri)) {
     throw new ConfigError(
       ErrorCode.CONFIG_BAD_VALUE,
       `iceberg.catalog.config: uri ${c.uri} is not PostgreSQL: Tideway's ${c.type} catalog keeps its tables in PostgreSQL only.`,
     );
   }
-  return new SqlCatalog(s.catalogName, c.warehouse, pgConfigOf(c.uri, c['jdbc.user'], c['jdbc.password']));
+  return new SqlCatalog(s.catalogName, c.warehouse, pgConfigOf(c.uri, c['jdbc.user'], c['jdbc.password']), new FileIO(c));
 }

@@ -3,6 +3,7 @@ import { ConfigError, ErrorCode } from '@tideway/common';
 import { parquetColumns, parquetRowGroupBatches, TIDEWAY_PARSERS } from '@tideway/connector-file-common';
 import { type FileMetaData, parquetMetadataAsync, parquetSchema, type SchemaTree } from 'hyparquet';
 import { type BoundPredicate, matches, mayMatch, type ValueRange } from './filter.js';
+import type { IcebergFileIO } from './file-io.js';
 import { readLocation } from './io.js';
 import { castTo, compileFileValue, internalOfEngine } from './read-schema.js';
 import { type DeleteRef, type ScanTask, scanCounters } from './scan.js';
@@ -48,8 +49,8 @@ interface OpenFile {
   readonly read: (from: number, to: number) => Promise<Uint8Array>;
 }
 
-async function openParquet(path: string, size: number): Promise<OpenFile> {
-  const read = (from: number, to: number): Promise<Uint8Array> => readLocation(path, { start: from, end: to });
+async function openParquet(io: IcebergFileIO, path: string, size: number): Promise<OpenFile> {
+  const read = (from: number, to: number): Promise<Uint8Array> => readLocation(io, path, { start: from, end: to });
   const meta = await parquetMetadataAsync(
     {
       byteLength: size,
@@ -172,6 +173,8 @@ function remember<K, V>(map: Map<K, V>, key: K, value: V): void {
 
 /** Reads data files of splits, keeping the delete files it read last for the next splits. */
 export class DataFileReader {
+  constructor(private readonly io: IcebergFileIO) {}
+
   private readonly positionDeletes = new Map<string, Promise<Map<string, Set<number>>>>();
   private readonly equalityDeletes = new Map<string, Promise<Set<string>>>();
 
@@ -181,7 +184,7 @@ export class DataFileReader {
     if (!all) {
       all = (async () => {
         scanCounters.deleteFilesRead++;
-        const file = await openParquet(d.path, d.size);
+        const file = await openParquet(this.io, d.path, d.size);
         const out = new Map<string, Set<number>>();
         const fields = [
           { id: FILE_PATH_ID, type: 'string' },
@@ -208,7 +211,7 @@ export class DataFileReader {
     if (!keys) {
       keys = (async () => {
         scanCounters.deleteFilesRead++;
-        const file = await openParquet(d.path, d.size);
+        const file = await openParquet(this.io, d.path, d.size);
         const out = new Set<string>();
         for await (const b of fieldBatches(file, fields, [0, file.meta.row_groups.length], 0)) for (const r of b.rows) out.add(keyOf(r));
         return out;
@@ -225,7 +228,7 @@ export class DataFileReader {
   async *read(task: ScanTask, plan: ReadPlan, offset: number): AsyncGenerator<{ rows: unknown[][]; consumed: number }> {
     const where = `Iceberg data file ${task.path}`;
     scanCounters.dataFilesOpened++;
-    const file = await openParquet(task.path, task.size);
+    const file = await openParquet(this.io, task.path, task.size);
     if (file.root.children.length > 0 && file.root.children.every((c) => c.element.field_id === undefined)) {
       throw new ConfigError(
         ErrorCode.UNSUPPORTED_TYPE,

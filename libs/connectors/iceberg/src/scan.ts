@@ -2,6 +2,7 @@ import { ConfigError, ErrorCode, logger } from '@tideway/common';
 import { parquetMetadataAsync } from 'hyparquet';
 import { readAvroFile } from './avro.js';
 import { type BoundPredicate, boundValue, mayMatch, projectPredicate, type ValueRange } from './filter.js';
+import type { IcebergFileIO } from './file-io.js';
 import { readLocation } from './io.js';
 import type { PartitionSpec, Snapshot, TableMetadata } from './metadata.js';
 import type { IcebergField, IcebergSchema } from './schema.js';
@@ -95,8 +96,8 @@ function partitionKeyOf(specId: number, partition: unknown): string {
 const num = (v: unknown): number => (v === null || v === undefined ? 0 : Number(v));
 
 /** The entries of a manifest, sequence numbers inherited from the manifest list where the entry has none. */
-async function manifestEntries(manifest: Record<string, unknown>): Promise<Entry[]> {
-  const { records } = await readAvroFile(await readLocation(String(manifest.manifest_path)));
+async function manifestEntries(io: IcebergFileIO, manifest: Record<string, unknown>): Promise<Entry[]> {
+  const { records } = await readAvroFile(await readLocation(io, String(manifest.manifest_path)));
   const specId = num(manifest.partition_spec_id);
   const manifestSeq = num(manifest.sequence_number);
   return records.map((r) => {
@@ -203,6 +204,8 @@ export interface PlanContext {
   readonly filter: readonly BoundPredicate[];
   readonly splitBytes: number;
   readonly where: string;
+  /** The catalog's FileIO, which reads the table's files. */
+  readonly io: IcebergFileIO;
 }
 
 function specsOf(m: TableMetadata): Map<number, PartitionSpec> {
@@ -212,7 +215,7 @@ function specsOf(m: TableMetadata): Map<number, PartitionSpec> {
 /** The data files of a snapshot with the delete files that apply to each, pruned by the filter. */
 export async function planSnapshot(ctx: PlanContext, snapshot: Snapshot): Promise<{ tasks: ScanTask[]; stats: PlanStats }> {
   const stats = newStats();
-  const { records: manifests } = await readAvroFile(await readLocation(snapshot['manifest-list']));
+  const { records: manifests } = await readAvroFile(await readLocation(ctx.io, snapshot['manifest-list']));
   const specs = specsOf(ctx.metadata);
   const fields = new Map(ctx.schema.fields.map((f) => [f.id, f]));
   const data: Entry[] = [];
@@ -229,7 +232,7 @@ export async function planSnapshot(ctx: PlanContext, snapshot: Snapshot): Promis
     }
     stats.manifests++;
     const names = spec.fields.map((f) => f.name);
-    for (const e of await manifestEntries(manifest)) {
+    for (const e of await manifestEntries(ctx.io, manifest)) {
       if (e.status === 2) continue; // deleted from the table by this manifest's snapshot
       if (isDeletes) {
         deletes.push(e);
@@ -300,7 +303,7 @@ async function splitsOf(ctx: PlanContext, e: Entry, deletes: DeleteRef[], stats:
     const meta = await parquetMetadataAsync({
       byteLength: size,
       slice: async (start, end) => {
-        const b = await readLocation(path, { start, end: end ?? size });
+        const b = await readLocation(ctx.io, path, { start, end: end ?? size });
         return b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer;
       },
     });
@@ -350,7 +353,7 @@ export async function planAppends(ctx: PlanContext, snapshots: readonly Snapshot
   for (const snapshot of snapshots) {
     if (snapshot.summary.operation !== 'append') continue;
     const id = snapshot['snapshot-id'];
-    const { records: manifests } = await readAvroFile(await readLocation(snapshot['manifest-list']));
+    const { records: manifests } = await readAvroFile(await readLocation(ctx.io, snapshot['manifest-list']));
     for (const manifest of manifests) {
       if (manifest.added_snapshot_id !== id || num(manifest.content) !== 0) continue;
       const spec = specs.get(num(manifest.partition_spec_id));
@@ -363,7 +366,7 @@ export async function planAppends(ctx: PlanContext, snapshots: readonly Snapshot
       }
       stats.manifests++;
       const names = spec.fields.map((f) => f.name);
-      for (const e of await manifestEntries(manifest)) {
+      for (const e of await manifestEntries(ctx.io, manifest)) {
         if (e.status !== 1 || e.snapshotId !== id) continue;
         if (!fileMayMatch(e.file, projected, ctx.filter, names)) {
           stats.dataFilesSkipped++;

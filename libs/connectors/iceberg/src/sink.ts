@@ -8,7 +8,7 @@ import { ICEBERG_SINK_SPEC, type IcebergSinkSettings, openCatalog, settingsOf } 
 import { type IcebergField, icebergSchemaOf, lastColumnId, typeText } from './schema.js';
 import { transformRefusal } from './transforms.js';
 import { avroFile, MANIFEST_FILE_SCHEMA } from './avro.js';
-import { joinLocation, writeFileAtomically } from './catalog.js';
+import { joinLocation } from './catalog.js';
 import { type IcebergCommitInfo, IcebergWriter } from './writer.js';
 
 /** The partition spec of a new table: identity partitions of `keys`. */
@@ -138,7 +138,7 @@ class IcebergSink implements Sink<IcebergCommitInfo, IcebergCommitInfo> {
     const parent = currentSnapshot(m)!;
     const seq = m['last-sequence-number'] + 1;
     const listPath = joinLocation(m.location, `metadata/snap-${id}-${seq}-drop.avro`);
-    await writeFileAtomically(
+    await catalog.io.write(
       listPath,
       avroFile(MANIFEST_FILE_SCHEMA, [], {
         'snapshot-id': String(id),
@@ -174,7 +174,7 @@ class IcebergSink implements Sink<IcebergCommitInfo, IcebergCommitInfo> {
   }
 
   createAggregatedCommitter(): SinkAggregatedCommitter<IcebergCommitInfo, IcebergCommitInfo> {
-    return new IcebergCommitter(openCatalog(this.settings), this.ident);
+    return new IcebergCommitter(openCatalog(this.settings), this.ident, this.settings.branch);
   }
 }
 
@@ -182,7 +182,7 @@ export const icebergSinkFactory: SinkFactory = {
   type: 'sink',
   name: 'Iceberg',
   description:
-    'Writes an Apache Iceberg table (format version 2) in a hadoop (local folder) or sql (PostgreSQL) catalog: Parquet data files, one snapshot per checkpoint committed exactly once, equality deletes for updates and deletes by primary key.',
+    'Writes an Apache Iceberg table (format version 2) in a hadoop (local folder), sql (PostgreSQL) or REST catalog: Parquet data files, one snapshot per checkpoint committed exactly once, equality deletes for updates and deletes by primary key.',
   spec: ICEBERG_SINK_SPEC,
   create(ctx: PluginContext): Sink {
     if (ctx.inputTables.length !== 1) {

@@ -33,7 +33,7 @@ export const ICEBERG_SOURCE_SPEC: PluginSpec = {
       type: 'map',
       required: true,
       description:
-        'The catalog: `type` = hadoop (a local folder `warehouse`) or jdbc/sql (tables in PostgreSQL at `uri`, with `jdbc.user`/`jdbc.password`), as for the Iceberg sink. rest, hive and glue catalogs are refused.',
+        'The catalog, with the keys of the Iceberg sink: `type` = hadoop (a local folder `warehouse`), jdbc/sql (tables in PostgreSQL at `uri`, with `jdbc.user`/`jdbc.password`) or rest (`uri`, `warehouse`, `token` or `credential`); files of sql and rest tables may be on S3 (s3.endpoint, s3.access-key-id, s3.secret-access-key, s3.session-token, s3.path-style-access, client.region). hive and glue catalogs are refused.',
     },
     { name: 'namespace', type: 'string', default: 'default', description: "The table's namespace (levels separated by dots)." },
     { name: 'table', type: 'string', required: true, description: "The table's name." },

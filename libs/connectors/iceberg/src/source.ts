@@ -16,6 +16,7 @@ import {
 } from '@tideway/api';
 import { ConfigError, ErrorCode, logger, type Place, TidewayError } from '@tideway/common';
 import { formatIdent, type IcebergCatalog, type TableIdent } from './catalog.js';
+import { FileIO, type IcebergFileIO } from './file-io.js';
 import { type BoundPredicate, bindFilter } from './filter.js';
 import { ancestry, currentSchema, currentSnapshot, type Snapshot, type TableMetadata } from './metadata.js';
 import { openCatalog } from './options.js';
@@ -252,6 +253,12 @@ class IcebergEnumerator implements SplitEnumerator<IcebergSplit, IcebergEnumerat
     this.catalog = openCatalog(this.source.settings);
   }
 
+  /** The catalog's FileIO (the catalog opened when open() has not run yet). */
+  private get io(): IcebergFileIO {
+    this.catalog ??= openCatalog(this.source.settings);
+    return this.catalog.io;
+  }
+
   private get settings(): IcebergSourceSettings {
     return this.source.settings;
   }
@@ -290,7 +297,7 @@ class IcebergEnumerator implements SplitEnumerator<IcebergSplit, IcebergEnumerat
     const m = r.metadata;
     const s = this.settings;
     const where = this.source.where;
-    const ctx = { metadata: m, schema: r.schema, filter: r.plan.filter, splitBytes: this.splitBytes(m), where };
+    const ctx = { metadata: m, schema: r.schema, filter: r.plan.filter, splitBytes: this.splitBytes(m), where, io: this.io };
     if (!s.streaming) {
       if (s.startSnapshotId !== undefined || s.endSnapshotId !== undefined) {
         const end =
@@ -356,7 +363,14 @@ class IcebergEnumerator implements SplitEnumerator<IcebergSplit, IcebergEnumerat
     const r = await this.source.resolve(this.catalog);
     const from = this.position === '' || this.position === undefined ? undefined : BigInt(this.position);
     const snapshots = snapshotsBetween(m, from, current, this.source.where);
-    const ctx = { metadata: m, schema: r.schema, filter: r.plan.filter, splitBytes: this.splitBytes(m), where: this.source.where };
+    const ctx = {
+      metadata: m,
+      schema: r.schema,
+      filter: r.plan.filter,
+      splitBytes: this.splitBytes(m),
+      where: this.source.where,
+      io: this.io,
+    };
     const { tasks, stats } = await planAppends(ctx, snapshots);
     if (tasks.length) recordPlan(stats, `appends up to snapshot ${current['snapshot-id']}`, this.source.where);
     this.pending.push(...this.splitsOf(tasks, m, r.schema, r.plan, String(current['snapshot-id'])));
@@ -439,7 +453,7 @@ const ASK_AGAIN_MS = 2000;
 class IcebergReader implements SourceReader<IcebergSplit> {
   private readonly queue: IcebergSplit[] = [];
   private current?: { split: IcebergSplit; batches: AsyncIterator<{ rows: unknown[][]; consumed: number }>; offset: number };
-  private readonly files = new DataFileReader();
+  private readonly files: DataFileReader;
   private noMoreSplits = false;
   private finished = false;
   /** When the last split request went out (the registration asks for the first split). */
@@ -451,6 +465,7 @@ class IcebergReader implements SourceReader<IcebergSplit> {
     private readonly ctx: SourceReaderContext,
   ) {
     this.tableId = source.tableId;
+    this.files = new DataFileReader(new FileIO(source.settings.catalog));
   }
 
   open(): void {}

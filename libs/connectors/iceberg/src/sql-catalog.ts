@@ -7,12 +7,11 @@ import {
   type IcebergCatalog,
   joinLocation,
   type LoadedTable,
-  localPath,
   readMetadataFile,
-  removeFile,
   type TableIdent,
   writeMetadataFile,
 } from './catalog.js';
+import type { IcebergFileIO } from './file-io.js';
 import type { TableMetadata } from './metadata.js';
 
 /** The connection of a sql/jdbc catalog's `uri`: jdbc:postgresql://host:port/db or postgresql[+driver]://user:pass@host:port/db. */
@@ -51,8 +50,9 @@ export class SqlCatalog implements IcebergCatalog {
     private readonly name: string,
     private readonly warehouse: string,
     private readonly config: pg.ClientConfig,
+    readonly io: IcebergFileIO,
   ) {
-    localPath(warehouse);
+    io.check(warehouse, `iceberg.catalog.config warehouse`);
     this.description = `sql catalog ${name} at ${config.host}:${config.port}/${config.database ?? ''}`;
   }
 
@@ -104,7 +104,7 @@ export class SqlCatalog implements IcebergCatalog {
     );
     const location = r.rows[0]?.metadata_location;
     if (!location) return undefined;
-    return { metadata: await readMetadataFile(location), metadataLocation: location };
+    return { metadata: await readMetadataFile(this.io, location), metadataLocation: location };
   }
 
   private metadataFile(metadata: TableMetadata, version: number): string {
@@ -114,7 +114,7 @@ export class SqlCatalog implements IcebergCatalog {
   async create(ident: TableIdent, metadata: TableMetadata): Promise<LoadedTable> {
     const db = await this.db();
     const location = this.metadataFile(metadata, 0);
-    await writeMetadataFile(location, metadata);
+    await writeMetadataFile(this.io, location, metadata);
     const [catalog, namespace, table] = this.key(ident);
     await db.query(
       `INSERT INTO iceberg_namespace_properties (catalog_name, namespace, property_key, property_value) VALUES ($1, $2, 'exists', 'true')
@@ -130,7 +130,7 @@ export class SqlCatalog implements IcebergCatalog {
       [catalog, namespace, table, location],
     );
     if (r.rowCount === 0) {
-      await removeFile(location);
+      await this.io.delete(location);
       throw new CommitConflict(`${formatIdent(ident)} was created by another writer`);
     }
     return { metadata, metadataLocation: location };
@@ -140,14 +140,14 @@ export class SqlCatalog implements IcebergCatalog {
     const db = await this.db();
     const version = Number(/\/(\d+)-[^/]*\.metadata\.json$/.exec(base.metadataLocation)?.[1] ?? -1) + 1;
     const location = this.metadataFile(next, version);
-    await writeMetadataFile(location, next);
+    await writeMetadataFile(this.io, location, next);
     const r = await db.query(
       `UPDATE iceberg_tables SET metadata_location = $4, previous_metadata_location = $5
        WHERE catalog_name = $1 AND table_namespace = $2 AND table_name = $3 AND metadata_location = $5`,
       [...this.key(ident), location, base.metadataLocation],
     );
     if (r.rowCount === 0) {
-      await removeFile(location);
+      await this.io.delete(location);
       throw new CommitConflict(`${formatIdent(ident)} moved past ${base.metadataLocation}: another writer committed first`);
     }
     return { metadata: next, metadataLocation: location };

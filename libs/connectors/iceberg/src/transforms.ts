@@ -1,10 +1,32 @@
 import { dateText } from '@tideway/connector-file-common';
-import type { Internal } from './values.js';
+import murmurhash from 'murmurhash';
+import { type Internal, unscaledBytes } from './values.js';
 
 /**
- * Iceberg's partition transforms that Tideway writes: identity, year, month, day, hour and
- * truncate[W] (bucket[N] is not written yet). Values are Iceberg internal values.
+ * Iceberg's partition transforms that Tideway writes: identity, year, month, day, hour,
+ * truncate[W] and bucket[N]. Values are Iceberg internal values.
  */
+
+/** Source types bucket[N] hashes (Iceberg's spec; float, double and boolean are not bucketed). */
+const BUCKETED = new Set(['int', 'long', 'date', 'time', 'timestamp', 'string', 'binary']);
+
+/**
+ * Iceberg's bucket hash: 32-bit Murmur3 (x86, seed 0) of the value's hash bytes: ints, longs,
+ * dates, times and timestamps as a little-endian long, strings as UTF-8, binaries as they are,
+ * decimals as the unscaled value's minimal big-endian two's complement.
+ */
+export function bucketHash(sourceType: string, v: Internal): number {
+  let bytes: Uint8Array;
+  if (typeof v === 'string') bytes = Buffer.from(v, 'utf8');
+  else if (v instanceof Uint8Array) bytes = v;
+  else if (sourceType.startsWith('decimal')) bytes = unscaledBytes(v as bigint);
+  else {
+    const b = Buffer.alloc(8);
+    b.writeBigInt64LE(BigInt(v));
+    bytes = b;
+  }
+  return murmurhash.v3(bytes, 0) | 0;
+}
 
 const DAY_MICROS = 86_400_000_000n;
 const HOUR_MICROS = 3_600_000_000n;
@@ -28,6 +50,13 @@ export function transformRefusal(transform: string, sourceType: string): string 
   if (transform === 'year' || transform === 'month' || transform === 'day')
     return temporal ? undefined : `${transform} applies to date and timestamp columns`;
   if (transform === 'hour') return sourceType === 'timestamp' ? undefined : 'hour applies to timestamp columns';
+  const n = /^bucket\[(\d+)\]$/.exec(transform);
+  if (n) {
+    if (Number(n[1]) < 1) return 'bucket needs at least 1 bucket';
+    return BUCKETED.has(sourceType) || sourceType.startsWith('decimal')
+      ? undefined
+      : 'bucket applies to int, long, decimal, date, time, timestamp, string and binary columns';
+  }
   const w = /^truncate\[(\d+)\]$/.exec(transform);
   if (w) {
     if (Number(w[1]) < 1) return 'truncate needs a width of at least 1';
@@ -35,12 +64,12 @@ export function transformRefusal(transform: string, sourceType: string): string 
       ? undefined
       : 'truncate applies to int, long, string and decimal columns';
   }
-  return `transform ${transform} is not written by Tideway (identity, year, month, day, hour, truncate[W])`;
+  return `transform ${transform} is not written by Tideway (identity, year, month, day, hour, truncate[W], bucket[N])`;
 }
 
 /** The Iceberg type of the partition values of `transform` over a `sourceType` column. */
 export function resultType(transform: string, sourceType: string): string {
-  if (transform === 'year' || transform === 'month' || transform === 'hour') return 'int';
+  if (transform === 'year' || transform === 'month' || transform === 'hour' || transform.startsWith('bucket')) return 'int';
   if (transform === 'day') return 'date';
   return sourceType;
 }
@@ -62,6 +91,8 @@ export function applyTransform(transform: string, sourceType: string, v: Interna
     case 'hour':
       return Number(floorDiv(BigInt(v as bigint), HOUR_MICROS));
     default: {
+      const buckets = /^bucket\[(\d+)\]$/.exec(transform);
+      if (buckets) return (bucketHash(sourceType, v) & 0x7fffffff) % Number(buckets[1]);
       const width = Number(/^truncate\[(\d+)\]$/.exec(transform)![1]);
       if (typeof v === 'string') return [...v].slice(0, width).join('');
       if (typeof v === 'bigint') return v - (((v % BigInt(width)) + BigInt(width)) % BigInt(width));
@@ -75,6 +106,7 @@ export function applyTransform(transform: string, sourceType: string, v: Interna
 export function transformHuman(transform: string, v: Internal | null, fallback: (v: Internal | null) => string): string {
   if (v === null) return 'null';
   const n = Number(v);
+  if (transform.startsWith('bucket')) return String(n);
   switch (transform) {
     case 'year':
       return String(1970 + n);

@@ -1,10 +1,18 @@
 import { randomUUID } from 'node:crypto';
-import { closeSync, mkdirSync, openSync, rmSync, writeSync } from 'node:fs';
-import { dirname } from 'node:path';
-import type { CatalogTable, Column, Row, SinkWriter, SinkWriterContext } from '@tideway/api';
-import { ErrorCode, TidewayError } from '@tideway/common';
-import { loadZstd, ParquetFileWriter, PARQUET_ROW_GROUP_BYTES } from '@tideway/connector-file-common';
-import { formatIdent, type IcebergCatalog, joinLocation, localPath, type TableIdent } from './catalog.js';
+import {
+  type CatalogTable,
+  type Column,
+  describeSchemaChange,
+  type Row,
+  type SchemaChangeEvent,
+  type SinkWriter,
+  type SinkWriterContext,
+} from '@tideway/api';
+import { ErrorCode, logger, TidewayError } from '@tideway/common';
+import { type FileOutput, loadZstd, ParquetFileWriter, PARQUET_ROW_GROUP_BYTES } from '@tideway/connector-file-common';
+import { CommitConflict, formatIdent, type IcebergCatalog, joinLocation, type TableIdent } from './catalog.js';
+import { evolvedMetadata } from './evolution.js';
+import type { IcebergFileIO } from './file-io.js';
 import { layoutOf, type TableLayout } from './layout.js';
 import type { IcebergSinkSettings } from './options.js';
 import type { IcebergType } from './schema.js';
@@ -35,6 +43,11 @@ export interface IcebergCommitInfo {
   readonly files: readonly PreparedFile[];
 }
 
+const log = logger('iceberg-writer');
+
+/** Attempts of a schema commit that loses races to other writers before it fails. */
+const SCHEMA_COMMIT_ATTEMPTS = 8;
+
 /** Bounds of strings and binaries longer than this are left out of manifests (a bound is optional; a long one only makes manifests big). */
 const MAX_BOUND_BYTES = 256;
 
@@ -46,10 +59,10 @@ function leaves(t: IcebergType): number {
   return t.fields.reduce((n, f) => n + leaves(f.type), 0);
 }
 
-/** One Parquet file being written: its encoder and the file it appends to. */
+/** One Parquet file being written: its encoder and the file it appends to (opened with the first bytes). */
 class OpenFile {
   private readonly encoder: ParquetFileWriter;
-  private readonly fd: number;
+  private output?: Promise<FileOutput>;
   private bytes = 0;
   rows = 0;
 
@@ -61,11 +74,9 @@ class OpenFile {
     private readonly partition: readonly (Internal | null)[],
     private readonly specId: number,
     settings: IcebergSinkSettings,
+    private readonly io: IcebergFileIO,
     private readonly equalityIds?: readonly number[],
   ) {
-    const path = localPath(location);
-    mkdirSync(dirname(path), { recursive: true });
-    this.fd = openSync(path, 'wx');
     this.encoder = new ParquetFileWriter(
       columns,
       settings.codec,
@@ -80,17 +91,23 @@ class OpenFile {
     this.rows++;
   }
 
+  private async append(bytes: Uint8Array): Promise<void> {
+    this.output ??= this.io.create(this.location);
+    await (await this.output).write(bytes);
+    this.bytes += bytes.byteLength;
+  }
+
   /** Writes what the encoder finished; returns the file's size so far. */
-  flush(): number {
+  async flush(): Promise<number> {
     const out = this.encoder.take();
-    if (out) this.bytes += writeSync(this.fd, out);
+    if (out) await this.append(out);
     return this.bytes;
   }
 
-  finish(): PreparedFile {
+  async finish(): Promise<PreparedFile> {
     const out = this.encoder.finish();
-    if (out) this.bytes += writeSync(this.fd, out);
-    closeSync(this.fd);
+    if (out) await this.append(out);
+    await (await (this.output ?? this.io.create(this.location))).close();
     return {
       ...this.stats(),
       content: this.equalityIds ? 2 : 0,
@@ -156,13 +173,12 @@ class OpenFile {
   }
 
   /** Drops the file (the writer failed or was aborted before it was prepared). */
-  discard(): void {
-    try {
-      closeSync(this.fd);
-    } catch {
-      // closed already
-    }
-    rmSync(localPath(this.location), { force: true });
+  async discard(): Promise<void> {
+    const output = this.output;
+    this.output = undefined;
+    if (!output) return;
+    await output.then((o) => o.close()).catch(() => undefined); // an S3 upload ends only by completing
+    await this.io.delete(this.location);
   }
 }
 
@@ -225,7 +241,7 @@ export class IcebergWriter implements SinkWriter<IcebergCommitInfo> {
 
   constructor(
     private readonly settings: IcebergSinkSettings,
-    private readonly table: CatalogTable,
+    private table: CatalogTable,
     private readonly catalog: IcebergCatalog,
     private readonly ident: TableIdent,
     private readonly jobId: string,
@@ -271,7 +287,7 @@ export class IcebergWriter implements SinkWriter<IcebergCommitInfo> {
       }
       this.fileFor(layout, row.fields, false).add(layout.written.map((w) => row.fields[w.column]));
     }
-    this.roll(false);
+    await this.roll(false);
   }
 
   private keep(layout: TableLayout, rows: readonly Row[]): void {
@@ -319,6 +335,7 @@ export class IcebergWriter implements SinkWriter<IcebergCommitInfo> {
             partition,
             layout.spec['spec-id'],
             this.settings,
+            this.catalog.io,
             layout.keyFieldIds,
           )
         : new OpenFile(
@@ -329,6 +346,7 @@ export class IcebergWriter implements SinkWriter<IcebergCommitInfo> {
             partition,
             layout.spec['spec-id'],
             this.settings,
+            this.catalog.io,
           );
       files.set(path, file);
     }
@@ -336,18 +354,19 @@ export class IcebergWriter implements SinkWriter<IcebergCommitInfo> {
   }
 
   /** Closes the files past the target size (all of them with `all`). */
-  private roll(all: boolean): void {
+  private async roll(all: boolean): Promise<void> {
     for (const files of [this.open, this.deletes]) {
       for (const [path, file] of files) {
-        if (all || file.flush() >= this.settings.targetFileBytes) {
-          this.done.push(file.finish());
+        if (all || (await file.flush()) >= this.settings.targetFileBytes) {
           files.delete(path);
+          this.done.push(await file.finish());
         }
       }
     }
   }
 
-  async prepareCommit(checkpointId: number): Promise<IcebergCommitInfo | undefined> {
+  /** Writes the kept changes and closes every open file: what was written so far is in `done`. */
+  private async drain(): Promise<void> {
     if (this.changes.size) {
       const layout = await this.ready();
       for (const change of this.changes.values()) {
@@ -359,28 +378,80 @@ export class IcebergWriter implements SinkWriter<IcebergCommitInfo> {
       }
       this.changes.clear();
     }
-    this.roll(true);
+    await this.roll(true);
+  }
+
+  async prepareCommit(checkpointId: number): Promise<IcebergCommitInfo | undefined> {
+    await this.drain();
     const files = this.done;
     this.done = [];
     return files.length ? { jobId: this.jobId, checkpointId, files } : undefined;
   }
 
-  abortPrepare(): void {
-    this.discardAll();
+  /**
+   * Schema evolution (iceberg.table.schema-evolution-enabled): the rows before the change are
+   * written into files of the old schema first (Iceberg reads them by field id under the new one),
+   * then the table's new schema is committed, before any row of the new shape is written. A
+   * replayed or already committed change commits nothing; a lost race is redone on the table the
+   * other writer left.
+   */
+  async applySchemaChange(event: SchemaChangeEvent): Promise<void> {
+    const name = formatIdent(this.ident);
+    if (!event.restored && event.changes.length) {
+      if (!this.settings.schemaEvolution) {
+        throw new TidewayError(
+          ErrorCode.CONFIG_BAD_VALUE,
+          `Iceberg table ${name}: the source table ${event.tableId} changed (${describeSchemaChange(event)}) and iceberg.table.schema-evolution-enabled is false.`,
+        );
+      }
+      await this.drain();
+      await this.commitSchema(event);
+    }
+    this.table = event.table;
+    this.layout = undefined; // the next rows are laid out on the table's current schema
   }
 
-  private discardAll(): void {
-    for (const files of [this.open, this.deletes]) {
-      for (const f of files.values()) f.discard();
-      files.clear();
+  private async commitSchema(event: SchemaChangeEvent): Promise<void> {
+    const name = formatIdent(this.ident);
+    for (let attempt = 1; ; attempt++) {
+      const loaded = await this.catalog.load(this.ident);
+      if (!loaded) throw new TidewayError(ErrorCode.EXTERNAL_SYSTEM, `Iceberg table ${name} is gone from the ${this.catalog.description}.`);
+      const next = evolvedMetadata(loaded.metadata, event, this.settings.caseSensitive, `Iceberg table ${name}`);
+      if (!next) return;
+      try {
+        await this.catalog.commit(this.ident, loaded, next);
+        log.info({ table: name, schemaId: next['current-schema-id'], change: describeSchemaChange(event) }, 'schema committed');
+        return;
+      } catch (err) {
+        if (!(err instanceof CommitConflict)) throw err;
+        if (attempt >= SCHEMA_COMMIT_ATTEMPTS) {
+          throw new TidewayError(
+            ErrorCode.EXTERNAL_SYSTEM,
+            `Iceberg table ${name}: the schema change (${describeSchemaChange(event)}) lost ${attempt} commit races in a row to other writers of the ${this.catalog.description}.`,
+            { retryable: true },
+          );
+        }
+      }
     }
-    for (const f of this.done) rmSync(localPath(f.path), { force: true });
+  }
+
+  async abortPrepare(): Promise<void> {
+    await this.discardAll();
+  }
+
+  private async discardAll(): Promise<void> {
+    const open = [...this.open.values(), ...this.deletes.values()];
+    const done = this.done;
+    this.open.clear();
+    this.deletes.clear();
     this.done = [];
     this.changes.clear();
+    for (const f of open) await f.discard();
+    for (const f of done) await this.catalog.io.delete(f.path);
   }
 
   async close(): Promise<void> {
-    this.discardAll();
+    await this.discardAll();
     await this.catalog.close();
   }
 }

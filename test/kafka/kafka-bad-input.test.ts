@@ -51,6 +51,12 @@ describe('Kafka options refused at planning', () => {
       /job\.conf:9.*option 'debezium_record_table_filter' is not supported yet/,
     ],
     [
+      'start_mode.end_timestamp without start_mode = timestamp',
+      'bootstrap.servers = "127.0.0.1:9"\n    topic = "t"\n    start_mode = earliest\n    start_mode.end_timestamp = 5',
+      'Console { plugin_input = "k" }',
+      /job\.conf:\d+.*'start_mode\.end_timestamp' is only read with start_mode = timestamp \(it is earliest\)/,
+    ],
+    [
       'a topic beside table_list',
       'bootstrap.servers = "127.0.0.1:9"\n    topic = "t"\n    table_list = [{ topic = "a" }]',
       'Console { plugin_input = "k" }',

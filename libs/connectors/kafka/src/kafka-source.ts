@@ -50,7 +50,7 @@ const START_MODES = ['earliest', 'group_offsets', 'latest', 'timestamp', 'specif
 type StartMode = (typeof START_MODES)[number];
 
 /** SeaTunnel options this build refuses by name until they are done. */
-const SOURCE_NOT_YET = ['debezium_record_table_filter', 'start_mode.end_timestamp'] as const;
+const SOURCE_NOT_YET = ['debezium_record_table_filter'] as const;
 
 /** The options of one topic entry: the source's own, or each item of table_list / tables_configs. */
 const ENTRY_OPTIONS = new Set([
@@ -61,6 +61,7 @@ const ENTRY_OPTIONS = new Set([
   'field_delimiter',
   'start_mode',
   'start_mode.timestamp',
+  'start_mode.end_timestamp',
   'start_mode.offsets',
   'protobuf_message_name',
   'protobuf_schema',
@@ -137,6 +138,13 @@ export const kafkaSourceSpec: PluginSpec = {
       description: 'For start_mode = timestamp: epoch milliseconds; each partition starts at its first record at or after it.',
     },
     {
+      name: 'start_mode.end_timestamp',
+      type: 'long',
+      min: 0,
+      description:
+        'BATCH jobs with start_mode = timestamp: epoch milliseconds where reading ends; each partition is read up to its first record at or after it (SeaTunnel 2.3.11).',
+    },
+    {
       name: 'start_mode.offsets',
       type: 'map',
       description: 'For start_mode = specific_offsets: `topic-partition = offset` for every partition read.',
@@ -174,6 +182,8 @@ interface TopicEntry {
   readonly fieldDelimiter: string;
   readonly startMode: StartMode;
   readonly startTimestamp?: number;
+  /** start_mode.end_timestamp: BATCH jobs stop each partition before its first record at or after it. */
+  readonly endTimestamp?: number;
   readonly startOffsets?: ReadonlyMap<string, number>;
   readonly table: CatalogTable;
   /** The schema-less table: each record's value is the one `content` column. */
@@ -228,6 +238,18 @@ function readEntry(o: PluginOptions): TopicEntry {
     startTimestamp = o.get<number>('start_mode.timestamp');
   } else if (o.has('start_mode.timestamp'))
     throw bad(o, 'start_mode.timestamp', `'start_mode.timestamp' is only read with start_mode = timestamp (it is ${startMode}).`);
+  let endTimestamp: number | undefined;
+  if (o.has('start_mode.end_timestamp')) {
+    if (startMode !== 'timestamp')
+      throw bad(o, 'start_mode.end_timestamp', `'start_mode.end_timestamp' is only read with start_mode = timestamp (it is ${startMode}).`);
+    endTimestamp = o.get<number>('start_mode.end_timestamp');
+    if (endTimestamp <= (startTimestamp ?? 0))
+      throw bad(
+        o,
+        'start_mode.end_timestamp',
+        `'start_mode.end_timestamp' (${endTimestamp}) must be after 'start_mode.timestamp' (${startTimestamp ?? 0}).`,
+      );
+  }
   if (startMode === 'specific_offsets') {
     const raw = o.get<Record<string, unknown> | undefined>('start_mode.offsets');
     if (!raw || Object.keys(raw).length === 0) throw bad(o, 'start_mode', "start_mode = specific_offsets needs 'start_mode.offsets'.");
@@ -256,6 +278,7 @@ function readEntry(o: PluginOptions): TopicEntry {
     fieldDelimiter,
     startMode,
     startTimestamp,
+    endTimestamp,
     startOffsets,
     table,
     raw,
@@ -408,9 +431,7 @@ class KafkaEnumerator implements SplitEnumerator<KafkaSplit, EnumState> {
       return;
     }
     const starts = await withDeadline(cfg.bootstrap, ms, 'looking up start offsets', () => this.startOffsets(fresh, !this.initialDone));
-    const ends = this.bounded
-      ? await withDeadline(cfg.bootstrap, ms, 'looking up end offsets', () => this.listOffsets(fresh, LATEST))
-      : undefined;
+    const ends = this.bounded ? await withDeadline(cfg.bootstrap, ms, 'looking up end offsets', () => this.endOffsets(fresh)) : undefined;
     for (const f of fresh) {
       const id = splitId(f.topic, f.partition);
       const offset = starts.get(id) ?? 0;
@@ -421,6 +442,18 @@ class KafkaEnumerator implements SplitEnumerator<KafkaSplit, EnumState> {
     if (this.initialDone) log.info({ partitions: fresh.map((f) => splitId(f.topic, f.partition)) }, 'new partitions found');
     this.initialDone = true;
     for (const r of this.ctx.registeredReaders()) this.flush(r);
+  }
+
+  /** Where a BATCH job stops each partition: its end now, or its entry's start_mode.end_timestamp. */
+  private async endOffsets(parts: readonly { topic: string; partition: number }[]): Promise<Map<string, number>> {
+    const out = new Map<string, number>();
+    for (const entry of this.cfg.entries) {
+      const mine = parts.filter((p) => entryOf(this.cfg.entries, p.topic) === entry);
+      if (mine.length === 0) continue;
+      const at = entry.endTimestamp === undefined ? LATEST : BigInt(entry.endTimestamp);
+      for (const [k, v] of await this.listOffsets(mine, at)) out.set(k, v);
+    }
+    return out;
   }
 
   private async listOffsets(parts: readonly { topic: string; partition: number }[], timestamp: bigint): Promise<Map<string, number>> {
@@ -870,6 +903,8 @@ export const kafkaSourceFactory: SourceFactory = {
     const o = ctx.options;
     const cfg = readConfig(o);
     const bounded = ctx.jobMode === 'BATCH';
+    if (!bounded && cfg.entries.some((e) => e.endTimestamp !== undefined))
+      throw bad(o, 'start_mode', "'start_mode.end_timestamp' is read only in BATCH jobs (this job is STREAMING).");
     return {
       boundedness: () => (bounded ? 'BOUNDED' : 'UNBOUNDED'),
       catalogTables: () => cfg.entries.map((e) => e.table),

@@ -45,10 +45,10 @@ describe('Kafka options refused at planning', () => {
       /job\.conf:9.*format 'native' is not supported yet by the Kafka source/,
     ],
     [
-      'a source option not done yet',
-      'bootstrap.servers = "127.0.0.1:9"\n    topic = "t"\n    debezium_record_table_filter = { database_name = "d" }',
+      'a Debezium table filter on another format',
+      'bootstrap.servers = "127.0.0.1:9"\n    topic = "t"\n    debezium_record_table_filter = { table_name = "d" }',
       'Console { plugin_input = "k" }',
-      /job\.conf:9.*option 'debezium_record_table_filter' is not supported yet/,
+      /job\.conf:9.*'debezium_record_table_filter' is read only with format = debezium_json \(it is json\)/,
     ],
     [
       'start_mode.end_timestamp without start_mode = timestamp',

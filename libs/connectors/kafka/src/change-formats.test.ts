@@ -27,6 +27,20 @@ describe('change formats', () => {
     expect(() => decode('{"type":"INSERT"}')).toThrow(/no "data" array/);
   });
 
+  it('debezium_json with debezium_record_table_filter keeps only the records whose source names the table', () => {
+    const env = (db: string, schema: string | undefined, table: string, id: number) =>
+      JSON.stringify({ op: 'c', after: { id, name: 'n', weight: '1' }, source: { db, ...(schema ? { schema } : {}), table } });
+    const decode = compileChangeDecoder(COLUMNS, 'debezium_json', { database: 'shop', table: 'products' });
+    expect(decode(env('shop', undefined, 'products', 1))).toEqual([{ kind: '+I', fields: [1, 'n', '1'] }]);
+    expect(decode(env('shop', undefined, 'orders', 2))).toEqual([]);
+    expect(decode(env('other', undefined, 'products', 3))).toEqual([]);
+    const withSchema = compileChangeDecoder(COLUMNS, 'debezium_json', { database: 'db', schema: 'inventory', table: 'products' });
+    expect(withSchema(env('db', 'inventory', 'products', 4))).toHaveLength(1);
+    expect(withSchema(env('db', 'public', 'products', 5))).toEqual([]);
+    // Without a source block nothing matches a filter.
+    expect(decode(JSON.stringify({ op: 'c', after: { id: 6, name: 'n', weight: '1' } }))).toEqual([]);
+  });
+
   it('debezium_json: with and without the Connect schema; c/r, u, d; Debezium temporal, decimal and bits encodings', () => {
     const decode = compileChangeDecoder(COLUMNS, 'debezium_json');
     expect(decode('{"before":{"id":1,"name":"a","weight":"1"},"after":{"id":1,"name":"a","weight":"2"},"op":"u"}')).toEqual([

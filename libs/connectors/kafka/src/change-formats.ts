@@ -151,7 +151,14 @@ function connectFields(schema: unknown): Map<string, ConnectField> {
 }
 
 /** Compiles the decoder of one change format into rows of `columns`. */
-export function compileChangeDecoder(columns: Columns, format: ChangeFormat): (text: string) => ChangeRow[] {
+/** debezium_record_table_filter: the table whose records a debezium_json source keeps (by the envelope's `source`). */
+export interface DebeziumTableFilter {
+  readonly database?: string;
+  readonly schema?: string;
+  readonly table: string;
+}
+
+export function compileChangeDecoder(columns: Columns, format: ChangeFormat, filter?: DebeziumTableFilter): (text: string) => ChangeRow[] {
   const { read, exactNumbers } = compileJsonObjectReader(columns);
   const row = (kind: RowKind, o: unknown, what: string): ChangeRow => ({ kind, fields: read(object(o, what)) });
   switch (format) {
@@ -229,6 +236,7 @@ export function compileChangeDecoder(columns: Columns, format: ChangeFormat): (t
         const env = schema !== undefined ? m.payload : m;
         if (env === null) return []; // a tombstone-like empty payload
         const e = object(env, 'the Debezium payload');
+        if (filter && !fromTable(e.source, filter)) return [];
         const logical = connectFields(schema);
         switch (textField(e.op)) {
           case 'c':
@@ -256,6 +264,12 @@ export function compileChangeDecoder(columns: Columns, format: ChangeFormat): (t
         return [row('+I', payload, 'the Kafka Connect payload')];
       };
   }
+}
+
+/** Whether a Debezium envelope's `source` names the filter's table (each part the filter gives). */
+function fromTable(source: unknown, f: DebeziumTableFilter): boolean {
+  const s = typeof source === 'object' && source !== null ? (source as Record<string, unknown>) : {};
+  return s.table === f.table && (f.database === undefined || s.db === f.database) && (f.schema === undefined || s.schema === f.schema);
 }
 
 /** Compiles the encoder of one change format: a row of `columns` with its kind -> the message value. */

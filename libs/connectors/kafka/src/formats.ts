@@ -2,7 +2,14 @@ import type { CatalogTable, DataType, RowKind } from '@tideway/api';
 import type protobuf from 'protobufjs';
 import { avroColumnsProblem, compileAvroDecoder, compileAvroEncoder } from './avro-format.js';
 import { compileProtobufDecoder, compileProtobufEncoder } from './protobuf-format.js';
-import { CHANGE_FORMATS, CHANGE_SINK_FORMATS, type ChangeRow, compileChangeDecoder, compileChangeEncoder } from './change-formats.js';
+import {
+  type DebeziumTableFilter,
+  CHANGE_FORMATS,
+  CHANGE_SINK_FORMATS,
+  type ChangeRow,
+  compileChangeDecoder,
+  compileChangeEncoder,
+} from './change-formats.js';
 import {
   compileJsonLineParser,
   compileJsonLineWriter,
@@ -48,6 +55,7 @@ export function compileDecoder(
   fieldDelimiter: string,
   raw: boolean,
   message?: protobuf.Type,
+  debeziumFilter?: DebeziumTableFilter,
 ): (value: Buffer) => ChangeRow[] {
   if (raw) return (value) => [{ kind: '+I', fields: [value.toString('utf8')] }];
   if (format === 'protobuf') {
@@ -69,7 +77,7 @@ export function compileDecoder(
       return [{ kind: '+I', fields: parsers.map((p, i) => p(parts[i])) }];
     };
   }
-  const decode = compileChangeDecoder(columnsOf(table), format);
+  const decode = compileChangeDecoder(columnsOf(table), format, debeziumFilter);
   return (value) => decode(value.toString('utf8'));
 }
 

@@ -29,7 +29,7 @@ import {
   KAFKA_FORMATS_NOT_YET,
   type KafkaFormat,
 } from './formats.js';
-import type { ChangeRow } from './change-formats.js';
+import type { ChangeRow, DebeziumTableFilter } from './change-formats.js';
 import { CONSUMER_CONFIG_KEYS, consumerSettings, type ConsumerSettings } from './kafka-config.js';
 import { PROTOBUF_OPTION_SPECS, protobufMessage, protobufOptions, type ProtobufSchema } from './protobuf-format.js';
 
@@ -50,7 +50,6 @@ const START_MODES = ['earliest', 'group_offsets', 'latest', 'timestamp', 'specif
 type StartMode = (typeof START_MODES)[number];
 
 /** SeaTunnel options this build refuses by name until they are done. */
-const SOURCE_NOT_YET = ['debezium_record_table_filter'] as const;
 
 /** The options of one topic entry: the source's own, or each item of table_list / tables_configs. */
 const ENTRY_OPTIONS = new Set([
@@ -63,6 +62,7 @@ const ENTRY_OPTIONS = new Set([
   'start_mode.timestamp',
   'start_mode.end_timestamp',
   'start_mode.offsets',
+  'debezium_record_table_filter',
   'protobuf_message_name',
   'protobuf_schema',
 ]);
@@ -164,7 +164,12 @@ export const kafkaSourceSpec: PluginSpec = {
       description:
         'The longest one fetch waits for records, in milliseconds (each wait is also cut to 500 ms so checkpoints are not held up).',
     },
-    ...SOURCE_NOT_YET.map((name) => ({ name, type: 'any' as const, description: 'Not supported yet: refused.' })),
+    {
+      name: 'debezium_record_table_filter',
+      type: 'object',
+      description:
+        "format = debezium_json: keep only the records of one table, by the envelope's source: `{ database_name, schema_name, table_name }` (table_name required; each part given must match source.db, source.schema, source.table).",
+    },
     ...PROTOBUF_OPTION_SPECS,
   ],
 };
@@ -189,6 +194,7 @@ interface TopicEntry {
   /** The schema-less table: each record's value is the one `content` column. */
   readonly raw: boolean;
   readonly protobuf?: ProtobufSchema;
+  readonly debeziumFilter?: DebeziumTableFilter;
 }
 
 interface SourceConfig {
@@ -271,6 +277,7 @@ function readEntry(o: PluginOptions): TopicEntry {
   if ((format === 'avro' || format === 'protobuf') && !o.has('schema'))
     throw bad(o, 'format', `format ${format} needs 'schema': the records are decoded into its columns, as SeaTunnel does.`);
   const protobuf = protobufOptions(o, format, table.columns, 'source');
+  const debeziumFilter = debeziumFilterOf(o, format);
   return {
     topics,
     pattern: regex,
@@ -283,16 +290,26 @@ function readEntry(o: PluginOptions): TopicEntry {
     table,
     raw,
     protobuf,
+    debeziumFilter,
   };
 }
 
+/** debezium_record_table_filter, checked: only with format debezium_json, table_name required, no other keys. */
+function debeziumFilterOf(o: PluginOptions, format: string): DebeziumTableFilter | undefined {
+  const name = 'debezium_record_table_filter';
+  if (!o.has(name)) return undefined;
+  if (format !== 'debezium_json') throw bad(o, name, `'${name}' is read only with format = debezium_json (it is ${format}).`);
+  const raw = o.get<Record<string, unknown>>(name);
+  const keys = ['database_name', 'schema_name', 'table_name'];
+  const unknown = Object.keys(raw).find((k) => !keys.includes(k));
+  if (unknown) throw bad(o, name, `'${name}' has no key '${unknown}' (it takes ${keys.join(', ')}).`);
+  const text = (k: string) => (raw[k] === undefined || raw[k] === null ? undefined : String(raw[k] as string));
+  const table = text('table_name');
+  if (!table) throw bad(o, name, `'${name}' needs table_name.`);
+  return { database: text('database_name'), schema: text('schema_name'), table };
+}
+
 function readConfig(o: PluginOptions): SourceConfig {
-  for (const name of SOURCE_NOT_YET) {
-    if (o.has(name))
-      throw new ConfigError(ErrorCode.CONFIG_UNKNOWN_OPTION, `option '${name}' is not supported yet by the Kafka source.`, {
-        place: o.place(name),
-      });
-  }
   const lists = ENTRY_LISTS.filter((n) => o.has(n));
   if (lists.length > 1) throw bad(o, lists[1], "'table_list' and 'tables_configs' are the same list: give one.");
   let entries: TopicEntry[];
@@ -611,7 +628,14 @@ class KafkaReader implements SourceReader<KafkaSplit> {
     private readonly cfg: SourceConfig,
   ) {
     for (const e of cfg.entries) {
-      const decode = compileDecoder(e.table, e.format, e.fieldDelimiter, e.raw, e.protobuf && protobufMessage(e.protobuf));
+      const decode = compileDecoder(
+        e.table,
+        e.format,
+        e.fieldDelimiter,
+        e.raw,
+        e.protobuf && protobufMessage(e.protobuf),
+        e.debeziumFilter,
+      );
       this.decoders.set(e, { decode, tableId: e.table.tableId, format: e.format });
     }
   }

@@ -17,7 +17,8 @@ import {
   compileProtobufEncoder,
   protobufType,
 } from '@tideway/connector-kafka';
-import { kafkaSkipped, runSeaTunnelLocal, seaTunnelHome, sharedConformanceDir, sharedKafka } from '@tideway/testing';
+import { kafkaSkipped, runSeaTunnelLocal, seaTunnelHome, sharedConformanceDir, sharedKafka, startPostgres } from '@tideway/testing';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../conformance/cli-process.js';
 import { consumeAll, consumeRaw, createTopic, produce, TempDirs, writeJob } from './kafka-helpers.js';
@@ -138,8 +139,6 @@ const CASES: readonly Case[] = [
 const NOT_RUN: Readonly<Record<string, string>> = {
   'debeziumFormatIT/kafkasource_debezium_cdc_to_pgsql.conf':
     "its IT checks a PostgreSQL table against SeaTunnel's own mapping of every Debezium type (bytes columns read as null, bit(64) as a byte): not reproduced yet",
-  'compatibleFormatIT/kafkasource_jdbc_record_to_pgsql.conf':
-    'its IT checks a PostgreSQL table: the PostgreSQL side of this case is not wired yet',
 };
 
 function configs(dir: string): string[] {
@@ -156,6 +155,8 @@ function configs(dir: string): string[] {
 }
 
 const t = (kind: string): DataType => ({ kind }) as DataType;
+
+const COMPATIBLE_CASE = 'compatibleFormatIT/kafkasource_jdbc_record_to_pgsql.conf';
 
 const AVRO_CASES = ['avro/fake_source_to_kafka_avro_format.conf', 'avro/kafka_avro_to_assert.conf'];
 const PROTOBUF_CASES = ['protobuf/fake_to_kafka_protobuf.conf', 'protobuf/kafka_protobuf_to_assert.conf'];
@@ -313,6 +314,7 @@ describe.skipIf(kafkaSkipped() || !shared)("SeaTunnel's Kafka e2e configs", () =
       ...AVRO_CASES,
       ...PROTOBUF_CASES,
       ...SEATUNNEL_FED.map((c) => c.config),
+      COMPATIBLE_CASE,
       ...Object.keys(NOT_RUN),
     ].sort();
     expect(listed).toEqual(configs(kafkaDir));
@@ -424,6 +426,46 @@ describe.skipIf(kafkaSkipped() || !shared)("SeaTunnel's Kafka e2e configs", () =
       expect(Array.isArray(row[9])).toBe(true);
     }
   }, 150_000);
+
+  it(`${COMPATIBLE_CASE}: the Kafka Connect JSON records of compatible_data.txt upserted into PostgreSQL`, async () => {
+    const server = await startPostgres({ database: 'test', password: 'test' });
+    const client = new pg.Client({ host: server.host, port: server.port, user: server.user, password: server.password, database: 'test' });
+    try {
+      await client.connect();
+      // KafkaFormatIT's initializeJdbcTable
+      await client.query(
+        'create table if not exists sink(id INT NOT NULL PRIMARY KEY, name varchar(255), description varchar(255), weight varchar(255))',
+      );
+      const topic = 'jdbc_source_record';
+      await createTopic(bootstrap, topic, 1);
+      const lines = readFileSync(join(kafkaDir, 'compatible/compatible_data.txt'), 'utf8')
+        .split('\n')
+        .filter((l) => l.trim() !== '');
+      await produce(
+        bootstrap,
+        topic,
+        lines.map((value) => ({ value })),
+      );
+      const text = readFileSync(join(kafkaDir, COMPATIBLE_CASE), 'utf8')
+        .replaceAll('kafka_e2e:9092', bootstrap)
+        .replace('jdbc:postgresql://postgresql:5432/test', `jdbc:postgresql://${server.host}:${server.port}/test`)
+        .replace(/user = test/, `user = ${server.user}`);
+      const res = await runCli(['run', '-c', writeJob(dirs.make(), text)], 120_000);
+      expect(res.code, res.stderr).toBe(0);
+      // KafkaFormatIT's checkCompatibleFormat.
+      const { rows } = await client.query<{ id: number; name: string; description: string; weight: string }>(
+        'select * from sink order by id',
+      );
+      expect(rows.map((r) => [r.id, r.name, r.description, r.weight])).toEqual([
+        [15, 'test', 'test', '20'],
+        [16, 'test-001', 'test', '30'],
+        [18, 'sdc', 'sdc', 'sdc'],
+      ]);
+    } finally {
+      await client.end().catch(() => undefined);
+      await server.stop();
+    }
+  }, 180_000);
 
   it.each(CASES)(
     '$config',

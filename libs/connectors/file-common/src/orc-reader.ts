@@ -424,6 +424,8 @@ const DATA_KINDS = new Set([Stream_Kind.PRESENT, Stream_Kind.DATA, Stream_Kind.L
 export interface OrcStripeData {
   readonly footer: StripeFooter;
   readonly columns: readonly ColumnData[];
+  /** Gives back the arena the columns were decoded into (orc-arena.ts), once no value is being made from them. */
+  readonly release?: () => void;
 }
 
 /** Where in a file a stripe is, for errors, and the error of a stripe that does not decode. */
@@ -521,7 +523,7 @@ export async function readOrcStripe(
   // else (or when it fails) here, naming the stream that does not decompress or the column that does not decode
   const keys = ranges.map((r) => r.key);
   const decoded = raws.length === 0 || !thread ? undefined : await decodeOrcStripeOnThread(tail.codec, raws, keys, job);
-  if (decoded) return { footer: sf, columns: decoded };
+  if (decoded) return { footer: sf, columns: decoded.columns, release: decoded.release };
   const streams: Streams = new Map();
   for (let r = 0; r < ranges.length; r++) {
     try {
@@ -555,11 +557,11 @@ export async function* orcStripeRows(
   read?: Promise<OrcStripeData>,
 ): AsyncGenerator<unknown[][]> {
   const tail = knownTail ?? (await readOrcTail(fs, path));
-  const { columns: decoded } = await (read ?? readOrcStripe(fs, tail, stripe, columns));
+  const { columns: decoded, release } = await (read ?? readOrcStripe(fs, tail, stripe, columns));
   const fail = stripeFail(path, stripe, tail.footer.stripes.length);
   const rows = Number(tail.footer.stripes[stripe].numberOfRows ?? 0n);
-  const nodes = decoded.map(nodeOf);
   try {
+    const nodes = decoded.map(nodeOf);
     const skip = Math.min(offset, rows);
     if (skip > 0) for (const n of nodes) n.read(skip, new Array<unknown>(skip));
     // each column's values of a batch, in arrays kept from batch to batch
@@ -579,5 +581,7 @@ export async function* orcStripeRows(
   } catch (err) {
     if (err instanceof TidewayError) throw err;
     throw fail((err as Error).message);
+  } finally {
+    release?.(); // every value made was copied out of the decoded arrays
   }
 }

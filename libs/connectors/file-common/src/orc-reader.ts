@@ -8,6 +8,7 @@ import { CompressionKind, Footer, PostScript, StripeFooter, Stream_Kind, type Ty
 import { type Ints, OrcCorruptError } from './orc-rle.js';
 import { dateText } from './parquet-values.js';
 import { decodeOrcStripeOnThread } from './row-group-thread.js';
+import { Arena, acquireArena, decodeInArena, releaseArena } from './orc-arena.js';
 
 /**
  * Tideway's ORC reader (docs/decisions/0011-orc.md): the file tail (postscript, footer) through
@@ -587,18 +588,27 @@ export async function readOrcStripe(
   const keys = ranges.map((r) => r.key);
   const decoded = raws.length === 0 || !thread ? undefined : await decodeOrcStripeOnThread(tail.codec, raws, keys, job);
   if (decoded) return { footer: sf, columns: decoded.columns, release: decoded.release };
-  const streams: Streams = new Map();
-  for (let r = 0; r < ranges.length; r++) {
-    try {
-      streams.set(keys[r], decompress(tail.codec, raws[r]));
-    } catch (err) {
-      throw fail(`stream ${keys[r]} does not decompress (${(err as Error).message})`);
-    }
-  }
+  // here, into an arena as the thread does (orc-arena.ts: no new ArrayBuffers for V8 to count), given back when its values are made
+  let total = 0;
+  for (const r of raws) total += r.byteLength;
+  const arena = new Arena(acquireArena(total));
+  const release = () => releaseArena(arena.buffer, arena.wanted);
   const at = { column: '' };
   try {
-    return { footer: sf, columns: decodeStripeColumns(job, streams, at) };
+    const columns = decodeInArena(arena, () => {
+      const streams: Streams = new Map();
+      for (let r = 0; r < ranges.length; r++) {
+        try {
+          streams.set(keys[r], decompress(tail.codec, raws[r]));
+        } catch (err) {
+          throw fail(`stream ${keys[r]} does not decompress (${(err as Error).message})`);
+        }
+      }
+      return decodeStripeColumns(job, streams, at);
+    });
+    return { footer: sf, columns, release };
   } catch (err) {
+    release();
     if (err instanceof TidewayError) throw err;
     throw fail((err as Error).message, at.column);
   }

@@ -239,10 +239,13 @@ class StripeDecoder {
           const size = this.encodings[id]?.dictionarySize ?? 0;
           const [buf, starts] = this.bytesAndStarts(id, Stream_Kind.DICTIONARY_DATA, size, name);
           const ids = this.ints(id, Stream_Kind.DATA, data, k, false);
-          for (let i = 0; i < k; i++) {
-            const j = ids[i];
-            if (typeof j !== 'number' || j >= size)
-              throw new OrcCorruptError(`dictionary index ${j} is past the dictionary's ${size} entries`);
+          let last = -1; // the largest index (unsigned: none below 0), in one plain loop
+          if (ids instanceof Float64Array) {
+            for (let i = 0; i < k; i++) if (ids[i] > last) last = ids[i];
+          } else for (const j of ids) last = Math.max(last, typeof j === 'number' ? j : Number.POSITIVE_INFINITY);
+          if (last >= size) {
+            const j = Array.from(ids).find((x) => typeof x !== 'number' || x >= size);
+            throw new OrcCorruptError(`dictionary index ${j} is past the dictionary's ${size} entries`);
           }
           return { ...common, kind: 'dictionary', binary, buf, starts, ids };
         }
@@ -253,8 +256,26 @@ class StripeDecoder {
         const s = this.stream(id, Stream_Kind.DATA, data);
         const unscaled = f64(k);
         let big: OrcInt[] | undefined;
+        const bytes = s.buf;
+        const fast = bytes.length - 7;
         for (let i = 0; i < k; i++) {
-          const v = s.svarint();
+          if (big === undefined && s.pos <= fast) {
+            // a varint of up to 7 bytes (49 bits) whose bytes are all there: read here, without a check a byte
+            let pos = s.pos;
+            let u = 0;
+            let mul = 1;
+            let b = 0x80;
+            for (let j = 0; j < 7 && b >= 0x80; j++, mul *= 128) {
+              b = bytes[pos++];
+              u += (b & 0x7f) * mul;
+            }
+            if (b < 0x80) {
+              s.pos = pos;
+              unscaled[i] = u % 2 === 0 ? u / 2 : -(u + 1) / 2; // zigzag
+              continue;
+            }
+          }
+          const v = s.svarint(); // longer, or near the end of the stream: the general way
           if (big === undefined && typeof v === 'number') unscaled[i] = v;
           else {
             big ??= Array.from(unscaled.subarray(0, i));

@@ -52,22 +52,6 @@ describe('ORC reader', () => {
     expect((await readOrcTail(fs, file)).footer.stripes.map((s) => Number(s.numberOfRows))).toEqual([0, 1, 1]);
     expect(await rowsOf(file)).toEqual([[1], [null]]);
   });
-
-  it('reads dictionary strings the same when more distinct ones than the slots of kept strings recur across stripes', async () => {
-    // 70,000 distinct 6-character values, each twice (a dictionary: half distinct), more than the 65,536 slots of entries kept
-    const file = join(dir, 'many-entries.orc');
-    const w = new OrcFileWriter([{ name: 's', type: Types.STRING, nullable: true }], CompressionKind.NONE, 256 * 1024);
-    const rows = Array.from({ length: 140_000 }, (_, k) => [`v${(k >> 1).toString(36).padStart(5, '0')}`]);
-    w.addRows(rows, rows.length);
-    writeFileSync(file, w.finish()!);
-    const tail = await readOrcTail(fs, file);
-    expect(tail.footer.stripes.length).toBeGreaterThan(2);
-    const sf = await readOrcStripe(fs, tail, 0, orcColumns(tail), false);
-    expect(sf.footer.columns[1].kind).toBe(ColumnEncoding_Kind.DICTIONARY_V2);
-    // twice: the second time every entry may be a kept string, of its own slot or another's
-    expect(await rowsOf(file)).toEqual(rows);
-    expect(await rowsOf(file)).toEqual(rows);
-  });
 });
 
 describe('ORC reader on the row-group thread', () => {

@@ -335,39 +335,6 @@ type SliceBuffer = Buffer & { utf8Slice(start: number, end: number): string; lat
 
 const sliceBuffer = (b: Uint8Array) => Buffer.from(b.buffer, b.byteOffset, b.byteLength) as SliceBuffer;
 
-/** Bits of the slots of dictionary entries' strings kept (65,536 slots, of entries of at most ENTRY_KEPT bytes: at most about 5 MB). */
-const KEPT_BITS = 16;
-const ENTRY_KEPT = 64;
-/**
- * Short ASCII dictionary entries' strings made before, by a hash of their bytes (the last one of
- * each slot): a file's stripes mostly share the values of their dictionaries, and a string made
- * again for every stripe lives as long as the stripe, so V8 copies it through scavenges and
- * promotes it to its old generation to be collected there (decision 0011, "Speed").
- */
-const keptEntries = new Array<string | undefined>(1 << KEPT_BITS);
-
-/** The string of dictionary entry buf[from, to): a kept one when its bytes are the same, else made (and kept when short and ASCII). */
-function entryString(buf: SliceBuffer, from: number, to: number): string {
-  const len = to - from;
-  if (len > ENTRY_KEPT) return buf.utf8Slice(from, to);
-  let h = 0x811c9dc5; // FNV-1a
-  for (let i = from; i < to; i++) {
-    const b = buf[i];
-    if (b >= 0x80) return buf.utf8Slice(from, to);
-    h = Math.imul(h ^ b, 0x01000193);
-  }
-  const slot = h >>> (32 - KEPT_BITS);
-  const kept = keptEntries[slot];
-  if (kept !== undefined && kept.length === len) {
-    let i = 0;
-    while (i < len && kept.charCodeAt(i) === buf[from + i]) i++;
-    if (i === len) return kept;
-  }
-  const made = buf.latin1Slice(from, to); // ASCII: a character a byte
-  keptEntries[slot] = made;
-  return made;
-}
-
 /** A dictionary's entries (checked: every index is one of them). */
 class DictionaryNode extends ColumnNode {
   private readonly entries: (string | Uint8Array)[];
@@ -381,7 +348,7 @@ class DictionaryNode extends ColumnNode {
     const size = starts.length - 1;
     this.entries = new Array<string | Uint8Array>(size);
     for (let e = 0; e < size; e++)
-      this.entries[e] = c.binary ? Buffer.from(buf.subarray(starts[e], starts[e + 1])) : entryString(buf, starts[e], starts[e + 1]);
+      this.entries[e] = c.binary ? Buffer.from(buf.subarray(starts[e], starts[e + 1])) : buf.utf8Slice(starts[e], starts[e + 1]);
   }
   protected values(m: number, into: unknown[]): void {
     const { entries, ids, k } = this;

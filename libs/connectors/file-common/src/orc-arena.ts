@@ -94,5 +94,15 @@ export function acquireArena(compressed: number): SharedArrayBuffer {
  */
 export function releaseArena(buffer: SharedArrayBuffer, wanted: number): void {
   if (wanted > arenaBytes) arenaBytes = Math.min(MAX_BYTES, Math.ceil((wanted * 1.25) / (1 << 20)) << 20);
-  if (free.length < POOL && buffer.byteLength >= arenaBytes) free.push(buffer);
+  if (free.length < POOL && buffer.byteLength >= arenaBytes && !free.includes(buffer)) free.push(buffer);
+}
+
+/** releaseArena of `buffer` as a call that gives it back once however often it is called (an arena handed out twice would be written by two stripes). */
+export function arenaRelease(buffer: SharedArrayBuffer, wanted: () => number): () => void {
+  let done = false;
+  return () => {
+    if (done) return;
+    done = true;
+    releaseArena(buffer, wanted());
+  };
 }

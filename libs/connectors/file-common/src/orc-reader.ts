@@ -8,7 +8,7 @@ import { CompressionKind, Footer, PostScript, StripeFooter, Stream_Kind, type Ty
 import { type Ints, OrcCorruptError } from './orc-rle.js';
 import { dateText } from './parquet-values.js';
 import { decodeOrcStripeOnThread } from './row-group-thread.js';
-import { Arena, acquireArena, decodeInArena, releaseArena } from './orc-arena.js';
+import { Arena, acquireArena, arenaRelease, decodeInArena } from './orc-arena.js';
 
 /**
  * Tideway's ORC reader (docs/decisions/0011-orc.md): the file tail (postscript, footer) through
@@ -592,7 +592,7 @@ export async function readOrcStripe(
   let total = 0;
   for (const r of raws) total += r.byteLength;
   const arena = new Arena(acquireArena(total));
-  const release = () => releaseArena(arena.buffer, arena.wanted);
+  const release = arenaRelease(arena.buffer, () => arena.wanted);
   const at = { column: '' };
   try {
     const columns = decodeInArena(arena, () => {

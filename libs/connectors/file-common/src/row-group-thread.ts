@@ -8,7 +8,7 @@ import type { EncodeJob, EncodeResult } from './row-group-worker.js';
 import { type EncodedOrcStripe, orcJobBuffers, type OrcStripeJob } from './orc-stripe.js';
 import type { CompressionKind } from './gen/orc_file.js';
 import type { ColumnData, StripeColumns } from './orc-decode.js';
-import { acquireArena, releaseArena } from './orc-arena.js';
+import { acquireArena, arenaRelease } from './orc-arena.js';
 
 /**
  * One thread per process that encodes and compresses Parquet row groups (parquet-row-group.ts:
@@ -185,12 +185,13 @@ export async function decodeOrcStripeOnThread(
     }
     t.worker.postMessage({ id: 0, orcStripeRead: { codec, arena, ends, keys, columns, reply: port2 } }, [port2]);
     const { columns: decoded, error, wanted } = await answer;
+    const release = arenaRelease(arena, () => wanted ?? 0);
     if (!decoded) {
-      if (error !== undefined) releaseArena(arena, wanted ?? 0); // else the thread died, maybe while writing to it
+      if (error !== undefined) release(); // else the thread died, maybe while writing to it
       return undefined;
     }
     orcStripesDecoded++;
-    return { columns: decoded, release: () => releaseArena(arena, wanted ?? 0) };
+    return { columns: decoded, release };
   } finally {
     if (gone) t.worker.off('exit', gone);
     port1.close();

@@ -85,20 +85,26 @@ export class FileSourceReader implements SourceReader<FileSplit> {
     const { decoder } = this.cfg;
     const tableId = decoder.table.tableId;
     const partitionCount = cur.partitionValues.length;
-    const rows: Row[] = [];
     if (cur.batches) {
       const r = await this.io(cur.split, () => cur.batches!.next());
-      if (r.done) this.current = undefined;
-      else {
-        cur.offset += r.value.length;
-        for (const fields of r.value) {
-          for (let i = 0; i < partitionCount; i++) fields.push(cur.partitionValues[i]);
-          rows.push({ kind: '+I', tableId, fields });
-        }
+      if (r.done) {
+        this.current = undefined;
+        return;
       }
-      if (rows.length > 0) output.collectBatch(rows);
+      const batch = r.value;
+      const n = batch.length;
+      cur.offset += n;
+      if (n === 0) return;
+      const out = new Array<Row>(n);
+      for (let k = 0; k < n; k++) {
+        const fields = batch[k];
+        for (let i = 0; i < partitionCount; i++) fields.push(cur.partitionValues[i]);
+        out[k] = { kind: '+I', tableId, fields };
+      }
+      output.collectBatch(out);
       return;
     }
+    const rows: Row[] = [];
     while (rows.length < FILE_READ_BATCH_ROWS) {
       const r = await this.io(cur.split, () => cur.lines!.next());
       if (r.done) {

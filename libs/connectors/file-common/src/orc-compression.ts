@@ -3,6 +3,7 @@ import { decompressLz4Raw, decompressZstd } from 'hyparquet-compressors';
 import { snappyUncompressor } from 'hysnappy';
 import { CompressionKind } from './gen/orc_file.js';
 import { ByteSink, OrcCorruptError } from './orc-rle.js';
+import { inArena, u8 } from './orc-arena.js';
 import { snappyCompressReused } from './snappy-compress.js';
 import { lz4RawCompress, zstdCompress } from './zstd-lz4.js';
 
@@ -130,8 +131,15 @@ export function decompress(codec: CompressionKind, bytes: Uint8Array): Uint8Arra
     parts.push(out);
     total += out.length;
   }
-  if (parts.length === 1) return parts[0];
-  return Buffer.concat(parts, total);
+  // one chunk's bytes as they are, unless decoding writes into an arena (orc-arena.ts), which they then join
+  if (parts.length === 1 && !inArena()) return parts[0];
+  const joined = u8(total);
+  let at = 0;
+  for (const p of parts) {
+    joined.set(p, at);
+    at += p.length;
+  }
+  return joined;
 }
 
 function compressChunk(codec: CompressionKind, chunk: Uint8Array): Uint8Array {

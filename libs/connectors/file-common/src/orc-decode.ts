@@ -2,6 +2,7 @@ import { endianness } from 'node:os';
 import { type ColumnEncoding, ColumnEncoding_Kind, Stream_Kind, type Type, Type_Kind } from './gen/orc_file.js';
 import { ByteSource, type Ints, OrcCorruptError, type OrcInt, readBooleans, readByteRle, readIntRleV1, readIntRleV2 } from './orc-rle.js';
 import { dateText, decimalText, timestampText } from './parquet-values.js';
+import { f32, f64, u8 } from './orc-arena.js';
 
 /**
  * The decoding of an ORC stripe's streams (decompressed) into plain arrays, a column at a time
@@ -63,11 +64,11 @@ export function decodeStripeColumns(job: StripeColumns, streams: Streams, at: { 
   return job.ids.map((id, i) => decoder.column(id, job.rows, job.names[i]));
 }
 
-/** Every ArrayBuffer that `columns` view, to be handed over with them. */
+/** Every ArrayBuffer that `columns` view, to be handed over with them (not the shared one of an arena, orc-arena.ts: that is shared, not moved). */
 export function columnBuffers(columns: readonly ColumnData[]): ArrayBuffer[] {
   const out = new Set<ArrayBuffer>();
   const add = (a: Uint8Array | Float32Array | Float64Array | Ints | undefined) => {
-    if (a && !Array.isArray(a)) out.add((a as Uint8Array).buffer as ArrayBuffer);
+    if (a && !Array.isArray(a) && a.buffer instanceof ArrayBuffer) out.add(a.buffer);
   };
   const walk = (c: ColumnData) => {
     add(c.present);
@@ -220,8 +221,8 @@ class StripeDecoder {
         const width = t.kind === Type_Kind.FLOAT ? 4 : 8;
         const bytes = this.stream(id, Stream_Kind.DATA, data).bytes(k * width);
         // copied to an aligned array (IEEE 754, little-endian: read through a DataView on a big-endian machine)
-        const floats = width === 4 ? new Float32Array(k) : new Float64Array(k);
-        if (LITTLE_ENDIAN) new Uint8Array(floats.buffer).set(bytes);
+        const floats = width === 4 ? f32(k) : f64(k);
+        if (LITTLE_ENDIAN) new Uint8Array(floats.buffer, floats.byteOffset, floats.byteLength).set(bytes);
         else {
           const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
           for (let i = 0; i < k; i++) floats[i] = width === 4 ? view.getFloat32(i * 4, true) : view.getFloat64(i * 8, true);
@@ -238,10 +239,13 @@ class StripeDecoder {
           const size = this.encodings[id]?.dictionarySize ?? 0;
           const [buf, starts] = this.bytesAndStarts(id, Stream_Kind.DICTIONARY_DATA, size, name);
           const ids = this.ints(id, Stream_Kind.DATA, data, k, false);
-          for (let i = 0; i < k; i++) {
-            const j = ids[i];
-            if (typeof j !== 'number' || j >= size)
-              throw new OrcCorruptError(`dictionary index ${j} is past the dictionary's ${size} entries`);
+          let last = -1; // the largest index (unsigned: none below 0), in one plain loop
+          if (ids instanceof Float64Array) {
+            for (let i = 0; i < k; i++) if (ids[i] > last) last = ids[i];
+          } else for (const j of ids) last = Math.max(last, typeof j === 'number' ? j : Number.POSITIVE_INFINITY);
+          if (last >= size) {
+            const j = Array.from(ids).find((x) => typeof x !== 'number' || x >= size);
+            throw new OrcCorruptError(`dictionary index ${j} is past the dictionary's ${size} entries`);
           }
           return { ...common, kind: 'dictionary', binary, buf, starts, ids };
         }
@@ -250,10 +254,28 @@ class StripeDecoder {
       }
       case Type_Kind.DECIMAL: {
         const s = this.stream(id, Stream_Kind.DATA, data);
-        const unscaled = new Float64Array(k);
+        const unscaled = f64(k);
         let big: OrcInt[] | undefined;
+        const bytes = s.buf;
+        const fast = bytes.length - 7;
         for (let i = 0; i < k; i++) {
-          const v = s.svarint();
+          if (big === undefined && s.pos <= fast) {
+            // a varint of up to 7 bytes (49 bits) whose bytes are all there: read here, without a check a byte
+            let pos = s.pos;
+            let u = 0;
+            let mul = 1;
+            let b = 0x80;
+            for (let j = 0; j < 7 && b >= 0x80; j++, mul *= 128) {
+              b = bytes[pos++];
+              u += (b & 0x7f) * mul;
+            }
+            if (b < 0x80) {
+              s.pos = pos;
+              unscaled[i] = u % 2 === 0 ? u / 2 : -(u + 1) / 2; // zigzag
+              continue;
+            }
+          }
+          const v = s.svarint(); // longer, or near the end of the stream: the general way
           if (big === undefined && typeof v === 'number') unscaled[i] = v;
           else {
             big ??= Array.from(unscaled.subarray(0, i));
@@ -309,7 +331,7 @@ class StripeDecoder {
   private bytesAndStarts(id: number, kind: Stream_Kind, count: number, name: string): [Uint8Array, Float64Array] {
     const lengths = this.ints(id, Stream_Kind.LENGTH, `${name} LENGTH`, count, false);
     const buf = this.stream(id, kind, `${name} ${kind === Stream_Kind.DATA ? 'DATA' : 'DICTIONARY_DATA'}`).buf;
-    const starts = new Float64Array(count + 1);
+    const starts = f64(count + 1);
     let at = 0;
     for (let i = 0; i < count; i++) {
       starts[i] = at;
@@ -384,6 +406,8 @@ function timestampTexts(
 
 type LatinBuffer = Buffer & { latin1Write(s: string, offset: number): number };
 
+const latinBuffer = (b: Uint8Array) => Buffer.from(b.buffer, b.byteOffset, b.byteLength) as LatinBuffer;
+
 /** Digits of a decimal are written here from the last, then copied into the texts. */
 const digitBuf = Buffer.alloc(64);
 const DIGITS_END = 60;
@@ -439,13 +463,13 @@ class TextsOut {
 
   /** Room for `count` texts of about `each` bytes. */
   constructor(count: number, each: number) {
-    this.buf = Buffer.allocUnsafeSlow(Math.max(64, count * each)) as LatinBuffer;
-    this.starts = new Float64Array(count + 1);
+    this.buf = latinBuffer(u8(Math.max(64, count * each)));
+    this.starts = f64(count + 1);
   }
 
   private room(bytes: number): void {
     if (this.pos + bytes > this.buf.length) {
-      const b = Buffer.allocUnsafeSlow(Math.max(this.pos + bytes, this.buf.length * 2)) as LatinBuffer;
+      const b = latinBuffer(u8(Math.max(this.pos + bytes, this.buf.length * 2)));
       this.buf.copy(b, 0, 0, this.pos);
       this.buf = b;
     }

@@ -125,6 +125,19 @@ describe('ORC reader on the row-group thread', () => {
     const before = orcStripesDecodedOnThread();
     expect(await read(true)).toEqual(rows);
     expect(orcStripesDecodedOnThread()).toBe(before + tail.footer.stripes.length);
+    // every stripe decoded on the thread before the first is made into rows: each in an arena of its own (orc-arena.ts), none
+    // handed out again while its values are being made, and those given back reused by the stripes after
+    for (let round = 0; round < 2; round++) {
+      const all = Array.from({ length: tail.footer.stripes.length }, (_, s) => readOrcStripe(fs, tail, s, columns, true));
+      const out: unknown[][] = [];
+      for (let s = all.length - 1; s >= 0; s--) {
+        const batch: unknown[][] = [];
+        for await (const b of orcStripeRows(fs, file, s, 0, columns, 500, tail, all[s])) batch.push(...b);
+        out.unshift(...batch);
+      }
+      expect(out).toEqual(rows);
+    }
+    expect(orcStripesDecodedOnThread()).toBe(before + 3 * tail.footer.stripes.length);
 
     // RLE that ends early (column i's DATA stream, uncompressed): the thread fails, the stripe is decoded again here to name the column
     const plain = new OrcFileWriter([columns[2]], CompressionKind.NONE, 1 << 20);

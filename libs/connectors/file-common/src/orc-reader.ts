@@ -8,6 +8,7 @@ import { CompressionKind, Footer, PostScript, StripeFooter, Stream_Kind, type Ty
 import { type Ints, OrcCorruptError } from './orc-rle.js';
 import { dateText } from './parquet-values.js';
 import { decodeOrcStripeOnThread } from './row-group-thread.js';
+import { Arena, acquireArena, arenaRelease, decodeInArena } from './orc-arena.js';
 
 /**
  * Tideway's ORC reader (docs/decisions/0011-orc.md): the file tail (postscript, footer) through
@@ -169,7 +170,7 @@ export function orcColumns(tail: OrcTail): Column[] {
 
 /**
  * A column of a stripe, decoded (orc-decode.ts) with its present bits; `read(n, into)` makes its
- * next n values into into[0, n).
+ * next n values into into[0, n), `readRows(n, rows, c)` into field c of rows[0, n).
  */
 abstract class ColumnNode {
   private row = 0;
@@ -184,6 +185,35 @@ abstract class ColumnNode {
 
   read(n: number, into: unknown[]): void {
     const row = this.row;
+    const p = this.present;
+    const m = this.take(n);
+    // the non-null values first, then moved to their rows (from the last, so none is overwritten before it moves)
+    this.values(m, into);
+    this.k += m;
+    if (m < n) for (let i = n - 1, j = m; i >= 0; i--) into[i] = p![row + i] === 1 ? into[--j] : null;
+    this.row = row + n;
+  }
+
+  /**
+   * Makes its next n values into field c of rows[0, n): straight, by the type's own loop, when
+   * the column has no nulls (no array a batch and column to copy them from, decision 0011, "Speed").
+   */
+  readRows(n: number, rows: unknown[][], c: number): void {
+    if (this.present !== undefined) {
+      const vals = new Array<unknown>(n);
+      this.read(n, vals);
+      for (let i = 0; i < n; i++) rows[i][c] = vals[i];
+      return;
+    }
+    this.take(n);
+    this.rowValues(n, rows, c);
+    this.k += n;
+    this.row += n;
+  }
+
+  /** How many of the next n rows have a value; throws when the column has fewer rows or values left. */
+  private take(n: number): number {
+    const row = this.row;
     if (row + n > this.rows) throw new OrcCorruptError(`more values are asked than the stream's ${this.rows}`);
     const p = this.present;
     let m = n;
@@ -192,11 +222,14 @@ abstract class ColumnNode {
       for (let i = row; i < row + n; i++) m += p[i];
     }
     if (this.k + m > this.count) throw new OrcCorruptError(`more values are asked than the stream's ${this.count}`);
-    // the non-null values first, then moved to their rows (from the last, so none is overwritten before it moves)
-    this.values(m, into);
-    this.k += m;
-    if (m < n) for (let i = n - 1, j = m; i >= 0; i--) into[i] = p![row + i] === 1 ? into[--j] : null;
-    this.row = row + n;
+    return m;
+  }
+
+  /** As values, into field c of rows[0, m) (the column has no nulls): through values, unless the type has a loop of its own. */
+  protected rowValues(m: number, rows: unknown[][], c: number): void {
+    const vals = new Array<unknown>(m);
+    this.values(m, vals);
+    for (let i = 0; i < m; i++) rows[i][c] = vals[i];
   }
 
   /** Makes the non-null values k, k + 1, ... k + m - 1 into into[0, m): a loop of each type's own. */
@@ -218,6 +251,10 @@ class BooleanNode extends DataNode<Uint8Array> {
     const { data: bits, k } = this;
     for (let i = 0; i < m; i++) into[i] = bits[k + i] === 1;
   }
+  protected override rowValues(m: number, rows: unknown[][], c: number): void {
+    const { data: bits, k } = this;
+    for (let i = 0; i < m; i++) rows[i][c] = bits[k + i] === 1;
+  }
 }
 
 class ByteNode extends DataNode<Uint8Array> {
@@ -232,12 +269,20 @@ class IntNode extends DataNode<Ints> {
     const { data: ints, k } = this;
     for (let i = 0; i < m; i++) into[i] = Number(ints[k + i]);
   }
+  protected override rowValues(m: number, rows: unknown[][], c: number): void {
+    const { data: ints, k } = this;
+    for (let i = 0; i < m; i++) rows[i][c] = Number(ints[k + i]);
+  }
 }
 
 class LongNode extends DataNode<Ints> {
   protected values(m: number, into: unknown[]): void {
     const { data: ints, k } = this;
     for (let i = 0; i < m; i++) into[i] = BigInt(ints[k + i]);
+  }
+  protected override rowValues(m: number, rows: unknown[][], c: number): void {
+    const { data: ints, k } = this;
+    for (let i = 0; i < m; i++) rows[i][c] = BigInt(ints[k + i]);
   }
 }
 
@@ -279,6 +324,10 @@ class FloatNode extends DataNode<Float32Array | Float64Array> {
     const { data: floats, k } = this;
     for (let i = 0; i < m; i++) into[i] = floats[k + i];
   }
+  protected override rowValues(m: number, rows: unknown[][], c: number): void {
+    const { data: floats, k } = this;
+    for (let i = 0; i < m; i++) rows[i][c] = floats[k + i];
+  }
 }
 
 /** Node's Buffer#utf8Slice and latin1Slice (what toString('utf8') and toString('latin1') call, without their argument handling). */
@@ -304,6 +353,10 @@ class DictionaryNode extends ColumnNode {
   protected values(m: number, into: unknown[]): void {
     const { entries, ids, k } = this;
     for (let i = 0; i < m; i++) into[i] = entries[ids[k + i] as number];
+  }
+  protected override rowValues(m: number, rows: unknown[][], c: number): void {
+    const { entries, ids, k } = this;
+    for (let i = 0; i < m; i++) rows[i][c] = entries[ids[k + i] as number];
   }
 }
 
@@ -333,6 +386,17 @@ class DirectNode extends ColumnNode {
       const all = buf.latin1Slice(from, to);
       for (let i = 0; i < m; i++) into[i] = all.substring(starts[k + i] - from, starts[k + i + 1] - from);
     } else for (let i = 0; i < m; i++) into[i] = buf.utf8Slice(starts[k + i], starts[k + i + 1]);
+  }
+  protected override rowValues(m: number, rows: unknown[][], c: number): void {
+    const { buf, starts, k } = this;
+    const from = starts[k];
+    const to = starts[k + m];
+    if (this.binary || m <= 1 || !(this.ascii || isAscii(buf.subarray(from, to)))) {
+      super.rowValues(m, rows, c);
+      return;
+    }
+    const all = buf.latin1Slice(from, to); // as in values
+    for (let i = 0; i < m; i++) rows[i][c] = all.substring(starts[k + i] - from, starts[k + i + 1] - from);
   }
 }
 
@@ -424,6 +488,8 @@ const DATA_KINDS = new Set([Stream_Kind.PRESENT, Stream_Kind.DATA, Stream_Kind.L
 export interface OrcStripeData {
   readonly footer: StripeFooter;
   readonly columns: readonly ColumnData[];
+  /** Gives back the arena the columns were decoded into (orc-arena.ts), once no value is being made from them. */
+  readonly release?: () => void;
 }
 
 /** Where in a file a stripe is, for errors, and the error of a stripe that does not decode. */
@@ -521,19 +587,28 @@ export async function readOrcStripe(
   // else (or when it fails) here, naming the stream that does not decompress or the column that does not decode
   const keys = ranges.map((r) => r.key);
   const decoded = raws.length === 0 || !thread ? undefined : await decodeOrcStripeOnThread(tail.codec, raws, keys, job);
-  if (decoded) return { footer: sf, columns: decoded };
-  const streams: Streams = new Map();
-  for (let r = 0; r < ranges.length; r++) {
-    try {
-      streams.set(keys[r], decompress(tail.codec, raws[r]));
-    } catch (err) {
-      throw fail(`stream ${keys[r]} does not decompress (${(err as Error).message})`);
-    }
-  }
+  if (decoded) return { footer: sf, columns: decoded.columns, release: decoded.release };
+  // here, into an arena as the thread does (orc-arena.ts: no new ArrayBuffers for V8 to count), given back when its values are made
+  let total = 0;
+  for (const r of raws) total += r.byteLength;
+  const arena = new Arena(acquireArena(total));
+  const release = arenaRelease(arena.buffer, () => arena.wanted);
   const at = { column: '' };
   try {
-    return { footer: sf, columns: decodeStripeColumns(job, streams, at) };
+    const columns = decodeInArena(arena, () => {
+      const streams: Streams = new Map();
+      for (let r = 0; r < ranges.length; r++) {
+        try {
+          streams.set(keys[r], decompress(tail.codec, raws[r]));
+        } catch (err) {
+          throw fail(`stream ${keys[r]} does not decompress (${(err as Error).message})`);
+        }
+      }
+      return decodeStripeColumns(job, streams, at);
+    });
+    return { footer: sf, columns, release };
   } catch (err) {
+    release();
     if (err instanceof TidewayError) throw err;
     throw fail((err as Error).message, at.column);
   }
@@ -555,29 +630,26 @@ export async function* orcStripeRows(
   read?: Promise<OrcStripeData>,
 ): AsyncGenerator<unknown[][]> {
   const tail = knownTail ?? (await readOrcTail(fs, path));
-  const { columns: decoded } = await (read ?? readOrcStripe(fs, tail, stripe, columns));
+  const { columns: decoded, release } = await (read ?? readOrcStripe(fs, tail, stripe, columns));
   const fail = stripeFail(path, stripe, tail.footer.stripes.length);
   const rows = Number(tail.footer.stripes[stripe].numberOfRows ?? 0n);
-  const nodes = decoded.map(nodeOf);
   try {
+    const nodes = decoded.map(nodeOf);
     const skip = Math.min(offset, rows);
     if (skip > 0) for (const n of nodes) n.read(skip, new Array<unknown>(skip));
-    // each column's values of a batch, in arrays kept from batch to batch
-    const cols = nodes.map(() => new Array<unknown>(Math.min(batchRows, rows)));
-    const width = cols.length;
+    // the rows first, then each column's values put in them
+    const width = nodes.length;
     for (let row = skip; row < rows; row += batchRows) {
       const n = Math.min(batchRows, rows - row);
-      for (let c = 0; c < width; c++) nodes[c].read(n, cols[c]);
       const batch = new Array<unknown[]>(n);
-      for (let r = 0; r < n; r++) {
-        const fields = new Array<unknown>(width);
-        for (let c = 0; c < width; c++) fields[c] = cols[c][r];
-        batch[r] = fields;
-      }
+      for (let r = 0; r < n; r++) batch[r] = new Array<unknown>(width);
+      for (let c = 0; c < width; c++) nodes[c].readRows(n, batch, c);
       yield batch;
     }
   } catch (err) {
     if (err instanceof TidewayError) throw err;
     throw fail((err as Error).message);
+  } finally {
+    release?.(); // every value made was copied out of the decoded arrays
   }
 }

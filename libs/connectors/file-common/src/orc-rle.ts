@@ -8,6 +8,8 @@
  * asked is corrupt and throws an OrcCorruptError naming what was being read.
  */
 
+import { f64, u8 } from './orc-arena.js';
+
 /** A stream's bytes that do not decode: the reader adds the file, stripe and column. */
 export class OrcCorruptError extends Error {}
 
@@ -113,7 +115,7 @@ function add(a: OrcInt, b: OrcInt): OrcInt {
 
 /** Byte RLE: `count` bytes. */
 export function readByteRle(s: ByteSource, count: number): Uint8Array {
-  const out = new Uint8Array(count);
+  const out = u8(count);
   let n = 0;
   while (n < count) {
     const h = s.byte();
@@ -135,14 +137,14 @@ export function readByteRle(s: ByteSource, count: number): Uint8Array {
 /** A boolean stream (byte RLE of bits, most significant first): `count` 0/1 values. */
 export function readBooleans(s: ByteSource, count: number): Uint8Array {
   const bytes = readByteRleAtLeast(s, Math.ceil(count / 8));
-  const out = new Uint8Array(count);
+  const out = u8(count);
   for (let i = 0; i < count; i++) out[i] = (bytes[i >>> 3] >>> (7 - (i & 7))) & 1;
   return out;
 }
 
 /** Byte RLE of at least `count` bytes: a run may end past the bits needed (a writer's last byte of a stripe's bits). */
 function readByteRleAtLeast(s: ByteSource, count: number): Uint8Array {
-  const out = new Uint8Array(count + 130);
+  const out = u8(count + 130);
   let n = 0;
   while (n < count) {
     const h = s.byte();
@@ -166,7 +168,7 @@ class IntsOut {
   big: OrcInt[] | undefined;
   n = 0;
   constructor(readonly count: number) {
-    this.nums = new Float64Array(count);
+    this.nums = f64(count);
   }
   push(v: OrcInt): void {
     if (this.big !== undefined) this.big.push(v);

@@ -123,6 +123,14 @@ export function orcStripeReader(
     if (last?.path !== path) last = await planOf(fs, path);
     const { tail, read, casts } = last;
     const mine = ahead.find((a) => a.path === path && a.stripe === stripe);
+    for (const a of ahead) {
+      // stripes read ahead of another file, or passed over: their arenas go back (orc-arena.ts)
+      if (a !== mine && (a.path !== path || a.stripe <= stripe))
+        a.read.then(
+          (d) => d.release?.(),
+          () => undefined,
+        );
+    }
     ahead = ahead.filter((a) => a.path === path && a.stripe > stripe);
     const stripeRead = mine?.read ?? readOrcStripe(fs, tail, stripe, read);
     stripeRead.catch(() => undefined); // thrown where the rows are read

@@ -8,6 +8,7 @@ import type { EncodeJob, EncodeResult } from './row-group-worker.js';
 import { type EncodedOrcStripe, orcJobBuffers, type OrcStripeJob } from './orc-stripe.js';
 import type { CompressionKind } from './gen/orc_file.js';
 import type { ColumnData, StripeColumns } from './orc-decode.js';
+import { acquireArena, arenaRelease } from './orc-arena.js';
 
 /**
  * One thread per process that encodes and compresses Parquet row groups (parquet-row-group.ts:
@@ -150,38 +151,47 @@ export function collectOrcStripe(ticket: RowGroupTicket, wait: boolean): Encoded
 /**
  * A stripe's compressed streams (`sections`, named by `keys`), read ahead by its reader,
  * decompressed and decoded (orc-decode.ts) on the thread while the reader's thread makes the
- * values of the stripe before; undefined when there is no thread (or it is still starting), or
- * it fails, and the caller does both itself (and so names the stream or column that fails).
+ * values of the stripe before, into an arena (orc-arena.ts) that `release` gives back once the
+ * stripe's values are made; undefined when there is no thread (or it is still starting), or it
+ * fails, and the caller does both itself (and so names the stream or column that fails).
  */
 export async function decodeOrcStripeOnThread(
   codec: CompressionKind,
   sections: readonly Uint8Array[],
   keys: readonly string[],
   columns: StripeColumns,
-): Promise<ColumnData[] | undefined> {
+): Promise<{ columns: ColumnData[]; release: () => void } | undefined> {
   const t = readyThread();
   if (!t) return undefined;
   const { port1, port2 } = new MessageChannel();
   let gone: (() => void) | undefined;
   try {
-    const answer = new Promise<{ columns?: ColumnData[]; error?: string }>((resolve) => {
+    const answer = new Promise<{ columns?: ColumnData[]; error?: string; wanted?: number }>((resolve) => {
       port1.once('message', resolve);
       gone = () => resolve({}); // the thread died: done by the caller
       t.worker.once('exit', gone);
     });
-    // the sections (views of a read that may share its buffer) are copied one after the other into a buffer handed over
+    // the sections (views of a read that may share its buffer) are copied one after the other to the arena's start
     let total = 0;
     for (const s of sections) total += s.byteLength;
-    const packed = new Uint8Array(total);
+    const arena = acquireArena(total);
+    const packed = new Uint8Array(arena);
     const ends: number[] = [];
+    let at = 0;
     for (const s of sections) {
-      packed.set(s, ends.length === 0 ? 0 : ends[ends.length - 1]);
-      ends.push((ends.length === 0 ? 0 : ends[ends.length - 1]) + s.byteLength);
+      packed.set(s, at);
+      at += s.byteLength;
+      ends.push(at);
     }
-    t.worker.postMessage({ id: 0, orcStripeRead: { codec, packed, ends, keys, columns, reply: port2 } }, [port2, packed.buffer]);
-    const { columns: decoded } = await answer;
-    if (decoded) orcStripesDecoded++;
-    return decoded;
+    t.worker.postMessage({ id: 0, orcStripeRead: { codec, arena, ends, keys, columns, reply: port2 } }, [port2]);
+    const { columns: decoded, error, wanted } = await answer;
+    const release = arenaRelease(arena, () => wanted ?? 0);
+    if (!decoded) {
+      if (error !== undefined) release(); // else the thread died, maybe while writing to it
+      return undefined;
+    }
+    orcStripesDecoded++;
+    return { columns: decoded, release };
   } finally {
     if (gone) t.worker.off('exit', gone);
     port1.close();

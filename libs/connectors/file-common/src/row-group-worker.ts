@@ -13,6 +13,7 @@ import { type EncodedOrcStripe, encodeOrcStripe, type OrcStripeJob } from './orc
 import { decompress } from './orc-compression.js';
 import { columnBuffers, decodeStripeColumns, type StripeColumns, type Streams } from './orc-decode.js';
 import { detach } from '@tideway/common';
+import { Arena, decodeInArena } from './orc-arena.js';
 
 export interface EncodeJob {
   readonly id: number;
@@ -24,8 +25,8 @@ export interface EncodeJob {
   /** The compressed streams of an ORC stripe being read, named by `keys`, to decompress and decode instead, answered on `reply`. */
   readonly orcStripeRead?: {
     readonly codec: CompressionKind;
-    /** The streams one after the other; stream i ends at ends[i]. */
-    readonly packed: Uint8Array;
+    /** The stripe's arena (orc-arena.ts): the streams one after the other from its start, stream i ending at ends[i]; what is decoded goes after them. */
+    readonly arena: SharedArrayBuffer;
     readonly ends: readonly number[];
     readonly keys: readonly string[];
     readonly columns: StripeColumns;
@@ -47,20 +48,25 @@ const { results, signal } = workerData as { results: MessagePort; signal: Int32A
 /** Encodes one job and answers it (answers may pass each other while zstd loads: the writer finds its own by id). */
 async function answer(job: EncodeJob): Promise<void> {
   if (job.orcStripeRead) {
-    const { codec, packed, ends, keys, columns, reply } = job.orcStripeRead;
+    const { codec, ends, keys, columns, reply } = job.orcStripeRead;
+    const arena = new Arena(job.orcStripeRead.arena);
+    const packed = new Uint8Array(arena.buffer, 0, ends.length === 0 ? 0 : ends[ends.length - 1]);
+    arena.take(packed.byteLength);
     try {
       if (codec === CompressionKind.ZSTD) await loadZstd();
-      const streams: Streams = new Map();
-      for (let i = 0; i < keys.length; i++) {
-        let s = decompress(codec, packed.subarray(i === 0 ? 0 : ends[i - 1], ends[i]));
-        // handed over with the answer: a small one may be a view of Buffer's pool, which stays here
-        if (s.buffer.byteLength <= Buffer.poolSize && s.byteLength !== s.buffer.byteLength) s = s.slice();
-        streams.set(keys[i], s);
-      }
-      const decoded = decodeStripeColumns(columns, streams);
-      reply.postMessage({ columns: decoded }, columnBuffers(decoded));
+      const decoded = decodeInArena(arena, () => {
+        const streams: Streams = new Map();
+        for (let i = 0; i < keys.length; i++) {
+          let s = decompress(codec, packed.subarray(i === 0 ? 0 : ends[i - 1], ends[i]));
+          // handed over with the answer when not in the arena: a small one may be a view of Buffer's pool, which stays here
+          if (s.buffer.byteLength <= Buffer.poolSize && s.byteLength !== s.buffer.byteLength) s = s.slice();
+          streams.set(keys[i], s);
+        }
+        return decodeStripeColumns(columns, streams);
+      });
+      reply.postMessage({ columns: decoded, wanted: arena.wanted }, columnBuffers(decoded));
     } catch (e) {
-      reply.postMessage({ error: e instanceof Error ? e.message : String(e) });
+      reply.postMessage({ error: e instanceof Error ? e.message : String(e), wanted: arena.wanted });
     }
     reply.close();
     return;

@@ -47,3 +47,30 @@ export function compileFieldText(type: DataType): (v: unknown) => string {
   const f = text();
   return (v) => (v === null || v === undefined ? '' : f(v));
 }
+
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+const MIN_SAFE = -MAX_SAFE;
+
+/**
+ * compileFieldText for a value that is not null, as a piece of an argument: integers within
+ * ±2^53 as numbers (written in decimal without making a string), everything else as its text.
+ */
+export function compileFieldPiece(type: DataType): (v: unknown) => string | number {
+  switch (type.kind) {
+    case 'tinyint':
+    case 'smallint':
+    case 'int':
+    case 'bigint':
+      return (v) => {
+        if (typeof v === 'number') return Number.isSafeInteger(v) ? v : String(v);
+        if (typeof v === 'bigint') return v >= MIN_SAFE && v <= MAX_SAFE ? Number(v) : v.toString();
+        return String(v);
+      };
+    case 'string':
+      return (v) => (typeof v === 'string' ? v : String(v));
+    default: {
+      const text = compileFieldText(type);
+      return (v) => text(v);
+    }
+  }
+}

@@ -215,39 +215,44 @@ export class RespEncoder implements CommandSink {
         at = this.int(at, x);
         continue;
       }
-      for (let j = 0; j < x.length; j++) {
-        const c = x.charCodeAt(j);
-        if (c > 127) {
-          this.length = start;
-          this.utf8(t.text(row));
-          return;
-        }
-        buf[at++] = c;
+      at = this.ascii(x, at);
+      if (at < 0) {
+        this.length = start;
+        this.utf8(t.text(row));
+        return;
       }
     }
-    buf[at++] = CR;
-    buf[at++] = LF;
-    this.length = at;
+    this.end(at);
   }
 
   string(s: string): void {
-    const n = s.length;
-    this.ensure(n + 24);
-    const buf = this.buf;
+    this.ensure(s.length + 24);
     const start = this.length;
-    let at = this.header(start, n);
-    for (let j = 0; j < n; j++) {
+    const at = this.ascii(s, this.header(start, s.length));
+    if (at >= 0) {
+      this.end(at);
+      return;
+    }
+    this.length = start;
+    this.utf8(s);
+  }
+
+  /** Copies ASCII text to `at`; returns where it ends, or -1 at the first other character. */
+  private ascii(s: string, at: number): number {
+    const buf = this.buf;
+    for (let j = 0; j < s.length; j++) {
       const c = s.charCodeAt(j);
-      if (c > 127) {
-        this.length = start;
-        this.utf8(s);
-        return;
-      }
+      if (c > 127) return -1;
       buf[at++] = c;
     }
-    buf[at++] = CR;
-    buf[at++] = LF;
-    this.length = at;
+    return at;
+  }
+
+  /** Ends the argument whose bytes end at `at`. */
+  private end(at: number): void {
+    this.buf[at] = CR;
+    this.buf[at + 1] = LF;
+    this.length = at + 2;
   }
 
   /** Raw bytes as one argument. */
@@ -255,9 +260,7 @@ export class RespEncoder implements CommandSink {
     this.ensure(b.length + 24);
     const at = this.header(this.length, b.length);
     this.buf.set(b, at);
-    this.buf[at + b.length] = CR;
-    this.buf[at + b.length + 1] = LF;
-    this.length = at + b.length + 2;
+    this.end(at + b.length);
   }
 
   /** Text that is not all ASCII: its UTF-8 bytes. */
@@ -266,8 +269,6 @@ export class RespEncoder implements CommandSink {
     this.ensure(n + 24);
     const at = this.header(this.length, n);
     this.buf.write(s, at, n, 'utf8');
-    this.buf[at + n] = CR;
-    this.buf[at + n + 1] = LF;
-    this.length = at + n + 2;
+    this.end(at + n);
   }
 }

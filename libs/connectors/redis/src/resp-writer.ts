@@ -30,9 +30,10 @@ export class RespConnection {
   private constructor(
     private readonly socket: Socket,
     private readonly where: string,
+    replies: { read?: (buf: Uint8Array, n: number) => void },
   ) {
     socket.setNoDelay(true);
-    socket.on('data', (chunk: Buffer) => this.onData(chunk));
+    replies.read = (buf, n) => this.onData(buf, n);
     socket.on('error', (err) => this.fail(`writing to ${where} failed: ${err.message}`, err));
     socket.on('close', () => this.fail(`writing to ${where} failed: the connection closed`));
     // Idle time with no reply: only a failure while replies are awaited.
@@ -45,7 +46,19 @@ export class RespConnection {
   /** Connects, sends AUTH and SELECT, and waits for their answers. */
   static async open(c: RedisConnection): Promise<RespConnection> {
     const where = describeConnection(c);
-    const socket = connect({ host: c.host, port: c.port });
+    // Replies are read into one reused buffer (no Buffer and no stream event per read).
+    const replies: { read?: (buf: Uint8Array, n: number) => void } = {};
+    const socket = connect({
+      host: c.host,
+      port: c.port,
+      onread: {
+        buffer: Buffer.allocUnsafe(64 * 1024),
+        callback: (n, buf) => {
+          replies.read?.(buf, n);
+          return true; // keep reading
+        },
+      },
+    });
     try {
       await new Promise<void>((resolve, reject) => {
         socket.once('connect', resolve);
@@ -58,7 +71,7 @@ export class RespConnection {
         cause: err,
       });
     }
-    const conn = new RespConnection(socket, where);
+    const conn = new RespConnection(socket, where, replies);
     const hello: Command[] = [];
     if (c.auth !== undefined) hello.push(c.user !== undefined ? ['AUTH', c.user, c.auth] : ['AUTH', c.auth]);
     if (c.db !== 0) hello.push(['SELECT', c.db]);
@@ -116,10 +129,10 @@ export class RespConnection {
     this.socket.destroy();
   }
 
-  private onData(chunk: Buffer): void {
+  private onData(chunk: Uint8Array, length: number): void {
     let lineStart = this.atLineStart;
     let pending = this.pending;
-    for (let i = 0; i < chunk.length; i++) {
+    for (let i = 0; i < length; i++) {
       const b = chunk[i];
       if (lineStart) {
         lineStart = false;

@@ -273,8 +273,10 @@ class RedisSinkWriter implements SinkWriter {
     return undefined;
   }
 
+  /** A failed or cancelled task: rows not sent are dropped (the restore replays them) and the connection with them. */
   abortPrepare(): void {
-    this.pipeline?.discard();
+    this.pipeline?.close();
+    this.pipeline = undefined;
   }
 
   async close(): Promise<void> {

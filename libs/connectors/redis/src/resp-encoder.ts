@@ -184,6 +184,14 @@ export class RespEncoder implements CommandSink {
 
   text(t: ArgText, row: Row): void {
     const pieces = t.pieces;
+    if (pieces.length === 1 && pieces[0].index >= 0) {
+      // One field (value_field, a hash field): no lengths to add up.
+      const v = row.fields[pieces[0].index];
+      const x = v === null || v === undefined ? '' : pieces[0].value(v);
+      if (typeof x === 'string') this.string(x);
+      else this.integer(x);
+      return;
+    }
     const values = this.values;
     // The length, assuming ASCII text (one byte a character); the first other character
     // found while writing sends the argument through its string instead.
@@ -206,8 +214,9 @@ export class RespEncoder implements CommandSink {
     for (let i = 0; i < pieces.length; i++) {
       const p = pieces[i];
       if (p.index < 0) {
-        buf.set(p.bytes, at);
-        at += p.bytes.length;
+        // Byte by byte: literals are short, and TypedArray#set costs more than a few bytes' copy.
+        const lit = p.bytes;
+        for (let j = 0; j < lit.length; j++) buf[at++] = lit[j];
         continue;
       }
       const x = values[i];
@@ -253,6 +262,12 @@ export class RespEncoder implements CommandSink {
     this.buf[at] = CR;
     this.buf[at + 1] = LF;
     this.length = at + 2;
+  }
+
+  /** A safe integer in decimal as one argument. */
+  private integer(x: number): void {
+    this.ensure(48);
+    this.end(this.int(this.header(this.length, intLength(x)), x));
   }
 
   /** Raw bytes as one argument. */

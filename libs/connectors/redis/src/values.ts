@@ -48,9 +48,6 @@ export function compileFieldText(type: DataType): (v: unknown) => string {
   return (v) => (v === null || v === undefined ? '' : f(v));
 }
 
-const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
-const MIN_SAFE = -MAX_SAFE;
-
 /**
  * compileFieldText for a value that is not null, as a piece of an argument: integers within
  * ±2^53 as numbers (written in decimal without making a string), everything else as its text.
@@ -63,7 +60,11 @@ export function compileFieldPiece(type: DataType): (v: unknown) => string | numb
     case 'bigint':
       return (v) => {
         if (typeof v === 'number') return Number.isSafeInteger(v) ? v : String(v);
-        if (typeof v === 'bigint') return v >= MIN_SAFE && v <= MAX_SAFE ? Number(v) : v.toString();
+        if (typeof v === 'bigint') {
+          // Exact below 2^53; from there on Number() rounds, and isSafeInteger says so.
+          const n = Number(v);
+          return Number.isSafeInteger(n) ? n : v.toString();
+        }
         return String(v);
       };
     case 'string':

@@ -17,7 +17,8 @@ import {
 } from '@tideway/api';
 import { startRedis, startRedisCluster, type RedisClusterServer, type RedisServer } from '@tideway/testing';
 import type { Command, RedisConnection } from './client.js';
-import { argText, commandName, fieldPiece, literalPiece } from './resp-encoder.js';
+import { RespEncoder, argText, commandName, fieldPiece, literalPiece } from './resp-encoder.js';
+import { compileFieldPiece } from './values.js';
 import { RespConnection, RespPipeline } from './resp-writer.js';
 import { redisSinkFactory, redisSourceFactory, REDIS_SINK_SPEC, REDIS_SOURCE_SPEC, type RedisSplit } from './index.js';
 
@@ -236,6 +237,36 @@ describe('RespConnection and RespPipeline', () => {
       await r.flushdb();
       r.disconnect();
     }
+  });
+
+  it('encodes integers past 2^53, negative ones, null fields and one-field arguments as their text', () => {
+    const enc = new RespEncoder();
+    const big = argText([
+      literalPiece('b:'),
+      fieldPiece(0, compileFieldPiece({ kind: 'bigint' })),
+      literalPiece(':'),
+      fieldPiece(1, compileFieldPiece({ kind: 'double' })),
+    ]);
+    const one = argText([fieldPiece(0, compileFieldPiece({ kind: 'bigint' }))]);
+    const rows: Row[] = [
+      { kind: '+I', tableId: 't', fields: [2n ** 60n + 1n, 1.5] },
+      { kind: '+I', tableId: 't', fields: [-(2n ** 53n), 2] },
+      { kind: '+I', tableId: 't', fields: [-42n, null] },
+      { kind: '+I', tableId: 't', fields: [null, null] },
+    ];
+    for (const r of rows) {
+      enc.begin(commandName('SET'), 3);
+      enc.key(big, r);
+      enc.text(one, r);
+    }
+    const args = (key: string, value: string) => `*3\r\n$3\r\nSET\r\n$${key.length}\r\n${key}\r\n$${value.length}\r\n${value}\r\n`;
+    expect(enc.bytes().toString()).toBe(
+      args('b:1152921504606846977:1.5', '1152921504606846977') +
+        args('b:-9007199254740992:2.0', '-9007199254740992') +
+        args('b:-42:', '-42') +
+        args('b::', ''),
+    );
+    expect(enc.commands).toBe(4);
   });
 
   it('an error reply in a batch fails the next write and the barrier; discard drops rows not sent', async () => {

@@ -207,8 +207,7 @@ describe('RespConnection and RespPipeline', () => {
       out.begin(commandName(command), 3);
       out.key(key, r);
       out.text(argText([fieldPiece(1, (v) => v as string)]), r);
-      const next = p.rowDone();
-      out = next instanceof Promise ? await next : next;
+      if (p.rowDone()) out = await p.next();
     }
     p.end();
   }

@@ -206,13 +206,18 @@ export class RespPipeline {
     return this.encoding;
   }
 
+  /** After a row's commands were encoded: whether the batch is full (then call next()). */
+  rowDone(): boolean {
+    return ++this.rows >= this.batchSize;
+  }
+
   /**
-   * After a row's commands were encoded; returns the encoder for the next row. At a full batch
-   * it first waits for the batch in flight, then sends this one.
+   * At a full batch: waits for the batch in flight, sends this one, and returns the encoder for
+   * the next rows.
    */
-  rowDone(): RespEncoder | Promise<RespEncoder> {
-    if (++this.rows < this.batchSize) return this.encoding;
-    return this.ship().then(() => this.encoding);
+  async next(): Promise<RespEncoder> {
+    await this.ship();
+    return this.encoding;
   }
 
   /** After write()'s rows: rows short of a batch are sent after LINGER_MS unless more come. */

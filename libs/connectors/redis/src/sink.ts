@@ -240,8 +240,7 @@ class RedisSinkWriter implements SinkWriter {
         tableId = row.tableId;
       }
       plan!(row, out);
-      const next = pipeline.rowDone();
-      out = next instanceof Promise ? await next : next;
+      if (pipeline.rowDone()) out = await pipeline.next();
     }
     pipeline.end();
   }

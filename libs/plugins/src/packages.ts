@@ -8,7 +8,9 @@ import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { PLUGIN_API_VERSION, type PluginType } from '@tideway/api';
 import { ConfigError, ErrorCode } from '@tideway/common';
-import semver from 'semver';
+// The two functions only: semver's index loads its ~45 files, which every task thread paid at start.
+import satisfies from 'semver/functions/satisfies.js';
+import validRange from 'semver/ranges/valid.js';
 
 const KINDS: readonly PluginType[] = ['source', 'sink', 'transform'];
 
@@ -95,9 +97,9 @@ export function readPluginPackage(dir: string, options: { builtin: boolean; from
   if (!name) fail('its package.json has no "name"');
   if (!isRecord(decl)) return fail('"tideway" in its package.json must be an object with "api" and "plugins"');
   const api = decl.api;
-  if (typeof api !== 'string' || semver.validRange(api) === null)
+  if (typeof api !== 'string' || validRange(api) === null)
     return fail(`"tideway.api" must be a semver range of the plugin API it was built for (this Tideway has API ${PLUGIN_API_VERSION})`);
-  if (!semver.satisfies(PLUGIN_API_VERSION, api))
+  if (!satisfies(PLUGIN_API_VERSION, api))
     fail(
       `it was built for plugin API ${api}, and this Tideway has API ${PLUGIN_API_VERSION}; rebuild it against @tideway/api ${PLUGIN_API_VERSION}`,
     );

@@ -432,7 +432,13 @@ export class TaskGroupRunner {
   }
 
   private async loop(): Promise<void> {
-    const batch: Row[] = [];
+    // The rows of this poll: a fresh array each poll, handed on whole (no splice copy).
+    let batch: Row[] = [];
+    const take = (): Row[] => {
+      const rows = batch;
+      batch = [];
+      return rows;
+    };
     /** Schema changes of this poll, each after the rows batch held when it came. */
     const changes: Array<{ rows: Row[]; event: SchemaChangeEvent }> = [];
     const collector: Collector = {
@@ -440,10 +446,12 @@ export class TaskGroupRunner {
         batch.push(row);
       },
       collectBatch: (rows) => {
-        for (let i = 0; i < rows.length; i++) batch.push(rows[i]);
+        // The reader's array is copied (it may reuse it), in one piece when it is the poll's first.
+        if (batch.length === 0) batch = rows.slice();
+        else for (let i = 0; i < rows.length; i++) batch.push(rows[i]);
       },
       collectSchemaChange: (event) => {
-        changes.push({ rows: batch.splice(0, batch.length), event });
+        changes.push({ rows: take(), event });
       },
     };
     let sliceStart = Date.now();
@@ -476,7 +484,7 @@ export class TaskGroupRunner {
           });
       }
       if (batch.length > 0) {
-        const rows = batch.splice(0, batch.length);
+        const rows = take();
         const bytes = this.counters.countSource(rows);
         const r = this.push(rows);
         if (r instanceof Promise) await this.awaitPush(r);

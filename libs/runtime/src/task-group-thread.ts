@@ -24,6 +24,68 @@ const profiling = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : 
  */
 const YOUNG_GENERATION_MB = 96;
 
+/** Starts a task thread: it loads the runtime, then waits for its `start` message. */
+function spawnTaskThread(clock: CallClock, name: string): Worker {
+  const fromSource = import.meta.url.endsWith('.ts');
+  // Running from sources (tsx), the thread needs the same loader and conditions.
+  return new Worker(fromSource ? bootstrap : entryJs, {
+    execArgv: [...(fromSource ? ['--conditions=source'] : []), ...profiling],
+    workerData: { entry: entryTs, clock: clock.buffer },
+    name,
+    resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
+  });
+}
+
+/**
+ * One task thread started ahead of the task group it will run (docs/decisions/0079): a thread
+ * takes a few hundred milliseconds to start and load the runtime (more from TypeScript
+ * sources), and a deploy that finds one ready skips that wait. A worker fills it when it starts
+ * and again when a task thread ends; it never keeps more than one. A spare that dies before it
+ * is taken (it failed to load) is dropped, and the deploy starts its own thread.
+ */
+export class SpareTaskThread {
+  private spare: { worker: Worker; clock: CallClock; alive: boolean; release: () => void } | undefined;
+  private closed = false;
+
+  /** Starts a spare thread unless one is there (or this was closed). */
+  fill(): void {
+    if (this.closed || this.spare?.alive) return;
+    const clock = new CallClock();
+    const worker = spawnTaskThread(clock, 'tg-spare');
+    // A spare keeps no process alive; the task group that takes it does.
+    worker.unref();
+    const spare = { worker, clock, alive: true, release: () => {} };
+    const ended = (): void => {
+      spare.alive = false;
+    };
+    worker.on('error', ended);
+    worker.on('exit', ended);
+    spare.release = () => {
+      worker.off('error', ended);
+      worker.off('exit', ended);
+    };
+    this.spare = spare;
+  }
+
+  /** The spare thread, started or still starting, if one is alive; the caller owns it from now on. */
+  take(): { worker: Worker; clock: CallClock } | undefined {
+    const spare = this.spare;
+    this.spare = undefined;
+    if (!spare?.alive) return undefined;
+    spare.release();
+    spare.worker.ref();
+    return spare;
+  }
+
+  /** Stops the spare thread; no other starts. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const spare = this.spare;
+    this.spare = undefined;
+    if (spare?.alive) await spare.worker.terminate();
+  }
+}
+
 /** Milliseconds a plugin call of each kind may run before its task fails (tideway.plugin-call-timeout); 0: no limit. */
 export type CallLimits = Readonly<Partial<Record<CallKind, number>>>;
 
@@ -40,14 +102,14 @@ const CALL_WATCH_MS = 1000;
 export class TaskGroupThread {
   private readonly worker: Worker;
   private exited = false;
-  private readonly clock = new CallClock();
+  private readonly clock: CallClock;
   private watch?: NodeJS.Timeout;
 
   private started = false;
 
   /**
-   * Spawns the thread. With `start` false it boots but waits for `start()` (a restored task
-   * group waits for its state: SeaTunnel's WAITING_RESTORE).
+   * Spawns the thread, or takes the spare one started ahead. With `start` false it boots but
+   * waits for `start()` (a restored task group waits for its state: SeaTunnel's WAITING_RESTORE).
    */
   constructor(
     descriptor: TaskGroupDescriptor,
@@ -55,15 +117,12 @@ export class TaskGroupThread {
     onExit: (code: number, error?: Error) => void,
     start = true,
     limits: CallLimits = {},
+    spare?: SpareTaskThread,
   ) {
-    const fromSource = import.meta.url.endsWith('.ts');
-    // Running from sources (tsx), the thread needs the same loader and conditions.
-    this.worker = new Worker(fromSource ? bootstrap : entryJs, {
-      execArgv: [...(fromSource ? ['--conditions=source'] : []), ...profiling],
-      workerData: { entry: entryTs, clock: this.clock.buffer },
-      name: `tg-${descriptor.jobId}-${descriptor.pipelineId}-${descriptor.taskGroupIndex}`,
-      resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
-    });
+    const taken = spare?.take();
+    this.clock = taken?.clock ?? new CallClock();
+    this.worker =
+      taken?.worker ?? spawnTaskThread(this.clock, `tg-${descriptor.jobId}-${descriptor.pipelineId}-${descriptor.taskGroupIndex}`);
     let lastError: Error | undefined;
     this.worker.on('message', onMessage);
     this.worker.on('error', (err) => {

@@ -1,6 +1,6 @@
 import { CoordinatorServer, JobEventReporter } from '@tideway/coordinator';
 import { ResourceManagerService } from '@tideway/resource-manager';
-import { WorkerServer } from '@tideway/worker';
+import { SpareTaskThread, WorkerServer } from '@tideway/worker';
 import type { EngineConfig } from '@tideway/config';
 import { checkpointStorageOf, configLimitsOf } from './commands/options.js';
 
@@ -18,6 +18,19 @@ export interface LocalCluster {
  * offers the engine config's slots (dynamic by default) and its attributes (tags).
  */
 export async function startLocalCluster(engine: EngineConfig, coordinatorPort = 0): Promise<LocalCluster> {
+  // The worker's spare task thread starts first: it loads while the other services start
+  // (docs/decisions/0079).
+  const spare = new SpareTaskThread();
+  spare.fill();
+  try {
+    return await startServices(engine, coordinatorPort, spare);
+  } catch (err) {
+    await spare.close();
+    throw err;
+  }
+}
+
+async function startServices(engine: EngineConfig, coordinatorPort: number, spare: SpareTaskThread): Promise<LocalCluster> {
   const host = '127.0.0.1';
   const resourceManager = new ResourceManagerService({
     host,
@@ -55,6 +68,7 @@ export async function startLocalCluster(engine: EngineConfig, coordinatorPort = 
     attributes: Object.fromEntries(Object.entries(engine.tideway.worker.attributes).map(([k, v]) => [k, String(v)])),
     heartbeatIntervalMs: engine.tideway.heartbeat.interval,
     pluginCallTimeout: engine.tideway.pluginCallTimeout,
+    spareTaskThread: spare,
   });
   await worker.start();
   await worker.waitRegistered();

@@ -19,7 +19,7 @@ import {
 } from '@tideway/contracts';
 import { detach, backoffDelay, logger, readLocalJobLogs, sleep } from '@tideway/common';
 import { EpochGuard, TidewayServer, call, clientOptions, epochMetadata, channelCredentials, unaryHandler, required } from '@tideway/rpc';
-import { dataExchangeHandlers, taskGroupStateCodec, type CallLimits } from '@tideway/runtime';
+import { dataExchangeHandlers, taskGroupStateCodec, type CallLimits, type SpareTaskThread } from '@tideway/runtime';
 import { TaskExecutionService } from './task-execution-service.js';
 
 const log = logger('worker');
@@ -46,6 +46,11 @@ export interface WorkerOptions {
   leaderLossTimeoutMs?: number;
   /** Milliseconds each kind of plugin call may run in a task thread (tideway.plugin-call-timeout); absent: no limit. */
   pluginCallTimeout?: CallLimits;
+  /**
+   * The worker's spare task thread, when its starter began it earlier (local mode starts it
+   * before the other services, so it has their start-up time to load); the worker owns it.
+   */
+  spareTaskThread?: SpareTaskThread;
 }
 
 /**
@@ -76,7 +81,7 @@ export class WorkerServer {
 
   constructor(private readonly options: WorkerOptions) {
     this.workerId = options.workerId ?? randomUUID();
-    this.tasks = new TaskExecutionService(options.coordinatorAddresses, options.pluginCallTimeout);
+    this.tasks = new TaskExecutionService(options.coordinatorAddresses, options.pluginCallTimeout, options.spareTaskThread);
     this.epochs = new EpochGuard((epoch, address) => {
       log.info({ epoch, leader: address }, 'a new leader coordinator');
       this.tasks.leader.noteLeader(address);

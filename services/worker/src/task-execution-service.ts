@@ -9,6 +9,7 @@ import {
 import { detach, logger, rememberSecretsOf, serializeError, type SerializedError, backoffDelay, sleep } from '@tideway/common';
 import { LeaderCaller, call, clientOptions, channelCredentials } from '@tideway/rpc';
 import {
+  SpareTaskThread,
   TaskGroupThread,
   type CallLimits,
   WirePayloadError,
@@ -50,6 +51,8 @@ export interface RunningTaskGroup {
   channels: Map<number, { grantCredits(batches: number): void }>;
 }
 
+export { SpareTaskThread };
+
 /** The ids a log line about a task group carries, as the coordinator's lines name them. */
 export function logFields(l: TaskGroupLocation): { jobId: string; pipelineId: number; taskGroup: number; attempt: number } {
   return { jobId: l.jobId, pipelineId: l.pipelineId, taskGroup: l.taskGroupIndex, attempt: l.attempt };
@@ -68,11 +71,12 @@ export class TaskExecutionService {
   /** Reports go to the leader among the coordinators, following redirects across fail-overs. */
   readonly leader: LeaderCaller<CoordinatorServiceClient>;
   private splitPoller?: NodeJS.Timeout;
-
   constructor(
     coordinatorAddresses: readonly string[],
     /** Time limits of plugin calls in the task threads (tideway.plugin-call-timeout). */
     private readonly callLimits: CallLimits = {},
+    /** A task thread started ahead, so a deploy need not wait for one to start (docs/decisions/0079). */
+    private readonly spare = new SpareTaskThread(),
   ) {
     this.leader = new LeaderCaller(coordinatorAddresses, (a) => new CoordinatorServiceClient(a, channelCredentials(), clientOptions));
   }
@@ -80,6 +84,7 @@ export class TaskExecutionService {
   start(): void {
     this.splitPoller = setInterval(() => this.pollSplits(), 200);
     this.splitPoller.unref();
+    this.spare.fill();
   }
 
   /** Slots this worker holds for running task groups (reported in heartbeats). */
@@ -151,6 +156,8 @@ export class TaskExecutionService {
       descriptor,
       (msg) => this.onThreadMessage(group, msg),
       (code, error) => {
+        // The next task group finds a thread started ahead again.
+        this.spare.fill();
         if (!group.ended) {
           // The thread died without reporting an end (a crash, or terminate()).
           group.ended = true;
@@ -160,6 +167,7 @@ export class TaskExecutionService {
       },
       restoreCheckpointId === 0,
       this.callLimits,
+      this.spare,
     );
     if (restoreCheckpointId > 0) {
       const timer = setTimeout(() => {
@@ -444,7 +452,7 @@ export class TaskExecutionService {
 
   async stop(): Promise<void> {
     if (this.splitPoller) clearInterval(this.splitPoller);
-    await Promise.all([...this.groups.values()].map((g) => g.thread.terminate()));
+    await Promise.all([...this.groups.values()].map((g) => g.thread.terminate()).concat(this.spare.close()));
     this.leader.close();
   }
 

@@ -1,4 +1,4 @@
-import { Cluster, Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import { ErrorCode, TidewayError } from '@tideway/common';
 import type { PluginOptions } from '@tideway/api';
 
@@ -43,12 +43,19 @@ export function describeConnection(c: RedisConnection): string {
 /** A single server or a cluster, both with ioredis' command methods. */
 export type RedisClient = Redis | Cluster;
 
+/** Whether a client is a cluster's (ioredis sets `isCluster`; the module itself is loaded only when a client is opened). */
+export function isCluster(client: RedisClient): client is Cluster {
+  return client.isCluster;
+}
+
 /**
  * Connects and waits until the server (every slot of a cluster) answers. Failing to connect is
  * a retryable connector error naming the address. Cluster clients follow MOVED and ASK
  * redirections (ioredis refreshes its slot map on MOVED and sends ASKING on ASK).
  */
 export async function openClient(c: RedisConnection): Promise<RedisClient> {
+  // Loaded here, not with the plugin: a single-server sink never needs it (it writes RESP itself).
+  const { Cluster, Redis } = await import('ioredis');
   const common = {
     username: c.user,
     password: c.auth,
@@ -95,7 +102,7 @@ export type Command = [string, ...(string | number | Buffer)[]];
  */
 export async function execAll(client: RedisClient, commands: readonly Command[]): Promise<unknown[]> {
   if (commands.length === 0) return [];
-  if (client instanceof Cluster) {
+  if (isCluster(client)) {
     // Keys in parallel, each key's commands one after the other: a redirected command (MOVED,
     // ASK) is answered before the next one on its key is sent, so none overtakes another.
     const byKey = new Map<string, Command[]>();

@@ -45,7 +45,8 @@ const CONNECTION_OPTIONS: readonly OptionDef[] = [
     type: 'int',
     default: 10,
     min: 1,
-    description: 'Source: the COUNT hint of each SCAN call. Sink: rows sent per pipelined round trip.',
+    description:
+      'Source: the COUNT hint of each SCAN call. Sink: rows per pipelined round trip, one batch in flight while the next is encoded; rows short of a batch are sent 5 ms after the last write, or at a checkpoint.',
   },
   {
     name: 'format',

@@ -4,7 +4,7 @@
  * every key is read exactly once over the restores; and its splits and enumerator state survive
  * structured clone, as checkpoints need.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Redis } from 'ioredis';
 import {
   optionsOf,
@@ -17,7 +17,9 @@ import {
 } from '@tideway/api';
 import { startRedis, startRedisCluster, type RedisClusterServer, type RedisServer } from '@tideway/testing';
 import type { Command, RedisConnection } from './client.js';
-import { RespWriter } from './resp-writer.js';
+import { RespEncoder, argText, commandName, fieldPiece, literalPiece } from './resp-encoder.js';
+import { compileFieldPiece } from './values.js';
+import { RespConnection, RespPipeline } from './resp-writer.js';
 import { redisSinkFactory, redisSourceFactory, REDIS_SINK_SPEC, REDIS_SOURCE_SPEC, type RedisSplit } from './index.js';
 
 let server: RedisServer;
@@ -163,11 +165,11 @@ describe('Redis sink on a cluster whose slot moves while it writes', () => {
   }, 120_000);
 });
 
-describe('RespWriter', () => {
+describe('RespConnection and RespPipeline', () => {
   const conn = (auth: string, db = 0): RedisConnection => ({ mode: 'single', host: '127.0.0.1', port: server.port, nodes: [], auth, db });
 
-  it('writes in order, counts every reply, and fails with the first error reply by its text', async () => {
-    const w = await RespWriter.open(conn('pw', 9));
+  it('writes in order, counts every reply, and fails for good with the first error reply by its text', async () => {
+    const w = await RespConnection.open(conn('pw', 9));
     try {
       const many: Command[] = Array.from({ length: 5000 }, (_, i) => ['SET', `r:${i}`, 'x'.repeat(i % 300)]);
       await w.run(many);
@@ -178,20 +180,110 @@ describe('RespWriter', () => {
           ['SET', 'r:after', 'c'],
         ]),
       ).rejects.toThrow(/WRONGTYPE/);
-      await w.run([['EXPIRE', 'r:after', 100]]); // the connection is still in step after an error reply
+      // Every reply of the batch was read (r:after is set); the connection takes nothing more.
+      await expect(w.run([['EXPIRE', 'r:after', 100]])).rejects.toThrow(/WRONGTYPE/);
     } finally {
       w.close();
     }
     const r = new Redis({ host: '127.0.0.1', port: server.port, password: 'pw', db: 9 });
     expect(await r.dbsize()).toBe(5002);
     expect(await r.get('r:4999')).toBe('x'.repeat(4999 % 300));
-    expect(await r.ttl('r:after')).toBeGreaterThan(0);
+    expect(await r.get('r:after')).toBe('c');
+    expect(await r.ttl('r:after')).toBe(-1);
     await r.flushdb();
     r.disconnect();
   });
 
   it('refuses a wrong password when it connects', async () => {
-    await expect(RespWriter.open(conn('wrong'))).rejects.toThrow(/WRONGPASS|invalid password/);
+    await expect(RespConnection.open(conn('wrong'))).rejects.toThrow(/WRONGPASS|invalid password/);
+  });
+
+  const key = argText([literalPiece('p:'), fieldPiece(0, (v) => v as number), literalPiece(':é:'), fieldPiece(1, (v) => v as string)]);
+  const row = (i: number, s: string): Row => ({ kind: '+I', tableId: 't', fields: [i, s] });
+  /** SETs (or SADDs) of rows as the sink encodes them: the key from the template, the text as the value. */
+  async function setRows(p: RespPipeline, rows: Row[], command = 'SET'): Promise<void> {
+    let out = await p.begin();
+    for (const r of rows) {
+      out.begin(commandName(command), 3);
+      out.key(key, r);
+      out.text(argText([fieldPiece(1, (v) => v as string)]), r);
+      if (p.rowDone()) out = await p.next();
+    }
+    p.end();
+  }
+
+  it('pipelines batches, sends a short batch after the linger time, and flushes at a barrier', async () => {
+    const p = new RespPipeline(await RespConnection.open(conn('pw', 10)), 7);
+    const r = new Redis({ host: '127.0.0.1', port: server.port, password: 'pw', db: 10 });
+    try {
+      // Integers, ASCII and non-ASCII text (the key's literal too), an empty and a long value.
+      const texts = ['a', '', 'ünïcode ✓', 'x'.repeat(70_000), '12'];
+      await setRows(
+        p,
+        Array.from({ length: 1000 }, (_, i) => row(i - 500, texts[i % texts.length])),
+      );
+      await p.flush();
+      expect(await r.dbsize()).toBe(1000);
+      expect(await r.get('p:-500:é:a')).toBe('a');
+      expect(await r.get('p:-498:é:ünïcode ✓')).toBe('ünïcode ✓');
+      expect(await r.get('p:-497:é:' + 'x'.repeat(70_000))).toBe('x'.repeat(70_000));
+      expect(await r.get('p:499:é:12')).toBe('12');
+      // Three rows, short of a batch: sent LINGER_MS later without a flush.
+      await setRows(p, [row(1, 'l'), row(2, 'l'), row(3, 'l')]);
+      await vi.waitFor(async () => expect(await r.exists('p:1:é:l', 'p:2:é:l', 'p:3:é:l')).toBe(3), { timeout: 5000, interval: 5 });
+    } finally {
+      p.close();
+      await r.flushdb();
+      r.disconnect();
+    }
+  });
+
+  it('encodes integers past 2^53, negative ones, null fields and one-field arguments as their text', () => {
+    const enc = new RespEncoder();
+    const big = argText([
+      literalPiece('b:'),
+      fieldPiece(0, compileFieldPiece({ kind: 'bigint' })),
+      literalPiece(':'),
+      fieldPiece(1, compileFieldPiece({ kind: 'double' })),
+    ]);
+    const one = argText([fieldPiece(0, compileFieldPiece({ kind: 'bigint' }))]);
+    const rows: Row[] = [
+      { kind: '+I', tableId: 't', fields: [2n ** 60n + 1n, 1.5] },
+      { kind: '+I', tableId: 't', fields: [-(2n ** 53n), 2] },
+      { kind: '+I', tableId: 't', fields: [-42n, null] },
+      { kind: '+I', tableId: 't', fields: [null, null] },
+    ];
+    for (const r of rows) {
+      enc.begin(commandName('SET'), 3);
+      enc.key(big, r);
+      enc.text(one, r);
+    }
+    const args = (key: string, value: string) => `*3\r\n$3\r\nSET\r\n$${key.length}\r\n${key}\r\n$${value.length}\r\n${value}\r\n`;
+    expect(enc.bytes().toString()).toBe(
+      args('b:1152921504606846977:1.5', '1152921504606846977') +
+        args('b:-9007199254740992:2.0', '-9007199254740992') +
+        args('b:-42:', '-42') +
+        args('b::', ''),
+    );
+    expect(enc.commands).toBe(4);
+  });
+
+  it('an error reply in a batch fails the next write and the barrier; discard drops rows not sent', async () => {
+    const p = new RespPipeline(await RespConnection.open(conn('pw', 11)), 2);
+    const r = new Redis({ host: '127.0.0.1', port: server.port, password: 'pw', db: 11 });
+    try {
+      await r.lpush('p:1:é:a', 'a list');
+      await setRows(p, [row(1, 'a'), row(2, 'a'), row(3, 'a')], 'SADD');
+      p.discard(); // row 3 was not sent
+      await expect(p.flush()).rejects.toThrow(/WRONGTYPE/);
+      await expect(setRows(p, [row(4, 'a')])).rejects.toThrow(/WRONGTYPE/);
+      expect(await r.smembers('p:2:é:a')).toEqual(['a']);
+      expect(await r.exists('p:3:é:a')).toBe(0);
+    } finally {
+      p.close();
+      await r.flushdb();
+      r.disconnect();
+    }
   });
 });
 

@@ -1,45 +1,64 @@
 import { connect, type Socket } from 'node:net';
 import { ErrorCode, TidewayError } from '@tideway/common';
 import { describeConnection, type Command, type RedisConnection } from './client.js';
+import { commandName, RespEncoder } from './resp-encoder.js';
 
-/** How long a batch may wait for its replies before the connection is given up. */
+/** How long sent commands may wait for their replies before the connection is given up. */
 const REPLY_TIMEOUT_MS = 30_000;
 
 /**
- * The sink's write connection to a single server: commands encoded as RESP arrays straight into
- * one socket write per batch, replies counted as they arrive (docs/decisions/0050: ioredis'
- * per-command objects and promises cost more than Redis' own work on the write path).
+ * The sink's write connection to a single server: RESP bytes go out as they are given, replies
+ * are counted as they arrive (docs/decisions/0050: ioredis' per-command objects and promises
+ * cost more than Redis' own work on the write path).
  *
  * Only for commands whose every reply is one line: simple strings (+OK), integers and errors.
  * That holds for everything the sink sends (AUTH, SELECT, SET, HSET, HDEL, LPUSH, LREM, SADD,
  * SREM, ZADD, ZREM, DEL, EXPIRE), so counting line ends counts replies; a bulk or array reply
  * would break the count and must never be asked for here.
+ *
+ * An error reply fails the connection for good (it is reported once every reply of its batch
+ * came, and by every later call): the task fails and its restore replays from the checkpoint.
  */
-export class RespWriter {
+export class RespConnection {
   private pending = 0;
   private atLineStart = true;
   private errorLine: string | undefined;
-  private firstError: string | undefined;
-  private failure: Error | undefined;
+  private replyError: string | undefined;
+  private failure: TidewayError | undefined;
   private waiter: { resolve: () => void; reject: (e: Error) => void } | undefined;
 
   private constructor(
     private readonly socket: Socket,
     private readonly where: string,
+    replies: { read?: (buf: Uint8Array, n: number) => void },
   ) {
     socket.setNoDelay(true);
-    socket.on('data', (chunk: Buffer) => this.onData(chunk));
-    socket.on('error', (err) => this.fail(err));
-    socket.on('close', () => this.fail(new Error('the connection closed')));
+    replies.read = (buf, n) => this.onData(buf, n);
+    socket.on('error', (err) => this.fail(`writing to ${where} failed: ${err.message}`, err));
+    socket.on('close', () => this.fail(`writing to ${where} failed: the connection closed`));
+    // Idle time with no reply: only a failure while replies are awaited.
+    socket.setTimeout(REPLY_TIMEOUT_MS);
     socket.on('timeout', () => {
       if (this.pending > 0) socket.destroy(new Error(`no reply within ${REPLY_TIMEOUT_MS / 1000} s`));
     });
   }
 
   /** Connects, sends AUTH and SELECT, and waits for their answers. */
-  static async open(c: RedisConnection): Promise<RespWriter> {
+  static async open(c: RedisConnection): Promise<RespConnection> {
     const where = describeConnection(c);
-    const socket = connect({ host: c.host, port: c.port });
+    // Replies are read into one reused buffer (no Buffer and no stream event per read).
+    const replies: { read?: (buf: Uint8Array, n: number) => void } = {};
+    const socket = connect({
+      host: c.host,
+      port: c.port,
+      onread: {
+        buffer: Buffer.allocUnsafe(64 * 1024),
+        callback: (n, buf) => {
+          replies.read?.(buf, n);
+          return true; // keep reading
+        },
+      },
+    });
     try {
       await new Promise<void>((resolve, reject) => {
         socket.once('connect', resolve);
@@ -52,73 +71,194 @@ export class RespWriter {
         cause: err,
       });
     }
-    const writer = new RespWriter(socket, where);
+    const conn = new RespConnection(socket, where, replies);
     const hello: Command[] = [];
     if (c.auth !== undefined) hello.push(c.user !== undefined ? ['AUTH', c.user, c.auth] : ['AUTH', c.auth]);
     if (c.db !== 0) hello.push(['SELECT', c.db]);
-    await writer.run(hello);
-    return writer;
+    try {
+      await conn.run(hello);
+    } catch (err) {
+      conn.close();
+      throw err;
+    }
+    return conn;
   }
 
-  /** Sends the commands in one write and resolves when every reply came; rejects with the first error reply. */
+  /** Throws the connection's failure, if it has one. */
+  check(): void {
+    if (this.failure) throw this.failure;
+  }
+
+  /**
+   * Sends encoded commands expecting `replies` replies. The bytes must stay untouched until
+   * idle() resolves (every reply came, so the server has read them all).
+   */
+  send(bytes: Uint8Array, replies: number): void {
+    this.check();
+    if (replies === 0) return;
+    this.pending += replies;
+    this.socket.write(bytes);
+  }
+
+  /** Resolves when every command sent has its reply; rejects with the connection's failure. */
+  idle(): Promise<void> {
+    if (this.failure) return Promise.reject(this.failure);
+    if (this.pending === 0) return Promise.resolve();
+    return new Promise<void>((resolve, reject) => (this.waiter = { resolve, reject }));
+  }
+
+  /** Sends commands in one write and waits for all their replies. */
   async run(commands: readonly Command[]): Promise<void> {
     if (commands.length === 0) return;
-    if (this.failure) throw this.failure;
-    let text = '';
+    const enc = new RespEncoder();
     for (const cmd of commands) {
-      text += `*${cmd.length}\r\n`;
-      for (const arg of cmd) {
-        const s = typeof arg === 'string' ? arg : String(arg);
-        text += `$${Buffer.byteLength(s)}\r\n${s}\r\n`;
+      enc.begin(commandName(cmd[0]), cmd.length);
+      for (let i = 1; i < cmd.length; i++) {
+        const arg = cmd[i];
+        if (typeof arg === 'string') enc.string(arg);
+        else if (typeof arg === 'number') enc.string(String(arg));
+        else enc.binary(arg);
       }
     }
-    this.pending += commands.length;
-    const done = new Promise<void>((resolve, reject) => (this.waiter = { resolve, reject }));
-    this.socket.setTimeout(REPLY_TIMEOUT_MS);
-    this.socket.write(text);
-    await done;
-    this.socket.setTimeout(0);
-    const error = this.firstError;
-    this.firstError = undefined;
-    if (error !== undefined) throw new TidewayError(ErrorCode.CONNECTOR_IO, `${this.where} answered ${error}`, { retryable: true });
+    await this.idle();
+    this.send(enc.bytes(), enc.commands);
+    await this.idle();
   }
 
   close(): void {
     this.socket.destroy();
   }
 
-  private onData(chunk: Buffer): void {
-    for (let i = 0; i < chunk.length; i++) {
+  private onData(chunk: Uint8Array, length: number): void {
+    let lineStart = this.atLineStart;
+    let pending = this.pending;
+    for (let i = 0; i < length; i++) {
       const b = chunk[i];
-      if (this.atLineStart) {
-        this.atLineStart = false;
+      if (lineStart) {
+        lineStart = false;
         if (b === 45 /* - */) this.errorLine = '';
       }
       if (b === 10 /* \n */) {
         if (this.errorLine !== undefined) {
-          this.firstError ??= this.errorLine.replace(/^-/, '').replace(/\r$/, '');
+          this.replyError ??= this.errorLine.replace(/^-/, '').replace(/\r$/, '');
           this.errorLine = undefined;
         }
-        this.atLineStart = true;
-        this.pending--;
+        lineStart = true;
+        pending--;
       } else if (this.errorLine !== undefined && this.errorLine.length < 500) {
         this.errorLine += String.fromCharCode(b);
       }
     }
-    if (this.pending === 0 && this.waiter) {
-      const w = this.waiter;
-      this.waiter = undefined;
-      w.resolve();
+    this.atLineStart = lineStart;
+    this.pending = pending;
+    if (pending > 0) return;
+    if (this.replyError !== undefined) {
+      this.fail(`${this.where} answered ${this.replyError}`);
+      return;
     }
+    const w = this.waiter;
+    this.waiter = undefined;
+    w?.resolve();
   }
 
-  private fail(err: Error): void {
-    this.failure ??= new TidewayError(ErrorCode.CONNECTOR_IO, `writing to ${this.where} failed: ${err.message}`, {
-      retryable: true,
-      cause: err,
-    });
+  private fail(message: string, cause?: Error): void {
+    this.failure ??= new TidewayError(ErrorCode.CONNECTOR_IO, message, { retryable: true, cause });
     const w = this.waiter;
     this.waiter = undefined;
     w?.reject(this.failure);
+  }
+}
+
+/** How long rows short of a full batch wait for more before they are sent anyway. */
+export const LINGER_MS = 5;
+
+/**
+ * Pipelined batches on one connection, at most one batch in flight: the commands of the next
+ * batch are encoded (into the other of two reused buffers) while the server works through the
+ * batch in flight and answers it; the next batch goes out once every reply of that one came and
+ * was checked. Rows short of a full batch wait for the next rows, LINGER_MS at most, or for
+ * flush() (a checkpoint barrier, close), which also waits for every reply.
+ */
+export class RespPipeline {
+  /** The batch being encoded. */
+  private encoding = new RespEncoder();
+  /** The batch sent last (its bytes stay untouched until its replies came). */
+  private sent = new RespEncoder();
+  /** Rows in `encoding`. */
+  private rows = 0;
+  private lingerTimer: NodeJS.Timeout | undefined;
+  private lingering: Promise<void> | undefined;
+
+  constructor(
+    private readonly conn: RespConnection,
+    private readonly batchSize: number,
+  ) {}
+
+  /**
+   * Before rows are encoded: stops the linger timer and waits for a lingering send; throws the
+   * connection's failure. Returns the encoder to write the rows' commands into.
+   */
+  async begin(): Promise<RespEncoder> {
+    clearTimeout(this.lingerTimer);
+    this.lingerTimer = undefined;
+    if (this.lingering) await this.lingering;
+    this.conn.check();
+    return this.encoding;
+  }
+
+  /** After a row's commands were encoded: whether the batch is full (then call next()). */
+  rowDone(): boolean {
+    return ++this.rows >= this.batchSize;
+  }
+
+  /**
+   * At a full batch: waits for the batch in flight, sends this one, and returns the encoder for
+   * the next rows.
+   */
+  async next(): Promise<RespEncoder> {
+    await this.ship();
+    return this.encoding;
+  }
+
+  /** After write()'s rows: rows short of a batch are sent after LINGER_MS unless more come. */
+  end(): void {
+    if (this.rows === 0 || this.lingerTimer) return;
+    this.lingerTimer = setTimeout(() => {
+      this.lingerTimer = undefined;
+      // A failure stays on the connection: the next call throws it.
+      this.lingering = this.ship()
+        .catch(() => undefined)
+        .finally(() => (this.lingering = undefined));
+    }, LINGER_MS);
+  }
+
+  /** Sends what is encoded and waits for every reply. */
+  async flush(): Promise<void> {
+    await this.begin();
+    if (this.rows > 0) await this.ship();
+    await this.conn.idle();
+  }
+
+  /** Drops rows encoded and not sent (a failed task: its restore replays them). */
+  discard(): void {
+    clearTimeout(this.lingerTimer);
+    this.lingerTimer = undefined;
+    this.encoding.reset();
+    this.rows = 0;
+  }
+
+  close(): void {
+    this.discard();
+    this.conn.close();
+  }
+
+  private async ship(): Promise<void> {
+    await this.conn.idle();
+    const full = this.encoding;
+    this.encoding = this.sent;
+    this.encoding.reset();
+    this.sent = full;
+    this.rows = 0;
+    this.conn.send(full.bytes(), full.commands);
   }
 }

@@ -2,8 +2,19 @@ import type { CatalogTable, PluginContext, Row, Sink, SinkFactory, SinkWriter } 
 import { ErrorCode, TidewayError } from '@tideway/common';
 import { connectionOf, describeConnection, execAll, openClient, type Command, type RedisClient, type RedisConnection } from './client.js';
 import { REDIS_SINK_SPEC, type RedisDataType } from './options.js';
-import { RespWriter } from './resp-writer.js';
-import { compileFieldText, compileRowWriter } from './values.js';
+import {
+  argText,
+  commandName,
+  fieldPiece,
+  literalPiece,
+  type ArgText,
+  type CommandName,
+  type CommandSink,
+  type RespEncoder,
+  type TextPiece,
+} from './resp-encoder.js';
+import { RespConnection, RespPipeline } from './resp-writer.js';
+import { compileFieldPiece, compileRowWriter } from './values.js';
 
 interface SinkSettings {
   readonly connection: RedisConnection;
@@ -19,8 +30,8 @@ interface SinkSettings {
   readonly fieldDelimiter: string;
 }
 
-/** The commands that write (or, for a delete, remove) one row. */
-type RowCommands = (row: Row) => Command[];
+/** Puts the commands that write (or, for a delete, remove) one row into `out`. */
+type RowPlan = (row: Row, out: CommandSink) => void;
 
 /** ${table_name}, ${database_name}, ${schema_name} of the row's table (SeaTunnel's multi-table placeholders). */
 function tableKey(key: string, table: CatalogTable): string {
@@ -30,133 +41,217 @@ function tableKey(key: string, table: CatalogTable): string {
     .replace(/\$\{table_name\}/g, table.path.table);
 }
 
-/** A field's text when `name` is a column of the table, else the name itself (SeaTunnel's rule). */
-function fieldOrLiteral(table: CatalogTable, name: string): (row: Row) => string {
-  const at = table.columns.findIndex((c) => c.name === name);
-  if (at < 0) return () => name;
-  const text = compileFieldText(table.columns[at].type);
-  return (row) => text(row.fields[at]);
+function columnPiece(table: CatalogTable, at: number): TextPiece {
+  return fieldPiece(at, compileFieldPiece(table.columns[at].type));
 }
 
-function compileKey(s: SinkSettings, table: CatalogTable): (row: Row) => string {
+/** A field's text when `name` is a column of the table, else the name itself (SeaTunnel's rule). */
+function fieldOrLiteral(table: CatalogTable, name: string): ArgText {
+  const at = table.columns.findIndex((c) => c.name === name);
+  return argText([at < 0 ? literalPiece(name) : columnPiece(table, at)]);
+}
+
+function compileKey(s: SinkSettings, table: CatalogTable): ArgText {
   const key = tableKey(s.key, table);
   if (!s.customKey) return fieldOrLiteral(table, key);
   // Literal parts and field references, alternating: user:{id} and user:${id} both name `id`.
-  const parts: ((row: Row) => string)[] = [];
+  const pieces: TextPiece[] = [];
   let last = 0;
   for (const m of key.matchAll(/\$?\{([^{}]+)\}/g)) {
     const at = table.columns.findIndex((c) => c.name === m[1]);
     if (at < 0) continue;
-    const literal = key.slice(last, m.index);
-    const text = compileFieldText(table.columns[at].type);
-    parts.push(
-      () => literal,
-      (row) => text(row.fields[at]),
-    );
+    pieces.push(literalPiece(key.slice(last, m.index)), columnPiece(table, at));
     last = m.index + m[0].length;
   }
-  const tail = key.slice(last);
-  parts.push(() => tail);
-  return (row) => parts.map((p) => p(row)).join('');
+  pieces.push(literalPiece(key.slice(last)));
+  return argText(pieces);
 }
 
-function compileRowCommands(s: SinkSettings, table: CatalogTable): RowCommands {
-  const keyOf = compileKey(s, table);
+const SET = commandName('set');
+const DEL = commandName('del');
+const HSET = commandName('hset');
+const HDEL = commandName('hdel');
+const LPUSH = commandName('lpush');
+const LREM = commandName('lrem');
+const SADD = commandName('sadd');
+const SREM = commandName('srem');
+const ZADD = commandName('zadd');
+const ZREM = commandName('zrem');
+const EXPIRE = commandName('expire');
+
+function compileRowPlan(s: SinkSettings, table: CatalogTable): RowPlan {
+  const keyText = compileKey(s, table);
   const serialize = compileRowWriter(table, s.format, s.fieldDelimiter);
-  const whole = (row: Row) => serialize(row.fields);
-  const expire = (key: string): Command[] => (s.expire > 0 ? [['expire', key, s.expire]] : []);
+  const seconds = String(s.expire);
+  const expire = s.expire > 0 ? (out: CommandSink) => (out.begin(EXPIRE, 3), out.lastKey(), out.string(seconds)) : undefined;
   const removes = (row: Row) => row.kind === '-D' || row.kind === '-U';
   if (s.dataType === 'hash') {
     if (s.hashKeyField === undefined) {
       // Each field of the row is a hash field; null fields are removed from the hash.
       const names = table.columns.map((c) => c.name);
-      const texts = table.columns.map((c) => compileFieldText(c.type));
-      return (row) => {
-        const key = keyOf(row);
-        if (removes(row)) return [['hdel', key, ...names]];
-        const set: Command = ['hset', key];
-        const nulls: Command = ['hdel', key];
-        row.fields.forEach((v, i) => {
-          if (v === null || v === undefined) nulls.push(names[i]);
-          else set.push(names[i], texts[i](v));
-        });
-        return [...(set.length > 2 ? [set] : []), ...(nulls.length > 2 ? [nulls] : []), ...expire(key)];
+      const values = table.columns.map((_, i) => argText([columnPiece(table, i)]));
+      return (row, out) => {
+        const fields = row.fields;
+        if (removes(row)) {
+          out.begin(HDEL, 2 + names.length);
+          out.key(keyText, row);
+          for (const n of names) out.string(n);
+          return;
+        }
+        let nulls = 0;
+        for (let i = 0; i < names.length; i++) if (fields[i] === null || fields[i] === undefined) nulls++;
+        const set = names.length - nulls;
+        if (set > 0) {
+          out.begin(HSET, 2 + 2 * set);
+          out.key(keyText, row);
+          for (let i = 0; i < names.length; i++) {
+            if (fields[i] === null || fields[i] === undefined) continue;
+            out.string(names[i]);
+            out.text(values[i], row);
+          }
+        }
+        if (nulls > 0) {
+          out.begin(HDEL, 2 + nulls);
+          if (set > 0) out.lastKey();
+          else out.key(keyText, row);
+          for (let i = 0; i < names.length; i++) if (fields[i] === null || fields[i] === undefined) out.string(names[i]);
+        }
+        expire?.(out);
       };
     }
     const hashKey = fieldOrLiteral(table, s.hashKeyField);
-    const hashValue = s.hashValueField === undefined ? whole : fieldOrLiteral(table, s.hashValueField);
-    return (row) => {
-      const key = keyOf(row);
-      if (removes(row)) return [['hdel', key, hashKey(row)]];
-      return [['hset', key, hashKey(row), hashValue(row)], ...expire(key)];
+    const hashValue = s.hashValueField === undefined ? undefined : fieldOrLiteral(table, s.hashValueField);
+    return (row, out) => {
+      if (removes(row)) {
+        out.begin(HDEL, 3);
+        out.key(keyText, row);
+        out.text(hashKey, row);
+        return;
+      }
+      out.begin(HSET, 4);
+      out.key(keyText, row);
+      out.text(hashKey, row);
+      if (hashValue) out.text(hashValue, row);
+      else out.string(serialize(row.fields));
+      expire?.(out);
     };
   }
-  const valueOf = s.valueField === undefined ? whole : fieldOrLiteral(table, s.valueField);
-  const add = (k: string, v: string): Command => {
-    switch (s.dataType) {
-      case 'list':
-        return ['lpush', k, v];
-      case 'set':
-        return ['sadd', k, v];
-      case 'zset':
-        return ['zadd', k, 1, v]; // SeaTunnel's weight: 1 for every member
-      default:
-        return ['set', k, v];
-    }
-  };
-  const remove = (k: string, v: string): Command => {
-    switch (s.dataType) {
-      case 'list':
-        return ['lrem', k, 1, v];
-      case 'set':
-        return ['srem', k, v];
-      case 'zset':
-        return ['zrem', k, v];
-      default:
-        return ['del', k];
-    }
-  };
-  return (row) => {
-    const key = keyOf(row);
-    const value = valueOf(row);
-    return removes(row) ? [remove(key, value)] : [add(key, value), ...expire(key)];
+  const valueText = s.valueField === undefined ? undefined : fieldOrLiteral(table, s.valueField);
+  const value = (row: Row, out: CommandSink) => (valueText ? out.text(valueText, row) : out.string(serialize(row.fields)));
+  // [command, argc, weight before the value] to add a row's value, and to remove it.
+  const [add, remove]: [CommandName, number, string?][] = {
+    key: [
+      [SET, 3],
+      [DEL, 2],
+    ],
+    string: [
+      [SET, 3],
+      [DEL, 2],
+    ],
+    list: [
+      [LPUSH, 3],
+      [LREM, 4, '1'],
+    ],
+    set: [
+      [SADD, 3],
+      [SREM, 3],
+    ],
+    zset: [
+      [ZADD, 4, '1'], // SeaTunnel's weight: 1 for every member
+      [ZREM, 3],
+    ],
+  }[s.dataType] as [CommandName, number, string?][];
+  return (row, out) => {
+    const rm = removes(row);
+    const [name, argc, weight] = rm ? remove : add;
+    out.begin(name, argc);
+    out.key(keyText, row);
+    if (weight !== undefined) out.string(weight);
+    // DEL takes the key only.
+    if (argc > 2) value(row, out);
+    if (!rm) expire?.(out);
   };
 }
 
+/** Commands as argument lists (ioredis' cluster client). */
+class CommandList implements CommandSink {
+  readonly commands: Command[] = [];
+  private current: Command = [''];
+  private lastKeyText = '';
+
+  begin(name: CommandName): void {
+    this.current = [name.name];
+    this.commands.push(this.current);
+  }
+
+  key(t: ArgText, row: Row): void {
+    this.lastKeyText = t.text(row);
+    this.current.push(this.lastKeyText);
+  }
+
+  lastKey(): void {
+    this.current.push(this.lastKeyText);
+  }
+
+  text(t: ArgText, row: Row): void {
+    this.current.push(t.text(row));
+  }
+
+  string(s: string): void {
+    this.current.push(s);
+  }
+}
+
 /**
- * Writes each batch the engine hands it before returning, batch_size rows per pipelined round
- * trip, so nothing is held across a checkpoint: every row of a completed checkpoint is in Redis.
+ * Writes rows batch_size to a pipelined round trip. On a single server (RespPipeline) a batch
+ * is encoded while the one before it is answered, at most one batch is in flight, and rows
+ * short of a batch wait for the next write (LINGER_MS at most); a checkpoint barrier
+ * (prepareCommit) and close wait for every reply, so every row of a completed checkpoint is in
+ * Redis. A cluster (ioredis, slot routing and redirections) gets each batch within the call.
  */
 class RedisSinkWriter implements SinkWriter {
-  /** A single server: RespWriter; a cluster: ioredis' Cluster client (slot routing, redirections). */
-  private target?: RespWriter | RedisClient;
-  private readonly plans = new Map<string, RowCommands>();
+  private pipeline?: RespPipeline;
+  private cluster?: RedisClient;
+  private readonly plans = new Map<string, RowPlan>();
 
   constructor(
     private readonly s: SinkSettings,
     tables: readonly CatalogTable[],
   ) {
-    for (const t of tables) this.plans.set(t.tableId, compileRowCommands(s, t));
+    for (const t of tables) this.plans.set(t.tableId, compileRowPlan(s, t));
   }
 
-  private async open(): Promise<RespWriter | RedisClient> {
-    this.target ??= this.s.connection.mode === 'cluster' ? await openClient(this.s.connection) : await RespWriter.open(this.s.connection);
-    return this.target;
+  private planOf(tableId: string): RowPlan {
+    const plan = this.plans.get(tableId);
+    if (!plan) throw new TidewayError(ErrorCode.CONNECTOR_IO, `Redis sink got a row of table '${tableId}', which is not one of its inputs`);
+    return plan;
   }
 
   async write(rows: readonly Row[]): Promise<void> {
-    const target = await this.open();
-    for (let i = 0; i < rows.length; i += this.s.batchSize) {
-      const commands: Command[] = [];
-      for (const row of rows.slice(i, i + this.s.batchSize)) {
-        const plan = this.plans.get(row.tableId);
-        if (!plan)
-          throw new TidewayError(ErrorCode.CONNECTOR_IO, `Redis sink got a row of table '${row.tableId}', which is not one of its inputs`);
-        commands.push(...plan(row));
+    if (this.s.connection.mode === 'cluster') return this.writeCluster(rows);
+    const pipeline = (this.pipeline ??= new RespPipeline(await RespConnection.open(this.s.connection), this.s.batchSize));
+    let out: RespEncoder = await pipeline.begin();
+    let tableId: string | undefined;
+    let plan: RowPlan | undefined;
+    for (let i = 0; i < rows.length; i++) {
+      const row = rows[i];
+      if (row.tableId !== tableId) {
+        plan = this.planOf(row.tableId);
+        tableId = row.tableId;
       }
+      plan!(row, out);
+      if (pipeline.rowDone()) out = await pipeline.next();
+    }
+    pipeline.end();
+  }
+
+  private async writeCluster(rows: readonly Row[]): Promise<void> {
+    this.cluster ??= await openClient(this.s.connection);
+    for (let i = 0; i < rows.length; i += this.s.batchSize) {
+      const list = new CommandList();
+      for (const row of rows.slice(i, i + this.s.batchSize)) this.planOf(row.tableId)(row, list);
       try {
-        if (target instanceof RespWriter) await target.run(commands);
-        else await execAll(target, commands);
+        await execAll(this.cluster, list.commands);
       } catch (err) {
         if (err instanceof TidewayError) throw err;
         throw new TidewayError(
@@ -171,14 +266,31 @@ class RedisSinkWriter implements SinkWriter {
     }
   }
 
+  /** A checkpoint barrier: every row written so far is sent and answered. */
+  async prepareCommit(): Promise<undefined> {
+    await this.pipeline?.flush();
+    return undefined;
+  }
+
+  /** A failed or cancelled task: rows not sent are dropped (the restore replays them) and the connection with them. */
+  abortPrepare(): void {
+    this.pipeline?.close();
+    this.pipeline = undefined;
+  }
+
   async close(): Promise<void> {
-    const t = this.target;
-    this.target = undefined;
-    if (t instanceof RespWriter) t.close();
-    else if (t) await t.quit().catch(() => t.disconnect());
+    const pipeline = this.pipeline;
+    const cluster = this.cluster;
+    this.pipeline = undefined;
+    this.cluster = undefined;
+    try {
+      await pipeline?.flush();
+    } finally {
+      pipeline?.close();
+      if (cluster) await cluster.quit().catch(() => cluster.disconnect());
+    }
   }
 }
-
 export const redisSinkFactory: SinkFactory = {
   type: 'sink',
   name: 'Redis',

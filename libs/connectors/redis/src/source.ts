@@ -14,8 +14,8 @@ import {
 } from '@tideway/api';
 import { ConfigError, ErrorCode, TidewayError, ValueConversionError } from '@tideway/common';
 import { compileJsonLineParser, compileJsonValueParser, compileTextFieldParsers } from '@tideway/connector-file-common/formats';
-import { Cluster, type Redis } from 'ioredis';
-import { clusterMasters, connectionOf, execAll, openClient, type RedisClient, type RedisConnection } from './client.js';
+import type { Cluster, Redis } from 'ioredis';
+import { clusterMasters, connectionOf, execAll, isCluster, openClient, type RedisClient, type RedisConnection } from './client.js';
 import { REDIS_SOURCE_SPEC, type RedisDataType } from './options.js';
 
 /**
@@ -158,7 +158,7 @@ class RedisReader implements SourceReader<RedisSplit> {
   /** The server holding a split's keys: the client itself, or the cluster master named. */
   private async serverOf(split: RedisSplit): Promise<Redis> {
     this.client ??= await openClient(this.s.connection);
-    if (!(this.client instanceof Cluster)) return this.client;
+    if (!isCluster(this.client)) return this.client;
     const node = this.client.nodes('master').find((n) => `${n.options.host}:${n.options.port}` === split.node);
     if (!node) {
       throw new TidewayError(ErrorCode.CONNECTOR_IO, `Redis Cluster master ${split.node} is gone: the cluster changed while it was read`, {

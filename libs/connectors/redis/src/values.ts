@@ -47,3 +47,31 @@ export function compileFieldText(type: DataType): (v: unknown) => string {
   const f = text();
   return (v) => (v === null || v === undefined ? '' : f(v));
 }
+
+/**
+ * compileFieldText for a value that is not null, as a piece of an argument: integers within
+ * ±2^53 as numbers (written in decimal without making a string), everything else as its text.
+ */
+export function compileFieldPiece(type: DataType): (v: unknown) => string | number {
+  switch (type.kind) {
+    case 'tinyint':
+    case 'smallint':
+    case 'int':
+    case 'bigint':
+      return (v) => {
+        if (typeof v === 'number') return Number.isSafeInteger(v) ? v : String(v);
+        if (typeof v === 'bigint') {
+          // Exact below 2^53; from there on Number() rounds, and isSafeInteger says so.
+          const n = Number(v);
+          return Number.isSafeInteger(n) ? n : v.toString();
+        }
+        return String(v);
+      };
+    case 'string':
+      return (v) => (typeof v === 'string' ? v : String(v));
+    default: {
+      const text = compileFieldText(type);
+      return (v) => text(v);
+    }
+  }
+}

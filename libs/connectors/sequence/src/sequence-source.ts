@@ -195,11 +195,13 @@ class SequenceReader implements SourceReader<SequenceSplit> {
     }
     const rows = new Array<Row>(n);
     const k = split.keys.length;
+    // Each key's payload prefix made once a poll: one concatenation a row instead of a template's three.
+    const prefixes = split.keys.map((key) => `k${key}-s`);
     for (let i = 0; i < n; i++) {
       const idx = split.emitted + i;
-      const key = split.keys[idx % k];
+      const at = idx % k;
       const seq = Math.floor(idx / k);
-      rows[i] = { kind: '+I', tableId: this.table, fields: [key, BigInt(seq), `k${key}-s${seq}`] };
+      rows[i] = { kind: '+I', tableId: this.table, fields: [split.keys[at], BigInt(seq), prefixes[at] + seq] };
     }
     output.collectBatch(rows);
     split.emitted += n;

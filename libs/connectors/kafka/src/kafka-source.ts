@@ -303,7 +303,7 @@ function debeziumFilterOf(o: PluginOptions, format: string): DebeziumTableFilter
   const keys = ['database_name', 'schema_name', 'table_name'];
   const unknown = Object.keys(raw).find((k) => !keys.includes(k));
   if (unknown) throw bad(o, name, `'${name}' has no key '${unknown}' (it takes ${keys.join(', ')}).`);
-  const text = (k: string) => (raw[k] === undefined || raw[k] === null ? undefined : String(raw[k] as string));
+  const text = (k: string) => (raw[k] === undefined || raw[k] === null ? undefined : String(raw[k]));
   const table = text('table_name');
   if (!table) throw bad(o, name, `'${name}' needs table_name.`);
   return { database: text('database_name'), schema: text('schema_name'), table };

@@ -10,9 +10,13 @@ import { join } from 'node:path';
 import { newCatalogTable, type Row, Types } from '@tideway/api';
 import { validatePluginOptions } from '@tideway/config/options';
 import { readToEnd, runToEnd, SinkJob } from '@tideway/connector-contract';
+import { startS3rver } from '@tideway/checkpoint/testing';
 import {
   expireSnapshots,
   HadoopCatalog,
+  type IcebergCatalog,
+  openCatalog,
+  RestCatalog,
   icebergSinkFactory,
   icebergSourceFactory,
   parseMetadataJson,
@@ -26,7 +30,9 @@ import {
   javaIcebergRead,
   makeIcebergTable,
   pyicebergRead,
+  sharedIcebergJava,
   sortCanonical,
+  startPostgres,
 } from '@tideway/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../conformance/cli-process.js';
@@ -72,45 +78,57 @@ async function tidewayRows(options: Record<string, unknown>): Promise<unknown[][
   );
 }
 
+const users = newCatalogTable(
+  { database: 'db', table: 'users' },
+  [
+    { name: 'id', type: Types.INT, nullable: false },
+    { name: 'region', type: Types.STRING, nullable: false },
+    { name: 'score', type: Types.BIGINT, nullable: true },
+  ],
+  { primaryKey: { name: 'pk_users', columns: ['id', 'region'] } },
+);
+const row = (kind: Row['kind'], id: number, region: string, score: number): Row => ({
+  kind,
+  tableId: users.tableId,
+  fields: [id, region, BigInt(score)],
+});
+
+/** Writes the steps (one checkpoint each) with Tideway's Iceberg sink in this process, keyed by id and region, partitioned by region. */
+async function writeCdc(catalogOptions: Record<string, unknown>, steps: Row[][]): Promise<void> {
+  const sinkOptions = {
+    ...catalogOptions,
+    'iceberg.table.primary-keys': 'id,region',
+    'iceberg.table.partition-keys': 'region',
+  };
+  const job = new SinkJob(
+    { name: 'Iceberg', factory: icebergSinkFactory, delivery: 'exactly-once', target: () => ({ options: {}, readBack: () => Promise.resolve([]) }) },
+    sinkOptions,
+    [users],
+    undefined,
+    1,
+  );
+  await runToEnd(job, steps);
+}
+
+/** Three checkpoints: small files per partition, equality deletes in the last two. */
+const THREE_STEPS = (): Row[][] => [
+  [row('+I', 1, 'eu', 10), row('+I', 2, 'eu', 20), row('+I', 3, 'us', 30)],
+  [row('-U', 1, 'eu', 10), row('+U', 1, 'eu', 11), row('+I', 4, 'us', 40), row('+I', 6, 'eu', 60)],
+  [row('-D', 3, 'us', 30), row('+I', 5, 'us', 50)],
+];
+const THREE_STEPS_ROWS = [
+  ['1', 'eu', '11'],
+  ['2', 'eu', '20'],
+  ['4', 'us', '40'],
+  ['5', 'us', '50'],
+  ['6', 'eu', '60'],
+];
+
 describe.skipIf(!present)('Iceberg table maintenance', () => {
   it('compacts a CDC table written by Tideway (deletes folded in), expires old snapshots and removes orphans: the same rows for PyIceberg, Java and Tideway, fewer files, the old snapshot still read until expired', async () => {
     const wh = join(dir, 'cdc');
-    const users = newCatalogTable(
-      { database: 'db', table: 'users' },
-      [
-        { name: 'id', type: Types.INT, nullable: false },
-        { name: 'region', type: Types.STRING, nullable: false },
-        { name: 'score', type: Types.BIGINT, nullable: true },
-      ],
-      { primaryKey: { name: 'pk_users', columns: ['id', 'region'] } },
-    );
-    const row = (kind: Row['kind'], id: number, region: string, score: number): Row => ({
-      kind,
-      tableId: users.tableId,
-      fields: [id, region, BigInt(score)],
-    });
-    const sinkOptions = {
-      catalog_name: 'cdc',
-      'iceberg.catalog.config': hadoop(wh),
-      namespace: 'db',
-      table: 'users',
-      'iceberg.table.primary-keys': 'id,region',
-      'iceberg.table.partition-keys': 'region',
-    };
-    const job = new SinkJob(
-      {
-        name: 'Iceberg',
-        factory: icebergSinkFactory,
-        delivery: 'exactly-once',
-        target: () => ({ options: {}, readBack: () => Promise.resolve([]) }),
-      },
-      sinkOptions,
-      [users],
-      undefined,
-      1,
-    );
     // five checkpoints: five snapshots, small files per partition, equality deletes in three of them
-    await runToEnd(job, [
+    await writeCdc({ catalog_name: 'cdc', 'iceberg.catalog.config': hadoop(wh), namespace: 'db', table: 'users' }, [
       [row('+I', 1, 'eu', 10), row('+I', 2, 'eu', 20), row('+I', 3, 'us', 30), row('+I', 4, 'us', 40)],
       [row('-U', 1, 'eu', 10), row('+U', 1, 'eu', 11), row('-D', 3, 'us', 30), row('+I', 5, 'us', 50)],
       [row('+I', 6, 'eu', 60), row('+I', 7, 'us', 70), row('-U', 5, 'us', 50), row('+U', 5, 'us', 55)],
@@ -252,5 +270,79 @@ describe.skipIf(!present)('Iceberg table maintenance', () => {
     );
     const missing = await runCli(['iceberg', 'remove-orphan-files', '--catalog', join(dir, 'nope.conf')]);
     expect(missing.code).toBe(2);
+  }, 120_000);
+  it.skipIf(!java)("keeps equality deletes another writer commits during a compaction applying to the compacted files (REST catalog, a lost race redone); expires through the REST catalog's remove-snapshots", async () => {
+    const uri = await sharedIcebergJava();
+    const namespace = `maint${Date.now().toString(36)}`;
+    const options = { catalog_name: 'rest', 'iceberg.catalog.config': { type: 'rest', uri }, namespace, table: 'users' };
+    await writeCdc(options, THREE_STEPS());
+    const table = `${namespace}.users`;
+    expect((await pyicebergRead({ rest: uri, table })).rows).toEqual(THREE_STEPS_ROWS);
+    const rest = new RestCatalog({ type: 'rest', uri });
+    const ident = { namespace: [namespace], name: 'users' };
+    let raced = 0;
+    // the real catalog, with another writer's checkpoint (deleting row 6 of eu, a row being compacted) landing just before the compaction's first commit
+    const racing: IcebergCatalog = {
+      io: rest.io,
+      description: rest.description,
+      defaultLocation: (i) => rest.defaultLocation(i),
+      load: (i) => rest.load(i),
+      create: (i, m) => rest.create(i, m),
+      drop: (i) => rest.drop(i),
+      close: () => rest.close(),
+      commit: async (i, base, next) => {
+        if (raced++ === 0) await writeCdc(options, [[row('-D', 6, 'eu', 60)]]);
+        return rest.commit(i, base, next);
+      },
+    };
+    const rewrite = await rewriteDataFiles(racing, ident, { minInputFiles: 2 });
+    expect(raced).toBe(2); // the first commit lost the race and was redone on the new metadata
+    expect(rewrite.rewrittenPartitions).toBe(2);
+    const expected = THREE_STEPS_ROWS.filter((r) => r[0] !== '6');
+    const py = await pyicebergRead({ rest: uri, table });
+    expect(py.rows).toEqual(expected);
+    expect(py.snapshots.map((x) => x.operation)).toEqual(['append', 'overwrite', 'overwrite', 'overwrite', 'replace']);
+    expect(py.files).toBe(2);
+    if (java) expect((await javaIcebergRead({ catalog: { type: 'rest', uri }, table })).rows).toEqual(expected);
+    const expired = await expireSnapshots(rest, ident, { olderThanMs: Date.now() + 1000, retainLast: 1 });
+    expect(expired.expiredSnapshots).toBe(4);
+    const after = await pyicebergRead({ rest: uri, table });
+    expect(after.rows).toEqual(expected);
+    expect(after.snapshots).toHaveLength(1);
+    await rest.close();
+  }, 120_000);
+
+  it('lists an S3 table location (ListObjectsV2) and removes only the objects no snapshot reaches (sql catalog, S3 warehouse)', async () => {
+    const [pg, s3] = await Promise.all([startPostgres(), startS3rver(['lake'])]);
+    try {
+      const io = {
+        's3.endpoint': s3.endpoint,
+        's3.access-key-id': s3.accessKeyId,
+        's3.secret-access-key': s3.secretAccessKey,
+        's3.path-style-access': 'true',
+        'client.region': 'us-east-1',
+      };
+      const config = { type: 'jdbc', uri: pg.jdbcUrl, 'jdbc.user': pg.user, 'jdbc.password': pg.password, warehouse: 's3://lake/wh', ...io };
+      await writeCdc({ catalog_name: 'lake', 'iceberg.catalog.config': config, namespace: 'db', table: 'users' }, THREE_STEPS());
+      const catalog = openCatalog({ catalog: config, catalogName: 'lake' });
+      const ident = { namespace: ['db'], name: 'users' };
+      const loaded = (await catalog.load(ident))!;
+      const stray = `${loaded.metadata.location}/data/region=eu/stray.parquet`;
+      await catalog.io.write(stray, 'x');
+      const listed = await catalog.io.list(loaded.metadata.location);
+      expect(listed.map((f) => f.location)).toContain(stray);
+      expect(listed.every((f) => f.location.startsWith(`${loaded.metadata.location}/`) && f.modifiedMs > 0)).toBe(true);
+      // a cutoff before the stray object was written removes nothing
+      expect((await removeOrphanFiles(catalog, ident, { olderThanMs: Date.now() - 3_600_000 })).removedFiles).toEqual([]);
+      const orphans = await removeOrphanFiles(catalog, ident, { olderThanMs: Date.now() + 1000 });
+      expect(orphans.removedFiles).toEqual([stray]);
+      expect(await catalog.io.exists(stray)).toBe(false);
+      const pyUri = `postgresql+psycopg2://${pg.user}:${encodeURIComponent(pg.password)}@127.0.0.1:${pg.port}/${pg.database}`;
+      expect((await pyicebergRead({ uri: pyUri, catalog: 'lake', table: 'db.users', props: io })).rows).toEqual(THREE_STEPS_ROWS);
+      await catalog.close();
+    } finally {
+      await pg.stop();
+      await s3.stop();
+    }
   }, 120_000);
 });

@@ -101,7 +101,12 @@ async function writeCdc(catalogOptions: Record<string, unknown>, steps: Row[][])
     'iceberg.table.partition-keys': 'region',
   };
   const job = new SinkJob(
-    { name: 'Iceberg', factory: icebergSinkFactory, delivery: 'exactly-once', target: () => ({ options: {}, readBack: () => Promise.resolve([]) }) },
+    {
+      name: 'Iceberg',
+      factory: icebergSinkFactory,
+      delivery: 'exactly-once',
+      target: () => ({ options: {}, readBack: () => Promise.resolve([]) }),
+    },
     sinkOptions,
     [users],
     undefined,
@@ -270,47 +275,61 @@ describe.skipIf(!present)('Iceberg table maintenance', () => {
     );
     const missing = await runCli(['iceberg', 'remove-orphan-files', '--catalog', join(dir, 'nope.conf')]);
     expect(missing.code).toBe(2);
+    const sinkBlock = join(dir, 'sink-block.conf');
+    writeFileSync(
+      sinkBlock,
+      `iceberg.catalog.config = { type = "hadoop", warehouse = "${warehouse}" }\niceberg.table.primary-keys = "id"\n`,
+    );
+    const refused = await runCli(['iceberg', 'rewrite-data-files', '--catalog', sinkBlock, '--table', 'db.events']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr.split('\n')[0]).toBe(
+      `tideway: ${sinkBlock}: option 'iceberg.table.primary-keys' is not supported here (catalog_name, iceberg.catalog.config, namespace, table)`,
+    );
   }, 120_000);
-  it.skipIf(!java)("keeps equality deletes another writer commits during a compaction applying to the compacted files (REST catalog, a lost race redone); expires through the REST catalog's remove-snapshots", async () => {
-    const uri = await sharedIcebergJava();
-    const namespace = `maint${Date.now().toString(36)}`;
-    const options = { catalog_name: 'rest', 'iceberg.catalog.config': { type: 'rest', uri }, namespace, table: 'users' };
-    await writeCdc(options, THREE_STEPS());
-    const table = `${namespace}.users`;
-    expect((await pyicebergRead({ rest: uri, table })).rows).toEqual(THREE_STEPS_ROWS);
-    const rest = new RestCatalog({ type: 'rest', uri });
-    const ident = { namespace: [namespace], name: 'users' };
-    let raced = 0;
-    // the real catalog, with another writer's checkpoint (deleting row 6 of eu, a row being compacted) landing just before the compaction's first commit
-    const racing: IcebergCatalog = {
-      io: rest.io,
-      description: rest.description,
-      defaultLocation: (i) => rest.defaultLocation(i),
-      load: (i) => rest.load(i),
-      create: (i, m) => rest.create(i, m),
-      drop: (i) => rest.drop(i),
-      close: () => rest.close(),
-      commit: async (i, base, next) => {
-        if (raced++ === 0) await writeCdc(options, [[row('-D', 6, 'eu', 60)]]);
-        return rest.commit(i, base, next);
-      },
-    };
-    const rewrite = await rewriteDataFiles(racing, ident, { minInputFiles: 2 });
-    expect(raced).toBe(2); // the first commit lost the race and was redone on the new metadata
-    expect(rewrite.rewrittenPartitions).toBe(2);
-    const expected = THREE_STEPS_ROWS.filter((r) => r[0] !== '6');
-    const py = await pyicebergRead({ rest: uri, table });
-    expect(py.rows).toEqual(expected);
-    expect(py.snapshots.map((x) => x.operation)).toEqual(['append', 'overwrite', 'overwrite', 'overwrite', 'replace']);
-    expect(py.files).toBe(2);
-    if (java) expect((await javaIcebergRead({ catalog: { type: 'rest', uri }, table })).rows).toEqual(expected);
-    const expired = await expireSnapshots(rest, ident, { olderThanMs: Date.now() + 1000, retainLast: 1 });
-    expect(expired.expiredSnapshots).toBe(4);
-    const after = await pyicebergRead({ rest: uri, table });
-    expect(after.rows).toEqual(expected);
-    expect(after.snapshots).toHaveLength(1);
-    await rest.close();
-  }, 120_000);
+  it.skipIf(!java)(
+    "keeps equality deletes another writer commits during a compaction applying to the compacted files (REST catalog, a lost race redone); expires through the REST catalog's remove-snapshots",
+    async () => {
+      const uri = await sharedIcebergJava();
+      const namespace = `maint${Date.now().toString(36)}`;
+      const options = { catalog_name: 'rest', 'iceberg.catalog.config': { type: 'rest', uri }, namespace, table: 'users' };
+      await writeCdc(options, THREE_STEPS());
+      const table = `${namespace}.users`;
+      expect((await pyicebergRead({ rest: uri, table })).rows).toEqual(THREE_STEPS_ROWS);
+      const rest = new RestCatalog({ type: 'rest', uri });
+      const ident = { namespace: [namespace], name: 'users' };
+      let raced = 0;
+      // the real catalog, with another writer's checkpoint (deleting row 6 of eu, a row being compacted) landing just before the compaction's first commit
+      const racing: IcebergCatalog = {
+        io: rest.io,
+        description: rest.description,
+        defaultLocation: (i) => rest.defaultLocation(i),
+        load: (i) => rest.load(i),
+        create: (i, m) => rest.create(i, m),
+        drop: (i) => rest.drop(i),
+        close: () => rest.close(),
+        commit: async (i, base, next) => {
+          if (raced++ === 0) await writeCdc(options, [[row('-D', 6, 'eu', 60)]]);
+          return rest.commit(i, base, next);
+        },
+      };
+      const rewrite = await rewriteDataFiles(racing, ident, { minInputFiles: 2 });
+      expect(raced).toBe(2); // the first commit lost the race and was redone on the new metadata
+      expect(rewrite.rewrittenPartitions).toBe(2);
+      const expected = THREE_STEPS_ROWS.filter((r) => r[0] !== '6');
+      const py = await pyicebergRead({ rest: uri, table });
+      expect(py.rows).toEqual(expected);
+      expect(py.snapshots.map((x) => x.operation)).toEqual(['append', 'overwrite', 'overwrite', 'overwrite', 'replace']);
+      expect(py.files).toBe(2);
+      if (java) expect((await javaIcebergRead({ catalog: { type: 'rest', uri }, table })).rows).toEqual(expected);
+      const expired = await expireSnapshots(rest, ident, { olderThanMs: Date.now() + 1000, retainLast: 1 });
+      expect(expired.expiredSnapshots).toBe(4);
+      const after = await pyicebergRead({ rest: uri, table });
+      expect(after.rows).toEqual(expected);
+      expect(after.snapshots).toHaveLength(1);
+      await rest.close();
+    },
+    120_000,
+  );
 
   it('lists an S3 table location (ListObjectsV2) and removes only the objects no snapshot reaches (sql catalog, S3 warehouse)', async () => {
     const [pg, s3] = await Promise.all([startPostgres(), startS3rver(['lake'])]);
@@ -322,7 +341,14 @@ describe.skipIf(!present)('Iceberg table maintenance', () => {
         's3.path-style-access': 'true',
         'client.region': 'us-east-1',
       };
-      const config = { type: 'jdbc', uri: pg.jdbcUrl, 'jdbc.user': pg.user, 'jdbc.password': pg.password, warehouse: 's3://lake/wh', ...io };
+      const config = {
+        type: 'jdbc',
+        uri: pg.jdbcUrl,
+        'jdbc.user': pg.user,
+        'jdbc.password': pg.password,
+        warehouse: 's3://lake/wh',
+        ...io,
+      };
       await writeCdc({ catalog_name: 'lake', 'iceberg.catalog.config': config, namespace: 'db', table: 'users' }, THREE_STEPS());
       const catalog = openCatalog({ catalog: config, catalogName: 'lake' });
       const ident = { namespace: ['db'], name: 'users' };

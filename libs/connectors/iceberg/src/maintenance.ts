@@ -558,11 +558,11 @@ async function rewriteManifest(
   };
 }
 
-/** A duration (`30s`, `15m`, `12h`, `3d`, `1w`, or milliseconds) in ms; undefined when it is not one. */
+/** A duration with its unit (`500ms`, `30s`, `15m`, `12h`, `3d`, `1w`) in ms; undefined when it is not one. */
 export function durationMs(text: string): number | undefined {
-  const m = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h|d|w)?$/i.exec(text.trim());
+  const m = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h|d|w)$/i.exec(text.trim());
   if (!m) return undefined;
-  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }[(m[2] ?? 'ms').toLowerCase() as 'ms'];
+  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }[m[2].toLowerCase() as 'ms'];
   return Number(m[1]) * unit;
 }
 

@@ -39,12 +39,12 @@ async function targetOf(cmd: Command, opts: CommonOptions): Promise<Target> {
       usageLine(cmd),
     );
   }
-  const catalog = Object.fromEntries(Object.entries(config as Record<string, unknown>).map(([k, v]) => [k, String(v)]));
+  const catalog = flatten(config as Record<string, unknown>);
   const problem = catalogConfigProblem(catalog);
   if (problem) throw new UsageError(`${file}: ${problem}`, usageLine(cmd));
   catalog.type = catalog.type.toLowerCase();
-  const known = new Set(['catalog_name', 'iceberg', 'iceberg.catalog.config', 'namespace', 'table']);
-  const unknown = Object.keys(root).find((k) => !known.has(k) && !k.startsWith('iceberg.catalog.config'));
+  const known = new Set(['catalog_name', 'namespace', 'table']);
+  const unknown = Object.keys(flatten(root)).find((k) => !known.has(k) && !k.startsWith('iceberg.catalog.config.'));
   if (unknown)
     throw new UsageError(
       `${file}: option '${unknown}' is not supported here (catalog_name, iceberg.catalog.config, namespace, table)`,
@@ -65,6 +65,17 @@ async function targetOf(cmd: Command, opts: CommonOptions): Promise<Target> {
   if (!catalogName && catalog.type !== 'hadoop')
     throw new UsageError(`${file}: needs 'catalog_name' for a ${catalog.type} catalog`, usageLine(cmd));
   return { catalogName, catalog, namespace: namespace.split('.'), table };
+}
+
+/** An object's leaves by dotted path (HOCON's `jdbc.user = x` is an object jdbc { user }; a quoted "s3.endpoint" is one key), values as text. */
+function flatten(obj: Record<string, unknown>, prefix = ''): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(obj)) {
+    if (typeof v === 'object' && v !== null && !Array.isArray(v))
+      Object.assign(out, flatten(v as Record<string, unknown>, `${prefix}${k}.`));
+    else out[`${prefix}${k}`] = String(v);
+  }
+  return out;
 }
 
 function positiveInt(cmd: Command, flag: string, text: string | undefined, min: number): number | undefined {

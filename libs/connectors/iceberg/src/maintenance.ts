@@ -160,7 +160,7 @@ export interface ExpireResult {
 export async function expireSnapshots(catalog: IcebergCatalog, ident: TableIdent, opts: ExpireOptions): Promise<ExpireResult> {
   const name = formatIdent(ident);
   const retainLast = opts.retainLast ?? 1;
-  const { base, committed, result } = await commitWithRetry(catalog, ident, 'expire-snapshots', async (table) => {
+  const { committed, result } = await commitWithRetry(catalog, ident, 'expire-snapshots', async (table) => {
     const m = table.metadata;
     const keep = new Set<bigint>();
     const current = currentSnapshot(m);
@@ -184,7 +184,6 @@ export async function expireSnapshots(catalog: IcebergCatalog, ident: TableIdent
     log.info({ table: name }, 'no snapshot to expire');
     return { expiredSnapshots: 0, deletedManifestLists: 0, deletedManifests: 0, deletedDataFiles: 0, deletedDeleteFiles: 0 };
   }
-  void base;
   const reach = new Reachability(catalog.io);
   const before = await reach.of(result);
   // what every snapshot of the committed table reaches (a writer may have added one meanwhile)
@@ -524,7 +523,7 @@ async function rewriteManifest(
     out.push({
       ...r,
       status: gone ? 2 : 0,
-      snapshot_id: gone ? snapshotId : ((r.snapshot_id as bigint | null) ?? inherited),
+      snapshot_id: gone ? snapshotId : (r.snapshot_id ?? inherited),
       sequence_number: dataSeq,
       file_sequence_number: fileSeq,
     });

@@ -155,14 +155,22 @@ describe.skipIf(!present)('Iceberg table maintenance', () => {
       ['9', 'ap', '90'],
     ]);
     const sourceOptions = { catalog_name: 'cdc', 'iceberg.catalog.config': hadoop(wh), namespace: 'db', table: 'users' };
-    const preMetadata = parseMetadataJson(readFileSync(metadataFile(tableDir), 'utf8'));
+    const preMetadataFile = metadataFile(tableDir);
+    const preMetadata = parseMetadataJson(readFileSync(preMetadataFile, 'utf8'));
     const preSnapshot = preMetadata['current-snapshot-id']!;
     const firstSnapshot = preMetadata.snapshots![0];
 
     const catalog = new HadoopCatalog(`file://${wh}`);
     const ident = { namespace: ['db'], name: 'users' };
+    // scans of the pre-compaction snapshot (Tideway's source, PyIceberg) running while the compaction does;
     // ap has one file: below --min-input-files, left as it is
-    const rewrite = await rewriteDataFiles(catalog, ident, { minInputFiles: 2 });
+    const [rewrite, tidewayScan, pyScan] = await Promise.all([
+      rewriteDataFiles(catalog, ident, { minInputFiles: 2 }),
+      tidewayRows({ ...sourceOptions, use_snapshot_id: String(preSnapshot) }),
+      pyicebergRead({ metadata: preMetadataFile }), // that metadata version's current snapshot: the pre-compaction one
+    ]);
+    expect(tidewayScan).toEqual(before.rows);
+    expect(pyScan.rows).toEqual(before.rows);
     expect(rewrite.rewrittenPartitions).toBe(2);
     expect(rewrite.addedDataFiles).toBe(2);
     expect(rewrite.rewrittenDataFiles).toBeGreaterThan(rewrite.addedDataFiles);
@@ -175,7 +183,7 @@ describe.skipIf(!present)('Iceberg table maintenance', () => {
     expect(await tidewayRows(sourceOptions)).toEqual(before.rows);
     if (java) expect((await javaIcebergRead({ metadata: metadataFile(tableDir) })).rows).toEqual(before.rows);
 
-    // the scan of the pre-compaction snapshot reads its rows: the old files are still there
+    // a scan of the pre-compaction snapshot started after the compaction reads its rows: the old files are still there
     expect(await tidewayRows({ ...sourceOptions, use_snapshot_id: String(preSnapshot) })).toEqual(before.rows);
     // expiring what is older than the pre-compaction snapshot keeps it (and what it reads) live
     const early = await expireSnapshots(catalog, ident, { olderThanMs: firstSnapshot['timestamp-ms'] + 1, retainLast: 1 });

@@ -15,6 +15,7 @@ import { registerShadeCommands } from './commands/shade-commands.js';
 import { registerTokenCommand } from './commands/token-command.js';
 import { registerPluginCommand } from './commands/plugin-command.js';
 import { registerCompatCommand } from './commands/compat-command.js';
+import { registerIcebergCommand } from './commands/iceberg-command.js';
 
 // The AWS SDK warns on every run under Node 20 that its releases after January 2027 will need
 // Node 22; Tideway pins its SDK version (stack.md), so the notice is only noise for users.
@@ -41,6 +42,7 @@ registerTokenCommand(program);
 registerChaosCommand(program);
 registerPluginCommand(program);
 registerCompatCommand(program);
+registerIcebergCommand(program);
 registerCompletionCommand(program);
 
 /** One line on stderr, the place first (a usage error adds the usage line); a non-zero exit code. */

@@ -29,6 +29,8 @@ export interface FileSystemAdapter {
 export interface FileEntry {
   readonly path: string;
   readonly size: number;
+  /** When the file was last written (ms since the epoch), where the listing gives it. */
+  readonly modifiedMs?: number;
 }
 
 /** A file being written. Chunks are appended in order; close makes them durable. */

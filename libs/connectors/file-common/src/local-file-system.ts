@@ -73,12 +73,13 @@ export class LocalFileSystem implements FileSystemAdapter {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
       throw err;
     }
-    if (info.isFile()) return [{ path, size: info.size }];
+    if (info.isFile()) return [{ path, size: info.size, modifiedMs: info.mtimeMs }];
     const out: FileEntry[] = [];
     for (const entry of await readdir(path, { recursive: true, withFileTypes: true })) {
       if (!entry.isFile()) continue;
       const full = join(entry.parentPath ?? entry.path, entry.name);
-      out.push({ path: full, size: (await stat(full)).size });
+      const st = await stat(full);
+      out.push({ path: full, size: st.size, modifiedMs: st.mtimeMs });
     }
     return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   }

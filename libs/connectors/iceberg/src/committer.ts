@@ -123,6 +123,107 @@ interface SpecField {
   readonly valueType: string;
 }
 
+/** The partition fields of spec `specId` with the types of their values. */
+function specFields(m: TableMetadata, specId: number): SpecField[] {
+  const spec = m['partition-specs'].find((s) => s['spec-id'] === specId);
+  if (!spec) throw new Error(`The table at ${m.location} has no partition spec ${specId}.`);
+  const fields = new Map(currentSchema(m).fields.map((f): [number, IcebergField] => [f.id, f]));
+  return spec.fields.map((f) => ({
+    spec: f,
+    valueType: resultType(f.transform, typeText(fields.get(f['source-id'])?.type ?? 'unknown')),
+  }));
+}
+
+/**
+ * Writes manifests of `files` added by snapshot `snapshotId` (data and deletes apart, per spec)
+ * and returns their manifest list records without sequence numbers (the caller sets them). The
+ * entries inherit the snapshot's sequence number, or carry `dataSequence` when given (a
+ * compaction's files keep the sequence number of the snapshot it started from, so equality
+ * deletes committed meanwhile still apply to them).
+ */
+export async function writeAddedManifests(
+  io: IcebergFileIO,
+  m: TableMetadata,
+  files: readonly PreparedFile[],
+  snapshotId: bigint,
+  dataSequence?: number,
+): Promise<Record<string, unknown>[]> {
+  const out: Record<string, unknown>[] = [];
+  const groups = new Map<string, PreparedFile[]>();
+  for (const f of files) {
+    const k = `${f.content}-${f.specId}`;
+    groups.set(k, [...(groups.get(k) ?? []), f]);
+  }
+  const schema = currentSchema(m);
+  for (const files of groups.values()) {
+    const { content, specId } = files[0];
+    const fields = specFields(m, specId);
+    const avroFields: AvroPartitionField[] = fields.map((f) => ({
+      name: f.spec.name,
+      fieldId: f.spec['field-id'],
+      type: partitionAvroType(f.valueType),
+    }));
+    const entries = files.map((f) => ({
+      status: 1,
+      snapshot_id: snapshotId,
+      sequence_number: dataSequence === undefined ? null : BigInt(dataSequence),
+      file_sequence_number: null,
+      data_file: {
+        content: f.content,
+        file_path: f.path,
+        file_format: 'PARQUET',
+        partition: Object.fromEntries(
+          fields.map((sf, i) => [sf.spec.name, partitionAvroValue(sf.valueType, partitionInternal(sf.valueType, f.partition[i]))]),
+        ),
+        record_count: BigInt(f.recordCount),
+        file_size_in_bytes: BigInt(f.fileSize),
+        column_sizes: null,
+        value_counts: f.valueCounts.map(([key, value]) => ({ key, value: BigInt(value) })),
+        null_value_counts: f.nullCounts.map(([key, value]) => ({ key, value: BigInt(value) })),
+        nan_value_counts: null,
+        lower_bounds: f.lower.map(([key, value]) => ({ key, value: Buffer.from(value, 'base64') })),
+        upper_bounds: f.upper.map(([key, value]) => ({ key, value: Buffer.from(value, 'base64') })),
+        key_metadata: null,
+        split_offsets: null,
+        equality_ids: f.equalityIds ? [...f.equalityIds] : null,
+        sort_order_id: f.content === 0 ? 0 : null,
+      },
+    }));
+    const spec = m['partition-specs'].find((s) => s['spec-id'] === specId)!;
+    const bytes = avroFile(manifestEntrySchema(avroFields), entries, {
+      schema: JSON.stringify(schema),
+      'schema-id': String(schema['schema-id']),
+      'partition-spec': JSON.stringify(spec.fields),
+      'partition-spec-id': String(specId),
+      'format-version': '2',
+      content: content === 0 ? 'data' : 'deletes',
+    });
+    const path = joinLocation(m.location, `metadata/${randomUUID()}-m0.avro`);
+    await io.write(path, bytes);
+    out.push({
+      manifest_path: path,
+      manifest_length: BigInt(bytes.length),
+      partition_spec_id: specId,
+      content: content === 0 ? 0 : 1,
+      added_snapshot_id: snapshotId,
+      added_files_count: files.length,
+      existing_files_count: 0,
+      deleted_files_count: 0,
+      added_rows_count: BigInt(files.reduce((n, f) => n + f.recordCount, 0)),
+      existing_rows_count: 0n,
+      deleted_rows_count: 0n,
+      partitions: fields.map((sf, i) =>
+        summary(
+          sf.valueType,
+          files.map((f) => partitionInternal(sf.valueType, f.partition[i])),
+        ),
+      ),
+      key_metadata: null,
+    });
+  }
+  return out;
+}
+
 /** The commit of one checkpoint's files: its manifests (written once), then snapshots tried until one lands. */
 class PendingCommit {
   private manifests?: Record<string, unknown>[];
@@ -134,94 +235,10 @@ class PendingCommit {
     private readonly branch: string,
   ) {}
 
-  private specFields(m: TableMetadata, specId: number): SpecField[] {
-    const spec = m['partition-specs'].find((s) => s['spec-id'] === specId);
-    if (!spec) throw new Error(`The table at ${m.location} has no partition spec ${specId}.`);
-    const fields = new Map(currentSchema(m).fields.map((f): [number, IcebergField] => [f.id, f]));
-    return spec.fields.map((f) => ({
-      spec: f,
-      valueType: resultType(f.transform, typeText(fields.get(f['source-id'])?.type ?? 'unknown')),
-    }));
-  }
-
-  /** Writes the manifests of the files (data and deletes apart, per spec); their entries inherit the snapshot's id and sequence number. */
+  /** Writes the manifests of the files once; their entries inherit the snapshot's id and sequence number. */
   private async writeManifests(m: TableMetadata): Promise<Record<string, unknown>[]> {
-    if (this.manifests) return this.manifests;
-    const out: Record<string, unknown>[] = [];
-    const groups = new Map<string, PreparedFile[]>();
-    for (const f of this.info.files) {
-      const k = `${f.content}-${f.specId}`;
-      groups.set(k, [...(groups.get(k) ?? []), f]);
-    }
-    const schema = currentSchema(m);
-    for (const files of groups.values()) {
-      const { content, specId } = files[0];
-      const fields = this.specFields(m, specId);
-      const avroFields: AvroPartitionField[] = fields.map((f) => ({
-        name: f.spec.name,
-        fieldId: f.spec['field-id'],
-        type: partitionAvroType(f.valueType),
-      }));
-      const entries = files.map((f) => ({
-        status: 1,
-        snapshot_id: this.snapshotId,
-        sequence_number: null,
-        file_sequence_number: null,
-        data_file: {
-          content: f.content,
-          file_path: f.path,
-          file_format: 'PARQUET',
-          partition: Object.fromEntries(
-            fields.map((sf, i) => [sf.spec.name, partitionAvroValue(sf.valueType, partitionInternal(sf.valueType, f.partition[i]))]),
-          ),
-          record_count: BigInt(f.recordCount),
-          file_size_in_bytes: BigInt(f.fileSize),
-          column_sizes: null,
-          value_counts: f.valueCounts.map(([key, value]) => ({ key, value: BigInt(value) })),
-          null_value_counts: f.nullCounts.map(([key, value]) => ({ key, value: BigInt(value) })),
-          nan_value_counts: null,
-          lower_bounds: f.lower.map(([key, value]) => ({ key, value: Buffer.from(value, 'base64') })),
-          upper_bounds: f.upper.map(([key, value]) => ({ key, value: Buffer.from(value, 'base64') })),
-          key_metadata: null,
-          split_offsets: null,
-          equality_ids: f.equalityIds ? [...f.equalityIds] : null,
-          sort_order_id: f.content === 0 ? 0 : null,
-        },
-      }));
-      const spec = m['partition-specs'].find((s) => s['spec-id'] === specId)!;
-      const bytes = avroFile(manifestEntrySchema(avroFields), entries, {
-        schema: JSON.stringify(schema),
-        'schema-id': String(schema['schema-id']),
-        'partition-spec': JSON.stringify(spec.fields),
-        'partition-spec-id': String(specId),
-        'format-version': '2',
-        content: content === 0 ? 'data' : 'deletes',
-      });
-      const path = joinLocation(m.location, `metadata/${randomUUID()}-m0.avro`);
-      await this.io.write(path, bytes);
-      out.push({
-        manifest_path: path,
-        manifest_length: BigInt(bytes.length),
-        partition_spec_id: specId,
-        content: content === 0 ? 0 : 1,
-        added_snapshot_id: this.snapshotId,
-        added_files_count: files.length,
-        existing_files_count: 0,
-        deleted_files_count: 0,
-        added_rows_count: BigInt(files.reduce((n, f) => n + f.recordCount, 0)),
-        existing_rows_count: 0n,
-        deleted_rows_count: 0n,
-        partitions: fields.map((sf, i) =>
-          summary(
-            sf.valueType,
-            files.map((f) => partitionInternal(sf.valueType, f.partition[i])),
-          ),
-        ),
-        key_metadata: null,
-      });
-    }
-    this.manifests = out;
-    return out;
+    this.manifests ??= await writeAddedManifests(this.io, m, this.info.files, this.snapshotId);
+    return this.manifests;
   }
 
   /** The next metadata: a snapshot whose manifest list has the new manifests and the parent's. */

@@ -23,8 +23,22 @@ export interface IcebergFileIO {
   /** Deletes a file; a missing one is not an error. */
   delete(location: string): Promise<void>;
   exists(location: string): Promise<boolean>;
+  /**
+   * Every file under a folder location, recursively (a local folder walked; an S3 prefix listed
+   * by ListObjectsV2 pages), as locations of the same form as `folder`, with size and time
+   * written. A missing folder has none.
+   */
+  list(folder: string): Promise<ListedFile[]>;
   /** Refuses a location this FileIO cannot reach (an unknown scheme), in one sentence naming `where`. */
   check(location: string, where: string): void;
+}
+
+/** A file found by IcebergFileIO.list. */
+export interface ListedFile {
+  readonly location: string;
+  readonly size: number;
+  /** When it was last written (ms since the epoch). */
+  readonly modifiedMs: number;
 }
 
 /** The catalog properties of S3 that the FileIO takes (Iceberg's names). */
@@ -175,5 +189,20 @@ export class FileIO implements IcebergFileIO {
   exists(location: string): Promise<boolean> {
     const { fs, path } = this.resolve(location);
     return s3Call(() => fs.exists(path));
+  }
+
+  async list(folder: string): Promise<ListedFile[]> {
+    const { fs, path, local } = this.resolve(folder);
+    const dir = path.replace(/\/+$/, '');
+    const base = folder.replace(/\/+$/, '');
+    const entries = await s3Call(() => fs.listFiles(dir));
+    return entries
+      .filter((e) => e.path !== dir) // the folder location is a file itself: it is not under itself
+      .map((e) => ({
+        // the listed path relative to the folder, put back under the folder's own form (file:, s3a:, ...)
+        location: `${base}/${(local ? e.path : e.path.replace(/^\//, '')).slice(dir.length + 1)}`,
+        size: e.size,
+        modifiedMs: e.modifiedMs ?? 0,
+      }));
   }
 }

@@ -11,3 +11,17 @@ export { JOB_ID_PROPERTY, MAX_CHECKPOINT_PROPERTY, COMMIT_ATTEMPTS } from './com
 export { icebergSourceFactory, type IcebergSplit, type IcebergEnumeratorState } from './source.js';
 export { ICEBERG_SOURCE_SPEC } from './source-options.js';
 export { scanCounters } from './scan.js';
+export {
+  cutoffOf,
+  DEFAULT_MIN_INPUT_FILES,
+  DEFAULT_ORPHAN_AGE_MS,
+  durationMs,
+  expireSnapshots,
+  removeOrphanFiles,
+  rewriteDataFiles,
+  type ExpireResult,
+  type OrphanResult,
+  type RewriteResult,
+} from './maintenance.js';
+export { openCatalog, catalogConfigProblem } from './options.js';
+export { formatIdent } from './catalog.js';

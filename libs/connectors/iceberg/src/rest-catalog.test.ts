@@ -46,6 +46,14 @@ describe('the REST commit of a new metadata version', () => {
     expect(updates.filter((u) => u.action === 'add-snapshot')).toHaveLength(1);
   });
 
+  it('removes the snapshots an expiry dropped (remove-snapshots, ids exact), moving no ref', () => {
+    const big = 9_007_199_254_740_993n;
+    const two = withSnapshot(withSnapshot(base, snapshot(big, 1), undefined), snapshot(12n, 2), 'm1');
+    const { requirements, updates } = commitChanges(two, { ...two, snapshots: two.snapshots!.slice(1) });
+    expect(updates).toEqual([{ action: 'remove-snapshots', 'snapshot-ids': [big] }]);
+    expect(requirements.map((r) => r.type)).toEqual(['assert-table-uuid', 'assert-current-schema-id']);
+  });
+
   it('adds a new schema with its last column id, asserting the last assigned one', () => {
     const wider = { ...schema, 'schema-id': 1, fields: [...schema.fields, { id: 3, name: 'extra', required: false, type: 'int' }] };
     const next = { ...base, schemas: [...base.schemas, wider], 'current-schema-id': 1, 'last-column-id': 3 };

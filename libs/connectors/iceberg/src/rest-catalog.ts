@@ -276,7 +276,8 @@ const same = (a: unknown, b: unknown): boolean => a === b || (a !== undefined &&
  * The REST commit of `next` over `base`: requirements that hold only while nobody else committed
  * (the table's uuid, the snapshot of each ref the commit moves, the current schema and last column id), and the
  * updates that make `base` into `next`. A change the sink never makes (a new partition spec, a
- * sort order, a removed snapshot) is refused rather than dropped silently.
+ * sort order) is refused rather than dropped silently; snapshots gone from `next` are removed
+ * (expire-snapshots).
  */
 export function commitChanges(base: TableMetadata, next: TableMetadata): { requirements: Json[]; updates: Json[] } {
   const requirements: Json[] = [{ type: 'assert-table-uuid', uuid: base['table-uuid'] }];
@@ -302,9 +303,10 @@ export function commitChanges(base: TableMetadata, next: TableMetadata): { requi
   for (const s of next.snapshots ?? []) {
     if (!oldSnapshots.has(s['snapshot-id'])) updates.push({ action: 'add-snapshot', snapshot: s });
   }
-  if ((next.snapshots ?? []).length < oldSnapshots.size + updates.filter((u) => u.action === 'add-snapshot').length) {
-    throw new Error('A commit that removes snapshots is not supported by the rest catalog client.');
-  }
+  const kept = new Set((next.snapshots ?? []).map((s) => s['snapshot-id']));
+  const expired = [...oldSnapshots].filter((id) => !kept.has(id));
+  // snapshot ids as JSON integers past 2^53: the body's serializer writes bigints whole
+  if (expired.length) updates.push({ action: 'remove-snapshots', 'snapshot-ids': expired });
   for (const [name, ref] of Object.entries(next.refs ?? {})) {
     if (!same(ref, base.refs?.[name])) updates.push({ action: 'set-snapshot-ref', 'ref-name': name, ...ref });
   }

@@ -76,7 +76,8 @@ export const scanCounters = {
   },
 };
 
-interface Entry {
+/** A manifest entry of a data or delete file, sequence numbers resolved. */
+export interface Entry {
   readonly status: number;
   readonly snapshotId: bigint | null;
   readonly dataSeq: number;
@@ -96,7 +97,7 @@ function partitionKeyOf(specId: number, partition: unknown): string {
 const num = (v: unknown): number => (v === null || v === undefined ? 0 : Number(v));
 
 /** The entries of a manifest, sequence numbers inherited from the manifest list where the entry has none. */
-async function manifestEntries(io: IcebergFileIO, manifest: Record<string, unknown>): Promise<Entry[]> {
+export async function manifestEntries(io: IcebergFileIO, manifest: Record<string, unknown>): Promise<Entry[]> {
   const { records } = await readAvroFile(await readLocation(io, String(manifest.manifest_path)));
   const specId = num(manifest.partition_spec_id);
   const manifestSeq = num(manifest.sequence_number);
@@ -256,7 +257,7 @@ export async function planSnapshot(ctx: PlanContext, snapshot: Snapshot): Promis
 }
 
 /** The delete files that apply to a data file (the table spec's scan planning rules). */
-function deletesFor(data: Entry, deletes: readonly Entry[], specs: ReadonlyMap<number, PartitionSpec>): DeleteRef[] {
+export function deletesFor(data: Entry, deletes: readonly Entry[], specs: ReadonlyMap<number, PartitionSpec>): DeleteRef[] {
   const out: DeleteRef[] = [];
   for (const d of deletes) {
     const content = num(d.file.content) as 1 | 2;

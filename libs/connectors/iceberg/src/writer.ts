@@ -246,6 +246,8 @@ export class IcebergWriter implements SinkWriter<IcebergCommitInfo> {
     private readonly ident: TableIdent,
     private readonly jobId: string,
     ctx: SinkWriterContext,
+    /** Every row appended as it comes, whatever the table's keys (a compaction rewriting rows its deletes were applied to). */
+    private readonly appendOnly = false,
   ) {
     this.prefix = `${ctx.subtaskIndex}-${randomUUID()}`;
   }
@@ -277,7 +279,7 @@ export class IcebergWriter implements SinkWriter<IcebergCommitInfo> {
 
   async write(rows: readonly Row[]): Promise<void> {
     const layout = await this.ready();
-    if (layout.keyColumns.length) return this.keep(layout, rows);
+    if (layout.keyColumns.length && !this.appendOnly) return this.keep(layout, rows);
     for (const row of rows) {
       if (row.kind === '-U' || row.kind === '-D') {
         throw new TidewayError(

@@ -152,7 +152,7 @@ export class S3FileSystem implements FileSystemAdapter {
     if (key !== '') {
       try {
         const head = await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }));
-        return [{ path: lead + key, size: head.ContentLength ?? 0 }];
+        return [{ path: lead + key, size: head.ContentLength ?? 0, modifiedMs: head.LastModified?.getTime() }];
       } catch (err) {
         if (!isNotFound(err)) throw this.failure(err, `look up ${this.where(key)}`);
       }
@@ -160,7 +160,7 @@ export class S3FileSystem implements FileSystemAdapter {
     const objects = await this.listKeys(key === '' ? '' : `${key}/`);
     return objects
       .filter((o) => !o.key.endsWith('/')) // folder markers
-      .map((o) => ({ path: lead + o.key, size: o.size }))
+      .map((o) => ({ path: lead + o.key, size: o.size, modifiedMs: o.modifiedMs }))
       .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   }
 
@@ -193,15 +193,16 @@ export class S3FileSystem implements FileSystemAdapter {
   }
 
   /** Every object under a prefix, following continuation tokens; at most `limit` when given. */
-  private async listKeys(prefix: string, limit?: number): Promise<{ key: string; size: number }[]> {
-    const out: { key: string; size: number }[] = [];
+  private async listKeys(prefix: string, limit?: number): Promise<{ key: string; size: number; modifiedMs?: number }[]> {
+    const out: { key: string; size: number; modifiedMs?: number }[] = [];
     let token: string | undefined;
     try {
       do {
         const page = await this.client.send(
           new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, ContinuationToken: token, MaxKeys: limit }),
         );
-        for (const obj of page.Contents ?? []) if (obj.Key !== undefined) out.push({ key: obj.Key, size: obj.Size ?? 0 });
+        for (const obj of page.Contents ?? [])
+          if (obj.Key !== undefined) out.push({ key: obj.Key, size: obj.Size ?? 0, modifiedMs: obj.LastModified?.getTime() });
         token = page.IsTruncated && (limit === undefined || out.length < limit) ? page.NextContinuationToken : undefined;
       } while (token);
     } catch (err) {

@@ -11,3 +11,4 @@ export { JOB_ID_PROPERTY, MAX_CHECKPOINT_PROPERTY, COMMIT_ATTEMPTS } from './com
 export { icebergSourceFactory, type IcebergSplit, type IcebergEnumeratorState } from './source.js';
 export { ICEBERG_SOURCE_SPEC } from './source-options.js';
 export { scanCounters } from './scan.js';
+export { currentSnapshotRows } from './table-rows.js';

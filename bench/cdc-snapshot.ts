@@ -15,19 +15,12 @@ import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import type { TestDatabaseServer } from '@tideway/testing';
 import { cliNodeArgs } from '../scripts/cli-entry.mjs';
+import { procCpu } from './machine.js';
 import { loadOrders, median, pgConnection, pgCount, pgRun, repo, startOrdersServers } from './orders-servers.js';
 
 const ROWS = Number(process.argv[2] ?? 2_000_000);
 const REPEAT = Number(process.env.BENCH_REPEAT ?? 2);
 const work = mkdtempSync(join(tmpdir(), 'tideway-bench-cdc-'));
-const TICK = 100; // clock ticks per second of /proc/<pid>/stat (Linux's USER_HZ)
-
-/** CPU seconds of a process (all threads) and of its reaped children. */
-function procCpu(pid: number): { own: number; reaped: number } {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return { own: (Number(f[11]) + Number(f[12])) / TICK, reaped: (Number(f[13]) + Number(f[14])) / TICK };
-}
 
 /** CPU seconds a server has used: its root process, its live descendants and the exited ones. */
 function serverCpu(rootPid: number): number {

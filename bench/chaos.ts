@@ -5,7 +5,9 @@
  * bench/RESULTS.md: rows lost and duplicated, the job's status, and the seconds until rows moved
  * again by kind of process killed (median, p90). The command's progress goes to stderr.
  *
- * env: BENCH_CHAOS_KILLS (default 50), BENCH_CHAOS_SEED (default: the command picks one).
+ * env: BENCH_CHAOS_KILLS (default 50), BENCH_CHAOS_SEED (default: the command picks one),
+ * BENCH_CHAOS_SINK (the command's --sink: both, the default, or localfile, jdbc, iceberg; kafka
+ * needs a broker of yours, so it is not offered here).
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -14,6 +16,9 @@ import type { ChaosRunReport, RecoveryStats } from '@tideway/cli';
 import { machineLine } from './machine.js';
 
 const KILLS = process.env.BENCH_CHAOS_KILLS ?? '50';
+const SINK = process.env.BENCH_CHAOS_SINK ?? 'both';
+if (!['both', 'localfile', 'jdbc', 'iceberg'].includes(SINK))
+  throw new Error(`BENCH_CHAOS_SINK=${SINK} is not supported: use both, localfile, jdbc or iceberg`);
 const root = fileURLToPath(new URL('..', import.meta.url));
 
 /** One run of the --json report: the command's own report, with its pass and recovery statistics. */
@@ -25,7 +30,7 @@ const args = [
   '--kills',
   KILLS,
   '--sink',
-  'both',
+  SINK,
   '--coordinators',
   '3',
   '--json',

@@ -12,3 +12,12 @@ export function machineLine(opts: { postgres?: boolean; load?: boolean } = {}): 
   const load = opts.load ? `; load average at the start ${loadavg()[0].toFixed(1)}` : '';
   return `Machine: ${cpus().length} x ${cpus()[0]?.model ?? '?'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}${pg}, ${readFileSync('/proc/version', 'utf8').split(' ').slice(0, 3).join(' ')}${load}.`;
 }
+
+const TICK = 100; // clock ticks per second of /proc/<pid>/stat (Linux's USER_HZ)
+
+/** CPU seconds of a process (all threads) and of its reaped children. */
+export function procCpu(pid: number): { own: number; reaped: number } {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return { own: (Number(f[11]) + Number(f[12])) / TICK, reaped: (Number(f[13]) + Number(f[14])) / TICK };
+}

@@ -148,20 +148,24 @@ export async function loadOrders(
   const env = { ...process.env, ...psqlEnv(pgSrv) };
   execFileSync('psql', ['-q', '-v', `rows=${rows}`, '-v', 'ON_ERROR_STOP=1', '-f', ordersPg, 'src'], { env });
   execFileSync('psql', ['-q', '-v', 'rows=0', '-v', 'ON_ERROR_STOP=1', '-f', ordersPg, pgSrv.database], { env });
-  if (mySrv)
-    execFileSync('mariadb', [
-      '-h',
-      mySrv.host,
-      '-P',
-      String(mySrv.port),
-      '-u',
-      mySrv.user,
-      `-p${mySrv.password}`,
-      '-e',
-      `SET @rows=${rows}; SOURCE ${join(shared, 'bench', 'orders-mariadb.sql')};`,
-      mySrv.database,
-    ]);
+  if (mySrv) loadOrdersMariaDb(mySrv, rows);
   await pgRun(pgSrv, 'src', 'CHECKPOINT');
+}
+
+/** Loads `rows` orders (shared/bench/orders-mariadb.sql) into the MariaDB server's database. */
+export function loadOrdersMariaDb(mySrv: TestDatabaseServer, rows: number): void {
+  execFileSync('mariadb', [
+    '-h',
+    mySrv.host,
+    '-P',
+    String(mySrv.port),
+    '-u',
+    mySrv.user,
+    `-p${mySrv.password}`,
+    '-e',
+    `SET @rows=${rows}; SOURCE ${join(shared, 'bench', 'orders-mariadb.sql')};`,
+    mySrv.database,
+  ]);
 }
 
 /**

@@ -4,8 +4,11 @@
  * exactly-once sink, and reports what reached the sink. Short runs here; the 50-kill run of
  * issue 10 behind TIDEWAY_CHAOS_LONG=1 (about 12 minutes per sink on 2 cores).
  */
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { kafkaSkipped, sharedKafka } from '@tideway/testing';
+import { icebergPeersPresent, kafkaSkipped, pyicebergRead, sharedKafka } from '@tideway/testing';
 import { runCli } from '../conformance/cli-process.js';
 
 interface Report {
@@ -16,6 +19,7 @@ interface Report {
     status: string;
     keys: number;
     rowsPerKey: number;
+    where: string;
     rows: { expected: number; seen: number; lost: number; duplicated: number; examples: string[] };
     killsAsked: number;
     kills: Array<{ n: number; kind: string; signal: string; outcome: string; recoverySeconds?: number; pauseSeconds?: number }>;
@@ -63,6 +67,8 @@ describe('tideway chaos', () => {
       [['--kafka-bootstrap', '127.0.0.1:9092'], '--kafka-bootstrap'],
       [['--sink', 'kafka', '--kafka-bootstrap', 'no-port'], '--kafka-bootstrap'],
       [['--jdbc-url', 'jdbc:postgresql://127.0.0.1/x'], '--jdbc-url'],
+      [['--iceberg-warehouse', '/tmp/wh'], '--iceberg-warehouse'],
+      [['--sink', 'iceberg', '--iceberg-warehouse', 's3://bucket/wh'], '--iceberg-warehouse'],
       [['--sink', 'jdbc', '--jdbc-url', 'jdbc:mysql://127.0.0.1/x'], '--jdbc-url'],
       [['--no-such-flag'], '--no-such-flag'],
     ] as const) {
@@ -93,6 +99,37 @@ describe('tideway chaos', () => {
       );
       expect(report.runs[0].sink).toBe('kafka');
       expectExactlyOnce(report.runs[0], 3);
+    },
+  );
+
+  // The command checks the table with Tideway's own reader; PyIceberg reads it again here, so that
+  // the check itself is checked.
+  it.skipIf(!icebergPeersPresent())(
+    '3 kills and pauses with the Iceberg sink: FINISHED, every row once in the current snapshot, as PyIceberg reads it too',
+    { timeout: 240_000 },
+    async () => {
+      const warehouse = mkdtempSync(join(tmpdir(), 'tideway-chaos-iceberg-'));
+      try {
+        const report = await chaos(
+          ['--kills', '3', '--sink', 'iceberg', '--iceberg-warehouse', warehouse, '--seed', '6', '--rows-per-key', '2600'],
+          230_000,
+        );
+        const run = report.runs[0];
+        expect(run.sink).toBe('iceberg');
+        expect(run.where).toContain(warehouse);
+        expectExactlyOnce(run, 3);
+        const [table] = readdirSync(join(warehouse, 'chaos'));
+        const meta = join(warehouse, 'chaos', table, 'metadata');
+        const version = readFileSync(join(meta, 'version-hint.text'), 'utf8').trim();
+        const t = await pyicebergRead({ metadata: join(meta, `v${version}.metadata.json`) });
+        const ids = t.rows.map((r) => `${String(r[0])},${String(r[1])}`);
+        expect(t.rows).toHaveLength(run.rows.seen);
+        expect(new Set(ids).size).toBe(run.keys * run.rowsPerKey);
+        // one snapshot per checkpoint: the job committed many
+        expect(t.snapshots.length).toBeGreaterThan(3);
+      } finally {
+        rmSync(warehouse, { recursive: true, force: true });
+      }
     },
   );
 

@@ -14,7 +14,7 @@ import { type DataType, newCatalogTable, type Row, type SourceSplit, Types } fro
 import { ConfigError } from '@tideway/common';
 import { validatePluginOptions } from '@tideway/config/options';
 import { readToEnd, runToEnd, SinkJob } from '@tideway/connector-contract';
-import { icebergSinkFactory, icebergSourceFactory, scanCounters } from '@tideway/connector-iceberg';
+import { currentSnapshotRows, HadoopCatalog, icebergSinkFactory, icebergSourceFactory, scanCounters } from '@tideway/connector-iceberg';
 import {
   canonicalRows,
   type IcebergRecipe,
@@ -129,6 +129,16 @@ describe.skipIf(!present)('Iceberg source, tables written by PyIceberg', () => {
     expect(types.map((t) => t.kind)).toEqual(['bigint', 'string', 'bigint', 'double', 'decimal', 'timestamp', 'string']);
     expect(rows).toEqual(expected.rows);
     expect(scanCounters.deleteFilesRead).toBe(1);
+    // the same reading outside a job (tideway chaos --sink iceberg checks tables with it)
+    const outside: unknown[][] = [];
+    for await (const batch of currentSnapshotRows(new HadoopCatalog(`file://${wh}`), { namespace: ['db'], name: 'evolved' }, [
+      'id',
+      'label',
+      'extra',
+    ]))
+      outside.push(...batch);
+    const byId = (a: unknown[], b: unknown[]) => Number(a[0]) - Number(b[0]);
+    expect(outside.map((r) => [String(r[0]), r[1], r[2]]).sort(byId)).toEqual(expected.rows.map((r) => [r[0], r[1], r[6]]).sort(byId));
   }, 60_000);
 
   it('reads a format version 1 table (no sequence numbers; PyIceberg rewrites files to delete)', async () => {

@@ -7,12 +7,15 @@
 /**
  * Where the rows go: LocalFile with transactions, or Jdbc with XA (exactly-once) into `table`
  * (columns k, seq, payload), reached by `connection` (the url, driver, user and password lines
- * of the plugin block) with the XA data source class of its database.
+ * of the plugin block) with the XA data source class of its database, or Kafka with
+ * transactions, or Iceberg (one snapshot per checkpoint) into `namespace.table` of the hadoop
+ * catalog on the local folder `warehouse` (the table created by the job).
  */
 export type SequenceSink =
   | { kind: 'localfile'; path: string }
   | { kind: 'jdbc'; connection: string; xaDataSource: string; table: string }
-  | { kind: 'kafka'; bootstrap: string; topic: string; transactionPrefix: string };
+  | { kind: 'kafka'; bootstrap: string; topic: string; transactionPrefix: string }
+  | { kind: 'iceberg'; warehouse: string; namespace: string; table: string };
 
 /** The connection lines of a Jdbc block for PostgreSQL, and its XA data source class. */
 export function pgSinkConnection(jdbcUrl: string, user: string, password: string): { connection: string; xaDataSource: string } {
@@ -53,6 +56,17 @@ function sinkBlock(sink: SequenceSink, input: string): string {
     format = "json"
     semantics = "EXACTLY_ONCE"
     transaction_prefix = "${sink.transactionPrefix}"
+  }`;
+  }
+  if (sink.kind === 'iceberg') {
+    // The table is keyed by the source's primary key (key, seq) and takes inserts only: no
+    // equality deletes, so a row committed twice stays visible twice.
+    return `  Iceberg {
+    plugin_input = "${input}"
+    catalog_name = "chaos"
+    iceberg.catalog.config = { "type" = "hadoop", "warehouse" = "file://${sink.warehouse}" }
+    namespace = "${sink.namespace}"
+    table = "${sink.table}"
   }`;
   }
   if (sink.kind === 'localfile') {

@@ -25,3 +25,4 @@ export {
 } from './maintenance.js';
 export { openCatalog, catalogConfigProblem } from './options.js';
 export { formatIdent } from './catalog.js';
+export { currentSnapshotRows } from './table-rows.js';

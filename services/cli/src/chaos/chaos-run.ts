@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { ClusterProcesses, sequenceJobConfig, startRedis, type RedisServer, type SequenceReport } from '@tideway/launchers';
 import { sleep } from '@tideway/common';
 import { JobClient } from '@tideway/client';
@@ -5,7 +6,7 @@ import { JobProbe, allRunning, isEnded, type JobSample } from './job-probe.js';
 import { killOne, type KillRecord } from './kill-step.js';
 import { SeededRandom } from './random.js';
 import { runPassed } from './chaos-report.js';
-import { jdbcSink, kafkaSink, localFileSink, type ChaosSink, type ChaosSinkKind, type JdbcLogin } from './sinks.js';
+import { icebergSink, jdbcSink, kafkaSink, localFileSink, type ChaosSink, type ChaosSinkKind, type JdbcLogin } from './sinks.js';
 
 /** A chaos run's settings, checked by the command. */
 export interface ChaosOptions {
@@ -21,6 +22,8 @@ export interface ChaosOptions {
   jdbc?: JdbcLogin;
   /** host:port of the Kafka broker of `--sink kafka` (the user's own). */
   kafkaBootstrap?: string;
+  /** The hadoop catalog's folder of `--sink iceberg` (absolute; default: `warehouse` in the run's folder). */
+  icebergWarehouse?: string;
   /** Node arguments that start the Tideway CLI, for the cluster processes. */
   cli: string[];
   cwd?: string;
@@ -117,7 +120,9 @@ export async function runChaos(sinkKind: ChaosSinkKind, o: ChaosOptions): Promis
         ? localFileSink(c.dir)
         : sinkKind === 'kafka'
           ? await kafkaSink(o.kafkaBootstrap!, `tideway-chaos-${o.seed}-${Date.now()}`)
-          : await jdbcSink(`chaos_${o.seed}_${Date.now()}`, o.jdbc);
+          : sinkKind === 'iceberg'
+            ? icebergSink(o.icebergWarehouse ?? join(c.dir, 'warehouse'), `seq_${o.seed}_${Date.now()}`)
+            : await jdbcSink(`chaos_${o.seed}_${Date.now()}`, o.jdbc);
     const config = sequenceJobConfig({
       mode: 'BATCH',
       keys: o.keys,

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { Admin, Consumer, MessagesStreamModes } from '@platformatic/kafka';
 import { join } from 'node:path';
+import { currentSnapshotRows, HadoopCatalog } from '@tideway/connector-iceberg';
 import { parseJdbcUrl } from '@tideway/connector-jdbc';
 import { ConfigError, ErrorCode } from '@tideway/common';
 import {
@@ -16,7 +17,7 @@ import {
 } from '@tideway/launchers';
 
 /** The exactly-once sinks a chaos run can write into. */
-export type ChaosSinkKind = 'localfile' | 'jdbc' | 'kafka';
+export type ChaosSinkKind = 'localfile' | 'jdbc' | 'kafka' | 'iceberg';
 
 /** A PostgreSQL given on the command line (`--jdbc-url` and its login). */
 export interface JdbcLogin {
@@ -155,4 +156,35 @@ async function readCommitted(
     await consumer.close().catch(() => undefined);
   }
   return tally.report(keys, rowsPerKey);
+}
+
+/** The namespace of the tables an Iceberg chaos run creates. */
+export const ICEBERG_CHAOS_NAMESPACE = 'chaos';
+
+/**
+ * The Iceberg sink (a snapshot per checkpoint, exactly once) into a new table
+ * `chaos.<table>` of the hadoop catalog on the local folder `warehouse` (the user's
+ * `--iceberg-warehouse`, else a folder of the run), created by the job. The check reads the
+ * table's current snapshot with Tideway's own Iceberg reader (the source's scan planning and data
+ * file reader, delete files applied: what any Iceberg reader of the table sees) and tallies every
+ * (key, seq).
+ */
+export function icebergSink(warehouse: string, table: string): ChaosSink {
+  mkdirSync(warehouse, { recursive: true });
+  const catalog = new HadoopCatalog(`file://${warehouse}`);
+  const ident = { namespace: [ICEBERG_CHAOS_NAMESPACE], name: table };
+  return {
+    kind: 'iceberg',
+    spec: { kind: 'iceberg', warehouse, namespace: ICEBERG_CHAOS_NAMESPACE, table },
+    where: `table ${ICEBERG_CHAOS_NAMESPACE}.${table} of the ${catalog.description}`,
+    check: async (keys, rowsPerKey) => {
+      const tally = new SequenceTally();
+      // A job that committed nothing has no table: every row is lost.
+      if (await catalog.load(ident))
+        for await (const rows of currentSnapshotRows(catalog, ident, ['key', 'seq']))
+          for (const [k, seq] of rows) tally.add(`${String(k)},${String(seq)}`);
+      return tally.report(keys, rowsPerKey);
+    },
+    close: () => catalog.close(),
+  };
 }

@@ -1,4 +1,5 @@
 import { randomInt } from 'node:crypto';
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { ConfigError, ErrorCode } from '@tideway/common';
@@ -15,6 +16,7 @@ interface ChaosFlags {
   jdbcUser?: string;
   jdbcPassword?: string;
   kafkaBootstrap?: string;
+  icebergWarehouse?: string;
   seed?: string;
   keys: string;
   rowsPerKey?: string;
@@ -34,7 +36,38 @@ function wholeNumber(option: string, text: string, min: number, max = Number.MAX
   return n;
 }
 
-const SINKS: Record<string, ChaosSinkKind[]> = { localfile: ['localfile'], jdbc: ['jdbc'], both: ['localfile', 'jdbc'], kafka: ['kafka'] };
+const SINKS: Record<string, ChaosSinkKind[]> = {
+  localfile: ['localfile'],
+  jdbc: ['jdbc'],
+  both: ['localfile', 'jdbc'],
+  kafka: ['kafka'],
+  iceberg: ['iceberg'],
+};
+
+/** `--iceberg-warehouse` goes with `--sink iceberg`: a local folder (absolute from here on; the cluster runs elsewhere). */
+function icebergWarehouse(o: ChaosFlags, sinks: ChaosSinkKind[]): string | undefined {
+  if (o.icebergWarehouse === undefined) return undefined;
+  const place = { place: { option: '--iceberg-warehouse' } };
+  if (!sinks.includes('iceberg'))
+    throw new ConfigError(
+      ErrorCode.CONFIG_BAD_VALUE,
+      `--iceberg-warehouse is only read with --sink iceberg (this run's sink: ${o.sink})`,
+      place,
+    );
+  if (/^[a-z][a-z0-9+.-]*:/i.test(o.icebergWarehouse))
+    throw new ConfigError(
+      ErrorCode.CONFIG_BAD_VALUE,
+      `${o.icebergWarehouse} is not a local folder: the chaos run's table is in a hadoop catalog, which needs a local file system (give a path, not a URI)`,
+      place,
+    );
+  if (/["\\\n]/.test(o.icebergWarehouse))
+    throw new ConfigError(
+      ErrorCode.CONFIG_BAD_VALUE,
+      `${JSON.stringify(o.icebergWarehouse)}: quotes, backslashes and line breaks are not supported in the folder`,
+      place,
+    );
+  return resolve(o.icebergWarehouse);
+}
 
 /** `--kafka-bootstrap` goes with `--sink kafka`, and that sink needs it: the command starts no broker. */
 function kafkaBootstrap(o: ChaosFlags, sinks: ChaosSinkKind[]): string | undefined {
@@ -95,7 +128,9 @@ export function registerChaosCommand(program: Command): void {
     .option('--kills <n>', 'how many kills and pauses', '10')
     .option(
       '--sink <kind>',
-      'localfile (transactional files), jdbc (PostgreSQL, XA exactly-once), both (one run each) or kafka (EXACTLY_ONCE transactions into a new topic, checked by a read_committed consumer)',
+      'localfile (transactional files), jdbc (PostgreSQL, XA exactly-once), both (one run each of localfile and jdbc), ' +
+        'kafka (EXACTLY_ONCE transactions into a new topic, checked by a read_committed consumer) or ' +
+        "iceberg (a snapshot per checkpoint into a new table chaos.seq_<seed>_<time> of a hadoop catalog, checked by reading the table's current snapshot with Tideway's Iceberg reader)",
       'localfile',
     )
     .option(
@@ -105,6 +140,10 @@ export function registerChaosCommand(program: Command): void {
     .option('--jdbc-user <user>', 'user for --jdbc-url (default postgres)')
     .option('--jdbc-password <password>', 'password for --jdbc-url (default none)')
     .option('--kafka-bootstrap <host:port>', 'the Kafka broker of --sink kafka (required with it: the command starts no broker)')
+    .option(
+      '--iceberg-warehouse <dir>',
+      "the local folder of the hadoop catalog of --sink iceberg, where the run's new table stays (default: a folder of the run, removed when the run passes)",
+    )
     .option('--seed <n>', 'seed of the random choices (process, signal, pause, gaps), to repeat a run (default: random, printed)')
     .option('--keys <n>', 'keys of the Sequence source', '8')
     .option('--rows-per-key <n>', 'rows per key (default: enough for the kills asked at --rate)')
@@ -122,7 +161,7 @@ export function registerChaosCommand(program: Command): void {
       if (!sinks)
         throw new ConfigError(
           ErrorCode.CONFIG_BAD_VALUE,
-          `${o.sink} is not a sink the chaos run knows: use localfile, jdbc, both or kafka`,
+          `${o.sink} is not a sink the chaos run knows: use localfile, jdbc, both, kafka or iceberg`,
           {
             place: { option: '--sink' },
           },
@@ -136,6 +175,7 @@ export function registerChaosCommand(program: Command): void {
       const rate = wholeNumber('--rate', o.rate, 1);
       const jdbc = jdbcLogin(o, sinks, pgTargetOf);
       const kafka = kafkaBootstrap(o, sinks);
+      const warehouse = icebergWarehouse(o, sinks);
       const engine = engineConfig({});
 
       const abort = new AbortController();
@@ -160,6 +200,7 @@ export function registerChaosCommand(program: Command): void {
               rate,
               jdbc,
               kafkaBootstrap: kafka,
+              icebergWarehouse: warehouse,
               cli: [...process.execArgv, process.argv[1]],
               cwd: REPO_ROOT,
               leaseTtlMs: engine.tideway.ha.leaseTtl,

@@ -303,7 +303,12 @@ function debeziumFilterOf(o: PluginOptions, format: string): DebeziumTableFilter
   const keys = ['database_name', 'schema_name', 'table_name'];
   const unknown = Object.keys(raw).find((k) => !keys.includes(k));
   if (unknown) throw bad(o, name, `'${name}' has no key '${unknown}' (it takes ${keys.join(', ')}).`);
-  const text = (k: string) => (raw[k] === undefined || raw[k] === null ? undefined : String(raw[k]));
+  const text = (k: string): string | undefined => {
+    const v = raw[k];
+    if (v === undefined || v === null) return undefined;
+    if (typeof v === 'object') throw bad(o, name, `'${name}' ${k} must be a name, not an object.`);
+    return String(v);
+  };
   const table = text('table_name');
   if (!table) throw bad(o, name, `'${name}' needs table_name.`);
   return { database: text('database_name'), schema: text('schema_name'), table };

@@ -306,8 +306,9 @@ function debeziumFilterOf(o: PluginOptions, format: string): DebeziumTableFilter
   const text = (k: string): string | undefined => {
     const v = raw[k];
     if (v === undefined || v === null) return undefined;
-    if (typeof v === 'object') throw bad(o, name, `'${name}' ${k} must be a name, not an object.`);
-    return String(v);
+    if (typeof v === 'string') return v;
+    if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') return String(v);
+    throw bad(o, name, `'${name}' ${k} must be a name, not an object.`);
   };
   const table = text('table_name');
   if (!table) throw bad(o, name, `'${name}' needs table_name.`);

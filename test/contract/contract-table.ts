@@ -37,7 +37,6 @@ export const REDIS_NOT_APPLICABLE: NotApplicable = {
 export const KAFKA_NOT_APPLICABLE: NotApplicable = {
   'commit-idempotence': `${NO_TWO_PHASE_COMMIT} with AT_LEAST_ONCE (EXACTLY_ONCE's transactions: test/kafka/kafka-exactly-once.test.ts)`,
   'abort-after-prepare': `${NO_TWO_PHASE_COMMIT} with AT_LEAST_ONCE (EXACTLY_ONCE's transactions: test/kafka/kafka-exactly-once.test.ts)`,
-  'multi-table': 'every table goes to the one topic: routing by ${table_name} is refused',
   'schema-change': NO_SCHEMA_CHANGE,
 };
 

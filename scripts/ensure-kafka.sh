@@ -17,6 +17,8 @@ cd "$(dirname "$0")/.."
 missing=()
 command -v mvn >/dev/null 2>&1 || missing+=(maven)
 command -v java >/dev/null 2>&1 || missing+=(openjdk-17-jre-headless)
+# The shared test broker's TLS listeners get their certificates from openssl (libs/testing/src/kafka.ts).
+command -v openssl >/dev/null 2>&1 || missing+=(openssl)
 if [ ${#missing[@]} -gt 0 ]; then bash scripts/apt-install.sh ensure-kafka "${missing[@]}"; fi
 mkdir -p "$cache"
 cat > "$cache/pom.xml" <<POM

@@ -168,6 +168,7 @@ describe('shell completion', () => {
       'decrypt',
       'describe',
       'encrypt',
+      'iceberg',
       'list',
       'logs',
       'metrics',
@@ -184,6 +185,7 @@ describe('shell completion', () => {
     ]);
     expect(bash('ru')).toEqual(['run']);
     expect(bash('cluster', '')).toEqual(['certs', 'drain', 'start', 'step-down', 'undrain']);
+    expect(bash('iceberg', '')).toEqual(['expire-snapshots', 'remove-orphan-files', 'rewrite-data-files']);
     expect(bash('run', '--eng')).toEqual(['--engine-config']);
     expect(bash('run', '--restore-')).toEqual(['--restore-with-checkpoint']);
     expect(bash('cluster', 'start', '--ro')).toEqual(['--role']);

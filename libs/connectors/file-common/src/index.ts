@@ -25,6 +25,16 @@ export { ORC_WRITE_CODECS } from './orc-compression.js';
 export { loadZstd } from './zstd-lz4.js';
 export { ParquetFileWriter } from './parquet-file-writer.js';
 export { parquetSchemaOf, decimalByteCount } from './parquet-schema.js';
-export { unscaledDecimal, decimalText, timestampMicros, timestampText, timeMicros, dateDays, dateText } from './parquet-values.js';
+export {
+  unscaledDecimal,
+  unscaledBytes,
+  bytesUnscaled,
+  decimalText,
+  timestampMicros,
+  timestampText,
+  timeMicros,
+  dateDays,
+  dateText,
+} from './parquet-values.js';
 export { parquetColumns, parquetRowGroupBatches } from './parquet-source.js';
 export { TIDEWAY_PARSERS } from './parquet-values.js';

@@ -18,6 +18,26 @@ export function unscaledDecimal(text: string, scale: number): bigint {
   return neg ? -v : v;
 }
 
+/** Two's complement, big-endian, in as few bytes as hold the value (Java's BigInteger.toByteArray; Iceberg's and Avro's decimal bytes). */
+export function unscaledBytes(v: bigint): Uint8Array {
+  let n = 1;
+  while (v >= 1n << BigInt(8 * n - 1) || v < -(1n << BigInt(8 * n - 1))) n++;
+  const out = new Uint8Array(n);
+  let x = BigInt.asUintN(8 * n, v);
+  for (let i = n - 1; i >= 0; i--) {
+    out[i] = Number(x & 0xffn);
+    x >>= 8n;
+  }
+  return out;
+}
+
+/** The integer of big-endian two's complement bytes (0 for none). */
+export function bytesUnscaled(b: Uint8Array): bigint {
+  let x = 0n;
+  for (const byte of b) x = (x << 8n) | BigInt(byte);
+  return b.length === 0 ? 0n : BigInt.asIntN(8 * b.length, x);
+}
+
 /** Canonical decimal text of an unscaled integer. */
 export function decimalText(unscaled: bigint, scale: number): string {
   const neg = unscaled < 0n;

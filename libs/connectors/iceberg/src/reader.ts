@@ -4,7 +4,6 @@ import { parquetColumns, parquetRowGroupBatches, TIDEWAY_PARSERS } from '@tidewa
 import { type FileMetaData, parquetMetadataAsync, parquetSchema, type SchemaTree } from 'hyparquet';
 import { type BoundPredicate, matches, mayMatch, type ValueRange } from './filter.js';
 import type { IcebergFileIO } from './file-io.js';
-import { readLocation } from './io.js';
 import { castTo, compileFileValue, internalOfEngine } from './read-schema.js';
 import { type DeleteRef, type ScanTask, scanCounters } from './scan.js';
 import type { IcebergType } from './schema.js';
@@ -50,7 +49,7 @@ interface OpenFile {
 }
 
 async function openParquet(io: IcebergFileIO, path: string, size: number): Promise<OpenFile> {
-  const read = (from: number, to: number): Promise<Uint8Array> => readLocation(io, path, { start: from, end: to });
+  const read = (from: number, to: number): Promise<Uint8Array> => io.readRange(path, from, to);
   const meta = await parquetMetadataAsync(
     {
       byteLength: size,

@@ -3,7 +3,6 @@ import { parquetMetadataAsync } from 'hyparquet';
 import { readAvroFile } from './avro.js';
 import { type BoundPredicate, boundValue, mayMatch, projectPredicate, type ValueRange } from './filter.js';
 import type { IcebergFileIO } from './file-io.js';
-import { readLocation } from './io.js';
 import type { PartitionSpec, Snapshot, TableMetadata } from './metadata.js';
 import type { IcebergField, IcebergSchema } from './schema.js';
 import { resultType } from './transforms.js';
@@ -98,7 +97,7 @@ const num = (v: unknown): number => (v === null || v === undefined ? 0 : Number(
 
 /** The entries of a manifest, sequence numbers inherited from the manifest list where the entry has none. */
 export async function manifestEntries(io: IcebergFileIO, manifest: Record<string, unknown>): Promise<Entry[]> {
-  const { records } = await readAvroFile(await readLocation(io, String(manifest.manifest_path)));
+  const { records } = await readAvroFile(await io.read(String(manifest.manifest_path)));
   const specId = num(manifest.partition_spec_id);
   const manifestSeq = num(manifest.sequence_number);
   return records.map((r) => {
@@ -216,7 +215,7 @@ function specsOf(m: TableMetadata): Map<number, PartitionSpec> {
 /** The data files of a snapshot with the delete files that apply to each, pruned by the filter. */
 export async function planSnapshot(ctx: PlanContext, snapshot: Snapshot): Promise<{ tasks: ScanTask[]; stats: PlanStats }> {
   const stats = newStats();
-  const { records: manifests } = await readAvroFile(await readLocation(ctx.io, snapshot['manifest-list']));
+  const { records: manifests } = await readAvroFile(await ctx.io.read(snapshot['manifest-list']));
   const specs = specsOf(ctx.metadata);
   const fields = new Map(ctx.schema.fields.map((f) => [f.id, f]));
   const data: Entry[] = [];
@@ -304,7 +303,7 @@ async function splitsOf(ctx: PlanContext, e: Entry, deletes: DeleteRef[], stats:
     const meta = await parquetMetadataAsync({
       byteLength: size,
       slice: async (start, end) => {
-        const b = await readLocation(ctx.io, path, { start, end: end ?? size });
+        const b = await ctx.io.readRange(path, start, end ?? size);
         return b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer;
       },
     });
@@ -354,7 +353,7 @@ export async function planAppends(ctx: PlanContext, snapshots: readonly Snapshot
   for (const snapshot of snapshots) {
     if (snapshot.summary.operation !== 'append') continue;
     const id = snapshot['snapshot-id'];
-    const { records: manifests } = await readAvroFile(await readLocation(ctx.io, snapshot['manifest-list']));
+    const { records: manifests } = await readAvroFile(await ctx.io.read(snapshot['manifest-list']));
     for (const manifest of manifests) {
       if (manifest.added_snapshot_id !== id || num(manifest.content) !== 0) continue;
       const spec = specs.get(num(manifest.partition_spec_id));

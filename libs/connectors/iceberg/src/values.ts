@@ -1,4 +1,13 @@
-import { dateDays, dateText, timeMicros, timestampMicros, timestampText, unscaledDecimal } from '@tideway/connector-file-common';
+import {
+  bytesUnscaled,
+  dateDays,
+  dateText,
+  timeMicros,
+  timestampMicros,
+  timestampText,
+  unscaledBytes,
+  unscaledDecimal,
+} from '@tideway/connector-file-common';
 
 /**
  * Values in Iceberg's forms: the internal value of a primitive (days, micros, unscaled decimal),
@@ -31,24 +40,7 @@ export function decimalScale(type: string): number {
   return Number(/,\s*(\d+)\)/.exec(type)?.[1] ?? 0);
 }
 
-/** Two's complement, big-endian, in as few bytes as hold the value (Iceberg's decimal bytes). */
-export function unscaledBytes(v: bigint): Uint8Array {
-  let n = 1;
-  while (v >= 1n << BigInt(8 * n - 1) || v < -(1n << BigInt(8 * n - 1))) n++;
-  const out = new Uint8Array(n);
-  let x = BigInt.asUintN(8 * n, v);
-  for (let i = n - 1; i >= 0; i--) {
-    out[i] = Number(x & 0xffn);
-    x >>= 8n;
-  }
-  return out;
-}
-
-export function bytesUnscaled(b: Uint8Array): bigint {
-  let x = 0n;
-  for (const byte of b) x = (x << 8n) | BigInt(byte);
-  return BigInt.asIntN(8 * b.length, x);
-}
+export { bytesUnscaled, unscaledBytes };
 
 /** The single-value serialization of an internal value of Iceberg type `type`. */
 export function serializeValue(type: string, v: Internal): Uint8Array {

@@ -1,5 +1,14 @@
 import type { DataType } from '@tideway/api';
-import { dateDays, dateText, decimalText, timestampMicros, timestampText, unscaledDecimal } from '@tideway/connector-file-common';
+import {
+  bytesUnscaled,
+  dateDays,
+  dateText,
+  decimalText,
+  timestampMicros,
+  timestampText,
+  unscaledBytes,
+  unscaledDecimal,
+} from '@tideway/connector-file-common';
 import avro from 'avsc';
 
 /**
@@ -112,25 +121,6 @@ function avroTypeOf(columns: readonly Column[]): avro.Type {
   return avro.Type.forSchema(schema as avro.Schema, { registry: { long: LONG } });
 }
 
-/** Two's complement, big-endian, in as few bytes as hold the value (Java's BigInteger.toByteArray). */
-function unscaledBytes(v: bigint): Buffer {
-  let n = 1;
-  while (v >= 1n << BigInt(8 * n - 1) || v < -(1n << BigInt(8 * n - 1))) n++;
-  const out = Buffer.alloc(n);
-  let x = BigInt.asUintN(8 * n, v);
-  for (let i = n - 1; i >= 0; i--) {
-    out[i] = Number(x & 0xffn);
-    x >>= 8n;
-  }
-  return out;
-}
-
-function bytesUnscaled(b: Uint8Array): bigint {
-  let x = 0n;
-  for (const byte of b) x = (x << 8n) | BigInt(byte);
-  return b.length === 0 ? 0n : BigInt.asIntN(8 * b.length, x);
-}
-
 type Convert = (v: unknown) => unknown;
 
 function toAvro(type: DataType, path: string): Convert {
@@ -153,7 +143,7 @@ function toAvro(type: DataType, path: string): Convert {
       );
     case 'decimal': {
       const scale = type.scale;
-      return notNull((v) => unscaledBytes(unscaledDecimal(String(v), scale)));
+      return notNull((v) => Buffer.from(unscaledBytes(unscaledDecimal(String(v), scale))));
     }
     case 'date':
       return notNull((v) => dateDays(v as string));

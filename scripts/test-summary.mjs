@@ -24,8 +24,25 @@ export function summarize(report) {
   return { line: `tests: ${report.numPassedTests ?? 0} passed, ${failed} failed, ${skipped} skipped`, fileFailures };
 }
 
+/**
+ * The `count` test files that took longest, slowest first, as "  123 s  test/dir/file.test.ts":
+ * the suite has a time budget (README), and this says where it goes. @param {any} report
+ * @param {number} count @returns {string[]}
+ */
+export function slowestFiles(report, count) {
+  return (report.testResults ?? [])
+    .filter((f) => Number.isFinite(f.startTime) && Number.isFinite(f.endTime))
+    .map((f) => ({ name: relative(process.cwd(), f.name), ms: f.endTime - f.startTime }))
+    .sort((a, b) => b.ms - a.ms)
+    .slice(0, count)
+    .map((f) => `${String(Math.round(f.ms / 1000)).padStart(5)} s  ${f.name}`);
+}
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const { line, fileFailures } = summarize(JSON.parse(readFileSync(process.argv[2], 'utf8')));
+  const report = JSON.parse(readFileSync(process.argv[2], 'utf8'));
+  const { line, fileFailures } = summarize(report);
+  const slow = slowestFiles(report, 15);
+  if (slow.length > 0) console.log(`slowest test files:\n${slow.join('\n')}`);
   for (const f of fileFailures) console.log(`failed file: ${f}`);
   console.log(line);
 }

@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
-import { summarize } from '../../scripts/test-summary.mjs';
+import { slowestFiles, summarize } from '../../scripts/test-summary.mjs';
 
 const dir = mkdtempSync(join(tmpdir(), 'tideway-summary-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -37,4 +37,7 @@ it('counts a file that fails to load, and one whose hook throws, as failed', () 
   expect(line).toBe('tests: 2 passed, 3 failed, 0 skipped');
   const named = fileFailures.map((f) => f.replace(/^.*\/(\w+\.test\.ts)/, '$1')).sort();
   expect(named).toEqual([expect.stringMatching(/^hook\.test\.ts: .*hook broke/), expect.stringMatching(/^load\.test\.ts: .*cannot load/)]);
+  const slow = slowestFiles(JSON.parse(readFileSync(report, 'utf8')), 2);
+  expect(slow).toHaveLength(2);
+  for (const l of slow) expect(l).toMatch(/^ +\d+ s {2}\S*\w+\.test\.ts$/);
 });

@@ -643,7 +643,7 @@ describe.skipIf(!present)('Iceberg source through the CLI', () => {
     const conf = join(dir, 'restore.conf');
     writeFileSync(
       conf,
-      `env { parallelism = 2, job.mode = "BATCH", checkpoint.interval = 1000, read_limit.rows_per_second = 300 }
+      `env { parallelism = 2, job.mode = "BATCH", checkpoint.interval = 1000, read_limit.rows_per_second = 100 }
 source { Iceberg { catalog_name = "c", iceberg.catalog.config = { "type" = "hadoop", "warehouse" = "${wh}" }, namespace = "db", table = "big" } }
 sink { Iceberg { catalog_name = "c", iceberg.catalog.config = { "type" = "hadoop", "warehouse" = "${wh}" }, namespace = "db", table = "copy" } }`,
     );

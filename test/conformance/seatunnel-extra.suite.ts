@@ -90,9 +90,9 @@ if (fixtureProblem) {
   for (const c of cases.filter(needsFixtures)) console.log(`conformance: skipped ${c.file}: ${fixtureProblem}`);
 }
 
-// Two cases at a time (each is one CLI process; two use the 2 cores better than one), never two
+// Three cases at a time (each is one CLI process, mostly waiting on its job), never two
 // that write or clear the same folders (folder-locks.ts).
-const locks = new FolderLocks(2);
+const locks = new FolderLocks(3);
 
 describe.skipIf(!shared)('More SeaTunnel job configs (shared extra/), through the CLI', () => {
   afterAll(() => prepared?.dispose());

@@ -234,7 +234,7 @@ export function exactlyOnceJob(o: {
         source: `fault.probability = 0.05\n    fault.max = 2\n    fault.dir = "${join(o.faultDir, 'reader')}"`,
         chain: `probability = 0.1\n    max = 3\n    dir = "${join(o.faultDir, 'chain')}"`,
       }
-    : { source: '', chain: `max = 0\n    dir = "${o.topic}-budget"` };
+    : { source: '', chain: `max = 0\n    dir = "${join(tmpdir(), `${o.topic}-budget`)}"` };
   return `env {
   job.mode = "BATCH"
   parallelism = 2

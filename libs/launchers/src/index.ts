@@ -21,7 +21,14 @@ export {
   type ClusterProcessesOptions,
 } from './cluster-processes.js';
 export { ServerProcess, startWatchdog } from './server-process.js';
-export { sequenceJobConfig, sequenceTableDdl, pgSinkConnection, type SequenceJobConfig, type SequenceSink } from './sequence-job.js';
+export {
+  sequenceJobConfig,
+  sequenceRecords,
+  sequenceTableDdl,
+  pgSinkConnection,
+  type SequenceJobConfig,
+  type SequenceSink,
+} from './sequence-job.js';
 export {
   SequenceTally,
   checkSequenceOutput,

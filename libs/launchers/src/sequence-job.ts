@@ -39,6 +39,11 @@ export interface SequenceJobConfig {
   /** More env lines, more Sequence options. */
   env?: string;
   source?: string;
+  /**
+   * A whole source block (output `seq`, columns key, seq, payload) in place of the Sequence
+   * source, e.g. a Kafka source over a topic that holds the sequence's rows (sequenceRecords).
+   */
+  sourceBlock?: string;
   /** A transform block's body between the source (`seq`) and the sink (`out`); none by default. */
   transform?: string;
 }
@@ -99,16 +104,28 @@ env {
   ${j.env ?? ''}
 }
 source {
-  Sequence {
+${
+  j.sourceBlock ??
+  `  Sequence {
     plugin_output = "seq"
     keys = ${j.keys}
     rows.per.key = ${j.rowsPerKey}
     rows.per.second = ${j.rowsPerSecond}
     ${j.source ?? ''}
-  }
+  }`
+}
 }
 ${transform}sink {
 ${sinkBlock(j.sink, j.transform ? 'out' : 'seq')}
 }
 `;
+}
+
+/**
+ * The rows the Sequence source would emit, as the JSON objects a Kafka json format reads
+ * ({key, seq, payload}), key by key: every key's seq 0..rowsPerKey-1.
+ */
+export function* sequenceRecords(keys: number, rowsPerKey: number): Generator<{ key: number; value: string }> {
+  for (let seq = 0; seq < rowsPerKey; seq++)
+    for (let key = 0; key < keys; key++) yield { key, value: JSON.stringify({ key, seq, payload: `k${key}-s${seq}` }) };
 }

@@ -65,7 +65,7 @@ export function reportText(runs: readonly ChaosRunReport[]): string {
   const out: string[] = [];
   for (const r of runs) {
     out.push(
-      `chaos run, sink ${r.sink} (${r.where}), seed ${r.seed}, job ${r.jobId}: ${runPassed(r) ? 'PASSED' : 'FAILED'} in ${r.seconds.toFixed(0)} s`,
+      `chaos run, source ${r.source}, sink ${r.sink} (${r.where}), seed ${r.seed}, job ${r.jobId}: ${runPassed(r) ? 'PASSED' : 'FAILED'} in ${r.seconds.toFixed(0)} s`,
     );
     out.push('');
     out.push(

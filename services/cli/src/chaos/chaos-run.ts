@@ -6,7 +6,17 @@ import { JobProbe, allRunning, isEnded, type JobSample } from './job-probe.js';
 import { killOne, type KillRecord } from './kill-step.js';
 import { SeededRandom } from './random.js';
 import { runPassed } from './chaos-report.js';
-import { icebergSink, jdbcSink, kafkaSink, localFileSink, type ChaosSink, type ChaosSinkKind, type JdbcLogin } from './sinks.js';
+import {
+  icebergSink,
+  jdbcSink,
+  kafkaSequenceSource,
+  kafkaSink,
+  localFileSink,
+  type ChaosSink,
+  type ChaosSinkKind,
+  type ChaosSourceKind,
+  type JdbcLogin,
+} from './sinks.js';
 
 /** A chaos run's settings, checked by the command. */
 export interface ChaosOptions {
@@ -19,8 +29,14 @@ export interface ChaosOptions {
   rowsPerKey?: number;
   /** Rows per second per reader (the job has two readers). */
   rate: number;
+  /**
+   * Where the rows come from: the Sequence source, or (kafka) a topic filled with the same rows
+   * first, read by the Kafka source at `rate` (read_limit.rows_per_second) with its offsets in
+   * the checkpoints.
+   */
+  source: ChaosSourceKind;
   jdbc?: JdbcLogin;
-  /** host:port of the Kafka broker of `--sink kafka` (the user's own). */
+  /** host:port of the Kafka broker of `--sink kafka` or `--source kafka` (the user's own). */
   kafkaBootstrap?: string;
   /** The hadoop catalog's folder of `--sink iceberg` (absolute; default: `warehouse` in the run's folder). */
   icebergWarehouse?: string;
@@ -36,6 +52,7 @@ export interface ChaosOptions {
 
 /** What one run found. */
 export interface ChaosRunReport {
+  source: ChaosSourceKind;
   sink: ChaosSinkKind;
   where: string;
   seed: number;
@@ -123,6 +140,10 @@ export async function runChaos(sinkKind: ChaosSinkKind, o: ChaosOptions): Promis
           : sinkKind === 'iceberg'
             ? icebergSink(o.icebergWarehouse ?? join(c.dir, 'warehouse'), `seq_${o.seed}_${Date.now()}`)
             : await jdbcSink(`chaos_${o.seed}_${Date.now()}`, o.jdbc);
+    const sourceBlock =
+      o.source === 'kafka'
+        ? await kafkaSequenceSource(o.kafkaBootstrap!, `tideway-chaos-in-${o.seed}-${Date.now()}`, o.keys, rowsPerKey, o.progress)
+        : undefined;
     const config = sequenceJobConfig({
       mode: 'BATCH',
       keys: o.keys,
@@ -130,7 +151,8 @@ export async function runChaos(sinkKind: ChaosSinkKind, o: ChaosOptions): Promis
       rowsPerSecond: o.rate,
       parallelism: PARALLELISM,
       checkpointIntervalMs: 1000,
-      env: 'job.name = "chaos"',
+      env: sourceBlock ? `job.name = "chaos"\n  read_limit.rows_per_second = ${o.rate}` : 'job.name = "chaos"',
+      sourceBlock,
       sink: sink.spec,
     });
     client = new JobClient(c.coordinatorAddresses);
@@ -142,7 +164,7 @@ export async function runChaos(sinkKind: ChaosSinkKind, o: ChaosOptions): Promis
     };
     const p = (probe = new JobProbe(c.coordinatorAddresses, jobId, up));
     o.progress(
-      `chaos (${sinkKind}): job ${jobId} submitted: ${o.keys} keys x ${rowsPerKey} rows at ${o.rate * PARALLELISM} rows/s into ${sink.where}`,
+      `chaos (${sinkKind}): job ${jobId} submitted: ${o.keys} keys x ${rowsPerKey} rows at ${o.rate * PARALLELISM} rows/s from ${o.source === 'kafka' ? 'a Kafka topic' : 'the Sequence source'} into ${sink.where}`,
     );
     let last = await until('the job to run and complete a checkpoint', 120_000, o.signal, async () => {
       const s = await p.sample();
@@ -200,6 +222,7 @@ export async function runChaos(sinkKind: ChaosSinkKind, o: ChaosOptions): Promis
     });
     const rows = await sink.check(o.keys, rowsPerKey);
     const report: ChaosRunReport = {
+      source: o.source,
       sink: sinkKind,
       where: sink.where,
       seed: o.seed,

@@ -1,5 +1,5 @@
 import { mkdirSync } from 'node:fs';
-import { Admin, Consumer, MessagesStreamModes } from '@platformatic/kafka';
+import { Admin, Consumer, MessagesStreamModes, Producer, stringSerializers } from '@platformatic/kafka';
 import { join } from 'node:path';
 import { currentSnapshotRows, HadoopCatalog } from '@tideway/connector-iceberg';
 import { parseJdbcUrl } from '@tideway/connector-jdbc';
@@ -9,6 +9,7 @@ import {
   checkSequenceTable,
   createSequenceTable,
   pgSinkConnection,
+  sequenceRecords,
   startPostgres,
   type PgTarget,
   type SequenceReport,
@@ -18,6 +19,9 @@ import {
 
 /** The exactly-once sinks a chaos run can write into. */
 export type ChaosSinkKind = 'localfile' | 'jdbc' | 'kafka' | 'iceberg';
+
+/** Where a chaos run's rows come from: the Sequence source, or a Kafka topic holding the same rows. */
+export type ChaosSourceKind = 'sequence' | 'kafka';
 
 /** A PostgreSQL given on the command line (`--jdbc-url` and its login). */
 export interface JdbcLogin {
@@ -85,18 +89,11 @@ export async function jdbcSink(table: string, login?: JdbcLogin): Promise<ChaosS
   }
 }
 
-/** Partitions of the topic a Kafka chaos run writes into (the job's two writers share them). */
+/** Partitions of the topics a Kafka chaos run reads and writes (the job's two readers and writers share them). */
 const KAFKA_PARTITIONS = 4;
-/** How long the check keeps reading after the expected rows arrived, for duplicates behind them. */
-const KAFKA_TAIL_MS = 3000;
 
-/**
- * The Kafka sink with EXACTLY_ONCE (transactions bound to checkpoints) into a new topic of the
- * broker at `bootstrap` (the user's: the chaos command starts no JVM). The check reads the topic
- * from its start as a read_committed consumer, as a downstream reader would: rows of aborted or
- * open transactions are not seen.
- */
-export async function kafkaSink(bootstrap: string, topic: string): Promise<ChaosSink> {
+/** Creates `topic` with KAFKA_PARTITIONS partitions on the broker at `bootstrap`; one sentence when it cannot. */
+async function createTopic(bootstrap: string, topic: string): Promise<void> {
   const admin = new Admin({ clientId: 'tideway-chaos', bootstrapBrokers: [bootstrap], timeout: 10_000, retries: 2 });
   try {
     await admin.createTopics({ topics: [topic], partitions: KAFKA_PARTITIONS, replicas: -1 });
@@ -111,6 +108,68 @@ export async function kafkaSink(bootstrap: string, topic: string): Promise<Chaos
   } finally {
     await admin.close().catch(() => undefined);
   }
+}
+
+/**
+ * The source of `--source kafka`: a new topic filled here with the Sequence source's rows (every
+ * key's seq 0..rowsPerKey-1 as JSON, keyed by key so each key's rows keep their order in one
+ * partition), read by the job's Kafka source from the earliest offset up to the end it finds at
+ * the start (BATCH), paced by `read_limit.rows_per_second`, its offsets in the checkpoints.
+ * Returns the source block (output `seq`).
+ */
+export async function kafkaSequenceSource(
+  bootstrap: string,
+  topic: string,
+  keys: number,
+  rowsPerKey: number,
+  progress: (line: string) => void,
+): Promise<string> {
+  await createTopic(bootstrap, topic);
+  const producer = new Producer({
+    clientId: 'tideway-chaos-input',
+    bootstrapBrokers: [bootstrap],
+    serializers: stringSerializers,
+    acks: -1,
+    idempotent: true,
+  });
+  try {
+    const total = keys * rowsPerKey;
+    let batch: { topic: string; key: string; value: string }[] = [];
+    let sent = 0;
+    for (const r of sequenceRecords(keys, rowsPerKey)) {
+      batch.push({ topic, key: String(r.key), value: r.value });
+      if (batch.length === 5000) {
+        await producer.send({ messages: batch });
+        sent += batch.length;
+        batch = [];
+        if (sent % 50_000 === 0) progress(`chaos: ${sent} of ${total} input records in topic ${topic}`);
+      }
+    }
+    if (batch.length > 0) await producer.send({ messages: batch });
+  } finally {
+    await producer.close().catch(() => undefined);
+  }
+  return `  Kafka {
+    plugin_output = "seq"
+    bootstrap.servers = "${bootstrap}"
+    topic = "${topic}"
+    consumer.group = "${topic}-job"
+    start_mode = "earliest"
+    format = "json"
+    schema = { fields { key = int, seq = bigint, payload = string } }
+  }`;
+}
+/** How long the check keeps reading after the expected rows arrived, for duplicates behind them. */
+const KAFKA_TAIL_MS = 3000;
+
+/**
+ * The Kafka sink with EXACTLY_ONCE (transactions bound to checkpoints) into a new topic of the
+ * broker at `bootstrap` (the user's: the chaos command starts no JVM). The check reads the topic
+ * from its start as a read_committed consumer, as a downstream reader would: rows of aborted or
+ * open transactions are not seen.
+ */
+export async function kafkaSink(bootstrap: string, topic: string): Promise<ChaosSink> {
+  await createTopic(bootstrap, topic);
   return {
     kind: 'kafka',
     spec: { kind: 'kafka', bootstrap, topic, transactionPrefix: `${topic}-tx` },

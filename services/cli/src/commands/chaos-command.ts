@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { ConfigError, ErrorCode } from '@tideway/common';
 import type { ChaosRunReport } from '../chaos/chaos-run.js';
-import type { ChaosSinkKind, JdbcLogin } from '../chaos/sinks.js';
+import type { ChaosSinkKind, ChaosSourceKind, JdbcLogin } from '../chaos/sinks.js';
 import { engineConfig } from './options.js';
 
 interface ChaosFlags {
@@ -12,6 +12,7 @@ interface ChaosFlags {
   workers: string;
   kills: string;
   sink: string;
+  source: string;
   jdbcUrl?: string;
   jdbcUser?: string;
   jdbcPassword?: string;
@@ -69,19 +70,32 @@ function icebergWarehouse(o: ChaosFlags, sinks: ChaosSinkKind[]): string | undef
   return resolve(o.icebergWarehouse);
 }
 
-/** `--kafka-bootstrap` goes with `--sink kafka`, and that sink needs it: the command starts no broker. */
-function kafkaBootstrap(o: ChaosFlags, sinks: ChaosSinkKind[]): string | undefined {
-  if (!sinks.includes('kafka')) {
+/** `--source`: the Sequence source, or a Kafka topic filled with its rows first. */
+function sourceKind(o: ChaosFlags): ChaosSourceKind {
+  if (o.source === 'sequence' || o.source === 'kafka') return o.source;
+  throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `${o.source} is not a source the chaos run knows: use sequence or kafka`, {
+    place: { option: '--source' },
+  });
+}
+
+/** `--kafka-bootstrap` goes with `--sink kafka` or `--source kafka`, and they need it: the command starts no broker. */
+function kafkaBootstrap(o: ChaosFlags, sinks: ChaosSinkKind[], source: ChaosSourceKind): string | undefined {
+  const flag = sinks.includes('kafka') ? '--sink kafka' : source === 'kafka' ? '--source kafka' : undefined;
+  if (flag === undefined) {
     if (o.kafkaBootstrap !== undefined)
-      throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `--kafka-bootstrap is only read with --sink kafka (this run's sink: ${o.sink})`, {
-        place: { option: '--kafka-bootstrap' },
-      });
+      throw new ConfigError(
+        ErrorCode.CONFIG_BAD_VALUE,
+        `--kafka-bootstrap is only read with --sink kafka or --source kafka (this run's sink: ${o.sink}, source: ${o.source})`,
+        {
+          place: { option: '--kafka-bootstrap' },
+        },
+      );
     return undefined;
   }
   if (o.kafkaBootstrap === undefined)
     throw new ConfigError(
       ErrorCode.CONFIG_BAD_VALUE,
-      '--sink kafka needs --kafka-bootstrap host:port, a Kafka broker of yours (transactions enabled); the chaos command starts no broker',
+      `${flag} needs --kafka-bootstrap host:port, a Kafka broker of yours (transactions enabled); the chaos command starts no broker`,
       { place: { option: '--kafka-bootstrap' } },
     );
   if (!/^[^\s:,]+:\d{1,5}$/.test(o.kafkaBootstrap))
@@ -134,12 +148,20 @@ export function registerChaosCommand(program: Command): void {
       'localfile',
     )
     .option(
+      '--source <kind>',
+      'sequence (the Sequence source, paced at --rate) or kafka (a new topic filled first with the same rows, read by the Kafka source from its earliest offset, paced at --rate by read_limit.rows_per_second, its offsets in the checkpoints; needs --kafka-bootstrap)',
+      'sequence',
+    )
+    .option(
       '--jdbc-url <url>',
       'jdbc:postgresql://host:port/db for --sink jdbc (default: a private PostgreSQL started for the run); needs max_prepared_transactions > 0',
     )
     .option('--jdbc-user <user>', 'user for --jdbc-url (default postgres)')
     .option('--jdbc-password <password>', 'password for --jdbc-url (default none)')
-    .option('--kafka-bootstrap <host:port>', 'the Kafka broker of --sink kafka (required with it: the command starts no broker)')
+    .option(
+      '--kafka-bootstrap <host:port>',
+      'the Kafka broker of --sink kafka and --source kafka (required with them: the command starts no broker)',
+    )
     .option(
       '--iceberg-warehouse <dir>',
       "the local folder of the hadoop catalog of --sink iceberg, where the run's new table stays (default: a folder of the run, removed when the run passes)",
@@ -174,7 +196,8 @@ export function registerChaosCommand(program: Command): void {
       const rowsPerKey = o.rowsPerKey === undefined ? undefined : wholeNumber('--rows-per-key', o.rowsPerKey, 1);
       const rate = wholeNumber('--rate', o.rate, 1);
       const jdbc = jdbcLogin(o, sinks, pgTargetOf);
-      const kafka = kafkaBootstrap(o, sinks);
+      const source = sourceKind(o);
+      const kafka = kafkaBootstrap(o, sinks, source);
       const warehouse = icebergWarehouse(o, sinks);
       const engine = engineConfig({});
 
@@ -198,6 +221,7 @@ export function registerChaosCommand(program: Command): void {
               keys,
               rowsPerKey,
               rate,
+              source,
               jdbc,
               kafkaBootstrap: kafka,
               icebergWarehouse: warehouse,

@@ -52,10 +52,6 @@ function specOf(table: CatalogTable, keys: readonly string[], schemaFields: read
   };
 }
 
-/** The source columns of a spec's fields. */
-const specColumns = (spec: PartitionSpec, fields: readonly IcebergField[]): string[] =>
-  spec.fields.map((p) => fields.find((f) => f.id === p['source-id'])!.name);
-
 /**
  * The settings of the Iceberg table `table` goes to: SeaTunnel's table placeholders (\${database_name},
  * \${schema_name}, \${table_name}) in namespace and table replaced with the input table's, and
@@ -109,17 +105,7 @@ class TableSink implements TableTarget {
     }
     // the table this job would create: refuses types and partition keys before anything is written
     const schema = icebergSchemaOf(table.columns, keys, this.where);
-    const spec = specOf(table, settings.partitionKeys, schema.fields, this.where);
-    if (keys.length) {
-      for (const column of specColumns(spec, schema.fields)) {
-        if (!keys.includes(column)) {
-          throw new ConfigError(
-            ErrorCode.CONFIG_BAD_VALUE,
-            `option 'iceberg.table.partition-keys': ${column} must be one of the primary keys (iceberg.table.primary-keys): Iceberg's equality deletes are keyed within a partition.`,
-          );
-        }
-      }
-    }
+    specOf(table, settings.partitionKeys, schema.fields, this.where);
   }
 
   private keys(): readonly string[] {

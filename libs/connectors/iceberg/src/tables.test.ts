@@ -1,0 +1,86 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { LoadedTable, TableIdent } from './catalog.js';
+import { maxCommittedCheckpoint } from './committer.js';
+import { HadoopCatalog } from './hadoop-catalog.js';
+import { newTableMetadata, type TableMetadata } from './metadata.js';
+import { icebergSchemaOf } from './schema.js';
+import { IcebergTablesCommitter, type IcebergTablesCommitInfo } from './tables.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'tideway-iceberg-tables-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const items: TableIdent = { namespace: ['db'], name: 'items' };
+const parts: TableIdent = { namespace: ['db'], name: 'parts' };
+
+/** A hadoop catalog that dies (a crash of the coordinator) at its `crashAt`-th commit, before the commit lands. */
+class CrashingCatalog extends HadoopCatalog {
+  commits = 0;
+  crashAt = 0;
+  override async commit(id: TableIdent, base: LoadedTable, next: TableMetadata): Promise<LoadedTable> {
+    if (++this.commits === this.crashAt) throw new Error('the coordinator died');
+    return super.commit(id, base, next);
+  }
+}
+
+function files(table: TableIdent, checkpointId: number, rows: number) {
+  const path = join(dir, `${table.name}-${checkpointId}-${Math.random()}.parquet`);
+  writeFileSync(path, 'not read by the committer');
+  return {
+    namespace: table.namespace,
+    name: table.name,
+    files: [
+      {
+        content: 0 as const,
+        path,
+        recordCount: rows,
+        fileSize: 25,
+        specId: 0,
+        partition: [],
+        valueCounts: [],
+        nullCounts: [],
+        lower: [],
+        upper: [],
+      },
+    ],
+  };
+}
+
+const info = (checkpointId: number): IcebergTablesCommitInfo => ({
+  jobId: 'job-1',
+  checkpointId,
+  tables: [files(items, checkpointId, 10), files(parts, checkpointId, 3)],
+});
+
+describe('IcebergTablesCommitter', () => {
+  it('commits each table of a checkpoint once, also when a crash came between two tables and the restore commits it again', async () => {
+    const catalog = new CrashingCatalog(mkdtempSync(join(dir, 'wh-')));
+    const schema = icebergSchemaOf([{ name: 'id', type: { kind: 'bigint' }, nullable: true }], [], 't');
+    for (const t of [items, parts]) {
+      await catalog.create(t, newTableMetadata(catalog.defaultLocation(t), schema, 1, { 'spec-id': 0, fields: [] }, {}));
+    }
+    const committer = new IcebergTablesCommitter(catalog, 'main');
+    // two writers' infos of checkpoint 1 combined: each table's files together
+    const combined = committer.combine([info(1), info(1)]);
+    expect(combined.tables.map((t) => [t.name, t.files.length])).toEqual([
+      ['items', 2],
+      ['parts', 2],
+    ]);
+    catalog.crashAt = 2; // items lands, parts does not
+    await expect(committer.commit([combined])).rejects.toThrow('the coordinator died');
+    const restored = new IcebergTablesCommitter(catalog, 'main');
+    await restored.commit([combined]); // the restore re-commits what the checkpoint holds
+    await restored.commit([combined, info(2)]); // and a replay of both changes nothing twice
+    for (const [t, rows] of [
+      [items, 30],
+      [parts, 9],
+    ] as const) {
+      const m = (await catalog.load(t))!.metadata;
+      expect(m.snapshots?.map((s) => s.summary['tideway.max-committed-checkpoint-id'])).toEqual(['1', '2']);
+      expect(m.snapshots?.at(-1)?.summary['total-records']).toBe(String(rows));
+      expect(maxCommittedCheckpoint(m, 'job-1')).toBe(2);
+    }
+    await restored.close();
+  });
+});

@@ -10,7 +10,8 @@
  *   config's: the test holds a lock file there and removes what it wrote before and after.
  * - A multi-table job: two source tables into one sink with `${database_name}`/`${table_name}`,
  *   each into its own Iceberg table with its own primary key (identifier fields), updates, deletes
- *   and a column added to one of them while rows stream: each table equal to its source. (Exactly
+ *   and a column added to one of them while rows stream, a third table created mid-stream (captured by
+ *   table-pattern): each table equal to its source. (Exactly
  *   once across restores per table: the contract's multi-table check and tables.test.ts.)
  */
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
@@ -162,7 +163,7 @@ source {
     base-url = "jdbc:mysql://127.0.0.1:${maria.port}/shop"
     username = "${maria.user}"
     password = "${maria.password}"
-    table-names = ["shop.orders", "shop.parts"]
+    table-pattern = "shop\\\\..*"
     server-id = "5401"
     schema-changes.enabled = true
   }
@@ -202,11 +203,20 @@ sink {
       ALTER TABLE shop.parts ADD COLUMN color varchar(16);
       INSERT INTO shop.parts VALUES ('p11', 'part 11', 11, 'red');
       UPDATE shop.parts SET qty = qty * 2, color = 'blue' WHERE code IN ('p1', 'p2');
-      DELETE FROM shop.parts WHERE code = 'p3';`);
+      DELETE FROM shop.parts WHERE code = 'p3';
+      CREATE TABLE shop.extra (id int PRIMARY KEY, v varchar(8));
+      INSERT INTO shop.extra VALUES (1, 'a'), (2, 'b'), (3, 'c');
+      UPDATE shop.extra SET v = 'z' WHERE id = 2;`);
     const orders = await equal('orders', 'id, customer, amount', cli);
     const parts = await equal('parts', 'code, label, qty, color', cli);
     expect(orders.rows).toHaveLength(19);
     expect(parts.rows).toHaveLength(10);
+    // a table created while the job runs (table-pattern) gets its own Iceberg table before its first rows
+    expect((await equal('extra', 'id, v', cli)).rows).toEqual([
+      ['1', 'a'],
+      ['2', 'z'],
+      ['3', 'c'],
+    ]);
     if (javaPresent) {
       const java = await javaIcebergRead({ catalog: { type: 'hadoop', warehouse: `file://${wh}` }, table: 'shop_lake.parts' });
       expect(sorted(java.rows)).toEqual(sorted(parts.rows));

@@ -2,6 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { type CatalogTable, newCatalogTable, optionsOf, Types } from '@tideway/api';
+import { icebergSinkFactory } from './sink.js';
 import type { LoadedTable, TableIdent } from './catalog.js';
 import { maxCommittedCheckpoint } from './committer.js';
 import { HadoopCatalog } from './hadoop-catalog.js';
@@ -82,5 +84,66 @@ describe('IcebergTablesCommitter', () => {
       expect(maxCommittedCheckpoint(m, 'job-1')).toBe(2);
     }
     await restored.close();
+  });
+});
+
+describe('the Iceberg sink of several input tables', () => {
+  const table = (database: string, name: string, key: string): CatalogTable =>
+    newCatalogTable(
+      { database, table: name },
+      [
+        { name: key, type: Types.INT, nullable: false },
+        { name: 'v', type: Types.STRING, nullable: true },
+      ],
+      { primaryKey: { name: `pk_${name}`, columns: [key] } },
+    );
+  const create = (options: Record<string, unknown>, tables: CatalogTable[]) =>
+    icebergSinkFactory.create({
+      jobId: 'j',
+      jobMode: 'STREAMING',
+      parallelism: 1,
+      inputTables: tables,
+      options: optionsOf(
+        { catalog_name: 'c', 'iceberg.catalog.config': { type: 'hadoop', warehouse: join(dir, 'wh-refusals') }, ...options },
+        icebergSinkFactory.spec,
+      ),
+    });
+
+  it('writes each table to its own Iceberg table, keyed by its own primary key', async () => {
+    const warehouse = mkdtempSync(join(dir, 'wh-'));
+    const sink = icebergSinkFactory.create({
+      jobId: 'j',
+      jobMode: 'STREAMING',
+      parallelism: 1,
+      inputTables: [table('shop', 'orders', 'id'), table('shop', 'parts', 'code')],
+      options: optionsOf(
+        {
+          catalog_name: 'c',
+          'iceberg.catalog.config': { type: 'hadoop', warehouse },
+          namespace: '${database_name}.raw',
+          table: 'copy_${table_name}',
+          'iceberg.table.primary-keys': '${primary_key}',
+        },
+        icebergSinkFactory.spec,
+      ),
+    });
+    await sink.prepare?.();
+    const catalog = new HadoopCatalog(warehouse);
+    const orders = await catalog.load({ namespace: ['shop', 'raw'], name: 'copy_orders' });
+    const parts = await catalog.load({ namespace: ['shop', 'raw'], name: 'copy_parts' });
+    expect(orders?.metadata.schemas[0]['identifier-field-ids']).toEqual([1]);
+    expect(parts?.metadata.schemas[0].fields.map((f) => f.name)).toEqual(['code', 'v']);
+    expect(parts?.metadata.schemas[0]['identifier-field-ids']).toEqual([1]);
+  });
+
+  it('refuses two input tables that would go to one Iceberg table, and a placeholder it does not replace', () => {
+    const tables = [table('a', 'items', 'id'), table('b', 'items', 'id')];
+    expect(() => create({ namespace: 'n', table: '${table_name}' }, tables)).toThrow(
+      "option 'table': the input tables a.items and b.items both go to Iceberg table n.items; name each its own with ${table_name} (or ${database_name}, ${schema_name}) in namespace or table.",
+    );
+    expect(() => create({ namespace: '${database_name}', table: '${table_name}' }, tables)).not.toThrow();
+    expect(() => create({ namespace: 'n', table: '${table_full_name}' }, tables)).toThrow(
+      "option 'table' = '${table_full_name}': ${table_full_name} is not a table placeholder the Iceberg sink replaces (${database_name}, ${schema_name}, ${table_name}).",
+    );
   });
 });

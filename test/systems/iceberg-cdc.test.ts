@@ -179,7 +179,9 @@ sink {
 }`,
     );
     const sourceRows = async (sql: string) =>
-      ((await root.query({ sql, rowsAsArray: true }))[0] as unknown[][]).map((r) => r.map((v) => (v === null ? null : String(v))));
+      ((await root.query({ sql, rowsAsArray: true }))[0] as (string | number | null)[][]).map((r) =>
+        r.map((v) => (v === null ? null : String(v))),
+      );
     const sorted = (rows: unknown[][]) => rows.map((r) => JSON.stringify(r)).sort();
     const equal = async (table: string, columns: string, cli: RunningCli) => {
       const want = sorted(await sourceRows(`SELECT ${columns} FROM shop.${table}`));

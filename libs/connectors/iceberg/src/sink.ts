@@ -247,7 +247,8 @@ class IcebergSink implements Sink<IcebergTablesCommitInfo, IcebergTablesCommitIn
   }
 
   createAggregatedCommitter(): SinkAggregatedCommitter<IcebergTablesCommitInfo, IcebergTablesCommitInfo> {
-    return new IcebergTablesCommitter(openCatalog(this.settings), this.settings.branch);
+    const only = this.targets.size === 1 ? [...this.targets.values()][0].ident : undefined;
+    return new IcebergTablesCommitter(openCatalog(this.settings), this.settings.branch, only);
   }
 }
 

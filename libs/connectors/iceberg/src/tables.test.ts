@@ -85,6 +85,16 @@ describe('IcebergTablesCommitter', () => {
     }
     await restored.close();
   });
+
+  it("commits a single-table commit info of a checkpoint taken before multi-table sinks to the sink's one table", async () => {
+    const catalog = new HadoopCatalog(mkdtempSync(join(dir, 'wh-')));
+    const schema = icebergSchemaOf([{ name: 'id', type: { kind: 'bigint' }, nullable: true }], [], 't');
+    await catalog.create(items, newTableMetadata(catalog.defaultLocation(items), schema, 1, { 'spec-id': 0, fields: [] }, {}));
+    const old = { jobId: 'job-1', checkpointId: 4, files: files(items, 4, 7).files } as unknown as IcebergTablesCommitInfo;
+    await new IcebergTablesCommitter(catalog, 'main', items).commit([old]);
+    expect((await catalog.load(items))!.metadata.snapshots?.map((s) => s.summary['total-records'])).toEqual(['7']);
+    await expect(new IcebergTablesCommitter(catalog, 'main').commit([old])).rejects.toThrow('names no table');
+  });
 });
 
 describe('the Iceberg sink of several input tables', () => {

@@ -134,7 +134,19 @@ export class IcebergTablesCommitter implements SinkAggregatedCommitter<IcebergTa
   constructor(
     private readonly catalog: IcebergCatalog,
     private readonly branch: string,
+    /** The sink's table when it has one input table: the table of commit infos of checkpoints taken before multi-table sinks (files, no tables). */
+    private readonly soleTable?: TableIdent,
   ) {}
+
+  /** The tables of `info`; a single-table info of an older checkpoint is the sink's one table's. */
+  private tablesOf(info: IcebergTablesCommitInfo): readonly IcebergTableFiles[] {
+    if (info.tables) return info.tables;
+    const files = (info as unknown as Partial<IcebergCommitInfo>).files;
+    if (!files || !this.soleTable) {
+      throw new TidewayError(ErrorCode.INTERNAL, `An Iceberg commit info of checkpoint ${info.checkpointId} names no table.`);
+    }
+    return [{ namespace: this.soleTable.namespace, name: this.soleTable.name, files }];
+  }
 
   private committerOf(ident: TableIdent): IcebergCommitter {
     const key = identKey(ident);
@@ -150,7 +162,7 @@ export class IcebergTablesCommitter implements SinkAggregatedCommitter<IcebergTa
   private byTable(infos: readonly IcebergTablesCommitInfo[]): { ident: TableIdent; infos: IcebergCommitInfo[] }[] {
     const out = new Map<string, { ident: TableIdent; infos: IcebergCommitInfo[] }>();
     for (const info of infos) {
-      for (const t of info.tables) {
+      for (const t of this.tablesOf(info)) {
         const key = identKey(t);
         let entry = out.get(key);
         if (!entry) out.set(key, (entry = { ident: { namespace: t.namespace, name: t.name }, infos: [] }));

@@ -58,9 +58,7 @@ export const ELASTICSEARCH_NOT_APPLICABLE: NotApplicable = {
   'schema-change': NO_SCHEMA_CHANGE,
 };
 
-export const ICEBERG_NOT_APPLICABLE: NotApplicable = {
-  'multi-table': 'one table per sink: a job feeding it several tables is refused (multi-table jobs are not supported yet)',
-};
+export const ICEBERG_NOT_APPLICABLE: NotApplicable = {};
 
 /** Every check but bad-options, for a sink without a target to read back. */
 function noTarget(reason: string): NotApplicable {

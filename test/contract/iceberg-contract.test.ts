@@ -1,6 +1,6 @@
 /**
  * The sink contract (libs/connector-contract) on the Iceberg sink, into a hadoop catalog table per
- * scenario. Read back without the sink's code: the current snapshot's manifest list and
+ * scenario and input table (`${table_name}`). Read back without the sink's code: the current snapshot's manifest list and
  * manifests decoded by avsc as plain Avro, the data and equality-delete files by hyparquet, the
  * deletes applied by the table spec's rule (a delete of a higher sequence number, same partition).
  * PyIceberg reads the sink's tables in test/systems/iceberg.test.ts.
@@ -94,11 +94,11 @@ sinkContract({
         catalog_name: 'contract',
         'iceberg.catalog.config': { type: 'hadoop', warehouse },
         namespace: 'db',
-        table: 'items',
+        table: '${table_name}', // one Iceberg table per input table
         'iceberg.table.write-props': { 'write.parquet.compression-codec': 'snappy' },
         'iceberg.table.schema-evolution-enabled': true,
       },
-      readBack: () => readTable(join(warehouse, 'db', 'items')),
+      readBack: (table) => readTable(join(warehouse, 'db', table.path.table)),
     };
   },
   notApplicable: ICEBERG_NOT_APPLICABLE,

@@ -28,6 +28,7 @@ import {
 } from '@tideway/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runCli, spawnCli, waitForExit } from '../conformance/cli-process.js';
+import { withLock } from './path-lock.js';
 
 const present = icebergPeersPresent();
 const dir = mkdtempSync(join(tmpdir(), 'tideway-iceberg-source-'));
@@ -513,34 +514,6 @@ describe.skipIf(!present)('Iceberg source, STREAMING', () => {
     expect(all.ids).toEqual(range(0, 180));
   }, 90_000);
 });
-
-/** Holds a lock file (created exclusively) while `fn` runs: SeaTunnel's config names a fixed folder under /tmp other runs may use too. */
-async function withLock<T>(lock: string, fn: () => Promise<T>): Promise<T> {
-  const end = Date.now() + 120_000;
-  for (;;) {
-    try {
-      writeFileSync(lock, String(process.pid), { flag: 'wx' });
-      break;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      const holder = Number(readFileSync(lock, 'utf8'));
-      let alive = true;
-      try {
-        process.kill(holder, 0);
-      } catch {
-        alive = false;
-      }
-      if (!alive) rmSync(lock, { force: true });
-      else if (Date.now() > end) throw new Error(`${lock} is held by process ${holder}`, { cause: err });
-      else await new Promise((r) => setTimeout(r, 500));
-    }
-  }
-  try {
-    return await fn();
-  } finally {
-    rmSync(lock, { force: true });
-  }
-}
 
 describe.skipIf(!present)('Iceberg source through the CLI', () => {
   it("runs SeaTunnel's iceberg_source.conf unchanged on IcebergSourceIT's table (f1..f17, 100 rows in 10 files)", async () => {

@@ -122,13 +122,11 @@ export function layoutOf(
     return w;
   });
   if (keyWritten.length) {
+    // Iceberg's equality deletes are matched within a partition: the partition source columns
+    // join the equality key (as SeaTunnel's partition-keys outside its primary-keys need); an
+    // update or delete then removes the old row in the old row's partition.
     for (const p of partition) {
-      if (!keyWritten.some((k) => k.column === p.column)) {
-        throw new ConfigError(
-          ErrorCode.CONFIG_BAD_VALUE,
-          `${where}: partition column ${table.columns[p.column].name} must be one of the primary keys (iceberg.table.primary-keys): Iceberg's equality deletes are keyed within a partition.`,
-        );
-      }
+      if (!keyWritten.some((k) => k.column === p.column)) keyWritten.push(written.find((w) => w.column === p.column)!);
     }
   }
   const asColumn = (w: { field: IcebergField; column: number }): Column => ({

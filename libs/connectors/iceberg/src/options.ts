@@ -61,8 +61,20 @@ export const ICEBERG_SINK_SPEC: PluginSpec = {
       description:
         "The catalog: `type` = hadoop (a local folder `warehouse`), jdbc/sql (tables in PostgreSQL at `uri`, jdbc:postgresql://host:port/db or postgresql://user:password@host:port/db, with `jdbc.user`/`jdbc.password`; data under `warehouse`) or rest (Iceberg's REST catalog protocol at `uri`, http(s)://host:port[/path]; `warehouse` is sent to its /v1/config, and the server places new tables; `token` a bearer token or `credential` client_id:client_secret for OAuth2 client credentials at `oauth2-server-uri` (default `uri`/v1/oauth/tokens) with `scope` (default catalog); `prefix` when /v1/config gives none). Files of sql and rest catalog tables may be on S3 (s3://bucket/path), with the keys s3.endpoint, s3.access-key-id, s3.secret-access-key, s3.session-token, s3.path-style-access and client.region; a hadoop catalog is local only (its commit needs an atomic create-if-absent, which S3 lacks). hive and glue catalogs are refused.",
     },
-    { name: 'namespace', type: 'string', required: true, description: "The table's namespace (levels separated by dots)." },
-    { name: 'table', type: 'string', required: true, description: "The table's name." },
+    {
+      name: 'namespace',
+      type: 'string',
+      required: true,
+      description:
+        "The table's namespace (levels separated by dots); ${database_name}, ${schema_name} and ${table_name} are each input table's (a multi-table job writes each input table to its own Iceberg table).",
+    },
+    {
+      name: 'table',
+      type: 'string',
+      required: true,
+      description:
+        "The table's name; ${database_name}, ${schema_name} and ${table_name} are each input table's. Two input tables may not go to one Iceberg table.",
+    },
     {
       name: 'iceberg.table.write-props',
       type: 'map',
@@ -73,7 +85,7 @@ export const ICEBERG_SINK_SPEC: PluginSpec = {
       name: 'iceberg.table.primary-keys',
       type: 'string',
       description:
-        "Comma-separated primary-key columns: the table's identifier fields, and the keys of the equality deletes that update and delete rows become. They must include the partition columns. Default: the input table's primary key, if it has one. Rows of one key must reach one writer (parallelism 1, or a source that keeps a key on one reader).",
+        "Comma-separated primary-key columns: the table's identifier fields, and the keys of the equality deletes that update and delete rows become (with the partition source columns added: Iceberg matches equality deletes within a partition, so a row's update-before or delete removes it from its own partition; in upsert mode an insert does not remove its key's row from another partition). Default, or ${primary_key}: each input table's primary key, if it has one. Rows of one key must reach one writer (parallelism 1, or a source that keeps a key on one reader).",
     },
     {
       name: 'iceberg.table.upsert-mode-enabled',

@@ -1,7 +1,17 @@
-import type { CatalogTable, PluginContext, Sink, SinkAggregatedCommitter, SinkFactory, SinkWriter, SinkWriterContext } from '@tideway/api';
+import type {
+  CatalogTable,
+  PluginContext,
+  PluginOptions,
+  Sink,
+  SinkAggregatedCommitter,
+  SinkFactory,
+  SinkWriter,
+  SinkWriterContext,
+} from '@tideway/api';
+import { substituteTablePlaceholders } from '@tideway/connector-file-common';
 import { ConfigError, ErrorCode, TidewayError } from '@tideway/common';
 import { CommitConflict, formatIdent, type IcebergCatalog, type TableIdent } from './catalog.js';
-import { IcebergCommitter, JOB_ID_PROPERTY } from './committer.js';
+import { JOB_ID_PROPERTY } from './committer.js';
 import { layoutOf } from './layout.js';
 import { currentSnapshot, newSnapshotId, newTableMetadata, type PartitionSpec, withSnapshot } from './metadata.js';
 import { ICEBERG_SINK_SPEC, type IcebergSinkSettings, openCatalog, settingsOf } from './options.js';
@@ -10,8 +20,8 @@ import { transformRefusal } from './transforms.js';
 import { avroFile, MANIFEST_FILE_SCHEMA } from './avro.js';
 import { joinLocation } from './catalog.js';
 import { type IcebergCommitInfo, IcebergWriter } from './writer.js';
+import { IcebergTablesCommitter, type IcebergTablesCommitInfo, IcebergTablesWriter, type TableTarget } from './tables.js';
 
-/** The partition spec of a new table: identity partitions of `keys`. */
 /** A partition key of iceberg.table.partition-keys: a column (identity), or `day(col)`, `truncate[4](col)` and the like. */
 function parsePartitionKey(key: string): { column: string; transform: string; name: string } {
   const m = /^\s*(year|month|day|hour|truncate\[\d+\]|bucket\[\d+\]|[a-z_]+)\s*\(\s*([^()]+?)\s*\)\s*$/i.exec(key);
@@ -42,12 +52,39 @@ function specOf(table: CatalogTable, keys: readonly string[], schemaFields: read
   };
 }
 
-/** The source columns of a spec's fields. */
-const specColumns = (spec: PartitionSpec, fields: readonly IcebergField[]): string[] =>
-  spec.fields.map((p) => fields.find((f) => f.id === p['source-id'])!.name);
+/**
+ * The settings of the Iceberg table `table` goes to: SeaTunnel's table placeholders (\${database_name},
+ * \${schema_name}, \${table_name}) in namespace and table replaced with the input table's, and
+ * iceberg.table.primary-keys = \${primary_key} made its primary key.
+ */
+export function tableSettings(s: IcebergSinkSettings, table: CatalogTable, o?: PluginOptions): IcebergSinkSettings {
+  const replace = (option: 'namespace' | 'table', text: string): string => {
+    const out = substituteTablePlaceholders(text, table.path);
+    const left = /\$\{[^}]*\}/.exec(out);
+    if (left) {
+      throw new ConfigError(
+        ErrorCode.CONFIG_BAD_VALUE,
+        `option '${option}' = '${text}': ${left[0]} is not a table placeholder the Iceberg sink replaces (\${database_name}, \${schema_name}, \${table_name}).`,
+        o ? { place: o.place(option) } : undefined,
+      );
+    }
+    if (out.trim() === '') {
+      throw new ConfigError(
+        ErrorCode.CONFIG_BAD_VALUE,
+        `option '${option}' = '${text}' is empty for table ${table.tableId}.`,
+        o ? { place: o.place(option) } : undefined,
+      );
+    }
+    return out;
+  };
+  const namespace = replace('namespace', s.namespace.join('.')).split('.');
+  const keys = s.primaryKeys.length === 1 && s.primaryKeys[0] === '${primary_key}' ? (table.primaryKey?.columns ?? []) : s.primaryKeys;
+  return { ...s, namespace, table: replace('table', s.table), primaryKeys: keys };
+}
 
-class IcebergSink implements Sink<IcebergCommitInfo, IcebergCommitInfo> {
-  private readonly ident: TableIdent;
+/** One input table's Iceberg table: its checks, save modes and writer. */
+class TableSink implements TableTarget {
+  readonly ident: TableIdent;
   private readonly where: string;
 
   constructor(
@@ -68,18 +105,7 @@ class IcebergSink implements Sink<IcebergCommitInfo, IcebergCommitInfo> {
     }
     // the table this job would create: refuses types and partition keys before anything is written
     const schema = icebergSchemaOf(table.columns, keys, this.where);
-    const spec = specOf(table, settings.partitionKeys, schema.fields, this.where);
-    if (keys.length) {
-      for (const column of specColumns(spec, schema.fields)) {
-        if (!keys.includes(column)) {
-          throw new ConfigError(
-            ErrorCode.CONFIG_BAD_VALUE,
-            `option 'iceberg.table.partition-keys': ${column} must be one of the primary keys (iceberg.table.primary-keys): Iceberg's equality deletes are keyed within a partition.`,
-          );
-        }
-      }
-    }
-    openCatalog(settings); // refuses a bad catalog address or warehouse before the job starts
+    specOf(table, settings.partitionKeys, schema.fields, this.where);
   }
 
   private keys(): readonly string[] {
@@ -87,13 +113,8 @@ class IcebergSink implements Sink<IcebergCommitInfo, IcebergCommitInfo> {
   }
 
   /** Save modes: create, recreate or check the table, and empty it (a snapshot without files) for DROP_DATA. */
-  async prepare(): Promise<void> {
-    const catalog = openCatalog(this.settings);
-    try {
-      await this.applySaveModes(catalog);
-    } finally {
-      await catalog.close();
-    }
+  async prepare(catalog: IcebergCatalog): Promise<void> {
+    await this.applySaveModes(catalog);
   }
 
   private async applySaveModes(catalog: IcebergCatalog): Promise<void> {
@@ -169,12 +190,65 @@ class IcebergSink implements Sink<IcebergCommitInfo, IcebergCommitInfo> {
     await catalog.commit(this.ident, loaded, next);
   }
 
-  createWriter(ctx: SinkWriterContext): SinkWriter<IcebergCommitInfo> {
-    return new IcebergWriter(this.settings, this.table, openCatalog(this.settings), this.ident, this.jobId, ctx);
+  createWriter(catalog: IcebergCatalog, ctx: SinkWriterContext): SinkWriter<IcebergCommitInfo> {
+    return new IcebergWriter(this.settings, this.table, catalog, this.ident, this.jobId, ctx);
+  }
+}
+
+/**
+ * The Iceberg sink: each input table into its own Iceberg table (namespace and table with
+ * SeaTunnel's table placeholders), one snapshot per table and checkpoint, committed exactly once.
+ */
+class IcebergSink implements Sink<IcebergTablesCommitInfo, IcebergTablesCommitInfo> {
+  private readonly targets = new Map<string, TableSink>();
+
+  constructor(
+    private readonly settings: IcebergSinkSettings,
+    tables: readonly CatalogTable[],
+    private readonly jobId: string,
+    o: PluginOptions,
+  ) {
+    const byIdent = new Map<string, string>();
+    for (const table of tables) {
+      const target = new TableSink(tableSettings(settings, table, o), table, jobId);
+      const name = formatIdent(target.ident);
+      const other = byIdent.get(name);
+      if (other !== undefined) {
+        throw new ConfigError(
+          ErrorCode.CONFIG_BAD_VALUE,
+          `option 'table': the input tables ${other} and ${table.tableId} both go to Iceberg table ${name}; name each its own with \${table_name} (or \${database_name}, \${schema_name}) in namespace or table.`,
+          { place: o.place('table') },
+        );
+      }
+      byIdent.set(name, table.tableId);
+      this.targets.set(table.tableId, target);
+    }
+    openCatalog(settings); // refuses a bad catalog address or warehouse before the job starts
   }
 
-  createAggregatedCommitter(): SinkAggregatedCommitter<IcebergCommitInfo, IcebergCommitInfo> {
-    return new IcebergCommitter(openCatalog(this.settings), this.ident, this.settings.branch);
+  /** Save modes of every input table's Iceberg table, one table after the other. */
+  async prepare(): Promise<void> {
+    const catalog = openCatalog(this.settings);
+    try {
+      for (const t of this.targets.values()) await t.prepare(catalog);
+    } finally {
+      await catalog.close();
+    }
+  }
+
+  createWriter(ctx: SinkWriterContext): SinkWriter<IcebergTablesCommitInfo> {
+    return new IcebergTablesWriter(
+      this.targets,
+      openCatalog(this.settings),
+      this.jobId,
+      ctx,
+      (table) => new TableSink(tableSettings(this.settings, table), table, this.jobId),
+    );
+  }
+
+  createAggregatedCommitter(): SinkAggregatedCommitter<IcebergTablesCommitInfo, IcebergTablesCommitInfo> {
+    const only = this.targets.size === 1 ? [...this.targets.values()][0].ident : undefined;
+    return new IcebergTablesCommitter(openCatalog(this.settings), this.settings.branch, only);
   }
 }
 
@@ -182,15 +256,14 @@ export const icebergSinkFactory: SinkFactory = {
   type: 'sink',
   name: 'Iceberg',
   description:
-    'Writes an Apache Iceberg table (format version 2) in a hadoop (local folder), sql (PostgreSQL) or REST catalog: Parquet data files, one snapshot per checkpoint committed exactly once, equality deletes for updates and deletes by primary key.',
+    'Writes Apache Iceberg tables (format version 2) in a hadoop (local folder), sql (PostgreSQL) or REST catalog: Parquet data files, one snapshot per table and checkpoint committed exactly once, equality deletes for updates and deletes by primary key. A multi-table job writes each input table to its own table (${database_name}, ${schema_name}, ${table_name} in namespace and table).',
   spec: ICEBERG_SINK_SPEC,
   create(ctx: PluginContext): Sink {
-    if (ctx.inputTables.length !== 1) {
-      throw new ConfigError(
-        ErrorCode.CONFIG_BAD_VALUE,
-        `The Iceberg sink writes one table and receives ${ctx.inputTables.length} (${ctx.inputTables.map((t) => t.tableId).join(', ')}): multi-table jobs are not supported by it yet.`,
-      );
+    if (ctx.inputTables.length === 0) {
+      throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, 'The Iceberg sink has no input table.', {
+        place: ctx.options.place('plugin_input'),
+      });
     }
-    return new IcebergSink(settingsOf(ctx.options), ctx.inputTables[0], ctx.jobId);
+    return new IcebergSink(settingsOf(ctx.options), ctx.inputTables, ctx.jobId, ctx.options);
   },
 };

@@ -38,6 +38,12 @@ export const MYSQL_CDC_OPTIONS: readonly OptionDef[] = [
     description:
       'Schema evolution: ADD/DROP/RENAME/CHANGE/MODIFY COLUMN in the binlog flow down the job as schema changes (sinks alter their tables before the rows that need it); debezium include.schema.changes = true does the same. Off: a column change of a captured table fails the job.',
   },
+  {
+    name: 'catalog',
+    type: 'map',
+    description:
+      "SeaTunnel's deprecated catalog of the captured tables, `{ factory = Mysql }`: the tables' schemas are read from the server the source captures, as they are without it. Another factory or key is refused.",
+  },
 ];
 
 export const MYSQL_CDC_SPEC: PluginSpec = { options: MYSQL_CDC_OPTIONS };
@@ -86,6 +92,15 @@ function unsupported(options: PluginOptions, name: string, why: string): ConfigE
 export function compileMySqlCdcOptions(options: PluginOptions): MySqlCdcConfig {
   const common = compileCdcCommon(options, 'MySQL-CDC', ['include.schema.changes']);
   const target = parseJdbcUrl(options.get<string>('base-url'), options.place('base-url'));
+  for (const [k, v] of Object.entries(options.get<Record<string, unknown> | undefined>('catalog') ?? {})) {
+    if (k !== 'factory') throw unsupported(options, 'catalog', `key '${k}' is not supported (only factory = Mysql)`);
+    if (String(v).toLowerCase() !== 'mysql')
+      throw unsupported(
+        options,
+        'catalog',
+        `factory = ${String(v)} is not supported: MySQL-CDC reads its tables from MySQL (factory = Mysql)`,
+      );
+  }
   if (target.dialect !== 'mysql')
     throw unsupported(
       options,

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { type CatalogTable, type DataType, newCatalogTable, type Row, Types } from '@tideway/api';
 import { validatePluginOptions } from '@tideway/config/options';
 import { readToEnd, runToEnd, SinkJob } from '@tideway/connector-contract';
-import { icebergSinkFactory, icebergSourceFactory, scanCounters } from '@tideway/connector-iceberg';
+import { HadoopCatalog, icebergSinkFactory, icebergSourceFactory, rewriteDataFiles, scanCounters } from '@tideway/connector-iceberg';
 import {
   canonicalRows,
   icebergJavaPresent,
@@ -342,6 +342,14 @@ print(len(list(t.scan(row_filter="id > 2").plan_files())), len(list(t.scan(row_f
       const own = await tidewayRead(wh, 'users');
       expect(own.rows).toEqual(expected);
       expect(scanCounters.deleteFilesRead).toBeGreaterThan(0);
+      // compaction reads the table's files and writes its format, the deletes folded in
+      const rewrite = await rewriteDataFiles(new HadoopCatalog(`file://${wh}`), { namespace: ['db'], name: 'users' }, { minInputFiles: 2 });
+      expect(rewrite.rewrittenPartitions).toBe(2);
+      const added = filesUnder(join(wh, 'db', 'users', 'data')).filter((f) => !files.includes(f));
+      expect(added.length).toBe(rewrite.addedDataFiles);
+      expect(added.every((f) => f.endsWith(suffixes[0]))).toBe(true);
+      const compacted = await javaIcebergRead({ metadata: hadoopMetadata(wh, 'db/users') });
+      expect(sortCanonical(compacted.rows)).toEqual(expected);
     },
     90_000,
   );

@@ -9,6 +9,7 @@ import { type IcebergFileIO, localPathOf } from './file-io.js';
 import { ancestry, currentSchema, currentSnapshot, newSnapshotId, type Snapshot, type TableMetadata, withSnapshot } from './metadata.js';
 import { DEFAULT_TARGET_FILE_BYTES, type IcebergSinkSettings } from './options.js';
 import { engineTypeOf } from './read-schema.js';
+import { fileFormatOf } from './data-format.js';
 import { DataFileReader, type ReadPlan } from './reader.js';
 import { deletesFor, type Entry, manifestEntries } from './scan.js';
 import { IcebergWriter } from './writer.js';
@@ -373,6 +374,7 @@ export async function rewriteDataFiles(catalog: IcebergCatalog, ident: TableIden
           size: num(entry.file.file_size_in_bytes),
           records: num(entry.file.record_count),
           deletes: applying,
+          format: fileFormatOf(entry.file.file_format, String(entry.file.file_path)),
         };
         for await (const b of reader.read(task, plan, 0)) {
           const batch: Row[] = b.rows.map((fields) => ({ kind: '+I', tableId: catalogTable.tableId, fields }));

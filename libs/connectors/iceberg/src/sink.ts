@@ -182,7 +182,7 @@ export const icebergSinkFactory: SinkFactory = {
   type: 'sink',
   name: 'Iceberg',
   description:
-    'Writes an Apache Iceberg table (format version 2) in a hadoop (local folder), sql (PostgreSQL) or REST catalog: Parquet data files, one snapshot per checkpoint committed exactly once, equality deletes for updates and deletes by primary key.',
+    'Writes an Apache Iceberg table (format version 2) in a hadoop (local folder), sql (PostgreSQL) or REST catalog: Parquet (the default), ORC or Avro data files (write.format.default), one snapshot per checkpoint committed exactly once, equality deletes for updates and deletes by primary key.',
   spec: ICEBERG_SINK_SPEC,
   create(ctx: PluginContext): Sink {
     if (ctx.inputTables.length !== 1) {

@@ -447,7 +447,7 @@ print(len(list(t.scan(row_filter="id > 2").plan_files())), len(list(t.scan(row_f
     90_000,
   );
 
-  it('splits an ORC file Iceberg Java wrote by its stripes (the manifest\'s split offsets) and reads every row once', async () => {
+  it("splits an ORC file Iceberg Java wrote by its stripes (the manifest's split offsets) and reads every row once", async () => {
     const wh = join(dir, 'java-stripes');
     const rows = Array.from({ length: 20_000 }, (_, i) => [String(i), `name-${i}-${'x'.repeat(20)}`]);
     await javaIcebergWrite({

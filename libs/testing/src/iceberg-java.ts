@@ -1,4 +1,5 @@
-import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, ServerProcess } from '@tideway/launchers';
@@ -9,9 +10,15 @@ export function icebergJavaDir(): string {
   return join(process.env.TIDEWAY_CACHE ?? join(homedir(), '.cache', 'tideway'), 'iceberg-java');
 }
 
+/** The launcher's classes: a folder named by the hash of this checkout's IcebergPeer.java (scripts/ensure-iceberg-java.sh), so checkouts sharing the cache each run their own. */
+function launcherClasses(): string {
+  const source = readFileSync(join(import.meta.dirname, '..', 'java', 'IcebergPeer.java'));
+  return join(icebergJavaDir(), `classes-${createHash('sha1').update(source).digest('hex').slice(0, 12)}`);
+}
+
 function icebergJavaReady(): boolean {
   const dir = icebergJavaDir();
-  return existsSync(dir) && readdirSync(dir).some((f) => f.startsWith('.complete-'));
+  return existsSync(join(dir, 'libs')) && existsSync(join(launcherClasses(), 'IcebergPeer.class'));
 }
 
 /**
@@ -54,7 +61,7 @@ export async function startIcebergJava(
       '-XX:TieredStopAtLevel=1', // short-lived reads: the C1 compiler starts faster
       `-Djava.io.tmpdir=${root}`,
       '-cp',
-      `${join(cache, 'classes')}:${join(cache, 'libs')}/*`,
+      `${launcherClasses()}:${join(cache, 'libs')}/*`,
       'IcebergPeer',
       String(port),
       root,

@@ -298,7 +298,7 @@ print(len(list(t.scan(row_filter="id > 2").plan_files())), len(list(t.scan(row_f
     ['orc', {}, ['.orc']],
     ['avro', { 'write.delete.format.default': 'parquet' }, ['.avro', '-deletes.parquet']],
   ] as const)(
-    'Tideway writes CDC changes into a %s table (equality delete files); Java and its own source apply them',
+    'Tideway writes CDC changes into an %s table (equality delete files); Java and its own source apply them',
     async (format, more, suffixes) => {
       const wh = join(dir, `cdc-${format}`);
       await tidewayWrite(
@@ -414,7 +414,7 @@ print(len(list(t.scan(row_filter="id > 2").plan_files())), len(list(t.scan(row_f
       : [String(id), name, null, null, null, null, null, null, null, null, null, null, null, null, null];
 
   it.each(['orc', 'avro'])(
-    'reads a %s table Iceberg Java wrote (renamed, widened and added columns; equality and position deletes) as Java reads it',
+    'reads an %s table Iceberg Java wrote (renamed, widened and added columns; equality and position deletes) as Java reads it',
     async (format) => {
       const wh = join(dir, `java-${format}`);
       const { metadata } = await javaIcebergWrite({

@@ -6,7 +6,7 @@
 # which read tables applying deletes; iceberg-aws for S3), with
 # Hadoop's client, Jetty, the PostgreSQL and SQLite drivers and the AWS SDK's S3 client (with KMS and STS,
 # which Iceberg's AWS properties load) (libs/), and the
-# project's launcher (libs/testing/java/IcebergPeer.java, compiled into classes/): one JVM that
+# project's launcher (libs/testing/java/IcebergPeer.java, compiled into classes-<its hash>/): one JVM that
 # serves a REST catalog and reads tables for the tests (libs/testing/src/iceberg-java.ts).
 # Iceberg 1.11.0: the newest release whose REST catalog test classes Maven Central serves.
 # Nothing of theirs goes into the repository. A registry that cannot be reached is said in one
@@ -19,8 +19,12 @@ HADOOP_VERSION=3.4.1
 JETTY_VERSION=12.0.16
 AWS_SDK_VERSION=2.29.52
 mkdir -p "$cache"
-stamp="$cache/.complete-$ICEBERG_VERSION-$(sha1sum "$here/libs/testing/java/IcebergPeer.java" | cut -c1-12)"
-[ -f "$stamp" ] && exit 0
+# the launcher's classes go into a folder of its own source's hash: checkouts of different
+# launchers sharing the cache folder each find their own
+launcher=$(sha1sum "$here/libs/testing/java/IcebergPeer.java" | cut -c1-12)
+classes="$cache/classes-$launcher"
+stamp="$cache/.complete-$ICEBERG_VERSION-$launcher"
+[ -f "$stamp" ] && [ -f "$classes/IcebergPeer.class" ] && exit 0
 if ! command -v mvn >/dev/null 2>&1 || ! command -v javac >/dev/null 2>&1; then
   echo "ensure-iceberg-java: Maven or a JDK is missing: Iceberg's Java peer cannot be built"
   exit 0
@@ -63,11 +67,13 @@ POM
   rm -rf "$tmp"
   touch "$cache/.libs-$ICEBERG_VERSION"
 fi
-rm -rf "$cache/classes" "$cache"/.complete-*
-mkdir -p "$cache/classes"
-if ! javac -cp "$cache/libs/*" -d "$cache/classes" "$here/libs/testing/java/IcebergPeer.java" >"$cache/javac.log" 2>&1; then
-  echo "ensure-iceberg-java: the launcher does not compile: $(head -1 "$cache/javac.log")"
+tmp=$(mktemp -d "$cache/classes-tmp.XXXXXX")
+if ! javac -cp "$cache/libs/*" -d "$tmp" "$here/libs/testing/java/IcebergPeer.java" >"$tmp.log" 2>&1; then
+  echo "ensure-iceberg-java: the launcher does not compile: $(head -1 "$tmp.log")"
+  rm -rf "$tmp" "$tmp.log"
   exit 0
 fi
+rm -rf "$classes" "$tmp.log"
+mv "$tmp" "$classes"
 touch "$stamp"
 exit 0

@@ -14,6 +14,7 @@ import { runCli } from '../conformance/cli-process.js';
 interface Report {
   passed: boolean;
   runs: Array<{
+    source: string;
     sink: string;
     passed: boolean;
     status: string;
@@ -64,6 +65,8 @@ describe('tideway chaos', () => {
       [['--coordinators', '5'], '--coordinators'],
       [['--sink', 'nosuch'], '--sink'],
       [['--sink', 'kafka'], '--kafka-bootstrap'],
+      [['--source', 'kafka'], '--kafka-bootstrap'],
+      [['--source', 'nosuch'], '--source'],
       [['--kafka-bootstrap', '127.0.0.1:9092'], '--kafka-bootstrap'],
       [['--sink', 'kafka', '--kafka-bootstrap', 'no-port'], '--kafka-bootstrap'],
       [['--jdbc-url', 'jdbc:postgresql://127.0.0.1/x'], '--jdbc-url'],
@@ -89,14 +92,15 @@ describe('tideway chaos', () => {
 
   // The broker is the suite's shared one (started once per run); the command itself starts none.
   it.skipIf(kafkaSkipped())(
-    '3 kills and pauses with the Kafka EXACTLY_ONCE sink: FINISHED, every row once for a read_committed consumer',
+    '3 kills and pauses of a Kafka -> Kafka EXACTLY_ONCE job: FINISHED, every row once for a read_committed consumer',
     { timeout: 300_000 },
     async () => {
       const bootstrap = await sharedKafka();
       const report = await chaos(
-        ['--kills', '3', '--sink', 'kafka', '--kafka-bootstrap', bootstrap, '--seed', '5', '--rows-per-key', '2600'],
+        ['--kills', '3', '--source', 'kafka', '--sink', 'kafka', '--kafka-bootstrap', bootstrap, '--seed', '5', '--rows-per-key', '2600'],
         280_000,
       );
+      expect(report.runs[0].source).toBe('kafka');
       expect(report.runs[0].sink).toBe('kafka');
       expectExactlyOnce(report.runs[0], 3);
     },

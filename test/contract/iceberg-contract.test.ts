@@ -107,7 +107,7 @@ sinkContract({
       options: { 'iceberg.catalog.config': { type: 'hive', uri: 'thrift://127.0.0.1:1', warehouse: dir } },
       option: 'iceberg.catalog.config',
     },
-    { options: { 'iceberg.table.write-props': { 'write.format.default': 'orc' } }, option: 'iceberg.table.write-props' },
+    { options: { 'iceberg.table.write-props': { 'write.format.default': 'csv' } }, option: 'iceberg.table.write-props' },
     {
       options: { 'iceberg.table.upsert-mode-enabled': true, 'iceberg.table.primary-keys': undefined },
       option: 'iceberg.table.upsert-mode-enabled',

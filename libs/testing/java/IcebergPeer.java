@@ -62,6 +62,17 @@ import org.eclipse.jetty.server.ServerConnector;
  * numbers, bytes as hex, dates and times as ISO text, lists as arrays, maps and structs as arrays
  * of [key, value].
  *
+ * <p>A writer of tables at POST /tideway/write (the tables Tideway's Iceberg source reads in
+ * formats PyIceberg does not write, ORC and Avro): {"warehouse": folder, "table": "ns.table",
+ * "schema": Iceberg schema JSON, "partition": [[transform, column]] (identity, day, bucket[N]),
+ * "properties": {table properties: write.format.default...}, "steps": [step]} where a step is
+ * {"append": [[canonical values]]} (a data file per partition), {"delete": {"columns": [names],
+ * "rows": [[values]]}} (an equality delete file, unpartitioned tables), {"position_delete":
+ * [[file index, pos]]} (a position delete file; file index: the data files appended, in order),
+ * {"rename": [old, new]}, {"widen": [name, type]} or {"add": [name, type]}. A HadoopCatalog on the
+ * warehouse folder holds the table (replaced when there). Answers {"metadata": the current
+ * metadata file, "files": [the data files appended, in order]}.
+ *
  * <p>Usage: IcebergPeer PORT WORKDIR [KEY=VALUE...] (PORT 0: any free port; KEY=VALUE: more
  * properties of the REST catalog's JdbcCatalog, such as a warehouse on S3 with its s3.* keys).
  * Prints "listening PORT" when ready and serves until it is stopped (SIGTERM).
@@ -91,6 +102,7 @@ public class IcebergPeer {
     context.setContextPath("/");
     context.addServlet(new ServletHolder(new RESTCatalogServlet(new RESTCatalogAdapter(backend))), "/*");
     context.addServlet(new ServletHolder(new ReadServlet()), "/tideway/read");
+    context.addServlet(new ServletHolder(new WriteServlet()), "/tideway/write");
     server.setHandler(context);
     server.start();
     System.out.println("listening " + ((ServerConnector) server.getConnectors()[0]).getLocalPort());
@@ -114,6 +126,186 @@ public class IcebergPeer {
         resp.setContentType("text/plain");
         resp.getWriter().write(trace.toString());
       }
+    }
+  }
+
+  static final class WriteServlet extends HttpServlet {
+    @Override
+    protected void doPost(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+      try {
+        ObjectNode out = write(JSON.readTree(req.getInputStream()));
+        resp.setStatus(200);
+        resp.setContentType("application/json");
+        JSON.writeValue(resp.getOutputStream(), out);
+      } catch (Throwable e) {
+        StringWriter trace = new StringWriter();
+        e.printStackTrace(new PrintWriter(trace));
+        resp.setStatus(500);
+        resp.setContentType("text/plain");
+        resp.getWriter().write(trace.toString());
+      }
+    }
+  }
+
+  static ObjectNode write(JsonNode request) throws Exception {
+    HadoopCatalog catalog = new HadoopCatalog();
+    catalog.setConf(new Configuration());
+    catalog.initialize("peer", Map.of(CatalogProperties.WAREHOUSE_LOCATION, request.get("warehouse").asText()));
+    try {
+      TableIdentifier ident = TableIdentifier.parse(request.get("table").asText());
+      if (catalog.tableExists(ident)) catalog.dropTable(ident, true);
+      Schema schema = org.apache.iceberg.SchemaParser.fromJson(JSON.writeValueAsString(request.get("schema")));
+      org.apache.iceberg.PartitionSpec.Builder specBuilder = org.apache.iceberg.PartitionSpec.builderFor(schema);
+      if (request.has("partition")) {
+        for (JsonNode p : request.get("partition")) {
+          String transform = p.get(0).asText();
+          String column = p.get(1).asText();
+          if (transform.equals("identity")) specBuilder.identity(column);
+          else if (transform.equals("day")) specBuilder.day(column);
+          else if (transform.startsWith("bucket[")) specBuilder.bucket(column, Integer.parseInt(transform.substring(7, transform.length() - 1)));
+          else throw new IllegalArgumentException("unknown transform " + transform);
+        }
+      }
+      Table table = catalog.createTable(ident, schema, specBuilder.build(), stringMap(request.get("properties")));
+      List<org.apache.iceberg.DataFile> appended = new java.util.ArrayList<>();
+      int operation = 0;
+      for (JsonNode step : request.get("steps")) {
+        table.refresh();
+        Schema current = table.schema();
+        org.apache.iceberg.PartitionSpec spec = table.spec();
+        org.apache.iceberg.FileFormat dataFormat = org.apache.iceberg.FileFormat.fromString(
+            table.properties().getOrDefault("write.format.default", "parquet"));
+        org.apache.iceberg.FileFormat deleteFormat = org.apache.iceberg.FileFormat.fromString(
+            table.properties().getOrDefault("write.delete.format.default", dataFormat.name()));
+        org.apache.iceberg.io.OutputFileFactory files = org.apache.iceberg.io.OutputFileFactory.builderFor(table, 1, ++operation).format(dataFormat).build();
+        if (step.has("append")) {
+          Map<org.apache.iceberg.PartitionKey, List<Record>> byPartition = new java.util.LinkedHashMap<>();
+          for (JsonNode row : step.get("append")) {
+            Record r = org.apache.iceberg.data.GenericRecord.create(current);
+            List<Types.NestedField> cols = current.columns();
+            for (int i = 0; i < cols.size(); i++) r.set(i, fromCanon(cols.get(i).type(), row.get(i)));
+            org.apache.iceberg.PartitionKey key = new org.apache.iceberg.PartitionKey(spec, current);
+            key.partition(new org.apache.iceberg.data.InternalRecordWrapper(current.asStruct()).wrap(r));
+            byPartition.computeIfAbsent(key.copy(), k -> new java.util.ArrayList<>()).add(r);
+          }
+          org.apache.iceberg.data.GenericAppenderFactory factory =
+              new org.apache.iceberg.data.GenericAppenderFactory(table, current, spec, table.properties(), null, null, null);
+          org.apache.iceberg.AppendFiles append = table.newAppend();
+          for (Map.Entry<org.apache.iceberg.PartitionKey, List<Record>> e : byPartition.entrySet()) {
+            org.apache.iceberg.StructLike partition = spec.isUnpartitioned() ? null : e.getKey();
+            org.apache.iceberg.io.DataWriter<Record> w = factory.newDataWriter(files.newOutputFile(spec, partition), dataFormat, partition);
+            try (w) {
+              for (Record r : e.getValue()) w.write(r);
+            }
+            append.appendFile(w.toDataFile());
+            appended.add(w.toDataFile());
+          }
+          append.commit();
+        } else if (step.has("delete")) {
+          List<String> names = new java.util.ArrayList<>();
+          for (JsonNode n : step.get("delete").get("columns")) names.add(n.asText());
+          Schema keySchema = current.select(names);
+          int[] ids = keySchema.columns().stream().mapToInt(Types.NestedField::fieldId).toArray();
+          org.apache.iceberg.data.GenericAppenderFactory factory =
+              new org.apache.iceberg.data.GenericAppenderFactory(table, current, spec, table.properties(), ids, keySchema, null);
+          org.apache.iceberg.deletes.EqualityDeleteWriter<Record> w =
+              factory.newEqDeleteWriter(files.newOutputFile(spec, null), deleteFormat, null);
+          try (w) {
+            for (JsonNode row : step.get("delete").get("rows")) {
+              Record r = org.apache.iceberg.data.GenericRecord.create(keySchema);
+              List<Types.NestedField> cols = keySchema.columns();
+              for (int i = 0; i < cols.size(); i++) r.set(i, fromCanon(cols.get(i).type(), row.get(i)));
+              w.write(r);
+            }
+          }
+          table.newRowDelta().addDeletes(w.toDeleteFile()).commit();
+        } else if (step.has("position_delete")) {
+          org.apache.iceberg.data.GenericAppenderFactory factory =
+              new org.apache.iceberg.data.GenericAppenderFactory(table, current, spec, table.properties(), null, null, null);
+          JsonNode first = step.get("position_delete").get(0);
+          org.apache.iceberg.DataFile target = appended.get(first.get(0).asInt());
+          org.apache.iceberg.StructLike partition = spec.isUnpartitioned() ? null : target.partition();
+          org.apache.iceberg.deletes.PositionDeleteWriter<Record> w =
+              factory.newPosDeleteWriter(files.newOutputFile(spec, partition), deleteFormat, partition);
+          try (w) {
+            org.apache.iceberg.deletes.PositionDelete<Record> d = org.apache.iceberg.deletes.PositionDelete.create();
+            for (JsonNode pd : step.get("position_delete")) {
+              w.write(d.set(appended.get(pd.get(0).asInt()).location(), pd.get(1).asLong(), null));
+            }
+          }
+          table.newRowDelta().addDeletes(w.toDeleteFile()).commit();
+        } else if (step.has("rename")) {
+          table.updateSchema().renameColumn(step.get("rename").get(0).asText(), step.get("rename").get(1).asText()).commit();
+        } else if (step.has("widen")) {
+          table.updateSchema().updateColumn(step.get("widen").get(0).asText(), Types.fromPrimitiveString(step.get("widen").get(1).asText())).commit();
+        } else if (step.has("add")) {
+          table.updateSchema().addColumn(step.get("add").get(0).asText(), Types.fromPrimitiveString(step.get("add").get(1).asText())).commit();
+        } else {
+          throw new IllegalArgumentException("unknown step " + step);
+        }
+      }
+      table.refresh();
+      ObjectNode out = NODES.objectNode();
+      out.put("metadata", ((org.apache.iceberg.HasTableOperations) table).operations().current().metadataFileLocation());
+      ArrayNode paths = out.putArray("files");
+      for (org.apache.iceberg.DataFile f : appended) paths.add(f.location());
+      return out;
+    } finally {
+      catalog.close();
+    }
+  }
+
+  /** A canonical JSON value (as canon writes them) as Iceberg's generic value of `type`. */
+  static Object fromCanon(Type type, JsonNode v) {
+    if (v == null || v.isNull()) return null;
+    switch (type.typeId()) {
+      case BOOLEAN:
+        return v.asBoolean();
+      case INTEGER:
+        return Integer.parseInt(v.asText());
+      case LONG:
+        return Long.parseLong(v.asText());
+      case FLOAT:
+        return (float) v.asDouble();
+      case DOUBLE:
+        return v.asDouble();
+      case DECIMAL:
+        return new BigDecimal(v.asText()).setScale(((Types.DecimalType) type).scale());
+      case STRING:
+        return v.asText();
+      case UUID:
+        return UUID.fromString(v.asText());
+      case BINARY:
+        return ByteBuffer.wrap(java.util.HexFormat.of().parseHex(v.asText()));
+      case FIXED:
+        return java.util.HexFormat.of().parseHex(v.asText());
+      case DATE:
+        return LocalDate.parse(v.asText());
+      case TIME:
+        return LocalTime.parse(v.asText());
+      case TIMESTAMP:
+        return ((Types.TimestampType) type).shouldAdjustToUTC() ? OffsetDateTime.parse(v.asText()) : LocalDateTime.parse(v.asText());
+      case LIST:
+        {
+          List<Object> out = new java.util.ArrayList<>();
+          for (JsonNode e : v) out.add(fromCanon(type.asListType().elementType(), e));
+          return out;
+        }
+      case MAP:
+        {
+          Map<Object, Object> out = new java.util.LinkedHashMap<>();
+          for (JsonNode e : v) out.put(fromCanon(type.asMapType().keyType(), e.get(0)), fromCanon(type.asMapType().valueType(), e.get(1)));
+          return out;
+        }
+      case STRUCT:
+        {
+          Record r = org.apache.iceberg.data.GenericRecord.create(type.asStructType());
+          List<Types.NestedField> fs = type.asStructType().fields();
+          for (int i = 0; i < fs.size(); i++) r.set(i, fromCanon(fs.get(i).type(), v.get(i)));
+          return r;
+        }
+      default:
+        throw new IllegalArgumentException("no canonical form of " + type);
     }
   }
 

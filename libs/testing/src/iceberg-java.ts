@@ -1,4 +1,5 @@
-import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, ServerProcess } from '@tideway/launchers';
@@ -9,9 +10,15 @@ export function icebergJavaDir(): string {
   return join(process.env.TIDEWAY_CACHE ?? join(homedir(), '.cache', 'tideway'), 'iceberg-java');
 }
 
+/** The launcher's classes: a folder named by the hash of this checkout's IcebergPeer.java (scripts/ensure-iceberg-java.sh), so checkouts sharing the cache each run their own. */
+function launcherClasses(): string {
+  const source = readFileSync(join(import.meta.dirname, '..', 'java', 'IcebergPeer.java'));
+  return join(icebergJavaDir(), `classes-${createHash('sha1').update(source).digest('hex').slice(0, 12)}`);
+}
+
 function icebergJavaReady(): boolean {
   const dir = icebergJavaDir();
-  return existsSync(dir) && readdirSync(dir).some((f) => f.startsWith('.complete-'));
+  return existsSync(join(dir, 'libs')) && existsSync(join(launcherClasses(), 'IcebergPeer.class'));
 }
 
 /**
@@ -54,7 +61,7 @@ export async function startIcebergJava(
       '-XX:TieredStopAtLevel=1', // short-lived reads: the C1 compiler starts faster
       `-Djava.io.tmpdir=${root}`,
       '-cp',
-      `${join(cache, 'classes')}:${join(cache, 'libs')}/*`,
+      `${launcherClasses()}:${join(cache, 'libs')}/*`,
       'IcebergPeer',
       String(port),
       root,
@@ -117,4 +124,36 @@ export async function javaIcebergRead(table: JavaIcebergTable, url?: string): Pr
   const out = JSON.parse(text) as JavaIcebergRead;
   const keyed = out.rows.map((r): [string, unknown[]] => [JSON.stringify(r), r]).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   return { ...out, rows: keyed.map(([, r]) => r) };
+}
+
+/** A table Iceberg's Java library writes (the peer's POST /tideway/write): its schema as Iceberg schema JSON, rows in canonical JSON. */
+export interface JavaIcebergRecipe {
+  readonly warehouse: string;
+  /** "ns.table": its folder is <warehouse>/ns/table (a hadoop catalog), replaced when there. */
+  readonly table: string;
+  readonly schema: unknown;
+  /** [transform, column]: identity, day or bucket[N]. */
+  readonly partition?: readonly (readonly [string, string])[];
+  readonly properties?: Readonly<Record<string, string>>;
+  readonly steps: readonly (
+    | { readonly append: readonly (readonly unknown[])[] }
+    | { readonly delete: { readonly columns: readonly string[]; readonly rows: readonly (readonly unknown[])[] } }
+    | { readonly position_delete: readonly (readonly [number, number])[] }
+    | { readonly rename: readonly [string, string] }
+    | { readonly widen: readonly [string, string] }
+    | { readonly add: readonly [string, string] }
+  )[];
+}
+
+/** Writes a table with Iceberg's Java library (GenericAppenderFactory: the table's write.format.default, its deletes' format); its current metadata file and appended data files. */
+export async function javaIcebergWrite(recipe: JavaIcebergRecipe, url?: string): Promise<{ metadata: string; files: string[] }> {
+  url ??= await sharedIcebergJava();
+  const res = await fetch(`${url}/tideway/write`, {
+    method: 'POST',
+    body: JSON.stringify(recipe),
+    headers: { 'content-type': 'application/json' },
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`Iceberg's Java writer failed: ${text.split('\n').slice(0, 12).join('\n')}`);
+  return JSON.parse(text) as { metadata: string; files: string[] };
 }

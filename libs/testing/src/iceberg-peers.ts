@@ -56,3 +56,9 @@ export async function pyicebergRead(
   const { stdout } = await run(PYTHON, [PEER_SCRIPT, ...args], { maxBuffer: 1 << 28 });
   return JSON.parse(stdout) as PyIcebergRead;
 }
+
+/** Runs Python code in the PyIceberg peer's venv (PyIceberg and pyarrow importable); its standard output. */
+export async function pyicebergPython(code: string): Promise<string> {
+  const { stdout } = await run(PYTHON, ['-c', code], { maxBuffer: 1 << 26 });
+  return stdout;
+}

@@ -48,7 +48,7 @@ export {
   type OpenSearchOptions,
 } from './opensearch.js';
 export { startHttpReceiver, type HttpReceiver, type ReceivedRequest } from './http-receiver.js';
-export { icebergPeersPresent, pyicebergRead, ICEBERG_PEERS_DIR, type PyIcebergRead } from './iceberg-peers.js';
+export { icebergPeersPresent, pyicebergRead, pyicebergPython, ICEBERG_PEERS_DIR, type PyIcebergRead } from './iceberg-peers.js';
 export {
   makeIcebergTable,
   pyicebergScan,
@@ -62,6 +62,8 @@ export {
   icebergJavaDir,
   icebergJavaPresent,
   javaIcebergRead,
+  javaIcebergWrite,
+  type JavaIcebergRecipe,
   sharedIcebergJava,
   startIcebergJava,
   type JavaIcebergRead,

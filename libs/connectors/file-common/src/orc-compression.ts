@@ -78,7 +78,8 @@ function snappyLength(input: Uint8Array): number {
   throw new OrcCorruptError('a snappy chunk has no length');
 }
 
-function decompressChunk(codec: CompressionKind, chunk: Uint8Array): Uint8Array {
+/** One chunk (or any raw block) decompressed by `codec` (also the Iceberg connector's Avro data blocks). */
+export function decompressChunk(codec: CompressionKind, chunk: Uint8Array): Uint8Array {
   switch (codec) {
     case CompressionKind.ZLIB:
       return inflateRawSync(chunk, { maxOutputLength: MAX_CHUNK });
@@ -142,7 +143,8 @@ export function decompress(codec: CompressionKind, bytes: Uint8Array): Uint8Arra
   return joined;
 }
 
-function compressChunk(codec: CompressionKind, chunk: Uint8Array): Uint8Array {
+/** One raw block compressed by `codec` (snappy's result is reused by the next call: copy it out). */
+export function compressChunk(codec: CompressionKind, chunk: Uint8Array): Uint8Array {
   switch (codec) {
     case CompressionKind.ZLIB:
       return deflateRawSync(chunk);

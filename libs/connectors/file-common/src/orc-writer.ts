@@ -693,6 +693,11 @@ export class OrcFileWriter implements FileEncoder {
     if (thread) startRowGroupThread(); // up by the first stripe, or that one is encoded here
   }
 
+  /** The file's ORC types (pre-order, the root struct first): a caller may add attributes before `finish` (Iceberg's field ids). */
+  get orcTypes(): Type[] {
+    return this.types;
+  }
+
   add(fields: readonly unknown[]): void {
     const children = this.root.children;
     for (let i = 0; i < children.length; i++) children[i].add(fields[i]);

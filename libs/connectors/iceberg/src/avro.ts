@@ -23,7 +23,7 @@ const LONG = avro.types.LongType.__with({
   compare: (a: bigint, b: bigint) => (a < b ? -1 : a > b ? 1 : 0),
 });
 
-type AvroSchema = Record<string, unknown> | string | unknown[];
+export type AvroSchema = Record<string, unknown> | string | unknown[];
 
 export function avroType(schema: AvroSchema): avro.Type {
   return avro.Type.forSchema(plainLongs(schema) as avro.Schema, { registry: { long: LONG }, wrapUnions: false });
@@ -174,13 +174,23 @@ const PLAIN_LONG = avro.Type.forSchema('long');
  */
 export function avroFile(schema: AvroSchema, records: readonly unknown[], metadata: Record<string, string>): Buffer {
   const type = avroType(schema);
-  const sync = randomBytes(16);
-  const meta: Record<string, Buffer> = { 'avro.schema': Buffer.from(JSON.stringify(schema)), 'avro.codec': Buffer.from('deflate') };
-  for (const [k, v] of Object.entries(metadata)) meta[k] = Buffer.from(v);
-  const header = HEADER.toBuffer({ magic: Buffer.from('Obj\x01', 'latin1'), meta, sync });
+  const { header, sync } = avroHeader(schema, 'deflate', metadata);
   if (records.length === 0) return header;
   const block = deflateRawSync(Buffer.concat(records.map((r) => type.toBuffer(r))));
-  return Buffer.concat([header, PLAIN_LONG.toBuffer(records.length), PLAIN_LONG.toBuffer(block.length), block, sync]);
+  return Buffer.concat([header, avroBlock(records.length, block, sync)]);
+}
+
+/** An Avro container file's header: `schema` as given (field ids and logical types kept), the codec, more metadata; and its sync marker. */
+export function avroHeader(schema: AvroSchema, codec: string, metadata: Record<string, string> = {}): { header: Buffer; sync: Buffer } {
+  const sync = randomBytes(16);
+  const meta: Record<string, Buffer> = { 'avro.schema': Buffer.from(JSON.stringify(schema)), 'avro.codec': Buffer.from(codec) };
+  for (const [k, v] of Object.entries(metadata)) meta[k] = Buffer.from(v);
+  return { header: HEADER.toBuffer({ magic: Buffer.from('Obj\x01', 'latin1'), meta, sync }), sync };
+}
+
+/** One data block of a container file: its record count, its (compressed) bytes' length, the bytes and the sync marker. */
+export function avroBlock(count: number, bytes: Uint8Array, sync: Buffer): Buffer {
+  return Buffer.concat([PLAIN_LONG.toBuffer(count), PLAIN_LONG.toBuffer(bytes.length), bytes, sync]);
 }
 
 /** The records of an Avro container file (read with its own schema; longs as bigints) and its header metadata. */

@@ -171,7 +171,7 @@ export async function writeAddedManifests(
       data_file: {
         content: f.content,
         file_path: f.path,
-        file_format: 'PARQUET',
+        file_format: f.format ?? 'PARQUET',
         partition: Object.fromEntries(
           fields.map((sf, i) => [sf.spec.name, partitionAvroValue(sf.valueType, partitionInternal(sf.valueType, f.partition[i]))]),
         ),

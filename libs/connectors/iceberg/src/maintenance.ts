@@ -7,8 +7,9 @@ import { CommitConflict, formatIdent, type IcebergCatalog, joinLocation, type Lo
 import { COMMIT_ATTEMPTS, writeAddedManifests } from './committer.js';
 import { type IcebergFileIO, localPathOf } from './file-io.js';
 import { ancestry, currentSchema, currentSnapshot, newSnapshotId, type Snapshot, type TableMetadata, withSnapshot } from './metadata.js';
-import { DEFAULT_TARGET_FILE_BYTES, type IcebergSinkSettings, PARQUET_CODECS } from './options.js';
+import { DEFAULT_TARGET_FILE_BYTES, type IcebergSinkSettings } from './options.js';
 import { engineTypeOf } from './read-schema.js';
+import { fileFormatOf } from './data-format.js';
 import { DataFileReader, type ReadPlan } from './reader.js';
 import { deletesFor, type Entry, manifestEntries } from './scan.js';
 import { IcebergWriter } from './writer.js';
@@ -350,7 +351,6 @@ export async function rewriteDataFiles(catalog: IcebergCatalog, ident: TableIden
     schemaSaveMode: 'IGNORE',
     dataSaveMode: 'APPEND_DATA',
     targetFileBytes: target,
-    codec: PARQUET_CODECS[(props['write.parquet.compression-codec'] ?? 'zstd').toLowerCase()] ?? 'ZSTD',
   };
   const catalogTable = newCatalogTable({ database: ident.namespace.join('.'), table: ident.name }, columns);
   const snapshotId = newSnapshotId();
@@ -374,6 +374,7 @@ export async function rewriteDataFiles(catalog: IcebergCatalog, ident: TableIden
           size: num(entry.file.file_size_in_bytes),
           records: num(entry.file.record_count),
           deletes: applying,
+          format: fileFormatOf(entry.file.file_format, String(entry.file.file_path)),
         };
         for await (const b of reader.read(task, plan, 0)) {
           const batch: Row[] = b.rows.map((fields) => ({ kind: '+I', tableId: catalogTable.tableId, fields }));

@@ -1,6 +1,7 @@
 import { COMMON_OPTIONS, type PluginOptions, type PluginSpec } from '@tideway/api';
 import { ConfigError, ErrorCode } from '@tideway/common';
 import type { IcebergCatalog } from './catalog.js';
+import { FORMAT_PROPS, formatPropProblem } from './data-format.js';
 import { FileIO, S3_FILE_IO_KEYS } from './file-io.js';
 import { HadoopCatalog } from './hadoop-catalog.js';
 import { REST_CATALOG_KEYS, RestCatalog } from './rest-catalog.js';
@@ -14,16 +15,6 @@ import { pgConfigOf, SqlCatalog } from './sql-catalog.js';
 export const SCHEMA_SAVE_MODES = ['RECREATE_SCHEMA', 'CREATE_SCHEMA_WHEN_NOT_EXIST', 'ERROR_WHEN_SCHEMA_NOT_EXIST', 'IGNORE'] as const;
 export const DATA_SAVE_MODES = ['DROP_DATA', 'APPEND_DATA', 'ERROR_WHEN_DATA_EXISTS'] as const;
 
-/** Parquet codecs of write.parquet.compression-codec (Iceberg's names) and the writer's codec. */
-export const PARQUET_CODECS: Record<string, 'UNCOMPRESSED' | 'SNAPPY' | 'GZIP' | 'ZSTD' | 'BROTLI' | 'LZ4_RAW'> = {
-  uncompressed: 'UNCOMPRESSED',
-  snappy: 'SNAPPY',
-  gzip: 'GZIP',
-  zstd: 'ZSTD',
-  brotli: 'BROTLI',
-  lz4: 'LZ4_RAW',
-};
-
 /** Iceberg's default target data file size (write.target-file-size-bytes). */
 export const DEFAULT_TARGET_FILE_BYTES = 512 * 1024 * 1024;
 
@@ -34,7 +25,7 @@ const CATALOG_KEYS: Record<string, readonly string[]> = {
   rest: REST_CATALOG_KEYS,
 };
 
-const WRITE_PROPS = ['write.format.default', 'write.target-file-size-bytes', 'write.parquet.compression-codec'];
+const WRITE_PROPS = ['write.target-file-size-bytes', ...FORMAT_PROPS];
 
 /** What is wrong with option 'iceberg.catalog.config' (a sentence naming it), or undefined; shared by the sink and the source. */
 export function catalogConfigProblem(catalog: Record<string, unknown>): string | undefined {
@@ -79,7 +70,7 @@ export const ICEBERG_SINK_SPEC: PluginSpec = {
       name: 'iceberg.table.write-props',
       type: 'map',
       description:
-        'Write properties: write.format.default (parquet only), write.target-file-size-bytes (a data file is closed past this size; default 512 MiB), write.parquet.compression-codec (zstd, the default, snappy, gzip, brotli, lz4, uncompressed). They are also set as the properties of a table the sink creates.',
+        'Write properties: write.format.default (parquet, the default, orc or avro), write.delete.format.default (the format of delete files; the data format by default), write.target-file-size-bytes (a data file is closed past this size; default 512 MiB), write.parquet.compression-codec (zstd, the default, snappy, gzip, brotli, lz4, uncompressed), write.orc.compression-codec (zlib, the default, snappy, lz4, zstd, none), write.avro.compression-codec (gzip, the default, snappy, zstd, uncompressed), and write.delete.<format>.compression-codec for delete files. They are also set as the properties of a table the sink creates; over an existing table they override its own properties for this job.',
     },
     {
       name: 'iceberg.table.primary-keys',
@@ -143,14 +134,10 @@ export const ICEBERG_SINK_SPEC: PluginSpec = {
     if (catalogProblem) return catalogProblem;
     for (const [k, v] of Object.entries(o.get<Record<string, unknown> | undefined>('iceberg.table.write-props') ?? {})) {
       if (!WRITE_PROPS.includes(k)) return `option 'iceberg.table.write-props' key '${k}' is not supported (${WRITE_PROPS.join(', ')})`;
-      if (k === 'write.format.default' && String(v).toLowerCase() !== 'parquet') {
-        return `option 'iceberg.table.write-props' write.format.default = ${String(v)} is not supported: Tideway writes parquet data files`;
-      }
       if (k === 'write.target-file-size-bytes' && !(Number(v) > 0))
         return `option 'iceberg.table.write-props' write.target-file-size-bytes = ${String(v)} is not a positive number`;
-      if (k === 'write.parquet.compression-codec' && !PARQUET_CODECS[String(v).toLowerCase()]) {
-        return `option 'iceberg.table.write-props' write.parquet.compression-codec = ${String(v)} is not one of ${Object.keys(PARQUET_CODECS).join(', ')}`;
-      }
+      const problem = formatPropProblem(k, String(v));
+      if (problem) return `option 'iceberg.table.write-props' ${problem}`;
     }
     return undefined;
   },
@@ -173,7 +160,6 @@ export interface IcebergSinkSettings {
   readonly schemaSaveMode: (typeof SCHEMA_SAVE_MODES)[number];
   readonly dataSaveMode: (typeof DATA_SAVE_MODES)[number];
   readonly targetFileBytes: number;
-  readonly codec: 'UNCOMPRESSED' | 'SNAPPY' | 'GZIP' | 'ZSTD' | 'BROTLI' | 'LZ4_RAW';
 }
 
 const listOf = (text: string | undefined): string[] =>
@@ -204,7 +190,6 @@ export function settingsOf(o: PluginOptions): IcebergSinkSettings {
     schemaSaveMode: o.get('schema_save_mode'),
     dataSaveMode: o.get('data_save_mode'),
     targetFileBytes: Number(writeProps['write.target-file-size-bytes'] ?? DEFAULT_TARGET_FILE_BYTES),
-    codec: PARQUET_CODECS[(writeProps['write.parquet.compression-codec'] ?? 'zstd').toLowerCase()],
   };
 }
 

@@ -5,7 +5,9 @@ import { type FileMetaData, parquetMetadataAsync, parquetSchema, type SchemaTree
 import { type BoundPredicate, matches, mayMatch, type ValueRange } from './filter.js';
 import type { IcebergFileIO } from './file-io.js';
 import { castTo, compileFileValue, internalOfEngine } from './read-schema.js';
+import { avroBatches, type FileBatch, OrcDataFile } from './format-readers.js';
 import { type DeleteRef, type ScanTask, scanCounters } from './scan.js';
+import type { DataFormat } from './data-format.js';
 import type { IcebergType } from './schema.js';
 import type { Internal } from './values.js';
 
@@ -76,13 +78,6 @@ function fieldReaders(file: OpenFile, fields: readonly { id: number; type: Icebe
   return { read, at };
 }
 
-/** A batch of rows read from a file: values per field, the file position of the first row, and the rows it stands for. */
-interface FileBatch {
-  readonly rows: unknown[][];
-  readonly start: number;
-  readonly consumed: number;
-}
-
 /**
  * The values of `fields` in row groups [first, end) of a file, after `offset` rows of the range,
  * in batches; a row group `keep` refuses is skipped whole (a batch of no rows that consumed it).
@@ -123,6 +118,26 @@ async function* fieldBatches(
     }
     skip = 0;
     start += n;
+  }
+}
+
+/** Every row of a delete file of any format, values of `fields` (found by id, else by `names` where the file has no ids). */
+async function* wholeFile(
+  io: IcebergFileIO,
+  path: string,
+  size: number,
+  format: DataFormat | undefined,
+  fields: readonly { id: number; type: IcebergType }[],
+  names?: readonly string[],
+): AsyncGenerator<FileBatch> {
+  if (format === 'ORC') {
+    const file = await OrcDataFile.open(io, path, size);
+    yield* file.batches(fields, [0, file.stripes], 0, ICEBERG_READ_BATCH_ROWS, names);
+  } else if (format === 'AVRO') {
+    yield* avroBatches(io, path, size, fields, 0, ICEBERG_READ_BATCH_ROWS, names);
+  } else {
+    const file = await openParquet(io, path, size);
+    yield* fieldBatches(file, fields, [0, file.meta.row_groups.length], 0, undefined, names);
   }
 }
 
@@ -183,13 +198,12 @@ export class DataFileReader {
     if (!all) {
       all = (async () => {
         scanCounters.deleteFilesRead++;
-        const file = await openParquet(this.io, d.path, d.size);
         const out = new Map<string, Set<number>>();
         const fields = [
           { id: FILE_PATH_ID, type: 'string' },
           { id: POS_ID, type: 'long' },
         ];
-        for await (const b of fieldBatches(file, fields, [0, file.meta.row_groups.length], 0, undefined, ['file_path', 'pos'])) {
+        for await (const b of wholeFile(this.io, d.path, d.size, d.format, fields, ['file_path', 'pos'])) {
           for (const [p, pos] of b.rows) {
             let set = out.get(p as string);
             if (!set) out.set(p as string, (set = new Set()));
@@ -210,14 +224,45 @@ export class DataFileReader {
     if (!keys) {
       keys = (async () => {
         scanCounters.deleteFilesRead++;
-        const file = await openParquet(this.io, d.path, d.size);
         const out = new Set<string>();
-        for await (const b of fieldBatches(file, fields, [0, file.meta.row_groups.length], 0)) for (const r of b.rows) out.add(keyOf(r));
+        for await (const b of wholeFile(this.io, d.path, d.size, d.format, fields)) for (const r of b.rows) out.add(keyOf(r));
         return out;
       })();
       remember(this.equalityDeletes, cacheKey, keys);
     }
     return keys;
+  }
+
+  /** The values of the plan's fields of a task's range from row `offset` on (Parquet row groups the filter rules out skipped by their statistics). */
+  private async *batches(task: ScanTask, plan: ReadPlan, offset: number): AsyncGenerator<FileBatch> {
+    const where = `Iceberg data file ${task.path}`;
+    const noIds = `${where} has no field ids (a file added to the table from elsewhere): Tideway's Iceberg source maps columns by field id and does not read name mappings.`;
+    if (task.format === 'AVRO') {
+      yield* avroBatches(this.io, task.path, task.size, plan.fields, offset, ICEBERG_READ_BATCH_ROWS);
+      return;
+    }
+    if (task.format === 'ORC') {
+      const file = await OrcDataFile.open(this.io, task.path, task.size);
+      if (!file.hasFieldIds) throw new ConfigError(ErrorCode.UNSUPPORTED_TYPE, noIds);
+      yield* file.batches(plan.fields, task.rowGroups ?? [0, file.stripes], offset, ICEBERG_READ_BATCH_ROWS);
+      return;
+    }
+    const file = await openParquet(this.io, task.path, task.size);
+    if (file.root.children.length > 0 && file.root.children.every((c) => c.element.field_id === undefined)) {
+      throw new ConfigError(ErrorCode.UNSUPPORTED_TYPE, noIds);
+    }
+    const filterNodes = plan.filter.map((p) => file.root.children.find((c) => c.element.field_id === p.fieldId));
+    const keep = (group: number): boolean =>
+      plan.filter.every((p, i) => {
+        const node = filterNodes[i];
+        if (!node) return mayMatch(p, { hasNull: true, hasValue: false }); // a column the file predates: all null
+        const range = groupRange(file, group, node, p.type);
+        // statistics of another form than the literals' (a writer's odd annotation) prune nothing
+        const sample = p.values[0];
+        const comparable = (v: Internal | undefined): boolean => v === undefined || sample === undefined || typeof v === typeof sample;
+        return range === undefined || !comparable(range.lower) || !comparable(range.upper) || mayMatch(p, range);
+      });
+    yield* fieldBatches(file, plan.fields, task.rowGroups ?? [0, file.meta.row_groups.length], offset, keep);
   }
 
   /**
@@ -227,13 +272,6 @@ export class DataFileReader {
   async *read(task: ScanTask, plan: ReadPlan, offset: number): AsyncGenerator<{ rows: unknown[][]; consumed: number }> {
     const where = `Iceberg data file ${task.path}`;
     scanCounters.dataFilesOpened++;
-    const file = await openParquet(this.io, task.path, task.size);
-    if (file.root.children.length > 0 && file.root.children.every((c) => c.element.field_id === undefined)) {
-      throw new ConfigError(
-        ErrorCode.UNSUPPORTED_TYPE,
-        `${where} has no Parquet field ids (a file added to the table from elsewhere): Tideway's Iceberg source maps columns by field id and does not read name mappings.`,
-      );
-    }
     const positions = new Set<number>();
     for (const d of task.deletes) if (d.content === 1) for (const p of await this.positionsOf(d, task.path)) positions.add(p);
     const byId = new Map(plan.fields.map((f, i) => [f.id, i]));
@@ -256,20 +294,8 @@ export class DataFileReader {
       });
     }
     const filter = plan.filter.map((p) => ({ p, column: byId.get(p.fieldId)! }));
-    const filterNodes = plan.filter.map((p) => file.root.children.find((c) => c.element.field_id === p.fieldId));
-    const keep = (group: number): boolean =>
-      plan.filter.every((p, i) => {
-        const node = filterNodes[i];
-        if (!node) return mayMatch(p, { hasNull: true, hasValue: false }); // a column the file predates: all null
-        const range = groupRange(file, group, node, p.type);
-        // statistics of another form than the literals' (a writer's odd annotation) prune nothing
-        const sample = p.values[0];
-        const comparable = (v: Internal | undefined): boolean => v === undefined || sample === undefined || typeof v === typeof sample;
-        return range === undefined || !comparable(range.lower) || !comparable(range.upper) || mayMatch(p, range);
-      });
     const casts = plan.output.map((o) => castTo(plan.fields[o.field].type, o.as, where));
-    const range: readonly [number, number] = task.rowGroups ?? [0, file.meta.row_groups.length];
-    for await (const b of fieldBatches(file, plan.fields, range, offset, keep)) {
+    for await (const b of this.batches(task, plan, offset)) {
       const out: unknown[][] = [];
       for (let r = 0; r < b.rows.length; r++) {
         const row = b.rows[r];

@@ -2,7 +2,9 @@ import { ConfigError, ErrorCode, logger } from '@tideway/common';
 import { parquetMetadataAsync } from 'hyparquet';
 import { readAvroFile } from './avro.js';
 import { type BoundPredicate, boundValue, mayMatch, projectPredicate, type ValueRange } from './filter.js';
+import { type DataFormat, fileFormatOf } from './data-format.js';
 import type { IcebergFileIO } from './file-io.js';
+import { orcStripeBytes } from './format-readers.js';
 import type { PartitionSpec, Snapshot, TableMetadata } from './metadata.js';
 import type { IcebergField, IcebergSchema } from './schema.js';
 import { resultType } from './transforms.js';
@@ -30,6 +32,8 @@ export interface DeleteRef {
   /** 1: position deletes (file_path, pos); 2: equality deletes by `equalityIds`. */
   readonly content: 1 | 2;
   readonly equalityIds?: readonly number[];
+  /** The file's format (PARQUET when absent: splits of older checkpoints). */
+  readonly format?: DataFormat;
 }
 
 /** A part of a data file to read: all of it, or row groups [first, end). */
@@ -38,7 +42,10 @@ export interface ScanTask {
   readonly size: number;
   readonly records: number;
   readonly deletes: readonly DeleteRef[];
+  /** Row groups (ORC: stripes) [first, end) of the file. */
   readonly rowGroups?: readonly [number, number];
+  /** The file's format (PARQUET when absent: splits of older checkpoints). */
+  readonly format?: DataFormat;
 }
 
 /** What planning read and skipped, for logs and tests. */
@@ -273,31 +280,29 @@ export function deletesFor(data: Entry, deletes: readonly Entry[], specs: Readon
       path: String(d.file.file_path),
       size: num(d.file.file_size_in_bytes),
       content,
+      format: fileFormatOf(d.file.file_format, String(d.file.file_path)),
       ...(content === 2 ? { equalityIds: ((d.file.equality_ids as number[] | null) ?? []).map(Number) } : {}),
     });
   }
   return out;
 }
 
-/** A data file's splits: the whole file, or runs of row groups of at most splitBytes when it is larger. */
+/** A data file's splits: the whole file, or runs of row groups (ORC: stripes) of at most splitBytes when it is larger. */
 async function splitsOf(ctx: PlanContext, e: Entry, deletes: DeleteRef[], stats: PlanStats): Promise<ScanTask[]> {
   const path = String(e.file.file_path);
   const size = num(e.file.file_size_in_bytes);
   const records = num(e.file.record_count);
-  const format = (typeof e.file.file_format === 'string' ? e.file.file_format : 'PARQUET').toUpperCase();
-  if (format !== 'PARQUET') {
-    throw new ConfigError(
-      ErrorCode.UNSUPPORTED_TYPE,
-      `${ctx.where}: data file ${path} is ${format}; Tideway's Iceberg source reads Parquet data files only.`,
-    );
-  }
-  const whole: ScanTask = { path, size, records, deletes };
-  if (size <= ctx.splitBytes) return [whole];
-  // row group sizes: from the manifest's split offsets, else from the file's footer
+  const format = fileFormatOf(e.file.file_format, path);
+  const whole: ScanTask = { path, size, records, deletes, format };
+  if (size <= ctx.splitBytes || format === 'AVRO') return [whole]; // an Avro file is one split (its blocks carry no index)
+  // row group (stripe) sizes: from the manifest's split offsets, else from the file's footer
   let groupBytes: number[];
   const offsets = (e.file.split_offsets as bigint[] | null)?.map(Number);
   if (offsets && offsets.length > 0) {
     groupBytes = offsets.map((o, i) => (i + 1 < offsets.length ? offsets[i + 1] : size) - o);
+  } else if (format === 'ORC') {
+    stats.footersRead++;
+    groupBytes = await orcStripeBytes(ctx.io, path, size);
   } else {
     stats.footersRead++;
     const meta = await parquetMetadataAsync({

@@ -256,7 +256,7 @@ export const icebergSinkFactory: SinkFactory = {
   type: 'sink',
   name: 'Iceberg',
   description:
-    'Writes Apache Iceberg tables (format version 2) in a hadoop (local folder), sql (PostgreSQL) or REST catalog: Parquet data files, one snapshot per table and checkpoint committed exactly once, equality deletes for updates and deletes by primary key. A multi-table job writes each input table to its own table (${database_name}, ${schema_name}, ${table_name} in namespace and table).',
+    'Writes Apache Iceberg tables (format version 2) in a hadoop (local folder), sql (PostgreSQL) or REST catalog: Parquet (the default), ORC or Avro data files (write.format.default), one snapshot per table and checkpoint committed exactly once, equality deletes for updates and deletes by primary key. A multi-table job writes each input table to its own table (${database_name}, ${schema_name}, ${table_name} in namespace and table).',
   spec: ICEBERG_SINK_SPEC,
   create(ctx: PluginContext): Sink {
     if (ctx.inputTables.length === 0) {

@@ -553,7 +553,7 @@ export const icebergSourceFactory: SourceFactory = {
   type: 'source',
   name: 'Iceberg',
   description:
-    'Reads an Apache Iceberg table of a hadoop (local folder) or sql (PostgreSQL) catalog: a snapshot (the current one or by id or time), the files appended between two snapshots, or, in STREAMING jobs, the appended snapshots as they come; Parquet columns by field id, position and equality deletes applied, files and row groups skipped by a filter.',
+    'Reads an Apache Iceberg table of a hadoop (local folder) or sql (PostgreSQL) catalog: a snapshot (the current one or by id or time), the files appended between two snapshots, or, in STREAMING jobs, the appended snapshots as they come; Parquet, ORC and Avro data and delete files, columns by field id, position and equality deletes applied, files and Parquet row groups skipped by a filter.',
   spec: ICEBERG_SOURCE_SPEC,
   create(ctx: PluginContext): Source {
     return new IcebergSource(sourceSettingsOf(ctx.options, ctx.jobMode), ctx.jobMode);

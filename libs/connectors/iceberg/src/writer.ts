@@ -9,20 +9,24 @@ import {
   type SinkWriterContext,
 } from '@tideway/api';
 import { ErrorCode, logger, TidewayError } from '@tideway/common';
-import { type FileOutput, loadZstd, ParquetFileWriter, PARQUET_ROW_GROUP_BYTES } from '@tideway/connector-file-common';
+import { CompressionKind, type FileOutput, loadZstd } from '@tideway/connector-file-common';
 import { CommitConflict, formatIdent, type IcebergCatalog, joinLocation, type TableIdent } from './catalog.js';
+import { type DataFileEncoder, dataFileEncoder } from './data-encoders.js';
+import { type DataFormat, type FileFormat, formatSuffix, type TableFileFormats, tableFileFormats } from './data-format.js';
 import { evolvedMetadata } from './evolution.js';
 import type { IcebergFileIO } from './file-io.js';
 import { layoutOf, type TableLayout } from './layout.js';
 import type { IcebergSinkSettings } from './options.js';
-import type { IcebergType } from './schema.js';
+import type { IcebergField } from './schema.js';
 import { applyTransform, transformHuman } from './transforms.js';
-import { compareInternal, humanString, type Internal, internalOf, serializeValue } from './values.js';
+import { humanString, type Internal, internalOf } from './values.js';
 
 /** A data file (content 0) or equality delete file (content 2) a writer prepared, plain data for the checkpoint. */
 export interface PreparedFile {
   readonly content: 0 | 2;
   readonly path: string;
+  /** The file's format (the manifest entry's file_format); absent in commit infos of older checkpoints: PARQUET. */
+  readonly format?: DataFormat;
   readonly recordCount: number;
   readonly fileSize: number;
   readonly specId: number;
@@ -48,28 +52,18 @@ const log = logger('iceberg-writer');
 /** Attempts of a schema commit that loses races to other writers before it fails. */
 const SCHEMA_COMMIT_ATTEMPTS = 8;
 
-/** Bounds of strings and binaries longer than this are left out of manifests (a bound is optional; a long one only makes manifests big). */
-const MAX_BOUND_BYTES = 256;
-
-/** How many Parquet leaves (column chunks) a field spans. */
-function leaves(t: IcebergType): number {
-  if (typeof t === 'string') return 1;
-  if (t.type === 'list') return leaves(t.element);
-  if (t.type === 'map') return leaves(t.key) + leaves(t.value);
-  return t.fields.reduce((n, f) => n + leaves(f.type), 0);
-}
-
-/** One Parquet file being written: its encoder and the file it appends to (opened with the first bytes). */
+/** One data or delete file being written: its encoder (by the table's format) and the file it appends to (opened with the first bytes). */
 class OpenFile {
-  private readonly encoder: ParquetFileWriter;
+  private readonly encoder: DataFileEncoder;
   private output?: Promise<FileOutput>;
   private bytes = 0;
   rows = 0;
 
   constructor(
     readonly location: string,
-    private readonly columns: readonly Column[],
-    private readonly fields: readonly { id: number; type: IcebergType }[],
+    private readonly format: FileFormat,
+    columns: readonly Column[],
+    fields: readonly IcebergField[],
     fieldIds: readonly (number | undefined)[],
     private readonly partition: readonly (Internal | null)[],
     private readonly specId: number,
@@ -77,13 +71,7 @@ class OpenFile {
     private readonly io: IcebergFileIO,
     private readonly equalityIds?: readonly number[],
   ) {
-    this.encoder = new ParquetFileWriter(
-      columns,
-      settings.codec,
-      Math.min(PARQUET_ROW_GROUP_BYTES, settings.targetFileBytes),
-      true,
-      fieldIds,
-    );
+    this.encoder = dataFileEncoder(format, fields, columns, fieldIds, settings.targetFileBytes);
   }
 
   add(fields: readonly unknown[]): void {
@@ -109,67 +97,16 @@ class OpenFile {
     if (out) await this.append(out);
     await (await (this.output ?? this.io.create(this.location))).close();
     return {
-      ...this.stats(),
+      ...this.encoder.stats(),
       content: this.equalityIds ? 2 : 0,
       path: this.location,
+      format: this.format.format,
       recordCount: this.rows,
       fileSize: this.bytes,
       specId: this.specId,
       partition: this.partition.map((v) => (typeof v === 'bigint' ? String(v) : (v as string | number | boolean | null))),
       ...(this.equalityIds ? { equalityIds: this.equalityIds } : {}),
     };
-  }
-
-  /** Value and null counts and bounds of the primitive top-level columns, from the row groups' statistics. */
-  private stats(): Pick<PreparedFile, 'valueCounts' | 'nullCounts' | 'lower' | 'upper'> {
-    const groups = this.encoder.writtenRowGroups;
-    const valueCounts: [number, number][] = [];
-    const nullCounts: [number, number][] = [];
-    const lower: [number, string][] = [];
-    const upper: [number, string][] = [];
-    let leaf = 0;
-    for (const f of this.fields) {
-      const at = leaf;
-      leaf += leaves(f.type);
-      if (typeof f.type !== 'string') continue;
-      const type = f.type;
-      let values = 0;
-      let nulls = 0;
-      let min: Internal | undefined;
-      let max: Internal | undefined;
-      let bounded = true;
-      for (const g of groups) {
-        const meta = g.columns[at].meta_data!;
-        values += Number(meta.num_values);
-        const s = meta.statistics;
-        nulls += Number(s?.null_count ?? 0n);
-        const lo = s?.min_value;
-        const hi = s?.max_value;
-        if (lo === undefined || lo === null || hi === undefined || hi === null) {
-          if (Number(meta.num_values) > Number(s?.null_count ?? 0n)) bounded = false;
-          continue;
-        }
-        const a = boundOf(type, lo);
-        const b = boundOf(type, hi);
-        if (a === undefined || b === undefined) {
-          bounded = false;
-          continue;
-        }
-        if (min === undefined || compareInternal(a, min) < 0) min = a;
-        if (max === undefined || compareInternal(b, max) > 0) max = b;
-      }
-      valueCounts.push([f.id, values]);
-      nullCounts.push([f.id, nulls]);
-      if (bounded && min !== undefined && max !== undefined) {
-        const lo = serializeValue(type, min);
-        const hi = serializeValue(type, max);
-        if (lo.length <= MAX_BOUND_BYTES && hi.length <= MAX_BOUND_BYTES) {
-          lower.push([f.id, Buffer.from(lo).toString('base64')]);
-          upper.push([f.id, Buffer.from(hi).toString('base64')]);
-        }
-      }
-    }
-    return { valueCounts, nullCounts, lower, upper };
   }
 
   /** Drops the file (the writer failed or was aborted before it was prepared). */
@@ -179,30 +116,6 @@ class OpenFile {
     if (!output) return;
     await output.then((o) => o.close()).catch(() => undefined); // an S3 upload ends only by completing
     await this.io.delete(this.location);
-  }
-}
-
-/** A row-group statistic as an Iceberg internal value; undefined when it cannot bound (NaN). */
-function boundOf(type: string, v: unknown): Internal | undefined {
-  switch (type) {
-    case 'long':
-    case 'time':
-    case 'timestamp':
-      return BigInt(v as number | bigint);
-    case 'int':
-    case 'date':
-      return Number(v);
-    case 'float':
-    case 'double':
-      return Number.isNaN(v) ? undefined : Number(v);
-    case 'boolean':
-      return Boolean(v);
-    case 'string':
-    case 'binary':
-      return v instanceof Uint8Array ? v : typeof v === 'string' ? Buffer.from(v) : undefined;
-    default:
-      if (type.startsWith('decimal')) return typeof v === 'bigint' ? v : undefined;
-      return undefined;
   }
 }
 
@@ -231,6 +144,7 @@ interface KeyedChange {
  */
 export class IcebergWriter implements SinkWriter<IcebergCommitInfo> {
   private layout?: TableLayout;
+  private formats?: TableFileFormats;
   private location = '';
   private readonly open = new Map<string, OpenFile>();
   private readonly deletes = new Map<string, OpenFile>();
@@ -254,7 +168,6 @@ export class IcebergWriter implements SinkWriter<IcebergCommitInfo> {
 
   private async ready(): Promise<TableLayout> {
     if (this.layout) return this.layout;
-    if (this.settings.codec === 'ZSTD') await loadZstd();
     const loaded = await this.catalog.load(this.ident);
     if (!loaded) {
       throw new TidewayError(
@@ -263,6 +176,14 @@ export class IcebergWriter implements SinkWriter<IcebergCommitInfo> {
       );
     }
     this.location = loaded.metadata.location;
+    // the table's own write properties, the job's iceberg.table.write-props over them
+    this.formats = tableFileFormats(
+      { ...loaded.metadata.properties, ...this.settings.writeProps },
+      `Iceberg table ${formatIdent(this.ident)}`,
+    );
+    const { data, deletes } = this.formats;
+    if ([data, deletes].some((f) => f.parquetCodec === 'ZSTD' || f.orcCodec === CompressionKind.ZSTD || f.avroCodec === 'zstandard'))
+      await loadZstd();
     this.layout = layoutOf(
       this.table,
       loaded.metadata,
@@ -325,12 +246,14 @@ export class IcebergWriter implements SinkWriter<IcebergCommitInfo> {
     const files = isDelete ? this.deletes : this.open;
     let file = files.get(path);
     if (!file) {
-      const name = `${path ? `${path}/` : ''}${this.jobId}-${this.prefix}-${++this.count}${isDelete ? '-deletes' : ''}.parquet`;
-      const fieldsOf = (ids: readonly number[]): { id: number; type: IcebergType }[] =>
-        ids.map((id) => ({ id, type: layout.schema.fields.find((f) => f.id === id)!.type }));
+      const formats = this.formats!;
+      const format = isDelete ? formats.deletes : formats.data;
+      const name = `${path ? `${path}/` : ''}${this.jobId}-${this.prefix}-${++this.count}${isDelete ? '-deletes' : ''}${formatSuffix(format.format)}`;
+      const fieldsOf = (ids: readonly number[]): IcebergField[] => ids.map((id) => layout.schema.fields.find((f) => f.id === id)!);
       file = isDelete
         ? new OpenFile(
             joinLocation(this.location, `data/${name}`),
+            format,
             layout.deleteColumns,
             fieldsOf(layout.keyFieldIds),
             layout.deleteFieldIds,
@@ -342,8 +265,9 @@ export class IcebergWriter implements SinkWriter<IcebergCommitInfo> {
           )
         : new OpenFile(
             joinLocation(this.location, `data/${name}`),
+            format,
             layout.dataColumns,
-            fieldsOf(layout.written.map((w) => w.field.id)),
+            layout.written.map((w) => w.field),
             layout.dataFieldIds,
             partition,
             layout.spec['spec-id'],

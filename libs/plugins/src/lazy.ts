@@ -10,6 +10,7 @@ export {
   loadPluginsFor,
   pluginCatalog,
   usePluginDirs,
+  checkNotBuiltin,
   type CatalogEntry,
 } from './catalog.js';
 export type { PluginDeclaration, PluginPackage } from './packages.js';

@@ -18,6 +18,7 @@ import type { JobScheduleStrategy } from './scheduler.js';
 import { reconcileWorkers } from './take-over.js';
 import { checkAllowedPlugins } from './namespace-limits.js';
 import { storedTokenEntries, tokenServiceHandlers } from './token-service.js';
+import { fetchPluginPackageHandler, pluginServiceHandlers } from './plugin-service.js';
 
 const log = logger('coordinator');
 /** How often the leader hands the resource manager the list of slots its jobs hold. */
@@ -156,7 +157,10 @@ export class CoordinatorServer {
       stepDown: () => this.handOver(),
       whereabouts: () => ({ address: this.address, epoch: this.epoch, knownLeader: this.fence.knownLeader }),
     });
-    this.server.add('tideway.v1.JobService', JobServiceService, jobService);
+    const pluginService = pluginServiceHandlers({ dispatcher: this.dispatcher, resources: this.rm, address: () => this.address }, () =>
+      this.ready(),
+    );
+    this.server.add('tideway.v1.JobService', JobServiceService, { ...jobService, ...pluginService });
     this.server.add('tideway.v1.TokenService', TokenServiceService, tokenServiceHandlers(this.options.tokenStore));
     const tokens = this.options.tokenStore;
     // This process (its JobService, TokenService and REST API) accepts the state store's tokens too.
@@ -168,7 +172,10 @@ export class CoordinatorServer {
       takingOver: () => this.takingOver !== undefined,
       countWorkerLost: () => this.workersLost++,
     });
-    this.server.add('tideway.v1.CoordinatorService', CoordinatorServiceService, coordinatorService);
+    this.server.add('tideway.v1.CoordinatorService', CoordinatorServiceService, {
+      ...coordinatorService,
+      fetchPluginPackage: fetchPluginPackageHandler(this.dispatcher),
+    });
     this.port = await this.server.listen(this.options.host, this.options.port);
     this.fence.address = this.address;
     let elected!: () => void;
@@ -334,6 +341,7 @@ export class CoordinatorServer {
       detach(this.syncSlots(), 'syncing the slot table');
     }
     this.dispatcher.tick(now, backup);
+    if (!this.takingOver) detach(this.dispatcher.cleanupPlugins(now), 'removing expired plugin packages');
     if (!this.takingOver) await this.moveOffDrainingWorkers();
   }
 

@@ -14,4 +14,5 @@ export {
   type CatalogEntry,
 } from './catalog.js';
 export type { PluginDeclaration, PluginPackage } from './packages.js';
+export { processPluginCache } from './packages.js';
 export * from './instantiate.js';

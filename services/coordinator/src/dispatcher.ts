@@ -21,7 +21,7 @@ import { checkAccess, namespaceOf, type Caller } from './namespace-access.js';
 import { admitBlocks, admitSinkTables } from './namespace-limits.js';
 import { CheckpointRetention } from './checkpoint-retention.js';
 import { fitRestorePoints, restoreSourceOf } from './restore-from.js';
-import { DEFAULT_PLUGIN_CACHE, PluginDistribution, type PluginDistributionOptions } from './plugin-distribution.js';
+import { PluginDistribution, type PluginDistributionOptions } from './plugin-distribution.js';
 import { namespaceUsage, quotaPolicy, type QuotaSource } from './namespace-quotas.js';
 import type { NamespaceUsage } from '@tideway/contracts';
 
@@ -93,7 +93,7 @@ export class Dispatcher {
     this.events.setMaxListeners(0);
     this.plugins = new PluginDistribution(
       options.checkpointStorage,
-      options.pluginStorage ?? { enable: true, cacheDir: DEFAULT_PLUGIN_CACHE, expiryMs: 600_000, cleanupIntervalMs: 3_600_000 },
+      options.pluginStorage ?? { enable: true, cacheDir: '', expiryMs: 600_000, cleanupIntervalMs: 3_600_000 },
     );
     this.retention = new CheckpointRetention(
       options.checkpointStorage,

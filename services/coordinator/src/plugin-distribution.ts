@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { PluginType } from '@tideway/api';
 import type { CheckpointStorage } from '@tideway/checkpoint';
 import { ConfigError, ErrorCode, TidewayError, logger } from '@tideway/common';
-import { PLUGIN_CATALOG, checkNotBuiltin, externalPluginPackages, loadPluginsFor } from '@tideway/plugins/lazy';
+import { PLUGIN_CATALOG, checkNotBuiltin, externalPluginPackages, loadPluginsFor, processPluginCache } from '@tideway/plugins/lazy';
 import type { PackageRef, PluginStore, StoredPackage } from '@tideway/plugins/store';
 
 const log = logger('plugin-store');
@@ -19,7 +19,7 @@ const log = logger('plugin-store');
 export interface PluginDistributionOptions {
   /** jar-storage.enable: false leaves every process with its own plugin folders. */
   readonly enable: boolean;
-  /** Where this process unpacks stored packages (connector-jar-storage-path). */
+  /** Where this process unpacks stored packages (connector-jar-storage-path); empty: its own folder, removed when it stops. */
   readonly cacheDir: string;
   /** connector-jar-expiry-time, in ms. */
   readonly expiryMs: number;
@@ -36,19 +36,26 @@ export interface JobPackages {
 const isBuiltin = (type: PluginType, name: string) =>
   PLUGIN_CATALOG.some((e) => e.type === type && e.name.toLowerCase() === name.toLowerCase());
 
-/** The default folder for unpacked packages (connector-jar-storage-path empty). */
-export const DEFAULT_PLUGIN_CACHE = join(tmpdir(), 'tideway-plugin-cache');
-
 export class PluginDistribution {
   private storeOnce?: Promise<PluginStore | undefined>;
   /** Stored packages this process unpacked and loaded, by hash. */
   readonly loaded = new Map<string, PackageRef>();
   private lastCleanup = Date.now();
 
+  /** Where this process unpacks stored packages. */
+  readonly cacheDir: string;
+
   constructor(
     private readonly storage: CheckpointStorage,
     readonly options: PluginDistributionOptions,
-  ) {}
+  ) {
+    this.cacheDir = options.cacheDir || processPluginCache();
+  }
+
+  /** Removes this process's own cache folder (connector-jar-storage-path empty). */
+  close(): void {
+    if (!this.cacheDir) rmSync(this.cacheDir, { recursive: true, force: true });
+  }
 
   /** The store, or undefined when jar-storage is off or the checkpoint storage keeps no objects. */
   store(): Promise<PluginStore | undefined> {
@@ -103,7 +110,7 @@ export class PluginDistribution {
     const dirs: string[] = [];
     for (const e of chosen.values()) {
       const ref = { name: e.name, version: e.version, hash: e.hash };
-      dirs.push(await unpackVerified(await store.archive(ref), ref, this.options.cacheDir));
+      dirs.push(await unpackVerified(await store.archive(ref), ref, this.cacheDir));
       refs.push(ref);
       this.loaded.set(e.hash, ref);
     }

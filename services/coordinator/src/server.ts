@@ -19,6 +19,7 @@ import { reconcileWorkers } from './take-over.js';
 import { checkAllowedPlugins } from './namespace-limits.js';
 import { storedTokenEntries, tokenServiceHandlers } from './token-service.js';
 import { fetchPluginPackageHandler, pluginServiceHandlers } from './plugin-service.js';
+import type { PluginDistributionOptions } from './plugin-distribution.js';
 
 const log = logger('coordinator');
 /** How often the leader hands the resource manager the list of slots its jobs hold. */
@@ -64,6 +65,8 @@ export interface CoordinatorOptions {
    * by a restart (tideway.drain.batch-timeout; default 10 minutes).
    */
   drainBatchTimeoutMs?: number;
+  /** seatunnel.engine.jar-storage: plugin packages stored by hash and shipped to the workers (default: on, a cache folder of this process). */
+  pluginStorage?: PluginDistributionOptions;
 }
 
 /**
@@ -204,6 +207,7 @@ export class CoordinatorServer {
     this.dispatcher.stop();
     await this.options.events?.close();
     await this.election?.stop();
+    this.dispatcher.plugins.close();
     await this.options.checkpointStorage.close();
     this.rm.close();
     this.workers.close();

@@ -5,7 +5,6 @@
  * cache folder keyed by the hash; the task-group thread loads the plugin from there.
  */
 import { existsSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CoordinatorServiceClient, PluginPackageChunk, PluginPackageRef } from '@tideway/contracts';
 import { logger } from '@tideway/common';
@@ -14,9 +13,6 @@ import type { JobPluginPackage } from '@tideway/runtime';
 
 const log = logger('worker');
 const FETCH_DEADLINE_MS = 120_000;
-
-/** This process's own cache folder, removed when it stops (connector-jar-storage-path empty). */
-export const processCacheDir = (role: string) => join(tmpdir(), 'tideway-plugin-cache', `${role}-${process.pid}`);
 
 export class WorkerPluginPackages {
   /** The packages this worker unpacked and loaded from, by hash. */

@@ -22,7 +22,8 @@ import { detach, backoffDelay, logger, readLocalJobLogs, sleep } from '@tideway/
 import { EpochGuard, TidewayServer, call, clientOptions, epochMetadata, channelCredentials, unaryHandler, required } from '@tideway/rpc';
 import { dataExchangeHandlers, taskGroupStateCodec, type CallLimits, type SpareTaskThread } from '@tideway/runtime';
 import { TaskExecutionService } from './task-execution-service.js';
-import { WorkerPluginPackages, processCacheDir } from './plugin-packages.js';
+import { processPluginCache } from '@tideway/plugins/lazy';
+import { WorkerPluginPackages } from './plugin-packages.js';
 
 const log = logger('worker');
 const OK: Ack = { ok: true, error: undefined };
@@ -92,7 +93,7 @@ export class WorkerServer {
     this.tasks = new TaskExecutionService(options.coordinatorAddresses, options.pluginCallTimeout, options.spareTaskThread);
     this.tasks.pluginPackages = new WorkerPluginPackages(
       this.tasks.leader,
-      options.pluginCacheDir || processCacheDir('worker'),
+      options.pluginCacheDir || processPluginCache(),
       !options.pluginCacheDir,
     );
     this.epochs = new EpochGuard((epoch, address) => {

@@ -137,7 +137,9 @@ describe('plugin packages in a cluster', () => {
     expect(list.stdout).toMatch(/^tideway-plugin-http-sink +1\.0\.0 +sink HttpSink +[0-9a-f]{12} /m);
     const hash = /^tideway-plugin-http-sink +1\.0\.0 +sink HttpSink +([0-9a-f]{12}) /m.exec(list.stdout)![1];
     // Each worker unpacked it itself (no plugin folder there): both list it as loaded.
-    const workersLoaded = list.stdout.split('\n').filter((l) => /^worker /.test(l) && l.includes(`tideway-plugin-http-sink@1.0.0 (${hash})`));
+    const workersLoaded = list.stdout
+      .split('\n')
+      .filter((l) => /^worker /.test(l) && l.includes(`tideway-plugin-http-sink@1.0.0 (${hash})`));
     expect(workersLoaded, list.stdout).toHaveLength(2);
     for (const w of cluster.processes.names().filter((n) => n.startsWith('worker')))
       expect(cluster.logLines(w, 'plugin package fetched')).toBe(1);
@@ -197,7 +199,9 @@ describe('plugin packages in a cluster', () => {
     appendFileSync(join(cluster.dir, 'checkpoints', 'plugin-packages', 'packages', `${hash}.tgz`), 'tampered');
     const res = await cli(['submit', '-c', job('tampered.conf', 1, 5, `MarkerSink { path = "${join(dir, 'tampered')}" }`)], tokens.teamB);
     expect(res.code).toBe(2);
-    expect(res.stderr).toMatch(/plugin package marker-sink@3\.0\.0: the stored archive has sha256 [0-9a-f]{12}…, not the [0-9a-f]{12}… it was stored as/);
+    expect(res.stderr).toMatch(
+      /plugin package marker-sink@3\.0\.0: the stored archive has sha256 [0-9a-f]{12}…, not the [0-9a-f]{12}… it was stored as/,
+    );
     expect(existsSync(join(dir, 'tampered'))).toBe(false);
   }, 120_000);
 
@@ -206,7 +210,11 @@ describe('plugin packages in a cluster', () => {
     mkdirSync(otherApi, { recursive: true });
     writeFileSync(
       join(otherApi, 'package.json'),
-      JSON.stringify({ name: 'other-api', version: '1.0.0', tideway: { api: '^9.0.0', plugins: [{ name: 'X', kind: 'sink', factory: 'x' }] } }),
+      JSON.stringify({
+        name: 'other-api',
+        version: '1.0.0',
+        tideway: { api: '^9.0.0', plugins: [{ name: 'X', kind: 'sink', factory: 'x' }] },
+      }),
     );
     const res = await cli(['plugins', 'install', otherApi]);
     expect(res.code).toBe(2);

@@ -300,7 +300,10 @@ function jobDir(jobId: string): string {
     throw new TidewayError(ErrorCode.INTERNAL, `Job id '${jobId}' cannot name a checkpoint folder: use letters, digits, '_', '-', '.'.`);
   }
   if (`${jobId}/` === PLUGIN_PREFIX)
-    throw new TidewayError(ErrorCode.INTERNAL, `Job id '${jobId}' names the plugin store's folder in checkpoint storage: use another job id.`);
+    throw new TidewayError(
+      ErrorCode.INTERNAL,
+      `Job id '${jobId}' names the plugin store's folder in checkpoint storage: use another job id.`,
+    );
   return `${jobId}/`;
 }
 

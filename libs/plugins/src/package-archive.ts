@@ -145,7 +145,10 @@ export async function unpackArchive(bytes: Uint8Array, dest: string, what: strin
       const parts = entry.header.name.split('/').filter((p) => p !== '' && p !== '.');
       const rel = parts.slice(1);
       if (parts.some((p) => p === '..'))
-        throw new ConfigError(ErrorCode.PLUGIN_PACKAGE, `plugin package ${what}: its entry ${entry.header.name} points outside the package`);
+        throw new ConfigError(
+          ErrorCode.PLUGIN_PACKAGE,
+          `plugin package ${what}: its entry ${entry.header.name} points outside the package`,
+        );
       const chunks: Buffer[] = [];
       for await (const c of entry) chunks.push(c as Buffer);
       if (entry.header.type !== 'file' || rel.length === 0) continue;
@@ -196,7 +199,11 @@ function checked(source: string, packed: PackedPackage): PackedPackage {
  * package is unpacked once per host folder), refusing a native addon not built for this
  * process. Returns the folder.
  */
-export async function unpackVerified(bytes: Uint8Array, expected: { name: string; version: string; hash: string }, cacheDir: string): Promise<string> {
+export async function unpackVerified(
+  bytes: Uint8Array,
+  expected: { name: string; version: string; hash: string },
+  cacheDir: string,
+): Promise<string> {
   const who = `${expected.name}@${expected.version}`;
   const actual = sha256(bytes);
   if (actual !== expected.hash)

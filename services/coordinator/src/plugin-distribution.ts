@@ -115,7 +115,8 @@ export class PluginDistribution {
       this.loaded.set(e.hash, ref);
     }
     const jobId = jobIds[0];
-    if (refs.length > 0) log.info({ jobId, packages: refs.map((r) => `${r.name}@${r.version} ${r.hash.slice(0, 12)}`) }, 'plugin packages of the job');
+    if (refs.length > 0)
+      log.info({ jobId, packages: refs.map((r) => `${r.name}@${r.version} ${r.hash.slice(0, 12)}`) }, 'plugin packages of the job');
     return { refs, dirs };
   }
 

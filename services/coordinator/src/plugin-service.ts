@@ -43,7 +43,9 @@ export function packageInfo(e: StoredPackage): PluginPackageInfo {
 }
 
 /** CoordinatorService.FetchPluginPackage: the archive in chunks, checked against its hash first. */
-export function fetchPluginPackageHandler(dispatcher: Dispatcher): grpc.handleServerStreamingCall<FetchPluginPackageRequest, PluginPackageChunk> {
+export function fetchPluginPackageHandler(
+  dispatcher: Dispatcher,
+): grpc.handleServerStreamingCall<FetchPluginPackageRequest, PluginPackageChunk> {
   return (stream) =>
     detach(
       (async () => {
@@ -86,9 +88,20 @@ export const pluginStoreCalls = {
     const here: ProcessPluginPackages = { ...own, loaded: [...plugins.loaded.values()], error: '' };
     const folders: ProcessPluginPackages[] =
       own.process === 'local'
-        ? [{ process: 'plugin folders', address: '', loaded: externalPluginPackages().map((p) => ({ name: p.name, version: p.version, hash: '' })), error: '' }]
+        ? [
+            {
+              process: 'plugin folders',
+              address: '',
+              loaded: externalPluginPackages().map((p) => ({ name: p.name, version: p.version, hash: '' })),
+              error: '',
+            },
+          ]
         : [];
-    return { store: store.description, stored: (await store.list()).map(packageInfo), processes: [...folders, here, ...(await others())].filter((p) => p.process !== 'local') };
+    return {
+      store: store.description,
+      stored: (await store.list()).map(packageInfo),
+      processes: [...folders, here, ...(await others())].filter((p) => p.process !== 'local'),
+    };
   },
 
   async describe(plugins: PluginDistribution, name: string, version: string): Promise<DescribePluginPackageResponse> {

@@ -106,7 +106,10 @@ export class CoordinatorServer {
   constructor(private readonly options: CoordinatorOptions) {
     const later = checkAllowedPlugins(options.namespaces ?? {}, options.pluginStorage?.enable ?? true);
     if (later.length > 0)
-      log.warn({ plugins: later }, 'allowed plugins that no plugin package of this coordinator provides: jobs may use them once installed (tideway plugins install)');
+      log.warn(
+        { plugins: later },
+        'allowed plugins that no plugin package of this coordinator provides: jobs may use them once installed (tideway plugins install)',
+      );
     this.store = options.store ?? new MemoryStateStore();
     this.fence = new Leadership(
       '',

@@ -148,18 +148,20 @@ export const SEATUNNEL_ENGINE_SETTINGS: Readonly<Record<string, EngineSetting>> 
         type: 'enum',
         values: ['SHARED', 'ISOLATED'],
         default: 'SHARED',
-        description: 'SHARED: one stored copy per package hash, used by every job. ISOLATED (a copy per job) is refused: a package is immutable by its hash, so a copy per job would change nothing.',
+        description:
+          'SHARED: one stored copy per package hash, used by every job. ISOLATED (a copy per job) is refused: a package is immutable by its hash, so a copy per job would change nothing.',
       },
       'connector-jar-storage-path': {
         type: 'string',
         default: '',
-        description: "The folder where this process unpacks the stored packages it runs, one sub-folder per sha256 (empty: tideway-plugin-cache in the system's temporary folder).",
+        description:
+          "The folder where this process unpacks the stored packages it runs, one sub-folder per sha256 (empty: tideway-plugin-cache in the system's temporary folder).",
       },
       'connector-jar-cleanup-task-interval': {
         type: 'int',
         default: 3600,
         min: 1,
-        description: 'Seconds between the leader coordinator\'s removals of expired packages from the store.',
+        description: "Seconds between the leader coordinator's removals of expired packages from the store.",
       },
       'connector-jar-expiry-time': {
         type: 'int',

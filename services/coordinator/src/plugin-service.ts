@@ -56,7 +56,7 @@ export function fetchPluginPackageHandler(
           for (let at = 0; at < bytes.length; at += CHUNK_BYTES) stream.write({ data: Buffer.from(bytes.subarray(at, at + CHUNK_BYTES)) });
           stream.end();
         } catch (err) {
-          failStream(stream as grpc.ServerWritableStream<unknown, unknown>, err);
+          failStream(stream, err);
         }
       })(),
       'a FetchPluginPackage stream',

@@ -8,7 +8,12 @@ import { PluginStore, newestProviding, type PluginBlobs } from './plugin-store.j
 const dir = mkdtempSync(join(tmpdir(), 'tideway-plugin-store-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function writePackage(name: string, version: string, files: Record<string, string | Buffer> = {}, tideway: Record<string, unknown> = {}): string {
+function writePackage(
+  name: string,
+  version: string,
+  files: Record<string, string | Buffer> = {},
+  tideway: Record<string, unknown> = {},
+): string {
   const target = join(dir, `${name}-${version}-${Math.random().toString(36).slice(2)}`);
   mkdirSync(target, { recursive: true });
   writeFileSync(
@@ -95,7 +100,9 @@ describe('package archives', () => {
     );
     const abi = { native: { platform: 'linux', arch: 'x64', abi: '108' } };
     expect(nativeProblem(writePackage('n', '1.0.4', { 'build/a.node': elf(0x3e) }, abi), linuxX64)).toMatch(/built for Node ABI 108/);
-    expect(nativeProblem(writePackage('n', '1.0.5', { 'binding.gyp': '{}' }), linuxX64)).toMatch(/native addon to compile \(binding\.gyp\)/);
+    expect(nativeProblem(writePackage('n', '1.0.5', { 'binding.gyp': '{}' }), linuxX64)).toMatch(
+      /native addon to compile \(binding\.gyp\)/,
+    );
   });
 });
 

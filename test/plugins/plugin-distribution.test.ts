@@ -71,11 +71,11 @@ export const markerSinkFactory = {
   return target;
 }
 
-const job = (name: string, parallelism: number, rows: number, sink: string, source = '') =>
+const job = (name: string, parallelism: number, rows: number, sink: string, source = '', env = '') =>
   jobFile(
     cluster,
     name,
-    `env {\n  job.mode = "BATCH"\n  parallelism = ${parallelism}\n}\nsource {\n  FakeSource {\n    row.num = ${rows}\n${source}    schema = { fields { id = "bigint", name = "string" } }\n  }\n}\nsink {\n  ${sink}\n}\n`,
+    `env {\n  job.mode = "BATCH"\n  parallelism = ${parallelism}\n${env}}\nsource {\n  FakeSource {\n    row.num = ${rows}\n${source}    schema = { fields { id = "bigint", name = "string" } }\n  }\n}\nsink {\n  ${sink}\n}\n`,
   );
 
 const cli = (args: string[], token: string = tokens.admin, timeoutMs = 150_000) => cluster.cli([...args, '--token', token], timeoutMs);
@@ -160,26 +160,28 @@ describe('plugin packages in a cluster', () => {
     expect(v1.code, v1.stderr).toBe(0);
     expect(v1.stdout).toMatch(/^marker-sink@1\.0\.0 [0-9a-f]{64}$/m);
     const out = join(dir, 'marker-out');
-    // Job A (version 1) reads a split every half second: it still runs when job B (version 2) starts.
-    const a = cli(
-      ['submit', '-c', job('a.conf', 1, 40, `MarkerSink { path = "${out}" }`, '    split.num = 12\n    split.read-interval = 500\n')],
+    // Job A (version 1) reads 20 rows a second, of 2000: it still runs when job B (version 2) has run, then is cancelled.
+    const a = await cli(
+      ['submit', '--async', '-c', job('a.conf', 1, 2000, `MarkerSink { path = "${out}" }`, '', '  read_limit.rows_per_second = 20\n')],
       tokens.teamB,
     );
+    expect(a.code, a.stdout + a.stderr).toBe(0);
+    const jobA = a.stdout.trim().split('\n').pop()!.trim();
     await cluster.until('job A writes rows', () => markerLines(out, '1.0.0').times.length > 0, 60_000);
     const v2 = await cli(['plugins', 'install', markerPackage('marker-2', '2.0.0')]);
     expect(v2.code, v2.stderr).toBe(0);
     const b = await cli(['submit', '-c', job('b.conf', 1, 20, `MarkerSink { path = "${out}" }`)], tokens.teamB);
     expect(b.code, b.stdout + b.stderr).toBe(0);
-    const aDone = await a;
-    expect(aDone.code, aDone.stdout + aDone.stderr).toBe(0);
-    const one = markerLines(out, '1.0.0');
     const two = markerLines(out, '2.0.0');
-    expect(one.times).toHaveLength(40);
     expect(two.times).toHaveLength(20);
+    // Job A (version 1) still runs now that job B (version 2) has finished: the two ran at once.
+    const status = await cli(['status', jobA], tokens.teamB);
+    expect(status.code, status.stderr).toBe(0);
+    expect((JSON.parse(status.stdout) as { status: string }).status).toBe('RUNNING');
+    const cancelled = await cli(['cancel', jobA], tokens.teamB);
+    expect(cancelled.code, cancelled.stderr).toBe(0);
     // Each job ran on one worker (one slot each, two workers).
-    expect(one.pids.size + two.pids.size).toBe(2);
-    // Version 2 wrote while version 1 was still writing.
-    expect(Math.min(...two.times)).toBeLessThan(Math.max(...one.times));
+    expect(markerLines(out, '1.0.0').pids.size + two.pids.size).toBe(2);
 
     const described = await cli(['plugins', 'describe', 'marker-sink@1.0.0']);
     expect(described.code, described.stderr).toBe(0);

@@ -409,6 +409,13 @@ export class Dispatcher {
   }
 
   private async submitAs(jobId: string, req: SubmitJobRequest, caller?: Caller): Promise<JobMaster> {
+    // The plugin store's folder in checkpoint storage (plugin-packages/) is no job's.
+    if (jobId === 'plugin-packages')
+      throw new TidewayError(
+        ErrorCode.CONFIG_BAD_VALUE,
+        "--set-job-id plugin-packages: that is the plugin store's folder in checkpoint storage; choose another job id",
+        { jobId },
+      );
     const namespace = namespaceOf(caller);
     await this.checkSubmitAccess(req, jobId, caller);
     if (req.restoreWithCheckpoint) await this.checkRestoreSource(req, jobId, caller);

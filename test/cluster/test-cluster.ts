@@ -35,8 +35,8 @@ export interface TestClusterOptions {
   leaderLossTimeoutMs?: number;
   /** More lines under seatunnel.engine (YAML, indented as if directly under `engine:`). */
   engineYaml?: string[];
-  /** More lines under tideway (YAML, indented as if directly under `tideway:`). */
-  tidewayYaml?: string[];
+  /** More lines under tideway (YAML, indented as if directly under `tideway:`), for every process or by process. */
+  tidewayYaml?: string[] | ((name: ProcessName) => string[]);
   /** Mutual TLS: the tideway.tls files of each process (test clients set theirs with configureTls). */
   tls?: (name: ProcessName) => { caFile: string; certFile: string; keyFile: string };
 }
@@ -78,7 +78,7 @@ export class TestCluster {
       leaderLossTimeoutMs: options.leaderLossTimeoutMs ?? 30_000,
       engineYaml: options.engineYaml?.map((l) => `    ${l}`),
       tidewayYaml: (name) => [
-        ...(options.tidewayYaml ?? []).map((l) => `  ${l}`),
+        ...((typeof options.tidewayYaml === 'function' ? options.tidewayYaml(name) : options.tidewayYaml) ?? []).map((l) => `  ${l}`),
         ...(options.tls
           ? [
               `  tls: ${JSON.stringify({ 'ca-file': options.tls(name).caFile, 'cert-file': options.tls(name).certFile, 'key-file': options.tls(name).keyFile })}`,

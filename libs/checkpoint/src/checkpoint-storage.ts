@@ -32,6 +32,11 @@ export interface CheckpointStorage {
   listCheckpoints(jobId: string, pipelineId?: number): Promise<CheckpointRef[]>;
   /** Removes every checkpoint of a job (job cancelled or finished). */
   deleteJob(jobId: string): Promise<void>;
+  /**
+   * The objects of the cluster's plugin store (keys under `plugin-packages/`, beside the jobs'
+   * checkpoints, so HA coordinators share them); absent for storages that keep nothing.
+   */
+  pluginBlobs?(): BlobStore;
   close(): Promise<void>;
 }
 
@@ -82,6 +87,20 @@ export class BlobCheckpointStorage implements CheckpointStorage {
 
   get description(): string {
     return this.store.description;
+  }
+
+  pluginBlobs(): BlobStore {
+    const store = this.store;
+    const at = (key: string) => `${PLUGIN_PREFIX}${key}`;
+    return {
+      description: `${store.description} (${PLUGIN_PREFIX})`,
+      put: (key, bytes) => store.put(at(key), bytes),
+      get: (key) => store.get(at(key)),
+      list: async (prefix) => (await store.list(at(prefix))).map((k) => k.slice(PLUGIN_PREFIX.length)),
+      delete: (keys) => store.delete(keys.map(at)),
+      deletePrefix: (prefix) => store.deletePrefix(at(prefix)),
+      close: () => undefined,
+    };
   }
 
   async write(checkpoint: CompletedCheckpoint): Promise<CheckpointRef> {
@@ -273,10 +292,18 @@ function storageError(what: string, jobId: string, err: unknown): TidewayError {
   });
 }
 
+/** Where the plugin store's objects go; jobDir refuses a job of that id, so no job's checkpoints land there. */
+const PLUGIN_PREFIX = 'plugin-packages/';
+
 function jobDir(jobId: string): string {
   if (!ID_TEXT.test(jobId) || jobId === '.' || jobId === '..') {
     throw new TidewayError(ErrorCode.INTERNAL, `Job id '${jobId}' cannot name a checkpoint folder: use letters, digits, '_', '-', '.'.`);
   }
+  if (`${jobId}/` === PLUGIN_PREFIX)
+    throw new TidewayError(
+      ErrorCode.INTERNAL,
+      `Job id '${jobId}' names the plugin store's folder in checkpoint storage: use another job id.`,
+    );
   return `${jobId}/`;
 }
 

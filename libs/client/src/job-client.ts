@@ -146,6 +146,21 @@ export class JobClient {
     return this.unary((c) => call(c, 'drainWorker', { worker }, { deadlineMs: 10_000 }));
   }
 
+  /** Stores a packed plugin package in the cluster's plugin store (admin role). */
+  installPluginPackage(archive: Uint8Array, source: string) {
+    return this.unary((c) => call(c, 'installPluginPackage', { archive: Buffer.from(archive), source }, { deadlineMs: 120_000 }));
+  }
+
+  /** The cluster's stored plugin packages, and what each process has loaded. */
+  listPluginPackages() {
+    return this.unary((c) => call(c, 'listPluginPackages', {}, { deadlineMs: 30_000 }));
+  }
+
+  /** One stored package (name or name@version) with its plugins' options. */
+  describePluginPackage(name: string, version: string) {
+    return this.unary((c) => call(c, 'describePluginPackage', { name, version }, { deadlineMs: 60_000 }));
+  }
+
   /** Ends a worker's drain: it gets slots again. */
   undrain(worker: string) {
     return this.unary((c) => call(c, 'undrainWorker', { worker }, { deadlineMs: 10_000 }));

@@ -12,6 +12,7 @@ export * from './gen/tideway/v1/resource_manager_service.pb.js';
 export * from './gen/tideway/v1/worker_service.pb.js';
 export * from './gen/tideway/v1/data_exchange.pb.js';
 export * from './gen/tideway/v1/token_service.pb.js';
+export * from './gen/tideway/v1/plugins.pb.js';
 export * from './wire/checkpoint-kind.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { CatalogTable, JobMode, PluginOptions, Source } from '@tideway/api';
+import type { CatalogTable, JobMode, PluginOptions, PluginType, Source } from '@tideway/api';
 import {
   deadLetterSink,
   parseJobConfig,
@@ -11,7 +11,7 @@ import {
 import { planJobConfig, formatPlan, planToJson, type JobPlan, type Pipeline, type PipelineVertex, type PluginBlock } from '@tideway/dag';
 import { createSource, createTransform, createSink, loadPluginsFor, resolveOptions, type PluginRegistry } from '@tideway/plugins/lazy';
 import { logger, redactSecrets, redactText } from '@tideway/common';
-import type { ChainNode, DeadLetterTarget, RowErrorPolicy, TaskGroupDescriptor } from '@tideway/runtime';
+import type { ChainNode, DeadLetterTarget, JobPluginPackage, RowErrorPolicy, TaskGroupDescriptor } from '@tideway/runtime';
 
 /** A task group ready to deploy (attempt and restore state are added at deploy time). */
 export interface PlannedTaskGroup {
@@ -52,6 +52,8 @@ export interface PlannedJob {
   schemas: Map<number, CatalogTable[]>;
   /** Total slots the job needs. */
   slots: number;
+  /** The plugin packages of the cluster's store the job runs (every task deployment names them). */
+  packages: JobPluginPackage[];
   /** The job's plugins, loaded. */
   registry: PluginRegistry;
 }
@@ -65,6 +67,12 @@ export interface PlanRequest extends ParseOptions {
    * source has connected to its system or read a file yet): throws to refuse the job.
    */
   admit?: (blocks: ReadonlyArray<{ block: PluginBlock; options: PluginOptions }>) => void;
+  /**
+   * Resolves the job's plugins that are not built-in to packages of the cluster's plugin store:
+   * the plan loads them from `dirs` (unpacked by hash, so two jobs may run two versions) and
+   * every task deployment names `refs`, which workers fetch and verify.
+   */
+  packages?: (blocks: ReadonlyArray<{ type: PluginType; name: string }>) => Promise<{ refs: JobPluginPackage[]; dirs: string[] }>;
 }
 
 /**
@@ -80,7 +88,8 @@ export async function planJobText(text: string, req: PlanRequest): Promise<Plann
   // mode ROUTE: the dead-letter sink is a sink block of the job for validation, admission and the committers.
   const deadLetter = route ? deadLetterSink(route, config, config.sinks.length) : undefined;
   const blocks = [...config.sources, ...config.transforms, ...config.sinks, ...(deadLetter ? [deadLetter.plugin] : [])];
-  const registry = await loadPluginsFor(blocks);
+  const packages = (await req.packages?.(blocks)) ?? { refs: [], dirs: [] };
+  const registry = await loadPluginsFor(blocks, packages.dirs);
   const optionsByBlock = new Map<PluginBlock, PluginOptions>();
   for (const block of blocks) optionsByBlock.set(block, resolveOptions(block, registry));
   // Retired options (SeaTunnel dropped them and ignores them): said once per job, here, not by every task that re-validates.
@@ -105,7 +114,10 @@ export async function planJobText(text: string, req: PlanRequest): Promise<Plann
       : {}),
   };
   for (const p of plan.pipelines) pipelines.push(await planPipeline(p, plan, facts, config, schemas, registry));
+  if (packages.refs.length > 0)
+    for (const p of pipelines) for (const tg of p.taskGroups) tg.descriptor.pluginPackages = packages.refs.map((r) => ({ ...r }));
   return {
+    packages: packages.refs,
     jobId: req.jobId,
     jobName: req.jobName ?? env.jobName,
     jobMode,

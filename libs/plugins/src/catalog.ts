@@ -158,15 +158,47 @@ export async function loadBuiltinPlugins(): Promise<PluginRegistry> {
   return new PluginRegistry(await Promise.all(PLUGIN_CATALOG.map((e) => e.load())), PLUGIN_CATALOG);
 }
 
+/** A package folder read once per process (the job packages a cluster ships, unpacked by hash). */
+const jobPackageCache = new Map<string, CatalogEntry[]>();
+
+/** The catalog entries of an unpacked package (a job's, from the plugin store): loaded by its folder, so two versions load apart. */
+function jobPackageEntries(dir: string): CatalogEntry[] {
+  let entries = jobPackageCache.get(dir);
+  if (!entries) {
+    const pkg = readPluginPackage(dir, { builtin: false, fromSource: false });
+    if (!pkg) throw packageError({ dir }, 'its package.json declares no plugins');
+    checkNotBuiltin(pkg);
+    entries = entriesOf([pkg]);
+    jobPackageCache.set(dir, entries);
+  }
+  return entries;
+}
+
+/** Refuses a package whose plugin has a built-in's name (a stored package may not replace a built-in). */
+export function checkNotBuiltin(pkg: PluginPackage): void {
+  for (const p of pkg.plugins) {
+    if (PLUGIN_CATALOG.some((e) => e.type === p.kind && e.name.toLowerCase() === p.name.toLowerCase()))
+      throw packageError(pkg, `its ${p.kind} ${p.name} has the name of a built-in ${p.kind}; give it another name`);
+  }
+}
+
 /**
  * A registry of just the plugins a job or task group names, loading only their packages: the
  * coordinator plans and a worker thread starts faster, with less memory, than with every
  * connector's dependencies (docs/decisions/0035). Names it does not know are reported against
  * the whole catalog; a package that does not load is reported in one sentence naming it.
+ * `jobPackages` are the folders of the packages the job was given (the cluster's plugin store,
+ * unpacked by hash): their plugins come first, so two jobs may run two versions of one plugin.
  */
-export async function loadPluginsFor(wanted: ReadonlyArray<{ type: PluginType; name: string }>): Promise<PluginRegistry> {
-  const catalog = pluginCatalog();
-  const keys = new Set(wanted.map((w) => `${w.type}:${w.name.toLowerCase()}`));
-  const entries = catalog.filter((e) => keys.has(`${e.type}:${e.name.toLowerCase()}`));
+export async function loadPluginsFor(
+  wanted: ReadonlyArray<{ type: PluginType; name: string }>,
+  jobPackages: readonly string[] = [],
+): Promise<PluginRegistry> {
+  const own = jobPackages.flatMap(jobPackageEntries);
+  const key = (e: { type: PluginType; name: string }) => `${e.type}:${e.name.toLowerCase()}`;
+  const ownKeys = new Set(own.map(key));
+  const catalog = [...own, ...pluginCatalog().filter((e) => !ownKeys.has(key(e)))];
+  const keys = new Set(wanted.map(key));
+  const entries = catalog.filter((e) => keys.has(key(e)));
   return new PluginRegistry(await Promise.all(entries.map((e) => e.load())), catalog);
 }

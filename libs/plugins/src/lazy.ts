@@ -10,7 +10,9 @@ export {
   loadPluginsFor,
   pluginCatalog,
   usePluginDirs,
+  checkNotBuiltin,
   type CatalogEntry,
 } from './catalog.js';
 export type { PluginDeclaration, PluginPackage } from './packages.js';
+export { processPluginCache } from './packages.js';
 export * from './instantiate.js';

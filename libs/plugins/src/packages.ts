@@ -5,6 +5,7 @@
  * package's code (that happens when a job names one of its plugins).
  */
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { PLUGIN_API_VERSION, type PluginType } from '@tideway/api';
 import { ConfigError, ErrorCode } from '@tideway/common';
@@ -173,3 +174,9 @@ export function scanPluginDirs(
   }
   return out;
 }
+
+/**
+ * The folder a process unpacks stored packages into when jar-storage.connector-jar-storage-path
+ * is empty: its own (a coordinator and a worker of one process share it), removed when it stops.
+ */
+export const processPluginCache = (): string => join(tmpdir(), 'tideway-plugin-cache', String(process.pid));

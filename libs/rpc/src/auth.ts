@@ -33,6 +33,8 @@ export const METHOD_ROLES: Readonly<Record<string, Role>> = {
   WatchJob: 'viewer',
   GetClusterOverview: 'viewer',
   GetJobLogs: 'viewer',
+  ListPluginPackages: 'viewer',
+  DescribePluginPackage: 'viewer',
   PlanJob: 'operator',
   SubmitJob: 'operator',
   CancelJob: 'operator',

@@ -38,6 +38,20 @@ export interface TaskGroupDescriptor {
   sinkRowErrors?: RowErrorPolicy;
   /** mode ROUTE: the dead-letter sink this task group's transforms (or sinks) write their bad rows to. */
   deadLetter?: DeadLetterTarget;
+  /**
+   * The plugin packages of the cluster's store the chain runs (name, version, sha256): the
+   * worker fetches and verifies each before it deploys, and sets `dir` to where it unpacked it.
+   */
+  pluginPackages?: JobPluginPackage[];
+}
+
+/** A stored plugin package a task group runs. */
+export interface JobPluginPackage {
+  name: string;
+  version: string;
+  hash: string;
+  /** Set by the worker: the folder it unpacked the package into. */
+  dir?: string;
 }
 
 /**

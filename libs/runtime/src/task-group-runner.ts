@@ -154,7 +154,10 @@ export class TaskGroupRunner {
     const nodes = [...chainNodes(root)];
     const plugins = nodes.map((n) => ({ type: n.plugin.type, name: n.plugin.name }));
     if (d.deadLetter) plugins.push({ type: 'sink', name: d.deadLetter.plugin.name });
-    this.plugins = await this.loadPlugins(plugins);
+    this.plugins = await this.loadPlugins(
+      plugins,
+      (d.pluginPackages ?? []).flatMap((p) => p.dir ?? []),
+    );
     this.openDeadLetter();
     if (d.input || nodes.some((n) => (n.shuffles?.length ?? 0) > 0)) this.exchange = await import('./exchange/exchange.js');
     if (d.input) {

@@ -2,7 +2,7 @@ import { CoordinatorServer, JobEventReporter } from '@tideway/coordinator';
 import { ResourceManagerService } from '@tideway/resource-manager';
 import { SpareTaskThread, WorkerServer } from '@tideway/worker';
 import type { EngineConfig } from '@tideway/config';
-import { checkpointStorageOf, configLimitsOf } from './commands/options.js';
+import { checkpointStorageOf, configLimitsOf, pluginStorageOf } from './commands/options.js';
 
 /** The three services of local mode, in one process, talking gRPC over loopback. */
 export interface LocalCluster {
@@ -55,6 +55,7 @@ async function startServices(engine: EngineConfig, coordinatorPort: number, spar
     checkpointStorage: checkpointStorageOf(engine),
     configLimits: configLimitsOf(engine),
     events: JobEventReporter.fromConfig(engine),
+    pluginStorage: pluginStorageOf(engine),
   });
   const coordinatorAddress = await coordinator.start({ waitForLeadership: true });
   resourceManager.setCoordinators([coordinatorAddress]);
@@ -69,6 +70,7 @@ async function startServices(engine: EngineConfig, coordinatorPort: number, spar
     heartbeatIntervalMs: engine.tideway.heartbeat.interval,
     pluginCallTimeout: engine.tideway.pluginCallTimeout,
     spareTaskThread: spare,
+    pluginCacheDir: engine.jarStorage.connectorJarStoragePath,
   });
   await worker.start();
   await worker.waitRegistered();

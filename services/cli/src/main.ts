@@ -14,6 +14,7 @@ import { registerChaosCommand } from './commands/chaos-command.js';
 import { registerShadeCommands } from './commands/shade-commands.js';
 import { registerTokenCommand } from './commands/token-command.js';
 import { registerPluginCommand } from './commands/plugin-command.js';
+import { registerPluginsCommand } from './commands/plugins-command.js';
 import { registerCompatCommand } from './commands/compat-command.js';
 import { registerIcebergCommand } from './commands/iceberg-command.js';
 
@@ -41,6 +42,7 @@ registerShadeCommands(program);
 registerTokenCommand(program);
 registerChaosCommand(program);
 registerPluginCommand(program);
+registerPluginsCommand(program);
 registerCompatCommand(program);
 registerIcebergCommand(program);
 registerCompletionCommand(program);

@@ -21,6 +21,7 @@ import { checkAccess, namespaceOf, type Caller } from './namespace-access.js';
 import { admitBlocks, admitSinkTables } from './namespace-limits.js';
 import { CheckpointRetention } from './checkpoint-retention.js';
 import { fitRestorePoints, restoreSourceOf } from './restore-from.js';
+import { PluginDistribution, type PluginDistributionOptions } from './plugin-distribution.js';
 import { namespaceUsage, quotaPolicy, type QuotaSource } from './namespace-quotas.js';
 import type { NamespaceUsage } from '@tideway/contracts';
 
@@ -40,6 +41,8 @@ export interface DispatcherOptions {
   configLimits?: ConfigLimits;
   /** Where job events are pushed (event-report-http, tideway.events.webhooks); none when unset. */
   events?: JobEventReporter;
+  /** seatunnel.engine.jar-storage: plugin packages stored and shipped to the workers (default on, in a temporary cache folder). */
+  pluginStorage?: PluginDistributionOptions;
 }
 
 /** The parts of the coordinator process the dispatcher works through. */
@@ -79,6 +82,8 @@ export class Dispatcher {
   private scheduler: Scheduler;
   /** Deletes ended jobs' checkpoints when their time comes (checkpoint-retention.ts). */
   private readonly retention: CheckpointRetention;
+  /** The cluster's plugin store and the packages this coordinator unpacked. */
+  readonly plugins: PluginDistribution;
 
   constructor(
     private readonly options: DispatcherOptions,
@@ -86,12 +91,22 @@ export class Dispatcher {
   ) {
     this.scheduler = this.newScheduler();
     this.events.setMaxListeners(0);
+    this.plugins = new PluginDistribution(
+      options.checkpointStorage,
+      options.pluginStorage ?? { enable: true, cacheDir: '', expiryMs: 600_000, cleanupIntervalMs: 3_600_000 },
+    );
     this.retention = new CheckpointRetention(
       options.checkpointStorage,
       deps.store,
       options.historyExpireMs,
       (id) => this.planning.has(id) || (this.jobs.has(id) && !this.jobs.get(id)!.isEnded()),
     );
+  }
+
+  /** Removes the stored plugin packages no job named for connector-jar-expiry-time (the leader's tick; at its own interval). */
+  cleanupPlugins(now: number): Promise<void> {
+    const running = [...this.jobs.values()].filter((j) => !j.isEnded());
+    return this.plugins.cleanup(new Set(running.flatMap((j) => j.job.packages.map((p) => p.hash))), now);
   }
 
   /** A new leadership begins: a fresh scheduler and queue; cancelled jobs' checkpoints get their expiry. */
@@ -248,8 +263,9 @@ export class Dispatcher {
    * Plans a job. With `caller` (a submit or PlanJob; not a take-over, whose job was admitted
    * already), the limits of the caller's namespace (tideway.auth.namespaces) are checked: the plugins and local paths
    * before any plugin is created, a LocalFile sink's folders with its tables' names once planned.
+   * With `record` (not for PlanJob), the job is noted as a user of its plugin packages.
    */
-  async plan(req: SubmitJobRequest, jobId: string, caller?: Caller): Promise<PlannedJob> {
+  async plan(req: SubmitJobRequest, jobId: string, caller?: Caller, record = true): Promise<PlannedJob> {
     const ns = namespaceOf(caller);
     const limits = ns ? this.options.namespaces?.[ns] : undefined;
     const planReq: PlanRequest = {
@@ -259,10 +275,13 @@ export class Dispatcher {
       format: req.format === 'json' ? 'json' : req.format === 'hocon' ? 'hocon' : undefined,
       variables: req.variables,
       admit: limits && ((blocks) => admitBlocks(ns, limits, blocks)),
+      // A job keeps the package versions it ran (a take-over, -r), or those of the job it restores from.
+      packages: (blocks) => this.plugins.resolve(blocks, [jobId, ...(restoreSourceOf(req) ? [restoreSourceOf(req)!] : [])]),
       limits: this.options.configLimits,
     };
     const planned = await planJobText(req.configText, planReq);
     for (const p of planned.pipelines) admitSinkTables(ns, limits, p.sinks);
+    if (record) await this.plugins.markUsed(planned.packages, jobId);
     return planned;
   }
 
@@ -390,6 +409,13 @@ export class Dispatcher {
   }
 
   private async submitAs(jobId: string, req: SubmitJobRequest, caller?: Caller): Promise<JobMaster> {
+    // The plugin store's folder in checkpoint storage (plugin-packages/) is no job's.
+    if (jobId === 'plugin-packages')
+      throw new TidewayError(
+        ErrorCode.CONFIG_BAD_VALUE,
+        "--set-job-id plugin-packages: that is the plugin store's folder in checkpoint storage; choose another job id",
+        { jobId },
+      );
     const namespace = namespaceOf(caller);
     await this.checkSubmitAccess(req, jobId, caller);
     if (req.restoreWithCheckpoint) await this.checkRestoreSource(req, jobId, caller);

@@ -7,3 +7,5 @@ export * from './gateways.js';
 export * from './metrics.js';
 export { JobEventReporter, type JobEvent } from './job-events.js';
 export { SIGNATURE_HEADER, signature, type DeliveryStats } from './event-delivery.js';
+export { PluginDistribution, type PluginDistributionOptions } from './plugin-distribution.js';
+export { pluginStoreCalls } from './plugin-service.js';

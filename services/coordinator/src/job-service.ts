@@ -138,7 +138,7 @@ export function jobServiceHandlers(c: JobServiceContext): grpc.UntypedServiceImp
     }),
     // Planning changes nothing: any coordinator answers.
     planJob: unaryHandler<SubmitJobRequest, PlanJobResponse>(async (req, call) =>
-      describePlan(await c.dispatcher.plan(req, req.jobId || 'plan', callerOfCall(call))),
+      describePlan(await c.dispatcher.plan(req, req.jobId || 'plan', callerOfCall(call), false)),
     ),
     getJob: leaderUnary<GetJobRequest, JobInfo>(async (req, caller) => {
       const init = c.dispatcher.planning.get(req.jobId);

@@ -77,4 +77,10 @@ describe('namespace limits', () => {
       /^tideway\.auth\.namespaces\.team-a\.allowed-plugins: 'FakeSorce' is not a plugin \(known: Assert, Console, Copy, (\w+, )*FakeSource, /,
     );
   });
+
+  it('with a plugin store, returns (for a warning) a name a package installed later may provide', () => {
+    expect(checkAllowedPlugins({ 'team-a': { allowedPlugins: ['FakeSource', 'MarkerSink'], localFilePathPrefixes: [] } }, true)).toEqual([
+      'tideway.auth.namespaces.team-a.allowed-plugins: MarkerSink',
+    ]);
+  });
 });

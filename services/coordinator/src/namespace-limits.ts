@@ -98,17 +98,27 @@ export function admitSinkTables(
   }
 }
 
-/** Refuses (as an engine-config error) an allowed-plugins entry that names no plugin: a typo would refuse every job of the namespace. */
-export function checkAllowedPlugins(namespaces: Readonly<Record<string, NamespaceLimits>>): void {
+/**
+ * Refuses (as an engine-config error) an allowed-plugins entry that names no plugin: a typo would
+ * refuse every job of the namespace. With a plugin store (`installable`), a name no package of
+ * this coordinator provides may be one installed later (tideway plugins install): it is returned,
+ * for a warning, instead of refused.
+ */
+export function checkAllowedPlugins(namespaces: Readonly<Record<string, NamespaceLimits>>, installable = false): string[] {
   const catalog = pluginCatalog();
   const known = new Set(catalog.map((p) => p.name.toLowerCase()));
+  const later: string[] = [];
   for (const [ns, limits] of Object.entries(namespaces)) {
-    const unknown = limits.allowedPlugins.find((p) => !known.has(p.toLowerCase()));
-    if (unknown !== undefined) {
+    for (const unknown of limits.allowedPlugins.filter((p) => !known.has(p.toLowerCase()))) {
+      if (installable) {
+        later.push(`tideway.auth.namespaces.${ns}.allowed-plugins: ${unknown}`);
+        continue;
+      }
       throw new ConfigError(
         ErrorCode.ENGINE_CONFIG,
         `tideway.auth.namespaces.${ns}.allowed-plugins: '${unknown}' is not a plugin (known: ${[...new Set(catalog.map((p) => p.name))].sort((a, b) => a.localeCompare(b)).join(', ')})`,
       );
     }
   }
+  return later;
 }

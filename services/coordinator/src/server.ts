@@ -18,6 +18,8 @@ import type { JobScheduleStrategy } from './scheduler.js';
 import { reconcileWorkers } from './take-over.js';
 import { checkAllowedPlugins } from './namespace-limits.js';
 import { storedTokenEntries, tokenServiceHandlers } from './token-service.js';
+import { fetchPluginPackageHandler, pluginServiceHandlers } from './plugin-service.js';
+import type { PluginDistributionOptions } from './plugin-distribution.js';
 
 const log = logger('coordinator');
 /** How often the leader hands the resource manager the list of slots its jobs hold. */
@@ -63,6 +65,8 @@ export interface CoordinatorOptions {
    * by a restart (tideway.drain.batch-timeout; default 10 minutes).
    */
   drainBatchTimeoutMs?: number;
+  /** seatunnel.engine.jar-storage: plugin packages stored by hash and shipped to the workers (default: on, a cache folder of this process). */
+  pluginStorage?: PluginDistributionOptions;
 }
 
 /**
@@ -100,7 +104,12 @@ export class CoordinatorServer {
   port = 0;
 
   constructor(private readonly options: CoordinatorOptions) {
-    checkAllowedPlugins(options.namespaces ?? {});
+    const later = checkAllowedPlugins(options.namespaces ?? {}, options.pluginStorage?.enable ?? true);
+    if (later.length > 0)
+      log.warn(
+        { plugins: later },
+        'allowed plugins that no plugin package of this coordinator provides: jobs may use them once installed (tideway plugins install)',
+      );
     this.store = options.store ?? new MemoryStateStore();
     this.fence = new Leadership(
       '',
@@ -156,7 +165,10 @@ export class CoordinatorServer {
       stepDown: () => this.handOver(),
       whereabouts: () => ({ address: this.address, epoch: this.epoch, knownLeader: this.fence.knownLeader }),
     });
-    this.server.add('tideway.v1.JobService', JobServiceService, jobService);
+    const pluginService = pluginServiceHandlers({ dispatcher: this.dispatcher, resources: this.rm, address: () => this.address }, () =>
+      this.ready(),
+    );
+    this.server.add('tideway.v1.JobService', JobServiceService, { ...jobService, ...pluginService });
     this.server.add('tideway.v1.TokenService', TokenServiceService, tokenServiceHandlers(this.options.tokenStore));
     const tokens = this.options.tokenStore;
     // This process (its JobService, TokenService and REST API) accepts the state store's tokens too.
@@ -168,7 +180,10 @@ export class CoordinatorServer {
       takingOver: () => this.takingOver !== undefined,
       countWorkerLost: () => this.workersLost++,
     });
-    this.server.add('tideway.v1.CoordinatorService', CoordinatorServiceService, coordinatorService);
+    this.server.add('tideway.v1.CoordinatorService', CoordinatorServiceService, {
+      ...coordinatorService,
+      fetchPluginPackage: fetchPluginPackageHandler(this.dispatcher),
+    });
     this.port = await this.server.listen(this.options.host, this.options.port);
     this.fence.address = this.address;
     let elected!: () => void;
@@ -197,6 +212,7 @@ export class CoordinatorServer {
     this.dispatcher.stop();
     await this.options.events?.close();
     await this.election?.stop();
+    this.dispatcher.plugins.close();
     await this.options.checkpointStorage.close();
     this.rm.close();
     this.workers.close();
@@ -334,6 +350,7 @@ export class CoordinatorServer {
       detach(this.syncSlots(), 'syncing the slot table');
     }
     this.dispatcher.tick(now, backup);
+    if (!this.takingOver) detach(this.dispatcher.cleanupPlugins(now), 'removing expired plugin packages');
     if (!this.takingOver) await this.moveOffDrainingWorkers();
   }
 

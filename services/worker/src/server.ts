@@ -14,6 +14,7 @@ import {
   type GetJobLogsResponse,
   type ListTaskGroupsResponse,
   type NotifyTaskRestoreRequest,
+  type ProcessPluginPackages,
   type TriggerCheckpointRequest,
   type WorkerProfile,
 } from '@tideway/contracts';
@@ -21,6 +22,8 @@ import { detach, backoffDelay, logger, readLocalJobLogs, sleep } from '@tideway/
 import { EpochGuard, TidewayServer, call, clientOptions, epochMetadata, channelCredentials, unaryHandler, required } from '@tideway/rpc';
 import { dataExchangeHandlers, taskGroupStateCodec, type CallLimits, type SpareTaskThread } from '@tideway/runtime';
 import { TaskExecutionService } from './task-execution-service.js';
+import { processPluginCache } from '@tideway/plugins/lazy';
+import { WorkerPluginPackages } from './plugin-packages.js';
 
 const log = logger('worker');
 const OK: Ack = { ok: true, error: undefined };
@@ -51,6 +54,12 @@ export interface WorkerOptions {
    * before the other services, so it has their start-up time to load); the worker owns it.
    */
   spareTaskThread?: SpareTaskThread;
+  /**
+   * Where stored plugin packages are unpacked, one folder per sha256
+   * (jar-storage.connector-jar-storage-path); empty or absent: a folder of this process's own,
+   * removed when it stops.
+   */
+  pluginCacheDir?: string;
 }
 
 /**
@@ -82,6 +91,11 @@ export class WorkerServer {
   constructor(private readonly options: WorkerOptions) {
     this.workerId = options.workerId ?? randomUUID();
     this.tasks = new TaskExecutionService(options.coordinatorAddresses, options.pluginCallTimeout, options.spareTaskThread);
+    this.tasks.pluginPackages = new WorkerPluginPackages(
+      this.tasks.leader,
+      options.pluginCacheDir || processPluginCache(),
+      !options.pluginCacheDir,
+    );
     this.epochs = new EpochGuard((epoch, address) => {
       log.info({ epoch, leader: address }, 'a new leader coordinator');
       this.tasks.leader.noteLeader(address);
@@ -114,6 +128,13 @@ export class WorkerServer {
       }),
       // Read-only: any coordinator (a follower too) may ask, without the leader's epoch.
       readJobLogs: unaryHandler<GetJobLogsRequest, GetJobLogsResponse>((req) => readLocalJobLogs(req)),
+      // Read-only, for tideway plugins list (any coordinator asks).
+      listLoadedPluginPackages: unaryHandler<object, ProcessPluginPackages>(() => ({
+        process: 'worker',
+        address: this.address,
+        loaded: [...(t.pluginPackages?.loaded.values() ?? [])],
+        error: '',
+      })),
       notifyTaskRestore: unaryHandler<NotifyTaskRestoreRequest, Ack>((req, c) => {
         this.epochs.check(c.metadata);
         t.restore(required(req.location, 'location'), req.checkpointId, taskGroupStateCodec.decodeOptional(req.state));
@@ -332,6 +353,7 @@ export class WorkerServer {
     if (this.heartbeatTimer) clearTimeout(this.heartbeatTimer);
     if (this.leaderTimer) clearTimeout(this.leaderTimer);
     await this.tasks.stop();
+    this.tasks.pluginPackages?.close();
     this.rm?.close();
     await this.server.close(500);
   }

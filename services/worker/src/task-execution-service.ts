@@ -8,6 +8,7 @@ import {
 } from '@tideway/contracts';
 import { detach, logger, rememberSecretsOf, serializeError, type SerializedError, backoffDelay, sleep } from '@tideway/common';
 import { LeaderCaller, call, clientOptions, channelCredentials } from '@tideway/rpc';
+import type { WorkerPluginPackages } from './plugin-packages.js';
 import {
   SpareTaskThread,
   TaskGroupThread,
@@ -70,6 +71,8 @@ export class TaskExecutionService {
   private readonly groups = new Map<string, RunningTaskGroup>();
   /** Reports go to the leader among the coordinators, following redirects across fail-overs. */
   readonly leader: LeaderCaller<CoordinatorServiceClient>;
+  /** The stored plugin packages this worker fetches and unpacks (set by the worker process). */
+  pluginPackages?: WorkerPluginPackages;
   private splitPoller?: NodeJS.Timeout;
   constructor(
     coordinatorAddresses: readonly string[],
@@ -130,6 +133,12 @@ export class TaskExecutionService {
   ): Promise<void> {
     // A descriptor this worker cannot read fails the deploy before anything here changes.
     const descriptor = descriptorCodec.decode(descriptorBytes);
+    // Stored plugin packages: fetched, verified and unpacked before anything here changes (a
+    // refusal fails the deploy, naming the package).
+    if (descriptor.pluginPackages?.length) {
+      if (!this.pluginPackages) throw new Error('this worker keeps no plugin packages (it was started without a cache folder)');
+      await this.pluginPackages.ensure(descriptor.pluginPackages);
+    }
     const key = locationKey(location);
     const existing = this.groups.get(key);
     if (existing && !existing.ended) {

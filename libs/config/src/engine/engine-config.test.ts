@@ -90,6 +90,22 @@ tideway:
     expect(loadEngineConfig({ sets: ['job-schedule-strategy=WAIT'] }).jobScheduleStrategy).toBe('REJECT');
   });
 
+  it("gives SeaTunnel's jar-storage keys their meaning for plugin packages, and refuses ISOLATED by name", () => {
+    const c = loadEngineConfig({
+      sets: ['jar-storage.connector-jar-expiry-time=60', 'jar-storage.connector-jar-storage-path=/var/cache/tw'],
+    });
+    expect(c.jarStorage).toEqual({
+      enable: true,
+      connectorJarStorageMode: 'SHARED',
+      connectorJarStoragePath: '/var/cache/tw',
+      connectorJarCleanupTaskInterval: 3600,
+      connectorJarExpiryTime: 60,
+    });
+    expect(() => loadEngineConfig({ sets: ['jar-storage.connector-jar-storage-mode=ISOLATED'] })).toThrow(
+      /^seatunnel\.engine\.jar-storage\.connector-jar-storage-mode ISOLATED is not supported: /,
+    );
+  });
+
   it('applies --set overrides as typed YAML scalars', () => {
     const c = loadEngineConfig({
       file: DEPLOY,

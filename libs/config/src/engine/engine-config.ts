@@ -49,6 +49,16 @@ export interface EngineConfig {
     };
   };
   /** SeaTunnel's job event report (`seatunnel.engine.event-report-http`); url '' when off. */
+  /** seatunnel.engine.jar-storage: how plugin packages are stored and shipped in a cluster. */
+  readonly jarStorage: {
+    readonly enable: boolean;
+    readonly connectorJarStorageMode: 'SHARED' | 'ISOLATED';
+    readonly connectorJarStoragePath: string;
+    /** Seconds. */
+    readonly connectorJarCleanupTaskInterval: number;
+    /** Seconds. */
+    readonly connectorJarExpiryTime: number;
+  };
   readonly eventReportHttp: { readonly url: string; readonly headers: Readonly<Record<string, string | number | boolean>> };
   /** SeaTunnel's REST API v2 (`seatunnel.engine.http`). */
   readonly http: {
@@ -240,6 +250,10 @@ export function compileEngineConfig(input: EngineConfigInput): EngineConfig {
     );
   }
   checkEventReceivers(config, fail);
+  if (config.jarStorage.connectorJarStorageMode === 'ISOLATED')
+    fail(
+      'seatunnel.engine.jar-storage.connector-jar-storage-mode ISOLATED is not supported: a stored plugin package is immutable by its sha256, so jobs share one copy of it (SHARED)',
+    );
   const strategy = config.slotService.dynamicSlot ? 'REJECT' : config.jobScheduleStrategy;
   return Object.freeze({ ...config, jobScheduleStrategy: strategy });
 }

@@ -133,6 +133,45 @@ export const SEATUNNEL_ENGINE_SETTINGS: Readonly<Record<string, EngineSetting>> 
       },
     },
   },
+  'jar-storage': {
+    type: 'section',
+    description:
+      "SeaTunnel's connector jar storage, for Tideway's plugin packages: the coordinator stores each package a job names once by its sha256 in checkpoint storage and workers fetch it from the coordinator (docs/plugins.md, In a cluster).",
+    fields: {
+      enable: {
+        type: 'boolean',
+        default: true,
+        description:
+          "Store and ship plugin packages to the workers (Tideway's default is true; SeaTunnel's is false, its servers hold every connector jar). false: each process uses its own plugin folders only.",
+      },
+      'connector-jar-storage-mode': {
+        type: 'enum',
+        values: ['SHARED', 'ISOLATED'],
+        default: 'SHARED',
+        description:
+          'SHARED: one stored copy per package hash, used by every job. ISOLATED (a copy per job) is refused: a package is immutable by its hash, so a copy per job would change nothing.',
+      },
+      'connector-jar-storage-path': {
+        type: 'string',
+        default: '',
+        description:
+          "The folder where this process unpacks the stored packages it runs, one sub-folder per sha256 (empty: tideway-plugin-cache in the system's temporary folder).",
+      },
+      'connector-jar-cleanup-task-interval': {
+        type: 'int',
+        default: 3600,
+        min: 1,
+        description: "Seconds between the leader coordinator's removals of expired packages from the store.",
+      },
+      'connector-jar-expiry-time': {
+        type: 'int',
+        default: 600,
+        min: 1,
+        description:
+          'Seconds after which a stored package that no job named (since it was installed or last used) and no running job uses is removed from the store.',
+      },
+    },
+  },
   'event-report-http': {
     type: 'section',
     description:

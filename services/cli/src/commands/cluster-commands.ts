@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { ConfigError, ErrorCode } from '@tideway/common';
 import {
   checkpointStorageOf,
+  pluginStorageOf,
   collect,
   configLimitsOf,
   coordinatorAddresses,
@@ -128,6 +129,7 @@ export function registerClusterCommands(program: Command): void {
           configLimits: configLimitsOf(engine),
           events: JobEventReporter.fromConfig(engine),
           drainBatchTimeoutMs: t.drain.batchTimeout,
+          pluginStorage: pluginStorageOf(engine),
         });
         // A fixed port names the process before it starts: a take-over at the start logs to the jobs' files too.
         const coordinatorRole = role === 'all' ? 'all' : 'coordinator';
@@ -157,6 +159,7 @@ export function registerClusterCommands(program: Command): void {
           attributes: Object.fromEntries(Object.entries(t.worker.attributes).map(([k, v]) => [k, String(v)])),
           heartbeatIntervalMs: t.heartbeat.interval,
           pluginCallTimeout: t.pluginCallTimeout,
+          pluginCacheDir: engine.jarStorage.connectorJarStoragePath,
         });
         process.stderr.write(`tideway: worker listening on ${await w.start()}\n`);
         if (role === 'worker') stops.push(keepJobLogs(engine, w.address, 'worker'));

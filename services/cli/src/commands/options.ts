@@ -31,6 +31,22 @@ export function checkpointStorageOf(engine: EngineConfig): CheckpointStorage {
   return checkpointStorageFromConfig({ type: s.type, 'max-retained': s.maxRetained, 'plugin-config': s.pluginConfig });
 }
 
+/** seatunnel.engine.jar-storage as the coordinator takes it (seconds made milliseconds). */
+export function pluginStorageOf(engine: EngineConfig): {
+  enable: boolean;
+  cacheDir: string;
+  expiryMs: number;
+  cleanupIntervalMs: number;
+} {
+  const j = engine.jarStorage;
+  return {
+    enable: j.enable,
+    cacheDir: j.connectorJarStoragePath,
+    expiryMs: j.connectorJarExpiryTime * 1000,
+    cleanupIntervalMs: j.connectorJarCleanupTaskInterval * 1000,
+  };
+}
+
 /** Every coordinator's address: tideway.coordinator.addresses, or this config's own coordinator. */
 export function coordinatorAddresses(engine: EngineConfig): string[] {
   const c = engine.tideway.coordinator;

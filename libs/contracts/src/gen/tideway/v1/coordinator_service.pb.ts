@@ -11,7 +11,9 @@ import {
   type ChannelCredentials,
   Client,
   type ClientOptions,
+  type ClientReadableStream,
   type ClientUnaryCall,
+  type handleServerStreamingCall,
   type handleUnaryCall,
   makeGenericClientConstructor,
   type Metadata,
@@ -31,6 +33,7 @@ import {
   TaskBusyness,
   TaskGroupLocation,
 } from "./common.pb.js";
+import { FetchPluginPackageRequest, PluginPackageChunk } from "./plugins.pb.js";
 
 export interface ReportTaskStateRequest {
   location: TaskGroupLocation | undefined;
@@ -1465,6 +1468,20 @@ export const CoordinatorServiceService = {
     responseSerialize: (value: GetJobLogsResponse): Buffer => Buffer.from(GetJobLogsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): GetJobLogsResponse => GetJobLogsResponse.decode(value),
   },
+  /**
+   * A stored plugin package's archive, in chunks (any coordinator: the store is shared); the
+   * worker verifies its sha256 before it unpacks it.
+   */
+  fetchPluginPackage: {
+    path: "/tideway.v1.CoordinatorService/FetchPluginPackage" as const,
+    requestStream: false as const,
+    responseStream: true as const,
+    requestSerialize: (value: FetchPluginPackageRequest): Buffer =>
+      Buffer.from(FetchPluginPackageRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): FetchPluginPackageRequest => FetchPluginPackageRequest.decode(value),
+    responseSerialize: (value: PluginPackageChunk): Buffer => Buffer.from(PluginPackageChunk.encode(value).finish()),
+    responseDeserialize: (value: Buffer): PluginPackageChunk => PluginPackageChunk.decode(value),
+  },
 } as const;
 
 export interface CoordinatorServiceServer extends UntypedServiceImplementation {
@@ -1494,6 +1511,11 @@ export interface CoordinatorServiceServer extends UntypedServiceImplementation {
   reportSchemaChange: handleUnaryCall<ReportSchemaChangeRequest, Ack>;
   /** This coordinator's own log lines of a job (another coordinator collects them). */
   readJobLogs: handleUnaryCall<GetJobLogsRequest, GetJobLogsResponse>;
+  /**
+   * A stored plugin package's archive, in chunks (any coordinator: the store is shared); the
+   * worker verifies its sha256 before it unpacks it.
+   */
+  fetchPluginPackage: handleServerStreamingCall<FetchPluginPackageRequest, PluginPackageChunk>;
 }
 
 export interface CoordinatorServiceClient extends Client {
@@ -1635,6 +1657,19 @@ export interface CoordinatorServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetJobLogsResponse) => void,
   ): ClientUnaryCall;
+  /**
+   * A stored plugin package's archive, in chunks (any coordinator: the store is shared); the
+   * worker verifies its sha256 before it unpacks it.
+   */
+  fetchPluginPackage(
+    request: FetchPluginPackageRequest,
+    options?: Partial<CallOptions>,
+  ): ClientReadableStream<PluginPackageChunk>;
+  fetchPluginPackage(
+    request: FetchPluginPackageRequest,
+    metadata?: Metadata,
+    options?: Partial<CallOptions>,
+  ): ClientReadableStream<PluginPackageChunk>;
 }
 
 export const CoordinatorServiceClient = makeGenericClientConstructor(

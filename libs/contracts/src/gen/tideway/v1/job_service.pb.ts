@@ -33,6 +33,14 @@ import {
   TableMetrics,
   TaskBusyness,
 } from "./common.pb.js";
+import {
+  DescribePluginPackageRequest,
+  DescribePluginPackageResponse,
+  InstallPluginPackageRequest,
+  ListPluginPackagesRequest,
+  ListPluginPackagesResponse,
+  PluginPackageInfo,
+} from "./plugins.pb.js";
 
 export interface DrainWorkerRequest {
   /** The worker's id or address (host:port), as GetClusterOverview lists them. */
@@ -5576,6 +5584,41 @@ export const JobServiceService = {
     responseSerialize: (value: StepDownResponse): Buffer => Buffer.from(StepDownResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): StepDownResponse => StepDownResponse.decode(value),
   },
+  /** Stores a plugin package in the cluster's plugin store (tideway plugins install; admin). */
+  installPluginPackage: {
+    path: "/tideway.v1.JobService/InstallPluginPackage" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: InstallPluginPackageRequest): Buffer =>
+      Buffer.from(InstallPluginPackageRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): InstallPluginPackageRequest => InstallPluginPackageRequest.decode(value),
+    responseSerialize: (value: PluginPackageInfo): Buffer => Buffer.from(PluginPackageInfo.encode(value).finish()),
+    responseDeserialize: (value: Buffer): PluginPackageInfo => PluginPackageInfo.decode(value),
+  },
+  /** The stored packages and what each process has loaded (tideway plugins list). */
+  listPluginPackages: {
+    path: "/tideway.v1.JobService/ListPluginPackages" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListPluginPackagesRequest): Buffer =>
+      Buffer.from(ListPluginPackagesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListPluginPackagesRequest => ListPluginPackagesRequest.decode(value),
+    responseSerialize: (value: ListPluginPackagesResponse): Buffer =>
+      Buffer.from(ListPluginPackagesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListPluginPackagesResponse => ListPluginPackagesResponse.decode(value),
+  },
+  /** One stored package's plugins with their options (tideway plugins describe). */
+  describePluginPackage: {
+    path: "/tideway.v1.JobService/DescribePluginPackage" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: DescribePluginPackageRequest): Buffer =>
+      Buffer.from(DescribePluginPackageRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): DescribePluginPackageRequest => DescribePluginPackageRequest.decode(value),
+    responseSerialize: (value: DescribePluginPackageResponse): Buffer =>
+      Buffer.from(DescribePluginPackageResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): DescribePluginPackageResponse => DescribePluginPackageResponse.decode(value),
+  },
 } as const;
 
 export interface JobServiceServer extends UntypedServiceImplementation {
@@ -5615,6 +5658,12 @@ export interface JobServiceServer extends UntypedServiceImplementation {
    * (tideway cluster step-down); it contends again only after a pause.
    */
   stepDown: handleUnaryCall<StepDownRequest, StepDownResponse>;
+  /** Stores a plugin package in the cluster's plugin store (tideway plugins install; admin). */
+  installPluginPackage: handleUnaryCall<InstallPluginPackageRequest, PluginPackageInfo>;
+  /** The stored packages and what each process has loaded (tideway plugins list). */
+  listPluginPackages: handleUnaryCall<ListPluginPackagesRequest, ListPluginPackagesResponse>;
+  /** One stored package's plugins with their options (tideway plugins describe). */
+  describePluginPackage: handleUnaryCall<DescribePluginPackageRequest, DescribePluginPackageResponse>;
 }
 
 export interface JobServiceClient extends Client {
@@ -5837,6 +5886,54 @@ export interface JobServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: StepDownResponse) => void,
+  ): ClientUnaryCall;
+  /** Stores a plugin package in the cluster's plugin store (tideway plugins install; admin). */
+  installPluginPackage(
+    request: InstallPluginPackageRequest,
+    callback: (error: ServiceError | null, response: PluginPackageInfo) => void,
+  ): ClientUnaryCall;
+  installPluginPackage(
+    request: InstallPluginPackageRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: PluginPackageInfo) => void,
+  ): ClientUnaryCall;
+  installPluginPackage(
+    request: InstallPluginPackageRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: PluginPackageInfo) => void,
+  ): ClientUnaryCall;
+  /** The stored packages and what each process has loaded (tideway plugins list). */
+  listPluginPackages(
+    request: ListPluginPackagesRequest,
+    callback: (error: ServiceError | null, response: ListPluginPackagesResponse) => void,
+  ): ClientUnaryCall;
+  listPluginPackages(
+    request: ListPluginPackagesRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListPluginPackagesResponse) => void,
+  ): ClientUnaryCall;
+  listPluginPackages(
+    request: ListPluginPackagesRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListPluginPackagesResponse) => void,
+  ): ClientUnaryCall;
+  /** One stored package's plugins with their options (tideway plugins describe). */
+  describePluginPackage(
+    request: DescribePluginPackageRequest,
+    callback: (error: ServiceError | null, response: DescribePluginPackageResponse) => void,
+  ): ClientUnaryCall;
+  describePluginPackage(
+    request: DescribePluginPackageRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: DescribePluginPackageResponse) => void,
+  ): ClientUnaryCall;
+  describePluginPackage(
+    request: DescribePluginPackageRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: DescribePluginPackageResponse) => void,
   ): ClientUnaryCall;
 }
 

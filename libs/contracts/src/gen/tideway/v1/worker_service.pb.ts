@@ -29,6 +29,7 @@ import {
   SlotProfile,
   TaskGroupLocation,
 } from "./common.pb.js";
+import { ListLoadedPluginPackagesRequest, ProcessPluginPackages } from "./plugins.pb.js";
 
 export interface DeployTaskRequest {
   location: TaskGroupLocation | undefined;
@@ -858,6 +859,19 @@ export const WorkerServiceService = {
     responseSerialize: (value: GetJobLogsResponse): Buffer => Buffer.from(GetJobLogsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): GetJobLogsResponse => GetJobLogsResponse.decode(value),
   },
+  /** The stored plugin packages this worker has unpacked and loaded (tideway plugins list). */
+  listLoadedPluginPackages: {
+    path: "/tideway.v1.WorkerService/ListLoadedPluginPackages" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListLoadedPluginPackagesRequest): Buffer =>
+      Buffer.from(ListLoadedPluginPackagesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListLoadedPluginPackagesRequest =>
+      ListLoadedPluginPackagesRequest.decode(value),
+    responseSerialize: (value: ProcessPluginPackages): Buffer =>
+      Buffer.from(ProcessPluginPackages.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ProcessPluginPackages => ProcessPluginPackages.decode(value),
+  },
 } as const;
 
 export interface WorkerServiceServer extends UntypedServiceImplementation {
@@ -874,6 +888,8 @@ export interface WorkerServiceServer extends UntypedServiceImplementation {
   listTaskGroups: handleUnaryCall<ListTaskGroupsRequest, ListTaskGroupsResponse>;
   /** This worker's own log lines of a job (no leader epoch needed: any coordinator asks). */
   readJobLogs: handleUnaryCall<GetJobLogsRequest, GetJobLogsResponse>;
+  /** The stored plugin packages this worker has unpacked and loaded (tideway plugins list). */
+  listLoadedPluginPackages: handleUnaryCall<ListLoadedPluginPackagesRequest, ProcessPluginPackages>;
 }
 
 export interface WorkerServiceClient extends Client {
@@ -1001,6 +1017,22 @@ export interface WorkerServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetJobLogsResponse) => void,
+  ): ClientUnaryCall;
+  /** The stored plugin packages this worker has unpacked and loaded (tideway plugins list). */
+  listLoadedPluginPackages(
+    request: ListLoadedPluginPackagesRequest,
+    callback: (error: ServiceError | null, response: ProcessPluginPackages) => void,
+  ): ClientUnaryCall;
+  listLoadedPluginPackages(
+    request: ListLoadedPluginPackagesRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ProcessPluginPackages) => void,
+  ): ClientUnaryCall;
+  listLoadedPluginPackages(
+    request: ListLoadedPluginPackagesRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ProcessPluginPackages) => void,
   ): ClientUnaryCall;
 }
 

@@ -1,0 +1,166 @@
+/**
+ * The gRPC side of the cluster's plugin store: workers fetch archives (CoordinatorService
+ * FetchPluginPackage, any coordinator: the store is shared), clients install, list and describe
+ * packages (JobService; installing needs the admin role, as every JobService method the role
+ * table does not list).
+ */
+import type * as grpc from '@grpc/grpc-js';
+import {
+  WorkerServiceClient,
+  type DescribePluginPackageRequest,
+  type DescribePluginPackageResponse,
+  type FetchPluginPackageRequest,
+  type InstallPluginPackageRequest,
+  type ListPluginPackagesResponse,
+  type PluginPackageChunk,
+  type PluginPackageInfo,
+  type ProcessPluginPackages,
+} from '@tideway/contracts';
+import { ErrorCode, TidewayError, detach } from '@tideway/common';
+import { ClientPool, call, channelCredentials, clientOptions, failStream, required, unaryHandler } from '@tideway/rpc';
+import { externalPluginPackages, loadPluginsFor } from '@tideway/plugins/lazy';
+import type { StoredPackage } from '@tideway/plugins/store';
+import type { Dispatcher } from './dispatcher.js';
+import type { PluginDistribution } from './plugin-distribution.js';
+import type { RemoteResourceManager } from './remote-gateways.js';
+
+/** Bytes per FetchPluginPackage message. */
+const CHUNK_BYTES = 1 << 20;
+const ASK_DEADLINE_MS = 5_000;
+
+export function packageInfo(e: StoredPackage): PluginPackageInfo {
+  return {
+    name: e.name,
+    version: e.version,
+    hash: e.hash,
+    api: e.api,
+    plugins: e.plugins.map((p) => ({ name: p.name, kind: p.kind })),
+    size: e.size,
+    installedAtMs: e.installedAt,
+    lastUsedMs: e.lastUsedAt,
+    jobs: [...e.jobs],
+  };
+}
+
+/** CoordinatorService.FetchPluginPackage: the archive in chunks, checked against its hash first. */
+export function fetchPluginPackageHandler(
+  dispatcher: Dispatcher,
+): grpc.handleServerStreamingCall<FetchPluginPackageRequest, PluginPackageChunk> {
+  return (stream) =>
+    detach(
+      (async () => {
+        try {
+          const ref = required(stream.request.package, 'package');
+          const store = await dispatcher.plugins.requireStore(`plugin package ${ref.name}@${ref.version}`);
+          const bytes = await store.archive(ref);
+          for (let at = 0; at < bytes.length; at += CHUNK_BYTES) stream.write({ data: Buffer.from(bytes.subarray(at, at + CHUNK_BYTES)) });
+          stream.end();
+        } catch (err) {
+          failStream(stream, err);
+        }
+      })(),
+      'a FetchPluginPackage stream',
+    );
+}
+
+export interface PluginServiceContext {
+  readonly dispatcher: Dispatcher;
+  readonly resources: Pick<RemoteResourceManager, 'listWorkers'>;
+  address(): string;
+}
+
+const workers = new ClientPool((a) => new WorkerServiceClient(a, channelCredentials(), clientOptions));
+
+/** What install, list and describe do, over a coordinator's plugin store (a cluster's, or this host's for --local). */
+export const pluginStoreCalls = {
+  async install(plugins: PluginDistribution, archive: Uint8Array, source: string): Promise<PluginPackageInfo> {
+    if (archive.length === 0) throw new TidewayError(ErrorCode.BAD_REQUEST, 'InstallPluginPackage: the archive is empty');
+    return packageInfo(await plugins.install(archive, source || '<archive>'));
+  },
+
+  /** The stored packages, and what this process and `others` (the workers) loaded. */
+  async list(
+    plugins: PluginDistribution,
+    own: Omit<ProcessPluginPackages, 'loaded' | 'error'> = { process: 'local', address: '' },
+    others: () => Promise<ProcessPluginPackages[]> = async () => [],
+  ): Promise<ListPluginPackagesResponse> {
+    const store = await plugins.requireStore('tideway plugins list');
+    const here: ProcessPluginPackages = { ...own, loaded: [...plugins.loaded.values()], error: '' };
+    const folders: ProcessPluginPackages[] =
+      own.process === 'local'
+        ? [
+            {
+              process: 'plugin folders',
+              address: '',
+              loaded: externalPluginPackages().map((p) => ({ name: p.name, version: p.version, hash: '' })),
+              error: '',
+            },
+          ]
+        : [];
+    return {
+      store: store.description,
+      stored: (await store.list()).map(packageInfo),
+      processes: [...folders, here, ...(await others())].filter((p) => p.process !== 'local'),
+    };
+  },
+
+  async describe(plugins: PluginDistribution, name: string, version: string): Promise<DescribePluginPackageResponse> {
+    if (!name) throw new TidewayError(ErrorCode.BAD_REQUEST, 'DescribePluginPackage: name the package (name or name@version)');
+    const e = await plugins.find(name, version);
+    const { unpackVerified } = await import('@tideway/plugins/store');
+    const store = await plugins.requireStore('tideway plugins describe');
+    const dir = await unpackVerified(await store.archive(e), e, plugins.cacheDir);
+    const registry = await loadPluginsFor(
+      e.plugins.map((p) => ({ type: p.kind, name: p.name })),
+      [dir],
+    );
+    const described = e.plugins.map((p) => {
+      const f = registry.get(p.kind, p.name);
+      return {
+        name: f.name,
+        kind: f.type,
+        description: f.description,
+        options: f.spec.options.map((o) => ({
+          name: o.name,
+          type: o.type,
+          required: o.required ?? false,
+          ...(o.default !== undefined ? { default: o.default } : {}),
+          description: o.description,
+        })),
+      };
+    });
+    return { package: packageInfo(e), pluginsJson: JSON.stringify(described) };
+  },
+};
+
+/** The JobService methods of the plugin store. */
+export function pluginServiceHandlers(c: PluginServiceContext, ready: () => Promise<void>): grpc.UntypedServiceImplementation {
+  const plugins = c.dispatcher.plugins;
+  const askWorkers = async (): Promise<ProcessPluginPackages[]> => {
+    const { workers: list } = await c.resources.listWorkers().catch(() => ({ workers: [] }));
+    return Promise.all(
+      list.map(async (w): Promise<ProcessPluginPackages> => {
+        try {
+          const r = await call(workers.get(w.address), 'listLoadedPluginPackages', {}, { deadlineMs: ASK_DEADLINE_MS });
+          return { ...r, process: 'worker', address: w.address };
+        } catch (err) {
+          return { process: 'worker', address: w.address, loaded: [], error: (err as Error).message.split('\n')[0] ?? '' };
+        }
+      }),
+    );
+  };
+  return {
+    installPluginPackage: unaryHandler<InstallPluginPackageRequest, PluginPackageInfo>(async (req) => {
+      await ready();
+      return pluginStoreCalls.install(plugins, req.archive, req.source);
+    }),
+    listPluginPackages: unaryHandler<object, ListPluginPackagesResponse>(async () => {
+      await ready();
+      return pluginStoreCalls.list(plugins, { process: 'coordinator', address: c.address() }, askWorkers);
+    }),
+    describePluginPackage: unaryHandler<DescribePluginPackageRequest, DescribePluginPackageResponse>(async (req) => {
+      await ready();
+      return pluginStoreCalls.describe(plugins, req.name, req.version);
+    }),
+  };
+}

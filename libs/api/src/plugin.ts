@@ -118,6 +118,15 @@ export interface SourceReaderContext {
    * shown in metrics. Absent in engines without the metric (unit-test fakes).
    */
   reportEventTime?(commitTimeMs: number | null): void;
+  /**
+   * Optional: the most rows one pollNext should emit, set when the job limits its read rate
+   * (env `read_limit.rows_per_second`: a tenth of a second's rows). The engine holds the average
+   * rate by waiting after a poll, so a reader that fetches in large blocks (Kafka) and emits a
+   * whole block at once would send it in one burst and then wait; a reader that honours this
+   * emits the rest in later polls (its checkpointed position covering only what it emitted).
+   * Since API 0.1.4.
+   */
+  readonly maxRowsPerPoll?: number;
 }
 
 export interface SourceReader<S extends SourceSplit> {

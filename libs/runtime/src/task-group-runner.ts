@@ -185,6 +185,7 @@ export class TaskGroupRunner {
       sendSplitRequest: () => this.send({ type: 'split-request', sourceVertexId: this.sourceVertexId, register: false }),
       sendSourceEvent: (event) => this.send({ type: 'source-event', sourceVertexId: this.sourceVertexId, event }),
       reportEventTime: (commitTimeMs) => this.eventLag.report(commitTimeMs),
+      maxRowsPerPoll: d.rowsPerSecond > 0 ? Math.max(1, Math.ceil(d.rowsPerSecond / 10)) : undefined,
     });
     this.setStage(
       this.withShuffles(root, this.compileChildren(root.children)),
@@ -466,6 +467,17 @@ export class TaskGroupRunner {
         await this.busy.waiting('idle', this.waitForMessage(MAX_IDLE_MS));
         this.maybeSendMetrics();
         continue;
+      }
+      if (this.limiter.active) {
+        // read_limit: still ahead of the rate after a wait cut short by a control message (a
+        // barrier, a commit): wait out the rest before reading more, or a source that returns
+        // large polls (Kafka) would read at the rate of the checkpoints instead.
+        const ahead = this.limiter.delayMs(0, 0);
+        if (ahead > 0) {
+          await this.busy.waiting('idle', this.waitForMessage(ahead));
+          this.maybeSendMetrics();
+          continue;
+        }
       }
       const reader = this.reader;
       const p = this.clock.run('read', this.sourceVertexId, () => reader.pollNext(collector));

@@ -748,7 +748,8 @@ class KafkaReader implements SourceReader<KafkaSplit> {
     let stale = false;
     const byId = new Map<string, string>();
     for (const [name, info] of this.topics) byId.set(info.id, name);
-    const limit = this.cfg.settings.maxPollRecords ?? Number.MAX_SAFE_INTEGER;
+    // max.poll.records, and a paced job's rows per poll (read_limit): the rest stays for later polls.
+    const limit = Math.min(this.cfg.settings.maxPollRecords ?? Number.MAX_SAFE_INTEGER, this.ctx.maxRowsPerPoll ?? Number.MAX_SAFE_INTEGER);
     for (const t of response.responses) {
       const topic = byId.get(t.topicId);
       if (topic === undefined) continue;

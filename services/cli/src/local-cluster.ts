@@ -55,6 +55,7 @@ async function startServices(engine: EngineConfig, coordinatorPort: number, spar
     checkpointStorage: checkpointStorageOf(engine),
     configLimits: configLimitsOf(engine),
     events: JobEventReporter.fromConfig(engine),
+    pluginCallTimeout: engine.tideway.pluginCallTimeout,
   });
   const coordinatorAddress = await coordinator.start({ waitForLeadership: true });
   resourceManager.setCoordinators([coordinatorAddress]);

@@ -128,6 +128,7 @@ export function registerClusterCommands(program: Command): void {
           configLimits: configLimitsOf(engine),
           events: JobEventReporter.fromConfig(engine),
           drainBatchTimeoutMs: t.drain.batchTimeout,
+          pluginCallTimeout: t.pluginCallTimeout,
         });
         // A fixed port names the process before it starts: a take-over at the start logs to the jobs' files too.
         const coordinatorRole = role === 'all' ? 'all' : 'coordinator';

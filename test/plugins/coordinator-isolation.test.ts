@@ -4,7 +4,8 @@
  * pipeline's plugin thread, under tideway.plugin-call-timeout. Real processes (`tideway cluster`
  * start: coordinator, resource manager, one worker), plugins in a temporary plugin folder:
  * - a plugin source and a plugin sink with an aggregated committer work through the thread
- *   (splits assigned, checkpoints taken, every row committed once);
+ *   (splits assigned, checkpoints taken, a restore from one after a task failure, every row
+ *   committed once);
  * - while a plugin enumerator spins in handleSplitRequest, the coordinator answers `tideway list`
  *   and runs another job to its end; the spinning job then fails naming the plugin, its place
  *   and the call;
@@ -36,6 +37,7 @@ export const factory = {
   spec: { options: [
     { name: 'rows', type: 'long', default: 100, description: 'rows per reader' },
     { name: 'spin', type: 'string', default: '', description: 'marker file written before spinning' },
+    { name: 'delay', type: 'long', default: 0, description: 'ms each poll waits' },
   ] },
   create: (ctx) => ({
     boundedness: () => 'BOUNDED',
@@ -62,7 +64,9 @@ export const factory = {
       let done = false;
       return {
         open() { rctx.sendSplitRequest(); },
-        pollNext(out) {
+        async pollNext(out) {
+          const delay = Number(ctx.options.get('delay'));
+          if (delay > 0) await new Promise((r) => setTimeout(r, delay));
           const s = splits[0];
           if (!s) { if (done) rctx.signalNoMoreElement(); return; }
           const n = Math.min(50, rows - s.next);
@@ -84,29 +88,43 @@ export const factory = {
 
 /**
  * A sink whose writers hand their row counts to an aggregated committer, which appends each
- * checkpoint's sum to the file `path` names; with `hang`, its commit never settles.
+ * checkpoint's id and sum to the file `path` names (a restore commits its checkpoint again: a
+ * line per checkpoint id counts); with `hang`, its commit never settles; with
+ * `fail_once`, the first writer past 600 rows fails once.
  */
-const sink = (name: string) => `import { appendFileSync } from 'node:fs';
+const sink = (name: string) => `import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 export const factory = {
   type: 'sink', name: '${name}', description: 'test',
   spec: { options: [
     { name: 'path', type: 'string', required: true, description: 'file of committed counts' },
     { name: 'hang', type: 'boolean', default: false, description: 'commit never settles' },
+    { name: 'fail_once', type: 'string', default: '', description: 'marker file: the first writer past 600 rows writes what was committed into it and fails' },
   ] },
   create: (ctx) => ({
     createWriter: () => {
       let rows = 0;
+      let seen = 0;
       return {
-        write(batch) { rows += batch.length; },
-        prepareCommit() { const n = rows; rows = 0; return n > 0 ? { rows: n } : undefined; },
+        write(batch) {
+          rows += batch.length;
+          seen += batch.length;
+          const marker = ctx.options.get('fail_once');
+          if (marker && seen > 600 && !existsSync(marker)) {
+            // What was committed when it failed: the restore starts from that checkpoint.
+            const path = ctx.options.get('path');
+            writeFileSync(marker, existsSync(path) ? readFileSync(path, 'utf8') : '');
+            throw new Error('TestSink fails once');
+          }
+        },
+        prepareCommit(checkpointId) { const n = rows; rows = 0; return n > 0 ? { rows: n, checkpointId } : undefined; },
         close() {},
       };
     },
     createAggregatedCommitter: () => ({
-      combine: (infos) => ({ rows: infos.reduce((a, i) => a + i.rows, 0) }),
+      combine: (infos) => ({ rows: infos.reduce((a, i) => a + i.rows, 0), checkpointId: infos[0].checkpointId }),
       commit: (aggs) => {
         if (ctx.options.get('hang')) return new Promise(() => {});
-        for (const a of aggs) appendFileSync(ctx.options.get('path'), a.rows + '\\n');
+        for (const a of aggs) appendFileSync(ctx.options.get('path'), a.checkpointId + ' ' + a.rows + '\\n');
         return [];
       },
       abort() {},
@@ -115,11 +133,11 @@ export const factory = {
 };
 `;
 
-const job = (name: string, src: string, snk: string, env = '') =>
+const job = (name: string, src: string, snk: string, env = '', retries = 0) =>
   jobFile(
     cluster!,
     name,
-    `env {\n  job.mode = "BATCH"\n  parallelism = 2\n  job.retry.times = 0\n${env}}\nsource {\n  ${src}\n}\nsink {\n  ${snk}\n}\n`,
+    `env {\n  job.mode = "BATCH"\n  parallelism = 2\n  job.retry.times = ${retries}\n${env}}\nsource {\n  ${src}\n}\nsink {\n  ${snk}\n}\n`,
   );
 
 beforeAll(async () => {
@@ -138,17 +156,33 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const committed = (file: string) =>
-  readFileSync(file, 'utf8')
-    .trim()
+/** The rows committed, once per checkpoint id. */
+const committed = (file: string) => {
+  const byCheckpoint = new Map<string, number>();
+  for (const l of readFileSync(file, 'utf8')
     .split('\n')
-    .reduce((a, l) => a + Number(l), 0);
+    .filter((x) => x !== '')) {
+    const [id, rows] = l.split(' ');
+    byCheckpoint.set(id, Number(rows));
+  }
+  return [...byCheckpoint.values()].reduce((a, n) => a + n, 0);
+};
 
-it("a plugin package's enumerator and aggregated committer work from their thread: every row committed once", async () => {
+it("a plugin package's enumerator and aggregated committer work from their thread, through a restore: every row committed once", async () => {
   const out = join(dir, 'tally.txt');
-  const file = job('tally.conf', 'TestSource { rows = 700 }', `TestSink { path = "${out}" }`, '  checkpoint.interval = 500\n');
+  const marker = join(dir, 'failed-once');
+  const file = job(
+    'tally.conf',
+    'TestSource {\n    rows = 700\n    delay = 100\n  }',
+    `TestSink {\n    path = "${out}"\n    fail_once = "${marker}"\n  }`,
+    '  checkpoint.interval = 500\n  job.retry.interval.seconds = 0\n',
+    1,
+  );
   const res = await cluster!.cli(['submit', '-c', file], 150_000);
   expect(res.code, res.stdout + res.stderr).toBe(0);
+  // The writer failed once, past a completed checkpoint: the pipeline restored its enumerator
+  // (in a new thread) and readers from it, and the committer committed each row once.
+  expect(committed(marker)).toBeGreaterThan(0);
   expect(committed(out)).toBe(1400);
 }, 200_000);
 

@@ -298,7 +298,10 @@ export class PipelineMaster {
         if (this.attempt === attempt) this.checkpoints.request();
       },
     });
+    // An earlier attempt's thread (none is left when a restart starts one) goes.
+    const previous = this.pluginThread;
     this.pluginThread = thread;
+    previous?.close().catch(() => undefined);
     return thread;
   }
 

@@ -54,6 +54,8 @@ export interface PlannedJob {
   slots: number;
   /** The plugin packages of the cluster's store the job runs (every task deployment names them). */
   packages: JobPluginPackage[];
+  /** The folders those packages were unpacked into here (the coordinator's plugin thread loads them from there). */
+  packageDirs: string[];
   /** The job's plugins, loaded. */
   registry: PluginRegistry;
 }
@@ -118,6 +120,7 @@ export async function planJobText(text: string, req: PlanRequest): Promise<Plann
     for (const p of pipelines) for (const tg of p.taskGroups) tg.descriptor.pluginPackages = packages.refs.map((r) => ({ ...r }));
   return {
     packages: packages.refs,
+    packageDirs: packages.dirs,
     jobId: req.jobId,
     jobName: req.jobName ?? env.jobName,
     jobMode,

@@ -7,4 +7,14 @@ export * from './wire/payloads.js';
 export { INITIAL_CREDITS, dataExchangeHandlers, type ReceivingTaskGroup, type ReceivingTaskGroups } from './exchange/channel-receiver.js';
 export { RowErrorGuard, isRowLevelError, type RowErrorPolicy, type RowErrorCounts } from './row-errors.js';
 export { BusyTimeMeter, type TaskBusynessSample } from './busy-time.js';
-export { CALL_KINDS, CALL_KIND_METHODS, type CallKind } from './call-clock.js';
+export {
+  CALL_KINDS,
+  CALL_KIND_METHODS,
+  CallClock,
+  NAMED_CALLS,
+  overdueCall,
+  pluginPlace,
+  type CallKind,
+  type CallInProgress,
+  type NamedCall,
+} from './call-clock.js';

@@ -1,7 +1,7 @@
-import { Worker } from 'node:worker_threads';
+import { Worker, type ResourceLimits } from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';
 import { ErrorCode, TidewayError } from '@tideway/common';
-import { CALL_KIND_METHODS, CallClock, type CallKind } from './call-clock.js';
+import { CallClock, overdueCall, type CallLimits } from './call-clock.js';
 import { chainNodes, type TaskGroupDescriptor } from './descriptor.js';
 import type { FromTaskGroup, ToTaskGroup } from './protocol.js';
 
@@ -24,16 +24,29 @@ const profiling = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : 
  */
 const YOUNG_GENERATION_MB = 96;
 
+/**
+ * Starts a worker thread on an entry module: `entryTs` (a file URL) when running from the
+ * TypeScript sources, through tsx's loader with the same conditions, else the built `entryJs`.
+ * The entry finds `data` in its workerData.
+ */
+export function spawnThread(
+  entry: { ts: string; js: string },
+  data: Record<string, unknown>,
+  name: string,
+  resourceLimits?: ResourceLimits,
+): Worker {
+  const fromSource = import.meta.url.endsWith('.ts');
+  return new Worker(fromSource ? bootstrap : entry.js, {
+    execArgv: [...(fromSource ? ['--conditions=source'] : []), ...profiling],
+    workerData: { ...data, entry: entry.ts },
+    name,
+    ...(resourceLimits ? { resourceLimits } : {}),
+  });
+}
+
 /** Starts a task thread: it loads the runtime, then waits for its `start` message. */
 function spawnTaskThread(clock: CallClock, name: string): Worker {
-  const fromSource = import.meta.url.endsWith('.ts');
-  // Running from sources (tsx), the thread needs the same loader and conditions.
-  return new Worker(fromSource ? bootstrap : entryJs, {
-    execArgv: [...(fromSource ? ['--conditions=source'] : []), ...profiling],
-    workerData: { entry: entryTs, clock: clock.buffer },
-    name,
-    resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
-  });
+  return spawnThread({ ts: entryTs, js: entryJs }, { clock: clock.buffer }, name, { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB });
 }
 
 /**
@@ -86,8 +99,7 @@ export class SpareTaskThread {
   }
 }
 
-/** Milliseconds a plugin call of each kind may run before its task fails (tideway.plugin-call-timeout); 0: no limit. */
-export type CallLimits = Readonly<Partial<Record<CallKind, number>>>;
+export type { CallLimits };
 
 /** How often the main thread looks at a task thread's call clock. */
 const CALL_WATCH_MS = 1000;
@@ -149,16 +161,11 @@ export class TaskGroupThread {
   /** The error of a plugin call past its limit, if one is. */
   private overdueCall(descriptor: TaskGroupDescriptor, limits: CallLimits): Error | undefined {
     const call = this.clock.current();
-    const limit = call ? (limits[call.kind] ?? 0) : 0;
-    if (!call || limit <= 0 || Date.now() - call.startedAt <= limit) return undefined;
+    if (!call) return undefined;
     const plugins = [...chainNodes(descriptor.root), ...(descriptor.deadLetter ? [descriptor.deadLetter] : [])];
-    const plugin = plugins.find((n) => n.vertexId === call.vertexId)?.plugin;
-    const which = plugin ? `${plugin.type} ${plugin.name} (${plugin.file}:${plugin.line})` : `vertex ${call.vertexId}`;
-    return new TidewayError(
-      ErrorCode.TASK_FAILED,
-      `${which}: its ${CALL_KIND_METHODS[call.kind]} call did not return within ${limit / 1000} s (tideway.plugin-call-timeout.${call.kind}); its task was stopped`,
-      { retryable: true, jobId: descriptor.jobId },
-    );
+    const sentence = overdueCall(call, limits, plugins.find((n) => n.vertexId === call.vertexId)?.plugin);
+    if (!sentence) return undefined;
+    return new TidewayError(ErrorCode.TASK_FAILED, `${sentence}; its task was stopped`, { retryable: true, jobId: descriptor.jobId });
   }
 
   /** Starts the task group (once); the descriptor may now carry its restored state. */

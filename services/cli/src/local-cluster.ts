@@ -56,6 +56,7 @@ async function startServices(engine: EngineConfig, coordinatorPort: number, spar
     configLimits: configLimitsOf(engine),
     events: JobEventReporter.fromConfig(engine),
     pluginStorage: pluginStorageOf(engine),
+    pluginCallTimeout: engine.tideway.pluginCallTimeout,
   });
   const coordinatorAddress = await coordinator.start({ waitForLeadership: true });
   resourceManager.setCoordinators([coordinatorAddress]);

@@ -1,8 +1,9 @@
-import type { Sink, SinkAggregatedCommitter } from '@tideway/api';
+import type { Sink } from '@tideway/api';
 import { logger } from '@tideway/common';
 import type { PlannedJob, PlannedPipeline } from '@tideway/planner';
 import { createSink } from '@tideway/plugins/lazy';
 import type { RestorePoint } from './checkpoint-records.js';
+import { isPluginPackage, type HostedCommitter, type HostedSink, type PluginThread } from './plugin-thread.js';
 
 const log = logger('pipeline');
 
@@ -14,12 +15,13 @@ const COMMIT_ATTEMPTS = 3;
  * side): the sinks' save modes before the first writer starts, the aggregated committers that
  * commit each completed checkpoint, and abandon() of what was prepared and never committed.
  * Every effect that is not an RPC first passes `fence` (it throws unless this coordinator
- * still leads).
+ * still leads). A plugin package's sink lives in the attempt's plugin thread (plugin-thread.ts),
+ * a built-in one here.
  */
 export class CommitterHost {
-  private committers = new Map<number, SinkAggregatedCommitter<unknown, unknown>>();
+  private committers = new Map<number, HostedCommitter>();
   /** The sinks of the current attempt, for abandon(). */
-  private sinks: Sink[] = [];
+  private sinks: HostedSink[] = [];
 
   constructor(
     private readonly job: PlannedJob,
@@ -30,24 +32,25 @@ export class CommitterHost {
   /**
    * Creates the attempt's sinks and aggregated committers. With `runSaveModes` the save modes
    * (create/drop/truncate the target) run, once, before any writer starts; none runs once
-   * `stillWanted` says the attempt was stopped meanwhile.
+   * `stillWanted` says the attempt was stopped meanwhile. Plugin packages' sinks are created in
+   * `thread`.
    */
-  async open(runSaveModes: boolean, stillWanted: () => boolean): Promise<void> {
+  async open(runSaveModes: boolean, stillWanted: () => boolean, thread?: PluginThread): Promise<void> {
     const job = this.job;
     this.committers = new Map();
     this.sinks = [];
     for (const s of this.plan.sinks) {
-      const sink = createSink(
-        s.plugin,
-        { jobId: job.jobId, jobMode: job.jobMode, parallelism: s.parallelism, inputTables: s.inputTables },
-        job.registry,
-      );
+      const spec = { jobId: job.jobId, jobMode: job.jobMode, parallelism: s.parallelism, inputTables: s.inputTables };
+      const sink =
+        thread && isPluginPackage('sink', s.plugin.name)
+          ? await thread.sink(s.vertexId, s.plugin, spec)
+          : inlineSink(createSink(s.plugin, spec, job.registry));
       this.sinks.push(sink);
-      if (runSaveModes && sink.prepare && stillWanted()) {
+      if (runSaveModes && sink.hasPrepare && stillWanted()) {
         await this.fence();
         await sink.prepare();
       }
-      const committer = sink.createAggregatedCommitter?.();
+      const committer = await sink.createCommitter();
       if (committer) this.committers.set(s.vertexId, committer);
     }
   }
@@ -69,13 +72,8 @@ export class CommitterHost {
     }
   }
 
-  private async commitWithRetries(
-    vertexId: number,
-    committer: SinkAggregatedCommitter<unknown, unknown>,
-    infos: unknown[],
-    checkpointId: number,
-  ): Promise<void> {
-    let pending = [committer.combine(infos)];
+  private async commitWithRetries(vertexId: number, committer: HostedCommitter, infos: unknown[], checkpointId: number): Promise<void> {
+    let pending = [await committer.combine(infos)];
     for (let i = 0; pending.length > 0; i++) {
       if (i === COMMIT_ATTEMPTS)
         throw new Error(`sink vertex ${vertexId} could not commit checkpoint ${checkpointId} after ${COMMIT_ATTEMPTS} attempts`);
@@ -91,18 +89,18 @@ export class CommitterHost {
     const committers = [...this.committers.values()];
     this.committers = new Map();
     if (success) {
-      for (const c of committers) await c.close?.();
+      for (const c of committers) await c.close();
       return;
     }
-    for (const c of committers) await Promise.resolve(c.close?.()).catch(() => undefined);
+    for (const c of committers) await c.close().catch(() => undefined);
   }
 
   /** Sink.abandon of every sink (before the job reports its end, so a CLI exiting then waits for it). */
   async abandon(): Promise<void> {
-    if (this.sinks.some((s) => s.abandon !== undefined)) await this.fence();
+    if (this.sinks.some((s) => s.hasAbandon)) await this.fence();
     for (const sink of this.sinks) {
       try {
-        await sink.abandon?.();
+        if (sink.hasAbandon) await sink.abandon();
       } catch (err) {
         log.warn(
           { err: (err as Error).message, jobId: this.job.jobId, pipelineId: this.plan.pipelineId },
@@ -111,4 +109,24 @@ export class CommitterHost {
       }
     }
   }
+}
+
+/** A built-in sink's coordinator side, on the main thread. */
+function inlineSink(sink: Sink): HostedSink {
+  return {
+    hasPrepare: sink.prepare !== undefined,
+    hasAbandon: sink.abandon !== undefined,
+    prepare: async () => sink.prepare?.(),
+    abandon: async () => sink.abandon?.(),
+    createCommitter: async () => {
+      const committer = sink.createAggregatedCommitter?.();
+      return (
+        committer && {
+          combine: async (infos) => committer.combine(infos),
+          commit: async (pending) => committer.commit(pending),
+          close: async () => committer.close?.(),
+        }
+      );
+    },
+  };
 }

@@ -5,6 +5,7 @@ import type { ConfigLimits, JobConfig, NamespaceLimits } from '@tideway/config';
 import { planJobText, type PlannedJob, type PlanRequest } from '@tideway/planner';
 import type { StateStore, StoredJob, StoredJobInfo } from '@tideway/cluster';
 import type { CheckpointStorage } from '@tideway/checkpoint';
+import type { CallLimits } from '@tideway/runtime';
 import type { JobEventReporter } from './job-events.js';
 import type { PipelineSettings } from './pipeline-deps.js';
 import { restorePointOf, type RestorePoint } from './checkpoint-records.js';
@@ -43,6 +44,8 @@ export interface DispatcherOptions {
   events?: JobEventReporter;
   /** seatunnel.engine.jar-storage: plugin packages stored and shipped to the workers (default on, in a temporary cache folder). */
   pluginStorage?: PluginDistributionOptions;
+  /** Time limits of plugin packages' coordinator-side calls (tideway.plugin-call-timeout); absent: none. */
+  pluginCallTimeout?: CallLimits;
 }
 
 /** The parts of the coordinator process the dispatcher works through. */
@@ -135,7 +138,11 @@ export class Dispatcher {
   stop(): void {
     this.retention.stop();
     this.scheduler.stop();
-    for (const j of this.jobs.values()) for (const p of j.pipelines) p.checkpoints.stop();
+    for (const j of this.jobs.values())
+      for (const p of j.pipelines) {
+        p.checkpoints.stop();
+        p.stopPluginThread().catch(() => undefined);
+      }
   }
 
   /** The leadership is gone: stop acting at once and forget the jobs (the next leader resumes them). */
@@ -384,7 +391,7 @@ export class Dispatcher {
             .finally(() => this.scheduler.kick());
         },
       },
-      pipelineSettings(planned, this.options.checkpoint),
+      pipelineSettings(planned, this.options.checkpoint, this.options.pluginCallTimeout),
       restore,
     );
     recorder.attach(job);
@@ -491,7 +498,7 @@ export class Dispatcher {
 }
 
 /** A job's checkpoint and restart settings: its env over the engine's defaults. */
-function pipelineSettings(job: PlannedJob, d: DispatcherOptions['checkpoint']): PipelineSettings {
+function pipelineSettings(job: PlannedJob, d: DispatcherOptions['checkpoint'], pluginCallTimeout?: CallLimits): PipelineSettings {
   const env = job.env;
   // SeaTunnel: STREAMING jobs checkpoint by default; BATCH jobs only when the env sets an interval.
   const intervalMs = env.checkpointInterval ?? (job.jobMode === 'STREAMING' ? d.intervalMs : 0);
@@ -508,6 +515,7 @@ function pipelineSettings(job: PlannedJob, d: DispatcherOptions['checkpoint']): 
     },
     retryTimes: env.jobRetryTimes,
     retryIntervalMs: env.jobRetryIntervalSeconds * 1000,
+    ...(pluginCallTimeout ? { pluginCallTimeout } : {}),
   };
 }
 

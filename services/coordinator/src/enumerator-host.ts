@@ -1,4 +1,25 @@
 import type { Source, SourceSplit, SplitEnumerator, SplitEnumeratorContext } from '@tideway/api';
+import type { NamedCall } from '@tideway/runtime';
+
+/** Runs one plugin call: under a plugin thread's call clock, or directly on the main thread. */
+export type PluginCalls = <T>(method: NamedCall, call: () => T) => T;
+export const directCalls: PluginCalls = (_method, call) => call();
+
+/** What a pipeline asks of its source's split enumerator, hosted here or in a plugin thread. */
+export interface SplitEnumeration {
+  open(restoredState?: unknown): Promise<void>;
+  request(
+    subtask: number,
+    register: boolean,
+    request: boolean,
+    events?: unknown[],
+  ): Promise<{ splits: SourceSplit[]; noMoreSplits: boolean }>;
+  addSplitsBack(splits: SourceSplit[], subtask: number): Promise<void>;
+  snapshot(checkpointId: number): Promise<{ state: unknown; undelivered: Record<number, SourceSplit[]> }>;
+  thaw(): void;
+  notifyCheckpointComplete(checkpointId: number): Promise<void>;
+  close(): Promise<void>;
+}
 
 interface ReaderMailbox {
   splits: SourceSplit[];
@@ -7,11 +28,13 @@ interface ReaderMailbox {
 }
 
 /**
- * Hosts one source's SplitEnumerator on the coordinator. Assignments are kept in a mailbox per
- * reader subtask; readers collect them through RequestSplits (which also registers them and
- * asks for more). Calls into the enumerator are serialized.
+ * Hosts one source's SplitEnumerator: on the coordinator's main thread (a built-in source), or
+ * in its pipeline's plugin thread (a plugin package's, plugin-thread.ts), each call then under
+ * that thread's call clock (`calls`). Assignments are kept in a mailbox per reader subtask;
+ * readers collect them through RequestSplits (which also registers them and asks for more).
+ * Calls into the enumerator are serialized.
  */
-export class EnumeratorHost {
+export class EnumeratorHost implements SplitEnumeration {
   private enumerator!: SplitEnumerator<SourceSplit>;
   private readonly mailboxes = new Map<number, ReaderMailbox>();
   private queue: Promise<unknown> = Promise.resolve();
@@ -26,6 +49,7 @@ export class EnumeratorHost {
     private readonly source: Source,
     private readonly parallelism: number,
     private readonly onCheckpointRequest?: () => void,
+    private readonly calls: PluginCalls = directCalls,
   ) {}
 
   private mailbox(subtask: number): ReaderMailbox {
@@ -52,9 +76,10 @@ export class EnumeratorHost {
       },
       requestCheckpoint: () => this.onCheckpointRequest?.(),
     };
-    this.enumerator = this.source.createEnumerator(ctx, restoredState);
-    await this.enumerator.open();
-    await this.enumerator.run();
+    const enumerator = this.calls('Source.createEnumerator', () => this.source.createEnumerator(ctx, restoredState));
+    this.enumerator = enumerator;
+    await this.calls('SplitEnumerator.open', () => enumerator.open());
+    await this.calls('SplitEnumerator.run', () => enumerator.run());
   }
 
   private serialize<T>(fn: () => T | Promise<T>): Promise<T> {
@@ -72,12 +97,13 @@ export class EnumeratorHost {
   ): Promise<{ splits: SourceSplit[]; noMoreSplits: boolean }> {
     return this.serialize(async () => {
       const m = this.mailbox(subtask);
-      for (const e of events) await this.enumerator.handleSourceEvent?.(subtask, e);
+      const enumerator = this.enumerator;
+      for (const e of events) await this.calls('SplitEnumerator.handleSourceEvent', () => enumerator.handleSourceEvent?.(subtask, e));
       if (register) {
         m.registered = true;
-        this.enumerator.registerReader(subtask);
+        this.calls('SplitEnumerator.registerReader', () => enumerator.registerReader(subtask));
       }
-      if (request) this.enumerator.handleSplitRequest(subtask);
+      if (request) this.calls('SplitEnumerator.handleSplitRequest', () => enumerator.handleSplitRequest(subtask));
       if (this.frozen) return { splits: [], noMoreSplits: false };
       const splits = m.splits.splice(0, m.splits.length);
       return { splits, noMoreSplits: m.noMoreSplits && m.splits.length === 0 };
@@ -86,7 +112,7 @@ export class EnumeratorHost {
 
   /** Splits of a reader that failed come back to be assigned again. */
   addSplitsBack(splits: SourceSplit[], subtask: number): Promise<void> {
-    return this.serialize(() => this.enumerator.addSplitsBack(splits, subtask));
+    return this.serialize(() => this.calls('SplitEnumerator.addSplitsBack', () => this.enumerator.addSplitsBack(splits, subtask)));
   }
 
   /**
@@ -96,7 +122,7 @@ export class EnumeratorHost {
   snapshot(checkpointId: number): Promise<{ state: unknown; undelivered: Record<number, SourceSplit[]> }> {
     return this.serialize(async () => {
       this.frozen = true;
-      const state = await this.enumerator.snapshotState(checkpointId);
+      const state = await this.calls('SplitEnumerator.snapshotState', () => this.enumerator.snapshotState(checkpointId));
       const undelivered: Record<number, SourceSplit[]> = {};
       for (const [subtask, m] of this.mailboxes) if (m.splits.length > 0) undelivered[subtask] = [...m.splits];
       return { state, undelivered };
@@ -110,13 +136,14 @@ export class EnumeratorHost {
 
   notifyCheckpointComplete(checkpointId: number): Promise<void> {
     return this.serialize(async () => {
-      await this.enumerator.notifyCheckpointComplete?.(checkpointId);
+      await this.calls('SplitEnumerator.notifyCheckpointComplete', () => this.enumerator.notifyCheckpointComplete?.(checkpointId));
     });
   }
 
   close(): Promise<void> {
     return this.serialize(async () => {
-      await this.enumerator?.close();
+      const enumerator = this.enumerator as SplitEnumerator<SourceSplit> | undefined;
+      if (enumerator) await this.calls('SplitEnumerator.close', () => enumerator.close());
     });
   }
 }

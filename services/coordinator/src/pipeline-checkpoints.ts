@@ -7,7 +7,7 @@ import { CheckpointCoordinator, type CheckpointSettings, type CompletedCheckpoin
 import { CheckpointHistory } from './checkpoint-history.js';
 import { restorePointOf, toStored, type RestorePoint, type TaskGroupPlacement } from './checkpoint-records.js';
 import type { CommitterHost } from './committer-host.js';
-import type { EnumeratorHost } from './enumerator-host.js';
+import type { SplitEnumeration } from './enumerator-host.js';
 import type { WorkerGateway } from './gateways.js';
 import type { PipelineRecords } from './pipeline-deps.js';
 
@@ -28,7 +28,7 @@ export interface CheckpointSide {
   isSource(taskGroup: number): boolean;
   address(taskGroup: number): string;
   location(taskGroup: number): TaskGroupLocation;
-  enumerator(): EnumeratorHost | undefined;
+  enumerator(): SplitEnumeration | undefined;
   /** A checkpoint completed (the restart budget starts again). */
   onCompleted(): void;
   /**

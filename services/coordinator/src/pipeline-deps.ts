@@ -1,10 +1,13 @@
 import type { CheckpointPointer, StoredPipeline } from '@tideway/cluster';
 import type { SlotProfile } from '@tideway/contracts';
+import type { CallLimits } from '@tideway/runtime';
 import type { CheckpointSettings } from './checkpoint-coordinator.js';
 import type { RetrySettings } from './failover-policy.js';
 
 export interface PipelineSettings extends RetrySettings {
   checkpoint: CheckpointSettings;
+  /** Time limits of plugin packages' calls in the pipeline's plugin thread (tideway.plugin-call-timeout); absent: none. */
+  pluginCallTimeout?: CallLimits;
 }
 
 /** What a pipeline records in the coordinators' state store, through its job. */

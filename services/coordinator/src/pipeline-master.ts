@@ -4,17 +4,19 @@ import type { StoredCheckpointRecord } from '@tideway/cluster';
 import { ErrorCode, detach, logger, sleep, type SerializedError, serializeError } from '@tideway/common';
 import type { SlotProfile, TaskGroupLocation } from '@tideway/contracts';
 import { EXECUTION_STATE, PIPELINE_STATUS, type ExecutionState, type PipelineStatus } from '@tideway/dag';
+import type { PluginConfig } from '@tideway/config';
 import type { PlannedJob, PlannedPipeline } from '@tideway/planner';
 import { createSource } from '@tideway/plugins/lazy';
 import type { CheckpointKind, CommitInfos, TaskGroupMetrics, TaskGroupState } from '@tideway/runtime';
 import type { CheckpointCoordinator } from './checkpoint-coordinator.js';
 import type { RestorePoint } from './checkpoint-records.js';
 import { CommitterHost } from './committer-host.js';
-import { EnumeratorHost } from './enumerator-host.js';
+import { EnumeratorHost, type SplitEnumeration } from './enumerator-host.js';
 import type { ResourceGateway, WorkerGateway } from './gateways.js';
 import { PipelineCheckpoints } from './pipeline-checkpoints.js';
 import type { PipelineRecords, PipelineResume, PipelineSettings } from './pipeline-deps.js';
 import { PipelineFailover } from './pipeline-failover.js';
+import { isPluginPackage, PluginThread } from './plugin-thread.js';
 import { placementsOf } from './rescale.js';
 import { deployTaskGroups, type DeploymentContext } from './task-deployment.js';
 import { freshTrack, mergeAttempts, mergeMetrics, moveTrack, type TaskGroupTrack } from './task-group-track.js';
@@ -67,7 +69,9 @@ export class PipelineMaster {
   private readonly cps: PipelineCheckpoints;
   /** Whether the sinks' save modes ran (a restart or take-over never runs them again). */
   sinksPrepared = false;
-  private enumerator?: EnumeratorHost;
+  private enumerator?: SplitEnumeration;
+  /** The attempt's thread for plugin packages' coordinator-side code, if it has any (plugin-thread.ts). */
+  private pluginThread?: PluginThread;
   /** The sinks' coordinator side: save modes, aggregated commits, abandon. */
   private readonly committers: CommitterHost;
   /** Restart decisions and slot replacement. */
@@ -238,13 +242,21 @@ export class PipelineMaster {
     try {
       const restore = this.restorePoint;
       // The first attempt reuses the source planning prepared; a restart reads its schema afresh.
-      const source = this.attempt > 0 ? await preparedSource(this.job, this.plan) : this.plan.source.prepared;
-      this.enumerator = new EnumeratorHost(source, this.plan.source.parallelism, () => this.checkpoints.request());
-      await this.enumerator.open(restore?.enumeratorStates.get(this.plan.source.vertexId));
+      const thread = this.startPluginThread(attempt);
+      const src = this.plan.source;
+      if (thread && isPluginPackage('source', src.plugin.name)) {
+        // A plugin package's enumerator runs in the thread, on a source prepared there.
+        const spec = { jobId: this.job.jobId, jobMode: this.job.jobMode, parallelism: src.parallelism, inputTables: [] };
+        this.enumerator = thread.enumerator(src.vertexId, src.plugin, spec);
+      } else {
+        const source = this.attempt > 0 ? await preparedSource(this.job, this.plan) : src.prepared;
+        this.enumerator = new EnumeratorHost(source, src.parallelism, () => this.checkpoints.request());
+      }
+      await this.enumerator.open(restore?.enumeratorStates.get(src.vertexId));
       // A restore at another source parallelism: the old readers' splits go back to the enumerator.
       for (const back of restore?.splitsBack ?? []) await this.enumerator.addSplitsBack(back.splits, back.subtask);
       // Save modes (create/drop/truncate the target) run once, before the first writer starts.
-      await this.committers.open(!this.sinksPrepared && !restore, () => this.status === 'DEPLOYING');
+      await this.committers.open(!this.sinksPrepared && !restore, () => this.status === 'DEPLOYING', thread);
       if (this.status === 'DEPLOYING' && !this.sinksPrepared) {
         this.sinksPrepared = true;
         // Recorded before any writer starts, so that no later leader runs the save modes again.
@@ -266,6 +278,45 @@ export class PipelineMaster {
         retryable: true,
       });
     }
+  }
+
+  /**
+   * The attempt's plugin thread, when its source or a sink comes from a plugin package (built-ins
+   * stay on this thread: docs/decisions/0086). A call there past its limit fails the attempt.
+   */
+  private startPluginThread(attempt: number): PluginThread | undefined {
+    const hosted = new Map<number, PluginConfig>();
+    const src = this.plan.source;
+    if (isPluginPackage('source', src.plugin.name)) hosted.set(src.vertexId, src.plugin);
+    for (const s of this.plan.sinks) if (isPluginPackage('sink', s.plugin.name)) hosted.set(s.vertexId, s.plugin);
+    if (hosted.size === 0) return undefined;
+    const thread: PluginThread = new PluginThread(
+      this.job.jobId,
+      this.pipelineId,
+      hosted,
+      this.settings.pluginCallTimeout ?? {},
+      {
+        onFailure: (err) => {
+          if (this.attempt === attempt && this.pluginThread === thread) this.onFailure(serializeError(err));
+        },
+        onCheckpointRequest: () => {
+          if (this.attempt === attempt) this.checkpoints.request();
+        },
+      },
+      this.job.packageDirs,
+    );
+    // An earlier attempt's thread (none is left when a restart starts one) goes.
+    const previous = this.pluginThread;
+    this.pluginThread = thread;
+    previous?.close().catch(() => undefined);
+    return thread;
+  }
+
+  /** Ends the plugin thread of the last attempt, if it has one (at a restart, at the pipeline's end, when the coordinator stops). */
+  async stopPluginThread(): Promise<void> {
+    const thread = this.pluginThread;
+    this.pluginThread = undefined;
+    await thread?.close();
   }
 
   private deployment(attempt: number): DeploymentContext {
@@ -549,6 +600,7 @@ export class PipelineMaster {
       }
     } finally {
       this.ending = false;
+      if (this.isEnded()) await this.stopPluginThread();
     }
     // Reports that came in meanwhile (a restarted attempt that failed at once) are looked at now.
     this.maybeEnd();
@@ -566,6 +618,7 @@ export class PipelineMaster {
 
   /** The failover: a new attempt from the latest completed checkpoint. */
   private async restart(): Promise<void> {
+    await this.stopPluginThread();
     this.restarts++;
     this.attempt++;
     this.setStatus('INITIALIZING');

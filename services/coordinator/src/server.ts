@@ -8,6 +8,7 @@ import type { CheckpointStorage } from '@tideway/checkpoint';
 import { coordinatorServiceHandlers } from './coordinator-service.js';
 import { Dispatcher } from './dispatcher.js';
 import type { DeliveryStats } from './event-delivery.js';
+import type { CallLimits } from '@tideway/runtime';
 import type { JobEventReporter } from './job-events.js';
 import type { JobMaster } from './job-master.js';
 import { JobLogCollector } from './job-logs.js';
@@ -60,6 +61,8 @@ export interface CoordinatorOptions {
   configLimits?: ConfigLimits;
   /** Where job events are pushed (event-report-http, tideway.events.webhooks); none when unset. */
   events?: JobEventReporter;
+  /** Time limits of plugin packages' coordinator-side calls (tideway.plugin-call-timeout); absent: none. */
+  pluginCallTimeout?: CallLimits;
   /**
    * Milliseconds a pipeline without checkpoints may run on a draining worker before it is moved
    * by a restart (tideway.drain.batch-timeout; default 10 minutes).

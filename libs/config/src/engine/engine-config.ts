@@ -92,7 +92,7 @@ export interface EngineConfig {
       /** Milliseconds without a leader before the worker cancels its task groups. */
       readonly leaderLossTimeout: number;
     };
-    /** `tideway.plugin-call-timeout`, milliseconds per kind of worker-side plugin call; 0: no limit. */
+    /** `tideway.plugin-call-timeout`, milliseconds per kind of plugin call (workers' task threads, coordinators' plugin threads); 0: no limit. */
     readonly pluginCallTimeout: {
       readonly open: number;
       readonly read: number;
@@ -101,6 +101,7 @@ export interface EngineConfig {
       readonly checkpoint: number;
       readonly commit: number;
       readonly close: number;
+      readonly enumerate: number;
     };
     /** Milliseconds. */
     readonly heartbeat: { readonly interval: number; readonly timeout: number };

@@ -286,15 +286,44 @@ export const TIDEWAY_SETTINGS: Readonly<Record<string, EngineSetting>> = {
   'plugin-call-timeout': {
     type: 'section',
     description:
-      'How long one call into a connector or transform may run on a worker before its task is stopped and fails (a busy loop or a promise that never settles in a plugin), in milliseconds per kind of call; 0: no limit. The job then restarts as after any task failure (job.retry.times). Coordinator-side calls (split enumerators, aggregated committers) are not limited: docs/plugins.md.',
+      "How long one call into a connector or transform may run before its task is stopped and fails (a busy loop or a promise that never settles in a plugin), in milliseconds per kind of call; 0: no limit. The job then restarts as after any task failure (job.retry.times). On the coordinator the limits apply to plugin packages' split enumerators and aggregated committers, which run in a thread of their pipeline (built-in ones run on the coordinator's main thread, unlimited): docs/plugins.md.",
     fields: {
-      open: { type: 'int', default: 600000, min: 0, description: 'SourceReader.open.' },
+      open: {
+        type: 'int',
+        default: 600000,
+        min: 0,
+        description: 'SourceReader.open; on the coordinator Source.prepare, Sink.prepare (save modes) and Sink.createAggregatedCommitter.',
+      },
       read: { type: 'int', default: 600000, min: 0, description: 'SourceReader.pollNext (one poll).' },
       transform: { type: 'int', default: 600000, min: 0, description: 'Transform.transform (one batch).' },
       write: { type: 'int', default: 600000, min: 0, description: 'SinkWriter.write (one batch).' },
-      checkpoint: { type: 'int', default: 600000, min: 0, description: 'snapshotState and prepareCommit at a checkpoint barrier.' },
-      commit: { type: 'int', default: 600000, min: 0, description: 'SinkCommitter.commit and SourceReader.notifyCheckpointComplete.' },
-      close: { type: 'int', default: 600000, min: 0, description: 'SourceReader.close and SinkWriter.close.' },
+      checkpoint: {
+        type: 'int',
+        default: 600000,
+        min: 0,
+        description: 'snapshotState and prepareCommit at a checkpoint barrier; on the coordinator SplitEnumerator.snapshotState.',
+      },
+      commit: {
+        type: 'int',
+        default: 600000,
+        min: 0,
+        description:
+          'SinkCommitter.commit and SourceReader.notifyCheckpointComplete; on the coordinator SinkAggregatedCommitter.combine and commit, SplitEnumerator.notifyCheckpointComplete.',
+      },
+      close: {
+        type: 'int',
+        default: 600000,
+        min: 0,
+        description:
+          'SourceReader.close and SinkWriter.close; on the coordinator SplitEnumerator.close, SinkAggregatedCommitter.close and Sink.abandon.',
+      },
+      enumerate: {
+        type: 'int',
+        default: 600000,
+        min: 0,
+        description:
+          "A split enumerator's calls on the coordinator: Source.createEnumerator, SplitEnumerator.open, run, registerReader, handleSplitRequest, handleSourceEvent and addSplitsBack.",
+      },
     },
   },
   heartbeat: {

@@ -104,6 +104,19 @@ function noErrors(body: string): boolean {
   return at >= 0 && at < 64 && body.startsWith('false', at + 9);
 }
 
+/**
+ * Item errors that are the document's own (a value its mapping cannot take, a field a strict
+ * mapping refuses, an argument the document makes illegal): with env.sink_error_handler the row
+ * is handed over and the rest of the batch stands. Every other item error (a blocked or missing
+ * index, 429, 5xx) and every request error are the cluster's: they fail the task.
+ */
+const ROW_ERRORS = new Set([
+  'mapper_parsing_exception',
+  'document_parsing_exception',
+  'strict_dynamic_mapping_exception',
+  'illegal_argument_exception',
+]);
+
 /** An action line of a versioned write: its item's 409 means the index holds a newer version. */
 function versioned(lines: string): boolean {
   const nl = lines.indexOf('\n');
@@ -115,7 +128,9 @@ function versioned(lines: string): boolean {
  * calls, as SeaTunnel's writer does): keyed rows are idempotent by _id (a replay after a restore
  * writes the same documents), unkeyed rows are at-least-once. Items that fail with 429 or 5xx
  * are sent again; a versioned item refused with 409 is older than the document (skipped); any
- * other item error fails the task naming the document. One _bulk is in flight at a time, in
+ * other item error fails the task naming the document, unless the job handles sink row errors
+ * (handleRowErrors) and the item's error is the document's own (ROW_ERRORS): that row is handed
+ * over and the others of its batch stand. One _bulk is in flight at a time, in
  * row order (as a loader on one connection): the next batch is built while it is at the
  * cluster. prepareCommit sends what is gathered and waits for every answer, so a completed
  * checkpoint has every row before it in the index.
@@ -123,6 +138,10 @@ function versioned(lines: string): boolean {
 class EsSinkWriter implements SinkWriter {
   private readonly actions = new Map<string, Action>();
   private gathered: string[] = [];
+  /** The row of each gathered action (for a row-level refusal). */
+  private gatheredRows: Row[] = [];
+  /** env.sink_error_handler: where the rows the cluster refuses for themselves go. */
+  private reject?: (row: Row, error: Error) => void;
   /** The _bulk at the cluster (rejects with the error that fails the task). */
   private inFlight: Promise<void> | undefined;
   private stale = 0;
@@ -133,6 +152,10 @@ class EsSinkWriter implements SinkWriter {
     tables: readonly CatalogTable[],
   ) {
     for (const t of tables) this.actions.set(t.tableId, compileAction(s, t));
+  }
+
+  handleRowErrors(reject: (row: Row, error: Error) => void): void {
+    this.reject = reject;
   }
 
   async write(rows: readonly Row[]): Promise<void> {
@@ -146,6 +169,7 @@ class EsSinkWriter implements SinkWriter {
       const a = action(row);
       if (a === '') continue;
       this.gathered.push(a);
+      this.gatheredRows.push(row);
       if (this.gathered.length >= this.s.batchSize) await this.send();
     }
   }
@@ -153,10 +177,12 @@ class EsSinkWriter implements SinkWriter {
   /** Sends the gathered actions once the _bulk before them has answered. */
   private async send(): Promise<void> {
     const lines = this.gathered;
+    const rows = this.gatheredRows;
     this.gathered = [];
+    this.gatheredRows = [];
     await this.flush();
     if (lines.length === 0) return;
-    const sent = this.bulk(lines);
+    const sent = this.bulk(lines, rows);
     sent.catch(() => {}); // awaited by the next flush, which fails the task with it
     this.inFlight = sent;
   }
@@ -168,8 +194,9 @@ class EsSinkWriter implements SinkWriter {
     await pending;
   }
 
-  private async bulk(lines: string[]): Promise<void> {
+  private async bulk(lines: string[], rows: Row[]): Promise<void> {
     let pending = lines;
+    let pendingRows = rows;
     for (let attempt = 0; pending.length > 0; attempt++) {
       const answer = await this.client.call('POST', '/_bulk?refresh=false', pending.join(''), 'application/x-ndjson');
       if (answer.status < 200 || answer.status > 299)
@@ -181,6 +208,7 @@ class EsSinkWriter implements SinkWriter {
       if (noErrors(answer.body)) return;
       const { items } = JSON.parse(answer.body) as BulkAnswer;
       const retry: string[] = [];
+      const retryRows: Row[] = [];
       items.forEach((item, i) => {
         const r = Object.values(item)[0];
         if (r.status < 300 || (r.status === 404 && 'delete' in item)) return;
@@ -189,15 +217,21 @@ class EsSinkWriter implements SinkWriter {
           if (this.stale++ % 1000 === 0) log.debug({ stale: this.stale }, 'Elasticsearch kept newer documents over older versioned writes');
           return;
         }
-        if ((r.status === 429 || r.status >= 500) && attempt < this.s.retries) retry.push(pending[i]);
-        else
-          throw new TidewayError(
-            ErrorCode.EXTERNAL_SYSTEM,
-            `Elasticsearch refused ${pending[i].split('\n')[0]}: ${r.status} ${r.error?.type ?? ''} ${r.error?.reason ?? ''}`.trim(),
-            { retryable: r.status === 429 || r.status >= 500 },
-          );
+        if ((r.status === 429 || r.status >= 500) && attempt < this.s.retries) {
+          retry.push(pending[i]);
+          retryRows.push(pendingRows[i]);
+          return;
+        }
+        const error = new TidewayError(
+          ErrorCode.EXTERNAL_SYSTEM,
+          `Elasticsearch refused ${pending[i].split('\n')[0]}: ${r.status} ${r.error?.type ?? ''} ${r.error?.reason ?? ''}`.trim(),
+          { retryable: r.status === 429 || r.status >= 500 },
+        );
+        if (this.reject && r.status === 400 && ROW_ERRORS.has(r.error?.type ?? '')) this.reject(pendingRows[i], error);
+        else throw error;
       });
       pending = retry;
+      pendingRows = retryRows;
       if (pending.length > 0) await new Promise((r) => setTimeout(r, Math.min(10_000, 200 * 2 ** attempt)));
     }
   }

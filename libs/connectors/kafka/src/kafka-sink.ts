@@ -292,6 +292,11 @@ function routeEncoder(cfg: SinkConfig, route: TableRoute): RouteEncoder {
   return { staticTopic: field === undefined ? route.topic : undefined, topicOf, encodeValue, encodeKey };
 }
 
+/** The broker refused a send as too large (its max.message.bytes). */
+function tooLarge(err: unknown): boolean {
+  return hasApiError(err, 'MESSAGE_TOO_LARGE') || hasApiError(err, 'RECORD_LIST_TOO_LARGE');
+}
+
 /** Java's positive murmur2 hash of the bytes (its Utils.toPositive(Utils.murmur2(...))). */
 function positiveMurmur2(bytes: Buffer): number {
   return murmur2(bytes) & 0x7fffffff;
@@ -321,6 +326,8 @@ class KafkaWriter implements SinkWriter<KafkaCommitInfo, KafkaWriterState> {
   private next = 0;
   private probed = false;
   private open?: OpenTransaction;
+  /** env.sink_error_handler: where the rows refused for themselves go (handleRowErrors). */
+  private reject?: (row: Row, error: Error) => void;
 
   constructor(
     private readonly cfg: SinkConfig,
@@ -486,6 +493,16 @@ class KafkaWriter implements SinkWriter<KafkaCommitInfo, KafkaWriterState> {
     if (part.length > 0) yield part;
   }
 
+  /**
+   * Row-level errors: a row whose topic column is empty or whose values its format cannot
+   * encode, and, without transactions, a message larger than the broker takes (MESSAGE_TOO_LARGE:
+   * the refused send is retried one message at a time, so that only the too-large ones are
+   * refused). A broker away, a missing topic, a lost transaction are not: they fail the task.
+   */
+  handleRowErrors(reject: (row: Row, error: Error) => void): void {
+    this.reject = reject;
+  }
+
   async write(rows: readonly Row[]): Promise<void> {
     if (rows.length === 0) return;
     const producer = await this.connect();
@@ -493,6 +510,7 @@ class KafkaWriter implements SinkWriter<KafkaCommitInfo, KafkaWriterState> {
     // sticky partitioner fills one batch at a time).
     this.roundRobin = (this.roundRobin + 1) % 0x7fffffff;
     const messages: MessageToProduce<Buffer, Buffer, Buffer, Buffer>[] = [];
+    const rowOf = new Map<MessageToProduce<Buffer, Buffer, Buffer, Buffer>, Row>();
     for (const row of rows) {
       const route = this.only ?? this.routes.get(row.tableId);
       if (!route)
@@ -501,11 +519,23 @@ class KafkaWriter implements SinkWriter<KafkaCommitInfo, KafkaWriterState> {
           `the Kafka sink got a row of table ${row.tableId}, which is not one of its input tables.`,
         );
       const fields = row.fields;
-      const topic = route.topicOf(fields);
+      let topic: string;
+      let value: Buffer;
+      let key: Buffer | undefined;
+      try {
+        topic = route.topicOf(fields);
+        value = route.encodeValue(fields, row.kind);
+        key = route.encodeKey?.(fields);
+      } catch (err) {
+        // The row's own: its topic column, or a value its format cannot encode.
+        if (!this.reject) throw err;
+        this.reject(row, err instanceof Error ? err : new Error(String(err)));
+        continue;
+      }
       const partitions = this.partitions.get(topic) ?? (await this.partitionsOf(producer, topic));
-      const value = route.encodeValue(fields, row.kind);
-      const key = route.encodeKey?.(fields);
-      messages.push({ topic, key, value, partition: this.partitionOf(value, key, partitions) });
+      const m = { topic, key, value, partition: this.partitionOf(value, key, partitions) };
+      messages.push(m);
+      if (this.reject) rowOf.set(m, row);
     }
     try {
       for (const part of this.sends(messages)) {
@@ -514,7 +544,8 @@ class KafkaWriter implements SinkWriter<KafkaCommitInfo, KafkaWriterState> {
           await this.open.transaction.send({ messages: part });
           this.open.records += part.length;
           for (const m of part) this.open.topics.add(m.topic);
-        } else await producer.send({ messages: part });
+        } else if (this.reject) await this.sendRefusingTooLarge(producer, part, rowOf);
+        else await producer.send({ messages: part });
       }
     } catch (err) {
       if (err instanceof TidewayError) throw err;
@@ -526,7 +557,7 @@ class KafkaWriter implements SinkWriter<KafkaCommitInfo, KafkaWriterState> {
           { retryable: true },
         );
       }
-      if (hasApiError(err, 'MESSAGE_TOO_LARGE') || hasApiError(err, 'RECORD_LIST_TOO_LARGE')) {
+      if (tooLarge(err)) {
         let largest = messages[0];
         for (const m of messages) if ((m.value?.length ?? 0) > (largest.value?.length ?? 0)) largest = m;
         throw new TidewayError(
@@ -539,6 +570,38 @@ class KafkaWriter implements SinkWriter<KafkaCommitInfo, KafkaWriterState> {
         `writing to topic ${[...new Set(messages.map((m) => m.topic))].join(', ')} at ${this.cfg.bootstrap} failed: ${errorText(err)}`,
         { retryable: true },
       );
+    }
+  }
+
+  /**
+   * Sends a part; if the broker refuses it as too large, sends its messages one by one and hands
+   * the rows of those it refuses as too large to the row error handler (the others of the part
+   * may then be written twice: these semantics are at-least-once).
+   */
+  private async sendRefusingTooLarge(
+    producer: Producer,
+    part: MessageToProduce<Buffer, Buffer, Buffer, Buffer>[],
+    rowOf: Map<MessageToProduce<Buffer, Buffer, Buffer, Buffer>, Row>,
+  ): Promise<void> {
+    try {
+      await producer.send({ messages: part });
+      return;
+    } catch (err) {
+      if (!tooLarge(err)) throw err;
+    }
+    for (const m of part) {
+      try {
+        await producer.send({ messages: [m] });
+      } catch (err) {
+        if (!tooLarge(err)) throw err;
+        this.reject!(
+          rowOf.get(m)!,
+          new TidewayError(
+            ErrorCode.TASK_FAILED,
+            `a message of ${m.value?.length ?? 0} bytes for topic ${m.topic} partition ${String(m.partition)} is larger than the broker at ${this.cfg.bootstrap} accepts (max.message.bytes).`,
+          ),
+        );
+      }
     }
   }
 

@@ -130,6 +130,7 @@ export function registerClusterCommands(program: Command): void {
           events: JobEventReporter.fromConfig(engine),
           drainBatchTimeoutMs: t.drain.batchTimeout,
           pluginStorage: pluginStorageOf(engine),
+          pluginCallTimeout: t.pluginCallTimeout,
         });
         // A fixed port names the process before it starts: a take-over at the start logs to the jobs' files too.
         const coordinatorRole = role === 'all' ? 'all' : 'coordinator';

@@ -1,0 +1,223 @@
+/**
+ * Plugin code that runs on the coordinator cannot stall it (issue 33, item 3;
+ * docs/decisions/0086): a plugin package's split enumerator and aggregated committer run in their
+ * pipeline's plugin thread, under tideway.plugin-call-timeout. Real processes (`tideway cluster`
+ * start: coordinator, resource manager, one worker), plugins in a temporary plugin folder:
+ * - a plugin source and a plugin sink with an aggregated committer work through the thread
+ *   (splits assigned, checkpoints taken, a restore from one after a task failure, every row
+ *   committed once);
+ * - while a plugin enumerator spins in handleSplitRequest, the coordinator answers `tideway list`
+ *   and runs another job to its end; the spinning job then fails naming the plugin, its place
+ *   and the call;
+ * - an aggregated commit that never settles fails its job the same way.
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { JobStatus } from '@tideway/contracts';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { TestCluster, jobFile } from '../cluster/test-cluster.js';
+import { writePluginPackage } from './plugin-job.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'tideway-coordinator-isolation-'));
+const pluginDir = join(dir, 'plugins');
+let cluster: TestCluster | undefined;
+
+const declares = (name: string, kind: 'source' | 'sink') => ({ api: '^0.1.0', plugins: [{ name, kind, factory: 'factory' }] });
+
+/**
+ * A bounded source of `rows` rows per reader, one split per reader, assigned when the reader asks
+ * (handleSplitRequest). With `spin` set, handleSplitRequest writes the file `spin` names and then
+ * loops for ever.
+ */
+const source = (name: string) => `import { writeFileSync } from 'node:fs';
+const table = { tableId: 't', path: { table: 't' }, columns: [{ name: 'id', type: { kind: 'bigint' }, nullable: false }] };
+export const factory = {
+  type: 'source', name: '${name}', description: 'test',
+  spec: { options: [
+    { name: 'rows', type: 'long', default: 100, description: 'rows per reader' },
+    { name: 'spin', type: 'string', default: '', description: 'marker file written before spinning' },
+    { name: 'delay', type: 'long', default: 0, description: 'ms each poll waits' },
+  ] },
+  create: (ctx) => ({
+    boundedness: () => 'BOUNDED',
+    catalogTables: () => [table],
+    createEnumerator: (ectx, restored) => {
+      const given = new Set(restored?.given ?? []);
+      return {
+        open() {}, run() {}, registerReader() {},
+        handleSplitRequest(subtask) {
+          const spin = ctx.options.get('spin');
+          if (spin) { writeFileSync(spin, 'spinning'); for (;;) {} }
+          const splitId = 'part-' + subtask;
+          if (!given.has(splitId)) { ectx.assignSplits(subtask, [{ splitId, next: 0 }]); given.add(splitId); }
+          ectx.signalNoMoreSplits(subtask);
+        },
+        addSplitsBack(splits) { for (const s of splits) given.delete(s.splitId); },
+        snapshotState: () => ({ given: [...given] }),
+        close() {},
+      };
+    },
+    createReader: (rctx) => {
+      const rows = Number(ctx.options.get('rows'));
+      const splits = [];
+      let done = false;
+      return {
+        open() { rctx.sendSplitRequest(); },
+        async pollNext(out) {
+          const delay = Number(ctx.options.get('delay'));
+          if (delay > 0) await new Promise((r) => setTimeout(r, delay));
+          const s = splits[0];
+          if (!s) { if (done) rctx.signalNoMoreElement(); return; }
+          const n = Math.min(50, rows - s.next);
+          const batch = [];
+          for (let i = 0; i < n; i++) batch.push({ kind: '+I', tableId: 't', fields: [BigInt(rctx.subtaskIndex * rows + s.next + i)] });
+          if (batch.length > 0) out.collectBatch(batch);
+          s.next += n;
+          if (s.next >= rows) splits.shift();
+        },
+        addSplits(ss) { splits.push(...ss.map((s) => ({ ...s }))); },
+        handleNoMoreSplits() { done = true; },
+        snapshotState: () => splits.map((s) => ({ ...s })),
+        close() {},
+      };
+    },
+  }),
+};
+`;
+
+/**
+ * A sink whose writers hand their row counts to an aggregated committer, which appends each
+ * checkpoint's id and sum to the file `path` names (a restore commits its checkpoint again: a
+ * line per checkpoint id counts); with `hang`, its commit never settles; with
+ * `fail_once`, the first writer past 600 rows fails once.
+ */
+const sink = (name: string) => `import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+export const factory = {
+  type: 'sink', name: '${name}', description: 'test',
+  spec: { options: [
+    { name: 'path', type: 'string', required: true, description: 'file of committed counts' },
+    { name: 'hang', type: 'boolean', default: false, description: 'commit never settles' },
+    { name: 'fail_once', type: 'string', default: '', description: 'marker file: the first writer past 600 rows writes what was committed into it and fails' },
+  ] },
+  create: (ctx) => ({
+    createWriter: () => {
+      let rows = 0;
+      let seen = 0;
+      return {
+        write(batch) {
+          rows += batch.length;
+          seen += batch.length;
+          const marker = ctx.options.get('fail_once');
+          if (marker && seen > 600 && !existsSync(marker)) {
+            // What was committed when it failed: the restore starts from that checkpoint.
+            const path = ctx.options.get('path');
+            writeFileSync(marker, existsSync(path) ? readFileSync(path, 'utf8') : '');
+            throw new Error('TestSink fails once');
+          }
+        },
+        prepareCommit(checkpointId) { const n = rows; rows = 0; return n > 0 ? { rows: n, checkpointId } : undefined; },
+        close() {},
+      };
+    },
+    createAggregatedCommitter: () => ({
+      combine: (infos) => ({ rows: infos.reduce((a, i) => a + i.rows, 0), checkpointId: infos[0].checkpointId }),
+      commit: (aggs) => {
+        if (ctx.options.get('hang')) return new Promise(() => {});
+        for (const a of aggs) appendFileSync(ctx.options.get('path'), a.checkpointId + ' ' + a.rows + '\\n');
+        return [];
+      },
+      abort() {},
+    }),
+  }),
+};
+`;
+
+const job = (name: string, src: string, snk: string, env = '', retries = 0) =>
+  jobFile(
+    cluster!,
+    name,
+    `env {\n  job.mode = "BATCH"\n  parallelism = 2\n  job.retry.times = ${retries}\n${env}}\nsource {\n  ${src}\n}\nsink {\n  ${snk}\n}\n`,
+  );
+
+beforeAll(async () => {
+  writePluginPackage(pluginDir, 'test-source', declares('TestSource', 'source'), source('TestSource'));
+  writePluginPackage(pluginDir, 'test-sink', declares('TestSink', 'sink'), sink('TestSink'));
+  cluster = await TestCluster.start({
+    workers: [{ attributes: {} }],
+    slotNum: 6,
+    jobScheduleStrategy: 'WAIT',
+    tidewayYaml: ['plugins:', `  dirs: [${JSON.stringify(pluginDir)}]`, 'plugin-call-timeout:', '  enumerate: 40000', '  commit: 4000'],
+  });
+}, 180_000);
+
+afterAll(async () => {
+  await cluster?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** The rows committed, once per checkpoint id. */
+const committed = (file: string) => {
+  const byCheckpoint = new Map<string, number>();
+  for (const l of readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((x) => x !== '')) {
+    const [id, rows] = l.split(' ');
+    byCheckpoint.set(id, Number(rows));
+  }
+  return [...byCheckpoint.values()].reduce((a, n) => a + n, 0);
+};
+
+it("a plugin package's enumerator and aggregated committer work from their thread, through a restore: every row committed once", async () => {
+  const out = join(dir, 'tally.txt');
+  const marker = join(dir, 'failed-once');
+  const file = job(
+    'tally.conf',
+    'TestSource {\n    rows = 700\n    delay = 100\n  }',
+    `TestSink {\n    path = "${out}"\n    fail_once = "${marker}"\n  }`,
+    '  checkpoint.interval = 500\n  job.retry.interval.seconds = 0\n',
+    1,
+  );
+  const res = await cluster!.cli(['submit', '-c', file], 150_000);
+  expect(res.code, res.stdout + res.stderr).toBe(0);
+  // The writer failed once, past a completed checkpoint: the pipeline restored its enumerator
+  // (in a new thread) and readers from it, and the committer committed each row once.
+  expect(committed(marker)).toBeGreaterThan(0);
+  expect(committed(out)).toBe(1400);
+}, 200_000);
+
+it('an enumerator spinning in handleSplitRequest stalls neither the coordinator nor another job, and fails its job naming the call', async () => {
+  const c = cluster!;
+  const marker = join(dir, 'spinning');
+  const spinning = job('spins.conf', `TestSource { spin = "${marker}" }`, 'Console {}');
+  const submitted = await c.cli(['submit', '-c', spinning, '--async'], 60_000);
+  expect(submitted.code, submitted.stderr).toBe(0);
+  const jobId = submitted.stdout.trim();
+  await c.until('the enumerator spins', () => existsSync(marker), 90_000);
+  // The coordinator answers while the enumerator spins ...
+  const list = await c.cli(['list'], 60_000);
+  expect(list.code, list.stderr).toBe(0);
+  expect(list.stdout).toContain(jobId);
+  // ... and runs another job to its end.
+  const other = await c.cli(
+    ['submit', '-c', job('other.conf', 'FakeSource {\n    row.num = 50\n    schema = { fields { id = "bigint" } }\n  }', 'Console {}')],
+    120_000,
+  );
+  expect(other.code, other.stderr).toBe(0);
+  // It was still spinning then (the limit is 40 s): the coordinator did not wait for it.
+  expect((await c.job(jobId)).status).toBe(JobStatus.RUNNING);
+  await c.until('the spinning job failed', async () => (await c.job(jobId)).status === JobStatus.FAILED, 120_000);
+  expect((await c.job(jobId)).error?.message).toMatch(
+    /^source TestSource \(\S*spins\.conf:7\): its SplitEnumerator\.handleSplitRequest call did not return within 40 s \(tideway\.plugin-call-timeout\.enumerate\)/,
+  );
+}, 300_000);
+
+it('an aggregated commit that never settles fails its job naming the call', async () => {
+  const c = cluster!;
+  const hangs = job('hangs.conf', 'TestSource { rows = 20 }', `TestSink { path = "${join(dir, 'hangs.txt')}", hang = true }`);
+  const res = await c.cli(['submit', '-c', hangs], 150_000);
+  expect(res.code, res.stdout + res.stderr).toBe(1);
+  expect(res.stderr).toMatch(
+    /sink TestSink \(\S+hangs\.conf:10\): its SinkAggregatedCommitter\.commit call did not return within 4 s \(tideway\.plugin-call-timeout\.commit\)/,
+  );
+}, 200_000);

@@ -90,7 +90,7 @@ export const factory = {
  * A sink whose writers hand their row counts to an aggregated committer, which appends each
  * checkpoint's id and sum to the file `path` names (a restore commits its checkpoint again: a
  * line per checkpoint id counts); with `hang`, its commit never settles; with
- * `fail_once`, the first writer past 600 rows fails once.
+ * `fail_once`, the first writer past 300 rows, once a checkpoint was committed, fails once.
  */
 const sink = (name: string) => `import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 export const factory = {
@@ -98,7 +98,7 @@ export const factory = {
   spec: { options: [
     { name: 'path', type: 'string', required: true, description: 'file of committed counts' },
     { name: 'hang', type: 'boolean', default: false, description: 'commit never settles' },
-    { name: 'fail_once', type: 'string', default: '', description: 'marker file: the first writer past 600 rows writes what was committed into it and fails' },
+    { name: 'fail_once', type: 'string', default: '', description: 'marker file: the first writer past 300 rows once a checkpoint was committed writes what was committed into it and fails' },
   ] },
   create: (ctx) => ({
     createWriter: () => {
@@ -109,9 +109,10 @@ export const factory = {
           rows += batch.length;
           seen += batch.length;
           const marker = ctx.options.get('fail_once');
-          if (marker && seen > 600 && !existsSync(marker)) {
+          const path = ctx.options.get('path');
+          const committedSome = existsSync(path) && readFileSync(path, 'utf8') !== '';
+          if (marker && seen > 300 && committedSome && !existsSync(marker)) {
             // What was committed when it failed: the restore starts from that checkpoint.
-            const path = ctx.options.get('path');
             writeFileSync(marker, existsSync(path) ? readFileSync(path, 'utf8') : '');
             throw new Error('TestSink fails once');
           }
@@ -173,7 +174,7 @@ it("a plugin package's enumerator and aggregated committer work from their threa
   const marker = join(dir, 'failed-once');
   const file = job(
     'tally.conf',
-    'TestSource {\n    rows = 700\n    delay = 100\n  }',
+    'TestSource {\n    rows = 700\n    delay = 200\n  }',
     `TestSink {\n    path = "${out}"\n    fail_once = "${marker}"\n  }`,
     '  checkpoint.interval = 500\n  job.retry.interval.seconds = 0\n',
     1,

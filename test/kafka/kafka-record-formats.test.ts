@@ -156,37 +156,4 @@ sink {
     ]);
     expect(await got(b, 1)).toEqual([[null, envelope(2)]]);
   }, 150_000);
-
-  it('refuses what the record formats cannot do, by option, before touching the broker', async () => {
-    const job = (source: string, sink: string) =>
-      writeJob(
-        dirs.make(),
-        `env { job.mode = "BATCH" }
-source { ${source} }
-sink { ${sink} }
-`,
-      );
-    const fake = 'FakeSource { plugin_output = "t", schema = { fields { id = int } }, row.num = 1 }';
-    const cases: [string, RegExp][] = [
-      [
-        job('Kafka { plugin_output = "t", bootstrap.servers = "127.0.0.1:1", topic = "x", format = compatible_debezium_json }', 'Console {}'),
-        /compatible_debezium_json' is a Kafka sink format/,
-      ],
-      [
-        job('Kafka { plugin_output = "t", bootstrap.servers = "127.0.0.1:1", topic = "x", format = native, schema = { fields { id = int } } }', 'Console {}'),
-        /format native has a fixed table/,
-      ],
-      [job(fake, 'Kafka { bootstrap.servers = "127.0.0.1:1", topic = "x", format = native }'), /column 'headers' \(map<string, string>\) is missing/],
-      [
-        job(fake, 'Kafka { bootstrap.servers = "127.0.0.1:1", format = compatible_debezium_json, partition_key_fields = ["id"] }'),
-        /'partition_key_fields' cannot be set with format compatible_debezium_json/,
-      ],
-      [job(fake, 'Kafka { bootstrap.servers = "127.0.0.1:1", format = json }'), /needs 'topic'/],
-    ];
-    for (const [conf, message] of cases) {
-      const res = await runCli(['run', '-c', conf], 60_000);
-      expect(res.code, res.stderr).toBe(2);
-      expect(res.stderr).toMatch(message);
-    }
-  }, 150_000);
 });

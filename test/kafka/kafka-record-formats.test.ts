@@ -66,7 +66,13 @@ describe.skipIf(kafkaSkipped())('Kafka record formats', () => {
       key: i % 5 === 0 ? undefined : Buffer.from(`key-${i}`),
       // Bytes that are not UTF-8, and every fifth record a tombstone.
       value: i % 5 === 3 ? undefined : Buffer.from([0xff, 0x00, i, 0xfe, 0x80]),
-      headers: i % 3 === 0 ? new Map([[Buffer.from('trace'), Buffer.from(`t-${i}`)], [Buffer.from('kind'), Buffer.from('x')]]) : undefined,
+      headers:
+        i % 3 === 0
+          ? new Map([
+              [Buffer.from('trace'), Buffer.from(`t-${i}`)],
+              [Buffer.from('kind'), Buffer.from('x')],
+            ])
+          : undefined,
       timestamp: 1_700_000_000_000n + BigInt(i * 1000),
     }));
     try {
@@ -114,10 +120,10 @@ sink {
     await createTopic(bootstrap, a, 1);
     await createTopic(bootstrap, b, 1);
     const value = (id: number) =>
-      JSON.stringify({ schema: { type: 'struct', fields: [], optional: false }, payload: { before: null, after: { id }, op: 'c' } }).replace(
-        /"/g,
-        '\\"',
-      );
+      JSON.stringify({
+        schema: { type: 'struct', fields: [], optional: false },
+        payload: { before: null, after: { id }, op: 'c' },
+      }).replace(/"/g, '\\"');
     const conf = writeJob(
       dirs.make(),
       `env {
@@ -149,7 +155,10 @@ sink {
     const text = (h: string | null) => (h === null ? null : Buffer.from(h, 'hex').toString());
     const got = async (topic: string, n: number) =>
       (await readRecords(bootstrap, topic, n)).map((r) => [text(r.key), JSON.parse(text(r.value) ?? 'null')]);
-    const envelope = (id: number) => ({ schema: { type: 'struct', fields: [], optional: false }, payload: { before: null, after: { id }, op: 'c' } });
+    const envelope = (id: number) => ({
+      schema: { type: 'struct', fields: [], optional: false },
+      payload: { before: null, after: { id }, op: 'c' },
+    });
     expect(await got(a, 2)).toEqual([
       ['{"id":1}', envelope(1)],
       ['{"id":3}', envelope(3)],

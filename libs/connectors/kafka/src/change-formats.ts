@@ -243,6 +243,11 @@ export function compileChangeDecoder(columns: Columns, format: ChangeFormat, fil
           case 'r':
             return [row('+I', convert(e.after, logical, 'Debezium "after"'), 'Debezium "after"')];
           case 'u':
+            // As SeaTunnel: PostgreSQL sends an update's old row only with REPLICA IDENTITY FULL.
+            if (e.before === null || e.before === undefined)
+              return fail(
+                'a Debezium UPDATE message has no "before" row (a PostgreSQL source table needs REPLICA IDENTITY FULL for Debezium to send it)',
+              );
             return [
               row('-U', convert(e.before, logical, 'Debezium "before"'), 'Debezium "before"'),
               row('+U', convert(e.after, logical, 'Debezium "after"'), 'Debezium "after"'),

@@ -163,14 +163,24 @@ function readConfig(o: PluginOptions, ctx: PluginContext): SinkConfig {
     throw bad(o, 'format', `format '${format}' is not supported by the Kafka sink (it writes ${KAFKA_SINK_FORMATS.join(', ')}).`);
   }
   if (!o.has('topic') && format !== 'compatible_debezium_json')
-    throw bad(o, 'topic', `the Kafka sink needs 'topic' (only format compatible_debezium_json takes each row's topic).`, ErrorCode.CONFIG_MISSING_OPTION);
+    throw bad(
+      o,
+      'topic',
+      `the Kafka sink needs 'topic' (only format compatible_debezium_json takes each row's topic).`,
+      ErrorCode.CONFIG_MISSING_OPTION,
+    );
   const topic = o.has('topic') ? o.get<string>('topic') : undefined;
   const given = ['partition', 'assign_partitions'].filter((n) => o.has(n));
   if (given.length > 1) throw bad(o, 'assign_partitions', "'partition' and 'assign_partitions' cannot both be set.");
   if (isRecordFormat(format)) {
     // The record's key (and, with native, its partition) is the row's.
     const refused = (format === 'native' ? ['partition_key_fields', ...given] : ['partition_key_fields']).find((n) => o.has(n));
-    if (refused) throw bad(o, refused, `'${refused}' cannot be set with format ${format}: each row carries its record's key${format === 'native' ? ' and partition' : ''}.`);
+    if (refused)
+      throw bad(
+        o,
+        refused,
+        `'${refused}' cannot be set with format ${format}: each row carries its record's key${format === 'native' ? ' and partition' : ''}.`,
+      );
   }
   const fieldDelimiter = o.get<string>('field_delimiter');
   if (fieldDelimiter === '') throw bad(o, 'field_delimiter', 'field_delimiter must not be empty.');
@@ -238,7 +248,11 @@ function tableRoutes(
     });
     if (cfg.topic === undefined) {
       if (!names.includes('topic'))
-        throw bad(o, 'format', `format compatible_debezium_json without 'topic' takes each row's topic from column 'topic', which table ${table.tableId} does not have.`);
+        throw bad(
+          o,
+          'format',
+          `format compatible_debezium_json without 'topic' takes each row's topic from column 'topic', which table ${table.tableId} does not have.`,
+        );
       return { tableId: table.tableId, columns: table.columns.map((c) => ({ name: c.name, type: c.type })), topic: undefined, keyFields };
     }
     const topic = substituteTablePlaceholders(cfg.topic, table.path);
@@ -279,7 +293,8 @@ interface RouteEncoder {
 function valueEncoder(cfg: SinkConfig, route: TableRoute, format: Exclude<KafkaSinkFormat, 'native' | 'compatible_debezium_json'>) {
   const message = cfg.protobuf && protobufMessage(cfg.protobuf);
   const encodeValue = compileEncoder(route.columns, format, cfg.fieldDelimiter, message);
-  if (route.keyFields.length === 0) return (fields: readonly unknown[], kind: Row['kind']): EncodedRecord => ({ value: encodeValue(fields, kind) });
+  if (route.keyFields.length === 0)
+    return (fields: readonly unknown[], kind: Row['kind']): EncodedRecord => ({ value: encodeValue(fields, kind) });
   const keyColumns = route.keyFields.map((i) => route.columns[i]);
   // As SeaTunnel's key serializer: the value's format for avro and protobuf (a message of the same type with the key columns set).
   const keyFormat = format === 'text' || format === 'avro' || format === 'protobuf' ? format : 'json';
@@ -298,7 +313,8 @@ function routeEncoder(cfg: SinkConfig, route: TableRoute): RouteEncoder {
     const at = route.columns.findIndex((c) => c.name === 'topic');
     const topicOf = (fields: readonly unknown[]) => {
       const text = topicText(fields[at]);
-      if (text === '') throw new TidewayError(ErrorCode.TASK_FAILED, `a row of table ${route.tableId} has no topic: its column 'topic' is null or empty.`);
+      if (text === '')
+        throw new TidewayError(ErrorCode.TASK_FAILED, `a row of table ${route.tableId} has no topic: its column 'topic' is null or empty.`);
       return text;
     };
     return { topicOf, encode };

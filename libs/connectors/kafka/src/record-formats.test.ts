@@ -8,11 +8,17 @@ function table(fields: Record<string, string>): CatalogTable {
   return parseSchemaConfig({ fields }, { catalogName: 'test', fallbackTable: 't' }).table;
 }
 
-function context(factory: typeof kafkaSinkFactory | typeof kafkaSourceFactory, values: Record<string, unknown>, input: CatalogTable[]): PluginContext {
+function context(
+  factory: typeof kafkaSinkFactory | typeof kafkaSourceFactory,
+  values: Record<string, unknown>,
+  input: CatalogTable[],
+): PluginContext {
   return { jobId: '1', jobMode: 'BATCH', parallelism: 1, options: optionsOf(values, factory.spec), inputTables: input };
 }
 
-const nativeTable = table(Object.fromEntries(NATIVE_COLUMNS.map((c) => [c.name, c.type.kind === 'map' ? 'map<string, string>' : c.type.kind])));
+const nativeTable = table(
+  Object.fromEntries(NATIVE_COLUMNS.map((c) => [c.name, c.type.kind === 'map' ? 'map<string, string>' : c.type.kind])),
+);
 
 describe('Kafka record formats at planning', () => {
   it('refuses each option the record formats cannot honour, by name', () => {
@@ -25,13 +31,17 @@ describe('Kafka record formats at planning', () => {
     expect(source({ format: 'native', schema: { fields: { id: 'int' } } })).toThrow(/format native has a fixed table/);
     expect(sink({ topic: 'x', format: 'native' }, [ids])).toThrow(/column 'headers' \(map<string, string>\) is missing/);
     expect(sink({ topic: 'x', format: 'native', partition: 1 }, [nativeTable])).toThrow(/'partition' cannot be set with format native/);
-    expect(sink({ format: 'compatible_debezium_json', partition_key_fields: ['key'] }, [table({ topic: 'string', key: 'string', value: 'string' })])).toThrow(
-      /'partition_key_fields' cannot be set with format compatible_debezium_json/,
-    );
+    expect(
+      sink({ format: 'compatible_debezium_json', partition_key_fields: ['key'] }, [
+        table({ topic: 'string', key: 'string', value: 'string' }),
+      ]),
+    ).toThrow(/'partition_key_fields' cannot be set with format compatible_debezium_json/);
     expect(sink({ format: 'compatible_debezium_json' }, [table({ key: 'string', value: 'string' })])).toThrow(/from column 'topic'/);
     expect(sink({ format: 'json' }, [ids])).toThrow(/needs 'topic'/);
     // The source's native table is what the sink takes.
-    const native = kafkaSourceFactory.create(context(kafkaSourceFactory, { 'bootstrap.servers': '127.0.0.1:1', topic: 'x', format: 'native' }, []));
+    const native = kafkaSourceFactory.create(
+      context(kafkaSourceFactory, { 'bootstrap.servers': '127.0.0.1:1', topic: 'x', format: 'native' }, []),
+    );
     const [t] = native.catalogTables();
     expect(t.columns.map((c) => c.name)).toEqual(NATIVE_COLUMNS.map((c) => c.name));
     expect(recordColumnsProblem(t.columns, 'native')).toBeUndefined();

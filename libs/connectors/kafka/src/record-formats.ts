@@ -71,9 +71,7 @@ export function recordColumnsProblem(columns: readonly { name: string; type: Dat
     const c = columns.find((x) => x.name === n.name);
     const want = n.type.kind === 'map' ? 'map<string, string>' : n.type.kind;
     if (!c) return `column '${n.name}' (${want}) is missing: format ${format} writes rows of ${needed.map((x) => x.name).join(', ')}`;
-    const same =
-      c.type.kind === n.type.kind &&
-      (c.type.kind !== 'map' || (c.type.key.kind === 'string' && c.type.value.kind === 'string'));
+    const same = c.type.kind === n.type.kind && (c.type.kind !== 'map' || (c.type.key.kind === 'string' && c.type.value.kind === 'string'));
     if (!same) return `column '${n.name}' must be ${want} for format ${format}`;
   }
   return undefined;
@@ -127,7 +125,10 @@ export function compileRecordEncoder(
     const p = fields[partition];
     const ts = fields[timestamp];
     if (p !== null && p !== undefined && (typeof p !== 'number' || p < 0))
-      throw new TidewayError(ErrorCode.TASK_FAILED, `a row of table ${tableId} has partition ${String(p)}, which is not a partition number.`);
+      throw new TidewayError(
+        ErrorCode.TASK_FAILED,
+        `a row of table ${tableId} has partition ${String(p)}, which is not a partition number.`,
+      );
     return {
       headers: out,
       key: bytes(fields[key]),

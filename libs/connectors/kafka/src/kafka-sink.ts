@@ -638,7 +638,7 @@ export const kafkaSinkFactory: SinkFactory = {
   type: 'sink',
   name: 'Kafka',
   description:
-    'Writes rows (of one or several input tables) to Kafka topics as json, text, avro, protobuf or change-log messages, with keys from partition_key_fields, a fixed partition or content-assigned partitions; NON, AT_LEAST_ONCE (the idempotent producer, every row acknowledged before its checkpoint completes) or EXACTLY_ONCE (a Kafka transaction per writer and checkpoint, committed when the checkpoint completes, and again, idempotently, after a restore).',
+    'Writes rows (of one or several input tables) to Kafka topics as json, text, avro, protobuf or change-log messages, or rows that are records (native, as the source reads them; compatible_debezium_json, as the CDC sources give Debezium records), with keys from partition_key_fields, a fixed partition or content-assigned partitions; NON, AT_LEAST_ONCE (the idempotent producer, every row acknowledged before its checkpoint completes) or EXACTLY_ONCE (a Kafka transaction per writer and checkpoint, committed when the checkpoint completes, and again, idempotently, after a restore).',
   spec: kafkaSinkSpec,
   create(ctx: PluginContext): Sink {
     const o = ctx.options;

@@ -953,7 +953,7 @@ export const kafkaSourceFactory: SourceFactory = {
   type: 'source',
   name: 'Kafka',
   description:
-    "Reads Kafka topics (a list or a pattern) as json, text or change-log (canal, debezium, maxwell, ogg, Kafka Connect json) or avro rows: each partition is a split, offsets are checkpointed and committed to the consumer group when a checkpoint completes, transactions are read committed, partitions added while a streaming job runs are picked up, and each partition's consumer lag is the metric tideway_source_lag.",
+    "Reads Kafka topics (a list or a pattern) as json, text, change-log (canal, debezium, maxwell, ogg, Kafka Connect json), avro or protobuf rows, or as whole records (native: headers, key, value, partition, timestamp): each partition is a split, offsets are checkpointed and committed to the consumer group when a checkpoint completes, transactions are read committed, partitions added while a streaming job runs are picked up, and each partition's consumer lag is the metric tideway_source_lag.",
   spec: kafkaSourceSpec,
   create(ctx: PluginContext): Source<KafkaSplit, EnumState> {
     const o = ctx.options;

@@ -154,7 +154,7 @@ sink {
     expect(res.code, res.stderr).toBe(0);
     const text = (h: string | null) => (h === null ? null : Buffer.from(h, 'hex').toString());
     const got = async (topic: string, n: number) =>
-      (await readRecords(bootstrap, topic, n)).map((r) => [text(r.key), JSON.parse(text(r.value) ?? 'null')]);
+      (await readRecords(bootstrap, topic, n)).map((r): unknown[] => [text(r.key), JSON.parse(text(r.value) ?? 'null') as unknown]);
     const envelope = (id: number) => ({
       schema: { type: 'struct', fields: [], optional: false },
       payload: { before: null, after: { id }, op: 'c' },

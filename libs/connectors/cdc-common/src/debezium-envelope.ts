@@ -148,8 +148,13 @@ function codecOf(type: DataType, optional: boolean, field: string, connector: De
 
 export type DebeziumConnector = 'mysql' | 'postgresql';
 
-/** What the source block says of a change besides the table: where the log stood. */
-export type SourcePosition = Record<string, unknown>;
+/** What the source block says of a change besides the table: where the log stood (MySQL file, pos and server id; PostgreSQL lsn). */
+export interface SourcePosition {
+  readonly file?: string;
+  readonly pos?: number;
+  readonly server_id?: number;
+  readonly lsn?: bigint;
+}
 
 /** The options of the format (the `debezium` map's converter and server name keys). */
 export interface DebeziumEnvelopeOptions {
@@ -389,7 +394,7 @@ export class DebeziumEnvelope {
             schema: t.schemaName ?? 'public',
             table: t.table,
             txId: null,
-            lsn: pos.lsn === undefined || pos.lsn === null ? null : new JsonNumber(String(pos.lsn)),
+            lsn: pos.lsn === undefined ? null : new JsonNumber(String(pos.lsn)),
             xmin: null,
           };
     const payload = {

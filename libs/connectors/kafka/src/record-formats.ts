@@ -91,13 +91,15 @@ export interface EncodedRecord {
 
 function text(v: unknown): Buffer | undefined {
   if (v === null || v === undefined) return undefined;
-  return Buffer.from(typeof v === 'string' ? v : JSON.stringify(v), 'utf8');
+  if (typeof v === 'string') return Buffer.from(v, 'utf8');
+  if (typeof v === 'bigint' || typeof v === 'number' || typeof v === 'boolean') return Buffer.from(String(v), 'utf8');
+  return Buffer.from(JSON.stringify(v), 'utf8');
 }
 
 function bytes(v: unknown): Buffer | undefined {
   if (v === null || v === undefined) return undefined;
   if (v instanceof Uint8Array) return Buffer.from(v.buffer, v.byteOffset, v.byteLength);
-  return Buffer.from(String(v), 'utf8');
+  return text(v);
 }
 
 /** Turns a row of a record format into its record (its columns checked by recordColumnsProblem). */
@@ -111,7 +113,7 @@ export function compileRecordEncoder(
     const [topic, key, value] = [at('topic'), at('key'), at('value')];
     return (fields) => {
       const t = topic < 0 ? undefined : fields[topic];
-      return { topic: t === null || t === undefined ? undefined : String(t), key: text(fields[key]), value: text(fields[value]) };
+      return { topic: text(t)?.toString('utf8'), key: text(fields[key]), value: text(fields[value]) };
     };
   }
   const [headers, key, partition, timestamp, value] = NATIVE_SINK_COLUMNS.map(at);
@@ -127,7 +129,7 @@ export function compileRecordEncoder(
     if (p !== null && p !== undefined && (typeof p !== 'number' || p < 0))
       throw new TidewayError(
         ErrorCode.TASK_FAILED,
-        `a row of table ${tableId} has partition ${String(p)}, which is not a partition number.`,
+        `a row of table ${tableId} has partition ${JSON.stringify(p, (_k, x: unknown) => (typeof x === 'bigint' ? x.toString() : x))}, which is not a partition number.`,
       );
     return {
       headers: out,

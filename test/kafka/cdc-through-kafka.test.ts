@@ -1,22 +1,24 @@
 /**
- * Postgres-CDC -> Kafka -> PostgreSQL end to end (issue 34), through the real CLI against a
- * private PostgreSQL with logical replication and the run's shared broker. One job captures two
- * tables into Kafka, EXACTLY_ONCE: one as Debezium's own records (format
- * compatible_debezium_json on both ends), the other as typed rows the sink writes as
- * debezium_json. A second job reads both topics as debezium_json into the target tables with
- * upserts and deletes. Inserts, updates and deletes go on while the first job is SIGKILLed and
- * restored from its checkpoint; both targets end equal to their sources.
+ * CDC -> Kafka -> PostgreSQL end to end (issue 34), through the real CLI against a private
+ * PostgreSQL with logical replication, a private MariaDB and the run's shared broker. One job
+ * captures three tables into Kafka, EXACTLY_ONCE: a PostgreSQL and a MariaDB table as Debezium's
+ * own records (format compatible_debezium_json on both ends), a PostgreSQL table as typed rows the
+ * sink writes as debezium_json. A second job reads the topics as debezium_json into PostgreSQL
+ * target tables with upserts and deletes. Inserts, updates and deletes go on while the first job
+ * is SIGKILLed and restored from its checkpoint; every target ends equal to its source.
  */
+import mysql from 'mysql2/promise';
 import pg from 'pg';
 import { LocalFileCheckpointStorage } from '@tideway/checkpoint';
-import { kafkaSkipped, sharedKafka, startPostgres, type TestDatabaseServer } from '@tideway/testing';
+import { kafkaSkipped, sharedKafka, startMariaDb, startPostgres, type TestDatabaseServer } from '@tideway/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CliJob, killStartedJobs, TempDirs, until } from '../cdc/cli-job.js';
 import { createTopic, uniqueTopic } from './kafka-helpers.js';
 
 const dirs = new TempDirs();
 let server: TestDatabaseServer | undefined;
-const clients: pg.Client[] = [];
+let maria: TestDatabaseServer | undefined;
+const clients: { end(): Promise<void> }[] = [];
 
 async function connect(database: string): Promise<pg.Client> {
   const s = server as TestDatabaseServer;
@@ -59,17 +61,17 @@ async function lines(client: pg.Client, table: string): Promise<string[]> {
 afterAll(async () => {
   killStartedJobs();
   for (const c of clients) await c.end().catch(() => undefined);
-  await server?.stop();
+  await Promise.all([server?.stop(), maria?.stop()]);
   dirs.cleanup();
 });
 
 describe.skipIf(kafkaSkipped())('CDC through Kafka', () => {
   let bootstrap = '';
   beforeAll(async () => {
-    [bootstrap, server] = await Promise.all([sharedKafka(), startPostgres({ logical: true })]);
+    [bootstrap, server, maria] = await Promise.all([sharedKafka(), startPostgres({ logical: true }), startMariaDb()]);
   }, 200_000);
 
-  it('Postgres-CDC -> Kafka (compatible_debezium_json, debezium_json) -> PostgreSQL: the targets equal the sources across a restore', async () => {
+  it('Postgres-CDC and MySQL-CDC -> Kafka (compatible_debezium_json, debezium_json) -> PostgreSQL: the targets equal the sources across a restore', async () => {
     const s = server as TestDatabaseServer;
     const admin = await connect('tideway');
     await admin.query('CREATE DATABASE target');
@@ -81,9 +83,29 @@ describe.skipIf(kafkaSkipped())('CDC through Kafka', () => {
       await src.query(`ALTER TABLE ${t} REPLICA IDENTITY FULL`);
       await dst.query(TABLE(t));
     }
+    const m = maria as TestDatabaseServer;
+    const my = await mysql.createConnection({ host: m.host, port: m.port, user: m.user, password: m.password });
+    clients.push(my);
+    await my.query('CREATE DATABASE shopdb');
+    await my.query(
+      'CREATE TABLE shopdb.mshop (id int PRIMARY KEY, name varchar(40), price decimal(10,2), born date, seen datetime(6), n bigint)',
+    );
+    await dst.query(
+      'CREATE TABLE mshop (id int PRIMARY KEY, name varchar(40), price numeric(10,2), born date, seen timestamp(6), n bigint)',
+    );
     let next = 1;
-    /** One transaction: inserts, an update of an older row, a delete of another, in both tables. */
+    /** One transaction: inserts, an update of an older row, a delete of another, in each table. */
     const change = async () => {
+      const id = next;
+      await my.query('BEGIN');
+      await my.query(
+        "INSERT INTO shopdb.mshop VALUES (?, ?, ?, DATE_ADD('2024-01-01', INTERVAL ? DAY), DATE_ADD('2024-05-06 07:08:09.123456', INTERVAL ? SECOND), 9007199254740993 + ?)",
+        [id, `m'${id} "q"`, (id * 1.25).toFixed(2), id, id, id],
+      );
+      await my.query('INSERT INTO shopdb.mshop (id) VALUES (?)', [id + 1]);
+      if (id > 4) await my.query("UPDATE shopdb.mshop SET name = CONCAT(name, '+'), price = price + 1 WHERE id = ?", [id - 4]);
+      if (id > 6) await my.query('DELETE FROM shopdb.mshop WHERE id = ?', [id - 5]);
+      await my.query('COMMIT');
       await src.query('BEGIN');
       for (const t of ['shop', 'stock']) {
         const id = next;
@@ -102,6 +124,8 @@ describe.skipIf(kafkaSkipped())('CDC through Kafka', () => {
 
     const server1 = uniqueTopic('pgcdc').replace(/-/g, '_');
     const compatTopic = `${server1}.public.shop`;
+    const mysqlTopic = `${server1}_my.shopdb.mshop`;
+    await createTopic(bootstrap, mysqlTopic, 1);
     const typedTopic = uniqueTopic('typed-stock');
     await createTopic(bootstrap, compatTopic, 1);
     await createTopic(bootstrap, typedTopic, 2);
@@ -124,10 +148,26 @@ describe.skipIf(kafkaSkipped())('CDC through Kafka', () => {
 source {
   ${cdc('shop', `${server1}_a`, `format = compatible_debezium_json\n    debezium = { database.server.name = "${server1}" }`, 'raw')}
   ${cdc('stock', `${server1}_b`, '', 'typed')}
+  MySQL-CDC {
+    plugin_output = "mraw"
+    base-url = "jdbc:mysql://${m.host}:${m.port}/shopdb"
+    username = "${m.user}"
+    password = "${m.password}"
+    table-names = ["shopdb.mshop"]
+    format = compatible_debezium_json
+    debezium = { database.server.name = "${server1}_my", key.converter.schemas.enable = false }
+  }
 }
 sink {
   Kafka {
     plugin_input = "raw"
+    bootstrap.servers = "${bootstrap}"
+    format = compatible_debezium_json
+    semantics = EXACTLY_ONCE
+    kafka.config = { "transaction.timeout.ms" = "60000" }
+  }
+  Kafka {
+    plugin_input = "mraw"
     bootstrap.servers = "${bootstrap}"
     format = compatible_debezium_json
     semantics = EXACTLY_ONCE
@@ -146,15 +186,16 @@ sink {
 `,
     );
     const schema = `schema = { table = "public.TABLE", fields { id = int, name = string, price = "decimal(10, 2)", born = date, seen = timestamp, flag = boolean, n = bigint } }`;
-    const kafka = (topic: string, table: string, output: string) => `Kafka {
+    const kafka = (topic: string, table: string, output: string, fields = schema) => `Kafka {
     plugin_output = "${output}"
     bootstrap.servers = "${bootstrap}"
     topic = "${topic}"
     consumer.group = "${topic}-to-pg"
     start_mode = earliest
     format = debezium_json
-    ${schema.replace('TABLE', table)}
+    ${fields.replace('TABLE', table)}
   }`;
+    const mysqlSchema = `schema = { table = "public.TABLE", fields { id = int, name = string, price = "decimal(10, 2)", born = date, seen = timestamp, n = bigint } }`;
     const jdbc = (input: string, table: string) => `Jdbc {
     plugin_input = "${input}"
     url = "jdbc:postgresql://${s.host}:${s.port}/target"
@@ -176,15 +217,41 @@ sink {
 source {
   ${kafka(compatTopic, 'shop', 'shop')}
   ${kafka(typedTopic, 'stock', 'stock')}
+  ${kafka(mysqlTopic, 'mshop', 'mshop', mysqlSchema)}
 }
 sink {
   ${jdbc('shop', 'shop')}
   ${jdbc('stock', 'stock')}
+  ${jdbc('mshop', 'mshop')}
 }
 `,
     );
 
+    type Line = (string | number | null)[];
+    const mariaLines = async (): Promise<Line[]> =>
+      (
+        await my.query({
+          sql: "SELECT id, name, CAST(price AS CHAR), CAST(born AS CHAR), DATE_FORMAT(seen, '%Y-%m-%d %H:%i:%s.%f'), CAST(n AS CHAR) FROM shopdb.mshop ORDER BY id",
+          rowsAsArray: true,
+        })
+      )[0] as unknown as Line[];
+    const targetLines = async (): Promise<Line[]> =>
+      (
+        await dst.query<Line>({
+          text: "SELECT id, name, price::text, born::text, to_char(seen, 'YYYY-MM-DD HH24:MI:SS.US'), n::text FROM mshop ORDER BY id",
+          rowMode: 'array',
+        })
+      ).rows;
     const equal = async () => {
+      const want = JSON.stringify(await mariaLines());
+      await until(
+        'target mshop equal to MariaDB',
+        async () => (JSON.stringify(await targetLines()) === want ? true : undefined),
+        90_000,
+        500,
+      ).catch(() => undefined);
+      const got = JSON.stringify(await targetLines());
+      expect(got, `target mshop\n${got}\nMariaDB\n${want}`).toBe(want);
       for (const t of ['shop', 'stock']) {
         const want = await lines(src, t);
         await until(

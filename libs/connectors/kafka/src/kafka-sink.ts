@@ -61,7 +61,7 @@ export const kafkaSinkSpec: PluginSpec = {
       name: 'transaction_prefix',
       type: 'string',
       description:
-        "EXACTLY_ONCE: prefix of the transactional ids, `<prefix>-<subtask>-<n>` (default `tideway-<jobId>-<topic>`). Give it explicitly when a new job continues from another job's checkpoint, so that it fences that job's producers.",
+        "EXACTLY_ONCE: prefix of the transactional ids, `<prefix>-<subtask>-<n>` (default `tideway-<jobId>-<topic>`; without topic, compatible_debezium_json, `tideway-<jobId>-<plugin_input>`). Give it explicitly when a new job continues from another job's checkpoint, so that it fences that job's producers.",
     },
     {
       name: 'format',
@@ -154,6 +154,17 @@ function warnTimeout(ctx: PluginContext, timeoutMs: number): void {
   if (conflict) log.warn({ transactionTimeoutMs: timeoutMs, checkpoint: ctx.checkpoint }, conflict);
 }
 
+/**
+ * What names a sink without `topic` (compatible_debezium_json) in its default transaction
+ * prefix: its plugin_input, else its block's line, so that two such sinks of a job never share
+ * transactional ids (they would fence each other).
+ */
+function inputsName(o: PluginOptions): string {
+  const inputs = o.has('plugin_input') ? o.get<string[] | string>('plugin_input') : undefined;
+  if (inputs !== undefined && inputs.length > 0) return Array.isArray(inputs) ? inputs.join('+') : inputs;
+  return `line${o.place().line ?? 0}`;
+}
+
 function readConfig(o: PluginOptions, ctx: PluginContext): SinkConfig {
   const semantics = o.get<Semantics>('semantics');
   const settings = producerSettings(o);
@@ -194,7 +205,7 @@ function readConfig(o: PluginOptions, ctx: PluginContext): SinkConfig {
         `transaction.timeout.ms is above the broker's default transaction.max.timeout.ms (${BROKER_MAX_TRANSACTION_TIMEOUT_MS}); brokers not configured for it refuse it`,
       );
     warnTimeout(ctx, transactionTimeoutMs);
-    const prefix = o.has('transaction_prefix') ? o.get<string>('transaction_prefix') : `tideway-${ctx.jobId}-${topic ?? 'topics'}`;
+    const prefix = o.has('transaction_prefix') ? o.get<string>('transaction_prefix') : `tideway-${ctx.jobId}-${topic ?? inputsName(o)}`;
     if (prefix.trim() === '') throw bad(o, 'transaction_prefix', 'transaction_prefix must not be empty.');
     transactions = { bootstrap, prefix, settings, transactionTimeoutMs };
   }

@@ -27,6 +27,11 @@ describe('change formats', () => {
     expect(() => decode('{"type":"INSERT"}')).toThrow(/no "data" array/);
   });
 
+  it('debezium_json: an update without its old row names REPLICA IDENTITY FULL, as SeaTunnel does', () => {
+    const decode = compileChangeDecoder(COLUMNS, 'debezium_json');
+    expect(() => decode('{"op":"u","before":null,"after":{"id":1,"name":"a","weight":"1"}}')).toThrow(/REPLICA IDENTITY FULL/);
+  });
+
   it('debezium_json with debezium_record_table_filter keeps only the records whose source names the table', () => {
     const env = (db: string, schema: string | undefined, table: string, id: number) =>
       JSON.stringify({ op: 'c', after: { id, name: 'n', weight: '1' }, source: { db, ...(schema ? { schema } : {}), table } });

@@ -2,10 +2,11 @@
  * CDC -> Kafka -> PostgreSQL end to end (issue 34), through the real CLI against a private
  * PostgreSQL with logical replication, a private MariaDB and the run's shared broker. One job
  * captures three tables into Kafka, EXACTLY_ONCE: a PostgreSQL and a MariaDB table as Debezium's
- * own records (format compatible_debezium_json on both ends), a PostgreSQL table as typed rows the
- * sink writes as debezium_json. A second job reads the topics as debezium_json into PostgreSQL
- * target tables with upserts and deletes. Inserts, updates and deletes go on while the first job
- * is SIGKILLed and restored from its checkpoint; every target ends equal to its source.
+ * own records (format compatible_debezium_json on both ends), a PostgreSQL table as typed rows
+ * the sink writes as debezium_json and as canal_json. A second job reads the topics in their
+ * formats into PostgreSQL target tables with upserts and deletes. Inserts, updates and deletes go
+ * on while the first job is SIGKILLed and restored from its checkpoint; every target ends equal
+ * to its source.
  */
 import mysql from 'mysql2/promise';
 import pg from 'pg';
@@ -71,12 +72,13 @@ describe.skipIf(kafkaSkipped())('CDC through Kafka', () => {
     [bootstrap, server, maria] = await Promise.all([sharedKafka(), startPostgres({ logical: true }), startMariaDb()]);
   }, 200_000);
 
-  it('Postgres-CDC and MySQL-CDC -> Kafka (compatible_debezium_json, debezium_json) -> PostgreSQL: the targets equal the sources across a restore', async () => {
+  it('Postgres-CDC and MySQL-CDC -> Kafka (compatible_debezium_json, debezium_json, canal_json) -> PostgreSQL: the targets equal the sources across a restore', async () => {
     const s = server as TestDatabaseServer;
     const admin = await connect('tideway');
     await admin.query('CREATE DATABASE target');
     const src = await connect('tideway');
     const dst = await connect('target');
+    await dst.query(TABLE('stock_canal'));
     for (const t of ['shop', 'stock']) {
       await src.query(TABLE(t));
       // Debezium's update records carry the old row only with it (SeaTunnel's debezium_json needs it).
@@ -129,6 +131,8 @@ describe.skipIf(kafkaSkipped())('CDC through Kafka', () => {
     const typedTopic = uniqueTopic('typed-stock');
     await createTopic(bootstrap, compatTopic, 1);
     await createTopic(bootstrap, typedTopic, 2);
+    const canalTopic = uniqueTopic('canal-stock');
+    await createTopic(bootstrap, canalTopic, 2);
     const cdc = (table: string, slot: string, extra: string, output: string) => `Postgres-CDC {
     plugin_output = "${output}"
     base-url = "${s.jdbcUrl}"
@@ -182,17 +186,26 @@ sink {
     semantics = EXACTLY_ONCE
     kafka.config = { "transaction.timeout.ms" = "60000" }
   }
+  Kafka {
+    plugin_input = "typed"
+    bootstrap.servers = "${bootstrap}"
+    topic = "${canalTopic}"
+    format = canal_json
+    partition_key_fields = ["id"]
+    semantics = EXACTLY_ONCE
+    kafka.config = { "transaction.timeout.ms" = "60000" }
+  }
 }
 `,
     );
     const schema = `schema = { table = "public.TABLE", fields { id = int, name = string, price = "decimal(10, 2)", born = date, seen = timestamp, flag = boolean, n = bigint } }`;
-    const kafka = (topic: string, table: string, output: string, fields = schema) => `Kafka {
+    const kafka = (topic: string, table: string, output: string, fields = schema, format = 'debezium_json') => `Kafka {
     plugin_output = "${output}"
     bootstrap.servers = "${bootstrap}"
     topic = "${topic}"
     consumer.group = "${topic}-to-pg"
     start_mode = earliest
-    format = debezium_json
+    format = ${format}
     ${fields.replace('TABLE', table)}
   }`;
     const mysqlSchema = `schema = { table = "public.TABLE", fields { id = int, name = string, price = "decimal(10, 2)", born = date, seen = timestamp, n = bigint } }`;
@@ -218,11 +231,13 @@ source {
   ${kafka(compatTopic, 'shop', 'shop')}
   ${kafka(typedTopic, 'stock', 'stock')}
   ${kafka(mysqlTopic, 'mshop', 'mshop', mysqlSchema)}
+  ${kafka(canalTopic, 'stock_canal', 'stockc', schema, 'canal_json')}
 }
 sink {
   ${jdbc('shop', 'shop')}
   ${jdbc('stock', 'stock')}
   ${jdbc('mshop', 'mshop')}
+  ${jdbc('stockc', 'stock_canal')}
 }
 `,
     );
@@ -252,15 +267,19 @@ sink {
       ).catch(() => undefined);
       const got = JSON.stringify(await targetLines());
       expect(got, `target mshop\n${got}\nMariaDB\n${want}`).toBe(want);
-      for (const t of ['shop', 'stock']) {
+      for (const [t, target] of [
+        ['shop', 'shop'],
+        ['stock', 'stock'],
+        ['stock', 'stock_canal'],
+      ]) {
         const want = await lines(src, t);
         await until(
-          `target ${t} equal to the source`,
-          async () => ((await lines(dst, t)).join('\n') === want.join('\n') ? true : undefined),
+          `target ${target} equal to the source`,
+          async () => ((await lines(dst, target)).join('\n') === want.join('\n') ? true : undefined),
           90_000,
           500,
         ).catch(() => undefined);
-        expect(await lines(dst, t), `target ${t}`).toEqual(want);
+        expect(await lines(dst, target), `target ${target}`).toEqual(want);
       }
     };
 

@@ -39,10 +39,10 @@ describe('Kafka options refused at planning', () => {
       /job\.conf:9.*kafka\.config 'linger\.ms' is not supported by Tideway's Kafka source/,
     ],
     [
-      'a format not done yet',
-      'bootstrap.servers = "127.0.0.1:9"\n    topic = "t"\n    format = native',
+      'a sink format given to the source',
+      'bootstrap.servers = "127.0.0.1:9"\n    topic = "t"\n    format = compatible_debezium_json',
       'Console { plugin_input = "k" }',
-      /job\.conf:9.*format 'native' is not supported yet by the Kafka source/,
+      /job\.conf:9.*format 'compatible_debezium_json' is a Kafka sink format/,
     ],
     [
       'a Debezium table filter on another format',

@@ -1,6 +1,7 @@
 import type { OptionDef, PluginOptions } from '@tideway/api';
 import { ConfigError, ErrorCode, type Place } from '@tideway/common';
 import type { ChunkingOptions } from './chunk-planner.js';
+import { COMPATIBLE_DEBEZIUM_KEYS } from './debezium-envelope.js';
 
 /** Options SeaTunnel's CDC sources share (docs/en/connector-v2/source/MySQL-CDC.md, PostgreSQL-CDC.md). */
 export const CDC_COMMON_OPTIONS: readonly OptionDef[] = [
@@ -96,9 +97,15 @@ export const CDC_COMMON_OPTIONS: readonly OptionDef[] = [
     type: 'enum',
     values: ['DEFAULT', 'COMPATIBLE_DEBEZIUM_JSON'],
     default: 'DEFAULT',
-    description: 'Output format; only DEFAULT (typed rows) is supported.',
+    description:
+      "DEFAULT: typed rows of each captured table. COMPATIBLE_DEBEZIUM_JSON: one table default.default of (topic, key, value) strings holding Debezium's own record of each change (topic <server>.<database or schema>.<table>, key the primary key, value the envelope before/after/source/op/ts_ms/transaction, with its Kafka Connect schema unless debezium key/value.converter.schemas.enable = false; database.server.name names the server, default mysql_binlog_source / postgres_cdc_source), for the Kafka sink's format of the same name; snapshot rows are op r.",
   },
-  { name: 'debezium', type: 'map', description: 'Debezium properties; only those the connector documents as meaningful are accepted.' },
+  {
+    name: 'debezium',
+    type: 'map',
+    description:
+      'Debezium properties; only those the connector documents as meaningful are accepted (with format COMPATIBLE_DEBEZIUM_JSON also key.converter.schemas.enable, value.converter.schemas.enable, database.server.name).',
+  },
 ];
 
 /** A name pattern: its text as written, and the whole-name expression. */
@@ -130,17 +137,14 @@ export interface CdcCommonConfig {
   readonly connectTimeoutMs: number;
   readonly connectRetries: number;
   readonly debezium: Readonly<Record<string, string>>;
+  /** format COMPATIBLE_DEBEZIUM_JSON: Debezium's records as (topic, key, value) rows. */
+  readonly compatibleDebeziumJson: boolean;
 }
 
 /** Reads the shared options; `plugin` names the connector in messages. */
-export function compileCdcCommon(options: PluginOptions, plugin: string, debeziumKeys: readonly string[]): CdcCommonConfig {
-  if (options.get<string>('format') !== 'DEFAULT') {
-    throw new ConfigError(
-      ErrorCode.CONFIG_BAD_VALUE,
-      `format ${options.get<string>('format')} is not supported by ${plugin}: it emits typed rows (format DEFAULT); Debezium JSON records are not produced`,
-      { place: options.place('format') },
-    );
-  }
+export function compileCdcCommon(options: PluginOptions, plugin: string, ownKeys: readonly string[]): CdcCommonConfig {
+  const compatibleDebeziumJson = options.get<string>('format').toUpperCase() === 'COMPATIBLE_DEBEZIUM_JSON';
+  const debeziumKeys = compatibleDebeziumJson ? [...ownKeys, ...COMPATIBLE_DEBEZIUM_KEYS] : ownKeys;
   if (options.get<number>('connection.pool.size') < 2) {
     throw new ConfigError(
       ErrorCode.CONFIG_BAD_VALUE,
@@ -243,6 +247,7 @@ export function compileCdcCommon(options: PluginOptions, plugin: string, debeziu
     connectTimeoutMs: Number(options.get('connect.timeout.ms')),
     connectRetries: options.get<number>('connect.max-retries'),
     debezium,
+    compatibleDebeziumJson,
   };
 }
 

@@ -3,6 +3,13 @@ import { ErrorCode, TidewayError } from '@tideway/common';
 import type { CdcSplit, CheckpointWantedEvent, ChunksFinishedEvent, FinishedChunk, SnapshotSplit, StreamSplit } from './cdc-splits.js';
 import type { CdcDialect, ChangeItem, ChangeStream, ChangeTxn, SchemaItem, StreamItem } from './change-stream.js';
 import { ChunkIndex } from './chunk-index.js';
+import type { DebeziumEnvelope, SourcePosition } from './debezium-envelope.js';
+
+/** format = COMPATIBLE_DEBEZIUM_JSON: the envelope writer, and a stream position's source-block fields. */
+export interface ReaderEnvelope<P> {
+  readonly envelope: DebeziumEnvelope;
+  readonly position: (p: P) => SourcePosition;
+}
 
 /** Where the reader stands in the stream: the split's position and skip count. */
 interface StreamPoint<P> {
@@ -62,7 +69,22 @@ export class CdcSourceReader<P, W> implements SourceReader<CdcSplit<P, W>> {
     private readonly dialect: CdcDialect<P, W>,
     private readonly fetchSize: number,
     private readonly ctx?: Pick<SourceReaderContext, 'sendSplitRequest' | 'sendSourceEvent' | 'reportEventTime'>,
+    private readonly debezium?: ReaderEnvelope<P>,
   ) {}
+
+  /** The envelope with `tableId` described: as its chunk read it (`table`), else as the stream's schema record holds it. */
+  private envelopeFor(tableId: string, table?: CatalogTable): DebeziumEnvelope {
+    const d = this.debezium as ReaderEnvelope<P>;
+    if (!d.envelope.has(tableId)) {
+      const known =
+        table ??
+        (this.schema as { tables?: readonly { catalog: CatalogTable }[] } | undefined)?.tables?.find((t) => t.catalog.tableId === tableId)
+          ?.catalog;
+      if (!known) throw new TidewayError(ErrorCode.INTERNAL, `a change of table ${tableId}, whose columns the reader does not know`);
+      d.envelope.setTable(known);
+    }
+    return d.envelope;
+  }
 
   open(): void {}
 
@@ -182,6 +204,11 @@ export class CdcSourceReader<P, W> implements SourceReader<CdcSplit<P, W>> {
    * again after a restore that still has its chunks to read (sinks make sure, idempotently).
    */
   private announce(table: CatalogTable, output: Collector): void {
+    if (this.debezium) {
+      // Debezium's records carry their table: nothing to announce downstream.
+      this.debezium.envelope.setTable(table);
+      return;
+    }
     if (this.announced.has(table.tableId)) return;
     this.announced.add(table.tableId);
     output.collectSchemaChange?.({ type: 'schema-change', tableId: table.tableId, changes: [], table, created: true });
@@ -198,7 +225,11 @@ export class CdcSourceReader<P, W> implements SourceReader<CdcSplit<P, W>> {
     if (split.announce && read.table) this.announce(read.table, output);
     const batch = new Array<Row>(rows.length);
     const tableId = split.tableId;
-    for (let i = 0; i < rows.length; i++) batch[i] = { kind: RowKind.INSERT, tableId, fields: rows[i] };
+    if (this.debezium) {
+      const envelope = this.envelopeFor(tableId, read.table);
+      const at = { tsMs: Date.now(), snapshot: true, position: {} };
+      for (let i = 0; i < rows.length; i++) batch[i] = envelope.row(tableId, 'r', null, rows[i], at);
+    } else for (let i = 0; i < rows.length; i++) batch[i] = { kind: RowKind.INSERT, tableId, fields: rows[i] };
     this.chunks.shift();
     const finished: FinishedChunk<W> = {
       splitId: split.splitId,
@@ -287,13 +318,18 @@ export class CdcSourceReader<P, W> implements SourceReader<CdcSplit<P, W>> {
 
   /** Emits a held schema change and moves the position past it. */
   private applySchema(item: SchemaItem<P>, output: Collector): void {
-    if (!output.collectSchemaChange) {
-      throw new TidewayError(
-        ErrorCode.INTERNAL,
-        `table ${item.events[0]?.tableId ?? '?'} changed, and the engine hosting this reader has no path for schema changes`,
-      );
+    if (this.debezium) {
+      // The records after the change carry its columns (Debezium's own DDL records are not written).
+      for (const e of item.events) this.debezium.envelope.setTable(e.table);
+    } else {
+      if (!output.collectSchemaChange) {
+        throw new TidewayError(
+          ErrorCode.INTERNAL,
+          `table ${item.events[0]?.tableId ?? '?'} changed, and the engine hosting this reader has no path for schema changes`,
+        );
+      }
+      for (const e of item.events) output.collectSchemaChange(e);
     }
-    for (const e of item.events) output.collectSchemaChange(e);
     this.schema = item.schema;
     if (item.next !== undefined) {
       this.point!.position = item.next;
@@ -324,6 +360,14 @@ export class CdcSourceReader<P, W> implements SourceReader<CdcSplit<P, W>> {
 
   private emit(item: ChangeItem<P>, batch: Row[]): void {
     const { tableId, before, after, txn } = item;
+    if (this.debezium) {
+      const kept = (r: unknown[] | null) => r !== null && !this.inSnapshot(tableId, r, txn);
+      const op = item.op === 'insert' ? 'c' : item.op === 'delete' ? 'd' : 'u';
+      if (!kept(op === 'd' ? before : after)) return;
+      const at = { tsMs: txn.commitTimeMs ?? Date.now(), snapshot: false, position: this.debezium.position(txn.resume) };
+      batch.push(this.envelopeFor(tableId).row(tableId, op, op === 'c' ? null : before, op === 'd' ? null : after, at));
+      return;
+    }
     const row =
       txn.version === undefined
         ? (kind: RowKind, fields: unknown[]): Row => ({ kind, tableId, fields })

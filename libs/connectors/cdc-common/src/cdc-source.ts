@@ -14,7 +14,15 @@ import { externalError, type ComparableTables, type ComparedTable, type JdbcConn
 import { comparedCapturedTables } from './captured-tables.js';
 import type { CdcCatalog, CdcSourceConfig, JdbcCapturedTable, SchemaRecord } from './cdc-catalog.js';
 import { CdcSplitEnumerator, type CdcEnumeratorState } from './cdc-enumerator.js';
-import { CdcSourceReader } from './cdc-reader.js';
+import { CdcSourceReader, type ReaderEnvelope } from './cdc-reader.js';
+import {
+  COMPATIBLE_DEBEZIUM_TABLE,
+  DebeziumEnvelope,
+  type DebeziumConnector,
+  envelopeOptions,
+  type DebeziumEnvelopeOptions,
+  type SourcePosition,
+} from './debezium-envelope.js';
 import type { CdcSplit } from './cdc-splits.js';
 import type { ChangePositions } from './change-positions.js';
 import type { CdcDialect, TableReconciliation } from './change-stream.js';
@@ -38,6 +46,8 @@ export abstract class CdcSource<P, W, C extends JdbcConnection, T extends JdbcCa
     plugin: string,
     Catalog: new (options: PluginContext['options']) => CdcCatalog<C, T, Cfg>,
     private readonly Dialect: new (catalog: CdcCatalog<C, T, Cfg>) => CdcDialect<P, W>,
+    /** Debezium's connector name for this source (the source block of format COMPATIBLE_DEBEZIUM_JSON). */
+    debeziumConnector: DebeziumConnector,
   ) {
     if (ctx.jobMode === 'BATCH') {
       throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `${plugin} is a streaming source: set env job.mode = "STREAMING"`, {
@@ -45,7 +55,15 @@ export abstract class CdcSource<P, W, C extends JdbcConnection, T extends JdbcCa
       });
     }
     this.catalog = new Catalog(ctx.options);
+    if (this.catalog.cfg.compatibleDebeziumJson)
+      this.envelopeOptions = envelopeOptions(debeziumConnector, this.catalog.cfg.debezium, ctx.options.place('debezium'));
   }
+
+  /** format COMPATIBLE_DEBEZIUM_JSON: the envelope's options (undefined: typed rows). */
+  private readonly envelopeOptions: DebeziumEnvelopeOptions | undefined;
+
+  /** A stream position's fields in Debezium's source block (MySQL file and pos, PostgreSQL lsn). */
+  protected abstract debeziumPosition(position: P): SourcePosition;
 
   get config(): Cfg {
     return this.catalog.cfg;
@@ -72,9 +90,21 @@ export abstract class CdcSource<P, W, C extends JdbcConnection, T extends JdbcCa
       await this.beforeDiscovery(conn);
       this.tables = await this.catalog.discover(conn);
     });
+    if (this.envelopeOptions) {
+      // A column the format cannot write fails the job at planning, naming it.
+      const check = new DebeziumEnvelope(this.envelopeOptions);
+      for (const t of this.tables ?? []) {
+        const problem = check.problem(t.catalog);
+        if (problem)
+          throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `format COMPATIBLE_DEBEZIUM_JSON cannot write ${problem}`, {
+            place: this.config.place,
+          });
+      }
+    }
   }
 
   catalogTables(): CatalogTable[] {
+    if (this.envelopeOptions) return [COMPATIBLE_DEBEZIUM_TABLE];
     if (!this.tables)
       throw new TidewayError(
         ErrorCode.INTERNAL,
@@ -101,7 +131,13 @@ export abstract class CdcSource<P, W, C extends JdbcConnection, T extends JdbcCa
   }
 
   createReader(ctx: SourceReaderContext): SourceReader<CdcSplit<P, W>> {
-    return new CdcSourceReader(new this.Dialect(this.catalog), this.config.fetchSize, ctx);
+    let debezium: ReaderEnvelope<P> | undefined;
+    if (this.envelopeOptions)
+      debezium = {
+        envelope: new DebeziumEnvelope(this.envelopeOptions),
+        position: (p) => this.debeziumPosition(p),
+      };
+    return new CdcSourceReader(new this.Dialect(this.catalog), this.config.fetchSize, ctx, debezium);
   }
 
   openComparisonSession(): Promise<C> {

@@ -47,5 +47,12 @@ export {
   type TrackedTableOf,
 } from './cdc-catalog.js';
 export { CdcSource, cdcSourceFactory } from './cdc-source.js';
+export {
+  COMPATIBLE_DEBEZIUM_TABLE,
+  DebeziumEnvelope,
+  envelopeOptions,
+  type DebeziumConnector,
+  type SourcePosition,
+} from './debezium-envelope.js';
 export { JdbcCdcDialect } from './jdbc-cdc-dialect.js';
 export { QueuedChangeStream } from './queued-stream.js';

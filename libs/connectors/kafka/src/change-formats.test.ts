@@ -25,6 +25,13 @@ describe('change formats', () => {
     ]);
     expect(decode('{"data":[{"id":"3","name":"x","weight":null}],"type":"DELETE"}')).toEqual([{ kind: '-D', fields: [3, 'x', null] }]);
     expect(() => decode('{"type":"INSERT"}')).toThrow(/no "data" array/);
+    // As SeaTunnel's canal_json sink writes it: one row as an object.
+    expect(decode('{"data":{"id":"4","name":"y","weight":"1"},"type":"DELETE"}')).toEqual([{ kind: '-D', fields: [4, 'y', '1'] }]);
+  });
+
+  it('debezium_json: an update without its old row names REPLICA IDENTITY FULL, as SeaTunnel does', () => {
+    const decode = compileChangeDecoder(COLUMNS, 'debezium_json');
+    expect(() => decode('{"op":"u","before":null,"after":{"id":1,"name":"a","weight":"1"}}')).toThrow(/REPLICA IDENTITY FULL/);
   });
 
   it('debezium_json with debezium_record_table_filter keeps only the records whose source names the table', () => {

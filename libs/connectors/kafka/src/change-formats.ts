@@ -167,8 +167,10 @@ export function compileChangeDecoder(columns: Columns, format: ChangeFormat, fil
         const m = parseJsonObject(text, exactNumbers);
         const type = textField(m.type);
         if (m.isDdl === true || !['INSERT', 'UPDATE', 'DELETE'].includes(type)) return []; // DDL and other events carry no rows
-        if (!Array.isArray(m.data)) fail(`a Canal ${type} message has no "data" array`);
-        const data = m.data as unknown[];
+        // Canal's own messages hold an array of rows; SeaTunnel's (and this) sink writes one row as an object.
+        const single = typeof m.data === 'object' && m.data !== null && !Array.isArray(m.data);
+        if (!Array.isArray(m.data) && !single) fail(`a Canal ${type} message has no "data" array`);
+        const data = single ? [m.data] : (m.data as unknown[]);
         const old = Array.isArray(m.old) ? (m.old as unknown[]) : [];
         const out: ChangeRow[] = [];
         data.forEach((d, i) => {
@@ -243,6 +245,11 @@ export function compileChangeDecoder(columns: Columns, format: ChangeFormat, fil
           case 'r':
             return [row('+I', convert(e.after, logical, 'Debezium "after"'), 'Debezium "after"')];
           case 'u':
+            // As SeaTunnel: PostgreSQL sends an update's old row only with REPLICA IDENTITY FULL.
+            if (e.before === null || e.before === undefined)
+              return fail(
+                'a Debezium UPDATE message has no "before" row (a PostgreSQL source table needs REPLICA IDENTITY FULL for Debezium to send it)',
+              );
             return [
               row('-U', convert(e.before, logical, 'Debezium "before"'), 'Debezium "before"'),
               row('+U', convert(e.after, logical, 'Debezium "after"'), 'Debezium "after"'),

@@ -2,6 +2,7 @@ import type { CatalogTable, DataType, RowKind } from '@tideway/api';
 import type protobuf from 'protobufjs';
 import { avroColumnsProblem, compileAvroDecoder, compileAvroEncoder } from './avro-format.js';
 import { compileProtobufDecoder, compileProtobufEncoder } from './protobuf-format.js';
+import { RECORD_FORMATS, type RecordFormat } from './record-formats.js';
 import {
   type DebeziumTableFilter,
   CHANGE_FORMATS,
@@ -17,19 +18,22 @@ import {
   compileTextLineWriter,
 } from '@tideway/connector-file-common';
 
-/** The formats the source reads; SeaTunnel's others are refused by name. */
-export const KAFKA_FORMATS = ['json', 'text', 'avro', 'protobuf', ...CHANGE_FORMATS] as const;
+/** The formats the source reads (native: whole records as rows of a fixed table). */
+export const KAFKA_FORMATS = ['json', 'text', 'avro', 'protobuf', ...CHANGE_FORMATS, 'native'] as const;
 export type KafkaFormat = (typeof KAFKA_FORMATS)[number];
 
-/** The formats the sink writes. */
-export const KAFKA_SINK_FORMATS = ['json', 'text', 'avro', 'protobuf', ...CHANGE_SINK_FORMATS] as const;
+/** The formats the sink writes (native and compatible_debezium_json: rows that are records). */
+export const KAFKA_SINK_FORMATS = ['json', 'text', 'avro', 'protobuf', ...CHANGE_SINK_FORMATS, ...RECORD_FORMATS] as const;
 export type KafkaSinkFormat = (typeof KAFKA_SINK_FORMATS)[number];
+/** The sink formats that encode a row's values (the others take the record from the row). */
+export type KafkaValueFormat = Exclude<KafkaSinkFormat, RecordFormat>;
 
-/** SeaTunnel's other Kafka formats: refused at planning with "not supported yet". */
-export const KAFKA_FORMATS_NOT_YET = ['compatible_debezium_json', 'native'] as const;
-
-/** Every format name either side accepts or refuses by name (the option's enum). */
-export const KAFKA_FORMAT_NAMES = [...KAFKA_FORMATS, ...KAFKA_FORMATS_NOT_YET] as const;
+/**
+ * Every format name either side accepts (the option's enum); each side refuses the other's
+ * own by name: the source has no compatible_debezium_json (SeaTunnel's neither: its rows are
+ * written by the CDC sources), the sink no compatible_kafka_connect_json.
+ */
+export const KAFKA_FORMAT_NAMES = [...new Set<string>([...KAFKA_FORMATS, ...KAFKA_SINK_FORMATS])];
 
 /** SeaTunnel's table of a Kafka source without `schema`: the message value as one text column. */
 export const CONTENT_COLUMN = 'content';
@@ -51,7 +55,7 @@ export function isContentTable(table: CatalogTable, hasSchema: boolean): boolean
 /** Decodes one message value into rows of the table (none for a change format's DDL events); throws on bytes that do not fit. */
 export function compileDecoder(
   table: CatalogTable,
-  format: KafkaFormat,
+  format: Exclude<KafkaFormat, 'native'>,
   fieldDelimiter: string,
   raw: boolean,
   message?: protobuf.Type,
@@ -89,7 +93,7 @@ const TEXT_TEMPORAL = { dateFormat: 'yyyy-MM-dd', dateTimeFormat: 'yyyy-MM-dd HH
  */
 export function compileEncoder(
   columns: readonly { name: string; type: DataType }[],
-  format: KafkaSinkFormat,
+  format: KafkaValueFormat,
   fieldDelimiter: string,
   message?: protobuf.Type,
 ): (fields: readonly unknown[], kind?: RowKind) => Buffer {

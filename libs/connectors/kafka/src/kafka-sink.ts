@@ -5,6 +5,7 @@ import { substituteTablePlaceholders } from '@tideway/connector-file-common';
 import { ConfigError, ErrorCode, logger, TidewayError } from '@tideway/common';
 import { brokerList, connectTimeoutMs, errorText, hasApiError, isUnknownTopic, withDeadline } from './client.js';
 import { compileEncoder, formatProblem, KAFKA_FORMAT_NAMES, KAFKA_SINK_FORMATS, type KafkaSinkFormat } from './formats.js';
+import { compileRecordEncoder, type EncodedRecord, isRecordFormat, recordColumnsProblem } from './record-formats.js';
 import { PROTOBUF_OPTION_SPECS, protobufMessage, protobufOptions, type ProtobufSchema } from './protobuf-format.js';
 import { connectionSecurity, PRODUCER_CONFIG_KEYS, producerSettings, type ProducerSettings } from './kafka-config.js';
 import {
@@ -32,9 +33,8 @@ export const kafkaSinkSpec: PluginSpec = {
     {
       name: 'topic',
       type: 'string',
-      required: true,
       description:
-        "The topic written to. As SeaTunnel: ${database_name}, ${schema_name} and ${table_name} are each input table's (a multi-table sink writes each table to its topic); a `${column}` left after them makes each row's topic that column's value (the rest of the text is not used, as SeaTunnel's topicExtractor).",
+        "The topic written to (required, except with format compatible_debezium_json, whose rows carry their topic). As SeaTunnel: ${database_name}, ${schema_name} and ${table_name} are each input table's (a multi-table sink writes each table to its topic); a `${column}` left after them makes each row's topic that column's value (the rest of the text is not used, as SeaTunnel's topicExtractor).",
     },
     {
       name: 'semantics',
@@ -61,14 +61,14 @@ export const kafkaSinkSpec: PluginSpec = {
       name: 'transaction_prefix',
       type: 'string',
       description:
-        "EXACTLY_ONCE: prefix of the transactional ids, `<prefix>-<subtask>-<n>` (default `tideway-<jobId>-<topic>`). Give it explicitly when a new job continues from another job's checkpoint, so that it fences that job's producers.",
+        "EXACTLY_ONCE: prefix of the transactional ids, `<prefix>-<subtask>-<n>` (default `tideway-<jobId>-<topic>`; without topic, compatible_debezium_json, `tideway-<jobId>-<plugin_input>`). Give it explicitly when a new job continues from another job's checkpoint, so that it fences that job's producers.",
     },
     {
       name: 'format',
       type: 'enum',
       values: [...KAFKA_FORMAT_NAMES],
       default: 'json',
-      description: `Message format: ${KAFKA_SINK_FORMATS.join(', ')} (canal_json, maxwell_json and ogg_json as SeaTunnel writes them: {"data": row, "type": INSERT for +I and +U, DELETE for -U and -D}; debezium_json: {"before", "after", "op": c or d}); the others are not supported yet, refused. avro: one Avro datum per message in SeaTunnel's schema (record SeaTunnelRecord, no nullable fields). protobuf: one message of protobuf_message_name per record. Keys (partition_key_fields) are text with format text, avro and protobuf records of the key columns with those formats, json otherwise.`,
+      description: `Message format: ${KAFKA_SINK_FORMATS.join(', ')}. native (SeaTunnel 2.3.9+): each row is a record, as the source's native format gives them: its headers (map<string, string>), key and value (bytes, null for none), partition and timestamp (bigint, ms) columns are the record's (null partition: by the key's hash, null timestamp: now); partition_key_fields, partition and assign_partitions are refused. compatible_debezium_json: rows of topic, key and value strings, as a CDC source with that format gives Debezium's records, written unchanged, each to its row's topic unless 'topic' is given (partition_key_fields refused: the key is the row's). Value formats (canal_json, maxwell_json and ogg_json as SeaTunnel writes them: {"data": row, "type": INSERT for +I and +U, DELETE for -U and -D}; debezium_json: {"before", "after", "op": c or d}); the others are not supported yet, refused. avro: one Avro datum per message in SeaTunnel's schema (record SeaTunnelRecord, no nullable fields). protobuf: one message of protobuf_message_name per record. Keys (partition_key_fields) are text with format text, avro and protobuf records of the key columns with those formats, json otherwise.`,
     },
     { name: 'field_delimiter', type: 'string', default: ',', description: 'Field delimiter of the text format.' },
     ...PROTOBUF_OPTION_SPECS,
@@ -90,8 +90,8 @@ export const kafkaSinkSpec: PluginSpec = {
 
 interface SinkConfig {
   readonly bootstrap: string;
-  /** The topic option as written: a name, or with ${table_name}-style table placeholders and/or one ${column}. */
-  readonly topic: string;
+  /** The topic option as written: a name, or with ${table_name}-style table placeholders and/or one ${column}; undefined: each row's (compatible_debezium_json). */
+  readonly topic?: string;
   readonly semantics: Semantics;
   /** partition_key_fields, by name (each input table has them). */
   readonly keyFields: readonly string[];
@@ -154,17 +154,45 @@ function warnTimeout(ctx: PluginContext, timeoutMs: number): void {
   if (conflict) log.warn({ transactionTimeoutMs: timeoutMs, checkpoint: ctx.checkpoint }, conflict);
 }
 
+/**
+ * What names a sink without `topic` (compatible_debezium_json) in its default transaction
+ * prefix: its plugin_input, else its block's line, so that two such sinks of a job never share
+ * transactional ids (they would fence each other).
+ */
+function inputsName(o: PluginOptions): string {
+  const inputs = o.has('plugin_input') ? o.get<string[] | string>('plugin_input') : undefined;
+  if (inputs !== undefined && inputs.length > 0) return Array.isArray(inputs) ? inputs.join('+') : inputs;
+  return `line${o.place().line ?? 0}`;
+}
+
 function readConfig(o: PluginOptions, ctx: PluginContext): SinkConfig {
   const semantics = o.get<Semantics>('semantics');
   const settings = producerSettings(o);
   checkSemantics(o, semantics, settings);
-  const topic = o.get<string>('topic');
   const format = o.get<string>('format');
   if (!(KAFKA_SINK_FORMATS as readonly string[]).includes(format)) {
-    throw bad(o, 'format', `format '${format}' is not supported yet by the Kafka sink (it writes ${KAFKA_SINK_FORMATS.join(', ')}).`);
+    throw bad(o, 'format', `format '${format}' is not supported by the Kafka sink (it writes ${KAFKA_SINK_FORMATS.join(', ')}).`);
   }
+  if (!o.has('topic') && format !== 'compatible_debezium_json')
+    throw bad(
+      o,
+      'topic',
+      `the Kafka sink needs 'topic' (only format compatible_debezium_json takes each row's topic).`,
+      ErrorCode.CONFIG_MISSING_OPTION,
+    );
+  const topic = o.has('topic') ? o.get<string>('topic') : undefined;
   const given = ['partition', 'assign_partitions'].filter((n) => o.has(n));
   if (given.length > 1) throw bad(o, 'assign_partitions', "'partition' and 'assign_partitions' cannot both be set.");
+  if (isRecordFormat(format)) {
+    // The record's key (and, with native, its partition) is the row's.
+    const refused = (format === 'native' ? ['partition_key_fields', ...given] : ['partition_key_fields']).find((n) => o.has(n));
+    if (refused)
+      throw bad(
+        o,
+        refused,
+        `'${refused}' cannot be set with format ${format}: each row carries its record's key${format === 'native' ? ' and partition' : ''}.`,
+      );
+  }
   const fieldDelimiter = o.get<string>('field_delimiter');
   if (fieldDelimiter === '') throw bad(o, 'field_delimiter', 'field_delimiter must not be empty.');
   const bootstrap = o.get<string>('bootstrap.servers');
@@ -177,7 +205,7 @@ function readConfig(o: PluginOptions, ctx: PluginContext): SinkConfig {
         `transaction.timeout.ms is above the broker's default transaction.max.timeout.ms (${BROKER_MAX_TRANSACTION_TIMEOUT_MS}); brokers not configured for it refuse it`,
       );
     warnTimeout(ctx, transactionTimeoutMs);
-    const prefix = o.has('transaction_prefix') ? o.get<string>('transaction_prefix') : `tideway-${ctx.jobId}-${topic}`;
+    const prefix = o.has('transaction_prefix') ? o.get<string>('transaction_prefix') : `tideway-${ctx.jobId}-${topic ?? inputsName(o)}`;
     if (prefix.trim() === '') throw bad(o, 'transaction_prefix', 'transaction_prefix must not be empty.');
     transactions = { bootstrap, prefix, settings, transactionTimeoutMs };
   }
@@ -200,8 +228,8 @@ function readConfig(o: PluginOptions, ctx: PluginContext): SinkConfig {
 interface TableRoute {
   readonly tableId: string;
   readonly columns: readonly { name: string; type: DataType }[];
-  /** The topic with the table's placeholders replaced. */
-  readonly topic: string;
+  /** The topic with the table's placeholders replaced; undefined: each row's (compatible_debezium_json). */
+  readonly topic?: string;
   /** As SeaTunnel's topicExtractor: `${column}` left in the topic makes the whole topic that column's value, row by row. */
   readonly topicField?: number;
   readonly keyFields: readonly number[];
@@ -215,7 +243,7 @@ function tableRoutes(
 ): { routes: TableRoute[]; protobuf?: ProtobufSchema } {
   let protobuf: ProtobufSchema | undefined;
   const routes = tables.map((table) => {
-    const problem = formatProblem(table.columns, cfg.format);
+    const problem = isRecordFormat(cfg.format) ? recordColumnsProblem(table.columns, cfg.format) : formatProblem(table.columns, cfg.format);
     if (problem) throw bad(o, 'format', `format ${cfg.format}: table ${table.tableId}'s ${problem}.`);
     protobuf = protobufOptions(o, cfg.format, table.columns, 'sink');
     const names = table.columns.map((c) => c.name);
@@ -229,6 +257,15 @@ function tableRoutes(
         );
       return i;
     });
+    if (cfg.topic === undefined) {
+      if (!names.includes('topic'))
+        throw bad(
+          o,
+          'format',
+          `format compatible_debezium_json without 'topic' takes each row's topic from column 'topic', which table ${table.tableId} does not have.`,
+        );
+      return { tableId: table.tableId, columns: table.columns.map((c) => ({ name: c.name, type: c.type })), topic: undefined, keyFields };
+    }
     const topic = substituteTablePlaceholders(cfg.topic, table.path);
     const field = /\$\{(.*?)\}/s.exec(topic)?.[1];
     let topicField: number | undefined;
@@ -259,26 +296,45 @@ interface RouteEncoder {
   /** The topic of every row, when it does not come from a column. */
   readonly staticTopic?: string;
   readonly topicOf: (fields: readonly unknown[]) => string;
-  readonly encodeValue: (fields: readonly unknown[], kind: Row['kind']) => Buffer;
-  readonly encodeKey?: (fields: readonly unknown[]) => Buffer;
+  /** The row's record (its value, key and, with the record formats, the rest). */
+  readonly encode: (fields: readonly unknown[], kind: Row['kind']) => EncodedRecord;
+}
+
+/** The row's record in a value format: its value, and its key from partition_key_fields. */
+function valueEncoder(cfg: SinkConfig, route: TableRoute, format: Exclude<KafkaSinkFormat, 'native' | 'compatible_debezium_json'>) {
+  const message = cfg.protobuf && protobufMessage(cfg.protobuf);
+  const encodeValue = compileEncoder(route.columns, format, cfg.fieldDelimiter, message);
+  if (route.keyFields.length === 0)
+    return (fields: readonly unknown[], kind: Row['kind']): EncodedRecord => ({ value: encodeValue(fields, kind) });
+  const keyColumns = route.keyFields.map((i) => route.columns[i]);
+  // As SeaTunnel's key serializer: the value's format for avro and protobuf (a message of the same type with the key columns set).
+  const keyFormat = format === 'text' || format === 'avro' || format === 'protobuf' ? format : 'json';
+  const encodeKey = compileEncoder(keyColumns, keyFormat, cfg.fieldDelimiter, message);
+  return (fields: readonly unknown[], kind: Row['kind']): EncodedRecord => ({
+    value: encodeValue(fields, kind),
+    key: encodeKey(route.keyFields.map((i) => fields[i])),
+  });
 }
 
 function routeEncoder(cfg: SinkConfig, route: TableRoute): RouteEncoder {
-  const message = cfg.protobuf && protobufMessage(cfg.protobuf);
-  const encodeValue = compileEncoder(route.columns, cfg.format, cfg.fieldDelimiter, message);
-  let encodeKey: RouteEncoder['encodeKey'];
-  if (route.keyFields.length > 0) {
-    const keyColumns = route.keyFields.map((i) => route.columns[i]);
-    // As SeaTunnel's key serializer: the value's format for avro and protobuf (a message of the same type with the key columns set).
-    const keyFormat = cfg.format === 'text' || cfg.format === 'avro' || cfg.format === 'protobuf' ? cfg.format : 'json';
-    const encode = compileEncoder(keyColumns, keyFormat, cfg.fieldDelimiter, message);
-    encodeKey = (fields) => encode(route.keyFields.map((i) => fields[i]));
+  const format = cfg.format;
+  const encode = isRecordFormat(format) ? compileRecordEncoder(route.columns, format, route.tableId) : valueEncoder(cfg, route, format);
+  if (route.topic === undefined) {
+    // compatible_debezium_json without 'topic': the row's own.
+    const at = route.columns.findIndex((c) => c.name === 'topic');
+    const topicOf = (fields: readonly unknown[]) => {
+      const text = topicText(fields[at]);
+      if (text === '')
+        throw new TidewayError(ErrorCode.TASK_FAILED, `a row of table ${route.tableId} has no topic: its column 'topic' is null or empty.`);
+      return text;
+    };
+    return { topicOf, encode };
   }
   const field = route.topicField;
   const column = field === undefined ? '' : route.columns[field].name;
   const topicOf =
     field === undefined
-      ? () => route.topic
+      ? () => route.topic as string
       : (fields: readonly unknown[]) => {
           const v = fields[field];
           const text = topicText(v);
@@ -289,7 +345,7 @@ function routeEncoder(cfg: SinkConfig, route: TableRoute): RouteEncoder {
             );
           return text;
         };
-  return { staticTopic: field === undefined ? route.topic : undefined, topicOf, encodeValue, encodeKey };
+  return { staticTopic: field === undefined ? route.topic : undefined, topicOf, encode };
 }
 
 /** The broker refused a send as too large (its max.message.bytes). */
@@ -447,10 +503,10 @@ class KafkaWriter implements SinkWriter<KafkaCommitInfo, KafkaWriterState> {
     }
   }
 
-  private partitionOf(value: Buffer, key: Buffer | undefined, partitions: number): number {
+  private partitionOf(value: Buffer | undefined, key: Buffer | undefined, partitions: number): number {
     const cfg = this.cfg;
     if (cfg.partition !== undefined) return cfg.partition;
-    if (cfg.assignPartitions.length > 0) {
+    if (cfg.assignPartitions.length > 0 && value) {
       const text = value.toString('utf8');
       for (let i = 0; i < cfg.assignPartitions.length && i < partitions; i++) if (text.includes(cfg.assignPartitions[i])) return i;
       const rest = partitions - cfg.assignPartitions.length;
@@ -520,12 +576,10 @@ class KafkaWriter implements SinkWriter<KafkaCommitInfo, KafkaWriterState> {
         );
       const fields = row.fields;
       let topic: string;
-      let value: Buffer;
-      let key: Buffer | undefined;
+      let record: ReturnType<typeof route.encode>;
       try {
         topic = route.topicOf(fields);
-        value = route.encodeValue(fields, row.kind);
-        key = route.encodeKey?.(fields);
+        record = route.encode(fields, row.kind);
       } catch (err) {
         // The row's own: its topic column, or a value its format cannot encode.
         if (!this.reject) throw err;
@@ -533,7 +587,13 @@ class KafkaWriter implements SinkWriter<KafkaCommitInfo, KafkaWriterState> {
         continue;
       }
       const partitions = this.partitions.get(topic) ?? (await this.partitionsOf(producer, topic));
-      const m = { topic, key, value, partition: this.partitionOf(value, key, partitions) };
+      const { key, value, headers, partition, timestamp } = record;
+      if (partition !== undefined && partition >= partitions)
+        throw new TidewayError(
+          ErrorCode.TASK_FAILED,
+          `a row of table ${row.tableId} is for partition ${partition} of topic ${topic}, which has ${partitions} partitions.`,
+        );
+      const m = { topic, key, value, headers, timestamp, partition: partition ?? this.partitionOf(value, key, partitions) };
       messages.push(m);
       if (this.reject) rowOf.set(m, row);
     }
@@ -652,7 +712,7 @@ export const kafkaSinkFactory: SinkFactory = {
   type: 'sink',
   name: 'Kafka',
   description:
-    'Writes rows (of one or several input tables) to Kafka topics as json, text, avro, protobuf or change-log messages, with keys from partition_key_fields, a fixed partition or content-assigned partitions; NON, AT_LEAST_ONCE (the idempotent producer, every row acknowledged before its checkpoint completes) or EXACTLY_ONCE (a Kafka transaction per writer and checkpoint, committed when the checkpoint completes, and again, idempotently, after a restore).',
+    'Writes rows (of one or several input tables) to Kafka topics as json, text, avro, protobuf or change-log messages, or rows that are records (native, as the source reads them; compatible_debezium_json, as the CDC sources give Debezium records), with keys from partition_key_fields, a fixed partition or content-assigned partitions; NON, AT_LEAST_ONCE (the idempotent producer, every row acknowledged before its checkpoint completes) or EXACTLY_ONCE (a Kafka transaction per writer and checkpoint, committed when the checkpoint completes, and again, idempotently, after a restore).',
   spec: kafkaSinkSpec,
   create(ctx: PluginContext): Sink {
     const o = ctx.options;

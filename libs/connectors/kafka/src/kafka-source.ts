@@ -2,6 +2,7 @@ import type { Admin, Consumer, RecordsBatch } from '@platformatic/kafka';
 
 type FetchResponse = Awaited<ReturnType<Consumer['fetch']>>;
 import {
+  formatType,
   parseSchemaConfig,
   resolveOptionItem,
   type CatalogTable,
@@ -26,9 +27,9 @@ import {
   isContentTable,
   KAFKA_FORMAT_NAMES,
   KAFKA_FORMATS,
-  KAFKA_FORMATS_NOT_YET,
   type KafkaFormat,
 } from './formats.js';
+import { NATIVE_COLUMNS, nativeRow } from './record-formats.js';
 import type { ChangeRow, DebeziumTableFilter } from './change-formats.js';
 import { CONSUMER_CONFIG_KEYS, consumerSettings, type ConsumerSettings } from './kafka-config.js';
 import { PROTOBUF_OPTION_SPECS, protobufMessage, protobufOptions, type ProtobufSchema } from './protobuf-format.js';
@@ -113,7 +114,7 @@ export const kafkaSourceSpec: PluginSpec = {
       type: 'enum',
       values: [...KAFKA_FORMAT_NAMES],
       default: 'json',
-      description: `Message format: ${KAFKA_FORMATS.join(', ')} (the change formats give rows of kind +I, -U, +U, -D; their DDL events are skipped); ${KAFKA_FORMATS_NOT_YET.join(', ')}: not supported yet, refused.`,
+      description: `Message format: ${KAFKA_FORMATS.join(', ')} (the change formats give rows of kind +I, -U, +U, -D; their DDL events are skipped). native (SeaTunnel 2.3.9+): each record, tombstones too, is a row of the fixed table ${NATIVE_COLUMNS.map((c) => c.name).join(', ')} (headers a map of UTF-8 strings, key and value bytes, timestampType CreateTime or LogAppendTime); no schema. compatible_debezium_json is a sink format only, as in SeaTunnel: read such topics with debezium_json.`,
     },
     {
       name: 'format_error_handle_way',
@@ -215,9 +216,17 @@ export function entryOf(entries: readonly TopicEntry[], topic: string): TopicEnt
 
 function readEntry(o: PluginOptions): TopicEntry {
   const format = o.get<string>('format');
+  if (format === 'compatible_debezium_json')
+    throw bad(
+      o,
+      'format',
+      "format 'compatible_debezium_json' is a Kafka sink format (as in SeaTunnel, whose source has none of that name): read Debezium's records with format = debezium_json.",
+    );
   if (!(KAFKA_FORMATS as readonly string[]).includes(format)) {
-    throw bad(o, 'format', `format '${format}' is not supported yet by the Kafka source (it reads ${KAFKA_FORMATS.join(', ')}).`);
+    throw bad(o, 'format', `format '${format}' is not supported by the Kafka source (it reads ${KAFKA_FORMATS.join(', ')}).`);
   }
+  if (format === 'native' && o.has('schema'))
+    throw bad(o, 'schema', `format native has a fixed table (${NATIVE_COLUMNS.map((c) => c.name).join(', ')}): give no 'schema'.`);
   if (!o.has('topic')) throw bad(o, 'topic', "the Kafka source needs 'topic' (or table_list).");
   const topicText = o.get<string>('topic');
   const pattern = o.get<boolean>('pattern');
@@ -271,7 +280,7 @@ function readEntry(o: PluginOptions): TopicEntry {
     throw bad(o, 'start_mode.offsets', `'start_mode.offsets' is only read with start_mode = specific_offsets (it is ${startMode}).`);
   const fieldDelimiter = o.get<string>('field_delimiter');
   if (fieldDelimiter === '') throw bad(o, 'field_delimiter', 'field_delimiter must not be empty.');
-  const { table, raw } = sourceTable(o, regex ? 'default' : (topics[0] ?? 'default'));
+  const { table, raw } = sourceTable(o, regex ? 'default' : (topics[0] ?? 'default'), format === 'native');
   const problem = formatProblem(table.columns, format);
   if (problem) throw bad(o, 'schema', `format ${format}: the ${problem}.`);
   if ((format === 'avro' || format === 'protobuf') && !o.has('schema'))
@@ -601,15 +610,17 @@ const OFFSET_OUT_OF_RANGE = 1;
 /** The longest one fetch waits, so that barriers reach the reader quickly. */
 const MAX_FETCH_WAIT_MS = 500;
 const ERROR_GIVE_UP_MS = 60_000;
+/** Where the partition goes in a native row. */
+const NATIVE_PARTITION = NATIVE_COLUMNS.findIndex((c) => c.name === 'partition');
 
 interface TopicInfo {
   readonly id: string;
   readonly leaders: readonly number[];
 }
 
-/** How the records of one entry's topics become rows of its table. */
+/** How the records of one entry's topics become rows of its table (native: undefined, the record itself is the row). */
 interface TopicDecoder {
-  readonly decode: (value: Buffer) => ChangeRow[];
+  readonly decode?: (value: Buffer) => ChangeRow[];
   readonly tableId: string;
   readonly format: KafkaFormat;
 }
@@ -634,6 +645,10 @@ class KafkaReader implements SourceReader<KafkaSplit> {
     private readonly cfg: SourceConfig,
   ) {
     for (const e of cfg.entries) {
+      if (e.format === 'native') {
+        this.decoders.set(e, { tableId: e.table.tableId, format: e.format });
+        continue;
+      }
       const decode = compileDecoder(
         e.table,
         e.format,
@@ -819,8 +834,15 @@ class KafkaReader implements SourceReader<KafkaSplit> {
         }
         if (rows.length >= limit) return;
         split.offset = Number(offset + 1n);
+        const d = this.decoderOf(split.topic);
+        if (!d.decode) {
+          const fields = nativeRow(batch, record);
+          fields[NATIVE_PARTITION] = split.partition;
+          rows.push({ kind: '+I', tableId: d.tableId, fields });
+          continue;
+        }
         if (record.value === null) continue; // a tombstone carries no row
-        this.decodeRecord(record.value, split, offset, rows);
+        this.decodeRecord(d.decode, record.value, split, offset, rows);
       }
       split.offset = Math.max(split.offset, next);
     }
@@ -842,11 +864,11 @@ class KafkaReader implements SourceReader<KafkaSplit> {
     return d;
   }
 
-  private decodeRecord(value: Buffer, split: KafkaSplit, offset: bigint, rows: Row[]): void {
+  private decodeRecord(decode: (value: Buffer) => ChangeRow[], value: Buffer, split: KafkaSplit, offset: bigint, rows: Row[]): void {
     const d = this.decoderOf(split.topic);
     let decoded: ChangeRow[];
     try {
-      decoded = d.decode(value);
+      decoded = decode(value);
     } catch (err) {
       const where = `the record at offset ${offset} of ${split.topic} partition ${split.partition}`;
       if (!this.cfg.skipBadRecords) {
@@ -908,7 +930,11 @@ class KafkaReader implements SourceReader<KafkaSplit> {
   }
 }
 
-function sourceTable(o: PluginOptions, fallbackTable: string): { table: CatalogTable; raw: boolean } {
+function sourceTable(o: PluginOptions, fallbackTable: string, native: boolean): { table: CatalogTable; raw: boolean } {
+  if (native) {
+    const fields = Object.fromEntries(NATIVE_COLUMNS.map((c) => [c.name, formatType(c.type)]));
+    return { table: parseSchemaConfig({ fields }, { catalogName: 'Kafka', fallbackTable }).table, raw: false };
+  }
   if (o.has('schema')) {
     return {
       table: parseSchemaConfig(o.get('schema'), { catalogName: 'Kafka', fallbackTable, place: o.place('schema') }).table,
@@ -928,7 +954,7 @@ export const kafkaSourceFactory: SourceFactory = {
   type: 'source',
   name: 'Kafka',
   description:
-    "Reads Kafka topics (a list or a pattern) as json, text or change-log (canal, debezium, maxwell, ogg, Kafka Connect json) or avro rows: each partition is a split, offsets are checkpointed and committed to the consumer group when a checkpoint completes, transactions are read committed, partitions added while a streaming job runs are picked up, and each partition's consumer lag is the metric tideway_source_lag.",
+    "Reads Kafka topics (a list or a pattern) as json, text, change-log (canal, debezium, maxwell, ogg, Kafka Connect json), avro or protobuf rows, or as whole records (native: headers, key, value, partition, timestamp): each partition is a split, offsets are checkpointed and committed to the consumer group when a checkpoint completes, transactions are read committed, partitions added while a streaming job runs are picked up, and each partition's consumer lag is the metric tideway_source_lag.",
   spec: kafkaSourceSpec,
   create(ctx: PluginContext): Source<KafkaSplit, EnumState> {
     const o = ctx.options;

@@ -1,5 +1,5 @@
 import type { PluginContext } from '@tideway/api';
-import { CdcSource, cdcSourceFactory } from '@tideway/connector-cdc-common';
+import { CdcSource, cdcSourceFactory, type SourcePosition } from '@tideway/connector-cdc-common';
 import { externalError, type MySqlConnection } from '@tideway/connector-jdbc';
 import { compareBinlog, type BinlogPosition } from './binlog-position.js';
 import { MySqlCatalog, type MySqlCapturedTable } from './mysql-catalog.js';
@@ -17,7 +17,7 @@ export class MySqlCdcSource extends CdcSource<BinlogPosition, BinlogPosition, My
   private patternStart: BinlogPosition | undefined;
 
   constructor(ctx: PluginContext) {
-    super(ctx, 'MySQL-CDC', MySqlCatalog, MySqlCdcDialect);
+    super(ctx, 'MySQL-CDC', MySqlCatalog, MySqlCdcDialect, 'mysql');
   }
 
   /** SHOW MASTER STATUS: the end of the binlog now. */
@@ -37,6 +37,11 @@ export class MySqlCdcSource extends CdcSource<BinlogPosition, BinlogPosition, My
   formatChangePosition(position: unknown): string {
     const p = position as BinlogPosition;
     return `${p.file}:${p.pos}`;
+  }
+
+  /** The transaction's binlog file and position, and the server id this source replicates as. */
+  protected debeziumPosition(p: BinlogPosition): SourcePosition {
+    return { file: p.file, pos: p.pos, server_id: this.config.serverId };
   }
 
   /**

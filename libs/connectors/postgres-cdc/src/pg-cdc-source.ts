@@ -1,5 +1,5 @@
 import type { PluginContext } from '@tideway/api';
-import { CdcSource, cdcSourceFactory } from '@tideway/connector-cdc-common';
+import { CdcSource, cdcSourceFactory, type SourcePosition } from '@tideway/connector-cdc-common';
 import { ConfigError, ErrorCode } from '@tideway/common';
 import type { PgConnection } from '@tideway/connector-jdbc';
 import type { CapturedTable } from './captured-table.js';
@@ -18,7 +18,7 @@ export class PgCdcSource extends CdcSource<string, PgWatermark, PgConnection, Ca
   declare readonly catalog: PgCatalog;
 
   constructor(ctx: PluginContext) {
-    super(ctx, 'Postgres-CDC', PgCatalog, PgCdcDialect);
+    super(ctx, 'Postgres-CDC', PgCatalog, PgCdcDialect, 'postgresql');
   }
 
   /** pg_current_wal_lsn(): the end of the WAL written now. */
@@ -37,6 +37,11 @@ export class PgCdcSource extends CdcSource<string, PgWatermark, PgConnection, Ca
 
   formatChangePosition(position: unknown): string {
     return String(position);
+  }
+
+  /** The transaction's LSN as Debezium's source.lsn (a number). */
+  protected debeziumPosition(lsn: string): SourcePosition {
+    return { lsn: parseLsn(lsn) };
   }
 
   /** Sets up publication and slot before any chunk is read; the stream starts at the slot's position unless told otherwise. */

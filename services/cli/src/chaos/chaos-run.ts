@@ -142,7 +142,9 @@ export async function runChaos(sinkKind: ChaosSinkKind, o: ChaosOptions): Promis
             : await jdbcSink(`chaos_${o.seed}_${Date.now()}`, o.jdbc);
     const sourceBlock =
       o.source === 'kafka'
-        ? await kafkaSequenceSource(o.kafkaBootstrap!, `tideway-chaos-in-${o.seed}-${Date.now()}`, o.keys, rowsPerKey, o.progress)
+        ? await kafkaSequenceSource(o.kafkaBootstrap!, `tideway-chaos-in-${o.seed}-${Date.now()}`, o.keys, rowsPerKey, (line) =>
+            o.progress(line),
+          )
         : undefined;
     const config = sequenceJobConfig({
       mode: 'BATCH',

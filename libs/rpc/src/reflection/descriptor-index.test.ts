@@ -12,10 +12,15 @@ const names = (files: Uint8Array[] | undefined) => files?.map((b) => fromBinary(
 
 describe('DescriptorIndex over the compiled descriptor set', () => {
   it('finds a service, a nested map entry and an enum value in their real files, with their imports after them', () => {
-    expect(names(index.fileContainingSymbol('tideway.v1.JobService'))).toEqual(['tideway/v1/job_service.proto', 'tideway/v1/common.proto']);
+    expect(names(index.fileContainingSymbol('tideway.v1.JobService'))).toEqual([
+      'tideway/v1/job_service.proto',
+      'tideway/v1/common.proto',
+      'tideway/v1/plugins.proto',
+    ]);
     expect(names(index.fileContainingSymbol('.tideway.v1.SubmitJobRequest.VariablesEntry'))).toEqual([
       'tideway/v1/job_service.proto',
       'tideway/v1/common.proto',
+      'tideway/v1/plugins.proto',
     ]);
     expect(names(index.fileContainingSymbol('grpc.health.v1.Health'))).toEqual(['grpc/health/v1/health.proto']);
     expect(index.fileContainingSymbol('tideway.v1.NoSuchThing')).toBeUndefined();
@@ -26,7 +31,7 @@ describe('DescriptorIndex over the compiled descriptor set', () => {
     const file = fromBinary(FileDescriptorProtoSchema, index.fileContainingSymbol('tideway.v1.SubmitJobRequest')![0]);
     const request = file.messageType.find((m) => m.name === 'SubmitJobRequest')!;
     expect(request.nestedType.map((n) => [n.name, n.options?.mapEntry])).toEqual([['VariablesEntry', true]]);
-    expect(file.dependency).toEqual(['tideway/v1/common.proto']);
+    expect(file.dependency).toEqual(['tideway/v1/common.proto', 'tideway/v1/plugins.proto']);
   });
 
   it('answers list, file and error requests in the reflection protocol shape', () => {
@@ -39,6 +44,7 @@ describe('DescriptorIndex over the compiled descriptor set', () => {
     const files = answer(index, [], { message_request: 'file_containing_symbol', file_containing_symbol: 'tideway.v1.JobInfo' }) as {
       file_descriptor_response: { file_descriptor_proto: Buffer[] };
     };
-    expect(files.file_descriptor_response.file_descriptor_proto).toHaveLength(2);
+    // job_service.proto and its two imports
+    expect(files.file_descriptor_response.file_descriptor_proto).toHaveLength(3);
   });
 });

@@ -1,9 +1,8 @@
 import { jobStatusToJSON, type JobEvent, type JobMetrics } from '@tideway/contracts';
 
-const fmt = new Intl.NumberFormat('en-US');
-
+/** A whole number with thousands separators, as en-US writes it (Intl's formatter costs ~20 ms to create at every CLI start). */
 function n(v: number): string {
-  return fmt.format(Math.round(v));
+  return String(Math.round(v)).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 }
 
 /** One progress line: status, rows read/written, rates, checkpoints. */

@@ -10,12 +10,12 @@
  *   database's error while the other rows of their batches are written, in auto-commit mode and
  *   in XA transactions; a lost table is no row error and fails the job.
  */
-import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMariaDb, startPostgres, type TestDatabaseServer } from '@tideway/testing';
 import { runCli } from '../conformance/cli-process.js';
 import { JobFolder, dbExec, jdbcConnection, type DbKind } from './databases.js';
+import { routed, sinkErrorRoute } from '../e2e/dead-letter-files.js';
 
 let pgs: TestDatabaseServer;
 let maria: TestDatabaseServer;
@@ -109,15 +109,7 @@ env {
   job.mode = "BATCH"
   parallelism = 1
   checkpoint.interval = 1000
-  sink_error_handler {
-    mode = "ROUTE"
-    include_original_data = true
-    sink {
-      plugin_name = "LocalFile"
-      path = "${dead}"
-      file_format_type = "json"
-    }
-  }
+  ${sinkErrorRoute(dead)}
 }
 source {
   FakeSource {
@@ -142,14 +134,6 @@ sink {
     ${extra}
   }
 }`;
-}
-
-function routed(dead: string): Array<Record<string, unknown>> {
-  return readdirSync(dead)
-    .filter((f) => !f.startsWith('.'))
-    .flatMap((f) => readFileSync(join(dead, f), 'utf8').split('\n'))
-    .filter((l) => l !== '')
-    .map((l) => JSON.parse(l) as Record<string, unknown>);
 }
 
 describe.each<DbKind>(['pg', 'maria'])('the Jdbc sink routes the rows the database refuses (%s)', (kind) => {

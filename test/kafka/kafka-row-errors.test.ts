@@ -4,12 +4,13 @@
  * larger than the broker takes and a row without a topic are routed with their error while the
  * other rows are written; a broker that is away is no row's error and fails the job.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort, kafkaSkipped, sharedKafka } from '@tideway/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../conformance/cli-process.js';
 import { consumeAll, createTopic, TempDirs, uniqueTopic, writeJob } from './kafka-helpers.js';
+import { routed, sinkErrorRoute } from '../e2e/dead-letter-files.js';
 
 const dirs = new TempDirs();
 let bootstrap: string;
@@ -18,25 +19,8 @@ const env = (dead: string) => `env {
   job.mode = "BATCH"
   parallelism = 1
   job.retry.times = 0
-  sink_error_handler {
-    mode = "ROUTE"
-    include_original_data = true
-    sink {
-      plugin_name = "LocalFile"
-      path = "${dead}"
-      file_format_type = "json"
-    }
-  }
+  ${sinkErrorRoute(dead)}
 }`;
-
-function routed(dead: string): Array<Record<string, unknown>> {
-  if (!existsSync(dead)) return [];
-  return readdirSync(dead)
-    .filter((f) => !f.startsWith('.'))
-    .flatMap((f) => readFileSync(join(dead, f), 'utf8').split('\n'))
-    .filter((l) => l !== '')
-    .map((l) => JSON.parse(l) as Record<string, unknown>);
-}
 
 describe.skipIf(kafkaSkipped())('the Kafka sink routes the rows the broker or its format refuses', () => {
   beforeAll(async () => {

@@ -5,12 +5,13 @@
  * cluster's words while the rest of their bulk is written; an index that refuses every write
  * (a write block: the cluster's error, not the row's) fails the job and routes nothing.
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openSearchSkipped, sharedOpenSearch, type OpenSearchNode } from '@tideway/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../conformance/cli-process.js';
+import { routed, sinkErrorRoute } from '../e2e/dead-letter-files.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'tideway-es-row-errors-'));
 let node: OpenSearchNode;
@@ -38,15 +39,7 @@ function job(index: string, dead: string): string {
   job.mode = "BATCH"
   parallelism = 1
   job.retry.times = 0
-  sink_error_handler {
-    mode = "ROUTE"
-    include_original_data = true
-    sink {
-      plugin_name = "LocalFile"
-      path = "${dead}"
-      file_format_type = "json"
-    }
-  }
+  ${sinkErrorRoute(dead)}
 }
 source {
   FakeSource {
@@ -69,15 +62,6 @@ sink {
 `,
   );
   return file;
-}
-
-function routed(dead: string): Array<Record<string, unknown>> {
-  if (!existsSync(dead)) return [];
-  return readdirSync(dead)
-    .filter((f) => !f.startsWith('.'))
-    .flatMap((f) => readFileSync(join(dead, f), 'utf8').split('\n'))
-    .filter((l) => l !== '')
-    .map((l) => JSON.parse(l) as Record<string, unknown>);
 }
 
 describe.skipIf(openSearchSkipped())('the Elasticsearch sink routes the documents the index refuses (OpenSearch)', () => {

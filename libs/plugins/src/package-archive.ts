@@ -32,6 +32,19 @@ function filesOf(root: string): string[] {
   return out.sort();
 }
 
+/**
+ * What a package folder holds, cheaply: each file's path, size and modification time. When it is
+ * unchanged the folder packs to the same archive, so a coordinator need not pack it again.
+ */
+export function folderSignature(dir: string): string {
+  return filesOf(dir)
+    .map((f) => {
+      const st = statSync(join(dir, f));
+      return `${f}:${st.size}:${st.mtimeMs}`;
+    })
+    .join('\n');
+}
+
 /** Where a native addon was built for, read from its header (ELF, Mach-O, PE). */
 function addonTarget(bytes: Buffer): { platform: string; arch: string } | undefined {
   if (bytes.length >= 20 && bytes[0] === 0x7f && bytes.toString('latin1', 1, 4) === 'ELF') {

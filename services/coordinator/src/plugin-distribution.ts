@@ -38,6 +38,8 @@ const isBuiltin = (type: PluginType, name: string) =>
 
 export class PluginDistribution {
   private storeOnce?: Promise<PluginStore | undefined>;
+  /** The plugin folders' packages this coordinator stored, by folder: what the folder held then, and the hash. */
+  private readonly storedFolders = new Map<string, { signature: string; hash: string }>();
   /** Stored packages this process unpacked and loaded, by hash. */
   readonly loaded = new Map<string, PackageRef>();
   private lastCleanup = Date.now();
@@ -91,11 +93,19 @@ export class PluginDistribution {
     if (wanted.length === 0) return { refs: [], dirs: [] };
     const store = await this.store();
     if (!store) return { refs: [], dirs: [] };
-    const { packPackageFolder, unpackVerified, newestProviding } = await import('@tideway/plugins/store');
+    const { folderSignature, packPackageFolder, unpackVerified, newestProviding } = await import('@tideway/plugins/store');
     const provides = (pkg: { plugins: ReadonlyArray<{ name: string; kind: PluginType }> }, b: { type: PluginType; name: string }) =>
       pkg.plugins.some((p) => p.kind === b.type && p.name.toLowerCase() === b.name.toLowerCase());
     for (const pkg of externalPluginPackages()) {
-      if (wanted.some((b) => provides(pkg, b))) await store.put(await packPackageFolder(pkg.dir));
+      if (!wanted.some((b) => provides(pkg, b))) continue;
+      // Packing reads, tars and gzips the whole folder: done again only when the folder changed
+      // or its stored package is gone (expired).
+      const signature = folderSignature(pkg.dir);
+      const known = this.storedFolders.get(pkg.dir);
+      if (known?.signature === signature && (await store.entry(known.hash))) continue;
+      const packed = await packPackageFolder(pkg.dir);
+      await store.put(packed);
+      this.storedFolders.set(pkg.dir, { signature, hash: packed.hash });
     }
     const entries = await store.list();
     const chosen = new Map<string, StoredPackage>();

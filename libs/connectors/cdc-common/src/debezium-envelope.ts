@@ -364,16 +364,20 @@ export class DebeziumEnvelope {
     if (this.opts.keySchemas) key = toJson({ schema: t.keySchema ?? null, payload: keyPayload });
     else if (keyPayload) key = toJson(keyPayload);
     const pos = at.position;
+    // Debezium's source block: the fields both connectors share first, then each one's own, in its order.
+    const shared = {
+      version: DEBEZIUM_VERSION,
+      connector: this.opts.connector,
+      name: this.opts.serverName,
+      ts_ms: new JsonNumber(String(at.tsMs)),
+      snapshot: at.snapshot ? 'true' : 'false',
+      db: t.db,
+      sequence: null,
+    };
     const source =
       this.opts.connector === 'mysql'
         ? {
-            version: DEBEZIUM_VERSION,
-            connector: 'mysql',
-            name: this.opts.serverName,
-            ts_ms: new JsonNumber(String(at.tsMs)),
-            snapshot: at.snapshot ? 'true' : 'false',
-            db: t.db,
-            sequence: null,
+            ...shared,
             table: t.table,
             server_id: new JsonNumber(String(pos.server_id ?? 0)),
             gtid: null,
@@ -384,13 +388,7 @@ export class DebeziumEnvelope {
             query: null,
           }
         : {
-            version: DEBEZIUM_VERSION,
-            connector: 'postgresql',
-            name: this.opts.serverName,
-            ts_ms: new JsonNumber(String(at.tsMs)),
-            snapshot: at.snapshot ? 'true' : 'false',
-            db: t.db,
-            sequence: null,
+            ...shared,
             schema: t.schemaName ?? 'public',
             table: t.table,
             txId: null,

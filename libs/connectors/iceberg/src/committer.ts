@@ -3,6 +3,7 @@ import type { SinkAggregatedCommitter } from '@tideway/api';
 import { ErrorCode, logger, TidewayError } from '@tideway/common';
 import { decimalByteCount } from '@tideway/connector-file-common';
 import { type AvroPartitionField, avroFile, MANIFEST_FILE_SCHEMA, manifestEntrySchema, readAvroFile } from './avro.js';
+import { AvroSchemaBuilder, fixedDecimal } from './data-encoders.js';
 import { CommitConflict, formatIdent, type IcebergCatalog, joinLocation, type LoadedTable, type TableIdent } from './catalog.js';
 import type { IcebergFileIO } from './file-io.js';
 import {
@@ -17,7 +18,7 @@ import {
 } from './metadata.js';
 import { type IcebergField, typeText } from './schema.js';
 import { resultType } from './transforms.js';
-import { compareInternal, type Internal, serializeValue, unscaledBytes } from './values.js';
+import { compareInternal, type Internal, serializeValue } from './values.js';
 import type { IcebergCommitInfo, PreparedFile } from './writer.js';
 
 const log = logger('iceberg-committer');
@@ -71,33 +72,6 @@ export function withBranchSnapshot(m: TableMetadata, snapshot: Snapshot, previou
   };
 }
 
-/** The Avro type of a partition field whose source column is of Iceberg type `type`. */
-function partitionAvroType(type: string): Record<string, unknown> | string {
-  switch (type) {
-    case 'date':
-      return { type: 'int', logicalType: 'date' };
-    case 'time':
-      return { type: 'long', logicalType: 'time-micros' };
-    case 'timestamp':
-      return { type: 'long', logicalType: 'timestamp-micros', 'adjust-to-utc': false };
-    default: {
-      const d = /^decimal\((\d+),\s*(\d+)\)$/.exec(type);
-      if (d) {
-        const p = Number(d[1]);
-        return {
-          type: 'fixed',
-          name: `decimal_${p}_${d[2]}`,
-          size: decimalByteCount(p),
-          logicalType: 'decimal',
-          precision: p,
-          scale: Number(d[2]),
-        };
-      }
-      return type;
-    }
-  }
-}
-
 /** A partition value of a commit info (bigints as text) in Iceberg's internal form. */
 function partitionInternal(type: string, v: string | number | boolean | null): Internal | null {
   if (v === null) return null;
@@ -107,13 +81,7 @@ function partitionInternal(type: string, v: string | number | boolean | null): I
 /** A partition value as Avro takes it. */
 function partitionAvroValue(type: string, v: Internal | null): unknown {
   if (v === null) return null;
-  if (type.startsWith('decimal')) {
-    const size = decimalByteCount(Number(/^decimal\((\d+)/.exec(type)![1]));
-    const bytes = unscaledBytes(v as bigint);
-    const out = Buffer.alloc(size, (v as bigint) < 0n ? 0xff : 0);
-    Buffer.from(bytes).copy(out, size - bytes.length);
-    return out;
-  }
+  if (type.startsWith('decimal')) return fixedDecimal(v as bigint, decimalByteCount(Number(/^decimal\((\d+)/.exec(type)![1])));
   return v;
 }
 
@@ -158,10 +126,11 @@ export async function writeAddedManifests(
   for (const files of groups.values()) {
     const { content, specId } = files[0];
     const fields = specFields(m, specId);
+    const types = new AvroSchemaBuilder();
     const avroFields: AvroPartitionField[] = fields.map((f) => ({
       name: f.spec.name,
       fieldId: f.spec['field-id'],
-      type: partitionAvroType(f.valueType),
+      type: types.type(f.valueType, f.spec['field-id']),
     }));
     const entries = files.map((f) => ({
       status: 1,

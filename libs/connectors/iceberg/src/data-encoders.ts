@@ -372,7 +372,11 @@ export function avroName(name: string): string {
 }
 
 /** Builds the Avro schema of Iceberg types, each named type defined once. */
-class AvroSchemaBuilder {
+/**
+ * Iceberg types as Avro schemas (Iceberg's Avro rules), each named type (decimal, fixed, uuid)
+ * defined once per builder: for data files' schemas and manifests' partition fields.
+ */
+export class AvroSchemaBuilder {
   private readonly named = new Set<string>();
 
   private namedType(name: string, make: () => Record<string, unknown>): AvroSchema {
@@ -485,7 +489,7 @@ export function avroSchemaOf(fields: readonly IcebergField[], name = 'table'): A
 }
 
 /** A decimal's unscaled value as `size` big-endian two's-complement bytes (Avro's fixed). */
-function fixedDecimal(unscaled: bigint, size: number): Buffer {
+export function fixedDecimal(unscaled: bigint, size: number): Buffer {
   const min = unscaledBytes(unscaled);
   const out = Buffer.alloc(size, unscaled < 0n ? 0xff : 0);
   out.set(min, size - min.length);

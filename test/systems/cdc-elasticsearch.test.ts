@@ -20,7 +20,8 @@ async function sourceRows(): Promise<string[]> {
   return (rows as Array<{ id: number; v: string; qty: number }>).map((r) => `${r.id}|${r.v}|${r.qty}`);
 }
 
-async function indexRows(): Promise<string[]> {
+/** The index's documents; undefined while it cannot be searched yet (just created by the sink, its shard still starting). */
+async function indexRows(): Promise<string[] | undefined> {
   await fetch(`${node.url}/${INDEX}/_refresh`, { method: 'POST' });
   const res = await fetch(`${node.url}/${INDEX}/_search?size=10000`, {
     method: 'POST',
@@ -28,6 +29,10 @@ async function indexRows(): Promise<string[]> {
     body: '{"query":{"match_all":{}}}',
   });
   if (res.status === 404) return [];
+  if (!res.ok) {
+    lastSearchError = `${res.status} ${await res.text()}`;
+    return undefined;
+  }
   const body = (await res.json()) as { hits: { hits: Array<{ _id: string; _source: { id: number; v: string; qty: number } }> } };
   for (const h of body.hits.hits) expect(h._id).toBe(String(h._source.id));
   return body.hits.hits
@@ -36,6 +41,8 @@ async function indexRows(): Promise<string[]> {
     .map((d) => `${d.id}|${d.v}|${d.qty}`);
 }
 
+let lastSearchError = '';
+
 /** Waits until the index holds what the table holds. */
 async function converged(what: string): Promise<void> {
   let last: string[] = [];
@@ -43,13 +50,17 @@ async function converged(what: string): Promise<void> {
     what,
     async () => {
       const [want, got] = [await sourceRows(), await indexRows()];
+      if (got === undefined) return undefined;
       last = got;
       return JSON.stringify(want) === JSON.stringify(got) ? true : undefined;
     },
     90_000,
     500,
   ).catch(async (err: Error) => {
-    throw new Error(`${err.message}: the table has ${(await sourceRows()).length} rows, the index ${last.length}`);
+    throw new Error(
+      `${err.message}: the table has ${(await sourceRows()).length} rows, the index ${last.length}` +
+        (lastSearchError === '' ? '' : `; last failed search: ${lastSearchError.slice(0, 500)}`),
+    );
   });
 }
 
@@ -124,7 +135,7 @@ sink {
     await converged('the changes made while the job was down in the index');
     await db.query('UPDATE orders SET qty = -1 WHERE id = 5000');
     await converged('a change after the restore in the index');
-    expect((await indexRows()).length).toBe((await sourceRows()).length);
+    expect((await indexRows())?.length).toBe((await sourceRows()).length);
     running.child.kill('SIGINT');
     await running.exit;
   }, 300_000);

@@ -72,10 +72,15 @@ export function keepJobLine(jobId: string, level: number, line: string): void {
 export interface JobLogSettings {
   /** The folder of this process's job log files. */
   dir: string;
-  /** This process's address (host:port), named in the answers. */
+  /**
+   * This process's address (host:port), named in the answers and its file names; `local` for
+   * local mode (`tideway run`), whose port changes each run, so that each run sweeps the earlier
+   * runs' expired files.
+   */
   node: string;
   /** coordinator, worker or all. */
   role: string;
+
   /** Lowest level kept (pino's number). */
   level: number;
   /** A job's file is rotated past this many bytes (one older file is kept: at most twice this per job). */
@@ -142,6 +147,7 @@ export class JobLogStore {
 
   constructor(readonly settings: JobLogSettings) {
     mkdirSync(settings.dir, { recursive: true });
+    this.sweep();
     this.timer = setInterval(() => this.sweep(), SWEEP_INTERVAL_MS);
     this.timer.unref();
     this.channel = new BroadcastChannel(CHANNEL);
@@ -154,6 +160,11 @@ export class JobLogStore {
 
   private path(jobId: string): string {
     return join(this.settings.dir, jobLogName(jobId, this.settings.role, this.settings.node));
+  }
+
+  /** What every file name of this process ends with after its job id. */
+  private suffix(): string {
+    return jobLogName('0', this.settings.role, this.settings.node).slice('job-0'.length);
   }
 
   /** Appends a line (masked already) of the job, rotating its file past maxFileBytes. */
@@ -190,40 +201,13 @@ export class JobLogStore {
   read(jobId: string, q: LogQuery): KeptLogLine[] {
     const path = this.path(jobId);
     const out: KeptLogLine[] = [];
-    for (const file of [`${path}.1`, path]) {
-      let text: string;
-      try {
-        text = readFileSync(file, 'utf8');
-      } catch {
-        continue;
-      }
-      for (const line of text.split('\n')) {
-        if (!line) continue;
-        let parsed: { level?: unknown; time?: unknown; msg?: unknown };
-        try {
-          parsed = JSON.parse(line) as typeof parsed;
-        } catch {
-          continue; // a line cut by a crash
-        }
-        const level = typeof parsed.level === 'number' ? parsed.level : 0;
-        const timeMs = typeof parsed.time === 'number' ? parsed.time : 0;
-        if (level < q.minLevel || timeMs < q.sinceMs) continue;
-        out.push({
-          node: this.settings.node,
-          role: this.settings.role,
-          timeMs,
-          level: levelName(level),
-          msg: typeof parsed.msg === 'string' ? parsed.msg : '',
-          line,
-        });
-      }
-    }
+    for (const file of [`${path}.1`, path]) readLogFile(file, this.settings.node, this.settings.role, q, out);
     return q.maxLines > 0 && out.length > q.maxLines ? out.slice(out.length - q.maxLines) : out;
   }
 
   /** This process's job log files (current ones; a rotated predecessor is part of its job's). */
   files(): KeptLogFile[] {
-    const suffix = jobLogName('0', this.settings.role, this.settings.node).slice('job-0'.length);
+    const suffix = this.suffix();
     const out: KeptLogFile[] = [];
     for (const name of this.names()) {
       if (!name.endsWith(suffix)) continue;
@@ -241,11 +225,7 @@ export class JobLogStore {
   }
 
   private names(): string[] {
-    try {
-      return readdirSync(this.settings.dir);
-    } catch {
-      return [];
-    }
+    return folderNames(this.settings.dir);
   }
 
   /** Closes idle files and deletes this node's files not written for expireMs. */
@@ -255,7 +235,7 @@ export class JobLogStore {
         closeSync(f.fd);
         this.open.delete(jobId);
       }
-    const suffix = jobLogName('0', this.settings.role, this.settings.node).slice('job-0'.length);
+    const suffix = this.suffix();
     for (const name of this.names()) {
       if (!name.endsWith(suffix) && !name.endsWith(`${suffix}.1`)) continue;
       const file = join(this.settings.dir, name);
@@ -275,6 +255,53 @@ export class JobLogStore {
     for (const f of this.open.values()) closeSync(f.fd);
     this.open.clear();
   }
+}
+
+function folderNames(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
+}
+
+/** Adds the lines of one kept file (a missing file adds none) that pass the query to out. */
+function readLogFile(file: string, node: string, role: string, q: LogQuery, out: KeptLogLine[]): void {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    return;
+  }
+  for (const line of text.split('\n')) {
+    if (!line) continue;
+    let parsed: { level?: unknown; time?: unknown; msg?: unknown };
+    try {
+      parsed = JSON.parse(line) as typeof parsed;
+    } catch {
+      continue; // a line cut by a crash
+    }
+    const level = typeof parsed.level === 'number' ? parsed.level : 0;
+    const timeMs = typeof parsed.time === 'number' ? parsed.time : 0;
+    if (level < q.minLevel || timeMs < q.sinceMs) continue;
+    out.push({ node, role, timeMs, level: levelName(level), msg: typeof parsed.msg === 'string' ? parsed.msg : '', line });
+  }
+}
+
+/**
+ * A job's lines from every file of a log folder, oldest first, without a running process
+ * (`tideway logs <jobId> --local`, after a local-mode run); each line's node is its file's node
+ * part (`local` for local mode).
+ */
+export function readJobLogFolder(dir: string, jobId: string, q: LogQuery): KeptLogLine[] {
+  const out: KeptLogLine[] = [];
+  for (const name of folderNames(dir).sort()) {
+    const parsed = parseJobLogName(name);
+    if (!parsed || parsed.jobId !== jobId) continue;
+    for (const file of [`${name}.1`, name]) readLogFile(join(dir, file), parsed.nodePart, parsed.role, q, out);
+  }
+  out.sort((a, b) => a.timeMs - b.timeMs);
+  return q.maxLines > 0 && out.length > q.maxLines ? out.slice(out.length - q.maxLines) : out;
 }
 
 /** Starts keeping per-job logs in this process (and its worker threads started from now on). */

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { ConfigError, ErrorCode, newJobId } from '@tideway/common';
 import { readJobInput } from '../config-input.js';
 import type { LocalCluster } from '../local-cluster.js';
+import { keepJobLogs } from './job-logs-setup.js';
 import { collect, engineConfig, metricsPortOf, usePluginFolders } from './options.js';
 
 export function registerLocalCommands(program: Command): void {
@@ -54,7 +55,13 @@ export function registerLocalCommands(program: Command): void {
           import('@tideway/client'),
           import('./follow.js'),
         ]);
-        const cluster = await startLocalCluster(engine, port);
+        // The job's lines are kept in a file of its own, as a cluster's processes keep them
+        // (docs/logs.md); set up before the task threads start, which pass their lines on.
+        const stopJobLogs = keepJobLogs(engine, 'local', 'all');
+        const cluster = await startLocalCluster(engine, port).catch(async (err: unknown) => {
+          await stopJobLogs();
+          throw err;
+        });
         const stopRestApi = await startRestApiIfEnabled(engine, '127.0.0.1', cluster.coordinatorAddress);
         const stopMetrics =
           metricsPort === undefined
@@ -75,6 +82,7 @@ export function registerLocalCommands(program: Command): void {
           await stopMetrics();
           await stopRestApi();
           await cluster.stop();
+          await stopJobLogs();
         }
       },
     );

@@ -1,8 +1,10 @@
 import type { Command } from 'commander';
 import { JobStatus, type JobLogLine, type MissingLogNode } from '@tideway/contracts';
-import { ConfigError, ErrorCode, LOG_LEVELS, sleep } from '@tideway/common';
+import { ConfigError, DEFAULT_LOG_LINES, ErrorCode, LOG_LEVELS, TidewayError, readJobLogFolder, sleep } from '@tideway/common';
 import type { JobClient } from '@tideway/client';
 import { addressOptions, withClient, type AddressOpts } from './job-commands.js';
+import { jobLogDir } from './job-logs-setup.js';
+import { engineConfig } from './options.js';
 
 interface LogsOpts extends AddressOpts {
   follow?: boolean;
@@ -11,6 +13,7 @@ interface LogsOpts extends AddressOpts {
   lines?: string;
   node?: string;
   json?: boolean;
+  local?: boolean;
 }
 
 const FOLLOW_POLL_MS = 1000;
@@ -66,19 +69,56 @@ export function registerLogsCommand(program: Command): void {
       .option('--since <when>', 'only lines from then on: an age (90s, 10m, 2h, 1d), an ISO time or epoch milliseconds')
       .option('--lines <n>', 'the newest n lines (default 1000)')
       .option('--node <host:port>', "only this process's lines")
-      .option('--json', "each line as the process wrote it (pino's JSON), with its node and role"),
-  ).action(
-    withClient<LogsOpts>(async (client, opts, args) => {
-      const jobId = args[0];
-      const minLevel = opts.level?.toLowerCase() ?? '';
-      if (minLevel && LOG_LEVELS[minLevel] === undefined)
-        throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `--level ${opts.level}: expected one of ${Object.keys(LOG_LEVELS).join(', ')}`);
-      const maxLines = opts.lines === undefined ? 0 : Number(opts.lines);
-      if (!(Number.isInteger(maxLines) && maxLines >= 0))
-        throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `--lines ${opts.lines}: expected a whole number of lines, e.g. 200`);
-      const sinceMs = opts.since === undefined ? 0 : parseSince(opts.since);
-      await printLogs(client, { jobId, minLevel, sinceMs, maxLines, node: opts.node ?? '' }, opts);
-    }),
+      .option('--json', "each line as the process wrote it (pino's JSON), with its node and role")
+      .option(
+        '--local',
+        "read this host's job log files (tideway.logs.dir of the engine config), e.g. after a local-mode `tideway run`, without a cluster",
+      ),
+  ).action(async (...params: unknown[]) => {
+    const cmd = params[params.length - 1] as Command;
+    const opts = cmd.opts<LogsOpts>();
+    const q = logQuery(cmd.args[0], opts);
+    if (!opts.local) return withClient<LogsOpts>((client) => printLogs(client, q, opts))(...params);
+    if (opts.follow)
+      throw new ConfigError(
+        ErrorCode.CONFIG_BAD_VALUE,
+        '--follow with --local is not supported: --follow asks a running cluster; a local run writes its file until `tideway run` ends',
+      );
+    if (opts.address)
+      throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, '--address with --local: --local reads files on this host and asks no coordinator');
+    printLocalLogs(jobLogDir(engineConfig(opts)), q, opts);
+  });
+}
+
+/** The query the options ask for, checked. */
+function logQuery(jobId: string, opts: LogsOpts): Query {
+  const minLevel = opts.level?.toLowerCase() ?? '';
+  if (minLevel && LOG_LEVELS[minLevel] === undefined)
+    throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `--level ${opts.level}: expected one of ${Object.keys(LOG_LEVELS).join(', ')}`);
+  const maxLines = opts.lines === undefined ? 0 : Number(opts.lines);
+  if (!(Number.isInteger(maxLines) && maxLines >= 0))
+    throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `--lines ${opts.lines}: expected a whole number of lines, e.g. 200`);
+  const sinceMs = opts.since === undefined ? 0 : parseSince(opts.since);
+  return { jobId, minLevel, sinceMs, maxLines, node: opts.node ?? '' };
+}
+
+/** `--local`: the job's lines from this host's files; a job with none here is an error naming the folder. */
+function printLocalLogs(dir: string, q: Query, opts: LogsOpts): void {
+  const node = q.node.replace(/[^A-Za-z0-9.-]/g, '_');
+  const lines = readJobLogFolder(dir, q.jobId, {
+    minLevel: q.minLevel ? LOG_LEVELS[q.minLevel] : 0,
+    sinceMs: q.sinceMs,
+    maxLines: 0,
+  }).filter((l) => !q.node || l.node === node);
+  if (lines.length === 0 && !readJobLogFolder(dir, q.jobId, { minLevel: 0, sinceMs: 0, maxLines: 1 }).length)
+    throw new TidewayError(ErrorCode.NOT_FOUND, `job ${q.jobId} has no log file under ${dir} (tideway.logs.dir)`, { jobId: q.jobId });
+  const max = q.maxLines > 0 ? q.maxLines : DEFAULT_LOG_LINES;
+  for (const l of lines.slice(Math.max(0, lines.length - max))) printLine(l, opts);
+}
+
+function printLine(l: JobLogLine, opts: LogsOpts): void {
+  process.stdout.write(
+    `${opts.json ? JSON.stringify({ node: l.node, role: l.role, ...(JSON.parse(l.line) as object) }) : formatLogLine(l)}\n`,
   );
 }
 
@@ -91,10 +131,7 @@ interface Query {
 }
 
 async function printLogs(client: JobClient, q: Query, opts: LogsOpts): Promise<void> {
-  const print = (l: JobLogLine) =>
-    process.stdout.write(
-      `${opts.json ? JSON.stringify({ node: l.node, role: l.role, ...(JSON.parse(l.line) as object) }) : formatLogLine(l)}\n`,
-    );
+  const print = (l: JobLogLine) => printLine(l, opts);
   const missingSaid = new Map<string, string>();
   const sayMissing = (missing: MissingLogNode[]) => {
     for (const m of missing)

@@ -112,6 +112,13 @@ export class Dispatcher {
     return this.plugins.cleanup(new Set(running.flatMap((j) => j.job.packages.map((p) => p.hash))), now);
   }
 
+  /** The jobs not ended (running, or about to) whose task deployments name the stored package `hash`, as `id (name)`. */
+  jobsUsingPackage(hash: string): string[] {
+    return [...this.jobs.values()]
+      .filter((j) => !j.isEnded() && j.job.packages.some((p) => p.hash === hash))
+      .map((j) => `${j.job.jobId} (${j.job.jobName})`);
+  }
+
   /** A new leadership begins: a fresh scheduler and queue; cancelled jobs' checkpoints get their expiry. */
   beginLeadership(): void {
     this.scheduler = this.newScheduler();

@@ -15,6 +15,7 @@ import {
   type PluginPackageChunk,
   type PluginPackageInfo,
   type ProcessPluginPackages,
+  type RemovePluginPackageRequest,
 } from '@tideway/contracts';
 import { ErrorCode, TidewayError, detach } from '@tideway/common';
 import { ClientPool, call, channelCredentials, clientOptions, failStream, required, unaryHandler } from '@tideway/rpc';
@@ -104,6 +105,18 @@ export const pluginStoreCalls = {
     };
   },
 
+  /** Removes a stored package; `usedBy` names the running jobs using a package, by its hash. */
+  async remove(
+    plugins: PluginDistribution,
+    name: string,
+    version: string,
+    usedBy: (hash: string) => readonly string[],
+  ): Promise<PluginPackageInfo> {
+    if (!name || !version)
+      throw new TidewayError(ErrorCode.BAD_REQUEST, 'RemovePluginPackage: name the package and its version (name@version)');
+    return packageInfo(await plugins.remove(name, version, usedBy));
+  },
+
   async describe(plugins: PluginDistribution, name: string, version: string): Promise<DescribePluginPackageResponse> {
     if (!name) throw new TidewayError(ErrorCode.BAD_REQUEST, 'DescribePluginPackage: name the package (name or name@version)');
     const e = await plugins.find(name, version);
@@ -161,6 +174,10 @@ export function pluginServiceHandlers(c: PluginServiceContext, ready: () => Prom
     describePluginPackage: unaryHandler<DescribePluginPackageRequest, DescribePluginPackageResponse>(async (req) => {
       await ready();
       return pluginStoreCalls.describe(plugins, req.name, req.version);
+    }),
+    removePluginPackage: unaryHandler<RemovePluginPackageRequest, PluginPackageInfo>(async (req) => {
+      await ready(); // the leader: it knows the running jobs
+      return pluginStoreCalls.remove(plugins, req.name, req.version, (hash) => c.dispatcher.jobsUsingPackage(hash));
     }),
   };
 }

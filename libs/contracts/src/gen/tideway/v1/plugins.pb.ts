@@ -58,7 +58,7 @@ export interface ListPluginPackagesRequest {
 
 /** The stored packages one process has unpacked and loaded from. */
 export interface ProcessPluginPackages {
-  /** coordinator or worker. */
+  /** coordinator (the leader), coordinator (follower) or worker. */
   process: string;
   address: string;
   loaded: PluginPackageRef[];

@@ -9,7 +9,9 @@
  * - while a plugin enumerator spins in handleSplitRequest, the coordinator answers `tideway list`
  *   and runs another job to its end; the spinning job then fails naming the plugin, its place
  *   and the call;
- * - an aggregated commit that never settles fails its job the same way.
+ * - an aggregated commit that never settles fails its job the same way;
+ * - a plugin source whose prepare() spins at submit (in the job's planning thread) fails the
+ *   submit naming the call, while the coordinator answers `tideway list`.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -87,7 +89,14 @@ beforeAll(async () => {
     workers: [{ attributes: {} }],
     slotNum: 6,
     jobScheduleStrategy: 'WAIT',
-    tidewayYaml: ['plugins:', `  dirs: [${JSON.stringify(pluginDir)}]`, 'plugin-call-timeout:', '  enumerate: 40000', '  commit: 4000'],
+    tidewayYaml: [
+      'plugins:',
+      `  dirs: [${JSON.stringify(pluginDir)}]`,
+      'plugin-call-timeout:',
+      '  enumerate: 40000',
+      '  commit: 4000',
+      '  open: 8000',
+    ],
   });
 }, 180_000);
 
@@ -151,6 +160,21 @@ it('an enumerator spinning in handleSplitRequest stalls neither the coordinator 
     /^source TestSource \(\S*spins\.conf:7\): its SplitEnumerator\.handleSplitRequest call did not return within 40 s \(tideway\.plugin-call-timeout\.enumerate\)/,
   );
 }, 300_000);
+
+it('a plugin source whose prepare() spins at submit fails the submit naming the call, and the coordinator keeps answering', async () => {
+  const c = cluster!;
+  const marker = join(dir, 'spinning-prepare');
+  const submit = c.cli(['submit', '-c', job('prepare-spins.conf', `TestSource { spin_prepare = "${marker}" }`, 'Console {}')], 150_000);
+  await c.until('prepare() spins', () => existsSync(marker), 90_000);
+  // The coordinator answers while the planning thread spins.
+  const list = await c.cli(['list'], 60_000);
+  expect(list.code, list.stderr).toBe(0);
+  const res = await submit;
+  expect(res.code).toBe(1);
+  expect(res.stderr).toMatch(
+    /source TestSource \(\S*prepare-spins\.conf:7\): its Source\.prepare call did not return within 8 s \(tideway\.plugin-call-timeout\.open\); the job's planning thread on the coordinator was stopped/,
+  );
+}, 200_000);
 
 it('an aggregated commit that never settles fails its job naming the call', async () => {
   const c = cluster!;

@@ -76,7 +76,7 @@ export const TSC = createRequire(join(repoRoot, 'package.json')).resolve('typesc
 /**
  * A bounded source of `rows` rows per reader, one split per reader, assigned when the reader asks
  * (handleSplitRequest). With `spin` set, handleSplitRequest writes the file `spin` names and then
- * loops for ever.
+ * loops for ever; with `spin_prepare`, Source.prepare does so at submit.
  */
 export const testSourceCode = (name: string): string => `import { writeFileSync } from 'node:fs';
 const table = { tableId: 't', path: { table: 't' }, columns: [{ name: 'id', type: { kind: 'bigint' }, nullable: false }] };
@@ -86,8 +86,13 @@ export const factory = {
     { name: 'rows', type: 'long', default: 100, description: 'rows per reader' },
     { name: 'spin', type: 'string', default: '', description: 'marker file written before spinning' },
     { name: 'delay', type: 'long', default: 0, description: 'ms each poll waits' },
+    { name: 'spin_prepare', type: 'string', default: '', description: 'marker file written before prepare() spins' },
   ] },
   create: (ctx) => ({
+    prepare() {
+      const spin = ctx.options.get('spin_prepare');
+      if (spin) { writeFileSync(spin, 'spinning'); for (;;) {} }
+    },
     boundedness: () => 'BOUNDED',
     catalogTables: () => [table],
     createEnumerator: (ectx, restored) => {

@@ -94,6 +94,7 @@ describe('a reflection-only Python client (grpcio, C++ descriptor pool)', () => 
         'InstallPluginPackage',
         'ListPluginPackages',
         'DescribePluginPackage',
+        'RemovePluginPackage',
         'ListJobs',
         'PlanJob',
         'SavepointJob',

@@ -186,7 +186,7 @@ describe('shell completion', () => {
     ]);
     expect(bash('ru')).toEqual(['run']);
     expect(bash('cluster', '')).toEqual(['certs', 'drain', 'start', 'step-down', 'undrain']);
-    expect(bash('plugins', '')).toEqual(['describe', 'install', 'list']);
+    expect(bash('plugins', '')).toEqual(['describe', 'install', 'list', 'remove']);
     expect(bash('iceberg', '')).toEqual(['expire-snapshots', 'remove-orphan-files', 'rewrite-data-files']);
     expect(bash('run', '--eng')).toEqual(['--engine-config']);
     expect(bash('run', '--restore-')).toEqual(['--restore-with-checkpoint']);

@@ -9,7 +9,9 @@
  * - while a plugin enumerator spins in handleSplitRequest, the coordinator answers `tideway list`
  *   and runs another job to its end; the spinning job then fails naming the plugin, its place
  *   and the call;
- * - an aggregated commit that never settles fails its job the same way.
+ * - an aggregated commit that never settles fails its job the same way;
+ * - a plugin source whose prepare() spins at submit (in the job's planning thread) fails the
+ *   submit naming the call, while the coordinator answers `tideway list`.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,74 +19,13 @@ import { join } from 'node:path';
 import { JobStatus } from '@tideway/contracts';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { TestCluster, jobFile } from '../cluster/test-cluster.js';
-import { writePluginPackage } from './plugin-job.js';
+import { testSourceCode, writePluginPackage } from './plugin-job.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'tideway-coordinator-isolation-'));
 const pluginDir = join(dir, 'plugins');
 let cluster: TestCluster | undefined;
 
 const declares = (name: string, kind: 'source' | 'sink') => ({ api: '^0.1.0', plugins: [{ name, kind, factory: 'factory' }] });
-
-/**
- * A bounded source of `rows` rows per reader, one split per reader, assigned when the reader asks
- * (handleSplitRequest). With `spin` set, handleSplitRequest writes the file `spin` names and then
- * loops for ever.
- */
-const source = (name: string) => `import { writeFileSync } from 'node:fs';
-const table = { tableId: 't', path: { table: 't' }, columns: [{ name: 'id', type: { kind: 'bigint' }, nullable: false }] };
-export const factory = {
-  type: 'source', name: '${name}', description: 'test',
-  spec: { options: [
-    { name: 'rows', type: 'long', default: 100, description: 'rows per reader' },
-    { name: 'spin', type: 'string', default: '', description: 'marker file written before spinning' },
-    { name: 'delay', type: 'long', default: 0, description: 'ms each poll waits' },
-  ] },
-  create: (ctx) => ({
-    boundedness: () => 'BOUNDED',
-    catalogTables: () => [table],
-    createEnumerator: (ectx, restored) => {
-      const given = new Set(restored?.given ?? []);
-      return {
-        open() {}, run() {}, registerReader() {},
-        handleSplitRequest(subtask) {
-          const spin = ctx.options.get('spin');
-          if (spin) { writeFileSync(spin, 'spinning'); for (;;) {} }
-          const splitId = 'part-' + subtask;
-          if (!given.has(splitId)) { ectx.assignSplits(subtask, [{ splitId, next: 0 }]); given.add(splitId); }
-          ectx.signalNoMoreSplits(subtask);
-        },
-        addSplitsBack(splits) { for (const s of splits) given.delete(s.splitId); },
-        snapshotState: () => ({ given: [...given] }),
-        close() {},
-      };
-    },
-    createReader: (rctx) => {
-      const rows = Number(ctx.options.get('rows'));
-      const splits = [];
-      let done = false;
-      return {
-        open() { rctx.sendSplitRequest(); },
-        async pollNext(out) {
-          const delay = Number(ctx.options.get('delay'));
-          if (delay > 0) await new Promise((r) => setTimeout(r, delay));
-          const s = splits[0];
-          if (!s) { if (done) rctx.signalNoMoreElement(); return; }
-          const n = Math.min(50, rows - s.next);
-          const batch = [];
-          for (let i = 0; i < n; i++) batch.push({ kind: '+I', tableId: 't', fields: [BigInt(rctx.subtaskIndex * rows + s.next + i)] });
-          if (batch.length > 0) out.collectBatch(batch);
-          s.next += n;
-          if (s.next >= rows) splits.shift();
-        },
-        addSplits(ss) { splits.push(...ss.map((s) => ({ ...s }))); },
-        handleNoMoreSplits() { done = true; },
-        snapshotState: () => splits.map((s) => ({ ...s })),
-        close() {},
-      };
-    },
-  }),
-};
-`;
 
 /**
  * A sink whose writers hand their row counts to an aggregated committer, which appends each
@@ -142,13 +83,20 @@ const job = (name: string, src: string, snk: string, env = '', retries = 0) =>
   );
 
 beforeAll(async () => {
-  writePluginPackage(pluginDir, 'test-source', declares('TestSource', 'source'), source('TestSource'));
+  writePluginPackage(pluginDir, 'test-source', declares('TestSource', 'source'), testSourceCode('TestSource'));
   writePluginPackage(pluginDir, 'test-sink', declares('TestSink', 'sink'), sink('TestSink'));
   cluster = await TestCluster.start({
     workers: [{ attributes: {} }],
     slotNum: 6,
     jobScheduleStrategy: 'WAIT',
-    tidewayYaml: ['plugins:', `  dirs: [${JSON.stringify(pluginDir)}]`, 'plugin-call-timeout:', '  enumerate: 40000', '  commit: 4000'],
+    tidewayYaml: [
+      'plugins:',
+      `  dirs: [${JSON.stringify(pluginDir)}]`,
+      'plugin-call-timeout:',
+      '  enumerate: 40000',
+      '  commit: 4000',
+      '  open: 8000',
+    ],
   });
 }, 180_000);
 
@@ -212,6 +160,21 @@ it('an enumerator spinning in handleSplitRequest stalls neither the coordinator 
     /^source TestSource \(\S*spins\.conf:7\): its SplitEnumerator\.handleSplitRequest call did not return within 40 s \(tideway\.plugin-call-timeout\.enumerate\)/,
   );
 }, 300_000);
+
+it('a plugin source whose prepare() spins at submit fails the submit naming the call, and the coordinator keeps answering', async () => {
+  const c = cluster!;
+  const marker = join(dir, 'spinning-prepare');
+  const submit = c.cli(['submit', '-c', job('prepare-spins.conf', `TestSource { spin_prepare = "${marker}" }`, 'Console {}')], 150_000);
+  await c.until('prepare() spins', () => existsSync(marker), 90_000);
+  // The coordinator answers while the planning thread spins.
+  const list = await c.cli(['list'], 60_000);
+  expect(list.code, list.stderr).toBe(0);
+  const res = await submit;
+  expect(res.code).toBe(1);
+  expect(res.stderr).toMatch(
+    /source TestSource \(\S*prepare-spins\.conf:7\): its Source\.prepare call did not return within 8 s \(tideway\.plugin-call-timeout\.open\); the job's planning thread on the coordinator was stopped/,
+  );
+}, 200_000);
 
 it('an aggregated commit that never settles fails its job naming the call', async () => {
   const c = cluster!;

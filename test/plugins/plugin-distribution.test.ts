@@ -4,7 +4,8 @@
  * workers have none and fetch each package a job names from the coordinator, verified by its
  * sha256. `tideway plugins install` adds packages to the running cluster (admins only), two
  * versions of one plugin serve two jobs at once, a stored archive changed after it was stored
- * is refused naming the package, a broken package is refused at install, and a namespace's
+ * is refused naming the package, a broken package is refused at install, a version a running
+ * job uses cannot be removed (admins remove the others), and a namespace's
  * allowed-plugins applies to plugin packages as to built-ins.
  */
 import { appendFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -178,6 +179,15 @@ describe('plugin packages in a cluster', () => {
     const status = await cli(['status', jobA], tokens.teamB);
     expect(status.code, status.stderr).toBe(0);
     expect((JSON.parse(status.stdout) as { status: string }).status).toBe('RUNNING');
+    // Removing the version job A runs is refused naming the job; an operator may not remove at all.
+    const inUse = await cli(['plugins', 'remove', 'marker-sink@1.0.0']);
+    expect(inUse.code).toBe(1);
+    expect(inUse.stderr).toMatch(
+      new RegExp(`tideway plugins remove marker-sink@1\\.0\\.0: running job ${jobA} \\(\\S+\\) uses it; cancel it or wait until it ends`),
+    );
+    const notAdmin = await cli(['plugins', 'remove', 'marker-sink@2.0.0'], tokens.teamB);
+    expect(notAdmin.code).not.toBe(0);
+    expect(notAdmin.stderr).toMatch(/RemovePluginPackage.*admin/i);
     const cancelled = await cli(['cancel', jobA], tokens.teamB);
     expect(cancelled.code, cancelled.stderr).toBe(0);
     // Each job ran on one worker (one slot each, two workers).
@@ -192,6 +202,17 @@ describe('plugin packages in a cluster', () => {
     expect(described.stdout).toMatch(/^ {2}path +string +required +folder$/m);
     const latest = await cli(['plugins', 'describe', 'MarkerSink', '--json']);
     expect((JSON.parse(latest.stdout) as { package: { version: string } }).package.version).toBe('2.0.0');
+
+    // Job A has ended: version 1 goes (its index entry and archive); jobs now get version 2 only.
+    let removed = await cli(['plugins', 'remove', 'marker-sink@1.0.0']);
+    for (let i = 0; removed.code !== 0 && i < 20 && /running job/.test(removed.stderr); i++) {
+      await new Promise((r) => setTimeout(r, 500)); // the cancel settles
+      removed = await cli(['plugins', 'remove', 'marker-sink@1.0.0']);
+    }
+    expect(removed.code, removed.stderr).toBe(0);
+    const gone = await cli(['plugins', 'describe', 'marker-sink@1.0.0']);
+    expect(gone.code).not.toBe(0);
+    expect(gone.stderr).toMatch(/marker-sink@1\.0\.0 is not in the plugin store; it holds marker-sink@2\.0\.0/);
   }, 240_000);
 
   it('refuses a stored archive changed after it was stored, naming the package', async () => {

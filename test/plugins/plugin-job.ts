@@ -72,3 +72,69 @@ export async function runTool(command: string, args: string[], cwd: string, time
 
 /** tsc of the repository, for building plugin projects. */
 export const TSC = createRequire(join(repoRoot, 'package.json')).resolve('typescript/bin/tsc');
+
+/**
+ * A bounded source of `rows` rows per reader, one split per reader, assigned when the reader asks
+ * (handleSplitRequest). With `spin` set, handleSplitRequest writes the file `spin` names and then
+ * loops for ever; with `spin_prepare`, Source.prepare does so at submit.
+ */
+export const testSourceCode = (name: string): string => `import { writeFileSync } from 'node:fs';
+const table = { tableId: 't', path: { table: 't' }, columns: [{ name: 'id', type: { kind: 'bigint' }, nullable: false }] };
+export const factory = {
+  type: 'source', name: '${name}', description: 'test',
+  spec: { options: [
+    { name: 'rows', type: 'long', default: 100, description: 'rows per reader' },
+    { name: 'spin', type: 'string', default: '', description: 'marker file written before spinning' },
+    { name: 'delay', type: 'long', default: 0, description: 'ms each poll waits' },
+    { name: 'spin_prepare', type: 'string', default: '', description: 'marker file written before prepare() spins' },
+  ] },
+  create: (ctx) => ({
+    prepare() {
+      const spin = ctx.options.get('spin_prepare');
+      if (spin) { writeFileSync(spin, 'spinning'); for (;;) {} }
+    },
+    boundedness: () => 'BOUNDED',
+    catalogTables: () => [table],
+    createEnumerator: (ectx, restored) => {
+      const given = new Set(restored?.given ?? []);
+      return {
+        open() {}, run() {}, registerReader() {},
+        handleSplitRequest(subtask) {
+          const spin = ctx.options.get('spin');
+          if (spin) { writeFileSync(spin, 'spinning'); for (;;) {} }
+          const splitId = 'part-' + subtask;
+          if (!given.has(splitId)) { ectx.assignSplits(subtask, [{ splitId, next: 0 }]); given.add(splitId); }
+          ectx.signalNoMoreSplits(subtask);
+        },
+        addSplitsBack(splits) { for (const s of splits) given.delete(s.splitId); },
+        snapshotState: () => ({ given: [...given] }),
+        close() {},
+      };
+    },
+    createReader: (rctx) => {
+      const rows = Number(ctx.options.get('rows'));
+      const splits = [];
+      let done = false;
+      return {
+        open() { rctx.sendSplitRequest(); },
+        async pollNext(out) {
+          const delay = Number(ctx.options.get('delay'));
+          if (delay > 0) await new Promise((r) => setTimeout(r, delay));
+          const s = splits[0];
+          if (!s) { if (done) rctx.signalNoMoreElement(); return; }
+          const n = Math.min(50, rows - s.next);
+          const batch = [];
+          for (let i = 0; i < n; i++) batch.push({ kind: '+I', tableId: 't', fields: [BigInt(rctx.subtaskIndex * rows + s.next + i)] });
+          if (batch.length > 0) out.collectBatch(batch);
+          s.next += n;
+          if (s.next >= rows) splits.shift();
+        },
+        addSplits(ss) { splits.push(...ss.map((s) => ({ ...s }))); },
+        handleNoMoreSplits() { done = true; },
+        snapshotState: () => splits.map((s) => ({ ...s })),
+        close() {},
+      };
+    },
+  }),
+};
+`;

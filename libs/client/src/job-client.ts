@@ -161,6 +161,11 @@ export class JobClient {
     return this.unary((c) => call(c, 'describePluginPackage', { name, version }, { deadlineMs: 60_000 }));
   }
 
+  /** Removes a stored plugin package (admin role); refused while a running job uses it. */
+  removePluginPackage(name: string, version: string) {
+    return this.unary((c) => call(c, 'removePluginPackage', { name, version }, { deadlineMs: 60_000 }));
+  }
+
   /** Ends a worker's drain: it gets slots again. */
   undrain(worker: string) {
     return this.unary((c) => call(c, 'undrainWorker', { worker }, { deadlineMs: 10_000 }));

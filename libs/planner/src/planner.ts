@@ -9,7 +9,15 @@ import {
   type PluginConfig,
 } from '@tideway/config';
 import { planJobConfig, formatPlan, planToJson, type JobPlan, type Pipeline, type PipelineVertex, type PluginBlock } from '@tideway/dag';
-import { createSource, createTransform, createSink, loadPluginsFor, resolveOptions, type PluginRegistry } from '@tideway/plugins/lazy';
+import {
+  createSource,
+  createTransform,
+  createSink,
+  loadPluginsFor,
+  resolveOptions,
+  type InstantiateContext,
+  type PluginRegistry,
+} from '@tideway/plugins/lazy';
 import { logger, redactSecrets, redactText } from '@tideway/common';
 import type { ChainNode, DeadLetterTarget, JobPluginPackage, RowErrorPolicy, TaskGroupDescriptor } from '@tideway/runtime';
 
@@ -30,9 +38,12 @@ export interface PlannedPipeline {
     parallelism: number;
     /**
      * The source instance planning created and prepared (its schema read); the coordinator's
-     * first attempt opens its split enumerator on it instead of reading the schema again.
+     * first attempt opens its split enumerator on it instead of reading the schema again. Absent
+     * for a source the PlanningHost planned (a plugin package's, in a thread of its own).
      */
-    prepared: Source;
+    prepared?: Source;
+    /** Source.rescalable: whether a restore may change the source's parallelism. */
+    rescalable: boolean;
   };
   /** Sinks of the pipeline, with the tables they receive (for aggregated committers). */
   sinks: Array<{ vertexId: number; plugin: PluginConfig; parallelism: number; inputTables: CatalogTable[] }>;
@@ -75,6 +86,23 @@ export interface PlanRequest extends ParseOptions {
    * every task deployment names `refs`, which workers fetch and verify.
    */
   packages?: (blocks: ReadonlyArray<{ type: PluginType; name: string }>) => Promise<{ refs: JobPluginPackage[]; dirs: string[] }>;
+  /**
+   * Where the planning-time code of some plugins runs instead of here (the coordinator puts a
+   * plugin package's factories, Source.prepare and its tables' inference in a thread under the
+   * call clock: docs/decisions/0093). Without it, every plugin is planned on this thread.
+   */
+  host?: PlanningHost;
+}
+
+/** Runs the planning-time code of the plugins it `hosts` elsewhere; what crosses is plain data. */
+export interface PlanningHost {
+  hosts(type: PluginType, name: string): boolean;
+  /** Creates and prepares the source: its tables, and whether it is rescalable. */
+  source(vertexId: number, plugin: PluginConfig, ctx: InstantiateContext): Promise<{ tables: CatalogTable[]; rescalable: boolean }>;
+  /** Creates the transform: its output tables. */
+  transform(vertexId: number, plugin: PluginConfig, ctx: InstantiateContext): Promise<CatalogTable[]>;
+  /** Creates the sink (it checks its options against its input tables). */
+  sink(vertexId: number, plugin: PluginConfig, ctx: InstantiateContext): Promise<void>;
 }
 
 /**
@@ -115,7 +143,7 @@ export async function planJobText(text: string, req: PlanRequest): Promise<Plann
       ? { deadLetter: { ...deadLetter, firstVertexId: Math.max(0, ...plan.pipelines.flatMap((p) => p.vertices.map((v) => v.id))) + 1 } }
       : {}),
   };
-  for (const p of plan.pipelines) pipelines.push(await planPipeline(p, plan, facts, config, schemas, registry));
+  for (const p of plan.pipelines) pipelines.push(await planPipeline(p, plan, facts, config, schemas, registry, req.host));
   if (packages.refs.length > 0)
     for (const p of pipelines) for (const tg of p.taskGroups) tg.descriptor.pluginPackages = packages.refs.map((r) => ({ ...r }));
   return {
@@ -178,6 +206,7 @@ async function planPipeline(
   config: JobConfig,
   schemas: Map<number, CatalogTable[]>,
   registry: PluginRegistry,
+  host: PlanningHost | undefined,
 ): Promise<PlannedPipeline> {
   const physical = plan.physical.pipelines.find((x) => x.pipelineId === p.id)!;
   const byId = new Map(p.vertices.map((v) => [v.id, v]));
@@ -189,17 +218,28 @@ async function planPipeline(
   const outTables = new Map<number, CatalogTable[]>();
   const inTables = new Map<number, CatalogTable[]>();
   let prepared: Source | undefined;
+  let rescalable = false;
   for (const v of p.vertices) {
     const plugin = blockOf(config, v);
     const inputs = v.plugin.type === 'source' ? [] : (outTables.get(parentOf.get(v.id)!) ?? []);
     inTables.set(v.id, inputs);
     const ctx = { jobId: job.jobId, jobMode: job.jobMode, parallelism: v.parallelism, inputTables: inputs, checkpoint: job.checkpoint };
-    if (v.plugin.type === 'source') {
+    if (host?.hosts(v.plugin.type, plugin.name)) {
+      if (v.plugin.type === 'source') {
+        const planned = await host.source(v.id, plugin, ctx);
+        outTables.set(v.id, planned.tables);
+        if (v.id === p.sourceVertexId) rescalable = planned.rescalable;
+      } else if (v.plugin.type === 'transform') outTables.set(v.id, await host.transform(v.id, plugin, ctx));
+      else await host.sink(v.id, plugin, ctx);
+    } else if (v.plugin.type === 'source') {
       const source = createSource(plugin, ctx, registry);
       // Sources that must look at an external system first (Jdbc reads table schemas).
       await source.prepare?.();
       outTables.set(v.id, source.catalogTables());
-      if (v.id === p.sourceVertexId) prepared = source;
+      if (v.id === p.sourceVertexId) {
+        prepared = source;
+        rescalable = source.rescalable === true;
+      }
     } else if (v.plugin.type === 'transform') outTables.set(v.id, createTransform(plugin, ctx, registry).outputTables());
     else createSink(plugin, ctx, registry); // validates the sink against its input tables now, not on a worker
     if (v.plugin.type !== 'sink' && !schemas.has(v.logicalId)) schemas.set(v.logicalId, outTables.get(v.id)!);
@@ -251,12 +291,20 @@ async function planPipeline(
       inputTables: [table],
       checkpoint: job.checkpoint,
     };
-    createSink(plugin, ctx, registry); // validates the dead-letter sink against the error table now
+    // validates the dead-letter sink against the error table now
+    if (host?.hosts('sink', plugin.name)) await host.sink(deadLetter.vertexId, plugin, ctx);
+    else createSink(plugin, ctx, registry);
     sinks.push({ vertexId: deadLetter.vertexId, plugin, parallelism: deadLetter.parallelism, inputTables: [table] });
   }
   return {
     pipelineId: p.id,
-    source: { vertexId: source.id, plugin: blockOf(config, source), parallelism: source.parallelism, prepared: prepared! },
+    source: {
+      vertexId: source.id,
+      plugin: blockOf(config, source),
+      parallelism: source.parallelism,
+      ...(prepared ? { prepared } : {}),
+      rescalable,
+    },
     sinks,
     taskGroups: physical.taskGroups.map((tg, i) => ({
       index: i,

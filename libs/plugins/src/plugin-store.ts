@@ -118,6 +118,12 @@ export class PluginStore {
     await this.writeEntry({ ...e, lastUsedAt: now, jobs });
   }
 
+  /** Removes one package: its index entry first (no job is given it from then on), then its archive. */
+  async remove(hash: string): Promise<void> {
+    await this.blobs.delete([indexKey(hash)]);
+    await this.blobs.delete([archiveKey(hash)]);
+  }
+
   /**
    * Removes the packages that no job named for `expiryMs` (counted from their installation when
    * none ever did), except those `inUse` (the running jobs'). Returns what it removed.

@@ -22,11 +22,17 @@ export const CALL_KIND_METHODS: Readonly<Record<CallKind, string>> = {
 };
 
 /**
- * The coordinator-side plugin calls (split enumerators, sinks' aggregated committers), named in
- * the message of one past its limit; each also has the kind whose limit applies.
+ * The coordinator-side plugin calls (planning at submit, split enumerators, sinks' aggregated
+ * committers), named in the message of one past its limit; each also has the kind whose limit
+ * applies.
  */
 export const NAMED_CALLS = {
+  'SourceFactory.create': 'open',
   'Source.prepare': 'open',
+  'Source.catalogTables': 'open',
+  'TransformFactory.create': 'open',
+  'Transform.outputTables': 'open',
+  'SinkFactory.create': 'open',
   'Source.createEnumerator': 'enumerate',
   'SplitEnumerator.open': 'enumerate',
   'SplitEnumerator.run': 'enumerate',

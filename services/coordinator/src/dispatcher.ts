@@ -23,6 +23,7 @@ import { admitBlocks, admitSinkTables } from './namespace-limits.js';
 import { CheckpointRetention } from './checkpoint-retention.js';
 import { fitRestorePoints, restoreSourceOf } from './restore-from.js';
 import { PluginDistribution, type PluginDistributionOptions } from './plugin-distribution.js';
+import { PlanningThreadHost } from './plugin-thread.js';
 import { namespaceUsage, quotaPolicy, type QuotaSource } from './namespace-quotas.js';
 import type { NamespaceUsage } from '@tideway/contracts';
 
@@ -110,6 +111,13 @@ export class Dispatcher {
   cleanupPlugins(now: number): Promise<void> {
     const running = [...this.jobs.values()].filter((j) => !j.isEnded());
     return this.plugins.cleanup(new Set(running.flatMap((j) => j.job.packages.map((p) => p.hash))), now);
+  }
+
+  /** The jobs not ended (running, or about to) whose task deployments name the stored package `hash`, as `id (name)`. */
+  jobsUsingPackage(hash: string): string[] {
+    return [...this.jobs.values()]
+      .filter((j) => !j.isEnded() && j.job.packages.some((p) => p.hash === hash))
+      .map((j) => `${j.job.jobId} (${j.job.jobName})`);
   }
 
   /** A new leadership begins: a fresh scheduler and queue; cancelled jobs' checkpoints get their expiry. */
@@ -275,6 +283,9 @@ export class Dispatcher {
   async plan(req: SubmitJobRequest, jobId: string, caller?: Caller, record = true): Promise<PlannedJob> {
     const ns = namespaceOf(caller);
     const limits = ns ? this.options.namespaces?.[ns] : undefined;
+    let packageDirs: readonly string[] = [];
+    // Plugin packages' planning-time code runs in a thread under the call clock (decision 0093).
+    const host = new PlanningThreadHost(jobId, this.options.pluginCallTimeout ?? {}, () => packageDirs);
     const planReq: PlanRequest = {
       jobId,
       jobName: req.jobName || undefined,
@@ -283,10 +294,15 @@ export class Dispatcher {
       variables: req.variables,
       admit: limits && ((blocks) => admitBlocks(ns, limits, blocks)),
       // A job keeps the package versions it ran (a take-over, -r), or those of the job it restores from.
-      packages: (blocks) => this.plugins.resolve(blocks, [jobId, ...(restoreSourceOf(req) ? [restoreSourceOf(req)!] : [])]),
+      packages: async (blocks) => {
+        const resolved = await this.plugins.resolve(blocks, [jobId, ...(restoreSourceOf(req) ? [restoreSourceOf(req)!] : [])]);
+        packageDirs = resolved.dirs;
+        return resolved;
+      },
       limits: this.options.configLimits,
+      host,
     };
-    const planned = await planJobText(req.configText, planReq);
+    const planned = await planJobText(req.configText, planReq).finally(() => host.close());
     for (const p of planned.pipelines) admitSinkTables(ns, limits, p.sinks);
     if (record) await this.plugins.markUsed(planned.packages, jobId);
     return planned;

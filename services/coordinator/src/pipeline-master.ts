@@ -249,7 +249,7 @@ export class PipelineMaster {
         const spec = { jobId: this.job.jobId, jobMode: this.job.jobMode, parallelism: src.parallelism, inputTables: [] };
         this.enumerator = thread.enumerator(src.vertexId, src.plugin, spec);
       } else {
-        const source = this.attempt > 0 ? await preparedSource(this.job, this.plan) : src.prepared;
+        const source = this.attempt > 0 || !src.prepared ? await preparedSource(this.job, this.plan) : src.prepared;
         this.enumerator = new EnumeratorHost(source, src.parallelism, () => this.checkpoints.request());
       }
       await this.enumerator.open(restore?.enumeratorStates.get(src.vertexId));

@@ -186,6 +186,38 @@ export class PluginDistribution {
     return hit;
   }
 
+  /**
+   * Removes the stored package `name@version` (tideway plugins remove), refused while a running
+   * job uses it: `usedBy` gives the running jobs using a package, by its hash. A package still in
+   * a coordinator's plugin folders is stored again by the next job that names its plugins.
+   */
+  async remove(name: string, version: string, usedBy: (hash: string) => readonly string[]): Promise<StoredPackage> {
+    const what = `tideway plugins remove ${name}@${version}`;
+    const store = await this.requireStore(what);
+    const hit = (await store.list()).find((e) => e.name === name && e.version === version);
+    if (!hit) {
+      const same = (await store.list()).filter((e) => e.name === name);
+      throw new TidewayError(
+        ErrorCode.NOT_FOUND,
+        same.length > 0
+          ? `${what}: the plugin store holds ${same.map((e) => `${e.name}@${e.version}`).join(', ')}, not ${version}`
+          : `${what}: no plugin package ${name} is in the plugin store (${store.description})`,
+      );
+    }
+    const jobs = usedBy(hit.hash);
+    if (jobs.length > 0)
+      // not a usage error (exit code 1): the same command succeeds once the jobs end
+      throw new TidewayError(
+        ErrorCode.ILLEGAL_TRANSITION,
+        `${what}: running job${jobs.length > 1 ? 's' : ''} ${jobs.join(', ')} use${jobs.length > 1 ? '' : 's'} it; cancel ${jobs.length > 1 ? 'them' : 'it'} or wait until ${jobs.length > 1 ? 'they end' : 'it ends'}`,
+      );
+    await store.remove(hit.hash);
+    this.loaded.delete(hit.hash);
+    for (const [dir, stored] of this.storedFolders) if (stored.hash === hit.hash) this.storedFolders.delete(dir);
+    log.info({ package: `${hit.name}@${hit.version}`, hash: hit.hash }, 'plugin package removed from the store');
+    return hit;
+  }
+
   /** The leader's tick: removes the packages no job named for connector-jar-expiry-time. */
   async cleanup(inUse: ReadonlySet<string>, now = Date.now()): Promise<void> {
     if (now - this.lastCleanup < this.options.cleanupIntervalMs) return;

@@ -6,6 +6,7 @@
  */
 import type * as grpc from '@grpc/grpc-js';
 import {
+  CoordinatorServiceClient,
   WorkerServiceClient,
   type DescribePluginPackageRequest,
   type DescribePluginPackageResponse,
@@ -15,6 +16,7 @@ import {
   type PluginPackageChunk,
   type PluginPackageInfo,
   type ProcessPluginPackages,
+  type RemovePluginPackageRequest,
 } from '@tideway/contracts';
 import { ErrorCode, TidewayError, detach } from '@tideway/common';
 import { ClientPool, call, channelCredentials, clientOptions, failStream, required, unaryHandler } from '@tideway/rpc';
@@ -66,10 +68,26 @@ export function fetchPluginPackageHandler(
 export interface PluginServiceContext {
   readonly dispatcher: Dispatcher;
   readonly resources: Pick<RemoteResourceManager, 'listWorkers'>;
+  /** The coordinators heard from recently (the state store's records), this one among them. */
+  coordinators(): Promise<ReadonlyArray<{ readonly address: string }>>;
   address(): string;
 }
 
 const workers = new ClientPool((a) => new WorkerServiceClient(a, channelCredentials(), clientOptions));
+const coordinators = new ClientPool((a) => new CoordinatorServiceClient(a, channelCredentials(), clientOptions));
+
+/** CoordinatorService.ListLoadedPluginPackages: the stored packages this coordinator loaded. */
+export function listLoadedPluginPackagesHandler(
+  dispatcher: Dispatcher,
+  address: () => string,
+): grpc.handleUnaryCall<object, ProcessPluginPackages> {
+  return unaryHandler<object, ProcessPluginPackages>(() => ({
+    process: 'coordinator',
+    address: address(),
+    loaded: [...dispatcher.plugins.loaded.values()],
+    error: '',
+  }));
+}
 
 /** What install, list and describe do, over a coordinator's plugin store (a cluster's, or this host's for --local). */
 export const pluginStoreCalls = {
@@ -78,7 +96,7 @@ export const pluginStoreCalls = {
     return packageInfo(await plugins.install(archive, source || '<archive>'));
   },
 
-  /** The stored packages, and what this process and `others` (the workers) loaded. */
+  /** The stored packages, and what this process and `others` (the followers, the workers) loaded. */
   async list(
     plugins: PluginDistribution,
     own: Omit<ProcessPluginPackages, 'loaded' | 'error'> = { process: 'local', address: '' },
@@ -102,6 +120,18 @@ export const pluginStoreCalls = {
       stored: (await store.list()).map(packageInfo),
       processes: [...folders, here, ...(await others())].filter((p) => p.process !== 'local'),
     };
+  },
+
+  /** Removes a stored package; `usedBy` names the running jobs using a package, by its hash. */
+  async remove(
+    plugins: PluginDistribution,
+    name: string,
+    version: string,
+    usedBy: (hash: string) => readonly string[],
+  ): Promise<PluginPackageInfo> {
+    if (!name || !version)
+      throw new TidewayError(ErrorCode.BAD_REQUEST, 'RemovePluginPackage: name the package and its version (name@version)');
+    return packageInfo(await plugins.remove(name, version, usedBy));
   },
 
   async describe(plugins: PluginDistribution, name: string, version: string): Promise<DescribePluginPackageResponse> {
@@ -136,18 +166,28 @@ export const pluginStoreCalls = {
 /** The JobService methods of the plugin store. */
 export function pluginServiceHandlers(c: PluginServiceContext, ready: () => Promise<void>): grpc.UntypedServiceImplementation {
   const plugins = c.dispatcher.plugins;
-  const askWorkers = async (): Promise<ProcessPluginPackages[]> => {
-    const { workers: list } = await c.resources.listWorkers().catch(() => ({ workers: [] }));
-    return Promise.all(
-      list.map(async (w): Promise<ProcessPluginPackages> => {
-        try {
-          const r = await call(workers.get(w.address), 'listLoadedPluginPackages', {}, { deadlineMs: ASK_DEADLINE_MS });
-          return { ...r, process: 'worker', address: w.address };
-        } catch (err) {
-          return { process: 'worker', address: w.address, loaded: [], error: (err as Error).message.split('\n')[0] ?? '' };
-        }
-      }),
-    );
+  /** What `process` at `address` loaded (`request` asks it), or why it did not answer. */
+  const ask = async (process: string, address: string, request: () => Promise<ProcessPluginPackages>): Promise<ProcessPluginPackages> => {
+    try {
+      return { ...(await request()), process, address };
+    } catch (err) {
+      return { process, address, loaded: [], error: (err as Error).message.split('\n')[0] ?? '' };
+    }
+  };
+  const deadline = { deadlineMs: ASK_DEADLINE_MS };
+  /** The followers (the coordinators the state store heard from, but this one) and the workers. */
+  const askOthers = async (): Promise<ProcessPluginPackages[]> => {
+    const [{ workers: list }, known] = await Promise.all([
+      c.resources.listWorkers().catch(() => ({ workers: [] })),
+      c.coordinators().catch(() => []),
+    ]);
+    const followers = known.filter((k) => k.address !== c.address());
+    return Promise.all([
+      ...followers.map((f) =>
+        ask('coordinator (follower)', f.address, () => call(coordinators.get(f.address), 'listLoadedPluginPackages', {}, deadline)),
+      ),
+      ...list.map((w) => ask('worker', w.address, () => call(workers.get(w.address), 'listLoadedPluginPackages', {}, deadline))),
+    ]);
   };
   return {
     installPluginPackage: unaryHandler<InstallPluginPackageRequest, PluginPackageInfo>(async (req) => {
@@ -156,11 +196,15 @@ export function pluginServiceHandlers(c: PluginServiceContext, ready: () => Prom
     }),
     listPluginPackages: unaryHandler<object, ListPluginPackagesResponse>(async () => {
       await ready();
-      return pluginStoreCalls.list(plugins, { process: 'coordinator', address: c.address() }, askWorkers);
+      return pluginStoreCalls.list(plugins, { process: 'coordinator', address: c.address() }, askOthers);
     }),
     describePluginPackage: unaryHandler<DescribePluginPackageRequest, DescribePluginPackageResponse>(async (req) => {
       await ready();
       return pluginStoreCalls.describe(plugins, req.name, req.version);
+    }),
+    removePluginPackage: unaryHandler<RemovePluginPackageRequest, PluginPackageInfo>(async (req) => {
+      await ready(); // the leader: it knows the running jobs
+      return pluginStoreCalls.remove(plugins, req.name, req.version, (hash) => c.dispatcher.jobsUsingPackage(hash));
     }),
   };
 }

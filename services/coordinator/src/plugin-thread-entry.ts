@@ -1,6 +1,6 @@
 /**
- * Entry point of a pipeline attempt's plugin thread on the coordinator (plugin-thread.ts): it
- * creates the plugin packages' source (its split enumerator, in an EnumeratorHost) and sinks
+ * Entry point of a pipeline attempt's plugin thread on the coordinator (plugin-thread.ts), or of
+ * a job's planning thread at submit (the `plan.*` calls): it creates the plugin packages' source (its split enumerator, in an EnumeratorHost) and sinks
  * (their save modes, aggregated committers and abandon) and answers the main thread's calls,
  * each plugin call under the call clock the main thread watches.
  */
@@ -8,7 +8,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import type { Sink, SinkAggregatedCommitter, SourceSplit } from '@tideway/api';
 import { rememberSecretsOf, setThreadJob } from '@tideway/common';
 import type { PluginConfig } from '@tideway/config';
-import { createSink, createSource, loadPluginsFor, type InstantiateContext } from '@tideway/plugins/lazy';
+import { createSink, createSource, createTransform, loadPluginsFor, type InstantiateContext } from '@tideway/plugins/lazy';
 import { CallClock } from '@tideway/runtime';
 import { EnumeratorHost } from './enumerator-host.js';
 
@@ -28,7 +28,10 @@ export interface PluginThreadRequest {
     | 'committer.create'
     | 'committer.combine'
     | 'committer.commit'
-    | 'committer.close';
+    | 'committer.close'
+    | 'plan.source'
+    | 'plan.transform'
+    | 'plan.sink';
   args: unknown[];
 }
 
@@ -65,6 +68,24 @@ async function load(plugin: PluginConfig) {
 }
 
 const ops: Record<PluginThreadRequest['op'], (...args: never[]) => unknown> = {
+  // Planning at submit (docs/decisions/0093): the factories, Source.prepare and the tables'
+  // inference of the job's plugin packages, each under the clock; only plain data goes back.
+  'plan.source': async (vertexId: number, plugin: PluginConfig, spec: InstantiateContext) => {
+    const registry = await load(plugin);
+    const source = clock.runNamed('SourceFactory.create', vertexId, () => createSource(plugin, spec, registry));
+    await clock.runNamed('Source.prepare', vertexId, () => source.prepare?.());
+    const tables = clock.runNamed('Source.catalogTables', vertexId, () => source.catalogTables());
+    return { tables, rescalable: source.rescalable === true };
+  },
+  'plan.transform': async (vertexId: number, plugin: PluginConfig, spec: InstantiateContext) => {
+    const registry = await load(plugin);
+    const transform = clock.runNamed('TransformFactory.create', vertexId, () => createTransform(plugin, spec, registry));
+    return clock.runNamed('Transform.outputTables', vertexId, () => transform.outputTables());
+  },
+  'plan.sink': async (vertexId: number, plugin: PluginConfig, spec: InstantiateContext) => {
+    const registry = await load(plugin);
+    clock.runNamed('SinkFactory.create', vertexId, () => createSink(plugin, spec, registry));
+  },
   'enumerator.open': async (vertexId: number, plugin: PluginConfig, spec: InstantiateContext, restored: unknown) => {
     const source = createSource(plugin, spec, await load(plugin));
     await clock.runNamed('Source.prepare', vertexId, () => source.prepare?.());

@@ -1,12 +1,13 @@
 import { fileURLToPath } from 'node:url';
 import type { Worker } from 'node:worker_threads';
-import type { PluginType, SourceSplit } from '@tideway/api';
+import type { CatalogTable, PluginType, SourceSplit } from '@tideway/api';
 import { ErrorCode, TidewayError, logger } from '@tideway/common';
 import type { PluginConfig } from '@tideway/config';
 import { PLUGIN_CATALOG, type InstantiateContext } from '@tideway/plugins/lazy';
 import { CallClock, overdueCall, pluginPlace, spawnThread, type CallLimits } from '@tideway/runtime';
 import type { SplitEnumeration } from './enumerator-host.js';
 import type { PluginThreadReply, PluginThreadRequest } from './plugin-thread-entry.js';
+import type { PlanningHost } from '@tideway/planner';
 
 const log = logger('pipeline');
 
@@ -76,6 +77,8 @@ export class PluginThread {
     private readonly events: PluginThreadEvents,
     /** The job's plugin packages from the cluster's store, unpacked (the plugin folders' packages are found anyway). */
     packageDirs: readonly string[] = [],
+    /** What the thread is, for the sentence of a call past its limit. */
+    private readonly role = "its pipeline's plugin thread on the coordinator",
   ) {
     this.worker = spawnThread(entry, { clock: this.clock.buffer, jobId, packageDirs }, `plugins-${jobId}-${pipelineId}`);
     let lastError: Error | undefined;
@@ -111,7 +114,7 @@ export class PluginThread {
     if (!call || this.ended) return;
     const sentence = overdueCall(call, this.limits, this.plugins.get(call.vertexId));
     if (!sentence) return;
-    const error = new TidewayError(ErrorCode.TASK_FAILED, `${sentence}; its pipeline's plugin thread on the coordinator was stopped`, {
+    const error = new TidewayError(ErrorCode.TASK_FAILED, `${sentence}; ${this.role} was stopped`, {
       retryable: true,
       jobId: this.jobId,
     });
@@ -198,10 +201,81 @@ export class PluginThread {
     };
   }
 
+  /** Planning at submit: the source created and prepared here, its tables and whether it is rescalable. */
+  planSource(vertexId: number, plugin: PluginConfig, spec: InstantiateContext): Promise<{ tables: CatalogTable[]; rescalable: boolean }> {
+    return this.call('plan.source', vertexId, plugin, spec);
+  }
+
+  /** Planning at submit: the transform's output tables. */
+  planTransform(vertexId: number, plugin: PluginConfig, spec: InstantiateContext): Promise<CatalogTable[]> {
+    return this.call('plan.transform', vertexId, plugin, spec);
+  }
+
+  /** Planning at submit: the sink created (checking its options against its input tables). */
+  planSink(vertexId: number, plugin: PluginConfig, spec: InstantiateContext): Promise<void> {
+    return this.call('plan.sink', vertexId, plugin, spec);
+  }
+
   /** Ends the thread (what it still runs is dropped). */
   async close(): Promise<void> {
     if (this.ended) return;
     this.closing = true;
     await this.worker.terminate();
+  }
+}
+
+/**
+ * A job's planning at submit (or at a take-over) for the plugins of its plugin packages
+ * (docs/decisions/0093): their factories, Source.prepare and the inference of their tables run
+ * in a thread of the job's planning, under the same call clock as the pipelines' plugin threads,
+ * so a plugin that spins there fails the submit naming itself and the call while the coordinator
+ * keeps answering. The thread starts at the first such plugin (a job of built-ins starts none)
+ * and ends with the planning (`close`).
+ */
+export class PlanningThreadHost implements PlanningHost {
+  private thread?: PluginThread;
+  private readonly plugins = new Map<number, PluginConfig>();
+
+  constructor(
+    private readonly jobId: string,
+    private readonly limits: CallLimits,
+    /** The job's plugin packages, unpacked: known once planning resolved them, before any plugin is created. */
+    private readonly packageDirs: () => readonly string[],
+  ) {}
+
+  hosts(type: PluginType, name: string): boolean {
+    return isPluginPackage(type, name);
+  }
+
+  private threadFor(vertexId: number, plugin: PluginConfig): PluginThread {
+    this.plugins.set(vertexId, plugin);
+    this.thread ??= new PluginThread(
+      this.jobId,
+      0,
+      this.plugins,
+      this.limits,
+      // a call's failure rejects the call itself: the submit fails with it
+      { onFailure: () => undefined, onCheckpointRequest: () => undefined },
+      this.packageDirs(),
+      "the job's planning thread on the coordinator",
+    );
+    return this.thread;
+  }
+
+  source(vertexId: number, plugin: PluginConfig, ctx: InstantiateContext): Promise<{ tables: CatalogTable[]; rescalable: boolean }> {
+    return this.threadFor(vertexId, plugin).planSource(vertexId, plugin, ctx);
+  }
+
+  transform(vertexId: number, plugin: PluginConfig, ctx: InstantiateContext): Promise<CatalogTable[]> {
+    return this.threadFor(vertexId, plugin).planTransform(vertexId, plugin, ctx);
+  }
+
+  sink(vertexId: number, plugin: PluginConfig, ctx: InstantiateContext): Promise<void> {
+    return this.threadFor(vertexId, plugin).planSink(vertexId, plugin, ctx);
+  }
+
+  /** Ends the thread, if one started. */
+  async close(): Promise<void> {
+    await this.thread?.close();
   }
 }

@@ -14,7 +14,7 @@ export function restoreSourceOf(req: { restoreJobId: string; restoreWithCheckpoi
 /** Whether each plugin of a pipeline lets a restore change its parallelism (Source/Sink.rescalable). */
 function abilitiesOf(job: PlannedJob, p: PlannedJob['pipelines'][number]): RescaleAbilities {
   return {
-    source: { name: p.source.plugin.name, rescalable: p.source.prepared.rescalable === true },
+    source: { name: p.source.plugin.name, rescalable: p.source.rescalable },
     sinks: new Map(
       p.sinks.map((s) => {
         const sink = createSink(

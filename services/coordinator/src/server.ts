@@ -19,7 +19,7 @@ import type { JobScheduleStrategy } from './scheduler.js';
 import { reconcileWorkers } from './take-over.js';
 import { checkAllowedPlugins } from './namespace-limits.js';
 import { storedTokenEntries, tokenServiceHandlers } from './token-service.js';
-import { fetchPluginPackageHandler, pluginServiceHandlers } from './plugin-service.js';
+import { fetchPluginPackageHandler, listLoadedPluginPackagesHandler, pluginServiceHandlers } from './plugin-service.js';
 import type { PluginDistributionOptions } from './plugin-distribution.js';
 
 const log = logger('coordinator');
@@ -168,8 +168,9 @@ export class CoordinatorServer {
       stepDown: () => this.handOver(),
       whereabouts: () => ({ address: this.address, epoch: this.epoch, knownLeader: this.fence.knownLeader }),
     });
-    const pluginService = pluginServiceHandlers({ dispatcher: this.dispatcher, resources: this.rm, address: () => this.address }, () =>
-      this.ready(),
+    const pluginService = pluginServiceHandlers(
+      { dispatcher: this.dispatcher, resources: this.rm, coordinators: () => this.store.coordinators(), address: () => this.address },
+      () => this.ready(),
     );
     this.server.add('tideway.v1.JobService', JobServiceService, { ...jobService, ...pluginService });
     this.server.add('tideway.v1.TokenService', TokenServiceService, tokenServiceHandlers(this.options.tokenStore));
@@ -186,6 +187,7 @@ export class CoordinatorServer {
     this.server.add('tideway.v1.CoordinatorService', CoordinatorServiceService, {
       ...coordinatorService,
       fetchPluginPackage: fetchPluginPackageHandler(this.dispatcher),
+      listLoadedPluginPackages: listLoadedPluginPackagesHandler(this.dispatcher, () => this.address),
     });
     this.port = await this.server.listen(this.options.host, this.options.port);
     this.fence.address = this.address;

@@ -292,7 +292,8 @@ export const TIDEWAY_SETTINGS: Readonly<Record<string, EngineSetting>> = {
         type: 'int',
         default: 600000,
         min: 0,
-        description: 'SourceReader.open; on the coordinator Source.prepare, Sink.prepare (save modes) and Sink.createAggregatedCommitter.',
+        description:
+          "SourceReader.open; on the coordinator Source.prepare, Sink.prepare (save modes) and Sink.createAggregatedCommitter, and at submit a plugin package's factories and the inference of its tables.",
       },
       read: { type: 'int', default: 600000, min: 0, description: 'SourceReader.pollNext (one poll).' },
       transform: { type: 'int', default: 600000, min: 0, description: 'Transform.transform (one batch).' },

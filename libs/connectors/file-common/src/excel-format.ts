@@ -3,7 +3,7 @@ import { buffer } from 'node:stream/consumers';
 import type { Column, DataType } from '@tideway/api';
 import type * as ExcelJS from 'exceljs';
 import * as yauzl from 'yauzl';
-import type { FileEncoder } from './file-encoder.js';
+import { columnError, type FileEncoder } from './file-encoder.js';
 import { javaDoubleText, javaFloatText } from './java-text.js';
 import { type DateFormat, type DateTimeFormat, formatDate, formatDateTime, formatTime, type TimeFormat } from './temporal-formats.js';
 import { compileJsonValueParser, compileJsonValueWriter } from './json-format.js';
@@ -136,13 +136,32 @@ export class ExcelFileEncoder implements FileEncoder {
     header.commit();
   }
 
-  add(fields: readonly unknown[]): void {
-    const row = this.sheet.addRow([]);
+  /** The row's cell values, converted before any is kept (a bad value throws naming its column). */
+  private convert(fields: readonly unknown[]): unknown[] {
+    const values: unknown[] = new Array(this.columns.length);
     for (let i = 0; i < this.columns.length; i++) {
       const v = fields[i];
       if (v === null || v === undefined) continue;
+      try {
+        values[i] = this.cells[i](v);
+      } catch (err) {
+        throw columnError(this.columns[i].name, err);
+      }
+    }
+    return values;
+  }
+
+  probe(fields: readonly unknown[]): void {
+    this.convert(fields);
+  }
+
+  add(fields: readonly unknown[]): void {
+    const values = this.convert(fields);
+    const row = this.sheet.addRow([]);
+    for (let i = 0; i < this.columns.length; i++) {
+      if (values[i] === undefined) continue;
       const cell = row.getCell(this.positions[i] + 1);
-      cell.value = this.cells[i](v) as ExcelJS.CellValue;
+      cell.value = values[i] as ExcelJS.CellValue;
       const fmt = this.formats[i];
       if (fmt) cell.numFmt = fmt;
     }

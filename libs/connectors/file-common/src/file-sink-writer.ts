@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type { Row, SinkWriter, SinkWriterContext } from '@tideway/api';
-import { ErrorCode, TidewayError } from '@tideway/common';
+import { ErrorCode, TidewayError, ValueConversionError } from '@tideway/common';
 import { commitTransaction } from './file-committer.js';
 import type { FileNamer } from './file-name.js';
 import type { FileOutput, FileSystemAdapter } from './file-system.js';
-import type { FileEncoder } from './file-encoder.js';
+import { type FileEncoder, isValueError } from './file-encoder.js';
 import type { FileCommitInfo, FileSinkState } from './sink-types.js';
 import type { TableLayout } from './table-layout.js';
 
@@ -52,7 +52,8 @@ interface OpenFile {
 /** Gives a file up: its write in flight settles and it is closed, errors dropped (the caller has one already, or is aborting). */
 async function dropFile(file: OpenFile): Promise<void> {
   await file.writing.catch(() => undefined);
-  await (await file.output).close().catch(() => undefined);
+  const output = await file.output.catch(() => undefined); // a file that could not be created has nothing to close
+  await output?.close().catch(() => undefined);
 }
 
 /**
@@ -76,6 +77,10 @@ export class FileSinkWriter implements SinkWriter<FileCommitInfo, FileSinkState>
   /** The fields of a run of rows handed to an encoder's addRows, in an array kept as long as the longest run; emptied after each call. */
   private readonly gathered: (readonly unknown[])[] = [];
   private readonly ready: Promise<void>;
+  /** env.sink_error_handler: where the rows no file can hold go (handleRowErrors). */
+  private reject: ((row: Row, error: Error) => void) | undefined;
+  /** With `reject`: an encoder per table that only probes rows (FileEncoder.probe), never writes a file. */
+  private readonly probes = new Map<string, FileEncoder>();
 
   constructor(
     private readonly cfg: FileSinkWriterConfig,
@@ -130,6 +135,18 @@ export class FileSinkWriter implements SinkWriter<FileCommitInfo, FileSinkState>
     for (const dir of leftovers) await this.cfg.fs.delete(dir);
   }
 
+  /**
+   * Row-level errors: a row whose partition field is null, or with a value its column's type
+   * cannot hold in the file's format (an unparseable date or timestamp for Parquet or ORC, an
+   * integer out of INT64's range, a null map key), is handed to `reject` and the rest is written.
+   * Rows are then added one at a time, each converted first by a probe encoder, so a bad row
+   * leaves nothing of itself in a file. Creating, writing, closing and moving files (a full
+   * disk, no permission, S3 refusing or away) still fails the task.
+   */
+  handleRowErrors(reject: (row: Row, error: Error) => void): void {
+    this.reject = reject;
+  }
+
   async write(rows: readonly Row[]): Promise<void> {
     await this.ready;
     const touched = new Set<OpenFile>();
@@ -163,6 +180,11 @@ export class FileSinkWriter implements SinkWriter<FileCommitInfo, FileSinkState>
     let to = from + 1;
     while (to < rows.length && to - from < room && rows[to].tableId === tableId) to++;
     this.rowsInPart += to - from;
+    const reject = this.reject;
+    if (reject) {
+      for (let r = from; r < to; r++) this.addChecked(rows[r], layout, touched, reject);
+      return to;
+    }
     if (!layout.partitionDir && !layout.fileNameOf) {
       const file = this.fileOf(layout, '', undefined);
       touched.add(file);
@@ -191,6 +213,39 @@ export class FileSinkWriter implements SinkWriter<FileCommitInfo, FileSinkState>
       file.encoder.add(layout.pick(fields));
     }
     return to;
+  }
+
+  /** Adds one row after probing it (handleRowErrors); a row no file can hold goes to `reject` instead. */
+  private addChecked(row: Row, layout: TableLayout, touched: Set<OpenFile>, reject: (row: Row, error: Error) => void): void {
+    const fields = row.fields;
+    let partition: string;
+    let own: string | undefined;
+    let picked: readonly unknown[];
+    try {
+      partition = layout.partitionDir?.(fields) ?? '';
+      own = layout.fileNameOf?.(fields);
+      picked = layout.pick(fields);
+      this.probeOf(layout)?.probe?.(picked);
+    } catch (err) {
+      if (!isValueError(err)) throw err;
+      this.rowsInPart--;
+      const message = `${this.cfg.plugin}: a row of ${layout.tableId} cannot be written to a ${layout.format} file: ${err.message}`;
+      reject(row, new ValueConversionError(ErrorCode.VALUE_CONVERSION, message, { cause: err }));
+      return;
+    }
+    const file = this.fileOf(layout, partition, own);
+    touched.add(file);
+    file.encoder.add(picked);
+  }
+
+  /** The table's probe encoder, when its format has row-level errors. */
+  private probeOf(layout: TableLayout): FileEncoder | undefined {
+    let encoder = this.probes.get(layout.tableId);
+    if (!encoder) {
+      encoder = layout.newEncoder();
+      this.probes.set(layout.tableId, encoder);
+    }
+    return encoder.probe ? encoder : undefined;
   }
 
   /** The open file of a table's partition (and own file name), opened if it is not. */

@@ -40,7 +40,12 @@ export class LocalFileSystem implements FileSystemAdapter {
   }
 
   async delete(path: string): Promise<void> {
-    await rm(path, { recursive: true, force: true });
+    try {
+      await rm(path, { recursive: true, force: true });
+    } catch (err) {
+      // a path below a file is not there either (force covers only ENOENT)
+      if ((err as NodeJS.ErrnoException).code !== 'ENOTDIR') throw err;
+    }
   }
 
   async children(path: string): Promise<string[]> {

@@ -1,6 +1,6 @@
 import { type Column, type DataType, formatType } from '@tideway/api';
 import { ConfigError, ErrorCode } from '@tideway/common';
-import type { FileEncoder, Rows } from './file-encoder.js';
+import { columnError, type FileEncoder, type Rows } from './file-encoder.js';
 import {
   CalendarKind,
   type ColumnStatistics,
@@ -465,11 +465,17 @@ class StringWriter extends ColumnWriter {
 
 class DecimalWriter extends ColumnWriter {
   private readonly sink = new ByteSink();
+  /** 10^precision: an unscaled value's magnitude must stay below it (readers take the type's precision as the bound). */
+  private readonly limitN: number;
+  private readonly limitB: bigint;
   constructor(
     id: number,
+    private readonly precision: number,
     private readonly scale: number,
   ) {
     super(id);
+    this.limitN = 10 ** precision;
+    this.limitB = 10n ** BigInt(precision);
   }
   override addColumn(rows: Rows, col: number, r0: number, r1: number): void {
     for (let r = r0; r < r1; r++) {
@@ -486,7 +492,11 @@ class DecimalWriter extends ColumnWriter {
     const text = typeof v === 'string' ? v : (v as number | bigint).toString();
     // up to 15 digits as a number (exact), wider through BigInt
     const n = parseUnscaled(text, this.scale);
-    this.sink.svarint(Number.isNaN(n) ? unscaledDecimal(text, this.scale) : n);
+    const u = Number.isNaN(n) ? unscaledDecimal(text, this.scale) : n;
+    if (typeof u === 'number' ? u >= this.limitN || u <= -this.limitN : u >= this.limitB || u <= -this.limitB) {
+      throw new RangeError(`The decimal ${text} has more digits than DECIMAL(${this.precision}, ${this.scale}) holds.`);
+    }
+    this.sink.svarint(u);
     this.size += 8;
   }
   protected detachValues() {
@@ -614,7 +624,7 @@ function buildWriter(type: DataType, name: string, types: Type[]): ColumnWriter 
     case 'decimal':
       t.precision = type.precision;
       t.scale = type.scale;
-      return new DecimalWriter(id, type.scale);
+      return new DecimalWriter(id, type.precision, type.scale);
     case 'timestamp':
     case 'timestamp_tz':
       return new TimestampWriter(id, type.kind === 'timestamp_tz');
@@ -673,10 +683,12 @@ export class OrcFileWriter implements FileEncoder {
   private readonly stripeStats: ColumnStatistics[][] = [];
   private rows = 0;
   private totalRows = 0;
+  /** A writer without a thread whose column writers take each probed row and drop it (`probe`). */
+  private prober: OrcFileWriter | undefined;
 
   /** `thread`: encode stripes on the row-group thread when it can start (tests compare both ways). */
   constructor(
-    columns: readonly Column[],
+    private readonly columns: readonly Column[],
     private readonly codec: CompressionKind,
     private readonly stripeBytes = ORC_STRIPE_BYTES,
     private readonly thread = true,
@@ -703,6 +715,29 @@ export class OrcFileWriter implements FileEncoder {
     for (let i = 0; i < children.length; i++) children[i].add(fields[i]);
     this.rows++;
     if (this.stripeSize() >= this.stripeBytes) this.cutStripe();
+  }
+
+  /**
+   * Converts the row's values as `add` would, on column writers of its own that drop them after,
+   * so a value no column of this file can hold throws naming its column and nothing is kept
+   * (FileEncoder.probe).
+   */
+  probe(fields: readonly unknown[]): void {
+    this.prober ??= new OrcFileWriter(this.columns, CompressionKind.NONE, Number.POSITIVE_INFINITY, false);
+    const p = this.prober;
+    const children = p.root.children;
+    try {
+      for (let i = 0; i < children.length; i++) {
+        try {
+          children[i].add(fields[i]);
+        } catch (err) {
+          throw columnError(this.columns[i].name, err);
+        }
+      }
+    } finally {
+      const dropped: ColumnStatistics[] = [];
+      for (const w of p.writers) w.detach(dropped);
+    }
   }
 
   addRows(rows: Rows, count: number, columns?: readonly number[]): void {

@@ -179,6 +179,13 @@ export abstract class ColumnBuilder {
   /** `swap` for the buffers of the values. */
   protected abstract swapValues(spare: RawColumn | undefined): void;
 
+  /** Drops every value added since the last reset, held ones too (a probe's, parquet-file-writer.ts). */
+  discard(): void {
+    if (this.held) for (let k = 0; k < this.heldCount; k++) this.held[k][0] = null;
+    this.heldCount = 0;
+    this.reset();
+  }
+
   /** Empties the column for the next row group; buffers are kept. */
   reset(): void {
     this.rows = 0;

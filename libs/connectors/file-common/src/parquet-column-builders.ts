@@ -239,6 +239,10 @@ class DecimalBuilder extends ColumnBuilder {
   private readonly width: number;
   private readonly scale: number;
   private readonly exact: boolean; // every value fits a double exactly
+  private readonly precision: number;
+  /** 10^precision: an unscaled value's magnitude must stay below it (the bytes of `width` hold no more). */
+  private readonly limitN: number;
+  private readonly limitB: bigint;
   private minN = Number.POSITIVE_INFINITY;
   private maxN = Number.NEGATIVE_INFINITY;
   private minB: bigint | undefined;
@@ -248,7 +252,10 @@ class DecimalBuilder extends ColumnBuilder {
     super(element);
     this.width = element.type_length!;
     this.scale = element.scale ?? 0;
-    this.exact = (element.precision ?? 38) <= EXACT_DECIMAL_DIGITS;
+    this.precision = element.precision ?? 38;
+    this.exact = this.precision <= EXACT_DECIMAL_DIGITS;
+    this.limitN = 10 ** this.precision;
+    this.limitB = 10n ** BigInt(this.precision);
     this.values = new Uint8Array(4096 * this.width);
   }
 
@@ -261,10 +268,21 @@ class DecimalBuilder extends ColumnBuilder {
       if (levelOf(defs, at++, v) === 0) continue;
       const s = typeof v === 'string' ? v : String(v);
       const u = this.exact ? parseUnscaled(s, this.scale) : Number.NaN;
-      if (Number.isNaN(u)) this.storeBig(unscaledDecimal(s, this.scale), c++);
-      else this.storeNumber(u, c++);
+      if (Number.isNaN(u)) {
+        const b = unscaledDecimal(s, this.scale);
+        if (b >= this.limitB || b <= -this.limitB) this.tooWide(s);
+        this.storeBig(b, c++);
+      } else {
+        if (u >= this.limitN || u <= -this.limitN) this.tooWide(s);
+        this.storeNumber(u, c++);
+      }
     }
     return c - c0;
+  }
+
+  /** A value the column's bytes cannot hold: written, it would come back as another number. */
+  private tooWide(s: string): never {
+    throw new RangeError(`The decimal ${s} has more digits than DECIMAL(${this.precision}, ${this.scale}) holds.`);
   }
 
   /** Writes unscaled value `n` (a safe integer) as value number `c`. */

@@ -2,7 +2,7 @@ import type { Column } from '@tideway/api';
 import type { ColumnChunk, CompressionCodec, RowGroup, SchemaElement } from 'hyparquet';
 import { ByteWriter } from 'hyparquet-writer';
 import { writeMetadata } from 'hyparquet-writer/src/metadata.js';
-import type { FileEncoder, Rows } from './file-encoder.js';
+import { columnError, type FileEncoder, type Rows } from './file-encoder.js';
 import type { ColumnBuilder } from './parquet-column-builder.js';
 import { columnBuilderOf } from './parquet-column-builders.js';
 import { NestedColumn } from './parquet-nested-shredder.js';
@@ -75,6 +75,10 @@ export class ParquetFileWriter implements FileEncoder {
   private rows = 0;
   private totalRows = 0n;
   private nextCheck = 1;
+  /** A writer without a thread whose builders take each probed row and drop it (`probe`). */
+  private prober: ParquetFileWriter | undefined;
+  /** The builders of each column: its own, or its nested leaves. */
+  private readonly columnBuilders: ColumnBuilder[][];
 
   /**
    * `thread`: encode row groups on the row-group thread when it can start (tests compare both
@@ -82,7 +86,7 @@ export class ParquetFileWriter implements FileEncoder {
    * them (undefined where none): the ids Iceberg readers map columns by.
    */
   constructor(
-    columns: readonly Column[],
+    private readonly columns: readonly Column[],
     private readonly codec: CompressionCodec,
     private readonly rowGroupBytes: number,
     private readonly thread = true,
@@ -97,16 +101,19 @@ export class ParquetFileWriter implements FileEncoder {
     }
     this.schema = fieldIds ? schema.map((e, i) => (fieldIds[i] === undefined ? e : { ...e, field_id: fieldIds[i] })) : schema;
     const builders: ColumnBuilder[] = [];
+    this.columnBuilders = [];
     let at = 1; // each column's first schema element
     this.writers = columns.map((c): ColumnWriter => {
       const flat = columnBuilderOf(c.type, this.schema[at]);
       if (flat) {
         builders.push(flat);
+        this.columnBuilders.push([flat]);
         at++;
         return flat;
       }
       const nested = new NestedColumn(c.type, this.schema, at);
       builders.push(...nested.leaves);
+      this.columnBuilders.push([...nested.leaves]);
       at += nested.span;
       return nested;
     });
@@ -120,6 +127,27 @@ export class ParquetFileWriter implements FileEncoder {
     for (let i = 0; i < w.length; i++) w[i].add(fields[i]);
     this.rows++;
     if (this.rows >= this.nextCheck) this.checkSize();
+  }
+
+  /**
+   * Converts the row's values as `add` would, on builders of its own that drop them after, so a
+   * value no column of this file can hold throws naming its column and nothing is kept
+   * (FileEncoder.probe). A nested leaf's held values are stored at once, as their conversion
+   * would otherwise come at a later row.
+   */
+  probe(fields: readonly unknown[]): void {
+    this.prober ??= new ParquetFileWriter(this.columns, 'UNCOMPRESSED', Number.POSITIVE_INFINITY, false);
+    const p = this.prober;
+    for (let i = 0; i < p.writers.length; i++) {
+      try {
+        p.writers[i].add(fields[i]);
+        for (const b of p.columnBuilders[i]) b.storeHeld();
+      } catch (err) {
+        throw columnError(this.columns[i].name, err);
+      } finally {
+        for (const b of p.columnBuilders[i]) b.discard();
+      }
+    }
   }
 
   addRows(rows: Rows, count: number, columns?: readonly number[]): void {

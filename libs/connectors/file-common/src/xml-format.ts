@@ -1,7 +1,7 @@
 import { textOf } from '@tideway/common';
 import type { Column, DataType } from '@tideway/api';
 import { XMLParser } from 'fast-xml-parser';
-import { TextFileEncoder } from './file-encoder.js';
+import { columnError, TextFileEncoder } from './file-encoder.js';
 import { javaDoubleText, javaFloatText } from './java-text.js';
 import { compileJsonValueParser, compileJsonValueWriter } from './json-format.js';
 import { compileTextFieldParsers } from './text-format.js';
@@ -76,10 +76,22 @@ export class XmlFileEncoder extends TextFileEncoder {
     this.pending = `<?xml version="1.0" encoding="UTF-8"?>\n<${o.rootTag}>\n`;
   }
 
+  protected render(fields: readonly unknown[]): string {
+    const values = this.names.map((name, i) => {
+      const v = fields[i];
+      if (v === null || v === undefined) return '';
+      try {
+        return escape(this.texts[i](v));
+      } catch (err) {
+        throw columnError(name, err);
+      }
+    });
+    if (this.o.useAttributes) return `  <${this.o.rowTag}${this.names.map((n, i) => ` ${n}="${values[i]}"`).join('')}/>\n`;
+    return `  <${this.o.rowTag}>${this.names.map((n, i) => `<${n}>${values[i]}</${n}>`).join('')}</${this.o.rowTag}>\n`;
+  }
+
   add(fields: readonly unknown[]): void {
-    const values = this.names.map((_, i) => (fields[i] === null || fields[i] === undefined ? '' : escape(this.texts[i](fields[i]))));
-    if (this.o.useAttributes) this.pending += `  <${this.o.rowTag}${this.names.map((n, i) => ` ${n}="${values[i]}"`).join('')}/>\n`;
-    else this.pending += `  <${this.o.rowTag}>${this.names.map((n, i) => `<${n}>${values[i]}</${n}>`).join('')}</${this.o.rowTag}>\n`;
+    this.pending += this.render(fields);
   }
 
   override finish(): Uint8Array | undefined {

@@ -100,7 +100,12 @@ export type Command = [string, ...(string | number | Buffer)[]];
  * command goes on its own, routed by its key's slot (the first argument of every command here)
  * and grouped per node by auto-pipelining, since one pipeline may only hold keys of one node.
  */
-export async function execAll(client: RedisClient, commands: readonly Command[]): Promise<unknown[]> {
+export async function execAll(
+  client: RedisClient,
+  commands: readonly Command[],
+  /** Errors it accepts are answers (the command's Error in its place), not failures. */
+  keep?: (err: Error) => boolean,
+): Promise<unknown[]> {
   if (commands.length === 0) return [];
   if (isCluster(client)) {
     // Keys in parallel, each key's commands one after the other: a redirected command (MOVED,
@@ -115,14 +120,24 @@ export async function execAll(client: RedisClient, commands: readonly Command[])
     const results = new Map<Command, unknown>();
     await Promise.all(
       [...byKey.values()].map(async (list) => {
-        for (const c of list) results.set(c, await client.call(c[0], ...c.slice(1)));
+        for (const c of list) {
+          try {
+            results.set(c, await client.call(c[0], ...c.slice(1)));
+          } catch (err) {
+            if (!(err instanceof Error && keep?.(err))) throw err;
+            results.set(c, err);
+          }
+        }
       }),
     );
     return commands.map((c) => results.get(c));
   }
   const results = (await client.pipeline(commands.map((c) => [...c])).exec()) ?? [];
   return results.map(([err, value]) => {
-    if (err) throw err;
+    if (err) {
+      if (keep?.(err)) return err;
+      throw err;
+    }
     return value;
   });
 }

@@ -207,7 +207,7 @@ describe('RespConnection and RespPipeline', () => {
       out.begin(commandName(command), 3);
       out.key(key, r);
       out.text(argText([fieldPiece(1, (v) => v as string)]), r);
-      if (p.rowDone()) out = await p.next();
+      if (p.rowDone(r)) out = await p.next();
     }
     p.end();
   }
@@ -280,6 +280,47 @@ describe('RespConnection and RespPipeline', () => {
       expect(await r.smembers('p:2:é:a')).toEqual(['a']);
       expect(await r.exists('p:3:é:a')).toBe(0);
     } finally {
+      p.close();
+      await r.flushdb();
+      r.disconnect();
+    }
+  });
+
+  it('with row-level errors, each WRONGTYPE reply is matched to its row across batches of rows of two commands', async () => {
+    const p = new RespPipeline(await RespConnection.open(conn('pw', 12)), 3, (m) => m.startsWith('WRONGTYPE'));
+    const r = new Redis({ host: '127.0.0.1', port: server.port, password: 'pw', db: 12 });
+    try {
+      for (const i of [2, 3, 7]) await r.set(`p:${i}:é:a`, 'a string');
+      const rows = Array.from({ length: 8 }, (_, i) => row(i, 'a'));
+      // SADD (refused on a string key) then EXPIRE: the refused command is each row's first, then its second
+      let out = await p.begin();
+      for (const x of rows) {
+        out.begin(commandName('SADD'), 3);
+        out.key(key, x);
+        out.string('m');
+        out.begin(commandName('EXPIRE'), 3);
+        out.lastKey();
+        out.string('600');
+        if (p.rowDone(x)) out = await p.next();
+      }
+      await p.flush();
+      expect(p.takeRefused().map(([x, message]) => [x.fields[0], message.split(' ')[0]])).toEqual([
+        [2, 'WRONGTYPE'],
+        [3, 'WRONGTYPE'],
+        [7, 'WRONGTYPE'],
+      ]);
+      expect(p.takeRefused()).toEqual([]);
+      expect(await r.smembers('p:6:é:a')).toEqual(['m']);
+      // an error that is not the row's still fails the connection
+      await r.config('SET', 'maxmemory', '1');
+      out = await p.begin();
+      out.begin(commandName('SADD'), 3);
+      out.key(key, row(9, 'a'));
+      out.string('m');
+      p.rowDone(row(9, 'a'));
+      await expect(p.flush()).rejects.toThrow(/OOM/);
+    } finally {
+      await r.config('SET', 'maxmemory', '0');
       p.close();
       await r.flushdb();
       r.disconnect();

@@ -1,4 +1,5 @@
 import { connect, type Socket } from 'node:net';
+import type { Row } from '@tideway/api';
 import { ErrorCode, TidewayError } from '@tideway/common';
 import { describeConnection, type Command, type RedisConnection } from './client.js';
 import { commandName, RespEncoder } from './resp-encoder.js';
@@ -18,6 +19,8 @@ const REPLY_TIMEOUT_MS = 30_000;
  *
  * An error reply fails the connection for good (it is reported once every reply of its batch
  * came, and by every later call): the task fails and its restore replays from the checkpoint.
+ * With `rowLevel` (the sink's handleRowErrors), an error reply it accepts is instead kept with
+ * its place in the batch (`takeRowErrors`) and the connection goes on.
  */
 export class RespConnection {
   private pending = 0;
@@ -26,6 +29,12 @@ export class RespConnection {
   private replyError: string | undefined;
   private failure: TidewayError | undefined;
   private waiter: { resolve: () => void; reject: (e: Error) => void } | undefined;
+  /** Replies the last send asked for: an error reply's place in its batch is this minus those still awaited. */
+  private batchReplies = 0;
+  /** Which error replies are a command's own, not the connection's (set by acceptRowErrors). */
+  private rowLevel: ((message: string) => boolean) | undefined;
+  /** Error replies `rowLevel` accepted since the last takeRowErrors: [place in the batch, message]. */
+  private rowErrors: [number, string][] = [];
 
   private constructor(
     private readonly socket: Socket,
@@ -84,6 +93,18 @@ export class RespConnection {
     return conn;
   }
 
+  /** From now on, an error reply `rowLevel` accepts is kept for takeRowErrors instead of failing the connection. */
+  acceptRowErrors(rowLevel: (message: string) => boolean): void {
+    this.rowLevel = rowLevel;
+  }
+
+  /** The error replies accepted since the last call, each with its place in its batch (0 its first command). */
+  takeRowErrors(): [number, string][] {
+    const out = this.rowErrors;
+    if (out.length > 0) this.rowErrors = [];
+    return out;
+  }
+
   /** Throws the connection's failure, if it has one. */
   check(): void {
     if (this.failure) throw this.failure;
@@ -97,6 +118,7 @@ export class RespConnection {
     this.check();
     if (replies === 0) return;
     this.pending += replies;
+    this.batchReplies = this.pending;
     this.socket.write(bytes);
   }
 
@@ -140,7 +162,9 @@ export class RespConnection {
       }
       if (b === 10 /* \n */) {
         if (this.errorLine !== undefined) {
-          this.replyError ??= this.errorLine.replace(/^-/, '').replace(/\r$/, '');
+          const message = this.errorLine.replace(/^-/, '').replace(/\r$/, '');
+          if (this.rowLevel?.(message)) this.rowErrors.push([this.batchReplies - pending, message]);
+          else this.replyError ??= message;
           this.errorLine = undefined;
         }
         lineStart = true;
@@ -188,11 +212,52 @@ export class RespPipeline {
   private rows = 0;
   private lingerTimer: NodeJS.Timeout | undefined;
   private lingering: Promise<void> | undefined;
+  /** With row-level errors: the rows of `encoding` and of `sent`, each with the number of commands up to its end. */
+  private encodingRows: { rows: Row[]; ends: number[] } = { rows: [], ends: [] };
+  private sentRows: { rows: Row[]; ends: number[] } = { rows: [], ends: [] };
+  /** The rows whose commands Redis refused for themselves, with its answer: handed on by `rejectRows`. */
+  private refused: [Row, string][] = [];
 
   constructor(
     private readonly conn: RespConnection,
     private readonly batchSize: number,
-  ) {}
+    /** Set for row-level errors (the sink's handleRowErrors): which error replies are a row's own. */
+    private readonly rowLevel?: (message: string) => boolean,
+  ) {
+    if (rowLevel) conn.acceptRowErrors(rowLevel);
+  }
+
+  /**
+   * The rows of the batches answered so far whose commands Redis refused for themselves, each
+   * once with the first such answer; called within the writer's calls (begin, flush).
+   */
+  takeRefused(): [Row, string][] {
+    const out = this.refused;
+    if (out.length > 0) this.refused = [];
+    return out;
+  }
+
+  /** After every reply of `sent` came: its refused rows, found by each error reply's place. */
+  private collect(): void {
+    if (!this.rowLevel) return;
+    const errors = this.conn.takeRowErrors();
+    if (errors.length === 0) return;
+    const { rows, ends } = this.sentRows;
+    let last = -1;
+    for (const [at, message] of errors) {
+      // the first row whose commands end after `at`
+      let lo = 0;
+      let hi = ends.length - 1;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (ends[mid] > at) hi = mid;
+        else lo = mid + 1;
+      }
+      if (lo === last || rows[lo] === undefined) continue; // a row's second refused command
+      last = lo;
+      this.refused.push([rows[lo], message]);
+    }
+  }
 
   /**
    * Before rows are encoded: stops the linger timer and waits for a lingering send; throws the
@@ -207,7 +272,11 @@ export class RespPipeline {
   }
 
   /** After a row's commands were encoded: whether the batch is full (then call next()). */
-  rowDone(): boolean {
+  rowDone(row: Row): boolean {
+    if (this.rowLevel) {
+      this.encodingRows.rows.push(row);
+      this.encodingRows.ends.push(this.encoding.commands);
+    }
     return ++this.rows >= this.batchSize;
   }
 
@@ -237,6 +306,7 @@ export class RespPipeline {
     await this.begin();
     if (this.rows > 0) await this.ship();
     await this.conn.idle();
+    this.collect();
   }
 
   /** Drops rows encoded and not sent (a failed task: its restore replays them). */
@@ -244,6 +314,7 @@ export class RespPipeline {
     clearTimeout(this.lingerTimer);
     this.lingerTimer = undefined;
     this.encoding.reset();
+    this.encodingRows = { rows: [], ends: [] };
     this.rows = 0;
   }
 
@@ -254,10 +325,15 @@ export class RespPipeline {
 
   private async ship(): Promise<void> {
     await this.conn.idle();
+    this.collect();
     const full = this.encoding;
     this.encoding = this.sent;
     this.encoding.reset();
     this.sent = full;
+    if (this.rowLevel) {
+      this.sentRows = this.encodingRows;
+      this.encodingRows = { rows: [], ends: [] };
+    }
     this.rows = 0;
     this.conn.send(full.bytes(), full.commands);
   }

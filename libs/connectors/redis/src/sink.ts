@@ -173,6 +173,16 @@ function compileRowPlan(s: SinkSettings, table: CatalogTable): RowPlan {
   };
 }
 
+/**
+ * Whether an error reply is the row's own: WRONGTYPE (the row's key holds a value of another
+ * type). Every other one is the server's or the connection's (OOM past maxmemory, READONLY,
+ * NOAUTH, LOADING, MISCONF, BUSY, CLUSTERDOWN...): it fails the task, and the restore replays the
+ * rows once the server is well again.
+ */
+export function isRowReply(message: string): boolean {
+  return message.startsWith('WRONGTYPE');
+}
+
 /** Commands as argument lists (ioredis' cluster client). */
 class CommandList implements CommandSink {
   readonly commands: Command[] = [];
@@ -213,6 +223,8 @@ class RedisSinkWriter implements SinkWriter {
   private pipeline?: RespPipeline;
   private cluster?: RedisClient;
   private readonly plans = new Map<string, RowPlan>();
+  /** env.sink_error_handler: where the rows Redis refuses for themselves go (handleRowErrors). */
+  private reject: ((row: Row, error: Error) => void) | undefined;
 
   constructor(
     private readonly s: SinkSettings,
@@ -227,10 +239,40 @@ class RedisSinkWriter implements SinkWriter {
     return plan;
   }
 
+  /**
+   * Row-level errors: a row whose command Redis answers WRONGTYPE (its key holds another type)
+   * is handed to `reject` and the others are written; a row's other commands still run (a hash
+   * row's HDEL of its null fields, its EXPIRE, which then sets the existing key's time to live).
+   * Replies are matched to rows by their place in the batch, so rows are reported within the
+   * next write, the checkpoint's flush, or close.
+   */
+  handleRowErrors(reject: (row: Row, error: Error) => void): void {
+    this.reject = reject;
+  }
+
+  private refusal(row: Row, message: string): Error {
+    return new TidewayError(
+      ErrorCode.EXTERNAL_SYSTEM,
+      `${describeConnection(this.s.connection)} refused the row of ${row.tableId}: ${message}`,
+    );
+  }
+
+  /** The refused rows of the batches answered so far, to `reject`. */
+  private rejectRefused(): void {
+    const reject = this.reject;
+    if (!reject || !this.pipeline) return;
+    for (const [row, message] of this.pipeline.takeRefused()) reject(row, this.refusal(row, message));
+  }
+
   async write(rows: readonly Row[]): Promise<void> {
     if (this.s.connection.mode === 'cluster') return this.writeCluster(rows);
-    const pipeline = (this.pipeline ??= new RespPipeline(await RespConnection.open(this.s.connection), this.s.batchSize));
+    const pipeline = (this.pipeline ??= new RespPipeline(
+      await RespConnection.open(this.s.connection),
+      this.s.batchSize,
+      this.reject ? isRowReply : undefined,
+    ));
     let out: RespEncoder = await pipeline.begin();
+    this.rejectRefused();
     let tableId: string | undefined;
     let plan: RowPlan | undefined;
     for (let i = 0; i < rows.length; i++) {
@@ -240,18 +282,34 @@ class RedisSinkWriter implements SinkWriter {
         tableId = row.tableId;
       }
       plan!(row, out);
-      if (pipeline.rowDone()) out = await pipeline.next();
+      if (pipeline.rowDone(row)) out = await pipeline.next();
     }
     pipeline.end();
   }
 
   private async writeCluster(rows: readonly Row[]): Promise<void> {
     this.cluster ??= await openClient(this.s.connection);
+    const reject = this.reject;
     for (let i = 0; i < rows.length; i += this.s.batchSize) {
       const list = new CommandList();
-      for (const row of rows.slice(i, i + this.s.batchSize)) this.planOf(row.tableId)(row, list);
+      const batch = rows.slice(i, i + this.s.batchSize);
+      const ends: number[] = [];
+      for (const row of batch) {
+        this.planOf(row.tableId)(row, list);
+        ends.push(list.commands.length);
+      }
       try {
-        await execAll(this.cluster, list.commands);
+        const results = await execAll(this.cluster, list.commands, reject ? (err) => isRowReply(err.message) : undefined);
+        if (reject) {
+          let r = 0;
+          for (let c = 0; c < results.length; c++) {
+            while (ends[r] <= c) r++;
+            const result = results[c];
+            if (!(result instanceof Error)) continue;
+            reject(batch[r], this.refusal(batch[r], result.message));
+            c = ends[r] - 1; // once per row
+          }
+        }
       } catch (err) {
         if (err instanceof TidewayError) throw err;
         throw new TidewayError(
@@ -269,6 +327,7 @@ class RedisSinkWriter implements SinkWriter {
   /** A checkpoint barrier: every row written so far is sent and answered. */
   async prepareCommit(): Promise<undefined> {
     await this.pipeline?.flush();
+    this.rejectRefused();
     return undefined;
   }
 
@@ -285,6 +344,9 @@ class RedisSinkWriter implements SinkWriter {
     this.cluster = undefined;
     try {
       await pipeline?.flush();
+      if (pipeline && this.reject) {
+        for (const [row, message] of pipeline.takeRefused()) this.reject(row, this.refusal(row, message));
+      }
     } finally {
       pipeline?.close();
       if (cluster) await cluster.quit().catch(() => cluster.disconnect());

@@ -223,3 +223,49 @@ describe('S3File sink: two-phase commit (copy + delete)', () => {
     expect(await keysUnder(client, `${keyOf(out)}/`)).toEqual([`${keyOf(out)}/`]);
   });
 });
+
+describe('S3File sink: row errors (issue 33, item 6)', () => {
+  const wide = tableOf([
+    ['id', 'int'],
+    ['amount', 'decimal(5, 2)'],
+  ]);
+
+  it('a decimal wider than its Parquet column is rejected naming the column, the other rows uploaded', async () => {
+    const { out, tmp } = fresh();
+    const sink = sinkOf({ ...conn, path: out, tmp_path: tmp, file_format_type: 'parquet' }, wide);
+    const writer = sink.createWriter({ subtaskIndex: 0, parallelism: 1 });
+    const rejected: Row[] = [];
+    writer.handleRowErrors!((r, err) => {
+      rejected.push(r);
+      expect(err.message).toMatch(/Column 'amount': The decimal 123456\.78 has more digits than DECIMAL\(5, 2\) holds/);
+    });
+    await writer.write(rowsOf([1, '1.50'], [2, '123456.78'], [3, '2.25']));
+    const info = (await writer.prepareCommit!(1)) as FileCommitInfo;
+    await writer.close();
+    const committer = sink.createAggregatedCommitter!() as Committer;
+    expect(await committer.commit([committer.combine([info])])).toEqual([]);
+    expect(rejected.map((r) => r.fields[0])).toEqual([2]);
+    const { rows } = await readAll({ ...conn, path: out, file_format_type: 'parquet' });
+    expect(rows.map((r) => r.fields)).toEqual([
+      [1, '1.50'],
+      [3, '2.25'],
+    ]);
+  });
+
+  it('a bucket that does not exist is no row error: the upload fails, nothing is rejected', async () => {
+    const { out, tmp } = fresh();
+    const sink = sinkOf({ ...conn, bucket: 's3a://no-such-bucket', path: out, tmp_path: tmp, file_format_type: 'csv' }, wide);
+    const writer = sink.createWriter({ subtaskIndex: 0, parallelism: 1 });
+    const rejected: Row[] = [];
+    writer.handleRowErrors!((r) => rejected.push(r));
+    await expect(
+      (async () => {
+        await writer.write(rowsOf([1, '1.50']));
+        await writer.prepareCommit!(1);
+      })(),
+    ).rejects.toThrow(/no-such-bucket|NoSuchBucket|bucket/i);
+    expect(rejected).toEqual([]);
+    // the abort cannot list the missing bucket either: it fails as well, and that is no row's error
+    await expect(Promise.resolve(writer.abortPrepare?.())).rejects.toThrow(/no-such-bucket/);
+  });
+});

@@ -90,6 +90,25 @@ function describeText(r: DescribePluginPackageResponse): string {
   return `${out.join('\n')}\n`;
 }
 
+/**
+ * For `remove --local`: the running jobs using a package, as the engine config's state store
+ * records them (a Redis one is the cluster's: its active jobs that named the package; an
+ * in-memory one is no other process's, so no job is recorded there).
+ */
+async function recordedJobsUsing(opts: PluginsOpts): Promise<(entry: { jobs: readonly string[] }) => string[]> {
+  const engine = engineConfig(opts);
+  if (engine.tideway.stateStore.type !== 'redis') return () => [];
+  const { stateStoreFromConfig } = await import('@tideway/cluster');
+  const store = stateStoreFromConfig(engine);
+  await store.open();
+  try {
+    const active = await store.activeJobs();
+    return (entry) => active.filter((j) => entry.jobs.includes(j.info.jobId)).map((j) => `${j.info.jobId} (${j.info.jobName})`);
+  } finally {
+    await store.close();
+  }
+}
+
 /** The coordinator's plugin store over this host's engine config, for --local. */
 async function localStore(opts: PluginsOpts) {
   const engine = engineConfig(opts);
@@ -102,11 +121,11 @@ const print = (opts: PluginsOpts, value: unknown, text: string) =>
   process.stdout.write(opts.json ? `${JSON.stringify(value, null, 2)}\n` : text);
 
 /**
- * `tideway plugins install|list|describe`: the cluster's plugin store (checkpoint storage), from
+ * `tideway plugins install|list|describe|remove`: the cluster's plugin store (checkpoint storage), from
  * which workers fetch the packages jobs name (docs/plugins.md, In a cluster).
  */
 export function registerPluginsCommand(program: Command): void {
-  const cmd = program.command('plugins').description("a cluster's plugin packages: install, list, describe (docs/plugins.md)");
+  const cmd = program.command('plugins').description("a cluster's plugin packages: install, list, describe, remove (docs/plugins.md)");
   const common = (c: Command) =>
     addressOptions(c).option('--local', "this host's plugin store and folders (the engine config's), without a cluster");
 
@@ -149,6 +168,32 @@ export function registerPluginsCommand(program: Command): void {
       const r = await client.listPluginPackages();
       print(opts, r, listText(r));
     })(c);
+  });
+
+  common(
+    cmd
+      .command('remove')
+      .description(
+        "remove a stored plugin package (its index entry and archive); refused while a running job uses it; admin role. A package still in a coordinator's plugin folders is stored again by the next job naming its plugins",
+      )
+      .argument('<name@version>', 'the package, as its package.json names it, and the version to remove'),
+  ).action(async (what: string, opts: PluginsOpts, c: Command) => {
+    const { name, version } = nameAndVersion(what);
+    if (!name || !version)
+      throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `'${what}': expected name@version (the store may hold several versions)`);
+    let info: PluginPackageInfo | undefined;
+    if (opts.local) {
+      const usedBy = await recordedJobsUsing(opts);
+      const { plugins, local } = await localStore(opts);
+      const entries = new Map((await (await plugins.requireStore(`tideway plugins remove ${what}`)).list()).map((e) => [e.hash, e]));
+      info = await local.remove(plugins, name, version, (hash) => usedBy(entries.get(hash) ?? { jobs: [] })).finally(() => plugins.close());
+    } else {
+      await withClient<PluginsOpts>(async (client) => {
+        info = await client.removePluginPackage(name, version);
+      })(c);
+    }
+    if (!info) return;
+    process.stderr.write(`tideway: plugin package ${info.name}@${info.version} removed (${plugins(info)}), sha256 ${info.hash}\n`);
   });
 
   common(

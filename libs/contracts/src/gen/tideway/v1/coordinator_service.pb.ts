@@ -33,7 +33,12 @@ import {
   TaskBusyness,
   TaskGroupLocation,
 } from "./common.pb.js";
-import { FetchPluginPackageRequest, PluginPackageChunk } from "./plugins.pb.js";
+import {
+  FetchPluginPackageRequest,
+  ListLoadedPluginPackagesRequest,
+  PluginPackageChunk,
+  ProcessPluginPackages,
+} from "./plugins.pb.js";
 
 export interface ReportTaskStateRequest {
   location: TaskGroupLocation | undefined;
@@ -1482,6 +1487,22 @@ export const CoordinatorServiceService = {
     responseSerialize: (value: PluginPackageChunk): Buffer => Buffer.from(PluginPackageChunk.encode(value).finish()),
     responseDeserialize: (value: Buffer): PluginPackageChunk => PluginPackageChunk.decode(value),
   },
+  /**
+   * The stored packages this coordinator has unpacked and loaded: the leader asks its followers
+   * for tideway plugins list.
+   */
+  listLoadedPluginPackages: {
+    path: "/tideway.v1.CoordinatorService/ListLoadedPluginPackages" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListLoadedPluginPackagesRequest): Buffer =>
+      Buffer.from(ListLoadedPluginPackagesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListLoadedPluginPackagesRequest =>
+      ListLoadedPluginPackagesRequest.decode(value),
+    responseSerialize: (value: ProcessPluginPackages): Buffer =>
+      Buffer.from(ProcessPluginPackages.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ProcessPluginPackages => ProcessPluginPackages.decode(value),
+  },
 } as const;
 
 export interface CoordinatorServiceServer extends UntypedServiceImplementation {
@@ -1516,6 +1537,11 @@ export interface CoordinatorServiceServer extends UntypedServiceImplementation {
    * worker verifies its sha256 before it unpacks it.
    */
   fetchPluginPackage: handleServerStreamingCall<FetchPluginPackageRequest, PluginPackageChunk>;
+  /**
+   * The stored packages this coordinator has unpacked and loaded: the leader asks its followers
+   * for tideway plugins list.
+   */
+  listLoadedPluginPackages: handleUnaryCall<ListLoadedPluginPackagesRequest, ProcessPluginPackages>;
 }
 
 export interface CoordinatorServiceClient extends Client {
@@ -1670,6 +1696,25 @@ export interface CoordinatorServiceClient extends Client {
     metadata?: Metadata,
     options?: Partial<CallOptions>,
   ): ClientReadableStream<PluginPackageChunk>;
+  /**
+   * The stored packages this coordinator has unpacked and loaded: the leader asks its followers
+   * for tideway plugins list.
+   */
+  listLoadedPluginPackages(
+    request: ListLoadedPluginPackagesRequest,
+    callback: (error: ServiceError | null, response: ProcessPluginPackages) => void,
+  ): ClientUnaryCall;
+  listLoadedPluginPackages(
+    request: ListLoadedPluginPackagesRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ProcessPluginPackages) => void,
+  ): ClientUnaryCall;
+  listLoadedPluginPackages(
+    request: ListLoadedPluginPackagesRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ProcessPluginPackages) => void,
+  ): ClientUnaryCall;
 }
 
 export const CoordinatorServiceClient = makeGenericClientConstructor(

@@ -40,6 +40,7 @@ import {
   ListPluginPackagesRequest,
   ListPluginPackagesResponse,
   PluginPackageInfo,
+  RemovePluginPackageRequest,
 } from "./plugins.pb.js";
 
 export interface DrainWorkerRequest {
@@ -5619,6 +5620,20 @@ export const JobServiceService = {
       Buffer.from(DescribePluginPackageResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): DescribePluginPackageResponse => DescribePluginPackageResponse.decode(value),
   },
+  /**
+   * Removes one stored package, its index entry and archive (tideway plugins remove; admin).
+   * Refused while a running job uses it, naming the job. Served by the leader.
+   */
+  removePluginPackage: {
+    path: "/tideway.v1.JobService/RemovePluginPackage" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RemovePluginPackageRequest): Buffer =>
+      Buffer.from(RemovePluginPackageRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RemovePluginPackageRequest => RemovePluginPackageRequest.decode(value),
+    responseSerialize: (value: PluginPackageInfo): Buffer => Buffer.from(PluginPackageInfo.encode(value).finish()),
+    responseDeserialize: (value: Buffer): PluginPackageInfo => PluginPackageInfo.decode(value),
+  },
 } as const;
 
 export interface JobServiceServer extends UntypedServiceImplementation {
@@ -5664,6 +5679,11 @@ export interface JobServiceServer extends UntypedServiceImplementation {
   listPluginPackages: handleUnaryCall<ListPluginPackagesRequest, ListPluginPackagesResponse>;
   /** One stored package's plugins with their options (tideway plugins describe). */
   describePluginPackage: handleUnaryCall<DescribePluginPackageRequest, DescribePluginPackageResponse>;
+  /**
+   * Removes one stored package, its index entry and archive (tideway plugins remove; admin).
+   * Refused while a running job uses it, naming the job. Served by the leader.
+   */
+  removePluginPackage: handleUnaryCall<RemovePluginPackageRequest, PluginPackageInfo>;
 }
 
 export interface JobServiceClient extends Client {
@@ -5934,6 +5954,25 @@ export interface JobServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: DescribePluginPackageResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Removes one stored package, its index entry and archive (tideway plugins remove; admin).
+   * Refused while a running job uses it, naming the job. Served by the leader.
+   */
+  removePluginPackage(
+    request: RemovePluginPackageRequest,
+    callback: (error: ServiceError | null, response: PluginPackageInfo) => void,
+  ): ClientUnaryCall;
+  removePluginPackage(
+    request: RemovePluginPackageRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: PluginPackageInfo) => void,
+  ): ClientUnaryCall;
+  removePluginPackage(
+    request: RemovePluginPackageRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: PluginPackageInfo) => void,
   ): ClientUnaryCall;
 }
 

@@ -58,7 +58,7 @@ export interface ListPluginPackagesRequest {
 
 /** The stored packages one process has unpacked and loaded from. */
 export interface ProcessPluginPackages {
-  /** coordinator or worker. */
+  /** coordinator (the leader), coordinator (follower) or worker. */
   process: string;
   address: string;
   loaded: PluginPackageRef[];
@@ -85,6 +85,13 @@ export interface DescribePluginPackageResponse {
     | undefined;
   /** Each plugin's kind, description and options (name, type, required, default, description), JSON. */
   pluginsJson: string;
+}
+
+export interface RemovePluginPackageRequest {
+  /** The package's name (as its package.json names it). */
+  name: string;
+  /** The version to remove: required (the store may hold several). */
+  version: string;
 }
 
 export interface ListLoadedPluginPackagesRequest {
@@ -1156,6 +1163,91 @@ export const DescribePluginPackageResponse: MessageFns<DescribePluginPackageResp
       ? PluginPackageInfo.fromPartial(object.package)
       : undefined;
     message.pluginsJson = object.pluginsJson ?? "";
+    return message;
+  },
+};
+
+function createBaseRemovePluginPackageRequest(): RemovePluginPackageRequest {
+  return { name: "", version: "" };
+}
+
+export const RemovePluginPackageRequest: MessageFns<RemovePluginPackageRequest> = {
+  encode(message: RemovePluginPackageRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.name !== "") {
+      writer.uint32(10).string(message.name);
+    }
+    if (message.version !== "") {
+      writer.uint32(18).string(message.version);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RemovePluginPackageRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRemovePluginPackageRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.version = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RemovePluginPackageRequest {
+    return {
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      version: isSet(object.version) ? globalThis.String(object.version) : "",
+    };
+  },
+
+  toJSON(message: RemovePluginPackageRequest): unknown {
+    const obj: any = {};
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.version !== "") {
+      obj.version = message.version;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RemovePluginPackageRequest>, I>>(base?: I): RemovePluginPackageRequest {
+    return RemovePluginPackageRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RemovePluginPackageRequest>, I>>(object: I): RemovePluginPackageRequest {
+    const message = createBaseRemovePluginPackageRequest();
+    message.name = object.name ?? "";
+    message.version = object.version ?? "";
     return message;
   },
 };

@@ -966,6 +966,10 @@ export const kafkaSourceFactory: SourceFactory = {
       boundedness: () => (bounded ? 'BOUNDED' : 'UNBOUNDED'),
       catalogTables: () => cfg.entries.map((e) => e.table),
       createEnumerator: (ectx, restored) => new KafkaEnumerator(ectx, cfg, bounded, restored),
+      // The enumerator's state (partitions found, splits not handed out) does not depend on the
+      // number of readers; a restore at another parallelism gives the readers' partitions, with
+      // their offsets, back to it, and it hands each to its owner among the readers there are now.
+      rescalable: true,
       createReader: (rctx) => new KafkaReader(rctx, cfg),
     };
   },

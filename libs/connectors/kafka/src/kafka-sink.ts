@@ -763,7 +763,7 @@ export const kafkaSinkFactory: SinkFactory = {
   description:
     'Writes rows (of one or several input tables) to Kafka topics as json, text, avro, protobuf or change-log messages, or rows that are records (native, as the source reads them; compatible_debezium_json, as the CDC sources give Debezium records), with keys from partition_key_fields, a fixed partition or content-assigned partitions; NON, AT_LEAST_ONCE (the idempotent producer, every row acknowledged before its checkpoint completes) or EXACTLY_ONCE (a Kafka transaction per writer and checkpoint, committed when the checkpoint completes, and again, idempotently, after a restore).',
   spec: kafkaSinkSpec,
-  create(ctx: PluginContext): Sink {
+  create(ctx: PluginContext): Sink & { tableTopics(): Map<string, string | undefined> } {
     const o = ctx.options;
     if (ctx.inputTables.length === 0) throw bad(o, 'plugin_input', 'the Kafka sink has no input table.');
     const base = readConfig(o, ctx);
@@ -772,9 +772,12 @@ export const kafkaSinkFactory: SinkFactory = {
     const transactions = cfg.transactions;
     // Prepared transactions of this task group's writers, which its committer commits.
     const live: LiveTransactions = new Map();
+    // For `tideway verify` through Kafka: each input table's topic (undefined: each row's, from a column).
+    const tableTopics = () => new Map(routes.map((r) => [r.tableId, r.topicField === undefined ? r.topic : undefined]));
     if (!transactions)
-      return { createWriter: (wctx) => new KafkaWriter(cfg, routes, wctx.subtaskIndex, undefined, live, wctx.parallelism) };
-    const sink: Sink<KafkaCommitInfo, unknown, KafkaWriterState> = {
+      return { tableTopics, createWriter: (wctx) => new KafkaWriter(cfg, routes, wctx.subtaskIndex, undefined, live, wctx.parallelism) };
+    const sink: Sink<KafkaCommitInfo, unknown, KafkaWriterState> & { tableTopics: typeof tableTopics } = {
+      tableTopics,
       // A restore at another parallelism hands old writer i's ids and prepared transactions to
       // new writer i % parallelism (see restoredCounters and abortRetired).
       rescalable: true,

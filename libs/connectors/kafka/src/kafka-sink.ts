@@ -751,6 +751,8 @@ class KafkaWriter implements SinkWriter<KafkaCommitInfo, KafkaWriterState> {
   }
 
   async close(): Promise<void> {
+    // Its failure was logged; a restore from the checkpoint tries again.
+    await this.recovering?.catch(() => undefined);
     await this.abortPrepare().catch((err: unknown) => log.warn({ err: errorText(err) }, 'aborting the open transaction failed'));
     await this.producer?.close();
   }

@@ -16,7 +16,9 @@ export function registerVerifyCommand(program: Command): void {
     .command('verify')
     .description(
       "compare a job's source tables with its sink tables (Jdbc/CDC sources into Jdbc sinks): row counts, checksums over key ranges computed in each database, then the keys that are missing, extra or different. " +
-        "For a CDC job it first waits until the job's checkpoints show the sink past the source log position read at the start. Exit code 0: equal, 1: not equal, 2: bad input.",
+        "For a CDC job it first waits until the job's checkpoints show the sink past the source log position read at the start. " +
+        "With --then, a CDC -> Kafka -> Jdbc pipeline over two jobs: the first job's source tables against the Jdbc tables the second job writes them to, paired through the topics. " +
+        'Exit code 0: equal, 1: not equal, 2: bad input.',
     )
     .requiredOption('-c, --config <file>', 'the job config')
     .option('-i, --variable <key=value>', 'job variable (repeatable)', collect, [])

@@ -315,7 +315,7 @@ sink {
     console.log(verify.stdout);
     expect(verify.code, `${verify.stdout}\n${verify.stderr}`).toBe(0);
     expect(verify.stdout).toContain('equal: 4 table(s)');
-    expect(verify.stdout).toMatch(/then, pipeline \d+ of the second job: checkpoint \d+ read \S+ to their end/);
+    expect(verify.stdout).toMatch(/then, pipeline \d+ of the second job: checkpoint \d+ read \S+ to the end/);
     // Without --then the capture job alone has no Jdbc sink to compare: one sentence says what to do.
     const alone = await runCli(['verify', '-c', first.conf, '--no-wait'], 60_000);
     expect(alone.code).toBe(2);

@@ -14,6 +14,7 @@ import { LocalFileCheckpointStorage } from '@tideway/checkpoint';
 import { kafkaSkipped, sharedKafka, startMariaDb, startPostgres, type TestDatabaseServer } from '@tideway/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CliJob, killStartedJobs, TempDirs, until } from '../cdc/cli-job.js';
+import { runCli } from '../conformance/cli-process.js';
 import { createTopic, uniqueTopic } from './kafka-helpers.js';
 
 const dirs = new TempDirs();
@@ -299,6 +300,26 @@ sink {
       throw new Error(`${String(err)}\ncapture job:\n${run2.stderrTail()}\nreading job:\n${reader.stderrTail()}`);
     });
     expect((await lines(src, 'shop')).length).toBeGreaterThan(15);
+
+    // `tideway verify` through Kafka: one more change, then the capture job's source tables
+    // against the Jdbc tables the reading job writes, once both jobs' checkpoints passed it.
+    await change();
+    const verify = await runCli(
+      [
+        'verify',
+        ...['-c', first.conf, '--engine-config', first.engine, '--job-id', first.jobId],
+        ...['--then', second.conf, '--then-job-id', second.jobId, '--then-engine-config', second.engine, '--timeout', '120'],
+      ],
+      200_000,
+    );
+    console.log(verify.stdout);
+    expect(verify.code, `${verify.stdout}\n${verify.stderr}`).toBe(0);
+    expect(verify.stdout).toContain('equal: 4 table(s)');
+    expect(verify.stdout).toMatch(/then, pipeline \d+ of the second job: checkpoint \d+ read \S+ to the end/);
+    // Without --then the capture job alone has no Jdbc sink to compare: one sentence says what to do.
+    const alone = await runCli(['verify', '-c', first.conf, '--no-wait'], 60_000);
+    expect(alone.code).toBe(2);
+    expect(alone.stderr).toContain('only Jdbc sinks can be compared (a CDC -> Kafka -> Jdbc pipeline: verify this job with --then');
 
     // The topic holds Debezium's records: the envelope with its Kafka Connect schema, key the primary key.
     const { Consumer, MessagesStreamModes } = await import('@platformatic/kafka');

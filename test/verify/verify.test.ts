@@ -162,5 +162,13 @@ describe('tideway verify', () => {
     const none = await runCli(['verify', '-c', jobs.write(job('pg', 'pg', 'v_pg_copy')), '--parallelism', '0']);
     expect(none.code).toBe(2);
     expect(none.stderr).toMatch(/--parallelism 0: expected a whole number of at least 1/);
-  }, 60_000);
+    const plain = jobs.write(job('pg', 'pg', 'v_pg_copy'));
+    const alone = await runCli(['verify', '-c', plain, '--then-job-id', '42']);
+    expect(alone.code).toBe(2);
+    expect(alone.stderr).toMatch(/--then-job-id is read only with --then/);
+    // --then compares through Kafka: a Jdbc -> Jdbc job is no first half of such a pipeline.
+    const through = await runCli(['verify', '-c', plain, '--then', plain, '--no-wait']);
+    expect(through.code).toBe(2);
+    expect(through.stderr).toMatch(/verify --then compares through Kafka: the first job's sinks must be Kafka sinks, and sink Jdbc is not/);
+  }, 90_000);
 });

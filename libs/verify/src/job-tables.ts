@@ -22,6 +22,28 @@ export function comparedPipelines(job: PlannedJob): ComparedPipeline[] {
 }
 
 function comparedPipeline(job: PlannedJob, p: PlannedPipeline): ComparedPipeline {
+  const { source, sourceTables } = comparedSource(job, p);
+  return { pipelineId: p.pipelineId, source, sourceTables, sinks: comparedSinks(job, p) };
+}
+
+/** A pipeline's sinks, which must be comparable (Jdbc), each with its tables. */
+export function comparedSinks(job: PlannedJob, p: PlannedPipeline): ComparedPipeline['sinks'] {
+  return p.sinks.map((s) => {
+    const ctx = { jobId: job.jobId, jobMode: job.jobMode, parallelism: s.parallelism, inputTables: s.inputTables };
+    const sink = createSink(s.plugin, ctx, job.registry);
+    if (!isComparable(sink)) {
+      throw new ConfigError(
+        ErrorCode.CONFIG_BAD_VALUE,
+        `verify cannot read the tables of sink ${s.plugin.name}: only Jdbc sinks can be compared${/^kafka$/i.test(s.plugin.name) ? ' (a CDC -> Kafka -> Jdbc pipeline: verify this job with --then <the job reading its topics>)' : ''}`,
+        { place: { file: s.plugin.file, line: s.plugin.line } },
+      );
+    }
+    return { sink, tables: comparedOrRefuse(sink, s.plugin) };
+  });
+}
+
+/** Refuses a pipeline with transforms: they change the rows between the compared tables. */
+export function refuseTransforms(job: PlannedJob, p: PlannedPipeline): void {
   const pipeline = job.plan.pipelines.find((x) => x.id === p.pipelineId)!;
   const transform = pipeline.vertices.find((v) => v.plugin.type === 'transform');
   if (transform) {
@@ -34,6 +56,11 @@ function comparedPipeline(job: PlannedJob, p: PlannedPipeline): ComparedPipeline
       },
     );
   }
+}
+
+/** A pipeline's source, which must be comparable, and its tables. */
+export function comparedSource(job: PlannedJob, p: PlannedPipeline): { source: ComparableTables; sourceTables: ComparedTable[] } {
+  refuseTransforms(job, p);
   const source = p.source.prepared;
   const srcCfg = p.source.plugin;
   if (!isComparable(source)) {
@@ -45,23 +72,10 @@ function comparedPipeline(job: PlannedJob, p: PlannedPipeline): ComparedPipeline
       },
     );
   }
-  const sourceTables = comparedOrRefuse(source, srcCfg);
-  const sinks = p.sinks.map((s) => {
-    const ctx = { jobId: job.jobId, jobMode: job.jobMode, parallelism: s.parallelism, inputTables: s.inputTables };
-    const sink = createSink(s.plugin, ctx, job.registry);
-    if (!isComparable(sink)) {
-      throw new ConfigError(
-        ErrorCode.CONFIG_BAD_VALUE,
-        `verify cannot read the tables of sink ${s.plugin.name}: only Jdbc sinks can be compared`,
-        { place: { file: s.plugin.file, line: s.plugin.line } },
-      );
-    }
-    return { sink, tables: comparedOrRefuse(sink, s.plugin) };
-  });
-  return { pipelineId: p.pipelineId, source, sourceTables, sinks };
+  return { source, sourceTables: comparedOrRefuse(source, srcCfg) };
 }
 
-function comparedOrRefuse(x: ComparableTables, cfg: { name: string; file?: string; line?: number }): ComparedTable[] {
+export function comparedOrRefuse(x: ComparableTables, cfg: { name: string; file?: string; line?: number }): ComparedTable[] {
   const t = x.comparedTables();
   if (typeof t === 'string')
     throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `verify cannot compare ${cfg.name}: ${t}`, {

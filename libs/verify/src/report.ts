@@ -31,6 +31,8 @@ export function formatReport(r: VerifyReport): string {
     lines.push(
       `pipeline ${c.pipelineId}: source log at ${c.recorded} when verify started; checkpoint ${c.checkpointId} passed it at ${c.reached}`,
     );
+  for (const k of r.throughKafka ?? [])
+    lines.push(`then, pipeline ${k.pipelineId} of the second job: checkpoint ${k.checkpointId} read ${k.topics.join(', ')} to the end`);
   const rows = [['table', 'source rows', 'sink rows', 'ranges', 'differing', 'missing', 'extra', 'different', 'result']];
   for (const t of r.tables) {
     rows.push([

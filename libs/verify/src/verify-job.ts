@@ -8,6 +8,7 @@ import { waitForCatchUp, type CatchUp } from './catch-up.js';
 import { isMariaDb } from './column-info.js';
 import { compareTable, type TableResult } from './compare-table.js';
 import { comparedPipelines } from './job-tables.js';
+import { comparedThroughKafka, waitForTopics } from './through-kafka.js';
 
 /** What `tideway verify` was asked to do. */
 export interface VerifyOptions {
@@ -22,12 +23,19 @@ export interface VerifyOptions {
   readonly maxKeys: number;
   /** Sessions per side, each running a slice of a table's checksums at once (default 2). */
   readonly parallelism?: number;
+  /**
+   * `--then`: a second job that reads the topics the job's Kafka sinks write into Jdbc sinks; the
+   * job's source tables are compared with those Jdbc tables (through-kafka.ts).
+   */
+  readonly then?: { readonly job: PlannedJob; readonly jobId?: string; readonly storage?: CheckpointStorage };
 }
 
 /** The outcome: equal when every table is. */
 export interface VerifyReport {
   readonly equal: boolean;
   readonly catchUp: ReadonlyArray<CatchUp & { readonly pipelineId: number }>;
+  /** `--then`: where the second job's checkpoints passed the ends of the topics it reads. */
+  readonly throughKafka?: ReadonlyArray<{ readonly pipelineId: number; readonly topics: readonly string[]; readonly checkpointId: number }>;
   readonly tables: readonly TableResult[];
 }
 
@@ -73,7 +81,8 @@ async function session(open: () => Promise<JdbcConnection>, parallelism: number,
  * the source log position recorded at the start.
  */
 export async function verifyJob(opts: VerifyOptions): Promise<VerifyReport> {
-  const pipelines = comparedPipelines(opts.job);
+  const through = opts.then ? comparedThroughKafka(opts.job, opts.then.job) : undefined;
+  const pipelines = through?.pipelines ?? comparedPipelines(opts.job);
   const catchUp: Array<CatchUp & { pipelineId: number }> = [];
   for (const p of pipelines) {
     if (!hasChangePositions(p.source) || !opts.wait) continue;
@@ -87,6 +96,18 @@ export async function verifyJob(opts: VerifyOptions): Promise<VerifyReport> {
       );
     }
     catchUp.push({ pipelineId: p.pipelineId, ...(await waitForCatchUp(p.source, opts.storage, opts.jobId, p.pipelineId, opts.timeoutMs)) });
+  }
+  const throughKafka: Array<{ pipelineId: number; topics: readonly string[]; checkpointId: number }> = [];
+  if (through && opts.wait) {
+    const then = opts.then!;
+    if (then.jobId === undefined || then.storage === undefined)
+      throw new ConfigError(
+        ErrorCode.CONFIG_MISSING_OPTION,
+        "verify --then waits until the second job has read its topics to where they end once the first caught up, seen in its checkpoints: pass --then-job-id (and --then-engine-config when its checkpoints are not in the first job's storage), or --no-wait to compare right away",
+        { place: { option: '--then-job-id' } },
+      );
+    for (const leg of through.legs)
+      throughKafka.push({ pipelineId: leg.pipelineId, ...(await waitForTopics(leg, then.storage, then.jobId, opts.timeoutMs)) });
   }
   const conns: JdbcConnection[] = [];
   const tables: TableResult[] = [];
@@ -106,7 +127,7 @@ export async function verifyJob(opts: VerifyOptions): Promise<VerifyReport> {
   } finally {
     for (const c of conns) await c.close().catch(() => undefined);
   }
-  return { equal: tables.every((t) => t.equal), catchUp, tables };
+  return { equal: tables.every((t) => t.equal), catchUp, ...(through ? { throughKafka } : {}), tables };
 }
 
 function pairOf(from: ComparedTable, to: ComparedTable, source: Session, sink: Session) {

@@ -18,6 +18,7 @@ import { CdcSourceReader, type ReaderEnvelope } from './cdc-reader.js';
 import {
   COMPATIBLE_DEBEZIUM_TABLE,
   DebeziumEnvelope,
+  debeziumTopic,
   type DebeziumConnector,
   envelopeOptions,
   type DebeziumEnvelopeOptions,
@@ -147,6 +148,16 @@ export abstract class CdcSource<P, W, C extends JdbcConnection, T extends JdbcCa
   /** The captured tables, for `tideway verify`. */
   comparedTables(): ComparedTable[] {
     return comparedCapturedTables(this.tables);
+  }
+
+  /**
+   * Format COMPATIBLE_DEBEZIUM_JSON: the topic of each captured table's records, by table id (for
+   * `tideway verify` through Kafka); undefined with typed rows, whose tables are their own.
+   */
+  recordTopics(): Map<string, string> | undefined {
+    const opts = this.envelopeOptions;
+    if (!opts) return undefined;
+    return new Map((this.tables ?? []).map((t) => [t.catalog.tableId, debeziumTopic(opts, t.catalog.path)]));
   }
 
   /** Takes the start position before any chunk is read, reads the schema record at it, then cuts the tables into chunks. */

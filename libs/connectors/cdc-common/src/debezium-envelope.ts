@@ -188,6 +188,12 @@ export function envelopeOptions(
   };
 }
 
+/** Debezium's topic of a table's records: `<server>.<database (MySQL) or schema (PostgreSQL)>.<table>`. */
+export function debeziumTopic(opts: DebeziumEnvelopeOptions, path: CatalogTable['path']): string {
+  const middle = opts.connector === 'mysql' ? (path.database ?? '') : (path.schema ?? 'public');
+  return `${opts.serverName}.${middle}.${path.table}`;
+}
+
 /** One table's compiled record writer. */
 interface TableEnvelope {
   readonly topic: string;
@@ -263,10 +269,8 @@ export class DebeziumEnvelope {
   setTable(table: CatalogTable): void {
     const problem = this.problem(table);
     if (problem) throw new ConfigError(ErrorCode.CONFIG_BAD_VALUE, `format COMPATIBLE_DEBEZIUM_JSON cannot write ${problem}`);
-    const { database, schema, table: name } = table.path;
-    const db = database ?? '';
-    const middle = this.opts.connector === 'mysql' ? db : (schema ?? 'public');
-    const topic = `${this.opts.serverName}.${middle}.${name}`;
+    const db = table.path.database ?? '';
+    const topic = debeziumTopic(this.opts, table.path);
     const columns = table.columns.map((c) => codecOf(c.type, c.nullable, c.name, this.opts.connector) as ColumnCodec);
     const keyNames = table.primaryKey?.columns ?? [];
     const keyIndexes = keyNames.map((k) => table.columns.findIndex((c) => c.name === k)).filter((i) => i >= 0);
@@ -308,8 +312,8 @@ export class DebeziumEnvelope {
     this.tables.set(table.tableId, {
       topic,
       db,
-      schemaName: schema,
-      table: name,
+      schemaName: table.path.schema,
+      table: table.path.table,
       columns,
       keyIndexes,
       // A key column's schema is not optional (it is the primary key's).

@@ -17,6 +17,7 @@ import {
   type KafkaCommitInfo,
   type KafkaWriterState,
   type LiveTransactions,
+  restoredCounters,
   transactionalId,
   transactionalProducer,
   type TransactionalConfig,
@@ -382,6 +383,10 @@ class KafkaWriter implements SinkWriter<KafkaCommitInfo, KafkaWriterState> {
   private next = 0;
   private probed = false;
   private open?: OpenTransaction;
+  /** Restored at a lower parallelism: retired subtasks whose open transactions this writer aborts, by subtask (their next id). */
+  private readonly retired = new Map<number, number>();
+  /** The abort of the retired subtasks' open transactions, begun when the writer is created. */
+  private recovering?: Promise<void>;
   /** env.sink_error_handler: where the rows refused for themselves go (handleRowErrors). */
   private reject?: (row: Row, error: Error) => void;
 
@@ -391,11 +396,47 @@ class KafkaWriter implements SinkWriter<KafkaCommitInfo, KafkaWriterState> {
     private readonly subtask: number,
     restored: readonly KafkaWriterState[] | undefined,
     private readonly live: LiveTransactions,
+    parallelism: number,
   ) {
     for (const r of routes) this.routes.set(r.tableId, routeEncoder(cfg, r));
     if (routes.length === 1) this.only = this.routes.get(routes[0].tableId);
     this.roundRobin = subtask;
-    for (const st of restored ?? []) this.next = Math.max(this.next, st.next);
+    if (!cfg.transactions || !restored) return;
+    const { own, retired } = restoredCounters(restored, subtask, parallelism);
+    // Without an own entry (a subtask a higher parallelism added) the ids are probed from 0.
+    this.next = own ?? 0;
+    for (const [s, next] of retired) this.retired.set(s, next);
+    if (retired.size > 0) {
+      // At once, not at the first row: their open transactions hold read_committed readers back.
+      this.recovering = this.abortRetired();
+      this.recovering.catch((err: unknown) =>
+        log.warn({ err: errorText(err) }, 'aborting the open transactions of retired writers failed; the next transaction tries again'),
+      );
+    }
+  }
+
+  /**
+   * Restored at a lower parallelism: the writers this one replaces (subtasks at or above the new
+   * parallelism, whose states it was given) may have left transactions open after the
+   * checkpoint. Their ids from each one's next on are initialised, which fences the producer and
+   * aborts the transaction, up to the first id never used (epoch 0): the rows of those
+   * transactions are in no completed checkpoint and are written again from the restored source
+   * offsets. A retired subtask is then forgotten: every one of its ids is committed or aborted.
+   */
+  private async abortRetired(): Promise<void> {
+    const t = this.cfg.transactions as TransactionalConfig;
+    for (const [s, from] of [...this.retired]) {
+      let n = from;
+      for (;;) {
+        const id = transactionalId(t.prefix, s, n++);
+        const { producer } = await this.initTransaction(id);
+        const epoch = producer.producerEpoch ?? 0;
+        await producer.close().catch(() => undefined);
+        if (epoch === 0) break;
+        log.info({ transactionalId: id }, 'fenced a retired writer of this transactional id and aborted its open transaction');
+      }
+      this.retired.delete(s);
+    }
   }
 
   private async connect(): Promise<Producer> {
@@ -463,6 +504,12 @@ class KafkaWriter implements SinkWriter<KafkaCommitInfo, KafkaWriterState> {
    * checkpoint, and their rows are written again after the restore.
    */
   private async beginTransaction(): Promise<OpenTransaction> {
+    if (this.recovering) {
+      const recovering = this.recovering;
+      this.recovering = undefined;
+      // Failed at creation: once more, now failing the write if the broker still refuses.
+      await recovering.catch(() => this.abortRetired());
+    }
     for (;;) {
       const id = transactionalId((this.cfg.transactions as TransactionalConfig).prefix, this.subtask, this.next);
       const { producer, transaction } = await this.initTransaction(id);
@@ -686,7 +733,9 @@ class KafkaWriter implements SinkWriter<KafkaCommitInfo, KafkaWriterState> {
   }
 
   snapshotState(): KafkaWriterState[] {
-    return this.cfg.transactions ? [{ next: this.next }] : [];
+    if (!this.cfg.transactions) return [];
+    // Retired subtasks not yet done stay in the checkpoint, so that a restore from it aborts their transactions.
+    return [{ subtask: this.subtask, next: this.next }, ...[...this.retired].map(([subtask, next]) => ({ subtask, next }))];
   }
 
   /** Aborts the open transaction (no checkpoint holds it); prepared ones stay for a restore to commit. */
@@ -702,6 +751,8 @@ class KafkaWriter implements SinkWriter<KafkaCommitInfo, KafkaWriterState> {
   }
 
   async close(): Promise<void> {
+    // Its failure was logged; a restore from the checkpoint tries again.
+    await this.recovering?.catch(() => undefined);
     await this.abortPrepare().catch((err: unknown) => log.warn({ err: errorText(err) }, 'aborting the open transaction failed'));
     await this.producer?.close();
   }
@@ -714,7 +765,7 @@ export const kafkaSinkFactory: SinkFactory = {
   description:
     'Writes rows (of one or several input tables) to Kafka topics as json, text, avro, protobuf or change-log messages, or rows that are records (native, as the source reads them; compatible_debezium_json, as the CDC sources give Debezium records), with keys from partition_key_fields, a fixed partition or content-assigned partitions; NON, AT_LEAST_ONCE (the idempotent producer, every row acknowledged before its checkpoint completes) or EXACTLY_ONCE (a Kafka transaction per writer and checkpoint, committed when the checkpoint completes, and again, idempotently, after a restore).',
   spec: kafkaSinkSpec,
-  create(ctx: PluginContext): Sink {
+  create(ctx: PluginContext): Sink & { tableTopics(): Map<string, string | undefined> } {
     const o = ctx.options;
     if (ctx.inputTables.length === 0) throw bad(o, 'plugin_input', 'the Kafka sink has no input table.');
     const base = readConfig(o, ctx);
@@ -723,9 +774,16 @@ export const kafkaSinkFactory: SinkFactory = {
     const transactions = cfg.transactions;
     // Prepared transactions of this task group's writers, which its committer commits.
     const live: LiveTransactions = new Map();
-    if (!transactions) return { createWriter: (wctx) => new KafkaWriter(cfg, routes, wctx.subtaskIndex, undefined, live) };
-    const sink: Sink<KafkaCommitInfo, unknown, KafkaWriterState> = {
-      createWriter: (wctx, restored) => new KafkaWriter(cfg, routes, wctx.subtaskIndex, restored, live),
+    // For `tideway verify` through Kafka: each input table's topic (undefined: each row's, from a column).
+    const tableTopics = () => new Map(routes.map((r) => [r.tableId, r.topicField === undefined ? r.topic : undefined]));
+    if (!transactions)
+      return { tableTopics, createWriter: (wctx) => new KafkaWriter(cfg, routes, wctx.subtaskIndex, undefined, live, wctx.parallelism) };
+    const sink: Sink<KafkaCommitInfo, unknown, KafkaWriterState> & { tableTopics: typeof tableTopics } = {
+      tableTopics,
+      // A restore at another parallelism hands old writer i's ids and prepared transactions to
+      // new writer i % parallelism (see restoredCounters and abortRetired).
+      rescalable: true,
+      createWriter: (wctx, restored) => new KafkaWriter(cfg, routes, wctx.subtaskIndex, restored, live, wctx.parallelism),
       createCommitter: () => ({
         commit: async (infos) => {
           await commitAll(transactions, live, infos);

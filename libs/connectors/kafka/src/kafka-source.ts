@@ -945,6 +945,46 @@ function sourceTable(o: PluginOptions, fallbackTable: string, native: boolean): 
   return { table, raw: isContentTable(table, false) };
 }
 
+/** One table the source reads, and from which topics (for `tideway verify` through Kafka). */
+export interface TopicTable {
+  readonly tableId: string;
+  /** Its fields' names, in order. */
+  readonly columns: readonly string[];
+  readonly topics: readonly string[];
+  readonly pattern?: RegExp;
+}
+
+/**
+ * Where a read_committed reader of the topics ends now (each partition's last stable offset), by
+ * split id (`topic-partition`), for `tideway verify` through Kafka.
+ */
+async function committedEnds(cfg: SourceConfig, topics: readonly string[]): Promise<Map<string, number>> {
+  const consumer = newConsumer(cfg.bootstrap, cfg.group, cfg.settings, 'tideway-verify');
+  try {
+    const ms = connectTimeoutMs(cfg.settings);
+    const metadata = await withDeadline(cfg.bootstrap, ms, `reading the metadata of ${topics.join(', ')}`, () =>
+      consumer.metadata({ topics: [...topics], autocreateTopics: false }),
+    );
+    const partitions: Record<string, number[]> = {};
+    for (const t of topics) partitions[t] = Array.from({ length: metadata.topics.get(t)?.partitionsCount ?? 0 }, (_, p) => p);
+    const got = await withDeadline(cfg.bootstrap, ms, 'looking up end offsets', () =>
+      consumer.listOffsetsWithTimestamps({ topics: [...topics], partitions, timestamp: LATEST, isolationLevel: 1 }),
+    );
+    const out = new Map<string, number>();
+    for (const [topic, byPartition] of got) for (const [p, o] of byPartition) out.set(splitId(topic, p), Number(o.offset));
+    return out;
+  } finally {
+    await consumer.close().catch(() => undefined);
+  }
+}
+
+/** The next offset of each partition in a checkpoint's reader splits, by split id. */
+function checkpointedOffsets(splits: readonly unknown[]): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const s of splits as KafkaSplit[]) if (s && typeof s.offset === 'number') out.set(splitId(s.topic, s.partition), s.offset);
+  return out;
+}
+
 /**
  * SeaTunnel's Kafka source: each partition of the topics is a split, spread over the readers;
  * offsets are part of checkpoints (a restore resumes at them exactly) and are committed to the
@@ -956,7 +996,11 @@ export const kafkaSourceFactory: SourceFactory = {
   description:
     "Reads Kafka topics (a list or a pattern) as json, text, change-log (canal, debezium, maxwell, ogg, Kafka Connect json), avro or protobuf rows, or as whole records (native: headers, key, value, partition, timestamp): each partition is a split, offsets are checkpointed and committed to the consumer group when a checkpoint completes, transactions are read committed, partitions added while a streaming job runs are picked up, and each partition's consumer lag is the metric tideway_source_lag.",
   spec: kafkaSourceSpec,
-  create(ctx: PluginContext): Source<KafkaSplit, EnumState> {
+  create(ctx: PluginContext): Source<KafkaSplit, EnumState> & {
+    topicTables(): TopicTable[];
+    committedEnds(topics: readonly string[]): Promise<Map<string, number>>;
+    checkpointedOffsets(splits: readonly unknown[]): Map<string, number>;
+  } {
     const o = ctx.options;
     const cfg = readConfig(o);
     const bounded = ctx.jobMode === 'BATCH';
@@ -966,7 +1010,21 @@ export const kafkaSourceFactory: SourceFactory = {
       boundedness: () => (bounded ? 'BOUNDED' : 'UNBOUNDED'),
       catalogTables: () => cfg.entries.map((e) => e.table),
       createEnumerator: (ectx, restored) => new KafkaEnumerator(ectx, cfg, bounded, restored),
+      // The enumerator's state (partitions found, splits not handed out) does not depend on the
+      // number of readers; a restore at another parallelism gives the readers' partitions, with
+      // their offsets, back to it, and it hands each to its owner among the readers there are now.
+      rescalable: true,
       createReader: (rctx) => new KafkaReader(rctx, cfg),
+      // For `tideway verify` through Kafka: which topics hold which table, and how far the job read them.
+      topicTables: () =>
+        cfg.entries.map((e) => ({
+          tableId: e.table.tableId,
+          columns: e.table.columns.map((c) => c.name),
+          topics: e.topics,
+          pattern: e.pattern,
+        })),
+      committedEnds: (topics) => committedEnds(cfg, topics),
+      checkpointedOffsets,
     };
   },
 };

@@ -25,9 +25,48 @@ export interface KafkaCommitInfo {
   readonly records: number;
 }
 
-/** A writer's checkpointed state: the number of its next transactional id. */
+/**
+ * A writer's checkpointed state: for a subtask whose transactional ids it answers for, the number
+ * of that subtask's next id. A writer keeps its own entry, and, after a restore at a lower
+ * parallelism, the entries of the retired subtasks it took over until it has aborted what they
+ * left open (docs/decisions/0092-kafka-exactly-once-rescale.md).
+ */
 export interface KafkaWriterState {
   readonly next: number;
+  /** Whose ids (`<prefix>-<subtask>-<n>`); absent in checkpoints written before restores could change the parallelism (then the writer's own). */
+  readonly subtask?: number;
+}
+
+/** What a restored writer takes from the states it was given. */
+export interface RestoredCounters {
+  /** Its own next id; undefined when no state was its own (a subtask added by a restore at a higher parallelism). */
+  readonly own?: number;
+  /** Retired subtasks (at or above the new parallelism) whose ids from `next` on may be open, by subtask. */
+  readonly retired: Map<number, number>;
+}
+
+/**
+ * Sorts the states a restored writer was given (the engine hands old writer i's whole list to new
+ * writer i % parallelism): its own entry, the entries of subtasks that no longer run (it aborts
+ * their open transactions), and entries of other running subtasks, which are dropped (each of
+ * those writers finds its own first unused id by probing from 0, never touching ids a checkpoint
+ * holds: its subtask prepared nothing in the checkpoint restored).
+ */
+export function restoredCounters(states: readonly KafkaWriterState[], subtask: number, parallelism: number): RestoredCounters {
+  const unnamed = states.filter((st) => st.subtask === undefined);
+  if (unnamed.length > 1)
+    throw new TidewayError(
+      ErrorCode.CONFIG_BAD_VALUE,
+      `the Kafka sink's writer ${subtask} was restored with ${unnamed.length} writers' states of a checkpoint written before the sink recorded whose transactional ids they are, so the job cannot change its parallelism from that checkpoint: restore it at the parallelism it had.`,
+    );
+  let own: number | undefined;
+  const retired = new Map<number, number>();
+  for (const st of states) {
+    const whose = st.subtask ?? subtask;
+    if (whose === subtask) own = Math.max(own ?? 0, st.next);
+    else if (whose >= parallelism) retired.set(whose, Math.max(retired.get(whose) ?? 0, st.next));
+  }
+  return { own, retired };
 }
 
 /** SeaTunnel's transactional id shape, with the writer's transaction count as its last part. */
@@ -201,6 +240,18 @@ export async function commitAll(cfg: TransactionalConfig, live: LiveTransactions
  * its producer, as a new producer with that id would. Returns the aborted ids.
  */
 export async function abandonTransactions(cfg: TransactionalConfig): Promise<string[]> {
+  return openTransactions(cfg, abortEach);
+}
+
+/** The transactional ids of the prefix with a transaction open now, as the brokers list them (ListTransactions, Kafka 3.0 and later). */
+export async function openTransactionIds(cfg: TransactionalConfig): Promise<string[]> {
+  return openTransactions(cfg, async () => undefined);
+}
+
+async function openTransactions(
+  cfg: TransactionalConfig,
+  then: (cfg: TransactionalConfig, open: Set<string>, opened: Connection[]) => Promise<void>,
+): Promise<string[]> {
   const admin = newAdmin(cfg.bootstrap, cfg.settings, 'tideway-kafka-abandon');
   let brokers: Array<{ host: string; port: number }>;
   try {
@@ -218,25 +269,30 @@ export async function abandonTransactions(cfg: TransactionalConfig): Promise<str
       const listed = await listTransactionsV0.api.async(conn, ['Ongoing' as 'ONGOING'], [], -1n, null);
       for (const t of listed.transactionStates) if (t.transactionalId.startsWith(`${cfg.prefix}-`)) open.add(t.transactionalId);
     }
-    for (const id of open) {
-      const at = await coordinatorOf(opened[0], id);
-      if (!at) throw new Error(`no transaction coordinator for ${id} at ${cfg.bootstrap} yet`);
-      const conn = await connect(cfg, at.host, at.port);
-      opened.push(conn);
-      // The coordinator answers CONCURRENT_TRANSACTIONS while it writes the abort markers: ask again.
-      for (let attempt = 0; ; attempt++) {
-        try {
-          await initProducerIdV4.api.async(conn, id, cfg.transactionTimeoutMs, -1n, -1);
-          break;
-        } catch (err) {
-          if (attempt >= 20 || !hasApiError(err, 'CONCURRENT_TRANSACTIONS')) throw err;
-          await new Promise((r) => setTimeout(r, Math.min(100 * 2 ** attempt, 1_000)));
-        }
-      }
-      log.info({ transactionalId: id }, 'aborted a transaction no checkpoint will commit');
-    }
+    await then(cfg, open, opened);
   } finally {
     await Promise.allSettled(opened.map((c) => c.close()));
   }
   return [...open];
+}
+
+/** InitProducerId on each id makes its coordinator abort the open transaction and fence its producer. */
+async function abortEach(cfg: TransactionalConfig, open: Set<string>, opened: Connection[]): Promise<void> {
+  for (const id of open) {
+    const at = await coordinatorOf(opened[0], id);
+    if (!at) throw new Error(`no transaction coordinator for ${id} at ${cfg.bootstrap} yet`);
+    const conn = await connect(cfg, at.host, at.port);
+    opened.push(conn);
+    // The coordinator answers CONCURRENT_TRANSACTIONS while it writes the abort markers: ask again.
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await initProducerIdV4.api.async(conn, id, cfg.transactionTimeoutMs, -1n, -1);
+        break;
+      } catch (err) {
+        if (attempt >= 20 || !hasApiError(err, 'CONCURRENT_TRANSACTIONS')) throw err;
+        await new Promise((r) => setTimeout(r, Math.min(100 * 2 ** attempt, 1_000)));
+      }
+    }
+    log.info({ transactionalId: id }, 'aborted a transaction no checkpoint will commit');
+  }
 }

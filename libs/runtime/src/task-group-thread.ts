@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { ErrorCode, TidewayError } from '@tideway/common';
 import { CallClock, overdueCall, type CallLimits } from './call-clock.js';
 import { chainNodes, type TaskGroupDescriptor } from './descriptor.js';
-import type { FromTaskGroup, ToTaskGroup } from './protocol.js';
+import type { FromTaskGroup, PluginRef, ToTaskGroup } from './protocol.js';
 
 const entryTs = new URL('./thread-entry.ts', import.meta.url).href;
 const bootstrap = fileURLToPath(new URL('./thread-bootstrap.mjs', import.meta.url));
@@ -78,6 +78,15 @@ export class SpareTaskThread {
       worker.off('exit', ended);
     };
     this.spare = spare;
+  }
+
+  /**
+   * Has the spare thread import these plugins' packages now (a local-mode job knows its plugins
+   * before its services start): the task group that takes the thread then finds them loaded
+   * instead of importing them after its deploy (docs/decisions/0090).
+   */
+  preload(plugins: PluginRef[]): void {
+    if (this.spare?.alive && plugins.length) this.spare.worker.postMessage({ type: 'preload', plugins } satisfies ToTaskGroup);
   }
 
   /** The spare thread, started or still starting, if one is alive; the caller owns it from now on. */

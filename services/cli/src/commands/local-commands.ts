@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import { ConfigError, ErrorCode, newJobId } from '@tideway/common';
+import { parseJobConfig } from '@tideway/config';
 import { readJobInput } from '../config-input.js';
-import type { LocalCluster } from '../local-cluster.js';
+import type { LocalCluster, PluginRef } from '../local-cluster.js';
 import { collect, engineConfig, metricsPortOf, usePluginFolders } from './options.js';
 
 export function registerLocalCommands(program: Command): void {
@@ -54,7 +55,7 @@ export function registerLocalCommands(program: Command): void {
           import('@tideway/client'),
           import('./follow.js'),
         ]);
-        const cluster = await startLocalCluster(engine, port);
+        const cluster = await startLocalCluster(engine, port, pluginsOf(input));
         const stopRestApi = await startRestApiIfEnabled(engine, '127.0.0.1', cluster.coordinatorAddress);
         const stopMetrics =
           metricsPort === undefined
@@ -135,6 +136,23 @@ export function registerLocalCommands(program: Command): void {
         process.stdout.write('\n');
       }
     });
+}
+
+/**
+ * The plugins a job config names, for the spare task thread to import while the job is planned;
+ * none when the config does not parse (the coordinator then reports why, with its place).
+ */
+function pluginsOf(input: ReturnType<typeof readJobInput>): PluginRef[] {
+  try {
+    const job = parseJobConfig(input.configText, {
+      file: input.configFile,
+      format: input.format as 'hocon' | 'json',
+      variables: input.variables,
+    });
+    return [...job.sources, ...job.transforms, ...job.sinks].map((p) => ({ type: p.type, name: p.name }));
+  } catch {
+    return [];
+  }
 }
 
 /** Local mode's metrics and probes: the three services' metrics, and each one's readiness. */

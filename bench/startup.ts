@@ -11,6 +11,8 @@
  * - the whole run's wall and CPU seconds.
  * The machine is shared: compare CPU seconds first, wall seconds only as medians.
  * BENCH_NODE_ARGS adds Node options to the runs (a CPU profile: see NODE_ARGS).
+ * `--baseline <dir>`: a copy of the repository built at another commit; every round then runs
+ * both builds, in alternating order, and the table gives each one's medians and their ratio.
  * SeaTunnel's start-up figures are those of bench/RESULTS.md (bench/seatunnel.ts, same configs).
  */
 import { spawn } from 'node:child_process';
@@ -34,6 +36,7 @@ const { values: opts } = parseArgs({
     jobs: { type: 'string', default: JOBS.join(',') },
     write: { type: 'boolean', default: false },
     label: { type: 'string', default: '' },
+    baseline: { type: 'string' },
   },
 });
 const ROUNDS = Number(opts.rounds);
@@ -49,6 +52,18 @@ for (const j of selected) {
   }
 }
 const wanted = (j: JobName) => selected.includes(j);
+
+/** The builds compared: this checkout's CLI and, with --baseline, another build's. */
+const builds: { name: string; cli: string[] }[] = [{ name: 'this checkout', cli: cliNodeArgs() }];
+if (opts.baseline) {
+  const main = join(opts.baseline, 'services', 'cli', 'dist', 'main.js');
+  if (!existsSync(main)) {
+    console.error(`bench:startup: --baseline ${opts.baseline}: no built CLI there (${main}); run pnpm build in it`);
+    process.exit(2);
+  }
+  builds.push({ name: 'baseline', cli: [main] });
+}
+type Build = (typeof builds)[number];
 
 const JDBC_ROWS = 10_000;
 const KAFKA_ROWS = 10_000;
@@ -86,9 +101,10 @@ function liveCpu(pid: number): number | undefined {
  * Runs `tideway run` on a config: wall and CPU seconds of the whole run and, with `firstRow`
  * (polled every POLL_MS), of the time it first answered true.
  */
-async function runTideway(conf: string, vars: Record<string, string>, firstRow?: () => Promise<boolean>): Promise<Run> {
+async function runTideway(build: Build, conf: string, vars: Record<string, string>, firstRow?: () => Promise<boolean>): Promise<Run> {
   const args = [
-    ...cliNodeArgs(),
+    ...NODE_ARGS,
+    ...build.cli,
     'run',
     '-c',
     confPath(conf),
@@ -127,18 +143,22 @@ async function runTideway(conf: string, vars: Record<string, string>, firstRow?:
   return { startup: first?.at ?? seconds, startupCpu: first?.cpu ?? cpu, seconds, cpu };
 }
 
-const results: { job: string; runs: Run[] }[] = [];
+const results: { job: string; build: string; runs: Run[] }[] = [];
 
-async function rounds(job: string, one: (round: number) => Promise<Run>): Promise<void> {
-  const runs: Run[] = [];
+/** ROUNDS rounds of one job, each build once a round, the first build changing every round. */
+async function rounds(job: string, one: (build: Build, round: number) => Promise<Run>): Promise<void> {
+  const runs = new Map(builds.map((b) => [b, [] as Run[]]));
   for (let round = 0; round < ROUNDS; round++) {
-    const run = await one(round);
-    runs.push(run);
-    console.error(
-      `${job}, round ${round + 1}/${ROUNDS}: start-up ${run.startup.toFixed(2)} s (${run.startupCpu.toFixed(2)} s CPU), whole run ${run.seconds.toFixed(2)} s (${run.cpu.toFixed(2)} s CPU)`,
-    );
+    const order = round % 2 ? [...builds].reverse() : builds;
+    for (const build of order) {
+      const run = await one(build, round);
+      runs.get(build)!.push(run);
+      console.error(
+        `${job}, round ${round + 1}/${ROUNDS}, ${build.name}: start-up ${run.startup.toFixed(2)} s (${run.startupCpu.toFixed(2)} s CPU), whole run ${run.seconds.toFixed(2)} s (${run.cpu.toFixed(2)} s CPU)`,
+      );
+    }
   }
-  results.push({ job, runs });
+  for (const [build, r] of runs) results.push({ job, build: build.name, runs: r });
 }
 
 async function jdbcJob(): Promise<void> {
@@ -179,8 +199,8 @@ async function jdbcJob(): Promise<void> {
       };
       const firstRow = async () =>
         Number((await dst.query<{ n: string }>("SELECT pg_relation_size('public.orders')::text AS n")).rows[0].n) > 0;
-      await rounds(`Jdbc PostgreSQL -> PostgreSQL (COPY), ${JDBC_ROWS.toLocaleString('en')} rows, p1`, async () => {
-        const run = await runTideway('jdbc-pg-pg', vars, firstRow);
+      await rounds(`Jdbc PostgreSQL -> PostgreSQL (COPY), ${JDBC_ROWS.toLocaleString('en')} rows, p1`, async (build) => {
+        const run = await runTideway(build, 'jdbc-pg-pg', vars, firstRow);
         const n = Number((await dst.query<{ n: string }>('SELECT count(*)::text AS n FROM orders')).rows[0].n);
         if (n !== JDBC_ROWS) throw new Error(`Jdbc: the target has ${n} rows, not ${JDBC_ROWS}`);
         await dst.query('TRUNCATE orders');
@@ -200,15 +220,15 @@ async function fileJobs(dir: string): Promise<void> {
   for (const format of ['text', 'parquet'] as const) {
     if (!wanted(`${format}-read`)) continue;
     const out = join(dir, `input-${format}`);
-    await runTideway('file-write', {
+    await runTideway(builds[0]!, 'file-write', {
       parallelism: '1',
       row_num: '1',
       path: join(out, 'data'),
       tmp_path: join(out, 'tmp'),
       file_format: format,
     });
-    await rounds(`LocalFile ${format} -> Console (dropped), one row, p1`, () =>
-      runTideway(`file-read-${format}`, { parallelism: '1', path: join(out, 'data') }),
+    await rounds(`LocalFile ${format} -> Console (dropped), one row, p1`, (build) =>
+      runTideway(build, `file-read-${format}`, { parallelism: '1', path: join(out, 'data') }),
     );
   }
 }
@@ -233,21 +253,23 @@ async function kafkaJob(): Promise<void> {
   const cluster = await startKafka({ heapMb: 512 });
   try {
     const dataDir = join(cluster.brokers[0].dir, 'data');
-    const outs = Array.from({ length: ROUNDS }, (_, round) => `startup-out-${round}`);
+    const outs = Array.from({ length: ROUNDS }, (_, round) => builds.map((b, i) => `startup-out-${round}-${i}`)).flat();
     const admin = new Admin({ clientId: 'bench-startup', bootstrapBrokers: [cluster.bootstrap] });
     try {
       await admin.createTopics({ topics: ['startup-in', ...outs], partitions: 1, replicas: 1 });
     } finally {
       await admin.close();
     }
-    await runTideway('kafka-fill', { row_num: String(KAFKA_ROWS), bootstrap: cluster.bootstrap, topic: 'startup-in' });
-    await rounds(`Kafka -> Kafka (json), ${KAFKA_ROWS.toLocaleString('en')} records, p1`, (round) =>
-      runTideway(
+    await runTideway(builds[0]!, 'kafka-fill', { row_num: String(KAFKA_ROWS), bootstrap: cluster.bootstrap, topic: 'startup-in' });
+    await rounds(`Kafka -> Kafka (json), ${KAFKA_ROWS.toLocaleString('en')} records, p1`, (build, round) => {
+      const topic = `startup-out-${round}-${builds.indexOf(build)}`;
+      return runTideway(
+        build,
         'kafka-kafka',
-        { parallelism: '1', bootstrap: cluster.bootstrap, source_topic: 'startup-in', sink_topic: outs[round]!, group: `startup-${round}` },
-        async () => topicBytes(dataDir, outs[round]!) > 0,
-      ),
-    );
+        { parallelism: '1', bootstrap: cluster.bootstrap, source_topic: 'startup-in', sink_topic: topic, group: `startup-${topic}` },
+        async () => topicBytes(dataDir, topic) > 0,
+      );
+    });
   } finally {
     await cluster.stop();
   }
@@ -257,7 +279,9 @@ const machine = machineLine({ load: true });
 const dir = mkdtempSync(join(tmpdir(), 'tideway-bench-startup-'));
 try {
   if (wanted('fake'))
-    await rounds('FakeSource -> Console (dropped), one row, p1', () => runTideway('fake-console', { parallelism: '1', row_num: '1' }));
+    await rounds('FakeSource -> Console (dropped), one row, p1', (build) =>
+      runTideway(build, 'fake-console', { parallelism: '1', row_num: '1' }),
+    );
   if (wanted('jdbc')) await jdbcJob();
   await fileJobs(dir);
   if (wanted('kafka')) await kafkaJob();
@@ -266,19 +290,35 @@ try {
 }
 
 const range = (xs: number[]) => `${Math.min(...xs).toFixed(2)}-${Math.max(...xs).toFixed(2)}`;
+const med = (runs: Run[], f: (r: Run) => number) => median(runs.map(f));
+/** This checkout's median over the baseline's, for the same job. */
+const ratio = (job: string, runs: Run[], f: (r: Run) => number) => {
+  const base = results.find((r) => r.job === job && r.build === 'baseline');
+  return base ? `${(med(runs, f) / med(base.runs, f)).toFixed(2)}x` : '';
+};
+const compared = builds.length > 1;
 const lines = [
   '',
   `### Start-up${opts.label ? `: ${opts.label}` : ''} (${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, \`pnpm bench:startup\`)`,
   '',
   machine,
   '',
-  `Tideway in local mode (\`tideway run\`), ${ROUNDS} rounds. Start-up: command start to the first byte in the target table or topic (looked at every ${POLL_MS} ms), or for a Console sink (rows dropped) the whole one-row job; CPU: user + system seconds of the process, all threads, by then; whole run: the job to its exit.`,
+  `Tideway in local mode (\`tideway run\`), ${ROUNDS} rounds${compared ? `, this checkout and a baseline build (${opts.baseline}) alternating` : ''}. Start-up: command start to the first byte in the target table or topic (looked at every ${POLL_MS} ms), or for a Console sink (rows dropped) the whole one-row job; CPU: user + system seconds of the process, all threads, by then; whole run: the job to its exit.`,
   '',
-  '| job | start-up s (median) | range | CPU s at start-up (median) | whole run s (median) | whole run CPU s (median) |',
-  '|---|---|---|---|---|---|',
-  ...results.map(({ job, runs }) => {
-    const s = runs.map((r) => r.startup);
-    return `| ${job} | ${median(s).toFixed(2)} | ${range(s)} | ${median(runs.map((r) => r.startupCpu)).toFixed(2)} | ${median(runs.map((r) => r.seconds)).toFixed(2)} | ${median(runs.map((r) => r.cpu)).toFixed(2)} |`;
+  `| job | build | start-up s (median) | range | CPU s at start-up (median) | whole run s (median) | whole run CPU s (median) |${compared ? ' this / baseline: start-up, CPU |' : ''}`,
+  `|---|---|---|---|---|---|---|${compared ? '---|' : ''}`,
+  ...results.map(({ job, build, runs }) => {
+    const cells = [
+      job,
+      build,
+      med(runs, (r) => r.startup).toFixed(2),
+      range(runs.map((r) => r.startup)),
+      med(runs, (r) => r.startupCpu).toFixed(2),
+      med(runs, (r) => r.seconds).toFixed(2),
+      med(runs, (r) => r.cpu).toFixed(2),
+    ];
+    if (compared) cells.push(build === 'baseline' ? '' : `${ratio(job, runs, (r) => r.startup)}, ${ratio(job, runs, (r) => r.startupCpu)}`);
+    return `| ${cells.join(' | ')} |`;
   }),
 ];
 console.log(lines.join('\n'));

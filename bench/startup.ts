@@ -37,6 +37,7 @@ const { values: opts } = parseArgs({
     write: { type: 'boolean', default: false },
     label: { type: 'string', default: '' },
     baseline: { type: 'string' },
+    'jdbc-rows': { type: 'string', default: '10000' },
   },
 });
 const ROUNDS = Number(opts.rounds);
@@ -65,7 +66,12 @@ if (opts.baseline) {
 }
 type Build = (typeof builds)[number];
 
-const JDBC_ROWS = 10_000;
+/** The source table's rows (--jdbc-rows; bench/seatunnel.ts's PG -> PG reads 2,000,000). */
+const JDBC_ROWS = Number(opts['jdbc-rows']);
+if (!Number.isInteger(JDBC_ROWS) || JDBC_ROWS < 1) {
+  console.error('bench:startup: --jdbc-rows takes a whole number above 0');
+  process.exit(2);
+}
 const KAFKA_ROWS = 10_000;
 /** How often the target is looked at for its first row. */
 const POLL_MS = 20;
@@ -220,7 +226,7 @@ async function fileJobs(dir: string): Promise<void> {
   for (const format of ['text', 'parquet'] as const) {
     if (!wanted(`${format}-read`)) continue;
     const out = join(dir, `input-${format}`);
-    await runTideway(builds[0]!, 'file-write', {
+    await runTideway(builds[0], 'file-write', {
       parallelism: '1',
       row_num: '1',
       path: join(out, 'data'),
@@ -260,7 +266,7 @@ async function kafkaJob(): Promise<void> {
     } finally {
       await admin.close();
     }
-    await runTideway(builds[0]!, 'kafka-fill', { row_num: String(KAFKA_ROWS), bootstrap: cluster.bootstrap, topic: 'startup-in' });
+    await runTideway(builds[0], 'kafka-fill', { row_num: String(KAFKA_ROWS), bootstrap: cluster.bootstrap, topic: 'startup-in' });
     await rounds(`Kafka -> Kafka (json), ${KAFKA_ROWS.toLocaleString('en')} records, p1`, (build, round) => {
       const topic = `startup-out-${round}-${builds.indexOf(build)}`;
       return runTideway(

@@ -60,7 +60,7 @@ export function addLazyService(server: grpc.Server, fullName: string, methods: L
       else call.emit('error', status);
     }) as grpc.UntypedHandleCall;
   }
-  server.addService(definition as grpc.ServiceDefinition, handlers);
+  server.addService(definition, handlers);
 }
 
 /**

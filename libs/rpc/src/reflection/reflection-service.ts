@@ -108,7 +108,7 @@ export function addReflection(server: grpc.Server, indexOf: () => DescriptorInde
       const undescribed = listed.filter((s) => !index.has(s));
       if (undescribed.length) throw new Error(`no descriptor for ${undescribed.join(', ')}: regenerate libs/contracts with pnpm gen`);
       return {
-        definition: reflectionDefinitions(index)[i]!,
+        definition: reflectionDefinitions(index)[i],
         handlers: {
           ServerReflectionInfo: (stream: grpc.ServerDuplexStream<ReflectionRequest, object>) => {
             stream.on('data', (req: ReflectionRequest) => stream.write(answer(index, listed, req)));

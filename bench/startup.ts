@@ -2,8 +2,9 @@
  * Tideway's start-up per job kind (issue 32's start-up target: <= 0.2x SeaTunnel's), in local
  * mode, N rounds, medians: `pnpm bench:startup [--rounds 5] [--jobs fake,jdbc,text-read,...] [--write]`.
  *
- * Each job is small (one row, or JDBC_ROWS / KAFKA_ROWS where the source is a server), and for
- * each run the bench records:
+ * The jobs: one row of FakeSource and of a LocalFile text or Parquet file, KAFKA_ROWS records of
+ * a topic, and PG -> PG over shared/bench's `orders` (JDBC_ROWS rows, bench/seatunnel.ts's table,
+ * so its start-up compares with SeaTunnel's there). For each run the bench records:
  * - start-up: command start to the first byte in the target table or topic; where the sink drops
  *   rows (Console), the wall time of the whole one-row job (as bench/seatunnel.ts measures it);
  * - CPU at start-up: the process's user + system CPU (all its threads) at that moment; for the
@@ -16,7 +17,7 @@
  * SeaTunnel's start-up figures are those of bench/RESULTS.md (bench/seatunnel.ts, same configs).
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, appendFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, appendFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -25,7 +26,7 @@ import pg from 'pg';
 import { kafkaMissing, startKafka, startPostgres } from '@tideway/testing';
 import { cliNodeArgs } from '../scripts/cli-entry.mjs';
 import { machineLine, procCpu } from './machine.js';
-import { median, repo } from './orders-servers.js';
+import { loadOrders, median, pgRun, repo } from './orders-servers.js';
 
 const JOBS = ['fake', 'jdbc', 'text-read', 'parquet-read', 'kafka'] as const;
 type JobName = (typeof JOBS)[number];
@@ -37,7 +38,7 @@ const { values: opts } = parseArgs({
     write: { type: 'boolean', default: false },
     label: { type: 'string', default: '' },
     baseline: { type: 'string' },
-    'jdbc-rows': { type: 'string', default: '10000' },
+    'jdbc-rows': { type: 'string', default: '2000000' },
   },
 });
 const ROUNDS = Number(opts.rounds);
@@ -66,7 +67,7 @@ if (opts.baseline) {
 }
 type Build = (typeof builds)[number];
 
-/** The source table's rows (--jdbc-rows; bench/seatunnel.ts's PG -> PG reads 2,000,000). */
+/** The `orders` rows PG -> PG copies (--jdbc-rows; 2,000,000 as in bench/seatunnel.ts). */
 const JDBC_ROWS = Number(opts['jdbc-rows']);
 if (!Number.isInteger(JDBC_ROWS) || JDBC_ROWS < 1) {
   console.error('bench:startup: --jdbc-rows takes a whole number above 0');
@@ -167,57 +168,50 @@ async function rounds(job: string, one: (build: Build, round: number) => Promise
   for (const [build, r] of runs) results.push({ job, build: build.name, runs: r });
 }
 
-async function jdbcJob(): Promise<void> {
-  const server = await startPostgres();
-  const client = new pg.Client({
-    host: server.host,
-    port: server.port,
-    user: server.user,
-    password: server.password,
-    database: server.database,
-  });
-  await client.connect();
+/**
+ * PG -> PG over shared/bench's `orders` table (bench/seatunnel.ts's table, server settings and
+ * config), into the server's own database, as bench/seatunnel.ts runs it.
+ */
+async function jdbcJob(dir: string): Promise<void> {
+  const server = await startPostgres({ settings: { shared_buffers: '1GB', max_wal_size: '8GB' } });
   try {
-    for (const db of ['src', 'dst']) await client.query(`CREATE DATABASE ${db}`);
-    const at = (db: string) =>
-      new pg.Client({ host: server.host, port: server.port, user: server.user, password: server.password, database: db });
-    const src = at('src');
-    const dst = at('dst');
-    await src.connect();
-    await dst.connect();
+    await pgRun(server, server.database, 'CREATE DATABASE src');
+    console.error(`loading ${JDBC_ROWS.toLocaleString('en')} orders into PostgreSQL ...`);
+    mkdirSync(join(dir, 'orders'));
+    await loadOrders(join(dir, 'orders'), server, undefined, JDBC_ROWS);
+    const target = new pg.Client({
+      host: server.host,
+      port: server.port,
+      user: server.user,
+      password: server.password,
+      database: server.database,
+    });
+    await target.connect();
     try {
-      const ddl = 'CREATE TABLE orders (id bigint PRIMARY KEY, customer text NOT NULL, amount numeric(12,2), placed timestamp)';
-      await src.query(ddl);
-      await dst.query(ddl);
-      await src.query(
-        `INSERT INTO orders SELECT g, 'customer ' || g, g * 1.25, timestamp '2026-01-01' + g * interval '1 minute' FROM generate_series(1, ${JDBC_ROWS}) g`,
-      );
-      await src.query('ANALYZE orders');
       const vars = {
         parallelism: '1',
         source_url: `jdbc:postgresql://${server.host}:${server.port}/src`,
         source_table: 'public.orders',
-        sink_url: `jdbc:postgresql://${server.host}:${server.port}/dst`,
-        sink_database: 'dst',
+        sink_url: `jdbc:postgresql://${server.host}:${server.port}/${server.database}`,
+        sink_database: server.database,
         sink_table: 'public.orders',
         user: server.user,
         password: server.password,
       };
       const firstRow = async () =>
-        Number((await dst.query<{ n: string }>("SELECT pg_relation_size('public.orders')::text AS n")).rows[0].n) > 0;
-      await rounds(`Jdbc PostgreSQL -> PostgreSQL (COPY), ${JDBC_ROWS.toLocaleString('en')} rows, p1`, async (build) => {
+        Number((await target.query<{ n: string }>("SELECT pg_relation_size('public.orders')::text AS n")).rows[0].n) > 0;
+      await rounds(`Jdbc PostgreSQL -> PostgreSQL (COPY), orders, ${JDBC_ROWS.toLocaleString('en')} rows, p1`, async (build) => {
         const run = await runTideway(build, 'jdbc-pg-pg', vars, firstRow);
-        const n = Number((await dst.query<{ n: string }>('SELECT count(*)::text AS n FROM orders')).rows[0].n);
+        const n = Number((await target.query<{ n: string }>('SELECT count(*)::text AS n FROM orders')).rows[0].n);
         if (n !== JDBC_ROWS) throw new Error(`Jdbc: the target has ${n} rows, not ${JDBC_ROWS}`);
-        await dst.query('TRUNCATE orders');
+        await target.query('TRUNCATE orders');
+        await target.query('CHECKPOINT');
         return run;
       });
     } finally {
-      await src.end();
-      await dst.end();
+      await target.end();
     }
   } finally {
-    await client.end();
     await server.stop();
   }
 }
@@ -288,7 +282,7 @@ try {
     await rounds('FakeSource -> Console (dropped), one row, p1', (build) =>
       runTideway(build, 'fake-console', { parallelism: '1', row_num: '1' }),
     );
-  if (wanted('jdbc')) await jdbcJob();
+  if (wanted('jdbc')) await jdbcJob(dir);
   await fileJobs(dir);
   if (wanted('kafka')) await kafkaJob();
 } finally {

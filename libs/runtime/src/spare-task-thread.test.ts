@@ -29,6 +29,22 @@ describe('SpareTaskThread', () => {
     await gone;
   }, 60_000);
 
+  it('fillSoon starts the spare a moment later, and not at all when closed meanwhile', async () => {
+    const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    const spare = new SpareTaskThread();
+    spare.fillSoon();
+    expect(spare.take()).toBeUndefined();
+    await sleep(800);
+    const taken = spare.take()!;
+    expect(taken.worker.threadId).toBeGreaterThan(0);
+    await taken.worker.terminate();
+
+    spare.fillSoon();
+    await spare.close();
+    await sleep(800);
+    expect(spare.take()).toBeUndefined();
+  }, 60_000);
+
   it.each([false, true])(
     'a task group deployed with the spare runs in that thread and reports from it (plugins preloaded: %s)',
     async (preload) => {

@@ -49,6 +49,9 @@ function spawnTaskThread(clock: CallClock, name: string): Worker {
   return spawnThread({ ts: entryTs, js: entryJs }, { clock: clock.buffer }, name, { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB });
 }
 
+/** How long after a task thread ends its worker starts the next spare (SpareTaskThread.fillSoon). */
+const REFILL_DELAY_MS = 500;
+
 /**
  * One task thread started ahead of the task group it will run (docs/decisions/0079): a thread
  * takes a few hundred milliseconds to start and load the runtime (more from TypeScript
@@ -59,9 +62,24 @@ function spawnTaskThread(clock: CallClock, name: string): Worker {
 export class SpareTaskThread {
   private spare: { worker: Worker; clock: CallClock; alive: boolean; release: () => void } | undefined;
   private closed = false;
+  private refill?: NodeJS.Timeout;
+
+  /**
+   * Fills the spare in REFILL_DELAY_MS, when a task thread has ended: a `tideway run` whose job
+   * just finished stops its worker within that time, and started a thread only to terminate it
+   * (20-30 ms of CPU in every run). A restart comes after the job's retry interval (3 s by
+   * default), by which time the spare is there again.
+   */
+  fillSoon(): void {
+    if (this.closed || this.refill) return;
+    this.refill = setTimeout(() => this.fill(), REFILL_DELAY_MS);
+    this.refill.unref();
+  }
 
   /** Starts a spare thread unless one is there (or this was closed). */
   fill(): void {
+    clearTimeout(this.refill);
+    this.refill = undefined;
     if (this.closed || this.spare?.alive) return;
     const clock = new CallClock();
     const worker = spawnTaskThread(clock, 'tg-spare');
@@ -102,6 +120,7 @@ export class SpareTaskThread {
   /** Stops the spare thread; no other starts. */
   async close(): Promise<void> {
     this.closed = true;
+    clearTimeout(this.refill);
     const spare = this.spare;
     this.spare = undefined;
     if (spare?.alive) await spare.worker.terminate();

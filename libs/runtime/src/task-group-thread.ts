@@ -56,7 +56,7 @@ const REFILL_DELAY_MS = 500;
  * One task thread started ahead of the task group it will run (docs/decisions/0079): a thread
  * takes a few hundred milliseconds to start and load the runtime (more from TypeScript
  * sources), and a deploy that finds one ready skips that wait. A worker fills it when it starts
- * and again when a task thread ends; it never keeps more than one. A spare that dies before it
+ * and again shortly after a task thread ends (fillSoon); it never keeps more than one. A spare that dies before it
  * is taken (it failed to load) is dropped, and the deploy starts its own thread.
  */
 export class SpareTaskThread {

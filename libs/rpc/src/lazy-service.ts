@@ -27,10 +27,17 @@ export function addLazyService(server: grpc.Server, fullName: string, methods: L
     loaded ??= load();
     return loaded;
   };
+  const found = new Map<string, grpc.MethodDefinition<unknown, unknown>>();
   const method = (name: string): grpc.MethodDefinition<unknown, unknown> => {
-    const found = Object.values(real().definition).find((m) => m.path === `/${fullName}/${name}`);
-    if (!found) throw new Error(`the ${fullName} definition has no method ${name}`);
-    return found as grpc.MethodDefinition<unknown, unknown>;
+    let m = found.get(name);
+    if (!m) {
+      m = Object.values(real().definition).find((d) => d.path === `/${fullName}/${name}`) as
+        | grpc.MethodDefinition<unknown, unknown>
+        | undefined;
+      if (!m) throw new Error(`the ${fullName} definition has no method ${name}`);
+      found.set(name, m);
+    }
+    return m;
   };
   const definition: Record<string, grpc.MethodDefinition<unknown, unknown>> = {};
   const handlers: grpc.UntypedServiceImplementation = {};

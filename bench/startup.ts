@@ -303,7 +303,7 @@ const lines = [
   '',
   machine,
   '',
-  `Tideway in local mode (\`tideway run\`), ${ROUNDS} rounds${compared ? `, this checkout and a baseline build (${opts.baseline}) alternating` : ''}. Start-up: command start to the first byte in the target table or topic (looked at every ${POLL_MS} ms), or for a Console sink (rows dropped) the whole one-row job; CPU: user + system seconds of the process, all threads, by then; whole run: the job to its exit.`,
+  `Tideway in local mode (\`tideway run\`), ${ROUNDS} rounds${compared ? `, this checkout and a baseline build (--baseline; --label names it) alternating` : ''}. Start-up: command start to the first byte in the target table or topic (looked at every ${POLL_MS} ms), or for a Console sink (rows dropped) the whole one-row job; CPU: user + system seconds of the process, all threads, by then; whole run: the job to its exit.`,
   '',
   `| job | build | start-up s (median) | range | CPU s at start-up (median) | whole run s (median) | whole run CPU s (median) |${compared ? ' this / baseline: start-up, CPU |' : ''}`,
   `|---|---|---|---|---|---|---|${compared ? '---|' : ''}`,

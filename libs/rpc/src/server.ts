@@ -5,6 +5,7 @@ import { onFirstUse } from '@tideway/common';
 import { DESCRIPTOR_SET_PATH } from '@tideway/contracts';
 import { DescriptorIndex } from './reflection/descriptor-index.js';
 import { addReflection } from './reflection/reflection-service.js';
+import { addLazyService, captureService } from './lazy-service.js';
 import { serverCredentials } from './tls.js';
 import { jobServiceAuth } from './auth.js';
 import { certificateCallerOf } from './cert-auth.js';
@@ -31,17 +32,25 @@ export const CHANNEL_OPTIONS: grpc.ChannelOptions = {
 };
 
 /**
- * The standard health service, loaded by the first server: it parses its .proto file when
- * imported, which a process that only calls (the CLI's client commands) does not need.
+ * The standard health service, loaded on a server's first health call: it parses its .proto
+ * file with protobufjs when imported, which neither a process that only calls (the CLI's client
+ * commands) nor a job's start needs.
  */
 const healthCheck = onFirstUse<typeof import('grpc-health-check')>('grpc-health-check', import.meta.url);
+
+/** grpc.health.v1.Health's methods, as its .proto file declares them. */
+const HEALTH_METHODS = [
+  { name: 'Check', requestStream: false, responseStream: false },
+  { name: 'Watch', requestStream: false, responseStream: true },
+  { name: 'List', requestStream: false, responseStream: false },
+];
 
 let descriptorIndex: DescriptorIndex | undefined;
 
 /**
- * The descriptors reflection serves, read once per process: buf's compiled set (see
- * DESCRIPTOR_SET_PATH), never descriptors rebuilt from a loaded schema, which strict clients
- * (grpcurl, Python's grpcio) reject on map fields.
+ * The descriptors reflection serves, read once per process on the first reflection call: buf's
+ * compiled set (see DESCRIPTOR_SET_PATH), never descriptors rebuilt from a loaded schema, which
+ * strict clients (grpcurl, Python's grpcio) reject on map fields.
  */
 function descriptors(): DescriptorIndex {
   descriptorIndex ??= new DescriptorIndex(readFileSync(DESCRIPTOR_SET_PATH));
@@ -50,11 +59,14 @@ function descriptors(): DescriptorIndex {
 
 /**
  * A gRPC server with the standard health service and server reflection, so grpcurl and
- * reflection clients see every Tideway service it serves.
+ * reflection clients see every Tideway service it serves. Both are built on their first call
+ * (docs/decisions/0090).
  */
 export class TidewayServer {
   readonly grpc: grpc.Server;
-  private readonly health: HealthImplementation;
+  /** Each service's health status, kept here until the health service is first called. */
+  private readonly status: ServingStatusMap = { '': 'SERVING' };
+  private health: HealthImplementation | undefined;
   private readonly served: string[] = [];
 
   constructor() {
@@ -64,22 +76,30 @@ export class TidewayServer {
       'grpc.max_receive_message_length': serverReceiveBytes,
       interceptors: [jobServiceAuth(certificateCallerOf)],
     });
-    const status: ServingStatusMap = { '': 'SERVING' };
-    this.health = new (healthCheck().HealthImplementation)(status);
-    this.health.addToServer(this.grpc);
+    addLazyService(this.grpc, 'grpc.health.v1.Health', HEALTH_METHODS, () =>
+      captureService((server) => {
+        this.health = new (healthCheck().HealthImplementation)(this.status);
+        this.health.addToServer(server);
+      }),
+    );
+  }
+
+  private setStatus(service: string, status: 'SERVING' | 'NOT_SERVING'): void {
+    this.status[service] = status;
+    this.health?.setStatus(service, status);
   }
 
   /** Adds a service; `fullName` is e.g. `tideway.v1.JobService` (for health and reflection). */
   add(fullName: string, definition: grpc.ServiceDefinition, impl: grpc.UntypedServiceImplementation): this {
     this.grpc.addService(definition, impl);
     this.served.push(fullName);
-    this.health.setStatus(fullName, 'SERVING');
+    this.setStatus(fullName, 'SERVING');
     return this;
   }
 
   /** Binds to host:port (port 0 picks a free one), registers reflection, returns the port. */
   async listen(host: string, port: number): Promise<number> {
-    addReflection(this.grpc, descriptors(), [...this.served, 'grpc.health.v1.Health']);
+    addReflection(this.grpc, descriptors, [...this.served, 'grpc.health.v1.Health']);
     return new Promise((resolve, reject) => {
       this.grpc.bindAsync(`${host}:${port}`, serverCredentials(), (err, bound) => {
         if (err) reject(new Error(`cannot listen on ${host}:${port}: ${err.message}`));
@@ -89,7 +109,7 @@ export class TidewayServer {
   }
 
   setNotServing(): void {
-    for (const s of ['', ...this.served]) this.health.setStatus(s, 'NOT_SERVING');
+    for (const s of ['', ...this.served]) this.setStatus(s, 'NOT_SERVING');
   }
 
   /** Stops accepting calls; ends in-flight calls after `graceMs`. */

@@ -10,8 +10,16 @@ import type { CommitInfos, TaskGroupDescriptor, TaskGroupMetrics, TaskGroupState
 export type { CheckpointKind };
 
 /** Main thread -> task group thread. */
+/** A plugin by its type and name as a job config writes it (`source`, `FakeSource`). */
+export interface PluginRef {
+  type: 'source' | 'transform' | 'sink';
+  name: string;
+}
+
 export type ToTaskGroup =
   | { type: 'start'; descriptor: TaskGroupDescriptor }
+  /** A spare thread's head start: import these plugins' packages now, before its task group comes. */
+  | { type: 'preload'; plugins: PluginRef[] }
   | { type: 'splits'; sourceVertexId: number; splits: unknown[]; noMoreSplits: boolean }
   | { type: 'trigger-checkpoint'; checkpointId: number; kind: CheckpointKind }
   | { type: 'checkpoint-complete'; checkpointId: number; kind: CheckpointKind }

@@ -29,43 +29,69 @@ describe('SpareTaskThread', () => {
     await gone;
   }, 60_000);
 
-  it('a task group deployed with the spare runs in that thread and reports from it', async () => {
+  it('fillSoon starts the spare a moment later, and not at all when closed meanwhile', async () => {
+    const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
     const spare = new SpareTaskThread();
-    spare.fill();
-    // A descriptor whose source plugin does not exist: the task group fails at open, in the thread.
-    const descriptor = {
-      jobId: 'spare-job',
-      pipelineId: 1,
-      taskGroupIndex: 0,
-      subtaskIndex: 0,
-      jobMode: 'BATCH',
-      rowsPerSecond: 0,
-      root: {
-        vertexId: 1,
-        parallelism: 1,
-        plugin: { type: 'source', name: 'NoSuchSource', config: {}, file: 'job.conf', line: 1 },
-        inputTables: [],
-        children: [],
-      },
-    } as unknown as TaskGroupDescriptor;
-    const messages: FromTaskGroup[] = [];
-    let ended!: (code: number) => void;
-    const exit = new Promise<number>((resolve) => (ended = resolve));
-    const thread = new TaskGroupThread(
-      descriptor,
-      (m) => messages.push(m),
-      (code) => ended(code),
-      true,
-      {},
-      spare,
-    );
-    // The spare was taken: nothing is left to take.
+    spare.fillSoon();
     expect(spare.take()).toBeUndefined();
-    expect(thread.threadId).toBeGreaterThan(0);
-    await exit;
-    const failed = messages.find((m) => m.type === 'state' && m.state === 'FAILED');
-    expect(failed).toBeDefined();
-    expect(JSON.stringify(failed)).toMatch(/NoSuchSource/);
+    await sleep(800);
+    const taken = spare.take()!;
+    expect(taken.worker.threadId).toBeGreaterThan(0);
+    await taken.worker.terminate();
+
+    spare.fillSoon();
     await spare.close();
+    await sleep(800);
+    expect(spare.take()).toBeUndefined();
   }, 60_000);
+
+  it.each([false, true])(
+    'a task group deployed with the spare runs in that thread and reports from it (plugins preloaded: %s)',
+    async (preload) => {
+      const spare = new SpareTaskThread();
+      spare.fill();
+      // A preload of the job's plugins (one of them unknown) changes nothing the task group reports.
+      if (preload)
+        spare.preload([
+          { type: 'source', name: 'NoSuchSource' },
+          { type: 'sink', name: 'Console' },
+        ]);
+      // A descriptor whose source plugin does not exist: the task group fails at open, in the thread.
+      const descriptor = {
+        jobId: 'spare-job',
+        pipelineId: 1,
+        taskGroupIndex: 0,
+        subtaskIndex: 0,
+        jobMode: 'BATCH',
+        rowsPerSecond: 0,
+        root: {
+          vertexId: 1,
+          parallelism: 1,
+          plugin: { type: 'source', name: 'NoSuchSource', config: {}, file: 'job.conf', line: 1 },
+          inputTables: [],
+          children: [],
+        },
+      } as unknown as TaskGroupDescriptor;
+      const messages: FromTaskGroup[] = [];
+      let ended!: (code: number) => void;
+      const exit = new Promise<number>((resolve) => (ended = resolve));
+      const thread = new TaskGroupThread(
+        descriptor,
+        (m) => messages.push(m),
+        (code) => ended(code),
+        true,
+        {},
+        spare,
+      );
+      // The spare was taken: nothing is left to take.
+      expect(spare.take()).toBeUndefined();
+      expect(thread.threadId).toBeGreaterThan(0);
+      await exit;
+      const failed = messages.find((m) => m.type === 'state' && m.state === 'FAILED');
+      expect(failed).toBeDefined();
+      expect(JSON.stringify(failed)).toMatch(/NoSuchSource/);
+      await spare.close();
+    },
+    60_000,
+  );
 });

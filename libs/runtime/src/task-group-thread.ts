@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { ErrorCode, TidewayError } from '@tideway/common';
 import { CallClock, overdueCall, type CallLimits } from './call-clock.js';
 import { chainNodes, type TaskGroupDescriptor } from './descriptor.js';
-import type { FromTaskGroup, ToTaskGroup } from './protocol.js';
+import type { FromTaskGroup, PluginRef, ToTaskGroup } from './protocol.js';
 
 const entryTs = new URL('./thread-entry.ts', import.meta.url).href;
 const bootstrap = fileURLToPath(new URL('./thread-bootstrap.mjs', import.meta.url));
@@ -49,19 +49,37 @@ function spawnTaskThread(clock: CallClock, name: string): Worker {
   return spawnThread({ ts: entryTs, js: entryJs }, { clock: clock.buffer }, name, { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB });
 }
 
+/** How long after a task thread ends its worker starts the next spare (SpareTaskThread.fillSoon). */
+const REFILL_DELAY_MS = 500;
+
 /**
  * One task thread started ahead of the task group it will run (docs/decisions/0079): a thread
  * takes a few hundred milliseconds to start and load the runtime (more from TypeScript
  * sources), and a deploy that finds one ready skips that wait. A worker fills it when it starts
- * and again when a task thread ends; it never keeps more than one. A spare that dies before it
+ * and again shortly after a task thread ends (fillSoon); it never keeps more than one. A spare that dies before it
  * is taken (it failed to load) is dropped, and the deploy starts its own thread.
  */
 export class SpareTaskThread {
   private spare: { worker: Worker; clock: CallClock; alive: boolean; release: () => void } | undefined;
   private closed = false;
+  private refill?: NodeJS.Timeout;
+
+  /**
+   * Fills the spare in REFILL_DELAY_MS, when a task thread has ended: a `tideway run` whose job
+   * just finished stops its worker within that time, and started a thread only to terminate it
+   * (20-30 ms of CPU in every run). A restart comes after the job's retry interval (3 s by
+   * default), by which time the spare is there again.
+   */
+  fillSoon(): void {
+    if (this.closed || this.refill) return;
+    this.refill = setTimeout(() => this.fill(), REFILL_DELAY_MS);
+    this.refill.unref();
+  }
 
   /** Starts a spare thread unless one is there (or this was closed). */
   fill(): void {
+    clearTimeout(this.refill);
+    this.refill = undefined;
     if (this.closed || this.spare?.alive) return;
     const clock = new CallClock();
     const worker = spawnTaskThread(clock, 'tg-spare');
@@ -80,6 +98,15 @@ export class SpareTaskThread {
     this.spare = spare;
   }
 
+  /**
+   * Has the spare thread import these plugins' packages now (a local-mode job knows its plugins
+   * before its services start): the task group that takes the thread then finds them loaded
+   * instead of importing them after its deploy (docs/decisions/0090).
+   */
+  preload(plugins: PluginRef[]): void {
+    if (this.spare?.alive && plugins.length) this.spare.worker.postMessage({ type: 'preload', plugins } satisfies ToTaskGroup);
+  }
+
   /** The spare thread, started or still starting, if one is alive; the caller owns it from now on. */
   take(): { worker: Worker; clock: CallClock } | undefined {
     const spare = this.spare;
@@ -93,6 +120,7 @@ export class SpareTaskThread {
   /** Stops the spare thread; no other starts. */
   async close(): Promise<void> {
     this.closed = true;
+    clearTimeout(this.refill);
     const spare = this.spare;
     this.spare = undefined;
     if (spare?.alive) await spare.worker.terminate();

@@ -7,6 +7,7 @@ import type { FromTaskGroup, ToTaskGroup } from './protocol.js';
 import { detach, rememberSecretsOf, setThreadJob } from '@tideway/common';
 import { CallClock } from './call-clock.js';
 import { TaskGroupRunner } from './task-group-runner.js';
+import { loadPluginsFor } from '@tideway/plugins/lazy';
 
 const port = parentPort;
 if (!port) throw new Error('thread-entry must run in a worker thread');
@@ -25,6 +26,10 @@ port.on('message', (msg: ToTaskGroup) => {
       runner.run().finally(() => port.close()),
       'a task group run',
     );
+  } else if (msg.type === 'preload') {
+    // Imports the packages while the main thread still plans; the task group's own load then
+    // finds them in the module cache. A failure shows there, where the job reports it.
+    loadPluginsFor(msg.plugins).catch(() => undefined);
   } else {
     runner?.deliver(msg);
   }

@@ -4,6 +4,9 @@ import { SpareTaskThread, WorkerServer } from '@tideway/worker';
 import type { EngineConfig } from '@tideway/config';
 import { checkpointStorageOf, configLimitsOf, pluginStorageOf } from './commands/options.js';
 
+/** A plugin of the job by its type and name, as the job config writes them. */
+export type PluginRef = Parameters<SpareTaskThread['preload']>[0][number];
+
 /** The three services of local mode, in one process, talking gRPC over loopback. */
 export interface LocalCluster {
   coordinatorAddress: string;
@@ -15,13 +18,15 @@ export interface LocalCluster {
 
 /**
  * Starts a resource manager, a coordinator and one worker on free loopback ports. The worker
- * offers the engine config's slots (dynamic by default) and its attributes (tags).
+ * offers the engine config's slots (dynamic by default) and its attributes (tags). `preload`:
+ * the plugins of the job about to run, which the spare task thread imports at once.
  */
-export async function startLocalCluster(engine: EngineConfig, coordinatorPort = 0): Promise<LocalCluster> {
-  // The worker's spare task thread starts first: it loads while the other services start
-  // (docs/decisions/0079).
+export async function startLocalCluster(engine: EngineConfig, coordinatorPort = 0, preload: PluginRef[] = []): Promise<LocalCluster> {
+  // The worker's spare task thread starts first: it loads the runtime and the job's plugins
+  // while the other services start and the job is planned (docs/decisions/0079, 0090).
   const spare = new SpareTaskThread();
   spare.fill();
+  spare.preload(preload);
   try {
     return await startServices(engine, coordinatorPort, spare);
   } catch (err) {

@@ -1,9 +1,13 @@
-import { Counter, Gauge, type Registry } from 'prom-client';
+import { onFirstUse } from '@tideway/common';
+import type { Registry } from 'prom-client';
 import { JOB_STATUS, type JobStatus } from '@tideway/dag';
 import type { DeliveryStats } from './event-delivery.js';
 import type { JobMaster } from './job-master.js';
 import type { TaskBusynessSample } from '@tideway/runtime';
 import { TableSeries } from './table-series.js';
+
+/** prom-client, loaded when metrics are first registered: a process serving none (a local-mode job) skips its 90 modules. */
+const prom = onFirstUse<typeof import('prom-client')>('prom-client', import.meta.url);
 
 /** What the coordinator's metrics read at scrape time. */
 export interface CoordinatorMetricsSource {
@@ -30,7 +34,7 @@ export function registerCoordinatorMetrics(
   source: CoordinatorMetricsSource,
   options: { maxTableSeries?: number } = {},
 ): void {
-  new Gauge({
+  new (prom().Gauge)({
     name: 'tideway_jobs',
     help: 'Jobs known to the coordinator, by status (ended jobs until history-job-expire-minutes).',
     labelNames: ['status'],
@@ -41,7 +45,7 @@ export function registerCoordinatorMetrics(
       for (const [status, n] of counts) this.set({ status }, n);
     },
   });
-  new Gauge({
+  new (prom().Gauge)({
     name: 'tideway_task_groups_running',
     help: 'Task groups in state RUNNING, over every job.',
     registers: [registry],
@@ -121,7 +125,7 @@ export function registerCoordinatorMetrics(
     'Bytes written by the sinks of a job (SinkWriteBytes).',
     (j) => j.counters().sinkWriteBytes,
   );
-  new Counter({
+  new (prom().Counter)({
     name: 'tideway_job_bad_rows_total',
     help: 'Rows a transform vertex dropped as bad (env.transform_error_handler mode LOG), by job and vertex.',
     labelNames: ['job_id', 'job_name', 'vertex'],
@@ -132,7 +136,7 @@ export function registerCoordinatorMetrics(
         for (const [vertex, n] of j.counters().badRows) this.inc({ job_id: j.jobId, job_name: j.job.jobName, vertex: String(vertex) }, n);
     },
   });
-  new Gauge({
+  new (prom().Gauge)({
     name: 'tideway_source_lag',
     help: "How far a source split is behind the end of its stream, as its reader last saw it (a Kafka partition's consumer lag in records), by job and split.",
     labelNames: ['job_id', 'job_name', 'split'],
@@ -184,7 +188,7 @@ export function registerCoordinatorMetrics(
     'Bytes written to a table by the sinks of a job.',
     (c) => c.sinkWriteBytes,
   );
-  new Gauge({
+  new (prom().Gauge)({
     name: 'tideway_job_tables_folded',
     help: 'Tables of a job past tideway.metrics.max-table-series, whose counts are summed into the series labelled table="_other".',
     labelNames: ['job_id', 'job_name'],
@@ -195,7 +199,7 @@ export function registerCoordinatorMetrics(
         this.set({ job_id: j.jobId, job_name: j.job.jobName }, tables.series(j, j.counters().tables).folded);
     },
   });
-  new Gauge({
+  new (prom().Gauge)({
     name: 'tideway_coordinator_leader',
     help: '1 while this coordinator leads the cluster, 0 while it follows.',
     registers: [registry],
@@ -203,7 +207,7 @@ export function registerCoordinatorMetrics(
       this.set(source.leading ? 1 : 0);
     },
   });
-  new Gauge({
+  new (prom().Gauge)({
     name: 'tideway_coordinator_epoch',
     help: 'The fencing epoch this coordinator leads with (0 while it follows).',
     registers: [registry],
@@ -232,7 +236,7 @@ export function registerCoordinatorMetrics(
     'Job events dropped because the receiver was down past tideway.events.buffer-size events (or the coordinator stopped first).',
     (s) => s.dropped,
   );
-  new Gauge({
+  new (prom().Gauge)({
     name: 'tideway_events_buffered',
     help: 'Job events waiting for their receiver.',
     labelNames: ['receiver'],
@@ -242,7 +246,7 @@ export function registerCoordinatorMetrics(
       for (const s of source.eventDeliveries()) this.set({ receiver: s.name }, s.buffered);
     },
   });
-  new Counter({
+  new (prom().Counter)({
     name: 'tideway_coordinator_workers_lost_total',
     help: 'Workers the resource manager declared lost and told this coordinator about.',
     registers: [registry],
@@ -262,7 +266,7 @@ function perTable(
   help: string,
   value: (c: { sourceReceivedCount: number; sinkWriteCount: number; sourceReceivedBytes: number; sinkWriteBytes: number }) => number,
 ): void {
-  new Counter({
+  new (prom().Counter)({
     name,
     help: `${help} Past tideway.metrics.max-table-series tables per job, the rest are summed into table="_other".`,
     labelNames: ['job_id', 'job_name', 'table'],
@@ -284,7 +288,7 @@ function eventCounter(
   help: string,
   value: (s: DeliveryStats) => number,
 ): void {
-  new Counter({
+  new (prom().Counter)({
     name,
     help,
     labelNames: ['receiver'],
@@ -310,7 +314,7 @@ function perTaskGroup(
   help: string,
   value: (b: TaskBusynessSample) => number | undefined,
 ): void {
-  new Gauge({
+  new (prom().Gauge)({
     name,
     help,
     labelNames: ['job_id', 'pipeline', 'task_group'],
@@ -330,7 +334,7 @@ function perTaskGroup(
 
 /** A counter per job, labelled job_id and job_name, re-read from the jobs at each scrape. */
 function perJob(registry: Registry, source: CoordinatorMetricsSource, name: string, help: string, value: (j: JobMaster) => number): void {
-  new Counter({
+  new (prom().Counter)({
     name,
     help,
     labelNames: ['job_id', 'job_name'],

@@ -1,5 +1,9 @@
-import { Counter, Gauge, type Registry } from 'prom-client';
+import { onFirstUse } from '@tideway/common';
+import type { Registry } from 'prom-client';
 import type { ResourceManager } from './resource-manager.js';
+
+/** prom-client, loaded when metrics are first registered: a process serving none (a local-mode job) skips its 90 modules. */
+const prom = onFirstUse<typeof import('prom-client')>('prom-client', import.meta.url);
 
 /**
  * The resource manager's Prometheus metrics, read from its registry at scrape time:
@@ -9,7 +13,7 @@ import type { ResourceManager } from './resource-manager.js';
  * there).
  */
 export function registerResourceManagerMetrics(registry: Registry, manager: ResourceManager): void {
-  new Gauge({
+  new (prom().Gauge)({
     name: 'tideway_workers',
     help: 'Workers registered with the resource manager.',
     registers: [registry],
@@ -17,7 +21,7 @@ export function registerResourceManagerMetrics(registry: Registry, manager: Reso
       this.set(manager.listWorkers().length);
     },
   });
-  new Gauge({
+  new (prom().Gauge)({
     name: 'tideway_workers_draining',
     help: 'Workers draining (tideway cluster drain, or stopping): no slot is granted on them.',
     registers: [registry],
@@ -26,7 +30,7 @@ export function registerResourceManagerMetrics(registry: Registry, manager: Reso
     },
   });
   const slots = (help: string, name: string, pick: (s: { total: number; used: number; free: number }) => number) =>
-    new Gauge({
+    new (prom().Gauge)({
       name,
       help,
       registers: [registry],
@@ -37,7 +41,7 @@ export function registerResourceManagerMetrics(registry: Registry, manager: Reso
   slots('Fixed slots offered by all workers (dynamic-slot workers count none).', 'tideway_slots', (s) => s.total);
   slots('Slots granted to jobs.', 'tideway_slots_used', (s) => s.used);
   slots('Fixed slots not granted to any job.', 'tideway_slots_free', (s) => s.free);
-  new Counter({
+  new (prom().Counter)({
     name: 'tideway_workers_lost_total',
     help: 'Workers declared lost after missing heartbeats.',
     registers: [registry],

@@ -165,8 +165,8 @@ export class TaskExecutionService {
       descriptor,
       (msg) => this.onThreadMessage(group, msg),
       (code, error) => {
-        // The next task group finds a thread started ahead again.
-        this.spare.fill();
+        // The next task group finds a thread started ahead again (unless the worker stops first).
+        this.spare.fillSoon();
         if (!group.ended) {
           // The thread died without reporting an end (a crash, or terminate()).
           group.ended = true;

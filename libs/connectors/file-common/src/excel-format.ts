@@ -2,7 +2,7 @@ import { PassThrough, Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
 import type { Column, DataType } from '@tideway/api';
 import type * as ExcelJS from 'exceljs';
-import * as yauzl from 'yauzl';
+import { zipReader } from './archive-entries.js';
 import { columnError, type FileEncoder } from './file-encoder.js';
 import { javaDoubleText, javaFloatText } from './java-text.js';
 import { type DateFormat, type DateTimeFormat, formatDate, formatDateTime, formatTime, type TimeFormat } from './temporal-formats.js';
@@ -262,7 +262,7 @@ const BEFORE_SHEETS = ['xl/workbook.xml', 'xl/_rels/workbook.xml.rels', 'xl/shar
  * goes missing ("Cannot read properties of undefined (reading 'sheets')") or the sheet does.
  */
 async function streamsSheets(file: Buffer): Promise<boolean> {
-  const zip = await yauzl.fromBufferPromise(file, { lazyEntries: true });
+  const zip = await zipReader().fromBufferPromise(file, { lazyEntries: true });
   const offsets = new Map<string, number>();
   let firstSheet = Infinity;
   try {

@@ -1,10 +1,13 @@
-import { textOf } from '@tideway/common';
+import { onFirstUse, textOf } from '@tideway/common';
 import type { Column, DataType } from '@tideway/api';
-import { XMLParser } from 'fast-xml-parser';
+import type { XMLParser } from 'fast-xml-parser';
 import { columnError, TextFileEncoder } from './file-encoder.js';
 import { javaDoubleText, javaFloatText } from './java-text.js';
 import { compileJsonValueParser, compileJsonValueWriter } from './json-format.js';
 import { compileTextFieldParsers } from './text-format.js';
+
+/** fast-xml-parser (about 45 modules), loaded by the first XML read (docs/decisions/0090). */
+const xmlParser = onFirstUse<{ XMLParser: typeof XMLParser }>('fast-xml-parser', import.meta.url);
 
 /**
  * XML files as SeaTunnel's XmlWriter and XmlReadStrategy handle them: a root element
@@ -126,7 +129,7 @@ export function compileXmlDocumentParser(columns: readonly Column[], o: XmlOptio
     return scalars[i];
   });
   const prefix = o.useAttributes ? '@' : '';
-  const parser = new XMLParser({
+  const parser = new (xmlParser().XMLParser)({
     ignoreAttributes: false,
     attributeNamePrefix: '@',
     parseTagValue: false,

@@ -1,6 +1,13 @@
-import { fromBinary } from '@bufbuild/protobuf';
 import { BinaryReader, WireType } from '@bufbuild/protobuf/wire';
-import { FileDescriptorProtoSchema, type DescriptorProto, type FileDescriptorProto } from '@bufbuild/protobuf/wkt';
+import type { DescriptorProto, FileDescriptorProto } from '@bufbuild/protobuf/wkt';
+import { onFirstUse } from '@tideway/common';
+
+/**
+ * @bufbuild/protobuf's reflection API and its descriptor messages (about 50 modules), loaded when
+ * the first index is made: only a reflection call needs them (docs/decisions/0090).
+ */
+const protobuf = onFirstUse<typeof import('@bufbuild/protobuf')>('@bufbuild/protobuf', import.meta.url);
+const wkt = onFirstUse<typeof import('@bufbuild/protobuf/wkt')>('@bufbuild/protobuf/wkt', import.meta.url);
 
 /** One file of the set: its name, the files it imports, and its bytes exactly as the compiler wrote them. */
 interface IndexedFile {
@@ -24,7 +31,7 @@ export class DescriptorIndex {
   /** Indexes a serialized FileDescriptorSet; a file name seen twice keeps its first copy. */
   constructor(set: Uint8Array) {
     for (const bytes of fileEntries(set)) {
-      const proto = fromBinary(FileDescriptorProtoSchema, bytes);
+      const proto = protobuf().fromBinary(wkt().FileDescriptorProtoSchema, bytes);
       if (this.files.has(proto.name)) continue;
       const file: IndexedFile = { name: proto.name, dependencies: proto.dependency, bytes };
       this.files.set(proto.name, file);

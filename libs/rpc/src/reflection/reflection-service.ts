@@ -2,6 +2,7 @@ import * as grpc from '@grpc/grpc-js';
 import { onFirstUse } from '@tideway/common';
 import { BinaryWriter, WireType } from '@bufbuild/protobuf/wire';
 import type { DescriptorIndex } from './descriptor-index.js';
+import { addLazyService } from '../lazy-service.js';
 
 /** A ServerReflectionRequest as proto-loader decodes it (keepCase, oneofs: the set field named). */
 interface ReflectionRequest {
@@ -93,21 +94,29 @@ export function answer(index: DescriptorIndex, listed: string[], req: Reflection
 }
 
 /**
- * Adds server reflection (v1 and v1alpha) to a server, answering from `index`. `services` are
- * the services the port serves (reflection lists itself too, as grpcurl expects); each must be
- * described by the index, or a client could list a service it cannot call.
+ * Adds server reflection (v1 and v1alpha) to a server, answering from the index `indexOf` gives
+ * on the first reflection call (it reads and parses the descriptor set, so a server that is
+ * never asked pays nothing: docs/decisions/0090). `services` are the services the port serves
+ * (reflection lists itself too, as grpcurl expects); each must be described by the index, or a
+ * client could list a service it cannot call: the first call fails naming the ones that are not.
  */
-export function addReflection(server: grpc.Server, index: DescriptorIndex, services: string[]): void {
+export function addReflection(server: grpc.Server, indexOf: () => DescriptorIndex, services: string[]): void {
   const listed = [...services, ...REFLECTION_SERVICES];
-  const undescribed = listed.filter((s) => !index.has(s));
-  if (undescribed.length) throw new Error(`no descriptor for ${undescribed.join(', ')}: regenerate libs/contracts with pnpm gen`);
-  for (const def of reflectionDefinitions(index)) {
-    server.addService(def, {
-      ServerReflectionInfo: (stream: grpc.ServerDuplexStream<ReflectionRequest, object>) => {
-        stream.on('data', (req: ReflectionRequest) => stream.write(answer(index, listed, req)));
-        stream.on('end', () => stream.end());
-        stream.on('error', () => stream.end());
-      },
-    });
-  }
+  REFLECTION_SERVICES.forEach((name, i) =>
+    addLazyService(server, name, [{ name: 'ServerReflectionInfo', requestStream: true, responseStream: true }], () => {
+      const index = indexOf();
+      const undescribed = listed.filter((s) => !index.has(s));
+      if (undescribed.length) throw new Error(`no descriptor for ${undescribed.join(', ')}: regenerate libs/contracts with pnpm gen`);
+      return {
+        definition: reflectionDefinitions(index)[i],
+        handlers: {
+          ServerReflectionInfo: (stream: grpc.ServerDuplexStream<ReflectionRequest, object>) => {
+            stream.on('data', (req: ReflectionRequest) => stream.write(answer(index, listed, req)));
+            stream.on('end', () => stream.end());
+            stream.on('error', () => stream.end());
+          },
+        },
+      };
+    }),
+  );
 }

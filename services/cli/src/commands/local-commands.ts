@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import { ConfigError, ErrorCode, newJobId } from '@tideway/common';
+import { parseJobConfig } from '@tideway/config';
 import { readJobInput } from '../config-input.js';
-import type { LocalCluster } from '../local-cluster.js';
+import type { LocalCluster, PluginRef } from '../local-cluster.js';
 import { keepJobLogs } from './job-logs-setup.js';
 import { collect, engineConfig, metricsPortOf, usePluginFolders } from './options.js';
 
@@ -58,7 +59,7 @@ export function registerLocalCommands(program: Command): void {
         // The job's lines are kept in a file of its own, as a cluster's processes keep them
         // (docs/logs.md); set up before the task threads start, which pass their lines on.
         const stopJobLogs = keepJobLogs(engine, 'local', 'all');
-        const cluster = await startLocalCluster(engine, port).catch(async (err: unknown) => {
+        const cluster = await startLocalCluster(engine, port, pluginsOf(input)).catch(async (err: unknown) => {
           await stopJobLogs();
           throw err;
         });
@@ -143,6 +144,23 @@ export function registerLocalCommands(program: Command): void {
         process.stdout.write('\n');
       }
     });
+}
+
+/**
+ * The plugins a job config names, for the spare task thread to import while the job is planned;
+ * none when the config does not parse (the coordinator then reports why, with its place).
+ */
+function pluginsOf(input: ReturnType<typeof readJobInput>): PluginRef[] {
+  try {
+    const job = parseJobConfig(input.configText, {
+      file: input.configFile,
+      format: input.format as 'hocon' | 'json',
+      variables: input.variables,
+    });
+    return [...job.sources, ...job.transforms, ...job.sinks].map((p) => ({ type: p.type, name: p.name }));
+  } catch {
+    return [];
+  }
 }
 
 /** Local mode's metrics and probes: the three services' metrics, and each one's readiness. */

@@ -805,11 +805,11 @@ class KafkaWriter implements SinkWriter<KafkaCommitInfo, KafkaWriterState> {
 
   async close(): Promise<void> {
     // NON / AT_LEAST_ONCE: the rows still in flight are acknowledged (or fail the task) before the producer closes.
-    let failed: unknown;
-    if (!this.cfg.transactions) await this.settle().catch((err: unknown) => (failed = err));
+    let failed: Error | undefined;
+    if (!this.cfg.transactions) await this.settle().catch((err: unknown) => (failed = err instanceof Error ? err : new Error(String(err))));
     await this.abortPrepare().catch((err: unknown) => log.warn({ err: errorText(err) }, 'aborting the open transaction failed'));
     await this.producer?.close();
-    if (failed !== undefined) throw failed;
+    if (failed) throw failed;
   }
 }
 

@@ -86,6 +86,8 @@ export function compileJsonBytesParser(columns: readonly { name: string; type: D
   if (new Set(columns.map((c) => c.name)).size !== columns.length) return slow;
   const ranges = columns.map((c) => INTEGER_RANGE[c.type.kind]);
   const n = columns.length;
+  /** A packed array of nulls, copied for each record (missing keys stay null). */
+  const empty: unknown[] = columns.map(() => null);
 
   /** The column whose name is bytes [from, to), trying `guess` (the next in order) first; -1 if none. */
   const columnOf = (b: Buffer, from: number, to: number, guess: number): number => {
@@ -107,7 +109,7 @@ export function compileJsonBytesParser(columns: readonly { name: string; type: D
     while (p < end && isSpace(b[p])) p++;
     if (b[p] !== OPEN) return OTHER;
     p++;
-    const out = new Array<unknown>(n).fill(null);
+    const out = empty.slice();
     let guess = 0;
     while (p < end && isSpace(b[p])) p++;
     if (b[p] === CLOSE) p++;

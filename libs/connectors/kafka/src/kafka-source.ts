@@ -768,7 +768,7 @@ class KafkaReader implements SourceReader<KafkaSplit> {
     return this.cfg.settings.maxPollRecords === undefined && this.ctx.maxRowsPerPoll === undefined;
   }
 
-  /** Sends the fetch that follows `response` for the splits that got records and have more to read. */
+  /** Sends the fetch that follows `response` for its splits that have more to read, if it had records and no error. */
   private prefetch(node: number, splits: readonly KafkaSplit[], response: FetchResponse): void {
     const next = new Map<KafkaSplit, number>();
     const byId = new Map<string, string>();
@@ -778,12 +778,14 @@ class KafkaReader implements SourceReader<KafkaSplit> {
       for (const p of t.partitions) {
         const batches = p.records ?? [];
         const split = splits.find((s) => s.topic === topic && s.partition === p.partitionIndex);
-        if (!split || p.errorCode !== 0 || batches.length === 0) return; // an error, or idle: no prefetch
+        if (!split || p.errorCode !== 0) return; // an error: the poll handles it, no prefetch
+        if (batches.length === 0) continue;
         const lastBatch = batches[batches.length - 1];
         next.set(split, Math.max(split.offset, Number(lastBatch.firstOffset) + lastBatch.lastOffsetDelta + 1));
       }
     }
-    // Splits without records in this response keep their offset; bounded ones at their end drop out.
+    // Splits without records in this response keep their offset; bounded ones at their end drop
+    // out. No records at all: the next poll fetches (and waits at the broker) as usual.
     const parts: [KafkaSplit, number][] = [];
     for (const s of splits) {
       const offset = next.get(s) ?? s.offset;

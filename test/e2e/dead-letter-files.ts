@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
@@ -25,4 +25,34 @@ export function routed(dead: string): Array<Record<string, unknown>> {
     .flatMap((f) => readFileSync(join(dead, f), 'utf8').split('\n'))
     .filter((l) => l !== '')
     .map((l) => JSON.parse(l) as Record<string, unknown>);
+}
+
+/**
+ * Writes to `file` a BATCH job (parallelism 1, no retry) whose FakeSource emits `rows` (INSERTs of
+ * the listed values) of the schema `fields` (HOCON, e.g. `id = "int", name = "string"`) into the
+ * `sink` block, with the sink's refused rows routed to `dead` (sinkErrorRoute); returns the file.
+ */
+export function routedRowsJob(file: string, dead: string, fields: string, rows: readonly (readonly unknown[])[], sink: string): string {
+  writeFileSync(
+    file,
+    `env {
+  job.mode = "BATCH"
+  parallelism = 1
+  job.retry.times = 0
+  ${sinkErrorRoute(dead)}
+}
+source {
+  FakeSource {
+    schema = { fields { ${fields} } }
+    rows = [
+${rows.map((r) => `      { kind = INSERT, fields = ${JSON.stringify(r)} }`).join(',\n')}
+    ]
+  }
+}
+sink {
+${sink}
+}
+`,
+  );
+  return file;
 }

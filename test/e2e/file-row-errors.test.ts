@@ -11,41 +11,27 @@ import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../conformance/cli-process.js';
-import { routed, sinkErrorRoute } from './dead-letter-files.js';
+import { routed, routedRowsJob } from './dead-letter-files.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'tideway-file-row-errors-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function job(name: string, out: string, dead: string): string {
-  const file = join(dir, `${name}.conf`);
-  writeFileSync(
-    file,
-    `env {
-  job.mode = "BATCH"
-  parallelism = 1
-  job.retry.times = 0
-  ${sinkErrorRoute(dead)}
-}
-source {
-  FakeSource {
-    schema = { fields { id = "int", amount = "decimal(5, 2)" } }
-    rows = [
-      { kind = INSERT, fields = [1, "12.50"] },
-      { kind = INSERT, fields = [2, "123456.78"] },
-      { kind = INSERT, fields = [3, "-999.99"] }
-    ]
-  }
-}
-sink {
-  LocalFile {
+  return routedRowsJob(
+    join(dir, `${name}.conf`),
+    dead,
+    'id = "int", amount = "decimal(5, 2)"',
+    [
+      [1, '12.50'],
+      [2, '123456.78'],
+      [3, '-999.99'],
+    ],
+    `  LocalFile {
     path = "${out}"
     tmp_path = "${out}"
     file_format_type = "parquet"
-  }
-}
-`,
+  }`,
   );
-  return file;
 }
 
 describe('the file sinks route the rows their format cannot hold', () => {

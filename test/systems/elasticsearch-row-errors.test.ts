@@ -5,13 +5,13 @@
  * cluster's words while the rest of their bulk is written; an index that refuses every write
  * (a write block: the cluster's error, not the row's) fails the job and routes nothing.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openSearchSkipped, sharedOpenSearch, type OpenSearchNode } from '@tideway/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../conformance/cli-process.js';
-import { routed, sinkErrorRoute } from '../e2e/dead-letter-files.js';
+import { routed, routedRowsJob } from '../e2e/dead-letter-files.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'tideway-es-row-errors-'));
 let node: OpenSearchNode;
@@ -32,36 +32,22 @@ const createIndex = (index: string, settings: Record<string, unknown> = {}) =>
   es('PUT', `/${index}`, { settings, mappings: { properties: { id: { type: 'long' }, qty: { type: 'integer' } } } });
 
 function job(index: string, dead: string): string {
-  const file = join(dir, `${index}.conf`);
-  writeFileSync(
-    file,
-    `env {
-  job.mode = "BATCH"
-  parallelism = 1
-  job.retry.times = 0
-  ${sinkErrorRoute(dead)}
-}
-source {
-  FakeSource {
-    schema = { fields { id = "bigint", qty = "string" } }
-    rows = [
-      { kind = INSERT, fields = [1, "10"] },
-      { kind = INSERT, fields = [2, "ten"] },
-      { kind = INSERT, fields = [3, "30"] },
-      { kind = INSERT, fields = [4, "4x"] },
-      { kind = INSERT, fields = [5, "50"] }
-    ]
-  }
-}
-sink {
-  Elasticsearch {
+  return routedRowsJob(
+    join(dir, `${index}.conf`),
+    dead,
+    'id = "bigint", qty = "string"',
+    [
+      [1, '10'],
+      [2, 'ten'],
+      [3, '30'],
+      [4, '4x'],
+      [5, '50'],
+    ],
+    `  Elasticsearch {
     hosts = ["${node.url}"]
     index = "${index}"
-  }
-}
-`,
+  }`,
   );
-  return file;
 }
 
 describe.skipIf(openSearchSkipped())('the Elasticsearch sink routes the documents the index refuses (OpenSearch)', () => {

@@ -6,14 +6,14 @@
  * Cluster; a server out of memory (OOM: the server's state, not the row's) fails the job and
  * routes nothing.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Cluster, Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRedis, startRedisCluster, type RedisClusterServer, type RedisServer } from '@tideway/testing';
 import { runCli } from '../conformance/cli-process.js';
-import { routed, sinkErrorRoute } from '../e2e/dead-letter-files.js';
+import { routed, routedRowsJob } from '../e2e/dead-letter-files.js';
 
 const PASSWORD = 'pw';
 const dir = mkdtempSync(join(tmpdir(), 'tideway-redis-row-errors-'));
@@ -23,32 +23,19 @@ let jobNo = 0;
 
 /** Writes rows 1..5 as set members of key `<prefix>:<id>` (key templates, one pipelined batch) to `where`. */
 async function runJob(prefix: string, dead: string, where: string) {
-  const file = join(dir, `job-${++jobNo}.conf`);
-  writeFileSync(
-    file,
-    `env {
-  job.mode = "BATCH"
-  parallelism = 1
-  job.retry.times = 0
-  ${sinkErrorRoute(dead)}
-}
-source {
-  FakeSource {
-    schema = { fields { id = "int", name = "string" } }
-    rows = [${[1, 2, 3, 4, 5].map((i) => `{ kind = INSERT, fields = [${i}, "n${i}"] }`).join(', ')}]
-  }
-}
-sink {
-  Redis {
+  const file = routedRowsJob(
+    join(dir, `job-${++jobNo}.conf`),
+    dead,
+    'id = "int", name = "string"',
+    [1, 2, 3, 4, 5].map((i) => [i, `n${i}`]),
+    `  Redis {
     ${where}
     auth = "${PASSWORD}"
     key = "${prefix}:{id}"
     support_custom_key = true
     data_type = set
     batch_size = 100
-  }
-}
-`,
+  }`,
   );
   return runCli(['run', '-c', file], 150_000);
 }

@@ -17,6 +17,7 @@ export { applySaveModes, type SchemaSaveMode, type DataSaveMode } from './save-m
 export { readLines } from './line-reader.js';
 export { newParquetEncoder, ParquetFileEncoder, PARQUET_ROW_GROUP_BYTES } from './parquet-encoder.js';
 export type { FileEncoder } from './file-encoder.js';
+export { columnError, isValueError } from './file-encoder.js';
 /** Starts the Parquet row-group thread and resolves once it listens: benches start it before their clock. */
 export { rowGroupThreadListening } from './row-group-thread.js';
 export { OrcFileWriter, ORC_STRIPE_BYTES } from './orc-writer.js';

@@ -1,6 +1,7 @@
 import { crc32 } from 'node:zlib';
 import type { Column, DataType } from '@tideway/api';
 import {
+  columnError,
   CompressionKind,
   compressChunk,
   dateDays,
@@ -15,6 +16,7 @@ import {
   unscaledBytes,
   unscaledDecimal,
 } from '@tideway/connector-file-common';
+import type avro from 'avsc';
 import { avroBlock, avroHeader, type AvroSchema, avroType } from './avro.js';
 import type { FileFormat } from './data-format.js';
 import type { IcebergField, IcebergType } from './schema.js';
@@ -42,6 +44,12 @@ export interface FileStats {
 /** A file's encoder: rows of the fields' values in (the job's engine values), the file's bytes out. */
 export interface DataFileEncoder {
   add(values: readonly unknown[]): void;
+  /**
+   * Row-level errors (the sink's handleRowErrors): throws what `add` would throw for these values
+   * because of themselves (a value its field's type cannot hold in this format), naming the
+   * field, and keeps nothing of them.
+   */
+  probe(values: readonly unknown[]): void;
   /** The bytes finished since the last call. */
   take(): Uint8Array | undefined;
   /** The rest of the file. */
@@ -86,6 +94,19 @@ class ValueStats {
     }
   }
 
+  /** Converts each bounded value as `add` does (a date or timestamp text that does not parse throws), keeping nothing. */
+  probe(row: readonly unknown[], names: readonly string[]): void {
+    for (let i = 0; i < this.fields.length; i++) {
+      const v = row[i];
+      if (v === null || v === undefined || this.unbounded[i]) continue;
+      try {
+        internalOf(this.fields[i].type as string, v);
+      } catch (err) {
+        throw columnError(names[i], err);
+      }
+    }
+  }
+
   stats(): FileStats {
     const valueCounts: [number, number][] = [];
     const nullCounts: [number, number][] = [];
@@ -106,6 +127,30 @@ class ValueStats {
       }
     });
     return { valueCounts, nullCounts, lower, upper };
+  }
+}
+
+const INT_MIN = -(2 ** 31);
+const INT_MAX = 2 ** 31 - 1;
+const LONG_MIN = -(2n ** 63n);
+const LONG_MAX = 2n ** 63n - 1n;
+
+/**
+ * Throws, naming the field, for a top-level int or long value outside Iceberg's 32 or 64 bits
+ * (the writers would wrap it, or fail the file's statistics at its end), so `probe` refuses it.
+ */
+function probeRanges(fields: readonly IcebergField[], values: readonly unknown[]): void {
+  for (let i = 0; i < fields.length; i++) {
+    const t = fields[i].type;
+    const v = values[i];
+    if (v === null || v === undefined || (t !== 'int' && t !== 'long')) continue;
+    const n = typeof v === 'bigint' ? v : typeof v === 'number' && Number.isInteger(v) ? BigInt(v) : undefined;
+    const fits = n !== undefined && (t === 'int' ? n >= INT_MIN && n <= INT_MAX : n >= LONG_MIN && n <= LONG_MAX);
+    if (!fits)
+      throw columnError(
+        fields[i].name,
+        new RangeError(`${String(v)} is not a value of Iceberg's ${t} (${t === 'int' ? 32 : 64}-bit integer).`),
+      );
   }
 }
 
@@ -149,7 +194,7 @@ class ParquetEncoder implements DataFileEncoder {
   constructor(
     columns: readonly Column[],
     fieldIds: readonly (number | undefined)[],
-    private readonly fields: readonly { id: number; type: IcebergType }[],
+    private readonly fields: readonly IcebergField[],
     format: FileFormat,
     targetFileBytes: number,
   ) {
@@ -158,6 +203,11 @@ class ParquetEncoder implements DataFileEncoder {
 
   add(values: readonly unknown[]): void {
     this.writer.add(values);
+  }
+
+  probe(values: readonly unknown[]): void {
+    probeRanges(this.fields, values);
+    this.writer.probe(values);
   }
 
   take(): Uint8Array | undefined {
@@ -318,11 +368,17 @@ function annotateOrc(types: OrcType[], at: number, t: IcebergType, id: number, r
 class OrcEncoder implements DataFileEncoder {
   private readonly writer: OrcFileWriter;
   private readonly converts: ((v: unknown) => unknown)[];
+  private readonly names: string[];
   private readonly counted: ValueStats;
 
-  constructor(fields: readonly IcebergField[], format: FileFormat, targetFileBytes: number) {
+  constructor(
+    private readonly fields: readonly IcebergField[],
+    format: FileFormat,
+    targetFileBytes: number,
+  ) {
     const columns = fields.map((f) => orcColumn(f.type));
     this.converts = columns.map((c) => c.convert);
+    this.names = fields.map((f) => f.name);
     this.writer = new OrcFileWriter(
       fields.map((f, i) => ({ name: f.name, type: columns[i].type, nullable: !f.required })),
       format.orcCodec,
@@ -337,6 +393,19 @@ class OrcEncoder implements DataFileEncoder {
   add(values: readonly unknown[]): void {
     this.counted.add(values);
     this.writer.add(values.map((v, i) => this.converts[i](v)));
+  }
+
+  probe(values: readonly unknown[]): void {
+    probeRanges(this.fields, values);
+    this.counted.probe(values, this.names);
+    const converted = values.map((v, i) => {
+      try {
+        return this.converts[i](v);
+      } catch (err) {
+        throw columnError(this.names[i], err);
+      }
+    });
+    this.writer.probe(converted); // names the column of a value the ORC column refuses
   }
 
   take(): Uint8Array | undefined {
@@ -542,9 +611,16 @@ function avroValue(t: IcebergType): (v: unknown) => unknown {
     default:
       if (t.startsWith('fixed')) return opt((v) => Buffer.from(v as Uint8Array));
       if (t.startsWith('decimal')) {
-        const size = decimalByteCount(Number(/\((\d+),/.exec(t)?.[1]));
+        const precision = Number(/\((\d+),/.exec(t)?.[1]);
+        const size = decimalByteCount(precision);
         const scale = decimalScale(t);
-        return opt((v) => fixedDecimal(typeof v === 'bigint' ? v : unscaledDecimal(String(v), scale), size));
+        const limit = 10n ** BigInt(precision);
+        return opt((v) => {
+          const unscaled = typeof v === 'bigint' ? v : unscaledDecimal(String(v), scale);
+          // the fixed bytes of the precision may hold a wider number; readers take the precision as the bound
+          if (unscaled >= limit || -unscaled >= limit) throw new RangeError(`The decimal ${String(v)} has more digits than ${t} holds.`);
+          return fixedDecimal(unscaled, size);
+        });
       }
       throw new Error(`Iceberg type ${t} has no Avro value here.`);
   }
@@ -568,6 +644,8 @@ function avroCompress(codec: FileFormat['avroCodec'], bytes: Buffer): Uint8Array
 class AvroEncoder implements DataFileEncoder {
   private readonly type: ReturnType<typeof avroType>;
   private readonly names: string[];
+  /** The fields' Iceberg names, as errors name them. */
+  private readonly fieldNames: string[];
   private readonly converts: ((v: unknown) => unknown)[];
   private readonly header: Buffer;
   private readonly sync: Buffer;
@@ -578,15 +656,35 @@ class AvroEncoder implements DataFileEncoder {
   private readonly counted: ValueStats;
 
   constructor(
-    fields: readonly IcebergField[],
+    private readonly fields: readonly IcebergField[],
     private readonly codec: FileFormat['avroCodec'],
   ) {
     const schema = avroSchemaOf(fields);
     this.type = avroType(schema);
     ({ header: this.header, sync: this.sync } = avroHeader(schema, codec));
     this.names = fields.map((f) => avroName(f.name));
+    this.fieldNames = fields.map((f) => f.name);
     this.converts = fields.map((f) => avroValue(f.type));
     this.counted = new ValueStats(fields);
+  }
+
+  probe(values: readonly unknown[]): void {
+    probeRanges(this.fields, values);
+    this.counted.probe(values, this.fieldNames);
+    const fields = (this.type as avro.types.RecordType).fields;
+    for (let i = 0; i < this.names.length; i++) {
+      let value: unknown;
+      try {
+        value = this.converts[i](values[i]);
+      } catch (err) {
+        throw columnError(this.fieldNames[i], err);
+      }
+      if (!fields[i].type.isValid(value))
+        throw columnError(
+          this.fieldNames[i],
+          new TypeError(`${String(values[i])} is not a value of Avro type ${JSON.stringify(fields[i].type.schema())}.`),
+        );
+    }
   }
 
   add(values: readonly unknown[]): void {

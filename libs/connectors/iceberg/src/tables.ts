@@ -54,6 +54,8 @@ export function sharedCatalog(catalog: IcebergCatalog): IcebergCatalog {
 export class IcebergTablesWriter implements SinkWriter<IcebergTablesCommitInfo> {
   private readonly writers = new Map<string, { ident: TableIdent; writer: SinkWriter<IcebergCommitInfo> }>();
   private readonly catalog: IcebergCatalog;
+  /** env.sink_error_handler: handed to each table's writer (IcebergWriter.handleRowErrors). */
+  private reject: ((row: Row, error: Error) => void) | undefined;
 
   constructor(
     targets: ReadonlyMap<string, TableTarget>,
@@ -65,6 +67,12 @@ export class IcebergTablesWriter implements SinkWriter<IcebergTablesCommitInfo> 
   ) {
     this.catalog = catalog;
     for (const [tableId, t] of targets) this.writers.set(tableId, { ident: t.ident, writer: t.createWriter(sharedCatalog(catalog), ctx) });
+  }
+
+  /** Each table's writer hands the rows no file of its table can hold to `reject` (IcebergWriter.handleRowErrors). */
+  handleRowErrors(reject: (row: Row, error: Error) => void): void {
+    this.reject = reject;
+    for (const { writer } of this.writers.values()) writer.handleRowErrors?.(reject);
   }
 
   /** The writer of `tableId`; with one input table, it takes every row whatever its table id (as a single-table sink does). */
@@ -102,7 +110,9 @@ export class IcebergTablesWriter implements SinkWriter<IcebergTablesCommitInfo> 
     if (event.created && !this.writers.has(event.tableId)) {
       const target = this.targetOf(event.table);
       await target.prepare(sharedCatalog(this.catalog)); // as prepare() did for the job's first tables; a table another writer made is kept
-      this.writers.set(event.tableId, { ident: target.ident, writer: target.createWriter(sharedCatalog(this.catalog), this.ctx) });
+      const writer = target.createWriter(sharedCatalog(this.catalog), this.ctx);
+      if (this.reject) writer.handleRowErrors?.(this.reject);
+      this.writers.set(event.tableId, { ident: target.ident, writer });
       log.info({ table: event.tableId, iceberg: formatIdent(target.ident) }, 'new source table: writing it to its own Iceberg table');
       return;
     }

@@ -24,8 +24,11 @@ export function internalOf(type: string, v: unknown): Internal | null {
   switch (type) {
     case 'long':
       return typeof v === 'bigint' ? v : BigInt(v as number);
-    case 'date':
-      return dateDays(v as string);
+    case 'date': {
+      const days = dateDays(v as string);
+      if (Number.isNaN(days)) throw new TypeError(`A date value '${String(v)}' is not a date (YYYY-MM-DD).`);
+      return days;
+    }
     case 'time':
       return timeMicros(v as string);
     case 'timestamp':

@@ -8,8 +8,8 @@ import {
   type SinkWriter,
   type SinkWriterContext,
 } from '@tideway/api';
-import { ErrorCode, logger, TidewayError } from '@tideway/common';
-import { CompressionKind, type FileOutput, loadZstd } from '@tideway/connector-file-common';
+import { ErrorCode, logger, TidewayError, ValueConversionError } from '@tideway/common';
+import { columnError, CompressionKind, type FileOutput, isValueError, loadZstd } from '@tideway/connector-file-common';
 import { CommitConflict, formatIdent, type IcebergCatalog, joinLocation, type TableIdent } from './catalog.js';
 import { type DataFileEncoder, dataFileEncoder } from './data-encoders.js';
 import { type DataFormat, type FileFormat, formatSuffix, type TableFileFormats, tableFileFormats } from './data-format.js';
@@ -74,6 +74,11 @@ class OpenFile {
     this.encoder = dataFileEncoder(format, fields, columns, fieldIds, settings.targetFileBytes);
   }
 
+  /** A probe of the values `add` would take: see DataFileEncoder.probe. */
+  probe(fields: readonly unknown[]): void {
+    this.encoder.probe(fields);
+  }
+
   add(fields: readonly unknown[]): void {
     this.encoder.add(fields);
     this.rows++;
@@ -131,6 +136,8 @@ interface KeyedChange {
   deleteOld: boolean;
   row: readonly unknown[] | null;
   keyRow: readonly unknown[];
+  /** After an update-before (-U): the change as it was before it (undefined: there was none), restored if its +U is refused. */
+  beforeUpdate?: { deleteOld: boolean; row: readonly unknown[] | null; keyRow: readonly unknown[] } | 'none';
 }
 
 /**
@@ -152,6 +159,10 @@ export class IcebergWriter implements SinkWriter<IcebergCommitInfo> {
   private readonly changes = new Map<string, KeyedChange>();
   private readonly prefix: string;
   private count = 0;
+  /** env.sink_error_handler: where the rows no data or delete file can hold go (handleRowErrors). */
+  private reject: ((row: Row, error: Error) => void) | undefined;
+  /** With `reject`: a data and a delete file of the current layout that only probe rows (never written), made when first needed. */
+  private probes: { layout: TableLayout; data?: OpenFile; deletes?: OpenFile } | undefined;
 
   constructor(
     private readonly settings: IcebergSinkSettings,
@@ -194,6 +205,59 @@ export class IcebergWriter implements SinkWriter<IcebergCommitInfo> {
     return this.layout;
   }
 
+  /**
+   * Row-level errors: a row with a value its field cannot hold in the table's data file format
+   * (a decimal with more digits than the field's precision, a date, time or timestamp text that
+   * does not parse, an integer out of its type's range), or whose key values its equality delete
+   * file cannot hold, is handed to `reject`, naming the column; the other rows are written and
+   * committed. Each row is first converted by a file of its own that is never written, so nothing
+   * of a refused row reaches a file. Catalog, storage and commit errors still fail the task.
+   */
+  handleRowErrors(reject: (row: Row, error: Error) => void): void {
+    this.reject = reject;
+  }
+
+  /**
+   * With handleRowErrors: whether the row's values fit its data file (and its key its delete file,
+   * with `deletes`); a row that does not is handed to `reject` and false returned. Any other error
+   * is thrown.
+   */
+  private fits(layout: TableLayout, row: Row, data: boolean, deletes: boolean): boolean {
+    const reject = this.reject;
+    if (!reject) return true;
+    try {
+      if (data) {
+        this.partitionOf(layout, row.fields);
+        this.probeFile(layout, false).probe(layout.written.map((w) => row.fields[w.column]));
+      }
+      if (deletes) {
+        this.partitionOf(layout, row.fields);
+        this.probeFile(layout, true).probe(layout.keyColumns.map((c) => row.fields[c]));
+      }
+      return true;
+    } catch (err) {
+      if (!isValueError(err)) throw err;
+      const format = data ? this.formats!.data.format : this.formats!.deletes.format;
+      reject(
+        row,
+        new ValueConversionError(
+          ErrorCode.VALUE_CONVERSION,
+          `Iceberg table ${formatIdent(this.ident)}: a row cannot be written to its ${format} ${data ? 'data' : 'equality delete'} file: ${err.message}`,
+          { cause: err },
+        ),
+      );
+      return false;
+    }
+  }
+
+  /** The probing data (or delete) file of the current layout. */
+  private probeFile(layout: TableLayout, isDelete: boolean): OpenFile {
+    if (this.probes?.layout !== layout) this.probes = { layout };
+    const probes = this.probes;
+    const key = isDelete ? 'deletes' : 'data';
+    return (probes[key] ??= this.newFile(layout, '', [], isDelete));
+  }
+
   private keys(): readonly string[] {
     return this.settings.primaryKeys.length ? this.settings.primaryKeys : (this.table.primaryKey?.columns ?? []);
   }
@@ -208,6 +272,7 @@ export class IcebergWriter implements SinkWriter<IcebergCommitInfo> {
           `Iceberg table ${formatIdent(this.ident)} received a ${row.kind === '-D' ? 'delete' : 'update-before'} row but has no primary key: set iceberg.table.primary-keys.`,
         );
       }
+      if (!this.fits(layout, row, true, false)) continue;
       this.fileFor(layout, row.fields, false).add(layout.written.map((w) => row.fields[w.column]));
     }
     await this.roll(false);
@@ -216,11 +281,27 @@ export class IcebergWriter implements SinkWriter<IcebergCommitInfo> {
   private keep(layout: TableLayout, rows: readonly Row[]): void {
     for (const row of rows) {
       const key = keyText(layout.keyColumns.map((c) => row.fields[c]));
+      // a row whose new version or key no file can hold changes nothing: its older versions stay,
+      // and a refused +U undoes the -U before it (an update is refused whole)
+      const upsert = row.kind === '+U' || (row.kind === '+I' && this.settings.upsert);
+      if (!this.fits(layout, row, row.kind === '+I' || row.kind === '+U', row.kind !== '+I' || upsert)) {
+        const refused = this.changes.get(key);
+        if (row.kind === '+U' && refused?.beforeUpdate === 'none') this.changes.delete(key);
+        else if (row.kind === '+U' && refused?.beforeUpdate) Object.assign(refused, refused.beforeUpdate, { beforeUpdate: undefined });
+        continue;
+      }
       let change = this.changes.get(key);
+      const existed = change !== undefined;
       if (!change) {
         change = { deleteOld: false, row: null, keyRow: row.fields };
         this.changes.set(key, change);
       }
+      change.beforeUpdate =
+        row.kind !== '-U' || !this.reject
+          ? undefined
+          : existed
+            ? { deleteOld: change.deleteOld, row: change.row, keyRow: change.keyRow }
+            : 'none';
       if (row.kind === '+I' && !this.settings.upsert) {
         change.row = row.fields;
       } else if (row.kind === '+I' || row.kind === '+U') {
@@ -236,7 +317,7 @@ export class IcebergWriter implements SinkWriter<IcebergCommitInfo> {
 
   /** The open file of the row's partition (a delete file with `isDelete`). */
   private fileFor(layout: TableLayout, fields: readonly unknown[], isDelete: boolean): OpenFile {
-    const partition = layout.partition.map((p) => applyTransform(p.transform, p.sourceType, internalOf(p.sourceType, fields[p.column])));
+    const partition = this.partitionOf(layout, fields);
     const path = layout.partition
       .map(
         (p, i) =>
@@ -246,37 +327,53 @@ export class IcebergWriter implements SinkWriter<IcebergCommitInfo> {
     const files = isDelete ? this.deletes : this.open;
     let file = files.get(path);
     if (!file) {
-      const formats = this.formats!;
-      const format = isDelete ? formats.deletes : formats.data;
-      const name = `${path ? `${path}/` : ''}${this.jobId}-${this.prefix}-${++this.count}${isDelete ? '-deletes' : ''}${formatSuffix(format.format)}`;
-      const fieldsOf = (ids: readonly number[]): IcebergField[] => ids.map((id) => layout.schema.fields.find((f) => f.id === id)!);
-      file = isDelete
-        ? new OpenFile(
-            joinLocation(this.location, `data/${name}`),
-            format,
-            layout.deleteColumns,
-            fieldsOf(layout.keyFieldIds),
-            layout.deleteFieldIds,
-            partition,
-            layout.spec['spec-id'],
-            this.settings,
-            this.catalog.io,
-            layout.keyFieldIds,
-          )
-        : new OpenFile(
-            joinLocation(this.location, `data/${name}`),
-            format,
-            layout.dataColumns,
-            layout.written.map((w) => w.field),
-            layout.dataFieldIds,
-            partition,
-            layout.spec['spec-id'],
-            this.settings,
-            this.catalog.io,
-          );
+      file = this.newFile(layout, path, partition, isDelete);
       files.set(path, file);
     }
     return file;
+  }
+
+  /** The partition values of a row's fields; a value its source column's type cannot hold throws naming the column. */
+  private partitionOf(layout: TableLayout, fields: readonly unknown[]): (Internal | null)[] {
+    return layout.partition.map((p) => {
+      try {
+        return applyTransform(p.transform, p.sourceType, internalOf(p.sourceType, fields[p.column]));
+      } catch (err) {
+        throw columnError(this.table.columns[p.column]?.name ?? p.name, err);
+      }
+    });
+  }
+
+  /** A new data or delete file of the partition at `path`. */
+  private newFile(layout: TableLayout, path: string, partition: readonly (Internal | null)[], isDelete: boolean): OpenFile {
+    const formats = this.formats!;
+    const format = isDelete ? formats.deletes : formats.data;
+    const name = `${path ? `${path}/` : ''}${this.jobId}-${this.prefix}-${++this.count}${isDelete ? '-deletes' : ''}${formatSuffix(format.format)}`;
+    const fieldsOf = (ids: readonly number[]): IcebergField[] => ids.map((id) => layout.schema.fields.find((f) => f.id === id)!);
+    return isDelete
+      ? new OpenFile(
+          joinLocation(this.location, `data/${name}`),
+          format,
+          layout.deleteColumns,
+          fieldsOf(layout.keyFieldIds),
+          layout.deleteFieldIds,
+          partition,
+          layout.spec['spec-id'],
+          this.settings,
+          this.catalog.io,
+          layout.keyFieldIds,
+        )
+      : new OpenFile(
+          joinLocation(this.location, `data/${name}`),
+          format,
+          layout.dataColumns,
+          layout.written.map((w) => w.field),
+          layout.dataFieldIds,
+          partition,
+          layout.spec['spec-id'],
+          this.settings,
+          this.catalog.io,
+        );
   }
 
   /** Closes the files past the target size (all of them with `all`). */

@@ -225,24 +225,26 @@ export class IcebergWriter implements SinkWriter<IcebergCommitInfo> {
   private fits(layout: TableLayout, row: Row, data: boolean, deletes: boolean): boolean {
     const reject = this.reject;
     if (!reject) return true;
+    let inDeletes = false;
     try {
       if (data) {
         this.partitionOf(layout, row.fields);
         this.probeFile(layout, false).probe(layout.written.map((w) => row.fields[w.column]));
       }
       if (deletes) {
+        inDeletes = true;
         this.partitionOf(layout, row.fields);
         this.probeFile(layout, true).probe(layout.keyColumns.map((c) => row.fields[c]));
       }
       return true;
     } catch (err) {
       if (!isValueError(err)) throw err;
-      const format = data ? this.formats!.data.format : this.formats!.deletes.format;
+      const format = inDeletes ? this.formats!.deletes.format : this.formats!.data.format;
       reject(
         row,
         new ValueConversionError(
           ErrorCode.VALUE_CONVERSION,
-          `Iceberg table ${formatIdent(this.ident)}: a row cannot be written to its ${format} ${data ? 'data' : 'equality delete'} file: ${err.message}`,
+          `Iceberg table ${formatIdent(this.ident)}: a row cannot be written to its ${format} ${inDeletes ? 'equality delete' : 'data'} file: ${err.message}`,
           { cause: err },
         ),
       );

@@ -50,6 +50,21 @@ describe('isRowLevelDbError (env.sink_error_handler)', () => {
     expect(isRowLevelDbError(new TidewayError(ErrorCode.EXTERNAL_SYSTEM, 'away'))).toBe(false);
   });
 
+  it("judges Firebird's by their GDS codes: a duplicate, a NOT NULL, an overflow are the row's; a missing table, a lock, a lost connection are not", () => {
+    const fb = (gdscode: number) => Object.assign(new Error('firebird'), { gdscode });
+    for (const code of [335544665, 335544347, 335544880, 335544321, 335544334, 335544558, 335544466])
+      expect(isRowLevelDbError(fb(code)), String(code)).toBe(true);
+    // table unknown (isc_dsql_relation_err), lock conflict (isc_lock_conflict), deadlock, no permission, connection lost
+    for (const code of [335544580, 335544345, 335544336, 335544352, 335544726])
+      expect(isRowLevelDbError(fb(code)), String(code)).toBe(false);
+    // isc_dsql_error, by the SQLCODE its text carries: a string right truncation is the row's, an unknown column is not
+    const dsql = (message: string) => Object.assign(new Error(message), { gdscode: 335544569 });
+    expect(
+      isRowLevelDbError(dsql('Dynamic SQL Error, SQL error code = -303, Arithmetic exception, numeric overflow, or string truncation')),
+    ).toBe(true);
+    expect(isRowLevelDbError(dsql('Dynamic SQL Error, SQL error code = -206, Column unknown, K'))).toBe(false);
+  });
+
   it('a refused row carries the database message and its SQLSTATE', () => {
     const e = rowLevelError(Object.assign(new Error('value too long for type character varying(5)'), { code: '22001' }));
     expect(e.name).toBe('DatabaseError');

@@ -115,14 +115,61 @@ function sqlStateOf(err: unknown): string | undefined {
 }
 
 /**
+ * Firebird's main GDS codes (node-firebird's err.gdscode; its SQLSTATE is not set apart) of a
+ * row's own refusal, the codes of SQLSTATE classes 22 and 23 as the other dialects judge them:
+ * arithmetic overflow or string truncation (isc_arith_except, integer and float overflow),
+ * a conversion error from string, a date out of range; a NOT NULL or domain validation
+ * (isc_not_valid, isc_not_valid_for, isc_not_valid_for_var), a duplicate (isc_no_dup,
+ * isc_unique_key_violation), a foreign key and a CHECK constraint.
+ */
+const FIREBIRD_ROW_CODES = new Set([
+  335544321, // isc_arith_except (22003, 22001)
+  335544334, // isc_convert_error (22018)
+  335544347, // isc_not_valid (23000)
+  335544349, // isc_no_dup (23000)
+  335544466, // isc_foreign_key (23000)
+  335544558, // isc_check_constraint (23000)
+  335544665, // isc_unique_key_violation (23000)
+  335544775, // isc_exception_float_overflow (22003)
+  335544779, // isc_exception_integer_overflow (22003)
+  335544810, // isc_date_range_exceeded (22008)
+  335544879, // isc_not_valid_for_var (23000)
+  335544880, // isc_not_valid_for (23000)
+]);
+
+/** isc_dsql_error: a statement's error whose cause follows in the status vector, of which node-firebird keeps the text. */
+const FIREBIRD_DSQL_ERROR = 335544569;
+
+/**
+ * The SQLCODEs of a row's own refusal, read from an isc_dsql_error's text ("SQL error code =
+ * -303"): -303 and -413 a value that does not convert or fit its parameter (string truncation,
+ * numeric overflow), -802 arithmetic overflow, -625 a NOT NULL or domain validation, -803 a
+ * duplicate, -530 a foreign key, -297 a CHECK. Others (-204 a table, -206 a column unknown, -551
+ * no privilege, -901 the connection, -913 a deadlock) are not the row's.
+ */
+const FIREBIRD_ROW_SQLCODES = new Set([-303, -413, -802, -625, -803, -530, -297]);
+
+/** node-firebird's main GDS code of an error, if it has one. */
+function gdsCodeOf(err: unknown): number | undefined {
+  const code = (err as { gdscode?: unknown } | undefined)?.gdscode;
+  return typeof code === 'number' ? code : undefined;
+}
+
+/**
  * Whether the database refused a row for the row's own sake, as SeaTunnel's Jdbc sink judges it:
  * SQLSTATE class 22 (data exception: a value too long, out of range, not of its type) or 23
  * (integrity constraint violation: a duplicate key, a null in a NOT NULL column, a failed CHECK
- * or foreign key); SQLite's constraint and type errors; a value Tideway could not convert for the
+ * or foreign key); Firebird's GDS codes of the same (FIREBIRD_ROW_CODES); SQLite's constraint and type errors; a value Tideway could not convert for the
  * column. Anything else (the server away, a timeout, a missing table, no privilege) is not.
  */
 export function isRowLevelDbError(err: unknown): boolean {
   if (err instanceof TidewayError) return err.code === ErrorCode.VALUE_CONVERSION;
+  const gds = gdsCodeOf(err);
+  if (gds === FIREBIRD_DSQL_ERROR) {
+    const sqlCode = /SQL error code = (-\d+)/.exec((err as Error).message ?? '')?.[1];
+    return sqlCode !== undefined && FIREBIRD_ROW_SQLCODES.has(Number(sqlCode));
+  }
+  if (gds !== undefined) return FIREBIRD_ROW_CODES.has(gds);
   const state = sqlStateOf(err);
   if (state !== undefined) return state.startsWith('22') || state.startsWith('23');
   const code = (err as DriverError | undefined)?.code;
@@ -134,7 +181,7 @@ export function rowLevelError(err: unknown): Error {
   if (err instanceof Error && err instanceof TidewayError) return err;
   const rejected = new Error(describeDbError(err));
   rejected.name = 'DatabaseError';
-  const state = sqlStateOf(err) ?? (err as DriverError | undefined)?.code;
+  const state = sqlStateOf(err) ?? (err as DriverError | undefined)?.code ?? gdsCodeOf(err);
   if (state !== undefined) Object.assign(rejected, { code: String(state) });
   return rejected;
 }

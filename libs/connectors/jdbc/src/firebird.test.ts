@@ -217,6 +217,51 @@ describe.skipIf(missing !== undefined && process.env.CI !== 'true')('Firebird si
     expect(rows.map((r) => r.fields)).toEqual([[1, '2024-01-02T03:04:05.1234', '10:11:12.9876']]);
   });
 
+  it.each([true, false])(
+    'with handleRowErrors (auto_commit %s), hands on the rows Firebird refuses for themselves (a duplicate, a truncation, a NOT NULL, a CHECK) and writes the rest',
+    async (autoCommit) => {
+      const table = `ROWERR_${autoCommit ? 'A' : 'B'}`;
+      const c = await FirebirdConnection.open(connectionSettings(parseJdbcUrl(conn.url, {}), conn, undefined, 30, {}));
+      try {
+        await c.execute(`CREATE TABLE ${table} (k INTEGER NOT NULL PRIMARY KEY, v VARCHAR(3) NOT NULL, n SMALLINT CHECK (n >= 0))`);
+      } finally {
+        await c.close();
+      }
+      const t = newCatalogTable(
+        { database: 'src', table: 'rowerr' },
+        [
+          { name: 'K', type: Types.INT, nullable: false },
+          { name: 'V', type: Types.STRING, nullable: true },
+          { name: 'N', type: Types.INT, nullable: true },
+        ],
+        {},
+      );
+      const sink = await makeSink({ ...conn, generate_sink_sql: true, table, auto_commit: autoCommit }, [t]);
+      const writer = sink.createWriter({ subtaskIndex: 0, parallelism: 1 });
+      const rejected: Array<[Row, Error & { code?: string }]> = [];
+      writer.handleRowErrors((r, err) => rejected.push([r, err]));
+      const rows = [
+        [1, 'abc', 1],
+        [1, 'dup', 2],
+        [3, 'toolong', 3],
+        [4, null, 4],
+        [5, 'neg', -1],
+        [6, 'fin', 6],
+      ];
+      await writer.write(rows.map((fields) => ({ kind: RowKind.INSERT, tableId: t.tableId, fields })));
+      const info = await writer.prepareCommit?.(1);
+      if (info) await sink.createCommitter().commit([info]);
+      await writer.close();
+      expect(rejected.map(([r]) => r.fields)).toEqual([rows[1], rows[2], rows[3], rows[4]]);
+      expect(rejected.map(([, e]) => e.code)).toEqual(['335544665', '335544569', '335544347', '335544558']);
+      expect(rejected[0][1].message).toMatch(
+        /^Violation of PRIMARY or UNIQUE KEY constraint .* on table "ROWERR_[AB]", Problematic key value is \("K" = 1\)/,
+      );
+      const { rows: back } = await readAll({ ...conn, table_path: table });
+      expect(back.map((r) => r.fields).sort((a, b) => Number(a[0]) - Number(b[0]))).toEqual([rows[0], rows[5]]);
+    },
+  );
+
   it('reads tables made in SQL, with unquoted (upper-case) names, NUMERIC precision and CHAR padding', async () => {
     const c = await FirebirdConnection.open(connectionSettings(parseJdbcUrl(conn.url, {}), conn, undefined, 30, {}));
     try {

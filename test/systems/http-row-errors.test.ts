@@ -46,7 +46,7 @@ async function send(statuses: number[], target = url): Promise<Array<[Row, Error
     index: 0,
     file: 'test.conf',
     line: 1,
-    options: { url: target, retry: 1, retry_backoff_multiplier_ms: 10, connect_timeout_ms: 2000 } as Record<string, never>,
+    options: { url: target, retry: 1, retry_backoff_multiplier_ms: 10, connect_timeout_ms: 2000 },
     optionLines: {},
   });
   const sink = httpSinkFactory.create({ jobId: 'http-rows', jobMode: 'BATCH', parallelism: 1, options, inputTables: [table] });

@@ -149,7 +149,9 @@ function probeRanges(fields: readonly IcebergField[], values: readonly unknown[]
     if (!fits)
       throw columnError(
         fields[i].name,
-        new RangeError(`${String(v)} is not a value of Iceberg's ${t} (${t === 'int' ? 32 : 64}-bit integer).`),
+        new RangeError(
+          `${typeof v === 'number' || typeof v === 'bigint' || typeof v === 'string' ? String(v) : `A ${typeof v}`} is not a value of Iceberg's ${t} (${t === 'int' ? 32 : 64}-bit integer).`,
+        ),
       );
   }
 }

@@ -26,7 +26,7 @@ export function internalOf(type: string, v: unknown): Internal | null {
       return typeof v === 'bigint' ? v : BigInt(v as number);
     case 'date': {
       const days = dateDays(v as string);
-      if (Number.isNaN(days)) throw new TypeError(`A date value '${String(v)}' is not a date (YYYY-MM-DD).`);
+      if (Number.isNaN(days)) throw new TypeError(`A date value '${v as string}' is not a date (YYYY-MM-DD).`);
       return days;
     }
     case 'time':

@@ -239,7 +239,7 @@ describe.skipIf(missing !== undefined && process.env.CI !== 'true')('Firebird si
       const sink = await makeSink({ ...conn, generate_sink_sql: true, table, auto_commit: autoCommit }, [t]);
       const writer = sink.createWriter({ subtaskIndex: 0, parallelism: 1 });
       const rejected: Array<[Row, Error & { code?: string }]> = [];
-      writer.handleRowErrors((r, err) => rejected.push([r, err]));
+      writer.handleRowErrors!((r, err) => rejected.push([r, err]));
       const rows = [
         [1, 'abc', 1],
         [1, 'dup', 2],

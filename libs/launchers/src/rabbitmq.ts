@@ -46,8 +46,9 @@ function amqpAnswers(port: number): Promise<void> {
  * Starts a private RabbitMQ node from Debian's rabbitmq-server on free 127.0.0.1 ports in a temp
  * folder: its own epmd (on a free port, so the machine's Erlang nodes are never seen), its own
  * Erlang cookie, node name, Mnesia and log folders, no plugins; waits until AMQP answers.
+ * `config` holds rabbitmq.conf settings (e.g. max_message_size).
  */
-export async function startRabbitMq(): Promise<RabbitMqServer> {
+export async function startRabbitMq(config: Record<string, string | number> = {}): Promise<RabbitMqServer> {
   const script = brokerScript();
   if (!script || !existsSync('/usr/bin/epmd')) throw new Error('rabbitmq-server is not installed: run scripts/ensure-servers.sh');
   const dir = makeServerDir('rabbitmq');
@@ -56,6 +57,12 @@ export async function startRabbitMq(): Promise<RabbitMqServer> {
   writeFileSync(join(home, '.erlang.cookie'), randomBytes(16).toString('hex'));
   chmodSync(join(home, '.erlang.cookie'), 0o400);
   writeFileSync(join(dir, 'enabled_plugins'), '[].\n');
+  writeFileSync(
+    join(dir, 'rabbitmq.conf'),
+    Object.entries(config)
+      .map(([k, v]) => `${k} = ${v}\n`)
+      .join(''),
+  );
   const epmdPort = await freePort();
   const epmd = ServerProcess.start({
     name: 'epmd',

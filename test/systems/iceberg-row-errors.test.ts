@@ -4,7 +4,8 @@
  * text that does not parse, an int out of range), in Parquet, ORC and Avro, or whose key its
  * equality delete file cannot hold, is rejected naming the column while the other rows are
  * committed and read back by Tideway's own source (hadoop catalog, local warehouse); a catalog
- * error still fails the write.
+ * error still fails the write. Through `tideway run`, the refused row reaches a LocalFile
+ * dead-letter folder (env.sink_error_handler ROUTE).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,6 +15,8 @@ import { validatePluginOptions } from '@tideway/config/options';
 import { readToEnd } from '@tideway/connector-contract';
 import { icebergSinkFactory, icebergSourceFactory } from '@tideway/connector-iceberg';
 import { afterAll, describe, expect, it } from 'vitest';
+import { runCli } from '../conformance/cli-process.js';
+import { routed, routedRowsJob } from '../e2e/dead-letter-files.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'tideway-iceberg-row-errors-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -155,4 +158,42 @@ describe('the Iceberg sink hands on the rows no data file can hold', () => {
       write(table, { ...options, schema_save_mode: 'ERROR_WHEN_SCHEMA_NOT_EXIST' }, [row('+I', [1n, '2024-01-01', '1.00', null, 1])]),
     ).rejects.toThrow(/does not exist/);
   });
+
+  it('through tideway run: the refused row is routed to the dead-letter sink naming the column, the others committed', async () => {
+    const wh = join(dir, 'cli');
+    const dead = join(dir, 'dead');
+    const job = routedRowsJob(
+      join(dir, 'cli.conf'),
+      dead,
+      'id = "bigint", amount = "decimal(5, 2)"',
+      [
+        [1, '12.50'],
+        [2, '123456.78'],
+        [3, '-999.99'],
+      ],
+      `  Iceberg {
+    catalog_name = "rows"
+    iceberg.catalog.config = { type = "hadoop", warehouse = "file://${wh}" }
+    namespace = "db"
+    table = "cli"
+  }`,
+    );
+    const res = await runCli(['run', '-c', job], 120_000);
+    expect(res.code, res.stderr).toBe(0);
+    const bad = routed(dead);
+    expect(bad).toHaveLength(1);
+    expect(bad[0]).toMatchObject({ error_stage: 'SINK', plugin_name: 'Iceberg', original_data: '["2","123456.78"]' });
+    expect(String(bad[0].error_message)).toMatch(
+      /Iceberg table db\.cli: a row cannot be written to its PARQUET data file: Column 'amount'/,
+    );
+    const rows = await readToEnd(
+      icebergSourceFactory,
+      { catalog_name: 'rows', 'iceberg.catalog.config': hadoop(wh), namespace: 'db', table: 'cli' },
+      { parallelism: 1 },
+    );
+    expect(rows.map((r) => r.fields).sort((a, b) => Number(a[0]) - Number(b[0]))).toEqual([
+      [1n, '12.50'],
+      [3n, '-999.99'],
+    ]);
+  }, 200_000);
 });

@@ -160,6 +160,16 @@ export function buildRestApp(
       (err: unknown) => done(err as Error),
     );
   });
+  // Every route reads its query parameters as single values: one given twice (?format=json&format=html)
+  // is refused by name rather than reaching a route as a list.
+  app.addHook('preValidation', (req, reply, done) => {
+    const twice = Object.entries((req.query ?? {}) as Record<string, unknown>).find(([, v]) => Array.isArray(v));
+    if (twice)
+      return void reply
+        .code(400)
+        .send(failBody(`query parameter '${twice[0]}' is given ${(twice[1] as unknown[]).length} times: give it once`));
+    done();
+  });
   app.setErrorHandler((err, req, reply) => {
     if ((err as { code?: string }).code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
       const message = `the request body is larger than ${limits.maxBodyBytes} bytes (seatunnel.engine.http.max-body-bytes)`;

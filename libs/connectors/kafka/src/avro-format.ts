@@ -8,7 +8,7 @@ import {
   timestampText,
   unscaledBytes,
   unscaledDecimal,
-} from '@tideway/connector-file-common/formats';
+} from '@tideway/connector-file-common';
 import avro from 'avsc';
 
 /**

@@ -21,3 +21,18 @@ export function procCpu(pid: number): { own: number; reaped: number } {
   const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return { own: (Number(f[11]) + Number(f[12])) / TICK, reaped: (Number(f[13]) + Number(f[14])) / TICK };
 }
+
+/**
+ * The job names a bench's `--jobs` option (comma-separated) selects, each checked against the
+ * bench's jobs; an unknown name ends the process with exit code 2, naming the known ones.
+ */
+export function selectJobs<T extends string>(bench: string, given: string, jobs: readonly T[]): (job: T) => boolean {
+  const selected = given.split(',').map((s) => s.trim());
+  for (const j of selected) {
+    if (!(jobs as readonly string[]).includes(j)) {
+      console.error(`${bench}: --jobs: no job named '${j}' (the jobs: ${jobs.join(', ')})`);
+      process.exit(2);
+    }
+  }
+  return (job) => selected.includes(job);
+}

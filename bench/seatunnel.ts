@@ -44,7 +44,7 @@ import {
   type TestDatabaseServer,
 } from '@tideway/testing';
 import { cliNodeArgs } from '../scripts/cli-entry.mjs';
-import { machineLine } from './machine.js';
+import { machineLine, selectJobs } from './machine.js';
 import { loadOrders, median, pgRun, psqlCopyPipe, psqlEnv, repo } from './orders-servers.js';
 
 const JOBS = [
@@ -88,14 +88,7 @@ for (const [name, n] of [
     process.exit(2);
   }
 }
-const selected = opts.jobs.split(',').map((s) => s.trim());
-for (const j of selected) {
-  if (!(JOBS as readonly string[]).includes(j)) {
-    console.error(`bench:seatunnel: --jobs: no job named '${j}' (the jobs: ${JOBS.join(', ')})`);
-    process.exit(2);
-  }
-}
-const wanted = (j: JobName) => selected.includes(j);
+const wanted = selectJobs<JobName>('bench:seatunnel', opts.jobs, JOBS);
 
 type Engine = 'Tideway' | 'SeaTunnel';
 type Tool = Engine | 'psql pipe';

@@ -25,7 +25,7 @@ import { Admin } from '@platformatic/kafka';
 import pg from 'pg';
 import { kafkaMissing, startKafka, startPostgres } from '@tideway/testing';
 import { cliNodeArgs } from '../scripts/cli-entry.mjs';
-import { machineLine, procCpu } from './machine.js';
+import { machineLine, procCpu, selectJobs } from './machine.js';
 import { loadOrders, median, pgRun, repo } from './orders-servers.js';
 
 const JOBS = ['fake', 'jdbc', 'text-read', 'parquet-read', 'kafka'] as const;
@@ -46,14 +46,7 @@ if (!Number.isInteger(ROUNDS) || ROUNDS < 1) {
   console.error('bench:startup: --rounds takes a whole number above 0');
   process.exit(2);
 }
-const selected = opts.jobs.split(',').map((s) => s.trim());
-for (const j of selected) {
-  if (!(JOBS as readonly string[]).includes(j)) {
-    console.error(`bench:startup: --jobs: no job named '${j}' (the jobs: ${JOBS.join(', ')})`);
-    process.exit(2);
-  }
-}
-const wanted = (j: JobName) => selected.includes(j);
+const wanted = selectJobs<JobName>('bench:startup', opts.jobs, JOBS);
 
 /** The builds compared: this checkout's CLI and, with --baseline, another build's. */
 const builds: { name: string; cli: string[] }[] = [{ name: 'this checkout', cli: cliNodeArgs() }];

@@ -11,7 +11,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type CatalogTable, type DataType, newCatalogTable, type Row, Types } from '@tideway/api';
-import { validatePluginOptions } from '@tideway/config/options';
+import { hadoop, validated } from './iceberg-options.js';
 import { readToEnd, runToEnd, SinkJob } from '@tideway/connector-contract';
 import { HadoopCatalog, icebergSinkFactory, icebergSourceFactory, rewriteDataFiles, scanCounters } from '@tideway/connector-iceberg';
 import {
@@ -29,23 +29,6 @@ import { afterAll, describe, expect, it } from 'vitest';
 const present = icebergPeersPresent() && icebergJavaPresent();
 const dir = mkdtempSync(join(tmpdir(), 'tideway-iceberg-formats-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-const hadoop = (warehouse: string) => ({ type: 'hadoop', warehouse: `file://${warehouse}` });
-
-const validated = (
-  factory: typeof icebergSourceFactory | typeof icebergSinkFactory,
-  kind: 'source' | 'sink',
-  options: Record<string, unknown>,
-) =>
-  validatePluginOptions(factory.spec, {
-    type: kind,
-    name: 'Iceberg',
-    index: 0,
-    file: 'test.conf',
-    line: 1,
-    options: options as Record<string, never>,
-    optionLines: {},
-  });
 
 /** The current metadata file of a hadoop-catalog table. */
 function hadoopMetadata(warehouse: string, table: string): string {

@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type CatalogTable, newCatalogTable, type Row, type Sink, Types } from '@tideway/api';
-import { validatePluginOptions } from '@tideway/config/options';
+import { hadoop, validated } from './iceberg-options.js';
 import { readToEnd } from '@tideway/connector-contract';
 import { icebergSinkFactory, icebergSourceFactory } from '@tideway/connector-iceberg';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -20,23 +20,6 @@ import { routed, routedRowsJob } from '../e2e/dead-letter-files.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'tideway-iceberg-row-errors-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-const hadoop = (warehouse: string) => ({ type: 'hadoop', warehouse: `file://${warehouse}` });
-
-const validated = (
-  factory: typeof icebergSinkFactory | typeof icebergSourceFactory,
-  type: 'sink' | 'source',
-  options: Record<string, unknown>,
-) =>
-  validatePluginOptions(factory.spec, {
-    type,
-    name: 'Iceberg',
-    index: 0,
-    file: 'test.conf',
-    line: 1,
-    options: options as Record<string, never>,
-    optionLines: {},
-  });
 
 const table = newCatalogTable({ database: 'db', table: 't' }, [
   { name: 'id', type: Types.BIGINT, nullable: false },

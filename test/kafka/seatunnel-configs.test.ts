@@ -29,6 +29,19 @@ afterAll(() => dirs.cleanup());
 const shared = sharedConformanceDir();
 const kafkaDir = shared ? join(shared, 'kafka') : '';
 
+/** Creates `topic` (one partition) at `bootstrap` and sends it each non-blank line of a data file of the shared kafka folder, as the ITs load them. */
+async function produceDataFile(bootstrap: string, topic: string, file: string): Promise<void> {
+  await createTopic(bootstrap, topic, 1);
+  const lines = readFileSync(join(kafkaDir, file), 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '');
+  await produce(
+    bootstrap,
+    topic,
+    lines.map((value) => ({ value })),
+  );
+}
+
 /** Canal, Maxwell and OGG changes as SeaTunnel's sinks write them (KafkaFormatIT's expected lists, built from their rows). */
 function changeRecords(rows: readonly [number, string, string, string, 'INSERT' | 'DELETE'][]): string[] {
   return rows.map(([id, name, description, weight, type]) => JSON.stringify({ data: { id, name, description, weight }, type }));
@@ -487,16 +500,7 @@ describe.skipIf(kafkaSkipped() || !shared)("SeaTunnel's Kafka e2e configs", () =
       await client.query(
         'create table if not exists sink(id INT NOT NULL PRIMARY KEY, name varchar(255), description varchar(255), weight varchar(255))',
       );
-      const topic = 'jdbc_source_record';
-      await createTopic(bootstrap, topic, 1);
-      const lines = readFileSync(join(kafkaDir, 'compatible/compatible_data.txt'), 'utf8')
-        .split('\n')
-        .filter((l) => l.trim() !== '');
-      await produce(
-        bootstrap,
-        topic,
-        lines.map((value) => ({ value })),
-      );
+      await produceDataFile(bootstrap, 'jdbc_source_record', 'compatible/compatible_data.txt');
       const text = readFileSync(join(kafkaDir, COMPATIBLE_CASE), 'utf8')
         .replaceAll('kafka_e2e:9092', bootstrap)
         .replace('jdbc:postgresql://postgresql:5432/test', `jdbc:postgresql://${server.host}:${server.port}/test`)
@@ -527,16 +531,7 @@ describe.skipIf(kafkaSkipped() || !shared)("SeaTunnel's Kafka e2e configs", () =
       await client.query("CREATE ROLE test LOGIN PASSWORD 'test'");
       await client.query(SINK2);
       await client.query('ALTER TABLE sink2 OWNER TO test');
-      const topic = 'dbserver1.debezium.products';
-      await createTopic(bootstrap, topic, 1);
-      const lines = readFileSync(join(kafkaDir, 'debezium/debezium_data.txt'), 'utf8')
-        .split('\n')
-        .filter((l) => l.trim() !== '');
-      await produce(
-        bootstrap,
-        topic,
-        lines.map((value) => ({ value })),
-      );
+      await produceDataFile(bootstrap, 'dbserver1.debezium.products', 'debezium/debezium_data.txt');
       const run = async (config: string) => {
         const text = readFileSync(join(kafkaDir, config), 'utf8')
           .replaceAll('kafka_e2e:9092', bootstrap)

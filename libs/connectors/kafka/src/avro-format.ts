@@ -8,7 +8,7 @@ import {
   timestampText,
   unscaledBytes,
   unscaledDecimal,
-} from '@tideway/connector-file-common';
+} from '@tideway/connector-file-common/formats';
 import avro from 'avsc';
 
 /**

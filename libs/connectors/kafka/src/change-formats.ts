@@ -1,6 +1,6 @@
 import type { DataType, RowKind } from '@tideway/api';
 import { ValueConversionError, ErrorCode } from '@tideway/common';
-import { compileJsonLineWriter, compileJsonObjectReader, parseJsonObject } from '@tideway/connector-file-common';
+import { compileJsonLineWriter, compileJsonObjectReader, parseJsonObject } from '@tideway/connector-file-common/formats';
 
 /**
  * The change-log JSON formats SeaTunnel reads from and writes to Kafka (canal_json,

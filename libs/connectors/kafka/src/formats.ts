@@ -11,12 +11,8 @@ import {
   compileChangeDecoder,
   compileChangeEncoder,
 } from './change-formats.js';
-import {
-  compileJsonLineParser,
-  compileJsonLineWriter,
-  compileTextFieldParsers,
-  compileTextLineWriter,
-} from '@tideway/connector-file-common';
+import { compileJsonLineWriter, compileTextFieldParsers, compileTextLineWriter } from '@tideway/connector-file-common/formats';
+import { compileJsonBytesParser } from './json-bytes.js';
 
 /** The formats the source reads (native: whole records as rows of a fixed table). */
 export const KAFKA_FORMATS = ['json', 'text', 'avro', 'protobuf', ...CHANGE_FORMATS, 'native'] as const;
@@ -52,7 +48,15 @@ export function isContentTable(table: CatalogTable, hasSchema: boolean): boolean
   return !hasSchema && table.columns.length === 1 && table.columns[0]?.name === CONTENT_COLUMN;
 }
 
-/** Decodes one message value into rows of the table (none for a change format's DDL events); throws on bytes that do not fit. */
+/**
+ * How one message value becomes rows of the table: `one` for the formats whose every value is
+ * one insert (its fields, no wrapper objects), `many` for the change formats (none for their
+ * DDL events, two for an update). Both throw on bytes that do not fit.
+ */
+export type ValueDecoder =
+  | { readonly one: (value: Buffer) => unknown[]; readonly many?: undefined }
+  | { readonly one?: undefined; readonly many: (value: Buffer) => ChangeRow[] };
+
 export function compileDecoder(
   table: CatalogTable,
   format: Exclude<KafkaFormat, 'native'>,
@@ -60,29 +64,22 @@ export function compileDecoder(
   raw: boolean,
   message?: protobuf.Type,
   debeziumFilter?: DebeziumTableFilter,
-): (value: Buffer) => ChangeRow[] {
-  if (raw) return (value) => [{ kind: '+I', fields: [value.toString('utf8')] }];
-  if (format === 'protobuf') {
-    const decode = compileProtobufDecoder(message!, columnsOf(table));
-    return (value) => [{ kind: '+I', fields: decode(value) }];
-  }
-  if (format === 'json') {
-    const parse = compileJsonLineParser(columnsOf(table));
-    return (value) => [{ kind: '+I', fields: parse(value.toString('utf8')) }];
-  }
-  if (format === 'avro') {
-    const decode = compileAvroDecoder(columnsOf(table));
-    return (value) => [{ kind: '+I', fields: decode(value) }];
-  }
+): ValueDecoder {
+  if (raw) return { one: (value) => [value.toString('utf8')] };
+  if (format === 'protobuf') return { one: compileProtobufDecoder(message!, columnsOf(table)) };
+  if (format === 'json') return { one: compileJsonBytesParser(columnsOf(table)) };
+  if (format === 'avro') return { one: compileAvroDecoder(columnsOf(table)) };
   if (format === 'text') {
     const parsers = compileTextFieldParsers(columnsOf(table), fieldDelimiter);
-    return (value) => {
-      const parts = value.toString('utf8').split(fieldDelimiter);
-      return [{ kind: '+I', fields: parsers.map((p, i) => p(parts[i])) }];
+    return {
+      one: (value) => {
+        const parts = value.toString('utf8').split(fieldDelimiter);
+        return parsers.map((p, i) => p(parts[i]));
+      },
     };
   }
   const decode = compileChangeDecoder(columnsOf(table), format, debeziumFilter);
-  return (value) => decode(value.toString('utf8'));
+  return { many: (value) => decode(value.toString('utf8')) };
 }
 
 const TEXT_TEMPORAL = { dateFormat: 'yyyy-MM-dd', dateTimeFormat: 'yyyy-MM-dd HH:mm:ss', timeFormat: 'HH:mm:ss' } as const;

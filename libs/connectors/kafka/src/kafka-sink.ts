@@ -1,7 +1,7 @@
 import { murmur2, Producer } from '@platformatic/kafka';
 import type { MessageToProduce } from '@platformatic/kafka';
 import type { CatalogTable, DataType, PluginContext, PluginOptions, PluginSpec, Row, Sink, SinkFactory, SinkWriter } from '@tideway/api';
-import { substituteTablePlaceholders } from '@tideway/connector-file-common';
+import { substituteTablePlaceholders } from '@tideway/connector-file-common/formats';
 import { ConfigError, ErrorCode, logger, TidewayError } from '@tideway/common';
 import { brokerList, connectTimeoutMs, errorText, hasApiError, isUnknownTopic, withDeadline } from './client.js';
 import { compileEncoder, formatProblem, KAFKA_FORMAT_NAMES, KAFKA_SINK_FORMATS, type KafkaSinkFormat } from './formats.js';
@@ -43,7 +43,7 @@ export const kafkaSinkSpec: PluginSpec = {
       values: [...SEMANTICS],
       default: 'NON',
       description:
-        "NON: acks=1, each batch sent before the next; AT_LEAST_ONCE: the idempotent producer with acks=all, every row acknowledged before a checkpoint completes; EXACTLY_ONCE: each checkpoint's rows in one Kafka transaction per writer, flushed at the barrier and committed when the checkpoint completes (readers with isolation.level read_committed see each row once).",
+        "NON: acks=1; AT_LEAST_ONCE: the idempotent producer with acks=all, every row acknowledged before a checkpoint completes; EXACTLY_ONCE: each checkpoint's rows in one Kafka transaction per writer, flushed at the barrier and committed when the checkpoint completes (readers with isolation.level read_committed see each row once). Batches are sent in order, up to 5 at a time, never two at once to one partition (keyless rows of a batch go to one partition); a failed send fails the next batch or checkpoint.",
     },
     {
       name: 'partition_key_fields',
@@ -355,6 +355,9 @@ function tooLarge(err: unknown): boolean {
 }
 
 /** Java's positive murmur2 hash of the bytes (its Utils.toPositive(Utils.murmur2(...))). */
+/** The most sends a writer keeps in flight (Java's max.in.flight.requests.per.connection default). */
+const MAX_IN_FLIGHT = 5;
+
 function positiveMurmur2(bytes: Buffer): number {
   return murmur2(bytes) & 0x7fffffff;
 }
@@ -368,6 +371,8 @@ interface OpenTransaction {
   readonly transaction: Transaction;
   records: number;
   readonly topics: Set<string>;
+  /** The `topic\0partition`s a send of this transaction has written (the broker added them to it). */
+  readonly partitions: Set<string>;
 }
 
 class KafkaWriter implements SinkWriter<KafkaCommitInfo, KafkaWriterState> {
@@ -389,6 +394,14 @@ class KafkaWriter implements SinkWriter<KafkaCommitInfo, KafkaWriterState> {
   private recovering?: Promise<void>;
   /** env.sink_error_handler: where the rows refused for themselves go (handleRowErrors). */
   private reject?: (row: Row, error: Error) => void;
+  /** Sends not yet acknowledged, and the one holding each `topic\0partition` (pipeline()). */
+  private readonly sending = new Set<Promise<void>>();
+  private readonly inFlight = new Map<string, Promise<void>>();
+  private inFlightBytes = 0;
+  /** Whether the producer's first send was acknowledged (it runs alone). */
+  private started = false;
+  /** The first send that failed: the next write, prepareCommit or close throws it. */
+  private failure?: Error;
 
   constructor(
     private readonly cfg: SinkConfig,
@@ -520,7 +533,7 @@ class KafkaWriter implements SinkWriter<KafkaCommitInfo, KafkaWriterState> {
         continue;
       }
       this.probed = true;
-      return { id, producer, transaction, records: 0, topics: new Set() };
+      return { id, producer, transaction, records: 0, topics: new Set(), partitions: new Set() };
     }
   }
 
@@ -565,8 +578,8 @@ class KafkaWriter implements SinkWriter<KafkaCommitInfo, KafkaWriterState> {
 
   /**
    * The batch's messages in sends of at most kafka.config buffer.memory bytes each (keys and
-   * values), each awaited before the next, as Java's producer blocks while its buffer is full; a
-   * record larger than the buffer fails, as Java's does.
+   * values), none started while the unacknowledged ones hold more (pipeline()), as Java's
+   * producer blocks while its buffer is full; a record larger than the buffer fails, as Java's does.
    */
   private *sends(
     messages: MessageToProduce<Buffer, Buffer, Buffer, Buffer>[],
@@ -644,40 +657,126 @@ class KafkaWriter implements SinkWriter<KafkaCommitInfo, KafkaWriterState> {
       messages.push(m);
       if (this.reject) rowOf.set(m, row);
     }
-    try {
-      for (const part of this.sends(messages)) {
-        if (this.cfg.transactions) {
-          this.open ??= await this.beginTransaction();
-          await this.open.transaction.send({ messages: part });
-          this.open.records += part.length;
-          for (const m of part) this.open.topics.add(m.topic);
-        } else if (this.reject) await this.sendRefusingTooLarge(producer, part, rowOf);
-        else await producer.send({ messages: part });
+    if (this.reject) {
+      // Row-error routing sends one part at a time: a part the broker refuses as too large is
+      // sent again message by message, and its rows are rejected while write() runs.
+      await this.settle();
+      try {
+        for (const part of this.sends(messages)) await this.sendRefusingTooLarge(producer, part, rowOf);
+      } catch (err) {
+        throw this.sendError(err, messages);
       }
-    } catch (err) {
-      if (err instanceof TidewayError) throw err;
-      if (this.open && isLost(err)) {
-        // Its rows are in no completed checkpoint: the restore writes them again.
-        throw new TidewayError(
-          ErrorCode.TASK_FAILED,
-          `the Kafka transaction ${this.open.id} was aborted by the broker at ${this.cfg.bootstrap} while open (${errorText(err)}): its transaction.timeout.ms (${this.cfg.transactions?.transactionTimeoutMs ?? 0} ms) ran out before its checkpoint, or another producer took its transactional id; the job restarts from its last checkpoint (raise kafka.config transaction.timeout.ms above the checkpoint interval plus the checkpoint timeout).`,
-          { retryable: true },
-        );
+      return;
+    }
+    for (const part of this.sends(messages)) await this.pipeline(part);
+  }
+
+  /**
+   * Starts sending a part without waiting for its acknowledgement, so that the next rows are
+   * read and encoded while the broker writes these (as Java's producer keeps up to
+   * max.in.flight.requests.per.connection requests open). The client numbers an idempotent or
+   * transactional producer's records per partition only when a send is acknowledged, so two
+   * sends in flight must never share a partition: a part waits for the sends holding any of its
+   * partitions (keyless rows of one batch all go to one partition, so batches to different
+   * partitions overlap). Every send is acknowledged before prepareCommit() returns; the first
+   * failure fails the next write(), prepareCommit() or close().
+   */
+  private async pipeline(part: MessageToProduce<Buffer, Buffer, Buffer, Buffer>[]): Promise<void> {
+    const keys = new Set<string>();
+    let bytes = 0;
+    for (const m of part) {
+      keys.add(`${m.topic}\u0000${String(m.partition)}`);
+      bytes += (m.key?.length ?? 0) + (m.value?.length ?? 0);
+    }
+    // buffer.memory bounds the bytes in flight too, as it bounds Java's unacknowledged records.
+    const limit = this.cfg.settings.bufferMemory ?? Number.POSITIVE_INFINITY;
+    for (;;) {
+      this.throwFailure();
+      const busy: Promise<void>[] = [];
+      for (const k of keys) {
+        const p = this.inFlight.get(k);
+        if (p) busy.push(p);
       }
-      if (tooLarge(err)) {
-        let largest = messages[0];
-        for (const m of messages) if ((m.value?.length ?? 0) > (largest.value?.length ?? 0)) largest = m;
-        throw new TidewayError(
-          ErrorCode.TASK_FAILED,
-          `a message of ${largest.value?.length ?? 0} bytes for topic ${largest.topic} partition ${String(largest.partition)} is larger than the broker at ${this.cfg.bootstrap} accepts (max.message.bytes).`,
-        );
+      if (busy.length === 0 && (this.sending.size === 0 || (this.sending.size < MAX_IN_FLIGHT && this.inFlightBytes + bytes <= limit)))
+        break;
+      await Promise.race(busy.length > 0 ? busy : [...this.sending]);
+    }
+    // One transaction takes the sends up to the next checkpoint: it is begun here, before any of them runs.
+    const open = this.cfg.transactions ? (this.open ??= await this.beginTransaction()) : undefined;
+    if (open ? [...keys].some((k) => !open.partitions.has(k)) : !this.started) {
+      // Sends that run alone: a producer's first (the idempotent producer gets its id then, and
+      // two sends at once would each get one), and a transaction's first to a partition (the
+      // broker refuses a transaction's produce requests while another of its partitions is
+      // being added: TRANSACTION_ABORTABLE). This one waits for the others and runs by itself.
+      await this.settle();
+      try {
+        await this.sendPart(part, open);
+      } catch (err) {
+        this.failure ??= this.sendError(err, part);
+        throw this.failure;
       }
-      throw new TidewayError(
+      if (open) for (const k of keys) open.partitions.add(k);
+      this.started = true;
+      return;
+    }
+    const send = this.sendPart(part, open).then(
+      () => undefined,
+      (err: unknown) => {
+        this.failure ??= this.sendError(err, part);
+      },
+    );
+    this.inFlightBytes += bytes;
+    const done = send.finally(() => {
+      this.inFlightBytes -= bytes;
+      this.sending.delete(done);
+      for (const k of keys) if (this.inFlight.get(k) === done) this.inFlight.delete(k);
+    });
+    this.sending.add(done);
+    for (const k of keys) this.inFlight.set(k, done);
+  }
+
+  private async sendPart(part: MessageToProduce<Buffer, Buffer, Buffer, Buffer>[], open: OpenTransaction | undefined): Promise<void> {
+    if (open) {
+      for (const m of part) open.topics.add(m.topic);
+      await open.transaction.send({ messages: part });
+      open.records += part.length;
+    } else await (this.producer as Producer).send({ messages: part });
+  }
+
+  /** Waits for every send in flight; throws the first failure. */
+  private async settle(): Promise<void> {
+    while (this.sending.size > 0) await Promise.all([...this.sending]);
+    this.throwFailure();
+  }
+
+  private throwFailure(): void {
+    if (this.failure !== undefined) throw this.failure;
+  }
+
+  /** The task's error for a send that failed (a lost transaction, a record too large, the broker away). */
+  private sendError(err: unknown, messages: readonly MessageToProduce<Buffer, Buffer, Buffer, Buffer>[]): Error {
+    if (err instanceof TidewayError) return err;
+    if (this.open && isLost(err)) {
+      // Its rows are in no completed checkpoint: the restore writes them again.
+      return new TidewayError(
         ErrorCode.TASK_FAILED,
-        `writing to topic ${[...new Set(messages.map((m) => m.topic))].join(', ')} at ${this.cfg.bootstrap} failed: ${errorText(err)}`,
+        `the Kafka transaction ${this.open.id} was aborted by the broker at ${this.cfg.bootstrap} while open (${errorText(err)}): its transaction.timeout.ms (${this.cfg.transactions?.transactionTimeoutMs ?? 0} ms) ran out before its checkpoint, or another producer took its transactional id; the job restarts from its last checkpoint (raise kafka.config transaction.timeout.ms above the checkpoint interval plus the checkpoint timeout).`,
         { retryable: true },
       );
     }
+    if (tooLarge(err)) {
+      let largest = messages[0];
+      for (const m of messages) if ((m.value?.length ?? 0) > (largest.value?.length ?? 0)) largest = m;
+      return new TidewayError(
+        ErrorCode.TASK_FAILED,
+        `a message of ${largest.value?.length ?? 0} bytes for topic ${largest.topic} partition ${String(largest.partition)} is larger than the broker at ${this.cfg.bootstrap} accepts (max.message.bytes).`,
+      );
+    }
+    return new TidewayError(
+      ErrorCode.TASK_FAILED,
+      `writing to topic ${[...new Set(messages.map((m) => m.topic))].join(', ')} at ${this.cfg.bootstrap} failed: ${errorText(err)}`,
+      { retryable: true },
+    );
   }
 
   /**
@@ -717,7 +816,8 @@ class KafkaWriter implements SinkWriter<KafkaCommitInfo, KafkaWriterState> {
    * to flush. EXACTLY_ONCE: the same holds for the open transaction's records, which is now
    * prepared: its ids go to the committer, and the next row opens a new transaction.
    */
-  prepareCommit(checkpointId: number): KafkaCommitInfo | undefined {
+  async prepareCommit(checkpointId: number): Promise<KafkaCommitInfo | undefined> {
+    await this.settle();
     const open = this.open;
     if (!open) return undefined;
     this.open = undefined;
@@ -740,6 +840,8 @@ class KafkaWriter implements SinkWriter<KafkaCommitInfo, KafkaWriterState> {
 
   /** Aborts the open transaction (no checkpoint holds it); prepared ones stay for a restore to commit. */
   async abortPrepare(): Promise<void> {
+    // The sends in flight end first (their failure no longer matters: nothing open is kept).
+    while (this.sending.size > 0) await Promise.all([...this.sending]);
     const open = this.open;
     this.open = undefined;
     if (!open) return;
@@ -753,8 +855,12 @@ class KafkaWriter implements SinkWriter<KafkaCommitInfo, KafkaWriterState> {
   async close(): Promise<void> {
     // Its failure was logged; a restore from the checkpoint tries again.
     await this.recovering?.catch(() => undefined);
+    // NON / AT_LEAST_ONCE: the rows still in flight are acknowledged (or fail the task) before the producer closes.
+    let failed: Error | undefined;
+    if (!this.cfg.transactions) await this.settle().catch((err: unknown) => (failed = err instanceof Error ? err : new Error(String(err))));
     await this.abortPrepare().catch((err: unknown) => log.warn({ err: errorText(err) }, 'aborting the open transaction failed'));
     await this.producer?.close();
+    if (failed) throw failed;
   }
 }
 

@@ -24,13 +24,14 @@ import {
   CONTENT_COLUMN,
   compileDecoder,
   formatProblem,
+  type ValueDecoder,
   isContentTable,
   KAFKA_FORMAT_NAMES,
   KAFKA_FORMATS,
   type KafkaFormat,
 } from './formats.js';
 import { NATIVE_COLUMNS, nativeRow } from './record-formats.js';
-import type { ChangeRow, DebeziumTableFilter } from './change-formats.js';
+import type { DebeziumTableFilter } from './change-formats.js';
 import { CONSUMER_CONFIG_KEYS, consumerSettings, type ConsumerSettings } from './kafka-config.js';
 import { PROTOBUF_OPTION_SPECS, protobufMessage, protobufOptions, type ProtobufSchema } from './protobuf-format.js';
 
@@ -613,6 +614,11 @@ const ERROR_GIVE_UP_MS = 60_000;
 /** Where the partition goes in a native row. */
 const NATIVE_PARTITION = NATIVE_COLUMNS.findIndex((c) => c.name === 'partition');
 
+/** The splits and offsets one fetch asks for, as text to compare. */
+function fetchKey(parts: readonly (readonly [KafkaSplit, number])[]): string {
+  return parts.map(([s, offset]) => `${s.splitId}@${offset}`).join(' ');
+}
+
 interface TopicInfo {
   readonly id: string;
   readonly leaders: readonly number[];
@@ -620,7 +626,7 @@ interface TopicInfo {
 
 /** How the records of one entry's topics become rows of its table (native: undefined, the record itself is the row). */
 interface TopicDecoder {
-  readonly decode?: (value: Buffer) => ChangeRow[];
+  readonly decode?: ValueDecoder;
   readonly tableId: string;
   readonly format: KafkaFormat;
 }
@@ -637,6 +643,8 @@ class KafkaReader implements SourceReader<KafkaSplit> {
   private readonly toCommit = new Map<number, Map<string, { topic: string; partition: number; offset: number }>>();
   private failingSince = 0;
   private skipped = 0;
+  /** The fetch sent to each leader ahead of the next poll, for these splits at these offsets (fetchKey). */
+  private readonly prefetched = new Map<number, { key: string; response: Promise<FetchResponse> }>();
   /** Consumer lag by split id: records from the next offset to the end the last fetch saw. */
   private readonly lagBySplit = new Map<string, number>();
 
@@ -649,7 +657,7 @@ class KafkaReader implements SourceReader<KafkaSplit> {
         this.decoders.set(e, { tableId: e.table.tableId, format: e.format });
         continue;
       }
-      const decode = compileDecoder(
+      const decoder = compileDecoder(
         e.table,
         e.format,
         e.fieldDelimiter,
@@ -657,7 +665,7 @@ class KafkaReader implements SourceReader<KafkaSplit> {
         e.protobuf && protobufMessage(e.protobuf),
         e.debeziumFilter,
       );
-      this.decoders.set(e, { decode, tableId: e.table.tableId, format: e.format });
+      this.decoders.set(e, { decode: decoder, tableId: e.table.tableId, format: e.format });
     }
   }
 
@@ -707,14 +715,23 @@ class KafkaReader implements SourceReader<KafkaSplit> {
         list.push(s);
         byLeader.set(leader, list);
       }
-      const responses = await Promise.all([...byLeader].map(([node, splits]) => this.fetchFrom(node, splits)));
+      const groups = [...byLeader];
+      const responses = await Promise.all(groups.map(([node, splits]) => this.fetchOrPrefetched(node, splits)));
+      this.prefetched.clear();
+      // The next fetch of each leader goes out now, from where these responses end, and the
+      // broker reads it while these records are decoded (kept only if the offsets match then).
+      if (this.mayPrefetch()) for (let i = 0; i < groups.length; i++) this.prefetch(groups[i][0], groups[i][1], responses[i]);
       const rows: Row[] = [];
       let stale = false;
-      for (const r of responses) stale = this.collect(r.response, r.splits, rows) || stale;
-      if (stale) this.topics.clear();
+      for (let i = 0; i < groups.length; i++) stale = this.collect(responses[i], groups[i][1], rows) || stale;
+      if (stale) {
+        this.topics.clear();
+        this.prefetched.clear();
+      }
       if (rows.length > 0) output.collectBatch(rows);
       this.failingSince = 0;
     } catch (err) {
+      this.prefetched.clear();
       if (err instanceof TidewayError) throw err;
       this.topics.clear();
       const now = Date.now();
@@ -733,12 +750,60 @@ class KafkaReader implements SourceReader<KafkaSplit> {
     }
   }
 
-  private async fetchFrom(node: number, splits: KafkaSplit[]): Promise<{ response: FetchResponse; splits: KafkaSplit[] }> {
+  /** The response of the prefetch made for exactly these splits at their offsets, else a new fetch. */
+  private fetchOrPrefetched(node: number, splits: readonly KafkaSplit[]): Promise<FetchResponse> {
+    const p = this.prefetched.get(node);
+    if (p && p.key === fetchKey(splits.map((s) => [s, s.offset]))) return p.response;
+    return this.fetchFrom(
+      node,
+      splits.map((s) => [s, s.offset]),
+    );
+  }
+
+  /**
+   * Prefetching needs the next offsets known before the records are decoded: not with
+   * max.poll.records or read_limit, which leave records of a response for later polls.
+   */
+  private mayPrefetch(): boolean {
+    return this.cfg.settings.maxPollRecords === undefined && this.ctx.maxRowsPerPoll === undefined;
+  }
+
+  /** Sends the fetch that follows `response` for its splits that have more to read, if it had records and no error. */
+  private prefetch(node: number, splits: readonly KafkaSplit[], response: FetchResponse): void {
+    const next = new Map<KafkaSplit, number>();
+    const byId = new Map<string, string>();
+    for (const [name, info] of this.topics) byId.set(info.id, name);
+    for (const t of response.responses) {
+      const topic = byId.get(t.topicId);
+      for (const p of t.partitions) {
+        const batches = p.records ?? [];
+        const split = splits.find((s) => s.topic === topic && s.partition === p.partitionIndex);
+        if (!split || p.errorCode !== 0) return; // an error: the poll handles it, no prefetch
+        if (batches.length === 0) continue;
+        const lastBatch = batches[batches.length - 1];
+        next.set(split, Math.max(split.offset, Number(lastBatch.firstOffset) + lastBatch.lastOffsetDelta + 1));
+      }
+    }
+    // Splits without records in this response keep their offset; bounded ones at their end drop
+    // out. No records at all: the next poll fetches (and waits at the broker) as usual.
+    const parts: [KafkaSplit, number][] = [];
+    for (const s of splits) {
+      const offset = next.get(s) ?? s.offset;
+      if (s.end === undefined || offset < s.end) parts.push([s, offset]);
+    }
+    if (parts.length === 0 || next.size === 0) return;
+    const fetched = this.fetchFrom(node, parts);
+    // A prefetch nobody takes (offsets moved, the reader closed) must not fail the task.
+    fetched.catch(() => undefined);
+    this.prefetched.set(node, { key: fetchKey(parts), response: fetched });
+  }
+
+  private async fetchFrom(node: number, parts: readonly (readonly [KafkaSplit, number])[]): Promise<FetchResponse> {
     const consumer = this.consumer as Consumer;
     const s = this.cfg.settings;
-    const byTopic = new Map<string, KafkaSplit[]>();
-    for (const sp of splits) byTopic.set(sp.topic, [...(byTopic.get(sp.topic) ?? []), sp]);
-    const response = await consumer.fetch({
+    const byTopic = new Map<string, (readonly [KafkaSplit, number])[]>();
+    for (const part of parts) byTopic.set(part[0].topic, [...(byTopic.get(part[0].topic) ?? []), part]);
+    return consumer.fetch({
       node,
       minBytes: s.minBytes ?? 1,
       maxBytes: s.maxBytes ?? 50 * 1024 * 1024,
@@ -746,16 +811,15 @@ class KafkaReader implements SourceReader<KafkaSplit> {
       isolationLevel: s.isolationLevel,
       topics: [...byTopic].map(([topic, list]) => ({
         topicId: this.topics.get(topic)?.id ?? '',
-        partitions: list.map((sp) => ({
+        partitions: list.map(([sp, offset]) => ({
           partition: sp.partition,
           currentLeaderEpoch: -1,
-          fetchOffset: BigInt(sp.offset),
+          fetchOffset: BigInt(offset),
           lastFetchedEpoch: -1,
           partitionMaxBytes: s.maxBytesPerPartition ?? 1024 * 1024,
         })),
       })),
     });
-    return { response, splits };
   }
 
   /** Turns one fetch response into rows, advancing the splits; returns whether a leader moved. */
@@ -808,14 +872,18 @@ class KafkaReader implements SourceReader<KafkaSplit> {
     // transactions that were aborted there; their records are skipped up to their abort marker.
     const abortQueue = [...aborted].sort((a, b) => (a.firstOffset < b.firstOffset ? -1 : 1));
     const abortedProducers = new Set<bigint>();
-    const start = BigInt(split.offset);
-    const end = split.end === undefined ? undefined : BigInt(split.end);
+    // Offsets as numbers (exact below 2^53): no bigint arithmetic per record.
+    const start = split.offset;
+    const end = split.end ?? Number.POSITIVE_INFINITY;
+    const d = this.decoderOf(split.topic);
+    const one = d.decode?.one;
     for (const batch of batches) {
-      const last = batch.firstOffset + BigInt(batch.lastOffsetDelta);
-      if (last < start) continue;
+      const first = Number(batch.firstOffset);
+      const next = first + batch.lastOffsetDelta + 1;
+      if (next <= start) continue;
+      const last = BigInt(next - 1);
       while (abortQueue.length > 0 && (abortQueue[0]?.firstOffset ?? 0n) <= last)
         abortedProducers.add((abortQueue.shift() as { producerId: bigint }).producerId);
-      const next = Number(last + 1n);
       if (batch.attributes & CONTROL) {
         abortedProducers.delete(batch.producerId);
         split.offset = Math.max(split.offset, next);
@@ -825,24 +893,35 @@ class KafkaReader implements SourceReader<KafkaSplit> {
         split.offset = Math.max(split.offset, next);
         continue;
       }
-      for (const record of batch.records) {
-        const offset = batch.firstOffset + BigInt(record.offsetDelta);
+      const records = batch.records;
+      for (let i = 0; i < records.length; i++) {
+        const record = records[i];
+        const offset = first + record.offsetDelta;
         if (offset < start) continue;
-        if (end !== undefined && offset >= end) {
-          split.offset = split.end as number;
+        if (offset >= end) {
+          split.offset = end;
           return;
         }
         if (rows.length >= limit) return;
-        split.offset = Number(offset + 1n);
-        const d = this.decoderOf(split.topic);
+        split.offset = offset + 1;
         if (!d.decode) {
           const fields = nativeRow(batch, record);
           fields[NATIVE_PARTITION] = split.partition;
           rows.push({ kind: '+I', tableId: d.tableId, fields });
           continue;
         }
-        if (record.value === null) continue; // a tombstone carries no row
-        this.decodeRecord(d.decode, record.value, split, offset, rows);
+        const value = record.value;
+        if (value === null) continue; // a tombstone carries no row
+        if (one) {
+          let fields: unknown[];
+          try {
+            fields = one(value);
+          } catch (err) {
+            this.badRecord(err, split, offset, d);
+            continue;
+          }
+          rows.push({ kind: '+I', tableId: d.tableId, fields });
+        } else this.decodeMany(d, value, split, offset, rows);
       }
       split.offset = Math.max(split.offset, next);
     }
@@ -864,24 +943,29 @@ class KafkaReader implements SourceReader<KafkaSplit> {
     return d;
   }
 
-  private decodeRecord(decode: (value: Buffer) => ChangeRow[], value: Buffer, split: KafkaSplit, offset: bigint, rows: Row[]): void {
-    const d = this.decoderOf(split.topic);
-    let decoded: ChangeRow[];
+  /** A change format's value: its rows, or the bad-record handling. */
+  private decodeMany(d: TopicDecoder, value: Buffer, split: KafkaSplit, offset: number, rows: Row[]): void {
+    let decoded;
     try {
-      decoded = decode(value);
+      decoded = (d.decode?.many as NonNullable<ValueDecoder['many']>)(value);
     } catch (err) {
-      const where = `the record at offset ${offset} of ${split.topic} partition ${split.partition}`;
-      if (!this.cfg.skipBadRecords) {
-        throw new TidewayError(ErrorCode.VALUE_CONVERSION, `${where} does not match format ${d.format}: ${(err as Error).message}`);
-      }
-      if (this.skipped++ % 1000 === 0)
-        log.warn(
-          { err: (err as Error).message, skipped: this.skipped },
-          `${where} does not match format ${d.format}; skipped (format_error_handle_way = skip)`,
-        );
+      this.badRecord(err, split, offset, d);
       return;
     }
     for (const r of decoded) rows.push({ kind: r.kind, tableId: d.tableId, fields: r.fields });
+  }
+
+  /** A record its format cannot decode: fails the task, or is skipped (format_error_handle_way = skip). */
+  private badRecord(err: unknown, split: KafkaSplit, offset: number, d: TopicDecoder): void {
+    const where = `the record at offset ${offset} of ${split.topic} partition ${split.partition}`;
+    if (!this.cfg.skipBadRecords) {
+      throw new TidewayError(ErrorCode.VALUE_CONVERSION, `${where} does not match format ${d.format}: ${(err as Error).message}`);
+    }
+    if (this.skipped++ % 1000 === 0)
+      log.warn(
+        { err: (err as Error).message, skipped: this.skipped },
+        `${where} does not match format ${d.format}; skipped (format_error_handle_way = skip)`,
+      );
   }
 
   lag(): Record<string, number> {
@@ -926,6 +1010,7 @@ class KafkaReader implements SourceReader<KafkaSplit> {
   }
 
   async close(): Promise<void> {
+    this.prefetched.clear();
     await Promise.allSettled([this.consumer?.close(), this.admin?.close()]);
   }
 }

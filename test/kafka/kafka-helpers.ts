@@ -152,6 +152,17 @@ export async function consumeRaw(
   return out;
 }
 
+/** The end offset of a topic's partition (how many records it holds, with no transaction markers). */
+export async function endOffset(bootstrap: string, topic: string, partition = 0): Promise<number> {
+  const admin = new Admin({ clientId: 'kafka-test', bootstrapBrokers: [bootstrap] });
+  try {
+    const [t] = await admin.listOffsets({ topics: [{ name: topic, partitions: [{ partitionIndex: partition, timestamp: -1n }] }] });
+    return Number(t.partitions[0].offset);
+  } finally {
+    await admin.close();
+  }
+}
+
 /** The lines of every file under `dir` (a LocalFile sink's output), sorted. */
 export function outputLines(dir: string): string[] {
   const lines: string[] = [];

@@ -7,7 +7,17 @@ import { Admin } from '@platformatic/kafka';
 import { kafkaSkipped, sharedKafka } from '@tideway/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../conformance/cli-process.js';
-import { consumeAll, createTopic, outputLines, produce, produceInTransaction, TempDirs, uniqueTopic, writeJob } from './kafka-helpers.js';
+import {
+  consumeAll,
+  createTopic,
+  endOffset,
+  outputLines,
+  produce,
+  produceInTransaction,
+  TempDirs,
+  uniqueTopic,
+  writeJob,
+} from './kafka-helpers.js';
 
 const dirs = new TempDirs();
 afterAll(() => dirs.cleanup());
@@ -237,6 +247,9 @@ sink {
     );
     const res = await runCli(['run', '-c', conf], 120_000);
     expect(res.code, res.stderr).toBe(0);
+    // Each row once: a restart of the job (the sink is NON, at least once) would write rows again.
+    expect(res.stderr).not.toContain('pipeline failed');
+    expect([await endOffset(bootstrap, `${out}-orders`), await endOffset(bootstrap, `${out}-stock`)]).toEqual([6, 2]);
     const orderRows = (await consumeAll(bootstrap, `${out}-orders`, 6)).map((m) => JSON.parse(m.value) as { id: number; total: number });
     expect(orderRows.sort((a, b) => a.id - b.id)).toEqual([0, 1, 2, 10, 11, 12].map((id) => ({ id, total: 1.5 * (id % 10) })));
     // The stock item starts at offset 2: its first two records are not read.

@@ -8,7 +8,6 @@
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { Admin } from '@platformatic/kafka';
 import type { DataType } from '@tideway/api';
 import {
   compileAvroDecoder,
@@ -21,7 +20,7 @@ import { kafkaSkipped, runSeaTunnelLocal, seaTunnelHome, sharedConformanceDir, s
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../conformance/cli-process.js';
-import { consumeAll, consumeRaw, createTopic, produce, TempDirs, writeJob } from './kafka-helpers.js';
+import { consumeAll, consumeRaw, createTopic, endOffset, produce, TempDirs, writeJob } from './kafka-helpers.js';
 
 const dirs = new TempDirs();
 afterAll(() => dirs.cleanup());
@@ -354,16 +353,6 @@ ${[
 ].join('\n')}
 }
 `;
-}
-
-async function endOffset(bootstrap: string, topic: string): Promise<number> {
-  const admin = new Admin({ clientId: 'seatunnel-configs', bootstrapBrokers: [bootstrap] });
-  try {
-    const [t] = await admin.listOffsets({ topics: [{ name: topic, partitions: [{ partitionIndex: 0, timestamp: -1n }] }] });
-    return Number(t.partitions[0].offset);
-  } finally {
-    await admin.close();
-  }
 }
 
 describe.skipIf(kafkaSkipped() || !shared)("SeaTunnel's Kafka e2e configs", () => {

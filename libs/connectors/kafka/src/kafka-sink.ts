@@ -2,7 +2,7 @@ import { murmur2, Producer } from '@platformatic/kafka';
 import type { MessageToProduce } from '@platformatic/kafka';
 import type { CatalogTable, DataType, PluginContext, PluginOptions, PluginSpec, Row, Sink, SinkFactory, SinkWriter } from '@tideway/api';
 import { substituteTablePlaceholders } from '@tideway/connector-file-common/formats';
-import { ConfigError, ErrorCode, logger, TidewayError } from '@tideway/common';
+import { ConfigError, ErrorCode, logger, sleep, TidewayError } from '@tideway/common';
 import { brokerList, connectTimeoutMs, errorText, hasApiError, isUnknownTopic, withDeadline } from './client.js';
 import { compileEncoder, formatProblem, KAFKA_FORMAT_NAMES, KAFKA_SINK_FORMATS, type KafkaSinkFormat } from './formats.js';
 import { compileRecordEncoder, type EncodedRecord, isRecordFormat, recordColumnsProblem } from './record-formats.js';
@@ -354,10 +354,15 @@ function tooLarge(err: unknown): boolean {
   return hasApiError(err, 'MESSAGE_TOO_LARGE') || hasApiError(err, 'RECORD_LIST_TOO_LARGE');
 }
 
-/** Java's positive murmur2 hash of the bytes (its Utils.toPositive(Utils.murmur2(...))). */
+/** The broker's answer for a topic that is being created (by this request or a concurrent one). */
+function beingCreated(err: unknown): boolean {
+  return isUnknownTopic(err) || hasApiError(err, 'LEADER_NOT_AVAILABLE') || /LEADER_NOT_AVAILABLE/.test(errorText(err));
+}
+
 /** The most sends a writer keeps in flight (Java's max.in.flight.requests.per.connection default). */
 const MAX_IN_FLIGHT = 5;
 
+/** Java's positive murmur2 hash of the bytes (its Utils.toPositive(Utils.murmur2(...))). */
 function positiveMurmur2(bytes: Buffer): number {
   return murmur2(bytes) & 0x7fffffff;
 }
@@ -482,27 +487,60 @@ class KafkaWriter implements SinkWriter<KafkaCommitInfo, KafkaWriterState> {
     return producer;
   }
 
-  /** The topic's partition count, looked up once (created first when the broker allows it). */
+  /**
+   * The topic's partition count, looked up once (created first when the broker allows it).
+   *
+   * With auto-creation allowed, the broker answers UNKNOWN_TOPIC_OR_PARTITION (or
+   * LEADER_NOT_AVAILABLE) to a metadata request for a topic another request is creating at that
+   * moment: the writers of one job ask for the same new topic at once, and only the first request
+   * creates it. That answer means "not yet", so the topic is asked for again until it is there or
+   * the connect timeout has passed (docs/decisions/0094: taking it for a refusal failed the task,
+   * and the restart wrote again, as NON and AT_LEAST_ONCE may, the rows the other writer had
+   * written). Without auto-creation the first such answer fails the task at once.
+   */
   private async partitionsOf(producer: Producer, topic: string): Promise<number> {
     const known = this.partitions.get(topic);
     if (known !== undefined) return known;
     const s = this.cfg.settings;
-    let metadata;
-    try {
-      metadata = await withDeadline(this.cfg.bootstrap, connectTimeoutMs(s), `reading the metadata of topic ${topic}`, () =>
-        producer.metadata({ topics: [topic], autocreateTopics: s.autocreateTopics ?? true }),
+    const create = s.autocreateTopics ?? true;
+    const ms = connectTimeoutMs(s);
+    const deadline = Date.now() + ms;
+    const what = `reading the metadata of topic ${topic}`;
+    // undefined: the broker has not created it yet.
+    const lookup = () =>
+      producer.metadata({ topics: [topic], autocreateTopics: create }).then(
+        (m) => ((m.topics.get(topic)?.partitionsCount ?? 0) > 0 ? m : undefined),
+        (err: unknown) => {
+          if (create && beingCreated(err)) return undefined;
+          throw err;
+        },
       );
-    } catch (err) {
-      if (isUnknownTopic(err)) {
+    let count = 0;
+    for (let attempt = 0; count === 0; attempt++) {
+      let metadata;
+      try {
+        metadata = await withDeadline(this.cfg.bootstrap, Math.max(deadline - Date.now(), 1), what, lookup);
+      } catch (err) {
+        if (isUnknownTopic(err)) {
+          throw new TidewayError(
+            ErrorCode.TASK_FAILED,
+            `topic ${topic} does not exist at ${this.cfg.bootstrap} (kafka.config allow.auto.create.topics is false).`,
+          );
+        }
+        throw err;
+      }
+      count = metadata?.topics.get(topic)?.partitionsCount ?? 0;
+      if (count > 0) break;
+      const delay = Math.min(50 * 2 ** attempt, 500);
+      if (!create || Date.now() + delay >= deadline)
         throw new TidewayError(
           ErrorCode.TASK_FAILED,
-          `topic ${topic} does not exist at ${this.cfg.bootstrap} (kafka.config allow.auto.create.topics is false).`,
+          create
+            ? `topic ${topic} does not exist at ${this.cfg.bootstrap}, and the broker did not create it within ${ms} ms (is its auto.create.topics.enable false?).`
+            : `topic ${topic} does not exist at ${this.cfg.bootstrap}.`,
         );
-      }
-      throw err;
+      await sleep(delay);
     }
-    const count = metadata.topics.get(topic)?.partitionsCount ?? 0;
-    if (count === 0) throw new TidewayError(ErrorCode.TASK_FAILED, `topic ${topic} does not exist at ${this.cfg.bootstrap}.`);
     if (this.cfg.partition !== undefined && this.cfg.partition >= count)
       throw new TidewayError(ErrorCode.CONFIG_BAD_VALUE, `partition = ${this.cfg.partition}, but topic ${topic} has ${count} partitions.`);
     this.partitions.set(topic, count);

@@ -6,7 +6,8 @@
  *   to its detail page.
  * - The detail page shows jobName, jobStatus, jobId and createTime (parsed as
  *   `yyyy-MM-dd HH:mm:ss` to count the duration), draws jobDag.vertexInfoMap (vertexId a number,
- *   type, vertexName, tablePaths) joined by jobDag.pipelineEdges (per pipeline, edges with
+ *   type, vertexName, tablePaths; the name's Source[n] / Sink[n] picks the vertex's entries in
+ *   metric maps keyed per vertex) joined by jobDag.pipelineEdges (per pipeline, edges with
  *   inputVertexId and targetVertexId as text), and fills a table with one row per source and sink
  *   vertex: for each of the vertex's tablePaths it reads the table's value in the four source maps
  *   (TableSourceReceived Count, Bytes, QPS, BytesPerSeconds) or the four sink maps (TableSinkWrite

@@ -199,6 +199,12 @@ export interface JobVertex {
   tablePaths: string[];
   parallelism: number;
   pipelineId: number;
+  /**
+   * Position of the vertex's plugin block within its section of the config (0-based, in file
+   * order), as SeaTunnel numbers its actions (Source[1] is the second source block); a copy made
+   * by splitting a pipeline keeps its block's.
+   */
+  configIndex: number;
 }
 
 export interface JobEdge {
@@ -2542,7 +2548,7 @@ export const FailoverInfo: MessageFns<FailoverInfo> = {
 };
 
 function createBaseJobVertex(): JobVertex {
-  return { vertexId: 0, type: "", pluginName: "", tablePaths: [], parallelism: 0, pipelineId: 0 };
+  return { vertexId: 0, type: "", pluginName: "", tablePaths: [], parallelism: 0, pipelineId: 0, configIndex: 0 };
 }
 
 export const JobVertex: MessageFns<JobVertex> = {
@@ -2564,6 +2570,9 @@ export const JobVertex: MessageFns<JobVertex> = {
     }
     if (message.pipelineId !== 0) {
       writer.uint32(48).uint32(message.pipelineId);
+    }
+    if (message.configIndex !== 0) {
+      writer.uint32(56).uint32(message.configIndex);
     }
     return writer;
   },
@@ -2629,6 +2638,14 @@ export const JobVertex: MessageFns<JobVertex> = {
             message.pipelineId = reader.uint32();
             continue;
           }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.configIndex = reader.uint32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2665,6 +2682,11 @@ export const JobVertex: MessageFns<JobVertex> = {
         : isSet(object.pipeline_id)
         ? globalThis.Number(object.pipeline_id)
         : 0,
+      configIndex: isSet(object.configIndex)
+        ? globalThis.Number(object.configIndex)
+        : isSet(object.config_index)
+        ? globalThis.Number(object.config_index)
+        : 0,
     };
   },
 
@@ -2688,6 +2710,9 @@ export const JobVertex: MessageFns<JobVertex> = {
     if (message.pipelineId !== 0) {
       obj.pipelineId = Math.round(message.pipelineId);
     }
+    if (message.configIndex !== 0) {
+      obj.configIndex = Math.round(message.configIndex);
+    }
     return obj;
   },
 
@@ -2702,6 +2727,7 @@ export const JobVertex: MessageFns<JobVertex> = {
     message.tablePaths = object.tablePaths?.map((e) => e) || [];
     message.parallelism = object.parallelism ?? 0;
     message.pipelineId = object.pipelineId ?? 0;
+    message.configIndex = object.configIndex ?? 0;
     return message;
   },
 };

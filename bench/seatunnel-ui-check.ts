@@ -114,10 +114,11 @@ interface PageCheck {
   opensLog?: boolean;
 }
 
-/** Opens one page in a fresh browser page; what went wrong, empty when nothing did. */
-async function checkPage(browser: Browser, base: string, check: PageCheck): Promise<string[]> {
+/** Opens one page in a fresh browser page: what went wrong (empty when nothing did) and the API paths it called. */
+async function checkPage(browser: Browser, base: string, check: PageCheck): Promise<{ problems: string[]; calls: Set<string> }> {
   const page: Page = await browser.newPage({ viewport: { width: 1440, height: 1000 } });
   const problems: string[] = [];
+  const calls = new Set<string>();
   page.on('console', (m) => {
     // index.html asks for /favicon.ico, which the UI's build does not write: not the API's doing.
     if (m.type() === 'error' && !m.location().url.endsWith('/favicon.ico'))
@@ -127,6 +128,10 @@ async function checkPage(browser: Browser, base: string, check: PageCheck): Prom
   page.on('requestfailed', (r) => problems.push(`request failed: ${r.method()} ${r.url()} (${r.failure()?.errorText})`));
   page.on('response', (r) => {
     if (r.status() >= 400) problems.push(`HTTP ${r.status()}: ${r.request().method()} ${r.url()}`);
+    if (['xhr', 'fetch', 'document'].includes(r.request().resourceType())) {
+      const path = new URL(r.url()).pathname;
+      if (path !== '/') calls.add(path.replace(/\d{6,}/g, ':id').replace(/job-:id-.*\.log$/, ':logName'));
+    }
   });
   try {
     await page.goto(`${base}/#${check.route}`, { waitUntil: 'networkidle' });
@@ -159,7 +164,7 @@ async function checkPage(browser: Browser, base: string, check: PageCheck): Prom
   } finally {
     await page.close();
   }
-  return problems;
+  return { problems, calls };
 }
 
 async function main(): Promise<number> {
@@ -241,8 +246,11 @@ async function main(): Promise<number> {
     browser = await launchChromium();
     let failures = 0;
     for (const check of checks) {
-      const problems = await checkPage(browser, base, check);
-      if (problems.length === 0) process.stdout.write(`OK    ${check.name}  (#${check.route}${check.tab ? `, ${check.tab} tab` : ''})\n`);
+      const { problems, calls } = await checkPage(browser, base, check);
+      if (problems.length === 0)
+        process.stdout.write(
+          `OK    ${check.name}  (#${check.route}${check.tab ? `, ${check.tab} tab` : ''}; ${[...calls].sort().join(' ')})\n`,
+        );
       else {
         failures++;
         process.stdout.write(`FAIL  ${check.name}  (#${check.route}${check.tab ? `, ${check.tab} tab` : ''})\n`);

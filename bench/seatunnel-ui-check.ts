@@ -114,6 +114,18 @@ interface PageCheck {
   opensLog?: boolean;
 }
 
+/**
+ * What the UI shows when an answer of the API was missing or unusable (the later Workers page's
+ * notices, the later job page's live-metrics tag): a page showing one of them fails.
+ */
+const UNAVAILABLE = [
+  'System monitoring is unavailable',
+  'Worker resources are unavailable',
+  'No resource snapshot is available',
+  'No system monitoring sample is available',
+  'Realtime metrics unavailable',
+];
+
 /** Opens one page in a fresh browser page: what went wrong (empty when nothing did) and the API paths it called. */
 async function checkPage(browser: Browser, base: string, check: PageCheck): Promise<{ problems: string[]; calls: Set<string> }> {
   const page: Page = await browser.newPage({ viewport: { width: 1440, height: 1000 } });
@@ -141,7 +153,15 @@ async function checkPage(browser: Browser, base: string, check: PageCheck): Prom
     // The DAG draws 2 s after the page mounts; a detail page refreshes every 5 s.
     await page.waitForTimeout(check.tab === 'Log' ? 4000 : 3000);
     // The DAG's nodes are Vue components inside SVG foreignObjects, each with a body of its own.
+    // The later Workers and Master pages list members with a Details button that opens the
+    // member's resources and monitoring figures in a drawer.
+    const details = page.getByRole('button', { name: 'Details', exact: true });
+    if ((await details.count()) > 0) {
+      await details.first().click();
+      await page.waitForTimeout(1000);
+    }
     const text = String(await page.evaluate('document.body.innerText'));
+    for (const notice of UNAVAILABLE) if (text.includes(notice)) problems.push(`shows "${notice}"`);
     if (/\bNaN\b/.test(text)) problems.push('a cell shows NaN');
     for (const want of check.shows) if (!text.includes(want)) problems.push(`does not show ${JSON.stringify(want)}`);
     if (check.opensLog) {

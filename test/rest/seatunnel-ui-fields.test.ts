@@ -164,10 +164,20 @@ describe("the fields SeaTunnel's web UI reads", () => {
     expect(json).toHaveLength(2);
     expectUiMonitor(masters[0]);
     expectUiMonitor(workers[0]);
-    // A worker's heap, as it reports it with its heartbeats.
+    // A worker's figures, as it reports them with its heartbeats: the later Workers page shows
+    // its process CPU, heap used / max, garbage collections and threads, and a dash for a figure
+    // that is missing.
     expect(workers[0]).toMatchObject({
       'heap.memory.used': matching(/^\d+(\.\d)?[KMG]?$/),
+      'heap.memory.max': matching(/^\d+(\.\d)?[KMG]?$/),
       'heap.memory.used/max': matching(/^\d+\.\d\d%$/),
+      'load.process': matching(/^\d+\.\d\d%$/),
+      'load.system': matching(/^\d+\.\d\d%$/),
+      'minor.gc.count': matching(/^\d+$/),
+      'major.gc.count': matching(/^\d+$/),
+      'minor.gc.time': matching(/^\d+ms$/),
+      'thread.count': matching(/^\d+$/),
+      'thread.peakCount': matching(/^\d+$/),
     });
     // The master entry is this coordinator's own process, with SeaTunnel's health figures.
     expect(masters[0]).toMatchObject({

@@ -3,8 +3,8 @@ import { RedisStateStore, type StoredJobInfo, type StoredJobState } from '@tidew
 /** The DAG an ended FakeSource -> Console job records (JobDagInfo as the coordinator stores it). */
 const PLAN_JSON = JSON.stringify({
   vertices: [
-    { vertexId: 1, type: 'source', pluginName: 'FakeSource', tablePaths: ['fake'], parallelism: 1, pipelineId: 1 },
-    { vertexId: 2, type: 'sink', pluginName: 'Console', tablePaths: ['fake'], parallelism: 1, pipelineId: 1 },
+    { vertexId: 1, type: 'source', pluginName: 'FakeSource', tablePaths: ['fake'], parallelism: 1, pipelineId: 1, configIndex: 0 },
+    { vertexId: 2, type: 'sink', pluginName: 'Console', tablePaths: ['fake'], parallelism: 1, pipelineId: 1, configIndex: 0 },
   ],
   edges: [{ inputVertexId: 1, targetVertexId: 2, pipelineId: 1 }],
   envOptions: { 'job.mode': 'BATCH' },

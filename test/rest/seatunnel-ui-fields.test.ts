@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestCluster } from '../cluster/test-cluster.js';
-import { freePort } from '@tideway/testing';
+import { freePort, UI_FAILED_JOB, UI_FINISHED_JOB, UI_RUNNING_JOB } from '@tideway/testing';
 import { anyOf, matching } from './rest-shapes.js';
 import { expectUiJob, expectUiMonitor, METRIC_TOTALS, TABLE_MAPS, type UiJob } from './ui-fields.js';
 
@@ -45,63 +45,17 @@ async function submit(config: string, jobId: string): Promise<void> {
 
 const until = (what: string, check: () => Promise<boolean>) => cluster.until(what, check, 60_000);
 
-/**
- * Two tables in one job: users through a Sql transform to one Console, orders straight to
- * another at parallelism 2 (a shuffle), read slowly so the job stays RUNNING; its live vertex and
- * edge metrics are on (SeaTunnel's engine.observability keys).
- */
-const TWO_TABLES = `env {
-  job.mode = "STREAMING"
-  parallelism = 1
-  checkpoint.interval = 2000
-  engine.observability.enabled = true
-  engine.observability.bucket_ms = 2000
-}
-source {
-  FakeSource {
-    plugin_output = "users"
-    row.num = 1000
-    split.num = 1000
-    split.read-interval = 200
-    schema = { table = "shop.users", fields { id = "int", name = "string" } }
-  }
-  FakeSource {
-    plugin_output = "orders"
-    row.num = 1000
-    split.num = 1000
-    split.read-interval = 200
-    schema = { table = "shop.orders", fields { id = "int", amount = "double" } }
-  }
-}
-transform {
-  Sql { plugin_input = "users", plugin_output = "named", query = "select id, upper(name) as name from users" }
-}
-sink {
-  Console { plugin_input = "named", log.print.data = false }
-  Console { plugin_input = "orders", parallelism = 2, log.print.data = false }
-}
-`;
-
-const FINISHES = `env { job.mode = "BATCH", parallelism = 1 }
-source { FakeSource { plugin_output = "fake", row.num = 20, schema = { table = "shop.items", fields { id = "int" } } } }
-sink { Console { plugin_input = "fake", log.print.data = false } }
-`;
-
-/** An Assert sink that allows fewer rows than the source sends: the job fails, with a message. */
-const FAILS = `env { job.mode = "BATCH", parallelism = 1 }
-source { FakeSource { plugin_output = "fake", row.num = 20, schema = { table = "shop.bad", fields { id = "int" } } } }
-sink { Assert { plugin_input = "fake", rules { row_rules = [ { rule_type = MAX_ROW, rule_value = 5 } ] } } }
-`;
-
+// The jobs of @tideway/testing's seatunnel-ui-jobs: a running one of two tables (one through a Sql
+// transform, live metrics on), a finished one and a failed one.
 const RUNNING = '810000000000000001';
 const FINISHED = '810000000000000002';
 const FAILED = '810000000000000003';
 
 describe("the fields SeaTunnel's web UI reads", () => {
   beforeAll(async () => {
-    await submit(TWO_TABLES, RUNNING);
-    await submit(FINISHES, FINISHED);
-    await submit(FAILS, FAILED);
+    await submit(UI_RUNNING_JOB, RUNNING);
+    await submit(UI_FINISHED_JOB, FINISHED);
+    await submit(UI_FAILED_JOB, FAILED);
     const status = async (id: string) => (await get<UiJob>(`/job-info/${id}`)).json.jobStatus;
     await until('the finished job', async () => (await status(FINISHED)) === 'FINISHED');
     await until('the failed job', async () => (await status(FAILED)) === 'FAILED');
@@ -140,6 +94,16 @@ describe("the fields SeaTunnel's web UI reads", () => {
     expect(sources.flatMap((v) => v.tablePaths).sort()).toEqual(['shop.orders', 'shop.users']);
     expect(sinks.flatMap((v) => v.tablePaths).sort()).toEqual(['shop.orders', 'shop.users']);
     expect(job.jobDag.vertexInfoMap.filter((v) => v.type === 'transform')).toHaveLength(1);
+    // Each vertex is numbered by its plugin block's place in its section of the config, as
+    // SeaTunnel names its actions: the orders source is the second source block in the second
+    // pipeline, Source[1], not the first of its pipeline.
+    expect(job.jobDag.vertexInfoMap.map((v) => v.vertexName).sort()).toEqual([
+      'pipeline-1 [Sink[0]-Console]',
+      'pipeline-1 [Source[0]-FakeSource]',
+      'pipeline-1 [Transform[0]-Sql]',
+      'pipeline-2 [Sink[1]-Console]',
+      'pipeline-2 [Source[1]-FakeSource]',
+    ]);
     for (const map of TABLE_MAPS) expect(Object.keys(job.metrics[map]).sort(), map).toEqual(['shop.orders', 'shop.users']);
     expect(Number(job.metrics.TableSourceReceivedCount['shop.users'])).toBeGreaterThan(0);
     // What the configuration tab shows.
@@ -200,10 +164,20 @@ describe("the fields SeaTunnel's web UI reads", () => {
     expect(json).toHaveLength(2);
     expectUiMonitor(masters[0]);
     expectUiMonitor(workers[0]);
-    // A worker's heap, as it reports it with its heartbeats.
+    // A worker's figures, as it reports them with its heartbeats: the later Workers page shows
+    // its process CPU, heap used / max, garbage collections and threads, and a dash for a figure
+    // that is missing.
     expect(workers[0]).toMatchObject({
       'heap.memory.used': matching(/^\d+(\.\d)?[KMG]?$/),
+      'heap.memory.max': matching(/^\d+(\.\d)?[KMG]?$/),
       'heap.memory.used/max': matching(/^\d+\.\d\d%$/),
+      'load.process': matching(/^\d+\.\d\d%$/),
+      'load.system': matching(/^\d+\.\d\d%$/),
+      'minor.gc.count': matching(/^\d+$/),
+      'major.gc.count': matching(/^\d+$/),
+      'minor.gc.time': matching(/^\d+ms$/),
+      'thread.count': matching(/^\d+$/),
+      'thread.peakCount': matching(/^\d+$/),
     });
     // The master entry is this coordinator's own process, with SeaTunnel's health figures.
     expect(masters[0]).toMatchObject({

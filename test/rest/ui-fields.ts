@@ -6,7 +6,8 @@
  *   to its detail page.
  * - The detail page shows jobName, jobStatus, jobId and createTime (parsed as
  *   `yyyy-MM-dd HH:mm:ss` to count the duration), draws jobDag.vertexInfoMap (vertexId a number,
- *   type, vertexName, tablePaths) joined by jobDag.pipelineEdges (per pipeline, edges with
+ *   type, vertexName, tablePaths; the name's Source[n] / Sink[n] picks the vertex's entries in
+ *   metric maps keyed per vertex) joined by jobDag.pipelineEdges (per pipeline, edges with
  *   inputVertexId and targetVertexId as text), and fills a table with one row per source and sink
  *   vertex: for each of the vertex's tablePaths it reads the table's value in the four source maps
  *   (TableSourceReceived Count, Bytes, QPS, BytesPerSeconds) or the four sink maps (TableSinkWrite
@@ -15,7 +16,9 @@
  * - The overview reads projectVersion, gitCommitAbbrev, totalSlot, unassignedSlot, workers,
  *   runningJobs, finishedJobs, failedJobs and cancelledJobs, all text.
  * - The Master page lists the /system-monitoring-information entries whose isMaster is "true", the
- *   Workers page those with "false", showing host, port, physical.memory.total and heap.memory.used.
+ *   Workers page those with "false", showing host, port, physical.memory.total and heap.memory.used;
+ *   the later page also load.process, heap.memory.max, minor.gc.count, major.gc.count and
+ *   thread.count, with a dash for one that is missing.
  */
 import { expect } from 'vitest';
 import { anyOf, matching } from './rest-shapes.js';
@@ -131,4 +134,11 @@ export function expectUiMonitor(m: Record<string, string>): void {
     'physical.memory.total': matching(/^\d+(\.\d)?[KMGTPE]?$/),
   });
   expect(m['heap.memory.used']).toMatch(/^\d+(\.\d)?[KMGTPE]?$/);
+  expect(m).toMatchObject({
+    'heap.memory.max': matching(/^\d+(\.\d)?[KMGTPE]?$/),
+    'load.process': matching(/^\d+\.\d\d%$/),
+    'minor.gc.count': matching(/^\d+$/),
+    'major.gc.count': matching(/^\d+$/),
+    'thread.count': matching(/^\d+$/),
+  });
 }

@@ -10,3 +10,4 @@ export * from './secrets.js';
 export * from './text.js';
 export * from './on-first-use.js';
 export * from './detach.js';
+export { heapFigures, hostPort, numberToUnit, processHealth } from './node-health.js';

@@ -69,3 +69,5 @@ export {
   type JavaIcebergRead,
   type JavaIcebergTable,
 } from './iceberg-java.js';
+export { CHROMIUM, launchChromium } from './chromium.js';
+export { UI_RUNNING_JOB, UI_FINISHED_JOB, UI_FAILED_JOB } from './seatunnel-ui-jobs.js';

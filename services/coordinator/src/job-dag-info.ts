@@ -12,7 +12,9 @@ export interface JobDagInfo {
 /**
  * The vertices and edges of every pipeline, as they run (a vertex cloned into several
  * pipelines appears in each, under its pipeline's id), with the tables each outputs (a sink:
- * the tables it writes, by the ids its rows carry, which the per-table metrics are keyed by), and the env block with each value as text, secrets masked.
+ * the tables it writes, by the ids its rows carry, which the per-table metrics are keyed by) and
+ * the place of its block in the config (SeaTunnel names vertices by it), and the env block with
+ * each value as text, secrets masked.
  */
 export function jobDagInfo(job: PlannedJob): JobDagInfo {
   const vertices: JobVertex[] = [];
@@ -32,6 +34,7 @@ export function jobDagInfo(job: PlannedJob): JobDagInfo {
         tablePaths: [...tables],
         parallelism: v.parallelism,
         pipelineId: p.id,
+        configIndex: v.plugin.index,
       });
     }
     for (const e of p.edges) edges.push({ inputVertexId: e.from, targetVertexId: e.to, pipelineId: p.id });

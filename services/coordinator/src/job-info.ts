@@ -121,7 +121,9 @@ export function storedJobInfo(stored: StoredJob): JobInfo {
 /** The job DAG recorded at submit (StoredJobInfo.planJson), empty when none was. */
 function storedDag(stored: StoredJob): JobDagInfo {
   if (!stored.info.planJson) return { vertices: [], edges: [], envOptions: {} };
-  return JSON.parse(stored.info.planJson) as JobDagInfo;
+  const dag = JSON.parse(stored.info.planJson) as JobDagInfo;
+  // A DAG recorded before vertices carried their block's place in the config has none: 0.
+  return { ...dag, vertices: dag.vertices.map((v) => ({ ...v, configIndex: v.configIndex ?? 0 })) };
 }
 
 /** The counters of a job known only from the state store (rates are 0: it is not running here). */

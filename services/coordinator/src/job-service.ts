@@ -240,6 +240,7 @@ function workerInfo(w: WorkerProfile): WorkerInfo {
     heapUsedBytes: w.heapUsedBytes,
     heapTotalBytes: w.heapTotalBytes,
     heapMaxBytes: w.heapMaxBytes,
+    health: w.health,
   };
 }
 

@@ -18,6 +18,7 @@ const profile = (id: string, over: Partial<WorkerProfile> = {}): WorkerProfile =
   heapUsedBytes: 0,
   heapTotalBytes: 0,
   heapMaxBytes: 0,
+  health: {},
   ...over,
 });
 

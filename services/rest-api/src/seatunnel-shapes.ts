@@ -45,20 +45,17 @@ export function dottedEnvOptions(env: Record<string, string>): Record<string, st
 
 /**
  * SeaTunnel's jobDag: `vertexInfoMap` (one entry per vertex: id, source/transform/sink, a name
- * like SeaTunnel's `pipeline-1 [Source[0]-FakeSource]`, the table paths) and `pipelineEdges`
+ * like SeaTunnel's `pipeline-1 [Source[0]-FakeSource]`, numbered by the plugin block's place in
+ * its section of the config, the table paths) and `pipelineEdges`
  * (pipeline id -> its edges), which SeaTunnel's web UI draws; and, for clients of SeaTunnel 2.3.8,
  * whose running jobs' jobDag is its logical DAG, `vertices` (id, `Source[0]-FakeSource(id=1)`,
  * parallelism) and `edges` (by the vertices' names).
  */
 export function jobDag(job: JobInfo): object {
-  const counters = new Map<string, number>();
   const kind: Record<string, string> = { source: 'Source', transform: 'Transform', sink: 'Sink' };
-  const named = job.vertices.map((v) => {
-    const key = `${v.pipelineId}:${v.type}`;
-    const n = counters.get(key) ?? 0;
-    counters.set(key, n + 1);
-    return { v, name: `${kind[v.type] ?? v.type}[${n}]-${v.pluginName}` };
-  });
+  // SeaTunnel numbers an action by its block's place in its section of the config, across
+  // pipelines: the second source block is Source[1] whichever pipeline it is in.
+  const named = job.vertices.map((v) => ({ v, name: `${kind[v.type] ?? v.type}[${v.configIndex}]-${v.pluginName}` }));
   const vertexInfoMap = named.map(({ v, name }) => ({
     vertexId: v.vertexId,
     type: v.type,

@@ -18,7 +18,7 @@ import {
   type TriggerCheckpointRequest,
   type WorkerProfile,
 } from '@tideway/contracts';
-import { detach, backoffDelay, logger, readLocalJobLogs, sleep } from '@tideway/common';
+import { detach, backoffDelay, logger, processHealth, readLocalJobLogs, sleep } from '@tideway/common';
 import { EpochGuard, TidewayServer, call, clientOptions, epochMetadata, channelCredentials, unaryHandler, required } from '@tideway/rpc';
 import { dataExchangeHandlers, taskGroupStateCodec, type CallLimits, type SpareTaskThread } from '@tideway/runtime';
 import { TaskExecutionService } from './task-execution-service.js';
@@ -267,6 +267,7 @@ export class WorkerServer {
       heapUsedBytes: heap.used_heap_size,
       heapTotalBytes: heap.total_heap_size,
       heapMaxBytes: heap.heap_size_limit,
+      health: processHealth(),
     };
   }
 

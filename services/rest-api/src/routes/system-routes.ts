@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { Registry } from 'prom-client';
+import { heapFigures, hostPort, numberToUnit, processHealth } from '@tideway/common';
 import { parseJobConfig, shadeJobConfigJson, type ConfigLimits } from '@tideway/config';
 import type { JobApi } from '../job-api.js';
 import { failBody } from '../rest-errors.js';
-import { heapFigures, hostPort, numberToUnit, processHealth } from './node-health.js';
 
 /** Tideway's version, where SeaTunnel reports its own. */
 const VERSION = '0.1.0';
@@ -41,8 +41,9 @@ export function registerSystemRoutes(
 
   // SeaTunnel's health figures of every cluster member: each coordinator (the leader with
   // isMaster "true", as SeaTunnel's master; this process with its own figures), then each worker
-  // (isMaster "false") with what it reports (cores, memory, heap, load). SeaTunnel's UI puts the
-  // isMaster "true" entries on its Master page and the others on its Workers page.
+  // (isMaster "false") with the figures it reports with its heartbeats (the same as this
+  // process's; a worker that reports none has its cores, memory, heap and load). SeaTunnel's UI
+  // puts the isMaster "true" entries on its Master page and the others on its Workers page.
   app.get('/system-monitoring-information', async () => {
     const overview = await jobs.overview();
     const coordinators = overview.coordinators.length > 0 ? overview.coordinators : [{ address: coordinator ?? '', leader: true }];
@@ -63,6 +64,7 @@ export function registerSystemRoutes(
         // A worker that does not report its heap (0) has none listed.
         ...(w.heapTotalBytes > 0 ? heapFigures(w.heapUsedBytes, w.heapTotalBytes, w.heapMaxBytes) : {}),
         'load.systemAverage': w.systemLoad.toFixed(2),
+        ...w.health,
       })),
     ];
   });

@@ -199,6 +199,12 @@ export interface JobVertex {
   tablePaths: string[];
   parallelism: number;
   pipelineId: number;
+  /**
+   * Position of the vertex's plugin block within its section of the config (0-based, in file
+   * order), as SeaTunnel numbers its actions (Source[1] is the second source block); a copy made
+   * by splitting a pipeline keeps its block's.
+   */
+  configIndex: number;
 }
 
 export interface JobEdge {
@@ -324,9 +330,20 @@ export interface WorkerInfo {
   heapUsedBytes: number;
   heapTotalBytes: number;
   heapMaxBytes: number;
+  /**
+   * The worker process's health figures as it last reported them, in SeaTunnel's names and
+   * formats (processors, memory, heap, garbage collections, CPU load, threads), as
+   * /system-monitoring-information lists a member.
+   */
+  health: { [key: string]: string };
 }
 
 export interface WorkerInfo_AttributesEntry {
+  key: string;
+  value: string;
+}
+
+export interface WorkerInfo_HealthEntry {
   key: string;
   value: string;
 }
@@ -2542,7 +2559,7 @@ export const FailoverInfo: MessageFns<FailoverInfo> = {
 };
 
 function createBaseJobVertex(): JobVertex {
-  return { vertexId: 0, type: "", pluginName: "", tablePaths: [], parallelism: 0, pipelineId: 0 };
+  return { vertexId: 0, type: "", pluginName: "", tablePaths: [], parallelism: 0, pipelineId: 0, configIndex: 0 };
 }
 
 export const JobVertex: MessageFns<JobVertex> = {
@@ -2564,6 +2581,9 @@ export const JobVertex: MessageFns<JobVertex> = {
     }
     if (message.pipelineId !== 0) {
       writer.uint32(48).uint32(message.pipelineId);
+    }
+    if (message.configIndex !== 0) {
+      writer.uint32(56).uint32(message.configIndex);
     }
     return writer;
   },
@@ -2629,6 +2649,14 @@ export const JobVertex: MessageFns<JobVertex> = {
             message.pipelineId = reader.uint32();
             continue;
           }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.configIndex = reader.uint32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2665,6 +2693,11 @@ export const JobVertex: MessageFns<JobVertex> = {
         : isSet(object.pipeline_id)
         ? globalThis.Number(object.pipeline_id)
         : 0,
+      configIndex: isSet(object.configIndex)
+        ? globalThis.Number(object.configIndex)
+        : isSet(object.config_index)
+        ? globalThis.Number(object.config_index)
+        : 0,
     };
   },
 
@@ -2688,6 +2721,9 @@ export const JobVertex: MessageFns<JobVertex> = {
     if (message.pipelineId !== 0) {
       obj.pipelineId = Math.round(message.pipelineId);
     }
+    if (message.configIndex !== 0) {
+      obj.configIndex = Math.round(message.configIndex);
+    }
     return obj;
   },
 
@@ -2702,6 +2738,7 @@ export const JobVertex: MessageFns<JobVertex> = {
     message.tablePaths = object.tablePaths?.map((e) => e) || [];
     message.parallelism = object.parallelism ?? 0;
     message.pipelineId = object.pipelineId ?? 0;
+    message.configIndex = object.configIndex ?? 0;
     return message;
   },
 };
@@ -4103,6 +4140,7 @@ function createBaseWorkerInfo(): WorkerInfo {
     heapUsedBytes: 0,
     heapTotalBytes: 0,
     heapMaxBytes: 0,
+    health: {},
   };
 }
 
@@ -4159,6 +4197,9 @@ export const WorkerInfo: MessageFns<WorkerInfo> = {
     if (message.heapMaxBytes !== 0) {
       writer.uint32(137).double(message.heapMaxBytes);
     }
+    globalThis.Object.entries(message.health).forEach(([key, value]: [string, string]) => {
+      WorkerInfo_HealthEntry.encode({ key: key as any, value }, writer.uint32(146).fork()).join();
+    });
     return writer;
   },
 
@@ -4314,6 +4355,17 @@ export const WorkerInfo: MessageFns<WorkerInfo> = {
             message.heapMaxBytes = reader.double();
             continue;
           }
+          case 18: {
+            if (tag !== 146) {
+              break;
+            }
+
+            const entry18 = WorkerInfo_HealthEntry.decode(reader, reader.uint32());
+            if (entry18.value !== undefined) {
+              message.health[entry18.key] = entry18.value;
+            }
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4410,6 +4462,20 @@ export const WorkerInfo: MessageFns<WorkerInfo> = {
         : isSet(object.heap_max_bytes)
         ? globalThis.Number(object.heap_max_bytes)
         : 0,
+      health: isObject(object.health)
+        ? (globalThis.Object.entries(object.health) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
     };
   },
 
@@ -4472,6 +4538,15 @@ export const WorkerInfo: MessageFns<WorkerInfo> = {
     if (message.heapMaxBytes !== 0) {
       obj.heapMaxBytes = floatToJson(message.heapMaxBytes);
     }
+    if (message.health) {
+      const entries = globalThis.Object.entries(message.health) as [string, string][];
+      if (entries.length > 0) {
+        obj.health = {};
+        entries.forEach(([k, v]) => {
+          obj.health[k] = v;
+        });
+      }
+    }
     return obj;
   },
 
@@ -4505,6 +4580,15 @@ export const WorkerInfo: MessageFns<WorkerInfo> = {
     message.heapUsedBytes = object.heapUsedBytes ?? 0;
     message.heapTotalBytes = object.heapTotalBytes ?? 0;
     message.heapMaxBytes = object.heapMaxBytes ?? 0;
+    message.health = (globalThis.Object.entries(object.health ?? {}) as [string, string][]).reduce(
+      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.String(value);
+        }
+        return acc;
+      },
+      {},
+    );
     return message;
   },
 };
@@ -4588,6 +4672,91 @@ export const WorkerInfo_AttributesEntry: MessageFns<WorkerInfo_AttributesEntry> 
   },
   fromPartial<I extends Exact<DeepPartial<WorkerInfo_AttributesEntry>, I>>(object: I): WorkerInfo_AttributesEntry {
     const message = createBaseWorkerInfo_AttributesEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? "";
+    return message;
+  },
+};
+
+function createBaseWorkerInfo_HealthEntry(): WorkerInfo_HealthEntry {
+  return { key: "", value: "" };
+}
+
+export const WorkerInfo_HealthEntry: MessageFns<WorkerInfo_HealthEntry> = {
+  encode(message: WorkerInfo_HealthEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WorkerInfo_HealthEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWorkerInfo_HealthEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): WorkerInfo_HealthEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+    };
+  },
+
+  toJSON(message: WorkerInfo_HealthEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<WorkerInfo_HealthEntry>, I>>(base?: I): WorkerInfo_HealthEntry {
+    return WorkerInfo_HealthEntry.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<WorkerInfo_HealthEntry>, I>>(object: I): WorkerInfo_HealthEntry {
+    const message = createBaseWorkerInfo_HealthEntry();
     message.key = object.key ?? "";
     message.value = object.value ?? "";
     return message;

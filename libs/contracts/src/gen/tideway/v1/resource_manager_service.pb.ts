@@ -44,9 +44,19 @@ export interface WorkerProfile {
   heapUsedBytes: number;
   heapTotalBytes: number;
   heapMaxBytes: number;
+  /**
+   * The worker process's health figures in SeaTunnel's names and formats (processors, memory,
+   * heap, garbage collections, CPU load since the previous heartbeat, threads).
+   */
+  health: { [key: string]: string };
 }
 
 export interface WorkerProfile_AttributesEntry {
+  key: string;
+  value: string;
+}
+
+export interface WorkerProfile_HealthEntry {
   key: string;
   value: string;
 }
@@ -147,6 +157,7 @@ function createBaseWorkerProfile(): WorkerProfile {
     heapUsedBytes: 0,
     heapTotalBytes: 0,
     heapMaxBytes: 0,
+    health: {},
   };
 }
 
@@ -197,6 +208,9 @@ export const WorkerProfile: MessageFns<WorkerProfile> = {
     if (message.heapMaxBytes !== 0) {
       writer.uint32(121).double(message.heapMaxBytes);
     }
+    globalThis.Object.entries(message.health).forEach(([key, value]: [string, string]) => {
+      WorkerProfile_HealthEntry.encode({ key: key as any, value }, writer.uint32(130).fork()).join();
+    });
     return writer;
   },
 
@@ -336,6 +350,17 @@ export const WorkerProfile: MessageFns<WorkerProfile> = {
             message.heapMaxBytes = reader.double();
             continue;
           }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            const entry16 = WorkerProfile_HealthEntry.decode(reader, reader.uint32());
+            if (entry16.value !== undefined) {
+              message.health[entry16.key] = entry16.value;
+            }
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -422,6 +447,20 @@ export const WorkerProfile: MessageFns<WorkerProfile> = {
         : isSet(object.heap_max_bytes)
         ? globalThis.Number(object.heap_max_bytes)
         : 0,
+      health: isObject(object.health)
+        ? (globalThis.Object.entries(object.health) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
     };
   },
 
@@ -478,6 +517,15 @@ export const WorkerProfile: MessageFns<WorkerProfile> = {
     if (message.heapMaxBytes !== 0) {
       obj.heapMaxBytes = floatToJson(message.heapMaxBytes);
     }
+    if (message.health) {
+      const entries = globalThis.Object.entries(message.health) as [string, string][];
+      if (entries.length > 0) {
+        obj.health = {};
+        entries.forEach(([k, v]) => {
+          obj.health[k] = v;
+        });
+      }
+    }
     return obj;
   },
 
@@ -509,6 +557,15 @@ export const WorkerProfile: MessageFns<WorkerProfile> = {
     message.heapUsedBytes = object.heapUsedBytes ?? 0;
     message.heapTotalBytes = object.heapTotalBytes ?? 0;
     message.heapMaxBytes = object.heapMaxBytes ?? 0;
+    message.health = (globalThis.Object.entries(object.health ?? {}) as [string, string][]).reduce(
+      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.String(value);
+        }
+        return acc;
+      },
+      {},
+    );
     return message;
   },
 };
@@ -594,6 +651,91 @@ export const WorkerProfile_AttributesEntry: MessageFns<WorkerProfile_AttributesE
     object: I,
   ): WorkerProfile_AttributesEntry {
     const message = createBaseWorkerProfile_AttributesEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? "";
+    return message;
+  },
+};
+
+function createBaseWorkerProfile_HealthEntry(): WorkerProfile_HealthEntry {
+  return { key: "", value: "" };
+}
+
+export const WorkerProfile_HealthEntry: MessageFns<WorkerProfile_HealthEntry> = {
+  encode(message: WorkerProfile_HealthEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WorkerProfile_HealthEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWorkerProfile_HealthEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): WorkerProfile_HealthEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+    };
+  },
+
+  toJSON(message: WorkerProfile_HealthEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<WorkerProfile_HealthEntry>, I>>(base?: I): WorkerProfile_HealthEntry {
+    return WorkerProfile_HealthEntry.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<WorkerProfile_HealthEntry>, I>>(object: I): WorkerProfile_HealthEntry {
+    const message = createBaseWorkerProfile_HealthEntry();
     message.key = object.key ?? "";
     message.value = object.value ?? "";
     return message;

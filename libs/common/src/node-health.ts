@@ -27,7 +27,7 @@ export function heapFigures(used: number, total: number, max: number): Record<st
   };
 }
 
-/** Garbage collections of this process since the REST API started, as V8 reports them. */
+/** Garbage collections of this process since the first processHealth(), as V8 reports them. */
 const gc = { minorCount: 0, minorMs: 0, majorCount: 0, majorMs: 0 };
 let gcObserver: PerformanceObserver | undefined;
 
@@ -96,8 +96,9 @@ function cpuLoad(): { process: number; system: number } {
  * This process as SeaTunnel's health monitor describes a cluster member (its
  * `/system-monitoring-information` entry), every value text: processors, physical memory and
  * swap, the JavaScript heap (V8's used, total and limit as SeaTunnel's used, total and max), garbage
- * collections (V8's scavenges as minor, mark-compacts as major, since the REST API started), CPU
- * load of the process and the machine since the previous answer, the load average, and threads.
+ * collections (V8's scavenges as minor, mark-compacts as major, since the first call: the
+ * coordinator's REST API's first answer, a worker's first heartbeat), CPU load of the process and
+ * the machine since the previous call, the load average, and threads.
  * Hazelcast's own figures (executor queues, operations, proxies, client endpoints) have no
  * counterpart in Tideway and are not sent.
  */

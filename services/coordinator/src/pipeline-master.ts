@@ -252,9 +252,19 @@ export class PipelineMaster {
         const source = this.attempt > 0 || !src.prepared ? await preparedSource(this.job, this.plan) : src.prepared;
         this.enumerator = new EnumeratorHost(source, src.parallelism, () => this.checkpoints.request());
       }
-      await this.enumerator.open(restore?.enumeratorStates.get(src.vertexId));
-      // A restore at another source parallelism: the old readers' splits go back to the enumerator.
-      for (const back of restore?.splitsBack ?? []) await this.enumerator.addSplitsBack(back.splits, back.subtask);
+      const enumerator = this.enumerator;
+      const opened = (async () => {
+        await enumerator.open(restore?.enumeratorStates.get(src.vertexId));
+        // A restore at another source parallelism: the old readers' splits go back to the enumerator.
+        for (const back of restore?.splitsBack ?? []) await enumerator.addSplitsBack(back.splits, back.subtask);
+      })();
+      let openFailed = false;
+      opened.catch(() => (openFailed = true));
+      // A built-in source's enumerator makes its split plan (a Jdbc source's bounds and COUNT(*))
+      // while the save modes run and the task groups deploy: it serializes its calls, so the
+      // readers' first requests wait for the plan (docs/decisions/0096). A plugin package's
+      // enumerator, in its thread, opens first.
+      if (!(enumerator instanceof EnumeratorHost)) await opened;
       // Save modes (create/drop/truncate the target) run once, before the first writer starts.
       await this.committers.open(!this.sinksPrepared && !restore, () => this.status === 'DEPLOYING', thread);
       if (this.status === 'DEPLOYING' && !this.sinksPrepared) {
@@ -268,7 +278,10 @@ export class PipelineMaster {
         await this.closeCoordinatorParts(false);
         return;
       }
+      // An enumerator that failed already: nothing is deployed.
+      if (openFailed) await opened;
       await deployTaskGroups(this.deployment(attempt), this.plan, this.taskGroups, restore);
+      await opened;
     } catch (err) {
       // A failure of an attempt that was replaced meanwhile is no news.
       if (this.attempt !== attempt) return;

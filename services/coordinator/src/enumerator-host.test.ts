@@ -1,8 +1,7 @@
 /**
- * The enumerator host opens its enumerator (the split plan) in turn with its other calls: a
- * pipeline deploys its task groups meanwhile, and what the readers ask before the plan is made
- * waits for it; after a failed open they get nothing and checkpoints fail with its error
- * (docs/decisions/0096).
+ * The enumerator host opens its enumerator (the split plan, made while the pipeline runs its save
+ * modes) in turn with its other calls: what comes before the plan is made waits for it; after a
+ * failed open readers get nothing and checkpoints fail with its error (docs/decisions/0096).
  */
 import type { Source, SourceSplit, SplitEnumeratorContext } from '@tideway/api';
 import { describe, expect, it } from 'vitest';

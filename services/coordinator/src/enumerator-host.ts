@@ -65,10 +65,9 @@ export class EnumeratorHost implements SplitEnumeration {
 
   /**
    * Creates and opens the enumerator and runs it (its split plan: a Jdbc source's bounds and
-   * COUNT(*)). Serialized like every other call: the pipeline deploys its task groups meanwhile,
-   * and a reader's request or a checkpoint's snapshot that comes first waits for it
-   * (docs/decisions/0096). After a failed open, requests get no splits (the pipeline fails with
-   * the open's error and stops the readers) and snapshots fail with that error.
+   * COUNT(*)), while the pipeline runs its save modes (docs/decisions/0096). Serialized like every
+   * other call: one that comes first waits for it. After a failed open, requests get no splits
+   * (the pipeline fails with the open's error) and snapshots fail with that error.
    */
   open(restoredState?: unknown): Promise<void> {
     const opened = this.serialize(() => this.openNow(restoredState));

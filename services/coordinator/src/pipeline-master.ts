@@ -258,30 +258,28 @@ export class PipelineMaster {
         // A restore at another source parallelism: the old readers' splits go back to the enumerator.
         for (const back of restore?.splitsBack ?? []) await enumerator.addSplitsBack(back.splits, back.subtask);
       })();
-      let openFailed = false;
-      opened.catch(() => (openFailed = true));
       // A built-in source's enumerator makes its split plan (a Jdbc source's bounds and COUNT(*))
-      // while the save modes run and the task groups deploy: it serializes its calls, so the
-      // readers' first requests wait for the plan (docs/decisions/0096). A plugin package's
-      // enumerator, in its thread, opens first.
+      // while the save modes run (docs/decisions/0096); both are done before anything deploys. A
+      // plugin package's enumerator, in its thread, opens first.
       if (!(enumerator instanceof EnumeratorHost)) await opened;
       // Save modes (create/drop/truncate the target) run once, before the first writer starts.
-      await this.committers.open(!this.sinksPrepared && !restore, () => this.status === 'DEPLOYING', thread);
-      if (this.status === 'DEPLOYING' && !this.sinksPrepared) {
+      const sinksOpened = this.committers.open(!this.sinksPrepared && !restore, () => this.status === 'DEPLOYING', thread);
+      const [enumeration, sinks] = await Promise.allSettled([opened, sinksOpened]);
+      if (sinks.status === 'fulfilled' && this.status === 'DEPLOYING' && !this.sinksPrepared) {
         this.sinksPrepared = true;
-        // Recorded before any writer starts, so that no later leader runs the save modes again.
+        // Recorded before any writer starts, so that no later leader runs the save modes again
+        // (nor this pipeline's restart, when it was the enumerator that failed).
         await this.deps.records?.persist();
       }
+      if (enumeration.status === 'rejected') throw enumeration.reason;
+      if (sinks.status === 'rejected') throw sinks.reason;
       if (restore) await this.committers.recommit(restore);
       if (this.status !== 'DEPLOYING') {
         // Cancelled while the enumerator and committers opened: close them again, deploy nothing.
         await this.closeCoordinatorParts(false);
         return;
       }
-      // An enumerator that failed already: nothing is deployed.
-      if (openFailed) await opened;
       await deployTaskGroups(this.deployment(attempt), this.plan, this.taskGroups, restore);
-      await opened;
     } catch (err) {
       // A failure of an attempt that was replaced meanwhile is no news.
       if (this.attempt !== attempt) return;

@@ -43,7 +43,10 @@ describe('EnumeratorHost', () => {
     const request = host.request(1, true, true);
     const snapshot = host.snapshot(1);
     let answered = false;
-    void request.then(() => (answered = true));
+    request.then(
+      () => (answered = true),
+      () => undefined,
+    );
     await new Promise((r) => setTimeout(r, 50));
     expect(answered).toBe(false);
     expect(calls).toEqual([]);

@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
+import { buildIsCurrent, cliNodeArgs } from '../scripts/cli-entry.mjs';
 
 /**
  * The machine notes of bench/RESULTS.md: CPUs, memory, Node, the PostgreSQL version when the
@@ -35,4 +36,19 @@ export function selectJobs<T extends string>(bench: string, given: string, jobs:
     }
   }
   return (job) => selected.includes(job);
+}
+
+/**
+ * The node arguments that start this checkout's CLI, from its build: a bench that times Tideway
+ * ends the process with exit code 2 when services/cli/dist is older than the sources. The CLI
+ * would then run the TypeScript sources through tsx, which compiles them at every start: about
+ * 0.5 s more start-up and twice the CPU (a LocalFile read's one-row job took 1.1 s instead of
+ * 0.56 s), so start-up figures measured so are tsx's. `pnpm bench:*` builds first.
+ */
+export function builtCli(bench: string): string[] {
+  if (!buildIsCurrent()) {
+    console.error(`${bench}: services/cli/dist is older than the sources; run pnpm build first (pnpm ${bench} does)`);
+    process.exit(2);
+  }
+  return cliNodeArgs();
 }

@@ -43,8 +43,7 @@ import {
   startPostgres,
   type TestDatabaseServer,
 } from '@tideway/testing';
-import { cliNodeArgs } from '../scripts/cli-entry.mjs';
-import { machineLine, selectJobs } from './machine.js';
+import { builtCli, machineLine, selectJobs } from './machine.js';
 import { loadOrders, median, pgRun, psqlCopyPipe, psqlEnv, repo } from './orders-servers.js';
 
 const JOBS = [
@@ -89,6 +88,8 @@ for (const [name, n] of [
   }
 }
 const wanted = selectJobs<JobName>('bench:seatunnel', opts.jobs, JOBS);
+/** This checkout's CLI, from its build (a stale build ends the bench: see builtCli). */
+const tidewayCli = builtCli('bench:seatunnel');
 
 type Engine = 'Tideway' | 'SeaTunnel';
 type Tool = Engine | 'psql pipe';
@@ -197,7 +198,7 @@ async function runEngine(engine: Engine, home: string, conf: string, vars: Vars,
     return measure(
       `tideway run ${conf}`,
       process.execPath,
-      [...cliNodeArgs(), 'run', '-c', conf, ...toVarArgs(all)],
+      [...tidewayCli, 'run', '-c', conf, ...toVarArgs(all)],
       { ...process.env, ...engineEnv },
       firstRow,
     );
@@ -534,7 +535,7 @@ async function recoveryJob(home: string, s: TestDatabaseServer, target: pg.Clien
       let took: number | undefined;
       if (engine === 'Tideway') {
         const processes = await ClusterProcesses.create({
-          cli: cliNodeArgs(),
+          cli: tidewayCli,
           cwd: repo,
           dir: join(dir, `tideway-cluster-${round}`),
           workers: [{ attributes: {} }, { attributes: {} }],
@@ -548,7 +549,7 @@ async function recoveryJob(home: string, s: TestDatabaseServer, target: pg.Clien
           await sleep(3000); // the workers' first heartbeats reach the resource manager
           client = spawn(
             process.execPath,
-            [...cliNodeArgs(), 'submit', '-c', conf, ...toVarArgs(vars), '--address', processes.address('coordinator')],
+            [...tidewayCli, 'submit', '-c', conf, ...toVarArgs(vars), '--address', processes.address('coordinator')],
             {
               cwd: repo,
               env: { ...process.env, ...engineEnv },

@@ -24,8 +24,7 @@ import { parseArgs } from 'node:util';
 import { Admin } from '@platformatic/kafka';
 import pg from 'pg';
 import { kafkaMissing, startKafka, startPostgres } from '@tideway/testing';
-import { cliNodeArgs } from '../scripts/cli-entry.mjs';
-import { machineLine, procCpu, selectJobs } from './machine.js';
+import { builtCli, machineLine, procCpu, selectJobs } from './machine.js';
 import { loadOrders, median, pgRun, repo } from './orders-servers.js';
 
 const JOBS = ['fake', 'jdbc', 'text-read', 'parquet-read', 'kafka'] as const;
@@ -49,7 +48,7 @@ if (!Number.isInteger(ROUNDS) || ROUNDS < 1) {
 const wanted = selectJobs<JobName>('bench:startup', opts.jobs, JOBS);
 
 /** The builds compared: this checkout's CLI and, with --baseline, another build's. */
-const builds: { name: string; cli: string[] }[] = [{ name: 'this checkout', cli: cliNodeArgs() }];
+const builds: { name: string; cli: string[] }[] = [{ name: 'this checkout', cli: builtCli('bench:startup') }];
 if (opts.baseline) {
   const main = join(opts.baseline, 'services', 'cli', 'dist', 'main.js');
   if (!existsSync(main)) {

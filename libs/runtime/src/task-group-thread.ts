@@ -1,4 +1,4 @@
-import { Worker, type ResourceLimits } from 'node:worker_threads';
+import { SHARE_ENV, Worker, type ResourceLimits } from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';
 import { ErrorCode, TidewayError } from '@tideway/common';
 import { CallClock, overdueCall, type CallLimits } from './call-clock.js';
@@ -27,13 +27,15 @@ const YOUNG_GENERATION_MB = 96;
 /**
  * Starts a worker thread on an entry module: `entryTs` (a file URL) when running from the
  * TypeScript sources, through tsx's loader with the same conditions, else the built `entryJs`.
- * The entry finds `data` in its workerData.
+ * The entry finds `data` in its workerData. With `shareEnv` the thread sees this process's
+ * environment as it changes (Node's SHARE_ENV) instead of a copy taken now.
  */
 export function spawnThread(
   entry: { ts: string; js: string },
   data: Record<string, unknown>,
   name: string,
   resourceLimits?: ResourceLimits,
+  shareEnv = false,
 ): Worker {
   const fromSource = import.meta.url.endsWith('.ts');
   return new Worker(fromSource ? bootstrap : entry.js, {
@@ -41,12 +43,19 @@ export function spawnThread(
     workerData: { ...data, entry: entry.ts },
     name,
     ...(resourceLimits ? { resourceLimits } : {}),
+    ...(shareEnv ? { env: SHARE_ENV } : {}),
   });
 }
 
 /** Starts a task thread: it loads the runtime, then waits for its `start` message. */
-function spawnTaskThread(clock: CallClock, name: string): Worker {
-  return spawnThread({ ts: entryTs, js: entryJs }, { clock: clock.buffer }, name, { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB });
+function spawnTaskThread(clock: CallClock, name: string, shareEnv = false): Worker {
+  return spawnThread(
+    { ts: entryTs, js: entryJs },
+    { clock: clock.buffer },
+    name,
+    { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
+    shareEnv,
+  );
 }
 
 /** How long after a task thread ends its worker starts the next spare (SpareTaskThread.fillSoon). */
@@ -63,6 +72,14 @@ export class SpareTaskThread {
   private spare: { worker: Worker; clock: CallClock; alive: boolean; release: () => void } | undefined;
   private closed = false;
   private refill?: NodeJS.Timeout;
+
+  /**
+   * @param shareEnv the threads see this process's environment as it changes, not a copy taken
+   *   when each starts: `tideway run` starts its first spare before it has read its engine
+   *   config, which sets variables the task threads read later (per-job logs, plugin folders,
+   *   TLS files; docs/decisions/0096).
+   */
+  constructor(private readonly shareEnv = false) {}
 
   /**
    * Fills the spare in REFILL_DELAY_MS, when a task thread has ended: a `tideway run` whose job
@@ -82,7 +99,7 @@ export class SpareTaskThread {
     this.refill = undefined;
     if (this.closed || this.spare?.alive) return;
     const clock = new CallClock();
-    const worker = spawnTaskThread(clock, 'tg-spare');
+    const worker = spawnTaskThread(clock, 'tg-spare', this.shareEnv);
     // A spare keeps no process alive; the task group that takes it does.
     worker.unref();
     const spare = { worker, clock, alive: true, release: () => {} };

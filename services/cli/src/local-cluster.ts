@@ -3,6 +3,7 @@ import { ResourceManagerService } from '@tideway/resource-manager';
 import { SpareTaskThread, WorkerServer } from '@tideway/worker';
 import type { EngineConfig } from '@tideway/config';
 import { checkpointStorageOf, configLimitsOf, pluginStorageOf } from './commands/options.js';
+import { takeEarlySpare } from './early-spare.js';
 
 /** A plugin of the job by its type and name, as the job config writes them. */
 export type PluginRef = Parameters<SpareTaskThread['preload']>[0][number];
@@ -22,9 +23,10 @@ export interface LocalCluster {
  * the plugins of the job about to run, which the spare task thread imports at once.
  */
 export async function startLocalCluster(engine: EngineConfig, coordinatorPort = 0, preload: PluginRef[] = []): Promise<LocalCluster> {
-  // The worker's spare task thread starts first: it loads the runtime and the job's plugins
-  // while the other services start and the job is planned (docs/decisions/0079, 0090).
-  const spare = new SpareTaskThread();
+  // The worker's spare task thread starts first (in `tideway run`, main.ts started it before the
+  // CLI loaded): it loads the runtime and the job's plugins while the other services start and
+  // the job is planned (docs/decisions/0079, 0090, 0096).
+  const spare = takeEarlySpare() ?? new SpareTaskThread();
   spare.fill();
   spare.preload(preload);
   try {

@@ -43,6 +43,8 @@ export class EnumeratorHost implements SplitEnumeration {
    * reader after the enumerator's snapshot but before the reader's would be in neither.
    */
   private frozen = false;
+  /** The error of open(), once it failed. */
+  private openFailure: { err: unknown } | undefined;
 
   /** @param onCheckpointRequest what SplitEnumeratorContext.requestCheckpoint does (triggers a checkpoint). */
   constructor(
@@ -61,7 +63,21 @@ export class EnumeratorHost implements SplitEnumeration {
     return m;
   }
 
-  async open(restoredState?: unknown): Promise<void> {
+  /**
+   * Creates and opens the enumerator and runs it (its split plan: a Jdbc source's bounds and
+   * COUNT(*)), while the pipeline runs its save modes (docs/decisions/0096). Serialized like every
+   * other call: one that comes first waits for it. After a failed open, requests get no splits
+   * (the pipeline fails with the open's error) and snapshots fail with that error.
+   */
+  open(restoredState?: unknown): Promise<void> {
+    const opened = this.serialize(() => this.openNow(restoredState));
+    opened.catch((err: unknown) => {
+      this.openFailure = { err };
+    });
+    return opened;
+  }
+
+  private async openNow(restoredState?: unknown): Promise<void> {
     this.frozen = false;
     const ctx: SplitEnumeratorContext<SourceSplit> = {
       parallelism: this.parallelism,
@@ -97,6 +113,7 @@ export class EnumeratorHost implements SplitEnumeration {
   ): Promise<{ splits: SourceSplit[]; noMoreSplits: boolean }> {
     return this.serialize(async () => {
       const m = this.mailbox(subtask);
+      if (this.openFailure) return { splits: [], noMoreSplits: false };
       const enumerator = this.enumerator;
       for (const e of events) await this.calls('SplitEnumerator.handleSourceEvent', () => enumerator.handleSourceEvent?.(subtask, e));
       if (register) {
@@ -112,7 +129,10 @@ export class EnumeratorHost implements SplitEnumeration {
 
   /** Splits of a reader that failed come back to be assigned again. */
   addSplitsBack(splits: SourceSplit[], subtask: number): Promise<void> {
-    return this.serialize(() => this.calls('SplitEnumerator.addSplitsBack', () => this.enumerator.addSplitsBack(splits, subtask)));
+    return this.serialize(() => {
+      if (this.openFailure) throw this.openFailure.err;
+      return this.calls('SplitEnumerator.addSplitsBack', () => this.enumerator.addSplitsBack(splits, subtask));
+    });
   }
 
   /**
@@ -121,6 +141,7 @@ export class EnumeratorHost implements SplitEnumeration {
    */
   snapshot(checkpointId: number): Promise<{ state: unknown; undelivered: Record<number, SourceSplit[]> }> {
     return this.serialize(async () => {
+      if (this.openFailure) throw this.openFailure.err;
       this.frozen = true;
       const state = await this.calls('SplitEnumerator.snapshotState', () => this.enumerator.snapshotState(checkpointId));
       const undelivered: Record<number, SourceSplit[]> = {};
@@ -136,6 +157,7 @@ export class EnumeratorHost implements SplitEnumeration {
 
   notifyCheckpointComplete(checkpointId: number): Promise<void> {
     return this.serialize(async () => {
+      if (this.openFailure) return;
       await this.calls('SplitEnumerator.notifyCheckpointComplete', () => this.enumerator.notifyCheckpointComplete?.(checkpointId));
     });
   }

@@ -252,16 +252,27 @@ export class PipelineMaster {
         const source = this.attempt > 0 || !src.prepared ? await preparedSource(this.job, this.plan) : src.prepared;
         this.enumerator = new EnumeratorHost(source, src.parallelism, () => this.checkpoints.request());
       }
-      await this.enumerator.open(restore?.enumeratorStates.get(src.vertexId));
-      // A restore at another source parallelism: the old readers' splits go back to the enumerator.
-      for (const back of restore?.splitsBack ?? []) await this.enumerator.addSplitsBack(back.splits, back.subtask);
+      const enumerator = this.enumerator;
+      const opened = (async () => {
+        await enumerator.open(restore?.enumeratorStates.get(src.vertexId));
+        // A restore at another source parallelism: the old readers' splits go back to the enumerator.
+        for (const back of restore?.splitsBack ?? []) await enumerator.addSplitsBack(back.splits, back.subtask);
+      })();
+      // A built-in source's enumerator makes its split plan (a Jdbc source's bounds and COUNT(*))
+      // while the save modes run (docs/decisions/0096); both are done before anything deploys. A
+      // plugin package's enumerator, in its thread, opens first.
+      if (!(enumerator instanceof EnumeratorHost)) await opened;
       // Save modes (create/drop/truncate the target) run once, before the first writer starts.
-      await this.committers.open(!this.sinksPrepared && !restore, () => this.status === 'DEPLOYING', thread);
-      if (this.status === 'DEPLOYING' && !this.sinksPrepared) {
+      const sinksOpened = this.committers.open(!this.sinksPrepared && !restore, () => this.status === 'DEPLOYING', thread);
+      const [enumeration, sinks] = await Promise.allSettled([opened, sinksOpened]);
+      if (sinks.status === 'fulfilled' && this.status === 'DEPLOYING' && !this.sinksPrepared) {
         this.sinksPrepared = true;
-        // Recorded before any writer starts, so that no later leader runs the save modes again.
+        // Recorded before any writer starts, so that no later leader runs the save modes again
+        // (nor this pipeline's restart, when it was the enumerator that failed).
         await this.deps.records?.persist();
       }
+      if (enumeration.status === 'rejected') throw enumeration.reason;
+      if (sinks.status === 'rejected') throw sinks.reason;
       if (restore) await this.committers.recommit(restore);
       if (this.status !== 'DEPLOYING') {
         // Cancelled while the enumerator and committers opened: close them again, deploy nothing.

@@ -80,6 +80,8 @@ export class WorkerServer {
   private leaderLost = false;
   private stopped = false;
   private registered = false;
+  /** What waitRegistered calls wait on: called once the resource manager accepted this worker. */
+  private readonly onRegistered: (() => void)[] = [];
   /** Whether the last heartbeat failed (the resource manager is away). */
   private heartbeatLost = false;
   /** An operator drains this worker (as the resource manager said in the last heartbeat). */
@@ -239,14 +241,20 @@ export class WorkerServer {
     return { ready: true, reason: `registered with the resource manager at ${rm}` };
   }
 
-  /** Resolves once the resource manager has accepted this worker. */
-  async waitRegistered(timeoutMs = 30_000): Promise<void> {
-    const until = Date.now() + timeoutMs;
-    while (!this.registered) {
-      if (Date.now() > until)
-        throw new Error(`worker ${this.address} could not register with the resource manager at ${this.options.resourceManagerAddress}`);
-      await sleep(20);
-    }
+  /** Resolves once the resource manager has accepted this worker (at that moment: local mode's start waits on it). */
+  waitRegistered(timeoutMs = 30_000): Promise<void> {
+    if (this.registered) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const registered = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        this.onRegistered.splice(this.onRegistered.indexOf(registered), 1);
+        reject(new Error(`worker ${this.address} could not register with the resource manager at ${this.options.resourceManagerAddress}`));
+      }, timeoutMs);
+      this.onRegistered.push(registered);
+    });
   }
 
   profile(): WorkerProfile {
@@ -303,6 +311,7 @@ export class WorkerServer {
       try {
         await call(this.rm!, 'registerWorker', { profile: this.profile() }, { deadlineMs: 5000 });
         this.registered = true;
+        for (const registered of this.onRegistered.splice(0)) registered();
         break;
       } catch (err) {
         if (attempt === 3) log.warn({ rm: this.options.resourceManagerAddress }, 'waiting for the resource manager');

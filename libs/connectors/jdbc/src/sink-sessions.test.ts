@@ -53,6 +53,33 @@ describe('Jdbc sink sessions on PostgreSQL', () => {
     expect((await db.admin.query<{ n: number }>('SELECT count(*)::int AS n FROM public.copied')).rows[0].n).toBe(4);
   });
 
+  it('a writer opens its session and learns the COPY types before its first batch; one closed at once leaves no session', async () => {
+    const sessions = async () =>
+      (
+        await db.admin.query<{ n: number }>(
+          "SELECT count(*)::int AS n FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()",
+        )
+      ).rows[0].n;
+    const sink = await makeSink({ ...conn(), table: 'public.warm', batch_size: 5 }, [table]);
+    const before = await sessions();
+    const w = sink.createWriter({ subtaskIndex: 0, parallelism: 1 });
+    const state = w as unknown as { conn?: JdbcConnection; slots: Map<string, { copy?: { ready: boolean } }> };
+    for (let i = 0; i < 100 && !state.slots.get('in')?.copy?.ready; i++) await new Promise((r) => setTimeout(r, 20));
+    // No row written yet: the session is open and the COPY encoder ready.
+    expect(state.conn).toBeDefined();
+    expect(state.slots.get('in')?.copy?.ready).toBe(true);
+    expect(await sessions()).toBe(before + 1);
+    await w.write(rows(1, 5));
+    await w.close();
+    expect((await db.admin.query<{ n: number }>('SELECT count(*)::int AS n FROM public.warm')).rows[0].n).toBe(5);
+
+    const closedAtOnce = sink.createWriter({ subtaskIndex: 0, parallelism: 1 });
+    await closedAtOnce.close();
+    expect((closedAtOnce as unknown as { conn?: JdbcConnection }).conn).toBeUndefined();
+    for (let i = 0; i < 50 && (await sessions()) > before; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(await sessions()).toBe(before);
+  });
+
   it('transaction_timeout_sec bounds how long an open transaction may idle', async () => {
     const sink = await makeSink({ ...conn(), table: 'public.tt', auto_commit: false, transaction_timeout_sec: 7, batch_size: 1 }, [table]);
     const w = sink.createWriter({ subtaskIndex: 0, parallelism: 1 });

@@ -87,6 +87,8 @@ export class JdbcSinkWriter implements SinkWriter<JdbcCommitInfo, JdbcWriterStat
   private readonly upsertPath: PgUpsertPath;
   /** env.sink_error_handler: where the rows the database refuses for themselves go (handleRowErrors). */
   private reject: ((row: Row, error: Error) => void) | undefined;
+  /** The session opened ahead of the first batch (warmUp); every use of the session waits for it. */
+  private warming: Promise<void> | undefined;
 
   constructor(
     private readonly cfg: SinkConfig,
@@ -101,6 +103,23 @@ export class JdbcSinkWriter implements SinkWriter<JdbcCommitInfo, JdbcWriterStat
     this.explicit = cfg.exactlyOnce || !cfg.autoCommit;
     this.upsertPath = cfg.exactlyOnce ? 'values' : this.explicit ? 'staged-truncate' : 'staged';
     this.runs = new CopyRuns(!this.explicit && cfg.maxRetries > 0);
+    if (!cfg.exactlyOnce) this.warming = this.warmUp();
+  }
+
+  /**
+   * Opens the session, and on PostgreSQL learns the COPY's column types, now: while the source
+   * still plans its splits and reads its first rows, so that the first batch goes out at once
+   * (docs/decisions/0096). An exactly-once writer's session first settles a restore's prepared
+   * transactions: it still opens on first use. A failure here is met again, and reported, by the
+   * first use of the session.
+   */
+  private async warmUp(): Promise<void> {
+    try {
+      const conn = await this.openSession();
+      for (const slot of this.slots.values()) if (slot.copy && !slot.copy.ready) await this.writerFor(slot, conn).prepareCopy();
+    } catch {
+      // The first write opens its own session and names what fails.
+    }
   }
 
   /**
@@ -280,6 +299,7 @@ export class JdbcSinkWriter implements SinkWriter<JdbcCommitInfo, JdbcWriterStat
    */
   async abortPrepare(): Promise<void> {
     this.stopping = true;
+    await this.warming;
     await this.settle().catch(() => undefined);
     await this.runs.drop();
     if (!this.conn) return;
@@ -287,6 +307,8 @@ export class JdbcSinkWriter implements SinkWriter<JdbcCommitInfo, JdbcWriterStat
   }
 
   async close(): Promise<void> {
+    // A session still opening is closed below, not left behind.
+    await this.warming;
     try {
       if (this.cfg.exactlyOnce) {
         // Work not prepared at a checkpoint is replayed after a restore: drop it unwritten (a
@@ -491,8 +513,13 @@ export class JdbcSinkWriter implements SinkWriter<JdbcCommitInfo, JdbcWriterStat
     this.currentXid = undefined;
   }
 
-  /** The connection, opened (and, once, recovered from a restore) on first use. */
+  /** The connection, opened (and, once, recovered from a restore) on first use, or ahead of it by warmUp. */
   private async session(): Promise<JdbcConnection> {
+    await this.warming;
+    return this.openSession();
+  }
+
+  private async openSession(): Promise<JdbcConnection> {
     if (this.conn) return this.conn;
     const conn = await this.connect();
     // Table writers hold the connection they were made with.

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 
 /** Debian's chromium (scripts/ensure-client-tools.sh installs it); playwright cannot download one here. */
 export const CHROMIUM = '/usr/bin/chromium';
@@ -7,6 +7,9 @@ export const CHROMIUM = '/usr/bin/chromium';
 /** Headless Chromium as stack.md says it runs on this machine. */
 export async function launchChromium(): Promise<Browser> {
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: run bash scripts/ensure-client-tools.sh`);
+  // Loaded here, not at the top: every test file imports @tideway/testing, and only the browser
+  // tests need playwright (its import cost each suite file about half a second).
+  const { chromium } = await import('playwright-core');
   return chromium.launch({
     executablePath: CHROMIUM,
     args: [

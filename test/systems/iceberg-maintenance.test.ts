@@ -8,7 +8,6 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync,
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { newCatalogTable, type Row, Types } from '@tideway/api';
-import { validatePluginOptions } from '@tideway/config/options';
 import { readToEnd, runToEnd, SinkJob } from '@tideway/connector-contract';
 import { startS3rver } from '@tideway/checkpoint/testing';
 import {
@@ -36,13 +35,12 @@ import {
 } from '@tideway/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../conformance/cli-process.js';
+import { hadoop, validated } from './iceberg-options.js';
 
 const present = icebergPeersPresent();
 const java = present && icebergJavaPresent();
 const dir = mkdtempSync(join(tmpdir(), 'tideway-iceberg-maint-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-const hadoop = (warehouse: string) => ({ type: 'hadoop', warehouse: `file://${warehouse}` });
 
 function metadataFile(tableDir: string): string {
   const version = readFileSync(join(tableDir, 'metadata', 'version-hint.text'), 'utf8').trim();
@@ -57,16 +55,13 @@ const filesUnder = (folder: string): string[] =>
 
 /** The rows of a table (or of one of its snapshots) as Tideway's Iceberg source reads them. */
 async function tidewayRows(options: Record<string, unknown>): Promise<unknown[][]> {
-  const validated = validatePluginOptions(icebergSourceFactory.spec, {
-    type: 'source',
-    name: 'Iceberg',
-    index: 0,
-    file: 'test.conf',
-    line: 1,
-    options: options as Record<string, never>,
-    optionLines: {},
+  const source = icebergSourceFactory.create({
+    jobId: 'maint',
+    jobMode: 'BATCH',
+    parallelism: 1,
+    options: validated(icebergSourceFactory, 'source', options),
+    inputTables: [],
   });
-  const source = icebergSourceFactory.create({ jobId: 'maint', jobMode: 'BATCH', parallelism: 1, options: validated, inputTables: [] });
   await source.prepare?.();
   const types = source.catalogTables()[0].columns.map((c) => c.type);
   const rows: Row[] = await readToEnd(icebergSourceFactory, options, { parallelism: 1 });

@@ -12,7 +12,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type DataType, newCatalogTable, type Row, type SourceSplit, Types } from '@tideway/api';
 import { ConfigError } from '@tideway/common';
-import { validatePluginOptions } from '@tideway/config/options';
 import { readToEnd, runToEnd, SinkJob } from '@tideway/connector-contract';
 import { currentSnapshotRows, HadoopCatalog, icebergSinkFactory, icebergSourceFactory, scanCounters } from '@tideway/connector-iceberg';
 import {
@@ -28,6 +27,7 @@ import {
 } from '@tideway/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runCli, spawnCli, waitForExit } from '../conformance/cli-process.js';
+import { hadoop, validated as validatedOptions } from './iceberg-options.js';
 import { withLock } from './path-lock.js';
 
 const present = icebergPeersPresent();
@@ -37,19 +37,8 @@ let jobNo = 0;
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 beforeEach(() => scanCounters.reset());
 
-const hadoop = (warehouse: string) => ({ type: 'hadoop', warehouse: `file://${warehouse}` });
-
 /** The source's options, validated against its spec as a job config's would be. */
-const validated = (options: Record<string, unknown>) =>
-  validatePluginOptions(icebergSourceFactory.spec, {
-    type: 'source',
-    name: 'Iceberg',
-    index: 0,
-    file: 'test.conf',
-    line: 1,
-    options: options as Record<string, never>,
-    optionLines: {},
-  });
+const validated = (options: Record<string, unknown>) => validatedOptions(icebergSourceFactory, 'source', options);
 
 /** Reads a table with the Iceberg source in this process (two readers, a checkpoint after every round, an optional planted failure). */
 async function readTable(options: Record<string, unknown>, fail?: Parameters<typeof readToEnd>[2]['fail']) {

@@ -1,8 +1,28 @@
-import { Admin, Consumer, MessagesStreamModes, Producer, stringDeserializers, stringSerializers } from '@platformatic/kafka';
+import {
+  Admin,
+  addPartitionsToTxnV3,
+  Connection,
+  Consumer,
+  endTxnV4,
+  initProducerIdV4,
+  MessagesStreamModes,
+  Producer,
+  stringDeserializers,
+  stringSerializers,
+} from '@platformatic/kafka';
 import { isListening, type KafkaCluster, kafkaMissing, kafkaSkipped, sharedKafka, startKafka } from '@tideway/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnCli, waitForExit } from '../conformance/cli-process.js';
-import { committedTally, exactlyOnceJob, TempDirs, uniqueTopic, writeJob } from './kafka-helpers.js';
+import {
+  committedTally,
+  consumeAll,
+  createTopic,
+  exactlyOnceJob,
+  readCommitted,
+  TempDirs,
+  uniqueTopic,
+  writeJob,
+} from './kafka-helpers.js';
 
 const dirs = new TempDirs();
 afterAll(() => dirs.cleanup());
@@ -47,6 +67,61 @@ describe.skipIf(kafkaSkipped())('private Kafka brokers (libs/testing)', () => {
     expect(await sharedKafka()).toBe(bootstrap);
     expect(await roundTrip(bootstrap, `broker-test-${Date.now()}`, ['a', 'b', 'c'], 1)).toEqual(['a', 'b', 'c']);
   });
+
+  it("the client skips aborted transactions as Kafka's Java consumer does with read_committed: two of one producer, and an abort that wrote nothing (patches/, decision 0097)", async () => {
+    const bootstrap = await sharedKafka();
+    const topic = uniqueTopic('aborts');
+    await createTopic(bootstrap, topic, 1);
+    const producer = new Producer({
+      clientId: 'broker-test',
+      bootstrapBrokers: [bootstrap],
+      serializers: stringSerializers,
+      idempotent: true,
+      acks: -1,
+      transactionalId: `${topic}-tx`,
+      producerId: -1n,
+      producerEpoch: -1,
+    });
+    const inTransaction = async (value: string, commit: boolean) => {
+      const tx = await producer.beginTransaction();
+      await tx.send({ messages: [{ topic, value, partition: 0 }] });
+      await (commit ? tx.commit() : tx.abort());
+    };
+    const conn = new Connection('broker-test');
+    try {
+      // One producer aborts twice between commits: the unpatched client kept one aborted range per
+      // producer and delivered b1.
+      await inTransaction('a', true);
+      await inTransaction('b1', false);
+      await inTransaction('c', true);
+      await inTransaction('b2', false);
+      // Another transactional id adds the partition and aborts without writing a record (what a
+      // writer killed between AddPartitionsToTxn and its first produce leaves): an abort marker the
+      // broker's aborted-transaction list does not name, on which the unpatched client threw.
+      const i = bootstrap.lastIndexOf(':');
+      await conn.connect(bootstrap.slice(0, i), Number(bootstrap.slice(i + 1)));
+      const id = `${topic}-empty`;
+      const init = await initProducerIdV4.api.async(conn, id, 60_000, -1n, -1);
+      await addPartitionsToTxnV3.api.async(conn, [
+        {
+          transactionalId: id,
+          producerId: init.producerId,
+          producerEpoch: init.producerEpoch,
+          verifyOnly: false,
+          topics: [{ name: topic, partitions: [0] }],
+        },
+      ]);
+      await endTxnV4.api.async(conn, id, init.producerId, init.producerEpoch, false);
+      await inTransaction('d', true);
+    } finally {
+      await conn.close();
+      await producer.close();
+    }
+    const java = await readCommitted(bootstrap, topic, 1, 5_000);
+    expect(java).toEqual(['a', 'c', 'd']);
+    // Four asked for, three there: the read ends after 5 s with nothing more.
+    expect((await consumeAll(bootstrap, topic, 4, 5_000)).map((m) => m.value)).toEqual(java);
+  }, 120_000);
 
   describe('three brokers', () => {
     let cluster: KafkaCluster;

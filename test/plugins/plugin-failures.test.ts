@@ -24,9 +24,12 @@ const sink = (exportName: string, name: string, write = '') =>
   `  create: () => ({ createWriter: () => ({ write(rows) { ${write} }, close() {} }) }) };\n`;
 const declares = (name: string, factory = 'f', api = '^0.1.0') => ({ api, plugins: [{ name, kind: 'sink', factory }] });
 
+/** A failed task is restored once, a second later (the defaults, 3 times 3 s apart, only add waiting). */
+const RETRY_ONCE = ['job.retry.times = 1', 'job.retry.interval.seconds = 1'];
+
 async function run(sinkBlock: string, engine = '') {
   const res = await runCli(
-    ['run', '-c', writeJob(dir, 20, sinkBlock), '--engine-config', writeEngineConfig(dir, pluginDir, engine)],
+    ['run', '-c', writeJob(dir, 20, sinkBlock, RETRY_ONCE), '--engine-config', writeEngineConfig(dir, pluginDir, engine)],
     180_000,
   );
   const lines = res.stderr.split('\n').filter((l) => l.startsWith('tideway: '));
@@ -89,7 +92,7 @@ describe('a plugin that throws fails its task, not the process', () => {
     expect(thrown.code, thrown.stderr).toBe(1);
     expect(thrown.lines.at(-1)).toMatch(/^tideway: job \d+ FAILED: Throws: the warehouse said no/);
     // Retried as any task failure: the pipeline restarted before the job gave up.
-    expect(thrown.stderr).toMatch(/"attempt":1,"restart":true,"error":"Throws: the warehouse said no"/);
+    expect(thrown.stderr).toMatch(/"attempt":0,"restart":true,"error":"Throws: the warehouse said no"/);
     noStack(thrown.stderr);
     writePluginPackage(
       pluginDir,
@@ -115,7 +118,7 @@ describe('a plugin call past its time limit (tideway.plugin-call-timeout) fails 
     const spun = await run('Spins {}', limits);
     expect(spun.code, spun.stderr).toBe(1);
     expect(spun.lines.at(-1)).toMatch(
-      /^tideway: job \d+ FAILED: sink Spins \(\S+job\.conf:12\): its SinkWriter\.write call did not return within 3 s \(tideway\.plugin-call-timeout\.write\); its task was stopped/,
+      /^tideway: job \d+ FAILED: sink Spins \(\S+job\.conf:14\): its SinkWriter\.write call did not return within 3 s \(tideway\.plugin-call-timeout\.write\); its task was stopped/,
     );
     // Retried as any task failure first.
     expect(spun.stderr).toMatch(/"restart":true,"error":"sink Spins/);

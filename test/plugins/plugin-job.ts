@@ -13,12 +13,12 @@ export function writeEngineConfig(dir: string, pluginDir: string, more = ''): st
   return file;
 }
 
-/** A BATCH job: FakeSource's `rows` rows (id bigint, name string) into `sink`, a HOCON block. */
-export function writeJob(dir: string, rows: number, sink: string): string {
+/** A BATCH job: FakeSource's `rows` rows (id bigint, name string) into `sink`, a HOCON block; `env` lines go into its env block. */
+export function writeJob(dir: string, rows: number, sink: string, env: readonly string[] = []): string {
   const file = join(dir, 'job.conf');
   writeFileSync(
     file,
-    `env {\n  job.mode = "BATCH"\n  parallelism = 2\n}\nsource {\n  FakeSource {\n    row.num = ${rows}\n    schema = { fields { id = "bigint", name = "string" } }\n  }\n}\nsink {\n  ${sink}\n}\n`,
+    `env {\n  job.mode = "BATCH"\n  parallelism = 2\n${env.map((l) => `  ${l}\n`).join('')}}\nsource {\n  FakeSource {\n    row.num = ${rows}\n    schema = { fields { id = "bigint", name = "string" } }\n  }\n}\nsink {\n  ${sink}\n}\n`,
   );
   return file;
 }

@@ -1,9 +1,10 @@
 /**
- * The unit project shares each worker's module cache between files (vitest.config.ts: isolate
- * false). A unit file that replaces a module with vi.mock must run in the isolated project instead,
- * or the mock leaks into the files after it in the same worker; this checks the config's list.
+ * vitest.config.ts's two lists. The unit project shares each worker's module cache between files
+ * (isolate: false), so a unit file that replaces a module with vi.mock must be in MOCKS_MODULES
+ * (run isolated), or the mock leaks into the files after it in the same worker. LONG_FIRST names
+ * files by path: a renamed one would silently lose its place at the front of the queue.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 
@@ -22,4 +23,12 @@ it('lists every unit file that mocks a module in the isolated project (MOCKS_MOD
   const mocking = files.filter((f) => /\bvi\.(mock|doMock)\(/.test(readFileSync(f, 'utf8'))).sort();
   expect(mocking.length).toBeGreaterThan(0);
   for (const f of mocking) expect(listed, `${f} calls vi.mock: add it to MOCKS_MODULES in vitest.config.ts`).toContain(`'${f}'`);
+});
+
+it('puts only files that exist first (LONG_FIRST)', () => {
+  const config = readFileSync('vitest.config.ts', 'utf8');
+  const block = /const LONG_FIRST = \[([^\]]*)\]/.exec(config)?.[1] ?? '';
+  const listed = [...block.matchAll(/'([^']+\.test\.ts)'/g)].map((m) => m[1]);
+  expect(listed.length).toBeGreaterThan(3);
+  for (const f of listed) expect(existsSync(f), `${f} in LONG_FIRST does not exist`).toBe(true);
 });

@@ -20,6 +20,15 @@ import type { WorkerGateway } from './gateways.js';
 import type { Leadership } from './leadership.js';
 
 const log = logger('coordinator');
+
+/** Time kept back from a split request's deadline for its answer to reach the worker. */
+const SPLIT_ANSWER_MARGIN_MS = 1_000;
+
+/** When a call's answer must be sent for its caller to still read it: its deadline (a Date or ms since the epoch; Infinity for none) less a margin. */
+function answerBy(call: { getDeadline(): Date | number }): number {
+  const d = call.getDeadline();
+  return (d instanceof Date ? d.getTime() : d) - SPLIT_ANSWER_MARGIN_MS;
+}
 const OK: Ack = { ok: true, error: undefined };
 
 /** What the CoordinatorService handlers reach of the coordinator process. */
@@ -85,7 +94,7 @@ export function coordinatorServiceHandlers(host: CoordinatorServiceHost): grpc.U
       pipeline(loc.jobId, loc.pipelineId)?.onSchemaChange(loc.taskGroupIndex, loc.attempt, change);
       return OK;
     }),
-    requestSplits: unaryHandler<RequestSplitsRequest, RequestSplitsResponse>(async (req) => {
+    requestSplits: unaryHandler<RequestSplitsRequest, RequestSplitsResponse>(async (req, call) => {
       fence.check();
       const loc = required(req.location, 'location');
       const p = pipeline(loc.jobId, loc.pipelineId);
@@ -96,6 +105,7 @@ export function coordinatorServiceHandlers(host: CoordinatorServiceHost): grpc.U
         req.register,
         req.request,
         req.events.map((e) => sourceEventCodec.decode(e)),
+        answerBy(call),
       );
       return { splits: res.splits.map((s) => splitCodec.encode(s)), noMoreSplits: res.noMoreSplits };
     }),

@@ -73,4 +73,19 @@ describe('EnumeratorHost', () => {
     await host.close();
     expect(calls).toEqual(['open', 'close']);
   });
+
+  it('keeps the assignments of a request whose caller stopped waiting for the next request, never "no more splits" before them', async () => {
+    let release!: () => void;
+    const { source } = gatedSource(new Promise((r) => (release = r)));
+    const host = new EnumeratorHost(source, 1);
+    const opened = host.open();
+    // The register call's deadline passes while it waits behind the split plan.
+    const register = host.request(0, true, false, [], Date.now() + 20);
+    await new Promise((r) => setTimeout(r, 40));
+    release();
+    await opened;
+    expect(await register).toEqual({ splits: [], noMoreSplits: false });
+    expect(await host.request(0, false, false)).toEqual({ splits: [{ splitId: 'split-0' }], noMoreSplits: true });
+    await host.close();
+  });
 });

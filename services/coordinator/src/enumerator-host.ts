@@ -13,6 +13,7 @@ export interface SplitEnumeration {
     register: boolean,
     request: boolean,
     events?: unknown[],
+    answerBy?: number,
   ): Promise<{ splits: SourceSplit[]; noMoreSplits: boolean }>;
   addSplitsBack(splits: SourceSplit[], subtask: number): Promise<void>;
   snapshot(checkpointId: number): Promise<{ state: unknown; undelivered: Record<number, SourceSplit[]> }>;
@@ -104,12 +105,20 @@ export class EnumeratorHost implements SplitEnumeration {
     return next;
   }
 
-  /** Hands over the reader's events, registers and/or asks for work, then drains what the reader has been assigned. */
+  /**
+   * Hands over the reader's events, registers and/or asks for work, then drains what the reader
+   * has been assigned. `answerBy` (ms since the epoch) is when the caller stops waiting (its call's
+   * deadline, less the time the answer takes back): a request whose turn comes after it, having
+   * waited behind a long split plan say, drains nothing. Its assignments stay for the reader's next
+   * request instead of going into an answer nobody reads, which would leave the reader without
+   * them and, told "no more splits" later, end it without their rows.
+   */
   request(
     subtask: number,
     register: boolean,
     request: boolean,
     events: unknown[] = [],
+    answerBy = Number.POSITIVE_INFINITY,
   ): Promise<{ splits: SourceSplit[]; noMoreSplits: boolean }> {
     return this.serialize(async () => {
       const m = this.mailbox(subtask);
@@ -121,7 +130,7 @@ export class EnumeratorHost implements SplitEnumeration {
         this.calls('SplitEnumerator.registerReader', () => enumerator.registerReader(subtask));
       }
       if (request) this.calls('SplitEnumerator.handleSplitRequest', () => enumerator.handleSplitRequest(subtask));
-      if (this.frozen) return { splits: [], noMoreSplits: false };
+      if (this.frozen || Date.now() > answerBy) return { splits: [], noMoreSplits: false };
       const splits = m.splits.splice(0, m.splits.length);
       return { splits, noMoreSplits: m.noMoreSplits && m.splits.length === 0 };
     });

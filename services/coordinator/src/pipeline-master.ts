@@ -396,10 +396,10 @@ export class PipelineMaster {
     await this.checkpoints.acknowledge(index, checkpointId, state, infos, error);
   }
 
-  requestSplits(index: number, attempt: number, register: boolean, request: boolean, events: unknown[] = []) {
+  requestSplits(index: number, attempt: number, register: boolean, request: boolean, events: unknown[] = [], answerBy?: number) {
     if (attempt !== this.attempt || !this.enumerator || (this.status !== 'RUNNING' && this.status !== 'DEPLOYING'))
       return Promise.resolve({ splits: [], noMoreSplits: false });
-    return this.enumerator.request(this.plan.taskGroups[index].descriptor.subtaskIndex, register, request, events);
+    return this.enumerator.request(this.plan.taskGroups[index].descriptor.subtaskIndex, register, request, events, answerBy);
   }
 
   /**

@@ -98,8 +98,8 @@ const ops: Record<PluginThreadRequest['op'], (...args: never[]) => unknown> = {
     enumerator = host;
     await host.open(restored);
   },
-  'enumerator.request': (subtask: number, register: boolean, request: boolean, events: unknown[]) =>
-    enumeratorHost().request(subtask, register, request, events),
+  'enumerator.request': (subtask: number, register: boolean, request: boolean, events: unknown[], answerBy: number) =>
+    enumeratorHost().request(subtask, register, request, events, answerBy),
   'enumerator.addSplitsBack': (splits: SourceSplit[], subtask: number) => enumeratorHost().addSplitsBack(splits, subtask),
   'enumerator.snapshot': (checkpointId: number) => enumeratorHost().snapshot(checkpointId),
   'enumerator.thaw': () => enumerator?.thaw(),

@@ -170,8 +170,8 @@ export class PluginThread {
   enumerator(vertexId: number, plugin: PluginConfig, spec: InstantiateContext): SplitEnumeration {
     return {
       open: (restoredState) => this.call('enumerator.open', vertexId, plugin, spec, restoredState),
-      request: (subtask, register, request, events = []) =>
-        this.call<{ splits: SourceSplit[]; noMoreSplits: boolean }>('enumerator.request', subtask, register, request, events),
+      request: (subtask, register, request, events = [], answerBy = Number.POSITIVE_INFINITY) =>
+        this.call<{ splits: SourceSplit[]; noMoreSplits: boolean }>('enumerator.request', subtask, register, request, events, answerBy),
       addSplitsBack: (splits, subtask) => this.call('enumerator.addSplitsBack', splits, subtask),
       snapshot: (checkpointId) => this.call('enumerator.snapshot', checkpointId),
       thaw: () => {

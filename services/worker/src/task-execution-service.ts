@@ -9,6 +9,7 @@ import {
 import { detach, logger, rememberSecretsOf, serializeError, type SerializedError, backoffDelay, sleep } from '@tideway/common';
 import { LeaderCaller, call, clientOptions, channelCredentials } from '@tideway/rpc';
 import type { WorkerPluginPackages } from './plugin-packages.js';
+import { SplitRequests } from './split-requests.js';
 import {
   SpareTaskThread,
   TaskGroupThread,
@@ -37,6 +38,8 @@ export interface RunningTaskGroup {
   thread: TaskGroupThread;
   /** Whether its reader still waits for splits (then split assignments are polled). */
   awaitingSplits: Map<number, boolean>;
+  /** Its split requests, one at a time per source vertex (split-requests.ts). */
+  splitRequests: SplitRequests;
   ended: boolean;
   /** Reports to the coordinator go out in order, one at a time. */
   reports: Promise<void>;
@@ -154,6 +157,7 @@ export class TaskExecutionService {
       location,
       slot,
       awaitingSplits: new Map(),
+      splitRequests: new SplitRequests(),
       ended: false,
       reports: Promise.resolve(),
       epochMetadata,
@@ -210,10 +214,16 @@ export class TaskExecutionService {
       }
       case 'split-request':
         group.awaitingSplits.set(msg.sourceVertexId, true);
-        detach(this.requestSplits(group, msg.sourceVertexId, msg.register, !msg.register), 'requesting splits');
+        detach(
+          group.splitRequests.enqueue(msg.sourceVertexId, () => this.requestSplits(group, msg.sourceVertexId, msg.register, !msg.register)),
+          'requesting splits',
+        );
         break;
       case 'source-event':
-        detach(this.requestSplits(group, msg.sourceVertexId, false, false, [msg.event]), 'sending a source event');
+        detach(
+          group.splitRequests.enqueue(msg.sourceVertexId, () => this.requestSplits(group, msg.sourceVertexId, false, false, [msg.event])),
+          'sending a source event',
+        );
         break;
       case 'exchange-credit':
         group.channels.get(msg.channel)?.grantCredits(msg.batches);
@@ -386,7 +396,11 @@ export class TaskExecutionService {
     for (const g of this.groups.values()) {
       if (g.ended) continue;
       for (const [vertex, waiting] of g.awaitingSplits)
-        if (waiting) detach(this.requestSplits(g, vertex, false, false), 'requesting splits');
+        if (waiting && !g.splitRequests.busy(vertex))
+          detach(
+            g.splitRequests.enqueue(vertex, () => this.requestSplits(g, vertex, false, false)),
+            'requesting splits',
+          );
     }
   }
 

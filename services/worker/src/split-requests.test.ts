@@ -39,12 +39,13 @@ describe('SplitRequests', () => {
     const q = new SplitRequests();
     const held = deferred();
     const order: string[] = [];
-    void q.enqueue(1, () => held.done.then(() => void order.push('v1')));
+    const first = q.enqueue(1, () => held.done.then(() => void order.push('v1')));
     await q.enqueue(2, async () => void order.push('v2'));
     expect(order).toEqual(['v2']);
     expect(q.busy(1)).toBe(true);
     expect(q.busy(2)).toBe(false);
     held.answer();
+    await first;
     await q.enqueue(1, () => Promise.reject(new Error('unreachable coordinator')));
     await q.enqueue(1, async () => void order.push('v1 again'));
     expect(order).toEqual(['v2', 'v1', 'v1 again']);

@@ -75,6 +75,9 @@ const BATCH_RECORD_COUNT = 57;
 /** Where the records start: the batch's header is 61 bytes. */
 const BATCH_RECORDS = 61;
 const COMPRESSION = 0x07;
+// Batch attributes: a transaction's batch, a control batch (a transaction's commit or abort marker).
+const TRANSACTIONAL = 0x10;
+const CONTROL = 0x20;
 
 /**
  * Parses a Fetch response of versions 13-17 (their layout is one: 16 and 17 add tagged fields
@@ -377,5 +380,31 @@ export class BatchCursor {
     }
     if (p > this.p) throw new Error(`the headers of a record of the batch at offset ${this.firstOffset} run past its length`);
     return out;
+  }
+}
+
+/**
+ * read_committed: the broker sends records up to the last stable offset, with the transactions
+ * aborted there (producer, first offset); their records are skipped up to their abort marker.
+ * Control batches (the markers) carry no records to read.
+ */
+export class AbortedTransactions {
+  private readonly queue: { readonly producerId: bigint; readonly firstOffset: bigint }[];
+  private readonly producers = new Set<bigint>();
+
+  constructor(aborted: readonly { readonly producerId: bigint; readonly firstOffset: bigint }[]) {
+    this.queue = [...aborted].sort((a, b) => (a.firstOffset < b.firstOffset ? -1 : 1));
+  }
+
+  /** Whether the cursor's batch is skipped: a control batch, or a batch of an aborted transaction. Batches in offset order. */
+  skips(batch: BatchCursor): boolean {
+    const last = BigInt(batch.firstOffset + batch.lastOffsetDelta);
+    while (this.queue.length > 0 && (this.queue[0]?.firstOffset ?? 0n) <= last)
+      this.producers.add((this.queue.shift() as { producerId: bigint }).producerId);
+    if (batch.attributes & CONTROL) {
+      this.producers.delete(batch.producerId);
+      return true;
+    }
+    return (batch.attributes & TRANSACTIONAL) !== 0 && this.producers.has(batch.producerId);
   }
 }

@@ -28,7 +28,7 @@ import {
   KAFKA_FORMATS,
   type KafkaFormat,
 } from './formats.js';
-import { BatchCursor, type FetchedPartition, RawFetcher, type RawFetchResponse } from './fetch-records.js';
+import { AbortedTransactions, BatchCursor, type FetchedPartition, RawFetcher, type RawFetchResponse } from './fetch-records.js';
 import { NATIVE_COLUMNS, nativeRow } from './record-formats.js';
 import type { DebeziumTableFilter } from './change-formats.js';
 import { CONSUMER_CONFIG_KEYS, consumerSettings, type ConsumerSettings } from './kafka-config.js';
@@ -601,9 +601,6 @@ class KafkaEnumerator implements SplitEnumerator<KafkaSplit, EnumState> {
   }
 }
 
-// Kafka record batch attributes.
-const TRANSACTIONAL = 0x10;
-const CONTROL = 0x20;
 // Fetch partition errors after which the leader is looked up again.
 const STALE_LEADER = new Set([3, 6, 74, 75, 100]);
 const OFFSET_OUT_OF_RANGE = 1;
@@ -866,10 +863,8 @@ class KafkaReader implements SourceReader<KafkaSplit> {
 
   private readBatches(split: KafkaSplit, p: FetchedPartition, rows: Row[], limit: number): void {
     if (p.records === null) return;
-    // read_committed: the broker sends records up to the last stable offset, with the list of
-    // transactions that were aborted there; their records are skipped up to their abort marker.
-    const abortQueue = [...p.abortedTransactions].sort((a, b) => (a.firstOffset < b.firstOffset ? -1 : 1));
-    const abortedProducers = new Set<bigint>();
+    // read_committed: the aborted transactions' batches and the markers are skipped.
+    const aborted = new AbortedTransactions(p.abortedTransactions);
     // Offsets as numbers (exact below 2^53): no bigint arithmetic per record.
     const start = split.offset;
     const end = split.end ?? Number.POSITIVE_INFINITY;
@@ -880,15 +875,7 @@ class KafkaReader implements SourceReader<KafkaSplit> {
       const first = batch.firstOffset;
       const next = first + batch.lastOffsetDelta + 1;
       if (next <= start) continue;
-      const last = BigInt(next - 1);
-      while (abortQueue.length > 0 && (abortQueue[0]?.firstOffset ?? 0n) <= last)
-        abortedProducers.add((abortQueue.shift() as { producerId: bigint }).producerId);
-      if (batch.attributes & CONTROL) {
-        abortedProducers.delete(batch.producerId);
-        split.offset = Math.max(split.offset, next);
-        continue;
-      }
-      if (batch.attributes & TRANSACTIONAL && abortedProducers.has(batch.producerId)) {
+      if (aborted.skips(batch)) {
         split.offset = Math.max(split.offset, next);
         continue;
       }

@@ -846,11 +846,9 @@ class KafkaReader implements SourceReader<KafkaSplit> {
               `offset ${split.offset} of ${topic} partition ${p.partitionIndex} is out of range at ${this.cfg.bootstrap} (the records were deleted or the topic was recreated).`,
             );
           }
-          throw new TidewayError(
-            ErrorCode.TASK_FAILED,
-            `fetching ${topic} partition ${p.partitionIndex} failed with Kafka error code ${p.errorCode}.`,
-            { retryable: true },
-          );
+          // Any other error (a replica not available, a storage error): the poll retries, as
+          // for a failed request, and gives up after ERROR_GIVE_UP_MS.
+          throw new Error(`fetching ${topic} partition ${p.partitionIndex} failed with Kafka error code ${p.errorCode}`);
         }
         this.readBatches(split, p, rows, limit);
         // read_committed reads up to the last stable offset, read_uncommitted up to the high watermark.

@@ -331,22 +331,13 @@ export class BatchCursor {
     this.offsetDelta = readVarint(b, at);
     const keyLength = readVarint(b, at);
     p = at;
-    if (keyLength < 0) {
-      this.keyStart = -1;
-      this.keyEnd = -1;
-    } else {
-      this.keyStart = p;
-      this.keyEnd = p += keyLength;
-    }
+    // A null key or value has length -1: its start and end are -1.
+    this.keyStart = keyLength < 0 ? -1 : p;
+    this.keyEnd = keyLength < 0 ? -1 : (p += keyLength);
     const valueLength = readVarint(b, p);
     p = at;
-    if (valueLength < 0) {
-      this.valueStart = -1;
-      this.valueEnd = -1;
-    } else {
-      this.valueStart = p;
-      this.valueEnd = p += valueLength;
-    }
+    this.valueStart = valueLength < 0 ? -1 : p;
+    this.valueEnd = valueLength < 0 ? -1 : (p += valueLength);
     if (p > end) throw new Error(`a record of the batch at offset ${this.firstOffset} runs past its length`);
     this.headersAt = p;
     this.p = end;
@@ -355,12 +346,16 @@ export class BatchCursor {
 
   /** The record's key, a copy (null for none). */
   key(): Buffer | null {
-    return this.keyStart < 0 ? null : Buffer.from(this.data.subarray(this.keyStart, this.keyEnd));
+    return this.copy(this.keyStart, this.keyEnd);
   }
 
   /** The record's value, a copy (null for a tombstone). */
   value(): Buffer | null {
-    return this.valueStart < 0 ? null : Buffer.from(this.data.subarray(this.valueStart, this.valueEnd));
+    return this.copy(this.valueStart, this.valueEnd);
+  }
+
+  private copy(start: number, end: number): Buffer | null {
+    return start < 0 ? null : Buffer.from(this.data.subarray(start, end));
   }
 
   /** The record's headers in order: key and value bytes (views of the batch), null where absent. */

@@ -311,7 +311,7 @@ export class BatchCursor {
     const algorithm = compressionsAlgorithmsByBitmask[compression];
     if (!algorithm)
       throw new Error(`the record batch at offset ${this.firstOffset} has an unknown compression (attributes ${this.attributes})`);
-    const data = algorithm.decompressSync(b.subarray(this.batchStart + BATCH_RECORDS, this.batchStop)) as Buffer;
+    const data = algorithm.decompressSync(b.subarray(this.batchStart + BATCH_RECORDS, this.batchStop));
     this.data = data;
     this.p = 0;
     this.stop = data.length;

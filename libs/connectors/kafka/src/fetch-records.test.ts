@@ -1,6 +1,6 @@
 import { type CompressionAlgorithmValue, compressionsAlgorithms, createRecordsBatch, Reader, Writer } from '@platformatic/kafka';
 import { describe, expect, it } from 'vitest';
-import { AbortedTransactions, BatchCursor, nextOffsetOf, parseFetchResponse } from './fetch-records.js';
+import { AbortedTransactions, BatchCursor, type FetchedPartition, parseFetchResponse } from './fetch-records.js';
 import { nativeRow } from './record-formats.js';
 
 interface Message {
@@ -34,8 +34,41 @@ function batch(
   return b;
 }
 
+/**
+ * A Fetch response of one partition holding `records`, parsed from bytes that arrived in pieces
+ * of `piece` bytes (the connection's socket reads): its partition.
+ */
+function fetched(
+  records: Buffer,
+  opts: { piece?: number; errorCode?: number; aborted?: { producerId: bigint; firstOffset: bigint }[] } = {},
+): FetchedPartition {
+  const w = Writer.create()
+    .appendInt32(0)
+    .appendInt16(0)
+    .appendInt32(0)
+    .appendArray([{ id: '0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0' }], (w, t) =>
+      w.appendUUID(t.id).appendArray([0], (w, p) => {
+        w.appendInt32(p)
+          .appendInt16(opts.errorCode ?? 0)
+          .appendInt64(100n)
+          .appendInt64(90n)
+          .appendInt64(0n)
+          .appendArray(opts.aborted ?? [], (w, a) => w.appendInt64(a.producerId).appendInt64(a.firstOffset))
+          .appendInt32(-1)
+          .appendUnsignedVarInt(records.length === 0 ? 0 : records.length + 1);
+        const piece = opts.piece ?? (records.length || 1);
+        for (let i = 0; i < records.length; i += piece) w.append(records.subarray(i, i + piece));
+      }),
+    )
+    .appendTaggedFields();
+  const response = parseFetchResponse(1, 1, 17, Reader.from(w));
+  expect(response.errorCode).toBe(0);
+  expect(response.responses[0]?.topicId).toBe('0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0');
+  return response.responses[0]?.partitions[0] as FetchedPartition;
+}
+
 /** Every record the cursor reads: offset and value text (null for a tombstone). */
-function read(bytes: Buffer, aborted: { producerId: bigint; firstOffset: bigint }[] = []): [number, string | null][] {
+function read(bytes: Buffer | readonly Buffer[], aborted: { producerId: bigint; firstOffset: bigint }[] = []): [number, string | null][] {
   const out: [number, string | null][] = [];
   const cursor = new BatchCursor(bytes);
   const filter = new AbortedTransactions(aborted);
@@ -65,7 +98,7 @@ describe('fetch-records', () => {
       [11, null],
       [12, 'é'],
     ]);
-    expect(nextOffsetOf(bytes)).toBe(13);
+    expect(fetched(bytes).nextOffset).toBe(13);
     const cursor = new BatchCursor(bytes);
     cursor.nextBatch();
     cursor.openRecords();
@@ -162,14 +195,35 @@ describe('fetch-records', () => {
     const cut = batch(2, [{ value: 'three' }, { value: 'four' }]);
     for (const keep of [1, 11, 12, 61, cut.length - 1]) {
       const bytes = Buffer.concat([whole, cut.subarray(0, keep)]);
-      expect(read(bytes), `${keep} bytes of the last batch`).toEqual([
+      const expected = [
         [0, 'one'],
         [1, 'two'],
-      ]);
-      expect(nextOffsetOf(bytes)).toBe(2);
+      ];
+      expect(read(bytes), `${keep} bytes of the last batch`).toEqual(expected);
+      const p = fetched(bytes);
+      expect(p.nextOffset).toBe(2);
+      expect(p.records?.length).toBe(1);
+      expect(read(p.records ?? [])).toEqual(expected);
     }
-    expect(nextOffsetOf(cut.subarray(0, 30))).toBe(-1);
+    expect(fetched(cut.subarray(0, 30))).toMatchObject({ nextOffset: -1, records: [] });
     expect(read(cut.subarray(0, 30))).toEqual([]);
+  });
+
+  it('cuts the batches out of a response that arrived in pieces: views where a batch is in one piece, else copies', () => {
+    const values = Array.from({ length: 30 }, (_, i) => `{"n":${i}}`);
+    const bytes = Buffer.concat(
+      values.map((value, i) => batch(i * 2, [{ value }, { value: null }], { compression: i % 3 === 0 ? 'gzip' : 'none' })),
+    );
+    const expected = values.flatMap((v, i) => [
+      [i * 2, v],
+      [i * 2 + 1, null],
+    ]);
+    for (const piece of [7, 61, 100, 1000, bytes.length]) {
+      const p = fetched(bytes, { piece });
+      expect(p.records?.length, `pieces of ${piece}`).toBe(30);
+      expect(p.nextOffset).toBe(60);
+      expect(read(p.records ?? []), `pieces of ${piece}`).toEqual(expected);
+    }
   });
 
   it('refuses a record that runs past its batch and a batch of an old message format', () => {
@@ -187,34 +241,10 @@ describe('fetch-records', () => {
 
   it('parses a Fetch response: partition errors returned, aborted transactions, records left as bytes', () => {
     const records = Buffer.concat([batch(40, [{ value: 'x' }, { value: 'y' }]), batch(42, [{ value: 'z' }]).subarray(0, 20)]);
-    const w = Writer.create()
-      .appendInt32(0)
-      .appendInt16(0)
-      .appendInt32(0)
-      .appendArray([{ id: '0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0', partitions: [0, 1] }], (w, t) =>
-        w.appendUUID(t.id).appendArray(t.partitions, (w, p) => {
-          w.appendInt32(p)
-            .appendInt16(p === 0 ? 0 : 6)
-            .appendInt64(100n)
-            .appendInt64(90n)
-            .appendInt64(0n)
-            .appendArray(p === 0 ? [{ producerId: 3n, firstOffset: 41n }] : [], (w, a) =>
-              w.appendInt64(a.producerId).appendInt64(a.firstOffset),
-            )
-            .appendInt32(-1);
-          if (p === 0) w.appendUnsignedVarInt(records.length + 1).append(records);
-          else w.appendUnsignedVarInt(0);
-        }),
-      )
-      .appendTaggedFields();
-    const response = parseFetchResponse(1, 1, 17, Reader.from(w.buffer));
-    expect(response.errorCode).toBe(0);
-    const [topic] = response.responses;
-    expect(topic?.topicId).toBe('0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0');
-    const [p0, p1] = topic?.partitions ?? [];
+    const p0 = fetched(records, { aborted: [{ producerId: 3n, firstOffset: 41n }] });
     expect(p0).toMatchObject({ partitionIndex: 0, errorCode: 0, highWatermark: 100n, lastStableOffset: 90n, nextOffset: 42 });
-    expect(p0?.abortedTransactions).toEqual([{ producerId: 3n, firstOffset: 41n }]);
-    expect(p0?.records).toEqual(records);
-    expect(p1).toMatchObject({ partitionIndex: 1, errorCode: 6, records: null, nextOffset: -1 });
+    expect(p0.abortedTransactions).toEqual([{ producerId: 3n, firstOffset: 41n }]);
+    expect(p0.records).toEqual([records.subarray(0, records.length - 20)]);
+    expect(fetched(Buffer.alloc(0), { errorCode: 6 })).toMatchObject({ partitionIndex: 0, errorCode: 6, records: null, nextOffset: -1 });
   });
 });

@@ -28,8 +28,12 @@ export interface FetchedPartition {
   readonly highWatermark: bigint;
   readonly lastStableOffset: bigint;
   readonly abortedTransactions: readonly { readonly producerId: bigint; readonly firstOffset: bigint }[];
-  /** The record batches as sent (a partial last batch included, which the cursor leaves), or null when none. */
-  readonly records: Buffer | null;
+  /**
+   * The whole record batches, one Buffer each: a view of the response where the batch arrived in
+   * one piece of it (socket reads are 64 KiB), else a copy of that batch. A partial last batch (the
+   * broker stops at the size limit) is left out: the next fetch starts at its offset. null: none.
+   */
+  readonly records: readonly Buffer[] | null;
   /** The offset after the last whole batch, or -1 when the response holds no whole batch. */
   readonly nextOffset: number;
 }
@@ -75,6 +79,7 @@ const BATCH_RECORD_COUNT = 57;
 /** Where the records start: the batch's header is 61 bytes. */
 const BATCH_RECORDS = 61;
 const COMPRESSION = 0x07;
+const EMPTY = Buffer.alloc(0);
 // Batch attributes: a transaction's batch, a control batch (a transaction's commit or abort marker).
 const TRANSACTIONAL = 0x10;
 const CONTROL = 0x20;
@@ -100,9 +105,21 @@ export function parseFetchResponse(_correlationId: number, _apiKey: number, _api
       r.readInt32(); // preferred_read_replica
       // COMPACT_RECORDS: the length plus one, 0 for null.
       const size = r.readUnsignedVarInt() - 1;
-      let records: Buffer | null = null;
+      let records: Buffer[] | null = null;
+      let nextOffset = -1;
       if (size > 0) {
-        records = r.buffer.slice(r.position, r.position + size);
+        // The batches, each cut out without copying the whole (a copy of a few MiB per response).
+        const bytes = r.buffer;
+        const stop = r.position + size;
+        records = [];
+        for (let pos = r.position; stop - pos >= BATCH_RECORDS; ) {
+          const end = pos + BATCH_OVERHEAD + bytes.readInt32BE(pos + BATCH_LENGTH);
+          if (end > stop) break;
+          const batch = bytes.subarray(pos, end);
+          records.push(batch.buffers.length === 1 ? (batch.buffers[0] as Buffer) : batch.buffer);
+          nextOffset = Number(bytes.readBigInt64BE(pos)) + bytes.readInt32BE(pos + BATCH_LAST_OFFSET_DELTA) + 1;
+          pos = end;
+        }
         r.skip(size);
       }
       return {
@@ -112,22 +129,11 @@ export function parseFetchResponse(_correlationId: number, _apiKey: number, _api
         lastStableOffset,
         abortedTransactions,
         records,
-        nextOffset: records ? nextOffsetOf(records) : -1,
+        nextOffset,
       };
     }),
   }));
   return { errorCode, responses };
-}
-
-/** The offset after the last whole batch of `records`, -1 if there is none. */
-export function nextOffsetOf(records: Buffer): number {
-  let next = -1;
-  for (let pos = 0; ; ) {
-    const end = batchEnd(records, pos);
-    if (end < 0) return next;
-    next = Number(records.readBigInt64BE(pos)) + records.readInt32BE(pos + BATCH_LAST_OFFSET_DELTA) + 1;
-    pos = end;
-  }
 }
 
 /** Where the batch at `pos` ends, or -1 when the bytes hold no whole batch there (the end, or a partial batch). */
@@ -262,15 +268,27 @@ export class BatchCursor {
   valueEnd = -1;
   private headersAt = 0;
 
-  constructor(private readonly bytes: Buffer) {
-    this.data = bytes;
+  /** The buffer of batches read now, and the next of `segments`. */
+  private bytes: Buffer;
+  private segment = 0;
+
+  /** `segments`: buffers of whole batches (a fetched partition's records), or one buffer of batches. */
+  constructor(private readonly segments: readonly Buffer[] | Buffer) {
+    if (Buffer.isBuffer(segments)) this.segments = [segments];
+    this.bytes = this.data = EMPTY;
   }
 
   /** Moves to the next whole batch; false at the end. */
   nextBatch(): boolean {
-    const b = this.bytes;
-    const end = batchEnd(b, this.pos);
-    if (end < 0) return false;
+    let b = this.bytes;
+    let end = batchEnd(b, this.pos);
+    while (end < 0) {
+      const next = (this.segments as readonly Buffer[])[this.segment++];
+      if (next === undefined) return false;
+      this.bytes = b = next;
+      this.pos = 0;
+      end = batchEnd(b, 0);
+    }
     const pos = this.pos;
     const magic = b[pos + BATCH_MAGIC];
     if (magic !== 2)

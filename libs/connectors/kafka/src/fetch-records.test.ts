@@ -64,7 +64,7 @@ function fetched(
   const response = parseFetchResponse(1, 1, 17, Reader.from(w));
   expect(response.errorCode).toBe(0);
   expect(response.responses[0]?.topicId).toBe('0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0');
-  return response.responses[0]?.partitions[0] as FetchedPartition;
+  return response.responses[0]?.partitions[0];
 }
 
 /** Every record the cursor reads: offset and value text (null for a tombstone). */

@@ -116,7 +116,7 @@ export function parseFetchResponse(_correlationId: number, _apiKey: number, _api
           const end = pos + BATCH_OVERHEAD + bytes.readInt32BE(pos + BATCH_LENGTH);
           if (end > stop) break;
           const batch = bytes.subarray(pos, end);
-          records.push(batch.buffers.length === 1 ? (batch.buffers[0] as Buffer) : batch.buffer);
+          records.push(batch.buffers.length === 1 ? batch.buffers[0] : batch.buffer);
           nextOffset = Number(bytes.readBigInt64BE(pos)) + bytes.readInt32BE(pos + BATCH_LAST_OFFSET_DELTA) + 1;
           pos = end;
         }

@@ -238,9 +238,9 @@ function readVarlong(b: Buffer, p: number): number {
 }
 
 /**
- * Walks the record batches of one partition's bytes, a batch and then its records at a time,
- * in place. A partial last batch (the broker stops at the size limit) is left: the next fetch
- * starts at its offset. Compressed batches are decompressed by the client's own algorithms,
+ * Walks the record batches of one partition (its fetched batches, or one buffer of batches), a
+ * batch and then its records at a time, in place. A partial batch at the end of a buffer (the
+ * broker stops at the size limit) is left: the next fetch starts at its offset. Compressed batches are decompressed by the client's own algorithms,
  * only when their records are read.
  */
 export class BatchCursor {

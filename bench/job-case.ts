@@ -6,7 +6,9 @@
  * finish timestamps), the wall time of submit-to-finish, the process's peak RSS, and its CPU time
  * (all threads) from submit to finish.
  *
- * usage: node --import tsx --conditions=source bench/job-case.ts <job.conf>
+ * usage: node --import tsx [--conditions=source] bench/job-case.ts <job.conf>
+ * Without `--conditions=source` only this file goes through tsx: Tideway's packages and its task
+ * threads run from their build (dist), as `tideway run` does when the build is current.
  */
 import { readFileSync } from 'node:fs';
 import { JobClient } from '@tideway/client';

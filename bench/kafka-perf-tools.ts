@@ -43,6 +43,15 @@ export async function producerPerfMs(
 
 /** ms the Java consumer took to fetch `records` records of `topic` from the start (its fetch.time.ms). */
 export async function consumerPerfMs(bootstrap: string, topic: string, records: number): Promise<number> {
+  return (await consumerPerf(bootstrap, topic, records)).fetchMs;
+}
+
+/**
+ * The Java consumer fetching `records` records of `topic` from the start: its fetch.time.ms (its
+ * JVM start, class loading and group join left out) and the MB it read (keys and values, as
+ * its data.consumed.in.MB counts them).
+ */
+export async function consumerPerf(bootstrap: string, topic: string, records: number): Promise<{ fetchMs: number; mb: number }> {
   const out = await javaTool('org.apache.kafka.tools.ConsumerPerformance', [
     '--bootstrap-server',
     bootstrap,
@@ -58,6 +67,8 @@ export async function consumerPerfMs(bootstrap: string, topic: string, records: 
   const names = (lines[header] ?? '').split(',').map((c) => c.trim());
   const values = (lines[header + 1] ?? '').split(',').map((c) => c.trim());
   const fetchMs = Number(values[names.indexOf('fetch.time.ms')]);
-  if (header < 0 || !Number.isFinite(fetchMs)) throw new Error(`no summary in kafka-consumer-perf-test's output:\n${out}`);
-  return fetchMs;
+  const mb = Number(values[names.indexOf('data.consumed.in.MB')]);
+  if (header < 0 || !Number.isFinite(fetchMs) || !Number.isFinite(mb))
+    throw new Error(`no summary in kafka-consumer-perf-test's output:\n${out}`);
+  return { fetchMs, mb };
 }

@@ -39,16 +39,21 @@ export function selectJobs<T extends string>(bench: string, given: string, jobs:
 }
 
 /**
- * The node arguments that start this checkout's CLI, from its build: a bench that times Tideway
- * ends the process with exit code 2 when services/cli/dist is older than the sources. The CLI
- * would then run the TypeScript sources through tsx, which compiles them at every start: about
- * 0.5 s more start-up and twice the CPU (a LocalFile read's one-row job took 1.1 s instead of
- * 0.56 s), so start-up figures measured so are tsx's. `pnpm bench:*` builds first.
+ * Ends the process with exit code 2 when services/cli/dist is older than the sources: a bench
+ * that times Tideway runs its build, as users do. From the TypeScript sources (through tsx) each
+ * process and task thread compiles the modules it loads at every start: about 0.5 s more
+ * start-up and twice the CPU (a LocalFile read's one-row job took 1.1 s instead of 0.56 s), so
+ * figures measured so are tsx's. `pnpm bench:*` builds first.
  */
-export function builtCli(bench: string): string[] {
+export function requireCurrentBuild(bench: string): void {
   if (!buildIsCurrent()) {
     console.error(`${bench}: services/cli/dist is older than the sources; run pnpm build first (pnpm ${bench} does)`);
     process.exit(2);
   }
+}
+
+/** The node arguments that start this checkout's CLI, from its build (see requireCurrentBuild). */
+export function builtCli(bench: string): string[] {
+  requireCurrentBuild(bench);
   return cliNodeArgs();
 }

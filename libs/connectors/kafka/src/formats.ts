@@ -51,10 +51,11 @@ export function isContentTable(table: CatalogTable, hasSchema: boolean): boolean
 /**
  * How one message value becomes rows of the table: `one` for the formats whose every value is
  * one insert (its fields, no wrapper objects), `many` for the change formats (none for their
- * DDL events, two for an update). Both throw on bytes that do not fit.
+ * DDL events, two for an update). Both throw on bytes that do not fit. `one` reads the value at
+ * bytes [start, end) of a buffer (the fetched batch's, without a slice per record).
  */
 export type ValueDecoder =
-  | { readonly one: (value: Buffer) => unknown[]; readonly many?: undefined }
+  | { readonly one: (bytes: Buffer, start: number, end: number) => unknown[]; readonly many?: undefined }
   | { readonly one?: undefined; readonly many: (value: Buffer) => ChangeRow[] };
 
 export function compileDecoder(
@@ -65,21 +66,26 @@ export function compileDecoder(
   message?: protobuf.Type,
   debeziumFilter?: DebeziumTableFilter,
 ): ValueDecoder {
-  if (raw) return { one: (value) => [value.toString('utf8')] };
-  if (format === 'protobuf') return { one: compileProtobufDecoder(message!, columnsOf(table)) };
+  if (raw) return { one: (bytes, start, end) => [bytes.toString('utf8', start, end)] };
+  if (format === 'protobuf') return { one: onSlice(compileProtobufDecoder(message!, columnsOf(table))) };
   if (format === 'json') return { one: compileJsonBytesParser(columnsOf(table)) };
-  if (format === 'avro') return { one: compileAvroDecoder(columnsOf(table)) };
+  if (format === 'avro') return { one: onSlice(compileAvroDecoder(columnsOf(table))) };
   if (format === 'text') {
     const parsers = compileTextFieldParsers(columnsOf(table), fieldDelimiter);
     return {
-      one: (value) => {
-        const parts = value.toString('utf8').split(fieldDelimiter);
+      one: (bytes, start, end) => {
+        const parts = bytes.toString('utf8', start, end).split(fieldDelimiter);
         return parsers.map((p, i) => p(parts[i]));
       },
     };
   }
   const decode = compileChangeDecoder(columnsOf(table), format, debeziumFilter);
   return { many: (value) => decode(value.toString('utf8')) };
+}
+
+/** A decoder of a whole Buffer as one of bytes [start, end) of a buffer (a view for it, no copy). */
+function onSlice(decode: (value: Buffer) => unknown[]): (bytes: Buffer, start: number, end: number) => unknown[] {
+  return (bytes, start, end) => decode(start === 0 && end === bytes.length ? bytes : bytes.subarray(start, end));
 }
 
 const TEXT_TEMPORAL = { dateFormat: 'yyyy-MM-dd', dateTimeFormat: 'yyyy-MM-dd HH:mm:ss', timeFormat: 'HH:mm:ss' } as const;

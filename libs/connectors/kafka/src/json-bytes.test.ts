@@ -101,4 +101,26 @@ describe('compileJsonBytesParser', () => {
       compileJsonLineParser(columns)('{"d":"2024-01-02","m":12.50}'),
     );
   });
+
+  it('reads a value in the middle of a buffer, never the bytes after it (the next record of the batch)', () => {
+    const texts = [
+      '{"key":1,"payload":"a"}',
+      '{"key":12',
+      '{"key":1,"payload":"ab',
+      '{"key":1,"ok":tr',
+      '{"key":nu',
+      '{"key":1.',
+      '{"key":1',
+      '  ',
+      '{"key":1,"payload":"a\\',
+      '{"key":1} ',
+    ];
+    for (const text of texts)
+      for (const after of ['}', '3}', 'e}', '"}', 'ue}', 'll}', '0}', ' ', '{"key":2}']) {
+        const value = Buffer.from(text, 'utf8');
+        const bytes = Buffer.concat([Buffer.from('xx'), value, Buffer.from(after, 'utf8')]);
+        const inPlace = (): unknown[] => fast(bytes, 2, 2 + value.length);
+        expect(outcome(inPlace, text), `${text} + ${after}`).toEqual(outcome(fast, text));
+      }
+  });
 });

@@ -75,10 +75,15 @@ type Utf8Sliced = Buffer & { utf8Slice(start: number, end: number): string };
 /** A marker the scanner returns when the record is not of the shape it reads. */
 const OTHER = Symbol('other');
 
-/** Compiles a decoder of one json message value into the fields of `columns` (missing keys are null). */
-export function compileJsonBytesParser(columns: readonly { name: string; type: DataType }[]): (value: Buffer) => unknown[] {
+/**
+ * Compiles a decoder of one json message value, bytes [start, end) of a buffer (the whole buffer
+ * by default), into the fields of `columns` (missing keys are null).
+ */
+export function compileJsonBytesParser(
+  columns: readonly { name: string; type: DataType }[],
+): (bytes: Buffer, start?: number, end?: number) => unknown[] {
   const general = compileJsonLineParser(columns);
-  const slow = (value: Buffer): unknown[] => general(value.toString('utf8'));
+  const slow = (bytes: Buffer, start = 0, end = bytes.length): unknown[] => general(bytes.toString('utf8', start, end));
   const kinds = columns.map((c) => kindOf(c.type));
   if (kinds.some((k) => k === undefined)) return slow;
   const keys = columns.map((c) => Buffer.from(c.name, 'utf8'));
@@ -103,9 +108,11 @@ export function compileJsonBytesParser(columns: readonly { name: string; type: D
     return -1;
   };
 
-  const scan = (b: Buffer): unknown[] | typeof OTHER => {
-    const end = b.length;
-    let p = 0;
+  // The value may be followed by other bytes of its buffer (the next record's): a byte at or past
+  // `end` that the scan reads either makes it give up (OTHER) or is passed over, moving p past
+  // `end`, which fails the last check (p === end). So no record is read from bytes not its own.
+  const scan = (b: Buffer, start: number, end: number): unknown[] | typeof OTHER => {
+    let p = start;
     while (p < end && isSpace(b[p])) p++;
     if (b[p] !== OPEN) return OTHER;
     p++;
@@ -221,9 +228,9 @@ export function compileJsonBytesParser(columns: readonly { name: string; type: D
     return p === end ? out : OTHER;
   };
 
-  return (value) => {
-    const fields = scan(value);
-    return fields === OTHER ? slow(value) : fields;
+  return (bytes, start = 0, end = bytes.length) => {
+    const fields = scan(bytes, start, end);
+    return fields === OTHER ? slow(bytes, start, end) : fields;
   };
 }
 

@@ -1,6 +1,4 @@
-import type { Admin, Consumer, RecordsBatch } from '@platformatic/kafka';
-
-type FetchResponse = Awaited<ReturnType<Consumer['fetch']>>;
+import type { Admin, Consumer } from '@platformatic/kafka';
 import {
   formatType,
   parseSchemaConfig,
@@ -30,6 +28,7 @@ import {
   KAFKA_FORMATS,
   type KafkaFormat,
 } from './formats.js';
+import { AbortedTransactions, BatchCursor, type FetchedPartition, RawFetcher, type RawFetchResponse } from './fetch-records.js';
 import { NATIVE_COLUMNS, nativeRow } from './record-formats.js';
 import type { DebeziumTableFilter } from './change-formats.js';
 import { CONSUMER_CONFIG_KEYS, consumerSettings, type ConsumerSettings } from './kafka-config.js';
@@ -602,9 +601,6 @@ class KafkaEnumerator implements SplitEnumerator<KafkaSplit, EnumState> {
   }
 }
 
-// Kafka record batch attributes.
-const TRANSACTIONAL = 0x10;
-const CONTROL = 0x20;
 // Fetch partition errors after which the leader is looked up again.
 const STALE_LEADER = new Set([3, 6, 74, 75, 100]);
 const OFFSET_OUT_OF_RANGE = 1;
@@ -644,7 +640,11 @@ class KafkaReader implements SourceReader<KafkaSplit> {
   private failingSince = 0;
   private skipped = 0;
   /** The fetch sent to each leader ahead of the next poll, for these splits at these offsets (fetchKey). */
-  private readonly prefetched = new Map<number, { key: string; response: Promise<FetchResponse> }>();
+  private readonly prefetched = new Map<number, { key: string; response: Promise<RawFetchResponse> }>();
+  /** The consumer's Fetch, with the record batches left as bytes (fetch-records.ts). */
+  private fetcher?: RawFetcher;
+  /** The brokers by node id, from the last metadata read. */
+  private brokers = new Map<number, { host: string; port: number }>();
   /** Consumer lag by split id: records from the next offset to the end the last fetch saw. */
   private readonly lagBySplit = new Map<string, number>();
 
@@ -671,6 +671,7 @@ class KafkaReader implements SourceReader<KafkaSplit> {
 
   open(): void {
     this.consumer = newConsumer(this.cfg.bootstrap, this.cfg.group, this.cfg.settings, `tideway-kafka-reader-${this.ctx.subtaskIndex}`);
+    this.fetcher = new RawFetcher(this.consumer);
   }
 
   addSplits(splits: KafkaSplit[]): void {
@@ -688,6 +689,7 @@ class KafkaReader implements SourceReader<KafkaSplit> {
   private async refreshTopics(names: readonly string[]): Promise<void> {
     const consumer = this.consumer as Consumer;
     const md = await consumer.metadata({ topics: [...names], forceUpdate: true, autocreateTopics: false });
+    for (const [id, b] of md.brokers) this.brokers.set(id, { host: b.host, port: b.port });
     for (const n of names) {
       const t = md.topics.get(n);
       if (t) this.topics.set(n, { id: t.id, leaders: t.partitions.map((p) => p.leader) });
@@ -751,7 +753,7 @@ class KafkaReader implements SourceReader<KafkaSplit> {
   }
 
   /** The response of the prefetch made for exactly these splits at their offsets, else a new fetch. */
-  private fetchOrPrefetched(node: number, splits: readonly KafkaSplit[]): Promise<FetchResponse> {
+  private fetchOrPrefetched(node: number, splits: readonly KafkaSplit[]): Promise<RawFetchResponse> {
     const p = this.prefetched.get(node);
     if (p && p.key === fetchKey(splits.map((s) => [s, s.offset]))) return p.response;
     return this.fetchFrom(
@@ -769,19 +771,17 @@ class KafkaReader implements SourceReader<KafkaSplit> {
   }
 
   /** Sends the fetch that follows `response` for its splits that have more to read, if it had records and no error. */
-  private prefetch(node: number, splits: readonly KafkaSplit[], response: FetchResponse): void {
+  private prefetch(node: number, splits: readonly KafkaSplit[], response: RawFetchResponse): void {
     const next = new Map<KafkaSplit, number>();
     const byId = new Map<string, string>();
     for (const [name, info] of this.topics) byId.set(info.id, name);
     for (const t of response.responses) {
       const topic = byId.get(t.topicId);
       for (const p of t.partitions) {
-        const batches = p.records ?? [];
         const split = splits.find((s) => s.topic === topic && s.partition === p.partitionIndex);
         if (!split || p.errorCode !== 0) return; // an error: the poll handles it, no prefetch
-        if (batches.length === 0) continue;
-        const lastBatch = batches[batches.length - 1];
-        next.set(split, Math.max(split.offset, Number(lastBatch.firstOffset) + lastBatch.lastOffsetDelta + 1));
+        if (p.nextOffset < 0) continue;
+        next.set(split, Math.max(split.offset, p.nextOffset));
       }
     }
     // Splits without records in this response keep their offset; bounded ones at their end drop
@@ -798,13 +798,13 @@ class KafkaReader implements SourceReader<KafkaSplit> {
     this.prefetched.set(node, { key: fetchKey(parts), response: fetched });
   }
 
-  private async fetchFrom(node: number, parts: readonly (readonly [KafkaSplit, number])[]): Promise<FetchResponse> {
-    const consumer = this.consumer as Consumer;
+  private async fetchFrom(node: number, parts: readonly (readonly [KafkaSplit, number])[]): Promise<RawFetchResponse> {
     const s = this.cfg.settings;
+    const broker = this.brokers.get(node);
+    if (!broker) throw new Error(`no broker of node id ${node} in the metadata`);
     const byTopic = new Map<string, (readonly [KafkaSplit, number])[]>();
     for (const part of parts) byTopic.set(part[0].topic, [...(byTopic.get(part[0].topic) ?? []), part]);
-    return consumer.fetch({
-      node,
+    return (this.fetcher as RawFetcher).fetch(broker, {
       minBytes: s.minBytes ?? 1,
       maxBytes: s.maxBytes ?? 50 * 1024 * 1024,
       maxWaitTime: Math.min(s.maxWaitTime ?? this.cfg.pollTimeoutMs, this.cfg.pollTimeoutMs, MAX_FETCH_WAIT_MS),
@@ -823,7 +823,7 @@ class KafkaReader implements SourceReader<KafkaSplit> {
   }
 
   /** Turns one fetch response into rows, advancing the splits; returns whether a leader moved. */
-  private collect(response: FetchResponse, splits: readonly KafkaSplit[], rows: Row[]): boolean {
+  private collect(response: RawFetchResponse, splits: readonly KafkaSplit[], rows: Row[]): boolean {
     let stale = false;
     const byId = new Map<string, string>();
     for (const [name, info] of this.topics) byId.set(info.id, name);
@@ -846,13 +846,11 @@ class KafkaReader implements SourceReader<KafkaSplit> {
               `offset ${split.offset} of ${topic} partition ${p.partitionIndex} is out of range at ${this.cfg.bootstrap} (the records were deleted or the topic was recreated).`,
             );
           }
-          throw new TidewayError(
-            ErrorCode.TASK_FAILED,
-            `fetching ${topic} partition ${p.partitionIndex} failed with Kafka error code ${p.errorCode}.`,
-            { retryable: true },
-          );
+          // Any other error (a replica not available, a storage error): the poll retries, as
+          // for a failed request, and gives up after ERROR_GIVE_UP_MS.
+          throw new Error(`fetching ${topic} partition ${p.partitionIndex} failed with Kafka error code ${p.errorCode}`);
         }
-        this.readBatches(split, p.records ?? [], p.abortedTransactions, rows, limit);
+        this.readBatches(split, p, rows, limit);
         // read_committed reads up to the last stable offset, read_uncommitted up to the high watermark.
         const end = this.cfg.settings.isolationLevel === 1 && p.lastStableOffset >= 0n ? p.lastStableOffset : p.highWatermark;
         if (end >= 0n) this.lagBySplit.set(split.splitId, Math.max(0, Number(end) - split.offset));
@@ -861,42 +859,27 @@ class KafkaReader implements SourceReader<KafkaSplit> {
     return stale;
   }
 
-  private readBatches(
-    split: KafkaSplit,
-    batches: readonly RecordsBatch[],
-    aborted: readonly { producerId: bigint; firstOffset: bigint }[],
-    rows: Row[],
-    limit: number,
-  ): void {
-    // read_committed: the broker sends records up to the last stable offset, with the list of
-    // transactions that were aborted there; their records are skipped up to their abort marker.
-    const abortQueue = [...aborted].sort((a, b) => (a.firstOffset < b.firstOffset ? -1 : 1));
-    const abortedProducers = new Set<bigint>();
+  private readBatches(split: KafkaSplit, p: FetchedPartition, rows: Row[], limit: number): void {
+    if (p.records === null) return;
+    // read_committed: the aborted transactions' batches and the markers are skipped.
+    const aborted = new AbortedTransactions(p.abortedTransactions);
     // Offsets as numbers (exact below 2^53): no bigint arithmetic per record.
     const start = split.offset;
     const end = split.end ?? Number.POSITIVE_INFINITY;
     const d = this.decoderOf(split.topic);
     const one = d.decode?.one;
-    for (const batch of batches) {
-      const first = Number(batch.firstOffset);
+    const batch = new BatchCursor(p.records);
+    while (batch.nextBatch()) {
+      const first = batch.firstOffset;
       const next = first + batch.lastOffsetDelta + 1;
       if (next <= start) continue;
-      const last = BigInt(next - 1);
-      while (abortQueue.length > 0 && (abortQueue[0]?.firstOffset ?? 0n) <= last)
-        abortedProducers.add((abortQueue.shift() as { producerId: bigint }).producerId);
-      if (batch.attributes & CONTROL) {
-        abortedProducers.delete(batch.producerId);
+      if (aborted.skips(batch)) {
         split.offset = Math.max(split.offset, next);
         continue;
       }
-      if (batch.attributes & TRANSACTIONAL && abortedProducers.has(batch.producerId)) {
-        split.offset = Math.max(split.offset, next);
-        continue;
-      }
-      const records = batch.records;
-      for (let i = 0; i < records.length; i++) {
-        const record = records[i];
-        const offset = first + record.offsetDelta;
+      batch.openRecords();
+      while (batch.nextRecord()) {
+        const offset = first + batch.offsetDelta;
         if (offset < start) continue;
         if (offset >= end) {
           split.offset = end;
@@ -905,23 +888,22 @@ class KafkaReader implements SourceReader<KafkaSplit> {
         if (rows.length >= limit) return;
         split.offset = offset + 1;
         if (!d.decode) {
-          const fields = nativeRow(batch, record);
+          const fields = nativeRow(batch);
           fields[NATIVE_PARTITION] = split.partition;
           rows.push({ kind: '+I', tableId: d.tableId, fields });
           continue;
         }
-        const value = record.value;
-        if (value === null) continue; // a tombstone carries no row
+        if (batch.valueStart < 0) continue; // a tombstone carries no row
         if (one) {
           let fields: unknown[];
           try {
-            fields = one(value);
+            fields = one(batch.data, batch.valueStart, batch.valueEnd);
           } catch (err) {
             this.badRecord(err, split, offset, d);
             continue;
           }
           rows.push({ kind: '+I', tableId: d.tableId, fields });
-        } else this.decodeMany(d, value, split, offset, rows);
+        } else this.decodeMany(d, batch.data.subarray(batch.valueStart, batch.valueEnd), split, offset, rows);
       }
       split.offset = Math.max(split.offset, next);
     }

@@ -11,7 +11,7 @@
  */
 import type { DataType } from '@tideway/api';
 import { ErrorCode, TidewayError } from '@tideway/common';
-import type { KafkaRecord, RecordsBatch } from '@platformatic/kafka';
+import type { BatchCursor } from './fetch-records.js';
 
 /** The columns of a native row, SeaTunnel's names and types (the sink needs all but timestampType). */
 export const NATIVE_COLUMNS: readonly { name: string; type: DataType }[] = [
@@ -45,23 +45,22 @@ export function isRecordFormat(format: string): format is RecordFormat {
 const LOG_APPEND_TIME = 0x08;
 
 /** A record's row of the native table: Kafka's Java TimestampType names (CreateTime, LogAppendTime). */
-export function nativeRow(batch: RecordsBatch, record: KafkaRecord): unknown[] {
+export function nativeRow(record: BatchCursor): unknown[] {
   const headers = new Map<string, string | null>();
   // As SeaTunnel (a HashMap of the headers): a key given twice keeps its last value.
-  for (const [k, v] of record.headers) headers.set(k === null ? '' : k.toString('utf8'), v === null ? null : v.toString('utf8'));
-  const logAppend = (batch.attributes & LOG_APPEND_TIME) !== 0;
-  const timestamp = logAppend ? batch.maxTimestamp : batch.firstTimestamp + record.timestampDelta;
+  for (const [k, v] of record.headers()) headers.set(k === null ? '' : k.toString('utf8'), v === null ? null : v.toString('utf8'));
+  const logAppend = (record.attributes & LOG_APPEND_TIME) !== 0;
+  const timestamp = logAppend ? record.maxTimestamp() : record.firstTimestamp() + BigInt(record.timestampDelta);
   return [
     headers,
-    record.key === null ? null : Buffer.from(record.key),
+    record.key(),
     undefined, // the partition, set by the reader
     timestamp,
     logAppend ? 'LogAppendTime' : 'CreateTime',
-    record.value === null ? null : Buffer.from(record.value),
+    record.value(),
   ];
 }
 
-/** Why an input table cannot be written in a record format (its missing or mistyped column), or undefined. */
 export function recordColumnsProblem(columns: readonly { name: string; type: DataType }[], format: RecordFormat): string | undefined {
   const needed =
     format === 'native'

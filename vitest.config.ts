@@ -37,16 +37,11 @@ class LongestFirst extends BaseSequencer {
 // (Vitest runs all projects whose files go one at a time, maxWorkers 1, in one queue after the
 // others, so a "sequential" project would put its files after everything else, one by one.)
 // Files that must not overlap share a file instead: test/conformance/seatunnel-fixed-paths.test.ts.
-const UNIT = ['libs/**/*.test.ts', 'services/**/*.test.ts'];
-const EXCLUDE = ['**/node_modules/**', '**/dist/**'];
-/** Unit files that vi.mock a module (test/vitest-config.test.ts checks this list is complete). */
-const MOCKS_MODULES = ['libs/connectors/kafka/src/kafka-sink-pipeline.test.ts', 'libs/connectors/kafka/src/kafka-sink-topics.test.ts'];
-
 export default defineConfig({
   resolve: { conditions: ['source'] },
   ssr: { resolve: { conditions: ['source'] } },
   test: {
-    exclude: EXCLUDE,
+    exclude: ['**/node_modules/**', '**/dist/**'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',
@@ -55,11 +50,7 @@ export default defineConfig({
     // The AWS SDK's notice that its 2027 releases need Node 22 is noise in test output.
     env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
     projects: [
-      // Unit files share their worker's module cache (isolate: false): each file in a fresh process
-      // with its own imports cost about 50 s of CPU over the unit files on CI's 2 cores. Files that
-      // replace a module with vi.mock would leak it into the files after them: they run isolated.
-      { extends: true, test: { name: 'unit', isolate: false, include: UNIT, exclude: [...EXCLUDE, ...MOCKS_MODULES] } },
-      { extends: true, test: { name: 'unit-isolated', include: MOCKS_MODULES } },
+      { extends: true, test: { name: 'unit', include: ['libs/**/*.test.ts', 'services/**/*.test.ts'] } },
       { extends: true, test: { name: 'integration', include: ['test/**/*.test.ts'] } },
     ],
   },

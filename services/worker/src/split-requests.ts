@@ -11,22 +11,16 @@
  * is queued or in flight adds nothing and is skipped.
  */
 export class SplitRequests {
+  /** Per vertex, the last call queued; gone once it has been handled. */
   private readonly tails = new Map<number, Promise<void>>();
-  private readonly queued = new Map<number, number>();
 
   /** Runs `call` once the vertex's earlier calls have been answered and handled. A failed call does not stop the ones after it. */
   enqueue(vertex: number, call: () => Promise<void>): Promise<void> {
-    this.queued.set(vertex, (this.queued.get(vertex) ?? 0) + 1);
     const tail: Promise<void> = (this.tails.get(vertex) ?? Promise.resolve())
       .then(call)
       .catch(() => undefined)
       .finally(() => {
-        const left = (this.queued.get(vertex) ?? 1) - 1;
-        if (left > 0) this.queued.set(vertex, left);
-        else {
-          this.queued.delete(vertex);
-          this.tails.delete(vertex);
-        }
+        if (this.tails.get(vertex) === tail) this.tails.delete(vertex);
       });
     this.tails.set(vertex, tail);
     return tail;
@@ -34,6 +28,6 @@ export class SplitRequests {
 
   /** Whether a call of the vertex is queued or waiting for its answer. */
   busy(vertex: number): boolean {
-    return this.queued.has(vertex);
+    return this.tails.has(vertex);
   }
 }

@@ -112,14 +112,13 @@ export function parseFetchResponse(_correlationId: number, _apiKey: number, _api
         const bytes = r.buffer;
         const stop = r.position + size;
         records = [];
-        for (let pos = r.position; stop - pos >= BATCH_RECORDS; ) {
-          const end = pos + BATCH_OVERHEAD + bytes.readInt32BE(pos + BATCH_LENGTH);
-          if (end > stop) break;
+        let last = -1;
+        for (let pos = r.position, end = batchEnd(bytes, pos, stop); end >= 0; pos = end, end = batchEnd(bytes, pos, stop)) {
           const batch = bytes.subarray(pos, end);
           records.push(batch.buffers.length === 1 ? batch.buffers[0] : batch.buffer);
-          nextOffset = Number(bytes.readBigInt64BE(pos)) + bytes.readInt32BE(pos + BATCH_LAST_OFFSET_DELTA) + 1;
-          pos = end;
+          last = pos;
         }
+        if (last >= 0) nextOffset = Number(bytes.readBigInt64BE(last)) + bytes.readInt32BE(last + BATCH_LAST_OFFSET_DELTA) + 1;
         r.skip(size);
       }
       return {
@@ -136,11 +135,11 @@ export function parseFetchResponse(_correlationId: number, _apiKey: number, _api
   return { errorCode, responses };
 }
 
-/** Where the batch at `pos` ends, or -1 when the bytes hold no whole batch there (the end, or a partial batch). */
-function batchEnd(b: Buffer, pos: number): number {
-  if (b.length - pos < BATCH_RECORDS) return -1;
+/** Where the batch at `pos` ends, or -1 when the bytes up to `stop` hold no whole batch there (the end, or a partial batch). */
+function batchEnd(b: { readInt32BE(offset: number): number }, pos: number, stop: number): number {
+  if (stop - pos < BATCH_RECORDS) return -1;
   const end = pos + BATCH_OVERHEAD + b.readInt32BE(pos + BATCH_LENGTH);
-  return end > b.length ? -1 : end;
+  return end > stop ? -1 : end;
 }
 
 const VERSIONS = [
@@ -281,13 +280,13 @@ export class BatchCursor {
   /** Moves to the next whole batch; false at the end. */
   nextBatch(): boolean {
     let b = this.bytes;
-    let end = batchEnd(b, this.pos);
+    let end = batchEnd(b, this.pos, b.length);
     while (end < 0) {
       const next = (this.segments as readonly Buffer[])[this.segment++];
       if (next === undefined) return false;
       this.bytes = b = next;
       this.pos = 0;
-      end = batchEnd(b, 0);
+      end = batchEnd(b, 0, b.length);
     }
     const pos = this.pos;
     const magic = b[pos + BATCH_MAGIC];

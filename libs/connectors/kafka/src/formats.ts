@@ -85,7 +85,7 @@ export function compileDecoder(
 
 /** A decoder of a whole Buffer as one of bytes [start, end) of a buffer (a view for it, no copy). */
 function onSlice(decode: (value: Buffer) => unknown[]): (bytes: Buffer, start: number, end: number) => unknown[] {
-  return (bytes, start, end) => decode(start === 0 && end === bytes.length ? bytes : bytes.subarray(start, end));
+  return (bytes, start, end) => decode(bytes.subarray(start, end));
 }
 
 const TEXT_TEMPORAL = { dateFormat: 'yyyy-MM-dd', dateTimeFormat: 'yyyy-MM-dd HH:mm:ss', timeFormat: 'HH:mm:ss' } as const;

@@ -61,6 +61,7 @@ export function nativeRow(record: BatchCursor): unknown[] {
   ];
 }
 
+/** Why an input table cannot be written in a record format (its missing or mistyped column), or undefined. */
 export function recordColumnsProblem(columns: readonly { name: string; type: DataType }[], format: RecordFormat): string | undefined {
   const needed =
     format === 'native'

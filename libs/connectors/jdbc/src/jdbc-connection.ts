@@ -50,6 +50,11 @@ export interface JdbcConnection {
   /** Primary key column names of a table, in key order (empty when it has none). */
   primaryKey(ref: TableRef): Promise<string[]>;
   tableExists(ref: TableRef): Promise<boolean>;
+  /**
+   * The table's row count as the database's statistics estimate it, without reading it
+   * (PostgreSQL: pg_class.reltuples); undefined when there is no estimate (never analyzed).
+   */
+  estimatedRowCount?(ref: TableRef): Promise<bigint | undefined>;
   /** Streams a query's rows decoded per `columns`, reading ahead about `fetchSize` rows. */
   stream(sql: string, columns: readonly ResultColumn[], fetchSize: number): Promise<RowBatchStream>;
   /** A parameter placeholder for position `i` (0-based): `$1` or `?`. */

@@ -153,6 +153,16 @@ export class PgConnection implements JdbcConnection {
     return res.rows[0]?.[0] === 't';
   }
 
+  async estimatedRowCount(ref: TableRef): Promise<bigint | undefined> {
+    // reltuples is -1 for a table never vacuumed or analyzed (PostgreSQL 14 and later), 0 before
+    // 14 for that and for an empty one: both give no estimate, and the caller counts.
+    const res = await this.execute('SELECT reltuples::bigint FROM pg_class WHERE oid = to_regclass($1)', [this.tableSql(ref)]);
+    const v = res.rows[0]?.[0];
+    if (v === null || v === undefined) return undefined;
+    const n = BigInt(String(v));
+    return n > 0n ? n : undefined;
+  }
+
   /** Streams with `COPY (query) TO STDOUT` (see PgCopyRowStream); a premature close cancels it. */
   async stream(sql: string, columns: readonly ResultColumn[]): Promise<RowBatchStream> {
     const cancel = () => cancelRunningStatement(this.client, this.host, this.port);

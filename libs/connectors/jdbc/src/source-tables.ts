@@ -16,6 +16,8 @@ export interface SourceTable {
   readonly splitKey?: { readonly name: string; readonly type: DataType; readonly nullable: boolean; readonly explicit: boolean };
   /** A one-column primary key: splits read in its order and resume after the last key read. */
   readonly resumeKey?: string;
+  /** The table read, when the source names one (table_path). */
+  readonly ref?: TableRef;
   readonly config: SourceTableConfig;
 }
 
@@ -80,7 +82,7 @@ export async function discoverTables(conn: JdbcConnection, cfg: SourceConfig): P
       const col = pk.map((k) => columns.find((c) => c.name === k)!).find((c) => isNumericType(c.type));
       if (col) splitKey = { name: col.name, type: col.type, nullable: col.nullable, explicit: false };
     }
-    out.push({ catalog, query, splitKey, resumeKey: pk.length === 1 ? pk[0] : undefined, config: t });
+    out.push({ catalog, query, splitKey, resumeKey: pk.length === 1 ? pk[0] : undefined, ...(ref ? { ref } : {}), config: t });
   }
   const ids = new Set<string>();
   for (const t of out) {

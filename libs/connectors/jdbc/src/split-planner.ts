@@ -92,7 +92,7 @@ async function planTable(conn: JdbcConnection, table: SourceTable, cfg: SourceCo
   if (partitionNum !== undefined) {
     boundaries = evenBoundaries(lo, hi, ceilDiv(hi - lo + 1n, BigInt(partitionNum)));
   } else {
-    const count = BigInt(textOf((await conn.execute(`SELECT COUNT(*) FROM (${q}) tw_count`)).rows[0]?.[0] ?? '0'));
+    const count = (await estimatedRows(conn, table, cfg)) ?? BigInt(textOf((await conn.execute(`SELECT COUNT(*) FROM (${q}) tw_count`)).rows[0]?.[0] ?? '0'));
     const splitSize = BigInt(table.config.splitSize);
     if (count <= splitSize) return [make(0)];
     const factor = Number(hi - lo + 1n) / Number(count);
@@ -119,6 +119,20 @@ async function planTable(conn: JdbcConnection, table: SourceTable, cfg: SourceCo
       includeNull: first && !explicitBounds && key.nullable,
     });
   });
+}
+
+/**
+ * SeaTunnel's approximate row count for dynamic chunking: where the rows read are a whole table
+ * (table_path, with no query or one without WHERE), the database's own estimate (PostgreSQL's
+ * reltuples, as SeaTunnel's PostgreSQL dialect reads it), which costs no scan. It shapes only the
+ * split boundaries: the first and last splits are open-ended, so a stale estimate makes splits of
+ * uneven size, never misses a row. A where_condition, a query with WHERE, or a table without an
+ * estimate is counted with COUNT(*).
+ */
+async function estimatedRows(conn: JdbcConnection, table: SourceTable, cfg: SourceConfig): Promise<bigint | undefined> {
+  if (!table.ref || !conn.estimatedRowCount || cfg.whereCondition !== undefined) return undefined;
+  if (table.config.query !== undefined && /\bwhere\b/i.test(table.config.query)) return undefined;
+  return conn.estimatedRowCount(table.ref);
 }
 
 /** Range starts lo, lo+step, … up to hi. */

@@ -42,7 +42,14 @@ export const SOURCE_OPTIONS: readonly OptionDef[] = [
     description:
       'Rows per batch a reader hands on (on MySQL also the rows buffered from the result stream; PostgreSQL streams with COPY); 0 means 1024.',
   },
-  { name: 'split.size', type: 'int', default: 8096, min: 1, description: 'Rows per split when tables are split automatically.' },
+  {
+    name: 'split.size',
+    type: 'int',
+    default: 8096,
+    min: 1,
+    description:
+      "Rows per split when tables are split automatically. The table's rows are counted with COUNT(*); a PostgreSQL table_path read whole (no where_condition, no query with WHERE) takes pg_class's estimate instead, as SeaTunnel does, so after large changes an ANALYZE keeps splits even.",
+  },
   {
     name: 'split.even-distribution.factor.lower-bound',
     type: 'double',

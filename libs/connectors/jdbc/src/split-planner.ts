@@ -92,7 +92,9 @@ async function planTable(conn: JdbcConnection, table: SourceTable, cfg: SourceCo
   if (partitionNum !== undefined) {
     boundaries = evenBoundaries(lo, hi, ceilDiv(hi - lo + 1n, BigInt(partitionNum)));
   } else {
-    const count = (await estimatedRows(conn, table, cfg)) ?? BigInt(textOf((await conn.execute(`SELECT COUNT(*) FROM (${q}) tw_count`)).rows[0]?.[0] ?? '0'));
+    const count =
+      (await estimatedRows(conn, table, cfg)) ??
+      BigInt(textOf((await conn.execute(`SELECT COUNT(*) FROM (${q}) tw_count`)).rows[0]?.[0] ?? '0'));
     const splitSize = BigInt(table.config.splitSize);
     if (count <= splitSize) return [make(0)];
     const factor = Number(hi - lo + 1n) / Number(count);

@@ -11,12 +11,12 @@ describe('@platformatic/kafka as patched: validators compiled on first use', () 
       await plain.close();
       // Without `strict` the client validates nothing, so nothing was compiled, here or at import.
       expect(compile).not.toHaveBeenCalled();
-      expect(() => new Admin({ clientId: 'patch-test', bootstrapBrokers: ['127.0.0.1:1'], strict: true, timeout: 'soon' as never })).toThrow(
-        UserError,
-      );
-      expect(() => new Admin({ clientId: 'patch-test', bootstrapBrokers: ['127.0.0.1:1'], strict: true, timeout: 'soon' as never })).toThrow(
-        /timeout/,
-      );
+      expect(
+        () => new Admin({ clientId: 'patch-test', bootstrapBrokers: ['127.0.0.1:1'], strict: true, timeout: 'soon' as never }),
+      ).toThrow(UserError);
+      expect(
+        () => new Admin({ clientId: 'patch-test', bootstrapBrokers: ['127.0.0.1:1'], strict: true, timeout: 'soon' as never }),
+      ).toThrow(/timeout/);
       // Compiled at the first strict client, once: the second one reused it.
       expect(compile).toHaveBeenCalledTimes(1);
     } finally {

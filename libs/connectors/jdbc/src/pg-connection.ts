@@ -159,7 +159,7 @@ export class PgConnection implements JdbcConnection {
     const res = await this.execute('SELECT reltuples::bigint FROM pg_class WHERE oid = to_regclass($1)', [this.tableSql(ref)]);
     const v = res.rows[0]?.[0];
     if (v === null || v === undefined) return undefined;
-    const n = BigInt(String(v));
+    const n = BigInt(textOf(v));
     return n > 0n ? n : undefined;
   }
 

@@ -64,7 +64,9 @@ export interface Message {
 
 /** Sends messages, one send (idempotent, acks=all). */
 export async function produce(bootstrap: string, topic: string, messages: readonly Message[]): Promise<void> {
-  const producer = new Producer({ clientId: 'kafka-test', bootstrapBrokers: [bootstrap], acks: -1 });
+  // Idempotent: a produce request retried on a loaded machine (its first try timed out after the
+  // broker wrote it) must not write the records twice, which a test would take for a double read.
+  const producer = new Producer({ clientId: 'kafka-test', bootstrapBrokers: [bootstrap], acks: -1, idempotent: true });
   try {
     await producer.send({
       messages: messages.map((m) => ({

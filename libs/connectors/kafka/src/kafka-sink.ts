@@ -383,6 +383,8 @@ interface OpenTransaction {
 class KafkaWriter implements SinkWriter<KafkaCommitInfo, KafkaWriterState> {
   /** NON / AT_LEAST_ONCE: the producer that sends; EXACTLY_ONCE: a client for metadata only. */
   private producer?: Producer;
+  /** Whether the producer is idempotent (AT_LEAST_ONCE's default): it gets its producer id first. */
+  private idempotent = false;
   /** Partition counts of the topics written so far (looked up on first use). */
   private readonly partitions = new Map<string, number>();
   private readonly routes = new Map<string, RouteEncoder>();
@@ -419,6 +421,7 @@ class KafkaWriter implements SinkWriter<KafkaCommitInfo, KafkaWriterState> {
     for (const r of routes) this.routes.set(r.tableId, routeEncoder(cfg, r));
     if (routes.length === 1) this.only = this.routes.get(routes[0].tableId);
     this.roundRobin = subtask;
+    if (!cfg.transactions) void this.warmUp();
     if (!cfg.transactions || !restored) return;
     const { own, retired } = restoredCounters(restored, subtask, parallelism);
     // Without an own entry (a subtask a higher parallelism added) the ids are probed from 0.
@@ -457,8 +460,34 @@ class KafkaWriter implements SinkWriter<KafkaCommitInfo, KafkaWriterState> {
     }
   }
 
+  /**
+   * Makes the producer now and, when it is idempotent (AT_LEAST_ONCE's default), gets its producer
+   * id (InitProducerId, which also opens its connection), while the source plans and reads its
+   * first records: its first send would otherwise wait for that (as the Jdbc sink opens its session
+   * ahead, docs/decisions/0096). Topics are still looked up, or created, by the first write, so a
+   * job that writes no row creates none. A failure here is met again, and reported, by the first
+   * write. A transactional writer gets its producer per transaction, at its first row.
+   */
+  private async warmUp(): Promise<void> {
+    try {
+      const producer = (this.producer ??= this.newProducer());
+      if (this.idempotent) await producer.initIdempotentProducer({});
+    } catch {
+      // The first write makes the producer again, or its first send asks for the id again, and fails there.
+    }
+  }
+
+  /** The producer, made on first use, with every static topic looked up (a missing one fails the task at once). */
   private async connect(): Promise<Producer> {
-    if (this.producer) return this.producer;
+    // Not waiting for warmUp: its producer is made at once, and a send that needs the producer id
+    // while warmUp's InitProducerId is under way joins it (the client runs one at a time).
+    const producer = (this.producer ??= this.newProducer());
+    for (const r of this.routes.values())
+      if (r.staticTopic !== undefined && !this.partitions.has(r.staticTopic)) await this.partitionsOf(producer, r.staticTopic);
+    return producer;
+  }
+
+  private newProducer(): Producer {
     const s = this.cfg.settings;
     const exactly = this.cfg.semantics === 'EXACTLY_ONCE';
     const atLeastOnce = this.cfg.semantics === 'AT_LEAST_ONCE';
@@ -481,9 +510,7 @@ class KafkaWriter implements SinkWriter<KafkaCommitInfo, KafkaWriterState> {
       autocreateTopics: s.autocreateTopics ?? true,
       ...connectionSecurity(s),
     });
-    this.producer = producer;
-    // The topics known before any row (not taken from a column) are looked up now: a missing one fails the task at once.
-    for (const r of this.routes.values()) if (r.staticTopic !== undefined) await this.partitionsOf(producer, r.staticTopic);
+    this.idempotent = idempotent;
     return producer;
   }
 

@@ -378,7 +378,6 @@ const EARLIEST = -2n;
 class KafkaEnumerator implements SplitEnumerator<KafkaSplit, EnumState> {
   private readonly known: Set<string>;
   private readonly pending: KafkaSplit[];
-  private consumer?: Consumer;
   private admin?: Admin;
   private timer?: NodeJS.Timeout;
   private discovering?: Promise<void>;
@@ -397,7 +396,8 @@ class KafkaEnumerator implements SplitEnumerator<KafkaSplit, EnumState> {
   }
 
   open(): void {
-    this.consumer = newConsumer(this.cfg.bootstrap, this.cfg.group, this.cfg.settings, 'tideway-kafka-enumerator');
+    // The Admin alone: metadata, offsets by time and the group's offsets (a Consumer would add a
+    // second connection and compile its group-options validator on the planning's critical path).
     this.admin = newAdmin(this.cfg.bootstrap, this.cfg.settings, 'tideway-kafka-enumerator');
   }
 
@@ -429,7 +429,7 @@ class KafkaEnumerator implements SplitEnumerator<KafkaSplit, EnumState> {
 
   /** Finds partitions not handed out yet and hands them out with their start (and end) offsets. */
   private async discover(): Promise<void> {
-    const consumer = this.consumer as Consumer;
+    const admin = this.admin as Admin;
     const cfg = this.cfg;
     const ms = connectTimeoutMs(cfg.settings);
     const topics = await withDeadline(cfg.bootstrap, ms, 'listing topics', () => this.topicsNow());
@@ -444,7 +444,7 @@ class KafkaEnumerator implements SplitEnumerator<KafkaSplit, EnumState> {
     let metadata;
     try {
       metadata = await withDeadline(cfg.bootstrap, ms, `reading the metadata of ${topics.join(', ')}`, () =>
-        consumer.metadata({ topics, forceUpdate: true, autocreateTopics: false }),
+        admin.metadata({ topics, forceUpdate: true, autocreateTopics: false }),
       );
     } catch (err) {
       if (isUnknownTopic(err)) {
@@ -489,20 +489,23 @@ class KafkaEnumerator implements SplitEnumerator<KafkaSplit, EnumState> {
   }
 
   private async listOffsets(parts: readonly { topic: string; partition: number }[], timestamp: bigint): Promise<Map<string, number>> {
-    const consumer = this.consumer as Consumer;
-    const topics = [...new Set(parts.map((p) => p.topic))];
-    const partitions: Record<string, number[]> = {};
-    for (const p of parts) (partitions[p.topic] ??= []).push(p.partition);
-    const got = await consumer.listOffsetsWithTimestamps({
-      topics,
-      partitions,
-      timestamp,
+    const admin = this.admin as Admin;
+    const byTopic = new Map<string, { partitionIndex: number; timestamp: bigint }[]>();
+    for (const p of parts) {
+      const list = byTopic.get(p.topic) ?? [];
+      list.push({ partitionIndex: p.partition, timestamp });
+      byTopic.set(p.topic, list);
+    }
+    const listed = await admin.listOffsets({
+      topics: [...byTopic].map(([name, partitions]) => ({ name, partitions })),
       isolationLevel: this.cfg.settings.isolationLevel,
     });
+    const got = new Map<string, { offset: bigint }>();
+    for (const t of listed) for (const p of t.partitions) got.set(splitId(t.name, p.partitionIndex), p);
     const out = new Map<string, number>();
     const latest = timestamp >= 0n ? await this.listOffsets(parts, LATEST) : undefined;
     for (const p of parts) {
-      const found = got.get(p.topic)?.get(p.partition);
+      const found = got.get(splitId(p.topic, p.partition));
       // A timestamp after every record finds none (-1): start at the end.
       out.set(
         splitId(p.topic, p.partition),
@@ -597,7 +600,7 @@ class KafkaEnumerator implements SplitEnumerator<KafkaSplit, EnumState> {
   async close(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     await this.discovering;
-    await Promise.allSettled([this.consumer?.close(), this.admin?.close()]);
+    await this.admin?.close();
   }
 }
 

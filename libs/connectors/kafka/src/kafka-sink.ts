@@ -421,7 +421,8 @@ class KafkaWriter implements SinkWriter<KafkaCommitInfo, KafkaWriterState> {
     for (const r of routes) this.routes.set(r.tableId, routeEncoder(cfg, r));
     if (routes.length === 1) this.only = this.routes.get(routes[0].tableId);
     this.roundRobin = subtask;
-    if (!cfg.transactions) void this.warmUp();
+    // Never rejects: it catches its own failures.
+    if (!cfg.transactions) this.warmUp().catch(() => undefined);
     if (!cfg.transactions || !restored) return;
     const { own, retired } = restoredCounters(restored, subtask, parallelism);
     // Without an own entry (a subtask a higher parallelism added) the ids are probed from 0.

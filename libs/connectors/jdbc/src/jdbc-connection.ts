@@ -52,12 +52,6 @@ export interface JdbcConnection {
   tableExists(ref: TableRef): Promise<boolean>;
   /** Streams a query's rows decoded per `columns`, reading ahead about `fetchSize` rows. */
   stream(sql: string, columns: readonly ResultColumn[], fetchSize: number): Promise<RowBatchStream>;
-  /**
-   * Whether a stream opened while another is still being read queues behind it on the session
-   * and starts as soon as the first has been received (pg's query queue), so a reader can open
-   * its next split's stream ahead. Absent: streams are opened one at a time.
-   */
-  readonly queuesStreams?: boolean;
   /** A parameter placeholder for position `i` (0-based): `$1` or `?`. */
   placeholder(i: number): string;
   /** A string as an SQL literal, quoted and escaped for this connection. */

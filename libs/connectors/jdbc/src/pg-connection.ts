@@ -23,8 +23,6 @@ const TYPE_INFO_SQL = `WITH RECURSIVE t AS (
 /** A PostgreSQL session (pg). Timestamps print in ISO style and UTC, so values are stable text. */
 export class PgConnection implements JdbcConnection {
   readonly dialect = 'postgresql' as const;
-  /** pg queues a statement until the session is free; a COPY's output is read ahead (PgCopyRowStream). */
-  readonly queuesStreams = true;
 
   private constructor(
     readonly client: pg.Client,

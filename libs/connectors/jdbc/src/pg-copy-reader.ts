@@ -10,18 +10,12 @@ const COPY_DONE = 0x63; // 'c'
 const ERROR_RESPONSE = 0x45; // 'E'
 
 /**
- * COPY output received ahead of the consumer before the socket is paused (PostgreSQL then
- * waits). It is kept as bytes: rows are parsed only when the consumer reads them, so they are
- * young when they are dropped (parsed ahead, thousands of rows outlived the young generation
- * and the collector copied them; measured: twice the GC time once the next split is read ahead).
+ * Rows parsed ahead of the consumer before the socket is paused (PostgreSQL then waits): at most
+ * this many, and at most about READ_AHEAD_BYTES of row text, whichever comes first, so wide rows
+ * do not pile up in memory.
  */
+const READ_AHEAD_ROWS = 8192;
 const READ_AHEAD_BYTES = 16 << 20;
-/**
- * The most bytes decoded to one string: a string past V8's regular object size (128 KiB) is
- * allocated in its large-object space, costlier and long-lived, and every field sliced from it
- * keeps it alive (measured: decoding 256 KiB blocks took four times as long as 64 KiB ones).
- */
-const BLOCK_BYTES = 64 << 10;
 
 /** What this reader needs of pg's connection (pg has no typings for it). */
 interface PgWire {
@@ -39,14 +33,13 @@ interface PgWire {
  * The rows of `COPY (query) TO STDOUT`, in batches. PostgreSQL streams the whole result without
  * round trips, one CopyData message per row. This reader is a pg "submittable" query that takes
  * the socket's bytes while the COPY runs (as pg-copy-streams does) and strips the message frames
- * itself: payloads are copied into one buffer; each read() decodes a block of about the rows
- * asked for to text once and parses it per field (pg-copy-text.ts). Per row that is a fraction
- * of the work of pg-copy-streams (a buffer object per message) and of a cursor (a message object
- * and a string per field). Once the COPY ends, or PostgreSQL reports an error, the rest of the
- * bytes go back to pg.
+ * itself: payloads are copied into one buffer, decoded to text once per socket chunk and parsed
+ * per field (pg-copy-text.ts). Per row that is a fraction of the work of pg-copy-streams (a
+ * buffer object per message) and of a cursor (a message object and a string per field). Once
+ * the COPY ends, or PostgreSQL reports an error, the rest of the bytes go back to pg.
  *
- * Back-pressure: past READ_AHEAD_BYTES of unread rows the socket is paused, so PostgreSQL blocks
- * on its send buffer until the consumer catches up.
+ * Back-pressure: past the read-ahead (rows, bounded by bytes) the socket is paused, so
+ * PostgreSQL blocks on its send buffer until the consumer catches up.
  */
 export class PgCopyRowStream implements RowBatchStream {
   /** The query text pg's Client#query sees (it is sent by submit()). */
@@ -54,20 +47,18 @@ export class PgCopyRowStream implements RowBatchStream {
   private readonly parser: CopyTextRowParser;
   private wire: PgWire | undefined;
   private pgOnData: ((chunk: Buffer) => void) | undefined;
-  /** CopyData payload bytes not parsed yet: acc[accStart, accLen). */
+  /** Unparsed CopyData payload bytes: rows not yet complete. */
   private acc = Buffer.allocUnsafe(1 << 16);
-  private accStart = 0;
   private accLen = 0;
-  /** Where the last complete row received ends (after its newline); accStart when none is. */
-  private completeEnd = 0;
   /** The message being read: its type and the payload bytes still to come. */
   private code = -1;
   private remaining = 0;
   /** Header bytes of a message split across socket chunks. */
   private readonly header = Buffer.alloc(5);
   private headerLen = 0;
-  /** Rows parsed and not yet returned (a block's estimate can overshoot what read() asked for). */
   private rows: unknown[][] = [];
+  /** How many parsed rows may wait for the consumer (READ_AHEAD_*, by the rows' mean width). */
+  private readAhead = READ_AHEAD_ROWS;
   private parsedRows = 0;
   private parsedBytes = 0;
   private paused = false;
@@ -125,19 +116,17 @@ export class PgCopyRowStream implements RowBatchStream {
 
   async read(max: number): Promise<unknown[][]> {
     for (;;) {
-      while (this.rows.length < max && this.completeEnd > this.accStart && this.error === undefined)
-        this.parseBlock(max - this.rows.length);
       if (this.error !== undefined) throw this.error;
       if (this.rows.length > 0) {
         const out = this.take(max);
-        if (this.paused && this.accLen - this.accStart < READ_AHEAD_BYTES) {
+        if (this.paused && this.rows.length < this.readAhead) {
           this.paused = false;
           this.wire!.stream.resume();
         }
         return out;
       }
       if (this.finished) {
-        if (this.accLen > this.accStart) throw new Error('COPY output ended in the middle of a row');
+        if (this.accLen > 0) throw new Error('COPY output ended in the middle of a row');
         return [];
       }
       await new Promise<void>((resolve) => (this.wake = resolve));
@@ -149,7 +138,6 @@ export class PgCopyRowStream implements RowBatchStream {
     if (this.finished) return;
     this.discard = true;
     this.rows = [];
-    this.accStart = this.accLen = this.completeEnd = 0;
     if (this.paused) {
       this.paused = false;
       this.wire?.stream.resume();
@@ -214,7 +202,7 @@ export class PgCopyRowStream implements RowBatchStream {
         // The COPY's data ends here. After CopyDone come CommandComplete and ReadyForQuery; an
         // ErrorResponse, header included, is pg's to read.
         this.copyDone = true;
-        this.received();
+        this.parseComplete();
         if (code === COPY_DONE) this.handBack(chunk.subarray(i + size));
         else this.handBack(split ? Buffer.concat([this.header, chunk.subarray(i)]) : chunk.subarray(i - 5));
         return;
@@ -223,57 +211,42 @@ export class PgCopyRowStream implements RowBatchStream {
       this.code = code;
       this.remaining = size;
     }
-    this.received();
+    this.parseComplete();
   }
 
   private append(chunk: Buffer, from: number, to: number): void {
     const n = to - from;
     if (this.accLen + n > this.acc.length) {
-      // Parsed bytes are dropped first; the buffer doubles when the unparsed ones would fill more
-      // than half of it, so each byte is moved a bounded number of times.
-      const kept = this.accLen - this.accStart;
-      const target = kept + n > this.acc.length / 2 ? Buffer.allocUnsafe(Math.max(this.acc.length * 2, (kept + n) * 2)) : this.acc;
-      this.acc.copy(target, 0, this.accStart, this.accLen);
-      this.acc = target;
-      this.completeEnd -= this.accStart;
-      this.accStart = 0;
-      this.accLen = kept;
+      const bigger = Buffer.allocUnsafe(Math.max(this.acc.length * 2, this.accLen + n));
+      this.acc.copy(bigger, 0, 0, this.accLen);
+      this.acc = bigger;
     }
     chunk.copy(this.acc, this.accLen, from, to);
     this.accLen += n;
   }
 
-  /** After a socket chunk: notes where the complete rows end, wakes the consumer, pauses past the read-ahead. */
-  private received(): void {
-    if (this.accLen > this.completeEnd) {
-      const last = this.acc.lastIndexOf(0x0a, this.accLen - 1);
-      if (last >= this.completeEnd) this.completeEnd = last + 1;
-    }
-    if (this.completeEnd > this.accStart) this.notify();
-    if (!this.paused && !this.copyDone && this.accLen - this.accStart >= READ_AHEAD_BYTES) {
-      this.paused = true;
-      this.wire!.stream.pause();
-    }
-  }
-
-  /** Parses a block of complete rows, about `count` of them by the mean row width so far (at most BLOCK_BYTES unless one row is longer), into `rows`. */
-  private parseBlock(count: number): void {
-    const start = this.accStart;
-    const want = this.parsedRows > 0 ? Math.min(BLOCK_BYTES, Math.ceil((this.parsedBytes / this.parsedRows) * count)) : BLOCK_BYTES;
-    let end = this.completeEnd;
-    if (end - start > want) {
-      const last = this.acc.lastIndexOf(0x0a, start + want - 1);
-      end = last >= start ? last + 1 : this.acc.indexOf(0x0a, start) + 1;
-    }
+  /** Parses the complete rows gathered so far; keeps a partial row's bytes for the next chunk. */
+  private parseComplete(): void {
+    if (this.accLen === 0) return;
+    const last = this.acc.lastIndexOf(0x0a, this.accLen - 1);
+    if (last < 0) return;
     const before = this.rows.length;
-    this.accStart = end;
     try {
-      this.parser.parseText(this.acc.toString('utf8', start, end), this.rows);
+      this.parser.parseText(this.acc.toString('utf8', 0, last + 1), this.rows);
     } catch (err) {
       this.error ??= asError(err);
     }
     this.parsedRows += this.rows.length - before;
-    this.parsedBytes += end - start;
+    this.parsedBytes += last + 1;
+    if (this.parsedRows > 0)
+      this.readAhead = Math.max(16, Math.min(READ_AHEAD_ROWS, Math.floor(READ_AHEAD_BYTES / (this.parsedBytes / this.parsedRows))));
+    this.acc.copy(this.acc, 0, last + 1, this.accLen);
+    this.accLen -= last + 1;
+    this.notify();
+    if (!this.paused && !this.copyDone && this.rows.length >= this.readAhead) {
+      this.paused = true;
+      this.wire!.stream.pause();
+    }
   }
 
   /** Gives the socket back to pg, with the bytes it has to read first. */

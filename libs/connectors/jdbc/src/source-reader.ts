@@ -8,18 +8,11 @@ import { splitStatement, type JdbcSplit } from './jdbc-split.js';
  * Reads its splits one after another over one connection, up to `fetchSize` rows per poll,
  * streamed: COPY TO STDOUT on PostgreSQL, a streamed result on MySQL. Progress is kept in the split, so
  * snapshotState() returns splits that resume where the reading stopped.
- *
- * Where the connection queues streams (PostgreSQL), the next split's stream is opened as soon as
- * a split starts: the database then produces the next split while this one's rows are still
- * being converted and written, instead of waiting, idle, for the reader to ask (a split is about
- * a COPY's read-ahead of rows, so without this the source session sat idle for most of each).
  */
 export class JdbcSourceReader implements SourceReader<JdbcSplit> {
   private conn: JdbcConnection | undefined;
   private readonly queue: JdbcSplit[] = [];
   private current: { split: JdbcSplit; stream: RowBatchStream } | undefined;
-  /** The stream of the queue's first split, opened ahead (queuesStreams); the split stays queued until it is taken. */
-  private ahead: { split: JdbcSplit; stream: Promise<RowBatchStream> } | undefined;
   private noMoreSplits = false;
   private finished = false;
   private readonly columnsByTable = new Map<string, ResultColumn[]>();
@@ -54,16 +47,7 @@ export class JdbcSourceReader implements SourceReader<JdbcSplit> {
         }
         return;
       }
-      const ahead = this.ahead;
-      this.ahead = undefined;
-      if (ahead && ahead.split !== split) void ahead.stream.then((s) => s.close()).catch(() => undefined);
-      this.current = { split, stream: await (ahead?.split === split ? ahead.stream : this.openSplit(split)) };
-      const next = this.queue[0];
-      if (next && this.conn?.queuesStreams) {
-        const stream = this.openSplit(next);
-        stream.catch(() => undefined); // its error is thrown when the split is taken
-        this.ahead = { split: next, stream };
-      }
+      this.current = { split, stream: await this.openSplit(split) };
     }
     const { split, stream } = this.current;
     let rows: unknown[][];
@@ -91,12 +75,8 @@ export class JdbcSourceReader implements SourceReader<JdbcSplit> {
   }
 
   async close(): Promise<void> {
-    // The stream ahead is marked closed first (it waits behind the current one on the session).
-    const ahead = this.ahead?.stream.then((s) => s.close()).catch(() => undefined);
-    this.ahead = undefined;
     await this.current?.stream.close().catch(() => undefined);
     this.current = undefined;
-    await ahead;
     await this.conn?.close();
     this.conn = undefined;
   }

@@ -203,30 +203,6 @@ describe('Jdbc source on PostgreSQL: unsupported types', () => {
 describe('Jdbc source on PostgreSQL: the COPY stream', () => {
   const conn = () => ({ url: pgServer.jdbcUrl, driver: 'org.postgresql.Driver', user: pgServer.user, password: pgServer.password });
 
-  it("opens the next split's COPY ahead: every row once, in split order; closed mid-split, no COPY is left running", async () => {
-    const source = await makeSource({ ...conn(), table_path: 'public.items', 'split.size': 500, fetch_size: 100 });
-    const splits = (await assignedSplits(source, 1)).get(0)!;
-    expect(splits.length).toBeGreaterThan(3);
-    const { rows } = await readSplits(source, splits);
-    expect(rows.map((r) => r.fields[0])).toEqual(allIds());
-
-    // Stopped inside the second split, while the third one's COPY waits behind it on the session.
-    const { rows: some, state } = await readSplits(source, splits, { stopAfterRows: 650 });
-    expect(some.map((r) => r.fields[0])).toEqual(allIds().slice(0, 700));
-    expect(state.map((s) => s.splitId)).toEqual(splits.slice(1).map((s) => s.splitId));
-    expect(state[1].rowsRead).toBe(0);
-    const admin = new pg.Client({ connectionString: pgServer.url });
-    await admin.connect();
-    try {
-      const running = await admin.query<{ n: number }>(
-        "SELECT count(*)::int AS n FROM pg_stat_activity WHERE state = 'active' AND query LIKE 'COPY (%'",
-      );
-      expect(running.rows[0].n).toBe(0);
-    } finally {
-      await admin.end();
-    }
-  });
-
   it('fails the read in one sentence when the session dies mid-COPY, instead of waiting forever', async () => {
     const source = await makeSource({
       ...conn(),

@@ -99,6 +99,13 @@ export class ByteSink {
   take(): Buffer {
     return this.buf.subarray(0, this.pos);
   }
+
+  /** Leaves what was written to whoever took it: writing starts over in a new buffer of the same capacity. */
+  renew(): void {
+    this.buf = Buffer.allocUnsafe(this.capacity);
+    this.view = new DataView(this.buf.buffer, this.buf.byteOffset, this.buf.byteLength);
+    this.pos = 0;
+  }
 }
 
 /**

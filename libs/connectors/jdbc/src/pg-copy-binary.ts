@@ -256,7 +256,10 @@ export class CopyBinaryEncoder {
         else if (!writeField(out, kinds[i], v)) return undefined;
       }
     }
-    // A copy: the next batch reuses the buffer while this one may still be on its way.
-    return Buffer.from(out.take());
+    // The batch keeps this buffer (it may still be on its way while the next one is encoded);
+    // the next batch gets a new one of the same size: no copy, and allocUnsafe does not zero it.
+    const data = out.take();
+    out.renew();
+    return data;
   }
 }

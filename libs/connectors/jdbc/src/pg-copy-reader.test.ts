@@ -31,7 +31,8 @@ function fakeSession() {
     query: (text: string) => sent.push(text),
   };
   const client = { query: (q: { submit(c: unknown): void }) => q.submit(connection) } as unknown as pg.Client;
-  const feed = (bytes: Buffer) => listeners[0](bytes);
+  // A socket hands each chunk to its listener once, in a buffer of its own (the reader moves bytes within it).
+  const feed = (bytes: Buffer) => listeners[0](Buffer.from(bytes));
   return { client, feed, handedBack, sent, flow };
 }
 

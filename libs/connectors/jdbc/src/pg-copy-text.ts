@@ -1,4 +1,4 @@
-import type { ValueDecoder } from './value-codec.js';
+import { keepValue, type ValueDecoder } from './value-codec.js';
 
 const BACKSLASH = 92;
 
@@ -44,11 +44,17 @@ export function unescapeCopyText(s: string): string {
  * every row message separately.
  */
 export class CopyTextRowParser {
-  constructor(private readonly decoders: readonly ValueDecoder[]) {}
+  /** Per column: whether its decoder is keepValue, so the field is stored without a call (a call site with a decoder per column is megamorphic). */
+  private readonly keeps: Uint8Array;
+
+  constructor(private readonly decoders: readonly ValueDecoder[]) {
+    this.keeps = Uint8Array.from(decoders, (d) => (d === keepValue ? 1 : 0));
+  }
 
   /** Parses complete lines (`text` ends with a newline) into `out`. */
   parseText(text: string, out: unknown[][]): void {
     const decoders = this.decoders;
+    const keeps = this.keeps;
     const n = decoders.length;
     const lastCol = n - 1;
     const len = text.length;
@@ -73,7 +79,9 @@ export class CopyTextRowParser {
         const sep = tab >= 0 && tab < lineEnd;
         if (sep !== i < lastCol) throw this.shapeError(text, pos, lineEnd);
         const end = sep ? tab : lineEnd;
-        row[i] = plain ? decoders[i](text.slice(pos, end)) : this.field(text, pos, end, i);
+        if (!plain) row[i] = this.field(text, pos, end, i);
+        else if (keeps[i] === 1) row[i] = text.slice(pos, end);
+        else row[i] = decoders[i](text.slice(pos, end));
         pos = end + 1;
       }
       out.push(row);
@@ -84,7 +92,7 @@ export class CopyTextRowParser {
     if (end - start === 2 && text.charCodeAt(start) === BACKSLASH && text.charCodeAt(start + 1) === 78 /* N */) return null;
     let raw = text.slice(start, end);
     if (raw.indexOf('\\') >= 0) raw = unescapeCopyText(raw);
-    return this.decoders[i](raw);
+    return this.keeps[i] === 1 ? raw : this.decoders[i](raw);
   }
 
   private shapeError(text: string, pos: number, lineEnd: number): Error {

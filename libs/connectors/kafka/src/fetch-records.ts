@@ -1,7 +1,6 @@
 import {
   type Callback,
   type Connection,
-  type Consumer,
   compressionsAlgorithmsByBitmask,
   createAPI,
   fetchV13,
@@ -152,14 +151,20 @@ const VERSIONS = [
 
 type FetchApi = ReturnType<typeof createAPI<Parameters<typeof fetchV17.createRequest>, RawFetchResponse>>;
 
+/** What a fetcher needs of a client (any of the package's clients): its broker's APIs and its connections. */
+export interface FetchingClient {
+  listApis(): Promise<{ name: string; minVersion: number; maxVersion: number }[]>;
+  readonly connections: { get(broker: { host: string; port: number }): Promise<Connection> };
+}
+
 /**
- * Fetch requests of one consumer: the highest version both this code and the broker know (13 and
- * up: the requests name topics by id), over the consumer's own connections.
+ * Fetch requests of one reader: the highest version both this code and the broker know (13 and
+ * up: the requests name topics by id), over its client's own connections.
  */
 export class RawFetcher {
   private api?: Promise<FetchApi>;
 
-  constructor(private readonly consumer: Consumer) {}
+  constructor(private readonly consumer: FetchingClient) {}
 
   private version(): Promise<FetchApi> {
     this.api ??= this.consumer.listApis().then((apis) => {

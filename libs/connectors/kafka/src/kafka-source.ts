@@ -1,4 +1,4 @@
-import type { Admin, Consumer } from '@platformatic/kafka';
+import type { Admin } from '@platformatic/kafka';
 import {
   formatType,
   parseSchemaConfig,
@@ -633,7 +633,7 @@ interface TopicDecoder {
 class KafkaReader implements SourceReader<KafkaSplit> {
   private readonly splits = new Map<string, KafkaSplit>();
   private noMore = false;
-  private consumer?: Consumer;
+  /** Metadata, the fetches' connections and the group's offsets (no Consumer: it never joins its group). */
   private admin?: Admin;
   private topics = new Map<string, TopicInfo>();
   private readonly decoders = new Map<TopicEntry, TopicDecoder>();
@@ -673,8 +673,8 @@ class KafkaReader implements SourceReader<KafkaSplit> {
   }
 
   open(): void {
-    this.consumer = newConsumer(this.cfg.bootstrap, this.cfg.group, this.cfg.settings, `tideway-kafka-reader-${this.ctx.subtaskIndex}`);
-    this.fetcher = new RawFetcher(this.consumer);
+    this.admin = newAdmin(this.cfg.bootstrap, this.cfg.settings, `tideway-kafka-reader-${this.ctx.subtaskIndex}`);
+    this.fetcher = new RawFetcher(this.admin);
   }
 
   addSplits(splits: KafkaSplit[]): void {
@@ -690,8 +690,8 @@ class KafkaReader implements SourceReader<KafkaSplit> {
   }
 
   private async refreshTopics(names: readonly string[]): Promise<void> {
-    const consumer = this.consumer as Consumer;
-    const md = await consumer.metadata({ topics: [...names], forceUpdate: true, autocreateTopics: false });
+    const admin = this.admin as Admin;
+    const md = await admin.metadata({ topics: [...names], forceUpdate: true, autocreateTopics: false });
     for (const [id, b] of md.brokers) this.brokers.set(id, { host: b.host, port: b.port });
     for (const n of names) {
       const t = md.topics.get(n);
@@ -975,12 +975,12 @@ class KafkaReader implements SourceReader<KafkaSplit> {
     const offsets = this.toCommit.get(checkpointId);
     for (const id of [...this.toCommit.keys()]) if (id <= checkpointId) this.toCommit.delete(id);
     if (!offsets || offsets.size === 0) return;
-    this.admin ??= newAdmin(this.cfg.bootstrap, this.cfg.settings, `tideway-kafka-reader-${this.ctx.subtaskIndex}`);
+    const admin = this.admin as Admin;
     const topics = new Map<string, { partition: number; offset: bigint }[]>();
     for (const o of offsets.values())
       topics.set(o.topic, [...(topics.get(o.topic) ?? []), { partition: o.partition, offset: BigInt(o.offset) }]);
     try {
-      await this.admin.alterConsumerGroupOffsets({
+      await admin.alterConsumerGroupOffsets({
         groupId: this.cfg.group,
         topics: [...topics].map(([name, partitionOffsets]) => ({ name, partitionOffsets })),
       });
@@ -996,7 +996,7 @@ class KafkaReader implements SourceReader<KafkaSplit> {
 
   async close(): Promise<void> {
     this.prefetched.clear();
-    await Promise.allSettled([this.consumer?.close(), this.admin?.close()]);
+    await this.admin?.close().catch(() => undefined);
   }
 }
 

@@ -1,6 +1,6 @@
-import { type CompressionAlgorithmValue, compressionsAlgorithms, createRecordsBatch, Reader, Writer } from '@platformatic/kafka';
+import { type CompressionAlgorithmValue, compressionsAlgorithms, crc32c, createRecordsBatch, Reader, Writer } from '@platformatic/kafka';
 import { describe, expect, it } from 'vitest';
-import { AbortedTransactions, BatchCursor, type FetchedPartition, parseFetchResponse } from './fetch-records.js';
+import { AbortedTransactions, BatchCursor, CorruptBatchError, type FetchedPartition, parseFetchResponse } from './fetch-records.js';
 import { nativeRow } from './record-formats.js';
 
 interface Message {
@@ -29,8 +29,14 @@ function batch(
     ).buffer,
   );
   b.writeBigInt64BE(BigInt(firstOffset), 0);
-  // The control bit (a transaction marker); the CRC is not checked by a consumer.
+  // The control bit (a transaction marker), then the CRC again, as the broker's own batch has it.
   if (opts.control) b.writeInt16BE(b.readInt16BE(21) | 0x30, 21);
+  return sealed(b);
+}
+
+/** The batch with its CRC-32C (the bytes from the attributes on) written again, after a test changed it. */
+function sealed(b: Buffer): Buffer {
+  b.writeUInt32BE(crc32c(b.subarray(21)), 17);
   return b;
 }
 
@@ -138,7 +144,7 @@ describe('fetch-records', () => {
     head.writeInt32BE(deltas.length - 1, 23);
     head.writeBigInt64BE(-1n, 43);
     head.writeInt32BE(deltas.length, 57);
-    const cursor = new BatchCursor(Buffer.concat([head, ...records]));
+    const cursor = new BatchCursor(sealed(Buffer.concat([head, ...records])));
     cursor.nextBatch();
     cursor.openRecords();
     const read: number[] = [];
@@ -230,13 +236,39 @@ describe('fetch-records', () => {
     const b = batch(0, [{ value: 'abc' }]);
     const bad = Buffer.from(b);
     bad[61] = 0x7e; // the record's length varint: 63, past the batch
-    const cursor = new BatchCursor(bad);
+    const cursor = new BatchCursor(sealed(bad));
     cursor.nextBatch();
     cursor.openRecords();
     expect(() => cursor.nextRecord()).toThrow(/runs past its batch/);
     const old = Buffer.from(b);
     old[16] = 1;
     expect(() => new BatchCursor(old).nextBatch()).toThrow(/message format v1/);
+  });
+
+  it("checks each batch's CRC-32C (check.crcs): a damaged byte is refused, naming the batch, unless the check is off", () => {
+    const good = batch(7, [{ value: 'abc' }, { value: 'def' }]);
+    const damaged = Buffer.concat([batch(5, [{ value: 'x' }, { value: 'y' }]), Buffer.from(good)]);
+    damaged[damaged.length - 2] ^= 0x01; // a bit of the last record's value (its headers count follows): "def" becomes "deg"
+    const cursor = new BatchCursor(damaged);
+    expect(cursor.nextBatch()).toBe(true); // the first batch is whole
+    let err: unknown;
+    try {
+      cursor.nextBatch();
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(CorruptBatchError);
+    expect((err as CorruptBatchError).offset).toBe(7n);
+    expect((err as CorruptBatchError).stored).toBe(good.readUInt32BE(17));
+    expect((err as Error).message).toMatch(/record batch at offset 7 is corrupt: its CRC-32C is \d+, its bytes give \d+/);
+    // Unchecked, the batch reads, damage and all (what check.crcs = false asks for).
+    const unchecked = new BatchCursor(damaged, false);
+    unchecked.nextBatch();
+    expect(unchecked.nextBatch()).toBe(true);
+    unchecked.openRecords();
+    unchecked.nextRecord();
+    unchecked.nextRecord();
+    expect(unchecked.value()?.toString()).toBe('deg');
   });
 
   it('parses a Fetch response: partition errors returned, aborted transactions, records left as bytes', () => {

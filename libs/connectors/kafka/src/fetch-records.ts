@@ -2,6 +2,7 @@ import {
   type Callback,
   type Connection,
   compressionsAlgorithmsByBitmask,
+  crc32c,
   createAPI,
   fetchV13,
   fetchV14,
@@ -69,6 +70,7 @@ export interface FetchRequest {
 const BATCH_LENGTH = 8; // int32 after the int64 base offset
 const BATCH_OVERHEAD = 12; // base offset + length: the length counts the bytes after it
 const BATCH_MAGIC = 16;
+const BATCH_CRC = 17; // uint32: CRC-32C of the bytes from the attributes to the batch's end
 const BATCH_ATTRIBUTES = 21;
 const BATCH_LAST_OFFSET_DELTA = 23;
 const BATCH_FIRST_TIMESTAMP = 27;
@@ -241,6 +243,17 @@ function readVarlong(b: Buffer, p: number): number {
   return r % 2 === 1 ? -(r + 1) / 2 : r / 2;
 }
 
+/** A record batch whose bytes do not match its CRC-32C: damaged on disk or on the way. */
+export class CorruptBatchError extends Error {
+  constructor(
+    readonly offset: bigint,
+    readonly stored: number,
+    readonly computed: number,
+  ) {
+    super(`the record batch at offset ${offset} is corrupt: its CRC-32C is ${stored}, its bytes give ${computed}`);
+  }
+}
+
 /**
  * Walks the record batches of one partition (its fetched batches, or one buffer of batches), a
  * batch and then its records at a time, in place. A partial batch at the end of a buffer (the
@@ -276,8 +289,15 @@ export class BatchCursor {
   private bytes: Buffer;
   private segment = 0;
 
-  /** `segments`: buffers of whole batches (a fetched partition's records), or one buffer of batches. */
-  constructor(private readonly segments: readonly Buffer[] | Buffer) {
+  /**
+   * `segments`: buffers of whole batches (a fetched partition's records), or one buffer of batches.
+   * `checkCrcs` (kafka.config check.crcs, true by default as in Kafka's Java consumer): each batch's
+   * CRC-32C is checked before it is read; a batch that fails it throws CorruptBatchError.
+   */
+  constructor(
+    private readonly segments: readonly Buffer[] | Buffer,
+    private readonly checkCrcs = true,
+  ) {
     if (Buffer.isBuffer(segments)) this.segments = [segments];
     this.bytes = this.data = EMPTY;
   }
@@ -299,6 +319,11 @@ export class BatchCursor {
       throw new Error(
         `the record batch at offset ${b.readBigInt64BE(pos)} is in message format v${magic}; this reader reads v2 (Kafka 0.11 and later)`,
       );
+    if (this.checkCrcs) {
+      const stored = b.readUInt32BE(pos + BATCH_CRC);
+      const computed = crc32c(b.subarray(pos + BATCH_ATTRIBUTES, end));
+      if (computed !== stored) throw new CorruptBatchError(b.readBigInt64BE(pos), stored, computed);
+    }
     this.batchStart = pos;
     this.batchStop = end;
     this.pos = end;

@@ -36,6 +36,7 @@ const CONSUMER_CASES: [string, unknown, Record<string, unknown>][] = [
   ['fetch.max.wait.ms', 100, { maxWaitTime: 100 }],
   ['isolation.level', 'read_uncommitted', { isolationLevel: 0 }],
   ['auto.offset.reset', 'latest', { autoOffsetReset: 'latest' }],
+  ['check.crcs', 'false', { checkCrcs: false }],
   ['max.poll.records', 1, { maxPollRecords: 1 }],
   ['enable.auto.commit', 'false', {}],
 ];

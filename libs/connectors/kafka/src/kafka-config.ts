@@ -102,6 +102,8 @@ export interface ConsumerSettings extends ClientSettings {
   autoOffsetReset: 'earliest' | 'latest';
   /** max.poll.records: the most records one poll hands on. */
   maxPollRecords?: number;
+  /** check.crcs: whether each record batch's CRC-32C is checked (default true, as Java's consumer). */
+  checkCrcs?: boolean;
 }
 
 export type Compression = 'none' | 'gzip' | 'snappy' | 'lz4' | 'zstd';
@@ -349,6 +351,9 @@ const CONSUMER: Record<string, Apply<ConsumerSettings>> = {
   },
   'auto.offset.reset': (t, v, o, k) => {
     t.autoOffsetReset = oneOf(o, k, v, ['earliest', 'latest']);
+  },
+  'check.crcs': (t, v, o, k) => {
+    t.checkCrcs = bool(o, k, v);
   },
   'max.poll.records': (t, v, o, k) => {
     const n = nonNegativeInt(o, k, v);

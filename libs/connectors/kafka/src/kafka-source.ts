@@ -28,7 +28,14 @@ import {
   KAFKA_FORMATS,
   type KafkaFormat,
 } from './formats.js';
-import { AbortedTransactions, BatchCursor, type FetchedPartition, RawFetcher, type RawFetchResponse } from './fetch-records.js';
+import {
+  AbortedTransactions,
+  BatchCursor,
+  CorruptBatchError,
+  type FetchedPartition,
+  RawFetcher,
+  type RawFetchResponse,
+} from './fetch-records.js';
 import { NATIVE_COLUMNS, nativeRow } from './record-formats.js';
 import type { DebeziumTableFilter } from './change-formats.js';
 import { CONSUMER_CONFIG_KEYS, consumerSettings, type ConsumerSettings } from './kafka-config.js';
@@ -862,6 +869,23 @@ class KafkaReader implements SourceReader<KafkaSplit> {
     return stale;
   }
 
+  /**
+   * The cursor's next batch. A batch that fails its CRC check fails the task at once, naming where
+   * (a retry would read the same bytes): Java's consumer refuses it too, unless check.crcs is false.
+   */
+  private nextBatch(batch: BatchCursor, split: KafkaSplit): boolean {
+    try {
+      return batch.nextBatch();
+    } catch (err) {
+      if (!(err instanceof CorruptBatchError)) throw err;
+      throw new TidewayError(
+        ErrorCode.TASK_FAILED,
+        `topic ${split.topic} partition ${split.partition}: ${err.message} (kafka.config check.crcs = false reads it unchecked).`,
+        { retryable: true },
+      );
+    }
+  }
+
   private readBatches(split: KafkaSplit, p: FetchedPartition, rows: Row[], limit: number): void {
     if (p.records === null) return;
     // read_committed: the aborted transactions' batches and the markers are skipped.
@@ -871,8 +895,8 @@ class KafkaReader implements SourceReader<KafkaSplit> {
     const end = split.end ?? Number.POSITIVE_INFINITY;
     const d = this.decoderOf(split.topic);
     const one = d.decode?.one;
-    const batch = new BatchCursor(p.records);
-    while (batch.nextBatch()) {
+    const batch = new BatchCursor(p.records, this.cfg.settings.checkCrcs ?? true);
+    while (this.nextBatch(batch, split)) {
       const first = batch.firstOffset;
       const next = first + batch.lastOffsetDelta + 1;
       if (next <= start) continue;

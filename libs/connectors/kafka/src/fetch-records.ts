@@ -180,10 +180,10 @@ export interface FetchingClient {
 export class RawFetcher {
   private api?: Promise<FetchApi>;
 
-  constructor(private readonly consumer: FetchingClient) {}
+  constructor(private readonly client: FetchingClient) {}
 
   private version(): Promise<FetchApi> {
-    this.api ??= this.consumer.listApis().then((apis) => {
+    this.api ??= this.client.listApis().then((apis) => {
       const fetch = apis.find((a) => a.name === 'Fetch');
       const found = VERSIONS.find(([v]) => fetch !== undefined && v >= fetch.minVersion && v <= fetch.maxVersion);
       if (!found)
@@ -201,7 +201,7 @@ export class RawFetcher {
   /** Sends one Fetch to `node` (a broker of `brokers`, from the consumer's metadata). */
   async fetch(broker: { host: string; port: number }, request: FetchRequest): Promise<RawFetchResponse> {
     const api = await this.version();
-    const connection: Connection = await this.consumer.connections.get(broker);
+    const connection: Connection = await this.client.connections.get(broker);
     const response = await new Promise<RawFetchResponse>((resolve, reject) => {
       const done: Callback<RawFetchResponse> = (err, result) => (err ? reject(err) : resolve(result as RawFetchResponse));
       api(

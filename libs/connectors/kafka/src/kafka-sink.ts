@@ -383,8 +383,6 @@ interface OpenTransaction {
 class KafkaWriter implements SinkWriter<KafkaCommitInfo, KafkaWriterState> {
   /** NON / AT_LEAST_ONCE: the producer that sends; EXACTLY_ONCE: a client for metadata only. */
   private producer?: Producer;
-  /** Whether the producer is idempotent (AT_LEAST_ONCE's default): it gets its producer id first. */
-  private idempotent = false;
   /** Partition counts of the topics written so far (looked up on first use). */
   private readonly partitions = new Map<string, number>();
   private readonly routes = new Map<string, RouteEncoder>();
@@ -488,16 +486,20 @@ class KafkaWriter implements SinkWriter<KafkaCommitInfo, KafkaWriterState> {
     return producer;
   }
 
+  /** Whether the producer is idempotent: AT_LEAST_ONCE's default, never with transactions (EXACTLY_ONCE). */
+  private get idempotent(): boolean {
+    return this.cfg.semantics !== 'EXACTLY_ONCE' && (this.cfg.settings.idempotent ?? this.cfg.semantics === 'AT_LEAST_ONCE');
+  }
+
   private newProducer(): Producer {
     const s = this.cfg.settings;
     const exactly = this.cfg.semantics === 'EXACTLY_ONCE';
     const atLeastOnce = this.cfg.semantics === 'AT_LEAST_ONCE';
-    const idempotent = exactly ? false : (s.idempotent ?? atLeastOnce);
     const acks = s.acks ?? (atLeastOnce || exactly ? -1 : 1);
     if (atLeastOnce && acks !== -1) {
       throw new TidewayError(ErrorCode.CONFIG_BAD_VALUE, `semantics = AT_LEAST_ONCE needs acks = all; kafka.config sets acks = ${acks}.`);
     }
-    const producer = new Producer({
+    return new Producer({
       clientId: s.clientId ?? `tideway-kafka-sink-${this.subtask}`,
       bootstrapBrokers: brokerList(this.cfg.bootstrap),
       timeout: exactly ? undefined : s.timeout,
@@ -505,14 +507,12 @@ class KafkaWriter implements SinkWriter<KafkaCommitInfo, KafkaWriterState> {
       retries: s.retries ?? 3,
       retryDelay: s.retryDelay,
       metadataMaxAge: s.metadataMaxAge,
-      idempotent,
+      idempotent: this.idempotent,
       acks,
       compression: s.compression,
       autocreateTopics: s.autocreateTopics ?? true,
       ...connectionSecurity(s),
     });
-    this.idempotent = idempotent;
-    return producer;
   }
 
   /**

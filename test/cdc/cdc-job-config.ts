@@ -24,6 +24,8 @@ export interface CdcJobOptions {
   readonly sink?: string;
   /** env.parallelism (default 1). */
   readonly parallelism?: number;
+  /** More env options, e.g. a read limit. */
+  readonly envExtra?: string;
 }
 
 const quote = (s: string) => JSON.stringify(s);
@@ -34,6 +36,7 @@ env {
   job.mode = "STREAMING"
   parallelism = ${o.parallelism ?? 1}
   checkpoint.interval = 500
+  ${o.envExtra ?? ''}
 }
 source {
   ${o.plugin} {

@@ -157,6 +157,10 @@ export async function killMidSnapshot(
       target: target.server,
       targetDatabase: target.database,
       parallelism: run.parallelism,
+      // Paced, so that the snapshot spans several 500 ms checkpoints on any machine: unpaced, a
+      // fast one read all the rows before the first checkpoint committed any, and there was no
+      // "mid-snapshot" left to kill in.
+      envExtra: 'read_limit.rows_per_second = 10000',
     }),
   );
   // Updates while the snapshot runs: some hit chunks already read, some chunks still to come.

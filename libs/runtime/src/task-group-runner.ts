@@ -33,6 +33,13 @@ const SLICE_MS = 5;
 /** Longest sleep when the source has nothing to emit. */
 const MAX_IDLE_MS = 20;
 const METRICS_INTERVAL_MS = 500;
+/**
+ * A task group's first rows go on ahead of the rest of their poll: a source that hands over
+ * thousands of rows in one poll (a Kafka fetch, a COPY chunk) would otherwise have them all
+ * transformed and encoded before the first one reaches its sink. SeaTunnel's readers emit row by
+ * row, so their first row is written at once; Tideway's is written after at most this many.
+ */
+const FIRST_ROWS = 256;
 
 type Push = (rows: Row[]) => void | Promise<void>;
 
@@ -105,6 +112,8 @@ export class TaskGroupRunner {
   /** Commit infos prepared per checkpoint, per sink vertex, not yet committed. */
   private readonly pendingCommits = new Map<number, CommitInfos>();
   private lastMetrics = 0;
+  /** Whether no row has gone on yet (FIRST_ROWS). */
+  private firstRows = true;
 
   /**
    * @param loadPlugins loads the factories of the chain's plugins (tests pass their own fakes).
@@ -485,7 +494,7 @@ export class TaskGroupRunner {
       for (const { rows, event } of changes.splice(0, changes.length)) {
         if (rows.length > 0) {
           this.counters.countSource(rows);
-          const r = this.push(rows);
+          const r = this.pushRows(rows);
           if (r instanceof Promise) await this.awaitPush(r);
         }
         await this.awaitPush(this.pushSchema(event));
@@ -501,7 +510,7 @@ export class TaskGroupRunner {
       if (batch.length > 0) {
         const rows = take();
         const bytes = this.counters.countSource(rows);
-        const r = this.push(rows);
+        const r = this.pushRows(rows);
         if (r instanceof Promise) await this.awaitPush(r);
         idleMs = 1;
         if (this.limiter.active) {
@@ -524,6 +533,16 @@ export class TaskGroupRunner {
         sliceStart = Date.now();
       }
     }
+  }
+
+  /** Hands a poll's rows on: the task group's first FIRST_ROWS ahead of the rest. */
+  private pushRows(rows: Row[]): void | Promise<void> {
+    if (!this.firstRows) return this.push(rows);
+    this.firstRows = false;
+    if (rows.length <= FIRST_ROWS) return this.push(rows);
+    const rest = rows.slice(FIRST_ROWS);
+    const r = this.push(rows.slice(0, FIRST_ROWS));
+    return r instanceof Promise ? r.then(() => this.push(rest)) : this.push(rest);
   }
 
   /**

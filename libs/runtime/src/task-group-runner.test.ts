@@ -1,7 +1,8 @@
 /**
  * TaskGroupRunner with hand-written plugins: a sink whose next transaction waits for the
  * row locks of the transaction it prepared at the previous checkpoint (as XA upserts of the
- * same keys do in PostgreSQL and MariaDB) must still see that checkpoint committed.
+ * same keys do in PostgreSQL and MariaDB) must still see that checkpoint committed; and a task
+ * group's first rows reach the sink ahead of the rest of their poll.
  */
 import { describe, expect, it } from 'vitest';
 import { RowKind, type Row, type SinkFactory, type SourceFactory } from '@tideway/api';
@@ -92,6 +93,52 @@ const plugin = (type: PluginConfig['type'], name: string): PluginConfig => ({
   optionLines: {},
 });
 
+/** A source handing over `perPoll` rows a poll (numbered from 0), and a sink keeping each write. */
+function batchFactories(perPoll: number, writes: number[][]): PluginRegistry {
+  let next = 0;
+  const source: SourceFactory = {
+    type: 'source',
+    name: 'SameKey',
+    description: 'emits numbered rows, many a poll',
+    spec: { options: [] },
+    create: () => ({
+      boundedness: () => 'UNBOUNDED',
+      catalogTables: () => [],
+      createEnumerator: () => {
+        throw new Error('not used');
+      },
+      createReader: () => ({
+        open() {},
+        pollNext(out) {
+          const rows: Row[] = [];
+          for (let i = 0; i < perPoll; i++) rows.push({ kind: RowKind.INSERT, tableId: 't', fields: [next++] });
+          out.collectBatch(rows);
+        },
+        addSplits() {},
+        handleNoMoreSplits() {},
+        snapshotState: () => [],
+        close() {},
+      }),
+    }),
+  };
+  const sink: SinkFactory = {
+    type: 'sink',
+    name: 'LockingSink',
+    description: 'keeps what each write got',
+    spec: { options: [] },
+    create: () => ({
+      createWriter: () => ({
+        write: (rows) => {
+          writes.push(rows.map((r) => r.fields[0] as number));
+        },
+        prepareCommit: () => undefined,
+        close() {},
+      }),
+    }),
+  };
+  return new PluginRegistry([source, sink]);
+}
+
 function descriptor(): TaskGroupDescriptor {
   return {
     jobId: 'j',
@@ -150,5 +197,21 @@ describe('TaskGroupRunner', () => {
     await running;
     expect(table.committed).toEqual([1, 2]);
     expect(sent.at(-1)).toMatchObject({ type: 'state', state: 'CANCELED' });
+  });
+
+  it("hands the task group's first 256 rows on ahead of the rest of their poll, and later polls whole", async () => {
+    const writes: number[][] = [];
+    const runner = new TaskGroupRunner(
+      descriptor(),
+      () => undefined,
+      async () => batchFactories(1000, writes),
+    );
+    const running = runner.run();
+    await until('three polls written', () => writes.length >= 4);
+    runner.deliver({ type: 'cancel', reason: 'test over' });
+    await running;
+    expect(writes.slice(0, 4).map((w) => w.length)).toEqual([256, 744, 1000, 1000]);
+    // In order, nothing lost or repeated across the split.
+    expect(writes.slice(0, 4).flat()).toEqual(Array.from({ length: 3000 }, (_, i) => i));
   });
 });

@@ -1,4 +1,4 @@
-import { Admin, Consumer, type ClusterMetadata } from '@platformatic/kafka';
+import { Admin, Consumer, type ClusterMetadata } from '#kafka-client';
 import { ErrorCode, TidewayError } from '@tideway/common';
 import { type ClientSettings, connectionSecurity, type ConsumerSettings } from './kafka-config.js';
 

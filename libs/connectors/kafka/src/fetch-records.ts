@@ -11,7 +11,7 @@ import {
   fetchV16,
   fetchV17,
   type Reader,
-} from '@platformatic/kafka';
+} from '#kafka-client';
 
 /**
  * CRC-32C of a batch's bytes, by @node-rs/crc32's native code on the Buffer itself; where that

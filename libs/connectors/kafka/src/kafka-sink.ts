@@ -1,5 +1,5 @@
-import { murmur2, Producer } from '@platformatic/kafka';
-import type { MessageToProduce } from '@platformatic/kafka';
+import { murmur2, Producer } from '#kafka-client';
+import type { MessageToProduce } from '#kafka-client';
 import type { CatalogTable, DataType, PluginContext, PluginOptions, PluginSpec, Row, Sink, SinkFactory, SinkWriter } from '@tideway/api';
 import { substituteTablePlaceholders } from '@tideway/connector-file-common/formats';
 import { ConfigError, ErrorCode, logger, sleep, TidewayError } from '@tideway/common';

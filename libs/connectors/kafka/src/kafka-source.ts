@@ -1,4 +1,4 @@
-import type { Admin } from '@platformatic/kafka';
+import type { Admin } from '#kafka-client';
 import {
   formatType,
   parseSchemaConfig,

@@ -1,4 +1,4 @@
-import { Connection, endTxnV4, findCoordinatorV6, initProducerIdV4, listTransactionsV0, Producer } from '@platformatic/kafka';
+import { Connection, endTxnV4, findCoordinatorV6, initProducerIdV4, listTransactionsV0, Producer } from '#kafka-client';
 import { ErrorCode, logger, TidewayError } from '@tideway/common';
 import { brokerList, connectTimeoutMs, errorText, hasApiError, newAdmin } from './client.js';
 import { connectionSecurity, type ProducerSettings } from './kafka-config.js';

@@ -5,7 +5,16 @@
  * group's first rows reach the sink ahead of the rest of their poll.
  */
 import { describe, expect, it } from 'vitest';
-import { RowKind, type Row, type SinkFactory, type SourceFactory } from '@tideway/api';
+import {
+  RowKind,
+  type Row,
+  type SinkCommitter,
+  type SinkFactory,
+  type SinkWriter,
+  type SourceFactory,
+  type SourceReader,
+  type SourceSplit,
+} from '@tideway/api';
 import type { PluginConfig } from '@tideway/config';
 import { PluginRegistry } from '@tideway/plugins/lazy';
 import type { TaskGroupDescriptor } from './descriptor.js';
@@ -32,12 +41,16 @@ class LockingTable {
   }
 }
 
-function factories(table: LockingTable): PluginRegistry {
-  let next = 0;
+/** A registry of one source (its reader's pollNext given) and one sink (its writer and committer given). */
+function registry(
+  pollNext: SourceReader<SourceSplit>['pollNext'],
+  createWriter: () => SinkWriter,
+  createCommitter?: () => SinkCommitter<unknown>,
+): PluginRegistry {
   const source: SourceFactory = {
     type: 'source',
     name: 'SameKey',
-    description: 'emits row after row of one key',
+    description: 'a test source',
     spec: { options: [] },
     create: () => ({
       boundedness: () => 'UNBOUNDED',
@@ -47,9 +60,7 @@ function factories(table: LockingTable): PluginRegistry {
       },
       createReader: () => ({
         open() {},
-        pollNext(out) {
-          out.collect({ kind: RowKind.UPDATE_AFTER, tableId: 't', fields: [1, next++] });
-        },
+        pollNext,
         addSplits() {},
         handleNoMoreSplits() {},
         snapshotState: () => [],
@@ -60,27 +71,53 @@ function factories(table: LockingTable): PluginRegistry {
   const sink: SinkFactory = {
     type: 'sink',
     name: 'LockingSink',
-    description: 'a transaction per checkpoint, holding its key until committed',
+    description: 'a test sink',
     spec: { options: [] },
-    create: () => ({
-      createWriter: () => ({
-        write: (rows) => table.write(rows),
-        prepareCommit: (checkpointId) => {
-          table.prepared = checkpointId;
-          return checkpointId;
-        },
-        close() {},
-      }),
-      createCommitter: () => ({
-        commit: (infos: unknown[]) => {
-          for (const id of infos) table.commit(id as number);
-          return [];
-        },
-        abort() {},
-      }),
-    }),
+    create: () => ({ createWriter, ...(createCommitter ? { createCommitter } : {}) }),
   };
   return new PluginRegistry([source, sink]);
+}
+
+/** Row after row of one key, into a sink holding a transaction per checkpoint until it is committed. */
+function factories(table: LockingTable): PluginRegistry {
+  let next = 0;
+  return registry(
+    (out) => out.collect({ kind: RowKind.UPDATE_AFTER, tableId: 't', fields: [1, next++] }),
+    () => ({
+      write: (rows) => table.write(rows),
+      prepareCommit: (checkpointId) => {
+        table.prepared = checkpointId;
+        return checkpointId;
+      },
+      close() {},
+    }),
+    () => ({
+      commit: (infos: unknown[]) => {
+        for (const id of infos) table.commit(id as number);
+        return [];
+      },
+      abort() {},
+    }),
+  );
+}
+
+/** A source handing over `perPoll` rows a poll (numbered from 0), and a sink keeping each write. */
+function batchFactories(perPoll: number, writes: number[][]): PluginRegistry {
+  let next = 0;
+  return registry(
+    (out) => {
+      const rows: Row[] = [];
+      for (let i = 0; i < perPoll; i++) rows.push({ kind: RowKind.INSERT, tableId: 't', fields: [next++] });
+      out.collectBatch(rows);
+    },
+    () => ({
+      write: (rows) => {
+        writes.push(rows.map((r) => r.fields[0] as number));
+      },
+      prepareCommit: () => undefined,
+      close() {},
+    }),
+  );
 }
 
 const plugin = (type: PluginConfig['type'], name: string): PluginConfig => ({
@@ -92,52 +129,6 @@ const plugin = (type: PluginConfig['type'], name: string): PluginConfig => ({
   options: {},
   optionLines: {},
 });
-
-/** A source handing over `perPoll` rows a poll (numbered from 0), and a sink keeping each write. */
-function batchFactories(perPoll: number, writes: number[][]): PluginRegistry {
-  let next = 0;
-  const source: SourceFactory = {
-    type: 'source',
-    name: 'SameKey',
-    description: 'emits numbered rows, many a poll',
-    spec: { options: [] },
-    create: () => ({
-      boundedness: () => 'UNBOUNDED',
-      catalogTables: () => [],
-      createEnumerator: () => {
-        throw new Error('not used');
-      },
-      createReader: () => ({
-        open() {},
-        pollNext(out) {
-          const rows: Row[] = [];
-          for (let i = 0; i < perPoll; i++) rows.push({ kind: RowKind.INSERT, tableId: 't', fields: [next++] });
-          out.collectBatch(rows);
-        },
-        addSplits() {},
-        handleNoMoreSplits() {},
-        snapshotState: () => [],
-        close() {},
-      }),
-    }),
-  };
-  const sink: SinkFactory = {
-    type: 'sink',
-    name: 'LockingSink',
-    description: 'keeps what each write got',
-    spec: { options: [] },
-    create: () => ({
-      createWriter: () => ({
-        write: (rows) => {
-          writes.push(rows.map((r) => r.fields[0] as number));
-        },
-        prepareCommit: () => undefined,
-        close() {},
-      }),
-    }),
-  };
-  return new PluginRegistry([source, sink]);
-}
 
 function descriptor(): TaskGroupDescriptor {
   return {

@@ -14,6 +14,7 @@ export {
 } from './json-format.js';
 export { substituteTablePlaceholders } from './file-name.js';
 export { javaDoubleText, javaFloatText, isoTemporalText } from './java-text.js';
+export { BIGINT_AVRO_LONG } from './avro-long.js';
 export {
   bytesUnscaled,
   dateDays,

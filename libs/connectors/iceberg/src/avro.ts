@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { deflateRawSync } from 'node:zlib';
 import avro from 'avsc';
+import { BIGINT_AVRO_LONG } from '@tideway/connector-file-common/formats';
 
 /**
  * Iceberg's Avro files (manifests and manifest lists) through avsc: the schemas of the table
@@ -10,18 +11,7 @@ import avro from 'avsc';
  */
 
 /** Avro longs as JavaScript bigints (avsc's own long type stops at 2^53). */
-const LONG = avro.types.LongType.__with({
-  fromBuffer: (buf: Buffer) => buf.readBigInt64LE(),
-  toBuffer: (n: bigint) => {
-    const buf = Buffer.alloc(8);
-    buf.writeBigInt64LE(BigInt(n));
-    return buf;
-  },
-  fromJSON: (x: number | string) => BigInt(x),
-  toJSON: (n: bigint) => Number(n),
-  isValid: (n: unknown) => typeof n === 'bigint' || (typeof n === 'number' && Number.isInteger(n)),
-  compare: (a: bigint, b: bigint) => (a < b ? -1 : a > b ? 1 : 0),
-});
+const LONG = avro.types.LongType.__with(BIGINT_AVRO_LONG);
 
 export type AvroSchema = Record<string, unknown> | string | unknown[];
 

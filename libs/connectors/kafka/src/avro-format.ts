@@ -1,5 +1,6 @@
 import type { DataType } from '@tideway/api';
 import {
+  BIGINT_AVRO_LONG,
   bytesUnscaled,
   dateDays,
   dateText,
@@ -31,21 +32,9 @@ const AVRO_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** avsc, loaded by the first job with format = avro (about 12 ms of CPU at every import otherwise). */
 const avsc = onFirstUse<typeof avro>('avsc', import.meta.url);
 
-/** Avro longs as JavaScript bigints (avsc's own long type stops at 2^53), made with avsc. */
+/** Avro longs as JavaScript bigints, made with avsc on first use. */
 let long: avro.types.LongType | undefined;
-const LONG = () =>
-  (long ??= avsc().types.LongType.__with({
-    fromBuffer: (buf: Buffer) => buf.readBigInt64LE(),
-    toBuffer: (n: bigint) => {
-      const buf = Buffer.alloc(8);
-      buf.writeBigInt64LE(BigInt(n));
-      return buf;
-    },
-    fromJSON: (x: number | string) => BigInt(x),
-    toJSON: (n: bigint) => Number(n),
-    isValid: (n: unknown) => typeof n === 'bigint' || (typeof n === 'number' && Number.isInteger(n)),
-    compare: (a: bigint, b: bigint) => (a < b ? -1 : a > b ? 1 : 0),
-  }));
+const LONG = () => (long ??= avsc().types.LongType.__with(BIGINT_AVRO_LONG));
 
 /** Why the columns cannot be written as SeaTunnel's avro records, or undefined when they can. */
 export function avroColumnsProblem(columns: readonly Column[]): string | undefined {

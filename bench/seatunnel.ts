@@ -14,7 +14,12 @@
  *   the source topic filled once by Tideway before the rounds;
  * - recovery: the jdbc job (into a table without a key) on a cluster of one coordinator (SeaTunnel:
  *   master) and two workers, each engine with its defaults; once rows flow, the busy worker is
- *   SIGKILLed and the seconds until rows move again are taken.
+ *   SIGKILLed and the seconds until rows move again are taken;
+ * - pg-cdc: Postgres-CDC -> Jdbc PostgreSQL (bench/seatunnel/pg-cdc-pg.conf), on SeaTunnel 2.3.4, a
+ *   whole install of its own (connector-cdc-postgres has no 2.3.8 release: decision 0045): the
+ *   snapshot of --rows orders (to every row in the sink; start-up to the first), then --changes
+ *   changes (100,000) in one transaction and the seconds from its commit until the sink's count and
+ *   checksum match the source's; each run on a new slot, ended by SIGTERM.
  * Per job and engine: the whole command's wall time and rows/s over it; peak RSS of all the
  * engine's processes together (the sum of each process's VmHWM, read from /proc while it runs:
  * Tideway's worker threads are in its one process, SeaTunnel's local mode is one JVM); start-up:
@@ -34,6 +39,7 @@ import { Admin } from '@platformatic/kafka';
 import pg from 'pg';
 import {
   ClusterProcesses,
+  SEATUNNEL_CDC_VERSION,
   SEATUNNEL_VERSION,
   SeaTunnelCluster,
   ensureSeaTunnel,
@@ -57,6 +63,7 @@ const JOBS = [
   'parquet-read',
   'kafka',
   'recovery',
+  'pg-cdc',
 ] as const;
 type JobName = (typeof JOBS)[number];
 
@@ -65,6 +72,7 @@ const { values: opts } = parseArgs({
     rounds: { type: 'string', default: process.env.BENCH_ROUNDS ?? '5' },
     jobs: { type: 'string', default: JOBS.join(',') },
     rows: { type: 'string', default: '2000000' },
+    changes: { type: 'string', default: '100000' },
     'fake-rows': { type: 'string', default: process.env.BENCH_ROWS ?? '8000000' },
     heap: { type: 'string', default: process.env.BENCH_SEATUNNEL_HEAP ?? '2g' },
     write: { type: 'boolean', default: false },
@@ -72,6 +80,7 @@ const { values: opts } = parseArgs({
 });
 const ROUNDS = Number(opts.rounds);
 const ROWS = Number(opts.rows);
+const CHANGES = Number(opts.changes);
 const FAKE_ROWS = Number(opts['fake-rows']);
 const HEAP = opts.heap;
 const CHECKPOINT_MS = 10_000;
@@ -80,6 +89,7 @@ const CHECKPOINT_TIMEOUT_MS = 600_000;
 for (const [name, n] of [
   ['--rounds', ROUNDS],
   ['--rows', ROWS],
+  ['--changes', CHANGES],
   ['--fake-rows', FAKE_ROWS],
 ] as const) {
   if (!Number.isInteger(n) || n < 1) {
@@ -616,6 +626,243 @@ async function recoveryJob(home: string, s: TestDatabaseServer, target: pg.Clien
 
 const recoveryLines: string[] = [];
 
+/** The Postgres-CDC job's lines of the report (its own table: snapshot, then changes streamed). */
+const cdcLines: string[] = [];
+
+/** A streaming job started by one engine, followed (peak RSS) until stop() ends it. */
+interface Streaming {
+  readonly started: number;
+  /** Why it ended early (its exit code and last output), while it should still run. */
+  ended(): string | undefined;
+  peakRssMb(): number;
+  /** SIGTERM, then waits for the exit (SIGKILL after 60 s); whether SIGTERM alone ended it. */
+  stop(): Promise<boolean>;
+}
+
+async function startStreaming(engine: Engine, home: string, conf: string, vars: Vars): Promise<Streaming> {
+  const all = { checkpoint_interval: String(CHECKPOINT_MS), checkpoint_timeout: String(CHECKPOINT_TIMEOUT_MS), ...vars };
+  let command: string;
+  let args: string[];
+  let env: NodeJS.ProcessEnv;
+  let cleanup = () => {};
+  if (engine === 'Tideway') {
+    [command, args, env] = [process.execPath, [...tidewayCli, 'run', '-c', conf, ...toVarArgs(all)], { ...process.env, ...engineEnv }];
+  } else {
+    const cmd = await seaTunnelLocalCommand(home, conf, { heap: HEAP, variables: all });
+    [command, args, env, cleanup] = ['java', cmd.args, cmd.env, cmd.cleanup];
+  }
+  const started = performance.now();
+  const child = spawn(command, args, { cwd: repo, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  const keep = (s: string) => (output = (output + s).slice(-20_000));
+  child.stdout.setEncoding('utf8').on('data', keep);
+  child.stderr.setEncoding('utf8').on('data', keep);
+  let code: number | null | undefined;
+  const closed = new Promise<void>((resolve) =>
+    child.once('close', (c) => {
+      code = c;
+      cleanup();
+      resolve();
+    }),
+  );
+  const rss = new RssWatch(() => (child.pid === undefined ? [] : [child.pid]));
+  const timer = setInterval(() => rss.sample(), 100);
+  let stopping = false;
+  return {
+    started,
+    ended: () => (code !== undefined && !stopping ? `${engine} ended (${code}) while streaming:\n${output.slice(-4000)}` : undefined),
+    peakRssMb: () => rss.totalMb,
+    stop: async () => {
+      stopping = true;
+      rss.sample();
+      clearInterval(timer);
+      if (code !== undefined) return true;
+      child.kill('SIGTERM');
+      const killed = await Promise.race([closed.then(() => false), sleep(60_000).then(() => true)]);
+      if (killed) {
+        child.kill('SIGKILL');
+        await closed;
+      }
+      return !killed;
+    },
+  };
+}
+
+/**
+ * The changes applied to the source after the snapshot, in one transaction: every `step`-th row
+ * updated (status and amount: half the changes), every `2 * step`-th of the others deleted (a
+ * quarter) and as many new rows inserted above the last id (a quarter, copies of the first rows
+ * with new ids). `restore` puts the source back as loaded (from orders_before, a copy made once).
+ */
+function changeSql(rows: number, changes: number): { apply: string; restore: string } {
+  const step = Math.max(2, Math.floor((2 * rows) / changes));
+  const inserts = Math.max(0, changes - Math.floor(rows / step) - Math.floor((rows + 2 * step - 1) / (2 * step)));
+  return {
+    apply: `BEGIN;
+UPDATE orders SET status = 'changed', amount = amount + 1 WHERE id % ${step} = 0;
+DELETE FROM orders WHERE id % ${2 * step} = 1;
+INSERT INTO orders SELECT id + ${rows}, customer_id, 'inserted', product, region, amount, weight, is_paid, created_at, ship_date, note, attrs
+  FROM orders_before WHERE id <= ${inserts} ORDER BY id;
+COMMIT;`,
+    restore: `BEGIN;
+DELETE FROM orders WHERE id > ${rows} OR id % ${step} = 0;
+INSERT INTO orders SELECT * FROM orders_before WHERE id % ${2 * step} = 1 OR id % ${step} = 0;
+COMMIT;`,
+  };
+}
+
+/** Row count and a checksum over every column's text, in id order independent form (sum of row hashes). */
+const CHECKSUM_SQL = "SELECT count(*)::text || ':' || coalesce(sum(hashtext(o::text)::bigint), 0)::text AS v FROM orders o";
+
+async function cdcJob(home: string): Promise<void> {
+  if (!wanted('pg-cdc')) return;
+  const job = `Postgres-CDC snapshot + ${CHANGES.toLocaleString('en')} changes -> Jdbc PostgreSQL, p1`;
+  const srv = await startPostgres({ logical: true, settings: { shared_buffers: '1GB', max_wal_size: '8GB' } });
+  const dir = mkdtempSync(join(tmpdir(), 'tideway-bench-cdc-'));
+  let target: pg.Client | undefined;
+  let source: pg.Client | undefined;
+  try {
+    await pgRun(srv, srv.database, 'CREATE DATABASE src');
+    console.error(`loading ${ROWS} orders into PostgreSQL (wal_level=logical) ...`);
+    await loadOrders(dir, srv, undefined, ROWS);
+    target = await pgClient(srv, srv.database);
+    source = await pgClient(srv, 'src');
+    const { apply, restore } = changeSql(ROWS, CHANGES);
+    await source.query('CREATE TABLE orders_before AS SELECT * FROM orders');
+    // SeaTunnel's Postgres-CDC reads every update's before-image (with DEFAULT, an update's is
+    // null and its reader fails: NullPointerException on a null Struct); its docs ask for FULL.
+    // The same source for both engines.
+    await source.query('ALTER TABLE orders REPLICA IDENTITY FULL');
+    const vars = (slot: string): Vars => ({
+      parallelism: '1',
+      source_url: `jdbc:postgresql://${srv.host}:${srv.port}/src`,
+      source_database: 'src',
+      source_table: 'src.public.orders',
+      slot,
+      // stringtype=unspecified: SeaTunnel 2.3.4's Jdbc sink binds the jsonb column as varchar in its
+      // upsert, which PostgreSQL refuses; PgJDBC then sends strings untyped (as Tideway always does).
+      sink_url: `${srv.jdbcUrl}${srv.jdbcUrl.includes('?') ? '&' : '?'}stringtype=unspecified`,
+      sink_database: srv.database,
+      sink_table: 'public.orders',
+      // Not `user`: SeaTunnel 2.3.4 resolves ${user} against its system properties (user.name, ...).
+      pg_user: srv.user,
+      pg_password: srv.password,
+    });
+    const stats = async () =>
+      Number(
+        (await target!.query<{ n: string }>("SELECT (n_tup_ins + n_tup_upd)::text AS n FROM pg_stat_user_tables WHERE relname = 'orders'"))
+          .rows[0].n,
+      );
+    const count = async () => Number((await target!.query<{ n: string }>('SELECT count(*)::text AS n FROM orders')).rows[0].n);
+    type CdcRun = { snapshot: number; startup: number; apply: number; rss: number; sigterm: boolean };
+    const runs = new Map<Engine, CdcRun[]>([
+      ['Tideway', []],
+      ['SeaTunnel', []],
+    ]);
+    let changed: string | undefined;
+    let mix = '';
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const engine of orderOf(round)) {
+        const slot = `bench_${engine.toLowerCase()}_${round}_${process.pid}`;
+        const base = await stats();
+        const run = await startStreaming(engine, home, confPath('pg-cdc-pg'), vars(slot));
+        const check = () => {
+          const why = run.ended();
+          if (why !== undefined) throw new Error(why);
+        };
+        let stopped = false;
+        let sourceChanged = false;
+        try {
+          // Start-up: the first row in the target; snapshot: every row there (the statistics lead,
+          // as bench/cdc-snapshot.ts: cheap to poll, then count(*) decides).
+          let firstRow: number | undefined;
+          let last = -1;
+          let movedAt = performance.now();
+          const deadline = performance.now() + 1_800_000;
+          for (;;) {
+            check();
+            if (performance.now() > deadline) throw new Error(`${engine}: the snapshot did not complete within 30 minutes`);
+            if (firstRow === undefined && (await relationBytes(target, 'public.orders')) > 0)
+              firstRow = (performance.now() - run.started) / 1000;
+            const n = (await stats()) - base;
+            if (n !== last) [last, movedAt] = [n, performance.now()];
+            if ((n >= ROWS || (n > 0 && performance.now() - movedAt > 1500)) && (await count()) >= ROWS) break;
+            await sleep(250);
+          }
+          const snapshot = (performance.now() - run.started) / 1000;
+          // Both engines switch to the slot's stream once the snapshot is done; two checkpoint
+          // intervals later the changes go in, in one transaction, the same every round.
+          await sleep(2 * CHECKPOINT_MS);
+          check();
+          // A multi-statement query answers one result per statement (pg's types say one).
+          const results = (await source.query(apply)) as unknown as pg.QueryResult[];
+          sourceChanged = true;
+          const committed = performance.now();
+          const [updates, deletes, inserts] = [1, 2, 3].map((i) => results[i].rowCount ?? 0);
+          mix = `${updates.toLocaleString('en')} updates, ${deletes.toLocaleString('en')} deletes, ${inserts.toLocaleString('en')} inserts`;
+          const want = (await source.query<{ v: string }>(CHECKSUM_SQL)).rows[0].v;
+          changed ??= want;
+          if (want !== changed) throw new Error(`the source after the changes differs between rounds (${want} against ${changed})`);
+          let applied: number | undefined;
+          while (performance.now() - committed < 600_000) {
+            check();
+            if ((await target.query<{ v: string }>(CHECKSUM_SQL)).rows[0].v === want) {
+              applied = (performance.now() - committed) / 1000;
+              break;
+            }
+            await sleep(250);
+          }
+          const sigterm = await run.stop();
+          stopped = true;
+          if (applied === undefined) throw new Error(`${engine}: the target did not match the source within 600 s of the changes' commit`);
+          const r: CdcRun = { snapshot, startup: firstRow ?? snapshot, apply: applied, rss: run.peakRssMb(), sigterm };
+          runs.get(engine)!.push(r);
+          console.error(
+            `${job}, round ${round + 1}/${ROUNDS}, ${engine}: snapshot ${snapshot.toFixed(1)} s, first row at ${r.startup.toFixed(1)} s, changes applied ${applied.toFixed(1)} s after the commit, ${Math.round(r.rss)} MB${sigterm ? '' : ', SIGKILLed (SIGTERM did not end it within 60 s)'}`,
+          );
+        } finally {
+          if (!stopped) await run.stop();
+          await source.query({
+            text: 'SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = $1',
+            values: [slot],
+          });
+          for (const p of (await source.query<{ pubname: string }>('SELECT pubname FROM pg_publication')).rows)
+            await source.query(`DROP PUBLICATION "${p.pubname}"`);
+          if (sourceChanged) {
+            await source.query(restore);
+            await source.query('VACUUM ANALYZE orders');
+          }
+          await target.query('TRUNCATE orders');
+          await target.query('CHECKPOINT');
+        }
+      }
+    }
+    const st = (f: (r: CdcRun) => number, engine: Engine, digits = 1) => {
+      const xs = runs.get(engine)!.map(f);
+      return `${median(xs).toFixed(digits)} (${xs.map((x) => x.toFixed(digits)).join(', ')})`;
+    };
+    const killed = [...runs].flatMap(([e, xs]) => xs.filter((x) => !x.sigterm).map(() => e));
+    cdcLines.push(
+      '',
+      `${job}: SeaTunnel **${SEATUNNEL_CDC_VERSION}** for this job, not ${SEATUNNEL_VERSION}: connector-cdc-postgres is published to Maven Central for ${SEATUNNEL_CDC_VERSION} only, and that jar fails inside the ${SEATUNNEL_VERSION} engine, so SeaTunnel ${SEATUNNEL_CDC_VERSION} runs here as its own whole install (starter, transforms, Hadoop uber jar, connector-jdbc and connector-cdc-postgres, all ${SEATUNNEL_CDC_VERSION}; scripts/ensure-seatunnel.sh ${SEATUNNEL_CDC_VERSION}; decision 0045), local mode, JVM heap -Xms${HEAP} -Xmx${HEAP}, the same Java flags as ${SEATUNNEL_VERSION}. The config is bench/seatunnel/pg-cdc-pg.conf on both: startup.mode = initial, pgoutput, a new slot per run, parallelism 1, the Jdbc sink upserting and deleting by id (generate_sink_sql, primary_keys), checkpoint.interval ${CHECKPOINT_MS / 1000} s on both. One PostgreSQL server (wal_level=logical): the source is database src's \`orders\` (${ROWS.toLocaleString('en')} rows) with REPLICA IDENTITY FULL (SeaTunnel's Postgres-CDC fails on an update without the before-image; its docs ask for FULL), the sink the server's own database, its URL with stringtype=unspecified (SeaTunnel ${SEATUNNEL_CDC_VERSION}'s Jdbc upsert binds jsonb as varchar otherwise; Tideway sends parameters untyped either way).`,
+      `Snapshot: command start to all ${ROWS.toLocaleString('en')} rows in the sink (rows/s over that span); start-up: command start to the first byte in the sink table. Changes: ${(2 * CHECKPOINT_MS) / 1000} s after the snapshot completes, one transaction of ${CHANGES.toLocaleString('en')} changes on the source (${mix}; the same every round, the source restored between runs); seconds from its commit returning until the sink's row count and checksum (sum of hashtext of every row's text) equal the source's, polled every 250 ms plus the query's own time. Peak RSS: the engine's processes over the whole run. Each run ends with SIGTERM (and a wait); the slot and publication are then dropped and the sink truncated.${killed.length ? ` SIGTERM did not end ${killed.join(', ')} within 60 s: SIGKILLed.` : ''}`,
+      '',
+      '| engine | snapshot s, median (every run) | snapshot rows/s (median) | start-up s, median (every run) | changes applied s, median (every run) | peak RSS MB |',
+      '|---|---|---|---|---|---|',
+      ...(['Tideway', 'SeaTunnel'] as const).map((e) => {
+        const xs = runs.get(e)!;
+        const label = e === 'SeaTunnel' ? `SeaTunnel ${SEATUNNEL_CDC_VERSION}` : e;
+        return `| ${label} | ${st((r) => r.snapshot, e)} | ${Math.round(ROWS / median(xs.map((r) => r.snapshot))).toLocaleString('en')} | ${st((r) => r.startup, e)} | ${st((r) => r.apply, e)} | ${Math.round(Math.max(...xs.map((r) => r.rss)))} |`;
+      }),
+    );
+  } finally {
+    await source?.end();
+    await target?.end();
+    await srv.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 const spread = (xs: number[]) => `${Math.min(...xs).toFixed(1)}-${Math.max(...xs).toFixed(1)}`;
 
 function table(): string[] {
@@ -681,6 +928,12 @@ async function main(): Promise<void> {
     }
     await attempt('LocalFile jobs', () => fileJobs(got.home, dir));
     await attempt('Kafka job', () => kafkaJob(got.home));
+    if (wanted('pg-cdc')) {
+      const cdcHome = ensureSeaTunnel(SEATUNNEL_CDC_VERSION);
+      if ('missing' in cdcHome)
+        notes.push('', `Postgres-CDC did not run: SeaTunnel ${SEATUNNEL_CDC_VERSION} is not available (${cdcHome.missing}).`);
+      else await attempt('Postgres-CDC job', () => cdcJob(cdcHome.home));
+    }
   } finally {
     await target?.end();
     await pgSrv?.stop();
@@ -694,18 +947,26 @@ async function main(): Promise<void> {
     c.once('close', () => resolve({ stdout: e.split('\n')[0] ?? 'java' }));
   });
   const loadAtEnd = loadavg();
+  const onlyCdc = JOBS.every((j) => j === 'pg-cdc' || !wanted(j));
   const lines = [
     '',
-    `## Tideway against SeaTunnel ${SEATUNNEL_VERSION}: bench/seatunnel.ts, ${started.toISOString().slice(0, 16).replace('T', ' ')} UTC`,
+    `## Tideway against SeaTunnel ${onlyCdc ? SEATUNNEL_CDC_VERSION : SEATUNNEL_VERSION}${wanted('pg-cdc') && !onlyCdc ? ` (Postgres-CDC: ${SEATUNNEL_CDC_VERSION})` : ''}: bench/seatunnel.ts, ${started.toISOString().slice(0, 16).replace('T', ' ')} UTC`,
     '',
-    `${machineLine({ postgres: results.some((r) => r.tool === 'psql pipe') })} ${javaVersion.trim()}. Load average (1, 5, 15 min) at the start ${loadAtStart.map((x) => x.toFixed(1)).join(', ')}, at the end ${loadAtEnd.map((x) => x.toFixed(1)).join(', ')} (the machine is shared: other work ran meanwhile).`,
-    `SeaTunnel ${SEATUNNEL_VERSION} in local mode (\`seatunnel.sh -m local\`'s java command), JVM heap -Xms${HEAP} -Xmx${HEAP}; Tideway: \`tideway run\`. The job configs are bench/seatunnel/*.conf, the same text on both (their variables given with -i); TZ=UTC, C.UTF-8, checkpoint.interval ${CHECKPOINT_MS / 1000} s and checkpoint.timeout ${CHECKPOINT_TIMEOUT_MS / 1000} s on both (SeaTunnel's shipped 10 s timeout expired in its FakeSource jobs here, which make a split's rows in one poll). ${ROUNDS} rounds, engines alternating (the first one changes every round). ${wanted('fake-p1') || wanted('fake-p2') ? `FakeSource jobs: ${FAKE_ROWS.toLocaleString('en')} rows; the others` : 'Rows:'} ${ROWS.toLocaleString('en')}.`,
-    "Seconds: the whole command (start, job, exit), with the range over the rounds; start-up: command start to the first byte in the target table or files, or, where the sink drops rows (Console), the wall time of the same job with one row; peak RSS: the largest over the rounds, of all the engine's processes together.",
-    '',
-    ...table(),
+    `${machineLine({ postgres: results.some((r) => r.tool === 'psql pipe') || cdcLines.length > 0 })} ${javaVersion.trim()}. Load average (1, 5, 15 min) at the start ${loadAtStart.map((x) => x.toFixed(1)).join(', ')}, at the end ${loadAtEnd.map((x) => x.toFixed(1)).join(', ')} (the machine is shared: other work ran meanwhile).`,
+    `SeaTunnel ${onlyCdc ? SEATUNNEL_CDC_VERSION : SEATUNNEL_VERSION} in local mode (\`seatunnel.sh -m local\`'s java command), JVM heap -Xms${HEAP} -Xmx${HEAP}; Tideway: \`tideway run\`. The job configs are bench/seatunnel/*.conf, the same text on both (their variables given with -i); TZ=UTC, C.UTF-8, checkpoint.interval ${CHECKPOINT_MS / 1000} s and checkpoint.timeout ${CHECKPOINT_TIMEOUT_MS / 1000} s on both (SeaTunnel's shipped 10 s timeout expired in its FakeSource jobs here, which make a split's rows in one poll). ${ROUNDS} rounds, engines alternating (the first one changes every round). ${wanted('fake-p1') || wanted('fake-p2') ? `FakeSource jobs: ${FAKE_ROWS.toLocaleString('en')} rows; the others` : 'Rows:'} ${ROWS.toLocaleString('en')}.`,
+    ...(results.length
+      ? [
+          "Seconds: the whole command (start, job, exit), with the range over the rounds; start-up: command start to the first byte in the target table or files, or, where the sink drops rows (Console), the wall time of the same job with one row; peak RSS: the largest over the rounds, of all the engine's processes together.",
+          '',
+          ...table(),
+        ]
+      : []),
     ...recoveryLines,
     '',
-    `Postgres-CDC (snapshot of orders, then 100k changes) is not compared: SeaTunnel's connector-cdc-postgres has no ${SEATUNNEL_VERSION} release in the registry, and the 2.3.4 one fails in the ${SEATUNNEL_VERSION} engine (it carries its own copy of connector-jdbc's classes: their serialVersionUIDs clash, and without them its reader meets a null Struct). Tideway's own CDC snapshot figures are \`pnpm bench:cdc\`'s.`,
+    wanted('pg-cdc')
+      ? `Postgres-CDC (job pg-cdc) is compared against SeaTunnel ${SEATUNNEL_CDC_VERSION}, not ${SEATUNNEL_VERSION}: connector-cdc-postgres has no ${SEATUNNEL_VERSION} release in the registry and the ${SEATUNNEL_CDC_VERSION} one fails in the ${SEATUNNEL_VERSION} engine (it carries its own copy of connector-jdbc's classes: their serialVersionUIDs clash, and without them its reader meets a null Struct), so a whole SeaTunnel ${SEATUNNEL_CDC_VERSION} runs it (decision 0045).`
+      : `Postgres-CDC (job pg-cdc, not selected here) is compared against SeaTunnel ${SEATUNNEL_CDC_VERSION}, a whole install of its own: connector-cdc-postgres has no ${SEATUNNEL_VERSION} release in the registry (decision 0045).`,
+    ...cdcLines,
     ...notes,
   ];
   const text = `${lines.join('\n')}\n`;

@@ -10,31 +10,44 @@
 #                                   the published starter jar
 # Prints SEATUNNEL_HOME on its last line. Nothing of SeaTunnel's enters the repository.
 # Exit codes: 0 ready, 3 when Maven Central cannot be reached (one line says so), 1 otherwise.
+#
+# Usage: ensure-seatunnel.sh [version] (or SEATUNNEL_VERSION=...): 2.3.8, the oracle, by default;
+# 2.3.4 only for the Postgres-CDC comparison, the one release whose connector-cdc-postgres the
+# registry serves (decision 0045). Each version is its own home, seatunnel-<version>.
 set -euo pipefail
 
-version=2.3.8
+version="${1:-${SEATUNNEL_VERSION:-2.3.8}}"
 cache="${TIDEWAY_CACHE:-$HOME/.cache/tideway}/seatunnel"
 home="$cache/seatunnel-$version"
 marker="$home/.complete"
 
-# The connectors the comparisons and benchmarks use. Each is published shaded, with a reduced pom
-# listing only what it does not carry (connector-common, HikariCP for Jdbc), which goes to lib/.
-# connector-cdc-postgres has no 2.3.8 release in the registry (decision 0045), so it is not here.
-connectors=(connector-fake connector-console connector-file-local connector-jdbc connector-kafka)
+# The connectors the comparisons and benchmarks use, per version. Each is published shaded, with a
+# reduced pom listing only what it does not carry (connector-common, HikariCP for Jdbc), which goes
+# to lib/. connector-cdc-postgres has no 2.3.8 release in the registry (decision 0045): it comes
+# with 2.3.4, a whole install of its own, for the Postgres-CDC benchmark job only.
+case "$version" in
+  2.3.8) connectors=(connector-fake connector-console connector-file-local connector-jdbc connector-kafka) ;;
+  2.3.4) connectors=(connector-fake connector-console connector-jdbc connector-cdc-postgres) ;;
+  *)
+    echo "ensure-seatunnel: no connector list for SeaTunnel $version (known: 2.3.8, 2.3.4)" >&2
+    exit 1
+    ;;
+esac
 
 # The plugin mapping: which connector jar serves which plugin name (the distribution's
-# connectors/plugin-mapping.properties, for the connectors above).
+# connectors/plugin-mapping.properties), for the connectors above.
 plugin_mapping() {
-  cat <<'MAPPING'
-seatunnel.source.FakeSource = connector-fake
-seatunnel.sink.Console = connector-console
-seatunnel.source.LocalFile = connector-file-local
-seatunnel.sink.LocalFile = connector-file-local
-seatunnel.source.Jdbc = connector-jdbc
-seatunnel.sink.Jdbc = connector-jdbc
-seatunnel.source.Kafka = connector-kafka
-seatunnel.sink.Kafka = connector-kafka
-MAPPING
+  local c
+  for c in "${connectors[@]}"; do
+    case "$c" in
+      connector-fake) echo 'seatunnel.source.FakeSource = connector-fake' ;;
+      connector-console) echo 'seatunnel.sink.Console = connector-console' ;;
+      connector-file-local) printf '%s\n' 'seatunnel.source.LocalFile = connector-file-local' 'seatunnel.sink.LocalFile = connector-file-local' ;;
+      connector-jdbc) printf '%s\n' 'seatunnel.source.Jdbc = connector-jdbc' 'seatunnel.sink.Jdbc = connector-jdbc' ;;
+      connector-kafka) printf '%s\n' 'seatunnel.source.Kafka = connector-kafka' 'seatunnel.sink.Kafka = connector-kafka' ;;
+      connector-cdc-postgres) echo 'seatunnel.source.Postgres-CDC = connector-cdc-postgres' ;;
+    esac
+  done
 }
 
 # A pom depending on the given artifacts, one "groupId:artifactId:version[:classifier]" each (one
@@ -126,7 +139,7 @@ artifacts=(
 )
 for c in "${connectors[@]}"; do artifacts+=("org.apache.seatunnel:$c:$version"); done
 write_pom "${artifacts[@]}" > "$work/pom.xml"
-resolve "$work" "SeaTunnel $version (about 210 MB)"
+resolve "$work" "SeaTunnel $version (about 160-210 MB)"
 
 staging="$home.partial"
 rm -rf "$staging"

@@ -15,6 +15,7 @@ export {
   type PyarrowRead,
 } from './orc-peers.js';
 export {
+  SEATUNNEL_CDC_VERSION,
   SEATUNNEL_VERSION,
   SeaTunnelCluster,
   consoleLinesOf,

@@ -35,24 +35,34 @@ const JAVA_17_OPENS = [
 const CLIENT_MAIN = 'org.apache.seatunnel.core.starter.seatunnel.SeaTunnelClient';
 const SERVER_MAIN = 'org.apache.seatunnel.core.starter.seatunnel.SeaTunnelServer';
 
-let ensured: { home: string } | { missing: string } | undefined;
+/**
+ * SeaTunnel 2.3.4, a whole install of its own, for the one comparison 2.3.8 cannot run:
+ * Postgres-CDC (connector-cdc-postgres is published for 2.3.4 only; decision 0045).
+ */
+export const SEATUNNEL_CDC_VERSION = '2.3.4';
+
+const ensured = new Map<string, { home: string } | { missing: string }>();
 
 /**
- * Runs scripts/ensure-seatunnel.sh once per process: SEATUNNEL_HOME, or why SeaTunnel is not
- * available (Maven Central unreachable, Maven or Java missing).
+ * Runs scripts/ensure-seatunnel.sh once per process and version (the oracle's by default):
+ * SEATUNNEL_HOME, or why SeaTunnel is not available (Maven Central unreachable, Maven or Java
+ * missing).
  */
-export function ensureSeaTunnel(): { home: string } | { missing: string } {
-  if (ensured) return ensured;
-  const run = spawnSync('bash', [join(repoRoot, 'scripts', 'ensure-seatunnel.sh')], { encoding: 'utf8', timeout: 600_000 });
+export function ensureSeaTunnel(version: string = SEATUNNEL_VERSION): { home: string } | { missing: string } {
+  const known = ensured.get(version);
+  if (known) return known;
+  const run = spawnSync('bash', [join(repoRoot, 'scripts', 'ensure-seatunnel.sh'), version], { encoding: 'utf8', timeout: 600_000 });
   const lines = run.stdout.trim().split('\n');
   const home = lines[lines.length - 1];
+  let got: { home: string } | { missing: string };
   if (run.status === 0 && home) {
-    ensured = { home };
+    got = { home };
   } else {
     const why = run.stderr.trim().split('\n').pop() || `scripts/ensure-seatunnel.sh exited with ${run.status ?? run.signal}`;
-    ensured = { missing: why };
+    got = { missing: why };
   }
-  return ensured;
+  ensured.set(version, got);
+  return got;
 }
 
 const announced = new Set<string>();

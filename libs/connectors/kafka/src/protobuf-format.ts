@@ -65,11 +65,12 @@ export function protobufType(s: ProtobufSchema): protobuf.Type | string {
 }
 
 function findMessage(ns: protobuf.NamespaceBase, name: string): protobuf.Type | undefined {
+  const { Type, Namespace } = protobufjs();
   for (const nested of ns.nestedArray) {
-    if (nested instanceof protobufjs().Type && nested.name === name) return nested;
+    if (nested instanceof Type && nested.name === name) return nested;
   }
   for (const nested of ns.nestedArray) {
-    if (nested instanceof protobufjs().Namespace && !(nested instanceof protobufjs().Type)) {
+    if (nested instanceof Namespace && !(nested instanceof Type)) {
       const t = findMessage(nested, name);
       if (t) return t;
     }
@@ -97,7 +98,8 @@ function bind(message: protobuf.Type, column: Column, path: string, write: boole
 function bindOrSay(message: protobuf.Type, column: Column, path: string, write: boolean, top: boolean): Binding | Unbound | string {
   const missing = (problem: string): Unbound => ({ problem, missing: true });
   if (column.type.kind === 'row') {
-    const nested = message.nestedArray.find((n): n is protobuf.Type => n instanceof protobufjs().Type && n.name === column.name);
+    const { Type } = protobufjs();
+    const nested = message.nestedArray.find((n): n is protobuf.Type => n instanceof Type && n.name === column.name);
     if (!nested) return missing(`row column '${path}' has no nested message type ${column.name} in message ${message.name}`);
     const field = message.fields[column.name.toLowerCase()];
     if (!field) return missing(`row column '${path}' has no field ${column.name.toLowerCase()} in message ${message.name}`);

@@ -18,7 +18,7 @@ import {
   prepareXa,
   preparedXids,
   rollbackOpenXa,
-  rollbackXa,
+  rollbackAllPrepared,
   type JdbcCommitInfo,
 } from './xa-transactions.js';
 
@@ -535,7 +535,10 @@ export class JdbcSinkWriter implements SinkWriter<JdbcCommitInfo, JdbcWriterStat
       if (this.cfg.exactlyOnce && !this.recovered) {
         const restored = new Set(this.restoredXids);
         for (const xid of this.restoredXids) await commitXaWhenDetached(conn, xid, 8);
-        for (const xid of await preparedXids(conn, this.xidPrefix)) if (!restored.has(xid)) await rollbackXa(conn, xid);
+        // What this subtask prepared after the restored checkpoint: rolled back, waiting on
+        // MariaDB until the failed attempt's session has let go of it (until then it holds
+        // its rows' locks, and the first write here would wait on them).
+        await rollbackAllPrepared(conn, this.xidPrefix, 8, restored);
         this.recovered = true;
       }
     } catch (err) {

@@ -105,13 +105,18 @@ export async function preparedXids(conn: JdbcConnection, prefix: string): Promis
 }
 
 /**
- * Rolls back every prepared transaction whose id starts with `prefix`, waiting (up to
- * `attempts` tries) on MariaDB while an id is still attached to the session that prepared it
- * (it answers "unknown XID" until that session has ended). Idempotent.
+ * Rolls back every prepared transaction whose id starts with `prefix` (but those in `keep`),
+ * waiting (up to `attempts` tries) on MariaDB while an id is still attached to the session that
+ * prepared it (it answers "unknown XID" until that session has ended). Idempotent.
  */
-export async function rollbackAllPrepared(conn: JdbcConnection, prefix: string, attempts: number): Promise<void> {
+export async function rollbackAllPrepared(
+  conn: JdbcConnection,
+  prefix: string,
+  attempts: number,
+  keep: ReadonlySet<string> = new Set(),
+): Promise<void> {
   for (let attempt = 1; ; attempt++) {
-    const left = await preparedXids(conn, prefix);
+    const left = (await preparedXids(conn, prefix)).filter((xid) => !keep.has(xid));
     if (left.length === 0) return;
     if (attempt > attempts) throw new Error(`prepared transaction(s) ${left.join(', ')} are still held by other sessions`);
     for (const xid of left) await rollbackXa(conn, xid);

@@ -168,6 +168,38 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const RSS_EVERY_MS = 100;
 const FIRST_ROW_EVERY_MS = 20;
 
+/** A command started with its output kept (the last `keepChars` of it) and its process tree's RSS followed. */
+interface Watched {
+  readonly started: number;
+  readonly closed: Promise<void>;
+  /** The exit code; undefined while it runs. */
+  code(): number | null | undefined;
+  output(): string;
+  readonly rss: RssWatch;
+  readonly child: ReturnType<typeof spawn>;
+}
+
+function spawnWatched(command: string, args: string[], env: NodeJS.ProcessEnv, keepChars = Number.POSITIVE_INFINITY): Watched {
+  const started = performance.now();
+  const child = spawn(command, args, { cwd: repo, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  const keep = (s: string) => {
+    output += s;
+    if (output.length > keepChars) output = output.slice(-keepChars);
+  };
+  child.stdout.setEncoding('utf8').on('data', keep);
+  child.stderr.setEncoding('utf8').on('data', keep);
+  let code: number | null | undefined;
+  const closed = new Promise<void>((resolve) =>
+    child.once('close', (c) => {
+      code = c;
+      resolve();
+    }),
+  );
+  const rss = new RssWatch(() => (child.pid === undefined ? [] : [child.pid]));
+  return { started, closed, code: () => code, output: () => output, rss, child };
+}
+
 /**
  * Runs a command to its end: wall time, the time at which `firstRow` first answered true (polled
  * every 20 ms), the peak RSS of its process tree (sampled every 100 ms). Throws when it exits non-zero.
@@ -179,53 +211,52 @@ async function measure(
   env: NodeJS.ProcessEnv,
   firstRow?: () => Promise<boolean>,
 ): Promise<Run> {
-  const started = performance.now();
-  const child = spawn(command, args, { cwd: repo, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout.setEncoding('utf8').on('data', (s: string) => (output += s));
-  child.stderr.setEncoding('utf8').on('data', (s: string) => (output += s));
-  let code: number | null | undefined;
-  const closed = new Promise<void>((resolve) =>
-    child.once('close', (c) => {
-      code = c;
-      resolve();
-    }),
-  );
-  const rss = new RssWatch(() => (child.pid === undefined ? [] : [child.pid]));
+  const run = spawnWatched(command, args, env);
   let firstRowAt: number | undefined;
   let sampledAt = Number.NEGATIVE_INFINITY;
-  while (code === undefined) {
+  while (run.code() === undefined) {
     const now = performance.now();
     if (now - sampledAt >= RSS_EVERY_MS) {
-      rss.sample();
+      run.rss.sample();
       sampledAt = now;
     }
-    if (firstRow && firstRowAt === undefined && (await firstRow())) firstRowAt = (performance.now() - started) / 1000;
+    if (firstRow && firstRowAt === undefined && (await firstRow())) firstRowAt = (performance.now() - run.started) / 1000;
     // Until the first row is seen, look often: a start-up of half a second measured in 100 ms
     // steps was up to 20% late (both engines are looked at the same way).
-    await Promise.race([closed, sleep(firstRow && firstRowAt === undefined ? FIRST_ROW_EVERY_MS : RSS_EVERY_MS)]);
+    await Promise.race([run.closed, sleep(firstRow && firstRowAt === undefined ? FIRST_ROW_EVERY_MS : RSS_EVERY_MS)]);
   }
-  const seconds = (performance.now() - started) / 1000;
-  if (code !== 0) throw new Error(`${label} exited ${code}:\n${output.slice(-4000)}`);
-  return { seconds, firstRow: firstRowAt, peakRssMb: rss.totalMb, output };
+  const seconds = (performance.now() - run.started) / 1000;
+  if (run.code() !== 0) throw new Error(`${label} exited ${run.code()}:\n${run.output().slice(-4000)}`);
+  return { seconds, firstRow: firstRowAt, peakRssMb: run.rss.totalMb, output: run.output() };
 }
 
 const toVarArgs = (vars: Vars) => Object.entries(vars).flatMap(([k, v]) => ['-i', `${k}=${v}`]);
 
-/** One job config on one engine in local mode (`tideway run` / `seatunnel.sh -m local`). */
-async function runEngine(engine: Engine, home: string, conf: string, vars: Vars, firstRow?: () => Promise<boolean>): Promise<Run> {
+/** The command running a job config on one engine in local mode (`tideway run` / `seatunnel.sh -m local`'s java). */
+async function engineCommand(
+  engine: Engine,
+  home: string,
+  conf: string,
+  vars: Vars,
+): Promise<{ label: string; command: string; args: string[]; env: NodeJS.ProcessEnv; cleanup: () => void }> {
   const all = { checkpoint_interval: String(CHECKPOINT_MS), checkpoint_timeout: String(CHECKPOINT_TIMEOUT_MS), ...vars };
   if (engine === 'Tideway')
-    return measure(
-      `tideway run ${conf}`,
-      process.execPath,
-      [...tidewayCli, 'run', '-c', conf, ...toVarArgs(all)],
-      { ...process.env, ...engineEnv },
-      firstRow,
-    );
+    return {
+      label: `tideway run ${conf}`,
+      command: process.execPath,
+      args: [...tidewayCli, 'run', '-c', conf, ...toVarArgs(all)],
+      env: { ...process.env, ...engineEnv },
+      cleanup: () => {},
+    };
   const cmd = await seaTunnelLocalCommand(home, conf, { heap: HEAP, variables: all });
+  return { label: `seatunnel ${conf}`, command: 'java', args: cmd.args, env: cmd.env, cleanup: cmd.cleanup };
+}
+
+/** One job config on one engine in local mode, run to its end. */
+async function runEngine(engine: Engine, home: string, conf: string, vars: Vars, firstRow?: () => Promise<boolean>): Promise<Run> {
+  const cmd = await engineCommand(engine, home, conf, vars);
   try {
-    return await measure(`seatunnel ${conf}`, 'java', cmd.args, cmd.env, firstRow);
+    return await measure(cmd.label, cmd.command, cmd.args, cmd.env, firstRow);
   } finally {
     cmd.cleanup();
   }
@@ -651,48 +682,28 @@ interface Streaming {
 }
 
 async function startStreaming(engine: Engine, home: string, conf: string, vars: Vars): Promise<Streaming> {
-  const all = { checkpoint_interval: String(CHECKPOINT_MS), checkpoint_timeout: String(CHECKPOINT_TIMEOUT_MS), ...vars };
-  let command: string;
-  let args: string[];
-  let env: NodeJS.ProcessEnv;
-  let cleanup = () => {};
-  if (engine === 'Tideway') {
-    [command, args, env] = [process.execPath, [...tidewayCli, 'run', '-c', conf, ...toVarArgs(all)], { ...process.env, ...engineEnv }];
-  } else {
-    const cmd = await seaTunnelLocalCommand(home, conf, { heap: HEAP, variables: all });
-    [command, args, env, cleanup] = ['java', cmd.args, cmd.env, cmd.cleanup];
-  }
-  const started = performance.now();
-  const child = spawn(command, args, { cwd: repo, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  const keep = (s: string) => (output = (output + s).slice(-20_000));
-  child.stdout.setEncoding('utf8').on('data', keep);
-  child.stderr.setEncoding('utf8').on('data', keep);
-  let code: number | null | undefined;
-  const closed = new Promise<void>((resolve) =>
-    child.once('close', (c) => {
-      code = c;
-      cleanup();
-      resolve();
-    }),
-  );
-  const rss = new RssWatch(() => (child.pid === undefined ? [] : [child.pid]));
-  const timer = setInterval(() => rss.sample(), 100);
+  const cmd = await engineCommand(engine, home, conf, vars);
+  const run = spawnWatched(cmd.command, cmd.args, cmd.env, 20_000);
+  run.child.once('close', cmd.cleanup);
+  const timer = setInterval(() => run.rss.sample(), RSS_EVERY_MS);
   let stopping = false;
   return {
-    started,
-    ended: () => (code !== undefined && !stopping ? `${engine} ended (${code}) while streaming:\n${output.slice(-4000)}` : undefined),
-    peakRssMb: () => rss.totalMb,
+    started: run.started,
+    ended: () => {
+      const code = run.code();
+      return code !== undefined && !stopping ? `${engine} ended (${code}) while streaming:\n${run.output().slice(-4000)}` : undefined;
+    },
+    peakRssMb: () => run.rss.totalMb,
     stop: async () => {
       stopping = true;
-      rss.sample();
+      run.rss.sample();
       clearInterval(timer);
-      if (code !== undefined) return true;
-      child.kill('SIGTERM');
-      const killed = await Promise.race([closed.then(() => false), sleep(60_000).then(() => true)]);
+      if (run.code() !== undefined) return true;
+      run.child.kill('SIGTERM');
+      const killed = await Promise.race([run.closed.then(() => false), sleep(60_000).then(() => true)]);
       if (killed) {
-        child.kill('SIGKILL');
-        await closed;
+        run.child.kill('SIGKILL');
+        await run.closed;
       }
       return !killed;
     },
@@ -856,7 +867,7 @@ async function cdcJob(home: string): Promise<void> {
     cdcLines.push(
       '',
       `${job}: SeaTunnel **${SEATUNNEL_CDC_VERSION}** for this job, not ${SEATUNNEL_VERSION}: connector-cdc-postgres is published to Maven Central for ${SEATUNNEL_CDC_VERSION} only, and that jar fails inside the ${SEATUNNEL_VERSION} engine, so SeaTunnel ${SEATUNNEL_CDC_VERSION} runs here as its own whole install (starter, transforms, Hadoop uber jar, connector-jdbc and connector-cdc-postgres, all ${SEATUNNEL_CDC_VERSION}; scripts/ensure-seatunnel.sh ${SEATUNNEL_CDC_VERSION}; decision 0045), local mode, JVM heap -Xms${HEAP} -Xmx${HEAP}, the same Java flags as ${SEATUNNEL_VERSION}. The config is bench/seatunnel/pg-cdc-pg.conf on both: startup.mode = initial, pgoutput, a new slot per run, parallelism 1, the Jdbc sink upserting and deleting by id (generate_sink_sql, primary_keys), checkpoint.interval ${CHECKPOINT_MS / 1000} s on both. One PostgreSQL server (wal_level=logical): the source is database src's \`orders\` (${ROWS.toLocaleString('en')} rows) with REPLICA IDENTITY FULL (SeaTunnel's Postgres-CDC fails on an update without the before-image; its docs ask for FULL), the sink the server's own database, its URL with stringtype=unspecified (SeaTunnel ${SEATUNNEL_CDC_VERSION}'s Jdbc upsert binds jsonb as varchar otherwise; Tideway sends parameters untyped either way).`,
-      `Snapshot: command start to all ${ROWS.toLocaleString('en')} rows in the sink (rows/s over that span); start-up: command start to the first byte in the sink table (looked at every 20 ms). Changes: ${(2 * CHECKPOINT_MS) / 1000} s after the snapshot completes, one transaction of ${CHANGES.toLocaleString('en')} changes on the source (${mix}; the same every round, the source restored between runs); seconds from its commit returning until the sink's row count and checksum (sum of hashtext of every row's text) equal the source's, polled every 250 ms plus the query's own time. Peak RSS: the engine's processes over the whole run. Each run ends with SIGTERM (and a wait); the slot and publication are then dropped and the sink truncated.${killed.length ? ` SIGTERM did not end ${killed.join(', ')} within 60 s: SIGKILLed.` : ''}`,
+      `Snapshot: command start to all ${ROWS.toLocaleString('en')} rows in the sink (rows/s over that span); start-up: command start to the first byte in the sink table (looked at every 250 ms, with the snapshot's progress). Changes: ${(2 * CHECKPOINT_MS) / 1000} s after the snapshot completes, one transaction of ${CHANGES.toLocaleString('en')} changes on the source (${mix}; the same every round, the source restored between runs); seconds from its commit returning until the sink's row count and checksum (sum of hashtext of every row's text) equal the source's, polled every 250 ms plus the query's own time. Peak RSS: the engine's processes over the whole run. Each run ends with SIGTERM (and a wait); the slot and publication are then dropped and the sink truncated.${killed.length ? ` SIGTERM did not end ${killed.join(', ')} within 60 s: SIGKILLed.` : ''}`,
       '',
       '| engine | snapshot s, median (every run) | snapshot rows/s (median) | start-up s, median (every run) | changes applied s, median (every run) | peak RSS MB |',
       '|---|---|---|---|---|---|',

@@ -30,7 +30,7 @@ const clis: Array<{ name: string; args: string[] }> =
   values.cli.length > 0
     ? values.cli.map((c) => {
         const eq = c.indexOf('=');
-        return { name: c.slice(0, eq), args: [c.slice(eq + 1)] };
+        return { name: c.slice(0, eq), args: c.slice(eq + 1).split(' ') };
       })
     : [{ name: 'tideway', args: cliNodeArgs() }];
 

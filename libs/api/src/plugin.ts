@@ -148,6 +148,13 @@ export interface SourceReader<S extends SourceSplit> {
    * runtime sends it with the task group's metrics; the coordinator exposes it per split.
    */
   lag?(): Readonly<Record<string, number>>;
+  /**
+   * Optional (API 0.1.5): the runtime offers the reader a form in which the writer it feeds
+   * takes rows without decoding them (see RowEncodingOffer), once, before its first poll. The
+   * reader may ignore it; or, for the tables whose layout `offer.accepts`, emit EncodedRows of
+   * `offer.encoding` instead of rows of values.
+   */
+  offerRowEncoding?(offer: RowEncodingOffer): void;
   close(): Promise<void> | void;
 }
 
@@ -190,8 +197,19 @@ export interface SinkWriterContext {
 }
 
 export interface SinkWriter<CommitInfo = unknown, State = unknown> {
-  /** Writes a batch. */
+  /**
+   * Writes a batch. Its rows may be EncodedRows of the encoding this writer offered
+   * (rowEncoding), among rows of values: a row of another encoding, or of a table the offer did
+   * not accept, is written by its `fields` like any other.
+   */
   write(rows: readonly Row[]): Promise<void> | void;
+  /**
+   * Optional (API 0.1.5): a form in which this writer takes rows as they are, without their
+   * values being decoded and encoded again (the Jdbc sink: PostgreSQL's binary COPY tuples). The
+   * runtime asks once, after creating the writer, and only when a source's reader feeds it
+   * directly and alone: no transform, shuffle, other sink or row-error handling between them.
+   */
+  rowEncoding?(): RowEncodingOffer | undefined;
   /** Two-phase commit, phase 1: called at a checkpoint barrier; returns what the committer commits. */
   prepareCommit?(checkpointId: number): Promise<CommitInfo | undefined> | CommitInfo | undefined;
   /** State to restore the writer with (e.g. open transaction ids). */
@@ -270,6 +288,43 @@ export interface Sink<CommitInfo = unknown, AggInfo = unknown, State = unknown> 
    * needs no flag. Without it, such a restore is refused with a sentence naming the sink.
    */
   readonly rescalable?: boolean;
+}
+
+// ---------------------------------------------------------------- encoded rows
+
+/**
+ * A form in which a sink writer takes rows as they are (API 0.1.5): a database's own wire format,
+ * agreed by name between the connectors that produce and take it. A source reading from the
+ * same kind of database then hands its rows on undecoded, and neither side spends CPU on values
+ * that only pass through (a PostgreSQL -> PostgreSQL copy: docs/decisions/0104).
+ */
+export interface RowEncodingOffer {
+  /** The form's name, e.g. 'postgresql-copy-binary'. */
+  readonly encoding: string;
+  /**
+   * Whether the writer takes the rows of `tableId` in this form when they are laid out as
+   * `layout` (the form's own description of a row, e.g. each field's PostgreSQL type). It may
+   * read the target's metadata first. A reader asks once per table, before its first row.
+   */
+  accepts(tableId: string, layout: unknown): Promise<boolean>;
+}
+
+/**
+ * A row in an offered encoding. Its `fields` are decoded when first read, so any reader of the
+ * row that does not know the encoding still sees its values.
+ */
+export interface EncodedRow extends Row {
+  readonly encoding: string;
+  /**
+   * What the job's byte metrics count for the row, found without decoding it: the size of its
+   * non-null fields, as for rows of values, with a string counted by its encoded bytes.
+   */
+  readonly byteSize: number;
+}
+
+/** Whether a row is an EncodedRow (of any encoding). */
+export function isEncodedRow(row: Row): row is EncodedRow {
+  return (row as Partial<EncodedRow>).encoding !== undefined;
 }
 
 // ---------------------------------------------------------------- factories

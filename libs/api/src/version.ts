@@ -3,4 +3,4 @@
  * package declares the range it was built for (`tideway.api` in its package.json) and Tideway
  * refuses one whose range this version does not satisfy.
  */
-export const PLUGIN_API_VERSION = '0.1.4';
+export const PLUGIN_API_VERSION = '0.1.5';

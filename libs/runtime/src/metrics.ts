@@ -1,4 +1,4 @@
-import { rowBytes, type CatalogTable, type DataType, type Row } from '@tideway/api';
+import { isEncodedRow, rowBytes, typedValueBytes, type CatalogTable, type DataType, type Row } from '@tideway/api';
 
 export { rowBytes };
 import type { TaskGroupMetrics } from './descriptor.js';
@@ -10,56 +10,6 @@ import type { TaskGroupMetrics } from './descriptor.js';
  */
 export function rowBytesOf(types: readonly DataType[], fields: readonly unknown[]): number {
   return new RowSizer(types).bytes(fields);
-}
-
-function typedValueBytes(type: DataType, v: unknown): number {
-  if (v === null || v === undefined) return 0;
-  switch (type.kind) {
-    case 'string':
-      return typeof v === 'string' ? v.length : 0;
-    case 'boolean':
-    case 'tinyint':
-      return 1;
-    case 'smallint':
-      return 2;
-    case 'int':
-    case 'float':
-      return 4;
-    case 'bigint':
-    case 'double':
-      return 8;
-    case 'decimal':
-      return 36;
-    case 'null':
-      return 0;
-    case 'bytes':
-      return v instanceof Uint8Array ? v.byteLength : 0;
-    case 'date':
-      return 24;
-    case 'time':
-      return 12;
-    case 'timestamp':
-    case 'timestamp_tz':
-      return 48;
-    case 'array': {
-      if (!Array.isArray(v)) return 0;
-      let n = 0;
-      for (const x of v) n += typedValueBytes(type.element, x);
-      return n;
-    }
-    case 'map': {
-      if (!(v instanceof Map)) return 0;
-      let n = 0;
-      for (const [k, x] of v) n += typedValueBytes(type.key, k) + typedValueBytes(type.value, x);
-      return n;
-    }
-    case 'row': {
-      if (!Array.isArray(v)) return 0;
-      let n = 0;
-      for (let i = 0; i < type.fields.length && i < v.length; i++) n += typedValueBytes(type.fields[i].type, v[i]);
-      return n;
-    }
-  }
 }
 
 /** Column sizes for RowSizer: a byte count, or how to measure the value. */
@@ -157,7 +107,7 @@ export class TaskGroupCounters {
     const t = this.table(row.tableId);
     const sizer = this.sinkTypes.get(row.tableId);
     t.sinkWriteCount--;
-    t.sinkWriteBytes -= sizer ? sizer.bytes(row.fields) : rowBytes(row.fields);
+    t.sinkWriteBytes -= isEncodedRow(row) ? row.byteSize : sizer ? sizer.bytes(row.fields) : rowBytes(row.fields);
   }
 
   private count(rows: readonly Row[], source: boolean): number {
@@ -173,7 +123,8 @@ export class TaskGroupCounters {
         current = this.table(currentId);
         sizer = schemas.get(currentId);
       }
-      const bytes = sizer ? sizer.bytes(r.fields) : rowBytes(r.fields);
+      // An encoded row knows its size: reading its fields would decode it (RowEncodingOffer).
+      const bytes = isEncodedRow(r) ? r.byteSize : sizer ? sizer.bytes(r.fields) : rowBytes(r.fields);
       total += bytes;
       if (source) {
         current!.sourceReceivedCount++;

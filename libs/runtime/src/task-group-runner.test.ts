@@ -1,13 +1,16 @@
 /**
  * TaskGroupRunner with hand-written plugins: a sink whose next transaction waits for the
  * row locks of the transaction it prepared at the previous checkpoint (as XA upserts of the
- * same keys do in PostgreSQL and MariaDB) must still see that checkpoint committed; and a task
- * group's first rows reach the sink ahead of the rest of their poll.
+ * same keys do in PostgreSQL and MariaDB) must still see that checkpoint committed; a task
+ * group's first rows reach the sink ahead of the rest of their poll; and a sink writer's row
+ * encoding is offered to a reader that feeds it directly and alone, and to no other.
  */
 import { describe, expect, it } from 'vitest';
 import {
   RowKind,
+  type EncodedRow,
   type Row,
+  type RowEncodingOffer,
   type SinkCommitter,
   type SinkFactory,
   type SinkWriter,
@@ -46,6 +49,7 @@ function registry(
   pollNext: SourceReader<SourceSplit>['pollNext'],
   createWriter: () => SinkWriter,
   createCommitter?: () => SinkCommitter<unknown>,
+  offerRowEncoding?: SourceReader<SourceSplit>['offerRowEncoding'],
 ): PluginRegistry {
   const source: SourceFactory = {
     type: 'source',
@@ -64,6 +68,7 @@ function registry(
         addSplits() {},
         handleNoMoreSplits() {},
         snapshotState: () => [],
+        ...(offerRowEncoding ? { offerRowEncoding } : {}),
         close() {},
       }),
     }),
@@ -130,7 +135,8 @@ const plugin = (type: PluginConfig['type'], name: string): PluginConfig => ({
   optionLines: {},
 });
 
-function descriptor(): TaskGroupDescriptor {
+function descriptor(sinks = 1): TaskGroupDescriptor {
+  const sink = (vertexId: number) => ({ vertexId, plugin: plugin('sink', 'LockingSink'), parallelism: 1, inputTables: [], children: [] });
   return {
     jobId: 'j',
     jobName: 'j',
@@ -145,7 +151,7 @@ function descriptor(): TaskGroupDescriptor {
       plugin: plugin('source', 'SameKey'),
       parallelism: 1,
       inputTables: [],
-      children: [{ vertexId: 2, plugin: plugin('sink', 'LockingSink'), parallelism: 1, inputTables: [], children: [] }],
+      children: Array.from({ length: sinks }, (_, i) => sink(2 + i)),
     },
   };
 }
@@ -204,5 +210,73 @@ describe('TaskGroupRunner', () => {
     expect(writes.slice(0, 4).map((w) => w.length)).toEqual([256, 744, 1000, 1000]);
     // In order, nothing lost or repeated across the split.
     expect(writes.slice(0, 4).flat()).toEqual(Array.from({ length: 3000 }, (_, i) => i));
+  });
+
+  describe('row encodings (SinkWriter.rowEncoding, SourceReader.offerRowEncoding)', () => {
+    /** An encoded row whose values must not be read: the runtime counts it by its byteSize. */
+    const encodedRow = (n: number): EncodedRow => ({
+      kind: RowKind.INSERT,
+      tableId: 't',
+      encoding: 'test-encoding',
+      byteSize: 10 + n,
+      get fields(): unknown[] {
+        throw new Error(`row ${n}'s values were read`);
+      },
+    });
+
+    /** Runs a chain until 3 polls are written; returns what the reader was offered and what the sinks got. */
+    async function runEncoded(d: TaskGroupDescriptor) {
+      const offers: RowEncodingOffer[] = [];
+      const written: Row[][] = [];
+      const sent: FromTaskGroup[] = [];
+      let next = 0;
+      const offer: RowEncodingOffer = { encoding: 'test-encoding', accepts: async () => true };
+      const plugins = registry(
+        (out) => {
+          // Encoded rows only once offered: otherwise rows of values, as a real reader does.
+          const rows: Row[] = [];
+          for (let i = 0; i < 10; i++) rows.push(offers.length > 0 ? encodedRow(next++) : { kind: RowKind.INSERT, tableId: 't', fields: [next++] });
+          out.collectBatch(rows);
+        },
+        () => ({ write: (rows) => void written.push([...rows]), rowEncoding: () => offer, handleRowErrors() {}, close() {} }),
+        undefined,
+        (o) => void offers.push(o),
+      );
+      const runner = new TaskGroupRunner(d, (m) => sent.push(m), async () => plugins);
+      const running = runner.run();
+      await until('three polls written', () => written.length >= 3 * (d.root.children.length || 1));
+      runner.deliver({ type: 'cancel', reason: 'test over' });
+      await running;
+      const failed = sent.find((m) => m.type === 'state' && m.state === 'FAILED');
+      expect(failed).toBeUndefined();
+      const metrics = sent.filter((m) => m.type === 'metrics').at(-1);
+      return { offers, written, offer, metrics };
+    }
+
+    it("offers a sink writer's encoding to the reader feeding it directly; encoded rows reach it as they are and are counted by their byteSize", async () => {
+      const { offers, written, offer, metrics } = await runEncoded(descriptor());
+      expect(offers).toEqual([offer]);
+      const rows = written.flat();
+      expect(rows.every((r) => (r as EncodedRow).encoding === 'test-encoding')).toBe(true);
+      const bytes = rows.reduce((n, r) => n + (r as EncodedRow).byteSize, 0);
+      expect(metrics).toMatchObject({ metrics: { tables: [{ table: 't', sourceReceivedCount: rows.length, sourceReceivedBytes: bytes, sinkWriteBytes: bytes }] } });
+    });
+
+    it('offers nothing when the reader feeds two sinks, or when the sink handles bad rows', async () => {
+      expect((await runEncoded(descriptor(2))).offers).toEqual([]);
+      const sinkRowErrors = {
+        mode: 'LOG' as const,
+        maxErrorRecords: 100,
+        maxErrorRatio: 0,
+        maxErrorRatioMinRecords: 10_000,
+        includeOriginalData: true,
+        includeStacktrace: false,
+        originalDataMaxLength: 1000,
+        setBy: 'env.sink_error_handler.mode',
+      };
+      const guarded = await runEncoded({ ...descriptor(), sinkRowErrors });
+      expect(guarded.offers).toEqual([]);
+      expect(guarded.written.flat().every((r) => Array.isArray(r.fields))).toBe(true);
+    });
   });
 });

@@ -204,6 +204,7 @@ export class TaskGroupRunner {
     // prepare() that only the coordinator runs).
     this.counters.registerSourceTables(root.children.flatMap((c) => c.inputTables));
     this.sinksInOrder();
+    this.offerRowEncoding();
     const reader = this.reader;
     await this.clock.run('open', this.sourceVertexId, () => reader.open());
     await this.recommitRestored();
@@ -211,6 +212,24 @@ export class TaskGroupRunner {
     const restoredSplits = this.descriptor.restored?.readerSplits[this.sourceVertexId];
     if (restoredSplits && restoredSplits.length > 0) this.reader.addSplits(restoredSplits as SourceSplit[]);
     this.send({ type: 'split-request', sourceVertexId: this.sourceVertexId, register: true });
+  }
+
+  /**
+   * A reader that feeds one sink writer directly and alone (no transform, shuffle, other sink,
+   * dead-letter sink or row-error handling between them) is offered the form in which that
+   * writer takes rows undecoded, if it has one (SinkWriter.rowEncoding, docs/decisions/0104).
+   * Anything between them reads values, so then nothing is offered.
+   */
+  private offerRowEncoding(): void {
+    const d = this.descriptor;
+    const root = d.root;
+    const only = root.children.length === 1 ? root.children[0] : undefined;
+    if (!this.reader?.offerRowEncoding || !only || only.plugin.type !== 'sink') return;
+    if ((root.shuffles?.length ?? 0) > 0 || (only.shuffles?.length ?? 0) > 0 || only.children.length > 0) return;
+    if (d.rowErrors || d.sinkRowErrors || d.deadLetter) return;
+    const sink = this.sinks.find((s) => s.vertexId === only.vertexId);
+    const offer = sink?.writer.rowEncoding?.();
+    if (offer) this.reader.offerRowEncoding(offer);
   }
 
   /**

@@ -5,7 +5,8 @@ import type { ConnectionSettings } from './connection-settings.js';
 import { decodersOf } from './decode-rows.js';
 import { cancelRunningStatement } from './pg-cancel.js';
 import { CopyIn } from './pg-copy-in.js';
-import { PgCopyRowStream } from './pg-copy-reader.js';
+import { PgCopyOutStream, PgCopyRowStream } from './pg-copy-reader.js';
+import { BinaryCopyParser, type PgBinaryLayout, type PgBinaryRow } from './pg-binary-rows.js';
 import { bareQuery } from './sql-text.js';
 import type { JdbcConnection, ResultColumn, RowBatchStream, TableRef } from './jdbc-connection.js';
 import { pgColumnReading, pgColumnType, UnsupportedPgType, type PgTypeInfo } from './pg-types.js';
@@ -134,6 +135,8 @@ export class PgConnection implements JdbcConnection {
         nullable: !notNull.has(`${f.tableID}:${f.columnID}`),
         nativeType: types.get(f.dataTypeID)?.name ?? String(f.dataTypeID),
         decode: reading.decode,
+        typeOid: f.dataTypeID,
+        typmod: f.dataTypeModifier,
         origin: origins.get(f.tableID),
       };
     });
@@ -167,6 +170,15 @@ export class PgConnection implements JdbcConnection {
   async stream(sql: string, columns: readonly ResultColumn[]): Promise<RowBatchStream> {
     const cancel = () => cancelRunningStatement(this.client, this.host, this.port);
     return new PgCopyRowStream(this.client, sql, decodersOf(columns), cancel);
+  }
+
+  /**
+   * Streams with `COPY (query) TO STDOUT (FORMAT binary)`, each row undecoded (the pass-through
+   * to a PostgreSQL sink, pg-binary-rows.ts); a premature close cancels it.
+   */
+  streamBinary(sql: string, tableId: string, layout: PgBinaryLayout): PgCopyOutStream<PgBinaryRow> {
+    const cancel = () => cancelRunningStatement(this.client, this.host, this.port);
+    return new PgCopyOutStream(this.client, sql, new BinaryCopyParser(tableId, layout), cancel);
   }
 
   /** The type oid of each named column of a table, in the order given (undefined when absent). */

@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type pg from 'pg';
-import { PgCopyRowStream } from './pg-copy-reader.js';
+import { Types } from '@tideway/api';
+import { PgCopyOutStream, PgCopyRowStream } from './pg-copy-reader.js';
+import { BinaryCopyParser, PgBinaryLayout, type PgBinaryRow } from './pg-binary-rows.js';
+import { COPY_BINARY_HEADER, COPY_BINARY_TRAILER } from './pg-copy-binary.js';
+import type { ResultColumn } from './jdbc-connection.js';
 import { decoderOf } from './value-codec.js';
 
 const keep = decoderOf((v: string) => v);
@@ -118,5 +122,107 @@ describe('COPY TO STDOUT reader', () => {
     stream.handleReadyForQuery();
     expect(await stream.read(10)).toEqual([['a']]);
     await expect(stream.read(10)).rejects.toThrow('COPY output ended in the middle of a row');
+  });
+});
+
+describe('COPY TO STDOUT (FORMAT binary) reader', () => {
+  const columns: ResultColumn[] = [
+    { name: 'id', type: Types.BIGINT, nullable: false, nativeType: 'int8', decode: keep, typeOid: 20, typmod: -1 },
+    { name: 't', type: Types.STRING, nullable: true, nativeType: 'text', decode: keep, typeOid: 25, typmod: -1 },
+  ];
+  const layout = PgBinaryLayout.of(columns)!;
+
+  /** One binary tuple: the field count, then each field's length (-1 for NULL) and bytes. */
+  function tuple(id: bigint, t: string | null): Buffer {
+    const text = t === null ? undefined : Buffer.from(t);
+    const out = Buffer.alloc(2 + 4 + 8 + 4 + (text?.length ?? 0));
+    out.writeInt16BE(2, 0);
+    out.writeInt32BE(8, 2);
+    out.writeBigInt64BE(id, 6);
+    out.writeInt32BE(text ? text.length : -1, 14);
+    text?.copy(out, 18);
+    return out;
+  }
+
+  const values: Array<[bigint, string | null]> = [
+    [1n, 'a'],
+    [-9007199254740993n, null],
+    [3n, '€ ünïcødé 😀'],
+    [4n, ''],
+    [5n, 'x'.repeat(300)],
+  ];
+  const tuples = values.map(([id, t]) => tuple(id, t));
+  // PostgreSQL sends the header with the first tuple, one CopyData message per tuple, and the trailer alone.
+  const binaryOut = Buffer.concat([
+    message('H', Buffer.from([1, 0, 2, 0, 1, 0, 1])),
+    message('d', Buffer.concat([COPY_BINARY_HEADER, tuples[0]])),
+    ...tuples.slice(1).map((t) => message('d', t)),
+    message('d', COPY_BINARY_TRAILER),
+    message('c', ''),
+  ]);
+
+  const binaryStream = (client: pg.Client) =>
+    new PgCopyOutStream<PgBinaryRow>(client, 'select 1', new BinaryCopyParser('db.public.t', layout), async () => undefined);
+
+  it('cuts the tuples out undecoded wherever the socket splits them: bytes, sizes and on-demand values', async () => {
+    const all = Buffer.concat([binaryOut, after]);
+    const cuts: number[][] = [];
+    for (let cut = 1; cut < all.length; cut++) cuts.push([cut]);
+    // And a few runs of small random pieces, so rows span several chunks.
+    let seed = 7;
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    for (let run = 0; run < 20; run++) {
+      const points: number[] = [];
+      for (let at = 1 + Math.floor(random() * 40); at < all.length; at += 1 + Math.floor(random() * 40)) points.push(at);
+      cuts.push(points);
+    }
+    for (const points of cuts) {
+      const s = fakeSession();
+      const stream = binaryStream(s.client);
+      let from = 0;
+      for (const at of [...points, all.length]) {
+        s.feed(all.subarray(from, at));
+        from = at;
+      }
+      expect(s.sent).toEqual(['COPY (select 1) TO STDOUT (FORMAT binary)']);
+      expect(Buffer.concat(s.handedBack)).toEqual(after);
+      stream.handleReadyForQuery();
+      const rows = await stream.read(10);
+      expect(rows.map((r) => r.buf.subarray(r.start, r.end))).toEqual(tuples);
+      expect(rows.map((r) => r.tableId)).toEqual(values.map(() => 'db.public.t'));
+      // Metric sizes: 8 for the bigint, a string's encoded bytes, nothing for NULL.
+      expect(rows.map((r) => r.byteSize)).toEqual(values.map(([, t]) => 8 + (t === null ? 0 : Buffer.byteLength(t))));
+      expect(rows.map((r) => r.field(0))).toEqual(values.map(([id]) => id));
+      expect(rows.map((r) => r.fields)).toEqual(values);
+      expect(await stream.read(10)).toEqual([]);
+    }
+  });
+
+  it('fails the read when the output ends inside a tuple, or before the trailer', async () => {
+    for (const cut of [tuples[1].length - 3, tuples[1].length]) {
+      const s = fakeSession();
+      const stream = binaryStream(s.client);
+      s.feed(
+        Buffer.concat([
+          message('H', Buffer.from([1, 0, 2, 0, 1, 0, 1])),
+          message('d', Buffer.concat([COPY_BINARY_HEADER, tuples[0]])),
+          message('d', tuples[1].subarray(0, cut)),
+          message('c', ''),
+          after,
+        ]),
+      );
+      stream.handleReadyForQuery();
+      // The complete tuples are read; then the read fails.
+      expect(await stream.read(10)).toHaveLength(cut === tuples[1].length ? 2 : 1);
+      await expect(stream.read(10)).rejects.toThrow('binary COPY output ended in the middle of a row');
+    }
+  });
+
+  it('fails the read on a tuple of another field count than the columns', async () => {
+    const s = fakeSession();
+    const stream = binaryStream(s.client);
+    const three = Buffer.concat([Buffer.from([0, 3]), tuple(1n, 'a').subarray(2), Buffer.from([0xff, 0xff, 0xff, 0xff])]);
+    s.feed(Buffer.concat([message('H', Buffer.from([1, 0, 2, 0, 1, 0, 1])), message('d', Buffer.concat([COPY_BINARY_HEADER, three]))]));
+    await expect(stream.read(10)).rejects.toThrow('binary COPY output has a row of 3 fields where 2 columns were expected');
   });
 });

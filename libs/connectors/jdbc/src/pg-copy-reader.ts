@@ -4,6 +4,51 @@ import type { RowBatchStream } from './jdbc-connection.js';
 import { CopyTextRowParser } from './pg-copy-text.js';
 import type { ValueDecoder } from './value-codec.js';
 
+/**
+ * Turns COPY output (the CopyData payloads, frames stripped) into rows, for PgCopyOutStream.
+ */
+export interface CopyOutParser<R> {
+  /** The COPY statement's options: '' for text, ' (FORMAT binary)'. */
+  readonly options: string;
+  /**
+   * Whether the rows parse() makes keep references into the buffer they were parsed from: the
+   * stream then moves the bytes left over to a new buffer instead of over the parsed ones.
+   */
+  readonly keepsBuffer: boolean;
+  /** Parses the complete rows of buf[start, end) into `out`; returns where the first incomplete one begins. */
+  parse(buf: Buffer, start: number, end: number, out: R[]): number;
+  /**
+   * Optional, for parsers that keep buffers: how many bytes of next[0, nextLen) complete the row
+   * begun in head[0, headLen), or -1 when they do not (or the parser cannot tell yet). The
+   * stream then copies only those bytes, and parses the rest of a socket chunk where it is.
+   */
+  completes?(head: Buffer, headLen: number, next: Buffer, nextLen: number): number;
+  /** Called once the COPY's data has ended with `left` bytes unparsed: throws if the output is cut short. */
+  end(left: number): void;
+}
+
+/** COPY's text format: complete lines are decoded once and split into fields (pg-copy-text.ts). */
+class TextCopyParser implements CopyOutParser<unknown[]> {
+  readonly options = '';
+  readonly keepsBuffer = false;
+  private readonly parser: CopyTextRowParser;
+
+  constructor(decoders: readonly ValueDecoder[]) {
+    this.parser = new CopyTextRowParser(decoders);
+  }
+
+  parse(buf: Buffer, start: number, end: number, out: unknown[][]): number {
+    const last = buf.lastIndexOf(0x0a, end - 1);
+    if (last < start) return start;
+    this.parser.parseText(buf.toString('utf8', start, last + 1), out);
+    return last + 1;
+  }
+
+  end(left: number): void {
+    if (left > 0) throw new Error('COPY output ended in the middle of a row');
+  }
+}
+
 /** Protocol message types this reader looks at (PostgreSQL's protocol, message formats). */
 const COPY_DATA = 0x64; // 'd'
 const COPY_DONE = 0x63; // 'c'
@@ -30,7 +75,8 @@ interface PgWire {
 }
 
 /**
- * The rows of `COPY (query) TO STDOUT`, in batches. PostgreSQL streams the whole result without
+ * The rows of `COPY (query) TO STDOUT`, in batches, parsed by a CopyOutParser (the text format
+ * into values here; PostgreSQL's binary format into undecoded rows in pg-binary-rows.ts). PostgreSQL streams the whole result without
  * round trips, one CopyData message per row. This reader is a pg "submittable" query that takes
  * the socket's bytes while the COPY runs (as pg-copy-streams does) and strips the message frames
  * itself: payloads are copied into one buffer, decoded to text once per socket chunk and parsed
@@ -41,10 +87,9 @@ interface PgWire {
  * Back-pressure: past the read-ahead (rows, bounded by bytes) the socket is paused, so
  * PostgreSQL blocks on its send buffer until the consumer catches up.
  */
-export class PgCopyRowStream implements RowBatchStream {
+export class PgCopyOutStream<R> {
   /** The query text pg's Client#query sees (it is sent by submit()). */
   readonly text: string;
-  private readonly parser: CopyTextRowParser;
   private wire: PgWire | undefined;
   private pgOnData: ((chunk: Buffer) => void) | undefined;
   /** Unparsed CopyData payload bytes: rows not yet complete. */
@@ -56,7 +101,7 @@ export class PgCopyRowStream implements RowBatchStream {
   /** Header bytes of a message split across socket chunks. */
   private readonly header = Buffer.alloc(5);
   private headerLen = 0;
-  private rows: unknown[][] = [];
+  private rows: R[] = [];
   /** How many parsed rows may wait for the consumer (READ_AHEAD_*, by the rows' mean width). */
   private readAhead = READ_AHEAD_ROWS;
   private parsedRows = 0;
@@ -72,11 +117,10 @@ export class PgCopyRowStream implements RowBatchStream {
   constructor(
     client: pg.Client,
     sql: string,
-    decoders: readonly ValueDecoder[],
+    private readonly parser: CopyOutParser<R>,
     private readonly cancel: () => Promise<void>,
   ) {
-    this.text = `COPY (${sql}) TO STDOUT`;
-    this.parser = new CopyTextRowParser(decoders);
+    this.text = `COPY (${sql}) TO STDOUT${parser.options}`;
     // pg queues the query and calls submit() when the session is free.
     void client.query(this as unknown as pg.Submittable);
   }
@@ -114,7 +158,7 @@ export class PgCopyRowStream implements RowBatchStream {
     this.notify();
   }
 
-  async read(max: number): Promise<unknown[][]> {
+  async read(max: number): Promise<R[]> {
     for (;;) {
       if (this.error !== undefined) throw this.error;
       if (this.rows.length > 0) {
@@ -126,7 +170,7 @@ export class PgCopyRowStream implements RowBatchStream {
         return out;
       }
       if (this.finished) {
-        if (this.accLen > 0) throw new Error('COPY output ended in the middle of a row');
+        this.parser.end(this.accLen);
         return [];
       }
       await new Promise<void>((resolve) => (this.wake = resolve));
@@ -156,7 +200,7 @@ export class PgCopyRowStream implements RowBatchStream {
     w?.();
   }
 
-  private take(max: number): unknown[][] {
+  private take(max: number): R[] {
     if (this.rows.length <= max) {
       const out = this.rows;
       this.rows = [];
@@ -219,8 +263,44 @@ export class PgCopyRowStream implements RowBatchStream {
       this.code = code;
       this.remaining = size;
     }
-    if (w > 0) this.append(chunk, 0, w);
-    this.parseComplete();
+    this.takePayload(chunk, w);
+  }
+
+  /**
+   * Takes a chunk's payload bytes, chunk[0, w). A parser whose rows point into their buffer
+   * (the binary format) parses the chunk where it is: only a row begun in the previous chunk is
+   * completed in the reader's own buffer, and the bytes of the row the chunk ends in are kept
+   * there for the next one. Otherwise the bytes are appended and parsed there.
+   */
+  private takePayload(chunk: Buffer, w: number): void {
+    const parser = this.parser;
+    const need = parser.completes ? parser.completes(this.acc, this.accLen, chunk, w) : -1;
+    if (!parser.completes || need < 0 || this.error !== undefined) {
+      if (w > 0) this.append(chunk, 0, w);
+      this.parseComplete();
+      return;
+    }
+    if (need > 0) {
+      this.append(chunk, 0, need);
+      this.parseComplete();
+    }
+    if (this.accLen > 0 || this.error !== undefined) {
+      // Not parsed whole after all (its bytes were wrong): the rest goes the plain way.
+      if (w > need) this.append(chunk, need, w);
+      this.parseComplete();
+      return;
+    }
+    const before = this.rows.length;
+    let used: number;
+    try {
+      used = parser.parse(chunk, need, w, this.rows);
+    } catch (err) {
+      this.error ??= asError(err);
+      this.notify();
+      return;
+    }
+    if (used < w) this.append(chunk, used, w);
+    this.parsed(before, used - need);
   }
 
   private append(chunk: Buffer, from: number, to: number): void {
@@ -237,20 +317,36 @@ export class PgCopyRowStream implements RowBatchStream {
   /** Parses the complete rows gathered so far; keeps a partial row's bytes for the next chunk. */
   private parseComplete(): void {
     if (this.accLen === 0) return;
-    const last = this.acc.lastIndexOf(0x0a, this.accLen - 1);
-    if (last < 0) return;
     const before = this.rows.length;
+    let used = 0;
     try {
-      this.parser.parseText(this.acc.toString('utf8', 0, last + 1), this.rows);
+      used = this.parser.parse(this.acc, 0, this.accLen, this.rows);
     } catch (err) {
       this.error ??= asError(err);
+      this.notify();
+      return;
     }
+    if (used === 0) return;
+    const left = this.accLen - used;
+    if (this.parser.keepsBuffer) {
+      // The parsed rows point into this buffer: the rest starts a new one (small: with
+      // takePayload it holds one row at a time; append() grows it for a longer one).
+      const next = Buffer.allocUnsafe(Math.max(1024, left * 2));
+      this.acc.copy(next, 0, used, this.accLen);
+      this.acc = next;
+    } else {
+      this.acc.copy(this.acc, 0, used, this.accLen);
+    }
+    this.accLen = left;
+    this.parsed(before, used);
+  }
+
+  /** After a parse: the read-ahead bound by the rows' mean width, the consumer woken, the socket paused past the bound. */
+  private parsed(before: number, bytes: number): void {
     this.parsedRows += this.rows.length - before;
-    this.parsedBytes += last + 1;
+    this.parsedBytes += bytes;
     if (this.parsedRows > 0)
       this.readAhead = Math.max(16, Math.min(READ_AHEAD_ROWS, Math.floor(READ_AHEAD_BYTES / (this.parsedBytes / this.parsedRows))));
-    this.acc.copy(this.acc, 0, last + 1, this.accLen);
-    this.accLen -= last + 1;
     this.notify();
     if (!this.paused && !this.copyDone && this.rows.length >= this.readAhead) {
       this.paused = true;
@@ -268,5 +364,12 @@ export class PgCopyRowStream implements RowBatchStream {
       wire.stream.resume();
     }
     if (rest.length > 0) this.pgOnData!(rest);
+  }
+}
+
+/** `COPY (query) TO STDOUT` in the text format, each row decoded into values. */
+export class PgCopyRowStream extends PgCopyOutStream<unknown[]> implements RowBatchStream {
+  constructor(client: pg.Client, sql: string, decoders: readonly ValueDecoder[], cancel: () => Promise<void>) {
+    super(client, sql, new TextCopyParser(decoders), cancel);
   }
 }

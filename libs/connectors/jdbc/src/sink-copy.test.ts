@@ -1,6 +1,8 @@
 import { describe, expect, it, vi } from 'vitest';
 import { newCatalogTable, Types, type Row } from '@tideway/api';
 import { MAX_RUN_MS } from './copy-runs.js';
+import { PG_COPY_BINARY, PgBinaryLayout, PgBinaryRow } from './pg-binary-rows.js';
+import type { ResultColumn } from './jdbc-connection.js';
 import { flushed, makeSink } from './test/wiring.js';
 import { usePgFixture } from './test/pg-admin.js';
 
@@ -73,5 +75,74 @@ describe('Jdbc sink on PostgreSQL: plain inserts stream into one COPY', () => {
     expect(err.message.split('\n')).toHaveLength(1);
     expect((await count('keyed')).n).toBe(0);
     await Promise.resolve(w.close()).catch(() => undefined);
+  });
+});
+
+describe('Jdbc sink on PostgreSQL: binary tuples passed through (rowEncoding)', () => {
+  /** The source side of `table`: int4 and text columns, as PostgreSQL describes them. */
+  const layout = PgBinaryLayout.of([
+    { name: 'id', type: Types.INT, nullable: false, nativeType: 'int4', decode: (v) => v, typeOid: 23, typmod: -1 },
+    { name: 'v', type: Types.STRING, nullable: true, nativeType: 'text', decode: (v) => v, typeOid: 25, typmod: -1 },
+  ] satisfies ResultColumn[])!;
+
+  /** Rows as binary tuples, all in one buffer (as the source cuts them from a socket chunk). */
+  function binaryRows(from: number, n: number): PgBinaryRow[] {
+    const parts: Buffer[] = [];
+    for (let i = from; i < from + n; i++) {
+      const text = Buffer.from(`v${i}`);
+      const t = Buffer.alloc(2 + 4 + 4 + 4 + text.length);
+      t.writeInt16BE(2, 0);
+      t.writeInt32BE(4, 2);
+      t.writeInt32BE(i, 6);
+      t.writeInt32BE(text.length, 10);
+      text.copy(t, 14);
+      parts.push(t);
+    }
+    const buf = Buffer.concat(parts);
+    let at = 0;
+    return parts.map((p) => new PgBinaryRow('in', layout, buf, at, (at += p.length), 4 + p.length - 14));
+  }
+
+  const ids = async (t: string) => (await db.admin.query(`SELECT id, v FROM public.${t} ORDER BY id`)).rows.map((r) => `${r.id}:${r.v}`);
+  const expected = (n: number) => Array.from({ length: n }, (_, i) => `${i + 1}:v${i + 1}`);
+
+  it('accepts a layout of its target columns’ types (varchar for text too), writes the tuples as they are, and rows of values beside them', async () => {
+    await db.admin.query('CREATE TABLE public.passed (id int, v varchar(10))');
+    const sink = await makeSink({ ...conn(), table: 'public.passed', batch_size: 10 }, [table]);
+    const w = sink.createWriter({ subtaskIndex: 0, parallelism: 1 });
+    const offer = w.rowEncoding!()!;
+    expect(offer.encoding).toBe(PG_COPY_BINARY);
+    expect(await offer.accepts('in', layout)).toBe(true);
+    const passed = binaryRows(1, 25);
+    await w.write(passed);
+    // A batch mixing rows of values in: written from the values (the tuples decoded on demand).
+    const mixed = binaryRows(26, 5);
+    await w.write([...mixed, ...rows(31, 5)]);
+    await w.write(binaryRows(36, 5));
+    await w.close();
+    expect(await ids('passed')).toEqual(expected(40));
+    const decoded = (r: PgBinaryRow) => (r as unknown as { values?: unknown[] }).values !== undefined;
+    expect(passed.some(decoded)).toBe(false);
+    expect(mixed.every(decoded)).toBe(true);
+  });
+
+  it('refuses a layout whose types differ from its target’s, and another table’s; the rows then go as values', async () => {
+    await db.admin.query('CREATE TABLE public.wider (id bigint, v text)');
+    const sink = await makeSink({ ...conn(), table: 'public.wider', batch_size: 10 }, [table]);
+    const w = sink.createWriter({ subtaskIndex: 0, parallelism: 1 });
+    const offer = w.rowEncoding!()!;
+    expect(await offer.accepts('in', layout)).toBe(false);
+    expect(await offer.accepts('other', layout)).toBe(false);
+    await w.write(binaryRows(1, 20));
+    await w.close();
+    expect(await ids('wider')).toEqual(expected(20));
+  });
+
+  it('offers nothing with row-level error handling (it writes statements and must read the values)', async () => {
+    const sink = await makeSink({ ...conn(), table: 'public.guarded', batch_size: 10 }, [table]);
+    const w = sink.createWriter({ subtaskIndex: 0, parallelism: 1 });
+    w.handleRowErrors!(() => undefined);
+    expect(w.rowEncoding!()).toBeUndefined();
+    await w.close();
   });
 });

@@ -1,4 +1,5 @@
-import { describeSchemaChange, type Row, type SchemaChangeEvent, type SinkWriter } from '@tideway/api';
+import { describeSchemaChange, type Row, type RowEncodingOffer, type SchemaChangeEvent, type SinkWriter } from '@tideway/api';
+import { PG_COPY_BINARY, PgBinaryLayout } from './pg-binary-rows.js';
 import { ErrorCode, TidewayError, type Place } from '@tideway/common';
 import { externalError, isRowLevelDbError, rowLevelError } from './db-errors.js';
 import type { JdbcConnection } from './jdbc-connection.js';
@@ -133,6 +134,28 @@ export class JdbcSinkWriter implements SinkWriter<JdbcCommitInfo, JdbcWriterStat
   handleRowErrors(reject: (row: Row, error: Error) => void): void {
     this.reject = reject;
     for (const [id, slot] of this.slots) this.slots.set(id, this.slotFor(slot.target));
+  }
+
+  /**
+   * PostgreSQL: plain inserts take the source's binary COPY tuples as they are, for the tables
+   * whose layout fits the target (CopyEncoder.accept; docs/decisions/0104). Not with row-level
+   * error handling, which writes statements and must read the values.
+   */
+  rowEncoding(): RowEncodingOffer | undefined {
+    if (this.cfg.connection.target.dialect !== 'postgresql' || this.reject) return undefined;
+    return { encoding: PG_COPY_BINARY, accepts: (tableId, layout) => this.acceptsBinary(tableId, layout) };
+  }
+
+  private async acceptsBinary(tableId: string, layout: unknown): Promise<boolean> {
+    const slot = this.slots.get(tableId);
+    if (!slot?.copy || !(layout instanceof PgBinaryLayout) || this.reject) return false;
+    try {
+      if (!slot.copy.ready) await this.writerFor(slot, await this.session()).prepareCopy();
+    } catch {
+      // The first write opens its own session and names what fails; its rows come as values.
+      return false;
+    }
+    return slot.copy.accept(layout);
   }
 
   private slotFor(t: SinkTarget): TableSlot {

@@ -3,7 +3,8 @@
  * private PostgreSQL, shared/bench's `orders` loaded once, then rounds of `tideway run` on
  * bench/seatunnel/jdbc-pg-pg.conf (parallelism 1) and the psql `\copy` pipe, in turns (the order
  * rotates each round), medians printed. Several builds can be compared in the same run: each
- * `--cli name=path/to/services/cli/dist/main.js` is one more tool (default: this checkout's).
+ * `--cli name=path/to/services/cli/dist/main.js` is one more tool (default: this checkout's); Node
+ * options may come before the path, separated by spaces (`--cli "prof=--cpu-prof main.js"`).
  * TIDEWAY_THREAD_CPU_PROF=<dir> in the environment profiles the Tideway runs' task threads.
  *
  * usage: node --import tsx bench/pg-pipe-loop.ts [--rows 2000000] [--rounds 5] [--cli name=main.js ...]

@@ -4,7 +4,7 @@ export function binaryFieldReader(oid: number, _typmod: number): BinaryFieldRead
   if (oid === 20) return (b, s) => b.readBigInt64BE(s);
   if (oid === 23) return (b, s) => b.readInt32BE(s);
   if (oid === 25 || oid === 1043) return (b, s, l) => b.toString('utf8', s, s + l);
-  return (b, s, l) => b.toString('hex', s, s + l); // MEASUREMENT HACK
+  return undefined;
 }
 export function decodeBinaryTuple(readers: readonly BinaryFieldReader[], buf: Buffer, start: number): unknown[] {
   const n = readers.length;

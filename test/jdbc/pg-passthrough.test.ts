@@ -129,7 +129,8 @@ describe('Jdbc PostgreSQL -> PostgreSQL, binary pass-through', () => {
 
   it('a transform between source and sink: nothing is offered, the rows go as values', async () => {
     const log = await copyJob('pt_types', 'pt_transformed', {
-      transform: '  Filter {\n    plugin_input = "src"\n    plugin_output = "out"\n    include_fields = ["id", "b", "by", "ch", "nm", "i2", "i4", "t", "o", "j", "f4", "f8", "bp", "vc", "d", "tm", "ts", "tstz", "n", "nu", "u", "jb"]\n  }',
+      transform:
+        '  Filter {\n    plugin_input = "src"\n    plugin_output = "out"\n    include_fields = ["id", "b", "by", "ch", "nm", "i2", "i4", "t", "o", "j", "f4", "f8", "bp", "vc", "d", "tm", "ts", "tstz", "n", "nu", "u", "jb"]\n  }',
     });
     expect(log).not.toContain(BINARY);
     expect(log).not.toContain(VALUES);

@@ -235,14 +235,19 @@ describe('TaskGroupRunner', () => {
         (out) => {
           // Encoded rows only once offered: otherwise rows of values, as a real reader does.
           const rows: Row[] = [];
-          for (let i = 0; i < 10; i++) rows.push(offers.length > 0 ? encodedRow(next++) : { kind: RowKind.INSERT, tableId: 't', fields: [next++] });
+          for (let i = 0; i < 10; i++)
+            rows.push(offers.length > 0 ? encodedRow(next++) : { kind: RowKind.INSERT, tableId: 't', fields: [next++] });
           out.collectBatch(rows);
         },
         () => ({ write: (rows) => void written.push([...rows]), rowEncoding: () => offer, handleRowErrors() {}, close() {} }),
         undefined,
         (o) => void offers.push(o),
       );
-      const runner = new TaskGroupRunner(d, (m) => sent.push(m), async () => plugins);
+      const runner = new TaskGroupRunner(
+        d,
+        (m) => sent.push(m),
+        async () => plugins,
+      );
       const running = runner.run();
       await until('three polls written', () => written.length >= 3 * (d.root.children.length || 1));
       runner.deliver({ type: 'cancel', reason: 'test over' });
@@ -259,7 +264,9 @@ describe('TaskGroupRunner', () => {
       const rows = written.flat();
       expect(rows.every((r) => (r as EncodedRow).encoding === 'test-encoding')).toBe(true);
       const bytes = rows.reduce((n, r) => n + (r as EncodedRow).byteSize, 0);
-      expect(metrics).toMatchObject({ metrics: { tables: [{ table: 't', sourceReceivedCount: rows.length, sourceReceivedBytes: bytes, sinkWriteBytes: bytes }] } });
+      expect(metrics).toMatchObject({
+        metrics: { tables: [{ table: 't', sourceReceivedCount: rows.length, sourceReceivedBytes: bytes, sinkWriteBytes: bytes }] },
+      });
     });
 
     it('offers nothing when the reader feeds two sinks, or when the sink handles bad rows', async () => {

@@ -115,7 +115,8 @@ export class CopyEncoder {
   }
 
   encode(rows: readonly Row[]): CopyData {
-    if (this.passThrough && rows.length > 0 && this.allPassThrough(rows)) return { data: copyTuples(rows as readonly PgBinaryRow[]), format: 'binary' };
+    if (this.passThrough && rows.length > 0 && this.allPassThrough(rows))
+      return { data: copyTuples(rows as readonly PgBinaryRow[]), format: 'binary' };
     const data = this.binary?.encode(rows);
     if (data) return { data, format: 'binary' };
     return { data: Buffer.from(this.text(rows), 'utf8'), format: 'text' };

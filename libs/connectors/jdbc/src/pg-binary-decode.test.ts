@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPostgres, type TestDatabaseServer } from '@tideway/testing';
 import { to as copyTo } from 'pg-copy-streams';
 import { binaryFieldReader, decodeBinaryTuple, type BinaryFieldReader } from './pg-binary-decode.js';
-import { PgConnection } from './pg-connection.js';
+import type { PgConnection } from './pg-connection.js';
+import { openPgSession } from './test/pg-admin.js';
 
 /**
  * The binary decoders against the text path on the same rows of a real PostgreSQL: every value
@@ -400,14 +401,7 @@ let readers: BinaryFieldReader[];
 
 beforeAll(async () => {
   server = await startPostgres();
-  conn = await PgConnection.open({
-    host: server.host,
-    port: server.port,
-    user: server.user,
-    password: server.password,
-    database: server.database,
-    sessionSql: [],
-  } as never);
+  conn = await openPgSession(server);
   await conn.execute(`CREATE TABLE public.bd (${COLUMNS.map(([n, t]) => `${n} ${t}`).join(', ')})`);
   for (let i = 0; i < EDGE_ROWS; i++) {
     const values = COLUMNS.map(([name, type]) => (name === 'n' ? String(i) : `(${EDGES[name][i] ?? 'NULL'})::${type}`));

@@ -118,7 +118,7 @@ const HEADER_BYTES = 19;
 
 /** Reads a big-endian int32 without Buffer#readInt32BE's argument checks (the caller checked the bounds). */
 function int32At(b: Buffer, p: number): number {
-  return (b[p]! << 24) | (b[p + 1]! << 16) | (b[p + 2]! << 8) | b[p + 3]!;
+  return (b[p] << 24) | (b[p + 1] << 16) | (b[p + 2] << 8) | b[p + 3];
 }
 
 /**
@@ -141,7 +141,8 @@ export class BinaryCopyParser implements CopyOutParser<PgBinaryRow> {
     if (!this.headerRead) {
       if (start !== 0) throw new Error('binary COPY output: the header must be parsed from the start of a buffer');
       if (len < HEADER_BYTES) return 0;
-      if (buf.compare(SIGNATURE, 0, SIGNATURE.length, 0, SIGNATURE.length) !== 0) throw new Error('binary COPY output does not start with its signature');
+      if (buf.compare(SIGNATURE, 0, SIGNATURE.length, 0, SIGNATURE.length) !== 0)
+        throw new Error('binary COPY output does not start with its signature');
       if ((int32At(buf, 11) & 0x10000) !== 0) throw new Error('binary COPY output carries row OIDs, which were not asked for');
       const extension = int32At(buf, 15);
       if (len < HEADER_BYTES + extension) return 0;
@@ -153,7 +154,7 @@ export class BinaryCopyParser implements CopyOutParser<PgBinaryRow> {
     const n = sizes.length;
     const tableId = this.tableId;
     while (pos + 2 <= len) {
-      const count = (buf[pos]! << 8) | buf[pos + 1]!;
+      const count = (buf[pos] << 8) | buf[pos + 1];
       if (count === 0xffff) {
         // The trailer: a field count of -1.
         this.ended = true;
@@ -170,7 +171,7 @@ export class BinaryCopyParser implements CopyOutParser<PgBinaryRow> {
         p += 4;
         if (flen < 0) continue;
         if (p + flen > len) break;
-        const s = sizes[i]!;
+        const s = sizes[i];
         size += s === ENCODED_LENGTH ? flen : s;
         p += flen;
       }
@@ -186,7 +187,7 @@ export class BinaryCopyParser implements CopyOutParser<PgBinaryRow> {
     if (!this.headerRead) return -1;
     if (headLen === 0) return 0;
     const total = headLen + nextLen;
-    const at = (i: number): number => (i < headLen ? head[i]! : next[i - headLen]!);
+    const at = (i: number): number => (i < headLen ? head[i] : next[i - headLen]);
     if (total < 2) return -1;
     const count = (at(0) << 8) | at(1);
     if (count === 0xffff) return 2 - headLen;

@@ -3,7 +3,8 @@ import { newCatalogTable, Types, type DataType, type Row } from '@tideway/api';
 import { startPostgres, type TestDatabaseServer } from '@tideway/testing';
 import { CopyEncoder } from './copy-encoder.js';
 import { CopyBinaryEncoder, PgOid, binaryFieldWriter } from './pg-copy-binary.js';
-import { PgConnection } from './pg-connection.js';
+import type { PgConnection } from './pg-connection.js';
+import { openPgSession } from './test/pg-admin.js';
 import type { SinkTarget } from './sink-target.js';
 
 let server: TestDatabaseServer;
@@ -208,14 +209,7 @@ async function stored(table: string): Promise<unknown[][]> {
 
 beforeAll(async () => {
   server = await startPostgres();
-  conn = await PgConnection.open({
-    host: server.host,
-    port: server.port,
-    user: server.user,
-    password: server.password,
-    database: server.database,
-    sessionSql: [],
-  } as never);
+  conn = await openPgSession(server);
   for (const t of ['via_binary', 'via_text', 'fallback_binary', 'fallback_text']) {
     await conn.execute(`CREATE TABLE public.${t} (${COLUMNS.map(([n, type]) => `${n} ${type}`).join(', ')})`);
   }

@@ -318,7 +318,7 @@ export class PgCopyOutStream<R> {
   private parseComplete(): void {
     if (this.accLen === 0) return;
     const before = this.rows.length;
-    let used = 0;
+    let used: number;
     try {
       used = this.parser.parse(this.acc, 0, this.accLen, this.rows);
     } catch (err) {

@@ -103,7 +103,8 @@ describe('Jdbc sink on PostgreSQL: binary tuples passed through (rowEncoding)', 
     return parts.map((p) => new PgBinaryRow('in', layout, buf, at, (at += p.length), 4 + p.length - 14));
   }
 
-  const ids = async (t: string) => (await db.admin.query(`SELECT id, v FROM public.${t} ORDER BY id`)).rows.map((r) => `${r.id}:${r.v}`);
+  const ids = async (t: string) =>
+    (await db.admin.query<{ id: number; v: string }>(`SELECT id, v FROM public.${t} ORDER BY id`)).rows.map((r) => `${r.id}:${r.v}`);
   const expected = (n: number) => Array.from({ length: n }, (_, i) => `${i + 1}:v${i + 1}`);
 
   it('accepts a layout of its target columns’ types (varchar for text too), writes the tuples as they are, and rows of values beside them', async () => {

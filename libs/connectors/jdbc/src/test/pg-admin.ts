@@ -3,6 +3,19 @@ import { afterAll, beforeAll } from 'vitest';
 import pg from 'pg';
 import { startPostgres, type TestDatabaseServer } from '@tideway/testing';
 import type { JdbcConnection } from '../jdbc-connection.js';
+import { PgConnection } from '../pg-connection.js';
+
+/** A Jdbc PostgreSQL session on a test server, set up as the connector sets up its own (UTC, ISO dates). */
+export function openPgSession(server: TestDatabaseServer): Promise<PgConnection> {
+  return PgConnection.open({
+    host: server.host,
+    port: server.port,
+    user: server.user,
+    password: server.password,
+    database: server.database,
+    sessionSql: [],
+  } as never);
+}
 
 export interface PgFixture {
   readonly server: TestDatabaseServer;

@@ -5,6 +5,7 @@ import type { Row } from '@tideway/api';
 import { ErrorCode, TidewayError } from '@tideway/common';
 import { startMariaDb, startPostgres, type TestDatabaseServer } from '@tideway/testing';
 import { assignedSplits, makeSource, readAll, readSplits } from './test/wiring.js';
+import { PG_COPY_BINARY, PgBinaryRow } from './pg-binary-rows.js';
 
 let pgServer: TestDatabaseServer;
 let myServer: TestDatabaseServer;
@@ -251,5 +252,45 @@ describe('Jdbc source on PostgreSQL: the row estimate', () => {
     const counted = await readAll({ ...conn, table_path: 'public.grown', where_condition: 'where id > 0', 'split.size': 1000 }, 2);
     expect(counted.splits).toBe(6);
     expect(counted.rows).toHaveLength(6000);
+  });
+});
+
+// PostgreSQL's binary pass-through (decision 0104): the reader emits undecoded tuples once a sink's offer accepts the table.
+describe('Jdbc source on PostgreSQL, offered binary COPY', () => {
+  const db = () => databases()[0];
+
+  it('offered binary COPY, a restored split still resumes after its last key, and a keyless query by skipping', async () => {
+    const asked: string[] = [];
+    const offer = {
+      encoding: PG_COPY_BINARY,
+      accepts: async (tableId: string) => {
+        asked.push(tableId);
+        return true;
+      },
+    };
+    const keyed = await makeSource({ ...db().conn, table_path: db().path, where_condition: 'where id <= 2500', fetch_size: 300 });
+    const splits = (await assignedSplits(keyed, 1)).get(0)!;
+    const first = await readSplits(keyed, splits, { stopAfterRows: 700, offer });
+    const second = await readSplits(keyed, first.state, { offer });
+    const rows = [...first.rows, ...second.rows];
+    expect(rows.every((r) => r instanceof PgBinaryRow)).toBe(true);
+    expect(idsOf(rows)).toEqual(Array.from({ length: 2500 }, (_, i) => BigInt(i + 1)));
+    expect(rows.find((r) => r.fields[0] === 10n)?.fields).toEqual([10n, null, 'n10']);
+    // Each reader asked once for its one table.
+    expect(asked).toHaveLength(2);
+
+    const keyless = await makeSource({ ...db().conn, query: 'select name from items where id <= 1000 order by id', fetch_size: 256 });
+    const part = await readSplits(keyless, (await assignedSplits(keyless, 1)).get(0)!, { stopAfterRows: 256, offer });
+    const rest = await readSplits(keyless, part.state, { offer });
+    expect([...part.rows, ...rest.rows].map((r) => r.fields[0])).toEqual(Array.from({ length: 1000 }, (_, i) => `n${i + 1}`));
+  });
+
+  it('an offer that refuses the table leaves its rows as values', async () => {
+    const source = await makeSource({ ...db().conn, table_path: db().path, where_condition: 'where id <= 100' });
+    const { rows } = await readSplits(source, (await assignedSplits(source, 1)).get(0)!, {
+      offer: { encoding: PG_COPY_BINARY, accepts: async () => false },
+    });
+    expect(rows).toHaveLength(100);
+    expect(rows.some((r) => r instanceof PgBinaryRow)).toBe(false);
   });
 });

@@ -2,7 +2,7 @@
  * Unit-level wiring of the Jdbc connector for tests, standing in for the engine: creates the
  * source's enumerator and readers and the sink's writers and committer through the factories.
  */
-import { optionsOf, type CatalogTable, type Row, type SourceReaderContext, type SplitEnumeratorContext } from '@tideway/api';
+import { optionsOf, type CatalogTable, type Row, type RowEncodingOffer, type SourceReaderContext, type SplitEnumeratorContext } from '@tideway/api';
 import { jdbcSinkFactory, JdbcSink } from '../jdbc-sink.js';
 import { jdbcSourceFactory, JdbcSource } from '../jdbc-source.js';
 import type { JdbcSplit } from '../jdbc-split.js';
@@ -43,7 +43,14 @@ export async function assignedSplits(source: JdbcSource, parallelism: number): P
 export async function readSplits(
   source: JdbcSource,
   splits: JdbcSplit[],
-  opts: { subtask?: number; parallelism?: number; stopAfterRows?: number; onRows?: (rowsSoFar: number) => Promise<void> } = {},
+  opts: {
+    subtask?: number;
+    parallelism?: number;
+    stopAfterRows?: number;
+    onRows?: (rowsSoFar: number) => Promise<void>;
+    /** A sink's row encoding, offered to the reader before it opens (as the runtime does). */
+    offer?: RowEncodingOffer;
+  } = {},
 ): Promise<{ rows: Row[]; state: JdbcSplit[] }> {
   let finished = false;
   const ctx: SourceReaderContext = {
@@ -54,6 +61,7 @@ export async function readSplits(
     sendSplitRequest: () => undefined,
   };
   const reader = source.createReader(ctx);
+  if (opts.offer) reader.offerRowEncoding?.(opts.offer);
   await reader.open();
   reader.addSplits(splits);
   reader.handleNoMoreSplits();

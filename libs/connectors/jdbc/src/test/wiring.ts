@@ -2,7 +2,14 @@
  * Unit-level wiring of the Jdbc connector for tests, standing in for the engine: creates the
  * source's enumerator and readers and the sink's writers and committer through the factories.
  */
-import { optionsOf, type CatalogTable, type Row, type RowEncodingOffer, type SourceReaderContext, type SplitEnumeratorContext } from '@tideway/api';
+import {
+  optionsOf,
+  type CatalogTable,
+  type Row,
+  type RowEncodingOffer,
+  type SourceReaderContext,
+  type SplitEnumeratorContext,
+} from '@tideway/api';
 import { jdbcSinkFactory, JdbcSink } from '../jdbc-sink.js';
 import { jdbcSourceFactory, JdbcSource } from '../jdbc-source.js';
 import type { JdbcSplit } from '../jdbc-split.js';

@@ -7,11 +7,14 @@
  * - a target column of another type, a column type without a binary decoder, or a transform
  *   between source and sink: the rows go as values, as before, and the target still equals
  *   the source.
+ * - killed mid-copy into an exactly-once (XA) sink and restored with `run -r`: the restored
+ *   splits resume after their last keys, still undecoded, and the target holds every row once.
  * Which way each table went is read from the source's log line (TIDEWAY_LOG_LEVEL=info).
  */
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPostgres, type TestDatabaseServer } from '@tideway/testing';
-import { runCli } from '../conformance/cli-process.js';
+import { runCli, spawnCli, waitForExit } from '../conformance/cli-process.js';
 import { JobFolder, jdbcConnection, pgExec } from './databases.js';
 
 let pgs: TestDatabaseServer;
@@ -59,6 +62,7 @@ beforeAll(async () => {
      CREATE TABLE pt_wider (LIKE pt_types INCLUDING ALL);
      ALTER TABLE pt_wider ALTER COLUMN i4 TYPE bigint, ALTER COLUMN vc TYPE text;
      CREATE TABLE pt_transformed (LIKE pt_types INCLUDING ALL);
+     CREATE TABLE pt_restored (LIKE pt_types INCLUDING ALL);
      CREATE TABLE with_interval (id bigint PRIMARY KEY, span interval, label text);
      INSERT INTO with_interval SELECT g, g * interval '1 minute', 'row ' || g FROM generate_series(1, 300) g;
      CREATE TABLE with_interval_copy (LIKE with_interval INCLUDING ALL);`,
@@ -136,4 +140,57 @@ describe('Jdbc PostgreSQL -> PostgreSQL, binary pass-through', () => {
     expect(log).not.toContain(VALUES);
     expect(await rowsOf('pt_transformed')).toEqual(await rowsOf('pt_types'));
   });
+
+  it('killed mid-copy into an exactly-once sink, then restored with run -r: every row once, still undecoded', async () => {
+    const conf = jobs.write(`
+env {
+  job.mode = "BATCH"
+  parallelism = 1
+  checkpoint.interval = 400
+  read_limit.rows_per_second = 1500
+}
+source {
+  Jdbc {
+    ${jdbcConnection('pg', pgs)}
+    table_path = "${pgs.database}.public.pt_types"
+    split.size = 700
+    fetch_size = 200
+  }
+}
+sink {
+  Jdbc {
+    ${jdbcConnection('pg', pgs)}
+    generate_sink_sql = true
+    database = "${pgs.database}"
+    table = "public.pt_restored"
+    use_copy_statement = true
+    is_exactly_once = true
+    xa_data_source_class_name = "org.postgresql.xa.PGXADataSource"
+    batch_size = 300
+  }
+}`);
+    const engine = jobs.write(
+      `seatunnel:\n  engine:\n    checkpoint:\n      storage:\n        type: localfile\n        plugin-config:\n          namespace: ${join(jobs.dir, 'restored-checkpoints')}\n`,
+      'restored-engine.yaml',
+    );
+    const jobId = String(Date.now());
+    const count = async () => Number((await pgExec(pgs, 'SELECT count(*) AS n FROM pt_restored'))[0].n);
+    const child = spawnCli(['run', '-c', conf, '--engine-config', engine, '--set-job-id', jobId], { TIDEWAY_LOG_LEVEL: 'info' });
+    const exit = waitForExit(child);
+    const end = Date.now() + 60_000;
+    // Killed once some checkpoints have committed their rows, well before the end (about 3.3 s of rows at the read limit).
+    while ((await count()) < 1500 && Date.now() < end && child.exitCode === null) await new Promise((r) => setTimeout(r, 50));
+    child.kill('SIGKILL');
+    const first = await exit;
+    expect(first.stderr).toContain(`table ${pgs.database}.public.pt_types ${BINARY}`);
+    const before = await count();
+    expect(before).toBeGreaterThanOrEqual(1500);
+    expect(before).toBeLessThan(5005);
+
+    const restored = await runCli(['run', '-r', jobId, '-c', conf, '--engine-config', engine], 120_000, { TIDEWAY_LOG_LEVEL: 'info' });
+    expect(restored.code, restored.stderr).toBe(0);
+    expect(restored.stderr).toContain(`table ${pgs.database}.public.pt_types ${BINARY}`);
+    expect(await rowsOf('pt_restored')).toEqual(await rowsOf('pt_types'));
+    expect(await pgExec(pgs, 'SELECT gid FROM pg_prepared_xacts')).toEqual([]);
+  }, 180_000);
 });

@@ -134,6 +134,28 @@ describe('Postgres-CDC', () => {
     60_000,
   );
 
+  it("chunks a table by pg_class's row estimate, as SeaTunnel's Postgres splitter does, and a stale one loses no row", async () => {
+    // Analyzed at 100 rows, then grown to 300 (autovacuum off, so the estimate stays stale).
+    await admin.query(`CREATE TABLE big (id bigint PRIMARY KEY, v text) WITH (autovacuum_enabled = false);
+      INSERT INTO big SELECT g, 'v' || g FROM generate_series(1, 100) g; ANALYZE big;
+      INSERT INTO big SELECT g, 'v' || g FROM generate_series(101, 300) g;`);
+    const extra = { 'table-names': ['tideway.public.big'] };
+    const splits = await plan(source({ ...extra, 'slot.name': `peek_plan_${Date.now()}`, 'startup.mode': 'initial' }));
+    // 100 rows estimated over keys 1..300: evenly spread, steps of 30 keys (counted, they would be steps of 10).
+    expect(splits.filter((s) => s.kind === 'snapshot')).toHaveLength(10);
+    const state = await tableState(extra);
+    expect(state.size).toBe(300);
+    expect(state.get('tideway.public.big:300')).toEqual([300n, 'v300']);
+    // A table never analyzed is counted.
+    await admin.query(`CREATE TABLE fresh (id bigint PRIMARY KEY, v text) WITH (autovacuum_enabled = false);
+      INSERT INTO fresh SELECT g, 'v' || g FROM generate_series(1, 300) g;`);
+    const counted = await plan(
+      source({ 'table-names': ['tideway.public.fresh'], 'slot.name': `peek_plan2_${Date.now()}`, 'startup.mode': 'initial' }),
+    );
+    expect(counted.filter((s) => s.kind === 'snapshot')).toHaveLength(30);
+    await admin.query(`SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name LIKE 'peek_%'`);
+  });
+
   it('keeps every type exact, as the Jdbc connector reads it', async () => {
     const src = source({ 'table-names': ['tideway.public.orders'], 'startup.mode': 'latest', 'slot.name': 'types' });
     const splits = await plan(src);

@@ -805,7 +805,7 @@ async function cdcJob(home: string): Promise<void> {
           let firstRow: number | undefined;
           const watch = (async () => {
             while (watching && firstRow === undefined) {
-              if ((await relationBytes(watcher!, 'public.orders')) > 0) firstRow = (performance.now() - run.started) / 1000;
+              if ((await relationBytes(watcher, 'public.orders')) > 0) firstRow = (performance.now() - run.started) / 1000;
               else await sleep(20);
             }
           })();

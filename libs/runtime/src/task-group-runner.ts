@@ -225,8 +225,8 @@ export class TaskGroupRunner {
     const root = d.root;
     const only = root.children.length === 1 ? root.children[0] : undefined;
     if (!this.reader?.offerRowEncoding || !only || only.plugin.type !== 'sink') return;
-    if ((root.shuffles?.length ?? 0) > 0 || (only.shuffles?.length ?? 0) > 0 || only.children.length > 0) return;
-    if (d.rowErrors || d.sinkRowErrors || d.deadLetter) return;
+    // (A sink ends its branch of the chain: nothing is fused or shuffled after it.)
+    if ((root.shuffles?.length ?? 0) > 0 || d.rowErrors || d.sinkRowErrors || d.deadLetter) return;
     const sink = this.sinks.find((s) => s.vertexId === only.vertexId);
     const offer = sink?.writer.rowEncoding?.();
     if (offer) this.reader.offerRowEncoding(offer);

@@ -103,10 +103,10 @@ export class CopyEncoder {
    */
   accept(layout: PgBinaryLayout): boolean {
     const oids = this.oids;
-    if (layout.columns.length !== oids.length) return false;
+    if (layout.typeOids.length !== oids.length) return false;
     for (let i = 0; i < oids.length; i++) {
       const target = oids[i];
-      const source = layout.columns[i].typeOid;
+      const source = layout.typeOids[i];
       if (target === undefined) return false;
       if (target !== source && !(TEXT_OIDS.has(target) && TEXT_OIDS.has(source))) return false;
     }

@@ -17,9 +17,8 @@ export interface ResultColumn {
   /** The database's own type name, for messages. */
   readonly nativeType: string;
   readonly decode: ValueDecoder;
-  /** PostgreSQL: the column's type oid and modifier (RowDescription's), for the binary COPY pass-through. */
+  /** PostgreSQL: the column's type oid (RowDescription's), for the binary COPY pass-through. */
   readonly typeOid?: number;
-  readonly typmod?: number;
   /** The table the column comes from, when the database says (plain columns of one table). */
   readonly origin?: TableRef;
 }

@@ -494,13 +494,13 @@ const READERS = new Map<number, BinaryFieldReader>([
 ]);
 
 /**
- * The reader for a column of type `oid` (typmod `typmod`), giving the value the text path's decoder
+ * The reader for a column of type `oid`, giving the value the text path's decoder
  * gives for the same field; undefined for a type this module does not read exactly (the pass-through
- * then is not used for that table). No covered type's output depends on its typmod: numeric's
+ * then is not used for that table). No covered type's value depends on the column's typmod: numeric's
  * display scale travels with each value, time and timestamp precisions round on storage, and
  * bpchar is sent padded.
  */
-export function binaryFieldReader(oid: number, _typmod: number): BinaryFieldReader | undefined {
+export function binaryFieldReader(oid: number): BinaryFieldReader | undefined {
   return READERS.get(oid);
 }
 

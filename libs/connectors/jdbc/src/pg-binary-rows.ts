@@ -13,12 +13,6 @@ import type { CopyOutParser } from './pg-copy-reader.js';
  */
 export const PG_COPY_BINARY = 'postgresql-copy-binary';
 
-/** A source column as the pass-through sees it: its name and PostgreSQL type. */
-export interface PgBinaryColumn {
-  readonly name: string;
-  readonly typeOid: number;
-}
-
 /** Marks a column whose metric size is its encoded length (strings, bytes). */
 const ENCODED_LENGTH = -1;
 
@@ -31,7 +25,8 @@ export class PgBinaryLayout {
   readonly sizes: Int32Array;
 
   private constructor(
-    readonly columns: readonly PgBinaryColumn[],
+    /** Each field's PostgreSQL type oid, for the sink to check against its target's. */
+    readonly typeOids: readonly number[],
     private readonly readers: readonly BinaryFieldReader[],
     sizes: readonly number[],
   ) {
@@ -47,13 +42,13 @@ export class PgBinaryLayout {
     const sizes: number[] = [];
     for (const c of columns) {
       if (c.typeOid === undefined) return undefined;
-      const reader = binaryFieldReader(c.typeOid, c.typmod ?? -1);
+      const reader = binaryFieldReader(c.typeOid);
       if (!reader) return undefined;
       readers.push(reader);
       sizes.push(c.type.kind === 'string' || c.type.kind === 'bytes' ? ENCODED_LENGTH : typedValueBytes(c.type, 0));
     }
     return new PgBinaryLayout(
-      columns.map((c) => ({ name: c.name, typeOid: c.typeOid! })),
+      columns.map((c) => c.typeOid!),
       readers,
       sizes,
     );
@@ -68,10 +63,10 @@ export class PgBinaryLayout {
   field(buf: Buffer, start: number, index: number): unknown {
     let p = start + 2;
     for (let i = 0; i < index; i++) {
-      const len = buf.readInt32BE(p);
+      const len = int32At(buf, p);
       p += 4 + Math.max(len, 0);
     }
-    const len = buf.readInt32BE(p);
+    const len = int32At(buf, p);
     return len < 0 ? null : this.readers[index](buf, p + 4, len);
   }
 }

@@ -136,7 +136,6 @@ export class PgConnection implements JdbcConnection {
         nativeType: types.get(f.dataTypeID)?.name ?? String(f.dataTypeID),
         decode: reading.decode,
         typeOid: f.dataTypeID,
-        typmod: f.dataTypeModifier,
         origin: origins.get(f.tableID),
       };
     });

@@ -127,8 +127,8 @@ describe('COPY TO STDOUT reader', () => {
 
 describe('COPY TO STDOUT (FORMAT binary) reader', () => {
   const columns: ResultColumn[] = [
-    { name: 'id', type: Types.BIGINT, nullable: false, nativeType: 'int8', decode: keep, typeOid: 20, typmod: -1 },
-    { name: 't', type: Types.STRING, nullable: true, nativeType: 'text', decode: keep, typeOid: 25, typmod: -1 },
+    { name: 'id', type: Types.BIGINT, nullable: false, nativeType: 'int8', decode: keep, typeOid: 20 },
+    { name: 't', type: Types.STRING, nullable: true, nativeType: 'text', decode: keep, typeOid: 25 },
   ];
   const layout = PgBinaryLayout.of(columns)!;
 

@@ -273,9 +273,8 @@ export class PgCopyOutStream<R> {
    * there for the next one. Otherwise the bytes are appended and parsed there.
    */
   private takePayload(chunk: Buffer, w: number): void {
-    const parser = this.parser;
-    const need = parser.completes ? parser.completes(this.acc, this.accLen, chunk, w) : -1;
-    if (!parser.completes || need < 0 || this.error !== undefined) {
+    const need = this.parser.completes?.(this.acc, this.accLen, chunk, w) ?? -1;
+    if (need < 0 || this.error !== undefined) {
       if (w > 0) this.append(chunk, 0, w);
       this.parseComplete();
       return;
@@ -290,17 +289,8 @@ export class PgCopyOutStream<R> {
       this.parseComplete();
       return;
     }
-    const before = this.rows.length;
-    let used: number;
-    try {
-      used = parser.parse(chunk, need, w, this.rows);
-    } catch (err) {
-      this.error ??= asError(err);
-      this.notify();
-      return;
-    }
+    const used = this.parseRows(chunk, need, w);
     if (used < w) this.append(chunk, used, w);
-    this.parsed(before, used - need);
   }
 
   private append(chunk: Buffer, from: number, to: number): void {
@@ -317,15 +307,7 @@ export class PgCopyOutStream<R> {
   /** Parses the complete rows gathered so far; keeps a partial row's bytes for the next chunk. */
   private parseComplete(): void {
     if (this.accLen === 0) return;
-    const before = this.rows.length;
-    let used: number;
-    try {
-      used = this.parser.parse(this.acc, 0, this.accLen, this.rows);
-    } catch (err) {
-      this.error ??= asError(err);
-      this.notify();
-      return;
-    }
+    const used = this.parseRows(this.acc, 0, this.accLen);
     if (used === 0) return;
     const left = this.accLen - used;
     if (this.parser.keepsBuffer) {
@@ -338,7 +320,24 @@ export class PgCopyOutStream<R> {
       this.acc.copy(this.acc, 0, used, this.accLen);
     }
     this.accLen = left;
-    this.parsed(before, used);
+  }
+
+  /**
+   * Parses the complete rows of buf[start, end); returns where the rest begins (`start` after an
+   * error, which read() then throws).
+   */
+  private parseRows(buf: Buffer, start: number, end: number): number {
+    const before = this.rows.length;
+    let used: number;
+    try {
+      used = this.parser.parse(buf, start, end, this.rows);
+    } catch (err) {
+      this.error ??= asError(err);
+      this.notify();
+      return start;
+    }
+    if (used > start) this.parsed(before, used - start);
+    return used;
   }
 
   /** After a parse: the read-ahead bound by the rows' mean width, the consumer woken, the socket paused past the bound. */

@@ -81,8 +81,8 @@ describe('Jdbc sink on PostgreSQL: plain inserts stream into one COPY', () => {
 describe('Jdbc sink on PostgreSQL: binary tuples passed through (rowEncoding)', () => {
   /** The source side of `table`: int4 and text columns, as PostgreSQL describes them. */
   const layout = PgBinaryLayout.of([
-    { name: 'id', type: Types.INT, nullable: false, nativeType: 'int4', decode: (v) => v, typeOid: 23, typmod: -1 },
-    { name: 'v', type: Types.STRING, nullable: true, nativeType: 'text', decode: (v) => v, typeOid: 25, typmod: -1 },
+    { name: 'id', type: Types.INT, nullable: false, nativeType: 'int4', decode: (v) => v, typeOid: 23 },
+    { name: 'v', type: Types.STRING, nullable: true, nativeType: 'text', decode: (v) => v, typeOid: 25 },
   ] satisfies ResultColumn[])!;
 
   /** Rows as binary tuples, all in one buffer (as the source cuts them from a socket chunk). */

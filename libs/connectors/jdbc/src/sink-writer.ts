@@ -1,5 +1,4 @@
 import { describeSchemaChange, type Row, type RowEncodingOffer, type SchemaChangeEvent, type SinkWriter } from '@tideway/api';
-import { PG_COPY_BINARY, PgBinaryLayout } from './pg-binary-rows.js';
 import { ErrorCode, TidewayError, type Place } from '@tideway/common';
 import { externalError, isRowLevelDbError, rowLevelError } from './db-errors.js';
 import type { JdbcConnection } from './jdbc-connection.js';
@@ -11,6 +10,7 @@ import { ensureNewTarget } from './save-mode.js';
 import { TableWriter, type PgUpsertPath } from './table-writer.js';
 import { CopyEncoder, type CopyData } from './copy-encoder.js';
 import { CopyRuns } from './copy-runs.js';
+import { PG_COPY_BINARY, PgBinaryLayout } from './pg-binary-rows.js';
 import { DEFAULT_PRIOR_COMMIT_WAIT_SEC, waitUntilNotPrepared } from './prior-commit-wait.js';
 import {
   attemptTag,

@@ -5,13 +5,14 @@ import type { JdbcConnection, ResultColumn, RowBatchStream } from './jdbc-connec
 import { splitStatement, type JdbcSplit } from './jdbc-split.js';
 import { PG_COPY_BINARY, PgBinaryLayout, type PgBinaryRow } from './pg-binary-rows.js';
 import type { PgConnection } from './pg-connection.js';
+import type { PgCopyOutStream } from './pg-copy-reader.js';
 
 const log = logger('jdbc-source');
 
 /** A split being read: rows of values, or (PostgreSQL to a PostgreSQL sink) undecoded binary tuples. */
 type OpenSplit =
   | { readonly split: JdbcSplit; readonly stream: RowBatchStream; readonly binary?: undefined }
-  | { readonly split: JdbcSplit; readonly binary: { read(max: number): Promise<PgBinaryRow[]>; close(): Promise<void> } };
+  | { readonly split: JdbcSplit; readonly binary: PgCopyOutStream<PgBinaryRow> };
 
 /**
  * Reads its splits one after another over one connection, up to `fetchSize` rows per poll,

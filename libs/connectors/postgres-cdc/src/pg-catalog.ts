@@ -23,7 +23,7 @@ export class PgCatalog extends CdcCatalog<PgConnection, CapturedTable, PgCdcConf
           [from],
         )
       ).rows[0];
-      const estimate = r[2] === null || r[2] === undefined ? 0 : Number(r[2]);
+      const estimate = Number(r[2] ?? 0);
       const count = estimate > 0 ? estimate : Number((await conn.execute(`SELECT COUNT(*) FROM ${from}`)).rows[0][0]);
       return { min: bigKey(r[0]), max: bigKey(r[1]), count };
     },
